@@ -1,0 +1,39 @@
+# Shared compile settings for tbdprof targets.
+
+# Warnings for every target we write.
+function(tbd_warnings target)
+    target_compile_options(${target} PRIVATE
+        $<$<COMPILE_LANGUAGE:CXX,C>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion
+          -Wnon-virtual-dtor -Wcast-align -Wunused -Wnull-dereference -Wformat=2>)
+endfunction()
+
+# Sanitizers, for host-side tools and tests only. Never for libraries injected into a target process
+# (the simulated GPU, the preload collector): a sanitizer runtime cannot be LD_PRELOADed after libc
+# into an arbitrary program.
+function(tbd_sanitize target)
+    if(TBDPROF_SANITIZE)
+        target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                                 -fno-sanitize-recover=undefined)
+        target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+    endif()
+endfunction()
+
+# A library of the simulated GPU: real SONAME, real symbol version node, output in lib/simgpu.
+#   tbd_simgpu_library(TARGET name OUTPUT cuda SOVERSION 1 VERSION_SCRIPT file SOURCES ...)
+function(tbd_simgpu_library)
+    cmake_parse_arguments(ARG "" "TARGET;OUTPUT;SOVERSION;VERSION_SCRIPT" "SOURCES" ${ARGN})
+    add_library(${ARG_TARGET} SHARED ${ARG_SOURCES})
+    set_target_properties(${ARG_TARGET} PROPERTIES
+        OUTPUT_NAME ${ARG_OUTPUT}
+        SOVERSION ${ARG_SOVERSION}
+        LIBRARY_OUTPUT_DIRECTORY ${TBDPROF_SIMGPU_DIR}
+        CXX_VISIBILITY_PRESET hidden
+        VISIBILITY_INLINES_HIDDEN ON
+        LINK_DEPENDS ${ARG_VERSION_SCRIPT})
+    target_link_options(${ARG_TARGET} PRIVATE -Wl,--version-script=${ARG_VERSION_SCRIPT}
+                                              -Wl,--no-undefined)
+    target_include_directories(${ARG_TARGET} PRIVATE ${CMAKE_SOURCE_DIR}/simgpu/include
+                                                     ${CUDAToolkit_INCLUDE_DIRS})
+    target_link_libraries(${ARG_TARGET} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+    tbd_warnings(${ARG_TARGET})
+endfunction()
