@@ -1,0 +1,112 @@
+// cuGetProcAddress, cuGetExportTable and the error-string functions: how libraries find the driver.
+// The runtime, cuBLAS, cuDNN and NCCL resolve every driver function through cuGetProcAddress with a
+// base name, the CUDA version they were built for, and per-thread-stream flags.
+#include "driver_api.h"
+
+#include <cstring>
+
+using namespace simgpu;
+
+namespace {
+
+#include "error_texts.inc"
+
+using AnyFunction = void (*)();
+
+// Each exported symbol under an internal name: asm labels bind straight to the symbol, whatever
+// names cuda.h's macros give it, and -Bsymbolic keeps the binding inside this library.
+#define ENTRY(name, version, symbol) extern "C" void proc_##symbol() __asm__(#symbol);
+#define ENTRY_PT(name, version, symbol, pt_symbol)                                                  \
+    extern "C" void proc_##symbol() __asm__(#symbol);                                               \
+    extern "C" void proc_##pt_symbol() __asm__(#pt_symbol);
+#include "proc_table.inc"
+#undef ENTRY
+#undef ENTRY_PT
+
+struct ProcEntry {
+    const char* name;
+    int version;
+    AnyFunction function;
+    AnyFunction per_thread;  // null when the entry point takes no stream
+};
+
+const ProcEntry kProcTable[] = {
+#define ENTRY(name, version, symbol) {#name, version, proc_##symbol, nullptr},
+#define ENTRY_PT(name, version, symbol, pt_symbol) {#name, version, proc_##symbol, proc_##pt_symbol},
+#include "proc_table.inc"
+#undef ENTRY
+#undef ENTRY_PT
+};
+
+CUresult lookup(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
+                CUdriverProcAddressQueryResult* status) {
+    auto set_status = [&](CUdriverProcAddressQueryResult s) {
+        if (status) *status = s;
+    };
+    if (!symbol || !pfn) return CUDA_ERROR_INVALID_VALUE;
+    if (flags & ~cuuint64_t(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
+        return CUDA_ERROR_INVALID_VALUE;
+    *pfn = nullptr;
+    const ProcEntry* best = nullptr;
+    bool name_known = false;
+    for (const auto& entry : kProcTable) {
+        if (std::strcmp(entry.name, symbol) != 0) continue;
+        name_known = true;
+        if (entry.version <= cuda_version && (!best || entry.version > best->version)) best = &entry;
+    }
+    if (!best) {
+        set_status(name_known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+        return CUDA_ERROR_NOT_FOUND;
+    }
+    bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+    AnyFunction f = per_thread && best->per_thread ? best->per_thread : best->function;
+    *pfn = reinterpret_cast<void*>(f);
+    set_status(CU_GET_PROC_ADDRESS_SUCCESS);
+    return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+SIM_API CUresult CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda_version,
+                                             cuuint64_t flags, CUdriverProcAddressQueryResult* status) {
+    return lookup(symbol, pfn, cuda_version, flags, status);
+}
+
+// The CUDA 11.3 form, without the status argument; cuda.h renames the plain name to _v2.
+extern "C" CUresult legacy_get_proc_address(const char*, void**, int, cuuint64_t) __asm__("cuGetProcAddress");
+SIM_API CUresult legacy_get_proc_address(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags) {
+    return lookup(symbol, pfn, cuda_version, flags, nullptr);
+}
+
+SIM_API CUresult CUDAAPI cuGetExportTable(const void** table, const CUuuid* id) {
+    if (!table || !id) return CUDA_ERROR_INVALID_VALUE;
+    if (std::memcmp(id->bytes, TBDSIM_PRIVATE_API_ID.bytes, sizeof id->bytes) == 0) {
+        *table = private_api();
+        return CUDA_SUCCESS;
+    }
+    // NVIDIA's own private tables (asked for by the real runtime and libraries) are not modelled.
+    *table = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_API CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) {
+    if (!text) return CUDA_ERROR_INVALID_VALUE;
+    for (const auto& e : kErrorTexts)
+        if (e.code == error) {
+            *text = e.description;
+            return CUDA_SUCCESS;
+        }
+    *text = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+SIM_API CUresult CUDAAPI cuGetErrorName(CUresult error, const char** text) {
+    if (!text) return CUDA_ERROR_INVALID_VALUE;
+    for (const auto& e : kErrorTexts)
+        if (e.code == error) {
+            *text = e.name;
+            return CUDA_SUCCESS;
+        }
+    *text = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}

@@ -1,0 +1,130 @@
+// Kernel launches: validation as the real driver does it, then the cost model and the timeline.
+// Kernel bodies are not executed.
+#include "driver_api.h"
+
+using namespace simgpu;
+
+namespace {
+
+constexpr uint32_t kMaxThreadsPerBlock = 1024;
+constexpr uint32_t kMaxBlockZ = 64;
+constexpr uint32_t kMaxGridYZ = 65535;
+
+struct LaunchRequest {
+    const void* function = nullptr;
+    uint32_t grid[3] = {1, 1, 1};
+    uint32_t block[3] = {1, 1, 1};
+    uint32_t shared_mem = 0;
+    CUstream stream = nullptr;
+    void** params = nullptr;
+    void** extra = nullptr;
+    bool per_thread = false;
+};
+
+CUresult launch(const LaunchRequest& req) {
+    KernelCost cost = take_launch_annotation();  // consumed even when the launch fails
+    TbdsimRecord r{};
+    {
+        std::lock_guard lock(state().mutex);
+        Context* ctx = nullptr;
+        if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
+        auto* f = static_cast<const Function*>(req.function);
+        if (!req.function || !state().live_functions.count(f)) return CUDA_ERROR_INVALID_HANDLE;
+        Stream* stream = resolve_stream(req.stream, req.per_thread);
+        if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+        const uint32_t* g = req.grid;
+        const uint32_t* b = req.block;
+        if (!g[0] || !g[1] || !g[2] || !b[0] || !b[1] || !b[2]) return CUDA_ERROR_INVALID_VALUE;
+        if (g[1] > kMaxGridYZ || g[2] > kMaxGridYZ || b[0] > kMaxThreadsPerBlock ||
+            b[1] > kMaxThreadsPerBlock || b[2] > kMaxBlockZ)
+            return CUDA_ERROR_INVALID_VALUE;
+        uint64_t threads = uint64_t(b[0]) * b[1] * b[2];
+        if (threads > f->info->max_threads_per_block) return CUDA_ERROR_INVALID_VALUE;
+        if (req.shared_mem + f->info->static_shared_bytes > 232448u) return CUDA_ERROR_INVALID_VALUE;
+        if (!f->info->params.empty() && !req.params && !req.extra) return CUDA_ERROR_INVALID_VALUE;
+        if (req.params && req.extra) return CUDA_ERROR_INVALID_VALUE;
+        if (f->module->context->device != stream->context->device) return CUDA_ERROR_INVALID_HANDLE;
+        uint64_t duration = kernel_duration_ns(*stream->context->device, g, b, cost);
+        auto [start, end] = place_work(*stream, duration);
+        r.kind = TBDSIM_RECORD_KERNEL;
+        r.device = static_cast<uint32_t>(stream->context->device->ordinal);
+        r.context_id = stream->context->id;
+        r.stream_id = stream->id;
+        r.correlation_id = next_correlation_id();
+        r.start_ns = start;
+        r.end_ns = end;
+        for (int i = 0; i < 3; ++i) {
+            r.grid[i] = g[i];
+            r.block[i] = b[i];
+        }
+        r.shared_mem_bytes = req.shared_mem;
+        r.static_shared_mem_bytes = f->info->static_shared_bytes;
+        r.registers_per_thread = f->info->registers;
+        r.flops = cost.flops;
+        r.precision = cost.flops > 0 ? cost.precision : uint32_t(TBDSIM_PRECISION_NONE);
+        r.name = f->info->name.c_str();
+        r.is_async = 1;
+        r.host_launch_ns = now_ns();
+    }
+    publish(r);
+    return CUDA_SUCCESS;
+}
+
+CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shared, CUstream stream, void** params, void** extra,
+                       bool per_thread) {
+    LaunchRequest req;
+    req.function = f;
+    req.grid[0] = gx, req.grid[1] = gy, req.grid[2] = gz;
+    req.block[0] = bx, req.block[1] = by, req.block[2] = bz;
+    req.shared_mem = shared;
+    req.stream = stream;
+    req.params = params;
+    req.extra = extra;
+    req.per_thread = per_thread;
+    return launch(req);
+}
+
+CUresult launch_kernel_ex(const CUlaunchConfig* config, CUfunction f, void** params, void** extra,
+                          bool per_thread) {
+    if (!config) return CUDA_ERROR_INVALID_VALUE;
+    return launch_kernel(f, config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                         config->blockDimY, config->blockDimZ, config->sharedMemBytes, config->hStream,
+                         params, extra, per_thread);
+}
+
+}  // namespace
+
+extern "C" {
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                     unsigned, CUstream, void**, void**);
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig*, CUfunction, void**, void**);
+}
+
+SIM_API CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                        unsigned by, unsigned bz, unsigned shared, CUstream stream,
+                                        void** params, void** extra) {
+    return launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra, false);
+}
+
+SIM_API CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                             unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                             CUstream stream, void** params, void** extra) {
+    return launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra, true);
+}
+
+SIM_API CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** params,
+                                          void** extra) {
+    return launch_kernel_ex(config, f, params, extra, false);
+}
+
+SIM_API CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig* config, CUfunction f, void** params,
+                                               void** extra) {
+    return launch_kernel_ex(config, f, params, extra, true);
+}
+
+SIM_API CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                                   unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                                   CUstream stream, void** params) {
+    return launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, nullptr, false);
+}

@@ -1,0 +1,76 @@
+#include "driver_state.h"
+
+namespace simgpu {
+
+DriverState& state() {
+    // Never destroyed: other libraries' static destructors may still call into the driver at exit.
+    static DriverState* instance = new DriverState;
+    return *instance;
+}
+
+const Allocation* find_allocation(uintptr_t address) {
+    auto& allocations = state().allocations;
+    auto it = allocations.upper_bound(address);
+    if (it == allocations.begin()) return nullptr;
+    --it;
+    const Allocation& a = it->second;
+    size_t extent = a.bytes ? a.bytes : 1;
+    return address < a.address + extent ? &a : nullptr;
+}
+
+std::vector<Context*>& context_stack() {
+    thread_local std::vector<Context*> stack;
+    return stack;
+}
+
+Context* current_context() {
+    auto& stack = context_stack();
+    return stack.empty() ? nullptr : stack.back();
+}
+
+void set_current_context(Context* context) {
+    auto& stack = context_stack();
+    if (stack.empty()) {
+        if (context) stack.push_back(context);
+    } else if (context) {
+        stack.back() = context;
+    } else {
+        stack.pop_back();
+    }
+}
+
+Stream* resolve_stream(CUstream handle, bool per_thread_api) {
+    Context* context = current_context();
+    bool want_per_thread = handle == CU_STREAM_PER_THREAD || (handle == nullptr && per_thread_api);
+    if (want_per_thread) {
+        if (!context) return nullptr;
+        // One per-thread stream per (thread, context); kept for the life of the process.
+        thread_local std::map<Context*, Stream*> per_thread;
+        Stream*& s = per_thread[context];
+        if (!s) {
+            s = new Stream;
+            s->id = state().next_stream_id++;
+            s->context = context;
+            s->per_thread = true;
+            context->streams.insert(s);
+            state().live_streams.insert(s);
+        }
+        return s;
+    }
+    if (handle == nullptr || handle == CU_STREAM_LEGACY)
+        return context ? &context->legacy_stream : nullptr;
+    auto* stream = reinterpret_cast<Stream*>(handle);
+    return state().live_streams.count(stream) ? stream : nullptr;
+}
+
+CUresult check_initialized() {
+    return state().initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+CUresult require_context(Context*& out) {
+    if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    out = current_context();
+    return out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+}  // namespace simgpu

@@ -1,0 +1,111 @@
+// The simulated driver's state: devices, contexts, allocations, modules, streams and events.
+// One process-wide mutex guards all of it. Nothing blocks while holding it: host waits for device
+// work (synchronize calls) sleep after releasing it.
+#pragma once
+
+#include "gpu_model.h"
+#include "module_image.h"
+
+#include <cuda.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace simgpu {
+
+struct Context;
+
+struct Device {
+    int ordinal = 0;
+    const GpuModel* model = nullptr;
+    uint64_t memory_bytes = 0;  // capacity (model, or TBDSIM_MEMORY_BYTES)
+    uint64_t used_bytes = 0;    // device + managed allocations, rounded to the allocation granularity
+    Context* primary = nullptr;
+    int primary_refcount = 0;
+    unsigned primary_flags = 0;
+};
+
+struct Stream {
+    uint32_t id = 0;            // CUPTI-style stream id
+    Context* context = nullptr;
+    unsigned flags = 0;         // CU_STREAM_NON_BLOCKING or default
+    int priority = 0;
+    bool legacy = false;        // the NULL / CU_STREAM_LEGACY stream
+    bool per_thread = false;    // a thread's CU_STREAM_PER_THREAD stream
+    uint64_t ready_ns = 0;      // device time at which the last enqueued work ends
+};
+
+struct Context {
+    uint32_t id = 0;
+    Device* device = nullptr;
+    Stream legacy_stream;
+    std::set<Stream*> streams;  // created and per-thread streams (not the legacy one)
+};
+
+struct Event {
+    Context* context = nullptr;
+    unsigned flags = 0;
+    bool recorded = false;
+    uint64_t time_ns = 0;       // device time at which the recorded work completes
+};
+
+struct Function {
+    const KernelInfo* info = nullptr;
+    struct Module* module = nullptr;
+};
+
+struct Module {
+    ModuleImage image;
+    Context* context = nullptr;
+    std::vector<std::unique_ptr<Function>> functions;  // one per kernel, stable addresses
+    std::map<std::string, std::pair<void*, size_t>> globals;  // host memory behind device globals
+    bool is_library = false;
+};
+
+enum class MemoryKind { Device, DeviceAsync, PinnedHost, Managed, ModuleGlobal };
+
+struct Allocation {
+    uintptr_t address = 0;
+    size_t bytes = 0;           // requested
+    size_t accounted = 0;       // charged against device capacity
+    MemoryKind kind = MemoryKind::Device;
+    Context* context = nullptr;
+    bool mmapped = false;
+};
+
+struct DriverState {
+    std::mutex mutex;
+    bool initialized = false;
+    std::vector<std::unique_ptr<Device>> devices;
+    std::vector<std::unique_ptr<Context>> contexts;
+    std::set<Stream*> live_streams;
+    std::set<Event*> live_events;
+    std::set<Module*> live_modules;
+    std::set<const Function*> live_functions;
+    std::map<uintptr_t, Allocation> allocations;  // by start address
+    uint32_t next_stream_id = 13;  // CUPTI numbers created streams from here; 7 is the legacy stream
+    uint32_t next_context_id = 1;
+};
+
+DriverState& state();
+
+// Must hold state().mutex for the helpers below.
+const Allocation* find_allocation(uintptr_t address);  // containing `address`, or null
+Context* current_context();                            // this thread's, or null
+void set_current_context(Context* context);
+std::vector<Context*>& context_stack();
+
+// Resolves a stream handle for the calling thread. `per_thread_api` is true for _ptsz/_ptds entry
+// points, where the NULL handle means the per-thread stream. Returns null for an invalid handle.
+Stream* resolve_stream(CUstream handle, bool per_thread_api);
+
+// Error checks shared by the API files.
+CUresult check_initialized();
+CUresult require_context(Context*& out);
+
+}  // namespace simgpu

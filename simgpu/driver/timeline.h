@@ -1,0 +1,51 @@
+// The device timeline: places work on streams following CUDA's ordering rules, gives it a duration
+// from the cost model, and tells the record sinks (CUPTI) and the ground-truth file about it.
+#pragma once
+
+#include "driver_state.h"
+
+#include <simgpu/private_api.h>
+
+namespace simgpu {
+
+uint64_t now_ns();                  // CLOCK_MONOTONIC in ns: the device and host clock
+void wait_until_ns(uint64_t t);     // sleeps in wall-clock time until now_ns() >= t
+
+// Cost model (documented in docs/simgpu.md).
+struct KernelCost {
+    double flops = 0;
+    uint32_t precision = TBDSIM_PRECISION_NONE;
+};
+uint64_t kernel_duration_ns(const Device& device, const uint32_t grid[3], const uint32_t block[3],
+                            const KernelCost& cost);
+uint64_t copy_duration_ns(const Device& device, TbdsimCopyKind kind, uint64_t bytes);
+uint64_t memset_duration_ns(const Device& device, uint64_t bytes);
+constexpr uint64_t kLaunchLatencyNs = 4000;  // host enqueue to earliest device start
+
+// The earliest device time work on `stream` may start, given stream order and the legacy default
+// stream's implicit synchronization with blocking streams. Caller holds the state mutex.
+uint64_t stream_ready_ns(const Stream& stream);
+// Device time when everything enqueued on `stream` (including implied dependencies) has finished.
+uint64_t stream_done_ns(const Stream& stream);
+// Device time when everything enqueued in `context` has finished.
+uint64_t context_done_ns(const Context& context);
+
+// Places a work item of `duration` on `stream` and returns its [start, end). Caller holds the mutex.
+std::pair<uint64_t, uint64_t> place_work(Stream& stream, uint64_t duration_ns);
+
+// Correlation ids are process-wide and never reused.
+uint32_t next_correlation_id();
+
+// Hands a finished record to the sinks and the truth file. Call WITHOUT the state mutex held: sinks
+// may call back into the driver.
+void publish(const TbdsimRecord& record);
+
+// The private API table handed out by cuGetExportTable.
+const TbdsimPrivateApi* private_api();
+// Takes the annotation left by annotate_next_launch on this thread (and clears it).
+KernelCost take_launch_annotation();
+
+// Ground truth (TBDSIM_TRUTH): called by publish(); each line is written at once.
+void truth_write(const TbdsimRecord& record);
+
+}  // namespace simgpu
