@@ -23,6 +23,7 @@ constexpr uint8_t kFormatHalf = 0x03;
 constexpr uint8_t kFormatSized = 0x04;
 constexpr uint8_t kAttrKparamInfo = 0x17;
 constexpr uint8_t kAttrMaxThreads = 0x05;
+constexpr uint8_t kAttrRegCount = 0x2f;  // in the module-wide .nv.info: symbol index, registers
 
 struct FatbinHeader {
     uint32_t magic;
@@ -153,6 +154,27 @@ void parse_nv_info(const uint8_t* p, size_t size, KernelInfo& kernel) {
     for (const auto& [ordinal, param] : by_ordinal) kernel.params.push_back(param);
 }
 
+void collect_register_counts(const uint8_t* p, size_t size,
+                             std::vector<std::pair<uint32_t, uint32_t>>& out) {
+    size_t pos = 0;
+    while (pos + 2 <= size) {
+        uint8_t format = p[pos], attr = p[pos + 1];
+        pos += 2;
+        if (format == kFormatNoValue) continue;
+        if (format == kFormatByte || format == kFormatHalf) {
+            pos += format == kFormatByte ? 1 : 2;
+            continue;
+        }
+        if (format != kFormatSized || pos + 2 > size) break;
+        uint16_t length = read_at<uint16_t>(p + pos);
+        pos += 2;
+        if (pos + length > size) break;
+        if (attr == kAttrRegCount && length >= 8)
+            out.push_back({read_at<uint32_t>(p + pos), read_at<uint32_t>(p + pos + 4)});
+        pos += length;
+    }
+}
+
 size_t ptx_type_size(const std::string& type) {
     if (type.size() < 3) return 0;
     // .u64 .s32 .f32 .b8 .pred ...
@@ -183,6 +205,9 @@ bool parse_cubin(const uint8_t* data, size_t size, ModuleImage& out) {
     };
     const std::string text_prefix = ".text.", info_prefix = ".nv.info.", shared_prefix = ".nv.shared.";
     std::vector<KernelInfo> kernels;
+    std::vector<std::string> with_text;   // sections named after a kernel exist only for kernels
+    std::vector<std::string> symbol_names;  // by symbol index
+    std::vector<std::pair<uint32_t, uint32_t>> register_counts;  // symbol index, registers
     auto kernel_named = [&](const std::string& name) -> KernelInfo& {
         for (auto& k : kernels)
             if (k.name == name) return k;
@@ -196,11 +221,16 @@ bool parse_cubin(const uint8_t* data, size_t size, ModuleImage& out) {
         bool in_file = s.sh_type == SHT_NOBITS || s.sh_offset + s.sh_size <= size;
         if (!in_file) return false;
         if (name.rfind(text_prefix, 0) == 0) {
-            // sh_info of a kernel's text section: register count in the top 8 bits.
-            kernel_named(name.substr(text_prefix.size())).registers = s.sh_info >> 24;
+            // Older cubins keep the register count in the top 8 bits of the text section's sh_info;
+            // newer ones in the module-wide .nv.info (read below).
+            std::string kernel = name.substr(text_prefix.size());
+            with_text.push_back(kernel);
+            if (s.sh_info >> 24) kernel_named(kernel).registers = s.sh_info >> 24;
         } else if (name.rfind(info_prefix, 0) == 0) {
             parse_nv_info(data + s.sh_offset, s.sh_size,
                           kernel_named(name.substr(info_prefix.size())));
+        } else if (name == ".nv.info") {
+            collect_register_counts(data + s.sh_offset, s.sh_size, register_counts);
         } else if (name.rfind(shared_prefix, 0) == 0) {
             kernel_named(name.substr(shared_prefix.size())).static_shared_bytes =
                 static_cast<uint32_t>(s.sh_size);
@@ -209,6 +239,10 @@ bool parse_cubin(const uint8_t* data, size_t size, ModuleImage& out) {
             Elf64_Shdr strings = section(s.sh_link);
             for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= s.sh_size; off += sizeof(Elf64_Sym)) {
                 auto sym = read_at<Elf64_Sym>(data + s.sh_offset + off);
+                symbol_names.push_back(
+                    sym.st_name < strings.sh_size
+                        ? std::string(reinterpret_cast<const char*>(data + strings.sh_offset + sym.st_name))
+                        : std::string());
                 if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_size == 0) continue;
                 if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= eh.e_shnum) continue;
                 std::string where = section_name(section(sym.st_shndx));
@@ -222,8 +256,12 @@ bool parse_cubin(const uint8_t* data, size_t size, ModuleImage& out) {
             }
         }
     }
-    // Sections named after kernels exist only for kernels (device functions are inlined or in .text).
+    for (const auto& [index, registers] : register_counts)
+        if (index < symbol_names.size())
+            for (auto& k : kernels)
+                if (k.name == symbol_names[index]) k.registers = registers;
     for (auto& k : kernels) {
+        if (std::find(with_text.begin(), with_text.end(), k.name) == with_text.end()) continue;
         bool known = false;
         for (const auto& existing : out.kernels) known |= existing.name == k.name;
         if (!known) out.kernels.push_back(std::move(k));
