@@ -1,0 +1,289 @@
+// The raw event stream: what the collector inside the target process writes, and what the trace
+// builder (trace/) reads after the run to make the SQLite trace. It is an internal, per-run format:
+// written and read by the same tbdprof build, so it carries a version only to refuse mismatches.
+//
+// A run directory holds one file per process, `raw-<pid>.tbdraw`: a RawFileHeader, then records.
+// Every record starts with a RawRecordHeader; `size` is the whole record's size in bytes, a multiple
+// of 8, so a reader can skip kinds it does not know. Records of one thread appear in the order they
+// happened; records of different threads are interleaved in chunks. A file that ends mid-record
+// (the process crashed) is read up to the last whole record.
+//
+// Timestamps are CLOCK_MONOTONIC nanoseconds unless a record says otherwise. Device timestamps from
+// CUPTI are converted to that clock by the collector (it registers a timestamp callback, or measures
+// the offset once).
+#pragma once
+
+#include <stdint.h>
+
+namespace tbdprof::raw {
+
+inline constexpr char kMagic[8] = {'T', 'B', 'D', 'R', 'A', 'W', '\0', '\1'};
+inline constexpr uint32_t kVersion = 1;
+
+struct RawFileHeader {
+    char magic[8];
+    uint32_t version;
+    uint32_t pid;
+    uint32_t parent_pid;
+    uint32_t reserved;
+    uint64_t start_ns;       // CLOCK_MONOTONIC when the collector started in this process
+    uint64_t start_unix_ns;  // CLOCK_REALTIME at the same moment
+};
+static_assert(sizeof(RawFileHeader) == 40);
+
+enum class RecordKind : uint16_t {
+    String = 1,        // RawString: interned text (kernel names, symbols, paths), by id
+    ProcessInfo = 2,   // RawProcessInfo + command line string ids
+    ThreadInfo = 3,    // RawThreadInfo
+    DeviceInfo = 4,    // RawDeviceInfo
+    Alloc = 10,        // RawAlloc
+    Free = 11,         // RawFree
+    Launch = 12,       // RawLaunch (+ candidate pointer words)
+    Copy = 13,         // RawCopy
+    Set = 14,          // RawSet
+    Sync = 15,         // RawSync
+    LibraryCall = 16,  // RawLibraryCall
+    Range = 17,        // RawRange (NVTX, later)
+    Stack = 20,        // RawStack: a deduplicated call stack (instruction pointers)
+    Frame = 21,        // RawFrame: symbol for one instruction pointer (resolved off the hot path)
+    DeviceKernel = 30, // RawDeviceActivity from CUPTI: device start/end of a kernel
+    DeviceCopy = 31,   // RawDeviceActivity: a copy
+    DeviceSet = 32,    // RawDeviceActivity: a set
+    Correlation = 33,  // RawCorrelation: CUPTI correlation id <-> our launch/copy/set sequence id
+    CpuSample = 40,    // RawCpuSample: /proc/self/stat utime+stime, sampled by the writer thread
+    Dropped = 50,      // RawDropped: events the collector could not keep, by cause
+    ClockSource = 51,  // RawClockSource: where device timestamps came from
+};
+
+struct RawRecordHeader {
+    RecordKind kind;
+    uint16_t size;  // bytes, including this header, multiple of 8
+    uint32_t tid;   // kernel thread id of the thread the event happened on
+};
+static_assert(sizeof(RawRecordHeader) == 8);
+
+// Which API an allocation, copy or launch came through.
+enum class ApiPath : uint8_t { Runtime = 1, Driver = 2, DriverViaProcAddress = 3, Library = 4 };
+
+enum class MemoryKind : uint8_t { Device = 1, DeviceAsync = 2, PinnedHost = 3, Managed = 4 };
+
+enum class CopyKind : uint8_t { HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3, HostToHost = 4,
+                                Default = 5 };
+
+enum class SyncKind : uint8_t { Device = 1, Stream = 2, Event = 3, StreamWaitEvent = 4, Implicit = 5 };
+
+struct RawString {
+    RawRecordHeader header;
+    uint64_t id;
+    uint32_t length;  // bytes of text that follow (not NUL-terminated), then padding to 8
+    uint32_t reserved;
+};
+
+struct RawProcessInfo {
+    RawRecordHeader header;
+    uint64_t command_line_string;  // RawString id: argv joined with NUL bytes
+    uint64_t executable_string;    // RawString id: /proc/self/exe
+    uint64_t hostname_string;
+    uint32_t pid;
+    uint32_t parent_pid;
+};
+
+struct RawThreadInfo {
+    RawRecordHeader header;
+    uint64_t name_string;  // RawString id
+    uint64_t first_seen_ns;
+};
+
+struct RawDeviceInfo {
+    RawRecordHeader header;
+    uint64_t name_string;
+    uint64_t memory_bytes;
+    int32_t ordinal;
+    int32_t cc_major;
+    int32_t cc_minor;
+    int32_t sm_count;
+    int32_t clock_khz;
+    int32_t fp32_lanes_per_sm;
+    uint8_t simulated;  // 1 when the driver is tbdprof's simulated GPU
+    uint8_t reserved[7];
+};
+
+struct RawAlloc {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t address;
+    uint64_t bytes;
+    uint64_t stream;     // CUstream handle value (0 = legacy default) for stream-ordered allocations
+    uint64_t stack_id;   // RawStack id, 0 when stacks are off
+    int32_t device;
+    MemoryKind memory_kind;
+    ApiPath api;
+    uint8_t reserved[2];
+};
+
+struct RawFree {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t address;
+    uint64_t stream;
+    int32_t device;
+    MemoryKind memory_kind;
+    ApiPath api;
+    uint8_t reserved[2];
+};
+
+// A kernel launch as the host saw it. `sequence` joins it with CUPTI's device record through a
+// RawCorrelation. After the fixed part come `candidate_count` RawPointerCandidate entries: every
+// 8-byte word of the arguments that lies within the address range of live device memory. The builder
+// decides which allocation each falls in (it knows all lifetimes); the hook does no lookups.
+struct RawLaunch {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t sequence;
+    uint64_t name_string;     // mangled name
+    uint64_t stream;          // CUstream handle value
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shared_mem_bytes;
+    int32_t device;
+    uint16_t candidate_count;
+    ApiPath api;
+    uint8_t reserved[5];
+};
+
+struct RawPointerCandidate {
+    uint64_t value;
+    uint16_t param_index;   // which kernel parameter holds it
+    uint16_t param_offset;  // byte offset of the word in that parameter
+    uint8_t read_only;      // 1 when the mangled name says pointer-to-const
+    uint8_t reserved[3];
+};
+
+struct RawCopy {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t sequence;
+    uint64_t dst;
+    uint64_t src;
+    uint64_t bytes;
+    uint64_t stream;
+    int32_t device;
+    CopyKind copy_kind;
+    uint8_t async;
+    ApiPath api;
+    uint8_t reserved;
+};
+
+struct RawSet {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t sequence;
+    uint64_t dst;
+    uint64_t bytes;
+    uint64_t stream;
+    int32_t device;
+    uint32_t value;
+    uint8_t async;
+    ApiPath api;
+    uint8_t reserved[6];
+};
+
+struct RawSync {
+    RawRecordHeader header;
+    uint64_t begin_ns;
+    uint64_t end_ns;
+    uint64_t handle;  // stream or event handle, 0 for device-wide
+    SyncKind sync_kind;
+    uint8_t reserved[7];
+};
+
+enum class LibraryOp : uint16_t { Gemm = 1, GemmStridedBatched = 2, GemmBatched = 3 };
+
+struct RawLibraryCall {
+    RawRecordHeader header;
+    uint64_t begin_ns;
+    uint64_t end_ns;
+    uint64_t name_string;   // e.g. "cublasSgemm_v2"
+    uint64_t stream;
+    uint64_t a, b, c;       // operand pointers
+    uint64_t workspace;     // workspace pointer (cublasSetWorkspace or the handle's own), 0 if none
+    uint64_t workspace_bytes;
+    double flops;           // 2*m*n*k*batch
+    int64_t m, n, k, batch;
+    uint64_t first_sequence;  // launches made inside this call have sequence >= first_sequence
+    uint64_t last_sequence;   // ... and <= last_sequence (0 when none)
+    LibraryOp op;
+    uint8_t a_type, b_type, c_type, compute_type;  // cudaDataType / cublasComputeType values (low byte)
+    uint8_t transa, transb;
+    uint8_t reserved;
+};
+
+struct RawRange {
+    RawRecordHeader header;
+    uint64_t begin_ns;
+    uint64_t end_ns;
+    uint64_t name_string;
+    uint64_t domain_string;
+};
+
+struct RawStack {
+    RawRecordHeader header;
+    uint64_t id;
+    uint32_t depth;  // instruction pointers that follow (uint64_t each), innermost first
+    uint32_t reserved;
+};
+
+struct RawFrame {
+    RawRecordHeader header;
+    uint64_t ip;
+    uint64_t symbol_string;  // demangled function name, 0 if unknown
+    uint64_t module_string;  // path of the object file
+    uint64_t offset;         // ip - module load address
+};
+
+struct RawDeviceActivity {
+    RawRecordHeader header;
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t correlation_id;  // CUPTI's
+    uint64_t name_string;     // kernels: mangled name from CUPTI
+    uint64_t bytes;           // copies and sets
+    uint32_t stream_id;       // CUPTI stream id
+    int32_t device;
+    uint32_t context_id;
+    uint8_t copy_kind;        // CopyKind for copies
+    uint8_t reserved[3];
+};
+
+struct RawCorrelation {
+    RawRecordHeader header;
+    uint64_t correlation_id;  // CUPTI's
+    uint64_t sequence;        // ours (the external correlation id pushed around the call)
+};
+
+struct RawCpuSample {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t user_ns;    // cumulative CPU time of the process
+    uint64_t system_ns;
+};
+
+enum class DropCause : uint32_t { RingFull = 1, CuptiBuffers = 2, StackTableFull = 3 };
+
+struct RawDropped {
+    RawRecordHeader header;
+    uint64_t count;
+    DropCause cause;
+    uint32_t reserved;
+};
+
+enum class ClockSource : uint32_t { Cupti = 1, HostOnly = 2 };
+
+struct RawClockSource {
+    RawRecordHeader header;
+    ClockSource source;
+    uint32_t reserved;
+    uint64_t cupti_offset_ns;  // added to CUPTI timestamps to get CLOCK_MONOTONIC
+};
+
+}  // namespace tbdprof::raw
