@@ -1,0 +1,34 @@
+// The driver functions cuBLAS uses, resolved the way real cuBLAS resolves them: libcuda.so.1 is
+// dlopen'ed, cuGetProcAddress_v2 is the only symbol looked up by name, and every other entry point
+// comes from cuGetProcAddress (so the library has no link-time dependency on the driver or runtime).
+#pragma once
+
+#include <cuda.h>
+#include <simgpu/private_api.h>
+
+namespace tbdsim::cublas {
+
+struct DriverEntryPoints {
+    decltype(&::cuInit) init = nullptr;
+    decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
+    decltype(&::cuCtxSetCurrent) ctx_set_current = nullptr;
+    decltype(&::cuDeviceGet) device_get = nullptr;
+    decltype(&::cuDevicePrimaryCtxRetain) primary_ctx_retain = nullptr;
+    decltype(&::cuDevicePrimaryCtxRelease) primary_ctx_release = nullptr;
+    decltype(&::cuModuleLoadData) module_load_data = nullptr;
+    decltype(&::cuModuleUnload) module_unload = nullptr;
+    decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+    decltype(&::cuMemAlloc) mem_alloc = nullptr;
+    decltype(&::cuMemFree) mem_free = nullptr;
+    decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+    decltype(&::cuGetExportTable) get_export_table = nullptr;
+    // The simulated driver's private interface (annotations for the cost model); null on a driver
+    // that does not offer it, in which case launches simply go unannotated.
+    const TbdsimPrivateApi* private_api = nullptr;
+};
+
+// Resolves everything once per process (thread-safe). Null when libcuda.so.1 cannot be loaded or
+// lacks one of the functions above.
+const DriverEntryPoints* driver_entry_points();
+
+}  // namespace tbdsim::cublas

@@ -1,0 +1,46 @@
+// The cuBLAS handle: the context it was created in, its module of GEMM kernels, its stream, its
+// workspace and its modes. Real cuBLAS binds a handle to the device current at creation.
+#pragma once
+
+#include <cublas_api.h>
+#include <cuda.h>
+
+#include <cstddef>
+
+#include "driver_entry_points.h"
+#include "kernel_catalog.h"
+
+// The header declares the opaque struct in the global namespace; this is its definition.
+struct cublasContext {
+    const tbdsim::cublas::DriverEntryPoints* driver = nullptr;
+    CUcontext context = nullptr;
+    bool retained_primary_context = false;  // we made the primary context current; release on destroy
+    CUdevice device = 0;
+    CUmodule module = nullptr;
+    tbdsim::cublas::KernelTable kernels{};
+    CUstream stream = nullptr;  // null: the legacy default stream, as for real cuBLAS
+
+    // Real cuBLAS allocates a per-handle workspace (32 MiB on Hopper) and lets cublasSetWorkspace
+    // replace its use; cublasSetStream switches back to the default one.
+    CUdeviceptr default_workspace = 0;
+    std::size_t default_workspace_bytes = 0;
+    void* user_workspace = nullptr;
+    std::size_t user_workspace_bytes = 0;
+    bool using_user_workspace = false;
+
+    cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+    cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
+    cublasAtomicsMode_t atomics_mode = CUBLAS_ATOMICS_NOT_ALLOWED;
+
+    void* workspace() const {
+        return using_user_workspace ? user_workspace : reinterpret_cast<void*>(default_workspace);
+    }
+    std::size_t workspace_bytes() const {
+        return using_user_workspace ? user_workspace_bytes : default_workspace_bytes;
+    }
+};
+
+namespace tbdsim::cublas {
+// Size of the workspace each handle allocates at creation (the documented Hopper default).
+inline constexpr std::size_t kDefaultWorkspaceBytes = 32u << 20;
+}  // namespace tbdsim::cublas

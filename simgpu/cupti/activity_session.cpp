@@ -1,0 +1,126 @@
+#include "activity_session.h"
+
+#include <algorithm>
+
+#include "external_correlation.h"
+#include "record_translation.h"
+
+namespace tbdsim::cupti {
+namespace {
+
+// Stops the delivery thread when the library is unloaded or the process exits. The session itself
+// is never destroyed: a client's exit handler may still flush after static destructors ran.
+struct WorkerStopper {
+    ActivitySession* session = nullptr;
+    ~WorkerStopper() {
+        if (session != nullptr) session->buffers().stop_worker();
+    }
+};
+WorkerStopper worker_stopper;
+
+}  // namespace
+
+ActivitySession* ActivitySession::get() {
+    static ActivitySession* const session = []() -> ActivitySession* {
+        const DriverLink* driver = driver_link();
+        if (driver == nullptr) return nullptr;
+        auto* created = new ActivitySession(*driver);
+        worker_stopper.session = created;
+        return created;
+    }();
+    return session;
+}
+
+ActivitySession::ActivitySession(const DriverLink& driver) : driver_(driver), buffers_(driver.private_api->now_ns) {
+    for (auto& flag : enabled_) flag.store(false);
+}
+
+bool ActivitySession::supported_kind(CUpti_ActivityKind kind) {
+    switch (kind) {
+        case CUPTI_ACTIVITY_KIND_KERNEL:
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+        case CUPTI_ACTIVITY_KIND_MEMORY2:
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return true;
+        default: return false;
+    }
+}
+
+void ActivitySession::attach_locked() {
+    if (sink_slot_ < 0) sink_slot_ = driver_.private_api->add_record_sink(&ActivitySession::sink, this);
+}
+
+void ActivitySession::set_enabled(CUpti_ActivityKind kind, bool enabled) {
+    std::lock_guard lock(attach_mutex_);
+    // The sink stays attached from the first enable on: it also tracks pinned and managed ranges.
+    if (enabled) attach_locked();
+    enabled_[kind].store(enabled);
+}
+
+uint64_t ActivitySession::now_ns() const {
+    if (CUpti_TimestampCallbackFunc callback = timestamp_callback_.load(); callback != nullptr) return callback();
+    return driver_.private_api->now_ns();
+}
+
+void ActivitySession::set_timestamp_callback(CUpti_TimestampCallbackFunc callback) {
+    // Device records carry driver-clock times; they are shifted by the offset between the client's
+    // clock and the driver's, measured once here.
+    const uint64_t client_now = callback();
+    const uint64_t driver_now = driver_.private_api->now_ns();
+    timestamp_offset_ns_.store(static_cast<int64_t>(client_now - driver_now));
+    timestamp_callback_.store(callback);
+}
+
+void ActivitySession::finalize() {
+    {
+        std::lock_guard lock(attach_mutex_);
+        for (auto& flag : enabled_) flag.store(false);
+        if (sink_slot_ >= 0) driver_.private_api->remove_record_sink(sink_slot_);
+        sink_slot_ = -1;
+    }
+    if (buffers_.has_callbacks()) buffers_.flush(/*forced=*/true);
+    buffers_.stop_worker();
+    buffers_.set_callbacks(nullptr, nullptr);
+    buffers_.take_dropped();
+    timestamp_callback_.store(nullptr);
+    timestamp_offset_ns_.store(0);
+}
+
+void ActivitySession::sink(const TbdsimRecord* record, void* user) {
+    static_cast<ActivitySession*>(user)->on_record(*record);
+}
+
+void ActivitySession::on_record(const TbdsimRecord& record) {
+    memory_kinds_.observe(record);
+    const int64_t offset = timestamp_offset_ns_.load(std::memory_order_relaxed);
+    RecordBytes out;
+    // Real CUPTI emits the external correlation records before the record they describe.
+    if (enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
+        add_external_correlations_of_this_thread(record.correlation_id, out);
+    }
+    switch (record.kind) {
+        case TBDSIM_RECORD_KERNEL:
+            if (enabled(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) {
+                add_kernel_record(record, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, offset, out);
+            } else if (enabled(CUPTI_ACTIVITY_KIND_KERNEL)) {
+                add_kernel_record(record, CUPTI_ACTIVITY_KIND_KERNEL, offset, out);
+            }
+            break;
+        case TBDSIM_RECORD_MEMCPY:
+            if (enabled(CUPTI_ACTIVITY_KIND_MEMCPY)) add_memcpy_record(record, memory_kinds_, offset, out);
+            break;
+        case TBDSIM_RECORD_MEMSET:
+            if (enabled(CUPTI_ACTIVITY_KIND_MEMSET)) add_memset_record(record, memory_kinds_, offset, out);
+            break;
+        case TBDSIM_RECORD_ALLOC:
+        case TBDSIM_RECORD_FREE:
+            if (enabled(CUPTI_ACTIVITY_KIND_MEMORY2)) add_memory_record(record, offset, out);
+            break;
+        default: break;
+    }
+    if (out.count == 0) return;
+    buffers_.append(out.bytes.data(), out.bytes.size(), out.count, std::max(record.start_ns, record.end_ns));
+}
+
+}  // namespace tbdsim::cupti

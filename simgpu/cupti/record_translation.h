@@ -1,0 +1,46 @@
+// Turns the driver's ground-truth records (TbdsimRecord) into the activity records of this CUPTI
+// version: CUpti_ActivityKernel10, CUpti_ActivityMemcpy6, CUpti_ActivityMemset4,
+// CUpti_ActivityMemory4 and CUpti_ActivityExternalCorrelation, the latest the 13.0 headers define.
+#pragma once
+
+#include <cupti_activity.h>
+#include <simgpu/private_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "memory_kinds.h"
+
+namespace tbdsim::cupti {
+
+// Records laid out back to back, each at an ACTIVITY_RECORD_ALIGNMENT boundary.
+struct RecordBytes {
+    std::vector<uint8_t> bytes;
+    std::size_t count = 0;
+
+    template <typename Record>
+    void add(const Record& record) {
+        static_assert(sizeof(Record) % ACTIVITY_RECORD_ALIGNMENT == 0);
+        const auto* raw = reinterpret_cast<const uint8_t*>(&record);
+        bytes.insert(bytes.end(), raw, raw + sizeof(Record));
+        ++count;
+    }
+};
+
+// Size of a record of `kind` as this CUPTI writes it; 0 for kinds it never writes.
+std::size_t activity_record_size(CUpti_ActivityKind kind);
+
+// Timestamps are shifted by `timestamp_offset_ns` (see cuptiActivityRegisterTimestampCallback).
+// `kernel_kind` is CONCURRENT_KERNEL or KERNEL.
+void add_kernel_record(const TbdsimRecord& source, CUpti_ActivityKind kernel_kind, int64_t timestamp_offset_ns,
+                       RecordBytes& out);
+void add_memcpy_record(const TbdsimRecord& source, const MemoryKinds& kinds, int64_t timestamp_offset_ns,
+                       RecordBytes& out);
+void add_memset_record(const TbdsimRecord& source, const MemoryKinds& kinds, int64_t timestamp_offset_ns,
+                       RecordBytes& out);
+void add_memory_record(const TbdsimRecord& source, int64_t timestamp_offset_ns, RecordBytes& out);
+void add_external_correlation_record(CUpti_ExternalCorrelationKind kind, uint64_t external_id,
+                                     uint32_t correlation_id, RecordBytes& out);
+
+}  // namespace tbdsim::cupti
