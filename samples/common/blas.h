@@ -1,0 +1,33 @@
+// cuBLAS for the samples: one handle bound to the training stream, an optional user-provided
+// workspace, and a row-major GEMM so the model code reads like the math (C = op(A) * op(B)).
+#pragma once
+
+#include "device_memory.h"
+
+#include <cublas_v2.h>
+
+#include <cstddef>
+
+namespace tbdsample {
+
+class BlasContext {
+public:
+    // workspace_bytes == 0 keeps cuBLAS's own default workspace; otherwise a buffer of that size is
+    // allocated (category workspace) and handed over with cublasSetWorkspace.
+    BlasContext(DeviceAllocator& allocator, cudaStream_t stream, std::size_t workspace_bytes);
+    ~BlasContext();
+    BlasContext(const BlasContext&) = delete;
+    BlasContext& operator=(const BlasContext&) = delete;
+
+    // Row-major C[m, n] = alpha * op(A) * op(B) + beta * C, where op(A) is [m, k] and op(B) is [k, n].
+    // A is stored [m, k] (or [k, m] when transpose_a), B is stored [k, n] (or [n, k] when transpose_b).
+    void gemm(bool transpose_a, bool transpose_b, int m, int n, int k, const float* a, const float* b,
+              float* c, float beta = 0.0f, float alpha = 1.0f);
+
+private:
+    DeviceAllocator& allocator_;
+    cublasHandle_t handle_ = nullptr;
+    void* workspace_ = nullptr;
+};
+
+}  // namespace tbdsample

@@ -1,0 +1,53 @@
+#include "labels.h"
+
+#include "check.h"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace tbdsample {
+
+const char* category_name(Category category) {
+    switch (category) {
+    case Category::weights: return "weights";
+    case Category::gradients: return "gradients";
+    case Category::optimizer_state: return "optimizer_state";
+    case Category::activations: return "activations";
+    case Category::workspace: return "workspace";
+    case Category::input: return "input";
+    case Category::other: return "other";
+    }
+    return "other";
+}
+
+LabelWriter::LabelWriter() {
+    const char* path = std::getenv("TBD_SAMPLE_LABELS");
+    if (path == nullptr || *path == '\0') return;
+    file_ = std::fopen(path, "w");
+    if (file_ == nullptr) {
+        std::fprintf(stderr, "%s: cannot open TBD_SAMPLE_LABELS file %s: %s\n", program_name(), path,
+                     std::strerror(errno));
+        std::exit(1);
+    }
+}
+
+LabelWriter::~LabelWriter() {
+    if (file_ != nullptr) std::fclose(file_);
+}
+
+void LabelWriter::record_alloc(const void* address, std::size_t bytes, Category category) {
+    if (file_ == nullptr) return;
+    std::fprintf(file_, "alloc\t0x%llx\t%zu\t%s\n",
+                 static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)), bytes,
+                 category_name(category));
+}
+
+void LabelWriter::record_free(const void* address) {
+    if (file_ == nullptr) return;
+    std::fprintf(file_, "free\t0x%llx\t0\t-\n",
+                 static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)));
+}
+
+}  // namespace tbdsample

@@ -1,0 +1,59 @@
+// The driver entry points the runtime uses, resolved the way the real libcudart resolves them: dlopen
+// libcuda.so.1, take cuGetProcAddress_v2, and ask it for every function by its base name, the runtime's
+// CUDA version and a stream-semantics flag. Two tables exist: the legacy one (plain runtime entry
+// points) and the per-thread one (the *_ptsz / *_ptds runtime entry points get the driver's
+// *_ptsz / *_ptds variants). The runtime never links against libcuda.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+namespace tbdsim::rt {
+
+// The CUDA version the runtime asks the driver for (CUDART_VERSION of the real 13.0 runtime).
+inline constexpr int kRuntimeCudaVersion = 13000;
+
+// X-macro list of driver functions, by the names cuda.h declares. Each name is a macro in cuda.h that
+// expands to the current ABI version (cuMemAlloc -> cuMemAlloc_v2), so `decltype(&::name)` is the
+// right prototype while `#name` is the base name cuGetProcAddress expects.
+#define TBDSIM_RT_DRIVER_FUNCTIONS(X)                                                                    \
+    X(cuInit) X(cuDriverGetVersion) X(cuGetExportTable) X(cuDeviceGet) X(cuDeviceGetCount)               \
+    X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDeviceGetAttribute) X(cuDeviceGetUuid)                    \
+    X(cuDeviceCanAccessPeer) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxReset)                      \
+    X(cuDevicePrimaryCtxSetFlags) X(cuDevicePrimaryCtxGetState) X(cuCtxSetCurrent) X(cuCtxGetCurrent)    \
+    X(cuCtxSynchronize) X(cuCtxGetLimit) X(cuCtxSetLimit) X(cuCtxGetStreamPriorityRange)                 \
+    X(cuMemGetInfo) X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemAllocHost)    \
+    X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemAllocManaged) X(cuMemAllocPitch)                           \
+    X(cuMemHostGetDevicePointer) X(cuMemHostGetFlags) X(cuPointerGetAttributes) X(cuMemcpy)              \
+    X(cuMemcpyAsync) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync)                \
+    X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpy2D) X(cuMemcpy2DAsync) X(cuMemsetD8)             \
+    X(cuMemsetD8Async) X(cuMemsetD2D8) X(cuMemsetD2D8Async) X(cuStreamCreate)                            \
+    X(cuStreamCreateWithPriority) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery)             \
+    X(cuStreamWaitEvent) X(cuStreamGetFlags) X(cuStreamGetPriority) X(cuStreamGetId) X(cuStreamGetDevice)\
+    X(cuStreamIsCapturing) X(cuThreadExchangeStreamCaptureMode) X(cuLaunchHostFunc) X(cuEventCreate)     \
+    X(cuEventRecord) X(cuEventRecordWithFlags) X(cuEventSynchronize) X(cuEventQuery)                     \
+    X(cuEventElapsedTime) X(cuEventDestroy) X(cuLibraryLoadData) X(cuLibraryUnload)                      \
+    X(cuLibraryGetKernel) X(cuLibraryGetGlobal) X(cuLibraryGetManaged) X(cuKernelGetFunction)            \
+    X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo) X(cuLaunchKernel)                  \
+    X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+
+struct DriverApi {
+    // cuGetProcAddress_v2 itself, taken with dlsym (it is how everything else is found).
+    decltype(&::cuGetProcAddress_v2) getProcAddress = nullptr;
+#define TBDSIM_RT_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
+    TBDSIM_RT_DRIVER_FUNCTIONS(TBDSIM_RT_DECLARE_MEMBER)
+#undef TBDSIM_RT_DECLARE_MEMBER
+};
+
+// Loads the driver and calls cuInit(0) once per process. cudaSuccess, or the error every runtime call
+// reports from then on (cudaErrorInsufficientDriver when libcuda.so.1 cannot be loaded).
+cudaError_t driver_init();
+
+// The error of an initialisation that was attempted and failed; cudaSuccess otherwise.
+cudaError_t driver_init_failure();
+
+// The table for the plain (legacy default stream) or the per-thread (_ptsz/_ptds) entry points.
+// Valid only after driver_init() returned cudaSuccess.
+const DriverApi& driver_api(bool per_thread_stream);
+
+}  // namespace tbdsim::rt
