@@ -63,8 +63,9 @@ CUresult event_record(CUevent handle, CUstream stream_handle, bool per_thread) {
     Stream* stream = resolve_stream(stream_handle, per_thread);
     if (!stream) return CUDA_ERROR_INVALID_HANDLE;
     if (stream->context != event->context) return CUDA_ERROR_INVALID_CONTEXT;
-    // The event completes when the stream reaches it; it is not earlier than now.
-    event->time_ns = std::max(now_ns() + kLaunchLatencyNs, stream_ready_ns(*stream));
+    // An event is a zero-length marker in the stream: the device timestamps it when it gets there
+    // (never before the launch latency has passed), and later synchronization includes it.
+    event->time_ns = place_work(*stream, 0).second;
     event->recorded = true;
     return CUDA_SUCCESS;
 }

@@ -1,0 +1,84 @@
+// Host functions in stream order (cuLaunchHostFunc, which cudaLaunchHostFunc and
+// cudaStreamAddCallback use). One driver thread runs them, in enqueue order, once the device
+// timeline reaches them, as the real driver's callback thread does. Later work on the stream is not
+// held back by how long a callback runs (the timeline does not know that in advance).
+#include "driver_api.h"
+
+#include <condition_variable>
+#include <deque>
+#include <thread>
+
+using namespace simgpu;
+
+namespace {
+
+struct HostCall {
+    uint64_t due_ns;
+    CUhostFn fn;
+    void* user;
+};
+
+class HostFunctionRunner {
+public:
+    void enqueue(const HostCall& call) {
+        std::lock_guard lock(mutex_);
+        if (!started_) {
+            std::thread([this] { run(); }).detach();  // lives as long as the process
+            started_ = true;
+        }
+        queue_.push_back(call);
+        wake_.notify_one();
+    }
+
+private:
+    void run() {
+        for (;;) {
+            HostCall call;
+            {
+                std::unique_lock lock(mutex_);
+                wake_.wait(lock, [this] { return !queue_.empty(); });
+                call = queue_.front();
+                queue_.pop_front();
+            }
+            wait_until_ns(call.due_ns);
+            call.fn(call.user);
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<HostCall> queue_;
+    bool started_ = false;
+};
+
+HostFunctionRunner& runner() {
+    static auto* instance = new HostFunctionRunner;  // never destroyed: its thread outlives main
+    return *instance;
+}
+
+CUresult launch_host_func(CUstream handle, CUhostFn fn, void* user, bool per_thread) {
+    if (!fn) return CUDA_ERROR_INVALID_VALUE;
+    HostCall call{};
+    {
+        std::lock_guard lock(state().mutex);
+        Context* ctx = nullptr;
+        if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
+        Stream* stream = resolve_stream(handle, per_thread);
+        if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+        call = {place_work(*stream, 0).second, fn, user};
+    }
+    runner().enqueue(call);
+    return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream, CUhostFn, void*);
+
+SIM_API CUresult CUDAAPI cuLaunchHostFunc(CUstream stream, CUhostFn fn, void* user) {
+    return launch_host_func(stream, fn, user, false);
+}
+
+SIM_API CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream stream, CUhostFn fn, void* user) {
+    return launch_host_func(stream, fn, user, true);
+}
