@@ -1,7 +1,8 @@
 // Host functions in stream order (cuLaunchHostFunc, which cudaLaunchHostFunc and
 // cudaStreamAddCallback use). One driver thread runs them, in enqueue order, once the device
-// timeline reaches them, as the real driver's callback thread does. Later work on the stream is not
-// held back by how long a callback runs (the timeline does not know that in advance).
+// timeline reaches them, as the real driver's callback thread does. Synchronizing with the stream or
+// context waits for them to return; later work on the stream is not held back by how long a callback
+// runs (the timeline cannot know that in advance).
 #include "driver_api.h"
 
 #include <condition_variable>
@@ -12,10 +13,17 @@ using namespace simgpu;
 
 namespace {
 
+bool is_legacy(const Stream* s) {
+    for (const auto& c : state().contexts)
+        if (&c->legacy_stream == s) return true;
+    return false;
+}
+
 struct HostCall {
     uint64_t due_ns;
     CUhostFn fn;
     void* user;
+    Stream* stream;
 };
 
 class HostFunctionRunner {
@@ -42,6 +50,12 @@ private:
             }
             wait_until_ns(call.due_ns);
             call.fn(call.user);
+            std::lock_guard lock(state().mutex);
+            if (state().live_streams.count(call.stream) || is_legacy(call.stream)) {
+                --call.stream->pending_host_calls;
+                --call.stream->context->pending_host_calls;
+            }
+            state().host_calls_done.notify_all();
         }
     }
 
@@ -65,7 +79,9 @@ CUresult launch_host_func(CUstream handle, CUhostFn fn, void* user, bool per_thr
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
-        call = {place_work(*stream, 0).second, fn, user};
+        call = {place_work(*stream, 0).second, fn, user, stream};
+        ++stream->pending_host_calls;
+        ++stream->context->pending_host_calls;
     }
     runner().enqueue(call);
     return CUDA_SUCCESS;

@@ -40,6 +40,11 @@ CUresult stream_synchronize(CUstream handle, bool per_thread) {
     uint64_t done = 0;
     if (CUresult rc = stream_done(handle, per_thread, done); rc != CUDA_SUCCESS) return rc;
     wait_until_ns(done);
+    std::unique_lock lock(state().mutex);
+    state().host_calls_done.wait(lock, [&] {
+        Stream* s = resolve_stream(handle, per_thread);
+        return !s || s->pending_host_calls == 0;
+    });
     return CUDA_SUCCESS;
 }
 
@@ -162,6 +167,8 @@ CUresult context_synchronize(Context* ctx) {
         done = context_done_ns(*ctx);
     }
     wait_until_ns(done);
+    std::unique_lock lock(state().mutex);
+    state().host_calls_done.wait(lock, [&] { return ctx->pending_host_calls == 0; });
     return CUDA_SUCCESS;
 }
 }  // namespace

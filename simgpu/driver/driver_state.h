@@ -9,6 +9,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +39,7 @@ struct Stream {
     bool legacy = false;        // the NULL / CU_STREAM_LEGACY stream
     bool per_thread = false;    // a thread's CU_STREAM_PER_THREAD stream
     uint64_t ready_ns = 0;      // device time at which the last enqueued work ends
+    int pending_host_calls = 0; // cuLaunchHostFunc callbacks not yet finished
 };
 
 struct Context {
@@ -45,6 +47,7 @@ struct Context {
     Device* device = nullptr;
     Stream legacy_stream;
     std::set<Stream*> streams;  // created and per-thread streams (not the legacy one)
+    int pending_host_calls = 0;
 };
 
 struct Event {
@@ -80,6 +83,7 @@ struct Allocation {
 
 struct DriverState {
     std::mutex mutex;
+    std::condition_variable host_calls_done;  // signalled when a host function returns
     bool initialized = false;
     std::vector<std::unique_ptr<Device>> devices;
     std::vector<std::unique_ptr<Context>> contexts;
