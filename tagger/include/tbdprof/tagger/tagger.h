@@ -1,0 +1,37 @@
+// Memory tagging: gives every device allocation of a trace a category (weights, gradients,
+// optimizer_state, activations, workspace, input, other), a confidence and the rule that decided,
+// and finds training iterations and their phases. Runs when a trace is built, and again with
+// `tbdprof tag TRACE`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+struct sqlite3;
+
+namespace tbdprof::tagger {
+
+struct TagOptions {
+    std::string iteration_range;  // NVTX range name that marks an iteration; empty: the usual names
+};
+
+struct TagSummary {
+    size_t allocations = 0;
+    size_t iterations = 0;
+    std::string iteration_source;  // 'nvtx', 'repetition', or empty
+    std::string note;              // why there are no iterations, when there are none
+    std::map<std::string, int64_t> bytes_by_category;
+};
+
+// Tags the trace open in `db` (read-write) inside one transaction; replaces earlier results.
+bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, std::string& error);
+
+// Opens `path` and tags it. A trace that cannot be tagged is left unchanged.
+bool tag_trace_file(const std::string& path, const TagOptions& options, TagSummary& summary,
+                    std::string& error);
+
+// `tbdprof tag TRACE [--iteration-range NAME]`; argv[0] is "tag".
+int tag_command(int argc, char** argv);
+
+}  // namespace tbdprof::tagger

@@ -1,0 +1,232 @@
+#include "model.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace tbdprof::tagger {
+namespace {
+
+class Statement {
+public:
+    Statement(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) == SQLITE_OK; }
+    ~Statement() { sqlite3_finalize(stmt_); }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    bool ok() const { return ok_; }
+    bool step() { return sqlite3_step(stmt_) == SQLITE_ROW; }
+    int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+    bool null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+    std::string text(int col) const {
+        auto p = sqlite3_column_text(stmt_, col);
+        return p ? reinterpret_cast<const char*>(p) : "";
+    }
+
+private:
+    sqlite3_stmt* stmt_ = nullptr;
+    bool ok_ = false;
+};
+
+bool table_exists(sqlite3* db, const char* name) {
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?1", -1,
+                           &raw, nullptr) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(raw, 1, name, -1, SQLITE_STATIC);
+    bool found = sqlite3_step(raw) == SQLITE_ROW;
+    sqlite3_finalize(raw);
+    return found;
+}
+
+void load_allocations(sqlite3* db, TraceModel& m) {
+    Statement s(db, "SELECT id, process, address, bytes, alloc_ns, free_ns, kind, coalesce(stack, 0) "
+                    "FROM allocations WHERE kind <> 'pinned_host' ORDER BY alloc_ns, id");
+    while (s.step()) {
+        Allocation a;
+        a.id = s.i64(0);
+        a.process = static_cast<int32_t>(s.i64(1));
+        a.address = static_cast<uint64_t>(s.i64(2));
+        a.bytes = s.i64(3);
+        a.alloc_ns = s.i64(4);
+        if (!s.null(5)) a.free_ns = s.i64(5);
+        a.kind = s.text(6);
+        a.stack = s.i64(7);
+        m.allocations.push_back(std::move(a));
+    }
+}
+
+WorkItem::Kind copy_kind(const std::string& kind) {
+    if (kind == "htod") return WorkItem::Kind::CopyHtoD;
+    if (kind == "dtoh") return WorkItem::Kind::CopyDtoH;
+    return WorkItem::Kind::CopyDtoD;  // dtod, and 'default'/'htoh' resolved by addresses below
+}
+
+}  // namespace
+
+std::vector<int32_t> sorted_by_address(const TraceModel& model) {
+    std::vector<int32_t> order(model.allocations.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        const auto& x = model.allocations[size_t(a)];
+        const auto& y = model.allocations[size_t(b)];
+        return x.address != y.address ? x.address < y.address : x.alloc_ns < y.alloc_ns;
+    });
+    return order;
+}
+
+int32_t find_live_allocation(const TraceModel& model, const std::vector<int32_t>& by_address,
+                             uint64_t address, int64_t time_ns) {
+    // Addresses are reused over time, so several allocations may start at or below `address`; walk
+    // back over those whose start is the same or lower and pick the one live at `time_ns`.
+    auto it = std::upper_bound(by_address.begin(), by_address.end(), address, [&](uint64_t v, int32_t i) {
+        return v < model.allocations[size_t(i)].address;
+    });
+    int32_t best = kNone;
+    for (int steps = 0; it != by_address.begin() && steps < 64; ++steps) {
+        --it;
+        const Allocation& a = model.allocations[size_t(*it)];
+        if (address >= a.address + uint64_t(std::max<int64_t>(a.bytes, 1))) continue;
+        bool live = a.alloc_ns <= time_ns && (!a.free_ns || *a.free_ns >= time_ns);
+        if (live) return *it;
+        if (best == kNone && a.alloc_ns <= time_ns) best = *it;  // freed just before: timing skew
+    }
+    return best;
+}
+
+std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
+    for (const char* t : {"allocations", "kernels", "kernel_allocations", "copies", "sets", "library_calls",
+                          "functions", "strings"}) {
+        if (!table_exists(db, t)) {
+            error = std::string("the trace has no '") + t + "' table";
+            return std::nullopt;
+        }
+    }
+    TraceModel m;
+    load_allocations(db, m);
+    auto by_address = sorted_by_address(m);
+    auto resolve = [&](int64_t address, int64_t time) {
+        return address ? find_live_allocation(m, by_address, static_cast<uint64_t>(address), time) : kNone;
+    };
+
+    // Library calls first: kernels refer to them.
+    std::unordered_map<int64_t, int32_t> call_index;
+    {
+        Statement s(db, "SELECT id, process, begin_ns, end_ns, a, b, c, workspace FROM library_calls ORDER BY begin_ns");
+        while (s.step()) {
+            LibraryCall c;
+            c.id = s.i64(0);
+            c.process = static_cast<int32_t>(s.i64(1));
+            c.begin_ns = s.i64(2);
+            c.end_ns = s.i64(3);
+            c.a = resolve(s.i64(4), c.begin_ns);
+            c.b = resolve(s.i64(5), c.begin_ns);
+            c.c = resolve(s.i64(6), c.begin_ns);
+            c.workspace = resolve(s.i64(7), c.begin_ns);
+            call_index[c.id] = static_cast<int32_t>(m.library_calls.size());
+            m.library_calls.push_back(c);
+        }
+    }
+
+    std::unordered_map<int64_t, size_t> kernel_index;
+    std::unordered_map<int64_t, bool> function_mangled;
+    {
+        Statement s(db, "SELECT f.id, s.text FROM functions f JOIN strings s ON s.id = f.mangled");
+        while (s.step()) function_mangled[s.i64(0)] = s.text(1).rfind("_Z", 0) == 0;
+    }
+    {
+        Statement s(db, "SELECT id, process, start_ns - coalesce(queued_ns, 0), start_ns, "
+                        "start_ns + coalesce(duration_ns, 0), function, library_call FROM kernels");
+        while (s.step()) {
+            WorkItem w;
+            w.kind = WorkItem::Kind::Kernel;
+            w.process = static_cast<int32_t>(s.i64(1));
+            w.launch_ns = s.i64(2);
+            w.start_ns = s.i64(3);
+            w.end_ns = s.i64(4);
+            w.function = static_cast<int32_t>(s.i64(5));
+            if (!s.null(6)) {
+                auto it = call_index.find(s.i64(6));
+                if (it != call_index.end()) w.library_call = it->second;
+            }
+            kernel_index[s.i64(0)] = m.work.size();
+            m.work.push_back(std::move(w));
+        }
+    }
+    {
+        Statement s(db, "SELECT ka.kernel, ka.allocation, ka.read_only, k.function FROM kernel_allocations ka "
+                        "JOIN kernels k ON k.id = ka.kernel");
+        std::unordered_map<int64_t, int32_t> alloc_index;
+        for (size_t i = 0; i < m.allocations.size(); ++i) alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
+        while (s.step()) {
+            auto k = kernel_index.find(s.i64(0));
+            auto a = alloc_index.find(s.i64(1));
+            if (k == kernel_index.end() || a == alloc_index.end()) continue;
+            m.has_argument_info = true;
+            // A mangled name says which pointer parameters are const; an extern "C" name says nothing.
+            Access access = s.i64(2) ? Access::Read : function_mangled[s.i64(3)] ? Access::Write : Access::Unknown;
+            auto& touches = m.work[k->second].touches;
+            auto same = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return t.allocation == a->second; });
+            if (same == touches.end())
+                touches.push_back({a->second, access});
+            else if (access == Access::Write)
+                same->access = Access::Write;
+        }
+    }
+    // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
+    for (auto& w : m.work) {
+        if (w.library_call == kNone) continue;
+        const LibraryCall& c = m.library_calls[size_t(w.library_call)];
+        w.touches.clear();
+        if (c.a != kNone) w.touches.push_back({c.a, Access::Read});
+        if (c.b != kNone && c.b != c.a) w.touches.push_back({c.b, Access::Read});
+        if (c.c != kNone) w.touches.push_back({c.c, Access::Write});
+        if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
+    }
+    {
+        Statement s(db, "SELECT process, kind, src, dst, start_ns - coalesce(queued_ns, 0), start_ns, "
+                        "start_ns + coalesce(duration_ns, 0) FROM copies");
+        while (s.step()) {
+            WorkItem w;
+            w.kind = copy_kind(s.text(1));
+            w.process = static_cast<int32_t>(s.i64(0));
+            w.launch_ns = s.i64(4);
+            w.start_ns = s.i64(5);
+            w.end_ns = s.i64(6);
+            int32_t src = resolve(s.i64(2), w.launch_ns), dst = resolve(s.i64(3), w.launch_ns);
+            if (src == kNone && dst == kNone) continue;  // host to host
+            if (src == kNone) w.kind = WorkItem::Kind::CopyHtoD;
+            else if (dst == kNone) w.kind = WorkItem::Kind::CopyDtoH;
+            else w.kind = WorkItem::Kind::CopyDtoD;
+            if (src != kNone) w.touches.push_back({src, Access::Read});
+            if (dst != kNone) w.touches.push_back({dst, Access::Write});
+            m.work.push_back(std::move(w));
+        }
+    }
+    {
+        Statement s(db, "SELECT process, dst, start_ns - coalesce(queued_ns, 0), start_ns, "
+                        "start_ns + coalesce(duration_ns, 0) FROM sets");
+        while (s.step()) {
+            WorkItem w;
+            w.kind = WorkItem::Kind::Set;
+            w.process = static_cast<int32_t>(s.i64(0));
+            w.launch_ns = s.i64(2);
+            w.start_ns = s.i64(3);
+            w.end_ns = s.i64(4);
+            int32_t dst = resolve(s.i64(1), w.launch_ns);
+            if (dst == kNone) continue;
+            w.touches.push_back({dst, Access::Write});
+            m.work.push_back(std::move(w));
+        }
+    }
+    std::stable_sort(m.work.begin(), m.work.end(),
+                     [](const WorkItem& a, const WorkItem& b) { return a.launch_ns < b.launch_ns; });
+    if (table_exists(db, "ranges")) {
+        Statement s(db, "SELECT process, begin_ns, coalesce(end_ns, begin_ns), coalesce(name, '') FROM ranges");
+        while (s.step()) m.ranges.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), s.text(3)});
+    }
+    return m;
+}
+
+}  // namespace tbdprof::tagger

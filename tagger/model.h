@@ -1,0 +1,79 @@
+// What the tagger knows about a run: the subset of a trace that bears on memory roles, loaded once
+// into flat arrays (ids are indices) so the rules can walk it many times cheaply.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace tbdprof::tagger {
+
+constexpr int32_t kNone = -1;
+
+enum class Access : uint8_t { Unknown, Read, Write };  // Write means written (and maybe read)
+
+struct Touch {
+    int32_t allocation;  // index into TraceModel::allocations
+    Access access;
+};
+
+// A unit of device work in launch order: a kernel, a copy or a set.
+struct WorkItem {
+    enum class Kind : uint8_t { Kernel, CopyHtoD, CopyDtoH, CopyDtoD, Set };
+    Kind kind = Kind::Kernel;
+    int64_t launch_ns = 0;  // host time it was enqueued (device start when unknown)
+    int64_t start_ns = 0;   // device start
+    int64_t end_ns = 0;
+    int32_t function = kNone;      // kernels: function id (for repetition detection)
+    int32_t library_call = kNone;  // index into TraceModel::library_calls
+    int32_t process = 0;
+    std::vector<Touch> touches;
+};
+
+struct Allocation {
+    int64_t id = 0;  // allocations.id in the trace
+    int32_t process = 0;
+    uint64_t address = 0;
+    int64_t bytes = 0;
+    int64_t alloc_ns = 0;
+    std::optional<int64_t> free_ns;
+    std::string kind;  // 'device', 'device_async', 'pinned_host', 'managed'
+    int64_t stack = 0;
+};
+
+struct LibraryCall {
+    int64_t id = 0;
+    int32_t process = 0;
+    int64_t begin_ns = 0;
+    int64_t end_ns = 0;
+    int32_t a = kNone, b = kNone, c = kNone, workspace = kNone;  // allocation indices
+};
+
+struct Range {
+    int32_t process = 0;
+    int64_t begin_ns = 0;
+    int64_t end_ns = 0;
+    std::string name;
+};
+
+struct TraceModel {
+    std::vector<Allocation> allocations;  // device-side allocations only (no pinned host memory)
+    std::vector<WorkItem> work;           // ordered by launch time
+    std::vector<LibraryCall> library_calls;
+    std::vector<Range> ranges;
+    bool has_argument_info = false;       // any kernel -> allocation edges at all
+};
+
+// Reads a trace. Returns nullopt with `error` set when the trace lacks the tables it needs.
+std::optional<TraceModel> load_model(sqlite3* db, std::string& error);
+
+// The allocation live at `time_ns` that contains `address`, or kNone. `by_address` must be the
+// allocation indices sorted by address (see sorted_by_address).
+int32_t find_live_allocation(const TraceModel& model, const std::vector<int32_t>& by_address,
+                             uint64_t address, int64_t time_ns);
+std::vector<int32_t> sorted_by_address(const TraceModel& model);
+
+}  // namespace tbdprof::tagger

@@ -1,0 +1,315 @@
+#include "rules.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tbdprof::tagger {
+namespace {
+
+enum class Lifetime { Persistent, Transient, Setup, Teardown, Between, Unknown };
+
+struct Facts {
+    Lifetime lifetime = Lifetime::Unknown;
+    int iteration = -1;  // Transient: the iteration it lives in
+    std::vector<std::pair<size_t, Access>> touches;  // (work index, access), in launch order
+    int h2d_iterations = 0;
+    bool first_touch_h2d = false;
+    bool gemm_read = false;      // A or B of a library call inside an iteration
+    bool library_workspace = false;
+};
+
+struct Context {
+    const TraceModel& m;
+    const IterationSet& its;
+    std::vector<int> work_iteration;  // iteration of each work item, -1 outside
+    std::vector<Facts> facts;
+    std::vector<bool> optimizer_work;
+    std::vector<Tag> tags;
+};
+
+bool is_write(const WorkItem& w, Access a) {
+    return a == Access::Write || (w.kind == WorkItem::Kind::Kernel && a == Access::Unknown);
+}
+
+void assign_iterations(Context& c) {
+    c.work_iteration.assign(c.m.work.size(), -1);
+    for (size_t i = 0; i < c.its.iterations.size(); ++i) {
+        const Iteration& it = c.its.iterations[i];
+        for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w)
+            if (c.m.work[w].process == it.process) c.work_iteration[w] = static_cast<int>(i);
+    }
+}
+
+void gather_facts(Context& c) {
+    const auto& its = c.its.iterations;
+    c.facts.resize(c.m.allocations.size());
+    for (size_t a = 0; a < c.m.allocations.size(); ++a) {
+        const Allocation& alloc = c.m.allocations[a];
+        Facts& f = c.facts[a];
+        int64_t free_ns = alloc.free_ns.value_or(std::numeric_limits<int64_t>::max());
+        int overlapped = 0, last = -1;
+        for (size_t i = 0; i < its.size(); ++i) {
+            if (its[i].process != alloc.process) continue;
+            if (alloc.alloc_ns < its[i].end_ns && free_ns > its[i].core_begin_ns) {
+                ++overlapped;
+                last = static_cast<int>(i);
+            }
+        }
+        if (its.empty()) f.lifetime = Lifetime::Unknown;
+        else if (overlapped >= 2) f.lifetime = Lifetime::Persistent;
+        else if (overlapped == 1) f.lifetime = Lifetime::Transient, f.iteration = last;
+        else if (free_ns <= its.front().core_begin_ns) f.lifetime = Lifetime::Setup;
+        else if (alloc.alloc_ns >= its.back().end_ns) f.lifetime = Lifetime::Teardown;
+        else f.lifetime = Lifetime::Between;
+    }
+    std::vector<int> last_h2d_iteration(c.m.allocations.size(), -2);
+    for (size_t w = 0; w < c.m.work.size(); ++w) {
+        const WorkItem& item = c.m.work[w];
+        for (const Touch& t : item.touches) {
+            Facts& f = c.facts[size_t(t.allocation)];
+            bool h2d = item.kind == WorkItem::Kind::CopyHtoD && t.access == Access::Write;
+            if (f.touches.empty()) f.first_touch_h2d = h2d;
+            f.touches.push_back({w, t.access});
+            int it = c.work_iteration[w];
+            if (h2d && it >= 0 && last_h2d_iteration[size_t(t.allocation)] != it) {
+                ++f.h2d_iterations;
+                last_h2d_iteration[size_t(t.allocation)] = it;
+            }
+            if (item.library_call != kNone && it >= 0) {
+                const LibraryCall& call = c.m.library_calls[size_t(item.library_call)];
+                if (t.allocation == call.a || t.allocation == call.b) f.gemm_read = true;
+                if (t.allocation == call.workspace) f.library_workspace = true;
+            }
+        }
+    }
+    for (const LibraryCall& call : c.m.library_calls)
+        if (call.workspace != kNone) c.facts[size_t(call.workspace)].library_workspace = true;
+}
+
+void set(Context& c, size_t a, const char* category, double confidence, const char* rule, std::string reason) {
+    if (!c.tags[a].category.empty()) return;
+    c.tags[a] = {category, confidence, rule, std::move(reason)};
+}
+
+bool kernel_writes_transient(const Context& c, const WorkItem& w) {
+    for (const Touch& t : w.touches)
+        if (is_write(w, t.access) && c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient) return true;
+    return false;
+}
+
+// Weights to start from: persistent buffers that GEMMs read next to per-step data, or that kernels
+// read (pointer to const) while producing per-step data.
+void seed_weights(Context& c) {
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        const Facts& f = c.facts[a];
+        if (f.lifetime != Lifetime::Persistent || !c.tags[a].category.empty()) continue;
+        if (f.gemm_read) {
+            set(c, a, "weights", 0.9, "gemm-operand-persistent",
+                "persistent across iterations and read as a GEMM operand inside them");
+            continue;
+        }
+        for (const auto& [w, access] : f.touches) {
+            const WorkItem& item = c.m.work[w];
+            if (c.work_iteration[w] >= 0 && item.kind == WorkItem::Kind::Kernel && access == Access::Read &&
+                kernel_writes_transient(c, item)) {
+                set(c, a, "weights", 0.8, "read-to-produce-step-data",
+                    "persistent, and read (as const) by kernels that produce per-iteration data");
+                break;
+            }
+        }
+    }
+}
+
+// Optimizer work updates weights in place and touches no per-step data other than gradients.
+void find_optimizer_work(Context& c) {
+    c.optimizer_work.assign(c.m.work.size(), false);
+    for (size_t w = 0; w < c.m.work.size(); ++w) {
+        const WorkItem& item = c.m.work[w];
+        if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone || c.work_iteration[w] < 0) continue;
+        bool writes_weight = false, all_persistent = true, unknown_access = false;
+        for (const Touch& t : item.touches) {
+            bool weight = c.tags[size_t(t.allocation)].category == "weights";
+            writes_weight |= weight && t.access == Access::Write;
+            unknown_access |= weight && t.access == Access::Unknown;
+            all_persistent &= c.facts[size_t(t.allocation)].lifetime == Lifetime::Persistent;
+        }
+        c.optimizer_work[w] = writes_weight || (unknown_access && all_persistent);
+    }
+}
+
+// Among buffers the optimizer touches: gradients are produced elsewhere in the step, optimizer state
+// only ever by the optimizer, and more weights (biases) are only read elsewhere.
+void tag_optimizer_operands(Context& c) {
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        if (!c.tags[a].category.empty()) continue;
+        const Facts& f = c.facts[a];
+        bool by_optimizer = false, written_elsewhere = false, read_elsewhere = false, unknown_elsewhere = false;
+        int64_t first_elsewhere = -1;
+        int elsewhere_iteration = -1;
+        for (const auto& [w, access] : f.touches) {
+            if (c.work_iteration[w] < 0) continue;
+            const WorkItem& item = c.m.work[w];
+            if (c.optimizer_work[w]) {
+                by_optimizer = true;
+                continue;
+            }
+            if (item.kind == WorkItem::Kind::CopyHtoD || item.kind == WorkItem::Kind::CopyDtoH) continue;
+            if (first_elsewhere < 0) {
+                first_elsewhere = item.launch_ns;
+                elsewhere_iteration = c.work_iteration[w];
+            }
+            if (access == Access::Write) written_elsewhere = true;
+            else if (access == Access::Read) read_elsewhere = true;
+            else unknown_elsewhere = true;
+        }
+        if (!by_optimizer) continue;
+        if (written_elsewhere) {
+            set(c, a, "gradients", 0.9, "written-in-step-read-by-optimizer",
+                "written by backward work in the iteration and read by the kernels that update the weights");
+        } else if (f.lifetime == Lifetime::Persistent && !read_elsewhere && !unknown_elsewhere) {
+            set(c, a, "optimizer_state", 0.85, "optimizer-only-persistent",
+                "persistent and touched inside iterations only by the kernels that update the weights");
+        } else if (f.lifetime == Lifetime::Persistent && read_elsewhere && !unknown_elsewhere) {
+            set(c, a, "weights", 0.8, "updated-by-optimizer-read-in-step",
+                "updated in place by the optimizer and only read by the rest of the iteration");
+        } else if (unknown_elsewhere && elsewhere_iteration >= 0) {
+            // No access information: forward work comes early in a step, backward work late.
+            const Iteration& it = c.its.iterations[size_t(elsewhere_iteration)];
+            bool early = first_elsewhere - it.core_begin_ns < (it.end_ns - it.core_begin_ns) / 2;
+            if (f.lifetime == Lifetime::Persistent && early)
+                set(c, a, "weights", 0.6, "optimizer-updated-used-early",
+                    "updated by the optimizer and used early in the iteration (forward)");
+            else
+                set(c, a, "gradients", 0.6, "optimizer-read-produced-late",
+                    "read by the optimizer and produced late in the iteration (backward)");
+        }
+    }
+}
+
+// A short-lived buffer only one or two neighbouring operations use, none of them a library call.
+bool is_temporary(const Context& c, const Facts& f) {
+    if (f.touches.size() > 2) return false;
+    for (const auto& [w, access] : f.touches)
+        if (c.m.work[w].library_call != kNone) return false;
+    if (f.touches.size() < 2) return true;
+    size_t kernels_between = 0;
+    for (size_t w = f.touches.front().first + 1; w < f.touches.back().first; ++w)
+        kernels_between += c.m.work[w].kind == WorkItem::Kind::Kernel;
+    return kernels_between == 0;
+}
+
+void tag_remaining(Context& c) {
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        if (!c.tags[a].category.empty()) continue;
+        const Facts& f = c.facts[a];
+        switch (f.lifetime) {
+        case Lifetime::Transient:
+        case Lifetime::Between:
+            if (is_temporary(c, f))
+                set(c, a, "workspace", 0.7, "short-lived-temporary",
+                    "lives within one iteration and only one or two adjacent operations use it");
+            else
+                set(c, a, "activations", 0.85, "step-local-data",
+                    "allocated and freed within one iteration and used across several of its operations");
+            break;
+        case Lifetime::Persistent:
+            if (f.touches.empty())
+                set(c, a, "other", 0.5, "persistent-unused", "persistent, but no recorded work touched it");
+            else
+                set(c, a, "other", 0.4, "persistent-unexplained",
+                    "persistent, but neither read as a weight, produced as a gradient nor optimizer-only");
+            break;
+        case Lifetime::Setup:
+        case Lifetime::Teardown:
+            if (is_temporary(c, f))
+                set(c, a, "workspace", 0.6, "setup-temporary", "a short-lived buffer outside the iterations");
+            else
+                set(c, a, "other", 0.5, "outside-iterations", "allocated and freed outside the training iterations");
+            break;
+        case Lifetime::Unknown:
+            set(c, a, "other", 0.3, "no-iterations",
+                "no training iterations were found, so lifetimes cannot be related to steps");
+            break;
+        }
+    }
+}
+
+// Without iterations, only the strongest evidence counts.
+void tag_without_iterations(Context& c) {
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        const Facts& f = c.facts[a];
+        if (f.library_workspace) {
+            set(c, a, "workspace", 0.9, "library-workspace", "handed to a library as its workspace");
+            continue;
+        }
+        bool gemm_read_only = !f.touches.empty(), first_h2d = f.first_touch_h2d;
+        for (const auto& [w, access] : f.touches) {
+            const WorkItem& item = c.m.work[w];
+            if (item.kind == WorkItem::Kind::CopyHtoD) continue;
+            gemm_read_only &= item.library_call != kNone && access == Access::Read;
+        }
+        if (first_h2d && gemm_read_only && !c.m.allocations[a].free_ns)
+            set(c, a, "weights", 0.5, "loaded-and-read-by-gemm",
+                "copied in from the host, then only read as a GEMM operand, and never freed");
+    }
+    tag_remaining(c);
+}
+
+void find_phases(Context& c, TagResult& result) {
+    for (size_t i = 0; i < c.its.iterations.size(); ++i) {
+        const Iteration& it = c.its.iterations[i];
+        int64_t backward = -1, optimizer = -1;
+        for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {
+            const WorkItem& item = c.m.work[w];
+            if (c.work_iteration[w] != static_cast<int>(i)) continue;
+            if (c.optimizer_work[w]) {
+                if (optimizer < 0) optimizer = item.launch_ns;
+                continue;
+            }
+            if (backward >= 0 || item.kind == WorkItem::Kind::Set) continue;
+            for (const Touch& t : item.touches)
+                if (c.tags[size_t(t.allocation)].category == "gradients" && is_write(item, t.access))
+                    backward = item.launch_ns;
+        }
+        if (backward < 0 || optimizer < 0 || optimizer < backward) continue;
+        result.phases.push_back({i, "forward", it.begin_ns, backward});
+        result.phases.push_back({i, "backward", backward, optimizer});
+        result.phases.push_back({i, "optimizer", optimizer, it.end_ns});
+    }
+}
+
+}  // namespace
+
+TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations) {
+    Context c{model, iterations, {}, {}, {}, std::vector<Tag>(model.allocations.size())};
+    assign_iterations(c);
+    gather_facts(c);
+    TagResult result;
+    if (iterations.iterations.empty()) {
+        c.optimizer_work.assign(model.work.size(), false);
+        tag_without_iterations(c);
+        result.tags = std::move(c.tags);
+        return result;
+    }
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        const Facts& f = c.facts[a];
+        bool kernel_written = false;
+        for (const auto& [w, access] : f.touches)
+            kernel_written |= model.work[w].kind == WorkItem::Kind::Kernel && is_write(model.work[w], access);
+        if (f.library_workspace)
+            set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
+        else if (!kernel_written && ((f.lifetime == Lifetime::Persistent && f.h2d_iterations >= 2) ||
+                                     (f.lifetime == Lifetime::Transient && f.first_touch_h2d)))
+            set(c, a, "input", 0.9, "copied-in-each-step",
+                "filled from the host in each iteration and only read by kernels");
+    }
+    seed_weights(c);
+    find_optimizer_work(c);
+    tag_optimizer_operands(c);
+    tag_remaining(c);
+    find_phases(c, result);
+    result.tags = std::move(c.tags);
+    return result;
+}
+
+}  // namespace tbdprof::tagger

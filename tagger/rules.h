@@ -1,0 +1,38 @@
+// The tagging rules: from lifetimes, data flow and library roles to a memory category per allocation.
+// No rule looks at kernel names: real frameworks do not name their backward kernels "backward".
+#pragma once
+
+#include "iterations.h"
+#include "model.h"
+
+#include <string>
+#include <vector>
+
+namespace tbdprof::tagger {
+
+inline constexpr const char* kCategories[] = {"weights", "gradients", "optimizer_state", "activations",
+                                              "workspace", "input", "other"};
+
+struct Tag {
+    std::string category;
+    double confidence = 0;
+    std::string rule;    // short id, e.g. "gemm-operand-persistent"
+    std::string reason;  // one sentence a user can check against the trace
+};
+
+struct Phase {
+    size_t iteration = 0;
+    std::string kind;  // forward, backward, optimizer
+    int64_t begin_ns = 0;
+    int64_t end_ns = 0;
+};
+
+struct TagResult {
+    std::vector<Tag> tags;  // one per TraceModel::allocations entry
+    std::vector<Phase> phases;
+    bool segment_level = false;  // pooled segments seen: the breakdown is at segment granularity
+};
+
+TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations);
+
+}  // namespace tbdprof::tagger

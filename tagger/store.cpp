@@ -1,0 +1,148 @@
+// Writing the tagger's results into the trace: iterations, phases, and one category row per
+// allocation. Tables a trace written before tagging existed may lack are created.
+#include "iterations.h"
+#include "model.h"
+#include "rules.h"
+#include "tbdprof/tagger/tagger.h"
+
+#include <sqlite3.h>
+
+namespace tbdprof::tagger {
+namespace {
+
+bool exec(sqlite3* db, const char* sql, std::string& error) {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return true;
+    error = message ? message : "SQLite error";
+    sqlite3_free(message);
+    return false;
+}
+
+bool has_column(sqlite3* db, const char* table, const char* column) {
+    sqlite3_stmt* s = nullptr;
+    std::string sql = std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = ?1";
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) return false;
+    sqlite3_bind_text(s, 1, column, -1, SQLITE_STATIC);
+    bool found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    return found;
+}
+
+bool ensure_tables(sqlite3* db, std::string& error) {
+    if (!exec(db,
+              "CREATE TABLE IF NOT EXISTS iterations (id INTEGER PRIMARY KEY, process INTEGER NOT NULL, "
+              "idx INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, source TEXT NOT NULL);"
+              "CREATE TABLE IF NOT EXISTS phases (iteration INTEGER NOT NULL, kind TEXT NOT NULL, "
+              "begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, PRIMARY KEY (iteration, kind)) WITHOUT ROWID;"
+              "CREATE TABLE IF NOT EXISTS allocation_categories (allocation INTEGER PRIMARY KEY, "
+              "category TEXT NOT NULL, reason TEXT);",
+              error))
+        return false;
+    if (!has_column(db, "allocation_categories", "confidence") &&
+        !exec(db, "ALTER TABLE allocation_categories ADD COLUMN confidence REAL", error))
+        return false;
+    if (!has_column(db, "allocation_categories", "rule") &&
+        !exec(db, "ALTER TABLE allocation_categories ADD COLUMN rule TEXT", error))
+        return false;
+    return true;
+}
+
+class Insert {
+public:
+    Insert(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+    ~Insert() { sqlite3_finalize(s_); }
+    Insert(const Insert&) = delete;
+    Insert& operator=(const Insert&) = delete;
+    Insert& bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); return *this; }
+    Insert& bind(int i, double v) { sqlite3_bind_double(s_, i, v); return *this; }
+    Insert& bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT); return *this; }
+    bool run() {
+        bool ok = s_ && sqlite3_step(s_) == SQLITE_DONE;
+        sqlite3_reset(s_);
+        return ok;
+    }
+
+private:
+    sqlite3_stmt* s_ = nullptr;
+};
+
+bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its, const TagResult& result,
+                   std::string& error) {
+    if (!exec(db, "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories;", error))
+        return false;
+    Insert iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source) VALUES (?1,?2,?3,?4,?5,?6)");
+    for (size_t i = 0; i < its.iterations.size(); ++i) {
+        const Iteration& it = its.iterations[i];
+        if (!iteration.bind(1, int64_t(i + 1)).bind(2, int64_t(it.process)).bind(3, int64_t(i))
+                 .bind(4, it.begin_ns).bind(5, it.end_ns).bind(6, its.source).run()) {
+            error = sqlite3_errmsg(db);
+            return false;
+        }
+    }
+    Insert phase(db, "INSERT INTO phases (iteration, kind, begin_ns, end_ns) VALUES (?1,?2,?3,?4)");
+    for (const Phase& p : result.phases)
+        if (!phase.bind(1, int64_t(p.iteration + 1)).bind(2, p.kind).bind(3, p.begin_ns).bind(4, p.end_ns).run()) {
+            error = sqlite3_errmsg(db);
+            return false;
+        }
+    Insert category(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, rule) "
+                        "VALUES (?1,?2,?3,?4,?5)");
+    for (size_t a = 0; a < model.allocations.size(); ++a) {
+        const Tag& t = result.tags[a];
+        if (!category.bind(1, model.allocations[a].id).bind(2, t.category).bind(3, t.reason)
+                 .bind(4, t.confidence).bind(5, t.rule).run()) {
+            error = sqlite3_errmsg(db);
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, std::string& error) {
+    auto model = load_model(db, error);
+    if (!model) return false;
+    IterationSet its = detect_iterations(*model, options.iteration_range);
+    TagResult result = tag_allocations(*model, its);
+    if (!exec(db, "SAVEPOINT tagging", error)) return false;
+    if (!ensure_tables(db, error) || !write_results(db, *model, its, result, error)) {
+        std::string ignored;
+        exec(db, "ROLLBACK TO tagging; RELEASE tagging", ignored);
+        return false;
+    }
+    if (!exec(db, "RELEASE tagging", error)) return false;
+    summary = {};
+    summary.allocations = model->allocations.size();
+    summary.iterations = its.iterations.size();
+    summary.iteration_source = its.source;
+    summary.note = its.note;
+    for (size_t a = 0; a < model->allocations.size(); ++a)
+        summary.bytes_by_category[result.tags[a].category] += model->allocations[a].bytes;
+    return true;
+}
+
+bool tag_trace_file(const std::string& path, const TagOptions& options, TagSummary& summary, std::string& error) {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+        error = "cannot open " + path + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    sqlite3_busy_timeout(db, 2000);
+    bool ok = true;
+    {
+        sqlite3_stmt* s = nullptr;
+        ok = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &s, nullptr) == SQLITE_OK &&
+             sqlite3_step(s) == SQLITE_ROW;
+        sqlite3_finalize(s);
+        if (!ok) error = path + " is not a tbdprof trace (not an SQLite database, or damaged)";
+    }
+    ok = ok && tag_database(db, options, summary, error);
+    sqlite3_close(db);
+    return ok;
+}
+
+}  // namespace tbdprof::tagger

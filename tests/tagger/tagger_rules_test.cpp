@@ -1,0 +1,150 @@
+// The tagging rules on hand-built runs whose answer is known, without a trace file.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "iterations.h"
+#include "rules.h"
+
+#include <map>
+
+using namespace tbdprof::tagger;
+
+TEST_CASE("the step period wins over motifs inside a step") {
+    // Init kernels, then 6 steps of: 4 time steps of (a b c), a loss kernel, 4 backward (d e), an update.
+    std::vector<int32_t> seq = {90, 91};
+    for (int step = 0; step < 6; ++step) {
+        for (int t = 0; t < 4; ++t) seq.insert(seq.end(), {1, 2, 3});
+        seq.push_back(4);
+        for (int t = 0; t < 4; ++t) seq.insert(seq.end(), {5, 6});
+        seq.push_back(7);
+    }
+    CHECK_EQ(find_period(seq, 0.02), 22u);
+    CHECK_EQ(find_period({1, 2, 3, 4, 5, 6, 7, 8}, 0.02), 0u);
+}
+
+namespace {
+// A tiny training run: weights W (GEMM operand), bias b (read by a const kernel), gradient G (zeroed,
+// written by a GEMM), bias gradient gb (written by a kernel), momentum M, per-step input X (copied
+// in), activation A, and a cuBLAS workspace.
+struct Run {
+    TraceModel model;
+    std::map<std::string, int32_t> ids;
+    int64_t now = 1000;
+
+    int32_t alloc(const std::string& name, int64_t bytes) {
+        Allocation a;
+        a.id = static_cast<int64_t>(model.allocations.size()) + 1;
+        a.address = 0x10000 * uint64_t(a.id);
+        a.bytes = bytes;
+        a.alloc_ns = now++;
+        a.kind = "device";
+        ids[name] = static_cast<int32_t>(model.allocations.size());
+        model.allocations.push_back(a);
+        return ids[name];
+    }
+    void free(const std::string& name) { model.allocations[size_t(ids[name])].free_ns = now++; }
+    void work(WorkItem::Kind kind, int32_t function, std::vector<Touch> touches, int32_t call = kNone) {
+        WorkItem w;
+        w.kind = kind;
+        w.launch_ns = now;
+        w.start_ns = now + 5;
+        w.end_ns = now + 10;
+        now += 20;
+        w.function = function;
+        w.library_call = call;
+        w.touches = std::move(touches);
+        model.work.push_back(std::move(w));
+    }
+    int32_t gemm(const std::string& a, const std::string& b, const std::string& c) {
+        LibraryCall call;
+        call.a = ids[a];
+        call.b = ids[b];
+        call.c = ids[c];
+        call.workspace = ids.count("ws") ? ids["ws"] : kNone;
+        model.library_calls.push_back(call);
+        auto index = static_cast<int32_t>(model.library_calls.size() - 1);
+        std::vector<Touch> t = {{call.a, Access::Read}, {call.b, Access::Read}, {call.c, Access::Write}};
+        if (call.workspace != kNone) t.push_back({call.workspace, Access::Write});
+        work(WorkItem::Kind::Kernel, 100, t, index);
+        return index;
+    }
+};
+
+Run training_run(int steps) {
+    Run r;
+    r.alloc("ws", 1 << 20);
+    r.alloc("W", 4096);
+    r.alloc("b", 64);
+    r.alloc("G", 4096);
+    r.alloc("gb", 64);
+    r.alloc("X", 8192);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    for (int s = 0; s < steps; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.work(WorkItem::Kind::Set, -1, {{r.ids["G"], Access::Write}});
+        r.alloc("A", 16384);
+        r.gemm("X", "W", "A");
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["b"], Access::Read}, {r.ids["A"], Access::Write}});
+        r.alloc("dA", 16384);
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.gemm("X", "dA", "G");
+        r.work(WorkItem::Kind::Kernel, 3, {{r.ids["dA"], Access::Read}, {r.ids["gb"], Access::Write}});
+        if (s == 0) r.alloc("M", 4096);
+        r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
+        r.work(WorkItem::Kind::Kernel, 5, {{r.ids["b"], Access::Write}, {r.ids["gb"], Access::Read}});
+        r.free("A");
+        r.free("dA");
+    }
+    return r;
+}
+}  // namespace
+
+TEST_CASE("an SGD-with-momentum step is tagged from data flow and lifetimes") {
+    Run r = training_run(5);
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    CHECK_EQ(its.source, "repetition");
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("ws"), "workspace");
+    CHECK_EQ(category("W"), "weights");
+    CHECK_EQ(category("b"), "weights");
+    CHECK_EQ(category("G"), "gradients");
+    CHECK_EQ(category("gb"), "gradients");
+    CHECK_EQ(category("M"), "optimizer_state");
+    CHECK_EQ(category("X"), "input");
+    CHECK_EQ(category("A"), "activations");  // the last step's A and dA (earlier ones were renamed)
+    CHECK_EQ(category("dA"), "activations");
+    for (const Tag& t : result.tags) {
+        CHECK_FALSE(t.rule.empty());
+        CHECK_GT(t.confidence, 0.0);
+    }
+    REQUIRE_EQ(result.phases.size(), 15u);
+    CHECK_EQ(result.phases[0].kind, "forward");
+    CHECK_LT(result.phases[0].end_ns, result.phases[2].begin_ns);
+}
+
+TEST_CASE("one forward pass has no iterations, and allocations get 'other' with a reason") {
+    Run r = training_run(1);
+    IterationSet its = detect_iterations(r.model, "");
+    CHECK(its.iterations.empty());
+    CHECK_FALSE(its.note.empty());
+    TagResult result = tag_allocations(r.model, its);
+    CHECK_EQ(result.tags[size_t(r.ids["ws"])].category, "workspace");
+    CHECK_EQ(result.tags[size_t(r.ids["A"])].category, "other");
+    CHECK_FALSE(result.tags[size_t(r.ids["A"])].reason.empty());
+}
+
+TEST_CASE("NVTX step ranges take precedence over repetition") {
+    Run r = training_run(4);
+    // Two ranges covering the whole run: two iterations, whatever the kernels do.
+    int64_t mid = r.model.work[r.model.work.size() / 2].launch_ns;
+    r.model.ranges.push_back({0, 0, mid, "ProfilerStep#1"});
+    r.model.ranges.push_back({0, mid, r.now, "ProfilerStep#2"});
+    IterationSet its = detect_iterations(r.model, "");
+    CHECK_EQ(its.source, "nvtx");
+    CHECK_EQ(its.iterations.size(), 2u);
+    IterationSet named = detect_iterations(r.model, "no such range");
+    CHECK_EQ(named.source, "repetition");
+}
