@@ -35,4 +35,23 @@ void BlasContext::gemm(bool transpose_a, bool transpose_b, int m, int n, int k, 
                                 lda, &beta, c, n));
 }
 
+void BlasContext::gemm_strided_batched(bool transpose_a, bool transpose_b, int m, int n, int k,
+                                       const float* a, long long stride_a, const float* b,
+                                       long long stride_b, float* c, long long stride_c, int batch,
+                                       float beta, float alpha, BatchedApi api) {
+    // The same operand swap as gemm(), applied to every matrix of the batch.
+    int lda = transpose_a ? m : k;
+    int ldb = transpose_b ? k : n;
+    cublasOperation_t op_b = transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t op_a = transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (api == BatchedApi::gemm_ex) {
+        CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle_, op_b, op_a, n, m, k, &alpha, b, CUDA_R_32F, ldb,
+                                                stride_b, a, CUDA_R_32F, lda, stride_a, &beta, c, CUDA_R_32F,
+                                                n, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    } else {
+        CUBLAS_CHECK(cublasSgemmStridedBatched(handle_, op_b, op_a, n, m, k, &alpha, b, ldb, stride_b, a,
+                                               lda, stride_a, &beta, c, n, stride_c, batch));
+    }
+}
+
 }  // namespace tbdsample

@@ -24,6 +24,18 @@ public:
     void gemm(bool transpose_a, bool transpose_b, int m, int n, int k, const float* a, const float* b,
               float* c, float beta = 0.0f, float alpha = 1.0f);
 
+    // Which cuBLAS entry point a batched GEMM goes through: cublasSgemmStridedBatched, or
+    // cublasGemmStridedBatchedEx with FP32 data and CUBLAS_COMPUTE_32F (the same math; frameworks
+    // use both, so a profiler must recognise both).
+    enum class BatchedApi { sgemm, gemm_ex };
+
+    // `batch` independent row-major products C_i = alpha * op(A_i) op(B_i) + beta * C_i, with the
+    // shapes of gemm() and the i-th matrix of each operand `stride_*` floats after the previous one.
+    void gemm_strided_batched(bool transpose_a, bool transpose_b, int m, int n, int k, const float* a,
+                              long long stride_a, const float* b, long long stride_b, float* c,
+                              long long stride_c, int batch, float beta = 0.0f, float alpha = 1.0f,
+                              BatchedApi api = BatchedApi::sgemm);
+
 private:
     DeviceAllocator& allocator_;
     cublasHandle_t handle_ = nullptr;

@@ -26,6 +26,18 @@ __global__ void init_uniform_kernel(float* values, std::size_t count, float scal
     }
 }
 
+__global__ void fill_kernel(float* values, std::size_t count, float value) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        values[i] = value;
+}
+
+__global__ void add_into_kernel(float* destination, const float* source, std::size_t count) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+        destination[i] += source[i];
+}
+
 __global__ void add_bias_kernel(float* values, const float* bias, int rows, int cols) {
     std::size_t count = static_cast<std::size_t>(rows) * cols;
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
@@ -131,6 +143,16 @@ unsigned int grid_for(std::size_t count) {
 void launch_init_uniform(float* values, std::size_t count, float scale, std::uint64_t seed,
                          cudaStream_t stream) {
     init_uniform_kernel<<<grid_for(count), kBlock, 0, stream>>>(values, count, scale, seed);
+    CUDA_CHECK_LAUNCH();
+}
+
+void launch_fill(float* values, std::size_t count, float value, cudaStream_t stream) {
+    fill_kernel<<<grid_for(count), kBlock, 0, stream>>>(values, count, value);
+    CUDA_CHECK_LAUNCH();
+}
+
+void launch_add_into(float* destination, const float* source, std::size_t count, cudaStream_t stream) {
+    add_into_kernel<<<grid_for(count), kBlock, 0, stream>>>(destination, source, count);
     CUDA_CHECK_LAUNCH();
 }
 

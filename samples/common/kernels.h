@@ -14,6 +14,12 @@ namespace tbdsample {
 void launch_init_uniform(float* values, std::size_t count, float scale, std::uint64_t seed,
                          cudaStream_t stream);
 
+// values[i] = value (constant initialisation, e.g. a layer-norm gain of 1)
+void launch_fill(float* values, std::size_t count, float value, cudaStream_t stream);
+
+// destination[i] += source[i]   (residual connections and their gradients)
+void launch_add_into(float* destination, const float* source, std::size_t count, cudaStream_t stream);
+
 // values[r, c] += bias[c]
 void launch_add_bias(float* values, const float* bias, int rows, int cols, cudaStream_t stream);
 

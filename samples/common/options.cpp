@@ -134,6 +134,24 @@ void OptionParser::add_choice(const char* name, std::vector<std::string> words, 
                         "one of " + hint});
 }
 
+void OptionParser::add_alias(const char* alias, const char* existing) {
+    // Checked here so that a typo in a program's own option table fails at once, not on use.
+    bool known = false;
+    for (const auto& option : options_) known = known || option.name == existing;
+    if (!known) fail_message("option alias for an option that was never added", __FILE__, __LINE__);
+    aliases_.emplace_back(alias, existing);
+}
+
+const OptionParser::Option* OptionParser::find(const std::string& name) const {
+    std::string target = name;
+    for (const auto& [alias, existing] : aliases_)
+        if (alias == name) target = existing;
+    const Option* option = nullptr;
+    for (const auto& candidate : options_)
+        if (candidate.name == target) option = &candidate;
+    return option;
+}
+
 void OptionParser::usage_error(const std::string& message) const {
     std::fprintf(stderr, "%s: error: %s (try '%s --help')\n", program_.c_str(), message.c_str(),
                  program_.c_str());
@@ -146,6 +164,10 @@ void OptionParser::print_help() const {
         std::string left = "--" + option.name + " " + option.value_hint;
         std::printf("  %-34s %s (default %s)\n", left.c_str(), option.help.c_str(),
                     option.default_text.c_str());
+    }
+    for (const auto& [alias, existing] : aliases_) {
+        std::string left = "--" + alias + " " + find(existing)->value_hint;
+        std::printf("  %-34s same as --%s\n", left.c_str(), existing.c_str());
     }
     std::printf("  %-34s %s\n", "--help", "print this help and exit");
     std::printf("\nenvironment:\n  %-34s %s\n", "TBD_SAMPLE_LABELS=PATH",
@@ -168,9 +190,7 @@ void OptionParser::parse(int argc, char** argv) {
             name.resize(equals);
             has_value = true;
         }
-        const Option* option = nullptr;
-        for (const auto& candidate : options_)
-            if (candidate.name == name) option = &candidate;
+        const Option* option = find(name);
         if (option == nullptr) usage_error("unknown option '--" + name + "'");
         if (!has_value) {
             if (i + 1 >= argc) usage_error("option '--" + name + "' needs a value (" + option->accepted + ")");

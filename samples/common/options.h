@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tbdsample {
@@ -48,6 +49,9 @@ public:
     void add_choice(const char* name, std::vector<std::string> words, int default_index,
                     std::function<void(int)> apply, const char* help);
 
+    // A second name for an option already added (--model-dim for --hidden): same value, same checks.
+    void add_alias(const char* alias, const char* existing);
+
     // Parses --name VALUE and --name=VALUE. Exits 0 after --help, 2 on any error.
     void parse(int argc, char** argv);
 
@@ -63,10 +67,12 @@ private:
         std::string accepted;                           // what is acceptable, for the error message
     };
     void print_help() const;
+    const Option* find(const std::string& name) const;  // by name or alias; null when unknown
 
     std::string program_;
     std::string description_;
     std::vector<Option> options_;
+    std::vector<std::pair<std::string, std::string>> aliases_;  // (alias, name of the option)
 };
 
 // The learning rate to use: --lr if given, else 0.05 for SGD and 0.001 for Adam.

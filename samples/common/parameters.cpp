@@ -23,6 +23,13 @@ std::size_t ParameterSet::add(std::string name, std::size_t count, float init_sc
     return parameters_.size() - 1;
 }
 
+std::size_t ParameterSet::add_constant(std::string name, std::size_t count, float value) {
+    Parameter parameter{std::move(name), allocator_.allocate_array<float>(count, Category::weights), count};
+    launch_fill(parameter.values, count, value, stream_);
+    parameters_.push_back(std::move(parameter));
+    return parameters_.size() - 1;
+}
+
 GradientSet::GradientSet(const ParameterSet& parameters, GradMode mode, DeviceAllocator& allocator,
                          cudaStream_t stream)
     : parameters_(parameters), mode_(mode), allocator_(allocator), stream_(stream),

@@ -33,6 +33,8 @@ public:
 
     // Allocates and initialises uniform in [-init_scale, init_scale]; returns the parameter's index.
     std::size_t add(std::string name, std::size_t count, float init_scale);
+    // Allocates and fills with `value` (a normalisation gain starts at 1); returns the index.
+    std::size_t add_constant(std::string name, std::size_t count, float value);
     const Parameter& operator[](std::size_t index) const { return parameters_.at(index); }
     std::size_t size() const { return parameters_.size(); }
 
