@@ -67,6 +67,47 @@ IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
     return from_spans(m, busiest->second, busiest->first, "nvtx");
 }
 
+// Where an iteration starts within the period. In order of weight: a step boundary does not cut
+// through short-lived buffers (activations and per-step gradients live inside one step); a new batch
+// comes in (host-to-device copies) and gradients are cleared (sets) just before it; the host waited
+// longest before it (end-of-step work).
+size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
+    int64_t period_ns = 0;
+    if (kernels.size() > period)
+        period_ns = (m.work[kernels.back()].launch_ns - m.work[kernels.front()].launch_ns) /
+                    static_cast<int64_t>(kernels.size() / period);
+    double best_score = 0;
+    size_t best_offset = 0;
+    bool first = true;
+    for (size_t offset = 0; offset < period; ++offset) {
+        double copies = 0, gaps = 0;
+        std::vector<int64_t> boundaries;
+        for (size_t k = offset; k < kernels.size(); k += period) {
+            if (k == 0) continue;
+            size_t prev = kernels[k - 1], here = kernels[k];
+            boundaries.push_back(m.work[here].launch_ns);
+            for (size_t w = prev + 1; w < here; ++w) {
+                copies += m.work[w].kind == WorkItem::Kind::CopyHtoD ? 1.0 : 0.0;
+                copies += m.work[w].kind == WorkItem::Kind::Set ? 0.1 : 0.0;
+            }
+            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns);
+        }
+        double cut = 0;
+        for (const Allocation& a : m.allocations) {
+            if (!a.free_ns || *a.free_ns - a.alloc_ns >= period_ns) continue;
+            auto b = std::upper_bound(boundaries.begin(), boundaries.end(), a.alloc_ns);
+            cut += b != boundaries.end() && *b < *a.free_ns ? 1.0 : 0.0;
+        }
+        double score = -cut * 1e15 + copies * 1e12 + gaps;
+        if (first || score > best_score) {
+            best_score = score;
+            best_offset = offset;
+            first = false;
+        }
+    }
+    return best_offset;
+}
+
 IterationSet from_repetition(const TraceModel& m) {
     std::map<int32_t, std::vector<size_t>> kernels_by_process;
     for (size_t i = 0; i < m.work.size(); ++i)
@@ -85,25 +126,7 @@ IterationSet from_repetition(const TraceModel& m) {
         none.note = "the kernel sequence does not repeat (one pass, or inference)";
         return none;
     }
-    // Where an iteration starts within the period: where host-to-device copies (a new batch) come in
-    // before a kernel, else where the host waited longest before launching it (end-of-step work).
-    double best_score = -1;
-    size_t best_offset = 0;
-    for (size_t offset = 0; offset < period; ++offset) {
-        double score = 0;
-        for (size_t k = offset; k < kernels.size(); k += period) {
-            if (k == 0) continue;
-            size_t prev = kernels[k - 1], here = kernels[k];
-            bool copy_in = false;
-            for (size_t w = prev + 1; w < here; ++w) copy_in |= m.work[w].kind == WorkItem::Kind::CopyHtoD;
-            double gap = double(m.work[here].launch_ns - m.work[prev].launch_ns);
-            score += (copy_in ? 1e12 : 0) + gap;
-        }
-        if (score > best_score) {
-            best_score = score;
-            best_offset = offset;
-        }
-    }
+    size_t best_offset = choose_offset(m, kernels, period);
     std::vector<std::pair<int64_t, int64_t>> spans;
     for (size_t k = best_offset; k + period <= kernels.size(); k += period) {
         // An iteration owns the copies and sets issued since the previous iteration's last kernel.
@@ -132,14 +155,17 @@ size_t find_period(const std::vector<int32_t>& sequence, double tolerance) {
     // A training step repeats almost exactly; motifs inside it (layers, time steps) repeat too, but
     // break at phase changes. So take the best-matching period and the smallest one nearly as good:
     // the first guess "smallest period within tolerance" would pick an LSTM's time step.
+    // The first quarter is left out of the comparison: set-up kernels and a first step that differs
+    // (lazy initialization) are not part of the steady pattern.
     size_t n = sequence.size();
+    size_t skip = n / 4;
     std::vector<std::pair<size_t, double>> candidates;
     double best = 1.0;
     for (size_t p = 1; p <= n / 2; ++p) {
-        size_t compared = n - p;
+        size_t compared = n - p - skip;
         size_t allowed = static_cast<size_t>(tolerance * double(compared));
         size_t mismatches = 0;
-        for (size_t i = 0; i + p < n && mismatches <= allowed; ++i) mismatches += sequence[i] != sequence[i + p];
+        for (size_t i = skip; i + p < n && mismatches <= allowed; ++i) mismatches += sequence[i] != sequence[i + p];
         if (mismatches > allowed) continue;
         double ratio = double(mismatches) / double(compared);
         candidates.push_back({p, ratio});

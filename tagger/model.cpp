@@ -78,21 +78,30 @@ std::vector<int32_t> sorted_by_address(const TraceModel& model) {
 
 int32_t find_live_allocation(const TraceModel& model, const std::vector<int32_t>& by_address,
                              uint64_t address, int64_t time_ns) {
-    // Addresses are reused over time, so several allocations may start at or below `address`; walk
-    // back over those whose start is the same or lower and pick the one live at `time_ns`.
-    auto it = std::upper_bound(by_address.begin(), by_address.end(), address, [&](uint64_t v, int32_t i) {
-        return v < model.allocations[size_t(i)].address;
-    });
-    int32_t best = kNone;
-    for (int steps = 0; it != by_address.begin() && steps < 64; ++steps) {
-        --it;
-        const Allocation& a = model.allocations[size_t(*it)];
-        if (address >= a.address + uint64_t(std::max<int64_t>(a.bytes, 1))) continue;
-        bool live = a.alloc_ns <= time_ns && (!a.free_ns || *a.free_ns >= time_ns);
-        if (live) return *it;
-        if (best == kNone && a.alloc_ns <= time_ns) best = *it;  // freed just before: timing skew
+    // Addresses are reused over time (a framework frees and reallocates the same buffer every step),
+    // so allocations are grouped by start address; within a group, the one made last before
+    // `time_ns` is the candidate. Interior pointers need the groups below the address too.
+    auto addr = [&](int32_t i) { return model.allocations[size_t(i)].address; };
+    auto group_end = std::upper_bound(by_address.begin(), by_address.end(), address,
+                                      [&](uint64_t v, int32_t i) { return v < addr(i); });
+    int32_t fallback = kNone;
+    for (int groups = 0; group_end != by_address.begin() && groups < 64; ++groups) {
+        uint64_t base = addr(*(group_end - 1));
+        auto group_begin = std::lower_bound(by_address.begin(), group_end, base,
+                                            [&](int32_t i, uint64_t v) { return addr(i) < v; });
+        auto after = std::upper_bound(group_begin, group_end, time_ns, [&](int64_t t, int32_t i) {
+            return t < model.allocations[size_t(i)].alloc_ns;
+        });
+        if (after != group_begin) {
+            const Allocation& a = model.allocations[size_t(*(after - 1))];
+            if (address < a.address + uint64_t(std::max<int64_t>(a.bytes, 1))) {
+                if (!a.free_ns || *a.free_ns >= time_ns) return *(after - 1);
+                if (fallback == kNone) fallback = *(after - 1);  // freed just before: timing skew
+            }
+        }
+        group_end = group_begin;
     }
-    return best;
+    return fallback;
 }
 
 std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {

@@ -153,7 +153,9 @@ void tag_optimizer_operands(Context& c) {
                 by_optimizer = true;
                 continue;
             }
-            if (item.kind == WorkItem::Kind::CopyHtoD || item.kind == WorkItem::Kind::CopyDtoH) continue;
+            // Copies and sets say nothing about roles: optimizer state is zeroed when created,
+            // gradients every step, and both may be read back by the host.
+            if (item.kind != WorkItem::Kind::Kernel) continue;
             if (first_elsewhere < 0) {
                 first_elsewhere = item.launch_ns;
                 elsewhere_iteration = c.work_iteration[w];
