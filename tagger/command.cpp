@@ -53,6 +53,9 @@ int tag_command(int argc, char** argv) {
                     summary.iteration_source.c_str());
     else
         std::printf("%zu allocations tagged; no iterations: %s\n", summary.allocations, summary.note.c_str());
+    if (summary.segment_level)
+        std::printf("note: the program allocates pooled segments (a caching allocator); the breakdown is at\n"
+                    "      segment level for those. With PyTorch, record with --framework=pytorch.\n");
     for (const auto& [category, bytes] : summary.bytes_by_category)
         std::printf("  %-16s %14lld bytes\n", category.c_str(), static_cast<long long>(bytes));
     return 0;

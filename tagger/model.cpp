@@ -164,8 +164,9 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         }
     }
     {
-        Statement s(db, "SELECT ka.kernel, ka.allocation, ka.read_only, k.function FROM kernel_allocations ka "
+        Statement s(db, "SELECT ka.kernel, ka.allocation, ka.read_only, k.function, ka.offset FROM kernel_allocations ka "
                         "JOIN kernels k ON k.id = ka.kernel");
+        std::unordered_map<int32_t, std::vector<int64_t>> offsets;  // few per allocation unless pooled
         std::unordered_map<int64_t, int32_t> alloc_index;
         for (size_t i = 0; i < m.allocations.size(); ++i) alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
         while (s.step()) {
@@ -173,6 +174,9 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
             auto a = alloc_index.find(s.i64(1));
             if (k == kernel_index.end() || a == alloc_index.end()) continue;
             m.has_argument_info = true;
+            auto& seen = offsets[a->second];
+            if (seen.size() < kPooledOffsets && std::find(seen.begin(), seen.end(), s.i64(4)) == seen.end())
+                seen.push_back(s.i64(4));
             // A mangled name says which pointer parameters are const; an extern "C" name says nothing.
             Access access = s.i64(2) ? Access::Read : function_mangled[s.i64(3)] ? Access::Write : Access::Unknown;
             auto& touches = m.work[k->second].touches;
@@ -182,6 +186,8 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
             else if (access == Access::Write)
                 same->access = Access::Write;
         }
+        for (const auto& [index, seen] : offsets)
+            m.allocations[size_t(index)].distinct_offsets = static_cast<uint32_t>(seen.size());
     }
     // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
     for (auto& w : m.work) {

@@ -12,6 +12,9 @@ struct sqlite3;
 namespace tbdprof::tagger {
 
 constexpr int32_t kNone = -1;
+// An allocation that kernels point into at this many different offsets is a pool segment (a caching
+// allocator's block holding many tensors), not one tensor.
+constexpr size_t kPooledOffsets = 16;
 
 enum class Access : uint8_t { Unknown, Read, Write };  // Write means written (and maybe read)
 
@@ -42,6 +45,7 @@ struct Allocation {
     std::optional<int64_t> free_ns;
     std::string kind;  // 'device', 'device_async', 'pinned_host', 'managed'
     int64_t stack = 0;
+    uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
 };
 
 struct LibraryCall {

@@ -287,6 +287,8 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     assign_iterations(c);
     gather_facts(c);
     TagResult result;
+    for (const Allocation& a : model.allocations)
+        result.segment_level |= a.distinct_offsets >= kPooledOffsets;
     if (iterations.iterations.empty()) {
         c.optimizer_work.assign(model.work.size(), false);
         tag_without_iterations(c);

@@ -111,12 +111,18 @@ bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, s
         exec(db, "ROLLBACK TO tagging; RELEASE tagging", ignored);
         return false;
     }
+    if (result.segment_level) {
+        std::string ignored;  // run_notes is optional: an older trace may lack it
+        exec(db, "DELETE FROM run_notes WHERE key = 'memory_breakdown'; INSERT INTO run_notes (key, value) "
+                 "VALUES ('memory_breakdown', 'segment level: the program allocates pooled segments')", ignored);
+    }
     if (!exec(db, "RELEASE tagging", error)) return false;
     summary = {};
     summary.allocations = model->allocations.size();
     summary.iterations = its.iterations.size();
     summary.iteration_source = its.source;
     summary.note = its.note;
+    summary.segment_level = result.segment_level;
     for (size_t a = 0; a < model->allocations.size(); ++a)
         summary.bytes_by_category[result.tags[a].category] += model->allocations[a].bytes;
     return true;

@@ -22,6 +22,9 @@ struct TagSummary {
     std::string iteration_source;  // 'nvtx', 'repetition', or empty
     std::string note;              // why there are no iterations, when there are none
     std::map<std::string, int64_t> bytes_by_category;
+    // Some allocations are caching-allocator segments holding many tensors: their category is the
+    // segment's dominant role, and the breakdown is at segment level there.
+    bool segment_level = false;
 };
 
 // Tags the trace open in `db` (read-write) inside one transaction; replaces earlier results.
