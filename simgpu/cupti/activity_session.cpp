@@ -65,10 +65,22 @@ uint64_t ActivitySession::now_ns() const {
 
 void ActivitySession::set_timestamp_callback(CUpti_TimestampCallbackFunc callback) {
     // Device records carry driver-clock times; they are shifted by the offset between the client's
-    // clock and the driver's, measured once here.
-    const uint64_t client_now = callback();
-    const uint64_t driver_now = driver_.private_api->now_ns();
-    timestamp_offset_ns_.store(static_cast<int64_t>(client_now - driver_now));
+    // clock and the driver's, measured once here by bracketing a client read between two driver
+    // reads (best of a few tries). A client value inside the bracket is indistinguishable from the
+    // driver's clock, so the offset is then exactly 0 (a CLOCK_MONOTONIC client gets the truth).
+    int64_t best_offset = 0;
+    uint64_t best_width = UINT64_MAX;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        const uint64_t before = driver_.private_api->now_ns();
+        const uint64_t client_now = callback();
+        const uint64_t after = driver_.private_api->now_ns();
+        if (after - before >= best_width) continue;
+        best_width = after - before;
+        best_offset = client_now >= before && client_now <= after
+                          ? 0
+                          : static_cast<int64_t>(client_now - (before + (after - before) / 2));
+    }
+    timestamp_offset_ns_.store(best_offset);
     timestamp_callback_.store(callback);
 }
 
