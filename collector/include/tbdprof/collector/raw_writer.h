@@ -1,0 +1,88 @@
+// The writer: drains every thread's ring into `raw-<pid>.tbdraw` with write(2), on its own thread
+// every ~20 ms (so a process that dies loses at most the last few tens of milliseconds), and once
+// more at exit or from a fatal-signal handler. It also samples the process's CPU time (~50 ms),
+// reports drops, and symbolizes stack frames. Only the writer (or the crash handler holding the
+// drain lock) ever consumes rings or touches the file.
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "tbdprof/collector/symbolizer.h"
+
+namespace tbdprof::collector {
+
+struct WriterIdentity {
+    uint32_t pid = 0;
+    uint32_t parent_pid = 0;
+    uint64_t start_ns = 0;
+    uint64_t start_unix_ns = 0;
+};
+
+class RawWriter {
+public:
+    // Something to run on the writer thread every ~100 ms outside the drain lock (CUPTI flush).
+    using PeriodicTask = void (*)();
+
+    // Creates (truncates) the file and writes its header. False (errno set) when it cannot.
+    bool open(const char* path, const WriterIdentity& identity);
+    bool is_open() const { return fd_ >= 0; }
+
+    void set_periodic_task(PeriodicTask task) { periodic_ = task; }
+    // Starts the writer thread (once). Safe to call from any thread, never from a signal handler.
+    void start_thread();
+    // Stops and joins the writer thread.
+    void stop_thread();
+    bool thread_running() const { return running_.load(std::memory_order_acquire); }
+
+    // Moves everything in the rings to the file. `symbolize`: also write RawFrames (not from a signal
+    // handler). Waits at most `wait_ms` for a drain already in progress. False when it could not.
+    bool drain(bool symbolize, int wait_ms);
+    // Adds a CPU sample of this process (writer thread or final drain).
+    void sample_cpu();
+
+    // fork(): keeps the writer out of its drain while the child copies the process.
+    void hold_for_fork(int wait_ms) { held_for_fork_ = lock_drain(wait_ms); }
+    void release_after_fork() {
+        if (held_for_fork_) unlock_drain();
+        held_for_fork_ = false;
+    }
+
+    void close();
+    // Fork child: the file and the thread belong to the parent; forget them without touching them.
+    void abandon_after_fork();
+
+    uint64_t bytes_written() const { return bytes_written_; }
+
+private:
+    static void* thread_main(void* self);
+    void run();
+    bool lock_drain(int wait_ms);
+    void unlock_drain() { drain_busy_.store(false, std::memory_order_release); }
+    void append(const void* bytes, size_t size);
+    void flush_output();
+    void drain_locked(bool symbolize);
+
+    int fd_ = -1;
+    uint32_t writer_tid_ = 0;
+    PeriodicTask periodic_ = nullptr;
+    pthread_t thread_{};
+    std::atomic<bool> running_{false};
+    std::atomic<bool> stop_requested_{false};
+    std::atomic<bool> thread_started_{false};
+    std::atomic<bool> drain_busy_{false};
+    std::atomic<bool> busy_rings_{false};  // a ring was over a quarter full: drain sooner
+    bool held_for_fork_ = false;
+    uint64_t bytes_written_ = 0;
+    uint64_t reported_without_ring_ = 0;
+    uint64_t reported_stack_full_ = 0;
+    Symbolizer symbolizer_;
+    size_t out_len_ = 0;
+    static constexpr size_t kOutBytes = size_t{1} << 20;
+    alignas(64) uint8_t out_[kOutBytes];
+};
+
+}  // namespace tbdprof::collector

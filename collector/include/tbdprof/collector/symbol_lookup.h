@@ -1,0 +1,13 @@
+// How the collector looks up symbols in libraries it dlopens (CUPTI). The preload library hooks
+// dlsym; it installs the real one here so the collector's own lookups bypass the hook.
+#pragma once
+
+namespace tbdprof::collector {
+
+using SymbolLookup = void* (*)(void* handle, const char* name);
+
+// Default: the dlsym the collector is linked against.
+void set_symbol_lookup(SymbolLookup lookup);
+void* lookup_symbol(void* handle, const char* name);
+
+}  // namespace tbdprof::collector

@@ -1,0 +1,247 @@
+#include "tbdprof/collector/cupti_consumer.h"
+
+#include <cupti_activity.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "tbdprof/collector/clock.h"
+#include "tbdprof/collector/recorder.h"
+#include "tbdprof/collector/symbol_lookup.h"
+#include "tbdprof/raw_format.h"
+
+namespace tbdprof::collector::cupti {
+
+std::atomic<int> g_state{static_cast<int>(State::NotTried)};
+
+namespace {
+
+// Buffers handed to CUPTI: a fixed size and a cap on how many are out at once, like other profilers;
+// when the cap is reached CUPTI drops records and counts them (reported as CuptiBuffers drops).
+constexpr size_t kBufferBytes = size_t{2} << 20;
+constexpr int kMaxBuffersOut = 64;
+
+struct CuptiApi {
+    decltype(&cuptiActivityEnable) enable = nullptr;
+    decltype(&cuptiActivityDisable) disable = nullptr;
+    decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
+    decltype(&cuptiActivityFlushAll) flush_all = nullptr;
+    decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
+    decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
+    decltype(&cuptiActivityPushExternalCorrelationId) push_external = nullptr;
+    decltype(&cuptiActivityPopExternalCorrelationId) pop_external = nullptr;
+    decltype(&cuptiActivityRegisterTimestampCallback) register_timestamp = nullptr;
+    decltype(&cuptiGetTimestamp) get_timestamp = nullptr;
+};
+
+CuptiApi g_api;
+int64_t g_offset_ns = 0;  // added to CUPTI timestamps to get CLOCK_MONOTONIC
+std::atomic<int> g_buffers_out{0};
+thread_local bool t_starting = false;
+
+uint64_t CUPTIAPI monotonic_timestamp() { return monotonic_ns(); }
+
+template <typename Fn>
+bool resolve(void* library, const char* name, Fn& out) {
+    out = reinterpret_cast<Fn>(lookup_symbol(library, name));
+    return out != nullptr;
+}
+
+bool load_api() {
+    void* library = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return false;
+    return resolve(library, "cuptiActivityEnable", g_api.enable) &&
+           resolve(library, "cuptiActivityDisable", g_api.disable) &&
+           resolve(library, "cuptiActivityRegisterCallbacks", g_api.register_callbacks) &&
+           resolve(library, "cuptiActivityFlushAll", g_api.flush_all) &&
+           resolve(library, "cuptiActivityGetNextRecord", g_api.next_record) &&
+           resolve(library, "cuptiActivityGetNumDroppedRecords", g_api.dropped_records) &&
+           resolve(library, "cuptiActivityPushExternalCorrelationId", g_api.push_external) &&
+           resolve(library, "cuptiActivityPopExternalCorrelationId", g_api.pop_external) &&
+           resolve(library, "cuptiGetTimestamp", g_api.get_timestamp) &&
+           (resolve(library, "cuptiActivityRegisterTimestampCallback", g_api.register_timestamp) || true);
+}
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *max_records = 0;
+    *buffer = nullptr;
+    *size = 0;
+    if (g_buffers_out.fetch_add(1, std::memory_order_relaxed) >= kMaxBuffersOut) {
+        g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
+        return;
+    }
+    void* memory = std::aligned_alloc(8, kBufferBytes);
+    if (memory == nullptr) {
+        g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
+        return;
+    }
+    *buffer = static_cast<uint8_t*>(memory);
+    *size = kBufferBytes;
+}
+
+raw::CopyKind copy_kind_of(uint8_t cupti_kind) {
+    switch (cupti_kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return raw::CopyKind::HostToDevice;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return raw::CopyKind::DeviceToHost;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return raw::CopyKind::DeviceToDevice;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return raw::CopyKind::HostToHost;
+    default: return raw::CopyKind::Default;
+    }
+}
+
+uint64_t to_monotonic(uint64_t cupti_ns) { return static_cast<uint64_t>(static_cast<int64_t>(cupti_ns) + g_offset_ns); }
+
+void convert(ThreadState& ts, const CUpti_Activity* record) {
+    switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+        raw::RawDeviceActivity out{};
+        out.start_ns = to_monotonic(k->start);
+        out.end_ns = to_monotonic(k->end);
+        out.correlation_id = k->correlationId;
+        out.name_string = k->name != nullptr ? intern_string(ts, k->name) : 0;
+        out.stream_id = k->streamId;
+        out.device = static_cast<int32_t>(k->deviceId);
+        out.context_id = k->contextId;
+        emit_record(ts, raw::RecordKind::DeviceKernel, out);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+        raw::RawDeviceActivity out{};
+        out.start_ns = to_monotonic(c->start);
+        out.end_ns = to_monotonic(c->end);
+        out.correlation_id = c->correlationId;
+        out.bytes = c->bytes;
+        out.stream_id = c->streamId;
+        out.device = static_cast<int32_t>(c->deviceId);
+        out.context_id = c->contextId;
+        out.copy_kind = static_cast<uint8_t>(copy_kind_of(c->copyKind));
+        emit_record(ts, raw::RecordKind::DeviceCopy, out);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+        raw::RawDeviceActivity out{};
+        out.start_ns = to_monotonic(s->start);
+        out.end_ns = to_monotonic(s->end);
+        out.correlation_id = s->correlationId;
+        out.bytes = s->bytes;
+        out.stream_id = s->streamId;
+        out.device = static_cast<int32_t>(s->deviceId);
+        out.context_id = s->contextId;
+        emit_record(ts, raw::RecordKind::DeviceSet, out);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+        const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+        if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) break;
+        raw::RawCorrelation out{};
+        out.correlation_id = e->correlationId;
+        out.sequence = e->externalId;
+        emit_record(ts, raw::RecordKind::Correlation, out);
+        break;
+    }
+    default: break;
+    }
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
+                               size_t valid_size) {
+    ThreadState& ts = thread_state();
+    if (buffer != nullptr && valid_size > 0) {
+        CUpti_Activity* record = nullptr;
+        while (g_api.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS) convert(ts, record);
+    }
+    size_t dropped = 0;
+    if (g_api.dropped_records(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+        raw::RawDropped out{};
+        out.count = dropped;
+        out.cause = raw::DropCause::CuptiBuffers;
+        emit_record(ts, raw::RecordKind::Dropped, out);
+    }
+    if (buffer != nullptr) {
+        std::free(buffer);
+        g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
+    }
+}
+
+void emit_clock_source(raw::ClockSource source) {
+    ThreadState& ts = thread_state();
+    raw::RawClockSource out{};
+    out.source = source;
+    out.cupti_offset_ns = static_cast<uint64_t>(g_offset_ns);
+    emit_record(ts, raw::RecordKind::ClockSource, out);
+}
+
+bool enable_activity() {
+    // TBDPROF_CUPTI=0: leave CUPTI to another tool (or measure the collector without it).
+    if (const char* setting = std::getenv("TBDPROF_CUPTI"); setting != nullptr && std::strcmp(setting, "0") == 0) {
+        return false;
+    }
+    if (!load_api()) return false;
+    if (g_api.register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) return false;
+    // Our clock when CUPTI lets us supply it; otherwise the offset between the clocks, measured once.
+    if (g_api.register_timestamp != nullptr && g_api.register_timestamp(monotonic_timestamp) == CUPTI_SUCCESS) {
+        g_offset_ns = 0;
+    } else {
+        uint64_t cupti_now = 0;
+        const uint64_t before = monotonic_ns();
+        if (g_api.get_timestamp(&cupti_now) != CUPTI_SUCCESS) return false;
+        const uint64_t after = monotonic_ns();
+        g_offset_ns = static_cast<int64_t>(before / 2 + after / 2) - static_cast<int64_t>(cupti_now);
+    }
+    // Kernels are essential; another subscriber (Nsight, torch.profiler) makes this fail.
+    if (g_api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
+    g_api.enable(CUPTI_ACTIVITY_KIND_MEMCPY);
+    g_api.enable(CUPTI_ACTIVITY_KIND_MEMSET);
+    if (g_api.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != CUPTI_SUCCESS) {
+        g_api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        g_api.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        g_api.disable(CUPTI_ACTIVITY_KIND_MEMSET);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void start() {
+    if (t_starting) return;  // CUPTI's own driver lookups come back through our hooks
+    int expected = static_cast<int>(State::NotTried);
+    if (!g_state.compare_exchange_strong(expected, static_cast<int>(State::Starting))) {
+        // Another thread is starting it: wait, so that our next launch is seen by CUPTI.
+        while (g_state.load(std::memory_order_acquire) == static_cast<int>(State::Starting)) {
+            sched_yield();
+        }
+        return;
+    }
+    t_starting = true;
+    const bool ok = enable_activity();
+    t_starting = false;
+    emit_clock_source(ok ? raw::ClockSource::Cupti : raw::ClockSource::HostOnly);
+    g_state.store(static_cast<int>(ok ? State::Active : State::Unavailable), std::memory_order_release);
+}
+
+void push_correlation(uint64_t sequence) {
+    g_api.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, sequence);
+}
+
+void pop_correlation() {
+    uint64_t last = 0;
+    g_api.pop_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+void flush(bool forced) {
+    if (!active()) return;
+    g_api.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+void disable_after_fork() {
+    if (g_state.load() == static_cast<int>(State::NotTried)) return;  // a child may start its own
+    g_state.store(static_cast<int>(State::Unavailable));
+}
+
+}  // namespace tbdprof::collector::cupti

@@ -1,0 +1,254 @@
+#include "tbdprof/collector/raw_writer.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "tbdprof/collector/clock.h"
+#include "tbdprof/collector/recorder.h"
+#include "tbdprof/collector/stack_capture.h"
+#include "tbdprof/raw_format.h"
+
+namespace tbdprof::collector {
+
+namespace {
+
+constexpr uint64_t kDrainIntervalNs = 20'000'000;
+constexpr uint64_t kBusyDrainIntervalNs = 2'000'000;
+constexpr uint64_t kCpuSampleIntervalNs = 50'000'000;
+constexpr uint64_t kPeriodicTaskIntervalNs = 100'000'000;
+
+void sleep_ns(uint64_t ns) {
+    timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+bool write_all(int fd, const uint8_t* bytes, size_t size) {
+    while (size > 0) {
+        ssize_t n = ::write(fd, bytes, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        bytes += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+}  // namespace
+
+bool RawWriter::open(const char* path, const WriterIdentity& identity) {
+    fd_ = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
+    if (fd_ < 0) return false;
+    raw::RawFileHeader header{};
+    std::memcpy(header.magic, raw::kMagic, sizeof header.magic);
+    header.version = raw::kVersion;
+    header.pid = identity.pid;
+    header.parent_pid = identity.parent_pid;
+    header.start_ns = identity.start_ns;
+    header.start_unix_ns = identity.start_unix_ns;
+    write_all(fd_, reinterpret_cast<const uint8_t*>(&header), sizeof header);
+    bytes_written_ = sizeof header;
+    return true;
+}
+
+void RawWriter::start_thread() {
+    bool expected = false;
+    if (!thread_started_.compare_exchange_strong(expected, true)) return;
+    stop_requested_.store(false);
+    // Application signals must never land on the writer thread.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    if (pthread_create(&thread_, nullptr, &RawWriter::thread_main, this) == 0) {
+        running_.store(true, std::memory_order_release);
+    } else {
+        thread_started_.store(false);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+void RawWriter::stop_thread() {
+    if (!running_.load(std::memory_order_acquire)) return;
+    stop_requested_.store(true, std::memory_order_release);
+    pthread_join(thread_, nullptr);
+    running_.store(false, std::memory_order_release);
+    thread_started_.store(false);
+}
+
+void* RawWriter::thread_main(void* self) {
+    prctl(PR_SET_NAME, "tbdprof-writer", 0, 0, 0);
+    static_cast<RawWriter*>(self)->run();
+    return nullptr;
+}
+
+void RawWriter::run() {
+    uint64_t last_cpu = 0;
+    uint64_t last_periodic = monotonic_ns();
+    while (!stop_requested_.load(std::memory_order_acquire)) {
+        sleep_ns(busy_rings_.load(std::memory_order_relaxed) ? kBusyDrainIntervalNs : kDrainIntervalNs);
+        const uint64_t now = monotonic_ns();
+        if (periodic_ != nullptr && now - last_periodic >= kPeriodicTaskIntervalNs) {
+            periodic_();  // outside the drain lock: it may emit records (CUPTI buffer completion)
+            last_periodic = now;
+        }
+        if (!lock_drain(1000)) continue;
+        if (now - last_cpu >= kCpuSampleIntervalNs) {
+            sample_cpu();
+            last_cpu = now;
+        }
+        drain_locked(true);
+        unlock_drain();
+    }
+}
+
+bool RawWriter::lock_drain(int wait_ms) {
+    const uint64_t deadline = monotonic_ns() + static_cast<uint64_t>(wait_ms) * 1000000ull;
+    for (;;) {
+        bool expected = false;
+        if (drain_busy_.compare_exchange_weak(expected, true, std::memory_order_acquire)) return true;
+        if (monotonic_ns() >= deadline) return false;
+        sleep_ns(100000);
+    }
+}
+
+bool RawWriter::drain(bool symbolize, int wait_ms) {
+    if (fd_ < 0) return false;
+    if (!lock_drain(wait_ms)) return false;
+    drain_locked(symbolize);
+    unlock_drain();
+    return true;
+}
+
+void RawWriter::append(const void* bytes, size_t size) {
+    const auto* p = static_cast<const uint8_t*>(bytes);
+    while (size > 0) {
+        if (out_len_ == kOutBytes) flush_output();
+        const size_t n = size < kOutBytes - out_len_ ? size : kOutBytes - out_len_;
+        std::memcpy(out_ + out_len_, p, n);
+        out_len_ += n;
+        p += n;
+        size -= n;
+    }
+}
+
+void RawWriter::flush_output() {
+    if (out_len_ == 0) return;
+    if (fd_ >= 0 && write_all(fd_, out_, out_len_)) bytes_written_ += out_len_;
+    out_len_ = 0;
+}
+
+void RawWriter::drain_locked(bool symbolize) {
+    if (writer_tid_ == 0) writer_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
+    bool busy = false;
+    ring_registry().for_each_used([&](RingSlot& slot, SlotState state) {
+        if (slot.ring.used() > slot.ring.capacity() / 4) busy = true;
+        slot.ring.consume([&](const uint8_t* bytes, size_t size) {
+            append(bytes, size);
+            if (!symbolize) return;
+            for (size_t offset = 0; offset < size;) {
+                raw::RawRecordHeader h;
+                std::memcpy(&h, bytes + offset, sizeof h);
+                if (h.kind == raw::RecordKind::Stack && h.size >= sizeof(raw::RawStack)) {
+                    raw::RawStack stack;
+                    std::memcpy(&stack, bytes + offset, sizeof stack);
+                    const uint32_t depth = static_cast<uint32_t>((h.size - sizeof stack) / sizeof(uint64_t));
+                    const auto* ips = reinterpret_cast<const uint64_t*>(bytes + offset + sizeof stack);
+                    symbolizer_.note_stack({ips, stack.depth < depth ? stack.depth : depth});
+                }
+                offset += h.size;
+            }
+        });
+        const uint64_t dropped = slot.dropped.load(std::memory_order_relaxed);
+        if (dropped > slot.dropped_reported) {
+            raw::RawDropped record{};
+            record.header = {raw::RecordKind::Dropped, sizeof record, slot.tid};
+            record.count = dropped - slot.dropped_reported;
+            record.cause = raw::DropCause::RingFull;
+            append(&record, sizeof record);
+            slot.dropped_reported = dropped;
+        }
+        // A retired ring is empty now (its thread is gone): the slot can be reused.
+        if (state == SlotState::Retired) ring_registry().release(slot);
+    });
+    busy_rings_.store(busy, std::memory_order_relaxed);
+
+    const uint64_t without_ring = globals().threads_without_ring.load(std::memory_order_relaxed);
+    if (without_ring > reported_without_ring_) {
+        raw::RawDropped record{};
+        record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
+        record.count = without_ring - reported_without_ring_;
+        record.cause = raw::DropCause::RingFull;
+        append(&record, sizeof record);
+        reported_without_ring_ = without_ring;
+    }
+    const uint64_t stack_full = stack_table_full_count();
+    if (stack_full > reported_stack_full_) {
+        raw::RawDropped record{};
+        record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
+        record.count = stack_full - reported_stack_full_;
+        record.cause = raw::DropCause::StackTableFull;
+        append(&record, sizeof record);
+        reported_stack_full_ = stack_full;
+    }
+    if (symbolize) {
+        symbolizer_.emit_pending(writer_tid_, [this](const void* bytes, size_t size) { append(bytes, size); });
+    }
+    flush_output();
+}
+
+void RawWriter::sample_cpu() {
+    // /proc/self/stat: fields 14 and 15 (utime, stime) in clock ticks, after the ")" of the command.
+    int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char text[1024];
+    ssize_t n = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (n <= 0) return;
+    text[n] = '\0';
+    const char* p = std::strrchr(text, ')');
+    if (p == nullptr) return;
+    unsigned long long utime = 0, stime = 0;
+    // After ")": state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+    if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return;
+    const long ticks = sysconf(_SC_CLK_TCK);
+    const uint64_t ns_per_tick = ticks > 0 ? 1000000000ull / static_cast<uint64_t>(ticks) : 10000000ull;
+    raw::RawCpuSample sample{};
+    if (writer_tid_ == 0) writer_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
+    sample.header = {raw::RecordKind::CpuSample, sizeof sample, writer_tid_};
+    sample.ts_ns = monotonic_ns();
+    sample.user_ns = utime * ns_per_tick;
+    sample.system_ns = stime * ns_per_tick;
+    append(&sample, sizeof sample);
+}
+
+void RawWriter::close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+}
+
+void RawWriter::abandon_after_fork() {
+    if (fd_ >= 0) ::close(fd_);  // our copy of the descriptor only; the parent's stays open
+    fd_ = -1;
+    running_.store(false);
+    thread_started_.store(false);
+    stop_requested_.store(false);
+    drain_busy_.store(false);
+    held_for_fork_ = false;
+    out_len_ = 0;
+    writer_tid_ = 0;
+    reported_without_ring_ = 0;
+    reported_stack_full_ = 0;
+    // The parent's writer thread may have been inside these containers: start from fresh ones.
+    new (&symbolizer_) Symbolizer();
+}
+
+}  // namespace tbdprof::collector

@@ -1,0 +1,101 @@
+#include "tbdprof/collector/recorder.h"
+
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tbdprof/collector/clock.h"
+#include "tbdprof/collector/stack_capture.h"
+
+namespace tbdprof::collector {
+
+namespace {
+
+// 2 MiB per thread: at ~100 bytes per event that is ~20000 events between two drains (20 ms), far
+// above what a thread launching kernels back to back produces on the simulated or a real GPU.
+constexpr size_t kRingBytes = size_t{2} << 20;
+
+LockFreeHashSet<1 << 16> g_interned_strings;
+
+pthread_key_t g_exit_key;
+pthread_once_t g_exit_key_once = PTHREAD_ONCE_INIT;
+
+// Runs when a thread with a ring exits: the writer drains what is left and frees the slot.
+void on_thread_exit(void* value) {
+    auto* ts = static_cast<ThreadState*>(value);
+    if (ts == nullptr || ts->slot == nullptr) return;
+    if (ts->generation != globals().fork_generation.load(std::memory_order_relaxed)) return;  // parent's slot
+    ring_registry().retire(ts->slot);
+    ts->slot = nullptr;
+}
+
+void make_exit_key() { pthread_key_create(&g_exit_key, on_thread_exit); }
+
+}  // namespace
+
+constinit CollectorGlobals g_collector_globals;
+constinit RingRegistry g_ring_registry(kRingBytes);
+thread_local constinit ThreadState t_thread_state;
+
+void refresh_thread_state(ThreadState& ts) {
+    ts.slot = nullptr;
+    ts.tid = 0;
+    ts.device = -1;
+    ts.generation = globals().fork_generation.load(std::memory_order_relaxed);
+}
+
+bool attach_thread_ring(ThreadState& ts) {
+    if (ts.tid == 0) ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    ts.slot = ring_registry().acquire(ts.tid);
+    if (ts.slot == nullptr) return false;
+    pthread_once(&g_exit_key_once, make_exit_key);
+    pthread_setspecific(g_exit_key, &ts);
+
+    char name[17] = {};
+    prctl(PR_GET_NAME, name, 0, 0, 0);
+    raw::RawThreadInfo info{};
+    info.name_string = intern_string(ts, name);
+    info.first_seen_ns = monotonic_ns();
+    emit_record(ts, raw::RecordKind::ThreadInfo, info);
+    return true;
+}
+
+bool emit_string(ThreadState& ts, uint64_t id, std::string_view text) {
+    // A record's size is 16 bits: longer text (rare: giant template names) is cut.
+    constexpr size_t kMaxText = 65535 - sizeof(raw::RawString) - 8;
+    if (text.size() > kMaxText) text = text.substr(0, kMaxText);
+    const size_t size = (sizeof(raw::RawString) + text.size() + 7) & ~size_t{7};
+    uint8_t* p = reserve_record(ts, raw::RecordKind::String, size);
+    if (p == nullptr) return false;
+    raw::RawString s{};
+    s.id = id;
+    s.length = static_cast<uint32_t>(text.size());
+    std::memcpy(p + sizeof(raw::RawRecordHeader), reinterpret_cast<const uint8_t*>(&s) + sizeof(raw::RawRecordHeader),
+                sizeof s - sizeof(raw::RawRecordHeader));
+    std::memcpy(p + sizeof s, text.data(), text.size());
+    std::memset(p + sizeof s + text.size(), 0, size - sizeof s - text.size());
+    commit_record(ts, size);
+    return true;
+}
+
+uint64_t intern_string(ThreadState& ts, std::string_view text) {
+    const uint64_t id = string_id_of(text);
+    // A full table only means the text may be written more than once under the same id.
+    if (g_interned_strings.insert(id) != InsertResult::Present) {
+        if (!emit_string(ts, id, text)) {
+            // Not written: let a later caller try again rather than leave the id without text.
+            // (The set has no erase; a rare lost string shows as an unknown name.)
+        }
+    }
+    return id;
+}
+
+void reset_recorder_after_fork() {
+    g_interned_strings.clear();
+    reset_stack_table_after_fork();
+    ring_registry().reset_after_fork();
+    globals().fork_generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace tbdprof::collector

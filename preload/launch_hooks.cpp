@@ -1,0 +1,193 @@
+// Kernel launches: geometry, stream, the mangled name, and the argument scan — every 8-byte-aligned
+// word of the arguments whose value lies in the range of addresses allocated so far becomes a
+// RawPointerCandidate (the trace builder decides which allocation, if any, it points into).
+#include <cstring>
+
+#include "hook_support.h"
+#include "kernel_catalog.h"
+
+namespace tbdprof::preload {
+namespace {
+
+using collector::ThreadState;
+
+constexpr size_t kMaxCandidates = 256;
+
+struct LaunchBuffer {
+    raw::RawLaunch launch;
+    raw::RawPointerCandidate candidates[kMaxCandidates];
+};
+
+struct Geometry {
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned shared_mem;
+    CUstream stream;
+};
+
+void add_candidate(LaunchBuffer& out, uint64_t value, size_t param, size_t offset, bool read_only) {
+    if (out.launch.candidate_count >= kMaxCandidates) return;
+    raw::RawPointerCandidate& c = out.candidates[out.launch.candidate_count++];
+    c.value = value;
+    c.param_index = static_cast<uint16_t>(param);
+    c.param_offset = static_cast<uint16_t>(offset);
+    c.read_only = read_only ? 1 : 0;
+}
+
+// Words of parameter `index` (`bytes` of it at `data`, at `param_offset` in the parameter buffer).
+void scan_parameter(LaunchBuffer& out, const KernelInfo& info, size_t index, const uint8_t* data, size_t param_offset,
+                    size_t bytes, uint64_t low, uint64_t high) {
+    const size_t first = (8 - param_offset % 8) % 8;  // aligned in the parameter buffer
+    const bool const_pointer = index < 64 && (info.const_mask >> index & 1) != 0;
+    for (size_t offset = first; offset + 8 <= bytes; offset += 8) {
+        uint64_t word;
+        std::memcpy(&word, data + offset, sizeof word);
+        if (word >= low && word <= high) add_candidate(out, word, index, offset, const_pointer && offset == 0);
+    }
+}
+
+void scan_arguments(LaunchBuffer& out, const KernelInfo& info, void** params, void** extra) {
+    const uint64_t low = collector::globals().live_low.load(std::memory_order_relaxed);
+    const uint64_t high = collector::globals().live_high.load(std::memory_order_relaxed);
+    if (low > high) return;  // nothing allocated yet
+    if (params != nullptr) {
+        if (!info.layout_known) return;
+        for (size_t i = 0; i < info.param_count; ++i) {
+            if (params[i] == nullptr) continue;
+            scan_parameter(out, info, i, static_cast<const uint8_t*>(params[i]), info.offsets[i], info.sizes[i], low,
+                           high);
+        }
+        return;
+    }
+    if (extra == nullptr) return;
+    // {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END}
+    const uint8_t* buffer = nullptr;
+    size_t size = 0;
+    for (int i = 0; i < 16 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = static_cast<const uint8_t*>(extra[i + 1]);
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1] != nullptr)
+            size = *static_cast<const size_t*>(extra[i + 1]);
+    }
+    if (buffer == nullptr) return;
+    for (size_t offset = 0; offset + 8 <= size; offset += 8) {
+        uint64_t word;
+        std::memcpy(&word, buffer + offset, sizeof word);
+        if (word < low || word > high) continue;
+        size_t param = 0xffff, param_offset = offset;
+        for (size_t i = 0; i < info.param_count; ++i) {
+            if (offset >= info.offsets[i] && offset < size_t{info.offsets[i]} + info.sizes[i]) {
+                param = i;
+                param_offset = offset - info.offsets[i];
+                break;
+            }
+        }
+        const bool const_pointer = param < 64 && param_offset == 0 && (info.const_mask >> param & 1) != 0;
+        add_candidate(out, word, param, param_offset, const_pointer);
+    }
+}
+
+// Records one launch around the real call `launch()`; geometry and arguments as the caller gave them.
+template <typename Launch>
+CUresult record_launch(ApiPath path, CUfunction function, const Geometry& g, void** params, void** extra,
+                       Launch&& launch) {
+    HookGuard guard;
+    if (!guard.recording()) return launch();
+    ThreadState& ts = guard.state();
+    LaunchBuffer out;
+    std::memset(&out.launch, 0, sizeof out.launch);
+    const KernelInfo& info = kernel_info(ts, function);
+    const uint64_t sequence = collector::next_sequence();
+    out.launch.ts_ns = collector::monotonic_ns();
+    out.launch.sequence = sequence;
+    out.launch.name_string = info.name_string;
+    out.launch.stream = reinterpret_cast<uint64_t>(g.stream);
+    std::memcpy(out.launch.grid, g.grid, sizeof g.grid);
+    std::memcpy(out.launch.block, g.block, sizeof g.block);
+    out.launch.shared_mem_bytes = g.shared_mem;
+    out.launch.device = current_device(ts);
+    out.launch.api = effective_path(ts, path);
+    scan_arguments(out, info, params, extra);
+
+    CUresult result;
+    {
+        CorrelationScope correlation(sequence);
+        result = launch();
+    }
+    if (result != CUDA_SUCCESS) return result;
+    if (ts.library_depth > 0) {
+        if (ts.library_first_sequence == 0) ts.library_first_sequence = sequence;
+        ts.library_last_sequence = sequence;
+    }
+    const size_t size = sizeof(raw::RawLaunch) + out.launch.candidate_count * sizeof(raw::RawPointerCandidate);
+    uint8_t* p = collector::reserve_record(ts, raw::RecordKind::Launch, size);
+    if (p != nullptr) {
+        std::memcpy(p + sizeof(raw::RawRecordHeader), reinterpret_cast<const uint8_t*>(&out) + sizeof(raw::RawRecordHeader),
+                    size - sizeof(raw::RawRecordHeader));
+        collector::commit_record(ts, size);
+    }
+    return result;
+}
+
+template <auto& Real, ApiPath Path>
+CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned shared_mem, CUstream stream, void** params, void** extra) {
+    const Geometry g{{gx, gy, gz}, {bx, by, bz}, shared_mem, stream};
+    return record_launch(Path, f, g, params, extra, [&] {
+        return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    });
+}
+
+template <auto& Real, ApiPath Path>
+CUresult launch_kernel_ex(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
+    if (config == nullptr) return Real.get()(config, f, params, extra);
+    const Geometry g{{config->gridDimX, config->gridDimY, config->gridDimZ},
+                     {config->blockDimX, config->blockDimY, config->blockDimZ},
+                     config->sharedMemBytes,
+                     config->hStream};
+    return record_launch(Path, f, g, params, extra, [&] { return Real.get()(config, f, params, extra); });
+}
+
+template <auto& Real, ApiPath Path>
+CUresult launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                            unsigned shared_mem, CUstream stream, void** params) {
+    const Geometry g{{gx, gy, gz}, {bx, by, bz}, shared_mem, stream};
+    return record_launch(Path, f, g, params, nullptr, [&] {
+        return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params);
+    });
+}
+
+using LaunchFn = decltype(&cuLaunchKernel);
+using LaunchExFn = decltype(&cuLaunchKernelEx);
+using CooperativeFn = decltype(&cuLaunchCooperativeKernel);
+
+}  // namespace
+
+#define TBD_LAUNCH_PARAMS                                                                                     \
+    (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned sm, \
+     CUstream s, void** p, void** e)
+#define TBD_LAUNCH_ARGS (f, gx, gy, gz, bx, by, bz, sm, s, p, e)
+TBD_DRIVER_HOOK(cuLaunchKernel, LaunchFn, launch_kernel, TBD_LAUNCH_PARAMS, TBD_LAUNCH_ARGS)
+TBD_DRIVER_HOOK(cuLaunchKernel_ptsz, LaunchFn, launch_kernel, TBD_LAUNCH_PARAMS, TBD_LAUNCH_ARGS)
+TBD_DRIVER_HOOK(cuLaunchKernelEx, LaunchExFn, launch_kernel_ex,
+                (const CUlaunchConfig* c, CUfunction f, void** p, void** e), (c, f, p, e))
+TBD_DRIVER_HOOK(cuLaunchKernelEx_ptsz, LaunchExFn, launch_kernel_ex,
+                (const CUlaunchConfig* c, CUfunction f, void** p, void** e), (c, f, p, e))
+TBD_DRIVER_HOOK(cuLaunchCooperativeKernel, CooperativeFn, launch_cooperative,
+                (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                 unsigned sm, CUstream s, void** p),
+                (f, gx, gy, gz, bx, by, bz, sm, s, p))
+TBD_DRIVER_HOOK(cuLaunchCooperativeKernel_ptsz, CooperativeFn, launch_cooperative,
+                (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                 unsigned sm, CUstream s, void** p),
+                (f, gx, gy, gz, bx, by, bz, sm, s, p))
+
+void add_launch_hooks(std::vector<HookedSymbol>& out) {
+    out.push_back(TBD_HOOK_ENTRY(cuLaunchKernel, launch_kernel));
+    out.push_back(TBD_HOOK_ENTRY(cuLaunchKernel_ptsz, launch_kernel));
+    out.push_back(TBD_HOOK_ENTRY(cuLaunchKernelEx, launch_kernel_ex));
+    out.push_back(TBD_HOOK_ENTRY(cuLaunchKernelEx_ptsz, launch_kernel_ex));
+    out.push_back(TBD_HOOK_ENTRY(cuLaunchCooperativeKernel, launch_cooperative));
+    out.push_back(TBD_HOOK_ENTRY(cuLaunchCooperativeKernel_ptsz, launch_cooperative));
+}
+
+}  // namespace tbdprof::preload

@@ -1,0 +1,170 @@
+// Programs for the collector's robustness tests, on the CUDA runtime API (built by nvcc against the
+// real toolkit, run on the simulated GPU under LD_PRELOAD).
+//
+// usage: collector_scenarios MODE
+//   threads      8 threads launching, allocating and copying at the same time
+//   fork         forks children (without exec) while another thread launches; children exit
+//   exec         forks a child that execs this program in mode "work"; both use the GPU
+//   work         a little GPU work (the exec'ed child)
+//   segv|abort|exit   GPU work, 300 ms idle, then dies by SIGSEGV, abort() or _exit(3)
+//   bench        prints host ns per kernel launch and per cudaMalloc+cudaFree (run with and without
+//                the collector to see what it adds)
+#include <cuda_runtime.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#define CHECK(call)                                                                            \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            std::exit(1);                                                                      \
+        }                                                                                      \
+    } while (0)
+
+__global__ void scale(float* out, const float* in, float factor, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] * factor;
+}
+
+static void gpu_work(int launches) {
+    const int n = 4096;
+    float *a = nullptr, *b = nullptr;
+    CHECK(cudaMalloc(&a, n * sizeof(float)));
+    CHECK(cudaMalloc(&b, n * sizeof(float)));
+    std::vector<float> host(n, 2.0f);
+    CHECK(cudaMemcpy(a, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(b, 0, n * sizeof(float)));
+    for (int i = 0; i < launches; ++i) scale<<<(n + 255) / 256, 256>>>(b, a, 1.5f, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(host.data(), b, n * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+}
+
+static int run_threads() {
+    constexpr int kThreads = 8;
+    std::vector<std::thread> threads;
+    std::atomic<int> ready{0};
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&] {
+            ready.fetch_add(1);
+            while (ready.load() < kThreads) {
+            }
+            for (int round = 0; round < 5; ++round) gpu_work(200);
+        });
+    }
+    for (auto& t : threads) t.join();
+    CHECK(cudaDeviceSynchronize());
+    return 0;
+}
+
+static int run_fork() {
+    gpu_work(20);
+    std::atomic<bool> stop{false};
+    std::thread launcher([&] {
+        while (!stop.load()) gpu_work(10);
+    });
+    for (int i = 0; i < 3; ++i) {
+        pid_t child = fork();
+        if (child == 0) {
+            // The child only computes on the host; it must not hang or touch the parent's trace.
+            volatile double x = 0;
+            for (int k = 0; k < 100000; ++k) x = x + k;
+            std::exit(0);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            std::fprintf(stderr, "child failed: %d\n", status);
+            return 1;
+        }
+    }
+    stop.store(true);
+    launcher.join();
+    gpu_work(20);
+    CHECK(cudaDeviceSynchronize());
+    return 0;
+}
+
+static int run_exec(const char* self) {
+    gpu_work(10);
+    pid_t child = fork();
+    if (child == 0) {
+        execl(self, self, "work", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+    gpu_work(10);
+    return 0;
+}
+
+static int run_crash(const char* how) {
+    gpu_work(50);
+    CHECK(cudaDeviceSynchronize());
+    usleep(300 * 1000);  // longer than the collector's drain and CUPTI flush periods
+    if (std::strcmp(how, "segv") == 0) {
+        volatile int* null_pointer = nullptr;
+        *null_pointer = 1;
+    } else if (std::strcmp(how, "abort") == 0) {
+        std::abort();
+    }
+    _exit(3);
+}
+
+static double seconds_since(const std::chrono::steady_clock::time_point& start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+static int run_bench() {
+    const int n = 1024;
+    float *a = nullptr, *b = nullptr;
+    CHECK(cudaMalloc(&a, n * sizeof(float)));
+    CHECK(cudaMalloc(&b, n * sizeof(float)));
+    scale<<<4, 256>>>(b, a, 2.0f, n);  // warm-up: first-launch set-up is not what we measure
+    CHECK(cudaDeviceSynchronize());
+    constexpr int kLaunches = 200000;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kLaunches; ++i) scale<<<4, 256>>>(b, a, 2.0f, n);
+    const double launch_s = seconds_since(start);
+    CHECK(cudaDeviceSynchronize());
+    constexpr int kAllocs = 20000;
+    start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kAllocs; ++i) {
+        float* p = nullptr;
+        CHECK(cudaMalloc(&p, 4096));
+        CHECK(cudaFree(p));
+    }
+    const double alloc_s = seconds_since(start);
+    std::printf("launch_ns %.1f alloc_free_ns %.1f\n", launch_s * 1e9 / kLaunches, alloc_s * 1e9 / kAllocs);
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    const char* mode = argc > 1 ? argv[1] : "";
+    if (std::strcmp(mode, "threads") == 0) return run_threads();
+    if (std::strcmp(mode, "bench") == 0) return run_bench();
+    if (std::strcmp(mode, "fork") == 0) return run_fork();
+    if (std::strcmp(mode, "exec") == 0) return run_exec(argv[0]);
+    if (std::strcmp(mode, "work") == 0) {
+        gpu_work(10);
+        return 0;
+    }
+    if (std::strcmp(mode, "segv") == 0 || std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "exit") == 0)
+        return run_crash(mode);
+    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|segv|abort|exit|bench\n");
+    return 2;
+}
