@@ -1,0 +1,38 @@
+// Computing a Report from a trace file.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "tbdprof/analyzer/report.h"
+
+namespace tbdprof::analyzer {
+
+// A trace that cannot be analysed: missing, not SQLite, corrupt, too new, not a tbdprof trace.
+// what() is one sentence meant for the user.
+class TraceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class WindowChoice { steady, iterations, all };
+
+struct AnalysisOptions {
+    WindowChoice window = WindowChoice::steady;
+    std::string iteration_range;          // a range name to use as the iteration marker
+    std::optional<int64_t> batch_size;    // samples per iteration, for samples/s
+    int top_kernels = 10;
+    int largest_allocations = 10;
+    int timeline_points = 400;
+    int utilization_buckets = 200;
+    bool progress = false;                // progress on stderr (callers pass isatty(2))
+};
+
+// Throws TraceError for bad input; never crashes on a corrupt file.
+Report analyze_trace(const std::string& path, const AnalysisOptions& options);
+
+std::optional<WindowChoice> parse_window(std::string_view text);
+const char* window_name(WindowChoice choice);
+
+}  // namespace tbdprof::analyzer

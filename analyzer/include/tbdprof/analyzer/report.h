@@ -1,0 +1,157 @@
+// The analyzer's result for one trace: plain data, filled by analyze() and read by the renderers,
+// compare, diff and check. Times are nanoseconds relative to the run start, sizes are bytes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tbdprof::analyzer {
+
+// Memory categories in report order; "untagged" holds allocations the tagger has not labelled yet.
+inline constexpr int kCategoryCount = 8;
+using CategoryBytes = std::array<int64_t, kCategoryCount>;
+
+struct RunInfo {
+    std::string trace_path;
+    std::string command_line;
+    int64_t duration_ns = 0;
+    bool simulated = false;
+    std::string clock_source;
+    int64_t host_timed_kernels = 0;  // kernels with no device interval (excluded from utilization)
+    int64_t truncated_files = 0;
+    int64_t dropped_events = 0;
+    int format_version = 0;
+};
+
+struct Window {
+    std::string requested;  // steady | iterations | all
+    std::string used;       // what was actually used (falls back to "all" without iterations)
+    std::string note;       // why it differs from the request, empty otherwise
+    int64_t begin_ns = 0;
+    int64_t end_ns = 0;
+    double seconds() const { return static_cast<double>(end_ns - begin_ns) / 1e9; }
+};
+
+struct DeviceMetrics {
+    int64_t id = 0;
+    std::string name;
+    double fp32_peak_flops = 0;
+    int64_t kernel_busy_ns = 0;  // union of kernel intervals inside the window
+    int64_t busy_ns = 0;         // union of kernel, copy and set intervals inside the window
+    double utilization = 0;      // kernel_busy_ns / window
+    double busy_utilization = 0; // busy_ns / window
+    double fp32_flops = 0;
+    double fp32_utilization = 0;  // fp32_flops / window / fp32_peak_flops
+    int64_t kernels = 0;          // kernels starting in the window
+};
+
+struct FlopMetrics {
+    double fp32_flops = 0;
+    double fp32_flops_per_s = 0;       // over the window
+    double fp32_flops_per_busy_s = 0;  // over GPU-busy time (union of kernel intervals)
+    double fp32_peak_flops = 0;        // sum of the peaks of the devices in the report
+    double fp32_utilization = 0;       // fp32_flops_per_s / fp32_peak_flops
+    double tensor_flops = 0;           // TF32 / FP16 / BF16 / FP8 tensor-core work, never FP32
+    double tensor_flops_per_s = 0;
+    double other_flops = 0;            // FP64, integer, unknown precision
+    int64_t kernel_time_ns = 0;        // sum of durations of kernels in the window
+    int64_t kernel_time_without_flops_ns = 0;
+    double no_flop_info_share = 0;     // kernel_time_without_flops_ns / kernel_time_ns
+    int64_t library_calls = 0;         // library calls with FLOPs that reach the window
+};
+
+struct LargeAllocation {
+    int64_t id = 0;
+    int64_t device = 0;
+    int64_t bytes = 0;
+    int64_t alloc_ns = 0;
+    std::optional<int64_t> free_ns;
+    int category = 0;
+    std::vector<std::string> stack;  // innermost first; empty when stacks were off
+};
+
+struct MemoryPoint {
+    int64_t t_ns = 0;
+    CategoryBytes bytes{};
+};
+
+struct MemoryMetrics {
+    int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
+    int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
+    int64_t peak_ns = 0;
+    CategoryBytes at_peak{};          // live bytes per category at that peak
+    CategoryBytes category_max{};     // each category's own maximum over the run
+    std::vector<std::pair<int64_t, int64_t>> device_peaks;  // (device, peak bytes)
+    bool tagged = false;              // some allocation has a category
+    std::vector<MemoryPoint> timeline;  // step series, at most a few hundred points
+    std::vector<LargeAllocation> largest_at_peak;
+};
+
+struct IterationMetrics {
+    std::string source;        // 'iterations' table, range name family, or empty when none
+    int64_t detected = 0;      // all detected iterations
+    int64_t count = 0;         // iterations inside the window
+    double mean_s = 0, median_s = 0, p95_s = 0, min_s = 0, max_s = 0;
+    double per_s = 0;          // count / window
+    std::optional<double> samples_per_s;  // with --batch-size
+    std::vector<std::pair<int64_t, int64_t>> spans;  // (begin, end) of iterations in the window
+};
+
+struct CpuProcess {
+    int64_t process = 0;
+    double utilization = 0;  // CPU seconds per second (1.0 = one core busy)
+};
+
+struct CpuMetrics {
+    bool available = false;
+    double utilization = 0;  // all traced processes together, in cores
+    std::vector<CpuProcess> processes;
+};
+
+struct KernelStat {
+    std::string name;
+    int64_t count = 0;
+    int64_t total_ns = 0;
+    double mean_ns = 0;
+    double flops = 0;  // all precisions
+    double share = 0;  // total_ns / kernel time in the window
+};
+
+struct KernelMetrics {
+    int64_t count = 0;    // kernels starting in the window (device-timed and host-timed)
+    int64_t total = 0;    // all kernels in the trace
+    int64_t host_timed = 0;
+    std::vector<KernelStat> top;
+};
+
+// GPU utilization over the whole run, in equal buckets, per device (chart data).
+struct UtilizationSeries {
+    int64_t bucket_ns = 0;
+    std::vector<std::pair<int64_t, std::vector<double>>> devices;  // (device, fraction per bucket)
+};
+
+struct Report {
+    RunInfo run;
+    Window window;
+    std::vector<DeviceMetrics> devices;
+    double gpu_utilization = 0;   // mean over devices with kernels
+    double busy_utilization = 0;  // same, with copies and sets
+    FlopMetrics flops;
+    MemoryMetrics memory;
+    IterationMetrics iterations;
+    CpuMetrics cpu;
+    KernelMetrics kernels;
+    UtilizationSeries utilization_series;
+    std::vector<std::string> notes;  // facts a reader needs (fallbacks, missing data)
+};
+
+const char* category_name(int index);
+// Index of a category name; unknown names map to "other" and empty/NULL to "untagged".
+int category_index(std::string_view name);
+inline constexpr int kUntagged = kCategoryCount - 1;
+
+}  // namespace tbdprof::analyzer

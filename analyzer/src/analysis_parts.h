@@ -1,0 +1,31 @@
+// The pieces analyze_trace() is made of, one scan each. Internal to the analyzer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "progress.h"
+#include "tbdprof/analyzer/analyze.h"
+#include "trace_file.h"
+
+namespace tbdprof::analyzer {
+
+struct IterationSpans {
+    std::string source;  // "iterations table" or "ranges named like '<family>'"; empty: none
+    std::vector<std::pair<int64_t, int64_t>> spans;  // sorted by begin, non-overlapping
+};
+
+IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range);
+Window choose_window(WindowChoice choice, const IterationSpans& iterations, int64_t run_duration_ns);
+IterationMetrics iteration_metrics(const IterationSpans& iterations, const Window& window,
+                                   std::optional<int64_t> batch_size);
+
+// GPU scan: kernels, copies and sets, library calls. Fills devices, utilization, FLOPs, kernels.
+void scan_gpu(const TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report);
+// Memory replay over the whole run (memory is not windowed: peak is the run's peak).
+void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report);
+void scan_cpu(const TraceFile& trace, Report& report);
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,36 @@
+// A neutral document (titled sections of lines and tables, optional SVG charts) that the text,
+// markdown and HTML renderers print. Report, compare and diff build one; printing is shared.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tbdprof::analyzer {
+
+struct Table {
+    std::vector<std::string> header;
+    std::vector<bool> right_aligned;  // per column; numbers are right-aligned
+    std::vector<std::vector<std::string>> rows;
+    void add(std::vector<std::string> row) { rows.push_back(std::move(row)); }
+};
+
+struct Section {
+    std::string title;
+    std::vector<std::string> lines;  // plain sentences, printed before the table
+    std::optional<Table> table;
+    std::vector<std::string> charts;  // inline SVG, HTML only
+};
+
+struct Document {
+    std::string title;
+    std::vector<std::string> intro;
+    std::vector<Section> sections;
+};
+
+std::string to_text(const Document& document);
+std::string to_markdown(const Document& document);
+std::string to_html(const Document& document);
+std::string html_escape(std::string_view text);
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,182 @@
+// Memory: replay device allocations and frees in time order over the whole run. Peak live bytes,
+// the category split at that moment, each category's own maximum, a downsampled timeline, and the
+// largest allocations live at the peak with their call stacks.
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <map>
+
+#include "analysis_parts.h"
+
+namespace tbdprof::analyzer {
+namespace {
+
+struct Allocation {
+    int64_t id, device, bytes, alloc_ns, free_ns;  // free_ns INT64_MAX: never freed
+    int64_t stack;                                  // -1: none
+    int category;
+    bool freed;
+};
+
+struct Event {
+    int64_t time;
+    int order;      // at equal times: frees of older allocations, then allocations, then zero-lifetime frees
+    uint32_t index;
+    bool is_alloc() const { return order == 1; }
+};
+
+std::vector<std::string> load_stack(const ReadOnlyDatabase& db, int64_t stack) {
+    std::vector<std::string> frames;
+    Query query(db,
+                "SELECT s.text, m.text, f.ip, f.offset FROM stack_frames AS sf JOIN frames AS f ON f.id = sf.frame "
+                "LEFT JOIN strings AS s ON s.id = f.symbol LEFT JOIN strings AS m ON m.id = f.module "
+                "WHERE sf.stack = ?1 ORDER BY sf.position LIMIT 64");
+    query.bind(1, stack);
+    while (query.step()) {
+        std::string frame = query.is_null(0) ? std::string() : query.text(0);
+        if (frame.empty()) {
+            char buffer[40];
+            std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(query.integer(2)));
+            frame = buffer;
+        }
+        if (!query.is_null(1)) {
+            std::string module = query.text(1);
+            const size_t slash = module.rfind('/');
+            if (slash != std::string::npos) module = module.substr(slash + 1);
+            frame += " (" + module + ")";
+        }
+        frames.push_back(std::move(frame));
+    }
+    return frames;
+}
+
+}  // namespace
+
+void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report) {
+    MemoryMetrics& memory = report.memory;
+    std::vector<Allocation> allocations;
+    {
+        Query query(*trace.db,
+                    "SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, c.category, a.stack "
+                    "FROM allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
+                    "WHERE a.kind IN ('device', 'device_async', 'managed')");
+        while (query.step()) {
+            const int64_t bytes = query.integer(2);
+            if (bytes <= 0) continue;
+            Allocation a{};
+            a.id = query.integer(0);
+            a.device = query.integer(1);
+            a.bytes = bytes;
+            a.alloc_ns = query.integer(3);
+            a.freed = !query.is_null(4);
+            a.free_ns = a.freed ? std::max(query.integer(4), a.alloc_ns) : INT64_MAX;
+            a.category = category_index(query.is_null(5) ? std::string() : query.text(5));
+            a.stack = query.is_null(6) ? -1 : query.integer(6);
+            if (a.category != kUntagged) memory.tagged = true;
+            allocations.push_back(a);
+            if (allocations.size() >= UINT32_MAX / 2) break;  // event indices are 32-bit
+        }
+    }
+    memory.allocations = static_cast<int64_t>(allocations.size());
+    if (allocations.empty()) {
+        report.notes.push_back("the trace has no device allocations: memory figures are zero");
+        return;
+    }
+    if (!memory.tagged) {
+        report.notes.push_back("allocations are not tagged with categories yet: all memory is 'untagged'");
+    }
+
+    std::vector<Event> events;
+    events.reserve(allocations.size() * 2);
+    for (uint32_t i = 0; i < allocations.size(); ++i) {
+        const Allocation& a = allocations[i];
+        events.push_back({a.alloc_ns, 1, i});
+        if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
+    }
+    std::sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
+        if (x.time != y.time) return x.time < y.time;
+        if (x.order != y.order) return x.order < y.order;
+        return x.index < y.index;
+    });
+
+    // Timeline: at most `timeline_points` buckets over the run; each keeps the moment of its highest
+    // total, so the chart shows every peak.
+    const int64_t run_end = std::max<int64_t>({report.run.duration_ns, events.back().time, 1});
+    const int points = std::max(2, options.timeline_points);
+    const int64_t bucket_ns = std::max<int64_t>(1, run_end / points + 1);
+    int64_t current_bucket = INT64_MIN;
+    MemoryPoint pending;
+    int64_t pending_total = -1;
+
+    CategoryBytes live{};
+    int64_t total = 0;
+    std::map<int64_t, std::pair<int64_t, int64_t>> device_live;  // device -> (live, peak)
+    size_t peak_position = 0;
+    bool have_peak = false;
+    std::vector<uint32_t> alloc_position(allocations.size(), UINT32_MAX), free_position(allocations.size(), UINT32_MAX);
+
+    for (size_t position = 0; position < events.size(); ++position) {
+        const Event& event = events[position];
+        const Allocation& a = allocations[event.index];
+        const int64_t delta = event.is_alloc() ? a.bytes : -a.bytes;
+        (event.is_alloc() ? alloc_position : free_position)[event.index] = static_cast<uint32_t>(position);
+        live[static_cast<size_t>(a.category)] += delta;
+        total += delta;
+        auto& [device_bytes, device_peak] = device_live[a.device];
+        device_bytes += delta;
+        device_peak = std::max(device_peak, device_bytes);
+        for (int c = 0; c < kCategoryCount; ++c) memory.category_max[c] = std::max(memory.category_max[c], live[c]);
+        if (total > memory.peak_bytes) {
+            memory.peak_bytes = total;
+            memory.peak_ns = event.time;
+            memory.at_peak = live;
+            peak_position = position;
+            have_peak = true;
+        }
+        const int64_t bucket = event.time / bucket_ns;
+        if (bucket != current_bucket) {
+            if (pending_total >= 0) memory.timeline.push_back(pending);
+            current_bucket = bucket;
+            pending_total = -1;
+        }
+        if (total > pending_total) {
+            pending = {event.time, live};
+            pending_total = total;
+        }
+    }
+    if (pending_total >= 0) memory.timeline.push_back(pending);
+    if (memory.timeline.back().t_ns < report.run.duration_ns) {
+        memory.timeline.push_back({report.run.duration_ns, live});  // the state at the end of the run
+    }
+    for (const auto& [device, state] : device_live) memory.device_peaks.emplace_back(device, state.second);
+
+    // Largest allocations live at the peak: allocated at or before it, freed after it.
+    std::vector<uint32_t> live_at_peak;
+    if (have_peak) {
+        for (uint32_t i = 0; i < allocations.size(); ++i) {
+            if (alloc_position[i] <= peak_position && (free_position[i] == UINT32_MAX || free_position[i] > peak_position)) {
+                live_at_peak.push_back(i);
+            }
+        }
+    }
+    const size_t count = std::min(live_at_peak.size(), static_cast<size_t>(std::max(0, options.largest_allocations)));
+    std::partial_sort(live_at_peak.begin(), live_at_peak.begin() + static_cast<std::ptrdiff_t>(count), live_at_peak.end(),
+                      [&](uint32_t x, uint32_t y) {
+                          return allocations[x].bytes != allocations[y].bytes ? allocations[x].bytes > allocations[y].bytes
+                                                                              : allocations[x].id < allocations[y].id;
+                      });
+    for (size_t i = 0; i < count; ++i) {
+        const Allocation& a = allocations[live_at_peak[i]];
+        LargeAllocation large;
+        large.id = a.id;
+        large.device = a.device;
+        large.bytes = a.bytes;
+        large.alloc_ns = a.alloc_ns;
+        if (a.freed) large.free_ns = a.free_ns;
+        large.category = a.category;
+        if (a.stack >= 0) large.stack = load_stack(*trace.db, a.stack);
+        memory.largest_at_peak.push_back(std::move(large));
+    }
+}
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,27 @@
+// Progress on stderr for long scans: silent for the first second and when disabled (stderr is not a
+// terminal), then one self-overwriting line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace tbdprof::analyzer {
+
+class Progress {
+public:
+    explicit Progress(bool enabled);
+    ~Progress();
+    Progress(const Progress&) = delete;
+    Progress& operator=(const Progress&) = delete;
+
+    // Cheap enough to call every few hundred thousand rows.
+    void update(const char* stage, int64_t done, int64_t total);
+    void finish();
+
+private:
+    bool enabled_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,154 @@
+// JSON report. The layout is documented in schemas/report.schema.json; keys are stable within
+// "schema_version". Times are seconds, sizes bytes, utilizations fractions in 0..1.
+#include "json_writer.h"
+#include "tbdprof/analyzer/render.h"
+
+namespace tbdprof::analyzer {
+namespace {
+
+double s_of(int64_t ns) { return static_cast<double>(ns) / 1e9; }  // correctly rounded: 1000 ns -> 1e-06
+
+void categories(JsonWriter& json, std::string_view key, const CategoryBytes& bytes) {
+    json.begin_object(key);
+    for (int c = 0; c < kCategoryCount; ++c) json.value(category_name(c), bytes[static_cast<size_t>(c)]);
+    json.end_object();
+}
+
+void memory(JsonWriter& json, const MemoryMetrics& m) {
+    json.begin_object("memory");
+    json.value("allocations", m.allocations).value("peak_bytes", m.peak_bytes).value("peak_s", s_of(m.peak_ns));
+    json.value("tagged", m.tagged);
+    categories(json, "at_peak", m.at_peak);
+    categories(json, "category_max", m.category_max);
+    json.begin_array("devices");
+    for (const auto& [device, peak] : m.device_peaks) json.begin_object().value("id", device).value("peak_bytes", peak).end_object();
+    json.end_array();
+    json.begin_array("largest_at_peak");
+    for (const LargeAllocation& a : m.largest_at_peak) {
+        json.begin_object().value("id", a.id).value("device", a.device).value("bytes", a.bytes);
+        json.value("category", category_name(a.category)).value("alloc_s", s_of(a.alloc_ns));
+        if (a.free_ns) json.value("free_s", s_of(*a.free_ns));
+        else json.null("free_s");
+        json.begin_array("stack");
+        for (const std::string& frame : a.stack) json.value("", frame);
+        json.end_array().end_object();
+    }
+    json.end_array();
+    json.begin_object("timeline");
+    json.begin_array("categories");
+    for (int c = 0; c < kCategoryCount; ++c) json.value("", category_name(c));
+    json.end_array();
+    json.begin_array("points");
+    for (const MemoryPoint& p : m.timeline) {
+        json.begin_array().value("", s_of(p.t_ns));
+        for (int64_t b : p.bytes) json.value("", b);
+        json.end_array();
+    }
+    json.end_array().end_object();
+    json.end_object();
+}
+
+}  // namespace
+
+std::string render_json(const Report& r) {
+    JsonWriter json;
+    json.begin_object();
+    json.value("schema", "tbdprof-report").value("schema_version", 1);
+    json.begin_object("trace")
+        .value("path", r.run.trace_path)
+        .value("command_line", r.run.command_line)
+        .value("format_version", r.run.format_version)
+        .value("duration_s", s_of(r.run.duration_ns))
+        .value("simulated", r.run.simulated)
+        .value("clock_source", r.run.clock_source)
+        .value("truncated_files", r.run.truncated_files)
+        .value("dropped_events", r.run.dropped_events)
+        .end_object();
+    json.begin_object("window")
+        .value("requested", r.window.requested)
+        .value("used", r.window.used)
+        .value("note", r.window.note)
+        .value("begin_s", s_of(r.window.begin_ns))
+        .value("end_s", s_of(r.window.end_ns))
+        .value("duration_s", r.window.seconds())
+        .end_object();
+    json.value("gpu_utilization", r.gpu_utilization).value("gpu_busy_utilization", r.busy_utilization);
+    json.begin_array("devices");
+    for (const DeviceMetrics& d : r.devices) {
+        json.begin_object()
+            .value("id", d.id)
+            .value("name", d.name)
+            .value("utilization", d.utilization)
+            .value("busy_utilization", d.busy_utilization)
+            .value("kernel_busy_s", s_of(d.kernel_busy_ns))
+            .value("busy_s", s_of(d.busy_ns))
+            .value("kernels", d.kernels)
+            .value("fp32_flops", d.fp32_flops)
+            .value("fp32_peak_flops", d.fp32_peak_flops)
+            .value("fp32_utilization", d.fp32_utilization)
+            .end_object();
+    }
+    json.end_array();
+    const FlopMetrics& f = r.flops;
+    json.begin_object("fp32")
+        .value("flops", f.fp32_flops)
+        .value("flops_per_s", f.fp32_flops_per_s)
+        .value("flops_per_busy_s", f.fp32_flops_per_busy_s)
+        .value("peak_flops", f.fp32_peak_flops)
+        .value("utilization", f.fp32_utilization)
+        .end_object();
+    json.begin_object("tensor_core").value("flops", f.tensor_flops).value("flops_per_s", f.tensor_flops_per_s).end_object();
+    json.begin_object("flop_coverage")
+        .value("other_flops", f.other_flops)
+        .value("library_calls", f.library_calls)
+        .value("kernel_time_s", s_of(f.kernel_time_ns))
+        .value("kernel_time_without_flops_s", s_of(f.kernel_time_without_flops_ns))
+        .value("no_flop_info_share", f.no_flop_info_share)
+        .end_object();
+    memory(json, r.memory);
+    const IterationMetrics& it = r.iterations;
+    json.begin_object("iterations")
+        .value("source", it.source)
+        .value("detected", it.detected)
+        .value("count", it.count)
+        .value("mean_s", it.mean_s)
+        .value("median_s", it.median_s)
+        .value("p95_s", it.p95_s)
+        .value("min_s", it.min_s)
+        .value("max_s", it.max_s)
+        .value("per_s", it.per_s)
+        .value("samples_per_s", it.samples_per_s)
+        .end_object();
+    json.begin_object("cpu").value("available", r.cpu.available).value("utilization", r.cpu.utilization);
+    json.begin_array("processes");
+    for (const CpuProcess& p : r.cpu.processes) json.begin_object().value("process", p.process).value("utilization", p.utilization).end_object();
+    json.end_array().end_object();
+    json.begin_object("kernels").value("count", r.kernels.count).value("total", r.kernels.total).value("host_timed", r.kernels.host_timed);
+    json.begin_array("top");
+    for (const KernelStat& k : r.kernels.top) {
+        json.begin_object()
+            .value("name", k.name)
+            .value("count", k.count)
+            .value("total_s", s_of(k.total_ns))
+            .value("mean_s", k.mean_ns * 1e-9)
+            .value("flops", k.flops)
+            .value("share", k.share)
+            .end_object();
+    }
+    json.end_array().end_object();
+    json.begin_object("utilization_timeline").value("bucket_s", s_of(r.utilization_series.bucket_ns));
+    json.begin_array("devices");
+    for (const auto& [device, values] : r.utilization_series.devices) {
+        json.begin_object().value("id", device).begin_array("values");
+        for (double v : values) json.value("", v);
+        json.end_array().end_object();
+    }
+    json.end_array().end_object();
+    json.begin_array("notes");
+    for (const std::string& note : r.notes) json.value("", note);
+    json.end_array();
+    json.end_object();
+    return json.str();
+}
+
+}  // namespace tbdprof::analyzer

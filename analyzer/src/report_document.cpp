@@ -1,0 +1,167 @@
+#include "report_document.h"
+
+#include <cstdio>
+
+#include "svg_charts.h"
+#include "tbdprof/analyzer/render.h"
+#include "tbdprof/analyzer/units.h"
+
+namespace tbdprof::analyzer {
+namespace {
+
+std::string seconds(double s) { return format_duration_ns(s * 1e9); }
+
+Section overview(const Report& r, bool with_charts) {
+    Section s{"GPU utilization", {}, Table{{"device", "name", "utilization", "busy incl. copies", "kernel busy",
+                                          "kernels", "FP32 FLOP", "FP32 util."},
+                                         {false, false, true, true, true, true, true, true}, {}}, {}};
+    s.lines.push_back("GPU utilization: " + format_percent(r.gpu_utilization) +
+                      " (busy including copies and sets: " + format_percent(r.busy_utilization) + ")");
+    for (const DeviceMetrics& d : r.devices) {
+        s.table->add({std::to_string(d.id), d.name, format_percent(d.utilization), format_percent(d.busy_utilization),
+                      format_duration_ns(static_cast<double>(d.kernel_busy_ns)), std::to_string(d.kernels),
+                      format_flops(d.fp32_flops), format_percent(d.fp32_utilization)});
+    }
+    if (with_charts) s.charts.push_back(utilization_chart(r.utilization_series, r.window, r.run.duration_ns));
+    return s;
+}
+
+Section flops(const Report& r) {
+    const FlopMetrics& f = r.flops;
+    Section s{"FP32 throughput", {}, Table{{"metric", "value"}, {false, true}, {}}, {}};
+    s.table->add({"FP32 FLOPs in window", format_flops(f.fp32_flops)});
+    s.table->add({"achieved FP32 over window", format_rate(f.fp32_flops_per_s)});
+    s.table->add({"achieved FP32 over GPU-busy time", format_rate(f.fp32_flops_per_busy_s)});
+    s.table->add({"FP32 peak", format_rate(f.fp32_peak_flops)});
+    s.table->add({"FP32 utilization", format_percent(f.fp32_utilization)});
+    s.table->add({"tensor-core FLOPs (TF32/FP16/BF16/FP8, not FP32)", format_flops(f.tensor_flops)});
+    s.table->add({"tensor-core FLOP/s over window", format_rate(f.tensor_flops_per_s)});
+    s.table->add({"other FLOPs (FP64, integer, unknown)", format_flops(f.other_flops)});
+    s.table->add({"library calls with FLOPs", std::to_string(f.library_calls)});
+    s.lines.push_back(format_percent(f.no_flop_info_share) + " of GPU kernel time (" +
+                      format_duration_ns(static_cast<double>(f.kernel_time_without_flops_ns)) + " of " +
+                      format_duration_ns(static_cast<double>(f.kernel_time_ns)) +
+                      ") has no FLOP information: FLOPs come from library calls with known shapes only");
+    return s;
+}
+
+Section memory(const Report& r, bool with_charts) {
+    const MemoryMetrics& m = r.memory;
+    Section s{"Memory", {}, Table{{"category", "at peak", "share at peak", "own maximum"}, {false, true, true, true}, {}}, {}};
+    s.lines.push_back("peak live device memory: " + format_bytes(m.peak_bytes) + " at " +
+                      seconds(static_cast<double>(m.peak_ns) * 1e-9) + " (" + std::to_string(m.allocations) +
+                      " device allocations; memory covers the whole run)");
+    for (int c = 0; c < kCategoryCount; ++c) {
+        const double share = m.peak_bytes > 0 ? static_cast<double>(m.at_peak[c]) / static_cast<double>(m.peak_bytes) : 0;
+        s.table->add({category_name(c), format_bytes(m.at_peak[c]), format_percent(share), format_bytes(m.category_max[c])});
+    }
+    if (with_charts) {
+        s.charts.push_back(memory_timeline_chart(m, r.run.duration_ns));
+        s.charts.push_back(category_bars_chart({"at peak"}, {m.at_peak}));
+    }
+    return s;
+}
+
+Section largest(const Report& r) {
+    Section s{"Largest allocations live at the peak", {}, Table{{"bytes", "category", "device", "allocated", "freed", "call stack (innermost first)"},
+                                                                  {true, false, true, true, true, false}, {}}, {}};
+    for (const LargeAllocation& a : r.memory.largest_at_peak) {
+        std::string stack;
+        for (size_t i = 0; i < a.stack.size() && i < 4; ++i) stack += (i ? " < " : "") + a.stack[i];
+        if (stack.empty()) stack = "(no stack recorded)";
+        s.table->add({format_bytes(a.bytes), category_name(a.category), std::to_string(a.device),
+                      seconds(static_cast<double>(a.alloc_ns) * 1e-9),
+                      a.free_ns ? seconds(static_cast<double>(*a.free_ns) * 1e-9) : "never", stack});
+    }
+    return s;
+}
+
+Section iterations(const Report& r) {
+    const IterationMetrics& it = r.iterations;
+    Section s{"Iterations", {}, std::nullopt, {}};
+    if (it.count == 0) {
+        s.lines.push_back(it.detected == 0 ? "no iterations detected" : "no complete iteration inside the window");
+        return s;
+    }
+    s.lines.push_back(std::to_string(it.count) + " iterations in the window (" + std::to_string(it.detected) +
+                      " detected, from " + it.source + ")");
+    s.table = Table{{"metric", "value"}, {false, true}, {}};
+    s.table->add({"mean", seconds(it.mean_s)});
+    s.table->add({"median", seconds(it.median_s)});
+    s.table->add({"p95", seconds(it.p95_s)});
+    s.table->add({"min / max", seconds(it.min_s) + " / " + seconds(it.max_s)});
+    s.table->add({"iterations/s", format_number(it.per_s, 4)});
+    if (it.samples_per_s) s.table->add({"samples/s", format_number(*it.samples_per_s, 5)});
+    return s;
+}
+
+Section cpu(const Report& r) {
+    Section s{"CPU", {}, std::nullopt, {}};
+    if (!r.cpu.available) {
+        s.lines.push_back("no CPU samples in the window");
+        return s;
+    }
+    s.lines.push_back("CPU utilization of the traced processes: " + format_number(r.cpu.utilization, 3) +
+                      " cores (1.0 = one core busy)");
+    s.table = Table{{"process", "cores"}, {true, true}, {}};
+    for (const CpuProcess& p : r.cpu.processes) s.table->add({std::to_string(p.process), format_number(p.utilization, 3)});
+    return s;
+}
+
+Section kernels(const Report& r) {
+    Section s{"Top kernels by total time", {}, Table{{"kernel", "count", "total", "mean", "FLOPs", "share of GPU time"},
+                                                      {false, true, true, true, true, true}, {}}, {}};
+    s.lines.push_back(std::to_string(r.kernels.count) + " kernels in the window (" + std::to_string(r.kernels.total) +
+                      " in the trace)");
+    for (const KernelStat& k : r.kernels.top) {
+        std::string name = k.name.size() > 80 ? k.name.substr(0, 77) + "..." : k.name;
+        s.table->add({name, std::to_string(k.count), format_duration_ns(static_cast<double>(k.total_ns)),
+                      format_duration_ns(k.mean_ns), k.flops > 0 ? format_flops(k.flops) : "-", format_percent(k.share)});
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string window_sentence(const Report& r) {
+    return "window: " + r.window.used + " (" + seconds(static_cast<double>(r.window.begin_ns) * 1e-9) + " to " +
+           seconds(static_cast<double>(r.window.end_ns) * 1e-9) + ", " + seconds(r.window.seconds()) + ")" +
+           (r.window.used != r.window.requested ? "; requested " + r.window.requested + ": " + r.window.note : "");
+}
+
+Document report_document(const Report& r, bool with_charts) {
+    Document document;
+    document.title = "tbdprof report: " + r.run.trace_path;
+    document.intro.push_back("command: " + r.run.command_line);
+    document.intro.push_back("run: " + seconds(static_cast<double>(r.run.duration_ns) * 1e-9) +
+                             (r.run.simulated ? " on the simulated GPU" : "") + ", clock source " + r.run.clock_source);
+    document.intro.push_back(window_sentence(r));
+    document.sections.push_back(overview(r, with_charts));
+    document.sections.push_back(flops(r));
+    document.sections.push_back(memory(r, with_charts));
+    if (!r.memory.largest_at_peak.empty()) document.sections.push_back(largest(r));
+    document.sections.push_back(iterations(r));
+    document.sections.push_back(cpu(r));
+    document.sections.push_back(kernels(r));
+    if (!r.notes.empty()) document.sections.push_back(Section{"Notes", r.notes, std::nullopt, {}});
+    return document;
+}
+
+std::optional<Format> parse_format(std::string_view text) {
+    if (text == "text") return Format::text;
+    if (text == "markdown" || text == "md") return Format::markdown;
+    if (text == "json") return Format::json;
+    if (text == "html") return Format::html;
+    return std::nullopt;
+}
+
+std::string render_report(const Report& report, Format format) {
+    switch (format) {
+    case Format::json: return render_json(report);
+    case Format::markdown: return to_markdown(report_document(report, false));
+    case Format::html: return to_html(report_document(report, true));
+    default: return to_text(report_document(report, false));
+    }
+}
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,103 @@
+#include "options.h"
+
+#include <charconv>
+
+namespace tbdprof::cli {
+namespace {
+
+bool parse_stack_depth(const std::string& text, int& depth) {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < 0 || value > kMaxStackDepth) return false;
+    depth = value;
+    return true;
+}
+
+ParsedCommandLine usage_error(std::string message) {
+    ParsedCommandLine parsed;
+    parsed.action = ParsedCommandLine::Action::UsageError;
+    parsed.error = std::move(message);
+    return parsed;
+}
+
+}  // namespace
+
+std::string usage_text() {
+    return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] -- COMMAND [ARGS...]\n"
+           "\n"
+           "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"
+           "kernels, copies, sets, allocations and frees with their call stacks, which allocations each\n"
+           "kernel's arguments point into, and cuBLAS calls with their shapes.\n"
+           "\n"
+           "options:\n"
+           "  -o, --output FILE  write the trace to FILE (default: tbdprof-<command>-<YYYYmmdd-HHMMSS>.sqlite\n"
+           "                     in the current directory)\n"
+           "  --force            replace FILE if it exists (without it, tbdprof never overwrites)\n"
+           "  --sim[=MODEL]      run on tbdprof's simulated GPU instead of a real one (no GPU needed);\n"
+           "                     MODEL picks the simulated device (TBDSIM_MODEL), e.g. h100, h200\n"
+           "  --stacks N         frames of call stack kept per allocation, 0 to 128 (default 24; 0 = off)\n"
+           "  -h, --help         show this text\n"
+           "  --version          show the tbdprof version and the trace format version\n"
+           "\n"
+           "exit status: the command's own status (128+N when a signal N killed it); 2 for usage errors,\n"
+           "127 when COMMAND is not found, 126 when it is not executable, 1 for other tbdprof errors.\n";
+}
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
+    ParsedCommandLine parsed;
+    RecordOptions& options = parsed.record;
+    size_t i = 0;
+    if (i < args.size() && args[i] == "record") ++i;
+    for (; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--") {
+            ++i;
+            break;
+        }
+        if (arg.empty() || arg[0] != '-') break;  // the command starts here
+        if (arg == "-h" || arg == "--help") {
+            parsed.action = ParsedCommandLine::Action::Help;
+            return parsed;
+        }
+        if (arg == "--version") {
+            parsed.action = ParsedCommandLine::Action::Version;
+            return parsed;
+        }
+        if (arg == "--force") {
+            options.force = true;
+        } else if (arg == "--sim") {
+            options.sim = true;
+        } else if (arg.rfind("--sim=", 0) == 0) {
+            options.sim = true;
+            options.sim_model = arg.substr(6);
+            if (options.sim_model.empty()) return usage_error("--sim= needs a model name");
+        } else if (arg == "-o" || arg == "--output" || arg == "--stacks") {
+            if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
+            const std::string& value = args[++i];
+            if (arg == "--stacks") {
+                if (!parse_stack_depth(value, options.stack_depth))
+                    return usage_error("bad --stacks value '" + value + "' (want 0 to " + std::to_string(kMaxStackDepth) + ")");
+            } else {
+                if (value.empty()) return usage_error(arg + " needs a file name");
+                options.output = value;
+            }
+        } else if (arg.rfind("--output=", 0) == 0) {
+            options.output = arg.substr(9);
+            if (options.output.empty()) return usage_error("--output= needs a file name");
+        } else if (arg.rfind("--stacks=", 0) == 0) {
+            const std::string value = arg.substr(9);
+            if (!parse_stack_depth(value, options.stack_depth))
+                return usage_error("bad --stacks value '" + value + "' (want 0 to " + std::to_string(kMaxStackDepth) + ")");
+        } else if (arg.size() > 2 && arg.rfind("-o", 0) == 0) {
+            options.output = arg.substr(2);
+        } else {
+            return usage_error("unknown option '" + arg + "' (see tbdprof --help)");
+        }
+    }
+    options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+    if (options.command.empty()) return usage_error("no command to record (usage: tbdprof [options] -- COMMAND [ARGS...])");
+    parsed.action = ParsedCommandLine::Action::Record;
+    return parsed;
+}
+
+}  // namespace tbdprof::cli

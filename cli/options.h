@@ -1,0 +1,32 @@
+// Command-line parsing for `tbdprof`.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tbdprof::cli {
+
+struct RecordOptions {
+    std::string output;                // -o FILE; empty: tbdprof-<command>-<timestamp>.sqlite
+    bool sim = false;                  // --sim[=MODEL]
+    std::string sim_model;             // MODEL of --sim=MODEL, empty for the default
+    int stack_depth = 24;              // --stacks N (0 turns allocation stacks off)
+    bool force = false;                // --force: replace an existing output
+    std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
+};
+
+struct ParsedCommandLine {
+    enum class Action { Record, Help, Version, UsageError } action = Action::UsageError;
+    RecordOptions record;
+    std::string error;  // for UsageError: one line, without the "tbdprof: " prefix
+};
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args);
+
+// The text of `tbdprof --help`.
+std::string usage_text();
+
+inline constexpr int kMaxStackDepth = 128;
+
+}  // namespace tbdprof::cli

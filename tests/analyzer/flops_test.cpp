@@ -1,0 +1,76 @@
+// FP32 FLOPs from library calls: exact sums, the split of a call over its kernels, tensor-core work
+// apart, and the share of GPU time without FLOP information.
+#include <doctest/doctest.h>
+
+#include "tbdprof/analyzer/analyze.h"
+#include "trace_builder.h"
+
+using namespace tbdprof::analyzer;
+
+namespace {
+constexpr int64_t kCompute32F = 68, kComputeTF32 = 77, kR32F = 0, kR16F = 2;
+AnalysisOptions all_window() {
+    AnalysisOptions options;
+    options.window = WindowChoice::all;
+    return options;
+}
+}  // namespace
+
+TEST_CASE("FP32 FLOPs are the exact sum of FP32 GEMM FLOPs") {
+    tbdtest::TraceBuilder t("flops_exact.sqlite");
+    const double gemm1 = 2.0 * 512 * 256 * 128, gemm2 = 2.0 * 1024 * 1024 * 1024 * 3;
+    t.kernel(0, 100, 2, 0, t.library_call(gemm1, kCompute32F, kR32F));
+    t.kernel(200, 100, 2, 0, t.library_call(gemm2, std::nullopt, std::nullopt, "cublasSgemm_v2"));
+    t.kernel(400, 100, 3, 0, t.library_call(1e9, kComputeTF32, kR32F));    // TF32: tensor cores
+    t.kernel(600, 100, 3, 0, t.library_call(2e9, kCompute32F, kR16F));     // FP16 inputs: tensor cores
+    t.kernel(800, 100, 1);                                                  // no FLOP information
+    const Report r = analyze_trace(t.finish(1000), all_window());
+    CHECK(r.flops.fp32_flops == gemm1 + gemm2);
+    CHECK(r.flops.tensor_flops == 3e9);
+    CHECK(r.flops.fp32_flops_per_s == doctest::Approx((gemm1 + gemm2) / 1e-6));
+    CHECK(r.flops.fp32_flops_per_busy_s == doctest::Approx((gemm1 + gemm2) / 500e-9));
+    CHECK(r.flops.fp32_utilization == doctest::Approx((gemm1 + gemm2) / 1e-6 / 1e12));
+    CHECK(r.flops.no_flop_info_share == doctest::Approx(0.2));
+    CHECK(r.devices[0].fp32_flops == gemm1 + gemm2);
+}
+
+TEST_CASE("a call's FLOPs spread over its kernels by duration") {
+    tbdtest::TraceBuilder t("flops_split.sqlite");
+    t.range(0, 1000, "step");
+    t.range(1000, 2000, "step");
+    t.range(2000, 3000, "step");
+    const int64_t call = t.library_call(4000, kCompute32F, kR32F);
+    t.kernel(900, 100, 1, 0, call);   // starts in the first iteration: outside the steady window
+    t.kernel(1000, 300, 2, 0, call);  // inside
+    const Report r = analyze_trace(t.finish(3000), AnalysisOptions{});
+    CHECK(r.window.used == "steady");
+    CHECK(r.flops.fp32_flops == doctest::Approx(3000));
+    REQUIRE(!r.kernels.top.empty());
+    CHECK(r.kernels.top[0].name == "kernel_b");
+    CHECK(r.kernels.top[0].flops == doctest::Approx(3000));
+}
+
+TEST_CASE("kernels of several functions in one call keep their own FLOPs in the top list") {
+    tbdtest::TraceBuilder t("flops_mixed.sqlite");
+    const int64_t call = t.library_call(1000, kCompute32F, kR32F);
+    t.kernel(0, 100, 1, 0, call);
+    t.kernel(100, 300, 2, 0, call);
+    t.kernel(400, 100, 1, 0, call);
+    const Report r = analyze_trace(t.finish(1000), all_window());
+    CHECK(r.flops.fp32_flops == doctest::Approx(1000));
+    REQUIRE(r.kernels.top.size() == 2);
+    CHECK(r.kernels.top[0].name == "kernel_b");
+    CHECK(r.kernels.top[0].flops == doctest::Approx(600));
+    CHECK(r.kernels.top[1].flops == doctest::Approx(400));
+    CHECK(r.kernels.top[0].share == doctest::Approx(0.6));
+}
+
+TEST_CASE("FP64 and integer work is neither FP32 nor tensor-core") {
+    tbdtest::TraceBuilder t("flops_other.sqlite");
+    t.kernel(0, 100, 1, 0, t.library_call(5e6, 70, 1));  // CUBLAS_COMPUTE_64F
+    const Report r = analyze_trace(t.finish(1000), all_window());
+    CHECK(r.flops.fp32_flops == 0);
+    CHECK(r.flops.tensor_flops == 0);
+    CHECK(r.flops.other_flops == 5e6);
+    CHECK(r.flops.no_flop_info_share == 0);
+}

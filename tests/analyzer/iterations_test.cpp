@@ -1,0 +1,101 @@
+// Iterations: sources in order, statistics, window fallbacks, CPU utilization over the window.
+#include <doctest/doctest.h>
+
+#include "tbdprof/analyzer/analyze.h"
+#include "trace_builder.h"
+
+using namespace tbdprof::analyzer;
+
+TEST_CASE("iteration statistics from step ranges") {
+    tbdtest::TraceBuilder t("iter_stats.sqlite");
+    // Durations 100, 200, 300, 400, 500 ns; the steady window drops the first.
+    int64_t at = 0;
+    for (int i = 0; i < 5; ++i) {
+        t.range(at, at + 100 * (i + 1), "ProfilerStep#" + std::to_string(i));
+        at += 100 * (i + 1);
+    }
+    t.range(0, 1500, "outer");  // not a step name
+    t.kernel(0, 10);
+    AnalysisOptions options;
+    options.batch_size = 32;
+    const Report r = analyze_trace(t.finish(2000), options);
+    CHECK(r.iterations.detected == 5);
+    CHECK(r.iterations.count == 4);
+    CHECK(r.iterations.mean_s == doctest::Approx(350e-9));
+    CHECK(r.iterations.median_s == doctest::Approx(350e-9));
+    CHECK(r.iterations.p95_s == doctest::Approx(500e-9));
+    CHECK(r.iterations.per_s == doctest::Approx(4 / 1400e-9));
+    REQUIRE(r.iterations.samples_per_s.has_value());
+    CHECK(*r.iterations.samples_per_s == doctest::Approx(32 * 4 / 1400e-9));
+    CHECK(r.window.begin_ns == 100);
+    CHECK(r.window.end_ns == 1500);
+}
+
+TEST_CASE("the iterations table comes before ranges") {
+    tbdtest::TraceBuilder t("iter_table.sqlite");
+    t.range(0, 10, "step");
+    t.range(10, 20, "step");
+    t.iteration(0, 100);
+    t.iteration(100, 300);
+    t.iteration(300, 600);
+    t.kernel(0, 10);
+    AnalysisOptions options;
+    options.window = WindowChoice::iterations;
+    const Report r = analyze_trace(t.finish(1000), options);
+    CHECK(r.iterations.source == "iterations table");
+    CHECK(r.iterations.count == 3);
+    CHECK(r.window.used == "iterations");
+    CHECK(r.window.end_ns == 600);
+}
+
+TEST_CASE("a user-named iteration range") {
+    tbdtest::TraceBuilder t("iter_user.sqlite");
+    t.range(0, 100, "train_batch");
+    t.range(100, 200, "train_batch");
+    t.range(200, 300, "train_batch");
+    t.range(0, 5, "step");
+    t.kernel(0, 10);
+    AnalysisOptions options;
+    options.iteration_range = "train_batch";
+    const Report r = analyze_trace(t.finish(1000), options);
+    CHECK(r.iterations.detected == 3);
+    CHECK(r.window.begin_ns == 100);
+}
+
+TEST_CASE("without iterations every window is the whole run, and the report says so") {
+    tbdtest::TraceBuilder t("iter_none.sqlite");
+    t.kernel(0, 10);
+    const Report r = analyze_trace(t.finish(1000), AnalysisOptions{});
+    CHECK(r.window.requested == "steady");
+    CHECK(r.window.used == "all");
+    CHECK_FALSE(r.window.note.empty());
+    CHECK(r.window.end_ns == 1000);
+    CHECK(r.iterations.count == 0);
+}
+
+TEST_CASE("one iteration: steady falls back to that iteration") {
+    tbdtest::TraceBuilder t("iter_one.sqlite");
+    t.range(100, 600, "iteration");
+    t.kernel(0, 10);
+    const Report r = analyze_trace(t.finish(1000), AnalysisOptions{});
+    CHECK(r.window.used == "iterations");
+    CHECK_FALSE(r.window.note.empty());
+    CHECK(r.window.begin_ns == 100);
+}
+
+TEST_CASE("CPU utilization over the window from cumulative samples") {
+    tbdtest::TraceBuilder t("iter_cpu.sqlite");
+    t.kernel(0, 10);
+    t.cpu_sample(0, 0, 0);
+    t.cpu_sample(1000, 400, 100);    // 0.5 cores
+    t.cpu_sample(2000, 1400, 100);   // 1.0 cores
+    t.cpu_sample(0, 0, 0, 2);
+    t.cpu_sample(2000, 200, 0, 2);   // 0.1 cores
+    AnalysisOptions options;
+    options.window = WindowChoice::all;
+    const Report r = analyze_trace(t.finish(2000), options);
+    REQUIRE(r.cpu.available);
+    CHECK(r.cpu.utilization == doctest::Approx(0.75 + 0.1));
+    REQUIRE(r.cpu.processes.size() == 2);
+    CHECK(r.cpu.processes[0].utilization == doctest::Approx(0.75));
+}

@@ -1,0 +1,121 @@
+// Compares the analyzer's report on a recorded trace with the simulated GPU's ground truth
+// (TBDSIM_TRUTH file): GPU utilization within 0.1 percentage points of the union of truth kernel
+// intervals over the same window, FP32 FLOPs equal to the sum of FP32 truth kernel FLOPs, peak
+// memory equal to the truth's peak of live device allocations.
+//   tbdprof_analyzer_truth_check TRACE TRUTH
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tbdprof/analyzer/analyze.h"
+
+using namespace tbdprof::analyzer;
+
+namespace {
+
+std::vector<std::string> split(const std::string& line) {
+    std::vector<std::string> fields;
+    std::stringstream in(line);
+    std::string field;
+    while (std::getline(in, field, '\t')) fields.push_back(field);
+    return fields;
+}
+
+int64_t start_monotonic(const std::string& trace) {
+    sqlite3* db = nullptr;
+    sqlite3_open_v2(trace.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* stmt = nullptr;
+    int64_t value = 0;
+    if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM run", -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+        value = sqlite3_column_int64(stmt, 0);
+    }
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return value;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: tbdprof_analyzer_truth_check TRACE TRUTH\n");
+        return 2;
+    }
+    AnalysisOptions options;
+    options.window = WindowChoice::all;
+    const Report report = analyze_trace(argv[1], options);
+    const int64_t zero = start_monotonic(argv[1]);
+
+    std::ifstream truth(argv[2]);
+    if (!truth) {
+        std::fprintf(stderr, "cannot read %s\n", argv[2]);
+        return 2;
+    }
+    std::vector<std::pair<int64_t, int64_t>> kernels;
+    double fp32_flops = 0;
+    std::map<std::string, int64_t> live;  // "pid address" -> bytes
+    int64_t live_bytes = 0, peak = 0;
+    std::string line;
+    while (std::getline(truth, line)) {
+        const auto f = split(line);
+        if (f.empty()) continue;
+        if (f[0] == "kernel" && f.size() >= 12) {  // kernel pid corr stream start end flops grid block shmem precision name
+            const int64_t start = std::stoll(f[4]) - zero, end = std::stoll(f[5]) - zero;
+            kernels.emplace_back(start, end);
+            if (std::stoi(f[10]) == 1) fp32_flops += std::stod(f[6]);  // TBDSIM_PRECISION_FP32
+        } else if ((f[0] == "alloc" || f[0] == "free") && f.size() >= 8) {
+            // alloc|free pid corr stream time kind bytes addr
+            if (f[5] == "pinned_host") continue;
+            const std::string key = f[1] + " " + f[7];
+            if (f[0] == "alloc") {
+                live[key] = std::stoll(f[6]);
+                live_bytes += std::stoll(f[6]);
+                peak = std::max(peak, live_bytes);
+            } else if (auto it = live.find(key); it != live.end()) {
+                live_bytes -= it->second;
+                live.erase(it);
+            }
+        }
+    }
+    std::sort(kernels.begin(), kernels.end());
+    int64_t busy = 0, open_begin = 0, open_end = -1;
+    const int64_t wb = report.window.begin_ns, we = report.window.end_ns;
+    auto flush = [&] {
+        if (open_end > open_begin) busy += std::max<int64_t>(0, std::min(open_end, we) - std::max(open_begin, wb));
+    };
+    for (const auto& [b, e] : kernels) {
+        if (b > open_end) {
+            flush();
+            open_begin = b;
+            open_end = e;
+        } else {
+            open_end = std::max(open_end, e);
+        }
+    }
+    flush();
+    const double truth_utilization = static_cast<double>(busy) / static_cast<double>(we - wb);
+
+    int failures = 0;
+    std::printf("kernels: truth %zu, trace %lld\n", kernels.size(), static_cast<long long>(report.kernels.total));
+    std::printf("utilization: truth %.6f, report %.6f\n", truth_utilization, report.gpu_utilization);
+    if (std::fabs(truth_utilization - report.gpu_utilization) > 0.001) ++failures;
+    std::printf("fp32 flops: truth %.17g, report %.17g\n", fp32_flops, report.flops.fp32_flops);
+    if (fp32_flops != report.flops.fp32_flops) ++failures;
+    std::printf("peak memory: truth %lld, report %lld\n", static_cast<long long>(peak),
+                static_cast<long long>(report.memory.peak_bytes));
+    if (peak != report.memory.peak_bytes) ++failures;
+    if (kernels.empty()) {
+        std::printf("the truth file has no kernels\n");
+        ++failures;
+    }
+    std::printf(failures ? "MISMATCH\n" : "all match\n");
+    return failures ? 1 : 0;
+}

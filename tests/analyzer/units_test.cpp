@@ -1,0 +1,60 @@
+#include <doctest/doctest.h>
+
+#include "tbdprof/analyzer/budget.h"
+#include "tbdprof/analyzer/units.h"
+
+using namespace tbdprof::analyzer;
+
+TEST_CASE("sizes") {
+    CHECK(parse_bytes("12GiB").value == 12ll << 30);
+    CHECK(parse_bytes("12 gib").value == 12ll << 30);
+    CHECK(parse_bytes("500MB").value == 500'000'000);
+    CHECK(parse_bytes("1.5GiB").value == 3ll << 29);
+    CHECK(parse_bytes("1048576").value == 1048576);
+    CHECK(parse_bytes("64KiB").value == 65536);
+    CHECK_FALSE(parse_bytes("12GX").ok());
+    CHECK(parse_bytes("12GX").error.find("unknown size unit") != std::string::npos);
+    CHECK_FALSE(parse_bytes("GiB").ok());
+    CHECK_FALSE(parse_bytes("-1GiB").ok());
+    CHECK_FALSE(parse_bytes("1e30GiB").ok());
+}
+
+TEST_CASE("durations") {
+    CHECK(parse_duration_ns("250ms").value == 250'000'000);
+    CHECK(parse_duration_ns("1.5s").value == 1'500'000'000);
+    CHECK(parse_duration_ns("800us").value == 800'000);
+    CHECK(parse_duration_ns("100ns").value == 100);
+    CHECK(parse_duration_ns("2min").value == 120'000'000'000);
+    CHECK(parse_duration_ns("250").error.find("needs a unit") != std::string::npos);
+    CHECK_FALSE(parse_duration_ns("fast").ok());
+    CHECK_FALSE(parse_duration_ns("3 fortnights").ok());
+}
+
+TEST_CASE("fractions") {
+    CHECK(parse_fraction("0.8").value == doctest::Approx(0.8));
+    CHECK(parse_fraction("80%").value == doctest::Approx(0.8));
+    CHECK_FALSE(parse_fraction("1.5").ok());
+    CHECK_FALSE(parse_fraction("eighty").ok());
+}
+
+TEST_CASE("printing") {
+    CHECK(format_bytes(1536) == "1.50 KiB");
+    CHECK(format_bytes(12) == "12 B");
+    CHECK(format_percent(0.875) == "87.50%");
+    CHECK(format_duration_ns(12'300'000) == "12.300 ms");
+}
+
+TEST_CASE("budget limits") {
+    Budget budget;
+    CHECK(apply_limit(budget, "max-peak-memory", "12GiB").empty());
+    CHECK(apply_limit(budget, "max-category", "activations=8GiB").empty());
+    CHECK(apply_limit(budget, "max-category", "feelings=8GiB").find("unknown category") != std::string::npos);
+    CHECK(apply_limit(budget, "max-category", "8GiB").find("CATEGORY=SIZE") != std::string::npos);
+    CHECK(apply_limit(budget, "min-gpu-utilization", "80%").empty());
+    CHECK(apply_limit(budget, "max-iteration-time", "250").find("needs a unit") != std::string::npos);
+    REQUIRE(budget.max_peak_memory.has_value());
+    CHECK(*budget.max_peak_memory == 12ll << 30);
+    REQUIRE(budget.max_category.size() == 1);
+    CHECK(budget.max_category[0].second == 8ll << 30);
+    CHECK(*budget.min_gpu_utilization == doctest::Approx(0.8));
+}

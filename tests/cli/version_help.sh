@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+source "$(dirname "$0")/common.sh"
+out=$("$TBDPROF" --version) || fail "--version failed"
+[[ $out =~ ^tbdprof\ [0-9]+\.[0-9]+\.[0-9]+\ \(trace\ format\ [0-9]+\)$ ]] || fail "--version printed '$out'"
+pass "--version: $out"
+"$TBDPROF" --help >"$WORK/help" || fail "--help failed"
+grep -q "usage: tbdprof \[record\] \[-o FILE\] \[--sim\[=MODEL\]\] \[--stacks N\] \[--force\] -- COMMAND" "$WORK/help" \
+    || fail "--help lacks the usage line"
+"$TBDPROF" record --help >/dev/null || fail "record --help failed"
+pass "--help"
+finish

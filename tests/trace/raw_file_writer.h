@@ -1,0 +1,85 @@
+// Writes raw event files by hand, the way the collector would, for builder tests: every record is
+// laid out from the structs of raw_format.h, so a test can also cut or corrupt the bytes.
+#pragma once
+
+#include <tbdprof/raw_format.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tbdprof::test {
+
+// A private temporary directory, removed with everything in it.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+    std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
+
+private:
+    std::string path_;
+};
+
+struct Candidate {
+    uint64_t value;
+    uint16_t param_index;
+    uint16_t param_offset = 0;
+    bool read_only = false;
+};
+
+class RawFileWriter {
+public:
+    RawFileWriter(uint32_t pid, uint64_t start_ns, uint32_t parent_pid = 0);
+
+    uint64_t string(std::string_view text);
+    void process_info(std::string_view argv_nul_joined, std::string_view exe, std::string_view host);
+    void thread(uint32_t tid, std::string_view name, uint64_t first_seen_ns);
+    void device(int32_t ordinal, std::string_view name, bool simulated);
+    void alloc(uint32_t tid, uint64_t ts, uint64_t address, uint64_t bytes,
+               raw::MemoryKind kind = raw::MemoryKind::Device, uint64_t stack_id = 0);
+    void free(uint32_t tid, uint64_t ts, uint64_t address, raw::MemoryKind kind = raw::MemoryKind::Device);
+    // Returns the launch's sequence number.
+    uint64_t launch(uint32_t tid, uint64_t ts, std::string_view mangled_name, const std::vector<Candidate>& candidates = {},
+                    uint32_t grid_x = 1, uint32_t block_x = 1, uint64_t stream = 0);
+    // A CUPTI device record for the work with host `sequence` (+ the RawCorrelation joining them).
+    void device_kernel(uint64_t sequence, uint64_t start, uint64_t end, std::string_view mangled_name);
+    uint64_t copy(uint32_t tid, uint64_t ts, raw::CopyKind kind, uint64_t dst, uint64_t src, uint64_t bytes);
+    void device_copy(uint64_t sequence, uint64_t start, uint64_t end, raw::CopyKind kind, uint64_t bytes);
+    uint64_t set(uint32_t tid, uint64_t ts, uint64_t dst, uint64_t bytes, uint32_t value);
+    void device_set(uint64_t sequence, uint64_t start, uint64_t end, uint64_t bytes);
+    void stack(uint64_t id, const std::vector<uint64_t>& ips);
+    void frame(uint64_t ip, std::string_view symbol, std::string_view module);
+    void dropped(uint64_t count, raw::DropCause cause);
+    void clock_source(raw::ClockSource source);
+
+    // Appends a record: `fixed` (its header is filled in here) followed by `tail`, padded to 8.
+    template <class T>
+    void record(raw::RecordKind kind, uint32_t tid, T fixed, std::string_view tail = {}) {
+        const size_t size = (sizeof(T) + tail.size() + 7) / 8 * 8;
+        fixed.header = {kind, static_cast<uint16_t>(size), tid};
+        const size_t at = bytes_.size();
+        bytes_.resize(at + size);
+        std::memcpy(bytes_.data() + at, &fixed, sizeof(T));
+        if (!tail.empty()) std::memcpy(bytes_.data() + at + sizeof(T), tail.data(), tail.size());
+    }
+
+    std::vector<std::byte>& bytes() { return bytes_; }
+    uint32_t pid() const { return pid_; }
+    // Writes raw-<pid>.tbdraw into `dir`; returns its path.
+    std::string save(const std::string& dir) const;
+
+private:
+    uint32_t pid_;
+    uint64_t next_string_ = 1;
+    uint64_t next_sequence_ = 1;
+    uint64_t next_correlation_ = 1000;
+    std::vector<std::byte> bytes_;
+};
+
+}  // namespace tbdprof::test

@@ -1,0 +1,85 @@
+#include "trace_test_support.h"
+
+#include <tbdprof/trace/schema.h>
+
+#include <fstream>
+
+using namespace tbdprof;
+using namespace tbdprof::test;
+
+namespace {
+
+void set_user_version(const std::string& path, int version) {
+    sqlite3* handle = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &handle) == SQLITE_OK);
+    trace::Database db(handle);
+    db.exec(("PRAGMA user_version = " + std::to_string(version)).c_str());
+}
+
+}  // namespace
+
+TEST_CASE("reader: refuses a newer trace format with a message that says what to do") {
+    TempDir dir;
+    RawFileWriter(1, 0).save(dir.path());
+    build(dir);
+    set_user_version(dir.file("trace.sqlite"), trace::kTraceFormatVersion + 1);
+    try {
+        trace::open_trace(dir.file("trace.sqlite"));
+        FAIL("a newer format was accepted");
+    } catch (const trace::TraceOpenError& e) {
+        CHECK(std::string(e.what()) == "trace format " + std::to_string(trace::kTraceFormatVersion + 1) +
+                                           " is newer than this tbdprof supports (" +
+                                           std::to_string(trace::kTraceFormatVersion) + "); upgrade tbdprof");
+    }
+}
+
+TEST_CASE("reader: refuses files that are not traces") {
+    TempDir dir;
+    { std::ofstream(dir.file("text.sqlite")) << "this is not SQLite, only some text that is long enough........"; }
+    CHECK_THROWS_AS(trace::open_trace(dir.file("text.sqlite")), trace::TraceOpenError);
+    {
+        sqlite3* handle = nullptr;
+        REQUIRE(sqlite3_open(dir.file("other.sqlite").c_str(), &handle) == SQLITE_OK);
+        trace::Database db(handle);
+        db.exec("CREATE TABLE t(x)");
+    }
+    CHECK_THROWS_AS(trace::open_trace(dir.file("other.sqlite")), trace::TraceOpenError);
+    CHECK_THROWS_AS(trace::open_trace(dir.file("missing.sqlite")), trace::TraceOpenError);
+}
+
+TEST_CASE("reader: a trace opens read-only and defensively") {
+    TempDir dir;
+    RawFileWriter(1, 0).save(dir.path());
+    build(dir);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(trace::trace_format_version(db) == trace::kTraceFormatVersion);
+    CHECK_THROWS_AS(db.exec("DELETE FROM kernels"), trace::SqliteError);
+    int enabled = -1;
+    sqlite3_db_config(db.get(), SQLITE_DBCONFIG_DEFENSIVE, -1, &enabled);
+    CHECK(enabled == 1);
+    sqlite3_db_config(db.get(), SQLITE_DBCONFIG_TRUSTED_SCHEMA, -1, &enabled);
+    CHECK(enabled == 0);
+    sqlite3_db_config(db.get(), SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, -1, &enabled);
+    CHECK(enabled == 0);
+}
+
+TEST_CASE("reader: summary counts work and finds the peak of live device memory") {
+    TempDir dir;
+    RawFileWriter w(1, 0);
+    w.alloc(1, 10, 0x1000, 100);
+    w.alloc(1, 20, 0x2000, 50);   // live: 150
+    w.free(1, 30, 0x1000);        // 50
+    w.alloc(1, 30, 0x3000, 90);   // same ns as the free: 140, never 240
+    w.alloc(1, 40, 0x9000, 1000, raw::MemoryKind::PinnedHost);  // host memory: not counted
+    const uint64_t s = w.launch(1, 50, "k");
+    w.device_kernel(s, 60, 70, "k");
+    w.save(dir.path());
+    build(dir);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    const trace::TraceSummary summary = trace::read_summary(db);
+    CHECK(summary.peak_device_bytes == 150);
+    CHECK(summary.kernels == 1);
+    CHECK(summary.allocations == 4);
+    CHECK(summary.duration_ns == 70);
+    CHECK(summary.processes == 1);
+}

@@ -1,0 +1,266 @@
+// Model building: kernels, copies and sets. A host record (launch, copy, set) and CUPTI's device
+// record of the same work are joined through RawCorrelation (CUPTI correlation id -> our sequence).
+// Work with no device record is kept with host timestamps (duration NULL); device records with no
+// host record (e.g. work the hooks did not see) are kept with what CUPTI knows.
+#include "model_builder.h"
+
+#include <algorithm>
+
+namespace tbdprof::trace::detail {
+namespace {
+
+std::string_view copy_kind_name(uint8_t kind) {
+    switch (static_cast<raw::CopyKind>(kind)) {
+        case raw::CopyKind::HostToDevice: return "htod";
+        case raw::CopyKind::DeviceToHost: return "dtoh";
+        case raw::CopyKind::DeviceToDevice: return "dtod";
+        case raw::CopyKind::HostToHost: return "htoh";
+        case raw::CopyKind::Default: return "default";
+    }
+    return "unknown";
+}
+
+std::optional<std::string_view> api_name(raw::ApiPath api) {
+    switch (api) {
+        case raw::ApiPath::Runtime: return "runtime";
+        case raw::ApiPath::Driver: return "driver";
+        case raw::ApiPath::DriverViaProcAddress: return "driver_proc_address";
+        case raw::ApiPath::Library: return "library";
+    }
+    return std::nullopt;
+}
+
+// Index of the host record whose sequence the device record's correlation id maps to, or -1.
+template <class Map>
+int64_t host_index(const RawProcess& raw, const Map& index_of_sequence, uint64_t correlation_id) {
+    auto seq = raw.sequence_of_correlation.find(correlation_id);
+    if (seq == raw.sequence_of_correlation.end()) return -1;
+    auto it = index_of_sequence.find(seq->second);
+    return it == index_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+// Sorts rows by start (then process, then whatever order they were made in) and numbers them.
+template <class Row>
+std::vector<size_t> sort_and_number(std::vector<Row>& rows) {
+    std::vector<size_t> order(rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return rows[a].start_ns != rows[b].start_ns ? rows[a].start_ns < rows[b].start_ns
+                                                    : rows[a].process < rows[b].process;
+    });
+    std::vector<Row> sorted;
+    sorted.reserve(rows.size());
+    std::vector<size_t> new_position(rows.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        sorted.push_back(std::move(rows[order[i]]));
+        sorted.back().id = static_cast<int64_t>(i) + 1;
+        new_position[order[i]] = i;
+    }
+    rows = std::move(sorted);
+    return new_position;
+}
+
+}  // namespace
+
+void ModelBuilder::build_kernels() {
+    // Remember, per row, which launch it came from so edges can find their kernel id after sorting.
+    struct Origin {
+        ProcessContext* p;
+        int64_t launch;  // -1: device record only
+    };
+    std::vector<Origin> origins;
+    auto& rows = model_.kernels;
+    for (ProcessContext& p : contexts_) {
+        RawProcess& raw = *p.raw;
+        p.launch_of_sequence.reserve(raw.launches.size());
+        for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence[raw.launches[i].record.sequence] = i;
+        p.kernel_of_launch.assign(raw.launches.size(), 0);
+        std::vector<bool> joined(raw.launches.size(), false);
+        std::vector<const raw::RawDeviceActivity*> orphans;
+        for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+            const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
+            if (li < 0 || joined[static_cast<size_t>(li)]) {
+                orphans.push_back(&d);
+                continue;
+            }
+            joined[static_cast<size_t>(li)] = true;
+            const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
+            KernelRow row;
+            row.process = p.id;
+            row.thread = thread_id(p, l.tid);
+            row.device = d.device;
+            row.stream = stream_id(p, l.record.stream, l.record.device);
+            p.stream_of_cupti.try_emplace(d.stream_id, *row.stream);
+            row.function = function_id(raw.string(l.record.name_string));
+            row.start_ns = rel(d.start_ns);
+            row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
+            row.queued_ns = static_cast<int64_t>(d.start_ns - l.record.ts_ns);
+            row.grid = pack_dimensions(l.record.grid);
+            row.block = pack_dimensions(l.record.block);
+            row.shared_bytes = l.record.shared_mem_bytes;
+            row.correlation = static_cast<int64_t>(d.correlation_id);
+            row.library_call = library_call_of(p, l.tid, l.record.sequence);
+            rows.push_back(row);
+            origins.push_back({&p, li});
+            ++device_timed_;
+        }
+        for (uint32_t i = 0; i < raw.launches.size(); ++i) {
+            if (joined[i]) continue;
+            const LaunchEvent& l = raw.launches[i];
+            KernelRow row;
+            row.process = p.id;
+            row.thread = thread_id(p, l.tid);
+            row.device = l.record.device;
+            row.stream = stream_id(p, l.record.stream, l.record.device);
+            row.function = function_id(raw.string(l.record.name_string));
+            row.start_ns = rel(l.record.ts_ns);
+            row.queued_ns = 0;
+            row.grid = pack_dimensions(l.record.grid);
+            row.block = pack_dimensions(l.record.block);
+            row.shared_bytes = l.record.shared_mem_bytes;
+            row.library_call = library_call_of(p, l.tid, l.record.sequence);
+            rows.push_back(row);
+            origins.push_back({&p, i});
+            ++host_timed_;
+        }
+        for (const raw::RawDeviceActivity* d : orphans) {
+            KernelRow row;
+            row.process = p.id;
+            row.device = d->device;
+            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
+            row.function = function_id(raw.string(d->name_string));
+            row.start_ns = rel(d->start_ns);
+            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+            row.correlation = static_cast<int64_t>(d->correlation_id);
+            rows.push_back(row);
+            origins.push_back({&p, -1});
+            ++device_timed_;
+            ++counters_.orphan_device_records;
+        }
+        counters_.events += raw.launches.size() + raw.device_kernels.size() + raw.sequence_of_correlation.size();
+    }
+    const std::vector<size_t> position = sort_and_number(rows);
+    for (size_t i = 0; i < origins.size(); ++i) {
+        if (origins[i].launch >= 0)
+            origins[i].p->kernel_of_launch[static_cast<size_t>(origins[i].launch)] = rows[position[i]].id;
+    }
+}
+
+void ModelBuilder::build_copies_and_sets() {
+    for (ProcessContext& p : contexts_) {
+        RawProcess& raw = *p.raw;
+        std::unordered_map<uint64_t, uint32_t> copy_of_sequence, set_of_sequence;
+        for (uint32_t i = 0; i < raw.copies.size(); ++i) copy_of_sequence[raw.copies[i].record.sequence] = i;
+        for (uint32_t i = 0; i < raw.sets.size(); ++i) set_of_sequence[raw.sets[i].record.sequence] = i;
+
+        std::vector<const raw::RawDeviceActivity*> device_of_copy(raw.copies.size(), nullptr);
+        std::vector<const raw::RawDeviceActivity*> copy_orphans, set_orphans;
+        for (const raw::RawDeviceActivity& d : raw.device_copies) {
+            const int64_t ci = host_index(raw, copy_of_sequence, d.correlation_id);
+            if (ci >= 0 && device_of_copy[static_cast<size_t>(ci)] == nullptr) {
+                device_of_copy[static_cast<size_t>(ci)] = &d;
+                continue;
+            }
+            copy_orphans.push_back(&d);
+        }
+        for (size_t i = 0; i < raw.copies.size(); ++i) {
+            const raw::RawCopy& c = raw.copies[i].record;
+            const raw::RawDeviceActivity* d = device_of_copy[i];
+            CopyRow row;
+            row.process = p.id;
+            row.thread = thread_id(p, raw.copies[i].tid);
+            row.device = c.device;
+            row.stream = stream_id(p, c.stream, c.device);
+            // cudaMemcpyDefault: the device record knows the direction the driver chose.
+            const bool resolved = c.copy_kind == raw::CopyKind::Default && d != nullptr && d->copy_kind != 0;
+            row.kind = copy_kind_name(resolved ? d->copy_kind : static_cast<uint8_t>(c.copy_kind));
+            row.bytes = static_cast<int64_t>(c.bytes);
+            row.src = static_cast<int64_t>(c.src);
+            row.dst = static_cast<int64_t>(c.dst);
+            row.async = c.async;
+            row.api = api_name(c.api);
+            if (d != nullptr) {
+                row.start_ns = rel(d->start_ns);
+                row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+                row.queued_ns = static_cast<int64_t>(d->start_ns - c.ts_ns);
+                row.correlation = static_cast<int64_t>(d->correlation_id);
+                p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
+                ++device_timed_;
+            } else {
+                row.start_ns = rel(c.ts_ns);
+                row.queued_ns = 0;
+                ++host_timed_;
+            }
+            model_.copies.push_back(row);
+        }
+
+        std::vector<const raw::RawDeviceActivity*> device_of_set(raw.sets.size(), nullptr);
+        for (const raw::RawDeviceActivity& d : raw.device_sets) {
+            const int64_t si = host_index(raw, set_of_sequence, d.correlation_id);
+            if (si >= 0 && device_of_set[static_cast<size_t>(si)] == nullptr) {
+                device_of_set[static_cast<size_t>(si)] = &d;
+                continue;
+            }
+            set_orphans.push_back(&d);
+        }
+        for (size_t i = 0; i < raw.sets.size(); ++i) {
+            const raw::RawSet& s = raw.sets[i].record;
+            const raw::RawDeviceActivity* d = device_of_set[i];
+            SetRow row;
+            row.process = p.id;
+            row.thread = thread_id(p, raw.sets[i].tid);
+            row.device = s.device;
+            row.stream = stream_id(p, s.stream, s.device);
+            row.value = s.value;
+            row.bytes = static_cast<int64_t>(s.bytes);
+            row.dst = static_cast<int64_t>(s.dst);
+            row.async = s.async;
+            row.api = api_name(s.api);
+            if (d != nullptr) {
+                row.start_ns = rel(d->start_ns);
+                row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+                row.queued_ns = static_cast<int64_t>(d->start_ns - s.ts_ns);
+                row.correlation = static_cast<int64_t>(d->correlation_id);
+                ++device_timed_;
+            } else {
+                row.start_ns = rel(s.ts_ns);
+                row.queued_ns = 0;
+                ++host_timed_;
+            }
+            model_.sets.push_back(row);
+        }
+        // Device records nobody launched, after the joined ones so their CUPTI stream ids are known.
+        for (const raw::RawDeviceActivity* d : copy_orphans) {
+            CopyRow row;
+            row.process = p.id;
+            row.device = d->device;
+            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
+            row.kind = copy_kind_name(d->copy_kind);
+            row.bytes = static_cast<int64_t>(d->bytes);
+            row.start_ns = rel(d->start_ns);
+            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+            row.correlation = static_cast<int64_t>(d->correlation_id);
+            model_.copies.push_back(row);
+        }
+        for (const raw::RawDeviceActivity* d : set_orphans) {
+            SetRow row;
+            row.process = p.id;
+            row.device = d->device;
+            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
+            row.bytes = static_cast<int64_t>(d->bytes);
+            row.start_ns = rel(d->start_ns);
+            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+            row.correlation = static_cast<int64_t>(d->correlation_id);
+            model_.sets.push_back(row);
+        }
+        device_timed_ += static_cast<int64_t>(copy_orphans.size() + set_orphans.size());
+        counters_.orphan_device_records += copy_orphans.size() + set_orphans.size();
+        counters_.events += raw.copies.size() + raw.sets.size() + raw.device_copies.size() + raw.device_sets.size();
+    }
+    sort_and_number(model_.copies);
+    sort_and_number(model_.sets);
+}
+
+std::optional<std::string_view> api_name_of(raw::ApiPath api) { return api_name(api); }
+
+}  // namespace tbdprof::trace::detail

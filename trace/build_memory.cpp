@@ -1,0 +1,188 @@
+// Model building: allocation stacks and frames, allocations with their frees, and the kernel ->
+// allocation edges. Frees and edges come from one sweep over each process's allocs, frees and
+// launches in time order, keeping the live allocations in an address-ordered map: a pointer argument
+// belongs to the live allocation whose [address, address + bytes) contains it at launch time.
+#include "model_builder.h"
+
+#include <algorithm>
+
+namespace tbdprof::trace::detail {
+namespace {
+
+std::string_view memory_kind_name(raw::MemoryKind kind) {
+    switch (kind) {
+        case raw::MemoryKind::Device: return "device";
+        case raw::MemoryKind::DeviceAsync: return "device_async";
+        case raw::MemoryKind::PinnedHost: return "pinned_host";
+        case raw::MemoryKind::Managed: return "managed";
+    }
+    return "unknown";
+}
+
+enum class SweepKind : uint8_t { Alloc, Launch, Free };
+
+struct SweepEvent {
+    uint64_t ts;
+    uint64_t ordinal;  // file order breaks ties: it is the order the thread did things in
+    SweepKind kind;
+    uint32_t index;
+};
+
+}  // namespace
+
+void ModelBuilder::build_stacks_and_frames() {
+    for (ProcessContext& p : contexts_) {
+        const RawProcess& raw = *p.raw;
+        for (const raw::RawFrame& f : raw.frames) {
+            const auto key = std::make_pair(p.id, f.ip);
+            if (frame_ids_.count(key)) continue;
+            const int64_t id = static_cast<int64_t>(model_.frames.size()) + 1;
+            FrameRow row{id, p.id, static_cast<int64_t>(f.ip), std::nullopt, std::nullopt,
+                         static_cast<int64_t>(f.offset)};
+            if (f.symbol_string != 0) row.symbol = string_id(p, f.symbol_string);
+            if (f.module_string != 0) row.module = string_id(p, f.module_string);
+            model_.frames.push_back(row);
+            frame_ids_.emplace(key, id);
+        }
+        for (const StackEvent& s : raw.stacks) {
+            if (p.stack_ids.count(s.id)) continue;
+            const int64_t id = static_cast<int64_t>(model_.stacks.size()) + 1;
+            model_.stacks.push_back({id, p.id, s.depth});
+            p.stack_ids.emplace(s.id, id);
+            for (uint32_t i = 0; i < s.depth; ++i) {
+                const uint64_t ip = raw.stack_ips[s.first_ip + i];
+                auto [it, inserted] = frame_ids_.try_emplace(std::make_pair(p.id, ip),
+                                                             static_cast<int64_t>(model_.frames.size()) + 1);
+                if (inserted) {  // an ip the collector did not symbolize
+                    model_.frames.push_back({it->second, p.id, static_cast<int64_t>(ip), std::nullopt, std::nullopt,
+                                             std::nullopt});
+                }
+                model_.stack_frames.push_back({id, i, it->second});
+            }
+        }
+        counters_.events += raw.frames.size() + raw.stacks.size();
+    }
+}
+
+void ModelBuilder::build_allocations_and_edges() {
+    // Allocation ids follow allocation time across all processes.
+    struct Ref {
+        uint64_t ts;
+        int64_t process;
+        uint64_t ordinal;
+        ProcessContext* p;
+        uint32_t index;
+    };
+    std::vector<Ref> order;
+    for (ProcessContext& p : contexts_) {
+        p.allocation_ids.assign(p.raw->allocs.size(), 0);
+        for (uint32_t i = 0; i < p.raw->allocs.size(); ++i) {
+            const auto& a = p.raw->allocs[i];
+            order.push_back({a.record.ts_ns, p.id, a.ordinal, &p, i});
+        }
+    }
+    std::sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
+        if (a.ts != b.ts) return a.ts < b.ts;
+        if (a.process != b.process) return a.process < b.process;
+        return a.ordinal < b.ordinal;
+    });
+    model_.allocations.reserve(order.size());
+    for (const Ref& ref : order) {
+        ProcessContext& p = *ref.p;
+        const auto& a = p.raw->allocs[ref.index];
+        AllocationRow row;
+        row.id = static_cast<int64_t>(model_.allocations.size()) + 1;
+        row.process = p.id;
+        row.thread = thread_id(p, a.tid);
+        row.device = a.record.device;
+        row.address = static_cast<int64_t>(a.record.address);
+        row.bytes = static_cast<int64_t>(a.record.bytes);
+        row.alloc_ns = rel(a.record.ts_ns);
+        row.kind = memory_kind_name(a.record.memory_kind);
+        row.api = api_name_of(a.record.api);
+        if (a.record.stream != 0 || a.record.memory_kind == raw::MemoryKind::DeviceAsync)
+            row.stream = static_cast<int64_t>(a.record.stream);
+        if (a.record.stack_id != 0) {
+            if (auto s = p.stack_ids.find(a.record.stack_id); s != p.stack_ids.end()) row.stack = s->second;
+        }
+        p.allocation_ids[ref.index] = row.id;
+        model_.allocations.push_back(row);
+    }
+
+    for (ProcessContext& p : contexts_) {
+        const RawProcess& raw = *p.raw;
+        std::vector<SweepEvent> events;
+        events.reserve(raw.allocs.size() + raw.frees.size() + raw.launches.size());
+        for (uint32_t i = 0; i < raw.allocs.size(); ++i)
+            events.push_back({raw.allocs[i].record.ts_ns, raw.allocs[i].ordinal, SweepKind::Alloc, i});
+        for (uint32_t i = 0; i < raw.frees.size(); ++i)
+            events.push_back({raw.frees[i].record.ts_ns, raw.frees[i].ordinal, SweepKind::Free, i});
+        for (uint32_t i = 0; i < raw.launches.size(); ++i) {
+            if (raw.launches[i].record.candidate_count > 0)
+                events.push_back({raw.launches[i].record.ts_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
+        }
+        std::sort(events.begin(), events.end(), [](const SweepEvent& a, const SweepEvent& b) {
+            return a.ts != b.ts ? a.ts < b.ts : a.ordinal < b.ordinal;
+        });
+
+        std::map<uint64_t, AllocationRow*> live;  // address -> allocation
+        for (const SweepEvent& e : events) {
+            switch (e.kind) {
+                case SweepKind::Alloc: {
+                    AllocationRow* row = &model_.allocations[static_cast<size_t>(p.allocation_ids[e.index] - 1)];
+                    auto [it, inserted] = live.try_emplace(static_cast<uint64_t>(row->address), row);
+                    if (!inserted) {  // the free of the previous one was not recorded
+                        it->second = row;
+                        ++counters_.reused_addresses;
+                    }
+                    break;
+                }
+                case SweepKind::Free: {
+                    const auto& f = raw.frees[e.index];
+                    if (f.record.address == 0) break;  // cudaFree(0) and friends free nothing
+                    auto it = live.find(f.record.address);
+                    if (it == live.end()) {
+                        ++counters_.unmatched_frees;
+                        break;
+                    }
+                    it->second->free_ns = rel(f.record.ts_ns);
+                    it->second->free_thread = thread_id(p, f.tid);
+                    live.erase(it);
+                    break;
+                }
+                case SweepKind::Launch: {
+                    const LaunchEvent& l = raw.launches[e.index];
+                    const int64_t kernel = p.kernel_of_launch[e.index];
+                    if (kernel == 0) break;
+                    for (uint32_t c = 0; c < l.record.candidate_count; ++c) {
+                        const raw::RawPointerCandidate& candidate = raw.candidates[l.first_candidate + c];
+                        auto it = live.upper_bound(candidate.value);
+                        if (it == live.begin()) continue;
+                        --it;
+                        const AllocationRow& a = *it->second;
+                        if (candidate.value - it->first >= static_cast<uint64_t>(a.bytes)) continue;
+                        model_.edges.push_back({kernel, candidate.param_index, candidate.param_offset, a.id,
+                                                static_cast<int64_t>(candidate.value - it->first),
+                                                candidate.read_only != 0 ? 1 : 0});
+                    }
+                    break;
+                }
+            }
+        }
+        counters_.events += raw.allocs.size() + raw.frees.size();
+    }
+    // The edges table is keyed (kernel, param, param_word): store in key order, one row per key.
+    std::sort(model_.edges.begin(), model_.edges.end(), [](const EdgeRow& a, const EdgeRow& b) {
+        if (a.kernel != b.kernel) return a.kernel < b.kernel;
+        if (a.param != b.param) return a.param < b.param;
+        return a.param_word < b.param_word;
+    });
+    model_.edges.erase(std::unique(model_.edges.begin(), model_.edges.end(),
+                                   [](const EdgeRow& a, const EdgeRow& b) {
+                                       return a.kernel == b.kernel && a.param == b.param &&
+                                              a.param_word == b.param_word;
+                                   }),
+                       model_.edges.end());
+}
+
+}  // namespace tbdprof::trace::detail

@@ -1,0 +1,227 @@
+// Model building: processes, threads, devices, the shared id helpers, and the run row.
+#include "demangle.h"
+#include "model_builder.h"
+
+#include <algorithm>
+
+namespace tbdprof::trace::detail {
+namespace {
+
+// The collector stores argv joined with NUL bytes; the trace shows it joined with spaces.
+std::string join_argv(std::string_view nul_joined) {
+    std::string text(nul_joined);
+    while (!text.empty() && text.back() == '\0') text.pop_back();
+    std::replace(text.begin(), text.end(), '\0', ' ');
+    return text;
+}
+
+}  // namespace
+
+int64_t pack_dimensions(const uint32_t dims[3]) {
+    const uint64_t y = dims[1] == 0 ? 0 : dims[1] - 1;
+    const uint64_t z = dims[2] == 0 ? 0 : dims[2] - 1;
+    return static_cast<int64_t>(static_cast<uint64_t>(dims[0]) + ((y & 0xffff) << 32) + ((z & 0xffff) << 48));
+}
+
+ModelBuilder::ModelBuilder(TraceModel& model, std::vector<RawProcess>& processes) : model_(model) {
+    // Process ids follow start order, so the first process of the run is process 1.
+    std::vector<RawProcess*> ordered;
+    for (auto& p : processes) ordered.push_back(&p);
+    std::stable_sort(ordered.begin(), ordered.end(), [](const RawProcess* a, const RawProcess* b) {
+        return a->file.header().start_ns < b->file.header().start_ns;
+    });
+    for (RawProcess* p : ordered) {
+        ProcessContext context;
+        context.raw = p;
+        context.id = static_cast<int64_t>(contexts_.size()) + 1;
+        contexts_.push_back(std::move(context));
+    }
+    run_start_ = ordered.empty() ? 0 : ordered.front()->file.header().start_ns;
+}
+
+int64_t ModelBuilder::thread_id(ProcessContext& p, uint32_t tid) {
+    auto [it, inserted] = p.thread_ids.try_emplace(tid, static_cast<int64_t>(model_.threads.size()) + 1);
+    if (inserted) model_.threads.push_back({it->second, p.id, tid, std::nullopt, std::nullopt});
+    return it->second;
+}
+
+int64_t ModelBuilder::stream_id(ProcessContext& p, uint64_t handle, int32_t device) {
+    auto [it, inserted] = p.stream_ids.try_emplace(handle, static_cast<int64_t>(model_.streams.size()) + 1);
+    if (inserted) model_.streams.push_back({it->second, p.id, device, static_cast<int64_t>(handle)});
+    return it->second;
+}
+
+int64_t ModelBuilder::function_id(std::string_view mangled) {
+    if (mangled.empty()) mangled = "<unknown kernel>";  // its name record was lost (crash)
+    auto it = function_of_mangled_.find(mangled);
+    if (it != function_of_mangled_.end()) return it->second;
+    const int64_t id = static_cast<int64_t>(model_.functions.size()) + 1;
+    const int64_t mangled_id = model_.strings.intern(mangled);
+    const int64_t name_id = model_.strings.intern(demangle(mangled));
+    model_.functions.push_back({id, name_id, mangled_id});
+    function_of_mangled_.emplace(mangled, id);
+    return id;
+}
+
+int64_t ModelBuilder::string_id(const ProcessContext& p, uint64_t raw_string) {
+    return model_.strings.intern(p.raw->string(raw_string));
+}
+
+void ModelBuilder::build_processes_and_threads() {
+    for (ProcessContext& p : contexts_) {
+        const RawProcess& raw = *p.raw;
+        const auto& header = raw.file.header();
+        ProcessRow row{p.id, header.pid, std::nullopt, {}, {}, rel(header.start_ns), rel(raw.last_ns),
+                       raw.end != RawFileEnd::Clean};
+        if (header.parent_pid != 0) row.parent_pid = header.parent_pid;
+        if (raw.has_info) {
+            row.command_line = join_argv(raw.string(raw.info.command_line_string));
+            row.executable = std::string(raw.string(raw.info.executable_string));
+        }
+        model_.processes.push_back(std::move(row));
+        for (const auto& t : raw.threads) {
+            const int64_t id = thread_id(p, t.tid);
+            ThreadRow& thread = model_.threads[static_cast<size_t>(id - 1)];
+            if (t.record.name_string != 0) thread.name = std::string(raw.string(t.record.name_string));
+            thread.first_seen_ns = rel(t.record.first_seen_ns);
+        }
+        counters_.events += raw.threads.size() + 1;
+    }
+}
+
+void ModelBuilder::build_devices() {
+    std::map<int32_t, DeviceRow> by_ordinal;  // every process reports the devices it sees
+    for (ProcessContext& p : contexts_) {
+        for (const raw::RawDeviceInfo& d : p.raw->devices) {
+            const double peak = 2.0 * d.sm_count * d.fp32_lanes_per_sm * (d.clock_khz * 1000.0);
+            by_ordinal.try_emplace(d.ordinal, DeviceRow{d.ordinal, std::string(p.raw->string(d.name_string)),
+                                                        d.cc_major, d.cc_minor, d.sm_count,
+                                                        static_cast<int64_t>(d.memory_bytes), d.clock_khz,
+                                                        d.fp32_lanes_per_sm, peak, d.simulated != 0});
+            model_.run.simulated_device = model_.run.simulated_device || d.simulated != 0;
+            ++counters_.events;
+        }
+    }
+    for (auto& [ordinal, row] : by_ordinal) model_.devices.push_back(std::move(row));
+}
+
+void ModelBuilder::build_library_calls() {
+    struct Ref {
+        ProcessContext* p;
+        const Event<raw::RawLibraryCall>* call;
+    };
+    std::vector<Ref> all;
+    for (ProcessContext& p : contexts_)
+        for (const auto& c : p.raw->library_calls) all.push_back({&p, &c});
+    std::stable_sort(all.begin(), all.end(), [](const Ref& a, const Ref& b) {
+        return a.call->record.begin_ns != b.call->record.begin_ns ? a.call->record.begin_ns < b.call->record.begin_ns
+                                                                  : a.p->id < b.p->id;
+    });
+    for (const Ref& ref : all) {
+        const raw::RawLibraryCall& c = ref.call->record;
+        const int64_t id = static_cast<int64_t>(model_.library_calls.size()) + 1;
+        std::string_view op = "unknown";
+        switch (c.op) {
+            case raw::LibraryOp::Gemm: op = "gemm"; break;
+            case raw::LibraryOp::GemmStridedBatched: op = "gemm_strided_batched"; break;
+            case raw::LibraryOp::GemmBatched: op = "gemm_batched"; break;
+        }
+        model_.library_calls.push_back(
+            {id, ref.p->id, thread_id(*ref.p, ref.call->tid), std::string(ref.p->raw->string(c.name_string)), op,
+             rel(c.begin_ns), rel(c.end_ns), static_cast<int64_t>(c.stream), c.m, c.n, c.k, c.batch, c.a_type,
+             c.b_type, c.c_type, c.compute_type, c.transa, c.transb, c.flops, static_cast<int64_t>(c.a),
+             static_cast<int64_t>(c.b), static_cast<int64_t>(c.c), static_cast<int64_t>(c.workspace),
+             static_cast<int64_t>(c.workspace_bytes)});
+        if (c.last_sequence != 0)
+            ref.p->library_spans[ref.call->tid].push_back({c.first_sequence, c.last_sequence, id});
+        ++counters_.events;
+    }
+    for (ProcessContext& p : contexts_) {
+        for (auto& [tid, spans] : p.library_spans)
+            std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
+}
+
+Opt ModelBuilder::library_call_of(const ProcessContext& p, uint32_t tid, uint64_t sequence) const {
+    auto thread = p.library_spans.find(tid);
+    if (thread == p.library_spans.end()) return std::nullopt;
+    const auto& spans = thread->second;
+    auto it = std::upper_bound(spans.begin(), spans.end(), sequence,
+                               [](uint64_t s, const ProcessContext::CallSpan& span) { return s < span.first; });
+    if (it == spans.begin()) return std::nullopt;
+    --it;
+    if (sequence <= it->last) return it->id;
+    return std::nullopt;
+}
+
+void ModelBuilder::build_api_calls_and_ranges() {
+    for (ProcessContext& p : contexts_) {
+        for (const auto& s : p.raw->syncs) {
+            std::string_view kind = "sync";
+            switch (s.record.sync_kind) {
+                case raw::SyncKind::Device: kind = "device_sync"; break;
+                case raw::SyncKind::Stream: kind = "stream_sync"; break;
+                case raw::SyncKind::Event: kind = "event_sync"; break;
+                case raw::SyncKind::StreamWaitEvent: kind = "stream_wait_event"; break;
+                case raw::SyncKind::Implicit: kind = "implicit_sync"; break;
+            }
+            model_.api_calls.push_back({static_cast<int64_t>(model_.api_calls.size()) + 1, p.id,
+                                        thread_id(p, s.tid), kind, rel(s.record.begin_ns), rel(s.record.end_ns),
+                                        static_cast<int64_t>(s.record.handle)});
+        }
+        for (const auto& r : p.raw->ranges) {
+            RangeRow row{static_cast<int64_t>(model_.ranges.size()) + 1, p.id, thread_id(p, r.tid),
+                         rel(r.record.begin_ns), std::nullopt, std::string(p.raw->string(r.record.name_string)),
+                         std::string(p.raw->string(r.record.domain_string))};
+            if (r.record.end_ns != 0) row.end_ns = rel(r.record.end_ns);
+            model_.ranges.push_back(std::move(row));
+        }
+        counters_.events += p.raw->syncs.size() + p.raw->ranges.size();
+    }
+}
+
+void ModelBuilder::build_samples_and_drops() {
+    for (ProcessContext& p : contexts_) {
+        for (const auto& s : p.raw->cpu_samples) {
+            model_.cpu_samples.push_back({p.id, rel(s.ts_ns), static_cast<int64_t>(s.user_ns),
+                                          static_cast<int64_t>(s.system_ns)});
+        }
+        for (const auto& d : p.raw->dropped) {
+            std::string_view cause = "unknown";
+            switch (d.cause) {
+                case raw::DropCause::RingFull: cause = "ring_full"; break;
+                case raw::DropCause::CuptiBuffers: cause = "cupti_buffers"; break;
+                case raw::DropCause::StackTableFull: cause = "stack_table_full"; break;
+            }
+            model_.dropped.push_back({p.id, cause, static_cast<int64_t>(d.count)});
+        }
+        counters_.events += p.raw->cpu_samples.size() + p.raw->dropped.size();
+    }
+}
+
+void ModelBuilder::finish_run_row() {
+    RunRow& run = model_.run;
+    run.start_monotonic_ns = static_cast<int64_t>(run_start_);
+    uint64_t last = run_start_;
+    for (const ProcessContext& p : contexts_) {
+        last = std::max(last, p.raw->last_ns);
+        if (p.raw->end != RawFileEnd::Clean) ++run.truncated_files;
+        if (p.id == 1) {
+            run.start_unix_ns = static_cast<int64_t>(p.raw->file.header().start_unix_ns);
+            if (p.raw->has_info) run.host = std::string(p.raw->string(p.raw->info.hostname_string));
+            if (run.command_line.empty()) run.command_line = model_.processes.front().command_line;
+        }
+    }
+    run.duration_ns = rel(last);
+    run.host_timed_kernels = 0;
+    for (const KernelRow& k : model_.kernels) run.host_timed_kernels += k.duration_ns ? 0 : 1;
+    bool cupti_announced = false;
+    for (const ProcessContext& p : contexts_)
+        cupti_announced = cupti_announced || (p.raw->has_clock_source && p.raw->clock_source.source == raw::ClockSource::Cupti);
+    if (device_timed_ > 0 && host_timed_ > 0) run.clock_source = "mixed";
+    else if (device_timed_ > 0) run.clock_source = "cupti";
+    else if (host_timed_ > 0) run.clock_source = "host";
+    else run.clock_source = cupti_announced ? "cupti" : "host";
+}
+
+}  // namespace tbdprof::trace::detail

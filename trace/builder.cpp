@@ -1,0 +1,149 @@
+#include "tbdprof/trace/builder.h"
+
+#include "model_builder.h"
+#include "tbdprof/trace/sqlite_handle.h"
+#include "tbdprof/trace/version.h"
+#include "trace_writer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+namespace tbdprof::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> raw_files_in(const std::string& dir, std::string& error) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("raw-", 0) == 0 && name.size() > 11 && name.compare(name.size() - 7, 7, ".tbdraw") == 0)
+            files.push_back(it->path().string());
+    }
+    if (ec) error = "cannot read run directory " + dir + ": " + ec.message();
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+void load_processes(const std::vector<std::string>& paths, std::vector<detail::RawProcess>& processes,
+                    BuildResult& result) {
+    processes.reserve(paths.size());
+    for (const std::string& path : paths) {
+        detail::RawProcess process;
+        std::string error;
+        if (!process.file.open(path, error)) {
+            result.warnings.push_back("skipped " + error);
+            continue;
+        }
+        detail::decode_raw_process(process);
+        if (process.end != RawFileEnd::Clean) {
+            result.warnings.push_back(fs::path(path).filename().string() + " " + describe(process.end) +
+                                      " at byte " + std::to_string(process.end_offset) +
+                                      "; events after it are lost");
+        }
+        if (process.unknown_records > 0) {
+            result.warnings.push_back(fs::path(path).filename().string() + ": skipped " +
+                                      std::to_string(process.unknown_records) + " records of unknown kinds");
+        }
+        processes.push_back(std::move(process));
+    }
+}
+
+void add_counter_warnings(const detail::BuildCounters& c, BuildResult& result) {
+    if (c.unmatched_frees > 0)
+        result.warnings.push_back(std::to_string(c.unmatched_frees) + " frees of memory with no recorded allocation");
+    if (c.reused_addresses > 0)
+        result.warnings.push_back(std::to_string(c.reused_addresses) +
+                                  " allocations at an address whose previous allocation was never freed");
+    if (c.orphan_device_records > 0)
+        result.warnings.push_back(std::to_string(c.orphan_device_records) +
+                                  " device records without a matching host call");
+}
+
+detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::RawProcess>& processes,
+                               BuildResult& result) {
+    detail::TraceModel model;
+    model.run.tool_version = kProductVersion;
+    model.run.command_line = options.command_line;
+    model.run.exit_status = options.exit_status;
+    model.run.crash_signal = options.crash_signal;
+    detail::ModelBuilder builder(model, processes);
+    builder.build_processes_and_threads();
+    builder.build_devices();
+    builder.build_library_calls();
+    builder.build_kernels();
+    builder.build_copies_and_sets();
+    builder.build_api_calls_and_ranges();
+    builder.build_stacks_and_frames();
+    builder.build_allocations_and_edges();
+    builder.build_samples_and_drops();
+    builder.finish_run_row();
+    add_counter_warnings(builder.counters(), result);
+    result.events = builder.counters().events;
+    if (model.run.host_timed_kernels > 0) {
+        result.warnings.push_back(std::to_string(model.run.host_timed_kernels) +
+                                  " kernels have no device record: their times are host launch times");
+    }
+    model.notes = options.notes;
+    for (const std::string& w : result.warnings) model.notes.emplace_back("warning", w);
+    return model;
+}
+
+}  // namespace
+
+BuildResult build_trace(const BuildOptions& options) {
+    const auto started = std::chrono::steady_clock::now();
+    BuildResult result;
+    std::string error;
+    const std::vector<std::string> paths = raw_files_in(options.run_dir, error);
+    if (!error.empty()) {
+        result.error = error;
+        return result;
+    }
+    result.raw_files = paths.size();
+    std::vector<detail::RawProcess> processes;
+    load_processes(paths, processes, result);
+    detail::TraceModel model = build_model(options, processes, result);
+
+    const std::string temporary = options.output + ".tmp";
+    std::error_code ec;
+    fs::remove(temporary, ec);
+    try {
+        // One thread writes one private file: SQLite's mutexes and memory statistics only cost time
+        // here. (MEMSTATUS can only change before SQLite initializes; later calls are harmless no-ops.)
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        sqlite3* handle = nullptr;
+        const int rc = sqlite3_open_v2(temporary.c_str(), &handle,
+                                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+                                           SQLITE_OPEN_EXRESCODE,
+                                       nullptr);
+        Database db(handle);
+        if (rc != SQLITE_OK) throw SqliteError("cannot create " + temporary + ": " + sqlite3_errstr(rc));
+        detail::write_trace(db, model);
+        db.close();
+    } catch (const std::exception& e) {
+        fs::remove(temporary, ec);
+        result.error = e.what();
+        return result;
+    }
+    fs::rename(temporary, options.output, ec);
+    if (ec) {
+        result.error = "cannot move the trace to " + options.output + ": " + ec.message();
+        fs::remove(temporary, ec);
+        return result;
+    }
+    result.ok = true;
+    result.kernels = model.kernels.size();
+    result.copies = model.copies.size();
+    result.sets = model.sets.size();
+    result.allocations = model.allocations.size();
+    result.edges = model.edges.size();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+}  // namespace tbdprof::trace

@@ -1,0 +1,89 @@
+// Reads one raw event file (`raw-<pid>.tbdraw`, layout in collector/include/tbdprof/raw_format.h)
+// after the run. The file is mapped, not copied; records are handed out as views into the mapping.
+//
+// Robust by design: a file that ends mid-record (the process crashed while writing) is read up to the
+// last whole record; a record whose size field is impossible ends the reading there (the rest of the
+// file cannot be framed any more). Both are reported, never thrown, so the builder can still build.
+#pragma once
+
+#include <tbdprof/raw_format.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace tbdprof::trace {
+
+struct RawRecordView {
+    raw::RecordKind kind;
+    uint32_t tid;
+    const std::byte* data;  // the whole record, starting with its RawRecordHeader
+    size_t size;            // bytes, from the header
+    uint64_t ordinal;       // position of the record in its file (0, 1, ...): the order of events
+
+    // The record as struct T. A record shorter than T (written before fields were appended) reads
+    // the missing fields as zero; a longer one (fields appended later) is cut to T.
+    template <class T>
+    T as() const {
+        static_assert(std::is_trivially_copyable_v<T>);
+        T value;
+        std::memset(&value, 0, sizeof value);
+        std::memcpy(&value, data, size < sizeof(T) ? size : sizeof(T));
+        return value;
+    }
+    // Bytes after the fixed part T (string text, stack ips, pointer candidates).
+    template <class T>
+    std::string_view tail() const {
+        if (size <= sizeof(T)) return {};
+        return {reinterpret_cast<const char*>(data) + sizeof(T), size - sizeof(T)};
+    }
+};
+
+enum class RawFileEnd { Clean, Truncated, Corrupt };
+
+class RawFile {
+public:
+    RawFile() = default;
+    RawFile(RawFile&& other) noexcept;
+    RawFile& operator=(RawFile&& other) noexcept;
+    RawFile(const RawFile&) = delete;
+    RawFile& operator=(const RawFile&) = delete;
+    ~RawFile();
+
+    // Maps `path` and checks its header. False with `error` set when it is not a raw file of this
+    // format version (or shorter than its header).
+    bool open(const std::string& path, std::string& error);
+
+    const raw::RawFileHeader& header() const { return header_; }
+    const std::string& path() const { return path_; }
+
+    // Iterates the records in file order. next() returns false at the end; end() then says why.
+    class Cursor {
+    public:
+        explicit Cursor(const RawFile& file);
+        bool next(RawRecordView& record);
+        RawFileEnd end() const { return end_; }
+        size_t end_offset() const { return offset_; }  // where reading stopped
+    private:
+        const std::byte* base_;
+        size_t size_;
+        size_t offset_;
+        uint64_t ordinal_ = 0;
+        RawFileEnd end_ = RawFileEnd::Clean;
+    };
+    Cursor records() const { return Cursor(*this); }
+
+private:
+    void release();
+
+    std::string path_;
+    const std::byte* map_ = nullptr;
+    size_t size_ = 0;
+    raw::RawFileHeader header_{};
+};
+
+const char* describe(RawFileEnd end);
+
+}  // namespace tbdprof::trace

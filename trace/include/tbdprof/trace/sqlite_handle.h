@@ -1,0 +1,79 @@
+// Thin RAII wrappers over the SQLite C API, shared by the trace builder, the trace reader and the
+// analyzer. Errors throw SqliteError with SQLite's message and the statement that failed.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace tbdprof::trace {
+
+class SqliteError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class Database {
+public:
+    Database() = default;
+    explicit Database(sqlite3* db) : db_(db) {}
+    Database(Database&& other) noexcept : db_(other.db_) { other.db_ = nullptr; }
+    Database& operator=(Database&& other) noexcept;
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+    ~Database();
+
+    sqlite3* get() const { return db_; }
+    explicit operator bool() const { return db_ != nullptr; }
+    // Runs one or more statements that return no rows.
+    void exec(const char* sql);
+    // First column of the first row as an integer (0 when there is no row).
+    int64_t query_int(const char* sql);
+    void close();
+
+private:
+    sqlite3* db_ = nullptr;
+};
+
+class Statement {
+public:
+    Statement(const Database& db, std::string_view sql);
+    Statement(Statement&& other) noexcept : stmt_(other.stmt_) { other.stmt_ = nullptr; }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+    ~Statement();
+
+    // Bind by 1-based index.
+    Statement& bind(int index, int64_t value);
+    Statement& bind(int index, uint64_t value) { return bind(index, static_cast<int64_t>(value)); }
+    Statement& bind(int index, int value) { return bind(index, static_cast<int64_t>(value)); }
+    Statement& bind(int index, unsigned value) { return bind(index, static_cast<int64_t>(value)); }
+    Statement& bind(int index, double value);
+    Statement& bind(int index, std::string_view text);  // copied by SQLite
+    Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
+    Statement& bind_null(int index);
+    template <class T>
+    Statement& bind(int index, const std::optional<T>& value) {
+        return value ? bind(index, *value) : bind_null(index);
+    }
+
+    // Steps once: true when a row is available.
+    bool step();
+    // Runs a statement that returns no rows, then resets it for reuse.
+    void run();
+    void reset();
+
+    bool is_null(int column) const;
+    int64_t column_int(int column) const;
+    double column_double(int column) const;
+    std::string column_text(int column) const;
+
+private:
+    sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace tbdprof::trace

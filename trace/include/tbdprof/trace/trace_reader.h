@@ -1,0 +1,42 @@
+// Opening a trace for reading, safely: a .sqlite file may come from anywhere, so it is opened
+// read-only with SQLite's defensive settings (no writes to the schema through SQL, untrusted schema,
+// no extension loading), and its format version is checked before anything else is read.
+#pragma once
+
+#include "tbdprof/trace/sqlite_handle.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tbdprof::trace {
+
+// Opens `path` read-only. Throws TraceOpenError with a message meant for the user when it is not a
+// tbdprof trace, or when its format is newer than this build reads:
+//   "trace format N is newer than this tbdprof supports (M); upgrade tbdprof"
+class TraceOpenError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+Database open_trace(const std::string& path);
+
+// The format version stored in an open trace (PRAGMA user_version).
+int trace_format_version(Database& db);
+
+struct TraceSummary {
+    std::string command_line;
+    int64_t duration_ns = 0;
+    int64_t kernels = 0;
+    int64_t copies = 0;
+    int64_t sets = 0;
+    int64_t allocations = 0;
+    int64_t kernel_allocation_edges = 0;
+    int64_t peak_device_bytes = 0;  // most device memory (not pinned host) allocated at once, all devices
+    int64_t processes = 0;
+    int64_t dropped_events = 0;
+    bool simulated_device = false;
+    std::string clock_source;
+    std::string device_name;  // of device 0, empty when no device was seen
+};
+TraceSummary read_summary(Database& db);
+
+}  // namespace tbdprof::trace

@@ -1,0 +1,135 @@
+#include "raw_process.h"
+
+#include <algorithm>
+
+namespace tbdprof::trace::detail {
+namespace {
+
+using raw::RecordKind;
+
+void note_time(RawProcess& p, uint64_t ns) { p.last_ns = std::max(p.last_ns, ns); }
+
+void decode_string(RawProcess& p, const RawRecordView& r) {
+    const auto s = r.as<raw::RawString>();
+    std::string_view text = r.tail<raw::RawString>();
+    if (s.length < text.size()) text = text.substr(0, s.length);  // drop the padding
+    p.strings[s.id] = text;
+}
+
+void decode_launch(RawProcess& p, const RawRecordView& r) {
+    const auto launch = r.as<raw::RawLaunch>();
+    const std::string_view words = r.tail<raw::RawLaunch>();
+    const size_t fit = words.size() / sizeof(raw::RawPointerCandidate);
+    const size_t count = std::min<size_t>(launch.candidate_count, fit);
+    const auto first = static_cast<uint32_t>(p.candidates.size());
+    for (size_t i = 0; i < count; ++i) {
+        raw::RawPointerCandidate c;
+        std::memcpy(&c, words.data() + i * sizeof c, sizeof c);
+        p.candidates.push_back(c);
+    }
+    LaunchEvent event{launch, r.tid, r.ordinal, first};
+    event.record.candidate_count = static_cast<uint16_t>(count);
+    p.launches.push_back(event);
+    note_time(p, launch.ts_ns);
+}
+
+void decode_stack(RawProcess& p, const RawRecordView& r) {
+    const auto stack = r.as<raw::RawStack>();
+    const std::string_view ips = r.tail<raw::RawStack>();
+    const uint32_t depth = std::min<uint32_t>(stack.depth, static_cast<uint32_t>(ips.size() / 8));
+    const auto first = static_cast<uint32_t>(p.stack_ips.size());
+    for (uint32_t i = 0; i < depth; ++i) {
+        uint64_t ip;
+        std::memcpy(&ip, ips.data() + i * 8, 8);
+        p.stack_ips.push_back(ip);
+    }
+    p.stacks.push_back({stack.id, first, depth});
+}
+
+template <class T>
+void push(std::vector<Event<T>>& into, const RawRecordView& r) {
+    into.push_back({r.as<T>(), r.tid, r.ordinal});
+}
+
+void decode_record(RawProcess& p, const RawRecordView& r) {
+    switch (r.kind) {
+        case RecordKind::String: decode_string(p, r); return;
+        case RecordKind::ProcessInfo:
+            p.info = r.as<raw::RawProcessInfo>();
+            p.has_info = true;
+            return;
+        case RecordKind::ThreadInfo: push(p.threads, r); return;
+        case RecordKind::DeviceInfo: p.devices.push_back(r.as<raw::RawDeviceInfo>()); return;
+        case RecordKind::Alloc:
+            push(p.allocs, r);
+            note_time(p, p.allocs.back().record.ts_ns);
+            return;
+        case RecordKind::Free:
+            push(p.frees, r);
+            note_time(p, p.frees.back().record.ts_ns);
+            return;
+        case RecordKind::Launch: decode_launch(p, r); return;
+        case RecordKind::Copy:
+            push(p.copies, r);
+            note_time(p, p.copies.back().record.ts_ns);
+            return;
+        case RecordKind::Set:
+            push(p.sets, r);
+            note_time(p, p.sets.back().record.ts_ns);
+            return;
+        case RecordKind::Sync:
+            push(p.syncs, r);
+            note_time(p, p.syncs.back().record.end_ns);
+            return;
+        case RecordKind::LibraryCall:
+            push(p.library_calls, r);
+            note_time(p, p.library_calls.back().record.end_ns);
+            return;
+        case RecordKind::Range:
+            push(p.ranges, r);
+            note_time(p, p.ranges.back().record.end_ns);
+            return;
+        case RecordKind::Stack: decode_stack(p, r); return;
+        case RecordKind::Frame: p.frames.push_back(r.as<raw::RawFrame>()); return;
+        case RecordKind::DeviceKernel:
+            p.device_kernels.push_back(r.as<raw::RawDeviceActivity>());
+            note_time(p, p.device_kernels.back().end_ns);
+            return;
+        case RecordKind::DeviceCopy:
+            p.device_copies.push_back(r.as<raw::RawDeviceActivity>());
+            note_time(p, p.device_copies.back().end_ns);
+            return;
+        case RecordKind::DeviceSet:
+            p.device_sets.push_back(r.as<raw::RawDeviceActivity>());
+            note_time(p, p.device_sets.back().end_ns);
+            return;
+        case RecordKind::Correlation: {
+            const auto c = r.as<raw::RawCorrelation>();
+            p.sequence_of_correlation[c.correlation_id] = c.sequence;
+            return;
+        }
+        case RecordKind::CpuSample:
+            p.cpu_samples.push_back(r.as<raw::RawCpuSample>());
+            note_time(p, p.cpu_samples.back().ts_ns);
+            return;
+        case RecordKind::Dropped: p.dropped.push_back(r.as<raw::RawDropped>()); return;
+        case RecordKind::ClockSource:
+            p.clock_source = r.as<raw::RawClockSource>();
+            p.has_clock_source = true;
+            return;
+    }
+    ++p.unknown_records;  // a newer collector's kind: skipped, as the format allows
+}
+
+}  // namespace
+
+void decode_raw_process(RawProcess& p) {
+    auto cursor = p.file.records();
+    RawRecordView record{};
+    while (cursor.next(record)) decode_record(p, record);
+    p.end = cursor.end();
+    p.end_offset = cursor.end_offset();
+    note_time(p, p.file.header().start_ns);
+}
+
+}  // namespace tbdprof::trace::detail

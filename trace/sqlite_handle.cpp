@@ -1,0 +1,95 @@
+#include "tbdprof/trace/sqlite_handle.h"
+
+namespace tbdprof::trace {
+namespace {
+
+[[noreturn]] void fail(sqlite3* db, std::string_view what) {
+    throw SqliteError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "no database"));
+}
+
+}  // namespace
+
+Database& Database::operator=(Database&& other) noexcept {
+    if (this != &other) {
+        close();
+        db_ = other.db_;
+        other.db_ = nullptr;
+    }
+    return *this;
+}
+
+Database::~Database() { close(); }
+
+void Database::close() {
+    if (db_ != nullptr) sqlite3_close_v2(db_);
+    db_ = nullptr;
+}
+
+void Database::exec(const char* sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
+        std::string text = message ? message : sqlite3_errmsg(db_);
+        sqlite3_free(message);
+        throw SqliteError(text + " (in: " + std::string(sql).substr(0, 80) + ")");
+    }
+}
+
+int64_t Database::query_int(const char* sql) {
+    Statement statement(*this, sql);
+    return statement.step() ? statement.column_int(0) : 0;
+}
+
+Statement::Statement(const Database& db, std::string_view sql) {
+    if (sqlite3_prepare_v3(db.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_,
+                           nullptr) != SQLITE_OK) {
+        fail(db.get(), "prepare " + std::string(sql.substr(0, 80)));
+    }
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::bind(int index, int64_t value) {
+    sqlite3_bind_int64(stmt_, index, value);
+    return *this;
+}
+
+Statement& Statement::bind(int index, double value) {
+    sqlite3_bind_double(stmt_, index, value);
+    return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view text) {
+    sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+    return *this;
+}
+
+Statement& Statement::bind_null(int index) {
+    sqlite3_bind_null(stmt_, index);
+    return *this;
+}
+
+bool Statement::step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail(sqlite3_db_handle(stmt_), std::string("step ") + sqlite3_sql(stmt_));
+}
+
+void Statement::run() {
+    step();
+    reset();
+}
+
+// Bindings stay: callers bind every parameter of every row (bind_null included), which is cheaper
+// than clearing them each time.
+void Statement::reset() { sqlite3_reset(stmt_); }
+
+bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+int64_t Statement::column_int(int column) const { return sqlite3_column_int64(stmt_, column); }
+double Statement::column_double(int column) const { return sqlite3_column_double(stmt_, column); }
+std::string Statement::column_text(int column) const {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+    return text ? std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();
+}
+
+}  // namespace tbdprof::trace

@@ -1,0 +1,190 @@
+// The trace as rows, in memory, between the raw files and SQLite. The builder fills it (pure C++,
+// unit-testable), the writer stores it. Times are ns relative to the run start; ids start at 1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tbdprof::trace::detail {
+
+using Opt = std::optional<int64_t>;
+
+struct StringTable {
+    std::vector<std::string> texts;  // id = index + 1
+    std::unordered_map<std::string, int64_t> ids;
+    int64_t intern(std::string_view text) {
+        auto [it, inserted] = ids.try_emplace(std::string(text), static_cast<int64_t>(texts.size()) + 1);
+        if (inserted) texts.emplace_back(text);
+        return it->second;
+    }
+};
+
+struct RunRow {
+    std::string command_line, host, tool_version, clock_source;
+    int64_t start_unix_ns = 0, start_monotonic_ns = 0, duration_ns = 0;
+    bool simulated_device = false;
+    int64_t host_timed_kernels = 0;
+    Opt exit_status, crash_signal;
+    int64_t truncated_files = 0;
+};
+
+struct ProcessRow {
+    int64_t id, pid;
+    Opt parent_pid;
+    std::string command_line, executable;
+    int64_t start_ns;
+    Opt end_ns;
+    bool truncated;
+};
+
+struct ThreadRow {
+    int64_t id, process, tid;
+    std::optional<std::string> name;
+    Opt first_seen_ns;
+};
+
+struct DeviceRow {
+    int64_t id;
+    std::string name;
+    int64_t cc_major, cc_minor, sm_count, memory_bytes, clock_khz, fp32_lanes_per_sm;
+    double fp32_peak_flops;
+    bool simulated;
+};
+
+struct StreamRow {
+    int64_t id, process;
+    Opt device;
+    int64_t handle;
+};
+
+struct FunctionRow {
+    int64_t id, name, mangled;
+};
+
+struct KernelRow {
+    int64_t id = 0, process = 0;
+    Opt thread;
+    int64_t device = 0;
+    Opt stream;
+    int64_t function = 0;
+    int64_t start_ns = 0;
+    Opt duration_ns, queued_ns, grid, block, shared_bytes, correlation, library_call;
+};
+
+struct CopyRow {
+    int64_t id = 0, process = 0;
+    Opt thread;
+    int64_t device = 0;
+    Opt stream;
+    std::string_view kind;
+    int64_t bytes = 0;
+    Opt src, dst;
+    int64_t start_ns = 0;
+    Opt duration_ns, queued_ns, async;
+    std::optional<std::string_view> api;
+    Opt correlation;
+};
+
+struct SetRow {
+    int64_t id = 0, process = 0;
+    Opt thread;
+    int64_t device = 0;
+    Opt stream, value;
+    int64_t bytes = 0;
+    Opt dst;
+    int64_t start_ns = 0;
+    Opt duration_ns, queued_ns, async;
+    std::optional<std::string_view> api;
+    Opt correlation;
+};
+
+struct ApiCallRow {
+    int64_t id, process;
+    Opt thread;
+    std::string_view kind;
+    int64_t begin_ns, end_ns, handle;
+};
+
+struct StackRow {
+    int64_t id, process, depth;
+};
+struct FrameRow {
+    int64_t id, process, ip;
+    Opt symbol, module, offset;
+};
+struct StackFrameRow {
+    int64_t stack, position, frame;
+};
+
+struct AllocationRow {
+    int64_t id = 0, process = 0;
+    Opt thread;
+    int64_t device = 0, address = 0, bytes = 0, alloc_ns = 0;
+    Opt free_ns;
+    std::string_view kind;
+    std::optional<std::string_view> api;
+    Opt stream, stack, free_thread;
+};
+
+struct EdgeRow {
+    int64_t kernel, param, param_word, allocation, offset, read_only;
+};
+
+struct LibraryCallRow {
+    int64_t id, process;
+    Opt thread;
+    std::string name;
+    std::string_view op;
+    int64_t begin_ns, end_ns, stream, m, n, k, batch;
+    int64_t a_type, b_type, c_type, compute_type, transa, transb;
+    double flops;
+    int64_t a, b, c, workspace, workspace_bytes;
+};
+
+struct RangeRow {
+    int64_t id, process;
+    Opt thread;
+    int64_t begin_ns;
+    Opt end_ns;
+    std::string name, domain;
+};
+
+struct CpuSampleRow {
+    int64_t process, ts_ns, user_ns, system_ns;
+};
+struct DroppedRow {
+    int64_t process;
+    std::string_view cause;
+    int64_t count;
+};
+
+struct TraceModel {
+    RunRow run;
+    std::vector<std::pair<std::string, std::string>> notes;
+    StringTable strings;
+    std::vector<ProcessRow> processes;
+    std::vector<ThreadRow> threads;
+    std::vector<DeviceRow> devices;
+    std::vector<StreamRow> streams;
+    std::vector<FunctionRow> functions;
+    std::vector<KernelRow> kernels;
+    std::vector<CopyRow> copies;
+    std::vector<SetRow> sets;
+    std::vector<ApiCallRow> api_calls;
+    std::vector<StackRow> stacks;
+    std::vector<FrameRow> frames;
+    std::vector<StackFrameRow> stack_frames;
+    std::vector<AllocationRow> allocations;
+    std::vector<EdgeRow> edges;
+    std::vector<LibraryCallRow> library_calls;
+    std::vector<RangeRow> ranges;
+    std::vector<CpuSampleRow> cpu_samples;
+    std::vector<DroppedRow> dropped;
+};
+
+}  // namespace tbdprof::trace::detail

@@ -1,0 +1,124 @@
+#include "trace_writer.h"
+
+#include "tbdprof/trace/schema.h"
+
+namespace tbdprof::trace::detail {
+namespace {
+
+// Binds values to consecutive parameters: row(stmt, a, b, c) binds ?1 = a, ?2 = b, ?3 = c and runs.
+template <class... Values>
+void insert(Statement& statement, const Values&... values) {
+    int index = 0;
+    (statement.bind(++index, values), ...);
+    statement.run();
+}
+
+void write_run(Database& db, const TraceModel& m) {
+    const RunRow& r = m.run;
+    Statement run(db,
+                  "INSERT INTO run VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    insert(run, std::string_view(r.command_line), std::string_view(r.host), r.start_unix_ns, r.start_monotonic_ns,
+           r.duration_ns, std::string_view(r.tool_version), int64_t{r.simulated_device},
+           std::string_view(r.clock_source), r.host_timed_kernels, r.exit_status, r.crash_signal,
+           r.truncated_files);
+    Statement note(db, "INSERT INTO run_notes VALUES (?1, ?2)");
+    for (const auto& [key, value] : m.notes) insert(note, std::string_view(key), std::string_view(value));
+}
+
+void write_entities(Database& db, const TraceModel& m) {
+    Statement string(db, "INSERT INTO strings VALUES (?1, ?2)");
+    for (size_t i = 0; i < m.strings.texts.size(); ++i)
+        insert(string, static_cast<int64_t>(i) + 1, std::string_view(m.strings.texts[i]));
+    Statement process(db, "INSERT INTO processes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    for (const ProcessRow& p : m.processes) {
+        insert(process, p.id, p.pid, p.parent_pid, std::string_view(p.command_line), std::string_view(p.executable),
+               p.start_ns, p.end_ns, int64_t{p.truncated});
+    }
+    Statement thread(db, "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5)");
+    for (const ThreadRow& t : m.threads) {
+        const auto name = t.name ? std::optional<std::string_view>(*t.name) : std::nullopt;
+        insert(thread, t.id, t.process, t.tid, name, t.first_seen_ns);
+    }
+    Statement device(db, "INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    for (const DeviceRow& d : m.devices) {
+        insert(device, d.id, std::string_view(d.name), d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes,
+               d.clock_khz, d.fp32_lanes_per_sm, d.fp32_peak_flops, int64_t{d.simulated});
+    }
+    Statement stream(db, "INSERT INTO streams VALUES (?1, ?2, ?3, ?4)");
+    for (const StreamRow& s : m.streams) insert(stream, s.id, s.process, s.device, s.handle);
+    Statement function(db, "INSERT INTO functions VALUES (?1, ?2, ?3)");
+    for (const FunctionRow& f : m.functions) insert(function, f.id, f.name, f.mangled);
+}
+
+void write_activity(Database& db, const TraceModel& m) {
+    Statement kernel(db, "INSERT INTO kernels VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    for (const KernelRow& k : m.kernels) {
+        insert(kernel, k.id, k.process, k.thread, k.device, k.stream, k.function, k.start_ns, k.duration_ns,
+               k.queued_ns, k.grid, k.block, k.shared_bytes, k.correlation, k.library_call);
+    }
+    Statement copy(db,
+                   "INSERT INTO copies VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+    for (const CopyRow& c : m.copies) {
+        insert(copy, c.id, c.process, c.thread, c.device, c.stream, c.kind, c.bytes, c.src, c.dst, c.start_ns,
+               c.duration_ns, c.queued_ns, c.async, c.api, c.correlation);
+    }
+    Statement set(db, "INSERT INTO sets VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    for (const SetRow& s : m.sets) {
+        insert(set, s.id, s.process, s.thread, s.device, s.stream, s.value, s.bytes, s.dst, s.start_ns,
+               s.duration_ns, s.queued_ns, s.async, s.api, s.correlation);
+    }
+    Statement call(db, "INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    for (const ApiCallRow& a : m.api_calls)
+        insert(call, a.id, a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
+    Statement library(db, "INSERT INTO library_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                          "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
+    for (const LibraryCallRow& l : m.library_calls) {
+        insert(library, l.id, l.process, l.thread, std::string_view(l.name), l.op, l.begin_ns, l.end_ns, l.stream,
+               l.m, l.n, l.k, l.batch, l.a_type, l.b_type, l.c_type, l.compute_type, l.transa, l.transb, l.flops,
+               l.a, l.b, l.c, l.workspace, l.workspace_bytes);
+    }
+    Statement range(db, "INSERT INTO ranges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    for (const RangeRow& r : m.ranges) {
+        insert(range, r.id, r.process, r.thread, r.begin_ns, r.end_ns, std::string_view(r.name),
+               std::string_view(r.domain));
+    }
+}
+
+void write_memory(Database& db, const TraceModel& m) {
+    Statement stack(db, "INSERT INTO stacks VALUES (?1, ?2, ?3)");
+    for (const StackRow& s : m.stacks) insert(stack, s.id, s.process, s.depth);
+    Statement frame(db, "INSERT INTO frames VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    for (const FrameRow& f : m.frames) insert(frame, f.id, f.process, f.ip, f.symbol, f.module, f.offset);
+    Statement stack_frame(db, "INSERT INTO stack_frames VALUES (?1, ?2, ?3)");
+    for (const StackFrameRow& s : m.stack_frames) insert(stack_frame, s.stack, s.position, s.frame);
+    Statement allocation(db,
+                         "INSERT INTO allocations VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    for (const AllocationRow& a : m.allocations) {
+        insert(allocation, a.id, a.process, a.thread, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind,
+               a.api, a.stream, a.stack, a.free_thread);
+    }
+    Statement edge(db, "INSERT INTO kernel_allocations VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    for (const EdgeRow& e : m.edges) insert(edge, e.kernel, e.param, e.param_word, e.allocation, e.offset, e.read_only);
+    Statement sample(db, "INSERT INTO cpu_samples VALUES (?1, ?2, ?3, ?4)");
+    for (const CpuSampleRow& s : m.cpu_samples) insert(sample, s.process, s.ts_ns, s.user_ns, s.system_ns);
+    Statement dropped(db, "INSERT INTO dropped_events VALUES (?1, ?2, ?3)");
+    for (const DroppedRow& d : m.dropped) insert(dropped, d.process, d.cause, d.count);
+}
+
+}  // namespace
+
+void write_trace(Database& db, const TraceModel& model) {
+    // The file is private until renamed into place, so durability settings buy nothing here: a crash
+    // leaves only OUT.tmp, which the next build replaces.
+    db.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+            "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
+    db.exec("BEGIN");
+    db.exec(kTraceSchemaSql);
+    write_run(db, model);
+    write_entities(db, model);
+    write_activity(db, model);
+    write_memory(db, model);
+    db.exec("COMMIT");
+}
+
+}  // namespace tbdprof::trace::detail
