@@ -2,12 +2,39 @@
 #include "options.h"
 #include "record.h"
 
+#include <tbdprof/analyzer/commands.h>
+#include <tbdprof/interop/commands.h>
+#include <tbdprof/tagger/tagger.h>
+
 #include <tbdprof/trace/schema.h>
 #include <tbdprof/trace/version.h>
 
 #include <cstdio>
+#include <cstring>
+#include <utility>
+
+namespace {
+
+using Subcommand = int (*)(int, char**);
+
+// `tbdprof NAME ...` for the commands that work on traces; recording is the default.
+Subcommand find_subcommand(const char* name) {
+    static const std::pair<const char*, Subcommand> table[] = {
+        {"report", tbdprof::analyzer::report_command}, {"compare", tbdprof::analyzer::compare_command},
+        {"diff", tbdprof::analyzer::diff_command},     {"check", tbdprof::analyzer::check_command},
+        {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
+        {"export", tbdprof::interop::export_command},
+    };
+    for (const auto& [n, f] : table)
+        if (std::strcmp(n, name) == 0) return f;
+    return nullptr;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1)
+        if (Subcommand command = find_subcommand(argv[1])) return command(argc - 1, argv + 1);
     using tbdprof::cli::ParsedCommandLine;
     std::vector<std::string> args(argv + 1, argv + argc);
     const ParsedCommandLine parsed = tbdprof::cli::parse_command_line(args);

@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include "framework_presets.h"
+
 #include <charconv>
 
 namespace tbdprof::cli {
@@ -23,7 +25,9 @@ ParsedCommandLine usage_error(std::string message) {
 }  // namespace
 
 std::string usage_text() {
-    return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] -- COMMAND [ARGS...]\n"
+    return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
+           "               [--iteration-range NAME] -- COMMAND [ARGS...]\n"
+           "       tbdprof report|compare|diff|check|tag|import|export ... (each has --help)\n"
            "\n"
            "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"
            "kernels, copies, sets, allocations and frees with their call stacks, which allocations each\n"
@@ -36,6 +40,9 @@ std::string usage_text() {
            "  --sim[=MODEL]      run on tbdprof's simulated GPU instead of a real one (no GPU needed);\n"
            "                     MODEL picks the simulated device (TBDSIM_MODEL), e.g. h100, h200\n"
            "  --stacks N         frames of call stack kept per allocation, 0 to 128 (default 24; 0 = off)\n"
+           "  --framework=NAME   pytorch, tensorflow, jax, mxnet, auto or none (default): set the framework's\n"
+           "                     allocator so that each tensor is its own CUDA allocation (docs/tagging.md)\n"
+           "  --iteration-range NAME  the NVTX range that marks one training step (default: step-like names)\n"
            "  -h, --help         show this text\n"
            "  --version          show the tbdprof version and the trace format version\n"
            "\n"
@@ -71,6 +78,17 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             options.sim = true;
             options.sim_model = arg.substr(6);
             if (options.sim_model.empty()) return usage_error("--sim= needs a model name");
+        } else if (arg.rfind("--framework=", 0) == 0) {
+            options.framework = arg.substr(12);
+            FrameworkPreset ignored;
+            if (!resolve_framework(options.framework, {}, ignored))
+                return usage_error("unknown --framework '" + options.framework + "' (want " + framework_names() + ")");
+        } else if (arg == "--iteration-range") {
+            if (i + 1 >= args.size() || args[i + 1].empty()) return usage_error("--iteration-range needs a range name");
+            options.iteration_range = args[++i];
+        } else if (arg.rfind("--iteration-range=", 0) == 0) {
+            options.iteration_range = arg.substr(18);
+            if (options.iteration_range.empty()) return usage_error("--iteration-range= needs a range name");
         } else if (arg == "-o" || arg == "--output" || arg == "--stacks") {
             if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
             const std::string& value = args[++i];

@@ -13,6 +13,8 @@ struct RecordOptions {
     std::string sim_model;             // MODEL of --sim=MODEL, empty for the default
     int stack_depth = 24;              // --stacks N (0 turns allocation stacks off)
     bool force = false;                // --force: replace an existing output
+    std::string framework = "none";    // --framework=NAME: allocator preset (see framework_presets.h)
+    std::string iteration_range;       // --iteration-range NAME: the NVTX range that marks a step
     std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
 };
 

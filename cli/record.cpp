@@ -5,6 +5,9 @@
 #include "launcher.h"
 #include "output_path.h"
 #include "summary.h"
+#include "framework_presets.h"
+
+#include <tbdprof/tagger/tagger.h>
 
 #include <tbdprof/trace/builder.h>
 #include <tbdprof/trace/trace_reader.h>
@@ -98,6 +101,18 @@ int record(const RecordOptions& options) {
         set_variable(env, "LD_LIBRARY_PATH", prepend_path(get_variable(env, "LD_LIBRARY_PATH"), layout.simgpu_dir));
         if (!options.sim_model.empty()) set_variable(env, "TBDSIM_MODEL", options.sim_model);
     }
+    FrameworkPreset framework;
+    resolve_framework(options.framework, options.command, framework);  // validated when parsed
+    for (const auto& [name, value] : framework.environment) {
+        if (auto existing = get_variable(env, name); existing && *existing != value) {
+            std::fprintf(stderr, "tbdprof: keeping your %s=%s (the %s preset would set %s)\n", name.c_str(),
+                         existing->c_str(), framework.name.c_str(), value.c_str());
+            continue;
+        }
+        set_variable(env, name, value);
+    }
+    if (!framework.name.empty())
+        std::fprintf(stderr, "tbdprof: %s preset: %s\n", framework.name.c_str(), framework.cost.c_str());
 
     const ChildOutcome child = run_child(program, options.command, env);
     std::error_code ec;
@@ -131,6 +146,16 @@ int record(const RecordOptions& options) {
         return child.exit_status != 0 ? child.exit_status : kFailure;
     }
     for (const std::string& warning : built.warnings) std::fprintf(stderr, "tbdprof: note: %s\n", warning.c_str());
+    // Memory categories, iterations and phases. A trace that cannot be tagged stays a valid,
+    // untagged trace: tagging rolls back as a whole.
+    tagger::TagOptions tag_options;
+    tag_options.iteration_range = options.iteration_range;
+    tagger::TagSummary tagged;
+    std::string tag_error;
+    if (!tagger::tag_trace_file(output, tag_options, tagged, tag_error))
+        std::fprintf(stderr, "tbdprof: note: memory tagging failed: %s (run `tbdprof tag` to retry)\n", tag_error.c_str());
+    else if (tagged.iterations == 0)
+        std::fprintf(stderr, "tbdprof: note: no training iterations found (%s)\n", tagged.note.c_str());
     print_summary(output);
     return child.exit_status;
 }

@@ -95,6 +95,12 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
             return false;
         }
     }
+    // Pinned host memory is not device memory: it gets a category so that every row of
+    // memory_allocations has one, but no device breakdown counts it.
+    if (!exec(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, rule) "
+                  "SELECT id, 'other', 'pinned host memory, not device memory', 1.0, 'host-memory' "
+                  "FROM allocations WHERE kind = 'pinned_host'", error))
+        return false;
     return true;
 }
 

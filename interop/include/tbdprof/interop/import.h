@@ -1,0 +1,46 @@
+// Import of other profilers' traces into a tbdprof trace (SQLite, schemas/trace.sql).
+//
+// Accepted inputs (plain or gzip-compressed JSON):
+//   * Kineto / Chrome trace JSON written by torch.profiler, current layout (categories `kernel`,
+//     `cuda_runtime`, `cpu_op`, ...) and the 2021 one (`Kernel`, `Runtime`, `Operator`, ...), either an
+//     object with `traceEvents` or a bare event array;
+//   * torch.profiler's memory-timeline "raw" export: an array of [ts_ns, action, bytes, category].
+// docs/interop.md describes what lands where.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace tbdprof::interop {
+
+struct ImportOptions {
+    bool progress = false;  // progress lines on stderr (the command turns it on for a terminal)
+};
+
+// What an import found; the command prints it as its summary line.
+struct ImportSummary {
+    std::string format;  // "kineto", "kineto-2021", "chrome", "memory-timeline"
+    uint64_t json_bytes = 0;
+    double parse_seconds = 0;  // reading + decompressing + parsing the JSON
+    double total_seconds = 0;
+    uint64_t events = 0;
+    uint64_t kernels = 0, copies = 0, sets = 0;
+    uint64_t runtime_calls = 0, sync_calls = 0;
+    uint64_t cpu_ops = 0, annotations = 0, gpu_annotations = 0, python_functions = 0;
+    uint64_t steps = 0;
+    uint64_t memory_events = 0, gpu_memory_events = 0, allocations = 0, freed_allocations = 0;
+    bool memory_addresses = false;  // allocations matched by address (otherwise by size, synthetic)
+    uint64_t devices = 0, processes = 0, threads = 0, streams = 0;
+    std::map<std::string, uint64_t> skipped;   // known but not stored (flows, metadata, ...)
+    std::map<std::string, uint64_t> unknown;   // "ph=X cat=foo" -> count
+    std::map<std::string, uint64_t> warnings;  // "negative duration" -> count
+
+    std::string summary_line() const;
+};
+
+// Converts `input` into a tbdprof trace at `output`. The output is written to `output`.tmp and
+// renamed only when complete, so a failure never leaves a half-written file. Throws InteropError.
+ImportSummary import_trace_file(const std::string& input, const std::string& output, const ImportOptions& options = {});
+
+}  // namespace tbdprof::interop

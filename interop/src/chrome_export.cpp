@@ -1,0 +1,513 @@
+// Chrome trace JSON export. Layout (docs/interop.md): every host process is a process with its threads;
+// every device is a process ("GPU n: name") whose threads are the streams; kernels, copies and sets are
+// slices on their stream, host ranges and API calls slices on their thread, launches joined to their
+// GPU work by flow arrows, and live device memory per category drawn as counter tracks. Events use
+// Kineto's names and args, so `tbdprof import` reads the file back.
+#include "tbdprof/interop/export.h"
+
+#include "json_writer.h"
+#include "output_file.h"
+#include "tbdprof/interop/interop_error.h"
+#include "tbdprof/trace/trace_reader.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+namespace tbdprof::interop {
+namespace {
+
+using trace::Database;
+using trace::Statement;
+
+// Device tracks get pids far above Linux's pid range (at most 2^22) so they never meet a host pid.
+constexpr int64_t kGpuPidBase = int64_t{1} << 30;
+constexpr int64_t kGpuAnnotationTid = 0;  // stream rows start at 1
+
+std::optional<int64_t> opt_int(const Statement& s, int column) {
+    if (s.is_null(column)) return std::nullopt;
+    return s.column_int(column);
+}
+
+const char* copy_name(std::string_view kind) {
+    if (kind == "htod") return "Memcpy HtoD";
+    if (kind == "dtoh") return "Memcpy DtoH";
+    if (kind == "dtod") return "Memcpy DtoD";
+    if (kind == "htoh") return "Memcpy HtoH";
+    return "Memcpy";
+}
+
+// api_calls kinds back to the API names the importer maps onto them.
+const char* sync_api_name(std::string_view kind) {
+    if (kind == "device_sync") return "cudaDeviceSynchronize";
+    if (kind == "stream_sync") return "cudaStreamSynchronize";
+    if (kind == "event_sync") return "cudaEventSynchronize";
+    if (kind == "stream_wait_event") return "cudaStreamWaitEvent";
+    return "implicit synchronization";
+}
+
+struct HostThreadRef {
+    int64_t pid = 0, tid = 0;
+};
+
+struct StreamRef {
+    int64_t device = 0, handle = 0;
+};
+
+// One launch seen from the host: where the flow arrow starts.
+struct LaunchSite {
+    int64_t thread = 0;  // threads.id
+    int64_t ns = 0;
+    bool operator<(const LaunchSite& o) const { return thread != o.thread ? thread < o.thread : ns < o.ns; }
+};
+struct PendingLaunch {
+    std::optional<int64_t> correlation;
+    const char* what = "kernel";
+    bool matched = false;  // a recorded API call slice encloses it
+};
+
+class ChromeExporter {
+public:
+    ChromeExporter(Database& db, JsonWriter& out) : db_(db), out_(out) {}
+
+    ExportSummary run() {
+        load_tables();
+        out_.raw("{");
+        write_header();
+        out_.key("traceEvents").raw("[\n");
+        write_metadata();
+        write_gpu_ops();
+        write_ranges();
+        write_api_calls();
+        write_library_calls();
+        write_unmatched_launches();
+        write_memory();
+        write_span();
+        out_.raw("\n]}\n");
+        summary_.bytes_written = out_.bytes_written();
+        return summary_;
+    }
+
+private:
+    // Starts one event object; events after the first get a separating comma.
+    JsonWriter& begin_event(char phase) {
+        out_.raw(first_event_ ? "{" : ",\n{");
+        first_event_ = false;
+        char ph[2] = {phase, 0};
+        return out_.key("ph", true).string(ph);
+    }
+
+    void load_tables() {
+        Statement run(db_, "SELECT command_line, duration_ns FROM run");
+        if (run.step()) {
+            command_line_ = run.column_text(0);
+            duration_ns_ = run.column_int(1);
+        }
+        Statement processes(db_, "SELECT id, pid, command_line FROM processes ORDER BY id");
+        while (processes.step()) {
+            processes_[processes.column_int(0)] = {processes.column_int(1), processes.column_text(2)};
+        }
+        Statement threads(db_, "SELECT id, process, tid, name FROM threads");
+        while (threads.step()) {
+            const int64_t process = threads.column_int(1);
+            threads_[threads.column_int(0)] = {pid_of(process), threads.column_int(2)};
+            thread_names_[threads.column_int(0)] = threads.column_text(3);
+        }
+        Statement streams(db_, "SELECT id, process, device, handle FROM streams");
+        while (streams.step()) {
+            streams_[streams.column_int(0)] = {streams.is_null(2) ? 0 : streams.column_int(2), streams.column_int(3)};
+        }
+        Statement devices(db_, "SELECT id, name FROM devices ORDER BY id");
+        while (devices.step()) device_names_[devices.column_int(0)] = devices.column_text(1);
+    }
+
+    int64_t pid_of(int64_t process_row) const {
+        auto it = processes_.find(process_row);
+        return it == processes_.end() ? 0 : it->second.first;
+    }
+
+    void write_header() {
+        out_.key("schemaVersion", true).number(int64_t{1});
+        out_.key("displayTimeUnit").string("ns");
+        out_.key("tbdprof").raw("{").key("command_line", true).string(command_line_).raw("}");
+        out_.key("deviceProperties").raw("[");
+        Statement devices(db_, "SELECT id, name, cc_major, cc_minor, sm_count, memory_bytes FROM devices ORDER BY id");
+        bool first = true;
+        while (devices.step()) {
+            out_.raw(first ? "{" : ",{");
+            first = false;
+            out_.key("id", true).number(devices.column_int(0)).key("name").string(devices.column_text(1));
+            out_.key("computeMajor").number(devices.column_int(2)).key("computeMinor").number(devices.column_int(3));
+            out_.key("numSms").number(devices.column_int(4)).key("totalGlobalMem").number(devices.column_int(5));
+            out_.raw("}");
+        }
+        out_.raw("]");
+        // Kineto's distributedInfo, from the run notes an import left (distributed.rank, ...).
+        Statement notes(db_, "SELECT key, value FROM run_notes WHERE key LIKE 'distributed.%'");
+        bool any = false;
+        while (notes.step()) {
+            out_.raw(any ? "," : ",\"distributedInfo\":{");
+            const std::string key = notes.column_text(0).substr(12);
+            const std::string value = notes.column_text(1);
+            out_.key(key, true);
+            const bool numeric = !value.empty() && value.find_first_not_of("-0123456789") == std::string::npos;
+            if (numeric) {
+                out_.raw(value);
+            } else {
+                out_.string(value);
+            }
+            any = true;
+        }
+        if (any) out_.raw("}");
+    }
+
+    void name_process(int64_t pid, const std::string& name, const char* label, int64_t sort_index) {
+        begin_event('M').key("name").string("process_name").key("pid").number(pid).key("tid").number(int64_t{0});
+        out_.key("args").raw("{").key("name", true).string(name).raw("}}");
+        begin_event('M').key("name").string("process_labels").key("pid").number(pid).key("tid").number(int64_t{0});
+        out_.key("args").raw("{").key("labels", true).string(label).raw("}}");
+        begin_event('M').key("name").string("process_sort_index").key("pid").number(pid).key("tid").number(int64_t{0});
+        out_.key("args").raw("{").key("sort_index", true).number(sort_index).raw("}}");
+    }
+
+    void name_thread(int64_t pid, int64_t tid, const std::string& name) {
+        begin_event('M').key("name").string("thread_name").key("pid").number(pid).key("tid").number(tid);
+        out_.key("args").raw("{").key("name", true).string(name).raw("}}");
+    }
+
+    void write_metadata() {
+        for (const auto& [row, process] : processes_) {
+            const auto& [pid, command] = process;
+            name_process(pid, command.empty() ? "pid " + std::to_string(pid) : command, "CPU", pid);
+        }
+        for (const auto& [row, thread] : threads_) {
+            const std::string& name = thread_names_[row];
+            name_thread(thread.pid, thread.tid, name.empty() ? "thread " + std::to_string(thread.tid) : name);
+        }
+        for (const auto& [device, name] : device_names_) {
+            const std::string label = "GPU " + std::to_string(device);
+            name_process(kGpuPidBase + device, label + ": " + name, label.c_str(), kGpuPidBase + device);
+        }
+        for (const auto& [row, stream] : streams_) {
+            name_thread(kGpuPidBase + stream.device, row, "stream " + std::to_string(stream.handle));
+        }
+    }
+
+    // One kernel, copy or set: its slice, and the flow from its launch when the launch is known.
+    struct GpuSlice {
+        const char* cat;
+        std::string name;
+        std::optional<int64_t> thread, stream, queued, correlation;
+        int64_t device = 0, start = 0;
+        std::optional<int64_t> duration;
+    };
+
+    void write_gpu_slice(const GpuSlice& s, const std::function<void()>& extra_args) {
+        const int64_t pid = kGpuPidBase + s.device;
+        const int64_t tid = s.stream.value_or(0);
+        begin_event('X').key("cat").string(s.cat).key("name").string(s.name).key("pid").number(pid).key("tid").number(tid);
+        out_.key("ts").micros(s.start).key("dur").micros(s.duration.value_or(0));
+        out_.key("args").raw("{").key("device", true).number(s.device);
+        if (s.stream) {
+            auto it = streams_.find(*s.stream);
+            out_.key("stream").number(it != streams_.end() ? it->second.handle : int64_t{0});
+        }
+        if (s.correlation) out_.key("correlation").number(*s.correlation);
+        if (!s.duration) out_.key("host_timed").number(int64_t{1});
+        extra_args();
+        out_.raw("}}");
+        ++summary_.slices;
+        if (!s.thread || !s.queued || !s.duration) return;
+        auto thread = threads_.find(*s.thread);
+        if (thread == threads_.end()) return;
+        const int64_t flow = ++flow_ids_;
+        const int64_t launch_ns = s.start - *s.queued;
+        auto [it, fresh] = launches_.try_emplace(LaunchSite{*s.thread, launch_ns});
+        if (fresh) {
+            it->second.correlation = s.correlation;
+            it->second.what = s.cat;
+        }
+        begin_event('s').key("cat").string("ac2g").key("name").string("ac2g").key("id").number(flow);
+        out_.key("pid").number(thread->second.pid).key("tid").number(thread->second.tid).key("ts").micros(launch_ns).raw("}");
+        begin_event('f').key("cat").string("ac2g").key("name").string("ac2g").key("id").number(flow).key("bp").string("e");
+        out_.key("pid").number(pid).key("tid").number(tid).key("ts").micros(s.start).raw("}");
+        ++summary_.flows;
+    }
+
+    void write_gpu_ops() {
+        Statement kernels(db_, "SELECT k.thread, k.device, k.stream, n.text, k.start_ns, k.duration_ns, k.queued_ns, "
+                               "k.grid, k.block, k.shared_bytes, k.correlation FROM kernels AS k "
+                               "JOIN functions AS f ON f.id = k.function JOIN strings AS n ON n.id = f.name ORDER BY k.id");
+        while (kernels.step()) {
+            GpuSlice s{"kernel", kernels.column_text(3), opt_int(kernels, 0), opt_int(kernels, 2), opt_int(kernels, 6),
+                       opt_int(kernels, 10), kernels.column_int(1), kernels.column_int(4), opt_int(kernels, 5)};
+            const auto grid = opt_int(kernels, 7), block = opt_int(kernels, 8), shared = opt_int(kernels, 9);
+            write_gpu_slice(s, [&] {
+                auto dims = [&](const char* key, int64_t packed) {
+                    out_.key(key).raw("[").number(packed & 0xffffffff).raw(",").number(((packed >> 32) & 0xffff) + 1);
+                    out_.raw(",").number(((packed >> 48) & 0xffff) + 1).raw("]");
+                };
+                if (grid) dims("grid", *grid);
+                if (block) dims("block", *block);
+                if (shared) out_.key("shared memory").number(*shared);
+            });
+        }
+        Statement copies(db_, "SELECT thread, device, stream, kind, bytes, start_ns, duration_ns, queued_ns, correlation "
+                              "FROM copies ORDER BY id");
+        while (copies.step()) {
+            GpuSlice s{"gpu_memcpy", copy_name(copies.column_text(3)), opt_int(copies, 0), opt_int(copies, 2), opt_int(copies, 7),
+                       opt_int(copies, 8), copies.column_int(1), copies.column_int(5), opt_int(copies, 6)};
+            const int64_t bytes = copies.column_int(4);
+            write_gpu_slice(s, [&] { out_.key("bytes").number(bytes); });
+        }
+        Statement sets(db_, "SELECT thread, device, stream, bytes, start_ns, duration_ns, queued_ns, correlation, value "
+                            "FROM sets ORDER BY id");
+        while (sets.step()) {
+            GpuSlice s{"gpu_memset", "Memset (Device)", opt_int(sets, 0), opt_int(sets, 2), opt_int(sets, 6), opt_int(sets, 7),
+                       sets.column_int(1), sets.column_int(4), opt_int(sets, 5)};
+            const int64_t bytes = sets.column_int(3);
+            const auto value = opt_int(sets, 8);
+            write_gpu_slice(s, [&] {
+                out_.key("bytes").number(bytes);
+                if (value) out_.key("value").number(*value);
+            });
+        }
+    }
+
+    void write_ranges() {
+        const int64_t gpu_annotation_pid = kGpuPidBase + (device_names_.empty() ? 0 : device_names_.begin()->first);
+        bool gpu_annotations = false;
+        Statement ranges(db_, "SELECT process, thread, begin_ns, end_ns, name, domain FROM ranges ORDER BY id");
+        while (ranges.step()) {
+            const std::string domain = ranges.column_text(5);
+            const auto thread_row = opt_int(ranges, 1);
+            const int64_t begin = ranges.column_int(2);
+            const auto end = opt_int(ranges, 3);
+            int64_t pid = pid_of(ranges.column_int(0)), tid = 0;
+            std::string cat = domain;
+            if (domain == "gpu_user_annotation") {
+                pid = gpu_annotation_pid;
+                tid = kGpuAnnotationTid;
+                gpu_annotations = true;
+            } else if (thread_row) {
+                auto it = threads_.find(*thread_row);
+                if (it != threads_.end()) tid = it->second.tid;
+            }
+            // NVTX ranges from tbdprof's own recordings (any other domain) are user annotations.
+            if (cat != "cpu_op" && cat != "gpu_user_annotation" && cat != "python_function" && cat != "cuda_runtime" &&
+                cat != "cuda_driver") {
+                cat = "user_annotation";
+            }
+            begin_event('X').key("cat").string(cat).key("name").string(ranges.column_text(4)).key("pid").number(pid);
+            out_.key("tid").number(tid).key("ts").micros(begin).key("dur").micros(end ? std::max<int64_t>(*end - begin, 0) : 0);
+            out_.key("args").raw("{");
+            bool first_arg = true;
+            if ((cat == "cuda_runtime" || cat == "cuda_driver") && thread_row) {
+                auto launch = launches_.find(LaunchSite{*thread_row, begin});
+                if (launch != launches_.end()) {
+                    launch->second.matched = true;
+                    if (launch->second.correlation) {
+                        out_.key("correlation", first_arg).number(*launch->second.correlation);
+                        first_arg = false;
+                    }
+                }
+            }
+            if (!end) {
+                out_.key("unfinished", first_arg).number(int64_t{1});
+                first_arg = false;
+            }
+            if (!domain.empty() && domain != cat) out_.key("domain", first_arg).string(domain);
+            out_.raw("}}");
+            ++summary_.slices;
+        }
+        if (gpu_annotations) name_thread(gpu_annotation_pid, kGpuAnnotationTid, "GPU annotations");
+    }
+
+    void write_api_calls() {
+        Statement calls(db_, "SELECT process, thread, kind, begin_ns, end_ns, handle FROM api_calls ORDER BY id");
+        while (calls.step()) {
+            int64_t tid = 0;
+            if (auto row = opt_int(calls, 1)) {
+                auto it = threads_.find(*row);
+                if (it != threads_.end()) tid = it->second.tid;
+            }
+            const std::string kind = calls.column_text(2);
+            const int64_t begin = calls.column_int(3);
+            begin_event('X').key("cat").string("cuda_runtime").key("name").string(sync_api_name(kind));
+            out_.key("pid").number(pid_of(calls.column_int(0))).key("tid").number(tid).key("ts").micros(begin);
+            out_.key("dur").micros(std::max<int64_t>(calls.column_int(4) - begin, 0));
+            out_.key("args").raw("{").key("kind", true).string(kind);
+            if (auto handle = opt_int(calls, 5)) out_.key("handle").number(*handle);
+            out_.raw("}}");
+            ++summary_.slices;
+        }
+    }
+
+    void write_library_calls() {
+        Statement calls(db_, "SELECT process, thread, name, op, begin_ns, end_ns, m, n, k, batch FROM library_calls ORDER BY id");
+        while (calls.step()) {
+            int64_t tid = 0;
+            if (auto row = opt_int(calls, 1)) {
+                auto it = threads_.find(*row);
+                if (it != threads_.end()) tid = it->second.tid;
+            }
+            const int64_t begin = calls.column_int(4);
+            begin_event('X').key("cat").string("cuda_library").key("name").string(calls.column_text(2));
+            out_.key("pid").number(pid_of(calls.column_int(0))).key("tid").number(tid).key("ts").micros(begin);
+            out_.key("dur").micros(std::max<int64_t>(calls.column_int(5) - begin, 0));
+            out_.key("args").raw("{").key("op", true).string(calls.column_text(3));
+            const char* dims[] = {"m", "n", "k", "batch"};
+            for (int i = 0; i < 4; ++i) {
+                if (auto v = opt_int(calls, 6 + i)) out_.key(dims[i]).number(*v);
+            }
+            out_.raw("}}");
+            ++summary_.slices;
+        }
+    }
+
+    // tbdprof's own recordings keep launch times but not the API call around them: a short slice
+    // stands in for the call so the flow arrow has a slice to start from.
+    void write_unmatched_launches() {
+        for (const auto& [site, launch] : launches_) {
+            if (launch.matched) continue;
+            auto thread = threads_.find(site.thread);
+            if (thread == threads_.end()) continue;
+            const std::string what = launch.what == std::string_view("kernel") ? "kernel"
+                                     : launch.what == std::string_view("gpu_memcpy") ? "memcpy" : "memset";
+            begin_event('X').key("cat").string("cuda_runtime").key("name").string("launch (" + what + ")");
+            out_.key("pid").number(thread->second.pid).key("tid").number(thread->second.tid).key("ts").micros(site.ns);
+            out_.key("dur").micros(1).key("args").raw("{").key("synthetic", true).number(int64_t{1});
+            if (launch.correlation) out_.key("correlation").number(*launch.correlation);
+            out_.raw("}}");
+            ++summary_.slices;
+        }
+    }
+
+    void write_memory();
+    void write_span() {
+        begin_event('X').key("cat").string("Trace").key("name").string("tbdprof trace").key("pid").string("Spans");
+        out_.key("tid").string("tbdprof").key("ts").micros(0).key("dur").micros(duration_ns_).raw("}");
+    }
+
+    Database& db_;
+    JsonWriter& out_;
+    ExportSummary summary_;
+    bool first_event_ = true;
+    std::string command_line_;
+    int64_t duration_ns_ = 0;
+    std::map<int64_t, std::pair<int64_t, std::string>> processes_;  // row -> pid, command line
+    std::map<int64_t, HostThreadRef> threads_;
+    std::unordered_map<int64_t, std::string> thread_names_;
+    std::map<int64_t, StreamRef> streams_;
+    std::map<int64_t, std::string> device_names_;
+    std::map<LaunchSite, PendingLaunch> launches_;
+    int64_t flow_ids_ = 0;
+};
+
+// Live device memory per category as counter tracks (one per device, one series per category, NULL
+// category -> "untagged"), and each allocation and free as a Kineto `[memory]` instant on its thread.
+void ChromeExporter::write_memory() {
+    struct Change {
+        int64_t ns;
+        int64_t device;
+        int category;
+        int64_t delta;
+    };
+    std::vector<std::string> categories;
+    std::map<std::string, int> category_index;
+    std::vector<Change> changes;
+    Statement allocations(db_, "SELECT a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.thread, a.free_thread, "
+                               "COALESCE(c.category, 'untagged') FROM allocations AS a "
+                               "LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
+                               "WHERE a.kind IN ('device', 'device_async', 'managed') ORDER BY a.id");
+    auto instant = [&](std::optional<int64_t> thread_row, int64_t ns, int64_t device, int64_t address, int64_t bytes) {
+        HostThreadRef where;
+        if (thread_row) {
+            auto it = threads_.find(*thread_row);
+            if (it != threads_.end()) where = it->second;
+        }
+        begin_event('i').key("s").string("t").key("cat").string("cpu_instant_event").key("name").string("[memory]");
+        out_.key("pid").number(where.pid).key("tid").number(where.tid).key("ts").micros(ns);
+        out_.key("args").raw("{").key("Device Type", true).number(int64_t{1}).key("Device Id").number(device);
+        if (address >= 0) out_.key("Addr").number(address);  // negative: synthetic, see docs/interop.md
+        out_.key("Bytes").number(bytes).raw("}}");
+        ++summary_.instant_events;
+    };
+    while (allocations.step()) {
+        const int64_t device = allocations.column_int(0), address = allocations.column_int(1);
+        const int64_t bytes = allocations.column_int(2), alloc_ns = allocations.column_int(3);
+        const auto free_ns = opt_int(allocations, 4);
+        const std::string category = allocations.column_text(7);
+        auto [it, fresh] = category_index.try_emplace(category, static_cast<int>(categories.size()));
+        if (fresh) categories.push_back(category);
+        changes.push_back({alloc_ns, device, it->second, bytes});
+        instant(opt_int(allocations, 5), alloc_ns, device, address, bytes);
+        if (free_ns) {
+            changes.push_back({*free_ns, device, it->second, -bytes});
+            const auto free_thread = opt_int(allocations, 6);
+            instant(free_thread ? free_thread : opt_int(allocations, 5), *free_ns, device, address, -bytes);
+        }
+    }
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+        return a.device != b.device ? a.device < b.device : a.ns < b.ns;
+    });
+    std::vector<int64_t> live(categories.size(), 0);
+    std::vector<bool> used(categories.size(), false);
+    for (size_t i = 0; i < changes.size();) {
+        const int64_t device = changes[i].device;
+        if (i == 0 || changes[i - 1].device != device) {
+            std::fill(live.begin(), live.end(), 0);
+            std::fill(used.begin(), used.end(), false);
+        }
+        const int64_t ns = changes[i].ns;
+        for (; i < changes.size() && changes[i].device == device && changes[i].ns == ns; ++i) {
+            live[changes[i].category] += changes[i].delta;
+            used[changes[i].category] = true;
+        }
+        begin_event('C').key("name").string("Live memory (bytes)").key("pid").number(kGpuPidBase + device);
+        out_.key("tid").number(int64_t{0}).key("ts").micros(ns).key("args").raw("{");
+        bool first = true;
+        for (size_t c = 0; c < categories.size(); ++c) {
+            if (!used[c]) continue;
+            out_.key(categories[c], first).number(live[c]);
+            first = false;
+        }
+        out_.raw("}}");
+        ++summary_.counter_events;
+    }
+}
+
+}  // namespace
+
+ExportSummary export_chrome_trace(const std::string& trace_path, const std::string& output) {
+    Database db;
+    try {
+        db = trace::open_trace(trace_path);
+    } catch (const std::exception& e) {
+        throw InteropError(e.what());
+    }
+    PendingOutput pending(output);
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(pending.temp_path().c_str(), "wb"), &std::fclose);
+    if (!file) throw InteropError("cannot create " + pending.temp_path());
+    ExportSummary summary;
+    {
+        JsonWriter out(file.get());
+        try {
+            summary = ChromeExporter(db, out).run();
+        } catch (const trace::SqliteError& e) {
+            throw InteropError(trace_path + ": " + e.what());
+        }
+        out.flush();
+        if (out.failed()) throw InteropError("writing " + output + " failed (disk full?)");
+    }
+    if (std::fclose(file.release()) != 0) throw InteropError("writing " + output + " failed");
+    pending.commit();
+    return summary;
+}
+
+}  // namespace tbdprof::interop

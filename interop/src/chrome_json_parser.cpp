@@ -1,0 +1,304 @@
+#include "chrome_json_parser.h"
+
+#include "chrome_event.h"
+#include "tbdprof/interop/interop_error.h"
+#include "time_text.h"
+
+#include <charconv>
+#include <string>
+
+namespace tbdprof::interop {
+namespace {
+
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::value;
+
+// A JSON value as an integer: numbers (floats rounded), numeric strings ("25738"). Addresses above
+// 2^63 keep their bit pattern.
+std::optional<int64_t> to_int(value v) {
+    json_type type;
+    if (v.type().get(type)) return std::nullopt;
+    if (type == json_type::number) {
+        simdjson::ondemand::number_type number_type;
+        if (v.get_number_type().get(number_type)) return std::nullopt;
+        if (number_type == simdjson::ondemand::number_type::signed_integer) return int64_t(v.get_int64());
+        if (number_type == simdjson::ondemand::number_type::unsigned_integer) {
+            return static_cast<int64_t>(uint64_t(v.get_uint64()));
+        }
+        const double d = v.get_double();
+        if (!(d > -9.2e18 && d < 9.2e18)) return std::nullopt;
+        return static_cast<int64_t>(d < 0 ? d - 0.5 : d + 0.5);
+    }
+    if (type == json_type::string) {
+        std::string_view text = v.get_string();
+        int64_t out = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+        if (ec == std::errc() && end == text.data() + text.size()) return out;
+    }
+    return std::nullopt;
+}
+
+// "ts"/"dur" in microseconds -> ns, from the number's text. Returns false when ill-typed.
+bool to_time_ns(value v, std::optional<int64_t>& out) {
+    json_type type;
+    if (v.type().get(type)) return false;
+    std::string_view text;
+    if (type == json_type::number) {
+        text = v.raw_json_token();
+    } else if (type == json_type::string) {
+        text = v.get_string();
+    } else if (type == json_type::null) {
+        return true;
+    } else {
+        return false;
+    }
+    out = microseconds_text_to_ns(text);
+    return out.has_value();
+}
+
+// pid/tid: numbers or strings; "stream 7" (2021 GPU tids) and "25738" (2021 CPU tids) become numbers.
+EventId to_id(value v) {
+    EventId id;
+    json_type type;
+    if (v.type().get(type)) return id;
+    if (type == json_type::number) {
+        if (auto n = to_int(v)) {
+            id.present = id.numeric = true;
+            id.number = *n;
+        }
+    } else if (type == json_type::string) {
+        id.present = true;
+        id.text = v.get_string();
+        std::string_view digits = id.text;
+        if (digits.starts_with("stream ")) digits.remove_prefix(7);
+        while (!digits.empty() && digits.back() == ' ') digits.remove_suffix(1);
+        int64_t n = 0;
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+        if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) {
+            id.numeric = true;
+            id.number = n;
+        }
+    }
+    return id;
+}
+
+void read_triple(value v, int64_t (&out)[3]) {
+    simdjson::ondemand::array array;
+    if (v.get_array().get(array)) return;
+    int i = 0;
+    for (auto element : array) {
+        value item;
+        if (element.get(item)) return;
+        if (i < 3) {
+            if (auto n = to_int(item)) out[i] = *n;
+        }
+        ++i;
+    }
+}
+
+void read_args(value v, EventArgs& args, std::map<std::string, uint64_t>& warnings) {
+    simdjson::ondemand::object object;
+    if (v.get_object().get(object)) {
+        ++warnings["ill-typed args (not an object)"];
+        return;
+    }
+    for (auto field : object) {
+        std::string_view key = field.unescaped_key();
+        value item = field.value();
+        if (key == "device") {
+            args.device = to_int(item);
+        } else if (key == "stream") {
+            args.stream = to_int(item);
+        } else if (key == "correlation") {
+            args.correlation = to_int(item);
+        } else if (key == "bytes") {
+            args.bytes = to_int(item);
+        } else if (key == "Bytes") {
+            args.memory_bytes = to_int(item);
+        } else if (key == "Addr") {
+            args.address = to_int(item);
+        } else if (key == "Total Allocated") {
+            args.total_allocated = to_int(item);
+        } else if (key == "Total Reserved") {
+            args.total_reserved = to_int(item);
+        } else if (key == "Device Type") {
+            args.device_type = to_int(item);
+        } else if (key == "Device Id") {
+            args.device_id = to_int(item);
+        } else if (key == "shared memory") {
+            args.shared_bytes = to_int(item);
+        } else if (key == "grid") {
+            read_triple(item, args.grid);
+            args.has_grid = true;
+        } else if (key == "block") {
+            read_triple(item, args.block);
+            args.has_block = true;
+        } else if (key == "name") {
+            std::string_view text;
+            if (!item.get_string().get(text)) args.name = text;
+        } else if (key == "labels") {
+            std::string_view text;
+            if (!item.get_string().get(text)) args.labels = text;
+        }
+    }
+}
+
+void read_event(value v, ChromeEvent& event, std::map<std::string, uint64_t>& warnings) {
+    simdjson::ondemand::object object;
+    if (v.get_object().get(object)) {
+        event.valid = false;
+        return;
+    }
+    for (auto field : object) {
+        std::string_view key = field.unescaped_key();
+        value item = field.value();
+        if (key == "ph") {
+            if (item.get_string().get(event.ph)) event.ill_typed = "ph";
+        } else if (key == "cat") {
+            if (item.get_string().get(event.cat)) event.ill_typed = "cat";
+        } else if (key == "name") {
+            if (item.get_string().get(event.name)) event.ill_typed = "name";
+        } else if (key == "ts") {
+            if (!to_time_ns(item, event.ts)) event.ill_typed = "ts";
+        } else if (key == "dur") {
+            if (!to_time_ns(item, event.dur)) event.ill_typed = "dur";
+        } else if (key == "pid") {
+            event.pid = to_id(item);
+        } else if (key == "tid") {
+            event.tid = to_id(item);
+        } else if (key == "args") {
+            read_args(item, event.args, warnings);
+        }
+    }
+}
+
+void read_device_properties(value v, ForeignTrace& out) {
+    simdjson::ondemand::array array;
+    if (v.get_array().get(array)) return;
+    for (auto element : array) {
+        simdjson::ondemand::object object;
+        if (element.get_object().get(object)) continue;
+        DeviceProperties device;
+        for (auto field : object) {
+            std::string_view key = field.unescaped_key();
+            value item = field.value();
+            if (key == "id") {
+                device.id = static_cast<int32_t>(to_int(item).value_or(0));
+            } else if (key == "name") {
+                std::string_view text;
+                if (!item.get_string().get(text)) device.name = text;
+            } else if (key == "totalGlobalMem") {
+                device.memory_bytes = to_int(item).value_or(0);
+            } else if (key == "computeMajor") {
+                device.cc_major = to_int(item).value_or(0);
+            } else if (key == "computeMinor") {
+                device.cc_minor = to_int(item).value_or(0);
+            } else if (key == "numSms") {
+                device.sm_count = to_int(item).value_or(0);
+            }
+        }
+        out.devices.push_back(std::move(device));
+    }
+}
+
+// A scalar as text for run_notes; empty when it is an object or array.
+std::optional<std::string> scalar_text(value item) {
+    json_type type;
+    if (item.type().get(type)) return std::nullopt;
+    if (type == json_type::string) return std::string(std::string_view(item.get_string()));
+    if (type == json_type::number || type == json_type::boolean) {
+        std::string_view raw = item.raw_json_token();
+        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
+            raw.remove_suffix(1);
+        }
+        return std::string(raw);
+    }
+    return std::nullopt;
+}
+
+void read_distributed_info(value v, ForeignTrace& out) {
+    simdjson::ondemand::object object;
+    if (v.get_object().get(object)) return;
+    for (auto field : object) {
+        std::string key(std::string_view(field.unescaped_key()));
+        if (auto text = scalar_text(field.value())) out.notes.emplace_back(key, *text);
+    }
+}
+
+class EventArrayReader {
+public:
+    EventArrayReader(const simdjson::padded_string& json, ForeignTrace& out, const ParseProgress& progress)
+        : json_(json), out_(out), progress_(progress), sink_(out) {}
+
+    void read(simdjson::ondemand::array events) {
+        for (auto element : events) {
+            value v;
+            if (element.get(v)) throw simdjson::simdjson_error(element.error());
+            ChromeEvent event;
+            read_event(v, event, out_.warnings);
+            ++out_.events;
+            if (!event.valid) {
+                ++out_.warnings["trace events that are not objects (skipped)"];
+            } else {
+                sink_.add(event);
+            }
+            if (progress_ && (out_.events & 0xffff) == 0) progress_(out_.events, json_.size());
+        }
+    }
+
+    void finish() { sink_.finish(); }
+
+private:
+    const simdjson::padded_string& json_;
+    ForeignTrace& out_;
+    const ParseProgress& progress_;
+    EventSink sink_;
+};
+
+}  // namespace
+
+void parse_chrome_trace(const simdjson::padded_string& json, ForeignTrace& out, const ParseProgress& progress) {
+    simdjson::ondemand::parser parser;
+    out.json_bytes = json.size();
+    try {
+        simdjson::ondemand::document doc = parser.iterate(json);
+        EventArrayReader reader(json, out, progress);
+        json_type type = doc.type();
+        bool found_events = false;
+        if (type == json_type::array) {
+            // The Chrome "JSON Array Format": the events alone.
+            reader.read(doc.get_array());
+            found_events = true;
+        } else if (type == json_type::object) {
+            for (auto field : doc.get_object()) {
+                std::string key(std::string_view(field.unescaped_key()));
+                value item = field.value();
+                if (key == "traceEvents") {
+                    simdjson::ondemand::array events;
+                    if (item.get_array().get(events)) throw InteropError("\"traceEvents\" is not an array");
+                    reader.read(events);
+                    found_events = true;
+                } else if (key == "deviceProperties") {
+                    read_device_properties(item, out);
+                } else if (key == "distributedInfo") {
+                    read_distributed_info(item, out);
+                } else if (key == "host_name" || key == "hostname") {
+                    if (auto text = scalar_text(item)) out.host = *text;
+                } else if (auto text = scalar_text(item)) {
+                    out.notes.emplace_back("kineto." + key, *text);
+                }
+            }
+        } else {
+            throw InteropError("the JSON document is a " + std::string(type == json_type::string ? "string" : "scalar") +
+                               ", not a trace (expected an object with \"traceEvents\" or an array of events)");
+        }
+        // On-Demand validates lazily: make sure nothing follows the document.
+        if (!doc.current_location().error()) throw InteropError("unexpected text after the end of the JSON document");
+        if (!found_events) throw InteropError("the JSON is not a trace: it has no \"traceEvents\" array");
+        reader.finish();
+    } catch (const simdjson::simdjson_error& error) {
+        throw InteropError(std::string("invalid JSON: ") + error.what());
+    }
+}
+
+}  // namespace tbdprof::interop

@@ -1,0 +1,104 @@
+#include "tbdprof/interop/import.h"
+
+#include "chrome_json_parser.h"
+#include "input_file.h"
+#include "memory_timeline_parser.h"
+#include "output_file.h"
+#include "tbdprof/interop/interop_error.h"
+#include "trace_store.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+namespace tbdprof::interop {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void join_counts(std::ostringstream& out, const char* title, const std::map<std::string, uint64_t>& counts) {
+    if (counts.empty()) return;
+    out << "; " << title << ": ";
+    bool first = true;
+    for (const auto& [what, count] : counts) {
+        out << (first ? "" : ", ") << count << " " << what;
+        first = false;
+    }
+}
+
+}  // namespace
+
+std::string ImportSummary::summary_line() const {
+    std::ostringstream out;
+    out << "imported " << format << ": " << events << " events; " << kernels << " kernels, " << copies << " copies, " << sets
+        << " sets, " << runtime_calls << " CUDA API calls (" << sync_calls << " synchronizations), " << cpu_ops << " CPU ops, "
+        << annotations << " annotations, " << gpu_annotations << " GPU annotations, " << steps << " steps, " << gpu_memory_events
+        << " GPU memory events -> " << allocations << " allocations (" << freed_allocations << " freed, addresses "
+        << (allocations == 0 ? "none" : memory_addresses ? "recorded" : "synthetic") << ")";
+    join_counts(out, "skipped", skipped);
+    uint64_t unknown_total = 0;
+    for (const auto& [what, count] : unknown) unknown_total += count;
+    out << "; unknown event types: " << unknown_total;
+    if (!unknown.empty()) {
+        out << " (";
+        bool first = true;
+        for (const auto& [what, count] : unknown) {
+            out << (first ? "" : ", ") << what << ": " << count;
+            first = false;
+        }
+        out << ")";
+    }
+    join_counts(out, "warnings", warnings);
+    return out.str();
+}
+
+ImportSummary import_trace_file(const std::string& input, const std::string& output, const ImportOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    ImportSummary summary;
+    ReadProgress read_progress;
+    ParseProgress parse_progress;
+    if (options.progress) {
+        read_progress = [](uint64_t done, uint64_t total) {
+            std::fprintf(stderr, "\rimport: reading %.1f / %.1f MB", static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6);
+        };
+        parse_progress = [](uint64_t events, uint64_t json_bytes) {
+            std::fprintf(stderr, "\rimport: parsing %.1f MB of JSON: %llu events   ", static_cast<double>(json_bytes) / 1e6,
+                         static_cast<unsigned long long>(events));
+        };
+    }
+    ForeignTrace trace;
+    {
+        simdjson::padded_string json = read_json_input(input, read_progress);
+        try {
+            if (looks_like_memory_timeline(json)) {
+                parse_memory_timeline(json, trace);
+            } else {
+                parse_chrome_trace(json, trace, parse_progress);
+            }
+        } catch (const InteropError& e) {
+            throw InteropError(input + ": " + e.what());
+        }
+    }
+    summary.parse_seconds = seconds_since(start);
+    if (options.progress) std::fprintf(stderr, "\rimport: writing %s                    ", output.c_str());
+    PendingOutput out(output);
+    try {
+        store_trace(trace, input, out.temp_path(), summary);
+    } catch (const InteropError& e) {
+        throw InteropError(input + ": " + e.what());
+    }
+    out.commit();
+    if (options.progress) std::fprintf(stderr, "\r\033[K");
+    summary.format = trace.format;
+    summary.events = trace.events;
+    summary.json_bytes = trace.json_bytes;
+    summary.skipped = trace.skipped;
+    summary.unknown = trace.unknown;
+    summary.warnings = trace.warnings;
+    summary.total_seconds = seconds_since(start);
+    return summary;
+}
+
+}  // namespace tbdprof::interop

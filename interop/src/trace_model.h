@@ -1,0 +1,104 @@
+// The importer's in-memory picture of a foreign trace, between parsing and writing SQLite. Times are
+// absolute nanoseconds in the source's clock; the writer makes them relative to the earliest event.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tbdprof::interop {
+
+// Deduplicated names (kernel and operator names repeat thousands of times).
+class StringTable {
+public:
+    uint32_t intern(std::string_view text) {
+        auto it = ids_.find(std::string(text));
+        if (it != ids_.end()) return it->second;
+        const auto id = static_cast<uint32_t>(texts_.size());
+        texts_.emplace_back(text);
+        ids_.emplace(texts_.back(), id);
+        return id;
+    }
+    const std::string& text(uint32_t id) const { return texts_[id]; }
+
+private:
+    std::vector<std::string> texts_;
+    std::unordered_map<std::string, uint32_t> ids_;
+};
+
+// Host-side threads are (pid, tid); Kineto sometimes writes tids as strings ("25738").
+struct HostThread {
+    int64_t pid = 0;
+    int64_t tid = 0;
+};
+
+enum class GpuOpKind : uint8_t { kernel, copy, set };
+
+struct GpuOp {
+    GpuOpKind kind = GpuOpKind::kernel;
+    int64_t start_ns = 0;
+    int64_t duration_ns = 0;
+    int32_t device = 0;
+    int64_t stream = 0;
+    std::optional<int64_t> correlation;
+    uint32_t name = 0;
+    int64_t bytes = 0;  // copies and sets
+    int64_t grid[3] = {0, 0, 0};
+    int64_t block[3] = {0, 0, 0};
+    std::optional<int64_t> shared_bytes;
+};
+
+// Where a host-side or GPU-side range came from; stored as ranges.domain (docs/interop.md).
+enum class RangeDomain : uint8_t { cpu_op, user_annotation, gpu_user_annotation, python_function, cuda_runtime, cuda_driver };
+const char* domain_name(RangeDomain domain);
+
+struct Range {
+    RangeDomain domain = RangeDomain::cpu_op;
+    int64_t begin_ns = 0;
+    std::optional<int64_t> end_ns;
+    HostThread thread;   // unused for gpu_user_annotation
+    bool on_gpu = false;  // gpu_user_annotation: drawn on a stream, no host thread
+    uint32_t name = 0;
+    std::optional<int64_t> correlation;  // CUDA runtime / driver calls
+};
+
+struct MemoryEvent {
+    int64_t ts_ns = 0;
+    HostThread thread;
+    int32_t device_type = 0;  // Kineto: 0 CPU, 1 CUDA
+    int32_t device_id = -1;
+    std::optional<int64_t> address;
+    int64_t bytes = 0;  // signed: > 0 allocation, < 0 free
+    std::optional<int64_t> total_allocated;
+    std::optional<int64_t> total_reserved;
+    // Memory-timeline imports only: the category torch.profiler inferred (already tbdprof's name).
+    std::optional<std::string> category;
+};
+
+struct DeviceProperties {
+    int32_t id = 0;
+    std::string name;
+    int64_t cc_major = 0, cc_minor = 0, sm_count = 0, memory_bytes = 0;
+};
+
+struct ForeignTrace {
+    std::string format;
+    StringTable strings;
+    std::vector<GpuOp> gpu_ops;
+    std::vector<Range> ranges;
+    std::vector<MemoryEvent> memory;
+    std::vector<DeviceProperties> devices;
+    std::map<int64_t, std::string> process_names;                 // pid -> name
+    std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // (pid, tid) -> name
+    std::vector<std::pair<std::string, std::string>> notes;      // run_notes rows
+    std::optional<std::string> host;
+    std::optional<int64_t> span_begin_ns, span_end_ns;  // the profiler's own "Trace" span
+    uint64_t events = 0;
+    uint64_t json_bytes = 0;
+    std::map<std::string, uint64_t> skipped, unknown, warnings;
+};
+
+}  // namespace tbdprof::interop

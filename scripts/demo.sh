@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, records a training run on the simulated GPU and shows the report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup-deps.sh
+ensure_packages
+configure_and_build build
+
+out=${TBDPROF_DEMO_DIR:-build/demo}
+mkdir -p "$out"
+trace="$out/mlp_train.sqlite"
+echo
+echo "== Recording: tbdprof --sim -- build/bin/mlp_train --iterations 30 --optimizer adam --host-work-us 100"
+build/bin/tbdprof --sim --force -o "$trace" -- build/bin/mlp_train --iterations 30 --optimizer adam --host-work-us 100
+echo
+echo "== Report (also: --format markdown|json|html)"
+build/bin/tbdprof report "$trace"
+echo
+echo "== Budget check, as a CI job would run it"
+build/bin/tbdprof check "$trace" --max-peak-memory 1GiB --min-gpu-utilization 0.01 && echo "within budget"
+echo
+echo "Trace: $trace  (open it with sqlite3, or export it: build/bin/tbdprof export $trace --format chrome)"

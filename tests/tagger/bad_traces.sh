@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `tbdprof tag` on traces that give little evidence, and on things that are not traces: it tags what
+# the evidence supports, says why for the rest, and never crashes or damages the file.
+set -uo pipefail
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok:   $*"; }
+record() { "$TBDPROF" --sim -o "$work/$1.sqlite" -- "$TBDPROF_BIN_DIR/${@:2}" >"$work/$1.log" 2>&1 || fail "recording $1"; }
+
+record one_step mlp_train --iterations 1
+out=$("$TBDPROF" tag "$work/one_step.sqlite") || fail "tag on a one-step run exited $?"
+grep -q "no iterations" <<<"$out" && ok "one step: says there are no iterations" || fail "one step: $out"
+untagged=$(sqlite3 "$work/one_step.sqlite" "SELECT count(*) FROM memory_allocations WHERE category IS NULL")
+[ "$untagged" = 0 ] && ok "one step: every allocation has a category" || fail "one step: $untagged untagged"
+reasons=$(sqlite3 "$work/one_step.sqlite" "SELECT count(*) FROM allocation_categories WHERE category = 'other' AND coalesce(reason, '') = ''")
+[ "$reasons" = 0 ] && ok "one step: every 'other' has a reason" || fail "one step: $reasons without reason"
+
+record steps mlp_train --iterations 6
+cp "$work/steps.sqlite" "$work/no_args.sqlite"
+sqlite3 "$work/no_args.sqlite" "DELETE FROM kernel_allocations"
+"$TBDPROF" tag "$work/no_args.sqlite" >/dev/null || fail "tag without argument information exited $?"
+n=$(sqlite3 "$work/no_args.sqlite" "SELECT count(*) FROM memory_allocations WHERE category IS NULL")
+[ "$n" = 0 ] && ok "no argument information: tagged" || fail "no argument information: $n untagged"
+
+cp "$work/steps.sqlite" "$work/outlive.sqlite"
+sqlite3 "$work/outlive.sqlite" "UPDATE allocations SET free_ns = NULL WHERE bytes >= 65536"
+"$TBDPROF" tag "$work/outlive.sqlite" >/dev/null || fail "tag with allocations outliving the run exited $?"
+w=$(sqlite3 "$work/outlive.sqlite" "SELECT count(*) FROM memory_allocations WHERE category = 'weights'")
+[ "$w" -gt 0 ] && ok "allocations outliving the run: weights still found ($w)" || fail "outlive: no weights"
+
+"$TBDPROF" tag "$work/steps.sqlite" >/dev/null && ok "tagging twice" || fail "tagging twice"
+n=$(sqlite3 "$work/steps.sqlite" "SELECT count(*) - count(DISTINCT allocation) FROM allocation_categories")
+[ "$n" = 0 ] && ok "tagging twice replaces the results" || fail "tagging twice left $n duplicates"
+
+echo "not a trace" >"$work/text.sqlite"
+before=$(md5sum <"$work/text.sqlite")
+"$TBDPROF" tag "$work/text.sqlite" 2>"$work/err"; rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$work/err")" = 1 ] && ok "not a trace: one message, exit $rc" || fail "not a trace: exit $rc, $(cat "$work/err")"
+[ "$(md5sum <"$work/text.sqlite")" = "$before" ] && ok "not a trace: file unchanged" || fail "not a trace: file changed"
+"$TBDPROF" tag "$work/missing.sqlite" 2>/dev/null; rc=$?
+[ $rc -ne 0 ] && [ ! -e "$work/missing.sqlite" ] && ok "missing file: exit $rc, nothing created" || fail "missing file"
+"$TBDPROF" tag 2>/dev/null; [ $? = 2 ] && ok "no trace: usage error" || fail "no trace: not exit 2"
+"$TBDPROF" tag --bogus x 2>/dev/null; [ $? = 2 ] && ok "unknown option: usage error" || fail "unknown option"
+
+[ $failures = 0 ] && echo "all passed" || { echo "$failures failure(s)"; exit 1; }
