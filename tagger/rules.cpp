@@ -126,14 +126,19 @@ void find_optimizer_work(Context& c) {
     for (size_t w = 0; w < c.m.work.size(); ++w) {
         const WorkItem& item = c.m.work[w];
         if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone || c.work_iteration[w] < 0) continue;
-        bool writes_weight = false, all_persistent = true, unknown_access = false;
+        // Without access information (extern "C" kernels, pointers inside structs): a plain kernel
+        // that touches a GEMM's weight matrix is the optimizer, since forward and backward use weight
+        // matrices through the library; or one that touches only persistent buffers.
+        bool writes_weight = false, all_persistent = true, unknown_access = false, gemm_weight = false;
         for (const Touch& t : item.touches) {
-            bool weight = c.tags[size_t(t.allocation)].category == "weights";
+            const Tag& tag = c.tags[size_t(t.allocation)];
+            bool weight = tag.category == "weights";
             writes_weight |= weight && t.access == Access::Write;
             unknown_access |= weight && t.access == Access::Unknown;
+            gemm_weight |= weight && t.access == Access::Unknown && tag.rule == "gemm-operand-persistent";
             all_persistent &= c.facts[size_t(t.allocation)].lifetime == Lifetime::Persistent;
         }
-        c.optimizer_work[w] = writes_weight || (unknown_access && all_persistent);
+        c.optimizer_work[w] = writes_weight || (unknown_access && (all_persistent || gemm_weight));
     }
 }
 

@@ -2,10 +2,17 @@
 # Records a sample on the simulated GPU with its ground-truth labels and checks that the memory
 # tagging agrees on at least MIN of the labelled bytes.
 #   accuracy.sh MIN PROGRAM [ARGS...]      (env: TBDPROF, TAG_ACCURACY, TBDPROF_BIN_DIR)
+# With NO_ACCESS_HINTS=1 the trace loses what mangled names say about const pointers before it is
+# tagged again, as for frameworks whose kernels take pointers inside structs or are extern "C".
 set -euo pipefail
 min=$1; program=$2; shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 TBD_SAMPLE_LABELS="$work/labels.tsv" "$TBDPROF" --sim -o "$work/run.sqlite" -- \
     "$TBDPROF_BIN_DIR/$program" "$@" >"$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }
+if [ "${NO_ACCESS_HINTS:-0}" = 1 ]; then
+    sqlite3 "$work/run.sqlite" "UPDATE kernel_allocations SET read_only = 0;
+        UPDATE strings SET text = 'k' || text WHERE id IN (SELECT mangled FROM functions);"
+    "$TBDPROF" tag "$work/run.sqlite" >/dev/null
+fi
 "$TAG_ACCURACY" "$work/run.sqlite" "$work/labels.tsv" --min "$min"
