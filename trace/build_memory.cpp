@@ -3,6 +3,7 @@
 // launches in time order, keeping the live allocations in an address-ordered map: a pointer argument
 // belongs to the live allocation whose [address, address + bytes) contains it at launch time.
 #include "model_builder.h"
+#include "demangle.h"
 
 #include <algorithm>
 
@@ -41,6 +42,11 @@ void ModelBuilder::build_stacks_and_frames() {
                          static_cast<int64_t>(f.offset)};
             if (f.symbol_string != 0) row.symbol = string_id(p, f.symbol_string);
             if (f.module_string != 0) row.module = string_id(p, f.module_string);
+            if (!row.symbol && f.module_string != 0) {
+                // Static functions: the process could not name them, the object file can.
+                const std::string module(p.raw->string(f.module_string));
+                if (auto name = symbolizer_.function_at(module, f.offset)) row.symbol = model_.strings.intern(demangle(*name));
+            }
             model_.frames.push_back(row);
             frame_ids_.emplace(key, id);
         }

@@ -3,6 +3,8 @@
 // edges. Internal to the builder; split over build_*.cpp by table group.
 #pragma once
 
+#include "elf_symbols.h"
+
 #include "raw_process.h"
 #include "trace_model.h"
 
@@ -71,6 +73,7 @@ private:
     // Keys view the mapped raw files, which outlive the builder.
     std::unordered_map<std::string_view, int64_t> function_of_mangled_;
     std::map<std::pair<int64_t, uint64_t>, int64_t> frame_ids_;  // (process, ip) -> frames.id
+    ElfSymbolizer symbolizer_;  // names for frames the collector could not symbolize
     BuildCounters counters_;
     int64_t device_timed_ = 0;  // kernels, copies and sets with a device record
     int64_t host_timed_ = 0;    // ... without
