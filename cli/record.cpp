@@ -97,6 +97,15 @@ int record(const RecordOptions& options) {
     set_variable(env, "TBDPROF_RUN_DIR", run_dir);
     set_variable(env, "TBDPROF_STACK_DEPTH", std::to_string(options.stack_depth));
     set_variable(env, "LD_PRELOAD", prepend_path(get_variable(env, "LD_PRELOAD"), layout.preload_library));
+    // NVTX ranges reach the collector through NVTX's injection hook (docs/collector.md, NVTX). One
+    // tool only can receive them; a user's own choice is kept.
+    if (auto nvtx_tool = get_variable(env, "NVTX_INJECTION64_PATH"); nvtx_tool && !nvtx_tool->empty()) {
+        if (*nvtx_tool != layout.preload_library)
+            std::fprintf(stderr, "tbdprof: keeping your NVTX_INJECTION64_PATH=%s; NVTX ranges will not be recorded\n",
+                         nvtx_tool->c_str());
+    } else {
+        set_variable(env, "NVTX_INJECTION64_PATH", layout.preload_library);
+    }
     if (options.sim) {
         set_variable(env, "LD_LIBRARY_PATH", prepend_path(get_variable(env, "LD_LIBRARY_PATH"), layout.simgpu_dir));
         if (!options.sim_model.empty()) set_variable(env, "TBDSIM_MODEL", options.sim_model);

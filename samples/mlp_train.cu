@@ -62,6 +62,7 @@ public:
         input_stager_.copy_to(features);
         label_stager_.copy_to(labels);
 
+        tbdsample::NvtxRange forward_range = session_.range("forward");  // forward and loss
         // Forward. layer_input[l] is the input of linear layer l; pre_activation[l] its output
         // before the ReLU (kept for ReLU backward).
         std::vector<const float*> layer_input{features};
@@ -90,6 +91,8 @@ public:
         tbdsample::launch_sum_into(row_loss, batch, micro_batch.loss_scale, micro_batch.loss_total, stream);
         session_.allocator().release(row_loss);
 
+        forward_range.end();
+        tbdsample::NvtxRange backward_range = session_.range("backward");
         // Backward: `grad` holds d(loss)/d(output of linear layer `layer`, before its ReLU).
         for (std::size_t layer = layer_count; layer-- > 0;) {
             int in = widths_[layer];

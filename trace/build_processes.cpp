@@ -169,15 +169,25 @@ void ModelBuilder::build_api_calls_and_ranges() {
                                         thread_id(p, s.tid), kind, rel(s.record.begin_ns), rel(s.record.end_ns),
                                         static_cast<int64_t>(s.record.handle)});
         }
+        // A range is written when it ends, so nested ranges come before their parents in the file:
+        // ordered by begin here (ties: the outer, longer one first), ids follow that order.
+        const size_t first = model_.ranges.size();
         for (const auto& r : p.raw->ranges) {
-            RangeRow row{static_cast<int64_t>(model_.ranges.size()) + 1, p.id, thread_id(p, r.tid),
-                         rel(r.record.begin_ns), std::nullopt, std::string(p.raw->string(r.record.name_string)),
-                         std::string(p.raw->string(r.record.domain_string))};
+            const uint32_t tid = r.record.begin_tid != 0 ? r.record.begin_tid : r.tid;
+            RangeRow row{0, p.id, thread_id(p, tid), rel(r.record.begin_ns), std::nullopt,
+                         std::string(p.raw->string(r.record.name_string)), std::nullopt};
+            if (r.record.domain_string != 0) row.domain = std::string(p.raw->string(r.record.domain_string));
             if (r.record.end_ns != 0) row.end_ns = rel(r.record.end_ns);
             model_.ranges.push_back(std::move(row));
         }
+        std::stable_sort(model_.ranges.begin() + static_cast<std::ptrdiff_t>(first), model_.ranges.end(),
+                         [](const RangeRow& a, const RangeRow& b) {
+                             if (a.begin_ns != b.begin_ns) return a.begin_ns < b.begin_ns;
+                             return a.end_ns.value_or(INT64_MAX) > b.end_ns.value_or(INT64_MAX);
+                         });
         counters_.events += p.raw->syncs.size() + p.raw->ranges.size();
     }
+    for (size_t i = 0; i < model_.ranges.size(); ++i) model_.ranges[i].id = static_cast<int64_t>(i) + 1;
 }
 
 void ModelBuilder::build_samples_and_drops() {

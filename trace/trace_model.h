@@ -151,7 +151,8 @@ struct RangeRow {
     Opt thread;
     int64_t begin_ns;
     Opt end_ns;
-    std::string name, domain;
+    std::string name;
+    std::optional<std::string> domain;  // NULL: NVTX's default domain
 };
 
 struct CpuSampleRow {

@@ -79,8 +79,9 @@ void write_activity(Database& db, const TraceModel& m) {
     }
     Statement range(db, "INSERT INTO ranges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const RangeRow& r : m.ranges) {
-        insert(range, r.id, r.process, r.thread, r.begin_ns, r.end_ns, std::string_view(r.name),
-               std::string_view(r.domain));
+        std::optional<std::string_view> domain;
+        if (r.domain) domain = *r.domain;
+        insert(range, r.id, r.process, r.thread, r.begin_ns, r.end_ns, std::string_view(r.name), domain);
     }
 }
 

@@ -116,6 +116,17 @@ void OptionParser::add_float(const char* name, float* target, float min, float m
                         accepted});
 }
 
+void OptionParser::add_flag(const char* name, bool* target, const char* help) {
+    Option option{name, "", "off", help, [target](const std::string& text) {
+                      if (!text.empty()) return false;
+                      *target = true;
+                      return true;
+                  },
+                  "no value"};
+    option.is_flag = true;
+    options_.push_back(std::move(option));
+}
+
 void OptionParser::add_choice(const char* name, std::vector<std::string> words, int default_index,
                               std::function<void(int)> apply, const char* help) {
     std::string hint;
@@ -161,6 +172,10 @@ void OptionParser::usage_error(const std::string& message) const {
 void OptionParser::print_help() const {
     std::printf("usage: %s [options]\n%s\n\noptions:\n", program_.c_str(), description_.c_str());
     for (const auto& option : options_) {
+        if (option.is_flag) {
+            std::printf("  %-34s %s\n", ("--" + option.name).c_str(), option.help.c_str());
+            continue;
+        }
         std::string left = "--" + option.name + " " + option.value_hint;
         std::printf("  %-34s %s (default %s)\n", left.c_str(), option.help.c_str(),
                     option.default_text.c_str());
@@ -192,7 +207,8 @@ void OptionParser::parse(int argc, char** argv) {
         }
         const Option* option = find(name);
         if (option == nullptr) usage_error("unknown option '--" + name + "'");
-        if (!has_value) {
+        if (option->is_flag && has_value) usage_error("option '--" + name + "' takes no value");
+        if (!has_value && !option->is_flag) {
             if (i + 1 >= argc) usage_error("option '--" + name + "' needs a value (" + option->accepted + ")");
             value = argv[++i];
         }
@@ -238,6 +254,8 @@ void add_common_options(OptionParser& parser, CommonOptions& options) {
                      "learning rate (0: 0.05 for sgd, 0.001 for adam)");
     parser.add_float("momentum", &options.momentum, 0.0f, 0.999f,
                      "SGD momentum (0: plain SGD, no optimizer state)");
+    parser.add_flag("nvtx", &options.nvtx,
+                    "NVTX ranges: \"step\" around each training step, \"forward\", \"backward\", \"optimizer\" inside");
 }
 
 }  // namespace tbdsample

@@ -34,6 +34,7 @@ struct CommonOptions {
     OptimizerKind optimizer = OptimizerKind::sgd;
     float learning_rate = 0.0f;  // 0: the optimizer's usual default (see resolved_learning_rate)
     float momentum = 0.9f;
+    bool nvtx = false;  // mark steps and their phases with NVTX ranges (see NvtxRange in training.h)
 };
 
 class OptionParser {
@@ -45,6 +46,8 @@ public:
     void add_size(const char* name, std::size_t* target, const char* help);
     void add_u64(const char* name, std::uint64_t* target, const char* help);
     void add_float(const char* name, float* target, float min, float max, const char* help);
+    // An option without a value: --name sets *target to true.
+    void add_flag(const char* name, bool* target, const char* help);
     // A choice among fixed words; `apply` receives the index of the chosen word.
     void add_choice(const char* name, std::vector<std::string> words, int default_index,
                     std::function<void(int)> apply, const char* help);
@@ -65,6 +68,7 @@ private:
         std::string help;
         std::function<bool(const std::string&)> apply;  // false: the value is not acceptable
         std::string accepted;                           // what is acceptable, for the error message
+        bool is_flag = false;                           // takes no value
     };
     void print_help() const;
     const Option* find(const std::string& name) const;  // by name or alias; null when unknown
@@ -79,7 +83,7 @@ private:
 float resolved_learning_rate(const CommonOptions& options);
 
 // Registers --iterations --batch --hidden --layers --input --classes --host-work-us --alloc --grad
-// --accumulate --workspace --seed --optimizer --lr --momentum.
+// --accumulate --workspace --seed --optimizer --lr --momentum --nvtx.
 void add_common_options(OptionParser& parser, CommonOptions& options);
 
 }  // namespace tbdsample

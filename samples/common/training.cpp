@@ -2,6 +2,8 @@
 
 #include "check.h"
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,11 +40,15 @@ int TrainingSession::run(TrainingModel& model) {
     auto start = std::chrono::steady_clock::now();
     float loss = 0.0f;
     for (int step = 0; step < options_.iterations; ++step) {
+        NvtxRange step_range = range("step");
         CUDA_CHECK(cudaMemsetAsync(loss_total, 0, sizeof(float), stream_.handle));
         gradients.begin_step();
         for (int micro = 0; micro < options_.accumulate; ++micro)
             model.train_micro_batch(MicroBatch{step, micro, gradients, loss_total, loss_scale});
-        optimizer.step(gradients);
+        {
+            NvtxRange optimizer_range = range("optimizer");
+            optimizer.step(gradients);
+        }
         gradients.end_step();
         CUDA_CHECK(cudaMemcpyAsync(loss_host, loss_total, sizeof(float), cudaMemcpyDeviceToHost, stream_.handle));
         CUDA_CHECK(cudaStreamSynchronize(stream_.handle));
@@ -59,6 +65,16 @@ int TrainingSession::run(TrainingModel& model) {
     std::printf("%s: iterations=%d final_loss=%.6f elapsed_ms=%.1f peak_device_bytes=%zu\n", program_,
                 options_.iterations, static_cast<double>(loss), elapsed_ms, allocator_.peak_bytes());
     return 0;
+}
+
+NvtxRange::NvtxRange(bool enabled, const char* name) : open_(enabled) {
+    if (open_) nvtxRangePushA(name);
+}
+
+void NvtxRange::end() {
+    if (!open_) return;
+    open_ = false;
+    nvtxRangePop();
 }
 
 InputStager::InputStager(std::size_t bytes, cudaStream_t stream) : bytes_(bytes), stream_(stream) {

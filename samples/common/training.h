@@ -3,6 +3,7 @@
 // session and implements one micro-batch (input copy, forward, loss, backward). The session runs
 //   for each step: zero/prepare gradients; accumulate x micro-batch; optimizer step; free transient
 //   gradients; read the loss back (a sync, as loss.item() does); busy host work (GPU idle)
+// With --nvtx each step is an NVTX range "step" and the optimizer step a range "optimizer" in it.
 // and prints the one-line summary.
 #pragma once
 
@@ -28,6 +29,22 @@ public:
     virtual void train_micro_batch(const MicroBatch& micro_batch) = 0;
 };
 
+// An NVTX push/pop range (nvtxRangePushA/nvtxRangePop) around a part of a step, when the program
+// runs with --nvtx; does nothing otherwise. Without a tool attached (NVTX_INJECTION64_PATH unset)
+// the NVTX calls themselves are no-ops.
+class NvtxRange {
+public:
+    NvtxRange(bool enabled, const char* name);
+    ~NvtxRange() { end(); }
+    NvtxRange(const NvtxRange&) = delete;
+    NvtxRange& operator=(const NvtxRange&) = delete;
+
+    void end();  // closes the range early (once)
+
+private:
+    bool open_;
+};
+
 class TrainingSession {
 public:
     TrainingSession(const char* program, const CommonOptions& options);
@@ -40,6 +57,9 @@ public:
     DeviceAllocator& allocator() { return allocator_; }
     BlasContext& blas() { return blas_; }
     ParameterSet& parameters() { return parameters_; }
+
+    // A range named `name` when --nvtx was given (models mark "forward" and "backward" with it).
+    NvtxRange range(const char* name) const { return NvtxRange(options_.nvtx, name); }
 
     // Trains for options().iterations steps and prints the summary line. Returns the exit status.
     int run(TrainingModel& model);

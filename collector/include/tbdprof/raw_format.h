@@ -43,7 +43,7 @@ enum class RecordKind : uint16_t {
     Set = 14,          // RawSet
     Sync = 15,         // RawSync
     LibraryCall = 16,  // RawLibraryCall
-    Range = 17,        // RawRange (NVTX, later)
+    Range = 17,        // RawRange: an NVTX range (push/pop, start/end) or mark
     Stack = 20,        // RawStack: a deduplicated call stack (instruction pointers)
     Frame = 21,        // RawFrame: symbol for one instruction pointer (resolved off the hot path)
     DeviceKernel = 30, // RawDeviceActivity from CUPTI: device start/end of a kernel
@@ -218,13 +218,24 @@ struct RawLibraryCall {
     uint8_t reserved;
 };
 
+enum class RangeKind : uint8_t { PushPop = 1, StartEnd = 2, Mark = 3 };
+
+// One NVTX range, written when it ends (so the header's tid is the thread that ended it). A mark is a
+// range with begin_ns == end_ns. name_string/domain_string are RawString ids, 0 = none (the default
+// domain). Ranges still open when the process ends are not written.
 struct RawRange {
     RawRecordHeader header;
     uint64_t begin_ns;
     uint64_t end_ns;
     uint64_t name_string;
     uint64_t domain_string;
+    // Added after the first version (readers zero-fill shorter records):
+    uint32_t begin_tid;   // thread that began it (start/end ranges may end elsewhere); 0 = header.tid
+    RangeKind range_kind;  // 0 in older records
+    uint8_t depth;         // push/pop nesting level on its thread (0 = outermost), 0 otherwise
+    uint8_t reserved[2];
 };
+static_assert(sizeof(RawRange) == 48);
 
 struct RawStack {
     RawRecordHeader header;
