@@ -1,6 +1,7 @@
 #include "rules.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 namespace tbdprof::tagger {
@@ -262,8 +263,31 @@ void tag_without_iterations(Context& c) {
     tag_remaining(c);
 }
 
+// Phases the program itself marked with NVTX ranges named like forward/backward/optimizer
+// (PyTorch's "## backward ##", "Optimizer.step#SGD.step" included). True when all three were found.
+bool phases_from_ranges(const Context& c, size_t index, TagResult& result) {
+    const Iteration& it = c.its.iterations[index];
+    const char* kinds[] = {"forward", "backward", "optimizer"};
+    int64_t begin[3] = {-1, -1, -1}, end[3] = {-1, -1, -1};
+    for (const Range& r : c.m.ranges) {
+        if (r.process != it.process || r.begin_ns < it.begin_ns || r.end_ns > it.end_ns) continue;
+        std::string name = r.name;
+        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (int k = 0; k < 3; ++k) {
+            if (name.find(kinds[k]) == std::string::npos) continue;
+            if (begin[k] < 0 || r.begin_ns < begin[k]) begin[k] = r.begin_ns;
+            end[k] = std::max(end[k], r.end_ns);
+            break;
+        }
+    }
+    if (begin[0] < 0 || begin[1] < 0 || begin[2] < 0) return false;
+    for (int k = 0; k < 3; ++k) result.phases.push_back({index, kinds[k], begin[k], end[k]});
+    return true;
+}
+
 void find_phases(Context& c, TagResult& result) {
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
+        if (phases_from_ranges(c, i, result)) continue;
         const Iteration& it = c.its.iterations[i];
         int64_t backward = -1, optimizer = -1;
         for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {

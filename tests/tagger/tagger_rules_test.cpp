@@ -148,3 +148,22 @@ TEST_CASE("NVTX step ranges take precedence over repetition") {
     IterationSet named = detect_iterations(r.model, "no such range");
     CHECK_EQ(named.source, "repetition");
 }
+
+TEST_CASE("phases come from NVTX forward/backward/optimizer ranges when a step has them") {
+    Run r = training_run(4);
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    const Iteration& second = its.iterations[1];
+    int64_t third = (second.end_ns - second.begin_ns) / 3;
+    r.model.ranges.push_back({0, second.begin_ns, second.begin_ns + third, "forward"});
+    r.model.ranges.push_back({0, second.begin_ns + third, second.begin_ns + 2 * third, "## backward ##"});
+    r.model.ranges.push_back({0, second.begin_ns + 2 * third, second.end_ns, "Optimizer.step#SGD.step"});
+    TagResult result = tag_allocations(r.model, its);
+    int from_ranges = 0;
+    for (const Phase& p : result.phases)
+        if (p.iteration == 1) {
+            if (p.kind == "backward") CHECK_EQ(p.begin_ns, second.begin_ns + third);
+            ++from_ranges;
+        }
+    CHECK_EQ(from_ranges, 3);
+}
