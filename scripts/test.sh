@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test through ctest. Safe to run again.
 #   scripts/test.sh              normal build in build/
-#   TBDPROF_SANITIZE=1 scripts/test.sh   also runs the host-side tests under ASan+UBSan (build-asan/)
+#   TBDPROF_SANITIZE=1 scripts/test.sh   also runs the host-side unit tests under ASan+UBSan (build-asan/;
+#                                        the default when CI is set)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -10,7 +11,15 @@ ensure_packages
 configure_and_build build
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 300)
 
-if [ "${TBDPROF_SANITIZE:-0}" = "1" ]; then
-    configure_and_build build-asan -DTBDPROF_SANITIZE=ON
-    (cd build-asan && ctest --output-on-failure -j "$(nproc)" --timeout 600)
+# The host-side unit tests again under AddressSanitizer and UBSan (the libraries injected into a
+# profiled program are never sanitized). On by default in CI; TBDPROF_SANITIZE=0 skips it,
+# TBDPROF_SANITIZE=1 forces it.
+if [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "0" ] && [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "false" ]; then
+    unit_targets=(simgpu_driver_test simgpu_module_image_test tbdprof_trace_test tagger_rules_test
+                  tbdprof_analyzer_tests tbdprof_interop_test)
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_SANITIZE=ON -DTBDPROF_BUILD_SAMPLES=OFF \
+          -DCMAKE_CUDA_COMPILER="${CUDACXX:-/usr/local/cuda/bin/nvcc}" >/dev/null
+    cmake --build build-asan -j "$(nproc)" --target "${unit_targets[@]}"
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)" --timeout 600 \
+        -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|analyzer_unit|interop_unit)')
 fi
