@@ -285,6 +285,47 @@ bool phases_from_ranges(const Context& c, size_t index, TagResult& result) {
     return true;
 }
 
+// Traces without any data flow (imported profiler traces: no pointer arguments, no library roles)
+// leave lifetimes and named ranges only. Weaker evidence, lower confidence.
+bool inside_range_named(const Context& c, int32_t process, int64_t t, const char* word) {
+    for (const Range& r : c.m.ranges) {
+        if (r.process != process || t < r.begin_ns || t > r.end_ns) continue;
+        std::string name = r.name;
+        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (name.find(word) != std::string::npos) return true;
+    }
+    return false;
+}
+
+void tag_from_lifetimes_only(Context& c) {
+    const auto& its = c.its.iterations;
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        const Allocation& alloc = c.m.allocations[a];
+        const Facts& f = c.facts[a];
+        if (f.lifetime == Lifetime::Persistent) {
+            if (alloc.alloc_ns < its.front().begin_ns)
+                set(c, a, "weights", 0.5, "lifetime-before-training",
+                    "persistent and allocated before the first iteration (no data flow in this trace)");
+            else if (inside_range_named(c, alloc.process, alloc.alloc_ns, "optimizer"))
+                set(c, a, "optimizer_state", 0.5, "lifetime-created-by-optimizer",
+                    "persistent and first allocated inside an optimizer range (no data flow in this trace)");
+            else
+                set(c, a, "gradients", 0.4, "lifetime-created-in-step",
+                    "persistent and first allocated during a step, outside the optimizer (no data flow)");
+        } else if (f.lifetime == Lifetime::Transient && alloc.free_ns) {
+            const Iteration& it = its[size_t(f.iteration)];
+            bool brief = *alloc.free_ns - alloc.alloc_ns < (it.end_ns - it.begin_ns) / 50;
+            if (brief)
+                set(c, a, "workspace", 0.4, "lifetime-brief",
+                    "alive for under 2% of its iteration (no data flow in this trace)");
+            else
+                set(c, a, "activations", 0.5, "lifetime-step-local",
+                    "allocated and freed within one iteration (no data flow in this trace)");
+        }
+    }
+    tag_remaining(c);
+}
+
 void find_phases(Context& c, TagResult& result) {
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         if (phases_from_ranges(c, i, result)) continue;
@@ -321,6 +362,13 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     if (iterations.iterations.empty()) {
         c.optimizer_work.assign(model.work.size(), false);
         tag_without_iterations(c);
+        result.tags = std::move(c.tags);
+        return result;
+    }
+    if (!model.has_argument_info && model.library_calls.empty()) {
+        c.optimizer_work.assign(model.work.size(), false);
+        tag_from_lifetimes_only(c);
+        find_phases(c, result);
         result.tags = std::move(c.tags);
         return result;
     }

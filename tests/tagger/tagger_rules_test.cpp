@@ -167,3 +167,22 @@ TEST_CASE("phases come from NVTX forward/backward/optimizer ranges when a step h
         }
     CHECK_EQ(from_ranges, 3);
 }
+
+TEST_CASE("without any data flow (an imported trace), lifetimes and ranges decide, at lower confidence") {
+    Run r = training_run(5);
+    for (WorkItem& w : r.model.work) w.touches.clear();
+    r.model.library_calls.clear();
+    for (WorkItem& w : r.model.work) w.library_call = kNone;
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    // The momentum buffer was created inside the first step's optimizer range.
+    const Allocation& momentum = r.model.allocations[size_t(r.ids["M"])];
+    r.model.ranges.push_back({0, momentum.alloc_ns - 1, momentum.alloc_ns + 1, "Optimizer.step#SGD.step"});
+    TagResult result = tag_allocations(r.model, its);
+    auto tag = [&](const char* name) { return result.tags[size_t(r.ids[name])]; };
+    CHECK_EQ(tag("W").category, "weights");
+    CHECK_EQ(tag("M").category, "optimizer_state");
+    CHECK_EQ(tag("A").category, "activations");
+    CHECK_LE(tag("W").confidence, 0.5);
+    CHECK_NE(tag("W").rule.find("lifetime"), std::string::npos);
+}
