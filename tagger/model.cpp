@@ -57,6 +57,19 @@ void load_allocations(sqlite3* db, TraceModel& m) {
     }
 }
 
+// Kernels, copies and sets are read with the same four leading columns.
+constexpr const char* kTimedColumns = "process, start_ns - coalesce(queued_ns, 0), start_ns, start_ns + coalesce(duration_ns, 0)";
+
+WorkItem timed_item(const Statement& s, WorkItem::Kind kind) {
+    WorkItem w;
+    w.kind = kind;
+    w.process = static_cast<int32_t>(s.i64(0));
+    w.launch_ns = s.i64(1);
+    w.start_ns = s.i64(2);
+    w.end_ns = s.i64(3);
+    return w;
+}
+
 WorkItem::Kind copy_kind(const std::string& kind) {
     if (kind == "htod") return WorkItem::Kind::CopyHtoD;
     if (kind == "dtoh") return WorkItem::Kind::CopyDtoH;
@@ -145,21 +158,15 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         while (s.step()) function_mangled[s.i64(0)] = s.text(1).rfind("_Z", 0) == 0;
     }
     {
-        Statement s(db, "SELECT id, process, start_ns - coalesce(queued_ns, 0), start_ns, "
-                        "start_ns + coalesce(duration_ns, 0), function, library_call FROM kernels");
+        Statement s(db, (std::string("SELECT ") + kTimedColumns + ", function, library_call, id FROM kernels").c_str());
         while (s.step()) {
-            WorkItem w;
-            w.kind = WorkItem::Kind::Kernel;
-            w.process = static_cast<int32_t>(s.i64(1));
-            w.launch_ns = s.i64(2);
-            w.start_ns = s.i64(3);
-            w.end_ns = s.i64(4);
-            w.function = static_cast<int32_t>(s.i64(5));
-            if (!s.null(6)) {
-                auto it = call_index.find(s.i64(6));
+            WorkItem w = timed_item(s, WorkItem::Kind::Kernel);
+            w.function = static_cast<int32_t>(s.i64(4));
+            if (!s.null(5)) {
+                auto it = call_index.find(s.i64(5));
                 if (it != call_index.end()) w.library_call = it->second;
             }
-            kernel_index[s.i64(0)] = m.work.size();
+            kernel_index[s.i64(6)] = m.work.size();
             m.work.push_back(std::move(w));
         }
     }
@@ -200,16 +207,10 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
     }
     {
-        Statement s(db, "SELECT process, kind, src, dst, start_ns - coalesce(queued_ns, 0), start_ns, "
-                        "start_ns + coalesce(duration_ns, 0) FROM copies");
+        Statement s(db, (std::string("SELECT ") + kTimedColumns + ", kind, src, dst FROM copies").c_str());
         while (s.step()) {
-            WorkItem w;
-            w.kind = copy_kind(s.text(1));
-            w.process = static_cast<int32_t>(s.i64(0));
-            w.launch_ns = s.i64(4);
-            w.start_ns = s.i64(5);
-            w.end_ns = s.i64(6);
-            int32_t src = resolve(s.i64(2), w.launch_ns), dst = resolve(s.i64(3), w.launch_ns);
+            WorkItem w = timed_item(s, copy_kind(s.text(4)));
+            int32_t src = resolve(s.i64(5), w.launch_ns), dst = resolve(s.i64(6), w.launch_ns);
             if (src == kNone && dst == kNone) continue;  // host to host
             if (src == kNone) w.kind = WorkItem::Kind::CopyHtoD;
             else if (dst == kNone) w.kind = WorkItem::Kind::CopyDtoH;
@@ -220,16 +221,10 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         }
     }
     {
-        Statement s(db, "SELECT process, dst, start_ns - coalesce(queued_ns, 0), start_ns, "
-                        "start_ns + coalesce(duration_ns, 0) FROM sets");
+        Statement s(db, (std::string("SELECT ") + kTimedColumns + ", dst FROM sets").c_str());
         while (s.step()) {
-            WorkItem w;
-            w.kind = WorkItem::Kind::Set;
-            w.process = static_cast<int32_t>(s.i64(0));
-            w.launch_ns = s.i64(2);
-            w.start_ns = s.i64(3);
-            w.end_ns = s.i64(4);
-            int32_t dst = resolve(s.i64(1), w.launch_ns);
+            WorkItem w = timed_item(s, WorkItem::Kind::Set);
+            int32_t dst = resolve(s.i64(4), w.launch_ns);
             if (dst == kNone) continue;
             w.touches.push_back({dst, Access::Write});
             m.work.push_back(std::move(w));
