@@ -1,136 +1,130 @@
-// The GPU scan: one pass over `kernels` in time order (id order is time order in a well-formed
-// trace), merged with the copies and sets sorted by start. Streaming interval unions give busy time
-// per device; accumulators per function and per library call give top kernels and FLOPs. Nothing
-// per kernel is kept in memory.
+// The GPU scan: kernels in time order (id order is time order per device in a well-formed trace),
+// with copies and sets, library calls and devices read first. The kernels are split into ranges of
+// ids scanned at the same time on separate read-only connections (kernel_range_scan.cpp) and merged
+// here in id order, so the result is exactly that of one pass (see busy_time.h for the unions).
+// Nothing per kernel is kept in memory.
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <map>
-#include <unordered_map>
+#include <thread>
 
 #include "analysis_parts.h"
 #include "flop_precision.h"
-#include "id_table.h"
-#include "interval_union.h"
+#include "kernel_range_scan.h"
 
 namespace tbdprof::analyzer {
 namespace {
 
-struct DeviceState {
-    int64_t id = 0;
-    std::string name;
-    double fp32_peak_flops = 0;
-    bool listed = false;  // in the devices table
-    IntervalUnion kernel_union, all_union;
-    int64_t last_start = INT64_MIN;
-    int64_t kernel_busy_ns = 0, busy_ns = 0;
-    int64_t kernels_total = 0, kernels_in_window = 0;
-    double fp32_flops = 0;
-    std::vector<double> buckets;  // busy ns per utilization bucket
-};
-
-struct FunctionStat {
-    int64_t count = 0;
-    int64_t total_ns = 0;
-    double flops = 0;
-};
-
-struct LibraryCall {
+// What the trace says about a library call.
+struct CallInfo {
     bool exists = false;
     FlopKind kind = FlopKind::none;
     double flops = 0;
     int64_t begin_ns = 0;
-    int64_t total_ns = 0, window_ns = 0;
-    int64_t count = 0, window_count = 0;
-    int64_t function = -1;  // -1: no kernel yet, -2: kernels of several functions (see `mixed`)
-    int device_slot = -1;
 };
 
-struct MixedShare {
-    int64_t window_ns = 0;
-    int64_t window_count = 0;
+struct DeviceState {
+    DeviceState(int64_t device_id, const BusyFrame* frame, const ActivityStretches* activities)
+        : id(device_id), busy(frame, activities) {}
+    int64_t id;
+    std::string name;
+    double fp32_peak_flops = 0;
+    bool listed = false;  // in the devices table
+    KernelBusy busy;
+    int64_t activity_ns = 0;  // copies and sets inside the window
+    bool timed = false;
+    int64_t last_start = 0;
+    int64_t kernels_total = 0, kernels_in_window = 0;
+    double fp32_flops = 0;
 };
 
-struct Activity {  // a copy or set with a device interval
-    int64_t device, begin, end;
-};
+// Small traces are not worth a second connection.
+constexpr int64_t kRowsPerExtraThread = 200000;
 
-int64_t saturating_end(int64_t start, int64_t duration) {
-    int64_t end = 0;
-    return __builtin_add_overflow(start, duration, &end) ? INT64_MAX : end;
+int thread_count(const AnalysisOptions& options, int64_t rows) {
+    int wanted = options.threads;
+    if (wanted <= 0) {
+        if (const char* text = std::getenv("TBDPROF_THREADS")) wanted = std::atoi(text);
+    }
+    if (wanted > 0) return std::min(wanted, 64);  // asked for: honoured even for small traces (tests)
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    return rows >= kRowsPerExtraThread ? std::min(2, cores) : 1;
 }
 
 class GpuScan {
 public:
     GpuScan(const TraceFile& trace, const Report& report, const AnalysisOptions& options)
-        : db_(*trace.db),
-          window_(report.window),
-          everything_(report.window.used == "all"),
-          functions_(db_.query_int("SELECT max(id) FROM functions")),
-          calls_(db_.query_int("SELECT max(id) FROM library_calls")) {
+        : db_(*trace.db), window_(report.window), options_(options) {
+        inputs_.everything = report.window.used == "all";
         const int64_t run_end = std::max<int64_t>(report.run.duration_ns, 1);
-        bucket_count_ = std::max(1, options.utilization_buckets);
-        bucket_ns_ = std::max<int64_t>(1, (run_end + bucket_count_ - 1) / bucket_count_);
+        inputs_.frame.bucket_count = std::max(1, options.utilization_buckets);
+        inputs_.frame.bucket_ns = std::max<int64_t>(1, (run_end + inputs_.frame.bucket_count - 1) / inputs_.frame.bucket_count);
+        inputs_.frame.window_begin = window_.begin_ns;
+        inputs_.frame.window_end = window_.end_ns;
+        max_function_ = db_.query_int("SELECT max(id) FROM functions");
+        inputs_.max_call_id = db_.query_int("SELECT max(id) FROM library_calls");
+        if (inputs_.max_call_id >= kDenseIdLimit) {  // not from tbdprof's builder: remember which exist
+            Query ids(db_, "SELECT id FROM library_calls WHERE id >= 0");
+            while (ids.step()) inputs_.sparse_calls.insert(ids.integer(0));
+        }
         load_devices();
-        load_library_calls();
         load_activities();
     }
 
-    // False when kernels turned out not to be in time order (then scan again with ORDER BY).
-    bool scan(bool ordered, Progress& progress);
-    void finish(const AnalysisOptions& options, Report& report);
+    enum class Outcome { done, out_of_order, seam_unresolved };
+    // threads 0: as options and TBDPROF_THREADS say.
+    Outcome scan(int threads, bool sorted, Progress& progress);
+    void finish(Report& report);
 
 private:
-    int slot(int64_t device_id) {
-        if (device_id == cached_id_ && cached_slot_ >= 0) return cached_slot_;
-        auto [it, inserted] = slot_of_.try_emplace(device_id, static_cast<int>(devices_.size()));
+    DeviceState& device(int64_t id) {
+        auto [it, inserted] = slot_of_.try_emplace(id, devices_.size());
         if (inserted) {
-            devices_.emplace_back();
-            devices_.back().id = device_id;
-            devices_.back().buckets.assign(static_cast<size_t>(bucket_count_), 0.0);
+            auto activities = inputs_.activities.find(id);
+            devices_.emplace_back(id, &inputs_.frame, activities == inputs_.activities.end() ? nullptr : &activities->second);
         }
-        cached_id_ = device_id;
-        cached_slot_ = it->second;
-        return it->second;
+        return devices_[it->second];
     }
     void load_devices();
-    void load_library_calls();
+    void load_library_calls(const ReadOnlyDatabase& db);
     void load_activities();
-    void add_to_buckets(DeviceState& device, int64_t begin, int64_t end);
-    void feed_activities_until(int64_t start);
+    Outcome merge(std::vector<PartResult>& parts);
+    void combine_calls(FlopMetrics& flops);
 
     const ReadOnlyDatabase& db_;
     Window window_;
-    bool everything_;
-    int bucket_count_ = 1;
-    int64_t bucket_ns_ = 1;
-    std::vector<DeviceState> devices_;
-    std::unordered_map<int64_t, int> slot_of_;
-    int64_t cached_id_ = INT64_MIN;
-    int cached_slot_ = -1;
-    IdTable<FunctionStat> functions_;
-    IdTable<LibraryCall> calls_;
-    std::map<std::pair<int64_t, int64_t>, MixedShare> mixed_;  // (call, function)
-    std::vector<Activity> activities_;
-    size_t next_activity_ = 0;
+    const AnalysisOptions& options_;
+    ScanInputs inputs_;
+    int64_t max_function_ = 0;
+    std::vector<DeviceState> devices_;  // devices table, then copies and sets, then kernels: first seen first
+    std::unordered_map<int64_t, size_t> slot_of_;
+    std::vector<PartResult> parts_;
+    IdTable<FunctionStat> functions_{-1};
     int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0;
     int64_t kernel_time_ns_ = 0, no_flop_ns_ = 0;
+    IdTable<CallInfo> calls_{-1};
+    bool timing_ = std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr;
 };
 
 void GpuScan::load_devices() {
     Query query(db_, "SELECT id, name, fp32_peak_flops FROM devices ORDER BY id");
     while (query.step()) {
-        DeviceState& device = devices_[static_cast<size_t>(slot(query.integer(0)))];
-        device.name = query.text(1);
-        device.fp32_peak_flops = std::max(0.0, query.real(2));
-        device.listed = true;
+        DeviceState& state = device(query.integer(0));
+        state.name = query.text(1);
+        state.fp32_peak_flops = std::max(0.0, query.real(2));
+        state.listed = true;
     }
 }
 
-void GpuScan::load_library_calls() {
-    Query query(db_, "SELECT id, flops, compute_type, a_type, begin_ns, "
+void GpuScan::load_library_calls(const ReadOnlyDatabase& db) {
+    calls_ = IdTable<CallInfo>(db.query_int("SELECT max(id) FROM library_calls"));
+    Query query(db, "SELECT id, flops, compute_type, a_type, begin_ns, "
                      "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END FROM library_calls");
     while (query.step()) {
-        LibraryCall& call = calls_[query.integer(0)];
+        CallInfo& call = calls_[query.integer(0)];
         call.exists = true;
         call.begin_ns = query.integer(4);
         const double flops = query.is_null(1) ? 0.0 : query.real(1);
@@ -151,147 +145,208 @@ void GpuScan::load_activities() {
                 "UNION ALL SELECT device, start_ns, duration_ns FROM sets WHERE duration_ns IS NOT NULL "
                 "AND duration_ns >= 0 ORDER BY 2");
     while (query.step()) {
-        const int64_t start = query.integer(1);
-        slot(query.integer(0));  // register the device now: the kernel scan holds references
-        activities_.push_back({query.integer(0), start, saturating_end(start, query.integer(2))});
+        const int64_t id = query.integer(0), start = query.integer(1);
+        int64_t end = 0;
+        if (__builtin_add_overflow(start, query.integer(2), &end)) end = INT64_MAX;
+        device(id);  // listed in order of first copy or set, after the devices table
+        inputs_.activities[id].add_sorted(start, end);
+    }
+    for (auto& [id, stretches] : inputs_.activities) stretches.finish();
+    for (DeviceState& state : devices_) {
+        auto it = inputs_.activities.find(state.id);
+        if (it != inputs_.activities.end()) state.activity_ns = it->second.measure(window_.begin_ns, window_.end_ns);
+        state.busy = KernelBusy(&inputs_.frame, it == inputs_.activities.end() ? nullptr : &it->second);
     }
 }
 
-void GpuScan::add_to_buckets(DeviceState& device, int64_t begin, int64_t end) {
-    const int64_t limit = bucket_ns_ * bucket_count_;
-    begin = std::max<int64_t>(begin, 0);
-    end = std::min(end, limit);
-    for (int64_t b = begin / bucket_ns_; begin < end && b < bucket_count_; ++b) {
-        const int64_t bucket_end = (b + 1) * bucket_ns_;
-        const int64_t piece_end = std::min(end, bucket_end);
-        device.buckets[static_cast<size_t>(b)] += static_cast<double>(piece_end - begin);
-        begin = piece_end;
+GpuScan::Outcome GpuScan::scan(int threads, bool sorted, Progress& progress) {
+    // Two queries: SQLite answers a lone min() or max() of the key from the b-tree's edge, but
+    // both in one SELECT with a full scan.
+    const int64_t first = db_.query_int("SELECT min(id) FROM kernels");
+    const int64_t last = db_.query_int("SELECT max(id) FROM kernels");
+    const bool empty = db_.query_int("SELECT count(*) FROM (SELECT 1 FROM kernels LIMIT 1)") == 0;
+    const int64_t rows = empty ? 0 : last - first + 1;
+    if (threads <= 0) threads = thread_count(options_, rows);
+    if (sorted || rows < threads) threads = 1;
+    ScanControl control;
+    control.rows_expected = rows;
+    control.progress = &progress;
+    parts_.clear();
+    std::vector<PartRange> ranges;
+    for (int i = 0; i < threads; ++i) {
+        // Equal id ranges; the last one ends at the last id (and an empty table gives one empty part).
+        PartRange range;
+        range.first_id = first + rows / threads * i;
+        range.last_id = i + 1 == threads ? last : first + rows / threads * (i + 1) - 1;
+        range.sorted = sorted;
+        ranges.push_back(range);
+        parts_.emplace_back(max_function_, inputs_.max_call_id);
     }
-}
-
-void GpuScan::feed_activities_until(int64_t start) {
-    while (next_activity_ < activities_.size() && activities_[next_activity_].begin <= start) {
-        const Activity& a = activities_[next_activity_++];
-        DeviceState& device = devices_[static_cast<size_t>(slot(a.device))];
-        device.all_union.add(a.begin, a.end, [&](int64_t b, int64_t e) {
-            device.busy_ns += overlap(b, e, window_.begin_ns, window_.end_ns);
+    std::vector<std::exception_ptr> errors(ranges.size());
+    auto run_part = [&](size_t i, const ReadOnlyDatabase& db) {
+        try {
+            scan_kernel_range(db, inputs_, ranges[i], control, i == 0, parts_[i]);
+        } catch (...) {
+            errors[i] = std::current_exception();
+            control.stop = true;
+        }
+    };
+    std::vector<std::thread> workers;
+    std::exception_ptr calls_error;
+    if (threads > 1) {
+        // Library calls are needed only at the merge: read them meanwhile, on a connection of their own.
+        workers.emplace_back([&] {
+            try {
+                ReadOnlyDatabase db(db_.path());
+                load_library_calls(db);
+            } catch (...) {
+                calls_error = std::current_exception();
+                control.stop = true;
+            }
+        });
+    } else {
+        load_library_calls(db_);
+    }
+    for (size_t i = 1; i < ranges.size(); ++i) {
+        workers.emplace_back([&, i] {
+            try {
+                // Its own connection, opened with the same defensive settings as the first.
+                ReadOnlyDatabase db(db_.path());
+                run_part(i, db);
+            } catch (...) {
+                errors[i] = std::current_exception();
+                control.stop = true;
+            }
         });
     }
-}
-
-bool GpuScan::scan(bool ordered, Progress& progress) {
-    const int64_t rows = db_.query_int("SELECT max(id) FROM kernels");
-    // ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL (never a real value).
-    Query query(db_, ordered ? "SELECT device, function, start_ns, ifnull(duration_ns, -1), ifnull(library_call, -1) "
-                               "FROM kernels ORDER BY start_ns"
-                             : "SELECT device, function, start_ns, ifnull(duration_ns, -1), ifnull(library_call, -1) "
-                               "FROM kernels");
-    const int64_t ws = window_.begin_ns, we = window_.end_ns;
-    while (query.step()) {
-        if ((++total_kernels_ & 0x3ffff) == 0) progress.update("reading kernels", total_kernels_, rows);
-        DeviceState& device = devices_[static_cast<size_t>(slot(query.integer(0)))];
-        const int64_t function = query.integer(1);
-        const int64_t start = query.integer(2);
-        const int64_t raw_duration = query.integer(3);
-        const bool timed = raw_duration >= 0;
-        const int64_t duration = timed ? raw_duration : 0;
-        const int64_t call_id = query.integer(4);
-        ++device.kernels_total;
-        if (timed) {
-            if (start < device.last_start && !ordered) return false;
-            device.last_start = start;
-            const int64_t end = saturating_end(start, duration);
-            feed_activities_until(start);
-            device.kernel_union.add(start, end, [&](int64_t b, int64_t e) {
-                device.kernel_busy_ns += overlap(b, e, ws, we);
-                add_to_buckets(device, b, e);
-            });
-            device.all_union.add(start, end, [&](int64_t b, int64_t e) { device.busy_ns += overlap(b, e, ws, we); });
-        } else {
-            ++host_timed_;
-        }
-        const bool in_window = everything_ || (start >= ws && start < we);
-        if (in_window) {
-            ++kernels_in_window_;
-            ++device.kernels_in_window;
-            FunctionStat& stat = functions_[function];
-            ++stat.count;
-            stat.total_ns += duration;
-            kernel_time_ns_ += duration;
-        }
-        LibraryCall* call = call_id < 0 ? nullptr : calls_.find(call_id);
-        if (call != nullptr && call->exists) {
-            if (call->function == -1) {
-                call->function = function;
-            } else if (call->function >= 0 && call->function != function) {
-                // A second function in one call: from now on keep shares per (call, function).
-                mixed_[{call_id, call->function}] = {call->window_ns, call->window_count};
-                call->function = -2;
-            }
-            if (call->device_slot < 0) call->device_slot = static_cast<int>(&device - devices_.data());
-            ++call->count;
-            call->total_ns += duration;
-            if (in_window) {
-                ++call->window_count;
-                call->window_ns += duration;
-                if (call->function == -2) {
-                    MixedShare& share = mixed_[{call_id, function}];
-                    share.window_ns += duration;
-                    ++share.window_count;
-                }
-            }
-        } else {
-            call = nullptr;
-        }
-        if (in_window && (call == nullptr || call->kind == FlopKind::none)) no_flop_ns_ += duration;
+    run_part(0, db_);
+    for (std::thread& worker : workers) worker.join();
+    if (calls_error) std::rethrow_exception(calls_error);
+    for (const std::exception_ptr& error : errors) {
+        if (error) std::rethrow_exception(error);
     }
-    feed_activities_until(INT64_MAX);
-    for (DeviceState& device : devices_) {
-        device.kernel_union.close([&](int64_t b, int64_t e) {
-            device.kernel_busy_ns += overlap(b, e, ws, we);
-            add_to_buckets(device, b, e);
-        });
-        device.all_union.close([&](int64_t b, int64_t e) { device.busy_ns += overlap(b, e, ws, we); });
+    if (timing_) {
+        for (size_t i = 0; i < parts_.size(); ++i) {
+            std::fprintf(stderr, "tbdprof analyzer:   kernels %lld..%lld: %.3f s\n", static_cast<long long>(ranges[i].first_id),
+                         static_cast<long long>(ranges[i].last_id), parts_[i].seconds);
+        }
     }
     progress.finish();
-    return true;
+    for (const PartResult& part : parts_) {
+        if (part.out_of_order) return Outcome::out_of_order;
+    }
+    return merge(parts_);
 }
 
-void GpuScan::finish(const AnalysisOptions& options, Report& report) {
-    FlopMetrics& flops = report.flops;
-    // Each call's FLOPs spread over its kernels by duration (by count when durations are unknown).
-    auto share_of = [](const LibraryCall& call, int64_t window_ns, int64_t window_count) {
+// Joins the parts in id order: devices first seen in a later part come after those of earlier ones,
+// exactly as one pass would list them.
+GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
+    functions_ = IdTable<FunctionStat>(max_function_);
+    for (PartResult& part : parts) {
+        for (PartDevice& piece : part.devices) {
+            DeviceState& state = device(piece.id);
+            if (piece.timed) {
+                // The seam is in time order only if this part starts where the previous ones ended.
+                if (state.timed && piece.first_start < state.last_start) return Outcome::out_of_order;
+                state.timed = true;
+                state.last_start = piece.last_start;
+            }
+            if (!state.busy.absorb(std::move(piece.busy))) return Outcome::seam_unresolved;
+            state.kernels_total += piece.kernels_total;
+            state.kernels_in_window += piece.kernels_in_window;
+        }
+        part.functions.for_each([&](int64_t id, FunctionStat& stat) {
+            if (stat.count == 0) return;
+            FunctionStat& total = functions_[id];
+            total.count += stat.count;
+            total.total_ns += stat.total_ns;
+        });
+        total_kernels_ += part.kernels;
+        host_timed_ += part.host_timed;
+        kernels_in_window_ += part.in_window;
+        kernel_time_ns_ += part.kernel_time_ns;
+    }
+    for (DeviceState& state : devices_) state.busy.close();
+    return Outcome::done;
+}
+
+// Each call's FLOPs spread over its kernels by duration (by count when durations are unknown), with
+// the parts' tallies of the call added up first.
+void GpuScan::combine_calls(FlopMetrics& flops) {
+    auto share_of = [](const CallTally& call, int64_t window_ns, int64_t window_count) {
         if (call.total_ns > 0) return static_cast<double>(window_ns) / static_cast<double>(call.total_ns);
         return call.count > 0 ? static_cast<double>(window_count) / static_cast<double>(call.count) : 0.0;
     };
-    calls_.for_each([&](int64_t, LibraryCall& call) {
-        if (!call.exists || call.kind == FlopKind::none) return;
+    std::map<std::pair<int64_t, int64_t>, double> mixed_flops;  // (call, function): added in this order
+    std::map<int64_t, MixedShare> shares;                       // of the call at hand, by function
+    int64_t flop_ns = 0;  // in-window time of kernels in calls with FLOPs
+    calls_.for_each_in_order([&](int64_t id, const CallInfo& info) {
+        if (!info.exists || info.kind == FlopKind::none) return;
+        CallTally call{};
+        bool has_function = false, has_device = false;
+        for (const PartResult& part : parts_) {
+            const CallTally* piece = part.calls.find(id);
+            if (piece == nullptr || piece->count == 0) continue;
+            if (!has_device) call.device = piece->device;
+            has_device = true;
+            call.count += piece->count;
+            call.total_ns += piece->total_ns;
+            call.window_ns += piece->window_ns;
+            call.window_count += piece->window_count;
+            if (piece->mixed || (has_function && piece->function != call.function)) call.mixed = true;
+            if (!has_function) call.function = piece->function;
+            has_function = true;
+        }
+        if (call.mixed) {
+            shares.clear();
+            for (const PartResult& part : parts_) {
+                const CallTally* piece = part.calls.find(id);
+                if (piece == nullptr || piece->count == 0) continue;
+                if (!piece->mixed) {
+                    shares[piece->function].window_ns += piece->window_ns;
+                    shares[piece->function].window_count += piece->window_count;
+                    continue;
+                }
+                for (auto it = part.mixed.lower_bound({id, INT64_MIN}); it != part.mixed.end() && it->first.first == id; ++it) {
+                    shares[it->first.second].window_ns += it->second.window_ns;
+                    shares[it->first.second].window_count += it->second.window_count;
+                }
+            }
+            for (const auto& [function, share] : shares) {
+                mixed_flops[{id, function}] = info.flops * share_of(call, share.window_ns, share.window_count);
+            }
+        }
+        flop_ns += call.window_ns;
         double in_window = 0;
         if (call.count > 0) {
-            in_window = call.flops * share_of(call, call.window_ns, call.window_count);
-        } else if (everything_ || (call.begin_ns >= window_.begin_ns && call.begin_ns < window_.end_ns)) {
-            in_window = call.flops;  // no kernel recorded for it: attribute to the call itself
+            in_window = info.flops * share_of(call, call.window_ns, call.window_count);
+        } else if (inputs_.everything || (info.begin_ns >= window_.begin_ns && info.begin_ns < window_.end_ns)) {
+            in_window = info.flops;  // no kernel recorded for it: attribute to the call itself
         }
         if (in_window <= 0) return;
         ++flops.library_calls;
-        if (call.kind == FlopKind::fp32) {
+        if (info.kind == FlopKind::fp32) {
             flops.fp32_flops += in_window;
-            if (call.device_slot >= 0) devices_[static_cast<size_t>(call.device_slot)].fp32_flops += in_window;
-        } else if (call.kind == FlopKind::tensor) {
+            if (has_device) device(call.device).fp32_flops += in_window;
+        } else if (info.kind == FlopKind::tensor) {
             flops.tensor_flops += in_window;
         } else {
             flops.other_flops += in_window;
         }
-        if (call.function >= 0) functions_[call.function].flops += in_window;
+        if (has_function && !call.mixed) functions_[call.function].flops += in_window;
     });
-    for (const auto& [key, share] : mixed_) {
-        LibraryCall* call = calls_.find(key.first);
-        if (call == nullptr || call->kind == FlopKind::none) continue;
-        functions_[key.second].flops += call->flops * share_of(*call, share.window_ns, share.window_count);
-    }
+    for (const auto& [key, value] : mixed_flops) functions_[key.second].flops += value;
+    // Every other kernel in the window is one without FLOP information.
+    no_flop_ns_ = kernel_time_ns_ - flop_ns;
+}
+
+void GpuScan::finish(Report& report) {
+    FlopMetrics& flops = report.flops;
+    combine_calls(flops);
 
     // Ratios of integer nanoseconds stay exact where they can (0.4, not 0.39999999999999997).
     const double window_ns = static_cast<double>(report.window.end_ns - report.window.begin_ns);
+    const double bucket_ns = static_cast<double>(inputs_.frame.bucket_ns);
     double busy_sum = 0, utilization_sum = 0, busy_utilization_sum = 0;
     int used_devices = 0;
     for (DeviceState& state : devices_) {
@@ -300,10 +355,11 @@ void GpuScan::finish(const AnalysisOptions& options, Report& report) {
         device.id = state.id;
         device.name = state.name.empty() ? "device " + std::to_string(state.id) : state.name;
         device.fp32_peak_flops = state.fp32_peak_flops;
-        device.kernel_busy_ns = state.kernel_busy_ns;
-        device.busy_ns = state.busy_ns;
-        device.utilization = static_cast<double>(state.kernel_busy_ns) / window_ns;
-        device.busy_utilization = static_cast<double>(state.busy_ns) / window_ns;
+        device.kernel_busy_ns = state.busy.window_ns();
+        // |kernels ∪ copies and sets| = |kernels| + |copies and sets| - |both|.
+        device.busy_ns = device.kernel_busy_ns + state.activity_ns - state.busy.activity_overlap_ns();
+        device.utilization = static_cast<double>(device.kernel_busy_ns) / window_ns;
+        device.busy_utilization = static_cast<double>(device.busy_ns) / window_ns;
         device.fp32_flops = state.fp32_flops;
         device.fp32_utilization = state.fp32_peak_flops > 0 ? state.fp32_flops * 1e9 / window_ns / state.fp32_peak_flops : 0;
         device.kernels = state.kernels_in_window;
@@ -311,15 +367,16 @@ void GpuScan::finish(const AnalysisOptions& options, Report& report) {
             ++used_devices;
             utilization_sum += device.utilization;
             busy_utilization_sum += device.busy_utilization;
-            busy_sum += static_cast<double>(state.kernel_busy_ns);
+            busy_sum += static_cast<double>(device.kernel_busy_ns);
             flops.fp32_peak_flops += state.fp32_peak_flops;
-            std::vector<double> fractions(state.buckets.size());
-            for (size_t i = 0; i < fractions.size(); ++i) fractions[i] = state.buckets[i] / static_cast<double>(bucket_ns_);
+            const std::vector<int64_t>& buckets = state.busy.buckets();
+            std::vector<double> fractions(buckets.size());
+            for (size_t i = 0; i < fractions.size(); ++i) fractions[i] = static_cast<double>(buckets[i]) / bucket_ns;
             report.utilization_series.devices.emplace_back(state.id, std::move(fractions));
         }
         report.devices.push_back(std::move(device));
     }
-    report.utilization_series.bucket_ns = bucket_ns_;
+    report.utilization_series.bucket_ns = inputs_.frame.bucket_ns;
     if (used_devices > 0) {
         report.gpu_utilization = utilization_sum / used_devices;
         report.busy_utilization = busy_utilization_sum / used_devices;
@@ -347,7 +404,7 @@ void GpuScan::finish(const AnalysisOptions& options, Report& report) {
     functions_.for_each([&](int64_t id, FunctionStat& stat) {
         if (stat.count > 0) ranked.emplace_back(id, stat);
     });
-    const size_t top = std::min(ranked.size(), static_cast<size_t>(std::max(0, options.top_kernels)));
+    const size_t top = std::min(ranked.size(), static_cast<size_t>(std::max(0, options_.top_kernels)));
     std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top), ranked.end(),
                       [](const auto& a, const auto& b) {
                           return a.second.total_ns != b.second.total_ns ? a.second.total_ns > b.second.total_ns
@@ -372,18 +429,24 @@ void GpuScan::finish(const AnalysisOptions& options, Report& report) {
 }  // namespace
 
 void scan_gpu(const TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report) {
+    using Outcome = GpuScan::Outcome;
+    Outcome outcome;
     {
         GpuScan scan(trace, report, options);
-        if (scan.scan(false, progress)) {
-            scan.finish(options, report);
-            return;
-        }
+        outcome = scan.scan(0, false, progress);
+        if (outcome == Outcome::done) return scan.finish(report);
+    }
+    if (outcome == Outcome::seam_unresolved) {
+        // A kernel of one part outlasts thousands of busy stretches of the next: one pass instead.
+        GpuScan scan(trace, report, options);
+        outcome = scan.scan(1, false, progress);
+        if (outcome == Outcome::done) return scan.finish(report);
     }
     // Kernels out of time order (not written by tbdprof's builder): let SQLite sort them.
     report.notes.push_back("kernels were not stored in time order; sorted them first");
     GpuScan sorted(trace, report, options);
-    sorted.scan(true, progress);
-    sorted.finish(options, report);
+    sorted.scan(1, true, progress);
+    sorted.finish(report);
 }
 
 }  // namespace tbdprof::analyzer

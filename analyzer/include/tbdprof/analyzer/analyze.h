@@ -27,6 +27,7 @@ struct AnalysisOptions {
     int timeline_points = 400;
     int utilization_buckets = 200;
     bool progress = false;                // progress on stderr (callers pass isatty(2))
+    int threads = 0;                      // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
 };
 
 // Throws TraceError for bad input; never crashes on a corrupt file.

@@ -1,0 +1,219 @@
+#include "kernel_range_scan.h"
+
+#include <chrono>
+#include <climits>
+#include <exception>
+
+#include "tbdprof/analyzer/analyze.h"
+
+namespace tbdprof::analyzer {
+namespace {
+
+int64_t saturating_end(int64_t start, int64_t duration) {
+    int64_t end = 0;
+    return __builtin_add_overflow(start, duration, &end) ? INT64_MAX : end;
+}
+
+// Devices of one part in order of their first kernel; the last one looked up is cached (kernels
+// of one device usually come in runs).
+class PartDevices {
+public:
+    PartDevices(const ScanInputs& inputs, std::vector<PartDevice>& devices) : inputs_(inputs), devices_(devices) {}
+    PartDevice& operator[](int64_t id) {
+        if (id == cached_id_ && cached_ >= 0) return devices_[static_cast<size_t>(cached_)];
+        auto [it, inserted] = index_.try_emplace(id, static_cast<int>(devices_.size()));
+        if (inserted) {
+            auto activities = inputs_.activities.find(id);
+            devices_.emplace_back(id, &inputs_.frame, activities == inputs_.activities.end() ? nullptr : &activities->second);
+        }
+        cached_id_ = id;
+        cached_ = it->second;
+        return devices_[static_cast<size_t>(cached_)];
+    }
+
+private:
+    const ScanInputs& inputs_;
+    std::vector<PartDevice>& devices_;
+    std::unordered_map<int64_t, int> index_;
+    int64_t cached_id_ = INT64_MIN;
+    int cached_ = -1;
+};
+
+// The work per kernel row, fed either by an aggregate function (id order: the rows never leave
+// SQLite's loop, which saves the per-row step and column calls) or by a step loop (start order).
+class KernelAccumulator {
+public:
+    KernelAccumulator(const ScanInputs& inputs, bool sorted, ScanControl& control, bool reports_progress,
+                      PartResult& result)
+        : inputs_(inputs),
+          sorted_(sorted),
+          control_(control),
+          reports_progress_(reports_progress),
+          result_(result),
+          devices_(inputs, result.devices),
+          ws_(inputs.frame.window_begin),
+          we_(inputs.frame.window_end),
+          // Ids up to dense_calls_ are tallied whether or not the call exists (the merge checks);
+          // others only when the call exists, so corrupt ids cannot grow the table.
+          dense_calls_(inputs.max_call_id < kDenseIdLimit ? inputs.max_call_id : -1),
+          sparse_calls_(!inputs.sparse_calls.empty()) {}
+
+    // False: stop (kernels out of time order, or another part asked to stop).
+    bool add(int64_t device_id, int64_t function, int64_t start, int64_t raw_duration, int64_t call_id) {
+        if (++unreported_ == 0x40000 && !report()) return false;
+        ++result_.kernels;
+        PartDevice& device = devices_[device_id];
+        const bool timed = raw_duration >= 0;
+        const int64_t duration = timed ? raw_duration : 0;
+        ++device.kernels_total;
+        if (timed) {
+            if (!device.timed) {
+                device.timed = true;
+                device.first_start = start;
+            } else if (start < device.last_start && !sorted_) {
+                result_.out_of_order = true;
+                control_.stop = true;
+                return false;
+            }
+            device.last_start = start;
+            device.busy.add(start, saturating_end(start, duration));
+        } else {
+            ++result_.host_timed;
+        }
+        const bool in_window = inputs_.everything || (start >= ws_ && start < we_);
+        if (in_window) {
+            ++result_.in_window;
+            ++device.kernels_in_window;
+            FunctionStat& stat = result_.functions[function];
+            ++stat.count;
+            stat.total_ns += duration;
+            result_.kernel_time_ns += duration;
+        }
+        if (call_id >= 0 && (call_id <= dense_calls_ || (sparse_calls_ && inputs_.sparse_calls.count(call_id) != 0))) {
+            add_to_call(call_id, function, device.id, duration, in_window);
+        }
+        return true;
+    }
+    void done() {
+        control_.rows_read.fetch_add(unreported_);
+        unreported_ = 0;
+    }
+
+private:
+    void add_to_call(int64_t call_id, int64_t function, int64_t device, int64_t duration, bool in_window) {
+        CallTally& call = result_.calls[call_id];
+        if (call.count == 0) {
+            call.function = function;
+            call.device = device;
+        } else if (!call.mixed && call.function != function) {
+            // A second function in one call: from now on keep shares per (call, function).
+            result_.mixed[{call_id, call.function}] = {call.window_ns, call.window_count};
+            call.mixed = true;
+        }
+        ++call.count;
+        call.total_ns += duration;
+        if (in_window) {
+            ++call.window_count;
+            call.window_ns += duration;
+            if (call.mixed) {
+                MixedShare& share = result_.mixed[{call_id, function}];
+                share.window_ns += duration;
+                ++share.window_count;
+            }
+        }
+    }
+    bool report() {
+        const int64_t rows = control_.rows_read.fetch_add(unreported_) + unreported_;
+        unreported_ = 0;
+        if (control_.stop.load(std::memory_order_relaxed)) return false;
+        if (reports_progress_) control_.progress->update("reading kernels", rows, control_.rows_expected);
+        return true;
+    }
+
+    const ScanInputs& inputs_;
+    bool sorted_;
+    ScanControl& control_;
+    bool reports_progress_;
+    PartResult& result_;
+    PartDevices devices_;
+    int64_t ws_, we_;
+    int64_t dense_calls_;
+    bool sparse_calls_;
+    int64_t unreported_ = 0;
+};
+
+// State of the aggregate function: exceptions must not cross SQLite's C frames.
+struct AggregateFeed {
+    KernelAccumulator* accumulator;
+    bool stopped = false;
+    std::exception_ptr error;
+};
+
+void aggregate_step(sqlite3_context* context, int, sqlite3_value** values) {
+    auto* feed = static_cast<AggregateFeed*>(sqlite3_user_data(context));
+    try {
+        if (feed->accumulator->add(sqlite3_value_int64(values[0]), sqlite3_value_int64(values[1]),
+                                   sqlite3_value_int64(values[2]), sqlite3_value_int64(values[3]),
+                                   sqlite3_value_int64(values[4]))) {
+            return;
+        }
+    } catch (...) {
+        feed->error = std::current_exception();
+    }
+    feed->stopped = true;
+    sqlite3_result_error(context, "tbdprof: kernel scan stopped", -1);  // ends the statement
+}
+
+void aggregate_final(sqlite3_context* context) { sqlite3_result_null(context); }
+
+// ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL (never a real value).
+#define TBD_KERNEL_COLUMNS "device, function, start_ns, ifnull(duration_ns, -1), ifnull(library_call, -1)"
+
+void feed_in_id_order(const ReadOnlyDatabase& db, const PartRange& range, KernelAccumulator& accumulator) {
+    AggregateFeed feed{&accumulator, false, nullptr};
+    constexpr const char* kName = "tbdprof_kernel_rows";
+    // Direct-only: the trace's own schema (views, triggers) can never call it.
+    if (sqlite3_create_function_v2(db.get(), kName, 5, SQLITE_UTF8 | SQLITE_DIRECTONLY, &feed, nullptr, aggregate_step,
+                                   aggregate_final, nullptr) != SQLITE_OK) {
+        throw TraceError("cannot read trace " + db.path() + ": " + sqlite3_errmsg(db.get()));
+    }
+    struct Unregister {
+        const ReadOnlyDatabase& db;
+        ~Unregister() { sqlite3_create_function_v2(db.get(), "tbdprof_kernel_rows", 5, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr); }
+    } unregister{db};
+    {
+        Query query(db, "SELECT tbdprof_kernel_rows(" TBD_KERNEL_COLUMNS ") FROM kernels WHERE id BETWEEN ?1 AND ?2");
+        query.bind(1, range.first_id).bind(2, range.last_id);
+        try {
+            query.step();
+        } catch (const TraceError&) {
+            if (!feed.stopped) throw;  // SQLite's own error (a corrupt file)
+        }
+    }
+    if (feed.error) std::rethrow_exception(feed.error);
+}
+
+void feed_in_start_order(const ReadOnlyDatabase& db, const PartRange& range, KernelAccumulator& accumulator) {
+    Query query(db, "SELECT " TBD_KERNEL_COLUMNS " FROM kernels WHERE id BETWEEN ?1 AND ?2 ORDER BY start_ns");
+    query.bind(1, range.first_id).bind(2, range.last_id);
+    while (query.step()) {
+        if (!accumulator.add(query.integer(0), query.integer(1), query.integer(2), query.integer(3), query.integer(4))) return;
+    }
+}
+
+}  // namespace
+
+void scan_kernel_range(const ReadOnlyDatabase& db, const ScanInputs& inputs, const PartRange& range,
+                       ScanControl& control, bool reports_progress, PartResult& result) {
+    const auto started = std::chrono::steady_clock::now();
+    KernelAccumulator accumulator(inputs, range.sorted, control, reports_progress, result);
+    if (range.sorted) {
+        feed_in_start_order(db, range, accumulator);
+    } else {
+        feed_in_id_order(db, range, accumulator);
+    }
+    accumulator.done();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,91 @@
+// One part of the GPU scan: the kernels with ids in [first_id, last_id], read on the part's own
+// connection, accumulated into partial results that gpu_scan.cpp merges in id order. Parts share
+// only read-only inputs (window, library calls, copy/set unions), so they can run on threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "busy_time.h"
+#include "id_table.h"
+#include "progress.h"
+#include "sqlite_reader.h"
+
+namespace tbdprof::analyzer {
+
+// Inputs every part reads and none writes. Library calls are read while the parts run: a part
+// tallies kernels per call id and the merge decides what each call is.
+struct ScanInputs {
+    BusyFrame frame;
+    bool everything = false;  // window "all": every kernel counts as in the window
+    int64_t max_call_id = -1;  // library_calls ids up to this one are tallied densely
+    std::unordered_set<int64_t> sparse_calls;  // existing call ids outside the dense range
+    std::unordered_map<int64_t, ActivityStretches> activities;  // by device id
+};
+
+struct FunctionStat {
+    int64_t count = 0;
+    int64_t total_ns = 0;
+    double flops = 0;
+};
+
+// A part's kernels of one library call id (the call may not exist). All zero bytes = no kernel
+// seen (see ZeroedIdTable).
+struct CallTally {
+    int64_t count, total_ns, window_ns, window_count;
+    int64_t function;  // the function of its kernels when `mixed` is false
+    int64_t device;    // device of its first kernel
+    bool mixed;        // kernels of several functions: shares per function are in PartResult::mixed
+};
+
+struct MixedShare {
+    int64_t window_ns = 0;
+    int64_t window_count = 0;
+};
+
+struct PartDevice {
+    PartDevice(int64_t device_id, const BusyFrame* frame, const ActivityStretches* activities)
+        : id(device_id), busy(frame, activities) {}
+    int64_t id;
+    KernelBusy busy;
+    bool timed = false;  // has a kernel with a device interval
+    int64_t first_start = 0, last_start = 0;
+    int64_t kernels_total = 0, kernels_in_window = 0;
+};
+
+struct PartResult {
+    explicit PartResult(int64_t max_function, int64_t max_call) : functions(max_function), calls(max_call) {}
+    bool out_of_order = false;        // a device's kernels went back in time: sort and scan again
+    std::vector<PartDevice> devices;  // in order of first kernel
+    IdTable<FunctionStat> functions;
+    ZeroedIdTable<CallTally> calls;
+    std::map<std::pair<int64_t, int64_t>, MixedShare> mixed;  // (call, function), for mixed calls
+    int64_t kernels = 0, host_timed = 0, in_window = 0;
+    int64_t kernel_time_ns = 0;
+    double seconds = 0;  // how long the part took (TBDPROF_ANALYZER_TIMING)
+};
+
+struct PartRange {
+    int64_t first_id = 0, last_id = -1;
+    bool sorted = false;  // read in start order (ORDER BY start_ns) instead of id order
+};
+
+// Shared between parts: rows read so far (for progress) and a request to stop early.
+struct ScanControl {
+    std::atomic<int64_t> rows_read{0};
+    std::atomic<bool> stop{false};
+    int64_t rows_expected = 0;
+    Progress* progress = nullptr;  // updated only by the part that runs on the calling thread
+};
+
+void scan_kernel_range(const ReadOnlyDatabase& db, const ScanInputs& inputs, const PartRange& range,
+                       ScanControl& control, bool reports_progress, PartResult& result);
+
+}  // namespace tbdprof::analyzer
