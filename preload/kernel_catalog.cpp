@@ -22,6 +22,24 @@ Slot g_slots[kSlots];
 using FuncGetName = CUresult (*)(const char**, CUfunction);
 using FuncGetParamInfo = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
 
+// The words the launch hook reads: those of each parameter that are 8-byte aligned in the parameter
+// buffer (where a pointer, alone or inside a struct, must lie) and whole inside the parameter.
+void list_scan_words(KernelInfo& info) {
+    info.scan_word_count = 0;
+    info.scan_words_complete = true;
+    for (size_t i = 0; i < info.param_count; ++i) {
+        const size_t first = (8 - info.offsets[i] % 8) % 8;
+        const bool const_pointer = i < 64 && (info.const_mask >> i & 1) != 0;
+        for (size_t offset = first; offset + 8 <= info.sizes[i]; offset += 8) {
+            if (info.scan_word_count == KernelInfo::kMaxScanWords || offset >= (1u << 15) || i > 0xffff) {
+                info.scan_words_complete = false;
+                return;
+            }
+            info.scan_words[info.scan_word_count++] = ScanWord::make(i, offset, const_pointer && offset == 0);
+        }
+    }
+}
+
 void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info) {
     // cuKernelGet* accept a CUkernel, which the CUDA 12+ runtime may pass to cuLaunchKernel directly.
     static auto func_get_name = reinterpret_cast<FuncGetName>(real_driver_symbol("cuFuncGetName"));
@@ -46,6 +64,9 @@ void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info)
     if (param_info == nullptr) {
         // Either no parameters or no way to know them: scan nothing rather than guess.
         info.layout_known = false;
+        info.param_count = 0;
+        info.scan_word_count = 0;
+        info.scan_words_complete = false;
         return;
     }
     info.layout_known = true;
@@ -57,6 +78,7 @@ void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info)
         ++count;
     }
     info.param_count = static_cast<uint16_t>(count);
+    list_scan_words(info);
 }
 
 }  // namespace

@@ -11,14 +11,40 @@
 
 namespace tbdprof::preload {
 
+// One 8-byte-aligned word of the parameter buffer that the launch hook reads and compares with the
+// allocated address range, precomputed per kernel so that a launch only loads and compares. Packed
+// in 32 bits: parameter index (bits 0-15), byte offset of the word inside that parameter (16-30),
+// read-only hint (31: offset 0 of a pointer-to-const parameter).
+struct ScanWord {
+    uint32_t packed;
+
+    static ScanWord make(size_t param, size_t offset, bool read_only) {
+        return {static_cast<uint32_t>(param) | static_cast<uint32_t>(offset) << 16 | (read_only ? 1u << 31 : 0u)};
+    }
+    size_t param() const { return packed & 0xffff; }
+    size_t offset() const { return packed >> 16 & 0x7fff; }
+    // The last 8 bytes of its RawPointerCandidate (param_index, param_offset, read_only, zero padding),
+    // as one little-endian word: the hook stores it without unpacking the fields.
+    uint64_t candidate_tail() const {
+        return (packed & 0x7fffffffu) | static_cast<uint64_t>(packed >> 31) << 32;
+    }
+};
+static_assert(sizeof(ScanWord) == 4);
+
 struct KernelInfo {
     static constexpr int kMaxParams = 128;
+    static constexpr int kMaxScanWords = 128;
     uint64_t name_string = 0;
     uint64_t const_mask = 0;  // bit i: parameter i is a pointer to const
     uint16_t param_count = 0;  // parameters with a known layout (at most kMaxParams)
     bool layout_known = false;
+    // `scan_words` lists every word of `kernelParams` to look at, in order; when the parameters hold
+    // more than kMaxScanWords words (rare: large structs by value) the hook walks the layout instead.
+    bool scan_words_complete = false;
+    uint16_t scan_word_count = 0;
     uint16_t offsets[kMaxParams] = {};
     uint16_t sizes[kMaxParams] = {};
+    ScanWord scan_words[kMaxScanWords] = {};
 };
 
 // The info of `function`: from the table, or computed into a per-thread scratch copy (another thread

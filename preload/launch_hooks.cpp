@@ -1,6 +1,7 @@
 // Kernel launches: geometry, stream, the mangled name, and the argument scan — every 8-byte-aligned
 // word of the arguments whose value lies in the range of addresses allocated so far becomes a
 // RawPointerCandidate (the trace builder decides which allocation, if any, it points into).
+#include <cstddef>
 #include <cstring>
 
 #include "hook_support.h"
@@ -13,11 +14,6 @@ using collector::ThreadState;
 
 constexpr size_t kMaxCandidates = 256;
 
-struct LaunchBuffer {
-    raw::RawLaunch launch;
-    raw::RawPointerCandidate candidates[kMaxCandidates];
-};
-
 struct Geometry {
     unsigned grid[3];
     unsigned block[3];
@@ -25,33 +21,72 @@ struct Geometry {
     CUstream stream;
 };
 
-void add_candidate(LaunchBuffer& out, uint64_t value, size_t param, size_t offset, bool read_only) {
-    if (out.launch.candidate_count >= kMaxCandidates) return;
-    raw::RawPointerCandidate& c = out.candidates[out.launch.candidate_count++];
-    c.value = value;
-    c.param_index = static_cast<uint16_t>(param);
-    c.param_offset = static_cast<uint16_t>(offset);
-    c.read_only = read_only ? 1 : 0;
-}
+// Where the scan puts candidates: straight into the launch record reserved in the thread's ring.
+struct CandidateSink {
+    uint8_t* out;     // RawPointerCandidate array (8-byte aligned, written with memcpy)
+    size_t capacity;  // at most kMaxCandidates
+    size_t count = 0;
+
+    void add(uint64_t value, size_t param, size_t offset, bool read_only) {
+        if (count >= capacity) return;
+        raw::RawPointerCandidate c{};
+        c.value = value;
+        c.param_index = static_cast<uint16_t>(param);
+        c.param_offset = static_cast<uint16_t>(offset);
+        c.read_only = read_only ? 1 : 0;
+        std::memcpy(out + count++ * sizeof c, &c, sizeof c);
+    }
+};
 
 // Words of parameter `index` (`bytes` of it at `data`, at `param_offset` in the parameter buffer).
-void scan_parameter(LaunchBuffer& out, const KernelInfo& info, size_t index, const uint8_t* data, size_t param_offset,
+void scan_parameter(CandidateSink& out, const KernelInfo& info, size_t index, const uint8_t* data, size_t param_offset,
                     size_t bytes, uint64_t low, uint64_t high) {
     const size_t first = (8 - param_offset % 8) % 8;  // aligned in the parameter buffer
     const bool const_pointer = index < 64 && (info.const_mask >> index & 1) != 0;
     for (size_t offset = first; offset + 8 <= bytes; offset += 8) {
         uint64_t word;
         std::memcpy(&word, data + offset, sizeof word);
-        if (word >= low && word <= high) add_candidate(out, word, index, offset, const_pointer && offset == 0);
+        if (word >= low && word <= high) out.add(word, index, offset, const_pointer && offset == 0);
     }
 }
 
-void scan_arguments(LaunchBuffer& out, const KernelInfo& info, void** params, void** extra) {
+// The common case: the kernel's precomputed word list, so a launch only loads and compares.
+void scan_listed_words(CandidateSink& out, const KernelInfo& info, void** params, uint64_t low, uint64_t high) {
+    static_assert(sizeof(raw::RawPointerCandidate) == 16 && offsetof(raw::RawPointerCandidate, param_index) == 8);
+    size_t count = 0;  // out.capacity >= scan_word_count (reserved for it)
+    for (size_t w = 0; w < info.scan_word_count; ++w) {
+        const ScanWord word = info.scan_words[w];
+        const auto* data = static_cast<const uint8_t*>(params[word.param()]);
+        if (data == nullptr) continue;
+        uint64_t candidate[2];
+        std::memcpy(&candidate[0], data + word.offset(), sizeof candidate[0]);
+        candidate[1] = word.candidate_tail();
+        // Written unconditionally, kept only when the word is in range: no branch per word.
+        std::memcpy(out.out + count * sizeof candidate, candidate, sizeof candidate);
+        count += candidate[0] - low <= high - low ? 1 : 0;
+    }
+    out.count = count;
+}
+
+// Candidate slots a launch of this kernel may need.
+size_t candidate_capacity(const KernelInfo& info, void** params, void** extra) {
+    if (params != nullptr) {
+        if (!info.layout_known) return 0;
+        return info.scan_words_complete ? info.scan_word_count : kMaxCandidates;
+    }
+    return extra != nullptr ? kMaxCandidates : 0;
+}
+
+void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, void** extra) {
     const uint64_t low = collector::globals().live_low.load(std::memory_order_relaxed);
     const uint64_t high = collector::globals().live_high.load(std::memory_order_relaxed);
-    if (low > high) return;  // nothing allocated yet
+    if (low > high || out.capacity == 0) return;  // nothing allocated yet, or nothing to scan
     if (params != nullptr) {
         if (!info.layout_known) return;
+        if (info.scan_words_complete) {
+            scan_listed_words(out, info, params, low, high);
+            return;
+        }
         for (size_t i = 0; i < info.param_count; ++i) {
             if (params[i] == nullptr) continue;
             scan_parameter(out, info, i, static_cast<const uint8_t*>(params[i]), info.offsets[i], info.sizes[i], low,
@@ -82,31 +117,26 @@ void scan_arguments(LaunchBuffer& out, const KernelInfo& info, void** params, vo
             }
         }
         const bool const_pointer = param < 64 && param_offset == 0 && (info.const_mask >> param & 1) != 0;
-        add_candidate(out, word, param, param_offset, const_pointer);
+        out.add(word, param, param_offset, const_pointer);
     }
 }
 
 // Records one launch around the real call `launch()`; geometry and arguments as the caller gave them.
+// The record is written after the launch succeeded, straight into the thread's ring: room for every
+// possible candidate is reserved, the scan fills it in place, and only the used part is committed.
+// (Nothing else may write to this thread's ring between reserve and commit: the scan calls nothing.)
 template <typename Launch>
 CUresult record_launch(ApiPath path, CUfunction function, const Geometry& g, void** params, void** extra,
                        Launch&& launch) {
     HookGuard guard;
     if (!guard.recording()) return launch();
     ThreadState& ts = guard.state();
-    LaunchBuffer out;
-    std::memset(&out.launch, 0, sizeof out.launch);
+    // Everything that may emit records of its own (a new name, a device) happens before the reserve.
     const KernelInfo& info = kernel_info(ts, function);
     const uint64_t sequence = collector::next_sequence();
-    out.launch.ts_ns = collector::monotonic_ns();
-    out.launch.sequence = sequence;
-    out.launch.name_string = info.name_string;
-    out.launch.stream = reinterpret_cast<uint64_t>(g.stream);
-    std::memcpy(out.launch.grid, g.grid, sizeof g.grid);
-    std::memcpy(out.launch.block, g.block, sizeof g.block);
-    out.launch.shared_mem_bytes = g.shared_mem;
-    out.launch.device = current_device(ts);
-    out.launch.api = effective_path(ts, path);
-    scan_arguments(out, info, params, extra);
+    const uint64_t launch_ns = collector::monotonic_ns();
+    const int device = current_device(ts);
+    const ApiPath api = effective_path(ts, path);
 
     CUresult result;
     {
@@ -118,13 +148,29 @@ CUresult record_launch(ApiPath path, CUfunction function, const Geometry& g, voi
         if (ts.library_first_sequence == 0) ts.library_first_sequence = sequence;
         ts.library_last_sequence = sequence;
     }
-    const size_t size = sizeof(raw::RawLaunch) + out.launch.candidate_count * sizeof(raw::RawPointerCandidate);
-    uint8_t* p = collector::reserve_record(ts, raw::RecordKind::Launch, size);
-    if (p != nullptr) {
-        std::memcpy(p + sizeof(raw::RawRecordHeader), reinterpret_cast<const uint8_t*>(&out) + sizeof(raw::RawRecordHeader),
-                    size - sizeof(raw::RawRecordHeader));
-        collector::commit_record(ts, size);
-    }
+    const size_t capacity = candidate_capacity(info, params, extra);
+    const size_t reserved = sizeof(raw::RawLaunch) + capacity * sizeof(raw::RawPointerCandidate);
+    uint8_t* p = collector::reserve_record(ts, raw::RecordKind::Launch, reserved);
+    if (p == nullptr) return result;  // counted as a drop
+    CandidateSink candidates{p + sizeof(raw::RawLaunch), capacity};
+    scan_arguments(candidates, info, params, extra);
+
+    raw::RawLaunch record{};
+    record.header = {raw::RecordKind::Launch,
+                     static_cast<uint16_t>(sizeof record + candidates.count * sizeof(raw::RawPointerCandidate)),
+                     ts.tid};
+    record.ts_ns = launch_ns;
+    record.sequence = sequence;
+    record.name_string = info.name_string;
+    record.stream = reinterpret_cast<uint64_t>(g.stream);
+    std::memcpy(record.grid, g.grid, sizeof g.grid);
+    std::memcpy(record.block, g.block, sizeof g.block);
+    record.shared_mem_bytes = g.shared_mem;
+    record.device = device;
+    record.candidate_count = static_cast<uint16_t>(candidates.count);
+    record.api = api;
+    std::memcpy(p, &record, sizeof record);
+    collector::commit_record(ts, record.header.size);
     return result;
 }
 

@@ -127,9 +127,18 @@ void ModelBuilder::build_allocations_and_edges() {
             if (raw.launches[i].record.candidate_count > 0)
                 events.push_back({raw.launches[i].record.ts_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
         }
-        std::sort(events.begin(), events.end(), [](const SweepEvent& a, const SweepEvent& b) {
+        // Three lists, each usually in order already (a thread records in time order): sort only
+        // those that are not, then merge them in linear time.
+        const auto before = [](const SweepEvent& a, const SweepEvent& b) {
             return a.ts != b.ts ? a.ts < b.ts : a.ordinal < b.ordinal;
-        });
+        };
+        const auto allocs_end = events.begin() + static_cast<std::ptrdiff_t>(raw.allocs.size());
+        const auto frees_end = allocs_end + static_cast<std::ptrdiff_t>(raw.frees.size());
+        for (auto [first, last] : {std::pair{events.begin(), allocs_end}, std::pair{allocs_end, frees_end},
+                                   std::pair{frees_end, events.end()}})
+            if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
+        std::inplace_merge(events.begin(), allocs_end, frees_end, before);
+        std::inplace_merge(events.begin(), frees_end, events.end(), before);
 
         std::map<uint64_t, AllocationRow*> live;  // address -> allocation
         for (const SweepEvent& e : events) {
@@ -178,11 +187,13 @@ void ModelBuilder::build_allocations_and_edges() {
         counters_.events += raw.allocs.size() + raw.frees.size();
     }
     // The edges table is keyed (kernel, param, param_word): store in key order, one row per key.
-    std::sort(model_.edges.begin(), model_.edges.end(), [](const EdgeRow& a, const EdgeRow& b) {
+    const auto key_order = [](const EdgeRow& a, const EdgeRow& b) {
         if (a.kernel != b.kernel) return a.kernel < b.kernel;
         if (a.param != b.param) return a.param < b.param;
         return a.param_word < b.param_word;
-    });
+    };
+    if (!std::is_sorted(model_.edges.begin(), model_.edges.end(), key_order))
+        std::sort(model_.edges.begin(), model_.edges.end(), key_order);
     model_.edges.erase(std::unique(model_.edges.begin(), model_.edges.end(),
                                    [](const EdgeRow& a, const EdgeRow& b) {
                                        return a.kernel == b.kernel && a.param == b.param &&

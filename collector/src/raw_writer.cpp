@@ -21,8 +21,13 @@ namespace tbdprof::collector {
 
 namespace {
 
-constexpr uint64_t kDrainIntervalNs = 20'000'000;
-constexpr uint64_t kBusyDrainIntervalNs = 2'000'000;
+// The writer wakes every 5 ms, or sooner: each drain measures how fast the busiest ring filled since
+// the previous one and sleeps until it would be a quarter full again (at least 0.1 ms). A thread
+// launching back to back writes a few hundred MB/s; a fixed long interval let its ring overflow.
+constexpr uint64_t kDrainIntervalNs = 5'000'000;
+constexpr uint64_t kMinDrainIntervalNs = 100'000;
+// Runs of records at least this long go from the ring to the file directly (one copy less).
+constexpr size_t kDirectWriteBytes = size_t{64} << 10;
 constexpr uint64_t kCpuSampleIntervalNs = 50'000'000;
 constexpr uint64_t kPeriodicTaskIntervalNs = 100'000'000;
 
@@ -94,7 +99,8 @@ void RawWriter::run() {
     uint64_t last_cpu = 0;
     uint64_t last_periodic = monotonic_ns();
     while (!stop_requested_.load(std::memory_order_acquire)) {
-        sleep_ns(busy_rings_.load(std::memory_order_relaxed) ? kBusyDrainIntervalNs : kDrainIntervalNs);
+        const uint64_t interval = next_drain_interval_ns_.load(std::memory_order_relaxed);
+        sleep_ns(interval != 0 ? interval : kDrainIntervalNs);
         const uint64_t now = monotonic_ns();
         if (periodic_ != nullptr && now - last_periodic >= kPeriodicTaskIntervalNs) {
             periodic_();  // outside the drain lock: it may emit records (CUPTI buffer completion)
@@ -148,11 +154,18 @@ void RawWriter::flush_output() {
 
 void RawWriter::drain_locked(bool symbolize) {
     if (writer_tid_ == 0) writer_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
-    bool busy = false;
+    size_t fullest = 0, capacity = 0;  // bytes waiting in the fullest ring: what arrived since the last drain
     ring_registry().for_each_used([&](RingSlot& slot, SlotState state) {
-        if (slot.ring.used() > slot.ring.capacity() / 4) busy = true;
+        const size_t used = slot.ring.used();
+        if (used > fullest) fullest = used;
+        capacity = slot.ring.capacity();
         slot.ring.consume([&](const uint8_t* bytes, size_t size) {
-            append(bytes, size);
+            if (size >= kDirectWriteBytes && fd_ >= 0) {
+                flush_output();  // keeps the file in order
+                if (write_all(fd_, bytes, size)) bytes_written_ += size;
+            } else {
+                append(bytes, size);
+            }
             if (!symbolize) return;
             for (size_t offset = 0; offset < size;) {
                 raw::RawRecordHeader h;
@@ -179,7 +192,17 @@ void RawWriter::drain_locked(bool symbolize) {
         // A retired ring is empty now (its thread is gone): the slot can be reused.
         if (state == SlotState::Retired) ring_registry().release(slot);
     });
-    busy_rings_.store(busy, std::memory_order_relaxed);
+    const uint64_t now = monotonic_ns();
+    uint64_t interval = kDrainIntervalNs;
+    if (fullest > 0 && last_drain_ns_ != 0 && now > last_drain_ns_) {
+        // Time for the fullest ring to reach a quarter of its size at the rate it just filled.
+        const double ns_to_quarter = static_cast<double>(capacity / 4) * static_cast<double>(now - last_drain_ns_) /
+                                     static_cast<double>(fullest);
+        if (ns_to_quarter < static_cast<double>(interval)) interval = static_cast<uint64_t>(ns_to_quarter);
+        if (interval < kMinDrainIntervalNs) interval = kMinDrainIntervalNs;
+    }
+    last_drain_ns_ = now;
+    next_drain_interval_ns_.store(interval, std::memory_order_relaxed);
 
     const uint64_t without_ring = globals().threads_without_ring.load(std::memory_order_relaxed);
     if (without_ring > reported_without_ring_) {
@@ -243,6 +266,8 @@ void RawWriter::abandon_after_fork() {
     stop_requested_.store(false);
     drain_busy_.store(false);
     held_for_fork_ = false;
+    next_drain_interval_ns_.store(0);
+    last_drain_ns_ = 0;
     out_len_ = 0;
     writer_tid_ = 0;
     reported_without_ring_ = 0;

@@ -12,9 +12,12 @@ namespace tbdprof::collector {
 
 namespace {
 
-// 2 MiB per thread: at ~100 bytes per event that is ~20000 events between two drains (20 ms), far
-// above what a thread launching kernels back to back produces on the simulated or a real GPU.
-constexpr size_t kRingBytes = size_t{2} << 20;
+// 8 MiB per thread (~58000 launch records). A thread launching back to back on the simulated GPU
+// writes up to ~600 MB/s, so its ring lasts ~14 ms: the writer's 5 ms between drains before it
+// notices the rate and drains faster, plus scheduling delays on a loaded machine. On a real GPU
+// launches are slower and the ring lasts far longer. Pages are touched only as records arrive
+// (MAP_NORESERVE), so a thread that records little costs little memory.
+constexpr size_t kRingBytes = size_t{8} << 20;
 
 LockFreeHashSet<1 << 16> g_interned_strings;
 

@@ -1,5 +1,6 @@
 // The writer: drains every thread's ring into `raw-<pid>.tbdraw` with write(2), on its own thread
-// every ~20 ms (so a process that dies loses at most the last few tens of milliseconds), and once
+// every 5 ms or sooner while rings fill fast (so a process that dies loses at most the last few
+// milliseconds), and once
 // more at exit or from a fatal-signal handler. It also samples the process's CPU time (~50 ms),
 // reports drops, and symbolizes stack frames. Only the writer (or the crash handler holding the
 // drain lock) ever consumes rings or touches the file.
@@ -74,7 +75,9 @@ private:
     std::atomic<bool> stop_requested_{false};
     std::atomic<bool> thread_started_{false};
     std::atomic<bool> drain_busy_{false};
-    std::atomic<bool> busy_rings_{false};  // a ring was over a quarter full: drain sooner
+    // How long the writer sleeps before its next drain: shorter while rings fill fast (set by each drain).
+    std::atomic<uint64_t> next_drain_interval_ns_{0};
+    uint64_t last_drain_ns_ = 0;
     bool held_for_fork_ = false;
     uint64_t bytes_written_ = 0;
     uint64_t reported_without_ring_ = 0;

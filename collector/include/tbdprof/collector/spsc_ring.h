@@ -57,8 +57,11 @@ public:
         return static_cast<size_t>(head_.load(std::memory_order_acquire) - tail_.load(std::memory_order_relaxed));
     }
 
-    // Consumer: hands every contiguous run of whole records to `sink(const uint8_t*, size_t)`, then
-    // frees their space. Returns the bytes of records consumed (padding not counted).
+    // Consumer: hands every contiguous run of whole records to `sink(const uint8_t*, size_t)` and
+    // frees each run's space as soon as the sink returns (runs are at most kMaxRunBytes, so a producer
+    // filling the ring while a large drain is written gets room back early). Returns the bytes of
+    // records consumed (padding not counted).
+    static constexpr size_t kMaxRunBytes = size_t{256} << 10;
     template <typename Sink>
     size_t consume(Sink&& sink) {
         const uint64_t head = head_.load(std::memory_order_acquire);
@@ -70,12 +73,15 @@ public:
             std::memcpy(&h, data_ + pos, sizeof h);
             if (static_cast<uint16_t>(h.kind) == 0) {  // padding: continue at the start
                 tail += capacity_ - pos;
+                tail_.store(tail, std::memory_order_release);
                 continue;
             }
-            // The run ends at padding, at the end of the buffer or at the head.
+            // The run ends at padding, at the end of the buffer, at the head, or after the record that
+            // crosses kMaxRunBytes (records are whole up to the head and never cross the buffer's end).
             size_t run = 0;
             const size_t limit = static_cast<size_t>(std::min<uint64_t>(head - tail, capacity_ - pos));
-            while (run < limit) {
+            const size_t soft_limit = std::min(limit, kMaxRunBytes);
+            while (run < soft_limit) {
                 std::memcpy(&h, data_ + pos + run, sizeof h);
                 if (static_cast<uint16_t>(h.kind) == 0 || h.size == 0) break;
                 run += h.size;
@@ -84,8 +90,8 @@ public:
             sink(data_ + pos, run);
             consumed += run;
             tail += run;
+            tail_.store(tail, std::memory_order_release);
         }
-        tail_.store(tail, std::memory_order_release);
         return consumed;
     }
 
