@@ -17,6 +17,6 @@ echo "== Report (also: --format markdown|json|html)"
 build/bin/tbdprof report "$trace"
 echo
 echo "== Budget check, as a CI job would run it"
-build/bin/tbdprof check "$trace" --max-peak-memory 1GiB --min-gpu-utilization 0.01 && echo "within budget"
+build/bin/tbdprof check "$trace" --max-peak-memory 1GiB --min-gpu-utilization 0.01
 echo
 echo "Trace: $trace  (open it with sqlite3, or export it: build/bin/tbdprof export $trace --format chrome)"
