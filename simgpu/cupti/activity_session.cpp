@@ -132,7 +132,7 @@ void ActivitySession::on_record(const TbdsimRecord& record) {
         default: break;
     }
     if (out.count == 0) return;
-    buffers_.append(out.bytes.data(), out.bytes.size(), out.count, std::max(record.start_ns, record.end_ns));
+    buffers_.append(out.bytes, out.size, out.count, std::max(record.start_ns, record.end_ns));
 }
 
 }  // namespace tbdsim::cupti

@@ -3,6 +3,8 @@
 // CUpti_ActivityMemory4 and CUpti_ActivityExternalCorrelation, the latest the 13.0 headers define.
 #pragma once
 
+#include <cstring>
+
 #include <cupti_activity.h>
 #include <simgpu/private_api.h>
 
@@ -15,15 +17,21 @@
 namespace tbdsim::cupti {
 
 // Records laid out back to back, each at an ACTIVITY_RECORD_ALIGNMENT boundary.
+// The records one device event turns into (its external correlations, then itself), assembled on
+// the stack: this runs inside every simulated launch, so it must not allocate.
 struct RecordBytes {
-    std::vector<uint8_t> bytes;
+    static constexpr std::size_t kCapacity = 2048;  // a kernel record and one correlation per kind
+    alignas(ACTIVITY_RECORD_ALIGNMENT) uint8_t bytes[kCapacity];
+    std::size_t size = 0;
     std::size_t count = 0;
 
     template <typename Record>
     void add(const Record& record) {
         static_assert(sizeof(Record) % ACTIVITY_RECORD_ALIGNMENT == 0);
-        const auto* raw = reinterpret_cast<const uint8_t*>(&record);
-        bytes.insert(bytes.end(), raw, raw + sizeof(Record));
+        static_assert(sizeof(Record) * 8 <= kCapacity);
+        if (size + sizeof(Record) > kCapacity) return;  // cannot happen with the kinds above
+        std::memcpy(bytes + size, &record, sizeof(Record));
+        size += sizeof(Record);
         ++count;
     }
 };
