@@ -21,18 +21,22 @@ struct SetDescription {
     bool async;
 };
 
+// Runs `call` with CUPTI's records tied to a new sequence number, which it returns with the start time.
+template <typename Call>
+CUresult correlated_call(uint64_t& sequence, uint64_t& start, Call&& call) {
+    sequence = collector::next_sequence();
+    start = collector::monotonic_ns();
+    CorrelationScope correlation(sequence);
+    return call();
+}
+
 template <typename Call>
 CUresult record_copy(ApiPath path, const CopyDescription& d, Call&& call) {
     HookGuard guard;
     if (!guard.recording()) return call();
     ThreadState& ts = guard.state();
-    const uint64_t sequence = collector::next_sequence();
-    const uint64_t start = collector::monotonic_ns();
-    CUresult result;
-    {
-        CorrelationScope correlation(sequence);
-        result = call();
-    }
+    uint64_t sequence = 0, start = 0;
+    const CUresult result = correlated_call(sequence, start, call);
     if (result != CUDA_SUCCESS) return result;
     raw::RawCopy record{};
     record.ts_ns = start;
@@ -54,13 +58,8 @@ CUresult record_set(ApiPath path, const SetDescription& d, Call&& call) {
     HookGuard guard;
     if (!guard.recording()) return call();
     ThreadState& ts = guard.state();
-    const uint64_t sequence = collector::next_sequence();
-    const uint64_t start = collector::monotonic_ns();
-    CUresult result;
-    {
-        CorrelationScope correlation(sequence);
-        result = call();
-    }
+    uint64_t sequence = 0, start = 0;
+    const CUresult result = correlated_call(sequence, start, call);
     if (result != CUDA_SUCCESS) return result;
     raw::RawSet record{};
     record.ts_ns = start;
