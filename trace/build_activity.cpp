@@ -39,6 +39,26 @@ int64_t host_index(const RawProcess& raw, const Map& index_of_sequence, uint64_t
     return it == index_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
+// Pairs each host record with the device record CUPTI correlated to it (by our sequence number);
+// device records no host record claims are appended to `orphans`.
+template <class HostRecords>
+std::vector<const raw::RawDeviceActivity*> pair_device_records(const RawProcess& raw, const HostRecords& host,
+                                                               const std::vector<raw::RawDeviceActivity>& device,
+                                                               std::vector<const raw::RawDeviceActivity*>& orphans) {
+    std::unordered_map<uint64_t, uint32_t> of_sequence;
+    for (uint32_t i = 0; i < host.size(); ++i) of_sequence[host[i].record.sequence] = i;
+    std::vector<const raw::RawDeviceActivity*> paired(host.size(), nullptr);
+    for (const raw::RawDeviceActivity& d : device) {
+        const int64_t i = host_index(raw, of_sequence, d.correlation_id);
+        if (i >= 0 && paired[static_cast<size_t>(i)] == nullptr) {
+            paired[static_cast<size_t>(i)] = &d;
+            continue;
+        }
+        orphans.push_back(&d);
+    }
+    return paired;
+}
+
 // Sorts rows by start (then process, then whatever order they were made in) and numbers them.
 template <class Row>
 std::vector<size_t> sort_and_number(std::vector<Row>& rows) {
@@ -149,20 +169,24 @@ void ModelBuilder::build_kernels() {
 void ModelBuilder::build_copies_and_sets() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
-        std::unordered_map<uint64_t, uint32_t> copy_of_sequence, set_of_sequence;
-        for (uint32_t i = 0; i < raw.copies.size(); ++i) copy_of_sequence[raw.copies[i].record.sequence] = i;
-        for (uint32_t i = 0; i < raw.sets.size(); ++i) set_of_sequence[raw.sets[i].record.sequence] = i;
-
-        std::vector<const raw::RawDeviceActivity*> device_of_copy(raw.copies.size(), nullptr);
         std::vector<const raw::RawDeviceActivity*> copy_orphans, set_orphans;
-        for (const raw::RawDeviceActivity& d : raw.device_copies) {
-            const int64_t ci = host_index(raw, copy_of_sequence, d.correlation_id);
-            if (ci >= 0 && device_of_copy[static_cast<size_t>(ci)] == nullptr) {
-                device_of_copy[static_cast<size_t>(ci)] = &d;
-                continue;
+        const auto device_of_copy = pair_device_records(raw, raw.copies, raw.device_copies, copy_orphans);
+        const auto device_of_set = pair_device_records(raw, raw.sets, raw.device_sets, set_orphans);
+        // Device times when CUPTI saw the work, host times otherwise.
+        auto set_times = [&](auto& row, const raw::RawDeviceActivity* d, uint64_t host_ts) {
+            if (d != nullptr) {
+                row.start_ns = rel(d->start_ns);
+                row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+                row.queued_ns = static_cast<int64_t>(d->start_ns - host_ts);
+                row.correlation = static_cast<int64_t>(d->correlation_id);
+                if (row.stream) p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
+                ++device_timed_;
+            } else {
+                row.start_ns = rel(host_ts);
+                row.queued_ns = 0;
+                ++host_timed_;
             }
-            copy_orphans.push_back(&d);
-        }
+        };
         for (size_t i = 0; i < raw.copies.size(); ++i) {
             const raw::RawCopy& c = raw.copies[i].record;
             const raw::RawDeviceActivity* d = device_of_copy[i];
@@ -179,30 +203,10 @@ void ModelBuilder::build_copies_and_sets() {
             row.dst = static_cast<int64_t>(c.dst);
             row.async = c.async;
             row.api = api_name(c.api);
-            if (d != nullptr) {
-                row.start_ns = rel(d->start_ns);
-                row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-                row.queued_ns = static_cast<int64_t>(d->start_ns - c.ts_ns);
-                row.correlation = static_cast<int64_t>(d->correlation_id);
-                p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
-                ++device_timed_;
-            } else {
-                row.start_ns = rel(c.ts_ns);
-                row.queued_ns = 0;
-                ++host_timed_;
-            }
+            set_times(row, d, c.ts_ns);
             model_.copies.push_back(row);
         }
 
-        std::vector<const raw::RawDeviceActivity*> device_of_set(raw.sets.size(), nullptr);
-        for (const raw::RawDeviceActivity& d : raw.device_sets) {
-            const int64_t si = host_index(raw, set_of_sequence, d.correlation_id);
-            if (si >= 0 && device_of_set[static_cast<size_t>(si)] == nullptr) {
-                device_of_set[static_cast<size_t>(si)] = &d;
-                continue;
-            }
-            set_orphans.push_back(&d);
-        }
         for (size_t i = 0; i < raw.sets.size(); ++i) {
             const raw::RawSet& s = raw.sets[i].record;
             const raw::RawDeviceActivity* d = device_of_set[i];
@@ -216,17 +220,7 @@ void ModelBuilder::build_copies_and_sets() {
             row.dst = static_cast<int64_t>(s.dst);
             row.async = s.async;
             row.api = api_name(s.api);
-            if (d != nullptr) {
-                row.start_ns = rel(d->start_ns);
-                row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-                row.queued_ns = static_cast<int64_t>(d->start_ns - s.ts_ns);
-                row.correlation = static_cast<int64_t>(d->correlation_id);
-                ++device_timed_;
-            } else {
-                row.start_ns = rel(s.ts_ns);
-                row.queued_ns = 0;
-                ++host_timed_;
-            }
+            set_times(row, d, s.ts_ns);
             model_.sets.push_back(row);
         }
         // Device records nobody launched, after the joined ones so their CUPTI stream ids are known.
