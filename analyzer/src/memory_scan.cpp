@@ -85,6 +85,12 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
     if (!memory.tagged) {
         report.notes.push_back("allocations are not tagged with categories yet: all memory is 'untagged'");
     }
+    // The tagger says when the program allocates pooled segments (a caching allocator): categories are
+    // then per segment, not per tensor.
+    if (trace.db->has_table("run_notes")) {
+        Query note(*trace.db, "SELECT value FROM run_notes WHERE key = 'memory_breakdown'");
+        if (note.step()) report.notes.push_back("memory breakdown at " + note.text(0));
+    }
 
     std::vector<Event> events;
     events.reserve(allocations.size() * 2);

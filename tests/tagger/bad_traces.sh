@@ -34,6 +34,16 @@ w=$(sqlite3 "$work/outlive.sqlite" "SELECT count(*) FROM memory_allocations WHER
 n=$(sqlite3 "$work/steps.sqlite" "SELECT count(*) - count(DISTINCT allocation) FROM allocation_categories")
 [ "$n" = 0 ] && ok "tagging twice replaces the results" || fail "tagging twice left $n duplicates"
 
+# A pool segment: kernels point into one allocation at many offsets (a caching allocator's block).
+cp "$work/steps.sqlite" "$work/pooled.sqlite"
+sqlite3 "$work/pooled.sqlite" "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19)
+    INSERT OR IGNORE INTO kernel_allocations SELECT (SELECT min(id) FROM kernels) + i, 90, 0,
+        (SELECT id FROM allocations ORDER BY bytes DESC LIMIT 1), i * 4096, 0 FROM n"
+out=$("$TBDPROF" tag "$work/pooled.sqlite")
+grep -q "pooled segments" <<<"$out" && ok "pooled segment: tag says the breakdown is at segment level" || fail "pooled: $out"
+"$TBDPROF" report "$work/pooled.sqlite" | grep -q "memory breakdown at segment level" \
+    && ok "pooled segment: the report says so" || fail "pooled: report lacks the segment-level note"
+
 echo "not a trace" >"$work/text.sqlite"
 before=$(md5sum <"$work/text.sqlite")
 "$TBDPROF" tag "$work/text.sqlite" 2>"$work/err"; rc=$?
