@@ -30,49 +30,46 @@ CUresult correlated_call(uint64_t& sequence, uint64_t& start, Call&& call) {
     return call();
 }
 
-template <typename Call>
-CUresult record_copy(ApiPath path, const CopyDescription& d, Call&& call) {
+// Records a copy or set: the fields every transfer has come from here, `fill` adds its own.
+template <typename Record, typename Fill, typename Call>
+CUresult record_transfer(ApiPath path, raw::RecordKind kind, Fill&& fill, Call&& call) {
     HookGuard guard;
     if (!guard.recording()) return call();
     ThreadState& ts = guard.state();
     uint64_t sequence = 0, start = 0;
     const CUresult result = correlated_call(sequence, start, call);
     if (result != CUDA_SUCCESS) return result;
-    raw::RawCopy record{};
+    Record record{};
     record.ts_ns = start;
     record.sequence = sequence;
-    record.dst = d.dst;
-    record.src = d.src;
-    record.bytes = d.bytes;
-    record.stream = reinterpret_cast<uint64_t>(d.stream);
     record.device = current_device(ts);
-    record.copy_kind = d.kind;
-    record.async = d.async ? 1 : 0;
     record.api = effective_path(ts, path);
-    collector::emit_record(ts, raw::RecordKind::Copy, record);
+    fill(record);
+    collector::emit_record(ts, kind, record);
     return result;
 }
 
 template <typename Call>
+CUresult record_copy(ApiPath path, const CopyDescription& d, Call&& call) {
+    return record_transfer<raw::RawCopy>(path, raw::RecordKind::Copy, [&](raw::RawCopy& r) {
+        r.dst = d.dst;
+        r.src = d.src;
+        r.bytes = d.bytes;
+        r.stream = reinterpret_cast<uint64_t>(d.stream);
+        r.copy_kind = d.kind;
+        r.async = d.async ? 1 : 0;
+    }, call);
+}
+
+template <typename Call>
 CUresult record_set(ApiPath path, const SetDescription& d, Call&& call) {
-    HookGuard guard;
-    if (!guard.recording()) return call();
-    ThreadState& ts = guard.state();
-    uint64_t sequence = 0, start = 0;
-    const CUresult result = correlated_call(sequence, start, call);
-    if (result != CUDA_SUCCESS) return result;
-    raw::RawSet record{};
-    record.ts_ns = start;
-    record.sequence = sequence;
-    record.dst = d.dst;
-    record.bytes = d.bytes;
-    record.stream = reinterpret_cast<uint64_t>(d.stream);
-    record.device = current_device(ts);
-    record.value = d.value;
-    record.async = d.async ? 1 : 0;
-    record.api = effective_path(ts, path);
-    collector::emit_record(ts, raw::RecordKind::Set, record);
-    return result;
+    return record_transfer<raw::RawSet>(path, raw::RecordKind::Set, [&](raw::RawSet& r) {
+        r.dst = d.dst;
+        r.bytes = d.bytes;
+        r.stream = reinterpret_cast<uint64_t>(d.stream);
+        r.value = d.value;
+        r.async = d.async ? 1 : 0;
+    }, call);
 }
 
 uint64_t address(const void* p) { return reinterpret_cast<uint64_t>(p); }

@@ -55,25 +55,26 @@ OptionParser::OptionParser(const char* program, const char* description)
     set_program_name(program);
 }
 
+namespace {
+// Parses a whole number within [min, max] into `*target` (int or long).
+template <typename T>
+auto bounded_integer(T* target, long min, long max) {
+    return [target, min, max](const std::string& text) {
+        long long value = 0;
+        if (!parse_integer(text, value) || value < min || value > max) return false;
+        *target = static_cast<T>(value);
+        return true;
+    };
+}
+}  // namespace
+
 void OptionParser::add_int(const char* name, int* target, long min, long max, const char* help) {
-    options_.push_back({name, "N", std::to_string(*target), help,
-                        [target, min, max](const std::string& text) {
-                            long long value = 0;
-                            if (!parse_integer(text, value) || value < min || value > max) return false;
-                            *target = static_cast<int>(value);
-                            return true;
-                        },
+    options_.push_back({name, "N", std::to_string(*target), help, bounded_integer(target, min, max),
                         range_text(min, max)});
 }
 
 void OptionParser::add_long(const char* name, long* target, long min, long max, const char* help) {
-    options_.push_back({name, "N", std::to_string(*target), help,
-                        [target, min, max](const std::string& text) {
-                            long long value = 0;
-                            if (!parse_integer(text, value) || value < min || value > max) return false;
-                            *target = static_cast<long>(value);
-                            return true;
-                        },
+    options_.push_back({name, "N", std::to_string(*target), help, bounded_integer(target, min, max),
                         range_text(min, max)});
 }
 
