@@ -12,24 +12,20 @@
 namespace tbdprof::preload {
 
 // One 8-byte-aligned word of the parameter buffer that the launch hook reads and compares with the
-// allocated address range, precomputed per kernel so that a launch only loads and compares. Packed
-// in 32 bits: parameter index (bits 0-15), byte offset of the word inside that parameter (16-30),
-// read-only hint (31: offset 0 of a pointer-to-const parameter).
+// allocated address range, precomputed per kernel so that a launch only loads, stores and compares:
+// where the word is (parameter index, byte offset inside it) and the last 8 bytes of its
+// RawPointerCandidate (param_index, param_offset, read_only, zero padding) ready to store as one word.
 struct ScanWord {
-    uint32_t packed;
+    uint32_t param;
+    uint32_t offset;
+    uint64_t candidate_tail;
 
     static ScanWord make(size_t param, size_t offset, bool read_only) {
-        return {static_cast<uint32_t>(param) | static_cast<uint32_t>(offset) << 16 | (read_only ? 1u << 31 : 0u)};
-    }
-    size_t param() const { return packed & 0xffff; }
-    size_t offset() const { return packed >> 16 & 0x7fff; }
-    // The last 8 bytes of its RawPointerCandidate (param_index, param_offset, read_only, zero padding),
-    // as one little-endian word: the hook stores it without unpacking the fields.
-    uint64_t candidate_tail() const {
-        return (packed & 0x7fffffffu) | static_cast<uint64_t>(packed >> 31) << 32;
+        return {static_cast<uint32_t>(param), static_cast<uint32_t>(offset),
+                (param & 0xffff) | (offset & 0xffff) << 16 | static_cast<uint64_t>(read_only ? 1 : 0) << 32};
     }
 };
-static_assert(sizeof(ScanWord) == 4);
+static_assert(sizeof(ScanWord) == 16);
 
 struct KernelInfo {
     static constexpr int kMaxParams = 128;

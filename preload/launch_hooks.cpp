@@ -50,22 +50,25 @@ void scan_parameter(CandidateSink& out, const KernelInfo& info, size_t index, co
     }
 }
 
-// The common case: the kernel's precomputed word list, so a launch only loads and compares.
+// The common case: the kernel's precomputed word list, so a launch only loads, stores and compares.
 void scan_listed_words(CandidateSink& out, const KernelInfo& info, void** params, uint64_t low, uint64_t high) {
     static_assert(sizeof(raw::RawPointerCandidate) == 16 && offsetof(raw::RawPointerCandidate, param_index) == 8);
-    size_t count = 0;  // out.capacity >= scan_word_count (reserved for it)
-    for (size_t w = 0; w < info.scan_word_count; ++w) {
-        const ScanWord word = info.scan_words[w];
-        const auto* data = static_cast<const uint8_t*>(params[word.param()]);
+    const uint64_t span = high - low;
+    uint8_t* slot = out.out;  // out.capacity >= scan_word_count (reserved for it)
+    uint8_t* const first = slot;
+    const ScanWord* word = info.scan_words;
+    const ScanWord* const end = word + info.scan_word_count;
+    for (; word != end; ++word) {
+        const auto* data = static_cast<const uint8_t*>(params[word->param]);
         if (data == nullptr) continue;
-        uint64_t candidate[2];
-        std::memcpy(&candidate[0], data + word.offset(), sizeof candidate[0]);
-        candidate[1] = word.candidate_tail();
+        uint64_t value;
+        std::memcpy(&value, data + word->offset, sizeof value);
         // Written unconditionally, kept only when the word is in range: no branch per word.
-        std::memcpy(out.out + count * sizeof candidate, candidate, sizeof candidate);
-        count += candidate[0] - low <= high - low ? 1 : 0;
+        std::memcpy(slot, &value, sizeof value);
+        std::memcpy(slot + 8, &word->candidate_tail, sizeof word->candidate_tail);
+        slot += value - low <= span ? sizeof(raw::RawPointerCandidate) : 0;
     }
-    out.count = count;
+    out.count = static_cast<size_t>(slot - first) / sizeof(raw::RawPointerCandidate);
 }
 
 // Candidate slots a launch of this kernel may need.
@@ -138,11 +141,8 @@ CUresult record_launch(ApiPath path, CUfunction function, const Geometry& g, voi
     const int device = current_device(ts);
     const ApiPath api = effective_path(ts, path);
 
-    CUresult result;
-    {
-        CorrelationScope correlation(sequence);
-        result = launch();
-    }
+    collector::cupti::ensure_thread_tagged(ts);  // CUPTI ties the kernel to this thread, see there
+    const CUresult result = launch();
     if (result != CUDA_SUCCESS) return result;
     if (ts.library_depth > 0) {
         if (ts.library_first_sequence == 0) ts.library_first_sequence = sequence;

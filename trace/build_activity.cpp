@@ -5,6 +5,10 @@
 #include "model_builder.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <utility>
 
 namespace tbdprof::trace::detail {
 namespace {
@@ -37,6 +41,65 @@ int64_t host_index(const RawProcess& raw, const Map& index_of_sequence, uint64_t
     if (seq == raw.sequence_of_correlation.end()) return -1;
     auto it = index_of_sequence.find(seq->second);
     return it == index_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
+}
+
+// The thread a device record belongs to when CUPTI tied it to a thread tag (kernel launches, see
+// raw::kThreadCorrelationTag) rather than to one of our sequence numbers.
+std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlation_id) {
+    auto seq = raw.sequence_of_correlation.find(correlation_id);
+    if (seq == raw.sequence_of_correlation.end() || (seq->second & raw::kThreadCorrelationTag) == 0) return std::nullopt;
+    return static_cast<uint32_t>(seq->second);
+}
+
+// How far ahead the pairing looks for the record that matches after a loss on one side.
+constexpr size_t kResyncWindow = 1024;
+// A kernel cannot start before it was launched; the clocks agree to within this (CUPTI's clock is
+// ours, or its offset to ours was measured once at start).
+constexpr uint64_t kClockToleranceNs = 10'000;
+
+// Pairs the kernels CUPTI tied to thread `tid` with that thread's launches not yet joined, in order:
+// CUPTI numbers a thread's calls in the order it made them, and the thread recorded its launches in
+// the same order. A pair must name the same kernel and the kernel must not start before its launch;
+// otherwise a record was lost on one side (a full ring, a full CUPTI buffer, both counted), and the
+// pairing skips, on the side where the nearest match lies, to realign. (The time test keeps a loop's
+// repeating names from pairing a launch with an earlier iteration's kernel.) Device records left
+// over are orphans; launches without a partner keep host times.
+// `host`: the thread's launches not joined otherwise, in the order it recorded them.
+void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
+                          std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
+                          std::vector<std::pair<int64_t, const raw::RawDeviceActivity*>>& pairs,
+                          std::vector<const raw::RawDeviceActivity*>& orphans) {
+    std::sort(device.begin(), device.end(),
+              [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+    auto same = [&](size_t h, size_t d) {
+        const raw::RawLaunch& launch = raw.launches[static_cast<size_t>(host[h])].record;
+        return device[d]->start_ns + kClockToleranceNs >= launch.ts_ns &&
+               raw.string(launch.name_string) == raw.string(device[d]->name_string);
+    };
+    size_t h = 0, d = 0;
+    while (h < host.size() && d < device.size()) {
+        if (same(h, d)) {
+            joined[static_cast<size_t>(host[h])] = true;
+            pairs.emplace_back(host[h++], device[d++]);
+            continue;
+        }
+        size_t skip_device = 0, skip_host = 0;
+        for (size_t k = 1; k <= kResyncWindow && skip_device == 0 && d + k < device.size(); ++k) {
+            if (same(h, d + k)) skip_device = k;
+        }
+        for (size_t k = 1; k <= kResyncWindow && skip_host == 0 && h + k < host.size(); ++k) {
+            if (same(h + k, d)) skip_host = k;
+        }
+        if (skip_device != 0 && (skip_host == 0 || skip_device <= skip_host)) {
+            for (size_t k = 0; k < skip_device; ++k) orphans.push_back(device[d++]);
+        } else if (skip_host != 0) {
+            h += skip_host;
+        } else {
+            orphans.push_back(device[d++]);
+            ++h;
+        }
+    }
+    while (d < device.size()) orphans.push_back(device[d++]);
 }
 
 // Pairs each host record with the device record CUPTI correlated to it (by our sequence number);
@@ -97,13 +160,30 @@ void ModelBuilder::build_kernels() {
         p.kernel_of_launch.assign(raw.launches.size(), 0);
         std::vector<bool> joined(raw.launches.size(), false);
         std::vector<const raw::RawDeviceActivity*> orphans;
+        std::vector<std::pair<int64_t, const raw::RawDeviceActivity*>> pairs;
+        std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
         for (const raw::RawDeviceActivity& d : raw.device_kernels) {
             const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
-            if (li < 0 || joined[static_cast<size_t>(li)]) {
+            if (li >= 0 && !joined[static_cast<size_t>(li)]) {
+                joined[static_cast<size_t>(li)] = true;
+                pairs.emplace_back(li, &d);
+            } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
+                by_thread[*tag].push_back(&d);
+            } else {
                 orphans.push_back(&d);
-                continue;
             }
-            joined[static_cast<size_t>(li)] = true;
+        }
+        if (!by_thread.empty()) {
+            std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
+            for (size_t i = 0; i < raw.launches.size(); ++i) {
+                if (!joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
+            }
+            for (auto& [tid, device] : by_thread) {
+                pair_in_thread_order(raw, launches_of_thread[tid], device, joined, pairs, orphans);
+            }
+        }
+        for (const auto& [li, dp] : pairs) {
+            const raw::RawDeviceActivity& d = *dp;
             const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
             KernelRow row;
             row.process = p.id;

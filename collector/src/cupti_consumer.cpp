@@ -2,6 +2,8 @@
 
 #include <cupti_activity.h>
 #include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -227,6 +229,12 @@ void start() {
 
 void push_correlation(uint64_t sequence) {
     g_api.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, sequence);
+}
+
+void tag_thread(ThreadState& ts) {
+    if (ts.tid == 0) ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    ts.cupti_thread_tag = raw::kThreadCorrelationTag | ts.tid;
+    g_api.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, ts.cupti_thread_tag);
 }
 
 void pop_correlation() {

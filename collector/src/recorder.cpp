@@ -45,6 +45,7 @@ void refresh_thread_state(ThreadState& ts) {
     ts.slot = nullptr;
     ts.tid = 0;
     ts.device = -1;
+    ts.cupti_thread_tag = 0;  // CUPTI is off in a fork child (disable_after_fork)
     ts.generation = globals().fork_generation.load(std::memory_order_relaxed);
 }
 

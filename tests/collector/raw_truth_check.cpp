@@ -69,12 +69,37 @@ struct ProcessRecords {
     std::unordered_map<uint64_t, std::string> strings;
     std::vector<RecordView> allocs, frees, launches, copies, sets, library_calls, stacks;
     std::unordered_map<uint64_t, RawDeviceActivity> device_by_correlation;
+    std::set<uint64_t> kernel_correlations;
     std::unordered_map<uint64_t, uint64_t> sequence_by_correlation;
     std::unordered_map<uint64_t, RecordView> launch_by_sequence, copy_by_sequence, set_by_sequence;
     std::set<uint64_t> framed_ips, stack_ids;
     uint64_t dropped = 0;
     int cupti_clock = 0, host_clock = 0, device_infos = 0, process_infos = 0;
 };
+
+// Kernels CUPTI tied to a launching thread (kThreadCorrelationTag) rather than to a sequence number:
+// the k-th such kernel of a thread, in CUPTI's (call) order, is the thread's k-th recorded launch.
+// Every launch must have its kernel here (nothing is dropped in these tests), so the counts must
+// agree; the name and geometry checks against the truth then verify the pairing.
+void resolve_thread_tags(ProcessRecords& p) {
+    std::map<uint32_t, std::vector<uint64_t>> kernels_of_thread;  // correlation ids, ascending
+    for (uint64_t correlation : p.kernel_correlations) {
+        auto tag = p.sequence_by_correlation.find(correlation);
+        if (tag != p.sequence_by_correlation.end() && (tag->second & kThreadCorrelationTag) != 0)
+            kernels_of_thread[static_cast<uint32_t>(tag->second)].push_back(correlation);
+    }
+    std::map<uint32_t, std::vector<uint64_t>> launches_of_thread;  // sequences, in file order
+    for (const auto& r : p.launches) launches_of_thread[r.tid()].push_back(r.value<RawLaunch>().sequence);
+    for (const auto& [tid, correlations] : kernels_of_thread) {
+        const auto& sequences = launches_of_thread[tid];
+        if (sequences.size() != correlations.size()) {
+            fail("thread %u: %zu kernels tied to it by CUPTI, %zu launches recorded", tid, correlations.size(),
+                 sequences.size());
+            continue;
+        }
+        for (size_t i = 0; i < correlations.size(); ++i) p.sequence_by_correlation[correlations[i]] = sequences[i];
+    }
+}
 
 ProcessRecords index_records(const RawFileReader& reader) {
     ProcessRecords p;
@@ -109,6 +134,7 @@ ProcessRecords index_records(const RawFileReader& reader) {
             const auto* d = &d_value;
             if (!p.device_by_correlation.emplace(d->correlation_id, *d).second)
                 fail("CUPTI correlation %" PRIu64 " reported twice", d->correlation_id);
+            if (r.kind() == RecordKind::DeviceKernel) p.kernel_correlations.insert(d->correlation_id);
             break;
         }
         case RecordKind::Correlation:
@@ -124,6 +150,7 @@ ProcessRecords index_records(const RawFileReader& reader) {
         default: break;
         }
     }
+    resolve_thread_tags(p);
     return p;
 }
 

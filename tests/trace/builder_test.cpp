@@ -215,3 +215,70 @@ TEST_CASE("builder: an existing output is replaced whole") {
     auto db = trace::open_trace(dir.file("trace.sqlite"));
     CHECK(query_int(db, "SELECT count(*) FROM kernels") == 2);
 }
+
+TEST_CASE("builder: kernels CUPTI tied to a thread pair with its launches in order, across losses on either side") {
+    TempDir dir;
+    constexpr uint32_t kMain = 7, kWorker = 8;
+    RawFileWriter w(kMain, kStart);
+    w.thread(kMain, "main", kStart);
+    w.thread(kWorker, "worker", kStart);
+    w.device(0, "Simulated H100", true);
+    // Thread 7 launched a, b, a, c, d, e; the host record of the second `a` was lost (full ring) and
+    // so was the device record of `d` (full CUPTI buffer). Thread 8 launched one `a`, whose CUPTI
+    // correlation id is lower than all of thread 7's: pairing is per thread, not global.
+    w.launch(kMain, kStart + 100, "k_a");
+    w.launch(kWorker, kStart + 150, "k_a");
+    w.launch(kMain, kStart + 200, "k_b");
+    w.launch(kMain, kStart + 400, "k_c");
+    w.launch(kMain, kStart + 500, "k_d");
+    w.launch(kMain, kStart + 600, "k_e");
+    w.device_kernel_of_thread(kMain, 20, kStart + 1000, kStart + 1100, "k_a");
+    w.device_kernel_of_thread(kMain, 21, kStart + 2000, kStart + 2100, "k_b");
+    w.device_kernel_of_thread(kMain, 22, kStart + 3000, kStart + 3100, "k_a");
+    w.device_kernel_of_thread(kMain, 23, kStart + 4000, kStart + 4100, "k_c");
+    w.device_kernel_of_thread(kMain, 25, kStart + 6000, kStart + 6100, "k_e");
+    w.device_kernel_of_thread(kWorker, 19, kStart + 1500, kStart + 1600, "k_a");
+    w.save(dir.path());
+    const auto result = build(dir);
+    CHECK(result.kernels == 7);  // 6 launches + the device record whose launch was lost
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    auto row = [&](int64_t start_ns) {
+        return query_text(db, "SELECT k.mangled || ' ' || COALESCE(k.launch_ns, -1) || ' ' || COALESCE(k.duration_ns, -1)"
+                              " || ' ' || COALESCE((SELECT tid FROM threads t WHERE t.id = k.thread), -1)"
+                              " FROM kernel_view k WHERE k.start_ns = " + std::to_string(start_ns));
+    };
+    CHECK(row(1000) == "k_a 100 100 7");
+    CHECK(row(1500) == "k_a 150 100 8");
+    CHECK(row(2000) == "k_b 200 100 7");
+    CHECK(row(3000) == "k_a -1 100 -1");  // its launch record was lost: an orphan device record
+    CHECK(row(4000) == "k_c 400 100 7");
+    CHECK(row(500) == "k_d 500 -1 7");  // its device record was lost: host time only
+    CHECK(row(6000) == "k_e 600 100 7");
+    CHECK(query_int(db, "SELECT host_timed_kernels FROM run") == 1);
+}
+
+TEST_CASE("builder: after lost launch records, a loop's repeated kernel pairs with its own iteration, not an earlier one") {
+    TempDir dir;
+    constexpr uint32_t kMain = 7;
+    RawFileWriter w(kMain, kStart);
+    w.thread(kMain, "main", kStart);
+    // Iterations launch f then g, 1 ms apart; the host records of iteration 1 were lost. Matching by
+    // name alone would give iteration 2's launch of f the kernel of iteration 1.
+    for (uint64_t it = 0; it < 3; ++it) {
+        const uint64_t t = kStart + it * 1'000'000;
+        if (it != 1) {
+            w.launch(kMain, t, "f");
+            w.launch(kMain, t + 100, "g");
+        }
+        w.device_kernel_of_thread(kMain, 10 + 2 * it, t + 50'000, t + 60'000, "f");
+        w.device_kernel_of_thread(kMain, 11 + 2 * it, t + 70'000, t + 80'000, "g");
+    }
+    w.save(dir.path());
+    build(dir);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernels") == 6);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernels WHERE thread IS NULL") == 2);  // iteration 1's
+    CHECK(query_int(db, "SELECT launch_ns FROM kernel_view WHERE start_ns = 2050000") == 2'000'000);
+    CHECK(query_int(db, "SELECT launch_ns FROM kernel_view WHERE start_ns = 2070000") == 2'000'100);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernel_view WHERE start_ns < launch_ns") == 0);
+}

@@ -138,6 +138,17 @@ void RawFileWriter::device_kernel(uint64_t sequence, uint64_t start, uint64_t en
     record(RecordKind::Correlation, 0, c);
 }
 
+void RawFileWriter::device_kernel_of_thread(uint32_t tid, uint64_t correlation, uint64_t start, uint64_t end,
+                                            std::string_view name) {
+    raw::RawDeviceActivity d = activity(correlation, start, end);
+    d.name_string = string(name);
+    record(RecordKind::DeviceKernel, 0, d);
+    raw::RawCorrelation c{};
+    c.correlation_id = correlation;
+    c.sequence = raw::kThreadCorrelationTag | tid;
+    record(RecordKind::Correlation, 0, c);
+}
+
 uint64_t RawFileWriter::copy(uint32_t tid, uint64_t ts, raw::CopyKind kind, uint64_t dst, uint64_t src, uint64_t bytes) {
     raw::RawCopy c{};
     c.ts_ns = ts;

@@ -49,6 +49,10 @@ public:
                     uint32_t grid_x = 1, uint32_t block_x = 1, uint64_t stream = 0);
     // A CUPTI device record for the work with host `sequence` (+ the RawCorrelation joining them).
     void device_kernel(uint64_t sequence, uint64_t start, uint64_t end, std::string_view mangled_name);
+    // A CUPTI kernel record that CUPTI tied to thread `tid` (raw::kThreadCorrelationTag), not to a
+    // sequence: the builder pairs it with that thread's launches in `correlation` order.
+    void device_kernel_of_thread(uint32_t tid, uint64_t correlation, uint64_t start, uint64_t end,
+                                 std::string_view mangled_name);
     uint64_t copy(uint32_t tid, uint64_t ts, raw::CopyKind kind, uint64_t dst, uint64_t src, uint64_t bytes);
     void device_copy(uint64_t sequence, uint64_t start, uint64_t end, raw::CopyKind kind, uint64_t bytes);
     uint64_t set(uint32_t tid, uint64_t ts, uint64_t dst, uint64_t bytes, uint32_t value);

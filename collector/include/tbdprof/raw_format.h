@@ -18,7 +18,7 @@
 namespace tbdprof::raw {
 
 inline constexpr char kMagic[8] = {'T', 'B', 'D', 'R', 'A', 'W', '\0', '\1'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;  // 2: thread-tagged correlations (RawCorrelation)
 
 struct RawFileHeader {
     char magic[8];
@@ -266,10 +266,16 @@ struct RawDeviceActivity {
     uint8_t reserved[3];
 };
 
+// `sequence` is either our sequence number (copies and sets: pushed around the call, so the join is
+// exact) or, with kThreadCorrelationTag set, the id of the thread that enqueued the work (kernel
+// launches: each thread pushes its tag once and keeps it, so a launch costs no CUPTI call; the builder
+// pairs a thread's launches with its device records in order).
+inline constexpr uint64_t kThreadCorrelationTag = uint64_t{1} << 63;
+
 struct RawCorrelation {
     RawRecordHeader header;
     uint64_t correlation_id;  // CUPTI's
-    uint64_t sequence;        // ours (the external correlation id pushed around the call)
+    uint64_t sequence;        // ours, or kThreadCorrelationTag | tid
 };
 
 struct RawCpuSample {

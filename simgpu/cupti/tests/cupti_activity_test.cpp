@@ -278,6 +278,51 @@ TEST_CASE("external correlation ids pair with the work enqueued while pushed") {
     take_records();
 }
 
+TEST_CASE("nested external ids: the innermost of each kind describes the work, pops unwind in order") {
+    auto& driver = SimulatedDriver::instance();
+    CUdeviceptr device = 0;
+    REQUIRE(driver.mem_alloc(&device, 4096) == CUDA_SUCCESS);
+    take_records();
+    const auto custom0 = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+    const auto custom1 = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1;
+    REQUIRE(cuptiActivityPushExternalCorrelationId(custom0, 1) == CUPTI_SUCCESS);
+    REQUIRE(cuptiActivityPushExternalCorrelationId(custom0, 2) == CUPTI_SUCCESS);
+    REQUIRE(cuptiActivityPushExternalCorrelationId(custom0, 3) == CUPTI_SUCCESS);
+    REQUIRE(cuptiActivityPushExternalCorrelationId(custom1, 7) == CUPTI_SUCCESS);
+    launch_scale(nullptr, device, 1024);  // custom0 -> 3, custom1 -> 7
+    uint64_t popped = 0;
+    REQUIRE(cuptiActivityPopExternalCorrelationId(custom0, &popped) == CUPTI_SUCCESS);
+    CHECK(popped == 3);
+    REQUIRE(cuptiActivityPopExternalCorrelationId(custom1, &popped) == CUPTI_SUCCESS);
+    CHECK(popped == 7);
+    launch_scale(nullptr, device, 1024);  // custom0 -> 2 only
+    REQUIRE(cuptiActivityPopExternalCorrelationId(custom0, &popped) == CUPTI_SUCCESS);
+    CHECK(popped == 2);
+    REQUIRE(cuptiActivityPopExternalCorrelationId(custom0, &popped) == CUPTI_SUCCESS);
+    CHECK(popped == 1);
+    CHECK(cuptiActivityPopExternalCorrelationId(custom0, &popped) == CUPTI_ERROR_QUEUE_EMPTY);
+    CHECK(cuptiActivityPopExternalCorrelationId(custom1, &popped) == CUPTI_ERROR_QUEUE_EMPTY);
+    launch_scale(nullptr, device, 1024);  // nothing pushed
+    const auto records = take_records();
+
+    const auto kernels = of_kind<CUpti_ActivityKernel10>(records, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    const auto correlations =
+        of_kind<CUpti_ActivityExternalCorrelation>(records, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    REQUIRE(kernels.size() == 3);
+    REQUIRE(correlations.size() == 3);
+    CHECK(correlations[0].externalKind == custom0);
+    CHECK(correlations[0].externalId == 3);
+    CHECK(correlations[0].correlationId == kernels[0].correlationId);
+    CHECK(correlations[1].externalKind == custom1);
+    CHECK(correlations[1].externalId == 7);
+    CHECK(correlations[1].correlationId == kernels[0].correlationId);
+    CHECK(correlations[2].externalKind == custom0);
+    CHECK(correlations[2].externalId == 2);
+    CHECK(correlations[2].correlationId == kernels[1].correlationId);
+    REQUIRE(driver.mem_free(device) == CUDA_SUCCESS);
+    take_records();
+}
+
 TEST_CASE("records without a buffer are dropped and counted") {
     auto& driver = SimulatedDriver::instance();
     CUdeviceptr device = 0;

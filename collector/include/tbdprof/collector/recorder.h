@@ -28,6 +28,7 @@ struct ThreadState {
     bool capture_first_alloc = false;  // cublasCreate: remember the handle's own workspace
     uint64_t captured_alloc_address = 0;
     uint64_t captured_alloc_bytes = 0;
+    uint64_t cupti_thread_tag = 0;  // external correlation id this thread keeps pushed; 0 = none yet
 };
 
 // Process-wide collector state. One instance, zero-initialized static storage.
