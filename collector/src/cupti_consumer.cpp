@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/recorder.h"
@@ -40,6 +41,31 @@ struct CuptiApi {
 CuptiApi g_api;
 int64_t g_offset_ns = 0;  // added to CUPTI timestamps to get CLOCK_MONOTONIC
 std::atomic<int> g_buffers_out{0};
+
+// Buffers CUPTI handed back, kept for the next request instead of freed: a fresh 2 MiB buffer costs
+// 512 page faults as CUPTI fills it, which on a launch-bound loop was ~10 faults per thousand
+// launches, paid inside the launching thread. At most kSpareBuffers are kept (the memory of a burst
+// goes back to the system); requests are rare (one per few thousand records), so a mutex is fine.
+constexpr int kSpareBuffers = 8;
+std::mutex g_spare_mutex;
+uint8_t* g_spare[kSpareBuffers];
+int g_spare_count = 0;
+
+uint8_t* take_spare_buffer() {
+    std::lock_guard lock(g_spare_mutex);
+    return g_spare_count > 0 ? g_spare[--g_spare_count] : nullptr;
+}
+
+void recycle_buffer(uint8_t* buffer) {
+    {
+        std::lock_guard lock(g_spare_mutex);
+        if (g_spare_count < kSpareBuffers) {
+            g_spare[g_spare_count++] = buffer;
+            return;
+        }
+    }
+    std::free(buffer);
+}
 thread_local bool t_starting = false;
 
 uint64_t CUPTIAPI monotonic_timestamp() { return monotonic_ns(); }
@@ -73,7 +99,8 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
         g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
         return;
     }
-    void* memory = std::aligned_alloc(8, kBufferBytes);
+    void* memory = take_spare_buffer();
+    if (memory == nullptr) memory = std::aligned_alloc(8, kBufferBytes);
     if (memory == nullptr) {
         g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
         return;
@@ -165,7 +192,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         emit_record(ts, raw::RecordKind::Dropped, out);
     }
     if (buffer != nullptr) {
-        std::free(buffer);
+        recycle_buffer(buffer);
         g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
     }
 }
