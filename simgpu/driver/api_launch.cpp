@@ -62,7 +62,7 @@ CUresult launch(const LaunchRequest& req) {
         r.registers_per_thread = f->info->registers;
         r.flops = cost.flops;
         r.precision = cost.flops > 0 ? cost.precision : uint32_t(TBDSIM_PRECISION_NONE);
-        r.name = f->info->name.c_str();
+        r.name = f->record_name;
         r.is_async = 1;
         r.host_launch_ns = now_ns();
     }

@@ -29,6 +29,7 @@ CUresult load_image(const void* image, Context* ctx, bool is_library, Module*& o
         auto f = std::make_unique<Function>();
         f->info = &kernel;
         f->module = module.get();
+        f->record_name = persistent_kernel_name(kernel.name);
         state().live_functions.insert(f.get());
         module->functions.push_back(std::move(f));
     }

@@ -1,5 +1,9 @@
 #include "driver_state.h"
 
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
 namespace simgpu {
 
 DriverState& state() {
@@ -71,6 +75,14 @@ CUresult require_context(Context*& out) {
     if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
     out = current_context();
     return out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+const char* persistent_kernel_name(const std::string& name) {
+    // Never freed: records may be read until the process exits (and by exit handlers after that).
+    static std::mutex* const mutex = new std::mutex;
+    static auto* const names = new std::unordered_set<std::string>;  // nodes keep their address
+    std::lock_guard lock(*mutex);
+    return names->insert(name).first->c_str();
 }
 
 }  // namespace simgpu

@@ -60,7 +60,14 @@ struct Event {
 struct Function {
     const KernelInfo* info = nullptr;
     struct Module* module = nullptr;
+    // The name activity records carry: a copy that outlives the module. Real CUPTI's kernel records
+    // name kernels with strings CUPTI owns, so a record delivered after cuModuleUnload (buffers are
+    // often flushed at exit, after cublasDestroy unloaded cuBLAS's kernels) still has a valid name.
+    const char* record_name = nullptr;
 };
+
+// `name` copied into storage that lives as long as the process; one copy per distinct name.
+const char* persistent_kernel_name(const std::string& name);
 
 struct Module {
     ModuleImage image;

@@ -410,3 +410,36 @@ TEST_CASE("cuptiFinalize detaches; CUPTI can be used again afterwards") {
     CHECK(of_kind<CUpti_ActivityKernel10>(take_records(), CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).size() == 1);
     REQUIRE(driver.mem_free(device) == CUDA_SUCCESS);
 }
+
+TEST_CASE("a kernel record delivered after its module was unloaded still names the kernel") {
+    // Tools flush CUPTI at exit, after libraries such as cuBLAS unloaded their modules; real CUPTI's
+    // records name kernels with strings it owns, so the name must survive cuModuleUnload.
+    auto& driver = SimulatedDriver::instance();
+    void* libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(libcuda != nullptr);
+    const auto module_unload = reinterpret_cast<decltype(&cuModuleUnload)>(dlsym(libcuda, "cuModuleUnload"));
+    REQUIRE(reinterpret_cast<void*>(module_unload) != nullptr);
+    CUdeviceptr device = 0;
+    REQUIRE(driver.mem_alloc(&device, 4096) == CUDA_SUCCESS);
+    take_records();
+    CUmodule module = nullptr;
+    REQUIRE(driver.module_load_data(&module, tbdsim_cupti_test_fatbin) == CUDA_SUCCESS);
+    CUfunction f = nullptr;
+    REQUIRE(driver.module_get_function(&f, module, "_Z12scale_kernelPffi") == CUDA_SUCCESS);
+    float factor = 2.0f;
+    int count = 1024;
+    void* arguments[] = {&device, &factor, &count};
+    REQUIRE(driver.launch_kernel(f, 4, 1, 1, 256, 1, 1, 0, nullptr, arguments, nullptr) == CUDA_SUCCESS);
+    REQUIRE(driver.ctx_synchronize(nullptr) == CUDA_SUCCESS);
+    REQUIRE(module_unload(module) == CUDA_SUCCESS);
+    // Scribble over freed memory the way later allocations would, until the records are read.
+    std::vector<std::vector<char>> scribbles;
+    for (int i = 0; i < 64; ++i) scribbles.emplace_back(4096, '\x5a');
+    const auto kernels = of_kind<CUpti_ActivityKernel10>(take_records(), CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    REQUIRE(kernels.size() == 1);
+    REQUIRE(kernels[0].name != nullptr);
+    CHECK(std::string(kernels[0].name) == "_Z12scale_kernelPffi");
+    REQUIRE(driver.mem_free(device) == CUDA_SUCCESS);
+    take_records();
+    dlclose(libcuda);
+}
