@@ -64,23 +64,22 @@ constexpr uint64_t kClockToleranceNs = 10'000;
 // pairing skips, on the side where the nearest match lies, to realign. (The time test keeps a loop's
 // repeating names from pairing a launch with an earlier iteration's kernel.) Device records left
 // over are orphans; launches without a partner keep host times.
-// `host`: the thread's launches not joined otherwise, in the order it recorded them.
-void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                          std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
-                          std::vector<std::pair<int64_t, const raw::RawDeviceActivity*>>& pairs,
-                          std::vector<const raw::RawDeviceActivity*>& orphans) {
-    std::sort(device.begin(), device.end(),
-              [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+using DevicePair = std::pair<int64_t, const raw::RawDeviceActivity*>;
+
+// One pass of the in-order pairing; `compare_names` off pairs by order and time alone.
+size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
+                     const std::vector<const raw::RawDeviceActivity*>& device, bool compare_names,
+                     std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans) {
     auto same = [&](size_t h, size_t d) {
         const raw::RawLaunch& launch = raw.launches[static_cast<size_t>(host[h])].record;
         return device[d]->start_ns + kClockToleranceNs >= launch.ts_ns &&
-               raw.string(launch.name_string) == raw.string(device[d]->name_string);
+               (!compare_names || raw.string(launch.name_string) == raw.string(device[d]->name_string));
     };
-    size_t h = 0, d = 0;
+    size_t h = 0, d = 0, paired = 0;
     while (h < host.size() && d < device.size()) {
         if (same(h, d)) {
-            joined[static_cast<size_t>(host[h])] = true;
             pairs.emplace_back(host[h++], device[d++]);
+            ++paired;
             continue;
         }
         size_t skip_device = 0, skip_host = 0;
@@ -100,6 +99,30 @@ void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& hos
         }
     }
     while (d < device.size()) orphans.push_back(device[d++]);
+    return paired;
+}
+
+// `host`: the thread's launches not joined otherwise, in the order it recorded them. Names are the
+// check that keeps the pairing aligned; should a CUPTI spell kernel names differently from
+// cuFuncGetName (never seen on the simulated GPU, not yet checked on a real one), so that names pair
+// under half of what they could, the pairing falls back to order and time alone rather than leave
+// every kernel of the run without device times.
+void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
+                          std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
+                          std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans) {
+    std::sort(device.begin(), device.end(),
+              [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+    std::vector<DevicePair> found;
+    std::vector<const raw::RawDeviceActivity*> left;
+    const size_t possible = std::min(host.size(), device.size());
+    if (pair_in_order(raw, host, device, true, found, left) * 2 < possible) {
+        found.clear();
+        left.clear();
+        pair_in_order(raw, host, device, false, found, left);
+    }
+    for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
+    pairs.insert(pairs.end(), found.begin(), found.end());
+    orphans.insert(orphans.end(), left.begin(), left.end());
 }
 
 // Pairs each host record with the device record CUPTI correlated to it (by our sequence number);
@@ -160,7 +183,7 @@ void ModelBuilder::build_kernels() {
         p.kernel_of_launch.assign(raw.launches.size(), 0);
         std::vector<bool> joined(raw.launches.size(), false);
         std::vector<const raw::RawDeviceActivity*> orphans;
-        std::vector<std::pair<int64_t, const raw::RawDeviceActivity*>> pairs;
+        std::vector<DevicePair> pairs;
         std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
         for (const raw::RawDeviceActivity& d : raw.device_kernels) {
             const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);

@@ -282,3 +282,20 @@ TEST_CASE("builder: after lost launch records, a loop's repeated kernel pairs wi
     CHECK(query_int(db, "SELECT launch_ns FROM kernel_view WHERE start_ns = 2070000") == 2'000'100);
     CHECK(query_int(db, "SELECT COUNT(*) FROM kernel_view WHERE start_ns < launch_ns") == 0);
 }
+
+TEST_CASE("builder: should CUPTI name kernels differently from the launch hook, a thread still pairs by order and time") {
+    TempDir dir;
+    constexpr uint32_t kMain = 7;
+    RawFileWriter w(kMain, kStart);
+    w.thread(kMain, "main", kStart);
+    for (uint64_t i = 0; i < 4; ++i) {
+        w.launch(kMain, kStart + i * 1000, "_Z6kernelPf");
+        w.device_kernel_of_thread(kMain, 100 + i, kStart + i * 1000 + 500, kStart + i * 1000 + 600, "kernel(float*)");
+    }
+    w.save(dir.path());
+    build(dir);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernels") == 4);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernels WHERE thread IS NOT NULL AND duration_ns = 100") == 4);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernel_view WHERE start_ns - launch_ns = 500") == 4);
+}
