@@ -206,6 +206,21 @@ CREATE TABLE allocation_categories (
     reason     TEXT            -- the same, in words
 );
 
+-- Tensors inside pooled segments (a caching allocator's cudaMalloc blocks), recovered by tagging from
+-- the pointers the work used. Empty until tagging fills it, and when no segment is pooled.
+CREATE TABLE allocation_subranges (
+    id         INTEGER PRIMARY KEY,
+    allocation INTEGER NOT NULL REFERENCES allocations(id),  -- the segment
+    offset     INTEGER NOT NULL,  -- bytes from the segment's address
+    bytes      INTEGER NOT NULL,
+    begin_ns   INTEGER NOT NULL,  -- first work that used it (host launch time)
+    end_ns     INTEGER NOT NULL,  -- end of the last work that used it
+    category   TEXT NOT NULL,     -- as allocation_categories.category
+    confidence REAL,
+    rule       TEXT,
+    reason     TEXT
+);
+
 -- Training iterations and their phases, filled by analysis (tagging), empty in a fresh recording.
 CREATE TABLE iterations (
     id       INTEGER PRIMARY KEY,

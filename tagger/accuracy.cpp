@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <deque>
+#include <climits>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 
@@ -34,6 +36,10 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
     AccuracyReport report;
     std::string line;
     size_t line_number = 0;
+    // Pool mode: segments live in the labels, and the tensors inside them (scored separately).
+    std::map<uint64_t, int64_t> live_segments;  // address -> bytes
+    std::vector<PooledLabel> pooled;
+    std::unordered_map<uint64_t, size_t> live_pooled;  // address -> index into pooled
     while (std::getline(in, line)) {
         ++line_number;
         if (line.empty()) continue;
@@ -44,9 +50,26 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
             error = labels_path + ":" + std::to_string(line_number) + ": expected 4 tab-separated fields";
             return std::nullopt;
         }
-        if (event != "alloc") continue;
         uint64_t address = std::strtoull(address_text.c_str(), nullptr, 16);
         int64_t bytes = std::strtoll(bytes_text.c_str(), nullptr, 10);
+        std::string time_text;
+        int64_t time = std::getline(fields, time_text, '\t') ? std::strtoll(time_text.c_str(), nullptr, 10) : 0;
+        if (event == "segment") live_segments[address] = bytes;
+        if (event == "segment_free") live_segments.erase(address);
+        if (event == "free") {
+            auto found = live_pooled.find(address);
+            if (found != live_pooled.end()) {
+                pooled[found->second].free_time = time;
+                live_pooled.erase(found);
+            }
+        }
+        if (event != "alloc") continue;
+        auto segment = live_segments.upper_bound(address);
+        if (segment != live_segments.begin() && address < std::prev(segment)->first + uint64_t(std::prev(segment)->second)) {
+            live_pooled[address] = pooled.size();
+            pooled.push_back({address, bytes, category, time, INT64_MAX});
+            continue;
+        }
         ++report.labelled_allocations;
         report.labelled_bytes += bytes;
         report.by_category[category].labelled_bytes += bytes;
@@ -63,6 +86,7 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
             report.by_category[category].correct_bytes += bytes;
         }
     }
+    if (!pooled.empty() && !score_pooled_labels(db, pooled, report, error)) return std::nullopt;
     return report;
 }
 

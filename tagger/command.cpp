@@ -53,6 +53,10 @@ int tag_command(int argc, char** argv) {
                     summary.iteration_source.c_str());
     else
         std::printf("%zu allocations tagged; no iterations: %s\n", summary.allocations, summary.note.c_str());
+    if (summary.segments_with_subranges)
+        std::printf("note: the program allocates pooled segments (a caching allocator); %zu tensors inside %zu\n"
+                    "      segments were recovered from pointer arguments and tagged (allocation_subranges)\n",
+                    summary.subranges, summary.segments_with_subranges);
     if (summary.segment_level)
         std::printf("note: the program allocates pooled segments (a caching allocator); the breakdown is at\n"
                     "      segment level for those. With PyTorch, record with --framework=pytorch.\n");

@@ -76,6 +76,104 @@ WorkItem::Kind copy_kind(const std::string& kind) {
     return WorkItem::Kind::CopyDtoD;  // dtod, and 'default'/'htoh' resolved by addresses below
 }
 
+int64_t element_bytes(int64_t cuda_data_type) {
+    switch (cuda_data_type) {
+    case 0: return 4;   // CUDA_R_32F
+    case 1: return 8;   // CUDA_R_64F
+    case 2: return 2;   // CUDA_R_16F
+    case 3: return 1;   // CUDA_R_8I
+    case 4: return 8;   // CUDA_C_32F
+    case 5: return 16;  // CUDA_C_64F
+    case 14: return 2;  // CUDA_R_16BF
+    default: return 0;  // unknown: no size evidence
+    }
+}
+
+// The bytes a GEMM operand spans at least: op(A) is m x k, op(B) k x n, C m x n, per batch entry.
+// A leading dimension or batch stride larger than the matrix only makes the real extent larger.
+// Batched (pointer-array) GEMMs pass arrays of pointers, whose size says nothing about a tensor.
+void operand_sizes(const Statement& s, int first, LibraryCall& c) {
+    std::string op = s.text(first);
+    if (op != "gemm" && op != "gemm_strided_batched") return;
+    int64_t m = s.i64(first + 1), n = s.i64(first + 2), k = s.i64(first + 3);
+    int64_t batch = op == "gemm" || s.null(first + 4) ? 1 : std::max<int64_t>(1, s.i64(first + 4));
+    if (m <= 0 || n <= 0 || k <= 0) return;
+    c.a_bytes = m * k * batch * element_bytes(s.null(first + 5) ? -1 : s.i64(first + 5));
+    c.b_bytes = k * n * batch * element_bytes(s.null(first + 6) ? -1 : s.i64(first + 6));
+    c.c_bytes = m * n * batch * element_bytes(s.null(first + 7) ? -1 : s.i64(first + 7));
+}
+
+
+// Pointer uses (sub-range evidence) of pooled traces. A pointer that does not fall inside its
+// allocation (timing skew at a free) is dropped rather than given a wrapped-around offset.
+void add_use(TraceModel& m, uint32_t work, int32_t allocation, uint64_t address, int64_t bytes, bool exact,
+             Access access) {
+    if (!m.pooled || allocation == kNone || address == 0) return;
+    const Allocation& a = m.allocations[size_t(allocation)];
+    if (address < a.address || address - a.address >= uint64_t(std::max<int64_t>(a.bytes, 1))) return;
+    m.pointer_uses.push_back({work, allocation, address - a.address, std::max<int64_t>(bytes, 0), exact && bytes > 0,
+                              access});
+}
+
+void add_exact_use(TraceModel& m, uint32_t work, int32_t allocation, int64_t address, int64_t bytes, Access access) {
+    add_use(m, work, allocation, static_cast<uint64_t>(address), bytes, true, access);
+}
+
+void add_library_pointer_uses(TraceModel& m, uint32_t work, const LibraryCall& c) {
+    add_use(m, work, c.a, c.a_address, c.a_bytes, false, Access::Read);
+    if (c.b_address != c.a_address) add_use(m, work, c.b, c.b_address, c.b_bytes, false, Access::Read);
+    add_use(m, work, c.c, c.c_address, c.c_bytes, false, Access::Write);
+    add_use(m, work, c.workspace, c.workspace_address, c.workspace_bytes, false, Access::Write);
+}
+
+// Every pointer a plain kernel passed into an allocation, one use per (kernel, allocation, offset).
+// Library kernels are skipped: their operands come from the library call (add_library_pointer_uses).
+void load_kernel_pointer_uses(sqlite3* db, TraceModel& m, const std::unordered_map<int64_t, size_t>& kernel_index,
+                              const std::unordered_map<int64_t, int32_t>& alloc_index,
+                              const std::unordered_map<int64_t, bool>& function_mangled) {
+    Statement s(db, "SELECT ka.kernel, ka.allocation, ka.read_only, k.function, ka.offset FROM kernel_allocations ka "
+                    "JOIN kernels k ON k.id = ka.kernel ORDER BY ka.kernel, ka.allocation, ka.offset");
+    size_t first_of_kernel = m.pointer_uses.size();
+    int64_t current = -1;
+    while (s.step()) {
+        auto k = kernel_index.find(s.i64(0));
+        auto a = alloc_index.find(s.i64(1));
+        if (k == kernel_index.end() || a == alloc_index.end() || m.work[k->second].library_call != kNone) continue;
+        if (s.i64(0) != current) first_of_kernel = m.pointer_uses.size(), current = s.i64(0);
+        auto mangled = function_mangled.find(s.i64(3));
+        Access access = s.i64(2) ? Access::Read
+                        : mangled != function_mangled.end() && mangled->second ? Access::Write
+                                                                                : Access::Unknown;
+        auto offset = static_cast<uint64_t>(s.i64(4));
+        auto same = std::find_if(m.pointer_uses.begin() + std::ptrdiff_t(first_of_kernel), m.pointer_uses.end(),
+                                 [&](const PointerUse& u) { return u.allocation == a->second && u.offset == offset; });
+        if (same != m.pointer_uses.end()) {
+            if (access == Access::Write) same->access = Access::Write;
+            continue;
+        }
+        const Allocation& alloc = m.allocations[size_t(a->second)];
+        if (offset >= uint64_t(std::max<int64_t>(alloc.bytes, 1))) continue;
+        m.pointer_uses.push_back({static_cast<uint32_t>(k->second), a->second, offset, 0, false, access});
+    }
+}
+
+// Work in launch order (stable: equal times keep load order); pointer uses follow their items.
+void sort_work_by_launch(TraceModel& m) {
+    std::vector<uint32_t> order(m.work.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return m.work[a].launch_ns < m.work[b].launch_ns; });
+    std::vector<uint32_t> position(order.size());
+    std::vector<WorkItem> sorted;
+    sorted.reserve(m.work.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        position[order[i]] = static_cast<uint32_t>(i);
+        sorted.push_back(std::move(m.work[order[i]]));
+    }
+    m.work = std::move(sorted);
+    for (PointerUse& u : m.pointer_uses) u.work = position[u.work];
+}
+
 }  // namespace
 
 std::vector<int32_t> sorted_by_address(const TraceModel& model) {
@@ -135,7 +233,8 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
     // Library calls first: kernels refer to them.
     std::unordered_map<int64_t, int32_t> call_index;
     {
-        Statement s(db, "SELECT id, process, begin_ns, end_ns, a, b, c, workspace FROM library_calls ORDER BY begin_ns");
+        Statement s(db, "SELECT id, process, begin_ns, end_ns, a, b, c, workspace, op, m, n, k, batch, a_type, b_type, "
+                        "c_type, coalesce(workspace_bytes, 0) FROM library_calls ORDER BY begin_ns");
         while (s.step()) {
             LibraryCall c;
             c.id = s.i64(0);
@@ -146,6 +245,12 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
             c.b = resolve(s.i64(5), c.begin_ns);
             c.c = resolve(s.i64(6), c.begin_ns);
             c.workspace = resolve(s.i64(7), c.begin_ns);
+            c.a_address = static_cast<uint64_t>(s.i64(4));
+            c.b_address = static_cast<uint64_t>(s.i64(5));
+            c.c_address = static_cast<uint64_t>(s.i64(6));
+            c.workspace_address = static_cast<uint64_t>(s.i64(7));
+            c.workspace_bytes = std::max<int64_t>(0, s.i64(16));
+            operand_sizes(s, 8, c);
             call_index[c.id] = static_cast<int32_t>(m.library_calls.size());
             m.library_calls.push_back(c);
         }
@@ -193,8 +298,11 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
             else if (access == Access::Write)
                 same->access = Access::Write;
         }
-        for (const auto& [index, seen] : offsets)
+        for (const auto& [index, seen] : offsets) {
             m.allocations[size_t(index)].distinct_offsets = static_cast<uint32_t>(seen.size());
+            m.pooled |= seen.size() >= kPooledOffsets;
+        }
+        if (m.pooled) load_kernel_pointer_uses(db, m, kernel_index, alloc_index, function_mangled);
     }
     // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
     for (auto& w : m.work) {
@@ -205,9 +313,10 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         if (c.b != kNone && c.b != c.a) w.touches.push_back({c.b, Access::Read});
         if (c.c != kNone) w.touches.push_back({c.c, Access::Write});
         if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
+        if (m.pooled) add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c);
     }
     {
-        Statement s(db, (std::string("SELECT ") + kTimedColumns + ", kind, src, dst FROM copies").c_str());
+        Statement s(db, (std::string("SELECT ") + kTimedColumns + ", kind, src, dst, coalesce(bytes, 0) FROM copies").c_str());
         while (s.step()) {
             WorkItem w = timed_item(s, copy_kind(s.text(4)));
             int32_t src = resolve(s.i64(5), w.launch_ns), dst = resolve(s.i64(6), w.launch_ns);
@@ -217,21 +326,24 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
             else w.kind = WorkItem::Kind::CopyDtoD;
             if (src != kNone) w.touches.push_back({src, Access::Read});
             if (dst != kNone) w.touches.push_back({dst, Access::Write});
+            auto work = static_cast<uint32_t>(m.work.size());
+            add_exact_use(m, work, src, s.i64(5), s.i64(7), Access::Read);
+            add_exact_use(m, work, dst, s.i64(6), s.i64(7), Access::Write);
             m.work.push_back(std::move(w));
         }
     }
     {
-        Statement s(db, (std::string("SELECT ") + kTimedColumns + ", dst FROM sets").c_str());
+        Statement s(db, (std::string("SELECT ") + kTimedColumns + ", dst, coalesce(bytes, 0) FROM sets").c_str());
         while (s.step()) {
             WorkItem w = timed_item(s, WorkItem::Kind::Set);
             int32_t dst = resolve(s.i64(4), w.launch_ns);
             if (dst == kNone) continue;
             w.touches.push_back({dst, Access::Write});
+            add_exact_use(m, static_cast<uint32_t>(m.work.size()), dst, s.i64(4), s.i64(5), Access::Write);
             m.work.push_back(std::move(w));
         }
     }
-    std::stable_sort(m.work.begin(), m.work.end(),
-                     [](const WorkItem& a, const WorkItem& b) { return a.launch_ns < b.launch_ns; });
+    sort_work_by_launch(m);
     if (table_exists(db, "ranges")) {
         Statement s(db, "SELECT process, begin_ns, coalesce(end_ns, begin_ns), coalesce(name, '') FROM ranges");
         while (s.step()) m.ranges.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), s.text(3)});

@@ -36,6 +36,17 @@ struct WorkItem {
     std::vector<Touch> touches;
 };
 
+// One pointer into an allocation, as the work used it: the raw evidence sub-range derivation starts
+// from (kept only for pooled traces, see TraceModel::pointer_uses).
+struct PointerUse {
+    uint32_t work = 0;        // index into TraceModel::work
+    int32_t allocation = kNone;
+    uint64_t offset = 0;      // pointer - allocation address
+    int64_t bytes = 0;        // extent the use covers when known (copies, sets, GEMM operands); 0 unknown
+    bool exact = false;       // bytes is the exact extent (copies, sets), not a lower bound (GEMM)
+    Access access = Access::Unknown;
+};
+
 struct Allocation {
     int64_t id = 0;  // allocations.id in the trace
     int32_t process = 0;
@@ -54,6 +65,9 @@ struct LibraryCall {
     int64_t begin_ns = 0;
     int64_t end_ns = 0;
     int32_t a = kNone, b = kNone, c = kNone, workspace = kNone;  // allocation indices
+    // Raw operand addresses and the bytes each operand spans at least (0 unknown), for sub-ranges.
+    uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
+    int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0, workspace_bytes = 0;
 };
 
 struct Range {
@@ -69,6 +83,10 @@ struct TraceModel {
     std::vector<LibraryCall> library_calls;
     std::vector<Range> ranges;
     bool has_argument_info = false;       // any kernel -> allocation edges at all
+    // Pooled trace: some allocation is pointed into at kPooledOffsets or more offsets (a caching
+    // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.
+    bool pooled = false;
+    std::vector<PointerUse> pointer_uses;
 };
 
 // Reads a trace. Returns nullopt with `error` set when the trace lacks the tables it needs.

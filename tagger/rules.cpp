@@ -357,12 +357,11 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     assign_iterations(c);
     gather_facts(c);
     TagResult result;
-    for (const Allocation& a : model.allocations)
-        result.segment_level |= a.distinct_offsets >= kPooledOffsets;
     if (iterations.iterations.empty()) {
         c.optimizer_work.assign(model.work.size(), false);
         tag_without_iterations(c);
         result.tags = std::move(c.tags);
+        result.optimizer_work = std::move(c.optimizer_work);
         return result;
     }
     if (!model.has_argument_info && model.library_calls.empty()) {
@@ -370,6 +369,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
         tag_from_lifetimes_only(c);
         find_phases(c, result);
         result.tags = std::move(c.tags);
+        result.optimizer_work = std::move(c.optimizer_work);
         return result;
     }
     for (size_t a = 0; a < c.facts.size(); ++a) {
@@ -390,6 +390,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     tag_remaining(c);
     find_phases(c, result);
     result.tags = std::move(c.tags);
+    result.optimizer_work = std::move(c.optimizer_work);
     return result;
 }
 

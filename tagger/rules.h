@@ -27,10 +27,24 @@ struct Phase {
     int64_t end_ns = 0;
 };
 
+// A tensor inside a pooled segment (see subranges.h), with its tag.
+struct SubRangeTag {
+    int32_t segment = kNone;  // index into TraceModel::allocations
+    uint64_t offset = 0;
+    int64_t bytes = 0;
+    int64_t begin_ns = 0;  // launch of the first work that used it
+    int64_t end_ns = 0;    // end of the last
+    Tag tag;
+};
+
 struct TagResult {
     std::vector<Tag> tags;  // one per TraceModel::allocations entry
     std::vector<Phase> phases;
-    bool segment_level = false;  // pooled segments seen: the breakdown is at segment granularity
+    std::vector<bool> optimizer_work;  // per TraceModel::work entry: found to be the optimizer's
+    std::vector<SubRangeTag> subranges;  // pooled traces only
+    size_t segments_with_subranges = 0;
+    size_t segments_without_subranges = 0;  // pooled segments (kPooledOffsets) left at segment level
+    bool segment_level = false;  // pooled segments without sub-ranges: breakdown at segment granularity
 };
 
 TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations);

@@ -2,6 +2,7 @@
 // allocation. Tables a trace written before tagging existed may lack are created.
 #include "iterations.h"
 #include "model.h"
+#include "pool_tagging.h"
 #include "rules.h"
 #include "tbdprof/tagger/tagger.h"
 
@@ -35,7 +36,10 @@ bool ensure_tables(sqlite3* db, std::string& error) {
               "CREATE TABLE IF NOT EXISTS phases (iteration INTEGER NOT NULL, kind TEXT NOT NULL, "
               "begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, PRIMARY KEY (iteration, kind)) WITHOUT ROWID;"
               "CREATE TABLE IF NOT EXISTS allocation_categories (allocation INTEGER PRIMARY KEY, "
-              "category TEXT NOT NULL, reason TEXT);",
+              "category TEXT NOT NULL, reason TEXT);"
+              "CREATE TABLE IF NOT EXISTS allocation_subranges (id INTEGER PRIMARY KEY, allocation INTEGER NOT NULL, "
+              "offset INTEGER NOT NULL, bytes INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
+              "category TEXT NOT NULL, confidence REAL, rule TEXT, reason TEXT);",
               error))
         return false;
     if (!has_column(db, "allocation_categories", "confidence") &&
@@ -68,7 +72,8 @@ private:
 
 bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its, const TagResult& result,
                    std::string& error) {
-    if (!exec(db, "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories;", error))
+    if (!exec(db, "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
+                  "DELETE FROM allocation_subranges;", error))
         return false;
     Insert iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source) VALUES (?1,?2,?3,?4,?5,?6)");
     for (size_t i = 0; i < its.iterations.size(); ++i) {
@@ -95,6 +100,17 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
             return false;
         }
     }
+    Insert subrange(db, "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category, "
+                        "confidence, rule, reason) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+    for (size_t i = 0; i < result.subranges.size(); ++i) {
+        const SubRangeTag& r = result.subranges[i];
+        if (!subrange.bind(1, int64_t(i + 1)).bind(2, model.allocations[size_t(r.segment)].id)
+                 .bind(3, static_cast<int64_t>(r.offset)).bind(4, r.bytes).bind(5, r.begin_ns).bind(6, r.end_ns)
+                 .bind(7, r.tag.category).bind(8, r.tag.confidence).bind(9, r.tag.rule).bind(10, r.tag.reason).run()) {
+            error = sqlite3_errmsg(db);
+            return false;
+        }
+    }
     // Pinned host memory is not device memory: it gets a category so that every row of
     // memory_allocations has one, but no device breakdown counts it.
     if (!exec(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, rule) "
@@ -104,23 +120,40 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
     return true;
 }
 
+// What the report says about the granularity of the memory breakdown (run_notes.memory_breakdown,
+// shown as "memory breakdown at ..."); empty when every allocation is one tensor.
+std::string breakdown_note(const TagResult& r) {
+    std::string sub = "sub-range level (inferred) inside " + std::to_string(r.segments_with_subranges) +
+                      " pooled segments: tensors recovered from the pointers the work used";
+    std::string seg = "segment level for " + std::to_string(r.segments_without_subranges) +
+                      " pooled segments without pointer evidence";
+    if (r.segments_with_subranges && r.segment_level) return sub + "; " + seg;
+    if (r.segments_with_subranges) return sub;
+    if (r.segment_level) return "segment level: the program allocates pooled segments";
+    return {};
+}
+
 }  // namespace
 
 bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, std::string& error) {
     auto model = load_model(db, error);
     if (!model) return false;
-    IterationSet its = detect_iterations(*model, options.iteration_range);
-    TagResult result = tag_allocations(*model, its);
+    IterationSet its;
+    TagResult result = tag_model(*model, options.iteration_range, its);
     if (!exec(db, "SAVEPOINT tagging", error)) return false;
     if (!ensure_tables(db, error) || !write_results(db, *model, its, result, error)) {
         std::string ignored;
         exec(db, "ROLLBACK TO tagging; RELEASE tagging", ignored);
         return false;
     }
-    if (result.segment_level) {
+    {
         std::string ignored;  // run_notes is optional: an older trace may lack it
-        exec(db, "DELETE FROM run_notes WHERE key = 'memory_breakdown'; INSERT INTO run_notes (key, value) "
-                 "VALUES ('memory_breakdown', 'segment level: the program allocates pooled segments')", ignored);
+        exec(db, "DELETE FROM run_notes WHERE key = 'memory_breakdown'", ignored);
+        std::string note = breakdown_note(result);
+        if (!note.empty()) {
+            Insert insert(db, "INSERT INTO run_notes (key, value) VALUES ('memory_breakdown', ?1)");
+            insert.bind(1, note).run();
+        }
     }
     if (!exec(db, "RELEASE tagging", error)) return false;
     summary = {};
@@ -129,6 +162,8 @@ bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, s
     summary.iteration_source = its.source;
     summary.note = its.note;
     summary.segment_level = result.segment_level;
+    summary.segments_with_subranges = result.segments_with_subranges;
+    summary.subranges = result.subranges.size();
     for (size_t a = 0; a < model->allocations.size(); ++a)
         summary.bytes_by_category[result.tags[a].category] += model->allocations[a].bytes;
     return true;

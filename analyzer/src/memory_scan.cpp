@@ -1,10 +1,14 @@
 // Memory: replay device allocations and frees in time order over the whole run. Peak live bytes,
 // the category split at that moment, each category's own maximum, a downsampled timeline, and the
-// largest allocations live at the peak with their call stacks.
+// largest allocations live at the peak with their call stacks. Pooled segments with tagged sub-ranges
+// (allocation_subranges) count by their tensors: a segment's bytes are 'untagged' (unattributed pool
+// space) except where a sub-range lives, whose bytes count in its own category meanwhile.
 #include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "analysis_parts.h"
 
@@ -16,6 +20,8 @@ struct Allocation {
     int64_t stack;                                  // -1: none
     int category;
     bool freed;
+    bool real = true;      // false: a sub-range, or the pool space it takes from its segment
+    int listed_category = 0;  // category shown in the largest-allocations list
 };
 
 struct Event {
@@ -50,6 +56,41 @@ std::vector<std::string> load_stack(const ReadOnlyDatabase& db, int64_t stack) {
     return frames;
 }
 
+// Sub-ranges of pooled segments: each adds its bytes to its category while it lives and takes them
+// from the segment's unattributed ('untagged') bytes. Times are clamped into the segment's life.
+// Returns the number of segments counted at sub-range level.
+size_t add_subranges(const TraceFile& trace, std::vector<Allocation>& allocations) {
+    if (!trace.db->has_table("allocation_subranges")) return 0;
+    std::unordered_map<int64_t, size_t> segment_index;
+    for (size_t i = 0; i < allocations.size(); ++i) segment_index[allocations[i].id] = i;
+    std::unordered_set<int64_t> segments;
+    Query query(*trace.db, "SELECT allocation, bytes, begin_ns, end_ns, category FROM allocation_subranges");
+    while (query.step()) {
+        auto found = segment_index.find(query.integer(0));
+        const int64_t bytes = query.integer(1);
+        if (found == segment_index.end() || bytes <= 0) continue;
+        Allocation& segment = allocations[found->second];
+        if (bytes > segment.bytes) continue;  // cannot fit: ignore rather than count bytes twice
+        const int64_t begin = std::clamp(query.integer(2), segment.alloc_ns, segment.free_ns);
+        const int64_t end = std::clamp(std::max(query.integer(3), begin), begin, segment.free_ns);
+        if (segments.insert(segment.id).second) segment.category = kUntagged;
+        Allocation tensor = segment;
+        tensor.bytes = bytes;
+        tensor.alloc_ns = begin;
+        tensor.free_ns = end;
+        tensor.freed = true;
+        tensor.real = false;
+        tensor.category = category_index(query.is_null(4) ? std::string() : query.text(4));
+        Allocation taken = tensor;  // the pool space it occupies: negative untagged bytes meanwhile
+        taken.bytes = -bytes;
+        taken.category = kUntagged;
+        allocations.push_back(tensor);
+        allocations.push_back(taken);
+        if (allocations.size() >= UINT32_MAX / 2) break;
+    }
+    return segments.size();
+}
+
 }  // namespace
 
 void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report) {
@@ -71,6 +112,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
             a.freed = !query.is_null(4);
             a.free_ns = a.freed ? std::max(query.integer(4), a.alloc_ns) : INT64_MAX;
             a.category = category_index(query.is_null(5) ? std::string() : query.text(5));
+            a.listed_category = a.category;
             a.stack = query.is_null(6) ? -1 : query.integer(6);
             if (a.category != kUntagged) memory.tagged = true;
             allocations.push_back(a);
@@ -78,6 +120,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         }
     }
     memory.allocations = static_cast<int64_t>(allocations.size());
+    const size_t subrange_segments = add_subranges(trace, allocations);
     if (allocations.empty()) {
         report.notes.push_back("the trace has no device allocations: memory figures are zero");
         return;
@@ -91,6 +134,10 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         Query note(*trace.db, "SELECT value FROM run_notes WHERE key = 'memory_breakdown'");
         if (note.step()) report.notes.push_back("memory breakdown at " + note.text(0));
     }
+    if (subrange_segments > 0)
+        report.notes.push_back("inside the " + std::to_string(subrange_segments) +
+                               " pooled segments tagged by sub-range, 'untagged' bytes are unattributed pool space: "
+                               "cached free blocks, or tensors no pointer was seen in");
 
     std::vector<Event> events;
     events.reserve(allocations.size() * 2);
@@ -99,9 +146,18 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         events.push_back({a.alloc_ns, 1, i});
         if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
     }
-    std::sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
+    // A sub-range and the pool space it takes change at the same moments. Among equal times and
+    // kinds, decreases go first, so the pair never lifts the total above the segment for a moment
+    // (which would count as a peak). Real allocations are unaffected: their frees all decrease and
+    // their allocations all increase.
+    auto decreases = [&](const Event& e) {
+        const int64_t bytes = allocations[e.index].bytes;
+        return e.is_alloc() ? bytes < 0 : bytes > 0;
+    };
+    std::sort(events.begin(), events.end(), [&](const Event& x, const Event& y) {
         if (x.time != y.time) return x.time < y.time;
         if (x.order != y.order) return x.order < y.order;
+        if (decreases(x) != decreases(y)) return decreases(x);
         return x.index < y.index;
     });
 
@@ -160,6 +216,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
     std::vector<uint32_t> live_at_peak;
     if (have_peak) {
         for (uint32_t i = 0; i < allocations.size(); ++i) {
+            if (!allocations[i].real) continue;  // the segment is listed, not its tensors
             if (alloc_position[i] <= peak_position && (free_position[i] == UINT32_MAX || free_position[i] > peak_position)) {
                 live_at_peak.push_back(i);
             }
@@ -179,7 +236,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         large.bytes = a.bytes;
         large.alloc_ns = a.alloc_ns;
         if (a.freed) large.free_ns = a.free_ns;
-        large.category = a.category;
+        large.category = a.listed_category;
         if (a.stack >= 0) large.stack = load_stack(*trace.db, a.stack);
         memory.largest_at_peak.push_back(std::move(large));
     }

@@ -8,8 +8,9 @@
 # TBDPROF_CUPTI=0, recording with CUPTI) it prints, per launch:
 #   launch      everything inside the runtime's cudaLaunchKernel (our hook, the driver, CUPTI)
 #   added       launch minus the same without the collector
-#   push_pop    inside cuptiActivityPush/PopExternalCorrelationId (the simulated CUPTI's code, called by
-#               the hook around each launch to tie CUPTI's record to ours)
+#   push_pop    inside cuptiActivityPush/PopExternalCorrelationId (the simulated CUPTI's code). Since
+#               the thread-tagged correlation (raw_format.h, kThreadCorrelationTag) a thread pushes once,
+#               so this is ~0 per launch; it stays as a check that no per-launch CUPTI call crept back.
 #   cupti_rec   the simulated CUPTI's own work per device record, inside the driver's launch
 #   hook        added - push_pop - cupti_rec: the collector's own code
 # and, per cudaMalloc of a 24-frame call chain, the instructions with and without the collector.

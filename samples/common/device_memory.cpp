@@ -7,7 +7,12 @@
 namespace tbdsample {
 
 DeviceAllocator::DeviceAllocator(AllocMode mode, cudaStream_t stream, LabelWriter& labels)
-    : mode_(mode), stream_(stream), labels_(labels) {}
+    : mode_(mode), stream_(stream), labels_(labels) {
+    if (mode_ == AllocMode::pool) {
+        labels_.enable_timestamps();
+        pool_ = std::make_unique<CachingPool>(labels_);
+    }
+}
 
 DeviceAllocator::~DeviceAllocator() {
     if (!live_.empty())
@@ -17,7 +22,9 @@ DeviceAllocator::~DeviceAllocator() {
 
 void* DeviceAllocator::allocate(std::size_t bytes, Category category) {
     void* pointer = nullptr;
-    if (mode_ == AllocMode::async)
+    if (mode_ == AllocMode::pool)
+        pointer = pool_->allocate(bytes);
+    else if (mode_ == AllocMode::async)
         CUDA_CHECK(cudaMallocAsync(&pointer, bytes, stream_));
     else
         CUDA_CHECK(cudaMalloc(&pointer, bytes));
@@ -40,7 +47,9 @@ void DeviceAllocator::release(void* pointer) {
     labels_.record_free(pointer);
     live_bytes_ -= found->second;
     live_.erase(found);
-    if (mode_ == AllocMode::async)
+    if (mode_ == AllocMode::pool)
+        pool_->release(pointer);  // reusable at once: all work runs on the one stream
+    else if (mode_ == AllocMode::async)
         CUDA_CHECK(cudaFreeAsync(pointer, stream_));
     else
         CUDA_CHECK(cudaFree(pointer));

@@ -1,19 +1,22 @@
 // Device memory for the samples, allocated per tensor the way a framework without a caching
 // allocator does it: every tensor is its own cudaMalloc (or stream-ordered cudaMallocAsync) and is
-// freed when its life ends. Each allocation carries its category, which goes to the label file.
+// freed when its life ends; or (--alloc pool) from a caching allocator that hands out sub-ranges of
+// pooled segments, as PyTorch does. Each allocation carries its category, which goes to the label file.
 #pragma once
 
+#include "caching_pool.h"
 #include "labels.h"
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
 namespace tbdsample {
 
-enum class AllocMode { direct, async };
+enum class AllocMode { direct, async, pool };
 
 class DeviceAllocator {
 public:
@@ -37,6 +40,7 @@ private:
     AllocMode mode_;
     cudaStream_t stream_;
     LabelWriter& labels_;
+    std::unique_ptr<CachingPool> pool_;  // pool mode only
     std::unordered_map<void*, std::size_t> live_;
     std::size_t live_bytes_ = 0;
     std::size_t peak_bytes_ = 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 namespace tbdsample {
 
@@ -37,17 +38,26 @@ LabelWriter::~LabelWriter() {
     if (file_ != nullptr) std::fclose(file_);
 }
 
-void LabelWriter::record_alloc(const void* address, std::size_t bytes, Category category) {
+void LabelWriter::line(const char* event, const void* address, std::size_t bytes, const char* category) {
     if (file_ == nullptr) return;
-    std::fprintf(file_, "alloc\t0x%llx\t%zu\t%s\n",
-                 static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)), bytes,
-                 category_name(category));
+    std::fprintf(file_, "%s\t0x%llx\t%zu\t%s", event,
+                 static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)), bytes, category);
+    if (timestamps_) {
+        timespec now{};
+        clock_gettime(CLOCK_MONOTONIC, &now);  // the clock the collector stamps host calls with
+        std::fprintf(file_, "\t%lld", static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec);
+    }
+    std::fputc('\n', file_);
 }
 
-void LabelWriter::record_free(const void* address) {
-    if (file_ == nullptr) return;
-    std::fprintf(file_, "free\t0x%llx\t0\t-\n",
-                 static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)));
+void LabelWriter::record_alloc(const void* address, std::size_t bytes, Category category) {
+    line("alloc", address, bytes, category_name(category));
 }
+
+void LabelWriter::record_free(const void* address) { line("free", address, 0, "-"); }
+
+void LabelWriter::record_segment(const void* address, std::size_t bytes) { line("segment", address, bytes, "-"); }
+
+void LabelWriter::record_segment_free(const void* address) { line("segment_free", address, 0, "-"); }
 
 }  // namespace tbdsample

@@ -233,9 +233,12 @@ void add_common_options(OptionParser& parser, CommonOptions& options) {
     parser.add_int("classes", &options.classes, 2, 4096, "output classes");
     parser.add_long("host-work-us", &options.host_work_us, 0, 60L * 1000 * 1000,
                     "busy host work per iteration in microseconds (leaves the GPU idle)");
-    parser.add_choice("alloc", {"direct", "async"}, 0,
-                      [&options](int index) { options.alloc = index == 0 ? AllocMode::direct : AllocMode::async; },
-                      "cudaMalloc/cudaFree or cudaMallocAsync/cudaFreeAsync per tensor");
+    parser.add_choice("alloc", {"direct", "async", "pool"}, 0,
+                      [&options](int index) {
+                          constexpr AllocMode modes[] = {AllocMode::direct, AllocMode::async, AllocMode::pool};
+                          options.alloc = modes[index];
+                      },
+                      "cudaMalloc/cudaFree or cudaMallocAsync/cudaFreeAsync per tensor, or a caching pool");
     parser.add_choice("grad", {"persistent", "transient"}, 0,
                       [&options](int index) {
                           options.grad = index == 0 ? GradMode::persistent : GradMode::transient;

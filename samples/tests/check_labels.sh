@@ -11,6 +11,9 @@
 # Always checked: 4 tab-separated fields per line; alloc lines are alloc/0x<hex>/<bytes > 0>/<known
 # category>; free lines are free/0x<hex>/0/-; no alloc at an address that is live; every free
 # matches an earlier live alloc; the file is not empty.
+# Pool mode (--alloc pool): every line has a fifth field, the host time in ns, never decreasing;
+# segment/0x<hex>/<bytes>/- and segment_free/0x<hex>/0/- lines pair up like allocs and frees; every
+# tensor alloc lies inside a live segment; --all-freed covers segments too.
 set -u
 file=${1:?usage: check_labels.sh FILE [checks...]}
 shift
@@ -28,10 +31,40 @@ function fail(message) {
     printf "%s:%d: %s: %s\n", FILENAME, NR, message, $0 > "/dev/stderr"
     errors++
 }
+function hex(text,    i, value) {  # mawk has no strtonum; addresses fit a double exactly
+    value = 0
+    for (i = 3; i <= length(text); i++) value = value * 16 + index("0123456789abcdef", substr(text, i, 1)) - 1
+    return value
+}
+function in_segment(address, bytes,    start) {
+    for (start in segment_bytes)
+        if (address >= segment_start[start] && address + bytes <= segment_start[start] + segment_bytes[start]) return 1
+    return 0
+}
 {
-    if (NF != 4) { fail("expected 4 tab-separated fields"); next }
+    if (NR == 1) timed = NF == 5
+    if (NF != (timed ? 5 : 4)) { fail("expected " (timed ? 5 : 4) " tab-separated fields, as the first line"); next }
+    if (timed) {
+        if ($5 !~ /^[0-9]+$/ || $5 + 0 < last_time) { fail("time is not a non-decreasing integer"); next }
+        last_time = $5 + 0
+    }
     if ($2 !~ /^0x[0-9a-f]+$/) { fail("address is not 0x<lowercase hex>"); next }
+    if ($1 == "segment") {
+        if ($3 !~ /^[1-9][0-9]*$/ || $4 != "-") { fail("segment line must have a positive size and -"); next }
+        if ($2 in segment_bytes) { fail("segment at an address that is still live"); next }
+        segment_bytes[$2] = $3 + 0
+        segment_start[$2] = hex($2)
+        segments_seen++
+        next
+    }
+    if ($1 == "segment_free") {
+        if ($3 != "0" || $4 != "-") { fail("segment_free line must end with 0 and -"); next }
+        if (!($2 in segment_bytes)) { fail("segment_free of an address with no live segment"); next }
+        delete segment_bytes[$2]
+        next
+    }
     if ($1 == "alloc") {
+        if (segments_seen && !in_segment(hex($2), $3 + 0)) { fail("pool mode: alloc outside every live segment"); next }
         if ($3 !~ /^[1-9][0-9]*$/) { fail("alloc size is not a positive integer"); next }
         if (!($4 in known)) { fail("unknown category"); next }
         if ($2 in live) { fail("alloc at an address that is still live"); next }
@@ -58,6 +91,7 @@ END {
     printf "last_input_alloc %d\n", last_input_alloc + 0
     count = 0
     for (address in live) count++
+    for (address in segment_bytes) count++
     printf "live %d\n", count
 }' "$file") || { echo "check_labels: $file is malformed" >&2; exit 1; }
 

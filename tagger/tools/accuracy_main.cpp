@@ -35,5 +35,8 @@ int main(int argc, char** argv) {
     std::printf("accuracy %.4f of %lld labelled bytes (%zu allocations, %zu not found in the trace)\n",
                 report->accuracy(), static_cast<long long>(report->labelled_bytes), report->labelled_allocations,
                 report->unmatched_labels);
+    if (report->pooled_labels)
+        std::printf("%zu of them tensors inside pool segments, scored against sub-ranges ('unattributed': no "
+                    "sub-range covered the bytes)\n", report->pooled_labels);
     return minimum >= 0 && report->accuracy() < minimum ? 1 : 0;
 }

@@ -71,3 +71,30 @@ TEST_CASE("call stacks of the largest allocations") {
     CHECK(stack[0] == "allocate_weights (train)");
     CHECK(stack[1] == "main (train)");
 }
+
+TEST_CASE("pooled segments count by their tagged sub-ranges; the rest is unattributed pool space") {
+    tbdtest::TraceBuilder t("memory_subranges.sqlite");
+    const int64_t segment = t.allocation(1000, 0, std::nullopt, "activations");
+    t.allocation(500, 20, 30, "gradients");
+    t.exec("INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category) VALUES "
+           "(1, " + std::to_string(segment) + ", 0, 300, 0, 100, 'weights'), "
+           "(2, " + std::to_string(segment) + ", 300, 200, 10, 50, 'activations'), "
+           "(3, " + std::to_string(segment) + ", 0, 5000, 0, 100, 'gradients'), "  // larger than its segment: ignored
+           "(4, 999, 0, 10, 0, 100, 'gradients')");                                // no such segment: ignored
+    t.exec("INSERT INTO run_notes (key, value) VALUES ('memory_breakdown', 'sub-range level (inferred)')");
+    const Report r = analyze_trace(t.finish(200), AnalysisOptions{});
+    const MemoryMetrics& m = r.memory;
+    CHECK(m.peak_bytes == 1500);  // the segment is live all its life, whatever its tensors do
+    CHECK(m.peak_ns == 20);
+    CHECK(m.at_peak[cat("weights")] == 300);
+    CHECK(m.at_peak[cat("activations")] == 200);
+    CHECK(m.at_peak[cat("gradients")] == 500);
+    CHECK(m.at_peak[kUntagged] == 500);
+    CHECK(m.category_max[kUntagged] == 1000);  // before the first sub-range begins and after the last ends
+    REQUIRE(m.largest_at_peak.size() == 2);
+    CHECK(m.largest_at_peak[0].bytes == 1000);  // the segment, listed with its own category
+    CHECK(m.largest_at_peak[0].category == cat("activations"));
+    bool noted = false;
+    for (const std::string& note : r.notes) noted |= note.find("sub-range level") != std::string::npos;
+    CHECK(noted);
+}

@@ -10,6 +10,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 TBD_SAMPLE_LABELS="$work/labels.tsv" "$TBDPROF" --sim -o "$work/run.sqlite" -- \
     "$TBDPROF_BIN_DIR/$program" "$@" >"$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }
+# RETAG=TBDPROF tags again with another build than the recorder (to try a tagger under development).
+if [ -n "${RETAG:-}" ]; then "$RETAG" tag "$work/run.sqlite" >/dev/null; fi
 if [ "${NO_ACCESS_HINTS:-0}" = 1 ]; then
     sqlite3 "$work/run.sqlite" "UPDATE kernel_allocations SET read_only = 0;
         UPDATE strings SET text = 'k' || text WHERE id IN (SELECT mangled FROM functions);"

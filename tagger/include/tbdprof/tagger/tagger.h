@@ -22,9 +22,12 @@ struct TagSummary {
     std::string iteration_source;  // 'nvtx', 'repetition', or empty
     std::string note;              // why there are no iterations, when there are none
     std::map<std::string, int64_t> bytes_by_category;
-    // Some allocations are caching-allocator segments holding many tensors: their category is the
-    // segment's dominant role, and the breakdown is at segment level there.
+    // Some allocations are caching-allocator segments holding many tensors. Where the pointers the work
+    // used allow, the tensors inside are tagged as sub-ranges (allocation_subranges); segments without
+    // such evidence keep their dominant role, and the breakdown is at segment level there.
     bool segment_level = false;
+    size_t segments_with_subranges = 0;
+    size_t subranges = 0;
 };
 
 // Tags the trace open in `db` (read-write) inside one transaction; replaces earlier results.

@@ -1,0 +1,144 @@
+// Scoring labelled tensors inside pool segments against the tagger's sub-ranges (accuracy.h).
+#include "accuracy.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <climits>
+#include <unordered_map>
+
+namespace tbdprof::tagger {
+namespace {
+
+struct Segment {
+    int64_t id = 0;
+    uint64_t address = 0;
+    int64_t bytes = 0, alloc_ns = 0, free_ns = INT64_MAX;
+    std::string category;
+};
+
+struct Sub {
+    uint64_t offset = 0;
+    int64_t bytes = 0, begin_ns = 0, end_ns = 0;
+    std::string category;
+};
+
+std::string text(sqlite3_stmt* s, int column, const char* fallback) {
+    auto p = sqlite3_column_text(s, column);
+    return p ? reinterpret_cast<const char*>(p) : fallback;
+}
+
+bool has_table(sqlite3* db, const char* name) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = ?1", -1, &s, nullptr) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+    bool found = sqlite3_step(s) == SQLITE_ROW;
+    sqlite3_finalize(s);
+    return found;
+}
+
+// The category of each byte of [lo, hi) in the segment over the tensor's life [from, to].
+void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t from, int64_t to,
+               std::vector<std::pair<int64_t, std::string>>& pieces) {
+    std::vector<const Sub*> candidates;
+    std::vector<uint64_t> cuts = {lo, hi};
+    for (const Sub& s : subs) {
+        if (s.offset >= hi || s.offset + uint64_t(s.bytes) <= lo || s.begin_ns > to || s.end_ns < from) continue;
+        candidates.push_back(&s);
+        cuts.push_back(std::clamp(s.offset, lo, hi));
+        cuts.push_back(std::clamp(s.offset + uint64_t(s.bytes), lo, hi));
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+        // The sub-range whose life matches the tensor's best (overlap over union): a long-lived
+        // neighbour whose extent was overestimated must not outvote the tensor's own sub-range.
+        const Sub* best = nullptr;
+        double best_match = -1;
+        for (const Sub* s : candidates) {
+            if (s->offset > cuts[i] || s->offset + uint64_t(s->bytes) < cuts[i + 1]) continue;
+            double overlap = double(std::min(s->end_ns, to)) - double(std::max(s->begin_ns, from)) + 1;
+            double both = double(std::max(s->end_ns, to)) - double(std::min(s->begin_ns, from)) + 1;
+            double match = overlap / both;
+            if (match > best_match) best = s, best_match = match;
+        }
+        pieces.push_back({int64_t(cuts[i + 1] - cuts[i]), best ? best->category : "unattributed"});
+    }
+}
+
+}  // namespace
+
+bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
+                         std::string& error) {
+    int64_t start = 0;
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM run", -1, &s, nullptr) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        start = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    std::vector<Segment> segments;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT a.id, a.address, a.bytes, a.alloc_ns, a.free_ns, c.category FROM allocations a "
+                           "LEFT JOIN allocation_categories c ON c.allocation = a.id WHERE a.kind <> "
+                           "'pinned_host'",
+                           -1, &s, nullptr) != SQLITE_OK) {
+        error = std::string("cannot read allocations: ") + sqlite3_errmsg(db);
+        return false;
+    }
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        Segment g{sqlite3_column_int64(s, 0),
+                  static_cast<uint64_t>(sqlite3_column_int64(s, 1)),
+                  sqlite3_column_int64(s, 2),
+                  sqlite3_column_int64(s, 3),
+                  sqlite3_column_type(s, 4) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(s, 4),
+                  text(s, 5, "untagged")};
+        segments.push_back(std::move(g));
+    }
+    sqlite3_finalize(s);
+    std::unordered_map<int64_t, std::vector<Sub>> subs;  // segment id -> its sub-ranges
+    if (has_table(db, "allocation_subranges") &&
+        sqlite3_prepare_v2(db,
+                           "SELECT allocation, offset, bytes, begin_ns, end_ns, category FROM "
+                           "allocation_subranges",
+                           -1, &s, nullptr) == SQLITE_OK) {
+        while (sqlite3_step(s) == SQLITE_ROW)
+            subs[sqlite3_column_int64(s, 0)].push_back({static_cast<uint64_t>(sqlite3_column_int64(s, 1)),
+                                                        sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
+                                                        sqlite3_column_int64(s, 4), text(s, 5, "untagged")});
+        sqlite3_finalize(s);
+    }
+    for (const PooledLabel& label : labels) {
+        int64_t from = label.alloc_time - start;
+        int64_t to = label.free_time == INT64_MAX ? INT64_MAX : label.free_time - start;
+        ++report.labelled_allocations;
+        ++report.pooled_labels;
+        report.labelled_bytes += label.bytes;
+        report.by_category[label.category].labelled_bytes += label.bytes;
+        auto segment = std::find_if(segments.begin(), segments.end(), [&](const Segment& g) {
+            return label.address >= g.address && label.address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1)) &&
+                   g.alloc_ns <= from && g.free_ns >= from;
+        });
+        if (segment == segments.end()) {
+            ++report.unmatched_labels;
+            continue;
+        }
+        std::vector<std::pair<int64_t, std::string>> pieces;
+        auto found = subs.find(segment->id);
+        if (found == subs.end()) {
+            pieces.push_back({label.bytes, segment->category});
+        } else {
+            uint64_t lo = label.address - segment->address;
+            attribute(found->second, lo, lo + uint64_t(label.bytes), from, to, pieces);
+        }
+        for (const auto& [bytes, category] : pieces) {
+            report.by_category[category].tagged_bytes += bytes;
+            if (category != label.category) continue;
+            report.correct_bytes += bytes;
+            report.by_category[category].correct_bytes += bytes;
+        }
+    }
+    return true;
+}
+
+}  // namespace tbdprof::tagger

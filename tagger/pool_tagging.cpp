@@ -1,0 +1,166 @@
+#include "pool_tagging.h"
+
+#include "subranges.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace tbdprof::tagger {
+namespace {
+
+bool same_boundaries(const IterationSet& a, const IterationSet& b) {
+    if (a.iterations.size() != b.iterations.size()) return false;
+    for (size_t i = 0; i < a.iterations.size(); ++i)
+        if (a.iterations[i].first_work != b.iterations[i].first_work ||
+            a.iterations[i].end_work != b.iterations[i].end_work)
+            return false;
+    return true;
+}
+
+// A sub-range that, inside iterations, only the optimizer's kernels touch.
+std::vector<bool> optimizer_only(const TraceModel& v, const TagResult& r) {
+    std::vector<bool> only(v.allocations.size(), true), touched(v.allocations.size(), false);
+    for (size_t w = 0; w < v.work.size(); ++w) {
+        const WorkItem& item = v.work[w];
+        if (item.kind != WorkItem::Kind::Kernel) continue;  // copies and sets say nothing about roles
+        for (const Touch& t : item.touches) {
+            touched[size_t(t.allocation)] = true;
+            if (!r.optimizer_work[w]) only[size_t(t.allocation)] = false;
+        }
+    }
+    for (size_t a = 0; a < only.size(); ++a) only[a] = only[a] && touched[a];
+    return only;
+}
+
+// Splitting an address at every step that writes it first also cuts optimizer state (read and
+// updated in place by one kernel per step, which access hints cannot tell from a plain write) into
+// one piece per step. Once the rules have found the optimizer, consecutive pieces of one address
+// that only the optimizer touches are one tensor carried over from step to step.
+bool merge_optimizer_chains(const TraceModel& v, const TagResult& r, const std::vector<int32_t>& index,
+                            SubRangeSet& set) {
+    std::vector<bool> only = optimizer_only(v, r);
+    bool merged = false;
+    size_t head = set.ranges.size();
+    for (size_t i = 0; i < set.ranges.size(); ++i) {
+        const SubRange& range = set.ranges[i];
+        if (range.bytes <= 0 || index[i] == kNone) continue;
+        bool eligible = only[size_t(index[i])];
+        if (eligible && head < set.ranges.size() && set.ranges[head].segment == range.segment &&
+            set.ranges[head].offset == range.offset) {
+            merge_subranges(set, head, i);
+            merged = true;
+            continue;
+        }
+        head = eligible ? i : set.ranges.size();
+    }
+    if (merged) assign_extents(v, set);
+    return merged;
+}
+
+// The segment's own row: the category holding most of its sub-range bytes over time.
+Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end) {
+    std::map<std::string, double> weight;
+    double total = 0;
+    for (size_t i = begin; i < end; ++i) {
+        double w = double(tags[i].bytes) * double(std::max<int64_t>(1, tags[i].end_ns - tags[i].begin_ns));
+        weight[tags[i].tag.category] += w;
+        total += w;
+    }
+    auto best = std::max_element(weight.begin(), weight.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    double share = total > 0 ? best->second / total : 0;
+    char reason[200];
+    std::snprintf(reason, sizeof reason,
+                  "a pooled segment: %.0f%% of its tensors' bytes over time are %s "
+                  "(allocation_subranges lists them)",
+                  share * 100, best->first.c_str());
+    return {best->first, std::min(0.6, share), "pooled-segment-dominant", reason};
+}
+
+// When a tensor's memory is given back is not in the trace: only its last use is. A tensor used
+// within one step is held at most until its space is used again or the step ends (frameworks
+// release step-local tensors by then, and the samples at the end of each micro-batch's scope);
+// taking that as its end brings the breakdown closer to what the allocator holds than the last use
+// would.
+std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, const IterationSet& its) {
+    std::vector<int> iteration(m.work.size(), -1);
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
+            if (m.work[w].process == its.iterations[i].process) iteration[w] = static_cast<int>(i);
+    std::vector<int64_t> end(set.ranges.size(), 0);
+    for (size_t i = 0; i < set.ranges.size(); ++i) {
+        const SubRange& r = set.ranges[i];
+        if (r.merged) continue;
+        const WorkItem& last = m.work[r.last_work];
+        end[i] = std::max(last.end_ns, last.launch_ns);
+        int step = iteration[r.first_work];
+        if (step < 0 || iteration[r.last_work] != step) continue;
+        int64_t limit = its.iterations[size_t(step)].end_ns;
+        for (size_t j = 0; j < set.ranges.size(); ++j) {  // later users of the same bytes
+            const SubRange& o = set.ranges[j];
+            if (o.merged || o.segment != r.segment || o.first_work <= r.last_work ||
+                o.offset >= r.offset + uint64_t(r.bytes) || r.offset >= o.offset + uint64_t(o.bytes))
+                continue;
+            limit = std::min(limit, m.work[o.first_work].launch_ns);
+        }
+        end[i] = std::max(end[i], limit);
+    }
+    return end;
+}
+
+TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& set, const std::vector<int32_t>& index,
+                  const IterationSet& its, TagResult&& r) {
+    TagResult result;
+    result.phases = std::move(r.phases);
+    result.optimizer_work = std::move(r.optimizer_work);
+    result.tags = std::vector<Tag>(r.tags.begin(), r.tags.begin() + std::ptrdiff_t(m.allocations.size()));
+    std::vector<int64_t> ends = end_times(m, set, its);
+    for (size_t i = 0; i < set.ranges.size(); ++i) {
+        if (index[i] == kNone) continue;
+        const SubRange& range = set.ranges[i];
+        const Allocation& a = v.allocations[size_t(index[i])];
+        result.subranges.push_back({range.segment, range.offset, range.bytes, a.alloc_ns, std::max(ends[i], a.alloc_ns),
+                                    r.tags[size_t(index[i])]});
+    }
+    std::vector<bool> has(m.allocations.size(), false);
+    for (size_t begin = 0; begin < result.subranges.size();) {
+        size_t end = begin;
+        int32_t segment = result.subranges[begin].segment;
+        while (end < result.subranges.size() && result.subranges[end].segment == segment) ++end;
+        result.tags[size_t(segment)] = dominant_tag(result.subranges, begin, end);
+        has[size_t(segment)] = true;
+        ++result.segments_with_subranges;
+        begin = end;
+    }
+    for (size_t a = 0; a < m.allocations.size(); ++a)
+        if (!has[a] && m.allocations[a].distinct_offsets >= kPooledOffsets) ++result.segments_without_subranges;
+    result.segment_level = result.segments_without_subranges > 0;
+    return result;
+}
+
+}  // namespace
+
+TagResult tag_model(const TraceModel& m, const std::string& range_name, IterationSet& its) {
+    its = detect_iterations(m, range_name);
+    if (!m.pooled) return tag_allocations(m, its);
+    SubRangeSet set = derive_subranges(m, its);
+    std::vector<int32_t> index;
+    TraceModel v = with_subranges(m, set, index);
+    // Segments live all run, so they cannot tell where a step may start without cutting short-lived
+    // buffers; the tensors inside them can. Detect again, and derive again if the steps moved.
+    IterationSet better = detect_iterations(v, range_name);
+    if (!same_boundaries(its, better)) {
+        its = std::move(better);
+        set = derive_subranges(m, its);
+        v = with_subranges(m, set, index);
+    }
+    TagResult r = tag_allocations(v, its);
+    if (merge_optimizer_chains(v, r, index, set)) {
+        v = with_subranges(m, set, index);
+        r = tag_allocations(v, its);
+    }
+    return collect(m, v, set, index, its, std::move(r));
+}
+
+}  // namespace tbdprof::tagger

@@ -1,0 +1,251 @@
+#include "subranges.h"
+
+#include <algorithm>
+
+namespace tbdprof::tagger {
+namespace {
+
+// Beyond this many candidates the search for the next start in use gives up: the extent then
+// comes from size evidence or the segment end. Keeps huge pools from costing quadratic time.
+constexpr size_t kMaxExtentScan = 20000;
+
+struct Instance {
+    uint64_t offset = 0;
+    int64_t exact_bytes = 0;  // largest exact size seen (copies, sets)
+    int64_t bound_bytes = 0;  // largest lower bound seen (GEMM operands)
+    uint32_t first = 0, last = 0;
+    std::vector<size_t> uses;  // indices into TraceModel::pointer_uses
+    bool empty = false;        // merged into another
+    int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
+};
+
+bool overlap(const Instance& a, const Instance& b) {
+    return a.first <= b.last && b.first <= a.last;
+}
+
+std::vector<int> work_iterations(const TraceModel& m, const IterationSet& its) {
+    std::vector<int> result(m.work.size(), -1);
+    for (size_t i = 0; i < its.iterations.size(); ++i) {
+        const Iteration& it = its.iterations[i];
+        for (size_t w = it.first_work; w < it.end_work && w < m.work.size(); ++w)
+            if (m.work[w].process == it.process) result[w] = static_cast<int>(i);
+    }
+    return result;
+}
+
+void add(Instance& instance, const PointerUse& u, size_t index) {
+    if (instance.uses.empty()) instance.first = u.work;
+    instance.uses.push_back(index);
+    instance.first = std::min(instance.first, u.work);
+    instance.last = std::max(instance.last, u.work);
+    if (u.exact)
+        instance.exact_bytes = std::max(instance.exact_bytes, u.bytes);
+    else
+        instance.bound_bytes = std::max(instance.bound_bytes, u.bytes);
+}
+
+// One address over time: a new tensor starts where the contents cannot have been carried over.
+void split_address(const TraceModel& m, const std::vector<int>& iteration, const std::vector<size_t>& uses,
+                   std::vector<Instance>& out) {
+    Instance* current = nullptr;
+    const PointerUse* previous = nullptr;
+    for (size_t index : uses) {
+        const PointerUse& u = m.pointer_uses[index];
+        bool start = current == nullptr;
+        if (!start) {
+            // A copy or set wrote it whole: whatever it held before is gone.
+            bool replaced = u.exact && u.access == Access::Write && u.work != previous->work;
+            // Written before being read in a later step (or before the first step): a new tensor.
+            bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
+            // Sizes that cannot belong to one tensor.
+            int64_t exact = current->exact_bytes;
+            bool other_size = exact && u.bytes && (u.exact ? u.bytes != exact : u.bytes > exact);
+            start = replaced || new_step || other_size;
+        }
+        if (start) {
+            out.push_back({});
+            current = &out.back();
+            current->offset = u.offset;
+        }
+        add(*current, u, index);
+        previous = &u;
+    }
+}
+
+// Pointers inside a tensor of known size while it is in use (a time step's slice of a sequence, a
+// head of a batched GEMM operand) are that tensor, not tensors of their own. After its last use the
+// allocator may already have handed the space to a smaller tensor, so a pointer inside it then is
+// not absorbed: in use means between its first and last use at its own start (growing as it
+// absorbs).
+void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
+    for (size_t i = 0; i < instances.size(); ++i) {
+        Instance& outer = instances[i];
+        if (outer.empty || outer.known_bytes() <= 0) continue;
+        uint64_t end = outer.offset + uint64_t(outer.known_bytes());
+        for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
+            Instance& inner = instances[j];
+            if (inner.empty || inner.offset == outer.offset || !overlap(outer, inner)) continue;
+            for (size_t index : inner.uses) {
+                const PointerUse& u = m.pointer_uses[index];
+                outer.uses.push_back(index);
+                outer.first = std::min(outer.first, u.work);
+                outer.last = std::max(outer.last, u.work);
+            }
+            inner.uses.clear();
+            inner.empty = true;
+        }
+    }
+}
+
+// Only ever used from its start, and no evidence of anything smaller: one tensor (a library's own
+// workspace, a buffer allocated by itself in a pooled program), tagged as a whole as before. A pool
+// segment holding a single tensor at a time still shows a smaller size from copies, sets or GEMMs.
+bool whole_allocation(const std::vector<Instance>& instances, int64_t bytes) {
+    for (const Instance& instance : instances) {
+        if (instance.empty) continue;
+        if (instance.offset != 0 || (instance.known_bytes() > 0 && instance.known_bytes() < bytes)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
+    SubRangeSet set;
+    set.owner.assign(m.pointer_uses.size(), kNone);
+    if (!m.pooled || m.pointer_uses.empty()) return set;
+    std::vector<int> iteration = work_iterations(m, its);
+    // Uses that name no allocation, no work item, or a point outside their allocation are dropped.
+    std::vector<size_t> order;
+    for (size_t i = 0; i < m.pointer_uses.size(); ++i) {
+        const PointerUse& u = m.pointer_uses[i];
+        if (u.allocation >= 0 && size_t(u.allocation) < m.allocations.size() && u.work < m.work.size() &&
+            u.offset < uint64_t(std::max<int64_t>(m.allocations[size_t(u.allocation)].bytes, 1)))
+            order.push_back(i);
+    }
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        const PointerUse& x = m.pointer_uses[a];
+        const PointerUse& y = m.pointer_uses[b];
+        if (x.allocation != y.allocation) return x.allocation < y.allocation;
+        if (x.offset != y.offset) return x.offset < y.offset;
+        return x.work < y.work;
+    });
+    for (size_t begin = 0; begin < order.size();) {
+        int32_t segment = m.pointer_uses[order[begin]].allocation;
+        size_t end = begin;
+        while (end < order.size() && m.pointer_uses[order[end]].allocation == segment) ++end;
+        std::vector<Instance> instances;
+        for (size_t at = begin; at < end;) {
+            uint64_t offset = m.pointer_uses[order[at]].offset;
+            std::vector<size_t> uses;
+            for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
+            split_address(m, iteration, uses, instances);
+        }
+        absorb_interior(m, instances);
+        if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {
+            begin = end;
+            continue;
+        }
+        for (const Instance& instance : instances) {
+            if (instance.empty) continue;
+            auto index = static_cast<int32_t>(set.ranges.size());
+            set.ranges.push_back({segment, instance.offset, 0, instance.first, instance.last, instance.known_bytes(),
+                                  instance.exact_bytes > 0, false});
+            for (size_t use : instance.uses) set.owner[use] = index;
+        }
+        begin = end;
+    }
+    assign_extents(m, set);
+    return set;
+}
+
+void assign_extents(const TraceModel& m, SubRangeSet& set) {
+    auto live_together = [](const SubRange& a, const SubRange& b) {
+        return a.first_work <= b.last_work && b.first_work <= a.last_work;
+    };
+    for (size_t i = 0; i < set.ranges.size(); ++i) {
+        SubRange& self = set.ranges[i];
+        if (self.merged) continue;
+        uint64_t next = uint64_t(std::max<int64_t>(m.allocations[size_t(self.segment)].bytes, 1));
+        size_t scanned = 0;
+        for (size_t j = i + 1; j < set.ranges.size() && scanned < kMaxExtentScan; ++j, ++scanned) {
+            const SubRange& other = set.ranges[j];
+            if (other.segment != self.segment || other.offset >= next) break;
+            if (other.merged || other.offset == self.offset || !live_together(self, other)) continue;
+            next = other.offset;
+        }
+        auto cap = static_cast<int64_t>(next - self.offset);
+        self.bytes = self.known_bytes > 0 ? std::min(self.known_bytes, cap) : cap;
+    }
+}
+
+void merge_subranges(SubRangeSet& set, size_t first, size_t second) {
+    if (first == second || first >= set.ranges.size() || second >= set.ranges.size()) return;
+    SubRange& a = set.ranges[first];
+    SubRange& b = set.ranges[second];
+    if (a.segment != b.segment || a.merged || b.merged) return;
+    a.first_work = std::min(a.first_work, b.first_work);
+    a.last_work = std::max(a.last_work, b.last_work);
+    a.known_bytes = std::max(a.known_bytes, b.known_bytes);
+    a.exact = a.exact && b.exact;
+    b.merged = true;
+    b.bytes = 0;
+    for (int32_t& owner : set.owner)
+        if (owner == static_cast<int32_t>(second)) owner = static_cast<int32_t>(first);
+}
+
+TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vector<int32_t>& virtual_index) {
+    TraceModel v;
+    v.allocations = m.allocations;
+    v.work = m.work;
+    v.library_calls = m.library_calls;
+    v.ranges = m.ranges;
+    v.has_argument_info = m.has_argument_info;
+    v.pooled = m.pooled;
+    virtual_index.assign(set.ranges.size(), kNone);
+    std::vector<bool> replaced(m.allocations.size(), false);
+    for (size_t i = 0; i < set.ranges.size(); ++i) {
+        const SubRange& r = set.ranges[i];
+        if (r.bytes <= 0 || r.first_work >= m.work.size() || r.last_work >= m.work.size()) continue;
+        const Allocation& segment = m.allocations[size_t(r.segment)];
+        Allocation a;
+        a.id = -1 - static_cast<int64_t>(i);
+        a.process = segment.process;
+        a.address = segment.address + r.offset;
+        a.bytes = r.bytes;
+        a.alloc_ns = m.work[r.first_work].launch_ns;
+        a.free_ns = std::max(m.work[r.last_work].launch_ns, a.alloc_ns) + 1;
+        a.kind = segment.kind;
+        a.stack = segment.stack;
+        a.distinct_offsets = 1;
+        virtual_index[i] = static_cast<int32_t>(v.allocations.size());
+        v.allocations.push_back(std::move(a));
+        replaced[size_t(r.segment)] = true;
+    }
+    for (WorkItem& w : v.work) std::erase_if(w.touches, [&](const Touch& t) { return replaced[size_t(t.allocation)]; });
+    for (size_t u = 0; u < m.pointer_uses.size(); ++u) {
+        const PointerUse& use = m.pointer_uses[u];
+        int32_t owner = set.owner[u];
+        if (owner == kNone || virtual_index[size_t(owner)] == kNone) continue;
+        int32_t target = virtual_index[size_t(owner)];
+        WorkItem& w = v.work[use.work];
+        auto same =
+            std::find_if(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == target; });
+        if (same == w.touches.end())
+            w.touches.push_back({target, use.access});
+        else if (use.access == Access::Write || (use.access == Access::Unknown && same->access == Access::Read))
+            same->access = use.access;
+        if (w.library_call == kNone) continue;
+        // The library's roles (GEMM operand, workspace) move from the segment to the sub-range.
+        LibraryCall& call = v.library_calls[size_t(w.library_call)];
+        const LibraryCall& original = m.library_calls[size_t(w.library_call)];
+        uint64_t address = m.allocations[size_t(use.allocation)].address + use.offset;
+        if (original.a == use.allocation && original.a_address == address) call.a = target;
+        if (original.b == use.allocation && original.b_address == address) call.b = target;
+        if (original.c == use.allocation && original.c_address == address) call.c = target;
+        if (original.workspace == use.allocation && original.workspace_address == address) call.workspace = target;
+    }
+    return v;
+}
+
+}  // namespace tbdprof::tagger

@@ -1,0 +1,52 @@
+// Sub-ranges of pooled segments: the tensors a caching allocator hands out inside the blocks it got
+// from cudaMalloc, recovered from the pointers the work used (kernel arguments, library operands,
+// copies, sets). Each sub-range becomes an allocation of its own in a derived TraceModel, so that
+// the ordinary rules tag it with the same logic as a real allocation.
+#pragma once
+
+#include "iterations.h"
+#include "model.h"
+
+#include <vector>
+
+namespace tbdprof::tagger {
+
+struct SubRange {
+    int32_t segment = kNone;  // index into TraceModel::allocations
+    uint64_t offset = 0;
+    int64_t bytes = 0;        // extent (assign_extents); 0 for a sub-range merged into another
+    uint32_t first_work = 0;  // first and last work item that used it (indices into TraceModel::work)
+    uint32_t last_work = 0;
+    int64_t known_bytes = 0;  // size evidence: exact (copies, sets) or a lower bound (GEMM operands)
+    bool exact = false;       // known_bytes came from a copy or set
+    bool merged = false;      // merged into another sub-range: no longer a tensor of its own
+};
+
+struct SubRangeSet {
+    std::vector<SubRange> ranges;  // by segment, then offset, then time
+    std::vector<int32_t> owner;    // per TraceModel::pointer_uses entry: the index into ranges
+};
+
+// Derives sub-ranges for every allocation of a pooled model that work pointed into. A start address
+// is a pointer value; one address holds several sub-ranges over time when the evidence says the
+// contents were replaced (a copy or set wrote it whole; a later step wrote it before reading it; a
+// copy or set gave it a different size). Pointers inside a sub-range of known size, used while it
+// lives, belong to it. The extent runs to the known size, else to the next start in use at the same
+// time, else to the segment end. Empty for a model that is not pooled.
+SubRangeSet derive_subranges(const TraceModel& model, const IterationSet& iterations);
+
+// Merges the sub-range `second` into `first` (same segment): one tensor whose contents the rules
+// found to be carried over. Uses of `second` move to `first`; `second` is left empty (bytes 0).
+// Call assign_extents afterwards: a longer life can meet more neighbours.
+void merge_subranges(SubRangeSet& set, size_t first, size_t second);
+
+// Extents: the known size, capped by the next start in use at the same time, else the segment end.
+void assign_extents(const TraceModel& model, SubRangeSet& set);
+
+// The model with each non-empty sub-range appended as an allocation (id -1 - index, lifetime from
+// its first to its last use) and the work that pointed into a segment touching the sub-ranges
+// instead, library call operands included. `virtual_index` receives, per sub-range, its allocation
+// index in the result (kNone for empty ones).
+TraceModel with_subranges(const TraceModel& model, const SubRangeSet& set, std::vector<int32_t>& virtual_index);
+
+}  // namespace tbdprof::tagger

@@ -1,0 +1,233 @@
+// Sub-ranges of pooled segments on small made-up models whose tensors are known.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "pool_tagging.h"
+#include "subranges.h"
+
+#include <algorithm>
+
+using namespace tbdprof::tagger;
+
+namespace {
+
+constexpr uint64_t kBase = 0x7f0000000000;
+
+// A pooled run built by hand: one segment at kBase (index 0), work items that point into it, and
+// optionally "step" ranges that make each group of work one iteration.
+struct Pool {
+    TraceModel model;
+    int64_t now = 1000;
+
+    explicit Pool(int64_t segment_bytes) {
+        model.pooled = true;
+        model.has_argument_info = true;
+        Allocation segment;
+        segment.id = 1;
+        segment.address = kBase;
+        segment.bytes = segment_bytes;
+        segment.alloc_ns = now++;
+        segment.kind = "device";
+        model.allocations.push_back(segment);
+    }
+    struct Use {
+        uint64_t offset;
+        Access access;
+        int64_t bytes = 0;
+        bool exact = false;
+    };
+    // One work item; its touches are what load_model would have made of the uses (one per
+    // allocation).
+    size_t work(WorkItem::Kind kind, std::vector<Use> uses, int32_t function = 1) {
+        WorkItem w;
+        w.kind = kind;
+        w.launch_ns = now;
+        w.start_ns = now + 5;
+        w.end_ns = now + 10;
+        now += 20;
+        w.function = function;
+        if (!uses.empty()) w.touches.push_back({0, uses.front().access});
+        auto index = static_cast<uint32_t>(model.work.size());
+        for (const Use& u : uses) model.pointer_uses.push_back({index, 0, u.offset, u.bytes, u.exact, u.access});
+        model.work.push_back(std::move(w));
+        return index;
+    }
+    size_t kernel(std::vector<Use> uses, int32_t function = 1) {
+        return work(WorkItem::Kind::Kernel, std::move(uses), function);
+    }
+    size_t set(uint64_t offset, int64_t bytes) {
+        return work(WorkItem::Kind::Set, {{offset, Access::Write, bytes, true}});
+    }
+    size_t copy_in(uint64_t offset, int64_t bytes) {
+        return work(WorkItem::Kind::CopyHtoD, {{offset, Access::Write, bytes, true}});
+    }
+    void step(size_t first, size_t end) {
+        model.ranges.push_back({0, model.work[first].launch_ns, model.work[end - 1].end_ns + 1, "step"});
+    }
+};
+
+IterationSet steps_of(const TraceModel& m) {
+    return detect_iterations(m, "");
+}
+
+std::vector<SubRange> at(const SubRangeSet& set, uint64_t offset) {
+    std::vector<SubRange> result;
+    for (const SubRange& r : set.ranges)
+        if (r.offset == offset && !r.merged) result.push_back(r);
+    return result;
+}
+
+}  // namespace
+
+TEST_CASE("tensors at two offsets: exact size from a set, the other runs to the segment end") {
+    Pool p(1 << 20);
+    p.set(0, 1024);
+    p.kernel({{0, Access::Read}, {4096, Access::Write}});
+    p.kernel({{4096, Access::Read}});
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(set.ranges.size(), 2u);
+    CHECK_EQ(at(set, 0).at(0).bytes, 1024);
+    CHECK(at(set, 0).at(0).exact);
+    CHECK_EQ(at(set, 4096).at(0).bytes, (1 << 20) - 4096);
+    CHECK(std::all_of(set.owner.begin(), set.owner.end(), [](int32_t o) { return o != kNone; }));
+}
+
+TEST_CASE("an address written first in a later step is a new tensor; read first, the same one") {
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}, {8192, Access::Write}}, 7);  // setup: initialises both
+    for (int s = 0; s < 3; ++s) {
+        size_t first = p.kernel({{0, Access::Read}, {8192, Access::Write}, {65536, Access::Write}}, 1);
+        size_t last = p.kernel({{8192, Access::Read}, {65536, Access::Read}}, 2);
+        p.step(first, last + 1);
+    }
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 3u);
+    SubRangeSet set = derive_subranges(p.model, its);
+    CHECK_EQ(at(set, 0).size(), 1u);      // only ever read after setup: carried over
+    CHECK_EQ(at(set, 8192).size(), 4u);   // setup, then written first in every step
+    CHECK_EQ(at(set, 65536).size(), 3u);  // one per step
+    // A tensor ends where the next one in use at the same time starts.
+    CHECK_EQ(at(set, 0).at(0).bytes, 8192);
+}
+
+TEST_CASE("pointers inside a tensor of known size while it is in use belong to it") {
+    Pool p(2 << 20);
+    p.copy_in(0, 16384);  // a sequence of 4 time steps of 4096 bytes
+    for (uint64_t t = 0; t < 4; ++t) p.kernel({{t * 4096, Access::Read, 4096}, {32768 + t * 512, Access::Write, 512}});
+    p.kernel({{0, Access::Read, 4096}});  // the first step again (backward through time)
+    p.set(8192, 1024);                    // after the last use: the space holds a new tensor
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 0).size(), 1u);
+    CHECK_EQ(at(set, 0).at(0).bytes, 16384);
+    CHECK(at(set, 4096).empty());
+    CHECK(at(set, 12288).empty());
+    REQUIRE_EQ(at(set, 8192).size(), 1u);
+    CHECK_EQ(at(set, 8192).at(0).first_work, 6u);
+    // The outputs have lower bounds only: each is at least 512 bytes, and the last runs on to its
+    // bound.
+    CHECK_EQ(at(set, 32768).at(0).bytes, 512);
+    CHECK_EQ(at(set, 32768 + 3 * 512).at(0).bytes, 512);
+}
+
+TEST_CASE("bad input: no argument info, one offset only, sizes past the end, stray uses") {
+    SUBCASE("a pooled segment no work points into has no sub-ranges, and tagging still works") {
+        Pool p(1 << 20);
+        p.model.work.push_back({});
+        SubRangeSet set = derive_subranges(p.model, {});
+        CHECK(set.ranges.empty());
+        IterationSet its;
+        TagResult r = tag_model(p.model, "", its);
+        CHECK_EQ(r.tags.size(), 1u);
+        CHECK(r.subranges.empty());
+    }
+    SUBCASE("a model that is not pooled gets none, whatever its uses") {
+        Pool p(1 << 20);
+        p.kernel({{0, Access::Write}, {512, Access::Read}});
+        p.model.pooled = false;
+        CHECK(derive_subranges(p.model, {}).ranges.empty());
+    }
+    SUBCASE("touched at one offset only, with no smaller size: the allocation is one tensor") {
+        Pool p(1 << 20);
+        p.kernel({{0, Access::Write}});
+        p.kernel({{0, Access::Read}});
+        CHECK(derive_subranges(p.model, {}).ranges.empty());
+    }
+    SUBCASE("touched at one offset with a smaller exact size: a tensor inside a segment") {
+        Pool p(1 << 20);
+        p.set(0, 4096);
+        p.kernel({{0, Access::Read}});
+        SubRangeSet set = derive_subranges(p.model, {});
+        REQUIRE_EQ(set.ranges.size(), 1u);
+        CHECK_EQ(set.ranges[0].bytes, 4096);
+    }
+    SUBCASE("a size running past the segment end is cut at the end") {
+        Pool p(8192);
+        p.copy_in(4096, 1 << 20);
+        p.kernel({{0, Access::Write}, {4096, Access::Read, 1 << 20}});
+        SubRangeSet set = derive_subranges(p.model, {});
+        REQUIRE_EQ(at(set, 4096).size(), 1u);
+        CHECK_EQ(at(set, 4096).at(0).bytes, 4096);
+        CHECK_EQ(at(set, 0).at(0).bytes, 4096);
+    }
+    SUBCASE("uses outside the segment, of unknown allocations or work are dropped") {
+        Pool p(4096);
+        p.kernel({{0, Access::Write}, {512, Access::Write}});
+        p.model.pointer_uses.push_back({0, 0, 1 << 20, 0, false, Access::Read});
+        p.model.pointer_uses.push_back({0, 5, 0, 0, false, Access::Read});
+        p.model.pointer_uses.push_back({99, 0, 0, 0, false, Access::Read});
+        SubRangeSet set = derive_subranges(p.model, {});
+        CHECK_EQ(set.ranges.size(), 2u);
+        CHECK_EQ(set.owner.size(), p.model.pointer_uses.size());
+        CHECK_EQ(set.owner[2], kNone);
+        std::vector<int32_t> index;
+        TraceModel v = with_subranges(p.model, set, index);
+        CHECK_EQ(v.allocations.size(), 3u);
+    }
+}
+
+TEST_CASE("tagging a pooled run: weights, optimizer state and per-step data inside one segment") {
+    // Segment layout: W at 0 (GEMM operand), momentum M at 4096, gradient G at 8192, and per step
+    // an input X at 16384 (copied in) and an activation A at 20480 reused every step.
+    Pool p(1 << 20);
+    LibraryCall forward, backward;
+    forward.a = forward.b = forward.c = 0;
+    forward.a_address = kBase + 16384, forward.b_address = kBase, forward.c_address = kBase + 20480;
+    backward = forward;
+    backward.a_address = kBase + 20480, backward.b_address = kBase + 16384, backward.c_address = kBase + 8192;
+    p.model.library_calls = {forward, backward};
+    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        size_t gemm = p.kernel({{16384, Access::Read, 4096}, {0, Access::Read, 4096}, {20480, Access::Write, 4096}}, 1);
+        p.model.work[gemm].library_call = 0;
+        p.kernel({{20480, Access::Read}, {20480 + 0, Access::Write}}, 2);
+        size_t back =
+            p.kernel({{20480, Access::Read, 4096}, {16384, Access::Read, 4096}, {8192, Access::Write, 4096}}, 3);
+        p.model.work[back].library_call = 1;
+        size_t last = p.kernel({{0, Access::Write}, {4096, Access::Write}, {8192, Access::Read}},
+                               4);  // optimizer
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    auto category_at = [&](uint64_t offset) {
+        std::vector<std::string> seen;
+        for (const SubRangeTag& t : r.subranges)
+            if (t.offset == offset && std::find(seen.begin(), seen.end(), t.tag.category) == seen.end())
+                seen.push_back(t.tag.category);
+        return seen;
+    };
+    CHECK_EQ(category_at(0), std::vector<std::string>{"weights"});
+    CHECK_EQ(category_at(4096), std::vector<std::string>{"optimizer_state"});
+    CHECK_EQ(category_at(8192), std::vector<std::string>{"gradients"});
+    CHECK_EQ(category_at(16384), std::vector<std::string>{"input"});
+    CHECK_EQ(category_at(20480), std::vector<std::string>{"activations"});
+    // The momentum, cut once per step by its in-place update, is one tensor again.
+    CHECK_EQ(
+        std::count_if(r.subranges.begin(), r.subranges.end(), [](const SubRangeTag& t) { return t.offset == 4096; }),
+        1);
+    CHECK_EQ(r.segments_with_subranges, 1u);
+    CHECK(!r.segment_level);
+    CHECK_EQ(r.tags[0].rule, "pooled-segment-dominant");
+}
