@@ -2,31 +2,17 @@
 // and the sequence numbers of the launches made inside the call (on this thread). The workspace is
 // the one given with cublasSetWorkspace, or the handle's own (allocated inside cublasCreate).
 // Real functions come from dlsym(RTLD_NEXT) or, for programs that dlopen cuBLAS, from the dlsym
-// lookup we intercepted.
+// lookup we intercepted (library_call.h, shared with the cuBLASLt hooks).
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
 #include <atomic>
 #include <cstring>
 
-#include "hook_support.h"
+#include "library_call.h"
 
 namespace tbdprof::preload {
 namespace {
-
-template <typename F>
-struct CublasFunction {
-    const char* name;
-    std::atomic<F> fn{nullptr};
-    F get() {
-        F f = fn.load(std::memory_order_acquire);
-        if (f == nullptr) {
-            f = reinterpret_cast<F>(real_dlsym(RTLD_NEXT, name));
-            if (f != nullptr) fn.store(f, std::memory_order_release);
-        }
-        return f;
-    }
-};
 
 // ---- per-handle workspace, in a small fixed table
 struct HandleEntry {
@@ -62,64 +48,47 @@ struct GemmShape {
     cublasOperation_t transa, transb;
 };
 
-CublasFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
+LibraryFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
 
-// Runs `call` as a recorded library call. Nested cuBLAS calls (one entry point using another) are
-// part of the outer one.
+// Runs `call` as a recorded library call (library_call.h) described by `s`.
 template <typename Call>
 cublasStatus_t record_gemm(const GemmShape& s, Call&& call) {
-    if (!collector::collector_enabled()) return call();
-    ThreadState& ts = collector::thread_state();
-    if (ts.library_depth > 0) return call();
-    collector::ensure_session();
-    ++ts.library_depth;
-    ts.library_first_sequence = 0;
-    ts.library_last_sequence = 0;
-    raw::RawLibraryCall record{};
-    record.begin_ns = collector::monotonic_ns();
-    const cublasStatus_t status = call();
-    record.end_ns = collector::monotonic_ns();
-    --ts.library_depth;
-    if (status != CUBLAS_STATUS_SUCCESS) return status;
-
-    record.name_string = collector::intern_string(ts, s.name);
-    cudaStream_t stream = nullptr;
-    if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
-    record.stream = reinterpret_cast<uint64_t>(stream);
-    record.a = s.a;
-    record.b = s.b;
-    record.c = s.c;
-    if (const HandleEntry* entry = find_handle(s.handle, false); entry != nullptr) {
-        record.workspace = entry->using_user ? entry->user_workspace : entry->own_workspace;
-        record.workspace_bytes = entry->using_user ? entry->user_bytes : entry->own_bytes;
-    }
-    record.m = s.m;
-    record.n = s.n;
-    record.k = s.k;
-    record.batch = s.batch;
-    record.flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) *
-                   static_cast<double>(s.batch);
-    record.first_sequence = ts.library_first_sequence;
-    record.last_sequence = ts.library_last_sequence;
-    record.op = s.op;
-    record.a_type = static_cast<uint8_t>(s.a_type);
-    record.b_type = static_cast<uint8_t>(s.b_type);
-    record.c_type = static_cast<uint8_t>(s.c_type);
-    record.compute_type = static_cast<uint8_t>(s.compute_type);
-    record.transa = static_cast<uint8_t>(s.transa);
-    record.transb = static_cast<uint8_t>(s.transb);
-    collector::emit_record(ts, raw::RecordKind::LibraryCall, record);
-    return status;
+    return record_library_call(call, [&](ThreadState& ts, raw::RawLibraryCall& record) {
+        record.name_string = collector::intern_string(ts, s.name);
+        cudaStream_t stream = nullptr;
+        if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
+        record.stream = reinterpret_cast<uint64_t>(stream);
+        record.a = s.a;
+        record.b = s.b;
+        record.c = s.c;
+        if (const HandleEntry* entry = find_handle(s.handle, false); entry != nullptr) {
+            record.workspace = entry->using_user ? entry->user_workspace : entry->own_workspace;
+            record.workspace_bytes = entry->using_user ? entry->user_bytes : entry->own_bytes;
+        }
+        record.m = s.m;
+        record.n = s.n;
+        record.k = s.k;
+        record.batch = s.batch;
+        record.flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k) *
+                       static_cast<double>(s.batch);
+        record.op = s.op;
+        record.a_type = static_cast<uint8_t>(s.a_type);
+        record.b_type = static_cast<uint8_t>(s.b_type);
+        record.c_type = static_cast<uint8_t>(s.c_type);
+        record.compute_type = static_cast<uint8_t>(s.compute_type);
+        record.transa = static_cast<uint8_t>(s.transa);
+        record.transb = static_cast<uint8_t>(s.transb);
+    });
 }
 
 uint64_t address(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
-CublasFunction<decltype(&cublasCreate_v2)> real_create{"cublasCreate_v2"};
-CublasFunction<decltype(&cublasDestroy_v2)> real_destroy{"cublasDestroy_v2"};
-CublasFunction<decltype(&cublasSetWorkspace_v2)> real_set_workspace{"cublasSetWorkspace_v2"};
-CublasFunction<decltype(&cublasSetStream_v2)> real_set_stream{"cublasSetStream_v2"};
-CublasFunction<decltype(&cublasSgemm_v2)> real_sgemm{"cublasSgemm_v2"};
-CublasFunction<decltype(&cublasSgemmStridedBatched)> real_sgemm_strided{"cublasSgemmStridedBatched"};
+LibraryFunction<decltype(&cublasCreate_v2)> real_create{"cublasCreate_v2"};
+LibraryFunction<decltype(&cublasDestroy_v2)> real_destroy{"cublasDestroy_v2"};
+LibraryFunction<decltype(&cublasSetWorkspace_v2)> real_set_workspace{"cublasSetWorkspace_v2"};
+LibraryFunction<decltype(&cublasSetStream_v2)> real_set_stream{"cublasSetStream_v2"};
+LibraryFunction<decltype(&cublasSgemm_v2)> real_sgemm{"cublasSgemm_v2"};
+LibraryFunction<decltype(&cublasSgemmStridedBatched)> real_sgemm_strided{"cublasSgemmStridedBatched"};
 // cublas_api.h overloads these two in C++ (an older computeType form): name the C entry points' types.
 using GemmExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
                                     const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
@@ -128,8 +97,8 @@ using GemmStridedBatchedExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperatio
                                                   const void*, const void*, cudaDataType, int, long long, const void*,
                                                   cudaDataType, int, long long, const void*, void*, cudaDataType, int,
                                                   long long, int, cublasComputeType_t, cublasGemmAlgo_t);
-CublasFunction<GemmExFn> real_gemm_ex{"cublasGemmEx"};
-CublasFunction<GemmStridedBatchedExFn> real_gemm_strided_ex{"cublasGemmStridedBatchedEx"};
+LibraryFunction<GemmExFn> real_gemm_ex{"cublasGemmEx"};
+LibraryFunction<GemmStridedBatchedExFn> real_gemm_strided_ex{"cublasGemmStridedBatchedEx"};
 
 }  // namespace
 }  // namespace tbdprof::preload
@@ -249,13 +218,7 @@ namespace tbdprof::preload {
 void* substitute_cublas_symbol(const char* name, void* result) {
     if (std::strncmp(name, "cublas", 6) != 0) return nullptr;
     // Remember the library's function (the program may never have linked cuBLAS), hand out ours.
-    auto take = [&](auto& real, auto ours) -> void* {
-        if (result == reinterpret_cast<void*>(ours)) return result;
-        using F = std::remove_reference_t<decltype(real.fn.load())>;
-        F expected = nullptr;
-        real.fn.compare_exchange_strong(expected, reinterpret_cast<F>(result));
-        return reinterpret_cast<void*>(ours);
-    };
+    auto take = [&](auto& real, auto ours) -> void* { return substitute_library_function(real, ours, result); };
     if (std::strcmp(name, "cublasCreate_v2") == 0) return take(real_create, &cublasCreate_v2);
     if (std::strcmp(name, "cublasDestroy_v2") == 0) return take(real_destroy, &cublasDestroy_v2);
     if (std::strcmp(name, "cublasSetWorkspace_v2") == 0) return take(real_set_workspace, &cublasSetWorkspace_v2);
@@ -264,11 +227,7 @@ void* substitute_cublas_symbol(const char* name, void* result) {
     if (std::strcmp(name, "cublasSgemmStridedBatched") == 0) return take(real_sgemm_strided, &cublasSgemmStridedBatched);
     if (std::strcmp(name, "cublasGemmEx") == 0) return take(real_gemm_ex, static_cast<GemmExFn>(&cublasGemmEx));
     if (std::strcmp(name, "cublasGemmStridedBatchedEx") == 0) return take(real_gemm_strided_ex, static_cast<GemmStridedBatchedExFn>(&cublasGemmStridedBatchedEx));
-    if (std::strcmp(name, "cublasGetStream_v2") == 0) {
-        using F = decltype(&cublasGetStream_v2);
-        F expected = nullptr;
-        real_get_stream.fn.compare_exchange_strong(expected, reinterpret_cast<F>(result));
-    }
+    if (std::strcmp(name, "cublasGetStream_v2") == 0) real_get_stream.remember(result);
     return nullptr;
 }
 

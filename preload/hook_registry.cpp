@@ -25,6 +25,7 @@ Registry& registry() {
         add_transfer_hooks(r->symbols);
         add_sync_hooks(r->symbols);
         add_proc_address_hooks(r->symbols);
+        add_graph_hooks(r->symbols);
         r->real.reserve(r->symbols.size());
         for (const auto& s : r->symbols) r->real.push_back(s.real());
         return r;
@@ -63,6 +64,7 @@ void* substitute_proc_address(void* real, ApiPath path) {
 
 void* substitute_looked_up_symbol(const char* name, void* result) {
     if (name[0] != 'c' || name[1] != 'u') return result;
+    if (void* cublaslt = substitute_cublaslt_symbol(name, result); cublaslt != nullptr) return cublaslt;
     if (void* cublas = substitute_cublas_symbol(name, result); cublas != nullptr) return cublas;
     Registry& r = registry();
     for (size_t i = 0; i < r.symbols.size(); ++i) {

@@ -44,6 +44,7 @@ void add_launch_hooks(std::vector<HookedSymbol>& out);
 void add_transfer_hooks(std::vector<HookedSymbol>& out);
 void add_sync_hooks(std::vector<HookedSymbol>& out);
 void add_proc_address_hooks(std::vector<HookedSymbol>& out);
+void add_graph_hooks(std::vector<HookedSymbol>& out);
 
 // A pointer cuGetProcAddress returned: our wrapper for `path` when it is one we record, else itself.
 void* substitute_proc_address(void* real, ApiPath path);
@@ -51,6 +52,8 @@ void* substitute_proc_address(void* real, ApiPath path);
 void* substitute_looked_up_symbol(const char* name, void* result);
 // cuBLAS's part of the above (cublas_hooks.cpp): null when `name` is not a cuBLAS entry point we hook.
 void* substitute_cublas_symbol(const char* name, void* result);
+// cuBLASLt's part (cublaslt_hooks.cpp), likewise.
+void* substitute_cublaslt_symbol(const char* name, void* result);
 
 // Which path a cuGetProcAddress caller is: Runtime for libcudart, DriverViaProcAddress otherwise.
 ApiPath path_of_caller(const void* return_address);

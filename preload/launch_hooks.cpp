@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "graph_capture.h"
 #include "hook_support.h"
 #include "kernel_catalog.h"
 
@@ -128,9 +129,10 @@ void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, v
 // The record is written after the launch succeeded, straight into the thread's ring: room for every
 // possible candidate is reserved, the scan fills it in place, and only the used part is committed.
 // (Nothing else may write to this thread's ring between reserve and commit: the scan calls nothing.)
+// `entry`: the real entry point's name (its _ptsz suffix says what stream 0 means).
 template <typename Launch>
-CUresult record_launch(ApiPath path, CUfunction function, const Geometry& g, void** params, void** extra,
-                       Launch&& launch) {
+CUresult record_launch(ApiPath path, const char* entry, CUfunction function, const Geometry& g, void** params,
+                       void** extra, Launch&& launch) {
     HookGuard guard;
     if (!guard.recording()) return launch();
     ThreadState& ts = guard.state();
@@ -148,6 +150,11 @@ CUresult record_launch(ApiPath path, CUfunction function, const Geometry& g, voi
         if (ts.library_first_sequence == 0) ts.library_first_sequence = sequence;
         ts.library_last_sequence = sequence;
     }
+    // While anything captures, the launch may have become a graph node instead of running. (Asked
+    // before the reserve: nothing may run between reserve and commit.)
+    uint8_t captured = 0;
+    if (capture_may_be_active()) [[unlikely]]
+        captured = stream_is_capturing(reinterpret_cast<uint64_t>(g.stream), entry) ? 1 : 0;
     const size_t capacity = candidate_capacity(info, params, extra);
     const size_t reserved = sizeof(raw::RawLaunch) + capacity * sizeof(raw::RawPointerCandidate);
     uint8_t* p = collector::reserve_record(ts, raw::RecordKind::Launch, reserved);
@@ -169,6 +176,7 @@ CUresult record_launch(ApiPath path, CUfunction function, const Geometry& g, voi
     record.device = device;
     record.candidate_count = static_cast<uint16_t>(candidates.count);
     record.api = api;
+    record.captured = captured;
     std::memcpy(p, &record, sizeof record);
     collector::commit_record(ts, record.header.size);
     return result;
@@ -178,7 +186,7 @@ template <auto& Real, ApiPath Path>
 CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shared_mem, CUstream stream, void** params, void** extra) {
     const Geometry g{{gx, gy, gz}, {bx, by, bz}, shared_mem, stream};
-    return record_launch(Path, f, g, params, extra, [&] {
+    return record_launch(Path, Real.name, f, g, params, extra, [&] {
         return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
     });
 }
@@ -190,14 +198,14 @@ CUresult launch_kernel_ex(const CUlaunchConfig* config, CUfunction f, void** par
                      {config->blockDimX, config->blockDimY, config->blockDimZ},
                      config->sharedMemBytes,
                      config->hStream};
-    return record_launch(Path, f, g, params, extra, [&] { return Real.get()(config, f, params, extra); });
+    return record_launch(Path, Real.name, f, g, params, extra, [&] { return Real.get()(config, f, params, extra); });
 }
 
 template <auto& Real, ApiPath Path>
 CUresult launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared_mem, CUstream stream, void** params) {
     const Geometry g{{gx, gy, gz}, {bx, by, bz}, shared_mem, stream};
-    return record_launch(Path, f, g, params, nullptr, [&] {
+    return record_launch(Path, Real.name, f, g, params, nullptr, [&] {
         return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params);
     });
 }

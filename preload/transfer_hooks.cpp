@@ -1,5 +1,6 @@
 // Copies and sets (synchronous, asynchronous, per-thread default stream variants), each with the
 // sequence number CUPTI's record is correlated with.
+#include "graph_capture.h"
 #include "hook_support.h"
 
 namespace tbdprof::preload {
@@ -31,8 +32,9 @@ CUresult correlated_call(uint64_t& sequence, uint64_t& start, Call&& call) {
 }
 
 // Records a copy or set: the fields every transfer has come from here, `fill` adds its own.
+// `entry`: the real entry point's name (its _ptsz/_ptds suffix says what stream 0 means).
 template <typename Record, typename Fill, typename Call>
-CUresult record_transfer(ApiPath path, raw::RecordKind kind, Fill&& fill, Call&& call) {
+CUresult record_transfer(ApiPath path, const char* entry, raw::RecordKind kind, Fill&& fill, Call&& call) {
     HookGuard guard;
     if (!guard.recording()) return call();
     ThreadState& ts = guard.state();
@@ -45,13 +47,16 @@ CUresult record_transfer(ApiPath path, raw::RecordKind kind, Fill&& fill, Call&&
     record.device = current_device(ts);
     record.api = effective_path(ts, path);
     fill(record);
+    // While anything captures, an async copy or set may have become a graph node instead of running.
+    if (capture_may_be_active()) [[unlikely]]
+        record.captured = stream_is_capturing(record.stream, entry) ? 1 : 0;
     collector::emit_record(ts, kind, record);
     return result;
 }
 
 template <typename Call>
-CUresult record_copy(ApiPath path, const CopyDescription& d, Call&& call) {
-    return record_transfer<raw::RawCopy>(path, raw::RecordKind::Copy, [&](raw::RawCopy& r) {
+CUresult record_copy(ApiPath path, const char* entry, const CopyDescription& d, Call&& call) {
+    return record_transfer<raw::RawCopy>(path, entry, raw::RecordKind::Copy, [&](raw::RawCopy& r) {
         r.dst = d.dst;
         r.src = d.src;
         r.bytes = d.bytes;
@@ -62,8 +67,8 @@ CUresult record_copy(ApiPath path, const CopyDescription& d, Call&& call) {
 }
 
 template <typename Call>
-CUresult record_set(ApiPath path, const SetDescription& d, Call&& call) {
-    return record_transfer<raw::RawSet>(path, raw::RecordKind::Set, [&](raw::RawSet& r) {
+CUresult record_set(ApiPath path, const char* entry, const SetDescription& d, Call&& call) {
+    return record_transfer<raw::RawSet>(path, entry, raw::RecordKind::Set, [&](raw::RawSet& r) {
         r.dst = d.dst;
         r.bytes = d.bytes;
         r.stream = reinterpret_cast<uint64_t>(d.stream);
@@ -92,74 +97,74 @@ uint64_t destination_of_2d(const CUDA_MEMCPY2D& c) {
 // ---- copies
 template <auto& Real, ApiPath Path>
 CUresult copy_htod(CUdeviceptr dst, const void* src, size_t n) {
-    return record_copy(Path, {dst, address(src), n, nullptr, CopyKind::HostToDevice, false},
+    return record_copy(Path, Real.name, {dst, address(src), n, nullptr, CopyKind::HostToDevice, false},
                        [&] { return Real.get()(dst, src, n); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_dtoh(void* dst, CUdeviceptr src, size_t n) {
-    return record_copy(Path, {address(dst), src, n, nullptr, CopyKind::DeviceToHost, false},
+    return record_copy(Path, Real.name, {address(dst), src, n, nullptr, CopyKind::DeviceToHost, false},
                        [&] { return Real.get()(dst, src, n); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-    return record_copy(Path, {dst, src, n, nullptr, CopyKind::DeviceToDevice, false},
+    return record_copy(Path, Real.name, {dst, src, n, nullptr, CopyKind::DeviceToDevice, false},
                        [&] { return Real.get()(dst, src, n); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_default(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-    return record_copy(Path, {dst, src, n, nullptr, CopyKind::Default, false}, [&] { return Real.get()(dst, src, n); });
+    return record_copy(Path, Real.name, {dst, src, n, nullptr, CopyKind::Default, false}, [&] { return Real.get()(dst, src, n); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_htod_async(CUdeviceptr dst, const void* src, size_t n, CUstream s) {
-    return record_copy(Path, {dst, address(src), n, s, CopyKind::HostToDevice, true},
+    return record_copy(Path, Real.name, {dst, address(src), n, s, CopyKind::HostToDevice, true},
                        [&] { return Real.get()(dst, src, n, s); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_dtoh_async(void* dst, CUdeviceptr src, size_t n, CUstream s) {
-    return record_copy(Path, {address(dst), src, n, s, CopyKind::DeviceToHost, true},
+    return record_copy(Path, Real.name, {address(dst), src, n, s, CopyKind::DeviceToHost, true},
                        [&] { return Real.get()(dst, src, n, s); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_dtod_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
-    return record_copy(Path, {dst, src, n, s, CopyKind::DeviceToDevice, true}, [&] { return Real.get()(dst, src, n, s); });
+    return record_copy(Path, Real.name, {dst, src, n, s, CopyKind::DeviceToDevice, true}, [&] { return Real.get()(dst, src, n, s); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_default_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
-    return record_copy(Path, {dst, src, n, s, CopyKind::Default, true}, [&] { return Real.get()(dst, src, n, s); });
+    return record_copy(Path, Real.name, {dst, src, n, s, CopyKind::Default, true}, [&] { return Real.get()(dst, src, n, s); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_2d(const CUDA_MEMCPY2D* c) {
     if (c == nullptr) return Real.get()(c);
-    return record_copy(Path,
+    return record_copy(Path, Real.name,
                        {destination_of_2d(*c), source_of_2d(*c), c->WidthInBytes * c->Height, nullptr, kind_of_2d(*c), false},
                        [&] { return Real.get()(c); });
 }
 template <auto& Real, ApiPath Path>
 CUresult copy_2d_async(const CUDA_MEMCPY2D* c, CUstream s) {
     if (c == nullptr) return Real.get()(c, s);
-    return record_copy(Path, {destination_of_2d(*c), source_of_2d(*c), c->WidthInBytes * c->Height, s, kind_of_2d(*c), true},
+    return record_copy(Path, Real.name, {destination_of_2d(*c), source_of_2d(*c), c->WidthInBytes * c->Height, s, kind_of_2d(*c), true},
                        [&] { return Real.get()(c, s); });
 }
 
 // ---- sets (bytes = elements * element size)
 template <auto& Real, ApiPath Path, typename Value, size_t ElementBytes>
 CUresult set_1d(CUdeviceptr dst, Value v, size_t n) {
-    return record_set(Path, {dst, n * ElementBytes, nullptr, static_cast<uint32_t>(v), false},
+    return record_set(Path, Real.name, {dst, n * ElementBytes, nullptr, static_cast<uint32_t>(v), false},
                       [&] { return Real.get()(dst, v, n); });
 }
 template <auto& Real, ApiPath Path, typename Value, size_t ElementBytes>
 CUresult set_1d_async(CUdeviceptr dst, Value v, size_t n, CUstream s) {
-    return record_set(Path, {dst, n * ElementBytes, s, static_cast<uint32_t>(v), true},
+    return record_set(Path, Real.name, {dst, n * ElementBytes, s, static_cast<uint32_t>(v), true},
                       [&] { return Real.get()(dst, v, n, s); });
 }
 template <auto& Real, ApiPath Path, typename Value, size_t ElementBytes>
 CUresult set_2d(CUdeviceptr dst, size_t pitch, Value v, size_t w, size_t h) {
-    return record_set(Path, {dst, w * h * ElementBytes, nullptr, static_cast<uint32_t>(v), false},
+    return record_set(Path, Real.name, {dst, w * h * ElementBytes, nullptr, static_cast<uint32_t>(v), false},
                       [&] { return Real.get()(dst, pitch, v, w, h); });
 }
 template <auto& Real, ApiPath Path, typename Value, size_t ElementBytes>
 CUresult set_2d_async(CUdeviceptr dst, size_t pitch, Value v, size_t w, size_t h, CUstream s) {
-    return record_set(Path, {dst, w * h * ElementBytes, s, static_cast<uint32_t>(v), true},
+    return record_set(Path, Real.name, {dst, w * h * ElementBytes, s, static_cast<uint32_t>(v), true},
                       [&] { return Real.get()(dst, pitch, v, w, h, s); });
 }
 

@@ -104,7 +104,21 @@ CREATE TABLE kernels (
     block        INTEGER,           -- packed like grid
     shared_bytes INTEGER,           -- dynamic shared memory
     correlation  INTEGER,           -- CUPTI correlation id; NULL when host-timed
-    library_call INTEGER            -- library_calls.id when launched inside a library call
+    library_call INTEGER,           -- library_calls.id when launched inside a library call
+    graph_launch INTEGER            -- graph_launches.id when a CUDA graph replay ran it (added in format 1)
+);
+
+-- CUDA graph replays (cuGraphLaunch / cudaGraphLaunch), ordered by launch time. The kernels a replay
+-- ran point here (kernels.graph_launch); launches captured into the graph are not kernels.
+CREATE TABLE graph_launches (
+    id         INTEGER PRIMARY KEY,
+    process    INTEGER NOT NULL,
+    thread     INTEGER,           -- threads.id of the launching thread
+    stream     INTEGER,           -- streams.id
+    launch_ns  INTEGER NOT NULL,  -- host time of the cuGraphLaunch call
+    graph_exec INTEGER NOT NULL,  -- CUgraphExec handle
+    graph      INTEGER,           -- CUgraph it was instantiated from; NULL when not recorded
+    kernels    INTEGER NOT NULL   -- kernels rows this replay ran
 );
 
 -- Copies (cudaMemcpy*, cuMemcpy*).
@@ -315,7 +329,7 @@ SELECT k.id, k.process, k.thread, k.device, k.stream, n.text AS name, m.text AS 
        k.grid & 4294967295 AS grid_x, ((k.grid >> 32) & 65535) + 1 AS grid_y, ((k.grid >> 48) & 65535) + 1 AS grid_z,
        k.block & 4294967295 AS block_x, ((k.block >> 32) & 65535) + 1 AS block_y,
        ((k.block >> 48) & 65535) + 1 AS block_z,
-       k.shared_bytes, k.correlation, k.library_call
+       k.shared_bytes, k.correlation, k.library_call, k.graph_launch
 FROM kernels AS k JOIN functions AS f ON f.id = k.function
      JOIN strings AS n ON n.id = f.name JOIN strings AS m ON m.id = f.mangled;
 

@@ -172,7 +172,8 @@ void ModelBuilder::build_kernels() {
     // Remember, per row, which launch it came from so edges can find their kernel id after sorting.
     struct Origin {
         ProcessContext* p;
-        int64_t launch;  // -1: device record only
+        int64_t launch;      // -1: device record only
+        int64_t replay = -1;  // index into p.replayed_kernels for kernels a graph replay ran
     };
     std::vector<Origin> origins;
     auto& rows = model_.kernels;
@@ -181,11 +182,18 @@ void ModelBuilder::build_kernels() {
         p.launch_of_sequence.reserve(raw.launches.size());
         for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence[raw.launches[i].record.sequence] = i;
         p.kernel_of_launch.assign(raw.launches.size(), 0);
+        // Captured launches did not run: they never pair with a device record nor become host-timed rows.
         std::vector<bool> joined(raw.launches.size(), false);
+        for (size_t i = 0; i < raw.launches.size(); ++i) joined[i] = raw.launches[i].record.captured != 0;
         std::vector<const raw::RawDeviceActivity*> orphans;
         std::vector<DevicePair> pairs;
         std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
+        std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
         for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+            if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
+                by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
+                continue;
+            }
             const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
             if (li >= 0 && !joined[static_cast<size_t>(li)]) {
                 joined[static_cast<size_t>(li)] = true;
@@ -227,6 +235,7 @@ void ModelBuilder::build_kernels() {
             origins.push_back({&p, li});
             ++device_timed_;
         }
+        for (const size_t replay : add_replayed_kernels(p, by_graph_launch)) origins.push_back({&p, -1, int64_t(replay)});
         for (uint32_t i = 0; i < raw.launches.size(); ++i) {
             if (joined[i]) continue;
             const LaunchEvent& l = raw.launches[i];
@@ -266,6 +275,8 @@ void ModelBuilder::build_kernels() {
     for (size_t i = 0; i < origins.size(); ++i) {
         if (origins[i].launch >= 0)
             origins[i].p->kernel_of_launch[static_cast<size_t>(origins[i].launch)] = rows[position[i]].id;
+        if (origins[i].replay >= 0)
+            origins[i].p->replayed_kernels[static_cast<size_t>(origins[i].replay)].kernel = rows[position[i]].id;
     }
 }
 
@@ -292,6 +303,7 @@ void ModelBuilder::build_copies_and_sets() {
         };
         for (size_t i = 0; i < raw.copies.size(); ++i) {
             const raw::RawCopy& c = raw.copies[i].record;
+            if (c.captured != 0) continue;  // a graph node: it ran only in the graph's replays
             const raw::RawDeviceActivity* d = device_of_copy[i];
             CopyRow row;
             row.process = p.id;
@@ -312,6 +324,7 @@ void ModelBuilder::build_copies_and_sets() {
 
         for (size_t i = 0; i < raw.sets.size(); ++i) {
             const raw::RawSet& s = raw.sets[i].record;
+            if (s.captured != 0) continue;
             const raw::RawDeviceActivity* d = device_of_set[i];
             SetRow row;
             row.process = p.id;
@@ -326,6 +339,8 @@ void ModelBuilder::build_copies_and_sets() {
             set_times(row, d, s.ts_ns);
             model_.sets.push_back(row);
         }
+        // Copies and sets of graph replays: rows of the replay's thread (build_graphs.cpp).
+        const size_t replayed = add_replayed_transfers(p, copy_orphans, set_orphans);
         // Device records nobody launched, after the joined ones so their CUPTI stream ids are known.
         for (const raw::RawDeviceActivity* d : copy_orphans) {
             CopyRow row;
@@ -350,7 +365,7 @@ void ModelBuilder::build_copies_and_sets() {
             row.correlation = static_cast<int64_t>(d->correlation_id);
             model_.sets.push_back(row);
         }
-        device_timed_ += static_cast<int64_t>(copy_orphans.size() + set_orphans.size());
+        device_timed_ += static_cast<int64_t>(copy_orphans.size() + set_orphans.size() + replayed);
         counters_.orphan_device_records += copy_orphans.size() + set_orphans.size();
         counters_.events += raw.copies.size() + raw.sets.size() + raw.device_copies.size() + raw.device_sets.size();
     }
@@ -359,5 +374,6 @@ void ModelBuilder::build_copies_and_sets() {
 }
 
 std::optional<std::string_view> api_name_of(raw::ApiPath api) { return api_name(api); }
+std::string_view copy_kind_name_of(uint8_t kind) { return copy_kind_name(kind); }
 
 }  // namespace tbdprof::trace::detail

@@ -20,7 +20,8 @@ std::string_view memory_kind_name(raw::MemoryKind kind) {
     return "unknown";
 }
 
-enum class SweepKind : uint8_t { Alloc, Launch, Free };
+// Replay: a kernel a graph replay ran, with its captured launch's candidates, at the replay's time.
+enum class SweepKind : uint8_t { Alloc, Launch, Free, Replay };
 
 struct SweepEvent {
     uint64_t ts;
@@ -124,8 +125,13 @@ void ModelBuilder::build_allocations_and_edges() {
         for (uint32_t i = 0; i < raw.frees.size(); ++i)
             events.push_back({raw.frees[i].record.ts_ns, raw.frees[i].ordinal, SweepKind::Free, i});
         for (uint32_t i = 0; i < raw.launches.size(); ++i) {
-            if (raw.launches[i].record.candidate_count > 0)
+            if (raw.launches[i].record.candidate_count > 0 && raw.launches[i].record.captured == 0)
                 events.push_back({raw.launches[i].record.ts_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
+        }
+        const auto launches_end = events.size();
+        for (uint32_t i = 0; i < p.replayed_kernels.size(); ++i) {
+            const auto& r = p.replayed_kernels[i];
+            if (r.template_launch >= 0 && r.kernel != 0) events.push_back({r.ts, r.ordinal, SweepKind::Replay, i});
         }
         // Three lists, each usually in order already (a thread records in time order): sort only
         // those that are not, then merge them in linear time.
@@ -134,9 +140,11 @@ void ModelBuilder::build_allocations_and_edges() {
         };
         const auto allocs_end = events.begin() + static_cast<std::ptrdiff_t>(raw.allocs.size());
         const auto frees_end = allocs_end + static_cast<std::ptrdiff_t>(raw.frees.size());
+        const auto replays_begin = events.begin() + static_cast<std::ptrdiff_t>(launches_end);
         for (auto [first, last] : {std::pair{events.begin(), allocs_end}, std::pair{allocs_end, frees_end},
-                                   std::pair{frees_end, events.end()}})
+                                   std::pair{frees_end, replays_begin}, std::pair{replays_begin, events.end()}})
             if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
+        std::inplace_merge(frees_end, replays_begin, events.end(), before);
         std::inplace_merge(events.begin(), allocs_end, frees_end, before);
         std::inplace_merge(events.begin(), frees_end, events.end(), before);
 
@@ -165,9 +173,11 @@ void ModelBuilder::build_allocations_and_edges() {
                     live.erase(it);
                     break;
                 }
-                case SweepKind::Launch: {
-                    const LaunchEvent& l = raw.launches[e.index];
-                    const int64_t kernel = p.kernel_of_launch[e.index];
+                case SweepKind::Launch:
+                case SweepKind::Replay: {
+                    const auto* r = e.kind == SweepKind::Replay ? &p.replayed_kernels[e.index] : nullptr;
+                    const LaunchEvent& l = raw.launches[r ? static_cast<size_t>(r->template_launch) : e.index];
+                    const int64_t kernel = r ? r->kernel : p.kernel_of_launch[e.index];
                     if (kernel == 0) break;
                     for (uint32_t c = 0; c < l.record.candidate_count; ++c) {
                         const raw::RawPointerCandidate& candidate = raw.candidates[l.first_candidate + c];

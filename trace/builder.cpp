@@ -75,6 +75,7 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     builder.build_processes_and_threads();
     builder.build_devices();
     builder.build_library_calls();
+    builder.build_graph_launches();
     builder.build_kernels();
     builder.build_copies_and_sets();
     builder.build_api_calls_and_ranges();
@@ -89,6 +90,13 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
                                   " kernels have no device record: their times are host launch times");
     }
     model.notes = options.notes;
+    // CUDA graphs: how many replays ran, and how much work stream capture recorded (not run itself).
+    const detail::BuildCounters& counters = builder.counters();
+    if (counters.graph_launches > 0 || counters.captured_launches > 0 || counters.captured_transfers > 0) {
+        model.notes.emplace_back("graph_replays", std::to_string(counters.graph_launches));
+        model.notes.emplace_back("captured_launches", std::to_string(counters.captured_launches));
+        model.notes.emplace_back("captured_copies_and_sets", std::to_string(counters.captured_transfers));
+    }
     for (const std::string& w : result.warnings) model.notes.emplace_back("warning", w);
     return model;
 }

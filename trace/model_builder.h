@@ -32,6 +32,20 @@ struct ProcessContext {
         int64_t id;
     };
     std::unordered_map<uint32_t, std::vector<CallSpan>> library_spans;
+    // CUDA graphs (build_graphs.cpp): per raw graph launch its graph_launches.id and the captured
+    // launches (raw.launches indices, capture order) its replays run; kernels replays ran, for edges.
+    std::unordered_map<uint64_t, uint32_t> graph_launch_of_sequence;  // sequence -> raw.graph_launches index
+    std::vector<int64_t> graph_launch_ids;
+    struct GraphTemplate {
+        std::vector<uint32_t> launches, copies, sets;  // raw indices of the captured work, capture order
+    };
+    std::vector<GraphTemplate> graph_launch_templates;
+    struct ReplayedKernel {
+        uint64_t ts, ordinal;     // the graph launch's host time and file position
+        int64_t template_launch;  // raw.launches index of the matching captured launch, -1: none
+        int64_t kernel;           // kernels.id
+    };
+    std::vector<ReplayedKernel> replayed_kernels;
 };
 
 struct BuildCounters {
@@ -39,6 +53,9 @@ struct BuildCounters {
     uint64_t unmatched_frees = 0;   // frees of addresses with no live allocation
     uint64_t reused_addresses = 0;  // allocations at an address still live (its free was missed)
     uint64_t orphan_device_records = 0;  // CUPTI records with no host launch/copy/set
+    uint64_t graph_launches = 0;          // graph replays (cuGraphLaunch)
+    uint64_t captured_launches = 0;       // launches recorded into graphs by stream capture (did not run)
+    uint64_t captured_transfers = 0;      // copies and sets likewise
 };
 
 class ModelBuilder {
@@ -48,6 +65,7 @@ public:
     void build_processes_and_threads();
     void build_devices();
     void build_library_calls();
+    void build_graph_launches();
     void build_kernels();
     void build_copies_and_sets();
     void build_api_calls_and_ranges();
@@ -66,6 +84,16 @@ private:
     int64_t function_id(std::string_view mangled);
     Opt library_call_of(const ProcessContext& p, uint32_t tid, uint64_t sequence) const;
     int64_t string_id(const ProcessContext& p, uint64_t raw_string);
+    // Kernel rows for the device records each graph launch's replay produced (build_graphs.cpp).
+    // Appends to model_.kernels and p.replayed_kernels; returns, per row appended, its replay index.
+    std::vector<size_t> add_replayed_kernels(
+        ProcessContext& p, const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_graph_launch);
+    // Copy and set rows for the orphan device records a graph replay produced, matched in order to
+    // the graph's captured copies and sets; removes them from the orphan lists, returns how many.
+    size_t add_replayed_transfers(ProcessContext& p, std::vector<const raw::RawDeviceActivity*>& copies,
+                                  std::vector<const raw::RawDeviceActivity*>& sets);
+    // The graph launch (raw.graph_launches index) CUPTI tied a device record to, or -1.
+    int64_t graph_launch_of(const ProcessContext& p, uint64_t correlation_id) const;
 
     TraceModel& model_;
     std::vector<ProcessContext> contexts_;
@@ -80,6 +108,7 @@ private:
 };
 
 std::optional<std::string_view> api_name_of(raw::ApiPath api);
+std::string_view copy_kind_name_of(uint8_t kind);  // 'htod', ... for a raw::CopyKind value
 
 // Packs launch dimensions as the kernels table stores them: x + (y-1)*2^32 + (z-1)*2^48.
 int64_t pack_dimensions(const uint32_t dims[3]);

@@ -89,6 +89,18 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             push(p.ranges, r);
             note_time(p, p.ranges.back().record.end_ns);
             return;
+        case RecordKind::GraphCapture:
+            push(p.graph_captures, r);
+            note_time(p, p.graph_captures.back().record.ts_ns);
+            return;
+        case RecordKind::GraphInstantiate:
+            push(p.graph_instantiations, r);
+            note_time(p, p.graph_instantiations.back().record.ts_ns);
+            return;
+        case RecordKind::GraphLaunch:
+            push(p.graph_launches, r);
+            note_time(p, p.graph_launches.back().record.ts_ns);
+            return;
         case RecordKind::Stack: decode_stack(p, r); return;
         case RecordKind::Frame: p.frames.push_back(r.as<raw::RawFrame>()); return;
         case RecordKind::DeviceKernel:

@@ -74,6 +74,7 @@ struct KernelRow {
     int64_t function = 0;
     int64_t start_ns = 0;
     Opt duration_ns, queued_ns, grid, block, shared_bytes, correlation, library_call;
+    Opt graph_launch;  // graph_launches.id when a graph replay ran it
 };
 
 struct CopyRow {
@@ -101,6 +102,15 @@ struct SetRow {
     Opt duration_ns, queued_ns, async;
     std::optional<std::string_view> api;
     Opt correlation;
+};
+
+struct GraphLaunchRow {
+    int64_t id = 0, process = 0;
+    Opt thread, stream;
+    int64_t launch_ns = 0;
+    int64_t graph_exec = 0;  // CUgraphExec handle
+    Opt graph;               // CUgraph it was instantiated from, when the instantiation was recorded
+    int64_t kernels = 0;     // kernel rows this replay ran
 };
 
 struct ApiCallRow {
@@ -174,6 +184,7 @@ struct TraceModel {
     std::vector<StreamRow> streams;
     std::vector<FunctionRow> functions;
     std::vector<KernelRow> kernels;
+    std::vector<GraphLaunchRow> graph_launches;
     std::vector<CopyRow> copies;
     std::vector<SetRow> sets;
     std::vector<ApiCallRow> api_calls;

@@ -92,10 +92,13 @@ void write_entities(Database& db, const TraceModel& m) {
 }
 
 void write_activity(Database& db, const TraceModel& m) {
-    insert_rows(db, "kernels", 14, m.kernels, [](Statement& st, int base, const KernelRow& k) {
+    insert_rows(db, "kernels", 15, m.kernels, [](Statement& st, int base, const KernelRow& k) {
         bind_at(st, base, k.id, k.process, k.thread, k.device, k.stream, k.function, k.start_ns, k.duration_ns,
-                k.queued_ns, k.grid, k.block, k.shared_bytes, k.correlation, k.library_call);
+                k.queued_ns, k.grid, k.block, k.shared_bytes, k.correlation, k.library_call, k.graph_launch);
     });
+    Statement graph(db, "INSERT INTO graph_launches VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    for (const GraphLaunchRow& g : m.graph_launches)
+        insert(graph, g.id, g.process, g.thread, g.stream, g.launch_ns, g.graph_exec, g.graph, g.kernels);
     insert_rows(db, "copies", 15, m.copies, [](Statement& st, int base, const CopyRow& c) {
         bind_at(st, base, c.id, c.process, c.thread, c.device, c.stream, c.kind, c.bytes, c.src, c.dst, c.start_ns,
                 c.duration_ns, c.queued_ns, c.async, c.api, c.correlation);

@@ -1,5 +1,5 @@
-// The common path of every GEMM entry point: validate like real cuBLAS, pick a kernel, tell the
-// cost model the work, and launch on the handle's stream.
+// The common path of every GEMM entry point: validate like real cuBLAS, describe the work, and hand
+// it to the shared launcher (simgpu/blas_common/kernel_launch.h) on the handle's stream.
 #pragma once
 
 #include <cublas_api.h>
@@ -7,16 +7,13 @@
 
 #include <cstdint>
 
+#include "gemm_types.h"
+#include "kernel_launch.h"
+
 namespace tbdsim::cublas {
 
-// How alpha and beta are stored (their type follows the compute type, as in cuBLAS).
-enum class ScalarType { Half, Float, Double, Int32 };
-
-// How the operands of each batch entry are found.
-enum class BatchLayout {
-    Strided,       // a + i * stride_a ...
-    PointerArray,  // a[i] ... (a, b, c are device arrays of pointers)
-};
+using blas::BatchLayout;
+using blas::ScalarType;
 
 struct GemmRequest {
     cublasOperation_t transa = CUBLAS_OP_N;

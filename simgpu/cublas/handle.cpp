@@ -8,31 +8,13 @@
 
 namespace {
 
-using tbdsim::cublas::DriverEntryPoints;
-
-// Makes sure a context is current, as the runtime inside real cuBLAS would: with none current,
-// device 0's primary context becomes current (and is released again with the handle).
-cublasStatus_t bind_context(const DriverEntryPoints& driver, cublasContext& handle) {
-    if (driver.init(0) != CUDA_SUCCESS) return CUBLAS_STATUS_NOT_INITIALIZED;
-    CUcontext current = nullptr;
-    if (driver.ctx_get_current(&current) != CUDA_SUCCESS) return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (current == nullptr) {
-        if (driver.device_get(&handle.device, 0) != CUDA_SUCCESS ||
-            driver.primary_ctx_retain(&current, handle.device) != CUDA_SUCCESS) {
-            return CUBLAS_STATUS_NOT_INITIALIZED;
-        }
-        handle.retained_primary_context = true;
-        if (driver.ctx_set_current(current) != CUDA_SUCCESS) return CUBLAS_STATUS_NOT_INITIALIZED;
-    }
-    handle.context = current;
-    return CUBLAS_STATUS_SUCCESS;
-}
+using tbdsim::blas::DriverEntryPoints;
 
 void release_resources(cublasContext& handle) {
     const DriverEntryPoints& driver = *handle.driver;
     if (handle.default_workspace != 0) driver.mem_free(handle.default_workspace);
     if (handle.module != nullptr) driver.module_unload(handle.module);
-    if (handle.retained_primary_context) driver.primary_ctx_release(handle.device);
+    tbdsim::blas::release_bound_context(driver, handle.bound);
 }
 
 }  // namespace
@@ -40,15 +22,17 @@ void release_resources(cublasContext& handle) {
 TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t* out) {
     if (out == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
     *out = nullptr;
-    const DriverEntryPoints* driver = tbdsim::cublas::driver_entry_points();
+    const DriverEntryPoints* driver = tbdsim::blas::driver_entry_points();
     if (driver == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
 
     auto* handle = new (std::nothrow) cublasContext{};
     if (handle == nullptr) return CUBLAS_STATUS_ALLOC_FAILED;
     handle->driver = driver;
-    cublasStatus_t status = bind_context(*driver, *handle);
+    cublasStatus_t status = tbdsim::blas::bind_current_context(*driver, &handle->bound)
+                                ? CUBLAS_STATUS_SUCCESS
+                                : CUBLAS_STATUS_NOT_INITIALIZED;
     if (status == CUBLAS_STATUS_SUCCESS &&
-        tbdsim::cublas::load_kernels(*driver, &handle->module, &handle->kernels) != CUDA_SUCCESS) {
+        tbdsim::blas::load_kernels(*driver, &handle->module, &handle->kernels) != CUDA_SUCCESS) {
         status = CUBLAS_STATUS_NOT_INITIALIZED;
     }
     if (status == CUBLAS_STATUS_SUCCESS) {

@@ -7,17 +7,16 @@
 
 #include <cstddef>
 
+#include "bound_context.h"
 #include "driver_entry_points.h"
 #include "kernel_catalog.h"
 
 // The header declares the opaque struct in the global namespace; this is its definition.
 struct cublasContext {
-    const tbdsim::cublas::DriverEntryPoints* driver = nullptr;
-    CUcontext context = nullptr;
-    bool retained_primary_context = false;  // we made the primary context current; release on destroy
-    CUdevice device = 0;
+    const tbdsim::blas::DriverEntryPoints* driver = nullptr;
+    tbdsim::blas::BoundContext bound;
     CUmodule module = nullptr;
-    tbdsim::cublas::KernelTable kernels{};
+    tbdsim::blas::KernelTable kernels{};
     CUstream stream = nullptr;  // null: the legacy default stream, as for real cuBLAS
 
     // Real cuBLAS allocates a per-handle workspace (32 MiB on Hopper) and lets cublasSetWorkspace

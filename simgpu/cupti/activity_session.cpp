@@ -18,6 +18,17 @@ struct WorkerStopper {
 };
 WorkerStopper worker_stopper;
 
+// Graph replays: their records share the graph launch's correlation id and arrive one after another on
+// the launching thread; only the first brings the external correlations. Out of line so the common
+// path (ordinary work) computes no thread-local address for it.
+[[gnu::noinline, gnu::cold]] void add_external_correlations_of_graph_launch(uint32_t correlation_id,
+                                                                            RecordBytes& out) {
+    thread_local constinit uint32_t last_graph_launch = 0;
+    if (correlation_id == last_graph_launch) return;
+    last_graph_launch = correlation_id;
+    add_external_correlations_of_this_thread(correlation_id, out);
+}
+
 }  // namespace
 
 ActivitySession* ActivitySession::get() {
@@ -107,9 +118,14 @@ void ActivitySession::on_record(const TbdsimRecord& record) {
     memory_kinds_.observe(record);
     const int64_t offset = timestamp_offset_ns_.load(std::memory_order_relaxed);
     RecordBytes out;
-    // Real CUPTI emits the external correlation records before the record they describe.
+    // Real CUPTI emits the external correlation records before the record they describe, once per API
+    // call (a graph replay is one call).
     if (enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
-        add_external_correlations_of_this_thread(record.correlation_id, out);
+        if (record.graph_id == 0) {
+            add_external_correlations_of_this_thread(record.correlation_id, out);
+        } else {
+            add_external_correlations_of_graph_launch(record.correlation_id, out);
+        }
     }
     switch (record.kind) {
         case TBDSIM_RECORD_KERNEL:

@@ -59,6 +59,9 @@ void add_kernel_record(const TbdsimRecord& source, CUpti_ActivityKind kernel_kin
     record.queued = CUPTI_TIMESTAMP_UNKNOWN;  // only with cuptiActivityEnableLatencyTimestamps
     record.submitted = CUPTI_TIMESTAMP_UNKNOWN;
     record.launchType = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+    // Kernels replayed by cuGraphLaunch: the graph and node they came from (0 for ordinary launches).
+    record.graphId = source.graph_id;
+    record.graphNodeId = source.graph_node_id;
     record.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
     out.add(record);
 }
@@ -86,6 +89,8 @@ void add_memcpy_record(const TbdsimRecord& source, const MemoryKinds& kinds, int
     record.correlationId = source.correlation_id;
     record.channelType = CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY;
     record.copyCount = 1;
+    record.graphId = source.graph_id;
+    record.graphNodeId = source.graph_node_id;
     out.add(record);
 }
 
@@ -104,6 +109,8 @@ void add_memset_record(const TbdsimRecord& source, const MemoryKinds& kinds, int
     record.flags = static_cast<uint16_t>(source.is_async != 0 ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : CUPTI_ACTIVITY_FLAG_NONE);
     record.memoryKind = static_cast<uint16_t>(kinds.device_kind(source.address));
     record.channelType = CUPTI_CHANNEL_TYPE_COMPUTE;
+    record.graphId = source.graph_id;
+    record.graphNodeId = source.graph_node_id;
     out.add(record);
 }
 

@@ -1,6 +1,7 @@
 // Copies and sets. Bytes move at enqueue time (the host is the device's memory); the timeline says
 // when the device would have done it. Host-side blocking follows the CUDA documentation's rules.
 #include "driver_api.h"
+#include "graph_state.h"
 
 #include <cstring>
 
@@ -27,6 +28,19 @@ struct CopyRequest {
 bool device_range_ok(uintptr_t p, size_t bytes) {
     const Allocation* a = find_allocation(p);
     return a && p + bytes <= a->address + std::max<size_t>(a->bytes, 1);
+}
+
+// Work for a capturing stream: async copies and sets become graph nodes; synchronous ones cannot be
+// captured (they would have to wait for work that never runs) and invalidate the capture.
+// Returns the capture that takes the work, or null with `rc` saying whether it may run.
+Capture* capture_transfer(Stream& stream, bool async, CUresult& rc) {
+    Capture* capture = capture_for_work(stream, rc);
+    if (capture && !async) {
+        capture->invalidated = true;
+        rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        return nullptr;
+    }
+    return capture;
 }
 
 // Device-accessible memory as the device sees it: pinned host memory counts as host for the copy kind.
@@ -80,6 +94,20 @@ CUresult do_copy(const CopyRequest& req) {
             return CUDA_ERROR_INVALID_VALUE;
         TbdsimCopyKind kind = dst_device ? (src_device ? TBDSIM_COPY_DTOD : TBDSIM_COPY_HTOD)
                                          : (src_device ? TBDSIM_COPY_DTOH : TBDSIM_COPY_HTOH);
+        CUresult capture_rc = CUDA_SUCCESS;
+        if (Capture* capture = capture_transfer(*stream, req.async, capture_rc)) {
+            GraphNode& node = add_captured_node(*capture, GraphNode::Kind::Memcpy);
+            node.dst = req.dst;
+            node.src = req.src;
+            node.width = req.height > 1 ? req.width : req.bytes;
+            node.height = req.height;
+            node.dst_pitch = req.dst_pitch;
+            node.src_pitch = req.src_pitch;
+            node.copy_kind = kind;
+            node.bytes = req.bytes;
+            return CUDA_SUCCESS;  // no bytes move until the graph runs
+        }
+        if (capture_rc != CUDA_SUCCESS) return capture_rc;
         auto when = place_work(*stream, copy_duration_ns(*stream->context->device, kind, req.bytes));
         record = work_record(TBDSIM_RECORD_MEMCPY, *stream, when, req.async);
         record.sub_kind = kind;
@@ -169,6 +197,19 @@ CUresult memset_common(CUdeviceptr dst, size_t pitch, unsigned value, unsigned e
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
         if (!device_range_ok(dst, extent)) return CUDA_ERROR_INVALID_VALUE;
+        CUresult capture_rc = CUDA_SUCCESS;
+        if (Capture* capture = capture_transfer(*stream, async, capture_rc)) {
+            GraphNode& node = add_captured_node(*capture, GraphNode::Kind::Memset);
+            node.dst = dst;
+            node.width = count;
+            node.height = height;
+            node.dst_pitch = pitch;
+            node.value = value;
+            node.element = element;
+            node.bytes = row_bytes * height;
+            return CUDA_SUCCESS;
+        }
+        if (capture_rc != CUDA_SUCCESS) return capture_rc;
         auto when = place_work(*stream, memset_duration_ns(*stream->context->device, row_bytes * height));
         record = work_record(TBDSIM_RECORD_MEMSET, *stream, when, async);
         record.address = dst;

@@ -4,6 +4,7 @@
 // context waits for them to return; later work on the stream is not held back by how long a callback
 // runs (the timeline cannot know that in advance).
 #include "driver_api.h"
+#include "graph_state.h"
 
 #include <condition_variable>
 #include <deque>
@@ -79,6 +80,7 @@ CUresult launch_host_func(CUstream handle, CUhostFn fn, void* user, bool per_thr
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+        if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;  // host nodes: not modelled
         call = {place_work(*stream, 0).second, fn, user, stream};
         ++stream->pending_host_calls;
         ++stream->context->pending_host_calls;

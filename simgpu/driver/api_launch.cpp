@@ -1,6 +1,10 @@
 // Kernel launches: validation as the real driver does it, then the cost model and the timeline.
 // Kernel bodies are not executed.
 #include "driver_api.h"
+#include "graph_state.h"
+
+#include <algorithm>
+#include <cstring>
 
 using namespace simgpu;
 
@@ -20,6 +24,40 @@ struct LaunchRequest {
     void** extra = nullptr;
     bool per_thread = false;
 };
+
+// The argument bytes of a launch, packed by the kernel's parameter layout, as the real driver copies
+// them when a launch is captured into a graph node.
+std::vector<uint8_t> copy_arguments(const KernelInfo& info, const LaunchRequest& req) {
+    std::vector<uint8_t> bytes;
+    if (req.params) {
+        size_t total = 0;
+        for (const KernelParam& p : info.params) total = std::max<size_t>(total, size_t{p.offset} + p.size);
+        bytes.resize(total);
+        for (size_t i = 0; i < info.params.size(); ++i)
+            if (req.params[i]) std::memcpy(bytes.data() + info.params[i].offset, req.params[i], info.params[i].size);
+        return bytes;
+    }
+    // {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END}
+    const void* buffer = nullptr;
+    size_t size = 0;
+    for (int i = 0; req.extra && i < 16 && req.extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (req.extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = req.extra[i + 1];
+        else if (req.extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE && req.extra[i + 1])
+            size = *static_cast<const size_t*>(req.extra[i + 1]);
+    }
+    if (buffer && size) bytes.assign(static_cast<const uint8_t*>(buffer), static_cast<const uint8_t*>(buffer) + size);
+    return bytes;
+}
+
+void capture_launch(Capture& capture, const Function& f, const LaunchRequest& req, const KernelCost& cost) {
+    GraphNode& node = add_captured_node(capture, GraphNode::Kind::Kernel);
+    node.function = &f;
+    std::copy(req.grid, req.grid + 3, node.grid);
+    std::copy(req.block, req.block + 3, node.block);
+    node.shared_mem = req.shared_mem;
+    node.cost = cost;
+    node.params = copy_arguments(*f.info, req);
+}
 
 CUresult launch(const LaunchRequest& req) {
     KernelCost cost = take_launch_annotation();  // consumed even when the launch fails
@@ -44,6 +82,12 @@ CUresult launch(const LaunchRequest& req) {
         if (!f->info->params.empty() && !req.params && !req.extra) return CUDA_ERROR_INVALID_VALUE;
         if (req.params && req.extra) return CUDA_ERROR_INVALID_VALUE;
         if (f->module->context->device != stream->context->device) return CUDA_ERROR_INVALID_HANDLE;
+        CUresult capture_rc = CUDA_SUCCESS;
+        if (Capture* capture = capture_for_work(*stream, capture_rc)) {
+            capture_launch(*capture, *f, req, cost);  // recorded as a node; nothing runs
+            return CUDA_SUCCESS;
+        }
+        if (capture_rc != CUDA_SUCCESS) return capture_rc;
         uint64_t duration = kernel_duration_ns(*stream->context->device, g, b, cost);
         auto [start, end] = place_work(*stream, duration);
         r.kind = TBDSIM_RECORD_KERNEL;

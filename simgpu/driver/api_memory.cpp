@@ -1,6 +1,7 @@
 // Device, stream-ordered, pinned-host and managed memory. Device pointers are real host memory, so
 // copies and sets move real bytes; capacity is accounted against the modelled device memory.
 #include "driver_api.h"
+#include "graph_state.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -82,6 +83,8 @@ CUresult alloc_common(CUdeviceptr* dptr, size_t bytes, MemoryKind kind) {
         std::lock_guard lock(state().mutex);
         Context* ctx = nullptr;
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
+        // An allocation is not enqueued, so capture would not see it: "potentially unsafe".
+        if (CUresult rc = check_unsafe_call(); rc != CUDA_SUCCESS) return rc;
         Allocation a;
         if (CUresult rc = allocate(*ctx, bytes, kind, a); rc != CUDA_SUCCESS) return rc;
         *dptr = a.address;
@@ -104,6 +107,7 @@ CUresult free_common(uintptr_t address, std::initializer_list<MemoryKind> kinds,
         bool kind_ok = false;
         for (MemoryKind k : kinds) kind_ok |= it->second.kind == k;
         if (!kind_ok) return CUDA_ERROR_INVALID_VALUE;
+        if (CUresult rc = check_unsafe_call(); rc != CUDA_SUCCESS) return rc;
         if (synchronize) wait_for = context_done_ns(*it->second.context);
     }
     if (wait_for) wait_until_ns(wait_for);
@@ -130,6 +134,8 @@ CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+        // Memory nodes (stream-ordered allocation inside a graph) are not modelled.
+        if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
         Allocation a;
         if (CUresult rc = allocate(*stream->context, bytes, MemoryKind::DeviceAsync, a); rc != CUDA_SUCCESS)
             return rc;
@@ -151,6 +157,8 @@ CUresult free_async(CUdeviceptr dptr, CUstream handle, bool per_thread) {
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+        // Memory nodes (stream-ordered allocation inside a graph) are not modelled.
+        if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
         auto it = state().allocations.find(dptr);
         if (it == state().allocations.end() || it->second.kind == MemoryKind::PinnedHost ||
             it->second.kind == MemoryKind::ModuleGlobal)

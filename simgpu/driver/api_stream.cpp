@@ -1,6 +1,7 @@
 // Streams, events and synchronization. Host waits sleep in wall-clock time until the device timeline
 // has reached the awaited point, so host-side gaps become GPU idle time as on real hardware.
 #include "driver_api.h"
+#include "graph_state.h"
 
 #include <algorithm>
 
@@ -32,6 +33,8 @@ CUresult stream_done(CUstream handle, bool per_thread, uint64_t& done) {
     if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
     Stream* stream = resolve_stream(handle, per_thread);
     if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+    // Waiting for or querying a capturing stream is illegal: its work never runs.
+    if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
     done = stream_done_ns(*stream);
     return CUDA_SUCCESS;
 }
@@ -68,6 +71,8 @@ CUresult event_record(CUevent handle, CUstream stream_handle, bool per_thread) {
     Stream* stream = resolve_stream(stream_handle, per_thread);
     if (!stream) return CUDA_ERROR_INVALID_HANDLE;
     if (stream->context != event->context) return CUDA_ERROR_INVALID_CONTEXT;
+    // Event nodes (fork/join of captures across streams) are not modelled.
+    if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
     // An event is a zero-length marker in the stream: the device timestamps it when it gets there
     // (never before the launch latency has passed), and later synchronization includes it.
     event->time_ns = place_work(*stream, 0).second;
@@ -84,6 +89,7 @@ CUresult stream_wait_event(CUstream stream_handle, CUevent handle, unsigned flag
     if (!event) return CUDA_ERROR_INVALID_HANDLE;
     Stream* stream = resolve_stream(stream_handle, per_thread);
     if (!stream) return CUDA_ERROR_INVALID_HANDLE;
+    if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
     if (event->recorded) stream->ready_ns = std::max(stream->ready_ns, event->time_ns);
     return CUDA_SUCCESS;
 }
@@ -164,6 +170,7 @@ CUresult context_synchronize(Context* ctx) {
     uint64_t done = 0;
     {
         std::lock_guard lock(state().mutex);
+        if (CUresult rc = check_context_not_capturing(*ctx); rc != CUDA_SUCCESS) return rc;
         done = context_done_ns(*ctx);
     }
     wait_until_ns(done);

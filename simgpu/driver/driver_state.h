@@ -20,6 +20,9 @@
 namespace simgpu {
 
 struct Context;
+struct Capture;    // graph_state.h
+struct Graph;
+struct GraphExec;
 
 struct Device {
     int ordinal = 0;
@@ -40,6 +43,7 @@ struct Stream {
     bool per_thread = false;    // a thread's CU_STREAM_PER_THREAD stream
     uint64_t ready_ns = 0;      // device time at which the last enqueued work ends
     int pending_host_calls = 0; // cuLaunchHostFunc callbacks not yet finished
+    Capture* capture = nullptr; // the capture sequence this stream records into (graph_state.h)
 };
 
 struct Context {
@@ -101,6 +105,13 @@ struct DriverState {
     std::map<uintptr_t, Allocation> allocations;  // by start address
     uint32_t next_stream_id = 13;  // CUPTI numbers created streams from here; 7 is the legacy stream
     uint32_t next_context_id = 1;
+    // CUDA graphs and stream capture (graph_state.h, capture.cpp, api_graph.cpp).
+    std::set<Capture*> captures;  // capture sequences in progress
+    std::set<Graph*> live_graphs;
+    std::set<GraphExec*> live_graph_execs;
+    uint64_t next_capture_id = 1;
+    uint32_t next_graph_id = 1;
+    uint64_t next_graph_node_id = 1;
 };
 
 DriverState& state();

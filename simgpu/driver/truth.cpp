@@ -89,6 +89,13 @@ void truth_write(const TbdsimRecord& r) {
     default: return;
     }
     if (n <= 0) return;
+    // Work replayed by cuGraphLaunch: two more fields, the graph id and the node id (CUPTI's).
+    if (r.graph_id != 0 && static_cast<size_t>(n) < sizeof line) {
+        --n;  // over the newline
+        int more = std::snprintf(line + n, sizeof line - static_cast<size_t>(n), "\t%u\t%" PRIu64 "\n", r.graph_id,
+                                 r.graph_node_id);
+        n = more > 0 ? n + more : n + 1;
+    }
     size_t len = std::min(static_cast<size_t>(n), sizeof line - 1);
     if (len == sizeof line - 1) line[len - 1] = '\n';
     std::lock_guard lock(file.mutex);

@@ -35,7 +35,9 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuEventElapsedTime) X(cuEventDestroy) X(cuLibraryLoadData) X(cuLibraryUnload)                      \
     X(cuLibraryGetKernel) X(cuLibraryGetGlobal) X(cuLibraryGetManaged) X(cuKernelGetFunction)            \
     X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo) X(cuLaunchKernel)                  \
-    X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+    X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+    X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuStreamGetCaptureInfo) X(cuGraphInstantiateWithFlags) \
+    X(cuGraphLaunch) X(cuGraphUpload) X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuGraphGetNodes)
 
 struct DriverApi {
     // cuGetProcAddress_v2 itself, taken with dlsym (it is how everything else is found).

@@ -44,7 +44,10 @@ Truth read_truth(const std::string& path) {
             triple(f[8], k.block);
             k.shared = static_cast<uint32_t>(number(f[9]));
             k.name = f[11];
-            for (size_t i = 12; i < f.size(); ++i) k.name += "\t" + f[i];  // names have no tabs, but be safe
+            if (f.size() >= 14) {  // a graph replay's kernel: graph id, node id (docs/simgpu.md)
+                k.graph_id = static_cast<uint32_t>(number(f[12]));
+                k.graph_node_id = number(f[13]);
+            }
             truth.kernels.push_back(k);
         } else if (kind == "memcpy" && f.size() >= 10) {
             truth.copies.push_back({static_cast<uint32_t>(number(f[1])), static_cast<uint32_t>(number(f[2])),

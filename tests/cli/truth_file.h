@@ -13,6 +13,8 @@ struct TruthKernel {
     uint64_t start, end;
     uint32_t grid[3], block[3], shared;
     std::string name;
+    uint32_t graph_id;       // replayed by cuGraphLaunch: the graph's and the node's id; 0 otherwise
+    uint64_t graph_node_id;
 };
 struct TruthCopy {
     uint32_t pid, correlation;

@@ -4,13 +4,6 @@
 #include <dlfcn.h>
 
 namespace {
-void* own_symbol(const char* name) {
-    void* self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    REQUIRE(self != nullptr);
-    void* p = dlsym(self, name);
-    dlclose(self);
-    return p;
-}
 
 void* proc(const char* name, int version, cuuint64_t flags, CUdriverProcAddressQueryResult* status,
            CUresult* rc = nullptr) {

@@ -1,6 +1,8 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "driver_test_support.h"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -70,4 +72,23 @@ int main(int argc, char** argv) {
     std::remove(g_truth_path.c_str());
     rmdir(dir);
     return rc;
+}
+
+CUfunction axpy_function() {
+    static CUfunction f = [] {
+        CUmodule module = nullptr;
+        REQUIRE_EQ(cuModuleLoadData(&module, load_fatbin("test_kernels_sm90.fatbin")), CUDA_SUCCESS);
+        CUfunction fn = nullptr;
+        REQUIRE_EQ(cuModuleGetFunction(&fn, module, "_Z4axpyfPKfPfi"), CUDA_SUCCESS);
+        return fn;
+    }();
+    return f;
+}
+
+void* own_symbol(const char* name) {
+    void* self = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    REQUIRE(self != nullptr);
+    void* p = dlsym(self, name);
+    dlclose(self);
+    return p;
 }

@@ -23,6 +23,12 @@ const TbdsimPrivateApi& private_api();
 // Reads a fat binary built for the tests; the bytes live until the process ends.
 const void* load_fatbin(const char* name);
 
+// `axpy(float, const float*, float*, int)` from test_kernels.cu (loaded once).
+CUfunction axpy_function();
+
+// The simulated driver's own export of `name` (not whatever a preloaded library put first).
+void* own_symbol(const char* name);
+
 class RecordLog {
 public:
     RecordLog();

@@ -16,16 +16,6 @@ uint64_t monotonic_ns() {
     return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
-CUfunction axpy_function() {
-    static CUfunction f = [] {
-        CUmodule module = nullptr;
-        REQUIRE_EQ(cuModuleLoadData(&module, load_fatbin("test_kernels_sm90.fatbin")), CUDA_SUCCESS);
-        CUfunction fn = nullptr;
-        REQUIRE_EQ(cuModuleGetFunction(&fn, module, "_Z4axpyfPKfPfi"), CUDA_SUCCESS);
-        return fn;
-    }();
-    return f;
-}
 
 CUresult launch(CUstream stream, unsigned blocks = 64) {
     static float a = 1;

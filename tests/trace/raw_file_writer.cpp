@@ -104,6 +104,10 @@ uint64_t RawFileWriter::launch(uint32_t tid, uint64_t ts, std::string_view name,
     l.block[1] = l.block[2] = 1;
     l.candidate_count = static_cast<uint16_t>(candidates.size());
     l.api = raw::ApiPath::Runtime;
+    if (capturing_) {
+        l.captured = 1;
+        l.stream = capture_stream_;
+    }
     std::string tail(candidates.size() * sizeof(raw::RawPointerCandidate), '\0');
     for (size_t i = 0; i < candidates.size(); ++i) {
         raw::RawPointerCandidate c{};
@@ -181,6 +185,10 @@ uint64_t RawFileWriter::set(uint32_t tid, uint64_t ts, uint64_t dst, uint64_t by
     s.bytes = bytes;
     s.value = value;
     s.api = raw::ApiPath::Runtime;
+    if (capturing_) {
+        s.captured = 1;
+        s.stream = capture_stream_;
+    }
     record(RecordKind::Set, tid, s);
     return s.sequence;
 }
@@ -231,6 +239,61 @@ std::string RawFileWriter::save(const std::string& dir) const {
     out.write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(bytes_.size()));
     if (!out) throw std::runtime_error("cannot write " + path);
     return path;
+}
+
+uint64_t RawFileWriter::graph_capture(uint32_t tid, uint64_t ts, raw::CapturePhase phase, uint64_t stream,
+                                      uint64_t graph) {
+    raw::RawGraphCapture c{};
+    c.ts_ns = ts;
+    c.sequence = next_sequence_++;
+    c.stream = stream;
+    c.graph = graph;
+    c.phase = phase;
+    record(RecordKind::GraphCapture, tid, c);
+    capturing_ = phase == raw::CapturePhase::Begin;
+    capture_stream_ = stream;
+    return c.sequence;
+}
+
+void RawFileWriter::graph_instantiate(uint32_t tid, uint64_t ts, uint64_t graph, uint64_t exec) {
+    raw::RawGraphInstantiate i{};
+    i.ts_ns = ts;
+    i.graph = graph;
+    i.graph_exec = exec;
+    record(RecordKind::GraphInstantiate, tid, i);
+}
+
+uint64_t RawFileWriter::graph_launch(uint32_t tid, uint64_t ts, uint64_t exec, uint64_t stream) {
+    raw::RawGraphLaunch g{};
+    g.ts_ns = ts;
+    g.sequence = next_sequence_++;
+    g.stream = stream;
+    g.graph_exec = exec;
+    g.api = raw::ApiPath::Runtime;
+    record(RecordKind::GraphLaunch, tid, g);
+    return g.sequence;
+}
+
+void RawFileWriter::device_kernel_of_graph(uint64_t graph_launch_sequence, uint64_t correlation, uint64_t start,
+                                           uint64_t end, std::string_view name) {
+    raw::RawDeviceActivity d = activity(correlation, start, end);
+    d.name_string = string(name);
+    record(RecordKind::DeviceKernel, 0, d);
+    raw::RawCorrelation c{};
+    c.correlation_id = correlation;
+    c.sequence = graph_launch_sequence;
+    record(RecordKind::Correlation, 0, c);
+}
+
+void RawFileWriter::device_set_of_graph(uint64_t graph_launch_sequence, uint64_t correlation, uint64_t start,
+                                        uint64_t end, uint64_t bytes) {
+    raw::RawDeviceActivity d = activity(correlation, start, end);
+    d.bytes = bytes;
+    record(RecordKind::DeviceSet, 0, d);
+    raw::RawCorrelation c{};
+    c.correlation_id = correlation;
+    c.sequence = graph_launch_sequence;
+    record(RecordKind::Correlation, 0, c);
 }
 
 }  // namespace tbdprof::test

@@ -57,6 +57,16 @@ public:
     void device_copy(uint64_t sequence, uint64_t start, uint64_t end, raw::CopyKind kind, uint64_t bytes);
     uint64_t set(uint32_t tid, uint64_t ts, uint64_t dst, uint64_t bytes, uint32_t value);
     void device_set(uint64_t sequence, uint64_t start, uint64_t end, uint64_t bytes);
+    // CUDA graphs. Between a Begin and an End capture record, launches, copies and sets are written as
+    // captured (raw::RawLaunch::captured) on the capture's stream. Each returns the record's sequence.
+    uint64_t graph_capture(uint32_t tid, uint64_t ts, raw::CapturePhase phase, uint64_t stream, uint64_t graph = 0);
+    void graph_instantiate(uint32_t tid, uint64_t ts, uint64_t graph, uint64_t exec);
+    uint64_t graph_launch(uint32_t tid, uint64_t ts, uint64_t exec, uint64_t stream);
+    // A CUPTI record of a replay: correlation `correlation` (one per replay) tied to the graph launch.
+    void device_kernel_of_graph(uint64_t graph_launch_sequence, uint64_t correlation, uint64_t start, uint64_t end,
+                                std::string_view mangled_name);
+    void device_set_of_graph(uint64_t graph_launch_sequence, uint64_t correlation, uint64_t start, uint64_t end,
+                             uint64_t bytes);
     void stack(uint64_t id, const std::vector<uint64_t>& ips);
     void frame(uint64_t ip, std::string_view symbol, std::string_view module);
     void dropped(uint64_t count, raw::DropCause cause);
@@ -83,6 +93,8 @@ private:
     uint64_t next_string_ = 1;
     uint64_t next_sequence_ = 1;
     uint64_t next_correlation_ = 1000;
+    bool capturing_ = false;
+    uint64_t capture_stream_ = 0;
     std::vector<std::byte> bytes_;
 };
 

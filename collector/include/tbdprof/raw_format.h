@@ -18,7 +18,9 @@
 namespace tbdprof::raw {
 
 inline constexpr char kMagic[8] = {'T', 'B', 'D', 'R', 'A', 'W', '\0', '\1'};
-inline constexpr uint32_t kVersion = 2;  // 2: thread-tagged correlations (RawCorrelation)
+// 2: thread-tagged correlations (RawCorrelation). 3: launches, copies and sets made while their stream
+// captured a CUDA graph are marked `captured` (they did not run), graph capture/instantiate/launch records.
+inline constexpr uint32_t kVersion = 3;
 
 struct RawFileHeader {
     char magic[8];
@@ -53,6 +55,9 @@ enum class RecordKind : uint16_t {
     CpuSample = 40,    // RawCpuSample: /proc/self/stat utime+stime, sampled by the writer thread
     Dropped = 50,      // RawDropped: events the collector could not keep, by cause
     ClockSource = 51,  // RawClockSource: where device timestamps came from
+    GraphCapture = 60,      // RawGraphCapture: a stream capture began or ended
+    GraphInstantiate = 61,  // RawGraphInstantiate: an executable graph made from a captured graph
+    GraphLaunch = 62,       // RawGraphLaunch: cuGraphLaunch (its kernels are correlated to `sequence`)
 };
 
 struct RawRecordHeader {
@@ -148,7 +153,10 @@ struct RawLaunch {
     int32_t device;
     uint16_t candidate_count;
     ApiPath api;
-    uint8_t reserved[5];
+    // 1: the stream was capturing a CUDA graph, so the launch became a graph node and did not run;
+    // it is the template of the kernels the graph's replays run (see RawGraphCapture).
+    uint8_t captured;
+    uint8_t reserved[4];
 };
 
 struct RawPointerCandidate {
@@ -171,7 +179,7 @@ struct RawCopy {
     CopyKind copy_kind;
     uint8_t async;
     ApiPath api;
-    uint8_t reserved;
+    uint8_t captured;  // 1: recorded into a graph by stream capture, did not run (as RawLaunch)
 };
 
 struct RawSet {
@@ -185,7 +193,48 @@ struct RawSet {
     uint32_t value;
     uint8_t async;
     ApiPath api;
-    uint8_t reserved[6];
+    uint8_t captured;  // 1: recorded into a graph by stream capture, did not run (as RawLaunch)
+    uint8_t reserved[5];
+};
+
+enum class CapturePhase : uint8_t { Begin = 1, End = 2 };
+
+// Stream capture (cuStreamBeginCapture_v2 / cuStreamEndCapture, successful calls; an end that reports
+// CUDA_ERROR_STREAM_CAPTURE_INVALIDATED is recorded with graph 0). The captured launches, copies and
+// sets of one capture sequence are those marked `captured` on `stream` whose sequence lies between the
+// Begin record's and the End record's.
+struct RawGraphCapture {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t sequence;  // ours, from the same counter as launches
+    uint64_t stream;    // CUstream handle value
+    uint64_t graph;     // End: the CUgraph made (0 when the capture was invalidated); Begin: 0
+    int32_t device;
+    CapturePhase phase;
+    uint8_t mode;       // CUstreamCaptureMode (Begin)
+    uint8_t per_thread; // 1: a _ptsz entry point (stream 0 is the thread's default stream)
+    uint8_t reserved;
+};
+
+// cuGraphInstantiateWithFlags (cuGraphInstantiate): which graph an executable graph runs.
+struct RawGraphInstantiate {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t graph;       // CUgraph
+    uint64_t graph_exec;  // CUgraphExec
+};
+
+// One replay of an executable graph. `sequence` is pushed as external correlation id around the call,
+// so CUPTI ties every kernel, copy and set of the replay to this record, not to the thread.
+struct RawGraphLaunch {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t sequence;
+    uint64_t stream;      // CUstream handle value
+    uint64_t graph_exec;  // CUgraphExec
+    int32_t device;
+    ApiPath api;
+    uint8_t reserved[3];
 };
 
 struct RawSync {

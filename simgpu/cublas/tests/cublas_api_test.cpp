@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "loaded_library.h"
 #include "driver_interposers.h"
 #include "simulated_driver.h"
 
@@ -61,15 +62,7 @@ const float kZero = 0.0f;
 }  // namespace
 
 TEST_CASE("the simulated libcublas is the one loaded") {
-    Dl_info info{};
-    REQUIRE(dladdr(reinterpret_cast<void*>(&cublasCreate_v2), &info) != 0);
-    char* loaded = realpath(info.dli_fname, nullptr);
-    char* expected_folder = realpath(TBDPROF_SIMGPU_DIR, nullptr);
-    REQUIRE(loaded != nullptr);
-    REQUIRE(expected_folder != nullptr);
-    CHECK(contains(loaded, std::string(expected_folder) + "/libcublas.so"));
-    free(loaded);
-    free(expected_folder);
+    CHECK(tbdsim::test::loaded_from_simulated(reinterpret_cast<void*>(&cublasCreate_v2), "libcublas.so"));
 }
 
 TEST_CASE("version, properties and status names") {

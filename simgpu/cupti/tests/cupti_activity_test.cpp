@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "loaded_library.h"
 #include "simulated_driver.h"
 
 using tbdsim::testing::SimulatedDriver;
@@ -127,15 +128,7 @@ const CUpti_ActivityKind kWorkKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 
 }  // namespace
 
 TEST_CASE("the simulated libcupti is the one loaded") {
-    Dl_info info{};
-    REQUIRE(dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0);
-    char* loaded = realpath(info.dli_fname, nullptr);
-    char* folder = realpath(TBDPROF_SIMGPU_DIR, nullptr);
-    REQUIRE(loaded != nullptr);
-    REQUIRE(folder != nullptr);
-    CHECK(std::string(loaded).rfind(std::string(folder) + "/libcupti.so", 0) == 0);
-    std::free(loaded);
-    std::free(folder);
+    CHECK(tbdsim::test::loaded_from_simulated(reinterpret_cast<void*>(&cuptiActivityEnable), "libcupti.so"));
 }
 
 TEST_CASE("argument checks, versions and result strings") {

@@ -73,6 +73,11 @@ typedef struct TbdsimRecord {
     double flops;             // floating-point operations of the kernel, 0 when unknown
     const char* name;         // KERNEL: mangled name; valid until the module is unloaded
     uint64_t host_launch_ns;  // host time the work was enqueued (CLOCK_MONOTONIC ns)
+    // Work replayed by cuGraphLaunch (0 otherwise): the id of the graph it was instantiated from and
+    // of the node, as CUPTI's graphId / graphNodeId. All work of one replay shares correlation_id.
+    uint32_t graph_id;
+    uint32_t reserved;
+    uint64_t graph_node_id;
 } TbdsimRecord;
 
 typedef void (*TbdsimRecordSink)(const TbdsimRecord* record, void* user);

@@ -2,10 +2,10 @@
 
 #include <dlfcn.h>
 
-namespace tbdsim::cublas {
+namespace tbdsim::blas {
 namespace {
 
-// The toolkit version cuBLAS 13 is built for: cuGetProcAddress hands out the entry points with the
+// The toolkit version cuBLAS 13 and cuBLASLt 13 are built for: cuGetProcAddress hands out the entry points with the
 // ABI of that version (cuMemAlloc -> cuMemAlloc_v2 and so on).
 constexpr int kRequestedCudaVersion = CUDA_VERSION;
 
@@ -66,4 +66,4 @@ const DriverEntryPoints* driver_entry_points() {
     return entry_points.launch_kernel != nullptr ? &entry_points : nullptr;
 }
 
-}  // namespace tbdsim::cublas
+}  // namespace tbdsim::blas

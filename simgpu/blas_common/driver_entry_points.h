@@ -1,12 +1,13 @@
-// The driver functions cuBLAS uses, resolved the way real cuBLAS resolves them: libcuda.so.1 is
-// dlopen'ed, cuGetProcAddress_v2 is the only symbol looked up by name, and every other entry point
-// comes from cuGetProcAddress (so the library has no link-time dependency on the driver or runtime).
+// The driver functions cuBLAS and cuBLASLt use, resolved the way the real libraries resolve them:
+// libcuda.so.1 is dlopen'ed, cuGetProcAddress_v2 is the only symbol looked up by name, and every other
+// entry point comes from cuGetProcAddress (so neither library has a link-time dependency on the
+// driver or runtime).
 #pragma once
 
 #include <cuda.h>
 #include <simgpu/private_api.h>
 
-namespace tbdsim::cublas {
+namespace tbdsim::blas {
 
 struct DriverEntryPoints {
     decltype(&::cuInit) init = nullptr;
@@ -31,4 +32,4 @@ struct DriverEntryPoints {
 // lacks one of the functions above.
 const DriverEntryPoints* driver_entry_points();
 
-}  // namespace tbdsim::cublas
+}  // namespace tbdsim::blas

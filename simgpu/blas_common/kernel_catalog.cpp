@@ -6,10 +6,10 @@
 #include "driver_entry_points.h"
 
 // Generated at build time from kernels.fatbin by embed_file.cmake.
-extern "C" const unsigned char tbdsim_cublas_fatbin[];
-extern "C" const std::size_t tbdsim_cublas_fatbin_size;
+extern "C" const unsigned char tbdsim_blas_fatbin[];
+extern "C" const std::size_t tbdsim_blas_fatbin_size;
 
-namespace tbdsim::cublas {
+namespace tbdsim::blas {
 namespace {
 
 struct FamilyDescription {
@@ -35,19 +35,27 @@ constexpr FamilyDescription kFamilies[] = {
 static_assert(std::size(kFamilies) == static_cast<std::size_t>(KernelFamily::Count));
 
 constexpr const char* kTransposeLetters[kTransposeCombinations] = {"nn", "nt", "tn", "tt"};
+// Kept in Epilogue order; appended to the name (kernels.cu).
+constexpr const char* kEpilogueTags[kEpilogues] = {"", "_epilogue_relu", "_epilogue_bias", "_epilogue_bias_relu"};
 
 // Problems at most this many output elements with a short reduction go to the small kernels.
 constexpr int64_t kSmallOutputElements = 64 * 64;
 constexpr int64_t kSmallReduction = 256;
 
+using NameTable = std::array<std::array<std::array<std::string, kTransposeCombinations>, kEpilogues>,
+                             static_cast<int>(KernelFamily::Count)>;
+
 // Names live for the whole process; built once.
-const std::array<std::array<std::string, kTransposeCombinations>, static_cast<int>(KernelFamily::Count)>& names() {
+const NameTable& names() {
     static const auto table = [] {
-        std::array<std::array<std::string, kTransposeCombinations>, static_cast<int>(KernelFamily::Count)> built;
+        NameTable built;
         for (std::size_t family = 0; family < built.size(); ++family) {
-            for (int combination = 0; combination < kTransposeCombinations; ++combination) {
-                built[family][combination] = std::string(kFamilies[family].prefix) +
-                                             kTransposeLetters[combination] + kFamilies[family].suffix;
+            for (int epilogue = 0; epilogue < kEpilogues; ++epilogue) {
+                for (int combination = 0; combination < kTransposeCombinations; ++combination) {
+                    built[family][epilogue][combination] = std::string(kFamilies[family].prefix) +
+                                                           kTransposeLetters[combination] +
+                                                           kFamilies[family].suffix + kEpilogueTags[epilogue];
+                }
             }
         }
         return built;
@@ -57,8 +65,8 @@ const std::array<std::array<std::string, kTransposeCombinations>, static_cast<in
 
 }  // namespace
 
-const char* kernel_name(KernelFamily family, int combination) {
-    return names()[static_cast<int>(family)][combination].c_str();
+const char* kernel_name(KernelFamily family, Epilogue epilogue, int combination) {
+    return names()[static_cast<int>(family)][static_cast<int>(epilogue)][combination].c_str();
 }
 
 KernelShape kernel_shape(KernelFamily family) { return kFamilies[static_cast<int>(family)].shape; }
@@ -80,20 +88,23 @@ KernelFamily choose_family(TbdsimPrecision precision, int64_t m, int64_t n, int6
 }
 
 CUresult load_kernels(const DriverEntryPoints& driver, CUmodule* module, KernelTable* table) {
-    CUresult result = driver.module_load_data(module, tbdsim_cublas_fatbin);
+    CUresult result = driver.module_load_data(module, tbdsim_blas_fatbin);
     if (result != CUDA_SUCCESS) return result;
     for (int family = 0; family < static_cast<int>(KernelFamily::Count); ++family) {
-        for (int combination = 0; combination < kTransposeCombinations; ++combination) {
-            result = driver.module_get_function(&(*table)[family][combination], *module,
-                                                kernel_name(static_cast<KernelFamily>(family), combination));
-            if (result != CUDA_SUCCESS) {
-                driver.module_unload(*module);
-                *module = nullptr;
-                return result;
+        for (int epilogue = 0; epilogue < kEpilogues; ++epilogue) {
+            for (int combination = 0; combination < kTransposeCombinations; ++combination) {
+                result = driver.module_get_function(
+                    &(*table)[family][epilogue][combination], *module,
+                    kernel_name(static_cast<KernelFamily>(family), static_cast<Epilogue>(epilogue), combination));
+                if (result != CUDA_SUCCESS) {
+                    driver.module_unload(*module);
+                    *module = nullptr;
+                    return result;
+                }
             }
         }
     }
     return CUDA_SUCCESS;
 }
 
-}  // namespace tbdsim::cublas
+}  // namespace tbdsim::blas

@@ -1,6 +1,6 @@
 # Turns a binary file into a C++ source holding its bytes, so a library can carry its device code
 # without an xxd dependency.  Usage:
-#   cmake -DINPUT=kernels.fatbin -DOUTPUT=kernels_fatbin.cpp -DSYMBOL=tbdsim_cublas_fatbin -P embed_file.cmake
+#   cmake -DINPUT=kernels.fatbin -DOUTPUT=kernels_fatbin.cpp -DSYMBOL=tbdsim_blas_fatbin -P cmake/embed_file.cmake
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" hex_length)
 math(EXPR byte_count "${hex_length} / 2")

@@ -1,0 +1,70 @@
+// What the cuBLAS and cuBLASLt hooks share: finding a library's real entry points, handing out our
+// wrappers to dlsym callers, and recording one call as a RawLibraryCall whose sequence range covers
+// the launches made inside it (on this thread, ApiPath::Library).
+#pragma once
+
+#include <cublas_api.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <type_traits>
+
+#include "hook_support.h"
+
+namespace tbdprof::preload {
+
+// A library entry point: from dlsym(RTLD_NEXT) on first use (programs linked against the library),
+// or remembered from a dlsym we intercepted (programs that dlopen it).
+template <typename F>
+struct LibraryFunction {
+    const char* name;
+    std::atomic<F> fn{nullptr};
+    F get() {
+        F f = fn.load(std::memory_order_acquire);
+        if (f == nullptr) {
+            f = reinterpret_cast<F>(real_dlsym(RTLD_NEXT, name));
+            if (f != nullptr) fn.store(f, std::memory_order_release);
+        }
+        return f;
+    }
+    // Keeps the first real address seen (a dlsym result), never one of ours.
+    void remember(void* result) {
+        F expected = nullptr;
+        fn.compare_exchange_strong(expected, reinterpret_cast<F>(result));
+    }
+};
+
+// A dlsym result for an entry point we wrap: remember the library's function, hand out ours.
+template <typename F>
+void* substitute_library_function(LibraryFunction<F>& real, std::type_identity_t<F> ours, void* result) {
+    if (result == reinterpret_cast<void*>(ours)) return result;
+    real.remember(result);
+    return reinterpret_cast<void*>(ours);
+}
+
+// Runs `call` as a recorded library call. Only a successful call is written, after `describe(ts,
+// record)` has filled in what it did (the hook reads its arguments only then, off the timed span).
+// Nested library calls (one entry point using another, cuBLAS using cuBLASLt) belong to the outer one.
+template <typename Call, typename Describe>
+cublasStatus_t record_library_call(Call&& call, Describe&& describe) {
+    if (!collector::collector_enabled()) return call();
+    ThreadState& ts = collector::thread_state();
+    if (ts.library_depth > 0) return call();
+    collector::ensure_session();
+    ++ts.library_depth;
+    ts.library_first_sequence = 0;
+    ts.library_last_sequence = 0;
+    raw::RawLibraryCall record{};
+    record.begin_ns = collector::monotonic_ns();
+    const cublasStatus_t status = call();
+    record.end_ns = collector::monotonic_ns();
+    --ts.library_depth;
+    if (status != CUBLAS_STATUS_SUCCESS) return status;
+    describe(ts, record);
+    record.first_sequence = ts.library_first_sequence;
+    record.last_sequence = ts.library_last_sequence;
+    collector::emit_record(ts, raw::RecordKind::LibraryCall, record);
+    return status;
+}
+
+}  // namespace tbdprof::preload

@@ -1,0 +1,94 @@
+// CUDA graphs made by stream capture: the captured nodes, instantiated graphs, and the capture
+// sequences in progress. A stream that captures records kernels, copies and sets as nodes instead of
+// running them; cuGraphLaunch replays an instantiated graph's nodes on a stream with the normal cost
+// model. Everything here is guarded by state().mutex, like the rest of the driver state.
+#pragma once
+
+#include "driver_state.h"
+#include "timeline.h"
+
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace simgpu {
+
+struct GraphNode {
+    enum class Kind { Kernel, Memcpy, Memset };
+    Kind kind = Kind::Kernel;
+    uint64_t id = 0;  // process-wide, CUPTI's graphNodeId
+
+    // Kernel: the launch as given, its arguments copied by the parameter layout at capture time (a
+    // captured launch must not depend on the caller's argument storage, which may be gone by replay).
+    const Function* function = nullptr;
+    uint32_t grid[3] = {1, 1, 1};
+    uint32_t block[3] = {1, 1, 1};
+    uint32_t shared_mem = 0;
+    KernelCost cost;
+    std::vector<uint8_t> params;
+
+    // Memcpy: rows of `width` bytes (height 1 for 1D); Memset: `width` elements of `element` bytes.
+    uintptr_t dst = 0, src = 0;
+    size_t width = 0, height = 1, dst_pitch = 0, src_pitch = 0;
+    uint32_t copy_kind = 0;  // TbdsimCopyKind
+    uint32_t value = 0, element = 1;
+    uint64_t bytes = 0;
+};
+
+struct Graph {
+    uint32_t id = 0;  // CUPTI's graphId
+    Context* context = nullptr;
+    std::vector<std::unique_ptr<GraphNode>> nodes;  // capture order; stable addresses (CUgraphNode)
+};
+
+struct GraphExec {
+    uint32_t graph_id = 0;  // of the graph it was instantiated from
+    Context* context = nullptr;
+    std::vector<GraphNode> nodes;  // a copy: the graph may be destroyed, the executable keeps working
+};
+
+struct Capture {
+    uint64_t id = 0;  // unique per capture sequence (cuStreamGetCaptureInfo)
+    Graph* graph = nullptr;
+    Stream* origin = nullptr;
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+    std::thread::id thread;  // the thread that began it
+    bool invalidated = false;
+    CUgraphNode last_node = nullptr;  // what the next node depends on (cuStreamGetCaptureInfo)
+};
+
+// --- capture rules (capture.cpp); callers hold state().mutex ------------------------------------
+
+// Work (kernel launch, async copy or set) about to go onto `stream`. Returns the capture sequence that
+// takes it as a node, or null when it runs; `rc` is set when it may do neither: the stream's capture
+// was invalidated (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED), or the legacy stream is used while a
+// blocking stream of its context captures (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, which invalidates
+// that capture).
+Capture* capture_for_work_slow(Stream& stream, CUresult& rc);
+inline Capture* capture_for_work(Stream& stream, CUresult& rc) {
+    rc = CUDA_SUCCESS;
+    // Nothing captures anywhere (the common case): every launch, copy and set passes here.
+    return state().captures.empty() ? nullptr : capture_for_work_slow(stream, rc);
+}
+
+// Calls that wait for or query `stream`, or enqueue what capture does not model (events, host
+// functions, stream-ordered allocations, synchronous copies): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+// on a capturing stream (the capture is invalidated), _IMPLICIT on the legacy stream as above.
+CUresult check_not_capturing_slow(Stream& stream);
+inline CUresult check_not_capturing(Stream& stream) {
+    return state().captures.empty() ? CUDA_SUCCESS : check_not_capturing_slow(stream);
+}
+
+// cuCtxSynchronize: illegal while any stream of the context captures (invalidates them all).
+CUresult check_context_not_capturing(Context& context);
+
+// "Potentially unsafe" calls (cuMemAlloc, cuMemFree, pinned and managed allocation), judged by the
+// calling thread's capture interaction mode (cuThreadExchangeStreamCaptureMode): prohibited calls
+// return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidate the captures that prohibit them.
+CUresult check_unsafe_call();
+
+// Appends a node to the capture's graph and returns it with its id set.
+GraphNode& add_captured_node(Capture& capture, GraphNode::Kind kind);
+
+}  // namespace simgpu
