@@ -10,6 +10,7 @@
 // wall_ns is per operation on the wall clock; thread_cpu_ns is the calling thread's CPU time per
 // operation (not inflated when the shared machine preempts us); process_cpu_ns adds every thread
 // of the process (the collector's writer, the simulated CUPTI's delivery thread).
+// With TBD_BENCH_CUPTI_ALONE=1 the program traces its own kernels with CUPTI (minimal_cupti_tracer.h).
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <time.h>
@@ -17,6 +18,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "minimal_cupti_tracer.h"
 
 #define CHECK(call)                                                                                       \
     do {                                                                                                  \
@@ -161,9 +164,16 @@ int main(int argc, char** argv) {
     const long count = std::atol(argv[2]);
     const int reps = std::atoi(argv[3]);
     if (count <= 0 || reps <= 0) return 2;
-    if (std::strcmp(argv[1], "launch") == 0) return run_runtime_launches(count, reps);
-    if (std::strcmp(argv[1], "driver") == 0) return run_driver_launches(count, reps);
-    if (std::strcmp(argv[1], "alloc") == 0) return run_allocations(count, reps);
-    std::fprintf(stderr, "unknown mode %s\n", argv[1]);
-    return 2;
+    int (*run)(long, int) = nullptr;
+    if (std::strcmp(argv[1], "launch") == 0) run = run_runtime_launches;
+    if (std::strcmp(argv[1], "driver") == 0) run = run_driver_launches;
+    if (std::strcmp(argv[1], "alloc") == 0) run = run_allocations;
+    if (run == nullptr) {
+        std::fprintf(stderr, "unknown mode %s\n", argv[1]);
+        return 2;
+    }
+    const bool traced = start_minimal_cupti_tracer();
+    const int status = run(count, reps);
+    if (traced) stop_minimal_cupti_tracer();
+    return status;
 }
