@@ -16,10 +16,10 @@ configure_and_build build
 # TBDPROF_SANITIZE=1 forces it.
 if [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "0" ] && [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "false" ]; then
     unit_targets=(simgpu_driver_test simgpu_module_image_test tbdprof_trace_test tagger_rules_test
-                  tbdprof_analyzer_tests tbdprof_interop_test)
+                  tagger_subranges_test tbdprof_analyzer_tests tbdprof_interop_test)
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_SANITIZE=ON -DTBDPROF_BUILD_SAMPLES=OFF \
           -DCMAKE_CUDA_COMPILER="${CUDACXX:-/usr/local/cuda/bin/nvcc}" >/dev/null
     cmake --build build-asan -j "$(nproc)" --target "${unit_targets[@]}"
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)" --timeout 600 \
-        -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|analyzer_unit|interop_unit)')
+        -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|tagger\.subranges|analyzer_unit|interop_unit)')
 fi

@@ -4,6 +4,7 @@
 
 #include "pool_tagging.h"
 #include "subranges.h"
+#include "timed_work.h"
 
 #include <algorithm>
 
@@ -39,13 +40,7 @@ struct Pool {
     // One work item; its touches are what load_model would have made of the uses (one per
     // allocation).
     size_t work(WorkItem::Kind kind, std::vector<Use> uses, int32_t function = 1) {
-        WorkItem w;
-        w.kind = kind;
-        w.launch_ns = now;
-        w.start_ns = now + 5;
-        w.end_ns = now + 10;
-        now += 20;
-        w.function = function;
+        WorkItem w = tbdprof::tagger::test::timed_work(kind, function, now);
         if (!uses.empty()) w.touches.push_back({0, uses.front().access});
         auto index = static_cast<uint32_t>(model.work.size());
         for (const Use& u : uses) model.pointer_uses.push_back({index, 0, u.offset, u.bytes, u.exact, u.access});

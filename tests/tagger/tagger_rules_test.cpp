@@ -4,6 +4,7 @@
 
 #include "iterations.h"
 #include "rules.h"
+#include "timed_work.h"
 
 #include <map>
 
@@ -44,13 +45,7 @@ struct Run {
     }
     void free(const std::string& name) { model.allocations[size_t(ids[name])].free_ns = now++; }
     void work(WorkItem::Kind kind, int32_t function, std::vector<Touch> touches, int32_t call = kNone) {
-        WorkItem w;
-        w.kind = kind;
-        w.launch_ns = now;
-        w.start_ns = now + 5;
-        w.end_ns = now + 10;
-        now += 20;
-        w.function = function;
+        WorkItem w = tbdprof::tagger::test::timed_work(kind, function, now);
         w.library_call = call;
         w.touches = std::move(touches);
         model.work.push_back(std::move(w));
