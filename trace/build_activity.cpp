@@ -3,10 +3,12 @@
 // Work with no device record is kept with host timestamps (duration NULL); device records with no
 // host record (e.g. work the hooks did not see) are kept with what CUPTI knows.
 #include "model_builder.h"
+#include "thread_order_pairing.h"
 
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -41,88 +43,6 @@ int64_t host_index(const RawProcess& raw, const Map& index_of_sequence, uint64_t
     if (seq == raw.sequence_of_correlation.end()) return -1;
     auto it = index_of_sequence.find(seq->second);
     return it == index_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
-}
-
-// The thread a device record belongs to when CUPTI tied it to a thread tag (kernel launches, see
-// raw::kThreadCorrelationTag) rather than to one of our sequence numbers.
-std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlation_id) {
-    auto seq = raw.sequence_of_correlation.find(correlation_id);
-    if (seq == raw.sequence_of_correlation.end() || (seq->second & raw::kThreadCorrelationTag) == 0) return std::nullopt;
-    return static_cast<uint32_t>(seq->second);
-}
-
-// How far ahead the pairing looks for the record that matches after a loss on one side.
-constexpr size_t kResyncWindow = 1024;
-// A kernel cannot start before it was launched; the clocks agree to within this (CUPTI's clock is
-// ours, or its offset to ours was measured once at start).
-constexpr uint64_t kClockToleranceNs = 10'000;
-
-// Pairs the kernels CUPTI tied to thread `tid` with that thread's launches not yet joined, in order:
-// CUPTI numbers a thread's calls in the order it made them, and the thread recorded its launches in
-// the same order. A pair must name the same kernel and the kernel must not start before its launch;
-// otherwise a record was lost on one side (a full ring, a full CUPTI buffer, both counted), and the
-// pairing skips, on the side where the nearest match lies, to realign. (The time test keeps a loop's
-// repeating names from pairing a launch with an earlier iteration's kernel.) Device records left
-// over are orphans; launches without a partner keep host times.
-using DevicePair = std::pair<int64_t, const raw::RawDeviceActivity*>;
-
-// One pass of the in-order pairing; `compare_names` off pairs by order and time alone.
-size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                     const std::vector<const raw::RawDeviceActivity*>& device, bool compare_names,
-                     std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans) {
-    auto same = [&](size_t h, size_t d) {
-        const raw::RawLaunch& launch = raw.launches[static_cast<size_t>(host[h])].record;
-        return device[d]->start_ns + kClockToleranceNs >= launch.ts_ns &&
-               (!compare_names || raw.string(launch.name_string) == raw.string(device[d]->name_string));
-    };
-    size_t h = 0, d = 0, paired = 0;
-    while (h < host.size() && d < device.size()) {
-        if (same(h, d)) {
-            pairs.emplace_back(host[h++], device[d++]);
-            ++paired;
-            continue;
-        }
-        size_t skip_device = 0, skip_host = 0;
-        for (size_t k = 1; k <= kResyncWindow && skip_device == 0 && d + k < device.size(); ++k) {
-            if (same(h, d + k)) skip_device = k;
-        }
-        for (size_t k = 1; k <= kResyncWindow && skip_host == 0 && h + k < host.size(); ++k) {
-            if (same(h + k, d)) skip_host = k;
-        }
-        if (skip_device != 0 && (skip_host == 0 || skip_device <= skip_host)) {
-            for (size_t k = 0; k < skip_device; ++k) orphans.push_back(device[d++]);
-        } else if (skip_host != 0) {
-            h += skip_host;
-        } else {
-            orphans.push_back(device[d++]);
-            ++h;
-        }
-    }
-    while (d < device.size()) orphans.push_back(device[d++]);
-    return paired;
-}
-
-// `host`: the thread's launches not joined otherwise, in the order it recorded them. Names are the
-// check that keeps the pairing aligned; should a CUPTI spell kernel names differently from
-// cuFuncGetName (never seen on the simulated GPU, not yet checked on a real one), so that names pair
-// under half of what they could, the pairing falls back to order and time alone rather than leave
-// every kernel of the run without device times.
-void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                          std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
-                          std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans) {
-    std::sort(device.begin(), device.end(),
-              [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
-    std::vector<DevicePair> found;
-    std::vector<const raw::RawDeviceActivity*> left;
-    const size_t possible = std::min(host.size(), device.size());
-    if (pair_in_order(raw, host, device, true, found, left) * 2 < possible) {
-        found.clear();
-        left.clear();
-        pair_in_order(raw, host, device, false, found, left);
-    }
-    for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
-    pairs.insert(pairs.end(), found.begin(), found.end());
-    orphans.insert(orphans.end(), left.begin(), left.end());
 }
 
 // Pairs each host record with the device record CUPTI correlated to it (by our sequence number);

@@ -1,0 +1,115 @@
+// How the kernels CUPTI tied to a thread are paired with that thread's launches not yet joined, in order:
+// CUPTI numbers a thread's calls in the order it made them, and the thread recorded its launches in
+// the same order. A pair must name the same kernel and the kernel must not start before its launch;
+// otherwise a record was lost on one side (a full ring, a full CUPTI buffer, both counted), and the
+// pairing skips, on the side where the nearest match lies, to realign. (The time test keeps a loop's
+// repeating names from pairing a launch with an earlier iteration's kernel.) Device records left
+// over are orphans; launches without a partner keep host times.
+#include "thread_order_pairing.h"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+namespace tbdprof::trace::detail {
+namespace {
+
+// How far ahead the pairing looks for the record that matches after a loss on one side.
+constexpr size_t kResyncWindow = 1024;
+// A kernel cannot start before it was launched; the clocks agree to within this (CUPTI's clock is
+// ours, or its offset to ours was measured once at start).
+constexpr uint64_t kClockToleranceNs = 10'000;
+
+// Kernel names as small integers (equal text, equal number), so that realigning after a loss, which
+// may compare a record with up to 2 x kResyncWindow others, compares integers rather than strings.
+struct NameNumbers {
+    std::vector<uint32_t> host, device;
+};
+
+NameNumbers number_names(const RawProcess& raw, const std::vector<int64_t>& host,
+                         const std::vector<const raw::RawDeviceActivity*>& device) {
+    std::unordered_map<std::string_view, uint32_t> number_of;
+    auto number = [&](uint64_t string_id) {
+        return number_of.try_emplace(raw.string(string_id), static_cast<uint32_t>(number_of.size())).first->second;
+    };
+    NameNumbers names;
+    names.host.reserve(host.size());
+    for (int64_t i : host) names.host.push_back(number(raw.launches[static_cast<size_t>(i)].record.name_string));
+    names.device.reserve(device.size());
+    for (const raw::RawDeviceActivity* d : device) names.device.push_back(number(d->name_string));
+    return names;
+}
+
+// One pass of the in-order pairing; `compare_names` off pairs by order and time alone.
+size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
+                     const std::vector<const raw::RawDeviceActivity*>& device, const NameNumbers& names,
+                     bool compare_names, std::vector<DevicePair>& pairs,
+                     std::vector<const raw::RawDeviceActivity*>& orphans) {
+    auto same = [&](size_t h, size_t d) {
+        const raw::RawLaunch& launch = raw.launches[static_cast<size_t>(host[h])].record;
+        return device[d]->start_ns + kClockToleranceNs >= launch.ts_ns &&
+               (!compare_names || names.host[h] == names.device[d]);
+    };
+    size_t h = 0, d = 0, paired = 0;
+    while (h < host.size() && d < device.size()) {
+        if (same(h, d)) {
+            pairs.emplace_back(host[h++], device[d++]);
+            ++paired;
+            continue;
+        }
+        size_t skip_device = 0, skip_host = 0;
+        for (size_t k = 1; k <= kResyncWindow && skip_device == 0 && d + k < device.size(); ++k) {
+            if (same(h, d + k)) skip_device = k;
+        }
+        for (size_t k = 1; k <= kResyncWindow && skip_host == 0 && h + k < host.size(); ++k) {
+            if (same(h + k, d)) skip_host = k;
+        }
+        if (skip_device != 0 && (skip_host == 0 || skip_device <= skip_host)) {
+            for (size_t k = 0; k < skip_device; ++k) orphans.push_back(device[d++]);
+        } else if (skip_host != 0) {
+            h += skip_host;
+        } else {
+            orphans.push_back(device[d++]);
+            ++h;
+        }
+    }
+    while (d < device.size()) orphans.push_back(device[d++]);
+    return paired;
+}
+
+}  // namespace
+
+// The thread a device record belongs to when CUPTI tied it to a thread tag (kernel launches, see
+// raw::kThreadCorrelationTag) rather than to one of our sequence numbers.
+std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlation_id) {
+    auto seq = raw.sequence_of_correlation.find(correlation_id);
+    if (seq == raw.sequence_of_correlation.end() || (seq->second & raw::kThreadCorrelationTag) == 0)
+        return std::nullopt;
+    return static_cast<uint32_t>(seq->second);
+}
+
+// `host`: the thread's launches not joined otherwise, in the order it recorded them. Names are the
+// check that keeps the pairing aligned; should a CUPTI spell kernel names differently from
+// cuFuncGetName (never seen on the simulated GPU, not yet checked on a real one), so that names pair
+// under half of what they could, the pairing falls back to order and time alone rather than leave
+// every kernel of the run without device times.
+void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
+                          std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
+                          std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans) {
+    std::sort(device.begin(), device.end(),
+              [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+    std::vector<DevicePair> found;
+    std::vector<const raw::RawDeviceActivity*> left;
+    const size_t possible = std::min(host.size(), device.size());
+    const NameNumbers names = number_names(raw, host, device);
+    if (pair_in_order(raw, host, device, names, true, found, left) * 2 < possible) {
+        found.clear();
+        left.clear();
+        pair_in_order(raw, host, device, names, false, found, left);
+    }
+    for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
+    pairs.insert(pairs.end(), found.begin(), found.end());
+    orphans.insert(orphans.end(), left.begin(), left.end());
+}
+
+}  // namespace tbdprof::trace::detail
