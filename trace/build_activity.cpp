@@ -88,6 +88,36 @@ std::vector<size_t> sort_and_number(std::vector<Row>& rows) {
 
 }  // namespace
 
+KernelRow ModelBuilder::launch_row(ProcessContext& p, const LaunchEvent& l) {
+    KernelRow row;
+    row.process = p.id;
+    row.thread = thread_id(p, l.tid);
+    row.device = l.record.device;
+    row.stream = stream_id(p, l.record.stream, l.record.device);
+    row.function = function_id(p.raw->string(l.record.name_string));
+    row.start_ns = rel(l.record.ts_ns);
+    row.queued_ns = 0;
+    row.grid = pack_dimensions(l.record.grid);
+    row.block = pack_dimensions(l.record.block);
+    row.shared_bytes = l.record.shared_mem_bytes;
+    row.library_call = library_call_of(p, l.tid, l.record.sequence);
+    return row;
+}
+
+void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const raw::RawDeviceActivity& d,
+                                      std::optional<uint64_t> launch_ns) {
+    row.device = d.device;
+    if (row.stream) {
+        p.stream_of_cupti.try_emplace(d.stream_id, *row.stream);
+    } else if (auto s = p.stream_of_cupti.find(d.stream_id); s != p.stream_of_cupti.end()) {
+        row.stream = s->second;
+    }
+    row.start_ns = rel(d.start_ns);
+    row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
+    row.queued_ns = launch_ns ? Opt(static_cast<int64_t>(d.start_ns - *launch_ns)) : Opt();
+    row.correlation = static_cast<int64_t>(d.correlation_id);
+}
+
 void ModelBuilder::build_kernels() {
     // Remember, per row, which launch it came from so edges can find their kernel id after sorting.
     struct Origin {
@@ -134,23 +164,9 @@ void ModelBuilder::build_kernels() {
             }
         }
         for (const auto& [li, dp] : pairs) {
-            const raw::RawDeviceActivity& d = *dp;
             const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
-            KernelRow row;
-            row.process = p.id;
-            row.thread = thread_id(p, l.tid);
-            row.device = d.device;
-            row.stream = stream_id(p, l.record.stream, l.record.device);
-            p.stream_of_cupti.try_emplace(d.stream_id, *row.stream);
-            row.function = function_id(raw.string(l.record.name_string));
-            row.start_ns = rel(d.start_ns);
-            row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
-            row.queued_ns = static_cast<int64_t>(d.start_ns - l.record.ts_ns);
-            row.grid = pack_dimensions(l.record.grid);
-            row.block = pack_dimensions(l.record.block);
-            row.shared_bytes = l.record.shared_mem_bytes;
-            row.correlation = static_cast<int64_t>(d.correlation_id);
-            row.library_call = library_call_of(p, l.tid, l.record.sequence);
+            KernelRow row = launch_row(p, l);
+            take_device_record(p, row, *dp, l.record.ts_ns);
             rows.push_back(row);
             origins.push_back({&p, li});
             ++device_timed_;
@@ -158,32 +174,15 @@ void ModelBuilder::build_kernels() {
         for (const size_t replay : add_replayed_kernels(p, by_graph_launch)) origins.push_back({&p, -1, int64_t(replay)});
         for (uint32_t i = 0; i < raw.launches.size(); ++i) {
             if (joined[i]) continue;
-            const LaunchEvent& l = raw.launches[i];
-            KernelRow row;
-            row.process = p.id;
-            row.thread = thread_id(p, l.tid);
-            row.device = l.record.device;
-            row.stream = stream_id(p, l.record.stream, l.record.device);
-            row.function = function_id(raw.string(l.record.name_string));
-            row.start_ns = rel(l.record.ts_ns);
-            row.queued_ns = 0;
-            row.grid = pack_dimensions(l.record.grid);
-            row.block = pack_dimensions(l.record.block);
-            row.shared_bytes = l.record.shared_mem_bytes;
-            row.library_call = library_call_of(p, l.tid, l.record.sequence);
-            rows.push_back(row);
+            rows.push_back(launch_row(p, raw.launches[i]));
             origins.push_back({&p, i});
             ++host_timed_;
         }
         for (const raw::RawDeviceActivity* d : orphans) {
             KernelRow row;
             row.process = p.id;
-            row.device = d->device;
-            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
             row.function = function_id(raw.string(d->name_string));
-            row.start_ns = rel(d->start_ns);
-            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-            row.correlation = static_cast<int64_t>(d->correlation_id);
+            take_device_record(p, row, *d, std::nullopt);
             rows.push_back(row);
             origins.push_back({&p, -1});
             ++device_timed_;

@@ -172,20 +172,15 @@ std::vector<size_t> ModelBuilder::add_replayed_kernels(
             KernelRow row;
             row.process = p.id;
             row.thread = thread_id(p, g.tid);
-            row.device = d.device;
             row.stream = stream_id(p, g.record.stream, g.record.device);
-            p.stream_of_cupti.try_emplace(d.stream_id, *row.stream);
             row.function = function_id(raw.string(d.name_string));
-            row.start_ns = rel(d.start_ns);
-            row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
-            row.queued_ns = static_cast<int64_t>(d.start_ns - g.record.ts_ns);
+            take_device_record(p, row, d, g.record.ts_ns);
             if (template_launch >= 0) {
                 const raw::RawLaunch& l = raw.launches[static_cast<size_t>(template_launch)].record;
                 row.grid = pack_dimensions(l.grid);
                 row.block = pack_dimensions(l.block);
                 row.shared_bytes = l.shared_mem_bytes;
             }
-            row.correlation = static_cast<int64_t>(d.correlation_id);
             row.graph_launch = graph_launch;
             model_.kernels.push_back(row);
             model_.graph_launches[static_cast<size_t>(graph_launch - 1)].kernels++;

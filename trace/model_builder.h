@@ -84,6 +84,13 @@ private:
     int64_t function_id(std::string_view mangled);
     Opt library_call_of(const ProcessContext& p, uint32_t tid, uint64_t sequence) const;
     int64_t string_id(const ProcessContext& p, uint64_t raw_string);
+    // A kernels row for a recorded launch, timed by the host (it starts when it was launched).
+    KernelRow launch_row(ProcessContext& p, const LaunchEvent& l);
+    // Takes device, times and correlation from CUPTI's record of the kernel; queued_ns counts from
+    // `launch_ns` when given. A row with a stream teaches the CUPTI stream id -> stream mapping; a
+    // row without one (a device record no launch claims) takes its stream from that mapping.
+    void take_device_record(ProcessContext& p, KernelRow& row, const raw::RawDeviceActivity& d,
+                            std::optional<uint64_t> launch_ns);
     // Kernel rows for the device records each graph launch's replay produced (build_graphs.cpp).
     // Appends to model_.kernels and p.replayed_kernels; returns, per row appended, its replay index.
     std::vector<size_t> add_replayed_kernels(

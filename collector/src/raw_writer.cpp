@@ -126,6 +126,16 @@ bool RawWriter::lock_drain(int wait_ms) {
     }
 }
 
+void RawWriter::report_new_drops(raw::DropCause cause, uint64_t total, uint64_t& reported) {
+    if (total <= reported) return;
+    raw::RawDropped record{};
+    record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
+    record.count = total - reported;
+    record.cause = cause;
+    append(&record, sizeof record);
+    reported = total;
+}
+
 bool RawWriter::drain(bool symbolize, int wait_ms) {
     if (fd_ < 0) return false;
     if (!lock_drain(wait_ms)) return false;
@@ -204,24 +214,9 @@ void RawWriter::drain_locked(bool symbolize) {
     last_drain_ns_ = now;
     next_drain_interval_ns_.store(interval, std::memory_order_relaxed);
 
-    const uint64_t without_ring = globals().threads_without_ring.load(std::memory_order_relaxed);
-    if (without_ring > reported_without_ring_) {
-        raw::RawDropped record{};
-        record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
-        record.count = without_ring - reported_without_ring_;
-        record.cause = raw::DropCause::RingFull;
-        append(&record, sizeof record);
-        reported_without_ring_ = without_ring;
-    }
-    const uint64_t stack_full = stack_table_full_count();
-    if (stack_full > reported_stack_full_) {
-        raw::RawDropped record{};
-        record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
-        record.count = stack_full - reported_stack_full_;
-        record.cause = raw::DropCause::StackTableFull;
-        append(&record, sizeof record);
-        reported_stack_full_ = stack_full;
-    }
+    report_new_drops(raw::DropCause::RingFull, globals().threads_without_ring.load(std::memory_order_relaxed),
+                     reported_without_ring_);
+    report_new_drops(raw::DropCause::StackTableFull, stack_table_full_count(), reported_stack_full_);
     if (symbolize) {
         symbolizer_.emit_pending(writer_tid_, [this](const void* bytes, size_t size) { append(bytes, size); });
     }

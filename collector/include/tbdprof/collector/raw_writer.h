@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "tbdprof/collector/symbolizer.h"
+#include "tbdprof/raw_format.h"
 
 namespace tbdprof::collector {
 
@@ -64,6 +65,8 @@ private:
     bool lock_drain(int wait_ms);
     void unlock_drain() { drain_busy_.store(false, std::memory_order_release); }
     void append(const void* bytes, size_t size);
+    // A RawDropped record for the `total - reported` drops of `cause` not yet in the file.
+    void report_new_drops(raw::DropCause cause, uint64_t total, uint64_t& reported);
     void flush_output();
     void drain_locked(bool symbolize);
 
