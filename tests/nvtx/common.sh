@@ -1,13 +1,6 @@
 # Shared by the NVTX tests. Environment from ctest: TBDPROF, TBDPROF_BIN_DIR, PRELOAD (the collector
-# library), SIMGPU_DIR, NVTX_PROGRAM.
-set -uo pipefail
-: "${TBDPROF:?set by ctest}"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/tbdprof-nvtx-test-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-FAILURES=0
-
-fail() { echo "FAIL: $*"; FAILURES=$((FAILURES + 1)); }
-pass() { echo "ok:   $*"; }
+# library), SIMGPU_DIR, NVTX_PROGRAM. The scratch directory, fail/pass/finish come from the CLI tests.
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/common.sh"
 
 # expect_rows WHAT SQL-OUTPUT: the checks below print one row per violation; none is expected.
 expect_none() {
@@ -30,12 +23,4 @@ query() {
 # script SQL (stdin): runs a multi-statement script on an in-memory database, same error rule.
 script() {
     sqlite3 -batch -bail -noheader -separator $'\t' :memory: 2>"$WORK/sql.err" || echo "SQL-ERROR: $(cat "$WORK/sql.err")"
-}
-
-finish() {
-    if [ "$FAILURES" -ne 0 ]; then
-        echo "$FAILURES failure(s)"
-        exit 1
-    fi
-    echo "all passed"
 }
