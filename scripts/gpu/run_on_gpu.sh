@@ -1,41 +1,94 @@
 #!/usr/bin/env bash
 # The real-GPU check: run once on a machine with an NVIDIA GPU (the `device` machine when lent).
-# Builds tbdprof, runs the samples with and without tbdprof on the real GPU, a PyTorch loop under
+# Runs the samples with and without tbdprof on the real GPU, a PyTorch loop under
 # tbdprof --framework=pytorch, and writes everything (logs, traces, reports) to ${OUT:-gpu-out}/.
 # Record what it showed in docs/real-gpu.md.
+#
+# Two layouts: inside a bundle made by scripts/gpu/bundle.sh (bin/ beside this script: nothing is
+# built), or in a source checkout (builds build-gpu/ first, which needs our -dev packages).
+#   run_on_gpu.sh              the real check
+#   run_on_gpu.sh --rehearse   every step on the simulated GPU (no GPU, no PyTorch): proves the
+#                              bundle runs where it is unpacked
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-out=${OUT:-gpu-out}
-mkdir -p "$out"
+here=$(cd "$(dirname "$0")" && pwd)
+rehearse=0
+case "${1:-}" in
+    --rehearse) rehearse=1 ;;
+    "") ;;
+    *) echo "usage: run_on_gpu.sh [--rehearse]" >&2; exit 2 ;;
+esac
+out=$(realpath -m "${OUT:-gpu-out}")
+mkdir -p "$out" || exit 1
 exec > >(tee "$out/run.log") 2>&1
-echo "== machine"; nvidia-smi || true; nvcc --version | tail -2
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" >/dev/null \
-    && cmake --build build-gpu -j "$(nproc)" --target tbdprof mlp_train lstm_train attention_train hello_copy tbdprof-tag-accuracy \
-    || { echo "BUILD FAILED"; exit 1; }
-B=build-gpu/bin
+
+if [ -x "$here/bin/tbdprof" ]; then
+    B="$here/bin"
+else
+    cd "$here/../.." || exit 1
+    cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" >/dev/null \
+        && cmake --build build-gpu -j "$(nproc)" --target tbdprof mlp_train lstm_train attention_train hello_copy tbdprof-tag-accuracy \
+        || { echo "BUILD FAILED"; exit 1; }
+    B="$PWD/build-gpu/bin"
+fi
+[ -f "$here/MANIFEST.txt" ] && cat "$here/MANIFEST.txt"
+
+echo "== machine"
+if [ "$rehearse" = 1 ]; then
+    echo "rehearsal: simulated GPU"
+    sim=(--sim)
+    # Plain runs of the samples use the simulated libraries the bundle carries.
+    plain_env=(env "LD_LIBRARY_PATH=$B/../lib/tbdprof/simgpu")
+else
+    nvidia-smi || echo "nvidia-smi: not available"
+    command -v nvcc >/dev/null && nvcc --version | tail -2
+    sim=()
+    plain_env=(env)
+    # The samples look for CUDA 13's runtime and cuBLAS in /usr/local/cuda/lib; elsewhere (the
+    # nvidia-* Python wheels PyTorch brings) add their folders.
+    if ldd "$B/mlp_train" | grep -q "not found"; then
+        extra=$(find /usr/local/cuda*/lib* /usr/lib/x86_64-linux-gnu \
+                     $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null) \
+                     -name 'libcublas.so.13' -o -name 'libcudart.so.13' 2>/dev/null | xargs -r -n1 dirname | sort -u | paste -sd:)
+        echo "CUDA libraries from: ${extra:-nowhere found}"
+        export LD_LIBRARY_PATH="${extra}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+fi
+
+failures=0
 run() {  # name, command...
     local name=$1; shift
     echo "== $name: $*"
-    local start=$(date +%s.%N)
-    "$@" >"$out/$name.log" 2>&1; local rc=$?
-    echo "   exit $rc, $(echo "$(date +%s.%N) - $start" | bc) s"; tail -3 "$out/$name.log"
+    local start rc
+    start=$(date +%s%N)
+    "$@" >"$out/$name.log" 2>&1; rc=$?
+    echo "   exit $rc, $(( ($(date +%s%N) - start) / 1000000 )) ms"; tail -3 "$out/$name.log"
+    [ "$rc" -eq 0 ] || failures=$((failures + 1))
+    return "$rc"
 }
-run hello_plain $B/hello_copy --check-kernel
-run mlp_plain $B/mlp_train --iterations 50
+# The simulated GPU does not execute kernels, so only the real run checks the kernel's results.
+check_kernel=(--check-kernel)
+[ "$rehearse" = 1 ] && check_kernel=()
+run hello_plain "${plain_env[@]}" "$B/hello_copy" "${check_kernel[@]}"
+run mlp_plain "${plain_env[@]}" "$B/mlp_train" --iterations 50
 for s in "mlp_train --iterations 50" "mlp_train --iterations 20 --optimizer adam --grad transient --alloc async" \
          "lstm_train --iterations 10" "attention_train --iterations 10 --accumulate 2"; do
     name=$(echo "$s" | tr ' ' '_' | tr -d '-')
-    TBD_SAMPLE_LABELS="$out/$name.labels" run "rec_$name" $B/tbdprof --force -o "$out/$name.sqlite" -- $B/$s
-    $B/tbdprof report "$out/$name.sqlite" >"$out/$name.report.txt" 2>&1
-    $B/tbdprof report "$out/$name.sqlite" --format json -o "$out/$name.report.json" 2>/dev/null
-    $B/tbdprof-tag-accuracy "$out/$name.sqlite" "$out/$name.labels" | tee "$out/$name.accuracy.txt"
+    # shellcheck disable=SC2086
+    TBD_SAMPLE_LABELS="$out/$name.labels" run "rec_$name" "$B/tbdprof" "${sim[@]}" --force -o "$out/$name.sqlite" -- $B/$s \
+        || continue
+    run "report_$name" "$B/tbdprof" report "$out/$name.sqlite" && cp "$out/report_$name.log" "$out/$name.report.txt"
+    "$B/tbdprof" report "$out/$name.sqlite" --format json -o "$out/$name.report.json" 2>/dev/null
+    "$B/tbdprof-tag-accuracy" "$out/$name.sqlite" "$out/$name.labels" | tee "$out/$name.accuracy.txt"
 done
-if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-    run torch_plain python3 scripts/gpu/torch_loop.py 30
-    run torch_recorded $B/tbdprof --force --framework=pytorch -o "$out/torch.sqlite" -- python3 scripts/gpu/torch_loop.py 30
-    run torch_recorded_pooled $B/tbdprof --force -o "$out/torch_pooled.sqlite" -- python3 scripts/gpu/torch_loop.py 30
-    for t in torch torch_pooled; do $B/tbdprof report "$out/$t.sqlite" >"$out/$t.report.txt" 2>&1; done
+if [ "$rehearse" = 1 ]; then
+    echo "PyTorch steps: skipped in the rehearsal"
+elif python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+    run torch_plain python3 "$here/torch_loop.py" 30
+    run torch_recorded "$B/tbdprof" --force --framework=pytorch -o "$out/torch.sqlite" -- python3 "$here/torch_loop.py" 30
+    run torch_recorded_pooled "$B/tbdprof" --force -o "$out/torch_pooled.sqlite" -- python3 "$here/torch_loop.py" 30
+    for t in torch torch_pooled; do "$B/tbdprof" report "$out/$t.sqlite" >"$out/$t.report.txt" 2>&1; done
 else
     echo "PyTorch with CUDA not available: skipped"
 fi
-echo "== done; results in $out"
+echo "== done: $failures failed step(s); results in $out"
+[ "$failures" -eq 0 ]
