@@ -4,7 +4,8 @@
 set -euo pipefail
 
 TBDPROF_PACKAGES=(cmake g++ make pkg-config libsqlite3-dev libunwind-dev libfmt-dev doctest-dev
-                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev patchelf)
+                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev patchelf
+                  bash-completion dpkg-dev)
 
 missing_packages() {
     local missing=()

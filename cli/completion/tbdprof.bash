@@ -1,0 +1,43 @@
+# bash completion for tbdprof: subcommands, their options, traces (*.sqlite) and, after `--`, the
+# command being recorded. Installed as share/bash-completion/completions/tbdprof.
+_tbdprof() {
+    local cur prev words cword
+    _init_completion || return
+    local i sub=""
+    for ((i = 1; i < cword; i++)); do
+        case "${words[i]}" in
+            --) # after `--` everything is the recorded command's
+                _command_offset $((i + 1)); return ;;
+            record|report|compare|diff|check|tag|import|export|view|build) [ -z "$sub" ] && sub=${words[i]} ;;
+        esac
+    done
+    case "$prev" in
+        -o|--output|--junit|--budget) _filedir; return ;;
+        --format) COMPREPLY=($(compgen -W "text markdown json html chrome" -- "$cur")); return ;;
+        --window) COMPREPLY=($(compgen -W "steady iterations all" -- "$cur")); return ;;
+        --framework) COMPREPLY=($(compgen -W "pytorch tensorflow jax mxnet auto none" -- "$cur")); return ;;
+    esac
+    local record_opts="-o --output --force --sim --stacks --framework --iteration-range --help --version"
+    local report_opts="--format -o --output --window --iteration-range --batch-size --top --help"
+    local check_opts="--max-peak-memory --min-gpu-utilization --max-iteration-time --max-p95-iteration-time
+                      --min-fp32-utilization --max-category --budget --junit --window --iteration-range --help"
+    case "$sub" in
+        ""|record)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$record_opts --" -- "$cur"))
+            elif [ -z "$sub" ]; then
+                COMPREPLY=($(compgen -W "record report compare diff check tag import export" -- "$cur"))
+            fi ;;
+        report|compare|diff)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$report_opts" -- "$cur")); else _filedir sqlite; fi ;;
+        check)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$check_opts" -- "$cur")); else _filedir sqlite; fi ;;
+        tag)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--iteration-range --help" -- "$cur")); else _filedir sqlite; fi ;;
+        import)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-o --output --help" -- "$cur")); else _filedir '@(json|gz)'; fi ;;
+        export)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -o --output --help" -- "$cur")); else _filedir sqlite; fi ;;
+        *) _filedir ;;
+    esac
+}
+complete -F _tbdprof tbdprof
