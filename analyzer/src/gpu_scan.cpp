@@ -14,6 +14,7 @@
 #include "analysis_parts.h"
 #include "flop_precision.h"
 #include "kernel_range_scan.h"
+#include "tbdprof/analyzer/units.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -64,6 +65,7 @@ public:
         inputs_.frame.bucket_ns = std::max<int64_t>(1, (run_end + inputs_.frame.bucket_count - 1) / inputs_.frame.bucket_count);
         inputs_.frame.window_begin = window_.begin_ns;
         inputs_.frame.window_end = window_.end_ns;
+        if (report.iterations.count > 0) inputs_.iterations = report.iterations.spans;
         max_function_ = db_.query_int("SELECT max(id) FROM functions");
         inputs_.max_call_id = db_.query_int("SELECT max(id) FROM library_calls");
         if (inputs_.max_call_id >= kDenseIdLimit) {  // not from tbdprof's builder: remember which exist
@@ -93,6 +95,7 @@ private:
     void load_activities();
     Outcome merge(std::vector<PartResult>& parts);
     void combine_calls(FlopMetrics& flops);
+    void per_iteration_figures(Report& report) const;
 
     const ReadOnlyDatabase& db_;
     Window window_;
@@ -105,6 +108,7 @@ private:
     IdTable<FunctionStat> functions_{-1};
     int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0;
     int64_t kernel_time_ns_ = 0, no_flop_ns_ = 0;
+    int64_t outside_iterations_ = 0, outside_iterations_ns_ = 0;
     IdTable<CallInfo> calls_{-1};
     bool timing_ = std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr;
 };
@@ -265,6 +269,8 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
         host_timed_ += part.host_timed;
         kernels_in_window_ += part.in_window;
         kernel_time_ns_ += part.kernel_time_ns;
+        outside_iterations_ += part.outside_iterations;
+        outside_iterations_ns_ += part.outside_iterations_ns;
     }
     for (DeviceState& state : devices_) state.busy.close();
     return Outcome::done;
@@ -340,6 +346,30 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
     no_flop_ns_ = kernel_time_ns_ - flop_ns;
 }
 
+// Per-iteration figures are window totals divided by the iterations counted in the window, given
+// only when every kernel of the window starts inside one of those iterations: otherwise the window
+// holds work of steps that were not counted (the detector left out overlapping spans) or of no
+// step, and the division would not be a step's work.
+void GpuScan::per_iteration_figures(Report& report) const {
+    const int64_t count = report.iterations.count;
+    if (count <= 0) return;
+    IterationMetrics& it = report.iterations;
+    it.kernels_outside = outside_iterations_;
+    if (outside_iterations_ > 0) {
+        report.notes.push_back(std::to_string(outside_iterations_) + " kernels of the window (" +
+                               format_duration_ns(static_cast<double>(outside_iterations_ns_)) +
+                               " of kernel time) start outside the " + std::to_string(count) +
+                               " iterations counted in it: no per-iteration figures are given");
+        return;
+    }
+    const double n = static_cast<double>(count);
+    FlopMetrics& flops = report.flops;
+    flops.fp32_flops_per_iteration = flops.fp32_flops / n;
+    flops.tensor_flops_per_iteration = flops.tensor_flops / n;
+    it.kernels_per_iteration = static_cast<double>(kernels_in_window_) / n;
+    it.kernel_time_per_iteration_ns = static_cast<double>(kernel_time_ns_) / n;
+}
+
 void GpuScan::finish(Report& report) {
     FlopMetrics& flops = report.flops;
     combine_calls(flops);
@@ -391,6 +421,7 @@ void GpuScan::finish(Report& report) {
     flops.kernel_time_without_flops_ns = no_flop_ns_;
     flops.no_flop_info_share = kernel_time_ns_ > 0 ? static_cast<double>(no_flop_ns_) / static_cast<double>(kernel_time_ns_) : 0;
 
+    per_iteration_figures(report);
     report.kernels.total = total_kernels_;
     report.kernels.count = kernels_in_window_;
     report.kernels.host_timed = host_timed_;

@@ -74,3 +74,37 @@ TEST_CASE("FP64 and integer work is neither FP32 nor tensor-core") {
     CHECK(r.flops.other_flops == 5e6);
     CHECK(r.flops.no_flop_info_share == 0);
 }
+
+TEST_CASE("per-iteration FLOPs are the window's FLOPs over the iterations in it") {
+    tbdtest::TraceBuilder t("flops_per_iteration.sqlite");
+    for (int i = 0; i < 4; ++i) {
+        t.iteration(i * 1000, i * 1000 + 1000);
+        t.kernel(i * 1000 + 100, 200, 2, 0, t.library_call(1500, kCompute32F, kR32F));
+        t.kernel(i * 1000 + 400, 100, 3, 0, t.library_call(700, kComputeTF32, kR32F));
+    }
+    const Report r = analyze_trace(t.finish(4000), AnalysisOptions{});
+    REQUIRE(r.iterations.count == 3);  // steady window: iterations 2..4
+    REQUIRE(r.flops.fp32_flops_per_iteration);
+    CHECK(*r.flops.fp32_flops_per_iteration == doctest::Approx(1500));
+    CHECK(*r.flops.fp32_flops_per_iteration * 3 == doctest::Approx(r.flops.fp32_flops));
+    CHECK(*r.flops.tensor_flops_per_iteration == doctest::Approx(700));
+    CHECK(*r.iterations.kernels_per_iteration == doctest::Approx(2));
+    CHECK(r.iterations.kernels_outside == 0);
+}
+
+TEST_CASE("no per-iteration figures when the window holds work outside its counted iterations") {
+    tbdtest::TraceBuilder t("flops_per_iteration_gap.sqlite");
+    // Every second iteration overlaps the one before: the reader leaves it out, and its work is in
+    // the window between the counted ones.
+    for (int i = 0; i < 6; ++i) {
+        t.iteration(i * 1000 - (i % 2) * 100, i * 1000 + 1000);
+        t.kernel(i * 1000 + 500, 100, 2, 0, t.library_call(1500, kCompute32F, kR32F));
+    }
+    const Report r = analyze_trace(t.finish(6000), AnalysisOptions{});
+    CHECK(r.iterations.count == 2);  // 2000..3000 and 4000..5000; 2900..4000 in between is left out
+    CHECK(r.iterations.kernels_outside > 0);
+    CHECK_FALSE(r.flops.fp32_flops_per_iteration);
+    bool noted = false;
+    for (const std::string& note : r.notes) noted |= note.find("no per-iteration figures") != std::string::npos;
+    CHECK(noted);
+}

@@ -62,6 +62,10 @@ struct FlopMetrics {
     int64_t kernel_time_without_flops_ns = 0;
     double no_flop_info_share = 0;     // kernel_time_without_flops_ns / kernel_time_ns
     int64_t library_calls = 0;         // library calls with FLOPs that reach the window
+    // Window totals / iterations counted in the window; empty when the window holds kernels outside
+    // those iterations (IterationMetrics::kernels_outside) or has none.
+    std::optional<double> fp32_flops_per_iteration;
+    std::optional<double> tensor_flops_per_iteration;
 };
 
 struct LargeAllocation {
@@ -70,8 +74,14 @@ struct LargeAllocation {
     int64_t bytes = 0;
     int64_t alloc_ns = 0;
     std::optional<int64_t> free_ns;
-    int category = 0;
+    int category = 0;                // for a segment counted by sub-range: its largest share at the peak
     std::vector<std::string> stack;  // innermost first; empty when stacks were off
+    std::string rule;                // allocation_categories.rule of the tag; empty when none
+    std::optional<double> confidence;  // allocation_categories.confidence (0..1)
+    // Bytes per category at the peak moment, largest first: one entry for an allocation counted
+    // whole, several for a segment counted by its sub-ranges ('untagged' = no tensor covered them).
+    std::vector<std::pair<int, int64_t>> at_peak;
+    bool by_subrange = false;
 };
 
 struct MemoryPoint {
@@ -82,8 +92,8 @@ struct MemoryPoint {
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
-    int64_t peak_ns = 0;
-    CategoryBytes at_peak{};          // live bytes per category at that peak
+    int64_t peak_ns = 0;              // the moment of the breakdown at peak (see docs/analyzer.md)
+    CategoryBytes at_peak{};          // live bytes per category at that moment; they sum to peak_bytes
     CategoryBytes category_max{};     // each category's own maximum over the run
     std::vector<std::pair<int64_t, int64_t>> device_peaks;  // (device, peak bytes)
     bool tagged = false;              // some allocation has a category
@@ -99,6 +109,9 @@ struct IterationMetrics {
     double per_s = 0;          // count / window
     std::optional<double> samples_per_s;  // with --batch-size
     std::vector<std::pair<int64_t, int64_t>> spans;  // (begin, end) of iterations in the window
+    int64_t kernels_outside = 0;  // kernels starting in the window but in none of its iterations
+    std::optional<double> kernels_per_iteration;         // kernels in the window / count
+    std::optional<double> kernel_time_per_iteration_ns;  // kernel time in the window / count
 };
 
 struct CpuProcess {
