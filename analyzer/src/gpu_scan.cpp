@@ -346,20 +346,29 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
     no_flop_ns_ = kernel_time_ns_ - flop_ns;
 }
 
-// Per-iteration figures are window totals divided by the iterations counted in the window, given
-// only when every kernel of the window starts inside one of those iterations: otherwise the window
-// holds work of steps that were not counted (the detector left out overlapping spans) or of no
-// step, and the division would not be a step's work.
+// Per-iteration figures are window totals divided by the iterations counted in the window. They
+// are withheld when the window has room for iterations that were not counted (the time outside the
+// counted ones is at least the shortest of them) and kernels ran there: the reader left out
+// overlapping spans, and the division would not be a step's work. Kernels that start just outside
+// host-timed step ranges (device work lags the host) do not count against it.
 void GpuScan::per_iteration_figures(Report& report) const {
     const int64_t count = report.iterations.count;
     if (count <= 0) return;
     IterationMetrics& it = report.iterations;
     it.kernels_outside = outside_iterations_;
-    if (outside_iterations_ > 0) {
+    int64_t covered = 0, shortest = INT64_MAX;
+    for (const auto& [begin, end] : it.spans) {
+        covered += end - begin;
+        shortest = std::min(shortest, end - begin);
+    }
+    const int64_t uncovered = (report.window.end_ns - report.window.begin_ns) - covered;
+    if (outside_iterations_ > 0 && uncovered >= shortest) {
         report.notes.push_back(std::to_string(outside_iterations_) + " kernels of the window (" +
                                format_duration_ns(static_cast<double>(outside_iterations_ns_)) +
                                " of kernel time) start outside the " + std::to_string(count) +
-                               " iterations counted in it: no per-iteration figures are given");
+                               " iterations counted in it, which leave " +
+                               format_duration_ns(static_cast<double>(uncovered)) +
+                               " of the window uncovered: no per-iteration figures are given");
         return;
     }
     const double n = static_cast<double>(count);

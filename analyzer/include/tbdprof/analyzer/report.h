@@ -62,8 +62,8 @@ struct FlopMetrics {
     int64_t kernel_time_without_flops_ns = 0;
     double no_flop_info_share = 0;     // kernel_time_without_flops_ns / kernel_time_ns
     int64_t library_calls = 0;         // library calls with FLOPs that reach the window
-    // Window totals / iterations counted in the window; empty when the window holds kernels outside
-    // those iterations (IterationMetrics::kernels_outside) or has none.
+    // Window totals / iterations counted in the window; empty without iterations, or when the window
+    // has room for uncounted iterations and kernels ran there (docs/analyzer.md).
     std::optional<double> fp32_flops_per_iteration;
     std::optional<double> tensor_flops_per_iteration;
 };
