@@ -205,9 +205,9 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
                                "their allocation's category");
     }
     if (const int64_t whole = whole_pooled_allocations(trace); whole > 0) {
-        report.notes.push_back(std::to_string(whole) +
-                               " allocations addressed at 16 or more offsets have no recovered tensors: each counts "
-                               "whole, in one category");
+        report.notes.push_back("memory breakdown at segment level for " + std::to_string(whole) +
+                               " allocations addressed at 16 or more offsets with no tensors recovered in them: each "
+                               "counts whole, in one category");
     }
 
     std::vector<Event> events;
@@ -236,7 +236,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
     int64_t total = 0;
     std::map<int64_t, std::pair<int64_t, int64_t>> device_live;  // device -> (live, peak)
     size_t peak_position = 0;
-    bool have_peak = false, on_peak_plateau = false;
+    bool have_peak = false;
     std::vector<uint32_t> alloc_position(allocations.size(), UINT32_MAX), free_position(allocations.size(), UINT32_MAX);
 
     for (size_t position = 0; position < events.size(); ++position) {
@@ -256,18 +256,12 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         }
         for (auto& [device, state] : device_live) state.second = std::max(state.second, state.first);
         for (int c = 0; c < kCategoryCount; ++c) memory.category_max[c] = std::max(memory.category_max[c], live[c]);
-        // The peak is the highest total; its breakdown is taken, while the total stays at the peak
-        // for the first time, at the moment with the fewest unattributed bytes (a pooled segment
-        // is live before its tensors are first used).
-        const bool higher = total > memory.peak_bytes;
-        if (total < memory.peak_bytes) on_peak_plateau = false;
-        if (higher || (on_peak_plateau && live[kUntagged] < memory.at_peak[kUntagged])) {
+        if (total > memory.peak_bytes) {  // the first moment the highest total is reached
             memory.peak_bytes = total;
             memory.peak_ns = event.time;
             memory.at_peak = live;
             peak_position = position;
             have_peak = true;
-            on_peak_plateau = true;
         }
         const int64_t bucket = event.time / bucket_ns;
         if (bucket != current_bucket) {

@@ -90,9 +90,10 @@ ResolvedSubRanges resolve_subranges(std::vector<SubRange> ranges, int64_t segmen
     std::vector<std::vector<uint32_t>> covering(edges.size() - 1);
     size_t work = 0;
     for (uint32_t i = 0; i < kept.size(); ++i) {
-        const size_t first = static_cast<size_t>(std::lower_bound(edges.begin(), edges.end(), kept[i].offset) - edges.begin());
-        const size_t last =
-            static_cast<size_t>(std::lower_bound(edges.begin(), edges.end(), kept[i].offset + kept[i].bytes) - edges.begin());
+        const size_t first =
+            static_cast<size_t>(std::lower_bound(edges.begin(), edges.end(), kept[i].offset) - edges.begin());
+        const size_t last = static_cast<size_t>(
+            std::lower_bound(edges.begin(), edges.end(), kept[i].offset + kept[i].bytes) - edges.begin());
         work += last - first;
         if (work > work_limit) {
             out.too_many = true;

@@ -47,14 +47,16 @@ void check_memory(const std::string& path, const Report& r) {
     const MemoryMetrics& m = r.memory;
     int64_t sum = 0;
     for (int64_t bytes : m.at_peak) sum += bytes;
-    if (sum != m.peak_bytes) fail(path, "categories at the peak sum to " + num(double(sum)) + ", peak is " + num(double(m.peak_bytes)));
+    if (sum != m.peak_bytes)
+        fail(path, "categories at the peak sum to " + num(double(sum)) + ", peak is " + num(double(m.peak_bytes)));
     for (int c = 0; c < kCategoryCount; ++c) {
         const auto i = static_cast<size_t>(c);
         if (m.category_max[i] > m.peak_bytes)
-            fail(path, std::string(category_name(c)) + " own maximum " + num(double(m.category_max[i])) + " above the peak " +
-                           num(double(m.peak_bytes)));
+            fail(path, std::string(category_name(c)) + " own maximum " + num(double(m.category_max[i])) +
+                           " above the peak " + num(double(m.peak_bytes)));
         if (m.at_peak[i] < 0) fail(path, std::string(category_name(c)) + " negative at the peak");
-        if (m.category_max[i] < m.at_peak[i]) fail(path, std::string(category_name(c)) + " own maximum below its bytes at the peak");
+        if (m.category_max[i] < m.at_peak[i])
+            fail(path, std::string(category_name(c)) + " own maximum below its bytes at the peak");
     }
     for (const MemoryPoint& p : m.timeline) {
         int64_t total = 0;
@@ -72,15 +74,18 @@ void check_memory(const std::string& path, const Report& r) {
             listed[static_cast<size_t>(category)] += bytes;
             parts += bytes;
         }
-        if (parts != a.bytes) fail(path, "allocation " + std::to_string(a.id) + ": its parts at the peak do not add up to its size");
+        if (parts != a.bytes)
+            fail(path, "allocation " + std::to_string(a.id) + ": its parts at the peak do not add up to its size");
         if (a.at_peak.empty() || a.at_peak.front().first != a.category)
-            fail(path, "allocation " + std::to_string(a.id) + " is listed in a category that is not its largest at the peak");
+            fail(path,
+                 "allocation " + std::to_string(a.id) + " is listed in a category that is not its largest at the peak");
         if (a.alloc_ns > m.peak_ns || (a.free_ns && *a.free_ns < m.peak_ns))
             fail(path, "allocation " + std::to_string(a.id) + " is listed but not live at the peak");
     }
     for (int c = 0; c < kCategoryCount; ++c) {
         if (listed[static_cast<size_t>(c)] > m.at_peak[static_cast<size_t>(c)])
-            fail(path, std::string("the largest allocations hold more ") + category_name(c) + " than the breakdown at the peak");
+            fail(path, std::string("the largest allocations hold more ") + category_name(c) +
+                           " than the breakdown at the peak");
     }
 }
 
@@ -103,12 +108,16 @@ WindowWork window_work(const std::string& path, const Report& r) {
     while (c.step()) {
         Call& call = calls[c.integer(0)];
         call.flops = c.real(1);
-        const auto opt = [&](int col) { return c.is_null(col) ? std::nullopt : std::optional<int64_t>(c.integer(col)); };
+        const auto opt = [&](int col) {
+            return c.is_null(col) ? std::nullopt : std::optional<int64_t>(c.integer(col));
+        };
         call.kind = classify_flops(c.text(5), opt(2), opt(3));
         call.begin = c.integer(4);
     }
-    Query totals(db, "SELECT library_call, total(ifnull(duration_ns, 0)), count(*) FROM kernels WHERE library_call IS NOT NULL "
-                     "GROUP BY library_call");
+    Query totals(
+        db,
+        "SELECT library_call, total(ifnull(duration_ns, 0)), count(*) FROM kernels WHERE library_call IS NOT NULL "
+        "GROUP BY library_call");
     while (totals.step()) {
         auto it = calls.find(totals.integer(0));
         if (it == calls.end()) continue;
@@ -119,8 +128,10 @@ WindowWork window_work(const std::string& path, const Report& r) {
     auto in_window = [&](int64_t t) { return everything || (t >= r.window.begin_ns && t < r.window.end_ns); };
     WindowWork work;
     auto add = [&](const Call& call, double flops) {
-        if (call.kind == FlopKind::fp32) work.fp32 += flops;
-        else if (call.kind == FlopKind::tensor) work.tensor += flops;
+        if (call.kind == FlopKind::fp32)
+            work.fp32 += flops;
+        else if (call.kind == FlopKind::tensor)
+            work.tensor += flops;
     };
     Query k(db, "SELECT start_ns, ifnull(duration_ns, 0), library_call FROM kernels");
     while (k.step()) {
@@ -149,13 +160,16 @@ void check_flops(const std::string& path, const Report& r) {
     if (!close(work.fp32, r.flops.fp32_flops, 1e-9))
         fail(path, "FP32 FLOPs in the window " + num(r.flops.fp32_flops) + ", the trace gives " + num(work.fp32));
     if (!close(work.tensor, r.flops.tensor_flops, 1e-9))
-        fail(path, "tensor-core FLOPs in the window " + num(r.flops.tensor_flops) + ", the trace gives " + num(work.tensor));
+        fail(path,
+             "tensor-core FLOPs in the window " + num(r.flops.tensor_flops) + ", the trace gives " + num(work.tensor));
     if (work.kernels != r.kernels.count)
-        fail(path, "kernels in the window " + std::to_string(r.kernels.count) + ", the trace has " + std::to_string(work.kernels));
+        fail(path, "kernels in the window " + std::to_string(r.kernels.count) + ", the trace has " +
+                       std::to_string(work.kernels));
     const IterationMetrics& it = r.iterations;
     if (it.count != static_cast<int64_t>(it.spans.size())) fail(path, "iteration count differs from the spans listed");
     for (const auto& [begin, end] : it.spans) {
-        if (begin < r.window.begin_ns || end > r.window.end_ns) fail(path, "a counted iteration lies outside the window");
+        if (begin < r.window.begin_ns || end > r.window.end_ns)
+            fail(path, "a counted iteration lies outside the window");
     }
     if (it.count > 0 && work.outside != it.kernels_outside)
         fail(path, "kernels outside the counted iterations: report " + std::to_string(it.kernels_outside) + ", trace " +
@@ -169,14 +183,16 @@ void check_flops(const std::string& path, const Report& r) {
                            std::to_string(it.count) + " iterations = " + num(work.fp32 / n));
         if (!r.flops.tensor_flops_per_iteration || !close(*r.flops.tensor_flops_per_iteration, work.tensor / n, 1e-9))
             fail(path, "tensor-core FLOPs per iteration differ from the window total / iterations");
-        if (!it.kernels_per_iteration || !close(*it.kernels_per_iteration, static_cast<double>(work.kernels) / n, 1e-12))
+        if (!it.kernels_per_iteration ||
+            !close(*it.kernels_per_iteration, static_cast<double>(work.kernels) / n, 1e-12))
             fail(path, "kernels per iteration differ from kernels in the window / iterations");
     }
 }
 
 void check_notes(const std::string& path, const Report& r) {
     ReadOnlyDatabase db(path);
-    const bool subranges = db.has_table("allocation_subranges") && db.query_int("SELECT count(*) FROM allocation_subranges") > 0;
+    const bool subranges =
+        db.has_table("allocation_subranges") && db.query_int("SELECT count(*) FROM allocation_subranges") > 0;
     for (const std::string& note : r.notes) {
         if (note.find("without pointer evidence") != std::string::npos) fail(path, "note: " + note);
         if (!subranges && (note.find("pool") != std::string::npos || note.find("cached free") != std::string::npos))

@@ -74,7 +74,7 @@ struct LargeAllocation {
     int64_t bytes = 0;
     int64_t alloc_ns = 0;
     std::optional<int64_t> free_ns;
-    int category = 0;                // for a segment counted by sub-range: its largest share at the peak
+    int category = 0;                // for an allocation counted by sub-range: its largest share at the peak
     std::vector<std::string> stack;  // innermost first; empty when stacks were off
     std::string rule;                // allocation_categories.rule of the tag; empty when none
     std::optional<double> confidence;  // allocation_categories.confidence (0..1)
@@ -92,7 +92,7 @@ struct MemoryPoint {
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
-    int64_t peak_ns = 0;              // the moment of the breakdown at peak (see docs/analyzer.md)
+    int64_t peak_ns = 0;              // the first moment the peak is reached
     CategoryBytes at_peak{};          // live bytes per category at that moment; they sum to peak_bytes
     CategoryBytes category_max{};     // each category's own maximum over the run
     std::vector<std::pair<int64_t, int64_t>> device_peaks;  // (device, peak bytes)
