@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "analysis_parts.h"
+#include "device_peaks.h"
 #include "flop_precision.h"
 #include "kernel_range_scan.h"
 #include "tbdprof/analyzer/units.h"
@@ -22,7 +23,8 @@ namespace {
 // What the trace says about a library call.
 struct CallInfo {
     bool exists = false;
-    FlopKind kind = FlopKind::none;
+    bool has_flops = false;
+    Precision precision = Precision::other;
     double flops = 0;
     int64_t begin_ns = 0;
 };
@@ -125,8 +127,11 @@ void GpuScan::load_devices() {
 
 void GpuScan::load_library_calls(const ReadOnlyDatabase& db) {
     calls_ = IdTable<CallInfo>(db.query_int("SELECT max(id) FROM library_calls"));
-    Query query(db, "SELECT id, flops, compute_type, a_type, begin_ns, "
-                     "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END FROM library_calls");
+    // The collector's precision (it knows the handle's math mode) when the trace has the column.
+    const char* precision = db.has_column("library_calls", "precision") ? "precision" : "NULL";
+    Query query(db, std::string("SELECT id, flops, compute_type, a_type, begin_ns, "
+                                "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END, ") +
+                        precision + " FROM library_calls");
     while (query.step()) {
         CallInfo& call = calls_[query.integer(0)];
         call.exists = true;
@@ -137,9 +142,14 @@ void GpuScan::load_library_calls(const ReadOnlyDatabase& db) {
         auto optional_int = [&](int column) {
             return query.is_null(column) ? std::nullopt : std::optional<int64_t>(query.integer(column));
         };
+        call.has_flops = true;
+        if (!query.is_null(6)) {
+            call.precision = precision_from_name(query.text(6));
+            continue;
+        }
         // The name is fetched only when the types are unknown (legacy entry points name their type).
         const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(query.raw(), 5));
-        call.kind = classify_flops(name ? std::string_view(name) : std::string_view(), optional_int(2), optional_int(3));
+        call.precision = classify_flops(name ? std::string_view(name) : std::string_view(), optional_int(2), optional_int(3));
     }
 }
 
@@ -287,7 +297,7 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
     std::map<int64_t, MixedShare> shares;                       // of the call at hand, by function
     int64_t flop_ns = 0;  // in-window time of kernels in calls with FLOPs
     calls_.for_each_in_order([&](int64_t id, const CallInfo& info) {
-        if (!info.exists || info.kind == FlopKind::none) return;
+        if (!info.exists || !info.has_flops) return;
         CallTally call{};
         bool has_function = false, has_device = false;
         for (const PartResult& part : parts_) {
@@ -331,10 +341,11 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
         }
         if (in_window <= 0) return;
         ++flops.library_calls;
-        if (info.kind == FlopKind::fp32) {
+        flops.by_precision[static_cast<size_t>(info.precision)].flops += in_window;
+        if (info.precision == Precision::fp32) {
             flops.fp32_flops += in_window;
             if (has_device) device(call.device).fp32_flops += in_window;
-        } else if (info.kind == FlopKind::tensor) {
+        } else if (is_tensor_core(info.precision)) {
             flops.tensor_flops += in_window;
         } else {
             flops.other_flops += in_window;
@@ -375,6 +386,7 @@ void GpuScan::per_iteration_figures(Report& report) const {
     FlopMetrics& flops = report.flops;
     flops.fp32_flops_per_iteration = flops.fp32_flops / n;
     flops.tensor_flops_per_iteration = flops.tensor_flops / n;
+    for (PrecisionFlops& p : flops.by_precision) p.per_iteration = p.flops / n;
     it.kernels_per_iteration = static_cast<double>(kernels_in_window_) / n;
     it.kernel_time_per_iteration_ns = static_cast<double>(kernel_time_ns_) / n;
 }
@@ -408,6 +420,10 @@ void GpuScan::finish(Report& report) {
             busy_utilization_sum += device.busy_utilization;
             busy_sum += static_cast<double>(device.kernel_busy_ns);
             flops.fp32_peak_flops += state.fp32_peak_flops;
+            const PeakRatios ratios = peak_ratios(state.name);
+            for (int p = 0; p < kPrecisionCount; ++p) {
+                flops.by_precision[static_cast<size_t>(p)].peak_flops += state.fp32_peak_flops * ratios[static_cast<size_t>(p)];
+            }
             const std::vector<int64_t>& buckets = state.busy.buckets();
             std::vector<double> fractions(buckets.size());
             for (size_t i = 0; i < fractions.size(); ++i) fractions[i] = static_cast<double>(buckets[i]) / bucket_ns;
@@ -426,6 +442,10 @@ void GpuScan::finish(Report& report) {
     flops.fp32_flops_per_busy_s = busy_sum > 0 ? flops.fp32_flops * 1e9 / busy_sum : 0;
     flops.fp32_utilization = flops.fp32_peak_flops > 0 ? flops.fp32_flops_per_s / flops.fp32_peak_flops : 0;
     flops.tensor_flops_per_s = flops.tensor_flops * 1e9 / window_ns;
+    for (PrecisionFlops& p : flops.by_precision) {
+        p.flops_per_s = p.flops * 1e9 / window_ns;
+        p.utilization = p.peak_flops > 0 ? p.flops_per_s / p.peak_flops : 0;
+    }
     flops.kernel_time_ns = kernel_time_ns_;
     flops.kernel_time_without_flops_ns = no_flop_ns_;
     flops.no_flop_info_share = kernel_time_ns_ > 0 ? static_cast<double>(no_flop_ns_) / static_cast<double>(kernel_time_ns_) : 0;

@@ -111,6 +111,18 @@ std::string render_json(const Report& r) {
         .value("flops_per_s", f.tensor_flops_per_s)
         .value("flops_per_iteration", f.tensor_flops_per_iteration)
         .end_object();
+    json.begin_object("by_precision");
+    for (int p = 0; p < kPrecisionCount; ++p) {
+        const PrecisionFlops& x = f.by_precision[static_cast<size_t>(p)];
+        json.begin_object(precision_name(static_cast<Precision>(p)))
+            .value("flops", x.flops)
+            .value("flops_per_s", x.flops_per_s)
+            .value("peak_flops", x.peak_flops)
+            .value("utilization", x.utilization)
+            .value("flops_per_iteration", x.per_iteration)
+            .end_object();
+    }
+    json.end_object();
     json.begin_object("flop_coverage")
         .value("other_flops", f.other_flops)
         .value("library_calls", f.library_calls)

@@ -52,6 +52,28 @@ Section flops(const Report& r) {
     return s;
 }
 
+// Each precision against its own peak: FP32 FLOPs never count against a tensor-core peak, nor
+// tensor-core FLOPs against the FP32 one. FP32 is always listed; other precisions when they have FLOPs.
+Section flops_by_precision(const Report& r) {
+    const FlopMetrics& f = r.flops;
+    Section s{"FLOPs by precision", {},
+              Table{{"precision", "FLOPs in window", "per iteration", "FLOP/s over window", "peak", "utilization"},
+                    {false, true, true, true, true, true},
+                    {}},
+              {}};
+    for (int p = 0; p < kPrecisionCount; ++p) {
+        const PrecisionFlops& x = f.by_precision[static_cast<size_t>(p)];
+        const auto precision = static_cast<Precision>(p);
+        if (x.flops <= 0 && precision != Precision::fp32) continue;
+        s.table->add({precision_label(precision), format_flops(x.flops),
+                      x.per_iteration ? format_flops(*x.per_iteration) : "-", format_rate(x.flops_per_s),
+                      x.peak_flops > 0 ? format_rate(x.peak_flops) : "unknown",
+                      x.peak_flops > 0 ? format_percent(x.utilization) : "-"});
+    }
+    s.lines.push_back("peaks: the devices' FP32 peak times the data sheet's ratio for each precision (dense)");
+    return s;
+}
+
 Section memory(const Report& r, bool with_charts) {
     const MemoryMetrics& m = r.memory;
     Section s{"Memory", {}, Table{{"category", "at peak", "share at peak", "own maximum"}, {false, true, true, true}, {}}, {}};
@@ -195,6 +217,7 @@ Document report_document(const Report& r, bool with_charts) {
     document.intro.push_back(window_sentence(r));
     document.sections.push_back(overview(r, with_charts));
     document.sections.push_back(flops(r));
+    document.sections.push_back(flops_by_precision(r));
     document.sections.push_back(memory(r, with_charts));
     if (!r.memory.largest_at_peak.empty()) document.sections.push_back(largest(r, with_charts));  // HTML: every frame
     document.sections.push_back(iterations(r));

@@ -108,3 +108,37 @@ TEST_CASE("no per-iteration figures when the window holds work outside its count
     for (const std::string& note : r.notes) noted |= note.find("no per-iteration figures") != std::string::npos;
     CHECK(noted);
 }
+
+TEST_CASE("the collector's precision column decides, and each precision is against its own peak") {
+    tbdtest::TraceBuilder t("flops_precision_column.sqlite");
+    t.exec("UPDATE devices SET name = 'NVIDIA H100 80GB HBM3' WHERE id = 0");
+    const int64_t sgemm_tf32 = t.library_call(1000, kCompute32F, kR32F, "cublasSgemm_v2");  // under TF32 math mode
+    const int64_t sgemm = t.library_call(3000, kCompute32F, kR32F, "cublasSgemm_v2");
+    const int64_t bf16 = t.library_call(5000, 75, kR32F, "cublasGemmEx");  // FAST_16BF, old trace row: no column
+    t.exec("UPDATE library_calls SET precision = 'tf32', math_mode = 3 WHERE id = " + std::to_string(sgemm_tf32));
+    t.exec("UPDATE library_calls SET precision = 'fp32', math_mode = 0 WHERE id = " + std::to_string(sgemm));
+    t.kernel(0, 100, 2, 0, sgemm_tf32);
+    t.kernel(200, 100, 2, 0, sgemm);
+    t.kernel(400, 100, 3, 0, bf16);
+    const Report r = analyze_trace(t.finish(1000), all_window());
+    const auto& p = r.flops.by_precision;
+    CHECK(r.flops.fp32_flops == 3000);
+    CHECK(p[size_t(Precision::fp32)].flops == 3000);
+    CHECK(p[size_t(Precision::tf32)].flops == 1000);
+    CHECK(p[size_t(Precision::bf16)].flops == 5000);
+    CHECK(r.flops.tensor_flops == 6000);
+    CHECK(p[size_t(Precision::fp32)].peak_flops == doctest::Approx(1e12));
+    CHECK(p[size_t(Precision::tf32)].peak_flops == doctest::Approx(1e12 * 494.7 / 66.9));
+    CHECK(p[size_t(Precision::bf16)].peak_flops == doctest::Approx(1e12 * 989.4 / 66.9));
+    CHECK(p[size_t(Precision::tf32)].utilization == doctest::Approx(1000 / 1e-6 / (1e12 * 494.7 / 66.9)));
+}
+
+TEST_CASE("a device the table does not know has unknown tensor-core peaks") {
+    tbdtest::TraceBuilder t("flops_unknown_device.sqlite");
+    t.exec("UPDATE devices SET name = 'Some Future GPU' WHERE id = 0");
+    t.kernel(0, 100, 2, 0, t.library_call(1000, kComputeTF32, kR32F));
+    const Report r = analyze_trace(t.finish(1000), all_window());
+    CHECK(r.flops.by_precision[size_t(Precision::tf32)].flops == 1000);
+    CHECK(r.flops.by_precision[size_t(Precision::tf32)].peak_flops == 0);
+    CHECK(r.flops.by_precision[size_t(Precision::tf32)].utilization == 0);
+}

@@ -10,6 +10,7 @@
 // across two reads; no note speaks of a pool where the trace has no sub-ranges, or of allocations
 // "without pointer evidence". Exit 0 when all hold, 1 with one line per violation otherwise.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -93,6 +94,7 @@ void check_memory(const std::string& path, const Report& r) {
 // duration (by count without durations), a call without kernels counted where it begins.
 struct WindowWork {
     double fp32 = 0, tensor = 0;
+    std::array<double, kPrecisionCount> by_precision{};
     int64_t kernels = 0, outside = 0;
 };
 
@@ -100,18 +102,20 @@ WindowWork window_work(const std::string& path, const Report& r) {
     ReadOnlyDatabase db(path);
     struct Call {
         double flops = 0;
-        FlopKind kind = FlopKind::none;
+        Precision precision = Precision::other;
         int64_t begin = 0, total_ns = 0, count = 0;
     };
     std::map<int64_t, Call> calls;
-    Query c(db, "SELECT id, flops, compute_type, a_type, begin_ns, name FROM library_calls WHERE flops > 0");
+    const bool has_precision = db.has_column("library_calls", "precision");
+    Query c(db, std::string("SELECT id, flops, compute_type, a_type, begin_ns, name, ") +
+                    (has_precision ? "precision" : "NULL") + " FROM library_calls WHERE flops > 0 AND flops <= 1e30");
     while (c.step()) {
         Call& call = calls[c.integer(0)];
         call.flops = c.real(1);
         const auto opt = [&](int col) {
             return c.is_null(col) ? std::nullopt : std::optional<int64_t>(c.integer(col));
         };
-        call.kind = classify_flops(c.text(5), opt(2), opt(3));
+        call.precision = c.is_null(6) ? classify_flops(c.text(5), opt(2), opt(3)) : precision_from_name(c.text(6));
         call.begin = c.integer(4);
     }
     Query totals(
@@ -128,9 +132,10 @@ WindowWork window_work(const std::string& path, const Report& r) {
     auto in_window = [&](int64_t t) { return everything || (t >= r.window.begin_ns && t < r.window.end_ns); };
     WindowWork work;
     auto add = [&](const Call& call, double flops) {
-        if (call.kind == FlopKind::fp32)
+        work.by_precision[static_cast<size_t>(call.precision)] += flops;
+        if (call.precision == Precision::fp32)
             work.fp32 += flops;
-        else if (call.kind == FlopKind::tensor)
+        else if (is_tensor_core(call.precision))
             work.tensor += flops;
     };
     Query k(db, "SELECT start_ns, ifnull(duration_ns, 0), library_call FROM kernels");
@@ -162,6 +167,18 @@ void check_flops(const std::string& path, const Report& r) {
     if (!close(work.tensor, r.flops.tensor_flops, 1e-9))
         fail(path,
              "tensor-core FLOPs in the window " + num(r.flops.tensor_flops) + ", the trace gives " + num(work.tensor));
+    for (int p = 0; p < kPrecisionCount; ++p) {
+        const auto precision = static_cast<Precision>(p);
+        const PrecisionFlops& x = r.flops.by_precision[static_cast<size_t>(p)];
+        const double want = work.by_precision[static_cast<size_t>(p)];
+        if (!close(want, x.flops, 1e-9))
+            fail(path, std::string(precision_name(precision)) + " FLOPs " + num(x.flops) + ", the trace gives " + num(want));
+        if (x.peak_flops > 0 && x.utilization > 1.0 + 1e-9)
+            fail(path, std::string(precision_name(precision)) + " utilization above its own peak");
+        if (r.flops.fp32_flops_per_iteration &&
+            (!x.per_iteration || !close(*x.per_iteration * static_cast<double>(r.iterations.count), x.flops, 1e-9)))
+            fail(path, std::string(precision_name(precision)) + " FLOPs per iteration differ from the window total / iterations");
+    }
     if (work.kernels != r.kernels.count)
         fail(path, "kernels in the window " + std::to_string(r.kernels.count) + ", the trace has " +
                        std::to_string(work.kernels));

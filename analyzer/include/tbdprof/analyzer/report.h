@@ -49,6 +49,24 @@ struct DeviceMetrics {
     int64_t kernels = 0;          // kernels starting in the window
 };
 
+// The precision FLOPs are counted in. FP32 is the FP32 pipeline; TF32, FP16, BF16 and FP8 are
+// tensor-core work; FP64; other = integer or unknown.
+enum class Precision : uint8_t { fp32, tf32, fp16, bf16, fp8, fp64, other };
+inline constexpr int kPrecisionCount = 7;
+const char* precision_name(Precision precision);  // "fp32", "tf32", ...
+const char* precision_label(Precision precision);  // "FP32", "TF32 (tensor cores)", ...
+inline bool is_tensor_core(Precision p) {
+    return p == Precision::tf32 || p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8;
+}
+
+struct PrecisionFlops {
+    double flops = 0;        // in the window
+    double flops_per_s = 0;  // over the window
+    double peak_flops = 0;   // sum over devices with kernels of their peak in this precision; 0: unknown
+    double utilization = 0;  // flops_per_s / peak_flops (0 when the peak is unknown)
+    std::optional<double> per_iteration;  // as fp32_flops_per_iteration
+};
+
 struct FlopMetrics {
     double fp32_flops = 0;
     double fp32_flops_per_s = 0;       // over the window
@@ -66,6 +84,9 @@ struct FlopMetrics {
     // has room for uncounted iterations and kernels ran there (docs/analyzer.md).
     std::optional<double> fp32_flops_per_iteration;
     std::optional<double> tensor_flops_per_iteration;
+    // Every precision apart, against its own peak (device_peaks.cpp); by_precision[fp32] repeats the
+    // FP32 figures above, tensor_flops is the sum of the tensor-core ones, other_flops FP64 + other.
+    std::array<PrecisionFlops, kPrecisionCount> by_precision{};
 };
 
 struct LargeAllocation {
