@@ -311,6 +311,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         large.alloc_ns = a.alloc_ns;
         if (a.freed) large.free_ns = a.free_ns;
         large.category = a.listed_category;
+        large.tag_category = a.listed_category;
         large.rule = a.rule;
         large.confidence = a.confidence;
         if (a.by_subrange) {

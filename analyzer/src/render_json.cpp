@@ -33,6 +33,7 @@ void memory(JsonWriter& json, const MemoryMetrics& m) {
         else json.value("rule", a.rule);
         if (a.confidence) json.value("confidence", *a.confidence);
         else json.null("confidence");
+        json.value("tag_category", category_name(a.tag_category));
         json.value("by_subrange", a.by_subrange);
         json.begin_object("at_peak");
         for (const auto& [category, bytes] : a.at_peak) json.value(category_name(category), bytes);

@@ -133,7 +133,7 @@ std::string tag_rule(const LargeAllocation& a) {
     if (a.rule.empty()) return a.category == kUntagged && !a.by_subrange ? "(untagged)" : "-";
     std::string text = a.rule;
     if (a.confidence) text += " (" + format_number(*a.confidence, 2) + ")";
-    if (a.by_subrange) text += ", by sub-range";
+    if (a.by_subrange) text += std::string(": ") + category_name(a.tag_category) + " overall, by sub-range";
     return text;
 }
 

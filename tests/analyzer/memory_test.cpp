@@ -174,3 +174,21 @@ TEST_CASE("the largest allocations carry the tag's rule and confidence") {
     CHECK(r.memory.largest_at_peak[1].rule.empty());
     CHECK_FALSE(r.memory.largest_at_peak[1].confidence);
 }
+
+TEST_CASE("extents guessed over the same bytes never lift a category above the peak") {
+    // The tagger can give several sub-ranges of one category over the same bytes at the same time
+    // (one extent per first use, each to the end of the segment). Counted each, five of them made
+    // workspace's own maximum five times the segment.
+    tbdtest::TraceBuilder t("memory_stacked_extents.sqlite");
+    const std::string segment = std::to_string(t.allocation(1000, 0, 200));
+    for (int i = 1; i <= 5; ++i) {
+        t.exec("INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category) VALUES (" +
+               std::to_string(i) + ", " + segment + ", " + std::to_string(i * 10) + ", " + std::to_string(1000 - i * 10) +
+               ", " + std::to_string(i) + ", 100, 'workspace')");
+    }
+    const Report r = analyze_trace(t.finish(200), AnalysisOptions{});
+    CHECK(r.memory.peak_bytes == 1000);
+    CHECK(r.memory.category_max[cat("workspace")] == 990);  // bytes 10..1000, each counted once
+    CHECK(r.memory.category_max[kUntagged] == 1000);
+    for (int64_t bytes : r.memory.at_peak) CHECK(bytes >= 0);
+}

@@ -97,6 +97,7 @@ struct LargeAllocation {
     std::optional<int64_t> free_ns;
     int category = 0;                // for an allocation counted by sub-range: its largest share at the peak
     std::vector<std::string> stack;  // innermost first; empty when stacks were off
+    int tag_category = 0;            // the allocation's own tag (allocation_categories.category)
     std::string rule;                // allocation_categories.rule of the tag; empty when none
     std::optional<double> confidence;  // allocation_categories.confidence (0..1)
     // Bytes per category at the peak moment, largest first: one entry for an allocation counted
