@@ -16,8 +16,8 @@ BlasContext::BlasContext(DeviceAllocator& allocator, cudaStream_t stream, std::s
         CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_, workspace_bytes));
     }
     // By default the math mode stays CUBLAS_DEFAULT_MATH: SGEMM then computes in plain FP32 (no TF32
-    // tensor cores). --math tf32 lets every FP32 GEMM use TF32 tensor cores; --math fast-tf32 asks
-    // for them only in the *Ex calls, through their compute type.
+    // tensor cores). --blas-math tf32 lets every FP32 GEMM use TF32 tensor cores; --blas-math
+    // fast-tf32 asks for them only in the *Ex calls, through their compute type.
     if (math == MathMode::tf32) CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_TF32_TENSOR_OP_MATH));
     if (math == MathMode::fast_tf32) ex_compute_ = CUBLAS_COMPUTE_32F_FAST_TF32;
 }

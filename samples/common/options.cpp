@@ -248,7 +248,7 @@ void add_common_options(OptionParser& parser, CommonOptions& options) {
                    "micro-batches whose gradients are accumulated before each optimizer step");
     parser.add_size("workspace", &options.workspace_bytes,
                     "cuBLAS workspace given with cublasSetWorkspace (0: cuBLAS default)");
-    parser.add_choice("math", {"fp32", "tf32", "fast-tf32"}, 0,
+    parser.add_choice("blas-math", {"fp32", "tf32", "fast-tf32"}, 0,
                       [&options](int index) {
                           constexpr MathMode modes[] = {MathMode::fp32, MathMode::tf32, MathMode::fast_tf32};
                           options.math = modes[index];

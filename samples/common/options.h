@@ -88,7 +88,7 @@ private:
 float resolved_learning_rate(const CommonOptions& options);
 
 // Registers --iterations --batch --hidden --layers --input --classes --host-work-us --alloc --grad
-// --accumulate --workspace --math --seed --optimizer --lr --momentum --nvtx.
+// --accumulate --workspace --blas-math --seed --optimizer --lr --momentum --nvtx.
 void add_common_options(OptionParser& parser, CommonOptions& options);
 
 }  // namespace tbdsample

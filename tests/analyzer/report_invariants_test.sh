@@ -27,6 +27,8 @@ for shape in \
     "0.01 lstm_train --alloc pool --iterations 3" \
     "0 attention_train --iterations 3" \
     "0.01 attention_train --alloc pool --optimizer adam --iterations 3" \
+    "0 attention_train --blas-math fast-tf32 --iterations 3" \
+    "0 mlp_train --blas-math tf32 --iterations 4" \
     "0 graph_replay"; do
     share=${shape%% *}
     sample=${shape#* }
