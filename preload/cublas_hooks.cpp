@@ -1,4 +1,5 @@
-// cuBLAS GEMMs as library calls: shapes, types, FLOPs (2*m*n*k*batch), operand and workspace pointers,
+// cuBLAS GEMMs as library calls: shapes, types, the handle's math mode and the precision the arithmetic
+// runs in (gemm_precision.h), FLOPs (2*m*n*k*batch), operand and workspace pointers,
 // and the sequence numbers of the launches made inside the call (on this thread). The workspace is
 // the one given with cublasSetWorkspace, or the handle's own (allocated inside cublasCreate).
 // Real functions come from dlsym(RTLD_NEXT) or, for programs that dlopen cuBLAS, from the dlsym
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "gemm_precision.h"
 #include "library_call.h"
 
 namespace tbdprof::preload {
@@ -49,6 +51,7 @@ struct GemmShape {
 };
 
 LibraryFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
+LibraryFunction<decltype(&cublasGetMathMode)> real_get_math_mode{"cublasGetMathMode"};
 
 // Runs `call` as a recorded library call (library_call.h) described by `s`.
 template <typename Call>
@@ -76,6 +79,15 @@ cublasStatus_t record_gemm(const GemmShape& s, Call&& call) {
         record.b_type = static_cast<uint8_t>(s.b_type);
         record.c_type = static_cast<uint8_t>(s.c_type);
         record.compute_type = static_cast<uint8_t>(s.compute_type);
+        // The handle's math mode, asked at the call (it can change between calls, and may have been
+        // set before the collector saw the handle); it decides what an SGEMM runs in.
+        int math_mode = kMathModeUnknown;
+        if (auto get_math_mode = real_get_math_mode.get(); get_math_mode != nullptr) {
+            cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+            if (get_math_mode(s.handle, &mode) == CUBLAS_STATUS_SUCCESS) math_mode = static_cast<int>(mode);
+        }
+        if (math_mode != kMathModeUnknown) record.math_mode = static_cast<uint8_t>((math_mode & 0xff) + 1);
+        record.precision = gemm_precision(s.a_type, s.compute_type, math_mode, tf32_disabled_by_environment());
         record.transa = static_cast<uint8_t>(s.transa);
         record.transb = static_cast<uint8_t>(s.transb);
     });
@@ -228,6 +240,7 @@ void* substitute_cublas_symbol(const char* name, void* result) {
     if (std::strcmp(name, "cublasGemmEx") == 0) return take(real_gemm_ex, static_cast<GemmExFn>(&cublasGemmEx));
     if (std::strcmp(name, "cublasGemmStridedBatchedEx") == 0) return take(real_gemm_strided_ex, static_cast<GemmStridedBatchedExFn>(&cublasGemmStridedBatchedEx));
     if (std::strcmp(name, "cublasGetStream_v2") == 0) real_get_stream.remember(result);
+    if (std::strcmp(name, "cublasGetMathMode") == 0) real_get_math_mode.remember(result);
     return nullptr;
 }
 

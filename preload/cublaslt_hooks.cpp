@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "gemm_precision.h"
 #include "library_call.h"
 
 namespace tbdprof::preload {
@@ -72,11 +73,14 @@ void describe_shape(const Operation* operation, const Layout* a, const Layout* b
                     raw::RawLibraryCall& record) {
     if (operation != nullptr) {
         record.compute_type = static_cast<uint8_t>(operation->compute_type);
+        // cuBLASLt has no math mode: the compute type decides.
         record.transa = static_cast<uint8_t>(operation->transa);
         record.transb = static_cast<uint8_t>(operation->transb);
     }
     if (a != nullptr) record.a_type = static_cast<uint8_t>(a->type);
     if (b != nullptr) record.b_type = static_cast<uint8_t>(b->type);
+    if (operation != nullptr && a != nullptr)
+        record.precision = gemm_precision(a->type, operation->compute_type, kMathModeUnknown, tf32_disabled_by_environment());
     if (d == nullptr) return;
     record.c_type = static_cast<uint8_t>(d->type);
     record.m = static_cast<int64_t>(d->rows);

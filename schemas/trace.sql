@@ -289,7 +289,11 @@ CREATE TABLE library_calls (
     b               INTEGER,
     c               INTEGER,
     workspace       INTEGER,
-    workspace_bytes INTEGER
+    workspace_bytes INTEGER,
+    -- Added after format 1 at the end of the table, without a version bump (NULL in older traces):
+    math_mode       INTEGER,           -- cublasMath_t of the handle at the call; NULL for cuBLASLt
+    precision       TEXT               -- what the arithmetic ran in: 'fp32', 'tf32', 'fp16', 'bf16',
+                                       -- 'fp8', 'fp64', 'int8', 'other'
 );
 
 -- NVTX ranges (recorded by a later version; the table exists so readers need not check).

@@ -7,6 +7,21 @@
 namespace tbdprof::trace::detail {
 namespace {
 
+// library_calls.precision: the collector's RawPrecision by name; NULL in records without it.
+std::optional<std::string_view> precision_name(raw::RawPrecision precision) {
+    switch (precision) {
+        case raw::RawPrecision::Fp32: return "fp32";
+        case raw::RawPrecision::Tf32: return "tf32";
+        case raw::RawPrecision::Fp16: return "fp16";
+        case raw::RawPrecision::Bf16: return "bf16";
+        case raw::RawPrecision::Fp64: return "fp64";
+        case raw::RawPrecision::Fp8: return "fp8";
+        case raw::RawPrecision::Int8: return "int8";
+        case raw::RawPrecision::Other: return "other";
+        default: return std::nullopt;
+    }
+}
+
 // The collector stores argv joined with NUL bytes; the trace shows it joined with spaces.
 std::string join_argv(std::string_view nul_joined) {
     std::string text(nul_joined);
@@ -131,7 +146,8 @@ void ModelBuilder::build_library_calls() {
              rel(c.begin_ns), rel(c.end_ns), static_cast<int64_t>(c.stream), c.m, c.n, c.k, c.batch, c.a_type,
              c.b_type, c.c_type, c.compute_type, c.transa, c.transb, c.flops, static_cast<int64_t>(c.a),
              static_cast<int64_t>(c.b), static_cast<int64_t>(c.c), static_cast<int64_t>(c.workspace),
-             static_cast<int64_t>(c.workspace_bytes)});
+             static_cast<int64_t>(c.workspace_bytes),
+             c.math_mode != 0 ? Opt(int64_t(c.math_mode) - 1) : Opt(), precision_name(c.precision)});
         if (c.last_sequence != 0)
             ref.p->library_spans[ref.call->tid].push_back({c.first_sequence, c.last_sequence, id});
         ++counters_.events;

@@ -154,6 +154,8 @@ struct LibraryCallRow {
     int64_t a_type, b_type, c_type, compute_type, transa, transb;
     double flops;
     int64_t a, b, c, workspace, workspace_bytes;
+    Opt math_mode;                            // cublasMath_t at the call; NULL when not recorded
+    std::optional<std::string_view> precision;  // 'fp32', 'tf32', ...; NULL when not recorded
 };
 
 struct RangeRow {

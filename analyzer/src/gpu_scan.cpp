@@ -12,8 +12,10 @@
 #include <thread>
 
 #include "analysis_parts.h"
+#include "device_peaks.h"
 #include "flop_precision.h"
 #include "kernel_range_scan.h"
+#include "tbdprof/analyzer/units.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -21,7 +23,8 @@ namespace {
 // What the trace says about a library call.
 struct CallInfo {
     bool exists = false;
-    FlopKind kind = FlopKind::none;
+    bool has_flops = false;
+    Precision precision = Precision::other;
     double flops = 0;
     int64_t begin_ns = 0;
 };
@@ -64,6 +67,7 @@ public:
         inputs_.frame.bucket_ns = std::max<int64_t>(1, (run_end + inputs_.frame.bucket_count - 1) / inputs_.frame.bucket_count);
         inputs_.frame.window_begin = window_.begin_ns;
         inputs_.frame.window_end = window_.end_ns;
+        if (report.iterations.count > 0) inputs_.iterations = report.iterations.spans;
         max_function_ = db_.query_int("SELECT max(id) FROM functions");
         inputs_.max_call_id = db_.query_int("SELECT max(id) FROM library_calls");
         if (inputs_.max_call_id >= kDenseIdLimit) {  // not from tbdprof's builder: remember which exist
@@ -93,6 +97,7 @@ private:
     void load_activities();
     Outcome merge(std::vector<PartResult>& parts);
     void combine_calls(FlopMetrics& flops);
+    void per_iteration_figures(Report& report) const;
 
     const ReadOnlyDatabase& db_;
     Window window_;
@@ -105,6 +110,7 @@ private:
     IdTable<FunctionStat> functions_{-1};
     int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0;
     int64_t kernel_time_ns_ = 0, no_flop_ns_ = 0;
+    int64_t outside_iterations_ = 0, outside_iterations_ns_ = 0;
     IdTable<CallInfo> calls_{-1};
     bool timing_ = std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr;
 };
@@ -121,8 +127,11 @@ void GpuScan::load_devices() {
 
 void GpuScan::load_library_calls(const ReadOnlyDatabase& db) {
     calls_ = IdTable<CallInfo>(db.query_int("SELECT max(id) FROM library_calls"));
-    Query query(db, "SELECT id, flops, compute_type, a_type, begin_ns, "
-                     "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END FROM library_calls");
+    // The collector's precision (it knows the handle's math mode) when the trace has the column.
+    const char* precision = db.has_column("library_calls", "precision") ? "precision" : "NULL";
+    Query query(db, std::string("SELECT id, flops, compute_type, a_type, begin_ns, "
+                                "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END, ") +
+                        precision + " FROM library_calls");
     while (query.step()) {
         CallInfo& call = calls_[query.integer(0)];
         call.exists = true;
@@ -133,9 +142,14 @@ void GpuScan::load_library_calls(const ReadOnlyDatabase& db) {
         auto optional_int = [&](int column) {
             return query.is_null(column) ? std::nullopt : std::optional<int64_t>(query.integer(column));
         };
+        call.has_flops = true;
+        if (!query.is_null(6)) {
+            call.precision = precision_from_name(query.text(6));
+            continue;
+        }
         // The name is fetched only when the types are unknown (legacy entry points name their type).
         const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(query.raw(), 5));
-        call.kind = classify_flops(name ? std::string_view(name) : std::string_view(), optional_int(2), optional_int(3));
+        call.precision = classify_flops(name ? std::string_view(name) : std::string_view(), optional_int(2), optional_int(3));
     }
 }
 
@@ -265,6 +279,8 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
         host_timed_ += part.host_timed;
         kernels_in_window_ += part.in_window;
         kernel_time_ns_ += part.kernel_time_ns;
+        outside_iterations_ += part.outside_iterations;
+        outside_iterations_ns_ += part.outside_iterations_ns;
     }
     for (DeviceState& state : devices_) state.busy.close();
     return Outcome::done;
@@ -281,7 +297,7 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
     std::map<int64_t, MixedShare> shares;                       // of the call at hand, by function
     int64_t flop_ns = 0;  // in-window time of kernels in calls with FLOPs
     calls_.for_each_in_order([&](int64_t id, const CallInfo& info) {
-        if (!info.exists || info.kind == FlopKind::none) return;
+        if (!info.exists || !info.has_flops) return;
         CallTally call{};
         bool has_function = false, has_device = false;
         for (const PartResult& part : parts_) {
@@ -325,10 +341,11 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
         }
         if (in_window <= 0) return;
         ++flops.library_calls;
-        if (info.kind == FlopKind::fp32) {
+        flops.by_precision[static_cast<size_t>(info.precision)].flops += in_window;
+        if (info.precision == Precision::fp32) {
             flops.fp32_flops += in_window;
             if (has_device) device(call.device).fp32_flops += in_window;
-        } else if (info.kind == FlopKind::tensor) {
+        } else if (is_tensor_core(info.precision)) {
             flops.tensor_flops += in_window;
         } else {
             flops.other_flops += in_window;
@@ -338,6 +355,40 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
     for (const auto& [key, value] : mixed_flops) functions_[key.second].flops += value;
     // Every other kernel in the window is one without FLOP information.
     no_flop_ns_ = kernel_time_ns_ - flop_ns;
+}
+
+// Per-iteration figures are window totals divided by the iterations counted in the window. They
+// are withheld when the window has room for iterations that were not counted (the time outside the
+// counted ones is at least the shortest of them) and kernels ran there: the reader left out
+// overlapping spans, and the division would not be a step's work. Kernels that start just outside
+// host-timed step ranges (device work lags the host) do not count against it.
+void GpuScan::per_iteration_figures(Report& report) const {
+    const int64_t count = report.iterations.count;
+    if (count <= 0) return;
+    IterationMetrics& it = report.iterations;
+    it.kernels_outside = outside_iterations_;
+    int64_t covered = 0, shortest = INT64_MAX;
+    for (const auto& [begin, end] : it.spans) {
+        covered += end - begin;
+        shortest = std::min(shortest, end - begin);
+    }
+    const int64_t uncovered = (report.window.end_ns - report.window.begin_ns) - covered;
+    if (outside_iterations_ > 0 && uncovered >= shortest) {
+        report.notes.push_back(std::to_string(outside_iterations_) + " kernels of the window (" +
+                               format_duration_ns(static_cast<double>(outside_iterations_ns_)) +
+                               " of kernel time) start outside the " + std::to_string(count) +
+                               " iterations counted in it, which leave " +
+                               format_duration_ns(static_cast<double>(uncovered)) +
+                               " of the window uncovered: no per-iteration figures are given");
+        return;
+    }
+    const double n = static_cast<double>(count);
+    FlopMetrics& flops = report.flops;
+    flops.fp32_flops_per_iteration = flops.fp32_flops / n;
+    flops.tensor_flops_per_iteration = flops.tensor_flops / n;
+    for (PrecisionFlops& p : flops.by_precision) p.per_iteration = p.flops / n;
+    it.kernels_per_iteration = static_cast<double>(kernels_in_window_) / n;
+    it.kernel_time_per_iteration_ns = static_cast<double>(kernel_time_ns_) / n;
 }
 
 void GpuScan::finish(Report& report) {
@@ -369,6 +420,10 @@ void GpuScan::finish(Report& report) {
             busy_utilization_sum += device.busy_utilization;
             busy_sum += static_cast<double>(device.kernel_busy_ns);
             flops.fp32_peak_flops += state.fp32_peak_flops;
+            const PeakRatios ratios = peak_ratios(state.name);
+            for (int p = 0; p < kPrecisionCount; ++p) {
+                flops.by_precision[static_cast<size_t>(p)].peak_flops += state.fp32_peak_flops * ratios[static_cast<size_t>(p)];
+            }
             const std::vector<int64_t>& buckets = state.busy.buckets();
             std::vector<double> fractions(buckets.size());
             for (size_t i = 0; i < fractions.size(); ++i) fractions[i] = static_cast<double>(buckets[i]) / bucket_ns;
@@ -387,10 +442,15 @@ void GpuScan::finish(Report& report) {
     flops.fp32_flops_per_busy_s = busy_sum > 0 ? flops.fp32_flops * 1e9 / busy_sum : 0;
     flops.fp32_utilization = flops.fp32_peak_flops > 0 ? flops.fp32_flops_per_s / flops.fp32_peak_flops : 0;
     flops.tensor_flops_per_s = flops.tensor_flops * 1e9 / window_ns;
+    for (PrecisionFlops& p : flops.by_precision) {
+        p.flops_per_s = p.flops * 1e9 / window_ns;
+        p.utilization = p.peak_flops > 0 ? p.flops_per_s / p.peak_flops : 0;
+    }
     flops.kernel_time_ns = kernel_time_ns_;
     flops.kernel_time_without_flops_ns = no_flop_ns_;
     flops.no_flop_info_share = kernel_time_ns_ > 0 ? static_cast<double>(no_flop_ns_) / static_cast<double>(kernel_time_ns_) : 0;
 
+    per_iteration_figures(report);
     report.kernels.total = total_kernels_;
     report.kernels.count = kernels_in_window_;
     report.kernels.host_timed = host_timed_;

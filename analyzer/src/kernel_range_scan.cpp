@@ -1,5 +1,6 @@
 #include "kernel_range_scan.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <exception>
@@ -88,6 +89,10 @@ public:
             ++stat.count;
             stat.total_ns += duration;
             result_.kernel_time_ns += duration;
+            if (!inputs_.iterations.empty() && !inside_iteration(start)) {
+                ++result_.outside_iterations;
+                result_.outside_iterations_ns += duration;
+            }
         }
         if (call_id >= 0 && (call_id <= dense_calls_ || (sparse_calls_ && inputs_.sparse_calls.count(call_id) != 0))) {
             add_to_call(call_id, function, device.id, duration, in_window);
@@ -100,6 +105,12 @@ public:
     }
 
 private:
+    bool inside_iteration(int64_t start) const {
+        const auto& spans = inputs_.iterations;
+        auto after = std::upper_bound(spans.begin(), spans.end(), start,
+                                      [](int64_t t, const std::pair<int64_t, int64_t>& span) { return t < span.first; });
+        return after != spans.begin() && start < std::prev(after)->second;
+    }
     void add_to_call(int64_t call_id, int64_t function, int64_t device, int64_t duration, bool in_window) {
         CallTally& call = result_.calls[call_id];
         if (call.count == 0) {

@@ -28,6 +28,9 @@ struct ScanInputs {
     int64_t max_call_id = -1;  // library_calls ids up to this one are tallied densely
     std::unordered_set<int64_t> sparse_calls;  // existing call ids outside the dense range
     std::unordered_map<int64_t, ActivityStretches> activities;  // by device id
+    // The iterations counted in the window, sorted and disjoint: kernels of the window that start
+    // outside all of them are tallied (per-iteration figures are only meaningful without any).
+    std::vector<std::pair<int64_t, int64_t>> iterations;
 };
 
 struct FunctionStat {
@@ -69,6 +72,7 @@ struct PartResult {
     std::map<std::pair<int64_t, int64_t>, MixedShare> mixed;  // (call, function), for mixed calls
     int64_t kernels = 0, host_timed = 0, in_window = 0;
     int64_t kernel_time_ns = 0;
+    int64_t outside_iterations = 0, outside_iterations_ns = 0;  // window kernels outside counted iterations
     double seconds = 0;  // how long the part took (TBDPROF_ANALYZER_TIMING)
 };
 

@@ -7,10 +7,12 @@
 #include <climits>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "analysis_parts.h"
+#include "memory_subranges.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -20,8 +22,12 @@ struct Allocation {
     int64_t stack;                                  // -1: none
     int category;
     bool freed;
-    bool real = true;      // false: a sub-range, or the pool space it takes from its segment
+    bool real = true;         // false: a piece of a sub-range, or the space it takes from its segment
+    bool by_subrange = false; // a real allocation counted by its sub-ranges
+    int64_t segment = -1;     // for a piece: index of its allocation
     int listed_category = 0;  // category shown in the largest-allocations list
+    std::string rule;
+    std::optional<double> confidence;
 };
 
 struct Event {
@@ -56,39 +62,86 @@ std::vector<std::string> load_stack(const ReadOnlyDatabase& db, int64_t stack) {
     return frames;
 }
 
-// Sub-ranges of pooled segments: each adds its bytes to its category while it lives and takes them
-// from the segment's unattributed ('untagged') bytes. Times are clamped into the segment's life.
-// Returns the number of segments counted at sub-range level.
-size_t add_subranges(const TraceFile& trace, std::vector<Allocation>& allocations) {
-    if (!trace.db->has_table("allocation_subranges")) return 0;
+// Sub-ranges (tensors the tagger recovered inside an allocation) count in their own category
+// while they live and take their bytes from the allocation's unattributed ('untagged') bytes.
+// Overlaps are resolved first (memory_subranges.h), so no byte counts twice. Times are clamped into
+// the allocation's life.
+struct SubRangeSummary {
+    size_t segments = 0;     // allocations counted by their sub-ranges
+    size_t overlapping = 0;  // of those, allocations whose sub-ranges shared bytes at the same time
+    size_t too_many = 0;     // allocations with too much overlap to resolve: counted whole
+};
+
+constexpr size_t kOverlapWorkLimit = 4'000'000;  // (byte piece, sub-range) pairs examined per allocation
+
+SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& allocations) {
+    SubRangeSummary summary;
+    if (!trace.db->has_table("allocation_subranges")) return summary;
     std::unordered_map<int64_t, size_t> segment_index;
     for (size_t i = 0; i < allocations.size(); ++i) segment_index[allocations[i].id] = i;
-    std::unordered_set<int64_t> segments;
-    Query query(*trace.db, "SELECT allocation, bytes, begin_ns, end_ns, category FROM allocation_subranges");
+    std::map<size_t, std::vector<SubRange>> by_segment;  // ordered: the same trace gives the same events
+    Query query(*trace.db, "SELECT id, allocation, offset, bytes, begin_ns, end_ns, category FROM allocation_subranges");
     while (query.step()) {
-        auto found = segment_index.find(query.integer(0));
-        const int64_t bytes = query.integer(1);
+        auto found = segment_index.find(query.integer(1));
+        const int64_t bytes = query.integer(3);
         if (found == segment_index.end() || bytes <= 0) continue;
-        Allocation& segment = allocations[found->second];
+        const Allocation& segment = allocations[found->second];
         if (bytes > segment.bytes) continue;  // cannot fit: ignore rather than count bytes twice
-        const int64_t begin = std::clamp(query.integer(2), segment.alloc_ns, segment.free_ns);
-        const int64_t end = std::clamp(std::max(query.integer(3), begin), begin, segment.free_ns);
-        if (segments.insert(segment.id).second) segment.category = kUntagged;
-        Allocation tensor = segment;
-        tensor.bytes = bytes;
-        tensor.alloc_ns = begin;
-        tensor.free_ns = end;
-        tensor.freed = true;
-        tensor.real = false;
-        tensor.category = category_index(query.is_null(4) ? std::string() : query.text(4));
-        Allocation taken = tensor;  // the pool space it occupies: negative untagged bytes meanwhile
-        taken.bytes = -bytes;
-        taken.category = kUntagged;
-        allocations.push_back(tensor);
-        allocations.push_back(taken);
+        SubRange range;
+        range.id = query.integer(0);
+        range.offset = query.integer(2);
+        range.bytes = bytes;
+        range.begin_ns = std::clamp(query.integer(4), segment.alloc_ns, segment.free_ns);
+        range.end_ns = std::clamp(std::max(query.integer(5), range.begin_ns), range.begin_ns, segment.free_ns);
+        range.category = category_index(query.is_null(6) ? std::string() : query.text(6));
+        by_segment[found->second].push_back(range);
+    }
+    for (auto& [index, ranges] : by_segment) {
+        const int64_t segment_bytes = allocations[index].bytes;
+        ResolvedSubRanges resolved = resolve_subranges(std::move(ranges), segment_bytes, kOverlapWorkLimit);
+        if (resolved.too_many) {
+            ++summary.too_many;  // counted whole, in the allocation's own category
+            continue;
+        }
+        if (resolved.pieces.empty()) continue;
+        ++summary.segments;
+        if (resolved.overlapped) ++summary.overlapping;
+        Allocation& segment = allocations[index];
+        segment.category = kUntagged;
+        segment.by_subrange = true;
+        const Allocation base = segment;
+        for (const AttributedPiece& piece : resolved.pieces) {
+            Allocation tensor = base;
+            tensor.bytes = piece.bytes;
+            tensor.alloc_ns = piece.begin_ns;
+            tensor.free_ns = piece.end_ns;
+            tensor.freed = true;
+            tensor.real = false;
+            tensor.by_subrange = false;
+            tensor.segment = static_cast<int64_t>(index);
+            tensor.category = piece.category;
+            Allocation taken = tensor;  // the space it occupies: negative untagged bytes meanwhile
+            taken.bytes = -piece.bytes;
+            taken.category = kUntagged;
+            allocations.push_back(tensor);
+            allocations.push_back(taken);
+        }
         if (allocations.size() >= UINT32_MAX / 2) break;
     }
-    return segments.size();
+    return summary;
+}
+
+// Allocations addressed at many offsets that the tagger left whole (no sub-ranges): asked only when
+// the tagger says some are (its memory_breakdown note mentions "segment level").
+int64_t whole_pooled_allocations(const TraceFile& trace) {
+    if (!trace.db->has_table("run_notes") || !trace.db->has_table("kernel_allocations")) return 0;
+    Query note(*trace.db, "SELECT value FROM run_notes WHERE key = 'memory_breakdown'");
+    if (!note.step() || note.text(0).find("segment level") == std::string::npos) return 0;
+    const std::string subranges = trace.db->has_table("allocation_subranges")
+                                      ? " AND allocation NOT IN (SELECT allocation FROM allocation_subranges)"
+                                      : "";
+    return trace.db->query_int("SELECT count(*) FROM (SELECT allocation FROM kernel_allocations WHERE 1" + subranges +
+                               " GROUP BY allocation HAVING count(DISTINCT offset) >= 16)");
 }
 
 }  // namespace
@@ -97,10 +150,12 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
     MemoryMetrics& memory = report.memory;
     std::vector<Allocation> allocations;
     {
-        Query query(*trace.db,
-                    "SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, c.category, a.stack "
-                    "FROM allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
-                    "WHERE a.kind IN ('device', 'device_async', 'managed')");
+        const bool has_rule = trace.db->has_column("allocation_categories", "rule");
+        const bool has_confidence = trace.db->has_column("allocation_categories", "confidence");
+        Query query(*trace.db, std::string("SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, c.category, a.stack, ") +
+                                   (has_rule ? "c.rule" : "NULL") + ", " + (has_confidence ? "c.confidence" : "NULL") +
+                                   " FROM allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
+                                   "WHERE a.kind IN ('device', 'device_async', 'managed')");
         while (query.step()) {
             const int64_t bytes = query.integer(2);
             if (bytes <= 0) continue;
@@ -114,13 +169,16 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
             a.category = category_index(query.is_null(5) ? std::string() : query.text(5));
             a.listed_category = a.category;
             a.stack = query.is_null(6) ? -1 : query.integer(6);
+            if (!query.is_null(7)) a.rule = query.text(7);
+            if (!query.is_null(8)) a.confidence = query.real(8);
+            a.real = true;
             if (a.category != kUntagged) memory.tagged = true;
-            allocations.push_back(a);
+            allocations.push_back(std::move(a));
             if (allocations.size() >= UINT32_MAX / 2) break;  // event indices are 32-bit
         }
     }
     memory.allocations = static_cast<int64_t>(allocations.size());
-    const size_t subrange_segments = add_subranges(trace, allocations);
+    const SubRangeSummary subranges = add_subranges(trace, allocations);
     if (allocations.empty()) {
         report.notes.push_back("the trace has no device allocations: memory figures are zero");
         return;
@@ -128,16 +186,29 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
     if (!memory.tagged) {
         report.notes.push_back("allocations are not tagged with categories yet: all memory is 'untagged'");
     }
-    // The tagger says when the program allocates pooled segments (a caching allocator): categories are
-    // then per segment, not per tensor.
-    if (trace.db->has_table("run_notes")) {
-        Query note(*trace.db, "SELECT value FROM run_notes WHERE key = 'memory_breakdown'");
-        if (note.step()) report.notes.push_back("memory breakdown at " + note.text(0));
+    // What the breakdown's granularity is, from what the trace holds (not repeated from the tagger's
+    // note, which may describe allocations the sub-ranges already cover).
+    if (subranges.segments > 0) {
+        report.notes.push_back(
+            "memory breakdown at sub-range level (inferred) inside " + std::to_string(subranges.segments) +
+            " allocations: tensors recovered from the pointers the work used; their 'untagged' bytes are space "
+            "that no tensor in use covered at that moment");
     }
-    if (subrange_segments > 0)
-        report.notes.push_back("inside the " + std::to_string(subrange_segments) +
-                               " pooled segments tagged by sub-range, 'untagged' bytes are unattributed pool space: "
-                               "cached free blocks, or tensors no pointer was seen in");
+    if (subranges.overlapping > 0) {
+        report.notes.push_back("in " + std::to_string(subranges.overlapping) +
+                               " allocations the tagged sub-ranges overlap in place and time: each byte is counted "
+                               "once, in the narrowest sub-range covering it");
+    }
+    if (subranges.too_many > 0) {
+        report.notes.push_back(std::to_string(subranges.too_many) +
+                               " allocations have too many overlapping sub-ranges to resolve: counted whole, in "
+                               "their allocation's category");
+    }
+    if (const int64_t whole = whole_pooled_allocations(trace); whole > 0) {
+        report.notes.push_back("memory breakdown at segment level for " + std::to_string(whole) +
+                               " allocations addressed at 16 or more offsets with no tensors recovered in them: each "
+                               "counts whole, in one category");
+    }
 
     std::vector<Event> events;
     events.reserve(allocations.size() * 2);
@@ -146,18 +217,9 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         events.push_back({a.alloc_ns, 1, i});
         if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
     }
-    // A sub-range and the pool space it takes change at the same moments. Among equal times and
-    // kinds, decreases go first, so the pair never lifts the total above the segment for a moment
-    // (which would count as a peak). Real allocations are unaffected: their frees all decrease and
-    // their allocations all increase.
-    auto decreases = [&](const Event& e) {
-        const int64_t bytes = allocations[e.index].bytes;
-        return e.is_alloc() ? bytes < 0 : bytes > 0;
-    };
     std::sort(events.begin(), events.end(), [&](const Event& x, const Event& y) {
         if (x.time != y.time) return x.time < y.time;
         if (x.order != y.order) return x.order < y.order;
-        if (decreases(x) != decreases(y)) return decreases(x);
         return x.index < y.index;
     });
 
@@ -186,9 +248,15 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         total += delta;
         auto& [device_bytes, device_peak] = device_live[a.device];
         device_bytes += delta;
-        device_peak = std::max(device_peak, device_bytes);
+        // States are read only once every event of one instant and kind is applied: a sub-range and
+        // the space it takes, or frees and allocations at one moment, never show half done.
+        if (position + 1 < events.size() && events[position + 1].time == event.time &&
+            events[position + 1].order == event.order) {
+            continue;
+        }
+        for (auto& [device, state] : device_live) state.second = std::max(state.second, state.first);
         for (int c = 0; c < kCategoryCount; ++c) memory.category_max[c] = std::max(memory.category_max[c], live[c]);
-        if (total > memory.peak_bytes) {
+        if (total > memory.peak_bytes) {  // the first moment the highest total is reached
             memory.peak_bytes = total;
             memory.peak_ns = event.time;
             memory.at_peak = live;
@@ -212,24 +280,30 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
     }
     for (const auto& [device, state] : device_live) memory.device_peaks.emplace_back(device, state.second);
 
-    // Largest allocations live at the peak: allocated at or before it, freed after it.
-    std::vector<uint32_t> live_at_peak;
-    if (have_peak) {
-        for (uint32_t i = 0; i < allocations.size(); ++i) {
-            if (!allocations[i].real) continue;  // the segment is listed, not its tensors
-            if (alloc_position[i] <= peak_position && (free_position[i] == UINT32_MAX || free_position[i] > peak_position)) {
-                live_at_peak.push_back(i);
-            }
-        }
+    // Live at the peak: allocated at or before it, freed after it.
+    auto live_at_peak = [&](uint32_t i) {
+        return have_peak && alloc_position[i] <= peak_position &&
+               (free_position[i] == UINT32_MAX || free_position[i] > peak_position);
+    };
+    // What each segment counted by sub-range holds at the peak.
+    std::unordered_map<uint32_t, CategoryBytes> segment_parts;
+    for (uint32_t i = 0; i < allocations.size(); ++i) {
+        const Allocation& a = allocations[i];
+        if (a.real || a.bytes < 0 || !live_at_peak(i)) continue;
+        segment_parts[static_cast<uint32_t>(a.segment)][static_cast<size_t>(a.category)] += a.bytes;
     }
-    const size_t count = std::min(live_at_peak.size(), static_cast<size_t>(std::max(0, options.largest_allocations)));
-    std::partial_sort(live_at_peak.begin(), live_at_peak.begin() + static_cast<std::ptrdiff_t>(count), live_at_peak.end(),
+    std::vector<uint32_t> listed;
+    for (uint32_t i = 0; i < allocations.size(); ++i) {
+        if (allocations[i].real && live_at_peak(i)) listed.push_back(i);  // a segment is listed, not its pieces
+    }
+    const size_t count = std::min(listed.size(), static_cast<size_t>(std::max(0, options.largest_allocations)));
+    std::partial_sort(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(count), listed.end(),
                       [&](uint32_t x, uint32_t y) {
                           return allocations[x].bytes != allocations[y].bytes ? allocations[x].bytes > allocations[y].bytes
                                                                               : allocations[x].id < allocations[y].id;
                       });
     for (size_t i = 0; i < count; ++i) {
-        const Allocation& a = allocations[live_at_peak[i]];
+        const Allocation& a = allocations[listed[i]];
         LargeAllocation large;
         large.id = a.id;
         large.device = a.device;
@@ -237,6 +311,24 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         large.alloc_ns = a.alloc_ns;
         if (a.freed) large.free_ns = a.free_ns;
         large.category = a.listed_category;
+        large.tag_category = a.listed_category;
+        large.rule = a.rule;
+        large.confidence = a.confidence;
+        if (a.by_subrange) {
+            large.by_subrange = true;
+            CategoryBytes parts = segment_parts[listed[i]];
+            int64_t attributed = 0;
+            for (int64_t bytes : parts) attributed += bytes;
+            parts[kUntagged] += a.bytes - attributed;
+            for (int c = 0; c < kCategoryCount; ++c) {
+                if (parts[static_cast<size_t>(c)] > 0) large.at_peak.emplace_back(c, parts[static_cast<size_t>(c)]);
+            }
+            std::stable_sort(large.at_peak.begin(), large.at_peak.end(),
+                             [](const auto& x, const auto& y) { return x.second > y.second; });
+            if (!large.at_peak.empty()) large.category = large.at_peak.front().first;
+        } else {
+            large.at_peak.emplace_back(a.category, a.bytes);
+        }
         if (a.stack >= 0) large.stack = load_stack(*trace.db, a.stack);
         memory.largest_at_peak.push_back(std::move(large));
     }

@@ -29,6 +29,15 @@ void memory(JsonWriter& json, const MemoryMetrics& m) {
         json.value("category", category_name(a.category)).value("alloc_s", s_of(a.alloc_ns));
         if (a.free_ns) json.value("free_s", s_of(*a.free_ns));
         else json.null("free_s");
+        if (a.rule.empty()) json.null("rule");
+        else json.value("rule", a.rule);
+        if (a.confidence) json.value("confidence", *a.confidence);
+        else json.null("confidence");
+        json.value("tag_category", category_name(a.tag_category));
+        json.value("by_subrange", a.by_subrange);
+        json.begin_object("at_peak");
+        for (const auto& [category, bytes] : a.at_peak) json.value(category_name(category), bytes);
+        json.end_object();
         json.begin_array("stack");
         for (const std::string& frame : a.stack) json.value("", frame);
         json.end_array().end_object();
@@ -96,8 +105,25 @@ std::string render_json(const Report& r) {
         .value("flops_per_busy_s", f.fp32_flops_per_busy_s)
         .value("peak_flops", f.fp32_peak_flops)
         .value("utilization", f.fp32_utilization)
+        .value("flops_per_iteration", f.fp32_flops_per_iteration)
         .end_object();
-    json.begin_object("tensor_core").value("flops", f.tensor_flops).value("flops_per_s", f.tensor_flops_per_s).end_object();
+    json.begin_object("tensor_core")
+        .value("flops", f.tensor_flops)
+        .value("flops_per_s", f.tensor_flops_per_s)
+        .value("flops_per_iteration", f.tensor_flops_per_iteration)
+        .end_object();
+    json.begin_object("by_precision");
+    for (int p = 0; p < kPrecisionCount; ++p) {
+        const PrecisionFlops& x = f.by_precision[static_cast<size_t>(p)];
+        json.begin_object(precision_name(static_cast<Precision>(p)))
+            .value("flops", x.flops)
+            .value("flops_per_s", x.flops_per_s)
+            .value("peak_flops", x.peak_flops)
+            .value("utilization", x.utilization)
+            .value("flops_per_iteration", x.per_iteration)
+            .end_object();
+    }
+    json.end_object();
     json.begin_object("flop_coverage")
         .value("other_flops", f.other_flops)
         .value("library_calls", f.library_calls)
@@ -118,6 +144,10 @@ std::string render_json(const Report& r) {
         .value("max_s", it.max_s)
         .value("per_s", it.per_s)
         .value("samples_per_s", it.samples_per_s)
+        .value("kernels_outside", it.kernels_outside)
+        .value("kernels_per_iteration", it.kernels_per_iteration)
+        .value("kernel_time_per_iteration_s",
+               it.kernel_time_per_iteration_ns ? std::optional<double>(*it.kernel_time_per_iteration_ns * 1e-9) : std::nullopt)
         .end_object();
     json.begin_object("cpu").value("available", r.cpu.available).value("utilization", r.cpu.utilization);
     json.begin_array("processes");

@@ -30,18 +30,47 @@ Section flops(const Report& r) {
     const FlopMetrics& f = r.flops;
     Section s{"FP32 throughput", {}, Table{{"metric", "value"}, {false, true}, {}}, {}};
     s.table->add({"FP32 FLOPs in window", format_flops(f.fp32_flops)});
+    if (f.fp32_flops_per_iteration) {
+        s.table->add({"FP32 FLOPs per iteration (" + std::to_string(r.iterations.count) + " in window)",
+                      format_flops(*f.fp32_flops_per_iteration)});
+    }
     s.table->add({"achieved FP32 over window", format_rate(f.fp32_flops_per_s)});
     s.table->add({"achieved FP32 over GPU-busy time", format_rate(f.fp32_flops_per_busy_s)});
     s.table->add({"FP32 peak", format_rate(f.fp32_peak_flops)});
     s.table->add({"FP32 utilization", format_percent(f.fp32_utilization)});
     s.table->add({"tensor-core FLOPs (TF32/FP16/BF16/FP8, not FP32)", format_flops(f.tensor_flops)});
     s.table->add({"tensor-core FLOP/s over window", format_rate(f.tensor_flops_per_s)});
+    if (f.tensor_flops_per_iteration && f.tensor_flops > 0) {
+        s.table->add({"tensor-core FLOPs per iteration", format_flops(*f.tensor_flops_per_iteration)});
+    }
     s.table->add({"other FLOPs (FP64, integer, unknown)", format_flops(f.other_flops)});
     s.table->add({"library calls with FLOPs", std::to_string(f.library_calls)});
     s.lines.push_back(format_percent(f.no_flop_info_share) + " of GPU kernel time (" +
                       format_duration_ns(static_cast<double>(f.kernel_time_without_flops_ns)) + " of " +
                       format_duration_ns(static_cast<double>(f.kernel_time_ns)) +
                       ") has no FLOP information: FLOPs come from library calls with known shapes only");
+    return s;
+}
+
+// Each precision against its own peak: FP32 FLOPs never count against a tensor-core peak, nor
+// tensor-core FLOPs against the FP32 one. FP32 is always listed; other precisions when they have FLOPs.
+Section flops_by_precision(const Report& r) {
+    const FlopMetrics& f = r.flops;
+    Section s{"FLOPs by precision", {},
+              Table{{"precision", "FLOPs in window", "per iteration", "FLOP/s over window", "peak", "utilization"},
+                    {false, true, true, true, true, true},
+                    {}},
+              {}};
+    for (int p = 0; p < kPrecisionCount; ++p) {
+        const PrecisionFlops& x = f.by_precision[static_cast<size_t>(p)];
+        const auto precision = static_cast<Precision>(p);
+        if (x.flops <= 0 && precision != Precision::fp32) continue;
+        s.table->add({precision_label(precision), format_flops(x.flops),
+                      x.per_iteration ? format_flops(*x.per_iteration) : "-", format_rate(x.flops_per_s),
+                      x.peak_flops > 0 ? format_rate(x.peak_flops) : "unknown",
+                      x.peak_flops > 0 ? format_percent(x.utilization) : "-"});
+    }
+    s.lines.push_back("peaks: the devices' FP32 peak times the data sheet's ratio for each precision (dense)");
     return s;
 }
 
@@ -62,16 +91,62 @@ Section memory(const Report& r, bool with_charts) {
     return s;
 }
 
-Section largest(const Report& r) {
-    Section s{"Largest allocations live at the peak", {}, Table{{"bytes", "category", "device", "allocated", "freed", "call stack (innermost first)"},
-                                                                  {true, false, true, true, true, false}, {}}, {}};
+// The call-stack column keeps the innermost frames that fit in kStackColumn characters and says how
+// many it left out; the JSON and HTML reports keep every frame.
+constexpr size_t kStackColumn = 100;
+
+std::string elided_stack(const std::vector<std::string>& frames, bool full) {
+    if (frames.empty()) return "(no stack recorded)";
+    if (full) {
+        std::string all;
+        for (size_t i = 0; i < frames.size(); ++i) all += (i ? " < " : "") + frames[i];
+        return all;
+    }
+    std::string text;
+    size_t shown = 0;
+    for (; shown < frames.size(); ++shown) {
+        const std::string& frame = frames[shown];
+        const size_t room = kStackColumn - std::min(kStackColumn, text.size() + (shown ? 3 : 0));
+        if (frame.size() > room) {
+            if (shown == 0) text = frame.substr(0, kStackColumn - 3) + "...";  // the innermost always shows
+            if (shown == 0) ++shown;
+            break;
+        }
+        text += (shown ? " < " : "") + frame;
+    }
+    if (shown < frames.size()) text += " < (" + std::to_string(frames.size() - shown) + " more)";
+    return text;
+}
+
+// The category column; a segment counted by its sub-ranges shows what it holds at the peak.
+std::string listed_category(const LargeAllocation& a) {
+    if (!a.by_subrange) return category_name(a.category);
+    std::string text;
+    for (size_t i = 0; i < a.at_peak.size() && i < 2; ++i) {
+        text += (i ? ", " : "") + std::string(category_name(a.at_peak[i].first)) + " " + format_bytes(a.at_peak[i].second);
+    }
+    if (a.at_peak.size() > 2) text += ", ...";
+    return text;
+}
+
+std::string tag_rule(const LargeAllocation& a) {
+    if (a.rule.empty()) return a.category == kUntagged && !a.by_subrange ? "(untagged)" : "-";
+    std::string text = a.rule;
+    if (a.confidence) text += " (" + format_number(*a.confidence, 2) + ")";
+    if (a.by_subrange) text += std::string(": ") + category_name(a.tag_category) + " overall, by sub-range";
+    return text;
+}
+
+Section largest(const Report& r, bool full_stacks) {
+    Section s{"Largest allocations live at the peak", {},
+              Table{{"bytes", "category at peak", "tag rule (confidence)", "device", "allocated", "freed",
+                     "call stack (innermost first)"},
+                    {true, false, false, true, true, true, false}, {}},
+              {}};
     for (const LargeAllocation& a : r.memory.largest_at_peak) {
-        std::string stack;
-        for (size_t i = 0; i < a.stack.size() && i < 4; ++i) stack += (i ? " < " : "") + a.stack[i];
-        if (stack.empty()) stack = "(no stack recorded)";
-        s.table->add({format_bytes(a.bytes), category_name(a.category), std::to_string(a.device),
+        s.table->add({format_bytes(a.bytes), listed_category(a), tag_rule(a), std::to_string(a.device),
                       seconds(static_cast<double>(a.alloc_ns) * 1e-9),
-                      a.free_ns ? seconds(static_cast<double>(*a.free_ns) * 1e-9) : "never", stack});
+                      a.free_ns ? seconds(static_cast<double>(*a.free_ns) * 1e-9) : "never", elided_stack(a.stack, full_stacks)});
     }
     return s;
 }
@@ -92,6 +167,10 @@ Section iterations(const Report& r) {
     s.table->add({"min / max", seconds(it.min_s) + " / " + seconds(it.max_s)});
     s.table->add({"iterations/s", format_number(it.per_s, 4)});
     if (it.samples_per_s) s.table->add({"samples/s", format_number(*it.samples_per_s, 5)});
+    if (it.kernels_per_iteration) s.table->add({"kernels per iteration", format_number(*it.kernels_per_iteration, 4)});
+    if (it.kernel_time_per_iteration_ns) {
+        s.table->add({"kernel time per iteration", format_duration_ns(*it.kernel_time_per_iteration_ns)});
+    }
     return s;
 }
 
@@ -138,8 +217,9 @@ Document report_document(const Report& r, bool with_charts) {
     document.intro.push_back(window_sentence(r));
     document.sections.push_back(overview(r, with_charts));
     document.sections.push_back(flops(r));
+    document.sections.push_back(flops_by_precision(r));
     document.sections.push_back(memory(r, with_charts));
-    if (!r.memory.largest_at_peak.empty()) document.sections.push_back(largest(r));
+    if (!r.memory.largest_at_peak.empty()) document.sections.push_back(largest(r, with_charts));  // HTML: every frame
     document.sections.push_back(iterations(r));
     document.sections.push_back(cpu(r));
     document.sections.push_back(kernels(r));

@@ -4,7 +4,8 @@
 
 namespace tbdsample {
 
-BlasContext::BlasContext(DeviceAllocator& allocator, cudaStream_t stream, std::size_t workspace_bytes)
+BlasContext::BlasContext(DeviceAllocator& allocator, cudaStream_t stream, std::size_t workspace_bytes,
+                         MathMode math)
     : allocator_(allocator) {
     CUBLAS_CHECK(cublasCreate(&handle_));
     // Order matters: cublasSetStream resets the workspace to cuBLAS's default pool, so the user
@@ -14,8 +15,11 @@ BlasContext::BlasContext(DeviceAllocator& allocator, cudaStream_t stream, std::s
         workspace_ = allocator_.allocate(workspace_bytes, Category::workspace);
         CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_, workspace_bytes));
     }
-    // The math mode stays CUBLAS_DEFAULT_MATH: SGEMM then computes in plain FP32 (no TF32 tensor
-    // cores), which is what the FP32 throughput numbers of the profiler expect from these samples.
+    // By default the math mode stays CUBLAS_DEFAULT_MATH: SGEMM then computes in plain FP32 (no TF32
+    // tensor cores). --blas-math tf32 lets every FP32 GEMM use TF32 tensor cores; --blas-math
+    // fast-tf32 asks for them only in the *Ex calls, through their compute type.
+    if (math == MathMode::tf32) CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_TF32_TENSOR_OP_MATH));
+    if (math == MathMode::fast_tf32) ex_compute_ = CUBLAS_COMPUTE_32F_FAST_TF32;
 }
 
 BlasContext::~BlasContext() {
@@ -47,7 +51,7 @@ void BlasContext::gemm_strided_batched(bool transpose_a, bool transpose_b, int m
     if (api == BatchedApi::gemm_ex) {
         CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle_, op_b, op_a, n, m, k, &alpha, b, CUDA_R_32F, ldb,
                                                 stride_b, a, CUDA_R_32F, lda, stride_a, &beta, c, CUDA_R_32F,
-                                                n, stride_c, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                                n, stride_c, batch, ex_compute_, CUBLAS_GEMM_DEFAULT));
     } else {
         CUBLAS_CHECK(cublasSgemmStridedBatched(handle_, op_b, op_a, n, m, k, &alpha, b, ldb, stride_b, a,
                                                lda, stride_a, &beta, c, n, stride_c, batch));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "device_memory.h"
+#include "options.h"
 
 #include <cublas_v2.h>
 
@@ -14,7 +15,9 @@ class BlasContext {
 public:
     // workspace_bytes == 0 keeps cuBLAS's own default workspace; otherwise a buffer of that size is
     // allocated (category workspace) and handed over with cublasSetWorkspace.
-    BlasContext(DeviceAllocator& allocator, cudaStream_t stream, std::size_t workspace_bytes);
+    // math: see MathMode (options.h).
+    BlasContext(DeviceAllocator& allocator, cudaStream_t stream, std::size_t workspace_bytes,
+                MathMode math = MathMode::fp32);
     ~BlasContext();
     BlasContext(const BlasContext&) = delete;
     BlasContext& operator=(const BlasContext&) = delete;
@@ -40,6 +43,7 @@ private:
     DeviceAllocator& allocator_;
     cublasHandle_t handle_ = nullptr;
     void* workspace_ = nullptr;
+    cublasComputeType_t ex_compute_ = CUBLAS_COMPUTE_32F;
 };
 
 }  // namespace tbdsample

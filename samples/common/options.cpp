@@ -248,6 +248,13 @@ void add_common_options(OptionParser& parser, CommonOptions& options) {
                    "micro-batches whose gradients are accumulated before each optimizer step");
     parser.add_size("workspace", &options.workspace_bytes,
                     "cuBLAS workspace given with cublasSetWorkspace (0: cuBLAS default)");
+    parser.add_choice("blas-math", {"fp32", "tf32", "fast-tf32"}, 0,
+                      [&options](int index) {
+                          constexpr MathMode modes[] = {MathMode::fp32, MathMode::tf32, MathMode::fast_tf32};
+                          options.math = modes[index];
+                      },
+                      "FP32 GEMMs in FP32; all in TF32 (CUBLAS_TF32_TENSOR_OP_MATH); or only the *Ex batched "
+                      "ones (CUBLAS_COMPUTE_32F_FAST_TF32)");
     parser.add_u64("seed", &options.seed, "seed of weights and synthetic data");
     parser.add_choice("optimizer", {"sgd", "adam"}, 0,
                       [&options](int index) {

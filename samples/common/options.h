@@ -16,6 +16,10 @@ namespace tbdsample {
 
 enum class GradMode { persistent, transient };
 enum class OptimizerKind { sgd, adam };
+// How FP32 GEMMs run: plain FP32; TF32 tensor cores for every GEMM (the handle's math mode
+// CUBLAS_TF32_TENSOR_OP_MATH, as torch.backends.cuda.matmul.allow_tf32 sets it); or TF32 only where
+// the call asks for it (cublasGemmStridedBatchedEx with CUBLAS_COMPUTE_32F_FAST_TF32), SGEMMs FP32.
+enum class MathMode { fp32, tf32, fast_tf32 };
 
 // Options every training sample has. Programs set their own defaults before registering them.
 struct CommonOptions {
@@ -34,6 +38,7 @@ struct CommonOptions {
     OptimizerKind optimizer = OptimizerKind::sgd;
     float learning_rate = 0.0f;  // 0: the optimizer's usual default (see resolved_learning_rate)
     float momentum = 0.9f;
+    MathMode math = MathMode::fp32;
     bool nvtx = false;  // mark steps and their phases with NVTX ranges (see NvtxRange in training.h)
 };
 
@@ -83,7 +88,7 @@ private:
 float resolved_learning_rate(const CommonOptions& options);
 
 // Registers --iterations --batch --hidden --layers --input --classes --host-work-us --alloc --grad
-// --accumulate --workspace --seed --optimizer --lr --momentum --nvtx.
+// --accumulate --workspace --blas-math --seed --optimizer --lr --momentum --nvtx.
 void add_common_options(OptionParser& parser, CommonOptions& options);
 
 }  // namespace tbdsample

@@ -21,7 +21,7 @@ TrainingSession::OwnedStream::~OwnedStream() {
 TrainingSession::TrainingSession(const char* program, const CommonOptions& options)
     : program_(program), options_(options), labels_(), stream_(),
       allocator_(options.alloc, stream_.handle, labels_),
-      blas_(allocator_, stream_.handle, options.workspace_bytes),
+      blas_(allocator_, stream_.handle, options.workspace_bytes, options.math),
       parameters_(allocator_, stream_.handle, options.seed) {}
 
 TrainingSession::~TrainingSession() = default;

@@ -64,7 +64,8 @@ cublasStatus_t classify_gemm_types(cudaDataType a_type, cudaDataType b_type, cud
             switch (compute_type) {
                 case CUBLAS_COMPUTE_32F_FAST_TF32: *precision = TBDSIM_PRECISION_TF32; break;
                 case CUBLAS_COMPUTE_32F_FAST_16F: *precision = TBDSIM_PRECISION_FP16; break;
-                case CUBLAS_COMPUTE_32F_FAST_16BF: *precision = TBDSIM_PRECISION_BF16; break;
+                case CUBLAS_COMPUTE_32F_FAST_16BF:
+                case CUBLAS_COMPUTE_32F_EMULATED_16BFX9: *precision = TBDSIM_PRECISION_BF16; break;
                 case CUBLAS_COMPUTE_32F: *precision = plain_fp32; break;
                 default: *precision = TBDSIM_PRECISION_FP32; break;
             }

@@ -28,9 +28,18 @@ cublasStatus_t validate(const GemmRequest& request) {
 
 }  // namespace
 
+// What single-precision GEMMs (SGEMM, and COMPUTE_32F on FP32 data) run as under the handle's math
+// mode, as cuBLAS documents it: TF32 tensor cores under CUBLAS_TF32_TENSOR_OP_MATH, FP16 tensor cores
+// under the deprecated CUBLAS_TENSOR_OP_MATH (it selects CUBLAS_COMPUTE_32F_FAST_16F), BF16 tensor
+// cores under CUBLAS_FP32_EMULATED_BF16X9_MATH (FP32 emulated with BF16 products), plain FP32
+// otherwise (default and pedantic).
 TbdsimPrecision single_precision_under(cublasHandle_t handle) {
-    const int base = static_cast<int>(handle->math_mode) & 0xf;
-    return base == CUBLAS_TF32_TENSOR_OP_MATH ? TBDSIM_PRECISION_TF32 : TBDSIM_PRECISION_FP32;
+    switch (static_cast<int>(handle->math_mode) & 0xf) {
+        case CUBLAS_TF32_TENSOR_OP_MATH: return TBDSIM_PRECISION_TF32;
+        case CUBLAS_TENSOR_OP_MATH: return TBDSIM_PRECISION_FP16;
+        case CUBLAS_FP32_EMULATED_BF16X9_MATH: return TBDSIM_PRECISION_BF16;
+        default: return TBDSIM_PRECISION_FP32;
+    }
 }
 
 cublasStatus_t classify_gemm_ex(cublasHandle_t handle, cudaDataType a_type, cudaDataType b_type, cudaDataType c_type,

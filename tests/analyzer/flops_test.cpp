@@ -74,3 +74,71 @@ TEST_CASE("FP64 and integer work is neither FP32 nor tensor-core") {
     CHECK(r.flops.other_flops == 5e6);
     CHECK(r.flops.no_flop_info_share == 0);
 }
+
+TEST_CASE("per-iteration FLOPs are the window's FLOPs over the iterations in it") {
+    tbdtest::TraceBuilder t("flops_per_iteration.sqlite");
+    for (int i = 0; i < 4; ++i) {
+        t.iteration(i * 1000, i * 1000 + 1000);
+        t.kernel(i * 1000 + 100, 200, 2, 0, t.library_call(1500, kCompute32F, kR32F));
+        t.kernel(i * 1000 + 400, 100, 3, 0, t.library_call(700, kComputeTF32, kR32F));
+    }
+    const Report r = analyze_trace(t.finish(4000), AnalysisOptions{});
+    REQUIRE(r.iterations.count == 3);  // steady window: iterations 2..4
+    REQUIRE(r.flops.fp32_flops_per_iteration);
+    CHECK(*r.flops.fp32_flops_per_iteration == doctest::Approx(1500));
+    CHECK(*r.flops.fp32_flops_per_iteration * 3 == doctest::Approx(r.flops.fp32_flops));
+    CHECK(*r.flops.tensor_flops_per_iteration == doctest::Approx(700));
+    CHECK(*r.iterations.kernels_per_iteration == doctest::Approx(2));
+    CHECK(r.iterations.kernels_outside == 0);
+}
+
+TEST_CASE("no per-iteration figures when the window holds work outside its counted iterations") {
+    tbdtest::TraceBuilder t("flops_per_iteration_gap.sqlite");
+    // Every second iteration overlaps the one before: the reader leaves it out, and its work is in
+    // the window between the counted ones.
+    for (int i = 0; i < 6; ++i) {
+        t.iteration(i * 1000 - (i % 2) * 100, i * 1000 + 1000);
+        t.kernel(i * 1000 + 500, 100, 2, 0, t.library_call(1500, kCompute32F, kR32F));
+    }
+    const Report r = analyze_trace(t.finish(6000), AnalysisOptions{});
+    CHECK(r.iterations.count == 2);  // 2000..3000 and 4000..5000; 2900..4000 in between is left out
+    CHECK(r.iterations.kernels_outside > 0);
+    CHECK_FALSE(r.flops.fp32_flops_per_iteration);
+    bool noted = false;
+    for (const std::string& note : r.notes) noted |= note.find("no per-iteration figures") != std::string::npos;
+    CHECK(noted);
+}
+
+TEST_CASE("the collector's precision column decides, and each precision is against its own peak") {
+    tbdtest::TraceBuilder t("flops_precision_column.sqlite");
+    t.exec("UPDATE devices SET name = 'NVIDIA H100 80GB HBM3' WHERE id = 0");
+    const int64_t sgemm_tf32 = t.library_call(1000, kCompute32F, kR32F, "cublasSgemm_v2");  // under TF32 math mode
+    const int64_t sgemm = t.library_call(3000, kCompute32F, kR32F, "cublasSgemm_v2");
+    const int64_t bf16 = t.library_call(5000, 75, kR32F, "cublasGemmEx");  // FAST_16BF, old trace row: no column
+    t.exec("UPDATE library_calls SET precision = 'tf32', math_mode = 3 WHERE id = " + std::to_string(sgemm_tf32));
+    t.exec("UPDATE library_calls SET precision = 'fp32', math_mode = 0 WHERE id = " + std::to_string(sgemm));
+    t.kernel(0, 100, 2, 0, sgemm_tf32);
+    t.kernel(200, 100, 2, 0, sgemm);
+    t.kernel(400, 100, 3, 0, bf16);
+    const Report r = analyze_trace(t.finish(1000), all_window());
+    const auto& p = r.flops.by_precision;
+    CHECK(r.flops.fp32_flops == 3000);
+    CHECK(p[size_t(Precision::fp32)].flops == 3000);
+    CHECK(p[size_t(Precision::tf32)].flops == 1000);
+    CHECK(p[size_t(Precision::bf16)].flops == 5000);
+    CHECK(r.flops.tensor_flops == 6000);
+    CHECK(p[size_t(Precision::fp32)].peak_flops == doctest::Approx(1e12));
+    CHECK(p[size_t(Precision::tf32)].peak_flops == doctest::Approx(1e12 * 494.7 / 66.9));
+    CHECK(p[size_t(Precision::bf16)].peak_flops == doctest::Approx(1e12 * 989.4 / 66.9));
+    CHECK(p[size_t(Precision::tf32)].utilization == doctest::Approx(1000 / 1e-6 / (1e12 * 494.7 / 66.9)));
+}
+
+TEST_CASE("a device the table does not know has unknown tensor-core peaks") {
+    tbdtest::TraceBuilder t("flops_unknown_device.sqlite");
+    t.exec("UPDATE devices SET name = 'Some Future GPU' WHERE id = 0");
+    t.kernel(0, 100, 2, 0, t.library_call(1000, kComputeTF32, kR32F));
+    const Report r = analyze_trace(t.finish(1000), all_window());
+    CHECK(r.flops.by_precision[size_t(Precision::tf32)].flops == 1000);
+    CHECK(r.flops.by_precision[size_t(Precision::tf32)].peak_flops == 0);
+    CHECK(r.flops.by_precision[size_t(Precision::tf32)].utilization == 0);
+}

@@ -92,9 +92,103 @@ TEST_CASE("pooled segments count by their tagged sub-ranges; the rest is unattri
     CHECK(m.at_peak[kUntagged] == 500);
     CHECK(m.category_max[kUntagged] == 1000);  // before the first sub-range begins and after the last ends
     REQUIRE(m.largest_at_peak.size() == 2);
-    CHECK(m.largest_at_peak[0].bytes == 1000);  // the segment, listed with its own category
-    CHECK(m.largest_at_peak[0].category == cat("activations"));
+    CHECK(m.largest_at_peak[0].bytes == 1000);  // the segment, listed with what it holds at the peak
+    CHECK(m.largest_at_peak[0].by_subrange);
+    CHECK(m.largest_at_peak[0].category == kUntagged);  // 500 unattributed bytes are its largest share
+    REQUIRE(m.largest_at_peak[0].at_peak.size() == 3);
+    CHECK(m.largest_at_peak[0].at_peak[1] == std::pair<int, int64_t>{cat("weights"), 300});
+    CHECK(m.largest_at_peak[0].at_peak[2] == std::pair<int, int64_t>{cat("activations"), 200});
     bool noted = false;
     for (const std::string& note : r.notes) noted |= note.find("sub-range level") != std::string::npos;
     CHECK(noted);
+}
+
+TEST_CASE("sub-ranges sharing bytes at the same time count once: the narrowest, then the latest, wins") {
+    tbdtest::TraceBuilder t("memory_overlap.sqlite");
+    const std::string segment = std::to_string(t.allocation(1000, 0, 200, "workspace"));
+    t.exec("INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category) VALUES "
+           "(1, " + segment + ", 0, 1000, 0, 100, 'workspace'), "   // an extent over everything
+           "(2, " + segment + ", 100, 200, 10, 50, 'weights'), "    // a tensor inside it
+           "(3, " + segment + ", 100, 200, 20, 60, 'activations'), "  // the same bytes, began later
+           "(4, " + segment + ", 900, 200, 30, 40, 'gradients')");  // past the end: clipped to 100 bytes
+    const Report r = analyze_trace(t.finish(200), AnalysisOptions{});
+    const MemoryMetrics& m = r.memory;
+    CHECK(m.peak_bytes == 1000);
+    int64_t sum = 0;
+    for (int64_t bytes : m.at_peak) sum += bytes;
+    CHECK(sum == 1000);
+    for (int c = 0; c < kCategoryCount; ++c) CHECK(m.category_max[c] <= m.peak_bytes);
+    CHECK(m.category_max[cat("workspace")] == 1000);
+    CHECK(m.category_max[cat("weights")] == 200);      // 10..20, then the later tensor takes the bytes
+    CHECK(m.category_max[cat("activations")] == 200);
+    CHECK(m.category_max[cat("gradients")] == 100);
+    CHECK(m.category_max[kUntagged] == 1000);          // 100..200: no tensor in use
+    for (const MemoryPoint& p : m.timeline) {
+        int64_t total = 0;
+        for (int64_t bytes : p.bytes) {
+            CHECK(bytes >= 0);
+            total += bytes;
+        }
+        CHECK(total <= 1000);
+    }
+    bool noted = false;
+    for (const std::string& note : r.notes) noted |= note.find("overlap in place and time") != std::string::npos;
+    CHECK(noted);
+}
+
+TEST_CASE("a segment live at the peak before its tensors are used is listed as unattributed, as the breakdown says") {
+    tbdtest::TraceBuilder t("memory_peak_moment.sqlite");
+    t.allocation(100, 0, 300, "weights");
+    const std::string segment = std::to_string(t.allocation(400, 50, 300, "gradients"));
+    t.exec("INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category) VALUES "
+           "(1, " + segment + ", 0, 300, 80, 120, 'gradients'), (2, " + segment + ", 300, 100, 90, 110, 'optimizer_state')");
+    const Report r = analyze_trace(t.finish(300), AnalysisOptions{});
+    const MemoryMetrics& m = r.memory;
+    CHECK(m.peak_bytes == 500);
+    CHECK(m.peak_ns == 50);  // the first moment the peak is reached: the segment's allocation
+    CHECK(m.at_peak[cat("gradients")] == 0);
+    CHECK(m.at_peak[kUntagged] == 400);
+    CHECK(m.category_max[cat("gradients")] == 300);
+    CHECK(m.category_max[cat("optimizer_state")] == 100);
+    REQUIRE(m.largest_at_peak.size() == 2);
+    CHECK(m.largest_at_peak[0].category == kUntagged);  // not its dominant tag, which the breakdown lacks
+    CHECK(m.largest_at_peak[0].rule.empty());
+    REQUIRE(m.largest_at_peak[0].at_peak.size() == 1);
+    CHECK(m.largest_at_peak[0].at_peak[0] == std::pair<int, int64_t>{kUntagged, 400});
+    bool pool_words = false;
+    for (const std::string& note : r.notes) pool_words |= note.find("cached free") != std::string::npos;
+    CHECK_FALSE(pool_words);  // nothing says this is a caching allocator
+}
+
+TEST_CASE("the largest allocations carry the tag's rule and confidence") {
+    tbdtest::TraceBuilder t("memory_rule.sqlite");
+    const int64_t id = t.allocation(4096, 0, std::nullopt, "weights");
+    t.exec("UPDATE allocation_categories SET rule = 'updated-in-place', confidence = 0.9 WHERE allocation = " +
+           std::to_string(id));
+    t.allocation(1024, 0, std::nullopt);
+    const Report r = analyze_trace(t.finish(100), AnalysisOptions{});
+    REQUIRE(r.memory.largest_at_peak.size() == 2);
+    CHECK(r.memory.largest_at_peak[0].rule == "updated-in-place");
+    REQUIRE(r.memory.largest_at_peak[0].confidence);
+    CHECK(*r.memory.largest_at_peak[0].confidence == doctest::Approx(0.9));
+    CHECK(r.memory.largest_at_peak[1].rule.empty());
+    CHECK_FALSE(r.memory.largest_at_peak[1].confidence);
+}
+
+TEST_CASE("extents guessed over the same bytes never lift a category above the peak") {
+    // The tagger can give several sub-ranges of one category over the same bytes at the same time
+    // (one extent per first use, each to the end of the segment). Counted each, five of them made
+    // workspace's own maximum five times the segment.
+    tbdtest::TraceBuilder t("memory_stacked_extents.sqlite");
+    const std::string segment = std::to_string(t.allocation(1000, 0, 200));
+    for (int i = 1; i <= 5; ++i) {
+        t.exec("INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category) VALUES (" +
+               std::to_string(i) + ", " + segment + ", " + std::to_string(i * 10) + ", " + std::to_string(1000 - i * 10) +
+               ", " + std::to_string(i) + ", 100, 'workspace')");
+    }
+    const Report r = analyze_trace(t.finish(200), AnalysisOptions{});
+    CHECK(r.memory.peak_bytes == 1000);
+    CHECK(r.memory.category_max[cat("workspace")] == 990);  // bytes 10..1000, each counted once
+    CHECK(r.memory.category_max[kUntagged] == 1000);
+    for (int64_t bytes : r.memory.at_peak) CHECK(bytes >= 0);
 }

@@ -15,9 +15,13 @@ if [ ! -x "$tbdprof" ] || [ ! -x "$build/bin/mlp_train" ]; then
 fi
 rm -rf "$out" && mkdir -p "$out" || exit 1
 status=0
-for sample in "mlp_train --iterations 6" "lstm_train --iterations 3"; do
-    name=${sample%% *}
-    [ -x "$build/bin/$name" ] || continue
+# The TF32 runs: every GEMM under CUBLAS_TF32_TENSOR_OP_MATH, and only the batched *Ex GEMMs through
+# CUBLAS_COMPUTE_32F_FAST_TF32 (SGEMMs stay FP32): the precision split must be exact.
+for sample in "mlp_train --iterations 6" "lstm_train --iterations 3" "mlp_train --iterations 3 --blas-math tf32" \
+              "attention_train --iterations 2 --blas-math fast-tf32"; do
+    name=$(echo "$sample" | tr -c 'a-zA-Z0-9\n' '_')
+    program=${sample%% *}
+    [ -x "$build/bin/$program" ] || continue
     # shellcheck disable=SC2086
     if ! TBDSIM_TRUTH="$out/$name.truth" "$tbdprof" --sim -o "$out/$name.sqlite" -- "$build/bin/"$sample \
             >"$out/$name.record.log" 2>&1; then

@@ -1,6 +1,7 @@
 // Compares the analyzer's report on a recorded trace with the simulated GPU's ground truth
 // (TBDSIM_TRUTH file): GPU utilization within 0.1 percentage points of the union of truth kernel
-// intervals over the same window, FP32 FLOPs equal to the sum of FP32 truth kernel FLOPs, peak
+// intervals over the same window, FP32 FLOPs equal to the sum of FP32 truth kernel FLOPs, FLOPs of
+// every other precision (TF32, FP16, BF16, FP64) equal to the truth's in that precision, peak
 // memory equal to the truth's peak of live device allocations.
 //   tbdprof_analyzer_truth_check TRACE TRUTH
 #include <sqlite3.h>
@@ -61,6 +62,7 @@ int main(int argc, char** argv) {
     }
     std::vector<std::pair<int64_t, int64_t>> kernels;
     double fp32_flops = 0;
+    std::map<std::string, double> truth_by_precision;  // the simulator's precisions by the report's names
     std::map<std::string, int64_t> live;  // "pid address" -> bytes
     int64_t live_bytes = 0, peak = 0;
     std::string line;
@@ -70,7 +72,11 @@ int main(int argc, char** argv) {
         if (f[0] == "kernel" && f.size() >= 12) {  // kernel pid corr stream start end flops grid block shmem precision name
             const int64_t start = std::stoll(f[4]) - zero, end = std::stoll(f[5]) - zero;
             kernels.emplace_back(start, end);
-            if (std::stoi(f[10]) == 1) fp32_flops += std::stod(f[6]);  // TBDSIM_PRECISION_FP32
+            const int precision = std::stoi(f[10]);
+            if (precision == 1) fp32_flops += std::stod(f[6]);  // TBDSIM_PRECISION_FP32
+            // TBDSIM_PRECISION_*: 1 FP32, 2 TF32, 3 FP16, 4 BF16, 5 FP64 (0: no FLOPs)
+            static const char* const names[] = {nullptr, "fp32", "tf32", "fp16", "bf16", "fp64"};
+            if (precision >= 1 && precision <= 5) truth_by_precision[names[precision]] += std::stod(f[6]);
         } else if ((f[0] == "alloc" || f[0] == "free") && f.size() >= 8) {
             // alloc|free pid corr stream time kind bytes addr
             if (f[5] == "pinned_host") continue;
@@ -109,6 +115,14 @@ int main(int argc, char** argv) {
     if (std::fabs(truth_utilization - report.gpu_utilization) > 0.001) ++failures;
     std::printf("fp32 flops: truth %.17g, report %.17g\n", fp32_flops, report.flops.fp32_flops);
     if (fp32_flops != report.flops.fp32_flops) ++failures;
+    for (int p = 0; p < kPrecisionCount; ++p) {
+        const char* name = precision_name(static_cast<Precision>(p));
+        const double want = truth_by_precision.count(name) ? truth_by_precision[name] : 0.0;
+        const double got = report.flops.by_precision[static_cast<size_t>(p)].flops;
+        if (want == 0 && got == 0) continue;
+        std::printf("%s flops: truth %.17g, report %.17g\n", name, want, got);
+        if (want != got) ++failures;
+    }
     std::printf("peak memory: truth %lld, report %lld\n", static_cast<long long>(peak),
                 static_cast<long long>(report.memory.peak_bytes));
     if (peak != report.memory.peak_bytes) ++failures;

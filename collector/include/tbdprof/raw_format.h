@@ -248,6 +248,12 @@ struct RawSync {
 
 enum class LibraryOp : uint16_t { Gemm = 1, GemmStridedBatched = 2, GemmBatched = 3 };
 
+// The precision a library call's arithmetic runs in, as the collector works it out from the data and
+// compute types and the handle's math mode (0 in records written before it was added).
+enum class RawPrecision : uint8_t {
+    Unknown = 0, Fp32 = 1, Tf32 = 2, Fp16 = 3, Bf16 = 4, Fp64 = 5, Fp8 = 6, Int8 = 7, Other = 8
+};
+
 struct RawLibraryCall {
     RawRecordHeader header;
     uint64_t begin_ns;
@@ -264,8 +270,12 @@ struct RawLibraryCall {
     LibraryOp op;
     uint8_t a_type, b_type, c_type, compute_type;  // cudaDataType / cublasComputeType values (low byte)
     uint8_t transa, transb;
-    uint8_t reserved;
+    // Added after the first version, in what was padding (older records have 0):
+    uint8_t math_mode;       // cublasMath_t of the handle at the call + 1; 0 = not recorded (cuBLASLt)
+    RawPrecision precision;  // what the arithmetic ran in
+    uint8_t reserved[6];
 };
+static_assert(sizeof(RawLibraryCall) == 152);  // unchanged: the new fields took padding
 
 enum class RangeKind : uint8_t { PushPop = 1, StartEnd = 2, Mark = 3 };
 

@@ -233,6 +233,32 @@ TEST_CASE("TF32 comes from the compute type or the math mode") {
     CHECK(kernels[2].record.precision == TBDSIM_PRECISION_TF32);
 }
 
+TEST_CASE("the other math modes: FP16 under the deprecated tensor-op mode, BF16 under BF16x9 emulation") {
+    Handle h;
+    Buffers buffers;
+    RecordCollector records;
+    auto sgemm = [&] {
+        return cublasSgemm(h.handle, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &kOne, buffers.fa(), 256, buffers.fb(),
+                           256, &kZero, buffers.fc(), 256);
+    };
+    REQUIRE(cublasSetMathMode(h.handle, CUBLAS_TENSOR_OP_MATH) == CUBLAS_STATUS_SUCCESS);
+    CHECK(sgemm() == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasSetMathMode(h.handle, CUBLAS_FP32_EMULATED_BF16X9_MATH) == CUBLAS_STATUS_SUCCESS);
+    CHECK(sgemm() == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasSetMathMode(h.handle, CUBLAS_PEDANTIC_MATH) == CUBLAS_STATUS_SUCCESS);
+    CHECK(sgemm() == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasSetMathMode(h.handle, CUBLAS_DEFAULT_MATH) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasGemmEx(h.handle, CUBLAS_OP_N, CUBLAS_OP_N, 256, 256, 256, &kOne, buffers.fa(), CUDA_R_32F, 256,
+                       buffers.fb(), CUDA_R_32F, 256, &kZero, buffers.fc(), CUDA_R_32F, 256,
+                       CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS);
+    const std::vector<CapturedRecord> kernels = records.of_kind(TBDSIM_RECORD_KERNEL);
+    REQUIRE(kernels.size() == 4);
+    CHECK(kernels[0].record.precision == TBDSIM_PRECISION_FP16);
+    CHECK(kernels[1].record.precision == TBDSIM_PRECISION_BF16);
+    CHECK(kernels[2].record.precision == TBDSIM_PRECISION_FP32);
+    CHECK(kernels[3].record.precision == TBDSIM_PRECISION_BF16);
+}
+
 TEST_CASE("launches go to the handle's stream") {
     Handle h;
     Buffers buffers;

@@ -49,6 +49,24 @@ struct DeviceMetrics {
     int64_t kernels = 0;          // kernels starting in the window
 };
 
+// The precision FLOPs are counted in. FP32 is the FP32 pipeline; TF32, FP16, BF16 and FP8 are
+// tensor-core work; FP64; other = integer or unknown.
+enum class Precision : uint8_t { fp32, tf32, fp16, bf16, fp8, fp64, other };
+inline constexpr int kPrecisionCount = 7;
+const char* precision_name(Precision precision);  // "fp32", "tf32", ...
+const char* precision_label(Precision precision);  // "FP32", "TF32 (tensor cores)", ...
+inline bool is_tensor_core(Precision p) {
+    return p == Precision::tf32 || p == Precision::fp16 || p == Precision::bf16 || p == Precision::fp8;
+}
+
+struct PrecisionFlops {
+    double flops = 0;        // in the window
+    double flops_per_s = 0;  // over the window
+    double peak_flops = 0;   // sum over devices with kernels of their peak in this precision; 0: unknown
+    double utilization = 0;  // flops_per_s / peak_flops (0 when the peak is unknown)
+    std::optional<double> per_iteration;  // as fp32_flops_per_iteration
+};
+
 struct FlopMetrics {
     double fp32_flops = 0;
     double fp32_flops_per_s = 0;       // over the window
@@ -62,6 +80,13 @@ struct FlopMetrics {
     int64_t kernel_time_without_flops_ns = 0;
     double no_flop_info_share = 0;     // kernel_time_without_flops_ns / kernel_time_ns
     int64_t library_calls = 0;         // library calls with FLOPs that reach the window
+    // Window totals / iterations counted in the window; empty without iterations, or when the window
+    // has room for uncounted iterations and kernels ran there (docs/analyzer.md).
+    std::optional<double> fp32_flops_per_iteration;
+    std::optional<double> tensor_flops_per_iteration;
+    // Every precision apart, against its own peak (device_peaks.cpp); by_precision[fp32] repeats the
+    // FP32 figures above, tensor_flops is the sum of the tensor-core ones, other_flops FP64 + other.
+    std::array<PrecisionFlops, kPrecisionCount> by_precision{};
 };
 
 struct LargeAllocation {
@@ -70,8 +95,15 @@ struct LargeAllocation {
     int64_t bytes = 0;
     int64_t alloc_ns = 0;
     std::optional<int64_t> free_ns;
-    int category = 0;
+    int category = 0;                // for an allocation counted by sub-range: its largest share at the peak
     std::vector<std::string> stack;  // innermost first; empty when stacks were off
+    int tag_category = 0;            // the allocation's own tag (allocation_categories.category)
+    std::string rule;                // allocation_categories.rule of the tag; empty when none
+    std::optional<double> confidence;  // allocation_categories.confidence (0..1)
+    // Bytes per category at the peak moment, largest first: one entry for an allocation counted
+    // whole, several for a segment counted by its sub-ranges ('untagged' = no tensor covered them).
+    std::vector<std::pair<int, int64_t>> at_peak;
+    bool by_subrange = false;
 };
 
 struct MemoryPoint {
@@ -82,8 +114,8 @@ struct MemoryPoint {
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
-    int64_t peak_ns = 0;
-    CategoryBytes at_peak{};          // live bytes per category at that peak
+    int64_t peak_ns = 0;              // the first moment the peak is reached
+    CategoryBytes at_peak{};          // live bytes per category at that moment; they sum to peak_bytes
     CategoryBytes category_max{};     // each category's own maximum over the run
     std::vector<std::pair<int64_t, int64_t>> device_peaks;  // (device, peak bytes)
     bool tagged = false;              // some allocation has a category
@@ -99,6 +131,9 @@ struct IterationMetrics {
     double per_s = 0;          // count / window
     std::optional<double> samples_per_s;  // with --batch-size
     std::vector<std::pair<int64_t, int64_t>> spans;  // (begin, end) of iterations in the window
+    int64_t kernels_outside = 0;  // kernels starting in the window but in none of its iterations
+    std::optional<double> kernels_per_iteration;         // kernels in the window / count
+    std::optional<double> kernel_time_per_iteration_ns;  // kernel time in the window / count
 };
 
 struct CpuProcess {
