@@ -280,3 +280,73 @@ TBD_EXPORT cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t d
     const cudnnDataType_t type = x->type == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
     return set_tensor(derived, type, x->dims, dim, nullptr);
 }
+
+// ---- getters (frameworks and the collector's hooks read descriptors back with these)
+
+TBD_EXPORT cudnnStatus_t cudnnGetTensorNdDescriptor(const cudnnTensorDescriptor_t d, int requested,
+                                                    cudnnDataType_t* type, int* dims, int dim[], int stride[]) {
+    if (d == nullptr || !d->set || type == nullptr || dims == nullptr) return CUDNN_STATUS_BAD_PARAM;
+    *type = d->type;
+    *dims = d->dims;
+    for (int i = 0; i < requested && i < d->dims; ++i) {
+        if (dim != nullptr) dim[i] = d->dim[i];
+        if (stride != nullptr) stride[i] = d->stride[i];
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+TBD_EXPORT cudnnStatus_t cudnnGetFilterNdDescriptor(const cudnnFilterDescriptor_t d, int requested,
+                                                    cudnnDataType_t* type, cudnnTensorFormat_t* format, int* dims,
+                                                    int dim[]) {
+    if (d == nullptr || !d->set || type == nullptr || format == nullptr || dims == nullptr) {
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    *type = d->type;
+    *format = d->format;
+    *dims = d->dims;
+    for (int i = 0; i < requested && i < d->dims; ++i) {
+        if (dim != nullptr) dim[i] = d->dim[i];
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+TBD_EXPORT cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t d, int requested,
+                                                         int* length, int pad[], int stride[], int dilation[],
+                                                         cudnnConvolutionMode_t* mode, cudnnDataType_t* compute_type) {
+    if (d == nullptr || !d->set || length == nullptr || mode == nullptr || compute_type == nullptr) {
+        return CUDNN_STATUS_BAD_PARAM;
+    }
+    *length = d->spatial;
+    for (int i = 0; i < requested && i < d->spatial; ++i) {
+        if (pad != nullptr) pad[i] = d->pad[i];
+        if (stride != nullptr) stride[i] = d->stride[i];
+        if (dilation != nullptr) dilation[i] = d->dilation[i];
+    }
+    *mode = d->mode;
+    *compute_type = d->compute_type;
+    return CUDNN_STATUS_SUCCESS;
+}
+
+TBD_EXPORT cudnnStatus_t cudnnGetPoolingNdDescriptor(const cudnnPoolingDescriptor_t d, int requested,
+                                                     cudnnPoolingMode_t* mode, cudnnNanPropagation_t* nan, int* dims,
+                                                     int window[], int pad[], int stride[]) {
+    if (d == nullptr || !d->set || mode == nullptr || nan == nullptr || dims == nullptr) return CUDNN_STATUS_BAD_PARAM;
+    *mode = d->mode;
+    *nan = d->nan;
+    *dims = d->spatial;
+    for (int i = 0; i < requested && i < d->spatial; ++i) {
+        if (window != nullptr) window[i] = d->window[i];
+        if (pad != nullptr) pad[i] = d->pad[i];
+        if (stride != nullptr) stride[i] = d->stride[i];
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+TBD_EXPORT cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t d, cudnnActivationMode_t* mode,
+                                                      cudnnNanPropagation_t* nan, double* coef) {
+    if (d == nullptr || !d->set || mode == nullptr || nan == nullptr || coef == nullptr) return CUDNN_STATUS_BAD_PARAM;
+    *mode = d->mode;
+    *nan = d->nan;
+    *coef = d->coef;
+    return CUDNN_STATUS_SUCCESS;
+}

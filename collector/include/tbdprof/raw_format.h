@@ -246,7 +246,27 @@ struct RawSync {
     uint8_t reserved[7];
 };
 
-enum class LibraryOp : uint16_t { Gemm = 1, GemmStridedBatched = 2, GemmBatched = 3 };
+enum class LibraryOp : uint16_t {
+    Gemm = 1,
+    GemmStridedBatched = 2,
+    GemmBatched = 3,
+    // cuDNN (preload/cudnn_hooks.cpp). Convolutions record their implicit-GEMM shape per group
+    // (m = N*P*Q, n = K/groups, k = C/groups*R*S, batch = groups); the others m = elements.
+    ConvolutionForward = 20,
+    ConvolutionBackwardData = 21,
+    ConvolutionBackwardFilter = 22,
+    ConvolutionBackwardBias = 23,
+    BatchNormForwardTraining = 24,
+    BatchNormForwardInference = 25,
+    BatchNormBackward = 26,
+    PoolingForward = 27,
+    PoolingBackward = 28,
+    ActivationForward = 29,
+    ActivationBackward = 30,
+    SoftmaxForward = 31,
+    SoftmaxBackward = 32,
+    AddTensor = 33,
+};
 
 struct RawLibraryCall {
     RawRecordHeader header;
