@@ -1,5 +1,5 @@
 // Every function the cuDNN 9 headers declare, as a weak stub returning CUDNN_STATUS_NOT_SUPPORTED;
 // the modelled ones (the other files here) replace theirs.
 #define TBDSIM_NOT_SUPPORTED 3000  // CUDNN_STATUS_NOT_SUPPORTED
-#include "stubs/stub_macros.h"
-#include "stubs/cudnn.inc"
+#include "stub_macros.h"
+#include "cudnn.inc"
