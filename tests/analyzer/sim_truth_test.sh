@@ -15,7 +15,7 @@ if [ ! -x "$tbdprof" ] || [ ! -x "$build/bin/mlp_train" ]; then
 fi
 rm -rf "$out" && mkdir -p "$out" || exit 1
 status=0
-for sample in "mlp_train --iterations 6" "lstm_train --iterations 3"; do
+for sample in "mlp_train --iterations 6" "lstm_train --iterations 3" "cnn_train --iterations 3 --math tf32"; do
     name=${sample%% *}
     [ -x "$build/bin/$name" ] || continue
     # shellcheck disable=SC2086
