@@ -41,9 +41,30 @@ void with_workspace(DeviceAllocator& allocator, std::size_t bytes, Call&& call) 
 
 }  // namespace
 
-ConvLayer::ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size, cudnnMathType_t math)
+ConvLayer::ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size, cudnnMathType_t math,
+                     bool backend)
     : handle_(handle), batch_(batch), in_(in), out_(out), size_(size), x_desc_(batch, in, size, size),
-      y_desc_(batch, out, size, size) {
+      y_desc_(batch, out, size, size), backend_(backend) {
+    if (backend) {
+        const std::vector<int64_t> x{batch, in, size, size}, w{out, in, 3, 3}, y{batch, out, size, size};
+        const bool tensor_cores = math != CUDNN_FMA_MATH;
+        auto build = [&](BackendPlan::Pass pass, const std::vector<int64_t>& in_dims,
+                         const std::vector<int64_t>& second_dims, const std::vector<int64_t>& out_dims, float beta) {
+            Backend b;
+            b.plan = std::make_unique<BackendPlan>(handle, tensor_cores);
+            b.in = b.plan->tensor(in_dims);
+            b.second = b.plan->tensor(second_dims);
+            b.out = b.plan->tensor(out_dims);
+            b.plan->convolution(pass, b.in, b.second, b.out, beta);
+            b.plan->finalize();
+            return b;
+        };
+        forward_plan_ = build(BackendPlan::Pass::forward, x, w, y, 0.0f);
+        data_plan_ = build(BackendPlan::Pass::backward_data, y, w, x, 0.0f);
+        filter_plan_ = build(BackendPlan::Pass::backward_filter, x, y, w, 0.0f);
+        filter_accumulate_plan_ = build(BackendPlan::Pass::backward_filter, x, y, w, 1.0f);
+        return;
+    }
     CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_desc_));
     CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_desc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, out, in, 3, 3));
     CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv_desc_));
@@ -78,11 +99,17 @@ ConvLayer::ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size,
 }
 
 ConvLayer::~ConvLayer() {
-    cudnnDestroyConvolutionDescriptor(conv_desc_);
-    cudnnDestroyFilterDescriptor(w_desc_);
+    if (conv_desc_ != nullptr) cudnnDestroyConvolutionDescriptor(conv_desc_);
+    if (w_desc_ != nullptr) cudnnDestroyFilterDescriptor(w_desc_);
 }
 
 void ConvLayer::forward(DeviceAllocator& allocator, const float* x, const float* w, float* y) const {
+    if (backend_) {
+        forward_plan_.plan->execute(allocator, {{forward_plan_.in, const_cast<float*>(x)},
+                                                {forward_plan_.second, const_cast<float*>(w)},
+                                                {forward_plan_.out, y}});
+        return;
+    }
     const float alpha = 1.0f, beta = 0.0f;
     with_workspace(allocator, forward_workspace_, [&](void* workspace, std::size_t bytes) {
         CUDNN_CHECK(cudnnConvolutionForward(handle_, &alpha, x_desc_.get(), x, w_desc_, w, conv_desc_, forward_algo_,
@@ -91,6 +118,12 @@ void ConvLayer::forward(DeviceAllocator& allocator, const float* x, const float*
 }
 
 void ConvLayer::backward_data(DeviceAllocator& allocator, const float* w, const float* dy, float* dx) const {
+    if (backend_) {
+        data_plan_.plan->execute(allocator, {{data_plan_.in, const_cast<float*>(dy)},
+                                             {data_plan_.second, const_cast<float*>(w)},
+                                             {data_plan_.out, dx}});
+        return;
+    }
     const float alpha = 1.0f, beta = 0.0f;
     with_workspace(allocator, data_workspace_, [&](void* workspace, std::size_t bytes) {
         CUDNN_CHECK(cudnnConvolutionBackwardData(handle_, &alpha, w_desc_, w, y_desc_.get(), dy, conv_desc_,
@@ -100,6 +133,11 @@ void ConvLayer::backward_data(DeviceAllocator& allocator, const float* w, const 
 
 void ConvLayer::backward_filter(DeviceAllocator& allocator, const float* x, const float* dy, float* dw,
                                 float beta) const {
+    if (backend_) {
+        const Backend& b = beta == 0.0f ? filter_plan_ : filter_accumulate_plan_;
+        b.plan->execute(allocator, {{b.in, const_cast<float*>(x)}, {b.second, const_cast<float*>(dy)}, {b.out, dw}});
+        return;
+    }
     const float alpha = 1.0f;
     with_workspace(allocator, filter_workspace_, [&](void* workspace, std::size_t bytes) {
         CUDNN_CHECK(cudnnConvolutionBackwardFilter(handle_, &alpha, x_desc_.get(), x, y_desc_.get(), dy, conv_desc_,

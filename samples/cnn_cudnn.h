@@ -6,6 +6,9 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <memory>
+
+#include "cnn_backend.h"
 
 #include "common/device_memory.h"
 
@@ -37,10 +40,11 @@ private:
     cudnnTensorDescriptor_t desc_ = nullptr;
 };
 
-// A 3x3, stride 1, padding 1 convolution from `in` to `out` channels on [batch, in, size, size].
+// A 3x3, stride 1, padding 1 convolution from `in` to `out` channels on [batch, in, size, size],
+// through the legacy API or (backend) through backend execution plans built once per pass.
 class ConvLayer {
 public:
-    ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size, cudnnMathType_t math);
+    ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size, cudnnMathType_t math, bool backend = false);
     ~ConvLayer();
     ConvLayer(const ConvLayer&) = delete;
     ConvLayer& operator=(const ConvLayer&) = delete;
@@ -62,6 +66,14 @@ private:
     cudnnConvolutionBwdDataAlgo_t data_algo_{};
     cudnnConvolutionBwdFilterAlgo_t filter_algo_{};
     std::size_t forward_workspace_ = 0, data_workspace_ = 0, filter_workspace_ = 0;
+    // Backend mode: one plan per pass (two for backward filter: overwrite and accumulate), and the
+    // unique ids of their tensors in argument order.
+    struct Backend {
+        std::unique_ptr<BackendPlan> plan;
+        int64_t in = 0, second = 0, out = 0;
+    };
+    Backend forward_plan_, data_plan_, filter_plan_, filter_accumulate_plan_;
+    bool backend_ = false;
 };
 
 }  // namespace tbdsample

@@ -11,6 +11,9 @@
 // running statistics (model state: weights) live for the run; activations, the saved batch-norm
 // statistics and inputs live for one micro-batch; convolution workspaces for one call.
 //
+// With --api backend the convolutions run as backend execution plans and the classifier's forward as
+// one matmul + pointwise ADD (bias) graph, as PyTorch's cuDNN front end builds them.
+//
 // Before the summary the program prints `cnn_train: flops_per_iteration=F`, the FLOPs one iteration
 // must have by the counting rules of docs/simgpu-cudnn.md, computed from the network's shapes.
 #include <cublas_v2.h>
@@ -36,6 +39,7 @@ using tbdsample::Category;
 struct CnnOptions {
     int image = 16;
     int math = 0;  // 0: fma (FP32), 1: tf32 (CUDNN_DEFAULT_MATH: TF32 tensor cores allowed)
+    bool backend = false;  // --api backend: convolutions and the classifier's forward as backend graphs
 };
 
 struct Block {
@@ -69,7 +73,8 @@ public:
             b.out = options_.hidden << l;
             b.size = size;
             const std::string name = "block" + std::to_string(l);
-            b.conv = std::make_unique<tbdsample::ConvLayer>(handle_, options_.batch, b.in, b.out, size, math);
+            b.conv = std::make_unique<tbdsample::ConvLayer>(handle_, options_.batch, b.in, b.out, size, math,
+                                                            cnn.backend);
             b.conv_out = std::make_unique<tbdsample::TensorDesc>(options_.batch, b.out, size, size);
             b.bn_params = std::make_unique<tbdsample::TensorDesc>(1, b.out, 1, 1);
             b.pooled = std::make_unique<tbdsample::TensorDesc>(options_.batch, b.out, size / 2, size / 2);
@@ -89,6 +94,19 @@ public:
         fc_weight_ = parameters.add("fc.weight", static_cast<std::size_t>(features_) * options_.classes,
                                     std::sqrt(3.0f / static_cast<float>(features_)));
         fc_bias_ = parameters.add("fc.bias", options_.classes, 0.0f);
+        if (cnn.backend) {
+            // logits = pooled [1, batch, features] x W^T [1, features, classes] + bias: a matmul with a
+            // pointwise ADD epilogue (W is stored [classes, features], so W^T is a transposed view).
+            classifier_ = std::make_unique<tbdsample::BackendPlan>(handle_, cnn.math == 1);
+            fc_in_ = classifier_->tensor({1, options_.batch, features_});
+            fc_w_ = classifier_->tensor({1, features_, options_.classes});
+            const int64_t product = classifier_->tensor({1, options_.batch, options_.classes}, true);
+            fc_b_ = classifier_->tensor({1, 1, options_.classes});
+            fc_out_ = classifier_->tensor({1, options_.batch, options_.classes});
+            classifier_->matmul(fc_in_, fc_w_, product);
+            classifier_->pointwise(CUDNN_POINTWISE_ADD, product, fc_b_, fc_out_);
+            classifier_->finalize();
+        }
     }
 
     ~CnnModel() override {
@@ -112,6 +130,7 @@ public:
             flops += 17.0 * options_.batch * b.out * b.size * b.size;
         }
         flops += 3 * 2.0 * options_.batch * options_.classes * features_;
+        if (cnn_.backend) flops += static_cast<double>(options_.batch) * options_.classes;  // the fused bias ADD
         return flops * options_.accumulate;
     }
 
@@ -162,8 +181,14 @@ public:
             x = s.pooled;
         }
         float* logits = tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.classes, Category::activations);
-        session_.blas().gemm(false, true, batch, options_.classes, features_, x, parameters[fc_weight_].values, logits);
-        tbdsample::launch_add_bias(logits, parameters[fc_bias_].values, batch, options_.classes, stream);
+        if (classifier_ != nullptr) {
+            classifier_->execute(allocator, {{fc_in_, const_cast<float*>(x)}, {fc_w_, parameters[fc_weight_].values},
+                                             {fc_b_, parameters[fc_bias_].values}, {fc_out_, logits}});
+        } else {
+            session_.blas().gemm(false, true, batch, options_.classes, features_, x, parameters[fc_weight_].values,
+                                 logits);
+            tbdsample::launch_add_bias(logits, parameters[fc_bias_].values, batch, options_.classes, stream);
+        }
         float* grad = tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.classes, Category::activations);
         float* row_loss = allocator.allocate_array<float>(batch, Category::workspace);
         tbdsample::launch_softmax_cross_entropy(logits, labels, row_loss, grad, batch, options_.classes,
@@ -222,6 +247,8 @@ private:
     cudnnActivationDescriptor_t relu_ = nullptr;
     std::vector<Block> blocks_;
     int features_ = 0;
+    std::unique_ptr<tbdsample::BackendPlan> classifier_;
+    int64_t fc_in_ = 0, fc_w_ = 0, fc_b_ = 0, fc_out_ = 0;
     std::size_t fc_weight_ = 0, fc_bias_ = 0;
 };
 
@@ -242,6 +269,9 @@ int main(int argc, char** argv) {
     parser.add_int("image", &cnn.image, 2, 512, "image height and width (divisible by 2^layers)");
     parser.add_choice("math", {"fma", "tf32"}, 0, [&](int index) { cnn.math = index; },
                       "convolution math: fma (CUDNN_FMA_MATH, FP32) or tf32 (CUDNN_DEFAULT_MATH, TF32 allowed)");
+    parser.add_choice("api", {"legacy", "backend"}, 0, [&](int index) { cnn.backend = index == 1; },
+                      "cuDNN API: legacy (cudnnConvolutionForward...) or backend (graphs: convolutions, and the "
+                      "classifier's forward as a matmul with a bias epilogue)");
     parser.parse(argc, argv);
     if (cnn.image % (1 << options.layers) != 0) parser.usage_error("--image must be divisible by 2^layers");
 

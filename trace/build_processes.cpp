@@ -124,6 +124,8 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::SoftmaxForward: return "softmax_forward";
         case raw::LibraryOp::SoftmaxBackward: return "softmax_backward";
         case raw::LibraryOp::AddTensor: return "add_tensor";
+        case raw::LibraryOp::Matmul: return "matmul";
+        case raw::LibraryOp::Pointwise: return "pointwise";
         default: return "unknown";
     }
 }

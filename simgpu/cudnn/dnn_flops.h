@@ -44,6 +44,18 @@ inline double softmax_flops(int64_t elements) { return 4.0 * static_cast<double>
 // cudnnAddTensor: alpha * A + beta * C per element of C.
 inline double add_tensor_flops(int64_t elements) { return 3.0 * static_cast<double>(elements); }
 
+// Backend matmul: 2 * batch * M * N * K.
+inline double matmul_flops(int64_t batch, int64_t m, int64_t n, int64_t k) {
+    return 2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+// Backend pointwise operations (cudnnPointwiseMode_t): MAX (3), MIN (2), IDENTITY (21), RELU_FWD (100)
+// and RELU_BWD (200) compare or copy, 0 FLOPs; every other mode 1 per output element.
+inline double pointwise_flops(int mode, int64_t elements) {
+    if (mode == 2 || mode == 3 || mode == 21 || mode == 100 || mode == 200) return 0;
+    return static_cast<double>(elements);
+}
+
 // Backward bias: one add per element of dy.
 inline double bias_gradient_flops(int64_t elements) { return static_cast<double>(elements); }
 

@@ -41,6 +41,9 @@ constexpr const char* kNames[kKernelCount] = {
     "add_tensor_kernel_v3",
     "set_tensor4d_kernel",
     "scale_tensor4d_kernel",
+    "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_kernel",
+    "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel",
+    "cudnn_generated_pointwise_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

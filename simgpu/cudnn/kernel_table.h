@@ -42,6 +42,9 @@ enum TbdsimDnnKernel : int {
     kAddTensor,
     kSetTensor,
     kScaleTensor,
+    kMatmulFp32,
+    kMatmulTf32,
+    kPointwise,
     kKernelCount,
 };
 

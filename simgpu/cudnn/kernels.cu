@@ -33,3 +33,7 @@ TBDSIM_DNN_KERNEL(softmax_bw_kernel)
 TBDSIM_DNN_KERNEL(add_tensor_kernel_v3)
 TBDSIM_DNN_KERNEL(set_tensor4d_kernel)
 TBDSIM_DNN_KERNEL(scale_tensor4d_kernel)
+// Backend (graph) API engines: matmul on FMA units and on TF32 tensor cores, standalone pointwise.
+TBDSIM_DNN_KERNEL(sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_kernel)
+TBDSIM_DNN_KERNEL(sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel)
+TBDSIM_DNN_KERNEL(cudnn_generated_pointwise_kernel)

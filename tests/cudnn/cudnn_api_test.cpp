@@ -116,6 +116,45 @@ int main() {
     size_t states = 0;
     EXPECT_STATUS(cudnnDropoutGetStatesSize(handle, &states), CUDNN_STATUS_NOT_SUPPORTED);
 
+    // Backend API: tensors finalize only when complete; a finalized descriptor takes no more
+    // attributes; reading back an unset attribute or with the wrong type fails; a plan must be
+    // finalized before it runs.
+    cudnnBackendDescriptor_t tensor = nullptr, plan = nullptr, pack = nullptr;
+    EXPECT_STATUS(cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &tensor), CUDNN_STATUS_SUCCESS);
+    const int64_t dims[] = {2, 3, 4, 4}, strides[] = {48, 16, 4, 1}, uid = 7, alignment = 16;
+    const cudnnDataType_t type = CUDNN_DATA_FLOAT;
+    EXPECT_STATUS(cudnnBackendSetAttribute(tensor, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendFinalize(tensor), CUDNN_STATUS_BAD_PARAM);  // no strides, type, id yet
+    EXPECT_STATUS(cudnnBackendSetAttribute(tensor, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendSetAttribute(tensor, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendSetAttribute(tensor, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendSetAttribute(tensor, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendFinalize(tensor), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendSetAttribute(tensor, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid),
+                  CUDNN_STATUS_BAD_PARAM);
+    int64_t read[4] = {}, count = 0;
+    EXPECT_STATUS(cudnnBackendGetAttribute(tensor, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, &count, read),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(count == 4 && read[1] == 3 && read[3] == 4);
+    EXPECT_STATUS(cudnnBackendGetAttribute(tensor, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_FLOAT, 4, &count, read),
+                  CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE);
+    EXPECT_STATUS(cudnnBackendGetAttribute(tensor, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &count, read),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnBackendCreateDescriptor(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendFinalize(plan), CUDNN_STATUS_BAD_PARAM);  // no engine config
+    EXPECT_STATUS(cudnnBackendExecute(handle, plan, pack), CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED);
+    EXPECT_STATUS(cudnnBackendExecute(handle, pack, plan), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnBackendDestroyDescriptor(pack), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendDestroyDescriptor(plan), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendDestroyDescriptor(tensor), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBackendDestroyDescriptor(tensor), CUDNN_STATUS_BAD_PARAM);  // already destroyed
+
     cudaFree(ws);
     cudaFree(y);
     cudaFree(wt);

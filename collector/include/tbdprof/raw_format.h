@@ -266,6 +266,10 @@ enum class LibraryOp : uint16_t {
     SoftmaxForward = 31,
     SoftmaxBackward = 32,
     AddTensor = 33,
+    // cuDNN backend API (cudnnBackendExecute): the graph's main operation decides among the values
+    // above for convolutions; these two for the rest.
+    Matmul = 34,
+    Pointwise = 35,
 };
 
 struct RawLibraryCall {
