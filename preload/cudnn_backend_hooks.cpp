@@ -101,7 +101,8 @@ bool read_tensor(Reader& r, cudnnBackendDescriptor_t op, cudnnBackendAttributeNa
     out->dims = r.values<int64_t>(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 8);
     const auto uid = r.values<int64_t>(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1);
     const auto type = r.values<cudnnDataType_t>(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1);
-    const auto is_virtual = r.values<uint8_t>(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1);  // bool is one byte
+    const auto is_virtual =
+        r.values<uint8_t>(t, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1);  // bool is one byte
     if (out->dims.empty() || uid.empty()) return false;
     out->uid = uid[0];
     if (!type.empty()) out->type = type[0];
@@ -165,7 +166,8 @@ bool read_operation(Reader& r, cudnnBackendDescriptor_t d, Operation* o) {
         o->output = y;
         return convolution(*o, a, y, b);
     }
-    if (read_tensor(r, d, CUDNN_ATTR_OPERATION_MATMUL_ADESC, &a) && read_tensor(r, d, CUDNN_ATTR_OPERATION_MATMUL_BDESC, &b) &&
+    if (read_tensor(r, d, CUDNN_ATTR_OPERATION_MATMUL_ADESC, &a) &&
+        read_tensor(r, d, CUDNN_ATTR_OPERATION_MATMUL_BDESC, &b) &&
         read_tensor(r, d, CUDNN_ATTR_OPERATION_MATMUL_CDESC, &y)) {
         const size_t rank = y.dims.size();
         if (rank < 2 || a.dims.size() != rank) return false;
@@ -183,11 +185,11 @@ bool read_operation(Reader& r, cudnnBackendDescriptor_t d, Operation* o) {
     }
     if (read_tensor(r, d, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, &a) &&
         read_tensor(r, d, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, &y)) {
-        cudnnBackendDescriptor_t pw = r.child(d, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR,
-                                              CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
-        const auto mode = pw != nullptr ? r.values<cudnnPointwiseMode_t>(pw, CUDNN_ATTR_POINTWISE_MODE,
-                                                                         CUDNN_TYPE_POINTWISE_MODE, 1)
-                                        : std::vector<cudnnPointwiseMode_t>{};
+        cudnnBackendDescriptor_t pw =
+            r.child(d, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+        const auto mode =
+            pw != nullptr ? r.values<cudnnPointwiseMode_t>(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1)
+                          : std::vector<cudnnPointwiseMode_t>{};
         if (mode.empty()) return false;
         o->op = raw::LibraryOp::Pointwise;
         o->inputs = {a};
@@ -202,11 +204,16 @@ bool read_operation(Reader& r, cudnnBackendDescriptor_t d, Operation* o) {
 
 uint8_t cuda_type_of(cudnnDataType_t type) {
     switch (type) {
-        case CUDNN_DATA_FLOAT: return CUDA_R_32F;
-        case CUDNN_DATA_DOUBLE: return CUDA_R_64F;
-        case CUDNN_DATA_HALF: return CUDA_R_16F;
-        case CUDNN_DATA_BFLOAT16: return CUDA_R_16BF;
-        default: return 0xff;
+        case CUDNN_DATA_FLOAT:
+            return CUDA_R_32F;
+        case CUDNN_DATA_DOUBLE:
+            return CUDA_R_64F;
+        case CUDNN_DATA_HALF:
+            return CUDA_R_16F;
+        case CUDNN_DATA_BFLOAT16:
+            return CUDA_R_16BF;
+        default:
+            return 0xff;
     }
 }
 
@@ -228,7 +235,8 @@ void describe(raw::RawLibraryCall& record, cudnnBackendDescriptor_t plan, cudnnB
         return t.is_virtual || it == by_uid.end() ? uint64_t{0} : reinterpret_cast<uint64_t>(it->second);
     };
 
-    cudnnBackendDescriptor_t config = r.child(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+    cudnnBackendDescriptor_t config =
+        r.child(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
     cudnnBackendDescriptor_t engine =
         config != nullptr ? r.child(config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_BACKEND_ENGINE_DESCRIPTOR) : nullptr;
     cudnnBackendDescriptor_t graph =
@@ -237,7 +245,7 @@ void describe(raw::RawLibraryCall& record, cudnnBackendDescriptor_t plan, cudnnB
     if (graph == nullptr) return;
     bool tensor_core = false;
     for (auto note : r.values<cudnnBackendNumericalNote_t>(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-                                                          CUDNN_TYPE_NUMERICAL_NOTE, 16)) {
+                                                           CUDNN_TYPE_NUMERICAL_NOTE, 16)) {
         tensor_core = tensor_core || note == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
     }
     std::vector<Operation> operations;
@@ -259,7 +267,7 @@ void describe(raw::RawLibraryCall& record, cudnnBackendDescriptor_t plan, cudnnB
     record.batch = main->batch;
     const cudnnDataType_t type = main->inputs[0].type;
     record.a_type = record.b_type = record.c_type = cuda_type_of(type);
-    record.compute_type = type == CUDNN_DATA_DOUBLE                     ? CUBLAS_COMPUTE_64F
+    record.compute_type = type == CUDNN_DATA_DOUBLE                               ? CUBLAS_COMPUTE_64F
                           : type == CUDNN_DATA_FLOAT && main->main && tensor_core ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                                   : CUBLAS_COMPUTE_32F;
     record.a = address(operations.front().inputs[0]);

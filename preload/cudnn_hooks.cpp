@@ -61,13 +61,20 @@ bool read_filter(cudnnFilterDescriptor_t descriptor, Tensor* out) {
 // cudaDataType_t values (library_types.h) of cuDNN data types, as the library_calls columns hold them.
 uint8_t cuda_type_of(cudnnDataType_t type) {
     switch (type) {
-        case CUDNN_DATA_FLOAT: return CUDA_R_32F;
-        case CUDNN_DATA_DOUBLE: return CUDA_R_64F;
-        case CUDNN_DATA_HALF: return CUDA_R_16F;
-        case CUDNN_DATA_BFLOAT16: return CUDA_R_16BF;
-        case CUDNN_DATA_INT8: return CUDA_R_8I;
-        case CUDNN_DATA_INT32: return CUDA_R_32I;
-        default: return 0xff;
+        case CUDNN_DATA_FLOAT:
+            return CUDA_R_32F;
+        case CUDNN_DATA_DOUBLE:
+            return CUDA_R_64F;
+        case CUDNN_DATA_HALF:
+            return CUDA_R_16F;
+        case CUDNN_DATA_BFLOAT16:
+            return CUDA_R_16BF;
+        case CUDNN_DATA_INT8:
+            return CUDA_R_8I;
+        case CUDNN_DATA_INT32:
+            return CUDA_R_32I;
+        default:
+            return 0xff;
     }
 }
 
@@ -108,7 +115,8 @@ void common(ThreadState& ts, raw::RawLibraryCall& record, const char* name, raw:
     record.name_string = collector::intern_string(ts, name);
     record.op = op;
     cudaStream_t stream = nullptr;
-    if (auto get_stream = real_get_stream.get(); get_stream != nullptr && handle != nullptr) get_stream(handle, &stream);
+    if (auto get_stream = real_get_stream.get(); get_stream != nullptr && handle != nullptr)
+        get_stream(handle, &stream);
     record.stream = reinterpret_cast<uint64_t>(stream);
     record.a = reinterpret_cast<uint64_t>(a);
     record.b = reinterpret_cast<uint64_t>(b);
@@ -167,9 +175,9 @@ using namespace tbdprof::preload;
 using tbdprof::raw::LibraryOp;
 using tbdprof::raw::RawLibraryCall;
 
-#define TBD_CUDNN_REAL(symbol)                                                           \
-    static LibraryFunction<decltype(&::symbol)> real{#symbol};                          \
-    auto fn = real.get();                                                                \
+#define TBD_CUDNN_REAL(symbol)                                 \
+    static LibraryFunction<decltype(&::symbol)> real{#symbol}; \
+    auto fn = real.get();                                      \
     if (fn == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
 
 extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
@@ -190,11 +198,13 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handl
     });
 }
 
-extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardData(
-    cudnnHandle_t handle, const void* alpha, const cudnnFilterDescriptor_t w_desc, const void* w,
-    const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnConvolutionDescriptor_t conv,
-    cudnnConvolutionBwdDataAlgo_t algo, void* workspace, size_t workspace_bytes, const void* beta,
-    const cudnnTensorDescriptor_t dx_desc, void* dx) {
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alpha,
+                                                                  const cudnnFilterDescriptor_t w_desc, const void* w,
+                                                                  const cudnnTensorDescriptor_t dy_desc, const void* dy,
+                                                                  const cudnnConvolutionDescriptor_t conv,
+                                                                  cudnnConvolutionBwdDataAlgo_t algo, void* workspace,
+                                                                  size_t workspace_bytes, const void* beta,
+                                                                  const cudnnTensorDescriptor_t dx_desc, void* dx) {
     TBD_CUDNN_REAL(cudnnConvolutionBackwardData)
     const auto call = [&] {
         return fn(handle, alpha, w_desc, w, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dx_desc, dx);
@@ -297,7 +307,8 @@ int64_t pooling_window(cudnnPoolingDescriptor_t pooling, int* mode) {
     cudnnPoolingMode_t pooling_mode{};
     cudnnNanPropagation_t nan{};
     int dims = 0, window[kMaxDims] = {}, pad[kMaxDims], stride[kMaxDims];
-    if (get == nullptr || get(pooling, kMaxDims, &pooling_mode, &nan, &dims, window, pad, stride) != CUDNN_STATUS_SUCCESS) {
+    if (get == nullptr ||
+        get(pooling, kMaxDims, &pooling_mode, &nan, &dims, window, pad, stride) != CUDNN_STATUS_SUCCESS) {
         return -1;
     }
     *mode = pooling_mode;
@@ -327,25 +338,25 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, c
         common(ts, record, "cudnnPoolingForward", LibraryOp::PoolingForward, handle, x, nullptr, y);
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
-        describe_elementwise(record, y_desc, [&](int64_t e) {
-            return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e);
-        });
+        describe_elementwise(record, y_desc,
+                             [&](int64_t e) { return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e); });
     });
 }
 
-extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingBackward(
-    cudnnHandle_t handle, const cudnnPoolingDescriptor_t pooling, const void* alpha, const cudnnTensorDescriptor_t y_desc,
-    const void* y, const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnTensorDescriptor_t x_desc,
-    const void* x, const void* beta, const cudnnTensorDescriptor_t dx_desc, void* dx) {
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t pooling,
+                                                          const void* alpha, const cudnnTensorDescriptor_t y_desc,
+                                                          const void* y, const cudnnTensorDescriptor_t dy_desc,
+                                                          const void* dy, const cudnnTensorDescriptor_t x_desc,
+                                                          const void* x, const void* beta,
+                                                          const cudnnTensorDescriptor_t dx_desc, void* dx) {
     TBD_CUDNN_REAL(cudnnPoolingBackward)
     const auto call = [&] { return fn(handle, pooling, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnPoolingBackward", LibraryOp::PoolingBackward, handle, dy, x, dx);
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
-        describe_elementwise(record, dy_desc, [&](int64_t e) {
-            return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e);
-        });
+        describe_elementwise(record, dy_desc,
+                             [&](int64_t e) { return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e); });
     });
 }
 
@@ -359,16 +370,18 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnActivationForward", LibraryOp::ActivationForward, handle, x, nullptr, y);
         const int mode = activation_mode(activation);
-        describe_elementwise(record, y_desc, [&](int64_t e) {
-            return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, false, e);
-        });
+        describe_elementwise(record, y_desc,
+                             [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, false, e); });
     });
 }
 
-extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(
-    cudnnHandle_t handle, cudnnActivationDescriptor_t activation, const void* alpha, const cudnnTensorDescriptor_t y_desc,
-    const void* y, const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnTensorDescriptor_t x_desc,
-    const void* x, const void* beta, const cudnnTensorDescriptor_t dx_desc, void* dx) {
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle,
+                                                             cudnnActivationDescriptor_t activation, const void* alpha,
+                                                             const cudnnTensorDescriptor_t y_desc, const void* y,
+                                                             const cudnnTensorDescriptor_t dy_desc, const void* dy,
+                                                             const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                             const void* beta, const cudnnTensorDescriptor_t dx_desc,
+                                                             void* dx) {
     TBD_CUDNN_REAL(cudnnActivationBackward)
     const auto call = [&] {
         return fn(handle, activation, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx);
@@ -376,9 +389,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnActivationBackward", LibraryOp::ActivationBackward, handle, dy, y, dx);
         const int mode = activation_mode(activation);
-        describe_elementwise(record, dx_desc, [&](int64_t e) {
-            return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, true, e);
-        });
+        describe_elementwise(record, dx_desc,
+                             [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, true, e); });
     });
 }
 

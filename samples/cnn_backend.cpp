@@ -80,21 +80,28 @@ void BackendPlan::convolution(Pass pass, int64_t in, int64_t second, int64_t out
         cudnnBackendDescriptorType_t type;
         cudnnBackendAttributeName_t in, second, out, conv, alpha, beta;
     };
-    const Names names =
-        pass == Pass::forward
-            ? Names{CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA}
-        : pass == Pass::backward_data
-            ? Names{CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA}
-            : Names{CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
-                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
+    const Names names = pass == Pass::forward ? Names{CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+                                                      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+                                                      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                                                      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+                                                      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                                                      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+                                                      CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA}
+                        : pass == Pass::backward_data
+                            ? Names{CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA}
+                            : Names{CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+                                    CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA};
     cudnnBackendDescriptor_t op = make(names.type);
     set_descriptor(op, names.in, tensor_descriptor(in));
     set_descriptor(op, names.second, tensor_descriptor(second));
@@ -165,7 +172,8 @@ void BackendPlan::finalize() {
         CUDNN_CHECK(cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, 8,
                                              &count, notes));
         bool tensor_core = false;
-        for (int64_t n = 0; n < count && n < 8; ++n) tensor_core = tensor_core || notes[n] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
+        for (int64_t n = 0; n < count && n < 8; ++n)
+            tensor_core = tensor_core || notes[n] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE;
         if (tensor_core == tensor_cores_) chosen = configs[i];
     }
     if (chosen == nullptr) {
@@ -188,12 +196,14 @@ void BackendPlan::execute(DeviceAllocator& allocator, const std::vector<std::pai
         uids.push_back(uid);
         data.push_back(pointer);
     }
-    void* workspace =
-        workspace_bytes_ > 0 ? allocator.allocate(static_cast<std::size_t>(workspace_bytes_), Category::workspace) : nullptr;
+    void* workspace = workspace_bytes_ > 0
+                          ? allocator.allocate(static_cast<std::size_t>(workspace_bytes_), Category::workspace)
+                          : nullptr;
     cudnnBackendDescriptor_t pack = nullptr;
     CUDNN_CHECK(cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack));
     set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, static_cast<int64_t>(uids.size()), uids.data());
-    set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<int64_t>(data.size()), data.data());
+    set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, static_cast<int64_t>(data.size()),
+        data.data());
     set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
     CUDNN_CHECK(cudnnBackendFinalize(pack));
     CUDNN_CHECK(cudnnBackendExecute(handle_, plan_, pack));

@@ -17,7 +17,9 @@ TensorDesc::TensorDesc(int n, int c, int h, int w) {
     CUDNN_CHECK(cudnnSetTensor4dDescriptor(desc_, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w));
 }
 
-TensorDesc::~TensorDesc() { cudnnDestroyTensorDescriptor(desc_); }
+TensorDesc::~TensorDesc() {
+    cudnnDestroyTensorDescriptor(desc_);
+}
 
 namespace {
 
@@ -41,10 +43,15 @@ void with_workspace(DeviceAllocator& allocator, std::size_t bytes, Call&& call) 
 
 }  // namespace
 
-ConvLayer::ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size, cudnnMathType_t math,
-                     bool backend)
-    : handle_(handle), batch_(batch), in_(in), out_(out), size_(size), x_desc_(batch, in, size, size),
-      y_desc_(batch, out, size, size), backend_(backend) {
+ConvLayer::ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size, cudnnMathType_t math, bool backend)
+    : handle_(handle),
+      batch_(batch),
+      in_(in),
+      out_(out),
+      size_(size),
+      x_desc_(batch, in, size, size),
+      y_desc_(batch, out, size, size),
+      backend_(backend) {
     if (backend) {
         const std::vector<int64_t> x{batch, in, size, size}, w{out, in, 3, 3}, y{batch, out, size, size};
         const bool tensor_cores = math != CUDNN_FMA_MATH;
@@ -68,8 +75,8 @@ ConvLayer::ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size,
     CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_desc_));
     CUDNN_CHECK(cudnnSetFilter4dDescriptor(w_desc_, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, out, in, 3, 3));
     CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv_desc_));
-    CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv_desc_, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
-                                                CUDNN_DATA_FLOAT));
+    CUDNN_CHECK(
+        cudnnSetConvolution2dDescriptor(conv_desc_, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
     CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, math));
     int n = 0, c = 0, h = 0, w = 0;
     CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(conv_desc_, x_desc_.get(), w_desc_, &n, &c, &h, &w));
@@ -92,8 +99,8 @@ ConvLayer::ConvLayer(cudnnHandle_t handle, int batch, int in, int out, int size,
     filter_algo_ = first_usable(filter, count).algo;
     CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc_.get(), w_desc_, conv_desc_, y_desc_.get(),
                                                         forward_algo_, &forward_workspace_));
-    CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w_desc_, y_desc_.get(), conv_desc_,
-                                                             x_desc_.get(), data_algo_, &data_workspace_));
+    CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w_desc_, y_desc_.get(), conv_desc_, x_desc_.get(),
+                                                             data_algo_, &data_workspace_));
     CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, x_desc_.get(), y_desc_.get(), conv_desc_,
                                                                w_desc_, filter_algo_, &filter_workspace_));
 }
@@ -126,8 +133,8 @@ void ConvLayer::backward_data(DeviceAllocator& allocator, const float* w, const 
     }
     const float alpha = 1.0f, beta = 0.0f;
     with_workspace(allocator, data_workspace_, [&](void* workspace, std::size_t bytes) {
-        CUDNN_CHECK(cudnnConvolutionBackwardData(handle_, &alpha, w_desc_, w, y_desc_.get(), dy, conv_desc_,
-                                                 data_algo_, workspace, bytes, &beta, x_desc_.get(), dx));
+        CUDNN_CHECK(cudnnConvolutionBackwardData(handle_, &alpha, w_desc_, w, y_desc_.get(), dy, conv_desc_, data_algo_,
+                                                 workspace, bytes, &beta, x_desc_.get(), dx));
     });
 }
 

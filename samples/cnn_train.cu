@@ -38,7 +38,7 @@ using tbdsample::Category;
 
 struct CnnOptions {
     int image = 16;
-    int math = 0;  // 0: fma (FP32), 1: tf32 (CUDNN_DEFAULT_MATH: TF32 tensor cores allowed)
+    int math = 0;          // 0: fma (FP32), 1: tf32 (CUDNN_DEFAULT_MATH: TF32 tensor cores allowed)
     bool backend = false;  // --api backend: convolutions and the classifier's forward as backend graphs
 };
 
@@ -54,14 +54,17 @@ struct Block {
 class CnnModel final : public tbdsample::TrainingModel {
 public:
     CnnModel(tbdsample::TrainingSession& session, const CnnOptions& cnn)
-        : session_(session), options_(session.options()), cnn_(cnn),
+        : session_(session),
+          options_(session.options()),
+          cnn_(cnn),
           data_(options_.input * cnn.image * cnn.image, options_.classes, options_.seed),
           input_stager_(sizeof(float) * options_.batch * options_.input * cnn.image * cnn.image, session.stream()),
           label_stager_(sizeof(int) * options_.batch, session.stream()) {
         CUDNN_CHECK(cudnnCreate(&handle_));
         CUDNN_CHECK(cudnnSetStream(handle_, session.stream()));
         CUDNN_CHECK(cudnnCreatePoolingDescriptor(&pooling_));
-        CUDNN_CHECK(cudnnSetPooling2dDescriptor(pooling_, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2));
+        CUDNN_CHECK(
+            cudnnSetPooling2dDescriptor(pooling_, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2));
         CUDNN_CHECK(cudnnCreateActivationDescriptor(&relu_));
         CUDNN_CHECK(cudnnSetActivationDescriptor(relu_, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0));
         const cudnnMathType_t math = cnn.math == 1 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
@@ -73,8 +76,8 @@ public:
             b.out = options_.hidden << l;
             b.size = size;
             const std::string name = "block" + std::to_string(l);
-            b.conv = std::make_unique<tbdsample::ConvLayer>(handle_, options_.batch, b.in, b.out, size, math,
-                                                            cnn.backend);
+            b.conv =
+                std::make_unique<tbdsample::ConvLayer>(handle_, options_.batch, b.in, b.out, size, math, cnn.backend);
             b.conv_out = std::make_unique<tbdsample::TensorDesc>(options_.batch, b.out, size, size);
             b.bn_params = std::make_unique<tbdsample::TensorDesc>(1, b.out, 1, 1);
             b.pooled = std::make_unique<tbdsample::TensorDesc>(options_.batch, b.out, size / 2, size / 2);
@@ -168,9 +171,9 @@ public:
             s.mean = tensors.allocate<float>(b.out, Category::activations);
             s.inv_variance = tensors.allocate<float>(b.out, Category::activations);
             CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
-                handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, b.conv_out->get(), s.z, b.conv_out->get(),
-                s.normalized, b.bn_params->get(), parameters[b.scale].values, parameters[b.shift].values, 0.1,
-                b.running_mean, b.running_variance, CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
+                handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, b.conv_out->get(), s.z, b.conv_out->get(), s.normalized,
+                b.bn_params->get(), parameters[b.scale].values, parameters[b.shift].values, 0.1, b.running_mean,
+                b.running_variance, CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
             s.activated = tensors.allocate<float>(count, Category::activations);
             CUDNN_CHECK(cudnnActivationForward(handle_, relu_, &one, b.conv_out->get(), s.normalized, &zero,
                                                b.conv_out->get(), s.activated));
@@ -180,16 +183,20 @@ public:
             saved.push_back(s);
             x = s.pooled;
         }
-        float* logits = tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.classes, Category::activations);
+        float* logits =
+            tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.classes, Category::activations);
         if (classifier_ != nullptr) {
-            classifier_->execute(allocator, {{fc_in_, const_cast<float*>(x)}, {fc_w_, parameters[fc_weight_].values},
-                                             {fc_b_, parameters[fc_bias_].values}, {fc_out_, logits}});
+            classifier_->execute(allocator, {{fc_in_, const_cast<float*>(x)},
+                                             {fc_w_, parameters[fc_weight_].values},
+                                             {fc_b_, parameters[fc_bias_].values},
+                                             {fc_out_, logits}});
         } else {
             session_.blas().gemm(false, true, batch, options_.classes, features_, x, parameters[fc_weight_].values,
                                  logits);
             tbdsample::launch_add_bias(logits, parameters[fc_bias_].values, batch, options_.classes, stream);
         }
-        float* grad = tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.classes, Category::activations);
+        float* grad =
+            tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.classes, Category::activations);
         float* row_loss = allocator.allocate_array<float>(batch, Category::workspace);
         tbdsample::launch_softmax_cross_entropy(logits, labels, row_loss, grad, batch, options_.classes,
                                                 micro_batch.loss_scale, stream);
@@ -215,17 +222,16 @@ public:
                                              d_pooled, b.conv_out->get(), s.activated, &zero, b.conv_out->get(),
                                              d_activated));
             float* d_normalized = tensors.allocate<float>(count, Category::activations);
-            CUDNN_CHECK(cudnnActivationBackward(handle_, relu_, &one, b.conv_out->get(), s.activated,
-                                                b.conv_out->get(), d_activated, b.conv_out->get(), s.normalized,
-                                                &zero, b.conv_out->get(), d_normalized));
+            CUDNN_CHECK(cudnnActivationBackward(handle_, relu_, &one, b.conv_out->get(), s.activated, b.conv_out->get(),
+                                                d_activated, b.conv_out->get(), s.normalized, &zero, b.conv_out->get(),
+                                                d_normalized));
             float* dz = tensors.allocate<float>(count, Category::activations);
             tbdsample::GradientTarget scale_grad = micro_batch.gradients.acquire(b.scale);
             tbdsample::GradientTarget shift_grad = micro_batch.gradients.acquire(b.shift);
             CUDNN_CHECK(cudnnBatchNormalizationBackward(
                 handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &scale_grad.beta, b.conv_out->get(), s.z,
-                b.conv_out->get(), d_normalized, b.conv_out->get(), dz, b.bn_params->get(),
-                parameters[b.scale].values, scale_grad.values, shift_grad.values, CUDNN_BN_MIN_EPSILON * 10, s.mean,
-                s.inv_variance));
+                b.conv_out->get(), d_normalized, b.conv_out->get(), dz, b.bn_params->get(), parameters[b.scale].values,
+                scale_grad.values, shift_grad.values, CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
             tbdsample::GradientTarget weight_grad = micro_batch.gradients.acquire(b.weight);
             b.conv->backward_filter(allocator, s.x, dz, weight_grad.values, weight_grad.beta);
             if (l == 0) break;  // no gradient for the input images
@@ -267,11 +273,13 @@ int main(int argc, char** argv) {
                                    "the first block's channels, --layers the blocks.");
     tbdsample::add_common_options(parser, options);
     parser.add_int("image", &cnn.image, 2, 512, "image height and width (divisible by 2^layers)");
-    parser.add_choice("math", {"fma", "tf32"}, 0, [&](int index) { cnn.math = index; },
-                      "convolution math: fma (CUDNN_FMA_MATH, FP32) or tf32 (CUDNN_DEFAULT_MATH, TF32 allowed)");
-    parser.add_choice("api", {"legacy", "backend"}, 0, [&](int index) { cnn.backend = index == 1; },
-                      "cuDNN API: legacy (cudnnConvolutionForward...) or backend (graphs: convolutions, and the "
-                      "classifier's forward as a matmul with a bias epilogue)");
+    parser.add_choice(
+        "math", {"fma", "tf32"}, 0, [&](int index) { cnn.math = index; },
+        "convolution math: fma (CUDNN_FMA_MATH, FP32) or tf32 (CUDNN_DEFAULT_MATH, TF32 allowed)");
+    parser.add_choice(
+        "api", {"legacy", "backend"}, 0, [&](int index) { cnn.backend = index == 1; },
+        "cuDNN API: legacy (cudnnConvolutionForward...) or backend (graphs: convolutions, and the "
+        "classifier's forward as a matmul with a bias epilogue)");
     parser.parse(argc, argv);
     if (cnn.image % (1 << options.layers) != 0) parser.usage_error("--image must be divisible by 2^layers");
 

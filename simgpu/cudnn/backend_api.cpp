@@ -34,14 +34,22 @@ std::size_t attribute_element_bytes(cudnnBackendAttributeType_t type) {
     switch (type) {
         case CUDNN_TYPE_HANDLE:
         case CUDNN_TYPE_VOID_PTR:
-        case CUDNN_TYPE_BACKEND_DESCRIPTOR: return sizeof(void*);
-        case CUDNN_TYPE_BOOLEAN: return sizeof(bool);
-        case CUDNN_TYPE_INT64: return sizeof(int64_t);
-        case CUDNN_TYPE_FLOAT: return sizeof(float);
-        case CUDNN_TYPE_DOUBLE: return sizeof(double);
-        case CUDNN_TYPE_CHAR: return 1;
-        case CUDNN_TYPE_FRACTION: return sizeof(cudnnFraction_t);
-        default: return 4;  // enums and INT32
+        case CUDNN_TYPE_BACKEND_DESCRIPTOR:
+            return sizeof(void*);
+        case CUDNN_TYPE_BOOLEAN:
+            return sizeof(bool);
+        case CUDNN_TYPE_INT64:
+            return sizeof(int64_t);
+        case CUDNN_TYPE_FLOAT:
+            return sizeof(float);
+        case CUDNN_TYPE_DOUBLE:
+            return sizeof(double);
+        case CUDNN_TYPE_CHAR:
+            return 1;
+        case CUDNN_TYPE_FRACTION:
+            return sizeof(cudnnFraction_t);
+        default:
+            return 4;  // enums and INT32
     }
 }
 
@@ -80,9 +88,9 @@ TBD_EXPORT cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t descrip
     return CUDNN_STATUS_SUCCESS;
 }
 
-TBD_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor,
-                                                  cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
-                                                  int64_t count, const void* elements) {
+TBD_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                                                  cudnnBackendAttributeType_t type, int64_t count,
+                                                  const void* elements) {
     BackendDescriptor* d = tbdsim::dnn::backend_descriptor(descriptor);
     if (d == nullptr) return CUDNN_STATUS_BAD_PARAM;
     if (d->finalized) return tbdsim::dnn::fail(CUDNN_STATUS_BAD_PARAM, "backend: descriptor already finalized");
@@ -91,7 +99,8 @@ TBD_EXPORT cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descr
     value.type = type;
     value.count = count;
     const std::size_t bytes = tbdsim::dnn::attribute_element_bytes(type) * static_cast<std::size_t>(count);
-    value.bytes.assign(static_cast<const unsigned char*>(elements), static_cast<const unsigned char*>(elements) + bytes);
+    value.bytes.assign(static_cast<const unsigned char*>(elements),
+                       static_cast<const unsigned char*>(elements) + bytes);
     if (type == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
         for (int64_t i = 0; i < count; ++i) {
             if (tbdsim::dnn::backend_descriptor(static_cast<void* const*>(elements)[i]) == nullptr) {
@@ -123,8 +132,10 @@ bool derived(const BackendDescriptor& d, cudnnBackendAttributeName_t name, Backe
     };
     switch (name) {
         case CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE:
-        case CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE: return set_int64(d.workspace_bytes);
-        case CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT: return set_int64(2);
+        case CUDNN_ATTR_ENGINECFG_WORKSPACE_SIZE:
+            return set_int64(d.workspace_bytes);
+        case CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT:
+            return set_int64(2);
         case CUDNN_ATTR_ENGINE_NUMERICAL_NOTE: {
             out->type = CUDNN_TYPE_NUMERICAL_NOTE;
             const bool tensor_core = d.scalar<int64_t>(CUDNN_ATTR_ENGINE_GLOBAL_INDEX) == 1;
@@ -134,7 +145,8 @@ bool derived(const BackendDescriptor& d, cudnnBackendAttributeName_t name, Backe
                               reinterpret_cast<const unsigned char*>(&note) + (tensor_core ? sizeof(note) : 0));
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 

@@ -60,8 +60,8 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
             return false;
         }
         // x [N, C, ...], w [K, C/g, ...], y [N, K, ...] in every pass (the names differ).
-        const PlanTensor& x = pass == 1 ? y : a;           // backward data: dx is the output
-        const PlanTensor& w = pass == 2 ? y : b;           // backward filter: dw is the output
+        const PlanTensor& x = pass == 1 ? y : a;                      // backward data: dx is the output
+        const PlanTensor& w = pass == 2 ? y : b;                      // backward filter: dw is the output
         const PlanTensor& out_t = pass == 0 ? y : pass == 1 ? a : b;  // the convolution's output (y / dy)
         if (x.dims.size() != w.dims.size() || x.dims.size() != out_t.dims.size() || x.dims.size() < 3 ||
             w.dims[1] <= 0 || x.dims[1] % w.dims[1] != 0) {
@@ -80,7 +80,8 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
     switch (op.type) {
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
             return conv(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-                        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, 0);
+                        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+                        0);
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR:
             // inputs dy, w; output dx
             if (!conv(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
@@ -126,11 +127,14 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
             out->flops = pointwise_flops(out->pointwise_mode, y.elements());
             return true;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 
-bool is_main(cudnnBackendDescriptorType_t type) { return type != CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR; }
+bool is_main(cudnnBackendDescriptorType_t type) {
+    return type != CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR;
+}
 
 // Operations of a graph descriptor, checked against the supported patterns.
 cudnnStatus_t read_graph(const BackendDescriptor& graph, std::vector<PlanOperation>* out) {
@@ -153,7 +157,8 @@ cudnnStatus_t read_graph(const BackendDescriptor& graph, std::vector<PlanOperati
 }
 
 int64_t engine_workspace(const std::vector<PlanOperation>& ops, int64_t engine) {
-    if (engine != 1 || ops.empty() || !is_main(ops[0].type) || ops[0].type == CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR) {
+    if (engine != 1 || ops.empty() || !is_main(ops[0].type) ||
+        ops[0].type == CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR) {
         return 0;
     }
     const std::vector<int64_t>& w = ops[0].inputs[1].dims;  // the filter (or dy) drives the index table
@@ -190,8 +195,12 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
                                    CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS,
                                    CUDNN_ATTR_CONVOLUTION_POST_PADDINGS});
             break;
-        case CUDNN_BACKEND_POINTWISE_DESCRIPTOR: complete = d.has(CUDNN_ATTR_POINTWISE_MODE); break;
-        case CUDNN_BACKEND_MATMUL_DESCRIPTOR: complete = d.has(CUDNN_ATTR_MATMUL_COMP_TYPE); break;
+        case CUDNN_BACKEND_POINTWISE_DESCRIPTOR:
+            complete = d.has(CUDNN_ATTR_POINTWISE_MODE);
+            break;
+        case CUDNN_BACKEND_MATMUL_DESCRIPTOR:
+            complete = d.has(CUDNN_ATTR_MATMUL_COMP_TYPE);
+            break;
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR:
@@ -210,7 +219,7 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
         case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
         case CUDNN_BACKEND_ENGINE_DESCRIPTOR: {
             const auto graph_name = d.type == CUDNN_BACKEND_ENGINE_DESCRIPTOR ? CUDNN_ATTR_ENGINE_OPERATION_GRAPH
-                                                                             : CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH;
+                                                                              : CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH;
             const BackendDescriptor* graph = d.descriptor(graph_name);
             complete = graph != nullptr && graph->finalized;
             if (d.type == CUDNN_BACKEND_ENGINE_DESCRIPTOR) {
@@ -223,8 +232,10 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
         case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: {
             const bool plan = d.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR;
             const BackendDescriptor* config = plan ? d.descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG) : &d;
-            const BackendDescriptor* engine = config != nullptr ? config->descriptor(CUDNN_ATTR_ENGINECFG_ENGINE) : nullptr;
-            const BackendDescriptor* graph = engine != nullptr ? engine->descriptor(CUDNN_ATTR_ENGINE_OPERATION_GRAPH) : nullptr;
+            const BackendDescriptor* engine =
+                config != nullptr ? config->descriptor(CUDNN_ATTR_ENGINECFG_ENGINE) : nullptr;
+            const BackendDescriptor* graph =
+                engine != nullptr ? engine->descriptor(CUDNN_ATTR_ENGINE_OPERATION_GRAPH) : nullptr;
             if (graph == nullptr || !engine->finalized || (plan && !d.has(CUDNN_ATTR_EXECUTION_PLAN_HANDLE))) {
                 return fail(CUDNN_STATUS_BAD_PARAM, "engine config / plan: engine, graph or handle missing");
             }
@@ -241,7 +252,8 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
                        d.find(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS)->count ==
                            d.find(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS)->count;
             break;
-        default: break;  // knob choices and the like: nothing to check
+        default:
+            break;  // knob choices and the like: nothing to check
     }
     if (!complete) return fail(CUDNN_STATUS_BAD_PARAM, "backend: required attributes missing or inconsistent");
     d.finalized = true;
@@ -261,7 +273,7 @@ cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested,
         engine->type = CUDNN_BACKEND_ENGINE_DESCRIPTOR;
         void* graph_pointer = graph;
         engine->values[CUDNN_ATTR_ENGINE_OPERATION_GRAPH] = {CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                                                              std::vector<unsigned char>(sizeof(void*))};
+                                                             std::vector<unsigned char>(sizeof(void*))};
         std::memcpy(engine->values[CUDNN_ATTR_ENGINE_OPERATION_GRAPH].bytes.data(), &graph_pointer, sizeof(void*));
         engine->values[CUDNN_ATTR_ENGINE_GLOBAL_INDEX] = {CUDNN_TYPE_INT64, 1, std::vector<unsigned char>(8)};
         std::memcpy(engine->values[CUDNN_ATTR_ENGINE_GLOBAL_INDEX].bytes.data(), &order[i], 8);
@@ -277,11 +289,10 @@ cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested,
         config->type = CUDNN_BACKEND_ENGINECFG_DESCRIPTOR;
         config->values.clear();
         config->values[CUDNN_ATTR_ENGINECFG_ENGINE] = {CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                                                        std::vector<unsigned char>(sizeof(void*))};
+                                                       std::vector<unsigned char>(sizeof(void*))};
         std::memcpy(config->values[CUDNN_ATTR_ENGINECFG_ENGINE].bytes.data(), &engine_pointer, sizeof(void*));
-        config->owned.assign(1, std::shared_ptr<BackendDescriptor>(registered, [](BackendDescriptor* e) {
-                                 cudnnBackendDestroyDescriptor(e);
-                             }));
+        config->owned.assign(1, std::shared_ptr<BackendDescriptor>(
+                                    registered, [](BackendDescriptor* e) { cudnnBackendDestroyDescriptor(e); }));
         config->finalized = false;
         if (const cudnnStatus_t s = finalize_descriptor(*config); s != CUDNN_STATUS_SUCCESS) return s;
         ++*returned;
@@ -321,9 +332,11 @@ cudnnStatus_t execute_plan(cudnnHandle_t handle, const BackendDescriptor& plan, 
         launch.flops = op.flops;
         const cudnnDataType_t type = op.inputs[0].type;
         const cudnnMathType_t math = snapshot->engine == 1 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
-        launch.precision = is_main(op.type) ? convolution_precision(handle, type, math)
-                                            : (type == CUDNN_DATA_DOUBLE ? TBDSIM_PRECISION_FP64 : TBDSIM_PRECISION_FP32);
-        const bool tensor_cores = launch.precision != TBDSIM_PRECISION_FP32 && launch.precision != TBDSIM_PRECISION_FP64;
+        launch.precision = is_main(op.type)
+                               ? convolution_precision(handle, type, math)
+                               : (type == CUDNN_DATA_DOUBLE ? TBDSIM_PRECISION_FP64 : TBDSIM_PRECISION_FP32);
+        const bool tensor_cores =
+            launch.precision != TBDSIM_PRECISION_FP32 && launch.precision != TBDSIM_PRECISION_FP64;
         int64_t rows = op.output.elements(), columns = 1;
         switch (op.type) {
             case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
@@ -344,7 +357,9 @@ cudnnStatus_t execute_plan(cudnnHandle_t handle, const BackendDescriptor& plan, 
                 columns = op.output.dims[r - 1];
                 break;
             }
-            default: launch.kernel = kPointwise; break;
+            default:
+                launch.kernel = kPointwise;
+                break;
         }
         // Pointwise operations after the main one are its fused epilogue: their FLOPs join its kernel.
         size_t last = i;

@@ -68,8 +68,7 @@ std::size_t attribute_element_bytes(cudnnBackendAttributeType_t type);
 // Finalization and execution of the operation-level descriptors (backend_execute.cpp).
 cudnnStatus_t finalize_descriptor(BackendDescriptor& d);
 // Fills up to `requested` engine configs for the heuristic's graph, best first.
-cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested, int64_t* returned,
-                                void** configs);
+cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested, int64_t* returned, void** configs);
 cudnnStatus_t execute_plan(cudnnHandle_t handle, const BackendDescriptor& plan, const BackendDescriptor& pack);
 
 }  // namespace tbdsim::dnn

@@ -77,7 +77,7 @@ int64_t workspace_of(Pass pass, int algo, const dnn::ConvShape& s) {
     switch (pass) {
         case Pass::Forward:
             if (algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) return 0;
-            if (algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return reduction * 8;  // index table
+            if (algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) return reduction * 8;        // index table
             if (algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM) return reduction * s.output_spatial * bytes;  // im2col
             return -1;
         case Pass::BackwardData:
@@ -94,28 +94,35 @@ int64_t workspace_of(Pass pass, int algo, const dnn::ConvShape& s) {
 
 int algorithm_count(Pass pass) {
     switch (pass) {
-        case Pass::Forward: return CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-        case Pass::BackwardData: return CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
-        case Pass::BackwardFilter: return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+        case Pass::Forward:
+            return CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+        case Pass::BackwardData:
+            return CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+        case Pass::BackwardFilter:
+            return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
     }
     return 0;
 }
 
 // The supported algorithms in the order the queries rank them (fastest first in the cost model:
 // the ones with a workspace save index arithmetic and are modelled as 10% faster).
-constexpr int kForwardOrder[] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
-                                 CUDNN_CONVOLUTION_FWD_ALGO_GEMM};
+constexpr int kForwardOrder[] = {CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
+                                 CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_GEMM};
 constexpr int kBackwardDataOrder[] = {CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0};
 constexpr int kBackwardFilterOrder[] = {CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0};
 
 double peak_flops_per_ms(TbdsimPrecision precision) {
     const double fp32 = 66.9e9;  // FLOP per ms of the default simulated device (H100 SXM)
     switch (precision) {
-        case TBDSIM_PRECISION_TF32: return fp32 * 7.5;
+        case TBDSIM_PRECISION_TF32:
+            return fp32 * 7.5;
         case TBDSIM_PRECISION_FP16:
-        case TBDSIM_PRECISION_BF16: return fp32 * 15;
-        case TBDSIM_PRECISION_FP64: return fp32 * 0.5;
-        default: return fp32;
+        case TBDSIM_PRECISION_BF16:
+            return fp32 * 15;
+        case TBDSIM_PRECISION_FP64:
+            return fp32 * 0.5;
+        default:
+            return fp32;
     }
 }
 
@@ -179,20 +186,20 @@ cudnnStatus_t run_convolution(cudnnHandle_t handle, const cudnnConvolutionStruct
     dnn::Launch launch;
     switch (call.pass) {
         case Pass::Forward:
-            launch.kernel = tensor_cores ? dnn::kConvFwdTf32
+            launch.kernel = tensor_cores                                                    ? dnn::kConvFwdTf32
                             : call.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ? dnn::kConvFwdPrecomp
                             : call.algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM                  ? dnn::kConvFwdGemm
                                                                                             : dnn::kConvFwdImplicit;
             break;
         case Pass::BackwardData:
-            launch.kernel = tensor_cores ? dnn::kConvBwdDataTf32
+            launch.kernel = tensor_cores                                     ? dnn::kConvBwdDataTf32
                             : call.algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 ? dnn::kConvBwdData1
-                                                                              : dnn::kConvBwdData0;
+                                                                             : dnn::kConvBwdData0;
             break;
         case Pass::BackwardFilter:
-            launch.kernel = tensor_cores ? dnn::kConvBwdFilterTf32
+            launch.kernel = tensor_cores                                       ? dnn::kConvBwdFilterTf32
                             : call.algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 ? dnn::kConvBwdFilter1
-                                                                                : dnn::kConvBwdFilter0;
+                                                                               : dnn::kConvBwdFilter0;
             break;
     }
     // Implicit GEMM tiles of 128 x 128 over the output (rows: N*P*Q or the filter, columns: K).
@@ -273,10 +280,12 @@ TBD_EXPORT cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t hand
     return algorithm_query(handle, Pass::Forward, conv, x, w, y, requested, returned, results);
 }
 
-TBD_EXPORT cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
-    cudnnHandle_t handle, const cudnnTensorDescriptor_t x, const void*, const cudnnFilterDescriptor_t w, const void*,
-    const cudnnConvolutionDescriptor_t conv, const cudnnTensorDescriptor_t y, void*, const int requested, int* returned,
-    cudnnConvolutionFwdAlgoPerf_t* results, void*, size_t) {
+TBD_EXPORT cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t x,
+                                                                const void*, const cudnnFilterDescriptor_t w,
+                                                                const void*, const cudnnConvolutionDescriptor_t conv,
+                                                                const cudnnTensorDescriptor_t y, void*,
+                                                                const int requested, int* returned,
+                                                                cudnnConvolutionFwdAlgoPerf_t* results, void*, size_t) {
     return algorithm_query(handle, Pass::Forward, conv, x, w, y, requested, returned, results);
 }
 
@@ -337,11 +346,13 @@ TBD_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHan
 TBD_EXPORT cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
                                                  const cudnnTensorDescriptor_t x_desc, const void* x,
                                                  const cudnnFilterDescriptor_t w_desc, const void* w,
-                                                 const cudnnConvolutionDescriptor_t conv, cudnnConvolutionFwdAlgo_t algo,
-                                                 void* workspace, size_t workspace_bytes, const void* beta,
+                                                 const cudnnConvolutionDescriptor_t conv,
+                                                 cudnnConvolutionFwdAlgo_t algo, void* workspace,
+                                                 size_t workspace_bytes, const void* beta,
                                                  const cudnnTensorDescriptor_t y_desc, void* y) {
     dnn::ConvShape shape;
-    if (const cudnnStatus_t s = dnn::convolution_shape(conv, x_desc, w_desc, y_desc, &shape); s != CUDNN_STATUS_SUCCESS) {
+    if (const cudnnStatus_t s = dnn::convolution_shape(conv, x_desc, w_desc, y_desc, &shape);
+        s != CUDNN_STATUS_SUCCESS) {
         return s;
     }
     return run_convolution(handle, *conv, shape,
@@ -396,7 +407,15 @@ TBD_EXPORT cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, cons
     const int64_t elements = dnn::element_count(*dy_desc);
     launch.grid_x = static_cast<unsigned>(dy_desc->dim[1]);
     launch.flops = dnn::bias_gradient_flops(elements);
-    launch.params = {dy, nullptr, db, nullptr, 0, elements, dnn::read_scalar(alpha, dy_desc->type),
-                     dnn::read_scalar(beta, dy_desc->type), 0, 0};
+    launch.params = {dy,
+                     nullptr,
+                     db,
+                     nullptr,
+                     0,
+                     elements,
+                     dnn::read_scalar(alpha, dy_desc->type),
+                     dnn::read_scalar(beta, dy_desc->type),
+                     0,
+                     0};
     return dnn::run(handle, launch);
 }

@@ -23,7 +23,9 @@ cudnnStatus_t destroy(T* descriptor) {
     return CUDNN_STATUS_SUCCESS;
 }
 
-bool known_type(cudnnDataType_t type) { return dnn::element_bytes(type) != 0; }
+bool known_type(cudnnDataType_t type) {
+    return dnn::element_bytes(type) != 0;
+}
 
 cudnnStatus_t set_tensor(cudnnTensorStruct* t, cudnnDataType_t type, int dims, const int* dim, const int* stride) {
     if (t == nullptr || dim == nullptr) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
@@ -47,16 +49,36 @@ cudnnStatus_t set_tensor(cudnnTensorStruct* t, cudnnDataType_t type, int dims, c
 
 }  // namespace
 
-TBD_EXPORT cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* d) { return create(d); }
-TBD_EXPORT cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) { return destroy(d); }
-TBD_EXPORT cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* d) { return create(d); }
-TBD_EXPORT cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) { return destroy(d); }
-TBD_EXPORT cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* d) { return create(d); }
-TBD_EXPORT cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d) { return destroy(d); }
-TBD_EXPORT cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t* d) { return create(d); }
-TBD_EXPORT cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d) { return destroy(d); }
-TBD_EXPORT cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* d) { return create(d); }
-TBD_EXPORT cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t d) { return destroy(d); }
+TBD_EXPORT cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* d) {
+    return create(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) {
+    return destroy(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* d) {
+    return create(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) {
+    return destroy(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* d) {
+    return create(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d) {
+    return destroy(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t* d) {
+    return create(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d) {
+    return destroy(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* d) {
+    return create(d);
+}
+TBD_EXPORT cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t d) {
+    return destroy(d);
+}
 
 TBD_EXPORT cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t d, cudnnDataType_t type, int dims,
                                                     const int dim[], const int stride[]) {
@@ -269,8 +291,8 @@ TBD_EXPORT cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDes
     return CUDNN_STATUS_SUCCESS;
 }
 
-TBD_EXPORT cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derived,
-                                                       const cudnnTensorDescriptor_t x, cudnnBatchNormMode_t mode) {
+TBD_EXPORT cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derived, const cudnnTensorDescriptor_t x,
+                                                       cudnnBatchNormMode_t mode) {
     if (derived == nullptr || x == nullptr || !x->set) return CUDNN_STATUS_BAD_PARAM;
     int dim[kMaxDims];
     dim[0] = 1;

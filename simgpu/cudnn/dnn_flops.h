@@ -39,10 +39,14 @@ inline double pooling_flops(int mode, int64_t window, int64_t output_elements) {
 
 // Softmax: 4 per element either way (forward: subtract max, exp, sum, scale; backward: dot product
 // 2, subtract, multiply).
-inline double softmax_flops(int64_t elements) { return 4.0 * static_cast<double>(elements); }
+inline double softmax_flops(int64_t elements) {
+    return 4.0 * static_cast<double>(elements);
+}
 
 // cudnnAddTensor: alpha * A + beta * C per element of C.
-inline double add_tensor_flops(int64_t elements) { return 3.0 * static_cast<double>(elements); }
+inline double add_tensor_flops(int64_t elements) {
+    return 3.0 * static_cast<double>(elements);
+}
 
 // Backend matmul: 2 * batch * M * N * K.
 inline double matmul_flops(int64_t batch, int64_t m, int64_t n, int64_t k) {
@@ -57,6 +61,8 @@ inline double pointwise_flops(int mode, int64_t elements) {
 }
 
 // Backward bias: one add per element of dy.
-inline double bias_gradient_flops(int64_t elements) { return static_cast<double>(elements); }
+inline double bias_gradient_flops(int64_t elements) {
+    return static_cast<double>(elements);
+}
 
 }  // namespace tbdsim::dnn

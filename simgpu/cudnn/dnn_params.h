@@ -7,14 +7,14 @@ extern "C" {
 #endif
 
 typedef struct TbdsimDnnParams {
-    const void* x;        // main input (x, or dy for backward data)
-    const void* w;        // second input (filter, dy, scale...), may be null
-    void* y;              // output (y, dx, dw)
-    void* workspace;      // the workspace the call was given, null if none
+    const void* x;    // main input (x, or dy for backward data)
+    const void* w;    // second input (filter, dy, scale...), may be null
+    void* y;          // output (y, dx, dw)
+    void* workspace;  // the workspace the call was given, null if none
     unsigned long long workspace_bytes;
-    long long elements;   // output elements
-    double alpha, beta;   // the call's scaling factors
-    int operation;        // TbdsimDnnKernel value (kernel_table.h)
+    long long elements;  // output elements
+    double alpha, beta;  // the call's scaling factors
+    int operation;       // TbdsimDnnKernel value (kernel_table.h)
     int reserved;
 } TbdsimDnnParams;
 

@@ -2,8 +2,8 @@
 // the helpers the operations share: status bookkeeping, scalar reading, shapes and FLOP counts.
 #pragma once
 
-#include <cudnn.h>
 #include <cuda.h>
+#include <cudnn.h>
 
 #include <array>
 #include <cstddef>
@@ -87,9 +87,7 @@ struct ConvShape {
     int64_t output_spatial = 1;  // P*Q(*O)
     cudnnDataType_t type = CUDNN_DATA_FLOAT;
     // 2 * N * K * (C / groups) * R * S * P * Q: the same for forward, backward data and backward filter.
-    double flops() const {
-        return convolution_flops(n, c, k, groups, filter_spatial, output_spatial);
-    }
+    double flops() const { return convolution_flops(n, c, k, groups, filter_spatial, output_spatial); }
 };
 // The output dims of a convolution (N, K, spatial...), BAD_PARAM when they do not fit.
 cudnnStatus_t convolution_output(const cudnnConvolutionStruct& conv, const cudnnTensorStruct& x,

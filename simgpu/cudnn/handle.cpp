@@ -27,9 +27,8 @@ int compute_capability_major(CUdevice device) {
         auto get_proc = driver ? reinterpret_cast<GetProcAddressFn>(dlsym(driver, "cuGetProcAddress_v2")) : nullptr;
         void* pointer = nullptr;
         CUdriverProcAddressQueryResult status{};
-        if (get_proc == nullptr ||
-            get_proc("cuDeviceGetAttribute", &pointer, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
-                CUDA_SUCCESS) {
+        if (get_proc == nullptr || get_proc("cuDeviceGetAttribute", &pointer, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT,
+                                            &status) != CUDA_SUCCESS) {
             pointer = nullptr;
         }
         return reinterpret_cast<decltype(&::cuDeviceGetAttribute)>(pointer);
@@ -48,15 +47,22 @@ cudnnStatus_t fail(cudnnStatus_t status, const char* message) {
 
 std::size_t element_bytes(cudnnDataType_t type) {
     switch (type) {
-        case CUDNN_DATA_FLOAT: return 4;
-        case CUDNN_DATA_DOUBLE: return 8;
+        case CUDNN_DATA_FLOAT:
+            return 4;
+        case CUDNN_DATA_DOUBLE:
+            return 8;
         case CUDNN_DATA_HALF:
-        case CUDNN_DATA_BFLOAT16: return 2;
+        case CUDNN_DATA_BFLOAT16:
+            return 2;
         case CUDNN_DATA_INT8:
-        case CUDNN_DATA_UINT8: return 1;
-        case CUDNN_DATA_INT32: return 4;
-        case CUDNN_DATA_INT64: return 8;
-        default: return 0;
+        case CUDNN_DATA_UINT8:
+            return 1;
+        case CUDNN_DATA_INT32:
+            return 4;
+        case CUDNN_DATA_INT64:
+            return 8;
+        default:
+            return 0;
     }
 }
 
@@ -74,10 +80,14 @@ double read_scalar(const void* value, cudnnDataType_t data_type) {
 
 TbdsimPrecision convolution_precision(cudnnHandle_t handle, cudnnDataType_t data_type, cudnnMathType_t math) {
     switch (data_type) {
-        case CUDNN_DATA_HALF: return TBDSIM_PRECISION_FP16;
-        case CUDNN_DATA_BFLOAT16: return TBDSIM_PRECISION_BF16;
-        case CUDNN_DATA_DOUBLE: return TBDSIM_PRECISION_FP64;
-        default: break;
+        case CUDNN_DATA_HALF:
+            return TBDSIM_PRECISION_FP16;
+        case CUDNN_DATA_BFLOAT16:
+            return TBDSIM_PRECISION_BF16;
+        case CUDNN_DATA_DOUBLE:
+            return TBDSIM_PRECISION_FP64;
+        default:
+            break;
     }
     // cuDNN: from Ampere on, CUDNN_DEFAULT_MATH (and the tensor-op modes) permit TF32 for FP32 data,
     // CUDNN_FMA_MATH does not; NVIDIA_TF32_OVERRIDE=0 turns TF32 off process-wide.
@@ -139,17 +149,30 @@ __attribute__((visibility("default"))) cudnnStatus_t cudnnGetStream(cudnnHandle_
     return CUDNN_STATUS_SUCCESS;
 }
 
-__attribute__((visibility("default"))) size_t cudnnGetVersion(void) { return CUDNN_VERSION; }
-__attribute__((visibility("default"))) size_t cudnnGetMaxDeviceVersion(void) { return 1200; }
-__attribute__((visibility("default"))) size_t cudnnGetCudartVersion(void) { return CUDART_VERSION; }
+__attribute__((visibility("default"))) size_t cudnnGetVersion(void) {
+    return CUDNN_VERSION;
+}
+__attribute__((visibility("default"))) size_t cudnnGetMaxDeviceVersion(void) {
+    return 1200;
+}
+__attribute__((visibility("default"))) size_t cudnnGetCudartVersion(void) {
+    return CUDART_VERSION;
+}
 
 __attribute__((visibility("default"))) cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int* value) {
     if (value == nullptr) return CUDNN_STATUS_BAD_PARAM;
     switch (type) {
-        case MAJOR_VERSION: *value = CUDNN_MAJOR; return CUDNN_STATUS_SUCCESS;
-        case MINOR_VERSION: *value = CUDNN_MINOR; return CUDNN_STATUS_SUCCESS;
-        case PATCH_LEVEL: *value = CUDNN_PATCHLEVEL; return CUDNN_STATUS_SUCCESS;
-        default: return CUDNN_STATUS_BAD_PARAM;
+        case MAJOR_VERSION:
+            *value = CUDNN_MAJOR;
+            return CUDNN_STATUS_SUCCESS;
+        case MINOR_VERSION:
+            *value = CUDNN_MINOR;
+            return CUDNN_STATUS_SUCCESS;
+        case PATCH_LEVEL:
+            *value = CUDNN_PATCHLEVEL;
+            return CUDNN_STATUS_SUCCESS;
+        default:
+            return CUDNN_STATUS_BAD_PARAM;
     }
 }
 
@@ -161,20 +184,34 @@ __attribute__((visibility("default"))) void cudnnGetLastErrorString(char* messag
 
 __attribute__((visibility("default"))) const char* cudnnGetErrorString(cudnnStatus_t status) {
     switch (status) {
-        case CUDNN_STATUS_SUCCESS: return "CUDNN_STATUS_SUCCESS";
-        case CUDNN_STATUS_NOT_INITIALIZED: return "CUDNN_STATUS_NOT_INITIALIZED";
-        case CUDNN_STATUS_BAD_PARAM: return "CUDNN_STATUS_BAD_PARAM";
-        case CUDNN_STATUS_BAD_PARAM_NULL_POINTER: return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
-        case CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED: return "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED";
-        case CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH: return "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH";
-        case CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE: return "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE";
-        case CUDNN_STATUS_NOT_SUPPORTED: return "CUDNN_STATUS_NOT_SUPPORTED";
-        case CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN: return "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN";
-        case CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE: return "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE";
-        case CUDNN_STATUS_INTERNAL_ERROR: return "CUDNN_STATUS_INTERNAL_ERROR";
-        case CUDNN_STATUS_EXECUTION_FAILED: return "CUDNN_STATUS_EXECUTION_FAILED";
-        case CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED: return "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED";
-        default: return "CUDNN_STATUS_UNKNOWN";
+        case CUDNN_STATUS_SUCCESS:
+            return "CUDNN_STATUS_SUCCESS";
+        case CUDNN_STATUS_NOT_INITIALIZED:
+            return "CUDNN_STATUS_NOT_INITIALIZED";
+        case CUDNN_STATUS_BAD_PARAM:
+            return "CUDNN_STATUS_BAD_PARAM";
+        case CUDNN_STATUS_BAD_PARAM_NULL_POINTER:
+            return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
+        case CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED:
+            return "CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED";
+        case CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH:
+            return "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH";
+        case CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE:
+            return "CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE";
+        case CUDNN_STATUS_NOT_SUPPORTED:
+            return "CUDNN_STATUS_NOT_SUPPORTED";
+        case CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN:
+            return "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN";
+        case CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE:
+            return "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE";
+        case CUDNN_STATUS_INTERNAL_ERROR:
+            return "CUDNN_STATUS_INTERNAL_ERROR";
+        case CUDNN_STATUS_EXECUTION_FAILED:
+            return "CUDNN_STATUS_EXECUTION_FAILED";
+        case CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED:
+            return "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED";
+        default:
+            return "CUDNN_STATUS_UNKNOWN";
     }
 }
 

@@ -50,7 +50,9 @@ constexpr int64_t kMaxGridYZ = 65535;
 
 }  // namespace
 
-const char* kernel_name(int kernel) { return kernel >= 0 && kernel < kKernelCount ? kNames[kernel] : "?"; }
+const char* kernel_name(int kernel) {
+    return kernel >= 0 && kernel < kKernelCount ? kNames[kernel] : "?";
+}
 
 CUresult load_kernels(const blas::DriverEntryPoints& driver, CUmodule* module, KernelTable* table) {
     CUresult result = driver.module_load_data(module, tbdsim_dnn_fatbin);

@@ -4,7 +4,8 @@
 // extern "C" symbol. Keep the list in kernel_table.cpp's order.
 #include "dnn_params.h"
 
-#define TBDSIM_DNN_KERNEL(name) extern "C" __global__ void name(TbdsimDnnParams) {}
+#define TBDSIM_DNN_KERNEL(name) \
+    extern "C" __global__ void name(TbdsimDnnParams) {}
 
 // Convolution, FP32 on FMA units.
 TBDSIM_DNN_KERNEL(implicit_convolve_sgemm)
@@ -15,9 +16,12 @@ TBDSIM_DNN_KERNEL(dgrad2d_alg1_1)
 TBDSIM_DNN_KERNEL(wgrad_alg0_engine)
 TBDSIM_DNN_KERNEL(wgrad_alg1_engine)
 // Convolution on TF32 tensor cores (xmma implicit-GEMM kernels).
-TBDSIM_DNN_KERNEL(sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
-TBDSIM_DNN_KERNEL(sm80_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
-TBDSIM_DNN_KERNEL(sm80_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
+TBDSIM_DNN_KERNEL(
+    sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
+TBDSIM_DNN_KERNEL(
+    sm80_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
+TBDSIM_DNN_KERNEL(
+    sm80_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
 // Bias gradient, batch norm, pooling, activation, softmax, tensor arithmetic.
 TBDSIM_DNN_KERNEL(convolve_bias_grad_kernel)
 TBDSIM_DNN_KERNEL(bn_fw_tr_1C11_kernel_NCHW)

@@ -11,7 +11,9 @@ using namespace tbdsim;
 
 namespace {
 
-bool usable(const cudnnTensorStruct* t) { return t != nullptr && t->set; }
+bool usable(const cudnnTensorStruct* t) {
+    return t != nullptr && t->set;
+}
 
 bool same_shape(const cudnnTensorStruct* a, const cudnnTensorStruct* b) {
     if (!usable(a) || !usable(b) || a->dims != b->dims) return false;
@@ -38,8 +40,16 @@ cudnnStatus_t elementwise(cudnnHandle_t handle, int kernel, const cudnnTensorStr
     launch.grid_x = grid_x != 0 ? grid_x : dnn::blocks_for(elements, threads);
     launch.flops = flops;
     launch.precision = arithmetic_of(out_desc->type);
-    launch.params = {in,      second, out, nullptr, 0, elements, dnn::read_scalar(alpha, out_desc->type),
-                     dnn::read_scalar(beta, out_desc->type), 0, 0};
+    launch.params = {in,
+                     second,
+                     out,
+                     nullptr,
+                     0,
+                     elements,
+                     dnn::read_scalar(alpha, out_desc->type),
+                     dnn::read_scalar(beta, out_desc->type),
+                     0,
+                     0};
     return dnn::run(handle, launch);
 }
 
@@ -72,7 +82,8 @@ TBD_EXPORT cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle, cudnnActi
         return CUDNN_STATUS_BAD_PARAM;
     }
     (void)x;
-    if (!same_shape(y_desc, dy_desc) || !same_shape(dy_desc, dx_desc) || (x_desc != nullptr && !same_shape(x_desc, dx_desc))) {
+    if (!same_shape(y_desc, dy_desc) || !same_shape(dy_desc, dx_desc) ||
+        (x_desc != nullptr && !same_shape(x_desc, dx_desc))) {
         return dnn::fail(CUDNN_STATUS_BAD_PARAM, "activation backward: shapes differ");
     }
     const double flops = dnn::activation_flops(activation->mode, true, dnn::element_count(*dx_desc));
@@ -137,7 +148,8 @@ TBD_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
     const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
     const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, double, void* running_mean,
     void* running_variance, double epsilon, void* save_mean, void* save_inv_variance) {
-    if (const cudnnStatus_t s = check_batch_norm(mode, x_desc, y_desc, params_desc); s != CUDNN_STATUS_SUCCESS) return s;
+    if (const cudnnStatus_t s = check_batch_norm(mode, x_desc, y_desc, params_desc); s != CUDNN_STATUS_SUCCESS)
+        return s;
     if (x == nullptr || scale == nullptr || bias == nullptr || alpha == nullptr || beta == nullptr ||
         epsilon < CUDNN_BN_MIN_EPSILON || (running_mean == nullptr) != (running_variance == nullptr) ||
         (save_mean == nullptr) != (save_inv_variance == nullptr)) {
@@ -148,12 +160,15 @@ TBD_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardTraining(
                        static_cast<unsigned>(x_desc->dim[1]), 512);
 }
 
-TBD_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardInference(
-    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
-    const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
-    const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, const void* mean,
-    const void* variance, double epsilon) {
-    if (const cudnnStatus_t s = check_batch_norm(mode, x_desc, y_desc, params_desc); s != CUDNN_STATUS_SUCCESS) return s;
+TBD_EXPORT cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode,
+                                                                 const void* alpha, const void* beta,
+                                                                 const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                                 const cudnnTensorDescriptor_t y_desc, void* y,
+                                                                 const cudnnTensorDescriptor_t params_desc,
+                                                                 const void* scale, const void* bias, const void* mean,
+                                                                 const void* variance, double epsilon) {
+    if (const cudnnStatus_t s = check_batch_norm(mode, x_desc, y_desc, params_desc); s != CUDNN_STATUS_SUCCESS)
+        return s;
     if (x == nullptr || scale == nullptr || bias == nullptr || mean == nullptr || variance == nullptr ||
         alpha == nullptr || beta == nullptr || epsilon < CUDNN_BN_MIN_EPSILON) {
         return dnn::fail(CUDNN_STATUS_BAD_PARAM, "batch norm: arguments");

@@ -36,8 +36,10 @@ bool pseudo(curandRngType_t type) {
         case CURAND_RNG_PSEUDO_MRG32K3A:
         case CURAND_RNG_PSEUDO_MTGP32:
         case CURAND_RNG_PSEUDO_MT19937:
-        case CURAND_RNG_PSEUDO_PHILOX4_32_10: return true;
-        default: return false;
+        case CURAND_RNG_PSEUDO_PHILOX4_32_10:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -53,7 +55,9 @@ curandStatus_t create(curandGenerator_t* generator, curandRngType_t type, bool h
 }
 
 // (0, 1]: cuRAND's uniform range (excludes 0, includes 1).
-double uniform_of(uint32_t bits) { return (static_cast<double>(bits) + 1.0) * 0x1p-32; }
+double uniform_of(uint32_t bits) {
+    return (static_cast<double>(bits) + 1.0) * 0x1p-32;
+}
 
 // Box-Muller on the pair (2j, 2j+1) of the sequence: element i's value depends only on i.
 double normal_at(const curandGenerator_st& g, uint64_t i) {
@@ -125,10 +129,17 @@ TBD_EXPORT curandStatus_t curandGetVersion(int* version) {
 TBD_EXPORT curandStatus_t curandGetProperty(libraryPropertyType type, int* value) {
     if (value == nullptr) return CURAND_STATUS_OUT_OF_RANGE;
     switch (type) {
-        case MAJOR_VERSION: *value = CURAND_VER_MAJOR; return CURAND_STATUS_SUCCESS;
-        case MINOR_VERSION: *value = CURAND_VER_MINOR; return CURAND_STATUS_SUCCESS;
-        case PATCH_LEVEL: *value = CURAND_VER_PATCH; return CURAND_STATUS_SUCCESS;
-        default: return CURAND_STATUS_OUT_OF_RANGE;
+        case MAJOR_VERSION:
+            *value = CURAND_VER_MAJOR;
+            return CURAND_STATUS_SUCCESS;
+        case MINOR_VERSION:
+            *value = CURAND_VER_MINOR;
+            return CURAND_STATUS_SUCCESS;
+        case PATCH_LEVEL:
+            *value = CURAND_VER_PATCH;
+            return CURAND_STATUS_SUCCESS;
+        default:
+            return CURAND_STATUS_OUT_OF_RANGE;
     }
 }
 
@@ -168,7 +179,8 @@ TBD_EXPORT curandStatus_t curandGenerateSeeds(curandGenerator_t g) {
 }
 
 TBD_EXPORT curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
-    return generate(g, out, n, tbdsim::aux::kRandomBits, 0, [&](size_t i) { return philox_value(g->seed, g->offset + i); });
+    return generate(g, out, n, tbdsim::aux::kRandomBits, 0,
+                    [&](size_t i) { return philox_value(g->seed, g->offset + i); });
 }
 
 TBD_EXPORT curandStatus_t curandGenerateLongLong(curandGenerator_t g, unsigned long long*, size_t) {

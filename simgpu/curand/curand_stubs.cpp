@@ -3,4 +3,5 @@
 // do); curand.cpp replaces the modelled ones.
 #define TBDSIM_NOT_SUPPORTED 103  // CURAND_STATUS_TYPE_ERROR
 #include "stub_macros.h"
+// The table after the macros that expand it.
 #include "curand.inc"

@@ -15,11 +15,16 @@ namespace tbdsim::aux {
 namespace {
 
 constexpr const char* kNames[kKernelCount] = {
-    "gen_sequenced_philox4_32_10_bits",    "gen_sequenced_philox4_32_10_uniform",
-    "gen_sequenced_philox4_32_10_normal",  "gen_sequenced_philox4_32_10_lognormal",
-    "gen_sequenced_philox4_32_10_poisson", "regular_fft_c2c",
-    "regular_fft_r2c",                     "regular_fft_c2r",
-    "csrmm_alg1_kernel",                   "csrmv_v3_kernel",
+    "gen_sequenced_philox4_32_10_bits",
+    "gen_sequenced_philox4_32_10_uniform",
+    "gen_sequenced_philox4_32_10_normal",
+    "gen_sequenced_philox4_32_10_lognormal",
+    "gen_sequenced_philox4_32_10_poisson",
+    "regular_fft_c2c",
+    "regular_fft_r2c",
+    "regular_fft_c2r",
+    "csrmm_alg1_kernel",
+    "csrmv_v3_kernel",
 };
 
 struct Module {
@@ -60,8 +65,8 @@ CUresult launch(Kernel kernel, CUstream stream, int64_t elements, const TbdsimAu
         }
     }
     constexpr unsigned kThreads = 256;
-    const auto blocks = static_cast<unsigned>(std::clamp<int64_t>((elements + 4 * kThreads - 1) / (4 * kThreads), 1,
-                                                                  0x7fffffff));
+    const auto blocks =
+        static_cast<unsigned>(std::clamp<int64_t>((elements + 4 * kThreads - 1) / (4 * kThreads), 1, 0x7fffffff));
     if (driver->private_api != nullptr && flops > 0) driver->private_api->annotate_next_launch(flops, precision);
     TbdsimAuxParams copy = params;
     void* arguments[] = {&copy};

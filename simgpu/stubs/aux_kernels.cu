@@ -4,7 +4,8 @@
 // aux_kernels.cpp's order.
 #include "aux_params.h"
 
-#define TBDSIM_AUX_KERNEL(name) extern "C" __global__ void name(TbdsimAuxParams) {}
+#define TBDSIM_AUX_KERNEL(name) \
+    extern "C" __global__ void name(TbdsimAuxParams) {}
 
 TBDSIM_AUX_KERNEL(gen_sequenced_philox4_32_10_bits)
 TBDSIM_AUX_KERNEL(gen_sequenced_philox4_32_10_uniform)

@@ -58,7 +58,8 @@ void dft_along(std::vector<Complex>& data, const std::vector<int>& dims, size_t 
             for (size_t k = 0; k < n; ++k) {
                 Complex sum = 0;
                 for (size_t j = 0; j < n; ++j) {
-                    sum += line[j] * std::polar(1.0, sign * 2.0 * M_PI * static_cast<double>(j * k % n) / static_cast<double>(n));
+                    sum += line[j] *
+                           std::polar(1.0, sign * 2.0 * M_PI * static_cast<double>(j * k % n) / static_cast<double>(n));
                 }
                 out[k] = sum;
             }
@@ -114,7 +115,8 @@ cufftResult create_and_make(cufftHandle* handle, const std::vector<int>& dims, c
 
 cufftResult launch(const Plan& plan, tbdsim::aux::Kernel kernel, const void* in, void* out, bool real) {
     const long long n = elements_of(plan.dims);
-    const double flops = 5.0 * static_cast<double>(n) * std::log2(static_cast<double>(n)) * plan.batch * (real ? 0.5 : 1.0);
+    const double flops =
+        5.0 * static_cast<double>(n) * std::log2(static_cast<double>(n)) * plan.batch * (real ? 0.5 : 1.0);
     TbdsimAuxParams params{in, out, n * plan.batch, 0, 0, 0};
     return tbdsim::aux::launch(kernel, reinterpret_cast<CUstream>(plan.stream), n * plan.batch, params, flops) ==
                    CUDA_SUCCESS
@@ -213,10 +215,17 @@ TBD_EXPORT cufftResult cufftGetVersion(int* version) {
 TBD_EXPORT cufftResult cufftGetProperty(libraryPropertyType type, int* value) {
     if (value == nullptr) return CUFFT_INVALID_VALUE;
     switch (type) {
-        case MAJOR_VERSION: *value = CUFFT_VER_MAJOR; return CUFFT_SUCCESS;
-        case MINOR_VERSION: *value = CUFFT_VER_MINOR; return CUFFT_SUCCESS;
-        case PATCH_LEVEL: *value = CUFFT_VER_PATCH; return CUFFT_SUCCESS;
-        default: return CUFFT_INVALID_TYPE;
+        case MAJOR_VERSION:
+            *value = CUFFT_VER_MAJOR;
+            return CUFFT_SUCCESS;
+        case MINOR_VERSION:
+            *value = CUFFT_VER_MINOR;
+            return CUFFT_SUCCESS;
+        case PATCH_LEVEL:
+            *value = CUFFT_VER_PATCH;
+            return CUFFT_SUCCESS;
+        default:
+            return CUFFT_INVALID_TYPE;
     }
 }
 
@@ -282,8 +291,8 @@ TBD_EXPORT cufftResult cufftExecC2R(cufftHandle handle, cufftComplex* in, cufftR
                     stride *= extent;
                 }
                 for (long long k = 0; k < last; ++k) {
-                    const cufftComplex v = k < half ? in[(b * rows + r) * half + k]
-                                                    : in[(b * rows + mirrored) * half + (last - k)];
+                    const cufftComplex v =
+                        k < half ? in[(b * rows + r) * half + k] : in[(b * rows + mirrored) * half + (last - k)];
                     data[r * last + k] = k < half ? Complex(v.x, v.y) : Complex(v.x, -v.y);
                 }
             }

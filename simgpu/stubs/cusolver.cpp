@@ -20,10 +20,17 @@ TBD_EXPORT cusolverStatus_t cusolverGetVersion(int* version) {
 TBD_EXPORT cusolverStatus_t cusolverGetProperty(libraryPropertyType type, int* value) {
     if (value == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;
     switch (type) {
-        case MAJOR_VERSION: *value = CUSOLVER_VER_MAJOR; return CUSOLVER_STATUS_SUCCESS;
-        case MINOR_VERSION: *value = CUSOLVER_VER_MINOR; return CUSOLVER_STATUS_SUCCESS;
-        case PATCH_LEVEL: *value = CUSOLVER_VER_PATCH; return CUSOLVER_STATUS_SUCCESS;
-        default: return CUSOLVER_STATUS_INVALID_VALUE;
+        case MAJOR_VERSION:
+            *value = CUSOLVER_VER_MAJOR;
+            return CUSOLVER_STATUS_SUCCESS;
+        case MINOR_VERSION:
+            *value = CUSOLVER_VER_MINOR;
+            return CUSOLVER_STATUS_SUCCESS;
+        case PATCH_LEVEL:
+            *value = CUSOLVER_VER_PATCH;
+            return CUSOLVER_STATUS_SUCCESS;
+        default:
+            return CUSOLVER_STATUS_INVALID_VALUE;
     }
 }
 

@@ -30,7 +30,9 @@ struct cusparseDnMatDescr {
     int64_t rows = 0, cols = 0, ld = 0;
     float* values = nullptr;
     cusparseOrder_t order = CUSPARSE_ORDER_COL;
-    float& at(int64_t r, int64_t c) const { return order == CUSPARSE_ORDER_ROW ? values[r * ld + c] : values[c * ld + r]; }
+    float& at(int64_t r, int64_t c) const {
+        return order == CUSPARSE_ORDER_ROW ? values[r * ld + c] : values[c * ld + r];
+    }
 };
 
 struct cusparseDnVecDescr {
@@ -66,7 +68,9 @@ void for_row(const cusparseSpMatDescr& a, int64_t row, Visit&& visit) {
 
 }  // namespace
 
-TBD_EXPORT cusparseStatus_t cusparseCreate(cusparseHandle_t* handle) { return create(handle); }
+TBD_EXPORT cusparseStatus_t cusparseCreate(cusparseHandle_t* handle) {
+    return create(handle);
+}
 TBD_EXPORT cusparseStatus_t cusparseDestroy(cusparseHandle_t handle) {
     if (handle == nullptr) return CUSPARSE_STATUS_NOT_INITIALIZED;
     delete handle;
@@ -92,21 +96,35 @@ TBD_EXPORT cusparseStatus_t cusparseGetVersion(cusparseHandle_t handle, int* ver
 TBD_EXPORT cusparseStatus_t cusparseGetProperty(libraryPropertyType type, int* value) {
     if (value == nullptr) return CUSPARSE_STATUS_INVALID_VALUE;
     switch (type) {
-        case MAJOR_VERSION: *value = CUSPARSE_VER_MAJOR; return CUSPARSE_STATUS_SUCCESS;
-        case MINOR_VERSION: *value = CUSPARSE_VER_MINOR; return CUSPARSE_STATUS_SUCCESS;
-        case PATCH_LEVEL: *value = CUSPARSE_VER_PATCH; return CUSPARSE_STATUS_SUCCESS;
-        default: return CUSPARSE_STATUS_INVALID_VALUE;
+        case MAJOR_VERSION:
+            *value = CUSPARSE_VER_MAJOR;
+            return CUSPARSE_STATUS_SUCCESS;
+        case MINOR_VERSION:
+            *value = CUSPARSE_VER_MINOR;
+            return CUSPARSE_STATUS_SUCCESS;
+        case PATCH_LEVEL:
+            *value = CUSPARSE_VER_PATCH;
+            return CUSPARSE_STATUS_SUCCESS;
+        default:
+            return CUSPARSE_STATUS_INVALID_VALUE;
     }
 }
 TBD_EXPORT const char* cusparseGetErrorName(cusparseStatus_t status) {
     switch (status) {
-        case CUSPARSE_STATUS_SUCCESS: return "CUSPARSE_STATUS_SUCCESS";
-        case CUSPARSE_STATUS_NOT_INITIALIZED: return "CUSPARSE_STATUS_NOT_INITIALIZED";
-        case CUSPARSE_STATUS_ALLOC_FAILED: return "CUSPARSE_STATUS_ALLOC_FAILED";
-        case CUSPARSE_STATUS_INVALID_VALUE: return "CUSPARSE_STATUS_INVALID_VALUE";
-        case CUSPARSE_STATUS_EXECUTION_FAILED: return "CUSPARSE_STATUS_EXECUTION_FAILED";
-        case CUSPARSE_STATUS_NOT_SUPPORTED: return "CUSPARSE_STATUS_NOT_SUPPORTED";
-        default: return "CUSPARSE_STATUS_UNKNOWN";
+        case CUSPARSE_STATUS_SUCCESS:
+            return "CUSPARSE_STATUS_SUCCESS";
+        case CUSPARSE_STATUS_NOT_INITIALIZED:
+            return "CUSPARSE_STATUS_NOT_INITIALIZED";
+        case CUSPARSE_STATUS_ALLOC_FAILED:
+            return "CUSPARSE_STATUS_ALLOC_FAILED";
+        case CUSPARSE_STATUS_INVALID_VALUE:
+            return "CUSPARSE_STATUS_INVALID_VALUE";
+        case CUSPARSE_STATUS_EXECUTION_FAILED:
+            return "CUSPARSE_STATUS_EXECUTION_FAILED";
+        case CUSPARSE_STATUS_NOT_SUPPORTED:
+            return "CUSPARSE_STATUS_NOT_SUPPORTED";
+        default:
+            return "CUSPARSE_STATUS_UNKNOWN";
     }
 }
 TBD_EXPORT const char* cusparseGetErrorString(cusparseStatus_t status) {
@@ -118,7 +136,8 @@ TBD_EXPORT cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t* descriptor, 
                                               void* offsets, void* columns, void* values,
                                               cusparseIndexType_t offsets_type, cusparseIndexType_t columns_type,
                                               cusparseIndexBase_t base, cudaDataType value_type) {
-    if (rows < 0 || cols < 0 || nnz < 0 || (nnz > 0 && (offsets == nullptr || columns == nullptr || values == nullptr))) {
+    if (rows < 0 || cols < 0 || nnz < 0 ||
+        (nnz > 0 && (offsets == nullptr || columns == nullptr || values == nullptr))) {
         return CUSPARSE_STATUS_INVALID_VALUE;
     }
     if (offsets_type != CUSPARSE_INDEX_32I || columns_type != CUSPARSE_INDEX_32I || value_type != CUDA_R_32F) {

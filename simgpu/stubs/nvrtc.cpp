@@ -18,12 +18,18 @@ struct _nvrtcProgram {
 
 TBD_EXPORT const char* nvrtcGetErrorString(nvrtcResult result) {
     switch (result) {
-        case NVRTC_SUCCESS: return "NVRTC_SUCCESS";
-        case NVRTC_ERROR_OUT_OF_MEMORY: return "NVRTC_ERROR_OUT_OF_MEMORY";
-        case NVRTC_ERROR_INVALID_INPUT: return "NVRTC_ERROR_INVALID_INPUT";
-        case NVRTC_ERROR_INVALID_PROGRAM: return "NVRTC_ERROR_INVALID_PROGRAM";
-        case NVRTC_ERROR_COMPILATION: return "NVRTC_ERROR_COMPILATION";
-        default: return "NVRTC_ERROR unknown";
+        case NVRTC_SUCCESS:
+            return "NVRTC_SUCCESS";
+        case NVRTC_ERROR_OUT_OF_MEMORY:
+            return "NVRTC_ERROR_OUT_OF_MEMORY";
+        case NVRTC_ERROR_INVALID_INPUT:
+            return "NVRTC_ERROR_INVALID_INPUT";
+        case NVRTC_ERROR_INVALID_PROGRAM:
+            return "NVRTC_ERROR_INVALID_PROGRAM";
+        case NVRTC_ERROR_COMPILATION:
+            return "NVRTC_ERROR_COMPILATION";
+        default:
+            return "NVRTC_ERROR unknown";
     }
 }
 

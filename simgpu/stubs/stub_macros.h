@@ -8,13 +8,21 @@
 #pragma once
 
 #define TBDSIM_STUB_ATTRIBUTES extern "C" __attribute__((weak, visibility("default")))
-#define TBDSIM_STUB_STATUS(name) \
-    TBDSIM_STUB_ATTRIBUTES int name() { return TBDSIM_NOT_SUPPORTED; }
-#define TBDSIM_STUB_STRING(name) \
-    TBDSIM_STUB_ATTRIBUTES const char* name() { return "not supported by the simulated GPU"; }
-#define TBDSIM_STUB_POINTER(name) \
-    TBDSIM_STUB_ATTRIBUTES void* name() { return nullptr; }
-#define TBDSIM_STUB_VALUE(name) \
-    TBDSIM_STUB_ATTRIBUTES long name() { return 0; }
+#define TBDSIM_STUB_STATUS(name)        \
+    TBDSIM_STUB_ATTRIBUTES int name() { \
+        return TBDSIM_NOT_SUPPORTED;    \
+    }
+#define TBDSIM_STUB_STRING(name)                     \
+    TBDSIM_STUB_ATTRIBUTES const char* name() {      \
+        return "not supported by the simulated GPU"; \
+    }
+#define TBDSIM_STUB_POINTER(name)         \
+    TBDSIM_STUB_ATTRIBUTES void* name() { \
+        return nullptr;                   \
+    }
+#define TBDSIM_STUB_VALUE(name)          \
+    TBDSIM_STUB_ATTRIBUTES long name() { \
+        return 0;                        \
+    }
 #define TBDSIM_STUB_VOID(name) \
     TBDSIM_STUB_ATTRIBUTES void name() {}

@@ -11,12 +11,12 @@ namespace {
 
 int g_failures = 0;
 
-#define EXPECT(condition)                                                     \
-    do {                                                                      \
-        if (!(condition)) {                                                   \
+#define EXPECT(condition)                                                    \
+    do {                                                                     \
+        if (!(condition)) {                                                  \
             std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #condition); \
-            ++g_failures;                                                     \
-        }                                                                     \
+            ++g_failures;                                                    \
+        }                                                                    \
     } while (0)
 
 #define EXPECT_STATUS(call, status) EXPECT((call) == (status))
@@ -81,9 +81,9 @@ int main() {
     EXPECT(perf[0].time > 0 && perf[0].time <= perf[1].time);
     EXPECT(perf[returned - 1].status == CUDNN_STATUS_NOT_SUPPORTED);
     size_t workspace = 0;
-    EXPECT_STATUS(cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc, w_desc, conv, y_desc, perf[0].algo,
-                                                          &workspace),
-                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc, w_desc, conv, y_desc, perf[0].algo, &workspace),
+        CUDNN_STATUS_SUCCESS);
     EXPECT(workspace == perf[0].memory && workspace > 0);
     EXPECT_STATUS(cudnnGetConvolutionForwardWorkspaceSize(handle, x_desc, w_desc, conv, y_desc,
                                                           CUDNN_CONVOLUTION_FWD_ALGO_FFT, &workspace),
@@ -99,14 +99,14 @@ int main() {
     EXPECT(cudaMalloc(&y, bytes) == cudaSuccess);
     EXPECT(cudaMalloc(&ws, perf[0].memory) == cudaSuccess);
     const float one = 1, zero = 0;
-    EXPECT_STATUS(cudnnConvolutionForward(handle, &one, x_desc, x, w_desc, wt, conv, perf[0].algo, nullptr, 0, &zero,
-                                          y_desc, y),
-                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(
+        cudnnConvolutionForward(handle, &one, x_desc, x, w_desc, wt, conv, perf[0].algo, nullptr, 0, &zero, y_desc, y),
+        CUDNN_STATUS_BAD_PARAM);
     EXPECT_STATUS(cudnnConvolutionForward(handle, &one, x_desc, x, w_desc, wt, conv, perf[0].algo, ws, perf[0].memory,
                                           &zero, y_desc, y),
                   CUDNN_STATUS_SUCCESS);
-    EXPECT_STATUS(cudnnConvolutionForward(handle, &one, x_desc, x, w_desc, wt, conv, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD,
-                                          ws, perf[0].memory, &zero, y_desc, y),
+    EXPECT_STATUS(cudnnConvolutionForward(handle, &one, x_desc, x, w_desc, wt, conv,
+                                          CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, ws, perf[0].memory, &zero, y_desc, y),
                   CUDNN_STATUS_NOT_SUPPORTED);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 

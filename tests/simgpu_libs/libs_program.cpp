@@ -21,12 +21,12 @@ namespace {
 
 int g_failures = 0;
 
-#define EXPECT(condition)                                                     \
-    do {                                                                      \
-        if (!(condition)) {                                                   \
+#define EXPECT(condition)                                                    \
+    do {                                                                     \
+        if (!(condition)) {                                                  \
             std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #condition); \
-            ++g_failures;                                                     \
-        }                                                                     \
+            ++g_failures;                                                    \
+        }                                                                    \
     } while (0)
 
 template <typename T>
@@ -110,7 +110,8 @@ void check_cufft(cudaStream_t stream) {
     EXPECT(cufftSetStream(plan, stream) == CUFFT_SUCCESS);
     std::vector<cufftComplex> signal(2 * n, cufftComplex{0, 0});
     signal[0] = {1, 0};  // batch 0: a delta -> all ones
-    for (int i = 0; i < n; ++i) signal[n + i] = {static_cast<float>(std::cos(2 * M_PI * 3 * i / n)), 0};  // peaks at 3, 13
+    for (int i = 0; i < n; ++i)
+        signal[n + i] = {static_cast<float>(std::cos(2 * M_PI * 3 * i / n)), 0};  // peaks at 3, 13
     cufftComplex* d = device_array<cufftComplex>(2 * n);
     EXPECT(cudaMemcpy(d, signal.data(), sizeof(cufftComplex) * 2 * n, cudaMemcpyHostToDevice) == cudaSuccess);
     EXPECT(cufftExecC2C(plan, d, d, CUFFT_FORWARD) == CUFFT_SUCCESS);
@@ -177,8 +178,8 @@ void check_cusparse(cudaStream_t stream) {
     const float one = 1, zero = 0;
     size_t buffer = 1;
     EXPECT(cusparseSpMM_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a,
-                                   mb, &zero, mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, &buffer) ==
-           CUSPARSE_STATUS_SUCCESS);
+                                   mb, &zero, mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT,
+                                   &buffer) == CUSPARSE_STATUS_SUCCESS);
     EXPECT(cusparseSpMM(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, a, mb, &zero,
                         mc, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, nullptr) == CUSPARSE_STATUS_SUCCESS);
     const std::vector<float> c = to_host(d_c, 4);
@@ -207,8 +208,8 @@ void check_cusolver_and_nvrtc() {
     EXPECT(cusolverDnDestroy(solver) == CUSOLVER_STATUS_SUCCESS);
 
     nvrtcProgram program = nullptr;
-    EXPECT(nvrtcCreateProgram(&program, "extern \"C\" __global__ void k(float* x) { x[0] = 1; }", "tiny.cu", 0,
-                              nullptr, nullptr) == NVRTC_SUCCESS);
+    EXPECT(nvrtcCreateProgram(&program, "extern \"C\" __global__ void k(float* x) { x[0] = 1; }", "tiny.cu", 0, nullptr,
+                              nullptr) == NVRTC_SUCCESS);
     EXPECT(nvrtcCompileProgram(program, 0, nullptr) == NVRTC_ERROR_COMPILATION);
     size_t log_size = 0;
     EXPECT(nvrtcGetProgramLogSize(program, &log_size) == NVRTC_SUCCESS && log_size > 1);
