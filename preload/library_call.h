@@ -45,8 +45,9 @@ void* substitute_library_function(LibraryFunction<F>& real, std::type_identity_t
 // Runs `call` as a recorded library call. Only a successful call is written, after `describe(ts,
 // record)` has filled in what it did (the hook reads its arguments only then, off the timed span).
 // Nested library calls (one entry point using another, cuBLAS using cuBLASLt) belong to the outer one.
+// The status type is the library's (cublasStatus_t, cudnnStatus_t): success is 0 in every one.
 template <typename Call, typename Describe>
-cublasStatus_t record_library_call(Call&& call, Describe&& describe) {
+auto record_library_call(Call&& call, Describe&& describe) -> decltype(call()) {
     if (!collector::collector_enabled()) return call();
     ThreadState& ts = collector::thread_state();
     if (ts.library_depth > 0) return call();
@@ -56,10 +57,10 @@ cublasStatus_t record_library_call(Call&& call, Describe&& describe) {
     ts.library_last_sequence = 0;
     raw::RawLibraryCall record{};
     record.begin_ns = collector::monotonic_ns();
-    const cublasStatus_t status = call();
+    const auto status = call();
     record.end_ns = collector::monotonic_ns();
     --ts.library_depth;
-    if (status != CUBLAS_STATUS_SUCCESS) return status;
+    if (status != decltype(status){}) return status;
     describe(ts, record);
     record.first_sequence = ts.library_first_sequence;
     record.last_sequence = ts.library_last_sequence;

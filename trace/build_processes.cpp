@@ -120,6 +120,33 @@ void ModelBuilder::build_devices() {
     for (auto& [ordinal, row] : by_ordinal) model_.devices.push_back(std::move(row));
 }
 
+namespace {
+
+// The op text of cuDNN library calls (docs/trace-format.md).
+std::string_view cudnn_op_name(raw::LibraryOp op) {
+    switch (op) {
+        case raw::LibraryOp::ConvolutionForward: return "convolution_forward";
+        case raw::LibraryOp::ConvolutionBackwardData: return "convolution_backward_data";
+        case raw::LibraryOp::ConvolutionBackwardFilter: return "convolution_backward_filter";
+        case raw::LibraryOp::ConvolutionBackwardBias: return "convolution_backward_bias";
+        case raw::LibraryOp::BatchNormForwardTraining: return "batch_norm_forward_training";
+        case raw::LibraryOp::BatchNormForwardInference: return "batch_norm_forward_inference";
+        case raw::LibraryOp::BatchNormBackward: return "batch_norm_backward";
+        case raw::LibraryOp::PoolingForward: return "pooling_forward";
+        case raw::LibraryOp::PoolingBackward: return "pooling_backward";
+        case raw::LibraryOp::ActivationForward: return "activation_forward";
+        case raw::LibraryOp::ActivationBackward: return "activation_backward";
+        case raw::LibraryOp::SoftmaxForward: return "softmax_forward";
+        case raw::LibraryOp::SoftmaxBackward: return "softmax_backward";
+        case raw::LibraryOp::AddTensor: return "add_tensor";
+        case raw::LibraryOp::Matmul: return "matmul";
+        case raw::LibraryOp::Pointwise: return "pointwise";
+        default: return "unknown";
+    }
+}
+
+}  // namespace
+
 void ModelBuilder::build_library_calls() {
     struct Ref {
         ProcessContext* p;
@@ -140,6 +167,7 @@ void ModelBuilder::build_library_calls() {
             case raw::LibraryOp::Gemm: op = "gemm"; break;
             case raw::LibraryOp::GemmStridedBatched: op = "gemm_strided_batched"; break;
             case raw::LibraryOp::GemmBatched: op = "gemm_batched"; break;
+            default: op = cudnn_op_name(c.op); break;
         }
         model_.library_calls.push_back(
             {id, ref.p->id, thread_id(*ref.p, ref.call->tid), std::string(ref.p->raw->string(c.name_string)), op,

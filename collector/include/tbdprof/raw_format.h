@@ -246,7 +246,31 @@ struct RawSync {
     uint8_t reserved[7];
 };
 
-enum class LibraryOp : uint16_t { Gemm = 1, GemmStridedBatched = 2, GemmBatched = 3 };
+enum class LibraryOp : uint16_t {
+    Gemm = 1,
+    GemmStridedBatched = 2,
+    GemmBatched = 3,
+    // cuDNN (preload/cudnn_hooks.cpp). Convolutions record their implicit-GEMM shape per group
+    // (m = N*P*Q, n = K/groups, k = C/groups*R*S, batch = groups); the others m = elements.
+    ConvolutionForward = 20,
+    ConvolutionBackwardData = 21,
+    ConvolutionBackwardFilter = 22,
+    ConvolutionBackwardBias = 23,
+    BatchNormForwardTraining = 24,
+    BatchNormForwardInference = 25,
+    BatchNormBackward = 26,
+    PoolingForward = 27,
+    PoolingBackward = 28,
+    ActivationForward = 29,
+    ActivationBackward = 30,
+    SoftmaxForward = 31,
+    SoftmaxBackward = 32,
+    AddTensor = 33,
+    // cuDNN backend API (cudnnBackendExecute): the graph's main operation decides among the values
+    // above for convolutions; these two for the rest.
+    Matmul = 34,
+    Pointwise = 35,
+};
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
 // compute types and the handle's math mode (0 in records written before it was added).

@@ -1,0 +1,433 @@
+// cuDNN operations as library calls. After the real call succeeds the hook reads the descriptors back
+// with cuDNN's own getters (they are opaque) and records the operation, its shape, data and compute
+// types, FLOPs (counted as simgpu/cudnn/dnn_flops.h documents, the simulator's own rules), the
+// operands in the library_calls role columns (a, b read; c written; workspace), the workspace passed
+// and the handle's stream. Roles: convolution forward x, w -> y; backward data dy, w -> dx; backward
+// filter x, dy -> dw; batch norm x, scale -> y (backward dy, x -> dx); element-wise ops input -> output.
+// The compute type follows the math type: FP32 data under CUDNN_FMA_MATH (or a pre-Ampere device, or
+// NVIDIA_TF32_OVERRIDE=0) is CUBLAS_COMPUTE_32F, otherwise CUBLAS_COMPUTE_32F_FAST_TF32, so the
+// analyzer's precision split needs no cuDNN knowledge.
+#include <cudnn.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "../simgpu/cudnn/dnn_flops.h"
+#include "library_call.h"
+
+namespace tbdprof::preload {
+namespace {
+
+namespace dnn = tbdsim::dnn;
+
+LibraryFunction<decltype(&cudnnGetStream)> real_get_stream{"cudnnGetStream"};
+LibraryFunction<decltype(&cudnnGetTensorNdDescriptor)> real_get_tensor{"cudnnGetTensorNdDescriptor"};
+LibraryFunction<decltype(&cudnnGetFilterNdDescriptor)> real_get_filter{"cudnnGetFilterNdDescriptor"};
+LibraryFunction<decltype(&cudnnGetConvolutionMathType)> real_get_math{"cudnnGetConvolutionMathType"};
+LibraryFunction<decltype(&cudnnGetConvolutionGroupCount)> real_get_groups{"cudnnGetConvolutionGroupCount"};
+LibraryFunction<decltype(&cudnnGetPoolingNdDescriptor)> real_get_pooling{"cudnnGetPoolingNdDescriptor"};
+LibraryFunction<decltype(&cudnnGetActivationDescriptor)> real_get_activation{"cudnnGetActivationDescriptor"};
+
+constexpr int kMaxDims = 8;
+
+struct Tensor {
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
+    int dims = 0;
+    int dim[kMaxDims] = {};
+    int64_t elements() const {
+        int64_t count = dims > 0 ? 1 : 0;
+        for (int i = 0; i < dims; ++i) count *= dim[i];
+        return count;
+    }
+};
+
+bool read_tensor(cudnnTensorDescriptor_t descriptor, Tensor* out) {
+    auto get = real_get_tensor.get();
+    int stride[kMaxDims];
+    return get != nullptr && descriptor != nullptr &&
+           get(descriptor, kMaxDims, &out->type, &out->dims, out->dim, stride) == CUDNN_STATUS_SUCCESS &&
+           out->dims > 0 && out->dims <= kMaxDims;
+}
+
+bool read_filter(cudnnFilterDescriptor_t descriptor, Tensor* out) {
+    auto get = real_get_filter.get();
+    cudnnTensorFormat_t format{};
+    return get != nullptr && descriptor != nullptr &&
+           get(descriptor, kMaxDims, &out->type, &format, &out->dims, out->dim) == CUDNN_STATUS_SUCCESS &&
+           out->dims > 0 && out->dims <= kMaxDims;
+}
+
+// cudaDataType_t values (library_types.h) of cuDNN data types, as the library_calls columns hold them.
+uint8_t cuda_type_of(cudnnDataType_t type) {
+    switch (type) {
+        case CUDNN_DATA_FLOAT:
+            return CUDA_R_32F;
+        case CUDNN_DATA_DOUBLE:
+            return CUDA_R_64F;
+        case CUDNN_DATA_HALF:
+            return CUDA_R_16F;
+        case CUDNN_DATA_BFLOAT16:
+            return CUDA_R_16BF;
+        case CUDNN_DATA_INT8:
+            return CUDA_R_8I;
+        case CUDNN_DATA_INT32:
+            return CUDA_R_32I;
+        default:
+            return 0xff;
+    }
+}
+
+// Compute capability major of the current device (once per process; 9 when it cannot be read).
+int device_major() {
+    static const int major = [] {
+        using GetDevice = CUresult (*)(CUdevice*);
+        using GetAttribute = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+        auto get_device = reinterpret_cast<GetDevice>(real_dlsym(RTLD_NEXT, "cuCtxGetDevice"));
+        auto get_attribute = reinterpret_cast<GetAttribute>(real_dlsym(RTLD_NEXT, "cuDeviceGetAttribute"));
+        CUdevice device = 0;
+        int value = 9;
+        if (get_device == nullptr || get_attribute == nullptr || get_device(&device) != CUDA_SUCCESS ||
+            get_attribute(&value, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS) {
+            return 9;
+        }
+        return value;
+    }();
+    return major;
+}
+
+// cublasComputeType_t values: what the convolution runs in (see the file comment).
+uint8_t convolution_compute_type(cudnnDataType_t type, cudnnMathType_t math) {
+    if (type == CUDNN_DATA_DOUBLE) return CUBLAS_COMPUTE_64F;
+    if (type != CUDNN_DATA_FLOAT) return CUBLAS_COMPUTE_32F;  // half/bf16 data with FP32 accumulation
+    const char* override_tf32 = std::getenv("NVIDIA_TF32_OVERRIDE");
+    if (override_tf32 != nullptr && std::strcmp(override_tf32, "0") == 0) return CUBLAS_COMPUTE_32F;
+    if (math == CUDNN_FMA_MATH || device_major() < 8) return CUBLAS_COMPUTE_32F;
+    return CUBLAS_COMPUTE_32F_FAST_TF32;
+}
+
+uint8_t arithmetic_compute_type(cudnnDataType_t type) {
+    return type == CUDNN_DATA_DOUBLE ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+}
+
+void common(ThreadState& ts, raw::RawLibraryCall& record, const char* name, raw::LibraryOp op, cudnnHandle_t handle,
+            const void* a, const void* b, void* c) {
+    record.name_string = collector::intern_string(ts, name);
+    record.op = op;
+    cudaStream_t stream = nullptr;
+    if (auto get_stream = real_get_stream.get(); get_stream != nullptr && handle != nullptr)
+        get_stream(handle, &stream);
+    record.stream = reinterpret_cast<uint64_t>(stream);
+    record.a = reinterpret_cast<uint64_t>(a);
+    record.b = reinterpret_cast<uint64_t>(b);
+    record.c = reinterpret_cast<uint64_t>(c);
+    record.batch = 1;
+}
+
+// A convolution pass: x [N, C, ...], w [K, C/g, ...], y [N, K, ...] (for backward data x is dx, y is dy).
+void describe_convolution(raw::RawLibraryCall& record, cudnnTensorDescriptor_t x_desc, cudnnFilterDescriptor_t w_desc,
+                          cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y_desc) {
+    Tensor x, w, y;
+    if (!read_tensor(x_desc, &x) || !read_filter(w_desc, &w) || !read_tensor(y_desc, &y) || x.dims != w.dims ||
+        x.dims != y.dims) {
+        return;  // shapes unknown: FLOPs stay 0
+    }
+    cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+    int groups = 1;
+    if (auto get = real_get_math.get(); get != nullptr) get(conv, &math);
+    if (auto get = real_get_groups.get(); get != nullptr) get(conv, &groups);
+    if (groups < 1) groups = 1;
+    int64_t filter_spatial = 1, output_spatial = 1;
+    for (int i = 2; i < x.dims; ++i) {
+        filter_spatial *= w.dim[i];
+        output_spatial *= y.dim[i];
+    }
+    const int64_t n = x.dim[0], c = x.dim[1], k = w.dim[0];
+    record.a_type = record.b_type = record.c_type = cuda_type_of(x.type);
+    record.compute_type = convolution_compute_type(x.type, math);
+    record.m = n * output_spatial;
+    record.n = k / groups;
+    record.k = c / groups * filter_spatial;
+    record.batch = groups;
+    record.flops = dnn::convolution_flops(n, c, k, groups, filter_spatial, output_spatial);
+}
+
+// Element-wise and normalisation ops: m = elements of `shape`, FLOPs from `flops(elements)`.
+template <typename Flops>
+void describe_elementwise(raw::RawLibraryCall& record, cudnnTensorDescriptor_t shape, Flops&& flops) {
+    Tensor t;
+    if (!read_tensor(shape, &t)) return;
+    record.a_type = record.c_type = cuda_type_of(t.type);
+    record.compute_type = arithmetic_compute_type(t.type);
+    record.m = t.elements();
+    record.flops = flops(t.elements());
+}
+
+void describe_workspace(raw::RawLibraryCall& record, void* workspace, size_t bytes) {
+    record.workspace = reinterpret_cast<uint64_t>(workspace);
+    record.workspace_bytes = workspace != nullptr ? bytes : 0;
+}
+
+}  // namespace
+}  // namespace tbdprof::preload
+
+using namespace tbdprof::preload;
+using tbdprof::raw::LibraryOp;
+using tbdprof::raw::RawLibraryCall;
+
+#define TBD_CUDNN_REAL(symbol)                                 \
+    static LibraryFunction<decltype(&::symbol)> real{#symbol}; \
+    auto fn = real.get();                                      \
+    if (fn == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
+                                                             const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                             const cudnnFilterDescriptor_t w_desc, const void* w,
+                                                             const cudnnConvolutionDescriptor_t conv,
+                                                             cudnnConvolutionFwdAlgo_t algo, void* workspace,
+                                                             size_t workspace_bytes, const void* beta,
+                                                             const cudnnTensorDescriptor_t y_desc, void* y) {
+    TBD_CUDNN_REAL(cudnnConvolutionForward)
+    const auto call = [&] {
+        return fn(handle, alpha, x_desc, x, w_desc, w, conv, algo, workspace, workspace_bytes, beta, y_desc, y);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnConvolutionForward", LibraryOp::ConvolutionForward, handle, x, w, y);
+        describe_workspace(record, workspace, workspace_bytes);
+        describe_convolution(record, x_desc, w_desc, conv, y_desc);
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alpha,
+                                                                  const cudnnFilterDescriptor_t w_desc, const void* w,
+                                                                  const cudnnTensorDescriptor_t dy_desc, const void* dy,
+                                                                  const cudnnConvolutionDescriptor_t conv,
+                                                                  cudnnConvolutionBwdDataAlgo_t algo, void* workspace,
+                                                                  size_t workspace_bytes, const void* beta,
+                                                                  const cudnnTensorDescriptor_t dx_desc, void* dx) {
+    TBD_CUDNN_REAL(cudnnConvolutionBackwardData)
+    const auto call = [&] {
+        return fn(handle, alpha, w_desc, w, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dx_desc, dx);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnConvolutionBackwardData", LibraryOp::ConvolutionBackwardData, handle, dy, w, dx);
+        describe_workspace(record, workspace, workspace_bytes);
+        describe_convolution(record, dx_desc, w_desc, conv, dy_desc);
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardFilter(
+    cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t x_desc, const void* x,
+    const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnConvolutionDescriptor_t conv,
+    cudnnConvolutionBwdFilterAlgo_t algo, void* workspace, size_t workspace_bytes, const void* beta,
+    const cudnnFilterDescriptor_t dw_desc, void* dw) {
+    TBD_CUDNN_REAL(cudnnConvolutionBackwardFilter)
+    const auto call = [&] {
+        return fn(handle, alpha, x_desc, x, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dw_desc, dw);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnConvolutionBackwardFilter", LibraryOp::ConvolutionBackwardFilter, handle, x, dy, dw);
+        describe_workspace(record, workspace, workspace_bytes);
+        describe_convolution(record, x_desc, dw_desc, conv, dy_desc);
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
+                                                                  const cudnnTensorDescriptor_t dy_desc, const void* dy,
+                                                                  const void* beta,
+                                                                  const cudnnTensorDescriptor_t db_desc, void* db) {
+    TBD_CUDNN_REAL(cudnnConvolutionBackwardBias)
+    const auto call = [&] { return fn(handle, alpha, dy_desc, dy, beta, db_desc, db); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnConvolutionBackwardBias", LibraryOp::ConvolutionBackwardBias, handle, dy, nullptr, db);
+        describe_elementwise(record, dy_desc, [](int64_t e) { return tbdsim::dnn::bias_gradient_flops(e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+    const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
+    const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, double factor, void* running_mean,
+    void* running_variance, double epsilon, void* save_mean, void* save_inv_variance) {
+    TBD_CUDNN_REAL(cudnnBatchNormalizationForwardTraining)
+    const auto call = [&] {
+        return fn(handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, factor, running_mean,
+                  running_variance, epsilon, save_mean, save_inv_variance);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnBatchNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
+               scale, y);
+        describe_elementwise(record, x_desc, [](int64_t e) {
+            return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Training, e);
+        });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardInference(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+    const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
+    const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, const void* mean,
+    const void* variance, double epsilon) {
+    TBD_CUDNN_REAL(cudnnBatchNormalizationForwardInference)
+    const auto call = [&] {
+        return fn(handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, mean, variance, epsilon);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnBatchNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x,
+               scale, y);
+        describe_elementwise(record, x_desc, [](int64_t e) {
+            return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Inference, e);
+        });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackward(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha_data, const void* beta_data,
+    const void* alpha_param, const void* beta_param, const cudnnTensorDescriptor_t x_desc, const void* x,
+    const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnTensorDescriptor_t dx_desc, void* dx,
+    const cudnnTensorDescriptor_t params_desc, const void* scale, void* dscale, void* dbias, double epsilon,
+    const void* saved_mean, const void* saved_inv_variance) {
+    TBD_CUDNN_REAL(cudnnBatchNormalizationBackward)
+    const auto call = [&] {
+        return fn(handle, mode, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, dy_desc, dy, dx_desc, dx,
+                  params_desc, scale, dscale, dbias, epsilon, saved_mean, saved_inv_variance);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnBatchNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
+        describe_elementwise(record, x_desc, [](int64_t e) {
+            return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Backward, e);
+        });
+    });
+}
+
+namespace {
+
+int64_t pooling_window(cudnnPoolingDescriptor_t pooling, int* mode) {
+    auto get = real_get_pooling.get();
+    cudnnPoolingMode_t pooling_mode{};
+    cudnnNanPropagation_t nan{};
+    int dims = 0, window[kMaxDims] = {}, pad[kMaxDims], stride[kMaxDims];
+    if (get == nullptr ||
+        get(pooling, kMaxDims, &pooling_mode, &nan, &dims, window, pad, stride) != CUDNN_STATUS_SUCCESS) {
+        return -1;
+    }
+    *mode = pooling_mode;
+    int64_t size = 1;
+    for (int i = 0; i < dims && i < kMaxDims; ++i) size *= window[i];
+    return size;
+}
+
+int activation_mode(cudnnActivationDescriptor_t activation) {
+    auto get = real_get_activation.get();
+    cudnnActivationMode_t mode{};
+    cudnnNanPropagation_t nan{};
+    double coef = 0;
+    if (get == nullptr || get(activation, &mode, &nan, &coef) != CUDNN_STATUS_SUCCESS) return -1;
+    return mode;
+}
+
+}  // namespace
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t pooling,
+                                                         const void* alpha, const cudnnTensorDescriptor_t x_desc,
+                                                         const void* x, const void* beta,
+                                                         const cudnnTensorDescriptor_t y_desc, void* y) {
+    TBD_CUDNN_REAL(cudnnPoolingForward)
+    const auto call = [&] { return fn(handle, pooling, alpha, x_desc, x, beta, y_desc, y); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnPoolingForward", LibraryOp::PoolingForward, handle, x, nullptr, y);
+        int mode = 0;
+        const int64_t window = pooling_window(pooling, &mode);
+        describe_elementwise(record, y_desc,
+                             [&](int64_t e) { return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t pooling,
+                                                          const void* alpha, const cudnnTensorDescriptor_t y_desc,
+                                                          const void* y, const cudnnTensorDescriptor_t dy_desc,
+                                                          const void* dy, const cudnnTensorDescriptor_t x_desc,
+                                                          const void* x, const void* beta,
+                                                          const cudnnTensorDescriptor_t dx_desc, void* dx) {
+    TBD_CUDNN_REAL(cudnnPoolingBackward)
+    const auto call = [&] { return fn(handle, pooling, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnPoolingBackward", LibraryOp::PoolingBackward, handle, dy, x, dx);
+        int mode = 0;
+        const int64_t window = pooling_window(pooling, &mode);
+        describe_elementwise(record, dy_desc,
+                             [&](int64_t e) { return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle,
+                                                            cudnnActivationDescriptor_t activation, const void* alpha,
+                                                            const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                            const void* beta, const cudnnTensorDescriptor_t y_desc,
+                                                            void* y) {
+    TBD_CUDNN_REAL(cudnnActivationForward)
+    const auto call = [&] { return fn(handle, activation, alpha, x_desc, x, beta, y_desc, y); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnActivationForward", LibraryOp::ActivationForward, handle, x, nullptr, y);
+        const int mode = activation_mode(activation);
+        describe_elementwise(record, y_desc,
+                             [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, false, e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handle,
+                                                             cudnnActivationDescriptor_t activation, const void* alpha,
+                                                             const cudnnTensorDescriptor_t y_desc, const void* y,
+                                                             const cudnnTensorDescriptor_t dy_desc, const void* dy,
+                                                             const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                             const void* beta, const cudnnTensorDescriptor_t dx_desc,
+                                                             void* dx) {
+    TBD_CUDNN_REAL(cudnnActivationBackward)
+    const auto call = [&] {
+        return fn(handle, activation, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnActivationBackward", LibraryOp::ActivationBackward, handle, dy, y, dx);
+        const int mode = activation_mode(activation);
+        describe_elementwise(record, dx_desc,
+                             [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, true, e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo,
+                                                         cudnnSoftmaxMode_t mode, const void* alpha,
+                                                         const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                         const void* beta, const cudnnTensorDescriptor_t y_desc,
+                                                         void* y) {
+    TBD_CUDNN_REAL(cudnnSoftmaxForward)
+    const auto call = [&] { return fn(handle, algo, mode, alpha, x_desc, x, beta, y_desc, y); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnSoftmaxForward", LibraryOp::SoftmaxForward, handle, x, nullptr, y);
+        describe_elementwise(record, y_desc, [](int64_t e) { return tbdsim::dnn::softmax_flops(e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, cudnnSoftmaxAlgorithm_t algo,
+                                                          cudnnSoftmaxMode_t mode, const void* alpha,
+                                                          const cudnnTensorDescriptor_t y_desc, const void* y,
+                                                          const cudnnTensorDescriptor_t dy_desc, const void* dy,
+                                                          const void* beta, const cudnnTensorDescriptor_t dx_desc,
+                                                          void* dx) {
+    TBD_CUDNN_REAL(cudnnSoftmaxBackward)
+    const auto call = [&] { return fn(handle, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnSoftmaxBackward", LibraryOp::SoftmaxBackward, handle, dy, y, dx);
+        describe_elementwise(record, dx_desc, [](int64_t e) { return tbdsim::dnn::softmax_flops(e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha,
+                                                    const cudnnTensorDescriptor_t a_desc, const void* a,
+                                                    const void* beta, const cudnnTensorDescriptor_t c_desc, void* c) {
+    TBD_CUDNN_REAL(cudnnAddTensor)
+    const auto call = [&] { return fn(handle, alpha, a_desc, a, beta, c_desc, c); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnAddTensor", LibraryOp::AddTensor, handle, a, nullptr, c);
+        describe_elementwise(record, c_desc, [](int64_t e) { return tbdsim::dnn::add_tensor_flops(e); });
+    });
+}

@@ -1,0 +1,68 @@
+// How the simulated cuDNN counts the FLOPs of its operations (docs/simgpu-cudnn.md), shared with the
+// collector's cuDNN hooks so that a trace's library calls and the simulator's truth agree exactly.
+// Header only, no cuDNN types: plain enums and counts.
+#pragma once
+
+#include <cstdint>
+
+namespace tbdsim::dnn {
+
+// Convolution (all three passes): 2 * N * K * (C / groups) * prod(filter dims) * prod(output dims).
+inline double convolution_flops(int64_t n, int64_t c, int64_t k, int64_t groups, int64_t filter_spatial,
+                                int64_t output_spatial) {
+    return 2.0 * static_cast<double>(n) * static_cast<double>(k) * static_cast<double>(c / groups) *
+           static_cast<double>(filter_spatial) * static_cast<double>(output_spatial);
+}
+
+enum class BatchNormPass { Training, Inference, Backward };
+
+// Per element of x: training 7 (mean 1, variance 2, normalise and affine 4), inference 4, backward
+// 10 (two reductions 3, normalised input 2, input gradient 5).
+inline double batch_norm_flops(BatchNormPass pass, int64_t elements) {
+    const double per = pass == BatchNormPass::Training ? 7 : pass == BatchNormPass::Inference ? 4 : 10;
+    return per * static_cast<double>(elements);
+}
+
+// cudnnActivationMode_t values: RELU (1), CLIPPED_RELU (3) and IDENTITY (5) are comparisons or
+// copies, 0 FLOPs; the others (sigmoid, tanh, ELU, swish) 4 per element forward, 3 backward.
+inline double activation_flops(int mode, bool backward, int64_t elements) {
+    if (mode == 1 || mode == 3 || mode == 5) return 0;
+    return (backward ? 3.0 : 4.0) * static_cast<double>(elements);
+}
+
+// cudnnPoolingMode_t: max pooling (0, 3) compares only; average pooling adds the window and scales
+// once, per output element (forward) or per output gradient element (backward).
+inline double pooling_flops(int mode, int64_t window, int64_t output_elements) {
+    if (mode == 0 || mode == 3) return 0;
+    return static_cast<double>(window + 1) * static_cast<double>(output_elements);
+}
+
+// Softmax: 4 per element either way (forward: subtract max, exp, sum, scale; backward: dot product
+// 2, subtract, multiply).
+inline double softmax_flops(int64_t elements) {
+    return 4.0 * static_cast<double>(elements);
+}
+
+// cudnnAddTensor: alpha * A + beta * C per element of C.
+inline double add_tensor_flops(int64_t elements) {
+    return 3.0 * static_cast<double>(elements);
+}
+
+// Backend matmul: 2 * batch * M * N * K.
+inline double matmul_flops(int64_t batch, int64_t m, int64_t n, int64_t k) {
+    return 2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+// Backend pointwise operations (cudnnPointwiseMode_t): MAX (3), MIN (2), IDENTITY (21), RELU_FWD (100)
+// and RELU_BWD (200) compare or copy, 0 FLOPs; every other mode 1 per output element.
+inline double pointwise_flops(int mode, int64_t elements) {
+    if (mode == 2 || mode == 3 || mode == 21 || mode == 100 || mode == 200) return 0;
+    return static_cast<double>(elements);
+}
+
+// Backward bias: one add per element of dy.
+inline double bias_gradient_flops(int64_t elements) {
+    return static_cast<double>(elements);
+}
+
+}  // namespace tbdsim::dnn

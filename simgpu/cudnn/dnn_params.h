@@ -1,0 +1,23 @@
+// The one argument every simulated cuDNN kernel takes, shared by kernels.cu (so the cubin's parameter
+// layout describes it) and the host code that fills it. Plain C types only.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct TbdsimDnnParams {
+    const void* x;    // main input (x, or dy for backward data)
+    const void* w;    // second input (filter, dy, scale...), may be null
+    void* y;          // output (y, dx, dw)
+    void* workspace;  // the workspace the call was given, null if none
+    unsigned long long workspace_bytes;
+    long long elements;  // output elements
+    double alpha, beta;  // the call's scaling factors
+    int operation;       // TbdsimDnnKernel value (kernel_table.h)
+    int reserved;
+} TbdsimDnnParams;
+
+#ifdef __cplusplus
+}
+#endif

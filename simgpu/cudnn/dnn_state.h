@@ -1,0 +1,102 @@
+// The simulated cuDNN's handle and legacy descriptors (the opaque structs cudnn_*_v9.h declare), and
+// the helpers the operations share: status bookkeeping, scalar reading, shapes and FLOP counts.
+#pragma once
+
+#include <cuda.h>
+#include <cudnn.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "bound_context.h"
+#include "dnn_flops.h"
+#include "driver_entry_points.h"
+#include "kernel_table.h"
+
+struct cudnnContext {
+    const tbdsim::blas::DriverEntryPoints* driver = nullptr;
+    tbdsim::blas::BoundContext bound;
+    CUmodule module = nullptr;
+    tbdsim::dnn::KernelTable kernels{};
+    CUstream stream = nullptr;  // null: the legacy default stream
+    int compute_capability_major = 9;
+};
+
+inline constexpr int kMaxDims = 8;
+
+struct cudnnTensorStruct {
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
+    int dims = 0;
+    std::array<int, kMaxDims> dim{};
+    std::array<int, kMaxDims> stride{};
+    bool set = false;
+};
+
+struct cudnnFilterStruct {
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
+    cudnnTensorFormat_t format = CUDNN_TENSOR_NCHW;
+    int dims = 0;
+    std::array<int, kMaxDims> dim{};  // K, C, spatial...
+    bool set = false;
+};
+
+struct cudnnConvolutionStruct {
+    int spatial = 0;
+    std::array<int, kMaxDims> pad{}, stride{}, dilation{};
+    cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+    cudnnDataType_t compute_type = CUDNN_DATA_FLOAT;
+    cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+    int groups = 1;
+    cudnnReorderType_t reorder = CUDNN_DEFAULT_REORDER;
+    bool set = false;
+};
+
+struct cudnnActivationStruct {
+    cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
+    cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
+    double coef = 0;
+    bool set = false;
+};
+
+struct cudnnPoolingStruct {
+    cudnnPoolingMode_t mode = CUDNN_POOLING_MAX;
+    cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
+    int spatial = 0;
+    std::array<int, kMaxDims> window{}, pad{}, stride{};
+    bool set = false;
+};
+
+namespace tbdsim::dnn {
+
+// Remembers the message of the last failure for cudnnGetLastErrorString (per thread, as cuDNN does).
+cudnnStatus_t fail(cudnnStatus_t status, const char* message);
+
+std::size_t element_bytes(cudnnDataType_t type);
+int64_t element_count(const cudnnTensorStruct& tensor);
+// alpha/beta: double for double data, float otherwise (the documented rule).
+double read_scalar(const void* value, cudnnDataType_t data_type);
+
+// The precision a convolution on this data with this math type runs in on the handle's device.
+TbdsimPrecision convolution_precision(cudnnHandle_t handle, cudnnDataType_t data_type, cudnnMathType_t math);
+
+// A convolution's sizes, checked: x [N, C, spatial], w [K, C/groups, filter spatial], y [N, K, out].
+struct ConvShape {
+    int64_t n = 0, c = 0, k = 0, groups = 1;
+    int64_t filter_spatial = 1;  // R*S(*T)
+    int64_t output_spatial = 1;  // P*Q(*O)
+    cudnnDataType_t type = CUDNN_DATA_FLOAT;
+    // 2 * N * K * (C / groups) * R * S * P * Q: the same for forward, backward data and backward filter.
+    double flops() const { return convolution_flops(n, c, k, groups, filter_spatial, output_spatial); }
+};
+// The output dims of a convolution (N, K, spatial...), BAD_PARAM when they do not fit.
+cudnnStatus_t convolution_output(const cudnnConvolutionStruct& conv, const cudnnTensorStruct& x,
+                                 const cudnnFilterStruct& w, int* dims_out, int* out);
+// Checks x, w, y against each other (y must be what convolution_output says) and fills the shape.
+cudnnStatus_t convolution_shape(const cudnnConvolutionStruct* conv, const cudnnTensorStruct* x,
+                                const cudnnFilterStruct* w, const cudnnTensorStruct* y, ConvShape* shape);
+
+// Launches one kernel on the handle's stream; EXECUTION_FAILED when the driver refuses.
+cudnnStatus_t run(cudnnHandle_t handle, const Launch& launch);
+
+}  // namespace tbdsim::dnn

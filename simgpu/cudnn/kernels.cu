@@ -1,0 +1,43 @@
+// Device code of the simulated cuDNN: empty bodies (the simulated driver times kernels, it does not
+// run them) under names modelled on what profilers show for real cuDNN 9 kernels. Real cuDNN's
+// legacy kernels are C++ templates in namespaces (cudnn::detail::...); ours keep the leaf name as an
+// extern "C" symbol. Keep the list in kernel_table.cpp's order.
+#include "dnn_params.h"
+
+#define TBDSIM_DNN_KERNEL(name) \
+    extern "C" __global__ void name(TbdsimDnnParams) {}
+
+// Convolution, FP32 on FMA units.
+TBDSIM_DNN_KERNEL(implicit_convolve_sgemm)
+TBDSIM_DNN_KERNEL(precomputed_convolve_sgemm)
+TBDSIM_DNN_KERNEL(im2col4d_kernel_gemm_sgemm)
+TBDSIM_DNN_KERNEL(dgrad_engine)
+TBDSIM_DNN_KERNEL(dgrad2d_alg1_1)
+TBDSIM_DNN_KERNEL(wgrad_alg0_engine)
+TBDSIM_DNN_KERNEL(wgrad_alg1_engine)
+// Convolution on TF32 tensor cores (xmma implicit-GEMM kernels).
+TBDSIM_DNN_KERNEL(
+    sm80_xmma_fprop_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
+TBDSIM_DNN_KERNEL(
+    sm80_xmma_dgrad_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
+TBDSIM_DNN_KERNEL(
+    sm80_xmma_wgrad_implicit_gemm_tf32f32_tf32f32_f32_nchwkcrs_nchw_tilesize128x128x16_stage4_warpsize2x2x1_g1_tensor16x8x8_kernel)
+// Bias gradient, batch norm, pooling, activation, softmax, tensor arithmetic.
+TBDSIM_DNN_KERNEL(convolve_bias_grad_kernel)
+TBDSIM_DNN_KERNEL(bn_fw_tr_1C11_kernel_NCHW)
+TBDSIM_DNN_KERNEL(bn_fw_inf_1C11_kernel_NCHW)
+TBDSIM_DNN_KERNEL(bn_bw_1C11_kernel_new)
+TBDSIM_DNN_KERNEL(pooling_fw_4d_kernel)
+TBDSIM_DNN_KERNEL(pooling_bw_kernel_max_nchw)
+TBDSIM_DNN_KERNEL(pooling_bw_kernel_avg)
+TBDSIM_DNN_KERNEL(activation_fw_4d_kernel)
+TBDSIM_DNN_KERNEL(activation_bw_4d_kernel)
+TBDSIM_DNN_KERNEL(softmax_fw_kernel)
+TBDSIM_DNN_KERNEL(softmax_bw_kernel)
+TBDSIM_DNN_KERNEL(add_tensor_kernel_v3)
+TBDSIM_DNN_KERNEL(set_tensor4d_kernel)
+TBDSIM_DNN_KERNEL(scale_tensor4d_kernel)
+// Backend (graph) API engines: matmul on FMA units and on TF32 tensor cores, standalone pointwise.
+TBDSIM_DNN_KERNEL(sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_kernel)
+TBDSIM_DNN_KERNEL(sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel)
+TBDSIM_DNN_KERNEL(cudnn_generated_pointwise_kernel)
