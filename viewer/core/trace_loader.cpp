@@ -48,6 +48,14 @@ struct RangeRows {
     }
 };
 
+// Streams by their small trace id (handles are pointers); the legacy default stream by name.
+std::string stream_name(const std::map<int64_t, int64_t>& handles, int64_t stream) {
+    if (stream < 0) return "stream ?";
+    auto found = handles.find(stream);
+    if (found != handles.end() && found->second == 0) return "default stream";
+    return "stream " + std::to_string(stream);
+}
+
 std::string thread_title(const std::map<int64_t, std::pair<int64_t, std::string>>& threads, int64_t thread) {
     auto found = threads.find(thread);
     if (found == threads.end()) return thread < 0 ? "host (no thread)" : "thread " + std::to_string(thread);
@@ -94,8 +102,7 @@ void load_overview_rows(Database& db, Overview& overview) {
         row.kind = RowKind::transfers;
         row.device = key.first;
         row.stream = key.second;
-        row.title = "GPU " + std::to_string(key.first) + " · copies/sets" +
-                    (key.second >= 0 ? " · stream " + std::to_string(stream_handles[key.second]) : "");
+        row.title = "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles, key.second) + " · copies";
         for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
         overview.rows.push_back(std::move(row));
     }
@@ -264,8 +271,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
                     row.kind = RowKind::kernels;
                     row.device = key.first;
                     row.stream = key.second;
-                    row.title = "GPU " + std::to_string(key.first) + " · stream " +
-                                (key.second >= 0 ? std::to_string(stream_handles[key.second]) : "?");
+                    row.title = "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles, key.second);
                     detail->rows.push_back(std::move(row));
                 }
                 ItemRow& items = detail->rows[it->second].items;

@@ -1,0 +1,79 @@
+// tbdprof-viewer [TRACE...]                    the window
+// tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare]
+//                [--size WxH] TRACE...           one view, offscreen
+// tbdprof-viewer --benchmark TRACE [--size WxH]  load and pan/zoom timings, one JSON line
+#include <QApplication>
+#include <QRegularExpression>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "main_window.h"
+#include "offscreen_modes.h"
+#include "trace_view.h"
+
+namespace {
+
+int usage(const char* problem) {
+    if (problem) std::fprintf(stderr, "tbdprof-viewer: %s\n", problem);
+    std::fprintf(stderr,
+                 "usage: tbdprof-viewer [TRACE...]\n"
+                 "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare] "
+                 "[--size WxH] TRACE...\n"
+                 "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QString screenshot, view = "summary";
+    bool benchmark = false;
+    QSize size(1400, 800);
+    QStringList traces;
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QString::fromLocal8Bit(argv[i]);
+        auto value = [&](const char* option) -> QString {
+            if (i + 1 >= argc) {
+                usage((std::string(option) + " needs a value").c_str());
+                std::exit(2);
+            }
+            return QString::fromLocal8Bit(argv[++i]);
+        };
+        if (arg == "--screenshot") screenshot = value("--screenshot");
+        else if (arg == "--view") view = value("--view");
+        else if (arg == "--size") {
+            const auto match = QRegularExpression("^(\\d+)x(\\d+)$").match(value("--size"));
+            if (!match.hasMatch()) return usage("--size takes WxH, for example 1600x900");
+            size = QSize(match.captured(1).toInt(), match.captured(2).toInt());
+            if (size.width() < 400 || size.height() < 200 || size.width() > 16384 || size.height() > 16384) {
+                return usage("--size must be between 400x200 and 16384x16384");
+            }
+        } else if (arg == "--benchmark") benchmark = true;
+        else if (arg == "-h" || arg == "--help") return usage(nullptr), 0;
+        else if (arg.startsWith("--")) return usage(("unknown option " + arg.toStdString()).c_str());
+        else traces << arg;
+    }
+    if (!tbdprof::viewer::TraceView::viewNames().contains(view)) {
+        return usage("--view is one of summary, timeline, memory, kernels, compare");
+    }
+    const bool offscreen = benchmark || !screenshot.isEmpty();
+    // Without a screen: the offscreen platform unless the caller chose one.
+    if (offscreen && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("tbdprof");
+    QApplication::setApplicationName("tbdprof-viewer");
+    if (benchmark) {
+        if (traces.size() != 1) return usage("--benchmark takes one trace");
+        return tbdprof::viewer::run_benchmark(traces.first(), size);
+    }
+    if (!screenshot.isEmpty()) {
+        if (traces.isEmpty()) return usage("--screenshot needs at least one trace");
+        return tbdprof::viewer::run_screenshot(traces, screenshot, view, size);
+    }
+    tbdprof::viewer::MainWindow window;
+    window.show();
+    window.openFiles(traces);
+    return app.exec();
+}
