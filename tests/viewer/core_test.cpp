@@ -115,7 +115,8 @@ void CoreTest::lodBusyFraction() {
     // Covered time summed over any level is the union of the items, exactly.
     for (int level = 0; level < lod.levels(); ++level) {
         double covered = 0;
-        for (size_t b = 0; b < lod.bucket_count(level); ++b) covered += double(lod.bucket(level, b).busy) * double(lod.span(level));
+        for (size_t b = 0; b < lod.bucket_count(level); ++b)
+            covered += double(lod.bucket(level, b).busy) * double(lod.span(level));
         QVERIFY2(std::abs(covered - busy_total_ns) < 1e-3 * busy_total_ns + 1e-6, qPrintable(QString::number(covered)));
     }
     QCOMPARE(lod.bucket_count(lod.levels() - 1), size_t(1));
@@ -150,9 +151,15 @@ void CoreTest::itemLookup() {
     QCOMPARE(row.item_at(50, 0), size_t(0));
     QCOMPARE(row.item_at(350, 0), size_t(2));  // the later item inside the long one
     QCOMPARE(row.item_at(150, 10), SIZE_MAX);
-    QCOMPARE(row.item_at(140, 60), size_t(0));  // nearer to the first
+    QCOMPARE(row.item_at(140, 60), size_t(0));              // nearer to the first
     QCOMPARE(row.first_overlapping(1'000'000), size_t(0));  // the long item still runs
     QCOMPARE(row.first_starting_at(250), size_t(2));
+    QCOMPARE(row.id(1), int64_t(11));
+    // Ids far apart (more than 32 bits) and falling still come back whole.
+    ItemRow far;
+    const int64_t ids[] = {5, 1LL << 40, 7, -3, (1LL << 40) + 1};
+    for (int i = 0; i < 5; ++i) far.add(i, i + 1, 0, ids[i]);
+    for (int i = 0; i < 5; ++i) QCOMPARE(far.id(static_cast<size_t>(i)), ids[i]);
 }
 
 void CoreTest::memoryExtent_data() {
@@ -211,7 +218,8 @@ void CoreTest::memoryPeakNeverSmoothed() {
         QCOMPARE(seen, int64_t(9'001'000));
     }
     // Exact min and max over any index range, against a plain scan.
-    for (auto [first, last] : {std::pair<size_t, size_t>{0, 0}, {5, 17}, {77'000, 78'000}, {1, 99'998}, {99'999, 99'999}}) {
+    for (auto [first, last] :
+         {std::pair<size_t, size_t>{0, 0}, {5, 17}, {77'000, 78'000}, {1, 99'998}, {99'999, 99'999}}) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (size_t i = first; i <= last; ++i) {
             lo = std::min(lo, series.total(i));
@@ -272,7 +280,7 @@ void CoreTest::allocationsModelPages() {
     while (model.canFetchMore({})) model.fetchMore({});
     QCOMPARE(model.rowCount(), 501);
     QCOMPARE(model.data(model.index(0, AllocationsModel::Id)).toLongLong(), 500LL);  // largest first
-    model.showMoment(&overview, 5000);  // the odd ones were freed at 2000
+    model.showMoment(&overview, 5000);                                               // the odd ones were freed at 2000
     QCOMPARE(model.liveCount(), size_t(500));
     model.showMoment(&overview, -1);
     QCOMPARE(model.rowCount(), 0);
@@ -290,7 +298,8 @@ void CoreTest::factModels() {
     QAbstractItemModelTester summary_tester(&summary, QAbstractItemModelTester::FailureReportingMode::QtTest);
     summary.setReport(&a);
     bool has_note = false;
-    for (int r = 0; r < summary.rowCount(); ++r) has_note |= summary.data(summary.index(r, 2)).toString() == "no iterations detected";
+    for (int r = 0; r < summary.rowCount(); ++r)
+        has_note |= summary.data(summary.index(r, 2)).toString() == "no iterations detected";
     QVERIFY(has_note);
     CompareModel compare;
     QAbstractItemModelTester compare_tester(&compare, QAbstractItemModelTester::FailureReportingMode::QtTest);

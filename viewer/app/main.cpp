@@ -41,8 +41,10 @@ int main(int argc, char** argv) {
             }
             return QString::fromLocal8Bit(argv[++i]);
         };
-        if (arg == "--screenshot") screenshot = value("--screenshot");
-        else if (arg == "--view") view = value("--view");
+        if (arg == "--screenshot")
+            screenshot = value("--screenshot");
+        else if (arg == "--view")
+            view = value("--view");
         else if (arg == "--size") {
             const auto match = QRegularExpression("^(\\d+)x(\\d+)$").match(value("--size"));
             if (!match.hasMatch()) return usage("--size takes WxH, for example 1600x900");
@@ -50,10 +52,14 @@ int main(int argc, char** argv) {
             if (size.width() < 400 || size.height() < 200 || size.width() > 16384 || size.height() > 16384) {
                 return usage("--size must be between 400x200 and 16384x16384");
             }
-        } else if (arg == "--benchmark") benchmark = true;
-        else if (arg == "-h" || arg == "--help") return usage(nullptr), 0;
-        else if (arg.startsWith("--")) return usage(("unknown option " + arg.toStdString()).c_str());
-        else traces << arg;
+        } else if (arg == "--benchmark")
+            benchmark = true;
+        else if (arg == "-h" || arg == "--help")
+            return usage(nullptr), 0;
+        else if (arg.startsWith("--"))
+            return usage(("unknown option " + arg.toStdString()).c_str());
+        else
+            traces << arg;
     }
     if (!tbdprof::viewer::TraceView::viewNames().contains(view)) {
         return usage("--view is one of summary, timeline, memory, kernels, compare");

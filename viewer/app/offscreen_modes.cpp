@@ -28,9 +28,10 @@ void wait_for(const std::vector<TraceSession*>& sessions) {
         }
         return true;
     };
-    for (TraceSession* s : sessions) QObject::connect(s, &TraceSession::finished, &loop, [&] {
-        if (all_done()) loop.quit();
-    });
+    for (TraceSession* s : sessions)
+        QObject::connect(s, &TraceSession::finished, &loop, [&] {
+            if (all_done()) loop.quit();
+        });
     if (!all_done()) loop.exec();
 }
 
@@ -105,7 +106,8 @@ int run_benchmark(const QString& trace, QSize size) {
     const double span = axis.end_ns() - axis.begin_ns();
     const int pans = 120;
     for (int i = 0; i < pans; ++i, ++frames) {
-        axis.fit(static_cast<double>(s->durationNs()) * i / pans, static_cast<double>(s->durationNs()) * i / pans + span, false);
+        axis.fit(static_cast<double>(s->durationNs()) * i / pans,
+                 static_cast<double>(s->durationNs()) * i / pans + span, false);
         render();
     }
     for (int i = 0; i < 40; ++i, ++frames) {
@@ -116,12 +118,14 @@ int run_benchmark(const QString& trace, QSize size) {
     const TimelineStats stats = view->timeline()->timelinePainter().stats();
     size_t kernels = 0;
     if (s->kernels()) {
-        for (const TimelineRow& row : s->kernels()->rows) kernels += row.items.size();
+        for (const TimelineRow& row : s->kernels()->rows)
+            kernels += row.kind == RowKind::kernels ? row.items.size() : 0;
     }
-    std::printf("{\"trace\": \"%s\", \"kernels\": %zu, \"rows\": %d, \"first_paint_s\": %.3f, \"full_detail_s\": %.3f, "
-                "\"fps\": %.1f, \"frames\": %d, \"peak_rss_bytes\": %lld}\n",
-                qPrintable(trace), kernels, stats.rows, first_paint, full_detail, fps, frames,
-                static_cast<long long>(peak_rss_bytes()));
+    std::printf(
+        "{\"trace\": \"%s\", \"kernels\": %zu, \"rows\": %d, \"first_paint_s\": %.3f, \"full_detail_s\": %.3f, "
+        "\"fps\": %.1f, \"frames\": %d, \"peak_rss_bytes\": %lld}\n",
+        qPrintable(trace), kernels, stats.rows, first_paint, full_detail, fps, frames,
+        static_cast<long long>(peak_rss_bytes()));
     return 0;
 }
 

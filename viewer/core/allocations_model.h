@@ -36,6 +36,7 @@ private:
     std::vector<const AllocationInfo*> live_;
     int shown_ = 0;
     bool resetting_ = false;
+    bool fetching_ = false;
     int64_t moment_ = 0;
 };
 

@@ -13,8 +13,12 @@ void SummaryModel::setReport(const analyzer::Report* report) {
     endResetModel();
 }
 
-int SummaryModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(facts_.size()); }
-int SummaryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 3; }
+int SummaryModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(facts_.size());
+}
+int SummaryModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : 3;
+}
 
 QVariant SummaryModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= static_cast<int>(facts_.size()) || index.column() > 2) return {};
@@ -52,7 +56,9 @@ void CompareModel::setReports(const std::vector<const analyzer::Report*>& report
     endResetModel();
 }
 
-int CompareModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int CompareModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
 int CompareModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : 1 + static_cast<int>(columns_.size());
 }

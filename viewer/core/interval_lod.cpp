@@ -43,7 +43,8 @@ void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_bucket
         }
     }
     if (union_end > union_begin) cover(union_begin, union_end);
-    for (size_t b = 0; b < count; ++b) level[b].busy = static_cast<float>(static_cast<double>(covered[b]) / static_cast<double>(base_span_));
+    for (size_t b = 0; b < count; ++b)
+        level[b].busy = static_cast<float>(static_cast<double>(covered[b]) / static_cast<double>(base_span_));
     levels_.push_back(std::move(level));
 
     while (levels_.back().size() > 1) {

@@ -79,11 +79,14 @@ std::vector<std::string> read_stack(trace::Database& db, int64_t stack_id) {
         if (repeats > 1) frames.back() += " ×" + std::to_string(repeats);
     };
     while (q.step()) {
-        std::string frame = q.is_null(0) ? "0x" + [&] {
-            char buffer[24];
-            std::snprintf(buffer, sizeof buffer, "%llx", static_cast<unsigned long long>(q.column_int(2)));
-            return std::string(buffer);
-        }() : q.column_text(0);
+        std::string frame = q.is_null(0) ? "0x" +
+                                               [&] {
+                                                   char buffer[24];
+                                                   std::snprintf(buffer, sizeof buffer, "%llx",
+                                                                 static_cast<unsigned long long>(q.column_int(2)));
+                                                   return std::string(buffer);
+                                               }()
+                                         : q.column_text(0);
         if (!q.is_null(1)) {
             std::string module = q.column_text(1);
             const size_t slash = module.rfind('/');

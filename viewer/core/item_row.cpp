@@ -11,8 +11,22 @@ void ItemRow::add(int64_t start, int64_t end, uint32_t label, int64_t id) {
     if (!items_.empty() && start < items_[items_.size() - 1].start) sorted_ = false;
     if (duration >= kLong) long_durations_[items_.size()] = duration;
     items_.push_back({start, duration >= kLong ? kLong : static_cast<uint32_t>(duration), label});
-    ids_.push_back(id);
+    const size_t index = items_.size() - 1;
+    if ((index & (Chunked<uint32_t>::kChunk - 1)) == 0) chunk_base_.push_back(id);
+    const int64_t offset = id - chunk_base_.back();
+    if (offset >= 0 && offset < static_cast<int64_t>(kLong)) {
+        id_offsets_.push_back(static_cast<uint32_t>(offset));
+    } else {
+        id_offsets_.push_back(kLong);
+        far_ids_[index] = id;
+    }
     max_duration_ = std::max(max_duration_, duration);
+}
+
+int64_t ItemRow::id(size_t i) const {
+    const uint32_t offset = id_offsets_[i];
+    if (offset != std::numeric_limits<uint32_t>::max()) return chunk_base_[i >> Chunked<uint32_t>::kShift] + offset;
+    return far_ids_.at(i);
 }
 
 int64_t ItemRow::duration(size_t i) const {
@@ -26,8 +40,10 @@ size_t ItemRow::first_starting_at(int64_t t) const {
     size_t lo = 0, hi = items_.size();
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (items_[mid].start < t) lo = mid + 1;
-        else hi = mid;
+        if (items_[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }

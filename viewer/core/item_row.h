@@ -1,9 +1,10 @@
 // One timeline row's items (kernels of a stream, copies and sets, host calls, NVTX ranges at one
-// depth), sorted by start. 16 bytes an item plus its trace id, so 10 M kernels fit in ~240 MB.
+// depth), sorted by start. 20 bytes an item with its trace id, so 10 M kernels take ~200 MB.
 #pragma once
 
 #include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include "chunked.h"
 
@@ -25,7 +26,7 @@ public:
     int64_t duration(size_t i) const;
     int64_t end(size_t i) const { return start(i) + duration(i); }
     uint32_t label(size_t i) const { return items_[i].label; }
-    int64_t id(size_t i) const { return ids_[i]; }
+    int64_t id(size_t i) const;
     int64_t max_duration() const { return max_duration_; }
     bool sorted() const { return sorted_; }
 
@@ -35,11 +36,15 @@ public:
     size_t first_starting_at(int64_t t) const;
     // The item under time t (the last one that starts before and ends after), or SIZE_MAX.
     size_t item_at(int64_t t, int64_t tolerance_ns) const;
-    size_t bytes() const { return items_.bytes() + ids_.bytes(); }
+    size_t bytes() const { return items_.bytes() + id_offsets_.bytes() + chunk_base_.capacity() * sizeof(int64_t); }
 
 private:
     Chunked<Item> items_;
-    Chunked<int64_t> ids_;
+    // Trace ids as 32-bit offsets from the first id of each chunk (ids rise in time order, so they
+    // fit); the rare one that does not is kept whole in far_ids_.
+    Chunked<uint32_t> id_offsets_;
+    std::vector<int64_t> chunk_base_;
+    std::unordered_map<size_t, int64_t> far_ids_;
     std::unordered_map<size_t, int64_t> long_durations_;
     int64_t max_duration_ = 0;
     bool sorted_ = true;

@@ -89,12 +89,16 @@ RangeExtent MemorySeries::extent(int64_t t0, int64_t t1) const {
         --first;
     }
     RangeExtent extent;
-    if (first < end) extent = extent_of_points(first, end - 1);
-    else if (in_force != SIZE_MAX) extent = {totals_[in_force], totals_[in_force], in_force};
+    if (first < end)
+        extent = extent_of_points(first, end - 1);
+    else if (in_force != SIZE_MAX)
+        extent = {totals_[in_force], totals_[in_force], in_force};
     if (in_force == SIZE_MAX && t0 < t1) extent.min = std::min<int64_t>(extent.min, 0);  // nothing live yet
     return extent;
 }
 
-int64_t MemorySeries::peak() const { return levels_.empty() ? 0 : levels_.back()[0].max; }
+int64_t MemorySeries::peak() const {
+    return levels_.empty() ? 0 : levels_.back()[0].max;
+}
 
 }  // namespace tbdprof::viewer

@@ -18,7 +18,7 @@ namespace tbdprof::viewer {
 enum class RowKind { kernels, transfers, host_calls, nvtx };
 
 struct TimelineRow {
-    std::string title;   // "GPU 0 · stream 7"
+    std::string title;  // "GPU 0 · stream 7"
     RowKind kind = RowKind::kernels;
     int64_t device = -1;  // kernels and transfers
     int64_t stream = -1;  // streams.id
@@ -48,11 +48,11 @@ struct Overview {
     std::string path;
     int64_t duration_ns = 0;
     std::string command_line;
-    std::vector<TimelineRow> rows;  // transfers, host calls, NVTX
+    std::vector<TimelineRow> rows;  // transfers, NVTX
     std::vector<Band> iterations, phases;
-    std::vector<AllocationInfo> allocations;  // device allocations, by alloc_ns
+    std::vector<AllocationInfo> allocations;               // device allocations, by alloc_ns
     std::vector<std::pair<int64_t, std::string>> devices;  // (id, name)
-    int64_t kernel_count = 0;                             // kernels with a device interval
+    int64_t kernel_estimate = 0;  // id span of the kernels table (their number in traces tbdprof writes)
 };
 
 struct ReportData {
@@ -61,9 +61,9 @@ struct ReportData {
 };
 
 struct KernelDetail {
-    std::vector<TimelineRow> rows;  // one per device and stream
+    std::vector<TimelineRow> rows;                          // kernels per device and stream, then host calls per thread
     std::shared_ptr<const std::vector<std::string>> names;  // kernel label -> demangled name
-    bool complete = true;  // false: loading was cancelled part-way
+    bool complete = true;                                   // false: loading was cancelled part-way
 };
 
 }  // namespace tbdprof::viewer

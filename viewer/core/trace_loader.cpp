@@ -1,6 +1,9 @@
 #include "trace_loader.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -92,8 +95,8 @@ void load_overview_rows(Database& db, Overview& overview) {
                     "WHERE duration_ns IS NOT NULL");
         while (q.step()) {
             const int64_t start = q.column_int(5);
-            transfers[{q.column_int(1), optional_int(q, 2, -1)}].emplace_back(
-                start, start + q.column_int(6), label(q.column_text(3)), q.column_int(0));
+            transfers[{q.column_int(1), optional_int(q, 2, -1)}].emplace_back(start, start + q.column_int(6),
+                                                                              label(q.column_text(3)), q.column_int(0));
         }
     }
     for (auto& [key, items] : transfers) {
@@ -103,26 +106,6 @@ void load_overview_rows(Database& db, Overview& overview) {
         row.device = key.first;
         row.stream = key.second;
         row.title = "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles, key.second) + " · copies";
-        for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
-        overview.rows.push_back(std::move(row));
-    }
-    // Host: synchronizations and library calls, one row per thread.
-    std::map<int64_t, std::vector<std::tuple<int64_t, int64_t, uint32_t, int64_t>>> host;
-    {
-        Statement q(db,
-                    "SELECT id, thread, kind, begin_ns, end_ns FROM api_calls UNION ALL "
-                    "SELECT -id, thread, name, begin_ns, end_ns FROM library_calls");
-        while (q.step()) {
-            host[optional_int(q, 1, -1)].emplace_back(q.column_int(3), std::max(q.column_int(3), q.column_int(4)),
-                                                      label(q.column_text(2)), q.column_int(0));
-        }
-    }
-    for (auto& [thread, items] : host) {
-        std::sort(items.begin(), items.end());
-        TimelineRow row;
-        row.kind = RowKind::host_calls;
-        row.thread = thread;
-        row.title = "CPU " + thread_title(threads, thread) + " · API";
         for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
         overview.rows.push_back(std::move(row));
     }
@@ -143,8 +126,8 @@ void load_overview_rows(Database& db, Overview& overview) {
             row.kind = RowKind::nvtx;
             row.thread = key.first;
             row.depth = static_cast<int>(depth);
-            row.title = "NVTX " + (key.second.empty() ? std::string() : key.second + " ") + thread_title(threads, key.first) +
-                        (depth > 0 ? " · depth " + std::to_string(depth) : "");
+            row.title = "NVTX " + (key.second.empty() ? std::string() : key.second + " ") +
+                        thread_title(threads, key.first) + (depth > 0 ? " · depth " + std::to_string(depth) : "");
             for (const auto& [s, e, l, id] : rows.by_depth[depth]) row.items.add(s, e, l, id);
             overview.rows.push_back(std::move(row));
         }
@@ -152,6 +135,63 @@ void load_overview_rows(Database& db, Overview& overview) {
     for (TimelineRow& row : overview.rows) {
         row.labels = labels;
         row.lod.build(row.items, overview.duration_ns);
+    }
+}
+
+// Host: synchronizations and library calls, one row per thread. Read with the kernels (a training
+// run has one library call per few kernels: millions in a long run), not in the overview.
+void load_host_rows(Database& db, std::vector<TimelineRow>& out) {
+    auto labels = std::make_shared<std::vector<std::string>>();
+    std::unordered_map<std::string, uint32_t> label_index;
+    auto label = [&](const std::string& text) {
+        auto [it, inserted] = label_index.emplace(text, static_cast<uint32_t>(labels->size()));
+        if (inserted) labels->push_back(text);
+        return it->second;
+    };
+    std::map<int64_t, std::pair<int64_t, std::string>> threads;  // id -> (tid, name)
+    {
+        Statement q(db, "SELECT id, tid, name FROM threads");
+        while (q.step()) threads[q.column_int(0)] = {q.column_int(1), q.is_null(2) ? "" : q.column_text(2)};
+    }
+    // Library calls and synchronizations, each streamed straight into its rows (no copy of millions
+    // of calls): rows per thread and source, in id order, which is time order in traces tbdprof
+    // writes; a file that is not gets sorted by SQLite.
+    struct Source {
+        const char* sql;
+        const char* suffix;
+    };
+    for (const Source& source :
+         {Source{"SELECT id, thread, name, begin_ns, end_ns FROM library_calls ORDER BY ", " · library calls"},
+          Source{"SELECT id, thread, kind, begin_ns, end_ns FROM api_calls ORDER BY ", " · synchronizations"}}) {
+        const size_t first_row = out.size();
+        for (const char* order : {"id", "begin_ns, id"}) {
+            out.resize(first_row);
+            std::map<int64_t, size_t> row_of;
+            Statement q(db, std::string(source.sql) + order);
+            bool sorted = true;
+            while (q.step()) {
+                const int64_t thread = optional_int(q, 1, -1);
+                auto [it, inserted] = row_of.emplace(thread, out.size());
+                if (inserted) {
+                    TimelineRow row;
+                    row.kind = RowKind::host_calls;
+                    row.thread = thread;
+                    row.title = "CPU " + thread_title(threads, thread) + source.suffix;
+                    out.push_back(std::move(row));
+                }
+                ItemRow& items = out[it->second].items;
+                const int64_t begin = q.column_int(3);
+                items.add(begin, std::max(begin, q.column_int(4)), label(q.column_text(2)), q.column_int(0));
+                if (!items.sorted()) {
+                    sorted = false;
+                    break;
+                }
+            }
+            if (sorted) break;
+        }
+    }
+    for (TimelineRow& row : out) {
+        if (row.kind == RowKind::host_calls) row.labels = labels;
     }
 }
 
@@ -181,7 +221,9 @@ std::unique_ptr<Overview> load_overview(const std::string& path) {
             Statement q(db, "SELECT id, name FROM devices ORDER BY id");
             while (q.step()) overview->devices.emplace_back(q.column_int(0), q.column_text(1));
         }
-        overview->kernel_count = db.query_int("SELECT count(*) FROM kernels WHERE duration_ns IS NOT NULL");
+        // An estimate that costs no scan (ids are dense in traces tbdprof writes): for the progress text.
+        overview->kernel_estimate =
+            db.query_int("SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)");
         load_overview_rows(db, *overview);
         // Iterations as the report detects them (the analyzer owns that definition).
         int index = 0;
@@ -192,10 +234,11 @@ std::unique_ptr<Overview> load_overview(const std::string& path) {
             Statement q(db, "SELECT kind, begin_ns, end_ns FROM phases ORDER BY begin_ns");
             while (q.step()) overview->phases.push_back({q.column_int(1), q.column_int(2), q.column_text(0)});
         }
-        Statement q(db,
-                    "SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category, c.confidence, c.rule, "
-                    "c.reason, a.stack FROM allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
-                    "WHERE a.kind IN ('device', 'device_async', 'managed') ORDER BY a.alloc_ns, a.id");
+        Statement q(
+            db,
+            "SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category, c.confidence, c.rule, "
+            "c.reason, a.stack FROM allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
+            "WHERE a.kind IN ('device', 'device_async', 'managed') ORDER BY a.alloc_ns, a.id");
         while (q.step()) {
             AllocationInfo a;
             a.id = q.column_int(0);
@@ -241,11 +284,29 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
     auto detail = std::make_unique<KernelDetail>();
     try {
         auto names = std::make_shared<std::vector<std::string>>();
+        // Function ids are small and dense in practice: a plain table, with a map for the rest.
+        std::vector<uint32_t> dense_label;
         std::unordered_map<int64_t, uint32_t> function_label;
+        constexpr uint32_t kNone = UINT32_MAX;
+        auto remember = [&](int64_t function, uint32_t label) {
+            if (function >= 0 && function < (int64_t{1} << 20)) {
+                if (dense_label.size() <= static_cast<size_t>(function))
+                    dense_label.resize(static_cast<size_t>(function) + 1, kNone);
+                dense_label[static_cast<size_t>(function)] = label;
+            } else {
+                function_label[function] = label;
+            }
+        };
+        auto lookup = [&](int64_t function) {
+            if (function >= 0 && static_cast<size_t>(function) < dense_label.size())
+                return dense_label[static_cast<size_t>(function)];
+            auto found = function_label.find(function);
+            return found == function_label.end() ? kNone : found->second;
+        };
         {
             Statement q(db, "SELECT f.id, s.text FROM functions AS f JOIN strings AS s ON s.id = f.name");
             while (q.step()) {
-                function_label[q.column_int(0)] = static_cast<uint32_t>(names->size());
+                remember(q.column_int(0), static_cast<uint32_t>(names->size()));
                 names->push_back(q.column_text(1));
             }
         }
@@ -254,34 +315,42 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             Statement q(db, "SELECT id, handle FROM streams");
             while (q.step()) stream_handles[q.column_int(0)] = q.column_int(1);
         }
-        const double total = std::max<double>(1, static_cast<double>(db.query_int("SELECT count(*) FROM kernels")));
+        const double total = std::max<double>(
+            1, static_cast<double>(db.query_int(
+                   "SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)")));
         // Kernels are stored in time order (id order); a file that is not gets sorted by SQLite.
         for (const char* order : {"id", "start_ns"}) {
             detail->rows.clear();
             std::map<std::pair<int64_t, int64_t>, size_t> row_of;
             Statement q(db, std::string("SELECT id, device, stream, function, start_ns, duration_ns FROM kernels "
-                                        "WHERE duration_ns IS NOT NULL ORDER BY ") + order);
+                                        "WHERE duration_ns IS NOT NULL ORDER BY ") +
+                                order);
             bool sorted = true;
             int64_t read = 0;
+            std::pair<int64_t, int64_t> last_key{};
+            size_t last_row = SIZE_MAX;
             while (q.step()) {
                 const std::pair<int64_t, int64_t> key{q.column_int(1), optional_int(q, 2, -1)};
-                auto [it, inserted] = row_of.emplace(key, detail->rows.size());
-                if (inserted) {
-                    TimelineRow row;
-                    row.kind = RowKind::kernels;
-                    row.device = key.first;
-                    row.stream = key.second;
-                    row.title = "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles, key.second);
-                    detail->rows.push_back(std::move(row));
+                // Consecutive kernels mostly share a stream: look the row up only when it changes.
+                if (key != last_key || last_row == SIZE_MAX) {
+                    auto [it, inserted] = row_of.emplace(key, detail->rows.size());
+                    if (inserted) {
+                        TimelineRow row;
+                        row.kind = RowKind::kernels;
+                        row.device = key.first;
+                        row.stream = key.second;
+                        row.title =
+                            "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles, key.second);
+                        detail->rows.push_back(std::move(row));
+                    }
+                    last_key = key;
+                    last_row = it->second;
                 }
-                ItemRow& items = detail->rows[it->second].items;
-                auto found = function_label.find(q.column_int(3));
-                uint32_t label = 0;
-                if (found != function_label.end()) {
-                    label = found->second;
-                } else {
+                ItemRow& items = detail->rows[last_row].items;
+                uint32_t label = lookup(q.column_int(3));
+                if (label == kNone) {
                     label = static_cast<uint32_t>(names->size());
-                    function_label[q.column_int(3)] = label;
+                    remember(q.column_int(3), label);
                     names->push_back("function " + std::to_string(q.column_int(3)));
                 }
                 const int64_t start = q.column_int(4);
@@ -304,11 +373,23 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         std::sort(detail->rows.begin(), detail->rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
             return std::tie(a.device, a.stream) < std::tie(b.device, b.stream);
         });
+        for (TimelineRow& row : detail->rows) row.labels = names;
+        const bool timing = std::getenv("TBDPROF_VIEWER_TIMING") != nullptr;
+        auto lap = [&, clock = std::chrono::steady_clock::now()](const char* stage) mutable {
+            const auto now = std::chrono::steady_clock::now();
+            if (timing)
+                std::fprintf(stderr, "tbdprof-viewer:   %-12s %.3f s\n", stage,
+                             std::chrono::duration<double>(now - clock).count());
+            clock = now;
+        };
+        lap("kernel rows");
+        if (detail->complete) load_host_rows(db, detail->rows);  // cancelled: the kernels read so far only
+        lap("host rows");
         for (size_t i = 0; i < detail->rows.size(); ++i) {
-            detail->rows[i].labels = names;
             detail->rows[i].lod.build(detail->rows[i].items, run_ns);
             if (progress) progress(0.9 + 0.1 * static_cast<double>(i + 1) / static_cast<double>(detail->rows.size()));
         }
+        lap("summaries");
         detail->names = names;
     } catch (const trace::SqliteError& e) {
         throw LoadError(path + " could not be read: " + e.what());

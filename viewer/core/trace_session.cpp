@@ -1,26 +1,37 @@
 #include "trace_session.h"
 
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QPointer>
 
-#include "trace_loader.h"
+#include <cstdio>
+#include <cstdlib>
+
 #include "tbdprof/trace/trace_reader.h"
+#include "trace_loader.h"
 
 namespace tbdprof::viewer {
 
 TraceSession::TraceSession(const QString& path, QObject* parent) : QObject(parent), path_(path) {}
 
-TraceSession::~TraceSession() { stopWorkers(); }
+TraceSession::~TraceSession() {
+    stopWorkers();
+}
 
-QString TraceSession::displayName() const { return QFileInfo(path_).fileName(); }
+QString TraceSession::displayName() const {
+    return QFileInfo(path_).fileName();
+}
 
 std::vector<const TimelineRow*> TraceSession::rows() const {
+    // GPU rows first (kernels, then copies and sets), then host calls, then NVTX ranges.
     std::vector<const TimelineRow*> rows;
-    if (kernels_) {
-        for (const TimelineRow& row : kernels_->rows) rows.push_back(&row);
-    }
-    if (overview_) {
-        for (const TimelineRow& row : overview_->rows) rows.push_back(&row);
+    for (RowKind kind : {RowKind::kernels, RowKind::transfers, RowKind::host_calls, RowKind::nvtx}) {
+        for (const auto* stage : {kernels_ ? &kernels_->rows : nullptr, overview_ ? &overview_->rows : nullptr}) {
+            if (!stage) continue;
+            for (const TimelineRow& row : *stage) {
+                if (row.kind == kind) rows.push_back(&row);
+            }
+        }
     }
     return rows;
 }
@@ -58,30 +69,35 @@ void TraceSession::start() {
     };
     emit progressChanged(0, tr("checking the trace"));
     workers_.emplace_back(QThread::create([=] {
+        // TBDPROF_VIEWER_TIMING=1: each stage's wall time on stderr (for the benchmark notes).
+        const bool timing = std::getenv("TBDPROF_VIEWER_TIMING") != nullptr;
+        QElapsedTimer clock;
+        clock.start();
+        auto lap = [&](const char* stage) {
+            if (timing)
+                std::fprintf(stderr, "tbdprof-viewer: %-10s %.3f s\n", stage,
+                             static_cast<double>(clock.restart()) / 1000);
+        };
         try {
             check_trace(path);
+            lap("check");
             std::shared_ptr<Overview> overview = load_overview(path);
+            lap("overview");
             post([=](TraceSession& s) { s.deliverOverview(generation, overview); });
             const int64_t run_ns = overview->duration_ns;
-            // The report (every figure shown) and the kernels (the timeline's detail) side by side.
-            std::unique_ptr<QThread> report_worker(QThread::create([=] {
-                try {
-                    std::shared_ptr<ReportData> report = load_report(path);
-                    post([=](TraceSession& s) { s.deliverReport(generation, report); });
-                } catch (const std::exception& e) {
-                    const QString message = QString::fromStdString(e.what());
-                    post([=](TraceSession& s) { s.deliverFailure(generation, message); });
-                }
-            }));
-            report_worker->start();
+            // The report first (every figure the Summary shows), then the kernels (the timeline's
+            // detail): one after the other, so their memory peaks do not add up.
+            std::shared_ptr<ReportData> report = load_report(path);
+            lap("report");
+            post([=](TraceSession& s) { s.deliverReport(generation, report); });
             std::shared_ptr<KernelDetail> kernels = load_kernels(path, run_ns, *cancel, [&](double fraction) {
-                const int permille = static_cast<int>(fraction * 1000);
+                const int permille = 100 + static_cast<int>(fraction * 900);
                 post([=](TraceSession& s) {
-                    if (s.generation_ == generation) s.reportProgress(permille, tr("reading kernels"));
+                    if (s.generation_ == generation) s.reportProgress(permille, tr("reading kernels and host calls"));
                 });
             });
+            lap("kernels");
             post([=](TraceSession& s) { s.deliverKernels(generation, kernels); });
-            report_worker->wait();
         } catch (const std::exception& e) {
             const QString message = QString::fromStdString(e.what());
             post([=](TraceSession& s) { s.deliverFailure(generation, message); });
@@ -98,7 +114,7 @@ void TraceSession::deliverOverview(int generation, std::shared_ptr<Overview> ove
     if (generation != generation_ || state_ == State::failed) return;
     overview_ = std::move(overview);
     pending_ = 2;  // report and kernels
-    emit progressChanged(50, tr("reading kernels"));
+    emit progressChanged(50, tr("analysing (the report)"));
     emit overviewReady();
 }
 

@@ -1,5 +1,5 @@
-// One open trace: loads it in stages on worker threads (overview, then the analyzer's report and
-// the kernels side by side), reports progress, can be cancelled, and hands each stage back to the
+// One open trace: loads it in stages on a worker thread (overview, then the analyzer's report, then
+// the kernels and host calls), reports progress, can be cancelled, and hands each stage back to the
 // GUI thread by queued signals. Widget-free (QtCore only), so it is tested headless.
 #pragma once
 

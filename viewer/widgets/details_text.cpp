@@ -9,9 +9,15 @@ namespace {
 using analyzer::format_bytes;
 using analyzer::format_duration_ns;
 
-QString esc(const std::string& text) { return QString::fromStdString(text).toHtmlEscaped(); }
-QString dur(int64_t ns) { return QString::fromStdString(format_duration_ns(static_cast<double>(ns))); }
-QString line(const QString& name, const QString& value) { return "<tr><td><b>" + name + "</b></td><td>" + value + "</td></tr>"; }
+QString esc(const std::string& text) {
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+QString dur(int64_t ns) {
+    return QString::fromStdString(format_duration_ns(static_cast<double>(ns)));
+}
+QString line(const QString& name, const QString& value) {
+    return "<tr><td><b>" + name + "</b></td><td>" + value + "</td></tr>";
+}
 
 }  // namespace
 
@@ -41,18 +47,23 @@ QString item_details_html(const TraceSession& session, const TimelineRow& row, s
     if (k.graph_launch) html += line("graph replay", QString("launch %1").arg(*k.graph_launch));
     if (k.library_call) {
         const LibraryCallInfo& c = *k.library_call;
-        html += line("library call", esc(c.name) + QString(" (%1: m=%2 n=%3 k=%4, batch %5)")
-                                                     .arg(esc(c.op)).arg(c.m).arg(c.n).arg(c.k).arg(c.batch));
+        html +=
+            line("library call",
+                 esc(c.name) +
+                     QString(" (%1: m=%2 n=%3 k=%4, batch %5)").arg(esc(c.op)).arg(c.m).arg(c.n).arg(c.k).arg(c.batch));
         html += line("FLOPs", c.flops > 0 ? QString::fromStdString(analyzer::format_flops(c.flops)) +
-                                                (c.kernels > 1 ? QString(" for the call's %1 kernels").arg(c.kernels) : QString())
+                                                (c.kernels > 1 ? QString(" for the call's %1 kernels").arg(c.kernels)
+                                                               : QString())
                                           : QString("not recorded"));
     } else {
         html += line("FLOPs", "no library call: not known");
     }
     html += "</table>";
     if (!k.arguments.empty()) {
-        html += "<p><b>Arguments pointing into allocations</b></p><table cellspacing=3><tr><th>param</th><th>allocation</th>"
-                "<th>size</th><th>category</th><th>offset</th><th></th></tr>";
+        html +=
+            "<p><b>Arguments pointing into allocations</b></p><table "
+            "cellspacing=3><tr><th>param</th><th>allocation</th>"
+            "<th>size</th><th>category</th><th>offset</th><th></th></tr>";
         for (const KernelArgument& a : k.arguments) {
             html += QString("<tr><td>%1</td><td>#%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
                         .arg(a.param)
@@ -75,7 +86,8 @@ QString allocation_details_html(const AllocationInfo& a, const std::vector<std::
     if (!a.rule.empty()) html += line("rule", esc(a.rule));
     if (!a.reason.empty()) html += line("reason", esc(a.reason));
     if (a.confidence >= 0) html += line("confidence", QString::number(a.confidence, 'f', 2));
-    html += line("lifetime", dur(a.alloc_ns) + " – " + (a.free_ns == INT64_MAX ? QString("end of run") : dur(a.free_ns)));
+    html +=
+        line("lifetime", dur(a.alloc_ns) + " – " + (a.free_ns == INT64_MAX ? QString("end of run") : dur(a.free_ns)));
     html += "</table><p><b>Call stack</b> (innermost first)</p>";
     if (stack.empty()) return html + "<p>not recorded (stacks off)</p>";
     html += "<pre>";

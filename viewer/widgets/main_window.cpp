@@ -88,7 +88,7 @@ void MainWindow::buildMenus() {
 
 void MainWindow::openFiles(const QStringList& paths) {
     for (const QString& path : paths) {
-        auto* session = new TraceSession(QFileInfo(path).absoluteFilePath(), this);
+        auto* session = new TraceSession(path, this);  // as given, so messages match the CLI
         auto* view = new TraceView(session, [this] {
             std::vector<const TraceSession*> all;
             for (TraceSession* s : sessions()) all.push_back(s);
@@ -100,7 +100,8 @@ void MainWindow::openFiles(const QStringList& paths) {
         traces_->setCurrentIndex(index);
         connect(session, &TraceSession::progressChanged, this,
                 [this, session](int permille, const QString& stage) { onProgress(session, permille, stage); });
-        connect(session, &TraceSession::failed, this, [this, session](const QString& message) { onFailed(session, message); });
+        connect(session, &TraceSession::failed, this,
+                [this, session](const QString& message) { onFailed(session, message); });
         connect(session, &TraceSession::finished, this, &MainWindow::updateStatus);
         connect(session, &TraceSession::reportReady, this, [this] {
             for (int i = 0; i < traces_->count(); ++i) viewAt(i)->refreshCompare();
@@ -122,9 +123,15 @@ std::vector<TraceSession*> MainWindow::sessions() const {
     return all;
 }
 
-TraceView* MainWindow::viewAt(int index) const { return qobject_cast<TraceView*>(traces_->widget(index)); }
-TraceView* MainWindow::currentView() const { return viewAt(traces_->currentIndex()); }
-int MainWindow::traceCount() const { return traces_->count(); }
+TraceView* MainWindow::viewAt(int index) const {
+    return qobject_cast<TraceView*>(traces_->widget(index));
+}
+TraceView* MainWindow::currentView() const {
+    return viewAt(traces_->currentIndex());
+}
+int MainWindow::traceCount() const {
+    return traces_->count();
+}
 
 void MainWindow::setView(const QString& name) {
     last_view_ = name;

@@ -13,7 +13,9 @@ namespace {
 constexpr int kLegendHeight = 22;
 constexpr int kNoteHeight = 18;
 
-QString bytes_text(int64_t bytes) { return QString::fromStdString(analyzer::format_bytes(bytes)); }
+QString bytes_text(int64_t bytes) {
+    return QString::fromStdString(analyzer::format_bytes(bytes));
+}
 
 }  // namespace
 
@@ -48,9 +50,10 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
         }
     }
     painter.setPen(colors.text);
-    painter.drawText(QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight), Qt::AlignVCenter,
-                     QStringLiteral("live device memory, stacked by category (each column: the highest moment in its span)") +
-                         (notes.isEmpty() ? QString() : "  ·  " + notes.join("; ")));
+    painter.drawText(
+        QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight), Qt::AlignVCenter,
+        QStringLiteral("live device memory, stacked by category (each column: the highest moment in its span)") +
+            (notes.isEmpty() ? QString() : "  ·  " + notes.join("; ")));
 
     const double peak = static_cast<double>(std::max<int64_t>(1, series.peak()));
     const double scale = plot.height() / (peak * 1.08);
@@ -88,7 +91,8 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
             y -= h;
         }
         if (e.min < e.max) {  // the column's lowest moment, so drops inside it stay visible
-            painter.fillRect(QRectF(plot.left() + x, plot.bottom() - static_cast<double>(e.min) * scale, 1, 1), colors.text);
+            painter.fillRect(QRectF(plot.left() + x, plot.bottom() - static_cast<double>(e.min) * scale, 1, 1),
+                             colors.text);
         }
     }
     // The run's peak.
@@ -98,9 +102,10 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
     painter.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
     painter.setBrush(colors.highlight);
     painter.drawEllipse(QPointF(px, py), 4, 4);
-    const QString peak_text = QStringLiteral("peak %1 at %2")
-                                  .arg(bytes_text(report.memory.peak_bytes),
-                                       QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(report.memory.peak_ns))));
+    const QString peak_text =
+        QStringLiteral("peak %1 at %2")
+            .arg(bytes_text(report.memory.peak_bytes),
+                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(report.memory.peak_ns))));
     const int text_width = painter.fontMetrics().horizontalAdvance(peak_text) + 8;
     const double tx = px + 8 + text_width > plot.right() ? px - 8 - text_width : px + 8;
     painter.setPen(colors.text);

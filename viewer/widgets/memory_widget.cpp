@@ -17,7 +17,9 @@ MemoryWidget::MemoryWidget(TraceSession* session, TimeAxis* axis, QWidget* paren
     setMinimumHeight(160);
 }
 
-void MemoryWidget::paintTo(QPainter& painter, const QRect& area) { painter_.paint(painter, area, *session_, *axis_, colors_, moment_); }
+void MemoryWidget::paintTo(QPainter& painter, const QRect& area) {
+    painter_.paint(painter, area, *session_, *axis_, colors_, moment_);
+}
 
 void MemoryWidget::paintEvent(QPaintEvent*) {
     QPainter painter(this);
@@ -29,7 +31,9 @@ void MemoryWidget::setMoment(std::optional<int64_t> moment) {
     update();
 }
 
-void MemoryWidget::resizeEvent(QResizeEvent*) { axis_->set_width(std::max(1, width() - kLabelWidth)); }
+void MemoryWidget::resizeEvent(QResizeEvent*) {
+    axis_->set_width(std::max(1, width() - kLabelWidth));
+}
 
 bool MemoryWidget::event(QEvent* event) {
     if (event->type() == QEvent::PaletteChange) {
@@ -74,12 +78,24 @@ void MemoryWidget::mouseReleaseEvent(QMouseEvent* event) {
 void MemoryWidget::keyPressEvent(QKeyEvent* event) {
     const double centre = axis_->width() / 2.0;
     switch (event->key()) {
-    case Qt::Key_W: axis_->zoom(1.5, centre); break;
-    case Qt::Key_S: axis_->zoom(1 / 1.5, centre); break;
-    case Qt::Key_A: axis_->pan(-axis_->width() * 0.15); break;
-    case Qt::Key_D: axis_->pan(axis_->width() * 0.15); break;
-    case Qt::Key_F: axis_->fit_run(); break;
-    default: QWidget::keyPressEvent(event); return;
+        case Qt::Key_W:
+            axis_->zoom(1.5, centre);
+            break;
+        case Qt::Key_S:
+            axis_->zoom(1 / 1.5, centre);
+            break;
+        case Qt::Key_A:
+            axis_->pan(-axis_->width() * 0.15);
+            break;
+        case Qt::Key_D:
+            axis_->pan(axis_->width() * 0.15);
+            break;
+        case Qt::Key_F:
+            axis_->fit_run();
+            break;
+        default:
+            QWidget::keyPressEvent(event);
+            return;
     }
     emit axisChanged();
     update();

@@ -15,9 +15,9 @@ struct ViewerColors {
     bool dark = false;
 
     static ViewerColors from(const QPalette& palette);
-    QColor category(int index) const;            // analyzer::kCategoryColors
-    QColor label(const QString& name) const;     // stable per name: hue from a hash
-    QColor phase(const QString& kind) const;     // forward / backward / optimizer
+    QColor category(int index) const;         // analyzer::kCategoryColors
+    QColor label(const QString& name) const;  // stable per name: hue from a hash
+    QColor phase(const QString& kind) const;  // forward / backward / optimizer
 };
 
 }  // namespace tbdprof::viewer

@@ -11,7 +11,9 @@
 namespace tbdprof::viewer {
 namespace {
 
-QString duration_text(double ns) { return QString::fromStdString(analyzer::format_duration_ns(ns)); }
+QString duration_text(double ns) {
+    return QString::fromStdString(analyzer::format_duration_ns(ns));
+}
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
 double nice_step(double raw) {
@@ -69,7 +71,8 @@ Selection TimelinePainter::hit(const TraceSession& session, const TimeAxis& axis
     if (row < 0 || point.x() < kLabelWidth) return selection;
     const TimelineRow& r = *session.rows()[static_cast<size_t>(row)];
     const double t = axis.t_of(point.x() - kLabelWidth);
-    const size_t item = r.items.item_at(static_cast<int64_t>(t), static_cast<int64_t>(std::ceil(axis.ns_per_px() * kFoldPx)));
+    const size_t item =
+        r.items.item_at(static_cast<int64_t>(t), static_cast<int64_t>(std::ceil(axis.ns_per_px() * kFoldPx)));
     if (item != SIZE_MAX) selection = {row, item};
     return selection;
 }
@@ -87,7 +90,8 @@ QColor TimelinePainter::colorOf(const TimelineRow& row, uint32_t label, const Vi
     return label < cache.size() ? cache[label] : colors.grid;
 }
 
-void TimelinePainter::paintRuler(QPainter& painter, const QRect& area, const TimeAxis& axis, const ViewerColors& colors) {
+void TimelinePainter::paintRuler(QPainter& painter, const QRect& area, const TimeAxis& axis,
+                                 const ViewerColors& colors) {
     const QRect ruler(area.left() + kLabelWidth, area.top(), area.width() - kLabelWidth, kRulerHeight);
     painter.fillRect(QRect(area.left(), area.top(), area.width(), kRulerHeight), colors.alternate);
     const double step = nice_step(axis.ns_per_px() * 110);
@@ -112,7 +116,8 @@ void TimelinePainter::paintBands(QPainter& painter, const QRect& area, const Tra
     const Overview* o = session.overview();
     const int top = area.top() + kRulerHeight;
     painter.setPen(colors.dim_text);
-    painter.drawText(QRect(area.left() + 6, top, kLabelWidth - 8, kBandHeight), Qt::AlignVCenter, QStringLiteral("iterations"));
+    painter.drawText(QRect(area.left() + 6, top, kLabelWidth - 8, kBandHeight), Qt::AlignVCenter,
+                     QStringLiteral("iterations"));
     if (!o) return;
     auto draw = [&](const std::vector<Band>& bands, int y, bool by_phase) {
         int index = 0;
@@ -156,7 +161,8 @@ void TimelinePainter::paint(QPainter& painter, const QRect& area, const TraceSes
         for (const Band& band : o->iterations) {
             const double x = axis.x_of(static_cast<double>(band.begin));
             if (x >= 0 && x <= axis.width()) {
-                painter.drawLine(QPointF(area.left() + kLabelWidth + x, top), QPointF(area.left() + kLabelWidth + x, area.bottom()));
+                painter.drawLine(QPointF(area.left() + kLabelWidth + x, top),
+                                 QPointF(area.left() + kLabelWidth + x, area.bottom()));
             }
         }
     }
@@ -178,10 +184,11 @@ void TimelinePainter::paint(QPainter& painter, const QRect& area, const TraceSes
     }
     if (session.overview() && !session.kernels()) {
         painter.setPen(colors.dim_text);
-        painter.drawText(QRect(area.left() + kLabelWidth, top + static_cast<int>(rows.size()) * kRowHeight + 6,
-                               area.width() - kLabelWidth, kRowHeight),
-                         Qt::AlignLeft | Qt::AlignVCenter,
-                         QStringLiteral("reading %1 kernels…").arg(session.overview()->kernel_count));
+        painter.drawText(
+            QRect(area.left() + kLabelWidth, top + static_cast<int>(rows.size()) * kRowHeight + 6,
+                  area.width() - kLabelWidth, kRowHeight),
+            Qt::AlignLeft | Qt::AlignVCenter,
+            QStringLiteral("reading about %1 kernels and the host calls…").arg(session.overview()->kernel_estimate));
     }
     painter.setPen(colors.grid);
     painter.drawLine(area.left() + kLabelWidth - 1, area.top(), area.left() + kLabelWidth - 1, area.bottom());
@@ -217,7 +224,8 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
             if (fold_count == 1) {
                 QColor c = colorOf(row, fold_label, colors);
                 if (dim) c.setAlphaF(0.35f);
-                painter.fillRect(QRectF(left + fold_x0, lane.top(), std::max(1.0, fold_x1 - fold_x0), lane.height()), c);
+                painter.fillRect(QRectF(left + fold_x0, lane.top(), std::max(1.0, fold_x1 - fold_x0), lane.height()),
+                                 c);
                 ++stats_.items;
             } else if (fold_count > 1) {
                 draw_fold(fold_x0, fold_x1, colorOf(row, fold_label, colors), 1.0f);
@@ -230,7 +238,8 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
             if (x1 < 0) continue;
             if (x1 - x0 >= kFoldPx) {
                 flush();
-                const QRectF r(left + std::max(-2.0, x0), lane.top(), std::min(width + 2, x1) - std::max(-2.0, x0), lane.height());
+                const QRectF r(left + std::max(-2.0, x0), lane.top(), std::min(width + 2, x1) - std::max(-2.0, x0),
+                               lane.height());
                 QColor c = colorOf(row, items.label(i), colors);
                 if (dim) c.setAlphaF(0.35f);
                 painter.fillRect(r, c);
@@ -238,8 +247,9 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                 if (r.width() > 30) {
                     painter.setPen(colors.dark ? QColor(20, 20, 20) : QColor(255, 255, 255));
                     const QString text = QString::fromStdString(row.label_of(i));
-                    painter.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                                     painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(r.width()) - 5));
+                    painter.drawText(
+                        r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                        painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(r.width()) - 5));
                 }
                 continue;
             }
@@ -260,13 +270,15 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
         const int level = row.lod.level_for(axis.ns_per_px());
         const int64_t span = row.lod.span(level);
         const size_t b0 = static_cast<size_t>(std::max<int64_t>(0, t0 / span));
-        const size_t b1 = std::min(row.lod.bucket_count(level), static_cast<size_t>(std::max<int64_t>(0, t1 / span + 1)));
+        const size_t b1 =
+            std::min(row.lod.bucket_count(level), static_cast<size_t>(std::max<int64_t>(0, t1 / span + 1)));
         double run_x0 = 0, run_x1 = -1e9;
         float run_busy = 0;
         int run_buckets = 0;
         uint32_t run_label = 0;
         auto flush = [&] {
-            if (run_buckets > 0) draw_fold(run_x0, run_x1, colorOf(row, run_label, colors), run_busy / static_cast<float>(run_buckets));
+            if (run_buckets > 0)
+                draw_fold(run_x0, run_x1, colorOf(row, run_label, colors), run_busy / static_cast<float>(run_buckets));
             run_buckets = 0;
         };
         for (size_t b = b0; b < b1; ++b) {
@@ -292,7 +304,8 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                 const double ix1 = axis.x_of(static_cast<double>(items.end(i)));
                 if (ix1 - ix0 >= kFoldPx) {  // the longest item is wide enough to show as itself
                     flush();
-                    painter.fillRect(QRectF(left + ix0, lane.top(), ix1 - ix0, lane.height()), colorOf(row, items.label(i), colors));
+                    painter.fillRect(QRectF(left + ix0, lane.top(), ix1 - ix0, lane.height()),
+                                     colorOf(row, items.label(i), colors));
                     ++stats_.items;
                 }
             }
@@ -304,7 +317,8 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
     if (highlighted != highlighted_.end() && !highlighted->second.empty()) {
         const std::vector<uint32_t>& instances = highlighted->second;
         auto by_start = [&](uint32_t index, int64_t t) { return items.start(index) < t; };
-        auto it = std::lower_bound(instances.begin(), instances.end(), static_cast<int64_t>(t0 - items.max_duration()), by_start);
+        auto it = std::lower_bound(instances.begin(), instances.end(), static_cast<int64_t>(t0 - items.max_duration()),
+                                   by_start);
         painter.setPen(Qt::NoPen);
         while (it != instances.end() && items.start(*it) <= t1) {
             const double x0 = axis.x_of(static_cast<double>(items.start(*it)));
@@ -316,7 +330,8 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                 painter.drawRect(r);
                 painter.setPen(Qt::NoPen);
             }
-            it = std::lower_bound(it + 1, instances.end(), static_cast<int64_t>(axis.t_of(std::floor(x1) + 1)), by_start);
+            it = std::lower_bound(it + 1, instances.end(), static_cast<int64_t>(axis.t_of(std::floor(x1) + 1)),
+                                  by_start);
         }
     }
 

@@ -19,11 +19,11 @@ namespace tbdprof::viewer {
 
 class TraceSession;
 
-inline constexpr int kLabelWidth = 230;   // row titles; the memory chart keeps the same margin
+inline constexpr int kLabelWidth = 230;  // row titles; the memory chart keeps the same margin
 inline constexpr int kRulerHeight = 22;
-inline constexpr int kBandHeight = 16;    // iterations; phases below them
+inline constexpr int kBandHeight = 16;  // iterations; phases below them
 inline constexpr int kRowHeight = 20;
-inline constexpr double kFoldPx = 3.0;    // items narrower than this fold into a block
+inline constexpr double kFoldPx = 3.0;  // items narrower than this fold into a block
 
 struct Selection {
     int row = -1;

@@ -29,7 +29,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     paintTo(painter, rect());
 }
 
-void TimelineWidget::resizeEvent(QResizeEvent*) { axis_->set_width(std::max(1, width() - kLabelWidth)); }
+void TimelineWidget::resizeEvent(QResizeEvent*) {
+    axis_->set_width(std::max(1, width() - kLabelWidth));
+}
 
 bool TimelineWidget::event(QEvent* event) {
     if (event->type() == QEvent::PaletteChange) {
@@ -43,8 +45,9 @@ bool TimelineWidget::event(QEvent* event) {
         if (under.valid()) {
             const TimelineRow& row = *session_->rows()[static_cast<size_t>(under.row)];
             QToolTip::showText(help->globalPos(),
-                               QString::fromStdString(row.label_of(under.item) + "\n" +
-                                                      analyzer::format_duration_ns(static_cast<double>(row.items.duration(under.item)))),
+                               QString::fromStdString(
+                                   row.label_of(under.item) + "\n" +
+                                   analyzer::format_duration_ns(static_cast<double>(row.items.duration(under.item)))),
                                this);
         } else {
             QToolTip::hideText();
@@ -93,7 +96,8 @@ void TimelineWidget::reset() {
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
     const double steps = event->angleDelta().y() / 120.0;
     if (event->modifiers() & Qt::ShiftModifier) {  // scroll rows
-        first_row_ = std::clamp(first_row_ - static_cast<int>(steps), 0, std::max(0, static_cast<int>(session_->rows().size()) - 1));
+        first_row_ = std::clamp(first_row_ - static_cast<int>(steps), 0,
+                                std::max(0, static_cast<int>(session_->rows().size()) - 1));
     } else {
         axis_->zoom(std::pow(1.25, steps), event->position().x() - kLabelWidth);
         emit axisChanged();
@@ -141,24 +145,45 @@ void TimelineWidget::step(int direction) {
 
 void TimelineWidget::keyPressEvent(QKeyEvent* event) {
     switch (event->key()) {
-    case Qt::Key_W: pushHistory(); axis_->zoom(1.5, centreX()); break;
-    case Qt::Key_S: pushHistory(); axis_->zoom(1 / 1.5, centreX()); break;
-    case Qt::Key_A: axis_->pan(-axis_->width() * 0.15); break;
-    case Qt::Key_D: axis_->pan(axis_->width() * 0.15); break;
-    case Qt::Key_F:
-        pushHistory();
-        if (selection_.valid()) {
-            const TimelineRow& row = *session_->rows()[static_cast<size_t>(selection_.row)];
-            axis_->fit(static_cast<double>(row.items.start(selection_.item)), static_cast<double>(row.items.end(selection_.item)));
-        } else {
-            axis_->fit_run();
-        }
-        break;
-    case Qt::Key_Period: step(1); return;
-    case Qt::Key_Comma: step(-1); return;
-    case Qt::Key_Backspace: back(); return;
-    case Qt::Key_R: reset(); return;
-    default: QWidget::keyPressEvent(event); return;
+        case Qt::Key_W:
+            pushHistory();
+            axis_->zoom(1.5, centreX());
+            break;
+        case Qt::Key_S:
+            pushHistory();
+            axis_->zoom(1 / 1.5, centreX());
+            break;
+        case Qt::Key_A:
+            axis_->pan(-axis_->width() * 0.15);
+            break;
+        case Qt::Key_D:
+            axis_->pan(axis_->width() * 0.15);
+            break;
+        case Qt::Key_F:
+            pushHistory();
+            if (selection_.valid()) {
+                const TimelineRow& row = *session_->rows()[static_cast<size_t>(selection_.row)];
+                axis_->fit(static_cast<double>(row.items.start(selection_.item)),
+                           static_cast<double>(row.items.end(selection_.item)));
+            } else {
+                axis_->fit_run();
+            }
+            break;
+        case Qt::Key_Period:
+            step(1);
+            return;
+        case Qt::Key_Comma:
+            step(-1);
+            return;
+        case Qt::Key_Backspace:
+            back();
+            return;
+        case Qt::Key_R:
+            reset();
+            return;
+        default:
+            QWidget::keyPressEvent(event);
+            return;
     }
     emit axisChanged();
     update();

@@ -68,7 +68,8 @@ TraceView::~TraceView() = default;
 
 QWidget* TraceView::buildSummary() {
     auto* splitter = new QSplitter(Qt::Horizontal);
-    summary_chart_ = new ChartWidget([this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_summary(p, r, *session_, c); });
+    summary_chart_ = new ChartWidget(
+        [this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_summary(p, r, *session_, c); });
     auto* table = new QTableView;
     table->setModel(summary_model_.get());
     table->verticalHeader()->hide();
@@ -129,7 +130,8 @@ QWidget* TraceView::buildMemory() {
     allocations_table_->verticalHeader()->hide();
     allocations_table_->horizontalHeader()->setStretchLastSection(true);
     stack_ = new QTextBrowser;
-    stack_->setPlaceholderText(tr("Click the chart to list the allocations live at that moment; pick one for its call stack."));
+    stack_->setPlaceholderText(
+        tr("Click the chart to list the allocations live at that moment; pick one for its call stack."));
     lower->addWidget(allocations_table_);
     lower->addWidget(stack_);
     splitter->addWidget(memory_);
@@ -141,12 +143,16 @@ QWidget* TraceView::buildMemory() {
     connect(memory_, &MemoryWidget::axisChanged, this, &TraceView::syncAxis);
     connect(memory_, &MemoryWidget::momentChosen, this, [this](qint64 t) {
         allocations_model_->showMoment(session_->overview(), t);
-        stack_->setHtml(tr("<b>%1 allocations live</b> at this moment, largest first.").arg(allocations_model_->liveCount()));
+        stack_->setHtml(
+            tr("<b>%1 allocations live</b> at this moment, largest first.").arg(allocations_model_->liveCount()));
     });
-    connect(allocations_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
-        const AllocationInfo* a = allocations_model_->allocation(index.row());
-        if (a) stack_->setHtml(allocation_details_html(*a, a->stack >= 0 ? session_->stack(a->stack) : std::vector<std::string>{}));
-    });
+    connect(allocations_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& index) {
+                const AllocationInfo* a = allocations_model_->allocation(index.row());
+                if (a)
+                    stack_->setHtml(allocation_details_html(
+                        *a, a->stack >= 0 ? session_->stack(a->stack) : std::vector<std::string>{}));
+            });
     return splitter;
 }
 
@@ -155,7 +161,8 @@ QWidget* TraceView::buildKernels() {
     auto* layout = new QVBoxLayout(page);
     layout->setContentsMargins(2, 2, 2, 2);
     kernel_filter_ = new QLineEdit;
-    kernel_filter_->setPlaceholderText(tr("filter kernels by name; pick a row to highlight its instances on the timeline"));
+    kernel_filter_->setPlaceholderText(
+        tr("filter kernels by name; pick a row to highlight its instances on the timeline"));
     kernel_filter_->setClearButtonEnabled(true);
     kernel_table_ = new QTableView;
     kernel_table_->setModel(kernel_proxy_.get());
@@ -168,18 +175,20 @@ QWidget* TraceView::buildKernels() {
     layout->addWidget(kernel_filter_);
     layout->addWidget(kernel_table_, 1);
     connect(kernel_filter_, &QLineEdit::textChanged, kernel_proxy_.get(), &QSortFilterProxyModel::setFilterFixedString);
-    connect(kernel_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
-        const QModelIndex source = kernel_proxy_->mapToSource(index);
-        const analyzer::KernelStat* k = kernel_model_->kernel(source.row());
-        timeline_->highlightKernel(k ? QString::fromStdString(k->name) : QString());
-    });
+    connect(kernel_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& index) {
+                const QModelIndex source = kernel_proxy_->mapToSource(index);
+                const analyzer::KernelStat* k = kernel_model_->kernel(source.row());
+                timeline_->highlightKernel(k ? QString::fromStdString(k->name) : QString());
+            });
     connect(kernel_table_, &QTableView::doubleClicked, this, [this] { setView("timeline"); });
     return page;
 }
 
 QWidget* TraceView::buildCompare() {
     auto* splitter = new QSplitter(Qt::Vertical);
-    compare_chart_ = new ChartWidget([this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_compare(p, r, all_sessions_(), c); });
+    compare_chart_ = new ChartWidget(
+        [this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_compare(p, r, all_sessions_(), c); });
     auto* table = new QTableView;
     table->setModel(compare_model_.get());
     table->verticalHeader()->hide();
@@ -217,7 +226,8 @@ void TraceView::onReport() {
 }
 
 void TraceView::onKernels() {
-    if (!timeline_->timelinePainter().highlight().isEmpty()) timeline_->highlightKernel(timeline_->timelinePainter().highlight());
+    if (!timeline_->timelinePainter().highlight().isEmpty())
+        timeline_->highlightKernel(timeline_->timelinePainter().highlight());
     timeline_->update();
 }
 
@@ -240,14 +250,16 @@ void TraceView::findNext() {
     if (text.isEmpty()) return;
     const std::vector<const TimelineRow*> rows = session_->rows();
     const Selection current = timeline_->selection();
-    const int64_t after = current.valid() ? rows[static_cast<size_t>(current.row)]->items.start(current.item) : INT64_MIN;
+    const int64_t after =
+        current.valid() ? rows[static_cast<size_t>(current.row)]->items.start(current.item) : INT64_MIN;
     // The earliest match starting after the selection, over all rows.
     Selection best;
     int64_t best_start = INT64_MAX;
     for (size_t r = 0; r < rows.size(); ++r) {
         const ItemRow& items = rows[r]->items;
         std::vector<bool> matches(rows[r]->labels->size());
-        for (size_t l = 0; l < matches.size(); ++l) matches[l] = QString::fromStdString((*rows[r]->labels)[l]).contains(text, Qt::CaseInsensitive);
+        for (size_t l = 0; l < matches.size(); ++l)
+            matches[l] = QString::fromStdString((*rows[r]->labels)[l]).contains(text, Qt::CaseInsensitive);
         for (size_t i = items.first_starting_at(after == INT64_MIN ? INT64_MIN : after + 1); i < items.size(); ++i) {
             if (items.start(i) >= best_start) break;
             if (matches[items.label(i)]) {
@@ -270,7 +282,9 @@ void TraceView::setView(const QString& name) {
     if (index >= 0) tabs_->setCurrentIndex(index);
 }
 
-QString TraceView::viewName() const { return viewNames().value(tabs_->currentIndex()); }
+QString TraceView::viewName() const {
+    return viewNames().value(tabs_->currentIndex());
+}
 
 void TraceView::paintView(const QString& name, QPainter& painter, const QRect& area) {
     if (name == "summary") return summary_chart_->paintTo(painter, area);
@@ -280,8 +294,10 @@ void TraceView::paintView(const QString& name, QPainter& painter, const QRect& a
     }
     if (name == "timeline" || name == "memory") {
         axis_.set_width(std::max(1, area.width() - kLabelWidth));
-        if (name == "timeline") timeline_->paintTo(painter, area);
-        else memory_->paintTo(painter, area);
+        if (name == "timeline")
+            timeline_->paintTo(painter, area);
+        else
+            memory_->paintTo(painter, area);
         axis_.set_width(std::max(1, timeline_->width() - kLabelWidth));
         return;
     }
