@@ -4,7 +4,8 @@
 set -euo pipefail
 
 TBDPROF_PACKAGES=(cmake g++ make pkg-config libsqlite3-dev libunwind-dev libfmt-dev doctest-dev
-                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev)
+                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev
+                  qt6-base-dev qt6-svg-dev xvfb xauth)  # the last four: tbdprof-viewer and its window test
 
 missing_packages() {
     local missing=()

@@ -61,10 +61,8 @@ std::string stream_name(const std::map<int64_t, int64_t>& handles, int64_t strea
 
 std::string thread_title(const std::map<int64_t, std::pair<int64_t, std::string>>& threads, int64_t thread) {
     auto found = threads.find(thread);
-    if (found == threads.end()) return thread < 0 ? "host (no thread)" : "thread " + std::to_string(thread);
-    std::string title = "thread " + std::to_string(found->second.first);
-    if (!found->second.second.empty()) title += " " + found->second.second;
-    return title;
+    if (found == threads.end()) return thread < 0 ? "?" : "#" + std::to_string(thread);
+    return std::to_string(found->second.first);  // the tid: thread names are long and alike (the program's)
 }
 
 void load_overview_rows(Database& db, Overview& overview) {
@@ -162,7 +160,7 @@ void load_host_rows(Database& db, std::vector<TimelineRow>& out) {
     };
     for (const Source& source :
          {Source{"SELECT id, thread, name, begin_ns, end_ns FROM library_calls ORDER BY ", " · library calls"},
-          Source{"SELECT id, thread, kind, begin_ns, end_ns FROM api_calls ORDER BY ", " · synchronizations"}}) {
+          Source{"SELECT id, thread, kind, begin_ns, end_ns FROM api_calls ORDER BY ", " · syncs"}}) {
         const size_t first_row = out.size();
         for (const char* order : {"id", "begin_ns, id"}) {
             out.resize(first_row);

@@ -1,6 +1,5 @@
 #include "palette.h"
 
-#include <QHash>
 
 #include "tbdprof/analyzer/category_colors.h"
 
@@ -30,7 +29,9 @@ QColor ViewerColors::label(const QString& name) const {
     // Copies and sets keep one colour each, so they read as data movement, not as kernels.
     if (name.startsWith("memcpy")) return dark ? QColor(220, 120, 200) : QColor(190, 60, 160);
     if (name.startsWith("memset")) return dark ? QColor(200, 170, 90) : QColor(150, 120, 40);
-    const auto hash = static_cast<uint>(qHash(name, 0x9e37u));
+    // FNV-1a, not qHash: the same name gets the same colour in every run and every trace.
+    uint32_t hash = 2166136261u;
+    for (const QChar c : name) hash = (hash ^ c.unicode()) * 16777619u;
     const int hue = static_cast<int>(hash % 360);
     const int saturation = 110 + static_cast<int>((hash >> 9) % 80);
     return QColor::fromHsv(hue, saturation, dark ? 200 : 215);

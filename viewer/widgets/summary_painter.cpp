@@ -1,7 +1,11 @@
 #include "summary_painter.h"
 
-#include <algorithm>
+#include <QPolygonF>
 
+#include <algorithm>
+#include <iterator>
+
+#include "tbdprof/analyzer/category_colors.h"
 #include "tbdprof/analyzer/units.h"
 #include "trace_session.h"
 
@@ -28,6 +32,15 @@ void fraction_bar(QPainter& p, int x, int y, int width, const QString& label, do
     p.drawRect(bar);
     p.setPen(colors.text);
     p.drawText(QRect(bar.right() + 8, y, 125, 20), Qt::AlignVCenter, value);
+}
+
+// "ns::(anonymous namespace)::relu_kernel(float*, int)" -> "relu_kernel": the name a person knows.
+QString short_kernel_name(QString name) {
+    name.remove(QStringLiteral("(anonymous namespace)::"));
+    const qsizetype paren = name.indexOf('(');
+    if (paren > 0) name.truncate(paren);
+    const qsizetype scope = name.lastIndexOf(QStringLiteral("::"));
+    return scope >= 0 ? name.mid(scope + 2) : name;
 }
 
 int heading(QPainter& p, int x, int y, const QString& text, const ViewerColors& colors) {
@@ -153,6 +166,45 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
                    QStringLiteral("CPU utilization: %1 cores").arg(q(format_number(r.cpu.utilization))));
         y += 22;
     }
+    // GPU utilization over the run (the report's chart series), with the analysis window shaded.
+    if (!r.utilization_series.devices.empty() && r.utilization_series.bucket_ns > 0) {
+        y = heading(p, x, y + 6, QStringLiteral("GPU utilization over the run (shaded: the analysis window)"), colors);
+        const QRect chart(x + 40, y, width - 40, 70);
+        p.fillRect(chart, colors.alternate);
+        const double run = static_cast<double>(std::max<int64_t>(1, r.run.duration_ns));
+        const double wx0 = chart.left() + chart.width() * static_cast<double>(r.window.begin_ns) / run;
+        const double wx1 = chart.left() + chart.width() * static_cast<double>(r.window.end_ns) / run;
+        p.fillRect(QRectF(wx0, chart.top(), wx1 - wx0, chart.height()), colors.iteration_b);
+        size_t device_index = 0;
+        for (const auto& [device, fractions] : r.utilization_series.devices) {
+            QColor color(QString::fromLatin1(kDeviceColors[device_index++ % std::size(kDeviceColors)]));
+            p.setPen(QPen(color, 1.5));
+            QPolygonF line;
+            for (size_t i = 0; i < fractions.size(); ++i) {
+                const double t = (static_cast<double>(i) + 0.5) * static_cast<double>(r.utilization_series.bucket_ns);
+                line << QPointF(chart.left() + chart.width() * std::min(1.0, t / run),
+                                chart.bottom() - chart.height() * std::clamp(fractions[i], 0.0, 1.0));
+            }
+            p.drawPolyline(line);
+        }
+        p.setPen(colors.dim_text);
+        p.drawText(QRect(x, chart.top() - 2, 36, 14), Qt::AlignRight, QStringLiteral("100%"));
+        p.drawText(QRect(x, chart.bottom() - 12, 36, 14), Qt::AlignRight, QStringLiteral("0%"));
+        p.setPen(colors.grid);
+        p.drawRect(chart);
+        y = chart.bottom() + 12;
+    }
+    // The kernels that take the most GPU time.
+    if (!r.kernels.top.empty()) {
+        y = heading(p, x, y + 4, QStringLiteral("Kernels taking the most GPU time (all of them in the Kernels view)"), colors);
+        for (size_t i = 0; i < std::min<size_t>(5, r.kernels.top.size()); ++i) {
+            const KernelStat& k = r.kernels.top[i];
+            const QString label = p.fontMetrics().elidedText(short_kernel_name(q(k.name)), Qt::ElideRight, 255);
+            fraction_bar(p, x, y, width, label, k.share, q(format_percent(k.share)) + " · " + QString::number(k.count) + "×",
+                         colors.label(q(k.name)), colors);
+            y += 22;
+        }
+    }
     if (!r.notes.empty()) {
         y = heading(p, x, y + 6, QStringLiteral("Notes"), colors);
         p.setPen(colors.text);
@@ -189,12 +241,19 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
         p.setPen(colors.text);
         p.drawText(QRect(x, y, label_width, 22), Qt::AlignVCenter,
                    p.fontMetrics().elidedText(s->displayName(), Qt::ElideMiddle, label_width));
-        const int bar_width = static_cast<int>((width - label_width - 120) * static_cast<double>(r.memory.peak_bytes) /
+        const int bar_width = static_cast<int>((width - label_width - 170) * static_cast<double>(r.memory.peak_bytes) /
                                                static_cast<double>(largest));
         category_bar(p, QRect(x + label_width, y + 2, std::max(1, bar_width), 18), r.memory.at_peak,
                      static_cast<double>(std::max<int64_t>(1, r.memory.peak_bytes)), colors);
-        p.drawText(QRect(x + label_width + bar_width + 8, y, 120, 22), Qt::AlignVCenter,
-                   q(format_bytes(r.memory.peak_bytes)));
+        // The peak, and how far it is from the first trace's (as `tbdprof compare` says it).
+        const int64_t base = ready.front()->report()->report.memory.peak_bytes;
+        QString text = q(format_bytes(r.memory.peak_bytes));
+        if (s != ready.front() && base > 0) {
+            const double change = static_cast<double>(r.memory.peak_bytes - base) / static_cast<double>(base);
+            text += QString(" (%1%2%)").arg(change >= 0 ? "+" : "").arg(change * 100, 0, 'f', 1);
+        }
+        p.setPen(colors.text);
+        p.drawText(QRect(x + label_width + bar_width + 8, y, 160, 22), Qt::AlignVCenter, text);
         y += 26;
     }
     int lx = x + label_width;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memory_painter.h"
 #include "tbdprof/analyzer/units.h"
 #include "trace_session.h"
 
@@ -182,6 +183,12 @@ void TimelinePainter::paint(QPainter& painter, const QRect& area, const TraceSes
         painter.restore();
         ++stats_.rows;
     }
+    // Room left below the rows: live memory on the same axis, so a peak lines up with its work.
+    const int rows_bottom = top + (static_cast<int>(rows.size()) - std::max(0, first_row)) * kRowHeight;
+    if (area.bottom() - rows_bottom >= 180 && session.report()) {
+        MemoryPainter().paint(painter, QRect(area.left(), rows_bottom + 12, area.width(), area.bottom() - rows_bottom - 12),
+                              session, axis, colors, std::nullopt);
+    }
     if (session.overview() && !session.kernels()) {
         painter.setPen(colors.dim_text);
         painter.drawText(
@@ -244,6 +251,8 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                 if (dim) c.setAlphaF(0.35f);
                 painter.fillRect(r, c);
                 ++stats_.items;
+                // A darker left edge, so back-to-back items of one colour (NVTX steps) stay apart.
+                painter.fillRect(QRectF(r.left(), r.top(), 1, r.height()), c.darker(150));
                 if (r.width() > 30) {
                     painter.setPen(colors.dark ? QColor(20, 20, 20) : QColor(255, 255, 255));
                     const QString text = QString::fromStdString(row.label_of(i));
