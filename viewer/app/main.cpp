@@ -1,8 +1,10 @@
 // tbdprof-viewer [TRACE...]                    the window
 // tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare]
-//                [--size WxH] TRACE...           one view, offscreen
+//                [--size WxH] [--palette light|dark] TRACE...   one view, offscreen
 // tbdprof-viewer --benchmark TRACE [--size WxH]  load and pan/zoom timings, one JSON line
 #include <QApplication>
+#include <QPalette>
+#include <QStyleFactory>
 #include <QRegularExpression>
 
 #include <cstdio>
@@ -20,7 +22,7 @@ int usage(const char* problem) {
     std::fprintf(stderr,
                  "usage: tbdprof-viewer [TRACE...]\n"
                  "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare] "
-                 "[--size WxH] TRACE...\n"
+                 "[--size WxH] [--palette light|dark] TRACE...\n"
                  "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
     return 2;
 }
@@ -28,7 +30,7 @@ int usage(const char* problem) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    QString screenshot, view = "summary";
+    QString screenshot, view = "summary", palette;
     bool benchmark = false;
     QSize size(1400, 800);
     QStringList traces;
@@ -45,6 +47,8 @@ int main(int argc, char** argv) {
             screenshot = value("--screenshot");
         else if (arg == "--view")
             view = value("--view");
+        else if (arg == "--palette")
+            palette = value("--palette");
         else if (arg == "--size") {
             const auto match = QRegularExpression("^(\\d+)x(\\d+)$").match(value("--size"));
             if (!match.hasMatch()) return usage("--size takes WxH, for example 1600x900");
@@ -70,6 +74,25 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName("tbdprof");
     QApplication::setApplicationName("tbdprof-viewer");
+    // The desktop's palette by default; --palette forces one (to check both in screenshots).
+    if (palette == "dark" || palette == "light") {
+        QApplication::setStyle(QStyleFactory::create("Fusion"));
+        if (palette == "dark") {
+            QPalette dark;
+            dark.setColor(QPalette::Window, QColor(45, 45, 48));
+            dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+            dark.setColor(QPalette::Base, QColor(30, 30, 32));
+            dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
+            dark.setColor(QPalette::Text, QColor(230, 230, 230));
+            dark.setColor(QPalette::Button, QColor(50, 50, 54));
+            dark.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+            dark.setColor(QPalette::Highlight, QColor(80, 130, 200));
+            dark.setColor(QPalette::HighlightedText, Qt::white);
+            QApplication::setPalette(dark);
+        }
+    } else if (!palette.isEmpty()) {
+        return usage("--palette is light or dark");
+    }
     if (benchmark) {
         if (traces.size() != 1) return usage("--benchmark takes one trace");
         return tbdprof::viewer::run_benchmark(traces.first(), size);
