@@ -25,7 +25,7 @@ if [ -x build/bin/tbdprof-viewer ]; then
     echo "== Desktop viewer: a screenshot of each view (build/bin/tbdprof view $trace opens the window)"
     for view in summary timeline memory kernels; do
         QT_QPA_PLATFORM=offscreen build/bin/tbdprof-viewer --screenshot "${trace%.sqlite}.$view.png" --view "$view" \
-            --size 1600x900 "$trace" 2>/dev/null
+            --size 1600x900 "$trace"
     done
     echo "Screenshots: ${trace%.sqlite}.{summary,timeline,memory,kernels}.png"
 fi

@@ -69,6 +69,14 @@ int main(int argc, char** argv) {
         return usage("--view is one of summary, timeline, memory, kernels, compare");
     }
     const bool offscreen = benchmark || !screenshot.isEmpty();
+    // Offscreen runs (CI, scripts) have no session: Qt's note that XDG_RUNTIME_DIR is unset is noise.
+    if (offscreen) {
+        static QtMessageHandler previous = nullptr;
+        previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext& context, const QString& message) {
+            if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR"))) return;
+            if (previous) previous(type, context, message);
+        });
+    }
     // Without a screen: the offscreen platform unless the caller chose one.
     if (offscreen && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
