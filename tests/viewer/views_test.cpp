@@ -131,11 +131,15 @@ void ViewsTest::timelineRows() {
     const std::vector<const TimelineRow*> rows = session->rows();
     // Rows the trace calls for, counted in SQL: device streams with kernels, with copies or sets,
     // host threads with library calls and with synchronizations, and NVTX (one per thread, domain, depth).
-    const int64_t kernel_rows = query_int(b_, "SELECT count(*) FROM (SELECT DISTINCT device, stream FROM kernels WHERE duration_ns IS NOT NULL)");
-    const int64_t transfer_rows = query_int(b_, "SELECT count(*) FROM (SELECT DISTINCT device, stream FROM copies WHERE duration_ns IS NOT NULL "
-                                                "UNION SELECT DISTINCT device, stream FROM sets WHERE duration_ns IS NOT NULL)");
-    const int64_t host_rows = query_int(b_, "SELECT (SELECT count(DISTINCT coalesce(thread, -1)) FROM library_calls) + "
-                                            "(SELECT count(DISTINCT coalesce(thread, -1)) FROM api_calls)");
+    const int64_t kernel_rows = query_int(
+        b_, "SELECT count(*) FROM (SELECT DISTINCT device, stream FROM kernels WHERE duration_ns IS NOT NULL)");
+    const int64_t transfer_rows =
+        query_int(b_,
+                  "SELECT count(*) FROM (SELECT DISTINCT device, stream FROM copies WHERE duration_ns IS NOT NULL "
+                  "UNION SELECT DISTINCT device, stream FROM sets WHERE duration_ns IS NOT NULL)");
+    const int64_t host_rows = query_int(b_,
+                                        "SELECT (SELECT count(DISTINCT coalesce(thread, -1)) FROM library_calls) + "
+                                        "(SELECT count(DISTINCT coalesce(thread, -1)) FROM api_calls)");
     const int64_t ranges = query_int(b_, "SELECT count(*) FROM ranges");
     const int64_t range_groups = query_int(b_, "SELECT count(*) FROM (SELECT DISTINCT thread, domain FROM ranges)");
     QVERIFY(ranges > 0);  // recorded with --nvtx
@@ -178,7 +182,8 @@ void ViewsTest::exports() {
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray text = file.readAll();
         QVERIFY(text.contains("<svg"));
-        QVERIFY2(text.count("<path") + text.count("<rect") + text.count("<text") + text.count("<image") > 10, qPrintable(name));
+        QVERIFY2(text.count("<path") + text.count("<rect") + text.count("<text") + text.count("<image") > 10,
+                 qPrintable(name));
     }
 }
 

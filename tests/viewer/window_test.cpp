@@ -8,7 +8,10 @@
 #include <QTextBrowser>
 #include <QTimer>
 
+#include <QTableView>
+
 #include "main_window.h"
+#include "memory_widget.h"
 #include "timeline_widget.h"
 #include "trace_session.h"
 #include "trace_view.h"
@@ -56,7 +59,8 @@ void WindowTest::openZoomSelect() {
     size_t pick = items.first_starting_at(static_cast<int64_t>(view->axis().begin_ns()));
     QVERIFY(pick < items.size());
     const double mid = (static_cast<double>(items.start(pick)) + static_cast<double>(items.end(pick))) / 2;
-    if (view->axis().x_of(mid) > view->axis().width()) view->axis().fit(static_cast<double>(items.start(pick)), static_cast<double>(items.end(pick)));
+    if (view->axis().x_of(mid) > view->axis().width())
+        view->axis().fit(static_cast<double>(items.start(pick)), static_cast<double>(items.end(pick)));
     const QPoint at(kLabelWidth + static_cast<int>(view->axis().x_of(mid)),
                     TimelinePainter::rowTop(*view->session(), 0) + kRowHeight / 2);
     QTest::mouseClick(timeline, Qt::LeftButton, {}, at);
@@ -73,7 +77,25 @@ void WindowTest::openZoomSelect() {
     QCOMPARE(timeline->selection().item, first + 1);
     // F fits the selection: zoomed in to about its length.
     QTest::keyClick(timeline, Qt::Key_F);
-    QVERIFY(view->axis().end_ns() - view->axis().begin_ns() < 2.0 * static_cast<double>(items.duration(first + 1)) + 1000);
+    QVERIFY(view->axis().end_ns() - view->axis().begin_ns() <
+            2.0 * static_cast<double>(items.duration(first + 1)) + 1000);
+
+    // Memory: a click at the peak lists the allocations live then; picking one shows its stack.
+    window.setView("memory");
+    MemoryWidget* memory = view->memory();
+    QTRY_VERIFY(memory->isVisible());
+    view->axis().fit_run();
+    const auto& report = view->session()->report()->report;
+    const int peak_x = kLabelWidth + static_cast<int>(view->axis().x_of(static_cast<double>(report.memory.peak_ns)));
+    QTest::mouseClick(memory, Qt::LeftButton, {}, QPoint(peak_x, memory->height() / 2));
+    QTableView* table = view->findChild<QTableView*>("allocations");
+    QVERIFY(table);
+    QVERIFY(table->model()->rowCount() > 0);
+    table->selectRow(0);
+    QTextBrowser* stack = view->findChild<QTextBrowser*>("allocation details");
+    QVERIFY(stack);
+    QTRY_VERIFY(stack->toPlainText().contains("Call stack"));
+    QVERIFY(stack->toPlainText().contains("category"));
 }
 
 QTEST_MAIN(WindowTest)

@@ -4,8 +4,8 @@
 // tbdprof-viewer --benchmark TRACE [--size WxH]  load and pan/zoom timings, one JSON line
 #include <QApplication>
 #include <QPalette>
-#include <QStyleFactory>
 #include <QRegularExpression>
+#include <QStyleFactory>
 
 #include <cstdio>
 #include <cstdlib>
@@ -72,10 +72,11 @@ int main(int argc, char** argv) {
     // Offscreen runs (CI, scripts) have no session: Qt's note that XDG_RUNTIME_DIR is unset is noise.
     if (offscreen) {
         static QtMessageHandler previous = nullptr;
-        previous = qInstallMessageHandler([](QtMsgType type, const QMessageLogContext& context, const QString& message) {
-            if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR"))) return;
-            if (previous) previous(type, context, message);
-        });
+        previous =
+            qInstallMessageHandler([](QtMsgType type, const QMessageLogContext& context, const QString& message) {
+                if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR"))) return;
+                if (previous) previous(type, context, message);
+            });
     }
     // Without a screen: the offscreen platform unless the caller chose one.
     if (offscreen && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -1,6 +1,5 @@
 #include "palette.h"
 
-
 #include "tbdprof/analyzer/category_colors.h"
 
 namespace tbdprof::viewer {

@@ -196,12 +196,14 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
     }
     // The kernels that take the most GPU time.
     if (!r.kernels.top.empty()) {
-        y = heading(p, x, y + 4, QStringLiteral("Kernels taking the most GPU time (all of them in the Kernels view)"), colors);
+        y = heading(p, x, y + 4, QStringLiteral("Kernels taking the most GPU time (all of them in the Kernels view)"),
+                    colors);
         for (size_t i = 0; i < std::min<size_t>(5, r.kernels.top.size()); ++i) {
             const KernelStat& k = r.kernels.top[i];
             const QString label = p.fontMetrics().elidedText(short_kernel_name(q(k.name)), Qt::ElideRight, 255);
-            fraction_bar(p, x, y, width, label, k.share, q(format_percent(k.share)) + " · " + QString::number(k.count) + "×",
-                         colors.label(q(k.name)), colors);
+            fraction_bar(p, x, y, width, label, k.share,
+                         q(format_percent(k.share)) + " · " + QString::number(k.count) + "×", colors.label(q(k.name)),
+                         colors);
             y += 22;
         }
     }

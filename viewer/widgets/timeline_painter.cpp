@@ -186,7 +186,8 @@ void TimelinePainter::paint(QPainter& painter, const QRect& area, const TraceSes
     // Room left below the rows: live memory on the same axis, so a peak lines up with its work.
     const int rows_bottom = top + (static_cast<int>(rows.size()) - std::max(0, first_row)) * kRowHeight;
     if (area.bottom() - rows_bottom >= 180 && session.report()) {
-        MemoryPainter().paint(painter, QRect(area.left(), rows_bottom + 12, area.width(), area.bottom() - rows_bottom - 12),
+        MemoryPainter().paint(painter,
+                              QRect(area.left(), rows_bottom + 12, area.width(), area.bottom() - rows_bottom - 12),
                               session, axis, colors, std::nullopt);
     }
     if (session.overview() && !session.kernels()) {

@@ -124,12 +124,14 @@ QWidget* TraceView::buildMemory() {
     memory_ = new MemoryWidget(session_, &axis_);
     auto* lower = new QSplitter(Qt::Horizontal);
     allocations_table_ = new QTableView;
+    allocations_table_->setObjectName("allocations");
     allocations_table_->setModel(allocations_model_.get());
     allocations_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     allocations_table_->setSelectionMode(QAbstractItemView::SingleSelection);
     allocations_table_->verticalHeader()->hide();
     allocations_table_->horizontalHeader()->setStretchLastSection(true);
     stack_ = new QTextBrowser;
+    stack_->setObjectName("allocation details");
     stack_->setPlaceholderText(
         tr("Click the chart to list the allocations live at that moment; pick one for its call stack."));
     lower->addWidget(allocations_table_);
