@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QEventLoop>
 #include <QFile>
+#include <QMouseEvent>
 #include <QStandardPaths>
 #include <QTest>
 #include <QTextBrowser>
@@ -79,6 +80,19 @@ void WindowTest::openZoomSelect() {
     QTest::keyClick(timeline, Qt::Key_F);
     QVERIFY(view->axis().end_ns() - view->axis().begin_ns() <
             2.0 * static_cast<double>(items.duration(first + 1)) + 1000);
+
+    // Shift+drag over the run: statistics of what lies in it, with the kernel rows' counts.
+    view->axis().fit_run();
+    const int y_row = TimelinePainter::rowTop(*view->session(), 0) + kRowHeight / 2;
+    QTest::mousePress(timeline, Qt::LeftButton, Qt::ShiftModifier, QPoint(kLabelWidth + 1, y_row));
+    QMouseEvent move(QEvent::MouseMove, QPointF(timeline->width() - 2, y_row), timeline->mapToGlobal(QPointF(timeline->width() - 2, y_row)),
+                     Qt::LeftButton, Qt::LeftButton, Qt::ShiftModifier);
+    QApplication::sendEvent(timeline, &move);
+    QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ShiftModifier, QPoint(timeline->width() - 2, y_row));
+    const QString range = view->details()->toPlainText();
+    QVERIFY2(range.contains("Range"), qPrintable(range));
+    QVERIFY(range.contains(QString::fromStdString(rows[0]->title)));
+    QVERIFY(range.contains(QString::number(items.size())));  // every kernel of the row lies in the run
 
     // Memory: a click at the peak lists the allocations live then; picking one shows its stack.
     window.setView("memory");

@@ -1,5 +1,8 @@
 #include "details_text.h"
 
+#include <algorithm>
+#include <map>
+
 #include "tbdprof/analyzer/units.h"
 #include "trace_session.h"
 
@@ -72,6 +75,43 @@ QString item_details_html(const TraceSession& session, const TimelineRow& row, s
                         .arg(a.category.empty() ? QString("untagged") : esc(a.category))
                         .arg(a.offset)
                         .arg(a.read_only ? "read" : "");
+        }
+        html += "</table>";
+    }
+    return html;
+}
+
+QString range_details_html(const TraceSession& session, double t0_ns, double t1_ns) {
+    const int64_t t0 = static_cast<int64_t>(t0_ns), t1 = std::max(t0 + 1, static_cast<int64_t>(t1_ns));
+    QString html = QString("<p><b>Range</b> %1 – %2 (%3)</p><table cellspacing=3><tr><th>row</th><th>items</th>"
+                           "<th>time inside</th></tr>")
+                       .arg(dur(t0), dur(t1), dur(t1 - t0));
+    std::map<std::string, int64_t> kernel_time;
+    for (const TimelineRow* row : session.rows()) {
+        const ItemRow& items = row->items;
+        int64_t count = 0, inside = 0;
+        const size_t last = items.first_starting_at(t1);
+        for (size_t i = items.first_overlapping(t0); i < last; ++i) {
+            const int64_t part = std::min(items.end(i), t1) - std::max(items.start(i), t0);
+            if (part < 0 || (part == 0 && items.duration(i) > 0)) continue;
+            ++count;
+            inside += part;
+            if (row->kind == RowKind::kernels) kernel_time[row->label_of(i)] += part;
+        }
+        if (count == 0) continue;
+        html += QString("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td></tr>")
+                    .arg(esc(row->title))
+                    .arg(count)
+                    .arg(dur(inside));
+    }
+    html += "</table>";
+    if (!kernel_time.empty()) {
+        std::vector<std::pair<int64_t, std::string>> ranked;
+        for (const auto& [name, ns] : kernel_time) ranked.emplace_back(ns, name);
+        std::sort(ranked.rbegin(), ranked.rend());
+        html += "<p><b>Kernels taking the most of it</b></p><table cellspacing=3>";
+        for (size_t i = 0; i < std::min<size_t>(8, ranked.size()); ++i) {
+            html += QString("<tr><td align=right>%1</td><td>%2</td></tr>").arg(dur(ranked[i].first), esc(ranked[i].second));
         }
         html += "</table>";
     }

@@ -22,6 +22,16 @@ TimelineWidget::TimelineWidget(TraceSession* session, TimeAxis* axis, QWidget* p
 
 void TimelineWidget::paintTo(QPainter& painter, const QRect& area) {
     painter_.paint(painter, area, *session_, *axis_, colors_, selection_, first_row_);
+    if (range_) {  // the chosen range, shaded over every row
+        const double x0 = area.left() + kLabelWidth + axis_->x_of(range_->first);
+        const double x1 = area.left() + kLabelWidth + axis_->x_of(range_->second);
+        QColor shade = colors_.selection;
+        shade.setAlphaF(0.18f);
+        painter.fillRect(QRectF(x0, area.top() + kRulerHeight, std::max(1.0, x1 - x0), area.height() - kRulerHeight), shade);
+        painter.setPen(QPen(colors_.selection, 1));
+        painter.drawLine(QPointF(x0, area.top() + kRulerHeight), QPointF(x0, area.bottom()));
+        painter.drawLine(QPointF(x1, area.top() + kRulerHeight), QPointF(x1, area.bottom()));
+    }
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
@@ -109,6 +119,7 @@ void TimelineWidget::wheelEvent(QWheelEvent* event) {
 void TimelineWidget::mousePressEvent(QMouseEvent* event) {
     press_ = last_ = event->pos();
     dragging_ = false;
+    ranging_ = (event->modifiers() & Qt::ShiftModifier) && event->pos().x() >= kLabelWidth;
     setFocus();
 }
 
@@ -117,6 +128,12 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
     if (!dragging_ && (event->pos() - press_).manhattanLength() > 4) {
         dragging_ = true;
         pushHistory();
+    }
+    if (dragging_ && ranging_) {  // Shift+drag: choose a range instead of panning
+        const double a = axis_->t_of(press_.x() - kLabelWidth), b = axis_->t_of(event->pos().x() - kLabelWidth);
+        range_ = std::make_pair(std::min(a, b), std::max(a, b));
+        update();
+        return;
     }
     if (dragging_) {
         axis_->pan(last_.x() - event->pos().x());
@@ -127,8 +144,20 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
-    if (!dragging_) select(TimelinePainter::hit(*session_, *axis_, event->pos(), first_row_));
+    if (dragging_ && ranging_ && range_) {
+        emit rangeSelected(range_->first, range_->second);
+    } else if (!dragging_) {
+        range_.reset();
+        select(TimelinePainter::hit(*session_, *axis_, event->pos(), first_row_));
+    }
     dragging_ = false;
+    ranging_ = false;
+}
+
+void TimelineWidget::selectRange(double t0, double t1) {
+    range_ = std::make_pair(std::min(t0, t1), std::max(t0, t1));
+    update();
+    emit rangeSelected(range_->first, range_->second);
 }
 
 void TimelineWidget::step(int direction) {

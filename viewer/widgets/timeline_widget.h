@@ -1,10 +1,13 @@
 // The timeline on screen: mouse wheel zooms at the cursor, dragging pans, W/S zoom, A/D pan,
 // F fits the selection (or the run), '.'/',' step to the next/previous item of the selected row,
+// Shift+drag chooses a time range,
 // Backspace goes back in the zoom history, R resets. A click selects the item under it.
 #pragma once
 
 #include <QWidget>
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "timeline_painter.h"
@@ -19,6 +22,8 @@ public:
     const Selection& selection() const { return selection_; }
     void select(const Selection& selection);
     void highlightKernel(const QString& name);
+    // A time range (Shift+drag does the same): shaded, and announced for its statistics.
+    void selectRange(double t0_ns, double t1_ns);
     void paintTo(QPainter& painter, const QRect& area);
     QSize sizeHint() const override { return {1000, 420}; }
     // Zoom history (fits and keyboard zooms push onto it).
@@ -28,6 +33,7 @@ public:
 signals:
     void selectionChanged(const tbdprof::viewer::Selection& selection);
     void axisChanged();
+    void rangeSelected(double t0_ns, double t1_ns);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -52,6 +58,8 @@ private:
     int first_row_ = 0;
     QPoint press_, last_;
     bool dragging_ = false;
+    bool ranging_ = false;
+    std::optional<std::pair<double, double>> range_;
     std::vector<std::pair<double, double>> history_;  // (begin, end)
 };
 

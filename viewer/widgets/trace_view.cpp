@@ -93,7 +93,7 @@ QWidget* TraceView::buildTimeline() {
     search_->setClearButtonEnabled(true);
     auto* back = new QPushButton(tr("Back"));
     auto* reset = new QPushButton(tr("Reset zoom"));
-    auto* keys = new QLabel(tr("wheel/W/S zoom · drag/A/D pan · F fit · ./, next/previous · click selects"));
+    auto* keys = new QLabel(tr("wheel/W/S zoom · drag/A/D pan · Shift+drag range · F fit · ./, next/previous · click selects"));
     keys->setEnabled(false);
     bar->addWidget(search_, 2);
     bar->addWidget(back);
@@ -113,6 +113,8 @@ QWidget* TraceView::buildTimeline() {
     layout->addWidget(splitter, 1);
     connect(timeline_, &TimelineWidget::selectionChanged, this, &TraceView::showSelection);
     connect(timeline_, &TimelineWidget::axisChanged, this, &TraceView::syncAxis);
+    connect(timeline_, &TimelineWidget::rangeSelected, this,
+            [this](double t0, double t1) { details_->setHtml(range_details_html(*session_, t0, t1)); });
     connect(back, &QPushButton::clicked, timeline_, &TimelineWidget::back);
     connect(reset, &QPushButton::clicked, timeline_, &TimelineWidget::reset);
     connect(search_, &QLineEdit::returnPressed, this, &TraceView::findNext);
