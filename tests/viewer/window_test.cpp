@@ -85,8 +85,9 @@ void WindowTest::openZoomSelect() {
     view->axis().fit_run();
     const int y_row = TimelinePainter::rowTop(*view->session(), 0) + kRowHeight / 2;
     QTest::mousePress(timeline, Qt::LeftButton, Qt::ShiftModifier, QPoint(kLabelWidth + 1, y_row));
-    QMouseEvent move(QEvent::MouseMove, QPointF(timeline->width() - 2, y_row), timeline->mapToGlobal(QPointF(timeline->width() - 2, y_row)),
-                     Qt::LeftButton, Qt::LeftButton, Qt::ShiftModifier);
+    QMouseEvent move(QEvent::MouseMove, QPointF(timeline->width() - 2, y_row),
+                     timeline->mapToGlobal(QPointF(timeline->width() - 2, y_row)), Qt::LeftButton, Qt::LeftButton,
+                     Qt::ShiftModifier);
     QApplication::sendEvent(timeline, &move);
     QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ShiftModifier, QPoint(timeline->width() - 2, y_row));
     const QString range = view->details()->toPlainText();
@@ -110,6 +111,13 @@ void WindowTest::openZoomSelect() {
     QVERIFY(stack);
     QTRY_VERIFY(stack->toPlainText().contains("Call stack"));
     QVERIFY(stack->toPlainText().contains("category"));
+    // TBD_VIEWER_GRAB=DIR keeps pictures of the window for a person to look at.
+    if (const QString grab = qEnvironmentVariable("TBD_VIEWER_GRAB"); !grab.isEmpty()) {
+        window.grab().save(grab + "/window-memory.png");
+        window.setView("timeline");
+        QTest::qWait(50);
+        window.grab().save(grab + "/window-timeline.png");
+    }
 }
 
 QTEST_MAIN(WindowTest)

@@ -83,8 +83,9 @@ QString item_details_html(const TraceSession& session, const TimelineRow& row, s
 
 QString range_details_html(const TraceSession& session, double t0_ns, double t1_ns) {
     const int64_t t0 = static_cast<int64_t>(t0_ns), t1 = std::max(t0 + 1, static_cast<int64_t>(t1_ns));
-    QString html = QString("<p><b>Range</b> %1 – %2 (%3)</p><table cellspacing=3><tr><th>row</th><th>items</th>"
-                           "<th>time inside</th></tr>")
+    QString html = QString(
+                       "<p><b>Range</b> %1 – %2 (%3)</p><table cellspacing=3><tr><th>row</th><th>items</th>"
+                       "<th>time inside</th></tr>")
                        .arg(dur(t0), dur(t1), dur(t1 - t0));
     std::map<std::string, int64_t> kernel_time;
     for (const TimelineRow* row : session.rows()) {
@@ -111,7 +112,8 @@ QString range_details_html(const TraceSession& session, double t0_ns, double t1_
         std::sort(ranked.rbegin(), ranked.rend());
         html += "<p><b>Kernels taking the most of it</b></p><table cellspacing=3>";
         for (size_t i = 0; i < std::min<size_t>(8, ranked.size()); ++i) {
-            html += QString("<tr><td align=right>%1</td><td>%2</td></tr>").arg(dur(ranked[i].first), esc(ranked[i].second));
+            html +=
+                QString("<tr><td align=right>%1</td><td>%2</td></tr>").arg(dur(ranked[i].first), esc(ranked[i].second));
         }
         html += "</table>";
     }

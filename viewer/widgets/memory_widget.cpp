@@ -22,6 +22,7 @@ void MemoryWidget::paintTo(QPainter& painter, const QRect& area) {
 }
 
 void MemoryWidget::paintEvent(QPaintEvent*) {
+    syncWidth();
     QPainter painter(this);
     paintTo(painter, rect());
 }
@@ -29,6 +30,12 @@ void MemoryWidget::paintEvent(QPaintEvent*) {
 void MemoryWidget::setMoment(std::optional<int64_t> moment) {
     moment_ = moment;
     update();
+}
+
+// Timeline and memory chart share one axis but not always one width (the details pane): each
+// takes its own width before it uses the axis; the span stays, so both show the same times.
+void MemoryWidget::syncWidth() {
+    axis_->set_width(std::max(1, width() - kLabelWidth));
 }
 
 void MemoryWidget::resizeEvent(QResizeEvent*) {
@@ -44,12 +51,14 @@ bool MemoryWidget::event(QEvent* event) {
 }
 
 void MemoryWidget::wheelEvent(QWheelEvent* event) {
+    syncWidth();
     axis_->zoom(std::pow(1.25, event->angleDelta().y() / 120.0), event->position().x() - kLabelWidth);
     emit axisChanged();
     update();
 }
 
 void MemoryWidget::mousePressEvent(QMouseEvent* event) {
+    syncWidth();
     press_ = last_ = event->pos();
     dragging_ = false;
     setFocus();
@@ -76,6 +85,7 @@ void MemoryWidget::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void MemoryWidget::keyPressEvent(QKeyEvent* event) {
+    syncWidth();
     const double centre = axis_->width() / 2.0;
     switch (event->key()) {
         case Qt::Key_W:

@@ -33,6 +33,7 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    void syncWidth();
     TraceSession* session_;
     TimeAxis* axis_;
     MemoryPainter painter_;

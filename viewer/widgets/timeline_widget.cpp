@@ -27,7 +27,8 @@ void TimelineWidget::paintTo(QPainter& painter, const QRect& area) {
         const double x1 = area.left() + kLabelWidth + axis_->x_of(range_->second);
         QColor shade = colors_.selection;
         shade.setAlphaF(0.18f);
-        painter.fillRect(QRectF(x0, area.top() + kRulerHeight, std::max(1.0, x1 - x0), area.height() - kRulerHeight), shade);
+        painter.fillRect(QRectF(x0, area.top() + kRulerHeight, std::max(1.0, x1 - x0), area.height() - kRulerHeight),
+                         shade);
         painter.setPen(QPen(colors_.selection, 1));
         painter.drawLine(QPointF(x0, area.top() + kRulerHeight), QPointF(x0, area.bottom()));
         painter.drawLine(QPointF(x1, area.top() + kRulerHeight), QPointF(x1, area.bottom()));
@@ -35,8 +36,15 @@ void TimelineWidget::paintTo(QPainter& painter, const QRect& area) {
 }
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
+    syncWidth();
     QPainter painter(this);
     paintTo(painter, rect());
+}
+
+// Timeline and memory chart share one axis but not always one width (the details pane): each
+// takes its own width before it uses the axis; the span stays, so both show the same times.
+void TimelineWidget::syncWidth() {
+    axis_->set_width(std::max(1, width() - kLabelWidth));
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
@@ -104,6 +112,7 @@ void TimelineWidget::reset() {
 }
 
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
+    syncWidth();
     const double steps = event->angleDelta().y() / 120.0;
     if (event->modifiers() & Qt::ShiftModifier) {  // scroll rows
         first_row_ = std::clamp(first_row_ - static_cast<int>(steps), 0,
@@ -117,6 +126,7 @@ void TimelineWidget::wheelEvent(QWheelEvent* event) {
 }
 
 void TimelineWidget::mousePressEvent(QMouseEvent* event) {
+    syncWidth();
     press_ = last_ = event->pos();
     dragging_ = false;
     ranging_ = (event->modifiers() & Qt::ShiftModifier) && event->pos().x() >= kLabelWidth;
@@ -173,6 +183,7 @@ void TimelineWidget::step(int direction) {
 }
 
 void TimelineWidget::keyPressEvent(QKeyEvent* event) {
+    syncWidth();
     switch (event->key()) {
         case Qt::Key_W:
             pushHistory();

@@ -46,6 +46,7 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    void syncWidth();
     void pushHistory();
     void step(int direction);
     double centreX() const;

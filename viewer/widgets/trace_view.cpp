@@ -93,7 +93,8 @@ QWidget* TraceView::buildTimeline() {
     search_->setClearButtonEnabled(true);
     auto* back = new QPushButton(tr("Back"));
     auto* reset = new QPushButton(tr("Reset zoom"));
-    auto* keys = new QLabel(tr("wheel/W/S zoom · drag/A/D pan · Shift+drag range · F fit · ./, next/previous · click selects"));
+    auto* keys =
+        new QLabel(tr("wheel/W/S zoom · drag/A/D pan · Shift+drag range · F fit · ./, next/previous · click selects"));
     keys->setEnabled(false);
     bar->addWidget(search_, 2);
     bar->addWidget(back);
@@ -104,6 +105,7 @@ QWidget* TraceView::buildTimeline() {
     timeline_ = new TimelineWidget(session_, &axis_);
     details_ = new QTextBrowser;
     details_->setObjectName("details");
+    details_->setMinimumWidth(300);  // room for a kernel's name, geometry and argument table
     details_->setPlaceholderText(tr("Select an item on the timeline to see its details."));
     splitter->addWidget(timeline_);
     splitter->addWidget(details_);
@@ -134,6 +136,7 @@ QWidget* TraceView::buildMemory() {
     allocations_table_->horizontalHeader()->setStretchLastSection(true);
     stack_ = new QTextBrowser;
     stack_->setObjectName("allocation details");
+    stack_->setMinimumWidth(300);
     stack_->setPlaceholderText(
         tr("Click the chart to list the allocations live at that moment; pick one for its call stack."));
     lower->addWidget(allocations_table_);
