@@ -155,6 +155,12 @@ void CoreTest::itemLookup() {
     QCOMPARE(row.first_overlapping(1'000'000), size_t(0));  // the long item still runs
     QCOMPARE(row.first_starting_at(250), size_t(2));
     QCOMPARE(row.id(1), int64_t(11));
+    ItemRow marks;
+    marks.add(0, 10, 7, 1, true);
+    marks.add(10, 20, 7, 2, false);
+    QCOMPARE(marks.label(0), uint32_t(7));
+    QVERIFY(marks.marked(0));
+    QVERIFY(!marks.marked(1));
     // Ids far apart (more than 32 bits) and falling still come back whole.
     ItemRow far;
     const int64_t ids[] = {5, 1LL << 40, 7, -3, (1LL << 40) + 1};

@@ -59,6 +59,7 @@ private slots:
     void timelineRows();
     void kernelsTableAndHighlight();
     void exports();
+    void graphReplaysMarked();
 
 private:
     QImage paint(const QString& view, QSize size = {1400, 800});
@@ -185,6 +186,38 @@ void ViewsTest::exports() {
         QVERIFY2(text.count("<path") + text.count("<rect") + text.count("<text") + text.count("<image") > 10,
                  qPrintable(name));
     }
+}
+
+void ViewsTest::graphReplaysMarked() {
+    const QString graph = qEnvironmentVariable("TBD_VIEWER_SAMPLES") + "/graph.sqlite";
+    if (!QFile::exists(graph)) QSKIP("graph_replay sample not recorded");
+    MainWindow window(false);
+    window.openFiles({graph});
+    TraceSession* session = window.viewAt(0)->session();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->busy(), 60000);
+    QCOMPARE(session->state(), TraceSession::State::ready);
+    const int64_t replayed =
+        query_int(graph, "SELECT count(*) FROM kernels WHERE graph_launch IS NOT NULL AND duration_ns IS NOT NULL");
+    QVERIFY(replayed > 0);
+    int64_t marked = 0;
+    int64_t first = INT64_MAX, last = 0;
+    for (const TimelineRow& row : session->kernels()->rows) {
+        for (size_t i = 0; i < row.items.size(); ++i) {
+            if (!row.items.marked(i)) continue;
+            ++marked;
+            first = std::min(first, row.items.start(i));
+            last = std::max(last, row.items.end(i));
+        }
+    }
+    QCOMPARE(marked, replayed);
+    // Zoomed onto the replays, the marks are drawn.
+    TraceView* view = window.viewAt(0);
+    QImage image(QSize(1400, 500), QImage::Format_ARGB32_Premultiplied);
+    QPainter painter(&image);
+    view->axis().set_run(session->durationNs(), 1400 - kLabelWidth);
+    view->axis().fit(static_cast<double>(first), static_cast<double>(last));
+    view->timeline()->paintTo(painter, QRect(0, 0, 1400, 500));
+    QVERIFY(view->timeline()->timelinePainter().stats().marked > 0);
 }
 
 QTEST_MAIN(ViewsTest)

@@ -5,7 +5,8 @@
 
 namespace tbdprof::viewer {
 
-void ItemRow::add(int64_t start, int64_t end, uint32_t label, int64_t id) {
+void ItemRow::add(int64_t start, int64_t end, uint32_t label, int64_t id, bool marked) {
+    label = (label & ~kMarked) | (marked ? kMarked : 0u);
     const int64_t duration = std::max<int64_t>(0, end - start);
     constexpr uint32_t kLong = std::numeric_limits<uint32_t>::max();
     if (!items_.empty() && start < items_[items_.size() - 1].start) sorted_ = false;

@@ -13,19 +13,21 @@ namespace tbdprof::viewer {
 struct Item {
     int64_t start;
     uint32_t duration;  // UINT32_MAX: longer than 4.29 s, exact value in the row's long_durations
-    uint32_t label;     // index into the session's label table (kernel name, copy kind...)
+    uint32_t label;     // index into the session's label table (kernel name, copy kind...); top bit: marked
 };
 
 class ItemRow {
 public:
     // Items must come in start order (the trace stores kernels in time order).
-    void add(int64_t start, int64_t end, uint32_t label, int64_t id);
+    void add(int64_t start, int64_t end, uint32_t label, int64_t id, bool marked = false);
     size_t size() const { return items_.size(); }
     bool empty() const { return items_.empty(); }
     int64_t start(size_t i) const { return items_[i].start; }
     int64_t duration(size_t i) const;
     int64_t end(size_t i) const { return start(i) + duration(i); }
-    uint32_t label(size_t i) const { return items_[i].label; }
+    static constexpr uint32_t kMarked = 0x80000000u;  // a kernel a CUDA graph replay ran
+    uint32_t label(size_t i) const { return items_[i].label & ~kMarked; }
+    bool marked(size_t i) const { return (items_[i].label & kMarked) != 0; }
     int64_t id(size_t i) const;
     int64_t max_duration() const { return max_duration_; }
     bool sorted() const { return sorted_; }

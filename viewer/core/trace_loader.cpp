@@ -320,9 +320,12 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         for (const char* order : {"id", "start_ns"}) {
             detail->rows.clear();
             std::map<std::pair<int64_t, int64_t>, size_t> row_of;
-            Statement q(db, std::string("SELECT id, device, stream, function, start_ns, duration_ns FROM kernels "
-                                        "WHERE duration_ns IS NOT NULL ORDER BY ") +
-                                order);
+            Statement q(
+                db,
+                std::string(
+                    "SELECT id, device, stream, function, start_ns, duration_ns, graph_launch IS NOT NULL FROM kernels "
+                    "WHERE duration_ns IS NOT NULL ORDER BY ") +
+                    order);
             bool sorted = true;
             int64_t read = 0;
             std::pair<int64_t, int64_t> last_key{};
@@ -352,7 +355,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
                     names->push_back("function " + std::to_string(q.column_int(3)));
                 }
                 const int64_t start = q.column_int(4);
-                items.add(start, start + q.column_int(5), label, q.column_int(0));
+                items.add(start, start + q.column_int(5), label, q.column_int(0), q.column_int(6) != 0);
                 if (!items.sorted()) {
                     sorted = false;
                     break;

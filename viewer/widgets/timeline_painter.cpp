@@ -254,6 +254,10 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                 ++stats_.items;
                 // A darker left edge, so back-to-back items of one colour (NVTX steps) stay apart.
                 painter.fillRect(QRectF(r.left(), r.top(), 1, r.height()), c.darker(150));
+                if (items.marked(i)) {  // run by a CUDA graph replay: a band along the top
+                    painter.fillRect(QRectF(r.left(), r.top(), r.width(), 3), colors.text);
+                    ++stats_.marked;
+                }
                 if (r.width() > 30) {
                     painter.setPen(colors.dark ? QColor(20, 20, 20) : QColor(255, 255, 255));
                     const QString text = QString::fromStdString(row.label_of(i));

@@ -32,7 +32,7 @@ struct Selection {
 };
 
 struct TimelineStats {  // what the last frame drew, for tests and the benchmark
-    int rows = 0, items = 0, folded = 0, lod_buckets = 0;
+    int rows = 0, items = 0, folded = 0, lod_buckets = 0, marked = 0;  // marked: graph-replay kernels drawn
 };
 
 class TimelinePainter {
