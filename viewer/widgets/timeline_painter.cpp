@@ -185,7 +185,7 @@ void TimelinePainter::paint(QPainter& painter, const QRect& area, const TraceSes
     }
     // Room left below the rows: live memory on the same axis, so a peak lines up with its work.
     const int rows_bottom = top + (static_cast<int>(rows.size()) - std::max(0, first_row)) * kRowHeight;
-    if (area.bottom() - rows_bottom >= 180 && session.report()) {
+    if (area.bottom() - rows_bottom >= 180 && session.report() && !session.report()->memory.empty()) {
         MemoryPainter().paint(painter,
                               QRect(area.left(), rows_bottom + 12, area.width(), area.bottom() - rows_bottom - 12),
                               session, axis, colors, std::nullopt);
