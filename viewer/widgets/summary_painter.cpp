@@ -34,13 +34,30 @@ void fraction_bar(QPainter& p, int x, int y, int width, const QString& label, do
     p.drawText(QRect(bar.right() + 8, y, 125, 20), Qt::AlignVCenter, value);
 }
 
-// "ns::(anonymous namespace)::relu_kernel(float*, int)" -> "relu_kernel": the name a person knows.
+// "ns::(anonymous namespace)::relu_kernel(float*, int)" -> "relu_kernel", and
+// "void at::native::elementwise_kernel<4, at::Array<char*, 3> >(int, ...)" -> "elementwise_kernel<4, ...>":
+// the name a person knows, found outside template brackets.
 QString short_kernel_name(QString name) {
     name.remove(QStringLiteral("(anonymous namespace)::"));
-    const qsizetype paren = name.indexOf('(');
-    if (paren > 0) name.truncate(paren);
-    const qsizetype scope = name.lastIndexOf(QStringLiteral("::"));
-    return scope >= 0 ? name.mid(scope + 2) : name;
+    int depth = 0;
+    qsizetype scope_end = 0, end = name.size();
+    for (qsizetype i = 0; i < name.size(); ++i) {
+        const QChar c = name[i];
+        if (c == '<')
+            ++depth;
+        else if (c == '>' && depth > 0)
+            --depth;
+        else if (depth == 0 && c == '(') {
+            end = i;
+            break;
+        } else if (depth == 0 && c == ':' && i + 1 < name.size() && name[i + 1] == ':') {
+            scope_end = i + 2;
+        } else if (depth == 0 && c == ' ') {
+            scope_end = i + 1;  // after a return type ("void ")
+        }
+    }
+    const QString shortened = name.mid(scope_end, end - scope_end).trimmed();
+    return shortened.isEmpty() ? name : shortened;
 }
 
 int heading(QPainter& p, int x, int y, const QString& text, const ViewerColors& colors) {
@@ -119,13 +136,20 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
     }
     y += 8;
 
-    y = heading(
-        p, x, y,
-        QStringLiteral("Where the memory goes: peak %1 at %2")
-            .arg(q(format_bytes(r.memory.peak_bytes)), q(format_duration_ns(static_cast<double>(r.memory.peak_ns)))),
-        colors);
-    category_bar(p, QRect(x, y, width - 130, 22), r.memory.at_peak,
-                 static_cast<double>(std::max<int64_t>(1, r.memory.peak_bytes)), colors);
+    y = heading(p, x, y,
+                r.memory.peak_bytes <= 0 ? QStringLiteral("Where the memory goes")
+                                         : QStringLiteral("Where the memory goes: peak %1 at %2")
+                                               .arg(q(format_bytes(r.memory.peak_bytes)),
+                                                    q(format_duration_ns(static_cast<double>(r.memory.peak_ns)))),
+                colors);
+    if (r.memory.peak_bytes <= 0) {  // nothing to split: say so rather than draw an empty bar
+        p.setPen(colors.dim_text);
+        p.drawText(QPoint(x, y + 14), QStringLiteral("no device allocations recorded in this trace"));
+        y += 10;
+    } else {
+        category_bar(p, QRect(x, y, width - 130, 22), r.memory.at_peak,
+                     static_cast<double>(std::max<int64_t>(1, r.memory.peak_bytes)), colors);
+    }
     y += 30;
     int lx = x;
     for (int c = 0; c < kCategoryCount; ++c) {
