@@ -28,6 +28,7 @@ std::string usage_text() {
     return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
            "               [--iteration-range NAME] -- COMMAND [ARGS...]\n"
            "       tbdprof report|compare|diff|check|tag|import|export ... (each has --help)\n"
+           "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)\n"
            "\n"
            "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"
            "kernels, copies, sets, allocations and frees with their call stacks, which allocations each\n"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, records a training run on the simulated GPU and shows the report.
+# Installs what is missing, builds, records a training run on the simulated GPU, shows the report and
+# writes screenshots of the desktop viewer's views next to the trace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -19,4 +20,13 @@ echo
 echo "== Budget check, as a CI job would run it"
 build/bin/tbdprof check "$trace" --max-peak-memory 1GiB --min-gpu-utilization 0.01
 echo
+echo
+if [ -x build/bin/tbdprof-viewer ]; then
+    echo "== Desktop viewer: a screenshot of each view (build/bin/tbdprof view $trace opens the window)"
+    for view in summary timeline memory kernels; do
+        QT_QPA_PLATFORM=offscreen build/bin/tbdprof-viewer --screenshot "${trace%.sqlite}.$view.png" --view "$view" \
+            --size 1600x900 "$trace"
+    done
+    echo "Screenshots: ${trace%.sqlite}.{summary,timeline,memory,kernels}.png"
+fi
 echo "Trace: $trace  (open it with sqlite3, or export it: build/bin/tbdprof export $trace --format chrome)"

@@ -19,7 +19,12 @@ if [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "0" ] && [ "${TBDPROF_SANITIZE:-${CI:-0}
                   tagger_subranges_test tbdprof_analyzer_tests tbdprof_interop_test)
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_SANITIZE=ON -DTBDPROF_BUILD_SAMPLES=OFF \
           -DCMAKE_CUDA_COMPILER="${CUDACXX:-/usr/local/cuda/bin/nvcc}" >/dev/null
+    # The viewer's headless core tests too, when Qt 6 is there (the viewer is built only then).
+    asan_targets=$(cmake --build build-asan --target help 2>/dev/null || true)
+    if grep -q viewer_core_test <<<"$asan_targets"; then
+        unit_targets+=(viewer_core_test)
+    fi
     cmake --build build-asan -j "$(nproc)" --target "${unit_targets[@]}"
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)" --timeout 600 \
-        -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|tagger\.subranges|analyzer_unit|interop_unit)')
+        -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|tagger\.subranges|analyzer_unit|interop_unit|viewer\.core)')
 fi

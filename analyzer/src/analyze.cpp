@@ -68,17 +68,35 @@ void read_run(const TraceFile& trace, Report& report) {
 
 }  // namespace
 
-Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
-    TraceFile trace = open_trace(path);
-    Report report;
-    read_run(trace, report);
-    // Nothing on the GPU at all: no report would mean anything (a run that never reached CUDA).
+namespace {
+
+// Nothing on the GPU at all: no report would mean anything (a run that never reached CUDA).
+void require_activity(const TraceFile& trace, const std::string& path) {
     const bool has_activity = trace.db->query_int(
         "SELECT EXISTS (SELECT 1 FROM kernels) OR EXISTS (SELECT 1 FROM allocations) OR EXISTS (SELECT 1 FROM copies) "
         "OR EXISTS (SELECT 1 FROM sets)");
     if (!has_activity) {
         throw TraceError(path + " has no kernels, allocations or copies: the run recorded no GPU activity");
     }
+}
+
+}  // namespace
+
+void check_trace(const std::string& path) {
+    TraceFile trace = open_trace(path);
+    require_activity(trace, path);
+}
+
+std::vector<std::pair<int64_t, int64_t>> trace_iterations(const std::string& path, const std::string& iteration_range) {
+    TraceFile trace = open_trace(path);
+    return detect_iterations(trace, iteration_range).spans;
+}
+
+Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
+    TraceFile trace = open_trace(path);
+    Report report;
+    read_run(trace, report);
+    require_activity(trace, path);
     const IterationSpans iterations = detect_iterations(trace, options.iteration_range);
     report.window = choose_window(options.window, iterations, report.run.duration_ns);
     if (!report.window.note.empty()) report.notes.insert(report.notes.begin(), report.window.note);

@@ -272,6 +272,8 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
         part.functions.for_each([&](int64_t id, FunctionStat& stat) {
             if (stat.count == 0) return;
             FunctionStat& total = functions_[id];
+            total.min_ns = total.count == 0 ? stat.min_ns : std::min(total.min_ns, stat.min_ns);
+            total.max_ns = total.count == 0 ? stat.max_ns : std::max(total.max_ns, stat.max_ns);
             total.count += stat.count;
             total.total_ns += stat.total_ns;
         });
@@ -481,6 +483,8 @@ void GpuScan::finish(Report& report) {
         kernel.total_ns = stat.total_ns;
         kernel.mean_ns = static_cast<double>(stat.total_ns) / static_cast<double>(stat.count);
         kernel.flops = stat.flops;
+        kernel.min_ns = stat.min_ns;
+        kernel.max_ns = stat.max_ns;
         kernel.share = kernel_time_ns_ > 0 ? static_cast<double>(stat.total_ns) / static_cast<double>(kernel_time_ns_) : 0;
         report.kernels.top.push_back(std::move(kernel));
     }

@@ -86,6 +86,8 @@ public:
             ++result_.in_window;
             ++device.kernels_in_window;
             FunctionStat& stat = result_.functions[function];
+            stat.min_ns = stat.count == 0 ? duration : std::min(stat.min_ns, duration);
+            stat.max_ns = stat.count == 0 ? duration : std::max(stat.max_ns, duration);
             ++stat.count;
             stat.total_ns += duration;
             result_.kernel_time_ns += duration;

@@ -37,6 +37,8 @@ struct FunctionStat {
     int64_t count = 0;
     int64_t total_ns = 0;
     double flops = 0;
+    int64_t min_ns = 0;  // shortest and longest instance (valid when count > 0)
+    int64_t max_ns = 0;
 };
 
 // A part's kernels of one library call id (the call may not exist). All zero bytes = no kernel

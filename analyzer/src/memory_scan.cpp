@@ -263,6 +263,12 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
             peak_position = position;
             have_peak = true;
         }
+        if (options.full_memory_timeline) {
+            // Every step, for a reader that draws its own level of detail (the viewer). Equal times
+            // stay separate points, so a moment's peak is still there.
+            memory.timeline.push_back({event.time, live});
+            continue;
+        }
         const int64_t bucket = event.time / bucket_ns;
         if (bucket != current_bucket) {
             if (pending_total >= 0) memory.timeline.push_back(pending);
@@ -275,7 +281,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         }
     }
     if (pending_total >= 0) memory.timeline.push_back(pending);
-    if (memory.timeline.back().t_ns < report.run.duration_ns) {
+    if (!memory.timeline.empty() && memory.timeline.back().t_ns < report.run.duration_ns) {
         memory.timeline.push_back({report.run.duration_ns, live});  // the state at the end of the run
     }
     for (const auto& [device, state] : device_live) memory.device_peaks.emplace_back(device, state.second);

@@ -4,14 +4,13 @@
 #include <cstdio>
 
 #include "document.h"
+#include "tbdprof/analyzer/category_colors.h"
 #include "tbdprof/analyzer/units.h"
 
 namespace tbdprof::analyzer {
 namespace {
 
-constexpr const char* kColors[kCategoryCount] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-                                                 "#59a14f", "#edc948", "#b07aa1", "#9d9d9d"};
-constexpr const char* kDeviceColors[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2"};
+constexpr const auto& kColors = kCategoryColors;
 constexpr double kWidth = 900, kHeight = 240, kLeft = 70, kRight = 10, kTop = 10, kBottom = 30;
 
 std::string num(double v) {

@@ -4,6 +4,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tbdprof/analyzer/report.h"
 
@@ -25,6 +27,9 @@ struct AnalysisOptions {
     int top_kernels = 10;
     int largest_allocations = 10;
     int timeline_points = 400;
+    // Memory timeline with the state after every allocation and free (equal times kept apart)
+    // instead of `timeline_points` buckets: exact, for readers that summarise it themselves.
+    bool full_memory_timeline = false;
     int utilization_buckets = 200;
     bool progress = false;                // progress on stderr (callers pass isatty(2))
     int threads = 0;                      // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
@@ -32,6 +37,13 @@ struct AnalysisOptions {
 
 // Throws TraceError for bad input; never crashes on a corrupt file.
 Report analyze_trace(const std::string& path, const AnalysisOptions& options);
+
+// The checks analyze_trace makes before it reads anything (missing, empty, not SQLite, truncated, too
+// new, incomplete, no GPU activity), with the same TraceError sentence; for readers such as the viewer.
+void check_trace(const std::string& path);
+// Every iteration the report's detection finds (begin, end), whatever the window; sorted by begin.
+std::vector<std::pair<int64_t, int64_t>> trace_iterations(const std::string& path,
+                                                          const std::string& iteration_range = {});
 
 std::optional<WindowChoice> parse_window(std::string_view text);
 const char* window_name(WindowChoice choice);

@@ -154,6 +154,8 @@ struct KernelStat {
     double mean_ns = 0;
     double flops = 0;  // all precisions
     double share = 0;  // total_ns / kernel time in the window
+    int64_t min_ns = 0;  // shortest and longest instance in the window
+    int64_t max_ns = 0;
 };
 
 struct KernelMetrics {

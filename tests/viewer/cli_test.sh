@@ -1,0 +1,46 @@
+#!/bin/sh
+# tbdprof-viewer from the command line: --screenshot of every view (PNG, and SVG for one), `tbdprof
+# view` passing its arguments on, and bad input refused with the CLI's own sentence, exit 2 and no
+# file written.   cli_test.sh BUILD_DIR SAMPLES_DIR WORK_DIR
+set -u
+build=$1
+samples=$2
+work=$3
+viewer=$build/bin/tbdprof-viewer
+trace=$samples/mlp.sqlite
+[ -f "$trace" ] || { echo "skipped: no sample trace in $samples"; exit 77; }
+rm -rf "$work" && mkdir -p "$work" || exit 1
+export QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR="$work"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+for view in summary timeline memory kernels compare; do
+    out=$work/$view.png
+    "$viewer" --screenshot "$out" --view "$view" --size 1200x700 "$trace" "$samples/mlp_adam_nvtx.sqlite" \
+        >"$work/$view.log" 2>&1 || fail "--screenshot --view $view: $(cat "$work/$view.log")"
+    [ "$(head -c 4 "$out" | tail -c 3)" = "PNG" ] || fail "$view: $out is not a PNG"
+done
+"$viewer" --screenshot "$work/timeline.svg" --view timeline "$trace" >/dev/null 2>&1 || fail "SVG export"
+grep -q "<svg" "$work/timeline.svg" 2>/dev/null || fail "timeline.svg is not SVG"
+"$build/bin/tbdprof" view --screenshot "$work/via-cli.png" --view memory "$trace" >/dev/null 2>&1 || fail "tbdprof view"
+[ -s "$work/via-cli.png" ] || fail "tbdprof view wrote no screenshot"
+
+# Bad input: the viewer's message is the one `tbdprof report` prints, after the program name.
+printf 'not a trace at all' >"$work/text.sqlite"
+: >"$work/empty.sqlite"
+head -c 40000 "$trace" >"$work/truncated.sqlite"
+cp "$trace" "$work/newer.sqlite" && sqlite3 "$work/newer.sqlite" "PRAGMA user_version = 999"
+for bad in text empty truncated newer missing; do
+    file=$work/$bad.sqlite
+    cli=$("$build/bin/tbdprof" report "$file" 2>&1 >/dev/null | sed 's/^tbdprof report: //')
+    "$viewer" --screenshot "$work/bad-$bad.png" "$file" >"$work/bad.out" 2>"$work/bad.err"
+    rc=$?
+    mine=$(grep -v '^QStandardPaths' "$work/bad.err" | sed 's/^tbdprof-viewer: //')
+    [ "$rc" -eq 2 ] || fail "$bad: exit status $rc, expected 2"
+    [ -n "$cli" ] && [ "$mine" = "$cli" ] || fail "$bad: viewer said '$mine', the CLI '$cli'"
+    [ ! -e "$work/bad-$bad.png" ] || fail "$bad: a screenshot was written"
+done
+"$viewer" --screenshot "$work/x.png" --view nonsense "$trace" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "--view nonsense is not a usage error"
+[ $status -eq 0 ] && echo "viewer CLI: all checks passed"
+exit $status

@@ -1,0 +1,224 @@
+// Every view on the recorded sample traces, painted offscreen with the same code as the screen and
+// the exports: each shows the trace's content (many colours; the category colours of the memory at
+// peak; the expected timeline rows), and PNG and SVG exports are written.
+#include <sqlite3.h>
+
+#include <QApplication>
+#include <QEventLoop>
+#include <QFile>
+#include <QImage>
+#include <QPainter>
+#include <QSet>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include "kernel_stats_model.h"
+#include "main_window.h"
+#include "palette.h"
+#include "timeline_widget.h"
+#include "trace_session.h"
+#include "trace_view.h"
+
+using namespace tbdprof::viewer;
+
+namespace {
+
+int64_t query_int(const QString& path, const char* sql) {
+    sqlite3* db = nullptr;
+    int64_t value = -1;
+    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* stmt = nullptr;
+        if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+            value = sqlite3_column_int64(stmt, 0);
+        }
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close(db);
+    return value;
+}
+
+QSet<QRgb> colours(const QImage& image) {
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 2) {
+        const QRgb* line = reinterpret_cast<const QRgb*>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); ++x) seen.insert(line[x] | 0xff000000u);
+    }
+    return seen;
+}
+
+}  // namespace
+
+class ViewsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void viewShowsContent_data();
+    void viewShowsContent();
+    void timelineRows();
+    void kernelsTableAndHighlight();
+    void exports();
+    void graphReplaysMarked();
+
+private:
+    QImage paint(const QString& view, QSize size = {1400, 800});
+    QString a_, b_;
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir dir_;
+};
+
+void ViewsTest::initTestCase() {
+    const QString samples = qEnvironmentVariable("TBD_VIEWER_SAMPLES");
+    a_ = samples + "/mlp.sqlite";
+    b_ = samples + "/mlp_adam_nvtx.sqlite";
+    if (!QFile::exists(a_) || !QFile::exists(b_)) QSKIP("no recorded sample traces (TBD_VIEWER_SAMPLES)");
+    window_ = std::make_unique<MainWindow>(false);
+    window_->resize(1400, 800);
+    window_->openFiles({b_, a_});
+    QEventLoop loop;
+    for (TraceSession* s : window_->sessions()) {
+        connect(s, &TraceSession::finished, &loop, [&] {
+            bool busy = false;
+            for (TraceSession* t : window_->sessions()) busy |= t->busy();
+            if (!busy) loop.quit();
+        });
+    }
+    QTimer::singleShot(60000, &loop, &QEventLoop::quit);
+    loop.exec();
+    for (TraceSession* s : window_->sessions()) QCOMPARE(s->state(), TraceSession::State::ready);
+}
+
+QImage ViewsTest::paint(const QString& view, QSize size) {
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    window_->viewAt(0)->paintView(view, painter, QRect(QPoint(0, 0), size));
+    return image;
+}
+
+void ViewsTest::viewShowsContent_data() {
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<int>("min_colours");
+    QTest::addColumn<bool>("category_colours");  // the categories at the peak appear in it
+    QTest::newRow("summary") << "summary" << 12 << true;
+    QTest::newRow("timeline") << "timeline" << 12 << false;
+    QTest::newRow("memory") << "memory" << 12 << true;
+    QTest::newRow("kernels") << "kernels" << 4 << false;
+    QTest::newRow("compare") << "compare" << 12 << true;
+}
+
+void ViewsTest::viewShowsContent() {
+    QFETCH(QString, view);
+    QFETCH(int, min_colours);
+    QFETCH(bool, category_colours);
+    const QImage image = paint(view);
+    const QSet<QRgb> seen = colours(image);
+    QVERIFY2(seen.size() >= min_colours, qPrintable(QString("%1 colours").arg(seen.size())));
+    if (category_colours) {
+        const ViewerColors colors = ViewerColors::from(QApplication::palette());
+        const auto& report = window_->viewAt(0)->session()->report()->report;
+        for (int c = 0; c < tbdprof::analyzer::kCategoryCount; ++c) {
+            // Categories of at least 2% of the peak are wide enough to be drawn in any of these views.
+            if (report.memory.at_peak[static_cast<size_t>(c)] * 50 < report.memory.peak_bytes) continue;
+            QVERIFY2(seen.contains(colors.category(c).rgb()),
+                     qPrintable(QString("%1 colour missing from %2").arg(tbdprof::analyzer::category_name(c), view)));
+        }
+    }
+}
+
+void ViewsTest::timelineRows() {
+    TraceSession* session = window_->viewAt(0)->session();
+    const std::vector<const TimelineRow*> rows = session->rows();
+    // Rows the trace calls for, counted in SQL: device streams with kernels, with copies or sets,
+    // host threads with library calls and with synchronizations, and NVTX (one per thread, domain, depth).
+    const int64_t kernel_rows = query_int(
+        b_, "SELECT count(*) FROM (SELECT DISTINCT device, stream FROM kernels WHERE duration_ns IS NOT NULL)");
+    const int64_t transfer_rows =
+        query_int(b_,
+                  "SELECT count(*) FROM (SELECT DISTINCT device, stream FROM copies WHERE duration_ns IS NOT NULL "
+                  "UNION SELECT DISTINCT device, stream FROM sets WHERE duration_ns IS NOT NULL)");
+    const int64_t host_rows = query_int(b_,
+                                        "SELECT (SELECT count(DISTINCT coalesce(thread, -1)) FROM library_calls) + "
+                                        "(SELECT count(DISTINCT coalesce(thread, -1)) FROM api_calls)");
+    const int64_t ranges = query_int(b_, "SELECT count(*) FROM ranges");
+    const int64_t range_groups = query_int(b_, "SELECT count(*) FROM (SELECT DISTINCT thread, domain FROM ranges)");
+    QVERIFY(ranges > 0);  // recorded with --nvtx
+    int counted[4] = {0, 0, 0, 0};
+    for (const TimelineRow* row : rows) ++counted[static_cast<int>(row->kind)];
+    QCOMPARE(int64_t(counted[0]), kernel_rows);
+    QCOMPARE(int64_t(counted[1]), transfer_rows);
+    QCOMPARE(int64_t(counted[2]), host_rows);
+    QVERIFY(counted[3] >= range_groups && counted[3] <= ranges);
+    QVERIFY(counted[3] >= 2);  // "step" with forward/backward/optimizer nested inside
+    // A tall enough frame draws every row, and draws items in them.
+    paint("timeline", {1400, 200 + 20 * static_cast<int>(rows.size())});
+    const TimelineStats stats = window_->viewAt(0)->timeline()->timelinePainter().stats();
+    QCOMPARE(stats.rows, static_cast<int>(rows.size()));
+    QVERIFY(stats.items + stats.folded > static_cast<int>(rows.size()));
+    QVERIFY(!session->overview()->iterations.empty());
+}
+
+void ViewsTest::kernelsTableAndHighlight() {
+    TraceView* view = window_->viewAt(0);
+    const auto& report = view->session()->report()->report;
+    QCOMPARE(view->kernelTable()->model()->rowCount(), static_cast<int>(report.kernels.top.size()));
+    QVERIFY(!report.kernels.top.empty());
+    // Picking the first row highlights that kernel on the timeline.
+    view->kernelTable()->selectRow(0);
+    const QString name = view->kernelTable()->model()->index(0, KernelStatsModel::Name).data().toString();
+    QCOMPARE(view->timeline()->timelinePainter().highlight(), name);
+}
+
+void ViewsTest::exports() {
+    TraceView* view = window_->viewAt(0);
+    for (const QString& name : TraceView::viewNames()) {
+        view->setView(name);
+        const QString png = dir_.filePath(name + ".png"), svg = dir_.filePath(name + ".svg");
+        QVERIFY(view->exportView(png, {1000, 600}));
+        QVERIFY(view->exportView(svg, {1000, 600}));
+        QImage image(png);
+        QCOMPARE(image.size(), QSize(1000, 600));
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray text = file.readAll();
+        QVERIFY(text.contains("<svg"));
+        QVERIFY2(text.count("<path") + text.count("<rect") + text.count("<text") + text.count("<image") > 10,
+                 qPrintable(name));
+    }
+}
+
+void ViewsTest::graphReplaysMarked() {
+    const QString graph = qEnvironmentVariable("TBD_VIEWER_SAMPLES") + "/graph.sqlite";
+    if (!QFile::exists(graph)) QSKIP("graph_replay sample not recorded");
+    MainWindow window(false);
+    window.openFiles({graph});
+    TraceSession* session = window.viewAt(0)->session();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->busy(), 60000);
+    QCOMPARE(session->state(), TraceSession::State::ready);
+    const int64_t replayed =
+        query_int(graph, "SELECT count(*) FROM kernels WHERE graph_launch IS NOT NULL AND duration_ns IS NOT NULL");
+    QVERIFY(replayed > 0);
+    int64_t marked = 0;
+    int64_t first = INT64_MAX, last = 0;
+    for (const TimelineRow& row : session->kernels()->rows) {
+        for (size_t i = 0; i < row.items.size(); ++i) {
+            if (!row.items.marked(i)) continue;
+            ++marked;
+            first = std::min(first, row.items.start(i));
+            last = std::max(last, row.items.end(i));
+        }
+    }
+    QCOMPARE(marked, replayed);
+    // Zoomed onto the replays, the marks are drawn.
+    TraceView* view = window.viewAt(0);
+    QImage image(QSize(1400, 500), QImage::Format_ARGB32_Premultiplied);
+    QPainter painter(&image);
+    view->axis().set_run(session->durationNs(), 1400 - kLabelWidth);
+    view->axis().fit(static_cast<double>(first), static_cast<double>(last));
+    view->timeline()->paintTo(painter, QRect(0, 0, 1400, 500));
+    QVERIFY(view->timeline()->timelinePainter().stats().marked > 0);
+}
+
+QTEST_MAIN(ViewsTest)
+#include "views_test.moc"

@@ -1,0 +1,132 @@
+#include "offscreen_modes.h"
+
+#include <sys/resource.h>
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QImage>
+#include <QPainter>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "main_window.h"
+#include "memory_widget.h"
+#include "timeline_widget.h"
+#include "trace_session.h"
+#include "trace_view.h"
+
+namespace tbdprof::viewer {
+namespace {
+
+// Runs the event loop until every session has finished loading (or failed).
+void wait_for(const std::vector<TraceSession*>& sessions) {
+    QEventLoop loop;
+    auto all_done = [&] {
+        for (TraceSession* s : sessions) {
+            if (s->busy()) return false;
+        }
+        return true;
+    };
+    for (TraceSession* s : sessions)
+        QObject::connect(s, &TraceSession::finished, &loop, [&] {
+            if (all_done()) loop.quit();
+        });
+    if (!all_done()) loop.exec();
+}
+
+int64_t peak_rss_bytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<int64_t>(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace
+
+int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size) {
+    MainWindow window(false);
+    window.resize(size);
+    window.openFiles(traces);
+    wait_for(window.sessions());
+    if (!window.errors().isEmpty()) {
+        for (const QString& e : window.errors()) std::fprintf(stderr, "tbdprof-viewer: %s\n", qPrintable(e));
+        return 2;
+    }
+    window.setView(view);
+    TraceView* trace_view = window.viewAt(0);
+    QString error;
+    if (!trace_view->exportView(out, size, &error)) {
+        std::fprintf(stderr, "tbdprof-viewer: %s\n", qPrintable(error));
+        return 2;
+    }
+    return 0;
+}
+
+int run_benchmark(const QString& trace, QSize size) {
+    QElapsedTimer clock;
+    clock.start();
+    TraceSession session(trace);
+    MainWindow window(false);
+    window.resize(size);
+    QImage frame(size, QImage::Format_ARGB32_Premultiplied);
+    TraceView* view = nullptr;
+    double first_paint = -1, full_detail = -1;
+    auto render = [&] {
+        QPainter painter(&frame);
+        view->paintView("timeline", painter, QRect(QPoint(0, 0), size));
+    };
+    window.openFiles({trace});
+    view = window.viewAt(0);
+    TraceSession* s = view->session();
+    QObject::connect(s, &TraceSession::overviewReady, [&] {
+        render();
+        first_paint = static_cast<double>(clock.nsecsElapsed()) * 1e-9;
+    });
+    QObject::connect(s, &TraceSession::kernelsReady, [&] {
+        render();
+        full_detail = static_cast<double>(clock.nsecsElapsed()) * 1e-9;
+    });
+    wait_for(window.sessions());
+    if (!window.errors().isEmpty()) {
+        std::fprintf(stderr, "tbdprof-viewer: %s\n", qPrintable(window.errors().first()));
+        return 2;
+    }
+    // Scripted pan and zoom across the whole run: zoom in step by step to about 1/4000 of the run
+    // at its middle, pan from the start to the end at that depth, zoom out again.
+    TimeAxis& axis = view->axis();
+    axis.set_run(s->durationNs(), size.width() - kLabelWidth);
+    int frames = 0;
+    QElapsedTimer motion;
+    motion.start();
+    for (int i = 0; i < 40; ++i, ++frames) {
+        axis.zoom(1.23, axis.width() / 2.0);
+        render();
+    }
+    axis.fit(0, axis.end_ns() - axis.begin_ns(), false);
+    const double span = axis.end_ns() - axis.begin_ns();
+    const int pans = 120;
+    for (int i = 0; i < pans; ++i, ++frames) {
+        axis.fit(static_cast<double>(s->durationNs()) * i / pans,
+                 static_cast<double>(s->durationNs()) * i / pans + span, false);
+        render();
+    }
+    for (int i = 0; i < 40; ++i, ++frames) {
+        axis.zoom(1 / 1.23, axis.width() / 2.0);
+        render();
+    }
+    const double fps = frames / (static_cast<double>(motion.nsecsElapsed()) * 1e-9);
+    const TimelineStats stats = view->timeline()->timelinePainter().stats();
+    size_t kernels = 0;
+    if (s->kernels()) {
+        for (const TimelineRow& row : s->kernels()->rows)
+            kernels += row.kind == RowKind::kernels ? row.items.size() : 0;
+    }
+    std::printf(
+        "{\"trace\": \"%s\", \"kernels\": %zu, \"rows\": %d, \"first_paint_s\": %.3f, \"full_detail_s\": %.3f, "
+        "\"fps\": %.1f, \"frames\": %d, \"peak_rss_bytes\": %lld}\n",
+        qPrintable(trace), kernels, stats.rows, first_paint, full_detail, fps, frames,
+        static_cast<long long>(peak_rss_bytes()));
+    return 0;
+}
+
+}  // namespace tbdprof::viewer

@@ -1,0 +1,79 @@
+#include "interval_lod.h"
+
+#include <algorithm>
+
+namespace tbdprof::viewer {
+
+void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_buckets) {
+    levels_.clear();
+    if (row.empty()) return;
+    int64_t horizon = std::max<int64_t>(1, run_ns);
+    for (size_t i = 0; i < row.size(); ++i) horizon = std::max(horizon, row.end(i));
+    // About one bucket per item, at most max_buckets: deeper zooms draw the items themselves.
+    const size_t wanted = std::clamp<size_t>(row.size(), 64, std::max<size_t>(64, max_buckets));
+    base_span_ = 1;
+    while (base_span_ * static_cast<int64_t>(wanted) < horizon) base_span_ <<= 1;
+    const size_t count = static_cast<size_t>((horizon + base_span_ - 1) / base_span_);
+    std::vector<int64_t> covered(count, 0);
+    std::vector<LodBucket> level(count);
+
+    auto cover = [&](int64_t begin, int64_t end) {  // adds [begin, end) to the buckets it crosses
+        while (begin < end) {
+            const size_t b = static_cast<size_t>(begin / base_span_);
+            const int64_t bucket_end = static_cast<int64_t>(b + 1) * base_span_;
+            const int64_t piece_end = std::min(end, bucket_end);
+            covered[b] += piece_end - begin;
+            begin = piece_end;
+        }
+    };
+    // Items come in start order: merge overlapping ones into a union on the fly.
+    int64_t union_begin = 0, union_end = -1;
+    for (size_t i = 0; i < row.size(); ++i) {
+        const int64_t s = std::max<int64_t>(0, row.start(i)), e = std::max(s, row.end(i));
+        if (s > union_end) {
+            if (union_end > union_begin) cover(union_begin, union_end);
+            union_begin = s;
+            union_end = e;
+        } else {
+            union_end = std::max(union_end, e);
+        }
+        LodBucket& bucket = level[std::min(count - 1, static_cast<size_t>(s / base_span_))];
+        if (bucket.longest == 0 || row.duration(i) > row.duration(bucket.longest - 1)) {
+            bucket.longest = static_cast<uint32_t>(i + 1);
+        }
+    }
+    if (union_end > union_begin) cover(union_begin, union_end);
+    for (size_t b = 0; b < count; ++b)
+        level[b].busy = static_cast<float>(static_cast<double>(covered[b]) / static_cast<double>(base_span_));
+    levels_.push_back(std::move(level));
+
+    while (levels_.back().size() > 1) {
+        const std::vector<LodBucket>& below = levels_.back();
+        std::vector<LodBucket> above((below.size() + 1) / 2);
+        for (size_t b = 0; b < above.size(); ++b) {
+            const LodBucket& left = below[2 * b];
+            const LodBucket right = 2 * b + 1 < below.size() ? below[2 * b + 1] : LodBucket{};
+            above[b].busy = (left.busy + right.busy) / 2;
+            above[b].longest = left.longest;
+            if (right.longest != 0 &&
+                (left.longest == 0 || row.duration(right.longest - 1) > row.duration(left.longest - 1))) {
+                above[b].longest = right.longest;
+            }
+        }
+        levels_.push_back(std::move(above));
+    }
+}
+
+int IntervalMipmap::level_for(double ns_per_bucket) const {
+    int level = 0;
+    while (level + 1 < levels() && static_cast<double>(span(level + 1)) <= ns_per_bucket) ++level;
+    return level;
+}
+
+size_t IntervalMipmap::bytes() const {
+    size_t total = 0;
+    for (const auto& level : levels_) total += level.capacity() * sizeof(LodBucket);
+    return total;
+}
+
+}  // namespace tbdprof::viewer

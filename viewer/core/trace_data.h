@@ -1,0 +1,69 @@
+// What the viewer holds of one trace, in the stages it is loaded: the overview (rows, host calls,
+// NVTX, copies, iterations, allocations; small), the analyzer's report (every number shown), and the
+// kernels (large; with their level-of-detail summaries). Each stage is immutable once handed over.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "interval_lod.h"
+#include "item_row.h"
+#include "memory_series.h"
+#include "tbdprof/analyzer/report.h"
+
+namespace tbdprof::viewer {
+
+enum class RowKind { kernels, transfers, host_calls, nvtx };
+
+struct TimelineRow {
+    std::string title;  // "GPU 0 · stream 7"
+    RowKind kind = RowKind::kernels;
+    int64_t device = -1;  // kernels and transfers
+    int64_t stream = -1;  // streams.id
+    int64_t thread = -1;  // threads.id, host rows
+    int depth = 0;        // NVTX nesting depth
+    ItemRow items;
+    IntervalMipmap lod;
+    std::shared_ptr<const std::vector<std::string>> labels;  // item label -> text
+    const std::string& label_of(size_t item) const { return (*labels)[items.label(item)]; }
+};
+
+struct Band {
+    int64_t begin = 0, end = 0;
+    std::string label;  // "iteration 3", "forward"
+};
+
+struct AllocationInfo {
+    int64_t id = 0, device = 0, bytes = 0, alloc_ns = 0;
+    int64_t free_ns = INT64_MAX;  // INT64_MAX: never freed while recording
+    int category = analyzer::kUntagged;
+    double confidence = -1;  // -1: none recorded
+    std::string rule, reason, kind;
+    int64_t stack = -1;
+};
+
+struct Overview {
+    std::string path;
+    int64_t duration_ns = 0;
+    std::string command_line;
+    std::vector<TimelineRow> rows;  // transfers, NVTX
+    std::vector<Band> iterations, phases;
+    std::vector<AllocationInfo> allocations;               // device allocations, by alloc_ns
+    std::vector<std::pair<int64_t, std::string>> devices;  // (id, name)
+    int64_t kernel_estimate = 0;  // id span of the kernels table (their number in traces tbdprof writes)
+};
+
+struct ReportData {
+    analyzer::Report report;  // with the full memory timeline
+    MemorySeries memory;
+};
+
+struct KernelDetail {
+    std::vector<TimelineRow> rows;                          // kernels per device and stream, then host calls per thread
+    std::shared_ptr<const std::vector<std::string>> names;  // kernel label -> demangled name
+    bool complete = true;                                   // false: loading was cancelled part-way
+};
+
+}  // namespace tbdprof::viewer

@@ -1,0 +1,46 @@
+// The memory chart on screen, sharing the timeline's axis (wheel zooms, drag pans, W/S/A/D as
+// there). A click picks a moment: momentChosen(t) lists the allocations live then.
+#pragma once
+
+#include <QWidget>
+
+#include <optional>
+
+#include "memory_painter.h"
+
+namespace tbdprof::viewer {
+
+class MemoryWidget : public QWidget {
+    Q_OBJECT
+public:
+    MemoryWidget(TraceSession* session, TimeAxis* axis, QWidget* parent = nullptr);
+    void paintTo(QPainter& painter, const QRect& area);
+    void setMoment(std::optional<int64_t> moment);
+    QSize sizeHint() const override { return {1000, 320}; }
+
+signals:
+    void momentChosen(qint64 t_ns);
+    void axisChanged();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    void syncWidth();
+    TraceSession* session_;
+    TimeAxis* axis_;
+    MemoryPainter painter_;
+    ViewerColors colors_;
+    std::optional<int64_t> moment_;
+    QPoint press_, last_;
+    bool dragging_ = false;
+};
+
+}  // namespace tbdprof::viewer

@@ -1,0 +1,319 @@
+#include "summary_painter.h"
+
+#include <QPolygonF>
+
+#include <algorithm>
+#include <iterator>
+
+#include "tbdprof/analyzer/category_colors.h"
+#include "tbdprof/analyzer/units.h"
+#include "trace_session.h"
+
+namespace tbdprof::viewer {
+namespace {
+
+using namespace analyzer;
+
+QString q(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+// A labelled horizontal bar of a fraction (0..1) with its value written after it.
+void fraction_bar(QPainter& p, int x, int y, int width, const QString& label, double fraction, const QString& value,
+                  const QColor& color, const ViewerColors& colors) {
+    p.setPen(colors.text);
+    p.drawText(QRect(x, y, 260, 20), Qt::AlignVCenter, label);
+    const QRect bar(x + 265, y + 3, width - 265 - 130, 14);
+    p.fillRect(bar, colors.alternate);
+    p.fillRect(
+        QRect(bar.left(), bar.top(), static_cast<int>(bar.width() * std::clamp(fraction, 0.0, 1.0)), bar.height()),
+        color);
+    p.setPen(colors.grid);
+    p.drawRect(bar);
+    p.setPen(colors.text);
+    p.drawText(QRect(bar.right() + 8, y, 125, 20), Qt::AlignVCenter, value);
+}
+
+// "ns::(anonymous namespace)::relu_kernel(float*, int)" -> "relu_kernel", and
+// "void at::native::elementwise_kernel<4, at::Array<char*, 3> >(int, ...)" -> "elementwise_kernel<4, ...>":
+// the name a person knows, found outside template brackets.
+QString short_kernel_name(QString name) {
+    name.remove(QStringLiteral("(anonymous namespace)::"));
+    int depth = 0;
+    qsizetype scope_end = 0, end = name.size();
+    for (qsizetype i = 0; i < name.size(); ++i) {
+        const QChar c = name[i];
+        if (c == '<')
+            ++depth;
+        else if (c == '>' && depth > 0)
+            --depth;
+        else if (depth == 0 && c == '(') {
+            end = i;
+            break;
+        } else if (depth == 0 && c == ':' && i + 1 < name.size() && name[i + 1] == ':') {
+            scope_end = i + 2;
+        } else if (depth == 0 && c == ' ') {
+            scope_end = i + 1;  // after a return type ("void ")
+        }
+    }
+    const QString shortened = name.mid(scope_end, end - scope_end).trimmed();
+    return shortened.isEmpty() ? name : shortened;
+}
+
+int heading(QPainter& p, int x, int y, const QString& text, const ViewerColors& colors) {
+    QFont font = p.font();
+    font.setBold(true);
+    p.save();
+    p.setFont(font);
+    p.setPen(colors.text);
+    p.drawText(QPoint(x, y + 15), text);
+    p.restore();
+    return y + 24;
+}
+
+// Stacked bar of bytes per category (at the peak), scaled to `full`.
+void category_bar(QPainter& p, const QRect& bar, const CategoryBytes& bytes, double full, const ViewerColors& colors) {
+    double x = bar.left();
+    for (int c = 0; c < kCategoryCount; ++c) {
+        const int64_t b = bytes[static_cast<size_t>(c)];
+        if (b <= 0) continue;
+        const double w = bar.width() * static_cast<double>(b) / full;
+        p.fillRect(QRectF(x, bar.top(), w, bar.height()), colors.category(c));
+        x += w;
+    }
+    p.setPen(colors.grid);
+    p.drawRect(bar);
+}
+
+}  // namespace
+
+void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, const ViewerColors& colors) {
+    p.fillRect(area, colors.background);
+    const int x = area.left() + 16;
+    const int width = std::min(area.width() - 32, 900);
+    int y = area.top() + 10;
+    const ReportData* data = session.report();
+    if (!data) {
+        p.setPen(colors.dim_text);
+        p.drawText(
+            area, Qt::AlignCenter,
+            session.state() == TraceSession::State::failed ? session.error() : QStringLiteral("analysing the trace…"));
+        return;
+    }
+    const Report& r = data->report;
+    y = heading(
+        p, x, y,
+        QStringLiteral("%1 · %2 run, %3 window (%4)")
+            .arg(session.displayName(), q(format_duration_ns(static_cast<double>(r.run.duration_ns))), q(r.window.used),
+                 q(format_duration_ns(static_cast<double>(r.window.end_ns - r.window.begin_ns)))),
+        colors);
+    p.setPen(colors.dim_text);
+    p.drawText(QRect(x, y - 6, width, 18), Qt::AlignVCenter,
+               p.fontMetrics().elidedText(q(r.run.command_line), Qt::ElideMiddle, width));
+    y += 16;
+
+    y = heading(p, x, y, QStringLiteral("Where the GPU time goes"), colors);
+    const QColor gpu = colors.category(0);
+    fraction_bar(p, x, y, width, QStringLiteral("GPU utilization (mean)"), r.gpu_utilization,
+                 q(format_percent(r.gpu_utilization)), gpu, colors);
+    y += 22;
+    for (const DeviceMetrics& d : r.devices) {
+        fraction_bar(p, x + 12, y, width - 12, QStringLiteral("GPU %1 %2").arg(d.id).arg(q(d.name)), d.utilization,
+                     q(format_percent(d.utilization)), gpu.lighter(115), colors);
+        y += 22;
+    }
+    fraction_bar(p, x, y, width, QStringLiteral("busy with copies and sets"), r.busy_utilization,
+                 q(format_percent(r.busy_utilization)), colors.category(3), colors);
+    y += 22;
+    fraction_bar(p, x, y, width, QStringLiteral("FP32 utilization (%1)").arg(q(format_rate(r.flops.fp32_flops_per_s))),
+                 r.flops.fp32_utilization, q(format_percent(r.flops.fp32_utilization)), colors.category(1), colors);
+    y += 22;
+    if (r.flops.tensor_flops > 0) {
+        p.setPen(colors.text);
+        p.drawText(QPoint(x, y + 14),
+                   QStringLiteral("tensor-core throughput %1").arg(q(format_rate(r.flops.tensor_flops_per_s))));
+        y += 22;
+    }
+    y += 8;
+
+    y = heading(p, x, y,
+                r.memory.peak_bytes <= 0 ? QStringLiteral("Where the memory goes")
+                                         : QStringLiteral("Where the memory goes: peak %1 at %2")
+                                               .arg(q(format_bytes(r.memory.peak_bytes)),
+                                                    q(format_duration_ns(static_cast<double>(r.memory.peak_ns)))),
+                colors);
+    if (r.memory.peak_bytes <= 0) {  // nothing to split: say so rather than draw an empty bar
+        p.setPen(colors.dim_text);
+        p.drawText(QPoint(x, y + 14), QStringLiteral("no device allocations recorded in this trace"));
+        y += 10;
+    } else {
+        category_bar(p, QRect(x, y, width - 130, 22), r.memory.at_peak,
+                     static_cast<double>(std::max<int64_t>(1, r.memory.peak_bytes)), colors);
+    }
+    y += 30;
+    int lx = x;
+    for (int c = 0; c < kCategoryCount; ++c) {
+        const int64_t b = r.memory.at_peak[static_cast<size_t>(c)];
+        if (b <= 0) continue;
+        const QString label =
+            QStringLiteral("%1 %2 (%3)")
+                .arg(QString::fromUtf8(category_name(c)), q(format_bytes(b)),
+                     q(format_percent(static_cast<double>(b) / static_cast<double>(r.memory.peak_bytes))));
+        const int w = p.fontMetrics().horizontalAdvance(label) + 30;
+        if (lx + w > x + width) {
+            lx = x;
+            y += 20;
+        }
+        p.fillRect(QRect(lx, y + 3, 12, 12), colors.category(c));
+        p.setPen(colors.text);
+        p.drawText(QPoint(lx + 16, y + 13), label);
+        lx += w;
+    }
+    y += 30;
+
+    y = heading(p, x, y, QStringLiteral("Iterations"), colors);
+    p.setPen(colors.text);
+    if (r.iterations.count > 0) {
+        p.drawText(QPoint(x, y + 12),
+                   QStringLiteral("%1 in the window (of %2 detected, %3): mean %4, median %5, p95 %6")
+                       .arg(r.iterations.count)
+                       .arg(r.iterations.detected)
+                       .arg(q(r.iterations.source), q(format_duration_ns(r.iterations.mean_s * 1e9)),
+                            q(format_duration_ns(r.iterations.median_s * 1e9)),
+                            q(format_duration_ns(r.iterations.p95_s * 1e9))));
+    } else {
+        p.drawText(QPoint(x, y + 12), QStringLiteral("none detected"));
+    }
+    y += 22;
+    if (r.cpu.available) {
+        p.drawText(QPoint(x, y + 12),
+                   QStringLiteral("CPU utilization: %1 cores").arg(q(format_number(r.cpu.utilization))));
+        y += 22;
+    }
+    // GPU utilization over the run (the report's chart series), with the analysis window shaded.
+    if (!r.utilization_series.devices.empty() && r.utilization_series.bucket_ns > 0) {
+        y = heading(p, x, y + 6, QStringLiteral("GPU utilization over the run (shaded: the analysis window)"), colors);
+        const QRect chart(x + 40, y, width - 40, 70);
+        p.fillRect(chart, colors.alternate);
+        const double run = static_cast<double>(std::max<int64_t>(1, r.run.duration_ns));
+        const double wx0 = chart.left() + chart.width() * static_cast<double>(r.window.begin_ns) / run;
+        const double wx1 = chart.left() + chart.width() * static_cast<double>(r.window.end_ns) / run;
+        p.fillRect(QRectF(wx0, chart.top(), wx1 - wx0, chart.height()), colors.iteration_b);
+        size_t device_index = 0;
+        for (const auto& [device, fractions] : r.utilization_series.devices) {
+            QColor color(QString::fromLatin1(kDeviceColors[device_index++ % std::size(kDeviceColors)]));
+            p.setPen(QPen(color, 1.5));
+            QPolygonF line;
+            for (size_t i = 0; i < fractions.size(); ++i) {
+                const double t = (static_cast<double>(i) + 0.5) * static_cast<double>(r.utilization_series.bucket_ns);
+                line << QPointF(chart.left() + chart.width() * std::min(1.0, t / run),
+                                chart.bottom() - chart.height() * std::clamp(fractions[i], 0.0, 1.0));
+            }
+            p.drawPolyline(line);
+        }
+        p.setPen(colors.dim_text);
+        p.drawText(QRect(x, chart.top() - 2, 36, 14), Qt::AlignRight, QStringLiteral("100%"));
+        p.drawText(QRect(x, chart.bottom() - 12, 36, 14), Qt::AlignRight, QStringLiteral("0%"));
+        p.setPen(colors.grid);
+        p.drawRect(chart);
+        y = chart.bottom() + 12;
+    }
+    // The kernels that take the most GPU time.
+    if (!r.kernels.top.empty()) {
+        y = heading(p, x, y + 4, QStringLiteral("Kernels taking the most GPU time (all of them in the Kernels view)"),
+                    colors);
+        for (size_t i = 0; i < std::min<size_t>(5, r.kernels.top.size()); ++i) {
+            const KernelStat& k = r.kernels.top[i];
+            const QString label = p.fontMetrics().elidedText(short_kernel_name(q(k.name)), Qt::ElideRight, 255);
+            fraction_bar(p, x, y, width, label, k.share,
+                         q(format_percent(k.share)) + " · " + QString::number(k.count) + "×", colors.label(q(k.name)),
+                         colors);
+            y += 22;
+        }
+    }
+    if (!r.notes.empty()) {
+        y = heading(p, x, y + 6, QStringLiteral("Notes"), colors);
+        p.setPen(colors.text);
+        for (const std::string& note : r.notes) {
+            const QRect box(x, y, width, 200);
+            const QRect used = p.boundingRect(box, Qt::TextWordWrap, "• " + q(note));
+            p.drawText(box, Qt::TextWordWrap, "• " + q(note));
+            y += used.height() + 4;
+        }
+    }
+}
+
+void paint_compare(QPainter& p, const QRect& area, const std::vector<const TraceSession*>& sessions,
+                   const ViewerColors& colors) {
+    p.fillRect(area, colors.background);
+    const int x = area.left() + 16;
+    const int width = area.width() - 32;
+    int y = area.top() + 10;
+    std::vector<const TraceSession*> ready;
+    for (const TraceSession* s : sessions) {
+        if (s->report()) ready.push_back(s);
+    }
+    if (ready.size() < 2) {
+        p.setPen(colors.dim_text);
+        p.drawText(area, Qt::AlignCenter, QStringLiteral("open two or more traces to compare them (File > Open)"));
+        return;
+    }
+    int64_t largest = 1;
+    for (const TraceSession* s : ready) largest = std::max(largest, s->report()->report.memory.peak_bytes);
+    y = heading(p, x, y, QStringLiteral("Memory at peak, by category (same scale)"), colors);
+    const int label_width = 220;
+    for (const TraceSession* s : ready) {
+        const Report& r = s->report()->report;
+        p.setPen(colors.text);
+        p.drawText(QRect(x, y, label_width, 22), Qt::AlignVCenter,
+                   p.fontMetrics().elidedText(s->displayName(), Qt::ElideMiddle, label_width));
+        const int bar_width = static_cast<int>((width - label_width - 170) * static_cast<double>(r.memory.peak_bytes) /
+                                               static_cast<double>(largest));
+        category_bar(p, QRect(x + label_width, y + 2, std::max(1, bar_width), 18), r.memory.at_peak,
+                     static_cast<double>(std::max<int64_t>(1, r.memory.peak_bytes)), colors);
+        // The peak, and how far it is from the first trace's (as `tbdprof compare` says it).
+        const int64_t base = ready.front()->report()->report.memory.peak_bytes;
+        QString text = q(format_bytes(r.memory.peak_bytes));
+        if (s != ready.front() && base > 0) {
+            const double change = static_cast<double>(r.memory.peak_bytes - base) / static_cast<double>(base);
+            text += QString(" (%1%2%)").arg(change >= 0 ? "+" : "").arg(change * 100, 0, 'f', 1);
+        }
+        p.setPen(colors.text);
+        p.drawText(QRect(x + label_width + bar_width + 8, y, 160, 22), Qt::AlignVCenter, text);
+        y += 26;
+    }
+    int lx = x + label_width;
+    for (int c = 0; c < kCategoryCount; ++c) {
+        p.fillRect(QRect(lx, y + 3, 12, 12), colors.category(c));
+        p.setPen(colors.text);
+        const QString label = QString::fromUtf8(category_name(c));
+        p.drawText(QPoint(lx + 16, y + 13), label);
+        lx += 30 + p.fontMetrics().horizontalAdvance(label);
+    }
+    y += 30;
+    y = heading(p, x, y, QStringLiteral("GPU and FP32 utilization"), colors);
+    for (const TraceSession* s : ready) {
+        const Report& r = s->report()->report;
+        fraction_bar(p, x, y, width, s->displayName() + " GPU", r.gpu_utilization, q(format_percent(r.gpu_utilization)),
+                     colors.category(0), colors);
+        y += 22;
+        fraction_bar(p, x, y, width, s->displayName() + " FP32", r.flops.fp32_utilization,
+                     q(format_percent(r.flops.fp32_utilization)), colors.category(1), colors);
+        y += 26;
+    }
+    double slowest = 0;
+    for (const TraceSession* s : ready) slowest = std::max(slowest, s->report()->report.iterations.mean_s);
+    if (slowest > 0) {
+        y = heading(p, x, y, QStringLiteral("Mean iteration time"), colors);
+        for (const TraceSession* s : ready) {
+            const Report& r = s->report()->report;
+            fraction_bar(
+                p, x, y, width, s->displayName(), r.iterations.mean_s / slowest,
+                r.iterations.count > 0 ? q(format_duration_ns(r.iterations.mean_s * 1e9)) : QStringLiteral("none"),
+                colors.category(4), colors);
+            y += 22;
+        }
+    }
+}
+
+}  // namespace tbdprof::viewer

@@ -1,0 +1,368 @@
+#include "trace_view.h"
+
+#include <QDataStream>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QImage>
+#include <QLabel>
+#include <QLayout>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "allocations_model.h"
+#include "chart_widget.h"
+#include "details_text.h"
+#include "facts_models.h"
+#include "kernel_stats_model.h"
+#include "memory_widget.h"
+#include "summary_painter.h"
+#include "timeline_widget.h"
+#include "trace_session.h"
+
+namespace tbdprof::viewer {
+
+const QStringList& TraceView::viewNames() {
+    static const QStringList names{"summary", "timeline", "memory", "kernels", "compare"};
+    return names;
+}
+
+TraceView::TraceView(TraceSession* session, SessionsFn all_sessions, QWidget* parent)
+    : QWidget(parent), session_(session), all_sessions_(std::move(all_sessions)) {
+    summary_model_ = std::make_unique<SummaryModel>();
+    kernel_model_ = std::make_unique<KernelStatsModel>();
+    kernel_proxy_ = std::make_unique<QSortFilterProxyModel>();
+    kernel_proxy_->setSourceModel(kernel_model_.get());
+    kernel_proxy_->setSortRole(KernelStatsModel::SortRole);
+    kernel_proxy_->setFilterKeyColumn(KernelStatsModel::Name);
+    kernel_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    allocations_model_ = std::make_unique<AllocationsModel>();
+    compare_model_ = std::make_unique<CompareModel>();
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    tabs_ = new QTabWidget(this);
+    tabs_->addTab(buildSummary(), tr("Summary"));
+    tabs_->addTab(buildTimeline(), tr("Timeline"));
+    tabs_->addTab(buildMemory(), tr("Memory"));
+    tabs_->addTab(buildKernels(), tr("Kernels"));
+    tabs_->addTab(buildCompare(), tr("Compare"));
+    layout->addWidget(tabs_);
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+        if (viewName() == "compare") refreshCompare();
+    });
+    connect(session_, &TraceSession::overviewReady, this, &TraceView::onOverview);
+    connect(session_, &TraceSession::reportReady, this, &TraceView::onReport);
+    connect(session_, &TraceSession::kernelsReady, this, &TraceView::onKernels);
+    connect(session_, &TraceSession::failed, this, [this] { summary_chart_->update(); });
+}
+
+TraceView::~TraceView() = default;
+
+QWidget* TraceView::buildSummary() {
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    summary_chart_ = new ChartWidget(
+        [this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_summary(p, r, *session_, c); });
+    auto* table = new QTableView;
+    table->setModel(summary_model_.get());
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(true);
+    splitter->addWidget(summary_chart_);
+    splitter->addWidget(table);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitters_.push_back(splitter);
+    return splitter;
+}
+
+QWidget* TraceView::buildTimeline() {
+    auto* page = new QWidget;
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(2, 2, 2, 2);
+    auto* bar = new QHBoxLayout;
+    search_ = new QLineEdit;
+    search_->setPlaceholderText(tr("find by name (Enter: next match)"));
+    search_->setClearButtonEnabled(true);
+    auto* back = new QPushButton(tr("Back"));
+    auto* reset = new QPushButton(tr("Reset zoom"));
+    auto* keys =
+        new QLabel(tr("wheel/W/S zoom · drag/A/D pan · Shift+drag range · F fit · ./, next/previous · click selects"));
+    keys->setEnabled(false);
+    bar->addWidget(search_, 2);
+    bar->addWidget(back);
+    bar->addWidget(reset);
+    bar->addWidget(keys, 3);
+    layout->addLayout(bar);
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    timeline_ = new TimelineWidget(session_, &axis_);
+    details_ = new QTextBrowser;
+    details_->setObjectName("details");
+    details_->setMinimumWidth(300);  // room for a kernel's name, geometry and argument table
+    details_->setPlaceholderText(tr("Select an item on the timeline to see its details."));
+    splitter->addWidget(timeline_);
+    splitter->addWidget(details_);
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 1);
+    splitters_.push_back(splitter);
+    layout->addWidget(splitter, 1);
+    connect(timeline_, &TimelineWidget::selectionChanged, this, &TraceView::showSelection);
+    connect(timeline_, &TimelineWidget::axisChanged, this, &TraceView::syncAxis);
+    connect(timeline_, &TimelineWidget::rangeSelected, this,
+            [this](double t0, double t1) { details_->setHtml(range_details_html(*session_, t0, t1)); });
+    connect(back, &QPushButton::clicked, timeline_, &TimelineWidget::back);
+    connect(reset, &QPushButton::clicked, timeline_, &TimelineWidget::reset);
+    connect(search_, &QLineEdit::returnPressed, this, &TraceView::findNext);
+    return page;
+}
+
+QWidget* TraceView::buildMemory() {
+    auto* splitter = new QSplitter(Qt::Vertical);
+    memory_ = new MemoryWidget(session_, &axis_);
+    auto* lower = new QSplitter(Qt::Horizontal);
+    allocations_table_ = new QTableView;
+    allocations_table_->setObjectName("allocations");
+    allocations_table_->setModel(allocations_model_.get());
+    allocations_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    allocations_table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    allocations_table_->verticalHeader()->hide();
+    allocations_table_->horizontalHeader()->setStretchLastSection(true);
+    stack_ = new QTextBrowser;
+    stack_->setObjectName("allocation details");
+    stack_->setMinimumWidth(300);
+    stack_->setPlaceholderText(
+        tr("Click the chart to list the allocations live at that moment; pick one for its call stack."));
+    lower->addWidget(allocations_table_);
+    lower->addWidget(stack_);
+    splitter->addWidget(memory_);
+    splitter->addWidget(lower);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitters_.push_back(splitter);
+    splitters_.push_back(lower);
+    connect(memory_, &MemoryWidget::axisChanged, this, &TraceView::syncAxis);
+    connect(memory_, &MemoryWidget::momentChosen, this, [this](qint64 t) {
+        allocations_model_->showMoment(session_->overview(), t);
+        stack_->setHtml(
+            tr("<b>%1 allocations live</b> at this moment, largest first.").arg(allocations_model_->liveCount()));
+    });
+    connect(allocations_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& index) {
+                const AllocationInfo* a = allocations_model_->allocation(index.row());
+                if (a)
+                    stack_->setHtml(allocation_details_html(
+                        *a, a->stack >= 0 ? session_->stack(a->stack) : std::vector<std::string>{}));
+            });
+    return splitter;
+}
+
+QWidget* TraceView::buildKernels() {
+    auto* page = new QWidget;
+    auto* layout = new QVBoxLayout(page);
+    layout->setContentsMargins(2, 2, 2, 2);
+    kernel_filter_ = new QLineEdit;
+    kernel_filter_->setPlaceholderText(
+        tr("filter kernels by name; pick a row to highlight its instances on the timeline"));
+    kernel_filter_->setClearButtonEnabled(true);
+    kernel_table_ = new QTableView;
+    kernel_table_->setModel(kernel_proxy_.get());
+    kernel_table_->setSortingEnabled(true);
+    kernel_table_->sortByColumn(KernelStatsModel::Total, Qt::DescendingOrder);
+    kernel_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    kernel_table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    kernel_table_->verticalHeader()->hide();
+    kernel_table_->horizontalHeader()->setSectionResizeMode(KernelStatsModel::Name, QHeaderView::Stretch);
+    layout->addWidget(kernel_filter_);
+    layout->addWidget(kernel_table_, 1);
+    connect(kernel_filter_, &QLineEdit::textChanged, kernel_proxy_.get(), &QSortFilterProxyModel::setFilterFixedString);
+    connect(kernel_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& index) {
+                const QModelIndex source = kernel_proxy_->mapToSource(index);
+                const analyzer::KernelStat* k = kernel_model_->kernel(source.row());
+                timeline_->highlightKernel(k ? QString::fromStdString(k->name) : QString());
+            });
+    connect(kernel_table_, &QTableView::doubleClicked, this, [this] { setView("timeline"); });
+    return page;
+}
+
+QWidget* TraceView::buildCompare() {
+    auto* splitter = new QSplitter(Qt::Vertical);
+    compare_chart_ = new ChartWidget(
+        [this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_compare(p, r, all_sessions_(), c); });
+    auto* table = new QTableView;
+    table->setModel(compare_model_.get());
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    splitter->addWidget(compare_chart_);
+    splitter->addWidget(table);
+    splitters_.push_back(splitter);
+    return splitter;
+}
+
+void TraceView::refreshCompare() {
+    std::vector<const analyzer::Report*> reports;
+    QStringList labels;
+    for (const TraceSession* s : all_sessions_()) {
+        if (!s->report()) continue;
+        reports.push_back(&s->report()->report);
+        labels << s->displayName();
+    }
+    compare_model_->setReports(reports.size() >= 2 ? reports : std::vector<const analyzer::Report*>{}, labels);
+    compare_chart_->update();
+}
+
+void TraceView::onOverview() {
+    axis_.set_run(session_->durationNs(), std::max(1, timeline_->width() - kLabelWidth));
+    timeline_->update();
+}
+
+void TraceView::onReport() {
+    const analyzer::Report& report = session_->report()->report;
+    summary_model_->setReport(&report);
+    kernel_model_->setKernels(report.kernels.top);
+    summary_chart_->update();
+    memory_->update();
+    refreshCompare();
+}
+
+void TraceView::onKernels() {
+    if (!timeline_->timelinePainter().highlight().isEmpty())
+        timeline_->highlightKernel(timeline_->timelinePainter().highlight());
+    timeline_->update();
+}
+
+void TraceView::syncAxis() {
+    timeline_->update();
+    memory_->update();
+}
+
+void TraceView::showSelection(const Selection& selection) {
+    if (!selection.valid()) {
+        details_->clear();
+        return;
+    }
+    const TimelineRow& row = *session_->rows()[static_cast<size_t>(selection.row)];
+    details_->setHtml(item_details_html(*session_, row, selection.item));
+}
+
+void TraceView::findNext() {
+    const QString text = search_->text();
+    if (text.isEmpty()) return;
+    const std::vector<const TimelineRow*> rows = session_->rows();
+    const Selection current = timeline_->selection();
+    const int64_t after =
+        current.valid() ? rows[static_cast<size_t>(current.row)]->items.start(current.item) : INT64_MIN;
+    // The earliest match starting after the selection, over all rows.
+    Selection best;
+    int64_t best_start = INT64_MAX;
+    for (size_t r = 0; r < rows.size(); ++r) {
+        const ItemRow& items = rows[r]->items;
+        std::vector<bool> matches(rows[r]->labels->size());
+        for (size_t l = 0; l < matches.size(); ++l)
+            matches[l] = QString::fromStdString((*rows[r]->labels)[l]).contains(text, Qt::CaseInsensitive);
+        for (size_t i = items.first_starting_at(after == INT64_MIN ? INT64_MIN : after + 1); i < items.size(); ++i) {
+            if (items.start(i) >= best_start) break;
+            if (matches[items.label(i)]) {
+                best = {static_cast<int>(r), i};
+                best_start = items.start(i);
+                break;
+            }
+        }
+    }
+    if (!best.valid()) return;
+    const ItemRow& items = rows[static_cast<size_t>(best.row)]->items;
+    const double x = axis_.x_of(static_cast<double>(items.start(best.item)));
+    if (x < 0 || x > axis_.width()) axis_.pan(x - axis_.width() / 2.0);
+    timeline_->select(best);
+    syncAxis();
+}
+
+void TraceView::setView(const QString& name) {
+    const int index = static_cast<int>(viewNames().indexOf(name));
+    if (index >= 0) tabs_->setCurrentIndex(index);
+}
+
+QString TraceView::viewName() const {
+    return viewNames().value(tabs_->currentIndex());
+}
+
+void TraceView::paintView(const QString& name, QPainter& painter, const QRect& area) {
+    if (name == "summary") return summary_chart_->paintTo(painter, area);
+    if (name == "compare") {
+        refreshCompare();
+        return compare_chart_->paintTo(painter, area);
+    }
+    if (name == "timeline" || name == "memory") {
+        axis_.set_width(std::max(1, area.width() - kLabelWidth));
+        if (name == "timeline")
+            timeline_->paintTo(painter, area);
+        else
+            memory_->paintTo(painter, area);
+        axis_.set_width(std::max(1, timeline_->width() - kLabelWidth));
+        return;
+    }
+    // Kernels: the table itself, laid out at the export size.
+    QWidget* page = tabs_->widget(static_cast<int>(viewNames().indexOf("kernels")));
+    const QSize old = page->size();
+    page->resize(area.size());
+    if (page->layout()) page->layout()->activate();  // an unshown window lays out on demand
+    page->render(&painter, area.topLeft());
+    page->resize(old);
+}
+
+bool TraceView::exportView(const QString& path, QSize size, QString* error) {
+    const QString name = viewName();
+    if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setTitle(QStringLiteral("tbdprof %1: %2").arg(name, session_->displayName()));
+        QPainter painter;
+        if (!painter.begin(&svg)) {
+            if (error) *error = tr("cannot write %1").arg(path);
+            return false;
+        }
+        paintView(name, painter, QRect(QPoint(0, 0), size));
+        return painter.end();
+    }
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(palette().color(QPalette::Base));
+    {
+        QPainter painter(&image);
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        painter.setRenderHint(QPainter::TextAntialiasing, true);
+        paintView(name, painter, QRect(QPoint(0, 0), size));
+    }
+    if (!image.save(path)) {
+        if (error) *error = tr("cannot write %1").arg(path);
+        return false;
+    }
+    return true;
+}
+
+QByteArray TraceView::saveLayout() const {
+    QByteArray state;
+    QDataStream out(&state, QIODevice::WriteOnly);
+    for (QSplitter* s : splitters_) out << s->saveState();
+    return state;
+}
+
+void TraceView::restoreLayout(const QByteArray& state) {
+    QDataStream in(state);
+    for (QSplitter* s : splitters_) {
+        QByteArray one;
+        in >> one;
+        if (in.status() != QDataStream::Ok) return;
+        s->restoreState(one);
+    }
+}
+
+}  // namespace tbdprof::viewer
