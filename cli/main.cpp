@@ -1,6 +1,7 @@
 // tbdprof: records a CUDA program's GPU activity and memory into a SQLite trace.
 #include "options.h"
 #include "record.h"
+#include "trace_build.h"
 
 #include <tbdprof/analyzer/commands.h>
 #include <tbdprof/interop/commands.h>
@@ -24,6 +25,7 @@ Subcommand find_subcommand(const char* name) {
         {"diff", tbdprof::analyzer::diff_command},     {"check", tbdprof::analyzer::check_command},
         {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
         {"export", tbdprof::interop::export_command},
+        {"build", tbdprof::cli::build_command},
     };
     for (const auto& [n, f] : table)
         if (std::strcmp(n, name) == 0) return f;

@@ -1,6 +1,7 @@
 // Initialization, version, devices and their attributes, primary contexts and the context stack.
 #include "driver_api.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,8 +27,16 @@ CUresult create_devices() {
     if (count < 0 || count > 16) count = 1;
     uint64_t memory = model->memory_bytes;
     if (const char* m = std::getenv("TBDSIM_MEMORY_BYTES"); m && *m) {
-        unsigned long long v = std::strtoull(m, nullptr, 10);
-        if (v > 0) memory = v;
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long v = std::strtoull(m, &end, 10);
+        if (errno == 0 && end && *end == '\0' && v > 0 && m[0] != '-') {
+            memory = v;
+        } else {  // said once, when the devices are made: a silently ignored setting misleads
+            std::fprintf(stderr, "simgpu: ignoring TBDSIM_MEMORY_BYTES='%s' (want a positive number of bytes); "
+                                 "the device has the model's %llu bytes\n",
+                         m, static_cast<unsigned long long>(memory));
+        }
     }
     auto& s = state();
     for (int i = 0; i < count; ++i) {
