@@ -7,10 +7,13 @@
 #include <tbdprof/trace/builder.h>
 #include <tbdprof/trace/trace_reader.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 namespace tbdprof::cli {
 namespace {
@@ -29,6 +32,11 @@ void print_summary(const std::string& output) {
 bool build_into(const std::string& run_dir, const RunInfo& info, const std::string& iteration_range,
                 trace::OutputFile& out) {
     const BuildSignalGuard signals(run_dir, out.temp_path(), build_command_for(run_dir, out.target()));
+    // For the tests of signals during the build only: a build long enough to be interrupted.
+    if (const char* pause = std::getenv("TBDPROF_TEST_BUILD_PAUSE_MS"); pause && *pause) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::atoi(pause));
+        while (std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     trace::BuildOptions build;
     build.run_dir = run_dir;
     build.output = out.target();
