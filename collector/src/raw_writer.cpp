@@ -51,7 +51,7 @@ bool write_all(int fd, const uint8_t* bytes, size_t size) {
 }  // namespace
 
 bool RawWriter::open(const char* path, const WriterIdentity& identity) {
-    fd_ = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
+    fd_ = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);  // never an existing file
     if (fd_ < 0) return false;
     raw::RawFileHeader header{};
     std::memcpy(header.magic, raw::kMagic, sizeof header.magic);

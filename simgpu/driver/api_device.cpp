@@ -140,6 +140,7 @@ SIM_API CUresult CUDAAPI cuInit(unsigned int flags) {
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard lock(state().mutex);
     if (state().initialized) return CUDA_SUCCESS;
+    if (state().forked_after_init) return CUDA_ERROR_NOT_INITIALIZED;  // CUDA does not survive fork
     CUresult rc = create_devices();
     if (rc != CUDA_SUCCESS) return rc;
     state().initialized = true;
