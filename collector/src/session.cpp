@@ -212,6 +212,7 @@ void finish_at_exit() {
     g_writer.stop_thread();
     g_writer.sample_cpu();
     g_writer.drain(true, 1000);
+    g_writer.report_write_failure();
 }
 
 void flush_before_exec() {

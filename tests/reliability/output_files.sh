@@ -102,4 +102,18 @@ grep -q "raw files are kept in" "$WORK/err" || fail "record on a full disk did n
 rm -rf "$(sed -n 's/.*raw files are kept in \([^;]*\);.*/\1/p' "$WORK/err" | head -1)"
 [ "$(find . -maxdepth 1 -name '.*tmp*' | wc -l)" -eq 0 ] || fail "temporaries left: $(ls -a)"
 pass "full disk: nothing half-written"
+
+# A full disk while recording (the program's raw file hits a size limit): the collector keeps what it
+# wrote, counts what it could not, and the trace says so; the program is not broken.
+"$TBDPROF" --sim -o raw-full.sqlite -- bash -c "trap '' XFSZ; ulimit -f 256; exec '$mlp' --iterations 400" \
+    >/dev/null 2>"$WORK/err"
+status=$?
+[ "$status" -eq 0 ] || fail "the program under a full disk exited $status: $(cat "$WORK/err")"
+grep -q "recording of this process stops here; what was written is kept" "$WORK/err" \
+    || fail "the collector did not say it stopped: $(cat "$WORK/err")"
+lost=$(sqlite3 raw-full.sqlite "SELECT coalesce(sum(count), 0) FROM dropped_events WHERE cause = 'write_failed'")
+kept=$("$TRACE_VS_TRUTH" --count-kernels raw-full.sqlite)
+[ "${lost:-0}" -gt 0 ] || fail "the trace does not count the records lost to the full disk"
+[ "${kept:-0}" -gt 0 ] || fail "the kernels written before the disk filled were lost"
+pass "full disk while recording: $kept kernels kept, $lost records counted as lost (dropped_events.write_failed)"
 finish
