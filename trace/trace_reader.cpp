@@ -1,5 +1,6 @@
 #include "tbdprof/trace/trace_reader.h"
 
+#include "tbdprof/trace/safe_text.h"
 #include "tbdprof/trace/schema.h"
 #include "trace_validation.h"
 
@@ -120,7 +121,7 @@ sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
     }
     if (version < 1) throw TraceOpenError(path + " is not a tbdprof trace (no format version)");
     if (std::string problem = detail::schema_problem(handle); !problem.empty())
-        throw TraceOpenError(path + " is not a tbdprof trace as written by tbdprof: " + problem);
+        throw TraceOpenError(path + " is not a tbdprof trace as written by tbdprof: " + printable(problem));
     try {
         if (db.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'run'") == 0)
             throw TraceOpenError(path + " is not a complete tbdprof trace: table 'run' is missing");

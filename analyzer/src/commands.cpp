@@ -6,6 +6,8 @@
 #include <exception>
 #include <string>
 
+#include <tbdprof/trace/safe_text.h>
+
 #include "command_options.h"
 #include "tbdprof/analyzer/budget.h"
 
@@ -25,7 +27,7 @@ int usage_error(const char* command, const std::string& message, const char* usa
 }
 
 int input_error(const char* command, const std::string& message) {
-    std::fprintf(stderr, "tbdprof %s: %s\n", command, message.c_str());
+    std::fprintf(stderr, "tbdprof %s: %s\n", command, trace::printable(message).c_str());
     return 2;
 }
 
@@ -48,6 +50,12 @@ std::string apply_common(Common& common, const ParsedArgs& args) {
         if (!error.empty()) return error;
     }
     return {};
+}
+
+// Strings from the trace reach the output unchanged by the renderers: a terminal must not act on
+// their control characters, and JSON/HTML must be valid UTF-8 (tbdprof/trace/safe_text.h).
+std::string safe_for(Format format, const std::string& text) {
+    return format == Format::text || format == Format::markdown ? trace::printable(text) : trace::valid_utf8(text);
 }
 
 std::vector<std::string> names_with(std::vector<std::string> extra) {
@@ -79,7 +87,7 @@ int report_command(int argc, char** argv) {
     if (std::string error = apply_common(common, args); !error.empty()) return usage_error("report", error, usage);
     try {
         const Report report = analyze_trace(args.positional[0], common.analysis);
-        if (std::string error = write_output(common.output, render_report(report, common.format), common.force, args.positional); !error.empty()) {
+        if (std::string error = write_output(common.output, safe_for(common.format, render_report(report, common.format)), common.force, args.positional); !error.empty()) {
             return input_error("report", error);
         }
     } catch (const std::exception& e) {
@@ -127,7 +135,7 @@ int compare_command(int argc, char** argv) {
     try {
         std::vector<Report> reports;
         for (const std::string& path : args.positional) reports.push_back(analyze_trace(path, common.analysis));
-        if (std::string error = write_output(common.output, render_compare(reports, labels, common.format), common.force,
+        if (std::string error = write_output(common.output, safe_for(common.format, render_compare(reports, labels, common.format)), common.force,
                                                  args.positional); !error.empty()) {
             return input_error("compare", error);
         }
@@ -153,7 +161,7 @@ int diff_command(int argc, char** argv) {
     try {
         const Report base = analyze_trace(args.positional[0], common.analysis);
         const Report next = analyze_trace(args.positional[1], common.analysis);
-        if (std::string error = write_output(common.output, render_diff(base, next, common.format), common.force, args.positional); !error.empty()) {
+        if (std::string error = write_output(common.output, safe_for(common.format, render_diff(base, next, common.format)), common.force, args.positional); !error.empty()) {
             return input_error("diff", error);
         }
     } catch (const std::exception& e) {
@@ -205,10 +213,10 @@ int check_command(int argc, char** argv) {
     int violations = 0;
     for (const CheckResult& r : results) {
         if (!r.passed) ++violations;
-        std::printf("%s  %-24s %s\n", r.passed ? "ok  " : "FAIL", r.limit.c_str(), r.message.c_str());
+        std::printf("%s  %-24s %s\n", r.passed ? "ok  " : "FAIL", r.limit.c_str(), trace::printable(r.message).c_str());
     }
     if (!junit.empty()) {
-        if (std::string error = write_output(junit, junit_xml(args.positional[0], results), force, args.positional); !error.empty()) {
+        if (std::string error = write_output(junit, trace::valid_utf8(junit_xml(args.positional[0], results)), force, args.positional); !error.empty()) {
             return input_error("check", error);
         }
     }

@@ -103,7 +103,7 @@ private:
     std::unordered_map<int64_t, size_t> slot_of_;
     std::vector<PartResult> parts_;
     IdTable<FunctionStat> functions_{-1};
-    int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0;
+    int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0, absurd_kernels_ = 0;
     int64_t kernel_time_ns_ = 0, no_flop_ns_ = 0;
     IdTable<CallInfo> calls_{-1};
     bool timing_ = std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr;
@@ -263,6 +263,7 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
         });
         total_kernels_ += part.kernels;
         host_timed_ += part.host_timed;
+        absurd_kernels_ += part.absurd;
         kernels_in_window_ += part.in_window;
         kernel_time_ns_ += part.kernel_time_ns;
     }
@@ -394,6 +395,11 @@ void GpuScan::finish(Report& report) {
     report.kernels.total = total_kernels_;
     report.kernels.count = kernels_in_window_;
     report.kernels.host_timed = host_timed_;
+    if (absurd_kernels_ > 0) {
+        report.notes.push_back(std::to_string(absurd_kernels_) +
+                               " kernel rows have impossible times (a start before the trace, or longer than 13 days): "
+                               "left out of every figure");
+    }
     if (host_timed_ > 0) {
         report.notes.push_back(std::to_string(host_timed_) +
                                " kernels have no device timestamps (host-timed): they are left out of utilization");

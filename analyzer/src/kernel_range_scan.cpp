@@ -61,6 +61,10 @@ public:
     // False: stop (kernels out of time order, or another part asked to stop).
     bool add(int64_t device_id, int64_t function, int64_t start, int64_t raw_duration, int64_t call_id) {
         if (++unreported_ == 0x40000 && !report()) return false;
+        if (start < -kMaxKernelNs || start > INT64_MAX - kMaxKernelNs || raw_duration > kMaxKernelNs) {
+            ++result_.absurd;
+            return true;
+        }
         ++result_.kernels;
         PartDevice& device = devices_[device_id];
         const bool timed = raw_duration >= 0;

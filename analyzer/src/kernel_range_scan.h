@@ -69,8 +69,14 @@ struct PartResult {
     std::map<std::pair<int64_t, int64_t>, MixedShare> mixed;  // (call, function), for mixed calls
     int64_t kernels = 0, host_timed = 0, in_window = 0;
     int64_t kernel_time_ns = 0;
+    // Rows no real run has (a start before the trace or a duration over kMaxKernelNs): reported,
+    // never summed, so that totals cannot overflow.
+    int64_t absurd = 0;
     double seconds = 0;  // how long the part took (TBDPROF_ANALYZER_TIMING)
 };
+
+// Longer than any kernel runs (about 13 days): a row saying so is damaged or made up.
+inline constexpr int64_t kMaxKernelNs = int64_t{1} << 50;
 
 struct PartRange {
     int64_t first_id = 0, last_id = -1;

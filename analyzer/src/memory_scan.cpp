@@ -96,6 +96,10 @@ size_t add_subranges(const TraceFile& trace, std::vector<Allocation>& allocation
 void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report) {
     MemoryMetrics& memory = report.memory;
     std::vector<Allocation> allocations;
+    // No device has 2^50 bytes (1 PiB): a row saying so is damaged or made up, and summing it could
+    // overflow the totals. Such rows are reported, not summed.
+    constexpr int64_t kMaxAllocationBytes = int64_t{1} << 50;
+    int64_t absurd = 0;
     {
         Query query(*trace.db,
                     "SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, c.category, a.stack "
@@ -104,6 +108,10 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         while (query.step()) {
             const int64_t bytes = query.integer(2);
             if (bytes <= 0) continue;
+            if (bytes > kMaxAllocationBytes) {
+                ++absurd;
+                continue;
+            }
             Allocation a{};
             a.id = query.integer(0);
             a.device = query.integer(1);
@@ -120,6 +128,8 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         }
     }
     memory.allocations = static_cast<int64_t>(allocations.size());
+    if (absurd > 0)
+        report.notes.push_back(std::to_string(absurd) + " allocation rows claim more than 1 PiB: left out of every figure");
     const size_t subrange_segments = add_subranges(trace, allocations);
     if (allocations.empty()) {
         report.notes.push_back("the trace has no device allocations: memory figures are zero");

@@ -1,5 +1,7 @@
 #include "tbdprof/interop/commands.h"
 
+#include <tbdprof/trace/safe_text.h>
+
 #include "tbdprof/interop/export.h"
 #include "tbdprof/interop/import.h"
 #include "tbdprof/interop/interop_error.h"
@@ -90,7 +92,7 @@ int import_command(int argc, char** argv) {
         return 0;
     } catch (const std::exception& e) {
         if (options.progress) std::fputs("\n", stderr);
-        std::fprintf(stderr, "tbdprof import: %s\n", e.what());
+        std::fprintf(stderr, "tbdprof import: %s\n", trace::printable(e.what()).c_str());
         return 1;
     }
 }
@@ -138,7 +140,7 @@ int export_command(int argc, char** argv) {
                     static_cast<double>(summary.bytes_written) / 1e6);
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "tbdprof export: %s\n", e.what());
+        std::fprintf(stderr, "tbdprof export: %s\n", trace::printable(e.what()).c_str());
         return 1;
     }
 }
