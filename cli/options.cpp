@@ -28,7 +28,7 @@ ParsedCommandLine usage_error(std::string message) {
 std::string usage_text() {
     return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
            "               [--iteration-range NAME] -- COMMAND [ARGS...]\n"
-           "       tbdprof report|compare|diff|check|tag|import|export ... (each has --help)\n"
+           "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
            "\n"
            "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"
            "kernels, copies, sets, allocations and frees with their call stacks, which allocations each\n"
