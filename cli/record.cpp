@@ -1,11 +1,11 @@
 #include "record.h"
 
 #include "driver_check.h"
+#include "framework_presets.h"
+#include "gpu_model.h"
 #include "install_layout.h"
 #include "launcher.h"
 #include "output_path.h"
-#include "framework_presets.h"
-#include "gpu_model.h"
 #include "run_dir.h"
 #include "trace_build.h"
 
@@ -52,11 +52,14 @@ std::unique_ptr<trace::OutputFile> reserve_default_output(const std::string& bas
     for (int n = 1; n <= 100; ++n) {
         const std::string candidate = n == 1 ? base : stem + "-" + std::to_string(n) + ".sqlite";
         try {
-            return std::make_unique<trace::OutputFile>(candidate, trace::OutputRules{});
+            return std::make_unique<trace::OutputFile>(
+                candidate,
+                trace::OutputRules{.force = false, .inputs = {}, .allow_stream = false, .defer_temporary = true});
         } catch (const trace::OutputFileError& e) {
             error = e.what();
             struct stat st {};
-            if (::lstat(candidate.c_str(), &st) != 0 && std::string(e.what()).find("another tbdprof") == std::string::npos)
+            if (::lstat(candidate.c_str(), &st) != 0 &&
+                std::string(e.what()).find("another tbdprof") == std::string::npos)
                 return nullptr;  // not a name clash: a directory that cannot be written
         }
     }
@@ -90,9 +93,13 @@ int record(const RecordOptions& options) {
         if (!out) return fail(kFailure, problem);
     } else {
         const std::string problem = trace::check_output_target(options.output, {.force = options.force, .inputs = {}});
-        if (!problem.empty()) return fail(problem.find("use --force") != std::string::npos ? kUsageError : kFailure, problem);
+        if (!problem.empty())
+            return fail(problem.find("use --force") != std::string::npos ? kUsageError : kFailure, problem);
         try {
-            out = std::make_unique<trace::OutputFile>(options.output, trace::OutputRules{.force = options.force, .inputs = {}});
+            out = std::make_unique<trace::OutputFile>(
+                options.output,
+                trace::OutputRules{
+                    .force = options.force, .inputs = {}, .allow_stream = false, .defer_temporary = true});
         } catch (const trace::OutputFileError& e) {
             return fail(kFailure, e.what());
         }
@@ -102,16 +109,17 @@ int record(const RecordOptions& options) {
 
     if (options.sim && options.sim_model.empty()) {
         if (const char* model = std::getenv("TBDSIM_MODEL"); model && *model && !simgpu::find_gpu_model(model))
-            return fail(kUsageError, std::string("unknown simulated GPU TBDSIM_MODEL='") + model + "' (known: " +
-                                         simgpu::known_gpu_model_keys() + ")");
+            return fail(kUsageError, std::string("unknown simulated GPU TBDSIM_MODEL='") + model +
+                                         "' (known: " + simgpu::known_gpu_model_keys() + ")");
     }
     if (options.sim) {
         if (layout.simgpu_dir.empty())
             return fail(kFailure, "--sim: the simulated GPU (lib/simgpu/libcuda.so.1) was not found next to " +
                                       layout.executable);
     } else if (!nvidia_driver_present(layout.simgpu_dir)) {
-        return fail(kFailure, "no NVIDIA driver found (no /dev/nvidiactl or no loadable libcuda.so.1); "
-                              "to record on tbdprof's simulated GPU, add --sim");
+        return fail(kFailure,
+                    "no NVIDIA driver found (no /dev/nvidiactl or no loadable libcuda.so.1); "
+                    "to record on tbdprof's simulated GPU, add --sim");
     }
     if (layout.preload_library.empty())
         return fail(kFailure, "the collector library libtbdprof_preload.so was not found next to " + layout.executable +
@@ -182,8 +190,10 @@ int record(const RecordOptions& options) {
                      run_dir.c_str(), build_command_for(run_dir, output).c_str());
         return child.exit_status != 0 ? child.exit_status : kFailure;
     }
-    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) fs::remove_all(run_dir, ec);
-    else std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());
+    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr)
+        fs::remove_all(run_dir, ec);
+    else
+        std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());
     return child.exit_status;
 }
 

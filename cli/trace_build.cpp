@@ -31,7 +31,14 @@ void print_summary(const std::string& output) {
 
 bool build_into(const std::string& run_dir, const RunInfo& info, const std::string& iteration_range,
                 trace::OutputFile& out) {
-    const BuildSignalGuard signals(run_dir, out.temp_path(), build_command_for(run_dir, out.target()));
+    std::string temporary;
+    try {
+        temporary = out.temp_path();
+    } catch (const trace::OutputFileError& e) {
+        std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", e.what());
+        return false;
+    }
+    const BuildSignalGuard signals(run_dir, temporary, build_command_for(run_dir, out.target()));
     // For the tests of signals during the build only: a build long enough to be interrupted.
     if (const char* pause = std::getenv("TBDPROF_TEST_BUILD_PAUSE_MS"); pause && *pause) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::atoi(pause));

@@ -110,19 +110,33 @@ OutputFile::OutputFile(std::string target, OutputRules rules) : target_(std::mov
         }
     }
     if (lock_fd_ < 0) throw OutputFileError("cannot lock " + target_ + " (" + lock_path_ + " keeps changing)");
-    temp_ = dir + "/." + base + ".tmp-XXXXXX";
+    if (!rules_.defer_temporary) create_temporary();
+}
+
+void OutputFile::create_temporary() const {
+    if (fd_ >= 0 || stream_) return;
+    const size_t slash = target_.find_last_of('/');
+    const std::string dir = directory_of(target_);
+    temp_ = dir + "/." + target_.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp-XXXXXX";
     fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);  // O_EXCL: never an existing file
     if (fd_ < 0) {
         const std::string error = std::strerror(errno);
-        release();
+        temp_.clear();
         throw OutputFileError("cannot create a temporary file next to " + target_ + ": " + error);
     }
-    ::fchmod(
-        fd_, 0644 & ~[] {
-            const mode_t mask = ::umask(0);
-            ::umask(mask);
-            return mask;
-        }());
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd_, 0644 & ~mask);
+}
+
+const std::string& OutputFile::temp_path() const {
+    create_temporary();
+    return temp_;
+}
+
+int OutputFile::fd() const {
+    create_temporary();
+    return fd_;
 }
 
 OutputFile::~OutputFile() {
@@ -142,6 +156,7 @@ void OutputFile::release() {
 }
 
 void OutputFile::write(const std::string& data) {
+    create_temporary();
     size_t done = 0;
     while (done < data.size()) {
         const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
@@ -161,6 +176,12 @@ void OutputFile::commit() {
         committed_ = true;
         release();
         return;
+    }
+    try {
+        create_temporary();
+    } catch (const OutputFileError&) {
+        release();
+        throw;
     }
     if (::fsync(fd_) != 0) {
         const int error = errno;

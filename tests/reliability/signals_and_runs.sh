@@ -66,6 +66,7 @@ if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
     fail "the program runs on after tbdprof was killed"
     kill -KILL "$child"
 fi
+[ "$(find . -maxdepth 1 -name '.killed.sqlite.tmp-*' | wc -l)" -eq 0 ] || fail "the killed recording left a temporary: $(ls -a)"
 "$TBDPROF" --sim -o next.sqlite -- true >/dev/null 2>err3 || fail "the next recording failed: $(cat err3)"
 grep -q "was not built: its raw files are in" err3 || fail "the next run did not tell of the run left behind: $(cat err3)"
 leftover_cmd=$(sed -n 's/^tbdprof: note: build it with: tbdprof \(.*\) (or remove the directory)$/\1/p' err3 | head -1)

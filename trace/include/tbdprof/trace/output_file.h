@@ -28,6 +28,9 @@ struct OutputRules {
     // (-o /dev/stdout, /dev/null, a pipe): written there, never renamed over it. A trace (SQLite)
     // is always a regular file.
     bool allow_stream = false;
+    // Take the name (checks, lock) now and create the temporary only when it is first used: a
+    // recording holds its name for the whole run, but leaves no temporary behind if it is killed.
+    bool defer_temporary = false;
 };
 
 // Empty when `target` may be written under `rules`; otherwise one sentence saying why not. Checks
@@ -43,10 +46,11 @@ public:
     ~OutputFile();  // removes the temporary and the lock unless committed
 
     const std::string& target() const { return target_; }
-    // Where to write: the temporary, or the target itself when it is a stream (allow_stream).
-    const std::string& temp_path() const { return temp_; }
+    // Where to write: the temporary (created now if deferred), or the target itself when it is a
+    // stream (allow_stream). Throws OutputFileError when the temporary cannot be created.
+    const std::string& temp_path() const;
     bool is_stream() const { return stream_; }
-    int fd() const { return fd_; }
+    int fd() const;
 
     // Writes all of `data` to the temporary. Throws OutputFileError (ENOSPC: "disk full").
     void write(const std::string& data);
@@ -56,12 +60,13 @@ public:
 
 private:
     void release();
+    void create_temporary() const;
 
     std::string target_;
     OutputRules rules_;
-    std::string temp_;
+    mutable std::string temp_;
     std::string lock_path_;
-    int fd_ = -1;
+    mutable int fd_ = -1;
     int lock_fd_ = -1;
     bool committed_ = false;
     bool stream_ = false;
