@@ -259,13 +259,13 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
             if (stat.count == 0) return;
             FunctionStat& total = functions_[id];
             total.count += stat.count;
-            total.total_ns += stat.total_ns;
+            add_saturating(total.total_ns, stat.total_ns);
         });
         total_kernels_ += part.kernels;
         host_timed_ += part.host_timed;
         absurd_kernels_ += part.absurd;
         kernels_in_window_ += part.in_window;
-        kernel_time_ns_ += part.kernel_time_ns;
+        add_saturating(kernel_time_ns_, part.kernel_time_ns);
     }
     for (DeviceState& state : devices_) state.busy.close();
     return Outcome::done;
@@ -291,8 +291,8 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
             if (!has_device) call.device = piece->device;
             has_device = true;
             call.count += piece->count;
-            call.total_ns += piece->total_ns;
-            call.window_ns += piece->window_ns;
+            add_saturating(call.total_ns, piece->total_ns);
+            add_saturating(call.window_ns, piece->window_ns);
             call.window_count += piece->window_count;
             if (piece->mixed || (has_function && piece->function != call.function)) call.mixed = true;
             if (!has_function) call.function = piece->function;
@@ -304,12 +304,12 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
                 const CallTally* piece = part.calls.find(id);
                 if (piece == nullptr || piece->count == 0) continue;
                 if (!piece->mixed) {
-                    shares[piece->function].window_ns += piece->window_ns;
+                    add_saturating(shares[piece->function].window_ns, piece->window_ns);
                     shares[piece->function].window_count += piece->window_count;
                     continue;
                 }
                 for (auto it = part.mixed.lower_bound({id, INT64_MIN}); it != part.mixed.end() && it->first.first == id; ++it) {
-                    shares[it->first.second].window_ns += it->second.window_ns;
+                    add_saturating(shares[it->first.second].window_ns, it->second.window_ns);
                     shares[it->first.second].window_count += it->second.window_count;
                 }
             }
@@ -317,7 +317,7 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
                 mixed_flops[{id, function}] = info.flops * share_of(call, share.window_ns, share.window_count);
             }
         }
-        flop_ns += call.window_ns;
+        add_saturating(flop_ns, call.window_ns);
         double in_window = 0;
         if (call.count > 0) {
             in_window = info.flops * share_of(call, call.window_ns, call.window_count);

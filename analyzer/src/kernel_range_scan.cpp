@@ -90,8 +90,8 @@ public:
             ++device.kernels_in_window;
             FunctionStat& stat = result_.functions[function];
             ++stat.count;
-            stat.total_ns += duration;
-            result_.kernel_time_ns += duration;
+            add_saturating(stat.total_ns, duration);
+            add_saturating(result_.kernel_time_ns, duration);
         }
         if (call_id >= 0 && (call_id <= dense_calls_ || (sparse_calls_ && inputs_.sparse_calls.count(call_id) != 0))) {
             add_to_call(call_id, function, device.id, duration, in_window);
@@ -115,13 +115,13 @@ private:
             call.mixed = true;
         }
         ++call.count;
-        call.total_ns += duration;
+        add_saturating(call.total_ns, duration);
         if (in_window) {
             ++call.window_count;
-            call.window_ns += duration;
+            add_saturating(call.window_ns, duration);
             if (call.mixed) {
                 MixedShare& share = result_.mixed[{call_id, function}];
-                share.window_ns += duration;
+                add_saturating(share.window_ns, duration);
                 ++share.window_count;
             }
         }

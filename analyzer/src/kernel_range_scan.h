@@ -75,6 +75,11 @@ struct PartResult {
     double seconds = 0;  // how long the part took (TBDPROF_ANALYZER_TIMING)
 };
 
+// Time sums saturate at INT64_MAX instead of wrapping to negative totals.
+inline void add_saturating(int64_t& total, int64_t value) {
+    if (__builtin_add_overflow(total, value, &total)) total = value < 0 ? INT64_MIN : INT64_MAX;
+}
+
 // Longer than any kernel runs (about 13 days): a row saying so is damaged or made up.
 inline constexpr int64_t kMaxKernelNs = int64_t{1} << 50;
 

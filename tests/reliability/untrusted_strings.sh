@@ -48,5 +48,10 @@ sqlite3 absurd.sqlite "UPDATE kernels SET duration_ns = 4611686018427387904 WHER
 grep -q -- "-[0-9]" <(grep -E "GPU kernel time|peak|utilization" report.absurd) && fail "negative totals: $(grep -E 'GPU kernel time|peak' report.absurd)"
 grep -q "3 kernel rows have impossible times" report.absurd || fail "the absurd kernels are not reported: $(cat report.absurd)"
 grep -q "2 allocation rows claim more than 1 PiB" report.absurd || fail "the absurd allocations are not reported"
-pass "absurd rows reported, not summed"
+# 9 000 kernels of 2^50 ns each (allowed, but their sum exceeds int64): totals saturate, never wrap.
+"$TBDPROF" --sim -o many.sqlite -- "$TBDPROF_BIN_DIR/mlp_train" --iterations 350 >/dev/null 2>&1 || fail "cannot record 350 steps"
+sqlite3 many.sqlite "UPDATE kernels SET duration_ns = 1125899906842624" || fail "cannot update durations"
+"$TBDPROF" report many.sqlite --window all >report.many 2>err || fail "report of huge sums failed: $(cat err)"
+grep -E "GPU kernel time|utilization" report.many | grep -q -- "-[0-9]" && fail "a sum wrapped: $(grep 'GPU kernel time' report.many)"
+pass "absurd rows reported, not summed; huge sums saturate"
 finish
