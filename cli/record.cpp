@@ -190,10 +190,13 @@ int record(const RecordOptions& options) {
                      run_dir.c_str(), build_command_for(run_dir, output).c_str());
         return child.exit_status != 0 ? child.exit_status : kFailure;
     }
-    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr)
+    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) {
         fs::remove_all(run_dir, ec);
-    else
+    } else {
+        info.built = true;  // kept on purpose: not a recording left behind
+        write_run_info(run_dir, info);
         std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());
+    }
     return child.exit_status;
 }
 

@@ -59,6 +59,7 @@ bool write_run_info(const std::string& run_dir, const RunInfo& info) {
             << "stack_depth=" << info.stack_depth << "\n";
         if (info.exit_status) out << "exit_status=" << *info.exit_status << "\n";
         if (info.crash_signal) out << "crash_signal=" << *info.crash_signal << "\n";
+        if (info.built) out << "built=1\n";
         out.close();
         if (!out) return false;
     }
@@ -93,6 +94,8 @@ std::optional<RunInfo> read_run_info(const std::string& run_dir) {
             info.exit_status = number;
         else if (key == "crash_signal" && parse_int(value, number))
             info.crash_signal = number;
+        else if (key == "built")
+            info.built = value == "1";
     }
     if (!any) return std::nullopt;
     return info;
@@ -109,7 +112,7 @@ std::vector<std::string> abandoned_run_dirs() {
         struct stat st {};
         if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
         const auto info = read_run_info(path);
-        if (!info || info->tbdprof_pid <= 0) continue;
+        if (!info || info->tbdprof_pid <= 0 || info->built) continue;
         // Still running (or a pid reused by another process of ours): not abandoned.
         if (kill(info->tbdprof_pid, 0) == 0 || errno == EPERM) continue;
         found.push_back(path);

@@ -18,6 +18,7 @@ struct RunInfo {
     int stack_depth = 24;
     std::optional<int> exit_status;  // known once the command ended
     std::optional<int> crash_signal;
+    bool built = false;  // the trace was built (a directory kept with TBDPROF_KEEP_RUN_DIR=1)
 };
 
 // $TMPDIR/tbdprof-run-XXXXXX (0700). Empty and `error` set when it cannot be created.
@@ -28,7 +29,8 @@ bool write_run_info(const std::string& run_dir, const RunInfo& info);
 // Reads it back; nullopt when the directory has none (or it is unreadable).
 std::optional<RunInfo> read_run_info(const std::string& run_dir);
 
-// Run directories of this user in $TMPDIR whose tbdprof is no longer running.
+// Run directories of this user in $TMPDIR whose tbdprof is no longer running and whose trace was
+// not built.
 std::vector<std::string> abandoned_run_dirs();
 
 // The command line that builds `run_dir` into `output`.

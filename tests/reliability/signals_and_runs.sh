@@ -75,6 +75,13 @@ leftover_cmd=$(sed -n 's/^tbdprof: note: build it with: tbdprof \(.*\) (or remov
 [ -s killed.sqlite ] || fail "the left-behind run did not build"
 pass "killed tbdprof: program ended, next run told of it, built later ($("$TRACE_VS_TRUTH" --count-kernels killed.sqlite) kernels)"
 
+# A run directory kept on purpose (TBDPROF_KEEP_RUN_DIR=1) is not reported as left behind.
+TBDPROF_KEEP_RUN_DIR=1 "$TBDPROF" --sim -o kept.sqlite -- true >/dev/null 2>&1 || fail "recording with a kept run directory failed"
+"$TBDPROF" --sim -o after-kept.sqlite -- true >/dev/null 2>err3c || fail "the run after it failed"
+grep -q "was not built" err3c && fail "a run directory kept on purpose is reported as left behind: $(cat err3c)"
+rm -rf "$TMPDIR"/tbdprof-run-*
+pass "a run directory kept with TBDPROF_KEEP_RUN_DIR=1 is not reported"
+
 # 4. The simulated GPU's model and memory size are checked before anything runs.
 "$TBDPROF" --sim=h100 -o h100.sqlite -- "$mlp" --iterations 1 >/dev/null 2>err4 || fail "--sim=h100 refused: $(cat err4)"
 grep -q "h100" <("$TBDPROF" --help) || fail "--help does not list h100"
