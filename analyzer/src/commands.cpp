@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 
+#include <tbdprof/trace/output_file.h>
 #include <tbdprof/trace/safe_text.h>
 
 #include "command_options.h"
@@ -58,6 +59,13 @@ std::string safe_for(Format format, const std::string& text) {
     return format == Format::text || format == Format::markdown ? trace::printable(text) : trace::valid_utf8(text);
 }
 
+// Before the analysis, which may take a while: can -o be written at all?
+std::string output_problem(const Common& common, const std::vector<std::string>& inputs) {
+    if (common.output.empty() || common.output == "-") return {};
+    return trace::check_output_target(common.output,
+                                      {.force = common.force, .inputs = inputs, .allow_stream = true, .defer_temporary = false});
+}
+
 std::vector<std::string> names_with(std::vector<std::string> extra) {
     std::vector<std::string> names = kAnalysisOptionNames;
     names.insert(names.end(), extra.begin(), extra.end());
@@ -85,6 +93,7 @@ int report_command(int argc, char** argv) {
     if (args.positional.size() != 1) return usage_error("report", "give exactly one trace file", usage);
     Common common;
     if (std::string error = apply_common(common, args); !error.empty()) return usage_error("report", error, usage);
+    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("report", error);
     try {
         const Report report = analyze_trace(args.positional[0], common.analysis);
         if (std::string error = write_output(common.output, safe_for(common.format, render_report(report, common.format)), common.force, args.positional); !error.empty()) {
@@ -124,6 +133,7 @@ int compare_command(int argc, char** argv) {
                                           std::to_string(args.positional.size()) + " traces", usage);
     }
     if (std::string error = apply_common(common, args); !error.empty()) return usage_error("compare", error, usage);
+    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("compare", error);
     if (labels.empty()) {
         for (size_t i = 0; i < args.positional.size(); ++i) {
             std::string label = base_name(args.positional[i]);
@@ -158,6 +168,7 @@ int diff_command(int argc, char** argv) {
     Common common;
     common.analysis.top_kernels = 30;  // compare kernels beyond the usual top ten
     if (std::string error = apply_common(common, args); !error.empty()) return usage_error("diff", error, usage);
+    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("diff", error);
     try {
         const Report base = analyze_trace(args.positional[0], common.analysis);
         const Report next = analyze_trace(args.positional[1], common.analysis);
