@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,8 +108,14 @@ ChildOutcome run_child(const std::string& program, const std::vector<std::string
     sigaction(SIGINT, &forward, &old_int);
     sigaction(SIGTERM, &forward, &old_term);
 
+    const pid_t parent = getpid();
     const pid_t child = fork();
     if (child == 0) {
+        // The program ends with tbdprof (SIGTERM lets its collector write its last records): killed
+        // tbdprof, the program would run on unrecorded. Checked again after the prctl, in case
+        // tbdprof died before it.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(128 + SIGTERM);
         sigaction(SIGINT, &old_int, nullptr);
         sigaction(SIGTERM, &old_term, nullptr);
         close(report[0]);

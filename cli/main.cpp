@@ -1,6 +1,7 @@
 // tbdprof: records a CUDA program's GPU activity and memory into a SQLite trace.
 #include "options.h"
 #include "record.h"
+#include "trace_build.h"
 #include "view_command.h"
 
 #include <tbdprof/analyzer/commands.h>
@@ -26,6 +27,7 @@ Subcommand find_subcommand(const char* name) {
         {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
         {"export", tbdprof::interop::export_command},
         {"view", tbdprof::cli::view_command},
+        {"build", tbdprof::cli::build_command},
     };
     for (const auto& [n, f] : table)
         if (std::strcmp(n, name) == 0) return f;

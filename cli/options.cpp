@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include "framework_presets.h"
+#include "gpu_model.h"
 
 #include <charconv>
 
@@ -27,7 +28,7 @@ ParsedCommandLine usage_error(std::string message) {
 std::string usage_text() {
     return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
            "               [--iteration-range NAME] -- COMMAND [ARGS...]\n"
-           "       tbdprof report|compare|diff|check|tag|import|export ... (each has --help)\n"
+           "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
            "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)\n"
            "\n"
            "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"
@@ -39,7 +40,8 @@ std::string usage_text() {
            "                     in the current directory)\n"
            "  --force            replace FILE if it exists (without it, tbdprof never overwrites)\n"
            "  --sim[=MODEL]      run on tbdprof's simulated GPU instead of a real one (no GPU needed);\n"
-           "                     MODEL picks the simulated device (TBDSIM_MODEL), e.g. h100, h200\n"
+           "                     MODEL picks the simulated device (TBDSIM_MODEL): " + simgpu::known_gpu_model_keys() +
+           "\n                     (h100 = h100-sxm, the default)\n"
            "  --stacks N         frames of call stack kept per allocation, 0 to 128 (default 24; 0 = off)\n"
            "  --framework=NAME   pytorch, tensorflow, jax, mxnet, auto or none (default): set the framework's\n"
            "                     allocator so that each tensor is its own CUDA allocation (docs/tagging.md)\n"
@@ -79,6 +81,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             options.sim = true;
             options.sim_model = arg.substr(6);
             if (options.sim_model.empty()) return usage_error("--sim= needs a model name");
+            if (simgpu::find_gpu_model(options.sim_model) == nullptr)
+                return usage_error("unknown simulated GPU '" + options.sim_model + "' (known: " +
+                                   simgpu::known_gpu_model_keys() + ")");
         } else if (arg.rfind("--framework=", 0) == 0) {
             options.framework = arg.substr(12);
             FrameworkPreset ignored;

@@ -1,23 +1,25 @@
 #include "record.h"
 
 #include "driver_check.h"
+#include "framework_presets.h"
+#include "gpu_model.h"
 #include "install_layout.h"
 #include "launcher.h"
 #include "output_path.h"
-#include "summary.h"
-#include "framework_presets.h"
+#include "run_dir.h"
+#include "trace_build.h"
 
-#include <tbdprof/tagger/tagger.h>
-
-#include <tbdprof/trace/builder.h>
-#include <tbdprof/trace/trace_reader.h>
+#include <tbdprof/trace/output_file.h>
 
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <system_error>
 
 namespace tbdprof::cli {
@@ -43,23 +45,35 @@ std::string prepend_path(const std::optional<std::string>& old, const std::strin
     return old && !old->empty() ? first + ":" + *old : first;
 }
 
-// A private run directory for the raw files: $TMPDIR/tbdprof-run-XXXXXX.
-std::string make_run_dir(std::string& error) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/tbdprof-run-XXXXXX";
-    if (mkdtemp(pattern.data()) == nullptr) {
-        error = "cannot create a run directory in " + pattern.substr(0, pattern.rfind('/')) + ": " + strerror(errno);
-        return {};
+// A program that is not recorded to a name the user chose (the default, time-stamped name) gets a
+// distinct file when two recordings start in the same second: NAME-2.sqlite, NAME-3.sqlite, ...
+std::unique_ptr<trace::OutputFile> reserve_default_output(const std::string& base, std::string& error) {
+    const std::string stem = base.substr(0, base.size() - std::string(".sqlite").size());
+    for (int n = 1; n <= 100; ++n) {
+        const std::string candidate = n == 1 ? base : stem + "-" + std::to_string(n) + ".sqlite";
+        try {
+            return std::make_unique<trace::OutputFile>(
+                candidate,
+                trace::OutputRules{.force = false, .inputs = {}, .allow_stream = false, .defer_temporary = true});
+        } catch (const trace::OutputFileError& e) {
+            error = e.what();
+            struct stat st {};
+            if (::lstat(candidate.c_str(), &st) != 0 &&
+                std::string(e.what()).find("another tbdprof") == std::string::npos)
+                return nullptr;  // not a name clash: a directory that cannot be written
+        }
     }
-    return pattern;
+    return nullptr;
 }
 
-void print_summary(const std::string& output) {
-    try {
-        trace::Database db = trace::open_trace(output);
-        std::fputs(format_summary(trace::read_summary(db), output).c_str(), stderr);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tbdprof: cannot summarize %s: %s\n", output.c_str(), e.what());
+void tell_of_abandoned_runs() {
+    for (const std::string& dir : abandoned_run_dirs()) {
+        const auto info = read_run_info(dir);
+        std::fprintf(stderr,
+                     "tbdprof: note: an earlier recording (%s) was not built: its raw files are in %s\n"
+                     "tbdprof: note: build it with: %s (or remove the directory)\n",
+                     info ? info->command_line.c_str() : "?", dir.c_str(),
+                     build_command_for(dir, info && !info->output.empty() ? info->output : "OUT.sqlite").c_str());
     }
 }
 
@@ -72,18 +86,40 @@ int record(const RecordOptions& options) {
     const std::string program = resolve_command(options.command[0], why, not_runnable);
     if (program.empty()) return fail(not_runnable, "cannot run " + options.command[0] + ": " + why);
 
-    const std::string output = options.output.empty() ? default_output_name(options.command[0]) : options.output;
-    bool usage = false;
-    if (std::string problem = check_output_writable(output, options.force, usage); !problem.empty())
-        return fail(usage ? kUsageError : kFailure, problem);
+    std::unique_ptr<trace::OutputFile> out;
+    if (options.output.empty()) {
+        std::string problem;
+        out = reserve_default_output(default_output_name(options.command[0]), problem);
+        if (!out) return fail(kFailure, problem);
+    } else {
+        const std::string problem = trace::check_output_target(options.output, {.force = options.force, .inputs = {}});
+        if (!problem.empty())
+            return fail(problem.find("use --force") != std::string::npos ? kUsageError : kFailure, problem);
+        try {
+            out = std::make_unique<trace::OutputFile>(
+                options.output,
+                trace::OutputRules{
+                    .force = options.force, .inputs = {}, .allow_stream = false, .defer_temporary = true});
+        } catch (const trace::OutputFileError& e) {
+            return fail(kFailure, e.what());
+        }
+    }
+    const std::string output = out->target();
+    tell_of_abandoned_runs();
 
+    if (options.sim && options.sim_model.empty()) {
+        if (const char* model = std::getenv("TBDSIM_MODEL"); model && *model && !simgpu::find_gpu_model(model))
+            return fail(kUsageError, std::string("unknown simulated GPU TBDSIM_MODEL='") + model +
+                                         "' (known: " + simgpu::known_gpu_model_keys() + ")");
+    }
     if (options.sim) {
         if (layout.simgpu_dir.empty())
             return fail(kFailure, "--sim: the simulated GPU (lib/simgpu/libcuda.so.1) was not found next to " +
                                       layout.executable);
     } else if (!nvidia_driver_present(layout.simgpu_dir)) {
-        return fail(kFailure, "no NVIDIA driver found (no /dev/nvidiactl or no loadable libcuda.so.1); "
-                              "to record on tbdprof's simulated GPU, add --sim");
+        return fail(kFailure,
+                    "no NVIDIA driver found (no /dev/nvidiactl or no loadable libcuda.so.1); "
+                    "to record on tbdprof's simulated GPU, add --sim");
     }
     if (layout.preload_library.empty())
         return fail(kFailure, "the collector library libtbdprof_preload.so was not found next to " + layout.executable +
@@ -123,6 +159,15 @@ int record(const RecordOptions& options) {
     if (!framework.name.empty())
         std::fprintf(stderr, "tbdprof: %s preset: %s\n", framework.name.c_str(), framework.cost.c_str());
 
+    RunInfo info;
+    info.tbdprof_pid = static_cast<int>(getpid());
+    info.output = output;
+    info.command_line = join(options.command);
+    info.device_mode = options.sim ? "simulated" : "real";
+    info.sim_model = options.sim_model;
+    info.stack_depth = options.stack_depth;
+    write_run_info(run_dir, info);  // what a later tbdprof needs if this one is killed
+
     const ChildOutcome child = run_child(program, options.command, env);
     std::error_code ec;
     if (!child.started) {
@@ -137,35 +182,21 @@ int record(const RecordOptions& options) {
         std::fprintf(stderr, "tbdprof: %s %s signal %d (SIG%s); the trace may lack its last events\n",
                      options.command[0].c_str(), crash ? "crashed with" : "was killed by", sig, name ? name : "?");
     }
-
-    trace::BuildOptions build;
-    build.run_dir = run_dir;
-    build.output = output;
-    build.command_line = join(options.command);
-    build.exit_status = child.exit_status;
-    build.crash_signal = child.signal;
-    build.notes = {{"stack_depth", std::to_string(options.stack_depth)},
-                   {"device_mode", options.sim ? "simulated" : "real"}};
-    if (!options.sim_model.empty()) build.notes.emplace_back("sim_model", options.sim_model);
-    const trace::BuildResult built = trace::build_trace(build);
-    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) fs::remove_all(run_dir, ec);
-    else std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());
-    if (!built.ok) {
-        std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", built.error.c_str());
+    info.exit_status = child.exit_status;
+    info.crash_signal = child.signal;
+    write_run_info(run_dir, info);
+    if (!build_into(run_dir, info, options.iteration_range, *out)) {
+        std::fprintf(stderr, "tbdprof: the raw files are kept in %s; once the problem is solved, build them with: %s\n",
+                     run_dir.c_str(), build_command_for(run_dir, output).c_str());
         return child.exit_status != 0 ? child.exit_status : kFailure;
     }
-    for (const std::string& warning : built.warnings) std::fprintf(stderr, "tbdprof: note: %s\n", warning.c_str());
-    // Memory categories, iterations and phases. A trace that cannot be tagged stays a valid,
-    // untagged trace: tagging rolls back as a whole.
-    tagger::TagOptions tag_options;
-    tag_options.iteration_range = options.iteration_range;
-    tagger::TagSummary tagged;
-    std::string tag_error;
-    if (!tagger::tag_trace_file(output, tag_options, tagged, tag_error))
-        std::fprintf(stderr, "tbdprof: note: memory tagging failed: %s (run `tbdprof tag` to retry)\n", tag_error.c_str());
-    else if (tagged.iterations == 0)
-        std::fprintf(stderr, "tbdprof: note: no training iterations found (%s)\n", tagged.note.c_str());
-    print_summary(output);
+    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) {
+        fs::remove_all(run_dir, ec);
+    } else {
+        info.built = true;  // kept on purpose: not a recording left behind
+        write_run_info(run_dir, info);
+        std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());
+    }
     return child.exit_status;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <tbdprof/trace/safe_text.h>
+
 namespace tbdprof::cli {
 
 std::string format_bytes(int64_t bytes) {
@@ -37,7 +39,7 @@ std::string format_summary(const trace::TraceSummary& s, const std::string& trac
     if (s.clock_source != "cupti") add("timestamps", s.clock_source == "host" ? "host-side only (no CUPTI)" : "partly host-side");
     if (s.dropped_events > 0) add("DROPPED events", std::to_string(s.dropped_events));
     add("trace", trace_path);
-    return out;
+    return trace::printable(out);  // the command line and device name come from the trace
 }
 
 }  // namespace tbdprof::cli

@@ -11,10 +11,22 @@ endfunction()
 # (the simulated GPU, the preload collector): a sanitizer runtime cannot be LD_PRELOADed after libc
 # into an arbitrary program.
 function(tbd_sanitize target)
-    if(TBDPROF_SANITIZE)
+    if(TBDPROF_FUZZ)  # the libraries a fuzz target links: coverage for libFuzzer, ASan and UBSan
+        target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+        target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+    elseif(TBDPROF_SANITIZE)
         target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
                                                  -fno-sanitize-recover=undefined)
         target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+    endif()
+endfunction()
+
+# ThreadSanitizer, for the collector and its unit tests only (build-tsan/ in scripts/test.sh): the
+# writer thread, the rings and the fork/exit paths race with the application's threads by design.
+function(tbd_thread_sanitize target)
+    if(TBDPROF_TSAN)
+        target_compile_options(${target} PRIVATE -fsanitize=thread -fno-omit-frame-pointer)
+        target_link_options(${target} PRIVATE -fsanitize=thread)
     endif()
 endfunction()
 

@@ -24,6 +24,7 @@ Registry& registry() {
         add_launch_hooks(r->symbols);
         add_transfer_hooks(r->symbols);
         add_sync_hooks(r->symbols);
+        add_module_hooks(r->symbols);
         add_proc_address_hooks(r->symbols);
         add_graph_hooks(r->symbols);
         r->real.reserve(r->symbols.size());

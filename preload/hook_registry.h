@@ -43,6 +43,7 @@ void add_memory_hooks(std::vector<HookedSymbol>& out);
 void add_launch_hooks(std::vector<HookedSymbol>& out);
 void add_transfer_hooks(std::vector<HookedSymbol>& out);
 void add_sync_hooks(std::vector<HookedSymbol>& out);
+void add_module_hooks(std::vector<HookedSymbol>& out);
 void add_proc_address_hooks(std::vector<HookedSymbol>& out);
 void add_graph_hooks(std::vector<HookedSymbol>& out);
 

@@ -1,5 +1,7 @@
 #include "kernel_catalog.h"
 
+#include <sys/mman.h>
+
 #include <atomic>
 
 #include "hook_registry.h"
@@ -8,16 +10,44 @@
 namespace tbdprof::preload {
 namespace {
 
-constexpr size_t kSlots = 2048;
+// The catalog grows: level 0 has 2048 slots, each further level twice as many, made (mmap) by the
+// first launch that finds the levels before it full. 6 levels hold about 129 000 kernels; beyond
+// that a launch describes its kernel into a per-thread scratch copy each time, and counts a miss.
+constexpr size_t kFirstLevelSlots = 2048;
+constexpr int kLevels = 6;
 constexpr int kMaxProbes = 32;
 
 struct Slot {
     std::atomic<uintptr_t> key{0};
     std::atomic<bool> ready{false};
+    std::atomic<uint64_t> epoch{0};  // g_unload_epoch when described
     KernelInfo info;
 };
 
-Slot g_slots[kSlots];
+Slot g_first_level[kFirstLevelSlots];
+std::atomic<Slot*> g_levels[kLevels] = {};
+std::atomic<uint64_t> g_misses{0};
+// Bumped by every module or library unload: a CUfunction address may then be reused by a kernel
+// of a later module, whose name and parameter layout differ. Entries described before are stale.
+std::atomic<uint64_t> g_unload_epoch{0};
+
+size_t level_slots(int level) { return kFirstLevelSlots << level; }
+
+Slot* level_table(int level, bool create) {
+    if (level == 0) return g_first_level;
+    Slot* table = g_levels[level].load(std::memory_order_acquire);
+    if (table != nullptr || !create) return table;
+    // Zero-filled pages are valid empty slots (key 0, not ready): no constructor needs to run.
+    void* memory = mmap(nullptr, level_slots(level) * sizeof(Slot), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    if (memory == MAP_FAILED) return nullptr;
+    Slot* fresh = static_cast<Slot*>(memory);
+    if (!g_levels[level].compare_exchange_strong(table, fresh, std::memory_order_acq_rel)) {
+        munmap(memory, level_slots(level) * sizeof(Slot));  // another thread made it first
+        return table;
+    }
+    return fresh;
+}
 
 using FuncGetName = CUresult (*)(const char**, CUfunction);
 using FuncGetParamInfo = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
@@ -86,25 +116,50 @@ void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info)
 const KernelInfo& kernel_info(collector::ThreadState& ts, CUfunction function) {
     static thread_local KernelInfo scratch;
     const auto key = reinterpret_cast<uintptr_t>(function);
-    size_t index = static_cast<size_t>((key >> 4) * 0x9E3779B97F4A7C15ull >> 40) & (kSlots - 1);
-    for (int probe = 0; probe < kMaxProbes; ++probe, index = (index + 1) & (kSlots - 1)) {
-        Slot& slot = g_slots[index];
-        uintptr_t current = slot.key.load(std::memory_order_acquire);
-        if (current == key) {
-            if (slot.ready.load(std::memory_order_acquire)) return slot.info;
-            break;  // another thread is filling it in
-        }
-        if (current == 0) {
-            if (slot.key.compare_exchange_strong(current, key, std::memory_order_acq_rel)) {
-                describe(ts, function, slot.info);
-                slot.ready.store(true, std::memory_order_release);
-                return slot.info;
+    const uint64_t epoch = g_unload_epoch.load(std::memory_order_acquire);
+    const size_t hash = static_cast<size_t>((key >> 4) * 0x9E3779B97F4A7C15ull >> 24);
+    for (int level = 0; level < kLevels; ++level) {
+        Slot* table = level_table(level, true);
+        if (table == nullptr) break;
+        const size_t mask = level_slots(level) - 1;
+        size_t index = hash & mask;
+        for (int probe = 0; probe < kMaxProbes; ++probe, index = (index + 1) & mask) {
+            Slot& slot = table[index];
+            uintptr_t current = slot.key.load(std::memory_order_acquire);
+            if (current == key) {
+                bool ready = slot.ready.load(std::memory_order_acquire);
+                if (ready && slot.epoch.load(std::memory_order_acquire) == epoch) return slot.info;
+                // Described before an unload: describe again, by the one thread that takes it back.
+                if (ready && slot.ready.compare_exchange_strong(ready, false, std::memory_order_acq_rel)) {
+                    describe(ts, function, slot.info);
+                    slot.epoch.store(epoch, std::memory_order_release);
+                    slot.ready.store(true, std::memory_order_release);
+                    return slot.info;
+                }
+                describe(ts, function, scratch);  // another thread is filling it in
+                return scratch;
             }
-            if (current == key) break;
+            if (current == 0) {
+                if (slot.key.compare_exchange_strong(current, key, std::memory_order_acq_rel)) {
+                    describe(ts, function, slot.info);
+                    slot.epoch.store(epoch, std::memory_order_release);
+                    slot.ready.store(true, std::memory_order_release);
+                    return slot.info;
+                }
+                if (current == key) {
+                    describe(ts, function, scratch);
+                    return scratch;
+                }
+            }
         }
     }
+    g_misses.fetch_add(1, std::memory_order_relaxed);
     describe(ts, function, scratch);
     return scratch;
 }
+
+void forget_kernel_layouts() { g_unload_epoch.fetch_add(1, std::memory_order_acq_rel); }
+
+uint64_t kernel_catalog_misses() { return g_misses.load(std::memory_order_relaxed); }
 
 }  // namespace tbdprof::preload

@@ -47,4 +47,12 @@ struct KernelInfo {
 // is still filling the entry in, or the table is full). Valid until this thread's next call.
 const KernelInfo& kernel_info(collector::ThreadState& ts, CUfunction function);
 
+// After cuModuleUnload/cuLibraryUnload: every entry is described again at its next launch (a later
+// module may reuse a function's address for a kernel with another name and parameter layout).
+void forget_kernel_layouts();
+
+// Launches whose kernel found no room in the catalog (more than about 129 000 distinct kernels):
+// each described its kernel through the driver again.
+uint64_t kernel_catalog_misses();
+
 }  // namespace tbdprof::preload

@@ -4,8 +4,11 @@
 #include <link.h>
 
 #include <cstdint>
+#include <cstdio>
 
 #include "hook_registry.h"
+#include "kernel_catalog.h"
+#include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/session.h"
 #include "tbdprof/collector/symbol_lookup.h"
 
@@ -43,7 +46,12 @@ __attribute__((constructor)) void preload_start() {
     collector::initialize_from_environment(range.low, range.high);
 }
 
-__attribute__((destructor)) void preload_finish() { collector::finish_in_destructor(); }
+__attribute__((destructor)) void preload_finish() {
+    collector::finish_in_destructor();
+    if (const uint64_t misses = kernel_catalog_misses(); misses > 0 && collector::collector_enabled())
+        std::fprintf(stderr, "tbdprof: note: the kernel catalog was full: %llu launches described their kernel again\n",
+                     static_cast<unsigned long long>(misses));
+}
 
 }  // namespace
 }  // namespace tbdprof::preload

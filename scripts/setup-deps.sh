@@ -8,6 +8,28 @@ TBDPROF_PACKAGES=(cmake g++ make pkg-config libsqlite3-dev libunwind-dev libfmt-
                   patchelf bash-completion dpkg-dev   # the real-GPU bundle, the .deb and its test
                   qt6-base-dev qt6-svg-dev xvfb xauth)  # tbdprof-viewer and its window test
 
+# Only for the fuzz stage (scripts/fuzz.sh): clang's libFuzzer. Installed on demand, never required.
+TBDPROF_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+
+# True when clang++ -fsanitize=fuzzer links; as root, installs TBDPROF_FUZZ_PACKAGES first if needed.
+ensure_fuzz_packages() {
+    local probe
+    probe=$(mktemp -d)
+    printf '#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { return 0; }\n' \
+        >"$probe/probe.cpp"
+    links() { command -v clang++ >/dev/null && clang++ -fsanitize=fuzzer "$probe/probe.cpp" -o "$probe/probe" 2>/dev/null; }
+    if ! links && [ "$(id -u)" -eq 0 ]; then
+        echo "setup: installing ${TBDPROF_FUZZ_PACKAGES[*]} for the fuzz stage"
+        apt-get update -qq >/dev/null 2>&1 || true
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${TBDPROF_FUZZ_PACKAGES[@]}" \
+            >/dev/null 2>&1 || true
+    fi
+    local ok=1
+    links && ok=0
+    rm -rf "$probe"
+    return $ok
+}
+
 missing_packages() {
     local missing=()
     for p in "${TBDPROF_PACKAGES[@]}"; do

@@ -3,6 +3,9 @@
 #   scripts/test.sh              normal build in build/
 #   TBDPROF_SANITIZE=1 scripts/test.sh   also runs the host-side unit tests under ASan+UBSan (build-asan/;
 #                                        the default when CI is set)
+#   TBDPROF_TSAN=0 / TBDPROF_FUZZ=0      skip the ThreadSanitizer stage (collector unit tests, build-tsan/)
+#                                        or the bounded fuzz stage (scripts/fuzz.sh, 20 s per target);
+#                                        both on by default when CI is set
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -27,4 +30,18 @@ if [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "0" ] && [ "${TBDPROF_SANITIZE:-${CI:-0}
     cmake --build build-asan -j "$(nproc)" --target "${unit_targets[@]}"
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)" --timeout 600 \
         -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|tagger\.subranges|analyzer_unit|interop_unit|viewer\.core)')
+fi
+
+# The collector's unit tests under ThreadSanitizer (its writer thread, rings and fork paths).
+if [ "${TBDPROF_TSAN:-${CI:-0}}" != "0" ] && [ "${TBDPROF_TSAN:-${CI:-0}}" != "false" ]; then
+    cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_TSAN=ON -DTBDPROF_BUILD_SAMPLES=OFF \
+          -DCMAKE_CUDA_COMPILER="${CUDACXX:-/usr/local/cuda/bin/nvcc}" >/dev/null
+    cmake --build build-tsan -j "$(nproc)" --target tbdprof_collector_unit_test
+    (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure --timeout 300 -R '^collector\.unit$')
+fi
+
+# libFuzzer targets, 20 s each (the raw-file reader and builder, the trace opener, the Kineto parser).
+# Skips with a message when clang's libFuzzer cannot be had.
+if [ "${TBDPROF_FUZZ:-${CI:-0}}" != "0" ] && [ "${TBDPROF_FUZZ:-${CI:-0}}" != "false" ]; then
+    FUZZ_SECONDS=${FUZZ_SECONDS:-20} scripts/fuzz.sh
 fi

@@ -7,6 +7,7 @@
 #include "tbdprof/tagger/tagger.h"
 
 #include <sqlite3.h>
+#include <tbdprof/trace/trace_reader.h>
 
 namespace tbdprof::tagger {
 namespace {
@@ -170,26 +171,15 @@ bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, s
 }
 
 bool tag_trace_file(const std::string& path, const TagOptions& options, TagSummary& summary, std::string& error) {
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-        error = "cannot open " + path + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
-        sqlite3_close(db);
+    // Only a trace the one opener validated is written to (tbdprof/trace/trace_reader.h).
+    trace::Database db;
+    try {
+        db = trace::open_trace_for_update(path);
+    } catch (const trace::TraceOpenError& e) {
+        error = e.what();
         return false;
     }
-    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
-    sqlite3_busy_timeout(db, 2000);
-    bool ok = true;
-    {
-        sqlite3_stmt* s = nullptr;
-        ok = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &s, nullptr) == SQLITE_OK &&
-             sqlite3_step(s) == SQLITE_ROW;
-        sqlite3_finalize(s);
-        if (!ok) error = path + " is not a tbdprof trace (not an SQLite database, or damaged)";
-    }
-    ok = ok && tag_database(db, options, summary, error);
-    sqlite3_close(db);
-    return ok;
+    return tag_database(db.get(), options, summary, error);
 }
 
 }  // namespace tbdprof::tagger

@@ -246,6 +246,7 @@ void ModelBuilder::build_samples_and_drops() {
                 case raw::DropCause::RingFull: cause = "ring_full"; break;
                 case raw::DropCause::CuptiBuffers: cause = "cupti_buffers"; break;
                 case raw::DropCause::StackTableFull: cause = "stack_table_full"; break;
+                case raw::DropCause::WriteFailed: cause = "write_failed"; break;
             }
             model_.dropped.push_back({p.id, cause, static_cast<int64_t>(d.count)});
         }

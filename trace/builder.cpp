@@ -1,5 +1,7 @@
 #include "tbdprof/trace/builder.h"
 
+#include "tbdprof/trace/output_file.h"
+
 #include "model_builder.h"
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/version.h"
@@ -9,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 namespace tbdprof::trace {
@@ -117,31 +120,28 @@ BuildResult build_trace(const BuildOptions& options) {
     load_processes(paths, processes, result);
     detail::TraceModel model = build_model(options, processes, result);
 
-    const std::string temporary = options.output + ".tmp";
-    std::error_code ec;
-    fs::remove(temporary, ec);
+    std::optional<OutputFile> own_output;
     try {
+        if (options.output_file == nullptr) own_output.emplace(options.output, OutputRules{.force = true, .inputs = {}});
+        OutputFile& out = options.output_file ? *options.output_file : *own_output;
         // One thread writes one private file: SQLite's mutexes and memory statistics only cost time
         // here. (MEMSTATUS can only change before SQLite initializes; later calls are harmless no-ops.)
         sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
         sqlite3* handle = nullptr;
-        const int rc = sqlite3_open_v2(temporary.c_str(), &handle,
-                                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
-                                           SQLITE_OPEN_EXRESCODE,
-                                       nullptr);
+        const int rc = sqlite3_open_v2(out.temp_path().c_str(), &handle,
+                                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nullptr);
         Database db(handle);
-        if (rc != SQLITE_OK) throw SqliteError("cannot create " + temporary + ": " + sqlite3_errstr(rc));
+        if (rc != SQLITE_OK) throw SqliteError("cannot create " + out.temp_path() + ": " + sqlite3_errstr(rc));
         detail::write_trace(db, model);
         db.close();
-    } catch (const std::exception& e) {
-        fs::remove(temporary, ec);
+        if (own_output) own_output->commit();
+    } catch (const SqliteError& e) {
         result.error = e.what();
+        if (std::string(e.what()).find("full") != std::string::npos)
+            result.error += " (disk full: nothing was written to " + options.output + ")";
         return result;
-    }
-    fs::rename(temporary, options.output, ec);
-    if (ec) {
-        result.error = "cannot move the trace to " + options.output + ": " + ec.message();
-        fs::remove(temporary, ec);
+    } catch (const std::exception& e) {
+        result.error = e.what();
         return result;
     }
     result.ok = true;

@@ -1,37 +1,148 @@
 #include "tbdprof/trace/trace_reader.h"
 
+#include "tbdprof/trace/safe_text.h"
 #include "tbdprof/trace/schema.h"
+#include "trace_validation.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace tbdprof::trace {
+namespace {
 
-Database open_trace(const std::string& path) {
+using Clock = std::chrono::steady_clock;
+
+// Per-connection time budget: SQLITE_TRACE_STMT marks each statement's start, the progress handler
+// interrupts one that has run too long, SQLITE_TRACE_CLOSE frees the state with the connection.
+struct StatementClock {
+    Clock::time_point started = Clock::now();
+    Clock::duration limit{};
+};
+
+int on_trace_event(unsigned event, void* context, void*, void*) {
+    auto* clock = static_cast<StatementClock*>(context);
+    if (event == SQLITE_TRACE_STMT) clock->started = Clock::now();
+    if (event == SQLITE_TRACE_CLOSE) delete clock;
+    return 0;
+}
+
+int on_progress(void* context) {
+    const auto* clock = static_cast<const StatementClock*>(context);
+    return Clock::now() - clock->started > clock->limit ? 1 : 0;
+}
+
+int64_t positive_env(const char* name, int64_t fallback) {
+    const char* text = std::getenv(name);
+    if (!text || !*text) return fallback;
+    char* end = nullptr;
+    const long long value = std::strtoll(text, &end, 10);
+    return end && *end == '\0' && value > 0 ? value : fallback;
+}
+
+// SQLite reads missing pages of a truncated file as zeros; the header says how long the file should
+// be (when its "valid for" counter matches the change counter).
+std::string header_problem(const std::string& path, int64_t file_size) {
+    unsigned char header[100];
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (!file) return std::string("cannot open it: ") + std::strerror(errno);
+    const size_t got = std::fread(header, 1, sizeof header, file);
+    std::fclose(file);
+    if (got < sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0) return "it is not a SQLite database";
+    auto be32 = [&](int at) {
+        return (uint32_t{header[at]} << 24) | (uint32_t{header[at + 1]} << 16) | (uint32_t{header[at + 2]} << 8) |
+               uint32_t{header[at + 3]};
+    };
+    uint32_t page_size = (uint32_t{header[16]} << 8) | header[17];
+    if (page_size == 1) page_size = 65536;
+    const uint32_t pages = be32(28);
+    if (pages != 0 && be32(24) == be32(92) && static_cast<int64_t>(pages) * page_size > file_size)
+        return "it is truncated (" + std::to_string(file_size) + " bytes of " +
+               std::to_string(static_cast<int64_t>(pages) * page_size) + ")";
+    return {};
+}
+
+}  // namespace
+
+sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0)
+        throw TraceOpenError("cannot open trace " + path + ": " + std::strerror(errno));
+    if (!S_ISREG(info.st_mode))
+        throw TraceOpenError(
+            path + " is not a regular file (" +
+            (S_ISDIR(info.st_mode) ? std::string("a directory") : std::string("a device, FIFO or socket")) +
+            "), so not a tbdprof trace");
+    if (info.st_size == 0) throw TraceOpenError(path + " is empty, not a tbdprof trace");
+    if (std::string problem = header_problem(path, info.st_size); !problem.empty())
+        throw TraceOpenError(path + " is not a tbdprof trace: " + problem);
+
+    // One cap on SQLite's heap for the whole process (it is global): a hostile file must fail with
+    // "out of memory", not take the machine's. Set once, never lowered under another user's value.
+    if (sqlite3_hard_heap_limit64(-1) == 0)
+        sqlite3_hard_heap_limit64(positive_env("TBDPROF_SQLITE_HEAP_LIMIT_MB", 4096) * 1024 * 1024);
+
+    const int flags =
+        (access == TraceAccess::update ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_EXRESCODE;
     sqlite3* handle = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_EXRESCODE, nullptr);
+    const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
     Database db(handle);
     if (rc != SQLITE_OK) throw TraceOpenError("cannot open trace " + path + ": " + sqlite3_errstr(rc));
     int enabled = 0;
+    // No writes to the schema or shadow tables through SQL, no unsafe functions reachable from the
+    // file's own schema, no extensions, no triggers; views stay on for tbdprof's own (validated below).
     sqlite3_db_config(handle, SQLITE_DBCONFIG_DEFENSIVE, 1, &enabled);
     sqlite3_db_config(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &enabled);
     sqlite3_db_config(handle, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &enabled);
     sqlite3_db_config(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &enabled);
-    sqlite3_db_config(handle, SQLITE_DBCONFIG_ENABLE_VIEW, 1, &enabled);  // memory_allocations is a view
+    sqlite3_db_config(handle, SQLITE_DBCONFIG_ENABLE_VIEW, 1, &enabled);
+    sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, 256 * 1024 * 1024);  // no string or blob above 256 MiB
+    auto* clock = new StatementClock;
+    clock->limit = std::chrono::seconds(positive_env("TBDPROF_SQL_STATEMENT_SECONDS", 300));
+    sqlite3_trace_v2(handle, SQLITE_TRACE_STMT | SQLITE_TRACE_CLOSE, on_trace_event, clock);
+    sqlite3_progress_handler(handle, 10000, on_progress, clock);
+    sqlite3_busy_timeout(handle, 2000);
     int version = 0;
     try {
-        version = trace_format_version(db);
+        db.exec("PRAGMA cell_size_check = ON");  // corrupt b-trees fail instead of reading garbage
         // A file that is not SQLite fails here; an SQLite file without our tables fails below.
-        Statement probe(db, "SELECT 1 FROM run LIMIT 1");
+        version = trace_format_version(db);
     } catch (const SqliteError& e) {
         throw TraceOpenError(path + " is not a tbdprof trace (" + e.what() + ")");
     }
     if (version > kTraceFormatVersion) {
-        throw TraceOpenError("trace format " + std::to_string(version) + " is newer than this tbdprof supports (" +
-                             std::to_string(kTraceFormatVersion) + "); upgrade tbdprof");
+        throw TraceOpenError(path + ": trace format " + std::to_string(version) +
+                             " is newer than this tbdprof supports (" + std::to_string(kTraceFormatVersion) +
+                             "); upgrade tbdprof");
     }
     if (version < 1) throw TraceOpenError(path + " is not a tbdprof trace (no format version)");
-    return db;
+    if (std::string problem = detail::schema_problem(handle); !problem.empty())
+        throw TraceOpenError(path + " is not a tbdprof trace as written by tbdprof: " + printable(problem));
+    try {
+        if (db.query_int("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'run'") == 0)
+            throw TraceOpenError(path + " is not a complete tbdprof trace: table 'run' is missing");
+        if (db.query_int("SELECT count(*) FROM run") < 1)
+            throw TraceOpenError(path + " is not a complete tbdprof trace: its run table has no row");
+    } catch (const SqliteError& e) {
+        throw TraceOpenError(path + " is damaged (" + e.what() + ")");
+    }
+    return db.release();
 }
 
-int trace_format_version(Database& db) { return static_cast<int>(db.query_int("PRAGMA user_version")); }
+Database open_trace(const std::string& path) {
+    return Database(open_trace_handle(path, TraceAccess::read_only));
+}
+
+Database open_trace_for_update(const std::string& path) {
+    return Database(open_trace_handle(path, TraceAccess::update));
+}
+int trace_format_version(Database& db) {
+    return static_cast<int>(db.query_int("PRAGMA user_version"));
+}
 
 TraceSummary read_summary(Database& db) {
     TraceSummary s;

@@ -1,5 +1,7 @@
 #include "command_options.h"
 
+#include <tbdprof/trace/output_file.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -105,19 +107,15 @@ std::string apply_format_option(Format& format, const std::string& value) {
     return {};
 }
 
-std::string write_output(const std::string& path, const std::string& text) {
+std::string write_output(const std::string& path, const std::string& text, bool force,
+                         const std::vector<std::string>& inputs) {
     if (path.empty() || path == "-") {
         if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
             return "cannot write to standard output";
         }
         return {};
     }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot create " + path;
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) return "cannot write " + path;
-    return {};
+    return trace::write_output_file(path, text, trace::OutputRules{.force = force, .inputs = inputs, .allow_stream = true});
 }
 
 }  // namespace tbdprof::analyzer

@@ -29,6 +29,7 @@ std::string apply_format_option(Format& format, const std::string& value);
 extern const std::vector<std::string> kAnalysisOptionNames;
 
 // Writes `text` to `path`, or stdout when path is empty or "-"; returns an error sentence.
-std::string write_output(const std::string& path, const std::string& text);
+std::string write_output(const std::string& path, const std::string& text, bool force,
+                         const std::vector<std::string>& inputs);
 
 }  // namespace tbdprof::analyzer

@@ -6,6 +6,9 @@
 #include <exception>
 #include <string>
 
+#include <tbdprof/trace/output_file.h>
+#include <tbdprof/trace/safe_text.h>
+
 #include "command_options.h"
 #include "tbdprof/analyzer/budget.h"
 
@@ -25,7 +28,7 @@ int usage_error(const char* command, const std::string& message, const char* usa
 }
 
 int input_error(const char* command, const std::string& message) {
-    std::fprintf(stderr, "tbdprof %s: %s\n", command, message.c_str());
+    std::fprintf(stderr, "tbdprof %s: %s\n", command, trace::printable(message).c_str());
     return 2;
 }
 
@@ -33,6 +36,7 @@ struct Common {
     AnalysisOptions analysis;
     Format format = Format::text;
     std::string output;
+    bool force = false;  // --force: replace an existing output file
 };
 
 // Applies the options all reading commands share; returns an error sentence.
@@ -42,10 +46,24 @@ std::string apply_common(Common& common, const ParsedArgs& args) {
         std::string error;
         if (name == "format") error = apply_format_option(common.format, value);
         else if (name == "output") common.output = value;
+        else if (name == "force") common.force = true;
         else error = apply_analysis_option(common.analysis, name, value);
         if (!error.empty()) return error;
     }
     return {};
+}
+
+// Strings from the trace reach the output unchanged by the renderers: a terminal must not act on
+// their control characters, and JSON/HTML must be valid UTF-8 (tbdprof/trace/safe_text.h).
+std::string safe_for(Format format, const std::string& text) {
+    return format == Format::text || format == Format::markdown ? trace::printable(text) : trace::valid_utf8(text);
+}
+
+// Before the analysis, which may take a while: can -o be written at all?
+std::string output_problem(const Common& common, const std::vector<std::string>& inputs) {
+    if (common.output.empty() || common.output == "-") return {};
+    return trace::check_output_target(common.output,
+                                      {.force = common.force, .inputs = inputs, .allow_stream = true, .defer_temporary = false});
 }
 
 std::vector<std::string> names_with(std::vector<std::string> extra) {
@@ -63,20 +81,22 @@ std::string base_name(const std::string& path) {
 
 int report_command(int argc, char** argv) {
     const char* usage = "tbdprof report TRACE [--format text|markdown|json|html] [-o FILE] [--window W] ...";
-    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output"}), {});
+    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output"}), {"force"});
     if (args.help) {
         std::printf("usage: %s\n\nA report on one trace: GPU utilization, FP32 throughput, memory by category,\n"
                     "iterations, CPU, top kernels.\n  --format F   text (default), markdown, json, html\n"
-                    "  -o FILE      write to FILE instead of standard output\n%s", usage, kAnalysisHelp);
+                    "  -o FILE      write to FILE instead of standard output\n"
+                    "  --force      replace FILE if it exists (never a device, FIFO or an input)\n%s", usage, kAnalysisHelp);
         return 0;
     }
     if (!args.error.empty()) return usage_error("report", args.error, usage);
     if (args.positional.size() != 1) return usage_error("report", "give exactly one trace file", usage);
     Common common;
     if (std::string error = apply_common(common, args); !error.empty()) return usage_error("report", error, usage);
+    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("report", error);
     try {
         const Report report = analyze_trace(args.positional[0], common.analysis);
-        if (std::string error = write_output(common.output, render_report(report, common.format)); !error.empty()) {
+        if (std::string error = write_output(common.output, safe_for(common.format, render_report(report, common.format)), common.force, args.positional); !error.empty()) {
             return input_error("report", error);
         }
     } catch (const std::exception& e) {
@@ -87,7 +107,7 @@ int report_command(int argc, char** argv) {
 
 int compare_command(int argc, char** argv) {
     const char* usage = "tbdprof compare A B [C...] [--labels a,b,...] [--format text|markdown|json|html] [-o FILE]";
-    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output", "labels"}), {});
+    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output", "labels"}), {"force"});
     if (args.help) {
         std::printf("usage: %s\n\nSeveral runs side by side: a table per metric and per memory category;\n"
                     "stacked bars of memory at peak in HTML.\n  --labels a,b,...  column names (default: file names)\n%s",
@@ -113,6 +133,7 @@ int compare_command(int argc, char** argv) {
                                           std::to_string(args.positional.size()) + " traces", usage);
     }
     if (std::string error = apply_common(common, args); !error.empty()) return usage_error("compare", error, usage);
+    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("compare", error);
     if (labels.empty()) {
         for (size_t i = 0; i < args.positional.size(); ++i) {
             std::string label = base_name(args.positional[i]);
@@ -124,7 +145,8 @@ int compare_command(int argc, char** argv) {
     try {
         std::vector<Report> reports;
         for (const std::string& path : args.positional) reports.push_back(analyze_trace(path, common.analysis));
-        if (std::string error = write_output(common.output, render_compare(reports, labels, common.format)); !error.empty()) {
+        if (std::string error = write_output(common.output, safe_for(common.format, render_compare(reports, labels, common.format)), common.force,
+                                                 args.positional); !error.empty()) {
             return input_error("compare", error);
         }
     } catch (const std::exception& e) {
@@ -135,7 +157,7 @@ int compare_command(int argc, char** argv) {
 
 int diff_command(int argc, char** argv) {
     const char* usage = "tbdprof diff BASE NEW [--format text|markdown|json|html] [-o FILE]";
-    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output"}), {});
+    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output"}), {"force"});
     if (args.help) {
         std::printf("usage: %s\n\nWhat changed between two runs (metrics, memory categories, top kernels),\n"
                     "with relative changes, largest first.\n%s", usage, kAnalysisHelp);
@@ -146,10 +168,11 @@ int diff_command(int argc, char** argv) {
     Common common;
     common.analysis.top_kernels = 30;  // compare kernels beyond the usual top ten
     if (std::string error = apply_common(common, args); !error.empty()) return usage_error("diff", error, usage);
+    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("diff", error);
     try {
         const Report base = analyze_trace(args.positional[0], common.analysis);
         const Report next = analyze_trace(args.positional[1], common.analysis);
-        if (std::string error = write_output(common.output, render_diff(base, next, common.format)); !error.empty()) {
+        if (std::string error = write_output(common.output, safe_for(common.format, render_diff(base, next, common.format)), common.force, args.positional); !error.empty()) {
             return input_error("diff", error);
         }
     } catch (const std::exception& e) {
@@ -167,7 +190,7 @@ int check_command(int argc, char** argv) {
         parse_args(argc, argv,
                    names_with({"max-peak-memory", "min-gpu-utilization", "max-iteration-time", "max-p95-iteration-time",
                                "min-fp32-utilization", "max-category", "budget", "junit"}),
-                   {});
+                   {"force"});
     if (args.help) {
         std::printf("usage: %s\n\nChecks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
                     "violation listed); 2: bad input. A budget file holds the same limits, one per line:\n"
@@ -180,9 +203,11 @@ int check_command(int argc, char** argv) {
     Common common;
     Budget budget;
     std::string junit;
+    bool force = false;
     for (const auto& [name, value] : args.options) {
         std::string error;
-        if (name == "budget") error = load_budget_file(value, budget);
+        if (name == "force") force = true;
+        else if (name == "budget") error = load_budget_file(value, budget);
         else if (name == "junit") junit = value;
         else if (is_limit_name(name)) error = apply_limit(budget, name, value);
         else error = apply_analysis_option(common.analysis, name, value);
@@ -199,10 +224,10 @@ int check_command(int argc, char** argv) {
     int violations = 0;
     for (const CheckResult& r : results) {
         if (!r.passed) ++violations;
-        std::printf("%s  %-24s %s\n", r.passed ? "ok  " : "FAIL", r.limit.c_str(), r.message.c_str());
+        std::printf("%s  %-24s %s\n", r.passed ? "ok  " : "FAIL", r.limit.c_str(), trace::printable(r.message).c_str());
     }
     if (!junit.empty()) {
-        if (std::string error = write_output(junit, junit_xml(args.positional[0], results)); !error.empty()) {
+        if (std::string error = write_output(junit, trace::valid_utf8(junit_xml(args.positional[0], results)), force, args.positional); !error.empty()) {
             return input_error("check", error);
         }
     }

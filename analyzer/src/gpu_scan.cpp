@@ -108,7 +108,7 @@ private:
     std::unordered_map<int64_t, size_t> slot_of_;
     std::vector<PartResult> parts_;
     IdTable<FunctionStat> functions_{-1};
-    int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0;
+    int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0, absurd_kernels_ = 0;
     int64_t kernel_time_ns_ = 0, no_flop_ns_ = 0;
     int64_t outside_iterations_ = 0, outside_iterations_ns_ = 0;
     IdTable<CallInfo> calls_{-1};
@@ -275,12 +275,13 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
             total.min_ns = total.count == 0 ? stat.min_ns : std::min(total.min_ns, stat.min_ns);
             total.max_ns = total.count == 0 ? stat.max_ns : std::max(total.max_ns, stat.max_ns);
             total.count += stat.count;
-            total.total_ns += stat.total_ns;
+            add_saturating(total.total_ns, stat.total_ns);
         });
         total_kernels_ += part.kernels;
         host_timed_ += part.host_timed;
+        absurd_kernels_ += part.absurd;
         kernels_in_window_ += part.in_window;
-        kernel_time_ns_ += part.kernel_time_ns;
+        add_saturating(kernel_time_ns_, part.kernel_time_ns);
         outside_iterations_ += part.outside_iterations;
         outside_iterations_ns_ += part.outside_iterations_ns;
     }
@@ -308,8 +309,8 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
             if (!has_device) call.device = piece->device;
             has_device = true;
             call.count += piece->count;
-            call.total_ns += piece->total_ns;
-            call.window_ns += piece->window_ns;
+            add_saturating(call.total_ns, piece->total_ns);
+            add_saturating(call.window_ns, piece->window_ns);
             call.window_count += piece->window_count;
             if (piece->mixed || (has_function && piece->function != call.function)) call.mixed = true;
             if (!has_function) call.function = piece->function;
@@ -321,12 +322,12 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
                 const CallTally* piece = part.calls.find(id);
                 if (piece == nullptr || piece->count == 0) continue;
                 if (!piece->mixed) {
-                    shares[piece->function].window_ns += piece->window_ns;
+                    add_saturating(shares[piece->function].window_ns, piece->window_ns);
                     shares[piece->function].window_count += piece->window_count;
                     continue;
                 }
                 for (auto it = part.mixed.lower_bound({id, INT64_MIN}); it != part.mixed.end() && it->first.first == id; ++it) {
-                    shares[it->first.second].window_ns += it->second.window_ns;
+                    add_saturating(shares[it->first.second].window_ns, it->second.window_ns);
                     shares[it->first.second].window_count += it->second.window_count;
                 }
             }
@@ -334,7 +335,7 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
                 mixed_flops[{id, function}] = info.flops * share_of(call, share.window_ns, share.window_count);
             }
         }
-        flop_ns += call.window_ns;
+        add_saturating(flop_ns, call.window_ns);
         double in_window = 0;
         if (call.count > 0) {
             in_window = info.flops * share_of(call, call.window_ns, call.window_count);
@@ -456,6 +457,11 @@ void GpuScan::finish(Report& report) {
     report.kernels.total = total_kernels_;
     report.kernels.count = kernels_in_window_;
     report.kernels.host_timed = host_timed_;
+    if (absurd_kernels_ > 0) {
+        report.notes.push_back(std::to_string(absurd_kernels_) +
+                               " kernel rows have impossible times (a start before the trace, or longer than 13 days): "
+                               "left out of every figure");
+    }
     if (host_timed_ > 0) {
         report.notes.push_back(std::to_string(host_timed_) +
                                " kernels have no device timestamps (host-timed): they are left out of utilization");

@@ -62,6 +62,10 @@ public:
     // False: stop (kernels out of time order, or another part asked to stop).
     bool add(int64_t device_id, int64_t function, int64_t start, int64_t raw_duration, int64_t call_id) {
         if (++unreported_ == 0x40000 && !report()) return false;
+        if (start < -kMaxKernelNs || start > INT64_MAX - kMaxKernelNs || raw_duration > kMaxKernelNs) {
+            ++result_.absurd;
+            return true;
+        }
         ++result_.kernels;
         PartDevice& device = devices_[device_id];
         const bool timed = raw_duration >= 0;
@@ -89,8 +93,8 @@ public:
             stat.min_ns = stat.count == 0 ? duration : std::min(stat.min_ns, duration);
             stat.max_ns = stat.count == 0 ? duration : std::max(stat.max_ns, duration);
             ++stat.count;
-            stat.total_ns += duration;
-            result_.kernel_time_ns += duration;
+            add_saturating(stat.total_ns, duration);
+            add_saturating(result_.kernel_time_ns, duration);
             if (!inputs_.iterations.empty() && !inside_iteration(start)) {
                 ++result_.outside_iterations;
                 result_.outside_iterations_ns += duration;
@@ -124,13 +128,13 @@ private:
             call.mixed = true;
         }
         ++call.count;
-        call.total_ns += duration;
+        add_saturating(call.total_ns, duration);
         if (in_window) {
             ++call.window_count;
-            call.window_ns += duration;
+            add_saturating(call.window_ns, duration);
             if (call.mixed) {
                 MixedShare& share = result_.mixed[{call_id, function}];
-                share.window_ns += duration;
+                add_saturating(share.window_ns, duration);
                 ++share.window_count;
             }
         }

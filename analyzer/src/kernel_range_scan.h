@@ -75,8 +75,19 @@ struct PartResult {
     int64_t kernels = 0, host_timed = 0, in_window = 0;
     int64_t kernel_time_ns = 0;
     int64_t outside_iterations = 0, outside_iterations_ns = 0;  // window kernels outside counted iterations
+    // Rows no real run has (a start before the trace or a duration over kMaxKernelNs): reported,
+    // never summed, so that totals cannot overflow.
+    int64_t absurd = 0;
     double seconds = 0;  // how long the part took (TBDPROF_ANALYZER_TIMING)
 };
+
+// Time sums saturate at INT64_MAX instead of wrapping to negative totals.
+inline void add_saturating(int64_t& total, int64_t value) {
+    if (__builtin_add_overflow(total, value, &total)) total = value < 0 ? INT64_MIN : INT64_MAX;
+}
+
+// Longer than any kernel runs (about 13 days): a row saying so is damaged or made up.
+inline constexpr int64_t kMaxKernelNs = int64_t{1} << 50;
 
 struct PartRange {
     int64_t first_id = 0, last_id = -1;

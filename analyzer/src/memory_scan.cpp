@@ -149,6 +149,10 @@ int64_t whole_pooled_allocations(const TraceFile& trace) {
 void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report) {
     MemoryMetrics& memory = report.memory;
     std::vector<Allocation> allocations;
+    // No device has 2^50 bytes (1 PiB): a row saying so is damaged or made up, and summing it could
+    // overflow the totals. Such rows are reported, not summed.
+    constexpr int64_t kMaxAllocationBytes = int64_t{1} << 50;
+    int64_t absurd = 0;
     {
         const bool has_rule = trace.db->has_column("allocation_categories", "rule");
         const bool has_confidence = trace.db->has_column("allocation_categories", "confidence");
@@ -159,6 +163,10 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         while (query.step()) {
             const int64_t bytes = query.integer(2);
             if (bytes <= 0) continue;
+            if (bytes > kMaxAllocationBytes) {
+                ++absurd;
+                continue;
+            }
             Allocation a{};
             a.id = query.integer(0);
             a.device = query.integer(1);
@@ -178,7 +186,9 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         }
     }
     memory.allocations = static_cast<int64_t>(allocations.size());
-    const SubRangeSummary subranges = add_subranges(trace, allocations);
+    if (absurd > 0)
+        report.notes.push_back(std::to_string(absurd) + " allocation rows claim more than 1 PiB: left out of every figure");
+        const SubRangeSummary subranges = add_subranges(trace, allocations);
     if (allocations.empty()) {
         report.notes.push_back("the trace has no device allocations: memory figures are zero");
         return;

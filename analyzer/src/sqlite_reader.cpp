@@ -2,6 +2,8 @@
 
 #include "tbdprof/analyzer/analyze.h"
 
+#include <tbdprof/trace/trace_reader.h>
+
 namespace tbdprof::analyzer {
 namespace {
 
@@ -27,23 +29,15 @@ namespace {
 }  // namespace
 
 ReadOnlyDatabase::ReadOnlyDatabase(const std::string& path) : path_(path) {
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
-    if (rc != SQLITE_OK) {
-        std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
-        sqlite3_close_v2(db_);
-        db_ = nullptr;
-        throw TraceError("cannot open " + path + " (" + detail + ")");
+    // The one trace opener (tbdprof/trace/trace_reader.h): regular file, format version, schema,
+    // defensive settings, memory and time caps.
+    try {
+        db_ = trace::open_trace_handle(path, trace::TraceAccess::read_only);
+    } catch (const trace::TraceOpenError& e) {
+        throw TraceError(e.what());
     }
-    // A trace may come from anyone: no extension loading, no unsafe functions reachable from the
-    // file's own schema, and the defensive flag against writes to the schema and shadow tables.
     int ignored = 0;
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &ignored);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &ignored);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &ignored);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_VIEW, 0, &ignored);
-    // Corrupt b-trees must fail, not loop or read garbage pages silently.
-    sqlite3_exec(db_, "PRAGMA cell_size_check = ON", nullptr, nullptr, nullptr);
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_VIEW, 0, &ignored);  // the analyzer reads tables only
 }
 
 ReadOnlyDatabase::~ReadOnlyDatabase() { sqlite3_close_v2(db_); }

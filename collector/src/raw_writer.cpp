@@ -51,8 +51,9 @@ bool write_all(int fd, const uint8_t* bytes, size_t size) {
 }  // namespace
 
 bool RawWriter::open(const char* path, const WriterIdentity& identity) {
-    fd_ = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
+    fd_ = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);  // never an existing file
     if (fd_ < 0) return false;
+    std::snprintf(path_, sizeof path_, "%s", path);
     raw::RawFileHeader header{};
     std::memcpy(header.magic, raw::kMagic, sizeof header.magic);
     header.version = raw::kVersion;
@@ -62,6 +63,10 @@ bool RawWriter::open(const char* path, const WriterIdentity& identity) {
     header.start_unix_ns = identity.start_unix_ns;
     write_all(fd_, reinterpret_cast<const uint8_t*>(&header), sizeof header);
     bytes_written_ = sizeof header;
+    records_appended_ = pending_records_ = records_committed_ = 0;
+    pending_boundary_ = committed_boundary_ = sizeof header;
+    write_failed_ = false;
+    write_errno_ = 0;
     return true;
 }
 
@@ -144,22 +149,95 @@ bool RawWriter::drain(bool symbolize, int wait_ms) {
     return true;
 }
 
+namespace {
+
+// Records in a span of whole records.
+uint64_t count_records(const uint8_t* bytes, size_t size) {
+    uint64_t count = 0;
+    for (size_t offset = 0; offset + sizeof(raw::RawRecordHeader) <= size;) {
+        raw::RawRecordHeader h;
+        std::memcpy(&h, bytes + offset, sizeof h);
+        if (h.size == 0) break;
+        offset += h.size;
+        ++count;
+    }
+    return count;
+}
+
+}  // namespace
+
 void RawWriter::append(const void* bytes, size_t size) {
     const auto* p = static_cast<const uint8_t*>(bytes);
+    records_appended_ += count_records(p, size);
+    if (write_failed_) return;  // counted, never written: the file stays whole up to its cut
     while (size > 0) {
         if (out_len_ == kOutBytes) flush_output();
+        if (write_failed_) return;
         const size_t n = size < kOutBytes - out_len_ ? size : kOutBytes - out_len_;
         std::memcpy(out_ + out_len_, p, n);
         out_len_ += n;
         p += n;
         size -= n;
     }
+    pending_boundary_ = bytes_written_ + out_len_;
+    pending_records_ = records_appended_;
 }
 
 void RawWriter::flush_output() {
-    if (out_len_ == 0) return;
-    if (fd_ >= 0 && write_all(fd_, out_, out_len_)) bytes_written_ += out_len_;
+    if (out_len_ == 0 || write_failed_ || fd_ < 0) {
+        out_len_ = 0;
+        return;
+    }
+    if (!write_all(fd_, out_, out_len_)) {
+        note_write_failure(errno);
+        return;
+    }
+    bytes_written_ += out_len_;
     out_len_ = 0;
+    if (pending_boundary_ <= bytes_written_) {
+        committed_boundary_ = pending_boundary_;
+        records_committed_ = pending_records_;
+    }
+}
+
+void RawWriter::write_direct(const uint8_t* bytes, size_t size) {
+    flush_output();  // keeps the file in order
+    records_appended_ += count_records(bytes, size);
+    if (write_failed_ || fd_ < 0) return;
+    if (!write_all(fd_, bytes, size)) {
+        note_write_failure(errno);
+        return;
+    }
+    bytes_written_ += size;
+    committed_boundary_ = pending_boundary_ = bytes_written_;
+    records_committed_ = pending_records_ = records_appended_;
+}
+
+void RawWriter::note_write_failure(int error) {
+    // Cut back to the last whole record: a later reader stops at a clean end, and the cut may free
+    // the room that the final count record needs.
+    if (ftruncate(fd_, static_cast<off_t>(committed_boundary_)) == 0) bytes_written_ = committed_boundary_;
+    write_failed_ = true;
+    write_errno_ = error;
+    out_len_ = 0;
+    std::fprintf(stderr, "tbdprof: cannot write %s (%s): recording of this process stops here; what was written is kept\n",
+                 path_, std::strerror(error));
+}
+
+void RawWriter::report_write_failure() {
+    if (!write_failed_ || fd_ < 0) return;
+    const uint64_t lost = records_appended_ - records_committed_;
+    raw::RawDropped record{};
+    record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
+    record.count = lost;
+    record.cause = raw::DropCause::WriteFailed;
+    if (::lseek(fd_, static_cast<off_t>(committed_boundary_), SEEK_SET) >= 0 &&
+        write_all(fd_, reinterpret_cast<const uint8_t*>(&record), sizeof record)) {
+        committed_boundary_ += sizeof record;
+        return;
+    }
+    std::fprintf(stderr, "tbdprof: %llu records of process %d could not be written (%s); the trace lacks them\n",
+                 static_cast<unsigned long long>(lost), static_cast<int>(getpid()), std::strerror(write_errno_));
 }
 
 void RawWriter::drain_locked(bool symbolize) {
@@ -171,8 +249,7 @@ void RawWriter::drain_locked(bool symbolize) {
         capacity = slot.ring.capacity();
         slot.ring.consume([&](const uint8_t* bytes, size_t size) {
             if (size >= kDirectWriteBytes && fd_ >= 0) {
-                flush_output();  // keeps the file in order
-                if (write_all(fd_, bytes, size)) bytes_written_ += size;
+                write_direct(bytes, size);
             } else {
                 append(bytes, size);
             }

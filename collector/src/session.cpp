@@ -174,9 +174,17 @@ void start_session() {
         return;
     }
     t_in_session_start = true;
+    // One file per process image: a program that calls exec keeps its pid, and the new image's
+    // collector must not overwrite what the old one wrote (raw-PID.tbdraw, then raw-PID-2.tbdraw...).
     char path[PATH_MAX + 32];
-    std::snprintf(path, sizeof path, "%s/raw-%u.tbdraw", g_run_dir, g_identity.pid);
-    if (!g_writer.open(path, g_identity)) {
+    bool opened = false;
+    for (int image = 1; image <= 64 && !opened; ++image) {
+        if (image == 1) std::snprintf(path, sizeof path, "%s/raw-%u.tbdraw", g_run_dir, g_identity.pid);
+        else std::snprintf(path, sizeof path, "%s/raw-%u-%d.tbdraw", g_run_dir, g_identity.pid, image);
+        opened = g_writer.open(path, g_identity);
+        if (!opened && errno != EEXIST) break;
+    }
+    if (!opened) {
         std::fprintf(stderr, "tbdprof: cannot write %s: %s; not recording this process\n", path, std::strerror(errno));
         globals().enabled.store(false);
         t_in_session_start = false;
@@ -203,6 +211,13 @@ void finish_at_exit() {
     cupti::flush(true);
     g_writer.stop_thread();
     g_writer.sample_cpu();
+    g_writer.drain(true, 1000);
+    g_writer.report_write_failure();
+}
+
+void flush_before_exec() {
+    if (!g_session_started.load() || g_exit_done.load()) return;
+    cupti::flush(true);
     g_writer.drain(true, 1000);
 }
 

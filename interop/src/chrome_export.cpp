@@ -484,14 +484,14 @@ void ChromeExporter::write_memory() {
 
 }  // namespace
 
-ExportSummary export_chrome_trace(const std::string& trace_path, const std::string& output) {
+ExportSummary export_chrome_trace(const std::string& trace_path, const std::string& output, bool force) {
     Database db;
     try {
         db = trace::open_trace(trace_path);
     } catch (const std::exception& e) {
         throw InteropError(e.what());
     }
-    PendingOutput pending(output);
+    PendingOutput pending(output, force, {trace_path}, /*stream=*/true);
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(pending.temp_path().c_str(), "wb"), &std::fclose);
     if (!file) throw InteropError("cannot create " + pending.temp_path());
     ExportSummary summary;

@@ -1,5 +1,7 @@
 #include "tbdprof/interop/commands.h"
 
+#include <tbdprof/trace/safe_text.h>
+
 #include "tbdprof/interop/export.h"
 #include "tbdprof/interop/import.h"
 #include "tbdprof/interop/interop_error.h"
@@ -38,19 +40,20 @@ int usage(const char* text) {
 }
 
 constexpr const char* kImportUsage =
-    "usage: tbdprof import TRACE.json[.gz] [-o OUT.sqlite] [--quiet]\n"
+    "usage: tbdprof import TRACE.json[.gz] [-o OUT.sqlite] [--force] [--quiet]\n"
     "  Converts a PyTorch profiler (Kineto) / Chrome trace JSON, or a torch.profiler memory-timeline raw\n"
-    "  export, into a tbdprof trace. Default output: the input name with .sqlite.\n";
+    "  export, into a tbdprof trace. Default output: the input name with .sqlite.\n"
+    "  --force: replace OUT if it exists (never the input, a device or a directory).\n";
 constexpr const char* kExportUsage =
-    "usage: tbdprof export TRACE.sqlite --format chrome [-o OUT.json]\n"
+    "usage: tbdprof export TRACE.sqlite --format chrome [-o OUT.json] [--force]\n"
     "  Writes Chrome trace JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing open.\n"
-    "  Default output: the trace name with .chrome.json.\n";
+    "  Default output: the trace name with .chrome.json. --force: replace OUT if it exists.\n";
 
 }  // namespace
 
 int import_command(int argc, char** argv) {
     std::string input, output;
-    bool quiet = false;
+    bool quiet = false, force = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "-h" || arg == "--help") {
@@ -61,6 +64,8 @@ int import_command(int argc, char** argv) {
             output = argv[i];
         } else if (arg == "-q" || arg == "--quiet") {
             quiet = true;
+        } else if (arg == "--force") {
+            force = true;
         } else if (!arg.empty() && arg.front() == '-') {
             std::fprintf(stderr, "tbdprof import: unknown option %s\n", argv[i]);
             return usage(kImportUsage);
@@ -74,6 +79,7 @@ int import_command(int argc, char** argv) {
     if (output.empty()) output = default_import_output(input);
     ImportOptions options;
     options.progress = !quiet && ::isatty(STDERR_FILENO) == 1;
+    options.force = force;
     try {
         const ImportSummary summary = import_trace_file(input, output, options);
         if (!quiet) {
@@ -86,13 +92,14 @@ int import_command(int argc, char** argv) {
         return 0;
     } catch (const std::exception& e) {
         if (options.progress) std::fputs("\n", stderr);
-        std::fprintf(stderr, "tbdprof import: %s\n", e.what());
+        std::fprintf(stderr, "tbdprof import: %s\n", trace::printable(e.what()).c_str());
         return 1;
     }
 }
 
 int export_command(int argc, char** argv) {
     std::string input, output, format;
+    bool force = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "-h" || arg == "--help") {
@@ -106,6 +113,8 @@ int export_command(int argc, char** argv) {
             format = argv[i];
         } else if (arg.starts_with("--format=")) {
             format = arg.substr(9);
+        } else if (arg == "--force") {
+            force = true;
         } else if (!arg.empty() && arg.front() == '-') {
             std::fprintf(stderr, "tbdprof export: unknown option %s\n", argv[i]);
             return usage(kExportUsage);
@@ -123,7 +132,7 @@ int export_command(int argc, char** argv) {
     }
     if (output.empty()) output = default_export_output(input);
     try {
-        const ExportSummary summary = export_chrome_trace(input, output);
+        const ExportSummary summary = export_chrome_trace(input, output, force);
         std::printf("wrote %s: %llu slices, %llu flows, %llu counter events, %llu instant events (%.1f MB)\n", output.c_str(),
                     static_cast<unsigned long long>(summary.slices), static_cast<unsigned long long>(summary.flows),
                     static_cast<unsigned long long>(summary.counter_events),
@@ -131,7 +140,7 @@ int export_command(int argc, char** argv) {
                     static_cast<double>(summary.bytes_written) / 1e6);
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "tbdprof export: %s\n", e.what());
+        std::fprintf(stderr, "tbdprof export: %s\n", trace::printable(e.what()).c_str());
         return 1;
     }
 }

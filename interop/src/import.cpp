@@ -83,7 +83,7 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     }
     summary.parse_seconds = seconds_since(start);
     if (options.progress) std::fprintf(stderr, "\rimport: writing %s                    ", output.c_str());
-    PendingOutput out(output);
+    PendingOutput out(output, options.force, {input});
     try {
         store_trace(trace, input, out.temp_path(), summary);
     } catch (const InteropError& e) {

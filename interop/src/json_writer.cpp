@@ -3,9 +3,13 @@
 #include <charconv>
 #include <cmath>
 
+#include <tbdprof/trace/safe_text.h>
+
 namespace tbdprof::interop {
 
-JsonWriter& JsonWriter::string(std::string_view text) {
+JsonWriter& JsonWriter::string(std::string_view raw_text) {
+    // Strict JSON parsers reject invalid UTF-8; names from a trace may hold any bytes.
+    const std::string text = trace::valid_utf8(raw_text);
     buffer_.push_back('"');
     for (char c : text) {
         const auto byte = static_cast<unsigned char>(c);

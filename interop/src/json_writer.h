@@ -21,7 +21,7 @@ public:
         if (buffer_.size() >= kFlushAt) flush();
         return *this;
     }
-    JsonWriter& string(std::string_view text);  // quoted and escaped
+    JsonWriter& string(std::string_view raw_text);  // quoted and escaped
     JsonWriter& number(int64_t value);
     JsonWriter& number(double value);
     // Nanoseconds as Chrome's microseconds with three decimals: 1234567 -> 1234.567.

@@ -2,28 +2,22 @@
 
 #include "tbdprof/interop/interop_error.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
 namespace tbdprof::interop {
 
-PendingOutput::PendingOutput(std::string final_path)
-    : final_(std::move(final_path)), temp_(final_ + ".tmp" + std::to_string(::getpid())) {
-    std::remove(temp_.c_str());
-}
-
-PendingOutput::~PendingOutput() {
-    if (!committed_) std::remove(temp_.c_str());
+PendingOutput::PendingOutput(const std::string& final_path, bool force, std::vector<std::string> inputs, bool stream) {
+    try {
+        out_ = std::make_unique<trace::OutputFile>(final_path, trace::OutputRules{.force = force, .inputs = std::move(inputs), .allow_stream = stream});
+    } catch (const trace::OutputFileError& e) {
+        throw InteropError(e.what());
+    }
 }
 
 void PendingOutput::commit() {
-    if (std::rename(temp_.c_str(), final_.c_str()) != 0) {
-        throw InteropError("cannot move " + temp_ + " to " + final_ + ": " + std::strerror(errno));
+    try {
+        out_->commit();
+    } catch (const trace::OutputFileError& e) {
+        throw InteropError(e.what());
     }
-    committed_ = true;
 }
 
 }  // namespace tbdprof::interop

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <new>
 
 namespace tbdsim::cupti {
 namespace {
@@ -151,6 +152,22 @@ void ActivityBuffers::stop_worker() {
     else if (worker.joinable()) worker.detach();
     std::lock_guard lock(mutex_);
     stopping_ = false;  // a later cuptiActivityRegisterCallbacks may start a new worker
+}
+
+void ActivityBuffers::forget_worker_after_fork() {
+    // Placement new over the copies: the old objects describe the parent's thread and may be
+    // locked by it; running their destructors would terminate or deadlock.
+    new (&worker_) std::thread();
+    new (&mutex_) std::mutex();
+    new (&worker_wakeup_) std::condition_variable();
+    new (&deliveries_done_) std::condition_variable();
+    // The parent's buffers are the parent's client's: handing them to the child's would deliver its
+    // records twice (the child's own records start in buffers it requests).
+    current_.reset();
+    spare_.clear();
+    retired_.clear();
+    deliveries_in_progress_ = 0;
+    stopping_ = false;
 }
 
 void ActivityBuffers::worker_loop() {

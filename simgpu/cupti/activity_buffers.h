@@ -24,6 +24,10 @@ public:
 
     explicit ActivityBuffers(Clock clock) : clock_(clock) {}
     ~ActivityBuffers() { stop_worker(); }
+    // In a forked child: the worker thread exists only in the parent; the child has a copy of its
+    // std::thread object, which must never be joined, detached or destroyed (joinable: terminate).
+    // Forgets it and the parent's pending buffers, and starts from fresh locks.
+    void forget_worker_after_fork();
     ActivityBuffers(const ActivityBuffers&) = delete;
     ActivityBuffers& operator=(const ActivityBuffers&) = delete;
 

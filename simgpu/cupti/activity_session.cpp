@@ -1,5 +1,7 @@
 #include "activity_session.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 #include "external_correlation.h"
@@ -17,6 +19,10 @@ struct WorkerStopper {
     }
 };
 WorkerStopper worker_stopper;
+
+void forget_worker_in_fork_child() {
+    if (worker_stopper.session != nullptr) worker_stopper.session->buffers().forget_worker_after_fork();
+}
 
 // Graph replays: their records share the graph launch's correlation id and arrive one after another on
 // the launching thread; only the first brings the external correlations. Out of line so the common
@@ -37,6 +43,7 @@ ActivitySession* ActivitySession::get() {
         if (driver == nullptr) return nullptr;
         auto* created = new ActivitySession(*driver);
         worker_stopper.session = created;
+        pthread_atfork(nullptr, nullptr, forget_worker_in_fork_child);
         return created;
     }();
     return session;

@@ -1,6 +1,7 @@
 // Initialization, version, devices and their attributes, primary contexts and the context stack.
 #include "driver_api.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,8 +27,16 @@ CUresult create_devices() {
     if (count < 0 || count > 16) count = 1;
     uint64_t memory = model->memory_bytes;
     if (const char* m = std::getenv("TBDSIM_MEMORY_BYTES"); m && *m) {
-        unsigned long long v = std::strtoull(m, nullptr, 10);
-        if (v > 0) memory = v;
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long v = std::strtoull(m, &end, 10);
+        if (errno == 0 && end && *end == '\0' && v > 0 && m[0] != '-') {
+            memory = v;
+        } else {  // said once, when the devices are made: a silently ignored setting misleads
+            std::fprintf(stderr, "simgpu: ignoring TBDSIM_MEMORY_BYTES='%s' (want a positive number of bytes); "
+                                 "the device has the model's %llu bytes\n",
+                         m, static_cast<unsigned long long>(memory));
+        }
     }
     auto& s = state();
     for (int i = 0; i < count; ++i) {
@@ -131,6 +140,7 @@ SIM_API CUresult CUDAAPI cuInit(unsigned int flags) {
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard lock(state().mutex);
     if (state().initialized) return CUDA_SUCCESS;
+    if (state().forked_after_init) return CUDA_ERROR_NOT_INITIALIZED;  // CUDA does not survive fork
     CUresult rc = create_devices();
     if (rc != CUDA_SUCCESS) return rc;
     state().initialized = true;

@@ -1,14 +1,40 @@
 #include "driver_state.h"
 
+#include <pthread.h>
+
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_set>
 
 namespace simgpu {
 
+namespace {
+
+DriverState* g_state = nullptr;
+
+// A child forked after cuInit gets the parent's driver memory but none of its device state, as with
+// NVIDIA's driver: it may not use CUDA (CUDA_ERROR_NOT_INITIALIZED, cudaErrorInitializationError in
+// the runtime), and never waits on a lock another thread of the parent held at the fork.
+void refuse_cuda_in_fork_child() {
+    if (g_state == nullptr) return;
+    new (&g_state->mutex) std::mutex();
+    new (&g_state->host_calls_done) std::condition_variable();
+    if (g_state->initialized) {
+        g_state->initialized = false;
+        g_state->forked_after_init = true;
+    }
+}
+
+}  // namespace
+
 DriverState& state() {
     // Never destroyed: other libraries' static destructors may still call into the driver at exit.
-    static DriverState* instance = new DriverState;
+    static DriverState* instance = [] {
+        g_state = new DriverState;
+        pthread_atfork(nullptr, nullptr, refuse_cuda_in_fork_child);
+        return g_state;
+    }();
     return *instance;
 }
 

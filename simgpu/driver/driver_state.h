@@ -96,6 +96,9 @@ struct DriverState {
     std::mutex mutex;
     std::condition_variable host_calls_done;  // signalled when a host function returns
     bool initialized = false;
+    // Set in a child forked after cuInit: CUDA does not survive fork, so every call there fails
+    // with CUDA_ERROR_NOT_INITIALIZED, cuInit included (docs/simgpu.md, "fork").
+    bool forked_after_init = false;
     std::vector<std::unique_ptr<Device>> devices;
     std::vector<std::unique_ptr<Context>> contexts;
     std::set<Stream*> live_streams;

@@ -30,6 +30,12 @@ const std::array<GpuModel, 5> kModels = {{
 const GpuModel* find_gpu_model(const std::string& key) {
     for (const auto& model : kModels)
         if (key == model.key) return &model;
+    // The family name alone ("h100" for "h100-sxm"), as tbdprof --help and people write it.
+    for (const auto& model : kModels) {
+        const std::string full = model.key;
+        if (full.size() > key.size() && full.compare(0, key.size(), key) == 0 && full[key.size()] == '-')
+            return &model;
+    }
     return nullptr;
 }
 

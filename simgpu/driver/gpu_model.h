@@ -30,7 +30,8 @@ struct GpuModel {
     }
 };
 
-// Known models; the first is the default (an H100 SXM5 80GB).
+// Known models; the first is the default (an H100 SXM5 80GB). A key without its form factor
+// ("h100", "a100") names the same model as the full key.
 const GpuModel* find_gpu_model(const std::string& key);
 const GpuModel& default_gpu_model();
 // Comma-separated keys, for error messages.

@@ -65,7 +65,7 @@ TEST_CASE("a newer format version is refused") {
     sqlite3_open(path.c_str(), &db);
     sqlite3_exec(db, "PRAGMA user_version = 999", nullptr, nullptr, nullptr);
     sqlite3_close(db);
-    expect_one_clear_failure(path, "newer than this tbdprof reads");
+    expect_one_clear_failure(path, "newer than this tbdprof");
 }
 
 TEST_CASE("a SQLite file that is not a trace") {

@@ -50,7 +50,7 @@ TEST_CASE("report in every format") {
     CHECK(markdown.output.find("| category | at peak |") != std::string::npos);
 
     const std::string html_path = tbdtest::temp_path("cmd_report.html");
-    const auto html = run_analyze("report " + trace + " --format html -o " + html_path);
+    const auto html = run_analyze("report " + trace + " --format html --force -o " + html_path);
     CHECK(html.status == 0);
     const std::string page = read(html_path);
     CHECK(page.find("<svg") != std::string::npos);
@@ -81,7 +81,7 @@ TEST_CASE("check: within budget, outside it, JUnit, budget file") {
     const std::string junit = tbdtest::temp_path("cmd_check.xml");
     const auto bad = run_analyze("check " + trace +
                                  " --max-peak-memory 500B --min-gpu-utilization 50% --max-category activations=300B"
-                                 " --max-iteration-time 2us --junit " + junit);
+                                 " --max-iteration-time 2us --force --junit " + junit);
     CHECK(bad.status == 1);
     CHECK(bad.output.find("3 of 4 limits violated") != std::string::npos);
     CHECK(bad.output.find("peak memory 600 B > limit 500 B") != std::string::npos);
@@ -117,7 +117,7 @@ TEST_CASE("compare and diff") {
     CHECK(compare.output.find("bigger") != std::string::npos);
     CHECK(compare.output.find("800 B") != std::string::npos);
     const std::string html = tbdtest::temp_path("cmd_compare.html");
-    CHECK(run_analyze("compare " + a + " " + b + " --format html -o " + html).status == 0);
+    CHECK(run_analyze("compare " + a + " " + b + " --format html --force -o " + html).status == 0);
     CHECK(read(html).find("<rect") != std::string::npos);
     CHECK(run_analyze("compare " + a + " " + b + " --labels x").status == 2);
 

@@ -2,6 +2,8 @@
 
 #include <tbdprof/trace/schema.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
 
 using namespace tbdprof;
@@ -27,7 +29,7 @@ TEST_CASE("reader: refuses a newer trace format with a message that says what to
         trace::open_trace(dir.file("trace.sqlite"));
         FAIL("a newer format was accepted");
     } catch (const trace::TraceOpenError& e) {
-        CHECK(std::string(e.what()) == "trace format " + std::to_string(trace::kTraceFormatVersion + 1) +
+        CHECK(std::string(e.what()) == dir.file("trace.sqlite") + ": trace format " + std::to_string(trace::kTraceFormatVersion + 1) +
                                            " is newer than this tbdprof supports (" +
                                            std::to_string(trace::kTraceFormatVersion) + "); upgrade tbdprof");
     }
@@ -82,4 +84,34 @@ TEST_CASE("reader: summary counts work and finds the peak of live device memory"
     CHECK(summary.allocations == 4);
     CHECK(summary.duration_ns == 70);
     CHECK(summary.processes == 1);
+}
+
+TEST_CASE("reader: statements are stopped after the time cap, strings and blobs are capped") {
+    TempDir dir;
+    RawFileWriter(1, 0).save(dir.path());
+    build(dir);
+    setenv("TBDPROF_SQL_STATEMENT_SECONDS", "1", 1);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    unsetenv("TBDPROF_SQL_STATEMENT_SECONDS");
+    // A query that never ends by itself: interrupted after about a second, not run forever.
+    const auto started = std::chrono::steady_clock::now();
+    CHECK_THROWS_AS(db.query_int("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"),
+                    trace::SqliteError);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
+    // The clock restarts with each statement: the next one runs normally.
+    CHECK(db.query_int("SELECT count(*) FROM run") == 1);
+    CHECK_THROWS_AS(db.query_int("SELECT length(zeroblob(300000000))"), trace::SqliteError);
+    CHECK(sqlite3_hard_heap_limit64(-1) > 0);
+}
+
+TEST_CASE("reader: the update opener validates like the reader and then allows writes") {
+    TempDir dir;
+    RawFileWriter(1, 0).save(dir.path());
+    build(dir);
+    {
+        auto db = trace::open_trace_for_update(dir.file("trace.sqlite"));
+        db.exec("DELETE FROM run_notes WHERE key = 'nothing'");
+    }
+    set_user_version(dir.file("trace.sqlite"), 0);
+    CHECK_THROWS_AS(trace::open_trace_for_update(dir.file("trace.sqlite")), trace::TraceOpenError);
 }

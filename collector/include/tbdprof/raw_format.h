@@ -368,7 +368,8 @@ struct RawCpuSample {
     uint64_t system_ns;
 };
 
-enum class DropCause : uint32_t { RingFull = 1, CuptiBuffers = 2, StackTableFull = 3 };
+// WriteFailed: records the writer could not write (full disk), counted after the file was cut back.
+enum class DropCause : uint32_t { RingFull = 1, CuptiBuffers = 2, StackTableFull = 3, WriteFailed = 4 };
 
 struct RawDropped {
     RawRecordHeader header;

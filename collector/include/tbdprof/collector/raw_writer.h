@@ -59,6 +59,13 @@ public:
 
     uint64_t bytes_written() const { return bytes_written_; }
 
+    // A full disk (or any write error): the file is cut back to its last whole record, nothing more is
+    // written to it, and the records that could not be written are counted. At exit this writes one
+    // RawDropped (WriteFailed) record with that count when the space freed by the cut allows, and says
+    // on stderr what was lost otherwise. Call after the last drain.
+    void report_write_failure();
+    bool write_failed() const { return write_failed_; }
+
 private:
     static void* thread_main(void* self);
     void run();
@@ -69,6 +76,9 @@ private:
     void report_new_drops(raw::DropCause cause, uint64_t total, uint64_t& reported);
     void flush_output();
     void drain_locked(bool symbolize);
+    // Writes whole records straight to the file (flushing the buffer first); counts them when it cannot.
+    void write_direct(const uint8_t* bytes, size_t size);
+    void note_write_failure(int error);
 
     int fd_ = -1;
     uint32_t writer_tid_ = 0;
@@ -83,6 +93,13 @@ private:
     uint64_t last_drain_ns_ = 0;
     bool held_for_fork_ = false;
     uint64_t bytes_written_ = 0;
+    // Record accounting for write failures: every append/direct write ends at a record boundary.
+    uint64_t records_appended_ = 0;
+    uint64_t pending_boundary_ = 0, pending_records_ = 0;      // last boundary, possibly still buffered
+    uint64_t committed_boundary_ = 0, records_committed_ = 0;  // last boundary known to be in the file
+    bool write_failed_ = false;
+    int write_errno_ = 0;
+    char path_[4096] = {};
     uint64_t reported_without_ring_ = 0;
     uint64_t reported_stack_full_ = 0;
     Symbolizer symbolizer_;

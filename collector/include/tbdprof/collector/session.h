@@ -27,4 +27,8 @@ inline void ensure_session() {
 void finish_at_exit();
 void finish_in_destructor();
 
+// Before exec: no exit handler runs when the image is replaced, so what is buffered (rings, CUPTI
+// buffers) is written now. The writer keeps running: if the exec fails the recording goes on.
+void flush_before_exec();
+
 }  // namespace tbdprof::collector

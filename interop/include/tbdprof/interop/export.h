@@ -12,6 +12,7 @@ struct ExportSummary {
 };
 
 // Writes `output` (via `output`.tmp + rename). Throws InteropError.
-ExportSummary export_chrome_trace(const std::string& trace_path, const std::string& output);
+// `force`: replace an existing output (never the input, a device or a directory).
+ExportSummary export_chrome_trace(const std::string& trace_path, const std::string& output, bool force = false);
 
 }  // namespace tbdprof::interop

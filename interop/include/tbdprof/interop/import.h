@@ -16,6 +16,7 @@ namespace tbdprof::interop {
 
 struct ImportOptions {
     bool progress = false;  // progress lines on stderr (the command turns it on for a terminal)
+    bool force = false;     // replace an existing output (never the input, a device or a directory)
 };
 
 // What an import found; the command prints it as its summary line.

@@ -9,6 +9,8 @@
 
 namespace tbdprof::trace {
 
+class OutputFile;
+
 struct BuildOptions {
     std::string run_dir;             // holds raw-<pid>.tbdraw files
     std::string output;              // the .sqlite file to create (replaced if it exists)
@@ -16,6 +18,10 @@ struct BuildOptions {
     std::optional<int> exit_status;  // the command's exit status (128+N when killed by signal N)
     std::optional<int> crash_signal;
     std::vector<std::pair<std::string, std::string>> notes;  // extra run_notes rows
+    // When set, the trace is written into this output's temporary and the caller commits it (after
+    // tagging, say); `output` is then only used in messages. When null, the builder writes `output`
+    // through its own OutputFile, replacing a regular file of that name.
+    OutputFile* output_file = nullptr;
 };
 
 struct BuildResult {
@@ -28,8 +34,8 @@ struct BuildResult {
     double seconds = 0;                 // wall time of the build
 };
 
-// Reads every raw file of `options.run_dir`, writes the trace to `output + ".tmp"` in one
-// transaction and renames it to `output`: a reader never sees a half-written trace. A run directory
+// Reads every raw file of `options.run_dir`, writes the trace in one transaction to a temporary next
+// to `output` and renames it there (output_file.h): a reader never sees a half-written trace. A run directory
 // with no raw file (the program never touched CUDA) still gives a valid, empty trace.
 BuildResult build_trace(const BuildOptions& options);
 

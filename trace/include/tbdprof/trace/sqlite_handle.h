@@ -34,6 +34,12 @@ public:
     // First column of the first row as an integer (0 when there is no row).
     int64_t query_int(const char* sql);
     void close();
+    // Gives up ownership: the caller closes the returned handle.
+    sqlite3* release() {
+        sqlite3* db = db_;
+        db_ = nullptr;
+        return db;
+    }
 
 private:
     sqlite3* db_ = nullptr;

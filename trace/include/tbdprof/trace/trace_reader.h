@@ -19,6 +19,20 @@ public:
 };
 Database open_trace(const std::string& path);
 
+// The one opener every command uses (open_trace, open_trace_for_update, the analyzer, the tagger).
+// It refuses what is not a regular, non-empty SQLite file (a FIFO would block, a device would be
+// read forever), checks the format version and the schema (trace_validation.h: tbdprof's tables,
+// views and indexes only, no triggers, no generated columns), requires the run row, and opens with
+// SQLITE_DBCONFIG_DEFENSIVE, trusted_schema off, no extensions, no triggers, strings and blobs
+// capped at 256 MiB, SQLite's heap capped for the process (TBDPROF_SQLITE_HEAP_LIMIT_MB, default
+// 4096) and each statement stopped after TBDPROF_SQL_STATEMENT_SECONDS (default 300).
+// Throws TraceOpenError; the caller owns (sqlite3_close_v2) the returned handle.
+enum class TraceAccess { read_only, update };
+sqlite3* open_trace_handle(const std::string& path, TraceAccess access);
+
+// For `tbdprof tag`: the same checks, opened read-write. The caller writes in one transaction.
+Database open_trace_for_update(const std::string& path);
+
 // The format version stored in an open trace (PRAGMA user_version).
 int trace_format_version(Database& db);
 

@@ -1,0 +1,128 @@
+#include "run_dir.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace tbdprof::cli {
+namespace {
+
+constexpr const char* kInfoFile = "/tbdprof-run.info";
+constexpr const char* kPrefix = "tbdprof-run-";
+
+std::string temp_dir() {
+    const char* tmp = std::getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+// Values are one line each: a newline in a command line is written as a space.
+std::string one_line(std::string text) {
+    for (char& c : text)
+        if (c == '\n' || c == '\r') c = ' ';
+    return text;
+}
+
+bool parse_int(const std::string& text, int& out) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+std::string make_run_dir(std::string& error) {
+    std::string pattern = temp_dir() + "/" + kPrefix + "XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) {
+        error = "cannot create a run directory in " + temp_dir() + ": " + std::strerror(errno);
+        return {};
+    }
+    return pattern;
+}
+
+bool write_run_info(const std::string& run_dir, const RunInfo& info) {
+    const std::string path = run_dir + kInfoFile;
+    const std::string temporary = path + ".new";
+    {
+        std::ofstream out(temporary, std::ios::trunc);
+        out << "tbdprof_pid=" << info.tbdprof_pid << "\n"
+            << "output=" << one_line(info.output) << "\n"
+            << "command_line=" << one_line(info.command_line) << "\n"
+            << "device_mode=" << info.device_mode << "\n"
+            << "sim_model=" << one_line(info.sim_model) << "\n"
+            << "stack_depth=" << info.stack_depth << "\n";
+        if (info.exit_status) out << "exit_status=" << *info.exit_status << "\n";
+        if (info.crash_signal) out << "crash_signal=" << *info.crash_signal << "\n";
+        if (info.built) out << "built=1\n";
+        out.close();
+        if (!out) return false;
+    }
+    return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+std::optional<RunInfo> read_run_info(const std::string& run_dir) {
+    std::ifstream in(run_dir + kInfoFile);
+    if (!in) return std::nullopt;
+    RunInfo info;
+    std::string line;
+    bool any = false;
+    while (std::getline(in, line)) {
+        const size_t eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        int number = 0;
+        any = true;
+        if (key == "tbdprof_pid" && parse_int(value, number))
+            info.tbdprof_pid = number;
+        else if (key == "output")
+            info.output = value;
+        else if (key == "command_line")
+            info.command_line = value;
+        else if (key == "device_mode")
+            info.device_mode = value;
+        else if (key == "sim_model")
+            info.sim_model = value;
+        else if (key == "stack_depth" && parse_int(value, number))
+            info.stack_depth = number;
+        else if (key == "exit_status" && parse_int(value, number))
+            info.exit_status = number;
+        else if (key == "crash_signal" && parse_int(value, number))
+            info.crash_signal = number;
+        else if (key == "built")
+            info.built = value == "1";
+    }
+    if (!any) return std::nullopt;
+    return info;
+}
+
+std::vector<std::string> abandoned_run_dirs() {
+    std::vector<std::string> found;
+    const std::string dir = temp_dir();
+    DIR* d = opendir(dir.c_str());
+    if (!d) return found;
+    while (const dirent* entry = readdir(d)) {
+        if (std::strncmp(entry->d_name, kPrefix, std::strlen(kPrefix)) != 0) continue;
+        const std::string path = dir + "/" + entry->d_name;
+        struct stat st {};
+        if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+        const auto info = read_run_info(path);
+        if (!info || info->tbdprof_pid <= 0 || info->built) continue;
+        // Still running (or a pid reused by another process of ours): not abandoned.
+        if (kill(info->tbdprof_pid, 0) == 0 || errno == EPERM) continue;
+        found.push_back(path);
+    }
+    closedir(d);
+    return found;
+}
+
+std::string build_command_for(const std::string& run_dir, const std::string& output) {
+    return "tbdprof build " + run_dir + " -o " + output;
+}
+
+}  // namespace tbdprof::cli

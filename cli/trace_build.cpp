@@ -1,0 +1,129 @@
+#include "trace_build.h"
+
+#include "build_signals.h"
+#include "summary.h"
+
+#include <tbdprof/tagger/tagger.h>
+#include <tbdprof/trace/builder.h>
+#include <tbdprof/trace/trace_reader.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <thread>
+
+namespace tbdprof::cli {
+namespace {
+
+void print_summary(const std::string& output) {
+    try {
+        trace::Database db = trace::open_trace(output);
+        std::fputs(format_summary(trace::read_summary(db), output).c_str(), stderr);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tbdprof: cannot summarize %s: %s\n", output.c_str(), e.what());
+    }
+}
+
+}  // namespace
+
+bool build_into(const std::string& run_dir, const RunInfo& info, const std::string& iteration_range,
+                trace::OutputFile& out) {
+    std::string temporary;
+    try {
+        temporary = out.temp_path();
+    } catch (const trace::OutputFileError& e) {
+        std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", e.what());
+        return false;
+    }
+    const BuildSignalGuard signals(run_dir, temporary, build_command_for(run_dir, out.target()));
+    // For the tests of signals during the build only: a build long enough to be interrupted.
+    if (const char* pause = std::getenv("TBDPROF_TEST_BUILD_PAUSE_MS"); pause && *pause) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::atoi(pause));
+        while (std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    trace::BuildOptions build;
+    build.run_dir = run_dir;
+    build.output = out.target();
+    build.output_file = &out;
+    build.command_line = info.command_line;
+    build.exit_status = info.exit_status;
+    build.crash_signal = info.crash_signal;
+    build.notes = {{"stack_depth", std::to_string(info.stack_depth)}, {"device_mode", info.device_mode}};
+    if (!info.sim_model.empty()) build.notes.emplace_back("sim_model", info.sim_model);
+    const trace::BuildResult built = trace::build_trace(build);
+    if (!built.ok) {
+        std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", built.error.c_str());
+        return false;
+    }
+    for (const std::string& warning : built.warnings) std::fprintf(stderr, "tbdprof: note: %s\n", warning.c_str());
+    // Memory categories, iterations and phases, before the rename: the trace appears complete. A
+    // trace that cannot be tagged stays a valid, untagged trace: tagging rolls back as a whole.
+    tagger::TagOptions tag_options;
+    tag_options.iteration_range = iteration_range;
+    tagger::TagSummary tagged;
+    std::string tag_error;
+    if (!tagger::tag_trace_file(out.temp_path(), tag_options, tagged, tag_error))
+        std::fprintf(stderr, "tbdprof: note: memory tagging failed: %s (run `tbdprof tag` to retry)\n",
+                     tag_error.c_str());
+    else if (tagged.iterations == 0)
+        std::fprintf(stderr, "tbdprof: note: no training iterations found (%s)\n", tagged.note.c_str());
+    try {
+        out.commit();
+    } catch (const trace::OutputFileError& e) {
+        std::fprintf(stderr, "tbdprof: %s\n", e.what());
+        return false;
+    }
+    print_summary(out.target());
+    return true;
+}
+
+int build_command(int argc, char** argv) {
+    std::string run_dir, output, iteration_range;
+    bool force = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            std::fputs(
+                "usage: tbdprof build RUN_DIR -o OUT [--force] [--iteration-range NAME]\n"
+                "  Builds the trace of a recording whose build was stopped or whose tbdprof was killed,\n"
+                "  from the raw files its run directory kept; removes the run directory when done.\n",
+                stdout);
+            return 0;
+        }
+        if (arg == "--force") {
+            force = true;
+        } else if ((arg == "-o" || arg == "--output" || arg == "--iteration-range") && i + 1 < argc) {
+            (arg == "--iteration-range" ? iteration_range : output) = argv[++i];
+        } else if (!arg.empty() && arg[0] != '-' && run_dir.empty()) {
+            run_dir = arg;
+        } else {
+            std::fprintf(stderr, "tbdprof build: unexpected argument '%s' (see tbdprof build --help)\n", arg.c_str());
+            return 2;
+        }
+    }
+    if (run_dir.empty() || output.empty()) {
+        std::fputs("tbdprof build: usage: tbdprof build RUN_DIR -o OUT [--force]\n", stderr);
+        return 2;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(run_dir, ec)) {
+        std::fprintf(stderr, "tbdprof build: %s is not a run directory\n", run_dir.c_str());
+        return 1;
+    }
+    RunInfo info = read_run_info(run_dir).value_or(RunInfo{});
+    if (info.device_mode.empty()) info.device_mode = "unknown";
+    try {
+        trace::OutputFile out(output, trace::OutputRules{.force = force, .inputs = {}});
+        if (!build_into(run_dir, info, iteration_range, out)) return 1;
+    } catch (const trace::OutputFileError& e) {
+        std::fprintf(stderr, "tbdprof build: %s\n", e.what());
+        return std::strstr(e.what(), "use --force") ? 2 : 1;
+    }
+    std::filesystem::remove_all(run_dir, ec);
+    return 0;
+}
+
+}  // namespace tbdprof::cli
