@@ -188,7 +188,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
     memory.allocations = static_cast<int64_t>(allocations.size());
     if (absurd > 0)
         report.notes.push_back(std::to_string(absurd) + " allocation rows claim more than 1 PiB: left out of every figure");
-        const SubRangeSummary subranges = add_subranges(trace, allocations);
+    const SubRangeSummary subranges = add_subranges(trace, allocations);
     if (allocations.empty()) {
         report.notes.push_back("the trace has no device allocations: memory figures are zero");
         return;
