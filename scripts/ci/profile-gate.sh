@@ -29,9 +29,9 @@ rc=$?
 [ "$rc" -eq 0 ] || { echo "profile-gate: the recorded command failed (exit $rc)" >&2; exit "$rc"; }
 for format in markdown html json; do
     ext=$format; [ "$format" = markdown ] && ext=md
-    "$tbdprof" report "$out/trace.sqlite" --format "$format" -o "$out/report.$ext" || exit 2
+    "$tbdprof" report "$out/trace.sqlite" --format "$format" --force -o "$out/report.$ext" || exit 2
 done
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     cat "$out/report.md" >>"$GITHUB_STEP_SUMMARY"
 fi
-"$tbdprof" check "$out/trace.sqlite" --budget "$budget" --junit "$out/junit.xml"
+"$tbdprof" check "$out/trace.sqlite" --budget "$budget" --force --junit "$out/junit.xml"

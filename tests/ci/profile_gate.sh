@@ -16,6 +16,10 @@ for f in trace.sqlite report.md report.html report.json junit.xml; do
 done
 grep -q "GPU utilization" "$WORK/summary.md" && pass "markdown report appended to the job summary" || fail "job summary"
 grep -q "<failure" "$WORK/ok/junit.xml" && fail "junit lists a failure within budget" || pass "junit has no failure"
+# A CI job re-run in the same folder replaces the last run's files.
+TBDPROF="$TBDPROF" bash "$gate" "$WORK/ok" "$WORK/ok.budget" --record-arg --sim -- \
+    "$TBDPROF_BIN_DIR/mlp_train" --iterations 2 >"$WORK/again.log" 2>&1 \
+    && pass "a second run into the same folder" || fail "second run: $(tail -3 "$WORK/again.log")"
 
 TBDPROF="$TBDPROF" bash "$gate" "$WORK/tight" "$WORK/tight.budget" --record-arg --sim -- \
     "$TBDPROF_BIN_DIR/mlp_train" --iterations 4 >"$WORK/tight.log" 2>&1
