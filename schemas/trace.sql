@@ -242,7 +242,13 @@ CREATE TABLE iterations (
     idx      INTEGER NOT NULL,  -- 0-based iteration number
     begin_ns INTEGER NOT NULL,
     end_ns   INTEGER NOT NULL,
-    source   TEXT NOT NULL      -- 'nvtx', 'repetition', 'import'
+    source   TEXT NOT NULL,     -- 'nvtx', 'repetition', 'import'
+    -- Added later (at the end, no version bump): the span of the device work launched in the step
+    -- (NULL in older traces and imported ones), and 'training' or 'non_training' (a validation pass
+    -- or checkpoint save set apart by the tagger; idx -1; NULL in older traces means 'training').
+    device_begin_ns INTEGER,
+    device_end_ns   INTEGER,
+    kind            TEXT
 );
 
 CREATE TABLE phases (

@@ -330,12 +330,13 @@ void find_phases(Context& c, TagResult& result) {
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         if (phases_from_ranges(c, i, result)) continue;
         const Iteration& it = c.its.iterations[i];
-        int64_t backward = -1, optimizer = -1;
+        int64_t backward = -1, optimizer = -1, optimizer_end = -1;
         for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {
             const WorkItem& item = c.m.work[w];
             if (c.work_iteration[w] != static_cast<int>(i)) continue;
             if (c.optimizer_work[w]) {
                 if (optimizer < 0) optimizer = item.launch_ns;
+                optimizer_end = item.launch_ns + 1;
                 continue;
             }
             if (backward >= 0 || item.kind == WorkItem::Kind::Set) continue;
@@ -344,9 +345,11 @@ void find_phases(Context& c, TagResult& result) {
                     backward = item.launch_ns;
         }
         if (backward < 0 || optimizer < 0 || optimizer < backward) continue;
-        result.phases.push_back({i, "forward", it.begin_ns, backward});
+        // Forward begins with the step's first kernel (the batch copy and the zeroing of gradients
+        // before it are not forward work); the update ends with its last launch.
+        result.phases.push_back({i, "forward", std::min(it.core_begin_ns, backward), backward});
         result.phases.push_back({i, "backward", backward, optimizer});
-        result.phases.push_back({i, "optimizer", optimizer, it.end_ns});
+        result.phases.push_back({i, "optimizer", optimizer, optimizer_end});
     }
 }
 

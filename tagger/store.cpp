@@ -42,6 +42,12 @@ bool ensure_tables(sqlite3* db, std::string& error) {
               "category TEXT NOT NULL, confidence REAL, rule TEXT, reason TEXT);",
               error))
         return false;
+    for (const char* column : {"device_begin_ns INTEGER", "device_end_ns INTEGER", "kind TEXT"}) {
+        std::string name(column, std::string(column).find(' '));
+        if (!has_column(db, "iterations", name.c_str()) &&
+            !exec(db, (std::string("ALTER TABLE iterations ADD COLUMN ") + column).c_str(), error))
+            return false;
+    }
     if (!has_column(db, "allocation_categories", "confidence") &&
         !exec(db, "ALTER TABLE allocation_categories ADD COLUMN confidence REAL", error))
         return false;
@@ -59,6 +65,7 @@ public:
     Insert& operator=(const Insert&) = delete;
     Insert& bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); return *this; }
     Insert& bind(int i, double v) { sqlite3_bind_double(s_, i, v); return *this; }
+    Insert& bind_null(int i) { sqlite3_bind_null(s_, i); return *this; }
     Insert& bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT); return *this; }
     bool run() {
         bool ok = s_ && sqlite3_step(s_) == SQLITE_DONE;
@@ -75,15 +82,22 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
     if (!exec(db, "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
                   "DELETE FROM allocation_subranges;", error))
         return false;
-    Insert iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source) VALUES (?1,?2,?3,?4,?5,?6)");
-    for (size_t i = 0; i < its.iterations.size(); ++i) {
-        const Iteration& it = its.iterations[i];
-        if (!iteration.bind(1, int64_t(i + 1)).bind(2, int64_t(it.process)).bind(3, int64_t(i))
-                 .bind(4, it.begin_ns).bind(5, it.end_ns).bind(6, its.source).run()) {
-            error = sqlite3_errmsg(db);
-            return false;
-        }
-    }
+    Insert iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source, device_begin_ns, "
+                         "device_end_ns, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    // Training steps first (ids 1..n, which phases refer to), then the spans set apart (idx -1).
+    auto write_span = [&](const Iteration& it, int64_t id, int64_t idx, const char* kind) {
+        iteration.bind(1, id).bind(2, int64_t(it.process)).bind(3, idx).bind(4, it.begin_ns).bind(5, it.end_ns)
+            .bind(6, its.source).bind(9, std::string(kind));
+        if (it.device_end_ns > 0) iteration.bind(7, it.device_begin_ns).bind(8, it.device_end_ns);
+        else iteration.bind_null(7).bind_null(8);
+        if (iteration.run()) return true;
+        error = sqlite3_errmsg(db);
+        return false;
+    };
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        if (!write_span(its.iterations[i], int64_t(i + 1), int64_t(i), "training")) return false;
+    for (size_t i = 0; i < its.non_training.size(); ++i)
+        if (!write_span(its.non_training[i], int64_t(its.iterations.size() + i + 1), -1, "non_training")) return false;
     Insert phase(db, "INSERT INTO phases (iteration, kind, begin_ns, end_ns) VALUES (?1,?2,?3,?4)");
     for (const Phase& p : result.phases)
         if (!phase.bind(1, int64_t(p.iteration + 1)).bind(2, p.kind).bind(3, p.begin_ns).bind(4, p.end_ns).run()) {
