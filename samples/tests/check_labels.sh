@@ -8,24 +8,27 @@
 #   --persistent CAT     every free of CAT comes after the last allocation of an input (lives
 #                        through training; with --grad persistent that is what gradients must do)
 #   --all-freed          every allocation is freed by the end of the file
+#   --mixed              (first) whole allocations may sit beside segments (arenas)
 #   --spans K=N          exactly N span lines of kind K (training, validation, checkpoint)
 # Always checked: 4 tab-separated fields per line; alloc lines are alloc/0x<hex>/<bytes > 0>/<known
 # category>; free lines are free/0x<hex>/0/-; no alloc at an address that is live; every free
 # matches an earlier live alloc; the file is not empty.
 # Pool mode (--alloc pool): every line has a fifth field, the host time in ns, never decreasing;
 # segment/0x<hex>/<bytes>/- and segment_free/0x<hex>/0/- lines pair up like allocs and frees; every
-# tensor alloc lies inside a live segment (a whole allocation beside segments only in files that
-# also have span lines: arenas and static plans mix both); --all-freed covers segments too.
+# tensor alloc lies inside a live segment (with --mixed, first of the checks, an alloc outside every
+# segment is a whole allocation: arena programs have both); --all-freed covers segments too.
 # span/KIND/INDEX/BEGIN/END lines (5 fields, BEGIN <= END, indices 0, 1, ... per kind) are counted
 # per kind; in timed files END is the line's time.
 set -u
 file=${1:?usage: check_labels.sh FILE [checks...]}
 shift
+mixed=0
+if [[ ${1:-} == --mixed ]]; then mixed=1; shift; fi
 
 # One pass over the file: form and pairing errors go to stderr (and exit 1); per-category totals go
 # to stdout as "category allocs bytes frees last_free_line", plus "last_input_alloc LINE" and
 # "live COUNT".
-summary=$(awk -F'\t' '
+summary=$(awk -F'\t' -v mixed="$mixed" '
 BEGIN {
     split("weights gradients optimizer_state activations workspace input other", names, " ")
     for (i in names) known[names[i]] = 1
@@ -77,7 +80,7 @@ function in_segment(address, bytes,    start) {
         next
     }
     if ($1 == "alloc") {
-        if (segments_seen && !has_spans && !in_segment(hex($2), $3 + 0)) { fail("pool mode: alloc outside every live segment"); next }
+        if (segments_seen && !mixed && !in_segment(hex($2), $3 + 0)) { fail("pool mode: alloc outside every live segment"); next }
         if ($3 !~ /^[1-9][0-9]*$/) { fail("alloc size is not a positive integer"); next }
         if (!($4 in known)) { fail("unknown category"); next }
         if ($2 in live) { fail("alloc at an address that is still live"); next }
