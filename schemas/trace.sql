@@ -217,7 +217,8 @@ CREATE TABLE allocation_categories (
                                -- 'input', 'other'
     confidence REAL,           -- 0..1
     rule       TEXT,           -- short id of the rule that decided
-    reason     TEXT            -- the same, in words
+    reason     TEXT,           -- the same, in words
+    evidence   TEXT            -- added later (at the end): which work read and wrote it, in which phase
 );
 
 -- Tensors inside pooled segments (a caching allocator's cudaMalloc blocks), recovered by tagging from
@@ -232,7 +233,8 @@ CREATE TABLE allocation_subranges (
     category   TEXT NOT NULL,     -- as allocation_categories.category
     confidence REAL,
     rule       TEXT,
-    reason     TEXT
+    reason     TEXT,
+    evidence   TEXT               -- added later: as allocation_categories.evidence
 );
 
 -- Training iterations and their phases, filled by analysis (tagging), empty in a fresh recording.

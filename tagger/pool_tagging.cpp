@@ -75,7 +75,8 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end)
                   "a pooled segment: %.0f%% of its tensors' bytes over time are %s "
                   "(allocation_subranges lists them)",
                   share * 100, best->first.c_str());
-    return {best->first, std::min(0.6, share), "pooled-segment-dominant", reason};
+    return {best->first, std::min(0.6, share), "pooled-segment-dominant", reason,
+            std::to_string(end - begin) + " tensors inside (allocation_subranges has the evidence of each)"};
 }
 
 // When a tensor's memory is given back is not in the trace: only its last use is. A tensor used

@@ -18,6 +18,7 @@ struct Tag {
     double confidence = 0;
     std::string rule;    // short id, e.g. "gemm-operand-persistent"
     std::string reason;  // one sentence a user can check against the trace
+    std::string evidence;  // the data flow behind it: uses per phase, carried in or made in the step
 };
 
 struct Phase {

@@ -54,6 +54,10 @@ bool ensure_tables(sqlite3* db, std::string& error) {
     if (!has_column(db, "allocation_categories", "rule") &&
         !exec(db, "ALTER TABLE allocation_categories ADD COLUMN rule TEXT", error))
         return false;
+    for (const char* table : {"allocation_categories", "allocation_subranges"})
+        if (!has_column(db, table, "evidence") &&
+            !exec(db, (std::string("ALTER TABLE ") + table + " ADD COLUMN evidence TEXT").c_str(), error))
+            return false;
     return true;
 }
 
@@ -104,23 +108,24 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
             error = sqlite3_errmsg(db);
             return false;
         }
-    Insert category(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, rule) "
-                        "VALUES (?1,?2,?3,?4,?5)");
+    Insert category(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, rule, evidence) "
+                        "VALUES (?1,?2,?3,?4,?5,?6)");
     for (size_t a = 0; a < model.allocations.size(); ++a) {
         const Tag& t = result.tags[a];
         if (!category.bind(1, model.allocations[a].id).bind(2, t.category).bind(3, t.reason)
-                 .bind(4, t.confidence).bind(5, t.rule).run()) {
+                 .bind(4, t.confidence).bind(5, t.rule).bind(6, t.evidence).run()) {
             error = sqlite3_errmsg(db);
             return false;
         }
     }
     Insert subrange(db, "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category, "
-                        "confidence, rule, reason) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+                        "confidence, rule, reason, evidence) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
     for (size_t i = 0; i < result.subranges.size(); ++i) {
         const SubRangeTag& r = result.subranges[i];
         if (!subrange.bind(1, int64_t(i + 1)).bind(2, model.allocations[size_t(r.segment)].id)
                  .bind(3, static_cast<int64_t>(r.offset)).bind(4, r.bytes).bind(5, r.begin_ns).bind(6, r.end_ns)
-                 .bind(7, r.tag.category).bind(8, r.tag.confidence).bind(9, r.tag.rule).bind(10, r.tag.reason).run()) {
+                 .bind(7, r.tag.category).bind(8, r.tag.confidence).bind(9, r.tag.rule).bind(10, r.tag.reason)
+                 .bind(11, r.tag.evidence).run()) {
             error = sqlite3_errmsg(db);
             return false;
         }
