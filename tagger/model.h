@@ -12,8 +12,11 @@ struct sqlite3;
 namespace tbdprof::tagger {
 
 constexpr int32_t kNone = -1;
-// An allocation that kernels point into at this many different offsets is a pool segment (a caching
-// allocator's block holding many tensors), not one tensor.
+// An allocation that kernels point into at this many different offsets may hold several tensors (a
+// caching allocator's segment, an arena, a statically planned block): it is examined for tensors
+// inside (subranges.h), and counts as multi-tensor only when those tensors play different roles.
+// (Examining every allocation addressed at two or more offsets was tried: no tuning shape gained,
+// and it cost accuracy elsewhere; docs/tagging.md.)
 constexpr size_t kPooledOffsets = 16;
 
 enum class Access : uint8_t { Unknown, Read, Write };  // Write means written (and maybe read)
@@ -83,7 +86,7 @@ struct TraceModel {
     std::vector<LibraryCall> library_calls;
     std::vector<Range> ranges;
     bool has_argument_info = false;       // any kernel -> allocation edges at all
-    // Pooled trace: some allocation is pointed into at kPooledOffsets or more offsets (a caching
+    // Some allocation is pointed into at kPooledOffsets or more offsets (an arena, a caching
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.
     bool pooled = false;
     std::vector<PointerUse> pointer_uses;

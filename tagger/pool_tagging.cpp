@@ -124,16 +124,36 @@ TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& s
         result.subranges.push_back({range.segment, range.offset, range.bytes, a.alloc_ns, std::max(ends[i], a.alloc_ns),
                                     r.tags[size_t(index[i])]});
     }
+    // An allocation is multi-tensor only when the tensors inside play different roles. One whose
+    // tensors all play one role (an arena of parameters, a batch addressed image by image) is one
+    // tensor of that role: its own row takes that role and the rule of its largest tensor, and it
+    // is not counted as a multi-tensor segment. Its rows stay: in a caching allocator's segment
+    // they leave the cached free space unattributed.
     std::vector<bool> has(m.allocations.size(), false);
     for (size_t begin = 0; begin < result.subranges.size();) {
         size_t end = begin;
         int32_t segment = result.subranges[begin].segment;
-        while (end < result.subranges.size() && result.subranges[end].segment == segment) ++end;
-        result.tags[size_t(segment)] = dominant_tag(result.subranges, begin, end);
+        bool one_role = true;
+        size_t largest = begin;
+        while (end < result.subranges.size() && result.subranges[end].segment == segment) {
+            one_role &= result.subranges[end].tag.category == result.subranges[begin].tag.category;
+            if (result.subranges[end].bytes > result.subranges[largest].bytes) largest = end;
+            ++end;
+        }
         has[size_t(segment)] = true;
-        ++result.segments_with_subranges;
+        if (one_role) {
+            Tag whole = result.subranges[largest].tag;
+            whole.evidence = "one role for all " + std::to_string(end - begin) + " tensors inside; the largest: " +
+                             whole.evidence;
+            result.tags[size_t(segment)] = whole;
+            ++result.single_role_segments;
+        } else {
+            result.tags[size_t(segment)] = dominant_tag(result.subranges, begin, end);
+            ++result.segments_with_subranges;
+        }
         begin = end;
     }
+
     for (size_t a = 0; a < m.allocations.size(); ++a)
         if (!has[a] && m.allocations[a].distinct_offsets >= kPooledOffsets) ++result.segments_without_subranges;
     result.segment_level = result.segments_without_subranges > 0;

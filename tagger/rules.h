@@ -43,7 +43,8 @@ struct TagResult {
     std::vector<Phase> phases;
     std::vector<bool> optimizer_work;  // per TraceModel::work entry: found to be the optimizer's
     std::vector<SubRangeTag> subranges;  // pooled traces only
-    size_t segments_with_subranges = 0;
+    size_t segments_with_subranges = 0;  // multi-tensor: the tensors inside play different roles
+    size_t single_role_segments = 0;     // examined, tensors found, all of one role: one tensor
     size_t segments_without_subranges = 0;  // pooled segments (kPooledOffsets) left at segment level
     bool segment_level = false;  // pooled segments without sub-ranges: breakdown at segment granularity
 };

@@ -142,12 +142,14 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
 // What the report says about the granularity of the memory breakdown (run_notes.memory_breakdown,
 // shown as "memory breakdown at ..."); empty when every allocation is one tensor.
 std::string breakdown_note(const TagResult& r) {
-    std::string sub = "sub-range level (inferred) inside " + std::to_string(r.segments_with_subranges) +
-                      " pooled segments: tensors recovered from the pointers the work used";
+    size_t examined = r.segments_with_subranges + r.single_role_segments;
+    std::string sub = "sub-range level (inferred) inside " + std::to_string(examined) +
+                      " allocations holding several tensors (" + std::to_string(r.segments_with_subranges) +
+                      " with tensors of different roles): tensors recovered from the pointers the work used";
     std::string seg = "segment level for " + std::to_string(r.segments_without_subranges) +
                       " pooled segments without pointer evidence";
-    if (r.segments_with_subranges && r.segment_level) return sub + "; " + seg;
-    if (r.segments_with_subranges) return sub;
+    if (examined && r.segment_level) return sub + "; " + seg;
+    if (examined) return sub;
     if (r.segment_level) return "segment level: the program allocates pooled segments";
     return {};
 }
@@ -181,7 +183,7 @@ bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, s
     summary.iteration_source = its.source;
     summary.note = its.note;
     summary.segment_level = result.segment_level;
-    summary.segments_with_subranges = result.segments_with_subranges;
+    summary.segments_with_subranges = result.segments_with_subranges + result.single_role_segments;
     summary.subranges = result.subranges.size();
     for (size_t a = 0; a < model->allocations.size(); ++a)
         summary.bytes_by_category[result.tags[a].category] += model->allocations[a].bytes;
