@@ -60,6 +60,7 @@ struct Allocation {
     std::string kind;  // 'device', 'device_async', 'pinned_host', 'managed'
     int64_t stack = 0;
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
+    bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)
 };
 
 struct LibraryCall {

@@ -335,8 +335,9 @@ void tag_remaining(Context& c) {
 void tag_without_iterations(Context& c) {
     for (size_t a = 0; a < c.facts.size(); ++a) {
         const Facts& f = c.facts[a];
-        if (f.library_workspace) {
-            set(c, a, "workspace", 0.9, "library-workspace", "handed to a library as its workspace");
+        if (f.library_workspace || c.m.allocations[a].made_by_library_handle) {
+            set(c, a, "workspace", 0.9, "library-workspace",
+                "handed to a library as its workspace, or allocated inside cublasCreate (its call stack says so)");
             continue;
         }
         bool gemm_read_only = !f.touches.empty(), first_h2d = f.first_touch_h2d;
@@ -479,6 +480,9 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
                               (t.use == Use::Modify || t.use == Use::Overwrite);
         if (f.library_workspace)
             set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
+        else if (model.allocations[a].made_by_library_handle && !f.gemm_read)
+            set(c, a, "workspace", 0.9, "library-handle-workspace",
+                "allocated inside cublasCreate (its call stack says so): the handle's own default workspace");
         else if (!kernel_written && ((f.lifetime == Lifetime::Persistent && f.h2d_iterations >= 2) ||
                                      (f.lifetime == Lifetime::Transient && f.first_touch_h2d)))
             set(c, a, "input", 0.9, "copied-in-each-step",
