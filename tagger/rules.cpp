@@ -224,7 +224,7 @@ void tag_update_operands(Context& c) {
         if (!c.tags[a].category.empty()) continue;
         const FlowFacts& f = c.flow.buffers[a];
         bool by_update = false, written_elsewhere = false, read_elsewhere = false, unknown_elsewhere = false;
-        int64_t first_elsewhere = -1;
+        int64_t first_elsewhere = -1;  // index of the first other kernel using it (order, not time: runs vary)
         int elsewhere_iteration = -1;
         for (const FlowTouch& t : f.touches) {
             int it = c.flow.work_iteration[t.work];
@@ -234,7 +234,7 @@ void tag_update_operands(Context& c) {
                 by_update = true;
                 continue;
             }
-            if (first_elsewhere < 0) first_elsewhere = item.launch_ns, elsewhere_iteration = it;
+            if (first_elsewhere < 0) first_elsewhere = int64_t(t.work), elsewhere_iteration = it;
             if (t.use == Use::Modify || t.use == Use::Overwrite) written_elsewhere = true;
             else if (t.use == Use::Read) read_elsewhere = true;
             else unknown_elsewhere = true;
@@ -252,7 +252,7 @@ void tag_update_operands(Context& c) {
                 "rewritten by the update and otherwise only read in the step");
         } else if (elsewhere_iteration >= 0) {
             const Iteration& it = c.its.iterations[size_t(elsewhere_iteration)];
-            bool early = first_elsewhere - it.core_begin_ns < (it.end_ns - it.core_begin_ns) / 2;
+            bool early = first_elsewhere - int64_t(it.first_work) < (int64_t(it.end_work) - int64_t(it.first_work)) / 2;
             if (c.facts[a].lifetime == Lifetime::Persistent && early)
                 set(c, a, "weights", 0.6, "update-writes-used-early",
                     "rewritten by the update and used early in the step (forward); no access hints");
