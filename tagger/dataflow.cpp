@@ -1,5 +1,7 @@
 #include "dataflow.h"
 
+#include <algorithm>
+
 namespace tbdprof::tagger {
 
 Use use_of(const TraceModel& m, const WorkItem& w, const Touch& t) {
@@ -53,6 +55,7 @@ void read_iteration(const TraceModel& m, FlowFacts& f, size_t begin, size_t end)
     f.updated_after_read += updated;
     // Episodes: a write, then the reads of what it wrote. A temporary episode is one write read once
     // by the work right after it.
+    uint32_t temps_before = f.temp_episodes;
     for (size_t i = begin; i < end;) {
         const FlowTouch& t = f.touches[i];
         if (!writes(t.use) || t.use == Use::Workspace) {
@@ -70,6 +73,7 @@ void read_iteration(const TraceModel& m, FlowFacts& f, size_t begin, size_t end)
         (temporary ? f.temp_episodes : f.other_episodes) += 1;
         i = j;
     }
+    f.most_temp_episodes = std::max(f.most_temp_episodes, f.temp_episodes - temps_before);
 }
 
 }  // namespace

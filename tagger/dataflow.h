@@ -34,6 +34,7 @@ struct FlowFacts {
     uint32_t updated_after_read = 0; // ... carried in and then written by a kernel later in the step
     uint32_t temp_episodes = 0;      // write -> single adjacent read episodes ...
     uint32_t other_episodes = 0;     // ... and every other pattern of use (in deciding iterations)
+    uint32_t most_temp_episodes = 0; // the most temporary episodes in one deciding iteration
     bool h2d = false;                // overwritten by a host-to-device copy inside an iteration
     bool kernel_written = false;     // written by a kernel or library call inside an iteration
     bool written_in_iterations = false;  // written by anything (sets and copies too) inside one

@@ -234,15 +234,19 @@ IterationSet from_repetition(const TraceModel& m) {
         for (const Block& b : c.blocks)
             if (b.training) c.cover += b.end_kernel - b.first_kernel, ++steps;
         if (steps < 2) c.cover = 0;
-        // A pass set apart (validation) runs the step's own kernels; kernels the step never runs
-        // between its repetitions (the update after accumulated micro-batches) are part of the step.
-        std::vector<int32_t> known(pattern_of(c));
-        std::sort(known.begin(), known.end());
+        // A pass set apart (validation) runs the step's forward kernels: the start of the step's
+        // pattern. Kernels that run between repetitions but are not that (the update after
+        // accumulated micro-batches, which may reuse backward's elementwise kernels) are part of
+        // the step, and this period is not the step's.
+        std::vector<int32_t> pattern = pattern_of(c);
         size_t foreign = 0;
-        for (const Block& b : c.blocks)
-            if (!b.training)
-                for (size_t k = b.first_kernel; k < b.end_kernel; ++k)
-                    foreign += !std::binary_search(known.begin(), known.end(), m.work[kernels[k]].function);
+        for (const Block& b : c.blocks) {
+            if (b.training) continue;
+            size_t length = b.end_kernel - b.first_kernel, differ = 0;
+            for (size_t k = 0; k < length; ++k)
+                differ += k >= pattern.size() || m.work[kernels[b.first_kernel + k]].function != pattern[k];
+            if (differ * 4 > length) foreign += differ;
+        }
         c.foreign = foreign;
         return c;
     };
@@ -302,6 +306,24 @@ IterationSet from_repetition(const TraceModel& m) {
 
     struct Piece { int64_t begin; bool training; };
     std::vector<Piece> pieces;
+    // A span begins where the host finished with the one before: right after the last launch before
+    // its first work item (or after a read-back the host waited for), so the host's preparation of
+    // a step (the next batch) counts in that step.
+    auto begin_at = [&](size_t first) {
+        int64_t begin = m.work[first].launch_ns;
+        for (size_t w = first; w-- > 0;) {
+            if (m.work[w].process != process) continue;
+            int64_t done = m.work[w].kind == WorkItem::Kind::CopyDtoH ? m.work[w].end_ns : m.work[w].launch_ns + 1;
+            // A wait for the device after that launch (the step's closing synchronize) is its end.
+            auto wait = std::lower_bound(m.host_waits.begin(), m.host_waits.end(), m.work[w].launch_ns,
+                                         [](const Range& r, int64_t t) { return r.begin_ns < t; });
+            for (; wait != m.host_waits.end() && wait->begin_ns < m.work[first].launch_ns; ++wait)
+                if (wait->process == process) done = std::max(done, std::min(wait->end_ns, m.work[first].launch_ns));
+            begin = std::min(begin, std::max(done, pieces.empty() ? done : pieces.back().begin + 1));
+            break;
+        }
+        return begin;
+    };
     for (size_t b = 0; b < blocks.size(); ++b) {
         size_t first = kernels[blocks[b].first_kernel];
         if (blocks[b].first_kernel > 0) {
@@ -313,14 +335,24 @@ IterationSet from_repetition(const TraceModel& m) {
             while (w < first && m.work[w].process != process) ++w;
             if (b > 0 && blocks[b - 1].training && trailing[b - 1] > typical + 2) {
                 // The excess read-backs after the previous step: a checkpoint save.
-                pieces.push_back({m.work[w].launch_ns, false});
+                pieces.push_back({begin_at(w), false});
                 w = kernels[blocks[b].first_kernel - 1] + 1;
                 for (size_t n = 0; w < first && n < trailing[b - 1]; ++w) n += m.work[w].process == process;
                 while (w < first && m.work[w].process != process) ++w;
             }
             first = w;
         }
-        pieces.push_back({m.work[first].launch_ns, blocks[b].training});
+        pieces.push_back({b == 0 ? m.work[first].launch_ns : begin_at(first), blocks[b].training});
+    }
+    // A checkpoint save after the last step too.
+    bool final_save = !blocks.empty() && blocks.back().training && trailing[blocks.size() - 1] > typical + 2;
+    size_t final_save_first = 0;
+    if (final_save) {
+        size_t w = kernels[blocks.back().end_kernel - 1] + 1;
+        for (size_t n = 0; w < m.work.size() && n < typical; ++w) n += m.work[w].process == process;
+        while (w < m.work.size() && m.work[w].process != process) ++w;
+        final_save = w < m.work.size();
+        final_save_first = w;
     }
     IterationSet set;
     set.source = "repetition";
@@ -328,6 +360,8 @@ IterationSet from_repetition(const TraceModel& m) {
         int64_t end;
         if (i + 1 < pieces.size()) {
             end = pieces[i + 1].begin;
+        } else if (final_save) {
+            end = begin_at(final_save_first);
         } else {
             // The last block ends after its read-backs: before the next host-to-device copy or kernel.
             size_t last = kernels[blocks.back().end_kernel - 1];
@@ -339,6 +373,14 @@ IterationSet from_repetition(const TraceModel& m) {
         end = std::max(end, pieces[i].begin + 1);
         Iteration it = make_iteration(m, pieces[i].begin, end, process);
         (pieces[i].training ? set.iterations : set.non_training).push_back(it);
+    }
+    if (final_save) {
+        size_t w = final_save_first;
+        size_t n = 0;
+        while (w < m.work.size() && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process)) ++w, ++n;
+        int64_t begin = begin_at(final_save_first);
+        int64_t end = w < m.work.size() ? m.work[w].launch_ns : m.work[w - 1].end_ns + 1;
+        set.non_training.push_back(make_iteration(m, begin, std::max(end, begin + 1), process));
     }
     if (set.iterations.size() < 2) {
         none.note = "fewer than two repetitions of the kernel sequence";

@@ -363,6 +363,11 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         }
     }
     sort_work_by_launch(m);
+    if (table_exists(db, "api_calls")) {
+        Statement s(db, "SELECT process, begin_ns, end_ns FROM api_calls WHERE kind IN ('device_sync', 'stream_sync', "
+                        "'event_sync', 'implicit_sync') ORDER BY begin_ns");
+        while (s.step()) m.host_waits.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), {}});
+    }
     if (table_exists(db, "ranges")) {
         Statement s(db, "SELECT process, begin_ns, coalesce(end_ns, begin_ns), coalesce(name, '') FROM ranges");
         while (s.step()) m.ranges.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), s.text(3)});

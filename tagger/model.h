@@ -86,6 +86,9 @@ struct TraceModel {
     std::vector<WorkItem> work;           // ordered by launch time
     std::vector<LibraryCall> library_calls;
     std::vector<Range> ranges;
+    // Host waits (device, stream, event and implicit synchronizations), sorted by begin: where the
+    // host finished with a step that ends by waiting for the device.
+    std::vector<Range> host_waits;
     bool has_argument_info = false;       // any kernel -> allocation edges at all
     // Some allocation is pointed into at kPooledOffsets or more offsets (an arena, a caching
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.

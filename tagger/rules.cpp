@@ -135,33 +135,57 @@ std::pair<size_t, size_t> touches_in(const Context& c, const FlowFacts& f, int i
     return {begin, end};
 }
 
-// May kernel `k` (before the update of its iteration, which starts at `start`) belong to the
-// update? Its writes must be buffers it is the first in the step to use (momenta, master copies,
-// the update's own temporaries) or weights; what it reads must be weights or be used after it by
-// nothing but the update (gradients).
+// May kernel `k` belong to the update when the update of its step starts at `start` (<= k)? Its
+// writes must be buffers only the update uses in the step (momenta, master copies, the update's
+// own scratch; not zeroed by a set each step) or weights; what it reads must be weights, such
+// buffers, or buffers nothing but the update uses after it (gradients); and it must write
+// something the update goes on to use (a dead output does not make it the update's).
 bool joins_update(const Context& c, size_t k, size_t start) {
     const WorkItem& item = c.m.work[k];
     if (item.library_call != kNone) return false;
     int it = c.flow.work_iteration[k];
-    bool feeds_update = false;  // it writes something the update goes on to use (a dead output does not)
+    bool feeds_update = false;
     for (const Touch& t : item.touches) {
         if (is_weight(c, t.allocation)) continue;
-        const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
-        auto [begin, end] = touches_in(c, f, it);
-        Use use = use_of(c.m, item, t);
         // A buffer made for this step is backward's: written here, it is a per-step gradient; read
         // here, an activation gradient (a bias gradient reduced from it). Neither is the update's.
         if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient) return false;
+        const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
+        auto [begin, end] = touches_in(c, f, it);
+        Use use = use_of(c.m, item, t);
         for (size_t i = begin; i < end; ++i) {
             uint32_t w = f.touches[i].work;
-            // Used earlier in the step (zeroed by a set each step, too): not the update's own.
-            if (w < k && writes(use)) return false;
-            if (c.m.work[w].kind != WorkItem::Kind::Kernel) continue;
-            if (w > k && w < start) return false;             // used again by work not yet in the update
-            feeds_update |= w >= start && writes(use);
+            bool kernel = c.m.work[w].kind == WorkItem::Kind::Kernel;
+            if (writes(use) && w < start && (kernel || writes(f.touches[i].use))) return false;
+            if (!kernel) continue;
+            if (w > k && w < start) return false;  // used again by work outside the update
+            feeds_update |= w > k && writes(use);
         }
     }
     return feeds_update;
+}
+
+// The earliest start of the update such that every kernel from there to `first` joins it. Going
+// back, a window can fail and a longer one pass again (a moment scaled, then accumulated); a library
+// call ends the search, as do several failing windows in a row.
+size_t update_start(const Context& c, const Iteration& step, int index, size_t first) {
+    constexpr int kMisses = 4;
+    constexpr size_t kMaxKernels = 256;
+    size_t best = first, scanned = 0;
+    int misses = 0;
+    for (size_t s = first; s-- > step.first_work && misses < kMisses && scanned < kMaxKernels;) {
+        const WorkItem& item = c.m.work[s];
+        if (c.flow.work_iteration[s] != index || item.kind != WorkItem::Kind::Kernel) continue;
+        if (item.library_call != kNone) break;
+        ++scanned;
+        bool all = true;
+        for (size_t k = s; k < first && all; ++k)
+            if (c.flow.work_iteration[k] == index && c.m.work[k].kind == WorkItem::Kind::Kernel)
+                all = joins_update(c, k, s);
+        if (all) best = s, misses = 0;
+        else ++misses;
+    }
+    return best;
 }
 
 // The update: kernels that write a weight, the kernels just before them that serve them (an Adam
@@ -185,13 +209,7 @@ void find_update(Context& c) {
         size_t first = step.end_work;
         for (const auto& [weight, w] : last_writer) first = std::min(first, w);
         if (first == step.end_work) continue;
-        size_t start = first;
-        for (size_t k = first; k-- > step.first_work;) {
-            const WorkItem& item = c.m.work[k];
-            if (c.flow.work_iteration[k] != int(i) || item.kind != WorkItem::Kind::Kernel) continue;
-            if (!joins_update(c, k, start)) break;
-            start = k;
-        }
+        size_t start = update_start(c, step, int(i), first);
         for (size_t w = start; w < step.end_work; ++w) {
             const WorkItem& item = c.m.work[w];
             c.optimizer_work[w] = c.flow.work_iteration[w] == int(i) && item.kind == WorkItem::Kind::Kernel &&
@@ -274,7 +292,7 @@ bool is_operation_temporary(const Context& c, size_t a) {
     // Planned once and refilled for every use (an im2col buffer): persistent, and every value in it
     // read at once. (Within one step a caching allocator's address reused by several tensors looks
     // alike, so a step-local buffer does not count.)
-    if (f.lifetime == Lifetime::Persistent && flow.temp_episodes >= 2 && flow.other_episodes == 0) return true;
+    if (f.lifetime == Lifetime::Persistent && flow.most_temp_episodes >= 2 && flow.other_episodes == 0) return true;
     return f.lifetime == Lifetime::Transient && is_temporary(c, f);
 }
 
