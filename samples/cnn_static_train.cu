@@ -307,6 +307,56 @@ static void save_weights(network* net, float* host) {
     }
 }
 
+/* Checks the analytic gradients of one batch against the loss itself, tensor by tensor: moving a
+ * tensor by eps along its unit gradient direction must change the summed loss by eps * |gradient|
+ * (central differences; a wrong, permuted or mis-scaled gradient gives another slope). The update
+ * buffers hold minus the gradient of the summed loss (darknet's sign). Returns the tensors that fail. */
+static int gradient_check(network* net, float* loss_host) {
+    forward_network(net, loss_host);
+    backward_network(net);
+    const double eps = 1e-3;
+    int checked = 0, bad = 0;
+    double worst = 0;
+    for (int i = 0; i < net->n; ++i) {
+        layer* l = &net->layers[i];
+        if (l->type == SOFTMAX) continue;
+        float* values[2] = {l->weights_gpu, l->biases_gpu};
+        float* updates[2] = {l->weight_updates_gpu, l->bias_updates_gpu};
+        int sizes[2] = {l->nweights, l->n};
+        for (int t = 0; t < 2; ++t) {
+            int n = sizes[t];
+            float* w = (float*)malloc(n * sizeof(float));
+            float* g = (float*)malloc(n * sizeof(float));
+            float* moved = (float*)malloc(n * sizeof(float));
+            cuda_pull_array(values[t], w, n);
+            cuda_pull_array(updates[t], g, n);
+            double norm = 0;
+            for (int j = 0; j < n; ++j) norm += (double)g[j] * g[j];
+            norm = sqrt(norm);
+            double side[2];
+            for (int s = 0; s < 2; ++s) {
+                double step = (s == 0 ? eps : -eps) / (norm > 0 ? norm : 1);
+                for (int j = 0; j < n; ++j) moved[j] = (float)(w[j] - step * g[j]); /* -g: the gradient */
+                cuda_push_array(values[t], moved, n);
+                side[s] = (double)forward_network(net, loss_host) * net->batch;
+            }
+            cuda_push_array(values[t], w, n);
+            double numeric = (side[0] - side[1]) / (2 * eps);
+            double error = fabs(numeric - norm) / (norm + 1e-3);
+            if (error > worst) worst = error;
+            if (error > 0.02) {
+                fprintf(stderr, "%s: gradient check: layer %d %s: |gradient| %g, slope of the loss %g\n", g_program, i,
+                        t ? "biases" : "weights", norm, numeric);
+                ++bad;
+            }
+            ++checked;
+            free(w), free(g), free(moved);
+        }
+    }
+    printf("%s: gradient_check tensors=%d failed=%d worst_relative_error=%.5f\n", g_program, checked, bad, worst);
+    return bad;
+}
+
 static int parse_int(const char* name, const char* text, int lo) {
     char* end = 0;
     long value = strtol(text, &end, 10);
@@ -320,19 +370,28 @@ static int parse_int(const char* name, const char* text, int lo) {
 static void usage(FILE* out) {
     fprintf(out,
             "usage: %s [--iterations N] [--batch N] [--optimizer sgd|adam] [--val-every N] [--ckpt-every N]\n"
-            "          [--nvtx iteration|step|none] [--seed N]\n"
+            "          [--nvtx iteration|step|none] [--seed N] [--overfit]\n"
+            "          [--gradient-check]\n"
             "  a statically planned CNN (im2col + one GEMM per image); 0 for --val-every/--ckpt-every: never\n",
             g_program);
 }
 
 int main(int argc, char** argv) {
-    int iterations = 8, batch = 16, val_every = 3, ckpt_every = 4, adam = 0, seed = 1;
+    int iterations = 8, batch = 16, val_every = 3, ckpt_every = 4, adam = 0, seed = 1, overfit = 0, gradcheck = 0;
     const char* nvtx = "iteration";
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         if (!strcmp(arg, "--help")) {
             usage(stdout);
             return 0;
+        }
+        if (!strcmp(arg, "--gradient-check")) { /* one batch: analytic against numeric gradients, then exit */
+            gradcheck = 1;
+            continue;
+        }
+        if (!strcmp(arg, "--overfit")) { /* train on one batch again and again: a correctness check */
+            overfit = 1;
+            continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "%s: error: unknown option or missing value: %s\n", g_program, arg);
@@ -396,6 +455,15 @@ int main(int argc, char** argv) {
     float* checkpoint = (float*)malloc((size_t)net.layers[2].nweights * sizeof(float));
     check_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 
+    int exit_status = 0;
+    if (gradcheck) {
+        next_batch(&train);
+        cuda_push_array(net.input_gpu, train.x, (size_t)batch * train.inputs);
+        cuda_push_array(net.truth_gpu, train.y, (size_t)batch * CLASSES);
+        iterations = 0; /* no training: only the check, then the usual clean-up */
+        if (gradient_check(&net, loss_host)) exit_status = 1;
+    }
+    unsigned long long batch_seed = g_seed; /* --overfit: every step gets the first batch */
     struct timespec started;
     clock_gettime(CLOCK_MONOTONIC, &started);
     float loss = 0, first_loss = 0;
@@ -405,6 +473,7 @@ int main(int argc, char** argv) {
         char name[64];
         snprintf(name, sizeof(name), "%s %d", nvtx, step);
         if (strcmp(nvtx, "none")) nvtxRangePushA(name);
+        if (overfit) g_seed = batch_seed;
         next_batch(&train);
         cuda_push_array(net.input_gpu, train.x, (size_t)batch * train.inputs);
         cuda_push_array(net.truth_gpu, train.y, (size_t)batch * CLASSES);
@@ -450,5 +519,5 @@ int main(int argc, char** argv) {
     free(train.teacher), free(train.x), free(train.y), free(loss_host), free(checkpoint);
     printf("%s: iterations=%d final_loss=%.6f elapsed_ms=%.1f first_loss=%.6f\n", g_program, iterations, (double)loss,
            elapsed_ms, (double)first_loss);
-    return 0;
+    return exit_status;
 }

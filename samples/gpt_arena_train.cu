@@ -38,7 +38,7 @@ enum class Precision { fp32, tf32, bf16 };
 struct Config {
     int vocab = 256, max_t = 32, channels = 64, layers = 2, heads = 4;
     int batch = 4, iterations = 8, val_every = 3, ckpt_every = 4, seed = 1;
-    bool nvtx_phases = false;
+    bool nvtx_phases = false, gradient_check = false;
     Precision precision = Precision::fp32;
 };
 
@@ -318,7 +318,49 @@ public:
         cudaStreamDestroy(stream_);
     }
 
+    // One batch: every parameter tensor is moved by eps along its unit gradient direction; the mean
+    // loss must change by eps * |gradient| (central differences). Returns the tensors that fail.
+    int gradient_check() {
+        std::vector<int> tokens(size_t(c_.batch) * c_.max_t + 1), inputs(size_t(c_.batch) * c_.max_t),
+            targets(inputs.size());
+        std::vector<float> losses(inputs.size());
+        next_batch(tokens, inputs, targets);
+        forward(true);
+        backward();
+        const double eps = 1e-2;  // GELU and softmax are smooth: curvature costs less than float rounding
+        int bad = 0;
+        double worst = 0;
+        for (int i = 0; i < NUM_PARAMS; ++i) {
+            std::vector<float> w(static_cast<size_t>(counts_[i])), g(w.size()), moved(w.size());
+            CUDA_CHECK(cudaMemcpy(w.data(), param(Param(i)), w.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(g.data(), grad(Param(i)), g.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            double norm = 0;
+            for (float x : g) norm += double(x) * x;
+            norm = std::sqrt(norm);
+            double side[2];
+            for (int s = 0; s < 2; ++s) {
+                double step = (s == 0 ? eps : -eps) / (norm > 0 ? norm : 1);
+                for (size_t j = 0; j < w.size(); ++j) moved[j] = float(w[j] + step * g[j]);
+                CUDA_CHECK(cudaMemcpy(param(Param(i)), moved.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+                forward(false);
+                side[s] = mean_loss(losses);
+            }
+            CUDA_CHECK(cudaMemcpy(param(Param(i)), w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+            double slope = (side[0] - side[1]) / (2 * eps), error = std::fabs(slope - norm) / (norm + 1e-2);
+            worst = std::max(worst, error);
+            if (error > 0.02) {
+                std::fprintf(stderr, "gpt_arena_train: gradient check: %s: |gradient| %g, slope of the loss %g\n",
+                             kParamNames[i], norm, slope);
+                ++bad;
+            }
+        }
+        std::printf("gpt_arena_train: gradient_check tensors=%d failed=%d worst_relative_error=%.5f\n", int(NUM_PARAMS),
+                    bad, worst);
+        return bad;
+    }
+
     int run() {
+        if (c_.gradient_check) return gradient_check() ? 1 : 0;
         std::vector<int> tokens(size_t(c_.batch) * c_.max_t + 1), inputs(size_t(c_.batch) * c_.max_t),
             targets(inputs.size());
         std::vector<float> losses(inputs.size());
@@ -563,7 +605,8 @@ private:
             CUDA_CHECK(cudaMemsetAsync(m_->base(), 0, m_->bytes(), stream_));
             CUDA_CHECK(cudaMemsetAsync(v_->base(), 0, v_->bytes(), stream_));
         }
-        gpt::squared_norm<T><<<1, 256, 0, stream_>>>(norm_, grads_->at<T>(0), n);
+        CUDA_CHECK(cudaMemsetAsync(norm_, 0, sizeof(float), stream_));
+        gpt::squared_norm<T><<<32, 256, 0, stream_>>>(norm_, grads_->at<T>(0), n);
         CUDA_CHECK_LAUNCH();
         float norm_squared = 0;
         CUDA_CHECK(cudaMemcpyAsync(&norm_squared, norm_, sizeof(float), cudaMemcpyDeviceToHost, stream_));
@@ -622,6 +665,10 @@ Config parse(int argc, char** argv) {
                 "       [--seed N]\n");
             std::exit(0);
         }
+        if (arg == "--gradient-check") {
+            c.gradient_check = true;
+            continue;
+        }
         if (arg == "--nvtx-phases") {
             c.nvtx_phases = true;
             continue;
@@ -660,6 +707,8 @@ Config parse(int argc, char** argv) {
             usage_error("unknown option: " + arg);
     }
     if (c.channels % c.heads != 0) usage_error("--heads must divide --channels");
+    if (c.gradient_check && c.precision == Precision::bf16)
+        usage_error("--gradient-check needs --precision fp32 or tf32");
     return c;
 }
 
