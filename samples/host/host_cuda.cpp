@@ -9,8 +9,8 @@
 #include <cuda_bf16.h>
 
 #include <cstdlib>
-#include <functional>
 #include <cstring>
+#include <functional>
 #include <new>
 
 extern "C" {
@@ -80,15 +80,25 @@ std::function<float(long)> loader(const void* data, cudaDataType type) {
 
 extern "C" {
 
-cudaError_t CUDARTAPI cudaMalloc(void** pointer, size_t bytes) { return allocate(pointer, bytes); }
-cudaError_t CUDARTAPI cudaMallocHost(void** pointer, size_t bytes) { return allocate(pointer, bytes); }
-cudaError_t CUDARTAPI cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t) { return allocate(pointer, bytes); }
+cudaError_t CUDARTAPI cudaMalloc(void** pointer, size_t bytes) {
+    return allocate(pointer, bytes);
+}
+cudaError_t CUDARTAPI cudaMallocHost(void** pointer, size_t bytes) {
+    return allocate(pointer, bytes);
+}
+cudaError_t CUDARTAPI cudaMallocAsync(void** pointer, size_t bytes, cudaStream_t) {
+    return allocate(pointer, bytes);
+}
 cudaError_t CUDARTAPI cudaFree(void* pointer) {
     std::free(pointer);
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaFreeHost(void* pointer) { return cudaFree(pointer); }
-cudaError_t CUDARTAPI cudaFreeAsync(void* pointer, cudaStream_t) { return cudaFree(pointer); }
+cudaError_t CUDARTAPI cudaFreeHost(void* pointer) {
+    return cudaFree(pointer);
+}
+cudaError_t CUDARTAPI cudaFreeAsync(void* pointer, cudaStream_t) {
+    return cudaFree(pointer);
+}
 cudaError_t CUDARTAPI cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind) {
     std::memmove(to, from, bytes);
     return cudaSuccess;
@@ -107,21 +117,41 @@ cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t* stream) {
     *stream = reinterpret_cast<cudaStream_t>(&g_fake_object);
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) { return cudaStreamCreate(stream); }
-cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-cudaError_t CUDARTAPI cudaDeviceSynchronize(void) { return cudaSuccess; }
-cudaError_t CUDARTAPI cudaGetLastError(void) { return cudaSuccess; }
-const char* CUDARTAPI cudaGetErrorString(cudaError_t error) { return error == cudaSuccess ? "no error" : "error"; }
-const char* CUDARTAPI cudaGetErrorName(cudaError_t error) { return error == cudaSuccess ? "cudaSuccess" : "cudaError"; }
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
+    return cudaStreamCreate(stream);
+}
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t) {
+    return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t) {
+    return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaDeviceSynchronize(void) {
+    return cudaSuccess;
+}
+cudaError_t CUDARTAPI cudaGetLastError(void) {
+    return cudaSuccess;
+}
+const char* CUDARTAPI cudaGetErrorString(cudaError_t error) {
+    return error == cudaSuccess ? "no error" : "error";
+}
+const char* CUDARTAPI cudaGetErrorName(cudaError_t error) {
+    return error == cudaSuccess ? "cudaSuccess" : "cudaError";
+}
 
 cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t* handle) {
     *handle = reinterpret_cast<cublasHandle_t>(&g_fake_object);
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t) { return CUBLAS_STATUS_SUCCESS; }
-cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t, cudaStream_t) { return CUBLAS_STATUS_SUCCESS; }
-cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t, cublasMath_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t) {
+    return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t, cudaStream_t) {
+    return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t, cublasMath_t) {
+    return CUBLAS_STATUS_SUCCESS;
+}
 const char* CUBLASWINAPI cublasGetStatusName(cublasStatus_t status) {
     return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : "CUBLAS_STATUS_ERROR";
 }
@@ -146,7 +176,9 @@ cublasStatus_t CUBLASWINAPI cublasLtCreate(cublasLtHandle_t* handle) {
     *handle = reinterpret_cast<cublasLtHandle_t>(&g_fake_object);
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t) {
+    return CUBLAS_STATUS_SUCCESS;
+}
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t, cudaDataType_t) {
     *desc = reinterpret_cast<cublasLtMatmulDesc_t>(new MatmulDesc);
     return CUBLAS_STATUS_SUCCESS;
@@ -160,16 +192,25 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t 
                                                            size_t) {
     auto* desc = reinterpret_cast<MatmulDesc*>(handle);
     switch (attribute) {
-    case CUBLASLT_MATMUL_DESC_TRANSA: std::memcpy(&desc->transa, value, sizeof(desc->transa)); break;
-    case CUBLASLT_MATMUL_DESC_TRANSB: std::memcpy(&desc->transb, value, sizeof(desc->transb)); break;
-    case CUBLASLT_MATMUL_DESC_EPILOGUE: std::memcpy(&desc->epilogue, value, sizeof(desc->epilogue)); break;
-    case CUBLASLT_MATMUL_DESC_BIAS_POINTER: std::memcpy(&desc->bias, value, sizeof(desc->bias)); break;
-    default: return CUBLAS_STATUS_NOT_SUPPORTED;
+        case CUBLASLT_MATMUL_DESC_TRANSA:
+            std::memcpy(&desc->transa, value, sizeof(desc->transa));
+            break;
+        case CUBLASLT_MATMUL_DESC_TRANSB:
+            std::memcpy(&desc->transb, value, sizeof(desc->transb));
+            break;
+        case CUBLASLT_MATMUL_DESC_EPILOGUE:
+            std::memcpy(&desc->epilogue, value, sizeof(desc->epilogue));
+            break;
+        case CUBLASLT_MATMUL_DESC_BIAS_POINTER:
+            std::memcpy(&desc->bias, value, sizeof(desc->bias));
+            break;
+        default:
+            return CUBLAS_STATUS_NOT_SUPPORTED;
     }
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type,
-                                                       uint64_t rows, uint64_t cols, int64_t ld) {
+cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type, uint64_t rows,
+                                                       uint64_t cols, int64_t ld) {
     *layout = reinterpret_cast<cublasLtMatrixLayout_t>(new Layout{type, long(rows), long(cols), long(ld)});
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -181,7 +222,9 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceCreate(cublasLtMatmulPrefere
     *preference = reinterpret_cast<cublasLtMatmulPreference_t>(&g_fake_object);
     return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t) { return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t) {
+    return CUBLAS_STATUS_SUCCESS;
+}
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t,
                                                                  cublasLtMatmulPreferenceAttributes_t, const void*,
                                                                  size_t) {

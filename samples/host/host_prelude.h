@@ -24,7 +24,9 @@
 using std::max;
 using std::min;
 
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float rsqrtf(float x) {
+    return 1.0f / std::sqrt(x);
+}
 inline float atomicAdd(float* address, float value) {
     float old = *address;
     *address = old + value;
@@ -41,7 +43,8 @@ struct LaunchConfig {
 };
 
 // Runs every thread of every block of the grid, one after another.
-template <typename Kernel, typename... Args> void launch(const LaunchConfig& config, Kernel kernel, Args... args) {
+template <typename Kernel, typename... Args>
+void launch(const LaunchConfig& config, Kernel kernel, Args... args) {
     gridDim = config.grid;
     blockDim = config.block;
     for (unsigned bz = 0; bz < config.grid.z; ++bz)
