@@ -58,6 +58,58 @@ static void cuda_free(float* x) {
     check_error(cudaFree(x), "cudaFree");
 }
 
+/* --plan block: the layers' outputs, deltas, the loss vector and the im2col workspace are planned
+ * into one block, as a static memory planner (TensorFlow's, MXNet's) lays out a whole graph: every
+ * buffer gets an offset in one cudaMalloc, fixed for the whole run. */
+typedef struct plan_entry {
+    float** slot;
+    size_t n;
+    Category category;
+} plan_entry;
+typedef struct memory_plan {
+    int enabled, count;
+    plan_entry entries[32];
+    char* block;
+} memory_plan;
+static memory_plan g_plan;
+
+static float* cuda_make_planned(size_t n, Category category) {
+    return g_plan.enabled ? 0 : cuda_make_array(n, category); /* planned buffers get their place later */
+}
+
+static void plan_reserve(float** slot, size_t n, Category category) {
+    if (g_plan.count == 32) {
+        fprintf(stderr, "%s: memory plan full\n", g_program);
+        exit(1);
+    }
+    plan_entry e = {slot, n, category};
+    g_plan.entries[g_plan.count++] = e;
+}
+
+static void plan_commit(void) {
+    size_t bytes = 0;
+    for (int i = 0; i < g_plan.count; ++i) bytes += (g_plan.entries[i].n * sizeof(float) + 255) / 256 * 256;
+    check_error(cudaMalloc((void**)&g_plan.block, bytes), "cudaMalloc");
+    if (g_labels) g_labels->record_segment(g_plan.block, bytes);
+    size_t offset = 0;
+    for (int i = 0; i < g_plan.count; ++i) {
+        plan_entry* e = &g_plan.entries[i];
+        *e->slot = (float*)(g_plan.block + offset);
+        if (g_labels) g_labels->record_alloc(*e->slot, e->n * sizeof(float), e->category);
+        offset += (e->n * sizeof(float) + 255) / 256 * 256;
+    }
+    check_error(cudaMemset(g_plan.block, 0, bytes), "cudaMemset");
+}
+
+static void plan_release(void) {
+    for (int i = 0; i < g_plan.count; ++i) {
+        if (g_labels) g_labels->record_free(*g_plan.entries[i].slot);
+        *g_plan.entries[i].slot = 0;
+    }
+    if (g_labels) g_labels->record_segment_free(g_plan.block);
+    check_error(cudaFree(g_plan.block), "cudaFree");
+}
+
 static void cuda_push_array(float* x_gpu, const float* x, size_t n) {
     check_error(cudaMemcpy(x_gpu, x, n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
 }
@@ -141,8 +193,8 @@ static layer make_convolutional_layer(network* net, int c, int h, int w, int n, 
     l.outputs = l.out_c * l.out_h * l.out_w;
     l.nweights = n * c * size * size;
     make_parameters(net, &l, n);
-    l.output_gpu = cuda_make_array((size_t)l.outputs * net->batch, Category::activations);
-    l.delta_gpu = cuda_make_array((size_t)l.outputs * net->batch, Category::activations);
+    l.output_gpu = cuda_make_planned((size_t)l.outputs * net->batch, Category::activations);
+    l.delta_gpu = cuda_make_planned((size_t)l.outputs * net->batch, Category::activations);
     size_t columns = (size_t)c * size * size * l.out_h * l.out_w;
     if (columns > net->workspace_size) net->workspace_size = columns;
     return l;
@@ -156,8 +208,8 @@ static layer make_connected_layer(network* net, int inputs, int outputs) {
     l.out_c = outputs, l.out_h = 1, l.out_w = 1, l.n = outputs;
     l.nweights = inputs * outputs;
     make_parameters(net, &l, outputs);
-    l.output_gpu = cuda_make_array((size_t)outputs * net->batch, Category::activations);
-    l.delta_gpu = cuda_make_array((size_t)outputs * net->batch, Category::activations);
+    l.output_gpu = cuda_make_planned((size_t)outputs * net->batch, Category::activations);
+    l.delta_gpu = cuda_make_planned((size_t)outputs * net->batch, Category::activations);
     return l;
 }
 
@@ -166,9 +218,9 @@ static layer make_softmax_layer(network* net, int inputs) {
     memset(&l, 0, sizeof(l));
     l.type = SOFTMAX;
     l.inputs = l.outputs = inputs;
-    l.output_gpu = cuda_make_array((size_t)inputs * net->batch, Category::activations);
-    l.delta_gpu = cuda_make_array((size_t)inputs * net->batch, Category::activations);
-    l.loss_gpu = cuda_make_array(net->batch, Category::workspace); /* the loss op's own output, read by the host */
+    l.output_gpu = cuda_make_planned((size_t)inputs * net->batch, Category::activations);
+    l.delta_gpu = cuda_make_planned((size_t)inputs * net->batch, Category::activations);
+    l.loss_gpu = cuda_make_planned(net->batch, Category::workspace); /* the loss op's own output, read by the host */
     return l;
 }
 
@@ -371,7 +423,7 @@ static void usage(FILE* out) {
     fprintf(out,
             "usage: %s [--iterations N] [--batch N] [--optimizer sgd|adam] [--val-every N] [--ckpt-every N]\n"
             "          [--nvtx iteration|step|none] [--seed N] [--overfit]\n"
-            "          [--gradient-check]\n"
+            "          [--gradient-check] [--plan buffers|block]\n"
             "  a statically planned CNN (im2col + one GEMM per image); 0 for --val-every/--ckpt-every: never\n",
             g_program);
 }
@@ -398,6 +450,10 @@ int main(int argc, char** argv) {
             return 2;
         }
         const char* value = argv[++i];
+        if (!strcmp(arg, "--plan") && (!strcmp(value, "block") || !strcmp(value, "buffers"))) {
+            g_plan.enabled = !strcmp(value, "block");
+            continue;
+        }
         if (!strcmp(arg, "--iterations"))
             iterations = parse_int(arg, value, 1);
         else if (!strcmp(arg, "--batch"))
@@ -421,6 +477,7 @@ int main(int argc, char** argv) {
     g_seed = 0x9e3779b97f4a7c15ULL * (unsigned long long)(seed + 1);
     tbdsample::set_program_name(g_program);
     tbdsample::LabelWriter labels;
+    if (g_plan.enabled) labels.enable_timestamps(); /* tensors inside the block need times (labels.h) */
     g_labels = &labels;
 
     network net;
@@ -443,7 +500,17 @@ int main(int argc, char** argv) {
     net.layers[2] = make_connected_layer(&net, net.layers[1].outputs, CLASSES);
     net.layers[3] = make_softmax_layer(&net, CLASSES);
     net.n = 4;
-    net.workspace = cuda_make_array(net.workspace_size, Category::workspace);
+    net.workspace = cuda_make_planned(net.workspace_size, Category::workspace);
+    if (g_plan.enabled) {
+        for (int i = 0; i < net.n; ++i) {
+            layer* l = &net.layers[i];
+            plan_reserve(&l->output_gpu, (size_t)l->outputs * batch, Category::activations);
+            plan_reserve(&l->delta_gpu, (size_t)l->outputs * batch, Category::activations);
+            if (l->type == SOFTMAX) plan_reserve(&l->loss_gpu, batch, Category::workspace);
+        }
+        plan_reserve(&net.workspace, net.workspace_size, Category::workspace);
+        plan_commit();
+    }
 
     data train;
     train.batch = batch, train.inputs = C * H * W, train.classes = CLASSES;
@@ -504,6 +571,7 @@ int main(int argc, char** argv) {
     clock_gettime(CLOCK_MONOTONIC, &finished);
     double elapsed_ms = (finished.tv_sec - started.tv_sec) * 1e3 + (finished.tv_nsec - started.tv_nsec) / 1e6;
 
+    if (g_plan.enabled) plan_release(); /* the block's buffers first: their pointers become null */
     for (int i = 0; i < net.n; ++i) {
         layer* l = &net.layers[i];
         float* buffers[] = {l->weights_gpu, l->biases_gpu, l->weight_updates_gpu, l->bias_updates_gpu, l->m_gpu,
@@ -512,7 +580,7 @@ int main(int argc, char** argv) {
         for (float* buffer : buffers)
             if (buffer) cuda_free(buffer);
     }
-    cuda_free(net.workspace);
+    if (net.workspace) cuda_free(net.workspace);
     cuda_free(net.input_gpu);
     cuda_free(net.truth_gpu);
     check_blas(cublasDestroy(net.handle), "cublasDestroy");

@@ -39,6 +39,7 @@ struct Config {
     int vocab = 256, max_t = 32, channels = 64, layers = 2, heads = 4;
     int batch = 4, iterations = 8, val_every = 3, ckpt_every = 4, seed = 1;
     bool nvtx_phases = false, gradient_check = false;
+    bool reuse_activations = false;  // backward writes gradients over activations it no longer needs
     Precision precision = Precision::fp32;
 };
 
@@ -292,13 +293,20 @@ public:
                                    {"logits", BT * V * e, a},
                                    // the loss operation's own per-token output, read only by the host
                                    {"losses", BT * f, Category::workspace}});
-        scratch_ = new Arena(labels, {{"dresidual", BT * C * e, a},
-                                      {"dln", BT * C * e, a},
-                                      {"datty", BT * C * e, a},
-                                      {"dqkv", BT * 3 * C * e, a},
-                                      {"dfch", BT * 4 * C * e, a},
-                                      // the attention backward's row sums: made and used inside it
-                                      {"rowdot", B * NH * Tn * f, Category::workspace}});
+        // With --reuse-activations, dln, datty and dfch live in the activation arena instead, over
+        // the forward tensors that backward has finished with (ln1/ln2/lnf, atty, fch_gelu).
+        std::vector<Arena::Tensor> scratch_tensors;
+        auto add = [&](Scratch which, Arena::Tensor tensor) {
+            scratch_index_[which] = scratch_tensors.size();
+            scratch_tensors.push_back(tensor);
+        };
+        add(DRESIDUAL, {"dresidual", BT * C * e, a});
+        if (!c_.reuse_activations) add(DLN, {"dln", BT * C * e, a}), add(DATTY, {"datty", BT * C * e, a});
+        add(DQKV, {"dqkv", BT * 3 * C * e, a});
+        if (!c_.reuse_activations) add(DFCH, {"dfch", BT * 4 * C * e, a});
+        // the attention backward's row sums: made and used inside it
+        add(ROWDOT, {"rowdot", B * NH * Tn * f, Category::workspace});
+        scratch_ = new Arena(labels, scratch_tensors);
         CUDA_CHECK(cudaMalloc(&inputs_, BT * sizeof(int)));
         labels_.record_alloc(inputs_, BT * sizeof(int), Category::input);
         CUDA_CHECK(cudaMalloc(&targets_, BT * sizeof(int)));
@@ -417,7 +425,12 @@ private:
     T* grad(Param i) const { return grads_->at<T>(i); }
     T* act(Act i) const { return acts_->at<T>(i); }
     float* actf(Act i) const { return acts_->at<float>(i); }
-    T* scratch(Scratch i) const { return scratch_->at<T>(i); }
+    T* scratch(Scratch i) const { return scratch_->at<T>(scratch_index_[i]); }
+    // The buffer a backward step writes its input gradient into: the scratch arena's, or with
+    // --reuse-activations the forward tensor `spent` that backward has just read for the last time.
+    T* gradient_buffer(Scratch which, const T* spent) const {
+        return c_.reuse_activations ? const_cast<T*>(spent) : scratch(which);
+    }
 
     void phase_begin(const char* name) const {
         if (c_.nvtx_phases) nvtxRangePushA(name);
@@ -470,8 +483,9 @@ private:
     // dinp = dout W; dweight += dout^T inp; dbias += column sums of dout
     void matmul_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* inp, const T* weight, int BT, int C,
                          int OC) {
-        blas_.gemm(false, false, C, BT, OC, weight, C, dout, OC, 0.0f, dinp, C, nullptr);
+        // dweight first: with --reuse-activations dinp may be inp's own buffer
         blas_.gemm(false, true, C, OC, BT, inp, C, dout, OC, 1.0f, dweight, C, nullptr);
+        blas_.gemm(false, false, C, BT, OC, weight, C, dout, OC, 0.0f, dinp, C, nullptr);
         if (dbias) {
             gpt::bias_backward<T><<<gpt::grid_for(OC, 64), 64, 0, stream_>>>(dbias, dout, BT, OC);
             CUDA_CHECK_LAUNCH();
@@ -545,7 +559,7 @@ private:
         CUDA_CHECK(cudaMemsetAsync(grads_->base(), 0, grads_->bytes(), stream_));
         CUDA_CHECK(cudaMemsetAsync(scratch(DRESIDUAL), 0, btc * sizeof(T), stream_));
         T* dresidual = scratch(DRESIDUAL);
-        T* dln = scratch(DLN);
+        T* dln = gradient_buffer(DLN, act(LNF));
         // The classifier left the logits' gradient in place of the logits.
         matmul_backward(dln, grad(WTE), nullptr, act(LOGITS), act(LNF), param(WTE), BT, C, V);
         const T* last = act(RESIDUAL3) + (c_.layers - 1) * btc;
@@ -561,19 +575,20 @@ private:
             const T* ln2 = act(LN2) + l * btc;
             const T* fch = act(FCH) + l * 4 * btc;
             const T* fch_gelu = act(FCH_GELU) + l * 4 * btc;
-            T* dfch = scratch(DFCH);
+            T* dfch = gradient_buffer(DFCH, fch_gelu);
             matmul_backward(dfch, grad(FCPROJW) + long(l) * 4 * C * C, grad(FCPROJB) + l * C, dresidual, fch_gelu,
                             param(FCPROJW) + long(l) * 4 * C * C, BT, 4 * C, C);
             gpt::gelu_backward<T><<<gpt::grid_for(4 * btc, 256), 256, 0, stream_>>>(dfch, fch, 4 * btc);
             CUDA_CHECK_LAUNCH();
+            dln = gradient_buffer(DLN, ln2);
             matmul_backward(dln, grad(FCW) + long(l) * 4 * C * C, grad(FCB) + l * 4 * C, dfch, ln2,
                             param(FCW) + long(l) * 4 * C * C, BT, C, 4 * C);
             layernorm_backward(dresidual, grad(LN2W) + l * C, grad(LN2B) + l * C, dln, residual2, param(LN2W) + l * C,
                                actf(LN2_MEAN) + l * BT, actf(LN2_RSTD) + l * BT, BT, C);
-            T* datty = scratch(DATTY);
+            T* datty = gradient_buffer(DATTY, atty);
             matmul_backward(datty, grad(ATTPROJW) + long(l) * C * C, grad(ATTPROJB) + l * C, dresidual, atty,
                             param(ATTPROJW) + long(l) * C * C, BT, C, C);
-            float* rowdot = scratch_->at<float>(ROWDOT);
+            float* rowdot = scratch_->at<float>(scratch_index_[ROWDOT]);
             T* dqkv = scratch(DQKV);
             int threads = BT * NH;
             gpt::attention_backward_rowdot<T>
@@ -585,6 +600,7 @@ private:
             gpt::attention_backward_key_value<T>
                 <<<gpt::grid_for(threads, 64), 64, 0, stream_>>>(dqkv, rowdot, datty, att, qkv, B, Tn, C, NH);
             CUDA_CHECK_LAUNCH();
+            dln = gradient_buffer(DLN, ln1);
             matmul_backward(dln, grad(QKVW) + long(l) * 3 * C * C, grad(QKVB) + l * 3 * C, dqkv, ln1,
                             param(QKVW) + long(l) * 3 * C * C, BT, C, 3 * C);
             layernorm_backward(dresidual, grad(LN1W) + l * C, grad(LN1B) + l * C, dln, residual, param(LN1W) + l * C,
@@ -637,6 +653,7 @@ private:
     TokenSource data_;
     Arena *params_ = nullptr, *master_ = nullptr, *grads_ = nullptr, *acts_ = nullptr, *scratch_ = nullptr;
     Arena *m_ = nullptr, *v_ = nullptr;
+    size_t scratch_index_[NUM_SCRATCH] = {};
     int *inputs_ = nullptr, *targets_ = nullptr;
     float* norm_ = nullptr;
 };
@@ -662,11 +679,11 @@ Config parse(int argc, char** argv) {
             std::printf(
                 "usage: gpt_arena_train [--precision fp32|tf32|bf16] [--iterations N] [--batch N] [--seq-len N]\n"
                 "       [--layers N] [--channels N] [--heads N] [--val-every N] [--ckpt-every N] [--nvtx-phases]\n"
-                "       [--seed N]\n");
+                "       [--seed N] [--gradient-check] [--reuse-activations]\n");
             std::exit(0);
         }
-        if (arg == "--gradient-check") {
-            c.gradient_check = true;
+        if (arg == "--gradient-check" || arg == "--reuse-activations") {
+            (arg == "--gradient-check" ? c.gradient_check : c.reuse_activations) = true;
             continue;
         }
         if (arg == "--nvtx-phases") {
