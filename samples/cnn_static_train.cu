@@ -58,6 +58,58 @@ static void cuda_free(float* x) {
     check_error(cudaFree(x), "cudaFree");
 }
 
+/* --plan block: the layers' outputs, deltas, the loss vector and the im2col workspace are planned
+ * into one block, as a static memory planner (TensorFlow's, MXNet's) lays out a whole graph: every
+ * buffer gets an offset in one cudaMalloc, fixed for the whole run. */
+typedef struct plan_entry {
+    float** slot;
+    size_t n;
+    Category category;
+} plan_entry;
+typedef struct memory_plan {
+    int enabled, count;
+    plan_entry entries[32];
+    char* block;
+} memory_plan;
+static memory_plan g_plan;
+
+static float* cuda_make_planned(size_t n, Category category) {
+    return g_plan.enabled ? 0 : cuda_make_array(n, category); /* planned buffers get their place later */
+}
+
+static void plan_reserve(float** slot, size_t n, Category category) {
+    if (g_plan.count == 32) {
+        fprintf(stderr, "%s: memory plan full\n", g_program);
+        exit(1);
+    }
+    plan_entry e = {slot, n, category};
+    g_plan.entries[g_plan.count++] = e;
+}
+
+static void plan_commit(void) {
+    size_t bytes = 0;
+    for (int i = 0; i < g_plan.count; ++i) bytes += (g_plan.entries[i].n * sizeof(float) + 255) / 256 * 256;
+    check_error(cudaMalloc((void**)&g_plan.block, bytes), "cudaMalloc");
+    if (g_labels) g_labels->record_segment(g_plan.block, bytes);
+    size_t offset = 0;
+    for (int i = 0; i < g_plan.count; ++i) {
+        plan_entry* e = &g_plan.entries[i];
+        *e->slot = (float*)(g_plan.block + offset);
+        if (g_labels) g_labels->record_alloc(*e->slot, e->n * sizeof(float), e->category);
+        offset += (e->n * sizeof(float) + 255) / 256 * 256;
+    }
+    check_error(cudaMemset(g_plan.block, 0, bytes), "cudaMemset");
+}
+
+static void plan_release(void) {
+    for (int i = 0; i < g_plan.count; ++i) {
+        if (g_labels) g_labels->record_free(*g_plan.entries[i].slot);
+        *g_plan.entries[i].slot = 0;
+    }
+    if (g_labels) g_labels->record_segment_free(g_plan.block);
+    check_error(cudaFree(g_plan.block), "cudaFree");
+}
+
 static void cuda_push_array(float* x_gpu, const float* x, size_t n) {
     check_error(cudaMemcpy(x_gpu, x, n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
 }
@@ -141,8 +193,8 @@ static layer make_convolutional_layer(network* net, int c, int h, int w, int n, 
     l.outputs = l.out_c * l.out_h * l.out_w;
     l.nweights = n * c * size * size;
     make_parameters(net, &l, n);
-    l.output_gpu = cuda_make_array((size_t)l.outputs * net->batch, Category::activations);
-    l.delta_gpu = cuda_make_array((size_t)l.outputs * net->batch, Category::activations);
+    l.output_gpu = cuda_make_planned((size_t)l.outputs * net->batch, Category::activations);
+    l.delta_gpu = cuda_make_planned((size_t)l.outputs * net->batch, Category::activations);
     size_t columns = (size_t)c * size * size * l.out_h * l.out_w;
     if (columns > net->workspace_size) net->workspace_size = columns;
     return l;
@@ -156,8 +208,8 @@ static layer make_connected_layer(network* net, int inputs, int outputs) {
     l.out_c = outputs, l.out_h = 1, l.out_w = 1, l.n = outputs;
     l.nweights = inputs * outputs;
     make_parameters(net, &l, outputs);
-    l.output_gpu = cuda_make_array((size_t)outputs * net->batch, Category::activations);
-    l.delta_gpu = cuda_make_array((size_t)outputs * net->batch, Category::activations);
+    l.output_gpu = cuda_make_planned((size_t)outputs * net->batch, Category::activations);
+    l.delta_gpu = cuda_make_planned((size_t)outputs * net->batch, Category::activations);
     return l;
 }
 
@@ -166,9 +218,9 @@ static layer make_softmax_layer(network* net, int inputs) {
     memset(&l, 0, sizeof(l));
     l.type = SOFTMAX;
     l.inputs = l.outputs = inputs;
-    l.output_gpu = cuda_make_array((size_t)inputs * net->batch, Category::activations);
-    l.delta_gpu = cuda_make_array((size_t)inputs * net->batch, Category::activations);
-    l.loss_gpu = cuda_make_array(net->batch, Category::workspace); /* the loss op's own output, read by the host */
+    l.output_gpu = cuda_make_planned((size_t)inputs * net->batch, Category::activations);
+    l.delta_gpu = cuda_make_planned((size_t)inputs * net->batch, Category::activations);
+    l.loss_gpu = cuda_make_planned(net->batch, Category::workspace); /* the loss op's own output, read by the host */
     return l;
 }
 
@@ -307,6 +359,56 @@ static void save_weights(network* net, float* host) {
     }
 }
 
+/* Checks the analytic gradients of one batch against the loss itself, tensor by tensor: moving a
+ * tensor by eps along its unit gradient direction must change the summed loss by eps * |gradient|
+ * (central differences; a wrong, permuted or mis-scaled gradient gives another slope). The update
+ * buffers hold minus the gradient of the summed loss (darknet's sign). Returns the tensors that fail. */
+static int gradient_check(network* net, float* loss_host) {
+    forward_network(net, loss_host);
+    backward_network(net);
+    const double eps = 1e-3;
+    int checked = 0, bad = 0;
+    double worst = 0;
+    for (int i = 0; i < net->n; ++i) {
+        layer* l = &net->layers[i];
+        if (l->type == SOFTMAX) continue;
+        float* values[2] = {l->weights_gpu, l->biases_gpu};
+        float* updates[2] = {l->weight_updates_gpu, l->bias_updates_gpu};
+        int sizes[2] = {l->nweights, l->n};
+        for (int t = 0; t < 2; ++t) {
+            int n = sizes[t];
+            float* w = (float*)malloc(n * sizeof(float));
+            float* g = (float*)malloc(n * sizeof(float));
+            float* moved = (float*)malloc(n * sizeof(float));
+            cuda_pull_array(values[t], w, n);
+            cuda_pull_array(updates[t], g, n);
+            double norm = 0;
+            for (int j = 0; j < n; ++j) norm += (double)g[j] * g[j];
+            norm = sqrt(norm);
+            double side[2];
+            for (int s = 0; s < 2; ++s) {
+                double step = (s == 0 ? eps : -eps) / (norm > 0 ? norm : 1);
+                for (int j = 0; j < n; ++j) moved[j] = (float)(w[j] - step * g[j]); /* -g: the gradient */
+                cuda_push_array(values[t], moved, n);
+                side[s] = (double)forward_network(net, loss_host) * net->batch;
+            }
+            cuda_push_array(values[t], w, n);
+            double numeric = (side[0] - side[1]) / (2 * eps);
+            double error = fabs(numeric - norm) / (norm + 1e-3);
+            if (error > worst) worst = error;
+            if (error > 0.02) {
+                fprintf(stderr, "%s: gradient check: layer %d %s: |gradient| %g, slope of the loss %g\n", g_program, i,
+                        t ? "biases" : "weights", norm, numeric);
+                ++bad;
+            }
+            ++checked;
+            free(w), free(g), free(moved);
+        }
+    }
+    printf("%s: gradient_check tensors=%d failed=%d worst_relative_error=%.5f\n", g_program, checked, bad, worst);
+    return bad;
+}
+
 static int parse_int(const char* name, const char* text, int lo) {
     char* end = 0;
     long value = strtol(text, &end, 10);
@@ -320,13 +422,14 @@ static int parse_int(const char* name, const char* text, int lo) {
 static void usage(FILE* out) {
     fprintf(out,
             "usage: %s [--iterations N] [--batch N] [--optimizer sgd|adam] [--val-every N] [--ckpt-every N]\n"
-            "          [--nvtx iteration|step|none] [--seed N]\n"
+            "          [--nvtx iteration|step|none] [--seed N] [--overfit]\n"
+            "          [--gradient-check] [--plan buffers|block]\n"
             "  a statically planned CNN (im2col + one GEMM per image); 0 for --val-every/--ckpt-every: never\n",
             g_program);
 }
 
 int main(int argc, char** argv) {
-    int iterations = 8, batch = 16, val_every = 3, ckpt_every = 4, adam = 0, seed = 1;
+    int iterations = 8, batch = 16, val_every = 3, ckpt_every = 4, adam = 0, seed = 1, overfit = 0, gradcheck = 0;
     const char* nvtx = "iteration";
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
@@ -334,11 +437,23 @@ int main(int argc, char** argv) {
             usage(stdout);
             return 0;
         }
+        if (!strcmp(arg, "--gradient-check")) { /* one batch: analytic against numeric gradients, then exit */
+            gradcheck = 1;
+            continue;
+        }
+        if (!strcmp(arg, "--overfit")) { /* train on one batch again and again: a correctness check */
+            overfit = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "%s: error: unknown option or missing value: %s\n", g_program, arg);
             return 2;
         }
         const char* value = argv[++i];
+        if (!strcmp(arg, "--plan") && (!strcmp(value, "block") || !strcmp(value, "buffers"))) {
+            g_plan.enabled = !strcmp(value, "block");
+            continue;
+        }
         if (!strcmp(arg, "--iterations"))
             iterations = parse_int(arg, value, 1);
         else if (!strcmp(arg, "--batch"))
@@ -362,6 +477,7 @@ int main(int argc, char** argv) {
     g_seed = 0x9e3779b97f4a7c15ULL * (unsigned long long)(seed + 1);
     tbdsample::set_program_name(g_program);
     tbdsample::LabelWriter labels;
+    if (g_plan.enabled) labels.enable_timestamps(); /* tensors inside the block need times (labels.h) */
     g_labels = &labels;
 
     network net;
@@ -384,7 +500,17 @@ int main(int argc, char** argv) {
     net.layers[2] = make_connected_layer(&net, net.layers[1].outputs, CLASSES);
     net.layers[3] = make_softmax_layer(&net, CLASSES);
     net.n = 4;
-    net.workspace = cuda_make_array(net.workspace_size, Category::workspace);
+    net.workspace = cuda_make_planned(net.workspace_size, Category::workspace);
+    if (g_plan.enabled) {
+        for (int i = 0; i < net.n; ++i) {
+            layer* l = &net.layers[i];
+            plan_reserve(&l->output_gpu, (size_t)l->outputs * batch, Category::activations);
+            plan_reserve(&l->delta_gpu, (size_t)l->outputs * batch, Category::activations);
+            if (l->type == SOFTMAX) plan_reserve(&l->loss_gpu, batch, Category::workspace);
+        }
+        plan_reserve(&net.workspace, net.workspace_size, Category::workspace);
+        plan_commit();
+    }
 
     data train;
     train.batch = batch, train.inputs = C * H * W, train.classes = CLASSES;
@@ -396,6 +522,15 @@ int main(int argc, char** argv) {
     float* checkpoint = (float*)malloc((size_t)net.layers[2].nweights * sizeof(float));
     check_error(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 
+    int exit_status = 0;
+    if (gradcheck) {
+        next_batch(&train);
+        cuda_push_array(net.input_gpu, train.x, (size_t)batch * train.inputs);
+        cuda_push_array(net.truth_gpu, train.y, (size_t)batch * CLASSES);
+        iterations = 0; /* no training: only the check, then the usual clean-up */
+        if (gradient_check(&net, loss_host)) exit_status = 1;
+    }
+    unsigned long long batch_seed = g_seed; /* --overfit: every step gets the first batch */
     struct timespec started;
     clock_gettime(CLOCK_MONOTONIC, &started);
     float loss = 0, first_loss = 0;
@@ -405,6 +540,7 @@ int main(int argc, char** argv) {
         char name[64];
         snprintf(name, sizeof(name), "%s %d", nvtx, step);
         if (strcmp(nvtx, "none")) nvtxRangePushA(name);
+        if (overfit) g_seed = batch_seed;
         next_batch(&train);
         cuda_push_array(net.input_gpu, train.x, (size_t)batch * train.inputs);
         cuda_push_array(net.truth_gpu, train.y, (size_t)batch * CLASSES);
@@ -435,6 +571,7 @@ int main(int argc, char** argv) {
     clock_gettime(CLOCK_MONOTONIC, &finished);
     double elapsed_ms = (finished.tv_sec - started.tv_sec) * 1e3 + (finished.tv_nsec - started.tv_nsec) / 1e6;
 
+    if (g_plan.enabled) plan_release(); /* the block's buffers first: their pointers become null */
     for (int i = 0; i < net.n; ++i) {
         layer* l = &net.layers[i];
         float* buffers[] = {l->weights_gpu, l->biases_gpu, l->weight_updates_gpu, l->bias_updates_gpu, l->m_gpu,
@@ -443,12 +580,12 @@ int main(int argc, char** argv) {
         for (float* buffer : buffers)
             if (buffer) cuda_free(buffer);
     }
-    cuda_free(net.workspace);
+    if (net.workspace) cuda_free(net.workspace);
     cuda_free(net.input_gpu);
     cuda_free(net.truth_gpu);
     check_blas(cublasDestroy(net.handle), "cublasDestroy");
     free(train.teacher), free(train.x), free(train.y), free(loss_host), free(checkpoint);
     printf("%s: iterations=%d final_loss=%.6f elapsed_ms=%.1f first_loss=%.6f\n", g_program, iterations, (double)loss,
            elapsed_ms, (double)first_loss);
-    return 0;
+    return exit_status;
 }

@@ -291,19 +291,13 @@ __global__ void fused_classifier(T* logits, float* losses, const int* targets, i
     }
 }
 
-// Sum of squares of the whole gradient arena into *out, one block.
-template <typename T>
-__global__ void squared_norm(float* out, const T* grads, long n) {
-    __shared__ float partial[256];
+// Sum of squares of the whole gradient arena, added into *out (zeroed before): each thread sums a
+// grid-strided share and adds it atomically.
+template <typename T> __global__ void squared_norm(float* out, const T* grads, long n) {
     float sum = 0;
-    for (long i = threadIdx.x; i < n; i += blockDim.x) sum += load(grads[i]) * load(grads[i]);
-    partial[threadIdx.x] = sum;
-    __syncthreads();
-    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-        if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) *out = partial[0];
+    for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < n; i += long(gridDim.x) * blockDim.x)
+        sum += load(grads[i]) * load(grads[i]);
+    atomicAdd(out, sum);
 }
 
 // AdamW over whole arenas. With a master copy (low-precision parameters) the update is made on the

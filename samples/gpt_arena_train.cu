@@ -15,6 +15,7 @@
 #include "common/check.h"
 #include "common/labels.h"
 #include "gpt_arena_kernels.cuh"
+#include "gpt_arena_layout.h"
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -33,120 +34,7 @@ using bf16 = __nv_bfloat16;
 
 namespace {
 
-enum class Precision { fp32, tf32, bf16 };
-
-struct Config {
-    int vocab = 256, max_t = 32, channels = 64, layers = 2, heads = 4;
-    int batch = 4, iterations = 8, val_every = 3, ckpt_every = 4, seed = 1;
-    bool nvtx_phases = false;
-    Precision precision = Precision::fp32;
-};
-
-// An arena: one device allocation carved into named tensors, labelled tensor by tensor.
-class Arena {
-public:
-    struct Tensor {
-        const char* name;
-        size_t bytes;
-        Category category;
-        size_t offset = 0;
-    };
-    // `align`: each tensor starts at a multiple of it. Parameter-shaped arenas are packed (1), so that
-    // element i is the same parameter in the parameter, gradient, moment and master arenas.
-    Arena(tbdsample::LabelWriter& labels, std::vector<Tensor> tensors, size_t align = 16)
-        : labels_(labels), tensors_(std::move(tensors)) {
-        for (Tensor& t : tensors_) {
-            t.offset = bytes_;
-            bytes_ += (t.bytes + align - 1) / align * align;
-        }
-        CUDA_CHECK(cudaMalloc(&base_, bytes_));
-        labels_.record_segment(base_, bytes_);
-        for (const Tensor& t : tensors_) labels_.record_alloc(base_ + t.offset, t.bytes, t.category);
-    }
-    ~Arena() {
-        for (const Tensor& t : tensors_) labels_.record_free(base_ + t.offset);
-        labels_.record_segment_free(base_);
-        cudaFree(base_);
-    }
-    Arena(const Arena&) = delete;
-    Arena& operator=(const Arena&) = delete;
-    template <typename T>
-    T* at(size_t index) const {
-        return reinterpret_cast<T*>(base_ + tensors_[index].offset);
-    }
-    char* base() const { return base_; }
-    size_t bytes() const { return bytes_; }
-
-private:
-    tbdsample::LabelWriter& labels_;
-    std::vector<Tensor> tensors_;
-    char* base_ = nullptr;
-    size_t bytes_ = 0;
-};
-
-// The 16 parameter tensors, in llm.c's order of GPT-2's.
-enum Param {
-    WTE,
-    WPE,
-    LN1W,
-    LN1B,
-    QKVW,
-    QKVB,
-    ATTPROJW,
-    ATTPROJB,
-    LN2W,
-    LN2B,
-    FCW,
-    FCB,
-    FCPROJW,
-    FCPROJB,
-    LNFW,
-    LNFB,
-    NUM_PARAMS
-};
-const char* const kParamNames[NUM_PARAMS] = {"wte",      "wpe",      "ln1w", "ln1b", "qkvw", "qkvb",
-                                             "attprojw", "attprojb", "ln2w", "ln2b", "fcw",  "fcb",
-                                             "fcprojw",  "fcprojb",  "lnfw", "lnfb"};
-
-std::vector<long> parameter_counts(const Config& c) {
-    long C = c.channels, L = c.layers;
-    return {c.vocab * C, c.max_t * C, L * C,         L * C,     L * 3 * C * C, L * 3 * C, L * C * C, L * C,
-            L * C,       L * C,       L * 4 * C * C, L * 4 * C, L * C * 4 * C, L * C,     C,         C};
-}
-
-std::vector<Arena::Tensor> tensor_list(const std::vector<long>& counts, size_t element, Category category) {
-    std::vector<Arena::Tensor> out;
-    for (int i = 0; i < NUM_PARAMS; ++i) out.push_back({kParamNames[i], counts[i] * element, category});
-    return out;
-}
-
-// Activations: index names for the arena's tensors.
-enum Act {
-    ENCODED,
-    LN1,
-    LN1_MEAN,
-    LN1_RSTD,
-    QKV,
-    ATTY,
-    ATT,
-    ATTPROJ,
-    RESIDUAL2,
-    LN2,
-    LN2_MEAN,
-    LN2_RSTD,
-    FCH,
-    FCH_GELU,
-    FCPROJ,
-    RESIDUAL3,
-    LNF,
-    LNF_MEAN,
-    LNF_RSTD,
-    LOGITS,
-    LOSSES,
-    NUM_ACTS
-};
-// Activation-gradient scratch, reused by every layer.
-enum Scratch { DRESIDUAL, DLN, DATTY, DQKV, DFCH, ROWDOT, NUM_SCRATCH };
+using namespace gpt;
 
 class Blas {
 public:
@@ -229,25 +117,6 @@ private:
     void* workspace_ = nullptr;
 };
 
-// A learnable token stream: mostly next = (5 * current + 3) mod V, sometimes a random restart.
-class TokenSource {
-public:
-    TokenSource(int vocab, unsigned seed) : vocab_(vocab), state_(seed * 2654435761u + 1) {}
-    void fill(std::vector<int>& tokens) {
-        int current = int(next() % unsigned(vocab_));
-        for (int& t : tokens) {
-            t = current;
-            current = next() % 8 == 0 ? int(next() % unsigned(vocab_)) : (5 * current + 3) % vocab_;
-        }
-    }
-    float uniform() { return float(next() & 0xffffff) / 16777216.0f - 0.5f; }
-
-private:
-    unsigned next() { return state_ = state_ * 1664525u + 1013904223u, state_ >> 8; }
-    int vocab_;
-    unsigned state_;
-};
-
 template <typename T>
 class Trainer {
 public:
@@ -292,13 +161,20 @@ public:
                                    {"logits", BT * V * e, a},
                                    // the loss operation's own per-token output, read only by the host
                                    {"losses", BT * f, Category::workspace}});
-        scratch_ = new Arena(labels, {{"dresidual", BT * C * e, a},
-                                      {"dln", BT * C * e, a},
-                                      {"datty", BT * C * e, a},
-                                      {"dqkv", BT * 3 * C * e, a},
-                                      {"dfch", BT * 4 * C * e, a},
-                                      // the attention backward's row sums: made and used inside it
-                                      {"rowdot", B * NH * Tn * f, Category::workspace}});
+        // With --reuse-activations, dln, datty and dfch live in the activation arena instead, over
+        // the forward tensors that backward has finished with (ln1/ln2/lnf, atty, fch_gelu).
+        std::vector<Arena::Tensor> scratch_tensors;
+        auto add = [&](Scratch which, Arena::Tensor tensor) {
+            scratch_index_[which] = scratch_tensors.size();
+            scratch_tensors.push_back(tensor);
+        };
+        add(DRESIDUAL, {"dresidual", BT * C * e, a});
+        if (!c_.reuse_activations) add(DLN, {"dln", BT * C * e, a}), add(DATTY, {"datty", BT * C * e, a});
+        add(DQKV, {"dqkv", BT * 3 * C * e, a});
+        if (!c_.reuse_activations) add(DFCH, {"dfch", BT * 4 * C * e, a});
+        // the attention backward's row sums: made and used inside it
+        add(ROWDOT, {"rowdot", B * NH * Tn * f, Category::workspace});
+        scratch_ = new Arena(labels, scratch_tensors);
         CUDA_CHECK(cudaMalloc(&inputs_, BT * sizeof(int)));
         labels_.record_alloc(inputs_, BT * sizeof(int), Category::input);
         CUDA_CHECK(cudaMalloc(&targets_, BT * sizeof(int)));
@@ -318,7 +194,49 @@ public:
         cudaStreamDestroy(stream_);
     }
 
+    // One batch: every parameter tensor is moved by eps along its unit gradient direction; the mean
+    // loss must change by eps * |gradient| (central differences). Returns the tensors that fail.
+    int gradient_check() {
+        std::vector<int> tokens(size_t(c_.batch) * c_.max_t + 1), inputs(size_t(c_.batch) * c_.max_t),
+            targets(inputs.size());
+        std::vector<float> losses(inputs.size());
+        next_batch(tokens, inputs, targets);
+        forward(true);
+        backward();
+        const double eps = 1e-2;  // GELU and softmax are smooth: curvature costs less than float rounding
+        int bad = 0;
+        double worst = 0;
+        for (int i = 0; i < NUM_PARAMS; ++i) {
+            std::vector<float> w(static_cast<size_t>(counts_[i])), g(w.size()), moved(w.size());
+            CUDA_CHECK(cudaMemcpy(w.data(), param(Param(i)), w.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(g.data(), grad(Param(i)), g.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            double norm = 0;
+            for (float x : g) norm += double(x) * x;
+            norm = std::sqrt(norm);
+            double side[2];
+            for (int s = 0; s < 2; ++s) {
+                double step = (s == 0 ? eps : -eps) / (norm > 0 ? norm : 1);
+                for (size_t j = 0; j < w.size(); ++j) moved[j] = float(w[j] + step * g[j]);
+                CUDA_CHECK(cudaMemcpy(param(Param(i)), moved.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+                forward(false);
+                side[s] = mean_loss(losses);
+            }
+            CUDA_CHECK(cudaMemcpy(param(Param(i)), w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+            double slope = (side[0] - side[1]) / (2 * eps), error = std::fabs(slope - norm) / (norm + 1e-2);
+            worst = std::max(worst, error);
+            if (error > 0.02) {
+                std::fprintf(stderr, "gpt_arena_train: gradient check: %s: |gradient| %g, slope of the loss %g\n",
+                             kParamNames[i], norm, slope);
+                ++bad;
+            }
+        }
+        std::printf("gpt_arena_train: gradient_check tensors=%d failed=%d worst_relative_error=%.5f\n", int(NUM_PARAMS),
+                    bad, worst);
+        return bad;
+    }
+
     int run() {
+        if (c_.gradient_check) return gradient_check() ? 1 : 0;
         std::vector<int> tokens(size_t(c_.batch) * c_.max_t + 1), inputs(size_t(c_.batch) * c_.max_t),
             targets(inputs.size());
         std::vector<float> losses(inputs.size());
@@ -375,7 +293,12 @@ private:
     T* grad(Param i) const { return grads_->at<T>(i); }
     T* act(Act i) const { return acts_->at<T>(i); }
     float* actf(Act i) const { return acts_->at<float>(i); }
-    T* scratch(Scratch i) const { return scratch_->at<T>(i); }
+    T* scratch(Scratch i) const { return scratch_->at<T>(scratch_index_[i]); }
+    // The buffer a backward step writes its input gradient into: the scratch arena's, or with
+    // --reuse-activations the forward tensor `spent` that backward has just read for the last time.
+    T* gradient_buffer(Scratch which, const T* spent) const {
+        return c_.reuse_activations ? const_cast<T*>(spent) : scratch(which);
+    }
 
     void phase_begin(const char* name) const {
         if (c_.nvtx_phases) nvtxRangePushA(name);
@@ -428,8 +351,9 @@ private:
     // dinp = dout W; dweight += dout^T inp; dbias += column sums of dout
     void matmul_backward(T* dinp, T* dweight, T* dbias, const T* dout, const T* inp, const T* weight, int BT, int C,
                          int OC) {
-        blas_.gemm(false, false, C, BT, OC, weight, C, dout, OC, 0.0f, dinp, C, nullptr);
+        // dweight first: with --reuse-activations dinp may be inp's own buffer
         blas_.gemm(false, true, C, OC, BT, inp, C, dout, OC, 1.0f, dweight, C, nullptr);
+        blas_.gemm(false, false, C, BT, OC, weight, C, dout, OC, 0.0f, dinp, C, nullptr);
         if (dbias) {
             gpt::bias_backward<T><<<gpt::grid_for(OC, 64), 64, 0, stream_>>>(dbias, dout, BT, OC);
             CUDA_CHECK_LAUNCH();
@@ -503,7 +427,7 @@ private:
         CUDA_CHECK(cudaMemsetAsync(grads_->base(), 0, grads_->bytes(), stream_));
         CUDA_CHECK(cudaMemsetAsync(scratch(DRESIDUAL), 0, btc * sizeof(T), stream_));
         T* dresidual = scratch(DRESIDUAL);
-        T* dln = scratch(DLN);
+        T* dln = gradient_buffer(DLN, act(LNF));
         // The classifier left the logits' gradient in place of the logits.
         matmul_backward(dln, grad(WTE), nullptr, act(LOGITS), act(LNF), param(WTE), BT, C, V);
         const T* last = act(RESIDUAL3) + (c_.layers - 1) * btc;
@@ -519,19 +443,20 @@ private:
             const T* ln2 = act(LN2) + l * btc;
             const T* fch = act(FCH) + l * 4 * btc;
             const T* fch_gelu = act(FCH_GELU) + l * 4 * btc;
-            T* dfch = scratch(DFCH);
+            T* dfch = gradient_buffer(DFCH, fch_gelu);
             matmul_backward(dfch, grad(FCPROJW) + long(l) * 4 * C * C, grad(FCPROJB) + l * C, dresidual, fch_gelu,
                             param(FCPROJW) + long(l) * 4 * C * C, BT, 4 * C, C);
             gpt::gelu_backward<T><<<gpt::grid_for(4 * btc, 256), 256, 0, stream_>>>(dfch, fch, 4 * btc);
             CUDA_CHECK_LAUNCH();
+            dln = gradient_buffer(DLN, ln2);
             matmul_backward(dln, grad(FCW) + long(l) * 4 * C * C, grad(FCB) + l * 4 * C, dfch, ln2,
                             param(FCW) + long(l) * 4 * C * C, BT, C, 4 * C);
             layernorm_backward(dresidual, grad(LN2W) + l * C, grad(LN2B) + l * C, dln, residual2, param(LN2W) + l * C,
                                actf(LN2_MEAN) + l * BT, actf(LN2_RSTD) + l * BT, BT, C);
-            T* datty = scratch(DATTY);
+            T* datty = gradient_buffer(DATTY, atty);
             matmul_backward(datty, grad(ATTPROJW) + long(l) * C * C, grad(ATTPROJB) + l * C, dresidual, atty,
                             param(ATTPROJW) + long(l) * C * C, BT, C, C);
-            float* rowdot = scratch_->at<float>(ROWDOT);
+            float* rowdot = scratch_->at<float>(scratch_index_[ROWDOT]);
             T* dqkv = scratch(DQKV);
             int threads = BT * NH;
             gpt::attention_backward_rowdot<T>
@@ -543,6 +468,7 @@ private:
             gpt::attention_backward_key_value<T>
                 <<<gpt::grid_for(threads, 64), 64, 0, stream_>>>(dqkv, rowdot, datty, att, qkv, B, Tn, C, NH);
             CUDA_CHECK_LAUNCH();
+            dln = gradient_buffer(DLN, ln1);
             matmul_backward(dln, grad(QKVW) + long(l) * 3 * C * C, grad(QKVB) + l * 3 * C, dqkv, ln1,
                             param(QKVW) + long(l) * 3 * C * C, BT, C, 3 * C);
             layernorm_backward(dresidual, grad(LN1W) + l * C, grad(LN1B) + l * C, dln, residual, param(LN1W) + l * C,
@@ -563,7 +489,8 @@ private:
             CUDA_CHECK(cudaMemsetAsync(m_->base(), 0, m_->bytes(), stream_));
             CUDA_CHECK(cudaMemsetAsync(v_->base(), 0, v_->bytes(), stream_));
         }
-        gpt::squared_norm<T><<<1, 256, 0, stream_>>>(norm_, grads_->at<T>(0), n);
+        CUDA_CHECK(cudaMemsetAsync(norm_, 0, sizeof(float), stream_));
+        gpt::squared_norm<T><<<32, 256, 0, stream_>>>(norm_, grads_->at<T>(0), n);
         CUDA_CHECK_LAUNCH();
         float norm_squared = 0;
         CUDA_CHECK(cudaMemcpyAsync(&norm_squared, norm_, sizeof(float), cudaMemcpyDeviceToHost, stream_));
@@ -594,6 +521,7 @@ private:
     TokenSource data_;
     Arena *params_ = nullptr, *master_ = nullptr, *grads_ = nullptr, *acts_ = nullptr, *scratch_ = nullptr;
     Arena *m_ = nullptr, *v_ = nullptr;
+    size_t scratch_index_[NUM_SCRATCH] = {};
     int *inputs_ = nullptr, *targets_ = nullptr;
     float* norm_ = nullptr;
 };
@@ -619,8 +547,12 @@ Config parse(int argc, char** argv) {
             std::printf(
                 "usage: gpt_arena_train [--precision fp32|tf32|bf16] [--iterations N] [--batch N] [--seq-len N]\n"
                 "       [--layers N] [--channels N] [--heads N] [--val-every N] [--ckpt-every N] [--nvtx-phases]\n"
-                "       [--seed N]\n");
+                "       [--seed N] [--gradient-check] [--reuse-activations]\n");
             std::exit(0);
+        }
+        if (arg == "--gradient-check" || arg == "--reuse-activations") {
+            (arg == "--gradient-check" ? c.gradient_check : c.reuse_activations) = true;
+            continue;
         }
         if (arg == "--nvtx-phases") {
             c.nvtx_phases = true;
@@ -660,6 +592,8 @@ Config parse(int argc, char** argv) {
             usage_error("unknown option: " + arg);
     }
     if (c.channels % c.heads != 0) usage_error("--heads must divide --channels");
+    if (c.gradient_check && c.precision == Precision::bf16)
+        usage_error("--gradient-check needs --precision fp32 or tf32");
     return c;
 }
 

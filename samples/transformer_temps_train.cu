@@ -35,6 +35,7 @@ struct Options {
     int iterations = 8, batch = 8, seq = 32, channels = 64, heads = 4, layers = 2, vocab = 128, classes = 8;
     int val_every = 3, ckpt_every = 4, seed = 1;
     std::string step_name = "ProfilerStep#";
+    bool gradient_check = false, overfit = false;  // overfit: every step trains on the first batch
 };
 
 // The device side of the program: the stream, cuBLAS and the label file every tensor reports to.
@@ -128,8 +129,12 @@ public:
             tt::sgd(rt_.stream, {p->value.get(), p->grad.get(), p->momentum.get(), p->n, lr, momentum, weight_decay,
                                  first ? 1 : 0});
         }
-        for (auto& p : all_) p->grad.reset();  // zero_grad(set_to_none=True)
+        drop_gradients();  // zero_grad(set_to_none=True)
     }
+    void drop_gradients() {
+        for (auto& p : all_) p->grad.reset();
+    }
+    const std::vector<std::unique_ptr<Parameter>>& all() const { return all_; }
     void save(std::vector<float>& host) {
         for (auto& p : all_) {
             host.resize(size_t(p->n));
@@ -337,7 +342,7 @@ public:
     }
 
     // One forward (and with `train` backward) pass; returns the device scalar holding the summed loss.
-    void step(const int* tokens, const int* labels, float* loss_sum, bool train, float* host_loss) {
+    void step(const int* tokens, const int* labels, float* loss_sum, bool train, float* host_loss, bool update = true) {
         const int rows = o_.batch * o_.seq;
         const long n = long(rows) * o_.channels;
         std::vector<Tensor> hidden;
@@ -377,7 +382,45 @@ public:
         tt::embedding_backward(rt_.stream, {tokens, dh.get(), store_.grad(embedding_), store_.grad(position_), rows,
                                             o_.seq, o_.channels, o_.vocab});
         dh.reset();
-        store_.sgd_step(0.05f, 0.9f, 1e-4f);
+        if (update) store_.sgd_step(0.05f, 0.9f, 1e-4f);
+    }
+
+    // One batch: every parameter is moved by eps along its unit gradient direction; the mean loss
+    // must change by eps * |gradient| (central differences). Returns the parameters that fail.
+    int gradient_check(const int* tokens, const int* labels, float* loss_sum, float* host_loss) {
+        step(tokens, labels, loss_sum, true, host_loss, false);
+        const double eps = 1e-2;
+        int bad = 0, index = 0;
+        double worst = 0;
+        for (const auto& p : store_.all()) {
+            std::vector<float> w(static_cast<size_t>(p->n)), g(w.size()), moved(w.size());
+            CUDA_CHECK(cudaMemcpy(w.data(), p->value.get(), w.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            CUDA_CHECK(cudaMemcpy(g.data(), p->grad.get(), g.size() * sizeof(float), cudaMemcpyDeviceToHost));
+            double norm = 0;
+            for (float x : g) norm += double(x) * x;
+            norm = std::sqrt(norm);
+            double side[2];
+            for (int s = 0; s < 2; ++s) {
+                double shift = (s == 0 ? eps : -eps) / (norm > 0 ? norm : 1);
+                for (size_t j = 0; j < w.size(); ++j) moved[j] = float(w[j] + shift * g[j]);
+                CUDA_CHECK(cudaMemcpy(p->value.get(), moved.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+                step(tokens, labels, loss_sum, false, host_loss);
+                side[s] = *host_loss;
+            }
+            CUDA_CHECK(cudaMemcpy(p->value.get(), w.data(), w.size() * sizeof(float), cudaMemcpyHostToDevice));
+            double slope = (side[0] - side[1]) / (2 * eps), error = std::fabs(slope - norm) / (norm + 1e-2);
+            worst = std::max(worst, error);
+            if (error > 0.02) {
+                std::fprintf(stderr, "transformer_temps_train: gradient check: parameter %d: |gradient| %g, slope %g\n",
+                             index, norm, slope);
+                ++bad;
+            }
+            ++index;
+        }
+        store_.drop_gradients();
+        std::printf("transformer_temps_train: gradient_check tensors=%d failed=%d worst_relative_error=%.5f\n", index,
+                    bad, worst);
+        return bad;
     }
     void save(std::vector<float>& host) { store_.save(host); }
 
@@ -416,6 +459,10 @@ Options parse(int argc, char** argv) {
                 "       [--heads N] [--layers N] [--val-every N] [--ckpt-every N]\n"
                 "       [--step-name profiler|step|iteration] [--seed N]\n");
             std::exit(0);
+        }
+        if (arg == "--gradient-check" || arg == "--overfit") {
+            (arg == "--overfit" ? o.overfit : o.gradient_check) = true;
+            continue;
         }
         if (i + 1 >= argc) usage_error("unknown option or missing value: " + arg);
         std::string value = argv[++i];
@@ -476,10 +523,12 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_loss), sizeof(float)));
     float loss = 0, first_loss = 0;
     double elapsed_ms = 0;
+    int exit_status = 0;
     {
         Model model(rt, o);
         Buffer<float> loss_sum(rt, 1, Category::other);  // the reported value, read back every pass
         unsigned state = 2463534242u + unsigned(o.seed);
+        const unsigned first_state = state;
         std::vector<float> checkpoint;
         int validations = 0, checkpoints = 0;
         auto started = std::chrono::steady_clock::now();
@@ -493,10 +542,20 @@ int main(int argc, char** argv) {
             model.step(tokens.get(), labels.get(), loss_sum.get(), train, host_loss);
             return *host_loss;
         };
+        if (o.gradient_check) {
+            make_batch(o, state, staging, staging + o.batch * o.seq);
+            Buffer<int> tokens(rt, long(o.batch) * o.seq, Category::input), labels(rt, o.batch, Category::input);
+            CUDA_CHECK(cudaMemcpy(tokens.get(), staging, size_t(tokens.size()) * sizeof(int), cudaMemcpyHostToDevice));
+            CUDA_CHECK(cudaMemcpy(labels.get(), staging + o.batch * o.seq, size_t(o.batch) * sizeof(int),
+                                  cudaMemcpyHostToDevice));
+            exit_status = model.gradient_check(tokens.get(), labels.get(), loss_sum.get(), host_loss) ? 1 : 0;
+            o.iterations = 0;
+        }
         for (int step = 0; step < o.iterations; ++step) {
             long long begin = tbdsample::monotonic_ns();
             std::string name = o.step_name + std::to_string(step);
             nvtxRangePushA(name.c_str());
+            if (o.overfit) state = first_state;
             loss = pass(true);
             if (step == 0) first_loss = loss;
             CUDA_CHECK(cudaStreamSynchronize(rt.stream));
@@ -523,5 +582,5 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaStreamDestroy(rt.stream));
     std::printf("transformer_temps_train: iterations=%d final_loss=%.6f elapsed_ms=%.1f first_loss=%.6f\n",
                 o.iterations, double(loss), elapsed_ms, double(first_loss));
-    return 0;
+    return exit_status;
 }

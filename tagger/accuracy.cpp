@@ -77,9 +77,10 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
     };
     std::unordered_map<uint64_t, std::deque<TraceAllocation>> trace_by_address;
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT address, id, alloc_ns, free_ns, coalesce(category, 'untagged') FROM "
-                               "memory_allocations WHERE kind <> 'pinned_host' ORDER BY alloc_ns, id", -1, &s,
-                           nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db,
+                           "SELECT address, id, alloc_ns, free_ns, coalesce(category, 'untagged') FROM "
+                           "memory_allocations WHERE kind <> 'pinned_host' ORDER BY alloc_ns, id",
+                           -1, &s, nullptr) != SQLITE_OK) {
         error = std::string("cannot read allocations: ") + sqlite3_errmsg(db);
         return std::nullopt;
     }
@@ -139,7 +140,8 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
         }
         if (event != "alloc") continue;
         auto segment = live_segments.upper_bound(address);
-        if (segment != live_segments.begin() && address < std::prev(segment)->first + uint64_t(std::prev(segment)->second)) {
+        if (segment != live_segments.begin() &&
+            address < std::prev(segment)->first + uint64_t(std::prev(segment)->second)) {
             live_pooled[address] = pooled.size();
             pooled.push_back({address, bytes, category, time, INT64_MAX});
             continue;

@@ -28,9 +28,9 @@ struct AccuracyReport {
     // of one operation and an activation differ only by how far the data travels).
     int64_t merged_correct_bytes = 0;
     size_t labelled_allocations = 0;
-    size_t unmatched_labels = 0;  // labelled allocations the trace does not have
-    size_t pooled_labels = 0;     // of which tensors inside pool segments, scored against sub-ranges
-    size_t split_allocations = 0; // whole-allocation labels the trace split into sub-ranges (scored by them)
+    size_t unmatched_labels = 0;   // labelled allocations the trace does not have
+    size_t pooled_labels = 0;      // of which tensors inside pool segments, scored against sub-ranges
+    size_t split_allocations = 0;  // whole-allocation labels the trace split into sub-ranges (scored by them)
     std::map<std::string, CategoryScore> by_category;
     // The program's own spans (labels' `span` lines): training steps and validation/checkpoint spans,
     // and how the trace's `iterations` rows compare with the training steps.

@@ -285,6 +285,8 @@ void tag_update_operands(Context& c) {
 // work items use (no library call among them), or (planned once) one refilled and read right away
 // by the next work, again and again. Not recognised: an operation's temporaries that several of its
 // kernels and GEMMs share (docs/tagging.md, limits): operator boundaries do not show.
+constexpr uint32_t kManyRefills = 8;
+
 bool is_operation_temporary(const Context& c, size_t a) {
     const Facts& f = c.facts[a];
     const FlowFacts& flow = c.flow.buffers[a];
@@ -293,6 +295,12 @@ bool is_operation_temporary(const Context& c, size_t a) {
     // read at once. (Within one step a caching allocator's address reused by several tensors looks
     // alike, so a step-local buffer does not count.)
     if (f.lifetime == Lifetime::Persistent && flow.most_temp_episodes >= 2 && flow.other_episodes == 0) return true;
+    // Inside a block planned once, the scratch is cut per step (written first in every step); it
+    // still is refilled many times in its step (an im2col per image and layer).
+    // (A use or two besides, such as its zeroing, does not change that.)
+    if (f.lifetime == Lifetime::Transient && c.m.allocations[a].id < 0 && flow.most_temp_episodes >= kManyRefills &&
+        flow.other_episodes * kManyRefills <= flow.temp_episodes)
+        return true;
     return f.lifetime == Lifetime::Transient && is_temporary(c, f);
 }
 

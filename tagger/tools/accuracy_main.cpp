@@ -49,16 +49,19 @@ int main(int argc, char** argv) {
                 report->unmatched_labels);
     std::printf("accuracy %.4f with activations and workspace counted as one\n", report->merged_accuracy());
     if (report->pooled_labels)
-        std::printf("%zu of them tensors inside segments (pool, arena or planned block), scored against "
-                    "sub-ranges ('unattributed': no sub-range covered the bytes)\n", report->pooled_labels);
+        std::printf(
+            "%zu of them tensors inside segments (pool, arena or planned block), scored against "
+            "sub-ranges ('unattributed': no sub-range covered the bytes)\n",
+            report->pooled_labels);
     if (report->split_allocations)
         std::printf("%zu whole-allocation labels scored against the sub-ranges the trace split them into\n",
                     report->split_allocations);
     if (report->labelled_steps || report->labelled_other_spans)
-        std::printf("iterations: %zu labelled training steps (+%zu validation/checkpoint spans), %zu in the "
-                    "trace, %zu starting within 10%% of a true step start\n",
-                    report->labelled_steps, report->labelled_other_spans, report->trace_iterations,
-                    report->matched_step_starts);
+        std::printf(
+            "iterations: %zu labelled training steps (+%zu validation/checkpoint spans), %zu in the "
+            "trace, %zu starting within 10%% of a true step start\n",
+            report->labelled_steps, report->labelled_other_spans, report->trace_iterations,
+            report->matched_step_starts);
     if (minimum >= 0 && report->accuracy() < minimum) return 1;
     return minimum_merged >= 0 && report->merged_accuracy() < minimum_merged ? 1 : 0;
 }
