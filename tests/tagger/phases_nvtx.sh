@@ -3,12 +3,12 @@
 # "forward", "backward" and "optimizer" inside each step; the trace is tagged with them, then again
 # with those ranges renamed, and every phase boundary must lie within 10% of its step's duration of
 # the NVTX one.
-#   phases_nvtx.sh PROGRAM [ARGS...]      (env: TBDPROF, TBDPROF_BIN_DIR)
+#   phases_nvtx.sh PROGRAM [ARGS...]   (env: TBDPROF, TBDPROF_BIN_DIR; NVTX_FLAG, default --nvtx)
 set -euo pipefail
 program=$1; shift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$TBDPROF" --sim -o "$work/run.sqlite" -- "$TBDPROF_BIN_DIR/$program" --nvtx "$@" >"$work/record.log" 2>&1 ||
+"$TBDPROF" --sim -o "$work/run.sqlite" -- "$TBDPROF_BIN_DIR/$program" ${NVTX_FLAG:---nvtx} "$@" >"$work/record.log" 2>&1 ||
     { cat "$work/record.log"; exit 1; }
 db="$work/run.sqlite"
 names=$(sqlite3 "$db" "SELECT count(DISTINCT name) FROM ranges WHERE name IN ('forward', 'backward', 'optimizer')")
