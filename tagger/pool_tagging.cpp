@@ -63,7 +63,9 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end)
     std::map<std::string, double> weight;
     double total = 0;
     for (size_t i = begin; i < end; ++i) {
-        double w = double(tags[i].bytes) * double(std::max<int64_t>(1, tags[i].end_ns - tags[i].begin_ns));
+        // Bytes only, not bytes over time: times differ between runs of the same program and the
+        // segment's row must not flip with them.
+        double w = double(tags[i].bytes);
         weight[tags[i].tag.category] += w;
         total += w;
     }
@@ -72,7 +74,7 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end)
     double share = total > 0 ? best->second / total : 0;
     char reason[200];
     std::snprintf(reason, sizeof reason,
-                  "a pooled segment: %.0f%% of its tensors' bytes over time are %s "
+                  "a pooled segment: %.0f%% of its tensors' bytes are %s "
                   "(allocation_subranges lists them)",
                   share * 100, best->first.c_str());
     return {best->first, std::min(0.6, share), "pooled-segment-dominant", reason,
