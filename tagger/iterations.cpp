@@ -11,7 +11,7 @@ namespace {
 
 constexpr size_t kMaxKernelsForPeriod = 20000;  // the period search is quadratic; steps repeat early
 constexpr double kPeriodTolerance = 0.02;       // a few data-dependent kernels may differ per step
-constexpr size_t kMaxKernelsForFallback = 5000;  // the fallback compares periods position by position
+constexpr size_t kMaxKernelsForFallback = 20000;  // the fallback compares periods position by position
 constexpr size_t kFallbackCandidates = 12;
 constexpr double kBlockTolerance = 0.05;        // a block of kernels is one more step when this close
 
@@ -238,14 +238,21 @@ IterationSet from_repetition(const TraceModel& m) {
         // pattern. Kernels that run between repetitions but are not that (the update after
         // accumulated micro-batches, which may reuse backward's elementwise kernels) are part of
         // the step, and this period is not the step's.
+        // (The pattern may begin elsewhere in the step than forward does, so every start in it is
+        // tried, cyclically.)
         std::vector<int32_t> pattern = pattern_of(c);
         size_t foreign = 0;
         for (const Block& b : c.blocks) {
-            if (b.training) continue;
-            size_t length = b.end_kernel - b.first_kernel, differ = 0;
-            for (size_t k = 0; k < length; ++k)
-                differ += k >= pattern.size() || m.work[kernels[b.first_kernel + k]].function != pattern[k];
-            if (differ * 4 > length) foreign += differ;
+            if (b.training || pattern.empty()) continue;
+            size_t length = b.end_kernel - b.first_kernel, least = length;
+            for (size_t start = 0; start < pattern.size() && least * 4 > length; ++start) {
+                size_t differ = 0;
+                for (size_t k = 0; k < length && differ < least; ++k)
+                    differ += length > pattern.size() ||
+                              m.work[kernels[b.first_kernel + k]].function != pattern[(start + k) % pattern.size()];
+                least = std::min(least, differ);
+            }
+            if (least * 4 > length) foreign += least;
         }
         c.foreign = foreign;
         return c;

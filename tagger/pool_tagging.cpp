@@ -173,7 +173,9 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
     // Segments live all run, so they cannot tell where a step may start without cutting short-lived
     // buffers; the tensors inside them can. Detect again, and derive again if the steps moved.
     IterationSet better = detect_iterations(v, range_name);
-    if (!same_boundaries(its, better)) {
+    // ... unless that finds fewer steps (the tensors' uses can make a validation pass look like
+    // part of a step): a boundary may move, the count may not drop.
+    if (!same_boundaries(its, better) && better.iterations.size() >= its.iterations.size()) {
         its = std::move(better);
         set = derive_subranges(m, its);
         v = with_subranges(m, set, index);
