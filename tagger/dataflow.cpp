@@ -6,11 +6,14 @@ namespace tbdprof::tagger {
 
 Use use_of(const TraceModel& m, const WorkItem& w, const Touch& t) {
     switch (w.kind) {
-    case WorkItem::Kind::Set: return Use::Overwrite;
-    case WorkItem::Kind::CopyHtoD:
-    case WorkItem::Kind::CopyDtoH:
-    case WorkItem::Kind::CopyDtoD: return t.access == Access::Read ? Use::Read : Use::Overwrite;
-    case WorkItem::Kind::Kernel: break;
+        case WorkItem::Kind::Set:
+            return Use::Overwrite;
+        case WorkItem::Kind::CopyHtoD:
+        case WorkItem::Kind::CopyDtoH:
+        case WorkItem::Kind::CopyDtoD:
+            return t.access == Access::Read ? Use::Read : Use::Overwrite;
+        case WorkItem::Kind::Kernel:
+            break;
     }
     if (w.library_call != kNone) {
         const LibraryCall& c = m.library_calls[size_t(w.library_call)];
@@ -23,7 +26,9 @@ Use use_of(const TraceModel& m, const WorkItem& w, const Touch& t) {
 
 namespace {
 
-bool is_kernel(const WorkItem& w) { return w.kind == WorkItem::Kind::Kernel; }
+bool is_kernel(const WorkItem& w) {
+    return w.kind == WorkItem::Kind::Kernel;
+}
 
 // Kernels launched strictly between two work items: "adjacent" work has none, or one (a second
 // kernel of the same small operation).
@@ -66,7 +71,8 @@ void read_iteration(const TraceModel& m, FlowFacts& f, size_t begin, size_t end)
         size_t j = i + 1;
         // What it wrote is consumed by reads; an extern "C" kernel (access unknown) right after the
         // write is taken as its consumer.
-        if (j < end && f.touches[j].use == Use::Unknown) ++j;
+        if (j < end && f.touches[j].use == Use::Unknown)
+            ++j;
         else
             while (j < end && f.touches[j].use == Use::Read) ++j;
         bool temporary = j == i + 2 && kernels_between(m, t.work, f.touches[i + 1].work) <= 1;

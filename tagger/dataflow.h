@@ -18,7 +18,9 @@ namespace tbdprof::tagger {
 enum class Use : uint8_t { Read, Overwrite, Modify, Unknown, Workspace };
 
 Use use_of(const TraceModel& m, const WorkItem& w, const Touch& t);
-inline bool writes(Use u) { return u == Use::Overwrite || u == Use::Modify || u == Use::Unknown || u == Use::Workspace; }
+inline bool writes(Use u) {
+    return u == Use::Overwrite || u == Use::Modify || u == Use::Unknown || u == Use::Workspace;
+}
 
 struct FlowTouch {
     uint32_t work = 0;
@@ -28,15 +30,15 @@ struct FlowTouch {
 // What the flow says about one buffer across the iterations that decide (the steady ones, all but
 // the first when there are three or more and the buffer is used in them; else all it is used in).
 struct FlowFacts {
-    std::vector<FlowTouch> touches;  // every touch, in launch order
-    uint32_t iterations_used = 0;    // deciding iterations with a touch by a kernel or library call
-    uint32_t carried_in = 0;         // ... whose first kernel/library touch reads it (state from before)
-    uint32_t updated_after_read = 0; // ... carried in and then written by a kernel later in the step
-    uint32_t temp_episodes = 0;      // write -> single adjacent read episodes ...
-    uint32_t other_episodes = 0;     // ... and every other pattern of use (in deciding iterations)
-    uint32_t most_temp_episodes = 0; // the most temporary episodes in one deciding iteration
-    bool h2d = false;                // overwritten by a host-to-device copy inside an iteration
-    bool kernel_written = false;     // written by a kernel or library call inside an iteration
+    std::vector<FlowTouch> touches;      // every touch, in launch order
+    uint32_t iterations_used = 0;        // deciding iterations with a touch by a kernel or library call
+    uint32_t carried_in = 0;             // ... whose first kernel/library touch reads it (state from before)
+    uint32_t updated_after_read = 0;     // ... carried in and then written by a kernel later in the step
+    uint32_t temp_episodes = 0;          // write -> single adjacent read episodes ...
+    uint32_t other_episodes = 0;         // ... and every other pattern of use (in deciding iterations)
+    uint32_t most_temp_episodes = 0;     // the most temporary episodes in one deciding iteration
+    bool h2d = false;                    // overwritten by a host-to-device copy inside an iteration
+    bool kernel_written = false;         // written by a kernel or library call inside an iteration
     bool written_in_iterations = false;  // written by anything (sets and copies too) inside one
 };
 

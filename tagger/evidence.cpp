@@ -15,9 +15,12 @@ std::vector<const char*> phase_of_work(const TraceModel& m, const DataFlow& flow
     for (size_t w = 0; w < m.work.size(); ++w) {
         int it = flow.work_iteration[w];
         if (it < 0) continue;
-        if (w < optimizer_work.size() && optimizer_work[w]) phase[w] = "optimizer";
-        else if (backward[size_t(it)] < 0) phase[w] = "step";
-        else phase[w] = m.work[w].launch_ns < backward[size_t(it)] ? "forward" : "backward";
+        if (w < optimizer_work.size() && optimizer_work[w])
+            phase[w] = "optimizer";
+        else if (backward[size_t(it)] < 0)
+            phase[w] = "step";
+        else
+            phase[w] = m.work[w].launch_ns < backward[size_t(it)] ? "forward" : "backward";
     }
     return phase;
 }
@@ -39,9 +42,10 @@ std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::
         auto it = counts.begin();
         while (it != counts.end() && it->phase != p) ++it;
         if (it == counts.end()) it = counts.insert(counts.end(), Counts{p, {}});
-        size_t kind = w.kind == WorkItem::Kind::Set ? 3
+        size_t kind = w.kind == WorkItem::Kind::Set      ? 3
                       : w.kind != WorkItem::Kind::Kernel ? 2
-                      : w.library_call != kNone ? 1 : 0;
+                      : w.library_call != kNone          ? 1
+                                                         : 0;
         bool wrote = writes(t.use);
         ++it->n[wrote ? 1 : 0][kind];
     }

@@ -59,9 +59,11 @@ void print_allocation(sqlite3* db, const Rows& a, uint64_t address, bool by_addr
     Rows s(db, sql.c_str(), a.i64(0));
     int n = 0;
     while (s.next()) {
-        if (n++ == 0) std::printf("  tensors inside it (allocation_subranges)%s:\n", by_address ? " at that address" : "");
+        if (n++ == 0)
+            std::printf("  tensors inside it (allocation_subranges)%s:\n", by_address ? " at that address" : "");
         std::printf("  - offset %lld, %lld bytes, used %lld..%lld ns\n", static_cast<long long>(s.i64(0)),
-                    static_cast<long long>(s.i64(1)), static_cast<long long>(s.i64(2)), static_cast<long long>(s.i64(3)));
+                    static_cast<long long>(s.i64(1)), static_cast<long long>(s.i64(2)),
+                    static_cast<long long>(s.i64(3)));
         print_tag(s, 6, "      ");
     }
 }
@@ -82,9 +84,9 @@ bool explain_allocation(const std::string& path, const std::string& what, std::s
         sqlite3_close(db);
         return false;
     }
-    std::string sql = std::string(kAllocation) +
-                      (by_address ? "WHERE a.address <= ?1 AND a.address + a.bytes > ?1 ORDER BY a.alloc_ns"
-                                  : "WHERE a.id = ?1");
+    std::string sql =
+        std::string(kAllocation) +
+        (by_address ? "WHERE a.address <= ?1 AND a.address + a.bytes > ?1 ORDER BY a.alloc_ns" : "WHERE a.id = ?1");
     Rows a(db, sql.c_str(), static_cast<int64_t>(value));
     int found = 0;
     while (a.ok() && a.next()) {

@@ -9,11 +9,11 @@
 namespace tbdprof::tagger {
 namespace {
 
-constexpr size_t kMaxKernelsForPeriod = 20000;  // the period search is quadratic; steps repeat early
-constexpr double kPeriodTolerance = 0.02;       // a few data-dependent kernels may differ per step
+constexpr size_t kMaxKernelsForPeriod = 20000;    // the period search is quadratic; steps repeat early
+constexpr double kPeriodTolerance = 0.02;         // a few data-dependent kernels may differ per step
 constexpr size_t kMaxKernelsForFallback = 20000;  // the fallback compares periods position by position
 constexpr size_t kFallbackCandidates = 12;
-constexpr double kBlockTolerance = 0.05;        // a block of kernels is one more step when this close
+constexpr double kBlockTolerance = 0.05;  // a block of kernels is one more step when this close
 
 using Span = std::pair<int64_t, int64_t>;
 
@@ -47,7 +47,8 @@ void separate_device_windows(std::vector<Iteration>& its) {
         Iteration& prev = its[i - 1];
         Iteration& here = its[i];
         if (here.device_end_ns == 0 || prev.device_end_ns == 0) continue;
-        if (prev.device_end_ns > here.device_begin_ns) prev.device_end_ns = std::max(prev.device_begin_ns, here.device_begin_ns);
+        if (prev.device_end_ns > here.device_begin_ns)
+            prev.device_end_ns = std::max(prev.device_begin_ns, here.device_begin_ns);
     }
 }
 
@@ -56,7 +57,8 @@ IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
     std::map<std::string, std::map<int32_t, std::vector<Span>>> families;
     for (const auto& r : m.ranges)
         if (r.end_ns > r.begin_ns && matches_iteration_range(r.name, range_name))
-            families[range_name.empty() ? step_family(r.name) : range_name][r.process].push_back({r.begin_ns, r.end_ns});
+            families[range_name.empty() ? step_family(r.name) : range_name][r.process].push_back(
+                {r.begin_ns, r.end_ns});
     IterationSet set;
     size_t best = 0;
     for (auto& [family, by_process] : families) {
@@ -99,8 +101,10 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
             copies += m.work[w].kind == WorkItem::Kind::CopyHtoD ? 1.0 : 0.0;
             copies += m.work[w].kind == WorkItem::Kind::Set ? 0.1 : 0.0;
         }
-        if (d2h && !h2d) readbacks += 1;
-        else gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns);
+        if (d2h && !h2d)
+            readbacks += 1;
+        else
+            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns);
     }
     std::sort(boundaries.begin(), boundaries.end());
     double cut = 0;
@@ -140,8 +144,8 @@ struct Block {
     bool training = true;
 };
 
-std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& kernels, size_t offset,
-                                size_t middle, size_t period) {
+std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& kernels, size_t offset, size_t middle,
+                                size_t period) {
     std::vector<int32_t> pattern;
     for (size_t i = 0; i < period; ++i) pattern.push_back(m.work[kernels[middle + i]].function);
     size_t allowed = std::max<size_t>(1, static_cast<size_t>(kBlockTolerance * double(period)));
@@ -175,7 +179,7 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
         }
         size_t next = k + 1;
         while (next + period <= kernels.size() + allowed && !matches(next)) ++next;
-        if (next + period > kernels.size() + allowed) break;  // the tail after the last step (teardown)
+        if (next + period > kernels.size() + allowed) break;      // the tail after the last step (teardown)
         if (!blocks.empty()) blocks.push_back({k, next, false});  // before the first step: set-up
         k = next;
     }
@@ -191,10 +195,12 @@ IterationSet from_repetition(const TraceModel& m) {
         none.note = "the trace has no kernels";
         return none;
     }
-    auto& [process, kernels] = *std::max_element(kernels_by_process.begin(), kernels_by_process.end(),
-                                                 [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    auto& [process, kernels] =
+        *std::max_element(kernels_by_process.begin(), kernels_by_process.end(),
+                          [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
     std::vector<int32_t> sequence;
-    for (size_t i = 0; i < kernels.size() && i < kMaxKernelsForPeriod; ++i) sequence.push_back(m.work[kernels[i]].function);
+    for (size_t i = 0; i < kernels.size() && i < kMaxKernelsForPeriod; ++i)
+        sequence.push_back(m.work[kernels[i]].function);
     struct Candidate {
         size_t period = 0, offset = 0, cover = 0, foreign = 0;
         std::vector<Block> blocks;
@@ -228,7 +234,8 @@ IterationSet from_repetition(const TraceModel& m) {
                 double score = boundary_score(m, kernels, {middle + shift}, period_ns);
                 if (shift == 0 || score > best_score) best_score = score, best_shift = shift;
             }
-            if (middle + best_shift + p <= kernels.size()) c.blocks = match_blocks(m, kernels, 0, middle + best_shift, p);
+            if (middle + best_shift + p <= kernels.size())
+                c.blocks = match_blocks(m, kernels, 0, middle + best_shift, p);
         }
         size_t steps = 0;
         for (const Block& b : c.blocks)
@@ -282,7 +289,8 @@ IterationSet from_repetition(const TraceModel& m) {
             if (candidate.cover > best.cover || (candidate.cover == best.cover && candidate.period < best.period))
                 best = std::move(candidate);
         }
-        bool enough = chosen.period ? double(best.cover) >= 0.8 * double(chosen.cover) : best.cover * 2 >= kernels.size();
+        bool enough =
+            chosen.period ? double(best.cover) >= 0.8 * double(chosen.cover) : best.cover * 2 >= kernels.size();
         if (best.cover > 0 && enough) chosen = std::move(best);
     }
     std::vector<Block> blocks = std::move(chosen.blocks);
@@ -311,7 +319,10 @@ IterationSet from_repetition(const TraceModel& m) {
     std::sort(sorted.begin(), sorted.end());
     size_t typical = sorted.empty() ? 0 : sorted[sorted.size() / 2];
 
-    struct Piece { int64_t begin; bool training; };
+    struct Piece {
+        int64_t begin;
+        bool training;
+    };
     std::vector<Piece> pieces;
     // A span begins where the host finished with the one before: right after the last launch before
     // its first work item (or after a read-back the host waited for), so the host's preparation of
@@ -337,8 +348,7 @@ IterationSet from_repetition(const TraceModel& m) {
             size_t w = kernels[blocks[b].first_kernel - 1] + 1;
             // A pass set apart keeps all its read-backs; a step its usual number.
             size_t skip = b == 0 ? 0 : blocks[b - 1].training ? std::min(trailing[b - 1], typical) : trailing[b - 1];
-            for (size_t n = 0; w < first && n < skip; ++w)
-                n += m.work[w].process == process;
+            for (size_t n = 0; w < first && n < skip; ++w) n += m.work[w].process == process;
             while (w < first && m.work[w].process != process) ++w;
             if (b > 0 && blocks[b - 1].training && trailing[b - 1] > typical + 2) {
                 // The excess read-backs after the previous step: a checkpoint save.
@@ -372,7 +382,8 @@ IterationSet from_repetition(const TraceModel& m) {
         } else {
             // The last block ends after its read-backs: before the next host-to-device copy or kernel.
             size_t last = kernels[blocks.back().end_kernel - 1];
-            size_t limit = blocks.back().end_kernel < kernels.size() ? kernels[blocks.back().end_kernel] : m.work.size();
+            size_t limit =
+                blocks.back().end_kernel < kernels.size() ? kernels[blocks.back().end_kernel] : m.work.size();
             size_t w = last + 1;
             while (w < limit && m.work[w].kind != WorkItem::Kind::CopyHtoD) ++w;
             end = w < m.work.size() ? m.work[w].launch_ns : m.work[last].end_ns + 1;
@@ -384,7 +395,8 @@ IterationSet from_repetition(const TraceModel& m) {
     if (final_save) {
         size_t w = final_save_first;
         size_t n = 0;
-        while (w < m.work.size() && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process)) ++w, ++n;
+        while (w < m.work.size() && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process))
+            ++w, ++n;
         int64_t begin = begin_at(final_save_first);
         int64_t end = w < m.work.size() ? m.work[w].launch_ns : m.work[w - 1].end_ns + 1;
         set.non_training.push_back(make_iteration(m, begin, std::max(end, begin + 1), process));

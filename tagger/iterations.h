@@ -22,8 +22,8 @@ struct Iteration {
 struct IterationSet {
     std::vector<Iteration> iterations;    // training steps, in order
     std::vector<Iteration> non_training;  // spans set apart: validation passes, checkpoint saves
-    std::string source;  // 'nvtx', 'repetition', or empty when none were found
-    std::string note;    // why none were found, for the report
+    std::string source;                   // 'nvtx', 'repetition', or empty when none were found
+    std::string note;                     // why none were found, for the report
 };
 
 // Iterations from NVTX ranges named like a numbered step (`ProfilerStep#N`, `Train step 3`,

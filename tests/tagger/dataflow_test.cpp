@@ -70,19 +70,19 @@ TEST_CASE("memory planned once: persistent activations, an im2col scratch, Adam 
     p.kernel(90, {p.w("m"), p.w("v")});  // zero the moments
     for (int s = 0; s < 5; ++s) {
         p.copy_in("x");
-        p.zero("db");  // gradients cleared each step
+        p.zero("db");                              // gradients cleared each step
         for (int image = 0; image < 3; ++image) {  // im2col + one GEMM per image, the same scratch
             p.kernel(1, {p.r("x"), p.w("col")});
             p.gemm("col", "W", "y");
         }
-        p.kernel(2, {p.r("y"), p.r("b"), p.w("h")});   // bias + activation
-        p.kernel(3, {p.r("h"), p.w("dh")});            // loss gradient
-        p.kernel(4, {p.r("dh"), p.r("y"), p.w("dy")}); // activation backward
+        p.kernel(2, {p.r("y"), p.r("b"), p.w("h")});    // bias + activation
+        p.kernel(3, {p.r("h"), p.w("dh")});             // loss gradient
+        p.kernel(4, {p.r("dh"), p.r("y"), p.w("dy")});  // activation backward
         for (int image = 0; image < 3; ++image) {
             p.kernel(1, {p.r("x"), p.w("col")});
             p.gemm("dy", "col", "dW");
         }
-        p.kernel(5, {p.r("dy"), p.w("db")});           // bias gradient
+        p.kernel(5, {p.r("dy"), p.w("db")});  // bias gradient
         // Adam from generic kernels: scale, axpy, square, the update.
         p.kernel(6, {p.w("m")});
         p.kernel(7, {p.r("dW"), p.w("m")});
@@ -118,10 +118,10 @@ TEST_CASE("BF16 weights with an FP32 master copy and momentum kept in the gradie
     for (int s = 0; s < 4; ++s) {
         p.copy_in("x");
         p.gemm("x", "w16", "y");
-        p.kernel(2, {p.w("y")});  // in place
-        p.gemm("y", "x", "g");                                 // the gradient GEMM keeps momentum (beta > 0)
-        p.kernel(3, {p.r("g"), p.w("m"), p.w("master")});      // update the master copy
-        p.kernel(1, {p.r("master"), p.w("w16")});              // and cast it to the BF16 weights
+        p.kernel(2, {p.w("y")});                           // in place
+        p.gemm("y", "x", "g");                             // the gradient GEMM keeps momentum (beta > 0)
+        p.kernel(3, {p.r("g"), p.w("m"), p.w("master")});  // update the master copy
+        p.kernel(1, {p.r("master"), p.w("w16")});          // and cast it to the BF16 weights
         p.now += 500;
     }
     IterationSet its = detect_iterations(p.model, "");
