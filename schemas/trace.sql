@@ -217,7 +217,8 @@ CREATE TABLE allocation_categories (
                                -- 'input', 'other'
     confidence REAL,           -- 0..1
     rule       TEXT,           -- short id of the rule that decided
-    reason     TEXT            -- the same, in words
+    reason     TEXT,           -- the same, in words
+    evidence   TEXT            -- added later (at the end): which work read and wrote it, in which phase
 );
 
 -- Tensors inside pooled segments (a caching allocator's cudaMalloc blocks), recovered by tagging from
@@ -232,7 +233,8 @@ CREATE TABLE allocation_subranges (
     category   TEXT NOT NULL,     -- as allocation_categories.category
     confidence REAL,
     rule       TEXT,
-    reason     TEXT
+    reason     TEXT,
+    evidence   TEXT               -- added later: as allocation_categories.evidence
 );
 
 -- Training iterations and their phases, filled by analysis (tagging), empty in a fresh recording.
@@ -242,7 +244,13 @@ CREATE TABLE iterations (
     idx      INTEGER NOT NULL,  -- 0-based iteration number
     begin_ns INTEGER NOT NULL,
     end_ns   INTEGER NOT NULL,
-    source   TEXT NOT NULL      -- 'nvtx', 'repetition', 'import'
+    source   TEXT NOT NULL,     -- 'nvtx', 'repetition', 'import'
+    -- Added later (at the end, no version bump): the span of the device work launched in the step
+    -- (NULL in older traces and imported ones), and 'training' or 'non_training' (a validation pass
+    -- or checkpoint save set apart by the tagger; idx -1; NULL in older traces means 'training').
+    device_begin_ns INTEGER,
+    device_end_ns   INTEGER,
+    kind            TEXT
 );
 
 CREATE TABLE phases (

@@ -2,9 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <deque>
-#include <climits>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -12,21 +13,91 @@
 
 namespace tbdprof::tagger {
 
+bool same_merged_category(const std::string& a, const std::string& b) {
+    auto transient = [](const std::string& c) { return c == "activations" || c == "workspace"; };
+    return a == b || (transient(a) && transient(b));
+}
+
+void AccuracyReport::count(const std::string& truth, const std::string& tagged, int64_t bytes) {
+    by_category[tagged].tagged_bytes += bytes;
+    if (same_merged_category(truth, tagged)) merged_correct_bytes += bytes;
+    if (truth != tagged) return;
+    correct_bytes += bytes;
+    by_category[truth].correct_bytes += bytes;
+}
+
+namespace {
+
+struct Span {
+    std::string kind;
+    int64_t begin = 0, end = 0;  // CLOCK_MONOTONIC ns
+};
+
+// Compares the trace's iterations with the labelled training steps: a trace iteration matches when
+// it starts within a tenth of a step's length of that step's true start.
+void compare_iterations(sqlite3* db, const std::vector<Span>& spans, AccuracyReport& report) {
+    int64_t start = 0;
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM run", -1, &s, nullptr) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        start = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    std::vector<const Span*> steps;
+    for (const Span& span : spans) {
+        if (span.kind == "training")
+            steps.push_back(&span);
+        else
+            ++report.labelled_other_spans;
+    }
+    report.labelled_steps = steps.size();
+    if (sqlite3_prepare_v2(db, "SELECT begin_ns FROM iterations ORDER BY begin_ns", -1, &s, nullptr) != SQLITE_OK)
+        return;
+    std::vector<bool> used(steps.size(), false);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        ++report.trace_iterations;
+        int64_t begin = sqlite3_column_int64(s, 0) + start;
+        for (size_t i = 0; i < steps.size(); ++i) {
+            int64_t tolerance = (steps[i]->end - steps[i]->begin) / 10;
+            if (used[i] || begin < steps[i]->begin - tolerance || begin > steps[i]->begin + tolerance) continue;
+            used[i] = true;
+            ++report.matched_step_starts;
+            break;
+        }
+    }
+    sqlite3_finalize(s);
+}
+
+}  // namespace
+
 std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::string& labels_path, std::string& error) {
     // Trace side: allocations in time order per address, with their category.
-    std::unordered_map<uint64_t, std::deque<std::pair<int64_t, std::string>>> trace_by_address;
+    struct TraceAllocation {
+        int64_t id = 0, alloc_ns = 0, free_ns = INT64_MAX;
+        std::string category;
+    };
+    std::unordered_map<uint64_t, std::deque<TraceAllocation>> trace_by_address;
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT address, bytes, coalesce(category, 'untagged') FROM memory_allocations "
-                               "WHERE kind <> 'pinned_host' ORDER BY alloc_ns, id", -1, &s, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db,
+                           "SELECT address, id, alloc_ns, free_ns, coalesce(category, 'untagged') FROM "
+                           "memory_allocations WHERE kind <> 'pinned_host' ORDER BY alloc_ns, id",
+                           -1, &s, nullptr) != SQLITE_OK) {
         error = std::string("cannot read allocations: ") + sqlite3_errmsg(db);
         return std::nullopt;
     }
     while (sqlite3_step(s) == SQLITE_ROW) {
         auto address = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
-        auto text = reinterpret_cast<const char*>(sqlite3_column_text(s, 2));
-        trace_by_address[address].push_back({sqlite3_column_int64(s, 1), text ? text : "untagged"});
+        auto text = reinterpret_cast<const char*>(sqlite3_column_text(s, 4));
+        trace_by_address[address].push_back(
+            {sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
+             sqlite3_column_type(s, 3) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(s, 3),
+             text ? text : "untagged"});
     }
     sqlite3_finalize(s);
+    // A whole-allocation label whose allocation the tagger split into sub-ranges is scored byte by
+    // byte against them, as the report counts them (an arena or a static buffer the labels describe
+    // as one tensor, or per-image slices of one tensor).
+    std::vector<int64_t> split_ids = allocations_with_subranges(db);
+    std::vector<Span> spans;
 
     std::ifstream in(labels_path);
     if (!in) {
@@ -54,6 +125,10 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
         int64_t bytes = std::strtoll(bytes_text.c_str(), nullptr, 10);
         std::string time_text;
         int64_t time = std::getline(fields, time_text, '\t') ? std::strtoll(time_text.c_str(), nullptr, 10) : 0;
+        if (event == "span") {  // span<TAB>KIND<TAB>INDEX<TAB>BEGIN_NS<TAB>END_NS
+            spans.push_back({address_text, std::strtoll(category.c_str(), nullptr, 10), time});
+            continue;
+        }
         if (event == "segment") live_segments[address] = bytes;
         if (event == "segment_free") live_segments.erase(address);
         if (event == "free") {
@@ -65,28 +140,32 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
         }
         if (event != "alloc") continue;
         auto segment = live_segments.upper_bound(address);
-        if (segment != live_segments.begin() && address < std::prev(segment)->first + uint64_t(std::prev(segment)->second)) {
+        if (segment != live_segments.begin() &&
+            address < std::prev(segment)->first + uint64_t(std::prev(segment)->second)) {
             live_pooled[address] = pooled.size();
             pooled.push_back({address, bytes, category, time, INT64_MAX});
+            continue;
+        }
+        auto it = trace_by_address.find(address);
+        if (it != trace_by_address.end() && !it->second.empty() &&
+            std::binary_search(split_ids.begin(), split_ids.end(), it->second.front().id)) {
+            const TraceAllocation& a = it->second.front();
+            pooled.push_back({address, bytes, category, a.alloc_ns, a.free_ns, a.id});
+            it->second.pop_front();
             continue;
         }
         ++report.labelled_allocations;
         report.labelled_bytes += bytes;
         report.by_category[category].labelled_bytes += bytes;
-        auto it = trace_by_address.find(address);
         if (it == trace_by_address.end() || it->second.empty()) {
             ++report.unmatched_labels;
             continue;
         }
-        std::string tagged = it->second.front().second;
+        report.count(category, it->second.front().category, bytes);
         it->second.pop_front();
-        report.by_category[tagged].tagged_bytes += bytes;
-        if (tagged == category) {
-            report.correct_bytes += bytes;
-            report.by_category[category].correct_bytes += bytes;
-        }
     }
     if (!pooled.empty() && !score_pooled_labels(db, pooled, report, error)) return std::nullopt;
+    compare_iterations(db, spans, report);
     return report;
 }
 

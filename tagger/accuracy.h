@@ -24,24 +24,47 @@ struct CategoryScore {
 struct AccuracyReport {
     int64_t labelled_bytes = 0;
     int64_t correct_bytes = 0;
+    // Bytes right when activations and workspace count as one category (definitions.md: a temporary
+    // of one operation and an activation differ only by how far the data travels).
+    int64_t merged_correct_bytes = 0;
     size_t labelled_allocations = 0;
-    size_t unmatched_labels = 0;  // labelled allocations the trace does not have
-    size_t pooled_labels = 0;     // of which tensors inside pool segments, scored against sub-ranges
+    size_t unmatched_labels = 0;   // labelled allocations the trace does not have
+    size_t pooled_labels = 0;      // of which tensors inside pool segments, scored against sub-ranges
+    size_t split_allocations = 0;  // whole-allocation labels the trace split into sub-ranges (scored by them)
     std::map<std::string, CategoryScore> by_category;
+    // The program's own spans (labels' `span` lines): training steps and validation/checkpoint spans,
+    // and how the trace's `iterations` rows compare with the training steps.
+    size_t labelled_steps = 0, labelled_other_spans = 0, trace_iterations = 0;
+    size_t matched_step_starts = 0;  // trace iterations starting inside the right labelled step's first 10%
     double accuracy() const { return labelled_bytes ? double(correct_bytes) / double(labelled_bytes) : 0.0; }
+    double merged_accuracy() const {
+        return labelled_bytes ? double(merged_correct_bytes) / double(labelled_bytes) : 0.0;
+    }
+    // Adds `bytes` labelled `truth` that the trace tags `tagged`.
+    void count(const std::string& truth, const std::string& tagged, int64_t bytes);
 };
+
+// True when the two categories are equal, or are activations and workspace.
+bool same_merged_category(const std::string& a, const std::string& b);
 
 std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::string& labels_path, std::string& error);
 
-// A labelled tensor inside a labelled pool segment (samples' --alloc pool): times are the labels'
-// host times (CLOCK_MONOTONIC ns), free_time INT64_MAX when the file never frees it.
+// A labelled tensor inside a labelled segment (a pool segment, an arena or a statically planned
+// block: the labels' `segment` lines): times are the labels' host times (CLOCK_MONOTONIC ns),
+// free_time INT64_MAX when the file never frees it. `allocation` > 0 names the trace allocation
+// directly (a whole-allocation label whose allocation the trace split into sub-ranges); its times are
+// then the trace's (ns from run start) and the label covers the allocation.
 struct PooledLabel {
     uint64_t address = 0;
     int64_t bytes = 0;
     std::string category;
     int64_t alloc_time = 0;
     int64_t free_time = 0;
+    int64_t allocation = 0;
 };
+
+// Trace allocation ids that have rows in allocation_subranges (empty without the table).
+std::vector<int64_t> allocations_with_subranges(sqlite3* db);
 
 // Scores pooled labels against the sub-range tags of the segment that holds them
 // (allocation_subranges): each labelled byte takes the category of the sub-range covering it that

@@ -109,13 +109,18 @@ bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, Ac
         sqlite3_finalize(s);
     }
     for (const PooledLabel& label : labels) {
-        int64_t from = label.alloc_time - start;
-        int64_t to = label.free_time == INT64_MAX ? INT64_MAX : label.free_time - start;
+        const bool direct = label.allocation > 0;  // times already on the trace's clock
+        int64_t from = direct ? label.alloc_time : label.alloc_time - start;
+        int64_t to = label.free_time == INT64_MAX ? INT64_MAX : direct ? label.free_time : label.free_time - start;
         ++report.labelled_allocations;
-        ++report.pooled_labels;
+        if (direct)
+            ++report.split_allocations;
+        else
+            ++report.pooled_labels;
         report.labelled_bytes += label.bytes;
         report.by_category[label.category].labelled_bytes += label.bytes;
         auto segment = std::find_if(segments.begin(), segments.end(), [&](const Segment& g) {
+            if (direct) return g.id == label.allocation;
             return label.address >= g.address && label.address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1)) &&
                    g.alloc_ns <= from && g.free_ns >= from;
         });
@@ -131,14 +136,21 @@ bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, Ac
             uint64_t lo = label.address - segment->address;
             attribute(found->second, lo, lo + uint64_t(label.bytes), from, to, pieces);
         }
-        for (const auto& [bytes, category] : pieces) {
-            report.by_category[category].tagged_bytes += bytes;
-            if (category != label.category) continue;
-            report.correct_bytes += bytes;
-            report.by_category[category].correct_bytes += bytes;
-        }
+        for (const auto& [bytes, category] : pieces) report.count(label.category, category, bytes);
     }
     return true;
+}
+
+std::vector<int64_t> allocations_with_subranges(sqlite3* db) {
+    std::vector<int64_t> ids;
+    sqlite3_stmt* s = nullptr;
+    if (!has_table(db, "allocation_subranges") ||
+        sqlite3_prepare_v2(db, "SELECT DISTINCT allocation FROM allocation_subranges ORDER BY allocation", -1, &s,
+                           nullptr) != SQLITE_OK)
+        return ids;
+    while (sqlite3_step(s) == SQLITE_ROW) ids.push_back(sqlite3_column_int64(s, 0));
+    sqlite3_finalize(s);
+    return ids;
 }
 
 }  // namespace tbdprof::tagger

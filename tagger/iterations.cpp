@@ -1,111 +1,189 @@
 #include "iterations.h"
 
+#include "tbdprof/tagger/step_names.h"
+
 #include <algorithm>
-#include <cctype>
+#include <limits>
 #include <map>
 
 namespace tbdprof::tagger {
 namespace {
 
-constexpr size_t kMaxKernelsForPeriod = 20000;  // the period search is quadratic; steps repeat early
-constexpr double kPeriodTolerance = 0.02;       // a few data-dependent kernels may differ per step
+constexpr size_t kMaxKernelsForPeriod = 20000;    // the period search is quadratic; steps repeat early
+constexpr double kPeriodTolerance = 0.02;         // a few data-dependent kernels may differ per step
+constexpr size_t kMaxKernelsForFallback = 20000;  // the fallback compares periods position by position
+constexpr size_t kFallbackCandidates = 12;
+constexpr double kBlockTolerance = 0.05;  // a block of kernels is one more step when this close
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
+using Span = std::pair<int64_t, int64_t>;
+
+// The work launched in [begin, end) on `process`, with its device window.
+Iteration make_iteration(const TraceModel& m, int64_t begin, int64_t end, int32_t process) {
+    Iteration it;
+    it.process = process;
+    it.begin_ns = begin;
+    it.end_ns = end;
+    it.core_begin_ns = end;
+    auto first = std::lower_bound(m.work.begin(), m.work.end(), begin,
+                                  [](const WorkItem& w, int64_t t) { return w.launch_ns < t; });
+    it.first_work = size_t(first - m.work.begin());
+    it.end_work = it.first_work;
+    int64_t device_begin = std::numeric_limits<int64_t>::max(), device_end = 0;
+    while (it.end_work < m.work.size() && m.work[it.end_work].launch_ns < end) {
+        const WorkItem& w = m.work[it.end_work++];
+        if (w.process != process) continue;
+        if (w.kind == WorkItem::Kind::Kernel) it.core_begin_ns = std::min(it.core_begin_ns, w.launch_ns);
+        device_begin = std::min(device_begin, w.start_ns);
+        device_end = std::max(device_end, w.end_ns);
+    }
+    if (device_end > 0) it.device_begin_ns = device_begin, it.device_end_ns = device_end;
+    return it;
 }
 
-bool looks_like_step(const std::string& name, const std::string& wanted) {
-    if (!wanted.empty()) return name == wanted;
-    std::string n = lower(name);
-    if (n.rfind("profilerstep#", 0) == 0) return true;
-    for (const char* word : {"step", "iteration", "train_step", "training_step"}) {
-        std::string w = word;
-        if (n == w) return true;
-        if (n.rfind(w, 0) == 0 && n.size() > w.size() &&
-            (n[w.size()] == ' ' || n[w.size()] == '#' || n[w.size()] == '_' || std::isdigit(static_cast<unsigned char>(n[w.size()]))))
-            return true;
+// Device windows of consecutive spans must not overlap either (work of one step that another stream
+// ran late is cut at the next step's first device work).
+void separate_device_windows(std::vector<Iteration>& its) {
+    for (size_t i = 1; i < its.size(); ++i) {
+        Iteration& prev = its[i - 1];
+        Iteration& here = its[i];
+        if (here.device_end_ns == 0 || prev.device_end_ns == 0) continue;
+        if (prev.device_end_ns > here.device_begin_ns)
+            prev.device_end_ns = std::max(prev.device_begin_ns, here.device_begin_ns);
     }
-    return false;
-}
-
-// Fills work ranges and bounds from [begin, end) time spans.
-IterationSet from_spans(const TraceModel& m, std::vector<std::pair<int64_t, int64_t>> spans, int32_t process,
-                        const char* source) {
-    IterationSet set;
-    set.source = source;
-    std::sort(spans.begin(), spans.end());
-    for (const auto& [begin, end] : spans) {
-        Iteration it;
-        it.process = process;
-        it.begin_ns = begin;
-        it.end_ns = end;
-        it.core_begin_ns = end;
-        auto first = std::lower_bound(m.work.begin(), m.work.end(), begin,
-                                      [](const WorkItem& w, int64_t t) { return w.launch_ns < t; });
-        it.first_work = size_t(first - m.work.begin());
-        it.end_work = it.first_work;
-        while (it.end_work < m.work.size() && m.work[it.end_work].launch_ns < end) {
-            const WorkItem& w = m.work[it.end_work];
-            if (w.kind == WorkItem::Kind::Kernel) it.core_begin_ns = std::min(it.core_begin_ns, w.launch_ns);
-            it.end_ns = std::max(it.end_ns, w.end_ns);
-            ++it.end_work;
-        }
-        set.iterations.push_back(it);
-    }
-    return set;
 }
 
 IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
-    std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> by_process;
+    // The family (name without its number) with the most ranges, on its busiest process.
+    std::map<std::string, std::map<int32_t, std::vector<Span>>> families;
     for (const auto& r : m.ranges)
-        if (looks_like_step(r.name, range_name) && r.end_ns > r.begin_ns)
-            by_process[r.process].push_back({r.begin_ns, r.end_ns});
-    if (by_process.empty()) return {};
-    auto busiest = std::max_element(by_process.begin(), by_process.end(),
-                                    [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
-    return from_spans(m, busiest->second, busiest->first, "nvtx");
-}
-
-// Where an iteration starts within the period. In order of weight: a step boundary does not cut
-// through short-lived buffers (activations and per-step gradients live inside one step); a new batch
-// comes in (host-to-device copies) and gradients are cleared (sets) just before it; the host waited
-// longest before it (end-of-step work).
-size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
-    int64_t period_ns = 0;
-    if (kernels.size() > period)
-        period_ns = (m.work[kernels.back()].launch_ns - m.work[kernels.front()].launch_ns) /
-                    static_cast<int64_t>(kernels.size() / period);
-    double best_score = 0;
-    size_t best_offset = 0;
-    bool first = true;
-    for (size_t offset = 0; offset < period; ++offset) {
-        double copies = 0, gaps = 0;
-        std::vector<int64_t> boundaries;
-        for (size_t k = offset; k < kernels.size(); k += period) {
-            if (k == 0) continue;
-            size_t prev = kernels[k - 1], here = kernels[k];
-            boundaries.push_back(m.work[here].launch_ns);
-            for (size_t w = prev + 1; w < here; ++w) {
-                copies += m.work[w].kind == WorkItem::Kind::CopyHtoD ? 1.0 : 0.0;
-                copies += m.work[w].kind == WorkItem::Kind::Set ? 0.1 : 0.0;
-            }
-            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns);
-        }
-        double cut = 0;
-        for (const Allocation& a : m.allocations) {
-            if (!a.free_ns || *a.free_ns - a.alloc_ns >= period_ns) continue;
-            auto b = std::upper_bound(boundaries.begin(), boundaries.end(), a.alloc_ns);
-            cut += b != boundaries.end() && *b < *a.free_ns ? 1.0 : 0.0;
-        }
-        double score = -cut * 1e15 + copies * 1e12 + gaps;
-        if (first || score > best_score) {
-            best_score = score;
-            best_offset = offset;
-            first = false;
+        if (r.end_ns > r.begin_ns && matches_iteration_range(r.name, range_name))
+            families[range_name.empty() ? step_family(r.name) : range_name][r.process].push_back(
+                {r.begin_ns, r.end_ns});
+    IterationSet set;
+    size_t best = 0;
+    for (auto& [family, by_process] : families) {
+        for (auto& [process, spans] : by_process) {
+            std::sort(spans.begin(), spans.end());
+            std::vector<Span> clean;  // nested or overlapping markers are dropped: spans never overlap
+            for (const Span& s : spans)
+                if (clean.empty() || s.first >= clean.back().second) clean.push_back(s);
+            if (clean.size() <= best) continue;
+            best = clean.size();
+            set.iterations.clear();
+            for (const Span& s : clean) set.iterations.push_back(make_iteration(m, s.first, s.second, process));
         }
     }
+    if (!set.iterations.empty()) set.source = "nvtx";
+    separate_device_windows(set.iterations);
+    return set;
+}
+
+// How good a set of step boundaries is (each an index into `kernels`: the step begins with that
+// kernel and the work just before it). In order of weight: a step boundary does not cut through
+// short-lived buffers (activations and per-step gradients live inside one step); a new batch comes
+// in (host-to-device copies) and gradients are cleared (sets) just before it; it does not follow a
+// device-to-host copy without a new batch (a loss or gradient norm read back mid-step: the host
+// waits there, so the wait says nothing); the host waited longest before it (end-of-step work).
+double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
+                      int64_t period_ns) {
+    double copies = 0, gaps = 0, readbacks = 0;
+    std::vector<int64_t> boundaries;
+    for (size_t k : starts) {
+        if (k == 0 || k >= kernels.size()) continue;
+        size_t prev = kernels[k - 1], here = kernels[k];
+        // The step may begin as early as the first work after the previous kernel (a new batch is
+        // allocated and copied in before the first kernel launches).
+        boundaries.push_back(m.work[prev + 1].launch_ns);
+        bool h2d = false, d2h = false;
+        for (size_t w = prev + 1; w < here; ++w) {
+            h2d |= m.work[w].kind == WorkItem::Kind::CopyHtoD;
+            d2h |= m.work[w].kind == WorkItem::Kind::CopyDtoH;
+            copies += m.work[w].kind == WorkItem::Kind::CopyHtoD ? 1.0 : 0.0;
+            copies += m.work[w].kind == WorkItem::Kind::Set ? 0.1 : 0.0;
+        }
+        if (d2h && !h2d)
+            readbacks += 1;
+        else
+            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns);
+    }
+    std::sort(boundaries.begin(), boundaries.end());
+    double cut = 0;
+    for (const Allocation& a : m.allocations) {
+        if (!a.free_ns || *a.free_ns - a.alloc_ns >= period_ns) continue;
+        auto b = std::upper_bound(boundaries.begin(), boundaries.end(), a.alloc_ns);
+        cut += b != boundaries.end() && *b < *a.free_ns ? 1.0 : 0.0;
+    }
+    return -cut * 1e15 + copies * 1e12 - readbacks * 1e11 + gaps;
+}
+
+int64_t period_time(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
+    if (kernels.size() <= period) return 0;
+    return (m.work[kernels.back()].launch_ns - m.work[kernels.front()].launch_ns) /
+           static_cast<int64_t>(kernels.size() / period);
+}
+
+// Where an iteration starts within the period, for steps at a fixed stride.
+size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
+    int64_t period_ns = period_time(m, kernels, period);
+    double best_score = 0;
+    size_t best_offset = 0;
+    for (size_t offset = 0; offset < period; ++offset) {
+        std::vector<size_t> starts;
+        for (size_t k = offset; k < kernels.size(); k += period) starts.push_back(k);
+        double score = boundary_score(m, kernels, starts, period_ns);
+        if (offset == 0 || score > best_score) best_score = score, best_offset = offset;
+    }
     return best_offset;
+}
+
+// Blocks of the kernel sequence: one step each where the block matches the step's pattern, and
+// the runs of kernels in between (validation passes) as outliers.
+struct Block {
+    size_t first_kernel = 0;  // index into the process's kernel list
+    size_t end_kernel = 0;
+    bool training = true;
+};
+
+std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& kernels, size_t offset, size_t middle,
+                                size_t period) {
+    std::vector<int32_t> pattern;
+    for (size_t i = 0; i < period; ++i) pattern.push_back(m.work[kernels[middle + i]].function);
+    size_t allowed = std::max<size_t>(1, static_cast<size_t>(kBlockTolerance * double(period)));
+    // Aligns the pattern with the kernels from k, allowing a few kernels inserted (a first step's
+    // lazy set-up, a data-dependent kernel), left out or different. Returns the kernels consumed, 0
+    // when more than `allowed` differ.
+    auto matches = [&](size_t k) -> size_t {
+        size_t i = 0, j = k, errors = 0;
+        auto f = [&](size_t index) { return m.work[kernels[index]].function; };
+        while (i < period && errors <= allowed) {
+            if (j >= kernels.size()) return 0;
+            if (f(j) == pattern[i]) {
+                ++i, ++j;
+            } else if (i > 0 && j + 1 < kernels.size() && f(j + 1) == pattern[i]) {
+                ++j, ++errors;  // an extra kernel
+            } else if (i + 1 < period && f(j) == pattern[i + 1]) {
+                ++i, ++errors;  // a kernel left out
+            } else {
+                ++i, ++j, ++errors;
+            }
+        }
+        return errors <= allowed ? j - k : 0;
+    };
+    std::vector<Block> blocks;
+    size_t k = offset;
+    while (k + period <= kernels.size() + allowed) {
+        if (size_t length = matches(k)) {
+            blocks.push_back({k, k + length, true});
+            k += length;
+            continue;
+        }
+        size_t next = k + 1;
+        while (next + period <= kernels.size() + allowed && !matches(next)) ++next;
+        if (next + period > kernels.size() + allowed) break;      // the tail after the last step (teardown)
+        if (!blocks.empty()) blocks.push_back({k, next, false});  // before the first step: set-up
+        k = next;
+    }
+    return blocks;
 }
 
 IterationSet from_repetition(const TraceModel& m) {
@@ -117,36 +195,218 @@ IterationSet from_repetition(const TraceModel& m) {
         none.note = "the trace has no kernels";
         return none;
     }
-    auto& [process, kernels] = *std::max_element(kernels_by_process.begin(), kernels_by_process.end(),
-                                                 [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    auto& [process, kernels] =
+        *std::max_element(kernels_by_process.begin(), kernels_by_process.end(),
+                          [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
     std::vector<int32_t> sequence;
-    for (size_t i = 0; i < kernels.size() && i < kMaxKernelsForPeriod; ++i) sequence.push_back(m.work[kernels[i]].function);
-    size_t period = find_period(sequence, kPeriodTolerance);
-    if (period == 0) {
+    for (size_t i = 0; i < kernels.size() && i < kMaxKernelsForPeriod; ++i)
+        sequence.push_back(m.work[kernels[i]].function);
+    struct Candidate {
+        size_t period = 0, offset = 0, cover = 0, foreign = 0;
+        std::vector<Block> blocks;
+    };
+    auto pattern_of = [&](const Candidate& c) {
+        std::vector<int32_t> functions;
+        for (const Block& b : c.blocks)
+            if (b.training) {
+                for (size_t k = b.first_kernel; k < b.end_kernel; ++k) functions.push_back(m.work[kernels[k]].function);
+                break;
+            }
+        return functions;
+    };
+    auto evaluate = [&](size_t p) {
+        Candidate c;
+        c.period = p;
+        c.offset = choose_offset(m, kernels, p);
+        // The pattern is a block from the middle of the run: the first step often differs (lazy set-up).
+        size_t middle = c.offset + p * ((kernels.size() - c.offset) / p / 2);
+        if (middle + p > kernels.size()) return c;
+        c.blocks = match_blocks(m, kernels, c.offset, middle, p);
+        // Passes set apart shift the steps that follow, so the fixed-stride boundary does not hold
+        // after them. Then the boundary is found again inside one block (where its batch arrives)
+        // and the run is matched again against the pattern starting there.
+        bool outliers = std::any_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) { return !b.training; });
+        if (outliers) {
+            int64_t period_ns = period_time(m, kernels, p);
+            size_t best_shift = 0;
+            double best_score = 0;
+            for (size_t shift = 0; shift < p && middle + shift < kernels.size(); ++shift) {
+                double score = boundary_score(m, kernels, {middle + shift}, period_ns);
+                if (shift == 0 || score > best_score) best_score = score, best_shift = shift;
+            }
+            if (middle + best_shift + p <= kernels.size())
+                c.blocks = match_blocks(m, kernels, 0, middle + best_shift, p);
+        }
+        size_t steps = 0;
+        for (const Block& b : c.blocks)
+            if (b.training) c.cover += b.end_kernel - b.first_kernel, ++steps;
+        if (steps < 2) c.cover = 0;
+        // A pass set apart (validation) runs the step's forward kernels: the start of the step's
+        // pattern. Kernels that run between repetitions but are not that (the update after
+        // accumulated micro-batches, which may reuse backward's elementwise kernels) are part of
+        // the step, and this period is not the step's.
+        // (The pattern may begin elsewhere in the step than forward does, so every start in it is
+        // tried, cyclically.)
+        std::vector<int32_t> pattern = pattern_of(c);
+        size_t foreign = 0;
+        for (const Block& b : c.blocks) {
+            if (b.training || pattern.empty()) continue;
+            size_t length = b.end_kernel - b.first_kernel, least = length;
+            for (size_t start = 0; start < pattern.size() && least * 4 > length; ++start) {
+                size_t differ = 0;
+                for (size_t k = 0; k < length && differ < least; ++k)
+                    differ += length > pattern.size() ||
+                              m.work[kernels[b.first_kernel + k]].function != pattern[(start + k) % pattern.size()];
+                least = std::min(least, differ);
+            }
+            if (least * 4 > length) foreign += least;
+        }
+        c.foreign = foreign;
+        return c;
+    };
+    Candidate chosen;
+    if (size_t period = find_period(sequence, kPeriodTolerance)) chosen = evaluate(period);
+    // Steps interleaved with other passes (validation every few steps) repeat exactly only with the
+    // passes included (three steps and a validation pass make one period). Among the smaller periods
+    // that match best position by position, one whose blocks, matched one by one with the passes
+    // set apart, cover nearly as many kernels is the step.
+    if (kernels.size() <= kMaxKernelsForFallback) {
+        // A step that repeats between the passes fits at least twice into the exact period.
+        size_t n = sequence.size(), limit = chosen.period ? chosen.period / 2 : n / 3;
+        std::vector<std::pair<double, size_t>> ratios;
+        for (size_t p = 2; p <= limit && p + 1 < n; ++p) {
+            size_t same = 0;
+            for (size_t i = 0; i + p < n; ++i) same += sequence[i] == sequence[i + p];
+            ratios.push_back({double(same) / double(n - p), p});
+        }
+        std::sort(ratios.begin(), ratios.end(), [](const auto& a, const auto& b) {
+            return a.first != b.first ? a.first > b.first : a.second < b.second;
+        });
+        Candidate best;
+        for (size_t c = 0; c < ratios.size() && c < kFallbackCandidates; ++c) {
+            Candidate candidate = evaluate(ratios[c].second);
+            if (candidate.foreign > 0) continue;
+            if (candidate.cover > best.cover || (candidate.cover == best.cover && candidate.period < best.period))
+                best = std::move(candidate);
+        }
+        bool enough =
+            chosen.period ? double(best.cover) >= 0.8 * double(chosen.cover) : best.cover * 2 >= kernels.size();
+        if (best.cover > 0 && enough) chosen = std::move(best);
+    }
+    std::vector<Block> blocks = std::move(chosen.blocks);
+    if (blocks.empty()) {
         none.note = "the kernel sequence does not repeat (one pass, or inference)";
         return none;
     }
-    size_t best_offset = choose_offset(m, kernels, period);
-    std::vector<std::pair<int64_t, int64_t>> spans;
-    for (size_t k = best_offset; k + period <= kernels.size(); k += period) {
-        // An iteration owns the copies and sets issued since the previous iteration's last kernel.
-        size_t first = k == 0 ? 0 : kernels[k - 1] + 1;
-        size_t last = kernels[k + period - 1];
-        // Work after its last kernel up to the next kernel belongs to it too (loss read-back).
-        size_t next_kernel = k + period < kernels.size() ? kernels[k + period] : m.work.size();
-        size_t end = last + 1;
-        while (end < next_kernel && m.work[end].kind != WorkItem::Kind::CopyHtoD) ++end;
-        int64_t begin_ns = m.work[first].launch_ns;
-        int64_t end_ns = end < m.work.size() ? m.work[end].launch_ns : m.work[last].end_ns + 1;
-        spans.push_back({begin_ns, std::max(end_ns, begin_ns + 1)});
+
+    // Host spans of the blocks. A block owns the work from its first kernel back to just after the
+    // previous block's last kernel, except the device-to-host copies right after that kernel (the
+    // previous step's loss read back); it owns the work after its own last kernel up to the next
+    // block. A checkpoint save (far more device-to-host copies after a step than after the others)
+    // becomes a non-training span of its own.
+    std::vector<size_t> trailing(blocks.size(), 0);  // D2H copies right after each block's last kernel
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        size_t w = kernels[blocks[b].end_kernel - 1] + 1;
+        size_t limit = blocks[b].end_kernel < kernels.size() ? kernels[blocks[b].end_kernel] : m.work.size();
+        while (w < limit && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process)) {
+            trailing[b] += m.work[w].process == process;
+            ++w;
+        }
     }
-    if (spans.size() < 2) {
+    std::vector<size_t> sorted;
+    for (size_t b = 0; b < blocks.size(); ++b)
+        if (blocks[b].training) sorted.push_back(trailing[b]);
+    std::sort(sorted.begin(), sorted.end());
+    size_t typical = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+
+    struct Piece {
+        int64_t begin;
+        bool training;
+    };
+    std::vector<Piece> pieces;
+    // A span begins where the host finished with the one before: right after the last launch before
+    // its first work item (or after a read-back the host waited for), so the host's preparation of
+    // a step (the next batch) counts in that step.
+    auto begin_at = [&](size_t first) {
+        int64_t begin = m.work[first].launch_ns;
+        for (size_t w = first; w-- > 0;) {
+            if (m.work[w].process != process) continue;
+            int64_t done = m.work[w].kind == WorkItem::Kind::CopyDtoH ? m.work[w].end_ns : m.work[w].launch_ns + 1;
+            // A wait for the device after that launch (the step's closing synchronize) is its end.
+            auto wait = std::lower_bound(m.host_waits.begin(), m.host_waits.end(), m.work[w].launch_ns,
+                                         [](const Range& r, int64_t t) { return r.begin_ns < t; });
+            for (; wait != m.host_waits.end() && wait->begin_ns < m.work[first].launch_ns; ++wait)
+                if (wait->process == process) done = std::max(done, std::min(wait->end_ns, m.work[first].launch_ns));
+            begin = std::min(begin, std::max(done, pieces.empty() ? done : pieces.back().begin + 1));
+            break;
+        }
+        return begin;
+    };
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        size_t first = kernels[blocks[b].first_kernel];
+        if (blocks[b].first_kernel > 0) {
+            size_t w = kernels[blocks[b].first_kernel - 1] + 1;
+            // A pass set apart keeps all its read-backs; a step its usual number.
+            size_t skip = b == 0 ? 0 : blocks[b - 1].training ? std::min(trailing[b - 1], typical) : trailing[b - 1];
+            for (size_t n = 0; w < first && n < skip; ++w) n += m.work[w].process == process;
+            while (w < first && m.work[w].process != process) ++w;
+            if (b > 0 && blocks[b - 1].training && trailing[b - 1] > typical + 2) {
+                // The excess read-backs after the previous step: a checkpoint save.
+                pieces.push_back({begin_at(w), false});
+                w = kernels[blocks[b].first_kernel - 1] + 1;
+                for (size_t n = 0; w < first && n < trailing[b - 1]; ++w) n += m.work[w].process == process;
+                while (w < first && m.work[w].process != process) ++w;
+            }
+            first = w;
+        }
+        pieces.push_back({b == 0 ? m.work[first].launch_ns : begin_at(first), blocks[b].training});
+    }
+    // A checkpoint save after the last step too.
+    bool final_save = !blocks.empty() && blocks.back().training && trailing[blocks.size() - 1] > typical + 2;
+    size_t final_save_first = 0;
+    if (final_save) {
+        size_t w = kernels[blocks.back().end_kernel - 1] + 1;
+        for (size_t n = 0; w < m.work.size() && n < typical; ++w) n += m.work[w].process == process;
+        while (w < m.work.size() && m.work[w].process != process) ++w;
+        final_save = w < m.work.size();
+        final_save_first = w;
+    }
+    IterationSet set;
+    set.source = "repetition";
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        int64_t end;
+        if (i + 1 < pieces.size()) {
+            end = pieces[i + 1].begin;
+        } else if (final_save) {
+            end = begin_at(final_save_first);
+        } else {
+            // The last block ends after its read-backs: before the next host-to-device copy or kernel.
+            size_t last = kernels[blocks.back().end_kernel - 1];
+            size_t limit =
+                blocks.back().end_kernel < kernels.size() ? kernels[blocks.back().end_kernel] : m.work.size();
+            size_t w = last + 1;
+            while (w < limit && m.work[w].kind != WorkItem::Kind::CopyHtoD) ++w;
+            end = w < m.work.size() ? m.work[w].launch_ns : m.work[last].end_ns + 1;
+        }
+        end = std::max(end, pieces[i].begin + 1);
+        Iteration it = make_iteration(m, pieces[i].begin, end, process);
+        (pieces[i].training ? set.iterations : set.non_training).push_back(it);
+    }
+    if (final_save) {
+        size_t w = final_save_first;
+        size_t n = 0;
+        while (w < m.work.size() && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process))
+            ++w, ++n;
+        int64_t begin = begin_at(final_save_first);
+        int64_t end = w < m.work.size() ? m.work[w].launch_ns : m.work[w - 1].end_ns + 1;
+        set.non_training.push_back(make_iteration(m, begin, std::max(end, begin + 1), process));
+    }
+    if (set.iterations.size() < 2) {
         none.note = "fewer than two repetitions of the kernel sequence";
         return none;
     }
-    // Spans must not overlap: each ends where the next begins at the latest.
-    for (size_t i = 0; i + 1 < spans.size(); ++i) spans[i].second = std::min(spans[i].second, spans[i + 1].first);
-    return from_spans(m, spans, process, "repetition");
+    separate_device_windows(set.iterations);
+    return set;
 }
 
 }  // namespace
@@ -162,6 +422,7 @@ size_t find_period(const std::vector<int32_t>& sequence, double tolerance) {
     std::vector<std::pair<size_t, double>> candidates;
     double best = 1.0;
     for (size_t p = 1; p <= n / 2; ++p) {
+        if (n < p + skip + 1) break;
         size_t compared = n - p - skip;
         size_t allowed = static_cast<size_t>(tolerance * double(compared));
         size_t mismatches = 0;
@@ -179,7 +440,10 @@ size_t find_period(const std::vector<int32_t>& sequence, double tolerance) {
 IterationSet detect_iterations(const TraceModel& model, const std::string& range_name) {
     IterationSet from_nvtx = from_ranges(model, range_name);
     if (!from_nvtx.iterations.empty()) return from_nvtx;
-    return from_repetition(model);
+    IterationSet found = from_repetition(model);
+    if (!range_name.empty() && found.iterations.empty())
+        found.note = "no range matches '" + range_name + "' and " + found.note;
+    return found;
 }
 
 }  // namespace tbdprof::tagger

@@ -1,4 +1,4 @@
-// Training iterations (steps) and the phases inside them.
+// Training iterations (steps): the one definition the tagger stores and every reader uses.
 #pragma once
 
 #include "model.h"
@@ -10,21 +10,25 @@ namespace tbdprof::tagger {
 
 struct Iteration {
     int32_t process = 0;
-    int64_t begin_ns = 0;      // launch of its first work item
-    int64_t end_ns = 0;        // end of its last work item
-    int64_t core_begin_ns = 0; // launch of its first kernel
-    size_t first_work = 0;     // indices into TraceModel::work, [first_work, end_work)
+    int64_t begin_ns = 0;       // host time: launch of its first work item (or the NVTX range's start)
+    int64_t end_ns = 0;         // host time: where the next span begins at the latest; never overlaps
+    int64_t core_begin_ns = 0;  // launch of its first kernel
+    size_t first_work = 0;      // indices into TraceModel::work, [first_work, end_work)
     size_t end_work = 0;
+    int64_t device_begin_ns = 0;  // span of the device work launched in it (start of the first,
+    int64_t device_end_ns = 0;    // end of the last); 0/0 when it launched none
 };
 
 struct IterationSet {
-    std::vector<Iteration> iterations;
-    std::string source;  // 'nvtx', 'repetition', or empty when none were found
-    std::string note;    // why none were found, for the report
+    std::vector<Iteration> iterations;    // training steps, in order
+    std::vector<Iteration> non_training;  // spans set apart: validation passes, checkpoint saves
+    std::string source;                   // 'nvtx', 'repetition', or empty when none were found
+    std::string note;                     // why none were found, for the report
 };
 
-// Iterations from NVTX-style ranges (`ProfilerStep#N`, `step`, `iteration`, or `range_name` when not
-// empty); otherwise from the repeating structure of the kernel sequence of the busiest process.
+// Iterations from NVTX ranges named like a numbered step (`ProfilerStep#N`, `Train step 3`,
+// `iteration 7`; see step_names.h) or matching `range_name` (exact, prefix or * ? pattern) when it is
+// not empty; otherwise from the repeating structure of the kernel sequence of the busiest process.
 IterationSet detect_iterations(const TraceModel& model, const std::string& range_name);
 
 // Smallest period p of `sequence` (p <= size/2) with at most `tolerance` of positions i where

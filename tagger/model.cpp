@@ -215,6 +215,24 @@ int32_t find_live_allocation(const TraceModel& model, const std::vector<int32_t>
     return fallback;
 }
 
+namespace {
+
+// Allocations a library made for its handle (cuBLAS's default workspace, allocated inside
+// cublasCreate): one of the innermost frames of the allocation's stack is the handle's creation.
+void mark_library_handle_allocations(sqlite3* db, TraceModel& m) {
+    if (!table_exists(db, "stack_frames") || !table_exists(db, "frames")) return;
+    Statement s(db, "SELECT DISTINCT sf.stack FROM stack_frames sf JOIN frames f ON f.id = sf.frame "
+                    "JOIN strings t ON t.id = f.symbol WHERE sf.position < 4 AND "
+                    "(t.text LIKE 'cublasCreate%' OR t.text LIKE 'cublasLtCreate%')");
+    std::vector<int64_t> stacks;
+    while (s.step()) stacks.push_back(s.i64(0));
+    std::sort(stacks.begin(), stacks.end());
+    for (Allocation& a : m.allocations)
+        a.made_by_library_handle = a.stack != 0 && std::binary_search(stacks.begin(), stacks.end(), a.stack);
+}
+
+}  // namespace
+
 std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
     for (const char* t : {"allocations", "kernels", "kernel_allocations", "copies", "sets", "library_calls",
                           "functions", "strings"}) {
@@ -225,6 +243,7 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
     }
     TraceModel m;
     load_allocations(db, m);
+    mark_library_handle_allocations(db, m);
     auto by_address = sorted_by_address(m);
     auto resolve = [&](int64_t address, int64_t time) {
         return address ? find_live_allocation(m, by_address, static_cast<uint64_t>(address), time) : kNone;
@@ -344,6 +363,11 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         }
     }
     sort_work_by_launch(m);
+    if (table_exists(db, "api_calls")) {
+        Statement s(db, "SELECT process, begin_ns, end_ns FROM api_calls WHERE kind IN ('device_sync', 'stream_sync', "
+                        "'event_sync', 'implicit_sync') ORDER BY begin_ns");
+        while (s.step()) m.host_waits.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), {}});
+    }
     if (table_exists(db, "ranges")) {
         Statement s(db, "SELECT process, begin_ns, coalesce(end_ns, begin_ns), coalesce(name, '') FROM ranges");
         while (s.step()) m.ranges.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), s.text(3)});

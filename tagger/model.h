@@ -12,8 +12,11 @@ struct sqlite3;
 namespace tbdprof::tagger {
 
 constexpr int32_t kNone = -1;
-// An allocation that kernels point into at this many different offsets is a pool segment (a caching
-// allocator's block holding many tensors), not one tensor.
+// An allocation that kernels point into at this many different offsets may hold several tensors (a
+// caching allocator's segment, an arena, a statically planned block): it is examined for tensors
+// inside (subranges.h), and counts as multi-tensor only when those tensors play different roles.
+// (Examining every allocation addressed at two or more offsets was tried: no tuning shape gained,
+// and it cost accuracy elsewhere; docs/tagging.md.)
 constexpr size_t kPooledOffsets = 16;
 
 enum class Access : uint8_t { Unknown, Read, Write };  // Write means written (and maybe read)
@@ -57,6 +60,7 @@ struct Allocation {
     std::string kind;  // 'device', 'device_async', 'pinned_host', 'managed'
     int64_t stack = 0;
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
+    bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)
 };
 
 struct LibraryCall {
@@ -82,8 +86,11 @@ struct TraceModel {
     std::vector<WorkItem> work;           // ordered by launch time
     std::vector<LibraryCall> library_calls;
     std::vector<Range> ranges;
+    // Host waits (device, stream, event and implicit synchronizations), sorted by begin: where the
+    // host finished with a step that ends by waiting for the device.
+    std::vector<Range> host_waits;
     bool has_argument_info = false;       // any kernel -> allocation edges at all
-    // Pooled trace: some allocation is pointed into at kPooledOffsets or more offsets (a caching
+    // Some allocation is pointed into at kPooledOffsets or more offsets (an arena, a caching
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.
     bool pooled = false;
     std::vector<PointerUse> pointer_uses;

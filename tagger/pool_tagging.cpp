@@ -63,7 +63,9 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end)
     std::map<std::string, double> weight;
     double total = 0;
     for (size_t i = begin; i < end; ++i) {
-        double w = double(tags[i].bytes) * double(std::max<int64_t>(1, tags[i].end_ns - tags[i].begin_ns));
+        // Bytes only, not bytes over time: times differ between runs of the same program and the
+        // segment's row must not flip with them.
+        double w = double(tags[i].bytes);
         weight[tags[i].tag.category] += w;
         total += w;
     }
@@ -72,10 +74,11 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end)
     double share = total > 0 ? best->second / total : 0;
     char reason[200];
     std::snprintf(reason, sizeof reason,
-                  "a pooled segment: %.0f%% of its tensors' bytes over time are %s "
+                  "a pooled segment: %.0f%% of its tensors' bytes are %s "
                   "(allocation_subranges lists them)",
                   share * 100, best->first.c_str());
-    return {best->first, std::min(0.6, share), "pooled-segment-dominant", reason};
+    return {best->first, std::min(0.6, share), "pooled-segment-dominant", reason,
+            std::to_string(end - begin) + " tensors inside (allocation_subranges has the evidence of each)"};
 }
 
 // When a tensor's memory is given back is not in the trace: only its last use is. A tensor used
@@ -123,16 +126,36 @@ TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& s
         result.subranges.push_back({range.segment, range.offset, range.bytes, a.alloc_ns, std::max(ends[i], a.alloc_ns),
                                     r.tags[size_t(index[i])]});
     }
+    // An allocation is multi-tensor only when the tensors inside play different roles. One whose
+    // tensors all play one role (an arena of parameters, a batch addressed image by image) is one
+    // tensor of that role: its own row takes that role and the rule of its largest tensor, and it
+    // is not counted as a multi-tensor segment. Its rows stay: in a caching allocator's segment
+    // they leave the cached free space unattributed.
     std::vector<bool> has(m.allocations.size(), false);
     for (size_t begin = 0; begin < result.subranges.size();) {
         size_t end = begin;
         int32_t segment = result.subranges[begin].segment;
-        while (end < result.subranges.size() && result.subranges[end].segment == segment) ++end;
-        result.tags[size_t(segment)] = dominant_tag(result.subranges, begin, end);
+        bool one_role = true;
+        size_t largest = begin;
+        while (end < result.subranges.size() && result.subranges[end].segment == segment) {
+            one_role &= result.subranges[end].tag.category == result.subranges[begin].tag.category;
+            if (result.subranges[end].bytes > result.subranges[largest].bytes) largest = end;
+            ++end;
+        }
         has[size_t(segment)] = true;
-        ++result.segments_with_subranges;
+        if (one_role) {
+            Tag whole = result.subranges[largest].tag;
+            whole.evidence = "one role for all " + std::to_string(end - begin) + " tensors inside; the largest: " +
+                             whole.evidence;
+            result.tags[size_t(segment)] = whole;
+            ++result.single_role_segments;
+        } else {
+            result.tags[size_t(segment)] = dominant_tag(result.subranges, begin, end);
+            ++result.segments_with_subranges;
+        }
         begin = end;
     }
+
     for (size_t a = 0; a < m.allocations.size(); ++a)
         if (!has[a] && m.allocations[a].distinct_offsets >= kPooledOffsets) ++result.segments_without_subranges;
     result.segment_level = result.segments_without_subranges > 0;
@@ -150,7 +173,9 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
     // Segments live all run, so they cannot tell where a step may start without cutting short-lived
     // buffers; the tensors inside them can. Detect again, and derive again if the steps moved.
     IterationSet better = detect_iterations(v, range_name);
-    if (!same_boundaries(its, better)) {
+    // ... unless that finds fewer steps (the tensors' uses can make a validation pass look like
+    // part of a step): a boundary may move, the count may not drop.
+    if (!same_boundaries(its, better) && better.iterations.size() >= its.iterations.size()) {
         its = std::move(better);
         set = derive_subranges(m, its);
         v = with_subranges(m, set, index);

@@ -1,8 +1,12 @@
 #include "rules.h"
 
+#include "dataflow.h"
+#include "evidence.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <map>
 
 namespace tbdprof::tagger {
 namespace {
@@ -26,6 +30,7 @@ struct Context {
     std::vector<Facts> facts;
     std::vector<bool> optimizer_work;
     std::vector<Tag> tags;
+    DataFlow flow = {};
 };
 
 bool is_write(const WorkItem& w, Access a) {
@@ -89,109 +94,7 @@ void gather_facts(Context& c) {
 
 void set(Context& c, size_t a, const char* category, double confidence, const char* rule, std::string reason) {
     if (!c.tags[a].category.empty()) return;
-    c.tags[a] = {category, confidence, rule, std::move(reason)};
-}
-
-bool kernel_writes_transient(const Context& c, const WorkItem& w) {
-    for (const Touch& t : w.touches)
-        if (is_write(w, t.access) && c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient) return true;
-    return false;
-}
-
-// Weights to start from: persistent buffers that GEMMs read next to per-step data, or that kernels
-// read (pointer to const) while producing per-step data.
-void seed_weights(Context& c) {
-    for (size_t a = 0; a < c.facts.size(); ++a) {
-        const Facts& f = c.facts[a];
-        if (f.lifetime != Lifetime::Persistent || !c.tags[a].category.empty()) continue;
-        if (f.gemm_read) {
-            set(c, a, "weights", 0.9, "gemm-operand-persistent",
-                "persistent across iterations and read as a GEMM operand inside them");
-            continue;
-        }
-        for (const auto& [w, access] : f.touches) {
-            const WorkItem& item = c.m.work[w];
-            if (c.work_iteration[w] >= 0 && item.kind == WorkItem::Kind::Kernel && access == Access::Read &&
-                kernel_writes_transient(c, item)) {
-                set(c, a, "weights", 0.8, "read-to-produce-step-data",
-                    "persistent, and read (as const) by kernels that produce per-iteration data");
-                break;
-            }
-        }
-    }
-}
-
-// Optimizer work updates weights in place and touches no per-step data other than gradients.
-void find_optimizer_work(Context& c) {
-    c.optimizer_work.assign(c.m.work.size(), false);
-    for (size_t w = 0; w < c.m.work.size(); ++w) {
-        const WorkItem& item = c.m.work[w];
-        if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone || c.work_iteration[w] < 0) continue;
-        // Without access information (extern "C" kernels, pointers inside structs): a plain kernel
-        // that touches a GEMM's weight matrix is the optimizer, since forward and backward use weight
-        // matrices through the library; or one that touches only persistent buffers.
-        bool writes_weight = false, all_persistent = true, unknown_access = false, gemm_weight = false;
-        for (const Touch& t : item.touches) {
-            const Tag& tag = c.tags[size_t(t.allocation)];
-            bool weight = tag.category == "weights";
-            writes_weight |= weight && t.access == Access::Write;
-            unknown_access |= weight && t.access == Access::Unknown;
-            gemm_weight |= weight && t.access == Access::Unknown && tag.rule == "gemm-operand-persistent";
-            all_persistent &= c.facts[size_t(t.allocation)].lifetime == Lifetime::Persistent;
-        }
-        c.optimizer_work[w] = writes_weight || (unknown_access && (all_persistent || gemm_weight));
-    }
-}
-
-// Among buffers the optimizer touches: gradients are produced elsewhere in the step, optimizer state
-// only ever by the optimizer, and more weights (biases) are only read elsewhere.
-void tag_optimizer_operands(Context& c) {
-    for (size_t a = 0; a < c.facts.size(); ++a) {
-        if (!c.tags[a].category.empty()) continue;
-        const Facts& f = c.facts[a];
-        bool by_optimizer = false, written_elsewhere = false, read_elsewhere = false, unknown_elsewhere = false;
-        int64_t first_elsewhere = -1;
-        int elsewhere_iteration = -1;
-        for (const auto& [w, access] : f.touches) {
-            if (c.work_iteration[w] < 0) continue;
-            const WorkItem& item = c.m.work[w];
-            if (c.optimizer_work[w]) {
-                by_optimizer = true;
-                continue;
-            }
-            // Copies and sets say nothing about roles: optimizer state is zeroed when created,
-            // gradients every step, and both may be read back by the host.
-            if (item.kind != WorkItem::Kind::Kernel) continue;
-            if (first_elsewhere < 0) {
-                first_elsewhere = item.launch_ns;
-                elsewhere_iteration = c.work_iteration[w];
-            }
-            if (access == Access::Write) written_elsewhere = true;
-            else if (access == Access::Read) read_elsewhere = true;
-            else unknown_elsewhere = true;
-        }
-        if (!by_optimizer) continue;
-        if (written_elsewhere) {
-            set(c, a, "gradients", 0.9, "written-in-step-read-by-optimizer",
-                "written by backward work in the iteration and read by the kernels that update the weights");
-        } else if (f.lifetime == Lifetime::Persistent && !read_elsewhere && !unknown_elsewhere) {
-            set(c, a, "optimizer_state", 0.85, "optimizer-only-persistent",
-                "persistent and touched inside iterations only by the kernels that update the weights");
-        } else if (f.lifetime == Lifetime::Persistent && read_elsewhere && !unknown_elsewhere) {
-            set(c, a, "weights", 0.8, "updated-by-optimizer-read-in-step",
-                "updated in place by the optimizer and only read by the rest of the iteration");
-        } else if (unknown_elsewhere && elsewhere_iteration >= 0) {
-            // No access information: forward work comes early in a step, backward work late.
-            const Iteration& it = c.its.iterations[size_t(elsewhere_iteration)];
-            bool early = first_elsewhere - it.core_begin_ns < (it.end_ns - it.core_begin_ns) / 2;
-            if (f.lifetime == Lifetime::Persistent && early)
-                set(c, a, "weights", 0.6, "optimizer-updated-used-early",
-                    "updated by the optimizer and used early in the iteration (forward)");
-            else
-                set(c, a, "gradients", 0.6, "optimizer-read-produced-late",
-                    "read by the optimizer and produced late in the iteration (backward)");
-        }
-    }
+    c.tags[a] = {category, confidence, rule, std::move(reason), {}};
 }
 
 // A short-lived buffer only one or two neighbouring operations use, none of them a library call.
@@ -204,6 +107,218 @@ bool is_temporary(const Context& c, const Facts& f) {
     for (size_t w = f.touches.front().first + 1; w < f.touches.back().first; ++w)
         kernels_between += c.m.work[w].kind == WorkItem::Kind::Kernel;
     return kernels_between == 0;
+}
+
+// ---- Roles from data flow (docs/tagging.md, "Roles") ----
+
+bool is_weight(const Context& c, int32_t a) { return c.tags[size_t(a)].category == "weights"; }
+
+// Weights: state carried into each step (its first use in the step reads it) and written later in
+// the same step by a kernel (the update).
+void tag_carried_state(Context& c) {
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        const FlowFacts& f = c.flow.buffers[a];
+        if (!c.tags[a].category.empty() || f.iterations_used == 0 || f.h2d) continue;
+        if (f.carried_in > 0 && f.carried_in * 2 >= f.iterations_used && f.updated_after_read > 0)
+            set(c, a, "weights", 0.9, "read-then-updated",
+                "read first in each step (its value comes from the step before) and rewritten later in the step by "
+                "a kernel: a parameter, read by forward work and updated by the optimizer");
+    }
+}
+
+// Index range of iteration `it`'s touches in a buffer's touch list.
+std::pair<size_t, size_t> touches_in(const Context& c, const FlowFacts& f, int it) {
+    size_t begin = 0;
+    while (begin < f.touches.size() && c.flow.work_iteration[f.touches[begin].work] != it) ++begin;
+    size_t end = begin;
+    while (end < f.touches.size() && c.flow.work_iteration[f.touches[end].work] == it) ++end;
+    return {begin, end};
+}
+
+// May kernel `k` belong to the update when the update of its step starts at `start` (<= k)? Its
+// writes must be buffers only the update uses in the step (momenta, master copies, the update's
+// own scratch; not zeroed by a set each step) or weights; what it reads must be weights, such
+// buffers, or buffers nothing but the update uses after it (gradients); and it must write
+// something the update goes on to use (a dead output does not make it the update's).
+bool joins_update(const Context& c, size_t k, size_t start) {
+    const WorkItem& item = c.m.work[k];
+    if (item.library_call != kNone) return false;
+    int it = c.flow.work_iteration[k];
+    bool feeds_update = false;
+    for (const Touch& t : item.touches) {
+        if (is_weight(c, t.allocation)) continue;
+        // A buffer made for this step is backward's: written here, it is a per-step gradient; read
+        // here, an activation gradient (a bias gradient reduced from it). Neither is the update's.
+        if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient) return false;
+        const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
+        auto [begin, end] = touches_in(c, f, it);
+        Use use = use_of(c.m, item, t);
+        for (size_t i = begin; i < end; ++i) {
+            uint32_t w = f.touches[i].work;
+            bool kernel = c.m.work[w].kind == WorkItem::Kind::Kernel;
+            if (writes(use) && w < start && (kernel || writes(f.touches[i].use))) return false;
+            if (!kernel) continue;
+            if (w > k && w < start) return false;  // used again by work outside the update
+            feeds_update |= w > k && writes(use);
+        }
+    }
+    return feeds_update;
+}
+
+// The earliest start of the update such that every kernel from there to `first` joins it. Going
+// back, a window can fail and a longer one pass again (a moment scaled, then accumulated); a library
+// call ends the search, as do several failing windows in a row.
+size_t update_start(const Context& c, const Iteration& step, int index, size_t first) {
+    constexpr int kMisses = 4;
+    constexpr size_t kMaxKernels = 256;
+    size_t best = first, scanned = 0;
+    int misses = 0;
+    for (size_t s = first; s-- > step.first_work && misses < kMisses && scanned < kMaxKernels;) {
+        const WorkItem& item = c.m.work[s];
+        if (c.flow.work_iteration[s] != index || item.kind != WorkItem::Kind::Kernel) continue;
+        if (item.library_call != kNone) break;
+        ++scanned;
+        bool all = true;
+        for (size_t k = s; k < first && all; ++k)
+            if (c.flow.work_iteration[k] == index && c.m.work[k].kind == WorkItem::Kind::Kernel)
+                all = joins_update(c, k, s);
+        if (all) best = s, misses = 0;
+        else ++misses;
+    }
+    return best;
+}
+
+// The update: kernels that write a weight, the kernels just before them that serve them (an Adam
+// built from generic scale/add kernels), and every plain kernel after the first of them.
+void find_update(Context& c) {
+    c.optimizer_work.assign(c.m.work.size(), false);
+    for (size_t i = 0; i < c.its.iterations.size(); ++i) {
+        const Iteration& step = c.its.iterations[i];
+        // The update is the last writer of each weight in the step (a backward kernel may take a
+        // weight through a non-const pointer and only read it); it begins at the earliest of those.
+        std::map<int32_t, size_t> last_writer;
+        for (size_t w = step.first_work; w < step.end_work; ++w) {
+            const WorkItem& item = c.m.work[w];
+            if (c.flow.work_iteration[w] != int(i) || item.kind != WorkItem::Kind::Kernel || item.library_call != kNone)
+                continue;
+            for (const Touch& t : item.touches) {
+                Use use = use_of(c.m, item, t);
+                if (is_weight(c, t.allocation) && (use == Use::Modify || use == Use::Unknown)) last_writer[t.allocation] = w;
+            }
+        }
+        size_t first = step.end_work;
+        for (const auto& [weight, w] : last_writer) first = std::min(first, w);
+        if (first == step.end_work) continue;
+        size_t start = update_start(c, step, int(i), first);
+        for (size_t w = start; w < step.end_work; ++w) {
+            const WorkItem& item = c.m.work[w];
+            c.optimizer_work[w] = c.flow.work_iteration[w] == int(i) && item.kind == WorkItem::Kind::Kernel &&
+                                  item.library_call == kNone;
+        }
+    }
+}
+
+// Without access hints a kernel's touch of a GEMM's weight matrix is the update (forward and
+// backward use weight matrices through the library), as is one touching only persistent buffers.
+void find_update_without_hints(Context& c) {
+    for (size_t w = 0; w < c.m.work.size(); ++w) {
+        const WorkItem& item = c.m.work[w];
+        if (c.optimizer_work[w] || item.kind != WorkItem::Kind::Kernel || item.library_call != kNone ||
+            c.flow.work_iteration[w] < 0)
+            continue;
+        bool all_persistent = !item.touches.empty(), unknown_weight = false;
+        for (const Touch& t : item.touches) {
+            unknown_weight |= is_weight(c, t.allocation) && t.access == Access::Unknown;
+            all_persistent &= c.facts[size_t(t.allocation)].lifetime == Lifetime::Persistent;
+        }
+        c.optimizer_work[w] = unknown_weight && all_persistent;
+    }
+}
+
+// Buffers the update touches: optimizer state if nothing else in the steps does, gradients if other
+// work of the step produces them; without access hints, position in the step decides.
+void tag_update_operands(Context& c) {
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        if (!c.tags[a].category.empty()) continue;
+        const FlowFacts& f = c.flow.buffers[a];
+        bool by_update = false, written_elsewhere = false, read_elsewhere = false, unknown_elsewhere = false;
+        int64_t first_elsewhere = -1;  // index of the first other kernel using it (order, not time: runs vary)
+        int elsewhere_iteration = -1;
+        for (const FlowTouch& t : f.touches) {
+            int it = c.flow.work_iteration[t.work];
+            const WorkItem& item = c.m.work[t.work];
+            if (it < 0 || item.kind != WorkItem::Kind::Kernel) continue;  // copies and sets say nothing of roles
+            if (c.optimizer_work[t.work]) {
+                by_update = true;
+                continue;
+            }
+            if (first_elsewhere < 0) first_elsewhere = int64_t(t.work), elsewhere_iteration = it;
+            if (t.use == Use::Modify || t.use == Use::Overwrite) written_elsewhere = true;
+            else if (t.use == Use::Read) read_elsewhere = true;
+            else unknown_elsewhere = true;
+        }
+        if (!by_update) continue;
+        if (written_elsewhere) {
+            set(c, a, "gradients", 0.9, "produced-in-step-read-by-update",
+                "written by backward work in the step and read by the update (the kernels that rewrite the weights)");
+        } else if (!read_elsewhere && !unknown_elsewhere) {
+            set(c, a, "optimizer_state", 0.85, "update-only",
+                "inside the steps only the update uses it, next to the weights and gradients (momentum, Adam moments, "
+                "master copies of low-precision weights)");
+        } else if (read_elsewhere && !unknown_elsewhere) {
+            set(c, a, "weights", 0.75, "updated-read-in-step",
+                "rewritten by the update and otherwise only read in the step");
+        } else if (elsewhere_iteration >= 0) {
+            const Iteration& it = c.its.iterations[size_t(elsewhere_iteration)];
+            bool early = first_elsewhere - int64_t(it.first_work) < (int64_t(it.end_work) - int64_t(it.first_work)) / 2;
+            if (c.facts[a].lifetime == Lifetime::Persistent && early)
+                set(c, a, "weights", 0.6, "update-writes-used-early",
+                    "rewritten by the update and used early in the step (forward); no access hints");
+            else
+                set(c, a, "gradients", 0.6, "update-reads-produced-late",
+                    "read by the update and produced late in the step (backward); no access hints");
+        }
+    }
+}
+
+// Made in the step and private to one operation: a step-local buffer that only one or two adjacent
+// work items use (no library call among them), or (planned once) one refilled and read right away
+// by the next work, again and again. Not recognised: an operation's temporaries that several of its
+// kernels and GEMMs share (docs/tagging.md, limits): operator boundaries do not show.
+constexpr uint32_t kManyRefills = 8;
+
+bool is_operation_temporary(const Context& c, size_t a) {
+    const Facts& f = c.facts[a];
+    const FlowFacts& flow = c.flow.buffers[a];
+    if (flow.touches.empty() || !writes(flow.touches.front().use)) return false;
+    // Planned once and refilled for every use (an im2col buffer): persistent, and every value in it
+    // read at once. (Within one step a caching allocator's address reused by several tensors looks
+    // alike, so a step-local buffer does not count.)
+    if (f.lifetime == Lifetime::Persistent && flow.most_temp_episodes >= 2 && flow.other_episodes == 0) return true;
+    // Inside a block planned once, the scratch is cut per step (written first in every step); it
+    // still is refilled many times in its step (an im2col per image and layer).
+    // (A use or two besides, such as its zeroing, does not change that.)
+    if (f.lifetime == Lifetime::Transient && c.m.allocations[a].id < 0 && flow.most_temp_episodes >= kManyRefills &&
+        flow.other_episodes * kManyRefills <= flow.temp_episodes)
+        return true;
+    return f.lifetime == Lifetime::Transient && is_temporary(c, f);
+}
+
+void tag_made_in_step(Context& c) {
+    for (size_t a = 0; a < c.facts.size(); ++a) {
+        if (!c.tags[a].category.empty()) continue;
+        const Facts& f = c.facts[a];
+        bool used_in_steps = c.flow.buffers[a].iterations_used > 0;
+        if (!used_in_steps && f.lifetime != Lifetime::Transient) continue;  // tag_remaining explains it
+        if (is_operation_temporary(c, a))
+            set(c, a, "workspace", 0.75, "operation-temporary",
+                "filled and consumed within one operation: its values are read only by the work right after "
+                "the work that wrote them, and it lives no longer than that operation");
+        else if (used_in_steps)
+            set(c, a, "activations", 0.85, "carries-data-between-operations",
+                "written in each step and read there by other operations (forward results, values kept for "
+                "backward, activation gradients), whether it lives one step or the whole run");
+    }
 }
 
 void tag_remaining(Context& c) {
@@ -246,8 +361,9 @@ void tag_remaining(Context& c) {
 void tag_without_iterations(Context& c) {
     for (size_t a = 0; a < c.facts.size(); ++a) {
         const Facts& f = c.facts[a];
-        if (f.library_workspace) {
-            set(c, a, "workspace", 0.9, "library-workspace", "handed to a library as its workspace");
+        if (f.library_workspace || c.m.allocations[a].made_by_library_handle) {
+            set(c, a, "workspace", 0.9, "library-workspace",
+                "handed to a library as its workspace, or allocated inside cublasCreate (its call stack says so)");
             continue;
         }
         bool gemm_read_only = !f.touches.empty(), first_h2d = f.first_touch_h2d;
@@ -330,12 +446,13 @@ void find_phases(Context& c, TagResult& result) {
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         if (phases_from_ranges(c, i, result)) continue;
         const Iteration& it = c.its.iterations[i];
-        int64_t backward = -1, optimizer = -1;
+        int64_t backward = -1, optimizer = -1, optimizer_end = -1;
         for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {
             const WorkItem& item = c.m.work[w];
             if (c.work_iteration[w] != static_cast<int>(i)) continue;
             if (c.optimizer_work[w]) {
                 if (optimizer < 0) optimizer = item.launch_ns;
+                optimizer_end = item.launch_ns + 1;
                 continue;
             }
             if (backward >= 0 || item.kind == WorkItem::Kind::Set) continue;
@@ -344,16 +461,23 @@ void find_phases(Context& c, TagResult& result) {
                     backward = item.launch_ns;
         }
         if (backward < 0 || optimizer < 0 || optimizer < backward) continue;
-        result.phases.push_back({i, "forward", it.begin_ns, backward});
+        // Forward begins with the step's first kernel (the batch copy and the zeroing of gradients
+        // before it are not forward work); the update ends with its last launch.
+        result.phases.push_back({i, "forward", std::min(it.core_begin_ns, backward), backward});
         result.phases.push_back({i, "backward", backward, optimizer});
-        result.phases.push_back({i, "optimizer", optimizer, it.end_ns});
+        result.phases.push_back({i, "optimizer", optimizer, optimizer_end});
     }
+}
+
+void add_evidence(Context& c, const TagResult& result) {
+    std::vector<const char*> phase = phase_of_work(c.m, c.flow, result.phases, c.optimizer_work);
+    for (size_t a = 0; a < c.tags.size(); ++a) c.tags[a].evidence = describe_flow(c.m, c.flow, phase, a);
 }
 
 }  // namespace
 
 TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations) {
-    Context c{model, iterations, {}, {}, {}, std::vector<Tag>(model.allocations.size())};
+    Context c{model, iterations, {}, {}, {}, std::vector<Tag>(model.allocations.size()), build_data_flow(model, iterations)};
     assign_iterations(c);
     gather_facts(c);
     TagResult result;
@@ -374,21 +498,30 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     }
     for (size_t a = 0; a < c.facts.size(); ++a) {
         const Facts& f = c.facts[a];
+        // Written by a kernel as far as anyone knows: a non-const pointer or a library output (an
+        // extern "C" kernel reading the batch says nothing either way).
         bool kernel_written = false;
-        for (const auto& [w, access] : f.touches)
-            kernel_written |= model.work[w].kind == WorkItem::Kind::Kernel && is_write(model.work[w], access);
+        for (const FlowTouch& t : c.flow.buffers[a].touches)
+            kernel_written |= model.work[t.work].kind == WorkItem::Kind::Kernel &&
+                              (t.use == Use::Modify || t.use == Use::Overwrite);
         if (f.library_workspace)
             set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
+        else if (model.allocations[a].made_by_library_handle && !f.gemm_read)
+            set(c, a, "workspace", 0.9, "library-handle-workspace",
+                "allocated inside cublasCreate (its call stack says so): the handle's own default workspace");
         else if (!kernel_written && ((f.lifetime == Lifetime::Persistent && f.h2d_iterations >= 2) ||
                                      (f.lifetime == Lifetime::Transient && f.first_touch_h2d)))
             set(c, a, "input", 0.9, "copied-in-each-step",
                 "filled from the host in each iteration and only read by kernels");
     }
-    seed_weights(c);
-    find_optimizer_work(c);
-    tag_optimizer_operands(c);
+    tag_carried_state(c);
+    find_update(c);
+    find_update_without_hints(c);
+    tag_update_operands(c);
+    tag_made_in_step(c);
     tag_remaining(c);
     find_phases(c, result);
+    add_evidence(c, result);
     result.tags = std::move(c.tags);
     result.optimizer_work = std::move(c.optimizer_work);
     return result;

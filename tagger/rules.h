@@ -18,6 +18,7 @@ struct Tag {
     double confidence = 0;
     std::string rule;    // short id, e.g. "gemm-operand-persistent"
     std::string reason;  // one sentence a user can check against the trace
+    std::string evidence;  // the data flow behind it: uses per phase, carried in or made in the step
 };
 
 struct Phase {
@@ -42,7 +43,8 @@ struct TagResult {
     std::vector<Phase> phases;
     std::vector<bool> optimizer_work;  // per TraceModel::work entry: found to be the optimizer's
     std::vector<SubRangeTag> subranges;  // pooled traces only
-    size_t segments_with_subranges = 0;
+    size_t segments_with_subranges = 0;  // multi-tensor: the tensors inside play different roles
+    size_t single_role_segments = 0;     // examined, tensors found, all of one role: one tensor
     size_t segments_without_subranges = 0;  // pooled segments (kPooledOffsets) left at segment level
     bool segment_level = false;  // pooled segments without sub-ranges: breakdown at segment granularity
 };

@@ -43,12 +43,22 @@ bool ensure_tables(sqlite3* db, std::string& error) {
               "category TEXT NOT NULL, confidence REAL, rule TEXT, reason TEXT);",
               error))
         return false;
+    for (const char* column : {"device_begin_ns INTEGER", "device_end_ns INTEGER", "kind TEXT"}) {
+        std::string name(column, std::string(column).find(' '));
+        if (!has_column(db, "iterations", name.c_str()) &&
+            !exec(db, (std::string("ALTER TABLE iterations ADD COLUMN ") + column).c_str(), error))
+            return false;
+    }
     if (!has_column(db, "allocation_categories", "confidence") &&
         !exec(db, "ALTER TABLE allocation_categories ADD COLUMN confidence REAL", error))
         return false;
     if (!has_column(db, "allocation_categories", "rule") &&
         !exec(db, "ALTER TABLE allocation_categories ADD COLUMN rule TEXT", error))
         return false;
+    for (const char* table : {"allocation_categories", "allocation_subranges"})
+        if (!has_column(db, table, "evidence") &&
+            !exec(db, (std::string("ALTER TABLE ") + table + " ADD COLUMN evidence TEXT").c_str(), error))
+            return false;
     return true;
 }
 
@@ -60,6 +70,7 @@ public:
     Insert& operator=(const Insert&) = delete;
     Insert& bind(int i, int64_t v) { sqlite3_bind_int64(s_, i, v); return *this; }
     Insert& bind(int i, double v) { sqlite3_bind_double(s_, i, v); return *this; }
+    Insert& bind_null(int i) { sqlite3_bind_null(s_, i); return *this; }
     Insert& bind(int i, const std::string& v) { sqlite3_bind_text(s_, i, v.c_str(), -1, SQLITE_TRANSIENT); return *this; }
     bool run() {
         bool ok = s_ && sqlite3_step(s_) == SQLITE_DONE;
@@ -76,38 +87,46 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
     if (!exec(db, "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
                   "DELETE FROM allocation_subranges;", error))
         return false;
-    Insert iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source) VALUES (?1,?2,?3,?4,?5,?6)");
-    for (size_t i = 0; i < its.iterations.size(); ++i) {
-        const Iteration& it = its.iterations[i];
-        if (!iteration.bind(1, int64_t(i + 1)).bind(2, int64_t(it.process)).bind(3, int64_t(i))
-                 .bind(4, it.begin_ns).bind(5, it.end_ns).bind(6, its.source).run()) {
-            error = sqlite3_errmsg(db);
-            return false;
-        }
-    }
+    Insert iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source, device_begin_ns, "
+                         "device_end_ns, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    // Training steps first (ids 1..n, which phases refer to), then the spans set apart (idx -1).
+    auto write_span = [&](const Iteration& it, int64_t id, int64_t idx, const char* kind) {
+        iteration.bind(1, id).bind(2, int64_t(it.process)).bind(3, idx).bind(4, it.begin_ns).bind(5, it.end_ns)
+            .bind(6, its.source).bind(9, std::string(kind));
+        if (it.device_end_ns > 0) iteration.bind(7, it.device_begin_ns).bind(8, it.device_end_ns);
+        else iteration.bind_null(7).bind_null(8);
+        if (iteration.run()) return true;
+        error = sqlite3_errmsg(db);
+        return false;
+    };
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        if (!write_span(its.iterations[i], int64_t(i + 1), int64_t(i), "training")) return false;
+    for (size_t i = 0; i < its.non_training.size(); ++i)
+        if (!write_span(its.non_training[i], int64_t(its.iterations.size() + i + 1), -1, "non_training")) return false;
     Insert phase(db, "INSERT INTO phases (iteration, kind, begin_ns, end_ns) VALUES (?1,?2,?3,?4)");
     for (const Phase& p : result.phases)
         if (!phase.bind(1, int64_t(p.iteration + 1)).bind(2, p.kind).bind(3, p.begin_ns).bind(4, p.end_ns).run()) {
             error = sqlite3_errmsg(db);
             return false;
         }
-    Insert category(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, rule) "
-                        "VALUES (?1,?2,?3,?4,?5)");
+    Insert category(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, rule, evidence) "
+                        "VALUES (?1,?2,?3,?4,?5,?6)");
     for (size_t a = 0; a < model.allocations.size(); ++a) {
         const Tag& t = result.tags[a];
         if (!category.bind(1, model.allocations[a].id).bind(2, t.category).bind(3, t.reason)
-                 .bind(4, t.confidence).bind(5, t.rule).run()) {
+                 .bind(4, t.confidence).bind(5, t.rule).bind(6, t.evidence).run()) {
             error = sqlite3_errmsg(db);
             return false;
         }
     }
     Insert subrange(db, "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category, "
-                        "confidence, rule, reason) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+                        "confidence, rule, reason, evidence) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
     for (size_t i = 0; i < result.subranges.size(); ++i) {
         const SubRangeTag& r = result.subranges[i];
         if (!subrange.bind(1, int64_t(i + 1)).bind(2, model.allocations[size_t(r.segment)].id)
                  .bind(3, static_cast<int64_t>(r.offset)).bind(4, r.bytes).bind(5, r.begin_ns).bind(6, r.end_ns)
-                 .bind(7, r.tag.category).bind(8, r.tag.confidence).bind(9, r.tag.rule).bind(10, r.tag.reason).run()) {
+                 .bind(7, r.tag.category).bind(8, r.tag.confidence).bind(9, r.tag.rule).bind(10, r.tag.reason)
+                 .bind(11, r.tag.evidence).run()) {
             error = sqlite3_errmsg(db);
             return false;
         }
@@ -124,12 +143,14 @@ bool write_results(sqlite3* db, const TraceModel& model, const IterationSet& its
 // What the report says about the granularity of the memory breakdown (run_notes.memory_breakdown,
 // shown as "memory breakdown at ..."); empty when every allocation is one tensor.
 std::string breakdown_note(const TagResult& r) {
-    std::string sub = "sub-range level (inferred) inside " + std::to_string(r.segments_with_subranges) +
-                      " pooled segments: tensors recovered from the pointers the work used";
+    size_t examined = r.segments_with_subranges + r.single_role_segments;
+    std::string sub = "sub-range level (inferred) inside " + std::to_string(examined) +
+                      " allocations holding several tensors (" + std::to_string(r.segments_with_subranges) +
+                      " with tensors of different roles): tensors recovered from the pointers the work used";
     std::string seg = "segment level for " + std::to_string(r.segments_without_subranges) +
                       " pooled segments without pointer evidence";
-    if (r.segments_with_subranges && r.segment_level) return sub + "; " + seg;
-    if (r.segments_with_subranges) return sub;
+    if (examined && r.segment_level) return sub + "; " + seg;
+    if (examined) return sub;
     if (r.segment_level) return "segment level: the program allocates pooled segments";
     return {};
 }
@@ -163,7 +184,7 @@ bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, s
     summary.iteration_source = its.source;
     summary.note = its.note;
     summary.segment_level = result.segment_level;
-    summary.segments_with_subranges = result.segments_with_subranges;
+    summary.segments_with_subranges = result.segments_with_subranges + result.single_role_segments;
     summary.subranges = result.subranges.size();
     for (size_t a = 0; a < model->allocations.size(); ++a)
         summary.bytes_by_category[result.tags[a].category] += model->allocations[a].bytes;

@@ -1,6 +1,7 @@
 #include "subranges.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace tbdprof::tagger {
 namespace {
@@ -77,14 +78,21 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
 // allocator may already have handed the space to a smaller tensor, so a pointer inside it then is
 // not absorbed: in use means between its first and last use at its own start (growing as it
 // absorbs).
+// A tensor a copy or set filled whole, and that the same copy refills later (a batch buffer planned
+// once), holds its contents until that refill: pointers into it until then (one image of the
+// batch) are slices of it.
 void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
     for (size_t i = 0; i < instances.size(); ++i) {
         Instance& outer = instances[i];
         if (outer.empty || outer.known_bytes() <= 0) continue;
         uint64_t end = outer.offset + uint64_t(outer.known_bytes());
+        Instance held = outer;
+        if (outer.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == outer.offset &&
+            instances[i + 1].exact_bytes == outer.exact_bytes && instances[i + 1].first > 0)
+            held.last = std::max(outer.last, instances[i + 1].first - 1);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
-            if (inner.empty || inner.offset == outer.offset || !overlap(outer, inner)) continue;
+            if (inner.empty || inner.offset == outer.offset || !overlap(held, inner)) continue;
             for (size_t index : inner.uses) {
                 const PointerUse& u = m.pointer_uses[index];
                 outer.uses.push_back(index);
@@ -223,18 +231,62 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
         replaced[size_t(r.segment)] = true;
     }
     for (WorkItem& w : v.work) std::erase_if(w.touches, [&](const Touch& t) { return replaced[size_t(t.allocation)]; });
+    auto touch = [&](WorkItem& w, int32_t target, Access access) {
+        auto same =
+            std::find_if(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == target; });
+        if (same == w.touches.end())
+            w.touches.push_back({target, access});
+        else if (access == Access::Write || (access == Access::Unknown && same->access == Access::Read))
+            same->access = access;
+    };
+    // Sub-ranges of each segment, [first, end) of set.ranges (sorted by segment, then offset).
+    std::vector<std::pair<size_t, size_t>> of_segment(m.allocations.size(), {0, 0});
+    for (size_t i = 0; i < set.ranges.size();) {
+        size_t j = i;
+        while (j < set.ranges.size() && set.ranges[j].segment == set.ranges[i].segment) ++j;
+        of_segment[size_t(set.ranges[i].segment)] = {i, j};
+        i = j;
+    }
+    // How many pointers each work item has into each segment: a kernel whose only pointer into an
+    // arena is its start may address the whole arena (an update over all parameters at once).
+    // Such a kernel (a fused update) points at the starts of several arenas and inside none: a
+    // kernel with a pointer inside a segment, or at a single segment's start, means one tensor.
+    std::unordered_map<uint64_t, uint32_t> pointers;
+    auto key = [](const PointerUse& u) { return (uint64_t(u.work) << 24) ^ uint64_t(uint32_t(u.allocation)); };
+    std::unordered_map<uint32_t, int> starts_only;  // per work item: segment starts, or -1 when it points inside
+    for (const PointerUse& use : m.pointer_uses) {
+        ++pointers[key(use)];
+        bool split = of_segment[size_t(use.allocation)].second > 0;
+        int& n = starts_only[use.work];
+        if (use.offset != 0 && split) n = -1;
+        else if (use.offset == 0 && n >= 0) ++n;
+    }
     for (size_t u = 0; u < m.pointer_uses.size(); ++u) {
         const PointerUse& use = m.pointer_uses[u];
         int32_t owner = set.owner[u];
         if (owner == kNone || virtual_index[size_t(owner)] == kNone) continue;
         int32_t target = virtual_index[size_t(owner)];
         WorkItem& w = v.work[use.work];
-        auto same =
-            std::find_if(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == target; });
-        if (same == w.touches.end())
-            w.touches.push_back({target, use.access});
-        else if (use.access == Access::Write || (use.access == Access::Unknown && same->access == Access::Read))
-            same->access = use.access;
+        touch(w, target, use.access);
+        // A use that covers more than its own tensor reaches the tensors inside that extent that are
+        // in use at the time: a copy or set of a known size spanning several tensors, or a plain
+        // kernel's only pointer into the segment, at its start, of unknown extent.
+        uint64_t extent = 0;
+        if (use.exact && use.bytes > 0) extent = uint64_t(use.bytes);
+        else if (w.kind == WorkItem::Kind::Kernel && w.library_call == kNone && use.offset == 0 && use.bytes == 0 &&
+                 pointers[key(use)] == 1 && starts_only[use.work] >= 2)
+            extent = uint64_t(m.allocations[size_t(use.allocation)].bytes);
+        if (extent > uint64_t(std::max<int64_t>(set.ranges[size_t(owner)].bytes, 0))) {
+            auto [first, end] = of_segment[size_t(use.allocation)];
+            for (size_t r = first; r < end; ++r) {
+                const SubRange& other = set.ranges[r];
+                if (other.offset >= use.offset + extent) break;
+                if (int32_t(r) == owner || other.offset < use.offset || virtual_index[r] == kNone ||
+                    other.first_work > use.work || other.last_work < use.work)
+                    continue;
+                touch(w, virtual_index[r], use.access);
+            }
+        }
         if (w.library_call == kNone) continue;
         // The library's roles (GEMM operand, workspace) move from the segment to the sub-range.
         LibraryCall& call = v.library_calls[size_t(w.library_call)];

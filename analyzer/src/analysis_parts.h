@@ -15,6 +15,8 @@ namespace tbdprof::analyzer {
 struct IterationSpans {
     std::string source;  // "iterations table" or "ranges named like '<family>'"; empty: none
     std::vector<std::pair<int64_t, int64_t>> spans;  // sorted by begin, non-overlapping
+    // Per span: the end of the device work launched in it (iterations.device_end_ns), 0 unknown.
+    std::vector<int64_t> device_ends;
 };
 
 IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range);

@@ -7,36 +7,26 @@
 #include <map>
 
 #include "analysis_parts.h"
+#include "tbdprof/tagger/step_names.h"
 
 namespace tbdprof::analyzer {
 namespace {
 
 using Span = std::pair<int64_t, int64_t>;
 
-// "ProfilerStep#12" -> "profilerstep", "step 3" -> "step", "Iteration_7" -> "iteration".
-std::string family_of(const std::string& name) {
-    size_t end = name.size();
-    while (end > 0 && std::isdigit(static_cast<unsigned char>(name[end - 1]))) --end;
-    while (end > 0 && std::string_view("#_-: ").find(name[end - 1]) != std::string_view::npos) --end;
-    std::string family = name.substr(0, end);
-    for (char& c : family) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return family;
-}
-
-bool is_step_family(const std::string& family) {
-    static const char* const known[] = {"profilerstep", "step", "iteration", "iter", "train_step", "training_step",
-                                        "train step"};
-    return std::any_of(std::begin(known), std::end(known), [&](const char* k) { return family == k; });
-}
+struct StoredSpan {
+    int64_t begin = 0, end = 0, device_end = 0;
+    bool operator<(const StoredSpan& o) const { return begin < o.begin; }
+};
 
 // Spans of one process, sorted; a span starting before the previous one ended (a nested or
 // overlapping marker) is dropped, so iterations never overlap.
-std::vector<Span> clean(std::vector<Span> spans) {
+std::vector<StoredSpan> clean(std::vector<StoredSpan> spans) {
     std::sort(spans.begin(), spans.end());
-    std::vector<Span> out;
-    for (const Span& span : spans) {
-        if (span.second < span.first) continue;
-        if (!out.empty() && span.first < out.back().second) continue;
+    std::vector<StoredSpan> out;
+    for (const StoredSpan& span : spans) {
+        if (span.end < span.begin) continue;
+        if (!out.empty() && span.begin < out.back().end) continue;
         out.push_back(span);
     }
     return out;
@@ -44,52 +34,67 @@ std::vector<Span> clean(std::vector<Span> spans) {
 
 // Several processes (data-parallel ranks) each mark their steps: use the one with the most spans,
 // the lowest process id on ties, so iteration times are one process's own.
-std::vector<Span> pick_process(const std::map<int64_t, std::vector<Span>>& by_process) {
-    const std::vector<Span>* best = nullptr;
+std::vector<StoredSpan> pick_process(const std::map<int64_t, std::vector<StoredSpan>>& by_process) {
+    const std::vector<StoredSpan>* best = nullptr;
     for (const auto& [process, spans] : by_process) {
         if (!best || spans.size() > best->size()) best = &spans;
     }
-    return best ? clean(*best) : std::vector<Span>{};
+    return best ? clean(*best) : std::vector<StoredSpan>{};
+}
+
+void fill(IterationSpans& result, const std::vector<StoredSpan>& spans) {
+    for (const StoredSpan& s : spans) {
+        result.spans.emplace_back(s.begin, s.end);
+        result.device_ends.push_back(s.device_end);
+    }
+}
+
+bool has_column(const TraceFile& trace, const char* table, const char* column) {
+    Query query(*trace.db, std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = ?1");
+    query.bind(1, std::string_view(column));
+    return query.step();
 }
 
 }  // namespace
 
+// The tagger (tagger/iterations.*) is the one definition of iterations: its `iterations` table is
+// read as it is, training spans only. Without that table (an untagged or imported trace), or for a
+// range the user names, ranges are matched with the tagger's own name matcher (step_names.h).
 IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range) {
     IterationSpans result;
     if (trace.has_iterations_table && user_range.empty()) {
-        std::map<int64_t, std::vector<Span>> by_process;
-        Query query(*trace.db, "SELECT process, begin_ns, end_ns FROM iterations WHERE end_ns IS NOT NULL");
-        while (query.step()) by_process[query.integer(0)].emplace_back(query.integer(1), query.integer(2));
-        result.spans = pick_process(by_process);
+        std::map<int64_t, std::vector<StoredSpan>> by_process;
+        bool device = has_column(trace, "iterations", "device_end_ns");
+        bool kind = has_column(trace, "iterations", "kind");
+        std::string sql = std::string("SELECT process, begin_ns, end_ns, ") + (device ? "coalesce(device_end_ns, 0)" : "0") +
+                          " FROM iterations WHERE end_ns IS NOT NULL" +
+                          (kind ? " AND coalesce(kind, 'training') = 'training'" : "");
+        Query query(*trace.db, sql);
+        while (query.step())
+            by_process[query.integer(0)].push_back({query.integer(1), query.integer(2), query.integer(3)});
+        fill(result, pick_process(by_process));
         if (!result.spans.empty()) {
             result.source = "iterations table";
             return result;
         }
     }
     // Ranges: group by name family, keep the family with the most ranges.
-    std::map<std::string, std::map<int64_t, std::vector<Span>>> families;
-    Query query(*trace.db,
-                "SELECT process, begin_ns, end_ns, name FROM ranges WHERE end_ns IS NOT NULL AND name IS NOT NULL "
-                "AND (name = ?1 OR name LIKE ?1 || '%' OR name LIKE '%step%' OR name LIKE '%iter%')");
-    query.bind(1, std::string_view(user_range));
+    std::map<std::string, std::map<int64_t, std::vector<StoredSpan>>> families;
+    Query query(*trace.db, "SELECT process, begin_ns, end_ns, name FROM ranges WHERE end_ns IS NOT NULL AND name IS NOT NULL");
     while (query.step()) {
         const std::string name = query.text(3);
-        std::string family;
-        if (!user_range.empty()) {
-            if (name != user_range && family_of(name) != family_of(user_range)) continue;
-            family = user_range;
-        } else {
-            family = family_of(name);
-            if (!is_step_family(family)) continue;
-        }
-        families[family][query.integer(0)].emplace_back(query.integer(1), query.integer(2));
+        if (!tagger::matches_iteration_range(name, user_range)) continue;
+        std::string family = user_range.empty() ? tagger::step_family(name) : user_range;
+        families[family][query.integer(0)].push_back({query.integer(1), query.integer(2), 0});
     }
     size_t best_count = 0;
     for (const auto& [family, by_process] : families) {
-        std::vector<Span> spans = pick_process(by_process);
+        std::vector<StoredSpan> spans = pick_process(by_process);
         if (spans.size() > best_count) {
             best_count = spans.size();
-            result.spans = std::move(spans);
+            result.spans.clear();
+            result.device_ends.clear();
+            fill(result, spans);
             result.source = "ranges named like '" + family + "'";
         }
     }
@@ -103,11 +108,11 @@ Window choose_window(WindowChoice choice, const IterationSpans& iterations, int6
     if (choice == WindowChoice::steady && spans.size() >= 2) {
         window.used = "steady";
         window.begin_ns = spans[1].first;
-        window.end_ns = spans.back().second;
+        window.end_ns = std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
     } else if (choice != WindowChoice::all && !spans.empty()) {
         window.used = "iterations";
         window.begin_ns = spans.front().first;
-        window.end_ns = spans.back().second;
+        window.end_ns = std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
         if (choice == WindowChoice::steady) {
             window.note = "only one iteration was detected, so the window is that iteration";
         }

@@ -23,6 +23,12 @@ const char* category_name(Category category) {
     return "other";
 }
 
+long long monotonic_ns() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);  // the clock the collector stamps host calls with
+    return static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec;
+}
+
 LabelWriter::LabelWriter() {
     const char* path = std::getenv("TBD_SAMPLE_LABELS");
     if (path == nullptr || *path == '\0') return;
@@ -42,11 +48,7 @@ void LabelWriter::line(const char* event, const void* address, std::size_t bytes
     if (file_ == nullptr) return;
     std::fprintf(file_, "%s\t0x%llx\t%zu\t%s", event,
                  static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(address)), bytes, category);
-    if (timestamps_) {
-        timespec now{};
-        clock_gettime(CLOCK_MONOTONIC, &now);  // the clock the collector stamps host calls with
-        std::fprintf(file_, "\t%lld", static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec);
-    }
+    if (timestamps_) std::fprintf(file_, "\t%lld", monotonic_ns());
     std::fputc('\n', file_);
 }
 
@@ -59,5 +61,10 @@ void LabelWriter::record_free(const void* address) { line("free", address, 0, "-
 void LabelWriter::record_segment(const void* address, std::size_t bytes) { line("segment", address, bytes, "-"); }
 
 void LabelWriter::record_segment_free(const void* address) { line("segment_free", address, 0, "-"); }
+
+void LabelWriter::record_span(const char* kind, int index, long long begin_ns, long long end_ns) {
+    if (file_ == nullptr) return;
+    std::fprintf(file_, "span\t%s\t%d\t%lld\t%lld\n", kind, index, begin_ns, end_ns);
+}
 
 }  // namespace tbdsample

@@ -7,6 +7,12 @@
 // tensor's alloc and free make no API call a trace could be matched with:
 //   segment<TAB>0x7f3a2c000000<TAB>2097152<TAB>-<TAB>123456789
 //   segment_free<TAB>0x7f3a2c000000<TAB>0<TAB>-<TAB>123999999
+// Arenas and statically planned blocks (one cudaMalloc holding many tensors) use the same two
+// levels: the allocation is a `segment`, each tensor inside it an `alloc` at its address with its
+// bytes and category, freed (`free`) before the segment is.
+// Programs that know their loop also write one `span` line per training step, validation pass and
+// checkpoint save, when it ends, with its host start and end (CLOCK_MONOTONIC ns):
+//   span<TAB>training<TAB>3<TAB>123400000<TAB>123999999      (KIND: training|validation|checkpoint)
 // The allocation helper calls this writer with the category of each tensor it creates, so the labels
 // follow whatever the program actually allocates; nothing here knows about particular tensors.
 #pragma once
@@ -19,6 +25,9 @@ namespace tbdsample {
 enum class Category { weights, gradients, optimizer_state, activations, workspace, input, other };
 
 const char* category_name(Category category);
+
+// CLOCK_MONOTONIC in ns, the clock of the trace's host times.
+long long monotonic_ns();
 
 class LabelWriter {
 public:
@@ -34,8 +43,11 @@ public:
     void record_free(const void* address);
     void record_segment(const void* address, std::size_t bytes);
     void record_segment_free(const void* address);
-    // From now on every line carries the host time (pool mode).
+    // From now on every line carries the host time (pool mode, arenas).
     void enable_timestamps() { timestamps_ = true; }
+    // One span of the program's loop: kind is "training", "validation" or "checkpoint"; index counts
+    // spans of that kind from 0; times as monotonic_ns().
+    void record_span(const char* kind, int index, long long begin_ns, long long end_ns);
 
 private:
     void line(const char* event, const void* address, std::size_t bytes, const char* category);

@@ -8,20 +8,27 @@
 #   --persistent CAT     every free of CAT comes after the last allocation of an input (lives
 #                        through training; with --grad persistent that is what gradients must do)
 #   --all-freed          every allocation is freed by the end of the file
+#   --mixed              (first) whole allocations may sit beside segments (arenas)
+#   --spans K=N          exactly N span lines of kind K (training, validation, checkpoint)
 # Always checked: 4 tab-separated fields per line; alloc lines are alloc/0x<hex>/<bytes > 0>/<known
 # category>; free lines are free/0x<hex>/0/-; no alloc at an address that is live; every free
 # matches an earlier live alloc; the file is not empty.
 # Pool mode (--alloc pool): every line has a fifth field, the host time in ns, never decreasing;
 # segment/0x<hex>/<bytes>/- and segment_free/0x<hex>/0/- lines pair up like allocs and frees; every
-# tensor alloc lies inside a live segment; --all-freed covers segments too.
+# tensor alloc lies inside a live segment (with --mixed, first of the checks, an alloc outside every
+# segment is a whole allocation: arena programs have both); --all-freed covers segments too.
+# span/KIND/INDEX/BEGIN/END lines (5 fields, BEGIN <= END, indices 0, 1, ... per kind) are counted
+# per kind; in timed files END is the line's time.
 set -u
 file=${1:?usage: check_labels.sh FILE [checks...]}
 shift
+mixed=0
+if [[ ${1:-} == --mixed ]]; then mixed=1; shift; fi
 
 # One pass over the file: form and pairing errors go to stderr (and exit 1); per-category totals go
 # to stdout as "category allocs bytes frees last_free_line", plus "last_input_alloc LINE" and
 # "live COUNT".
-summary=$(awk -F'\t' '
+summary=$(awk -F'\t' -v mixed="$mixed" '
 BEGIN {
     split("weights gradients optimizer_state activations workspace input other", names, " ")
     for (i in names) known[names[i]] = 1
@@ -43,6 +50,15 @@ function in_segment(address, bytes,    start) {
 }
 {
     if (NR == 1) timed = NF == 5
+    if ($1 == "span") {
+        if (NF != 5 || $2 !~ /^(training|validation|checkpoint)$/ || $3 != span_count[$2] + 0 ||
+            $4 !~ /^[0-9]+$/ || $5 !~ /^[0-9]+$/ || $4 + 0 > $5 + 0) { fail("span line must be span/KIND/INDEX/BEGIN/END"); next }
+        if (timed && $5 + 0 < last_time) { fail("span end is before the previous line"); next }
+        if (timed) last_time = $5 + 0
+        span_count[$2]++
+        has_spans = 1
+        next
+    }
     if (NF != (timed ? 5 : 4)) { fail("expected " (timed ? 5 : 4) " tab-separated fields, as the first line"); next }
     if (timed) {
         if ($5 !~ /^[0-9]+$/ || $5 + 0 < last_time) { fail("time is not a non-decreasing integer"); next }
@@ -64,7 +80,7 @@ function in_segment(address, bytes,    start) {
         next
     }
     if ($1 == "alloc") {
-        if (segments_seen && !in_segment(hex($2), $3 + 0)) { fail("pool mode: alloc outside every live segment"); next }
+        if (segments_seen && !mixed && !in_segment(hex($2), $3 + 0)) { fail("pool mode: alloc outside every live segment"); next }
         if ($3 !~ /^[1-9][0-9]*$/) { fail("alloc size is not a positive integer"); next }
         if (!($4 in known)) { fail("unknown category"); next }
         if ($2 in live) { fail("alloc at an address that is still live"); next }
@@ -89,6 +105,7 @@ END {
     for (name in known)
         printf "%s %d %d %d %d\n", name, allocs[name] + 0, bytes[name] + 0, frees[name] + 0, last_free[name] + 0
     printf "last_input_alloc %d\n", last_input_alloc + 0
+    printf "spans %d %d %d\n", span_count["training"] + 0, span_count["validation"] + 0, span_count["checkpoint"] + 0
     count = 0
     for (address in live) count++
     for (address in segment_bytes) count++
@@ -118,12 +135,18 @@ while (($#)); do
             $1 == "free" && owner[$2] == cat && NR < limit { print NR; exit }' "$file")
         [[ -z $first_early ]] || complain "a $2 allocation is freed at line $first_early, during training"
         shift 2 ;;
+    --spans)
+        kind=${2%%=*} expected=${2#*=}
+        column=$(case $kind in training) echo 2 ;; validation) echo 3 ;; checkpoint) echo 4 ;; *) echo 0 ;; esac)
+        ((column > 0)) || { echo "check_labels: unknown span kind '$kind'" >&2; exit 2; }
+        [[ $(field spans "$column") -eq $expected ]] || complain "$(field spans "$column") $kind spans, expected $expected"
+        shift 2 ;;
     --all-freed) [[ $(field live 2) -eq 0 ]] || complain "$(field live 2) allocations never freed"; shift ;;
     *) echo "check_labels: unknown check '$1'" >&2; exit 2 ;;
     esac
 done
 if ((status == 0)); then
     echo "check_labels: $file OK"
-    awk '$1 != "live" && $1 != "last_input_alloc" && $2 > 0 { printf "  %-16s %6d allocs %12d bytes %6d frees\n", $1, $2, $3, $4 }' <<<"$summary" | sort
+    awk '$1 != "live" && $1 != "last_input_alloc" && $1 != "spans" && $2 > 0 { printf "  %-16s %6d allocs %12d bytes %6d frees\n", $1, $2, $3, $4 }' <<<"$summary" | sort
 fi
 exit $status

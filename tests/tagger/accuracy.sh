@@ -2,6 +2,7 @@
 # Records a sample on the simulated GPU with its ground-truth labels and checks that the memory
 # tagging agrees on at least MIN of the labelled bytes.
 #   accuracy.sh MIN PROGRAM [ARGS...]      (env: TBDPROF, TAG_ACCURACY, TBDPROF_BIN_DIR)
+# With MIN_MERGED=X it also requires X with activations and workspace counted as one.
 # With NO_ACCESS_HINTS=1 the trace loses what mangled names say about const pointers before it is
 # tagged again, as for frameworks whose kernels take pointers inside structs or are extern "C".
 set -euo pipefail
@@ -17,4 +18,4 @@ if [ "${NO_ACCESS_HINTS:-0}" = 1 ]; then
         UPDATE strings SET text = 'k' || text WHERE id IN (SELECT mangled FROM functions);"
     "$TBDPROF" tag "$work/run.sqlite" >/dev/null
 fi
-"$TAG_ACCURACY" "$work/run.sqlite" "$work/labels.tsv" --min "$min"
+"$TAG_ACCURACY" "$work/run.sqlite" "$work/labels.tsv" --min "$min" ${MIN_MERGED:+--min-merged "$MIN_MERGED"}

@@ -189,16 +189,18 @@ TEST_CASE("tagging a pooled run: weights, optimizer state and per-step data insi
     forward.a_address = kBase + 16384, forward.b_address = kBase, forward.c_address = kBase + 20480;
     backward = forward;
     backward.a_address = kBase + 20480, backward.b_address = kBase + 16384, backward.c_address = kBase + 8192;
-    p.model.library_calls = {forward, backward};
     p.kernel({{0, Access::Write}}, 9);  // initialise W
     for (int s = 0; s < 4; ++s) {
         size_t first = p.copy_in(16384, 4096);
         size_t gemm = p.kernel({{16384, Access::Read, 4096}, {0, Access::Read, 4096}, {20480, Access::Write, 4096}}, 1);
-        p.model.work[gemm].library_call = 0;
+        // One library call per GEMM, as a trace has (their operands are remapped per sub-range).
+        p.model.library_calls.push_back(forward);
+        p.model.work[gemm].library_call = static_cast<int32_t>(p.model.library_calls.size() - 1);
         p.kernel({{20480, Access::Read}, {20480 + 0, Access::Write}}, 2);
         size_t back =
             p.kernel({{20480, Access::Read, 4096}, {16384, Access::Read, 4096}, {8192, Access::Write, 4096}}, 3);
-        p.model.work[back].library_call = 1;
+        p.model.library_calls.push_back(backward);
+        p.model.work[back].library_call = static_cast<int32_t>(p.model.library_calls.size() - 1);
         size_t last = p.kernel({{0, Access::Write}, {4096, Access::Write}, {8192, Access::Read}},
                                4);  // optimizer
         p.step(first, last + 1);

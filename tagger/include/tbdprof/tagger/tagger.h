@@ -37,7 +37,11 @@ bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, s
 bool tag_trace_file(const std::string& path, const TagOptions& options, TagSummary& summary,
                     std::string& error);
 
-// `tbdprof tag TRACE [--iteration-range NAME]`; argv[0] is "tag".
+// Prints the stored tag of allocation `what` (an id, or a 0x address any allocation contained) and of
+// the tensors inside it: category, confidence, rule, reason and evidence. For `tag --explain`.
+bool explain_allocation(const std::string& path, const std::string& what, std::string& error);
+
+// `tbdprof tag TRACE [--iteration-range NAME] [--explain ID|ADDRESS]`; argv[0] is "tag".
 int tag_command(int argc, char** argv);
 
 }  // namespace tbdprof::tagger

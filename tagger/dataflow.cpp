@@ -1,0 +1,129 @@
+#include "dataflow.h"
+
+#include <algorithm>
+
+namespace tbdprof::tagger {
+
+Use use_of(const TraceModel& m, const WorkItem& w, const Touch& t) {
+    switch (w.kind) {
+        case WorkItem::Kind::Set:
+            return Use::Overwrite;
+        case WorkItem::Kind::CopyHtoD:
+        case WorkItem::Kind::CopyDtoH:
+        case WorkItem::Kind::CopyDtoD:
+            return t.access == Access::Read ? Use::Read : Use::Overwrite;
+        case WorkItem::Kind::Kernel:
+            break;
+    }
+    if (w.library_call != kNone) {
+        const LibraryCall& c = m.library_calls[size_t(w.library_call)];
+        if (t.allocation == c.workspace) return Use::Workspace;
+        if (t.allocation == c.c) return Use::Overwrite;  // the output operand (beta may keep some of it)
+        return Use::Read;
+    }
+    return t.access == Access::Read ? Use::Read : t.access == Access::Write ? Use::Modify : Use::Unknown;
+}
+
+namespace {
+
+bool is_kernel(const WorkItem& w) {
+    return w.kind == WorkItem::Kind::Kernel;
+}
+
+// Kernels launched strictly between two work items: "adjacent" work has none, or one (a second
+// kernel of the same small operation).
+size_t kernels_between(const TraceModel& m, uint32_t a, uint32_t b) {
+    size_t n = 0;
+    for (uint32_t w = a + 1; w < b && n < 3; ++w) n += is_kernel(m.work[w]);
+    return n;
+}
+
+// One iteration's touches of a buffer: [begin, end) of FlowFacts::touches.
+void read_iteration(const TraceModel& m, FlowFacts& f, size_t begin, size_t end) {
+    bool first_seen = false, carried = false, updated = false, used = false;
+    for (size_t i = begin; i < end; ++i) {
+        const FlowTouch& t = f.touches[i];
+        const WorkItem& w = m.work[t.work];
+        // The first touch of any kind decides whether the value came from before: a set or a
+        // copy into it makes it anew.
+        if (!first_seen) {
+            first_seen = true;
+            carried = t.use == Use::Read && (is_kernel(w) || w.kind == WorkItem::Kind::CopyDtoH);
+        } else if (carried && is_kernel(w) && (t.use == Use::Modify || t.use == Use::Unknown)) {
+            updated = true;
+        }
+        used |= is_kernel(w);
+    }
+    if (!used) return;
+    ++f.iterations_used;
+    f.carried_in += carried;
+    f.updated_after_read += updated;
+    // Episodes: a write, then the reads of what it wrote. A temporary episode is one write read once
+    // by the work right after it.
+    uint32_t temps_before = f.temp_episodes;
+    for (size_t i = begin; i < end;) {
+        const FlowTouch& t = f.touches[i];
+        if (!writes(t.use) || t.use == Use::Workspace) {
+            ++f.other_episodes;  // a read of a value from elsewhere, or a library's scratch
+            ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        // What it wrote is consumed by reads; an extern "C" kernel (access unknown) right after the
+        // write is taken as its consumer.
+        if (j < end && f.touches[j].use == Use::Unknown)
+            ++j;
+        else
+            while (j < end && f.touches[j].use == Use::Read) ++j;
+        bool temporary = j == i + 2 && kernels_between(m, t.work, f.touches[i + 1].work) <= 1;
+        (temporary ? f.temp_episodes : f.other_episodes) += 1;
+        i = j;
+    }
+    f.most_temp_episodes = std::max(f.most_temp_episodes, f.temp_episodes - temps_before);
+}
+
+}  // namespace
+
+DataFlow build_data_flow(const TraceModel& m, const IterationSet& its) {
+    DataFlow flow;
+    flow.work_iteration.assign(m.work.size(), -1);
+    for (size_t i = 0; i < its.iterations.size(); ++i) {
+        const Iteration& it = its.iterations[i];
+        for (size_t w = it.first_work; w < it.end_work && w < m.work.size(); ++w)
+            if (m.work[w].process == it.process) flow.work_iteration[w] = static_cast<int>(i);
+    }
+    flow.deciding.assign(its.iterations.size(), true);
+    if (its.iterations.size() >= 3) flow.deciding[0] = false;
+    flow.buffers.resize(m.allocations.size());
+    for (size_t w = 0; w < m.work.size(); ++w) {
+        const WorkItem& item = m.work[w];
+        for (const Touch& t : item.touches) {
+            FlowFacts& f = flow.buffers[size_t(t.allocation)];
+            Use use = use_of(m, item, t);
+            f.touches.push_back({static_cast<uint32_t>(w), use});
+            if (flow.work_iteration[w] < 0) continue;
+            f.h2d |= item.kind == WorkItem::Kind::CopyHtoD && use == Use::Overwrite;
+            f.kernel_written |= is_kernel(item) && writes(use) && use != Use::Workspace;
+            f.written_in_iterations |= writes(use);
+        }
+    }
+    for (FlowFacts& f : flow.buffers) {
+        // Iterations this buffer is used in, steady ones first: a buffer used only in the first
+        // step (a per-step tensor of that step) is decided by that step.
+        bool in_steady = false;
+        for (const FlowTouch& t : f.touches) {
+            int it = flow.work_iteration[t.work];
+            in_steady |= it >= 0 && flow.deciding[size_t(it)];
+        }
+        for (size_t begin = 0; begin < f.touches.size();) {
+            int it = flow.work_iteration[f.touches[begin].work];
+            size_t end = begin + 1;
+            while (end < f.touches.size() && flow.work_iteration[f.touches[end].work] == it) ++end;
+            if (it >= 0 && (flow.deciding[size_t(it)] || !in_steady)) read_iteration(m, f, begin, end);
+            begin = end;
+        }
+    }
+    return flow;
+}
+
+}  // namespace tbdprof::tagger

@@ -1,0 +1,72 @@
+#include "evidence.h"
+
+#include <array>
+#include <cstdio>
+
+namespace tbdprof::tagger {
+
+std::vector<const char*> phase_of_work(const TraceModel& m, const DataFlow& flow, const std::vector<Phase>& phases,
+                                       const std::vector<bool>& optimizer_work) {
+    // Backward's start per iteration, from the phases found.
+    std::vector<int64_t> backward(flow.deciding.size(), -1);
+    for (const Phase& p : phases)
+        if (p.kind == "backward" && p.iteration < backward.size()) backward[p.iteration] = p.begin_ns;
+    std::vector<const char*> phase(m.work.size(), "outside steps");
+    for (size_t w = 0; w < m.work.size(); ++w) {
+        int it = flow.work_iteration[w];
+        if (it < 0) continue;
+        if (w < optimizer_work.size() && optimizer_work[w])
+            phase[w] = "optimizer";
+        else if (backward[size_t(it)] < 0)
+            phase[w] = "step";
+        else
+            phase[w] = m.work[w].launch_ns < backward[size_t(it)] ? "forward" : "backward";
+    }
+    return phase;
+}
+
+std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::vector<const char*>& phase,
+                          size_t allocation) {
+    const FlowFacts& f = flow.buffers[allocation];
+    if (f.touches.empty()) return "no recorded work used it";
+    // (phase, read|wrote, kernel|library call|copy|set) -> count, phases in order of first use.
+    constexpr const char* kKinds[] = {"kernel", "library call", "copy", "set"};
+    struct Counts {
+        const char* phase;
+        std::array<std::array<unsigned, 4>, 2> n{};
+    };
+    std::vector<Counts> counts;
+    for (const FlowTouch& t : f.touches) {
+        const WorkItem& w = m.work[t.work];
+        const char* p = phase[t.work];
+        auto it = counts.begin();
+        while (it != counts.end() && it->phase != p) ++it;
+        if (it == counts.end()) it = counts.insert(counts.end(), Counts{p, {}});
+        size_t kind = w.kind == WorkItem::Kind::Set      ? 3
+                      : w.kind != WorkItem::Kind::Kernel ? 2
+                      : w.library_call != kNone          ? 1
+                                                         : 0;
+        bool wrote = writes(t.use);
+        ++it->n[wrote ? 1 : 0][kind];
+    }
+    char head[200];
+    std::snprintf(head, sizeof head, "used in %u deciding steps; first use in the step a read (value carried in) in %u",
+                  f.iterations_used, f.carried_in);
+    std::string out = head;
+    if (f.updated_after_read) out += ", rewritten after that read in " + std::to_string(f.updated_after_read);
+    if (f.temp_episodes) out += "; " + std::to_string(f.temp_episodes) + " write-then-read-at-once episodes";
+    for (const Counts& c : counts) {
+        out += std::string("; ") + c.phase + ":";
+        const char* sep = " ";
+        for (int wrote = 0; wrote < 2; ++wrote)
+            for (size_t k = 0; k < 4; ++k) {
+                if (!c.n[wrote][k]) continue;
+                out += sep + std::string(wrote ? "written by " : "read by ") + std::to_string(c.n[wrote][k]) + " " +
+                       kKinds[k] + (c.n[wrote][k] > 1 ? "s" : "");
+                sep = ", ";
+            }
+    }
+    return out;
+}
+
+}  // namespace tbdprof::tagger

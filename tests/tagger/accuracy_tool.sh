@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# tbdprof-tag-accuracy on a hand-built trace whose answer is known: a whole allocation, a whole
+# allocation the tagger split into sub-ranges, an arena labelled tensor by tensor, training and
+# validation spans against the trace's iterations, the merged (activations = workspace) measure
+# and the exit statuses of --min and --min-merged.
+#   accuracy_tool.sh SCHEMA_SQL     (env: TAG_ACCURACY)
+set -euo pipefail
+schema=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+db=$work/trace.sqlite
+sqlite3 "$db" <"$schema"
+start=1000000  # run.start_monotonic_ns: label times are this plus trace times
+sqlite3 "$db" "
+INSERT INTO run (id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, simulated_device,
+                 clock_source, host_timed_kernels, truncated_files)
+    VALUES (1, 'test', 0, $start, 100000, 'test', 1, 'host', 0, 0);
+INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, free_ns, kind)
+    VALUES (1, 1, 0, 4096, 1000, 0, 100000, 'device'),      -- whole, right
+           (2, 1, 0, 65536, 4000, 0, 100000, 'device'),     -- whole label, split by the tagger
+           (3, 1, 0, 131072, 3000, 0, 100000, 'device');    -- an arena
+INSERT INTO allocation_categories (allocation, category) VALUES (1, 'weights'), (2, 'activations'), (3, 'optimizer_state');
+INSERT INTO allocation_subranges (allocation, offset, bytes, begin_ns, end_ns, category)
+    VALUES (2, 0, 2000, 10, 90000, 'activations'), (2, 2000, 2000, 10, 90000, 'gradients'),
+           (3, 0, 1000, 10, 90000, 'workspace'), (3, 1000, 2000, 10, 90000, 'optimizer_state');
+INSERT INTO iterations (process, idx, begin_ns, end_ns, source) VALUES (1, 0, 100, 40000, 'nvtx'), (1, 1, 40500, 80000, 'nvtx');
+"
+t() { echo $((start + $1)); }
+printf '%s\n' \
+    "alloc	0x1000	1000	weights	$(t 1)" \
+    "alloc	0x10000	4000	activations	$(t 2)" \
+    "segment	0x20000	3000	-	$(t 3)" \
+    "alloc	0x20000	1000	activations	$(t 4)" \
+    "alloc	0x203e8	2000	optimizer_state	$(t 5)" \
+    "span	training	0	$(t 50)	$(t 40000)" \
+    "span	training	1	$(t 40000)	$(t 80000)" \
+    "span	validation	0	$(t 80000)	$(t 90000)" \
+    "free	0x20000	0	-	$(t 95000)" \
+    "free	0x203e8	0	-	$(t 95001)" \
+    "segment_free	0x20000	0	-	$(t 95002)" \
+    "free	0x10000	0	-	$(t 95003)" \
+    "free	0x1000	0	-	$(t 95004)" >"$work/labels.tsv"
+
+fail() { echo "accuracy_tool: $*" >&2; exit 1; }
+out=$("$TAG_ACCURACY" "$db" "$work/labels.tsv")
+echo "$out"
+# 8000 labelled bytes: 1000 right whole, 2000 of 4000 right in the split allocation, 2000 of 3000 in
+# the arena (its first tensor is activations tagged workspace: right only when merged).
+grep -q "^accuracy 0.6250 of 8000 labelled bytes" <<<"$out" || fail "accuracy is not 0.6250 of 8000"
+grep -q "^accuracy 0.7500 with activations and workspace counted as one" <<<"$out" || fail "merged accuracy is not 0.7500"
+grep -q "^1 whole-allocation labels scored against the sub-ranges" <<<"$out" || fail "the split allocation was not scored by sub-range"
+grep -q "^2 of them tensors inside segments" <<<"$out" || fail "the arena's tensors were not scored as tensors"
+grep -q "^iterations: 2 labelled training steps (+1 validation/checkpoint spans), 2 in the trace, 2 starting within 10%" \
+    <<<"$out" || fail "iteration comparison is wrong"
+expect_status() {
+    local want=$1; shift
+    set +e; "$TAG_ACCURACY" "$db" "$work/labels.tsv" "$@" >/dev/null 2>&1; local got=$?; set -e
+    [ "$got" = "$want" ] || fail "exit status $got with $*, expected $want"
+}
+expect_status 0 --min 0.6
+expect_status 1 --min 0.7
+expect_status 0 --min 0.6 --min-merged 0.7
+expect_status 1 --min 0.6 --min-merged 0.8
+expect_status 2 --min-merged
+expect_status 2 --min 0.6x
+expect_status 2 --max 0.5
+echo "accuracy_tool: OK"

@@ -1,0 +1,115 @@
+// Iterations on made-up runs: NVTX step names, --iteration-range patterns, and by repetition:
+// boundaries where the batch arrives, spans that never overlap, outliers set apart.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "iterations.h"
+#include "tbdprof/tagger/step_names.h"
+#include "timed_work.h"
+
+using namespace tbdprof::tagger;
+
+TEST_CASE("numbered step names are steps; names that merely contain 'step' are not") {
+    for (const char* name : {"ProfilerStep#5", "Train step 3", "step 12", "iteration 7", "train_step_4", "Iteration_0",
+                             "step", "train_step"})
+        CHECK_MESSAGE(looks_like_step(name), name);
+    for (const char* name : {"Optimizer.step#SGD.step", "forward", "stepper 3", "layer 2", "## backward ##"})
+        CHECK_MESSAGE(!looks_like_step(name), name);
+    CHECK_EQ(step_family("Train step 3"), "train step");
+    CHECK(matches_iteration_range("Train step 3", "Train step"));
+    CHECK(matches_iteration_range("epoch 1 batch 7", "epoch * batch *"));
+    CHECK(matches_iteration_range("step_7", "step_?"));
+    CHECK_FALSE(matches_iteration_range("val step 3", "Train step"));
+    CHECK_FALSE(matches_iteration_range("step_17", "step_?"));
+}
+
+namespace {
+
+struct Clock {
+    TraceModel model;
+    int64_t now = 1000;
+    void add(WorkItem::Kind kind, int32_t function) {
+        WorkItem w = test::timed_work(kind, function, now);
+        model.work.push_back(w);
+    }
+    void kernels(std::initializer_list<int32_t> functions) {
+        for (int32_t f : functions) add(WorkItem::Kind::Kernel, f);
+    }
+};
+
+// One training step: batch in, forward, the loss read back (the host waits for it: a long gap),
+// backward, update.
+void step(Clock& c) {
+    c.add(WorkItem::Kind::CopyHtoD, -1);
+    c.kernels({1, 2, 3, 2, 3});
+    c.add(WorkItem::Kind::CopyDtoH, -1);
+    c.now += 50000;  // waiting for the loss
+    c.kernels({4, 5, 4, 5, 6, 6});
+    c.now += 100;
+}
+
+}  // namespace
+
+TEST_CASE("NVTX ranges named 'Train step N' are the iterations, also with --iteration-range as a prefix") {
+    Clock c;
+    for (int s = 0; s < 4; ++s) {
+        int64_t begin = c.now;
+        step(c);
+        c.model.ranges.push_back({0, begin, c.now, "Train step " + std::to_string(s)});
+    }
+    IterationSet its = detect_iterations(c.model, "");
+    CHECK_EQ(its.source, "nvtx");
+    CHECK_EQ(its.iterations.size(), 4u);
+    IterationSet prefix = detect_iterations(c.model, "Train step");
+    CHECK_EQ(prefix.source, "nvtx");
+    CHECK_EQ(prefix.iterations.size(), 4u);
+    IterationSet pattern = detect_iterations(c.model, "Train*");
+    CHECK_EQ(pattern.iterations.size(), 4u);
+    for (const Iteration& it : its.iterations) {
+        CHECK_GT(it.device_end_ns, it.device_begin_ns);
+        CHECK_GE(it.device_begin_ns, it.begin_ns);
+    }
+}
+
+TEST_CASE("by repetition: steps begin where the batch arrives, not at the loss read-back, and never overlap") {
+    Clock c;
+    c.kernels({90, 91});
+    for (int s = 0; s < 6; ++s) step(c);
+    IterationSet its = detect_iterations(c.model, "");
+    CHECK_EQ(its.source, "repetition");
+    REQUIRE_EQ(its.iterations.size(), 6u);
+    CHECK(its.non_training.empty());
+    for (size_t i = 0; i < its.iterations.size(); ++i) {
+        const Iteration& it = its.iterations[i];
+        CHECK_EQ(c.model.work[it.first_work].kind, WorkItem::Kind::CopyHtoD);
+        CHECK_EQ(it.end_work - it.first_work, 13u);
+        if (i > 0) {
+            CHECK_GE(it.begin_ns, its.iterations[i - 1].end_ns);
+            CHECK_GE(it.device_begin_ns, its.iterations[i - 1].device_end_ns);
+        }
+    }
+}
+
+TEST_CASE("a validation pass and a checkpoint save between steps are set apart, and the count stays") {
+    Clock c;
+    c.kernels({90, 91});
+    for (int s = 0; s < 9; ++s) {
+        step(c);
+        if (s == 2 || s == 5) {  // validation: a batch in, forward only, the loss read back
+            c.add(WorkItem::Kind::CopyHtoD, -1);
+            c.kernels({1, 2, 3, 2, 3});
+            c.add(WorkItem::Kind::CopyDtoH, -1);
+            c.now += 30000;
+        }
+        if (s == 3)  // checkpoint: every weight copied out
+            for (int k = 0; k < 12; ++k) c.add(WorkItem::Kind::CopyDtoH, -1);
+    }
+    IterationSet its = detect_iterations(c.model, "");
+    CHECK_EQ(its.source, "repetition");
+    CHECK_EQ(its.iterations.size(), 9u);
+    CHECK_EQ(its.non_training.size(), 3u);
+    for (const Iteration& it : its.iterations) {
+        CHECK_EQ(c.model.work[it.first_work].kind, WorkItem::Kind::CopyHtoD);
+        CHECK_LE(it.end_work - it.first_work, 13u);
+    }
+}
