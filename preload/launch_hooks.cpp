@@ -133,6 +133,8 @@ void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, v
 template <typename Launch>
 CUresult record_launch(ApiPath path, const char* entry, CUfunction function, const Geometry& g, void** params,
                        void** extra, Launch&& launch) {
+    // Outside a capture window: one relaxed load and the real call (see capture_gate.h).
+    if (!collector::capture::admits(collector::capture::Event::Launch, function)) return launch();
     HookGuard guard;
     if (!guard.recording()) return launch();
     ThreadState& ts = guard.state();
