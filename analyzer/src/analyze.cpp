@@ -72,6 +72,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
     TraceFile trace = open_trace(path);
     Report report;
     read_run(trace, report);
+    report.capture_windows = read_capture_windows(trace);
     // Nothing on the GPU at all: no report would mean anything (a run that never reached CUDA).
     const bool has_activity = trace.db->query_int(
         "SELECT EXISTS (SELECT 1 FROM kernels) OR EXISTS (SELECT 1 FROM allocations) OR EXISTS (SELECT 1 FROM copies) "

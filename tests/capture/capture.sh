@@ -51,7 +51,7 @@ case "$mode" in
         ;;
     delay_duration)
         record delay --delay 0.8 --duration 1 -- "$TBDPROF_BIN_DIR/profiler_window" --sleep-phases &&
-            check window "$WORK/delay.sqlite" "$WORK/delay.truth" 1 && report_names_window delay "1 window"
+            check window "$WORK/delay.sqlite" "$WORK/delay.truth" 1 && report_names_window delay "--delay 800 ms --duration 1000 ms"
         ;;
     bad_options)
         for bad in "--capture-range=everything" "--steps 3" "--steps 5:2" "--delay -1" "--duration 0" \
