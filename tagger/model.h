@@ -82,6 +82,9 @@ struct TraceModel {
     std::vector<WorkItem> work;           // ordered by launch time
     std::vector<LibraryCall> library_calls;
     std::vector<Range> ranges;
+    // Capture windows (capture control); empty when the whole run was recorded. Work exists only
+    // inside them; allocations throughout.
+    std::vector<Range> capture_windows;
     bool has_argument_info = false;       // any kernel -> allocation edges at all
     // Pooled trace: some allocation is pointed into at kPooledOffsets or more offsets (a caching
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.

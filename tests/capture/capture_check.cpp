@@ -126,6 +126,18 @@ int check_steps(const char* full_path, const char* trace_path, int64_t first, in
     expect(full.query_int(allocs) == db.query_int(allocs),
            "same allocations as the full recording (" + std::to_string(full.query_int(allocs)) + ")");
     expect(db.query_int("SELECT count(*) FROM capture_windows") == 1, "one capture window");
+    // Allocated before the window and used in it: tagged from what the window shows, as in the full run.
+    for (const char* category : {"weights", "gradients", "optimizer_state"}) {
+        const std::string sql = std::string("SELECT count(*) FROM memory_allocations WHERE category = '") + category + "'";
+        const int64_t in_full = full.query_int(sql.c_str());
+        expect(in_full > 0 && db.query_int(sql.c_str()) == in_full,
+               std::string(category) + ": " + std::to_string(in_full) + " allocations, as in the full recording");
+    }
+    // Allocations whose whole life lies outside the window: nothing used them there.
+    expect(db.query_int("SELECT count(*) FROM memory_allocations a WHERE NOT EXISTS (SELECT 1 FROM capture_windows w "
+                        "WHERE a.alloc_ns <= w.end_ns AND coalesce(a.free_ns, 1 << 62) >= w.begin_ns) AND "
+                        "coalesce(a.category, '') <> 'other'") == 0,
+           "allocations living only outside the window are tagged 'other'");
     expect(db.query_int("SELECT count(*) FROM iterations") == last - first + 1,
            "the tagger finds " + std::to_string(last - first + 1) + " iterations");
     return g_failures == 0 ? 0 : 1;
