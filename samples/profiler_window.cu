@@ -5,10 +5,12 @@
 // every step is inside an NVTX range "step". Used by tests/capture/ (docs/collector.md, Capture
 // control) and by bench/collector/run_capture_benchmark.sh (--steps N --no-marks: a long loop).
 //
-//   profiler_window [--steps N] [--sleep-phases] [--no-marks]
+//   profiler_window [--steps N] [--sleep-phases] [--no-marks] [--persistent]
 //     --sleep-phases   three phases of 3 steps with 1.5 s of sleep between them; the middle phase
 //                      (steps 3-5) is the one marked
 //     --no-marks       no cudaProfilerStart/Stop and no NVTX ranges (only the kernel sequence)
+//     --persistent     the activation buffer is allocated once, not per step (as under a caching
+//                      allocator): a step is then 2 launches, a copy and a set
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -46,7 +48,7 @@ bool marked(int step, bool sleep_phases) { return sleep_phases ? (step >= 3 && s
 
 int main(int argc, char** argv) {
     long steps = 10;
-    bool sleep_phases = false, marks = true;
+    bool sleep_phases = false, marks = true, persistent = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
             steps = std::atol(argv[++i]);
@@ -54,8 +56,10 @@ int main(int argc, char** argv) {
             sleep_phases = true;
         } else if (std::strcmp(argv[i], "--no-marks") == 0) {
             marks = false;
+        } else if (std::strcmp(argv[i], "--persistent") == 0) {
+            persistent = true;
         } else {
-            std::fprintf(stderr, "profiler_window: error: usage: profiler_window [--steps N] [--sleep-phases] [--no-marks]\n");
+            std::fprintf(stderr, "profiler_window: error: usage: profiler_window [--steps N] [--sleep-phases] [--no-marks] [--persistent]\n");
             return 2;
         }
     }
@@ -74,6 +78,8 @@ int main(int argc, char** argv) {
     WINDOW_CHECK(cudaMalloc(&gradients, bytes));
     WINDOW_CHECK(cudaMalloc(&batch, bytes));
     WINDOW_CHECK(cudaMemcpy(weights, host, bytes, cudaMemcpyHostToDevice));
+    float* kept_activations = nullptr;
+    if (persistent) WINDOW_CHECK(cudaMalloc(&kept_activations, bytes));
     for (long step = 0; step < steps; ++step) {
         if (sleep_phases && (step == 3 || step == 6)) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
         const bool in_window = marks && marked(static_cast<int>(step), sleep_phases);
@@ -84,15 +90,15 @@ int main(int argc, char** argv) {
             WINDOW_CHECK(cudaProfilerStart());
         }
         if (marks) nvtxRangePushA("step");
-        float* activations = nullptr;
-        WINDOW_CHECK(cudaMalloc(&activations, bytes));
+        float* activations = kept_activations;
+        if (!persistent) WINDOW_CHECK(cudaMalloc(&activations, bytes));
         WINDOW_CHECK(cudaMemcpyAsync(batch, host, bytes, cudaMemcpyHostToDevice, 0));
         forward<<<kCount / kThreads, kThreads>>>(weights, batch, activations, kCount);
         WINDOW_CHECK(cudaGetLastError());
         WINDOW_CHECK(cudaMemsetAsync(gradients, 0, bytes, 0));
         backward<<<kCount / kThreads, kThreads>>>(activations, gradients, kCount);
         WINDOW_CHECK(cudaGetLastError());
-        WINDOW_CHECK(cudaFree(activations));
+        if (!persistent) WINDOW_CHECK(cudaFree(activations));
         if (marks) nvtxRangePop();
         if (closes) {
             WINDOW_CHECK(cudaProfilerStop());
@@ -103,6 +109,7 @@ int main(int argc, char** argv) {
     WINDOW_CHECK(cudaFree(weights));
     WINDOW_CHECK(cudaFree(gradients));
     WINDOW_CHECK(cudaFree(batch));
+    if (persistent) WINDOW_CHECK(cudaFree(kept_activations));
     std::printf("profiler_window: %ld steps\n", steps);
     return 0;
 }

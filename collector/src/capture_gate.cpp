@@ -125,7 +125,14 @@ bool count_launch(const void* function) {
     if (g_steps_done) return false;
     const StepSignature::Step step = step_signature().on_launch(function);
     if (step.index < 0) return false;  // still learning the repeating sequence, or none found
-    if (step.starts_step && step.index == g_config.last_step + 1 && g_window_open) {
+    if (step.starts_step && step.index > g_config.last_step) {
+        if (!g_window_open) {
+            // Recognized only after the requested steps had passed: nothing can be captured.
+            std::fprintf(stderr, "tbdprof: --steps %lld:%lld: the repeating launch sequence was recognized only at step "
+                         "%lld; nothing captured (use NVTX step ranges, or later steps)\n",
+                         static_cast<long long>(g_config.first_step), static_cast<long long>(g_config.last_step),
+                         static_cast<long long>(step.index));
+        }
         close_window(kClosed);
         g_steps_done = true;
         return false;

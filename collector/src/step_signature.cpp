@@ -69,7 +69,7 @@ StepSignature::Step StepSignature::on_launch(const void* function) {
     }
     if (gave_up_ || count_ == kLearnLaunches) return {-1, false};
     learned_[count_++] = key;
-    if (count_ == 512 || count_ == 1024 || count_ == 2048 || count_ == kLearnLaunches) recognize();
+    if (count_ % kRecognizeEvery == 0) recognize();
     return {-1, false};
 }
 

@@ -1,6 +1,6 @@
 // --steps without NVTX step ranges: training steps told apart in-process by the kernels launched.
-// The first launches (up to kLearnLaunches) are kept as a sequence of CUfunction handles; at 512,
-// 1024, 2048 and 4096 launches the smallest period of that sequence is looked for, as the tagger
+// The first launches (up to kLearnLaunches) are kept as a sequence of CUfunction handles; every 64
+// launches until one is found, the period of that sequence is looked for, as the tagger
 // does after the run (the first quarter, set-up, left out; at most 2% of positions may differ;
 // the best-matching period, then the smallest nearly as good). The step's signature is then the
 // kernel that occurs exactly once per period and was launched first in the program; step k begins
@@ -17,6 +17,7 @@ namespace tbdprof::collector {
 class StepSignature {
 public:
     static constexpr size_t kLearnLaunches = 4096;
+    static constexpr size_t kRecognizeEvery = 64;  // launches between attempts
 
     struct Step {
         int64_t index;     // the step this launch belongs to; -1 while learning or without a period
