@@ -65,7 +65,8 @@ CaptureParse parse_capture_option(const std::vector<std::string>& args, size_t& 
     }
     uint64_t& target = name == "--delay" ? out.delay_ns : out.duration_ns;
     if (!parse_seconds(value, target) || (name == "--duration" && target == 0)) {
-        error = "bad " + name + " '" + value + "' (want seconds" + (name == "--duration" ? ", above 0)" : ", 0 or more)");
+        error =
+            "bad " + name + " '" + value + "' (want seconds" + (name == "--duration" ? ", above 0)" : ", 0 or more)");
         return CaptureParse::Error;
     }
     (name == "--delay" ? out.has_delay : out.has_duration) = true;

@@ -29,7 +29,8 @@ std::string capture_sentence(const Report& r) {
         s += first.reason + " (1 window, " + span(first) + ")";
     } else {
         s += std::to_string(r.capture_windows.size()) + " windows (" + first.reason + "): ";
-        for (size_t i = 0; i < r.capture_windows.size() && i < 8; ++i) s += (i ? ", " : "") + span(r.capture_windows[i]);
+        for (size_t i = 0; i < r.capture_windows.size() && i < 8; ++i)
+            s += (i ? ", " : "") + span(r.capture_windows[i]);
         if (r.capture_windows.size() > 8) s += ", ...";
     }
     char total[32];

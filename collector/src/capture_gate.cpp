@@ -62,9 +62,12 @@ std::atomic<uint64_t> g_opened_ns{0};
 
 int initial_gate() {
     switch (g_config.mode) {
-        case Mode::Everything: return kOpen;
-        case Mode::Steps: return kWatch;  // counts launches until NVTX step ranges show up
-        default: return kClosed;
+        case Mode::Everything:
+            return kOpen;
+        case Mode::Steps:
+            return kWatch;  // counts launches until NVTX step ranges show up
+        default:
+            return kClosed;
     }
 }
 
@@ -128,7 +131,8 @@ bool count_launch(const void* function) {
     if (step.starts_step && step.index > g_config.last_step) {
         if (!g_window_open) {
             // Recognized only after the requested steps had passed: nothing can be captured.
-            std::fprintf(stderr, "tbdprof: --steps %lld:%lld: the repeating launch sequence was recognized only at step "
+            std::fprintf(stderr,
+                         "tbdprof: --steps %lld:%lld: the repeating launch sequence was recognized only at step "
                          "%lld; nothing captured (use NVTX step ranges, or later steps)\n",
                          static_cast<long long>(g_config.first_step), static_cast<long long>(g_config.last_step),
                          static_cast<long long>(step.index));
@@ -182,7 +186,9 @@ bool configure_from_environment(uint64_t process_start_ns) {
     return ok;
 }
 
-bool controlled() { return g_config.mode != Mode::Everything; }
+bool controlled() {
+    return g_config.mode != Mode::Everything;
+}
 
 bool admits_slow(Event event, const void* function) {
     Locked lock;
@@ -190,7 +196,8 @@ bool admits_slow(Event event, const void* function) {
     if (pending == Pending::Open && !g_window_open) {
         g_opened_ns.store(monotonic_ns());
         std::string reason = "--delay " + std::to_string(g_config.delay_ns / 1000000) + " ms";
-        if (g_config.duration_ns != 0) reason += " --duration " + std::to_string(g_config.duration_ns / 1000000) + " ms";
+        if (g_config.duration_ns != 0)
+            reason += " --duration " + std::to_string(g_config.duration_ns / 1000000) + " ms";
         open_window(reason);
         g_time_state.store(static_cast<int>(TimeState::Opened));
     } else if (pending == Pending::Close) {
@@ -213,7 +220,9 @@ void on_profiler_stop() {
     close_window(kClosed);
 }
 
-bool wants_range_names() { return g_wants_names.load(std::memory_order_relaxed); }
+bool wants_range_names() {
+    return g_wants_names.load(std::memory_order_relaxed);
+}
 
 void classify_range_name(uint64_t id, std::string_view text) {
     if (!wants_range_names()) return;
@@ -268,7 +277,9 @@ void on_writer_tick(uint64_t now_ns) {
     }
 }
 
-void set_activity_switch(ActivitySwitch fn) { g_activity_switch = fn; }
+void set_activity_switch(ActivitySwitch fn) {
+    g_activity_switch = fn;
+}
 
 void reset_after_fork() {
     g_lock.clear();

@@ -7,7 +7,9 @@ constinit StepSignature g_signature{};
 constexpr double kTolerance = 0.02;  // a few data-dependent kernels may differ per step
 }  // namespace
 
-StepSignature& step_signature() { return g_signature; }
+StepSignature& step_signature() {
+    return g_signature;
+}
 
 void StepSignature::reset() {
     count_ = 0;

@@ -21,5 +21,9 @@ CUresult mark(bool start) {
 
 }  // namespace
 
-SIM_API CUresult CUDAAPI cuProfilerStart(void) { return mark(true); }
-SIM_API CUresult CUDAAPI cuProfilerStop(void) { return mark(false); }
+SIM_API CUresult CUDAAPI cuProfilerStart(void) {
+    return mark(true);
+}
+SIM_API CUresult CUDAAPI cuProfilerStop(void) {
+    return mark(false);
+}

@@ -58,8 +58,9 @@ bool in_windows(const test::Truth& truth, uint32_t pid, uint32_t correlation) {
 
 std::vector<std::tuple<int64_t, int64_t, std::string>> trace_kernels(trace::Database& db) {
     std::vector<std::tuple<int64_t, int64_t, std::string>> out;
-    trace::Statement st(db, "SELECT k.start_ns + r.start_monotonic_ns, k.end_ns + r.start_monotonic_ns, k.mangled "
-                            "FROM kernel_view k, run r ORDER BY k.start_ns");
+    trace::Statement st(db,
+                        "SELECT k.start_ns + r.start_monotonic_ns, k.end_ns + r.start_monotonic_ns, k.mangled "
+                        "FROM kernel_view k, run r ORDER BY k.start_ns");
     while (st.step()) out.emplace_back(st.column_int(0), st.column_int(1), st.column_text(2));
     return out;
 }
@@ -72,8 +73,8 @@ int check_window(const char* trace_path, const char* truth_path, int64_t windows
     for (const auto& k : truth.kernels)
         if (in_windows(truth, k.pid, k.correlation)) want_kernels.emplace_back(k.start, k.end, k.name);
     compare("kernels inside the windows", want_kernels, trace_kernels(db));
-    expect(want_kernels.size() < truth.kernels.size(), "kernels outside the windows exist in the truth (" +
-                                                           std::to_string(truth.kernels.size()) + " in all)");
+    expect(want_kernels.size() < truth.kernels.size(),
+           "kernels outside the windows exist in the truth (" + std::to_string(truth.kernels.size()) + " in all)");
 
     std::vector<std::tuple<int64_t, int64_t>> want_copies, got_copies, want_sets, got_sets;
     for (const auto& c : truth.copies)
@@ -96,11 +97,13 @@ int check_window(const char* trace_path, const char* truth_path, int64_t windows
             want_memory.emplace_back(static_cast<int64_t>(m.address), static_cast<int64_t>(m.bytes), freed);
         }
     trace::Statement allocs(db, "SELECT address, bytes, free_ns IS NOT NULL FROM allocations");
-    while (allocs.step()) got_memory.emplace_back(allocs.column_int(0), allocs.column_int(1), allocs.column_int(2) != 0);
+    while (allocs.step())
+        got_memory.emplace_back(allocs.column_int(0), allocs.column_int(1), allocs.column_int(2) != 0);
     compare("allocations (all, inside and outside the windows)", want_memory, got_memory);
     expect(db.query_int("SELECT count(*) FROM capture_windows") == windows,
            "capture_windows has " + std::to_string(windows) + " rows");
-    expect(db.query_int("SELECT count(*) FROM capture_windows WHERE end_ns < begin_ns") == 0, "windows end after they begin");
+    expect(db.query_int("SELECT count(*) FROM capture_windows WHERE end_ns < begin_ns") == 0,
+           "windows end after they begin");
     return g_failures == 0 ? 0 : 1;
 }
 
@@ -128,7 +131,8 @@ int check_steps(const char* full_path, const char* trace_path, int64_t first, in
     expect(db.query_int("SELECT count(*) FROM capture_windows") == 1, "one capture window");
     // Allocated before the window and used in it: tagged from what the window shows, as in the full run.
     for (const char* category : {"weights", "gradients", "optimizer_state"}) {
-        const std::string sql = std::string("SELECT count(*) FROM memory_allocations WHERE category = '") + category + "'";
+        const std::string sql =
+            std::string("SELECT count(*) FROM memory_allocations WHERE category = '") + category + "'";
         const int64_t in_full = full.query_int(sql.c_str());
         expect(in_full > 0 && db.query_int(sql.c_str()) == in_full,
                std::string(category) + ": " + std::to_string(in_full) + " allocations, as in the full recording");
@@ -151,7 +155,8 @@ int check_launches(const char* trace_path, const char* truth_path, size_t per_st
     for (const auto& k : truth.kernels) all.emplace_back(k.start, k.end, k.name);
     std::sort(all.begin(), all.end());
     const auto got = trace_kernels(db);
-    expect(got.size() == per_step * steps, std::to_string(got.size()) + " kernels, want " + std::to_string(per_step * steps));
+    expect(got.size() == per_step * steps,
+           std::to_string(got.size()) + " kernels, want " + std::to_string(per_step * steps));
     const auto first = got.empty() ? all.end() : std::find(all.begin(), all.end(), got.front());
     const bool contiguous = first != all.end() && static_cast<size_t>(all.end() - first) >= got.size() &&
                             std::equal(got.begin(), got.end(), first);
@@ -171,9 +176,13 @@ int main(int argc, char** argv) {
         const std::string mode = argc > 1 ? argv[1] : "";
         if (mode == "window" && argc == 5) return check_window(argv[2], argv[3], std::atoll(argv[4]));
         if (mode == "launches" && argc == 6)
-            return check_launches(argv[2], argv[3], std::strtoul(argv[4], nullptr, 10), std::strtoul(argv[5], nullptr, 10));
-        if (mode == "steps" && argc == 6) return check_steps(argv[2], argv[3], std::atoll(argv[4]), std::atoll(argv[5]));
-        std::fprintf(stderr, "usage: capture_check window TRACE TRUTH WINDOWS | steps FULL_TRACE TRACE N M | launches TRACE TRUTH PER_STEP STEPS\n");
+            return check_launches(argv[2], argv[3], std::strtoul(argv[4], nullptr, 10),
+                                  std::strtoul(argv[5], nullptr, 10));
+        if (mode == "steps" && argc == 6)
+            return check_steps(argv[2], argv[3], std::atoll(argv[4]), std::atoll(argv[5]));
+        std::fprintf(stderr,
+                     "usage: capture_check window TRACE TRUTH WINDOWS | steps FULL_TRACE TRACE N M | launches TRACE "
+                     "TRUTH PER_STEP STEPS\n");
         return 2;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "capture_check: %s\n", e.what());

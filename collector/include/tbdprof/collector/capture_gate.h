@@ -28,12 +28,15 @@ bool admits_slow(Event event, const void* function);
 // Whether the event about to happen is recorded.
 inline bool admits(Event event, const void* function = nullptr) {
     const int gate = g_gate.load(std::memory_order_relaxed);
-    if (gate == kOpen) [[likely]] return true;
+    if (gate == kOpen) [[likely]]
+        return true;
     if (gate == kClosed) return false;
     return admits_slow(event, function);
 }
 // Whether the gate is open now, without side effects (ranges ending, CUPTI set-up).
-inline bool is_open() { return g_gate.load(std::memory_order_relaxed) == kOpen; }
+inline bool is_open() {
+    return g_gate.load(std::memory_order_relaxed) == kOpen;
+}
 
 // From initialize_from_environment(): reads TBDPROF_CAPTURE*; false (with a message on stderr)
 // when the setting cannot be understood, and then everything is recorded.

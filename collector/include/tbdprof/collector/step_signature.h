@@ -35,7 +35,7 @@ private:
     uint64_t learned_[kLearnLaunches] = {};
     size_t count_ = 0;
     bool gave_up_ = false;
-    uint64_t signature_ = 0;   // 0 = not recognized yet
+    uint64_t signature_ = 0;  // 0 = not recognized yet
     int64_t signature_launches_ = 0;
 };
 
