@@ -237,11 +237,13 @@ bool enable_activity() {
 }
 
 // Capture windows (capture_gate.h): kernel, copy and set activity only while a window is open, so
-// that outside one the driver does no CUPTI record keeping per launch. Correlation stays enabled.
+// that outside one the driver does no CUPTI record keeping per launch (external correlation too:
+// the ids a thread keeps pushed stay pushed while the kind is off).
 void switch_activity(bool enable) {
     if (!active()) return;
     for (CUpti_ActivityKind kind :
-         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET}) {
+         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
         if (enable) g_api.enable(kind);
         else g_api.disable(kind);
     }
