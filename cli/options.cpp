@@ -27,7 +27,8 @@ ParsedCommandLine usage_error(std::string message) {
 
 std::string usage_text() {
     return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
-           "               [--iteration-range NAME] -- COMMAND [ARGS...]\n"
+           "               [--iteration-range NAME] [--capture-range=cudaProfilerApi|nvtx:NAME]\n"
+           "               [--delay SECONDS] [--duration SECONDS] [--steps N:M] -- COMMAND [ARGS...]\n"
            "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
            "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)\n"
            "\n"
@@ -46,6 +47,7 @@ std::string usage_text() {
            "  --framework=NAME   pytorch, tensorflow, jax, mxnet, auto or none (default): set the framework's\n"
            "                     allocator so that each tensor is its own CUDA allocation (docs/tagging.md)\n"
            "  --iteration-range NAME  the NVTX range that marks one training step (default: step-like names)\n"
+           + std::string(capture_usage()) +
            "  -h, --help         show this text\n"
            "  --version          show the tbdprof version and the trace format version\n"
            "\n"
@@ -72,6 +74,12 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         if (arg == "--version") {
             parsed.action = ParsedCommandLine::Action::Version;
             return parsed;
+        }
+        std::string capture_error;
+        if (const CaptureParse c = parse_capture_option(args, i, options.capture, capture_error);
+            c != CaptureParse::NotMine) {
+            if (c == CaptureParse::Error) return usage_error(capture_error);
+            continue;
         }
         if (arg == "--force") {
             options.force = true;
@@ -118,6 +126,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             return usage_error("unknown option '" + arg + "' (see tbdprof --help)");
         }
     }
+    if (std::string bad = check_capture_options(options.capture); !bad.empty()) return usage_error(bad);
     options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
     if (options.command.empty()) return usage_error("no command to record (usage: tbdprof [options] -- COMMAND [ARGS...])");
     parsed.action = ParsedCommandLine::Action::Record;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <optional>
+
+#include "capture_options.h"
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@ struct RecordOptions {
     bool force = false;                // --force: replace an existing output
     std::string framework = "none";    // --framework=NAME: allocator preset (see framework_presets.h)
     std::string iteration_range;       // --iteration-range NAME: the NVTX range that marks a step
+    CaptureOptions capture;            // --capture-range, --delay, --duration, --steps
     std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
 };
 

@@ -142,6 +142,7 @@ int record(const RecordOptions& options) {
     } else {
         set_variable(env, "NVTX_INJECTION64_PATH", layout.preload_library);
     }
+    for (const auto& [name, value] : capture_environment(options.capture)) set_variable(env, name, value);
     if (options.sim) {
         set_variable(env, "LD_LIBRARY_PATH", prepend_path(get_variable(env, "LD_LIBRARY_PATH"), layout.simgpu_dir));
         if (!options.sim_model.empty()) set_variable(env, "TBDSIM_MODEL", options.sim_model);

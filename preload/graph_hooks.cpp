@@ -79,6 +79,7 @@ CUresult graph_instantiate(CUgraphExec* exec, CUgraph graph, unsigned long long 
 
 template <auto& Real, ApiPath Path>
 CUresult graph_launch(CUgraphExec exec, CUstream stream) {
+    if (!collector::capture::admits(collector::capture::Event::Other)) return Real.get()(exec, stream);
     HookGuard guard;
     if (!guard.recording()) return Real.get()(exec, stream);
     ThreadState& ts = guard.state();

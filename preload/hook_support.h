@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include "hook_registry.h"
+#include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/cupti_consumer.h"
 #include "tbdprof/collector/recorder.h"

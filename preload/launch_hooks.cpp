@@ -125,6 +125,12 @@ void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, v
     }
 }
 
+// Outside a capture window a launch is only the real call: the wrappers below ask the gate first,
+// before building anything (one relaxed load and a branch; see capture_gate.h).
+inline bool admitted(CUfunction f) {
+    return collector::capture::admits(collector::capture::Event::Launch, f);
+}
+
 // Records one launch around the real call `launch()`; geometry and arguments as the caller gave them.
 // The record is written after the launch succeeded, straight into the thread's ring: room for every
 // possible candidate is reserved, the scan fills it in place, and only the used part is committed.
@@ -182,9 +188,12 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
     return result;
 }
 
+// The recording part of launch_kernel, out of line: the gated-out path of launch_kernel then needs
+// no stack frame and forwards its arguments with a tail call.
 template <auto& Real, ApiPath Path>
-CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                       unsigned shared_mem, CUstream stream, void** params, void** extra) {
+[[gnu::noinline]] CUresult launch_kernel_recorded(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                                  unsigned by, unsigned bz, unsigned shared_mem, CUstream stream,
+                                                  void** params, void** extra) {
     const Geometry g{{gx, gy, gz}, {bx, by, bz}, shared_mem, stream};
     return record_launch(Path, Real.name, f, g, params, extra, [&] {
         return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
@@ -192,8 +201,16 @@ CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
 }
 
 template <auto& Real, ApiPath Path>
+CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned shared_mem, CUstream stream, void** params, void** extra) {
+    if (!admitted(f)) [[unlikely]]
+        return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    return launch_kernel_recorded<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+}
+
+template <auto& Real, ApiPath Path>
 CUresult launch_kernel_ex(const CUlaunchConfig* config, CUfunction f, void** params, void** extra) {
-    if (config == nullptr) return Real.get()(config, f, params, extra);
+    if (config == nullptr || !admitted(f)) return Real.get()(config, f, params, extra);
     const Geometry g{{config->gridDimX, config->gridDimY, config->gridDimZ},
                      {config->blockDimX, config->blockDimY, config->blockDimZ},
                      config->sharedMemBytes,
@@ -204,6 +221,7 @@ CUresult launch_kernel_ex(const CUlaunchConfig* config, CUfunction f, void** par
 template <auto& Real, ApiPath Path>
 CUresult launch_cooperative(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                             unsigned shared_mem, CUstream stream, void** params) {
+    if (!admitted(f)) [[unlikely]] return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params);
     const Geometry g{{gx, gy, gz}, {bx, by, bz}, shared_mem, stream};
     return record_launch(Path, Real.name, f, g, params, nullptr, [&] {
         return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params);

@@ -49,6 +49,7 @@ void* substitute_library_function(LibraryFunction<F>& real, std::type_identity_t
 template <typename Call, typename Describe>
 auto record_library_call(Call&& call, Describe&& describe) -> decltype(call()) {
     if (!collector::collector_enabled()) return call();
+    if (!collector::capture::admits(collector::capture::Event::Other)) return call();
     ThreadState& ts = collector::thread_state();
     if (ts.library_depth > 0) return call();
     collector::ensure_session();

@@ -18,6 +18,7 @@
 #include <iterator>
 #include <string_view>
 
+#include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/range_recorder.h"
 #include "tbdprof/collector/recorder.h"
 
@@ -35,7 +36,9 @@ uint64_t handle_id(const void* handle) { return reinterpret_cast<uintptr_t>(hand
 // practice) would read as unnamed. Handles must not be null either: NVTX treats null as failure.
 uint64_t intern(std::string_view text) {
     ThreadState& ts = collector::thread_state();
-    return collector::intern_string(ts, text);
+    const uint64_t id = collector::intern_string(ts, text);
+    collector::capture::classify_range_name(id, text);  // --steps: is it a step range? (cheap when unused)
+    return id;
 }
 
 uint64_t intern_ascii(const char* text) { return text == nullptr ? 0 : intern(std::string_view(text)); }

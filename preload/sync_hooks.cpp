@@ -9,6 +9,7 @@ using raw::SyncKind;
 
 template <typename Call>
 CUresult record_sync(SyncKind kind, uint64_t handle, Call&& call) {
+    if (!collector::capture::admits(collector::capture::Event::Other)) return call();
     HookGuard guard;
     if (!guard.recording()) return call();
     raw::RawSync record{};

@@ -35,6 +35,7 @@ CUresult correlated_call(uint64_t& sequence, uint64_t& start, Call&& call) {
 // `entry`: the real entry point's name (its _ptsz/_ptds suffix says what stream 0 means).
 template <typename Record, typename Fill, typename Call>
 CUresult record_transfer(ApiPath path, const char* entry, raw::RecordKind kind, Fill&& fill, Call&& call) {
+    if (!collector::capture::admits(collector::capture::Event::Other)) return call();
     HookGuard guard;
     if (!guard.recording()) return call();
     ThreadState& ts = guard.state();

@@ -329,6 +329,16 @@ CREATE TABLE dropped_events (
     count   INTEGER NOT NULL
 );
 
+-- Capture windows: with capture control (tbdprof record --capture-range, --delay/--duration,
+-- --steps) kernels, copies, sets, library calls, synchronizations and ranges were recorded only
+-- inside these; allocations and frees always. No rows: the whole run was recorded.
+CREATE TABLE capture_windows (
+    process  INTEGER NOT NULL REFERENCES processes(id),
+    begin_ns INTEGER NOT NULL,
+    end_ns   INTEGER NOT NULL,
+    reason   TEXT NOT NULL  -- 'cudaProfilerStart', 'nvtx range NAME', '--steps N:M (...)', '--delay ...'
+);
+
 -- One row per allocation, with its category once tagging has run.
 CREATE VIEW memory_allocations AS
 SELECT a.id, a.process, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category

@@ -368,6 +368,10 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
                         "'event_sync', 'implicit_sync') ORDER BY begin_ns");
         while (s.step()) m.host_waits.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), {}});
     }
+    if (table_exists(db, "capture_windows")) {
+        Statement s(db, "SELECT process, begin_ns, end_ns, reason FROM capture_windows");
+        while (s.step()) m.capture_windows.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), s.text(3)});
+    }
     if (table_exists(db, "ranges")) {
         Statement s(db, "SELECT process, begin_ns, coalesce(end_ns, begin_ns), coalesce(name, '') FROM ranges");
         while (s.step()) m.ranges.push_back({static_cast<int32_t>(s.i64(0)), s.i64(1), s.i64(2), s.text(3)});

@@ -89,6 +89,9 @@ struct TraceModel {
     // Host waits (device, stream, event and implicit synchronizations), sorted by begin: where the
     // host finished with a step that ends by waiting for the device.
     std::vector<Range> host_waits;
+    // Capture windows (capture control); empty when the whole run was recorded. Work exists only
+    // inside them; allocations throughout.
+    std::vector<Range> capture_windows;
     bool has_argument_info = false;       // any kernel -> allocation edges at all
     // Some allocation is pointed into at kPooledOffsets or more offsets (an arena, a caching
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.

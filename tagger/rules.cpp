@@ -321,9 +321,24 @@ void tag_made_in_step(Context& c) {
     }
 }
 
+// Capture control: an allocation whose whole life lies outside every capture window was never seen
+// in use; nothing can be said about it beyond that.
+bool outside_capture_windows(const Context& c, const Allocation& a) {
+    if (c.m.capture_windows.empty()) return false;
+    const int64_t end = a.free_ns.value_or(INT64_MAX);
+    for (const Range& w : c.m.capture_windows)
+        if (w.process == a.process && a.alloc_ns <= w.end_ns && end >= w.begin_ns) return false;
+    return true;
+}
+
 void tag_remaining(Context& c) {
     for (size_t a = 0; a < c.facts.size(); ++a) {
         if (!c.tags[a].category.empty()) continue;
+        if (outside_capture_windows(c, c.m.allocations[a])) {
+            set(c, a, "other", 0.5, "outside-capture-window",
+                "allocated and freed outside the capture windows: no recorded work could use it");
+            continue;
+        }
         const Facts& f = c.facts[a];
         switch (f.lifetime) {
         case Lifetime::Transient:

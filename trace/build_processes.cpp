@@ -3,6 +3,7 @@
 #include "model_builder.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tbdprof::trace::detail {
 namespace {
@@ -251,7 +252,28 @@ void ModelBuilder::build_samples_and_drops() {
             model_.dropped.push_back({p.id, cause, static_cast<int64_t>(d.count)});
         }
         counters_.events += p.raw->cpu_samples.size() + p.raw->dropped.size();
+        build_capture_windows(p);
     }
+}
+
+// Opened/closed pairs; a window still open when the process ended ends with it. Records of one
+// thread are in order, but two threads may open and close: sorted by time, a close ends the open one.
+void ModelBuilder::build_capture_windows(ProcessContext& p) {
+    auto windows = p.raw->capture_windows;
+    std::stable_sort(windows.begin(), windows.end(),
+                     [](const raw::RawCaptureWindow& a, const raw::RawCaptureWindow& b) { return a.ts_ns < b.ts_ns; });
+    std::optional<raw::RawCaptureWindow> open;
+    auto close = [&](uint64_t end_ns) {
+        model_.capture_windows.push_back(
+            {p.id, rel(open->ts_ns), rel(std::max(end_ns, open->ts_ns)), std::string(p.raw->string(open->reason_string))});
+        open.reset();
+    };
+    for (const raw::RawCaptureWindow& w : windows) {
+        if (w.opened != 0 && !open) open = w;
+        else if (w.opened == 0 && open) close(w.ts_ns);
+    }
+    if (open) close(p.raw->last_ns);
+    counters_.events += windows.size();
 }
 
 void ModelBuilder::finish_run_row() {

@@ -125,6 +125,10 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             note_time(p, p.cpu_samples.back().ts_ns);
             return;
         case RecordKind::Dropped: p.dropped.push_back(r.as<raw::RawDropped>()); return;
+        case RecordKind::CaptureWindow:
+            p.capture_windows.push_back(r.as<raw::RawCaptureWindow>());
+            note_time(p, p.capture_windows.back().ts_ns);
+            return;
         case RecordKind::ClockSource:
             p.clock_source = r.as<raw::RawClockSource>();
             p.has_clock_source = true;

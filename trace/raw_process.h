@@ -65,6 +65,7 @@ struct RawProcess {
     std::unordered_map<uint64_t, uint64_t> sequence_of_correlation;  // CUPTI id -> our sequence
     std::vector<raw::RawCpuSample> cpu_samples;
     std::vector<raw::RawDropped> dropped;
+    std::vector<raw::RawCaptureWindow> capture_windows;  // opened/closed, in file order
     bool has_clock_source = false;
     raw::RawClockSource clock_source{};
     uint64_t last_ns = 0;             // latest timestamp of any event

@@ -176,6 +176,12 @@ struct DroppedRow {
     int64_t count;
 };
 
+// A capture window (tbdprof record --capture-range, --delay/--duration, --steps).
+struct CaptureWindowRow {
+    int64_t process, begin_ns, end_ns;
+    std::string reason;
+};
+
 struct TraceModel {
     RunRow run;
     std::vector<std::pair<std::string, std::string>> notes;
@@ -199,6 +205,7 @@ struct TraceModel {
     std::vector<RangeRow> ranges;
     std::vector<CpuSampleRow> cpu_samples;
     std::vector<DroppedRow> dropped;
+    std::vector<CaptureWindowRow> capture_windows;
 };
 
 }  // namespace tbdprof::trace::detail

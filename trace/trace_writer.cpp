@@ -144,6 +144,9 @@ void write_memory(Database& db, const TraceModel& m) {
     for (const CpuSampleRow& s : m.cpu_samples) insert(sample, s.process, s.ts_ns, s.user_ns, s.system_ns);
     Statement dropped(db, "INSERT INTO dropped_events VALUES (?1, ?2, ?3)");
     for (const DroppedRow& d : m.dropped) insert(dropped, d.process, d.cause, d.count);
+    Statement window(db, "INSERT INTO capture_windows VALUES (?1, ?2, ?3, ?4)");
+    for (const CaptureWindowRow& w : m.capture_windows)
+        insert(window, w.process, w.begin_ns, w.end_ns, std::string_view(w.reason));
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ IterationMetrics iteration_metrics(const IterationSpans& iterations, const Windo
 void scan_gpu(const TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report);
 // Memory replay over the whole run (memory is not windowed: peak is the run's peak).
 void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report);
+// The capture_windows table (absent in traces of older versions: none).
+std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);
 
 }  // namespace tbdprof::analyzer

@@ -96,6 +96,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
     TraceFile trace = open_trace(path);
     Report report;
     read_run(trace, report);
+    report.capture_windows = read_capture_windows(trace);
     require_activity(trace, path);
     const IterationSpans iterations = detect_iterations(trace, options.iteration_range);
     report.window = choose_window(options.window, iterations, report.run.duration_ns);

@@ -215,6 +215,7 @@ Document report_document(const Report& r, bool with_charts) {
     document.intro.push_back("run: " + seconds(static_cast<double>(r.run.duration_ns) * 1e-9) +
                              (r.run.simulated ? " on the simulated GPU" : "") + ", clock source " + r.run.clock_source);
     document.intro.push_back(window_sentence(r));
+    if (std::string captured = capture_sentence(r); !captured.empty()) document.intro.push_back(captured);
     document.sections.push_back(overview(r, with_charts));
     document.sections.push_back(flops(r));
     document.sections.push_back(flops_by_precision(r));

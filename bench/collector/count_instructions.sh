@@ -40,6 +40,11 @@ count() {
     case $config in
     cupti_off) env+=(TBDPROF_CUPTI=0 TBDPROF_RUN_DIR="$run_dir" LD_PRELOAD="$preload") ;;
     cupti_on) env+=(TBDPROF_RUN_DIR="$run_dir" LD_PRELOAD="$preload") ;;
+    # Capture control, outside the window: the gate closed (cudaProfilerApi, never started), with
+    # CUPTI loaded and its kernel activity disabled / without CUPTI; --steps counting launches.
+    closed) env+=(TBDPROF_CAPTURE=cudaProfilerApi TBDPROF_RUN_DIR="$run_dir" LD_PRELOAD="$preload") ;;
+    closed_nocupti) env+=(TBDPROF_CUPTI=0 TBDPROF_CAPTURE=cudaProfilerApi TBDPROF_RUN_DIR="$run_dir" LD_PRELOAD="$preload") ;;
+    counting) env+=(TBDPROF_CAPTURE=steps:900000000:900000001 TBDPROF_RUN_DIR="$run_dir" LD_PRELOAD="$preload") ;;
     esac
     for pattern in "$@"; do toggles+=("--toggle-collect=$pattern"); done
     env "${env[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null "${toggles[@]}" \
@@ -47,7 +52,7 @@ count() {
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk -v n="$per" '{ printf "%.0f", $1 / n }'
     # A launch whose record was dropped (full ring: valgrind slows the writer thread down) skips most
     # of the hook, so the count is only valid when every launch reached the trace.
-    if [ "$config" != base ] && [ "$mode" = launch ]; then
+    if [ "$config" != base ] && [ "$mode" = launch ] && [ "${config#closed}" = "$config" ] && [ "$config" != counting ]; then
         "$bin/tbdprof-build-trace" "$run_dir" "$run_dir.sqlite" > /dev/null 2>&1
         local seen
         seen=$(sqlite3 "$run_dir.sqlite" "SELECT COUNT(*) FROM kernels WHERE thread IS NOT NULL" 2>/dev/null || echo 0)
@@ -57,6 +62,13 @@ count() {
 }
 
 base=$(count base '__cudaLaunchKernel')
+if [ "${CAPTURE_ONLY:-0}" = 1 ]; then  # capture control only (docs/benchmarks.md, Capture control)
+    for config in closed closed_nocupti counting; do
+        n=$(count "$config" '__cudaLaunchKernel')
+        echo "$config: $n instructions per launch (base $base, added $((n - base)))"
+    done
+    exit 0
+fi
 off=$(count cupti_off '__cudaLaunchKernel')
 on=$(count cupti_on '__cudaLaunchKernel')
 push_pop=$(count cupti_on 'cuptiActivityPushExternalCorrelationId' 'cuptiActivityPopExternalCorrelationId')

@@ -1,3 +1,4 @@
+#include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/cupti_consumer.h"
 
 #include <cupti_activity.h>
@@ -235,6 +236,19 @@ bool enable_activity() {
     return true;
 }
 
+// Capture windows (capture_gate.h): kernel, copy and set activity only while a window is open, so
+// that outside one the driver does no CUPTI record keeping per launch (external correlation too:
+// the ids a thread keeps pushed stay pushed while the kind is off).
+void switch_activity(bool enable) {
+    if (!active()) return;
+    for (CUpti_ActivityKind kind :
+         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
+        if (enable) g_api.enable(kind);
+        else g_api.disable(kind);
+    }
+}
+
 }  // namespace
 
 void start() {
@@ -252,6 +266,11 @@ void start() {
     t_starting = false;
     emit_clock_source(ok ? raw::ClockSource::Cupti : raw::ClockSource::HostOnly);
     g_state.store(static_cast<int>(ok ? State::Active : State::Unavailable), std::memory_order_release);
+    if (ok && capture::controlled()) {
+        // Enabled above so that another subscriber is detected the usual way; off until a window opens.
+        capture::set_activity_switch(switch_activity);
+        if (!capture::is_open()) switch_activity(false);
+    }
 }
 
 void push_correlation(uint64_t sequence) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/recorder.h"
 
@@ -65,6 +66,7 @@ int push(uint64_t name_string, uint64_t domain_string) {
         return kMaxDepth + stack.overflow - 1;
     }
     const int level = level_in_domain(stack, domain_string);
+    capture::on_range_begin(name_string);  // may open a capture window (nvtx:NAME, --steps)
     stack.entries[stack.size++] = OpenPush{monotonic_ns(), name_string, domain_string};
     return level;
 }
@@ -84,8 +86,12 @@ int pop(uint64_t domain_string) {
     for (int i = index; i + 1 < stack.size; ++i) stack.entries[i] = stack.entries[i + 1];
     --stack.size;
     const int level = level_in_domain(stack, domain_string);
-    ThreadState& ts = thread_state();
-    write_range(ts, raw::RangeKind::PushPop, open.begin_ns, now, open.name_string, open.domain_string, 0, index);
+    // Ranges are recorded inside capture windows only; the range that closes one is inside it.
+    if (capture::is_open()) {
+        ThreadState& ts = thread_state();
+        write_range(ts, raw::RangeKind::PushPop, open.begin_ns, now, open.name_string, open.domain_string, 0, index);
+    }
+    capture::on_range_end(open.name_string);
     return level;
 }
 
@@ -93,6 +99,7 @@ uint64_t start(uint64_t name_string, uint64_t domain_string) {
     if (!collector_enabled()) return 0;
     ThreadState& ts = thread_state();
     if (ts.tid == 0) attach_thread_ring(ts);  // the tid, which end() may need on another thread
+    capture::on_range_begin(name_string);
     const uint64_t id = g_next_start_id.fetch_add(1, std::memory_order_relaxed);
     OpenStart& slot = g_starts[id % kMaxOpenStartEnd];
     slot.id.store(0, std::memory_order_relaxed);
@@ -115,12 +122,13 @@ void end(uint64_t id) {
     const uint64_t domain = slot.domain_string.load(std::memory_order_relaxed);
     const uint32_t tid = slot.tid.load(std::memory_order_relaxed);
     if (!slot.id.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
-    ThreadState& ts = thread_state();
-    write_range(ts, raw::RangeKind::StartEnd, begin, now, name, domain, tid, 0);
+    if (capture::is_open()) write_range(thread_state(), raw::RangeKind::StartEnd, begin, now, name, domain, tid, 0);
+    capture::on_range_end(name);
 }
 
 void mark(uint64_t name_string, uint64_t domain_string) {
     if (!collector_enabled()) return;
+    if (!capture::is_open()) return;
     const uint64_t now = monotonic_ns();
     write_range(thread_state(), raw::RangeKind::Mark, now, now, name_string, domain_string, 0, 0);
 }

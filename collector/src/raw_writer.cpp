@@ -1,3 +1,4 @@
+#include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/raw_writer.h"
 
 #include <fcntl.h>
@@ -107,6 +108,7 @@ void RawWriter::run() {
         const uint64_t interval = next_drain_interval_ns_.load(std::memory_order_relaxed);
         sleep_ns(interval != 0 ? interval : kDrainIntervalNs);
         const uint64_t now = monotonic_ns();
+        capture::on_writer_tick(now);  // --delay/--duration: asks the next hook to open or close
         if (periodic_ != nullptr && now - last_periodic >= kPeriodicTaskIntervalNs) {
             periodic_();  // outside the drain lock: it may emit records (CUPTI buffer completion)
             last_periodic = now;

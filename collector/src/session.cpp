@@ -12,6 +12,7 @@
 #include <new>
 #include <string>
 
+#include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/cupti_consumer.h"
 #include "tbdprof/collector/raw_writer.h"
@@ -125,6 +126,7 @@ void after_fork_in_child() {
     const uint32_t parent = g_identity.pid;
     g_writer.abandon_after_fork();
     reset_recorder_after_fork();
+    capture::reset_after_fork();
     const bool parent_had_cupti = cupti::active();
     cupti::disable_after_fork();
     g_session_started.store(false);
@@ -159,6 +161,7 @@ void initialize_from_environment(uint64_t own_low, uint64_t own_high) {
     g_identity.start_ns = monotonic_ns();
     g_identity.start_unix_ns = realtime_ns();
     new (g_writer_storage) RawWriter();
+    capture::configure_from_environment(g_identity.start_ns);
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     globals().enabled.store(true, std::memory_order_release);
     emit_process_info();

@@ -47,5 +47,7 @@ KernelCost take_launch_annotation();
 
 // Ground truth (TBDSIM_TRUTH): called by publish(); each line is written at once.
 void truth_write(const TbdsimRecord& record);
+// cuProfilerStart/Stop: a `profiler` line with the next correlation id (see docs/simgpu.md).
+void truth_write_profiler(bool start, uint32_t next_correlation);
 
 }  // namespace simgpu

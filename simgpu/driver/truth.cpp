@@ -103,5 +103,16 @@ void truth_write(const TbdsimRecord& r) {
     (void)ignored;
 }
 
+void truth_write_profiler(bool start, uint32_t next_correlation) {
+    TruthFile& file = truth();
+    if (file.fd < 0) return;
+    char line[128];
+    const int n = std::snprintf(line, sizeof line, "profiler\t%u\t%s\t%u\n", static_cast<unsigned>(getpid()),
+                                start ? "start" : "stop", next_correlation);
+    if (n <= 0) return;
+    std::lock_guard lock(file.mutex);
+    ssize_t ignored = ::write(file.fd, line, static_cast<size_t>(n));
+    (void)ignored;
+}
 
 }  // namespace simgpu

@@ -59,6 +59,9 @@ Truth read_truth(const std::string& path) {
         } else if ((kind == "alloc" || kind == "free") && f.size() >= 8) {
             truth.memory.push_back({kind == "alloc", static_cast<uint32_t>(number(f[1])), number(f[4]), number(f[6]),
                                     number(f[7]), f[5]});
+        } else if (kind == "profiler" && f.size() >= 4) {
+            truth.profiler.push_back({static_cast<uint32_t>(number(f[1])), f[2] == "start",
+                                      static_cast<uint32_t>(number(f[3]))});
         } else {
             throw std::runtime_error("unreadable truth line: " + line);
         }

@@ -32,11 +32,18 @@ struct TruthMemory {
     uint64_t time, bytes, address;
     std::string kind;  // device, device_async, pinned_host, managed
 };
+// cuProfilerStart/Stop: work the program launched after it has a correlation id above `correlation`.
+struct TruthProfiler {
+    uint32_t pid;
+    bool start;
+    uint32_t correlation;
+};
 struct Truth {
     std::vector<TruthKernel> kernels;
     std::vector<TruthCopy> copies;
     std::vector<TruthSet> sets;
     std::vector<TruthMemory> memory;  // allocs and frees in file order
+    std::vector<TruthProfiler> profiler;  // in file order
 };
 
 // Throws std::runtime_error on a line it cannot read.

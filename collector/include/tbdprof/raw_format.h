@@ -58,6 +58,7 @@ enum class RecordKind : uint16_t {
     GraphCapture = 60,      // RawGraphCapture: a stream capture began or ended
     GraphInstantiate = 61,  // RawGraphInstantiate: an executable graph made from a captured graph
     GraphLaunch = 62,       // RawGraphLaunch: cuGraphLaunch (its kernels are correlated to `sequence`)
+    CaptureWindow = 70,     // RawCaptureWindow: a capture window opened or closed (capture control)
 };
 
 struct RawRecordHeader {
@@ -236,6 +237,19 @@ struct RawGraphLaunch {
     ApiPath api;
     uint8_t reserved[3];
 };
+
+// Capture control (TBDPROF_CAPTURE): the collector records kernels, copies, sets, library calls,
+// synchronizations and ranges only inside capture windows; allocations and frees always. One record
+// when a window opens (`opened` 1) and one when it closes (0); a window still open at exit ends with
+// the process. `reason_string`: why it opened ("cudaProfilerStart", "nvtx range NAME", ...).
+struct RawCaptureWindow {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t reason_string;
+    uint8_t opened;
+    uint8_t reserved[7];
+};
+static_assert(sizeof(RawCaptureWindow) == 32);
 
 struct RawSync {
     RawRecordHeader header;

@@ -171,6 +171,12 @@ struct UtilizationSeries {
     std::vector<std::pair<int64_t, std::vector<double>>> devices;  // (device, fraction per bucket)
 };
 
+// A capture window of a run recorded with capture control (trace table capture_windows).
+struct CaptureWindowInfo {
+    int64_t begin_ns = 0, end_ns = 0;
+    std::string reason;
+};
+
 struct Report {
     RunInfo run;
     Window window;
@@ -184,7 +190,11 @@ struct Report {
     KernelMetrics kernels;
     UtilizationSeries utilization_series;
     std::vector<std::string> notes;  // facts a reader needs (fallbacks, missing data)
+    std::vector<CaptureWindowInfo> capture_windows;  // empty: the whole run was recorded
 };
+
+// "Captured: ..." for a run recorded with capture control, empty otherwise (capture_windows.cpp).
+std::string capture_sentence(const Report& report);
 
 const char* category_name(int index);
 // Index of a category name; unknown names map to "other" and empty/NULL to "untagged".

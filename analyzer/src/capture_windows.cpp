@@ -1,0 +1,41 @@
+// Capture control in the report: which windows of the run were recorded (trace table
+// capture_windows; docs/trace-format.md). Kept apart from the report's other sections.
+#include <cstdio>
+
+#include "analysis_parts.h"
+#include "sqlite_reader.h"
+
+namespace tbdprof::analyzer {
+
+std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace) {
+    std::vector<CaptureWindowInfo> out;
+    if (!trace.db->has_table("capture_windows")) return out;
+    Query query(*trace.db, "SELECT begin_ns, end_ns, reason FROM capture_windows ORDER BY begin_ns");
+    while (query.step()) out.push_back({query.integer(0), query.integer(1), query.text(2)});
+    return out;
+}
+
+std::string capture_sentence(const Report& r) {
+    if (r.capture_windows.empty()) return {};
+    auto span = [](const CaptureWindowInfo& w) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.3f-%.3f s", static_cast<double>(w.begin_ns) * 1e-9,
+                      static_cast<double>(w.end_ns) * 1e-9);
+        return std::string(text);
+    };
+    const CaptureWindowInfo& first = r.capture_windows.front();
+    std::string s = "Captured: ";
+    if (r.capture_windows.size() == 1) {
+        s += first.reason + " (1 window, " + span(first) + ")";
+    } else {
+        s += std::to_string(r.capture_windows.size()) + " windows (" + first.reason + "): ";
+        for (size_t i = 0; i < r.capture_windows.size() && i < 8; ++i)
+            s += (i ? ", " : "") + span(r.capture_windows[i]);
+        if (r.capture_windows.size() > 8) s += ", ...";
+    }
+    char total[32];
+    std::snprintf(total, sizeof total, "%.3f s", static_cast<double>(r.run.duration_ns) * 1e-9);
+    return s + " of a " + total + " run; kernels, copies and sets only inside, allocations throughout";
+}
+
+}  // namespace tbdprof::analyzer
