@@ -4,7 +4,7 @@
 set -euo pipefail
 
 TBDPROF_PACKAGES=(cmake g++ make pkg-config libsqlite3-dev libunwind-dev libfmt-dev doctest-dev
-                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev)
+                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev python3)
 
 missing_packages() {
     local missing=()

@@ -52,6 +52,9 @@ struct Context {
     Stream legacy_stream;
     std::set<Stream*> streams;  // created and per-thread streams (not the legacy one)
     int pending_host_calls = 0;
+    unsigned flags = 0;         // cuCtxCreate's flags (created contexts)
+    bool created = false;       // by cuCtxCreate (not a device's primary context)
+    bool destroyed = false;     // by cuCtxDestroy: the handle is invalid from then on
 };
 
 struct Event {
@@ -119,6 +122,8 @@ DriverState& state();
 // Must hold state().mutex for the helpers below.
 const Allocation* find_allocation(uintptr_t address);  // containing `address`, or null
 Context* current_context();                            // this thread's, or null
+Context* make_context(Device& device);                 // a new context with its legacy stream
+Device* device_at(CUdevice ordinal);                   // null for an invalid ordinal
 void set_current_context(Context* context);
 std::vector<Context*>& context_stack();
 
