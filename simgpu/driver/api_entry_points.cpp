@@ -3,6 +3,12 @@
 // base name, the CUDA version they were built for, and per-thread-stream flags.
 #include "driver_api.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace simgpu;
@@ -75,6 +81,21 @@ CUresult lookup(const char* symbol, void** pfn, int cuda_version, cuuint64_t fla
     return CUDA_SUCCESS;
 }
 
+// TBDSIM_PRIVATE_TABLE_MARK=PATH: created (once, with this process id) at the first request for a
+// private table, so that tbdprof can say why the program failed.
+void note_private_table_request() {
+    static std::atomic<bool> noted{false};
+    if (noted.exchange(true)) return;
+    const char* path = std::getenv("TBDSIM_PRIVATE_TABLE_MARK");
+    if (path == nullptr || *path == '\0') return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    char pid[24];
+    int n = std::snprintf(pid, sizeof pid, "%d\n", static_cast<int>(getpid()));
+    if (n > 0) (void)!write(fd, pid, static_cast<size_t>(n));
+    close(fd);
+}
+
 }  // namespace
 
 SIM_API CUresult CUDAAPI cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda_version,
@@ -95,6 +116,10 @@ SIM_API CUresult CUDAAPI cuGetExportTable(const void** table, const CUuuid* id) 
         return CUDA_SUCCESS;
     }
     // NVIDIA's own private tables (asked for by the real runtime and libraries) are not modelled.
+    // Only NVIDIA's closed code asks for them; with the simulated libraries in place that is the
+    // static runtime linked into the program (nvcc's default). A profiler running the program tells
+    // the user so: it names a file here to be created when that happens.
+    note_private_table_request();
     *table = nullptr;
     return CUDA_ERROR_INVALID_VALUE;
 }
