@@ -82,7 +82,15 @@ bool resolve(void* library, const char* name, Fn& out) {
 
 bool load_api() {
     void* library = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) return false;
+    if (library == nullptr) {
+        // CUDA 12's CUPTI has other activity record layouts than the CUDA 13 ones read here.
+        if (void* cuda12 = dlopen("libcudart.so.12", RTLD_LAZY | RTLD_NOLOAD); cuda12 != nullptr) {
+            dlclose(cuda12);
+            std::fprintf(stderr, "tbdprof: the program uses CUDA 12; tbdprof reads CUDA 13's CUPTI only, "
+                                 "so it records with host-side timing\n");
+        }
+        return false;
+    }
     return resolve(library, "cuptiActivityEnable", g_api.enable) &&
            resolve(library, "cuptiActivityDisable", g_api.disable) &&
            resolve(library, "cuptiActivityRegisterCallbacks", g_api.register_callbacks) &&
