@@ -66,6 +66,7 @@ void* substitute_looked_up_symbol(const char* name, void* result) {
     if (name[0] != 'c' || name[1] != 'u') return result;
     if (void* cublaslt = substitute_cublaslt_symbol(name, result); cublaslt != nullptr) return cublaslt;
     if (void* cublas = substitute_cublas_symbol(name, result); cublas != nullptr) return cublas;
+    if (void* vector = substitute_cublas_vector_symbol(name, result); vector != nullptr) return vector;
     Registry& r = registry();
     for (size_t i = 0; i < r.symbols.size(); ++i) {
         if (std::strcmp(r.symbols[i].name, name) != 0) continue;

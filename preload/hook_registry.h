@@ -52,6 +52,8 @@ void* substitute_proc_address(void* real, ApiPath path);
 void* substitute_looked_up_symbol(const char* name, void* result);
 // cuBLAS's part of the above (cublas_hooks.cpp): null when `name` is not a cuBLAS entry point we hook.
 void* substitute_cublas_symbol(const char* name, void* result);
+// cuBLAS level-1/2 entry points (cublas_vector_hooks.cpp), likewise.
+void* substitute_cublas_vector_symbol(const char* name, void* result);
 // cuBLASLt's part (cublaslt_hooks.cpp), likewise.
 void* substitute_cublaslt_symbol(const char* name, void* result);
 
