@@ -356,18 +356,3 @@ SIM_API CUresult CUDAAPI cuFuncLoad(CUfunction f) {
     std::lock_guard lock(state().mutex);
     return live_function(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-
-SIM_API CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction f, int block_size,
-                                                                     size_t dynamic_shared) {
-    if (!blocks || block_size <= 0) return CUDA_ERROR_INVALID_VALUE;
-    std::lock_guard lock(state().mutex);
-    const Function* fn = live_function(f);
-    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
-    int by_threads = 2048 / block_size;
-    size_t shared = dynamic_shared + fn->info->static_shared_bytes;
-    int by_shared = shared ? static_cast<int>(233472 / shared) : 32;
-    int regs = static_cast<int>(fn->info->registers ? fn->info->registers : 32);
-    int by_regs = 65536 / std::max(1, regs * block_size);
-    *blocks = std::max(0, std::min({32, by_threads, by_shared, by_regs}));
-    return CUDA_SUCCESS;
-}

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -59,6 +60,25 @@ static void check_kernel_queries() {
     int not_a_kernel = 0;
     EXPECT(cudaFuncGetAttributes(&attributes, &not_a_kernel) == cudaErrorInvalidDeviceFunction);
     EXPECT(cudaGetLastError() == cudaErrorInvalidDeviceFunction);
+}
+
+// Occupancy through the runtime: the driver's model (regs, shared memory, threads per SM).
+static void check_occupancy() {
+    cudaFuncAttributes attributes;
+    std::memset(&attributes, 0, sizeof attributes);
+    EXPECT(cudaFuncGetAttributes(&attributes, k) == cudaSuccess);
+    int blocks = -1;
+    EXPECT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, 256, 0) == cudaSuccess);
+    const int regs = attributes.numRegs > 0 ? attributes.numRegs : 32;
+    const int regs_per_warp = (regs * 32 + 255) / 256 * 256;
+    EXPECT(blocks == std::min(8, 65536 / (regs_per_warp * 8)));  // 2048 threads per SM on sm_90
+    EXPECT(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, k, 256, 100000, cudaOccupancyDefault) ==
+           cudaSuccess);
+    EXPECT(blocks == 2);  // 233472 bytes of shared memory per SM, 1 KiB reserved per block
+    int min_grid = 0, block = 0;
+    EXPECT(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, k, 0, 0) == cudaSuccess);
+    EXPECT(block % 32 == 0 && block > 0 && block <= 1024);
+    EXPECT(min_grid > 0 && min_grid % 132 == 0);
 }
 
 static void check_launches() {
@@ -162,6 +182,7 @@ int main(int argc, char** argv) {
     }
     check_parameter_layout();
     check_kernel_queries();
+    check_occupancy();
     check_launches();
     check_not_ready_states();
     check_symbols();
