@@ -71,7 +71,8 @@ SIM_API CUresult ctx_destroy_v2(CUcontext handle) {
         Context* context = live_context(handle);
         if (!context || !context->created) return CUDA_ERROR_INVALID_CONTEXT;
         for (const auto& [address, allocation] : state().allocations)
-            if (allocation.context == context && allocation.kind != MemoryKind::ModuleGlobal)
+            if (allocation.context == context && allocation.kind != MemoryKind::ModuleGlobal &&
+                allocation.kind != MemoryKind::Mapped)  // mappings are the program's to unmap
                 owned.emplace_back(address, allocation.kind);
     }
     for (const auto& [address, kind] : owned) {

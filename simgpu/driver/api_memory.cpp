@@ -161,7 +161,7 @@ CUresult free_async(CUdeviceptr dptr, CUstream handle, bool per_thread) {
         if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
         auto it = state().allocations.find(dptr);
         if (it == state().allocations.end() || it->second.kind == MemoryKind::PinnedHost ||
-            it->second.kind == MemoryKind::ModuleGlobal)
+            it->second.kind == MemoryKind::ModuleGlobal || it->second.kind == MemoryKind::Mapped)
             return CUDA_ERROR_INVALID_VALUE;
         Allocation a = it->second;
         state().allocations.erase(it);

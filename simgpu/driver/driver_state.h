@@ -84,7 +84,9 @@ struct Module {
     bool is_library = false;
 };
 
-enum class MemoryKind { Device, DeviceAsync, PinnedHost, Managed, ModuleGlobal };
+// Mapped: a range of physical memory (cuMemCreate) mapped into a reserved range with cuMemMap; its
+// host memory and capacity belong to the physical allocation (api_vmm.cpp), not to this entry.
+enum class MemoryKind { Device, DeviceAsync, PinnedHost, Managed, ModuleGlobal, Mapped };
 
 struct Allocation {
     uintptr_t address = 0;
@@ -93,6 +95,7 @@ struct Allocation {
     MemoryKind kind = MemoryKind::Device;
     Context* context = nullptr;
     bool mmapped = false;
+    bool accessible = true;     // Mapped: once cuMemSetAccess granted read-write access
 };
 
 struct DriverState {
@@ -115,6 +118,11 @@ struct DriverState {
     uint64_t next_capture_id = 1;
     uint32_t next_graph_id = 1;
     uint64_t next_graph_node_id = 1;
+    // Virtual memory management (api_vmm.cpp): reserved address ranges by base, physical allocations.
+    std::map<uintptr_t, size_t> reservations;
+    std::set<struct PhysicalMemory*> physical;
+    std::map<uintptr_t, struct PhysicalMemory*> mapped_physical;  // by mapping start
+    std::map<uintptr_t, int> access;                               // cuMemSetAccess grants, by start
 };
 
 DriverState& state();
