@@ -72,7 +72,7 @@ SIM_API CUresult ctx_destroy_v2(CUcontext handle) {
         if (!context || !context->created) return CUDA_ERROR_INVALID_CONTEXT;
         for (const auto& [address, allocation] : state().allocations)
             if (allocation.context == context && allocation.kind != MemoryKind::ModuleGlobal &&
-                allocation.kind != MemoryKind::Mapped)  // mappings are the program's to unmap
+                allocation.kind != MemoryKind::Mapped && !allocation.registered)  // the program's to undo
                 owned.emplace_back(address, allocation.kind);
     }
     for (const auto& [address, kind] : owned) {

@@ -106,7 +106,7 @@ CUresult free_common(uintptr_t address, std::initializer_list<MemoryKind> kinds,
         if (it == state().allocations.end()) return CUDA_ERROR_INVALID_VALUE;
         bool kind_ok = false;
         for (MemoryKind k : kinds) kind_ok |= it->second.kind == k;
-        if (!kind_ok) return CUDA_ERROR_INVALID_VALUE;
+        if (!kind_ok || it->second.registered) return CUDA_ERROR_INVALID_VALUE;  // cuMemHostUnregister
         if (CUresult rc = check_unsafe_call(); rc != CUDA_SUCCESS) return rc;
         if (synchronize) wait_for = context_done_ns(*it->second.context);
     }

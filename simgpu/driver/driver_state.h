@@ -53,6 +53,7 @@ struct Context {
     std::set<Stream*> streams;  // created and per-thread streams (not the legacy one)
     int pending_host_calls = 0;
     unsigned flags = 0;         // cuCtxCreate's flags (created contexts)
+    std::set<Context*> peers;   // contexts whose memory this one may access (cuCtxEnablePeerAccess)
     bool created = false;       // by cuCtxCreate (not a device's primary context)
     bool destroyed = false;     // by cuCtxDestroy: the handle is invalid from then on
 };
@@ -96,6 +97,7 @@ struct Allocation {
     Context* context = nullptr;
     bool mmapped = false;
     bool accessible = true;     // Mapped: once cuMemSetAccess granted read-write access
+    bool registered = false;    // PinnedHost by cuMemHostRegister: the program's memory, never freed here
 };
 
 struct DriverState {

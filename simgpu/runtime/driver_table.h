@@ -37,7 +37,9 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncGetParamInfo) X(cuLaunchKernel)                  \
     X(cuLaunchKernelEx) X(cuLaunchCooperativeKernel) X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
     X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuStreamGetCaptureInfo) X(cuGraphInstantiateWithFlags) \
-    X(cuGraphLaunch) X(cuGraphUpload) X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuGraphGetNodes)
+    X(cuGraphLaunch) X(cuGraphUpload) X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuGraphGetNodes)        \
+    X(cuMemAdvise) X(cuMemPrefetchAsync) X(cuMemHostRegister) X(cuMemHostUnregister)                     \
+    X(cuCtxEnablePeerAccess) X(cuCtxDisablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)
 
 struct DriverApi {
     // cuGetProcAddress_v2 itself, taken with dlsym (it is how everything else is found).
