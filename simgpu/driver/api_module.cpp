@@ -36,6 +36,7 @@ CUresult load_image(const void* image, Context* ctx, bool is_library, Module*& o
     for (const auto& global : module->image.globals) {
         void* p = std::calloc(1, global.size);
         if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+        if (!global.initial.empty()) std::memcpy(p, global.initial.data(), global.initial.size());
         module->globals[global.name] = {p, global.size};
         Allocation a{reinterpret_cast<uintptr_t>(p), global.size, 0, MemoryKind::ModuleGlobal, ctx, false};
         state().allocations[a.address] = a;
@@ -274,6 +275,15 @@ SIM_API CUresult CUDAAPI cuLibraryGetModule(CUmodule* out, CUlibrary handle) {
 }
 
 SIM_API CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary handle, const char* name) {
+    std::lock_guard lock(state().mutex);
+    Module* m = live_module(handle, true);
+    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    return get_global(dptr, bytes, *m, name);
+}
+
+// __managed__ variables are globals of the module whose address the host uses too: device memory is
+// host memory on the simulated GPU, so the global's storage serves both sides.
+SIM_API CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr* dptr, size_t* bytes, CUlibrary handle, const char* name) {
     std::lock_guard lock(state().mutex);
     Module* m = live_module(handle, true);
     if (!m) return CUDA_ERROR_INVALID_HANDLE;

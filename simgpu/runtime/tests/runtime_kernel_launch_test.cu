@@ -20,6 +20,7 @@
 static int g_failures = 0;
 
 __device__ int g_counter[4];
+__managed__ int g_managed[2] = {11, 22};
 
 __global__ void k(float a, const float* x, float* y, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -155,6 +156,17 @@ static void check_not_ready_states() {
     EXPECT(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
+// A __managed__ variable: the host reads and writes it directly (through the runtime's
+// __cudaInitModule and cuLibraryGetManaged), and a device-side copy sees what the host wrote.
+static void check_managed() {
+    EXPECT(g_managed[0] == 11);
+    EXPECT(g_managed[1] == 22);
+    g_managed[1] = 33;
+    int back[2] = {0, 0};
+    EXPECT(cudaMemcpyFromSymbol(back, g_managed, sizeof back) == cudaSuccess);
+    EXPECT(back[0] == 11 && back[1] == 33);
+}
+
 static void check_symbols() {
     const int values[4] = {1, 2, 3, 4};
     EXPECT(cudaMemcpyToSymbol(g_counter, values, sizeof values) == cudaSuccess);
@@ -186,6 +198,7 @@ int main(int argc, char** argv) {
     check_launches();
     check_not_ready_states();
     check_symbols();
+    check_managed();
     if (g_failures != 0) {
         std::fprintf(stderr, "%d expectation(s) failed\n", g_failures);
         return 1;
