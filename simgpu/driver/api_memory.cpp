@@ -125,7 +125,7 @@ CUresult free_common(uintptr_t address, std::initializer_list<MemoryKind> kinds,
     return CUDA_SUCCESS;
 }
 
-CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_thread) {
+CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_thread, MemPool* pool) {
     if (!dptr) return CUDA_ERROR_INVALID_VALUE;
     TbdsimRecord record;
     {
@@ -136,9 +136,13 @@ CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
         // Memory nodes (stream-ordered allocation inside a graph) are not modelled.
         if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
+        Device& device = *stream->context->device;
+        if (pool == nullptr) pool = device.current_pool ? device.current_pool : default_pool_of(device);
         Allocation a;
         if (CUresult rc = allocate(*stream->context, bytes, MemoryKind::DeviceAsync, a); rc != CUDA_SUCCESS)
             return rc;
+        state().allocations[a.address].pool = pool;
+        note_pool_use(*pool);
         *dptr = a.address;
         // Stream-ordered: the memory becomes usable when the stream reaches this point.
         uint64_t when = std::max(now_ns(), stream_ready_ns(*stream));
@@ -226,11 +230,16 @@ SIM_API CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* dptr, void* p, u
     return CUDA_SUCCESS;
 }
 
+CUresult simgpu::allocate_stream_ordered(CUdeviceptr* dptr, size_t bytes, CUstream stream, bool per_thread,
+                                         MemPool* pool) {
+    return alloc_async(dptr, bytes, stream, per_thread, pool);
+}
+
 SIM_API CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytes, CUstream stream) {
-    return alloc_async(dptr, bytes, stream, false);
+    return alloc_async(dptr, bytes, stream, false, nullptr);
 }
 SIM_API CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytes, CUstream stream) {
-    return alloc_async(dptr, bytes, stream, true);
+    return alloc_async(dptr, bytes, stream, true, nullptr);
 }
 SIM_API CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream stream) {
     return free_async(dptr, stream, false);
@@ -344,45 +353,3 @@ SIM_API CUresult CUDAAPI cuPointerGetAttributes(unsigned int count, CUpointer_at
     return CUDA_SUCCESS;
 }
 
-// --- the default memory pool (PyTorch's cudaMallocAsync backend configures it) -------------------
-
-SIM_API CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool, CUdevice dev) {
-    if (!pool) return CUDA_ERROR_INVALID_VALUE;
-    std::lock_guard lock(state().mutex);
-    if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
-    if (dev < 0 || dev >= static_cast<int>(state().devices.size())) return CUDA_ERROR_INVALID_DEVICE;
-    *pool = reinterpret_cast<CUmemoryPool>(state().devices[size_t(dev)].get());
-    return CUDA_SUCCESS;
-}
-
-SIM_API CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) {
-    return cuDeviceGetDefaultMemPool(pool, dev);
-}
-
-SIM_API CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute, void* value) {
-    return pool && value ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-SIM_API CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void* value) {
-    if (!pool || !value) return CUDA_ERROR_INVALID_VALUE;
-    auto* device = reinterpret_cast<Device*>(pool);
-    std::lock_guard lock(state().mutex);
-    cuuint64_t v = 0;
-    if (attribute == CU_MEMPOOL_ATTR_USED_MEM_CURRENT || attribute == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT) {
-        for (const auto& [address, a] : state().allocations)
-            if (a.kind == MemoryKind::DeviceAsync && a.context->device == device) v += a.bytes;
-    }
-    if (attribute == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
-        attribute == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC ||
-        attribute == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES) {
-        int on = 1;
-        std::memcpy(value, &on, sizeof on);
-        return CUDA_SUCCESS;
-    }
-    std::memcpy(value, &v, sizeof v);
-    return CUDA_SUCCESS;
-}
-
-SIM_API CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t) {
-    return pool ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}

@@ -24,8 +24,12 @@ struct Capture;    // graph_state.h
 struct Graph;
 struct GraphExec;
 
+struct MemPool;  // api_mempool.cpp
+
 struct Device {
     int ordinal = 0;
+    MemPool* default_pool = nullptr;  // created with the device
+    MemPool* current_pool = nullptr;  // cuDeviceSetMemPool; the default pool unless set
     const GpuModel* model = nullptr;
     uint64_t memory_bytes = 0;  // capacity (model, or TBDSIM_MEMORY_BYTES)
     uint64_t used_bytes = 0;    // device + managed allocations, rounded to the allocation granularity
@@ -98,6 +102,7 @@ struct Allocation {
     bool mmapped = false;
     bool accessible = true;     // Mapped: once cuMemSetAccess granted read-write access
     bool registered = false;    // PinnedHost by cuMemHostRegister: the program's memory, never freed here
+    MemPool* pool = nullptr;    // DeviceAsync: the pool it came from
 };
 
 struct DriverState {
@@ -125,6 +130,7 @@ struct DriverState {
     std::set<struct PhysicalMemory*> physical;
     std::map<uintptr_t, struct PhysicalMemory*> mapped_physical;  // by mapping start
     std::map<uintptr_t, int> access;                               // cuMemSetAccess grants, by start
+    std::set<MemPool*> pools;  // stream-ordered memory pools, default ones included
 };
 
 DriverState& state();
@@ -140,6 +146,14 @@ std::vector<Context*>& context_stack();
 // Resolves a stream handle for the calling thread. `per_thread_api` is true for _ptsz/_ptds entry
 // points, where the NULL handle means the per-thread stream. Returns null for an invalid handle.
 Stream* resolve_stream(CUstream handle, bool per_thread_api);
+
+// Stream-ordered allocation from `pool` (null: the stream's device's current pool), api_memory.cpp.
+CUresult allocate_stream_ordered(CUdeviceptr* dptr, size_t bytes, CUstream stream, bool per_thread, MemPool* pool);
+// The pool behind a handle, or null (api_mempool.cpp). Caller holds the mutex.
+MemPool* live_pool(CUmemoryPool handle);
+MemPool* default_pool_of(Device& device);
+// A stream-ordered allocation of `bytes` from `pool` was made: update its high-water marks.
+void note_pool_use(MemPool& pool);
 
 // Error checks shared by the API files.
 CUresult check_initialized();

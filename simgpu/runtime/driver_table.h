@@ -39,7 +39,10 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuStreamGetCaptureInfo) X(cuGraphInstantiateWithFlags) \
     X(cuGraphLaunch) X(cuGraphUpload) X(cuGraphExecDestroy) X(cuGraphDestroy) X(cuGraphGetNodes)        \
     X(cuMemAdvise) X(cuMemPrefetchAsync) X(cuMemHostRegister) X(cuMemHostUnregister)                     \
-    X(cuCtxEnablePeerAccess) X(cuCtxDisablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)
+    X(cuCtxEnablePeerAccess) X(cuCtxDisablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)             \
+    X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemAllocFromPoolAsync) X(cuMemPoolSetAttribute)           \
+    X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool)         \
+    X(cuDeviceSetMemPool)
 
 struct DriverApi {
     // cuGetProcAddress_v2 itself, taken with dlsym (it is how everything else is found).

@@ -1,5 +1,6 @@
-// Managed-memory advice and prefetch (CUDA 13 forms), host registration, and peer access and copies
-// between two simulated devices (the test runs with TBDSIM_DEVICE_COUNT=2).
+// Memory beyond cudaMalloc: managed-memory advice and prefetch (CUDA 13 forms), host registration,
+// stream-ordered pools, and peer access and copies between two simulated devices (the test runs with
+// TBDSIM_DEVICE_COUNT=2).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
@@ -89,4 +90,63 @@ TEST_CASE("peer access and peer copies between two devices") {
     CHECK(cudaFree(on0) == cudaSuccess);
     REQUIRE(cudaSetDevice(1) == cudaSuccess);
     CHECK(cudaFree(on1) == cudaSuccess);
+}
+
+TEST_CASE("stream-ordered pools: create, allocate, attributes, trim, the device's current pool") {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    cudaMemPool_t pool = nullptr;
+    REQUIRE(cudaMemPoolCreate(&pool, &props) == cudaSuccess);
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    void* a = nullptr;
+    void* b = nullptr;
+    CHECK(cudaMallocFromPoolAsync(&a, 1 << 20, pool, stream) == cudaSuccess);
+    CHECK(cudaMallocFromPoolAsync(&b, 3 << 20, pool, stream) == cudaSuccess);
+    cuuint64_t used = 0, high = 0, threshold = 64 << 20;
+    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
+    threshold = 0;
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
+    CHECK(threshold == (64u << 20));
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess);
+    CHECK(used == (4u << 20));
+    CHECK(cudaFreeAsync(b, stream) == cudaSuccess);
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess);
+    CHECK(used == (1u << 20));
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high) == cudaSuccess);
+    CHECK(high == (4u << 20));
+    cuuint64_t zero = 0;
+    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero) == cudaSuccess);  // reset
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high) == cudaSuccess);
+    CHECK(high == (1u << 20));
+    CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &zero) == cudaErrorInvalidValue);
+    CHECK(cudaMemPoolTrimTo(pool, 0) == cudaSuccess);
+
+    // cudaMallocAsync follows the device's current pool; the default pool is separate.
+    cudaMemPool_t default_pool = nullptr, current = nullptr;
+    CHECK(cudaDeviceGetDefaultMemPool(&default_pool, 0) == cudaSuccess);
+    CHECK(default_pool != pool);
+    CHECK(cudaDeviceSetMemPool(0, pool) == cudaSuccess);
+    CHECK(cudaDeviceGetMemPool(&current, 0) == cudaSuccess);
+    CHECK(current == pool);
+    void* c = nullptr;
+    CHECK(cudaMallocAsync(&c, 1 << 20, stream) == cudaSuccess);
+    CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess);
+    CHECK(used == (2u << 20));
+    CHECK(cudaMemPoolGetAttribute(default_pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess);
+    CHECK(used == 0);
+    CHECK(cudaDeviceSetMemPool(0, default_pool) == cudaSuccess);
+    CHECK(cudaFreeAsync(a, stream) == cudaSuccess);
+    CHECK(cudaFreeAsync(c, stream) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+    CHECK(cudaMemPoolDestroy(pool) == cudaSuccess);
+    CHECK(cudaMallocFromPoolAsync(&a, 16, pool, stream) == cudaErrorInvalidValue);
+    CHECK(cudaMemPoolDestroy(default_pool) == cudaErrorInvalidValue);
+    cudaGetLastError();
+    props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+    CHECK(cudaMemPoolCreate(&pool, &props) == cudaErrorNotSupported);
+    cudaGetLastError();
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
 }
