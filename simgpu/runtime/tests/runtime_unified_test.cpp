@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -93,6 +94,7 @@ TEST_CASE("peer access and peer copies between two devices") {
 }
 
 TEST_CASE("stream-ordered pools: create, allocate, attributes, trim, the device's current pool") {
+    REQUIRE(cudaSetDevice(0) == cudaSuccess);  // the peer test above ends on device 1
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
@@ -105,7 +107,7 @@ TEST_CASE("stream-ordered pools: create, allocate, attributes, trim, the device'
     void* b = nullptr;
     CHECK(cudaMallocFromPoolAsync(&a, 1 << 20, pool, stream) == cudaSuccess);
     CHECK(cudaMallocFromPoolAsync(&b, 3 << 20, pool, stream) == cudaSuccess);
-    cuuint64_t used = 0, high = 0, threshold = 64 << 20;
+    uint64_t used = 0, high = 0, threshold = 64 << 20;
     CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
     threshold = 0;
     CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess);
@@ -117,7 +119,7 @@ TEST_CASE("stream-ordered pools: create, allocate, attributes, trim, the device'
     CHECK(used == (1u << 20));
     CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high) == cudaSuccess);
     CHECK(high == (4u << 20));
-    cuuint64_t zero = 0;
+    uint64_t zero = 0;
     CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero) == cudaSuccess);  // reset
     CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &high) == cudaSuccess);
     CHECK(high == (1u << 20));
