@@ -11,10 +11,6 @@ extern "C" {
 TBDSIM_CUDART_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void* devPtr, size_t count,
                                                            struct cudaMemLocation location, unsigned int flags,
                                                            cudaStream_t stream);
-TBDSIM_CUDART_EXPORT cudaError_t cudaMemcpyPeerAsync_ptsz(void* dst, int dstDevice, const void* src, int srcDevice,
-                                                          size_t count, cudaStream_t stream);
-TBDSIM_CUDART_EXPORT cudaError_t cudaMemcpyPeer_ptds(void* dst, int dstDevice, const void* src, int srcDevice,
-                                                     size_t count);
 }
 
 namespace {
@@ -46,6 +42,7 @@ cudaError_t prefetch(bool per_thread, const void* p, size_t count, cudaMemLocati
     });
 }
 
+// The real runtime has no per-thread forms of the peer copies: they use the legacy stream semantics.
 cudaError_t copy_peer(bool per_thread, bool async, void* dst, int dst_device, const void* src, int src_device,
                       size_t count, cudaStream_t stream) {
     return api_call(per_thread, [&](const DriverApi& api) -> cudaError_t {
@@ -108,14 +105,7 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const 
                                                 size_t count) {
     return copy_peer(false, false, dst, dstDevice, src, srcDevice, count, nullptr);
 }
-cudaError_t cudaMemcpyPeer_ptds(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
-    return copy_peer(true, false, dst, dstDevice, src, srcDevice, count, nullptr);
-}
 TBDSIM_CUDART_EXPORT cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
                                                      size_t count, cudaStream_t stream) {
     return copy_peer(false, true, dst, dstDevice, src, srcDevice, count, stream);
-}
-cudaError_t cudaMemcpyPeerAsync_ptsz(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
-                                     cudaStream_t stream) {
-    return copy_peer(true, true, dst, dstDevice, src, srcDevice, count, stream);
 }
