@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
+#include <unistd.h>
 
 using namespace simgpu;
 
@@ -54,6 +55,7 @@ CUresult allocate(Context& ctx, size_t bytes, MemoryKind kind, Allocation& out) 
 // Returns host memory and capacity. Caller holds the mutex; `a` is removed from the table.
 void release(const Allocation& a) {
     a.context->device->used_bytes -= a.accounted;
+    if (a.ipc_fd >= 0) close(a.ipc_fd);  // importers keep their own mapping of the memfd
     void* p = reinterpret_cast<void*>(a.address);
     if (a.mmapped)
         munmap(p, round_up(a.bytes, kAlignment));
@@ -106,7 +108,8 @@ CUresult free_common(uintptr_t address, std::initializer_list<MemoryKind> kinds,
         if (it == state().allocations.end()) return CUDA_ERROR_INVALID_VALUE;
         bool kind_ok = false;
         for (MemoryKind k : kinds) kind_ok |= it->second.kind == k;
-        if (!kind_ok || it->second.registered) return CUDA_ERROR_INVALID_VALUE;  // cuMemHostUnregister
+        // Registered host memory and imported IPC memory are undone by their own calls.
+        if (!kind_ok || it->second.registered || it->second.imported) return CUDA_ERROR_INVALID_VALUE;
         if (CUresult rc = check_unsafe_call(); rc != CUDA_SUCCESS) return rc;
         if (synchronize) wait_for = context_done_ns(*it->second.context);
     }
@@ -165,7 +168,8 @@ CUresult free_async(CUdeviceptr dptr, CUstream handle, bool per_thread) {
         if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
         auto it = state().allocations.find(dptr);
         if (it == state().allocations.end() || it->second.kind == MemoryKind::PinnedHost ||
-            it->second.kind == MemoryKind::ModuleGlobal || it->second.kind == MemoryKind::Mapped)
+            it->second.kind == MemoryKind::ModuleGlobal || it->second.kind == MemoryKind::Mapped ||
+            it->second.imported)
             return CUDA_ERROR_INVALID_VALUE;
         Allocation a = it->second;
         state().allocations.erase(it);

@@ -103,6 +103,8 @@ struct Allocation {
     bool accessible = true;     // Mapped: once cuMemSetAccess granted read-write access
     bool registered = false;    // PinnedHost by cuMemHostRegister: the program's memory, never freed here
     MemPool* pool = nullptr;    // DeviceAsync: the pool it came from
+    int ipc_fd = -1;            // exported (cuIpcGetMemHandle): the memfd now behind the memory
+    bool imported = false;      // opened from another process's handle (api_ipc.cpp)
 };
 
 struct DriverState {

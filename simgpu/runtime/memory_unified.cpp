@@ -1,7 +1,8 @@
 // Unified memory advice and prefetch (the CUDA 13 forms, with cudaMemLocation), host memory
-// registration, and peer access and copies between devices: each maps onto the driver call of the
+// registration, IPC memory handles, and peer access and copies between devices: each maps onto the driver call of the
 // same meaning (docs/simgpu.md says what the simulated driver does with them).
 #include <cstdint>
+#include <cstring>
 
 #include "context.h"
 
@@ -108,4 +109,31 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const 
 TBDSIM_CUDART_EXPORT cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice,
                                                      size_t count, cudaStream_t stream) {
     return copy_peer(false, true, dst, dstDevice, src, srcDevice, count, stream);
+}
+
+// cudaIpcMemHandle_t and CUipcMemHandle are the same 64 bytes.
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(CUipcMemHandle));
+
+TBDSIM_CUDART_EXPORT cudaError_t cudaIpcGetMemHandle(cudaIpcMemHandle_t* handle, void* devPtr) {
+    return api_call(false, [&](const DriverApi& api) {
+        return call_driver(api.cuIpcGetMemHandle, reinterpret_cast<CUipcMemHandle*>(handle), device_pointer(devPtr));
+    });
+}
+
+TBDSIM_CUDART_EXPORT cudaError_t cudaIpcOpenMemHandle(void** devPtr, cudaIpcMemHandle_t handle, unsigned int flags) {
+    if (devPtr == nullptr) return record_error(cudaErrorInvalidValue);
+    return api_call(false, [&](const DriverApi& api) -> cudaError_t {
+        CUipcMemHandle driver_handle{};
+        std::memcpy(&driver_handle, &handle, sizeof driver_handle);
+        CUdeviceptr address = 0;
+        cudaError_t error = call_driver(api.cuIpcOpenMemHandle, &address, driver_handle, flags);
+        if (error == cudaSuccess) *devPtr = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
+        return error;
+    });
+}
+
+TBDSIM_CUDART_EXPORT cudaError_t cudaIpcCloseMemHandle(void* devPtr) {
+    return api_call(false, [&](const DriverApi& api) {
+        return call_driver(api.cuIpcCloseMemHandle, device_pointer(devPtr));
+    });
 }
