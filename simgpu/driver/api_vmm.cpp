@@ -262,7 +262,6 @@ SIM_API CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t bytes, const CUm
     // One protection for every device (the simulated devices share the host's address space).
     if (mprotect(reinterpret_cast<void*>(static_cast<uintptr_t>(ptr)), bytes, prot) != 0)
         return CUDA_ERROR_INVALID_VALUE;
-    state().access[ptr] = prot;
     return CUDA_SUCCESS;
 }
 
@@ -272,12 +271,7 @@ SIM_API CUresult CUDAAPI cuMemGetAccess(unsigned long long* flags, const CUmemLo
     if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
     const Allocation* a = find_allocation(ptr);
     if (!a || a->kind != MemoryKind::Mapped) return CUDA_ERROR_INVALID_VALUE;
-    int prot = PROT_NONE;
-    for (const auto& [start, p] : state().access)
-        if (start <= ptr) prot = p;  // the latest grant at or below the address
-    *flags = prot == (PROT_READ | PROT_WRITE) ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
-             : prot == PROT_READ              ? CU_MEM_ACCESS_FLAGS_PROT_READ
-                                              : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    *flags = a->accessible ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE : CU_MEM_ACCESS_FLAGS_PROT_NONE;
     return CUDA_SUCCESS;
 }
 

@@ -131,7 +131,6 @@ struct DriverState {
     std::map<uintptr_t, size_t> reservations;
     std::set<struct PhysicalMemory*> physical;
     std::map<uintptr_t, struct PhysicalMemory*> mapped_physical;  // by mapping start
-    std::map<uintptr_t, int> access;                               // cuMemSetAccess grants, by start
     std::set<MemPool*> pools;  // stream-ordered memory pools, default ones included
 };
 
