@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <cuda_runtime_api.h>
 
 namespace tbdsim::rt {
@@ -42,7 +43,8 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuCtxEnablePeerAccess) X(cuCtxDisablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)             \
     X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemAllocFromPoolAsync) X(cuMemPoolSetAttribute)           \
     X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool)         \
-    X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)
+    X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)              \
+    X(cuProfilerStart) X(cuProfilerStop)
 
 struct DriverApi {
     // cuGetProcAddress_v2 itself, taken with dlsym (it is how everything else is found).
