@@ -55,7 +55,6 @@ std::string usage_text() {
            "  --iteration-range NAME  the NVTX range that marks one training step (default: step-like names)\n"
            "  --capture-range=cudaProfilerApi  record kernels, copies and sets only between\n"
            "                     cudaProfilerStart/cuProfilerStart and Stop (allocations always)\n"
-           "  --capture-range=nvtx:NAME  ... only inside NVTX ranges named NAME\n"
            "  --delay S, --duration S  record kernels, copies and sets from S seconds after the start,\n"
            "                     for S seconds (allocations always)\n"
            "  -h, --help         show this text\n"
@@ -106,10 +105,8 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             if (options.iteration_range.empty()) return usage_error("--iteration-range= needs a range name");
         } else if (arg.rfind("--capture-range=", 0) == 0) {
             options.capture_range = arg.substr(16);
-            const bool nvtx = options.capture_range.rfind("nvtx:", 0) == 0 && options.capture_range.size() > 5;
-            if (options.capture_range != "cudaProfilerApi" && !nvtx)
-                return usage_error("unknown --capture-range '" + options.capture_range +
-                                   "' (want cudaProfilerApi or nvtx:NAME)");
+            if (options.capture_range != "cudaProfilerApi")
+                return usage_error("unknown --capture-range '" + options.capture_range + "' (want cudaProfilerApi)");
         } else if (arg == "--delay" || arg == "--duration" || arg.rfind("--delay=", 0) == 0 ||
                    arg.rfind("--duration=", 0) == 0) {
             const bool delay = arg.rfind("--delay", 0) == 0;

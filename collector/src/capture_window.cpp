@@ -6,7 +6,6 @@
 #include <thread>
 
 #include "tbdprof/collector/cupti_consumer.h"
-#include "tbdprof/collector/recorder.h"
 
 namespace tbdprof::collector {
 
@@ -15,8 +14,6 @@ std::atomic<bool> g_capture_window_open{true};
 namespace {
 std::atomic<bool> g_controlled{false};
 std::atomic<int> g_windows{0};
-std::atomic<uint64_t> g_range_name{0};  // string id of NAME for nvtx:NAME, 0 otherwise
-std::atomic<int> g_open_ranges{0};
 }  // namespace
 
 long long env_ns(const char* name) {
@@ -41,10 +38,8 @@ bool init_capture_window(const char* setting) {
     const long long duration_ns = env_ns("TBDPROF_CAPTURE_DURATION_NS");
     const bool timed = delay_ns > 0 || duration_ns > 0;
     const bool profiler_api = setting != nullptr && std::strcmp(setting, "cudaProfilerApi") == 0;
-    const bool nvtx = setting != nullptr && std::strncmp(setting, "nvtx:", 5) == 0 && setting[5] != '\0';
-    if (setting != nullptr && *setting != '\0' && !profiler_api && !nvtx) return false;
-    if (!profiler_api && !nvtx && !timed) return true;
-    if (nvtx) g_range_name.store(string_id_of(setting + 5));
+    if (setting != nullptr && *setting != '\0' && !profiler_api) return false;
+    if (!profiler_api && !timed) return true;
     g_controlled.store(true);
     g_capture_window_open.store(false);
     if (timed) start_timed_window(delay_ns, duration_ns);
@@ -60,18 +55,6 @@ void open_capture_window() {
 void close_capture_window() {
     if (!g_controlled.load() || !g_capture_window_open.exchange(false)) return;
     cupti::set_device_activity(false);
-}
-
-void note_range_begin(uint64_t name_string) {
-    const uint64_t wanted = g_range_name.load(std::memory_order_relaxed);
-    if (wanted == 0 || name_string != wanted) return;
-    if (g_open_ranges.fetch_add(1) == 0) open_capture_window();
-}
-
-void note_range_end(uint64_t name_string) {
-    const uint64_t wanted = g_range_name.load(std::memory_order_relaxed);
-    if (wanted == 0 || name_string != wanted) return;
-    if (g_open_ranges.fetch_sub(1) == 1) close_capture_window();
 }
 
 int capture_windows_opened() {

@@ -1,7 +1,5 @@
 #include "tbdprof/collector/range_recorder.h"
 
-#include "tbdprof/collector/capture_window.h"
-
 #include <atomic>
 
 #include "tbdprof/collector/clock.h"
@@ -68,7 +66,6 @@ int push(uint64_t name_string, uint64_t domain_string) {
     }
     const int level = level_in_domain(stack, domain_string);
     stack.entries[stack.size++] = OpenPush{monotonic_ns(), name_string, domain_string};
-    note_range_begin(name_string);  // --capture-range=nvtx:NAME
     return level;
 }
 
@@ -89,7 +86,6 @@ int pop(uint64_t domain_string) {
     const int level = level_in_domain(stack, domain_string);
     ThreadState& ts = thread_state();
     write_range(ts, raw::RangeKind::PushPop, open.begin_ns, now, open.name_string, open.domain_string, 0, index);
-    note_range_end(open.name_string);
     return level;
 }
 
@@ -105,7 +101,6 @@ uint64_t start(uint64_t name_string, uint64_t domain_string) {
     slot.domain_string.store(domain_string, std::memory_order_relaxed);
     slot.tid.store(ts.tid, std::memory_order_relaxed);
     slot.id.store(id, std::memory_order_release);
-    note_range_begin(name_string);
     return id;
 }
 
@@ -122,7 +117,6 @@ void end(uint64_t id) {
     if (!slot.id.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return;
     ThreadState& ts = thread_state();
     write_range(ts, raw::RangeKind::StartEnd, begin, now, name, domain, tid, 0);
-    note_range_end(name);
 }
 
 void mark(uint64_t name_string, uint64_t domain_string) {

@@ -33,11 +33,5 @@ got=$(sqlite3 "$WORK/timed.sqlite" "SELECT count(*) FROM kernels")
 [ "$got" = 4 ] && pass "--delay/--duration: the middle phase's 4 launches" || fail "timed window: $got kernels, want 4"
 got=$(sqlite3 "$WORK/timed.sqlite" "SELECT count(*) FROM allocations")
 [ "$got" = 1 ] && pass "--delay/--duration: the allocation before the window" || fail "timed window: $got allocations"
-# --capture-range=nvtx:capture_me: the 5 launches inside that range (a nested range keeps it open).
-"$TBDPROF" --sim --capture-range=nvtx:capture_me -o "$WORK/nvtx.sqlite" -- \
-    "$TBDPROF_BIN_DIR/collector_scenarios" nvtx_window >/dev/null 2>"$WORK/err" || fail "nvtx: $(cat "$WORK/err")"
-got=$(sqlite3 "$WORK/nvtx.sqlite" "SELECT count(*) FROM kernels")
-[ "$got" = 5 ] && pass "nvtx:capture_me: its 5 launches" || fail "nvtx window: $got kernels, want 5"
-expect_status 2 "bad --capture-range" -- "$TBDPROF" --sim --capture-range=nvtx: -- true
 expect_status 2 "bad --delay" -- "$TBDPROF" --sim --delay -1 -- true
 finish

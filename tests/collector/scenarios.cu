@@ -13,8 +13,6 @@
 //   profiler_window  3 launches, then twice a cudaProfilerStart/Stop window (5 launches and a copy,
 //                2 launches) with 4 launches between them and 1 after: 7 launches inside windows
 //   timed_phases 3 launches, 1 s later 4, 1 s later 5 (for --delay 0.5 --duration 1: the 4 only)
-//   nvtx_window  2 launches, 5 inside an NVTX range "capture_me" (with a nested "inner"), 3 inside
-//                "other", 1 after (for --capture-range=nvtx:capture_me: the 5 only)
 //   bench        prints host ns per kernel launch and per cudaMalloc+cudaFree (run with and without
 //                the collector to see what it adds)
 #include <cuda_profiler_api.h>
@@ -22,7 +20,6 @@
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
 #include <dlfcn.h>
-#include <nvtx3/nvToolsExt.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -257,29 +254,6 @@ static int run_timed_phases() {
     return 0;
 }
 
-static int run_nvtx_window() {
-    const int n = 4096;
-    float* a = nullptr;
-    CHECK(cudaMalloc(&a, n * sizeof(float)));
-    auto launches = [&](int count) {
-        for (int i = 0; i < count; ++i) scale<<<(n + 255) / 256, 256>>>(a, a, 1.0f, n);
-    };
-    launches(2);
-    nvtxRangePushA("capture_me");
-    launches(2);
-    nvtxRangePushA("inner");
-    launches(3);
-    nvtxRangePop();
-    nvtxRangePop();
-    nvtxRangePushA("other");
-    launches(3);
-    nvtxRangePop();
-    launches(1);
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaFree(a));
-    return 0;
-}
-
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "";
     if (std::strcmp(mode, "threads") == 0) return run_threads();
@@ -289,13 +263,12 @@ int main(int argc, char** argv) {
     if (std::strcmp(mode, "cupti_held") == 0) return run_cupti_held();
     if (std::strcmp(mode, "profiler_window") == 0) return run_profiler_window();
     if (std::strcmp(mode, "timed_phases") == 0) return run_timed_phases();
-    if (std::strcmp(mode, "nvtx_window") == 0) return run_nvtx_window();
     if (std::strcmp(mode, "work") == 0) {
         gpu_work(10);
         return 0;
     }
     if (std::strcmp(mode, "segv") == 0 || std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "exit") == 0)
         return run_crash(mode);
-    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|profiler_window|timed_phases|nvtx_window|segv|abort|exit|bench\n");
+    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|profiler_window|timed_phases|segv|abort|exit|bench\n");
     return 2;
 }

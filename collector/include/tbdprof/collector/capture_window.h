@@ -7,7 +7,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstdint>
 
 namespace tbdprof::collector {
 
@@ -24,11 +23,6 @@ bool init_capture_window(const char* setting);
 // cuProfilerStart / cuProfilerStop: open or close the window (CUPTI's device records with it).
 void open_capture_window();
 void close_capture_window();
-
-// --capture-range=nvtx:NAME: ranges (push/pop or start/end) named NAME, by their string id. The
-// window is open while at least one is open, in any thread.
-void note_range_begin(uint64_t name_string);
-void note_range_end(uint64_t name_string);
 
 // How many windows were opened (0 when capture control is off).
 int capture_windows_opened();
