@@ -3,19 +3,9 @@
 #include "framework_presets.h"
 
 #include <charconv>
-#include <cstdlib>
 
 namespace tbdprof::cli {
 namespace {
-
-// A non-negative number of seconds (at most a year).
-bool parse_seconds(const std::string& text, double& seconds) {
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !(value >= 0) || value > 3.2e7) return false;
-    seconds = value;
-    return true;
-}
 
 bool parse_stack_depth(const std::string& text, int& depth) {
     int value = 0;
@@ -55,8 +45,6 @@ std::string usage_text() {
            "  --iteration-range NAME  the NVTX range that marks one training step (default: step-like names)\n"
            "  --capture-range=cudaProfilerApi  record kernels, copies and sets only between\n"
            "                     cudaProfilerStart/cuProfilerStart and Stop (allocations always)\n"
-           "  --delay S, --duration S  record kernels, copies and sets from S seconds after the start,\n"
-           "                     for S seconds (allocations always)\n"
            "  -h, --help         show this text\n"
            "  --version          show the tbdprof version and the trace format version\n"
            "\n"
@@ -107,15 +95,6 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
             options.capture_range = arg.substr(16);
             if (options.capture_range != "cudaProfilerApi")
                 return usage_error("unknown --capture-range '" + options.capture_range + "' (want cudaProfilerApi)");
-        } else if (arg == "--delay" || arg == "--duration" || arg.rfind("--delay=", 0) == 0 ||
-                   arg.rfind("--duration=", 0) == 0) {
-            const bool delay = arg.rfind("--delay", 0) == 0;
-            const size_t eq = arg.find('=');
-            if (eq == std::string::npos && i + 1 >= args.size()) return usage_error(arg + " needs a number of seconds");
-            const std::string value = eq == std::string::npos ? args[++i] : arg.substr(eq + 1);
-            if (!parse_seconds(value, delay ? options.delay_s : options.duration_s))
-                return usage_error("bad " + std::string(delay ? "--delay" : "--duration") + " value '" + value +
-                                   "' (want seconds, 0 or more)");
         } else if (arg == "-o" || arg == "--output" || arg == "--stacks") {
             if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
             const std::string& value = args[++i];

@@ -16,8 +16,6 @@ struct RecordOptions {
     std::string framework = "none";    // --framework=NAME: allocator preset (see framework_presets.h)
     std::string iteration_range;       // --iteration-range NAME: the NVTX range that marks a step
     std::string capture_range;         // --capture-range=cudaProfilerApi, empty: everything
-    double delay_s = 0;                // --delay SECONDS: record from this long after the start
-    double duration_s = 0;             // --duration SECONDS: for this long (0: to the end)
     std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
 };
 

@@ -99,11 +99,6 @@ int record(const RecordOptions& options) {
     set_variable(env, "TBDPROF_RUN_DIR", run_dir);
     set_variable(env, "TBDPROF_STACK_DEPTH", std::to_string(options.stack_depth));
     if (!options.capture_range.empty()) set_variable(env, "TBDPROF_CAPTURE_RANGE", options.capture_range);
-    if (options.delay_s > 0 || options.duration_s > 0) {
-        set_variable(env, "TBDPROF_CAPTURE_DELAY_NS", std::to_string(static_cast<long long>(options.delay_s * 1e9)));
-        set_variable(env, "TBDPROF_CAPTURE_DURATION_NS",
-                     std::to_string(static_cast<long long>(options.duration_s * 1e9)));
-    }
     set_variable(env, "LD_PRELOAD", prepend_path(get_variable(env, "LD_PRELOAD"), layout.preload_library));
     // NVTX ranges reach the collector through NVTX's injection hook (docs/collector.md, NVTX). One
     // tool only can receive them; a user's own choice is kept.
@@ -167,10 +162,6 @@ int record(const RecordOptions& options) {
     if (!options.sim_model.empty()) build.notes.emplace_back("sim_model", options.sim_model);
     // Which window was captured: only work between the profiler start and stop calls.
     if (!options.capture_range.empty()) build.notes.emplace_back("capture_range", options.capture_range);
-    if (options.delay_s > 0 || options.duration_s > 0)
-        build.notes.emplace_back("capture_time", "delay " + std::to_string(options.delay_s) + " s, duration " +
-                                                     (options.duration_s > 0 ? std::to_string(options.duration_s) + " s"
-                                                                             : std::string("to the end")));
     const trace::BuildResult built = trace::build_trace(build);
     if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) fs::remove_all(run_dir, ec);
     else std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());

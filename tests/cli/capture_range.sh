@@ -25,13 +25,4 @@ expect "the window is named" cudaProfilerApi "SELECT value FROM run_notes WHERE 
 "$TBDPROF" --sim -o "$WORK/all.sqlite" -- "$TBDPROF_BIN_DIR/collector_scenarios" profiler_window >/dev/null 2>&1
 got=$(sqlite3 "$WORK/all.sqlite" "SELECT count(*) FROM kernels")
 [ "$got" = 15 ] && pass "without it: all 15 launches" || fail "without it: $got kernels, want 15"
-
-# --delay 0.5 --duration 1: of three phases of launches one second apart, only the middle one.
-"$TBDPROF" --sim --delay 0.5 --duration 1 -o "$WORK/timed.sqlite" -- \
-    "$TBDPROF_BIN_DIR/collector_scenarios" timed_phases >/dev/null 2>"$WORK/err" || fail "timed: $(cat "$WORK/err")"
-got=$(sqlite3 "$WORK/timed.sqlite" "SELECT count(*) FROM kernels")
-[ "$got" = 4 ] && pass "--delay/--duration: the middle phase's 4 launches" || fail "timed window: $got kernels, want 4"
-got=$(sqlite3 "$WORK/timed.sqlite" "SELECT count(*) FROM allocations")
-[ "$got" = 1 ] && pass "--delay/--duration: the allocation before the window" || fail "timed window: $got allocations"
-expect_status 2 "bad --delay" -- "$TBDPROF" --sim --delay -1 -- true
 finish

@@ -12,7 +12,6 @@
 //                record of every kernel it launched (so a profiler that yields CUPTI left it intact)
 //   profiler_window  3 launches, then twice a cudaProfilerStart/Stop window (5 launches and a copy,
 //                2 launches) with 4 launches between them and 1 after: 7 launches inside windows
-//   timed_phases 3 launches, 1 s later 4, 1 s later 5 (for --delay 0.5 --duration 1: the 4 only)
 //   bench        prints host ns per kernel launch and per cudaMalloc+cudaFree (run with and without
 //                the collector to see what it adds)
 #include <cuda_profiler_api.h>
@@ -240,20 +239,6 @@ static int run_profiler_window() {
     return 0;
 }
 
-static int run_timed_phases() {
-    const int n = 4096;
-    float* a = nullptr;
-    CHECK(cudaMalloc(&a, n * sizeof(float)));
-    const int counts[] = {3, 4, 5};
-    for (int phase = 0; phase < 3; ++phase) {
-        if (phase > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
-        for (int i = 0; i < counts[phase]; ++i) scale<<<(n + 255) / 256, 256>>>(a, a, 1.0f, n);
-        CHECK(cudaDeviceSynchronize());
-    }
-    CHECK(cudaFree(a));
-    return 0;
-}
-
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "";
     if (std::strcmp(mode, "threads") == 0) return run_threads();
@@ -262,13 +247,12 @@ int main(int argc, char** argv) {
     if (std::strcmp(mode, "exec") == 0) return run_exec(argv[0]);
     if (std::strcmp(mode, "cupti_held") == 0) return run_cupti_held();
     if (std::strcmp(mode, "profiler_window") == 0) return run_profiler_window();
-    if (std::strcmp(mode, "timed_phases") == 0) return run_timed_phases();
     if (std::strcmp(mode, "work") == 0) {
         gpu_work(10);
         return 0;
     }
     if (std::strcmp(mode, "segv") == 0 || std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "exit") == 0)
         return run_crash(mode);
-    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|profiler_window|timed_phases|segv|abort|exit|bench\n");
+    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|profiler_window|segv|abort|exit|bench\n");
     return 2;
 }

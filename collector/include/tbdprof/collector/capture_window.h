@@ -1,9 +1,7 @@
 // Capture control (tbdprof --capture-range=cudaProfilerApi): kernels, copies, sets and graph
 // launches are recorded only between cuProfilerStart and cuProfilerStop (repeatable); allocations
 // and frees always, so that what is live when a window opens is known. Without the setting the
-// window is always open. TBDPROF_CAPTURE_RANGE=cudaProfilerApi selects it (set by the CLI), or
-// TBDPROF_CAPTURE_DELAY_NS / TBDPROF_CAPTURE_DURATION_NS (--delay, --duration: a window by time,
-// counted from the collector's start in the process).
+// window is always open. TBDPROF_CAPTURE_RANGE=cudaProfilerApi selects it (set by the CLI).
 #pragma once
 
 #include <atomic>
@@ -17,7 +15,7 @@ inline bool capture_window_open() {
     return g_capture_window_open.load(std::memory_order_relaxed);
 }
 
-// Reads the settings once (at session set-up); false when TBDPROF_CAPTURE_RANGE is not known.
+// Reads TBDPROF_CAPTURE_RANGE once (at session set-up); false when the value is not known.
 bool init_capture_window(const char* setting);
 
 // cuProfilerStart / cuProfilerStop: open or close the window (CUPTI's device records with it).
