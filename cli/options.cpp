@@ -43,8 +43,6 @@ std::string usage_text() {
            "  --framework=NAME   pytorch, tensorflow, jax, mxnet, auto or none (default): set the framework's\n"
            "                     allocator so that each tensor is its own CUDA allocation (docs/tagging.md)\n"
            "  --iteration-range NAME  the NVTX range that marks one training step (default: step-like names)\n"
-           "  --capture-range=cudaProfilerApi  record kernels, copies and sets only between\n"
-           "                     cudaProfilerStart/cuProfilerStart and Stop (allocations always)\n"
            "  -h, --help         show this text\n"
            "  --version          show the tbdprof version and the trace format version\n"
            "\n"
@@ -91,10 +89,6 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         } else if (arg.rfind("--iteration-range=", 0) == 0) {
             options.iteration_range = arg.substr(18);
             if (options.iteration_range.empty()) return usage_error("--iteration-range= needs a range name");
-        } else if (arg.rfind("--capture-range=", 0) == 0) {
-            options.capture_range = arg.substr(16);
-            if (options.capture_range != "cudaProfilerApi")
-                return usage_error("unknown --capture-range '" + options.capture_range + "' (want cudaProfilerApi)");
         } else if (arg == "-o" || arg == "--output" || arg == "--stacks") {
             if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
             const std::string& value = args[++i];

@@ -98,7 +98,6 @@ int record(const RecordOptions& options) {
     Environment env = current_environment();
     set_variable(env, "TBDPROF_RUN_DIR", run_dir);
     set_variable(env, "TBDPROF_STACK_DEPTH", std::to_string(options.stack_depth));
-    if (!options.capture_range.empty()) set_variable(env, "TBDPROF_CAPTURE_RANGE", options.capture_range);
     set_variable(env, "LD_PRELOAD", prepend_path(get_variable(env, "LD_PRELOAD"), layout.preload_library));
     // NVTX ranges reach the collector through NVTX's injection hook (docs/collector.md, NVTX). One
     // tool only can receive them; a user's own choice is kept.
@@ -160,8 +159,6 @@ int record(const RecordOptions& options) {
     build.notes = {{"stack_depth", std::to_string(options.stack_depth)},
                    {"device_mode", options.sim ? "simulated" : "real"}};
     if (!options.sim_model.empty()) build.notes.emplace_back("sim_model", options.sim_model);
-    // Which window was captured: only work between the profiler start and stop calls.
-    if (!options.capture_range.empty()) build.notes.emplace_back("capture_range", options.capture_range);
     const trace::BuildResult built = trace::build_trace(build);
     if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) fs::remove_all(run_dir, ec);
     else std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());

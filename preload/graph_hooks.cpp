@@ -6,7 +6,6 @@
 
 #include "graph_capture.h"
 #include "hook_support.h"
-#include "tbdprof/collector/capture_window.h"
 
 namespace tbdprof::preload {
 
@@ -81,7 +80,7 @@ CUresult graph_instantiate(CUgraphExec* exec, CUgraph graph, unsigned long long 
 template <auto& Real, ApiPath Path>
 CUresult graph_launch(CUgraphExec exec, CUstream stream) {
     HookGuard guard;
-    if (!guard.recording() || !collector::capture_window_open()) return Real.get()(exec, stream);
+    if (!guard.recording()) return Real.get()(exec, stream);
     ThreadState& ts = guard.state();
     raw::RawGraphLaunch record{};
     record.sequence = collector::next_sequence();

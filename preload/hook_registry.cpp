@@ -27,7 +27,6 @@ Registry& registry() {
         add_proc_address_hooks(r->symbols);
         add_graph_hooks(r->symbols);
         add_vmm_hooks(r->symbols);
-        add_profiler_hooks(r->symbols);
         r->real.reserve(r->symbols.size());
         for (const auto& s : r->symbols) r->real.push_back(s.real());
         return r;

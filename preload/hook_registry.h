@@ -46,7 +46,6 @@ void add_sync_hooks(std::vector<HookedSymbol>& out);
 void add_proc_address_hooks(std::vector<HookedSymbol>& out);
 void add_graph_hooks(std::vector<HookedSymbol>& out);
 void add_vmm_hooks(std::vector<HookedSymbol>& out);
-void add_profiler_hooks(std::vector<HookedSymbol>& out);
 
 // A pointer cuGetProcAddress returned: our wrapper for `path` when it is one we record, else itself.
 void* substitute_proc_address(void* real, ApiPath path);

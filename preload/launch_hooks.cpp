@@ -6,7 +6,6 @@
 
 #include "graph_capture.h"
 #include "hook_support.h"
-#include "tbdprof/collector/capture_window.h"
 #include "kernel_catalog.h"
 
 namespace tbdprof::preload {
@@ -135,7 +134,7 @@ template <typename Launch>
 CUresult record_launch(ApiPath path, const char* entry, CUfunction function, const Geometry& g, void** params,
                        void** extra, Launch&& launch) {
     HookGuard guard;
-    if (!guard.recording() || !collector::capture_window_open()) return launch();
+    if (!guard.recording()) return launch();
     ThreadState& ts = guard.state();
     // Everything that may emit records of its own (a new name, a device) happens before the reserve.
     const KernelInfo& info = kernel_info(ts, function);

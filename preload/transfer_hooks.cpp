@@ -2,7 +2,6 @@
 // sequence number CUPTI's record is correlated with.
 #include "graph_capture.h"
 #include "hook_support.h"
-#include "tbdprof/collector/capture_window.h"
 
 namespace tbdprof::preload {
 namespace {
@@ -37,7 +36,7 @@ CUresult correlated_call(uint64_t& sequence, uint64_t& start, Call&& call) {
 template <typename Record, typename Fill, typename Call>
 CUresult record_transfer(ApiPath path, const char* entry, raw::RecordKind kind, Fill&& fill, Call&& call) {
     HookGuard guard;
-    if (!guard.recording() || !collector::capture_window_open()) return call();
+    if (!guard.recording()) return call();
     ThreadState& ts = guard.state();
     uint64_t sequence = 0, start = 0;
     const CUresult result = correlated_call(sequence, start, call);

@@ -11,7 +11,6 @@
 #include <cstring>
 #include <mutex>
 
-#include "tbdprof/collector/capture_window.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/symbol_lookup.h"
@@ -274,12 +273,6 @@ bool enable_activity() {
     if (g_api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
     g_api.enable(CUPTI_ACTIVITY_KIND_MEMCPY);
     g_api.enable(CUPTI_ACTIVITY_KIND_MEMSET);
-    // Outside a capture window (capture_window.h) no device work is to be recorded.
-    if (!capture_window_open()) {
-        g_api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-        g_api.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
-        g_api.disable(CUPTI_ACTIVITY_KIND_MEMSET);
-    }
     if (g_api.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != CUPTI_SUCCESS) {
         g_api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
         g_api.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
@@ -326,14 +319,6 @@ void pop_correlation() {
 void flush(bool forced) {
     if (!active()) return;
     g_api.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
-}
-
-void set_device_activity(bool on) {
-    if (!active()) return;  // start() reads the window's state when it runs
-    auto set = on ? g_api.enable : g_api.disable;
-    set(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    set(CUPTI_ACTIVITY_KIND_MEMCPY);
-    set(CUPTI_ACTIVITY_KIND_MEMSET);
 }
 
 void disable_after_fork() {

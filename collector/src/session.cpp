@@ -1,7 +1,5 @@
 #include "tbdprof/collector/session.h"
 
-#include "tbdprof/collector/capture_window.h"
-
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -151,7 +149,6 @@ void initialize_from_environment(uint64_t own_low, uint64_t own_high) {
     const char* run_dir = std::getenv("TBDPROF_RUN_DIR");
     if (run_dir == nullptr || *run_dir == '\0' || std::strlen(run_dir) >= sizeof g_run_dir - 32) return;
     std::strcpy(g_run_dir, run_dir);
-    init_capture_window(std::getenv("TBDPROF_CAPTURE_RANGE"));  // the CLI validated the value
     if (const char* depth = std::getenv("TBDPROF_STACK_DEPTH"); depth != nullptr && *depth != '\0') {
         const long value = std::strtol(depth, nullptr, 10);
         globals().stack_depth = value < 0 ? 0 : (value > 128 ? 128 : static_cast<int>(value));

@@ -1,8 +1,6 @@
 // Initialization, version, devices and their attributes, primary contexts and the context stack.
 #include "driver_api.h"
 
-#include <cudaProfiler.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -383,18 +381,3 @@ SIM_API CUresult CUDAAPI cuCtxGetLimit(size_t* value, CUlimit limit) {
 }
 
 SIM_API CUresult CUDAAPI cuCtxSetLimit(CUlimit, size_t) { return CUDA_SUCCESS; }
-
-// --- profiler control ---------------------------------------------------------------------------
-// cuProfilerStart/Stop mark what a profiler should record; the simulated driver has no profiler of its
-// own (tbdprof's collector hooks these calls), so they only check that a context is current.
-SIM_API CUresult CUDAAPI cuProfilerStart() {
-    std::lock_guard lock(state().mutex);
-    Context* ctx = nullptr;
-    return require_context(ctx);
-}
-
-SIM_API CUresult CUDAAPI cuProfilerStop() {
-    std::lock_guard lock(state().mutex);
-    Context* ctx = nullptr;
-    return require_context(ctx);
-}

@@ -7,8 +7,7 @@ generated file defines each one as a *weak* alias of one "unsupported" stub per 
 a fixed text). A modelled function is an ordinary (strong) definition elsewhere in the library, which
 the linker prefers, so this file needs no list of what is modelled.
 
-For the driver it also writes the cuGetProcAddress table from cudaTypedefs.h (and
-cudaProfilerTypedefs.h): every (name, version)
+For the driver it also writes the cuGetProcAddress table from cudaTypedefs.h: every (name, version)
 there, mapped to its symbol (the oldest version is the plain name, the next ones _v2, _v3, ...; the
 newest is what cuda.h #defines the name to), with its per-thread-stream twin where one exists.
 
@@ -129,8 +128,7 @@ def library_symbols(library, include_dir):
 
 def typedef_entries(include_dir, cuda_renames):
     """(name, version, per_thread_kind or '', parameters) from cudaTypedefs.h."""
-    # cudaProfilerTypedefs.h holds cuProfilerStart/Stop's (the graphics-interop ones are not exported).
-    text = read(include_dir, "cudaTypedefs.h") + read(include_dir, "cudaProfilerTypedefs.h")
+    text = read(include_dir, "cudaTypedefs.h")
     entries = []
     for m in re.finditer(r"typedef\s+CUresult\s*\(\s*CUDAAPI\s*\*\s*PFN_(\w+?)_v(\d+)(_ptds|_ptsz)?\s*\)\s*\(([^;]*)\)\s*;", text):
         params = re.sub(r"\b\w+(?=\s*(,|$|\[))", "", " ".join(m.group(4).split()))  # drop parameter names

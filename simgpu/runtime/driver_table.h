@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cuda.h>
-#include <cudaProfiler.h>
 #include <cuda_runtime_api.h>
 
 namespace tbdsim::rt {
@@ -43,8 +42,7 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuCtxEnablePeerAccess) X(cuCtxDisablePeerAccess) X(cuMemcpyPeer) X(cuMemcpyPeerAsync)             \
     X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemAllocFromPoolAsync) X(cuMemPoolSetAttribute)           \
     X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool)         \
-    X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)              \
-    X(cuProfilerStart) X(cuProfilerStop)
+    X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)
 
 struct DriverApi {
     // cuGetProcAddress_v2 itself, taken with dlsym (it is how everything else is found).

@@ -10,11 +10,8 @@
 //   cupti_held   subscribes to CUPTI itself (as torch.profiler or a self-tracing program does), traces
 //                its own kernels through the Activity API, does GPU work, and checks that it got a
 //                record of every kernel it launched (so a profiler that yields CUPTI left it intact)
-//   profiler_window  3 launches, then twice a cudaProfilerStart/Stop window (5 launches and a copy,
-//                2 launches) with 4 launches between them and 1 after: 7 launches inside windows
 //   bench        prints host ns per kernel launch and per cudaMalloc+cudaFree (run with and without
 //                the collector to see what it adds)
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
@@ -214,31 +211,6 @@ static int run_cupti_held() {
     return self_trace::kernels.load() == kLaunches ? 0 : 1;
 }
 
-static int run_profiler_window() {
-    const int n = 4096;
-    float *a = nullptr, *b = nullptr;
-    CHECK(cudaMalloc(&a, n * sizeof(float)));
-    std::vector<float> host(n, 1.0f);
-    auto launches = [&](int count) {
-        for (int i = 0; i < count; ++i) scale<<<(n + 255) / 256, 256>>>(a, a, 1.0f, n);
-    };
-    launches(3);
-    CHECK(cudaProfilerStart());
-    CHECK(cudaMalloc(&b, n * sizeof(float)));  // allocated inside a window
-    launches(5);
-    CHECK(cudaMemcpy(b, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    CHECK(cudaProfilerStop());
-    launches(4);
-    CHECK(cudaProfilerStart());
-    launches(2);
-    CHECK(cudaProfilerStop());
-    launches(1);
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaFree(a));
-    CHECK(cudaFree(b));
-    return 0;
-}
-
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "";
     if (std::strcmp(mode, "threads") == 0) return run_threads();
@@ -246,13 +218,12 @@ int main(int argc, char** argv) {
     if (std::strcmp(mode, "fork") == 0) return run_fork();
     if (std::strcmp(mode, "exec") == 0) return run_exec(argv[0]);
     if (std::strcmp(mode, "cupti_held") == 0) return run_cupti_held();
-    if (std::strcmp(mode, "profiler_window") == 0) return run_profiler_window();
     if (std::strcmp(mode, "work") == 0) {
         gpu_work(10);
         return 0;
     }
     if (std::strcmp(mode, "segv") == 0 || std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "exit") == 0)
         return run_crash(mode);
-    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|profiler_window|segv|abort|exit|bench\n");
+    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|segv|abort|exit|bench\n");
     return 2;
 }

@@ -43,10 +43,6 @@ inline void ensure_thread_tagged(ThreadState& ts) {
 // completion callback from inside). `forced`: also incomplete buffers (exit).
 void flush(bool forced);
 
-// Capture windows (capture_window.h): kernel, copy and set records on or off. Off also before CUPTI
-// started: start() then leaves them disabled until the window opens.
-void set_device_activity(bool on);
-
 // Fork child: CUPTI's threads and the driver are the parent's; never use them here.
 void disable_after_fork();
 
