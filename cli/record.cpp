@@ -29,6 +29,8 @@ namespace fs = std::filesystem;
 
 constexpr int kUsageError = 2;
 constexpr int kFailure = 1;
+// Created in the run directory by the simulated driver when a private interface is asked for.
+constexpr const char* kStaticRuntimeMark = "static-runtime";
 
 int fail(int status, const std::string& message) {
     std::fprintf(stderr, "tbdprof: %s\n", message.c_str());
@@ -146,6 +148,7 @@ int record(const RecordOptions& options) {
     if (options.sim) {
         set_variable(env, "LD_LIBRARY_PATH", prepend_path(get_variable(env, "LD_LIBRARY_PATH"), layout.simgpu_dir));
         if (!options.sim_model.empty()) set_variable(env, "TBDSIM_MODEL", options.sim_model);
+        set_variable(env, "TBDSIM_PRIVATE_TABLE_MARK", run_dir + "/" + kStaticRuntimeMark);
     }
     FrameworkPreset framework;
     resolve_framework(options.framework, options.command, framework);  // validated when parsed
@@ -183,6 +186,16 @@ int record(const RecordOptions& options) {
         std::fprintf(stderr, "tbdprof: %s %s signal %d (SIG%s); the trace may lack its last events\n",
                      options.command[0].c_str(), crash ? "crashed with" : "was killed by", sig, name ? name : "?");
     }
+
+    // The simulated driver saw NVIDIA's private interface asked for: the static CUDA runtime, which
+    // only a real driver can serve. The run is not the program's real behaviour: no trace.
+    if (options.sim && fs::exists(fs::path(run_dir) / kStaticRuntimeMark, ec)) {
+        fs::remove_all(run_dir, ec);
+        return fail(child.exit_status != 0 ? child.exit_status : kFailure,
+                    options.command[0] + " uses the static CUDA runtime, which the simulated GPU cannot run; "
+                                         "rebuild it with `nvcc -cudart shared` (no trace written)");
+    }
+
     info.exit_status = child.exit_status;
     info.crash_signal = child.signal;
     write_run_info(run_dir, info);

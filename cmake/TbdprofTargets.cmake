@@ -33,8 +33,41 @@ endfunction()
 # A library of the simulated GPU: real SONAME, real symbol version node, output in lib/simgpu.
 #   tbd_simgpu_library(TARGET name OUTPUT cuda SOVERSION 1 VERSION_SCRIPT file SOURCES ...)
 function(tbd_simgpu_library)
-    cmake_parse_arguments(ARG "" "TARGET;OUTPUT;SOVERSION;VERSION_SCRIPT" "SOURCES" ${ARGN})
-    add_library(${ARG_TARGET} SHARED ${ARG_SOURCES})
+    cmake_parse_arguments(ARG "" "TARGET;OUTPUT;SOVERSION;VERSION_SCRIPT;EXPORTS" "SOURCES" ${ARGN})
+    set(generated)
+    if(ARG_EXPORTS)
+        # Every function the toolkit's public headers declare for this library, as weak "unsupported"
+        # stubs that modelled functions override (simgpu/exports/gen_exports.py).
+        find_package(Python3 COMPONENTS Interpreter REQUIRED)
+        set(gen ${CMAKE_SOURCE_DIR}/simgpu/exports/gen_exports.py)
+        set(out_cpp ${CMAKE_CURRENT_BINARY_DIR}/exports_${ARG_EXPORTS}.cpp)
+        set(outputs ${out_cpp} ${CMAKE_CURRENT_BINARY_DIR}/exports_${ARG_EXPORTS}.symbols)
+        set(extra)
+        # The toolkit's own library, for the names it exports that no header declares (optional).
+        set(real_name lib${ARG_EXPORTS}.so.${ARG_SOVERSION})
+        set(real_dirs ${CUDAToolkit_LIBRARY_DIR})
+        if(ARG_EXPORTS STREQUAL "cuda")
+            set(real_name libcuda.so)
+            set(real_dirs ${CUDAToolkit_LIBRARY_DIR}/stubs)
+        endif()
+        find_file(TBD_REAL_${ARG_EXPORTS} ${real_name} PATHS ${real_dirs} NO_DEFAULT_PATH)
+        set(real_arg)
+        if(TBD_REAL_${ARG_EXPORTS})
+            set(real_arg --real ${TBD_REAL_${ARG_EXPORTS}})
+        endif()
+        if(ARG_EXPORTS STREQUAL "cuda")
+            list(APPEND outputs ${CMAKE_CURRENT_BINARY_DIR}/proc_table.inc)
+            set(extra ${CMAKE_CURRENT_BINARY_DIR}/proc_table.inc)
+        endif()
+        add_custom_command(OUTPUT ${outputs}
+            COMMAND Python3::Interpreter ${gen} ${ARG_EXPORTS} "${CUDAToolkit_INCLUDE_DIRS}" ${out_cpp} ${extra} ${real_arg}
+            DEPENDS ${gen}
+            VERBATIM
+            COMMENT "Export table of lib${ARG_EXPORTS} from the toolkit's headers")
+        set(generated ${out_cpp} ${extra})
+    endif()
+    add_library(${ARG_TARGET} SHARED ${ARG_SOURCES} ${generated})
+    target_include_directories(${ARG_TARGET} PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
     set_target_properties(${ARG_TARGET} PROPERTIES
         OUTPUT_NAME ${ARG_OUTPUT}
         SOVERSION ${ARG_SOVERSION}

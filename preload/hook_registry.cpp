@@ -28,6 +28,7 @@ Registry& registry() {
         add_proc_address_hooks(r->symbols);
         add_graph_hooks(r->symbols);
         add_profiler_hooks(r->symbols);
+        add_vmm_hooks(r->symbols);
         r->real.reserve(r->symbols.size());
         for (const auto& s : r->symbols) r->real.push_back(s.real());
         return r;
@@ -68,6 +69,7 @@ void* substitute_looked_up_symbol(const char* name, void* result) {
     if (name[0] != 'c' || name[1] != 'u') return result;
     if (void* cublaslt = substitute_cublaslt_symbol(name, result); cublaslt != nullptr) return cublaslt;
     if (void* cublas = substitute_cublas_symbol(name, result); cublas != nullptr) return cublas;
+    if (void* vector = substitute_cublas_vector_symbol(name, result); vector != nullptr) return vector;
     Registry& r = registry();
     for (size_t i = 0; i < r.symbols.size(); ++i) {
         if (std::strcmp(r.symbols[i].name, name) != 0) continue;

@@ -47,6 +47,7 @@ void add_module_hooks(std::vector<HookedSymbol>& out);
 void add_proc_address_hooks(std::vector<HookedSymbol>& out);
 void add_graph_hooks(std::vector<HookedSymbol>& out);
 void add_profiler_hooks(std::vector<HookedSymbol>& out);
+void add_vmm_hooks(std::vector<HookedSymbol>& out);
 
 // A pointer cuGetProcAddress returned: our wrapper for `path` when it is one we record, else itself.
 void* substitute_proc_address(void* real, ApiPath path);
@@ -54,6 +55,8 @@ void* substitute_proc_address(void* real, ApiPath path);
 void* substitute_looked_up_symbol(const char* name, void* result);
 // cuBLAS's part of the above (cublas_hooks.cpp): null when `name` is not a cuBLAS entry point we hook.
 void* substitute_cublas_symbol(const char* name, void* result);
+// cuBLAS level-1/2 entry points (cublas_vector_hooks.cpp), likewise.
+void* substitute_cublas_vector_symbol(const char* name, void* result);
 // cuBLASLt's part (cublaslt_hooks.cpp), likewise.
 void* substitute_cublaslt_symbol(const char* name, void* result);
 

@@ -76,6 +76,17 @@ CUresult mem_alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream stream) {
     return result;
 }
 
+// From a pool the program created: a stream-ordered allocation like cuMemAllocAsync's (its free is
+// cuMemFreeAsync, recorded at its stream-ordered time the same way).
+template <auto& Real, ApiPath Path>
+CUresult mem_alloc_from_pool(CUdeviceptr* dptr, size_t bytes, CUmemoryPool pool, CUstream stream) {
+    HookGuard guard;
+    const CUresult result = Real.get()(dptr, bytes, pool, stream);
+    if (guard.recording() && result == CUDA_SUCCESS && dptr != nullptr)
+        record_alloc(guard.state(), Path, MemoryKind::DeviceAsync, *dptr, bytes, stream);
+    return result;
+}
+
 template <auto& Real, ApiPath Path>
 CUresult mem_free_async(CUdeviceptr dptr, CUstream stream) {
     HookGuard guard;
@@ -125,6 +136,7 @@ using AllocFn = decltype(&cuMemAlloc_v2);
 using AllocPitchFn = decltype(&cuMemAllocPitch_v2);
 using FreeFn = decltype(&cuMemFree_v2);
 using AllocAsyncFn = decltype(&cuMemAllocAsync);
+using AllocFromPoolFn = decltype(&cuMemAllocFromPoolAsync);
 using FreeAsyncFn = decltype(&cuMemFreeAsync);
 using AllocHostFn = decltype(&cuMemAllocHost_v2);
 using HostAllocFn = decltype(&cuMemHostAlloc);
@@ -142,6 +154,10 @@ TBD_DRIVER_HOOK(cuMemFree_v2, FreeFn, mem_free, (CUdeviceptr p), (p))
 TBD_DRIVER_HOOK(cuMemAllocAsync, AllocAsyncFn, mem_alloc_async, (CUdeviceptr * p, size_t n, CUstream s), (p, n, s))
 TBD_DRIVER_HOOK(cuMemAllocAsync_ptsz, AllocAsyncFn, mem_alloc_async, (CUdeviceptr * p, size_t n, CUstream s),
                 (p, n, s))
+TBD_DRIVER_HOOK(cuMemAllocFromPoolAsync, AllocFromPoolFn, mem_alloc_from_pool,
+                (CUdeviceptr * p, size_t n, CUmemoryPool pool, CUstream s), (p, n, pool, s))
+TBD_DRIVER_HOOK(cuMemAllocFromPoolAsync_ptsz, AllocFromPoolFn, mem_alloc_from_pool,
+                (CUdeviceptr * p, size_t n, CUmemoryPool pool, CUstream s), (p, n, pool, s))
 TBD_DRIVER_HOOK(cuMemFreeAsync, FreeAsyncFn, mem_free_async, (CUdeviceptr p, CUstream s), (p, s))
 TBD_DRIVER_HOOK(cuMemFreeAsync_ptsz, FreeAsyncFn, mem_free_async, (CUdeviceptr p, CUstream s), (p, s))
 TBD_DRIVER_HOOK(cuMemAllocHost_v2, AllocHostFn, mem_alloc_host, (void** p, size_t n), (p, n))
@@ -156,6 +172,8 @@ void add_memory_hooks(std::vector<HookedSymbol>& out) {
     out.push_back(TBD_HOOK_ENTRY(cuMemFree_v2, mem_free));
     out.push_back(TBD_HOOK_ENTRY(cuMemAllocAsync, mem_alloc_async));
     out.push_back(TBD_HOOK_ENTRY(cuMemAllocAsync_ptsz, mem_alloc_async));
+    out.push_back(TBD_HOOK_ENTRY(cuMemAllocFromPoolAsync, mem_alloc_from_pool));
+    out.push_back(TBD_HOOK_ENTRY(cuMemAllocFromPoolAsync_ptsz, mem_alloc_from_pool));
     out.push_back(TBD_HOOK_ENTRY(cuMemFreeAsync, mem_free_async));
     out.push_back(TBD_HOOK_ENTRY(cuMemFreeAsync_ptsz, mem_free_async));
     out.push_back(TBD_HOOK_ENTRY(cuMemAllocHost_v2, mem_alloc_host));

@@ -111,6 +111,17 @@ CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
     return record_copy(Path, Real.name, {dst, src, n, nullptr, CopyKind::DeviceToDevice, false},
                        [&] { return Real.get()(dst, src, n); });
 }
+// Peer copies between contexts (devices): device-to-device copies.
+template <auto& Real, ApiPath Path>
+CUresult copy_peer(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n) {
+    return record_copy(Path, Real.name, {dst, src, n, nullptr, CopyKind::DeviceToDevice, false},
+                       [&] { return Real.get()(dst, dc, src, sc, n); });
+}
+template <auto& Real, ApiPath Path>
+CUresult copy_peer_async(CUdeviceptr dst, CUcontext dc, CUdeviceptr src, CUcontext sc, size_t n, CUstream s) {
+    return record_copy(Path, Real.name, {dst, src, n, s, CopyKind::DeviceToDevice, true},
+                       [&] { return Real.get()(dst, dc, src, sc, n, s); });
+}
 template <auto& Real, ApiPath Path>
 CUresult copy_default(CUdeviceptr dst, CUdeviceptr src, size_t n) {
     return record_copy(Path, Real.name, {dst, src, n, nullptr, CopyKind::Default, false}, [&] { return Real.get()(dst, src, n); });
@@ -188,6 +199,8 @@ using HtoDAsyncFn = decltype(&cuMemcpyHtoDAsync_v2);
 using DtoHAsyncFn = decltype(&cuMemcpyDtoHAsync_v2);
 using DtoDAsyncFn = decltype(&cuMemcpyDtoDAsync_v2);
 using CopyAsyncFn = decltype(&cuMemcpyAsync);
+using PeerFn = decltype(&cuMemcpyPeer);
+using PeerAsyncFn = decltype(&cuMemcpyPeerAsync);
 using Copy2DFn = decltype(&cuMemcpy2D_v2);
 using Copy2DAsyncFn = decltype(&cuMemcpy2DAsync_v2);
 using SetD8Fn = decltype(&cuMemsetD8_v2);
@@ -220,6 +233,11 @@ TBD_TWIN_HOOKS(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz, DtoDAsyncFn, cop
                (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), (d, s, n, st))
 TBD_TWIN_HOOKS(cuMemcpyAsync, cuMemcpyAsync_ptsz, CopyAsyncFn, copy_default_async,
                (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), (d, s, n, st))
+TBD_TWIN_HOOKS(cuMemcpyPeer, cuMemcpyPeer_ptds, PeerFn, copy_peer,
+               (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n), (d, dc, s, sc, n))
+TBD_TWIN_HOOKS(cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz, PeerAsyncFn, copy_peer_async,
+               (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream st),
+               (d, dc, s, sc, n, st))
 TBD_TWIN_HOOKS(cuMemcpy2D_v2, cuMemcpy2D_v2_ptds, Copy2DFn, copy_2d, (const CUDA_MEMCPY2D* c), (c))
 TBD_TWIN_HOOKS(cuMemcpy2DUnaligned_v2, cuMemcpy2DUnaligned_v2_ptds, Copy2DFn, copy_2d, (const CUDA_MEMCPY2D* c), (c))
 TBD_TWIN_HOOKS(cuMemcpy2DAsync_v2, cuMemcpy2DAsync_v2_ptsz, Copy2DAsyncFn, copy_2d_async,
@@ -254,6 +272,8 @@ void add_transfer_hooks(std::vector<HookedSymbol>& out) {
     TBD_TWIN_ENTRIES(cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz, copy_dtoh_async)
     TBD_TWIN_ENTRIES(cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz, copy_dtod_async)
     TBD_TWIN_ENTRIES(cuMemcpyAsync, cuMemcpyAsync_ptsz, copy_default_async)
+    TBD_TWIN_ENTRIES(cuMemcpyPeer, cuMemcpyPeer_ptds, copy_peer)
+    TBD_TWIN_ENTRIES(cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz, copy_peer_async)
     TBD_TWIN_ENTRIES(cuMemcpy2D_v2, cuMemcpy2D_v2_ptds, copy_2d)
     TBD_TWIN_ENTRIES(cuMemcpy2DUnaligned_v2, cuMemcpy2DUnaligned_v2_ptds, copy_2d)
     TBD_TWIN_ENTRIES(cuMemcpy2DAsync_v2, cuMemcpy2DAsync_v2_ptsz, copy_2d_async)

@@ -168,6 +168,14 @@ void ModelBuilder::build_library_calls() {
             case raw::LibraryOp::Gemm: op = "gemm"; break;
             case raw::LibraryOp::GemmStridedBatched: op = "gemm_strided_batched"; break;
             case raw::LibraryOp::GemmBatched: op = "gemm_batched"; break;
+            case raw::LibraryOp::Dot: op = "dot"; break;
+            case raw::LibraryOp::Axpy: op = "axpy"; break;
+            case raw::LibraryOp::Scal: op = "scal"; break;
+            case raw::LibraryOp::Nrm2: op = "nrm2"; break;
+            case raw::LibraryOp::Asum: op = "asum"; break;
+            case raw::LibraryOp::Copy: op = "copy"; break;
+            case raw::LibraryOp::Gemv: op = "gemv"; break;
+            case raw::LibraryOp::Ger: op = "ger"; break;
             default: op = cudnn_op_name(c.op); break;
         }
         model_.library_calls.push_back(

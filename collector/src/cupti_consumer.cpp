@@ -2,10 +2,12 @@
 #include "tbdprof/collector/cupti_consumer.h"
 
 #include <cupti_activity.h>
+#include <cupti_callbacks.h>
 #include <dlfcn.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -37,6 +39,8 @@ struct CuptiApi {
     decltype(&cuptiActivityPopExternalCorrelationId) pop_external = nullptr;
     decltype(&cuptiActivityRegisterTimestampCallback) register_timestamp = nullptr;
     decltype(&cuptiGetTimestamp) get_timestamp = nullptr;
+    decltype(&cuptiSubscribe) subscribe = nullptr;
+    decltype(&cuptiSubscribe_v2) subscribe_v2 = nullptr;  // CUDA 13: names the other subscriber
 };
 
 CuptiApi g_api;
@@ -79,7 +83,15 @@ bool resolve(void* library, const char* name, Fn& out) {
 
 bool load_api() {
     void* library = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) return false;
+    if (library == nullptr) {
+        // CUDA 12's CUPTI has other activity record layouts than the CUDA 13 ones read here.
+        if (void* cuda12 = dlopen("libcudart.so.12", RTLD_LAZY | RTLD_NOLOAD); cuda12 != nullptr) {
+            dlclose(cuda12);
+            std::fprintf(stderr, "tbdprof: the program uses CUDA 12; tbdprof reads CUDA 13's CUPTI only, "
+                                 "so it records with host-side timing\n");
+        }
+        return false;
+    }
     return resolve(library, "cuptiActivityEnable", g_api.enable) &&
            resolve(library, "cuptiActivityDisable", g_api.disable) &&
            resolve(library, "cuptiActivityRegisterCallbacks", g_api.register_callbacks) &&
@@ -89,7 +101,41 @@ bool load_api() {
            resolve(library, "cuptiActivityPushExternalCorrelationId", g_api.push_external) &&
            resolve(library, "cuptiActivityPopExternalCorrelationId", g_api.pop_external) &&
            resolve(library, "cuptiGetTimestamp", g_api.get_timestamp) &&
-           (resolve(library, "cuptiActivityRegisterTimestampCallback", g_api.register_timestamp) || true);
+           (resolve(library, "cuptiActivityRegisterTimestampCallback", g_api.register_timestamp) || true) &&
+           (resolve(library, "cuptiSubscribe_v2", g_api.subscribe_v2) || true) &&
+           (resolve(library, "cuptiSubscribe", g_api.subscribe) || true);
+}
+
+void CUPTIAPI ignore_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+// CUPTI has one subscriber per process, and every client is to subscribe before profiling. We
+// subscribe and keep the subscription (enabling no callback): when another tool (torch.profiler,
+// Nsight, a program tracing itself) already holds CUPTI, its Activity API settings and buffers must
+// not be replaced by ours, so we say so once and record with host-side timing instead.
+bool claim_cupti() {
+    CUpti_SubscriberHandle handle = nullptr;
+    CUptiResult result = CUPTI_SUCCESS;
+    char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 16] = {};
+    if (g_api.subscribe_v2 != nullptr) {
+        CUpti_SubscriberParams params{};
+        params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+        params.subscriberName = "tbdprof";
+        params.oldSubscriberName = holder;
+        params.oldSubscriberSize = sizeof holder;
+        result = g_api.subscribe_v2(&handle, ignore_callback, nullptr, &params);
+    } else if (g_api.subscribe != nullptr) {
+        result = g_api.subscribe(&handle, ignore_callback, nullptr);
+    }
+    if (result == CUPTI_SUCCESS) return true;
+    if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && holder[0] != '\0') {
+        std::fprintf(stderr, "tbdprof: another tool holds CUPTI (%s); recording with host-side timing\n", holder);
+    } else if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        std::fprintf(stderr, "tbdprof: another tool holds CUPTI; recording with host-side timing\n");
+    } else {
+        std::fprintf(stderr, "tbdprof: CUPTI refused a subscriber (error %d); recording with host-side timing\n",
+                     static_cast<int>(result));
+    }
+    return false;
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -212,6 +258,7 @@ bool enable_activity() {
         return false;
     }
     if (!load_api()) return false;
+    if (!claim_cupti()) return false;
     if (g_api.register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) return false;
     // Our clock when CUPTI lets us supply it; otherwise the offset between the clocks, measured once.
     if (g_api.register_timestamp != nullptr && g_api.register_timestamp(monotonic_timestamp) == CUPTI_SUCCESS) {

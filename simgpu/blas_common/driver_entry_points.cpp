@@ -45,6 +45,7 @@ DriverEntryPoints load() {
                           resolve(get_proc_address, "cuMemAlloc", resolved.mem_alloc) &&
                           resolve(get_proc_address, "cuMemFree", resolved.mem_free) &&
                           resolve(get_proc_address, "cuLaunchKernel", resolved.launch_kernel) &&
+                          resolve(get_proc_address, "cuStreamSynchronize", resolved.stream_synchronize) &&
                           resolve(get_proc_address, "cuGetExportTable", resolved.get_export_table);
     if (!complete) return entry_points;
 

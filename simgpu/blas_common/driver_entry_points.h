@@ -22,6 +22,7 @@ struct DriverEntryPoints {
     decltype(&::cuMemAlloc) mem_alloc = nullptr;
     decltype(&::cuMemFree) mem_free = nullptr;
     decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+    decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;  // level-1 results in host memory
     decltype(&::cuGetExportTable) get_export_table = nullptr;
     // The simulated driver's private interface (annotations for the cost model); null on a driver
     // that does not offer it, in which case launches simply go unannotated.

@@ -45,3 +45,21 @@ TBDSIM_SMALL_KERNELS()
 TBDSIM_SMALL_KERNELS(_epilogue_relu)
 TBDSIM_SMALL_KERNELS(_epilogue_bias)
 TBDSIM_SMALL_KERNELS(_epilogue_bias_relu)
+
+// Level-1 and level-2 BLAS: one kernel per operation and data type (s, d, c, z), named like the
+// kernel families real cuBLAS launches for them.
+#include "vector_params.h"
+#define TBDSIM_VECTOR_KERNELS(type)                                                        \
+    extern "C" __global__ void dot_kernel_##type(TbdsimVectorParams) {}                    \
+    extern "C" __global__ void axpy_kernel_val_##type(TbdsimVectorParams) {}               \
+    extern "C" __global__ void scal_kernel_val_##type(TbdsimVectorParams) {}               \
+    extern "C" __global__ void nrm2_kernel_##type(TbdsimVectorParams) {}                   \
+    extern "C" __global__ void asum_kernel_##type(TbdsimVectorParams) {}                   \
+    extern "C" __global__ void copy_kernel_##type(TbdsimVectorParams) {}                   \
+    extern "C" __global__ void gemv2N_kernel_##type(TbdsimVectorParams) {}                 \
+    extern "C" __global__ void gemv2T_kernel_val_##type(TbdsimVectorParams) {}             \
+    extern "C" __global__ void ger_kernel_##type(TbdsimVectorParams) {}
+TBDSIM_VECTOR_KERNELS(s)
+TBDSIM_VECTOR_KERNELS(d)
+TBDSIM_VECTOR_KERNELS(c)
+TBDSIM_VECTOR_KERNELS(z)

@@ -17,6 +17,9 @@ struct cublasContext {
     tbdsim::blas::BoundContext bound;
     CUmodule module = nullptr;
     tbdsim::blas::KernelTable kernels{};
+    // Level-1/2 kernels (vector_launch.cpp), by operation (plus a last row for transposed gemv) and
+    // data type, looked up in `module` on first use.
+    CUfunction vector_kernels[9][4] = {};
     CUstream stream = nullptr;  // null: the legacy default stream, as for real cuBLAS
 
     // Real cuBLAS allocates a per-handle workspace (32 MiB on Hopper) and lets cublasSetWorkspace

@@ -24,10 +24,22 @@ struct CopyRequest {
     size_t width = 0, height = 1, dst_pitch = 0, src_pitch = 0;
 };
 
-// A device-side range must lie inside one allocation the driver made (device, managed or pinned).
+// A device-side range must lie inside one allocation the driver made (device, managed or pinned), or
+// inside adjacent read-write mappings of a reserved range (a tensor may span the chunks an
+// expandable segment maps one after another).
 bool device_range_ok(uintptr_t p, size_t bytes) {
     const Allocation* a = find_allocation(p);
-    return a && p + bytes <= a->address + std::max<size_t>(a->bytes, 1);
+    if (!a) return false;
+    if (a->kind != MemoryKind::Mapped) return p + bytes <= a->address + std::max<size_t>(a->bytes, 1);
+    const uintptr_t end = p + bytes;
+    while (a->accessible) {
+        const uintptr_t mapped_end = a->address + a->bytes;
+        if (end <= mapped_end) return true;
+        auto next = state().allocations.find(mapped_end);
+        if (next == state().allocations.end() || next->second.kind != MemoryKind::Mapped) return false;
+        a = &next->second;
+    }
+    return false;  // no access granted: a real GPU would fault
 }
 
 // Work for a capturing stream: async copies and sets become graph nodes; synchronous ones cannot be

@@ -49,13 +49,15 @@ CUresult create_devices() {
     return CUDA_SUCCESS;
 }
 
-Device* device_at(CUdevice ordinal) {
+}  // namespace
+
+Device* simgpu::device_at(CUdevice ordinal) {
     auto& devices = state().devices;
     if (ordinal < 0 || ordinal >= static_cast<int>(devices.size())) return nullptr;
     return devices[size_t(ordinal)].get();
 }
 
-Context* make_primary(Device& device) {
+Context* simgpu::make_context(Device& device) {
     auto context = std::make_unique<Context>();
     context->id = state().next_context_id++;
     context->device = &device;
@@ -66,6 +68,10 @@ Context* make_primary(Device& device) {
     state().contexts.push_back(std::move(context));
     return raw;
 }
+
+namespace {
+
+Context* make_primary(Device& device) { return make_context(device); }
 
 int attribute_value(const Device& d, CUdevice_attribute attribute, bool& known) {
     const GpuModel& m = *d.model;
@@ -296,7 +302,7 @@ SIM_API CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev) {  // _v2
 namespace {
 bool valid_context(CUcontext ctx) {
     for (const auto& c : state().contexts)
-        if (reinterpret_cast<CUcontext>(c.get()) == ctx) return true;
+        if (reinterpret_cast<CUcontext>(c.get()) == ctx) return !c->destroyed;
     return false;
 }
 }  // namespace

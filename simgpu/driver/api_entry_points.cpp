@@ -3,6 +3,12 @@
 // base name, the CUDA version they were built for, and per-thread-stream flags.
 #include "driver_api.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace simgpu;
@@ -14,9 +20,12 @@ namespace {
 using AnyFunction = void (*)();
 
 // Each exported symbol under an internal name: asm labels bind straight to the symbol, whatever
-// names cuda.h's macros give it, and -Bsymbolic keeps the binding inside this library.
-#define ENTRY(name, version, symbol) extern "C" void proc_##symbol() __asm__(#symbol);
-#define ENTRY_PT(name, version, symbol, pt_symbol)                                                  \
+// names cuda.h's macros give it, and -Bsymbolic keeps the binding inside this library. The table is
+// generated from cudaTypedefs.h (simgpu/exports/gen_exports.py); symbols the driver does not model
+// are the generated "unsupported" stub (exports_cuda.cpp).
+extern "C" int tbdsim_unsupported_status();
+#define ENTRY(name, version, symbol, same_as) extern "C" void proc_##symbol() __asm__(#symbol);
+#define ENTRY_PT(name, version, symbol, pt_symbol, same_as)                                         \
     extern "C" void proc_##symbol() __asm__(#symbol);                                               \
     extern "C" void proc_##pt_symbol() __asm__(#pt_symbol);
 #include "proc_table.inc"
@@ -28,15 +37,19 @@ struct ProcEntry {
     int version;
     AnyFunction function;
     AnyFunction per_thread;  // null when the entry point takes no stream
+    AnyFunction same_as;     // the newest entry point of this name with the same signature
 };
 
 const ProcEntry kProcTable[] = {
-#define ENTRY(name, version, symbol) {#name, version, proc_##symbol, nullptr},
-#define ENTRY_PT(name, version, symbol, pt_symbol) {#name, version, proc_##symbol, proc_##pt_symbol},
+#define ENTRY(name, version, symbol, same_as) {#name, version, proc_##symbol, nullptr, proc_##same_as},
+#define ENTRY_PT(name, version, symbol, pt_symbol, same_as)                                         \
+    {#name, version, proc_##symbol, proc_##pt_symbol, proc_##same_as},
 #include "proc_table.inc"
 #undef ENTRY
 #undef ENTRY_PT
 };
+
+bool unsupported(AnyFunction f) { return reinterpret_cast<void*>(f) == reinterpret_cast<void*>(&tbdsim_unsupported_status); }
 
 CUresult lookup(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                 CUdriverProcAddressQueryResult* status) {
@@ -60,9 +73,27 @@ CUresult lookup(const char* symbol, void** pfn, int cuda_version, cuuint64_t fla
     }
     bool per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
     AnyFunction f = per_thread && best->per_thread ? best->per_thread : best->function;
+    // An older version whose signature a newer one kept (cuDeviceGetUuid at 9020,
+    // cuDevicePrimaryCtxRelease at 7000): the real driver answers it with the same implementation.
+    if (unsupported(f) && !unsupported(best->same_as)) f = best->same_as;
     *pfn = reinterpret_cast<void*>(f);
     set_status(CU_GET_PROC_ADDRESS_SUCCESS);
     return CUDA_SUCCESS;
+}
+
+// TBDSIM_PRIVATE_TABLE_MARK=PATH: created (once, with this process id) at the first request for a
+// private table, so that tbdprof can say why the program failed.
+void note_private_table_request() {
+    static std::atomic<bool> noted{false};
+    if (noted.exchange(true)) return;
+    const char* path = std::getenv("TBDSIM_PRIVATE_TABLE_MARK");
+    if (path == nullptr || *path == '\0') return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    char pid[24];
+    int n = std::snprintf(pid, sizeof pid, "%d\n", static_cast<int>(getpid()));
+    if (n > 0) (void)!write(fd, pid, static_cast<size_t>(n));
+    close(fd);
 }
 
 }  // namespace
@@ -85,6 +116,10 @@ SIM_API CUresult CUDAAPI cuGetExportTable(const void** table, const CUuuid* id) 
         return CUDA_SUCCESS;
     }
     // NVIDIA's own private tables (asked for by the real runtime and libraries) are not modelled.
+    // Only NVIDIA's closed code asks for them; with the simulated libraries in place that is the
+    // static runtime linked into the program (nvcc's default). A profiler running the program tells
+    // the user so: it names a file here to be created when that happens.
+    note_private_table_request();
     *table = nullptr;
     return CUDA_ERROR_INVALID_VALUE;
 }

@@ -103,6 +103,7 @@ TbdsimRecord place_node(const GraphNode& node, const GraphExec& exec, Stream& st
             r.memset_value = node.value;
             break;
         }
+        case GraphNode::Kind::Empty: break;  // never placed (graph_launch skips it)
     }
     return r;
 }
@@ -156,10 +157,11 @@ CUresult graph_launch(CUgraphExec handle, CUstream stream_handle, bool per_threa
         const uint64_t launch_ns = now_ns();
         records.reserve(exec->nodes.size());
         for (const GraphNode& node : exec->nodes) {
+            if (node.kind == GraphNode::Kind::Empty) continue;  // orders, does nothing
             records.push_back(place_node(node, *exec, *stream, correlation_id, launch_ns));
             movable.push_back(memory_still_there(node));
+            nodes.push_back(node);  // copies and sets move their bytes after the lock is released
         }
-        nodes = exec->nodes;  // copies and sets move their bytes after the lock is released
     }
     for (size_t i = 0; i < nodes.size(); ++i) {
         if (movable[i]) perform(nodes[i]);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
+#include <unistd.h>
 
 using namespace simgpu;
 
@@ -54,6 +55,7 @@ CUresult allocate(Context& ctx, size_t bytes, MemoryKind kind, Allocation& out) 
 // Returns host memory and capacity. Caller holds the mutex; `a` is removed from the table.
 void release(const Allocation& a) {
     a.context->device->used_bytes -= a.accounted;
+    if (a.ipc_fd >= 0) close(a.ipc_fd);  // importers keep their own mapping of the memfd
     void* p = reinterpret_cast<void*>(a.address);
     if (a.mmapped)
         munmap(p, round_up(a.bytes, kAlignment));
@@ -106,7 +108,8 @@ CUresult free_common(uintptr_t address, std::initializer_list<MemoryKind> kinds,
         if (it == state().allocations.end()) return CUDA_ERROR_INVALID_VALUE;
         bool kind_ok = false;
         for (MemoryKind k : kinds) kind_ok |= it->second.kind == k;
-        if (!kind_ok) return CUDA_ERROR_INVALID_VALUE;
+        // Registered host memory and imported IPC memory are undone by their own calls.
+        if (!kind_ok || it->second.registered || it->second.imported) return CUDA_ERROR_INVALID_VALUE;
         if (CUresult rc = check_unsafe_call(); rc != CUDA_SUCCESS) return rc;
         if (synchronize) wait_for = context_done_ns(*it->second.context);
     }
@@ -125,7 +128,7 @@ CUresult free_common(uintptr_t address, std::initializer_list<MemoryKind> kinds,
     return CUDA_SUCCESS;
 }
 
-CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_thread) {
+CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_thread, MemPool* pool) {
     if (!dptr) return CUDA_ERROR_INVALID_VALUE;
     TbdsimRecord record;
     {
@@ -136,9 +139,13 @@ CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
         // Memory nodes (stream-ordered allocation inside a graph) are not modelled.
         if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
+        Device& device = *stream->context->device;
+        if (pool == nullptr) pool = device.current_pool ? device.current_pool : default_pool_of(device);
         Allocation a;
         if (CUresult rc = allocate(*stream->context, bytes, MemoryKind::DeviceAsync, a); rc != CUDA_SUCCESS)
             return rc;
+        state().allocations[a.address].pool = pool;
+        note_pool_use(*pool);
         *dptr = a.address;
         // Stream-ordered: the memory becomes usable when the stream reaches this point.
         uint64_t when = std::max(now_ns(), stream_ready_ns(*stream));
@@ -161,7 +168,8 @@ CUresult free_async(CUdeviceptr dptr, CUstream handle, bool per_thread) {
         if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
         auto it = state().allocations.find(dptr);
         if (it == state().allocations.end() || it->second.kind == MemoryKind::PinnedHost ||
-            it->second.kind == MemoryKind::ModuleGlobal)
+            it->second.kind == MemoryKind::ModuleGlobal || it->second.kind == MemoryKind::Mapped ||
+            it->second.imported)
             return CUDA_ERROR_INVALID_VALUE;
         Allocation a = it->second;
         state().allocations.erase(it);
@@ -226,11 +234,16 @@ SIM_API CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* dptr, void* p, u
     return CUDA_SUCCESS;
 }
 
+CUresult simgpu::allocate_stream_ordered(CUdeviceptr* dptr, size_t bytes, CUstream stream, bool per_thread,
+                                         MemPool* pool) {
+    return alloc_async(dptr, bytes, stream, per_thread, pool);
+}
+
 SIM_API CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr* dptr, size_t bytes, CUstream stream) {
-    return alloc_async(dptr, bytes, stream, false);
+    return alloc_async(dptr, bytes, stream, false, nullptr);
 }
 SIM_API CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytes, CUstream stream) {
-    return alloc_async(dptr, bytes, stream, true);
+    return alloc_async(dptr, bytes, stream, true, nullptr);
 }
 SIM_API CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream stream) {
     return free_async(dptr, stream, false);
@@ -344,45 +357,3 @@ SIM_API CUresult CUDAAPI cuPointerGetAttributes(unsigned int count, CUpointer_at
     return CUDA_SUCCESS;
 }
 
-// --- the default memory pool (PyTorch's cudaMallocAsync backend configures it) -------------------
-
-SIM_API CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool* pool, CUdevice dev) {
-    if (!pool) return CUDA_ERROR_INVALID_VALUE;
-    std::lock_guard lock(state().mutex);
-    if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
-    if (dev < 0 || dev >= static_cast<int>(state().devices.size())) return CUDA_ERROR_INVALID_DEVICE;
-    *pool = reinterpret_cast<CUmemoryPool>(state().devices[size_t(dev)].get());
-    return CUDA_SUCCESS;
-}
-
-SIM_API CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool* pool, CUdevice dev) {
-    return cuDeviceGetDefaultMemPool(pool, dev);
-}
-
-SIM_API CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute, void* value) {
-    return pool && value ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
-
-SIM_API CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attribute, void* value) {
-    if (!pool || !value) return CUDA_ERROR_INVALID_VALUE;
-    auto* device = reinterpret_cast<Device*>(pool);
-    std::lock_guard lock(state().mutex);
-    cuuint64_t v = 0;
-    if (attribute == CU_MEMPOOL_ATTR_USED_MEM_CURRENT || attribute == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT) {
-        for (const auto& [address, a] : state().allocations)
-            if (a.kind == MemoryKind::DeviceAsync && a.context->device == device) v += a.bytes;
-    }
-    if (attribute == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
-        attribute == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC ||
-        attribute == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES) {
-        int on = 1;
-        std::memcpy(value, &on, sizeof on);
-        return CUDA_SUCCESS;
-    }
-    std::memcpy(value, &v, sizeof v);
-    return CUDA_SUCCESS;
-}
-
-SIM_API CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t) {
-    return pool ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}

@@ -36,6 +36,7 @@ CUresult load_image(const void* image, Context* ctx, bool is_library, Module*& o
     for (const auto& global : module->image.globals) {
         void* p = std::calloc(1, global.size);
         if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+        if (!global.initial.empty()) std::memcpy(p, global.initial.data(), global.initial.size());
         module->globals[global.name] = {p, global.size};
         Allocation a{reinterpret_cast<uintptr_t>(p), global.size, 0, MemoryKind::ModuleGlobal, ctx, false};
         state().allocations[a.address] = a;
@@ -280,6 +281,15 @@ SIM_API CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CU
     return get_global(dptr, bytes, *m, name);
 }
 
+// __managed__ variables are globals of the module whose address the host uses too: device memory is
+// host memory on the simulated GPU, so the global's storage serves both sides.
+SIM_API CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr* dptr, size_t* bytes, CUlibrary handle, const char* name) {
+    std::lock_guard lock(state().mutex);
+    Module* m = live_module(handle, true);
+    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    return get_global(dptr, bytes, *m, name);
+}
+
 SIM_API CUresult CUDAAPI cuKernelGetFunction(CUfunction* out, CUkernel kernel) {
     if (!out) return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard lock(state().mutex);
@@ -355,19 +365,4 @@ SIM_API CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState* loading, CUfunct
 SIM_API CUresult CUDAAPI cuFuncLoad(CUfunction f) {
     std::lock_guard lock(state().mutex);
     return live_function(f) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-}
-
-SIM_API CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, CUfunction f, int block_size,
-                                                                     size_t dynamic_shared) {
-    if (!blocks || block_size <= 0) return CUDA_ERROR_INVALID_VALUE;
-    std::lock_guard lock(state().mutex);
-    const Function* fn = live_function(f);
-    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
-    int by_threads = 2048 / block_size;
-    size_t shared = dynamic_shared + fn->info->static_shared_bytes;
-    int by_shared = shared ? static_cast<int>(233472 / shared) : 32;
-    int regs = static_cast<int>(fn->info->registers ? fn->info->registers : 32);
-    int by_regs = 65536 / std::max(1, regs * block_size);
-    *blocks = std::max(0, std::min({32, by_threads, by_shared, by_regs}));
-    return CUDA_SUCCESS;
 }

@@ -191,6 +191,8 @@ GraphNode& add_captured_node(Capture& capture, GraphNode::Kind kind) {
     auto node = std::make_unique<GraphNode>();
     node->kind = kind;
     node->id = state().next_graph_node_id++;
+    // Work captured on one stream is a chain: each node depends on the one before.
+    if (capture.last_node) node->dependencies.push_back(reinterpret_cast<GraphNode*>(capture.last_node));
     GraphNode& added = *node;
     capture.graph->nodes.push_back(std::move(node));
     capture.last_node = reinterpret_cast<CUgraphNode>(&added);

@@ -24,8 +24,12 @@ struct Capture;    // graph_state.h
 struct Graph;
 struct GraphExec;
 
+struct MemPool;  // api_mempool.cpp
+
 struct Device {
     int ordinal = 0;
+    MemPool* default_pool = nullptr;  // created with the device
+    MemPool* current_pool = nullptr;  // cuDeviceSetMemPool; the default pool unless set
     const GpuModel* model = nullptr;
     uint64_t memory_bytes = 0;  // capacity (model, or TBDSIM_MEMORY_BYTES)
     uint64_t used_bytes = 0;    // device + managed allocations, rounded to the allocation granularity
@@ -52,6 +56,10 @@ struct Context {
     Stream legacy_stream;
     std::set<Stream*> streams;  // created and per-thread streams (not the legacy one)
     int pending_host_calls = 0;
+    unsigned flags = 0;         // cuCtxCreate's flags (created contexts)
+    std::set<Context*> peers;   // contexts whose memory this one may access (cuCtxEnablePeerAccess)
+    bool created = false;       // by cuCtxCreate (not a device's primary context)
+    bool destroyed = false;     // by cuCtxDestroy: the handle is invalid from then on
 };
 
 struct Event {
@@ -81,7 +89,9 @@ struct Module {
     bool is_library = false;
 };
 
-enum class MemoryKind { Device, DeviceAsync, PinnedHost, Managed, ModuleGlobal };
+// Mapped: a range of physical memory (cuMemCreate) mapped into a reserved range with cuMemMap; its
+// host memory and capacity belong to the physical allocation (api_vmm.cpp), not to this entry.
+enum class MemoryKind { Device, DeviceAsync, PinnedHost, Managed, ModuleGlobal, Mapped };
 
 struct Allocation {
     uintptr_t address = 0;
@@ -90,6 +100,11 @@ struct Allocation {
     MemoryKind kind = MemoryKind::Device;
     Context* context = nullptr;
     bool mmapped = false;
+    bool accessible = true;     // Mapped: once cuMemSetAccess granted read-write access
+    bool registered = false;    // PinnedHost by cuMemHostRegister: the program's memory, never freed here
+    MemPool* pool = nullptr;    // DeviceAsync: the pool it came from
+    int ipc_fd = -1;            // exported (cuIpcGetMemHandle): the memfd now behind the memory
+    bool imported = false;      // opened from another process's handle (api_ipc.cpp)
 };
 
 struct DriverState {
@@ -115,6 +130,11 @@ struct DriverState {
     uint64_t next_capture_id = 1;
     uint32_t next_graph_id = 1;
     uint64_t next_graph_node_id = 1;
+    // Virtual memory management (api_vmm.cpp): reserved address ranges by base, physical allocations.
+    std::map<uintptr_t, size_t> reservations;
+    std::set<struct PhysicalMemory*> physical;
+    std::map<uintptr_t, struct PhysicalMemory*> mapped_physical;  // by mapping start
+    std::set<MemPool*> pools;  // stream-ordered memory pools, default ones included
 };
 
 DriverState& state();
@@ -122,12 +142,22 @@ DriverState& state();
 // Must hold state().mutex for the helpers below.
 const Allocation* find_allocation(uintptr_t address);  // containing `address`, or null
 Context* current_context();                            // this thread's, or null
+Context* make_context(Device& device);                 // a new context with its legacy stream
+Device* device_at(CUdevice ordinal);                   // null for an invalid ordinal
 void set_current_context(Context* context);
 std::vector<Context*>& context_stack();
 
 // Resolves a stream handle for the calling thread. `per_thread_api` is true for _ptsz/_ptds entry
 // points, where the NULL handle means the per-thread stream. Returns null for an invalid handle.
 Stream* resolve_stream(CUstream handle, bool per_thread_api);
+
+// Stream-ordered allocation from `pool` (null: the stream's device's current pool), api_memory.cpp.
+CUresult allocate_stream_ordered(CUdeviceptr* dptr, size_t bytes, CUstream stream, bool per_thread, MemPool* pool);
+// The pool behind a handle, or null (api_mempool.cpp). Caller holds the mutex.
+MemPool* live_pool(CUmemoryPool handle);
+MemPool* default_pool_of(Device& device);
+// A stream-ordered allocation of `bytes` from `pool` was made: update its high-water marks.
+void note_pool_use(MemPool& pool);
 
 // Error checks shared by the API files.
 CUresult check_initialized();

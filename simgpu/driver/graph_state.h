@@ -15,7 +15,7 @@
 namespace simgpu {
 
 struct GraphNode {
-    enum class Kind { Kernel, Memcpy, Memset };
+    enum class Kind { Kernel, Memcpy, Memset, Empty };  // Empty: only orders (cuGraphAddEmptyNode)
     Kind kind = Kind::Kernel;
     uint64_t id = 0;  // process-wide, CUPTI's graphNodeId
 
@@ -34,6 +34,11 @@ struct GraphNode {
     uint32_t copy_kind = 0;  // TbdsimCopyKind
     uint32_t value = 0, element = 1;
     uint64_t bytes = 0;
+
+    // Graphs built by hand (api_graph_nodes.cpp): the nodes this one depends on, and pointers into
+    // `params` by the parameter layout (cuGraphKernelNodeGetParams hands them out).
+    std::vector<GraphNode*> dependencies;
+    std::vector<void*> param_pointers;
 };
 
 struct Graph {

@@ -252,7 +252,15 @@ bool parse_cubin(const uint8_t* data, size_t size, ModuleImage& out) {
                 if (where.rfind(".nv.constant0", 0) == 0) continue;  // parameter bank
                 if (sym.st_name >= strings.sh_size) continue;
                 const char* n = reinterpret_cast<const char*>(data + strings.sh_offset + sym.st_name);
-                out.globals.push_back({n, sym.st_size});
+                GlobalInfo global{n, sym.st_size, {}};
+                // Initialized globals (__device__ int x = 5; __managed__ ones too) carry their bytes.
+                const Elf64_Shdr holder = section(sym.st_shndx);
+                if (holder.sh_type == SHT_PROGBITS && sym.st_value + sym.st_size <= holder.sh_size &&
+                    holder.sh_offset + holder.sh_size <= size) {
+                    const uint8_t* bytes = data + holder.sh_offset + sym.st_value;
+                    global.initial.assign(bytes, bytes + sym.st_size);
+                }
+                out.globals.push_back(std::move(global));
             }
         }
     }

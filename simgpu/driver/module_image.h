@@ -28,6 +28,7 @@ struct KernelInfo {
 struct GlobalInfo {
     std::string name;
     uint64_t size = 0;
+    std::vector<uint8_t> initial;  // initializer bytes (.nv.global.init); empty: zero-filled
 };
 
 enum class ImageCodeKind { Cubin, Ptx };

@@ -174,3 +174,9 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, i
         return cudaSuccess;
     });
 }
+
+// Returned by value (a 20-byte struct), so it cannot share the generated stubs: a plain constructor.
+TBDSIM_CUDART_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                                      enum cudaChannelFormatKind f) {
+    return cudaChannelFormatDesc{x, y, z, w, f};
+}

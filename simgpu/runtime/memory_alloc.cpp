@@ -73,13 +73,26 @@ cudaError_t cudaFreeAsync_ptsz(void* devPtr, cudaStream_t hStream) { return free
 
 TBDSIM_CUDART_EXPORT cudaError_t cudaMallocHost(void** ptr, size_t size) {
     if (ptr == nullptr) return record_error(cudaErrorInvalidValue);
-    return api_call(false, [&](const DriverApi& api) { return call_driver(api.cuMemAllocHost, ptr, size); });
+    return api_call(false, [&](const DriverApi& api) -> cudaError_t {
+        // As for cudaMalloc: zero bytes succeed with a null pointer (frameworks pin 0-byte buffers).
+        if (size == 0) {
+            *ptr = nullptr;
+            return cudaSuccess;
+        }
+        return call_driver(api.cuMemAllocHost, ptr, size);
+    });
 }
 
 TBDSIM_CUDART_EXPORT cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
     if (pHost == nullptr) return record_error(cudaErrorInvalidValue);
     // cudaHostAlloc* flags are the CU_MEMHOSTALLOC_* flags.
-    return api_call(false, [&](const DriverApi& api) { return call_driver(api.cuMemHostAlloc, pHost, size, flags); });
+    return api_call(false, [&](const DriverApi& api) -> cudaError_t {
+        if (size == 0) {
+            *pHost = nullptr;
+            return cudaSuccess;
+        }
+        return call_driver(api.cuMemHostAlloc, pHost, size, flags);
+    });
 }
 
 TBDSIM_CUDART_EXPORT cudaError_t cudaFreeHost(void* ptr) {

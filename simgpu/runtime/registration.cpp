@@ -1,5 +1,6 @@
 #include "registration.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -129,6 +130,14 @@ cudaError_t variable_address(const void* symbol, CUdeviceptr* address, size_t* s
     {
         std::lock_guard lock(reg.mutex);
         auto found = reg.variables.find(symbol);
+        if (found == reg.variables.end()) {
+            // A __managed__ variable named in host code is its unified address (what its shadow
+            // pointer holds once __cudaInitModule ran), not the registered shadow.
+            found = std::find_if(reg.variables.begin(), reg.variables.end(), [&](const auto& entry) {
+                const RegisteredVariable& v = entry.second;
+                return v.managed_host_pointer != nullptr && *v.managed_host_pointer == symbol;
+            });
+        }
         if (found == reg.variables.end()) return cudaErrorInvalidSymbol;
         variable = found->second;
     }

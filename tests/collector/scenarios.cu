@@ -7,9 +7,15 @@
 //   exec         forks a child that execs this program in mode "work"; both use the GPU
 //   work         a little GPU work (the exec'ed child)
 //   segv|abort|exit   GPU work, 300 ms idle, then dies by SIGSEGV, abort() or _exit(3)
+//   cupti_held   subscribes to CUPTI itself (as torch.profiler or a self-tracing program does), traces
+//                its own kernels through the Activity API, does GPU work, and checks that it got a
+//                record of every kernel it launched (so a profiler that yields CUPTI left it intact)
 //   bench        prints host ns per kernel launch and per cudaMalloc+cudaFree (run with and without
 //                the collector to see what it adds)
 #include <cuda_runtime.h>
+#include <cupti_activity.h>
+#include <cupti_callbacks.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,18 +159,71 @@ static int run_bench() {
     return 0;
 }
 
+// The program's own CUPTI client, loaded with dlopen so that the other modes do not need CUPTI.
+namespace self_trace {
+std::atomic<int> kernels{0};
+decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
+
+void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+    *size = 1 << 20;
+    *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, *size));
+    *max_records = 0;
+}
+
+void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+    CUpti_Activity* record = nullptr;
+    while (valid > 0 && next_record(buffer, valid, &record) == CUPTI_SUCCESS)
+        if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kernels.fetch_add(1);
+    std::free(buffer);
+}
+
+void CUPTIAPI ignore(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+}  // namespace self_trace
+
+static int run_cupti_held() {
+    void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (cupti == nullptr) {
+        std::fprintf(stderr, "cupti_held: %s\n", dlerror());
+        return 1;
+    }
+    auto subscribe_v2 = reinterpret_cast<decltype(&cuptiSubscribe_v2)>(dlsym(cupti, "cuptiSubscribe_v2"));
+    auto register_callbacks =
+        reinterpret_cast<decltype(&cuptiActivityRegisterCallbacks)>(dlsym(cupti, "cuptiActivityRegisterCallbacks"));
+    auto enable = reinterpret_cast<decltype(&cuptiActivityEnable)>(dlsym(cupti, "cuptiActivityEnable"));
+    auto flush_all = reinterpret_cast<decltype(&cuptiActivityFlushAll)>(dlsym(cupti, "cuptiActivityFlushAll"));
+    self_trace::next_record =
+        reinterpret_cast<decltype(&cuptiActivityGetNextRecord)>(dlsym(cupti, "cuptiActivityGetNextRecord"));
+    CUpti_SubscriberHandle handle = nullptr;
+    CUpti_SubscriberParams params{};
+    params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+    params.subscriberName = "self-tracer";
+    if (subscribe_v2(&handle, self_trace::ignore, nullptr, &params) != CUPTI_SUCCESS ||
+        register_callbacks(self_trace::requested, self_trace::completed) != CUPTI_SUCCESS ||
+        enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+        std::fprintf(stderr, "cupti_held: cannot set up CUPTI\n");
+        return 1;
+    }
+    constexpr int kLaunches = 25;
+    gpu_work(kLaunches);
+    CHECK(cudaDeviceSynchronize());
+    flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    std::printf("self-traced kernels: %d\n", self_trace::kernels.load());
+    return self_trace::kernels.load() == kLaunches ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "";
     if (std::strcmp(mode, "threads") == 0) return run_threads();
     if (std::strcmp(mode, "bench") == 0) return run_bench();
     if (std::strcmp(mode, "fork") == 0) return run_fork();
     if (std::strcmp(mode, "exec") == 0) return run_exec(argv[0]);
+    if (std::strcmp(mode, "cupti_held") == 0) return run_cupti_held();
     if (std::strcmp(mode, "work") == 0) {
         gpu_work(10);
         return 0;
     }
     if (std::strcmp(mode, "segv") == 0 || std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "exit") == 0)
         return run_crash(mode);
-    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|segv|abort|exit|bench\n");
+    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|segv|abort|exit|bench\n");
     return 2;
 }

@@ -260,10 +260,19 @@ struct RawSync {
     uint8_t reserved[7];
 };
 
+// Level-1/2 BLAS (Dot...Ger) were added later; older readers show them as "unknown".
 enum class LibraryOp : uint16_t {
     Gemm = 1,
     GemmStridedBatched = 2,
     GemmBatched = 3,
+    Dot = 4,
+    Axpy = 5,
+    Scal = 6,
+    Nrm2 = 7,
+    Asum = 8,
+    Copy = 9,
+    Gemv = 10,
+    Ger = 11,
     // cuDNN (preload/cudnn_hooks.cpp). Convolutions record their implicit-GEMM shape per group
     // (m = N*P*Q, n = K/groups, k = C/groups*R*S, batch = groups); the others m = elements.
     ConvolutionForward = 20,

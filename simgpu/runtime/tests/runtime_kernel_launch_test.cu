@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -19,6 +20,7 @@
 static int g_failures = 0;
 
 __device__ int g_counter[4];
+__managed__ int g_managed[2] = {11, 22};
 
 __global__ void k(float a, const float* x, float* y, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -59,6 +61,25 @@ static void check_kernel_queries() {
     int not_a_kernel = 0;
     EXPECT(cudaFuncGetAttributes(&attributes, &not_a_kernel) == cudaErrorInvalidDeviceFunction);
     EXPECT(cudaGetLastError() == cudaErrorInvalidDeviceFunction);
+}
+
+// Occupancy through the runtime: the driver's model (regs, shared memory, threads per SM).
+static void check_occupancy() {
+    cudaFuncAttributes attributes;
+    std::memset(&attributes, 0, sizeof attributes);
+    EXPECT(cudaFuncGetAttributes(&attributes, k) == cudaSuccess);
+    int blocks = -1;
+    EXPECT(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, 256, 0) == cudaSuccess);
+    const int regs = attributes.numRegs > 0 ? attributes.numRegs : 32;
+    const int regs_per_warp = (regs * 32 + 255) / 256 * 256;
+    EXPECT(blocks == std::min(8, 65536 / (regs_per_warp * 8)));  // 2048 threads per SM on sm_90
+    EXPECT(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, k, 256, 100000, cudaOccupancyDefault) ==
+           cudaSuccess);
+    EXPECT(blocks == 2);  // 233472 bytes of shared memory per SM, 1 KiB reserved per block
+    int min_grid = 0, block = 0;
+    EXPECT(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, k, 0, 0) == cudaSuccess);
+    EXPECT(block % 32 == 0 && block > 0 && block <= 1024);
+    EXPECT(min_grid > 0 && min_grid % 132 == 0);
 }
 
 static void check_launches() {
@@ -135,6 +156,17 @@ static void check_not_ready_states() {
     EXPECT(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
+// A __managed__ variable: the host reads and writes it directly (through the runtime's
+// __cudaInitModule and cuLibraryGetManaged), and a device-side copy sees what the host wrote.
+static void check_managed() {
+    EXPECT(g_managed[0] == 11);
+    EXPECT(g_managed[1] == 22);
+    g_managed[1] = 33;
+    int back[2] = {0, 0};
+    EXPECT(cudaMemcpyFromSymbol(back, g_managed, sizeof back) == cudaSuccess);
+    EXPECT(back[0] == 11 && back[1] == 33);
+}
+
 static void check_symbols() {
     const int values[4] = {1, 2, 3, 4};
     EXPECT(cudaMemcpyToSymbol(g_counter, values, sizeof values) == cudaSuccess);
@@ -162,9 +194,11 @@ int main(int argc, char** argv) {
     }
     check_parameter_layout();
     check_kernel_queries();
+    check_occupancy();
     check_launches();
     check_not_ready_states();
     check_symbols();
+    check_managed();
     if (g_failures != 0) {
         std::fprintf(stderr, "%d expectation(s) failed\n", g_failures);
         return 1;

@@ -37,6 +37,25 @@ TEST_CASE("zero-byte and null arguments") {
     CHECK(cudaMalloc(nullptr, 16) == cudaErrorInvalidValue);
     CHECK(cudaGetLastError() == cudaErrorInvalidValue);
     CHECK(cudaFreeHost(nullptr) == cudaSuccess);
+    // Pinned host memory of 0 bytes: success and NULL, as for cudaMalloc (frameworks pin empty buffers).
+    pointer = reinterpret_cast<void*>(0x1);
+    CHECK(cudaMallocHost(&pointer, 0) == cudaSuccess);
+    CHECK(pointer == nullptr);
+    pointer = reinterpret_cast<void*>(0x1);
+    CHECK(cudaHostAlloc(&pointer, 0, cudaHostAllocPortable) == cudaSuccess);
+    CHECK(pointer == nullptr);
+    CHECK(cudaFreeHost(pointer) == cudaSuccess);
+    CHECK(cudaHostAlloc(nullptr, 0, 0) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+}
+
+TEST_CASE("functions the simulator does not model return cudaErrorNotSupported") {
+    cudaArray_t array = nullptr;
+    cudaChannelFormatDesc desc = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    CHECK(desc.x == 32);
+    CHECK(desc.f == cudaChannelFormatKindFloat);
+    CHECK(cudaMallocArray(&array, &desc, 16, 16, 0) == cudaErrorNotSupported);
+    CHECK(cudaGraphicsUnregisterResource(nullptr) == cudaErrorNotSupported);
 }
 
 TEST_CASE("H2D, D2D, memset and D2H round-trip the bytes") {
