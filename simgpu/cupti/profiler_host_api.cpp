@@ -14,6 +14,8 @@
 
 #include "profiler_images.h"
 
+#define TBDSIM_CUPTI_EXPORT extern "C" __attribute__((visibility("default")))
+
 struct CUpti_Profiler_Host_Object {
     CUpti_ProfilerType type = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     std::vector<std::string> metrics;  // added for the config image, in order, no duplicates
@@ -38,15 +40,13 @@ char* copy_string(const std::string& text) {
 
 }  // namespace
 
-extern "C" {
-
-CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Initialize_Params, pPriv)) return CUPTI_ERROR_INVALID_PARAMETER;
     g_profiler_initialized.fetch_add(1);
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_DeInitialize_Params, pPriv)) return CUPTI_ERROR_INVALID_PARAMETER;
     int count = g_profiler_initialized.load();
     while (count > 0 && !g_profiler_initialized.compare_exchange_weak(count, count - 1)) {
@@ -54,13 +54,14 @@ CUptiResult CUPTIAPI cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Param
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Device_GetChipName_Params, pChipName)) return CUPTI_ERROR_INVALID_PARAMETER;
     p->pChipName = kChipName;  // every simulated device is an H100-class part
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_GetCounterAvailability_Params, pCounterAvailabilityImage))
         return CUPTI_ERROR_INVALID_PARAMETER;
     if (p->pCounterAvailabilityImage == nullptr) {
@@ -73,7 +74,7 @@ CUptiResult CUPTIAPI cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCount
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_DeviceSupported_Params, api)) return CUPTI_ERROR_INVALID_PARAMETER;
     const bool range = p->api == CUPTI_PROFILER_RANGE_PROFILING;
     const auto level = range ? CUPTI_PROFILER_CONFIGURATION_SUPPORTED : CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED;
@@ -87,7 +88,7 @@ CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_Initialize_Params, pHostObject) || p->pChipName == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
     if (p->profilerType != CUPTI_PROFILER_TYPE_RANGE_PROFILER) return CUPTI_ERROR_NOT_SUPPORTED;
@@ -99,7 +100,7 @@ CUptiResult CUPTIAPI cuptiProfilerHostInitialize(CUpti_Profiler_Host_Initialize_
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitialize_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_Deinitialize_Params, pHostObject) ||
         p->pHostObject == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -107,7 +108,8 @@ CUptiResult CUPTIAPI cuptiProfilerHostDeinitialize(CUpti_Profiler_Host_Deinitial
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetSupportedChips(CUpti_Profiler_Host_GetSupportedChips_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiProfilerHostGetSupportedChips(CUpti_Profiler_Host_GetSupportedChips_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetSupportedChips_Params, ppChipNames))
         return CUPTI_ERROR_INVALID_PARAMETER;
     static const char* const kChips[] = {kChipName};
@@ -116,7 +118,7 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetSupportedChips(CUpti_Profiler_Host_GetS
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBaseMetrics_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetBaseMetrics_Params, numMetrics) ||
         p->pHostObject == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -135,7 +137,8 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBase
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_GetMetricProperties_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetMetricProperties_Params, metricType) ||
         p->pHostObject == nullptr || p->pMetricName == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -149,7 +152,8 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetMetricProperties(CUpti_Profiler_Host_Ge
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_ConfigAddMetrics_Params, numMetrics) ||
         p->pHostObject == nullptr || (p->numMetrics > 0 && p->ppMetricNames == nullptr))
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -165,7 +169,8 @@ CUptiResult CUPTIAPI cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_Confi
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetConfigImageSize_Params, configImageSize) ||
         p->pHostObject == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -173,7 +178,7 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_Get
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConfigImage_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetConfigImage_Params, pConfigImage) ||
         p->pHostObject == nullptr || p->pConfigImage == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -183,7 +188,7 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetConfigImage(CUpti_Profiler_Host_GetConf
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumOfPasses_Params* p) {
     std::vector<std::string> metrics;
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetNumOfPasses_Params, numOfPasses) ||
         !parse_config_image(p->pConfigImage, p->configImageSize, metrics))
@@ -192,8 +197,8 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumO
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetMaxNumHardwareMetricsPerPass(
-    CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiProfilerHostGetMaxNumHardwareMetricsPerPass(CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetMaxNumHardwareMetricsPerPass_Params, maxMetricsPerPass) ||
         p->pChipName == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -201,7 +206,7 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetMaxNumHardwareMetricsPerPass(
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetRangeName(CUpti_Profiler_Host_GetRangeName_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerHostGetRangeName(CUpti_Profiler_Host_GetRangeName_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_GetRangeName_Params, pRangeName))
         return CUPTI_ERROR_INVALID_PARAMETER;
     const CounterDataHeader* header = counter_data_header(p->pCounterDataImage, p->counterDataImageSize);
@@ -211,7 +216,8 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetRangeName(CUpti_Profiler_Host_GetRangeN
     return p->pRangeName != nullptr ? CUPTI_SUCCESS : CUPTI_ERROR_OUT_OF_MEMORY;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_Profiler_Host_EvaluateToGpuValues_Params, pMetricValues) ||
         p->pHostObject == nullptr || p->pMetricValues == nullptr || (p->numMetrics > 0 && p->ppMetricNames == nullptr))
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -223,5 +229,3 @@ CUptiResult CUPTIAPI cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_Ev
     for (size_t i = 0; i < p->numMetrics; ++i) p->pMetricValues[i] = evaluate_metric(p->ppMetricNames[i], counters);
     return CUPTI_SUCCESS;
 }
-
-}  // extern "C"

@@ -89,7 +89,9 @@ bool parse_config_image(const uint8_t* image, size_t size, std::vector<std::stri
     return metrics.size() == header.metric_count;
 }
 
-size_t counter_data_size(size_t max_ranges) { return sizeof(CounterDataHeader) + max_ranges * sizeof(RangeCounters); }
+size_t counter_data_size(size_t max_ranges) {
+    return sizeof(CounterDataHeader) + max_ranges * sizeof(RangeCounters);
+}
 
 void initialize_counter_data(uint8_t* image, size_t max_ranges) {
     CounterDataHeader header{};

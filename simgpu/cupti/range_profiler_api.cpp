@@ -16,6 +16,8 @@
 #include "driver_link.h"
 #include "profiler_images.h"
 
+#define TBDSIM_CUPTI_EXPORT extern "C" __attribute__((visibility("default")))
+
 namespace tbdsim::cupti::profiler {
 extern std::atomic<int> g_profiler_initialized;
 }  // namespace tbdsim::cupti::profiler
@@ -32,7 +34,7 @@ struct CUpti_RangeProfiler_Object {
     bool started = false;
     uint8_t* counter_data = nullptr;
     size_t counter_data_size = 0;
-    size_t max_ranges = 0;  // min(maxRangesPerPass, image capacity)
+    size_t max_ranges = 0;               // min(maxRangesPerPass, image capacity)
     std::vector<RangeCounters> pending;  // ranges of the current pass, not yet decoded
     uint64_t dropped = 0;                // of the current pass
     uint64_t next_range_number = 0;      // execution order of the next decoded range
@@ -57,13 +59,13 @@ void CUPTIAPI on_record(const TbdsimRecord* record, void* user) {
     object->pending.push_back(counters);
 }
 
-bool is_enabled(CUpti_RangeProfiler_Object* object) { return object != nullptr && object->sink_slot >= 0; }
+bool is_enabled(CUpti_RangeProfiler_Object* object) {
+    return object != nullptr && object->sink_slot >= 0;
+}
 
 }  // namespace
 
-extern "C" {
-
-CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_Enable_Params, pRangeProfilerObject) || p->ctx == nullptr)
         return CUPTI_ERROR_INVALID_PARAMETER;
     if (g_profiler_initialized.load() == 0) return CUPTI_ERROR_NOT_INITIALIZED;
@@ -84,7 +86,7 @@ CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params*
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_Disable_Params, pRangeProfilerObject) ||
         !is_enabled(p->pRangeProfilerObject))
         return CUPTI_ERROR_INVALID_PARAMETER;
@@ -93,7 +95,8 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Param
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_GetCounterDataSize_Params, counterDataSize) ||
         !is_enabled(p->pRangeProfilerObject) || p->maxNumOfRanges == 0 || p->numMetrics == 0 ||
         p->pMetricNames == nullptr)
@@ -104,8 +107,8 @@ CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_Ge
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataImageInitialize(
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_CounterDataImage_Initialize_Params, pCounterData) ||
         !is_enabled(p->pRangeProfilerObject) || p->pCounterData == nullptr ||
         reinterpret_cast<uintptr_t>(p->pCounterData) % 8 != 0 || p->counterDataSize < counter_data_size(1))
@@ -114,7 +117,7 @@ CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataImageInitialize(
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params* p) {
     std::vector<std::string> metrics;
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_SetConfig_Params, targetNestingLevel) ||
         !is_enabled(p->pRangeProfilerObject) || !parse_config_image(p->pConfig, p->configSize, metrics) ||
@@ -133,7 +136,7 @@ CUptiResult CUPTIAPI cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_Start_Params, pRangeProfilerObject))
         return CUPTI_ERROR_INVALID_PARAMETER;
     if (!is_enabled(p->pRangeProfilerObject)) return CUPTI_ERROR_INVALID_OPERATION;
@@ -144,7 +147,7 @@ CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params* p
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_Stop_Params, isAllPassSubmitted))
         return CUPTI_ERROR_INVALID_PARAMETER;
     if (!is_enabled(p->pRangeProfilerObject)) return CUPTI_ERROR_INVALID_OPERATION;
@@ -158,7 +161,7 @@ CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) 
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_DecodeData_Params, numOfRangeDropped))
         return CUPTI_ERROR_INVALID_PARAMETER;
     if (!is_enabled(p->pRangeProfilerObject)) return CUPTI_ERROR_INVALID_OPERATION;
@@ -178,7 +181,8 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_GetCounterDataInfo_Params, numTotalRanges))
         return CUPTI_ERROR_INVALID_PARAMETER;
     const CounterDataHeader* header = counter_data_header(p->pCounterDataImage, p->counterDataImageSize);
@@ -187,7 +191,8 @@ CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_Ge
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI
+cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_CounterData_GetRangeInfo_Params, rangeName))
         return CUPTI_ERROR_INVALID_PARAMETER;
     const CounterDataHeader* header = counter_data_header(p->pCounterDataImage, p->counterDataImageSize);
@@ -200,16 +205,14 @@ CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataGetRangeInfo(CUpti_RangeProfil
     return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_PushRange_Params, pRangeName))
         return CUPTI_ERROR_INVALID_PARAMETER;
     return CUPTI_ERROR_INVALID_OPERATION;  // only auto ranges can be configured here
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params* p) {
+TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerPopRange(CUpti_RangeProfiler_PopRange_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_PopRange_Params, pRangeProfilerObject))
         return CUPTI_ERROR_INVALID_PARAMETER;
     return CUPTI_ERROR_INVALID_OPERATION;
 }
-
-}  // extern "C"
