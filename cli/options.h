@@ -15,6 +15,7 @@ struct RecordOptions {
     bool force = false;                // --force: replace an existing output
     std::string framework = "none";    // --framework=NAME: allocator preset (see framework_presets.h)
     std::string iteration_range;       // --iteration-range NAME: the NVTX range that marks a step
+    std::string metrics;               // --metrics SET: hardware counters per kernel ("flops"), empty: none
     std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
 };
 

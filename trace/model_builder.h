@@ -72,6 +72,7 @@ public:
     void build_stacks_and_frames();
     void build_allocations_and_edges();
     void build_samples_and_drops();
+    void build_kernel_metrics();  // after build_kernels: pairs counter ranges with kernel rows
     void finish_run_row();
 
     const BuildCounters& counters() const { return counters_; }
