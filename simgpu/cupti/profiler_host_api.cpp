@@ -125,13 +125,13 @@ TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiProfilerHostGetBaseMetrics(CUpti_P
     auto& names = p->pHostObject->base_metric_names;
     names.clear();
     // Base names are the metrics without their rollup (".sum"); only counters are modelled.
-    static std::vector<std::string> base = [] {
-        std::vector<std::string> out;
-        for (const std::string& metric : supported_metrics()) out.push_back(metric.substr(0, metric.rfind('.')));
+    static const auto* base = [] {  // never destroyed, as supported_metrics()
+        auto* out = new std::vector<std::string>;
+        for (const std::string& metric : supported_metrics()) out->push_back(metric.substr(0, metric.rfind('.')));
         return out;
     }();
     if (p->metricType == CUPTI_METRIC_TYPE_COUNTER)
-        for (const std::string& name : base) names.push_back(name.c_str());
+        for (const std::string& name : *base) names.push_back(name.c_str());
     p->ppMetricNames = names.empty() ? nullptr : names.data();
     p->numMetrics = names.size();
     return CUPTI_SUCCESS;

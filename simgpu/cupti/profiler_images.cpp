@@ -22,8 +22,11 @@ constexpr char kTensorBf16[] = "sm__ops_path_tensor_src_bf16_dst_fp32.sum";
 }  // namespace
 
 const std::vector<std::string>& supported_metrics() {
-    static const std::vector<std::string> metrics = {kFadd, kFmul, kFfma, kTensorTf32, kTensorFp16, kTensorBf16};
-    return metrics;
+    // Never destroyed: profilers evaluate their last ranges from exit handlers, which may run after
+    // this library's static destructors.
+    static const auto* metrics =
+        new std::vector<std::string>{kFadd, kFmul, kFfma, kTensorTf32, kTensorFp16, kTensorBf16};
+    return *metrics;
 }
 
 bool is_supported_metric(const char* name) {
