@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "graph_capture.h"
-#include "tbdprof/collector/kernel_counters.h"
 #include "hook_support.h"
 #include "kernel_catalog.h"
+#include "tbdprof/collector/kernel_counters.h"
 
 namespace tbdprof::preload {
 namespace {
