@@ -285,6 +285,10 @@ void configure_from_environment() {
         std::fprintf(stderr, "tbdprof: TBDPROF_METRICS=%s is not a metric set (known: flops); ignored\n", value);
         return;
     }
+    if (const char* cupti = std::getenv("TBDPROF_CUPTI"); cupti != nullptr && std::strcmp(cupti, "0") == 0) {
+        std::fprintf(stderr, "tbdprof: TBDPROF_CUPTI=0 leaves CUPTI alone: recording without hardware counters\n");
+        return;
+    }
     g_requested.store(true, std::memory_order_relaxed);
 }
 

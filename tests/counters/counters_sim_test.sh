@@ -39,6 +39,14 @@ if [ -n "${TBD_LIBS_PROGRAM:-}" ] && [ -x "$TBD_LIBS_PROGRAM" ]; then
         echo "recording libs_program failed:"; cat "$out/libs.record.log" "$out/libs.baseline.log"; status=1
     fi
 fi
+# TBDPROF_CUPTI=0 (leave CUPTI alone) wins over --metrics: the program runs, one line says so, no rows.
+if ! TBDPROF_CUPTI=0 "$tbdprof" --sim --metrics flops -o "$out/nocupti.sqlite" -- "$build/bin/mlp_train" --iterations 2 \
+        >"$out/nocupti.log" 2>&1; then
+    echo "TBDPROF_CUPTI=0 --metrics: recording failed"; cat "$out/nocupti.log"; status=1
+elif ! grep -q "recording without hardware counters" "$out/nocupti.log" ||
+     [ "$(sqlite3 "$out/nocupti.sqlite" 'SELECT count(*) FROM kernel_metrics')" != 0 ]; then
+    echo "TBDPROF_CUPTI=0 --metrics: expected the note and no kernel_metrics rows"; cat "$out/nocupti.log"; status=1
+fi
 # A metric set tbdprof does not know is a usage error, and nothing is run.
 "$tbdprof" --sim --metrics bogus -o "$out/bogus.sqlite" -- "$build/bin/mlp_train" >"$out/bogus.log" 2>&1
 rc=$?
