@@ -1,6 +1,7 @@
 #!/bin/sh
 # `tbdprof --sim --metrics flops` against the simulated GPU's truth (tbdprof_counter_truth_check), each
-# sample recorded with and without --metrics: mlp_train (cuBLAS, FP32 and TF32) and cnn_train (cuDNN).
+# sample recorded with and without --metrics: mlp_train (cuBLAS, FP32 and TF32) and cnn_train (cuDNN,
+# legacy and backend API).
 # Environment: TBD_BUILD_DIR, TBD_CHECK. Exit 77 (skipped) when the samples are not built.
 set -u
 out=$1
@@ -13,7 +14,7 @@ fi
 rm -rf "$out" && mkdir -p "$out" || exit 1
 status=0
 for sample in "mlp_train --iterations 3" "mlp_train --iterations 2 --blas-math tf32" "cnn_train --iterations 2" \
-              "cnn_train --iterations 1 --math tf32"; do
+              "cnn_train --iterations 1 --math tf32" "cnn_train --iterations 1 --api backend"; do
     name=$(echo "$sample" | tr -c 'a-zA-Z0-9\n' '_')
     echo "== $name"
     # shellcheck disable=SC2086
