@@ -28,7 +28,8 @@ ParsedCommandLine usage_error(std::string message) {
 std::string usage_text() {
     return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
            "               [--iteration-range NAME] [--capture-range=cudaProfilerApi|nvtx:NAME]\n"
-           "               [--delay SECONDS] [--duration SECONDS] [--steps N:M] -- COMMAND [ARGS...]\n"
+           "               [--delay SECONDS] [--duration SECONDS] [--steps N:M]\n"
+           "               [--metrics flops] -- COMMAND [ARGS...]\n"
            "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
            "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)\n"
            "\n"
@@ -48,6 +49,9 @@ std::string usage_text() {
            "                     allocator so that each tensor is its own CUDA allocation (docs/tagging.md)\n"
            "  --iteration-range NAME  the NVTX range that marks one training step (default: step-like names)\n"
            + std::string(capture_usage()) +
+           "  --metrics flops    also count each kernel's FP32 and tensor-core FLOPs with CUPTI's hardware\n"
+           "                     counters (kernel replay: kernels run one at a time, each several times,\n"
+           "                     so this run's timings are not comparable with a run without it)\n"
            "  -h, --help         show this text\n"
            "  --version          show the tbdprof version and the trace format version\n"
            "\n"
@@ -103,6 +107,11 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         } else if (arg.rfind("--iteration-range=", 0) == 0) {
             options.iteration_range = arg.substr(18);
             if (options.iteration_range.empty()) return usage_error("--iteration-range= needs a range name");
+        } else if (arg == "--metrics" || arg.rfind("--metrics=", 0) == 0) {
+            if (arg == "--metrics" && i + 1 >= args.size()) return usage_error("--metrics needs a metric set (flops)");
+            const std::string value = arg == "--metrics" ? args[++i] : arg.substr(10);
+            if (value != "flops") return usage_error("unknown metric set '" + value + "' for --metrics (known: flops)");
+            options.metrics = value;
         } else if (arg == "-o" || arg == "--output" || arg == "--stacks") {
             if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
             const std::string& value = args[++i];

@@ -18,6 +18,7 @@ struct RecordOptions {
     std::string framework = "none";    // --framework=NAME: allocator preset (see framework_presets.h)
     std::string iteration_range;       // --iteration-range NAME: the NVTX range that marks a step
     CaptureOptions capture;            // --capture-range, --delay, --duration, --steps
+    std::string metrics;               // --metrics SET: hardware counters per kernel ("flops"), empty: none
     std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
 };
 

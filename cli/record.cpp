@@ -134,6 +134,8 @@ int record(const RecordOptions& options) {
     Environment env = current_environment();
     set_variable(env, "TBDPROF_RUN_DIR", run_dir);
     set_variable(env, "TBDPROF_STACK_DEPTH", std::to_string(options.stack_depth));
+    // Always set: empty (no hardware counters) unless --metrics asked for a set.
+    set_variable(env, "TBDPROF_METRICS", options.metrics);
     set_variable(env, "LD_PRELOAD", prepend_path(get_variable(env, "LD_PRELOAD"), layout.preload_library));
     // NVTX ranges reach the collector through NVTX's injection hook (docs/collector.md, NVTX). One
     // tool only can receive them; a user's own choice is kept.

@@ -7,6 +7,7 @@
 #include "graph_capture.h"
 #include "hook_support.h"
 #include "kernel_catalog.h"
+#include "tbdprof/collector/kernel_counters.h"
 
 namespace tbdprof::preload {
 namespace {
@@ -150,8 +151,10 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
     const ApiPath api = effective_path(ts, path);
 
     collector::cupti::ensure_thread_tagged(ts);  // CUPTI ties the kernel to this thread, see there
+    collector::counters::LaunchScope counters(ts);  // --metrics only: one kernel at a time, profiled
     const CUresult result = launch();
     if (result != CUDA_SUCCESS) return result;
+    counters.launched();
     if (ts.library_depth > 0) {
         if (ts.library_first_sequence == 0) ts.library_first_sequence = sequence;
         ts.library_last_sequence = sequence;

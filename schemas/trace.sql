@@ -339,6 +339,15 @@ CREATE TABLE capture_windows (
     reason   TEXT NOT NULL  -- 'cudaProfilerStart', 'nvtx range NAME', '--steps N:M (...)', '--delay ...'
 );
 
+-- Hardware counter values per kernel, from `tbdprof record --metrics SET` (CUPTI range profiler, one
+-- auto range per kernel, kernel replay). Empty without --metrics. Added after format 1 without a
+-- version bump (a new table): a reader must treat a missing table as empty.
+CREATE TABLE kernel_metrics (
+    kernel INTEGER NOT NULL,  -- kernels.id
+    metric INTEGER NOT NULL,  -- strings.id of the CUPTI metric name
+    value  REAL               -- NULL: CUPTI could not count it for this kernel (not available, not 0)
+);
+
 -- One row per allocation, with its category once tagging has run.
 CREATE VIEW memory_allocations AS
 SELECT a.id, a.process, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category

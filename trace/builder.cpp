@@ -85,6 +85,7 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     builder.build_stacks_and_frames();
     builder.build_allocations_and_edges();
     builder.build_samples_and_drops();
+    builder.build_kernel_metrics();
     builder.finish_run_row();
     add_counter_warnings(builder.counters(), result);
     result.events = builder.counters().events;

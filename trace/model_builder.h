@@ -73,6 +73,7 @@ public:
     void build_allocations_and_edges();
     void build_samples_and_drops();
     void build_capture_windows(ProcessContext& p);
+    void build_kernel_metrics();  // after build_kernels: pairs counter ranges with kernel rows
     void finish_run_row();
 
     const BuildCounters& counters() const { return counters_; }

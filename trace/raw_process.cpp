@@ -120,6 +120,7 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             p.sequence_of_correlation[c.correlation_id] = c.sequence;
             return;
         }
+        case RecordKind::KernelMetric: p.kernel_metrics.push_back(r.as<raw::RawKernelMetric>()); return;
         case RecordKind::CpuSample:
             p.cpu_samples.push_back(r.as<raw::RawCpuSample>());
             note_time(p, p.cpu_samples.back().ts_ns);

@@ -62,6 +62,7 @@ struct RawProcess {
     std::vector<raw::RawDeviceActivity> device_kernels;
     std::vector<raw::RawDeviceActivity> device_copies;
     std::vector<raw::RawDeviceActivity> device_sets;
+    std::vector<raw::RawKernelMetric> kernel_metrics;  // --metrics runs only
     std::unordered_map<uint64_t, uint64_t> sequence_of_correlation;  // CUPTI id -> our sequence
     std::vector<raw::RawCpuSample> cpu_samples;
     std::vector<raw::RawDropped> dropped;

@@ -167,6 +167,13 @@ struct RangeRow {
     std::optional<std::string> domain;  // NULL: NVTX's default domain
 };
 
+// One hardware counter metric of one kernel (`tbdprof record --metrics`); value NULL: not available.
+struct KernelMetricRow {
+    int64_t kernel = 0;
+    int64_t metric = 0;  // strings.id of the metric name
+    std::optional<double> value;
+};
+
 struct CpuSampleRow {
     int64_t process, ts_ns, user_ns, system_ns;
 };
@@ -204,6 +211,7 @@ struct TraceModel {
     std::vector<LibraryCallRow> library_calls;
     std::vector<RangeRow> ranges;
     std::vector<CpuSampleRow> cpu_samples;
+    std::vector<KernelMetricRow> kernel_metrics;
     std::vector<DroppedRow> dropped;
     std::vector<CaptureWindowRow> capture_windows;
 };

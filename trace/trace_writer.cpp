@@ -142,6 +142,8 @@ void write_memory(Database& db, const TraceModel& m) {
     });
     Statement sample(db, "INSERT INTO cpu_samples VALUES (?1, ?2, ?3, ?4)");
     for (const CpuSampleRow& s : m.cpu_samples) insert(sample, s.process, s.ts_ns, s.user_ns, s.system_ns);
+    Statement metric(db, "INSERT INTO kernel_metrics (kernel, metric, value) VALUES (?1, ?2, ?3)");
+    for (const KernelMetricRow& k : m.kernel_metrics) insert(metric, k.kernel, k.metric, k.value);
     Statement dropped(db, "INSERT INTO dropped_events VALUES (?1, ?2, ?3)");
     for (const DroppedRow& d : m.dropped) insert(dropped, d.process, d.cause, d.count);
     Statement window(db, "INSERT INTO capture_windows VALUES (?1, ?2, ?3, ?4)");

@@ -13,6 +13,7 @@
 
 #include "analysis_parts.h"
 #include "device_peaks.h"
+#include "counter_flops.h"
 #include "flop_precision.h"
 #include "kernel_range_scan.h"
 #include "tbdprof/analyzer/units.h"
@@ -97,6 +98,7 @@ private:
     void load_activities();
     Outcome merge(std::vector<PartResult>& parts);
     void combine_calls(FlopMetrics& flops);
+    void add_counter_flops(FlopMetrics& flops);  // after combine_calls: hardware counter FLOPs
     void per_iteration_figures(Report& report) const;
 
     const ReadOnlyDatabase& db_;
@@ -112,6 +114,7 @@ private:
     int64_t kernel_time_ns_ = 0, no_flop_ns_ = 0;
     int64_t outside_iterations_ = 0, outside_iterations_ns_ = 0;
     IdTable<CallInfo> calls_{-1};
+    std::unordered_map<int64_t, std::pair<double, int64_t>> call_window_;  // call -> (FLOPs, kernels) in window
     bool timing_ = std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr;
 };
 
@@ -343,6 +346,7 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
             in_window = info.flops;  // no kernel recorded for it: attribute to the call itself
         }
         if (in_window <= 0) return;
+        call_window_[id] = {in_window, call.window_count};
         ++flops.library_calls;
         flops.by_precision[static_cast<size_t>(info.precision)].flops += in_window;
         if (info.precision == Precision::fp32) {
@@ -358,6 +362,59 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
     for (const auto& [key, value] : mixed_flops) functions_[key.second].flops += value;
     // Every other kernel in the window is one without FLOP information.
     no_flop_ns_ = kernel_time_ns_ - flop_ns;
+}
+
+// Kernels with counter FLOPs: those outside library calls with FLOPs are added to the figures (and
+// stop counting as kernels without FLOP information); those inside are compared with their call's
+// shape FLOPs, call by call, when every window kernel of the call was counted.
+void GpuScan::add_counter_flops(FlopMetrics& flops) {
+    const std::vector<CounterKernel> kernels =
+        load_counter_kernels(db_, window_.begin_ns, window_.end_ns, inputs_.everything);
+    CounterFlopSources& sources = flops.counters;
+    sources.collected = !kernels.empty();
+    std::unordered_map<int64_t, std::pair<double, int64_t>> counted_in_call;  // call -> (FLOPs, kernels)
+    for (const CounterKernel& kernel : kernels) {
+        if (!kernel.available) {
+            ++sources.kernels_not_available;
+            continue;
+        }
+        ++sources.kernels_counted;
+        double total = 0;
+        for (double value : kernel.flops) total += value;
+        const CallInfo* call = kernel.library_call >= 0 ? calls_.find(kernel.library_call) : nullptr;
+        if (call != nullptr && call->exists && call->has_flops) {
+            auto& [call_flops, call_kernels] = counted_in_call[kernel.library_call];
+            call_flops += total;
+            ++call_kernels;
+            continue;
+        }
+        ++sources.kernels_added;
+        sources.added_flops += total;
+        no_flop_ns_ -= kernel.duration_ns;
+        functions_[kernel.function].flops += total;
+        for (int p = 0; p < kPrecisionCount; ++p) {
+            const double value = kernel.flops[static_cast<size_t>(p)];
+            if (value == 0) continue;
+            PrecisionFlops& precision = flops.by_precision[static_cast<size_t>(p)];
+            precision.flops += value;
+            precision.counter_flops += value;
+            if (static_cast<Precision>(p) == Precision::fp32) {
+                flops.fp32_flops += value;
+                device(kernel.device).fp32_flops += value;
+            } else if (is_tensor_core(static_cast<Precision>(p))) {
+                flops.tensor_flops += value;
+            } else {
+                flops.other_flops += value;
+            }
+        }
+    }
+    for (const auto& [call, counted] : counted_in_call) {
+        const auto window = call_window_.find(call);
+        if (window == call_window_.end() || window->second.second != counted.second) continue;
+        ++sources.calls_compared;
+        sources.compared_library_flops += window->second.first;
+        sources.compared_counter_flops += counted.first;
+    }
 }
 
 // Per-iteration figures are window totals divided by the iterations counted in the window. They
@@ -397,6 +454,7 @@ void GpuScan::per_iteration_figures(Report& report) const {
 void GpuScan::finish(Report& report) {
     FlopMetrics& flops = report.flops;
     combine_calls(flops);
+    add_counter_flops(flops);
 
     // Ratios of integer nanoseconds stay exact where they can (0.4, not 0.39999999999999997).
     const double window_ns = static_cast<double>(report.window.end_ns - report.window.begin_ns);

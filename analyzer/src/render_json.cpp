@@ -121,6 +121,7 @@ std::string render_json(const Report& r) {
             .value("peak_flops", x.peak_flops)
             .value("utilization", x.utilization)
             .value("flops_per_iteration", x.per_iteration)
+            .value("counter_flops", x.counter_flops)
             .end_object();
     }
     json.end_object();
@@ -130,6 +131,18 @@ std::string render_json(const Report& r) {
         .value("kernel_time_s", s_of(f.kernel_time_ns))
         .value("kernel_time_without_flops_s", s_of(f.kernel_time_without_flops_ns))
         .value("no_flop_info_share", f.no_flop_info_share)
+        .end_object();
+    const CounterFlopSources& c = f.counters;
+    json.begin_object("flop_sources")
+        .value("counters_collected", c.collected)
+        .value("library_shape_flops", f.fp32_flops + f.tensor_flops + f.other_flops - c.added_flops)
+        .value("counter_flops", c.added_flops)
+        .value("kernels_counted", c.kernels_counted)
+        .value("kernels_not_available", c.kernels_not_available)
+        .value("kernels_added", c.kernels_added)
+        .value("calls_compared", c.calls_compared)
+        .value("compared_library_flops", c.compared_library_flops)
+        .value("compared_counter_flops", c.compared_counter_flops)
         .end_object();
     memory(json, r.memory);
     const IterationMetrics& it = r.iterations;

@@ -26,6 +26,23 @@ Section overview(const Report& r, bool with_charts) {
     return s;
 }
 
+// Where the figures came from in a --metrics run, and both sources side by side where both exist.
+void add_counter_source_lines(Section& s, const FlopMetrics& f) {
+    const CounterFlopSources& c = f.counters;
+    const double library = f.fp32_flops + f.tensor_flops + f.other_flops - c.added_flops;
+    s.lines.push_back("sources: " + format_flops(library) + " from library shapes, " + format_flops(c.added_flops) +
+                      " from hardware counters (" + std::to_string(c.kernels_added) +
+                      " kernels outside library calls with FLOPs)");
+    s.lines.push_back("hardware counters: " + std::to_string(c.kernels_counted) + " kernels counted, " +
+                      std::to_string(c.kernels_not_available) + " not available (CUPTI could not count them)");
+    if (c.calls_compared > 0) {
+        s.lines.push_back("both sources: " + std::to_string(c.calls_compared) + " library calls, " +
+                          format_flops(c.compared_library_flops) + " from shapes, " +
+                          format_flops(c.compared_counter_flops) + " from counters (the shapes are the figure)");
+    }
+    s.lines.push_back("a --metrics run replays every kernel: its times (and rates) are not comparable with a run without it");
+}
+
 Section flops(const Report& r) {
     const FlopMetrics& f = r.flops;
     Section s{"FP32 throughput", {}, Table{{"metric", "value"}, {false, true}, {}}, {}};
@@ -45,10 +62,13 @@ Section flops(const Report& r) {
     }
     s.table->add({"other FLOPs (FP64, integer, unknown)", format_flops(f.other_flops)});
     s.table->add({"library calls with FLOPs", std::to_string(f.library_calls)});
+    const CounterFlopSources& c = f.counters;
     s.lines.push_back(format_percent(f.no_flop_info_share) + " of GPU kernel time (" +
                       format_duration_ns(static_cast<double>(f.kernel_time_without_flops_ns)) + " of " +
-                      format_duration_ns(static_cast<double>(f.kernel_time_ns)) +
-                      ") has no FLOP information: FLOPs come from library calls with known shapes only");
+                      format_duration_ns(static_cast<double>(f.kernel_time_ns)) + ") has no FLOP information: " +
+                      (c.collected ? "FLOPs come from library calls with known shapes and from hardware counters"
+                                   : "FLOPs come from library calls with known shapes only"));
+    if (c.collected) add_counter_source_lines(s, f);
     return s;
 }
 
@@ -71,6 +91,15 @@ Section flops_by_precision(const Report& r) {
                       x.peak_flops > 0 ? format_percent(x.utilization) : "-"});
     }
     s.lines.push_back("peaks: the devices' FP32 peak times the data sheet's ratio for each precision (dense)");
+    if (f.counters.collected) {
+        for (int p = 0; p < kPrecisionCount; ++p) {
+            const PrecisionFlops& x = f.by_precision[static_cast<size_t>(p)];
+            if (x.flops <= 0) continue;
+            s.lines.push_back(std::string(precision_label(static_cast<Precision>(p))) + ": " +
+                              format_flops(x.flops - x.counter_flops) + " from library shapes, " +
+                              format_flops(x.counter_flops) + " from hardware counters");
+        }
+    }
     return s;
 }
 

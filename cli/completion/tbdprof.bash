@@ -17,8 +17,9 @@ _tbdprof() {
         --window) COMPREPLY=($(compgen -W "steady iterations all" -- "$cur")); return ;;
         --framework) COMPREPLY=($(compgen -W "pytorch tensorflow jax mxnet auto none" -- "$cur")); return ;;
         --capture-range) COMPREPLY=($(compgen -W "cudaProfilerApi nvtx:" -- "$cur")); return ;;
+        --metrics) COMPREPLY=($(compgen -W "flops" -- "$cur")); return ;;
     esac
-    local record_opts="-o --output --force --sim --stacks --framework --iteration-range --capture-range --delay --duration --steps --help --version"
+    local record_opts="-o --output --force --sim --stacks --framework --iteration-range --capture-range --delay --duration --steps --metrics --help --version"
     local report_opts="--format -o --output --window --iteration-range --batch-size --top --help"
     local check_opts="--max-peak-memory --min-gpu-utilization --max-iteration-time --max-p95-iteration-time
                       --min-fp32-utilization --max-category --budget --junit --window --iteration-range --help"

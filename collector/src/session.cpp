@@ -15,6 +15,7 @@
 #include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/cupti_consumer.h"
+#include "tbdprof/collector/kernel_counters.h"
 #include "tbdprof/collector/raw_writer.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/stack_capture.h"
@@ -129,6 +130,7 @@ void after_fork_in_child() {
     capture::reset_after_fork();
     const bool parent_had_cupti = cupti::active();
     cupti::disable_after_fork();
+    counters::disable_after_fork();
     g_session_started.store(false);
     g_starting.store(false);
     g_exit_done.store(false);
@@ -195,6 +197,7 @@ void start_session() {
     }
     g_writer.set_periodic_task(periodic_flush);
     g_writer.start_thread();
+    counters::configure_from_environment();
     cupti::ensure_started();
     // After CUPTI: exit handlers run in reverse order, so ours flushes before anything CUPTI set up.
     if (!g_atexit_registered) {
@@ -211,6 +214,7 @@ void start_session() {
 
 void finish_at_exit() {
     if (!g_session_started.load() || g_exit_done.exchange(true)) return;
+    counters::finish();  // the last ranges' metrics, before the rings are drained
     cupti::flush(true);
     g_writer.stop_thread();
     g_writer.sample_cpu();

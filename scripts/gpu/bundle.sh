@@ -46,7 +46,7 @@ for t in "${tools[@]}" "${samples[@]}"; do
     [ -x "$build/bin/$t" ] || die "missing $build/bin/$t"
     cp "$build/bin/$t" "$stage/bin/"
 done
-cp "$here/run_on_gpu.sh" "$here/torch_loop.py" "$stage/"
+cp "$here/run_on_gpu.sh" "$here/torch_loop.py" "$here/check_counter_flops.py" "$stage/"
 
 # Shared libraries: the C and C++ runtimes, zlib and liblzma are on every Linux machine that runs
 # PyTorch and must stay the machine's own (a second libstdc++ in the profiled Python would break

@@ -80,6 +80,22 @@ for s in "mlp_train --iterations 50" "mlp_train --iterations 20 --optimizer adam
     "$B/tbdprof" report "$out/$name.sqlite" --format json -o "$out/$name.report.json" 2>/dev/null
     "$B/tbdprof-tag-accuracy" "$out/$name.sqlite" "$out/$name.labels" | tee "$out/$name.accuracy.txt"
 done
+# Hardware counters: cuBLAS SGEMMs (mlp_train, FP32 default math) recorded with --metrics flops; their
+# counter FLOPs must equal the calls' 2mnk within 1%. Shapes with k >= 1024 keep the epilogue's
+# m*n-order work (alpha, beta) under 0.1% of 2mnk.
+counters_sample="mlp_train --iterations 3 --batch 1024 --hidden 1024 --input 1024"
+# shellcheck disable=SC2086
+if run rec_counters "$B/tbdprof" "${sim[@]}" --metrics flops --force -o "$out/counters.sqlite" -- $B/$counters_sample; then
+    "$B/tbdprof" report "$out/counters.sqlite" >"$out/counters.report.txt" 2>&1
+    "$B/tbdprof" report "$out/counters.sqlite" --format json -o "$out/counters.report.json" 2>/dev/null
+    grep -E "hardware counters|both sources|sources:" "$out/counters.report.txt"
+    if command -v python3 >/dev/null; then
+        python3 "$here/check_counter_flops.py" "$out/counters.report.json" 0.01 | tee "$out/counters.check.txt"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || failures=$((failures + 1))
+    else
+        echo "FAIL: python3 is needed to read the counter report"; failures=$((failures + 1))
+    fi
+fi
 if [ "$rehearse" = 1 ]; then
     echo "PyTorch steps: skipped in the rehearsal"
 elif python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then

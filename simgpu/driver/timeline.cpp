@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <ctime>
+#include <mutex>
 
 namespace simgpu {
 
@@ -132,11 +133,17 @@ void api_annotate(double flops, uint32_t precision) {
     t_annotation.precision = precision;
 }
 
+std::mutex g_sink_mutex;  // adders only: a slot's user is written only while the slot is free
+
 int api_add_sink(TbdsimRecordSink sink, void* user) {
+    std::lock_guard lock(g_sink_mutex);
     for (size_t i = 0; i < g_sinks.size(); ++i) {
-        TbdsimRecordSink expected = nullptr;
+        // Never touch a taken slot's user: its sink would be called with ours (a second subscriber,
+        // such as CUPTI's range profiler next to its Activity API, used to overwrite slot 0's user).
+        if (g_sinks[i].sink.load() != nullptr) continue;
         g_sinks[i].user.store(user);
-        if (g_sinks[i].sink.compare_exchange_strong(expected, sink)) return static_cast<int>(i);
+        g_sinks[i].sink.store(sink);
+        return static_cast<int>(i);
     }
     return -1;
 }

@@ -52,6 +52,7 @@ enum class RecordKind : uint16_t {
     DeviceCopy = 31,   // RawDeviceActivity: a copy
     DeviceSet = 32,    // RawDeviceActivity: a set
     Correlation = 33,  // RawCorrelation: CUPTI correlation id <-> our launch/copy/set sequence id
+    KernelMetric = 34, // RawKernelMetric: one hardware counter metric of one profiled kernel (--metrics)
     CpuSample = 40,    // RawCpuSample: /proc/self/stat utime+stime, sampled by the writer thread
     Dropped = 50,      // RawDropped: events the collector could not keep, by cause
     ClockSource = 51,  // RawClockSource: where device timestamps came from
@@ -382,6 +383,20 @@ struct RawCorrelation {
     RawRecordHeader header;
     uint64_t correlation_id;  // CUPTI's
     uint64_t sequence;        // ours, or kThreadCorrelationTag | tid
+};
+
+// `tbdprof record --metrics`: the value of one metric for one kernel, from CUPTI's range profiler
+// (auto ranges, kernel replay). Kernels are identified by order: `range_number` counts the kernels the
+// profiler saw on the context since it was enabled (before the context's first recorded launch), so
+// the builder pairs range n with the n-th kernel of that context by CUPTI correlation id. A NaN value
+// means CUPTI could not count that metric for that kernel (not available, never 0).
+struct RawKernelMetric {
+    RawRecordHeader header;
+    uint32_t context_id;  // CUPTI's, as in RawDeviceActivity
+    uint32_t reserved;
+    uint64_t range_number;
+    uint64_t metric_string;  // metric name, e.g. smsp__sass_thread_inst_executed_op_ffma_pred_on.sum
+    double value;
 };
 
 struct RawCpuSample {

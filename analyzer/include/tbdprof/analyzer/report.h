@@ -65,6 +65,21 @@ struct PrecisionFlops {
     double peak_flops = 0;   // sum over devices with kernels of their peak in this precision; 0: unknown
     double utilization = 0;  // flops_per_s / peak_flops (0 when the peak is unknown)
     std::optional<double> per_iteration;  // as fp32_flops_per_iteration
+    double counter_flops = 0;  // the part of `flops` from hardware counters (the rest: library shapes)
+};
+
+// Where the FLOP figures came from when the trace has hardware counters (`--metrics flops`). Library
+// shapes stay the figure for kernels of library calls with FLOPs; counters give the figure for every
+// other kernel they could count. Where both exist they are compared, never added twice.
+struct CounterFlopSources {
+    bool collected = false;          // the trace has kernel_metrics rows
+    int64_t kernels_counted = 0;     // window kernels with every FLOP metric available
+    int64_t kernels_not_available = 0;
+    int64_t kernels_added = 0;       // counted kernels outside library calls with FLOPs
+    double added_flops = 0;          // their FLOPs, now in the figures
+    int64_t calls_compared = 0;      // library calls with FLOPs whose window kernels were all counted
+    double compared_library_flops = 0;  // those calls' FLOPs from their shapes (window share)
+    double compared_counter_flops = 0;  // the same kernels' counter FLOPs
 };
 
 struct FlopMetrics {
@@ -87,6 +102,7 @@ struct FlopMetrics {
     // Every precision apart, against its own peak (device_peaks.cpp); by_precision[fp32] repeats the
     // FP32 figures above, tensor_flops is the sum of the tensor-core ones, other_flops FP64 + other.
     std::array<PrecisionFlops, kPrecisionCount> by_precision{};
+    CounterFlopSources counters;
 };
 
 struct LargeAllocation {
