@@ -2,6 +2,7 @@
 
 #include "dataflow.h"
 #include "evidence.h"
+#include "temporaries.h"
 
 #include <algorithm>
 #include <cctype>
@@ -31,6 +32,7 @@ struct Context {
     std::vector<bool> optimizer_work;
     std::vector<Tag> tags;
     DataFlow flow = {};
+    std::vector<bool> shared_temporary = {};  // per allocation: a temporary several works of one operation share
 };
 
 bool is_write(const WorkItem& w, Access a) {
@@ -305,15 +307,32 @@ bool is_operation_temporary(const Context& c, size_t a) {
 }
 
 void tag_made_in_step(Context& c) {
-    for (size_t a = 0; a < c.facts.size(); ++a) {
+    // Temporaries of one operation: first those one or two adjacent work items use, then those that
+    // several kernels and library calls of the same operation share (tagger/temporaries.h).
+    size_t n = c.facts.size();
+    std::vector<bool> candidate(n), step_local(n), simple(n);
+    for (size_t a = 0; a < n; ++a) {
+        // Between steps too: a validation pass's operations make the same temporaries.
+        Lifetime life = c.facts[a].lifetime;
+        step_local[a] = (life == Lifetime::Transient || life == Lifetime::Between) && c.m.allocations[a].free_ns;
+        candidate[a] = c.tags[a].category.empty();
+        simple[a] = candidate[a] && (life == Lifetime::Between ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a));
+    }
+    c.shared_temporary = find_operation_temporaries(c.m, c.flow, step_local, candidate, simple);
+    const std::vector<bool>& shared = c.shared_temporary;
+    for (size_t a = 0; a < n; ++a) {
         if (!c.tags[a].category.empty()) continue;
         const Facts& f = c.facts[a];
         bool used_in_steps = c.flow.buffers[a].iterations_used > 0;
         if (!used_in_steps && f.lifetime != Lifetime::Transient) continue;  // tag_remaining explains it
-        if (is_operation_temporary(c, a))
+        if (simple[a])
             set(c, a, "workspace", 0.75, "operation-temporary",
                 "filled and consumed within one operation: its values are read only by the work right after "
                 "the work that wrote them, and it lives no longer than that operation");
+        else if (shared[a])
+            set(c, a, "workspace", 0.7, "shared-operation-temporary",
+                "private to one operation: a packed copy only its library calls read, or made by work that uses "
+                "another of the operation's temporaries; freed before the next operation allocates its buffers");
         else if (used_in_steps)
             set(c, a, "activations", 0.85, "carries-data-between-operations",
                 "written in each step and read there by other operations (forward results, values kept for "
@@ -331,6 +350,10 @@ void tag_remaining(Context& c) {
             if (is_temporary(c, f))
                 set(c, a, "workspace", 0.7, "short-lived-temporary",
                     "lives within one iteration and only one or two adjacent operations use it");
+            else if (a < c.shared_temporary.size() && c.shared_temporary[a])
+                set(c, a, "workspace", 0.65, "shared-operation-temporary",
+                    "private to one operation: a packed copy only its library calls read, or made by work that "
+                    "uses another of the operation's temporaries; freed before the next operation allocates");
             else
                 set(c, a, "activations", 0.85, "step-local-data",
                     "allocated and freed within one iteration and used across several of its operations");
