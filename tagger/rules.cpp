@@ -318,6 +318,12 @@ void tag_made_in_step(Context& c) {
         candidate[a] = c.tags[a].category.empty();
         simple[a] = candidate[a] && (life == Lifetime::Between ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a));
     }
+    // An output passed on to the next operation outlives its maker's inputs; a temporary does not.
+    for (size_t a = 0; a < n; ++a) {
+        if (simple[a] && c.facts[a].lifetime == Lifetime::Transient &&
+            !freed_before_producer_inputs(c.m, c.flow, int32_t(a), step_local))
+            simple[a] = false;
+    }
     c.shared_temporary = find_operation_temporaries(c.m, c.flow, step_local, candidate, simple);
     const std::vector<bool>& shared = c.shared_temporary;
     for (size_t a = 0; a < n; ++a) {

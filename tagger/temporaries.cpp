@@ -83,16 +83,32 @@ bool joins_known_operation(const TraceModel& m, const FlowFacts& f, int32_t a, c
         const WorkItem& reader = m.work[f.touches[i].work];
         if (reader.library_call != kNone && !touches_other_known(reader, a, known)) return false;
     }
+    return freed_before_inputs(m, producer, a, known, step_local);
+}
+
+}  // namespace
+
+bool freed_before_inputs(const TraceModel& m, const WorkItem& producer, int32_t a, const std::vector<bool>& known,
+                         const std::vector<bool>& step_local) {
     int64_t free_ns = *m.allocations[size_t(a)].free_ns;
     for (const Touch& t : producer.touches) {
         size_t x = size_t(t.allocation);
+        // Inputs existed before it; buffers allocated after it are the operation's own or its outputs.
         if (t.allocation == a || known[x] || !step_local[x]) continue;
+        if (m.allocations[x].alloc_ns > m.allocations[size_t(a)].alloc_ns) continue;
         if (free_ns > *m.allocations[x].free_ns) return false;
     }
     return true;
 }
 
-}  // namespace
+bool freed_before_producer_inputs(const TraceModel& m, const DataFlow& flow, int32_t a,
+                                  const std::vector<bool>& step_local) {
+    const Allocation& alloc = m.allocations[size_t(a)];
+    if (!step_local[size_t(a)] || alloc.id < 0 || !alloc.free_ns) return true;  // no real free: no evidence
+    FlowFacts f = within_life(m, flow.buffers[size_t(a)], alloc);
+    if (f.touches.empty()) return true;
+    return freed_before_inputs(m, m.work[f.touches.front().work], a, std::vector<bool>(m.allocations.size()), step_local);
+}
 
 std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow& flow,
                                              const std::vector<bool>& step_local, const std::vector<bool>& candidate,

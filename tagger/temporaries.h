@@ -22,4 +22,14 @@ std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow
                                              const std::vector<bool>& step_local, const std::vector<bool>& candidate,
                                              std::vector<bool> known);
 
+// A temporary is freed inside its operation, so no later than the step-local buffers (allocated before
+// it) the work that
+// made it takes from outside (the operation's inputs, which its caller frees after the operation);
+// an operation's output outlives them. `producer` made `a`; buffers in `known` are the operation's own.
+bool freed_before_inputs(const TraceModel& m, const WorkItem& producer, int32_t a, const std::vector<bool>& known,
+                         const std::vector<bool>& step_local);
+// The same for `a`'s first user in its life; true when the trace has no real free to judge by.
+bool freed_before_producer_inputs(const TraceModel& m, const DataFlow& flow, int32_t a,
+                                  const std::vector<bool>& step_local);
+
 }  // namespace tbdprof::tagger
