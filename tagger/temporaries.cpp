@@ -72,13 +72,28 @@ bool touches_other_known(const WorkItem& w, int32_t a, const std::vector<bool>& 
                        [&](const Touch& t) { return t.allocation != a && known[size_t(t.allocation)]; });
 }
 
+// Its uses lie inside one operation: every work item launched between its first and its last use
+// uses it or another of the operation's temporaries (an operation is work launched back to back
+// around its private buffers; a value kept for backward spans work that touches none of them).
+bool used_inside_one_operation(const TraceModel& m, const FlowFacts& f, int32_t a, const std::vector<bool>& known) {
+    int32_t process = m.work[f.touches.front().work].process;
+    for (uint32_t w = f.touches.front().work + 1; w < f.touches.back().work; ++w) {
+        const WorkItem& item = m.work[w];
+        if (item.process != process) continue;
+        bool own = std::any_of(item.touches.begin(), item.touches.end(),
+                               [&](const Touch& t) { return t.allocation == a || known[size_t(t.allocation)]; });
+        if (!own) return false;
+    }
+    return true;
+}
+
 // Made inside an operation already known to have temporaries: its producer uses one of them, every
 // library call reading it uses another, and it is freed no later than the step-local buffers its
 // producer takes from outside (the operation's inputs, which its caller frees after it).
 bool joins_known_operation(const TraceModel& m, const FlowFacts& f, int32_t a, const std::vector<bool>& known,
                            const std::vector<bool>& step_local) {
     const WorkItem& producer = m.work[f.touches.front().work];
-    if (!touches_other_known(producer, a, known)) return false;
+    if (!touches_other_known(producer, a, known) || !used_inside_one_operation(m, f, a, known)) return false;
     for (size_t i = 1; i < f.touches.size(); ++i) {
         const WorkItem& reader = m.work[f.touches[i].work];
         if (reader.library_call != kNone && !touches_other_known(reader, a, known)) return false;
@@ -107,7 +122,8 @@ bool freed_before_producer_inputs(const TraceModel& m, const DataFlow& flow, int
     if (!step_local[size_t(a)] || alloc.id < 0 || !alloc.free_ns) return true;  // no real free: no evidence
     FlowFacts f = within_life(m, flow.buffers[size_t(a)], alloc);
     if (f.touches.empty()) return true;
-    return freed_before_inputs(m, m.work[f.touches.front().work], a, std::vector<bool>(m.allocations.size()), step_local);
+    return freed_before_inputs(m, m.work[f.touches.front().work], a, std::vector<bool>(m.allocations.size()),
+                               step_local);
 }
 
 std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow& flow,
@@ -124,8 +140,16 @@ std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow
         if (!freed_with_its_operation(m, f, int32_t(a))) continue;
         open.push_back(int32_t(a));
     }
+    std::vector<int32_t> packed;
     for (int32_t a : open)
-        if (is_packed_copy(m, life[size_t(a)], a)) known[size_t(a)] = true;
+        if (is_packed_copy(m, life[size_t(a)], a)) known[size_t(a)] = true, packed.push_back(a);
+    // A packed copy, too, is used inside one operation (the copies made for the same GEMM count).
+    for (bool dropped = true; dropped;) {
+        dropped = false;
+        for (int32_t a : packed)
+            if (known[size_t(a)] && !used_inside_one_operation(m, life[size_t(a)], a, known))
+                known[size_t(a)] = false, dropped = true;
+    }
     // Grow the known temporaries to a fixpoint: each found may let another join its operation.
     for (bool changed = true; changed;) {
         changed = false;
