@@ -312,11 +312,12 @@ void tag_made_in_step(Context& c) {
     size_t n = c.facts.size();
     std::vector<bool> candidate(n), step_local(n), simple(n);
     for (size_t a = 0; a < n; ++a) {
-        // Between steps too: a validation pass's operations make the same temporaries.
+        // Outside the steps too: a validation pass's operations make the same temporaries.
         Lifetime life = c.facts[a].lifetime;
-        step_local[a] = (life == Lifetime::Transient || life == Lifetime::Between) && c.m.allocations[a].free_ns;
+        step_local[a] = life != Lifetime::Persistent && life != Lifetime::Unknown && c.m.allocations[a].free_ns;
         candidate[a] = c.tags[a].category.empty();
-        simple[a] = candidate[a] && (life == Lifetime::Between ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a));
+        bool outside = life == Lifetime::Between || life == Lifetime::Setup || life == Lifetime::Teardown;
+        simple[a] = candidate[a] && (outside ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a));
     }
     // An output passed on to the next operation outlives its maker's inputs; a temporary does not.
     for (size_t a = 0; a < n; ++a) {
@@ -344,6 +345,13 @@ void tag_made_in_step(Context& c) {
                 "written in each step and read there by other operations (forward results, values kept for "
                 "backward, activation gradients), whether it lives one step or the whole run");
     }
+}
+
+// Kernels (library calls included) that touch the buffer.
+size_t used_by_kernels(const Context& c, const Facts& f) {
+    size_t n = 0;
+    for (const auto& [w, access] : f.touches) n += c.m.work[w].kind == WorkItem::Kind::Kernel;
+    return n;
 }
 
 void tag_remaining(Context& c) {
@@ -375,6 +383,16 @@ void tag_remaining(Context& c) {
         case Lifetime::Teardown:
             if (is_temporary(c, f))
                 set(c, a, "workspace", 0.6, "setup-temporary", "a short-lived buffer outside the iterations");
+            else if (a < c.shared_temporary.size() && c.shared_temporary[a])
+                set(c, a, "workspace", 0.6, "shared-operation-temporary",
+                    "outside the iterations, private to one operation: a packed copy only its library calls read, or "
+                    "made by work that uses another of the operation's temporaries");
+            else if (c.m.allocations[a].free_ns && used_by_kernels(c, f) >= 2)
+                // A pass before the first or after the last step (validation, evaluation) runs the
+                // model's operations as the steps do; what they pass on is data, as between steps.
+                set(c, a, "activations", 0.6, "pass-outside-steps",
+                    "allocated and freed before the first or after the last iteration and used by several kernels "
+                    "there (a validation or evaluation pass): data passed between its operations");
             else
                 set(c, a, "other", 0.5, "outside-iterations", "allocated and freed outside the training iterations");
             break;
