@@ -142,7 +142,9 @@ std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow
     }
     std::vector<int32_t> packed;
     for (int32_t a : open)
-        if (is_packed_copy(m, life[size_t(a)], a)) known[size_t(a)] = true, packed.push_back(a);
+        if (is_packed_copy(m, life[size_t(a)], a) &&
+            freed_before_inputs(m, m.work[life[size_t(a)].touches.front().work], a, known, step_local))
+            known[size_t(a)] = true, packed.push_back(a);
     // A packed copy, too, is used inside one operation (the copies made for the same GEMM count).
     for (bool dropped = true; dropped;) {
         dropped = false;

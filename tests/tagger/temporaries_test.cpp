@@ -133,6 +133,32 @@ void step(Eager& e) {
     e.free("dW1"), e.free("dW2"), e.free("dg"), e.free("db");
 }
 
+// A validation pass after the last step: forward only, nothing kept.
+void validation_pass(Eager& e) {
+    e.alloc("vx", 4096);
+    e.copy_in("vx");
+    e.alloc("vh");
+    e.gemm("W1", "vx", "vh");
+    e.alloc("vq");
+    e.kernel(1, {e.u("vh"), e.u("vq")});
+    e.alloc("vk");
+    e.kernel(1, {e.u("vh"), e.u("vk")});
+    e.alloc("vscores");
+    e.gemm("vq", "vk", "vscores");
+    e.free("vq"), e.free("vk");
+    e.alloc("vctx");
+    e.kernel(2, {e.u("vscores"), e.u("vctx")});
+    e.free("vscores");
+    e.alloc("vproj");
+    e.gemm("W3", "vctx", "vproj");
+    e.free("vctx");
+    e.alloc("vz");
+    e.kernel(3, {e.u("vh"), e.u("vproj"), e.u("vz")});
+    e.free("vproj"), e.free("vh"), e.free("vx");
+    e.kernel(6, {e.u("vz"), e.u("total")});
+    e.free("vz");
+}
+
 }  // namespace
 
 TEST_CASE("an eager run: temporaries one operation shares, beside look-alikes that carry data on") {
@@ -149,6 +175,7 @@ TEST_CASE("an eager run: temporaries one operation shares, beside look-alikes th
         e.model.ranges.push_back({0, begin, e.now, "step " + std::to_string(s)});
         e.now += 5;
     }
+    validation_pass(e);
     IterationSet its = detect_iterations(e.model, "");
     REQUIRE(its.iterations.size() == kSteps);
     TagResult t = tag_allocations(e.model, its);
@@ -173,4 +200,10 @@ TEST_CASE("an eager run: temporaries one operation shares, beside look-alikes th
         CHECK_EQ(e.category(t, "dW1", s), "gradients");
         CHECK_EQ(e.category(t, "dg", s), "gradients");
     }
+    // After the last step, the same operations make the same kinds of buffers.
+    CHECK_EQ(e.category(t, "vq", 0), "workspace");
+    CHECK_EQ(e.category(t, "vscores", 0), "workspace");
+    CHECK_EQ(e.category(t, "vh", 0), "activations");
+    CHECK_EQ(e.category(t, "vctx", 0), "activations");  // made from a temporary gone at once: no packed copy
+    CHECK_EQ(e.category(t, "vproj", 0), "activations");
 }
