@@ -16,8 +16,9 @@ inline constexpr size_t kMaxOperationWork = 32;
 
 // Extends `known` (buffers already known to be temporaries of one operation) with the buffers that
 // data flow and allocation order show to be private to the same operations. Only `candidate`
-// buffers are considered; `step_local` says which were allocated and freed inside one iteration
-// (only real frees count: a tensor's end inferred inside a pooled segment is no evidence).
+// buffers are considered; `step_local` says which were allocated and freed by the program inside
+// one iteration or outside all of them (a validation pass); only real frees count: a tensor's end
+// inferred inside a pooled segment is no evidence.
 std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow& flow,
                                              const std::vector<bool>& step_local, const std::vector<bool>& candidate,
                                              std::vector<bool> known);
