@@ -2,6 +2,7 @@
 
 #include "dataflow.h"
 #include "evidence.h"
+#include "temporaries.h"
 
 #include <algorithm>
 #include <cctype>
@@ -31,6 +32,7 @@ struct Context {
     std::vector<bool> optimizer_work;
     std::vector<Tag> tags;
     DataFlow flow = {};
+    std::vector<bool> shared_temporary = {};  // per allocation: a temporary several works of one operation share
 };
 
 bool is_write(const WorkItem& w, Access a) {
@@ -305,15 +307,39 @@ bool is_operation_temporary(const Context& c, size_t a) {
 }
 
 void tag_made_in_step(Context& c) {
-    for (size_t a = 0; a < c.facts.size(); ++a) {
+    // Temporaries of one operation: first those one or two adjacent work items use, then those that
+    // several kernels and library calls of the same operation share (tagger/temporaries.h).
+    size_t n = c.facts.size();
+    std::vector<bool> candidate(n), step_local(n), simple(n);
+    for (size_t a = 0; a < n; ++a) {
+        // Outside the steps too: a validation pass's operations make the same temporaries.
+        Lifetime life = c.facts[a].lifetime;
+        step_local[a] = life != Lifetime::Persistent && life != Lifetime::Unknown && c.m.allocations[a].free_ns;
+        candidate[a] = c.tags[a].category.empty();
+        bool outside = life == Lifetime::Between || life == Lifetime::Setup || life == Lifetime::Teardown;
+        simple[a] = candidate[a] && (outside ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a));
+    }
+    // An output passed on to the next operation outlives its maker's inputs; a temporary does not.
+    for (size_t a = 0; a < n; ++a) {
+        if (simple[a] && c.facts[a].lifetime == Lifetime::Transient &&
+            !freed_before_producer_inputs(c.m, c.flow, int32_t(a), step_local))
+            simple[a] = false;
+    }
+    c.shared_temporary = find_operation_temporaries(c.m, c.flow, step_local, candidate, simple);
+    const std::vector<bool>& shared = c.shared_temporary;
+    for (size_t a = 0; a < n; ++a) {
         if (!c.tags[a].category.empty()) continue;
         const Facts& f = c.facts[a];
         bool used_in_steps = c.flow.buffers[a].iterations_used > 0;
         if (!used_in_steps && f.lifetime != Lifetime::Transient) continue;  // tag_remaining explains it
-        if (is_operation_temporary(c, a))
+        if (simple[a])
             set(c, a, "workspace", 0.75, "operation-temporary",
                 "filled and consumed within one operation: its values are read only by the work right after "
                 "the work that wrote them, and it lives no longer than that operation");
+        else if (shared[a])
+            set(c, a, "workspace", 0.7, "shared-operation-temporary",
+                "private to one operation: a packed copy only its library calls read, or made by work that uses "
+                "another of the operation's temporaries; freed before the next operation allocates its buffers");
         else if (used_in_steps)
             set(c, a, "activations", 0.85, "carries-data-between-operations",
                 "written in each step and read there by other operations (forward results, values kept for "
@@ -331,6 +357,13 @@ bool outside_capture_windows(const Context& c, const Allocation& a) {
     return true;
 }
 
+// Kernels (library calls included) that touch the buffer.
+size_t used_by_kernels(const Context& c, const Facts& f) {
+    size_t n = 0;
+    for (const auto& [w, access] : f.touches) n += c.m.work[w].kind == WorkItem::Kind::Kernel;
+    return n;
+}
+
 void tag_remaining(Context& c) {
     for (size_t a = 0; a < c.facts.size(); ++a) {
         if (!c.tags[a].category.empty()) continue;
@@ -346,6 +379,10 @@ void tag_remaining(Context& c) {
             if (is_temporary(c, f))
                 set(c, a, "workspace", 0.7, "short-lived-temporary",
                     "lives within one iteration and only one or two adjacent operations use it");
+            else if (a < c.shared_temporary.size() && c.shared_temporary[a])
+                set(c, a, "workspace", 0.65, "shared-operation-temporary",
+                    "private to one operation: a packed copy only its library calls read, or made by work that "
+                    "uses another of the operation's temporaries; freed before the next operation allocates");
             else
                 set(c, a, "activations", 0.85, "step-local-data",
                     "allocated and freed within one iteration and used across several of its operations");
@@ -361,6 +398,16 @@ void tag_remaining(Context& c) {
         case Lifetime::Teardown:
             if (is_temporary(c, f))
                 set(c, a, "workspace", 0.6, "setup-temporary", "a short-lived buffer outside the iterations");
+            else if (a < c.shared_temporary.size() && c.shared_temporary[a])
+                set(c, a, "workspace", 0.6, "shared-operation-temporary",
+                    "outside the iterations, private to one operation: a packed copy only its library calls read, or "
+                    "made by work that uses another of the operation's temporaries");
+            else if (c.m.allocations[a].free_ns && used_by_kernels(c, f) >= 2)
+                // A pass before the first or after the last step (validation, evaluation) runs the
+                // model's operations as the steps do; what they pass on is data, as between steps.
+                set(c, a, "activations", 0.6, "pass-outside-steps",
+                    "allocated and freed before the first or after the last iteration and used by several kernels "
+                    "there (a validation or evaluation pass): data passed between its operations");
             else
                 set(c, a, "other", 0.5, "outside-iterations", "allocated and freed outside the training iterations");
             break;
