@@ -11,10 +11,30 @@ namespace tbdprof::viewer {
 namespace {
 
 constexpr int kLegendHeight = 22;
-constexpr int kNoteHeight = 18;
+constexpr int kNoteHeight = 34;  // two lines
 
 QString bytes_text(int64_t bytes) {
     return QString::fromStdString(analyzer::format_bytes(bytes));
+}
+
+// Categories that appear, with their colours.
+void paintLegend(QPainter& painter, const QRect& area, const QRect& plot, const analyzer::Report& report,
+                 const ViewerColors& colors) {
+    int x = plot.left();
+    const int y = area.bottom() - kLegendHeight + 4;
+    for (int c = 0; c < analyzer::kCategoryCount; ++c) {
+        if (report.memory.category_max[static_cast<size_t>(c)] <= 0) continue;
+        painter.fillRect(QRect(x, y + 3, 12, 12), colors.category(c));
+        painter.setPen(colors.text);
+        const QString label = QString::fromUtf8(analyzer::category_name(c));
+        painter.drawText(QPoint(x + 16, y + 13), label);
+        x += 26 + painter.fontMetrics().horizontalAdvance(label);
+    }
+}
+
+// Black or white, whichever reads better on `fill`.
+QColor text_on(const QColor& fill) {
+    return fill.lightnessF() > 0.55 ? QColor(Qt::black) : QColor(Qt::white);
 }
 
 }  // namespace
@@ -25,7 +45,10 @@ QRect MemoryPainter::plotArea(const QRect& area) {
 }
 
 void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSession& session, const TimeAxis& axis,
-                          const ViewerColors& colors, std::optional<int64_t> moment) const {
+                          const ViewerColors& colors, const MemoryPaintOptions& options) {
+    const std::optional<int64_t>& moment = options.moment;
+    drew_bars_ = false;
+    layout_ = {};
     painter.fillRect(area, colors.background);
     TimelinePainter::paintRuler(painter, area, axis, colors);
     const QRect plot = plotArea(area);
@@ -49,11 +72,41 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
             notes << QString::fromStdString(note);
         }
     }
+    // Zoomed in far enough, every allocation alive in the span as a bar of its own.
+    // (Only zoomed in: the whole run opens on the stacked chart, where the totals over time read at once.)
+    const bool zoomed_in = axis.end_ns() - axis.begin_ns() <= 0.5 * static_cast<double>(axis.run_ns());
+    if (options.lifetime_bars && zoomed_in && session.overview()) {
+        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(0)));
+        const int64_t t1 = static_cast<int64_t>(std::ceil(axis.t_of(plot.width()))) + 1;
+        layout_ = layout_lifetimes(*session.overview(), t0, t1, axis.run_ns(), kMaxBars);
+        drew_bars_ = !layout_.too_many && !layout_.bars.empty() && layout_.lanes * kMinBarHeight <= plot.height();
+        if (!drew_bars_) layout_ = {};
+    }
+    const QString heading =
+        drew_bars_ ? QStringLiteral(
+                         "lifetime bars: %1 %2 alive in view, each from allocation to free (zoom out for the "
+                         "stacked chart)")
+                         .arg(layout_.bars.size())
+                         .arg(layout_.has_subranges ? QStringLiteral("allocations and tensors")
+                                                    : QStringLiteral("allocations"))
+                   : QStringLiteral(
+                         "live device memory, stacked by category (each column: the highest moment in its "
+                         "span)");
+    if (drew_bars_ && layout_.has_subranges)
+        notes.prepend(QStringLiteral("a pooled segment is drawn as the tensors inside it (its sub-ranges)"));
+    // Two lines: what is drawn, then what the breakdown means (segment level, sub-ranges, untagged).
     painter.setPen(colors.text);
+    painter.drawText(QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight / 2),
+                     Qt::AlignVCenter, heading);
+    painter.setPen(colors.dim_text);
     painter.drawText(
-        QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight), Qt::AlignVCenter,
-        QStringLiteral("live device memory, stacked by category (each column: the highest moment in its span)") +
-            (notes.isEmpty() ? QString() : "  ·  " + notes.join("; ")));
+        QRect(area.left() + 6, area.top() + kRulerHeight + kNoteHeight / 2, area.width() - 12, kNoteHeight / 2),
+        Qt::AlignVCenter, painter.fontMetrics().elidedText(notes.join(" · "), Qt::ElideRight, area.width() - 12));
+    if (drew_bars_) {
+        paintBars(painter, plot, axis, colors, options);
+        paintLegend(painter, area, plot, report, colors);
+        return;
+    }
 
     const double peak = static_cast<double>(std::max<int64_t>(1, series.peak()));
     const double scale = plot.height() / (peak * 1.08);
@@ -117,17 +170,49 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
     }
     painter.restore();
 
-    // Legend: categories that appear, with their maximum over the run.
-    int x = plot.left();
-    const int y = area.bottom() - kLegendHeight + 4;
-    for (int c = 0; c < analyzer::kCategoryCount; ++c) {
-        if (report.memory.category_max[static_cast<size_t>(c)] <= 0) continue;
-        painter.fillRect(QRect(x, y + 3, 12, 12), category_colors[static_cast<size_t>(c)]);
-        painter.setPen(colors.text);
-        const QString label = QString::fromUtf8(analyzer::category_name(c));
-        painter.drawText(QPoint(x + 16, y + 13), label);
-        x += 26 + painter.fontMetrics().horizontalAdvance(label);
+    paintLegend(painter, area, plot, report, colors);
+}
+
+void MemoryPainter::paintBars(QPainter& painter, const QRect& plot, const TimeAxis& axis, const ViewerColors& colors,
+                              const MemoryPaintOptions& options) {
+    bar_height_ = std::min(kMaxBarHeight, plot.height() / std::max(1, layout_.lanes));
+    painter.setPen(colors.dim_text);
+    painter.drawText(QRect(plot.left() - kLabelWidth + 6, plot.top(), kLabelWidth - 12, 32),
+                     Qt::AlignRight | Qt::AlignTop | Qt::TextWordWrap,
+                     QStringLiteral("%1 lanes, one bar per allocation; click one for its details").arg(layout_.lanes));
+    painter.save();
+    painter.setClipRect(plot);
+    for (const LifetimeBar& bar : layout_.bars) {
+        const double x0 = std::max(-2.0, axis.x_of(static_cast<double>(bar.begin_ns)));
+        const double x1 = std::min(axis.width() + 2.0, axis.x_of(static_cast<double>(bar.end_ns)));
+        const QRectF rect(plot.left() + x0, plot.top() + bar.lane * bar_height_, std::max(1.0, x1 - x0),
+                          std::max(1, bar_height_ - 1));
+        const QColor fill = colors.category(bar.category);
+        painter.fillRect(rect, fill);
+        const bool chosen =
+            options.chosen && options.chosen->first == bar.allocation && options.chosen->second == bar.subrange;
+        if (chosen) {
+            painter.setPen(QPen(colors.selection, 2));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRect(rect.adjusted(1, 1, -1, -1));
+        }
+        if (bar_height_ >= 11 && rect.width() > 70) {
+            const QString label = QString::fromStdString(analyzer::format_bytes(bar.bytes)) + " " +
+                                  QString::fromUtf8(analyzer::category_name(bar.category)) +
+                                  (bar.subrange != SIZE_MAX ? QStringLiteral(" (in a segment)") : QString());
+            const QRectF visible = rect.intersected(QRectF(plot)).adjusted(4, 0, -2, 0);
+            painter.setPen(text_on(fill));
+            painter.drawText(
+                visible, Qt::AlignVCenter | Qt::AlignLeft,
+                painter.fontMetrics().elidedText(label, Qt::ElideRight, static_cast<int>(visible.width())));
+        }
     }
+    if (options.moment) {
+        const double mx = plot.left() + axis.x_of(static_cast<double>(*options.moment));
+        painter.setPen(QPen(colors.selection, 2));
+        painter.drawLine(QPointF(mx, plot.top()), QPointF(mx, plot.bottom()));
+    }
+    painter.restore();
 }
 
 }  // namespace tbdprof::viewer
