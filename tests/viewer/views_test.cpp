@@ -3,6 +3,8 @@
 // peak; the expected timeline rows), and PNG and SVG exports are written.
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QEventLoop>
 #include <QFile>
@@ -20,6 +22,7 @@
 #include "memory_widget.h"
 #include "palette.h"
 #include "timeline_widget.h"
+#include "trace_data.h"
 #include "trace_session.h"
 #include "trace_view.h"
 
@@ -66,6 +69,7 @@ private slots:
     void memoryLifetimeBars();
     void memorySubRangesSaidOnChart();
     void compareAlignedOnIterations();
+    void memoryLanePerDevice();
 
 private:
     QImage paint(const QString& view, QSize size = {1400, 800});
@@ -350,6 +354,62 @@ void ViewsTest::compareAlignedOnIterations() {
     const ViewerColors colors = ViewerColors::from(QApplication::palette());
     QVERIFY(seen.contains(trace_color(0, colors).rgb()));
     QVERIFY(seen.contains(trace_color(1, colors).rgb()));
+}
+
+void ViewsTest::memoryLanePerDevice() {
+    // A copy of a recorded trace with a second device holding every third allocation.
+    const QString two = dir_.filePath("two-devices.sqlite");
+    QVERIFY(QFile::copy(a_, two));
+    QFile::setPermissions(two, QFile::ReadOwner | QFile::WriteOwner);
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(two.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db,
+                          "INSERT INTO devices SELECT 1, name, cc_major, cc_minor, sm_count, memory_bytes, clock_khz, "
+                          "fp32_lanes_per_sm, fp32_peak_flops, simulated FROM devices WHERE id = 0; "
+                          "UPDATE allocations SET device = 1 WHERE id % 3 = 0",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    sqlite3_close(db);
+    MainWindow window(false);
+    window.openFiles({two});
+    TraceView* view = window.viewAt(0);
+    TraceSession* session = view->session();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->busy(), 60000);
+    QCOMPARE(session->state(), TraceSession::State::ready);
+    const ReportData* data = session->report();
+    QCOMPARE(data->devices.size(), size_t(2));
+    // Each lane is that device's replay: its peak is the report's device peak, and the lanes' live
+    // bytes add up to the whole at every moment of the combined series.
+    for (const DeviceMemory& d : data->devices) {
+        const auto& peaks = data->report.memory.device_peaks;
+        const auto found = std::find_if(peaks.begin(), peaks.end(), [&](const auto& p) { return p.first == d.device; });
+        QVERIFY(found != peaks.end());
+        QCOMPARE(d.series.peak(), found->second);
+        QVERIFY(d.series.peak() > 0);
+    }
+    int checked = 0;
+    for (size_t i = 0; i < data->memory.size(); ++i) {
+        const int64_t t = data->memory.point(i).t_ns;
+        if (i + 1 < data->memory.size() && data->memory.point(i + 1).t_ns == t) continue;  // a moment's last state
+        int64_t sum = 0;
+        for (const DeviceMemory& d : data->devices) {
+            const size_t p = d.series.point_at(t);
+            if (p != SIZE_MAX) sum += d.series.total(p);
+        }
+        QCOMPARE(sum, data->memory.total(i));
+        ++checked;
+    }
+    QVERIFY(checked > 10);
+    // The chart says so, and names each lane.
+    const QString svg = dir_.filePath("two-devices.svg");
+    view->setView("memory");
+    QVERIFY(view->exportView(svg, {1400, 800}));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    QVERIFY(text.contains("per device (a lane each"));
+    QVERIFY(text.contains("GPU 0 peak"));
+    QVERIFY(text.contains("GPU 1 peak"));
 }
 
 QTEST_MAIN(ViewsTest)

@@ -67,9 +67,17 @@ struct Overview {
     int64_t kernel_estimate = 0;  // id span of the kernels table (their number in traces tbdprof writes)
 };
 
+// One device's live memory (the analyzer's replay of its allocations alone).
+struct DeviceMemory {
+    int64_t device = 0;
+    int64_t peak_bytes = 0;  // the report's device peak
+    MemorySeries series;
+};
+
 struct ReportData {
     analyzer::Report report;  // with the full memory timeline
     MemorySeries memory;
+    std::vector<DeviceMemory> devices;  // a lane each when the trace has two or more devices; else empty
 };
 
 struct KernelDetail {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/analyzer/device_memory.h"
 #include "tbdprof/trace/trace_reader.h"
 
 namespace tbdprof::viewer {
@@ -304,6 +305,20 @@ std::unique_ptr<ReportData> load_report(const std::string& path) {
     data->memory.build(data->report.memory.timeline);
     data->report.memory.timeline.clear();  // the series holds it now
     data->report.memory.timeline.shrink_to_fit();
+    // Several devices: each one's own replay too, for a lane per device on the same axis.
+    if (data->report.memory.device_peaks.size() >= 2) {
+        try {
+            for (const auto& [device, peak] : data->report.memory.device_peaks) {
+                DeviceMemory lane;
+                lane.device = device;
+                lane.peak_bytes = peak;
+                lane.series.build(analyzer::device_memory(path, device).timeline);
+                data->devices.push_back(std::move(lane));
+            }
+        } catch (const std::exception& e) {
+            throw LoadError(e.what());
+        }
+    }
     return data;
 }
 

@@ -37,6 +37,84 @@ QColor text_on(const QColor& fill) {
     return fill.lightnessF() > 0.55 ? QColor(Qt::black) : QColor(Qt::white);
 }
 
+// Live memory stacked by category in `plot`, scaled so that `scale_bytes` fills it; the peak marked.
+void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, const MemorySeries& series,
+                   double scale_bytes, int64_t peak_bytes, int64_t peak_ns, const QString& title, const TimeAxis& axis,
+                   const ViewerColors& colors, const std::optional<int64_t>& moment) {
+    const double peak = std::max(1.0, scale_bytes);
+    const double scale = plot.height() / (peak * 1.08);
+    // Y axis: a few round sizes.
+    painter.setPen(colors.grid);
+    const double raw = peak / std::clamp(plot.height() / 50, 1, 4);  // fewer lines in a short lane
+    const double power = std::pow(2.0, std::floor(std::log2(std::max(1.0, raw))));
+    const double step = raw / power >= 1.5 ? power * 2 : power;
+    for (double v = 0; v <= peak * 1.08; v += step) {
+        const double y = plot.bottom() - v * scale;
+        painter.setPen(colors.grid);
+        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+        painter.setPen(colors.dim_text);
+        painter.drawText(QRectF(area.left(), y - 8, kLabelWidth - 6, 16), Qt::AlignRight | Qt::AlignVCenter,
+                         bytes_text(static_cast<int64_t>(v)));
+    }
+
+    painter.save();
+    painter.setClipRect(plot);
+    std::array<QColor, analyzer::kCategoryCount> category_colors;
+    for (int c = 0; c < analyzer::kCategoryCount; ++c) category_colors[static_cast<size_t>(c)] = colors.category(c);
+    for (int x = 0; x < plot.width(); ++x) {
+        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(x)));
+        const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.t_of(x + 1))));
+        if (t1 < 0 || t0 > axis.run_ns()) continue;
+        const RangeExtent e = series.extent(t0, t1);
+        if (e.max_point == SIZE_MAX || e.max <= 0) continue;
+        const analyzer::MemoryPoint& p = series.point(e.max_point);
+        double y = plot.bottom() + 1;
+        for (int c = 0; c < analyzer::kCategoryCount; ++c) {
+            const int64_t b = p.bytes[static_cast<size_t>(c)];
+            if (b <= 0) continue;
+            const double h = static_cast<double>(b) * scale;
+            painter.fillRect(QRectF(plot.left() + x, y - h, 1, h), category_colors[static_cast<size_t>(c)]);
+            y -= h;
+        }
+        if (e.min < e.max) {  // the column's lowest moment, so drops inside it stay visible
+            painter.fillRect(QRectF(plot.left() + x, plot.bottom() - static_cast<double>(e.min) * scale, 1, 1),
+                             colors.text);
+        }
+    }
+    // The run's (or the device's) peak.
+    const double px = plot.left() + axis.x_of(static_cast<double>(peak_ns));
+    const double py = plot.bottom() - static_cast<double>(peak_bytes) * scale;
+    painter.setPen(QPen(colors.highlight, 1, Qt::DashLine));
+    painter.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
+    painter.setBrush(colors.highlight);
+    painter.drawEllipse(QPointF(px, py), 4, 4);
+    const QString peak_text =
+        (title.isEmpty() ? QString() : title + " ") +
+        QStringLiteral("peak %1 at %2")
+            .arg(bytes_text(peak_bytes),
+                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(peak_ns))));
+    const int text_width = painter.fontMetrics().horizontalAdvance(peak_text) + 8;
+    const double tx = px + 8 + text_width > plot.right() ? px - 8 - text_width : px + 8;
+    painter.setPen(colors.text);
+    painter.drawText(QRectF(tx, std::max<double>(plot.top(), py - 18), text_width, 16), Qt::AlignVCenter, peak_text);
+    if (moment) {
+        const double mx = plot.left() + axis.x_of(static_cast<double>(*moment));
+        painter.setPen(QPen(colors.selection, 2));
+        painter.drawLine(QPointF(mx, plot.top()), QPointF(mx, plot.bottom()));
+    }
+    painter.restore();
+    if (!title.isEmpty()) {  // the lane's device, left of its axis
+        painter.setPen(colors.text);
+        QFont bold = painter.font();
+        bold.setBold(true);
+        painter.save();
+        painter.setFont(bold);
+        painter.drawText(QRect(area.left() + 6, plot.top(), kLabelWidth - 80, 18), Qt::AlignLeft | Qt::AlignVCenter,
+                         title);
+        painter.restore();
+    }
+}
+
 }  // namespace
 
 QRect MemoryPainter::plotArea(const QRect& area) {
@@ -90,8 +168,11 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
                          .arg(layout_.has_subranges ? QStringLiteral("allocations and tensors")
                                                     : QStringLiteral("allocations"))
                    : QStringLiteral(
-                         "live device memory, stacked by category (each column: the highest moment in its "
-                         "span)");
+                         "live device memory%1, stacked by category (each column: the highest moment in "
+                         "its span)")
+                         .arg(data->devices.size() >= 2
+                                  ? QStringLiteral(" per device (a lane each, same time axis and byte scale)")
+                                  : QString());
     if (drew_bars_ && layout_.has_subranges)
         notes.prepend(QStringLiteral("a pooled segment is drawn as the tensors inside it (its sub-ranges)"));
     // Two lines: what is drawn, then what the breakdown means (segment level, sub-ranges, untagged).
@@ -108,68 +189,25 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
         return;
     }
 
-    const double peak = static_cast<double>(std::max<int64_t>(1, series.peak()));
-    const double scale = plot.height() / (peak * 1.08);
-    // Y axis: a few round sizes.
-    painter.setPen(colors.grid);
-    const double raw = peak / 4;
-    const double power = std::pow(2.0, std::floor(std::log2(std::max(1.0, raw))));
-    const double step = raw / power >= 1.5 ? power * 2 : power;
-    for (double v = 0; v <= peak * 1.08; v += step) {
-        const double y = plot.bottom() - v * scale;
-        painter.setPen(colors.grid);
-        painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
-        painter.setPen(colors.dim_text);
-        painter.drawText(QRectF(area.left(), y - 8, kLabelWidth - 6, 16), Qt::AlignRight | Qt::AlignVCenter,
-                         bytes_text(static_cast<int64_t>(v)));
-    }
-
-    painter.save();
-    painter.setClipRect(plot);
-    std::array<QColor, analyzer::kCategoryCount> category_colors;
-    for (int c = 0; c < analyzer::kCategoryCount; ++c) category_colors[static_cast<size_t>(c)] = colors.category(c);
-    for (int x = 0; x < plot.width(); ++x) {
-        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(x)));
-        const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.t_of(x + 1))));
-        if (t1 < 0 || t0 > axis.run_ns()) continue;
-        const RangeExtent e = series.extent(t0, t1);
-        if (e.max_point == SIZE_MAX || e.max <= 0) continue;
-        const analyzer::MemoryPoint& p = series.point(e.max_point);
-        double y = plot.bottom() + 1;
-        for (int c = 0; c < analyzer::kCategoryCount; ++c) {
-            const int64_t b = p.bytes[static_cast<size_t>(c)];
-            if (b <= 0) continue;
-            const double h = static_cast<double>(b) * scale;
-            painter.fillRect(QRectF(plot.left() + x, y - h, 1, h), category_colors[static_cast<size_t>(c)]);
-            y -= h;
+    // One chart of all devices, or a lane per device on the same axis and the same byte scale.
+    if (data->devices.size() >= 2) {
+        int64_t largest = 1;
+        for (const DeviceMemory& d : data->devices) largest = std::max(largest, d.series.peak());
+        const int count = static_cast<int>(data->devices.size());
+        const int gap = 8;
+        const int lane_height = (plot.height() - gap * (count - 1)) / count;
+        for (int i = 0; i < count; ++i) {
+            const DeviceMemory& d = data->devices[static_cast<size_t>(i)];
+            const QRect lane(plot.left(), plot.top() + i * (lane_height + gap), plot.width(), lane_height);
+            const RangeExtent whole = d.series.extent(INT64_MIN / 2, INT64_MAX / 2);
+            const int64_t peak_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).t_ns;
+            paint_stacked(painter, area, lane, d.series, static_cast<double>(largest), d.series.peak(), peak_ns,
+                          QStringLiteral("GPU %1").arg(d.device), axis, colors, moment);
         }
-        if (e.min < e.max) {  // the column's lowest moment, so drops inside it stay visible
-            painter.fillRect(QRectF(plot.left() + x, plot.bottom() - static_cast<double>(e.min) * scale, 1, 1),
-                             colors.text);
-        }
+    } else {
+        paint_stacked(painter, area, plot, series, static_cast<double>(std::max<int64_t>(1, series.peak())),
+                      report.memory.peak_bytes, report.memory.peak_ns, QString(), axis, colors, moment);
     }
-    // The run's peak.
-    const double px = plot.left() + axis.x_of(static_cast<double>(report.memory.peak_ns));
-    const double py = plot.bottom() - static_cast<double>(report.memory.peak_bytes) * scale;
-    painter.setPen(QPen(colors.highlight, 1, Qt::DashLine));
-    painter.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
-    painter.setBrush(colors.highlight);
-    painter.drawEllipse(QPointF(px, py), 4, 4);
-    const QString peak_text =
-        QStringLiteral("peak %1 at %2")
-            .arg(bytes_text(report.memory.peak_bytes),
-                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(report.memory.peak_ns))));
-    const int text_width = painter.fontMetrics().horizontalAdvance(peak_text) + 8;
-    const double tx = px + 8 + text_width > plot.right() ? px - 8 - text_width : px + 8;
-    painter.setPen(colors.text);
-    painter.drawText(QRectF(tx, std::max<double>(plot.top(), py - 18), text_width, 16), Qt::AlignVCenter, peak_text);
-    if (moment) {
-        const double mx = plot.left() + axis.x_of(static_cast<double>(*moment));
-        painter.setPen(QPen(colors.selection, 2));
-        painter.drawLine(QPointF(mx, plot.top()), QPointF(mx, plot.bottom()));
-    }
-    painter.restore();
-
     paintLegend(painter, area, plot, report, colors);
 }
 
