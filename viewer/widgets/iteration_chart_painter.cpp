@@ -130,7 +130,7 @@ int paint_iteration_figures(QPainter& p, const QRect& area, const IterationCompa
     int name_width = 0;
     for (int r = 0; r < rows; ++r)
         name_width = std::max(name_width, p.fontMetrics().horizontalAdvance(model.data(model.index(r, 0)).toString()));
-    name_width = std::min(area.width() / 3, name_width + 12);
+    name_width = std::min(area.width() * 2 / 5, name_width + 12);
     const int cell_width = (area.width() - name_width) / (columns - 1);
     int y = area.top();
     p.setPen(colors.text);

@@ -234,7 +234,7 @@ void MemoryPainter::paintBars(QPainter& painter, const QRect& plot, const TimeAx
             painter.setBrush(Qt::NoBrush);
             painter.drawRect(rect.adjusted(1, 1, -1, -1));
         }
-        if (bar_height_ >= 11 && rect.width() > 70) {
+        if (bar_height_ >= 14 && rect.width() > 70) {  // room for a line of text
             const QString label = QString::fromStdString(analyzer::format_bytes(bar.bytes)) + " " +
                                   QString::fromUtf8(analyzer::category_name(bar.category)) +
                                   (bar.subrange != SIZE_MAX ? QStringLiteral(" (in a segment)") : QString());
