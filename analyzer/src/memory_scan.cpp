@@ -167,6 +167,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
                 ++absurd;
                 continue;
             }
+            if (options.memory_device && query.integer(1) != *options.memory_device) continue;
             Allocation a{};
             a.id = query.integer(0);
             a.device = query.integer(1);

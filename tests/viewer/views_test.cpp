@@ -3,6 +3,8 @@
 // peak; the expected timeline rows), and PNG and SVG exports are written.
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QEventLoop>
 #include <QFile>
@@ -14,10 +16,13 @@
 #include <QTest>
 #include <QTimer>
 
+#include "iteration_chart_painter.h"
 #include "kernel_stats_model.h"
 #include "main_window.h"
+#include "memory_widget.h"
 #include "palette.h"
 #include "timeline_widget.h"
+#include "trace_data.h"
 #include "trace_session.h"
 #include "trace_view.h"
 
@@ -60,6 +65,11 @@ private slots:
     void kernelsTableAndHighlight();
     void exports();
     void graphReplaysMarked();
+    void graphReplaysInFoldedBlocks();
+    void memoryLifetimeBars();
+    void memorySubRangesSaidOnChart();
+    void compareAlignedOnIterations();
+    void memoryLanePerDevice();
 
 private:
     QImage paint(const QString& view, QSize size = {1400, 800});
@@ -218,6 +228,188 @@ void ViewsTest::graphReplaysMarked() {
     view->axis().fit(static_cast<double>(first), static_cast<double>(last));
     view->timeline()->paintTo(painter, QRect(0, 0, 1400, 500));
     QVERIFY(view->timeline()->timelinePainter().stats().marked > 0);
+}
+
+void ViewsTest::graphReplaysInFoldedBlocks() {
+    const QString graph = qEnvironmentVariable("TBD_VIEWER_SAMPLES") + "/graph.sqlite";
+    if (!QFile::exists(graph)) QSKIP("graph_replay sample not recorded");
+    MainWindow window(false);
+    window.openFiles({graph});
+    TraceSession* session = window.viewAt(0)->session();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->busy(), 60000);
+    // The whole run in 300 px: replayed kernels are far narrower than a pixel, so they fold; the
+    // folded blocks that hide them say so, with the replay band along their top.
+    TraceView* view = window.viewAt(0);
+    const int width = kLabelWidth + 300;
+    QImage image(QSize(width, 500), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    view->axis().set_run(session->durationNs(), width - kLabelWidth);
+    view->timeline()->paintTo(painter, QRect(0, 0, width, 500));
+    const TimelineStats stats = view->timeline()->timelinePainter().stats();
+    QVERIFY(stats.folded > 0);
+    QVERIFY2(stats.marked_folds > 0, qPrintable(QString("%1 folded, none marked").arg(stats.folded)));
+    // The band is the text colour, 3 px tall, on the top of a kernel row.
+    const ViewerColors colors = ViewerColors::from(QApplication::palette());
+    bool band = false;
+    for (int y = 0; y < 500 && !band; ++y)
+        for (int x = kLabelWidth; x < width && !band; ++x) band = image.pixel(x, y) == colors.text.rgb();
+    QVERIFY(band);
+}
+
+void ViewsTest::memoryLifetimeBars() {
+    TraceView* view = window_->viewAt(0);
+    TraceSession* session = view->session();
+    const std::vector<Band>& iterations = session->overview()->iterations;
+    QVERIFY(iterations.size() >= 3);
+    const QSize size(1400, 800);
+    view->axis().set_run(session->durationNs(), size.width() - kLabelWidth);
+    // The whole run: the stacked chart.
+    paint("memory", size);
+    QVERIFY(!view->memory()->memoryPainter().drewBars());
+    // One iteration: a bar for every allocation alive in it, as many as SQL counts.
+    const Band& it = iterations[2];
+    view->axis().fit(static_cast<double>(it.begin), static_cast<double>(it.end));
+    const QImage image = paint("memory", size);
+    const MemoryPainter& painter = view->memory()->memoryPainter();
+    QVERIFY(painter.drewBars());
+    const int64_t t0 = static_cast<int64_t>(std::floor(view->axis().begin_ns()));
+    const int64_t t1 = static_cast<int64_t>(std::ceil(view->axis().end_ns())) + 1;
+    const QString sql = QString(
+                            "SELECT count(*) FROM allocations WHERE kind IN ('device', 'device_async', 'managed') "
+                            "AND alloc_ns < %1 AND max(coalesce(free_ns, %3), alloc_ns + 1) > %2")
+                            .arg(t1)
+                            .arg(t0)
+                            .arg(session->durationNs());
+    QCOMPARE(int64_t(painter.bars().bars.size()), query_int(b_, sql.toUtf8().constData()));
+    QVERIFY(painter.bars().lanes * MemoryPainter::kMinBarHeight <=
+            MemoryPainter::plotArea(QRect({0, 0}, size)).height());
+    // Every bar's category colour is on screen.
+    const QSet<QRgb> seen = colours(image);
+    const ViewerColors colors = ViewerColors::from(QApplication::palette());
+    for (const LifetimeBar& bar : painter.bars().bars)
+        QVERIFY2(seen.contains(colors.category(bar.category).rgb()), tbdprof::analyzer::category_name(bar.category));
+    // Off: the stacked chart at the same zoom.
+    view->memory()->setLifetimeBars(false);
+    paint("memory", size);
+    QVERIFY(!view->memory()->memoryPainter().drewBars());
+    view->memory()->setLifetimeBars(true);
+    view->axis().fit_run();
+}
+
+void ViewsTest::memorySubRangesSaidOnChart() {
+    const QString arena = qEnvironmentVariable("TBD_VIEWER_SAMPLES") + "/gpt_arena.sqlite";
+    if (!QFile::exists(arena)) QSKIP("gpt_arena_train sample not recorded");
+    QVERIFY(query_int(arena, "SELECT count(*) FROM allocation_subranges") > 0);
+    MainWindow window(false);
+    window.openFiles({arena});
+    TraceView* view = window.viewAt(0);
+    TraceSession* session = view->session();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->busy(), 60000);
+    const std::vector<Band>& iterations = session->overview()->iterations;
+    QVERIFY(iterations.size() >= 2);
+    view->setView("memory");
+    view->axis().set_run(session->durationNs(), 1400 - kLabelWidth);
+    // The stacked chart says the breakdown is by sub-range (the report's note); zoomed in, the bars
+    // are the tensors, and the chart says a segment is drawn as its sub-ranges.
+    for (bool zoomed : {false, true}) {
+        if (zoomed) view->axis().fit(static_cast<double>(iterations[1].begin), static_cast<double>(iterations[1].end));
+        const QString svg = dir_.filePath(zoomed ? "arena-bars.svg" : "arena.svg");
+        QVERIFY(view->exportView(svg, {1400, 800}));
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        QVERIFY2(text.contains("sub-range level"), "the sub-range note is missing from the chart");
+        QCOMPARE(view->memory()->memoryPainter().drewBars(), zoomed);
+        if (zoomed) {
+            QVERIFY(view->memory()->memoryPainter().bars().has_subranges);
+            QVERIFY(text.contains("drawn as the tensors inside it"));
+        }
+    }
+}
+
+void ViewsTest::compareAlignedOnIterations() {
+    TraceView* view = window_->viewAt(0);
+    view->refreshCompare();
+    QTableView* table = view->iterationTable();
+    QVERIFY(table);
+    const QAbstractItemModel* model = table->model();
+    QCOMPARE(model->columnCount(), 3);  // figure, then both traces
+    // The figures are the reports': iterations and mean iteration time of each trace.
+    std::vector<const TraceSession*> sessions{window_->viewAt(0)->session(), window_->viewAt(1)->session()};
+    int mean_row = -1, count_row = -1;
+    for (int r = 0; r < model->rowCount(); ++r) {
+        const QString name = model->index(r, 0).data().toString();
+        if (name == "iteration time, mean") mean_row = r;
+        if (name == "iterations in the window") count_row = r;
+    }
+    QVERIFY(mean_row >= 0 && count_row >= 0);
+    for (int t = 0; t < 2; ++t) {
+        const auto& iterations = sessions[static_cast<size_t>(t)]->report()->report.iterations;
+        QCOMPARE(model->index(mean_row, 1 + t).data(Qt::UserRole).toDouble(), iterations.mean_s);
+        QCOMPARE(model->index(count_row, 1 + t).data(Qt::UserRole).toDouble(), static_cast<double>(iterations.count));
+    }
+    // The chart draws each trace's iteration line in its colour.
+    const QSet<QRgb> seen = colours(paint("compare", {1400, 900}));
+    const ViewerColors colors = ViewerColors::from(QApplication::palette());
+    QVERIFY(seen.contains(trace_color(0, colors).rgb()));
+    QVERIFY(seen.contains(trace_color(1, colors).rgb()));
+}
+
+void ViewsTest::memoryLanePerDevice() {
+    // A copy of a recorded trace with a second device holding every third allocation.
+    const QString two = dir_.filePath("two-devices.sqlite");
+    QVERIFY(QFile::copy(a_, two));
+    QFile::setPermissions(two, QFile::ReadOwner | QFile::WriteOwner);
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(two.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db,
+                          "INSERT INTO devices SELECT 1, name, cc_major, cc_minor, sm_count, memory_bytes, clock_khz, "
+                          "fp32_lanes_per_sm, fp32_peak_flops, simulated FROM devices WHERE id = 0; "
+                          "UPDATE allocations SET device = 1 WHERE id % 3 = 0",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    sqlite3_close(db);
+    MainWindow window(false);
+    window.openFiles({two});
+    TraceView* view = window.viewAt(0);
+    TraceSession* session = view->session();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->busy(), 60000);
+    QCOMPARE(session->state(), TraceSession::State::ready);
+    const ReportData* data = session->report();
+    QCOMPARE(data->devices.size(), size_t(2));
+    // Each lane is that device's replay: its peak is the report's device peak, and the lanes' live
+    // bytes add up to the whole at every moment of the combined series.
+    for (const DeviceMemory& d : data->devices) {
+        const auto& peaks = data->report.memory.device_peaks;
+        const auto found = std::find_if(peaks.begin(), peaks.end(), [&](const auto& p) { return p.first == d.device; });
+        QVERIFY(found != peaks.end());
+        QCOMPARE(d.series.peak(), found->second);
+        QVERIFY(d.series.peak() > 0);
+    }
+    int checked = 0;
+    for (size_t i = 0; i < data->memory.size(); ++i) {
+        const int64_t t = data->memory.point(i).t_ns;
+        if (i + 1 < data->memory.size() && data->memory.point(i + 1).t_ns == t) continue;  // a moment's last state
+        int64_t sum = 0;
+        for (const DeviceMemory& d : data->devices) {
+            const size_t p = d.series.point_at(t);
+            if (p != SIZE_MAX) sum += d.series.total(p);
+        }
+        QCOMPARE(sum, data->memory.total(i));
+        ++checked;
+    }
+    QVERIFY(checked > 10);
+    // The chart says so, and names each lane.
+    const QString svg = dir_.filePath("two-devices.svg");
+    view->setView("memory");
+    QVERIFY(view->exportView(svg, {1400, 800}));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(file.readAll());
+    QVERIFY(text.contains("per device (a lane each"));
+    QVERIFY(text.contains("GPU 0 peak"));
+    QVERIFY(text.contains("GPU 1 peak"));
 }
 
 QTEST_MAIN(ViewsTest)

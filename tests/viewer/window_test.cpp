@@ -1,6 +1,7 @@
 // The real window, driven like a person would under Xvfb: open a trace, zoom the timeline with the
 // keyboard, click a kernel, read its details in the side pane.
 #include <QApplication>
+#include <QCheckBox>
 #include <QEventLoop>
 #include <QFile>
 #include <QMouseEvent>
@@ -111,6 +112,33 @@ void WindowTest::openZoomSelect() {
     QVERIFY(stack);
     QTRY_VERIFY(stack->toPlainText().contains("Call stack"));
     QVERIFY(stack->toPlainText().contains("category"));
+
+    // Zoomed onto one iteration, the chart draws lifetime bars; clicking one shows that allocation.
+    const std::vector<Band>& iterations = view->session()->overview()->iterations;
+    QVERIFY(iterations.size() >= 3);
+    view->axis().fit(static_cast<double>(iterations[2].begin), static_cast<double>(iterations[2].end));
+    memory->repaint();
+    QVERIFY(memory->memoryPainter().drewBars());
+    const LifetimeBar& bar = memory->memoryPainter().bars().bars.front();
+    const QRect plot = MemoryPainter::plotArea(memory->rect());
+    const double bar_x0 = std::max(0.0, view->axis().x_of(static_cast<double>(bar.begin_ns)));
+    const double bar_x1 = std::min<double>(view->axis().width(), view->axis().x_of(static_cast<double>(bar.end_ns)));
+    const QPoint on_bar(kLabelWidth + static_cast<int>((bar_x0 + bar_x1) / 2),
+                        plot.top() + bar.lane * memory->memoryPainter().barHeight() + 2);
+    QTest::mouseClick(memory, Qt::LeftButton, {}, on_bar);
+    const AllocationInfo& chosen = view->session()->overview()->allocations[bar.allocation];
+    const QString bar_details = stack->toPlainText();
+    QVERIFY2(bar_details.contains(QString("#%1").arg(chosen.id)), qPrintable(bar_details));
+    QVERIFY(bar_details.contains(QString::fromUtf8(tbdprof::analyzer::category_name(bar.category))));
+    QVERIFY(bar_details.contains("lifetime"));
+    QVERIFY(bar_details.contains("Call stack"));
+    // The toggle brings the stacked chart back at the same zoom.
+    QCheckBox* toggle = view->findChild<QCheckBox*>("lifetime bars");
+    QVERIFY(toggle && toggle->isChecked());
+    toggle->click();
+    memory->repaint();
+    QVERIFY(!memory->memoryPainter().drewBars());
+    toggle->click();
     // TBD_VIEWER_GRAB=DIR keeps pictures of the window for a person to look at.
     if (const QString grab = qEnvironmentVariable("TBD_VIEWER_GRAB"); !grab.isEmpty()) {
         window.grab().save(grab + "/window-memory.png");

@@ -1,6 +1,7 @@
 // tbdprof-viewer [TRACE...]                    the window
 // tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare]
-//                [--size WxH] [--palette light|dark] TRACE...   one view, offscreen
+//                [--size WxH] [--palette light|dark] [--iteration N] TRACE...   one view, offscreen
+//                (--iteration: timeline and memory zoomed onto iteration N, counted from 0)
 // tbdprof-viewer --benchmark TRACE [--size WxH]  load and pan/zoom timings, one JSON line
 #include <QApplication>
 #include <QPalette>
@@ -22,7 +23,7 @@ int usage(const char* problem) {
     std::fprintf(stderr,
                  "usage: tbdprof-viewer [TRACE...]\n"
                  "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare] "
-                 "[--size WxH] [--palette light|dark] TRACE...\n"
+                 "[--size WxH] [--palette light|dark] [--iteration N] TRACE...\n"
                  "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
     return 2;
 }
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     QString screenshot, view = "summary", palette;
     bool benchmark = false;
     QSize size(1400, 800);
+    int iteration = -1;
     QStringList traces;
     for (int i = 1; i < argc; ++i) {
         const QString arg = QString::fromLocal8Bit(argv[i]);
@@ -47,7 +49,11 @@ int main(int argc, char** argv) {
             screenshot = value("--screenshot");
         else if (arg == "--view")
             view = value("--view");
-        else if (arg == "--palette")
+        else if (arg == "--iteration") {
+            bool ok = false;
+            iteration = value("--iteration").toInt(&ok);
+            if (!ok || iteration < 0) return usage("--iteration takes an iteration number (0, 1, ...)");
+        } else if (arg == "--palette")
             palette = value("--palette");
         else if (arg == "--size") {
             const auto match = QRegularExpression("^(\\d+)x(\\d+)$").match(value("--size"));
@@ -108,7 +114,7 @@ int main(int argc, char** argv) {
     }
     if (!screenshot.isEmpty()) {
         if (traces.isEmpty()) return usage("--screenshot needs at least one trace");
-        return tbdprof::viewer::run_screenshot(traces, screenshot, view, size);
+        return tbdprof::viewer::run_screenshot(traces, screenshot, view, size, iteration);
     }
     tbdprof::viewer::MainWindow window;
     window.show();

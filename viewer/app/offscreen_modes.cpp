@@ -43,7 +43,7 @@ int64_t peak_rss_bytes() {
 
 }  // namespace
 
-int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size) {
+int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size, int iteration) {
     MainWindow window(false);
     window.resize(size);
     window.openFiles(traces);
@@ -54,6 +54,17 @@ int run_screenshot(const QStringList& traces, const QString& out, const QString&
     }
     window.setView(view);
     TraceView* trace_view = window.viewAt(0);
+    if (iteration >= 0) {
+        const std::vector<Band>& iterations = trace_view->session()->overview()->iterations;
+        if (static_cast<size_t>(iteration) >= iterations.size()) {
+            std::fprintf(stderr, "tbdprof-viewer: --iteration %d: the trace has %zu iterations (0 to %zu)\n", iteration,
+                         iterations.size(), iterations.size() ? iterations.size() - 1 : 0);
+            return 2;
+        }
+        const Band& band = iterations[static_cast<size_t>(iteration)];
+        trace_view->axis().set_run(trace_view->session()->durationNs(), std::max(1, size.width() - kLabelWidth));
+        trace_view->axis().fit(static_cast<double>(band.begin), static_cast<double>(band.end));
+    }
     QString error;
     if (!trace_view->exportView(out, size, &error)) {
         std::fprintf(stderr, "tbdprof-viewer: %s\n", qPrintable(error));

@@ -8,7 +8,8 @@
 
 namespace tbdprof::viewer {
 
-int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size);
+// iteration >= 0: the timeline and memory views show that iteration (0-based) of the first trace.
+int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size, int iteration = -1);
 int run_benchmark(const QString& trace, QSize size);
 
 }  // namespace tbdprof::viewer

@@ -6,6 +6,7 @@ namespace tbdprof::viewer {
 
 void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_buckets) {
     levels_.clear();
+    marked_.clear();
     if (row.empty()) return;
     int64_t horizon = std::max<int64_t>(1, run_ns);
     for (size_t i = 0; i < row.size(); ++i) horizon = std::max(horizon, row.end(i));
@@ -37,7 +38,12 @@ void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_bucket
         } else {
             union_end = std::max(union_end, e);
         }
-        LodBucket& bucket = level[std::min(count - 1, static_cast<size_t>(s / base_span_))];
+        const size_t b = std::min(count - 1, static_cast<size_t>(s / base_span_));
+        LodBucket& bucket = level[b];
+        if (row.marked(i)) {
+            if (marked_.empty()) marked_.emplace_back(count, false);
+            marked_.front()[b] = true;
+        }
         if (bucket.longest == 0 || row.duration(i) > row.duration(bucket.longest - 1)) {
             bucket.longest = static_cast<uint32_t>(i + 1);
         }
@@ -54,6 +60,11 @@ void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_bucket
             const LodBucket& left = below[2 * b];
             const LodBucket right = 2 * b + 1 < below.size() ? below[2 * b + 1] : LodBucket{};
             above[b].busy = (left.busy + right.busy) / 2;
+            if (!marked_.empty()) {
+                if (marked_.size() < levels_.size() + 1) marked_.emplace_back(above.size(), false);
+                const std::vector<bool>& marked_below = marked_[levels_.size() - 1];
+                marked_.back()[b] = marked_below[2 * b] || (2 * b + 1 < below.size() && marked_below[2 * b + 1]);
+            }
             above[b].longest = left.longest;
             if (right.longest != 0 &&
                 (left.longest == 0 || row.duration(right.longest - 1) > row.duration(left.longest - 1))) {
@@ -73,6 +84,7 @@ int IntervalMipmap::level_for(double ns_per_bucket) const {
 size_t IntervalMipmap::bytes() const {
     size_t total = 0;
     for (const auto& level : levels_) total += level.capacity() * sizeof(LodBucket);
+    for (const auto& level : marked_) total += level.capacity() / 8;
     return total;
 }
 

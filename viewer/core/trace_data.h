@@ -42,6 +42,17 @@ struct AllocationInfo {
     double confidence = -1;  // -1: none recorded
     std::string rule, reason, kind;
     int64_t stack = -1;
+    // This allocation's tensors recovered by tagging (Overview::subranges[first, first + count)),
+    // when it is a pooled segment; zero when none.
+    size_t subrange_first = 0, subrange_count = 0;
+};
+
+// A tensor inside a pooled segment (allocation_subranges), with its own category and lifetime.
+struct SubRangeInfo {
+    int64_t id = 0, allocation = 0, offset = 0, bytes = 0, begin_ns = 0, end_ns = 0;
+    int category = analyzer::kUntagged;
+    double confidence = -1;
+    std::string rule, reason;
 };
 
 struct Overview {
@@ -51,13 +62,22 @@ struct Overview {
     std::vector<TimelineRow> rows;  // transfers, NVTX
     std::vector<Band> iterations, phases;
     std::vector<AllocationInfo> allocations;               // device allocations, by alloc_ns
+    std::vector<SubRangeInfo> subranges;                   // grouped by allocation, by begin_ns
     std::vector<std::pair<int64_t, std::string>> devices;  // (id, name)
     int64_t kernel_estimate = 0;  // id span of the kernels table (their number in traces tbdprof writes)
+};
+
+// One device's live memory (the analyzer's replay of its allocations alone).
+struct DeviceMemory {
+    int64_t device = 0;
+    int64_t peak_bytes = 0;  // the report's device peak
+    MemorySeries series;
 };
 
 struct ReportData {
     analyzer::Report report;  // with the full memory timeline
     MemorySeries memory;
+    std::vector<DeviceMemory> devices;  // a lane each when the trace has two or more devices; else empty
 };
 
 struct KernelDetail {

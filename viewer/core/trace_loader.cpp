@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/analyzer/device_memory.h"
 #include "tbdprof/trace/trace_reader.h"
 
 namespace tbdprof::viewer {
@@ -203,6 +204,36 @@ void check_trace(const std::string& path) {
     }
 }
 
+// Tensors inside pooled segments, each linked to its segment (trace order: grouped by segment,
+// then by first use), for the memory view's lifetime bars.
+static void load_subranges(Database& db, Overview& overview) {
+    if (!has_table(db, "allocation_subranges")) return;
+    std::unordered_map<int64_t, size_t> index_of;
+    for (size_t i = 0; i < overview.allocations.size(); ++i) index_of.emplace(overview.allocations[i].id, i);
+    Statement q(db,
+                "SELECT id, allocation, offset, bytes, begin_ns, end_ns, category, confidence, rule, reason "
+                "FROM allocation_subranges ORDER BY allocation, begin_ns, id");
+    while (q.step()) {
+        const auto found = index_of.find(q.column_int(1));
+        if (found == index_of.end()) continue;  // a segment that is not device memory
+        SubRangeInfo r;
+        r.id = q.column_int(0);
+        r.allocation = q.column_int(1);
+        r.offset = q.column_int(2);
+        r.bytes = q.column_int(3);
+        r.begin_ns = q.column_int(4);
+        r.end_ns = std::max(r.begin_ns, q.column_int(5));
+        r.category = analyzer::category_index(q.column_text(6));
+        r.confidence = q.is_null(7) ? -1 : q.column_double(7);
+        r.rule = q.is_null(8) ? "" : q.column_text(8);
+        r.reason = q.is_null(9) ? "" : q.column_text(9);
+        AllocationInfo& segment = overview.allocations[found->second];
+        if (segment.subrange_count == 0) segment.subrange_first = overview.subranges.size();
+        ++segment.subrange_count;
+        overview.subranges.push_back(std::move(r));
+    }
+}
+
 std::unique_ptr<Overview> load_overview(const std::string& path) {
     Database db = open(path);
     auto overview = std::make_unique<Overview>();
@@ -252,6 +283,7 @@ std::unique_ptr<Overview> load_overview(const std::string& path) {
             a.stack = optional_int(q, 10, -1);
             overview->allocations.push_back(std::move(a));
         }
+        load_subranges(db, *overview);
     } catch (const analyzer::TraceError& e) {
         throw LoadError(e.what());
     } catch (const trace::SqliteError& e) {
@@ -273,6 +305,20 @@ std::unique_ptr<ReportData> load_report(const std::string& path) {
     data->memory.build(data->report.memory.timeline);
     data->report.memory.timeline.clear();  // the series holds it now
     data->report.memory.timeline.shrink_to_fit();
+    // Several devices: each one's own replay too, for a lane per device on the same axis.
+    if (data->report.memory.device_peaks.size() >= 2) {
+        try {
+            for (const auto& [device, peak] : data->report.memory.device_peaks) {
+                DeviceMemory lane;
+                lane.device = device;
+                lane.peak_bytes = peak;
+                lane.series.build(analyzer::device_memory(path, device).timeline);
+                data->devices.push_back(std::move(lane));
+            }
+        } catch (const std::exception& e) {
+            throw LoadError(e.what());
+        }
+    }
     return data;
 }
 

@@ -120,6 +120,18 @@ QString range_details_html(const TraceSession& session, double t0_ns, double t1_
     return html;
 }
 
+namespace {
+
+QString stack_html(const std::vector<std::string>& stack, const QString& of = QString()) {
+    QString html = "<p><b>Call stack</b>" + (of.isEmpty() ? QString() : " of " + of) + " (innermost first)</p>";
+    if (stack.empty()) return html + "<p>not recorded (stacks off)</p>";
+    html += "<pre>";
+    for (const std::string& frame : stack) html += esc(frame) + "\n";
+    return html + "</pre>";
+}
+
+}  // namespace
+
 QString allocation_details_html(const AllocationInfo& a, const std::vector<std::string>& stack) {
     QString html = "<table cellspacing=3>";
     html += line("allocation", QString("#%1 on GPU %2 (%3)").arg(a.id).arg(a.device).arg(esc(a.kind)));
@@ -130,11 +142,26 @@ QString allocation_details_html(const AllocationInfo& a, const std::vector<std::
     if (a.confidence >= 0) html += line("confidence", QString::number(a.confidence, 'f', 2));
     html +=
         line("lifetime", dur(a.alloc_ns) + " – " + (a.free_ns == INT64_MAX ? QString("end of run") : dur(a.free_ns)));
-    html += "</table><p><b>Call stack</b> (innermost first)</p>";
-    if (stack.empty()) return html + "<p>not recorded (stacks off)</p>";
-    html += "<pre>";
-    for (const std::string& frame : stack) html += esc(frame) + "\n";
-    return html + "</pre>";
+    return html + "</table>" + stack_html(stack);
+}
+
+QString subrange_details_html(const AllocationInfo& segment, const SubRangeInfo& r,
+                              const std::vector<std::string>& stack) {
+    QString html = "<table cellspacing=3>";
+    html += line("tensor", QString("sub-range #%1 at offset %2 of segment #%3 (%4, GPU %5)")
+                               .arg(r.id)
+                               .arg(QString::fromStdString(format_bytes(r.offset)))
+                               .arg(segment.id)
+                               .arg(QString::fromStdString(format_bytes(segment.bytes)))
+                               .arg(segment.device));
+    html += line("size", QString::fromStdString(format_bytes(r.bytes)));
+    html += line("category", QString::fromUtf8(analyzer::category_name(r.category)));
+    if (!r.rule.empty()) html += line("rule", esc(r.rule));
+    if (!r.reason.empty()) html += line("reason", esc(r.reason));
+    if (r.confidence >= 0) html += line("confidence", QString::number(r.confidence, 'f', 2));
+    html += line("lifetime", dur(r.begin_ns) + " – " + dur(r.end_ns) + " (first to last use)");
+    html += line("duration", dur(r.end_ns - r.begin_ns));
+    return html + "</table>" + stack_html(stack, QStringLiteral("the segment's allocation"));
 }
 
 }  // namespace tbdprof::viewer

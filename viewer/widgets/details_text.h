@@ -17,5 +17,9 @@ QString item_details_html(const TraceSession& session, const TimelineRow& row, s
 // names taking the most of that time.
 QString range_details_html(const TraceSession& session, double t0_ns, double t1_ns);
 QString allocation_details_html(const AllocationInfo& allocation, const std::vector<std::string>& stack);
+// A tensor inside a pooled segment: its own size, category, tag and lifetime, then its segment's
+// allocation call stack.
+QString subrange_details_html(const AllocationInfo& segment, const SubRangeInfo& range,
+                              const std::vector<std::string>& stack);
 
 }  // namespace tbdprof::viewer

@@ -11,55 +11,41 @@ namespace tbdprof::viewer {
 namespace {
 
 constexpr int kLegendHeight = 22;
-constexpr int kNoteHeight = 18;
+constexpr int kNoteHeight = 34;  // two lines
 
 QString bytes_text(int64_t bytes) {
     return QString::fromStdString(analyzer::format_bytes(bytes));
 }
 
-}  // namespace
-
-QRect MemoryPainter::plotArea(const QRect& area) {
-    return QRect(area.left() + kLabelWidth, area.top() + kRulerHeight + kNoteHeight, area.width() - kLabelWidth,
-                 area.height() - kRulerHeight - kNoteHeight - kLegendHeight);
+// Categories that appear, with their colours.
+void paintLegend(QPainter& painter, const QRect& area, const QRect& plot, const analyzer::Report& report,
+                 const ViewerColors& colors) {
+    int x = plot.left();
+    const int y = area.bottom() - kLegendHeight + 4;
+    for (int c = 0; c < analyzer::kCategoryCount; ++c) {
+        if (report.memory.category_max[static_cast<size_t>(c)] <= 0) continue;
+        painter.fillRect(QRect(x, y + 3, 12, 12), colors.category(c));
+        painter.setPen(colors.text);
+        const QString label = QString::fromUtf8(analyzer::category_name(c));
+        painter.drawText(QPoint(x + 16, y + 13), label);
+        x += 26 + painter.fontMetrics().horizontalAdvance(label);
+    }
 }
 
-void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSession& session, const TimeAxis& axis,
-                          const ViewerColors& colors, std::optional<int64_t> moment) const {
-    painter.fillRect(area, colors.background);
-    TimelinePainter::paintRuler(painter, area, axis, colors);
-    const QRect plot = plotArea(area);
-    const ReportData* data = session.report();
-    painter.setPen(colors.dim_text);
-    if (!data) {
-        painter.drawText(plot, Qt::AlignCenter, QStringLiteral("analysing memory…"));
-        return;
-    }
-    const MemorySeries& series = data->memory;
-    const analyzer::Report& report = data->report;
-    if (series.empty()) {
-        painter.drawText(plot, Qt::AlignCenter, QStringLiteral("no device allocations in this trace"));
-        return;
-    }
-    // What the breakdown means, where the report says it is not per tensor.
-    QStringList notes;
-    for (const std::string& note : report.notes) {
-        if (note.find("memory breakdown") != std::string::npos || note.find("sub-range") != std::string::npos ||
-            note.find("not tagged") != std::string::npos) {
-            notes << QString::fromStdString(note);
-        }
-    }
-    painter.setPen(colors.text);
-    painter.drawText(
-        QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight), Qt::AlignVCenter,
-        QStringLiteral("live device memory, stacked by category (each column: the highest moment in its span)") +
-            (notes.isEmpty() ? QString() : "  ·  " + notes.join("; ")));
+// Black or white, whichever reads better on `fill`.
+QColor text_on(const QColor& fill) {
+    return fill.lightnessF() > 0.55 ? QColor(Qt::black) : QColor(Qt::white);
+}
 
-    const double peak = static_cast<double>(std::max<int64_t>(1, series.peak()));
+// Live memory stacked by category in `plot`, scaled so that `scale_bytes` fills it; the peak marked.
+void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, const MemorySeries& series,
+                   double scale_bytes, int64_t peak_bytes, int64_t peak_ns, const QString& title, const TimeAxis& axis,
+                   const ViewerColors& colors, const std::optional<int64_t>& moment) {
+    const double peak = std::max(1.0, scale_bytes);
     const double scale = plot.height() / (peak * 1.08);
     // Y axis: a few round sizes.
     painter.setPen(colors.grid);
-    const double raw = peak / 4;
+    const double raw = peak / std::clamp(plot.height() / 50, 1, 4);  // fewer lines in a short lane
     const double power = std::pow(2.0, std::floor(std::log2(std::max(1.0, raw))));
     const double step = raw / power >= 1.5 ? power * 2 : power;
     for (double v = 0; v <= peak * 1.08; v += step) {
@@ -95,17 +81,18 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
                              colors.text);
         }
     }
-    // The run's peak.
-    const double px = plot.left() + axis.x_of(static_cast<double>(report.memory.peak_ns));
-    const double py = plot.bottom() - static_cast<double>(report.memory.peak_bytes) * scale;
+    // The run's (or the device's) peak.
+    const double px = plot.left() + axis.x_of(static_cast<double>(peak_ns));
+    const double py = plot.bottom() - static_cast<double>(peak_bytes) * scale;
     painter.setPen(QPen(colors.highlight, 1, Qt::DashLine));
     painter.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
     painter.setBrush(colors.highlight);
     painter.drawEllipse(QPointF(px, py), 4, 4);
     const QString peak_text =
+        (title.isEmpty() ? QString() : title + " ") +
         QStringLiteral("peak %1 at %2")
-            .arg(bytes_text(report.memory.peak_bytes),
-                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(report.memory.peak_ns))));
+            .arg(bytes_text(peak_bytes),
+                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(peak_ns))));
     const int text_width = painter.fontMetrics().horizontalAdvance(peak_text) + 8;
     const double tx = px + 8 + text_width > plot.right() ? px - 8 - text_width : px + 8;
     painter.setPen(colors.text);
@@ -116,18 +103,154 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
         painter.drawLine(QPointF(mx, plot.top()), QPointF(mx, plot.bottom()));
     }
     painter.restore();
-
-    // Legend: categories that appear, with their maximum over the run.
-    int x = plot.left();
-    const int y = area.bottom() - kLegendHeight + 4;
-    for (int c = 0; c < analyzer::kCategoryCount; ++c) {
-        if (report.memory.category_max[static_cast<size_t>(c)] <= 0) continue;
-        painter.fillRect(QRect(x, y + 3, 12, 12), category_colors[static_cast<size_t>(c)]);
+    if (!title.isEmpty()) {  // the lane's device, left of its axis
         painter.setPen(colors.text);
-        const QString label = QString::fromUtf8(analyzer::category_name(c));
-        painter.drawText(QPoint(x + 16, y + 13), label);
-        x += 26 + painter.fontMetrics().horizontalAdvance(label);
+        QFont bold = painter.font();
+        bold.setBold(true);
+        painter.save();
+        painter.setFont(bold);
+        painter.drawText(QRect(area.left() + 6, plot.top(), kLabelWidth - 80, 18), Qt::AlignLeft | Qt::AlignVCenter,
+                         title);
+        painter.restore();
     }
+}
+
+}  // namespace
+
+QRect MemoryPainter::plotArea(const QRect& area) {
+    return QRect(area.left() + kLabelWidth, area.top() + kRulerHeight + kNoteHeight, area.width() - kLabelWidth,
+                 area.height() - kRulerHeight - kNoteHeight - kLegendHeight);
+}
+
+void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSession& session, const TimeAxis& axis,
+                          const ViewerColors& colors, const MemoryPaintOptions& options) {
+    const std::optional<int64_t>& moment = options.moment;
+    drew_bars_ = false;
+    layout_ = {};
+    painter.fillRect(area, colors.background);
+    TimelinePainter::paintRuler(painter, area, axis, colors);
+    const QRect plot = plotArea(area);
+    const ReportData* data = session.report();
+    painter.setPen(colors.dim_text);
+    if (!data) {
+        painter.drawText(plot, Qt::AlignCenter, QStringLiteral("analysing memory…"));
+        return;
+    }
+    const MemorySeries& series = data->memory;
+    const analyzer::Report& report = data->report;
+    if (series.empty()) {
+        painter.drawText(plot, Qt::AlignCenter, QStringLiteral("no device allocations in this trace"));
+        return;
+    }
+    // What the breakdown means, where the report says it is not per tensor.
+    QStringList notes;
+    for (const std::string& note : report.notes) {
+        if (note.find("memory breakdown") != std::string::npos || note.find("sub-range") != std::string::npos ||
+            note.find("not tagged") != std::string::npos) {
+            notes << QString::fromStdString(note);
+        }
+    }
+    // Zoomed in far enough, every allocation alive in the span as a bar of its own.
+    // (Only zoomed in: the whole run opens on the stacked chart, where the totals over time read at once.)
+    const bool zoomed_in = axis.end_ns() - axis.begin_ns() <= 0.5 * static_cast<double>(axis.run_ns());
+    if (options.lifetime_bars && zoomed_in && session.overview()) {
+        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(0)));
+        const int64_t t1 = static_cast<int64_t>(std::ceil(axis.t_of(plot.width()))) + 1;
+        layout_ = layout_lifetimes(*session.overview(), t0, t1, axis.run_ns(), kMaxBars);
+        drew_bars_ = !layout_.too_many && !layout_.bars.empty() && layout_.lanes * kMinBarHeight <= plot.height();
+        if (!drew_bars_) layout_ = {};
+    }
+    const QString heading =
+        drew_bars_ ? QStringLiteral(
+                         "lifetime bars: %1 %2 alive in view, each from allocation to free (zoom out for the "
+                         "stacked chart)")
+                         .arg(layout_.bars.size())
+                         .arg(layout_.has_subranges ? QStringLiteral("allocations and tensors")
+                                                    : QStringLiteral("allocations"))
+                   : QStringLiteral(
+                         "live device memory%1, stacked by category (each column: the highest moment in "
+                         "its span)")
+                         .arg(data->devices.size() >= 2
+                                  ? QStringLiteral(" per device (a lane each, same time axis and byte scale)")
+                                  : QString());
+    if (drew_bars_ && layout_.has_subranges)
+        notes.prepend(QStringLiteral("a pooled segment is drawn as the tensors inside it (its sub-ranges)"));
+    // Two lines: what is drawn, then what the breakdown means (segment level, sub-ranges, untagged).
+    painter.setPen(colors.text);
+    painter.drawText(QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight / 2),
+                     Qt::AlignVCenter, heading);
+    painter.setPen(colors.dim_text);
+    painter.drawText(
+        QRect(area.left() + 6, area.top() + kRulerHeight + kNoteHeight / 2, area.width() - 12, kNoteHeight / 2),
+        Qt::AlignVCenter, painter.fontMetrics().elidedText(notes.join(" · "), Qt::ElideRight, area.width() - 12));
+    if (drew_bars_) {
+        paintBars(painter, plot, axis, colors, options);
+        paintLegend(painter, area, plot, report, colors);
+        return;
+    }
+
+    // One chart of all devices, or a lane per device on the same axis and the same byte scale.
+    if (data->devices.size() >= 2) {
+        int64_t largest = 1;
+        for (const DeviceMemory& d : data->devices) largest = std::max(largest, d.series.peak());
+        const int count = static_cast<int>(data->devices.size());
+        const int gap = 8;
+        const int lane_height = (plot.height() - gap * (count - 1)) / count;
+        for (int i = 0; i < count; ++i) {
+            const DeviceMemory& d = data->devices[static_cast<size_t>(i)];
+            const QRect lane(plot.left(), plot.top() + i * (lane_height + gap), plot.width(), lane_height);
+            const RangeExtent whole = d.series.extent(INT64_MIN / 2, INT64_MAX / 2);
+            const int64_t peak_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).t_ns;
+            paint_stacked(painter, area, lane, d.series, static_cast<double>(largest), d.series.peak(), peak_ns,
+                          QStringLiteral("GPU %1").arg(d.device), axis, colors, moment);
+        }
+    } else {
+        paint_stacked(painter, area, plot, series, static_cast<double>(std::max<int64_t>(1, series.peak())),
+                      report.memory.peak_bytes, report.memory.peak_ns, QString(), axis, colors, moment);
+    }
+    paintLegend(painter, area, plot, report, colors);
+}
+
+void MemoryPainter::paintBars(QPainter& painter, const QRect& plot, const TimeAxis& axis, const ViewerColors& colors,
+                              const MemoryPaintOptions& options) {
+    bar_height_ = std::min(kMaxBarHeight, plot.height() / std::max(1, layout_.lanes));
+    painter.setPen(colors.dim_text);
+    painter.drawText(QRect(plot.left() - kLabelWidth + 6, plot.top(), kLabelWidth - 12, 32),
+                     Qt::AlignRight | Qt::AlignTop | Qt::TextWordWrap,
+                     QStringLiteral("%1 lanes, one bar per allocation; click one for its details").arg(layout_.lanes));
+    painter.save();
+    painter.setClipRect(plot);
+    for (const LifetimeBar& bar : layout_.bars) {
+        const double x0 = std::max(-2.0, axis.x_of(static_cast<double>(bar.begin_ns)));
+        const double x1 = std::min(axis.width() + 2.0, axis.x_of(static_cast<double>(bar.end_ns)));
+        const QRectF rect(plot.left() + x0, plot.top() + bar.lane * bar_height_, std::max(1.0, x1 - x0),
+                          std::max(1, bar_height_ - 1));
+        const QColor fill = colors.category(bar.category);
+        painter.fillRect(rect, fill);
+        const bool chosen =
+            options.chosen && options.chosen->first == bar.allocation && options.chosen->second == bar.subrange;
+        if (chosen) {
+            painter.setPen(QPen(colors.selection, 2));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRect(rect.adjusted(1, 1, -1, -1));
+        }
+        if (bar_height_ >= 14 && rect.width() > 70) {  // room for a line of text
+            const QString label = QString::fromStdString(analyzer::format_bytes(bar.bytes)) + " " +
+                                  QString::fromUtf8(analyzer::category_name(bar.category)) +
+                                  (bar.subrange != SIZE_MAX ? QStringLiteral(" (in a segment)") : QString());
+            const QRectF visible = rect.intersected(QRectF(plot)).adjusted(4, 0, -2, 0);
+            painter.setPen(text_on(fill));
+            painter.drawText(
+                visible, Qt::AlignVCenter | Qt::AlignLeft,
+                painter.fontMetrics().elidedText(label, Qt::ElideRight, static_cast<int>(visible.width())));
+        }
+    }
+    if (options.moment) {
+        const double mx = plot.left() + axis.x_of(static_cast<double>(*options.moment));
+        painter.setPen(QPen(colors.selection, 2));
+        painter.drawLine(QPointF(mx, plot.top()), QPointF(mx, plot.bottom()));
+    }
+    painter.restore();
 }
 
 }  // namespace tbdprof::viewer

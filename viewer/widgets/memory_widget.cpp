@@ -15,10 +15,11 @@ MemoryWidget::MemoryWidget(TraceSession* session, TimeAxis* axis, QWidget* paren
     : QWidget(parent), session_(session), axis_(axis), colors_(ViewerColors::from(palette())) {
     setFocusPolicy(Qt::StrongFocus);
     setMinimumHeight(160);
+    options_.lifetime_bars = true;
 }
 
 void MemoryWidget::paintTo(QPainter& painter, const QRect& area) {
-    painter_.paint(painter, area, *session_, *axis_, colors_, moment_);
+    painter_.paint(painter, area, *session_, *axis_, colors_, options_);
 }
 
 void MemoryWidget::paintEvent(QPaintEvent*) {
@@ -28,7 +29,12 @@ void MemoryWidget::paintEvent(QPaintEvent*) {
 }
 
 void MemoryWidget::setMoment(std::optional<int64_t> moment) {
-    moment_ = moment;
+    options_.moment = moment;
+    update();
+}
+
+void MemoryWidget::setLifetimeBars(bool on) {
+    options_.lifetime_bars = on;
     update();
 }
 
@@ -78,6 +84,19 @@ void MemoryWidget::mouseMoveEvent(QMouseEvent* event) {
 void MemoryWidget::mouseReleaseEvent(QMouseEvent* event) {
     if (!dragging_ && event->pos().x() >= kLabelWidth) {
         const auto t = static_cast<int64_t>(axis_->t_of(event->pos().x() - kLabelWidth));
+        const QRect plot = MemoryPainter::plotArea(rect());
+        if (painter_.drewBars() && painter_.barHeight() > 0 && event->pos().y() >= plot.top()) {
+            const int lane = (event->pos().y() - plot.top()) / painter_.barHeight();
+            const double slack = 2 * axis_->ns_per_px();  // thin bars stay clickable
+            if (const LifetimeBar* bar =
+                    bar_at(painter_.bars(), axis_->t_of(event->pos().x() - kLabelWidth), lane, slack)) {
+                options_.chosen = std::make_pair(bar->allocation, bar->subrange);
+                update();
+                emit barChosen(bar->allocation, bar->subrange);
+                dragging_ = false;
+                return;
+            }
+        }
         setMoment(t);
         emit momentChosen(t);
     }

@@ -1,5 +1,6 @@
 // The memory chart on screen, sharing the timeline's axis (wheel zooms, drag pans, W/S/A/D as
-// there). A click picks a moment: momentChosen(t) lists the allocations live then.
+// there). A click picks a moment: momentChosen(t) lists the allocations live then; where lifetime
+// bars are drawn, a click on a bar picks that allocation (or tensor of a segment): barChosen.
 #pragma once
 
 #include <QWidget>
@@ -16,10 +17,15 @@ public:
     MemoryWidget(TraceSession* session, TimeAxis* axis, QWidget* parent = nullptr);
     void paintTo(QPainter& painter, const QRect& area);
     void setMoment(std::optional<int64_t> moment);
+    // Lifetime bars when zoomed in far enough (on by default); off: always the stacked chart.
+    void setLifetimeBars(bool on);
+    bool lifetimeBars() const { return options_.lifetime_bars; }
+    const MemoryPainter& memoryPainter() const { return painter_; }
     QSize sizeHint() const override { return {1000, 320}; }
 
 signals:
     void momentChosen(qint64 t_ns);
+    void barChosen(qulonglong allocation, qulonglong subrange);  // subrange: SIZE_MAX for a whole allocation
     void axisChanged();
 
 protected:
@@ -38,7 +44,7 @@ private:
     TimeAxis* axis_;
     MemoryPainter painter_;
     ViewerColors colors_;
-    std::optional<int64_t> moment_;
+    MemoryPaintOptions options_;
     QPoint press_, last_;
     bool dragging_ = false;
 };

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "iteration_chart_painter.h"
+#include "iteration_compare.h"
 #include "tbdprof/analyzer/category_colors.h"
 #include "tbdprof/analyzer/units.h"
 #include "trace_session.h"
@@ -301,19 +303,17 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
                      q(format_percent(r.flops.fp32_utilization)), colors.category(1), colors);
         y += 26;
     }
-    double slowest = 0;
-    for (const TraceSession* s : ready) slowest = std::max(slowest, s->report()->report.iterations.mean_s);
-    if (slowest > 0) {
-        y = heading(p, x, y, QStringLiteral("Mean iteration time"), colors);
-        for (const TraceSession* s : ready) {
-            const Report& r = s->report()->report;
-            fraction_bar(
-                p, x, y, width, s->displayName(), r.iterations.mean_s / slowest,
-                r.iterations.count > 0 ? q(format_duration_ns(r.iterations.mean_s * 1e9)) : QStringLiteral("none"),
-                colors.category(4), colors);
-            y += 22;
-        }
-    }
+    // Aligned on iterations: the per-iteration figures side by side (left), each trace's iteration
+    // times and memory peaks on one iteration axis (right).
+    std::vector<TraceIterations> traces;
+    for (const TraceSession* s : ready) traces.push_back(trace_iterations_of(*s->report(), s->displayName()));
+    IterationCompareModel figures;
+    figures.setTraces(traces);
+    y = heading(p, x, y, QStringLiteral("Aligned on iterations"), colors);
+    const int left_width = std::min(width * 11 / 20, 200 + 170 * static_cast<int>(traces.size()));
+    paint_iteration_figures(p, QRect(x, y, left_width, area.bottom() - y - 6), figures, colors);
+    paint_iteration_charts(p, QRect(x + left_width + 24, y, width - left_width - 24, area.bottom() - y - 6), traces,
+                           colors);
 }
 
 }  // namespace tbdprof::viewer

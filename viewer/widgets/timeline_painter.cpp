@@ -188,7 +188,7 @@ void TimelinePainter::paint(QPainter& painter, const QRect& area, const TraceSes
     if (area.bottom() - rows_bottom >= 180 && session.report() && !session.report()->memory.empty()) {
         MemoryPainter().paint(painter,
                               QRect(area.left(), rows_bottom + 12, area.width(), area.bottom() - rows_bottom - 12),
-                              session, axis, colors, std::nullopt);
+                              session, axis, colors);
     }
     if (session.overview() && !session.kernels()) {
         painter.setPen(colors.dim_text);
@@ -214,12 +214,17 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
     const bool dim = !highlight_.isEmpty() && row.kind == RowKind::kernels;
     QBrush fold_brush(colors.dark ? QColor(150, 150, 160) : QColor(120, 120, 130), Qt::BDiagPattern);
 
-    auto draw_fold = [&](double x0, double x1, QColor color, float busy) {
-        // A folded block: what it hides is drawn as a hatch over the run's colour.
+    auto draw_fold = [&](double x0, double x1, QColor color, float busy, bool marked) {
+        // A folded block: what it hides is drawn as a hatch over the run's colour; when it hides
+        // kernels a graph replay ran, it carries their band along its top, as they do.
         const QRectF r(left + x0, lane.top(), std::max(1.0, x1 - x0), lane.height());
         color.setAlphaF(std::clamp(0.35f + 0.65f * busy, 0.35f, 1.0f) * (dim ? 0.35f : 1.0f));
         painter.fillRect(r, color);
         if (r.width() >= 4) painter.fillRect(r, fold_brush);
+        if (marked) {
+            painter.fillRect(QRectF(r.left(), r.top(), r.width(), 3), colors.text);
+            ++stats_.marked_folds;
+        }
         ++stats_.folded;
     };
 
@@ -228,15 +233,20 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
         double fold_x0 = 0, fold_x1 = -1e9;
         int fold_count = 0;
         uint32_t fold_label = 0;
+        bool fold_marked = false;
         auto flush = [&] {
             if (fold_count == 1) {
                 QColor c = colorOf(row, fold_label, colors);
                 if (dim) c.setAlphaF(0.35f);
-                painter.fillRect(QRectF(left + fold_x0, lane.top(), std::max(1.0, fold_x1 - fold_x0), lane.height()),
-                                 c);
+                const QRectF r(left + fold_x0, lane.top(), std::max(1.0, fold_x1 - fold_x0), lane.height());
+                painter.fillRect(r, c);
+                if (fold_marked) {
+                    painter.fillRect(QRectF(r.left(), r.top(), r.width(), 3), colors.text);
+                    ++stats_.marked;
+                }
                 ++stats_.items;
             } else if (fold_count > 1) {
-                draw_fold(fold_x0, fold_x1, colorOf(row, fold_label, colors), 1.0f);
+                draw_fold(fold_x0, fold_x1, colorOf(row, fold_label, colors), 1.0f, fold_marked);
             }
             fold_count = 0;
         };
@@ -270,12 +280,14 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
             if (fold_count > 0 && x0 <= fold_x1 + 1.0) {
                 fold_x1 = std::max(fold_x1, x1);
                 ++fold_count;
+                fold_marked = fold_marked || items.marked(i);
             } else {
                 flush();
                 fold_x0 = x0;
                 fold_x1 = std::max(x1, x0 + 1);
                 fold_count = 1;
                 fold_label = items.label(i);
+                fold_marked = items.marked(i);
             }
         }
         flush();
@@ -290,9 +302,11 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
         float run_busy = 0;
         int run_buckets = 0;
         uint32_t run_label = 0;
+        bool run_marked = false;
         auto flush = [&] {
             if (run_buckets > 0)
-                draw_fold(run_x0, run_x1, colorOf(row, run_label, colors), run_busy / static_cast<float>(run_buckets));
+                draw_fold(run_x0, run_x1, colorOf(row, run_label, colors), run_busy / static_cast<float>(run_buckets),
+                          run_marked);
             run_buckets = 0;
         };
         for (size_t b = b0; b < b1; ++b) {
@@ -308,7 +322,9 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                 run_x0 = x0;
                 run_busy = 0;
                 run_label = bucket.longest ? items.label(bucket.longest - 1) : 0;
+                run_marked = false;
             }
+            run_marked = run_marked || row.lod.marked(level, b);
             run_x1 = x1;
             run_busy += bucket.busy;
             ++run_buckets;
@@ -320,6 +336,10 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                     flush();
                     painter.fillRect(QRectF(left + ix0, lane.top(), ix1 - ix0, lane.height()),
                                      colorOf(row, items.label(i), colors));
+                    if (items.marked(i)) {
+                        painter.fillRect(QRectF(left + ix0, lane.top(), ix1 - ix0, 3), colors.text);
+                        ++stats_.marked;
+                    }
                     ++stats_.items;
                 }
             }

@@ -33,6 +33,7 @@ struct Selection {
 
 struct TimelineStats {  // what the last frame drew, for tests and the benchmark
     int rows = 0, items = 0, folded = 0, lod_buckets = 0, marked = 0;  // marked: graph-replay kernels drawn
+    int marked_folds = 0;  // folded blocks that hide graph-replay kernels (and say so)
 };
 
 class TimelinePainter {

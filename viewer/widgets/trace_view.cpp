@@ -1,8 +1,10 @@
 #include "trace_view.h"
 
+#include <QCheckBox>
 #include <QDataStream>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QIdentityProxyModel>
 #include <QImage>
 #include <QLabel>
 #include <QLayout>
@@ -17,10 +19,13 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include "allocations_model.h"
 #include "chart_widget.h"
 #include "details_text.h"
 #include "facts_models.h"
+#include "iteration_compare.h"
 #include "kernel_stats_model.h"
 #include "memory_widget.h"
 #include "summary_painter.h"
@@ -28,6 +33,17 @@
 #include "trace_session.h"
 
 namespace tbdprof::viewer {
+
+// Tints a cell whose figure differs from the first trace's by kNotableChange or more.
+class ChangeHighlightProxy : public QIdentityProxyModel {
+public:
+    QVariant data(const QModelIndex& index, int role) const override {
+        if (role != Qt::BackgroundRole) return QIdentityProxyModel::data(index, role);
+        const QVariant change = QIdentityProxyModel::data(index, IterationCompareModel::ChangeRole);
+        if (!change.isValid() || std::fabs(change.toDouble()) < kNotableChange) return {};
+        return QBrush(change.toDouble() > 0 ? QColor(230, 80, 60, 80) : QColor(60, 170, 90, 80));
+    }
+};
 
 const QStringList& TraceView::viewNames() {
     static const QStringList names{"summary", "timeline", "memory", "kernels", "compare"};
@@ -45,6 +61,7 @@ TraceView::TraceView(TraceSession* session, SessionsFn all_sessions, QWidget* pa
     kernel_proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
     allocations_model_ = std::make_unique<AllocationsModel>();
     compare_model_ = std::make_unique<CompareModel>();
+    iteration_model_ = std::make_unique<IterationCompareModel>();
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -126,6 +143,25 @@ QWidget* TraceView::buildTimeline() {
 QWidget* TraceView::buildMemory() {
     auto* splitter = new QSplitter(Qt::Vertical);
     memory_ = new MemoryWidget(session_, &axis_);
+    auto* chart_page = new QWidget;
+    auto* chart_layout = new QVBoxLayout(chart_page);
+    chart_layout->setContentsMargins(2, 2, 2, 0);
+    auto* bar = new QHBoxLayout;
+    auto* bars_toggle = new QCheckBox(tr("Lifetime bars when zoomed in"));
+    bars_toggle->setObjectName("lifetime bars");
+    bars_toggle->setChecked(memory_->lifetimeBars());
+    bars_toggle->setToolTip(
+        tr("Zoomed in until each allocation alive in view gets a bar a few pixels tall, draw "
+           "one bar per allocation (or tensor of a pooled segment) from allocation to free; "
+           "off: always the stacked chart"));
+    auto* keys =
+        new QLabel(tr("wheel/W/S zoom · drag/A/D pan · F fit · click: allocations live then, or a bar's details"));
+    keys->setEnabled(false);
+    bar->addWidget(bars_toggle);
+    bar->addWidget(keys, 1);
+    chart_layout->addLayout(bar);
+    chart_layout->addWidget(memory_, 1);
+    connect(bars_toggle, &QCheckBox::toggled, memory_, &MemoryWidget::setLifetimeBars);
     auto* lower = new QSplitter(Qt::Horizontal);
     allocations_table_ = new QTableView;
     allocations_table_->setObjectName("allocations");
@@ -141,7 +177,7 @@ QWidget* TraceView::buildMemory() {
         tr("Click the chart to list the allocations live at that moment; pick one for its call stack."));
     lower->addWidget(allocations_table_);
     lower->addWidget(stack_);
-    splitter->addWidget(memory_);
+    splitter->addWidget(chart_page);
     splitter->addWidget(lower);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -152,6 +188,16 @@ QWidget* TraceView::buildMemory() {
         allocations_model_->showMoment(session_->overview(), t);
         stack_->setHtml(
             tr("<b>%1 allocations live</b> at this moment, largest first.").arg(allocations_model_->liveCount()));
+    });
+    connect(memory_, &MemoryWidget::barChosen, this, [this](qulonglong allocation, qulonglong subrange) {
+        const Overview* overview = session_->overview();
+        if (!overview || allocation >= overview->allocations.size()) return;
+        const AllocationInfo& a = overview->allocations[allocation];
+        const std::vector<std::string> stack = a.stack >= 0 ? session_->stack(a.stack) : std::vector<std::string>{};
+        if (subrange < overview->subranges.size())
+            stack_->setHtml(subrange_details_html(a, overview->subranges[subrange], stack));
+        else
+            stack_->setHtml(allocation_details_html(a, stack));
     });
     connect(allocations_table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& index) {
@@ -200,8 +246,18 @@ QWidget* TraceView::buildCompare() {
     table->setModel(compare_model_.get());
     table->verticalHeader()->hide();
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    iteration_table_ = new QTableView;
+    iteration_table_->setObjectName("iteration compare");
+    iteration_proxy_ = std::make_unique<ChangeHighlightProxy>();
+    iteration_proxy_->setSourceModel(iteration_model_.get());
+    iteration_table_->setModel(iteration_proxy_.get());
+    iteration_table_->verticalHeader()->hide();
+    iteration_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    auto* tables = new QTabWidget;
+    tables->addTab(iteration_table_, tr("Aligned on iterations"));
+    tables->addTab(table, tr("Every report figure"));
     splitter->addWidget(compare_chart_);
-    splitter->addWidget(table);
+    splitter->addWidget(tables);
     splitters_.push_back(splitter);
     return splitter;
 }
@@ -215,6 +271,10 @@ void TraceView::refreshCompare() {
         labels << s->displayName();
     }
     compare_model_->setReports(reports.size() >= 2 ? reports : std::vector<const analyzer::Report*>{}, labels);
+    std::vector<TraceIterations> traces;
+    for (const TraceSession* s : all_sessions_())
+        if (s->report()) traces.push_back(trace_iterations_of(*s->report(), s->displayName()));
+    iteration_model_->setTraces(std::move(traces));
     compare_chart_->update();
 }
 

@@ -22,7 +22,9 @@ namespace tbdprof::viewer {
 
 class AllocationsModel;
 class ChartWidget;
+class ChangeHighlightProxy;
 class CompareModel;
+class IterationCompareModel;
 class KernelStatsModel;
 class MemoryWidget;
 class SummaryModel;
@@ -53,6 +55,7 @@ public:
     MemoryWidget* memory() const { return memory_; }
     QTextBrowser* details() const { return details_; }
     QTableView* kernelTable() const { return kernel_table_; }
+    QTableView* iterationTable() const { return iteration_table_; }
     TimeAxis& axis() { return axis_; }
 
 private:
@@ -88,6 +91,9 @@ private:
     std::unique_ptr<QSortFilterProxyModel> kernel_proxy_;
     std::unique_ptr<AllocationsModel> allocations_model_;
     std::unique_ptr<CompareModel> compare_model_;
+    std::unique_ptr<IterationCompareModel> iteration_model_;
+    std::unique_ptr<ChangeHighlightProxy> iteration_proxy_;
+    QTableView* iteration_table_ = nullptr;
 };
 
 }  // namespace tbdprof::viewer

@@ -33,6 +33,7 @@ struct AnalysisOptions {
     int utilization_buckets = 200;
     bool progress = false;                // progress on stderr (callers pass isatty(2))
     int threads = 0;                      // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
+    std::optional<int64_t> memory_device;  // memory replayed for this device only (device_memory.h)
 };
 
 // Throws TraceError for bad input; never crashes on a corrupt file.
