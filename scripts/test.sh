@@ -25,11 +25,11 @@ if [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "0" ] && [ "${TBDPROF_SANITIZE:-${CI:-0}
     # The viewer's headless core tests too, when Qt 6 is there (the viewer is built only then).
     asan_targets=$(cmake --build build-asan --target help 2>/dev/null || true)
     if grep -q viewer_core_test <<<"$asan_targets"; then
-        unit_targets+=(viewer_core_test)
+        unit_targets+=(viewer_core_test viewer_lanes_test)
     fi
     cmake --build build-asan -j "$(nproc)" --target "${unit_targets[@]}"
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)" --timeout 600 \
-        -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|tagger\.subranges|analyzer_unit|interop_unit|viewer\.core)')
+        -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|tagger\.subranges|analyzer_unit|interop_unit|viewer\.core|viewer\.lanes)')
 fi
 
 # The collector's unit tests under ThreadSanitizer (its writer thread, rings and fork paths).
