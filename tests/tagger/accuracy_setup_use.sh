@@ -13,12 +13,13 @@ trap 'rm -rf "$work"' EXIT
 start=1000000  # run.start_monotonic_ns: label times are this plus trace times
 t() { echo $((start + $1)); }
 fail() { echo "accuracy_setup_use: $*" >&2; exit 1; }
+sqlite3 "$work/empty.sqlite" <"$schema"  # once: every case starts from a copy
 
 # make_case NAME SETUP_END_NS WITH_SPANS: a trace whose set-up use of the arena's first tensor ends
 # at SETUP_END_NS (the steps' use of the arena runs from 70000 to 90000 ns).
 make_case() {
     local name=$1 setup_end=$2 with_spans=$3 db=$work/$1.sqlite
-    sqlite3 "$db" <"$schema"
+    cp "$work/empty.sqlite" "$db"
     sqlite3 "$db" "
 INSERT INTO run (id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, simulated_device,
                  clock_source, host_timed_kernels, truncated_files)
