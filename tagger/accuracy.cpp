@@ -164,7 +164,10 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
         report.count(category, it->second.front().category, bytes);
         it->second.pop_front();
     }
-    if (!pooled.empty() && !score_pooled_labels(db, pooled, report, error)) return std::nullopt;
+    std::vector<std::pair<int64_t, int64_t>> training_steps;
+    for (const Span& span : spans)
+        if (span.kind == "training") training_steps.push_back({span.begin, span.end});
+    if (!pooled.empty() && !score_pooled_labels(db, pooled, report, error, training_steps)) return std::nullopt;
     compare_iterations(db, spans, report);
     return report;
 }

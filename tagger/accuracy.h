@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct sqlite3;
@@ -67,10 +68,12 @@ struct PooledLabel {
 std::vector<int64_t> allocations_with_subranges(sqlite3* db);
 
 // Scores pooled labels against the sub-range tags of the segment that holds them
-// (allocation_subranges): each labelled byte takes the category of the sub-range covering it that
-// overlaps the tensor's life most; bytes no sub-range covers count as 'unattributed'. A segment
+// (allocation_subranges): each labelled byte takes the category of a sub-range covering it in the
+// tensor's life: one used during a labelled training step (`training_steps`: begin and end, host
+// CLOCK_MONOTONIC ns) before one used only outside the steps, then the one whose life matches the
+// tensor's best (overlap over union); bytes no sub-range covers count as 'unattributed'. A segment
 // without sub-ranges (or a trace without the table) scores by the segment's own category.
 bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
-                         std::string& error);
+                         std::string& error, const std::vector<std::pair<int64_t, int64_t>>& training_steps = {});
 
 }  // namespace tbdprof::tagger

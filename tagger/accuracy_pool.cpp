@@ -38,8 +38,17 @@ bool has_table(sqlite3* db, const char* name) {
     return found;
 }
 
+// Whether a labelled training step (trace clock) falls in both [a_from, a_to] and [b_from, b_to].
+bool in_a_step(const std::vector<std::pair<int64_t, int64_t>>& steps, int64_t a_from, int64_t a_to, int64_t b_from,
+               int64_t b_to) {
+    const int64_t from = std::max(a_from, b_from), to = std::min(a_to, b_to);
+    return std::any_of(steps.begin(), steps.end(),
+                       [&](const auto& step) { return step.first <= to && step.second >= from; });
+}
+
 // The category of each byte of [lo, hi) in the segment over the tensor's life [from, to].
 void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t from, int64_t to,
+               const std::vector<std::pair<int64_t, int64_t>>& steps,
                std::vector<std::pair<int64_t, std::string>>& pieces) {
     std::vector<const Sub*> candidates;
     std::vector<uint64_t> cuts = {lo, hi};
@@ -52,16 +61,23 @@ void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t f
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-        // The sub-range whose life matches the tensor's best (overlap over union): a long-lived
-        // neighbour whose extent was overestimated must not outvote the tensor's own sub-range.
+        // A sub-range used during the tensor's training steps outvotes one used only outside them
+        // (a set-up use such as a checkpoint load lasts as long as the host happens to take, and
+        // under load can outlast the steps: whether it is used in a step follows the program, its
+        // duration does not). Then, and without labelled steps, the one whose life matches the
+        // tensor's best (overlap over union): a long-lived neighbour whose extent was overestimated
+        // must not outvote the tensor's own sub-range.
         const Sub* best = nullptr;
+        bool best_in_step = false;
         double best_match = -1;
         for (const Sub* s : candidates) {
             if (s->offset > cuts[i] || s->offset + uint64_t(s->bytes) < cuts[i + 1]) continue;
+            bool in_step = in_a_step(steps, s->begin_ns, s->end_ns, from, to);
             double overlap = double(std::min(s->end_ns, to)) - double(std::max(s->begin_ns, from)) + 1;
             double both = double(std::max(s->end_ns, to)) - double(std::min(s->begin_ns, from)) + 1;
             double match = overlap / both;
-            if (match > best_match) best = s, best_match = match;
+            if (!best || (in_step && !best_in_step) || (in_step == best_in_step && match > best_match))
+                best = s, best_in_step = in_step, best_match = match;
         }
         pieces.push_back({int64_t(cuts[i + 1] - cuts[i]), best ? best->category : "unattributed"});
     }
@@ -70,13 +86,15 @@ void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t f
 }  // namespace
 
 bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
-                         std::string& error) {
+                         std::string& error, const std::vector<std::pair<int64_t, int64_t>>& training_steps) {
     int64_t start = 0;
     sqlite3_stmt* s = nullptr;
     if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM run", -1, &s, nullptr) == SQLITE_OK &&
         sqlite3_step(s) == SQLITE_ROW)
         start = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
+    std::vector<std::pair<int64_t, int64_t>> steps;  // on the trace's clock
+    for (const auto& [begin, end] : training_steps) steps.push_back({begin - start, end - start});
     std::vector<Segment> segments;
     if (sqlite3_prepare_v2(db,
                            "SELECT a.id, a.address, a.bytes, a.alloc_ns, a.free_ns, c.category FROM allocations a "
@@ -134,7 +152,7 @@ bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, Ac
             pieces.push_back({label.bytes, segment->category});
         } else {
             uint64_t lo = label.address - segment->address;
-            attribute(found->second, lo, lo + uint64_t(label.bytes), from, to, pieces);
+            attribute(found->second, lo, lo + uint64_t(label.bytes), from, to, steps, pieces);
         }
         for (const auto& [bytes, category] : pieces) report.count(label.category, category, bytes);
     }
