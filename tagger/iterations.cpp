@@ -84,8 +84,28 @@ IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
 // in (host-to-device copies) and gradients are cleared (sets) just before it; it does not follow a
 // device-to-host copy without a new batch (a loss or gradient norm read back mid-step: the host
 // waits there, so the wait says nothing); the host waited longest before it (end-of-step work).
+// Allocations shorter than one step, as (alloc, free) host times. "Shorter" counts the process's
+// kernels launched while the allocation lived, not nanoseconds: a duration changes with the machine's
+// load (a host stall at the first launch made an accumulation step's buffers look long-lived and put
+// the boundary between micro-batches in some recordings), the order of launches does not.
+std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceModel& m, const std::vector<size_t>& kernels,
+                                                                 size_t period) {
+    std::vector<int64_t> launches;
+    launches.reserve(kernels.size());
+    for (size_t k : kernels) launches.push_back(m.work[k].launch_ns);
+    std::sort(launches.begin(), launches.end());
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const Allocation& a : m.allocations) {
+        if (!a.free_ns) continue;
+        auto first = std::lower_bound(launches.begin(), launches.end(), a.alloc_ns);
+        auto last = std::lower_bound(launches.begin(), launches.end(), *a.free_ns);
+        if (static_cast<size_t>(last - first) < period) out.emplace_back(a.alloc_ns, *a.free_ns);
+    }
+    return out;
+}
+
 double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
-                      int64_t period_ns) {
+                      const std::vector<std::pair<int64_t, int64_t>>& short_lived) {
     double copies = 0, gaps = 0, readbacks = 0;
     std::vector<int64_t> boundaries;
     for (size_t k : starts) {
@@ -108,29 +128,22 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
     }
     std::sort(boundaries.begin(), boundaries.end());
     double cut = 0;
-    for (const Allocation& a : m.allocations) {
-        if (!a.free_ns || *a.free_ns - a.alloc_ns >= period_ns) continue;
-        auto b = std::upper_bound(boundaries.begin(), boundaries.end(), a.alloc_ns);
-        cut += b != boundaries.end() && *b < *a.free_ns ? 1.0 : 0.0;
+    for (const auto& [alloc_ns, free_ns] : short_lived) {
+        auto b = std::upper_bound(boundaries.begin(), boundaries.end(), alloc_ns);
+        cut += b != boundaries.end() && *b < free_ns ? 1.0 : 0.0;
     }
     return -cut * 1e15 + copies * 1e12 - readbacks * 1e11 + gaps;
 }
 
-int64_t period_time(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
-    if (kernels.size() <= period) return 0;
-    return (m.work[kernels.back()].launch_ns - m.work[kernels.front()].launch_ns) /
-           static_cast<int64_t>(kernels.size() / period);
-}
-
 // Where an iteration starts within the period, for steps at a fixed stride.
 size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
-    int64_t period_ns = period_time(m, kernels, period);
+    const auto short_lived = short_lived_allocations(m, kernels, period);
     double best_score = 0;
     size_t best_offset = 0;
     for (size_t offset = 0; offset < period; ++offset) {
         std::vector<size_t> starts;
         for (size_t k = offset; k < kernels.size(); k += period) starts.push_back(k);
-        double score = boundary_score(m, kernels, starts, period_ns);
+        double score = boundary_score(m, kernels, starts, short_lived);
         if (offset == 0 || score > best_score) best_score = score, best_offset = offset;
     }
     return best_offset;
@@ -227,11 +240,11 @@ IterationSet from_repetition(const TraceModel& m) {
         // and the run is matched again against the pattern starting there.
         bool outliers = std::any_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) { return !b.training; });
         if (outliers) {
-            int64_t period_ns = period_time(m, kernels, p);
+            const auto short_lived = short_lived_allocations(m, kernels, p);
             size_t best_shift = 0;
             double best_score = 0;
             for (size_t shift = 0; shift < p && middle + shift < kernels.size(); ++shift) {
-                double score = boundary_score(m, kernels, {middle + shift}, period_ns);
+                double score = boundary_score(m, kernels, {middle + shift}, short_lived);
                 if (shift == 0 || score > best_score) best_score = score, best_shift = shift;
             }
             if (middle + best_shift + p <= kernels.size())
