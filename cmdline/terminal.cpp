@@ -33,4 +33,23 @@ bool use_colour(std::FILE* stream) {
     return is_terminal(stream);
 }
 
+std::string bold_headings(const std::string& text) {
+    std::string out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(start, end - start);
+        const size_t next_end = end < text.size() ? text.find('\n', end + 1) : std::string::npos;
+        const std::string next =
+            end < text.size() ? text.substr(end + 1, (next_end == std::string::npos ? text.size() : next_end) - end - 1) : "";
+        const bool underlined = !line.empty() && !next.empty() && next.size() >= line.size() / 2 &&
+                                next.find_first_not_of(next[0]) == std::string::npos && (next[0] == '=' || next[0] == '-');
+        out += underlined ? "\033[1m" + line + "\033[0m" : line;
+        if (end < text.size()) out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
+
 }  // namespace tbdprof::cmdline

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <tbdprof/cmdline/command.h>
+#include <tbdprof/cmdline/terminal.h>
 #include <tbdprof/trace/output_file.h>
 #include <tbdprof/trace/safe_text.h>
 
@@ -27,6 +28,18 @@ struct Common {
     std::string output;
     bool force = false;  // --force: replace an existing output file
     bool quiet = false;  // --quiet: no progress line
+    bool wide = false;   // --wide: text not fitted to the width
+
+    bool to_terminal() const { return (output.empty() || output == "-") && cmdline::is_terminal(stdout); }
+    // The width the text format fits: the terminal's (or COLUMNS, or 100); 0 with --wide.
+    size_t text_width() const {
+        return wide ? 0 : static_cast<size_t>(cmdline::output_width(output.empty() || output == "-" ? stdout : nullptr));
+    }
+    // Text for where it goes: bold headings on a colour terminal.
+    std::string styled(std::string text) const {
+        return format == Format::text && to_terminal() && cmdline::use_colour(stdout) ? cmdline::bold_headings(text)
+                                                                                       : text;
+    }
 };
 
 void add_common(cmdline::Command& command, Common& common) {
@@ -34,6 +47,7 @@ void add_common(cmdline::Command& command, Common& common) {
     command.add_output(common.output);
     command.add_force(common.force);
     command.add_quiet(common.quiet, "no progress line on a terminal");
+    command.add_wide(common.wide);
     add_analysis_options(command.app(), common.words);
 }
 
@@ -83,7 +97,7 @@ int report_command(int argc, char** argv) {
     if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
     try {
         const Report report = analyze_trace(inputs[0], common.analysis);
-        if (std::string error = write_output(common.output, safe_for(common.format, render_report(report, common.format)),
+        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_report(report, common.format, common.text_width()))),
                                              common.force, inputs);
             !error.empty())
             return command.fail(error, 2);
@@ -130,7 +144,7 @@ int compare_command(int argc, char** argv) {
     try {
         std::vector<Report> reports;
         for (const std::string& path : inputs) reports.push_back(analyze_trace(path, common.analysis));
-        if (std::string error = write_output(common.output, safe_for(common.format, render_compare(reports, labels, common.format)),
+        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_compare(reports, labels, common.format, common.text_width()))),
                                              common.force, inputs);
             !error.empty())
             return command.fail(error, 2);
@@ -154,7 +168,7 @@ int diff_command(int argc, char** argv) {
     try {
         const Report base = analyze_trace(inputs[0], common.analysis);
         const Report next = analyze_trace(inputs[1], common.analysis);
-        if (std::string error = write_output(common.output, safe_for(common.format, render_diff(base, next, common.format)),
+        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_diff(base, next, common.format, common.text_width()))),
                                              common.force, inputs);
             !error.empty())
             return command.fail(error, 2);

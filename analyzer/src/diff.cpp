@@ -54,7 +54,7 @@ std::vector<Change> collect(const Report& base, const Report& next) {
 
 }  // namespace
 
-std::string render_diff(const Report& base, const Report& next, Format format) {
+std::string render_diff(const Report& base, const Report& next, Format format, size_t text_width) {
     const std::vector<Change> changes = collect(base, next);
     if (format == Format::json) {
         JsonWriter json;
@@ -95,7 +95,7 @@ std::string render_diff(const Report& base, const Report& next, Format format) {
     switch (format) {
     case Format::markdown: return to_markdown(document);
     case Format::html: return to_html(document);
-    default: return to_text(document);
+    default: return to_text(document, text_width);
     }
 }
 

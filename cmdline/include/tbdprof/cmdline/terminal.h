@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <string>
 
 namespace tbdprof::cmdline {
 
@@ -16,5 +17,8 @@ int output_width(std::FILE* stream);
 bool use_colour(std::FILE* stream);
 
 bool is_terminal(std::FILE* stream);
+
+// Text headings (a line underlined by a line of '=' or '-' as long) in bold, for a colour terminal.
+std::string bold_headings(const std::string& text);
 
 }  // namespace tbdprof::cmdline
