@@ -1,5 +1,7 @@
 #include "tbdprof/analyzer/commands.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -226,7 +228,7 @@ int check_command(int argc, char** argv) {
     int violations = 0;
     for (const CheckResult& r : results) {
         if (!r.passed) ++violations;
-        std::printf("%s  %-24s %s\n", r.passed ? "ok  " : "FAIL", r.limit.c_str(), trace::printable(r.message).c_str());
+        fmt::print("{}  {:<24} {}\n", r.passed ? "ok  " : "FAIL", r.limit, trace::printable(r.message));
     }
     if (!junit.empty()) {
         if (std::string error = write_output(junit, trace::valid_utf8(junit_xml(inputs[0], results)), common.force, inputs); !error.empty()) {
@@ -234,10 +236,10 @@ int check_command(int argc, char** argv) {
         }
     }
     if (violations > 0) {
-        std::printf("%d of %zu limits violated\n", violations, results.size());
+        fmt::print("{} of {} limits violated\n", violations, results.size());
         return 1;
     }
-    std::printf("within budget (%zu limits)\n", results.size());
+    fmt::print("within budget ({} limits)\n", results.size());
     return 0;
 }
 

@@ -1,5 +1,7 @@
 // diff: what changed from a base run to a new one, largest relative change first.
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <cmath>
 #include <map>
 
@@ -27,9 +29,7 @@ std::string relative_text(const Change& c) {
     const double rel = c.relative();
     if (rel == 0) return "unchanged";
     if (std::isinf(rel)) return "new";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%+.1f%%", rel * 100.0);
-    return buffer;
+    return fmt::format("{:+.1f}%", rel * 100.0);
 }
 
 std::vector<Change> collect(const Report& base, const Report& next) {

@@ -1,5 +1,7 @@
 #include "tbdprof/interop/commands.h"
 
+#include <fmt/format.h>
+
 #include <tbdprof/cmdline/command.h>
 #include <tbdprof/trace/safe_text.h>
 
@@ -57,11 +59,11 @@ int import_command(int argc, char** argv) {
     try {
         const ImportSummary summary = import_trace_file(input, output, options);
         if (!quiet) {
-            std::printf("%s\n", summary.summary_line().c_str());
-            std::printf("wrote %s (%.1f MB of JSON in %.2f s: %.0f MB/s parsing, %.2f s in all)\n", output.c_str(),
-                        static_cast<double>(summary.json_bytes) / 1e6, summary.parse_seconds,
-                        static_cast<double>(summary.json_bytes) / 1e6 / std::max(summary.parse_seconds, 1e-9),
-                        summary.total_seconds);
+            fmt::print("{}\n", summary.summary_line());
+            fmt::print("wrote {} ({:.1f} MB of JSON in {:.2f} s: {:.0f} MB/s parsing, {:.2f} s in all)\n", output,
+                       static_cast<double>(summary.json_bytes) / 1e6, summary.parse_seconds,
+                       static_cast<double>(summary.json_bytes) / 1e6 / std::max(summary.parse_seconds, 1e-9),
+                       summary.total_seconds);
         }
         return 0;
     } catch (const std::exception& e) {
@@ -87,11 +89,9 @@ int export_command(int argc, char** argv) {
     try {
         const ExportSummary summary = export_chrome_trace(input, output, force);
         if (!quiet)
-            std::printf("wrote %s: %llu slices, %llu flows, %llu counter events, %llu instant events (%.1f MB)\n", output.c_str(),
-                    static_cast<unsigned long long>(summary.slices), static_cast<unsigned long long>(summary.flows),
-                    static_cast<unsigned long long>(summary.counter_events),
-                    static_cast<unsigned long long>(summary.instant_events),
-                    static_cast<double>(summary.bytes_written) / 1e6);
+            fmt::print("wrote {}: {} slices, {} flows, {} counter events, {} instant events ({:.1f} MB)\n", output,
+                       summary.slices, summary.flows, summary.counter_events, summary.instant_events,
+                       static_cast<double>(summary.bytes_written) / 1e6);
         return 0;
     } catch (const std::exception& e) {
         return command.fail(e.what(), 1);
