@@ -1,6 +1,9 @@
 #include "trace_build.h"
 
 #include <tbdprof/cmdline/command.h>
+#include <tbdprof/cmdline/progress.h>
+
+#include <fmt/format.h>
 
 #include "build_signals.h"
 #include "summary.h"
@@ -41,6 +44,7 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
         return false;
     }
     const BuildSignalGuard signals(run_dir, temporary, build_command_for(run_dir, out.target()));
+    cmdline::ProgressLine line("tbdprof", cmdline::progress_wanted(quiet));
     // For the tests of signals during the build only: a build long enough to be interrupted.
     if (const char* pause = std::getenv("TBDPROF_TEST_BUILD_PAUSE_MS"); pause && *pause) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::atoi(pause));
@@ -53,9 +57,13 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     build.command_line = info.command_line;
     build.exit_status = info.exit_status;
     build.crash_signal = info.crash_signal;
+    build.progress = [&line](const char* stage, int step, int steps) {
+        line.update(fmt::format("building the trace: {}", stage), static_cast<double>(step) / steps);
+    };
     build.notes = {{"stack_depth", std::to_string(info.stack_depth)}, {"device_mode", info.device_mode}};
     if (!info.sim_model.empty()) build.notes.emplace_back("sim_model", info.sim_model);
     const trace::BuildResult built = trace::build_trace(build);
+    line.clear();
     if (!built.ok) {
         std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", built.error.c_str());
         return false;
@@ -67,7 +75,10 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     tag_options.iteration_range = iteration_range;
     tagger::TagSummary tagged;
     std::string tag_error;
-    if (!tagger::tag_trace_file(out.temp_path(), tag_options, tagged, tag_error))
+    line.update("tagging memory");
+    const bool tagged_ok = tagger::tag_trace_file(out.temp_path(), tag_options, tagged, tag_error);
+    line.clear();
+    if (!tagged_ok)
         std::fprintf(stderr, "tbdprof: note: memory tagging failed: %s (run `tbdprof tag` to retry)\n",
                      tag_error.c_str());
     else if (tagged.iterations == 0)

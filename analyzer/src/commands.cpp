@@ -9,6 +9,7 @@
 #include <string>
 
 #include <tbdprof/cmdline/command.h>
+#include <tbdprof/cmdline/progress.h>
 #include <tbdprof/cmdline/terminal.h>
 #include <tbdprof/trace/output_file.h>
 #include <tbdprof/trace/safe_text.h>
@@ -55,7 +56,7 @@ void add_common(cmdline::Command& command, Common& common) {
 
 // After parsing: the values checked; returns an error sentence.
 std::string apply_common(cmdline::Command& command, Common& common) {
-    common.analysis.progress = !common.quiet && ::isatty(STDERR_FILENO) == 1;
+    common.analysis.progress = cmdline::progress_wanted(common.quiet);
     if (std::string error = apply_format_option(common.format, common.format_name); !error.empty()) return error;
     return apply_analysis_options(command.app(), common.words, common.analysis);
 }
@@ -217,7 +218,7 @@ int check_command(int argc, char** argv) {
                 return command.usage_error(error);
     if (std::string error = apply_analysis_options(app, common.words, common.analysis); !error.empty())
         return command.usage_error(error);
-    common.analysis.progress = !common.quiet && ::isatty(STDERR_FILENO) == 1;
+    common.analysis.progress = cmdline::progress_wanted(common.quiet);
     if (budget.empty()) return command.usage_error("no limits given (options or --budget FILE)");
     std::vector<CheckResult> results;
     try {

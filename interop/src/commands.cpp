@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <tbdprof/cmdline/command.h>
+#include <tbdprof/cmdline/progress.h>
 #include <tbdprof/trace/safe_text.h>
 
 #include "tbdprof/interop/export.h"
@@ -54,7 +55,7 @@ int import_command(int argc, char** argv) {
     const std::string& input = command.positional()[0];
     if (output.empty()) output = default_import_output(input);
     ImportOptions options;
-    options.progress = !quiet && ::isatty(STDERR_FILENO) == 1;
+    options.progress = cmdline::progress_wanted(quiet);
     options.force = force;
     try {
         const ImportSummary summary = import_trace_file(input, output, options);
@@ -67,7 +68,6 @@ int import_command(int argc, char** argv) {
         }
         return 0;
     } catch (const std::exception& e) {
-        if (options.progress) std::fputs("\n", stderr);
         return command.fail(e.what(), 1);
     }
 }

@@ -6,6 +6,8 @@
 #include "document.h"
 #include "text_fit.h"
 
+#include <tbdprof/cmdline/progress.h>
+
 using namespace tbdprof::analyzer;
 
 TEST_CASE("sizes") {
@@ -89,4 +91,15 @@ TEST_CASE("text fitting: elision in the middle and at the end, wrapping, tables 
         CHECK(text.find("innermost") != std::string::npos);
     }
     CHECK(to_text(document, 0).find(std::string(80, 's')) != std::string::npos);  // no limit: whole
+}
+
+TEST_CASE("progress line: text, width, silence off a terminal") {
+    using tbdprof::cmdline::progress_text;
+    CHECK(progress_text("tbdprof import", "parsing", 0.375, 12.34, 100) == "tbdprof import: parsing 38% (12.3 s)");
+    CHECK(progress_text("tbdprof", "writing", -1, 0.5, 100) == "tbdprof: writing (0.5 s)");
+    CHECK(progress_text("tbdprof", "x", 7.0, 1, 100) == "tbdprof: x 100% (1.0 s)");
+    CHECK(progress_text("tbdprof", std::string(200, 's'), 0.5, 1, 60).size() == 59);
+    // The tests' stderr is not a terminal: no progress, quiet or not.
+    CHECK_FALSE(tbdprof::cmdline::progress_wanted(false));
+    CHECK_FALSE(tbdprof::cmdline::progress_wanted(true));
 }
