@@ -61,6 +61,13 @@ int import_command(int argc, char** argv) {
         const ImportSummary summary = import_trace_file(input, output, options);
         if (!quiet) {
             fmt::print("{}\n", summary.summary_line());
+            if (!summary.tagged)
+                fmt::print("memory not tagged: {} (run `tbdprof tag` to retry)\n", trace::printable(summary.tag_error));
+            else if (summary.pytorch_categories > 0)
+                fmt::print("memory tagged: {} allocations keep PyTorch's category, the others by lifetimes and ranges\n",
+                           summary.pytorch_categories);
+            else
+                fmt::print("memory tagged by lifetimes and named ranges (lower confidence: no kernel arguments)\n");
             fmt::print("wrote {} ({:.1f} MB of JSON in {:.2f} s: {:.0f} MB/s parsing, {:.2f} s in all)\n", output,
                        static_cast<double>(summary.json_bytes) / 1e6, summary.parse_seconds,
                        static_cast<double>(summary.json_bytes) / 1e6 / std::max(summary.parse_seconds, 1e-9),

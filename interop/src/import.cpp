@@ -2,6 +2,8 @@
 
 #include <tbdprof/cmdline/progress.h>
 
+#include "import_tagging.h"
+
 #include <fmt/format.h>
 
 #include "chrome_json_parser.h"
@@ -94,6 +96,11 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     }
+    line.update("tagging memory");
+    const ImportTagging tagging = tag_imported_trace(out.temp_path());
+    summary.tagged = tagging.tagged;
+    summary.tag_error = tagging.error;
+    summary.pytorch_categories = tagging.pytorch_categories;
     out.commit();
     line.clear();
     summary.format = trace.format;
