@@ -28,53 +28,42 @@ bool parse_steps(const std::string& text, int64_t& first, int64_t& last) {
 
 }  // namespace
 
-CaptureParse parse_capture_option(const std::vector<std::string>& args, size_t& i, CaptureOptions& out,
-                                  std::string& error) {
-    const std::string& arg = args[i];
-    std::string name = arg, value;
-    bool inline_value = false;
-    if (const size_t eq = arg.find('='); eq != std::string::npos) {
-        name = arg.substr(0, eq);
-        value = arg.substr(eq + 1);
-        inline_value = true;
-    }
-    if (name != "--capture-range" && name != "--delay" && name != "--duration" && name != "--steps")
-        return CaptureParse::NotMine;
-    if (!inline_value) {
-        if (i + 1 >= args.size()) {
-            error = name + " needs a value";
-            return CaptureParse::Error;
-        }
-        value = args[++i];
-    }
-    if (name == "--capture-range") {
-        if (value == "cudaProfilerApi" || (value.rfind("nvtx:", 0) == 0 && value.size() > 5)) {
-            out.range = value;
-            return CaptureParse::Parsed;
-        }
-        error = "bad --capture-range '" + value + "' (want cudaProfilerApi or nvtx:NAME)";
-        return CaptureParse::Error;
-    }
-    if (name == "--steps") {
-        if (parse_steps(value, out.first_step, out.last_step)) {
-            out.has_steps = true;
-            return CaptureParse::Parsed;
-        }
-        error = "bad --steps '" + value + "' (want N:M, 0-based iterations, N <= M)";
-        return CaptureParse::Error;
-    }
-    uint64_t& target = name == "--delay" ? out.delay_ns : out.duration_ns;
-    if (!parse_seconds(value, target) || (name == "--duration" && target == 0)) {
-        error =
-            "bad " + name + " '" + value + "' (want seconds" + (name == "--duration" ? ", above 0)" : ", 0 or more)");
-        return CaptureParse::Error;
-    }
-    (name == "--delay" ? out.has_delay : out.has_duration) = true;
-    return CaptureParse::Parsed;
+void add_capture_options(CLI::App& app, CaptureWords& words) {
+    app.add_option("--capture-range", words.range,
+                   "cudaProfilerApi: record only between cudaProfilerStart/Stop (cuProfilerStart/Stop), "
+                   "repeatable windows; nvtx:NAME: only inside NVTX ranges named exactly NAME. Allocations "
+                   "and frees are always recorded")
+        ->option_text("MODE");
+    app.add_option("--delay", words.delay, "start recording SECONDS after the program started")->option_text("SECONDS");
+    app.add_option("--duration", words.duration, "stop recording SECONDS after it started")->option_text("SECONDS");
+    app.add_option("--steps", words.steps,
+                   "record iterations N to M (0-based): by step-like NVTX ranges, else by the repeating launch "
+                   "sequence (docs/collector.md, Capture control)")
+        ->option_text("N:M");
 }
 
-std::string check_capture_options(const CaptureOptions& o) {
-    const int kinds = (o.range.empty() ? 0 : 1) + (o.has_steps ? 1 : 0) + (o.has_delay || o.has_duration ? 1 : 0);
+std::string apply_capture_options(const CLI::App& app, const CaptureWords& words, CaptureOptions& out) {
+    auto given = [&app](const char* name) { return app.count(name) > 0; };
+    if (given("--capture-range")) {
+        if (words.range != "cudaProfilerApi" && !(words.range.rfind("nvtx:", 0) == 0 && words.range.size() > 5))
+            return "bad --capture-range '" + words.range + "' (want cudaProfilerApi or nvtx:NAME)";
+        out.range = words.range;
+    }
+    if (given("--steps")) {
+        if (!parse_steps(words.steps, out.first_step, out.last_step))
+            return "bad --steps '" + words.steps + "' (want N:M, 0-based iterations, N <= M)";
+        out.has_steps = true;
+    }
+    if (given("--delay")) {
+        if (!parse_seconds(words.delay, out.delay_ns)) return "bad --delay '" + words.delay + "' (want seconds, 0 or more)";
+        out.has_delay = true;
+    }
+    if (given("--duration")) {
+        if (!parse_seconds(words.duration, out.duration_ns) || out.duration_ns == 0)
+            return "bad --duration '" + words.duration + "' (want seconds, above 0)";
+        out.has_duration = true;
+    }
+    const int kinds = (out.range.empty() ? 0 : 1) + (out.has_steps ? 1 : 0) + (out.has_delay || out.has_duration ? 1 : 0);
     if (kinds > 1) return "--capture-range, --steps and --delay/--duration cannot be combined (pick one)";
     return {};
 }
@@ -88,16 +77,6 @@ std::vector<std::pair<std::string, std::string>> capture_environment(const Captu
                 {"TBDPROF_CAPTURE_DELAY_NS", std::to_string(o.delay_ns)},
                 {"TBDPROF_CAPTURE_DURATION_NS", std::to_string(o.duration_ns)}};
     return {};
-}
-
-const char* capture_usage() {
-    return "  --capture-range=cudaProfilerApi  record only between cudaProfilerStart/Stop (cuProfilerStart/Stop);\n"
-           "                     repeatable windows. Allocations and frees are always recorded\n"
-           "  --capture-range=nvtx:NAME  record only inside NVTX ranges named exactly NAME\n"
-           "  --delay SECONDS    start recording SECONDS after the program started\n"
-           "  --duration SECONDS stop recording SECONDS after it started\n"
-           "  --steps N:M        record iterations N to M (0-based): by step-like NVTX ranges, else by the\n"
-           "                     repeating launch sequence (docs/collector.md, Capture control)\n";
 }
 
 }  // namespace tbdprof::cli

@@ -3,6 +3,8 @@
 // (collector/include/tbdprof/collector/capture_gate.h).
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -20,17 +22,16 @@ struct CaptureOptions {
     bool any() const { return !range.empty() || has_delay || has_duration || has_steps; }
 };
 
-enum class CaptureParse { NotMine, Parsed, Error };
+// The options' words as given, checked by apply_capture_options once all are parsed.
+struct CaptureWords {
+    std::string range, delay, duration, steps;
+};
 
-// Looks at args[i] (and args[i + 1] for a separate value, advancing i). On Error, `error` is one line.
-CaptureParse parse_capture_option(const std::vector<std::string>& args, size_t& i, CaptureOptions& out,
-                                  std::string& error);
-// After all options: combinations that make no sense. Empty when fine.
-std::string check_capture_options(const CaptureOptions& options);
+// Adds --capture-range, --delay, --duration, --steps to record's option table.
+void add_capture_options(CLI::App& app, CaptureWords& words);
+// Checks the words and their combination; fills `out`. Returns an error sentence, empty when fine.
+std::string apply_capture_options(const CLI::App& app, const CaptureWords& words, CaptureOptions& out);
 // The collector's environment for these options (empty when none).
 std::vector<std::pair<std::string, std::string>> capture_environment(const CaptureOptions& options);
-
-// Lines for `tbdprof --help`.
-const char* capture_usage();
 
 }  // namespace tbdprof::cli

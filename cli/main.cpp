@@ -5,56 +5,78 @@
 #include "view_command.h"
 
 #include <tbdprof/analyzer/commands.h>
+#include <tbdprof/cmdline/suggest.h>
 #include <tbdprof/interop/commands.h>
 #include <tbdprof/tagger/tagger.h>
 
-#include <tbdprof/trace/schema.h>
-#include <tbdprof/trace/version.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace {
 
 using Subcommand = int (*)(int, char**);
 
+constexpr std::pair<const char*, Subcommand> kSubcommands[] = {
+    {"report", tbdprof::analyzer::report_command}, {"compare", tbdprof::analyzer::compare_command},
+    {"diff", tbdprof::analyzer::diff_command},     {"check", tbdprof::analyzer::check_command},
+    {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
+    {"export", tbdprof::interop::export_command},  {"view", tbdprof::cli::view_command},
+    {"build", tbdprof::cli::build_command},
+};
+
 // `tbdprof NAME ...` for the commands that work on traces; recording is the default.
 Subcommand find_subcommand(const char* name) {
-    static const std::pair<const char*, Subcommand> table[] = {
-        {"report", tbdprof::analyzer::report_command}, {"compare", tbdprof::analyzer::compare_command},
-        {"diff", tbdprof::analyzer::diff_command},     {"check", tbdprof::analyzer::check_command},
-        {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
-        {"export", tbdprof::interop::export_command},
-        {"view", tbdprof::cli::view_command},
-        {"build", tbdprof::cli::build_command},
-    };
-    for (const auto& [n, f] : table)
+    for (const auto& [n, f] : kSubcommands)
         if (std::strcmp(n, name) == 0) return f;
     return nullptr;
+}
+
+// `tbdprof reprot x`: a word that names no program but is one typo away from a subcommand is a
+// misspelled subcommand, not a program to record.
+bool runnable(const std::string& word) {
+    if (word.find('/') != std::string::npos) return ::access(word.c_str(), F_OK) == 0;
+    const char* path = std::getenv("PATH");
+    std::string dirs = path != nullptr ? path : "";
+    size_t start = 0;
+    while (start <= dirs.size()) {
+        const size_t colon = dirs.find(':', start);
+        const std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        if (::access(((dir.empty() ? "." : dir) + "/" + word).c_str(), X_OK) == 0) return true;
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    return false;
+}
+
+std::string misspelled_subcommand(const char* word) {
+    if (word[0] == '-' || std::strcmp(word, "record") == 0 || runnable(word)) return {};
+    std::vector<std::string> names{"record"};
+    for (const auto& entry : kSubcommands) names.emplace_back(entry.first);
+    return tbdprof::cmdline::closest_match(word, names);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 1)
+    if (argc > 1) {
         if (Subcommand command = find_subcommand(argv[1])) return command(argc - 1, argv + 1);
-    using tbdprof::cli::ParsedCommandLine;
-    std::vector<std::string> args(argv + 1, argv + argc);
-    const ParsedCommandLine parsed = tbdprof::cli::parse_command_line(args);
-    switch (parsed.action) {
-        case ParsedCommandLine::Action::Help:
-            std::fputs(tbdprof::cli::usage_text().c_str(), stdout);
-            return 0;
-        case ParsedCommandLine::Action::Version:
-            std::printf("tbdprof %s (trace format %d)\n", tbdprof::trace::kProductVersion,
-                        tbdprof::trace::kTraceFormatVersion);
-            return 0;
-        case ParsedCommandLine::Action::UsageError:
-            std::fprintf(stderr, "tbdprof: %s\n", parsed.error.c_str());
+        if (const std::string near = misspelled_subcommand(argv[1]); !near.empty()) {
+            std::fprintf(stderr, "tbdprof: unknown subcommand '%s' (did you mean %s?)\n", argv[1], near.c_str());
             return 2;
-        case ParsedCommandLine::Action::Record:
-            return tbdprof::cli::record(parsed.record);
+        }
     }
-    return 2;
+    // `tbdprof record ...` and `tbdprof ...` are the same; the options parser sees its own name first.
+    const bool record_word = argc > 1 && std::strcmp(argv[1], "record") == 0;
+    tbdprof::cli::RecordOptions options;
+    if (const auto status = tbdprof::cli::parse_record_command_line(argc - (record_word ? 1 : 0),
+                                                                    argv + (record_word ? 1 : 0), options))
+        return *status;
+    return tbdprof::cli::record(options);
 }

@@ -3,7 +3,12 @@
 #include "framework_presets.h"
 #include "gpu_model.h"
 
+#include <tbdprof/cmdline/command.h>
+
+#include <fmt/format.h>
+
 #include <charconv>
+#include <cstring>
 
 namespace tbdprof::cli {
 namespace {
@@ -16,130 +21,104 @@ bool parse_stack_depth(const std::string& text, int& depth) {
     return true;
 }
 
-ParsedCommandLine usage_error(std::string message) {
-    ParsedCommandLine parsed;
-    parsed.action = ParsedCommandLine::Action::UsageError;
-    parsed.error = std::move(message);
-    return parsed;
+constexpr const char* kUsage =
+    "tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
+    "               [--iteration-range NAME] [--capture-range=cudaProfilerApi|nvtx:NAME]\n"
+    "               [--delay SECONDS] [--duration SECONDS] [--steps N:M]\n"
+    "               [--metrics flops] -- COMMAND [ARGS...]\n"
+    "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
+    "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)";
+
+std::string description() {
+    return "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"
+           "kernels, copies, sets, allocations and frees with their call stacks, which allocations each\n"
+           "kernel's arguments point into, and cuBLAS calls with their shapes.";
+}
+
+constexpr const char* kFooter =
+    "exit status: the command's own status (128+N when a signal N killed it); 2 for usage errors,\n"
+    "127 when COMMAND is not found, 126 when it is not executable, 1 for other tbdprof errors.";
+
+// Words given on the command line, checked once all are parsed (the messages name the option).
+struct RecordWords {
+    std::string sim_model, stacks, framework, iteration_range, metrics;
+    CaptureWords capture;
+};
+
+std::string check_words(const cmdline::Command& command, int argc, char** argv, const RecordWords& words,
+                        RecordOptions& options) {
+    const CLI::App& app = const_cast<cmdline::Command&>(command).app();
+    for (int i = 1; i < argc && std::strcmp(argv[i], "--") != 0; ++i)
+        if (std::strcmp(argv[i], "--sim=") == 0) return "--sim= needs a model name";
+    if (app.count("--sim") > 0) {
+        options.sim = true;
+        if (words.sim_model != "default") {
+            if (simgpu::find_gpu_model(words.sim_model) == nullptr)
+                return "unknown simulated GPU '" + words.sim_model + "' (known: " + simgpu::known_gpu_model_keys() +
+                       ")";
+            options.sim_model = words.sim_model;
+        }
+    }
+    if (app.count("--stacks") > 0 && !parse_stack_depth(words.stacks, options.stack_depth))
+        return fmt::format("bad --stacks value '{}' (want 0 to {})", words.stacks, kMaxStackDepth);
+    if (app.count("--framework") > 0) {
+        options.framework = words.framework;
+        FrameworkPreset ignored;
+        if (!resolve_framework(options.framework, {}, ignored))
+            return "unknown --framework '" + options.framework + "' (want " + framework_names() + ")";
+    }
+    if (app.count("--iteration-range") > 0) {
+        if (words.iteration_range.empty()) return "--iteration-range needs a range name";
+        options.iteration_range = words.iteration_range;
+    }
+    if (app.count("--metrics") > 0) {
+        if (words.metrics != "flops") return "unknown metric set '" + words.metrics + "' for --metrics (known: flops)";
+        options.metrics = words.metrics;
+    }
+    if (app.count("--output") > 0 && options.output.empty()) return "--output needs a file name";
+    return apply_capture_options(app, words.capture, options.capture);
 }
 
 }  // namespace
 
-std::string usage_text() {
-    return "usage: tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
-           "               [--iteration-range NAME] [--capture-range=cudaProfilerApi|nvtx:NAME]\n"
-           "               [--delay SECONDS] [--duration SECONDS] [--steps N:M]\n"
-           "               [--metrics flops] -- COMMAND [ARGS...]\n"
-           "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
-           "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)\n"
-           "\n"
-           "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"
-           "kernels, copies, sets, allocations and frees with their call stacks, which allocations each\n"
-           "kernel's arguments point into, and cuBLAS calls with their shapes.\n"
-           "\n"
-           "options:\n"
-           "  -o, --output FILE  write the trace to FILE (default: tbdprof-<command>-<YYYYmmdd-HHMMSS>.sqlite\n"
-           "                     in the current directory)\n"
-           "  --force            replace FILE if it exists (without it, tbdprof never overwrites)\n"
-           "  --sim[=MODEL]      run on tbdprof's simulated GPU instead of a real one (no GPU needed);\n"
-           "                     MODEL picks the simulated device (TBDSIM_MODEL): " + simgpu::known_gpu_model_keys() +
-           "\n                     (h100 = h100-sxm, the default)\n"
-           "  --stacks N         frames of call stack kept per allocation, 0 to 128 (default 24; 0 = off)\n"
-           "  --framework=NAME   pytorch, tensorflow, jax, mxnet, auto or none (default): set the framework's\n"
-           "                     allocator so that each tensor is its own CUDA allocation (docs/tagging.md)\n"
-           "  --iteration-range NAME  the NVTX range that marks one training step (default: step-like names)\n"
-           + std::string(capture_usage()) +
-           "  --metrics flops    also count each kernel's FP32 and tensor-core FLOPs with CUPTI's hardware\n"
-           "                     counters (kernel replay: kernels run one at a time, each several times,\n"
-           "                     so this run's timings are not comparable with a run without it)\n"
-           "  -h, --help         show this text\n"
-           "  --version          show the tbdprof version and the trace format version\n"
-           "\n"
-           "exit status: the command's own status (128+N when a signal N killed it); 2 for usage errors,\n"
-           "127 when COMMAND is not found, 126 when it is not executable, 1 for other tbdprof errors.\n";
-}
-
-ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
-    ParsedCommandLine parsed;
-    RecordOptions& options = parsed.record;
-    size_t i = 0;
-    if (i < args.size() && args[i] == "record") ++i;
-    for (; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        if (arg == "--") {
-            ++i;
-            break;
-        }
-        if (arg.empty() || arg[0] != '-') break;  // the command starts here
-        if (arg == "-h" || arg == "--help") {
-            parsed.action = ParsedCommandLine::Action::Help;
-            return parsed;
-        }
-        if (arg == "--version") {
-            parsed.action = ParsedCommandLine::Action::Version;
-            return parsed;
-        }
-        std::string capture_error;
-        if (const CaptureParse c = parse_capture_option(args, i, options.capture, capture_error);
-            c != CaptureParse::NotMine) {
-            if (c == CaptureParse::Error) return usage_error(capture_error);
-            continue;
-        }
-        if (arg == "--force") {
-            options.force = true;
-        } else if (arg == "--sim") {
-            options.sim = true;
-        } else if (arg.rfind("--sim=", 0) == 0) {
-            options.sim = true;
-            options.sim_model = arg.substr(6);
-            if (options.sim_model.empty()) return usage_error("--sim= needs a model name");
-            if (simgpu::find_gpu_model(options.sim_model) == nullptr)
-                return usage_error("unknown simulated GPU '" + options.sim_model + "' (known: " +
-                                   simgpu::known_gpu_model_keys() + ")");
-        } else if (arg.rfind("--framework=", 0) == 0) {
-            options.framework = arg.substr(12);
-            FrameworkPreset ignored;
-            if (!resolve_framework(options.framework, {}, ignored))
-                return usage_error("unknown --framework '" + options.framework + "' (want " + framework_names() + ")");
-        } else if (arg == "--iteration-range") {
-            if (i + 1 >= args.size() || args[i + 1].empty()) return usage_error("--iteration-range needs a range name");
-            options.iteration_range = args[++i];
-        } else if (arg.rfind("--iteration-range=", 0) == 0) {
-            options.iteration_range = arg.substr(18);
-            if (options.iteration_range.empty()) return usage_error("--iteration-range= needs a range name");
-        } else if (arg == "--metrics" || arg.rfind("--metrics=", 0) == 0) {
-            if (arg == "--metrics" && i + 1 >= args.size()) return usage_error("--metrics needs a metric set (flops)");
-            const std::string value = arg == "--metrics" ? args[++i] : arg.substr(10);
-            if (value != "flops") return usage_error("unknown metric set '" + value + "' for --metrics (known: flops)");
-            options.metrics = value;
-        } else if (arg == "-o" || arg == "--output" || arg == "--stacks") {
-            if (i + 1 >= args.size()) return usage_error(arg + " needs a value");
-            const std::string& value = args[++i];
-            if (arg == "--stacks") {
-                if (!parse_stack_depth(value, options.stack_depth))
-                    return usage_error("bad --stacks value '" + value + "' (want 0 to " + std::to_string(kMaxStackDepth) + ")");
-            } else {
-                if (value.empty()) return usage_error(arg + " needs a file name");
-                options.output = value;
-            }
-        } else if (arg.rfind("--output=", 0) == 0) {
-            options.output = arg.substr(9);
-            if (options.output.empty()) return usage_error("--output= needs a file name");
-        } else if (arg.rfind("--stacks=", 0) == 0) {
-            const std::string value = arg.substr(9);
-            if (!parse_stack_depth(value, options.stack_depth))
-                return usage_error("bad --stacks value '" + value + "' (want 0 to " + std::to_string(kMaxStackDepth) + ")");
-        } else if (arg.size() > 2 && arg.rfind("-o", 0) == 0) {
-            options.output = arg.substr(2);
-        } else {
-            return usage_error("unknown option '" + arg + "' (see tbdprof --help)");
-        }
-    }
-    if (std::string bad = check_capture_options(options.capture); !bad.empty()) return usage_error(bad);
-    options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-    if (options.command.empty()) return usage_error("no command to record (usage: tbdprof [options] -- COMMAND [ARGS...])");
-    parsed.action = ParsedCommandLine::Action::Record;
-    return parsed;
+std::optional<int> parse_record_command_line(int argc, char** argv, RecordOptions& options) {
+    cmdline::Command command("", kUsage, description());
+    CLI::App& app = command.app();
+    app.footer(kFooter);
+    RecordWords words;
+    command.add_output(options.output,
+                       "write the trace to FILE (default: tbdprof-<command>-<YYYYmmdd-HHMMSS>.sqlite in the current "
+                       "directory)");
+    command.add_force(options.force)->description("replace FILE if it exists (without it, tbdprof never overwrites)");
+    command.add_quiet(options.quiet, "no summary after the recording (errors and notes still go to stderr)");
+    app.add_flag("--sim{default}", words.sim_model,
+                 "run on tbdprof's simulated GPU instead of a real one (no GPU needed); --sim=MODEL picks the "
+                 "simulated device (TBDSIM_MODEL): " +
+                     simgpu::known_gpu_model_keys() + " (h100 = h100-sxm, the default)")
+        ->option_text("[=MODEL]");
+    app.add_option("--stacks", words.stacks, "frames of call stack kept per allocation, 0 to 128 (default 24; 0 = off)")
+        ->option_text("N");
+    app.add_option("--framework", words.framework,
+                   "pytorch, tensorflow, jax, mxnet, auto or none (default): set the framework's allocator so that "
+                   "each tensor is its own CUDA allocation (docs/tagging.md)")
+        ->option_text("NAME");
+    app.add_option("--iteration-range", words.iteration_range,
+                   "the NVTX range that marks one training step (default: step-like names)")
+        ->option_text("NAME");
+    app.add_option("--metrics", words.metrics,
+                   "also count each kernel's FP32 and tensor-core FLOPs with CUPTI's hardware counters (flops; "
+                   "kernel replay: kernels run one at a time, each several times, so this run's timings are not "
+                   "comparable with a run without it)")
+        ->option_text("SET");
+    add_capture_options(app, words.capture);
+    command.stop_at_first_positional();
+    if (const auto status = command.parse(argc, argv)) return status;
+    if (std::string bad = check_words(command, argc, argv, words, options); !bad.empty())
+        return command.usage_error(bad);
+    options.command = command.positional();
+    if (options.command.empty())
+        return command.usage_error("no command to record (usage: tbdprof [options] -- COMMAND [ARGS...])");
+    return std::nullopt;
 }
 
 }  // namespace tbdprof::cli

@@ -15,6 +15,7 @@ struct RecordOptions {
     std::string sim_model;             // MODEL of --sim=MODEL, empty for the default
     int stack_depth = 24;              // --stacks N (0 turns allocation stacks off)
     bool force = false;                // --force: replace an existing output
+    bool quiet = false;                // --quiet: no summary after the recording
     std::string framework = "none";    // --framework=NAME: allocator preset (see framework_presets.h)
     std::string iteration_range;       // --iteration-range NAME: the NVTX range that marks a step
     CaptureOptions capture;            // --capture-range, --delay, --duration, --steps
@@ -22,16 +23,10 @@ struct RecordOptions {
     std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
 };
 
-struct ParsedCommandLine {
-    enum class Action { Record, Help, Version, UsageError } action = Action::UsageError;
-    RecordOptions record;
-    std::string error;  // for UsageError: one line, without the "tbdprof: " prefix
-};
-
-ParsedCommandLine parse_command_line(const std::vector<std::string>& args);
-
-// The text of `tbdprof --help`.
-std::string usage_text();
+// Parses `tbdprof [record] [options] [--] COMMAND [ARGS...]` (argv without the "record" word).
+// nullopt: record with `options`; otherwise the exit status (--help, --version, a usage error,
+// each already printed).
+std::optional<int> parse_record_command_line(int argc, char** argv, RecordOptions& options);
 
 inline constexpr int kMaxStackDepth = 128;
 

@@ -201,7 +201,7 @@ int record(const RecordOptions& options) {
     info.exit_status = child.exit_status;
     info.crash_signal = child.signal;
     write_run_info(run_dir, info);
-    if (!build_into(run_dir, info, options.iteration_range, *out)) {
+    if (!build_into(run_dir, info, options.iteration_range, *out, options.quiet)) {
         std::fprintf(stderr, "tbdprof: the raw files are kept in %s; once the problem is solved, build them with: %s\n",
                      run_dir.c_str(), build_command_for(run_dir, output).c_str());
         return child.exit_status != 0 ? child.exit_status : kFailure;

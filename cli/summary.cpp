@@ -1,5 +1,7 @@
 #include "summary.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 #include <tbdprof/trace/safe_text.h>
@@ -14,22 +16,15 @@ std::string format_bytes(int64_t bytes) {
         value /= 1024.0;
         ++unit;
     }
-    char text[64];
-    if (unit == 0) std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
-    else std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-    return text;
+    if (unit == 0) return fmt::format("{} B", bytes);
+    return fmt::format("{:.1f} {}", value, units[unit]);
 }
 
 std::string format_summary(const trace::TraceSummary& s, const std::string& trace_path) {
-    char line[512];
     std::string out;
-    auto add = [&](const char* label, const std::string& value) {
-        std::snprintf(line, sizeof line, "  %-20s %s\n", label, value.c_str());
-        out += line;
-    };
+    auto add = [&](const char* label, const std::string& value) { out += fmt::format("  {:<20} {}\n", label, value); };
     out += "tbdprof: recorded " + s.command_line + "\n";
-    std::snprintf(line, sizeof line, "%.3f s", static_cast<double>(s.duration_ns) / 1e9);
-    add("duration", line);
+    add("duration", fmt::format("{:.3f} s", static_cast<double>(s.duration_ns) / 1e9));
     if (!s.device_name.empty()) add("device", s.device_name + (s.simulated_device ? " (simulated)" : ""));
     add("kernels", std::to_string(s.kernels));
     add("copies", std::to_string(s.copies) + " (and " + std::to_string(s.sets) + " sets)");

@@ -1,5 +1,10 @@
 #include "trace_build.h"
 
+#include <tbdprof/cmdline/command.h>
+#include <tbdprof/cmdline/progress.h>
+
+#include <fmt/format.h>
+
 #include "build_signals.h"
 #include "summary.h"
 
@@ -30,7 +35,7 @@ void print_summary(const std::string& output) {
 }  // namespace
 
 bool build_into(const std::string& run_dir, const RunInfo& info, const std::string& iteration_range,
-                trace::OutputFile& out) {
+                trace::OutputFile& out, bool quiet) {
     std::string temporary;
     try {
         temporary = out.temp_path();
@@ -39,6 +44,7 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
         return false;
     }
     const BuildSignalGuard signals(run_dir, temporary, build_command_for(run_dir, out.target()));
+    cmdline::ProgressLine line("tbdprof", cmdline::progress_wanted(quiet));
     // For the tests of signals during the build only: a build long enough to be interrupted.
     if (const char* pause = std::getenv("TBDPROF_TEST_BUILD_PAUSE_MS"); pause && *pause) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::atoi(pause));
@@ -51,9 +57,13 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     build.command_line = info.command_line;
     build.exit_status = info.exit_status;
     build.crash_signal = info.crash_signal;
+    build.progress = [&line](const char* stage, int step, int steps) {
+        line.update(fmt::format("building the trace: {}", stage), static_cast<double>(step) / steps);
+    };
     build.notes = {{"stack_depth", std::to_string(info.stack_depth)}, {"device_mode", info.device_mode}};
     if (!info.sim_model.empty()) build.notes.emplace_back("sim_model", info.sim_model);
     const trace::BuildResult built = trace::build_trace(build);
+    line.clear();
     if (!built.ok) {
         std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", built.error.c_str());
         return false;
@@ -65,7 +75,10 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     tag_options.iteration_range = iteration_range;
     tagger::TagSummary tagged;
     std::string tag_error;
-    if (!tagger::tag_trace_file(out.temp_path(), tag_options, tagged, tag_error))
+    line.update("tagging memory");
+    const bool tagged_ok = tagger::tag_trace_file(out.temp_path(), tag_options, tagged, tag_error);
+    line.clear();
+    if (!tagged_ok)
         std::fprintf(stderr, "tbdprof: note: memory tagging failed: %s (run `tbdprof tag` to retry)\n",
                      tag_error.c_str());
     else if (tagged.iterations == 0)
@@ -76,38 +89,25 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
         std::fprintf(stderr, "tbdprof: %s\n", e.what());
         return false;
     }
-    print_summary(out.target());
+    if (!quiet) print_summary(out.target());
     return true;
 }
 
 int build_command(int argc, char** argv) {
-    std::string run_dir, output, iteration_range;
-    bool force = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "-h" || arg == "--help") {
-            std::fputs(
-                "usage: tbdprof build RUN_DIR -o OUT [--force] [--iteration-range NAME]\n"
-                "  Builds the trace of a recording whose build was stopped or whose tbdprof was killed,\n"
-                "  from the raw files its run directory kept; removes the run directory when done.\n",
-                stdout);
-            return 0;
-        }
-        if (arg == "--force") {
-            force = true;
-        } else if ((arg == "-o" || arg == "--output" || arg == "--iteration-range") && i + 1 < argc) {
-            (arg == "--iteration-range" ? iteration_range : output) = argv[++i];
-        } else if (!arg.empty() && arg[0] != '-' && run_dir.empty()) {
-            run_dir = arg;
-        } else {
-            std::fprintf(stderr, "tbdprof build: unexpected argument '%s' (see tbdprof build --help)\n", arg.c_str());
-            return 2;
-        }
-    }
-    if (run_dir.empty() || output.empty()) {
-        std::fputs("tbdprof build: usage: tbdprof build RUN_DIR -o OUT [--force]\n", stderr);
-        return 2;
-    }
+    cmdline::Command command("build", "tbdprof build RUN_DIR -o OUT [--force] [--quiet] [--iteration-range NAME]",
+                             "Builds the trace of a recording whose build was stopped or whose tbdprof was killed,\n"
+                             "from the raw files its run directory kept; removes the run directory when done.");
+    std::string output, iteration_range;
+    bool force = false, quiet = false;
+    command.add_output(output, "the trace to write (required)");
+    command.add_force(force);
+    command.add_quiet(quiet, "no summary of the trace");
+    command.app().add_option("--iteration-range", iteration_range, "the NVTX range that marks one training step")
+        ->option_text("NAME");
+    if (const auto status = command.parse(argc, argv)) return *status;
+    if (command.positional().size() != 1) return command.usage_error("give one run directory (see tbdprof build --help)");
+    if (output.empty()) return command.usage_error("-o OUT is required (see tbdprof build --help)");
+    const std::string& run_dir = command.positional()[0];
     std::error_code ec;
     if (!std::filesystem::is_directory(run_dir, ec)) {
         std::fprintf(stderr, "tbdprof build: %s is not a run directory\n", run_dir.c_str());
@@ -117,7 +117,7 @@ int build_command(int argc, char** argv) {
     if (info.device_mode.empty()) info.device_mode = "unknown";
     try {
         trace::OutputFile out(output, trace::OutputRules{.force = force, .inputs = {}});
-        if (!build_into(run_dir, info, iteration_range, out)) return 1;
+        if (!build_into(run_dir, info, iteration_range, out, quiet)) return 1;
     } catch (const trace::OutputFileError& e) {
         std::fprintf(stderr, "tbdprof build: %s\n", e.what());
         return std::strstr(e.what(), "use --force") ? 2 : 1;

@@ -67,6 +67,8 @@ void add_counter_warnings(const detail::BuildCounters& c, BuildResult& result) {
                                   " device records without a matching host call");
 }
 
+constexpr int total_build_steps = 12;  // build_model's eleven steps and the writing
+
 detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::RawProcess>& processes,
                                BuildResult& result) {
     detail::TraceModel model;
@@ -75,17 +77,27 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     model.run.exit_status = options.exit_status;
     model.run.crash_signal = options.crash_signal;
     detail::ModelBuilder builder(model, processes);
-    builder.build_processes_and_threads();
-    builder.build_devices();
-    builder.build_library_calls();
-    builder.build_graph_launches();
-    builder.build_kernels();
-    builder.build_copies_and_sets();
-    builder.build_api_calls_and_ranges();
-    builder.build_stacks_and_frames();
-    builder.build_allocations_and_edges();
-    builder.build_samples_and_drops();
-    builder.build_kernel_metrics();
+    // The steps in order, for the progress line; the last one is writing the file.
+    using Step = void (detail::ModelBuilder::*)();
+    const std::pair<const char*, Step> steps[] = {
+        {"processes", &detail::ModelBuilder::build_processes_and_threads},
+        {"devices", &detail::ModelBuilder::build_devices},
+        {"library calls", &detail::ModelBuilder::build_library_calls},
+        {"graph launches", &detail::ModelBuilder::build_graph_launches},
+        {"kernels", &detail::ModelBuilder::build_kernels},
+        {"copies and sets", &detail::ModelBuilder::build_copies_and_sets},
+        {"API calls and ranges", &detail::ModelBuilder::build_api_calls_and_ranges},
+        {"call stacks", &detail::ModelBuilder::build_stacks_and_frames},
+        {"allocations", &detail::ModelBuilder::build_allocations_and_edges},
+        {"samples", &detail::ModelBuilder::build_samples_and_drops},
+        {"kernel metrics", &detail::ModelBuilder::build_kernel_metrics},
+    };
+    const int total = total_build_steps;
+    static_assert(std::size(steps) + 1 == total_build_steps);
+    for (int i = 0; i < total - 1; ++i) {
+        if (options.progress) options.progress(steps[i].first, i, total);
+        (builder.*steps[i].second)();
+    }
     builder.finish_run_row();
     add_counter_warnings(builder.counters(), result);
     result.events = builder.counters().events;
@@ -133,6 +145,7 @@ BuildResult build_trace(const BuildOptions& options) {
                                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nullptr);
         Database db(handle);
         if (rc != SQLITE_OK) throw SqliteError("cannot create " + out.temp_path() + ": " + sqlite3_errstr(rc));
+        if (options.progress) options.progress("writing", total_build_steps - 1, total_build_steps);
         detail::write_trace(db, model);
         db.close();
         if (own_output) own_output->commit();

@@ -2,6 +2,8 @@
 // capture_windows; docs/trace-format.md). Kept apart from the report's other sections.
 #include <cstdio>
 
+#include <fmt/format.h>
+
 #include "analysis_parts.h"
 #include "sqlite_reader.h"
 
@@ -18,10 +20,7 @@ std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace) {
 std::string capture_sentence(const Report& r) {
     if (r.capture_windows.empty()) return {};
     auto span = [](const CaptureWindowInfo& w) {
-        char text[64];
-        std::snprintf(text, sizeof text, "%.3f-%.3f s", static_cast<double>(w.begin_ns) * 1e-9,
-                      static_cast<double>(w.end_ns) * 1e-9);
-        return std::string(text);
+        return fmt::format("{:.3f}-{:.3f} s", static_cast<double>(w.begin_ns) * 1e-9, static_cast<double>(w.end_ns) * 1e-9);
     };
     const CaptureWindowInfo& first = r.capture_windows.front();
     std::string s = "Captured: ";
@@ -33,9 +32,8 @@ std::string capture_sentence(const Report& r) {
             s += (i ? ", " : "") + span(r.capture_windows[i]);
         if (r.capture_windows.size() > 8) s += ", ...";
     }
-    char total[32];
-    std::snprintf(total, sizeof total, "%.3f s", static_cast<double>(r.run.duration_ns) * 1e-9);
-    return s + " of a " + total + " run; kernels, copies and sets only inside, allocations throughout";
+    return fmt::format("{} of a {:.3f} s run; kernels, copies and sets only inside, allocations throughout", s,
+                       static_cast<double>(r.run.duration_ns) * 1e-9);
 }
 
 }  // namespace tbdprof::analyzer

@@ -2,74 +2,11 @@
 
 #include <tbdprof/trace/output_file.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
 
 namespace tbdprof::analyzer {
-
-const std::vector<std::string> kAnalysisOptionNames = {"window", "iteration-range", "batch-size", "top"};
-
-ParsedArgs parse_args(int argc, char** argv, const std::vector<std::string>& with_value,
-                      const std::vector<std::string>& flags) {
-    ParsedArgs parsed;
-    auto known = [](const std::vector<std::string>& list, const std::string& name) {
-        return std::find(list.begin(), list.end(), name) != list.end();
-    };
-    bool options_done = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (options_done || arg == "-" || arg.empty() || arg[0] != '-') {
-            parsed.positional.push_back(arg);
-            continue;
-        }
-        if (arg == "--") {
-            options_done = true;
-            continue;
-        }
-        if (arg == "-h" || arg == "--help") {
-            parsed.help = true;
-            continue;
-        }
-        std::string name, value;
-        bool has_value = false;
-        if (arg == "-o") {
-            name = "output";
-        } else if (arg.rfind("--", 0) == 0) {
-            name = arg.substr(2);
-            if (const size_t eq = name.find('='); eq != std::string::npos) {
-                value = name.substr(eq + 1);
-                name = name.substr(0, eq);
-                has_value = true;
-            }
-        } else {
-            parsed.error = "unknown option " + arg;
-            return parsed;
-        }
-        if (known(flags, name)) {
-            if (has_value) {
-                parsed.error = "--" + name + " takes no value";
-                return parsed;
-            }
-            parsed.options.emplace_back(name, "");
-            continue;
-        }
-        if (!known(with_value, name)) {
-            parsed.error = "unknown option " + arg;
-            return parsed;
-        }
-        if (!has_value) {
-            if (i + 1 >= argc) {
-                parsed.error = "option " + arg + " needs a value";
-                return parsed;
-            }
-            value = argv[++i];
-        }
-        parsed.options.emplace_back(name, value);
-    }
-    return parsed;
-}
 
 namespace {
 
@@ -80,21 +17,37 @@ bool parse_positive(const std::string& text, int64_t& out) {
 
 }  // namespace
 
-std::string apply_analysis_option(AnalysisOptions& options, const std::string& name, const std::string& value) {
-    if (name == "window") {
-        const auto window = parse_window(value);
-        if (!window) return "--window: '" + value + "' is not one of steady, iterations, all";
+void add_analysis_options(CLI::App& app, AnalysisWords& words) {
+    app.add_option("--window", words.window,
+                   "analysis window: steady (default: every iteration but the first; the whole run when there "
+                   "are no iterations), iterations or all")
+        ->option_text("W");
+    app.add_option("--iteration-range", words.iteration_range, "ranges with this name mark iterations")
+        ->option_text("NAME");
+    app.add_option("--batch-size", words.batch_size, "samples per iteration, for samples/s")->option_text("N");
+    app.add_option("--top", words.top, "kernels in the top list (default 10)")->option_text("N");
+}
+
+std::string apply_analysis_options(const CLI::App& app, const AnalysisWords& words, AnalysisOptions& options) {
+    if (app.count("--window") > 0) {
+        const auto window = parse_window(words.window);
+        if (!window) return "--window: '" + words.window + "' is not one of steady, iterations, all";
         options.window = *window;
-    } else if (name == "iteration-range") {
-        if (value.empty()) return "--iteration-range: give a range name";
-        options.iteration_range = value;
-    } else if (name == "batch-size") {
+    }
+    if (app.count("--iteration-range") > 0) {
+        if (words.iteration_range.empty()) return "--iteration-range: give a range name";
+        options.iteration_range = words.iteration_range;
+    }
+    if (app.count("--batch-size") > 0) {
         int64_t batch = 0;
-        if (!parse_positive(value, batch)) return "--batch-size: '" + value + "' is not a positive integer";
+        if (!parse_positive(words.batch_size, batch))
+            return "--batch-size: '" + words.batch_size + "' is not a positive integer";
         options.batch_size = batch;
-    } else if (name == "top") {
+    }
+    if (app.count("--top") > 0) {
         int64_t top = 0;
-        if (!parse_positive(value, top) || top > 10000) return "--top: '" + value + "' is not an integer in 1..10000";
+        if (!parse_positive(words.top, top) || top > 10000)
+            return "--top: '" + words.top + "' is not an integer in 1..10000";
         options.top_kernels = static_cast<int>(top);
     }
     return {};

@@ -1,8 +1,9 @@
-// Option parsing shared by the subcommands: "--name value", "--name=value", "-o FILE", "--" ends
-// options. Errors are sentences for the user (the command prints them with its usage and exits 2).
+// The options every reading command (report, compare, diff, check) shares, on the subcommand's
+// CLI11 option table: --window, --iteration-range, --batch-size, --top; and writing the result.
 #pragma once
 
-#include <map>
+#include <CLI/CLI.hpp>
+
 #include <string>
 #include <vector>
 
@@ -11,22 +12,15 @@
 
 namespace tbdprof::analyzer {
 
-struct ParsedArgs {
-    std::vector<std::string> positional;
-    std::vector<std::pair<std::string, std::string>> options;  // (name without dashes, value) in order
-    bool help = false;
-    std::string error;
+// The words as given; checked by apply_analysis_options once all are parsed.
+struct AnalysisWords {
+    std::string window, iteration_range, batch_size, top;
 };
 
-// `with_value`: option names that take a value; `flags`: names that take none.
-ParsedArgs parse_args(int argc, char** argv, const std::vector<std::string>& with_value,
-                      const std::vector<std::string>& flags);
-
-// Options every reading command accepts: --window, --iteration-range, --batch-size, --top.
-// Returns an error sentence for a bad value; ignores other names.
-std::string apply_analysis_option(AnalysisOptions& options, const std::string& name, const std::string& value);
+void add_analysis_options(CLI::App& app, AnalysisWords& words);
+// Returns an error sentence for a bad value, empty when fine.
+std::string apply_analysis_options(const CLI::App& app, const AnalysisWords& words, AnalysisOptions& options);
 std::string apply_format_option(Format& format, const std::string& value);
-extern const std::vector<std::string> kAnalysisOptionNames;
 
 // Writes `text` to `path`, or stdout when path is empty or "-"; returns an error sentence.
 std::string write_output(const std::string& path, const std::string& text, bool force,

@@ -1,11 +1,16 @@
 #include "tbdprof/analyzer/commands.h"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <cstdio>
 #include <exception>
 #include <string>
 
+#include <tbdprof/cmdline/command.h>
+#include <tbdprof/cmdline/progress.h>
+#include <tbdprof/cmdline/terminal.h>
 #include <tbdprof/trace/output_file.h>
 #include <tbdprof/trace/safe_text.h>
 
@@ -15,42 +20,45 @@
 namespace tbdprof::analyzer {
 namespace {
 
-constexpr const char* kAnalysisHelp =
-    "  --window steady|iterations|all  analysis window (default steady: every iteration but the first;\n"
-    "                                  the whole run when there are no iterations)\n"
-    "  --iteration-range NAME          ranges with this name mark iterations\n"
-    "  --batch-size N                  samples per iteration, for samples/s\n"
-    "  --top N                         kernels in the top list (default 10)\n";
+const std::vector<std::string> kFormats = {"text", "markdown", "json", "html"};
 
-int usage_error(const char* command, const std::string& message, const char* usage) {
-    std::fprintf(stderr, "tbdprof %s: %s\nusage: %s\n(--help for details)\n", command, message.c_str(), usage);
-    return 2;
-}
-
-int input_error(const char* command, const std::string& message) {
-    std::fprintf(stderr, "tbdprof %s: %s\n", command, trace::printable(message).c_str());
-    return 2;
-}
-
+// What report, compare and diff share: the analysis options, the output, its format.
 struct Common {
     AnalysisOptions analysis;
+    AnalysisWords words;
+    std::string format_name = "text";
     Format format = Format::text;
     std::string output;
     bool force = false;  // --force: replace an existing output file
+    bool quiet = false;  // --quiet: no progress line
+    bool wide = false;   // --wide: text not fitted to the width
+
+    bool to_terminal() const { return (output.empty() || output == "-") && cmdline::is_terminal(stdout); }
+    // The width the text format fits: the terminal's (or COLUMNS, or 100); 0 with --wide.
+    size_t text_width() const {
+        return wide ? 0 : static_cast<size_t>(cmdline::output_width(output.empty() || output == "-" ? stdout : nullptr));
+    }
+    // Text for where it goes: bold headings on a colour terminal.
+    std::string styled(std::string text) const {
+        return format == Format::text && to_terminal() && cmdline::use_colour(stdout) ? cmdline::bold_headings(text)
+                                                                                       : text;
+    }
 };
 
-// Applies the options all reading commands share; returns an error sentence.
-std::string apply_common(Common& common, const ParsedArgs& args) {
-    common.analysis.progress = ::isatty(STDERR_FILENO) == 1;
-    for (const auto& [name, value] : args.options) {
-        std::string error;
-        if (name == "format") error = apply_format_option(common.format, value);
-        else if (name == "output") common.output = value;
-        else if (name == "force") common.force = true;
-        else error = apply_analysis_option(common.analysis, name, value);
-        if (!error.empty()) return error;
-    }
-    return {};
+void add_common(cmdline::Command& command, Common& common) {
+    command.add_format(common.format_name, kFormats, "text (default), markdown, json or html");
+    command.add_output(common.output);
+    command.add_force(common.force);
+    command.add_quiet(common.quiet, "no progress line on a terminal");
+    command.add_wide(common.wide);
+    add_analysis_options(command.app(), common.words);
+}
+
+// After parsing: the values checked; returns an error sentence.
+std::string apply_common(cmdline::Command& command, Common& common) {
+    common.analysis.progress = cmdline::progress_wanted(common.quiet);
+    if (std::string error = apply_format_option(common.format, common.format_name); !error.empty()) return error;
+    return apply_analysis_options(command.app(), common.words, common.analysis);
 }
 
 // Strings from the trace reach the output unchanged by the renderers: a terminal must not act on
@@ -66,77 +74,71 @@ std::string output_problem(const Common& common, const std::vector<std::string>&
                                       {.force = common.force, .inputs = inputs, .allow_stream = true, .defer_temporary = false});
 }
 
-std::vector<std::string> names_with(std::vector<std::string> extra) {
-    std::vector<std::string> names = kAnalysisOptionNames;
-    names.insert(names.end(), extra.begin(), extra.end());
-    return names;
-}
-
 std::string base_name(const std::string& path) {
     const size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Parses and checks the common options; nullopt: go on.
+std::optional<int> parse_common(cmdline::Command& command, Common& common, int argc, char** argv) {
+    if (const auto status = command.parse(argc, argv)) return status;
+    if (std::string error = apply_common(command, common); !error.empty()) return command.usage_error(error);
+    return std::nullopt;
+}
+
 }  // namespace
 
 int report_command(int argc, char** argv) {
-    const char* usage = "tbdprof report TRACE [--format text|markdown|json|html] [-o FILE] [--window W] ...";
-    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output"}), {"force"});
-    if (args.help) {
-        std::printf("usage: %s\n\nA report on one trace: GPU utilization, FP32 throughput, memory by category,\n"
-                    "iterations, CPU, top kernels.\n  --format F   text (default), markdown, json, html\n"
-                    "  -o FILE      write to FILE instead of standard output\n"
-                    "  --force      replace FILE if it exists (never a device, FIFO or an input)\n%s", usage, kAnalysisHelp);
-        return 0;
-    }
-    if (!args.error.empty()) return usage_error("report", args.error, usage);
-    if (args.positional.size() != 1) return usage_error("report", "give exactly one trace file", usage);
+    cmdline::Command command("report", "tbdprof report TRACE [--format text|markdown|json|html] [-o FILE] [--window W] ...",
+                             "A report on one trace: GPU utilization, FP32 throughput, memory by category,\n"
+                             "iterations, CPU, top kernels.");
     Common common;
-    if (std::string error = apply_common(common, args); !error.empty()) return usage_error("report", error, usage);
-    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("report", error);
+    add_common(command, common);
+    if (const auto status = parse_common(command, common, argc, argv)) return *status;
+    const std::vector<std::string>& inputs = command.positional();
+    if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof report --help)");
+    if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
     try {
-        const Report report = analyze_trace(args.positional[0], common.analysis);
-        if (std::string error = write_output(common.output, safe_for(common.format, render_report(report, common.format)), common.force, args.positional); !error.empty()) {
-            return input_error("report", error);
-        }
+        const Report report = analyze_trace(inputs[0], common.analysis);
+        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_report(report, common.format, common.text_width()))),
+                                             common.force, inputs);
+            !error.empty())
+            return command.fail(error, 2);
     } catch (const std::exception& e) {
-        return input_error("report", e.what());
+        return command.fail(e.what(), 2);
     }
     return 0;
 }
 
 int compare_command(int argc, char** argv) {
-    const char* usage = "tbdprof compare A B [C...] [--labels a,b,...] [--format text|markdown|json|html] [-o FILE]";
-    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output", "labels"}), {"force"});
-    if (args.help) {
-        std::printf("usage: %s\n\nSeveral runs side by side: a table per metric and per memory category;\n"
-                    "stacked bars of memory at peak in HTML.\n  --labels a,b,...  column names (default: file names)\n%s",
-                    usage, kAnalysisHelp);
-        return 0;
-    }
-    if (!args.error.empty()) return usage_error("compare", args.error, usage);
-    if (args.positional.size() < 2) return usage_error("compare", "give at least two trace files", usage);
+    cmdline::Command command("compare",
+                             "tbdprof compare A B [C...] [--labels a,b,...] [--format text|markdown|json|html] [-o FILE]",
+                             "Several runs side by side: a table per metric and per memory category;\n"
+                             "stacked bars of memory at peak in HTML.");
     Common common;
+    add_common(command, common);
+    std::string label_list;
+    command.app().add_option("--labels", label_list, "column names (default: file names)")->option_text("a,b,...");
+    if (const auto status = parse_common(command, common, argc, argv)) return *status;
+    const std::vector<std::string>& inputs = command.positional();
+    if (inputs.size() < 2) return command.usage_error("give at least two trace files (see tbdprof compare --help)");
     std::vector<std::string> labels;
-    for (const auto& [name, value] : args.options) {
-        if (name != "labels") continue;
+    if (command.app().count("--labels") > 0) {
         size_t start = 0;
-        while (start <= value.size()) {
-            const size_t comma = value.find(',', start);
-            labels.push_back(value.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        while (start <= label_list.size()) {
+            const size_t comma = label_list.find(',', start);
+            labels.push_back(label_list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
             if (comma == std::string::npos) break;
             start = comma + 1;
         }
     }
-    if (!labels.empty() && labels.size() != args.positional.size()) {
-        return usage_error("compare", "--labels has " + std::to_string(labels.size()) + " names for " +
-                                          std::to_string(args.positional.size()) + " traces", usage);
-    }
-    if (std::string error = apply_common(common, args); !error.empty()) return usage_error("compare", error, usage);
-    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("compare", error);
+    if (!labels.empty() && labels.size() != inputs.size())
+        return command.usage_error("--labels has " + std::to_string(labels.size()) + " names for " +
+                                   std::to_string(inputs.size()) + " traces");
+    if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
     if (labels.empty()) {
-        for (size_t i = 0; i < args.positional.size(); ++i) {
-            std::string label = base_name(args.positional[i]);
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            std::string label = base_name(inputs[i]);
             for (size_t j = 0; j < i; ++j)
                 if (labels[j] == label) label += " (" + std::to_string(i + 1) + ")";
             labels.push_back(label);
@@ -144,98 +146,101 @@ int compare_command(int argc, char** argv) {
     }
     try {
         std::vector<Report> reports;
-        for (const std::string& path : args.positional) reports.push_back(analyze_trace(path, common.analysis));
-        if (std::string error = write_output(common.output, safe_for(common.format, render_compare(reports, labels, common.format)), common.force,
-                                                 args.positional); !error.empty()) {
-            return input_error("compare", error);
-        }
+        for (const std::string& path : inputs) reports.push_back(analyze_trace(path, common.analysis));
+        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_compare(reports, labels, common.format, common.text_width()))),
+                                             common.force, inputs);
+            !error.empty())
+            return command.fail(error, 2);
     } catch (const std::exception& e) {
-        return input_error("compare", e.what());
+        return command.fail(e.what(), 2);
     }
     return 0;
 }
 
 int diff_command(int argc, char** argv) {
-    const char* usage = "tbdprof diff BASE NEW [--format text|markdown|json|html] [-o FILE]";
-    const ParsedArgs args = parse_args(argc, argv, names_with({"format", "output"}), {"force"});
-    if (args.help) {
-        std::printf("usage: %s\n\nWhat changed between two runs (metrics, memory categories, top kernels),\n"
-                    "with relative changes, largest first.\n%s", usage, kAnalysisHelp);
-        return 0;
-    }
-    if (!args.error.empty()) return usage_error("diff", args.error, usage);
-    if (args.positional.size() != 2) return usage_error("diff", "give exactly two trace files: BASE NEW", usage);
+    cmdline::Command command("diff", "tbdprof diff BASE NEW [--format text|markdown|json|html] [-o FILE]",
+                             "What changed between two runs (metrics, memory categories, top kernels),\n"
+                             "with relative changes, largest first.");
     Common common;
     common.analysis.top_kernels = 30;  // compare kernels beyond the usual top ten
-    if (std::string error = apply_common(common, args); !error.empty()) return usage_error("diff", error, usage);
-    if (std::string error = output_problem(common, args.positional); !error.empty()) return input_error("diff", error);
+    add_common(command, common);
+    if (const auto status = parse_common(command, common, argc, argv)) return *status;
+    const std::vector<std::string>& inputs = command.positional();
+    if (inputs.size() != 2) return command.usage_error("give exactly two trace files: BASE NEW");
+    if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
     try {
-        const Report base = analyze_trace(args.positional[0], common.analysis);
-        const Report next = analyze_trace(args.positional[1], common.analysis);
-        if (std::string error = write_output(common.output, safe_for(common.format, render_diff(base, next, common.format)), common.force, args.positional); !error.empty()) {
-            return input_error("diff", error);
-        }
+        const Report base = analyze_trace(inputs[0], common.analysis);
+        const Report next = analyze_trace(inputs[1], common.analysis);
+        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_diff(base, next, common.format, common.text_width()))),
+                                             common.force, inputs);
+            !error.empty())
+            return command.fail(error, 2);
     } catch (const std::exception& e) {
-        return input_error("diff", e.what());
+        return command.fail(e.what(), 2);
     }
     return 0;
 }
 
 int check_command(int argc, char** argv) {
-    const char* usage =
+    cmdline::Command command(
+        "check",
         "tbdprof check TRACE [--max-peak-memory 12GiB] [--min-gpu-utilization 0.8] [--max-iteration-time 250ms]\n"
         "       [--max-p95-iteration-time T] [--min-fp32-utilization F] [--max-category CATEGORY=SIZE]\n"
-        "       [--budget FILE] [--junit FILE]";
-    const ParsedArgs args =
-        parse_args(argc, argv,
-                   names_with({"max-peak-memory", "min-gpu-utilization", "max-iteration-time", "max-p95-iteration-time",
-                               "min-fp32-utilization", "max-category", "budget", "junit"}),
-                   {"force"});
-    if (args.help) {
-        std::printf("usage: %s\n\nChecks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
-                    "violation listed); 2: bad input. A budget file holds the same limits, one per line:\n"
-                    "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n"
-                    "--max-iteration-time limits the mean iteration time.\n%s", usage, kAnalysisHelp);
-        return 0;
-    }
-    if (!args.error.empty()) return usage_error("check", args.error, usage);
-    if (args.positional.size() != 1) return usage_error("check", "give exactly one trace file", usage);
+        "       [--budget FILE] [--junit FILE]",
+        "Checks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
+        "violation listed); 2: bad input. A budget file holds the same limits, one per line:\n"
+        "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n"
+        "--max-iteration-time limits the mean iteration time.");
+    CLI::App& app = command.app();
     Common common;
+    std::string budget_file, junit;
+    app.add_option("--budget", budget_file, "a file of limits, one per line")->option_text("FILE");
+    app.add_option("--junit", junit, "also write the results as a JUnit XML file (for CI)")->option_text("FILE");
+    command.add_force(common.force);
+    command.add_quiet(common.quiet, "no progress line on a terminal");
+    add_analysis_options(app, common.words);
+    // Each limit may be given once, --max-category once per category.
+    const std::pair<const char*, const char*> limits[] = {
+        {"max-peak-memory", "SIZE"},           {"min-gpu-utilization", "F"},  {"max-iteration-time", "T"},
+        {"max-p95-iteration-time", "T"},       {"min-fp32-utilization", "F"}, {"max-category", "CATEGORY=SIZE"}};
+    std::vector<std::vector<std::string>> limit_values(std::size(limits));
+    for (size_t i = 0; i < std::size(limits); ++i)
+        app.add_option(std::string("--") + limits[i].first, limit_values[i], "limit")->option_text(limits[i].second);
+    if (const auto status = command.parse(argc, argv)) return *status;
+    const std::vector<std::string>& inputs = command.positional();
+    if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof check --help)");
     Budget budget;
-    std::string junit;
-    bool force = false;
-    for (const auto& [name, value] : args.options) {
-        std::string error;
-        if (name == "force") force = true;
-        else if (name == "budget") error = load_budget_file(value, budget);
-        else if (name == "junit") junit = value;
-        else if (is_limit_name(name)) error = apply_limit(budget, name, value);
-        else error = apply_analysis_option(common.analysis, name, value);
-        if (!error.empty()) return usage_error("check", error, usage);
-    }
-    common.analysis.progress = ::isatty(STDERR_FILENO) == 1;
-    if (budget.empty()) return usage_error("check", "no limits given (options or --budget FILE)", usage);
+    if (!budget_file.empty())
+        if (std::string error = load_budget_file(budget_file, budget); !error.empty()) return command.usage_error(error);
+    for (size_t i = 0; i < std::size(limits); ++i)
+        for (const std::string& value : limit_values[i])
+            if (std::string error = apply_limit(budget, limits[i].first, value); !error.empty())
+                return command.usage_error(error);
+    if (std::string error = apply_analysis_options(app, common.words, common.analysis); !error.empty())
+        return command.usage_error(error);
+    common.analysis.progress = cmdline::progress_wanted(common.quiet);
+    if (budget.empty()) return command.usage_error("no limits given (options or --budget FILE)");
     std::vector<CheckResult> results;
     try {
-        results = check_budget(analyze_trace(args.positional[0], common.analysis), budget);
+        results = check_budget(analyze_trace(inputs[0], common.analysis), budget);
     } catch (const std::exception& e) {
-        return input_error("check", e.what());
+        return command.fail(e.what(), 2);
     }
     int violations = 0;
     for (const CheckResult& r : results) {
         if (!r.passed) ++violations;
-        std::printf("%s  %-24s %s\n", r.passed ? "ok  " : "FAIL", r.limit.c_str(), trace::printable(r.message).c_str());
+        fmt::print("{}  {:<24} {}\n", r.passed ? "ok  " : "FAIL", r.limit, trace::printable(r.message));
     }
     if (!junit.empty()) {
-        if (std::string error = write_output(junit, trace::valid_utf8(junit_xml(args.positional[0], results)), force, args.positional); !error.empty()) {
-            return input_error("check", error);
+        if (std::string error = write_output(junit, trace::valid_utf8(junit_xml(inputs[0], results)), common.force, inputs); !error.empty()) {
+            return command.fail(error, 2);
         }
     }
     if (violations > 0) {
-        std::printf("%d of %zu limits violated\n", violations, results.size());
+        fmt::print("{} of {} limits violated\n", violations, results.size());
         return 1;
     }
-    std::printf("within budget (%zu limits)\n", results.size());
+    fmt::print("within budget ({} limits)\n", results.size());
     return 0;
 }
 

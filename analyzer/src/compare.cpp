@@ -44,7 +44,8 @@ Table runs_table(const std::vector<std::string>& labels, const char* first) {
 
 }  // namespace
 
-std::string render_compare(const std::vector<Report>& reports, const std::vector<std::string>& labels, Format format) {
+std::string render_compare(const std::vector<Report>& reports, const std::vector<std::string>& labels, Format format,
+                           size_t text_width) {
     if (format == Format::json) return compare_json(reports, labels);
     Document document;
     document.title = "tbdprof compare: " + std::to_string(reports.size()) + " runs";
@@ -95,7 +96,7 @@ std::string render_compare(const std::vector<Report>& reports, const std::vector
     switch (format) {
     case Format::markdown: return to_markdown(document);
     case Format::html: return to_html(document);
-    default: return to_text(document);
+    default: return to_text(document, text_width);
     }
 }
 

@@ -1,5 +1,7 @@
 // diff: what changed from a base run to a new one, largest relative change first.
 #include <algorithm>
+
+#include <fmt/format.h>
 #include <cmath>
 #include <map>
 
@@ -27,9 +29,7 @@ std::string relative_text(const Change& c) {
     const double rel = c.relative();
     if (rel == 0) return "unchanged";
     if (std::isinf(rel)) return "new";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%+.1f%%", rel * 100.0);
-    return buffer;
+    return fmt::format("{:+.1f}%", rel * 100.0);
 }
 
 std::vector<Change> collect(const Report& base, const Report& next) {
@@ -54,7 +54,7 @@ std::vector<Change> collect(const Report& base, const Report& next) {
 
 }  // namespace
 
-std::string render_diff(const Report& base, const Report& next, Format format) {
+std::string render_diff(const Report& base, const Report& next, Format format, size_t text_width) {
     const std::vector<Change> changes = collect(base, next);
     if (format == Format::json) {
         JsonWriter json;
@@ -95,7 +95,7 @@ std::string render_diff(const Report& base, const Report& next, Format format) {
     switch (format) {
     case Format::markdown: return to_markdown(document);
     case Format::html: return to_html(document);
-    default: return to_text(document);
+    default: return to_text(document, text_width);
     }
 }
 

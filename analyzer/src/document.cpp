@@ -1,19 +1,90 @@
 #include "document.h"
 
+#include "text_fit.h"
+
 #include <algorithm>
 
 namespace tbdprof::analyzer {
 namespace {
 
-// Display width: count UTF-8 code points, not bytes, so names with non-ASCII characters align.
-size_t width(const std::string& text) {
-    return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
+size_t width(const std::string& text) { return display_width(text); }
 
 std::string pad(const std::string& text, size_t to, bool right) {
     const size_t w = width(text);
     if (w >= to) return text;
     return right ? std::string(to - w, ' ') + text : text + std::string(to - w, ' ');
+}
+
+constexpr size_t kGap = 2;        // spaces between columns
+constexpr size_t kMinColumn = 8;        // a text column is not cut below this
+constexpr size_t kMinStackColumn = 30;  // a call-stack column shrinks first, to this
+
+bool flag(const std::vector<bool>& flags, size_t c) { return c < flags.size() && flags[c]; }
+
+// Column widths for `table` within `limit` (0: none): the text columns shrink, widest first. Empty
+// when even the narrowest layout does not fit.
+std::vector<size_t> fit_columns(const Table& table, size_t limit) {
+    std::vector<size_t> widths(table.header.size(), 0);
+    for (size_t c = 0; c < table.header.size(); ++c) widths[c] = width(table.header[c]);
+    for (const auto& row : table.rows)
+        for (size_t c = 0; c < row.size() && c < widths.size(); ++c) widths[c] = std::max(widths[c], width(row[c]));
+    if (limit == 0 || widths.empty()) return widths;
+    size_t total = kGap * (widths.size() - 1);
+    for (size_t w : widths) total += w;
+    while (total > limit) {
+        // Call stacks give way first (down to a few frames' worth), then the widest text column.
+        size_t widest = widths.size();
+        for (size_t c = 0; c < widths.size() && widest == widths.size(); ++c)
+            if (flag(table.keep_start, c) && widths[c] > kMinStackColumn) widest = c;
+        for (size_t c = 0; c < widths.size() && !flag(table.keep_start, widest); ++c)
+            if (!flag(table.right_aligned, c) && widths[c] > kMinColumn && (widest == widths.size() || widths[c] > widths[widest]))
+                widest = c;
+        if (widest == widths.size()) return {};
+        --widths[widest];
+        --total;
+    }
+    return widths;
+}
+
+std::string fit_cell(const Table& table, size_t c, const std::string& text, size_t to) {
+    return flag(table.keep_start, c) ? elide_end(text, to) : elide_middle(text, to);
+}
+
+void append_wrapped(std::string& out, const std::string& line, size_t limit) {
+    for (const std::string& part : wrap_words(line, limit)) out += part + "\n";
+}
+
+// A table too wide for any column layout: one "header: value" line per cell, rows apart.
+void append_records(std::string& out, const Table& table, size_t limit) {
+    for (size_t r = 0; r < table.rows.size(); ++r) {
+        if (r) out += "\n";
+        for (size_t c = 0; c < table.header.size(); ++c) {
+            const std::string key = table.header[c] + ": ";
+            const std::string value = c < table.rows[r].size() ? table.rows[r][c] : "";
+            const size_t room = limit > width(key) ? limit - width(key) : 0;
+            out += elide_middle(key, limit) + fit_cell(table, c, value, room) + "\n";
+        }
+    }
+}
+
+void append_table(std::string& out, const Table& table, size_t limit) {
+    const std::vector<size_t> widths = fit_columns(table, limit);
+    if (widths.empty() && !table.header.empty()) return append_records(out, table, limit);
+    auto print_row = [&](const std::vector<std::string>& row) {
+        std::string line;
+        for (size_t c = 0; c < widths.size(); ++c) {
+            const std::string cell = fit_cell(table, c, c < row.size() ? row[c] : "", widths[c]);
+            line += pad(cell, widths[c], flag(table.right_aligned, c));
+            if (c + 1 < widths.size()) line += std::string(kGap, ' ');
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n";
+    };
+    print_row(table.header);
+    std::string rule;
+    for (size_t c = 0; c < widths.size(); ++c) rule += std::string(widths[c], '-') + (c + 1 < widths.size() ? "  " : "");
+    out += rule + "\n";
+    for (const auto& row : table.rows) print_row(row);
 }
 
 std::string markdown_cell(const std::string& text) {
@@ -28,34 +99,15 @@ std::string markdown_cell(const std::string& text) {
 
 }  // namespace
 
-std::string to_text(const Document& document) {
-    std::string out = document.title + "\n" + std::string(width(document.title), '=') + "\n";
-    for (const std::string& line : document.intro) out += line + "\n";
+std::string to_text(const Document& document, size_t limit) {
+    const std::string title = limit ? elide_middle(document.title, limit) : document.title;
+    std::string out = title + "\n" + std::string(width(title), '=') + "\n";
+    for (const std::string& line : document.intro) append_wrapped(out, line, limit);
     for (const Section& section : document.sections) {
-        out += "\n" + section.title + "\n" + std::string(width(section.title), '-') + "\n";
-        for (const std::string& line : section.lines) out += line + "\n";
-        if (!section.table) continue;
-        const Table& table = *section.table;
-        std::vector<size_t> widths(table.header.size(), 0);
-        for (size_t c = 0; c < table.header.size(); ++c) widths[c] = width(table.header[c]);
-        for (const auto& row : table.rows) {
-            for (size_t c = 0; c < row.size() && c < widths.size(); ++c) widths[c] = std::max(widths[c], width(row[c]));
-        }
-        auto print_row = [&](const std::vector<std::string>& row) {
-            std::string line;
-            for (size_t c = 0; c < widths.size(); ++c) {
-                const bool right = c < table.right_aligned.size() && table.right_aligned[c];
-                line += pad(c < row.size() ? row[c] : "", widths[c], right);
-                if (c + 1 < widths.size()) line += "  ";
-            }
-            while (!line.empty() && line.back() == ' ') line.pop_back();
-            out += line + "\n";
-        };
-        print_row(table.header);
-        std::string rule;
-        for (size_t c = 0; c < widths.size(); ++c) rule += std::string(widths[c], '-') + (c + 1 < widths.size() ? "  " : "");
-        out += rule + "\n";
-        for (const auto& row : table.rows) print_row(row);
+        const std::string heading = limit ? elide_middle(section.title, limit) : section.title;
+        out += "\n" + heading + "\n" + std::string(width(heading), '-') + "\n";
+        for (const std::string& line : section.lines) append_wrapped(out, line, limit);
+        if (section.table) append_table(out, *section.table, limit);
     }
     return out;
 }

@@ -12,6 +12,9 @@ struct Table {
     std::vector<std::string> header;
     std::vector<bool> right_aligned;  // per column; numbers are right-aligned
     std::vector<std::vector<std::string>> rows;
+    // Per column: cut keeping the start (call stacks, innermost frame first) rather than in the
+    // middle (names), when the text table does not fit the width.
+    std::vector<bool> keep_start;
     void add(std::vector<std::string> row) { rows.push_back(std::move(row)); }
 };
 
@@ -28,7 +31,9 @@ struct Document {
     std::vector<Section> sections;
 };
 
-std::string to_text(const Document& document);
+// `width`: the text fits it (tables shrink their text columns, eliding cells; a table that cannot
+// fit is printed row by row; sentences wrap); 0: no limit.
+std::string to_text(const Document& document, size_t width = 0);
 std::string to_markdown(const Document& document);
 std::string to_html(const Document& document);
 std::string html_escape(std::string_view text);

@@ -1,8 +1,9 @@
 // Progress on stderr for long scans: silent for the first second and when disabled (stderr is not a
-// terminal), then one self-overwriting line.
+// terminal, or --quiet), then one self-overwriting line (cmdline/progress.h).
 #pragma once
 
-#include <chrono>
+#include <tbdprof/cmdline/progress.h>
+
 #include <cstdint>
 
 namespace tbdprof::analyzer {
@@ -19,9 +20,7 @@ public:
     void finish();
 
 private:
-    bool enabled_;
-    bool shown_ = false;
-    std::chrono::steady_clock::time_point start_;
+    cmdline::ProgressLine line_;
 };
 
 }  // namespace tbdprof::analyzer

@@ -1,4 +1,5 @@
 #include "report_document.h"
+#include "text_fit.h"
 
 #include <cstdio>
 
@@ -170,7 +171,7 @@ Section largest(const Report& r, bool full_stacks) {
     Section s{"Largest allocations live at the peak", {},
               Table{{"bytes", "category at peak", "tag rule (confidence)", "device", "allocated", "freed",
                      "call stack (innermost first)"},
-                    {true, false, false, true, true, true, false}, {}},
+                    {true, false, false, true, true, true, false}, {}, {false, false, false, false, false, false, true}},
               {}};
     for (const LargeAllocation& a : r.memory.largest_at_peak) {
         s.table->add({format_bytes(a.bytes), listed_category(a), tag_rule(a), std::to_string(a.device),
@@ -216,13 +217,13 @@ Section cpu(const Report& r) {
     return s;
 }
 
-Section kernels(const Report& r) {
+Section kernels(const Report& r, bool full_names) {
     Section s{"Top kernels by total time", {}, Table{{"kernel", "count", "total", "mean", "FLOPs", "share of GPU time"},
                                                       {false, true, true, true, true, true}, {}}, {}};
     s.lines.push_back(std::to_string(r.kernels.count) + " kernels in the window (" + std::to_string(r.kernels.total) +
                       " in the trace)");
     for (const KernelStat& k : r.kernels.top) {
-        std::string name = k.name.size() > 80 ? k.name.substr(0, 77) + "..." : k.name;
+        std::string name = full_names ? k.name : elide_middle(k.name, 80);
         s.table->add({name, std::to_string(k.count), format_duration_ns(static_cast<double>(k.total_ns)),
                       format_duration_ns(k.mean_ns), k.flops > 0 ? format_flops(k.flops) : "-", format_percent(k.share)});
     }
@@ -237,7 +238,7 @@ std::string window_sentence(const Report& r) {
            (r.window.used != r.window.requested ? "; requested " + r.window.requested + ": " + r.window.note : "");
 }
 
-Document report_document(const Report& r, bool with_charts) {
+Document report_document(const Report& r, bool with_charts, bool full_names) {
     Document document;
     document.title = "tbdprof report: " + r.run.trace_path;
     document.intro.push_back("command: " + r.run.command_line);
@@ -249,10 +250,10 @@ Document report_document(const Report& r, bool with_charts) {
     document.sections.push_back(flops(r));
     document.sections.push_back(flops_by_precision(r));
     document.sections.push_back(memory(r, with_charts));
-    if (!r.memory.largest_at_peak.empty()) document.sections.push_back(largest(r, with_charts));  // HTML: every frame
+    if (!r.memory.largest_at_peak.empty()) document.sections.push_back(largest(r, full_names));
     document.sections.push_back(iterations(r));
     document.sections.push_back(cpu(r));
-    document.sections.push_back(kernels(r));
+    document.sections.push_back(kernels(r, full_names));
     if (!r.notes.empty()) document.sections.push_back(Section{"Notes", r.notes, std::nullopt, {}});
     return document;
 }
@@ -265,12 +266,13 @@ std::optional<Format> parse_format(std::string_view text) {
     return std::nullopt;
 }
 
-std::string render_report(const Report& report, Format format) {
+std::string render_report(const Report& report, Format format, size_t text_width) {
     switch (format) {
     case Format::json: return render_json(report);
-    case Format::markdown: return to_markdown(report_document(report, false));
-    case Format::html: return to_html(report_document(report, true));
-    default: return to_text(report_document(report, false));
+    case Format::markdown: return to_markdown(report_document(report, false, false));
+    case Format::html: return to_html(report_document(report, true, true));
+    // Text: every frame and the whole kernel name, for the table to fit to the width.
+    default: return to_text(report_document(report, false, true), text_width);
     }
 }
 

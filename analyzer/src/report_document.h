@@ -6,7 +6,8 @@
 
 namespace tbdprof::analyzer {
 
-Document report_document(const Report& report, bool with_charts);
+// full_names: whole kernel names and every frame of call stacks (text fits them to its width itself).
+Document report_document(const Report& report, bool with_charts, bool full_names);
 std::string window_sentence(const Report& report);
 
 }  // namespace tbdprof::analyzer

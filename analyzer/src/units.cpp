@@ -1,5 +1,7 @@
 #include "tbdprof/analyzer/units.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -97,10 +99,8 @@ std::string scaled(double value, const char* const* prefixes, int count, double 
         magnitude /= step;
         ++index;
     }
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, index == 0 && std::floor(value) == value ? "%.0f %s%s" : "%.2f %s%s", value,
-                  prefixes[index], suffix);
-    return buffer;
+    if (index == 0 && std::floor(value) == value) return fmt::format("{:.0f} {}{}", value, prefixes[index], suffix);
+    return fmt::format("{:.2f} {}{}", value, prefixes[index], suffix);
 }
 
 }  // namespace
@@ -118,25 +118,19 @@ std::string format_flops(double flops) {
 std::string format_rate(double flops_per_s) { return format_flops(flops_per_s) + "/s"; }
 
 std::string format_duration_ns(double ns) {
-    char buffer[64];
     const double magnitude = std::fabs(ns);
-    if (magnitude >= 1e9) std::snprintf(buffer, sizeof buffer, "%.3f s", ns * 1e-9);
-    else if (magnitude >= 1e6) std::snprintf(buffer, sizeof buffer, "%.3f ms", ns * 1e-6);
-    else if (magnitude >= 1e3) std::snprintf(buffer, sizeof buffer, "%.3f us", ns * 1e-3);
-    else std::snprintf(buffer, sizeof buffer, "%.0f ns", ns);
-    return buffer;
+    if (magnitude >= 1e9) return fmt::format("{:.3f} s", ns * 1e-9);
+    if (magnitude >= 1e6) return fmt::format("{:.3f} ms", ns * 1e-6);
+    if (magnitude >= 1e3) return fmt::format("{:.3f} us", ns * 1e-3);
+    return fmt::format("{:.0f} ns", ns);
 }
 
 std::string format_percent(double fraction) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.2f%%", fraction * 100.0);
-    return buffer;
+    return fmt::format("{:.2f}%", fraction * 100.0);
 }
 
 std::string format_number(double value, int digits) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
-    return buffer;
+    return fmt::format("{:.{}g}", value, digits);
 }
 
 }  // namespace tbdprof::analyzer

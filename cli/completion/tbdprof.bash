@@ -19,26 +19,28 @@ _tbdprof() {
         --capture-range) COMPREPLY=($(compgen -W "cudaProfilerApi nvtx:" -- "$cur")); return ;;
         --metrics) COMPREPLY=($(compgen -W "flops" -- "$cur")); return ;;
     esac
-    local record_opts="-o --output --force --sim --stacks --framework --iteration-range --capture-range --delay --duration --steps --metrics --help --version"
-    local report_opts="--format -o --output --window --iteration-range --batch-size --top --help"
+    local record_opts="-o --output --force --quiet --sim --stacks --framework --iteration-range --capture-range --delay --duration --steps --metrics --help --version"
+    local report_opts="--format -o --output --force --quiet --wide --window --iteration-range --batch-size --top --help --version"
     local check_opts="--max-peak-memory --min-gpu-utilization --max-iteration-time --max-p95-iteration-time
-                      --min-fp32-utilization --max-category --budget --junit --window --iteration-range --help"
+                      --min-fp32-utilization --max-category --budget --junit --force --quiet --window --iteration-range --help --version"
     case "$sub" in
         ""|record)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$record_opts --" -- "$cur"))
             elif [ -z "$sub" ]; then
-                COMPREPLY=($(compgen -W "record report compare diff check tag import export" -- "$cur"))
+                COMPREPLY=($(compgen -W "record report compare diff check tag import export view build" -- "$cur"))
             fi ;;
         report|compare|diff)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$report_opts" -- "$cur")); else _filedir sqlite; fi ;;
         check)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$check_opts" -- "$cur")); else _filedir sqlite; fi ;;
         tag)
-            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--iteration-range --help" -- "$cur")); else _filedir sqlite; fi ;;
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--iteration-range --explain --quiet --help --version" -- "$cur")); else _filedir sqlite; fi ;;
         import)
-            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-o --output --help" -- "$cur")); else _filedir '@(json|gz)'; fi ;;
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-o --output --force --quiet --help --version" -- "$cur")); else _filedir '@(json|gz)'; fi ;;
         export)
-            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -o --output --help" -- "$cur")); else _filedir sqlite; fi ;;
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -o --output --force --quiet --help --version" -- "$cur")); else _filedir sqlite; fi ;;
+        build)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-o --output --force --quiet --iteration-range --help --version" -- "$cur")); else _filedir -d; fi ;;
         *) _filedir ;;
     esac
 }

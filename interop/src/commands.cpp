@@ -1,5 +1,9 @@
 #include "tbdprof/interop/commands.h"
 
+#include <fmt/format.h>
+
+#include <tbdprof/cmdline/command.h>
+#include <tbdprof/cmdline/progress.h>
 #include <tbdprof/trace/safe_text.h>
 
 #include "tbdprof/interop/export.h"
@@ -34,114 +38,70 @@ std::string default_export_output(std::string input) {
     return input + ".chrome.json";
 }
 
-int usage(const char* text) {
-    std::fputs(text, stderr);
-    return 2;
-}
-
-constexpr const char* kImportUsage =
-    "usage: tbdprof import TRACE.json[.gz] [-o OUT.sqlite] [--force] [--quiet]\n"
-    "  Converts a PyTorch profiler (Kineto) / Chrome trace JSON, or a torch.profiler memory-timeline raw\n"
-    "  export, into a tbdprof trace. Default output: the input name with .sqlite.\n"
-    "  --force: replace OUT if it exists (never the input, a device or a directory).\n";
-constexpr const char* kExportUsage =
-    "usage: tbdprof export TRACE.sqlite --format chrome [-o OUT.json] [--force]\n"
-    "  Writes Chrome trace JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing open.\n"
-    "  Default output: the trace name with .chrome.json. --force: replace OUT if it exists.\n";
-
 }  // namespace
 
 int import_command(int argc, char** argv) {
-    std::string input, output;
+    cmdline::Command command("import", "tbdprof import TRACE.json[.gz] [-o OUT.sqlite] [--force] [--quiet]",
+                             "Converts a PyTorch profiler (Kineto) / Chrome trace JSON, or a torch.profiler\n"
+                             "memory-timeline raw export, into a tbdprof trace.");
+    std::string output;
     bool quiet = false, force = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "-h" || arg == "--help") {
-            std::fputs(kImportUsage, stdout);
-            return 0;
-        } else if (arg == "-o" || arg == "--output") {
-            if (++i >= argc) return usage(kImportUsage);
-            output = argv[i];
-        } else if (arg == "-q" || arg == "--quiet") {
-            quiet = true;
-        } else if (arg == "--force") {
-            force = true;
-        } else if (!arg.empty() && arg.front() == '-') {
-            std::fprintf(stderr, "tbdprof import: unknown option %s\n", argv[i]);
-            return usage(kImportUsage);
-        } else if (input.empty()) {
-            input = arg;
-        } else {
-            return usage(kImportUsage);
-        }
-    }
-    if (input.empty()) return usage(kImportUsage);
+    command.add_output(output, "the trace to write (default: the input name with .sqlite)");
+    command.add_force(force);
+    command.add_quiet(quiet, "no progress line and no summary");
+    if (const auto status = command.parse(argc, argv)) return *status;
+    if (command.positional().size() != 1)
+        return command.usage_error("give one trace to import (see tbdprof import --help for usage)");
+    const std::string& input = command.positional()[0];
     if (output.empty()) output = default_import_output(input);
     ImportOptions options;
-    options.progress = !quiet && ::isatty(STDERR_FILENO) == 1;
+    options.progress = cmdline::progress_wanted(quiet);
     options.force = force;
     try {
         const ImportSummary summary = import_trace_file(input, output, options);
         if (!quiet) {
-            std::printf("%s\n", summary.summary_line().c_str());
-            std::printf("wrote %s (%.1f MB of JSON in %.2f s: %.0f MB/s parsing, %.2f s in all)\n", output.c_str(),
-                        static_cast<double>(summary.json_bytes) / 1e6, summary.parse_seconds,
-                        static_cast<double>(summary.json_bytes) / 1e6 / std::max(summary.parse_seconds, 1e-9),
-                        summary.total_seconds);
+            fmt::print("{}\n", summary.summary_line());
+            if (!summary.tagged)
+                fmt::print("memory not tagged: {} (run `tbdprof tag` to retry)\n", trace::printable(summary.tag_error));
+            else if (summary.pytorch_categories > 0)
+                fmt::print("memory tagged: {} allocations keep PyTorch's category, the others by lifetimes and ranges\n",
+                           summary.pytorch_categories);
+            else
+                fmt::print("memory tagged by lifetimes and named ranges (lower confidence: no kernel arguments)\n");
+            fmt::print("wrote {} ({:.1f} MB of JSON in {:.2f} s: {:.0f} MB/s parsing, {:.2f} s in all)\n", output,
+                       static_cast<double>(summary.json_bytes) / 1e6, summary.parse_seconds,
+                       static_cast<double>(summary.json_bytes) / 1e6 / std::max(summary.parse_seconds, 1e-9),
+                       summary.total_seconds);
         }
         return 0;
     } catch (const std::exception& e) {
-        if (options.progress) std::fputs("\n", stderr);
-        std::fprintf(stderr, "tbdprof import: %s\n", trace::printable(e.what()).c_str());
-        return 1;
+        return command.fail(e.what(), 1);
     }
 }
 
 int export_command(int argc, char** argv) {
-    std::string input, output, format;
-    bool force = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg == "-h" || arg == "--help") {
-            std::fputs(kExportUsage, stdout);
-            return 0;
-        } else if (arg == "-o" || arg == "--output") {
-            if (++i >= argc) return usage(kExportUsage);
-            output = argv[i];
-        } else if (arg == "--format" || arg == "-f") {
-            if (++i >= argc) return usage(kExportUsage);
-            format = argv[i];
-        } else if (arg.starts_with("--format=")) {
-            format = arg.substr(9);
-        } else if (arg == "--force") {
-            force = true;
-        } else if (!arg.empty() && arg.front() == '-') {
-            std::fprintf(stderr, "tbdprof export: unknown option %s\n", argv[i]);
-            return usage(kExportUsage);
-        } else if (input.empty()) {
-            input = arg;
-        } else {
-            return usage(kExportUsage);
-        }
-    }
-    if (input.empty()) return usage(kExportUsage);
-    if (format.empty()) format = "chrome";
-    if (format != "chrome" && format != "perfetto") {
-        std::fprintf(stderr, "tbdprof export: unknown format '%s' (supported: chrome)\n", format.c_str());
-        return 2;
-    }
+    cmdline::Command command("export", "tbdprof export TRACE.sqlite [--format chrome] [-o OUT.json] [--force] [--quiet]",
+                             "Writes Chrome trace JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing open.");
+    std::string output, format = "chrome";
+    bool force = false, quiet = false;
+    command.add_format(format, {"chrome", "perfetto"}, "chrome (default; perfetto is the same JSON)");
+    command.add_output(output, "the file to write (default: the trace name with .chrome.json)");
+    command.add_force(force);
+    command.add_quiet(quiet, "no summary line");
+    if (const auto status = command.parse(argc, argv)) return *status;
+    if (command.positional().size() != 1)
+        return command.usage_error("give one trace to export (see tbdprof export --help for usage)");
+    const std::string& input = command.positional()[0];
     if (output.empty()) output = default_export_output(input);
     try {
         const ExportSummary summary = export_chrome_trace(input, output, force);
-        std::printf("wrote %s: %llu slices, %llu flows, %llu counter events, %llu instant events (%.1f MB)\n", output.c_str(),
-                    static_cast<unsigned long long>(summary.slices), static_cast<unsigned long long>(summary.flows),
-                    static_cast<unsigned long long>(summary.counter_events),
-                    static_cast<unsigned long long>(summary.instant_events),
-                    static_cast<double>(summary.bytes_written) / 1e6);
+        if (!quiet)
+            fmt::print("wrote {}: {} slices, {} flows, {} counter events, {} instant events ({:.1f} MB)\n", output,
+                       summary.slices, summary.flows, summary.counter_events, summary.instant_events,
+                       static_cast<double>(summary.bytes_written) / 1e6);
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "tbdprof export: %s\n", trace::printable(e.what()).c_str());
-        return 1;
+        return command.fail(e.what(), 1);
     }
 }
 

@@ -1,5 +1,11 @@
 #include "tbdprof/interop/import.h"
 
+#include <tbdprof/cmdline/progress.h>
+
+#include "import_tagging.h"
+
+#include <fmt/format.h>
+
 #include "chrome_json_parser.h"
 #include "input_file.h"
 #include "memory_timeline_parser.h"
@@ -57,15 +63,16 @@ std::string ImportSummary::summary_line() const {
 ImportSummary import_trace_file(const std::string& input, const std::string& output, const ImportOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     ImportSummary summary;
+    cmdline::ProgressLine line("tbdprof import", options.progress);
     ReadProgress read_progress;
     ParseProgress parse_progress;
     if (options.progress) {
-        read_progress = [](uint64_t done, uint64_t total) {
-            std::fprintf(stderr, "\rimport: reading %.1f / %.1f MB", static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6);
+        read_progress = [&line](uint64_t done, uint64_t total) {
+            line.update(fmt::format("reading {:.1f} MB", static_cast<double>(total) / 1e6),
+                        total ? static_cast<double>(done) / static_cast<double>(total) : -1.0);
         };
-        parse_progress = [](uint64_t events, uint64_t json_bytes) {
-            std::fprintf(stderr, "\rimport: parsing %.1f MB of JSON: %llu events   ", static_cast<double>(json_bytes) / 1e6,
-                         static_cast<unsigned long long>(events));
+        parse_progress = [&line](uint64_t events, uint64_t json_bytes) {
+            line.update(fmt::format("parsing {:.1f} MB of JSON: {} events", static_cast<double>(json_bytes) / 1e6, events));
         };
     }
     ForeignTrace trace;
@@ -82,15 +89,20 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
         }
     }
     summary.parse_seconds = seconds_since(start);
-    if (options.progress) std::fprintf(stderr, "\rimport: writing %s                    ", output.c_str());
+    line.update("writing " + output);
     PendingOutput out(output, options.force, {input});
     try {
         store_trace(trace, input, out.temp_path(), summary);
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     }
+    line.update("tagging memory");
+    const ImportTagging tagging = tag_imported_trace(out.temp_path());
+    summary.tagged = tagging.tagged;
+    summary.tag_error = tagging.error;
+    summary.pytorch_categories = tagging.pytorch_categories;
     out.commit();
-    if (options.progress) std::fprintf(stderr, "\r\033[K");
+    line.clear();
     summary.format = trace.format;
     summary.events = trace.events;
     summary.json_bytes = trace.json_bytes;

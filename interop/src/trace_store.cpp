@@ -1,4 +1,5 @@
 #include "trace_store.h"
+#include "import_tagging.h"
 
 #include "device_catalog.h"
 #include "memory_matching.h"
@@ -327,7 +328,8 @@ private:
     void write_allocations(const MatchResult& memory) {
         Statement alloc(db_, "INSERT INTO allocations (id, process, thread, device, address, bytes, alloc_ns, free_ns, kind, "
                              "api, stream, stack, free_thread) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'device', 'library', NULL, NULL, ?)");
-        Statement category(db_, "INSERT INTO allocation_categories (allocation, category, reason) VALUES (?, ?, ?)");
+        Statement category(db_, "INSERT INTO allocation_categories (allocation, category, confidence, rule, reason) "
+                                "VALUES (?, ?, 0.9, ?, 'PyTorch categorized it (torch.profiler memory timeline)')");
         int64_t id = 0;
         for (const MatchedAllocation& a : memory.allocations) {
             ++id;
@@ -345,7 +347,7 @@ private:
                 alloc.bind_null(9);
             }
             alloc.run();
-            if (a.category) category.bind(1, id).bind(2, *a.category).bind(3, "torch.profiler memory timeline").run();
+            if (a.category) category.bind(1, id).bind(2, *a.category).bind(3, kPyTorchCategoryRule).run();
             if (a.free_ns) ++s_.freed_allocations;
         }
         s_.allocations = memory.allocations.size();

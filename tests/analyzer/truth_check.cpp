@@ -9,25 +9,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "tbdprof/analyzer/analyze.h"
 
+#include <tbdprof/test_support/truth_file.h>
+
 using namespace tbdprof::analyzer;
 
 namespace {
-
-std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> fields;
-    std::stringstream in(line);
-    std::string field;
-    while (std::getline(in, field, '\t')) fields.push_back(field);
-    return fields;
-}
 
 int64_t start_monotonic(const std::string& trace) {
     sqlite3* db = nullptr;
@@ -55,9 +47,11 @@ int main(int argc, char** argv) {
     const Report report = analyze_trace(argv[1], options);
     const int64_t zero = start_monotonic(argv[1]);
 
-    std::ifstream truth(argv[2]);
-    if (!truth) {
-        std::fprintf(stderr, "cannot read %s\n", argv[2]);
+    std::vector<tbdprof::test::TruthRecord> truth;
+    try {
+        truth = tbdprof::test::read_truth_records(argv[2]);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
         return 2;
     }
     std::vector<std::pair<int64_t, int64_t>> kernels;
@@ -65,25 +59,19 @@ int main(int argc, char** argv) {
     std::map<std::string, double> truth_by_precision;  // the simulator's precisions by the report's names
     std::map<std::string, int64_t> live;  // "pid address" -> bytes
     int64_t live_bytes = 0, peak = 0;
-    std::string line;
-    while (std::getline(truth, line)) {
-        const auto f = split(line);
-        if (f.empty()) continue;
-        if (f[0] == "kernel" && f.size() >= 12) {  // kernel pid corr stream start end flops grid block shmem precision name
-            const int64_t start = std::stoll(f[4]) - zero, end = std::stoll(f[5]) - zero;
-            kernels.emplace_back(start, end);
-            const int precision = std::stoi(f[10]);
-            if (precision == 1) fp32_flops += std::stod(f[6]);  // TBDSIM_PRECISION_FP32
+    for (const tbdprof::test::TruthRecord& r : truth) {
+        if (r.type == "kernel") {
+            kernels.emplace_back(static_cast<int64_t>(r.start) - zero, static_cast<int64_t>(r.end) - zero);
+            if (r.precision == 1) fp32_flops += r.flops;  // TBDSIM_PRECISION_FP32
             // TBDSIM_PRECISION_*: 1 FP32, 2 TF32, 3 FP16, 4 BF16, 5 FP64 (0: no FLOPs)
             static const char* const names[] = {nullptr, "fp32", "tf32", "fp16", "bf16", "fp64"};
-            if (precision >= 1 && precision <= 5) truth_by_precision[names[precision]] += std::stod(f[6]);
-        } else if ((f[0] == "alloc" || f[0] == "free") && f.size() >= 8) {
-            // alloc|free pid corr stream time kind bytes addr
-            if (f[5] == "pinned_host") continue;
-            const std::string key = f[1] + " " + f[7];
-            if (f[0] == "alloc") {
-                live[key] = std::stoll(f[6]);
-                live_bytes += std::stoll(f[6]);
+            if (r.precision >= 1 && r.precision <= 5) truth_by_precision[names[r.precision]] += r.flops;
+        } else if (r.type == "alloc" || r.type == "free") {
+            if (r.kind == "pinned_host") continue;
+            const std::string key = std::to_string(r.pid) + " " + std::to_string(r.address);
+            if (r.type == "alloc") {
+                live[key] = static_cast<int64_t>(r.bytes);
+                live_bytes += static_cast<int64_t>(r.bytes);
                 peak = std::max(peak, live_bytes);
             } else if (auto it = live.find(key); it != live.end()) {
                 live_bytes -= it->second;

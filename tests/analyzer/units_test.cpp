@@ -3,6 +3,11 @@
 #include "tbdprof/analyzer/budget.h"
 #include "tbdprof/analyzer/units.h"
 
+#include "document.h"
+#include "text_fit.h"
+
+#include <tbdprof/cmdline/progress.h>
+
 using namespace tbdprof::analyzer;
 
 TEST_CASE("sizes") {
@@ -57,4 +62,44 @@ TEST_CASE("budget limits") {
     REQUIRE(budget.max_category.size() == 1);
     CHECK(budget.max_category[0].second == 8ll << 30);
     CHECK(*budget.min_gpu_utilization == doctest::Approx(0.8));
+}
+
+TEST_CASE("text fitting: elision in the middle and at the end, wrapping, tables within the width") {
+    CHECK(elide_middle("abcdefghij", 10) == "abcdefghij");
+    CHECK(elide_middle("abcdefghijkl", 9) == "abc...jkl");
+    CHECK(display_width(elide_middle("gemm_kernel<float, 128, 64>(float const*, float*)", 20)) == 20);
+    CHECK(elide_middle("ééééééééééé", 7) == "éé...éé");  // code points, not bytes
+    CHECK(elide_end("inner < middle < outer", 12) == "inner < m...");
+    const auto lines = wrap_words("one two three four five six", 10);
+    REQUIRE(lines.size() == 4);
+    CHECK(lines[0] == "one two");
+    CHECK(lines[1] == "  three");
+    for (const std::string& line : lines) CHECK(display_width(line) <= 10);
+    Document document;
+    document.title = "t";
+    Section section{"s", {}, Table{{"name", "bytes", "stack"}, {false, true, false}, {}, {false, false, true}}, {}};
+    section.table->add({std::string(50, 'n'), "12 MiB", "innermost < " + std::string(80, 's')});
+    document.sections.push_back(section);
+    for (size_t width : {40, 60, 100}) {
+        const std::string text = to_text(document, width);
+        size_t start = 0;
+        while (start < text.size()) {
+            const size_t end = text.find('\n', start);
+            CHECK(display_width(text.substr(start, end - start)) <= width);
+            start = end + 1;
+        }
+        CHECK(text.find("innermost") != std::string::npos);
+    }
+    CHECK(to_text(document, 0).find(std::string(80, 's')) != std::string::npos);  // no limit: whole
+}
+
+TEST_CASE("progress line: text, width, silence off a terminal") {
+    using tbdprof::cmdline::progress_text;
+    CHECK(progress_text("tbdprof import", "parsing", 0.375, 12.34, 100) == "tbdprof import: parsing 38% (12.3 s)");
+    CHECK(progress_text("tbdprof", "writing", -1, 0.5, 100) == "tbdprof: writing (0.5 s)");
+    CHECK(progress_text("tbdprof", "x", 7.0, 1, 100) == "tbdprof: x 100% (1.0 s)");
+    CHECK(progress_text("tbdprof", std::string(200, 's'), 0.5, 1, 60).size() == 59);
+    // The tests' stderr is not a terminal: no progress, quiet or not.
+    CHECK_FALSE(tbdprof::cmdline::progress_wanted(false));
+    CHECK_FALSE(tbdprof::cmdline::progress_wanted(true));
 }

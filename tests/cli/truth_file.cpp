@@ -1,6 +1,7 @@
 #include "truth_file.h"
 
-#include <cstdio>
+#include <tbdprof/test_support/truth_file.h>
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -18,52 +19,38 @@ std::vector<std::string> split_tabs(const std::string& line) {
 
 uint64_t number(const std::string& text) { return std::stoull(text, nullptr, 0); }
 
-void triple(const std::string& text, uint32_t out[3]) {
-    if (std::sscanf(text.c_str(), "%u,%u,%u", &out[0], &out[1], &out[2]) != 3)
-        throw std::runtime_error("bad dimensions '" + text + "'");
-}
-
 }  // namespace
 
 Truth read_truth(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read truth file " + path);
     Truth truth;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        const auto f = split_tabs(line);
-        const std::string& kind = f[0];
-        if (kind == "kernel" && f.size() >= 12) {
+    for (const TruthRecord& r : read_truth_records(path)) {
+        const auto pid = r.pid;
+        const auto correlation = static_cast<uint32_t>(r.correlation);
+        if (r.type == "kernel") {
             TruthKernel k{};
-            k.pid = static_cast<uint32_t>(number(f[1]));
-            k.correlation = static_cast<uint32_t>(number(f[2]));
-            k.start = number(f[4]);
-            k.end = number(f[5]);
-            triple(f[7], k.grid);
-            triple(f[8], k.block);
-            k.shared = static_cast<uint32_t>(number(f[9]));
-            k.name = f[11];
-            if (f.size() >= 14) {  // a graph replay's kernel: graph id, node id (docs/simgpu.md)
-                k.graph_id = static_cast<uint32_t>(number(f[12]));
-                k.graph_node_id = number(f[13]);
+            k.pid = pid;
+            k.correlation = correlation;
+            k.start = r.start;
+            k.end = r.end;
+            for (int i = 0; i < 3; ++i) {
+                k.grid[i] = r.grid[i];
+                k.block[i] = r.block[i];
             }
+            k.shared = r.shared_mem;
+            k.name = r.name;
+            k.graph_id = r.graph_id;
+            k.graph_node_id = r.graph_node_id;
             truth.kernels.push_back(k);
-        } else if (kind == "memcpy" && f.size() >= 10) {
-            truth.copies.push_back({static_cast<uint32_t>(number(f[1])), static_cast<uint32_t>(number(f[2])),
-                                    number(f[4]), number(f[5]), number(f[7]), number(f[8]), number(f[9]), f[6]});
-        } else if (kind == "memset" && f.size() >= 9) {
-            truth.sets.push_back({static_cast<uint32_t>(number(f[1])), static_cast<uint32_t>(number(f[2])),
-                                  number(f[4]), number(f[5]), number(f[7]), number(f[8]),
-                                  static_cast<uint32_t>(number(f[6]))});
-        } else if ((kind == "alloc" || kind == "free") && f.size() >= 8) {
-            truth.memory.push_back({kind == "alloc", static_cast<uint32_t>(number(f[1])), number(f[4]), number(f[6]),
-                                    number(f[7]), f[5]});
-        } else if (kind == "profiler" && f.size() >= 4) {
-            truth.profiler.push_back({static_cast<uint32_t>(number(f[1])), f[2] == "start",
-                                      static_cast<uint32_t>(number(f[3]))});
+        } else if (r.type == "memcpy") {
+            truth.copies.push_back({pid, correlation, r.start, r.end, r.bytes, r.src, r.address, r.kind});
+        } else if (r.type == "memset") {
+            truth.sets.push_back({pid, correlation, r.start, r.end, r.bytes, r.address, r.value});
+        } else if (r.type == "alloc" || r.type == "free") {
+            truth.memory.push_back({r.type == "alloc", pid, r.start, r.bytes, r.address, r.kind});
+        } else if (r.type == "profiler") {
+            truth.profiler.push_back({pid, r.profiler_start, correlation});
         } else {
-            throw std::runtime_error("unreadable truth line: " + line);
+            throw std::runtime_error("unknown truth line kind '" + r.type + "' in " + path);
         }
     }
     return truth;

@@ -4,7 +4,6 @@
 
 #include <zlib.h>
 
-#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -12,18 +11,6 @@
 #include <unistd.h>
 
 namespace tbdprof::interop::test {
-
-TempDir::TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("tbdprof-interop-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    std::filesystem::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-}
 
 void write_text(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
@@ -42,12 +29,6 @@ std::string read_bytes(const std::string& path) {
     std::ostringstream out;
     out << in.rdbuf();
     return out.str();
-}
-
-int64_t query_int(const std::string& trace, const std::string& sql) {
-    trace::Database db = trace::open_trace(trace);
-    trace::Statement statement(db, sql);
-    return statement.step() ? statement.column_int(0) : -1;
 }
 
 std::string query_text(const std::string& trace, const std::string& sql) {

@@ -3,32 +3,24 @@
 
 #include "tbdprof/trace/sqlite_handle.h"
 
+#include <tbdprof/test_support/temp_dir.h>
+#include <tbdprof/test_support/trace_queries.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
 
 namespace tbdprof::interop::test {
 
-// A fresh directory under the system temp folder, removed with its contents at scope exit.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
+// Shared with the other test binaries (tests/support).
+using tbdprof::test::query_int;
+using tbdprof::test::TempDir;
 
 void write_text(const std::string& path, const std::string& text);
 void write_gzip(const std::string& path, const std::string& text);
 std::string read_bytes(const std::string& path);
 
-// Opens a trace read-only and runs one query returning one integer / text.
-int64_t query_int(const std::string& trace, const std::string& sql);
+// Opens a trace read-only and runs one query returning one text (query_int: tests/support).
 std::string query_text(const std::string& trace, const std::string& sql);
 // The first column of every row, one line each: write the SQL as `a || '|' || b` to compare rows.
 std::string query_rows(const std::string& trace, const std::string& sql);

@@ -156,7 +156,10 @@ TEST_CASE("hta/memory_timeline.raw.gz: torch memory-timeline rows with categorie
     CHECK(r.summary.warnings.count("frees of blocks allocated before the trace (live from its start)") == 0);
     CHECK(query_rows(db, "SELECT DISTINCT category FROM allocation_categories ORDER BY category") ==
           "activations\ngradients\ninput\noptimizer_state\nother\nweights\nworkspace\n");
-    CHECK(query_int(db, "SELECT count(*) FROM memory_allocations WHERE category IS NULL") > 0);  // torch's "unknown"
+    // torch's "unknown" blocks are tagged by the tagger; the others keep PyTorch's category.
+    CHECK(query_int(db, "SELECT count(*) FROM memory_allocations WHERE category IS NULL") == 0);
+    CHECK(query_int(db, "SELECT count(*) FROM allocation_categories WHERE rule = 'pytorch-memory-timeline'") > 0);
+    CHECK(query_int(db, "SELECT count(*) FROM allocation_categories WHERE rule <> 'pytorch-memory-timeline'") > 0);
 }
 
 TEST_CASE("every file in the validation data imports") {

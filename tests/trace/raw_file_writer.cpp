@@ -9,17 +9,6 @@ namespace tbdprof::test {
 
 using raw::RecordKind;
 
-TempDir::TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tbdprof-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-}
-
 RawFileWriter::RawFileWriter(uint32_t pid, uint64_t start_ns, uint32_t parent_pid) : pid_(pid) {
     raw::RawFileHeader header{};
     std::memcpy(header.magic, raw::kMagic, sizeof header.magic);

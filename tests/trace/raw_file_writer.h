@@ -3,6 +3,7 @@
 #pragma once
 
 #include <tbdprof/raw_format.h>
+#include <tbdprof/test_support/temp_dir.h>  // TempDir, for the tests that write raw files
 
 #include <cstddef>
 #include <cstring>
@@ -11,20 +12,6 @@
 #include <vector>
 
 namespace tbdprof::test {
-
-// A private temporary directory, removed with everything in it.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const std::string& path() const { return path_; }
-    std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
-
-private:
-    std::string path_;
-};
 
 struct Candidate {
     uint64_t value;

@@ -3,6 +3,7 @@
 
 #include "raw_file_writer.h"
 
+#include <tbdprof/test_support/trace_queries.h>
 #include <tbdprof/trace/builder.h>
 #include <tbdprof/trace/trace_reader.h>
 
@@ -22,8 +23,6 @@ inline trace::BuildResult build(const TempDir& dir) {
     REQUIRE(result.ok);
     return result;
 }
-
-inline int64_t query_int(trace::Database& db, const std::string& sql) { return db.query_int(sql.c_str()); }
 
 inline std::string query_text(trace::Database& db, const std::string& sql) {
     trace::Statement statement(db, sql);

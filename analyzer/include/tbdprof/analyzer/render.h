@@ -14,12 +14,15 @@ namespace tbdprof::analyzer {
 enum class Format { text, markdown, json, html };
 std::optional<Format> parse_format(std::string_view text);
 
-std::string render_report(const Report& report, Format format);
+// `text_width`: the text format fits it (names and stacks elided, sentences wrapped); 0: no limit.
+// JSON, markdown and HTML keep full names (markdown cuts call stacks to 100 characters).
+std::string render_report(const Report& report, Format format, size_t text_width = 0);
 std::string render_json(const Report& report);
 
 // Several runs side by side: per-metric and per-category tables; stacked bars in HTML.
-std::string render_compare(const std::vector<Report>& reports, const std::vector<std::string>& labels, Format format);
+std::string render_compare(const std::vector<Report>& reports, const std::vector<std::string>& labels, Format format,
+                           size_t text_width = 0);
 // What changed from `base` to `next`: relative changes, largest first.
-std::string render_diff(const Report& base, const Report& next, Format format);
+std::string render_diff(const Report& base, const Report& next, Format format, size_t text_width = 0);
 
 }  // namespace tbdprof::analyzer

@@ -36,6 +36,11 @@ struct ImportSummary {
     std::map<std::string, uint64_t> skipped;   // known but not stored (flows, metadata, ...)
     std::map<std::string, uint64_t> unknown;   // "ph=X cat=foo" -> count
     std::map<std::string, uint64_t> warnings;  // "negative duration" -> count
+    // Tagging of the imported trace (import_tagging.h): whether the tagger ran (and why not), and
+    // how many allocations keep PyTorch's own category.
+    bool tagged = false;
+    std::string tag_error;
+    uint64_t pytorch_categories = 0;
 
     std::string summary_line() const;
 };

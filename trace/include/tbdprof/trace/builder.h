@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct BuildOptions {
     // tagging, say); `output` is then only used in messages. When null, the builder writes `output`
     // through its own OutputFile, replacing a regular file of that name.
     OutputFile* output_file = nullptr;
+    // Called as the build goes from one step to the next (`step` of `steps`, named by `stage`), for
+    // a progress line; may be empty.
+    std::function<void(const char* stage, int step, int steps)> progress;
 };
 
 struct BuildResult {
