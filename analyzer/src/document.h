@@ -14,7 +14,7 @@ struct Table {
     std::vector<std::vector<std::string>> rows;
     // Per column: cut keeping the start (call stacks, innermost frame first) rather than in the
     // middle (names), when the text table does not fit the width.
-    std::vector<bool> keep_start;
+    std::vector<bool> keep_start = {};
     void add(std::vector<std::string> row) { rows.push_back(std::move(row)); }
 };
 
