@@ -141,7 +141,11 @@ void add_library_pointer_uses(TraceModel& m, uint32_t work, const LibraryCall& c
     add_use(m, work, c.a, c.a_address, c.a_bytes, c.a_exact, Access::Read);
     if (c.b_address != c.a_address) add_use(m, work, c.b, c.b_address, c.b_bytes, c.b_exact, Access::Read);
     add_use(m, work, c.c, c.c_address, c.c_bytes, c.c_exact, Access::Write);
-    add_use(m, work, c.workspace, c.workspace_address, c.workspace_bytes, true, Access::Write);
+    // The workspace of a call that recorded its operands' extents (cuDNN: the buffer and size passed to
+    // the call) is exactly that size, scratch the call overwrites; a cuBLAS handle's workspace size is
+    // the handle's setting, not what one call used, and stays a lower bound.
+    bool recorded = c.a_exact || c.b_exact || c.c_exact;
+    add_use(m, work, c.workspace, c.workspace_address, c.workspace_bytes, recorded, Access::Write);
 }
 
 // Every pointer a plain kernel passed into an allocation, one use per (kernel, allocation, offset).
