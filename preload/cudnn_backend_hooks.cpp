@@ -5,7 +5,8 @@
 // op and shape, FLOPs add every operation's by the simulator's rules (simgpu/cudnn/dnn_flops.h), the
 // compute type is TF32 when the engine carries CUDNN_NUMERICAL_NOTE_TENSOR_CORE and the data is
 // FP32, and the operands are the first operation's inputs (a, b) and the last one's output (c),
-// found by unique id in the variant pack, whose workspace is the call's. What cannot be read back
+// found by unique id in the variant pack, whose workspace is the call's; each operand's byte extent
+// comes from its tensor's dimensions, strides and data type. What cannot be read back
 // (real cuDNN wants each temporary created with the type it receives) leaves FLOPs 0.
 #include <cudnn.h>
 

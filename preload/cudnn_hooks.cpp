@@ -2,7 +2,9 @@
 // with cuDNN's own getters (they are opaque) and records the operation, its shape, data and compute
 // types, FLOPs (counted as simgpu/cudnn/dnn_flops.h documents, the simulator's own rules), the
 // operands in the library_calls role columns (a, b read; c written; workspace), the workspace passed
-// and the handle's stream. Roles: convolution forward x, w -> y; backward data dy, w -> dx; backward
+// and the handle's stream, and each operand's byte extent (a_bytes, b_bytes, c_bytes: from the
+// descriptor's dimensions, strides and data type; filters are packed), which sizes the tensors a
+// caching allocator hands out (the implicit-GEMM shape m, n, k does not). Roles: convolution forward x, w -> y; backward data dy, w -> dx; backward
 // filter x, dy -> dw; batch norm x, scale -> y (backward dy, x -> dx); element-wise ops input -> output.
 // The compute type follows the math type: FP32 data under CUDNN_FMA_MATH (or a pre-Ampere device, or
 // NVIDIA_TF32_OVERRIDE=0) is CUBLAS_COMPUTE_32F, otherwise CUBLAS_COMPUTE_32F_FAST_TF32, so the
