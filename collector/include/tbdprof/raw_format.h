@@ -323,7 +323,7 @@ struct RawLibraryCall {
     RawPrecision precision;  // what the arithmetic ran in
     uint8_t reserved[6];
     // Appended later (records written before read them as 0): the bytes each operand spans, from the
-    // call's descriptors or leading dimensions (a, b read; c written); 0 when not known.
+    // call's descriptors (cuDNN; a, b read; c written); 0 when not known (cuBLAS, cuBLASLt today).
     uint64_t a_bytes, b_bytes, c_bytes;
 };
 static_assert(sizeof(RawLibraryCall) == 176);
