@@ -5,7 +5,8 @@
 // op and shape, FLOPs add every operation's by the simulator's rules (simgpu/cudnn/dnn_flops.h), the
 // compute type is TF32 when the engine carries CUDNN_NUMERICAL_NOTE_TENSOR_CORE and the data is
 // FP32, and the operands are the first operation's inputs (a, b) and the last one's output (c),
-// found by unique id in the variant pack, whose workspace is the call's. What cannot be read back
+// found by unique id in the variant pack, whose workspace is the call's; each operand's byte extent
+// comes from its tensor's dimensions, strides and data type. What cannot be read back
 // (real cuDNN wants each temporary created with the type it receives) leaves FLOPs 0.
 #include <cudnn.h>
 
@@ -14,6 +15,7 @@
 
 #include "../simgpu/cudnn/dnn_flops.h"
 #include "library_call.h"
+#include "operand_extent.h"
 
 namespace tbdprof::preload {
 namespace {
@@ -88,6 +90,7 @@ struct Tensor {
     bool is_virtual = false;
     cudnnDataType_t type = CUDNN_DATA_FLOAT;
     std::vector<int64_t> dims;
+    std::vector<int64_t> strides;  // as many as dims when read; otherwise the extent is unknown
     int64_t elements() const {
         int64_t n = dims.empty() ? 0 : 1;
         for (int64_t d : dims) n *= d;
@@ -99,6 +102,7 @@ bool read_tensor(Reader& r, cudnnBackendDescriptor_t op, cudnnBackendAttributeNa
     cudnnBackendDescriptor_t t = r.child(op, name, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
     if (t == nullptr) return false;
     out->dims = r.values<int64_t>(t, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 8);
+    out->strides = r.values<int64_t>(t, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 8);
     const auto uid = r.values<int64_t>(t, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1);
     const auto type = r.values<cudnnDataType_t>(t, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1);
     const auto is_virtual =
@@ -217,6 +221,23 @@ uint8_t cuda_type_of(cudnnDataType_t type) {
     }
 }
 
+int64_t element_bytes(cudnnDataType_t type) {
+    switch (type) {
+        case CUDNN_DATA_FLOAT: case CUDNN_DATA_INT32: return 4;
+        case CUDNN_DATA_DOUBLE: return 8;
+        case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16: return 2;
+        case CUDNN_DATA_INT8: return 1;
+        default: return 0;
+    }
+}
+
+// The bytes a tensor spans from its pointer, from its dimensions and strides (0 unknown).
+uint64_t extent_bytes(const Tensor& t) {
+    if (t.strides.size() != t.dims.size()) return 0;
+    return strided_extent_bytes(static_cast<int>(t.dims.size()), t.dims.data(), t.strides.data(),
+                                element_bytes(t.type));
+}
+
 void describe(raw::RawLibraryCall& record, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t pack) {
     Reader r;
     if (!r.usable()) return;
@@ -271,8 +292,11 @@ void describe(raw::RawLibraryCall& record, cudnnBackendDescriptor_t plan, cudnnB
                           : type == CUDNN_DATA_FLOAT && main->main && tensor_core ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                                   : CUBLAS_COMPUTE_32F;
     record.a = address(operations.front().inputs[0]);
+    if (record.a != 0) record.a_bytes = extent_bytes(operations.front().inputs[0]);
     if (operations.front().inputs.size() > 1) record.b = address(operations.front().inputs[1]);
+    if (record.b != 0) record.b_bytes = extent_bytes(operations.front().inputs[1]);
     record.c = address(operations.back().output);
+    if (record.c != 0) record.c_bytes = extent_bytes(operations.back().output);
     double flops = 0;
     for (const Operation& o : operations) flops += o.flops;
     record.flops = flops;

@@ -2,7 +2,9 @@
 // with cuDNN's own getters (they are opaque) and records the operation, its shape, data and compute
 // types, FLOPs (counted as simgpu/cudnn/dnn_flops.h documents, the simulator's own rules), the
 // operands in the library_calls role columns (a, b read; c written; workspace), the workspace passed
-// and the handle's stream. Roles: convolution forward x, w -> y; backward data dy, w -> dx; backward
+// and the handle's stream, and each operand's byte extent (a_bytes, b_bytes, c_bytes: from the
+// descriptor's dimensions, strides and data type; filters are packed), which sizes the tensors a
+// caching allocator hands out (the implicit-GEMM shape m, n, k does not). Roles: convolution forward x, w -> y; backward data dy, w -> dx; backward
 // filter x, dy -> dw; batch norm x, scale -> y (backward dy, x -> dx); element-wise ops input -> output.
 // The compute type follows the math type: FP32 data under CUDNN_FMA_MATH (or a pre-Ampere device, or
 // NVIDIA_TF32_OVERRIDE=0) is CUBLAS_COMPUTE_32F, otherwise CUBLAS_COMPUTE_32F_FAST_TF32, so the
@@ -15,6 +17,7 @@
 
 #include "../simgpu/cudnn/dnn_flops.h"
 #include "library_call.h"
+#include "operand_extent.h"
 
 namespace tbdprof::preload {
 namespace {
@@ -35,6 +38,8 @@ struct Tensor {
     cudnnDataType_t type = CUDNN_DATA_FLOAT;
     int dims = 0;
     int dim[kMaxDims] = {};
+    int stride[kMaxDims] = {};  // filters are packed: strides follow from the dimensions
+    bool strided = false;
     int64_t elements() const {
         int64_t count = dims > 0 ? 1 : 0;
         for (int i = 0; i < dims; ++i) count *= dim[i];
@@ -44,9 +49,9 @@ struct Tensor {
 
 bool read_tensor(cudnnTensorDescriptor_t descriptor, Tensor* out) {
     auto get = real_get_tensor.get();
-    int stride[kMaxDims];
+    out->strided = true;
     return get != nullptr && descriptor != nullptr &&
-           get(descriptor, kMaxDims, &out->type, &out->dims, out->dim, stride) == CUDNN_STATUS_SUCCESS &&
+           get(descriptor, kMaxDims, &out->type, &out->dims, out->dim, out->stride) == CUDNN_STATUS_SUCCESS &&
            out->dims > 0 && out->dims <= kMaxDims;
 }
 
@@ -56,6 +61,45 @@ bool read_filter(cudnnFilterDescriptor_t descriptor, Tensor* out) {
     return get != nullptr && descriptor != nullptr &&
            get(descriptor, kMaxDims, &out->type, &format, &out->dims, out->dim) == CUDNN_STATUS_SUCCESS &&
            out->dims > 0 && out->dims <= kMaxDims;
+}
+
+int64_t element_bytes(cudnnDataType_t type) {
+    switch (type) {
+        case CUDNN_DATA_FLOAT: case CUDNN_DATA_INT32: return 4;
+        case CUDNN_DATA_DOUBLE: return 8;
+        case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16: return 2;
+        case CUDNN_DATA_INT8: return 1;
+        default: return 0;
+    }
+}
+
+// The bytes the tensor spans from its pointer (0 unknown): from its strides, or packed for filters.
+uint64_t extent_bytes(const Tensor& t) {
+    int64_t dim[kMaxDims], stride[kMaxDims];
+    int64_t packed = 1;
+    for (int i = t.dims - 1; i >= 0; --i) {
+        dim[i] = t.dim[i];
+        stride[i] = t.strided ? t.stride[i] : packed;
+        packed *= t.dim[i];
+    }
+    return strided_extent_bytes(t.dims, dim, stride, element_bytes(t.type));
+}
+
+uint64_t tensor_bytes(cudnnTensorDescriptor_t descriptor) {
+    Tensor t;
+    return read_tensor(descriptor, &t) ? extent_bytes(t) : 0;
+}
+
+uint64_t filter_bytes(cudnnFilterDescriptor_t descriptor) {
+    Tensor t;
+    return read_filter(descriptor, &t) ? extent_bytes(t) : 0;
+}
+
+// The operands' extents, in the roles `common` recorded (a, b read; c written); null descriptors give 0.
+void describe_extents(raw::RawLibraryCall& record, uint64_t a, uint64_t b, uint64_t c) {
+    record.a_bytes = record.a != 0 ? a : 0;
+    record.b_bytes = record.b != 0 ? b : 0;
+    record.c_bytes = record.c != 0 ? c : 0;
 }
 
 // cudaDataType_t values (library_types.h) of cuDNN data types, as the library_calls columns hold them.
@@ -193,6 +237,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handl
     };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnConvolutionForward", LibraryOp::ConvolutionForward, handle, x, w, y);
+        describe_extents(record, tensor_bytes(x_desc), filter_bytes(w_desc), tensor_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
         describe_convolution(record, x_desc, w_desc, conv, y_desc);
     });
@@ -211,6 +256,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t 
     };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnConvolutionBackwardData", LibraryOp::ConvolutionBackwardData, handle, dy, w, dx);
+        describe_extents(record, tensor_bytes(dy_desc), filter_bytes(w_desc), tensor_bytes(dx_desc));
         describe_workspace(record, workspace, workspace_bytes);
         describe_convolution(record, dx_desc, w_desc, conv, dy_desc);
     });
@@ -227,6 +273,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardFilter(
     };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnConvolutionBackwardFilter", LibraryOp::ConvolutionBackwardFilter, handle, x, dy, dw);
+        describe_extents(record, tensor_bytes(x_desc), tensor_bytes(dy_desc), filter_bytes(dw_desc));
         describe_workspace(record, workspace, workspace_bytes);
         describe_convolution(record, x_desc, dw_desc, conv, dy_desc);
     });
@@ -240,6 +287,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t 
     const auto call = [&] { return fn(handle, alpha, dy_desc, dy, beta, db_desc, db); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnConvolutionBackwardBias", LibraryOp::ConvolutionBackwardBias, handle, dy, nullptr, db);
+        describe_extents(record, tensor_bytes(dy_desc), 0, tensor_bytes(db_desc));
         describe_elementwise(record, dy_desc, [](int64_t e) { return tbdsim::dnn::bias_gradient_flops(e); });
     });
 }
@@ -257,6 +305,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTraining(
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnBatchNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
                scale, y);
+        describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_elementwise(record, x_desc, [](int64_t e) {
             return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Training, e);
         });
@@ -275,6 +324,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardInference(
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnBatchNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x,
                scale, y);
+        describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_elementwise(record, x_desc, [](int64_t e) {
             return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Inference, e);
         });
@@ -294,6 +344,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackward(
     };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnBatchNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
+        describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         describe_elementwise(record, x_desc, [](int64_t e) {
             return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Backward, e);
         });
@@ -336,6 +387,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, c
     const auto call = [&] { return fn(handle, pooling, alpha, x_desc, x, beta, y_desc, y); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnPoolingForward", LibraryOp::PoolingForward, handle, x, nullptr, y);
+        describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
         describe_elementwise(record, y_desc,
@@ -353,6 +405,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, 
     const auto call = [&] { return fn(handle, pooling, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnPoolingBackward", LibraryOp::PoolingBackward, handle, dy, x, dx);
+        describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
         describe_elementwise(record, dy_desc,
@@ -369,6 +422,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle
     const auto call = [&] { return fn(handle, activation, alpha, x_desc, x, beta, y_desc, y); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnActivationForward", LibraryOp::ActivationForward, handle, x, nullptr, y);
+        describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         const int mode = activation_mode(activation);
         describe_elementwise(record, y_desc,
                              [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, false, e); });
@@ -388,6 +442,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handl
     };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnActivationBackward", LibraryOp::ActivationBackward, handle, dy, y, dx);
+        describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
         const int mode = activation_mode(activation);
         describe_elementwise(record, dx_desc,
                              [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, true, e); });
@@ -403,6 +458,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, c
     const auto call = [&] { return fn(handle, algo, mode, alpha, x_desc, x, beta, y_desc, y); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnSoftmaxForward", LibraryOp::SoftmaxForward, handle, x, nullptr, y);
+        describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         describe_elementwise(record, y_desc, [](int64_t e) { return tbdsim::dnn::softmax_flops(e); });
     });
 }
@@ -417,6 +473,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, 
     const auto call = [&] { return fn(handle, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnSoftmaxBackward", LibraryOp::SoftmaxBackward, handle, dy, y, dx);
+        describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
         describe_elementwise(record, dx_desc, [](int64_t e) { return tbdsim::dnn::softmax_flops(e); });
     });
 }
@@ -428,6 +485,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const 
     const auto call = [&] { return fn(handle, alpha, a_desc, a, beta, c_desc, c); };
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnAddTensor", LibraryOp::AddTensor, handle, a, nullptr, c);
+        describe_extents(record, tensor_bytes(a_desc), 0, tensor_bytes(c_desc));
         describe_elementwise(record, c_desc, [](int64_t e) { return tbdsim::dnn::add_tensor_flops(e); });
     });
 }

@@ -302,6 +302,11 @@ CREATE TABLE library_calls (
     math_mode       INTEGER,           -- cublasMath_t of the handle at the call; NULL for cuBLASLt
     precision       TEXT               -- what the arithmetic ran in: 'fp32', 'tf32', 'fp16', 'bf16',
                                        -- 'fp8', 'fp64', 'int8', 'other'
+    , a_bytes INTEGER, b_bytes INTEGER, c_bytes INTEGER
+    -- Added later at the end (NULL in older traces and where not known): the bytes operand a, b, c
+    -- spans from its address, from the call's descriptors. Written on one line after a leading comma
+    -- so that the table's text, comments aside, stays what older traces have plus ",a_bytes INTEGER..."
+    -- (trace_validation.cpp compares the two; a comment right after a comma would break the prefix).
 );
 
 -- NVTX ranges (recorded by a later version; the table exists so readers need not check).

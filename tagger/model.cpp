@@ -89,6 +89,24 @@ int64_t element_bytes(int64_t cuda_data_type) {
     }
 }
 
+bool has_column(sqlite3* db, const char* table, const char* column) {
+    Statement s(db, (std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = '" + column + "'").c_str());
+    return s.step();
+}
+
+// Operand extents the collector recorded (library_calls.a_bytes, b_bytes, c_bytes, from the call's
+// descriptors or leading dimensions) replace the shape rule below: for cuDNN the implicit-GEMM shape
+// (im2col) is not the size of x, w or y at all. NULL (older traces, unknown) keeps the shape rule.
+void recorded_sizes(const Statement& s, int first, LibraryCall& c) {
+    int64_t* sizes[3] = {&c.a_bytes, &c.b_bytes, &c.c_bytes};
+    bool* exact[3] = {&c.a_exact, &c.b_exact, &c.c_exact};
+    for (int i = 0; i < 3; ++i) {
+        if (s.null(first + i) || s.i64(first + i) <= 0) continue;
+        *sizes[i] = s.i64(first + i);
+        *exact[i] = true;
+    }
+}
+
 // The bytes a GEMM operand spans at least: op(A) is m x k, op(B) k x n, C m x n, per batch entry.
 // A leading dimension or batch stride larger than the matrix only makes the real extent larger.
 // Batched (pointer-array) GEMMs pass arrays of pointers, whose size says nothing about a tensor.
@@ -120,10 +138,14 @@ void add_exact_use(TraceModel& m, uint32_t work, int32_t allocation, int64_t add
 }
 
 void add_library_pointer_uses(TraceModel& m, uint32_t work, const LibraryCall& c) {
-    add_use(m, work, c.a, c.a_address, c.a_bytes, false, Access::Read);
-    if (c.b_address != c.a_address) add_use(m, work, c.b, c.b_address, c.b_bytes, false, Access::Read);
-    add_use(m, work, c.c, c.c_address, c.c_bytes, false, Access::Write);
-    add_use(m, work, c.workspace, c.workspace_address, c.workspace_bytes, false, Access::Write);
+    add_use(m, work, c.a, c.a_address, c.a_bytes, c.a_exact, Access::Read);
+    if (c.b_address != c.a_address) add_use(m, work, c.b, c.b_address, c.b_bytes, c.b_exact, Access::Read);
+    add_use(m, work, c.c, c.c_address, c.c_bytes, c.c_exact, Access::Write);
+    // The workspace of a call that recorded its operands' extents (cuDNN: the buffer and size passed to
+    // the call) is exactly that size, scratch the call overwrites; a cuBLAS handle's workspace size is
+    // the handle's setting, not what one call used, and stays a lower bound.
+    bool recorded = c.a_exact || c.b_exact || c.c_exact;
+    add_use(m, work, c.workspace, c.workspace_address, c.workspace_bytes, recorded, Access::Write);
 }
 
 // Every pointer a plain kernel passed into an allocation, one use per (kernel, allocation, offset).
@@ -252,8 +274,13 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
     // Library calls first: kernels refer to them.
     std::unordered_map<int64_t, int32_t> call_index;
     {
-        Statement s(db, "SELECT id, process, begin_ns, end_ns, a, b, c, workspace, op, m, n, k, batch, a_type, b_type, "
-                        "c_type, coalesce(workspace_bytes, 0) FROM library_calls ORDER BY begin_ns");
+        // Traces written before the operand extents were recorded lack their columns.
+        const bool has_operand_bytes = has_column(db, "library_calls", "c_bytes");
+        const std::string sql = std::string("SELECT id, process, begin_ns, end_ns, a, b, c, workspace, op, m, n, k, "
+                                            "batch, a_type, b_type, c_type, coalesce(workspace_bytes, 0), ") +
+                                (has_operand_bytes ? "a_bytes, b_bytes, c_bytes" : "NULL, NULL, NULL") +
+                                " FROM library_calls ORDER BY begin_ns";
+        Statement s(db, sql.c_str());
         while (s.step()) {
             LibraryCall c;
             c.id = s.i64(0);
@@ -270,6 +297,7 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
             c.workspace_address = static_cast<uint64_t>(s.i64(7));
             c.workspace_bytes = std::max<int64_t>(0, s.i64(16));
             operand_sizes(s, 8, c);
+            recorded_sizes(s, 17, c);
             call_index[c.id] = static_cast<int32_t>(m.library_calls.size());
             m.library_calls.push_back(c);
         }

@@ -72,6 +72,9 @@ struct LibraryCall {
     // Raw operand addresses and the bytes each operand spans at least (0 unknown), for sub-ranges.
     uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
     int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0, workspace_bytes = 0;
+    // The operand's bytes are its exact extent, recorded from the call's descriptors
+    // (library_calls.a_bytes, b_bytes, c_bytes), not a lower bound from the GEMM shape.
+    bool a_exact = false, b_exact = false, c_exact = false;
 };
 
 struct Range {

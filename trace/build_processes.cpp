@@ -148,6 +148,11 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
 
 }  // namespace
 
+// An operand extent of the raw record: 0 there means not known (NULL in the trace).
+static Opt known_bytes(uint64_t bytes) {
+    return bytes != 0 ? Opt(static_cast<int64_t>(bytes)) : Opt();
+}
+
 void ModelBuilder::build_library_calls() {
     struct Ref {
         ProcessContext* p;
@@ -184,7 +189,8 @@ void ModelBuilder::build_library_calls() {
              c.b_type, c.c_type, c.compute_type, c.transa, c.transb, c.flops, static_cast<int64_t>(c.a),
              static_cast<int64_t>(c.b), static_cast<int64_t>(c.c), static_cast<int64_t>(c.workspace),
              static_cast<int64_t>(c.workspace_bytes),
-             c.math_mode != 0 ? Opt(int64_t(c.math_mode) - 1) : Opt(), precision_name(c.precision)});
+             c.math_mode != 0 ? Opt(int64_t(c.math_mode) - 1) : Opt(), precision_name(c.precision),
+             known_bytes(c.a_bytes), known_bytes(c.b_bytes), known_bytes(c.c_bytes)});
         if (c.last_sequence != 0)
             ref.p->library_spans[ref.call->tid].push_back({c.first_sequence, c.last_sequence, id});
         ++counters_.events;

@@ -111,11 +111,12 @@ void write_activity(Database& db, const TraceModel& m) {
     for (const ApiCallRow& a : m.api_calls)
         insert(call, a.id, a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
     Statement library(db, "INSERT INTO library_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                          "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)");
+                          "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)");
     for (const LibraryCallRow& l : m.library_calls) {
         insert(library, l.id, l.process, l.thread, std::string_view(l.name), l.op, l.begin_ns, l.end_ns, l.stream,
                l.m, l.n, l.k, l.batch, l.a_type, l.b_type, l.c_type, l.compute_type, l.transa, l.transb, l.flops,
-               l.a, l.b, l.c, l.workspace, l.workspace_bytes, l.math_mode, l.precision);
+               l.a, l.b, l.c, l.workspace, l.workspace_bytes, l.math_mode, l.precision,
+               l.a_bytes, l.b_bytes, l.c_bytes);
     }
     Statement range(db, "INSERT INTO ranges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const RangeRow& r : m.ranges) {

@@ -322,8 +322,11 @@ struct RawLibraryCall {
     uint8_t math_mode;       // cublasMath_t of the handle at the call + 1; 0 = not recorded (cuBLASLt)
     RawPrecision precision;  // what the arithmetic ran in
     uint8_t reserved[6];
+    // Appended later (records written before read them as 0): the bytes each operand spans, from the
+    // call's descriptors (cuDNN; a, b read; c written); 0 when not known (cuBLAS, cuBLASLt today).
+    uint64_t a_bytes, b_bytes, c_bytes;
 };
-static_assert(sizeof(RawLibraryCall) == 152);  // unchanged: the new fields took padding
+static_assert(sizeof(RawLibraryCall) == 176);
 
 enum class RangeKind : uint8_t { PushPop = 1, StartEnd = 2, Mark = 3 };
 
