@@ -13,8 +13,7 @@ constexpr size_t kMaxKernelsForPeriod = 20000;    // the period search is quadra
 constexpr double kPeriodTolerance = 0.02;         // a few data-dependent kernels may differ per step
 constexpr size_t kMaxKernelsForFallback = 20000;  // the fallback compares periods position by position
 constexpr size_t kFallbackCandidates = 12;
-constexpr double kBlockTolerance = 0.05;
-constexpr double kNearlyAllCovered = 0.85;  // of the kernels the best-covering period explains  // a block of kernels is one more step when this close
+constexpr double kBlockTolerance = 0.05;  // a block of kernels is one more step when this close
 
 using Span = std::pair<int64_t, int64_t>;
 
@@ -404,9 +403,8 @@ IterationSet from_repetition(const TraceModel& m) {
             // A step keeps its usual number of read-backs; a pass set apart all of them, unless
             // there are far more than a step has (a checkpoint saved after the pass).
             bool save = b > 0 && trailing[b - 1] > typical + 2;
-            size_t skip = b == 0                                 ? 0
-                          : blocks[b - 1].training || save ? std::min(trailing[b - 1], typical)
-                                                           : trailing[b - 1];
+            size_t skip = 0;
+            if (b > 0) skip = blocks[b - 1].training || save ? std::min(trailing[b - 1], typical) : trailing[b - 1];
             for (size_t n = 0; w < first && n < skip; ++w) n += m.work[w].process == process;
             while (w < first && m.work[w].process != process) ++w;
             if (save) {
