@@ -285,11 +285,12 @@ IterationSet from_repetition(const TraceModel& m) {
         // after them. Then the boundary is found again inside one block (where its batch arrives)
         // and the run is matched again against the pattern starting there.
         bool outliers = std::any_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) { return !b.training; });
+        bool anchored = false;  // the pattern begins where the batch arrives: where forward begins
         if (outliers) {
             // The pattern must be one step, not straddle a pass: only starts whose p kernels repeat
             // in the next p (two training steps in a row) are tried, the p nearest the middle.
             size_t start = pattern_start(m, kernels, middle, p);
-            if (start + p <= kernels.size()) c.blocks = match_blocks(m, kernels, 0, start, p);
+            if (start + p <= kernels.size()) c.blocks = match_blocks(m, kernels, 0, start, p), anchored = true;
         }
         size_t steps = 0;
         for (const Block& b : c.blocks)
@@ -299,14 +300,16 @@ IterationSet from_repetition(const TraceModel& m) {
         // pattern. Kernels that run between repetitions but are not that (the update after
         // accumulated micro-batches, which may reuse backward's elementwise kernels) are part of
         // the step, and this period is not the step's.
-        // (The pattern may begin elsewhere in the step than forward does, so every start in it is
-        // tried, cyclically.)
+        // (Where the pattern may begin elsewhere in the step than forward does, every start in it
+        // is tried, cyclically; where it begins with the step, only the first few.)
         std::vector<int32_t> pattern = pattern_of(c);
         size_t foreign = 0;
+        size_t starts = anchored ? std::min(pattern.size(), std::max<size_t>(1, size_t(kBlockTolerance * double(p))) + 1)
+                                 : pattern.size();
         for (const Block& b : c.blocks) {
             if (b.training || pattern.empty()) continue;
             size_t length = b.end_kernel - b.first_kernel, least = length;
-            for (size_t start = 0; start < pattern.size() && least * 4 > length; ++start) {
+            for (size_t start = 0; start < starts && least * 4 > length; ++start) {
                 size_t differ = 0;
                 for (size_t k = 0; k < length && differ < least; ++k)
                     differ += length > pattern.size() ||
