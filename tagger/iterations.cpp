@@ -304,8 +304,9 @@ IterationSet from_repetition(const TraceModel& m) {
         // is tried, cyclically; where it begins with the step, only the first few.)
         std::vector<int32_t> pattern = pattern_of(c);
         size_t foreign = 0;
-        size_t starts = anchored ? std::min(pattern.size(), std::max<size_t>(1, size_t(kBlockTolerance * double(p))) + 1)
-                                 : pattern.size();
+        size_t starts = anchored
+                            ? std::min(pattern.size(), std::max<size_t>(1, size_t(kBlockTolerance * double(p))) + 1)
+                            : pattern.size();
         for (const Block& b : c.blocks) {
             if (b.training || pattern.empty()) continue;
             size_t length = b.end_kernel - b.first_kernel, least = length;
