@@ -164,9 +164,10 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
     size_t allowed = std::max<size_t>(1, static_cast<size_t>(kBlockTolerance * double(period)));
     // Aligns the pattern with the kernels from k, allowing a few kernels inserted (a first step's
     // lazy set-up, a data-dependent kernel), left out or different. Returns the kernels consumed, 0
-    // when more than `allowed` differ.
-    auto matches = [&](size_t k) -> size_t {
-        size_t i = 0, j = k, errors = 0;
+    // when more than `allowed` differ, and how many differed.
+    auto align = [&](size_t k, size_t& errors) -> size_t {
+        size_t i = 0, j = k;
+        errors = 0;
         auto f = [&](size_t index) { return m.work[kernels[index]].function; };
         while (i < period && errors <= allowed) {
             if (j >= kernels.size()) return 0;
@@ -182,6 +183,17 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
         }
         return errors <= allowed ? j - k : 0;
     };
+    auto matches = [&](size_t k) {
+        size_t errors = 0;
+        return align(k, errors);
+    };
+    // The tail after the last step: teardown, unless it runs the start of the step's pattern (a
+    // validation pass after the last step), which is a pass set apart.
+    auto forward_pass_tail = [&](size_t k) {
+        size_t length = kernels.size() - k, differ = 0;
+        for (size_t i = 0; i < length && i < period; ++i) differ += m.work[kernels[k + i]].function != pattern[i];
+        return length > allowed && length < period && differ * 10 <= length;
+    };
     std::vector<Block> blocks;
     size_t k = offset;
     while (k + period <= kernels.size() + allowed) {
@@ -192,11 +204,58 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
         }
         size_t next = k + 1;
         while (next + period <= kernels.size() + allowed && !matches(next)) ++next;
-        if (next + period > kernels.size() + allowed) break;      // the tail after the last step (teardown)
+        if (next + period > kernels.size() + allowed) break;
+        // The first start that matches within the tolerance may take in the end of the pass before
+        // (a validation pass ends as the step's forward does): a start just after it that matches
+        // with fewer differences is the step's.
+        size_t errors = 0;
+        align(next, errors);
+        for (size_t later = next + 1; later <= next + allowed && errors > 0; ++later) {
+            size_t e = 0;
+            if (align(later, e) && e < errors) next = later, errors = e;
+        }
         if (!blocks.empty()) blocks.push_back({k, next, false});  // before the first step: set-up
         k = next;
     }
+    if (!blocks.empty() && k < kernels.size() && forward_pass_tail(k)) blocks.push_back({k, kernels.size(), false});
     return blocks;
+}
+
+// Where the step's pattern of `period` kernels begins, near `middle`: the window must repeat in
+// the one after it (allowing a few kernels to differ), so it lies inside two consecutive steps and
+// not across a validation pass set between them; among such windows, the p nearest the middle, the
+// one whose start looks most like a step boundary (boundary_score: the batch arrives there).
+// Falls back to the boundary score alone when no window repeats.
+size_t pattern_start(const TraceModel& m, const std::vector<size_t>& kernels, size_t middle, size_t period) {
+    size_t n = kernels.size();
+    auto f = [&](size_t index) { return m.work[kernels[index]].function; };
+    size_t allowed = std::max<size_t>(1, static_cast<size_t>(kBlockTolerance * double(period)));
+    std::vector<size_t> repeating;  // starts s whose window [s, s+p) matches [s+p, s+2p)
+    if (n >= 2 * period) {
+        size_t differ = 0;
+        for (size_t i = 0; i < period; ++i) differ += f(i) != f(i + period);
+        for (size_t s = 0;; ++s) {
+            if (differ <= allowed) repeating.push_back(s);
+            if (s + 2 * period >= n) break;
+            differ -= f(s) != f(s + period);
+            differ += f(s + period) != f(s + 2 * period);
+        }
+    }
+    std::sort(repeating.begin(), repeating.end(), [&](size_t a, size_t b) {
+        size_t da = a > middle ? a - middle : middle - a, db = b > middle ? b - middle : middle - b;
+        return da != db ? da < db : a < b;
+    });
+    if (repeating.size() > period) repeating.resize(period);
+    if (repeating.empty())
+        for (size_t shift = 0; shift < period && middle + shift < n; ++shift) repeating.push_back(middle + shift);
+    const auto short_lived = short_lived_allocations(m, kernels, period);
+    size_t best = repeating.empty() ? middle : repeating.front();
+    double best_score = 0;
+    for (size_t i = 0; i < repeating.size(); ++i) {
+        double score = boundary_score(m, kernels, {repeating[i]}, short_lived);
+        if (i == 0 || score > best_score) best_score = score, best = repeating[i];
+    }
+    return best;
 }
 
 IterationSet from_repetition(const TraceModel& m) {
@@ -239,16 +298,12 @@ IterationSet from_repetition(const TraceModel& m) {
         // after them. Then the boundary is found again inside one block (where its batch arrives)
         // and the run is matched again against the pattern starting there.
         bool outliers = std::any_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) { return !b.training; });
+        bool anchored = false;  // the pattern begins where the batch arrives: where forward begins
         if (outliers) {
-            const auto short_lived = short_lived_allocations(m, kernels, p);
-            size_t best_shift = 0;
-            double best_score = 0;
-            for (size_t shift = 0; shift < p && middle + shift < kernels.size(); ++shift) {
-                double score = boundary_score(m, kernels, {middle + shift}, short_lived);
-                if (shift == 0 || score > best_score) best_score = score, best_shift = shift;
-            }
-            if (middle + best_shift + p <= kernels.size())
-                c.blocks = match_blocks(m, kernels, 0, middle + best_shift, p);
+            // The pattern must be one step, not straddle a pass: only starts whose p kernels repeat
+            // in the next p (two training steps in a row) are tried, the p nearest the middle.
+            size_t start = pattern_start(m, kernels, middle, p);
+            if (start + p <= kernels.size()) c.blocks = match_blocks(m, kernels, 0, start, p), anchored = true;
         }
         size_t steps = 0;
         for (const Block& b : c.blocks)
@@ -258,14 +313,17 @@ IterationSet from_repetition(const TraceModel& m) {
         // pattern. Kernels that run between repetitions but are not that (the update after
         // accumulated micro-batches, which may reuse backward's elementwise kernels) are part of
         // the step, and this period is not the step's.
-        // (The pattern may begin elsewhere in the step than forward does, so every start in it is
-        // tried, cyclically.)
+        // (Where the pattern may begin elsewhere in the step than forward does, every start in it
+        // is tried, cyclically; where it begins with the step, only the first few.)
         std::vector<int32_t> pattern = pattern_of(c);
         size_t foreign = 0;
+        size_t starts = anchored
+                            ? std::min(pattern.size(), std::max<size_t>(1, size_t(kBlockTolerance * double(p))) + 1)
+                            : pattern.size();
         for (const Block& b : c.blocks) {
             if (b.training || pattern.empty()) continue;
             size_t length = b.end_kernel - b.first_kernel, least = length;
-            for (size_t start = 0; start < pattern.size() && least * 4 > length; ++start) {
+            for (size_t start = 0; start < starts && least * 4 > length; ++start) {
                 size_t differ = 0;
                 for (size_t k = 0; k < length && differ < least; ++k)
                     differ += length > pattern.size() ||
@@ -359,12 +417,15 @@ IterationSet from_repetition(const TraceModel& m) {
         size_t first = kernels[blocks[b].first_kernel];
         if (blocks[b].first_kernel > 0) {
             size_t w = kernels[blocks[b].first_kernel - 1] + 1;
-            // A pass set apart keeps all its read-backs; a step its usual number.
-            size_t skip = b == 0 ? 0 : blocks[b - 1].training ? std::min(trailing[b - 1], typical) : trailing[b - 1];
+            // A step keeps its usual number of read-backs; a pass set apart all of them, unless
+            // there are far more than a step has (a checkpoint saved after the pass).
+            bool save = b > 0 && trailing[b - 1] > typical + 2;
+            size_t skip = 0;
+            if (b > 0) skip = blocks[b - 1].training || save ? std::min(trailing[b - 1], typical) : trailing[b - 1];
             for (size_t n = 0; w < first && n < skip; ++w) n += m.work[w].process == process;
             while (w < first && m.work[w].process != process) ++w;
-            if (b > 0 && blocks[b - 1].training && trailing[b - 1] > typical + 2) {
-                // The excess read-backs after the previous step: a checkpoint save.
+            if (save) {
+                // The excess read-backs after the previous step or pass: a checkpoint save.
                 pieces.push_back({begin_at(w), false});
                 w = kernels[blocks[b].first_kernel - 1] + 1;
                 for (size_t n = 0; w < first && n < trailing[b - 1]; ++w) n += m.work[w].process == process;
@@ -375,7 +436,7 @@ IterationSet from_repetition(const TraceModel& m) {
         pieces.push_back({b == 0 ? m.work[first].launch_ns : begin_at(first), blocks[b].training});
     }
     // A checkpoint save after the last step too.
-    bool final_save = !blocks.empty() && blocks.back().training && trailing[blocks.size() - 1] > typical + 2;
+    bool final_save = !blocks.empty() && trailing[blocks.size() - 1] > typical + 2;
     size_t final_save_first = 0;
     if (final_save) {
         size_t w = kernels[blocks.back().end_kernel - 1] + 1;

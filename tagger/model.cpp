@@ -366,7 +366,12 @@ std::optional<TraceModel> load_model(sqlite3* db, std::string& error) {
         Statement s(db, (std::string("SELECT ") + kTimedColumns + ", kind, src, dst, coalesce(bytes, 0) FROM copies").c_str());
         while (s.step()) {
             WorkItem w = timed_item(s, copy_kind(s.text(4)));
-            int32_t src = resolve(s.i64(5), w.launch_ns), dst = resolve(s.i64(6), w.launch_ns);
+            // A copy recorded as host-to-device or device-to-host has its host side on the host,
+            // whatever device allocation the address may also fall in (on a simulated GPU, device
+            // memory is host memory: a host buffer can lie inside a device reservation's range).
+            std::string recorded = s.text(4);
+            int32_t src = recorded == "htod" ? kNone : resolve(s.i64(5), w.launch_ns);
+            int32_t dst = recorded == "dtoh" ? kNone : resolve(s.i64(6), w.launch_ns);
             if (src == kNone && dst == kNone) continue;  // host to host
             if (src == kNone) w.kind = WorkItem::Kind::CopyHtoD;
             else if (dst == kNone) w.kind = WorkItem::Kind::CopyDtoH;

@@ -113,3 +113,35 @@ TEST_CASE("a validation pass and a checkpoint save between steps are set apart, 
         CHECK_LE(it.end_work - it.first_work, 13u);
     }
 }
+
+TEST_CASE("validation every other step, one after the last step, a checkpoint after a pass: all set apart") {
+    // The step's forward ends as the validation pass does (the loss read back), so the period of
+    // two steps and a pass repeats exactly; the step is still found, every one of the 8.
+    Clock c;
+    c.kernels({90, 91});
+    auto forward = [&] {
+        c.add(WorkItem::Kind::CopyHtoD, -1);
+        for (int layer = 0; layer < 4; ++layer) c.kernels({1, 2, 3, 2, 3, 7, 8});
+        c.kernels({9, 12});
+        c.add(WorkItem::Kind::CopyDtoH, -1);
+        c.now += 30000;
+    };
+    for (int s = 0; s < 8; ++s) {
+        forward();
+        c.kernels({13, 14});
+        for (int layer = 0; layer < 4; ++layer) c.kernels({4, 5, 4, 5, 10, 11, 10});
+        c.kernels({6, 6});
+        c.now += 100;
+        if (s % 2 == 1) forward();  // validation
+        if (s == 5)                 // checkpoint, right after the pass
+            for (int k = 0; k < 12; ++k) c.add(WorkItem::Kind::CopyDtoH, -1);
+    }
+    IterationSet its = detect_iterations(c.model, "");
+    CHECK_EQ(its.source, "repetition");
+    CHECK_EQ(its.iterations.size(), 8u);
+    CHECK_EQ(its.non_training.size(), 5u);  // 4 validation passes, 1 checkpoint
+    for (const Iteration& it : its.iterations) {
+        CHECK_EQ(c.model.work[it.first_work].kind, WorkItem::Kind::CopyHtoD);
+        CHECK_LE(it.end_work - it.first_work, 64u);
+    }
+}

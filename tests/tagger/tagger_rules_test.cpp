@@ -181,3 +181,58 @@ TEST_CASE("without any data flow (an imported trace), lifetimes and ranges decid
     CHECK_LE(tag("W").confidence, 0.5);
     CHECK_NE(tag("W").rule.find("lifetime"), std::string::npos);
 }
+
+TEST_CASE("gradient clipping before the update is optimizer work; backward kernels are not") {
+    // The training run with a clipped update: after backward, the norm buffer N is zeroed, a kernel
+    // reads the gradients and writes N, N is read back to the host (the host passes the scale to the
+    // update as an argument). Then a kernel reading an activation (a loss read back) before it in
+    // the second variant must stay out of the optimizer phase.
+    for (bool loss_readback : {false, true}) {
+        Run r;
+        r.alloc("ws", 1 << 20);
+        r.alloc("W", 4096);
+        r.alloc("G", 4096);
+        r.alloc("X", 8192);
+        r.alloc("N", 4);
+        r.alloc("L", 64);
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+        std::vector<int64_t> norm_set, update, loss_kernel;
+        for (int s = 0; s < 5; ++s) {
+            r.now += 1000;
+            r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+            r.work(WorkItem::Kind::Set, -1, {{r.ids["G"], Access::Write}});
+            r.alloc("A", 16384);
+            r.gemm("X", "W", "A");
+            r.alloc("dA", 16384);
+            r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+            r.gemm("X", "dA", "G");
+            if (loss_readback) {
+                loss_kernel.push_back(r.now);
+                r.work(WorkItem::Kind::Kernel, 6, {{r.ids["A"], Access::Read}, {r.ids["L"], Access::Write}});
+                r.work(WorkItem::Kind::CopyDtoH, -1, {{r.ids["L"], Access::Read}});
+            }
+            norm_set.push_back(r.now);
+            r.work(WorkItem::Kind::Set, -1, {{r.ids["N"], Access::Write}});
+            r.work(WorkItem::Kind::Kernel, 7, {{r.ids["G"], Access::Read}, {r.ids["N"], Access::Write}});
+            r.work(WorkItem::Kind::CopyDtoH, -1, {{r.ids["N"], Access::Read}});
+            update.push_back(r.now);
+            r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}});
+            r.free("A");
+            r.free("dA");
+        }
+        IterationSet its = detect_iterations(r.model, "");
+        REQUIRE_EQ(its.iterations.size(), 5u);
+        TagResult result = tag_allocations(r.model, its);
+        CHECK_EQ(result.tags[size_t(r.ids["G"])].category, "gradients");
+        int optimizers = 0;
+        for (const Phase& p : result.phases) {
+            if (p.kind == "optimizer") {
+                CHECK_EQ(p.begin_ns, norm_set[p.iteration]);
+                CHECK_LT(p.begin_ns, update[p.iteration]);
+                ++optimizers;
+            }
+            if (p.kind == "backward" && loss_readback) CHECK_LT(p.begin_ns, loss_kernel[p.iteration]);
+        }
+        CHECK_EQ(optimizers, 5);
+    }
+}
