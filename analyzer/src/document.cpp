@@ -47,7 +47,7 @@ std::vector<size_t> fit_columns(const Table& table, size_t limit) {
 }
 
 std::string fit_cell(const Table& table, size_t c, const std::string& text, size_t to) {
-    return flag(table.keep_start, c) ? elide_end(text, to) : elide_middle(text, to);
+    return flag(table.keep_start, c) ? elide_end(text, to) : shorten_symbol(text, to);
 }
 
 void append_wrapped(std::string& out, const std::string& line, size_t limit) {

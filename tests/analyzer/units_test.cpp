@@ -70,6 +70,20 @@ TEST_CASE("text fitting: elision in the middle and at the end, wrapping, tables 
     CHECK(display_width(elide_middle("gemm_kernel<float, 128, 64>(float const*, float*)", 20)) == 20);
     CHECK(elide_middle("ééééééééééé", 7) == "éé...éé");  // code points, not bytes
     CHECK(elide_end("inner < middle < outer", 12) == "inner < m...");
+    // Demangled names lose their parameters, template arguments and scopes before anything is cut.
+    const std::string adam = "tbdsample::(anonymous namespace)::adam_update(float*, float const*, long, tbdsample::AdamHyper)";
+    CHECK(shorten_symbol(adam, 200) == adam);
+    CHECK(shorten_symbol(adam, 50) == "tbdsample::(anonymous namespace)::adam_update(...)");
+    CHECK(shorten_symbol(adam, 20) == "adam_update(...)");
+    CHECK(shorten_symbol("void gpt::add_bias<float>(float*, float const*, int, int)", 30) == "void gpt::add_bias<float>(...)");
+    CHECK(shorten_symbol("void gpt::add_bias<float>(float*, float const*, int, int)", 24) == "add_bias<float>(...)");
+    CHECK(shorten_symbol("void cub::DeviceReduceKernel<cub::Policy<600>, float*, int>(float*, int)", 30) ==
+          "DeviceReduceKernel<...>(...)");
+    // Not a C++ name: cut in the middle as before; never wider than asked.
+    CHECK(shorten_symbol("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8", 20) ==
+          elide_middle("sm90_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8", 20));
+    CHECK(shorten_symbol("read-then-updated (0.9)", 12) == elide_middle("read-then-updated (0.9)", 12));
+    for (size_t w : {5, 10, 16, 25, 40}) CHECK(display_width(shorten_symbol(adam, w)) <= w);
     const auto lines = wrap_words("one two three four five six", 10);
     REQUIRE(lines.size() == 4);
     CHECK(lines[0] == "one two");
