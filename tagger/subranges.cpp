@@ -256,7 +256,9 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
     std::unordered_map<uint32_t, int> starts_only;  // per work item: segment starts, or -1 when it points inside
     for (const PointerUse& use : m.pointer_uses) {
         ++pointers[key(use)];
-        bool split = of_segment[size_t(use.allocation)].second > 0;
+        // A use of an allocation the model does not hold (a malformed trace) has no sub-ranges.
+        const bool known = use.allocation >= 0 && size_t(use.allocation) < of_segment.size();
+        bool split = known && of_segment[size_t(use.allocation)].second > 0;
         int& n = starts_only[use.work];
         if (use.offset != 0 && split) n = -1;
         else if (use.offset == 0 && n >= 0) ++n;
