@@ -267,9 +267,13 @@ IterationSet from_repetition(const TraceModel& m) {
         none.note = "the trace has no kernels";
         return none;
     }
-    auto& [process, kernels] =
+    // Plain references rather than a structured binding: the lambdas below use them, and clang
+    // (the fuzz build) does not capture structured bindings before C++20's later fixes.
+    const auto& busiest =
         *std::max_element(kernels_by_process.begin(), kernels_by_process.end(),
                           [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    const int32_t process = busiest.first;
+    const std::vector<size_t>& kernels = busiest.second;
     std::vector<int32_t> sequence;
     for (size_t i = 0; i < kernels.size() && i < kMaxKernelsForPeriod; ++i)
         sequence.push_back(m.work[kernels[i]].function);
