@@ -1,6 +1,6 @@
 #include "iterations.h"
 
-#include "tbdprof/tagger/step_names.h"
+#include "tbdprof/step_names.h"
 
 #include <algorithm>
 #include <limits>
@@ -56,8 +56,8 @@ IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
     // The family (name without its number) with the most ranges, on its busiest process.
     std::map<std::string, std::map<int32_t, std::vector<Span>>> families;
     for (const auto& r : m.ranges)
-        if (r.end_ns > r.begin_ns && matches_iteration_range(r.name, range_name))
-            families[range_name.empty() ? step_family(r.name) : range_name][r.process].push_back(
+        if (r.end_ns > r.begin_ns && steps::matches_iteration_range(r.name, range_name))
+            families[range_name.empty() ? steps::step_family(r.name) : range_name][r.process].push_back(
                 {r.begin_ns, r.end_ns});
     IterationSet set;
     size_t best = 0;

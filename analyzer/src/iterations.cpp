@@ -7,7 +7,7 @@
 #include <map>
 
 #include "analysis_parts.h"
-#include "tbdprof/tagger/step_names.h"
+#include "tbdprof/step_names.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -83,8 +83,8 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
     Query query(*trace.db, "SELECT process, begin_ns, end_ns, name FROM ranges WHERE end_ns IS NOT NULL AND name IS NOT NULL");
     while (query.step()) {
         const std::string name = query.text(3);
-        if (!tagger::matches_iteration_range(name, user_range)) continue;
-        std::string family = user_range.empty() ? tagger::step_family(name) : user_range;
+        if (!steps::matches_iteration_range(name, user_range)) continue;
+        std::string family = user_range.empty() ? steps::step_family(name) : user_range;
         families[family][query.integer(0)].push_back({query.integer(1), query.integer(2), 0});
     }
     size_t best_count = 0;

@@ -226,7 +226,7 @@ bool wants_range_names() {
 
 void classify_range_name(uint64_t id, std::string_view text) {
     if (!wants_range_names()) return;
-    if (g_config.mode == Mode::Steps && looks_like_step_name(text)) g_matching_names.insert(id);
+    if (g_config.mode == Mode::Steps && steps::looks_like_step(text)) g_matching_names.insert(id);
 }
 
 void on_range_begin(uint64_t name_string) {

@@ -4,10 +4,11 @@
 #include <doctest/doctest.h>
 
 #include "iterations.h"
-#include "tbdprof/tagger/step_names.h"
+#include "tbdprof/step_names.h"
 #include "timed_work.h"
 
 using namespace tbdprof::tagger;
+using namespace tbdprof::steps;
 
 TEST_CASE("numbered step names are steps; names that merely contain 'step' are not") {
     for (const char* name : {"ProfilerStep#5", "Train step 3", "step 12", "iteration 7", "train_step_4", "Iteration_0",

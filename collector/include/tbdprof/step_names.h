@@ -1,29 +1,72 @@
-// Which NVTX range names look like a training step: the rule the tagger uses for iterations from
-// NVTX (tagger/iterations.cpp, looks_like_step), shared here so that the collector's --steps
-// counts the same ranges. `ProfilerStep#N`, and `step`, `iteration`, `train_step`,
-// `training_step`, alone or followed by ' ', '#', '_' or a digit; case-insensitive.
+// Which NVTX range names mark a training step: the one matcher the tagger, the report and the
+// collector's `--steps` share. Header-only and in the collector's include folder, the lowest stage
+// that uses it, so that no stage depends on a later one.
 #pragma once
 
 #include <cctype>
+#include <string>
 #include <string_view>
 
-namespace tbdprof {
+namespace tbdprof::steps {
 
-inline bool looks_like_step_name(std::string_view name) {
-    auto lower_starts_with = [&](std::string_view word) {
-        if (name.size() < word.size()) return false;
-        for (size_t i = 0; i < word.size(); ++i)
-            if (std::tolower(static_cast<unsigned char>(name[i])) != word[i]) return false;
-        return true;
-    };
-    if (lower_starts_with("profilerstep#")) return true;
-    for (std::string_view word : {"step", "iteration", "train_step", "training_step"}) {
-        if (!lower_starts_with(word)) continue;
-        if (name.size() == word.size()) return true;
-        const char next = name[word.size()];
-        if (next == ' ' || next == '#' || next == '_' || std::isdigit(static_cast<unsigned char>(next))) return true;
-    }
-    return false;
+inline std::string lowercase(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
 }
 
-}  // namespace tbdprof
+// The name without its trailing step number and the separators before it, lower case:
+// "ProfilerStep#12" -> "profilerstep", "Train step 3" -> "train step", "iteration_7" -> "iteration".
+inline std::string step_family(std::string_view name) {
+    size_t end = name.size();
+    while (end > 0 && std::isdigit(static_cast<unsigned char>(name[end - 1]))) --end;
+    while (end > 0 && std::string_view("#_-: ").find(name[end - 1]) != std::string_view::npos) --end;
+    return lowercase(name.substr(0, end));
+}
+
+// A family names a step when its last word is a step word: "step", "iteration", "iter",
+// "profilerstep" (PyTorch), "train step", "training_step", "Train step" all do; "stepper" does not.
+inline bool is_step_family(const std::string& family) {
+    size_t start = family.find_last_of(" _-:#.");
+    std::string last = start == std::string::npos ? family : family.substr(start + 1);
+    return last == "step" || last == "iteration" || last == "iter" || last == "profilerstep" || last == "trainstep";
+}
+
+// A numbered step name ("Train step 3", "ProfilerStep#5"), or a bare step word ("step",
+// "train_step"). Unnumbered names that merely contain "step" ("Optimizer.step#SGD.step") are not.
+inline bool looks_like_step(std::string_view name) {
+    bool numbered = !name.empty() && std::isdigit(static_cast<unsigned char>(name.back()));
+    std::string family = step_family(name);
+    if (numbered) return is_step_family(family);
+    std::string whole = lowercase(name);
+    return whole == "step" || whole == "iteration" || whole == "train_step" || whole == "training_step" ||
+           whole == "train step";
+}
+
+// Glob match with '*' (any run) and '?' (one character), case-sensitive.
+inline bool glob_match(std::string_view pattern, std::string_view text) {
+    size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+    while (t < text.size()) {
+        if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+            ++p, ++t;
+        } else if (p < pattern.size() && pattern[p] == '*') {
+            star = p++, mark = t;
+        } else if (star != std::string_view::npos) {
+            p = star + 1, t = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') ++p;
+    return p == pattern.size();
+}
+
+// `--iteration-range P`: an exact name, a prefix ("Train step" matches "Train step 0"), or a pattern
+// with '*' and '?'.
+inline bool matches_iteration_range(std::string_view name, std::string_view wanted) {
+    if (wanted.empty()) return looks_like_step(name);
+    if (wanted.find_first_of("*?") != std::string_view::npos) return glob_match(wanted, name);
+    return name.substr(0, wanted.size()) == wanted;
+}
+
+}  // namespace tbdprof::steps
