@@ -35,28 +35,12 @@ struct Planned {
     Touch r(const std::string& n) { return {ids.at(n), Access::Read}; }
     Touch w(const std::string& n) { return {ids.at(n), Access::Write}; }
     void kernel(int32_t function, std::vector<Touch> touches) {
-        WorkItem item = test::timed_work(WorkItem::Kind::Kernel, function, now);
-        item.touches = std::move(touches);
-        model.work.push_back(std::move(item));
+        test::add_work(model, now, WorkItem::Kind::Kernel, function, std::move(touches));
     }
-    void zero(const std::string& n) {
-        WorkItem item = test::timed_work(WorkItem::Kind::Set, -1, now);
-        item.touches = {w(n)};
-        model.work.push_back(std::move(item));
-    }
-    void copy_in(const std::string& n) {
-        WorkItem item = test::timed_work(WorkItem::Kind::CopyHtoD, -1, now);
-        item.touches = {w(n)};
-        model.work.push_back(std::move(item));
-    }
+    void zero(const std::string& n) { test::add_work(model, now, WorkItem::Kind::Set, -1, {w(n)}); }
+    void copy_in(const std::string& n) { test::add_work(model, now, WorkItem::Kind::CopyHtoD, -1, {w(n)}); }
     void gemm(const std::string& a, const std::string& b, const std::string& c) {
-        LibraryCall call;
-        call.a = ids.at(a), call.b = ids.at(b), call.c = ids.at(c);
-        model.library_calls.push_back(call);
-        WorkItem item = test::timed_work(WorkItem::Kind::Kernel, 100, now);
-        item.library_call = static_cast<int32_t>(model.library_calls.size() - 1);
-        item.touches = {r(a), r(b), {call.c, Access::Write}};
-        model.work.push_back(std::move(item));
+        test::add_gemm(model, now, ids.at(a), ids.at(b), ids.at(c));
     }
     std::string category(const TagResult& t, const std::string& n) { return t.tags[size_t(ids.at(n))].category; }
 };

@@ -45,7 +45,7 @@ void MemoryWidget::syncWidth() {
 }
 
 void MemoryWidget::resizeEvent(QResizeEvent*) {
-    axis_->set_width(std::max(1, width() - kLabelWidth));
+    syncWidth();
 }
 
 bool MemoryWidget::event(QEvent* event) {

@@ -48,7 +48,7 @@ void TimelineWidget::syncWidth() {
 }
 
 void TimelineWidget::resizeEvent(QResizeEvent*) {
-    axis_->set_width(std::max(1, width() - kLabelWidth));
+    syncWidth();
 }
 
 bool TimelineWidget::event(QEvent* event) {
