@@ -19,12 +19,13 @@ void print_summary(const TagSummary& summary) {
     else
         fmt::print("{} allocations tagged; no iterations: {}\n", summary.allocations, summary.note);
     if (summary.segments_with_subranges)
-        fmt::print("note: the program allocates pooled segments (a caching allocator); {} tensors inside {}\n"
-                   "      segments were recovered from pointer arguments and tagged (allocation_subranges)\n",
+        fmt::print("note: {} tensors inside {} allocations holding several (pooled segments or\n"
+                   "      arenas) were recovered from pointer arguments and tagged (allocation_subranges)\n",
                    summary.subranges, summary.segments_with_subranges);
     if (summary.segment_level)
-        fmt::print("note: the program allocates pooled segments (a caching allocator); the breakdown is at\n"
-                   "      segment level for those. With PyTorch, record with --framework=pytorch.\n");
+        fmt::print("note: some allocations addressed at many offsets (pooled segments or arenas) had no tensors\n"
+                   "      recovered from pointer arguments: the breakdown counts each whole, in one category.\n"
+                   "      With PyTorch, record with --framework=pytorch.\n");
     for (const auto& [category, bytes] : summary.bytes_by_category)
         fmt::print("  {:<16} {:>14} bytes\n", category, static_cast<long long>(bytes));
 }

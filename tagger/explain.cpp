@@ -4,6 +4,8 @@
 
 #include <sqlite3.h>
 
+#include <tbdprof/trace/trace_reader.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -78,10 +80,12 @@ bool explain_allocation(const std::string& path, const std::string& what, std::s
         error = "--explain: '" + what + "' is neither an allocation id nor a 0x address";
         return false;
     }
+    // Through the one opener: a trace is untrusted input (format version, schema, defensive mode).
     sqlite3* db = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        error = "cannot open " + path;
-        sqlite3_close(db);
+    try {
+        db = trace::open_trace_handle(path, trace::TraceAccess::read_only);
+    } catch (const trace::TraceOpenError& e) {
+        error = e.what();
         return false;
     }
     std::string sql =
@@ -96,7 +100,7 @@ bool explain_allocation(const std::string& path, const std::string& what, std::s
         }
         print_allocation(db, a, value, by_address);
     }
-    sqlite3_close(db);
+    sqlite3_close_v2(db);
     if (found == 0) {
         error = by_address ? "no device allocation contains " + what : "no allocation with id " + what;
         return false;

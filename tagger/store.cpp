@@ -148,10 +148,10 @@ std::string breakdown_note(const TagResult& r) {
                       " allocations holding several tensors (" + std::to_string(r.segments_with_subranges) +
                       " with tensors of different roles): tensors recovered from the pointers the work used";
     std::string seg = "segment level for " + std::to_string(r.segments_without_subranges) +
-                      " pooled segments without pointer evidence";
+                      " allocations addressed at 16 or more offsets with no tensors recovered in them";
     if (examined && r.segment_level) return sub + "; " + seg;
     if (examined) return sub;
-    if (r.segment_level) return "segment level: the program allocates pooled segments";
+    if (r.segment_level) return seg;
     return {};
 }
 
