@@ -10,9 +10,6 @@
 
 namespace tbdprof::tagger {
 
-inline constexpr const char* kCategories[] = {"weights", "gradients", "optimizer_state", "activations",
-                                              "workspace", "input", "other"};
-
 struct Tag {
     std::string category;
     double confidence = 0;

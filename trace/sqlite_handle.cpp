@@ -9,6 +9,14 @@ namespace {
 
 }  // namespace
 
+Database create_database(const std::string& path) {
+    sqlite3* handle = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    Database db(handle);  // closes the handle SQLite returns even on failure
+    if (rc != SQLITE_OK) fail(handle, "open " + path);
+    return db;
+}
+
 Database& Database::operator=(Database&& other) noexcept {
     if (this != &other) {
         close();
@@ -90,6 +98,21 @@ double Statement::column_double(int column) const { return sqlite3_column_double
 std::string Statement::column_text(int column) const {
     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
     return text ? std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();
+}
+
+std::string_view Statement::column_view(int column) const {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+    return text ? std::string_view(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : std::string_view();
+}
+
+std::optional<int64_t> Statement::column_optional_int(int column) const {
+    if (is_null(column)) return std::nullopt;
+    return column_int(column);
+}
+
+std::optional<double> Statement::column_optional_double(int column) const {
+    if (is_null(column)) return std::nullopt;
+    return column_double(column);
 }
 
 }  // namespace tbdprof::trace

@@ -3,12 +3,11 @@
 #pragma once
 
 #include "tbdprof/analyzer/report.h"
+#include "tbdprof/trace/categories.h"
 
 namespace tbdprof::analyzer {
 
-// "#rrggbb"; mid-tone hues that stay readable on light and dark backgrounds.
-inline constexpr const char* kCategoryColors[kCategoryCount] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
-                                                                "#59a14f", "#edc948", "#b07aa1", "#9d9d9d"};
+inline constexpr const auto& kCategoryColors = trace::kCategoryColors;  // the one table, in trace/
 // Per-device series (utilization charts).
 inline constexpr const char* kDeviceColors[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2"};
 

@@ -2,6 +2,8 @@
 // compare, diff and check. Times are nanoseconds relative to the run start, sizes are bytes.
 #pragma once
 
+#include "tbdprof/trace/categories.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -12,7 +14,7 @@
 namespace tbdprof::analyzer {
 
 // Memory categories in report order; "untagged" holds allocations the tagger has not labelled yet.
-inline constexpr int kCategoryCount = 8;
+inline constexpr int kCategoryCount = trace::kCategoryCount;  // trace/categories.h: the one table
 using CategoryBytes = std::array<int64_t, kCategoryCount>;
 
 struct RunInfo {
@@ -212,9 +214,11 @@ struct Report {
 // "Captured: ..." for a run recorded with capture control, empty otherwise (capture_windows.cpp).
 std::string capture_sentence(const Report& report);
 
-const char* category_name(int index);
+inline const char* category_name(int index) {
+    return index >= 0 && index < kCategoryCount ? trace::kCategoryNames[index] : "other";
+}
 // Index of a category name; unknown names map to "other" and empty/NULL to "untagged".
-int category_index(std::string_view name);
-inline constexpr int kUntagged = kCategoryCount - 1;
+inline int category_index(std::string_view name) { return static_cast<int>(trace::category_from_text(name)); }
+inline constexpr int kUntagged = static_cast<int>(trace::Category::untagged);
 
 }  // namespace tbdprof::analyzer

@@ -45,6 +45,10 @@ private:
     sqlite3* db_ = nullptr;
 };
 
+// Opens (creating it when missing) a database read-write without any of the trace checks: for the
+// builder's temporary, test fixtures and developer tools that make files, never for reading input.
+Database create_database(const std::string& path);
+
 class Statement {
 public:
     Statement(const Database& db, std::string_view sql);
@@ -77,6 +81,10 @@ public:
     int64_t column_int(int column) const;
     double column_double(int column) const;
     std::string column_text(int column) const;
+    // The text of a column without copying it: valid until the next step(), reset() or destruction.
+    std::string_view column_view(int column) const;
+    std::optional<int64_t> column_optional_int(int column) const;
+    std::optional<double> column_optional_double(int column) const;
 
 private:
     sqlite3_stmt* stmt_ = nullptr;

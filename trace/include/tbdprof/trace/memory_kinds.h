@@ -1,0 +1,23 @@
+// The one definition of what kind of memory an allocation is (allocations.kind) and which kinds
+// count as device memory: what the report's peak, the tagger and the viewer measure. Pinned host
+// memory (cudaMallocHost) is host RAM the device can reach, so it is never device memory.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace tbdprof::trace {
+
+enum class MemoryKind : uint8_t { device, device_async, pinned_host, managed, unknown };
+
+MemoryKind memory_kind_from_text(std::string_view text);
+const char* memory_kind_name(MemoryKind kind);  // as stored in allocations.kind; "unknown" for unknown
+
+constexpr bool is_device_memory(MemoryKind kind) {
+    return kind == MemoryKind::device || kind == MemoryKind::device_async || kind == MemoryKind::managed;
+}
+
+// The same rule for SQL written over the trace: `WHERE kind IN <kDeviceMemoryKindsSql>`.
+inline constexpr const char* kDeviceMemoryKindsSql = "('device', 'device_async', 'managed')";
+
+}  // namespace tbdprof::trace
