@@ -2,7 +2,7 @@
 // the memory-timeline parser it chooses between. Any bytes must end in a parsed trace or InteropError.
 #include "chrome_json_parser.h"
 #include "memory_timeline_parser.h"
-#include "trace_model.h"
+#include "foreign_trace.h"
 
 #include <simdjson.h>
 

@@ -11,7 +11,9 @@
 #include "memory_timeline_parser.h"
 #include "output_file.h"
 #include "tbdprof/interop/interop_error.h"
-#include "trace_store.h"
+#include "import_model.h"
+#include "tbdprof/trace/sqlite_handle.h"
+#include "tbdprof/trace/trace_writer.h"
 
 #include <chrono>
 #include <cstdio>
@@ -92,9 +94,11 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     line.update("writing " + output);
     PendingOutput out(output, options.force, {input});
     try {
-        store_trace(trace, input, out.temp_path(), summary);
+        trace::detail::write_trace(out.temp_path(), import_model(trace, input, summary));
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
+    } catch (const trace::SqliteError& e) {
+        throw InteropError(input + ": writing " + out.temp_path() + ": " + e.what());
     }
     line.update("tagging memory");
     const ImportTagging tagging = tag_imported_trace(out.temp_path());

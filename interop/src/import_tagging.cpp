@@ -16,7 +16,7 @@ struct PyTorchCategory {
     std::string category;
 };
 
-// The categories the import stored from PyTorch (trace_store.cpp writes them with kPyTorchCategoryRule).
+// The categories the import stored from PyTorch (import_model.cpp gives them kPyTorchCategoryRule).
 std::vector<PyTorchCategory> read_pytorch_categories(const std::string& path) {
     trace::Database db = trace::open_trace(path);
     trace::Statement rows(db, "SELECT allocation, category FROM allocation_categories WHERE rule = ?");
@@ -33,9 +33,10 @@ void restore(const std::string& path, const std::vector<PyTorchCategory>& catego
     trace::Statement row(
         db,
         "INSERT OR REPLACE INTO allocation_categories (allocation, category, confidence, rule, reason) "
-        "VALUES (?, ?, 0.9, ?, 'PyTorch categorized it (torch.profiler memory timeline)')");
+        "VALUES (?, ?, ?, ?, ?)");
     for (const PyTorchCategory& c : categories) {
-        row.bind(1, c.allocation).bind(2, c.category).bind(3, kPyTorchCategoryRule);
+        row.bind(1, c.allocation).bind(2, c.category).bind(3, kPyTorchCategoryConfidence);
+        row.bind(4, kPyTorchCategoryRule).bind(5, kPyTorchCategoryReason);
         row.run();
     }
     db.exec("COMMIT");

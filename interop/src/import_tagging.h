@@ -8,7 +8,10 @@
 
 namespace tbdprof::interop {
 
+// How an allocation_categories row names PyTorch as the source of its category.
 inline constexpr const char* kPyTorchCategoryRule = "pytorch-memory-timeline";
+inline constexpr const char* kPyTorchCategoryReason = "PyTorch categorized it (torch.profiler memory timeline)";
+inline constexpr double kPyTorchCategoryConfidence = 0.9;
 
 struct ImportTagging {
     bool tagged = false;            // the tagger ran
