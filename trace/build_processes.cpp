@@ -87,8 +87,8 @@ void ModelBuilder::build_processes_and_threads() {
     for (ProcessContext& p : contexts_) {
         const RawProcess& raw = *p.raw;
         const auto& header = raw.file.header();
-        ProcessRow row{p.id, header.pid, std::nullopt, std::string(), std::string(), rel(header.start_ns), rel(raw.last_ns),
-                       raw.end != RawFileEnd::Clean};
+        ProcessRow row{p.id,          header.pid,           std::nullopt,     std::string(),
+                       std::string(), rel(header.start_ns), rel(raw.last_ns), raw.end != RawFileEnd::Clean};
         if (header.parent_pid != 0) row.parent_pid = header.parent_pid;
         if (raw.has_info) {
             row.command_line = join_argv(raw.string(raw.info.command_line_string));

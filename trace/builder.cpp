@@ -4,8 +4,8 @@
 
 #include "model_builder.h"
 #include "tbdprof/trace/sqlite_handle.h"
-#include "tbdprof/trace/version.h"
 #include "tbdprof/trace/trace_writer.h"
+#include "tbdprof/trace/version.h"
 
 #include <algorithm>
 #include <chrono>

@@ -59,10 +59,9 @@ void write_run(Database& db, const TraceModel& m) {
     const RunRow& r = m.run;
     Statement run(db,
                   "INSERT INTO run VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    insert(run, std::string_view(r.command_line), r.host, r.start_unix_ns, r.start_monotonic_ns,
-           r.duration_ns, std::string_view(r.tool_version), int64_t{r.simulated_device},
-           std::string_view(r.clock_source), r.host_timed_kernels, r.exit_status, r.crash_signal,
-           r.truncated_files);
+    insert(run, std::string_view(r.command_line), r.host, r.start_unix_ns, r.start_monotonic_ns, r.duration_ns,
+           std::string_view(r.tool_version), int64_t{r.simulated_device}, std::string_view(r.clock_source),
+           r.host_timed_kernels, r.exit_status, r.crash_signal, r.truncated_files);
     Statement note(db, "INSERT INTO run_notes VALUES (?1, ?2)");
     for (const auto& [key, value] : m.notes) insert(note, std::string_view(key), std::string_view(value));
 }
@@ -73,7 +72,8 @@ void write_entities(Database& db, const TraceModel& m) {
         insert(string, static_cast<int64_t>(i) + 1, std::string_view(m.strings.texts[i]));  // few, long
     Statement process(db, "INSERT INTO processes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (const ProcessRow& p : m.processes) {
-        insert(process, p.id, p.pid, p.parent_pid, p.command_line, p.executable, p.start_ns, p.end_ns, int64_t{p.truncated});
+        insert(process, p.id, p.pid, p.parent_pid, p.command_line, p.executable, p.start_ns, p.end_ns,
+               int64_t{p.truncated});
     }
     Statement thread(db, "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5)");
     for (const ThreadRow& t : m.threads) {
@@ -138,8 +138,9 @@ void write_memory(Database& db, const TraceModel& m) {
         bind_at(st, base, a.id, a.process, a.thread, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind,
                 a.api, a.stream, a.stack, a.free_thread);
     });
-    Statement category(db, "INSERT INTO allocation_categories (allocation, category, confidence, rule, reason) "
-                           "VALUES (?1, ?2, ?3, ?4, ?5)");
+    Statement category(db,
+                       "INSERT INTO allocation_categories (allocation, category, confidence, rule, reason) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5)");
     for (const AllocationCategoryRow& c : m.allocation_categories)
         insert(category, c.allocation, std::string_view(c.category), c.confidence, c.rule, c.reason);
     insert_rows(db, "kernel_allocations", 6, m.edges, [](Statement& st, int base, const EdgeRow& e) {

@@ -29,7 +29,7 @@ struct GpuOp {
     int32_t device = 0;
     int64_t stream = 0;
     std::optional<int64_t> correlation;
-    int64_t name = 0;  // ForeignTrace::strings
+    int64_t name = 0;   // ForeignTrace::strings
     int64_t bytes = 0;  // copies and sets
     int64_t grid[3] = {0, 0, 0};
     int64_t block[3] = {0, 0, 0};

@@ -1,7 +1,6 @@
 #include "import_model.h"
 
 #include "device_catalog.h"
-#include "import_tagging.h"
 #include "memory_matching.h"
 #include "tbdprof/interop/interop_error.h"
 #include "tbdprof/trace/version.h"
@@ -120,8 +119,8 @@ private:
             process_ids_[pid] = ++id;
             auto name = t_.process_names.find(pid);
             auto it = span.find(pid);
-            ProcessRow& row = m_.processes.emplace_back(ProcessRow{id, pid, std::nullopt, std::nullopt, std::nullopt,
-                                                                   0, rel(t_end_), false});
+            ProcessRow& row = m_.processes.emplace_back(
+                ProcessRow{id, pid, std::nullopt, std::nullopt, std::nullopt, 0, rel(t_end_), false});
             if (name != t_.process_names.end()) row.command_line = name->second;
             if (it != span.end()) {
                 row.start_ns = rel(it->second.first);
@@ -233,27 +232,21 @@ private:
                 ++t_.warnings["GPU activity without its launch call"];
             }
             const int64_t stream = stream_row(process, op.device, op.stream);
+            const int64_t start = rel(op.start_ns);
+            // Rows in schema column order; an import has no pointers, values, library calls or graphs.
             if (op.kind == GpuOpKind::kernel) {
-                KernelRow& k = m_.kernels.emplace_back();
-                k.id = static_cast<int64_t>(m_.kernels.size());
-                k.process = process, k.thread = thread, k.device = op.device, k.stream = stream;
-                k.function = function_row(op.name);
-                k.start_ns = rel(op.start_ns), k.duration_ns = op.duration_ns, k.queued_ns = queued;
-                k.grid = pack_dims(op.grid), k.block = pack_dims(op.block), k.shared_bytes = op.shared_bytes;
-                k.correlation = op.correlation;
+                m_.kernels.push_back({static_cast<int64_t>(m_.kernels.size()) + 1, process, thread, op.device, stream,
+                                      function_row(op.name), start, op.duration_ns, queued, pack_dims(op.grid),
+                                      pack_dims(op.block), op.shared_bytes, op.correlation, std::nullopt,
+                                      std::nullopt});
             } else if (op.kind == GpuOpKind::copy) {
-                CopyRow& c = m_.copies.emplace_back();
-                c.id = static_cast<int64_t>(m_.copies.size());
-                c.process = process, c.thread = thread, c.device = op.device, c.stream = stream;
-                c.kind = copy_kind(t_.strings.text(op.name)), c.bytes = op.bytes;
-                c.start_ns = rel(op.start_ns), c.duration_ns = op.duration_ns, c.queued_ns = queued;
-                c.async = async, c.api = api, c.correlation = op.correlation;
+                m_.copies.push_back({static_cast<int64_t>(m_.copies.size()) + 1, process, thread, op.device, stream,
+                                     copy_kind(t_.strings.text(op.name)), op.bytes, std::nullopt, std::nullopt, start,
+                                     op.duration_ns, queued, async, api, op.correlation});
             } else {
-                SetRow& r = m_.sets.emplace_back();
-                r.id = static_cast<int64_t>(m_.sets.size());
-                r.process = process, r.thread = thread, r.device = op.device, r.stream = stream, r.bytes = op.bytes;
-                r.start_ns = rel(op.start_ns), r.duration_ns = op.duration_ns, r.queued_ns = queued;
-                r.async = async, r.api = api, r.correlation = op.correlation;
+                m_.sets.push_back({static_cast<int64_t>(m_.sets.size()) + 1, process, thread, op.device, stream,
+                                   std::nullopt, op.bytes, std::nullopt, start, op.duration_ns, queued, async, api,
+                                   op.correlation});
             }
         }
         s_.kernels = m_.kernels.size();
@@ -275,7 +268,7 @@ private:
             if (is_call) ++s_.runtime_calls;
             if (const char* kind = is_call ? sync_kind(name) : nullptr) {
                 // Kineto does not record the stream or event handle; a device-wide one is 0.
-                const trace::detail::Opt handle = std::string_view(kind) == "device_sync" ? trace::detail::Opt(0) : std::nullopt;
+                const Opt handle = std::string_view(kind) == "device_sync" ? Opt(0) : std::nullopt;
                 m_.api_calls.push_back(ApiCallRow{static_cast<int64_t>(m_.api_calls.size()) + 1, process, thread, kind,
                                                   rel(r.begin_ns), rel(r.end_ns.value_or(r.begin_ns)), handle});
                 ++s_.sync_calls;
@@ -298,17 +291,17 @@ private:
 
     void add_allocations(const MatchResult& memory) {
         for (const MatchedAllocation& a : memory.allocations) {
-            AllocationRow& row = m_.allocations.emplace_back();
-            row.id = static_cast<int64_t>(m_.allocations.size());
-            row.process = process_ids_.at(a.alloc_thread.pid);
-            row.thread = threads_.at(ThreadKey{a.alloc_thread.pid, a.alloc_thread.tid});
-            row.device = a.device, row.address = a.address, row.bytes = a.bytes, row.alloc_ns = rel(a.alloc_ns);
-            if (a.free_ns) row.free_ns = rel(*a.free_ns);
-            row.kind = "device", row.api = "library";
-            if (a.free_thread) row.free_thread = threads_.at(ThreadKey{a.free_thread->pid, a.free_thread->tid});
+            const int64_t id = static_cast<int64_t>(m_.allocations.size()) + 1;
+            std::optional<int64_t> free_ns, free_thread;
+            if (a.free_ns) free_ns = rel(*a.free_ns);
+            if (a.free_thread) free_thread = threads_.at(ThreadKey{a.free_thread->pid, a.free_thread->tid});
+            m_.allocations.push_back({id, process_ids_.at(a.alloc_thread.pid),
+                                      threads_.at(ThreadKey{a.alloc_thread.pid, a.alloc_thread.tid}), a.device,
+                                      a.address, a.bytes, rel(a.alloc_ns), free_ns, "device", "library", std::nullopt,
+                                      std::nullopt, free_thread});
             if (a.category) {
-                m_.allocation_categories.push_back(
-                    {row.id, *a.category, kPyTorchCategoryConfidence, kPyTorchCategoryRule, kPyTorchCategoryReason});
+                m_.allocation_categories.push_back({id, *a.category, 0.9, "pytorch-memory-timeline",
+                                                    "PyTorch categorized it (torch.profiler memory timeline)"});
             }
             if (a.free_ns) ++s_.freed_allocations;
         }
