@@ -1,8 +1,8 @@
 // libFuzzer target: the PyTorch profiler (Kineto) / Chrome trace JSON parser of `tbdprof import`, and
 // the memory-timeline parser it chooses between. Any bytes must end in a parsed trace or InteropError.
 #include "chrome_json_parser.h"
+#include "foreign_trace.h"
 #include "memory_timeline_parser.h"
-#include "trace_model.h"
 
 #include <simdjson.h>
 

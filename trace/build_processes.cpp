@@ -87,8 +87,8 @@ void ModelBuilder::build_processes_and_threads() {
     for (ProcessContext& p : contexts_) {
         const RawProcess& raw = *p.raw;
         const auto& header = raw.file.header();
-        ProcessRow row{p.id, header.pid, std::nullopt, {}, {}, rel(header.start_ns), rel(raw.last_ns),
-                       raw.end != RawFileEnd::Clean};
+        ProcessRow row{p.id,          header.pid,           std::nullopt,     std::string(),
+                       std::string(), rel(header.start_ns), rel(raw.last_ns), raw.end != RawFileEnd::Clean};
         if (header.parent_pid != 0) row.parent_pid = header.parent_pid;
         if (raw.has_info) {
             row.command_line = join_argv(raw.string(raw.info.command_line_string));
@@ -300,7 +300,7 @@ void ModelBuilder::finish_run_row() {
         if (p.id == 1) {
             run.start_unix_ns = static_cast<int64_t>(p.raw->file.header().start_unix_ns);
             if (p.raw->has_info) run.host = std::string(p.raw->string(p.raw->info.hostname_string));
-            if (run.command_line.empty()) run.command_line = model_.processes.front().command_line;
+            if (run.command_line.empty()) run.command_line = model_.processes.front().command_line.value_or("");
         }
     }
     run.duration_ns = rel(last);

@@ -4,8 +4,8 @@
 
 #include "model_builder.h"
 #include "tbdprof/trace/sqlite_handle.h"
+#include "tbdprof/trace/trace_writer.h"
 #include "tbdprof/trace/version.h"
-#include "trace_writer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -137,17 +137,8 @@ BuildResult build_trace(const BuildOptions& options) {
     try {
         if (options.output_file == nullptr) own_output.emplace(options.output, OutputRules{.force = true, .inputs = {}});
         OutputFile& out = options.output_file ? *options.output_file : *own_output;
-        // One thread writes one private file: SQLite's mutexes and memory statistics only cost time
-        // here. (MEMSTATUS can only change before SQLite initializes; later calls are harmless no-ops.)
-        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-        sqlite3* handle = nullptr;
-        const int rc = sqlite3_open_v2(out.temp_path().c_str(), &handle,
-                                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nullptr);
-        Database db(handle);
-        if (rc != SQLITE_OK) throw SqliteError("cannot create " + out.temp_path() + ": " + sqlite3_errstr(rc));
         if (options.progress) options.progress("writing", total_build_steps - 1, total_build_steps);
-        detail::write_trace(db, model);
-        db.close();
+        detail::write_trace(out.temp_path(), model);
         if (own_output) own_output->commit();
     } catch (const SqliteError& e) {
         result.error = e.what();

@@ -6,7 +6,7 @@
 #include "elf_symbols.h"
 
 #include "raw_process.h"
-#include "trace_model.h"
+#include "tbdprof/trace/trace_model.h"
 
 #include <map>
 #include <string>

@@ -1,6 +1,7 @@
-#include "trace_writer.h"
+#include "tbdprof/trace/trace_writer.h"
 
 #include "tbdprof/trace/schema.h"
+#include "tbdprof/trace/sqlite_handle.h"
 
 #include <string>
 #include <string_view>
@@ -58,10 +59,9 @@ void write_run(Database& db, const TraceModel& m) {
     const RunRow& r = m.run;
     Statement run(db,
                   "INSERT INTO run VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    insert(run, std::string_view(r.command_line), std::string_view(r.host), r.start_unix_ns, r.start_monotonic_ns,
-           r.duration_ns, std::string_view(r.tool_version), int64_t{r.simulated_device},
-           std::string_view(r.clock_source), r.host_timed_kernels, r.exit_status, r.crash_signal,
-           r.truncated_files);
+    insert(run, std::string_view(r.command_line), r.host, r.start_unix_ns, r.start_monotonic_ns, r.duration_ns,
+           std::string_view(r.tool_version), int64_t{r.simulated_device}, std::string_view(r.clock_source),
+           r.host_timed_kernels, r.exit_status, r.crash_signal, r.truncated_files);
     Statement note(db, "INSERT INTO run_notes VALUES (?1, ?2)");
     for (const auto& [key, value] : m.notes) insert(note, std::string_view(key), std::string_view(value));
 }
@@ -72,8 +72,8 @@ void write_entities(Database& db, const TraceModel& m) {
         insert(string, static_cast<int64_t>(i) + 1, std::string_view(m.strings.texts[i]));  // few, long
     Statement process(db, "INSERT INTO processes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (const ProcessRow& p : m.processes) {
-        insert(process, p.id, p.pid, p.parent_pid, std::string_view(p.command_line), std::string_view(p.executable),
-               p.start_ns, p.end_ns, int64_t{p.truncated});
+        insert(process, p.id, p.pid, p.parent_pid, p.command_line, p.executable, p.start_ns, p.end_ns,
+               int64_t{p.truncated});
     }
     Statement thread(db, "INSERT INTO threads VALUES (?1, ?2, ?3, ?4, ?5)");
     for (const ThreadRow& t : m.threads) {
@@ -138,6 +138,11 @@ void write_memory(Database& db, const TraceModel& m) {
         bind_at(st, base, a.id, a.process, a.thread, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind,
                 a.api, a.stream, a.stack, a.free_thread);
     });
+    Statement category(db,
+                       "INSERT INTO allocation_categories (allocation, category, confidence, rule, reason) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5)");
+    for (const AllocationCategoryRow& c : m.allocation_categories)
+        insert(category, c.allocation, std::string_view(c.category), c.confidence, c.rule, c.reason);
     insert_rows(db, "kernel_allocations", 6, m.edges, [](Statement& st, int base, const EdgeRow& e) {
         bind_at(st, base, e.kernel, e.param, e.param_word, e.allocation, e.offset, e.read_only);
     });
@@ -152,9 +157,7 @@ void write_memory(Database& db, const TraceModel& m) {
         insert(window, w.process, w.begin_ns, w.end_ns, std::string_view(w.reason));
 }
 
-}  // namespace
-
-void write_trace(Database& db, const TraceModel& model) {
+void write_tables(Database& db, const TraceModel& model) {
     // The file is private until renamed into place, so durability settings buy nothing here: a crash
     // leaves only OUT.tmp, which the next build replaces.
     db.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
@@ -166,6 +169,21 @@ void write_trace(Database& db, const TraceModel& model) {
     write_activity(db, model);
     write_memory(db, model);
     db.exec("COMMIT");
+}
+
+}  // namespace
+
+void write_trace(const std::string& path, const TraceModel& model) {
+    // One thread writes one private file: SQLite's mutexes and memory statistics only cost time
+    // here. (MEMSTATUS can only change before SQLite initializes; later calls are harmless no-ops.)
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    sqlite3* handle = nullptr;
+    const int rc = sqlite3_open_v2(path.c_str(), &handle,
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nullptr);
+    Database db(handle);
+    if (rc != SQLITE_OK) throw SqliteError("cannot create " + path + ": " + sqlite3_errstr(rc));
+    write_tables(db, model);
+    db.close();
 }
 
 }  // namespace tbdprof::trace::detail

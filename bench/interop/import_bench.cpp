@@ -67,8 +67,10 @@ void measure(const std::string& path) {
     const std::string out = path + ".bench.sqlite";
     double best_parse = 1e30, best_total = 1e30;
     tbdprof::interop::ImportSummary summary;
+    tbdprof::interop::ImportOptions options;
+    options.force = true;  // each run replaces the previous run's output
     for (int run = 0; run < 3; ++run) {
-        summary = tbdprof::interop::import_trace_file(path, out);
+        summary = tbdprof::interop::import_trace_file(path, out, options);
         best_parse = std::min(best_parse, summary.parse_seconds);
         best_total = std::min(best_total, summary.total_seconds);
     }

@@ -2,7 +2,7 @@
 // into the importer's model by phase and category.
 #pragma once
 
-#include "trace_model.h"
+#include "foreign_trace.h"
 
 #include <cstdint>
 #include <optional>

@@ -178,7 +178,7 @@ void read_device_properties(value v, ForeignTrace& out) {
     for (auto element : array) {
         simdjson::ondemand::object object;
         if (element.get_object().get(object)) continue;
-        DeviceProperties device;
+        trace::detail::DeviceRow device{};
         for (auto field : object) {
             std::string_view key = field.unescaped_key();
             value item = field.value();

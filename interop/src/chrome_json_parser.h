@@ -3,7 +3,7 @@
 // plus what each event needs.
 #pragma once
 
-#include "trace_model.h"
+#include "foreign_trace.h"
 
 #include <simdjson.h>
 

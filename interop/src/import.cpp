@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include "chrome_json_parser.h"
+#include "import_model.h"
 #include "input_file.h"
 #include "memory_timeline_parser.h"
 #include "output_file.h"
 #include "tbdprof/interop/interop_error.h"
-#include "trace_store.h"
+#include "tbdprof/trace/sqlite_handle.h"
+#include "tbdprof/trace/trace_writer.h"
 
 #include <chrono>
 #include <cstdio>
@@ -91,13 +93,18 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     summary.parse_seconds = seconds_since(start);
     line.update("writing " + output);
     PendingOutput out(output, options.force, {input});
+    std::vector<trace::detail::AllocationCategoryRow> pytorch_categories;  // put back after tagging
     try {
-        store_trace(trace, input, out.temp_path(), summary);
+        trace::detail::TraceModel model = import_model(trace, input, summary);
+        trace::detail::write_trace(out.temp_path(), model);
+        pytorch_categories = std::move(model.allocation_categories);
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
+    } catch (const trace::SqliteError& e) {
+        throw InteropError(input + ": writing " + out.temp_path() + ": " + e.what());
     }
     line.update("tagging memory");
-    const ImportTagging tagging = tag_imported_trace(out.temp_path());
+    const ImportTagging tagging = tag_imported_trace(out.temp_path(), pytorch_categories);
     summary.tagged = tagging.tagged;
     summary.tag_error = tagging.error;
     summary.pytorch_categories = tagging.pytorch_categories;

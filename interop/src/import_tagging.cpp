@@ -4,38 +4,21 @@
 #include <tbdprof/trace/sqlite_handle.h>
 #include <tbdprof/trace/trace_reader.h>
 
-#include <cstdint>
-#include <utility>
 #include <vector>
 
 namespace tbdprof::interop {
 namespace {
 
-struct PyTorchCategory {
-    int64_t allocation;
-    std::string category;
-};
-
-// The categories the import stored from PyTorch (trace_store.cpp writes them with kPyTorchCategoryRule).
-std::vector<PyTorchCategory> read_pytorch_categories(const std::string& path) {
-    trace::Database db = trace::open_trace(path);
-    trace::Statement rows(db, "SELECT allocation, category FROM allocation_categories WHERE rule = ?");
-    rows.bind(1, kPyTorchCategoryRule);
-    std::vector<PyTorchCategory> out;
-    while (rows.step()) out.push_back({rows.column_int(0), rows.column_text(1)});
-    return out;
-}
-
 // The tagger replaces every category; PyTorch's, where it gave one, are put back over its guesses.
-void restore(const std::string& path, const std::vector<PyTorchCategory>& categories) {
+void restore(const std::string& path, const std::vector<trace::detail::AllocationCategoryRow>& categories) {
     trace::Database db = trace::open_trace_for_update(path);
     db.exec("BEGIN");
     trace::Statement row(
         db,
         "INSERT OR REPLACE INTO allocation_categories (allocation, category, confidence, rule, reason) "
-        "VALUES (?, ?, 0.9, ?, 'PyTorch categorized it (torch.profiler memory timeline)')");
-    for (const PyTorchCategory& c : categories) {
-        row.bind(1, c.allocation).bind(2, c.category).bind(3, kPyTorchCategoryRule);
+        "VALUES (?, ?, ?, ?, ?)");
+    for (const trace::detail::AllocationCategoryRow& c : categories) {
+        row.bind(1, c.allocation).bind(2, c.category).bind(3, c.confidence).bind(4, c.rule).bind(5, c.reason);
         row.run();
     }
     db.exec("COMMIT");
@@ -43,9 +26,9 @@ void restore(const std::string& path, const std::vector<PyTorchCategory>& catego
 
 }  // namespace
 
-ImportTagging tag_imported_trace(const std::string& path) {
+ImportTagging tag_imported_trace(const std::string& path,
+                                 const std::vector<trace::detail::AllocationCategoryRow>& pytorch) {
     ImportTagging result;
-    const std::vector<PyTorchCategory> pytorch = read_pytorch_categories(path);
     tagger::TagSummary summary;
     result.tagged = tagger::tag_trace_file(path, {}, summary, result.error);
     result.iterations = summary.iterations;

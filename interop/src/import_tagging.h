@@ -4,11 +4,12 @@
 // as the tags, with PyTorch named as their source.
 #pragma once
 
+#include "tbdprof/trace/trace_model.h"
+
 #include <string>
+#include <vector>
 
 namespace tbdprof::interop {
-
-inline constexpr const char* kPyTorchCategoryRule = "pytorch-memory-timeline";
 
 struct ImportTagging {
     bool tagged = false;            // the tagger ran
@@ -17,7 +18,9 @@ struct ImportTagging {
     size_t iterations = 0;
 };
 
-// Tags the trace at `path` (a complete, not yet published import).
-ImportTagging tag_imported_trace(const std::string& path);
+// Tags the trace at `path` (a complete, not yet published import), then puts `pytorch` (the
+// categories the import wrote, import_model.cpp) back over the tagger's.
+ImportTagging tag_imported_trace(const std::string& path,
+                                 const std::vector<trace::detail::AllocationCategoryRow>& pytorch);
 
 }  // namespace tbdprof::interop

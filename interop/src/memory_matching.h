@@ -6,7 +6,7 @@
 // equal sizes gives the same live-bytes curve, so memory totals over time stay exact.
 #pragma once
 
-#include "trace_model.h"
+#include "foreign_trace.h"
 
 #include <map>
 #include <optional>

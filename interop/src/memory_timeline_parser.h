@@ -6,7 +6,7 @@
 // (version increments, which may recategorise a tensor, are skipped: the rows carry no identity).
 #pragma once
 
-#include "trace_model.h"
+#include "foreign_trace.h"
 
 #include <simdjson.h>
 

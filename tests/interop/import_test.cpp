@@ -98,6 +98,10 @@ TEST_CASE("a bare event array (Chrome's JSON Array Format) is a trace too") {
     CHECK(query_int(dir.file("a.sqlite"), "SELECT start_ns FROM kernels") == 5000);
     // No deviceProperties: the device still exists, named as unknown.
     CHECK(query_text(dir.file("a.sqlite"), "SELECT name FROM devices") == "unknown device");
+    // What the source does not say is NULL (a recording writes '' for an unknown host or executable).
+    CHECK(query_int(dir.file("a.sqlite"), "SELECT count(*) FROM run WHERE host IS NULL") == 1);
+    CHECK(query_int(dir.file("a.sqlite"),
+                    "SELECT count(*) FROM processes WHERE command_line IS NULL AND executable IS NULL") == 1);
 }
 
 TEST_CASE("memory timeline raw export: categories kept, creates paired with destroys by size") {
@@ -112,4 +116,8 @@ TEST_CASE("memory timeline raw export: categories kept, creates paired with dest
     CHECK(query_rows(dir.file("m.sqlite"), "SELECT category || '|' || bytes || '|' || alloc_ns || '|' || ifnull(free_ns, 'live') "
                                            "FROM memory_allocations ORDER BY alloc_ns, bytes") ==
           "weights|4096|0|live\nactivations|8192|0|2000\ngradients|512|3000|live\n");
+    // PyTorch is named as the source of all three, over the tagger's guesses.
+    CHECK(query_int(dir.file("m.sqlite"),
+                    "SELECT count(*) FROM allocation_categories WHERE confidence = 0.9 AND "
+                    "rule = 'pytorch-memory-timeline' AND reason LIKE 'PyTorch categorized%'") == 3);
 }

@@ -1,33 +1,18 @@
-// The importer's in-memory picture of a foreign trace, between parsing and writing SQLite. Times are
-// absolute nanoseconds in the source's clock; the writer makes them relative to the earliest event.
+// A foreign trace's events as the parsers read them: absolute nanoseconds in the source's clock,
+// host threads as (pid, tid), GPU work not yet joined to its launch, memory as signed events.
+// import_model.cpp turns them into the one trace model (tbdprof/trace/trace_model.h), which the
+// trace library's writer stores.
 #pragma once
+
+#include "tbdprof/trace/trace_model.h"
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace tbdprof::interop {
-
-// Deduplicated names (kernel and operator names repeat thousands of times).
-class StringTable {
-public:
-    uint32_t intern(std::string_view text) {
-        auto it = ids_.find(std::string(text));
-        if (it != ids_.end()) return it->second;
-        const auto id = static_cast<uint32_t>(texts_.size());
-        texts_.emplace_back(text);
-        ids_.emplace(texts_.back(), id);
-        return id;
-    }
-    const std::string& text(uint32_t id) const { return texts_[id]; }
-
-private:
-    std::vector<std::string> texts_;
-    std::unordered_map<std::string, uint32_t> ids_;
-};
 
 // Host-side threads are (pid, tid); Kineto sometimes writes tids as strings ("25738").
 struct HostThread {
@@ -44,7 +29,7 @@ struct GpuOp {
     int32_t device = 0;
     int64_t stream = 0;
     std::optional<int64_t> correlation;
-    uint32_t name = 0;
+    int64_t name = 0;   // ForeignTrace::strings
     int64_t bytes = 0;  // copies and sets
     int64_t grid[3] = {0, 0, 0};
     int64_t block[3] = {0, 0, 0};
@@ -61,7 +46,7 @@ struct Range {
     std::optional<int64_t> end_ns;
     HostThread thread;   // unused for gpu_user_annotation
     bool on_gpu = false;  // gpu_user_annotation: drawn on a stream, no host thread
-    uint32_t name = 0;
+    int64_t name = 0;  // ForeignTrace::strings
     std::optional<int64_t> correlation;  // CUDA runtime / driver calls
 };
 
@@ -78,19 +63,13 @@ struct MemoryEvent {
     std::optional<std::string> category;
 };
 
-struct DeviceProperties {
-    int32_t id = 0;
-    std::string name;
-    int64_t cc_major = 0, cc_minor = 0, sm_count = 0, memory_bytes = 0;
-};
-
 struct ForeignTrace {
     std::string format;
-    StringTable strings;
+    trace::detail::StringTable strings;  // names of GPU work and ranges
     std::vector<GpuOp> gpu_ops;
     std::vector<Range> ranges;
     std::vector<MemoryEvent> memory;
-    std::vector<DeviceProperties> devices;
+    std::vector<trace::detail::DeviceRow> devices;  // Kineto's deviceProperties: id, name, cc, SMs, memory
     std::map<int64_t, std::string> process_names;                 // pid -> name
     std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // (pid, tid) -> name
     std::vector<std::pair<std::string, std::string>> notes;      // run_notes rows

@@ -1,5 +1,6 @@
-// The trace as rows, in memory, between the raw files and SQLite. The builder fills it (pure C++,
-// unit-testable), the writer stores it. Times are ns relative to the run start; ids start at 1.
+// The trace as rows, in memory, before SQLite: the builder (from a run's raw files) and the importer
+// (from Kineto / Chrome JSON) fill it, the one writer (trace_writer.h) stores it. Times are ns
+// relative to the run start; ids start at 1. Optional text columns are NULL when not engaged.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +23,13 @@ struct StringTable {
         if (inserted) texts.emplace_back(text);
         return it->second;
     }
+    const std::string& text(int64_t id) const { return texts[static_cast<size_t>(id - 1)]; }
 };
 
 struct RunRow {
-    std::string command_line, host, tool_version, clock_source;
+    std::string command_line;
+    std::optional<std::string> host = std::string();  // NULL: an import that names no host
+    std::string tool_version, clock_source;
     int64_t start_unix_ns = 0, start_monotonic_ns = 0, duration_ns = 0;
     bool simulated_device = false;
     int64_t host_timed_kernels = 0;
@@ -36,7 +40,7 @@ struct RunRow {
 struct ProcessRow {
     int64_t id, pid;
     Opt parent_pid;
-    std::string command_line, executable;
+    std::optional<std::string> command_line, executable;  // NULL: not recorded (imports)
     int64_t start_ns;
     Opt end_ns;
     bool truncated;
@@ -117,7 +121,8 @@ struct ApiCallRow {
     int64_t id, process;
     Opt thread;
     std::string_view kind;
-    int64_t begin_ns, end_ns, handle;
+    int64_t begin_ns, end_ns;
+    Opt handle;  // NULL: not recorded (Kineto's synchronisations)
 };
 
 struct StackRow {
@@ -154,9 +159,9 @@ struct LibraryCallRow {
     int64_t a_type, b_type, c_type, compute_type, transa, transb;
     double flops;
     int64_t a, b, c, workspace, workspace_bytes;
-    Opt math_mode;                            // cublasMath_t at the call; NULL when not recorded
+    Opt math_mode;                              // cublasMath_t at the call; NULL when not recorded
     std::optional<std::string_view> precision;  // 'fp32', 'tf32', ...; NULL when not recorded
-    Opt a_bytes, b_bytes, c_bytes;            // bytes each operand spans; NULL when not known
+    Opt a_bytes, b_bytes, c_bytes;              // bytes each operand spans; NULL when not known
 };
 
 struct RangeRow {
@@ -173,6 +178,15 @@ struct KernelMetricRow {
     int64_t kernel = 0;
     int64_t metric = 0;  // strings.id of the metric name
     std::optional<double> value;
+};
+
+// A category decided before tagging: an import whose source categorized its memory (torch.profiler's
+// memory timeline). The builder leaves the table to the tagger.
+struct AllocationCategoryRow {
+    int64_t allocation = 0;
+    std::string category;
+    double confidence = 0;
+    std::string_view rule, reason;  // static texts
 };
 
 struct CpuSampleRow {
@@ -208,6 +222,7 @@ struct TraceModel {
     std::vector<FrameRow> frames;
     std::vector<StackFrameRow> stack_frames;
     std::vector<AllocationRow> allocations;
+    std::vector<AllocationCategoryRow> allocation_categories;
     std::vector<EdgeRow> edges;
     std::vector<LibraryCallRow> library_calls;
     std::vector<RangeRow> ranges;
