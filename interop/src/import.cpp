@@ -9,8 +9,8 @@
 #include "chrome_json_parser.h"
 #include "input_file.h"
 #include "memory_timeline_parser.h"
-#include "output_file.h"
 #include "tbdprof/interop/interop_error.h"
+#include "tbdprof/trace/output_file.h"
 #include "trace_store.h"
 
 #include <chrono>
@@ -90,7 +90,7 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     }
     summary.parse_seconds = seconds_since(start);
     line.update("writing " + output);
-    PendingOutput out(output, options.force, {input});
+    trace::OutputFile out(output, {.force = options.force, .inputs = {input}});
     try {
         store_trace(trace, input, out.temp_path(), summary);
     } catch (const InteropError& e) {
