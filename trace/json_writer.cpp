@@ -19,19 +19,29 @@ JsonWriter& JsonWriter::string(std::string_view text) {
     buffer_.push_back('"');
     for (const char c : valid_utf8(text)) {
         switch (c) {
-        case '"': buffer_.append("\\\""); break;
-        case '\\': buffer_.append("\\\\"); break;
-        case '\n': buffer_.append("\\n"); break;
-        case '\r': buffer_.append("\\r"); break;
-        case '\t': buffer_.append("\\t"); break;
-        default:
-            if (const auto byte = static_cast<unsigned char>(c); byte < 0x20) {
-                buffer_.append("\\u00");
-                buffer_.push_back(kHex[byte >> 4]);
-                buffer_.push_back(kHex[byte & 15]);
-            } else {
-                buffer_.push_back(c);
-            }
+            case '"':
+                buffer_.append("\\\"");
+                break;
+            case '\\':
+                buffer_.append("\\\\");
+                break;
+            case '\n':
+                buffer_.append("\\n");
+                break;
+            case '\r':
+                buffer_.append("\\r");
+                break;
+            case '\t':
+                buffer_.append("\\t");
+                break;
+            default:
+                if (const auto byte = static_cast<unsigned char>(c); byte < 0x20) {
+                    buffer_.append("\\u00");
+                    buffer_.push_back(kHex[byte >> 4]);
+                    buffer_.push_back(kHex[byte & 15]);
+                } else {
+                    buffer_.push_back(c);
+                }
         }
     }
     buffer_.push_back('"');

@@ -1,11 +1,11 @@
 // compare: several runs side by side (one model under different frameworks, settings, commits).
 #include "document.h"
-#include "tbdprof/trace/json_writer.h"
 #include "metrics_list.h"
 #include "report_document.h"
 #include "svg_charts.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/units.h"
+#include "tbdprof/trace/json_writer.h"
 
 namespace tbdprof::analyzer {
 namespace {

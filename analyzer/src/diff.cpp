@@ -6,10 +6,10 @@
 #include <map>
 
 #include "document.h"
-#include "tbdprof/trace/json_writer.h"
 #include "metrics_list.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/units.h"
+#include "tbdprof/trace/json_writer.h"
 
 namespace tbdprof::analyzer {
 namespace {

@@ -1,7 +1,7 @@
 // JSON report. The layout is documented in schemas/report.schema.json; keys are stable within
 // "schema_version". Times are seconds, sizes bytes, utilizations fractions in 0..1.
-#include "tbdprof/trace/json_writer.h"
 #include "tbdprof/analyzer/render.h"
+#include "tbdprof/trace/json_writer.h"
 
 namespace tbdprof::analyzer {
 namespace {
