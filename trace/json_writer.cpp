@@ -99,7 +99,7 @@ void JsonWriter::newline() {
     buffer_.append(first_.size() * 2, ' ');
 }
 
-void JsonWriter::prefix(std::string_view key) {
+JsonWriter& JsonWriter::prefix(std::string_view key) {
     if (!first_.empty()) {
         if (!first_.back()) buffer_ += ',';
         first_.back() = false;
@@ -109,66 +109,28 @@ void JsonWriter::prefix(std::string_view key) {
         string(key);
         buffer_ += pretty_ ? ": " : ":";
     }
+    return *this;
 }
 
-JsonWriter& JsonWriter::begin_object(std::string_view key) {
+JsonWriter& JsonWriter::open(std::string_view key, char bracket) {
     prefix(key);
-    buffer_ += '{';
+    buffer_ += bracket;
     first_.push_back(true);
+    return *this;
+}
+
+JsonWriter& JsonWriter::close(char bracket) {
+    const bool empty = first_.back();
+    first_.pop_back();
+    if (!empty) newline();
+    buffer_ += bracket;
     return *this;
 }
 
 JsonWriter& JsonWriter::end_object() {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty) newline();
-    buffer_ += '}';
-    if (first_.empty() && pretty_) buffer_ += '\n';
+    close('}');
+    if (first_.empty() && pretty_) buffer_ += '\n';  // a document ends with a newline
     return *this;
-}
-
-JsonWriter& JsonWriter::begin_array(std::string_view key) {
-    prefix(key);
-    buffer_ += '[';
-    first_.push_back(true);
-    return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty) newline();
-    buffer_ += ']';
-    return *this;
-}
-
-JsonWriter& JsonWriter::value(std::string_view key, std::string_view text) {
-    prefix(key);
-    return string(text);
-}
-
-JsonWriter& JsonWriter::value(std::string_view key, double number) {
-    prefix(key);
-    return this->number(number);
-}
-
-JsonWriter& JsonWriter::value(std::string_view key, int64_t number) {
-    prefix(key);
-    return this->number(number);
-}
-
-JsonWriter& JsonWriter::value(std::string_view key, bool flag) {
-    prefix(key);
-    return raw(flag ? "true" : "false");
-}
-
-JsonWriter& JsonWriter::value(std::string_view key, std::optional<double> number) {
-    return number ? value(key, *number) : null(key);
-}
-
-JsonWriter& JsonWriter::null(std::string_view key) {
-    prefix(key);
-    return raw("null");
 }
 
 }  // namespace tbdprof::trace

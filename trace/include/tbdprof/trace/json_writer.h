@@ -30,19 +30,21 @@ public:
     JsonWriter& operator=(const JsonWriter&) = delete;
 
     // Structured layer. An empty key: an element of an array (or the top-level value).
-    JsonWriter& begin_object(std::string_view key = {});
+    JsonWriter& begin_object(std::string_view key = {}) { return open(key, '{'); }
     JsonWriter& end_object();
-    JsonWriter& begin_array(std::string_view key = {});
-    JsonWriter& end_array();
-    JsonWriter& value(std::string_view key, std::string_view text);
+    JsonWriter& begin_array(std::string_view key = {}) { return open(key, '['); }
+    JsonWriter& end_array() { return close(']'); }
+    JsonWriter& value(std::string_view key, std::string_view text) { return prefix(key).string(text); }
     JsonWriter& value(std::string_view key, const char* text) { return value(key, std::string_view(text)); }
     JsonWriter& value(std::string_view key, const std::string& text) { return value(key, std::string_view(text)); }
-    JsonWriter& value(std::string_view key, double number);
-    JsonWriter& value(std::string_view key, int64_t number);
+    JsonWriter& value(std::string_view key, double number) { return prefix(key).number(number); }
+    JsonWriter& value(std::string_view key, int64_t number) { return prefix(key).number(number); }
     JsonWriter& value(std::string_view key, int number) { return value(key, static_cast<int64_t>(number)); }
-    JsonWriter& value(std::string_view key, bool flag);
-    JsonWriter& value(std::string_view key, std::optional<double> number);
-    JsonWriter& null(std::string_view key);
+    JsonWriter& value(std::string_view key, bool flag) { return prefix(key).raw(flag ? "true" : "false"); }
+    JsonWriter& value(std::string_view key, std::optional<double> number) {
+        return number ? value(key, *number) : null(key);
+    }
+    JsonWriter& null(std::string_view key) { return prefix(key).raw("null"); }
 
     // Raw layer: nothing but the text asked for.
     JsonWriter& raw(std::string_view text);
@@ -65,7 +67,9 @@ private:
     void spill() {
         if (file_ != nullptr && buffer_.size() >= kFlushAt) flush();
     }
-    void prefix(std::string_view key);
+    JsonWriter& prefix(std::string_view key);  // the comma, indentation and key before a value
+    JsonWriter& open(std::string_view key, char bracket);
+    JsonWriter& close(char bracket);
     void newline();
 
     OutputFile* file_ = nullptr;
