@@ -33,21 +33,42 @@ std::string temp_path(const char* name) {
     return std::string(dir != nullptr ? dir : "/tmp") + "/tbdprof-writer-test-" + std::to_string(getpid()) + "-" + name;
 }
 
-// Every record of the file at `path`, in file order; `end` says how reading stopped.
-std::vector<RawRecordView> read_all(const RawFile& file, RawFileEnd& end) {
+std::unique_ptr<RawWriter> open_writer(const std::string& path) {
+    auto writer = std::make_unique<RawWriter>();
+    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, monotonic_ns(), realtime_ns()}));
+    return writer;
+}
+
+// What the product's reader reads from `path`: every record (views into `file`) in file order, and
+// how and where reading stopped.
+struct ReadBack {
     std::vector<RawRecordView> records;
+    RawFileEnd end = RawFileEnd::Clean;
+    size_t end_offset = 0;
+};
+
+ReadBack read_back(RawFile& file, const std::string& path) {
+    std::string error;
+    REQUIRE_MESSAGE(file.open(path, error), error);
+    ReadBack back;
     auto cursor = file.records();
-    for (RawRecordView r{}; cursor.next(r);) records.push_back(r);
-    end = cursor.end();
-    return records;
+    for (RawRecordView r{}; cursor.next(r);) back.records.push_back(r);
+    back.end = cursor.end();
+    back.end_offset = cursor.end_offset();
+    return back;
+}
+
+std::vector<std::string> bytes_of(const ReadBack& back) {
+    std::vector<std::string> bytes;
+    for (const auto& r : back.records) bytes.emplace_back(reinterpret_cast<const char*>(r.data), r.size);
+    return bytes;
 }
 
 }  // namespace
 
 TEST_CASE("writer: records of 8 threads reach the file whole, in order per thread, none lost") {
     const std::string path = temp_path("threads.tbdraw");
-    auto writer = std::make_unique<RawWriter>();
-    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, monotonic_ns(), realtime_ns()}));
+    auto writer = open_writer(path);
     writer->start_thread();
     constexpr int kThreads = 8;
     constexpr uint64_t kPerThread = 50000;
@@ -71,14 +92,12 @@ TEST_CASE("writer: records of 8 threads reach the file whole, in order per threa
     writer->close();
 
     RawFile file;
-    std::string error;
-    REQUIRE_MESSAGE(file.open(path, error), error);
+    const ReadBack back = read_back(file, path);
     CHECK(file.header().pid == static_cast<uint32_t>(getpid()));
-    RawFileEnd end{};
     std::map<uint32_t, uint64_t> last_by_tid;
     uint64_t syncs = 0, dropped = 0, thread_infos = 0;
     bool ordered = true;
-    for (const auto& r : read_all(file, end)) {
+    for (const auto& r : back.records) {
         if (r.kind == RecordKind::Dropped) dropped += r.as<RawDropped>().count;
         if (r.kind == RecordKind::ThreadInfo) ++thread_infos;
         if (r.kind != RecordKind::Sync) continue;
@@ -87,7 +106,7 @@ TEST_CASE("writer: records of 8 threads reach the file whole, in order per threa
         if (r.as<RawSync>().begin_ns != last + 1) ordered = false;
         last = r.as<RawSync>().begin_ns;
     }
-    CHECK(end == RawFileEnd::Clean);
+    CHECK(back.end == RawFileEnd::Clean);
     CHECK(ordered);
     CHECK(syncs == kThreads * kPerThread);
     CHECK(dropped == 0);
@@ -98,8 +117,7 @@ TEST_CASE("writer: records of 8 threads reach the file whole, in order per threa
 
 TEST_CASE("writer: stacks get one frame per instruction pointer, with the module") {
     const std::string path = temp_path("frames.tbdraw");
-    auto writer = std::make_unique<RawWriter>();
-    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, monotonic_ns(), realtime_ns()}));
+    auto writer = open_writer(path);
     ThreadState& ts = thread_state();
     globals().stack_depth = 24;
     const uint64_t id = capture_stack(ts);
@@ -107,19 +125,17 @@ TEST_CASE("writer: stacks get one frame per instruction pointer, with the module
     REQUIRE(writer->drain(true, 1000));
     writer->close();
     RawFile file;
-    std::string error;
-    REQUIRE_MESSAGE(file.open(path, error), error);
-    RawFileEnd end{};
+    const ReadBack back = read_back(file, path);
     std::map<uint64_t, std::string> strings;
     std::vector<uint64_t> ips;
     std::map<uint64_t, RawFrame> frames;
-    for (const auto& r : read_all(file, end)) {
+    for (const auto& r : back.records) {
         if (r.kind == RecordKind::String) strings[r.as<RawString>().id] = std::string(r.string_text());
         if (r.kind == RecordKind::Stack && r.as<RawStack>().id == id)
             r.append_items<RawStack>(r.as<RawStack>().depth, ips);
         if (r.kind == RecordKind::Frame) frames[r.as<RawFrame>().ip] = r.as<RawFrame>();
     }
-    CHECK(end == RawFileEnd::Clean);
+    CHECK(back.end == RawFileEnd::Clean);
     REQUIRE(!ips.empty());
     for (uint64_t ip : ips) {
         REQUIRE(frames.count(ip) == 1);
@@ -135,8 +151,7 @@ TEST_CASE("writer: stacks get one frame per instruction pointer, with the module
 
 TEST_CASE("writer + reader: a file the writer wrote, cut by a crash, reads up to its last whole record") {
     const std::string path = temp_path("cut.tbdraw");
-    auto writer = std::make_unique<RawWriter>();
-    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, monotonic_ns(), realtime_ns()}));
+    auto writer = open_writer(path);
     ThreadState& ts = thread_state();
     constexpr uint64_t kSyncs = 100;
     for (uint64_t i = 1; i <= kSyncs; ++i) {
@@ -148,28 +163,21 @@ TEST_CASE("writer + reader: a file the writer wrote, cut by a crash, reads up to
     writer->close();
     // The whole file, then the same file as a crash inside its last record leaves it.
     std::vector<std::string> whole;
-    size_t last_size = 0;
     {
-        RawFile file;
-        std::string error;
-        REQUIRE_MESSAGE(file.open(path, error), error);
-        RawFileEnd end{};
-        for (const auto& r : read_all(file, end)) whole.emplace_back(reinterpret_cast<const char*>(r.data), r.size);
-        REQUIRE(end == RawFileEnd::Clean);
-        REQUIRE(whole.size() >= kSyncs);
-        last_size = whole.back().size();
+        RawFile file;  // unmapped before the file shrinks
+        const ReadBack back = read_back(file, path);
+        REQUIRE(back.end == RawFileEnd::Clean);
+        whole = bytes_of(back);
     }
+    REQUIRE(whole.size() >= kSyncs);
     const auto size = std::filesystem::file_size(path);
     std::filesystem::resize_file(path, size - 5);
 
     RawFile file;
-    std::string error;
-    REQUIRE_MESSAGE(file.open(path, error), error);
-    auto cursor = file.records();
-    std::vector<std::string> kept;
-    for (RawRecordView r{}; cursor.next(r);) kept.emplace_back(reinterpret_cast<const char*>(r.data), r.size);
-    CHECK(cursor.end() == RawFileEnd::Truncated);
-    CHECK(cursor.end_offset() == size - last_size);
+    const ReadBack cut = read_back(file, path);
+    CHECK(cut.end == RawFileEnd::Truncated);
+    CHECK(cut.end_offset == size - whole.back().size());
+    const std::vector<std::string> kept = bytes_of(cut);
     REQUIRE(kept.size() == whole.size() - 1);
     for (size_t i = 0; i < kept.size(); ++i) CHECK(kept[i] == whole[i]);
     unlink(path.c_str());
