@@ -1,5 +1,7 @@
 #include "run_dir.h"
 
+#include "tbdprof/trace/output_file.h"
+
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -47,23 +49,18 @@ std::string make_run_dir(std::string& error) {
 }
 
 bool write_run_info(const std::string& run_dir, const RunInfo& info) {
-    const std::string path = run_dir + kInfoFile;
-    const std::string temporary = path + ".new";
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        out << "tbdprof_pid=" << info.tbdprof_pid << "\n"
-            << "output=" << one_line(info.output) << "\n"
-            << "command_line=" << one_line(info.command_line) << "\n"
-            << "device_mode=" << info.device_mode << "\n"
-            << "sim_model=" << one_line(info.sim_model) << "\n"
-            << "stack_depth=" << info.stack_depth << "\n";
-        if (info.exit_status) out << "exit_status=" << *info.exit_status << "\n";
-        if (info.crash_signal) out << "crash_signal=" << *info.crash_signal << "\n";
-        if (info.built) out << "built=1\n";
-        out.close();
-        if (!out) return false;
-    }
-    return std::rename(temporary.c_str(), path.c_str()) == 0;
+    std::ostringstream out;
+    out << "tbdprof_pid=" << info.tbdprof_pid << "\n"
+        << "output=" << one_line(info.output) << "\n"
+        << "command_line=" << one_line(info.command_line) << "\n"
+        << "device_mode=" << info.device_mode << "\n"
+        << "sim_model=" << one_line(info.sim_model) << "\n"
+        << "stack_depth=" << info.stack_depth << "\n";
+    if (info.exit_status) out << "exit_status=" << *info.exit_status << "\n";
+    if (info.crash_signal) out << "crash_signal=" << *info.crash_signal << "\n";
+    if (info.built) out << "built=1\n";
+    // A later tbdprof reads it to resume an abandoned run: it is replaced whole, never half-written.
+    return trace::write_output_file(run_dir + kInfoFile, out.str(), {.force = true, .inputs = {}}).empty();
 }
 
 std::optional<RunInfo> read_run_info(const std::string& run_dir) {

@@ -7,30 +7,15 @@
 #include "tbdprof/trace/trace_writer.h"
 #include "tbdprof/trace/version.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
-#include <system_error>
 
 namespace tbdprof::trace {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> raw_files_in(const std::string& dir, std::string& error) {
-    std::vector<std::string> files;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.rfind("raw-", 0) == 0 && name.size() > 11 && name.compare(name.size() - 7, 7, ".tbdraw") == 0)
-            files.push_back(it->path().string());
-    }
-    if (ec) error = "cannot read run directory " + dir + ": " + ec.message();
-    std::sort(files.begin(), files.end());
-    return files;
-}
 
 void load_processes(const std::vector<std::string>& paths, std::vector<detail::RawProcess>& processes,
                     BuildResult& result) {
@@ -123,7 +108,7 @@ BuildResult build_trace(const BuildOptions& options) {
     const auto started = std::chrono::steady_clock::now();
     BuildResult result;
     std::string error;
-    const std::vector<std::string> paths = raw_files_in(options.run_dir, error);
+    const std::vector<std::string> paths = list_raw_files(options.run_dir, error);
     if (!error.empty()) {
         result.error = error;
         return result;

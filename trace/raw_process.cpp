@@ -10,23 +10,13 @@ using raw::RecordKind;
 void note_time(RawProcess& p, uint64_t ns) { p.last_ns = std::max(p.last_ns, ns); }
 
 void decode_string(RawProcess& p, const RawRecordView& r) {
-    const auto s = r.as<raw::RawString>();
-    std::string_view text = r.tail<raw::RawString>();
-    if (s.length < text.size()) text = text.substr(0, s.length);  // drop the padding
-    p.strings[s.id] = text;
+    p.strings[r.as<raw::RawString>().id] = r.string_text();
 }
 
 void decode_launch(RawProcess& p, const RawRecordView& r) {
     const auto launch = r.as<raw::RawLaunch>();
-    const std::string_view words = r.tail<raw::RawLaunch>();
-    const size_t fit = words.size() / sizeof(raw::RawPointerCandidate);
-    const size_t count = std::min<size_t>(launch.candidate_count, fit);
     const auto first = static_cast<uint32_t>(p.candidates.size());
-    for (size_t i = 0; i < count; ++i) {
-        raw::RawPointerCandidate c;
-        std::memcpy(&c, words.data() + i * sizeof c, sizeof c);
-        p.candidates.push_back(c);
-    }
+    const size_t count = r.append_items<raw::RawLaunch>(launch.candidate_count, p.candidates);
     LaunchEvent event{launch, r.tid, r.ordinal, first};
     event.record.candidate_count = static_cast<uint16_t>(count);
     p.launches.push_back(event);
@@ -35,14 +25,8 @@ void decode_launch(RawProcess& p, const RawRecordView& r) {
 
 void decode_stack(RawProcess& p, const RawRecordView& r) {
     const auto stack = r.as<raw::RawStack>();
-    const std::string_view ips = r.tail<raw::RawStack>();
-    const uint32_t depth = std::min<uint32_t>(stack.depth, static_cast<uint32_t>(ips.size() / 8));
     const auto first = static_cast<uint32_t>(p.stack_ips.size());
-    for (uint32_t i = 0; i < depth; ++i) {
-        uint64_t ip;
-        std::memcpy(&ip, ips.data() + i * 8, 8);
-        p.stack_ips.push_back(ip);
-    }
+    const auto depth = static_cast<uint32_t>(r.append_items<raw::RawStack>(stack.depth, p.stack_ips));
     p.stacks.push_back({stack.id, first, depth});
 }
 

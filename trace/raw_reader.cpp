@@ -5,7 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 namespace tbdprof::trace {
@@ -114,6 +117,20 @@ const char* describe(RawFileEnd end) {
         case RawFileEnd::Corrupt: return "has a corrupt record";
     }
     return "?";
+}
+
+std::vector<std::string> list_raw_files(const std::string& run_dir, std::string& error) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.starts_with("raw-") && name.size() > 11 && name.ends_with(".tbdraw"))
+            files.push_back(it->path().string());
+    }
+    if (ec) error = "cannot read run directory " + run_dir + ": " + ec.message();
+    std::sort(files.begin(), files.end());
+    return files;
 }
 
 }  // namespace tbdprof::trace

@@ -1,17 +1,17 @@
 // compare: several runs side by side (one model under different frameworks, settings, commits).
 #include "document.h"
-#include "json_writer.h"
 #include "metrics_list.h"
 #include "report_document.h"
 #include "svg_charts.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/units.h"
+#include "tbdprof/trace/json_writer.h"
 
 namespace tbdprof::analyzer {
 namespace {
 
 std::string compare_json(const std::vector<Report>& reports, const std::vector<std::string>& labels) {
-    JsonWriter json;
+    trace::JsonWriter json;
     json.begin_object().value("schema", "tbdprof-compare").value("schema_version", 1);
     json.begin_array("runs");
     for (size_t i = 0; i < reports.size(); ++i) {

@@ -6,10 +6,10 @@
 #include <map>
 
 #include "document.h"
-#include "json_writer.h"
 #include "metrics_list.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/units.h"
+#include "tbdprof/trace/json_writer.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -57,7 +57,7 @@ std::vector<Change> collect(const Report& base, const Report& next) {
 std::string render_diff(const Report& base, const Report& next, Format format, size_t text_width) {
     const std::vector<Change> changes = collect(base, next);
     if (format == Format::json) {
-        JsonWriter json;
+        trace::JsonWriter json;
         json.begin_object().value("schema", "tbdprof-diff").value("schema_version", 1);
         json.value("base", base.run.trace_path).value("new", next.run.trace_path);
         json.begin_array("changes");

@@ -1,20 +1,20 @@
 // JSON report. The layout is documented in schemas/report.schema.json; keys are stable within
 // "schema_version". Times are seconds, sizes bytes, utilizations fractions in 0..1.
-#include "json_writer.h"
 #include "tbdprof/analyzer/render.h"
+#include "tbdprof/trace/json_writer.h"
 
 namespace tbdprof::analyzer {
 namespace {
 
 double s_of(int64_t ns) { return static_cast<double>(ns) / 1e9; }  // correctly rounded: 1000 ns -> 1e-06
 
-void categories(JsonWriter& json, std::string_view key, const CategoryBytes& bytes) {
+void categories(trace::JsonWriter& json, std::string_view key, const CategoryBytes& bytes) {
     json.begin_object(key);
     for (int c = 0; c < kCategoryCount; ++c) json.value(category_name(c), bytes[static_cast<size_t>(c)]);
     json.end_object();
 }
 
-void memory(JsonWriter& json, const MemoryMetrics& m) {
+void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.begin_object("memory");
     json.value("allocations", m.allocations).value("peak_bytes", m.peak_bytes).value("peak_s", s_of(m.peak_ns));
     json.value("tagged", m.tagged);
@@ -60,7 +60,7 @@ void memory(JsonWriter& json, const MemoryMetrics& m) {
 }  // namespace
 
 std::string render_json(const Report& r) {
-    JsonWriter json;
+    trace::JsonWriter json;
     json.begin_object();
     json.value("schema", "tbdprof-report").value("schema_version", 1);
     json.begin_object("trace")

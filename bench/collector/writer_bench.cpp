@@ -22,7 +22,7 @@
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/raw_writer.h"
 #include "tbdprof/collector/recorder.h"
-#include "tbdprof/raw_reader.h"
+#include "tbdprof/trace/raw_reader.h"
 
 using namespace tbdprof;
 
@@ -106,9 +106,14 @@ int main(int argc, char** argv) {
 
     // Count what reached the file: the figure is only valid if every event is there.
     uint64_t launches = 0;
-    auto reader = raw::RawFileReader::open(path);
-    if (!reader) return 1;
-    for (const auto& r : reader->records()) launches += r.kind() == raw::RecordKind::Launch;
+    trace::RawFile file;
+    std::string error;
+    if (!file.open(path, error)) {
+        std::fprintf(stderr, "writer bench: %s\n", error.c_str());
+        return 1;
+    }
+    auto cursor = file.records();
+    for (trace::RawRecordView r{}; cursor.next(r);) launches += r.kind == raw::RecordKind::Launch;
     unlink(path.c_str());
     const uint64_t events = per_thread * static_cast<uint64_t>(threads);
     if (launches != events) {

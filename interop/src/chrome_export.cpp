@@ -5,15 +5,14 @@
 // Kineto's names and args, so `tbdprof import` reads the file back.
 #include "tbdprof/interop/export.h"
 
-#include "json_writer.h"
-#include "output_file.h"
 #include "tbdprof/interop/interop_error.h"
+#include "tbdprof/trace/json_writer.h"
+#include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/trace_reader.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -23,6 +22,7 @@ namespace tbdprof::interop {
 namespace {
 
 using trace::Database;
+using trace::JsonWriter;
 using trace::Statement;
 
 // Device tracks get pids far above Linux's pid range (at most 2^22) so they never meet a host pid.
@@ -491,22 +491,16 @@ ExportSummary export_chrome_trace(const std::string& trace_path, const std::stri
     } catch (const std::exception& e) {
         throw InteropError(e.what());
     }
-    PendingOutput pending(output, force, {trace_path}, /*stream=*/true);
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(pending.temp_path().c_str(), "wb"), &std::fclose);
-    if (!file) throw InteropError("cannot create " + pending.temp_path());
+    trace::OutputFile file(output, {.force = force, .inputs = {trace_path}, .allow_stream = true});
+    JsonWriter out(file);
     ExportSummary summary;
-    {
-        JsonWriter out(file.get());
-        try {
-            summary = ChromeExporter(db, out).run();
-        } catch (const trace::SqliteError& e) {
-            throw InteropError(trace_path + ": " + e.what());
-        }
-        out.flush();
-        if (out.failed()) throw InteropError("writing " + output + " failed (disk full?)");
+    try {
+        summary = ChromeExporter(db, out).run();
+    } catch (const trace::SqliteError& e) {
+        throw InteropError(trace_path + ": " + e.what());
     }
-    if (std::fclose(file.release()) != 0) throw InteropError("writing " + output + " failed");
-    pending.commit();
+    out.flush();
+    file.commit();
     return summary;
 }
 

@@ -10,8 +10,8 @@
 #include "import_model.h"
 #include "input_file.h"
 #include "memory_timeline_parser.h"
-#include "output_file.h"
 #include "tbdprof/interop/interop_error.h"
+#include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/trace_writer.h"
 
@@ -92,7 +92,7 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     }
     summary.parse_seconds = seconds_since(start);
     line.update("writing " + output);
-    PendingOutput out(output, options.force, {input});
+    trace::OutputFile out(output, {.force = options.force, .inputs = {input}});
     std::vector<trace::detail::AllocationCategoryRow> pytorch_categories;  // put back after tagging
     try {
         trace::detail::TraceModel model = import_model(trace, input, summary);

@@ -19,10 +19,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tbdprof/raw_reader.h"
+#include <tbdprof/trace/raw_reader.h>
+
 #include "truth_file.h"
 
 using namespace tbdprof::raw;
+using tbdprof::trace::RawFile;
+using tbdprof::trace::RawFileEnd;
+using RecordView = tbdprof::trace::RawRecordView;
 using tbdprof::test::TruthEvent;
 
 namespace {
@@ -74,6 +78,7 @@ struct ProcessRecords {
     std::unordered_map<uint64_t, RecordView> launch_by_sequence, copy_by_sequence, set_by_sequence;
     std::set<uint64_t> framed_ips, stack_ids;
     uint64_t dropped = 0;
+    RawFileEnd end = RawFileEnd::Clean;
     int cupti_clock = 0, host_clock = 0, device_infos = 0, process_infos = 0;
 };
 
@@ -89,7 +94,7 @@ void resolve_thread_tags(ProcessRecords& p) {
             kernels_of_thread[static_cast<uint32_t>(tag->second)].push_back(correlation);
     }
     std::map<uint32_t, std::vector<uint64_t>> launches_of_thread;  // sequences, in file order
-    for (const auto& r : p.launches) launches_of_thread[r.tid()].push_back(r.value<RawLaunch>().sequence);
+    for (const auto& r : p.launches) launches_of_thread[r.tid].push_back(r.as<RawLaunch>().sequence);
     for (const auto& [tid, correlations] : kernels_of_thread) {
         const auto& sequences = launches_of_thread[tid];
         if (sequences.size() != correlations.size()) {
@@ -101,48 +106,49 @@ void resolve_thread_tags(ProcessRecords& p) {
     }
 }
 
-ProcessRecords index_records(const RawFileReader& reader) {
+// The records of `file`, read by the product's reader: what the builder sees.
+ProcessRecords index_records(const RawFile& file) {
     ProcessRecords p;
-    for (const auto& r : reader.records()) {
-        switch (r.kind()) {
-        case RecordKind::String: p.strings[r.value<RawString>().id] = std::string(r.string_text()); break;
+    auto cursor = file.records();
+    for (RecordView r{}; cursor.next(r);) {
+        switch (r.kind) {
+        case RecordKind::String: p.strings[r.as<RawString>().id] = std::string(r.string_text()); break;
         case RecordKind::Alloc: p.allocs.push_back(r); break;
         case RecordKind::Free: p.frees.push_back(r); break;
         case RecordKind::Launch:
             p.launches.push_back(r);
-            if (!p.launch_by_sequence.emplace(r.value<RawLaunch>().sequence, r).second)
-                fail("sequence %" PRIu64 " used twice", r.value<RawLaunch>().sequence);
+            if (!p.launch_by_sequence.emplace(r.as<RawLaunch>().sequence, r).second)
+                fail("sequence %" PRIu64 " used twice", r.as<RawLaunch>().sequence);
             break;
         case RecordKind::Copy:
             p.copies.push_back(r);
-            p.copy_by_sequence.emplace(r.value<RawCopy>().sequence, r);
+            p.copy_by_sequence.emplace(r.as<RawCopy>().sequence, r);
             break;
         case RecordKind::Set:
             p.sets.push_back(r);
-            p.set_by_sequence.emplace(r.value<RawSet>().sequence, r);
+            p.set_by_sequence.emplace(r.as<RawSet>().sequence, r);
             break;
         case RecordKind::LibraryCall: p.library_calls.push_back(r); break;
         case RecordKind::Stack:
             p.stacks.push_back(r);
-            p.stack_ids.insert(r.value<RawStack>().id);
+            p.stack_ids.insert(r.as<RawStack>().id);
             break;
-        case RecordKind::Frame: p.framed_ips.insert(r.value<RawFrame>().ip); break;
+        case RecordKind::Frame: p.framed_ips.insert(r.as<RawFrame>().ip); break;
         case RecordKind::DeviceKernel:
         case RecordKind::DeviceCopy:
         case RecordKind::DeviceSet: {
-            const auto d_value = r.value<RawDeviceActivity>();
-            const auto* d = &d_value;
-            if (!p.device_by_correlation.emplace(d->correlation_id, *d).second)
-                fail("CUPTI correlation %" PRIu64 " reported twice", d->correlation_id);
-            if (r.kind() == RecordKind::DeviceKernel) p.kernel_correlations.insert(d->correlation_id);
+            const auto d = r.as<RawDeviceActivity>();
+            if (!p.device_by_correlation.emplace(d.correlation_id, d).second)
+                fail("CUPTI correlation %" PRIu64 " reported twice", d.correlation_id);
+            if (r.kind == RecordKind::DeviceKernel) p.kernel_correlations.insert(d.correlation_id);
             break;
         }
         case RecordKind::Correlation:
-            p.sequence_by_correlation[r.value<RawCorrelation>().correlation_id] = r.value<RawCorrelation>().sequence;
+            p.sequence_by_correlation[r.as<RawCorrelation>().correlation_id] = r.as<RawCorrelation>().sequence;
             break;
-        case RecordKind::Dropped: p.dropped += r.value<RawDropped>().count; break;
+        case RecordKind::Dropped: p.dropped += r.as<RawDropped>().count; break;
         case RecordKind::ClockSource:
-            if (r.value<RawClockSource>().source == ClockSource::Cupti) ++p.cupti_clock;
+            if (r.as<RawClockSource>().source == ClockSource::Cupti) ++p.cupti_clock;
             else ++p.host_clock;
             break;
         case RecordKind::DeviceInfo: ++p.device_infos; break;
@@ -150,6 +156,7 @@ ProcessRecords index_records(const RawFileReader& reader) {
         default: break;
         }
     }
+    p.end = cursor.end();
     resolve_thread_tags(p);
     return p;
 }
@@ -204,11 +211,10 @@ void check_memory(const ProcessRecords& p, const std::vector<TruthEvent>& truth)
         if (e.type == "free") expected_frees.insert(e.address);
     }
     for (const auto& r : p.allocs) {
-        const auto a_value = r.value<RawAlloc>();
-            const auto* a = &a_value;
-        got_allocs.insert({a->address, a->bytes, static_cast<int>(a->memory_kind)});
+        const auto a = r.as<RawAlloc>();
+        got_allocs.insert({a.address, a.bytes, static_cast<int>(a.memory_kind)});
     }
-    for (const auto& r : p.frees) got_frees.insert(r.value<RawFree>().address);
+    for (const auto& r : p.frees) got_frees.insert(r.as<RawFree>().address);
     if (expected_allocs != got_allocs)
         fail("allocations differ: truth %zu, recorded %zu", expected_allocs.size(), got_allocs.size());
     if (expected_frees != got_frees) fail("frees differ: truth %zu, recorded %zu", expected_frees.size(), got_frees.size());
@@ -222,13 +228,12 @@ void check_work(const ProcessRecords& p, const std::vector<TruthEvent>& truth, O
             ++kernels;
             const RecordView* r = host_record(p, e, p.launch_by_sequence, offsets, true);
             if (r == nullptr) continue;
-            const auto l_value = r->value<RawLaunch>();
-            const auto* l = &l_value;
-            flops_by_sequence[l->sequence] = e.flops;
-            if (std::memcmp(l->grid, e.grid, sizeof e.grid) != 0 || std::memcmp(l->block, e.block, sizeof e.block) != 0 ||
-                l->shared_mem_bytes != e.shared_mem)
+            const auto l = r->as<RawLaunch>();
+            flops_by_sequence[l.sequence] = e.flops;
+            if (std::memcmp(l.grid, e.grid, sizeof e.grid) != 0 || std::memcmp(l.block, e.block, sizeof e.block) != 0 ||
+                l.shared_mem_bytes != e.shared_mem)
                 fail("kernel corr %" PRIu64 ": geometry differs", e.correlation);
-            auto name = p.strings.find(l->name_string);
+            auto name = p.strings.find(l.name_string);
             if (name == p.strings.end() || name->second != e.name)
                 fail("kernel corr %" PRIu64 ": name '%s' vs truth '%s'", e.correlation,
                      name == p.strings.end() ? "?" : name->second.c_str(), e.name.c_str());
@@ -236,18 +241,16 @@ void check_work(const ProcessRecords& p, const std::vector<TruthEvent>& truth, O
             ++copies;
             const RecordView* r = host_record(p, e, p.copy_by_sequence, offsets, true);
             if (r == nullptr) continue;
-            const auto c_value = r->value<RawCopy>();
-            const auto* c = &c_value;
-            if (c->bytes != e.bytes) fail("copy corr %" PRIu64 ": bytes differ", e.correlation);
-            if (c->copy_kind != CopyKind::Default && c->copy_kind != copy_kind_of(e.kind))
+            const auto c = r->as<RawCopy>();
+            if (c.bytes != e.bytes) fail("copy corr %" PRIu64 ": bytes differ", e.correlation);
+            if (c.copy_kind != CopyKind::Default && c.copy_kind != copy_kind_of(e.kind))
                 fail("copy corr %" PRIu64 ": kind differs", e.correlation);
         } else if (e.type == "memset") {
             ++sets;
             const RecordView* r = host_record(p, e, p.set_by_sequence, offsets, true);
             if (r == nullptr) continue;
-            const auto s_value = r->value<RawSet>();
-            const auto* s = &s_value;
-            if (s->bytes != e.bytes || s->value != e.value) fail("set corr %" PRIu64 ": bytes or value differ", e.correlation);
+            const auto s = r->as<RawSet>();
+            if (s.bytes != e.bytes || s.value != e.value) fail("set corr %" PRIu64 ": bytes or value differ", e.correlation);
         }
     }
     if (p.launches.size() != kernels) fail("launches: truth %zu, recorded %zu", kernels, p.launches.size());
@@ -266,7 +269,7 @@ void check_work_host_only(const ProcessRecords& p, const std::vector<TruthEvent>
         sets += e.type == "memset";
     }
     for (const auto& r : p.launches) {
-        const auto l = r.value<RawLaunch>();
+        const auto l = r.as<RawLaunch>();
         auto name = p.strings.find(l.name_string);
         got.insert((name == p.strings.end() ? "?" : name->second) + " " + std::to_string(l.grid[0]) + "," +
                    std::to_string(l.block[0]));
@@ -285,23 +288,22 @@ void check_library_calls(const ProcessRecords& p, const std::vector<TruthEvent>&
     if (p.library_calls.empty()) fail("no cuBLAS calls recorded (truth has %zu cuBLAS kernels)", annotated);
     size_t launches_inside = 0;
     for (const auto& r : p.library_calls) {
-        const auto c_value = r.value<RawLibraryCall>();
-            const auto* c = &c_value;
+        const auto c = r.as<RawLibraryCall>();
         double flops = 0;
-        if (c->last_sequence == 0) {
+        if (c.last_sequence == 0) {
             fail("library call without launches");
             continue;
         }
-        for (uint64_t s = c->first_sequence; s <= c->last_sequence; ++s) {
+        for (uint64_t s = c.first_sequence; s <= c.last_sequence; ++s) {
             auto launch = p.launch_by_sequence.find(s);
-            if (launch == p.launch_by_sequence.end() || launch->second.tid() != r.tid()) continue;
+            if (launch == p.launch_by_sequence.end() || launch->second.tid != r.tid) continue;
             ++launches_inside;
-            if (launch->second.value<RawLaunch>().api != ApiPath::Library) fail("launch %" PRIu64 " in a library call not marked Library", s);
+            if (launch->second.as<RawLaunch>().api != ApiPath::Library) fail("launch %" PRIu64 " in a library call not marked Library", s);
             if (auto f = flops_by_sequence.find(s); f != flops_by_sequence.end()) flops += f->second;
         }
-        if (std::fabs(flops - c->flops) > 1e-6 * c->flops)
-            fail("library call flops %g, kernels inside %g", c->flops, flops);
-        if (c->a == 0 || c->b == 0 || c->c == 0) fail("library call without operand pointers");
+        if (std::fabs(flops - c.flops) > 1e-6 * c.flops)
+            fail("library call flops %g, kernels inside %g", c.flops, flops);
+        if (c.a == 0 || c.b == 0 || c.c == 0) fail("library call without operand pointers");
     }
     if (launches_inside < annotated) fail("cuBLAS kernels %zu, launches inside library calls %zu", annotated, launches_inside);
 }
@@ -315,14 +317,15 @@ void check_pointers(const ProcessRecords& p, const std::string& path) {
         std::istringstream fields(line);
         uint32_t grid_x = 0;
         fields >> grid_x;
-        const RawLaunch* launch = nullptr;
-        std::span<const RawPointerCandidate> candidates;
+        bool launched = false;
+        std::vector<RawPointerCandidate> candidates;
         for (const auto& r : p.launches)
-            if (r.value<RawLaunch>().grid[0] == grid_x) {
-                launch = r.as<RawLaunch>();
-                candidates = r.launch_candidates();
+            if (r.as<RawLaunch>().grid[0] == grid_x) {
+                launched = true;
+                candidates.clear();
+                r.append_items<RawLaunch>(r.as<RawLaunch>().candidate_count, candidates);
             }
-        if (launch == nullptr) {
+        if (!launched) {
             fail("no launch with grid.x %u", grid_x);
             continue;
         }
@@ -345,25 +348,32 @@ void check_pointers(const ProcessRecords& p, const std::string& path) {
 
 void check_stacks(const ProcessRecords& p, bool crashed) {
     for (const auto& r : p.allocs) {
-        const uint64_t id = r.value<RawAlloc>().stack_id;
-        if (id == 0 || p.stack_ids.count(id) == 0) fail("allocation 0x%" PRIx64 " without a stack", r.value<RawAlloc>().address);
+        const uint64_t id = r.as<RawAlloc>().stack_id;
+        if (id == 0 || p.stack_ids.count(id) == 0) fail("allocation 0x%" PRIx64 " without a stack", r.as<RawAlloc>().address);
     }
     if (crashed) return;
-    for (const auto& s : p.stacks)
-        for (uint64_t ip : s.stack_ips())
+    std::vector<uint64_t> ips;
+    for (const auto& s : p.stacks) {
+        ips.clear();
+        s.append_items<RawStack>(s.as<RawStack>().depth, ips);
+        for (uint64_t ip : ips)
             if (p.framed_ips.count(ip) == 0) fail("ip 0x%" PRIx64 " without a frame", ip);
+    }
 }
 
 int check_process(const Options& o, uint32_t pid, const std::vector<TruthEvent>& truth) {
     const std::string path = o.run_dir + "/raw-" + std::to_string(pid) + ".tbdraw";
+    RawFile file;
     std::string error;
-    auto reader = RawFileReader::open(path, &error);
-    if (!reader) {
+    if (!file.open(path, error)) {
         fail("%s", error.c_str());
         return 0;
     }
-    ProcessRecords p = index_records(*reader);
-    if (reader->header().pid != pid) fail("%s: header pid %u", path.c_str(), reader->header().pid);
+    ProcessRecords p = index_records(file);
+    if (file.header().pid != pid) fail("%s: header pid %u", path.c_str(), file.header().pid);
+    // A clean exit writes every record whole; a crash may cut the last one (read up to it).
+    if (p.end == RawFileEnd::Corrupt || (!o.crashed && p.end != RawFileEnd::Clean))
+        fail("%s %s", path.c_str(), tbdprof::trace::describe(p.end));
     if (p.process_infos != 1) fail("pid %u: %d process info records", pid, p.process_infos);
     if (p.cupti_clock != (o.host_only ? 0 : 1) || p.host_clock != (o.host_only ? 1 : 0))
         fail("pid %u: clock sources cupti %d host %d", pid, p.cupti_clock, p.host_clock);
@@ -381,19 +391,19 @@ int check_process(const Options& o, uint32_t pid, const std::vector<TruthEvent>&
         check_stacks(p, o.crashed);
     } else {
         for (const auto& r : p.allocs)
-            if (r.value<RawAlloc>().stack_id != 0) fail("stacks are off but an allocation has one");
+            if (r.as<RawAlloc>().stack_id != 0) fail("stacks are off but an allocation has one");
         if (!p.stacks.empty()) fail("stacks are off but %zu were written", p.stacks.size());
     }
     for (int api : o.required_paths) {
         bool seen = false;
-        for (const auto& r : p.launches) seen = seen || static_cast<int>(r.value<RawLaunch>().api) == api;
-        for (const auto& r : p.allocs) seen = seen || static_cast<int>(r.value<RawAlloc>().api) == api;
+        for (const auto& r : p.launches) seen = seen || static_cast<int>(r.as<RawLaunch>().api) == api;
+        for (const auto& r : p.allocs) seen = seen || static_cast<int>(r.as<RawAlloc>().api) == api;
         if (!seen) fail("pid %u: nothing recorded through API path %d", pid, api);
     }
     std::printf("pid %u: %zu allocs, %zu frees, %zu launches, %zu copies, %zu sets, %zu library calls, %zu stacks, "
                 "clock offset %" PRId64 " ns, truncated %d\n",
                 pid, p.allocs.size(), p.frees.size(), p.launches.size(), p.copies.size(), p.sets.size(),
-                p.library_calls.size(), p.stacks.size(), offsets.offset, reader->truncated());
+                p.library_calls.size(), p.stacks.size(), offsets.offset, p.end != RawFileEnd::Clean);
     return 1;
 }
 
@@ -425,7 +435,9 @@ int main(int argc, char** argv) {
     auto truth = tbdprof::test::read_truth(o.truth);
     if (truth.empty()) fail("truth file %s is empty", o.truth.c_str());
     for (const auto& [pid, events] : truth) check_process(o, pid, events);
-    const auto files = list_raw_files(o.run_dir);
+    std::string error;
+    const auto files = tbdprof::trace::list_raw_files(o.run_dir, error);
+    if (!error.empty()) fail("%s", error.c_str());
     if (o.processes >= 0 && static_cast<int>(files.size()) != o.processes)
         fail("%zu raw files, expected %d", files.size(), o.processes);
     if (g_failures > 0) {

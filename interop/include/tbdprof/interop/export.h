@@ -11,7 +11,8 @@ struct ExportSummary {
     uint64_t bytes_written = 0;
 };
 
-// Writes `output` (via `output`.tmp + rename). Throws InteropError.
+// Writes `output` through trace::OutputFile (a temporary, then rename; a device or FIFO is written
+// directly). Throws InteropError (the input), trace::OutputFileError (the output: refused, disk full).
 // `force`: replace an existing output (never the input, a device or a directory).
 ExportSummary export_chrome_trace(const std::string& trace_path, const std::string& output, bool force = false);
 

@@ -45,8 +45,9 @@ struct ImportSummary {
     std::string summary_line() const;
 };
 
-// Converts `input` into a tbdprof trace at `output`. The output is written to `output`.tmp and
-// renamed only when complete, so a failure never leaves a half-written file. Throws InteropError.
+// Converts `input` into a tbdprof trace at `output`, written through trace::OutputFile (a temporary
+// renamed only when complete: a failure never leaves a half-written file). Throws InteropError (the
+// input), trace::OutputFileError (the output may not be written).
 ImportSummary import_trace_file(const std::string& input, const std::string& output, const ImportOptions& options = {});
 
 }  // namespace tbdprof::interop

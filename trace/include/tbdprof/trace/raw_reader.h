@@ -1,6 +1,9 @@
 // Reads one raw event file (`raw-<pid>.tbdraw`, layout in collector/include/tbdprof/raw_format.h)
 // after the run. The file is mapped, not copied; records are handed out as views into the mapping.
 //
+// The one reader of raw files: the builder, the collector's ground-truth checks, the raw dump tool and
+// the writer benchmark all read through it. Its compatibility rule is in docs/collector.md ("Raw files").
+//
 // Robust by design: a file that ends mid-record (the process crashed while writing) is read up to the
 // last whole record; a record whose size field is impossible ends the reading there (the rest of the
 // file cannot be framed any more). Both are reported, never thrown, so the builder can still build.
@@ -8,11 +11,13 @@
 
 #include <tbdprof/raw_format.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace tbdprof::trace {
 
@@ -38,6 +43,20 @@ struct RawRecordView {
     std::string_view tail() const {
         if (size <= sizeof(T)) return {};
         return {reinterpret_cast<const char*>(data) + sizeof(T), size - sizeof(T)};
+    }
+    // A RawString's text, without the padding after its `length` bytes.
+    std::string_view string_text() const { return tail<raw::RawString>().substr(0, as<raw::RawString>().length); }
+    // Appends the `declared` items after the fixed part T (RawStack: its ips; RawLaunch: its pointer
+    // candidates), as many as the record holds; returns how many were appended.
+    template <class T, class Item>
+    size_t append_items(uint64_t declared, std::vector<Item>& out) const {
+        const std::string_view bytes = tail<T>();
+        const size_t count = std::min<uint64_t>(declared, bytes.size() / sizeof(Item));
+        const size_t first = out.size();
+        if (count == 0) return 0;
+        out.resize(first + count);
+        std::memcpy(static_cast<void*>(out.data() + first), bytes.data(), count * sizeof(Item));
+        return count;
     }
 };
 
@@ -85,5 +104,9 @@ private:
 };
 
 const char* describe(RawFileEnd end);
+
+// Every `raw-<pid>[-N].tbdraw` in a run directory, sorted by name. `error` is set when the directory
+// cannot be read.
+std::vector<std::string> list_raw_files(const std::string& run_dir, std::string& error);
 
 }  // namespace tbdprof::trace
