@@ -116,7 +116,6 @@ private:
         for (trace::StreamRow s; streams.next(s);) streams_[s.id] = {s.device.value_or(0), s.handle};
         trace::RowReader<trace::DeviceRow> devices(db_);
         for (trace::DeviceRow d; devices.next(d);) device_names_[d.id] = d.name;
-        function_names_ = trace::read_function_names(db_);
     }
 
     int64_t pid_of(int64_t process_row) const {
@@ -231,20 +230,24 @@ private:
     }
 
     void write_gpu_ops() {
-        trace::RowReader<trace::KernelRow> kernels(db_);
-        for (trace::KernelRow k; kernels.next(k);) {
-            const auto name = function_names_.find(k.function);
-            if (name == function_names_.end()) continue;  // a kernel of an unknown function has no name to show
-            GpuSlice s{"kernel", name->second, k.thread, k.stream, k.queued_ns, k.correlation, k.device, k.start_ns, k.duration_ns};
-            const auto grid = k.grid, block = k.block, shared = k.shared_bytes;
+        // Not RowReader<KernelRow>: it reads a NULL grid, block or shared size as 0, and an import whose
+        // source lacked them stores NULL, which the export must leave out (so a re-import stores NULL).
+        Statement kernels(db_, "SELECT k.thread, k.device, k.stream, n.text, k.start_ns, k.duration_ns, k.queued_ns, "
+                               "k.grid, k.block, k.shared_bytes, k.correlation FROM kernels AS k "
+                               "JOIN functions AS f ON f.id = k.function JOIN strings AS n ON n.id = f.name ORDER BY k.id");
+        while (kernels.step()) {
+            auto opt = [&](int column) { return kernels.column_optional_int(column); };
+            GpuSlice s{"kernel", kernels.column_view(3), opt(0), opt(2), opt(6), opt(10), kernels.column_int(1),
+                       kernels.column_int(4), opt(5)};
+            const auto grid = opt(7), block = opt(8), shared = opt(9);
             write_gpu_slice(s, [&] {
                 auto dims = [&](const char* key, int64_t packed) {
                     out_.key(key).raw("[").number(packed & 0xffffffff).raw(",").number(((packed >> 32) & 0xffff) + 1);
                     out_.raw(",").number(((packed >> 48) & 0xffff) + 1).raw("]");
                 };
-                dims("grid", grid);
-                dims("block", block);
-                out_.key("shared memory").number(shared);
+                if (grid) dims("grid", *grid);
+                if (block) dims("block", *block);
+                if (shared) out_.key("shared memory").number(*shared);
             });
         }
         trace::RowReader<trace::CopyRow> copies(db_);
@@ -393,7 +396,6 @@ private:
     std::map<int64_t, StreamRef> streams_;
     std::map<int64_t, std::string> device_names_;
     std::map<LaunchSite, PendingLaunch> launches_;
-    std::unordered_map<int64_t, std::string> function_names_;  // functions.id -> demangled name
     int64_t flow_ids_ = 0;
 };
 
