@@ -154,20 +154,25 @@ void load_overview_rows(const Database& db, Overview& overview) {
     }
 }
 
+struct HostCall {
+    int64_t id = 0, thread = -1, begin_ns = 0, end_ns = 0;
+    std::string_view name;  // valid until the next call is read
+};
+
 // One source of host calls (library calls or synchronizations), streamed straight into rows per
 // thread (no copy of millions of calls), in id order, which is time order in traces tbdprof writes;
-// a file that is not is read again in time order.
-template <class Row, class Name>
-void add_host_rows(const Database& db, const std::map<int64_t, int64_t>& threads, const char* suffix, Name name_of,
-                   LabelTable& label, std::vector<TimelineRow>& out) {
+// a file that is not is read again in time order. `open(by_time)` gives a `bool next(HostCall&)`.
+template <class Open>
+void add_host_rows(const std::map<int64_t, int64_t>& threads, const char* suffix, Open open, LabelTable& label,
+                   std::vector<TimelineRow>& out) {
     const size_t first_row = out.size();
     for (const bool by_time : {false, true}) {
         out.resize(first_row);
         std::map<int64_t, size_t> row_of;
-        RowReader<Row> calls(db, {.by_time = by_time});
+        auto next = open(by_time);
         bool sorted = true;
-        for (Row call; sorted && calls.next(call);) {
-            const int64_t thread = call.thread.value_or(-1);
+        for (HostCall call; sorted && next(call);) {
+            const int64_t thread = call.thread;
             auto [it, inserted] = row_of.emplace(thread, out.size());
             if (inserted) {
                 TimelineRow row;
@@ -177,7 +182,7 @@ void add_host_rows(const Database& db, const std::map<int64_t, int64_t>& threads
                 out.push_back(std::move(row));
             }
             ItemRow& items = out[it->second].items;
-            items.add(call.begin_ns, std::max(call.begin_ns, call.end_ns), label(name_of(call)), call.id);
+            items.add(call.begin_ns, std::max(call.begin_ns, call.end_ns), label(call.name), call.id);
             sorted = items.sorted();
         }
         if (sorted) break;
@@ -189,8 +194,32 @@ void add_host_rows(const Database& db, const std::map<int64_t, int64_t>& threads
 void load_host_rows(const Database& db, std::vector<TimelineRow>& out) {
     LabelTable label;
     const std::map<int64_t, int64_t> threads = read_thread_ids(db);
-    add_host_rows<trace::LibraryCallRow>(db, threads, " · library calls", [](const auto& c) { return c.name; }, label, out);
-    add_host_rows<trace::ApiCallRow>(db, threads, " · syncs", [](const auto& c) { return c.kind; }, label, out);
+    // Not RowReader<LibraryCallRow>: it reads all 29 columns, and over the 2.5 M calls of the 10 M-kernel
+    // benchmark trace it took 4.3 s where these five take 0.9 s (docs/viewer.md).
+    add_host_rows(
+        threads, " · library calls",
+        [&db](bool by_time) {
+            return [q = trace::Statement(db, std::string("SELECT id, thread, name, begin_ns, end_ns FROM library_calls "
+                                                         "ORDER BY ") +
+                                                 (by_time ? "begin_ns, id" : "id"))](HostCall& c) mutable {
+                if (!q.step()) return false;
+                c = {q.column_int(0), q.column_optional_int(1).value_or(-1), q.column_int(3), q.column_int(4),
+                     q.column_view(2)};
+                return true;
+            };
+        },
+        label, out);
+    add_host_rows(
+        threads, " · syncs",
+        [&db](bool by_time) {
+            return [calls = RowReader<trace::ApiCallRow>(db, {.by_time = by_time})](HostCall& c) mutable {
+                trace::ApiCallRow row;
+                if (!calls.next(row)) return false;
+                c = {row.id, row.thread.value_or(-1), row.begin_ns, row.end_ns, row.kind};
+                return true;
+            };
+        },
+        label, out);
     for (TimelineRow& row : out) {
         if (row.kind == RowKind::host_calls) row.labels = label.texts;
     }
@@ -367,18 +396,24 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         const double total = std::max<double>(
             1, static_cast<double>(db.query_int(
                    "SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)")));
-        // Kernels are stored in time order (id order); a file that is not is read again in time order.
-        for (const bool by_time : {false, true}) {
+        // Kernels are stored in time order (id order); a file that is not gets sorted by SQLite.
+        // Not RowReader<KernelRow>: it reads all 15 columns, and over the 10 M kernels of the benchmark
+        // trace it took 9.9 s where these seven take 4.4 s (docs/viewer.md).
+        for (const char* order : {"id", "start_ns, id"}) {
             detail->rows.clear();
             std::map<std::pair<int64_t, int64_t>, size_t> row_of;
-            RowReader<trace::KernelRow> kernels(db, {.by_time = by_time});
+            trace::Statement q(
+                db,
+                std::string(
+                    "SELECT id, device, stream, function, start_ns, duration_ns, graph_launch IS NOT NULL FROM kernels "
+                    "WHERE duration_ns IS NOT NULL ORDER BY ") +
+                    order);
             bool sorted = true;
             int64_t read = 0;
             std::pair<int64_t, int64_t> last_key{};
             size_t last_row = SIZE_MAX;
-            for (trace::KernelRow k; kernels.next(k);) {
-                if (!k.duration_ns) continue;  // host-timed: no device interval to draw
-                const std::pair<int64_t, int64_t> key{k.device, k.stream.value_or(-1)};
+            while (q.step()) {
+                const std::pair<int64_t, int64_t> key{q.column_int(1), q.column_optional_int(2).value_or(-1)};
                 // Consecutive kernels mostly share a stream: look the row up only when it changes.
                 if (key != last_key || last_row == SIZE_MAX) {
                     auto [it, inserted] = row_of.emplace(key, detail->rows.size());
@@ -395,13 +430,15 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
                     last_row = it->second;
                 }
                 ItemRow& items = detail->rows[last_row].items;
-                uint32_t label = lookup(k.function);
+                const int64_t function = q.column_int(3);
+                uint32_t label = lookup(function);
                 if (label == kNone) {
                     label = static_cast<uint32_t>(names->size());
-                    remember(k.function, label);
-                    names->push_back("function " + std::to_string(k.function));
+                    remember(function, label);
+                    names->push_back("function " + std::to_string(function));
                 }
-                items.add(k.start_ns, k.end_ns(), label, k.id, k.graph_launch.has_value());
+                const int64_t start = q.column_int(4);
+                items.add(start, start + q.column_int(5), label, q.column_int(0), q.column_int(6) != 0);
                 if (!items.sorted()) {
                     sorted = false;
                     break;
