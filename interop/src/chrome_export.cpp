@@ -30,14 +30,16 @@ using trace::Statement;
 constexpr int64_t kGpuPidBase = int64_t{1} << 30;
 constexpr int64_t kGpuAnnotationTid = 0;  // stream rows start at 1
 
-const char* copy_name(trace::CopyKind kind) {
-    switch (kind) {
-        case trace::CopyKind::htod: return "Memcpy HtoD";
-        case trace::CopyKind::dtoh: return "Memcpy DtoH";
-        case trace::CopyKind::dtod: return "Memcpy DtoD";
-        case trace::CopyKind::htoh: return "Memcpy HtoH";
-        case trace::CopyKind::other: break;
-    }
+std::optional<int64_t> opt_int(const Statement& s, int column) {
+    if (s.is_null(column)) return std::nullopt;
+    return s.column_int(column);
+}
+
+const char* copy_name(std::string_view kind) {
+    if (kind == "htod") return "Memcpy HtoD";
+    if (kind == "dtoh") return "Memcpy DtoH";
+    if (kind == "dtod") return "Memcpy DtoD";
+    if (kind == "htoh") return "Memcpy HtoH";
     return "Memcpy";
 }
 
@@ -236,10 +238,9 @@ private:
                                "k.grid, k.block, k.shared_bytes, k.correlation FROM kernels AS k "
                                "JOIN functions AS f ON f.id = k.function JOIN strings AS n ON n.id = f.name ORDER BY k.id");
         while (kernels.step()) {
-            auto opt = [&](int column) { return kernels.column_optional_int(column); };
-            GpuSlice s{"kernel", kernels.column_view(3), opt(0), opt(2), opt(6), opt(10), kernels.column_int(1),
-                       kernels.column_int(4), opt(5)};
-            const auto grid = opt(7), block = opt(8), shared = opt(9);
+            GpuSlice s{"kernel", kernels.column_view(3), opt_int(kernels, 0), opt_int(kernels, 2), opt_int(kernels, 6),
+                       opt_int(kernels, 10), kernels.column_int(1), kernels.column_int(4), opt_int(kernels, 5)};
+            const auto grid = opt_int(kernels, 7), block = opt_int(kernels, 8), shared = opt_int(kernels, 9);
             write_gpu_slice(s, [&] {
                 auto dims = [&](const char* key, int64_t packed) {
                     out_.key(key).raw("[").number(packed & 0xffffffff).raw(",").number(((packed >> 32) & 0xffff) + 1);
@@ -252,13 +253,15 @@ private:
         }
         trace::RowReader<trace::CopyRow> copies(db_);
         for (trace::CopyRow c; copies.next(c);) {
-            GpuSlice s{"gpu_memcpy", copy_name(c.kind), c.thread, c.stream, c.queued_ns, c.correlation, c.device, c.start_ns, c.duration_ns};
+            GpuSlice s{"gpu_memcpy", copy_name(trace::copy_kind_name(c.kind)), c.thread, c.stream, c.queued_ns,
+                       c.correlation, c.device, c.start_ns, c.duration_ns};
             const int64_t bytes = c.bytes;
             write_gpu_slice(s, [&] { out_.key("bytes").number(bytes); });
         }
         trace::RowReader<trace::SetRow> sets(db_);
         for (trace::SetRow m; sets.next(m);) {
-            GpuSlice s{"gpu_memset", "Memset (Device)", m.thread, m.stream, m.queued_ns, m.correlation, m.device, m.start_ns, m.duration_ns};
+            GpuSlice s{"gpu_memset", "Memset (Device)", m.thread, m.stream, m.queued_ns,
+                       m.correlation, m.device, m.start_ns, m.duration_ns};
             const int64_t bytes = m.bytes;
             const auto value = m.value;
             write_gpu_slice(s, [&] {

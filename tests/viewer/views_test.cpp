@@ -351,9 +351,10 @@ void ViewsTest::memoryLanePerDevice() {
     QVERIFY(QFile::copy(a_, two));
     QFile::setPermissions(two, QFile::ReadOwner | QFile::WriteOwner);
     tbdprof::trace::create_database(two.toStdString())
-        .exec("INSERT INTO devices SELECT 1, name, cc_major, cc_minor, sm_count, memory_bytes, clock_khz, "
-              "fp32_lanes_per_sm, fp32_peak_flops, simulated FROM devices WHERE id = 0; "
-              "UPDATE allocations SET device = 1 WHERE id % 3 = 0");
+        .exec(
+            "INSERT INTO devices SELECT 1, name, cc_major, cc_minor, sm_count, memory_bytes, clock_khz, "
+            "fp32_lanes_per_sm, fp32_peak_flops, simulated FROM devices WHERE id = 0; "
+            "UPDATE allocations SET device = 1 WHERE id % 3 = 0");
     MainWindow window(false);
     window.openFiles({two});
     TraceView* view = window.viewAt(0);

@@ -21,7 +21,7 @@ KernelInfo read_kernel_info(trace::Database& db, int64_t kernel_id) {
     info.start_ns = k.start_ns;
     info.duration_ns = k.duration_ns.value_or(0);
     info.queued_ns = k.queued_ns;
-    auto unpack = [](int64_t packed, int64_t (&out)[3]) {  // x + (y-1) * 2^32 + (z-1) * 2^48 (schemas/trace.sql)
+    auto unpack = [](int64_t packed, int64_t(&out)[3]) {  // x + (y-1) * 2^32 + (z-1) * 2^48 (schemas/trace.sql)
         out[0] = packed & 0xffffffff;
         out[1] = ((packed >> 32) & 0xffff) + 1;
         out[2] = ((packed >> 48) & 0xffff) + 1;
@@ -49,10 +49,10 @@ KernelInfo read_kernel_info(trace::Database& db, int64_t kernel_id) {
     // One kernel's edges are a keyed lookup (kernel_allocations' primary key starts with the kernel);
     // the edge reader streams the whole table, so this stays a query of its own.
     trace::Statement a(db,
-                "SELECT ka.param, ka.allocation, ka.offset, ka.read_only, al.bytes, c.category "
-                "FROM kernel_allocations AS ka JOIN allocations AS al ON al.id = ka.allocation "
-                "LEFT JOIN allocation_categories AS c ON c.allocation = ka.allocation "
-                "WHERE ka.kernel = ?1 ORDER BY ka.param, ka.param_word");
+                       "SELECT ka.param, ka.allocation, ka.offset, ka.read_only, al.bytes, c.category "
+                       "FROM kernel_allocations AS ka JOIN allocations AS al ON al.id = ka.allocation "
+                       "LEFT JOIN allocation_categories AS c ON c.allocation = ka.allocation "
+                       "WHERE ka.kernel = ?1 ORDER BY ka.param, ka.param_word");
     a.bind(1, kernel_id);
     while (a.step()) {
         KernelArgument arg;

@@ -19,6 +19,7 @@ namespace {
 
 using trace::Database;
 using trace::RowReader;
+using trace::Statement;
 
 // The trace library's opener; any SQLite failure afterwards (a file damaged past its header) becomes
 // one sentence too.
@@ -96,11 +97,14 @@ void load_overview_rows(const Database& db, Overview& overview) {
     for (trace::CopyRow c; copies.next(c);) {
         if (!c.duration_ns) continue;
         transfers[{c.device, c.stream.value_or(-1)}].emplace_back(
-            c.start_ns, c.start_ns + *c.duration_ns, label(std::string("memcpy ") + trace::copy_kind_name(c.kind)), c.id);
+            c.start_ns, c.start_ns + *c.duration_ns, label(std::string("memcpy ") + trace::copy_kind_name(c.kind)),
+            c.id);
     }
     RowReader<trace::SetRow> sets(db);
     for (trace::SetRow m; sets.next(m);) {
-        if (m.duration_ns) transfers[{m.device, m.stream.value_or(-1)}].emplace_back(m.start_ns, m.start_ns + *m.duration_ns, label("memset"), -m.id);
+        if (m.duration_ns)
+            transfers[{m.device, m.stream.value_or(-1)}].emplace_back(m.start_ns, m.start_ns + *m.duration_ns,
+                                                                      label("memset"), -m.id);
     }
     for (auto& [key, items] : transfers) {
         std::sort(items.begin(), items.end());
@@ -112,31 +116,19 @@ void load_overview_rows(const Database& db, Overview& overview) {
         for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
         overview.rows.push_back(std::move(row));
     }
-    // NVTX ranges per thread and domain, one row per nesting depth: by begin, the longer first, so an
-    // enclosing range comes before what it encloses (one never closed after those that closed).
-    struct Range {
-        int64_t begin, end, id, thread;  // end: INT64_MIN when never closed
-        uint32_t label, domain;
-    };
-    std::vector<Range> read_ranges;
-    std::vector<std::string> domains;
+    // NVTX ranges per thread and domain, one row per nesting depth. Taken by begin, the longer first,
+    // so an enclosing range comes before what it encloses (one never closed after those that closed).
+    std::map<std::pair<int64_t, std::string>, std::vector<std::tuple<int64_t, int64_t, int64_t, uint32_t>>> ranges;
     RowReader<trace::RangeRow> range_reader(db);
     for (trace::RangeRow r; range_reader.next(r);) {
-        auto domain = std::find(domains.begin(), domains.end(), r.domain);
-        if (domain == domains.end()) domain = domains.emplace(domains.end(), r.domain);
-        read_ranges.push_back({r.begin_ns, r.end_ns.value_or(INT64_MIN), r.id, r.thread.value_or(-1),
-                               label(r.name.empty() ? "(unnamed range)" : r.name),
-                               static_cast<uint32_t>(domain - domains.begin())});
+        ranges[{r.thread.value_or(-1), std::string(r.domain)}].emplace_back(
+            r.begin_ns, r.end_ns ? -*r.end_ns : INT64_MAX, r.id, label(r.name.empty() ? "(unnamed range)" : r.name));
     }
-    std::sort(read_ranges.begin(), read_ranges.end(), [](const Range& a, const Range& b) {
-        return std::tie(a.begin, b.end, a.id) < std::tie(b.begin, a.end, b.id);
-    });
-    std::map<std::pair<int64_t, std::string>, RangeRows> ranges;
-    for (const Range& r : read_ranges) {
-        const int64_t end = std::max(r.begin, r.end == INT64_MIN ? overview.duration_ns : r.end);
-        ranges[{r.thread, domains[r.domain]}].add(r.begin, end, r.label, r.id);
-    }
-    for (auto& [key, rows] : ranges) {
+    for (auto& [key, list] : ranges) {
+        std::sort(list.begin(), list.end());  // begin, then minus the end
+        RangeRows rows;
+        for (const auto& [begin, minus_end, id, l] : list)
+            rows.add(begin, std::max(begin, minus_end == INT64_MAX ? overview.duration_ns : -minus_end), l, id);
         for (size_t depth = 0; depth < rows.by_depth.size(); ++depth) {
             TimelineRow row;
             row.kind = RowKind::nvtx;
@@ -199,9 +191,10 @@ void load_host_rows(const Database& db, std::vector<TimelineRow>& out) {
     add_host_rows(
         threads, " · library calls",
         [&db](bool by_time) {
-            return [q = trace::Statement(db, std::string("SELECT id, thread, name, begin_ns, end_ns FROM library_calls "
-                                                         "ORDER BY ") +
-                                                 (by_time ? "begin_ns, id" : "id"))](HostCall& c) mutable {
+            const char* order = by_time ? "begin_ns, id" : "id";
+            return [q = Statement(
+                        db, std::string("SELECT id, thread, name, begin_ns, end_ns FROM library_calls ORDER BY ") +
+                                order)](HostCall& c) mutable {
                 if (!q.step()) return false;
                 c = {q.column_int(0), q.column_optional_int(1).value_or(-1), q.column_int(3), q.column_int(4),
                      q.column_view(2)};
@@ -322,7 +315,8 @@ std::unique_ptr<Overview> load_overview(const std::string& path) {
         load_overview_rows(db, *overview);
         load_iterations(db, path, *overview);
         RowReader<trace::PhaseRow> phases(db);
-        for (trace::PhaseRow p; phases.next(p);) overview->phases.push_back({p.begin_ns, p.end_ns, std::string(p.kind)});
+        for (trace::PhaseRow p; phases.next(p);)
+            overview->phases.push_back({p.begin_ns, p.end_ns, std::string(p.kind)});
         load_allocations(db, *overview);
         load_subranges(db, *overview);
     } catch (const analyzer::TraceError& e) {
@@ -399,10 +393,10 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         // Kernels are stored in time order (id order); a file that is not gets sorted by SQLite.
         // Not RowReader<KernelRow>: it reads all 15 columns, and over the 10 M kernels of the benchmark
         // trace it took 9.9 s where these seven take 4.4 s (docs/viewer.md).
-        for (const char* order : {"id", "start_ns, id"}) {
+        for (const char* order : {"id", "start_ns"}) {
             detail->rows.clear();
             std::map<std::pair<int64_t, int64_t>, size_t> row_of;
-            trace::Statement q(
+            Statement q(
                 db,
                 std::string(
                     "SELECT id, device, stream, function, start_ns, duration_ns, graph_launch IS NOT NULL FROM kernels "
@@ -430,12 +424,11 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
                     last_row = it->second;
                 }
                 ItemRow& items = detail->rows[last_row].items;
-                const int64_t function = q.column_int(3);
-                uint32_t label = lookup(function);
+                uint32_t label = lookup(q.column_int(3));
                 if (label == kNone) {
                     label = static_cast<uint32_t>(names->size());
-                    remember(function, label);
-                    names->push_back("function " + std::to_string(function));
+                    remember(q.column_int(3), label);
+                    names->push_back("function " + std::to_string(q.column_int(3)));
                 }
                 const int64_t start = q.column_int(4);
                 items.add(start, start + q.column_int(5), label, q.column_int(0), q.column_int(6) != 0);
