@@ -146,73 +146,50 @@ void load_overview_rows(const Database& db, Overview& overview) {
     }
 }
 
-struct HostCall {
-    int64_t id = 0, thread = -1, begin_ns = 0, end_ns = 0;
-    std::string_view name;  // valid until the next call is read
-};
-
-// One source of host calls (library calls or synchronizations), streamed straight into rows per
-// thread (no copy of millions of calls), in id order, which is time order in traces tbdprof writes;
-// a file that is not is read again in time order. `open(by_time)` gives a `bool next(HostCall&)`.
-template <class Open>
-void add_host_rows(const std::map<int64_t, int64_t>& threads, const char* suffix, Open open, LabelTable& label,
-                   std::vector<TimelineRow>& out) {
-    const size_t first_row = out.size();
-    for (const bool by_time : {false, true}) {
-        out.resize(first_row);
-        std::map<int64_t, size_t> row_of;
-        auto next = open(by_time);
-        bool sorted = true;
-        for (HostCall call; sorted && next(call);) {
-            const int64_t thread = call.thread;
-            auto [it, inserted] = row_of.emplace(thread, out.size());
-            if (inserted) {
-                TimelineRow row;
-                row.kind = RowKind::host_calls;
-                row.thread = thread;
-                row.title = "CPU " + thread_title(threads, thread) + suffix;
-                out.push_back(std::move(row));
-            }
-            ItemRow& items = out[it->second].items;
-            items.add(call.begin_ns, std::max(call.begin_ns, call.end_ns), label(call.name), call.id);
-            sorted = items.sorted();
-        }
-        if (sorted) break;
-    }
-}
-
 // Host: synchronizations and library calls, one row per thread. Read with the kernels (a training
 // run has one library call per few kernels: millions in a long run), not in the overview.
 void load_host_rows(const Database& db, std::vector<TimelineRow>& out) {
     LabelTable label;
     const std::map<int64_t, int64_t> threads = read_thread_ids(db);
-    // Not RowReader<LibraryCallRow>: it reads all 29 columns, and over the 2.5 M calls of the 10 M-kernel
-    // benchmark trace it took 4.3 s where these five take 0.9 s (docs/viewer.md).
-    add_host_rows(
-        threads, " · library calls",
-        [&db](bool by_time) {
-            const char* order = by_time ? "begin_ns, id" : "id";
-            return [q = Statement(
-                        db, std::string("SELECT id, thread, name, begin_ns, end_ns FROM library_calls ORDER BY ") +
-                                order)](HostCall& c) mutable {
-                if (!q.step()) return false;
-                c = {q.column_int(0), q.column_optional_int(1).value_or(-1), q.column_int(3), q.column_int(4),
-                     q.column_view(2)};
-                return true;
-            };
-        },
-        label, out);
-    add_host_rows(
-        threads, " · syncs",
-        [&db](bool by_time) {
-            return [calls = RowReader<trace::ApiCallRow>(db, {.by_time = by_time})](HostCall& c) mutable {
-                trace::ApiCallRow row;
-                if (!calls.next(row)) return false;
-                c = {row.id, row.thread.value_or(-1), row.begin_ns, row.end_ns, row.kind};
-                return true;
-            };
-        },
-        label, out);
+    // Library calls and synchronizations, each streamed straight into its rows (no copy of millions
+    // of calls): rows per thread and source, in id order, which is time order in traces tbdprof
+    // writes; a file that is not gets sorted by SQLite. Not RowReader<LibraryCallRow>: it reads all
+    // 29 columns, and over the 2.5 M calls of the 10 M-kernel trace took 4.3 s where these five take
+    // 0.9 s (docs/viewer.md); synchronizations have the same five columns and share the loop.
+    struct Source {
+        const char* sql;
+        const char* suffix;
+    };
+    for (const Source& source :
+         {Source{"SELECT id, thread, name, begin_ns, end_ns FROM library_calls ORDER BY ", " · library calls"},
+          Source{"SELECT id, thread, kind, begin_ns, end_ns FROM api_calls ORDER BY ", " · syncs"}}) {
+        const size_t first_row = out.size();
+        for (const char* order : {"id", "begin_ns, id"}) {
+            out.resize(first_row);
+            std::map<int64_t, size_t> row_of;
+            Statement q(db, std::string(source.sql) + order);
+            bool sorted = true;
+            while (q.step()) {
+                const int64_t thread = q.column_optional_int(1).value_or(-1);
+                auto [it, inserted] = row_of.emplace(thread, out.size());
+                if (inserted) {
+                    TimelineRow row;
+                    row.kind = RowKind::host_calls;
+                    row.thread = thread;
+                    row.title = "CPU " + thread_title(threads, thread) + source.suffix;
+                    out.push_back(std::move(row));
+                }
+                ItemRow& items = out[it->second].items;
+                const int64_t begin = q.column_int(3);
+                items.add(begin, std::max(begin, q.column_int(4)), label(q.column_view(2)), q.column_int(0));
+                if (!items.sorted()) {
+                    sorted = false;
+                    break;
+                }
+            }
+            if (sorted) break;
+        }
+    }
     for (TimelineRow& row : out) {
         if (row.kind == RowKind::host_calls) row.labels = label.texts;
     }
@@ -244,19 +221,12 @@ void load_allocations(const Database& db, Overview& overview) {
     RowReader<trace::AllocationRow> allocations(db, {.by_time = true});
     for (trace::AllocationRow row; allocations.next(row);) {
         if (!trace::is_device_memory(row.kind)) continue;
-        AllocationInfo a;
-        a.id = row.id;
-        a.device = row.device;
-        a.bytes = row.bytes;
-        a.alloc_ns = row.alloc_ns;
-        a.free_ns = row.free_ns.value_or(INT64_MAX);
-        a.kind = trace::memory_kind_name(row.kind);
-        a.category = static_cast<int>(trace::category_from_text(row.category));
-        a.confidence = row.confidence.value_or(-1);
-        a.rule = row.rule;
-        a.reason = row.reason;
-        a.stack = row.stack.value_or(-1);
-        overview.allocations.push_back(std::move(a));
+        overview.allocations.push_back({.id = row.id, .device = row.device, .bytes = row.bytes, .alloc_ns = row.alloc_ns,
+                                        .free_ns = row.free_ns.value_or(INT64_MAX),
+                                        .category = static_cast<int>(trace::category_from_text(row.category)),
+                                        .confidence = row.confidence.value_or(-1), .rule = std::string(row.rule),
+                                        .reason = std::string(row.reason), .kind = trace::memory_kind_name(row.kind),
+                                        .stack = row.stack.value_or(-1)});
     }
 }
 
@@ -268,18 +238,11 @@ void load_subranges(const Database& db, Overview& overview) {
     RowReader<trace::SubrangeRow> subranges(db, {.by_time = true});
     for (trace::SubrangeRow row; subranges.next(row);) {
         if (!index_of.count(row.allocation)) continue;  // a segment that is not device memory
-        SubRangeInfo r;
-        r.id = row.id;
-        r.allocation = row.allocation;
-        r.offset = row.offset;
-        r.bytes = row.bytes;
-        r.begin_ns = row.begin_ns;
-        r.end_ns = std::max(r.begin_ns, row.end_ns);
-        r.category = static_cast<int>(trace::category_from_text(row.category));
-        r.confidence = row.confidence.value_or(-1);
-        r.rule = row.rule;
-        r.reason = row.reason;
-        overview.subranges.push_back(std::move(r));
+        overview.subranges.push_back({.id = row.id, .allocation = row.allocation, .offset = row.offset, .bytes = row.bytes,
+                                      .begin_ns = row.begin_ns, .end_ns = std::max(row.begin_ns, row.end_ns),
+                                      .category = static_cast<int>(trace::category_from_text(row.category)),
+                                      .confidence = row.confidence.value_or(-1), .rule = std::string(row.rule),
+                                      .reason = std::string(row.reason)});
     }
     std::stable_sort(overview.subranges.begin(), overview.subranges.end(),
                      [](const SubRangeInfo& a, const SubRangeInfo& b) { return a.allocation < b.allocation; });
