@@ -19,6 +19,7 @@
 #include "main_window.h"
 #include "memory_widget.h"
 #include "palette.h"
+#include "tbdprof/trace/memory_kinds.h"
 #include "tbdprof/trace/trace_reader.h"
 #include "timeline_widget.h"
 #include "trace_data.h"
@@ -264,12 +265,12 @@ void ViewsTest::memoryLifetimeBars() {
     QVERIFY(painter.drewBars());
     const int64_t t0 = static_cast<int64_t>(std::floor(view->axis().begin_ns()));
     const int64_t t1 = static_cast<int64_t>(std::ceil(view->axis().end_ns())) + 1;
-    const QString sql = QString(
-                            "SELECT count(*) FROM allocations WHERE kind IN ('device', 'device_async', 'managed') "
-                            "AND alloc_ns < %1 AND max(coalesce(free_ns, %3), alloc_ns + 1) > %2")
+    const QString sql = QString("SELECT count(*) FROM allocations WHERE kind IN %4 "
+                                "AND alloc_ns < %1 AND max(coalesce(free_ns, %3), alloc_ns + 1) > %2")
                             .arg(t1)
                             .arg(t0)
-                            .arg(session->durationNs());
+                            .arg(session->durationNs())
+                            .arg(tbdprof::trace::kDeviceMemoryKindsSql);
     QCOMPARE(int64_t(painter.bars().bars.size()), query_int(b_, sql.toUtf8().constData()));
     QVERIFY(painter.bars().lanes * MemoryPainter::kMinBarHeight <=
             MemoryPainter::plotArea(QRect({0, 0}, size)).height());
