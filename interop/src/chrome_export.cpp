@@ -9,6 +9,7 @@
 #include "tbdprof/trace/json_writer.h"
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/trace_reader.h"
+#include "tbdprof/trace/tables.h"
 
 #include <algorithm>
 #include <functional>
@@ -103,27 +104,20 @@ private:
     }
 
     void load_tables() {
-        Statement run(db_, "SELECT command_line, duration_ns FROM run");
-        if (run.step()) {
-            command_line_ = run.column_text(0);
-            duration_ns_ = run.column_int(1);
+        trace::RunRow run = trace::read_run(db_);
+        command_line_ = std::move(run.command_line);
+        duration_ns_ = run.duration_ns;
+        trace::RowReader<trace::ProcessRow> processes(db_);
+        for (trace::ProcessRow p; processes.next(p);) processes_[p.id] = {p.pid, std::string(p.command_line)};
+        trace::RowReader<trace::ThreadRow> threads(db_);
+        for (trace::ThreadRow t; threads.next(t);) {
+            threads_[t.id] = {pid_of(t.process), t.tid};
+            thread_names_[t.id] = t.name;
         }
-        Statement processes(db_, "SELECT id, pid, command_line FROM processes ORDER BY id");
-        while (processes.step()) {
-            processes_[processes.column_int(0)] = {processes.column_int(1), processes.column_text(2)};
-        }
-        Statement threads(db_, "SELECT id, process, tid, name FROM threads");
-        while (threads.step()) {
-            const int64_t process = threads.column_int(1);
-            threads_[threads.column_int(0)] = {pid_of(process), threads.column_int(2)};
-            thread_names_[threads.column_int(0)] = threads.column_text(3);
-        }
-        Statement streams(db_, "SELECT id, process, device, handle FROM streams");
-        while (streams.step()) {
-            streams_[streams.column_int(0)] = {streams.is_null(2) ? 0 : streams.column_int(2), streams.column_int(3)};
-        }
-        Statement devices(db_, "SELECT id, name FROM devices ORDER BY id");
-        while (devices.step()) device_names_[devices.column_int(0)] = devices.column_text(1);
+        trace::RowReader<trace::StreamRow> streams(db_);
+        for (trace::StreamRow s; streams.next(s);) streams_[s.id] = {s.device.value_or(0), s.handle};
+        trace::RowReader<trace::DeviceRow> devices(db_);
+        for (trace::DeviceRow d; devices.next(d);) device_names_[d.id] = d.name;
     }
 
     int64_t pid_of(int64_t process_row) const {
@@ -136,24 +130,22 @@ private:
         out_.key("displayTimeUnit").string("ns");
         out_.key("tbdprof").raw("{").key("command_line", true).string(command_line_).raw("}");
         out_.key("deviceProperties").raw("[");
-        Statement devices(db_, "SELECT id, name, cc_major, cc_minor, sm_count, memory_bytes FROM devices ORDER BY id");
+        trace::RowReader<trace::DeviceRow> devices(db_);
         bool first = true;
-        while (devices.step()) {
+        for (trace::DeviceRow d; devices.next(d);) {
             out_.raw(first ? "{" : ",{");
             first = false;
-            out_.key("id", true).number(devices.column_int(0)).key("name").string(devices.column_text(1));
-            out_.key("computeMajor").number(devices.column_int(2)).key("computeMinor").number(devices.column_int(3));
-            out_.key("numSms").number(devices.column_int(4)).key("totalGlobalMem").number(devices.column_int(5));
+            out_.key("id", true).number(d.id).key("name").string(d.name);
+            out_.key("computeMajor").number(d.cc_major).key("computeMinor").number(d.cc_minor);
+            out_.key("numSms").number(d.sm_count).key("totalGlobalMem").number(d.memory_bytes);
             out_.raw("}");
         }
         out_.raw("]");
         // Kineto's distributedInfo, from the run notes an import left (distributed.rank, ...).
-        Statement notes(db_, "SELECT key, value FROM run_notes WHERE key LIKE 'distributed.%'");
         bool any = false;
-        while (notes.step()) {
+        for (const auto& [note, value] : trace::read_notes_with_prefix(db_, "distributed.")) {
             out_.raw(any ? "," : ",\"distributedInfo\":{");
-            const std::string key = notes.column_text(0).substr(12);
-            const std::string value = notes.column_text(1);
+            const std::string key = note.substr(12);
             out_.key(key, true);
             const bool numeric = !value.empty() && value.find_first_not_of("-0123456789") == std::string::npos;
             if (numeric) {
@@ -201,7 +193,7 @@ private:
     // One kernel, copy or set: its slice, and the flow from its launch when the launch is known.
     struct GpuSlice {
         const char* cat;
-        std::string name;
+        std::string_view name;
         std::optional<int64_t> thread, stream, queued, correlation;
         int64_t device = 0, start = 0;
         std::optional<int64_t> duration;
@@ -240,11 +232,13 @@ private:
     }
 
     void write_gpu_ops() {
+        // Not RowReader<KernelRow>: it reads a NULL grid, block or shared size as 0, and an import whose
+        // source lacked them stores NULL, which the export must leave out (so a re-import stores NULL).
         Statement kernels(db_, "SELECT k.thread, k.device, k.stream, n.text, k.start_ns, k.duration_ns, k.queued_ns, "
                                "k.grid, k.block, k.shared_bytes, k.correlation FROM kernels AS k "
                                "JOIN functions AS f ON f.id = k.function JOIN strings AS n ON n.id = f.name ORDER BY k.id");
         while (kernels.step()) {
-            GpuSlice s{"kernel", kernels.column_text(3), opt_int(kernels, 0), opt_int(kernels, 2), opt_int(kernels, 6),
+            GpuSlice s{"kernel", kernels.column_view(3), opt_int(kernels, 0), opt_int(kernels, 2), opt_int(kernels, 6),
                        opt_int(kernels, 10), kernels.column_int(1), kernels.column_int(4), opt_int(kernels, 5)};
             const auto grid = opt_int(kernels, 7), block = opt_int(kernels, 8), shared = opt_int(kernels, 9);
             write_gpu_slice(s, [&] {
@@ -257,21 +251,19 @@ private:
                 if (shared) out_.key("shared memory").number(*shared);
             });
         }
-        Statement copies(db_, "SELECT thread, device, stream, kind, bytes, start_ns, duration_ns, queued_ns, correlation "
-                              "FROM copies ORDER BY id");
-        while (copies.step()) {
-            GpuSlice s{"gpu_memcpy", copy_name(copies.column_text(3)), opt_int(copies, 0), opt_int(copies, 2), opt_int(copies, 7),
-                       opt_int(copies, 8), copies.column_int(1), copies.column_int(5), opt_int(copies, 6)};
-            const int64_t bytes = copies.column_int(4);
+        trace::RowReader<trace::CopyRow> copies(db_);
+        for (trace::CopyRow c; copies.next(c);) {
+            GpuSlice s{"gpu_memcpy", copy_name(trace::copy_kind_name(c.kind)), c.thread, c.stream, c.queued_ns,
+                       c.correlation, c.device, c.start_ns, c.duration_ns};
+            const int64_t bytes = c.bytes;
             write_gpu_slice(s, [&] { out_.key("bytes").number(bytes); });
         }
-        Statement sets(db_, "SELECT thread, device, stream, bytes, start_ns, duration_ns, queued_ns, correlation, value "
-                            "FROM sets ORDER BY id");
-        while (sets.step()) {
-            GpuSlice s{"gpu_memset", "Memset (Device)", opt_int(sets, 0), opt_int(sets, 2), opt_int(sets, 6), opt_int(sets, 7),
-                       sets.column_int(1), sets.column_int(4), opt_int(sets, 5)};
-            const int64_t bytes = sets.column_int(3);
-            const auto value = opt_int(sets, 8);
+        trace::RowReader<trace::SetRow> sets(db_);
+        for (trace::SetRow m; sets.next(m);) {
+            GpuSlice s{"gpu_memset", "Memset (Device)", m.thread, m.stream, m.queued_ns,
+                       m.correlation, m.device, m.start_ns, m.duration_ns};
+            const int64_t bytes = m.bytes;
+            const auto value = m.value;
             write_gpu_slice(s, [&] {
                 out_.key("bytes").number(bytes);
                 if (value) out_.key("value").number(*value);
@@ -282,14 +274,14 @@ private:
     void write_ranges() {
         const int64_t gpu_annotation_pid = kGpuPidBase + (device_names_.empty() ? 0 : device_names_.begin()->first);
         bool gpu_annotations = false;
-        Statement ranges(db_, "SELECT process, thread, begin_ns, end_ns, name, domain FROM ranges ORDER BY id");
-        while (ranges.step()) {
-            const std::string domain = ranges.column_text(5);
-            const auto thread_row = opt_int(ranges, 1);
-            const int64_t begin = ranges.column_int(2);
-            const auto end = opt_int(ranges, 3);
-            int64_t pid = pid_of(ranges.column_int(0)), tid = 0;
-            std::string cat = domain;
+        trace::RowReader<trace::RangeRow> ranges(db_);
+        for (trace::RangeRow r; ranges.next(r);) {
+            const std::string_view domain = r.domain;
+            const auto thread_row = r.thread;
+            const int64_t begin = r.begin_ns;
+            const auto end = r.end_ns;
+            int64_t pid = pid_of(r.process), tid = 0;
+            std::string_view cat = domain;
             if (domain == "gpu_user_annotation") {
                 pid = gpu_annotation_pid;
                 tid = kGpuAnnotationTid;
@@ -303,7 +295,7 @@ private:
                 cat != "cuda_driver") {
                 cat = "user_annotation";
             }
-            begin_event('X').key("cat").string(cat).key("name").string(ranges.column_text(4)).key("pid").number(pid);
+            begin_event('X').key("cat").string(cat).key("name").string(r.name).key("pid").number(pid);
             out_.key("tid").number(tid).key("ts").micros(begin).key("dur").micros(end ? std::max<int64_t>(*end - begin, 0) : 0);
             out_.key("args").raw("{");
             bool first_arg = true;
@@ -329,41 +321,42 @@ private:
     }
 
     void write_api_calls() {
-        Statement calls(db_, "SELECT process, thread, kind, begin_ns, end_ns, handle FROM api_calls ORDER BY id");
-        while (calls.step()) {
+        trace::RowReader<trace::ApiCallRow> calls(db_);
+        for (trace::ApiCallRow call; calls.next(call);) {
             int64_t tid = 0;
-            if (auto row = opt_int(calls, 1)) {
+            if (auto row = call.thread) {
                 auto it = threads_.find(*row);
                 if (it != threads_.end()) tid = it->second.tid;
             }
-            const std::string kind = calls.column_text(2);
-            const int64_t begin = calls.column_int(3);
+            const std::string_view kind = call.kind;
+            const int64_t begin = call.begin_ns;
             begin_event('X').key("cat").string("cuda_runtime").key("name").string(sync_api_name(kind));
-            out_.key("pid").number(pid_of(calls.column_int(0))).key("tid").number(tid).key("ts").micros(begin);
-            out_.key("dur").micros(std::max<int64_t>(calls.column_int(4) - begin, 0));
+            out_.key("pid").number(pid_of(call.process)).key("tid").number(tid).key("ts").micros(begin);
+            out_.key("dur").micros(std::max<int64_t>(call.end_ns - begin, 0));
             out_.key("args").raw("{").key("kind", true).string(kind);
-            if (auto handle = opt_int(calls, 5)) out_.key("handle").number(*handle);
+            if (auto handle = call.handle) out_.key("handle").number(*handle);
             out_.raw("}}");
             ++summary_.slices;
         }
     }
 
     void write_library_calls() {
-        Statement calls(db_, "SELECT process, thread, name, op, begin_ns, end_ns, m, n, k, batch FROM library_calls ORDER BY id");
-        while (calls.step()) {
+        trace::RowReader<trace::LibraryCallRow> calls(db_);
+        for (trace::LibraryCallRow call; calls.next(call);) {
             int64_t tid = 0;
-            if (auto row = opt_int(calls, 1)) {
+            if (auto row = call.thread) {
                 auto it = threads_.find(*row);
                 if (it != threads_.end()) tid = it->second.tid;
             }
-            const int64_t begin = calls.column_int(4);
-            begin_event('X').key("cat").string("cuda_library").key("name").string(calls.column_text(2));
-            out_.key("pid").number(pid_of(calls.column_int(0))).key("tid").number(tid).key("ts").micros(begin);
-            out_.key("dur").micros(std::max<int64_t>(calls.column_int(5) - begin, 0));
-            out_.key("args").raw("{").key("op", true).string(calls.column_text(3));
+            const int64_t begin = call.begin_ns;
+            begin_event('X').key("cat").string("cuda_library").key("name").string(call.name);
+            out_.key("pid").number(pid_of(call.process)).key("tid").number(tid).key("ts").micros(begin);
+            out_.key("dur").micros(std::max<int64_t>(call.end_ns - begin, 0));
+            out_.key("args").raw("{").key("op", true).string(call.op);
             const char* dims[] = {"m", "n", "k", "batch"};
+            const trace::OptionalInt values[] = {call.m, call.n, call.k, call.batch};
             for (int i = 0; i < 4; ++i) {
-                if (auto v = opt_int(calls, 6 + i)) out_.key(dims[i]).number(*v);
+                if (auto v = values[i]) out_.key(dims[i]).number(*v);
             }
             out_.raw("}}");
             ++summary_.slices;
@@ -421,10 +414,7 @@ void ChromeExporter::write_memory() {
     std::vector<std::string> categories;
     std::map<std::string, int> category_index;
     std::vector<Change> changes;
-    Statement allocations(db_, "SELECT a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.thread, a.free_thread, "
-                               "COALESCE(c.category, 'untagged') FROM allocations AS a "
-                               "LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
-                               "WHERE a.kind IN ('device', 'device_async', 'managed') ORDER BY a.id");
+    trace::RowReader<trace::AllocationRow> allocations(db_);
     auto instant = [&](std::optional<int64_t> thread_row, int64_t ns, int64_t device, int64_t address, int64_t bytes) {
         HostThreadRef where;
         if (thread_row) {
@@ -438,19 +428,18 @@ void ChromeExporter::write_memory() {
         out_.key("Bytes").number(bytes).raw("}}");
         ++summary_.instant_events;
     };
-    while (allocations.step()) {
-        const int64_t device = allocations.column_int(0), address = allocations.column_int(1);
-        const int64_t bytes = allocations.column_int(2), alloc_ns = allocations.column_int(3);
-        const auto free_ns = opt_int(allocations, 4);
-        const std::string category = allocations.column_text(7);
+    for (trace::AllocationRow a; allocations.next(a);) {
+        if (!trace::is_device_memory(a.kind)) continue;
+        const int64_t device = a.device, address = a.address, bytes = a.bytes, alloc_ns = a.alloc_ns;
+        const auto free_ns = a.free_ns;
+        const std::string category(a.category.empty() ? "untagged" : a.category);
         auto [it, fresh] = category_index.try_emplace(category, static_cast<int>(categories.size()));
         if (fresh) categories.push_back(category);
         changes.push_back({alloc_ns, device, it->second, bytes});
-        instant(opt_int(allocations, 5), alloc_ns, device, address, bytes);
+        instant(a.thread, alloc_ns, device, address, bytes);
         if (free_ns) {
             changes.push_back({*free_ns, device, it->second, -bytes});
-            const auto free_thread = opt_int(allocations, 6);
-            instant(free_thread ? free_thread : opt_int(allocations, 5), *free_ns, device, address, -bytes);
+            instant(a.free_thread ? a.free_thread : a.thread, *free_ns, device, address, -bytes);
         }
     }
     std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {

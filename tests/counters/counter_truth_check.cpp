@@ -12,8 +12,6 @@
 //  - BASELINE (the same program recorded without --metrics): no kernel_metrics rows, and the same
 //    kernel count and FLOP figures.
 //   tbdprof_counter_truth_check TRACE TRUTH BASELINE_TRACE
-#include <sqlite3.h>
-
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +22,8 @@
 #include <vector>
 
 #include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/trace/tables.h"
+#include "tbdprof/trace/trace_reader.h"
 
 using namespace tbdprof::analyzer;
 
@@ -68,36 +68,34 @@ struct TraceKernel {
 };
 
 std::map<int64_t, TraceKernel> read_trace(const char* path, int64_t& kernels, int64_t& metric_rows) {
-    sqlite3* db = nullptr;
+    namespace trace = tbdprof::trace;
     std::map<int64_t, TraceKernel> out;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-    sqlite3_stmt* stmt = nullptr;
-    sqlite3_prepare_v2(db, "SELECT count(*) FROM kernels", -1, &stmt, nullptr);
-    kernels = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -1;
-    sqlite3_finalize(stmt);
     metric_rows = 0;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT k.correlation, s.text, m.value FROM kernel_metrics AS m "
-                           "JOIN kernels AS k ON k.id = m.kernel JOIN strings AS s ON s.id = m.metric",
-                           -1, &stmt, nullptr) == SQLITE_OK) {
-        while (sqlite3_step(stmt) == SQLITE_ROW) {
+    try {
+        const trace::Database db = trace::open_trace(path);
+        std::map<int64_t, int64_t> correlation;  // kernels.id -> correlation id, the truth's key
+        trace::RowReader<trace::KernelRow> kernel_rows(db);
+        for (trace::KernelRow k; kernel_rows.next(k);) correlation[k.id] = k.correlation.value_or(0);
+        kernels = static_cast<int64_t>(correlation.size());
+        trace::RowReader<trace::KernelMetricRow> metrics(db);
+        for (trace::KernelMetricRow m; metrics.next(m);) {
+            const auto kernel = correlation.find(m.kernel);
+            if (kernel == correlation.end()) continue;
             ++metric_rows;
-            TraceKernel& k = out[sqlite3_column_int64(stmt, 0)];
+            TraceKernel& k = out[kernel->second];
             ++k.rows;
-            const std::string metric = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
-            if (sqlite3_column_type(stmt, 2) == SQLITE_NULL) {
+            if (!m.value) {
                 ++k.nulls;
                 continue;
             }
-            auto known = kMetrics.find(metric);
-            check(known != kMetrics.end(), "unknown metric " + metric);
+            auto known = kMetrics.find(std::string(m.metric));
+            check(known != kMetrics.end(), "unknown metric " + std::string(m.metric));
             if (known != kMetrics.end())
-                k.flops[static_cast<size_t>(known->second.first)] +=
-                    sqlite3_column_double(stmt, 2) * known->second.second;
+                k.flops[static_cast<size_t>(known->second.first)] += *m.value * known->second.second;
         }
+    } catch (const std::exception& e) {
+        check(false, std::string(path) + ": " + e.what());
     }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
     return out;
 }
 

@@ -1,7 +1,5 @@
 // TraceSession: staged loading on worker threads with queued signals (QSignalSpy), the numbers it
 // shows equal the analyzer's, bad input fails with the analyzer's (the CLI's) sentence, cancel.
-#include <sqlite3.h>
-
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
@@ -9,6 +7,7 @@
 #include <QTest>
 
 #include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/trace/sqlite_handle.h"
 #include "trace_session.h"
 
 using namespace tbdprof::viewer;
@@ -124,10 +123,7 @@ void SessionTest::badInput() {
         out.write(bytes.left(bytes.size() / 2));
     } else if (kind == "newer") {
         QVERIFY(QFile::copy(trace_, path));
-        sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db, "PRAGMA user_version = 999", nullptr, nullptr, nullptr), SQLITE_OK);
-        sqlite3_close(db);
+        tbdprof::trace::create_database(path.toStdString()).exec("PRAGMA user_version = 999");
     }
     std::string expected;
     try {

@@ -1,8 +1,6 @@
 // Every view on the recorded sample traces, painted offscreen with the same code as the screen and
 // the exports: each shows the trace's content (many colours; the category colours of the memory at
 // peak; the expected timeline rows), and PNG and SVG exports are written.
-#include <sqlite3.h>
-
 #include <algorithm>
 
 #include <QApplication>
@@ -21,6 +19,8 @@
 #include "main_window.h"
 #include "memory_widget.h"
 #include "palette.h"
+#include "tbdprof/trace/memory_kinds.h"
+#include "tbdprof/trace/trace_reader.h"
 #include "timeline_widget.h"
 #include "trace_data.h"
 #include "trace_session.h"
@@ -31,17 +31,7 @@ using namespace tbdprof::viewer;
 namespace {
 
 int64_t query_int(const QString& path, const char* sql) {
-    sqlite3* db = nullptr;
-    int64_t value = -1;
-    if (sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* stmt = nullptr;
-        if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
-            value = sqlite3_column_int64(stmt, 0);
-        }
-        sqlite3_finalize(stmt);
-    }
-    sqlite3_close(db);
-    return value;
+    return tbdprof::trace::open_trace(path.toStdString()).query_int(sql);
 }
 
 QSet<QRgb> colours(const QImage& image) {
@@ -275,12 +265,12 @@ void ViewsTest::memoryLifetimeBars() {
     QVERIFY(painter.drewBars());
     const int64_t t0 = static_cast<int64_t>(std::floor(view->axis().begin_ns()));
     const int64_t t1 = static_cast<int64_t>(std::ceil(view->axis().end_ns())) + 1;
-    const QString sql = QString(
-                            "SELECT count(*) FROM allocations WHERE kind IN ('device', 'device_async', 'managed') "
-                            "AND alloc_ns < %1 AND max(coalesce(free_ns, %3), alloc_ns + 1) > %2")
+    const QString sql = QString("SELECT count(*) FROM allocations WHERE kind IN %4 "
+                                "AND alloc_ns < %1 AND max(coalesce(free_ns, %3), alloc_ns + 1) > %2")
                             .arg(t1)
                             .arg(t0)
-                            .arg(session->durationNs());
+                            .arg(session->durationNs())
+                            .arg(tbdprof::trace::kDeviceMemoryKindsSql);
     QCOMPARE(int64_t(painter.bars().bars.size()), query_int(b_, sql.toUtf8().constData()));
     QVERIFY(painter.bars().lanes * MemoryPainter::kMinBarHeight <=
             MemoryPainter::plotArea(QRect({0, 0}, size)).height());
@@ -361,15 +351,11 @@ void ViewsTest::memoryLanePerDevice() {
     const QString two = dir_.filePath("two-devices.sqlite");
     QVERIFY(QFile::copy(a_, two));
     QFile::setPermissions(two, QFile::ReadOwner | QFile::WriteOwner);
-    sqlite3* db = nullptr;
-    QCOMPARE(sqlite3_open(two.toUtf8().constData(), &db), SQLITE_OK);
-    QCOMPARE(sqlite3_exec(db,
-                          "INSERT INTO devices SELECT 1, name, cc_major, cc_minor, sm_count, memory_bytes, clock_khz, "
-                          "fp32_lanes_per_sm, fp32_peak_flops, simulated FROM devices WHERE id = 0; "
-                          "UPDATE allocations SET device = 1 WHERE id % 3 = 0",
-                          nullptr, nullptr, nullptr),
-             SQLITE_OK);
-    sqlite3_close(db);
+    tbdprof::trace::create_database(two.toStdString())
+        .exec(
+            "INSERT INTO devices SELECT 1, name, cc_major, cc_minor, sm_count, memory_bytes, clock_khz, "
+            "fp32_lanes_per_sm, fp32_peak_flops, simulated FROM devices WHERE id = 0; "
+            "UPDATE allocations SET device = 1 WHERE id % 3 = 0");
     MainWindow window(false);
     window.openFiles({two});
     TraceView* view = window.viewAt(0);

@@ -2,56 +2,57 @@
 
 #include <cstdio>
 
-#include "tbdprof/trace/trace_reader.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::viewer {
 
-using trace::Statement;
-
 KernelInfo read_kernel_info(trace::Database& db, int64_t kernel_id) {
     KernelInfo info;
-    Statement k(db,
-                "SELECT v.name, v.mangled, v.start_ns, v.duration_ns, k.queued_ns, v.grid_x, v.grid_y, v.grid_z, "
-                "v.block_x, v.block_y, v.block_z, v.shared_bytes, v.library_call, v.graph_launch "
-                "FROM kernel_view AS v JOIN kernels AS k ON k.id = v.id WHERE v.id = ?1");
-    k.bind(1, kernel_id);
-    if (!k.step()) return info;
+    trace::RowReader<trace::KernelRow> kernels(db, {.first_id = kernel_id, .last_id = kernel_id});
+    trace::KernelRow k;
+    if (!kernels.next(k)) return info;
+    const auto names = trace::read_function_names(db), mangled = trace::read_function_names(db, true);
+    const auto name = names.find(k.function), mangled_name = mangled.find(k.function);
+    if (name == names.end() || mangled_name == mangled.end()) return info;
     info.found = true;
     info.id = kernel_id;
-    info.name = k.column_text(0);
-    info.mangled = k.column_text(1);
-    info.start_ns = k.column_int(2);
-    info.duration_ns = k.is_null(3) ? 0 : k.column_int(3);
-    if (!k.is_null(4)) info.queued_ns = k.column_int(4);
-    for (int i = 0; i < 3; ++i) {
-        info.grid[i] = k.column_int(5 + i);
-        info.block[i] = k.column_int(8 + i);
-    }
-    info.shared_bytes = k.is_null(11) ? 0 : k.column_int(11);
-    if (!k.is_null(13)) info.graph_launch = k.column_int(13);
-    if (!k.is_null(12)) {
-        Statement c(db,
-                    "SELECT name, op, m, n, k, batch, flops, (SELECT count(*) FROM kernels WHERE library_call = ?1) "
-                    "FROM library_calls WHERE id = ?1");
-        c.bind(1, k.column_int(12));
-        if (c.step()) {
+    info.name = name->second;
+    info.mangled = mangled_name->second;
+    info.start_ns = k.start_ns;
+    info.duration_ns = k.duration_ns.value_or(0);
+    info.queued_ns = k.queued_ns;
+    auto unpack = [](int64_t packed, int64_t(&out)[3]) {  // x + (y-1) * 2^32 + (z-1) * 2^48 (schemas/trace.sql)
+        out[0] = packed & 0xffffffff;
+        out[1] = ((packed >> 32) & 0xffff) + 1;
+        out[2] = ((packed >> 48) & 0xffff) + 1;
+    };
+    unpack(k.grid, info.grid);
+    unpack(k.block, info.block);
+    info.shared_bytes = k.shared_bytes;
+    info.graph_launch = k.graph_launch;
+    if (k.library_call) {
+        trace::RowReader<trace::LibraryCallRow> calls(db, {.first_id = *k.library_call, .last_id = *k.library_call});
+        if (trace::LibraryCallRow c; calls.next(c)) {
             LibraryCallInfo call;
-            call.name = c.column_text(0);
-            call.op = c.column_text(1);
-            call.m = c.is_null(2) ? 0 : c.column_int(2);
-            call.n = c.is_null(3) ? 0 : c.column_int(3);
-            call.k = c.is_null(4) ? 0 : c.column_int(4);
-            call.batch = c.is_null(5) ? 1 : c.column_int(5);
-            call.flops = c.is_null(6) ? 0 : c.column_double(6);
-            call.kernels = c.column_int(7);
+            call.name = c.name;
+            call.op = c.op;
+            call.m = c.m.value_or(0);
+            call.n = c.n.value_or(0);
+            call.k = c.k.value_or(0);
+            call.batch = c.batch.value_or(1);
+            call.flops = c.flops.value_or(0);
+            call.kernels =
+                db.query_int(("SELECT count(*) FROM kernels WHERE library_call = " + std::to_string(c.id)).c_str());
             info.library_call = call;
         }
     }
-    Statement a(db,
-                "SELECT ka.param, ka.allocation, ka.offset, ka.read_only, al.bytes, c.category "
-                "FROM kernel_allocations AS ka JOIN allocations AS al ON al.id = ka.allocation "
-                "LEFT JOIN allocation_categories AS c ON c.allocation = ka.allocation "
-                "WHERE ka.kernel = ?1 ORDER BY ka.param, ka.param_word");
+    // One kernel's edges are a keyed lookup (kernel_allocations' primary key starts with the kernel);
+    // the edge reader streams the whole table, so this stays a query of its own.
+    trace::Statement a(db,
+                       "SELECT ka.param, ka.allocation, ka.offset, ka.read_only, al.bytes, c.category "
+                       "FROM kernel_allocations AS ka JOIN allocations AS al ON al.id = ka.allocation "
+                       "LEFT JOIN allocation_categories AS c ON c.allocation = ka.allocation "
+                       "WHERE ka.kernel = ?1 ORDER BY ka.param, ka.param_word");
     a.bind(1, kernel_id);
     while (a.step()) {
         KernelArgument arg;
@@ -68,29 +69,21 @@ KernelInfo read_kernel_info(trace::Database& db, int64_t kernel_id) {
 
 std::vector<std::string> read_stack(trace::Database& db, int64_t stack_id) {
     std::vector<std::string> frames;
-    Statement q(db,
-                "SELECT s.text, m.text, f.ip FROM stack_frames AS sf JOIN frames AS f ON f.id = sf.frame "
-                "LEFT JOIN strings AS s ON s.id = f.symbol LEFT JOIN strings AS m ON m.id = f.module "
-                "WHERE sf.stack = ?1 ORDER BY sf.position LIMIT 256");
-    q.bind(1, stack_id);
     std::string previous;
     int repeats = 0;
     auto flush = [&] {
         if (repeats > 1) frames.back() += " ×" + std::to_string(repeats);
     };
-    while (q.step()) {
-        std::string frame = q.is_null(0) ? "0x" +
-                                               [&] {
-                                                   char buffer[24];
-                                                   std::snprintf(buffer, sizeof buffer, "%llx",
-                                                                 static_cast<unsigned long long>(q.column_int(2)));
-                                                   return std::string(buffer);
-                                               }()
-                                         : q.column_text(0);
-        if (!q.is_null(1)) {
-            std::string module = q.column_text(1);
-            const size_t slash = module.rfind('/');
-            frame += " (" + (slash == std::string::npos ? module : module.substr(slash + 1)) + ")";
+    for (const trace::StackFrame& f : trace::read_stack(db, stack_id, 256)) {
+        std::string frame = f.symbol;
+        if (frame.empty()) {
+            char buffer[24];
+            std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(f.ip));
+            frame = buffer;
+        }
+        if (!f.module.empty()) {
+            const size_t slash = f.module.rfind('/');
+            frame += " (" + (slash == std::string::npos ? f.module : f.module.substr(slash + 1)) + ")";
         }
         // Recursion and interpreter loops repeat one frame many times: show it once with a count.
         if (frame == previous) {

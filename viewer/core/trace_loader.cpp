@@ -10,12 +10,15 @@
 
 #include "tbdprof/analyzer/analyze.h"
 #include "tbdprof/analyzer/device_memory.h"
+#include "tbdprof/trace/categories.h"
+#include "tbdprof/trace/tables.h"
 #include "tbdprof/trace/trace_reader.h"
 
 namespace tbdprof::viewer {
 namespace {
 
 using trace::Database;
+using trace::RowReader;
 using trace::Statement;
 
 // The trace library's opener; any SQLite failure afterwards (a file damaged past its header) becomes
@@ -26,16 +29,6 @@ Database open(const std::string& path) {
     } catch (const std::exception& e) {
         throw LoadError(e.what());
     }
-}
-
-bool has_table(Database& db, const char* name) {
-    Statement query(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1");
-    query.bind(1, name);
-    return query.step();
-}
-
-int64_t optional_int(const Statement& q, int column, int64_t fallback) {
-    return q.is_null(column) ? fallback : q.column_int(column);
 }
 
 // Nested NVTX ranges of one thread and domain get one row per depth: a range goes one deeper than
@@ -60,43 +53,58 @@ std::string stream_name(const std::map<int64_t, int64_t>& handles, int64_t strea
     return "stream " + std::to_string(stream);
 }
 
-std::string thread_title(const std::map<int64_t, std::pair<int64_t, std::string>>& threads, int64_t thread) {
-    auto found = threads.find(thread);
-    if (found == threads.end()) return thread < 0 ? "?" : "#" + std::to_string(thread);
-    return std::to_string(found->second.first);  // the tid: thread names are long and alike (the program's)
+// The label texts of a set of rows, each stored once.
+struct LabelTable {
+    std::shared_ptr<std::vector<std::string>> texts = std::make_shared<std::vector<std::string>>();
+    std::map<std::string, uint32_t, std::less<>> index;
+    uint32_t operator()(std::string_view text) {
+        auto found = index.find(text);
+        if (found != index.end()) return found->second;
+        texts->emplace_back(text);
+        return index.emplace(text, static_cast<uint32_t>(texts->size() - 1)).first->second;
+    }
+};
+
+// threads.id -> tid, and streams.id -> handle.
+std::map<int64_t, int64_t> read_thread_ids(const Database& db) {
+    std::map<int64_t, int64_t> tids;
+    RowReader<trace::ThreadRow> threads(db);
+    for (trace::ThreadRow t; threads.next(t);) tids[t.id] = t.tid;
+    return tids;
 }
 
-void load_overview_rows(Database& db, Overview& overview) {
-    auto labels = std::make_shared<std::vector<std::string>>();
-    std::unordered_map<std::string, uint32_t> label_index;
-    auto label = [&](const std::string& text) {
-        auto [it, inserted] = label_index.emplace(text, static_cast<uint32_t>(labels->size()));
-        if (inserted) labels->push_back(text);
-        return it->second;
-    };
-    std::map<int64_t, std::pair<int64_t, std::string>> threads;  // id -> (tid, name)
-    {
-        Statement q(db, "SELECT id, tid, name FROM threads");
-        while (q.step()) threads[q.column_int(0)] = {q.column_int(1), q.is_null(2) ? "" : q.column_text(2)};
-    }
-    std::map<int64_t, int64_t> stream_handles;
-    {
-        Statement q(db, "SELECT id, handle FROM streams");
-        while (q.step()) stream_handles[q.column_int(0)] = q.column_int(1);
-    }
-    // Copies and sets: one row per device and stream, merged in start order.
+std::map<int64_t, int64_t> read_stream_handles(const Database& db) {
+    std::map<int64_t, int64_t> handles;
+    RowReader<trace::StreamRow> streams(db);
+    for (trace::StreamRow s; streams.next(s);) handles[s.id] = s.handle;
+    return handles;
+}
+
+std::string thread_title(const std::map<int64_t, int64_t>& tids, int64_t thread) {
+    auto found = tids.find(thread);
+    if (found == tids.end()) return thread < 0 ? "?" : "#" + std::to_string(thread);
+    return std::to_string(found->second);  // the tid: thread names are long and alike (the program's)
+}
+
+void load_overview_rows(const Database& db, Overview& overview) {
+    LabelTable label;
+    const std::map<int64_t, int64_t> threads = read_thread_ids(db);
+    const std::map<int64_t, int64_t> stream_handles = read_stream_handles(db);
+    // Copies and sets with a device interval: one row per device and stream, merged in start order
+    // (sets by negative id).
     std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<int64_t, int64_t, uint32_t, int64_t>>> transfers;
-    {
-        Statement q(db,
-                    "SELECT id, device, stream, 'memcpy ' || kind, bytes, start_ns, duration_ns FROM copies "
-                    "WHERE duration_ns IS NOT NULL UNION ALL "
-                    "SELECT -id, device, stream, 'memset', bytes, start_ns, duration_ns FROM sets "
-                    "WHERE duration_ns IS NOT NULL");
-        while (q.step()) {
-            const int64_t start = q.column_int(5);
-            transfers[{q.column_int(1), optional_int(q, 2, -1)}].emplace_back(start, start + q.column_int(6),
-                                                                              label(q.column_text(3)), q.column_int(0));
-        }
+    RowReader<trace::CopyRow> copies(db);
+    for (trace::CopyRow c; copies.next(c);) {
+        if (!c.duration_ns) continue;
+        transfers[{c.device, c.stream.value_or(-1)}].emplace_back(
+            c.start_ns, c.start_ns + *c.duration_ns, label(std::string("memcpy ") + trace::copy_kind_name(c.kind)),
+            c.id);
+    }
+    RowReader<trace::SetRow> sets(db);
+    for (trace::SetRow m; sets.next(m);) {
+        if (m.duration_ns)
+            transfers[{m.device, m.stream.value_or(-1)}].emplace_back(m.start_ns, m.start_ns + *m.duration_ns,
+                                                                      label("memset"), -m.id);
     }
     for (auto& [key, items] : transfers) {
         std::sort(items.begin(), items.end());
@@ -108,18 +116,19 @@ void load_overview_rows(Database& db, Overview& overview) {
         for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
         overview.rows.push_back(std::move(row));
     }
-    // NVTX ranges per thread and domain, one row per nesting depth.
-    std::map<std::pair<int64_t, std::string>, RangeRows> ranges;
-    {
-        Statement q(db, "SELECT id, thread, begin_ns, end_ns, name, domain FROM ranges ORDER BY begin_ns, end_ns DESC");
-        while (q.step()) {
-            const int64_t begin = q.column_int(2);
-            const int64_t end = std::max(begin, optional_int(q, 3, overview.duration_ns));
-            ranges[{optional_int(q, 1, -1), q.is_null(5) ? "" : q.column_text(5)}].add(
-                begin, end, label(q.is_null(4) ? "(unnamed range)" : q.column_text(4)), q.column_int(0));
-        }
+    // NVTX ranges per thread and domain, one row per nesting depth. Taken by begin, the longer first,
+    // so an enclosing range comes before what it encloses (one never closed after those that closed).
+    std::map<std::pair<int64_t, std::string>, std::vector<std::tuple<int64_t, int64_t, int64_t, uint32_t>>> ranges;
+    RowReader<trace::RangeRow> range_reader(db);
+    for (trace::RangeRow r; range_reader.next(r);) {
+        ranges[{r.thread.value_or(-1), std::string(r.domain)}].emplace_back(
+            r.begin_ns, r.end_ns ? -*r.end_ns : INT64_MAX, r.id, label(r.name.empty() ? "(unnamed range)" : r.name));
     }
-    for (auto& [key, rows] : ranges) {
+    for (auto& [key, list] : ranges) {
+        std::sort(list.begin(), list.end());  // begin, then minus the end
+        RangeRows rows;
+        for (const auto& [begin, minus_end, id, l] : list)
+            rows.add(begin, std::max(begin, minus_end == INT64_MAX ? overview.duration_ns : -minus_end), l, id);
         for (size_t depth = 0; depth < rows.by_depth.size(); ++depth) {
             TimelineRow row;
             row.kind = RowKind::nvtx;
@@ -132,29 +141,21 @@ void load_overview_rows(Database& db, Overview& overview) {
         }
     }
     for (TimelineRow& row : overview.rows) {
-        row.labels = labels;
+        row.labels = label.texts;
         row.lod.build(row.items, overview.duration_ns);
     }
 }
 
 // Host: synchronizations and library calls, one row per thread. Read with the kernels (a training
 // run has one library call per few kernels: millions in a long run), not in the overview.
-void load_host_rows(Database& db, std::vector<TimelineRow>& out) {
-    auto labels = std::make_shared<std::vector<std::string>>();
-    std::unordered_map<std::string, uint32_t> label_index;
-    auto label = [&](const std::string& text) {
-        auto [it, inserted] = label_index.emplace(text, static_cast<uint32_t>(labels->size()));
-        if (inserted) labels->push_back(text);
-        return it->second;
-    };
-    std::map<int64_t, std::pair<int64_t, std::string>> threads;  // id -> (tid, name)
-    {
-        Statement q(db, "SELECT id, tid, name FROM threads");
-        while (q.step()) threads[q.column_int(0)] = {q.column_int(1), q.is_null(2) ? "" : q.column_text(2)};
-    }
+void load_host_rows(const Database& db, std::vector<TimelineRow>& out) {
+    LabelTable label;
+    const std::map<int64_t, int64_t> threads = read_thread_ids(db);
     // Library calls and synchronizations, each streamed straight into its rows (no copy of millions
     // of calls): rows per thread and source, in id order, which is time order in traces tbdprof
-    // writes; a file that is not gets sorted by SQLite.
+    // writes; a file that is not gets sorted by SQLite. Not RowReader<LibraryCallRow>: it reads all
+    // 29 columns, and over the 2.5 M calls of the 10 M-kernel trace took 4.3 s where these five take
+    // 0.9 s (docs/viewer.md); synchronizations have the same five columns and share the loop.
     struct Source {
         const char* sql;
         const char* suffix;
@@ -169,7 +170,7 @@ void load_host_rows(Database& db, std::vector<TimelineRow>& out) {
             Statement q(db, std::string(source.sql) + order);
             bool sorted = true;
             while (q.step()) {
-                const int64_t thread = optional_int(q, 1, -1);
+                const int64_t thread = q.column_optional_int(1).value_or(-1);
                 auto [it, inserted] = row_of.emplace(thread, out.size());
                 if (inserted) {
                     TimelineRow row;
@@ -180,7 +181,7 @@ void load_host_rows(Database& db, std::vector<TimelineRow>& out) {
                 }
                 ItemRow& items = out[it->second].items;
                 const int64_t begin = q.column_int(3);
-                items.add(begin, std::max(begin, q.column_int(4)), label(q.column_text(2)), q.column_int(0));
+                items.add(begin, std::max(begin, q.column_int(4)), label(q.column_view(2)), q.column_int(0));
                 if (!items.sorted()) {
                     sorted = false;
                     break;
@@ -190,7 +191,64 @@ void load_host_rows(Database& db, std::vector<TimelineRow>& out) {
         }
     }
     for (TimelineRow& row : out) {
-        if (row.kind == RowKind::host_calls) row.labels = labels;
+        if (row.kind == RowKind::host_calls) row.labels = label.texts;
+    }
+}
+
+// Iterations as the tagger stored them: the training ones of the process with the most (the lowest
+// id on ties), as the report counts one process's own. A trace with none stored (untagged) gets the
+// report's own spans, so the bands always match the figures.
+void load_iterations(const Database& db, const std::string& path, Overview& overview) {
+    std::map<int64_t, std::vector<Band>> by_process;
+    bool stored = false;
+    RowReader<trace::IterationRow> iterations(db, {.by_time = true});
+    for (trace::IterationRow it; iterations.next(it);) {
+        stored = true;
+        if (it.training)
+            by_process[it.process].push_back({it.begin_ns, it.end_ns, "iteration " + std::to_string(it.index)});
+    }
+    for (auto& [process, bands] : by_process) {
+        if (bands.size() > overview.iterations.size()) overview.iterations = std::move(bands);
+    }
+    if (stored) return;
+    int index = 0;
+    for (const auto& [begin, end] : analyzer::trace_iterations(path))
+        overview.iterations.push_back({begin, end, "iteration " + std::to_string(index++)});
+}
+
+// Device allocations with their tags, by allocation time.
+void load_allocations(const Database& db, Overview& overview) {
+    RowReader<trace::AllocationRow> allocations(db, {.by_time = true});
+    for (trace::AllocationRow row; allocations.next(row);) {
+        if (!trace::is_device_memory(row.kind)) continue;
+        overview.allocations.push_back({.id = row.id, .device = row.device, .bytes = row.bytes, .alloc_ns = row.alloc_ns,
+                                        .free_ns = row.free_ns.value_or(INT64_MAX),
+                                        .category = static_cast<int>(trace::category_from_text(row.category)),
+                                        .confidence = row.confidence.value_or(-1), .rule = std::string(row.rule),
+                                        .reason = std::string(row.reason), .kind = trace::memory_kind_name(row.kind),
+                                        .stack = row.stack.value_or(-1)});
+    }
+}
+
+// Tensors inside pooled segments, each linked to its segment (grouped by segment, then by first
+// use), for the memory view's lifetime bars.
+void load_subranges(const Database& db, Overview& overview) {
+    std::unordered_map<int64_t, size_t> index_of;
+    for (size_t i = 0; i < overview.allocations.size(); ++i) index_of.emplace(overview.allocations[i].id, i);
+    RowReader<trace::SubrangeRow> subranges(db, {.by_time = true});
+    for (trace::SubrangeRow row; subranges.next(row);) {
+        if (!index_of.count(row.allocation)) continue;  // a segment that is not device memory
+        overview.subranges.push_back({.id = row.id, .allocation = row.allocation, .offset = row.offset, .bytes = row.bytes,
+                                      .begin_ns = row.begin_ns, .end_ns = std::max(row.begin_ns, row.end_ns),
+                                      .category = static_cast<int>(trace::category_from_text(row.category)),
+                                      .confidence = row.confidence.value_or(-1), .rule = std::string(row.rule),
+                                      .reason = std::string(row.reason)});
+    }
+    std::stable_sort(overview.subranges.begin(), overview.subranges.end(),
+                     [](const SubRangeInfo& a, const SubRangeInfo& b) { return a.allocation < b.allocation; });
+    for (size_t i = 0; i < overview.subranges.size(); ++i) {
+        AllocationInfo& segment = overview.allocations[index_of.at(overview.subranges[i].allocation)];
+        if (segment.subrange_count++ == 0) segment.subrange_first = i;
     }
 }
 
@@ -204,85 +262,25 @@ void check_trace(const std::string& path) {
     }
 }
 
-// Tensors inside pooled segments, each linked to its segment (trace order: grouped by segment,
-// then by first use), for the memory view's lifetime bars.
-static void load_subranges(Database& db, Overview& overview) {
-    if (!has_table(db, "allocation_subranges")) return;
-    std::unordered_map<int64_t, size_t> index_of;
-    for (size_t i = 0; i < overview.allocations.size(); ++i) index_of.emplace(overview.allocations[i].id, i);
-    Statement q(db,
-                "SELECT id, allocation, offset, bytes, begin_ns, end_ns, category, confidence, rule, reason "
-                "FROM allocation_subranges ORDER BY allocation, begin_ns, id");
-    while (q.step()) {
-        const auto found = index_of.find(q.column_int(1));
-        if (found == index_of.end()) continue;  // a segment that is not device memory
-        SubRangeInfo r;
-        r.id = q.column_int(0);
-        r.allocation = q.column_int(1);
-        r.offset = q.column_int(2);
-        r.bytes = q.column_int(3);
-        r.begin_ns = q.column_int(4);
-        r.end_ns = std::max(r.begin_ns, q.column_int(5));
-        r.category = analyzer::category_index(q.column_text(6));
-        r.confidence = q.is_null(7) ? -1 : q.column_double(7);
-        r.rule = q.is_null(8) ? "" : q.column_text(8);
-        r.reason = q.is_null(9) ? "" : q.column_text(9);
-        AllocationInfo& segment = overview.allocations[found->second];
-        if (segment.subrange_count == 0) segment.subrange_first = overview.subranges.size();
-        ++segment.subrange_count;
-        overview.subranges.push_back(std::move(r));
-    }
-}
-
 std::unique_ptr<Overview> load_overview(const std::string& path) {
     Database db = open(path);
     auto overview = std::make_unique<Overview>();
     overview->path = path;
     try {
-        {
-            Statement q(db, "SELECT duration_ns, command_line FROM run");
-            if (q.step()) {
-                overview->duration_ns = std::max<int64_t>(1, q.column_int(0));
-                overview->command_line = q.column_text(1);
-            }
-        }
-        {
-            Statement q(db, "SELECT id, name FROM devices ORDER BY id");
-            while (q.step()) overview->devices.emplace_back(q.column_int(0), q.column_text(1));
-        }
+        trace::RunRow run = trace::read_run(db);
+        overview->duration_ns = std::max<int64_t>(1, run.duration_ns);
+        overview->command_line = std::move(run.command_line);
+        RowReader<trace::DeviceRow> devices(db);
+        for (trace::DeviceRow d; devices.next(d);) overview->devices.emplace_back(d.id, d.name);
         // An estimate that costs no scan (ids are dense in traces tbdprof writes): for the progress text.
         overview->kernel_estimate =
             db.query_int("SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)");
         load_overview_rows(db, *overview);
-        // Iterations as the report detects them (the analyzer owns that definition).
-        int index = 0;
-        for (const auto& [begin, end] : analyzer::trace_iterations(path)) {
-            overview->iterations.push_back({begin, end, "iteration " + std::to_string(index++)});
-        }
-        if (has_table(db, "phases")) {
-            Statement q(db, "SELECT kind, begin_ns, end_ns FROM phases ORDER BY begin_ns");
-            while (q.step()) overview->phases.push_back({q.column_int(1), q.column_int(2), q.column_text(0)});
-        }
-        Statement q(
-            db,
-            "SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category, c.confidence, c.rule, "
-            "c.reason, a.stack FROM allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
-            "WHERE a.kind IN ('device', 'device_async', 'managed') ORDER BY a.alloc_ns, a.id");
-        while (q.step()) {
-            AllocationInfo a;
-            a.id = q.column_int(0);
-            a.device = q.column_int(1);
-            a.bytes = q.column_int(2);
-            a.alloc_ns = q.column_int(3);
-            a.free_ns = optional_int(q, 4, INT64_MAX);
-            a.kind = q.column_text(5);
-            a.category = analyzer::category_index(q.is_null(6) ? "" : q.column_text(6));
-            a.confidence = q.is_null(7) ? -1 : q.column_double(7);
-            a.rule = q.is_null(8) ? "" : q.column_text(8);
-            a.reason = q.is_null(9) ? "" : q.column_text(9);
-            a.stack = optional_int(q, 10, -1);
-            overview->allocations.push_back(std::move(a));
-        }
+        load_iterations(db, path, *overview);
+        RowReader<trace::PhaseRow> phases(db);
+        for (trace::PhaseRow p; phases.next(p);)
+            overview->phases.push_back({p.begin_ns, p.end_ns, std::string(p.kind)});
+        load_allocations(db, *overview);
         load_subranges(db, *overview);
     } catch (const analyzer::TraceError& e) {
         throw LoadError(e.what());
@@ -347,22 +345,17 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             auto found = function_label.find(function);
             return found == function_label.end() ? kNone : found->second;
         };
-        {
-            Statement q(db, "SELECT f.id, s.text FROM functions AS f JOIN strings AS s ON s.id = f.name");
-            while (q.step()) {
-                remember(q.column_int(0), static_cast<uint32_t>(names->size()));
-                names->push_back(q.column_text(1));
-            }
+        for (auto& [function, name] : trace::read_function_names(db)) {
+            remember(function, static_cast<uint32_t>(names->size()));
+            names->push_back(std::move(name));
         }
-        std::map<int64_t, int64_t> stream_handles;
-        {
-            Statement q(db, "SELECT id, handle FROM streams");
-            while (q.step()) stream_handles[q.column_int(0)] = q.column_int(1);
-        }
+        const std::map<int64_t, int64_t> stream_handles = read_stream_handles(db);
         const double total = std::max<double>(
             1, static_cast<double>(db.query_int(
                    "SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)")));
         // Kernels are stored in time order (id order); a file that is not gets sorted by SQLite.
+        // Not RowReader<KernelRow>: it reads all 15 columns, and over the 10 M kernels of the benchmark
+        // trace it took 9.9 s where these seven take 4.4 s (docs/viewer.md).
         for (const char* order : {"id", "start_ns"}) {
             detail->rows.clear();
             std::map<std::pair<int64_t, int64_t>, size_t> row_of;
@@ -377,7 +370,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             std::pair<int64_t, int64_t> last_key{};
             size_t last_row = SIZE_MAX;
             while (q.step()) {
-                const std::pair<int64_t, int64_t> key{q.column_int(1), optional_int(q, 2, -1)};
+                const std::pair<int64_t, int64_t> key{q.column_int(1), q.column_optional_int(2).value_or(-1)};
                 // Consecutive kernels mostly share a stream: look the row up only when it changes.
                 if (key != last_key || last_row == SIZE_MAX) {
                     auto [it, inserted] = row_of.emplace(key, detail->rows.size());

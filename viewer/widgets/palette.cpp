@@ -1,6 +1,6 @@
 #include "palette.h"
 
-#include "tbdprof/analyzer/category_colors.h"
+#include "tbdprof/trace/categories.h"
 
 namespace tbdprof::viewer {
 
@@ -20,8 +20,8 @@ ViewerColors ViewerColors::from(const QPalette& palette) {
 }
 
 QColor ViewerColors::category(int index) const {
-    if (index < 0 || index >= analyzer::kCategoryCount) index = analyzer::kUntagged;
-    return QColor(QString::fromLatin1(analyzer::kCategoryColors[index]));
+    if (index < 0 || index >= trace::kCategoryCount) index = static_cast<int>(trace::Category::untagged);
+    return QColor(QString::fromLatin1(trace::kCategoryColors[static_cast<size_t>(index)]));
 }
 
 QColor ViewerColors::label(const QString& name) const {

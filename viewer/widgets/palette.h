@@ -15,7 +15,7 @@ struct ViewerColors {
     bool dark = false;
 
     static ViewerColors from(const QPalette& palette);
-    QColor category(int index) const;         // analyzer::kCategoryColors
+    QColor category(int index) const;         // trace::kCategoryColors
     QColor label(const QString& name) const;  // stable per name: hue from a hash
     QColor phase(const QString& kind) const;  // forward / backward / optimizer
 };
