@@ -60,7 +60,7 @@ struct Table<KernelRow> {
         r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
         r.device = s.column_int(3), r.stream = s.column_optional_int(4), r.function = s.column_int(5);
         r.start_ns = s.column_int(6), r.duration_ns = s.column_optional_int(7), r.queued_ns = s.column_optional_int(8);
-        r.grid = s.column_int(9), r.block = s.column_int(10), r.shared_bytes = s.column_int(11);
+        r.grid = s.column_optional_int(9), r.block = s.column_optional_int(10), r.shared_bytes = s.column_optional_int(11);
         r.correlation = s.column_optional_int(12), r.library_call = s.column_optional_int(13);
         r.graph_launch = s.column_optional_int(14);
     }

@@ -26,9 +26,9 @@ KernelInfo read_kernel_info(trace::Database& db, int64_t kernel_id) {
         out[1] = ((packed >> 32) & 0xffff) + 1;
         out[2] = ((packed >> 48) & 0xffff) + 1;
     };
-    unpack(k.grid, info.grid);
-    unpack(k.block, info.block);
-    info.shared_bytes = k.shared_bytes;
+    unpack(k.grid.value_or(0), info.grid);
+    unpack(k.block.value_or(0), info.block);
+    info.shared_bytes = k.shared_bytes.value_or(0);
     info.graph_launch = k.graph_launch;
     if (k.library_call) {
         trace::RowReader<trace::LibraryCallRow> calls(db, {.first_id = *k.library_call, .last_id = *k.library_call});

@@ -27,7 +27,7 @@ struct KernelRow {
     int64_t start_ns = 0;
     OptionalInt duration_ns;  // absent: host-timed (no device record)
     OptionalInt queued_ns;
-    int64_t grid = 0, block = 0, shared_bytes = 0;  // grid and block packed as in schemas/trace.sql
+    OptionalInt grid, block, shared_bytes;  // grid and block packed as in schemas/trace.sql
     OptionalInt correlation, library_call, graph_launch;
     int64_t end_ns() const { return start_ns + duration_ns.value_or(0); }
 };
