@@ -368,7 +368,20 @@ IterationSet from_repetition(const TraceModel& m) {
             chosen.period ? double(best.cover) >= 0.8 * double(chosen.cover) : best.cover * 2 >= kernels.size();
         if (best.cover > 0 && enough) chosen = std::move(best);
     }
-    std::vector<Block> blocks = std::move(chosen.blocks);
+    // Work launched at one host instant (one CUDA graph launch) is one host step: a pattern that
+    // repeats inside a graph (two identical layers) must not split it, or the host spans would tie.
+    std::vector<Block> blocks;
+    for (const Block& block : chosen.blocks) {
+        const bool same_launch = !blocks.empty() && blocks.back().end_kernel == block.first_kernel &&
+                                 m.work[kernels[block.first_kernel]].launch_ns ==
+                                     m.work[kernels[block.first_kernel - 1]].launch_ns;
+        if (!same_launch) {
+            blocks.push_back(block);
+            continue;
+        }
+        blocks.back().end_kernel = block.end_kernel;
+        blocks.back().training = blocks.back().training || block.training;
+    }
     if (blocks.empty()) {
         none.note = "the kernel sequence does not repeat (one pass, or inference)";
         return none;

@@ -146,3 +146,29 @@ TEST_CASE("validation every other step, one after the last step, a checkpoint af
         CHECK_LE(it.end_work - it.first_work, 64u);
     }
 }
+
+TEST_CASE("by repetition: a CUDA graph launched once per step is one step, even when it repeats inside") {
+    // Each replay launches its kernels at one host instant; the graph itself holds the same three
+    // kernels twice (two identical layers), so the kernel sequence repeats with half a step's period.
+    Clock c;
+    const int replays = 5;
+    for (int s = 0; s < replays; ++s) {
+        const int64_t launch = c.now;
+        int64_t device = launch + 10;
+        for (int32_t f : {1, 2, 3, 1, 2, 3}) {
+            WorkItem w = test::timed_work(WorkItem::Kind::Kernel, f, c.now);
+            w.launch_ns = launch, w.start_ns = device, w.end_ns = device + 8;
+            device += 10;
+            c.model.work.push_back(w);
+        }
+        c.now = device + 5000;  // the host waits for the replay, then launches the next
+    }
+    IterationSet its = detect_iterations(c.model, "");
+    REQUIRE_EQ(its.source, "repetition");
+    CHECK_EQ(its.iterations.size(), size_t(replays));
+    for (size_t i = 1; i < its.iterations.size(); ++i) {
+        CHECK_GT(its.iterations[i].begin_ns, its.iterations[i - 1].begin_ns);
+        CHECK_GE(its.iterations[i].begin_ns, its.iterations[i - 1].end_ns);
+        CHECK_GE(its.iterations[i].device_begin_ns, its.iterations[i - 1].device_end_ns);
+    }
+}
