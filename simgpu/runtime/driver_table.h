@@ -44,6 +44,7 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemAllocFromPoolAsync) X(cuMemPoolSetAttribute)           \
     X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool)         \
     X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) \
+    X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) \
     X(cuProfilerStart) X(cuProfilerStop)
 
 struct DriverApi {
