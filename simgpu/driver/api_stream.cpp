@@ -64,6 +64,12 @@ Event* live_event(CUevent handle) {
     return event;
 }
 
+}  // namespace
+
+Event* simgpu::find_event(CUevent handle) { return live_event(handle); }
+
+namespace {
+
 CUresult event_record(CUevent handle, CUstream stream_handle, bool per_thread) {
     std::lock_guard lock(state().mutex);
     Context* ctx = nullptr;
