@@ -13,7 +13,9 @@ bool g_fresh_line_owed = false;
 
 }  // namespace
 
-void program_has_run() { g_fresh_line_owed = true; }
+void program_has_run() {
+    g_fresh_line_owed = true;
+}
 
 void begin_own_output() {
     if (!g_fresh_line_owed) return;

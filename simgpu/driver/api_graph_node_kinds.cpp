@@ -87,7 +87,8 @@ Graph* simgpu::clone_graph(const Graph& source, Graph* parent) {
         for (GraphNode*& d : n->dependencies) d = cloned.at(d);  // dependencies come earlier
         n->param_pointers.clear();
         if (node->kind == GraphNode::Kind::Kernel && !node->param_pointers.empty())
-            for (const KernelParam& k : n->function->info->params) n->param_pointers.push_back(n->params.data() + k.offset);
+            for (const KernelParam& k : n->function->info->params)
+                n->param_pointers.push_back(n->params.data() + k.offset);
         if (node->child) n->child = clone_graph(*node->child, copy);
         cloned[node.get()] = n.get();
         copy->nodes.push_back(std::move(n));
@@ -129,8 +130,8 @@ SIM_API CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode* out, CUgraph gra
                                                    size_t count, CUevent event) {
     return add_event_node(out, graph, deps, count, event, GraphNode::Kind::EventRecord);
 }
-SIM_API CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* out, CUgraph graph, const CUgraphNode* deps,
-                                                 size_t count, CUevent event) {
+SIM_API CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode* out, CUgraph graph, const CUgraphNode* deps, size_t count,
+                                                 CUevent event) {
     return add_event_node(out, graph, deps, count, event, GraphNode::Kind::EventWait);
 }
 SIM_API CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode node, CUevent* out) {

@@ -21,8 +21,7 @@ Mismatch compare(const GraphShape& old_shape, const Graph& graph) {
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const GraphNode& node = *graph.nodes[i];
         const auto& old_deps = old_shape.dependencies[i];
-        if (node.dependencies.size() != old_deps.size())
-            return {CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED, &node};
+        if (node.dependencies.size() != old_deps.size()) return {CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED, &node};
         for (size_t e = 0; e < old_deps.size(); ++e)
             if (node.dependencies[e] != graph.nodes[old_deps[e]].get())
                 return {CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED, &node, node.dependencies[e]};
@@ -36,7 +35,9 @@ Mismatch compare(const GraphShape& old_shape, const Graph& graph) {
     return {};
 }
 
-const Context* context_of(const Function& function) { return function.module ? function.module->context : nullptr; }
+const Context* context_of(const Function& function) {
+    return function.module ? function.module->context : nullptr;
+}
 
 const Device* device_of(uintptr_t address) {
     const Allocation* a = find_allocation(address);
@@ -52,7 +53,8 @@ CUgraphExecUpdateResult check_change(const GraphNode& old_node, const GraphNode&
                 return CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE;
             return CU_GRAPH_EXEC_UPDATE_SUCCESS;
         case GraphNode::Kind::Memset:
-            if (device_of(old_node.dst) != device_of(new_node.dst)) return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
+            if (device_of(old_node.dst) != device_of(new_node.dst))
+                return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
             // 2D memsets: only the address and the value may change.
             if ((old_node.height > 1 || new_node.height > 1) &&
                 (old_node.height != new_node.height || old_node.width != new_node.width ||
@@ -69,7 +71,8 @@ CUgraphExecUpdateResult check_change(const GraphNode& old_node, const GraphNode&
                 return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
             return CU_GRAPH_EXEC_UPDATE_SUCCESS;
         }
-        default: return CU_GRAPH_EXEC_UPDATE_SUCCESS;  // events, host functions: any change
+        default:
+            return CU_GRAPH_EXEC_UPDATE_SUCCESS;  // events, host functions: any change
     }
 }
 

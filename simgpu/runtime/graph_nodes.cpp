@@ -63,7 +63,8 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* node, c
     });
 }
 
-TBDSIM_CUDART_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* params) {
+TBDSIM_CUDART_EXPORT cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+                                                              const cudaKernelNodeParams* params) {
     if (params == nullptr) return record_error(cudaErrorInvalidValue);
     return api_call(false, [&](const DriverApi& api) -> cudaError_t {
         CUDA_KERNEL_NODE_PARAMS driver{};
@@ -94,8 +95,8 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, c
 
 TBDSIM_CUDART_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                                        const cudaGraphNode_t* deps, size_t count) {
-    return api_call(false,
-                    [&](const DriverApi& api) { return call_driver(api.cuGraphAddEmptyNode, node, graph, deps, count); });
+    return api_call(
+        false, [&](const DriverApi& api) { return call_driver(api.cuGraphAddEmptyNode, node, graph, deps, count); });
 }
 
 TBDSIM_CUDART_EXPORT cudaError_t cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t* from,
@@ -115,7 +116,8 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cuda
 }
 
 TBDSIM_CUDART_EXPORT cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* roots, size_t* count) {
-    return api_call(false, [&](const DriverApi& api) { return call_driver(api.cuGraphGetRootNodes, graph, roots, count); });
+    return api_call(false,
+                    [&](const DriverApi& api) { return call_driver(api.cuGraphGetRootNodes, graph, roots, count); });
 }
 
 // ---- event record and wait nodes ------------------------------------------------------------------

@@ -13,13 +13,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(call)                                                                                   \
-    do {                                                                                              \
-        cudaError_t err_ = (call);                                                                    \
-        if (err_ != cudaSuccess) {                                                                    \
+#define CHECK(call)                                                                                      \
+    do {                                                                                                 \
+        cudaError_t err_ = (call);                                                                       \
+        if (err_ != cudaSuccess) {                                                                       \
             std::fprintf(stderr, "graph_nodes_program: %s failed: %s\n", #call, cudaGetErrorName(err_)); \
-            return 1;                                                                                 \
-        }                                                                                             \
+            return 1;                                                                                    \
+        }                                                                                                \
     } while (0)
 
 __global__ void scale(float* x, int n, float factor) {
@@ -35,7 +35,9 @@ __global__ void add(const float* a, const float* b, float* out, int n) {
 namespace {
 
 std::atomic<int> g_host_calls{0};
-void CUDART_CB count_call(void*) { ++g_host_calls; }
+void CUDART_CB count_call(void*) {
+    ++g_host_calls;
+}
 
 cudaKernelNodeParams kernel_params(const void* function, unsigned blocks, void** args) {
     cudaKernelNodeParams p{};

@@ -52,8 +52,9 @@ void CUDA_CB note_call(void* user) {
     ++h->calls;
 }
 
-void CUDA_CB note_other(void* user) { static_cast<HostCalls*>(user)->calls += 100; }
-
+void CUDA_CB note_other(void* user) {
+    static_cast<HostCalls*>(user)->calls += 100;
+}
 
 }  // namespace
 

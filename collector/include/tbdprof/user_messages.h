@@ -43,8 +43,8 @@ inline bool ends_with_newline(int fd) {
                 std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
                 const int reader = ::open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
                 struct stat same {};
-                if (reader >= 0 && ::fstat(reader, &same) == 0 && same.st_dev == st.st_dev && same.st_ino == st.st_ino &&
-                    ::pread(reader, &last, 1, position - 1) != 1)
+                if (reader >= 0 && ::fstat(reader, &same) == 0 && same.st_dev == st.st_dev &&
+                    same.st_ino == st.st_ino && ::pread(reader, &last, 1, position - 1) != 1)
                     last = 0;
                 if (reader >= 0) ::close(reader);
             }
