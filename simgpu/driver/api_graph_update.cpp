@@ -1,9 +1,12 @@
-// cuGraphExecUpdate: an instantiated graph takes the node parameters of a topologically identical
+// cuGraphExecUpdate (and cuGraphExecChildGraphNodeSetParams, the same for one child graph node): an
+// instantiated graph takes the node parameters of a topologically identical
 // graph. Nodes are paired in creation order (child graphs recursively), as documented; the executable
 // keeps its node ids (CUPTI's graphNodeId), its nodes take the new parameters. What cuda.h lists as
 // not updatable is refused with CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE and the reason in resultInfo.
 #include "driver_api.h"
 #include "graph_state.h"
+
+#include <algorithm>
 
 using namespace simgpu;
 
@@ -128,4 +131,35 @@ SIM_API CUresult legacy_graph_exec_update(CUgraphExec exec, CUgraph graph, CUgra
     *error_node = info.errorNode;
     *result = info.result;
     return rc;
+}
+
+// A child graph node's part of an executable takes the parameters of `child`, whose topology and node
+// order must be those of the node's embedded graph (as documented); the same limits as an update.
+SIM_API CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec exec_handle, CUgraphNode node_handle,
+                                                            CUgraph child_handle) {
+    std::lock_guard lock(state().mutex);
+    if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
+    GraphExec* exec = live_graph_exec(exec_handle);
+    GraphNode* node = find_graph_node(node_handle);
+    const Graph* child = live_graph(child_handle);
+    if (!exec || !node || node->kind != GraphNode::Kind::Child || !child) return CUDA_ERROR_INVALID_VALUE;
+    if (compare(shape_of(*node->child), *child).result != CU_GRAPH_EXEC_UPDATE_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+    const std::vector<GraphNode> current = flatten_graph(*node->child);
+    std::vector<GraphNode> updated = flatten_graph(*child);
+    std::vector<GraphNode*> targets;
+    for (const GraphNode& c : current) {
+        auto it =
+            std::find_if(exec->nodes.begin(), exec->nodes.end(), [&](const GraphNode& n) { return n.id == c.id; });
+        if (it == exec->nodes.end()) return CUDA_ERROR_INVALID_VALUE;  // added to the node's graph since
+        targets.push_back(&*it);
+    }
+    for (size_t i = 0; i < updated.size(); ++i)
+        if (check_change(*targets[i], updated[i]) != CU_GRAPH_EXEC_UPDATE_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < updated.size(); ++i) {
+        updated[i].id = targets[i]->id;
+        updated[i].param_pointers.clear();
+        updated[i].dependencies.clear();
+        *targets[i] = std::move(updated[i]);
+    }
+    return CUDA_SUCCESS;
 }

@@ -52,7 +52,7 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuGraphEventWaitNodeSetEvent) X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent) \
     X(cuGraphAddHostNode) X(cuGraphHostNodeGetParams) X(cuGraphHostNodeSetParams)                            \
     X(cuGraphExecHostNodeSetParams) X(cuGraphAddChildGraphNode) X(cuGraphChildGraphNodeGetGraph)             \
-    X(cuGraphExecUpdate) \
+    X(cuGraphExecUpdate) X(cuGraphExecChildGraphNodeSetParams) \
     X(cuProfilerStart) X(cuProfilerStop)
 
 struct DriverApi {

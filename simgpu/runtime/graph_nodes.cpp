@@ -212,3 +212,10 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaG
         return call_driver(api.cuGraphExecUpdate, exec, graph, reinterpret_cast<CUgraphExecUpdateResultInfo*>(info));
     });
 }
+
+TBDSIM_CUDART_EXPORT cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t exec, cudaGraphNode_t node,
+                                                                      cudaGraph_t child) {
+    return api_call(false, [&](const DriverApi& api) {
+        return call_driver(api.cuGraphExecChildGraphNodeSetParams, exec, node, child);
+    });
+}

@@ -244,6 +244,28 @@ TEST_CASE("a child graph node replays a clone of its graph in place, in the pare
         CHECK_EQ(kernels[i].graph_id, sets[0].graph_id);
         CHECK_NE(kernels[i].graph_node_id, sets[0].graph_node_id);
     }
+    // The executable's child graph part takes another graph of the same shape (three kernels in a chain).
+    Kernel x(13), y(17), z(19);
+    CUgraph replacement = nullptr;
+    CUgraphNode r1 = nullptr, r2 = nullptr, r3 = nullptr;
+    CHECK_CU(cuGraphCreate(&replacement, 0));
+    CHECK_CU(cuGraphAddKernelNode(&r1, replacement, nullptr, 0, &x.params));
+    CHECK_CU(cuGraphAddKernelNode(&r2, replacement, &r1, 1, &y.params));
+    CHECK_EQ(cuGraphExecChildGraphNodeSetParams(exec, child_node, replacement), CUDA_ERROR_INVALID_VALUE);  // 2 nodes
+    CHECK_CU(cuGraphAddKernelNode(&r3, replacement, &r2, 1, &z.params));
+    CHECK_EQ(cuGraphExecChildGraphNodeSetParams(exec, last_node, replacement),
+             CUDA_ERROR_INVALID_VALUE);  // not a child node
+    CHECK_CU(cuGraphExecChildGraphNodeSetParams(exec, child_node, replacement));
+    CHECK_CU(cuGraphLaunch(exec, nullptr));
+    CHECK_CU(cuCtxSynchronize());
+    const auto again = log.records(TBDSIM_RECORD_KERNEL);
+    REQUIRE_EQ(again.size(), 8u);
+    const unsigned replaced[] = {13, 17, 19, 5};
+    for (size_t i = 0; i < 4; ++i) {
+        CHECK_EQ(again[4 + i].grid[0], replaced[i]);
+        CHECK_EQ(again[4 + i].graph_node_id, kernels[i].graph_node_id);  // the executable's nodes, updated
+    }
+    CHECK_CU(cuGraphDestroy(replacement));
     CHECK_CU(cuGraphExecDestroy(exec));
     CHECK_CU(cuGraphDestroy(parent));
     CHECK_EQ(cuGraphGetNodes(embedded, nullptr, &count), CUDA_ERROR_INVALID_VALUE);  // gone with its parent
