@@ -7,11 +7,15 @@
 //
 //   graph_nodes_program REPLAYS
 // Prints "host calls: N"; exits 1 on any error.
+//   graph_nodes_program --capture-update
+// Captures scale(a) into one graph and scale(b) into another (a of 1 MiB, b of 2 MiB), replays an
+// executable of the first, updates it to the second (cudaGraphExecUpdate) and replays it again.
 #include <cuda_runtime.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #define CHECK(call)                                                                                      \
     do {                                                                                                 \
@@ -50,7 +54,37 @@ cudaKernelNodeParams kernel_params(const void* function, unsigned blocks, void**
 
 }  // namespace
 
+int capture_update() {
+    float *a = nullptr, *b = nullptr;
+    int n = 1 << 18;
+    CHECK(cudaMalloc(&a, 1 << 20));
+    CHECK(cudaMalloc(&b, 2 << 20));
+    cudaStream_t stream = nullptr;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaGraph_t graphs[2] = {};
+    float* targets[2] = {a, b};
+    for (int i = 0; i < 2; ++i) {
+        CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        scale<<<n / 1024, 1024, 0, stream>>>(targets[i], n, 2.0f);
+        CHECK(cudaStreamEndCapture(stream, &graphs[i]));
+    }
+    cudaGraphExec_t exec = nullptr;
+    CHECK(cudaGraphInstantiate(&exec, graphs[0], 0));
+    CHECK(cudaGraphLaunch(exec, stream));
+    cudaGraphExecUpdateResultInfo info{};
+    CHECK(cudaGraphExecUpdate(exec, graphs[1], &info));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    CHECK(cudaGraphExecDestroy(exec));
+    for (cudaGraph_t g : graphs) CHECK(cudaGraphDestroy(g));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "--capture-update") return capture_update();
     const int replays = argc > 1 ? std::atoi(argv[1]) : 3;
     const int n = 1 << 20;
     float *a = nullptr, *b = nullptr, *out = nullptr;

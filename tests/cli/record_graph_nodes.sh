@@ -51,4 +51,14 @@ expect "the kernel after the wait node follows the child graph's kernels" 0 \
      WHERE k.name LIKE 'add%' AND s.name LIKE 'scale%' AND k.start_ns < s.end_ns"
 expect "and the child graph's kernels are long enough to show it" 8 \
     "SELECT count(*) FROM kernel_view WHERE name LIKE 'scale%' AND end_ns - start_ns >= 500000"
+
+# An executable of a captured graph updated to another captured graph: its replays after the update
+# are matched to the new graph's captured launch, so their kernels' edges are the new graph's memory.
+"$TBDPROF" --sim -o "$WORK/update.sqlite" -- "$TBDPROF_BIN_DIR/cli_graph_nodes_program" --capture-update \
+    >"$WORK/out" 2>"$WORK/err" || fail "capture-update: $(cat "$WORK/err")"
+got=$(sqlite3 "$WORK/update.sqlite" "SELECT group_concat(a.bytes, ' ') FROM (SELECT k.id, k.start_ns FROM kernels k
+      WHERE k.graph_launch IS NOT NULL ORDER BY k.start_ns) k JOIN kernel_allocations e ON e.kernel = k.id
+      JOIN allocations a ON a.id = e.allocation")
+[ "$got" = "1048576 2097152" ] && pass "after cudaGraphExecUpdate the replay's kernel writes the new graph's memory" ||
+    fail "edges of the two replays: '$got', want '1048576 2097152'"
 finish
