@@ -84,7 +84,11 @@ Graph* simgpu::clone_graph(const Graph& source, Graph* parent) {
     for (const auto& node : source.nodes) {
         auto n = std::make_unique<GraphNode>(*node);
         n->id = state().next_graph_node_id++;
-        for (GraphNode*& d : n->dependencies) d = cloned.at(d);  // dependencies come earlier
+        // Dependencies are earlier nodes of the same graph (cuGraphAddDependencies keeps it so).
+        std::vector<GraphNode*> deps;
+        for (GraphNode* d : node->dependencies)
+            if (auto it = cloned.find(d); it != cloned.end()) deps.push_back(it->second);
+        n->dependencies = std::move(deps);
         n->param_pointers.clear();
         if (node->kind == GraphNode::Kind::Kernel && !node->param_pointers.empty())
             for (const KernelParam& k : n->function->info->params)
@@ -117,7 +121,8 @@ GraphShape simgpu::shape_of(const Graph& graph) {
         index[node.get()] = shape.kinds.size();
         shape.kinds.push_back(node->kind);
         std::vector<size_t> deps;
-        for (const GraphNode* d : node->dependencies) deps.push_back(index.at(d));
+        for (const GraphNode* d : node->dependencies)
+            if (auto it = index.find(d); it != index.end()) deps.push_back(it->second);
         shape.dependencies.push_back(std::move(deps));
         shape.children.push_back(node->child ? shape_of(*node->child) : GraphShape{});
     }

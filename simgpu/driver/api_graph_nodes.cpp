@@ -1,6 +1,7 @@
 // Graphs built by hand: cuGraphCreate, nodes added with their dependencies (kernel, memset, memcpy,
-// empty; event, host and child graph nodes are in api_graph_node_kinds.cpp), queries (nodes by type, roots, edges, dependencies), kernel node parameters read and
-// changed in a graph or in an instantiated graph. Nodes are kept in the order they were added, which
+// empty; event, host and child graph nodes are in api_graph_node_kinds.cpp), queries (nodes by type,
+// roots, edges, dependencies), kernel node parameters read and changed in a graph or in an
+// instantiated graph. Nodes are kept in the order they were added, which
 // is a valid order of the dependency graph (a node can only depend on nodes that exist); a replay
 // runs them in that order on the launch stream, like captured graphs (api_graph.cpp).
 #include "driver_api.h"
