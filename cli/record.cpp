@@ -6,6 +6,7 @@
 #include "install_layout.h"
 #include "launcher.h"
 #include "output_path.h"
+#include "own_output.h"
 #include "run_dir.h"
 #include "trace_build.h"
 
@@ -33,7 +34,7 @@ constexpr int kFailure = 1;
 constexpr const char* kStaticRuntimeMark = "static-runtime";
 
 int fail(int status, const std::string& message) {
-    std::fprintf(stderr, "tbdprof: %s\n", message.c_str());
+    say(message);
     return status;
 }
 
@@ -71,11 +72,11 @@ std::unique_ptr<trace::OutputFile> reserve_default_output(const std::string& bas
 void tell_of_abandoned_runs() {
     for (const std::string& dir : abandoned_run_dirs()) {
         const auto info = read_run_info(dir);
-        std::fprintf(stderr,
-                     "tbdprof: note: an earlier recording (%s) was not built: its raw files are in %s\n"
-                     "tbdprof: note: build it with: %s (or remove the directory)\n",
-                     info ? info->command_line.c_str() : "?", dir.c_str(),
-                     build_command_for(dir, info && !info->output.empty() ? info->output : "OUT.sqlite").c_str());
+        say("note: an earlier recording (" + (info ? info->command_line : std::string("?")) +
+            ") was not built: its raw files are in " + dir);
+        say("note: build it with: " +
+            build_command_for(dir, info && !info->output.empty() ? info->output : "OUT.sqlite") +
+            " (or remove the directory)");
     }
 }
 
@@ -141,8 +142,7 @@ int record(const RecordOptions& options) {
     // tool only can receive them; a user's own choice is kept.
     if (auto nvtx_tool = get_variable(env, "NVTX_INJECTION64_PATH"); nvtx_tool && !nvtx_tool->empty()) {
         if (*nvtx_tool != layout.preload_library)
-            std::fprintf(stderr, "tbdprof: keeping your NVTX_INJECTION64_PATH=%s; NVTX ranges will not be recorded\n",
-                         nvtx_tool->c_str());
+            say("keeping your NVTX_INJECTION64_PATH=" + *nvtx_tool + "; NVTX ranges will not be recorded");
     } else {
         set_variable(env, "NVTX_INJECTION64_PATH", layout.preload_library);
     }
@@ -156,14 +156,14 @@ int record(const RecordOptions& options) {
     resolve_framework(options.framework, options.command, framework);  // validated when parsed
     for (const auto& [name, value] : framework.environment) {
         if (auto existing = get_variable(env, name); existing && *existing != value) {
-            std::fprintf(stderr, "tbdprof: keeping your %s=%s (the %s preset would set %s)\n", name.c_str(),
-                         existing->c_str(), framework.name.c_str(), value.c_str());
+            say("keeping your " + name + "=" + *existing + " (the " + framework.name + " preset would set " + value +
+                ")");
             continue;
         }
         set_variable(env, name, value);
     }
     if (!framework.name.empty())
-        std::fprintf(stderr, "tbdprof: %s preset: %s\n", framework.name.c_str(), framework.cost.c_str());
+        say(framework.name + " preset: " + framework.cost);
 
     RunInfo info;
     info.tbdprof_pid = static_cast<int>(getpid());
@@ -175,6 +175,7 @@ int record(const RecordOptions& options) {
     write_run_info(run_dir, info);  // what a later tbdprof needs if this one is killed
 
     const ChildOutcome child = run_child(program, options.command, env);
+    program_has_run();  // from here on, tbdprof's lines start on a fresh line (own_output.h)
     std::error_code ec;
     if (!child.started) {
         fs::remove_all(run_dir, ec);
@@ -185,8 +186,8 @@ int record(const RecordOptions& options) {
         const bool crash = sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL ||
                            sig == SIGTRAP || sig == SIGSYS;
         const char* name = sigabbrev_np(sig);
-        std::fprintf(stderr, "tbdprof: %s %s signal %d (SIG%s); the trace may lack its last events\n",
-                     options.command[0].c_str(), crash ? "crashed with" : "was killed by", sig, name ? name : "?");
+        say(options.command[0] + (crash ? " crashed with" : " was killed by") + " signal " + std::to_string(sig) +
+            " (SIG" + (name ? name : "?") + "); the trace may lack its last events");
     }
 
     // The simulated driver saw NVIDIA's private interface asked for: the static CUDA runtime, which
@@ -202,8 +203,8 @@ int record(const RecordOptions& options) {
     info.crash_signal = child.signal;
     write_run_info(run_dir, info);
     if (!build_into(run_dir, info, options.iteration_range, *out, options.quiet)) {
-        std::fprintf(stderr, "tbdprof: the raw files are kept in %s; once the problem is solved, build them with: %s\n",
-                     run_dir.c_str(), build_command_for(run_dir, output).c_str());
+        say("the raw files are kept in " + run_dir +
+            "; once the problem is solved, build them with: " + build_command_for(run_dir, output));
         return child.exit_status != 0 ? child.exit_status : kFailure;
     }
     if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) {
@@ -211,7 +212,7 @@ int record(const RecordOptions& options) {
     } else {
         info.built = true;  // kept on purpose: not a recording left behind
         write_run_info(run_dir, info);
-        std::fprintf(stderr, "tbdprof: raw files kept in %s\n", run_dir.c_str());
+        say("raw files kept in " + run_dir);
     }
     return child.exit_status;
 }

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "build_signals.h"
+#include "collector_messages.h"
+#include "own_output.h"
 #include "summary.h"
 
 #include <tbdprof/tagger/tagger.h>
@@ -26,9 +28,11 @@ namespace {
 void print_summary(const std::string& output) {
     try {
         trace::Database db = trace::open_trace(output);
-        std::fputs(format_summary(trace::read_summary(db), output).c_str(), stderr);
+        const std::string summary = format_summary(trace::read_summary(db), output);
+        begin_own_output();
+        std::fputs(summary.c_str(), stderr);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "tbdprof: cannot summarize %s: %s\n", output.c_str(), e.what());
+        say("cannot summarize " + output + ": " + e.what());
     }
 }
 
@@ -36,14 +40,16 @@ void print_summary(const std::string& output) {
 
 bool build_into(const std::string& run_dir, const RunInfo& info, const std::string& iteration_range,
                 trace::OutputFile& out, bool quiet) {
+    print_collector_messages(run_dir);
     std::string temporary;
     try {
         temporary = out.temp_path();
     } catch (const trace::OutputFileError& e) {
-        std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", e.what());
+        say(std::string("cannot build the trace: ") + e.what());
         return false;
     }
     const BuildSignalGuard signals(run_dir, temporary, build_command_for(run_dir, out.target()));
+    if (cmdline::progress_wanted(quiet)) begin_own_output();  // the progress line returns to column 0
     cmdline::ProgressLine line("tbdprof", cmdline::progress_wanted(quiet));
     // For the tests of signals during the build only: a build long enough to be interrupted.
     if (const char* pause = std::getenv("TBDPROF_TEST_BUILD_PAUSE_MS"); pause && *pause) {
@@ -65,10 +71,10 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     const trace::BuildResult built = trace::build_trace(build);
     line.clear();
     if (!built.ok) {
-        std::fprintf(stderr, "tbdprof: cannot build the trace: %s\n", built.error.c_str());
+        say("cannot build the trace: " + built.error);
         return false;
     }
-    for (const std::string& warning : built.warnings) std::fprintf(stderr, "tbdprof: note: %s\n", warning.c_str());
+    for (const std::string& warning : built.warnings) say("note: " + warning);
     // Memory categories, iterations and phases, before the rename: the trace appears complete. A
     // trace that cannot be tagged stays a valid, untagged trace: tagging rolls back as a whole.
     tagger::TagOptions tag_options;
@@ -79,14 +85,13 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     const bool tagged_ok = tagger::tag_trace_file(out.temp_path(), tag_options, tagged, tag_error);
     line.clear();
     if (!tagged_ok)
-        std::fprintf(stderr, "tbdprof: note: memory tagging failed: %s (run `tbdprof tag` to retry)\n",
-                     tag_error.c_str());
+        say("note: memory tagging failed: " + tag_error + " (run `tbdprof tag` to retry)");
     else if (tagged.iterations == 0)
-        std::fprintf(stderr, "tbdprof: note: no training iterations found (%s)\n", tagged.note.c_str());
+        say("note: no training iterations found (" + tagged.note + ")");
     try {
         out.commit();
     } catch (const trace::OutputFileError& e) {
-        std::fprintf(stderr, "tbdprof: %s\n", e.what());
+        say(e.what());
         return false;
     }
     if (!quiet) print_summary(out.target());

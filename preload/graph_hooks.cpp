@@ -1,6 +1,6 @@
 // CUDA graphs: stream capture begin/end (the count the launch, copy and set hooks check), graph
-// instantiation and graph launches. A graph launch pushes its sequence number as CUPTI external
-// correlation id around the call, so every kernel the replay runs is tied to its RawGraphLaunch rather
+// instantiation (and cuGraphExecUpdate, which gives an executable another graph's nodes) and graph
+// launches. A graph launch pushes its sequence number as CUPTI external correlation id around the call, so every kernel the replay runs is tied to its RawGraphLaunch rather
 // than to the launching thread (whose ordinary launches pair with their kernels in order).
 #include <cstring>
 
@@ -63,17 +63,30 @@ CUresult end_capture(CUstream stream, CUgraph* graph) {
     return result;
 }
 
-template <auto& Real, ApiPath>
-CUresult graph_instantiate(CUgraphExec* exec, CUgraph graph, unsigned long long flags) {
-    const CUresult result = Real.get()(exec, graph, flags);
-    if (result != CUDA_SUCCESS || exec == nullptr) return result;
+void record_instantiation(CUgraph graph, CUgraphExec exec) {
     HookGuard guard;
-    if (!guard.recording()) return result;
+    if (!guard.recording()) return;
     raw::RawGraphInstantiate record{};
     record.ts_ns = collector::monotonic_ns();
     record.graph = reinterpret_cast<uint64_t>(graph);
-    record.graph_exec = reinterpret_cast<uint64_t>(*exec);
+    record.graph_exec = reinterpret_cast<uint64_t>(exec);
     collector::emit_record(guard.state(), raw::RecordKind::GraphInstantiate, record);
+}
+
+template <auto& Real, ApiPath>
+CUresult graph_instantiate(CUgraphExec* exec, CUgraph graph, unsigned long long flags) {
+    const CUresult result = Real.get()(exec, graph, flags);
+    if (result == CUDA_SUCCESS && exec != nullptr) record_instantiation(graph, *exec);
+    return result;
+}
+
+// After a successful cuGraphExecUpdate the executable runs `graph`'s nodes: for the builder that is
+// an instantiation from `graph` at this time (its later replays take that graph's captured launches
+// as their template).
+template <auto& Real, ApiPath>
+CUresult graph_exec_update(CUgraphExec exec, CUgraph graph, CUgraphExecUpdateResultInfo* info) {
+    const CUresult result = Real.get()(exec, graph, info);
+    if (result == CUDA_SUCCESS) record_instantiation(graph, exec);
     return result;
 }
 
@@ -103,6 +116,7 @@ CUresult graph_launch(CUgraphExec exec, CUstream stream) {
 using BeginCaptureFn = decltype(&cuStreamBeginCapture_v2);
 using EndCaptureFn = decltype(&cuStreamEndCapture);
 using InstantiateFn = decltype(&cuGraphInstantiateWithFlags);
+using ExecUpdateFn = decltype(&cuGraphExecUpdate);
 using GraphLaunchFn = decltype(&cuGraphLaunch);
 
 }  // namespace
@@ -125,6 +139,9 @@ TBD_DRIVER_HOOK(cuStreamEndCapture, EndCaptureFn, end_capture, (CUstream s, CUgr
 TBD_DRIVER_HOOK(cuStreamEndCapture_ptsz, EndCaptureFn, end_capture, (CUstream s, CUgraph* g), (s, g))
 TBD_DRIVER_HOOK(cuGraphInstantiateWithFlags, InstantiateFn, graph_instantiate,
                 (CUgraphExec * e, CUgraph g, unsigned long long f), (e, g, f))
+// cuda.h names the CUDA 12 form cuGraphExecUpdate_v2 (the CUDA 11 form is not hooked).
+TBD_DRIVER_HOOK(cuGraphExecUpdate_v2, ExecUpdateFn, graph_exec_update,
+                (CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo* i), (e, g, i))
 TBD_DRIVER_HOOK(cuGraphLaunch, GraphLaunchFn, graph_launch, (CUgraphExec e, CUstream s), (e, s))
 TBD_DRIVER_HOOK(cuGraphLaunch_ptsz, GraphLaunchFn, graph_launch, (CUgraphExec e, CUstream s), (e, s))
 
@@ -134,6 +151,7 @@ void add_graph_hooks(std::vector<HookedSymbol>& out) {
     out.push_back(TBD_HOOK_ENTRY(cuStreamEndCapture, end_capture));
     out.push_back(TBD_HOOK_ENTRY(cuStreamEndCapture_ptsz, end_capture));
     out.push_back(TBD_HOOK_ENTRY(cuGraphInstantiateWithFlags, graph_instantiate));
+    out.push_back(TBD_HOOK_ENTRY(cuGraphExecUpdate_v2, graph_exec_update));
     out.push_back(TBD_HOOK_ENTRY(cuGraphLaunch, graph_launch));
     out.push_back(TBD_HOOK_ENTRY(cuGraphLaunch_ptsz, graph_launch));
 }

@@ -4,13 +4,13 @@
 #include <link.h>
 
 #include <cstdint>
-#include <cstdio>
 
 #include "hook_registry.h"
 #include "kernel_catalog.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/session.h"
 #include "tbdprof/collector/symbol_lookup.h"
+#include "tbdprof/collector/user_messages.h"
 
 namespace tbdprof::preload {
 namespace {
@@ -49,8 +49,8 @@ __attribute__((constructor)) void preload_start() {
 __attribute__((destructor)) void preload_finish() {
     collector::finish_in_destructor();
     if (const uint64_t misses = kernel_catalog_misses(); misses > 0 && collector::collector_enabled())
-        std::fprintf(stderr, "tbdprof: note: the kernel catalog was full: %llu launches described their kernel again\n",
-                     static_cast<unsigned long long>(misses));
+        collector::tell_user("note: the kernel catalog was full: %llu launches described their kernel again",
+                             static_cast<unsigned long long>(misses));
 }
 
 }  // namespace

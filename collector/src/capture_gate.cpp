@@ -9,6 +9,7 @@
 #include "tbdprof/collector/hash_set.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/step_signature.h"
+#include "tbdprof/collector/user_messages.h"
 #include "tbdprof/step_names.h"
 
 namespace tbdprof::collector::capture {
@@ -131,9 +132,8 @@ bool count_launch(const void* function) {
     if (step.starts_step && step.index > g_config.last_step) {
         if (!g_window_open) {
             // Recognized only after the requested steps had passed: nothing can be captured.
-            std::fprintf(stderr,
-                         "tbdprof: --steps %lld:%lld: the repeating launch sequence was recognized only at step "
-                         "%lld; nothing captured (use NVTX step ranges, or later steps)\n",
+            tell_user("--steps %lld:%lld: the repeating launch sequence was recognized only at step "
+                      "%lld; nothing captured (use NVTX step ranges, or later steps)",
                          static_cast<long long>(g_config.first_step), static_cast<long long>(g_config.last_step),
                          static_cast<long long>(step.index));
         }
@@ -175,7 +175,7 @@ bool configure_from_environment(uint64_t process_start_ns) {
         g_config.delay_ns = read_ns("TBDPROF_CAPTURE_DELAY_NS");
         g_config.duration_ns = read_ns("TBDPROF_CAPTURE_DURATION_NS");
     } else {
-        std::fprintf(stderr, "tbdprof: TBDPROF_CAPTURE=%s is not understood; recording everything\n", setting);
+        tell_user("TBDPROF_CAPTURE=%s is not understood; recording everything", setting);
         ok = false;
     }
     g_gate.store(initial_gate(), std::memory_order_release);

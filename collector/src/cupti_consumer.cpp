@@ -15,6 +15,7 @@
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/symbol_lookup.h"
+#include "tbdprof/collector/user_messages.h"
 #include "tbdprof/raw_format.h"
 
 namespace tbdprof::collector::cupti {
@@ -87,8 +88,8 @@ bool load_api() {
         // CUDA 12's CUPTI has other activity record layouts than the CUDA 13 ones read here.
         if (void* cuda12 = dlopen("libcudart.so.12", RTLD_LAZY | RTLD_NOLOAD); cuda12 != nullptr) {
             dlclose(cuda12);
-            std::fprintf(stderr, "tbdprof: the program uses CUDA 12; tbdprof reads CUDA 13's CUPTI only, "
-                                 "so it records with host-side timing\n");
+            tell_user("the program uses CUDA 12; tbdprof reads CUDA 13's CUPTI only, "
+                      "so it records with host-side timing");
         }
         return false;
     }
@@ -128,12 +129,11 @@ bool claim_cupti() {
     }
     if (result == CUPTI_SUCCESS) return true;
     if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED && holder[0] != '\0') {
-        std::fprintf(stderr, "tbdprof: another tool holds CUPTI (%s); recording with host-side timing\n", holder);
+        tell_user("another tool holds CUPTI (%s); recording with host-side timing", holder);
     } else if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-        std::fprintf(stderr, "tbdprof: another tool holds CUPTI; recording with host-side timing\n");
+        tell_user("another tool holds CUPTI; recording with host-side timing");
     } else {
-        std::fprintf(stderr, "tbdprof: CUPTI refused a subscriber (error %d); recording with host-side timing\n",
-                     static_cast<int>(result));
+        tell_user("CUPTI refused a subscriber (error %d); recording with host-side timing", static_cast<int>(result));
     }
     return false;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tbdprof/collector/symbol_lookup.h"
+#include "tbdprof/collector/user_messages.h"
 #include "tbdprof/raw_format.h"
 
 namespace tbdprof::collector::counters {
@@ -83,9 +84,7 @@ bool g_warned = false;
 void warn(const char* what, int code) {
     if (g_warned) return;
     g_warned = true;
-    std::fprintf(stderr,
-                 "tbdprof: --metrics: hardware counters unavailable (%s, CUPTI result %d); recording without them\n",
-                 what, code);
+    tell_user("--metrics: hardware counters unavailable (%s, CUPTI result %d); recording without them", what, code);
 }
 
 template <typename Fn>
@@ -282,11 +281,11 @@ void configure_from_environment() {
     const char* value = std::getenv("TBDPROF_METRICS");
     if (value == nullptr || *value == '\0') return;
     if (std::strcmp(value, "flops") != 0) {
-        std::fprintf(stderr, "tbdprof: TBDPROF_METRICS=%s is not a metric set (known: flops); ignored\n", value);
+        tell_user("TBDPROF_METRICS=%s is not a metric set (known: flops); ignored", value);
         return;
     }
     if (const char* cupti = std::getenv("TBDPROF_CUPTI"); cupti != nullptr && std::strcmp(cupti, "0") == 0) {
-        std::fprintf(stderr, "tbdprof: TBDPROF_CUPTI=0 leaves CUPTI alone: recording without hardware counters\n");
+        tell_user("TBDPROF_CUPTI=0 leaves CUPTI alone: recording without hardware counters");
         return;
     }
     g_requested.store(true, std::memory_order_relaxed);

@@ -16,6 +16,7 @@
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/stack_capture.h"
+#include "tbdprof/collector/user_messages.h"
 #include "tbdprof/raw_format.h"
 
 namespace tbdprof::collector {
@@ -222,8 +223,9 @@ void RawWriter::note_write_failure(int error) {
     write_failed_ = true;
     write_errno_ = error;
     out_len_ = 0;
-    std::fprintf(stderr, "tbdprof: cannot write %s (%s): recording of this process stops here; what was written is kept\n",
-                 path_, std::strerror(error));
+    // At once: the user may want to stop a long run whose recording has ended.
+    tell_user_now("cannot write %s (%s): recording of this process stops here; what was written is kept", path_,
+                  std::strerror(error));
 }
 
 void RawWriter::report_write_failure() {
@@ -238,8 +240,8 @@ void RawWriter::report_write_failure() {
         committed_boundary_ += sizeof record;
         return;
     }
-    std::fprintf(stderr, "tbdprof: %llu records of process %d could not be written (%s); the trace lacks them\n",
-                 static_cast<unsigned long long>(lost), static_cast<int>(getpid()), std::strerror(write_errno_));
+    tell_user("%llu records of process %d could not be written (%s); the trace lacks them",
+              static_cast<unsigned long long>(lost), static_cast<int>(getpid()), std::strerror(write_errno_));
 }
 
 void RawWriter::drain_locked(bool symbolize) {

@@ -19,6 +19,7 @@
 #include "tbdprof/collector/raw_writer.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/stack_capture.h"
+#include "tbdprof/collector/user_messages.h"
 
 namespace tbdprof::collector {
 
@@ -153,6 +154,7 @@ void initialize_from_environment(uint64_t own_low, uint64_t own_high) {
     const char* run_dir = std::getenv("TBDPROF_RUN_DIR");
     if (run_dir == nullptr || *run_dir == '\0' || std::strlen(run_dir) >= sizeof g_run_dir - 32) return;
     std::strcpy(g_run_dir, run_dir);
+    set_message_dir(g_run_dir);
     if (const char* depth = std::getenv("TBDPROF_STACK_DEPTH"); depth != nullptr && *depth != '\0') {
         const long value = std::strtol(depth, nullptr, 10);
         globals().stack_depth = value < 0 ? 0 : (value > 128 ? 128 : static_cast<int>(value));
@@ -190,7 +192,8 @@ void start_session() {
         if (!opened && errno != EEXIST) break;
     }
     if (!opened) {
-        std::fprintf(stderr, "tbdprof: cannot write %s: %s; not recording this process\n", path, std::strerror(errno));
+        // At once: the run directory cannot be written, so the messages file cannot either.
+        tell_user_now("cannot write %s: %s; not recording this process", path, std::strerror(errno));
         globals().enabled.store(false);
         t_in_session_start = false;
         return;

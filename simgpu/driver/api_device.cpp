@@ -136,6 +136,7 @@ int attribute_value(const Device& d, CUdevice_attribute attribute, bool& known) 
     case CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM: return 1;
     case CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: return 0;
     case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return 1;
+    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: return 1;  // cuIpcGetEventHandle (api_ipc.cpp)
     default: known = false; return 0;
     }
 }

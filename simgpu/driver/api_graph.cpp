@@ -5,21 +5,14 @@
 #include "driver_api.h"
 #include "graph_state.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace simgpu;
 
 namespace {
 
-Graph* live_graph(CUgraph handle) {
-    auto* graph = reinterpret_cast<Graph*>(handle);
-    return handle && state().live_graphs.count(graph) ? graph : nullptr;
-}
-
-GraphExec* live_exec(CUgraphExec handle) {
-    auto* exec = reinterpret_cast<GraphExec*>(handle);
-    return handle && state().live_graph_execs.count(exec) ? exec : nullptr;
-}
+GraphExec* live_exec(CUgraphExec handle) { return live_graph_exec(handle); }
 
 CUresult instantiate(CUgraphExec* out, CUgraph handle, unsigned long long flags) {
     if (!out) return CUDA_ERROR_INVALID_VALUE;
@@ -38,8 +31,8 @@ CUresult instantiate(CUgraphExec* out, CUgraph handle, unsigned long long flags)
     auto* exec = new GraphExec;
     exec->graph_id = graph->id;
     exec->context = graph->context;
-    exec->nodes.reserve(graph->nodes.size());
-    for (const auto& node : graph->nodes) exec->nodes.push_back(*node);
+    exec->nodes = flatten_graph(*graph);
+    exec->shape = shape_of(*graph);
     state().live_graph_execs.insert(exec);
     *out = reinterpret_cast<CUgraphExec>(exec);
     return CUDA_SUCCESS;
@@ -103,7 +96,7 @@ TbdsimRecord place_node(const GraphNode& node, const GraphExec& exec, Stream& st
             r.memset_value = node.value;
             break;
         }
-        case GraphNode::Kind::Empty: break;  // never placed (graph_launch skips it)
+        default: break;  // ordering and host nodes are not placed here (see graph_launch)
     }
     return r;
 }
@@ -137,6 +130,31 @@ void perform(const GraphNode& node) {
     }
 }
 
+// Nodes that do their part on the timeline and publish nothing: empty nodes order only; an event
+// record node timestamps its event where the replay has got to, a wait node holds the rest of the
+// replay back until the event's record completes (as cuEventRecord and cuStreamWaitEvent on the
+// launch stream would), a host node's function runs when the device gets there. An event destroyed
+// since the node was made is skipped (the documentation leaves that undefined). Under the mutex.
+bool replay_without_record(const GraphNode& node, Stream& stream) {
+    switch (node.kind) {
+        case GraphNode::Kind::Empty: return true;
+        case GraphNode::Kind::EventRecord:
+            if (Event* event = find_event(node.event)) {
+                event->time_ns = place_work(stream, 0).second;
+                event->recorded = true;
+                store_shared_record(*event);
+            }
+            return true;
+        case GraphNode::Kind::EventWait:
+            if (Event* event = find_event(node.event); event && event->recorded)
+                stream.ready_ns = std::max(stream.ready_ns, event->time_ns);
+            return true;
+        case GraphNode::Kind::Host: enqueue_host_function(stream, node.host_fn, node.host_data); return true;
+        case GraphNode::Kind::Child: return true;  // flattened at instantiation: never in an executable
+        default: return false;
+    }
+}
+
 CUresult graph_launch(CUgraphExec handle, CUstream stream_handle, bool per_thread) {
     std::vector<TbdsimRecord> records;
     std::vector<GraphNode> nodes;
@@ -157,7 +175,7 @@ CUresult graph_launch(CUgraphExec handle, CUstream stream_handle, bool per_threa
         const uint64_t launch_ns = now_ns();
         records.reserve(exec->nodes.size());
         for (const GraphNode& node : exec->nodes) {
-            if (node.kind == GraphNode::Kind::Empty) continue;  // orders, does nothing
+            if (replay_without_record(node, *stream)) continue;
             records.push_back(place_node(node, *exec, *stream, correlation_id, launch_ns));
             movable.push_back(memory_still_there(node));
             nodes.push_back(node);  // copies and sets move their bytes after the lock is released
@@ -243,10 +261,10 @@ SIM_API CUresult CUDAAPI cuGraphDestroy(CUgraph handle) {
     if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
     Graph* graph = live_graph(handle);
     if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    if (graph->parent) return CUDA_ERROR_INVALID_VALUE;  // a child node's graph goes with its node
     for (const Capture* c : state().captures)
         if (c->graph == graph) return CUDA_ERROR_ILLEGAL_STATE;  // still being captured into
-    state().live_graphs.erase(graph);
-    delete graph;
+    destroy_graph(graph);
     return CUDA_SUCCESS;
 }
 

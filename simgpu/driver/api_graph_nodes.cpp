@@ -1,6 +1,7 @@
 // Graphs built by hand: cuGraphCreate, nodes added with their dependencies (kernel, memset, memcpy,
-// empty), queries (nodes by type, roots, edges, dependencies), kernel node parameters read and
-// changed in a graph or in an instantiated graph. Nodes are kept in the order they were added, which
+// empty; event, host and child graph nodes are in api_graph_node_kinds.cpp), queries (nodes by type,
+// roots, edges, dependencies), kernel node parameters read and changed in a graph or in an
+// instantiated graph. Nodes are kept in the order they were added, which
 // is a valid order of the dependency graph (a node can only depend on nodes that exist); a replay
 // runs them in that order on the launch stream, like captured graphs (api_graph.cpp).
 #include "driver_api.h"
@@ -13,43 +14,23 @@ using namespace simgpu;
 
 namespace {
 
-Graph* graph_of(CUgraph handle) {
-    auto* graph = reinterpret_cast<Graph*>(handle);
-    return handle && state().live_graphs.count(graph) ? graph : nullptr;
-}
-
-// The graph that owns a node, or null.
-Graph* owner_of(CUgraphNode handle, GraphNode** node) {
-    for (Graph* g : state().live_graphs)
-        for (const auto& n : g->nodes)
-            if (reinterpret_cast<CUgraphNode>(n.get()) == handle) {
-                *node = n.get();
-                return g;
-            }
-    return nullptr;
-}
-
 bool in_graph(const Graph& graph, CUgraphNode handle) {
     return std::any_of(graph.nodes.begin(), graph.nodes.end(),
                        [&](const auto& n) { return reinterpret_cast<CUgraphNode>(n.get()) == handle; });
 }
 
-// Validates the graph and dependencies, then appends a node of `kind` depending on them.
+Graph* graph_of(CUgraph handle) { return live_graph(handle); }
+
+// The graph that owns a node, or null.
+Graph* owner_of(CUgraphNode handle, GraphNode** node) {
+    Graph* owner = nullptr;
+    *node = find_graph_node(handle, &owner);
+    return owner;
+}
+
 CUresult add_node(CUgraphNode* out, CUgraph handle, const CUgraphNode* deps, size_t count, GraphNode::Kind kind,
                   GraphNode*& added) {
-    if (!out || (count && !deps)) return CUDA_ERROR_INVALID_VALUE;
-    Graph* graph = graph_of(handle);
-    if (!graph) return CUDA_ERROR_INVALID_VALUE;
-    for (size_t i = 0; i < count; ++i)
-        if (!in_graph(*graph, deps[i])) return CUDA_ERROR_INVALID_VALUE;
-    auto node = std::make_unique<GraphNode>();
-    node->kind = kind;
-    node->id = state().next_graph_node_id++;
-    for (size_t i = 0; i < count; ++i) node->dependencies.push_back(reinterpret_cast<GraphNode*>(deps[i]));
-    added = node.get();
-    graph->nodes.push_back(std::move(node));
-    *out = reinterpret_cast<CUgraphNode>(added);
-    return CUDA_SUCCESS;
+    return add_graph_node(out, handle, deps, count, kind, added);
 }
 
 // Packs a kernel node's arguments by the kernel's parameter layout (or takes the `extra` buffer),
@@ -101,6 +82,44 @@ CUmemorytype side_of(CUmemorytype type, uintptr_t address) {
 }
 
 }  // namespace
+
+Graph* simgpu::live_graph(CUgraph handle) {
+    auto* graph = reinterpret_cast<Graph*>(handle);
+    return handle && state().live_graphs.count(graph) ? graph : nullptr;
+}
+
+GraphExec* simgpu::live_graph_exec(CUgraphExec handle) {
+    auto* exec = reinterpret_cast<GraphExec*>(handle);
+    return handle && state().live_graph_execs.count(exec) ? exec : nullptr;
+}
+
+GraphNode* simgpu::find_graph_node(CUgraphNode handle, Graph** owner) {
+    if (!handle) return nullptr;
+    for (Graph* g : state().live_graphs)
+        for (const auto& n : g->nodes)
+            if (reinterpret_cast<CUgraphNode>(n.get()) == handle) {
+                if (owner) *owner = g;
+                return n.get();
+            }
+    return nullptr;
+}
+
+CUresult simgpu::add_graph_node(CUgraphNode* out, CUgraph handle, const CUgraphNode* deps, size_t count,
+                                GraphNode::Kind kind, GraphNode*& added) {
+    if (!out || (count && !deps)) return CUDA_ERROR_INVALID_VALUE;
+    Graph* graph = live_graph(handle);
+    if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; ++i)
+        if (!in_graph(*graph, deps[i])) return CUDA_ERROR_INVALID_VALUE;
+    auto node = std::make_unique<GraphNode>();
+    node->kind = kind;
+    node->id = state().next_graph_node_id++;
+    for (size_t i = 0; i < count; ++i) node->dependencies.push_back(reinterpret_cast<GraphNode*>(deps[i]));
+    added = node.get();
+    graph->nodes.push_back(std::move(node));
+    *out = reinterpret_cast<CUgraphNode>(added);
+    return CUDA_SUCCESS;
+}
 
 SIM_API CUresult CUDAAPI cuGraphCreate(CUgraph* out, unsigned int flags) {
     if (!out || flags != 0) return CUDA_ERROR_INVALID_VALUE;
@@ -212,6 +231,18 @@ SIM_API CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode handle, CUgraphNodeType*
             break;
         case GraphNode::Kind::Empty:
             *type = CU_GRAPH_NODE_TYPE_EMPTY;
+            break;
+        case GraphNode::Kind::EventRecord:
+            *type = CU_GRAPH_NODE_TYPE_EVENT_RECORD;
+            break;
+        case GraphNode::Kind::EventWait:
+            *type = CU_GRAPH_NODE_TYPE_WAIT_EVENT;
+            break;
+        case GraphNode::Kind::Host:
+            *type = CU_GRAPH_NODE_TYPE_HOST;
+            break;
+        case GraphNode::Kind::Child:
+            *type = CU_GRAPH_NODE_TYPE_GRAPH;
             break;
     }
     return CUDA_SUCCESS;
@@ -346,8 +377,8 @@ SIM_API CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec handle, CUgr
                                                         const CUDA_KERNEL_NODE_PARAMS* p) {  // _v2
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard lock(state().mutex);
-    auto* exec = reinterpret_cast<GraphExec*>(handle);
-    if (!handle || !state().live_graph_execs.count(exec)) return CUDA_ERROR_INVALID_VALUE;
+    GraphExec* exec = live_graph_exec(handle);
+    if (!exec) return CUDA_ERROR_INVALID_VALUE;
     GraphNode* original = nullptr;
     if (!owner_of(node_handle, &original) || original->kind != GraphNode::Kind::Kernel) return CUDA_ERROR_INVALID_VALUE;
     for (GraphNode& n : exec->nodes) {

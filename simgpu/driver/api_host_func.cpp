@@ -73,23 +73,26 @@ HostFunctionRunner& runner() {
 
 CUresult launch_host_func(CUstream handle, CUhostFn fn, void* user, bool per_thread) {
     if (!fn) return CUDA_ERROR_INVALID_VALUE;
-    HostCall call{};
     {
         std::lock_guard lock(state().mutex);
         Context* ctx = nullptr;
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
-        if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;  // host nodes: not modelled
-        call = {place_work(*stream, 0).second, fn, user, stream};
-        ++stream->pending_host_calls;
-        ++stream->context->pending_host_calls;
+        // Captured host functions (host nodes in a captured graph) are not modelled.
+        if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
+        enqueue_host_function(*stream, fn, user);
     }
-    runner().enqueue(call);
     return CUDA_SUCCESS;
 }
 
 }  // namespace
+
+void simgpu::enqueue_host_function(Stream& stream, CUhostFn fn, void* user) {
+    ++stream.pending_host_calls;
+    ++stream.context->pending_host_calls;
+    runner().enqueue({place_work(stream, 0).second, fn, user, &stream});
+}
 
 extern "C" CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream, CUhostFn, void*);
 

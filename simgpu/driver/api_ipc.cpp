@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -126,4 +127,111 @@ SIM_API CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr) {
         return CUDA_SUCCESS;
     }
     return CUDA_ERROR_INVALID_VALUE;
+}
+
+// --- IPC event handles ------------------------------------------------------------------------------
+// An interprocess event (CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING, as cuIpcGetEventHandle
+// requires) keeps the completion time of its last record in a page of a memfd once exported; the
+// handle names the process and file as memory handles do, and cuIpcOpenEventHandle in another process
+// maps that page into a new event of its own (timing disabled, as documented). A record in either
+// process stores there, a query, synchronize or stream wait in either reads it: device time is
+// CLOCK_MONOTONIC in every process, so the other process's completion time orders this one's work.
+
+namespace {
+
+constexpr char kEventMagic[8] = {'T', 'B', 'D', 'S', 'I', 'M', 'I', 'E'};
+constexpr size_t kEventPage = 4096;
+
+struct EventHandleBytes {  // the first bytes of CUipcEventHandle::reserved
+    char magic[8];
+    int32_t pid;
+    int32_t fd;
+};
+static_assert(sizeof(EventHandleBytes) <= sizeof(CUipcEventHandle));
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared between processes");
+
+std::atomic<uint64_t>* map_event_page(int fd) {
+    void* p = mmap(nullptr, kEventPage, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return p == MAP_FAILED ? nullptr : static_cast<std::atomic<uint64_t>*>(p);
+}
+
+Event* live_event_handle(CUevent handle) {
+    auto* event = reinterpret_cast<Event*>(handle);
+    return handle && state().live_events.count(event) ? event : nullptr;
+}
+
+}  // namespace
+
+void simgpu::load_shared_record(Event& event) {
+    if (event.shared_time == nullptr) return;
+    const uint64_t t = event.shared_time->load(std::memory_order_acquire);
+    event.recorded = t != 0;
+    event.time_ns = t;
+}
+
+void simgpu::store_shared_record(const Event& event) {
+    if (event.shared_time != nullptr) event.shared_time->store(event.recorded ? event.time_ns : 0, std::memory_order_release);
+}
+
+void simgpu::release_shared_record(Event& event) {
+    if (event.shared_time != nullptr) munmap(event.shared_time, kEventPage);
+    if (event.ipc_fd >= 0) close(event.ipc_fd);
+    event.shared_time = nullptr;
+    event.ipc_fd = -1;
+}
+
+SIM_API CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle* handle, CUevent event_handle) {
+    if (!handle) return CUDA_ERROR_INVALID_VALUE;
+    std::lock_guard lock(state().mutex);
+    Context* ctx = nullptr;
+    if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
+    Event* event = live_event_handle(event_handle);
+    if (!event) return CUDA_ERROR_INVALID_HANDLE;
+    if (!(event->flags & CU_EVENT_INTERPROCESS)) return CUDA_ERROR_INVALID_VALUE;
+    if (event->shared_time == nullptr) {  // opened events already share their page
+        const int fd = memfd_create("tbdsim-ipc-event", MFD_CLOEXEC);
+        if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+        std::atomic<uint64_t>* page = ftruncate(fd, kEventPage) == 0 ? map_event_page(fd) : nullptr;
+        if (page == nullptr) {
+            close(fd);
+            return CUDA_ERROR_MAP_FAILED;
+        }
+        event->shared_time = page;
+        event->ipc_fd = fd;
+        store_shared_record(*event);  // a record made before the export counts
+    }
+    std::memset(handle, 0, sizeof *handle);
+    EventHandleBytes h{};
+    std::memcpy(h.magic, kEventMagic, sizeof kEventMagic);
+    h.pid = static_cast<int32_t>(getpid());
+    h.fd = event->ipc_fd;
+    if (h.fd < 0) return CUDA_ERROR_INVALID_HANDLE;  // an opened event: export the original
+    std::memcpy(handle->reserved, &h, sizeof h);
+    return CUDA_SUCCESS;
+}
+
+SIM_API CUresult CUDAAPI cuIpcOpenEventHandle(CUevent* out, CUipcEventHandle handle) {
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    EventHandleBytes h{};
+    std::memcpy(&h, handle.reserved, sizeof h);
+    if (std::memcmp(h.magic, kEventMagic, sizeof kEventMagic) != 0) return CUDA_ERROR_INVALID_HANDLE;
+    std::lock_guard lock(state().mutex);
+    Context* ctx = nullptr;
+    if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
+    if (h.pid == getpid()) return CUDA_ERROR_INVALID_CONTEXT;  // as for memory: not in the exporter
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/fd/%d", h.pid, h.fd);
+    const int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) return CUDA_ERROR_INVALID_HANDLE;  // the exporter is gone or destroyed the event
+    std::atomic<uint64_t>* page = map_event_page(fd);
+    close(fd);
+    if (page == nullptr) return CUDA_ERROR_MAP_FAILED;
+    auto* event = new Event;
+    event->context = ctx;
+    event->flags = CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+    event->shared_time = page;
+    load_shared_record(*event);
+    state().live_events.insert(event);
+    *out = reinterpret_cast<CUevent>(event);
+    return CUDA_SUCCESS;
 }

@@ -59,8 +59,16 @@ CUresult stream_query(CUstream handle, bool per_thread) {
 
 Event* live_event(CUevent handle) {
     auto* event = reinterpret_cast<Event*>(handle);
-    return handle && state().live_events.count(event) ? event : nullptr;
+    if (!handle || !state().live_events.count(event)) return nullptr;
+    load_shared_record(*event);  // another process may have recorded an interprocess event
+    return event;
 }
+
+}  // namespace
+
+Event* simgpu::find_event(CUevent handle) { return live_event(handle); }
+
+namespace {
 
 CUresult event_record(CUevent handle, CUstream stream_handle, bool per_thread) {
     std::lock_guard lock(state().mutex);
@@ -77,6 +85,7 @@ CUresult event_record(CUevent handle, CUstream stream_handle, bool per_thread) {
     // (never before the launch latency has passed), and later synchronization includes it.
     event->time_ns = place_work(*stream, 0).second;
     event->recorded = true;
+    store_shared_record(*event);
     return CUDA_SUCCESS;
 }
 
@@ -216,6 +225,7 @@ SIM_API CUresult CUDAAPI cuEventDestroy(CUevent handle) {  // cuEventDestroy_v2
     Event* event = live_event(handle);
     if (!event) return CUDA_ERROR_INVALID_HANDLE;
     state().live_events.erase(event);
+    release_shared_record(*event);
     delete event;
     return CUDA_SUCCESS;
 }

@@ -67,7 +67,19 @@ struct Event {
     unsigned flags = 0;
     bool recorded = false;
     uint64_t time_ns = 0;       // device time at which the recorded work completes
+    // An interprocess event once exported (cuIpcGetEventHandle) or opened (cuIpcOpenEventHandle):
+    // the last record's completion time (0: never recorded) in memory shared by the processes
+    // (api_ipc.cpp). Device time is CLOCK_MONOTONIC, the same clock in every process.
+    std::atomic<uint64_t>* shared_time = nullptr;
+    int ipc_fd = -1;            // exported: the memfd behind shared_time
 };
+
+// An interprocess event's record state, brought in from or sent to the memory it shares with
+// other processes (no-ops for other events). Caller holds the mutex.
+void load_shared_record(Event& event);
+void store_shared_record(const Event& event);
+// Unmaps an interprocess event's shared memory before the event is deleted.
+void release_shared_record(Event& event);
 
 struct Function {
     const KernelInfo* info = nullptr;

@@ -14,8 +14,12 @@
 
 namespace simgpu {
 
+struct Graph;
+
 struct GraphNode {
-    enum class Kind { Kernel, Memcpy, Memset, Empty };  // Empty: only orders (cuGraphAddEmptyNode)
+    // Empty: only orders (cuGraphAddEmptyNode). EventRecord, EventWait, Host and Child nodes are
+    // added by hand only (api_graph_node_kinds.cpp).
+    enum class Kind { Kernel, Memcpy, Memset, Empty, EventRecord, EventWait, Host, Child };
     Kind kind = Kind::Kernel;
     uint64_t id = 0;  // process-wide, CUPTI's graphNodeId
 
@@ -39,19 +43,58 @@ struct GraphNode {
     // `params` by the parameter layout (cuGraphKernelNodeGetParams hands them out).
     std::vector<GraphNode*> dependencies;
     std::vector<void*> param_pointers;
+
+    // EventRecord / EventWait: the event (checked at replay: a destroyed one is skipped). Host: the
+    // function and its argument. Child: the embedded graph, a clone this node owns (Graph::parent).
+    CUevent event = nullptr;
+    CUhostFn host_fn = nullptr;
+    void* host_data = nullptr;
+    Graph* child = nullptr;
+};
+
+// The shape of a graph as cuGraphExecUpdate compares it: node kinds in creation order, each node's
+// dependencies (indices of earlier nodes, in edge order) and a child node's graph, recursively.
+struct GraphShape {
+    std::vector<GraphNode::Kind> kinds;
+    std::vector<std::vector<size_t>> dependencies;
+    std::vector<GraphShape> children;  // per node; empty for nodes that are not child graphs
 };
 
 struct Graph {
     uint32_t id = 0;  // CUPTI's graphId
     Context* context = nullptr;
     std::vector<std::unique_ptr<GraphNode>> nodes;  // capture order; stable addresses (CUgraphNode)
+    // Embedded in a child graph node of `parent` (cuGraphChildGraphNodeGetGraph hands it out): it is
+    // destroyed with that graph, never by cuGraphDestroy.
+    Graph* parent = nullptr;
 };
 
 struct GraphExec {
     uint32_t graph_id = 0;  // of the graph it was instantiated from
     Context* context = nullptr;
-    std::vector<GraphNode> nodes;  // a copy: the graph may be destroyed, the executable keeps working
+    // A copy, child graphs flattened in place (a child node's nodes replay where it stands): the
+    // graph may be destroyed, the executable keeps working.
+    std::vector<GraphNode> nodes;
+    GraphShape shape;  // of the graph at instantiation, for cuGraphExecUpdate
 };
+
+// --- graphs built by hand (api_graph_nodes.cpp, api_graph_node_kinds.cpp); callers hold the mutex ---
+
+Graph* live_graph(CUgraph handle);
+GraphExec* live_graph_exec(CUgraphExec handle);
+// The node behind a handle and the graph that owns it, or null.
+GraphNode* find_graph_node(CUgraphNode handle, Graph** owner = nullptr);
+// Validates the graph and the dependencies (nodes of that graph), then appends a node of `kind`.
+CUresult add_graph_node(CUgraphNode* out, CUgraph graph, const CUgraphNode* deps, size_t count, GraphNode::Kind kind,
+                        GraphNode*& added);
+// A deep copy of `source` (fresh graph and node ids, dependencies within the copy), registered as a
+// live graph embedded in `parent`.
+Graph* clone_graph(const Graph& source, Graph* parent);
+// Frees a graph and the graphs embedded in its child nodes.
+void destroy_graph(Graph* graph);
+// The graph's nodes with child graphs flattened in place; `sources` (if given) gets each one's node.
+std::vector<GraphNode> flatten_graph(const Graph& graph, std::vector<const GraphNode*>* sources = nullptr);
+GraphShape shape_of(const Graph& graph);
 
 struct Capture {
     uint64_t id = 0;  // unique per capture sequence (cuStreamGetCaptureInfo)
@@ -95,5 +138,13 @@ CUresult check_unsafe_call();
 
 // Appends a node to the capture's graph and returns it with its id set.
 GraphNode& add_captured_node(Capture& capture, GraphNode::Kind kind);
+
+// --- replay (api_graph.cpp) ----------------------------------------------------------------------
+
+// Host functions in stream order (api_host_func.cpp): `fn(user)` runs on the driver's callback
+// thread when the device timeline reaches this point of `stream`. Caller holds the mutex.
+void enqueue_host_function(Stream& stream, CUhostFn fn, void* user);
+// The live event behind a handle (an interprocess one brought up to date), or null.
+Event* find_event(CUevent handle);
 
 }  // namespace simgpu

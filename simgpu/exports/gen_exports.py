@@ -4,7 +4,7 @@
 Every function a public header declares becomes an exported symbol of the simulated library. The
 generated file defines each one as a *weak* alias of one "unsupported" stub per return-type shape
 (status codes return the library's NOT_SUPPORTED code, void returns nothing, numbers return 0, strings
-a fixed text). A modelled function is an ordinary (strong) definition elsewhere in the library, which
+a fixed text; the runtime's status stub also makes cudaErrorNotSupported the thread's last error). A modelled function is an ordinary (strong) definition elsewhere in the library, which
 the linker prefers, so this file needs no list of what is modelled.
 
 For the driver it also writes the cuGetProcAddress table from cudaTypedefs.h (and
@@ -229,6 +229,12 @@ def main():
             f.write("// ENTRY(name, version, symbol, same-signature newer symbol) / ENTRY_PT(..., per-thread symbol, ...)\n")
             f.write("\n".join(rows) + "\n")
     status_code = {"cuda": 801, "cudart": 801, "cublas": 15, "cublasLt": 15}[library]
+    # The runtime remembers every error as the thread's last error (cudaGetLastError), unsupported
+    # calls included: its stub goes through the runtime's own recorder (simgpu/runtime/errors.cpp).
+    status_stub = (["extern \"C\" int tbdsim_cudart_not_supported();",
+                    "__attribute__((used, visibility(\"hidden\"))) int tbdsim_unsupported_status() "
+                    "{ return tbdsim_cudart_not_supported(); }"] if library == "cudart" else
+                   [f"__attribute__((used, visibility(\"hidden\"))) int tbdsim_unsupported_status() {{ return {status_code}; }}"])
     by_shape = {}
     unhandled = []
     for symbol, ret in sorted(symbols.items()):
@@ -249,7 +255,7 @@ def main():
         "struct DoubleComplex { double x, y; };",
         "}",
         "extern \"C\" {",
-        f"__attribute__((used, visibility(\"hidden\"))) int tbdsim_unsupported_status() {{ return {status_code}; }}",
+        *status_stub,
         "__attribute__((used, visibility(\"hidden\"))) void tbdsim_unsupported_void() {}",
         "__attribute__((used, visibility(\"hidden\"))) double tbdsim_unsupported_fp_zero() { return 0.0; }",
         "__attribute__((used, visibility(\"hidden\"))) DoubleComplex tbdsim_unsupported_dcomplex_zero() { return {0.0, 0.0}; }",

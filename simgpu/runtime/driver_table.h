@@ -44,6 +44,15 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemAllocFromPoolAsync) X(cuMemPoolSetAttribute)           \
     X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool)         \
     X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) \
+    X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) \
+    X(cuGraphCreate) X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) X(cuGraphExecKernelNodeSetParams) \
+    X(cuGraphAddMemsetNode) X(cuGraphAddEmptyNode) X(cuGraphAddDependencies) X(cuGraphNodeGetType)          \
+    X(cuGraphGetRootNodes) X(cuGraphAddEventRecordNode) X(cuGraphAddEventWaitNode)                           \
+    X(cuGraphEventRecordNodeGetEvent) X(cuGraphEventRecordNodeSetEvent) X(cuGraphEventWaitNodeGetEvent)      \
+    X(cuGraphEventWaitNodeSetEvent) X(cuGraphExecEventRecordNodeSetEvent) X(cuGraphExecEventWaitNodeSetEvent) \
+    X(cuGraphAddHostNode) X(cuGraphHostNodeGetParams) X(cuGraphHostNodeSetParams)                            \
+    X(cuGraphExecHostNodeSetParams) X(cuGraphAddChildGraphNode) X(cuGraphChildGraphNodeGetGraph)             \
+    X(cuGraphExecUpdate) X(cuGraphExecChildGraphNodeSetParams) \
     X(cuProfilerStart) X(cuProfilerStop)
 
 struct DriverApi {

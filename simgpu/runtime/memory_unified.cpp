@@ -137,3 +137,22 @@ TBDSIM_CUDART_EXPORT cudaError_t cudaIpcCloseMemHandle(void* devPtr) {
         return call_driver(api.cuIpcCloseMemHandle, device_pointer(devPtr));
     });
 }
+
+// cudaIpcEventHandle_t and CUipcEventHandle too.
+static_assert(sizeof(cudaIpcEventHandle_t) == sizeof(CUipcEventHandle));
+
+TBDSIM_CUDART_EXPORT cudaError_t cudaIpcGetEventHandle(cudaIpcEventHandle_t* handle, cudaEvent_t event) {
+    if (handle == nullptr) return record_error(cudaErrorInvalidValue);
+    return api_call(false, [&](const DriverApi& api) {
+        return call_driver(api.cuIpcGetEventHandle, reinterpret_cast<CUipcEventHandle*>(handle), event);
+    });
+}
+
+TBDSIM_CUDART_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t* event, cudaIpcEventHandle_t handle) {
+    if (event == nullptr) return record_error(cudaErrorInvalidValue);
+    return api_call(false, [&](const DriverApi& api) {
+        CUipcEventHandle driver_handle{};
+        std::memcpy(&driver_handle, &handle, sizeof driver_handle);
+        return call_driver(api.cuIpcOpenEventHandle, event, driver_handle);
+    });
+}

@@ -109,7 +109,8 @@ pass "full disk: nothing half-written"
     >/dev/null 2>"$WORK/err"
 status=$?
 [ "$status" -eq 0 ] || fail "the program under a full disk exited $status: $(cat "$WORK/err")"
-grep -q "recording of this process stops here; what was written is kept" "$WORK/err" \
+# Said at once (the user may stop the run), on a line of its own.
+grep -q "^tbdprof: cannot write .*: recording of this process stops here; what was written is kept$" "$WORK/err" \
     || fail "the collector did not say it stopped: $(cat "$WORK/err")"
 lost=$(sqlite3 raw-full.sqlite "SELECT coalesce(sum(count), 0) FROM dropped_events WHERE cause = 'write_failed'")
 kept=$("$TRACE_VS_TRUTH" --count-kernels raw-full.sqlite)

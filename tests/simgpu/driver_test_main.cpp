@@ -62,6 +62,8 @@ std::vector<TbdsimRecord> RecordLog::records(uint32_t kind) const {
 }
 
 int main(int argc, char** argv) {
+    // The second process of the IPC event test (driver_ipc_event_test.cpp): no doctest there.
+    if (argc > 1 && std::string(argv[1]) == "--ipc-event-child") return ipc_event_child(argc, argv);
     // The truth file is opened on the driver's first record: set it before anything runs.
     char dir[] = "/tmp/simgpu-driver-test-XXXXXX";
     if (!mkdtemp(dir)) return 2;

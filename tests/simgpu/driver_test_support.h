@@ -26,6 +26,9 @@ const void* load_fatbin(const char* name);
 // `axpy(float, const float*, float*, int)` from test_kernels.cu (loaded once).
 CUfunction axpy_function();
 
+// The second process of the IPC event test, run as `simgpu_driver_test --ipc-event-child ...`.
+int ipc_event_child(int argc, char** argv);
+
 // The simulated driver's own export of `name` (not whatever a preloaded library put first).
 void* own_symbol(const char* name);
 

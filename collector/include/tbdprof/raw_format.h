@@ -57,7 +57,7 @@ enum class RecordKind : uint16_t {
     Dropped = 50,      // RawDropped: events the collector could not keep, by cause
     ClockSource = 51,  // RawClockSource: where device timestamps came from
     GraphCapture = 60,      // RawGraphCapture: a stream capture began or ended
-    GraphInstantiate = 61,  // RawGraphInstantiate: an executable graph made from a captured graph
+    GraphInstantiate = 61,  // RawGraphInstantiate: an executable graph made from (or updated to) a graph
     GraphLaunch = 62,       // RawGraphLaunch: cuGraphLaunch (its kernels are correlated to `sequence`)
     CaptureWindow = 70,     // RawCaptureWindow: a capture window opened or closed (capture control)
 };
@@ -218,7 +218,8 @@ struct RawGraphCapture {
     uint8_t reserved;
 };
 
-// cuGraphInstantiateWithFlags (cuGraphInstantiate): which graph an executable graph runs.
+// cuGraphInstantiateWithFlags (cuGraphInstantiate), or a successful cuGraphExecUpdate: which graph an
+// executable graph runs from `ts_ns` on.
 struct RawGraphInstantiate {
     RawRecordHeader header;
     uint64_t ts_ns;

@@ -78,6 +78,23 @@ TEST_CASE("the last error is per thread") {
     CHECK(cudaGetLastError() == cudaErrorInvalidDevice);
 }
 
+TEST_CASE("a function the simulator does not model reports cudaErrorNotSupported as the last error too") {
+    CHECK(cudaGetLastError() == cudaSuccess);
+    // CUDA arrays are not modelled: the exported stub answers, as the real runtime does for a failed
+    // call, through the thread's last error as well.
+    cudaArray_t array = nullptr;
+    const cudaChannelFormatDesc format = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    CHECK(cudaMallocArray(&array, &format, 16, 16) == cudaErrorNotSupported);
+    CHECK(cudaPeekAtLastError() == cudaErrorNotSupported);
+    CHECK(cudaGetLastError() == cudaErrorNotSupported);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    cudaTextureObject_t texture = 0;
+    CHECK(cudaCreateTextureObject(&texture, nullptr, nullptr, nullptr) == cudaErrorNotSupported);
+    std::thread other([] { CHECK(cudaGetLastError() == cudaSuccess); });  // per thread, like any error
+    other.join();
+    CHECK(cudaGetLastError() == cudaErrorNotSupported);
+}
+
 TEST_CASE("error names and strings are the real runtime's") {
     CHECK(std::string(cudaGetErrorName(cudaErrorMemoryAllocation)) == "cudaErrorMemoryAllocation");
     CHECK(std::string(cudaGetErrorString(cudaErrorMemoryAllocation)) == "out of memory");

@@ -211,3 +211,21 @@ TEST_CASE("host functions run in stream order") {
     CHECK(calls.load() == 11);
     CHECK(cudaStreamDestroy(stream) == cudaSuccess);
 }
+
+TEST_CASE("IPC event handles through the runtime: interprocess events only, not opened by their exporter") {
+    cudaEvent_t plain = nullptr, shared = nullptr, opened = nullptr;
+    REQUIRE(cudaEventCreateWithFlags(&plain, cudaEventDisableTiming) == cudaSuccess);
+    REQUIRE(cudaEventCreateWithFlags(&shared, cudaEventInterprocess | cudaEventDisableTiming) == cudaSuccess);
+    cudaIpcEventHandle_t handle{};
+    CHECK(cudaIpcGetEventHandle(&handle, plain) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaIpcGetEventHandle(&handle, shared) == cudaSuccess);
+    // Opening in another process is driver_ipc_event_test's; here, the exporter is refused.
+    CHECK(cudaIpcOpenEventHandle(&opened, handle) == cudaErrorDeviceUninitialized);  // CUDA_ERROR_INVALID_CONTEXT
+    CHECK(cudaIpcOpenEventHandle(nullptr, handle) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    CHECK(cudaEventRecord(shared, nullptr) == cudaSuccess);
+    CHECK(cudaEventSynchronize(shared) == cudaSuccess);
+    CHECK(cudaEventDestroy(shared) == cudaSuccess);
+    CHECK(cudaEventDestroy(plain) == cudaSuccess);
+}
