@@ -105,9 +105,12 @@ std::string_view Statement::column_view(int column) const {
     return text ? std::string_view(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : std::string_view();
 }
 
+// One sqlite3_column_value per column, then the cheap sqlite3_value_* accessors: each
+// sqlite3_column_* call enters and leaves the statement's checks, which dominates reading wide rows.
 std::optional<int64_t> Statement::column_optional_int(int column) const {
-    if (is_null(column)) return std::nullopt;
-    return column_int(column);
+    sqlite3_value* value = sqlite3_column_value(stmt_, column);
+    if (sqlite3_value_type(value) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_value_int64(value);
 }
 
 std::optional<double> Statement::column_optional_double(int column) const {
