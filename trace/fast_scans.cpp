@@ -33,7 +33,9 @@ void feed_step(sqlite3_context* context, int, sqlite3_value** values) {
     sqlite3_result_error(context, "tbdprof: kernel scan stopped", -1);  // ends the statement
 }
 
-void feed_final(sqlite3_context* context) { sqlite3_result_null(context); }
+void feed_final(sqlite3_context* context) {
+    sqlite3_result_null(context);
+}
 
 }  // namespace
 
@@ -46,7 +48,9 @@ bool for_each_kernel_interval(const Database& db, int64_t first_id, int64_t last
     // Removed after the statement below is finalized (a function in use cannot be replaced).
     struct Unregister {
         sqlite3* db;
-        ~Unregister() { sqlite3_create_function_v2(db, kFunctionName, 5, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr); }
+        ~Unregister() {
+            sqlite3_create_function_v2(db, kFunctionName, 5, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr);
+        }
     } unregister{db.get()};
     // ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL.
     Statement query(db,

@@ -129,12 +129,11 @@ int64_t whole_pooled_allocations(TraceFile& trace) {
     if (!trace::has_table(trace.db, "run_notes") || !trace::has_table(trace.db, "kernel_allocations")) return 0;
     const std::optional<std::string> note = trace::read_note(trace.db, "memory_breakdown");
     if (!note || note->find("segment level") == std::string::npos) return 0;
-    const std::string sql =
-        std::string("SELECT count(*) FROM (SELECT allocation FROM kernel_allocations WHERE 1") +
-        (trace::has_table(trace.db, "allocation_subranges")
-             ? " AND allocation NOT IN (SELECT allocation FROM allocation_subranges)"
-             : "") +
-        " GROUP BY allocation HAVING count(DISTINCT offset) >= 16)";
+    const std::string sql = std::string("SELECT count(*) FROM (SELECT allocation FROM kernel_allocations WHERE 1") +
+                            (trace::has_table(trace.db, "allocation_subranges")
+                                 ? " AND allocation NOT IN (SELECT allocation FROM allocation_subranges)"
+                                 : "") +
+                            " GROUP BY allocation HAVING count(DISTINCT offset) >= 16)";
     return trace.db.query_int(sql.c_str());
 }
 

@@ -29,8 +29,8 @@ TraceError read_error(const std::string& path, const trace::SqliteError& error) 
     // "step SQL: MESSAGE".
     const std::string_view what = error.what();
     if (what.find("out of memory") != std::string_view::npos) return TraceError("out of memory while reading " + path);
-    if (what.find("malformed") != std::string_view::npos)
-        return TraceError(path + " is corrupt or truncated (" + std::string(what) + ")");
+    if (what.find("database disk image is malformed") != std::string_view::npos)
+        return TraceError(path + " is corrupt or truncated (database disk image is malformed)");
     // A statement that cannot be prepared names a table or column the file lacks.
     if (what.substr(0, 8) == "prepare ")
         return TraceError(path + " is not a complete tbdprof trace (" + std::string(what) + ")");
