@@ -1,7 +1,7 @@
 // Fast paths through the two largest tables for scans of every row (the report's GPU scan): only the
 // columns such a scan needs, without the per-row cost of the full typed readers (tables.h). On a
-// trace of 10 M kernels and 2.5 M library calls, RowReader<KernelRow> and RowReader<LibraryCallRow>
-// took about twice the CPU time of the whole report.
+// trace of 10 M kernels and 2.5 M library calls, a report read through RowReader<KernelRow> and
+// RowReader<LibraryCallRow> took 2.5 times the CPU time (6.0 s against 2.4 s).
 #pragma once
 
 #include "tbdprof/trace/sqlite_handle.h"
