@@ -25,9 +25,9 @@ IterationMetrics iteration_metrics(const IterationSpans& iterations, const Windo
                                    std::optional<int64_t> batch_size);
 
 // GPU scan: kernels, copies and sets, library calls. Fills devices, utilization, FLOPs, kernels.
-void scan_gpu(const TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report);
+void scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report);
 // Memory replay over the whole run (memory is not windowed: peak is the run's peak).
-void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report);
+void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report);
 // The capture_windows table (absent in traces of older versions: none).
 std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "analysis_parts.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 
@@ -43,20 +44,16 @@ private:
 
 void read_run(const TraceFile& trace, Report& report) {
     RunInfo& run = report.run;
-    run.trace_path = trace.db->path();
+    run.trace_path = trace.path;
     run.format_version = trace.format_version;
-    Query query(*trace.db,
-                "SELECT command_line, duration_ns, simulated_device, clock_source, host_timed_kernels, "
-                "truncated_files FROM run LIMIT 1");
-    if (!query.step()) throw TraceError(trace.db->path() + " is not a complete tbdprof trace: the run row is missing");
-    run.command_line = query.text(0);
-    run.duration_ns = std::max<int64_t>(0, query.integer(1));
-    run.simulated = query.integer(2) != 0;
-    run.clock_source = query.text(3);
-    run.host_timed_kernels = query.integer(4);
-    run.truncated_files = query.integer(5);
-    run.dropped_events =
-        trace.db->has_table("dropped_events") ? trace.db->query_int("SELECT total(count) FROM dropped_events") : 0;
+    const trace::RunRow row = trace::read_run(trace.db);
+    run.command_line = row.command_line;
+    run.duration_ns = std::max<int64_t>(0, row.duration_ns);
+    run.simulated = row.simulated_device;
+    run.clock_source = row.clock_source;
+    run.host_timed_kernels = row.host_timed_kernels;
+    run.truncated_files = row.truncated_files;
+    run.dropped_events = trace::dropped_event_count(trace.db);
     if (run.truncated_files > 0) {
         report.notes.push_back(std::to_string(run.truncated_files) +
                                " raw files of this run were truncated: the trace may miss events at the end");
@@ -66,56 +63,51 @@ void read_run(const TraceFile& trace, Report& report) {
     }
 }
 
-}  // namespace
-
-namespace {
-
 // Nothing on the GPU at all: no report would mean anything (a run that never reached CUDA).
-void require_activity(const TraceFile& trace, const std::string& path) {
-    const bool has_activity = trace.db->query_int(
+void require_activity(TraceFile& trace) {
+    const bool has_activity = trace.db.query_int(
         "SELECT EXISTS (SELECT 1 FROM kernels) OR EXISTS (SELECT 1 FROM allocations) OR EXISTS (SELECT 1 FROM copies) "
         "OR EXISTS (SELECT 1 FROM sets)");
     if (!has_activity) {
-        throw TraceError(path + " has no kernels, allocations or copies: the run recorded no GPU activity");
+        throw TraceError(trace.path + " has no kernels, allocations or copies: the run recorded no GPU activity");
     }
 }
 
 }  // namespace
 
 void check_trace(const std::string& path) {
-    TraceFile trace = open_trace(path);
-    require_activity(trace, path);
+    read_trace(path, [](TraceFile& trace) { require_activity(trace); });
 }
 
 std::vector<std::pair<int64_t, int64_t>> trace_iterations(const std::string& path, const std::string& iteration_range) {
-    TraceFile trace = open_trace(path);
-    return detect_iterations(trace, iteration_range).spans;
+    return read_trace(path, [&](TraceFile& trace) { return detect_iterations(trace, iteration_range).spans; });
 }
 
 Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
-    TraceFile trace = open_trace(path);
-    Report report;
-    read_run(trace, report);
-    report.capture_windows = read_capture_windows(trace);
-    require_activity(trace, path);
-    const IterationSpans iterations = detect_iterations(trace, options.iteration_range);
-    report.window = choose_window(options.window, iterations, report.run.duration_ns);
-    if (!report.window.note.empty()) report.notes.insert(report.notes.begin(), report.window.note);
-    report.iterations = iteration_metrics(iterations, report.window, options.batch_size);
-    if (iterations.spans.empty()) {
-        report.notes.push_back(options.iteration_range.empty()
-                                   ? "no iterations detected (no iterations table, no ranges named like a step)"
-                                   : "no ranges named '" + options.iteration_range + "' found");
-    }
-    Progress progress(options.progress);
-    PhaseTimer timer;
-    scan_gpu(trace, options, progress, report);
-    timer.lap("gpu scan");
-    scan_memory(trace, options, report);
-    timer.lap("memory scan");
-    scan_cpu(trace, report);
-    timer.lap("cpu scan");
-    return report;
+    return read_trace(path, [&](TraceFile& trace) {
+        Report report;
+        read_run(trace, report);
+        report.capture_windows = read_capture_windows(trace);
+        require_activity(trace);
+        const IterationSpans iterations = detect_iterations(trace, options.iteration_range);
+        report.window = choose_window(options.window, iterations, report.run.duration_ns);
+        if (!report.window.note.empty()) report.notes.insert(report.notes.begin(), report.window.note);
+        report.iterations = iteration_metrics(iterations, report.window, options.batch_size);
+        if (iterations.spans.empty()) {
+            report.notes.push_back(options.iteration_range.empty()
+                                       ? "no iterations detected (no iterations table, no ranges named like a step)"
+                                       : "no ranges named '" + options.iteration_range + "' found");
+        }
+        Progress progress(options.progress);
+        PhaseTimer timer;
+        scan_gpu(trace, options, progress, report);
+        timer.lap("gpu scan");
+        scan_memory(trace, options, report);
+        timer.lap("memory scan");
+        scan_cpu(trace, report);
+        timer.lap("cpu scan");
+        return report;
+    });
 }
 
 }  // namespace tbdprof::analyzer

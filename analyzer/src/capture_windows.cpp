@@ -5,15 +5,14 @@
 #include <fmt/format.h>
 
 #include "analysis_parts.h"
-#include "sqlite_reader.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 
 std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace) {
     std::vector<CaptureWindowInfo> out;
-    if (!trace.db->has_table("capture_windows")) return out;
-    Query query(*trace.db, "SELECT begin_ns, end_ns, reason FROM capture_windows ORDER BY begin_ns");
-    while (query.step()) out.push_back({query.integer(0), query.integer(1), query.text(2)});
+    trace::RowReader<trace::CaptureWindowRow> rows(trace.db);
+    for (trace::CaptureWindowRow row; rows.next(row);) out.push_back({row.begin_ns, row.end_ns, std::string(row.reason)});
     return out;
 }
 

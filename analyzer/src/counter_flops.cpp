@@ -4,6 +4,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "tbdprof/trace/tables.h"
+
 namespace tbdprof::analyzer {
 
 bool flop_metric(std::string_view metric, Precision& precision, double& flops_per_count) {
@@ -29,44 +31,51 @@ bool flop_metric(std::string_view metric, Precision& precision, double& flops_pe
     return false;
 }
 
-std::vector<CounterKernel> load_counter_kernels(const ReadOnlyDatabase& db, int64_t begin_ns, int64_t end_ns,
+std::vector<CounterKernel> load_counter_kernels(const trace::Database& db, int64_t begin_ns, int64_t end_ns,
                                                 bool everything) {
-    std::vector<CounterKernel> kernels;
-    if (db.query_int("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kernel_metrics'") == 0)
-        return kernels;
-    Query query(db,
-                "SELECT k.id, k.device, k.function, k.library_call, k.duration_ns, k.start_ns, s.text, m.value "
-                "FROM kernel_metrics AS m JOIN kernels AS k ON k.id = m.kernel JOIN strings AS s ON s.id = m.metric "
-                "ORDER BY k.id");
+    // The FLOP metric rows, by kernel: what each counted kernel did in each precision.
+    std::vector<CounterKernel> counted;
     std::unordered_map<std::string, std::pair<Precision, double>> metric_cache;
-    while (query.step()) {
-        const int64_t id = query.integer(0), start = query.integer(5);
-        if (!everything && (start < begin_ns || start >= end_ns)) continue;
-        const std::string metric = query.text(6);
-        auto known = metric_cache.find(metric);
+    trace::RowReader<trace::KernelMetricRow> metrics(db);
+    for (trace::KernelMetricRow row; metrics.next(row);) {
+        auto known = metric_cache.find(std::string(row.metric));
         if (known == metric_cache.end()) {
             Precision precision = Precision::other;
             double per_count = 0;
-            if (!flop_metric(metric, precision, per_count)) per_count = 0;
-            known = metric_cache.emplace(metric, std::make_pair(precision, per_count)).first;
+            if (!flop_metric(row.metric, precision, per_count)) per_count = 0;
+            known = metric_cache.emplace(std::string(row.metric), std::make_pair(precision, per_count)).first;
         }
         if (known->second.second == 0) continue;  // not a FLOP metric
-        if (kernels.empty() || kernels.back().kernel != id) {
-            CounterKernel kernel;
-            kernel.kernel = id;
-            kernel.device = query.integer(1);
-            kernel.function = query.integer(2);
-            kernel.library_call = query.is_null(3) ? -1 : query.integer(3);
-            kernel.duration_ns = query.is_null(4) ? 0 : query.integer(4);
-            kernel.available = true;
-            kernels.push_back(kernel);
+        if (counted.empty() || counted.back().kernel != row.kernel) {
+            counted.emplace_back();
+            counted.back().kernel = row.kernel;
+            counted.back().available = true;
         }
-        CounterKernel& kernel = kernels.back();
-        if (query.is_null(7)) {
+        CounterKernel& kernel = counted.back();
+        if (!row.value) {
             kernel.available = false;
             continue;
         }
-        kernel.flops[static_cast<size_t>(known->second.first)] += query.real(7) * known->second.second;
+        kernel.flops[static_cast<size_t>(known->second.first)] += *row.value * known->second.second;
+    }
+    // Joined with their kernels (both in id order): a row of a kernel the trace lacks is dropped.
+    std::vector<CounterKernel> kernels;
+    if (counted.empty()) return kernels;
+    trace::ReadOptions range;
+    range.first_id = counted.front().kernel;
+    range.last_id = counted.back().kernel;
+    trace::RowReader<trace::KernelRow> rows(db, range);
+    auto next = counted.begin();
+    for (trace::KernelRow row; next != counted.end() && rows.next(row);) {
+        while (next != counted.end() && next->kernel < row.id) ++next;
+        if (next == counted.end() || next->kernel != row.id) continue;
+        CounterKernel& kernel = *next++;
+        if (!everything && (row.start_ns < begin_ns || row.start_ns >= end_ns)) continue;
+        kernel.device = row.device;
+        kernel.function = row.function;
+        kernel.library_call = row.library_call.value_or(-1);
+        kernel.duration_ns = row.duration_ns.value_or(0);
+        kernels.push_back(kernel);
     }
     return kernels;
 }

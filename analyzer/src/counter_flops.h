@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sqlite_reader.h"
 #include "tbdprof/analyzer/report.h"
+#include "tbdprof/trace/sqlite_handle.h"
 
 namespace tbdprof::analyzer {
 
@@ -24,7 +24,7 @@ struct CounterKernel {
 
 // The kernels with counter rows whose start lies in [begin_ns, end_ns) (every one when `everything`);
 // empty for traces without the table or without rows.
-std::vector<CounterKernel> load_counter_kernels(const ReadOnlyDatabase& db, int64_t begin_ns, int64_t end_ns,
+std::vector<CounterKernel> load_counter_kernels(const trace::Database& db, int64_t begin_ns, int64_t end_ns,
                                                 bool everything);
 
 // Which precision a FLOP metric counts, and how many FLOPs one count is (2 for an FMA); false for

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis_parts.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -28,8 +29,8 @@ double cumulative_at(const std::vector<Sample>& samples, int64_t t) {
 
 void scan_cpu(const TraceFile& trace, Report& report) {
     std::map<int64_t, std::vector<Sample>> by_process;
-    Query query(*trace.db, "SELECT process, ts_ns, user_ns + system_ns FROM cpu_samples ORDER BY process, ts_ns");
-    while (query.step()) by_process[query.integer(0)].push_back({query.integer(1), query.integer(2)});
+    trace::RowReader<trace::CpuSampleRow> rows(trace.db);
+    for (trace::CpuSampleRow row; rows.next(row);) by_process[row.process].push_back({row.ts_ns, row.user_ns + row.system_ns});
 
     const int64_t begin = report.window.begin_ns, end = report.window.end_ns;
     for (const auto& [process, samples] : by_process) {

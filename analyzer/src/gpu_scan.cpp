@@ -17,6 +17,8 @@
 #include "flop_precision.h"
 #include "kernel_range_scan.h"
 #include "tbdprof/analyzer/units.h"
+#include "tbdprof/trace/fast_scans.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -60,8 +62,8 @@ int thread_count(const AnalysisOptions& options, int64_t rows) {
 
 class GpuScan {
 public:
-    GpuScan(const TraceFile& trace, const Report& report, const AnalysisOptions& options)
-        : db_(*trace.db), window_(report.window), options_(options) {
+    GpuScan(TraceFile& trace, const Report& report, const AnalysisOptions& options)
+        : db_(trace.db), path_(trace.path), window_(report.window), options_(options) {
         inputs_.everything = report.window.used == "all";
         const int64_t run_end = std::max<int64_t>(report.run.duration_ns, 1);
         inputs_.frame.bucket_count = std::max(1, options.utilization_buckets);
@@ -72,8 +74,10 @@ public:
         max_function_ = db_.query_int("SELECT max(id) FROM functions");
         inputs_.max_call_id = db_.query_int("SELECT max(id) FROM library_calls");
         if (inputs_.max_call_id >= kDenseIdLimit) {  // not from tbdprof's builder: remember which exist
-            Query ids(db_, "SELECT id FROM library_calls WHERE id >= 0");
-            while (ids.step()) inputs_.sparse_calls.insert(ids.integer(0));
+            trace::ReadOptions existing;
+            existing.first_id = 0;
+            trace::RowReader<trace::LibraryCallRow> calls(db_, existing);
+            for (trace::LibraryCallRow call; calls.next(call);) inputs_.sparse_calls.insert(call.id);
         }
         load_devices();
         load_activities();
@@ -94,14 +98,15 @@ private:
         return devices_[it->second];
     }
     void load_devices();
-    void load_library_calls(const ReadOnlyDatabase& db);
+    void load_library_calls(const trace::Database& db);
     void load_activities();
     Outcome merge(std::vector<PartResult>& parts);
     void combine_calls(FlopMetrics& flops);
     void add_counter_flops(FlopMetrics& flops);  // after combine_calls: hardware counter FLOPs
     void per_iteration_figures(Report& report) const;
 
-    const ReadOnlyDatabase& db_;
+    trace::Database& db_;
+    const std::string& path_;  // for the other parts' connections
     Window window_;
     const AnalysisOptions& options_;
     ScanInputs inputs_;
@@ -119,52 +124,49 @@ private:
 };
 
 void GpuScan::load_devices() {
-    Query query(db_, "SELECT id, name, fp32_peak_flops FROM devices ORDER BY id");
-    while (query.step()) {
-        DeviceState& state = device(query.integer(0));
-        state.name = query.text(1);
-        state.fp32_peak_flops = std::max(0.0, query.real(2));
+    trace::RowReader<trace::DeviceRow> rows(db_);
+    for (trace::DeviceRow row; rows.next(row);) {
+        DeviceState& state = device(row.id);
+        state.name = row.name;
+        state.fp32_peak_flops = std::max(0.0, row.fp32_peak_flops);
         state.listed = true;
     }
 }
 
-void GpuScan::load_library_calls(const ReadOnlyDatabase& db) {
-    calls_ = IdTable<CallInfo>(db.query_int("SELECT max(id) FROM library_calls"));
-    // The collector's precision (it knows the handle's math mode) when the trace has the column.
-    const char* precision = db.has_column("library_calls", "precision") ? "precision" : "NULL";
-    Query query(db, std::string("SELECT id, flops, compute_type, a_type, begin_ns, "
-                                "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END, ") +
-                        precision + " FROM library_calls");
-    while (query.step()) {
-        CallInfo& call = calls_[query.integer(0)];
+void GpuScan::load_library_calls(const trace::Database& db) {
+    calls_ = IdTable<CallInfo>(inputs_.max_call_id);
+    trace::for_each_call_flops(db, [&](const trace::CallFlops& row) {
+        CallInfo& call = calls_[row.id];
         call.exists = true;
-        call.begin_ns = query.integer(4);
-        const double flops = query.is_null(1) ? 0.0 : query.real(1);
-        if (!(flops > 0) || flops > 1e30) continue;  // no FLOP information (or nonsense)
+        call.begin_ns = row.begin_ns;
+        const double flops = row.flops.value_or(0.0);
+        if (!(flops > 0) || flops > 1e30) return;  // no FLOP information (or nonsense)
         call.flops = flops;
-        auto optional_int = [&](int column) {
-            return query.is_null(column) ? std::nullopt : std::optional<int64_t>(query.integer(column));
-        };
         call.has_flops = true;
-        if (!query.is_null(6)) {
-            call.precision = precision_from_name(query.text(6));
-            continue;
-        }
-        // The name is fetched only when the types are unknown (legacy entry points name their type).
-        const auto* name = reinterpret_cast<const char*>(sqlite3_column_text(query.raw(), 5));
-        call.precision = classify_flops(name ? std::string_view(name) : std::string_view(), optional_int(2), optional_int(3));
-    }
+        // The collector's precision (it knows the handle's math mode) when the trace has it; else
+        // the types, else the name (legacy entry points name their type).
+        call.precision = row.precision.empty() ? classify_flops(row.name, row.compute_type, row.a_type)
+                                               : precision_from_name(row.precision);
+    });
 }
 
 void GpuScan::load_activities() {
-    Query query(db_,
-                "SELECT device, start_ns, duration_ns FROM copies WHERE duration_ns IS NOT NULL AND duration_ns >= 0 "
-                "UNION ALL SELECT device, start_ns, duration_ns FROM sets WHERE duration_ns IS NOT NULL "
-                "AND duration_ns >= 0 ORDER BY 2");
-    while (query.step()) {
-        const int64_t id = query.integer(0), start = query.integer(1);
+    // Copies and sets with a device interval, merged in start order (copies first at equal starts).
+    trace::ReadOptions by_time;
+    by_time.by_time = true;
+    trace::RowReader<trace::CopyRow> copies(db_, by_time);
+    trace::RowReader<trace::SetRow> sets(db_, by_time);
+    trace::CopyRow copy;
+    trace::SetRow set;
+    bool more_copies = copies.next(copy), more_sets = sets.next(set);
+    while (more_copies || more_sets) {
+        const bool take_copy = more_copies && (!more_sets || copy.start_ns <= set.start_ns);
+        const int64_t id = take_copy ? copy.device : set.device, start = take_copy ? copy.start_ns : set.start_ns;
+        const std::optional<int64_t> duration = take_copy ? copy.duration_ns : set.duration_ns;
+        (take_copy ? more_copies : more_sets) = take_copy ? copies.next(copy) : sets.next(set);
+        if (!duration || *duration < 0) continue;
         int64_t end = 0;
-        if (__builtin_add_overflow(start, query.integer(2), &end)) end = INT64_MAX;
+        if (__builtin_add_overflow(start, *duration, &end)) end = INT64_MAX;
         device(id);  // listed in order of first copy or set, after the devices table
         inputs_.activities[id].add_sorted(start, end);
     }
@@ -200,7 +202,7 @@ GpuScan::Outcome GpuScan::scan(int threads, bool sorted, Progress& progress) {
         parts_.emplace_back(max_function_, inputs_.max_call_id);
     }
     std::vector<std::exception_ptr> errors(ranges.size());
-    auto run_part = [&](size_t i, const ReadOnlyDatabase& db) {
+    auto run_part = [&](size_t i, const trace::Database& db) {
         try {
             scan_kernel_range(db, inputs_, ranges[i], control, i == 0, parts_[i]);
         } catch (...) {
@@ -214,8 +216,7 @@ GpuScan::Outcome GpuScan::scan(int threads, bool sorted, Progress& progress) {
         // Library calls are needed only at the merge: read them meanwhile, on a connection of their own.
         workers.emplace_back([&] {
             try {
-                ReadOnlyDatabase db(db_.path());
-                load_library_calls(db);
+                load_library_calls(trace::open_trace(path_));
             } catch (...) {
                 calls_error = std::current_exception();
                 control.stop = true;
@@ -228,8 +229,7 @@ GpuScan::Outcome GpuScan::scan(int threads, bool sorted, Progress& progress) {
         workers.emplace_back([&, i] {
             try {
                 // Its own connection, opened with the same defensive settings as the first.
-                ReadOnlyDatabase db(db_.path());
-                run_part(i, db);
+                run_part(i, trace::open_trace(path_));
             } catch (...) {
                 errors[i] = std::current_exception();
                 control.stop = true;
@@ -536,13 +536,13 @@ void GpuScan::finish(Report& report) {
                           return a.second.total_ns != b.second.total_ns ? a.second.total_ns > b.second.total_ns
                                                                         : a.first < b.first;
                       });
-    Query name(db_, "SELECT s.text FROM functions AS f JOIN strings AS s ON s.id = f.name WHERE f.id = ?1");
+    const std::unordered_map<int64_t, std::string> names = top > 0 ? trace::read_function_names(db_)
+                                                                   : std::unordered_map<int64_t, std::string>{};
     for (size_t i = 0; i < top; ++i) {
         const auto& [id, stat] = ranked[i];
         KernelStat kernel;
-        name.reset();
-        name.bind(1, id);
-        kernel.name = name.step() ? name.text(0) : "function " + std::to_string(id);
+        const auto name = names.find(id);
+        kernel.name = name != names.end() ? name->second : "function " + std::to_string(id);
         kernel.count = stat.count;
         kernel.total_ns = stat.total_ns;
         kernel.mean_ns = static_cast<double>(stat.total_ns) / static_cast<double>(stat.count);
@@ -556,7 +556,7 @@ void GpuScan::finish(Report& report) {
 
 }  // namespace
 
-void scan_gpu(const TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report) {
+void scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report) {
     using Outcome = GpuScan::Outcome;
     Outcome outcome;
     {

@@ -1,13 +1,13 @@
-// Iterations and the analysis window. Sources, in order: the `iterations` table (written by the
-// tagging step in later traces), then NVTX ranges named like a step. With none, every window falls
-// back to the whole run and the report says so.
+// Iterations and the analysis window. Sources, in order: the `iterations` table (the tagger's, the
+// one definition), then NVTX ranges named like a step. With none, every window falls back to the
+// whole run and the report says so.
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 
 #include "analysis_parts.h"
 #include "tbdprof/step_names.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -49,29 +49,21 @@ void fill(IterationSpans& result, const std::vector<StoredSpan>& spans) {
     }
 }
 
-bool has_column(const TraceFile& trace, const char* table, const char* column) {
-    Query query(*trace.db, std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = ?1");
-    query.bind(1, std::string_view(column));
-    return query.step();
-}
-
 }  // namespace
 
 // The tagger (tagger/iterations.*) is the one definition of iterations: its `iterations` table is
-// read as it is, training spans only. Without that table (an untagged or imported trace), or for a
-// range the user names, ranges are matched with the tagger's own name matcher (step_names.h).
+// read as it is, training spans only; nothing here detects steps. Without stored iterations (an
+// untagged or imported trace), or for a range the user names, ranges are matched with the tagger's
+// own name matcher (step_names.h), as docs/analyzer.md says.
 IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range) {
     IterationSpans result;
-    if (trace.has_iterations_table && user_range.empty()) {
+    if (user_range.empty()) {
         std::map<int64_t, std::vector<StoredSpan>> by_process;
-        bool device = has_column(trace, "iterations", "device_end_ns");
-        bool kind = has_column(trace, "iterations", "kind");
-        std::string sql = std::string("SELECT process, begin_ns, end_ns, ") + (device ? "coalesce(device_end_ns, 0)" : "0") +
-                          " FROM iterations WHERE end_ns IS NOT NULL" +
-                          (kind ? " AND coalesce(kind, 'training') = 'training'" : "");
-        Query query(*trace.db, sql);
-        while (query.step())
-            by_process[query.integer(0)].push_back({query.integer(1), query.integer(2), query.integer(3)});
+        trace::RowReader<trace::IterationRow> stored(trace.db);
+        for (trace::IterationRow row; stored.next(row);) {
+            if (row.training)
+                by_process[row.process].push_back({row.begin_ns, row.end_ns, row.device_end_ns.value_or(0)});
+        }
         fill(result, pick_process(by_process));
         if (!result.spans.empty()) {
             result.source = "iterations table";
@@ -80,12 +72,11 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
     }
     // Ranges: group by name family, keep the family with the most ranges.
     std::map<std::string, std::map<int64_t, std::vector<StoredSpan>>> families;
-    Query query(*trace.db, "SELECT process, begin_ns, end_ns, name FROM ranges WHERE end_ns IS NOT NULL AND name IS NOT NULL");
-    while (query.step()) {
-        const std::string name = query.text(3);
-        if (!steps::matches_iteration_range(name, user_range)) continue;
-        std::string family = user_range.empty() ? steps::step_family(name) : user_range;
-        families[family][query.integer(0)].push_back({query.integer(1), query.integer(2), 0});
+    trace::RowReader<trace::RangeRow> ranges(trace.db);
+    for (trace::RangeRow row; ranges.next(row);) {
+        if (!row.end_ns || row.name.empty() || !steps::matches_iteration_range(row.name, user_range)) continue;
+        std::string family = user_range.empty() ? steps::step_family(row.name) : user_range;
+        families[family][row.process].push_back({row.begin_ns, *row.end_ns, 0});
     }
     size_t best_count = 0;
     for (const auto& [family, by_process] : families) {

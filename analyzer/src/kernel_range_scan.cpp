@@ -5,7 +5,8 @@
 #include <climits>
 #include <exception>
 
-#include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/trace/fast_scans.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -40,8 +41,7 @@ private:
     int cached_ = -1;
 };
 
-// The work per kernel row, fed either by an aggregate function (id order: the rows never leave
-// SQLite's loop, which saves the per-row step and column calls) or by a step loop (start order).
+// The work per kernel row.
 class KernelAccumulator {
 public:
     KernelAccumulator(const ScanInputs& inputs, bool sorted, ScanControl& control, bool reports_progress,
@@ -159,76 +159,34 @@ private:
     int64_t unreported_ = 0;
 };
 
-// State of the aggregate function: exceptions must not cross SQLite's C frames.
-struct AggregateFeed {
-    KernelAccumulator* accumulator;
-    bool stopped = false;
-    std::exception_ptr error;
-};
-
-void aggregate_step(sqlite3_context* context, int, sqlite3_value** values) {
-    auto* feed = static_cast<AggregateFeed*>(sqlite3_user_data(context));
-    try {
-        if (feed->accumulator->add(sqlite3_value_int64(values[0]), sqlite3_value_int64(values[1]),
-                                   sqlite3_value_int64(values[2]), sqlite3_value_int64(values[3]),
-                                   sqlite3_value_int64(values[4]))) {
+// The kernels of the range until the accumulator says stop: in id order through the trace library's
+// fast path, in start order (a trace not stored in time order) through its typed reader.
+void feed(const trace::Database& db, const PartRange& range, KernelAccumulator& accumulator) {
+    if (!range.sorted) {
+        trace::for_each_kernel_interval(db, range.first_id, range.last_id, [&](const trace::KernelInterval& k) {
+            return accumulator.add(k.device, k.function, k.start_ns, k.duration_ns, k.library_call);
+        });
+        return;
+    }
+    trace::ReadOptions options;
+    options.first_id = range.first_id;
+    options.last_id = range.last_id;
+    options.by_time = true;
+    trace::RowReader<trace::KernelRow> rows(db, options);
+    for (trace::KernelRow row; rows.next(row);) {
+        if (!accumulator.add(row.device, row.function, row.start_ns, row.duration_ns.value_or(-1),
+                             row.library_call.value_or(-1)))
             return;
-        }
-    } catch (...) {
-        feed->error = std::current_exception();
-    }
-    feed->stopped = true;
-    sqlite3_result_error(context, "tbdprof: kernel scan stopped", -1);  // ends the statement
-}
-
-void aggregate_final(sqlite3_context* context) { sqlite3_result_null(context); }
-
-// ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL (never a real value).
-#define TBD_KERNEL_COLUMNS "device, function, start_ns, ifnull(duration_ns, -1), ifnull(library_call, -1)"
-
-void feed_in_id_order(const ReadOnlyDatabase& db, const PartRange& range, KernelAccumulator& accumulator) {
-    AggregateFeed feed{&accumulator, false, nullptr};
-    constexpr const char* kName = "tbdprof_kernel_rows";
-    // Direct-only: the trace's own schema (views, triggers) can never call it.
-    if (sqlite3_create_function_v2(db.get(), kName, 5, SQLITE_UTF8 | SQLITE_DIRECTONLY, &feed, nullptr, aggregate_step,
-                                   aggregate_final, nullptr) != SQLITE_OK) {
-        throw TraceError("cannot read trace " + db.path() + ": " + sqlite3_errmsg(db.get()));
-    }
-    struct Unregister {
-        const ReadOnlyDatabase& db;
-        ~Unregister() { sqlite3_create_function_v2(db.get(), "tbdprof_kernel_rows", 5, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr); }
-    } unregister{db};
-    {
-        Query query(db, "SELECT tbdprof_kernel_rows(" TBD_KERNEL_COLUMNS ") FROM kernels WHERE id BETWEEN ?1 AND ?2");
-        query.bind(1, range.first_id).bind(2, range.last_id);
-        try {
-            query.step();
-        } catch (const TraceError&) {
-            if (!feed.stopped) throw;  // SQLite's own error (a corrupt file)
-        }
-    }
-    if (feed.error) std::rethrow_exception(feed.error);
-}
-
-void feed_in_start_order(const ReadOnlyDatabase& db, const PartRange& range, KernelAccumulator& accumulator) {
-    Query query(db, "SELECT " TBD_KERNEL_COLUMNS " FROM kernels WHERE id BETWEEN ?1 AND ?2 ORDER BY start_ns");
-    query.bind(1, range.first_id).bind(2, range.last_id);
-    while (query.step()) {
-        if (!accumulator.add(query.integer(0), query.integer(1), query.integer(2), query.integer(3), query.integer(4))) return;
     }
 }
 
 }  // namespace
 
-void scan_kernel_range(const ReadOnlyDatabase& db, const ScanInputs& inputs, const PartRange& range,
+void scan_kernel_range(const trace::Database& db, const ScanInputs& inputs, const PartRange& range,
                        ScanControl& control, bool reports_progress, PartResult& result) {
     const auto started = std::chrono::steady_clock::now();
     KernelAccumulator accumulator(inputs, range.sorted, control, reports_progress, result);
-    if (range.sorted) {
-        feed_in_start_order(db, range, accumulator);
-    } else {
-        feed_in_id_order(db, range, accumulator);
-    }
+    feed(db, range, accumulator);
     accumulator.done();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }

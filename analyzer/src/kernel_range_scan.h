@@ -16,7 +16,7 @@
 #include "busy_time.h"
 #include "id_table.h"
 #include "progress.h"
-#include "sqlite_reader.h"
+#include "tbdprof/trace/sqlite_handle.h"
 
 namespace tbdprof::analyzer {
 
@@ -102,7 +102,7 @@ struct ScanControl {
     Progress* progress = nullptr;  // updated only by the part that runs on the calling thread
 };
 
-void scan_kernel_range(const ReadOnlyDatabase& db, const ScanInputs& inputs, const PartRange& range,
+void scan_kernel_range(const trace::Database& db, const ScanInputs& inputs, const PartRange& range,
                        ScanControl& control, bool reports_progress, PartResult& result);
 
 }  // namespace tbdprof::analyzer

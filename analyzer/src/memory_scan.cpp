@@ -13,6 +13,7 @@
 
 #include "analysis_parts.h"
 #include "memory_subranges.h"
+#include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -37,27 +38,20 @@ struct Event {
     bool is_alloc() const { return order == 1; }
 };
 
-std::vector<std::string> load_stack(const ReadOnlyDatabase& db, int64_t stack) {
+std::vector<std::string> load_stack(const trace::Database& db, int64_t stack) {
     std::vector<std::string> frames;
-    Query query(db,
-                "SELECT s.text, m.text, f.ip, f.offset FROM stack_frames AS sf JOIN frames AS f ON f.id = sf.frame "
-                "LEFT JOIN strings AS s ON s.id = f.symbol LEFT JOIN strings AS m ON m.id = f.module "
-                "WHERE sf.stack = ?1 ORDER BY sf.position LIMIT 64");
-    query.bind(1, stack);
-    while (query.step()) {
-        std::string frame = query.is_null(0) ? std::string() : query.text(0);
-        if (frame.empty()) {
+    for (trace::StackFrame& frame : trace::read_stack(db, stack, 64)) {
+        std::string text = std::move(frame.symbol);
+        if (text.empty()) {
             char buffer[40];
-            std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(query.integer(2)));
-            frame = buffer;
+            std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(frame.ip));
+            text = buffer;
         }
-        if (!query.is_null(1)) {
-            std::string module = query.text(1);
-            const size_t slash = module.rfind('/');
-            if (slash != std::string::npos) module = module.substr(slash + 1);
-            frame += " (" + module + ")";
+        if (!frame.module.empty()) {
+            const size_t slash = frame.module.rfind('/');
+            text += " (" + (slash == std::string::npos ? frame.module : frame.module.substr(slash + 1)) + ")";
         }
-        frames.push_back(std::move(frame));
+        frames.push_back(std::move(text));
     }
     return frames;
 }
@@ -76,24 +70,22 @@ constexpr size_t kOverlapWorkLimit = 4'000'000;  // (byte piece, sub-range) pair
 
 SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& allocations) {
     SubRangeSummary summary;
-    if (!trace.db->has_table("allocation_subranges")) return summary;
     std::unordered_map<int64_t, size_t> segment_index;
     for (size_t i = 0; i < allocations.size(); ++i) segment_index[allocations[i].id] = i;
     std::map<size_t, std::vector<SubRange>> by_segment;  // ordered: the same trace gives the same events
-    Query query(*trace.db, "SELECT id, allocation, offset, bytes, begin_ns, end_ns, category FROM allocation_subranges");
-    while (query.step()) {
-        auto found = segment_index.find(query.integer(1));
-        const int64_t bytes = query.integer(3);
-        if (found == segment_index.end() || bytes <= 0) continue;
+    trace::RowReader<trace::SubrangeRow> rows(trace.db);
+    for (trace::SubrangeRow row; rows.next(row);) {
+        auto found = segment_index.find(row.allocation);
+        if (found == segment_index.end() || row.bytes <= 0) continue;
         const Allocation& segment = allocations[found->second];
-        if (bytes > segment.bytes) continue;  // cannot fit: ignore rather than count bytes twice
+        if (row.bytes > segment.bytes) continue;  // cannot fit: ignore rather than count bytes twice
         SubRange range;
-        range.id = query.integer(0);
-        range.offset = query.integer(2);
-        range.bytes = bytes;
-        range.begin_ns = std::clamp(query.integer(4), segment.alloc_ns, segment.free_ns);
-        range.end_ns = std::clamp(std::max(query.integer(5), range.begin_ns), range.begin_ns, segment.free_ns);
-        range.category = category_index(query.is_null(6) ? std::string() : query.text(6));
+        range.id = row.id;
+        range.offset = row.offset;
+        range.bytes = row.bytes;
+        range.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
+        range.end_ns = std::clamp(std::max(row.end_ns, range.begin_ns), range.begin_ns, segment.free_ns);
+        range.category = category_index(row.category);
         by_segment[found->second].push_back(range);
     }
     for (auto& [index, ranges] : by_segment) {
@@ -133,58 +125,51 @@ SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& a
 
 // Allocations addressed at many offsets that the tagger left whole (no sub-ranges): asked only when
 // the tagger says some are (its memory_breakdown note mentions "segment level").
-int64_t whole_pooled_allocations(const TraceFile& trace) {
-    if (!trace.db->has_table("run_notes") || !trace.db->has_table("kernel_allocations")) return 0;
-    Query note(*trace.db, "SELECT value FROM run_notes WHERE key = 'memory_breakdown'");
-    if (!note.step() || note.text(0).find("segment level") == std::string::npos) return 0;
-    const std::string subranges = trace.db->has_table("allocation_subranges")
-                                      ? " AND allocation NOT IN (SELECT allocation FROM allocation_subranges)"
-                                      : "";
-    return trace.db->query_int("SELECT count(*) FROM (SELECT allocation FROM kernel_allocations WHERE 1" + subranges +
-                               " GROUP BY allocation HAVING count(DISTINCT offset) >= 16)");
+int64_t whole_pooled_allocations(TraceFile& trace) {
+    if (!trace::has_table(trace.db, "run_notes") || !trace::has_table(trace.db, "kernel_allocations")) return 0;
+    const std::optional<std::string> note = trace::read_note(trace.db, "memory_breakdown");
+    if (!note || note->find("segment level") == std::string::npos) return 0;
+    const std::string sql = std::string("SELECT count(*) FROM (SELECT allocation FROM kernel_allocations WHERE 1") +
+                            (trace::has_table(trace.db, "allocation_subranges")
+                                 ? " AND allocation NOT IN (SELECT allocation FROM allocation_subranges)"
+                                 : "") +
+                            " GROUP BY allocation HAVING count(DISTINCT offset) >= 16)";
+    return trace.db.query_int(sql.c_str());
 }
 
 }  // namespace
 
-void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report& report) {
+void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
     MemoryMetrics& memory = report.memory;
     std::vector<Allocation> allocations;
     // No device has 2^50 bytes (1 PiB): a row saying so is damaged or made up, and summing it could
     // overflow the totals. Such rows are reported, not summed.
     constexpr int64_t kMaxAllocationBytes = int64_t{1} << 50;
     int64_t absurd = 0;
-    {
-        const bool has_rule = trace.db->has_column("allocation_categories", "rule");
-        const bool has_confidence = trace.db->has_column("allocation_categories", "confidence");
-        Query query(*trace.db, std::string("SELECT a.id, a.device, a.bytes, a.alloc_ns, a.free_ns, c.category, a.stack, ") +
-                                   (has_rule ? "c.rule" : "NULL") + ", " + (has_confidence ? "c.confidence" : "NULL") +
-                                   " FROM allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id "
-                                   "WHERE a.kind IN ('device', 'device_async', 'managed')");
-        while (query.step()) {
-            const int64_t bytes = query.integer(2);
-            if (bytes <= 0) continue;
-            if (bytes > kMaxAllocationBytes) {
-                ++absurd;
-                continue;
-            }
-            if (options.memory_device && query.integer(1) != *options.memory_device) continue;
-            Allocation a{};
-            a.id = query.integer(0);
-            a.device = query.integer(1);
-            a.bytes = bytes;
-            a.alloc_ns = query.integer(3);
-            a.freed = !query.is_null(4);
-            a.free_ns = a.freed ? std::max(query.integer(4), a.alloc_ns) : INT64_MAX;
-            a.category = category_index(query.is_null(5) ? std::string() : query.text(5));
-            a.listed_category = a.category;
-            a.stack = query.is_null(6) ? -1 : query.integer(6);
-            if (!query.is_null(7)) a.rule = query.text(7);
-            if (!query.is_null(8)) a.confidence = query.real(8);
-            a.real = true;
-            if (a.category != kUntagged) memory.tagged = true;
-            allocations.push_back(std::move(a));
-            if (allocations.size() >= UINT32_MAX / 2) break;  // event indices are 32-bit
+    trace::RowReader<trace::AllocationRow> rows(trace.db);
+    for (trace::AllocationRow row; rows.next(row);) {
+        if (!trace::is_device_memory(row.kind) || row.bytes <= 0) continue;
+        if (row.bytes > kMaxAllocationBytes) {
+            ++absurd;
+            continue;
         }
+        if (options.memory_device && row.device != *options.memory_device) continue;
+        Allocation a{};
+        a.id = row.id;
+        a.device = row.device;
+        a.bytes = row.bytes;
+        a.alloc_ns = row.alloc_ns;
+        a.freed = row.free_ns.has_value();
+        a.free_ns = a.freed ? std::max(*row.free_ns, a.alloc_ns) : INT64_MAX;
+        a.category = category_index(row.category);
+        a.listed_category = a.category;
+        a.stack = row.stack.value_or(-1);
+        a.rule = row.rule;
+        a.confidence = row.confidence;
+        a.real = true;
+        if (a.category != kUntagged) memory.tagged = true;
+        allocations.push_back(std::move(a));
+        if (allocations.size() >= UINT32_MAX / 2) break;  // event indices are 32-bit
     }
     memory.allocations = static_cast<int64_t>(allocations.size());
     if (absurd > 0)
@@ -346,7 +331,7 @@ void scan_memory(const TraceFile& trace, const AnalysisOptions& options, Report&
         } else {
             large.at_peak.emplace_back(a.category, a.bytes);
         }
-        if (a.stack >= 0) large.stack = load_stack(*trace.db, a.stack);
+        if (a.stack >= 0) large.stack = load_stack(trace.db, a.stack);
         memory.largest_at_peak.push_back(std::move(large));
     }
 }

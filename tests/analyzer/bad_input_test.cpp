@@ -1,13 +1,13 @@
 // Bad input: missing, not SQLite, empty, too new, truncated, flipped bytes, dropped tables. Each
 // gives one clear message and a non-zero exit, never a crash.
 #include <doctest/doctest.h>
-#include <sqlite3.h>
 
 #include <fstream>
 #include <random>
 #include <sstream>
 
 #include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/trace/sqlite_handle.h"
 #include "trace_builder.h"
 
 using tbdtest::run_analyze;
@@ -36,6 +36,9 @@ void write(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
+// Changes a file behind the trace library's back, as a damaged or hostile file would be.
+void tamper(const std::string& path, const std::string& sql) { tbdprof::trace::create_database(path).exec(sql.c_str()); }
+
 void expect_one_clear_failure(const std::string& path, const char* expected = nullptr) {
     const auto r = run_analyze("report " + path);
     CHECK_FALSE(r.signaled);
@@ -61,20 +64,14 @@ TEST_CASE("missing, empty, directory, not SQLite") {
 
 TEST_CASE("a newer format version is refused") {
     const std::string path = make_trace("bad_newer.sqlite");
-    sqlite3* db = nullptr;
-    sqlite3_open(path.c_str(), &db);
-    sqlite3_exec(db, "PRAGMA user_version = 999", nullptr, nullptr, nullptr);
-    sqlite3_close(db);
+    tamper(path, "PRAGMA user_version = 999");
     expect_one_clear_failure(path, "newer than this tbdprof");
 }
 
 TEST_CASE("a SQLite file that is not a trace") {
     const std::string path = tbdtest::temp_path("bad_other.sqlite");
     std::remove(path.c_str());
-    sqlite3* db = nullptr;
-    sqlite3_open(path.c_str(), &db);
-    sqlite3_exec(db, "CREATE TABLE notes (x); PRAGMA user_version = 1", nullptr, nullptr, nullptr);
-    sqlite3_close(db);
+    tamper(path, "CREATE TABLE notes (x); PRAGMA user_version = 1");
     expect_one_clear_failure(path, "not a complete tbdprof trace");
 }
 
@@ -83,21 +80,14 @@ TEST_CASE("dropped tables") {
     for (const char* table : {"kernels", "allocations", "devices", "run", "library_calls", "ranges", "functions"}) {
         const std::string path = tbdtest::temp_path(std::string("bad_drop_") + table + ".sqlite");
         write(path, read(original));
-        sqlite3* db = nullptr;
-        sqlite3_open(path.c_str(), &db);
-        sqlite3_exec(db, (std::string("DROP VIEW IF EXISTS kernel_view; DROP VIEW IF EXISTS memory_allocations; DROP TABLE ") + table).c_str(),
-                     nullptr, nullptr, nullptr);
-        sqlite3_close(db);
+        tamper(path, std::string("DROP VIEW IF EXISTS kernel_view; DROP VIEW IF EXISTS memory_allocations; DROP TABLE ") +
+                         table);
         expect_one_clear_failure(path, table);
     }
     // A table replaced by a view (a file from anyone): refused, views are never read.
     const std::string path = tbdtest::temp_path("bad_view.sqlite");
     write(path, read(original));
-    sqlite3* db = nullptr;
-    sqlite3_open(path.c_str(), &db);
-    sqlite3_exec(db, "DROP VIEW kernel_view; DROP TABLE kernels; CREATE VIEW kernels AS SELECT * FROM copies", nullptr,
-                 nullptr, nullptr);
-    sqlite3_close(db);
+    tamper(path, "DROP VIEW kernel_view; DROP TABLE kernels; CREATE VIEW kernels AS SELECT * FROM copies");
     expect_one_clear_failure(path, "kernels");
 }
 

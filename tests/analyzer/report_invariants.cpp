@@ -19,11 +19,13 @@
 #include <vector>
 
 #include "flop_precision.h"
-#include "sqlite_reader.h"
 #include "tbdprof/analyzer/analyze.h"
 #include "tbdprof/analyzer/render.h"
+#include "tbdprof/trace/tables.h"
+#include "tbdprof/trace/trace_reader.h"
 
 using namespace tbdprof::analyzer;
+using tbdprof::trace::Statement;
 
 namespace {
 
@@ -99,34 +101,34 @@ struct WindowWork {
 };
 
 WindowWork window_work(const std::string& path, const Report& r) {
-    ReadOnlyDatabase db(path);
+    tbdprof::trace::Database db = tbdprof::trace::open_trace(path);
     struct Call {
         double flops = 0;
         Precision precision = Precision::other;
         int64_t begin = 0, total_ns = 0, count = 0;
     };
     std::map<int64_t, Call> calls;
-    const bool has_precision = db.has_column("library_calls", "precision");
-    Query c(db, std::string("SELECT id, flops, compute_type, a_type, begin_ns, name, ") +
+    const bool has_precision = tbdprof::trace::has_column(db, "library_calls", "precision");
+    Statement c(db, std::string("SELECT id, flops, compute_type, a_type, begin_ns, name, ") +
                     (has_precision ? "precision" : "NULL") + " FROM library_calls WHERE flops > 0 AND flops <= 1e30");
     while (c.step()) {
-        Call& call = calls[c.integer(0)];
-        call.flops = c.real(1);
+        Call& call = calls[c.column_int(0)];
+        call.flops = c.column_double(1);
         const auto opt = [&](int col) {
-            return c.is_null(col) ? std::nullopt : std::optional<int64_t>(c.integer(col));
+            return c.is_null(col) ? std::nullopt : std::optional<int64_t>(c.column_int(col));
         };
-        call.precision = c.is_null(6) ? classify_flops(c.text(5), opt(2), opt(3)) : precision_from_name(c.text(6));
-        call.begin = c.integer(4);
+        call.precision = c.is_null(6) ? classify_flops(c.column_text(5), opt(2), opt(3)) : precision_from_name(c.column_text(6));
+        call.begin = c.column_int(4);
     }
-    Query totals(
+    Statement totals(
         db,
         "SELECT library_call, total(ifnull(duration_ns, 0)), count(*) FROM kernels WHERE library_call IS NOT NULL "
         "GROUP BY library_call");
     while (totals.step()) {
-        auto it = calls.find(totals.integer(0));
+        auto it = calls.find(totals.column_int(0));
         if (it == calls.end()) continue;
-        it->second.total_ns = static_cast<int64_t>(totals.real(1));
-        it->second.count = totals.integer(2);
+        it->second.total_ns = static_cast<int64_t>(totals.column_double(1));
+        it->second.count = totals.column_int(2);
     }
     const bool everything = r.window.used == "all";
     auto in_window = [&](int64_t t) { return everything || (t >= r.window.begin_ns && t < r.window.end_ns); };
@@ -138,19 +140,19 @@ WindowWork window_work(const std::string& path, const Report& r) {
         else if (is_tensor_core(call.precision))
             work.tensor += flops;
     };
-    Query k(db, "SELECT start_ns, ifnull(duration_ns, 0), library_call FROM kernels");
+    Statement k(db, "SELECT start_ns, ifnull(duration_ns, 0), library_call FROM kernels");
     while (k.step()) {
-        const int64_t start = k.integer(0);
+        const int64_t start = k.column_int(0);
         if (!in_window(start)) continue;
         ++work.kernels;
         const bool inside = std::any_of(r.iterations.spans.begin(), r.iterations.spans.end(),
                                         [&](const auto& span) { return start >= span.first && start < span.second; });
         if (!r.iterations.spans.empty() && !inside) ++work.outside;
         if (k.is_null(2)) continue;
-        auto it = calls.find(k.integer(2));
+        auto it = calls.find(k.column_int(2));
         if (it == calls.end()) continue;
         const Call& call = it->second;
-        const double share = call.total_ns > 0 ? static_cast<double>(k.integer(1)) / static_cast<double>(call.total_ns)
+        const double share = call.total_ns > 0 ? static_cast<double>(k.column_int(1)) / static_cast<double>(call.total_ns)
                                                : 1.0 / static_cast<double>(call.count);
         add(call, call.flops * share);
     }
@@ -207,9 +209,9 @@ void check_flops(const std::string& path, const Report& r) {
 }
 
 void check_notes(const std::string& path, const Report& r) {
-    ReadOnlyDatabase db(path);
+    tbdprof::trace::Database db = tbdprof::trace::open_trace(path);
     const bool subranges =
-        db.has_table("allocation_subranges") && db.query_int("SELECT count(*) FROM allocation_subranges") > 0;
+        tbdprof::trace::has_table(db, "allocation_subranges") && db.query_int("SELECT count(*) FROM allocation_subranges") > 0;
     for (const std::string& note : r.notes) {
         if (note.find("without pointer evidence") != std::string::npos) fail(path, "note: " + note);
         if (!subranges && (note.find("pool") != std::string::npos || note.find("cached free") != std::string::npos))
@@ -232,13 +234,13 @@ void check_reads(const std::string& path) {
 // The tensors the tagger recovered (offset, size, category per allocation, in order), to tell a
 // difference of the report from a difference of the tagging it reads.
 std::vector<std::string> subrange_tags(const std::string& path) {
-    ReadOnlyDatabase db(path);
+    tbdprof::trace::Database db = tbdprof::trace::open_trace(path);
     std::vector<std::string> tags;
-    if (!db.has_table("allocation_subranges")) return tags;
-    Query q(db,
+    if (!tbdprof::trace::has_table(db, "allocation_subranges")) return tags;
+    Statement q(db,
             "SELECT a.address - (SELECT min(address) FROM allocations), s.offset, s.bytes, s.category FROM "
             "allocation_subranges s JOIN allocations a ON a.id = s.allocation ORDER BY 1, 2, 3, 4");
-    while (q.step()) tags.push_back(q.text(1) + "+" + q.text(2) + ":" + q.text(3));
+    while (q.step()) tags.push_back(q.column_text(1) + "+" + q.column_text(2) + ":" + q.column_text(3));
     return tags;
 }
 

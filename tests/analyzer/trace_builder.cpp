@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "tbdprof/analyzer/schema_info.h"
+#include "tbdprof/trace/schema.h"
 
 namespace tbdtest {
 
@@ -17,8 +17,8 @@ std::string temp_path(const std::string& name) {
 
 TraceBuilder::TraceBuilder(const std::string& name) : path_(temp_path(name)) {
     std::remove(path_.c_str());
-    if (sqlite3_open(path_.c_str(), &db_) != SQLITE_OK) throw std::runtime_error("cannot create " + path_);
-    exec(tbdprof::analyzer::kTraceSchemaSql);
+    db_ = tbdprof::trace::create_database(path_);
+    exec(tbdprof::trace::kTraceSchemaSql);
     exec("BEGIN");
     exec("INSERT INTO processes (id, pid, command_line, start_ns, truncated) VALUES (1, 100, 'train', 0, 0)");
     exec("INSERT INTO strings (id, text) VALUES (1, 'kernel_a'), (2, 'kernel_b'), (3, 'kernel_c')");
@@ -26,18 +26,7 @@ TraceBuilder::TraceBuilder(const std::string& name) : path_(temp_path(name)) {
     device(0, 1e12);
 }
 
-TraceBuilder::~TraceBuilder() {
-    if (db_) sqlite3_close(db_);
-}
-
-void TraceBuilder::exec(const std::string& sql) {
-    char* message = nullptr;
-    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-        std::string text = message ? message : "?";
-        sqlite3_free(message);
-        throw std::runtime_error(text + " in: " + sql);
-    }
-}
+void TraceBuilder::exec(const std::string& sql) { db_.exec(sql.c_str()); }
 
 void TraceBuilder::device(int64_t id, double peak) {
     char sql[512];
@@ -119,8 +108,7 @@ std::string TraceBuilder::finish(int64_t duration_ns) {
          "simulated_device, clock_source, host_timed_kernels, truncated_files) VALUES (1, 'train', 0, 0, " +
          std::to_string(duration_ns) + ", 'test', 1, 'cupti', 0, 0)");
     exec("COMMIT");
-    sqlite3_close(db_);
-    db_ = nullptr;
+    db_.close();
     return path_;
 }
 

@@ -1,12 +1,12 @@
 // Builds small traces by hand for tests, with the real schema (schemas/trace.sql as embedded in the
-// analyzer), so every expected number can be worked out on paper.
+// trace library), so every expected number can be worked out on paper.
 #pragma once
-
-#include <sqlite3.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "tbdprof/trace/sqlite_handle.h"
 
 namespace tbdtest {
 
@@ -17,7 +17,6 @@ class TraceBuilder {
 public:
     // Creates the file with the schema, one device (id 0, fp32 peak 1e12 FLOP/s) and one process.
     explicit TraceBuilder(const std::string& name);
-    ~TraceBuilder();
     TraceBuilder(const TraceBuilder&) = delete;
     TraceBuilder& operator=(const TraceBuilder&) = delete;
 
@@ -40,7 +39,7 @@ public:
     const std::string& path() const { return path_; }
 
 private:
-    sqlite3* db_ = nullptr;
+    tbdprof::trace::Database db_;
     std::string path_;
     int64_t next_kernel_ = 1;
     int64_t next_call_ = 1;

@@ -4,8 +4,6 @@
 // every other precision (TF32, FP16, BF16, FP64) equal to the truth's in that precision, peak
 // memory equal to the truth's peak of live device allocations.
 //   tbdprof_analyzer_truth_check TRACE TRUTH
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/trace/trace_reader.h"
 
 #include <tbdprof/test_support/truth_file.h>
 
@@ -22,17 +21,8 @@ using namespace tbdprof::analyzer;
 namespace {
 
 int64_t start_monotonic(const std::string& trace) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(trace.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* stmt = nullptr;
-    int64_t value = 0;
-    if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM run", -1, &stmt, nullptr) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW) {
-        value = sqlite3_column_int64(stmt, 0);
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return value;
+    tbdprof::trace::Database db = tbdprof::trace::open_trace(trace);
+    return db.query_int("SELECT start_monotonic_ns FROM run");
 }
 
 }  // namespace

@@ -1,0 +1,85 @@
+#include "tbdprof/trace/fast_scans.h"
+
+#include "tbdprof/trace/tables.h"
+
+#include <sqlite3.h>
+
+#include <exception>
+#include <string>
+
+namespace tbdprof::trace {
+namespace {
+
+constexpr const char* kFunctionName = "tbdprof_kernel_interval";
+
+// State of the aggregate function: exceptions must not cross SQLite's C frames.
+struct Feed {
+    const std::function<bool(const KernelInterval&)>* on_kernel;
+    bool stopped = false;
+    std::exception_ptr error;
+};
+
+void feed_step(sqlite3_context* context, int, sqlite3_value** values) {
+    auto* feed = static_cast<Feed*>(sqlite3_user_data(context));
+    try {
+        const KernelInterval kernel{sqlite3_value_int64(values[0]), sqlite3_value_int64(values[1]),
+                                    sqlite3_value_int64(values[2]), sqlite3_value_int64(values[3]),
+                                    sqlite3_value_int64(values[4])};
+        if ((*feed->on_kernel)(kernel)) return;
+    } catch (...) {
+        feed->error = std::current_exception();
+    }
+    feed->stopped = true;
+    sqlite3_result_error(context, "tbdprof: kernel scan stopped", -1);  // ends the statement
+}
+
+void feed_final(sqlite3_context* context) {
+    sqlite3_result_null(context);
+}
+
+}  // namespace
+
+bool for_each_kernel_interval(const Database& db, int64_t first_id, int64_t last_id,
+                              const std::function<bool(const KernelInterval&)>& on_kernel) {
+    Feed feed{&on_kernel, false, nullptr};
+    if (sqlite3_create_function_v2(db.get(), kFunctionName, 5, SQLITE_UTF8 | SQLITE_DIRECTONLY, &feed, nullptr,
+                                   feed_step, feed_final, nullptr) != SQLITE_OK)
+        throw SqliteError(std::string("register ") + kFunctionName + ": " + sqlite3_errmsg(db.get()));
+    // Removed after the statement below is finalized (a function in use cannot be replaced).
+    struct Unregister {
+        sqlite3* db;
+        ~Unregister() {
+            sqlite3_create_function_v2(db, kFunctionName, 5, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr);
+        }
+    } unregister{db.get()};
+    // ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL.
+    Statement query(db,
+                    "SELECT tbdprof_kernel_interval(device, function, start_ns, ifnull(duration_ns, -1), "
+                    "ifnull(library_call, -1)) FROM kernels WHERE id BETWEEN ?1 AND ?2");
+    query.bind(1, first_id).bind(2, last_id);
+    try {
+        query.step();
+    } catch (const SqliteError&) {
+        if (!feed.stopped) throw;  // SQLite's own error (a damaged file)
+    }
+    if (feed.error) std::rethrow_exception(feed.error);
+    return !feed.stopped;
+}
+
+void for_each_call_flops(const Database& db, const std::function<void(const CallFlops&)>& on_call) {
+    if (!has_table(db, "library_calls")) return;  // as the typed readers: a missing table reads as empty
+    const char* precision = has_column(db, "library_calls", "precision") ? "precision" : "NULL";
+    Statement query(db, std::string("SELECT id, begin_ns, flops, compute_type, a_type, "
+                                    "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END, ") +
+                            precision + " FROM library_calls ORDER BY id");
+    CallFlops call;
+    while (query.step()) {
+        call.id = query.column_int(0), call.begin_ns = query.column_int(1);
+        call.flops = query.column_optional_double(2);
+        call.compute_type = query.column_optional_int(3), call.a_type = query.column_optional_int(4);
+        call.name = query.column_view(5), call.precision = query.column_view(6);
+        on_call(call);
+    }
+}
+
+}  // namespace tbdprof::trace
