@@ -3,8 +3,16 @@
 namespace tbdprof::trace {
 namespace {
 
-[[noreturn]] void fail(sqlite3* db, std::string_view what) {
-    throw SqliteError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "no database"));
+SqliteError::Cause cause_of(sqlite3* db, bool preparing) {
+    switch (db ? sqlite3_errcode(db) & 0xff : SQLITE_MISUSE) {
+        case SQLITE_CORRUPT: return SqliteError::Cause::corrupt;
+        case SQLITE_NOMEM: return SqliteError::Cause::out_of_memory;
+        default: return preparing ? SqliteError::Cause::prepare : SqliteError::Cause::other;
+    }
+}
+
+[[noreturn]] void fail(sqlite3* db, std::string_view what, bool preparing = false) {
+    throw SqliteError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "no database"), cause_of(db, preparing));
 }
 
 }  // namespace
@@ -38,11 +46,11 @@ void Database::exec(const char* sql) {
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
         std::string text = message ? message : sqlite3_errmsg(db_);
         sqlite3_free(message);
-        throw SqliteError(text + " (in: " + std::string(sql).substr(0, 80) + ")");
+        throw SqliteError(text + " (in: " + std::string(sql).substr(0, 80) + ")", cause_of(db_, false));
     }
 }
 
-int64_t Database::query_int(const char* sql) {
+int64_t Database::query_int(const char* sql) const {
     Statement statement(*this, sql);
     return statement.step() ? statement.column_int(0) : 0;
 }
@@ -50,7 +58,7 @@ int64_t Database::query_int(const char* sql) {
 Statement::Statement(const Database& db, std::string_view sql) {
     if (sqlite3_prepare_v3(db.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_,
                            nullptr) != SQLITE_OK) {
-        fail(db.get(), "prepare " + std::string(sql.substr(0, 80)));
+        fail(db.get(), "prepare " + std::string(sql.substr(0, 80)), true);
     }
 }
 

@@ -25,16 +25,16 @@ TraceFile open_for_analysis(const std::string& path) {
 }
 
 TraceError read_error(const std::string& path, const trace::SqliteError& error) {
-    // SqliteError says which statement failed and SQLite's message: "prepare SQL: MESSAGE" or
-    // "step SQL: MESSAGE".
-    const std::string_view what = error.what();
-    if (what.find("out of memory") != std::string_view::npos) return TraceError("out of memory while reading " + path);
-    if (what.find("database disk image is malformed") != std::string_view::npos)
-        return TraceError(path + " is corrupt or truncated (database disk image is malformed)");
-    // A statement that cannot be prepared names a table or column the file lacks.
-    if (what.substr(0, 8) == "prepare ")
-        return TraceError(path + " is not a complete tbdprof trace (" + std::string(what) + ")");
-    return TraceError("cannot read trace " + path + ": " + std::string(what));
+    switch (error.cause()) {
+        case trace::SqliteError::Cause::out_of_memory: return TraceError("out of memory while reading " + path);
+        case trace::SqliteError::Cause::corrupt:
+            return TraceError(path + " is corrupt or truncated (database disk image is malformed)");
+        // A statement that cannot be prepared names a table or column the file lacks.
+        case trace::SqliteError::Cause::prepare:
+            return TraceError(path + " is not a complete tbdprof trace (" + std::string(error.what()) + ")");
+        case trace::SqliteError::Cause::other: break;
+    }
+    return TraceError("cannot read trace " + path + ": " + std::string(error.what()));
 }
 
 }  // namespace tbdprof::analyzer

@@ -14,7 +14,14 @@ namespace tbdprof::trace {
 
 class SqliteError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    // What went wrong, for callers that word it for the user without matching SQLite's text.
+    enum class Cause { other, corrupt, out_of_memory, prepare };
+    explicit SqliteError(const std::string& message, Cause cause = Cause::other)
+        : std::runtime_error(message), cause_(cause) {}
+    Cause cause() const { return cause_; }
+
+private:
+    Cause cause_;
 };
 
 class Database {
@@ -32,7 +39,7 @@ public:
     // Runs one or more statements that return no rows.
     void exec(const char* sql);
     // First column of the first row as an integer (0 when there is no row).
-    int64_t query_int(const char* sql);
+    int64_t query_int(const char* sql) const;
     void close();
     // Gives up ownership: the caller closes the returned handle.
     sqlite3* release() {
