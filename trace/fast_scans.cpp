@@ -22,9 +22,11 @@ struct Feed {
 void feed_step(sqlite3_context* context, int, sqlite3_value** values) {
     auto* feed = static_cast<Feed*>(sqlite3_user_data(context));
     try {
-        const KernelInterval kernel{sqlite3_value_int64(values[0]), sqlite3_value_int64(values[1]),
-                                    sqlite3_value_int64(values[2]), sqlite3_value_int64(values[3]),
-                                    sqlite3_value_int64(values[4])};
+        KernelInterval kernel;
+        kernel.id = sqlite3_value_int64(values[0]), kernel.device = sqlite3_value_int64(values[1]);
+        kernel.stream = sqlite3_value_int64(values[2]), kernel.function = sqlite3_value_int64(values[3]);
+        kernel.start_ns = sqlite3_value_int64(values[4]), kernel.duration_ns = sqlite3_value_int64(values[5]);
+        kernel.library_call = sqlite3_value_int64(values[6]), kernel.graph = sqlite3_value_int64(values[7]) != 0;
         if ((*feed->on_kernel)(kernel)) return;
     } catch (...) {
         feed->error = std::current_exception();
@@ -42,20 +44,21 @@ void feed_final(sqlite3_context* context) {
 bool for_each_kernel_interval(const Database& db, int64_t first_id, int64_t last_id,
                               const std::function<bool(const KernelInterval&)>& on_kernel) {
     Feed feed{&on_kernel, false, nullptr};
-    if (sqlite3_create_function_v2(db.get(), kFunctionName, 5, SQLITE_UTF8 | SQLITE_DIRECTONLY, &feed, nullptr,
+    if (sqlite3_create_function_v2(db.get(), kFunctionName, 8, SQLITE_UTF8 | SQLITE_DIRECTONLY, &feed, nullptr,
                                    feed_step, feed_final, nullptr) != SQLITE_OK)
         throw SqliteError(std::string("register ") + kFunctionName + ": " + sqlite3_errmsg(db.get()));
     // Removed after the statement below is finalized (a function in use cannot be replaced).
     struct Unregister {
         sqlite3* db;
         ~Unregister() {
-            sqlite3_create_function_v2(db, kFunctionName, 5, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr);
+            sqlite3_create_function_v2(db, kFunctionName, 8, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr);
         }
     } unregister{db.get()};
     // ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL.
     Statement query(db,
-                    "SELECT tbdprof_kernel_interval(device, function, start_ns, ifnull(duration_ns, -1), "
-                    "ifnull(library_call, -1)) FROM kernels WHERE id BETWEEN ?1 AND ?2");
+                    "SELECT tbdprof_kernel_interval(id, device, ifnull(stream, -1), function, start_ns, "
+                    "ifnull(duration_ns, -1), ifnull(library_call, -1), graph_launch IS NOT NULL) FROM kernels "
+                    "WHERE id BETWEEN ?1 AND ?2");
     query.bind(1, first_id).bind(2, last_id);
     try {
         query.step();

@@ -11,6 +11,7 @@
 #include "tbdprof/analyzer/analyze.h"
 #include "tbdprof/analyzer/device_memory.h"
 #include "tbdprof/trace/categories.h"
+#include "tbdprof/trace/fast_scans.h"
 #include "tbdprof/trace/tables.h"
 #include "tbdprof/trace/trace_reader.h"
 
@@ -353,62 +354,63 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         const double total = std::max<double>(
             1, static_cast<double>(db.query_int(
                    "SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)")));
-        // Kernels are stored in time order (id order); a file that is not gets sorted by SQLite.
-        // Not RowReader<KernelRow>: it reads all 15 columns, and over the 10 M kernels of the benchmark
-        // trace it took 9.9 s where these seven take 4.4 s (docs/viewer.md).
-        for (const char* order : {"id", "start_ns"}) {
-            detail->rows.clear();
-            std::map<std::pair<int64_t, int64_t>, size_t> row_of;
-            Statement q(
-                db,
-                std::string(
-                    "SELECT id, device, stream, function, start_ns, duration_ns, graph_launch IS NOT NULL FROM kernels "
-                    "WHERE duration_ns IS NOT NULL ORDER BY ") +
-                    order);
-            bool sorted = true;
-            int64_t read = 0;
-            std::pair<int64_t, int64_t> last_key{};
-            size_t last_row = SIZE_MAX;
-            while (q.step()) {
-                const std::pair<int64_t, int64_t> key{q.column_int(1), q.column_optional_int(2).value_or(-1)};
-                // Consecutive kernels mostly share a stream: look the row up only when it changes.
-                if (key != last_key || last_row == SIZE_MAX) {
-                    auto [it, inserted] = row_of.emplace(key, detail->rows.size());
-                    if (inserted) {
-                        TimelineRow row;
-                        row.kind = RowKind::kernels;
-                        row.device = key.first;
-                        row.stream = key.second;
-                        row.title =
-                            "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles, key.second);
-                        detail->rows.push_back(std::move(row));
-                    }
-                    last_key = key;
-                    last_row = it->second;
+        // Kernels are stored in time order (id order), read through the trace library's fast kernel
+        // scan (fast_scans.h; the full RowReader<KernelRow> reads 15 columns and took twice as long
+        // over the 10 M kernels of the benchmark trace). A file that is not in time order is read
+        // again by start time.
+        std::map<std::pair<int64_t, int64_t>, size_t> row_of;
+        std::pair<int64_t, int64_t> last_key{};
+        size_t last_row = SIZE_MAX;
+        int64_t read = 0;
+        bool sorted = true;
+        // Adds one kernel to its row; false stops the scan (out of order, or cancelled).
+        auto add = [&](int64_t id, int64_t device, int64_t stream, int64_t function, int64_t start, int64_t duration,
+                       bool graph) {
+            const std::pair<int64_t, int64_t> key{device, stream};
+            // Consecutive kernels mostly share a stream: look the row up only when it changes.
+            if (key != last_key || last_row == SIZE_MAX) {
+                auto [it, inserted] = row_of.emplace(key, detail->rows.size());
+                if (inserted) {
+                    TimelineRow row;
+                    row.kind = RowKind::kernels;
+                    row.device = device;
+                    row.stream = stream;
+                    row.title = "GPU " + std::to_string(device) + " · " + stream_name(stream_handles, stream);
+                    detail->rows.push_back(std::move(row));
                 }
-                ItemRow& items = detail->rows[last_row].items;
-                uint32_t label = lookup(q.column_int(3));
-                if (label == kNone) {
-                    label = static_cast<uint32_t>(names->size());
-                    remember(q.column_int(3), label);
-                    names->push_back("function " + std::to_string(q.column_int(3)));
-                }
-                const int64_t start = q.column_int(4);
-                items.add(start, start + q.column_int(5), label, q.column_int(0), q.column_int(6) != 0);
-                if (!items.sorted()) {
-                    sorted = false;
-                    break;
-                }
-                if ((++read & 0xffff) == 0) {
-                    if (cancel.load(std::memory_order_relaxed)) {
-                        if (!keep_partial) throw LoadCancelled();
-                        detail->complete = false;
-                        break;
-                    }
-                    if (progress) progress(0.9 * static_cast<double>(read) / total);
-                }
+                last_key = key;
+                last_row = it->second;
             }
-            if (sorted) break;
+            ItemRow& items = detail->rows[last_row].items;
+            uint32_t label = lookup(function);
+            if (label == kNone) {
+                label = static_cast<uint32_t>(names->size());
+                remember(function, label);
+                names->push_back("function " + std::to_string(function));
+            }
+            items.add(start, start + duration, label, id, graph);
+            if (!items.sorted()) return sorted = false;
+            if ((++read & 0xffff) == 0) {
+                if (cancel.load(std::memory_order_relaxed)) {
+                    if (!keep_partial) throw LoadCancelled();
+                    detail->complete = false;
+                    return false;
+                }
+                if (progress) progress(0.9 * static_cast<double>(read) / total);
+            }
+            return true;
+        };
+        trace::for_each_kernel_interval(db, INT64_MIN, INT64_MAX, [&](const trace::KernelInterval& k) {
+            return k.duration_ns < 0 || add(k.id, k.device, k.stream, k.function, k.start_ns, k.duration_ns, k.graph);
+        });
+        if (!sorted) {
+            detail->rows.clear(), row_of.clear(), last_row = SIZE_MAX, read = 0, sorted = true;
+            trace::RowReader<trace::KernelRow> kernels(db, {.by_time = true});
+            for (trace::KernelRow k; kernels.next(k);) {
+                if (k.duration_ns && !add(k.id, k.device, k.stream.value_or(-1), k.function, k.start_ns,
+                                          *k.duration_ns, k.graph_launch.has_value()))
+                    break;
+            }
         }
         std::sort(detail->rows.begin(), detail->rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
             return std::tie(a.device, a.stream) < std::tie(b.device, b.stream);

@@ -14,9 +14,11 @@
 namespace tbdprof::trace {
 
 struct KernelInterval {
-    int64_t device = 0, function = 0, start_ns = 0;
+    int64_t id = 0, device = 0, function = 0, start_ns = 0;
+    int64_t stream = -1;        // -1: NULL
     int64_t duration_ns = -1;   // -1: NULL (host-timed, no device interval); other values as stored
     int64_t library_call = -1;  // -1: NULL (launched outside any library call)
+    bool graph = false;         // run by a CUDA graph replay
 };
 
 // Calls `on_kernel` for each kernel with id in [first_id, last_id], in id order, until it returns
