@@ -1,70 +1,9 @@
 #include "tbdprof/trace/tables.h"
 
-#include <initializer_list>
+#include <variant>
 
 namespace tbdprof::trace {
 namespace {
-
-// How one row type is read: its FROM clause, its columns in the order read_row takes them (a column
-// the file lacks is selected as NULL), the column it is ordered by in time, and whether it has an id.
-struct TableSpec {
-    const char* table;  // the table whose presence decides whether anything is read
-    const char* from;
-    std::initializer_list<const char*> columns;  // "alias.column" or "column" of `table`
-    const char* id_column;                       // nullptr: no id range
-    const char* time_order;                      // ORDER BY with by_time (or always, without an id)
-};
-
-// "c.rule" -> table of alias c in `from`: the spec's own table, or the joined categories tables.
-std::string_view table_of(const TableSpec& spec, std::string_view column, std::string_view* name) {
-    const size_t dot = column.find('.');
-    *name = dot == std::string_view::npos ? column : column.substr(dot + 1);
-    if (dot == std::string_view::npos || column.substr(0, dot) != "c") return spec.table;
-    return spec.table == std::string_view("allocations") ? "allocation_categories" : "strings";
-}
-
-std::string select_sql(const Database& db, const TableSpec& spec, const ReadOptions& options) {
-    std::string sql = "SELECT ";
-    bool first = true;
-    for (const char* column : spec.columns) {
-        std::string_view name;
-        const std::string_view table = table_of(spec, column, &name);
-        sql += first ? "" : ", ";
-        first = false;
-        sql += has_column(db, table, name) ? column : "NULL";
-    }
-    if (!has_table(db, spec.table)) return sql + " WHERE 0";
-    sql += std::string(" FROM ") + spec.from;
-    if (spec.id_column) {
-        sql += std::string(" WHERE ") + spec.id_column + " BETWEEN ?1 AND ?2 ORDER BY ";
-        sql += options.by_time ? std::string(spec.time_order) + ", " + spec.id_column : spec.id_column;
-    } else {
-        sql += std::string(" ORDER BY ") + spec.time_order;
-    }
-    return sql;
-}
-
-template <class Row>
-struct Table;
-
-template <>
-struct Table<KernelRow> {
-    static constexpr TableSpec spec{"kernels",
-                                    "kernels",
-                                    {"id", "process", "thread", "device", "stream", "function", "start_ns", "duration_ns",
-                                     "queued_ns", "grid", "block", "shared_bytes", "correlation", "library_call",
-                                     "graph_launch"},
-                                    "id",
-                                    "start_ns"};
-    static void read(const Statement& s, KernelRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
-        r.device = s.column_int(3), r.stream = s.column_optional_int(4), r.function = s.column_int(5);
-        r.start_ns = s.column_int(6), r.duration_ns = s.column_optional_int(7), r.queued_ns = s.column_optional_int(8);
-        r.grid = s.column_optional_int(9), r.block = s.column_optional_int(10), r.shared_bytes = s.column_optional_int(11);
-        r.correlation = s.column_optional_int(12), r.library_call = s.column_optional_int(13);
-        r.graph_launch = s.column_optional_int(14);
-    }
-};
 
 CopyKind copy_kind_from_text(std::string_view text) {
     if (text == "htod") return CopyKind::htod;
@@ -74,241 +13,155 @@ CopyKind copy_kind_from_text(std::string_view text) {
     return CopyKind::other;
 }
 
-template <>
-struct Table<CopyRow> {
-    static constexpr TableSpec spec{"copies",
-                                    "copies",
-                                    {"id", "process", "thread", "device", "stream", "kind", "bytes", "src", "dst",
-                                     "start_ns", "duration_ns", "queued_ns", "async", "correlation"},
-                                    "id",
-                                    "start_ns"};
-    static void read(const Statement& s, CopyRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
-        r.device = s.column_int(3), r.stream = s.column_optional_int(4), r.kind = copy_kind_from_text(s.column_view(5));
-        r.bytes = s.column_int(6), r.src = s.column_optional_int(7), r.dst = s.column_optional_int(8);
-        r.start_ns = s.column_int(9), r.duration_ns = s.column_optional_int(10), r.queued_ns = s.column_optional_int(11);
-        r.async = s.column_int(12) != 0, r.correlation = s.column_optional_int(13);
-    }
+// One column of a table and the field it fills. A column the file lacks (an older trace) is
+// selected as NULL, which every field type reads as absent, zero or empty.
+template <class Row>
+struct Column {
+    const char* name;  // "column", or "alias.column" where the table joins another
+    std::variant<int64_t Row::*, OptionalInt Row::*, std::optional<double> Row::*, double Row::*, bool Row::*,
+                 std::string_view Row::*, MemoryKind Row::*, CopyKind Row::*>
+        field;
 };
 
-template <>
-struct Table<SetRow> {
-    static constexpr TableSpec spec{"sets",
-                                    "sets",
-                                    {"id", "process", "thread", "device", "stream", "value", "bytes", "dst", "start_ns",
-                                     "duration_ns", "queued_ns", "async", "correlation"},
-                                    "id",
-                                    "start_ns"};
-    static void read(const Statement& s, SetRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
-        r.device = s.column_int(3), r.stream = s.column_optional_int(4), r.value = s.column_optional_int(5);
-        r.bytes = s.column_int(6), r.dst = s.column_optional_int(7), r.start_ns = s.column_int(8);
-        r.duration_ns = s.column_optional_int(9), r.queued_ns = s.column_optional_int(10);
-        r.async = s.column_int(11) != 0, r.correlation = s.column_optional_int(12);
-    }
+// How one row type is read: the table whose presence decides whether anything is read, the FROM
+// clause, the id column (nullptr: no id range, always ordered by `time_order`), the time order.
+template <class Row>
+struct Table {
+    const char* table;
+    const char* from;
+    const char* id_column;
+    const char* time_order;
+    std::vector<Column<Row>> columns;
 };
 
-template <>
-struct Table<AllocationRow> {
-    static constexpr TableSpec spec{
-        "allocations",
-        "allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id",
-        {"a.id", "a.process", "a.thread", "a.device", "a.address", "a.bytes", "a.alloc_ns", "a.free_ns", "a.kind",
-         "a.stream", "a.stack", "a.free_thread", "c.category", "c.confidence", "c.rule", "c.reason", "c.evidence"},
-        "a.id",
-        "a.alloc_ns"};
-    static void read(const Statement& s, AllocationRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
-        r.device = s.column_int(3), r.address = s.column_int(4), r.bytes = s.column_int(5);
-        r.alloc_ns = s.column_int(6), r.free_ns = s.column_optional_int(7);
-        r.kind = memory_kind_from_text(s.column_view(8));
-        r.stream = s.column_optional_int(9), r.stack = s.column_optional_int(10);
-        r.free_thread = s.column_optional_int(11);
-        r.category = s.column_view(12), r.confidence = s.column_optional_double(13);
-        r.rule = s.column_view(14), r.reason = s.column_view(15), r.evidence = s.column_view(16);
-    }
-};
+template <class Row>
+const Table<Row>& table_of();
 
-template <>
-struct Table<SubrangeRow> {
-    static constexpr TableSpec spec{"allocation_subranges",
-                                    "allocation_subranges",
-                                    {"id", "allocation", "offset", "bytes", "begin_ns", "end_ns", "category",
-                                     "confidence", "rule", "reason", "evidence"},
-                                    "id",
-                                    "begin_ns"};
-    static void read(const Statement& s, SubrangeRow& r) {
-        r.id = s.column_int(0), r.allocation = s.column_int(1), r.offset = s.column_int(2);
-        r.bytes = s.column_int(3), r.begin_ns = s.column_int(4), r.end_ns = s.column_int(5);
-        r.category = s.column_view(6), r.confidence = s.column_optional_double(7);
-        r.rule = s.column_view(8), r.reason = s.column_view(9), r.evidence = s.column_view(10);
+#define TBD_TABLE(ROW, ...)                         \
+    template <>                                     \
+    const Table<ROW>& table_of<ROW>() {             \
+        using R = ROW;                              \
+        static const Table<ROW> table{__VA_ARGS__}; \
+        return table;                               \
     }
-};
 
-template <>
-struct Table<KernelEdgeRow> {
-    static constexpr TableSpec spec{"kernel_allocations",
-                                    "kernel_allocations",
-                                    {"kernel", "param", "param_word", "allocation", "offset", "read_only"},
-                                    nullptr,
-                                    "kernel, param, param_word"};
-    static void read(const Statement& s, KernelEdgeRow& r) {
-        r.kernel = s.column_int(0), r.param = s.column_int(1), r.param_word = s.column_int(2);
-        r.allocation = s.column_int(3), r.offset = s.column_int(4), r.read_only = s.column_int(5) != 0;
-    }
-};
+TBD_TABLE(KernelRow, "kernels", "kernels", "id", "start_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"device", &R::device},
+           {"stream", &R::stream}, {"function", &R::function}, {"start_ns", &R::start_ns},
+           {"duration_ns", &R::duration_ns}, {"queued_ns", &R::queued_ns}, {"grid", &R::grid}, {"block", &R::block},
+           {"shared_bytes", &R::shared_bytes}, {"correlation", &R::correlation}, {"library_call", &R::library_call},
+           {"graph_launch", &R::graph_launch}})
+TBD_TABLE(CopyRow, "copies", "copies", "id", "start_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"device", &R::device},
+           {"stream", &R::stream}, {"kind", &R::kind}, {"bytes", &R::bytes}, {"src", &R::src}, {"dst", &R::dst},
+           {"start_ns", &R::start_ns}, {"duration_ns", &R::duration_ns}, {"queued_ns", &R::queued_ns},
+           {"async", &R::async}, {"correlation", &R::correlation}})
+TBD_TABLE(SetRow, "sets", "sets", "id", "start_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"device", &R::device},
+           {"stream", &R::stream}, {"value", &R::value}, {"bytes", &R::bytes}, {"dst", &R::dst},
+           {"start_ns", &R::start_ns}, {"duration_ns", &R::duration_ns}, {"queued_ns", &R::queued_ns},
+           {"async", &R::async}, {"correlation", &R::correlation}})
+TBD_TABLE(AllocationRow, "allocations",
+          "allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id", "a.id", "a.alloc_ns",
+          {{"a.id", &R::id}, {"a.process", &R::process}, {"a.thread", &R::thread}, {"a.device", &R::device},
+           {"a.address", &R::address}, {"a.bytes", &R::bytes}, {"a.alloc_ns", &R::alloc_ns},
+           {"a.free_ns", &R::free_ns}, {"a.kind", &R::kind}, {"a.stream", &R::stream}, {"a.stack", &R::stack},
+           {"a.free_thread", &R::free_thread}, {"c.category", &R::category}, {"c.confidence", &R::confidence},
+           {"c.rule", &R::rule}, {"c.reason", &R::reason}, {"c.evidence", &R::evidence}})
+TBD_TABLE(SubrangeRow, "allocation_subranges", "allocation_subranges", "id", "begin_ns",
+          {{"id", &R::id}, {"allocation", &R::allocation}, {"offset", &R::offset}, {"bytes", &R::bytes},
+           {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}, {"category", &R::category},
+           {"confidence", &R::confidence}, {"rule", &R::rule}, {"reason", &R::reason}, {"evidence", &R::evidence}})
+TBD_TABLE(KernelEdgeRow, "kernel_allocations", "kernel_allocations", nullptr, "kernel, param, param_word",
+          {{"kernel", &R::kernel}, {"param", &R::param}, {"param_word", &R::param_word},
+           {"allocation", &R::allocation}, {"offset", &R::offset}, {"read_only", &R::read_only}})
+TBD_TABLE(LibraryCallRow, "library_calls", "library_calls", "id", "begin_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"name", &R::name}, {"op", &R::op},
+           {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}, {"stream", &R::stream}, {"m", &R::m}, {"n", &R::n},
+           {"k", &R::k}, {"batch", &R::batch}, {"a_type", &R::a_type}, {"b_type", &R::b_type},
+           {"c_type", &R::c_type}, {"compute_type", &R::compute_type}, {"transa", &R::transa},
+           {"transb", &R::transb}, {"flops", &R::flops}, {"a", &R::a}, {"b", &R::b}, {"c", &R::c},
+           {"workspace", &R::workspace}, {"workspace_bytes", &R::workspace_bytes}, {"math_mode", &R::math_mode},
+           {"precision", &R::precision}, {"a_bytes", &R::a_bytes}, {"b_bytes", &R::b_bytes},
+           {"c_bytes", &R::c_bytes}})
+TBD_TABLE(RangeRow, "ranges", "ranges", "id", "begin_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"begin_ns", &R::begin_ns},
+           {"end_ns", &R::end_ns}, {"name", &R::name}, {"domain", &R::domain}})
+TBD_TABLE(IterationRow, "iterations", "iterations", "id", "begin_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"idx", &R::index}, {"begin_ns", &R::begin_ns},
+           {"end_ns", &R::end_ns}, {"source", &R::source}, {"device_begin_ns", &R::device_begin_ns},
+           {"device_end_ns", &R::device_end_ns}, {"kind", &R::kind}})
+TBD_TABLE(PhaseRow, "phases", "phases", nullptr, "begin_ns, iteration, kind",
+          {{"iteration", &R::iteration}, {"kind", &R::kind}, {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}})
+TBD_TABLE(DeviceRow, "devices", "devices", "id", "id",
+          {{"id", &R::id}, {"name", &R::name}, {"cc_major", &R::cc_major}, {"cc_minor", &R::cc_minor},
+           {"sm_count", &R::sm_count}, {"memory_bytes", &R::memory_bytes}, {"clock_khz", &R::clock_khz},
+           {"fp32_lanes_per_sm", &R::fp32_lanes_per_sm}, {"fp32_peak_flops", &R::fp32_peak_flops},
+           {"simulated", &R::simulated}})
+TBD_TABLE(ProcessRow, "processes", "processes", "id", "start_ns",
+          {{"id", &R::id}, {"pid", &R::pid}, {"parent_pid", &R::parent_pid}, {"command_line", &R::command_line},
+           {"executable", &R::executable}, {"start_ns", &R::start_ns}, {"end_ns", &R::end_ns},
+           {"truncated", &R::truncated}})
+TBD_TABLE(ThreadRow, "threads", "threads", "id", "first_seen_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"tid", &R::tid}, {"name", &R::name},
+           {"first_seen_ns", &R::first_seen_ns}})
+TBD_TABLE(StreamRow, "streams", "streams", "id", "id",
+          {{"id", &R::id}, {"process", &R::process}, {"device", &R::device}, {"handle", &R::handle}})
+TBD_TABLE(ApiCallRow, "api_calls", "api_calls", "id", "begin_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"kind", &R::kind},
+           {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}, {"handle", &R::handle}})
+TBD_TABLE(CpuSampleRow, "cpu_samples", "cpu_samples", nullptr, "process, ts_ns",
+          {{"process", &R::process}, {"ts_ns", &R::ts_ns}, {"user_ns", &R::user_ns}, {"system_ns", &R::system_ns}})
+TBD_TABLE(CaptureWindowRow, "capture_windows", "capture_windows", nullptr, "begin_ns, process",
+          {{"process", &R::process}, {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}, {"reason", &R::reason}})
+TBD_TABLE(KernelMetricRow, "kernel_metrics", "kernel_metrics AS m JOIN strings AS c ON c.id = m.metric", nullptr,
+          "m.kernel, m.metric", {{"m.kernel", &R::kernel}, {"c.text", &R::metric}, {"m.value", &R::value}})
+#undef TBD_TABLE
 
-template <>
-struct Table<LibraryCallRow> {
-    static constexpr TableSpec spec{
-        "library_calls",
-        "library_calls",
-        {"id",           "process", "thread", "name",      "op",        "begin_ns",        "end_ns",
-         "stream",       "m",       "n",      "k",         "batch",     "a_type",          "b_type",
-         "c_type",       "compute_type",      "transa",    "transb",    "flops",           "a",
-         "b",            "c",       "workspace",           "workspace_bytes",              "math_mode",
-         "precision",    "a_bytes", "b_bytes",             "c_bytes"},
-        "id",
-        "begin_ns"};
-    static void read(const Statement& s, LibraryCallRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
-        r.name = s.column_view(3), r.op = s.column_view(4), r.begin_ns = s.column_int(5), r.end_ns = s.column_int(6);
-        OptionalInt* ints[] = {&r.stream, &r.m, &r.n, &r.k, &r.batch, &r.a_type, &r.b_type, &r.c_type,
-                               &r.compute_type, &r.transa, &r.transb};
-        int column = 7;
-        for (OptionalInt* value : ints) *value = s.column_optional_int(column++);
-        r.flops = s.column_optional_double(column++);
-        for (OptionalInt* value : {&r.a, &r.b, &r.c, &r.workspace, &r.workspace_bytes, &r.math_mode})
-            *value = s.column_optional_int(column++);
-        r.precision = s.column_view(column++);
-        for (OptionalInt* value : {&r.a_bytes, &r.b_bytes, &r.c_bytes}) *value = s.column_optional_int(column++);
-    }
-};
+// The table a column comes from: "c." names the joined categories (or, for metrics, strings).
+std::string_view source_table(const char* table, std::string_view column, std::string_view* name) {
+    const size_t dot = column.find('.');
+    *name = dot == std::string_view::npos ? column : column.substr(dot + 1);
+    if (dot == std::string_view::npos || column.substr(0, dot) != "c") return table;
+    return std::string_view(table) == "allocations" ? "allocation_categories" : "strings";
+}
 
-template <>
-struct Table<RangeRow> {
-    static constexpr TableSpec spec{
-        "ranges", "ranges", {"id", "process", "thread", "begin_ns", "end_ns", "name", "domain"}, "id", "begin_ns"};
-    static void read(const Statement& s, RangeRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
-        r.begin_ns = s.column_int(3), r.end_ns = s.column_optional_int(4);
-        r.name = s.column_view(5), r.domain = s.column_view(6);
+template <class Row>
+std::string select_sql(const Database& db, const Table<Row>& spec, const ReadOptions& options) {
+    std::string sql = "SELECT ";
+    for (size_t i = 0; i < spec.columns.size(); ++i) {
+        std::string_view name;
+        const std::string_view table = source_table(spec.table, spec.columns[i].name, &name);
+        sql += i ? ", " : "";
+        sql += has_column(db, table, name) ? spec.columns[i].name : "NULL";
     }
-};
+    if (!has_table(db, spec.table)) return sql + " WHERE 0";
+    sql += std::string(" FROM ") + spec.from;
+    if (!spec.id_column) return sql + " ORDER BY " + spec.time_order;
+    sql += std::string(" WHERE ") + spec.id_column + " BETWEEN ?1 AND ?2 ORDER BY ";
+    return sql + (options.by_time ? std::string(spec.time_order) + ", " + spec.id_column : spec.id_column);
+}
 
-template <>
-struct Table<IterationRow> {
-    static constexpr TableSpec spec{"iterations",
-                                    "iterations",
-                                    {"id", "process", "idx", "begin_ns", "end_ns", "source", "device_begin_ns",
-                                     "device_end_ns", "kind"},
-                                    "id",
-                                    "begin_ns"};
-    static void read(const Statement& s, IterationRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.index = s.column_int(2);
-        r.begin_ns = s.column_int(3), r.end_ns = s.column_int(4), r.source = s.column_view(5);
-        r.device_begin_ns = s.column_optional_int(6), r.device_end_ns = s.column_optional_int(7);
-        r.training = s.column_view(8) != "non_training";  // NULL in older traces means training
+template <class Row>
+void read_row(const Statement& s, const Table<Row>& spec, Row& row) {
+    for (size_t i = 0; i < spec.columns.size(); ++i) {
+        const int c = static_cast<int>(i);
+        std::visit(
+            [&](auto member) {
+                auto& field = row.*member;
+                using Field = std::remove_reference_t<decltype(field)>;
+                if constexpr (std::is_same_v<Field, int64_t>) field = s.column_int(c);
+                else if constexpr (std::is_same_v<Field, OptionalInt>) field = s.column_optional_int(c);
+                else if constexpr (std::is_same_v<Field, std::optional<double>>) field = s.column_optional_double(c);
+                else if constexpr (std::is_same_v<Field, double>) field = s.column_double(c);
+                else if constexpr (std::is_same_v<Field, bool>) field = s.column_int(c) != 0;
+                else if constexpr (std::is_same_v<Field, std::string_view>) field = s.column_view(c);
+                else if constexpr (std::is_same_v<Field, MemoryKind>) field = memory_kind_from_text(s.column_view(c));
+                else field = copy_kind_from_text(s.column_view(c));
+            },
+            spec.columns[i].field);
     }
-};
-
-template <>
-struct Table<PhaseRow> {
-    static constexpr TableSpec spec{
-        "phases", "phases", {"iteration", "kind", "begin_ns", "end_ns"}, nullptr, "begin_ns, iteration, kind"};
-    static void read(const Statement& s, PhaseRow& r) {
-        r.iteration = s.column_int(0), r.kind = s.column_view(1), r.begin_ns = s.column_int(2), r.end_ns = s.column_int(3);
-    }
-};
-
-template <>
-struct Table<DeviceRow> {
-    static constexpr TableSpec spec{"devices",
-                                    "devices",
-                                    {"id", "name", "cc_major", "cc_minor", "sm_count", "memory_bytes", "clock_khz",
-                                     "fp32_lanes_per_sm", "fp32_peak_flops", "simulated"},
-                                    "id",
-                                    "id"};
-    static void read(const Statement& s, DeviceRow& r) {
-        r.id = s.column_int(0), r.name = s.column_view(1), r.cc_major = s.column_int(2), r.cc_minor = s.column_int(3);
-        r.sm_count = s.column_int(4), r.memory_bytes = s.column_int(5), r.clock_khz = s.column_int(6);
-        r.fp32_lanes_per_sm = s.column_int(7), r.fp32_peak_flops = s.column_double(8), r.simulated = s.column_int(9) != 0;
-    }
-};
-
-template <>
-struct Table<ProcessRow> {
-    static constexpr TableSpec spec{
-        "processes",
-        "processes",
-        {"id", "pid", "parent_pid", "command_line", "executable", "start_ns", "end_ns", "truncated"},
-        "id",
-        "start_ns"};
-    static void read(const Statement& s, ProcessRow& r) {
-        r.id = s.column_int(0), r.pid = s.column_int(1), r.parent_pid = s.column_optional_int(2);
-        r.command_line = s.column_view(3), r.executable = s.column_view(4), r.start_ns = s.column_int(5);
-        r.end_ns = s.column_optional_int(6), r.truncated = s.column_int(7) != 0;
-    }
-};
-
-template <>
-struct Table<ThreadRow> {
-    static constexpr TableSpec spec{
-        "threads", "threads", {"id", "process", "tid", "name", "first_seen_ns"}, "id", "first_seen_ns"};
-    static void read(const Statement& s, ThreadRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.tid = s.column_int(2), r.name = s.column_view(3);
-        r.first_seen_ns = s.column_optional_int(4);
-    }
-};
-
-template <>
-struct Table<StreamRow> {
-    static constexpr TableSpec spec{"streams", "streams", {"id", "process", "device", "handle"}, "id", "id"};
-    static void read(const Statement& s, StreamRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.device = s.column_optional_int(2), r.handle = s.column_int(3);
-    }
-};
-
-template <>
-struct Table<ApiCallRow> {
-    static constexpr TableSpec spec{
-        "api_calls", "api_calls", {"id", "process", "thread", "kind", "begin_ns", "end_ns", "handle"}, "id", "begin_ns"};
-    static void read(const Statement& s, ApiCallRow& r) {
-        r.id = s.column_int(0), r.process = s.column_int(1), r.thread = s.column_optional_int(2);
-        r.kind = s.column_view(3), r.begin_ns = s.column_int(4), r.end_ns = s.column_int(5);
-        r.handle = s.column_optional_int(6);
-    }
-};
-
-template <>
-struct Table<CpuSampleRow> {
-    static constexpr TableSpec spec{
-        "cpu_samples", "cpu_samples", {"process", "ts_ns", "user_ns", "system_ns"}, nullptr, "process, ts_ns"};
-    static void read(const Statement& s, CpuSampleRow& r) {
-        r.process = s.column_int(0), r.ts_ns = s.column_int(1), r.user_ns = s.column_int(2), r.system_ns = s.column_int(3);
-    }
-};
-
-template <>
-struct Table<CaptureWindowRow> {
-    static constexpr TableSpec spec{
-        "capture_windows", "capture_windows", {"process", "begin_ns", "end_ns", "reason"}, nullptr, "begin_ns, process"};
-    static void read(const Statement& s, CaptureWindowRow& r) {
-        r.process = s.column_int(0), r.begin_ns = s.column_int(1), r.end_ns = s.column_int(2), r.reason = s.column_view(3);
-    }
-};
-
-template <>
-struct Table<KernelMetricRow> {
-    static constexpr TableSpec spec{"kernel_metrics",
-                                    "kernel_metrics AS m JOIN strings AS c ON c.id = m.metric",
-                                    {"m.kernel", "c.text", "m.value"},
-                                    nullptr,
-                                    "m.kernel, m.metric"};
-    static void read(const Statement& s, KernelMetricRow& r) {
-        r.kernel = s.column_int(0), r.metric = s.column_view(1), r.value = s.column_optional_double(2);
-    }
-};
+}
 
 }  // namespace
 
@@ -344,15 +197,15 @@ const char* memory_kind_name(MemoryKind kind) {
 
 template <class Row>
 RowReader<Row>::RowReader(const Database& db, const ReadOptions& options)
-    : statement_(db, select_sql(db, Table<Row>::spec, options)) {
-    if (Table<Row>::spec.id_column && has_table(db, Table<Row>::spec.table))
+    : statement_(db, select_sql(db, table_of<Row>(), options)) {
+    if (table_of<Row>().id_column && has_table(db, table_of<Row>().table))
         statement_.bind(1, options.first_id).bind(2, options.last_id);
 }
 
 template <class Row>
 bool RowReader<Row>::next(Row& row) {
     if (!statement_.step()) return false;
-    Table<Row>::read(statement_, row);
+    read_row(statement_, table_of<Row>(), row);
     return true;
 }
 

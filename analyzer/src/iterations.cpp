@@ -61,7 +61,7 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
         std::map<int64_t, std::vector<StoredSpan>> by_process;
         trace::RowReader<trace::IterationRow> stored(trace.db);
         for (trace::IterationRow row; stored.next(row);) {
-            if (row.training)
+            if (row.training())
                 by_process[row.process].push_back({row.begin_ns, row.end_ns, row.device_end_ns.value_or(0)});
         }
         fill(result, pick_process(by_process));

@@ -140,7 +140,7 @@ TEST_CASE("tables: an older trace's missing columns read as absent and its missi
 
     const auto iterations = read_all<trace::IterationRow>(db);
     REQUIRE(iterations.size() == 1);
-    CHECK(iterations[0].training);  // no kind column: every stored iteration is a training step
+    CHECK(iterations[0].training());  // no kind column: every stored iteration is a training step
     CHECK_FALSE(iterations[0].device_end_ns.has_value());
     CHECK(read_all<trace::KernelMetricRow>(db).empty());
     CHECK(read_all<trace::SubrangeRow>(db).empty());

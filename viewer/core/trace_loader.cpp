@@ -205,7 +205,7 @@ void load_iterations(const Database& db, const std::string& path, Overview& over
     RowReader<trace::IterationRow> iterations(db, {.by_time = true});
     for (trace::IterationRow it; iterations.next(it);) {
         stored = true;
-        if (it.training)
+        if (it.training())
             by_process[it.process].push_back({it.begin_ns, it.end_ns, "iteration " + std::to_string(it.index)});
     }
     for (auto& [process, bands] : by_process) {

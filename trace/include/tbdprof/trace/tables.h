@@ -109,7 +109,9 @@ struct IterationRow {
     int64_t id = 0, process = 0, index = 0, begin_ns = 0, end_ns = 0;
     std::string_view source;  // 'nvtx', 'repetition', 'import'
     OptionalInt device_begin_ns, device_end_ns;
-    bool training = true;  // false: a validation pass or checkpoint the tagger set apart
+    std::string_view kind;  // 'training', 'non_training' (a validation pass or checkpoint set apart)
+    // Empty kind (older traces, imports) means training.
+    bool training() const { return kind != "non_training"; }
 };
 
 struct PhaseRow {
