@@ -1,5 +1,7 @@
 #include "tbdprof/trace/sqlite_handle.h"
 
+#include <sqlite3.h>
+
 namespace tbdprof::trace {
 namespace {
 

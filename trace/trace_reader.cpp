@@ -1,5 +1,7 @@
 #include "tbdprof/trace/trace_reader.h"
 
+#include <sqlite3.h>
+
 #include "tbdprof/trace/safe_text.h"
 #include "tbdprof/trace/schema.h"
 #include "trace_validation.h"

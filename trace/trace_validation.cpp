@@ -1,5 +1,7 @@
 #include "trace_validation.h"
 
+#include <sqlite3.h>
+
 #include "tbdprof/trace/schema.h"
 
 #include <map>

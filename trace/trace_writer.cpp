@@ -1,5 +1,7 @@
 #include "tbdprof/trace/trace_writer.h"
 
+#include <sqlite3.h>
+
 #include "tbdprof/trace/schema.h"
 #include "tbdprof/trace/sqlite_handle.h"
 

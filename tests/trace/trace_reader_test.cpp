@@ -1,3 +1,4 @@
+#include <sqlite3.h>
 #include "trace_test_support.h"
 
 #include <tbdprof/trace/schema.h>

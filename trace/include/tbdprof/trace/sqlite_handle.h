@@ -2,13 +2,16 @@
 // analyzer. Errors throw SqliteError with SQLite's message and the statement that failed.
 #pragma once
 
-#include <sqlite3.h>
 
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+// SQLite's handles, declared only: no file outside trace/ includes sqlite3.h (docs/architecture.md).
+struct sqlite3;
+struct sqlite3_stmt;
 
 namespace tbdprof::trace {
 
