@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "tbdprof/trace/memory_kinds.h"
 #include "tbdprof/trace/safe_text.h"
 #include "tbdprof/trace/schema.h"
 #include "trace_validation.h"
@@ -169,12 +170,14 @@ TraceSummary read_summary(Database& db) {
     s.dropped_events = db.query_int("SELECT coalesce(sum(count), 0) FROM dropped_events");
     // Running total of live device bytes over time; at equal times frees count first, so a free and
     // an allocation in the same nanosecond do not look like both were live.
+    const std::string device_memory = std::string("kind IN ") + kDeviceMemoryKindsSql;
     s.peak_device_bytes = db.query_int(
-        "SELECT coalesce(max(live), 0) FROM ("
-        "  SELECT sum(delta) OVER (ORDER BY t, delta ROWS UNBOUNDED PRECEDING) AS live FROM ("
-        "    SELECT alloc_ns AS t, bytes AS delta FROM allocations WHERE kind <> 'pinned_host'"
-        "    UNION ALL"
-        "    SELECT free_ns, -bytes FROM allocations WHERE kind <> 'pinned_host' AND free_ns IS NOT NULL))");
+        ("SELECT coalesce(max(live), 0) FROM ("
+         "  SELECT sum(delta) OVER (ORDER BY t, delta ROWS UNBOUNDED PRECEDING) AS live FROM ("
+         "    SELECT alloc_ns AS t, bytes AS delta FROM allocations WHERE " + device_memory +
+         "    UNION ALL"
+         "    SELECT free_ns, -bytes FROM allocations WHERE " + device_memory + " AND free_ns IS NOT NULL))")
+            .c_str());
     Statement device(db, "SELECT name FROM devices ORDER BY id LIMIT 1");
     if (device.step()) s.device_name = device.column_text(0);
     return s;
