@@ -273,6 +273,18 @@ CREATE TABLE kernel_allocations (
     PRIMARY KEY (kernel, param, param_word)
 ) WITHOUT ROWID;
 
+-- Which allocation each address operand of a copy, a set or a library call points into, resolved by the
+-- builder in the sweep that makes kernel_allocations: the allocation live when the host enqueued the
+-- work. Added later (a table, no version bump): a trace without it has these operands unresolved.
+CREATE TABLE operand_allocations (
+    work_kind  TEXT NOT NULL,     -- 'copy', 'set', 'library_call'
+    work       INTEGER NOT NULL,  -- copies.id, sets.id or library_calls.id
+    operand    TEXT NOT NULL,     -- 'src', 'dst' (copies, sets); 'a', 'b', 'c', 'workspace' (library calls)
+    allocation INTEGER NOT NULL,  -- allocations.id
+    offset     INTEGER NOT NULL,  -- address - allocation address
+    PRIMARY KEY (work_kind, work, operand)
+) WITHOUT ROWID;
+
 CREATE TABLE library_calls (
     id              INTEGER PRIMARY KEY,
     process         INTEGER NOT NULL,

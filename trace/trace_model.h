@@ -145,6 +145,14 @@ struct EdgeRow {
     int64_t kernel, param, param_word, allocation, offset, read_only;
 };
 
+// operand_allocations: the allocation an address operand of a copy, set or library call falls in.
+struct OperandEdgeRow {
+    std::string_view work_kind;  // 'copy', 'set', 'library_call'
+    int64_t work;
+    std::string_view operand;  // 'src', 'dst', 'a', 'b', 'c', 'workspace'
+    int64_t allocation, offset;
+};
+
 struct LibraryCallRow {
     int64_t id, process;
     Opt thread;
@@ -215,6 +223,7 @@ struct TraceModel {
     std::vector<KernelMetricRow> kernel_metrics;
     std::vector<DroppedRow> dropped;
     std::vector<CaptureWindowRow> capture_windows;
+    std::vector<OperandEdgeRow> operand_edges;
 };
 
 }  // namespace tbdprof::trace::detail

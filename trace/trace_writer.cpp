@@ -141,6 +141,9 @@ void write_memory(Database& db, const TraceModel& m) {
     insert_rows(db, "kernel_allocations", 6, m.edges, [](Statement& st, int base, const EdgeRow& e) {
         bind_at(st, base, e.kernel, e.param, e.param_word, e.allocation, e.offset, e.read_only);
     });
+    insert_rows(db, "operand_allocations", 5, m.operand_edges, [](Statement& st, int base, const OperandEdgeRow& e) {
+        bind_at(st, base, e.work_kind, e.work, e.operand, e.allocation, e.offset);
+    });
     Statement sample(db, "INSERT INTO cpu_samples VALUES (?1, ?2, ?3, ?4)");
     for (const CpuSampleRow& s : m.cpu_samples) insert(sample, s.process, s.ts_ns, s.user_ns, s.system_ns);
     Statement metric(db, "INSERT INTO kernel_metrics (kernel, metric, value) VALUES (?1, ?2, ?3)");
