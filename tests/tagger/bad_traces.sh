@@ -34,6 +34,30 @@ w=$(sqlite3 "$work/outlive.sqlite" "SELECT count(*) FROM memory_allocations WHER
 n=$(sqlite3 "$work/steps.sqlite" "SELECT count(*) - count(DISTINCT allocation) FROM allocation_categories")
 [ "$n" = 0 ] && ok "tagging twice replaces the results" || fail "tagging twice left $n duplicates"
 
+# An older trace of the same format: tables added later are missing (phases, allocation_subranges,
+# operand_allocations). Tagging creates the ones it writes as schemas/trace.sql has them (the columns
+# added at a table's end: tests/trace, upgrade_for_update).
+cp "$work/steps.sqlite" "$work/older.sqlite"
+sqlite3 "$work/older.sqlite" "DROP TABLE phases; DROP TABLE allocation_subranges; DROP TABLE operand_allocations;"
+"$TBDPROF" tag "$work/older.sqlite" >/dev/null || fail "tag on an older trace exited $?"
+columns() { sqlite3 "$1" "SELECT m.name, group_concat(p.name || ' ' || p.type, ',') FROM sqlite_schema m, pragma_table_info(m.name) p
+    WHERE m.name IN ('phases', 'allocation_subranges') GROUP BY m.name ORDER BY m.name"; }
+[ "$(columns "$work/older.sqlite")" = "$(columns "$work/steps.sqlite")" ] && ok "older trace: tables brought to the schema" \
+    || fail "older trace: $(columns "$work/older.sqlite")"
+"$TBDPROF" report "$work/older.sqlite" >/dev/null && ok "older trace: reads as a trace after tagging" || fail "older trace: report"
+
+# A failure while writing reaches the user in one line and leaves the trace as it was: another
+# writer holds the file (tagging waits 2 s for it).
+cp "$work/steps.sqlite" "$work/busy.sqlite"
+before=$(md5sum <"$work/busy.sqlite")
+(echo "BEGIN IMMEDIATE;"; sleep 4; echo "ROLLBACK;") | sqlite3 "$work/busy.sqlite" & holder=$!
+sleep 0.5
+"$TBDPROF" tag "$work/busy.sqlite" 2>"$work/err" >/dev/null; rc=$?
+wait $holder
+[ $rc -ne 0 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q "locked" "$work/err" && ok "busy trace: one message, exit $rc" \
+    || fail "busy trace: exit $rc, $(cat "$work/err")"
+[ "$(md5sum <"$work/busy.sqlite")" = "$before" ] && ok "busy trace: file unchanged" || fail "busy trace: file changed"
+
 # A pool segment: kernels point into one allocation at many offsets (a caching allocator's block).
 cp "$work/steps.sqlite" "$work/pooled.sqlite"
 sqlite3 "$work/pooled.sqlite" "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19)
