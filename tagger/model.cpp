@@ -284,14 +284,15 @@ TraceModel load_model(const trace::Database& db) {
             // A copy recorded as host-to-device or device-to-host has its host side on the host,
             // whatever device allocation the address may also fall in (on a simulated GPU, device
             // memory is host memory: a host buffer can lie inside a device reservation's range).
-            // Without edges, the recorded direction is all there is ('default' and 'htoh' are dropped).
-            int32_t src = r.kind == trace::CopyKind::htod ? kNone : operands.of(operands.copies, r.id, 0);
-            int32_t dst = r.kind == trace::CopyKind::dtoh ? kNone : operands.of(operands.copies, r.id, 1);
-            if (resolved ? src == kNone && dst == kNone
-                         : r.kind != trace::CopyKind::htod && r.kind != trace::CopyKind::dtoh && r.kind != trace::CopyKind::dtod)
-                continue;  // host to host
-            if (resolved ? src == kNone : r.kind == trace::CopyKind::htod) w.kind = WorkItem::Kind::CopyHtoD;
-            else if (resolved ? dst == kNone : r.kind == trace::CopyKind::dtoh) w.kind = WorkItem::Kind::CopyDtoH;
+            // Without edges, the recorded direction is all there is.
+            const bool htod = r.kind == trace::CopyKind::htod, dtoh = r.kind == trace::CopyKind::dtoh;
+            const int32_t src = htod ? kNone : operands.of(operands.copies, r.id, 0);
+            const int32_t dst = dtoh ? kNone : operands.of(operands.copies, r.id, 1);
+            const bool from_device = resolved ? src != kNone : dtoh || r.kind == trace::CopyKind::dtod;
+            const bool to_device = resolved ? dst != kNone : htod || r.kind == trace::CopyKind::dtod;
+            if (!from_device && !to_device) continue;  // host to host
+            if (!from_device) w.kind = WorkItem::Kind::CopyHtoD;
+            if (!to_device) w.kind = WorkItem::Kind::CopyDtoH;
             if (src != kNone) w.touches.push_back({src, Access::Read});
             if (dst != kNone) w.touches.push_back({dst, Access::Write});
             auto work = static_cast<uint32_t>(m.work.size());
