@@ -3,7 +3,6 @@
 #include <tbdprof/trace/tables.h>
 
 #include <algorithm>
-#include <array>
 #include <unordered_map>
 
 namespace tbdprof::tagger {
@@ -60,6 +59,13 @@ void operand_sizes(const trace::LibraryCallRow& r, LibraryCall& c) {
     }
 }
 
+// Rows read in id order, put in the order of a time member (ties keep id order).
+template <class T>
+void sort_by(std::vector<T>& rows, int64_t T::*time) {
+    const auto before = [time](const T& a, const T& b) { return a.*time < b.*time; };
+    if (!std::is_sorted(rows.begin(), rows.end(), before)) std::stable_sort(rows.begin(), rows.end(), before);
+}
+
 // Pointer uses (sub-range evidence) of pooled traces. A pointer that does not fall inside its
 // allocation is dropped rather than given a wrapped-around offset.
 void add_use(TraceModel& m, uint32_t work, int32_t allocation, uint64_t address, int64_t bytes, bool exact,
@@ -113,15 +119,20 @@ void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
     }
 }
 
-// operand_allocations: the builder's resolution of copy, set and library-call addresses, per row id
-// the allocation index of each operand (copies and sets: src, dst; library calls: a, b, c, workspace),
-// kNone where no device allocation held it. No reader in tables.h has it yet.
-using Operands = std::unordered_map<int64_t, std::array<int32_t, 4>>;
+// operand_allocations: the builder's resolution of copy, set and library-call addresses: per row
+// id the allocation index of each operand (copies and sets: 0 src, 1 dst; library calls: 0 a, 1 b,
+// 2 c, 3 workspace). Sorted by row id, as the table's key keeps them. No reader in tables.h has it yet.
+struct OperandEdge {
+    int64_t work;
+    int32_t operand, allocation;
+};
 struct OperandEdges {
-    Operands copies, sets, calls;
-    int32_t of(const Operands& rows, int64_t id, int operand) const {
-        auto it = rows.find(id);
-        return it == rows.end() ? kNone : it->second[size_t(operand)];
+    std::vector<OperandEdge> copies, sets, calls;
+    int32_t of(const std::vector<OperandEdge>& rows, int64_t work, int32_t operand) const {
+        auto it = std::lower_bound(rows.begin(), rows.end(), work, [](const OperandEdge& e, int64_t w) { return e.work < w; });
+        for (; it != rows.end() && it->work == work; ++it)
+            if (it->operand == operand) return it->allocation;
+        return kNone;  // unresolved, or not device memory
     }
 };
 
@@ -130,12 +141,11 @@ OperandEdges read_operand_edges(const trace::Database& db, const std::unordered_
     trace::Statement s(db, "SELECT work_kind, work, operand, allocation FROM operand_allocations");
     while (s.step()) {
         auto a = alloc_index.find(s.column_int(3));
-        if (a == alloc_index.end()) continue;  // not device memory
+        if (a == alloc_index.end()) continue;
         const std::string_view kind = s.column_view(0), operand = s.column_view(2);
-        Operands& rows = kind == "copy" ? edges.copies : kind == "set" ? edges.sets : edges.calls;
-        const int index = operand == "dst" || operand == "b" ? 1 : operand == "c" ? 2 : operand == "workspace" ? 3 : 0;
-        rows.try_emplace(s.column_int(1), std::array<int32_t, 4>{kNone, kNone, kNone, kNone}).first->second[size_t(index)] =
-            a->second;
+        auto& rows = kind == "copy" ? edges.copies : kind == "set" ? edges.sets : edges.calls;
+        rows.push_back({s.column_int(1), operand == "dst" || operand == "b" ? 1 : operand == "c" ? 2 : operand == "workspace" ? 3 : 0,
+                        a->second});
     }
     return edges;
 }
@@ -147,7 +157,7 @@ TraceModel load_model(const trace::Database& db) {
     std::unordered_map<int64_t, int32_t> alloc_index;
     {
         trace::AllocationRow r;
-        for (trace::RowReader<trace::AllocationRow> rows(db, {.by_time = true}); rows.next(r);) {
+        for (trace::RowReader<trace::AllocationRow> rows(db); rows.next(r);) {
             if (!trace::is_device_memory(r.kind)) continue;
             Allocation a;
             a.id = r.id;
@@ -158,9 +168,11 @@ TraceModel load_model(const trace::Database& db) {
             a.free_ns = r.free_ns;
             a.kind = trace::memory_kind_name(r.kind);
             a.stack = r.stack.value_or(0);
-            alloc_index[a.id] = static_cast<int32_t>(m.allocations.size());
             m.allocations.push_back(std::move(a));
         }
+        // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.
+        sort_by(m.allocations, &Allocation::alloc_ns);
+        for (size_t i = 0; i < m.allocations.size(); ++i) alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
     }
     mark_library_handle_allocations(db, m);
     // Copies, sets and library calls point into allocations through the builder's edges; a trace
@@ -172,7 +184,7 @@ TraceModel load_model(const trace::Database& db) {
     std::unordered_map<int64_t, int32_t> call_index;
     {
         trace::LibraryCallRow r;
-        for (trace::RowReader<trace::LibraryCallRow> rows(db, {.by_time = true}); rows.next(r);) {
+        for (trace::RowReader<trace::LibraryCallRow> rows(db); rows.next(r);) {
             LibraryCall c;
             c.id = r.id;
             c.process = static_cast<int32_t>(r.process);
@@ -188,9 +200,10 @@ TraceModel load_model(const trace::Database& db) {
             c.workspace_address = static_cast<uint64_t>(r.workspace.value_or(0));
             c.workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0));
             operand_sizes(r, c);
-            call_index[c.id] = static_cast<int32_t>(m.library_calls.size());
             m.library_calls.push_back(c);
         }
+        sort_by(m.library_calls, &LibraryCall::begin_ns);
+        for (size_t i = 0; i < m.library_calls.size(); ++i) call_index[m.library_calls[i].id] = static_cast<int32_t>(i);
     }
 
     std::unordered_map<int64_t, size_t> kernel_index;

@@ -14,8 +14,6 @@ namespace tbdprof::tagger {
 namespace {
 
 void write_results(trace::Database& db, const TraceModel& model, const IterationSet& its, const TagResult& result) {
-    db.exec("DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
-            "DELETE FROM allocation_subranges;");
     trace::Statement iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source, "
                                    "device_begin_ns, device_end_ns, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
     // Training steps first (ids 1..n, which phases refer to), then the spans set apart (idx -1).
@@ -74,12 +72,14 @@ std::string breakdown_note(const TagResult& r) {
 TagSummary tag_database(trace::Database& db, const TagOptions& options) {
     // One transaction: a failure anywhere closes the connection uncommitted, leaving the trace as it was.
     db.exec("BEGIN IMMEDIATE");
+    trace::upgrade_for_update(db, {"iterations", "phases", "allocation_categories", "allocation_subranges", "run_notes"});
+    // Earlier results go first: the allocations are then read without their old tags.
+    db.exec("DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
+            "DELETE FROM allocation_subranges; DELETE FROM run_notes WHERE key = 'memory_breakdown'");
     TraceModel model = load_model(db);
     IterationSet its;
     TagResult result = tag_model(model, options.iteration_range, its);
-    trace::upgrade_for_update(db, {"iterations", "phases", "allocation_categories", "allocation_subranges", "run_notes"});
     write_results(db, model, its, result);
-    db.exec("DELETE FROM run_notes WHERE key = 'memory_breakdown'");
     if (const std::string note = breakdown_note(result); !note.empty())
         trace::Statement(db, "INSERT INTO run_notes (key, value) VALUES ('memory_breakdown', ?1)").bind(1, note).run();
     db.exec("COMMIT");

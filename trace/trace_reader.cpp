@@ -87,8 +87,10 @@ sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
     if (sqlite3_hard_heap_limit64(-1) == 0)
         sqlite3_hard_heap_limit64(positive_env("TBDPROF_SQLITE_HEAP_LIMIT_MB", 4096) * 1024 * 1024);
 
-    const int flags =
-        (access == TraceAccess::update ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_EXRESCODE;
+    // NOMUTEX: a connection is used by one thread at a time (the analyzer's workers open their own), so
+    // SQLite need not lock on every call; the typed readers make one call per column of each row.
+    const int flags = (access == TraceAccess::update ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+                      SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX;
     sqlite3* handle = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
     Database db(handle);
