@@ -80,7 +80,8 @@ std::optional<AccuracyReport> score_against_labels(const trace::Database& db, co
     for (trace::RowReader<trace::AllocationRow> rows(db, {.by_time = true}); rows.next(r);)
         if (trace::is_device_memory(r.kind))
             trace_by_address[static_cast<uint64_t>(r.address)].push_back(
-                {r.id, r.alloc_ns, r.free_ns.value_or(INT64_MAX), r.category.empty() ? "untagged" : std::string(r.category)});
+                {r.id, r.alloc_ns, r.free_ns.value_or(INT64_MAX),
+                 r.category.empty() ? "untagged" : std::string(r.category)});
     // A whole-allocation label whose allocation the tagger split into sub-ranges is scored byte by
     // byte against them, as the report counts them (an arena or a static buffer the labels describe
     // as one tensor, or per-image slices of one tensor).

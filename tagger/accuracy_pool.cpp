@@ -79,7 +79,8 @@ void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabe
     trace::AllocationRow a;
     for (trace::RowReader<trace::AllocationRow> rows(db); rows.next(a);)
         if (trace::is_device_memory(a.kind))
-            segments.push_back({a.id, static_cast<uint64_t>(a.address), a.bytes, a.alloc_ns, a.free_ns.value_or(INT64_MAX),
+            segments.push_back({a.id, static_cast<uint64_t>(a.address), a.bytes, a.alloc_ns,
+                                a.free_ns.value_or(INT64_MAX),
                                 a.category.empty() ? "untagged" : std::string(a.category)});
     std::unordered_map<int64_t, std::vector<Sub>> subs;  // segment id -> its sub-ranges
     trace::SubrangeRow r;

@@ -5,8 +5,8 @@
 #include <tbdprof/trace/tables.h>
 #include <tbdprof/trace/trace_reader.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -39,7 +39,8 @@ void print_allocation(const trace::Database& db, const trace::AllocationRow& a, 
     std::vector<Tensor> inside;
     trace::SubrangeRow s;
     for (trace::RowReader<trace::SubrangeRow> rows(db); rows.next(s);)
-        if (s.allocation == a.id && (!by_address || (uint64_t(s.offset) <= offset && uint64_t(s.offset + s.bytes) > offset)))
+        if (s.allocation == a.id &&
+            (!by_address || (uint64_t(s.offset) <= offset && uint64_t(s.offset + s.bytes) > offset)))
             inside.push_back({s.offset, s.bytes, s.begin_ns, s.end_ns, s.confidence, std::string(s.category),
                               std::string(s.rule), std::string(s.reason), std::string(s.evidence)});
     std::stable_sort(inside.begin(), inside.end(), [](const Tensor& x, const Tensor& y) {
@@ -50,7 +51,8 @@ void print_allocation(const trace::Database& db, const trace::AllocationRow& a, 
         std::printf("  tensors inside it (allocation_subranges)%s:\n", by_address ? " at that address" : "");
     for (const Tensor& r : inside) {
         std::printf("  - offset %lld, %lld bytes, used %lld..%lld ns\n", static_cast<long long>(r.offset),
-                    static_cast<long long>(r.bytes), static_cast<long long>(r.begin_ns), static_cast<long long>(r.end_ns));
+                    static_cast<long long>(r.bytes), static_cast<long long>(r.begin_ns),
+                    static_cast<long long>(r.end_ns));
         print_tag(r.category, r.confidence, r.rule, r.reason, r.evidence, "      ");
     }
 }
@@ -73,7 +75,8 @@ bool explain_allocation(const std::string& path, const std::string& what, std::s
         trace::ReadOptions options{.by_time = true};
         if (!by_address) options.first_id = options.last_id = static_cast<int64_t>(value);
         for (trace::RowReader<trace::AllocationRow> rows(db, options); rows.next(a);) {
-            if (a.category.empty() || (by_address && (uint64_t(a.address) > value || uint64_t(a.address + a.bytes) <= value)))
+            if (a.category.empty() ||
+                (by_address && (uint64_t(a.address) > value || uint64_t(a.address + a.bytes) <= value)))
                 continue;
             if (found++ >= 10) {
                 std::printf("(more allocations held this address over time; first 10 shown)\n");

@@ -24,14 +24,22 @@ WorkItem timed_item(const Row& r, WorkItem::Kind kind) {
 
 int64_t element_bytes(OptionalInt cuda_data_type) {
     switch (cuda_data_type.value_or(-1)) {
-    case 0: return 4;   // CUDA_R_32F
-    case 1: return 8;   // CUDA_R_64F
-    case 2: return 2;   // CUDA_R_16F
-    case 3: return 1;   // CUDA_R_8I
-    case 4: return 8;   // CUDA_C_32F
-    case 5: return 16;  // CUDA_C_64F
-    case 14: return 2;  // CUDA_R_16BF
-    default: return 0;  // unknown: no size evidence
+        case 0:
+            return 4;  // CUDA_R_32F
+        case 1:
+            return 8;  // CUDA_R_64F
+        case 2:
+            return 2;  // CUDA_R_16F
+        case 3:
+            return 1;  // CUDA_R_8I
+        case 4:
+            return 8;  // CUDA_C_32F
+        case 5:
+            return 16;  // CUDA_C_64F
+        case 14:
+            return 2;  // CUDA_R_16BF
+        default:
+            return 0;  // unknown: no size evidence
     }
 }
 
@@ -73,8 +81,8 @@ void add_use(TraceModel& m, uint32_t work, int32_t allocation, uint64_t address,
     if (!m.pooled || allocation == kNone || address == 0) return;
     const Allocation& a = m.allocations[size_t(allocation)];
     if (address < a.address || address - a.address >= uint64_t(std::max<int64_t>(a.bytes, 1))) return;
-    m.pointer_uses.push_back({work, allocation, address - a.address, std::max<int64_t>(bytes, 0), exact && bytes > 0,
-                              access});
+    m.pointer_uses.push_back(
+        {work, allocation, address - a.address, std::max<int64_t>(bytes, 0), exact && bytes > 0, access});
 }
 
 void add_library_pointer_uses(TraceModel& m, uint32_t work, const LibraryCall& c) {
@@ -114,7 +122,8 @@ void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
         auto [it, added] = by_stack.try_emplace(a.stack, false);
         if (added)
             for (const trace::StackFrame& f : trace::read_stack(db, a.stack, 4))
-                it->second = it->second || f.symbol.rfind("cublasCreate", 0) == 0 || f.symbol.rfind("cublasLtCreate", 0) == 0;
+                it->second =
+                    it->second || f.symbol.rfind("cublasCreate", 0) == 0 || f.symbol.rfind("cublasLtCreate", 0) == 0;
         a.made_by_library_handle = it->second;
     }
 }
@@ -129,7 +138,8 @@ struct OperandEdge {
 struct OperandEdges {
     std::vector<OperandEdge> copies, sets, calls;
     int32_t of(const std::vector<OperandEdge>& rows, int64_t work, int32_t operand) const {
-        auto it = std::lower_bound(rows.begin(), rows.end(), work, [](const OperandEdge& e, int64_t w) { return e.work < w; });
+        auto it = std::lower_bound(rows.begin(), rows.end(), work,
+                                   [](const OperandEdge& e, int64_t w) { return e.work < w; });
         for (; it != rows.end() && it->work == work; ++it)
             if (it->operand == operand) return it->allocation;
         return kNone;  // unresolved, or not device memory
@@ -144,7 +154,11 @@ OperandEdges read_operand_edges(const trace::Database& db, const std::unordered_
         if (a == alloc_index.end()) continue;
         const std::string_view kind = s.column_view(0), operand = s.column_view(2);
         auto& rows = kind == "copy" ? edges.copies : kind == "set" ? edges.sets : edges.calls;
-        rows.push_back({s.column_int(1), operand == "dst" || operand == "b" ? 1 : operand == "c" ? 2 : operand == "workspace" ? 3 : 0,
+        rows.push_back({s.column_int(1),
+                        operand == "dst" || operand == "b" ? 1
+                        : operand == "c"                   ? 2
+                        : operand == "workspace"           ? 3
+                                                           : 0,
                         a->second});
     }
     return edges;
@@ -223,7 +237,8 @@ TraceModel load_model(const trace::Database& db) {
     {
         // A mangled name says which pointer parameters are const; an extern "C" name says nothing.
         std::unordered_map<int64_t, bool> function_mangled;
-        for (const auto& [id, name] : trace::read_function_names(db, true)) function_mangled[id] = name.rfind("_Z", 0) == 0;
+        for (const auto& [id, name] : trace::read_function_names(db, true))
+            function_mangled[id] = name.rfind("_Z", 0) == 0;
         struct Edge {
             size_t work;
             int32_t allocation;
@@ -242,12 +257,13 @@ TraceModel load_model(const trace::Database& db) {
             auto& seen = offsets[a->second];
             if (seen.size() < kPooledOffsets && std::find(seen.begin(), seen.end(), offset) == seen.end())
                 seen.push_back(offset);
-            const Access access = r.read_only                                 ? Access::Read
+            const Access access = r.read_only                                    ? Access::Read
                                   : function_mangled[m.work[k->second].function] ? Access::Write
                                                                                  : Access::Unknown;
             edges.push_back({k->second, a->second, offset, access});
             auto& touches = m.work[k->second].touches;
-            auto same = std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return t.allocation == a->second; });
+            auto same =
+                std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return t.allocation == a->second; });
             if (same == touches.end())
                 touches.push_back({a->second, access});
             else if (access == Access::Write)
@@ -261,7 +277,7 @@ TraceModel load_model(const trace::Database& db) {
         // allocation, offset). Library kernels are skipped: their operands come from the library call.
         if (m.pooled) {
             std::stable_sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
-                return x.work != y.work ? x.work < y.work
+                return x.work != y.work               ? x.work < y.work
                        : x.allocation != y.allocation ? x.allocation < y.allocation
                                                       : x.offset < y.offset;
             });
@@ -330,7 +346,8 @@ TraceModel load_model(const trace::Database& db) {
     {
         trace::ApiCallRow r;
         for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(r);)
-            if (r.kind == "device_sync" || r.kind == "stream_sync" || r.kind == "event_sync" || r.kind == "implicit_sync")
+            if (r.kind == "device_sync" || r.kind == "stream_sync" || r.kind == "event_sync" ||
+                r.kind == "implicit_sync")
                 m.host_waits.push_back({static_cast<int32_t>(r.process), r.begin_ns, r.end_ns, {}});
     }
     {
@@ -341,7 +358,8 @@ TraceModel load_model(const trace::Database& db) {
     {
         trace::RangeRow r;
         for (trace::RowReader<trace::RangeRow> rows(db); rows.next(r);)
-            m.ranges.push_back({static_cast<int32_t>(r.process), r.begin_ns, r.end_ns.value_or(r.begin_ns), std::string(r.name)});
+            m.ranges.push_back(
+                {static_cast<int32_t>(r.process), r.begin_ns, r.end_ns.value_or(r.begin_ns), std::string(r.name)});
     }
     return m;
 }

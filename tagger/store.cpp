@@ -14,36 +14,61 @@ namespace tbdprof::tagger {
 namespace {
 
 void write_results(trace::Database& db, const TraceModel& model, const IterationSet& its, const TagResult& result) {
-    trace::Statement iteration(db, "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source, "
-                                   "device_begin_ns, device_end_ns, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+    trace::Statement iteration(db,
+                               "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source, "
+                               "device_begin_ns, device_end_ns, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
     // Training steps first (ids 1..n, which phases refer to), then the spans set apart (idx -1).
     auto write_span = [&](const Iteration& it, int64_t id, int64_t idx, const char* kind) {
         const bool device = it.device_end_ns > 0;
-        iteration.bind(1, id).bind(2, it.process).bind(3, idx).bind(4, it.begin_ns).bind(5, it.end_ns)
-            .bind(6, its.source).bind(7, device ? std::optional<int64_t>(it.device_begin_ns) : std::nullopt)
-            .bind(8, device ? std::optional<int64_t>(it.device_end_ns) : std::nullopt).bind(9, kind).run();
+        iteration.bind(1, id)
+            .bind(2, it.process)
+            .bind(3, idx)
+            .bind(4, it.begin_ns)
+            .bind(5, it.end_ns)
+            .bind(6, its.source)
+            .bind(7, device ? std::optional<int64_t>(it.device_begin_ns) : std::nullopt)
+            .bind(8, device ? std::optional<int64_t>(it.device_end_ns) : std::nullopt)
+            .bind(9, kind)
+            .run();
     };
-    for (size_t i = 0; i < its.iterations.size(); ++i) write_span(its.iterations[i], int64_t(i + 1), int64_t(i), "training");
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        write_span(its.iterations[i], int64_t(i + 1), int64_t(i), "training");
     for (size_t i = 0; i < its.non_training.size(); ++i)
         write_span(its.non_training[i], int64_t(its.iterations.size() + i + 1), -1, "non_training");
     trace::Statement phase(db, "INSERT INTO phases (iteration, kind, begin_ns, end_ns) VALUES (?1,?2,?3,?4)");
     for (const Phase& p : result.phases)
         phase.bind(1, int64_t(p.iteration + 1)).bind(2, p.kind).bind(3, p.begin_ns).bind(4, p.end_ns).run();
-    trace::Statement category(db, "INSERT INTO allocation_categories (allocation, category, reason, confidence, "
-                                  "rule, evidence) VALUES (?1,?2,?3,?4,?5,?6)");
+    trace::Statement category(db,
+                              "INSERT INTO allocation_categories (allocation, category, reason, confidence, "
+                              "rule, evidence) VALUES (?1,?2,?3,?4,?5,?6)");
     for (size_t a = 0; a < model.allocations.size(); ++a) {
         const Tag& t = result.tags[a];
-        category.bind(1, model.allocations[a].id).bind(2, t.category).bind(3, t.reason).bind(4, t.confidence)
-            .bind(5, t.rule).bind(6, t.evidence).run();
+        category.bind(1, model.allocations[a].id)
+            .bind(2, t.category)
+            .bind(3, t.reason)
+            .bind(4, t.confidence)
+            .bind(5, t.rule)
+            .bind(6, t.evidence)
+            .run();
     }
-    trace::Statement subrange(db, "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, "
-                                  "end_ns, category, confidence, rule, reason, evidence) "
-                                  "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+    trace::Statement subrange(db,
+                              "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, "
+                              "end_ns, category, confidence, rule, reason, evidence) "
+                              "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
     for (size_t i = 0; i < result.subranges.size(); ++i) {
         const SubRangeTag& r = result.subranges[i];
-        subrange.bind(1, int64_t(i + 1)).bind(2, model.allocations[size_t(r.segment)].id).bind(3, r.offset)
-            .bind(4, r.bytes).bind(5, r.begin_ns).bind(6, r.end_ns).bind(7, r.tag.category).bind(8, r.tag.confidence)
-            .bind(9, r.tag.rule).bind(10, r.tag.reason).bind(11, r.tag.evidence).run();
+        subrange.bind(1, int64_t(i + 1))
+            .bind(2, model.allocations[size_t(r.segment)].id)
+            .bind(3, r.offset)
+            .bind(4, r.bytes)
+            .bind(5, r.begin_ns)
+            .bind(6, r.end_ns)
+            .bind(7, r.tag.category)
+            .bind(8, r.tag.confidence)
+            .bind(9, r.tag.rule)
+            .bind(10, r.tag.reason)
+            .bind(11, r.tag.evidence)
+            .run();
     }
     // Memory that is not device memory (pinned host) gets a category so that every row of
     // memory_allocations has one, but no device breakdown counts it.
@@ -72,10 +97,12 @@ std::string breakdown_note(const TagResult& r) {
 TagSummary tag_database(trace::Database& db, const TagOptions& options) {
     // One transaction: a failure anywhere closes the connection uncommitted, leaving the trace as it was.
     db.exec("BEGIN IMMEDIATE");
-    trace::upgrade_for_update(db, {"iterations", "phases", "allocation_categories", "allocation_subranges", "run_notes"});
+    trace::upgrade_for_update(db,
+                              {"iterations", "phases", "allocation_categories", "allocation_subranges", "run_notes"});
     // Earlier results go first: the allocations are then read without their old tags.
-    db.exec("DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
-            "DELETE FROM allocation_subranges; DELETE FROM run_notes WHERE key = 'memory_breakdown'");
+    db.exec(
+        "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
+        "DELETE FROM allocation_subranges; DELETE FROM run_notes WHERE key = 'memory_breakdown'");
     TraceModel model = load_model(db);
     IterationSet its;
     TagResult result = tag_model(model, options.iteration_range, its);

@@ -47,7 +47,8 @@ std::vector<Operand> operands_of(const TraceModel& m, int64_t process, uint64_t 
     std::vector<Operand> out;
     auto add = [&](int64_t host_ns, std::string_view kind, int64_t id, std::string_view operand, Opt address) {
         if (address.value_or(0) != 0)
-            out.push_back({run_start + static_cast<uint64_t>(host_ns), kind, id, operand, static_cast<uint64_t>(*address)});
+            out.push_back(
+                {run_start + static_cast<uint64_t>(host_ns), kind, id, operand, static_cast<uint64_t>(*address)});
     };
     for (const CopyRow& c : m.copies) {
         if (c.process != process) continue;
@@ -199,7 +200,8 @@ void ModelBuilder::build_allocations_and_edges() {
                 auto it = live.upper_bound(o.address);
                 for (int below = 0; it != live.begin() && below < 64; ++below) {
                     --it;
-                    if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1))) continue;
+                    if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1)))
+                        continue;
                     model_.operand_edges.push_back(
                         {o.work_kind, o.work, o.operand, it->second->id, static_cast<int64_t>(o.address - it->first)});
                     break;
@@ -263,9 +265,10 @@ void ModelBuilder::build_allocations_and_edges() {
     };
     if (!std::is_sorted(model_.edges.begin(), model_.edges.end(), key_order))
         std::sort(model_.edges.begin(), model_.edges.end(), key_order);
-    std::sort(model_.operand_edges.begin(), model_.operand_edges.end(), [](const OperandEdgeRow& a, const OperandEdgeRow& b) {
-        return std::tie(a.work_kind, a.work, a.operand) < std::tie(b.work_kind, b.work, b.operand);
-    });
+    std::sort(model_.operand_edges.begin(), model_.operand_edges.end(),
+              [](const OperandEdgeRow& a, const OperandEdgeRow& b) {
+                  return std::tie(a.work_kind, a.work, a.operand) < std::tie(b.work_kind, b.work, b.operand);
+              });
     model_.edges.erase(std::unique(model_.edges.begin(), model_.edges.end(),
                                    [](const EdgeRow& a, const EdgeRow& b) {
                                        return a.kernel == b.kernel && a.param == b.param &&

@@ -1,8 +1,8 @@
 #include "tbdprof/trace/trace_reader.h"
 
 #include "tbdprof/trace/safe_text.h"
-#include "tbdprof/trace/tables.h"
 #include "tbdprof/trace/schema.h"
+#include "tbdprof/trace/tables.h"
 #include "trace_validation.h"
 
 #include <sys/stat.h>
@@ -148,8 +148,9 @@ void upgrade_for_update(Database& db, std::initializer_list<std::string_view> ta
     ours.exec(kTraceSchemaSql);
     for (const std::string_view table : tables) {
         if (!has_table(db, table)) {  // the table, then its indexes
-            Statement create(ours, "SELECT sql FROM sqlite_schema WHERE tbl_name = ?1 AND sql IS NOT NULL "
-                                   "ORDER BY type = 'index'");
+            Statement create(ours,
+                             "SELECT sql FROM sqlite_schema WHERE tbl_name = ?1 AND sql IS NOT NULL "
+                             "ORDER BY type = 'index'");
             create.bind(1, table);
             bool found = false;
             while (create.step()) found = true, db.exec(create.column_text(0).c_str());
@@ -158,8 +159,9 @@ void upgrade_for_update(Database& db, std::initializer_list<std::string_view> ta
         }
         Statement present(db, "SELECT count(*) FROM pragma_table_info(?1)");
         present.bind(1, table).step();
-        Statement columns(ours, "SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info(?1) "
-                                "WHERE cid >= ?2 ORDER BY cid");
+        Statement columns(ours,
+                          "SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info(?1) "
+                          "WHERE cid >= ?2 ORDER BY cid");
         columns.bind(1, table).bind(2, present.column_int(0));
         while (columns.step()) {
             std::string column = columns.column_text(0) + " " + columns.column_text(1);

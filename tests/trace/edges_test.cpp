@@ -87,18 +87,21 @@ TEST_CASE("operand edges: copies and sets resolve at their host enqueue time, no
     RawFileWriter w(9, kStart);
     w.alloc(9, kStart + 1, kA, 1024);
     const uint64_t copy = w.copy(9, kStart + 2, raw::CopyKind::HostToDevice, kA + 16, 0x1000, 64);
-    w.free(9, kStart + 3, kA);                                  // freed before the device ran the copy
+    w.free(9, kStart + 3, kA);  // freed before the device ran the copy
     w.device_copy(copy, kStart + 20, kStart + 30, raw::CopyKind::HostToDevice, 64);
-    w.set(9, kStart + 4, kA + 16, 64, 0);                       // enqueued after the free: no edge
+    w.set(9, kStart + 4, kA + 16, 64, 0);  // enqueued after the free: no edge
     w.alloc(9, kStart + 5, kA, 2048);
-    w.set(9, kStart + 5, kA + 1500, 8, 0);                      // same nanosecond as the allocation
+    w.set(9, kStart + 5, kA + 1500, 8, 0);  // same nanosecond as the allocation
     w.save(dir.path());
     build(dir);
     auto db = trace::open_trace(dir.file("trace.sqlite"));
     CHECK(query_int(db, "SELECT count(*) FROM operand_allocations") == 2);
-    CHECK(query_int(db, "SELECT allocation FROM operand_allocations WHERE work_kind = 'copy' AND operand = 'dst'") == 1);
+    CHECK(query_int(db, "SELECT allocation FROM operand_allocations WHERE work_kind = 'copy' AND operand = 'dst'") ==
+          1);
     CHECK(query_int(db, "SELECT offset FROM operand_allocations WHERE work_kind = 'copy' AND operand = 'dst'") == 16);
     CHECK(query_int(db, "SELECT count(*) FROM operand_allocations WHERE work_kind = 'copy' AND operand = 'src'") == 0);
-    CHECK(query_int(db, "SELECT o.allocation FROM operand_allocations o JOIN sets s ON s.id = o.work "
-                        "WHERE o.work_kind = 'set' AND s.dst = " + std::to_string(kA + 1500)) == 2);
+    CHECK(query_int(db,
+                    "SELECT o.allocation FROM operand_allocations o JOIN sets s ON s.id = o.work "
+                    "WHERE o.work_kind = 'set' AND s.dst = " +
+                        std::to_string(kA + 1500)) == 2);
 }

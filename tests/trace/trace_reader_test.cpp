@@ -116,18 +116,21 @@ TEST_CASE("reader: the update opener validates like the reader and then allows w
     CHECK_THROWS_AS(trace::open_trace_for_update(dir.file("trace.sqlite")), trace::TraceOpenError);
 }
 
-TEST_CASE("reader: upgrade_for_update adds the tables and trailing columns an older trace lacks, as the schema has them") {
+TEST_CASE(
+    "reader: upgrade_for_update adds the tables and trailing columns an older trace lacks, as the schema has them") {
     trace::Database current = trace::create_database(":memory:");
     current.exec(trace::kTraceSchemaSql);
     trace::Database older = trace::create_database(":memory:");
     older.exec(trace::kTraceSchemaSql);
-    older.exec("DROP TABLE phases; DROP TABLE iterations; CREATE TABLE iterations (id INTEGER PRIMARY KEY, "
-               "process INTEGER NOT NULL, idx INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
-               "source TEXT NOT NULL)");
+    older.exec(
+        "DROP TABLE phases; DROP TABLE iterations; CREATE TABLE iterations (id INTEGER PRIMARY KEY, "
+        "process INTEGER NOT NULL, idx INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
+        "source TEXT NOT NULL)");
     trace::upgrade_for_update(older, {"iterations", "phases", "run_notes"});
     auto columns = [](trace::Database& db, const char* table) {
-        trace::Statement s(db, "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' || pk, ',') "
-                               "FROM pragma_table_info(?1)");
+        trace::Statement s(db,
+                           "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' || pk, ',') "
+                           "FROM pragma_table_info(?1)");
         s.bind(1, table).step();
         return s.column_text(0);
     };
