@@ -146,20 +146,19 @@ struct OperandEdges {
     }
 };
 
+int32_t operand_index(std::string_view o) {
+    return o == "dst" || o == "b" ? 1 : o == "c" ? 2 : o == "workspace" ? 3 : 0;
+}
+
 OperandEdges read_operand_edges(const trace::Database& db, const std::unordered_map<int64_t, int32_t>& alloc_index) {
     OperandEdges edges;
     trace::Statement s(db, "SELECT work_kind, work, operand, allocation FROM operand_allocations");
     while (s.step()) {
         auto a = alloc_index.find(s.column_int(3));
         if (a == alloc_index.end()) continue;
-        const std::string_view kind = s.column_view(0), operand = s.column_view(2);
+        const std::string_view kind = s.column_view(0);
         auto& rows = kind == "copy" ? edges.copies : kind == "set" ? edges.sets : edges.calls;
-        rows.push_back({s.column_int(1),
-                        operand == "dst" || operand == "b" ? 1
-                        : operand == "c"                   ? 2
-                        : operand == "workspace"           ? 3
-                                                           : 0,
-                        a->second});
+        rows.push_back({s.column_int(1), operand_index(s.column_view(2)), a->second});
     }
     return edges;
 }
@@ -173,16 +172,14 @@ TraceModel load_model(const trace::Database& db) {
         trace::AllocationRow r;
         for (trace::RowReader<trace::AllocationRow> rows(db); rows.next(r);) {
             if (!trace::is_device_memory(r.kind)) continue;
-            Allocation a;
-            a.id = r.id;
-            a.process = static_cast<int32_t>(r.process);
-            a.address = static_cast<uint64_t>(r.address);
-            a.bytes = r.bytes;
-            a.alloc_ns = r.alloc_ns;
-            a.free_ns = r.free_ns;
-            a.kind = trace::memory_kind_name(r.kind);
-            a.stack = r.stack.value_or(0);
-            m.allocations.push_back(std::move(a));
+            m.allocations.push_back({.id = r.id,
+                                     .process = int32_t(r.process),
+                                     .address = uint64_t(r.address),
+                                     .bytes = r.bytes,
+                                     .alloc_ns = r.alloc_ns,
+                                     .free_ns = r.free_ns,
+                                     .kind = trace::memory_kind_name(r.kind),
+                                     .stack = r.stack.value_or(0)});
         }
         // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.
         sort_by(m.allocations, &Allocation::alloc_ns);
@@ -199,20 +196,19 @@ TraceModel load_model(const trace::Database& db) {
     {
         trace::LibraryCallRow r;
         for (trace::RowReader<trace::LibraryCallRow> rows(db); rows.next(r);) {
-            LibraryCall c;
-            c.id = r.id;
-            c.process = static_cast<int32_t>(r.process);
-            c.begin_ns = r.begin_ns;
-            c.end_ns = r.end_ns;
-            c.a = operands.of(operands.calls, r.id, 0);
-            c.b = operands.of(operands.calls, r.id, 1);
-            c.c = operands.of(operands.calls, r.id, 2);
-            c.workspace = operands.of(operands.calls, r.id, 3);
-            c.a_address = static_cast<uint64_t>(r.a.value_or(0));
-            c.b_address = static_cast<uint64_t>(r.b.value_or(0));
-            c.c_address = static_cast<uint64_t>(r.c.value_or(0));
-            c.workspace_address = static_cast<uint64_t>(r.workspace.value_or(0));
-            c.workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0));
+            LibraryCall c{.id = r.id,
+                          .process = int32_t(r.process),
+                          .begin_ns = r.begin_ns,
+                          .end_ns = r.end_ns,
+                          .a = operands.of(operands.calls, r.id, 0),
+                          .b = operands.of(operands.calls, r.id, 1),
+                          .c = operands.of(operands.calls, r.id, 2),
+                          .workspace = operands.of(operands.calls, r.id, 3),
+                          .a_address = uint64_t(r.a.value_or(0)),
+                          .b_address = uint64_t(r.b.value_or(0)),
+                          .c_address = uint64_t(r.c.value_or(0)),
+                          .workspace_address = uint64_t(r.workspace.value_or(0)),
+                          .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
             operand_sizes(r, c);
             m.library_calls.push_back(c);
         }

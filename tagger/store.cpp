@@ -110,14 +110,13 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options) {
     if (const std::string note = breakdown_note(result); !note.empty())
         trace::Statement(db, "INSERT INTO run_notes (key, value) VALUES ('memory_breakdown', ?1)").bind(1, note).run();
     db.exec("COMMIT");
-    TagSummary summary;
-    summary.allocations = model.allocations.size();
-    summary.iterations = its.iterations.size();
-    summary.iteration_source = its.source;
-    summary.note = its.note;
-    summary.segment_level = result.segment_level;
-    summary.segments_with_subranges = result.segments_with_subranges + result.single_role_segments;
-    summary.subranges = result.subranges.size();
+    TagSummary summary{.allocations = model.allocations.size(),
+                       .iterations = its.iterations.size(),
+                       .iteration_source = its.source,
+                       .note = its.note,
+                       .segment_level = result.segment_level,
+                       .segments_with_subranges = result.segments_with_subranges + result.single_role_segments,
+                       .subranges = result.subranges.size()};
     for (size_t a = 0; a < model.allocations.size(); ++a)
         summary.bytes_by_category[result.tags[a].category] += model.allocations[a].bytes;
     return summary;
