@@ -114,6 +114,7 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options) {
                        .iterations = its.iterations.size(),
                        .iteration_source = its.source,
                        .note = its.note,
+                       .bytes_by_category = {},
                        .segment_level = result.segment_level,
                        .segments_with_subranges = result.segments_with_subranges + result.single_role_segments,
                        .subranges = result.subranges.size()};
