@@ -138,6 +138,11 @@ CREATE TABLE copies (
     async       INTEGER,           -- 1 for *Async calls
     api         TEXT,              -- 'runtime', 'driver', 'driver_proc_address', 'library'
     correlation INTEGER
+    , src_allocation INTEGER, dst_allocation INTEGER
+    -- Added later at the end (no version bump; the columns absent in older traces): allocations.id of
+    -- the allocation src and dst point into, live when the host enqueued the copy, resolved by the
+    -- builder's sweep as kernel_allocations are; NULL when in none. On one line after a leading comma,
+    -- as library_calls.a_bytes (see there).
 );
 
 -- Sets (cudaMemset*, cuMemsetD*).
@@ -156,6 +161,7 @@ CREATE TABLE sets (
     async       INTEGER,
     api         TEXT,
     correlation INTEGER
+    , dst_allocation INTEGER  -- added later: as copies.dst_allocation
 );
 
 -- Host API calls that wait (synchronizations).
@@ -273,18 +279,6 @@ CREATE TABLE kernel_allocations (
     PRIMARY KEY (kernel, param, param_word)
 ) WITHOUT ROWID;
 
--- Which allocation each address operand of a copy, a set or a library call points into, resolved by the
--- builder in the sweep that makes kernel_allocations: the allocation live when the host enqueued the
--- work. Added later (a table, no version bump): a trace without it has these operands unresolved.
-CREATE TABLE operand_allocations (
-    work_kind  TEXT NOT NULL,     -- 'copy', 'set', 'library_call'
-    work       INTEGER NOT NULL,  -- copies.id, sets.id or library_calls.id
-    operand    TEXT NOT NULL,     -- 'src', 'dst' (copies, sets); 'a', 'b', 'c', 'workspace' (library calls)
-    allocation INTEGER NOT NULL,  -- allocations.id
-    offset     INTEGER NOT NULL,  -- address - allocation address
-    PRIMARY KEY (work_kind, work, operand)
-) WITHOUT ROWID;
-
 CREATE TABLE library_calls (
     id              INTEGER PRIMARY KEY,
     process         INTEGER NOT NULL,
@@ -319,6 +313,8 @@ CREATE TABLE library_calls (
     -- spans from its address, from the call's descriptors. Written on one line after a leading comma
     -- so that the table's text, comments aside, stays what older traces have plus ",a_bytes INTEGER..."
     -- (trace_validation.cpp compares the two; a comment right after a comma would break the prefix).
+    , a_allocation INTEGER, b_allocation INTEGER, c_allocation INTEGER, workspace_allocation INTEGER
+    -- Added later still: the allocations a, b, c and workspace point into, as copies.src_allocation.
 );
 
 -- NVTX ranges (recorded by a later version; the table exists so readers need not check).

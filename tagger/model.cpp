@@ -3,6 +3,8 @@
 #include <tbdprof/trace/tables.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <unordered_map>
 
 namespace tbdprof::tagger {
@@ -128,40 +130,39 @@ void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
     }
 }
 
-// operand_allocations: the builder's resolution of copy, set and library-call addresses: per row
-// id the allocation index of each operand (copies and sets: 0 src, 1 dst; library calls: 0 a, 1 b,
-// 2 c, 3 workspace). Sorted by row id, as the table's key keeps them. No reader in tables.h has it yet.
-struct OperandEdge {
-    int64_t work;
-    int32_t operand, allocation;
-};
-struct OperandEdges {
-    std::vector<OperandEdge> copies, sets, calls;
-    int32_t of(const std::vector<OperandEdge>& rows, int64_t work, int32_t operand) const {
-        auto it = std::lower_bound(rows.begin(), rows.end(), work,
-                                   [](const OperandEdge& e, int64_t w) { return e.work < w; });
-        for (; it != rows.end() && it->work == work; ++it)
-            if (it->operand == operand) return it->allocation;
-        return kNone;  // unresolved, or not device memory
+// The allocations the builder resolved a table's address operands to (copies.src_allocation and
+// dst_allocation, sets.dst_allocation, library_calls.a_allocation ... workspace_allocation), as
+// allocation indices (kNone: in none, or not device memory). Read beside the table's reader, in the
+// same id order; tables.h's rows do not carry these columns yet.
+class OperandColumns {
+public:
+    OperandColumns(const trace::Database& db, const char* table, std::string columns,
+                   const std::unordered_map<int64_t, int32_t>& alloc_index)
+        : alloc_index_(alloc_index), width_(int(std::count(columns.begin(), columns.end(), ',')) + 1) {
+        const std::string first = columns.substr(0, columns.find(','));
+        if (!trace::has_column(db, table, first)) return;  // an older trace or an import
+        rows_.emplace(db, "SELECT id, " + columns + " FROM " + table + " ORDER BY id");
+        more_ = rows_->step();
     }
-};
-
-int32_t operand_index(std::string_view o) {
-    return o == "dst" || o == "b" ? 1 : o == "c" ? 2 : o == "workspace" ? 3 : 0;
-}
-
-OperandEdges read_operand_edges(const trace::Database& db, const std::unordered_map<int64_t, int32_t>& alloc_index) {
-    OperandEdges edges;
-    trace::Statement s(db, "SELECT work_kind, work, operand, allocation FROM operand_allocations");
-    while (s.step()) {
-        auto a = alloc_index.find(s.column_int(3));
-        if (a == alloc_index.end()) continue;
-        const std::string_view kind = s.column_view(0);
-        auto& rows = kind == "copy" ? edges.copies : kind == "set" ? edges.sets : edges.calls;
-        rows.push_back({s.column_int(1), operand_index(s.column_view(2)), a->second});
+    bool present() const { return rows_.has_value(); }
+    // Row `id`'s operands; ids are asked in increasing order.
+    std::array<int32_t, 4> of(int64_t id) {
+        std::array<int32_t, 4> found{kNone, kNone, kNone, kNone};
+        while (more_ && rows_->column_int(0) < id) more_ = rows_->step();
+        if (!more_ || rows_->column_int(0) != id) return found;
+        for (int i = 0; i < width_; ++i) {
+            auto a = rows_->is_null(i + 1) ? alloc_index_.end() : alloc_index_.find(rows_->column_int(i + 1));
+            if (a != alloc_index_.end()) found[size_t(i)] = a->second;
+        }
+        return found;
     }
-    return edges;
-}
+
+private:
+    const std::unordered_map<int64_t, int32_t>& alloc_index_;
+    int width_;
+    std::optional<trace::Statement> rows_;
+    bool more_ = false;
+};
 
 }  // namespace
 
@@ -186,24 +187,27 @@ TraceModel load_model(const trace::Database& db) {
         for (size_t i = 0; i < m.allocations.size(); ++i) alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
     }
     mark_library_handle_allocations(db, m);
-    // Copies, sets and library calls point into allocations through the builder's edges; a trace
+    // Copies, sets and library calls point into allocations through the builder's columns; a trace
     // without them (older, imported) has these operands unresolved, as kernels without edges are.
-    const bool resolved = trace::has_table(db, "operand_allocations");
-    const OperandEdges operands = resolved ? read_operand_edges(db, alloc_index) : OperandEdges{};
+    OperandColumns call_operands(db, "library_calls", "a_allocation, b_allocation, c_allocation, workspace_allocation",
+                                 alloc_index);
+    OperandColumns copy_operands(db, "copies", "src_allocation, dst_allocation", alloc_index);
+    OperandColumns set_operands(db, "sets", "dst_allocation", alloc_index);
 
     // Library calls first: kernels refer to them.
     std::unordered_map<int64_t, int32_t> call_index;
     {
         trace::LibraryCallRow r;
         for (trace::RowReader<trace::LibraryCallRow> rows(db); rows.next(r);) {
+            const auto operands = call_operands.of(r.id);
             LibraryCall c{.id = r.id,
                           .process = int32_t(r.process),
                           .begin_ns = r.begin_ns,
                           .end_ns = r.end_ns,
-                          .a = operands.of(operands.calls, r.id, 0),
-                          .b = operands.of(operands.calls, r.id, 1),
-                          .c = operands.of(operands.calls, r.id, 2),
-                          .workspace = operands.of(operands.calls, r.id, 3),
+                          .a = operands[0],
+                          .b = operands[1],
+                          .c = operands[2],
+                          .workspace = operands[3],
                           .a_address = uint64_t(r.a.value_or(0)),
                           .b_address = uint64_t(r.b.value_or(0)),
                           .c_address = uint64_t(r.c.value_or(0)),
@@ -293,7 +297,7 @@ TraceModel load_model(const trace::Database& db) {
     }
     // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
     for (auto& w : m.work) {
-        if (w.library_call == kNone || !resolved) continue;
+        if (w.library_call == kNone || !call_operands.present()) continue;
         const LibraryCall& c = m.library_calls[size_t(w.library_call)];
         w.touches.clear();
         if (c.a != kNone) w.touches.push_back({c.a, Access::Read});
@@ -311,8 +315,10 @@ TraceModel load_model(const trace::Database& db) {
             // memory is host memory: a host buffer can lie inside a device reservation's range).
             // Without edges, the recorded direction is all there is.
             const bool htod = r.kind == trace::CopyKind::htod, dtoh = r.kind == trace::CopyKind::dtoh;
-            const int32_t src = htod ? kNone : operands.of(operands.copies, r.id, 0);
-            const int32_t dst = dtoh ? kNone : operands.of(operands.copies, r.id, 1);
+            const auto operands = copy_operands.of(r.id);
+            const int32_t src = htod ? kNone : operands[0];
+            const int32_t dst = dtoh ? kNone : operands[1];
+            const bool resolved = copy_operands.present();
             const bool from_device = resolved ? src != kNone : dtoh || r.kind == trace::CopyKind::dtod;
             const bool to_device = resolved ? dst != kNone : htod || r.kind == trace::CopyKind::dtod;
             if (!from_device && !to_device) continue;  // host to host
@@ -330,8 +336,8 @@ TraceModel load_model(const trace::Database& db) {
         trace::SetRow r;
         for (trace::RowReader<trace::SetRow> rows(db); rows.next(r);) {
             WorkItem w = timed_item(r, WorkItem::Kind::Set);
-            int32_t dst = operands.of(operands.sets, r.id, 1);
-            if (dst == kNone && resolved) continue;
+            const int32_t dst = set_operands.of(r.id)[0];
+            if (dst == kNone && set_operands.present()) continue;
             if (dst != kNone) w.touches.push_back({dst, Access::Write});
             add_use(m, static_cast<uint32_t>(m.work.size()), dst, static_cast<uint64_t>(r.dst.value_or(0)), r.bytes,
                     true, Access::Write);

@@ -70,7 +70,7 @@ struct LibraryCall {
     int32_t process = 0;
     int64_t begin_ns = 0;
     int64_t end_ns = 0;
-    // Allocation indices, from the builder's operand edges (operand_allocations); kNone unresolved.
+    // Allocation indices, from the builder's resolution (library_calls.a_allocation ...); kNone unresolved.
     int32_t a = kNone, b = kNone, c = kNone, workspace = kNone;
     // Raw operand addresses and the bytes each operand spans at least (0 unknown), for sub-ranges.
     uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;

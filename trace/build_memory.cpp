@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
 
 namespace tbdprof::trace::detail {
 namespace {
@@ -34,35 +33,32 @@ struct SweepEvent {
 };
 
 // An address operand of a copy, set or library call, at the host time the work was enqueued (a copy's
-// or set's device start less its queue time; a library call's begin).
+// or set's device start less its queue time; a library call's begin), and the row's column for the
+// allocation it falls in.
 struct Operand {
-    uint64_t ts;
-    std::string_view work_kind;
-    int64_t work;
-    std::string_view operand;
-    uint64_t address;
+    uint64_t ts, address;
+    Opt* allocation;
 };
 
-std::vector<Operand> operands_of(const TraceModel& m, int64_t process, uint64_t run_start) {
+std::vector<Operand> operands_of(TraceModel& m, int64_t process, uint64_t run_start) {
     std::vector<Operand> out;
-    auto add = [&](int64_t host_ns, std::string_view kind, int64_t id, std::string_view operand, Opt address) {
+    auto add = [&](int64_t host_ns, Opt address, Opt& allocation) {
         if (address.value_or(0) != 0)
-            out.push_back(
-                {run_start + static_cast<uint64_t>(host_ns), kind, id, operand, static_cast<uint64_t>(*address)});
+            out.push_back({run_start + static_cast<uint64_t>(host_ns), static_cast<uint64_t>(*address), &allocation});
     };
-    for (const CopyRow& c : m.copies) {
+    for (CopyRow& c : m.copies) {
         if (c.process != process) continue;
-        add(c.start_ns - c.queued_ns.value_or(0), "copy", c.id, "src", c.src);
-        add(c.start_ns - c.queued_ns.value_or(0), "copy", c.id, "dst", c.dst);
+        add(c.start_ns - c.queued_ns.value_or(0), c.src, c.src_allocation);
+        add(c.start_ns - c.queued_ns.value_or(0), c.dst, c.dst_allocation);
     }
-    for (const SetRow& s : m.sets)
-        if (s.process == process) add(s.start_ns - s.queued_ns.value_or(0), "set", s.id, "dst", s.dst);
-    for (const LibraryCallRow& l : m.library_calls) {
+    for (SetRow& s : m.sets)
+        if (s.process == process) add(s.start_ns - s.queued_ns.value_or(0), s.dst, s.dst_allocation);
+    for (LibraryCallRow& l : m.library_calls) {
         if (l.process != process) continue;
-        add(l.begin_ns, "library_call", l.id, "a", l.a);
-        add(l.begin_ns, "library_call", l.id, "b", l.b);
-        add(l.begin_ns, "library_call", l.id, "c", l.c);
-        add(l.begin_ns, "library_call", l.id, "workspace", l.workspace);
+        add(l.begin_ns, l.a, l.a_allocation);
+        add(l.begin_ns, l.b, l.b_allocation);
+        add(l.begin_ns, l.c, l.c_allocation);
+        add(l.begin_ns, l.workspace, l.workspace_allocation);
     }
     std::stable_sort(out.begin(), out.end(), [](const Operand& a, const Operand& b) { return a.ts < b.ts; });
     return out;
@@ -202,8 +198,7 @@ void ModelBuilder::build_allocations_and_edges() {
                     --it;
                     if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1)))
                         continue;
-                    model_.operand_edges.push_back(
-                        {o.work_kind, o.work, o.operand, it->second->id, static_cast<int64_t>(o.address - it->first)});
+                    *o.allocation = it->second->id;
                     break;
                 }
             }
@@ -265,10 +260,6 @@ void ModelBuilder::build_allocations_and_edges() {
     };
     if (!std::is_sorted(model_.edges.begin(), model_.edges.end(), key_order))
         std::sort(model_.edges.begin(), model_.edges.end(), key_order);
-    std::sort(model_.operand_edges.begin(), model_.operand_edges.end(),
-              [](const OperandEdgeRow& a, const OperandEdgeRow& b) {
-                  return std::tie(a.work_kind, a.work, a.operand) < std::tie(b.work_kind, b.work, b.operand);
-              });
     model_.edges.erase(std::unique(model_.edges.begin(), model_.edges.end(),
                                    [](const EdgeRow& a, const EdgeRow& b) {
                                        return a.kernel == b.kernel && a.param == b.param &&

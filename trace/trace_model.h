@@ -89,6 +89,7 @@ struct CopyRow {
     Opt duration_ns, queued_ns, async;
     std::optional<std::string_view> api;
     Opt correlation;
+    Opt src_allocation = {}, dst_allocation = {};  // allocations.id src and dst point into (the builder's sweep)
 };
 
 struct SetRow {
@@ -102,6 +103,7 @@ struct SetRow {
     Opt duration_ns, queued_ns, async;
     std::optional<std::string_view> api;
     Opt correlation;
+    Opt dst_allocation = {};
 };
 
 struct GraphLaunchRow {
@@ -145,14 +147,6 @@ struct EdgeRow {
     int64_t kernel, param, param_word, allocation, offset, read_only;
 };
 
-// operand_allocations: the allocation an address operand of a copy, set or library call falls in.
-struct OperandEdgeRow {
-    std::string_view work_kind;  // 'copy', 'set', 'library_call'
-    int64_t work;
-    std::string_view operand;  // 'src', 'dst', 'a', 'b', 'c', 'workspace'
-    int64_t allocation, offset;
-};
-
 struct LibraryCallRow {
     int64_t id, process;
     Opt thread;
@@ -165,6 +159,7 @@ struct LibraryCallRow {
     Opt math_mode;                            // cublasMath_t at the call; NULL when not recorded
     std::optional<std::string_view> precision;  // 'fp32', 'tf32', ...; NULL when not recorded
     Opt a_bytes, b_bytes, c_bytes;            // bytes each operand spans; NULL when not known
+    Opt a_allocation = {}, b_allocation = {}, c_allocation = {}, workspace_allocation = {};  // as CopyRow's
 };
 
 struct RangeRow {
@@ -223,7 +218,6 @@ struct TraceModel {
     std::vector<KernelMetricRow> kernel_metrics;
     std::vector<DroppedRow> dropped;
     std::vector<CaptureWindowRow> capture_windows;
-    std::vector<OperandEdgeRow> operand_edges;
 };
 
 }  // namespace tbdprof::trace::detail

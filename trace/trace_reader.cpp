@@ -87,10 +87,11 @@ sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
     if (sqlite3_hard_heap_limit64(-1) == 0)
         sqlite3_hard_heap_limit64(positive_env("TBDPROF_SQLITE_HEAP_LIMIT_MB", 4096) * 1024 * 1024);
 
-    // NOMUTEX: a connection is used by one thread at a time (the analyzer's workers open their own), so
-    // SQLite need not lock on every call; the typed readers make one call per column of each row.
-    const int flags = (access == TraceAccess::update ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
-                      SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX;
+    // NOMUTEX: a connection is used by one thread at a time (the analyzer's parallel scan opens one
+    // per thread), so SQLite's per-call mutex would only cost time on every column read.
+    const int flags =
+        (access == TraceAccess::update ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_EXRESCODE |
+        SQLITE_OPEN_NOMUTEX;
     sqlite3* handle = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
     Database db(handle);
@@ -143,6 +144,7 @@ Database open_trace(const std::string& path) {
 Database open_trace_for_update(const std::string& path) {
     return Database(open_trace_handle(path, TraceAccess::update));
 }
+
 void upgrade_for_update(Database& db, std::initializer_list<std::string_view> tables) {
     Database ours = create_database(":memory:");
     ours.exec(kTraceSchemaSql);

@@ -34,11 +34,10 @@ w=$(sqlite3 "$work/outlive.sqlite" "SELECT count(*) FROM memory_allocations WHER
 n=$(sqlite3 "$work/steps.sqlite" "SELECT count(*) - count(DISTINCT allocation) FROM allocation_categories")
 [ "$n" = 0 ] && ok "tagging twice replaces the results" || fail "tagging twice left $n duplicates"
 
-# An older trace of the same format: tables added later are missing (phases, allocation_subranges,
-# operand_allocations). Tagging creates the ones it writes as schemas/trace.sql has them (the columns
-# added at a table's end: tests/trace, upgrade_for_update).
+# An older trace of the same format: tables added later are missing (phases, allocation_subranges).
+# Tagging creates them as schemas/trace.sql has them (columns added at a table's end: tests/trace).
 cp "$work/steps.sqlite" "$work/older.sqlite"
-sqlite3 "$work/older.sqlite" "DROP TABLE phases; DROP TABLE allocation_subranges; DROP TABLE operand_allocations;"
+sqlite3 "$work/older.sqlite" "DROP TABLE phases; DROP TABLE allocation_subranges;"
 "$TBDPROF" tag "$work/older.sqlite" >/dev/null || fail "tag on an older trace exited $?"
 columns() { sqlite3 "$1" "SELECT m.name, group_concat(p.name || ' ' || p.type, ',') FROM sqlite_schema m, pragma_table_info(m.name) p
     WHERE m.name IN ('phases', 'allocation_subranges') GROUP BY m.name ORDER BY m.name"; }

@@ -95,13 +95,8 @@ TEST_CASE("operand edges: copies and sets resolve at their host enqueue time, no
     w.save(dir.path());
     build(dir);
     auto db = trace::open_trace(dir.file("trace.sqlite"));
-    CHECK(query_int(db, "SELECT count(*) FROM operand_allocations") == 2);
-    CHECK(query_int(db, "SELECT allocation FROM operand_allocations WHERE work_kind = 'copy' AND operand = 'dst'") ==
-          1);
-    CHECK(query_int(db, "SELECT offset FROM operand_allocations WHERE work_kind = 'copy' AND operand = 'dst'") == 16);
-    CHECK(query_int(db, "SELECT count(*) FROM operand_allocations WHERE work_kind = 'copy' AND operand = 'src'") == 0);
-    CHECK(query_int(db,
-                    "SELECT o.allocation FROM operand_allocations o JOIN sets s ON s.id = o.work "
-                    "WHERE o.work_kind = 'set' AND s.dst = " +
-                        std::to_string(kA + 1500)) == 2);
+    CHECK(query_int(db, "SELECT dst_allocation FROM copies") == 1);
+    CHECK(query_int(db, "SELECT count(*) FROM copies WHERE src_allocation IS NOT NULL") == 0);
+    CHECK(query_int(db, "SELECT count(*) FROM sets WHERE dst_allocation IS NOT NULL") == 1);
+    CHECK(query_int(db, "SELECT dst_allocation FROM sets WHERE dst = " + std::to_string(kA + 1500)) == 2);
 }
