@@ -5,8 +5,9 @@
 #include <tbdprof/trace/tables.h>
 #include <tbdprof/trace/trace_reader.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -16,18 +17,13 @@ namespace {
 
 void print_tag(std::string_view category, std::optional<double> confidence, std::string_view rule,
                std::string_view reason, std::string_view evidence, const char* indent) {
-    std::printf("%scategory   %.*s (confidence %.2f)\n", indent, int(category.size()), category.data(),
-                confidence.value_or(0));
-    std::printf("%srule       %.*s: %.*s\n", indent, int(rule.size()), rule.data(), int(reason.size()), reason.data());
-    if (evidence.empty()) evidence = "(none stored)";
-    std::printf("%sevidence   %.*s\n", indent, int(evidence.size()), evidence.data());
+    fmt::print("{0}category   {1} (confidence {2:.2f})\n{0}rule       {3}: {4}\n{0}evidence   {5}\n", indent, category,
+               confidence.value_or(0), rule, reason, evidence.empty() ? "(none stored)" : evidence);
 }
 
 void print_allocation(const trace::Database& db, const trace::AllocationRow& a, uint64_t address, bool by_address) {
-    std::printf("allocation %lld at 0x%llx, %lld bytes (%s), alive %lld..%s ns\n", static_cast<long long>(a.id),
-                static_cast<unsigned long long>(a.address), static_cast<long long>(a.bytes),
-                trace::memory_kind_name(a.kind), static_cast<long long>(a.alloc_ns),
-                a.free_ns ? std::to_string(*a.free_ns).c_str() : "end of run");
+    fmt::print("allocation {} at 0x{:x}, {} bytes ({}), alive {}..{} ns\n", a.id, a.address, a.bytes,
+               trace::memory_kind_name(a.kind), a.alloc_ns, a.free_ns ? std::to_string(*a.free_ns) : "end of run");
     print_tag(a.category, a.confidence, a.rule, a.reason, a.evidence, "  ");
     // Tensors inside it: the one at the address asked for, or all of them (largest first).
     const uint64_t offset = address - uint64_t(a.address);
@@ -48,11 +44,9 @@ void print_allocation(const trace::Database& db, const trace::AllocationRow& a, 
     });
     if (inside.size() > 20) inside.resize(20);
     if (!inside.empty())
-        std::printf("  tensors inside it (allocation_subranges)%s:\n", by_address ? " at that address" : "");
+        fmt::print("  tensors inside it (allocation_subranges){}:\n", by_address ? " at that address" : "");
     for (const Tensor& r : inside) {
-        std::printf("  - offset %lld, %lld bytes, used %lld..%lld ns\n", static_cast<long long>(r.offset),
-                    static_cast<long long>(r.bytes), static_cast<long long>(r.begin_ns),
-                    static_cast<long long>(r.end_ns));
+        fmt::print("  - offset {}, {} bytes, used {}..{} ns\n", r.offset, r.bytes, r.begin_ns, r.end_ns);
         print_tag(r.category, r.confidence, r.rule, r.reason, r.evidence, "      ");
     }
 }
@@ -79,7 +73,7 @@ bool explain_allocation(const std::string& path, const std::string& what, std::s
                 (by_address && (uint64_t(a.address) > value || uint64_t(a.address + a.bytes) <= value)))
                 continue;
             if (found++ >= 10) {
-                std::printf("(more allocations held this address over time; first 10 shown)\n");
+                fmt::print("(more allocations held this address over time; first 10 shown)\n");
                 break;
             }
             print_allocation(db, a, value, by_address);

@@ -179,7 +179,6 @@ TraceModel load_model(const trace::Database& db) {
                                      .bytes = r.bytes,
                                      .alloc_ns = r.alloc_ns,
                                      .free_ns = r.free_ns,
-                                     .kind = trace::memory_kind_name(r.kind),
                                      .stack = r.stack.value_or(0)});
         }
         // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.

@@ -59,7 +59,6 @@ struct Allocation {
     int64_t bytes = 0;
     int64_t alloc_ns = 0;
     std::optional<int64_t> free_ns;
-    std::string kind;  // as allocations.kind: device memory only (trace::is_device_memory)
     int64_t stack = 0;
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
     bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)

@@ -126,7 +126,6 @@ TEST_CASE("a pooled address reused for a workspace after a library output is a n
     segment.id = 1;
     segment.address = 1 << 20;
     segment.bytes = 1 << 20;
-    segment.kind = "device";
     m.allocations.push_back(segment);
     int64_t now = 1000;
     auto work = [&](std::vector<PointerUse> uses) {
