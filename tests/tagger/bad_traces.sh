@@ -38,18 +38,16 @@ n=$(sqlite3 "$work/steps.sqlite" "SELECT count(*) - count(DISTINCT allocation) F
 # Tagging creates them as schemas/trace.sql has them (columns added at a table's end: tests/trace).
 cp "$work/steps.sqlite" "$work/older.sqlite"
 sqlite3 "$work/older.sqlite" "DROP TABLE phases; DROP TABLE allocation_subranges;"
-"$TBDPROF" tag "$work/older.sqlite" >/dev/null || fail "tag on an older trace exited $?"
-columns() { sqlite3 "$1" "SELECT m.name, group_concat(p.name || ' ' || p.type, ',') FROM sqlite_schema m, pragma_table_info(m.name) p
-    WHERE m.name IN ('phases', 'allocation_subranges') GROUP BY m.name ORDER BY m.name"; }
-[ "$(columns "$work/older.sqlite")" = "$(columns "$work/steps.sqlite")" ] && ok "older trace: tables brought to the schema" \
-    || fail "older trace: $(columns "$work/older.sqlite")"
-"$TBDPROF" report "$work/older.sqlite" >/dev/null && ok "older trace: reads as a trace after tagging" || fail "older trace: report"
+"$TBDPROF" tag "$work/older.sqlite" >/dev/null && "$TBDPROF" report "$work/older.sqlite" >/dev/null \
+    && [ "$(sqlite3 "$work/older.sqlite" "SELECT sql FROM sqlite_schema WHERE name = 'phases'")" = \
+         "$(sqlite3 "$work/steps.sqlite" "SELECT sql FROM sqlite_schema WHERE name = 'phases'")" ] \
+    && ok "older trace: tagged, its tables as the schema has them" || fail "older trace"
 
 # A failure while writing reaches the user in one line and leaves the trace as it was: another
 # writer holds the file (tagging waits 2 s for it).
 cp "$work/steps.sqlite" "$work/busy.sqlite"
 before=$(md5sum <"$work/busy.sqlite")
-(echo "BEGIN IMMEDIATE;"; sleep 4; echo "ROLLBACK;") | sqlite3 "$work/busy.sqlite" & holder=$!
+(echo "BEGIN IMMEDIATE;"; sleep 3; echo "ROLLBACK;") | sqlite3 "$work/busy.sqlite" & holder=$!
 sleep 0.5
 "$TBDPROF" tag "$work/busy.sqlite" 2>"$work/err" >/dev/null; rc=$?
 wait $holder
