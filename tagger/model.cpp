@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 namespace tbdprof::tagger {
@@ -275,18 +276,14 @@ TraceModel load_model(const trace::Database& db) {
         // Pooled traces: every pointer a plain kernel passed into an allocation, one use per (kernel,
         // allocation, offset). Library kernels are skipped: their operands come from the library call.
         if (m.pooled) {
-            std::stable_sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
-                return x.work != y.work               ? x.work < y.work
-                       : x.allocation != y.allocation ? x.allocation < y.allocation
-                                                      : x.offset < y.offset;
-            });
+            const auto key = [](const Edge& e) { return std::tie(e.work, e.allocation, e.offset); };
+            std::stable_sort(edges.begin(), edges.end(), [&](const Edge& x, const Edge& y) { return key(x) < key(y); });
             for (size_t i = 0; i < edges.size(); ++i) {
                 const Edge& e = edges[i];
                 if (m.work[e.work].library_call != kNone ||
                     e.offset >= uint64_t(std::max<int64_t>(m.allocations[size_t(e.allocation)].bytes, 1)))
                     continue;
-                if (i > 0 && edges[i - 1].work == e.work && edges[i - 1].allocation == e.allocation &&
-                    edges[i - 1].offset == e.offset) {  // the same pointer in another argument
+                if (i > 0 && key(edges[i - 1]) == key(e)) {  // the same pointer in another argument
                     if (e.access == Access::Write) m.pointer_uses.back().access = Access::Write;
                     continue;
                 }
