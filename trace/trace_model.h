@@ -156,9 +156,9 @@ struct LibraryCallRow {
     int64_t a_type, b_type, c_type, compute_type, transa, transb;
     double flops;
     int64_t a, b, c, workspace, workspace_bytes;
-    Opt math_mode;                            // cublasMath_t at the call; NULL when not recorded
+    Opt math_mode;                              // cublasMath_t at the call; NULL when not recorded
     std::optional<std::string_view> precision;  // 'fp32', 'tf32', ...; NULL when not recorded
-    Opt a_bytes, b_bytes, c_bytes;            // bytes each operand spans; NULL when not known
+    Opt a_bytes, b_bytes, c_bytes;              // bytes each operand spans; NULL when not known
     Opt a_allocation = {}, b_allocation = {}, c_allocation = {}, workspace_allocation = {};  // as CopyRow's
 };
 
