@@ -34,14 +34,19 @@ w=$(sqlite3 "$work/outlive.sqlite" "SELECT count(*) FROM memory_allocations WHER
 n=$(sqlite3 "$work/steps.sqlite" "SELECT count(*) - count(DISTINCT allocation) FROM allocation_categories")
 [ "$n" = 0 ] && ok "tagging twice replaces the results" || fail "tagging twice left $n duplicates"
 
-# An older trace of the same format: tables added later are missing (phases, allocation_subranges).
-# Tagging creates them as schemas/trace.sql has them (columns added at a table's end: tests/trace).
+# An older trace of the same format: tables added later missing (phases, allocation_subranges), and
+# iterations as written before its columns device_begin_ns, device_end_ns and kind. Tagging brings
+# them to schemas/trace.sql's definition, and the file stays a trace every reader opens.
 cp "$work/steps.sqlite" "$work/older.sqlite"
-sqlite3 "$work/older.sqlite" "DROP TABLE phases; DROP TABLE allocation_subranges;"
+sqlite3 "$work/older.sqlite" "DROP TABLE phases; DROP TABLE allocation_subranges; DROP TABLE iterations;
+    CREATE TABLE iterations (id INTEGER PRIMARY KEY, process INTEGER NOT NULL, idx INTEGER NOT NULL,
+        begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, source TEXT NOT NULL -- 'nvtx', 'repetition'
+    );"
+schema() { sqlite3 "$1" "SELECT group_concat(name || ' ' || type) FROM pragma_table_info('iterations');
+    SELECT sql FROM sqlite_schema WHERE name = 'phases'"; }
 "$TBDPROF" tag "$work/older.sqlite" >/dev/null && "$TBDPROF" report "$work/older.sqlite" >/dev/null \
-    && [ "$(sqlite3 "$work/older.sqlite" "SELECT sql FROM sqlite_schema WHERE name = 'phases'")" = \
-         "$(sqlite3 "$work/steps.sqlite" "SELECT sql FROM sqlite_schema WHERE name = 'phases'")" ] \
-    && ok "older trace: tagged, its tables as the schema has them" || fail "older trace"
+    && [ "$(schema "$work/older.sqlite")" = "$(schema "$work/steps.sqlite")" ] \
+    && ok "older trace: tagged, its tables as the schema has them" || fail "older trace: $(schema "$work/older.sqlite")"
 
 # A failure while writing reaches the user in one line and leaves the trace as it was: another
 # writer holds the file (tagging waits 2 s for it).
