@@ -138,6 +138,11 @@ CREATE TABLE copies (
     async       INTEGER,           -- 1 for *Async calls
     api         TEXT,              -- 'runtime', 'driver', 'driver_proc_address', 'library'
     correlation INTEGER
+    , src_allocation INTEGER, dst_allocation INTEGER
+    -- Added later at the end (no version bump; the columns absent in older traces): allocations.id of
+    -- the allocation src and dst point into, live when the host enqueued the copy, resolved by the
+    -- builder's sweep as kernel_allocations are; NULL when in none. On one line after a leading comma,
+    -- as library_calls.a_bytes (see there).
 );
 
 -- Sets (cudaMemset*, cuMemsetD*).
@@ -156,6 +161,7 @@ CREATE TABLE sets (
     async       INTEGER,
     api         TEXT,
     correlation INTEGER
+    , dst_allocation INTEGER  -- added later: as copies.dst_allocation
 );
 
 -- Host API calls that wait (synchronizations).
@@ -307,6 +313,8 @@ CREATE TABLE library_calls (
     -- spans from its address, from the call's descriptors. Written on one line after a leading comma
     -- so that the table's text, comments aside, stays what older traces have plus ",a_bytes INTEGER..."
     -- (trace_validation.cpp compares the two; a comment right after a comma would break the prefix).
+    , a_allocation INTEGER, b_allocation INTEGER, c_allocation INTEGER, workspace_allocation INTEGER
+    -- Added later still: the allocations a, b, c and workspace point into, as copies.src_allocation.
 );
 
 -- NVTX ranges (recorded by a later version; the table exists so readers need not check).

@@ -1,6 +1,6 @@
 #include "accuracy.h"
 
-#include <sqlite3.h>
+#include <tbdprof/trace/tables.h>
 
 #include <algorithm>
 #include <climits>
@@ -26,6 +26,12 @@ void AccuracyReport::count(const std::string& truth, const std::string& tagged, 
     by_category[truth].correct_bytes += bytes;
 }
 
+// read_run (tables.h) does not carry start_monotonic_ns.
+int64_t run_start_monotonic_ns(const trace::Database& db) {
+    trace::Statement s(db, "SELECT start_monotonic_ns FROM run");
+    return s.step() ? s.column_int(0) : 0;
+}
+
 namespace {
 
 struct Span {
@@ -35,13 +41,8 @@ struct Span {
 
 // Compares the trace's iterations with the labelled training steps: a trace iteration matches when
 // it starts within a tenth of a step's length of that step's true start.
-void compare_iterations(sqlite3* db, const std::vector<Span>& spans, AccuracyReport& report) {
-    int64_t start = 0;
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM run", -1, &s, nullptr) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-        start = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
+void compare_iterations(const trace::Database& db, const std::vector<Span>& spans, AccuracyReport& report) {
+    const int64_t start = run_start_monotonic_ns(db);
     std::vector<const Span*> steps;
     for (const Span& span : spans) {
         if (span.kind == "training")
@@ -50,12 +51,11 @@ void compare_iterations(sqlite3* db, const std::vector<Span>& spans, AccuracyRep
             ++report.labelled_other_spans;
     }
     report.labelled_steps = steps.size();
-    if (sqlite3_prepare_v2(db, "SELECT begin_ns FROM iterations ORDER BY begin_ns", -1, &s, nullptr) != SQLITE_OK)
-        return;
     std::vector<bool> used(steps.size(), false);
-    while (sqlite3_step(s) == SQLITE_ROW) {
+    trace::IterationRow it;
+    for (trace::RowReader<trace::IterationRow> rows(db, {.by_time = true}); rows.next(it);) {
         ++report.trace_iterations;
-        int64_t begin = sqlite3_column_int64(s, 0) + start;
+        int64_t begin = it.begin_ns + start;
         for (size_t i = 0; i < steps.size(); ++i) {
             int64_t tolerance = (steps[i]->end - steps[i]->begin) / 10;
             if (used[i] || begin < steps[i]->begin - tolerance || begin > steps[i]->begin + tolerance) continue;
@@ -64,35 +64,24 @@ void compare_iterations(sqlite3* db, const std::vector<Span>& spans, AccuracyRep
             break;
         }
     }
-    sqlite3_finalize(s);
 }
 
 }  // namespace
 
-std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::string& labels_path, std::string& error) {
-    // Trace side: allocations in time order per address, with their category.
+std::optional<AccuracyReport> score_against_labels(const trace::Database& db, const std::string& labels_path,
+                                                   std::string& error) {
+    // Trace side: device allocations in time order per address, with their category.
     struct TraceAllocation {
         int64_t id = 0, alloc_ns = 0, free_ns = INT64_MAX;
         std::string category;
     };
     std::unordered_map<uint64_t, std::deque<TraceAllocation>> trace_by_address;
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT address, id, alloc_ns, free_ns, coalesce(category, 'untagged') FROM "
-                           "memory_allocations WHERE kind <> 'pinned_host' ORDER BY alloc_ns, id",
-                           -1, &s, nullptr) != SQLITE_OK) {
-        error = std::string("cannot read allocations: ") + sqlite3_errmsg(db);
-        return std::nullopt;
-    }
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        auto address = static_cast<uint64_t>(sqlite3_column_int64(s, 0));
-        auto text = reinterpret_cast<const char*>(sqlite3_column_text(s, 4));
-        trace_by_address[address].push_back(
-            {sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2),
-             sqlite3_column_type(s, 3) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(s, 3),
-             text ? text : "untagged"});
-    }
-    sqlite3_finalize(s);
+    trace::AllocationRow r;
+    for (trace::RowReader<trace::AllocationRow> rows(db, {.by_time = true}); rows.next(r);)
+        if (trace::is_device_memory(r.kind))
+            trace_by_address[static_cast<uint64_t>(r.address)].push_back(
+                {r.id, r.alloc_ns, r.free_ns.value_or(INT64_MAX),
+                 r.category.empty() ? "untagged" : std::string(r.category)});
     // A whole-allocation label whose allocation the tagger split into sub-ranges is scored byte by
     // byte against them, as the report counts them (an arena or a static buffer the labels describe
     // as one tensor, or per-image slices of one tensor).
@@ -167,7 +156,7 @@ std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::strin
     std::vector<std::pair<int64_t, int64_t>> training_steps;
     for (const Span& span : spans)
         if (span.kind == "training") training_steps.push_back({span.begin, span.end});
-    if (!pooled.empty() && !score_pooled_labels(db, pooled, report, error, training_steps)) return std::nullopt;
+    if (!pooled.empty()) score_pooled_labels(db, pooled, report, training_steps);
     compare_iterations(db, spans, report);
     return report;
 }

@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
-struct sqlite3;
+namespace tbdprof::trace {
+class Database;
+}
 
 namespace tbdprof::tagger {
 
@@ -48,7 +50,9 @@ struct AccuracyReport {
 // True when the two categories are equal, or are activations and workspace.
 bool same_merged_category(const std::string& a, const std::string& b);
 
-std::optional<AccuracyReport> score_against_labels(sqlite3* db, const std::string& labels_path, std::string& error);
+// Throws trace::SqliteError when the trace cannot be read; `error` says what is wrong with the labels.
+std::optional<AccuracyReport> score_against_labels(const trace::Database& db, const std::string& labels_path,
+                                                   std::string& error);
 
 // A labelled tensor inside a labelled segment (a pool segment, an arena or a statically planned
 // block: the labels' `segment` lines): times are the labels' host times (CLOCK_MONOTONIC ns),
@@ -64,8 +68,8 @@ struct PooledLabel {
     int64_t allocation = 0;
 };
 
-// Trace allocation ids that have rows in allocation_subranges (empty without the table).
-std::vector<int64_t> allocations_with_subranges(sqlite3* db);
+// Trace allocation ids that have rows in allocation_subranges (empty without the table), sorted.
+std::vector<int64_t> allocations_with_subranges(const trace::Database& db);
 
 // Scores pooled labels against the sub-range tags of the segment that holds them
 // (allocation_subranges): each labelled byte takes the category of a sub-range covering it in the
@@ -73,7 +77,10 @@ std::vector<int64_t> allocations_with_subranges(sqlite3* db);
 // CLOCK_MONOTONIC ns) before one used only outside the steps, then the one whose life matches the
 // tensor's best (overlap over union); bytes no sub-range covers count as 'unattributed'. A segment
 // without sub-ranges (or a trace without the table) scores by the segment's own category.
-bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
-                         std::string& error, const std::vector<std::pair<int64_t, int64_t>>& training_steps = {});
+void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
+                         const std::vector<std::pair<int64_t, int64_t>>& training_steps = {});
+
+// run.start_monotonic_ns: the labels' clock (CLOCK_MONOTONIC) at the trace's time 0.
+int64_t run_start_monotonic_ns(const trace::Database& db);
 
 }  // namespace tbdprof::tagger

@@ -1,7 +1,7 @@
 // Scoring labelled tensors inside pool segments against the tagger's sub-ranges (accuracy.h).
 #include "accuracy.h"
 
-#include <sqlite3.h>
+#include <tbdprof/trace/tables.h>
 
 #include <algorithm>
 #include <climits>
@@ -22,21 +22,6 @@ struct Sub {
     int64_t bytes = 0, begin_ns = 0, end_ns = 0;
     std::string category;
 };
-
-std::string text(sqlite3_stmt* s, int column, const char* fallback) {
-    auto p = sqlite3_column_text(s, column);
-    return p ? reinterpret_cast<const char*>(p) : fallback;
-}
-
-bool has_table(sqlite3* db, const char* name) {
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = ?1", -1, &s, nullptr) != SQLITE_OK)
-        return false;
-    sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-    bool found = sqlite3_step(s) == SQLITE_ROW;
-    sqlite3_finalize(s);
-    return found;
-}
 
 // Whether a labelled training step (trace clock) falls in both [a_from, a_to] and [b_from, b_to].
 bool in_a_step(const std::vector<std::pair<int64_t, int64_t>>& steps, int64_t a_from, int64_t a_to, int64_t b_from,
@@ -85,47 +70,23 @@ void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t f
 
 }  // namespace
 
-bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
-                         std::string& error, const std::vector<std::pair<int64_t, int64_t>>& training_steps) {
-    int64_t start = 0;
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT start_monotonic_ns FROM run", -1, &s, nullptr) == SQLITE_OK &&
-        sqlite3_step(s) == SQLITE_ROW)
-        start = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
+void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
+                         const std::vector<std::pair<int64_t, int64_t>>& training_steps) {
+    const int64_t start = run_start_monotonic_ns(db);
     std::vector<std::pair<int64_t, int64_t>> steps;  // on the trace's clock
     for (const auto& [begin, end] : training_steps) steps.push_back({begin - start, end - start});
     std::vector<Segment> segments;
-    if (sqlite3_prepare_v2(db,
-                           "SELECT a.id, a.address, a.bytes, a.alloc_ns, a.free_ns, c.category FROM allocations a "
-                           "LEFT JOIN allocation_categories c ON c.allocation = a.id WHERE a.kind <> "
-                           "'pinned_host'",
-                           -1, &s, nullptr) != SQLITE_OK) {
-        error = std::string("cannot read allocations: ") + sqlite3_errmsg(db);
-        return false;
-    }
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        Segment g{sqlite3_column_int64(s, 0),
-                  static_cast<uint64_t>(sqlite3_column_int64(s, 1)),
-                  sqlite3_column_int64(s, 2),
-                  sqlite3_column_int64(s, 3),
-                  sqlite3_column_type(s, 4) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(s, 4),
-                  text(s, 5, "untagged")};
-        segments.push_back(std::move(g));
-    }
-    sqlite3_finalize(s);
+    trace::AllocationRow a;
+    for (trace::RowReader<trace::AllocationRow> rows(db); rows.next(a);)
+        if (trace::is_device_memory(a.kind))
+            segments.push_back({a.id, static_cast<uint64_t>(a.address), a.bytes, a.alloc_ns,
+                                a.free_ns.value_or(INT64_MAX),
+                                a.category.empty() ? "untagged" : std::string(a.category)});
     std::unordered_map<int64_t, std::vector<Sub>> subs;  // segment id -> its sub-ranges
-    if (has_table(db, "allocation_subranges") &&
-        sqlite3_prepare_v2(db,
-                           "SELECT allocation, offset, bytes, begin_ns, end_ns, category FROM "
-                           "allocation_subranges",
-                           -1, &s, nullptr) == SQLITE_OK) {
-        while (sqlite3_step(s) == SQLITE_ROW)
-            subs[sqlite3_column_int64(s, 0)].push_back({static_cast<uint64_t>(sqlite3_column_int64(s, 1)),
-                                                        sqlite3_column_int64(s, 2), sqlite3_column_int64(s, 3),
-                                                        sqlite3_column_int64(s, 4), text(s, 5, "untagged")});
-        sqlite3_finalize(s);
-    }
+    trace::SubrangeRow r;
+    for (trace::RowReader<trace::SubrangeRow> rows(db); rows.next(r);)
+        subs[r.allocation].push_back({static_cast<uint64_t>(r.offset), r.bytes, r.begin_ns, r.end_ns,
+                                      r.category.empty() ? "untagged" : std::string(r.category)});
     for (const PooledLabel& label : labels) {
         const bool direct = label.allocation > 0;  // times already on the trace's clock
         int64_t from = direct ? label.alloc_time : label.alloc_time - start;
@@ -156,18 +117,14 @@ bool score_pooled_labels(sqlite3* db, const std::vector<PooledLabel>& labels, Ac
         }
         for (const auto& [bytes, category] : pieces) report.count(label.category, category, bytes);
     }
-    return true;
 }
 
-std::vector<int64_t> allocations_with_subranges(sqlite3* db) {
+std::vector<int64_t> allocations_with_subranges(const trace::Database& db) {
     std::vector<int64_t> ids;
-    sqlite3_stmt* s = nullptr;
-    if (!has_table(db, "allocation_subranges") ||
-        sqlite3_prepare_v2(db, "SELECT DISTINCT allocation FROM allocation_subranges ORDER BY allocation", -1, &s,
-                           nullptr) != SQLITE_OK)
-        return ids;
-    while (sqlite3_step(s) == SQLITE_ROW) ids.push_back(sqlite3_column_int64(s, 0));
-    sqlite3_finalize(s);
+    trace::SubrangeRow r;
+    for (trace::RowReader<trace::SubrangeRow> rows(db); rows.next(r);) ids.push_back(r.allocation);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     return ids;
 }
 

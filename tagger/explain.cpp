@@ -2,71 +2,52 @@
 // category: the rule, the confidence and the data-flow evidence the tagger stored.
 #include "tbdprof/tagger/tagger.h"
 
-#include <sqlite3.h>
-
+#include <tbdprof/trace/tables.h>
 #include <tbdprof/trace/trace_reader.h>
 
-#include <cstdio>
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace tbdprof::tagger {
 namespace {
 
-class Rows {
-public:
-    Rows(sqlite3* db, const char* sql, int64_t value) {
-        if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK) sqlite3_bind_int64(s_, 1, value);
-    }
-    ~Rows() { sqlite3_finalize(s_); }
-    Rows(const Rows&) = delete;
-    Rows& operator=(const Rows&) = delete;
-    bool ok() const { return s_ != nullptr; }
-    bool next() { return s_ && sqlite3_step(s_) == SQLITE_ROW; }
-    int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
-    double real(int c) const { return sqlite3_column_double(s_, c); }
-    std::string text(int c) const {
-        auto p = sqlite3_column_text(s_, c);
-        return p ? reinterpret_cast<const char*>(p) : "";
-    }
-
-private:
-    sqlite3_stmt* s_ = nullptr;
-};
-
-void print_tag(const Rows& r, int first, const char* indent) {
-    std::printf("%scategory   %s (confidence %.2f)\n", indent, r.text(first).c_str(), r.real(first + 1));
-    std::printf("%srule       %s: %s\n", indent, r.text(first + 2).c_str(), r.text(first + 3).c_str());
-    std::printf("%sevidence   %s\n", indent, r.text(first + 4).empty() ? "(none stored)" : r.text(first + 4).c_str());
+void print_tag(std::string_view category, std::optional<double> confidence, std::string_view rule,
+               std::string_view reason, std::string_view evidence, const char* indent) {
+    fmt::print("{0}category   {1} (confidence {2:.2f})\n{0}rule       {3}: {4}\n{0}evidence   {5}\n", indent, category,
+               confidence.value_or(0), rule, reason, evidence.empty() ? "(none stored)" : evidence);
 }
 
-constexpr const char* kAllocation =
-    "SELECT a.id, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category, c.confidence, c.rule, c.reason, "
-    "c.evidence FROM allocations a JOIN allocation_categories c ON c.allocation = a.id ";
-constexpr const char* kSubrange =
-    "SELECT s.offset, s.bytes, s.begin_ns, s.end_ns, 0, 0, s.category, s.confidence, s.rule, s.reason, s.evidence "
-    "FROM allocation_subranges s ";
-
-void print_allocation(sqlite3* db, const Rows& a, uint64_t address, bool by_address) {
-    std::printf("allocation %lld at 0x%llx, %lld bytes (%s), alive %lld..%s ns\n", static_cast<long long>(a.i64(0)),
-                static_cast<unsigned long long>(a.i64(1)), static_cast<long long>(a.i64(2)), a.text(5).c_str(),
-                static_cast<long long>(a.i64(3)), a.text(4).empty() ? "end of run" : a.text(4).c_str());
-    print_tag(a, 6, "  ");
+void print_allocation(const trace::Database& db, const trace::AllocationRow& a, uint64_t address, bool by_address) {
+    fmt::print("allocation {} at 0x{:x}, {} bytes ({}), alive {}..{} ns\n", a.id, a.address, a.bytes,
+               trace::memory_kind_name(a.kind), a.alloc_ns, a.free_ns ? std::to_string(*a.free_ns) : "end of run");
+    print_tag(a.category, a.confidence, a.rule, a.reason, a.evidence, "  ");
     // Tensors inside it: the one at the address asked for, or all of them (largest first).
-    std::string sql = std::string(kSubrange) + "WHERE s.allocation = ?1 " +
-                      (by_address ? "AND s.offset <= " + std::to_string(address - uint64_t(a.i64(1))) +
-                                        " AND s.offset + s.bytes > " + std::to_string(address - uint64_t(a.i64(1)))
-                                  : std::string()) +
-                      " ORDER BY s.bytes DESC, s.offset LIMIT 20";
-    Rows s(db, sql.c_str(), a.i64(0));
-    int n = 0;
-    while (s.next()) {
-        if (n++ == 0)
-            std::printf("  tensors inside it (allocation_subranges)%s:\n", by_address ? " at that address" : "");
-        std::printf("  - offset %lld, %lld bytes, used %lld..%lld ns\n", static_cast<long long>(s.i64(0)),
-                    static_cast<long long>(s.i64(1)), static_cast<long long>(s.i64(2)),
-                    static_cast<long long>(s.i64(3)));
-        print_tag(s, 6, "      ");
+    const uint64_t offset = address - uint64_t(a.address);
+    struct Tensor {  // a sub-range, its text copied (a row's views die with the next row)
+        int64_t offset, bytes, begin_ns, end_ns;
+        std::optional<double> confidence;
+        std::string category, rule, reason, evidence;
+    };
+    std::vector<Tensor> inside;
+    trace::SubrangeRow s;
+    for (trace::RowReader<trace::SubrangeRow> rows(db); rows.next(s);)
+        if (s.allocation == a.id &&
+            (!by_address || (uint64_t(s.offset) <= offset && uint64_t(s.offset + s.bytes) > offset)))
+            inside.push_back({s.offset, s.bytes, s.begin_ns, s.end_ns, s.confidence, std::string(s.category),
+                              std::string(s.rule), std::string(s.reason), std::string(s.evidence)});
+    std::stable_sort(inside.begin(), inside.end(), [](const Tensor& x, const Tensor& y) {
+        return x.bytes != y.bytes ? x.bytes > y.bytes : x.offset < y.offset;
+    });
+    if (inside.size() > 20) inside.resize(20);
+    if (!inside.empty())
+        fmt::print("  tensors inside it (allocation_subranges){}:\n", by_address ? " at that address" : "");
+    for (const Tensor& r : inside) {
+        fmt::print("  - offset {}, {} bytes, used {}..{} ns\n", r.offset, r.bytes, r.begin_ns, r.end_ns);
+        print_tag(r.category, r.confidence, r.rule, r.reason, r.evidence, "      ");
     }
 }
 
@@ -80,27 +61,30 @@ bool explain_allocation(const std::string& path, const std::string& what, std::s
         error = "--explain: '" + what + "' is neither an allocation id nor a 0x address";
         return false;
     }
-    // Through the one opener: a trace is untrusted input (format version, schema, defensive mode).
-    sqlite3* db = nullptr;
+    int found = 0;
     try {
-        db = trace::open_trace_handle(path, trace::TraceAccess::read_only);
+        // Through the one opener: a trace is untrusted input (format version, schema, defensive mode).
+        const trace::Database db = trace::open_trace(path);
+        trace::AllocationRow a;
+        trace::ReadOptions options{.by_time = true};
+        if (!by_address) options.first_id = options.last_id = static_cast<int64_t>(value);
+        for (trace::RowReader<trace::AllocationRow> rows(db, options); rows.next(a);) {
+            if (a.category.empty() ||
+                (by_address && (uint64_t(a.address) > value || uint64_t(a.address + a.bytes) <= value)))
+                continue;
+            if (found++ >= 10) {
+                fmt::print("(more allocations held this address over time; first 10 shown)\n");
+                break;
+            }
+            print_allocation(db, a, value, by_address);
+        }
     } catch (const trace::TraceOpenError& e) {
         error = e.what();
         return false;
+    } catch (const trace::SqliteError& e) {
+        error = path + ": " + e.what();
+        return false;
     }
-    std::string sql =
-        std::string(kAllocation) +
-        (by_address ? "WHERE a.address <= ?1 AND a.address + a.bytes > ?1 ORDER BY a.alloc_ns" : "WHERE a.id = ?1");
-    Rows a(db, sql.c_str(), static_cast<int64_t>(value));
-    int found = 0;
-    while (a.ok() && a.next()) {
-        if (found++ >= 10) {
-            std::printf("(more allocations held this address over time; first 10 shown)\n");
-            break;
-        }
-        print_allocation(db, a, value, by_address);
-    }
-    sqlite3_close_v2(db);
     if (found == 0) {
         error = by_address ? "no device allocation contains " + what : "no allocation with id " + what;
         return false;

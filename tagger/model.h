@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
+namespace tbdprof::trace {
+class Database;
+}
 
 namespace tbdprof::tagger {
 
@@ -57,7 +59,6 @@ struct Allocation {
     int64_t bytes = 0;
     int64_t alloc_ns = 0;
     std::optional<int64_t> free_ns;
-    std::string kind;  // 'device', 'device_async', 'pinned_host', 'managed'
     int64_t stack = 0;
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
     bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)
@@ -68,7 +69,8 @@ struct LibraryCall {
     int32_t process = 0;
     int64_t begin_ns = 0;
     int64_t end_ns = 0;
-    int32_t a = kNone, b = kNone, c = kNone, workspace = kNone;  // allocation indices
+    // Allocation indices, from the builder's resolution (library_calls.a_allocation ...); kNone unresolved.
+    int32_t a = kNone, b = kNone, c = kNone, workspace = kNone;
     // Raw operand addresses and the bytes each operand spans at least (0 unknown), for sub-ranges.
     uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
     int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0, workspace_bytes = 0;
@@ -102,13 +104,7 @@ struct TraceModel {
     std::vector<PointerUse> pointer_uses;
 };
 
-// Reads a trace. Returns nullopt with `error` set when the trace lacks the tables it needs.
-std::optional<TraceModel> load_model(sqlite3* db, std::string& error);
-
-// The allocation live at `time_ns` that contains `address`, or kNone. `by_address` must be the
-// allocation indices sorted by address (see sorted_by_address).
-int32_t find_live_allocation(const TraceModel& model, const std::vector<int32_t>& by_address,
-                             uint64_t address, int64_t time_ns);
-std::vector<int32_t> sorted_by_address(const TraceModel& model);
+// Reads a trace through the trace library; throws trace::SqliteError when the file cannot be read.
+TraceModel load_model(const trace::Database& db);
 
 }  // namespace tbdprof::tagger

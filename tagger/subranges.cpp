@@ -223,7 +223,6 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
         a.bytes = r.bytes;
         a.alloc_ns = m.work[r.first_work].launch_ns;
         a.free_ns = std::max(m.work[r.last_work].launch_ns, a.alloc_ns) + 1;
-        a.kind = segment.kind;
         a.stack = segment.stack;
         a.distinct_offsets = 1;
         virtual_index[i] = static_cast<int32_t>(v.allocations.size());

@@ -5,15 +5,6 @@
 namespace tbdprof::tagger {
 namespace {
 
-// The touches inside the buffer's life (an address's later users, resolved to it by timing skew
-// fallbacks, are no use of it).
-FlowFacts within_life(const TraceModel& m, const FlowFacts& f, const Allocation& a) {
-    FlowFacts in;
-    for (const FlowTouch& t : f.touches)
-        if (m.work[t.work].launch_ns >= a.alloc_ns && m.work[t.work].launch_ns <= *a.free_ns) in.touches.push_back(t);
-    return in;
-}
-
 size_t distinct_allocations(const WorkItem& w) {
     std::vector<int32_t> seen;
     for (const Touch& t : w.touches)
@@ -120,7 +111,8 @@ bool freed_before_producer_inputs(const TraceModel& m, const DataFlow& flow, int
                                   const std::vector<bool>& step_local) {
     const Allocation& alloc = m.allocations[size_t(a)];
     if (!step_local[size_t(a)] || alloc.id < 0 || !alloc.free_ns) return true;  // no real free: no evidence
-    FlowFacts f = within_life(m, flow.buffers[size_t(a)], alloc);
+    // Every touch lies inside the buffer's life: the builder resolved each pointer at its launch.
+    const FlowFacts& f = flow.buffers[size_t(a)];
     if (f.touches.empty()) return true;
     return freed_before_inputs(m, m.work[f.touches.front().work], a, std::vector<bool>(m.allocations.size()),
                                step_local);
@@ -130,11 +122,11 @@ std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow
                                              const std::vector<bool>& step_local, const std::vector<bool>& candidate,
                                              std::vector<bool> known) {
     std::vector<int32_t> open;
-    std::vector<FlowFacts> life(m.allocations.size());
+    const std::vector<FlowFacts>& life = flow.buffers;
     for (size_t a = 0; a < m.allocations.size(); ++a) {
         if (known[a] || !candidate[a] || !step_local[a] || m.allocations[a].id < 0 || !m.allocations[a].free_ns)
             continue;
-        const FlowFacts& f = life[a] = within_life(m, flow.buffers[a], m.allocations[a]);
+        const FlowFacts& f = life[a];
         if (f.touches.empty() || f.touches.front().use == Use::Read) continue;
         if (work_alive(m, m.allocations[a]) > kMaxOperationWork) continue;
         if (!freed_with_its_operation(m, f, int32_t(a))) continue;

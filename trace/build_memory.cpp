@@ -1,11 +1,13 @@
 // Model building: allocation stacks and frames, allocations with their frees, and the kernel ->
-// allocation edges. Frees and edges come from one sweep over each process's allocs, frees and
-// launches in time order, keeping the live allocations in an address-ordered map: a pointer argument
-// belongs to the live allocation whose [address, address + bytes) contains it at launch time.
+// allocation and operand -> allocation edges. Frees and edges come from one sweep over each process's
+// allocs, frees, launches and operands in time order, keeping the live allocations in an
+// address-ordered map: a pointer belongs to the live allocation whose [address, address + bytes)
+// contains it when the host launched or enqueued the work (the one resolution every stage uses).
 #include "model_builder.h"
 #include "demangle.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace tbdprof::trace::detail {
 namespace {
@@ -29,6 +31,38 @@ struct SweepEvent {
     SweepKind kind;
     uint32_t index;
 };
+
+// An address operand of a copy, set or library call, at the host time the work was enqueued (a copy's
+// or set's device start less its queue time; a library call's begin), and the row's column for the
+// allocation it falls in.
+struct Operand {
+    uint64_t ts, address;
+    Opt* allocation;
+};
+
+std::vector<Operand> operands_of(TraceModel& m, int64_t process, uint64_t run_start) {
+    std::vector<Operand> out;
+    auto add = [&](int64_t host_ns, Opt address, Opt& allocation) {
+        if (address.value_or(0) != 0)
+            out.push_back({run_start + static_cast<uint64_t>(host_ns), static_cast<uint64_t>(*address), &allocation});
+    };
+    for (CopyRow& c : m.copies) {
+        if (c.process != process) continue;
+        add(c.start_ns - c.queued_ns.value_or(0), c.src, c.src_allocation);
+        add(c.start_ns - c.queued_ns.value_or(0), c.dst, c.dst_allocation);
+    }
+    for (SetRow& s : m.sets)
+        if (s.process == process) add(s.start_ns - s.queued_ns.value_or(0), s.dst, s.dst_allocation);
+    for (LibraryCallRow& l : m.library_calls) {
+        if (l.process != process) continue;
+        add(l.begin_ns, l.a, l.a_allocation);
+        add(l.begin_ns, l.b, l.b_allocation);
+        add(l.begin_ns, l.c, l.c_allocation);
+        add(l.begin_ns, l.workspace, l.workspace_allocation);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Operand& a, const Operand& b) { return a.ts < b.ts; });
+    return out;
+}
 
 }  // namespace
 
@@ -149,7 +183,28 @@ void ModelBuilder::build_allocations_and_edges() {
         std::inplace_merge(events.begin(), frees_end, events.end(), before);
 
         std::map<uint64_t, AllocationRow*> live;  // address -> allocation
+        // Operands go after the allocations and before the frees of their nanosecond. A pointer into
+        // an allocation nested in another (on the simulated GPU a host buffer can lie inside a device
+        // reservation) belongs to the innermost that contains it.
+        const std::vector<Operand> operands = operands_of(model_, p.id, run_start_);
+        size_t next_operand = 0;
+        const auto resolve_operands = [&](uint64_t ts, bool at_ts) {
+            for (; next_operand < operands.size() &&
+                   (operands[next_operand].ts < ts || (at_ts && operands[next_operand].ts == ts));
+                 ++next_operand) {
+                const Operand& o = operands[next_operand];
+                auto it = live.upper_bound(o.address);
+                for (int below = 0; it != live.begin() && below < 64; ++below) {
+                    --it;
+                    if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1)))
+                        continue;
+                    *o.allocation = it->second->id;
+                    break;
+                }
+            }
+        };
         for (const SweepEvent& e : events) {
+            resolve_operands(e.ts, e.kind != SweepKind::Alloc);
             switch (e.kind) {
                 case SweepKind::Alloc: {
                     AllocationRow* row = &model_.allocations[static_cast<size_t>(p.allocation_ids[e.index] - 1)];
@@ -194,6 +249,7 @@ void ModelBuilder::build_allocations_and_edges() {
                 }
             }
         }
+        resolve_operands(UINT64_MAX, true);
         counters_.events += raw.allocs.size() + raw.frees.size();
     }
     // The edges table is keyed (kernel, param, param_word): store in key order, one row per key.

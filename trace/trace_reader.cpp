@@ -5,6 +5,7 @@
 #include "tbdprof/trace/memory_kinds.h"
 #include "tbdprof/trace/safe_text.h"
 #include "tbdprof/trace/schema.h"
+#include "tbdprof/trace/tables.h"
 #include "trace_validation.h"
 
 #include <sys/stat.h>
@@ -146,6 +147,36 @@ Database open_trace(const std::string& path) {
 Database open_trace_for_update(const std::string& path) {
     return Database(open_trace_handle(path, TraceAccess::update));
 }
+
+void upgrade_for_update(Database& db, std::initializer_list<std::string_view> tables) {
+    Database ours = create_database(":memory:");
+    ours.exec(kTraceSchemaSql);
+    for (const std::string_view table : tables) {
+        if (!has_table(db, table)) {  // the table, then its indexes
+            Statement create(ours,
+                             "SELECT sql FROM sqlite_schema WHERE tbl_name = ?1 AND sql IS NOT NULL "
+                             "ORDER BY type = 'index'");
+            create.bind(1, table);
+            bool found = false;
+            while (create.step()) found = true, db.exec(create.column_text(0).c_str());
+            if (!found) throw SqliteError("no table " + std::string(table) + " in this build's schema");
+            continue;
+        }
+        Statement present(db, "SELECT count(*) FROM pragma_table_info(?1)");
+        present.bind(1, table).step();
+        Statement columns(ours,
+                          "SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info(?1) "
+                          "WHERE cid >= ?2 ORDER BY cid");
+        columns.bind(1, table).bind(2, present.column_int(0));
+        while (columns.step()) {
+            std::string column = columns.column_text(0) + " " + columns.column_text(1);
+            if (columns.column_int(2)) column += " NOT NULL";
+            if (!columns.is_null(3)) column += " DEFAULT " + columns.column_text(3);
+            db.exec(("ALTER TABLE " + std::string(table) + " ADD COLUMN " + column).c_str());
+        }
+    }
+}
+
 int trace_format_version(Database& db) {
     return static_cast<int>(db.query_int("PRAGMA user_version"));
 }

@@ -20,9 +20,13 @@ struct SchemaObject {
 using Schema = std::map<std::string, SchemaObject>;
 
 // Comments dropped, whitespace collapsed, and no spaces next to punctuation, so that the same
-// statement compares equal however it was laid out.
+// statement compares equal however it was laid out (also a comment after a comma: older traces'
+// tables end "..., source TEXT NOT NULL -- comment" where the schema now goes on after the comma).
 std::string normalize(std::string_view sql) {
     std::string out;
+    const auto space = [&out] {
+        if (!out.empty() && out.back() != ' ' && out.back() != ',' && out.back() != '(') out += ' ';
+    };
     bool in_string = false;
     for (size_t i = 0; i < sql.size(); ++i) {
         const char c = sql[i];
@@ -38,17 +42,17 @@ std::string normalize(std::string_view sql) {
         }
         if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
             while (i < sql.size() && sql[i] != '\n') ++i;
-            if (!out.empty() && out.back() != ' ') out += ' ';
+            space();
             continue;
         }
         if (c == '/' && i + 1 < sql.size() && sql[i + 1] == '*') {
             const size_t end = sql.find("*/", i + 2);
             i = end == std::string_view::npos ? sql.size() : end + 1;
-            if (!out.empty() && out.back() != ' ') out += ' ';
+            space();
             continue;
         }
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-            if (!out.empty() && out.back() != ' ') out += ' ';
+            space();
             continue;
         }
         if (c == '(' || c == ')' || c == ',') {

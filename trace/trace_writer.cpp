@@ -101,24 +101,25 @@ void write_activity(Database& db, const TraceModel& m) {
     Statement graph(db, "INSERT INTO graph_launches VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (const GraphLaunchRow& g : m.graph_launches)
         insert(graph, g.id, g.process, g.thread, g.stream, g.launch_ns, g.graph_exec, g.graph, g.kernels);
-    insert_rows(db, "copies", 15, m.copies, [](Statement& st, int base, const CopyRow& c) {
+    insert_rows(db, "copies", 17, m.copies, [](Statement& st, int base, const CopyRow& c) {
         bind_at(st, base, c.id, c.process, c.thread, c.device, c.stream, c.kind, c.bytes, c.src, c.dst, c.start_ns,
-                c.duration_ns, c.queued_ns, c.async, c.api, c.correlation);
+                c.duration_ns, c.queued_ns, c.async, c.api, c.correlation, c.src_allocation, c.dst_allocation);
     });
-    insert_rows(db, "sets", 14, m.sets, [](Statement& st, int base, const SetRow& s) {
+    insert_rows(db, "sets", 15, m.sets, [](Statement& st, int base, const SetRow& s) {
         bind_at(st, base, s.id, s.process, s.thread, s.device, s.stream, s.value, s.bytes, s.dst, s.start_ns,
-                s.duration_ns, s.queued_ns, s.async, s.api, s.correlation);
+                s.duration_ns, s.queued_ns, s.async, s.api, s.correlation, s.dst_allocation);
     });
     Statement call(db, "INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const ApiCallRow& a : m.api_calls)
         insert(call, a.id, a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
     Statement library(db, "INSERT INTO library_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                          "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)");
+                          "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
+                          "?30, ?31, ?32, ?33)");
     for (const LibraryCallRow& l : m.library_calls) {
         insert(library, l.id, l.process, l.thread, std::string_view(l.name), l.op, l.begin_ns, l.end_ns, l.stream,
                l.m, l.n, l.k, l.batch, l.a_type, l.b_type, l.c_type, l.compute_type, l.transa, l.transb, l.flops,
                l.a, l.b, l.c, l.workspace, l.workspace_bytes, l.math_mode, l.precision,
-               l.a_bytes, l.b_bytes, l.c_bytes);
+               l.a_bytes, l.b_bytes, l.c_bytes, l.a_allocation, l.b_allocation, l.c_allocation, l.workspace_allocation);
     }
     Statement range(db, "INSERT INTO ranges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const RangeRow& r : m.ranges) {

@@ -4,7 +4,7 @@
 // training steps; exits 1 below --min or below --min-merged (the latter on the merged accuracy).
 #include "accuracy.h"
 
-#include <sqlite3.h>
+#include <tbdprof/trace/trace_reader.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,15 +27,13 @@ int main(int argc, char** argv) {
         }
         (option == "--min" ? minimum : minimum_merged) = value;
     }
-    sqlite3* db = nullptr;
-    if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        std::fprintf(stderr, "tbdprof-tag-accuracy: cannot open %s\n", argv[1]);
-        sqlite3_close(db);
-        return 2;
-    }
+    std::optional<tbdprof::tagger::AccuracyReport> report;
     std::string error;
-    auto report = tbdprof::tagger::score_against_labels(db, argv[2], error);
-    sqlite3_close(db);
+    try {
+        report = tbdprof::tagger::score_against_labels(tbdprof::trace::open_trace(argv[1]), argv[2], error);
+    } catch (const std::runtime_error& e) {  // TraceOpenError, SqliteError
+        error = e.what();
+    }
     if (!report) {
         std::fprintf(stderr, "tbdprof-tag-accuracy: %s\n", error.c_str());
         return 2;

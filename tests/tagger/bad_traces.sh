@@ -34,6 +34,32 @@ w=$(sqlite3 "$work/outlive.sqlite" "SELECT count(*) FROM memory_allocations WHER
 n=$(sqlite3 "$work/steps.sqlite" "SELECT count(*) - count(DISTINCT allocation) FROM allocation_categories")
 [ "$n" = 0 ] && ok "tagging twice replaces the results" || fail "tagging twice left $n duplicates"
 
+# An older trace of the same format: tables added later missing (phases, allocation_subranges), and
+# iterations as written before its columns device_begin_ns, device_end_ns and kind. Tagging brings
+# them to schemas/trace.sql's definition, and the file stays a trace every reader opens.
+cp "$work/steps.sqlite" "$work/older.sqlite"
+sqlite3 "$work/older.sqlite" "DROP TABLE phases; DROP TABLE allocation_subranges; DROP TABLE iterations;
+    CREATE TABLE iterations (id INTEGER PRIMARY KEY, process INTEGER NOT NULL, idx INTEGER NOT NULL,
+        begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, source TEXT NOT NULL -- 'nvtx', 'repetition'
+    );"
+schema() { sqlite3 "$1" "SELECT group_concat(name || ' ' || type) FROM pragma_table_info('iterations');
+    SELECT sql FROM sqlite_schema WHERE name = 'phases'"; }
+"$TBDPROF" tag "$work/older.sqlite" >/dev/null && "$TBDPROF" report "$work/older.sqlite" >/dev/null \
+    && [ "$(schema "$work/older.sqlite")" = "$(schema "$work/steps.sqlite")" ] \
+    && ok "older trace: tagged, its tables as the schema has them" || fail "older trace: $(schema "$work/older.sqlite")"
+
+# A failure while writing reaches the user in one line and leaves the trace as it was: another
+# writer holds the file (tagging waits 2 s for it).
+cp "$work/steps.sqlite" "$work/busy.sqlite"
+before=$(md5sum <"$work/busy.sqlite")
+(echo "BEGIN IMMEDIATE;"; sleep 3; echo "ROLLBACK;") | sqlite3 "$work/busy.sqlite" & holder=$!
+sleep 0.5
+"$TBDPROF" tag "$work/busy.sqlite" 2>"$work/err" >/dev/null; rc=$?
+wait $holder
+[ $rc -ne 0 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q "locked" "$work/err" && ok "busy trace: one message, exit $rc" \
+    || fail "busy trace: exit $rc, $(cat "$work/err")"
+[ "$(md5sum <"$work/busy.sqlite")" = "$before" ] && ok "busy trace: file unchanged" || fail "busy trace: file changed"
+
 # A pool segment: kernels point into one allocation at many offsets (a caching allocator's block).
 cp "$work/steps.sqlite" "$work/pooled.sqlite"
 sqlite3 "$work/pooled.sqlite" "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19)

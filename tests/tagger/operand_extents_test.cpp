@@ -4,7 +4,7 @@
 // and what sub-ranges make of exact library writes and workspaces in a pool.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
-#include <sqlite3.h>
+#include <tbdprof/trace/sqlite_handle.h>
 
 #include "model.h"
 #include "operand_extent.h"
@@ -42,9 +42,8 @@ TEST_CASE("extent of a strided tensor: packed, padded, broadcast, unusable") {
 namespace {
 
 struct Database {
-    sqlite3* db = nullptr;
+    tbdprof::trace::Database db = tbdprof::trace::create_database(":memory:");
     explicit Database(bool with_extent_columns) {
-        REQUIRE_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
         std::ifstream in(TBD_TRACE_SCHEMA);
         std::stringstream schema;
         schema << in.rdbuf();
@@ -60,15 +59,7 @@ struct Database {
             "INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, kind) VALUES "
             "(1, 1, 0, 1048576, 1048576, 0, 'device');");
     }
-    ~Database() { sqlite3_close(db); }
-    void exec(const std::string& sql) {
-        char* message = nullptr;
-        int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message);
-        const std::string why = message ? message : "";
-        sqlite3_free(message);
-        INFO(sql, ": ", why);
-        REQUIRE_EQ(rc, SQLITE_OK);
-    }
+    void exec(const std::string& sql) { db.exec(sql.c_str()); }
 };
 
 // A convolution forward recorded with its implicit-GEMM shape (m = N*P*Q = 4096, n = K = 16,
@@ -97,9 +88,7 @@ TEST_CASE("recorded extents are loaded as exact sizes; without them the GEMM sha
     Database d(true);
     d.exec(format(kConvolution, ", a_bytes, b_bytes, c_bytes", ", 49152, 1728, 262144"));
     d.exec(kGemm);
-    std::string error;
-    auto model = load_model(d.db, error);
-    REQUIRE_MESSAGE(model.has_value(), error);
+    auto model = std::optional<TraceModel>(load_model(d.db));
     REQUIRE_EQ(model->library_calls.size(), 2u);
     const LibraryCall& conv = model->library_calls[0];
     CHECK_EQ(conv.a_bytes, 49152);  // x, not m*k*4 = 442368 (the im2col size)
@@ -118,9 +107,7 @@ TEST_CASE("a trace without the extent columns loads; cuDNN calls then have no op
     Database d(false);
     d.exec(format(kConvolution, "", ""));
     d.exec(kGemm);
-    std::string error;
-    auto model = load_model(d.db, error);
-    REQUIRE_MESSAGE(model.has_value(), error);
+    auto model = std::optional<TraceModel>(load_model(d.db));
     REQUIRE_EQ(model->library_calls.size(), 2u);
     CHECK_EQ(model->library_calls[0].a_bytes, 0);
     CHECK(!model->library_calls[0].a_exact);
@@ -139,7 +126,6 @@ TEST_CASE("a pooled address reused for a workspace after a library output is a n
     segment.id = 1;
     segment.address = 1 << 20;
     segment.bytes = 1 << 20;
-    segment.kind = "device";
     m.allocations.push_back(segment);
     int64_t now = 1000;
     auto work = [&](std::vector<PointerUse> uses) {

@@ -28,7 +28,6 @@ struct Pool {
         segment.address = kBase;
         segment.bytes = segment_bytes;
         segment.alloc_ns = now++;
-        segment.kind = "device";
         model.allocations.push_back(segment);
     }
     struct Use {

@@ -38,7 +38,6 @@ struct Run {
         a.address = 0x10000 * uint64_t(a.id);
         a.bytes = bytes;
         a.alloc_ns = now++;
-        a.kind = "device";
         ids[name] = static_cast<int32_t>(model.allocations.size());
         model.allocations.push_back(a);
         return ids[name];

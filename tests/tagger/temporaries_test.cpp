@@ -32,7 +32,6 @@ struct Eager {
         a.address = 0x100000 * uint64_t(a.id);
         a.bytes = bytes;
         a.alloc_ns = now++;
-        a.kind = "device_async";
         live[name] = static_cast<int32_t>(model.allocations.size());
         every[name].push_back(live[name]);
         model.allocations.push_back(a);

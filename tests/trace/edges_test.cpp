@@ -81,3 +81,22 @@ TEST_CASE("edges: frees without an allocation are counted, cudaFree(0) is not") 
     REQUIRE(result.warnings.size() == 1);
     CHECK(result.warnings[0].find("1 frees") == 0);
 }
+
+TEST_CASE("operand edges: copies and sets resolve at their host enqueue time, not their device time") {
+    TempDir dir;
+    RawFileWriter w(9, kStart);
+    w.alloc(9, kStart + 1, kA, 1024);
+    const uint64_t copy = w.copy(9, kStart + 2, raw::CopyKind::HostToDevice, kA + 16, 0x1000, 64);
+    w.free(9, kStart + 3, kA);  // freed before the device ran the copy
+    w.device_copy(copy, kStart + 20, kStart + 30, raw::CopyKind::HostToDevice, 64);
+    w.set(9, kStart + 4, kA + 16, 64, 0);  // enqueued after the free: no edge
+    w.alloc(9, kStart + 5, kA, 2048);
+    w.set(9, kStart + 5, kA + 1500, 8, 0);  // same nanosecond as the allocation
+    w.save(dir.path());
+    build(dir);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_int(db, "SELECT dst_allocation FROM copies") == 1);
+    CHECK(query_int(db, "SELECT count(*) FROM copies WHERE src_allocation IS NOT NULL") == 0);
+    CHECK(query_int(db, "SELECT count(*) FROM sets WHERE dst_allocation IS NOT NULL") == 1);
+    CHECK(query_int(db, "SELECT dst_allocation FROM sets WHERE dst = " + std::to_string(kA + 1500)) == 2);
+}

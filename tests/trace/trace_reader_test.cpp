@@ -116,3 +116,30 @@ TEST_CASE("reader: the update opener validates like the reader and then allows w
     set_user_version(dir.file("trace.sqlite"), 0);
     CHECK_THROWS_AS(trace::open_trace_for_update(dir.file("trace.sqlite")), trace::TraceOpenError);
 }
+
+TEST_CASE(
+    "reader: upgrade_for_update adds the tables and trailing columns an older trace lacks, as the schema has them") {
+    trace::Database current = trace::create_database(":memory:");
+    current.exec(trace::kTraceSchemaSql);
+    trace::Database older = trace::create_database(":memory:");
+    older.exec(trace::kTraceSchemaSql);
+    older.exec(
+        "DROP TABLE phases; DROP TABLE iterations; CREATE TABLE iterations (id INTEGER PRIMARY KEY, "
+        "process INTEGER NOT NULL, idx INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
+        "source TEXT NOT NULL)");
+    trace::upgrade_for_update(older, {"iterations", "phases", "run_notes"});
+    auto columns = [](trace::Database& db, const char* table) {
+        trace::Statement s(db,
+                           "SELECT group_concat(name || ' ' || type || ' ' || \"notnull\" || ' ' || pk, ',') "
+                           "FROM pragma_table_info(?1)");
+        s.bind(1, table).step();
+        return s.column_text(0);
+    };
+    CHECK(columns(older, "iterations") == columns(current, "iterations"));
+    CHECK(columns(older, "phases") == columns(current, "phases"));
+    CHECK(query_int(older, "SELECT count(*) FROM sqlite_schema WHERE tbl_name = 'phases'") ==
+          query_int(current, "SELECT count(*) FROM sqlite_schema WHERE tbl_name = 'phases'"));  // with its index
+    trace::upgrade_for_update(older, {"iterations"});  // a second time changes nothing
+    CHECK(columns(older, "iterations") == columns(current, "iterations"));
+    CHECK_THROWS_AS(trace::upgrade_for_update(older, {"no_such_table"}), trace::SqliteError);
+}

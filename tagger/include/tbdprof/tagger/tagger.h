@@ -8,8 +8,6 @@
 #include <map>
 #include <string>
 
-struct sqlite3;
-
 namespace tbdprof::tagger {
 
 struct TagOptions {
@@ -30,10 +28,8 @@ struct TagSummary {
     size_t subranges = 0;
 };
 
-// Tags the trace open in `db` (read-write) inside one transaction; replaces earlier results.
-bool tag_database(sqlite3* db, const TagOptions& options, TagSummary& summary, std::string& error);
-
-// Opens `path` and tags it. A trace that cannot be tagged is left unchanged.
+// Opens `path` and tags it, in one transaction that replaces earlier results. A trace that cannot be
+// tagged is left unchanged, with `error` saying why (SQLite's message and the statement that failed).
 bool tag_trace_file(const std::string& path, const TagOptions& options, TagSummary& summary,
                     std::string& error);
 

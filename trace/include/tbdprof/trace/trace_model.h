@@ -93,6 +93,7 @@ struct CopyRow {
     Opt duration_ns, queued_ns, async;
     std::optional<std::string_view> api;
     Opt correlation;
+    Opt src_allocation = {}, dst_allocation = {};  // allocations.id src and dst point into (the builder's sweep)
 };
 
 struct SetRow {
@@ -106,6 +107,7 @@ struct SetRow {
     Opt duration_ns, queued_ns, async;
     std::optional<std::string_view> api;
     Opt correlation;
+    Opt dst_allocation = {};
 };
 
 struct GraphLaunchRow {
@@ -162,6 +164,7 @@ struct LibraryCallRow {
     Opt math_mode;                              // cublasMath_t at the call; NULL when not recorded
     std::optional<std::string_view> precision;  // 'fp32', 'tf32', ...; NULL when not recorded
     Opt a_bytes, b_bytes, c_bytes;              // bytes each operand spans; NULL when not known
+    Opt a_allocation = {}, b_allocation = {}, c_allocation = {}, workspace_allocation = {};  // as CopyRow's
 };
 
 struct RangeRow {

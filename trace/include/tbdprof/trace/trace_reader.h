@@ -6,6 +6,8 @@
 #include "tbdprof/trace/sqlite_handle.h"
 
 #include <cstdint>
+#include <initializer_list>
+#include <string_view>
 #include <string>
 
 namespace tbdprof::trace {
@@ -32,6 +34,13 @@ sqlite3* open_trace_handle(const std::string& path, TraceAccess access);
 
 // For `tbdprof tag`: the same checks, opened read-write. The caller writes in one transaction.
 Database open_trace_for_update(const std::string& path);
+
+// Brings `tables` of a trace opened for update to this build's definition (kTraceSchemaSql): a table
+// the file lacks is created with its indexes, columns it lacks at a table's end are added, exactly as
+// schemas/trace.sql has them (an older trace of the same format version may lack both, see
+// docs/trace-format.md). Only the tables the caller writes: a table added empty would tell readers
+// that the builder found nothing. Throws SqliteError.
+void upgrade_for_update(Database& db, std::initializer_list<std::string_view> tables);
 
 // The format version stored in an open trace (PRAGMA user_version).
 int trace_format_version(Database& db);
