@@ -53,26 +53,12 @@ void separate_device_windows(std::vector<Iteration>& its) {
 }
 
 IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
-    // The family (name without its number) with the most ranges, on its busiest process.
-    std::map<std::string, std::map<int32_t, std::vector<Span>>> families;
-    for (const auto& r : m.ranges)
-        if (r.end_ns > r.begin_ns && steps::matches_iteration_range(r.name, range_name))
-            families[range_name.empty() ? steps::step_family(r.name) : range_name][r.process].push_back(
-                {r.begin_ns, r.end_ns});
+    std::vector<steps::NamedRange> ranges;
+    for (const auto& r : m.ranges) ranges.push_back({r.process, r.begin_ns, r.end_ns, r.name});
+    const steps::StepRanges marked = steps::step_ranges(ranges, range_name);
     IterationSet set;
-    size_t best = 0;
-    for (auto& [family, by_process] : families) {
-        for (auto& [process, spans] : by_process) {
-            std::sort(spans.begin(), spans.end());
-            std::vector<Span> clean;  // nested or overlapping markers are dropped: spans never overlap
-            for (const Span& s : spans)
-                if (clean.empty() || s.first >= clean.back().second) clean.push_back(s);
-            if (clean.size() <= best) continue;
-            best = clean.size();
-            set.iterations.clear();
-            for (const Span& s : clean) set.iterations.push_back(make_iteration(m, s.first, s.second, process));
-        }
-    }
+    for (const auto& [begin, end] : marked.spans)
+        set.iterations.push_back(make_iteration(m, begin, end, static_cast<int32_t>(marked.process)));
     if (!set.iterations.empty()) set.source = "nvtx";
     separate_device_windows(set.iterations);
     return set;

@@ -53,8 +53,8 @@ void fill(IterationSpans& result, const std::vector<StoredSpan>& spans) {
 
 // The tagger (tagger/iterations.*) is the one definition of iterations: its `iterations` table is
 // read as it is, training spans only; nothing here detects steps. Without stored iterations (an
-// untagged or imported trace), or for a range the user names, ranges are matched with the tagger's
-// own name matcher (step_names.h), as docs/analyzer.md says.
+// untagged or imported trace), or for a range the user names, the steps NVTX ranges mark are taken by
+// the tagger's own rule (steps::step_ranges), as docs/analyzer.md says.
 IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range) {
     IterationSpans result;
     if (user_range.empty()) {
@@ -70,25 +70,15 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
             return result;
         }
     }
-    // Ranges: group by name family, keep the family with the most ranges.
-    std::map<std::string, std::map<int64_t, std::vector<StoredSpan>>> families;
-    trace::RowReader<trace::RangeRow> ranges(trace.db);
-    for (trace::RangeRow row; ranges.next(row);) {
-        if (!row.end_ns || row.name.empty() || !steps::matches_iteration_range(row.name, user_range)) continue;
-        std::string family = user_range.empty() ? steps::step_family(row.name) : user_range;
-        families[family][row.process].push_back({row.begin_ns, *row.end_ns, 0});
-    }
-    size_t best_count = 0;
-    for (const auto& [family, by_process] : families) {
-        std::vector<StoredSpan> spans = pick_process(by_process);
-        if (spans.size() > best_count) {
-            best_count = spans.size();
-            result.spans.clear();
-            result.device_ends.clear();
-            fill(result, spans);
-            result.source = "ranges named like '" + family + "'";
-        }
-    }
+    // Ranges marking steps, by the tagger's own rule (step_names.h).
+    std::vector<steps::NamedRange> ranges;
+    trace::RowReader<trace::RangeRow> rows(trace.db);
+    for (trace::RangeRow row; rows.next(row);)
+        if (row.end_ns) ranges.push_back({row.process, row.begin_ns, *row.end_ns, std::string(row.name)});
+    const steps::StepRanges marked = steps::step_ranges(ranges, user_range);
+    result.spans = marked.spans;
+    result.device_ends.assign(marked.spans.size(), 0);
+    if (!marked.spans.empty()) result.source = "ranges named like '" + marked.family + "'";
     return result;
 }
 

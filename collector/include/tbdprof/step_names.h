@@ -3,9 +3,14 @@
 // that uses it, so that no stage depends on a later one.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tbdprof::steps {
 
@@ -67,6 +72,40 @@ inline bool matches_iteration_range(std::string_view name, std::string_view want
     if (wanted.empty()) return looks_like_step(name);
     if (wanted.find_first_of("*?") != std::string_view::npos) return glob_match(wanted, name);
     return name.substr(0, wanted.size()) == wanted;
+}
+
+struct NamedRange {
+    int64_t process = 0, begin_ns = 0, end_ns = 0;
+    std::string name;
+};
+
+struct StepRanges {
+    int64_t process = 0;
+    std::string family;                              // empty: no range marks a step
+    std::vector<std::pair<int64_t, int64_t>> spans;  // sorted, never overlapping
+};
+
+// The steps NVTX ranges mark, the one rule for the tagger and the report: ranges whose names match
+// (matches_iteration_range), grouped by family (the name without its number, or `wanted` itself),
+// on one process; the (family, process) with the most spans wins, the first in name and process
+// order on ties. Nested or overlapping markers are dropped, so steps never overlap.
+inline StepRanges step_ranges(const std::vector<NamedRange>& ranges, std::string_view wanted) {
+    std::map<std::string, std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>>> families;
+    for (const NamedRange& r : ranges)
+        if (r.end_ns > r.begin_ns && matches_iteration_range(r.name, wanted))
+            families[wanted.empty() ? step_family(r.name) : std::string(wanted)][r.process].emplace_back(r.begin_ns,
+                                                                                                         r.end_ns);
+    StepRanges best;
+    for (auto& [family, by_process] : families) {
+        for (auto& [process, spans] : by_process) {
+            std::sort(spans.begin(), spans.end());
+            std::vector<std::pair<int64_t, int64_t>> clean;
+            for (const auto& s : spans)
+                if (clean.empty() || s.first >= clean.back().second) clean.push_back(s);
+            if (clean.size() > best.spans.size()) best = {process, family, std::move(clean)};
+        }
+    }
+    return best;
 }
 
 }  // namespace tbdprof::steps
