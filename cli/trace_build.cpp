@@ -79,15 +79,15 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     // trace that cannot be tagged stays a valid, untagged trace: tagging rolls back as a whole.
     tagger::TagOptions tag_options;
     tag_options.iteration_range = iteration_range;
-    tagger::TagSummary tagged;
-    std::string tag_error;
     line.update("tagging memory");
-    const bool tagged_ok = tagger::tag_trace_file(out.temp_path(), tag_options, tagged, tag_error);
-    line.clear();
-    if (!tagged_ok)
-        say("note: memory tagging failed: " + tag_error + " (run `tbdprof tag` to retry)");
-    else if (tagged.iterations == 0)
-        say("note: no training iterations found (" + tagged.note + ")");
+    try {
+        const tagger::TagSummary tagged = tagger::tag_trace_file(out.temp_path(), tag_options);
+        line.clear();
+        if (tagged.iterations == 0) say("note: no training iterations found (" + tagged.note + ")");
+    } catch (const tagger::TagError& e) {
+        line.clear();
+        say(std::string("note: memory tagging failed: ") + e.what() + " (run `tbdprof tag` to retry)");
+    }
     try {
         out.commit();
     } catch (const trace::OutputFileError& e) {

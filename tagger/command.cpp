@@ -54,17 +54,15 @@ int tag_command(int argc, char** argv) {
     if (command.positional().size() > 1)
         return command.usage_error("one trace at a time ('" + command.positional()[1] + "' is extra)");
     const std::string& trace = command.positional()[0];
-    TagSummary summary;
-    std::string error;
-    if (!tag_trace_file(trace, options, summary, error)) {
-        return command.fail(error, 1);
-    }
-    if (!quiet) print_summary(summary);
-    if (!explain.empty()) {
-        if (!quiet) std::printf("\n");
-        if (!explain_allocation(trace, explain, error)) {
-            return command.fail(error, 1);
+    try {
+        const TagSummary summary = tag_trace_file(trace, options);
+        if (!quiet) print_summary(summary);
+        if (!explain.empty()) {
+            if (!quiet) std::printf("\n");
+            explain_allocation(trace, explain);
         }
+    } catch (const TagError& e) {
+        return command.fail(e.what(), 1);
     }
     return 0;
 }

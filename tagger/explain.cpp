@@ -53,13 +53,12 @@ void print_allocation(const trace::Database& db, const trace::AllocationRow& a, 
 
 }  // namespace
 
-bool explain_allocation(const std::string& path, const std::string& what, std::string& error) {
+void explain_allocation(const std::string& path, const std::string& what) {
     bool by_address = what.rfind("0x", 0) == 0 || what.rfind("0X", 0) == 0;
     char* end = nullptr;
     unsigned long long value = std::strtoull(what.c_str(), &end, by_address ? 16 : 10);
     if (what.empty() || end == what.c_str() || *end != '\0') {
-        error = "--explain: '" + what + "' is neither an allocation id nor a 0x address";
-        return false;
+        throw TagError("--explain: '" + what + "' is neither an allocation id nor a 0x address");
     }
     int found = 0;
     try {
@@ -79,17 +78,11 @@ bool explain_allocation(const std::string& path, const std::string& what, std::s
             print_allocation(db, a, value, by_address);
         }
     } catch (const trace::TraceOpenError& e) {
-        error = e.what();
-        return false;
+        throw TagError(e.what());
     } catch (const trace::SqliteError& e) {
-        error = path + ": " + e.what();
-        return false;
+        throw TagError(path + ": " + e.what());
     }
-    if (found == 0) {
-        error = by_address ? "no device allocation contains " + what : "no allocation with id " + what;
-        return false;
-    }
-    return true;
+    if (found == 0) throw TagError(by_address ? "no device allocation contains " + what : "no allocation with id " + what);
 }
 
 }  // namespace tbdprof::tagger

@@ -125,18 +125,16 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options) {
 
 }  // namespace
 
-bool tag_trace_file(const std::string& path, const TagOptions& options, TagSummary& summary, std::string& error) {
+TagSummary tag_trace_file(const std::string& path, const TagOptions& options) {
     // Only a trace the one opener validated is written to (tbdprof/trace/trace_reader.h).
     try {
         trace::Database db = trace::open_trace_for_update(path);
-        summary = tag_database(db, options);
-        return true;
+        return tag_database(db, options);
     } catch (const trace::TraceOpenError& e) {
-        error = e.what();
+        throw TagError(e.what());
     } catch (const trace::SqliteError& e) {
-        error = path + ": " + e.what();
+        throw TagError(path + ": " + e.what());
     }
-    return false;
 }
 
 }  // namespace tbdprof::tagger

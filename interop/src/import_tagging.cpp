@@ -29,9 +29,12 @@ void restore(const std::string& path, const std::vector<trace::detail::Allocatio
 ImportTagging tag_imported_trace(const std::string& path,
                                  const std::vector<trace::detail::AllocationCategoryRow>& pytorch) {
     ImportTagging result;
-    tagger::TagSummary summary;
-    result.tagged = tagger::tag_trace_file(path, {}, summary, result.error);
-    result.iterations = summary.iterations;
+    try {
+        result.iterations = tagger::tag_trace_file(path, {}).iterations;
+        result.tagged = true;
+    } catch (const tagger::TagError& e) {
+        result.error = e.what();  // an imported trace that cannot be tagged stays valid, untagged
+    }
     if (!pytorch.empty()) restore(path, pytorch);
     result.pytorch_categories = pytorch.size();
     return result;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 namespace tbdprof::tagger {
@@ -28,14 +29,20 @@ struct TagSummary {
     size_t subranges = 0;
 };
 
+// What the tagger throws (docs/architecture.md, "Errors"): one sentence naming the trace.
+class TagError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // Opens `path` and tags it, in one transaction that replaces earlier results. A trace that cannot be
-// tagged is left unchanged, with `error` saying why (SQLite's message and the statement that failed).
-bool tag_trace_file(const std::string& path, const TagOptions& options, TagSummary& summary,
-                    std::string& error);
+// tagged is left unchanged; TagError says why (SQLite's message and the statement that failed).
+TagSummary tag_trace_file(const std::string& path, const TagOptions& options);
 
 // Prints the stored tag of allocation `what` (an id, or a 0x address any allocation contained) and of
 // the tensors inside it: category, confidence, rule, reason and evidence. For `tag --explain`.
-bool explain_allocation(const std::string& path, const std::string& what, std::string& error);
+// Throws TagError when `what` is neither, names no allocation, or the trace cannot be read.
+void explain_allocation(const std::string& path, const std::string& what);
 
 // `tbdprof tag TRACE [--iteration-range NAME] [--explain ID|ADDRESS]`; argv[0] is "tag".
 int tag_command(int argc, char** argv);
