@@ -26,12 +26,6 @@ void AccuracyReport::count(const std::string& truth, const std::string& tagged, 
     by_category[truth].correct_bytes += bytes;
 }
 
-// read_run (tables.h) does not carry start_monotonic_ns.
-int64_t run_start_monotonic_ns(const trace::Database& db) {
-    trace::Statement s(db, "SELECT start_monotonic_ns FROM run");
-    return s.step() ? s.column_int(0) : 0;
-}
-
 namespace {
 
 struct Span {
@@ -42,7 +36,7 @@ struct Span {
 // Compares the trace's iterations with the labelled training steps: a trace iteration matches when
 // it starts within a tenth of a step's length of that step's true start.
 void compare_iterations(const trace::Database& db, const std::vector<Span>& spans, AccuracyReport& report) {
-    const int64_t start = run_start_monotonic_ns(db);
+    const int64_t start = trace::read_run(db).start_monotonic_ns;
     std::vector<const Span*> steps;
     for (const Span& span : spans) {
         if (span.kind == "training")

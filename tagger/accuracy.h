@@ -80,7 +80,4 @@ std::vector<int64_t> allocations_with_subranges(const trace::Database& db);
 void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
                          const std::vector<std::pair<int64_t, int64_t>>& training_steps = {});
 
-// run.start_monotonic_ns: the labels' clock (CLOCK_MONOTONIC) at the trace's time 0.
-int64_t run_start_monotonic_ns(const trace::Database& db);
-
 }  // namespace tbdprof::tagger

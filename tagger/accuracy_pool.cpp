@@ -72,7 +72,7 @@ void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t f
 
 void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
                          const std::vector<std::pair<int64_t, int64_t>>& training_steps) {
-    const int64_t start = run_start_monotonic_ns(db);
+    const int64_t start = trace::read_run(db).start_monotonic_ns;
     std::vector<std::pair<int64_t, int64_t>> steps;  // on the trace's clock
     for (const auto& [begin, end] : training_steps) steps.push_back({begin - start, end - start});
     std::vector<Segment> segments;

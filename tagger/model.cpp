@@ -131,40 +131,6 @@ void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
     }
 }
 
-// The allocations the builder resolved a table's address operands to (copies.src_allocation and
-// dst_allocation, sets.dst_allocation, library_calls.a_allocation ... workspace_allocation), as
-// allocation indices (kNone: in none, or not device memory). Read beside the table's reader, in the
-// same id order; tables.h's rows do not carry these columns yet.
-class OperandColumns {
-public:
-    OperandColumns(const trace::Database& db, const char* table, std::string columns,
-                   const std::unordered_map<int64_t, int32_t>& alloc_index)
-        : alloc_index_(alloc_index), width_(int(std::count(columns.begin(), columns.end(), ',')) + 1) {
-        const std::string first = columns.substr(0, columns.find(','));
-        if (!trace::has_column(db, table, first)) return;  // an older trace or an import
-        rows_.emplace(db, "SELECT id, " + columns + " FROM " + table + " ORDER BY id");
-        more_ = rows_->step();
-    }
-    bool present() const { return rows_.has_value(); }
-    // Row `id`'s operands; ids are asked in increasing order.
-    std::array<int32_t, 4> of(int64_t id) {
-        std::array<int32_t, 4> found{kNone, kNone, kNone, kNone};
-        while (more_ && rows_->column_int(0) < id) more_ = rows_->step();
-        if (!more_ || rows_->column_int(0) != id) return found;
-        for (int i = 0; i < width_; ++i) {
-            auto a = rows_->is_null(i + 1) ? alloc_index_.end() : alloc_index_.find(rows_->column_int(i + 1));
-            if (a != alloc_index_.end()) found[size_t(i)] = a->second;
-        }
-        return found;
-    }
-
-private:
-    const std::unordered_map<int64_t, int32_t>& alloc_index_;
-    int width_;
-    std::optional<trace::Statement> rows_;
-    bool more_ = false;
-};
-
 }  // namespace
 
 TraceModel load_model(const trace::Database& db) {
@@ -187,27 +153,30 @@ TraceModel load_model(const trace::Database& db) {
         for (size_t i = 0; i < m.allocations.size(); ++i) alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
     }
     mark_library_handle_allocations(db, m);
-    // Copies, sets and library calls point into allocations through the builder's columns; a trace
-    // without them (older, imported) has these operands unresolved, as kernels without edges are.
-    OperandColumns call_operands(db, "library_calls", "a_allocation, b_allocation, c_allocation, workspace_allocation",
-                                 alloc_index);
-    OperandColumns copy_operands(db, "copies", "src_allocation, dst_allocation", alloc_index);
-    OperandColumns set_operands(db, "sets", "dst_allocation", alloc_index);
+    // Copies, sets and library calls point into allocations through the builder's columns (the one
+    // resolution); a trace without them (older, imported) has these operands unresolved, as kernels
+    // without edges are. kNone: in no allocation, or not in device memory.
+    auto index_of = [&](const trace::OptionalInt& allocation) {
+        auto found = allocation ? alloc_index.find(*allocation) : alloc_index.end();
+        return found == alloc_index.end() ? kNone : found->second;
+    };
+    const bool calls_resolved = trace::has_column(db, "library_calls", "a_allocation");
+    const bool copies_resolved = trace::has_column(db, "copies", "dst_allocation");
+    const bool sets_resolved = trace::has_column(db, "sets", "dst_allocation");
 
     // Library calls first: kernels refer to them.
     std::unordered_map<int64_t, int32_t> call_index;
     {
         trace::LibraryCallRow r;
         for (trace::RowReader<trace::LibraryCallRow> rows(db); rows.next(r);) {
-            const auto operands = call_operands.of(r.id);
             LibraryCall c{.id = r.id,
                           .process = int32_t(r.process),
                           .begin_ns = r.begin_ns,
                           .end_ns = r.end_ns,
-                          .a = operands[0],
-                          .b = operands[1],
-                          .c = operands[2],
-                          .workspace = operands[3],
+                          .a = index_of(r.a_allocation),
+                          .b = index_of(r.b_allocation),
+                          .c = index_of(r.c_allocation),
+                          .workspace = index_of(r.workspace_allocation),
                           .a_address = uint64_t(r.a.value_or(0)),
                           .b_address = uint64_t(r.b.value_or(0)),
                           .c_address = uint64_t(r.c.value_or(0)),
@@ -293,7 +262,7 @@ TraceModel load_model(const trace::Database& db) {
     }
     // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
     for (auto& w : m.work) {
-        if (w.library_call == kNone || !call_operands.present()) continue;
+        if (w.library_call == kNone || !calls_resolved) continue;
         const LibraryCall& c = m.library_calls[size_t(w.library_call)];
         w.touches.clear();
         if (c.a != kNone) w.touches.push_back({c.a, Access::Read});
@@ -311,10 +280,9 @@ TraceModel load_model(const trace::Database& db) {
             // memory is host memory: a host buffer can lie inside a device reservation's range).
             // Without edges, the recorded direction is all there is.
             const bool htod = r.kind == trace::CopyKind::htod, dtoh = r.kind == trace::CopyKind::dtoh;
-            const auto operands = copy_operands.of(r.id);
-            const int32_t src = htod ? kNone : operands[0];
-            const int32_t dst = dtoh ? kNone : operands[1];
-            const bool resolved = copy_operands.present();
+            const int32_t src = htod ? kNone : index_of(r.src_allocation);
+            const int32_t dst = dtoh ? kNone : index_of(r.dst_allocation);
+            const bool resolved = copies_resolved;
             const bool from_device = resolved ? src != kNone : dtoh || r.kind == trace::CopyKind::dtod;
             const bool to_device = resolved ? dst != kNone : htod || r.kind == trace::CopyKind::dtod;
             if (!from_device && !to_device) continue;  // host to host
@@ -332,8 +300,8 @@ TraceModel load_model(const trace::Database& db) {
         trace::SetRow r;
         for (trace::RowReader<trace::SetRow> rows(db); rows.next(r);) {
             WorkItem w = timed_item(r, WorkItem::Kind::Set);
-            const int32_t dst = set_operands.of(r.id)[0];
-            if (dst == kNone && set_operands.present()) continue;
+            const int32_t dst = index_of(r.dst_allocation);
+            if (dst == kNone && sets_resolved) continue;
             if (dst != kNone) w.touches.push_back({dst, Access::Write});
             add_use(m, static_cast<uint32_t>(m.work.size()), dst, static_cast<uint64_t>(r.dst.value_or(0)), r.bytes,
                     true, Access::Write);

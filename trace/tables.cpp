@@ -55,12 +55,13 @@ TBD_TABLE(CopyRow, "copies", "copies", "id", "start_ns",
           {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"device", &R::device},
            {"stream", &R::stream}, {"kind", &R::kind}, {"bytes", &R::bytes}, {"src", &R::src}, {"dst", &R::dst},
            {"start_ns", &R::start_ns}, {"duration_ns", &R::duration_ns}, {"queued_ns", &R::queued_ns},
-           {"async", &R::async}, {"correlation", &R::correlation}})
+           {"async", &R::async}, {"correlation", &R::correlation}, {"src_allocation", &R::src_allocation},
+           {"dst_allocation", &R::dst_allocation}})
 TBD_TABLE(SetRow, "sets", "sets", "id", "start_ns",
           {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"device", &R::device},
            {"stream", &R::stream}, {"value", &R::value}, {"bytes", &R::bytes}, {"dst", &R::dst},
            {"start_ns", &R::start_ns}, {"duration_ns", &R::duration_ns}, {"queued_ns", &R::queued_ns},
-           {"async", &R::async}, {"correlation", &R::correlation}})
+           {"async", &R::async}, {"correlation", &R::correlation}, {"dst_allocation", &R::dst_allocation}})
 TBD_TABLE(AllocationRow, "allocations",
           "allocations AS a LEFT JOIN allocation_categories AS c ON c.allocation = a.id", "a.id", "a.alloc_ns",
           {{"a.id", &R::id}, {"a.process", &R::process}, {"a.thread", &R::thread}, {"a.device", &R::device},
@@ -83,7 +84,8 @@ TBD_TABLE(LibraryCallRow, "library_calls", "library_calls", "id", "begin_ns",
            {"transb", &R::transb}, {"flops", &R::flops}, {"a", &R::a}, {"b", &R::b}, {"c", &R::c},
            {"workspace", &R::workspace}, {"workspace_bytes", &R::workspace_bytes}, {"math_mode", &R::math_mode},
            {"precision", &R::precision}, {"a_bytes", &R::a_bytes}, {"b_bytes", &R::b_bytes},
-           {"c_bytes", &R::c_bytes}})
+           {"c_bytes", &R::c_bytes}, {"a_allocation", &R::a_allocation}, {"b_allocation", &R::b_allocation},
+           {"c_allocation", &R::c_allocation}, {"workspace_allocation", &R::workspace_allocation}})
 TBD_TABLE(RangeRow, "ranges", "ranges", "id", "begin_ns",
           {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"begin_ns", &R::begin_ns},
            {"end_ns", &R::end_ns}, {"name", &R::name}, {"domain", &R::domain}})
@@ -243,7 +245,7 @@ bool has_column(const Database& db, std::string_view table, std::string_view col
 RunRow read_run(const Database& db) {
     Statement query(db,
                     "SELECT command_line, tool_version, clock_source, duration_ns, host_timed_kernels, truncated_files, "
-                    "simulated_device, exit_status, crash_signal FROM run LIMIT 1");
+                    "simulated_device, exit_status, crash_signal, start_monotonic_ns FROM run LIMIT 1");
     if (!query.step()) throw SqliteError("not a complete tbdprof trace: the run row is missing");
     RunRow run;
     run.command_line = query.column_text(0), run.tool_version = query.column_text(1);
@@ -251,6 +253,7 @@ RunRow read_run(const Database& db) {
     run.host_timed_kernels = query.column_int(4), run.truncated_files = query.column_int(5);
     run.simulated_device = query.column_int(6) != 0;
     run.exit_status = query.column_optional_int(7), run.crash_signal = query.column_optional_int(8);
+    run.start_monotonic_ns = query.column_int(9);
     return run;
 }
 

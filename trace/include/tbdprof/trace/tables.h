@@ -45,6 +45,7 @@ struct CopyRow {
     OptionalInt duration_ns, queued_ns;
     bool async = false;
     OptionalInt correlation;
+    OptionalInt src_allocation, dst_allocation;  // the allocation each address fell in (the builder's)
 };
 
 struct SetRow {
@@ -57,6 +58,7 @@ struct SetRow {
     OptionalInt duration_ns, queued_ns;
     bool async = false;
     OptionalInt correlation;
+    OptionalInt dst_allocation;  // the allocation dst fell in (the builder's)
 };
 
 // An allocation with its tag (allocation_categories), when tagging has run.
@@ -95,6 +97,7 @@ struct LibraryCallRow {
     OptionalInt a, b, c, workspace, workspace_bytes, math_mode;
     std::string_view precision;
     OptionalInt a_bytes, b_bytes, c_bytes;
+    OptionalInt a_allocation, b_allocation, c_allocation, workspace_allocation;  // the builder's resolution
 };
 
 struct RangeRow {
@@ -195,7 +198,7 @@ private:
 // Whole small tables and single values.
 struct RunRow {
     std::string command_line, tool_version, clock_source;
-    int64_t duration_ns = 0, host_timed_kernels = 0, truncated_files = 0;
+    int64_t duration_ns = 0, host_timed_kernels = 0, truncated_files = 0, start_monotonic_ns = 0;
     bool simulated_device = false;
     OptionalInt exit_status, crash_signal;
 };
