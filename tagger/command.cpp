@@ -26,6 +26,10 @@ void print_summary(const TagSummary& summary) {
         fmt::print("note: some allocations addressed at many offsets (pooled segments or arenas) had no tensors\n"
                    "      recovered from pointer arguments: the breakdown counts each whole, in one category.\n"
                    "      With PyTorch, record with --framework=pytorch.\n");
+    if (summary.operands_unresolved)
+        fmt::print("note: this trace was built before tbdprof stored which allocations copies and library calls\n"
+                   "      use, so their operands are unknown and tags are less reliable: rebuild it from its run\n"
+                   "      directory (`tbdprof build RUN_DIR -o OUT`) or record again\n");
     for (const auto& [category, bytes] : summary.bytes_by_category)
         fmt::print("  {:<16} {:>14} bytes\n", category, static_cast<long long>(bytes));
 }

@@ -185,6 +185,7 @@ TraceModel load_model(const trace::Database& db) {
             operand_sizes(r, c);
             m.library_calls.push_back(c);
         }
+        m.operands_unresolved |= !calls_resolved && !m.library_calls.empty();
         sort_by(m.library_calls, &LibraryCall::begin_ns);
         for (size_t i = 0; i < m.library_calls.size(); ++i) call_index[m.library_calls[i].id] = static_cast<int32_t>(i);
     }
@@ -285,6 +286,7 @@ TraceModel load_model(const trace::Database& db) {
             const bool resolved = copies_resolved;
             const bool from_device = resolved ? src != kNone : dtoh || r.kind == trace::CopyKind::dtod;
             const bool to_device = resolved ? dst != kNone : htod || r.kind == trace::CopyKind::dtod;
+            m.operands_unresolved |= !resolved && (r.src || r.dst);
             if (!from_device && !to_device) continue;  // host to host
             if (!from_device) w.kind = WorkItem::Kind::CopyHtoD;
             if (!to_device) w.kind = WorkItem::Kind::CopyDtoH;

@@ -98,6 +98,9 @@ struct TraceModel {
     // inside them; allocations throughout.
     std::vector<Range> capture_windows;
     bool has_argument_info = false;       // any kernel -> allocation edges at all
+    // Copies or library calls with addresses but no allocations resolved for them by the builder: a
+    // trace built before the builder stored them (docs/tagging.md says what is lost).
+    bool operands_unresolved = false;
     // Some allocation is pointed into at kPooledOffsets or more offsets (an arena, a caching
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.
     bool pooled = false;

@@ -117,7 +117,8 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options) {
                        .bytes_by_category = {},
                        .segment_level = result.segment_level,
                        .segments_with_subranges = result.segments_with_subranges + result.single_role_segments,
-                       .subranges = result.subranges.size()};
+                       .subranges = result.subranges.size(),
+                       .operands_unresolved = model.operands_unresolved};
     for (size_t a = 0; a < model.allocations.size(); ++a)
         summary.bytes_by_category[result.tags[a].category] += model.allocations[a].bytes;
     return summary;

@@ -48,6 +48,16 @@ schema() { sqlite3 "$1" "SELECT group_concat(name || ' ' || type) FROM pragma_ta
     && [ "$(schema "$work/older.sqlite")" = "$(schema "$work/steps.sqlite")" ] \
     && ok "older trace: tagged, its tables as the schema has them" || fail "older trace: $(schema "$work/older.sqlite")"
 
+# Built before the builder stored the copies' and library calls' allocations: tagged, and told so.
+cp "$work/steps.sqlite" "$work/pre_operands.sqlite"
+sqlite3 "$work/pre_operands.sqlite" "ALTER TABLE copies DROP COLUMN src_allocation; ALTER TABLE copies DROP COLUMN dst_allocation;
+    ALTER TABLE sets DROP COLUMN dst_allocation; ALTER TABLE library_calls DROP COLUMN a_allocation;
+    ALTER TABLE library_calls DROP COLUMN b_allocation; ALTER TABLE library_calls DROP COLUMN c_allocation;
+    ALTER TABLE library_calls DROP COLUMN workspace_allocation;"
+out=$("$TBDPROF" tag "$work/pre_operands.sqlite") && grep -q "rebuild it from its run" <<<"$out" \
+    && ! "$TBDPROF" tag "$work/steps.sqlite" | grep -q "rebuild it" \
+    && ok "trace without operand allocations: tagged, and the summary says to rebuild" || fail "pre-operands: $out"
+
 # A failure while writing reaches the user in one line and leaves the trace as it was: another
 # writer holds the file (tagging waits 2 s for it).
 cp "$work/steps.sqlite" "$work/busy.sqlite"

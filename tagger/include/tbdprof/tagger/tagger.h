@@ -27,6 +27,9 @@ struct TagSummary {
     bool segment_level = false;
     size_t segments_with_subranges = 0;
     size_t subranges = 0;
+    // Built before the builder stored the allocations copies and library calls point into: their
+    // operands are unresolved and the tags less reliable. Rebuilding from the run directory helps.
+    bool operands_unresolved = false;
 };
 
 // What the tagger throws (docs/architecture.md, "Errors"): one sentence naming the trace.
