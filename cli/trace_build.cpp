@@ -107,10 +107,12 @@ int build_command(int argc, char** argv) {
     command.add_output(output, "the trace to write (required)");
     command.add_force(force);
     command.add_quiet(quiet, "no summary of the trace");
-    command.app().add_option("--iteration-range", iteration_range, "the NVTX range that marks one training step")
+    command.app()
+        .add_option("--iteration-range", iteration_range, "the NVTX range that marks one training step")
         ->option_text("NAME");
     if (const auto status = command.parse(argc, argv)) return *status;
-    if (command.positional().size() != 1) return command.usage_error("give one run directory (see tbdprof build --help)");
+    if (command.positional().size() != 1)
+        return command.usage_error("give one run directory (see tbdprof build --help)");
     if (output.empty()) return command.usage_error("-o OUT is required (see tbdprof build --help)");
     const std::string& run_dir = command.positional()[0];
     std::error_code ec;

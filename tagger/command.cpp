@@ -19,17 +19,20 @@ void print_summary(const TagSummary& summary) {
     else
         fmt::print("{} allocations tagged; no iterations: {}\n", summary.allocations, summary.note);
     if (summary.segments_with_subranges)
-        fmt::print("note: {} tensors inside {} allocations holding several (pooled segments or\n"
-                   "      arenas) were recovered from pointer arguments and tagged (allocation_subranges)\n",
-                   summary.subranges, summary.segments_with_subranges);
+        fmt::print(
+            "note: {} tensors inside {} allocations holding several (pooled segments or\n"
+            "      arenas) were recovered from pointer arguments and tagged (allocation_subranges)\n",
+            summary.subranges, summary.segments_with_subranges);
     if (summary.segment_level)
-        fmt::print("note: some allocations addressed at many offsets (pooled segments or arenas) had no tensors\n"
-                   "      recovered from pointer arguments: the breakdown counts each whole, in one category.\n"
-                   "      With PyTorch, record with --framework=pytorch.\n");
+        fmt::print(
+            "note: some allocations addressed at many offsets (pooled segments or arenas) had no tensors\n"
+            "      recovered from pointer arguments: the breakdown counts each whole, in one category.\n"
+            "      With PyTorch, record with --framework=pytorch.\n");
     if (summary.operands_unresolved)
-        fmt::print("note: this trace was built before tbdprof stored which allocations copies and library calls\n"
-                   "      use, so their operands are unknown and tags are less reliable: rebuild it from its run\n"
-                   "      directory (`tbdprof build RUN_DIR -o OUT`) or record again\n");
+        fmt::print(
+            "note: this trace was built before tbdprof stored which allocations copies and library calls\n"
+            "      use, so their operands are unknown and tags are less reliable: rebuild it from its run\n"
+            "      directory (`tbdprof build RUN_DIR -o OUT`) or record again\n");
     for (const auto& [category, bytes] : summary.bytes_by_category)
         fmt::print("  {:<16} {:>14} bytes\n", category, static_cast<long long>(bytes));
 }
@@ -37,9 +40,10 @@ void print_summary(const TagSummary& summary) {
 }  // namespace
 
 int tag_command(int argc, char** argv) {
-    cmdline::Command command("tag", "tbdprof tag TRACE [--iteration-range NAME|PREFIX|PATTERN] [--explain ID|ADDRESS] [--quiet]",
-                             "Tags every device allocation of TRACE with a memory category and stores the\n"
-                             "result, with iterations and phases, in the trace.");
+    cmdline::Command command(
+        "tag", "tbdprof tag TRACE [--iteration-range NAME|PREFIX|PATTERN] [--explain ID|ADDRESS] [--quiet]",
+        "Tags every device allocation of TRACE with a memory category and stores the\n"
+        "result, with iterations and phases, in the trace.");
     TagOptions options;
     std::string explain;
     bool quiet = false;

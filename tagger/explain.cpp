@@ -82,7 +82,8 @@ void explain_allocation(const std::string& path, const std::string& what) {
     } catch (const trace::SqliteError& e) {
         throw TagError(path + ": " + e.what());
     }
-    if (found == 0) throw TagError(by_address ? "no device allocation contains " + what : "no allocation with id " + what);
+    if (found == 0)
+        throw TagError(by_address ? "no device allocation contains " + what : "no allocation with id " + what);
 }
 
 }  // namespace tbdprof::tagger

@@ -74,8 +74,8 @@ IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
 // kernels launched while the allocation lived, not nanoseconds: a duration changes with the machine's
 // load (a host stall at the first launch made an accumulation step's buffers look long-lived and put
 // the boundary between micro-batches in some recordings), the order of launches does not.
-std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceModel& m, const std::vector<size_t>& kernels,
-                                                                 size_t period) {
+std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceModel& m,
+                                                                 const std::vector<size_t>& kernels, size_t period) {
     std::vector<int64_t> launches;
     launches.reserve(kernels.size());
     for (size_t k : kernels) launches.push_back(m.work[k].launch_ns);
@@ -358,9 +358,9 @@ IterationSet from_repetition(const TraceModel& m) {
     // repeats inside a graph (two identical layers) must not split it, or the host spans would tie.
     std::vector<Block> blocks;
     for (const Block& block : chosen.blocks) {
-        const bool same_launch = !blocks.empty() && blocks.back().end_kernel == block.first_kernel &&
-                                 m.work[kernels[block.first_kernel]].launch_ns ==
-                                     m.work[kernels[block.first_kernel - 1]].launch_ns;
+        const bool same_launch =
+            !blocks.empty() && blocks.back().end_kernel == block.first_kernel &&
+            m.work[kernels[block.first_kernel]].launch_ns == m.work[kernels[block.first_kernel - 1]].launch_ns;
         if (!same_launch) {
             blocks.push_back(block);
             continue;

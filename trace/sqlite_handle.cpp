@@ -7,9 +7,12 @@ namespace {
 
 SqliteError::Cause cause_of(sqlite3* db, bool preparing) {
     switch (db ? sqlite3_errcode(db) & 0xff : SQLITE_MISUSE) {
-        case SQLITE_CORRUPT: return SqliteError::Cause::corrupt;
-        case SQLITE_NOMEM: return SqliteError::Cause::out_of_memory;
-        default: return preparing ? SqliteError::Cause::prepare : SqliteError::Cause::other;
+        case SQLITE_CORRUPT:
+            return SqliteError::Cause::corrupt;
+        case SQLITE_NOMEM:
+            return SqliteError::Cause::out_of_memory;
+        default:
+            return preparing ? SqliteError::Cause::prepare : SqliteError::Cause::other;
     }
 }
 
@@ -36,7 +39,9 @@ Database& Database::operator=(Database&& other) noexcept {
     return *this;
 }
 
-Database::~Database() { close(); }
+Database::~Database() {
+    close();
+}
 
 void Database::close() {
     if (db_ != nullptr) sqlite3_close_v2(db_);
@@ -64,7 +69,9 @@ Statement::Statement(const Database& db, std::string_view sql) {
     }
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+    sqlite3_finalize(stmt_);
+}
 
 Statement& Statement::bind(int index, int64_t value) {
     sqlite3_bind_int64(stmt_, index, value);
@@ -100,11 +107,19 @@ void Statement::run() {
 
 // Bindings stay: callers bind every parameter of every row (bind_null included), which is cheaper
 // than clearing them each time.
-void Statement::reset() { sqlite3_reset(stmt_); }
+void Statement::reset() {
+    sqlite3_reset(stmt_);
+}
 
-bool Statement::is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
-int64_t Statement::column_int(int column) const { return sqlite3_column_int64(stmt_, column); }
-double Statement::column_double(int column) const { return sqlite3_column_double(stmt_, column); }
+bool Statement::is_null(int column) const {
+    return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+int64_t Statement::column_int(int column) const {
+    return sqlite3_column_int64(stmt_, column);
+}
+double Statement::column_double(int column) const {
+    return sqlite3_column_double(stmt_, column);
+}
 std::string Statement::column_text(int column) const {
     const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
     return text ? std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();

@@ -45,6 +45,8 @@ const Table<Row>& table_of();
         return table;                               \
     }
 
+// One line per few columns: a table reads better than clang-format's one column per line.
+// clang-format off
 TBD_TABLE(KernelRow, "kernels", "kernels", "id", "start_ns",
           {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"device", &R::device},
            {"stream", &R::stream}, {"function", &R::function}, {"start_ns", &R::start_ns},
@@ -118,6 +120,7 @@ TBD_TABLE(CaptureWindowRow, "capture_windows", "capture_windows", nullptr, "begi
           {{"process", &R::process}, {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}, {"reason", &R::reason}})
 TBD_TABLE(KernelMetricRow, "kernel_metrics", "kernel_metrics AS m JOIN strings AS c ON c.id = m.metric", nullptr,
           "m.kernel, m.metric", {{"m.kernel", &R::kernel}, {"c.text", &R::metric}, {"m.value", &R::value}})
+// clang-format on
 #undef TBD_TABLE
 
 // The table a column comes from: "c." names the joined categories (or, for metrics, strings).
@@ -152,14 +155,22 @@ void read_row(const Statement& s, const Table<Row>& spec, Row& row) {
             [&](auto member) {
                 auto& field = row.*member;
                 using Field = std::remove_reference_t<decltype(field)>;
-                if constexpr (std::is_same_v<Field, int64_t>) field = s.column_int(c);
-                else if constexpr (std::is_same_v<Field, OptionalInt>) field = s.column_optional_int(c);
-                else if constexpr (std::is_same_v<Field, std::optional<double>>) field = s.column_optional_double(c);
-                else if constexpr (std::is_same_v<Field, double>) field = s.column_double(c);
-                else if constexpr (std::is_same_v<Field, bool>) field = s.column_int(c) != 0;
-                else if constexpr (std::is_same_v<Field, std::string_view>) field = s.column_view(c);
-                else if constexpr (std::is_same_v<Field, MemoryKind>) field = memory_kind_from_text(s.column_view(c));
-                else field = copy_kind_from_text(s.column_view(c));
+                if constexpr (std::is_same_v<Field, int64_t>)
+                    field = s.column_int(c);
+                else if constexpr (std::is_same_v<Field, OptionalInt>)
+                    field = s.column_optional_int(c);
+                else if constexpr (std::is_same_v<Field, std::optional<double>>)
+                    field = s.column_optional_double(c);
+                else if constexpr (std::is_same_v<Field, double>)
+                    field = s.column_double(c);
+                else if constexpr (std::is_same_v<Field, bool>)
+                    field = s.column_int(c) != 0;
+                else if constexpr (std::is_same_v<Field, std::string_view>)
+                    field = s.column_view(c);
+                else if constexpr (std::is_same_v<Field, MemoryKind>)
+                    field = memory_kind_from_text(s.column_view(c));
+                else
+                    field = copy_kind_from_text(s.column_view(c));
             },
             spec.columns[i].field);
     }
@@ -169,11 +180,16 @@ void read_row(const Statement& s, const Table<Row>& spec, Row& row) {
 
 const char* copy_kind_name(CopyKind kind) {
     switch (kind) {
-        case CopyKind::htod: return "htod";
-        case CopyKind::dtoh: return "dtoh";
-        case CopyKind::dtod: return "dtod";
-        case CopyKind::htoh: return "htoh";
-        case CopyKind::other: break;
+        case CopyKind::htod:
+            return "htod";
+        case CopyKind::dtoh:
+            return "dtoh";
+        case CopyKind::dtod:
+            return "dtod";
+        case CopyKind::htoh:
+            return "htoh";
+        case CopyKind::other:
+            break;
     }
     return "default";
 }
@@ -188,11 +204,16 @@ MemoryKind memory_kind_from_text(std::string_view text) {
 
 const char* memory_kind_name(MemoryKind kind) {
     switch (kind) {
-        case MemoryKind::device: return "device";
-        case MemoryKind::device_async: return "device_async";
-        case MemoryKind::pinned_host: return "pinned_host";
-        case MemoryKind::managed: return "managed";
-        case MemoryKind::unknown: break;
+        case MemoryKind::device:
+            return "device";
+        case MemoryKind::device_async:
+            return "device_async";
+        case MemoryKind::pinned_host:
+            return "pinned_host";
+        case MemoryKind::managed:
+            return "managed";
+        case MemoryKind::unknown:
+            break;
     }
     return "unknown";
 }
@@ -243,9 +264,10 @@ bool has_column(const Database& db, std::string_view table, std::string_view col
 }
 
 RunRow read_run(const Database& db) {
-    Statement query(db,
-                    "SELECT command_line, tool_version, clock_source, duration_ns, host_timed_kernels, truncated_files, "
-                    "simulated_device, exit_status, crash_signal, start_monotonic_ns FROM run LIMIT 1");
+    Statement query(
+        db,
+        "SELECT command_line, tool_version, clock_source, duration_ns, host_timed_kernels, truncated_files, "
+        "simulated_device, exit_status, crash_signal, start_monotonic_ns FROM run LIMIT 1");
     if (!query.step()) throw SqliteError("not a complete tbdprof trace: the run row is missing");
     RunRow run;
     run.command_line = query.column_text(0), run.tool_version = query.column_text(1);
@@ -295,7 +317,8 @@ std::vector<StackFrame> read_stack(const Database& db, int64_t stack, int limit)
     query.bind(1, stack).bind(2, limit);
     std::vector<StackFrame> frames;
     while (query.step()) {
-        frames.push_back({query.column_text(0), query.column_text(1), query.column_int(2), query.column_optional_int(3)});
+        frames.push_back(
+            {query.column_text(0), query.column_text(1), query.column_int(2), query.column_optional_int(3)});
     }
     return frames;
 }

@@ -92,9 +92,8 @@ sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
 
     // NOMUTEX: a connection is used by one thread at a time (the analyzer's parallel scan opens one
     // per thread), so SQLite's per-call mutex would only cost time on every column read.
-    const int flags =
-        (access == TraceAccess::update ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_EXRESCODE |
-        SQLITE_OPEN_NOMUTEX;
+    const int flags = (access == TraceAccess::update ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+                      SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_NOMUTEX;
     sqlite3* handle = nullptr;
     const int rc = sqlite3_open_v2(path.c_str(), &handle, flags, nullptr);
     Database db(handle);
@@ -202,13 +201,15 @@ TraceSummary read_summary(Database& db) {
     // Running total of live device bytes over time; at equal times frees count first, so a free and
     // an allocation in the same nanosecond do not look like both were live.
     const std::string device_memory = std::string("kind IN ") + kDeviceMemoryKindsSql;
-    s.peak_device_bytes = db.query_int(
-        ("SELECT coalesce(max(live), 0) FROM ("
-         "  SELECT sum(delta) OVER (ORDER BY t, delta ROWS UNBOUNDED PRECEDING) AS live FROM ("
-         "    SELECT alloc_ns AS t, bytes AS delta FROM allocations WHERE " + device_memory +
-         "    UNION ALL"
-         "    SELECT free_ns, -bytes FROM allocations WHERE " + device_memory + " AND free_ns IS NOT NULL))")
-            .c_str());
+    s.peak_device_bytes =
+        db.query_int(("SELECT coalesce(max(live), 0) FROM ("
+                      "  SELECT sum(delta) OVER (ORDER BY t, delta ROWS UNBOUNDED PRECEDING) AS live FROM ("
+                      "    SELECT alloc_ns AS t, bytes AS delta FROM allocations WHERE " +
+                      device_memory +
+                      "    UNION ALL"
+                      "    SELECT free_ns, -bytes FROM allocations WHERE " +
+                      device_memory + " AND free_ns IS NOT NULL))")
+                         .c_str());
     Statement device(db, "SELECT name FROM devices ORDER BY id LIMIT 1");
     if (device.step()) s.device_name = device.column_text(0);
     return s;

@@ -89,11 +89,13 @@ Window choose_window(WindowChoice choice, const IterationSpans& iterations, int6
     if (choice == WindowChoice::steady && spans.size() >= 2) {
         window.used = "steady";
         window.begin_ns = spans[1].first;
-        window.end_ns = std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
+        window.end_ns =
+            std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
     } else if (choice != WindowChoice::all && !spans.empty()) {
         window.used = "iterations";
         window.begin_ns = spans.front().first;
-        window.end_ns = std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
+        window.end_ns =
+            std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
         if (choice == WindowChoice::steady) {
             window.note = "only one iteration was detected, so the window is that iteration";
         }

@@ -33,11 +33,12 @@ std::vector<Row> read_all(const trace::Database& db, const trace::ReadOptions& o
 TEST_CASE("tables: kernels come back field by field, by id or by time, within an id range") {
     test::TempDir dir;
     trace::Database db = schema_database(dir);
-    db.exec("INSERT INTO kernels(id, process, thread, device, stream, function, start_ns, duration_ns, queued_ns, grid, "
-            "block, shared_bytes, correlation, library_call, graph_launch) VALUES "
-            "(1, 0, 3, 1, 7, 9, 500, 20, 4, 8, 256, 1024, 77, NULL, NULL),"
-            "(2, 0, NULL, 0, NULL, 9, 100, NULL, NULL, NULL, NULL, NULL, NULL, 5, 6),"
-            "(3, 1, 4, 0, 2, 8, 300, 10, 1, 2, 64, 0, 78, NULL, NULL)");
+    db.exec(
+        "INSERT INTO kernels(id, process, thread, device, stream, function, start_ns, duration_ns, queued_ns, grid, "
+        "block, shared_bytes, correlation, library_call, graph_launch) VALUES "
+        "(1, 0, 3, 1, 7, 9, 500, 20, 4, 8, 256, 1024, 77, NULL, NULL),"
+        "(2, 0, NULL, 0, NULL, 9, 100, NULL, NULL, NULL, NULL, NULL, NULL, 5, 6),"
+        "(3, 1, 4, 0, 2, 8, 300, 10, 1, 2, 64, 0, 78, NULL, NULL)");
     const auto by_id = read_all<trace::KernelRow>(db);
     REQUIRE(by_id.size() == 3);
     const trace::KernelRow& k = by_id[0];
@@ -75,11 +76,12 @@ TEST_CASE("tables: kernels come back field by field, by id or by time, within an
 TEST_CASE("tables: allocations carry their kind and tag; the device-memory rule is one") {
     test::TempDir dir;
     trace::Database db = schema_database(dir);
-    db.exec("INSERT INTO allocations(id, process, device, address, bytes, alloc_ns, free_ns, kind, stack) VALUES "
-            "(1, 0, 0, 4096, 512, 10, 90, 'device', 3), (2, 0, 0, 8192, 64, 20, NULL, 'pinned_host', NULL),"
-            "(3, 0, 1, 65536, 128, 30, 40, 'managed', NULL), (4, 0, 0, 1024, 8, 5, NULL, 'something_new', NULL);"
-            "INSERT INTO allocation_categories(allocation, category, confidence, rule, reason) VALUES "
-            "(1, 'weights', 0.9, 'read-then-updated', 'read first, updated later')");
+    db.exec(
+        "INSERT INTO allocations(id, process, device, address, bytes, alloc_ns, free_ns, kind, stack) VALUES "
+        "(1, 0, 0, 4096, 512, 10, 90, 'device', 3), (2, 0, 0, 8192, 64, 20, NULL, 'pinned_host', NULL),"
+        "(3, 0, 1, 65536, 128, 30, 40, 'managed', NULL), (4, 0, 0, 1024, 8, 5, NULL, 'something_new', NULL);"
+        "INSERT INTO allocation_categories(allocation, category, confidence, rule, reason) VALUES "
+        "(1, 'weights', 0.9, 'read-then-updated', 'read first, updated later')");
     const auto rows = read_all<trace::AllocationRow>(db);
     REQUIRE(rows.size() == 4);
     CHECK(rows[0].kind == trace::MemoryKind::device);
@@ -113,16 +115,17 @@ TEST_CASE("tables: allocations carry their kind and tag; the device-memory rule 
 TEST_CASE("tables: an older trace's missing columns read as absent and its missing tables as empty") {
     test::TempDir dir;
     trace::Database db = trace::create_database(dir.file("old.sqlite"));
-    db.exec("CREATE TABLE library_calls (id INTEGER PRIMARY KEY, process INTEGER NOT NULL, thread INTEGER, "
-            "name TEXT NOT NULL, op TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, stream INTEGER, "
-            "m INTEGER, n INTEGER, k INTEGER, batch INTEGER, a_type INTEGER, b_type INTEGER, c_type INTEGER, "
-            "compute_type INTEGER, transa INTEGER, transb INTEGER, flops REAL, a INTEGER, b INTEGER, c INTEGER, "
-            "workspace INTEGER, workspace_bytes INTEGER);"
-            "INSERT INTO library_calls(id, process, name, op, begin_ns, end_ns, m, n, k, flops, a, b, c) VALUES "
-            "(4, 0, 'cublasSgemm_v2', 'gemm', 10, 20, 2, 3, 4, 48.0, 100, 200, 300);"
-            "CREATE TABLE iterations (id INTEGER PRIMARY KEY, process INTEGER NOT NULL, idx INTEGER NOT NULL, "
-            "begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, source TEXT NOT NULL);"
-            "INSERT INTO iterations VALUES (1, 0, 0, 5, 50, 'nvtx')");
+    db.exec(
+        "CREATE TABLE library_calls (id INTEGER PRIMARY KEY, process INTEGER NOT NULL, thread INTEGER, "
+        "name TEXT NOT NULL, op TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, stream INTEGER, "
+        "m INTEGER, n INTEGER, k INTEGER, batch INTEGER, a_type INTEGER, b_type INTEGER, c_type INTEGER, "
+        "compute_type INTEGER, transa INTEGER, transb INTEGER, flops REAL, a INTEGER, b INTEGER, c INTEGER, "
+        "workspace INTEGER, workspace_bytes INTEGER);"
+        "INSERT INTO library_calls(id, process, name, op, begin_ns, end_ns, m, n, k, flops, a, b, c) VALUES "
+        "(4, 0, 'cublasSgemm_v2', 'gemm', 10, 20, 2, 3, 4, 48.0, 100, 200, 300);"
+        "CREATE TABLE iterations (id INTEGER PRIMARY KEY, process INTEGER NOT NULL, idx INTEGER NOT NULL, "
+        "begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, source TEXT NOT NULL);"
+        "INSERT INTO iterations VALUES (1, 0, 0, 5, 50, 'nvtx')");
     trace::RowReader<trace::LibraryCallRow> calls(db);
     trace::LibraryCallRow call;
     REQUIRE(calls.next(call));
@@ -152,18 +155,19 @@ TEST_CASE("tables: an older trace's missing columns read as absent and its missi
 TEST_CASE("tables: small tables, notes, names and stacks") {
     test::TempDir dir;
     trace::Database db = schema_database(dir);
-    db.exec("INSERT INTO run(id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, "
-            "simulated_device, clock_source, host_timed_kernels, truncated_files, exit_status) VALUES "
-            "(1, './train --epochs 1', 0, 0, 12345, '0.3', 1, 'cupti', 2, 0, 0);"
-            "INSERT INTO run_notes VALUES ('distributed.rank', '1'), ('distributed_x', 'no'), ('other', 'x');"
-            "INSERT INTO strings VALUES (1, 'gemm_kernel'), (2, '_Z11gemm_kernelv'), (3, 'main'), (4, '/bin/train'),"
-            " (5, 'sm__inst_executed');"
-            "INSERT INTO functions VALUES (7, 1, 2);"
-            "INSERT INTO frames VALUES (1, 0, 4660, 3, 4, 52), (2, 0, 22136, NULL, NULL, NULL);"
-            "INSERT INTO stack_frames VALUES (9, 1, 2), (9, 0, 1);"
-            "INSERT INTO dropped_events VALUES (0, 'ring_full', 3), (0, 'cupti_buffers', 4);"
-            "INSERT INTO kernel_metrics VALUES (11, 5, 2.5), (11, 5, NULL);"
-            "INSERT INTO devices VALUES (0, 'Simulated H100', 9, 0, 132, 85899345920, 1980000, 128, 6.7e13, 1)");
+    db.exec(
+        "INSERT INTO run(id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, "
+        "simulated_device, clock_source, host_timed_kernels, truncated_files, exit_status) VALUES "
+        "(1, './train --epochs 1', 0, 0, 12345, '0.3', 1, 'cupti', 2, 0, 0);"
+        "INSERT INTO run_notes VALUES ('distributed.rank', '1'), ('distributed_x', 'no'), ('other', 'x');"
+        "INSERT INTO strings VALUES (1, 'gemm_kernel'), (2, '_Z11gemm_kernelv'), (3, 'main'), (4, '/bin/train'),"
+        " (5, 'sm__inst_executed');"
+        "INSERT INTO functions VALUES (7, 1, 2);"
+        "INSERT INTO frames VALUES (1, 0, 4660, 3, 4, 52), (2, 0, 22136, NULL, NULL, NULL);"
+        "INSERT INTO stack_frames VALUES (9, 1, 2), (9, 0, 1);"
+        "INSERT INTO dropped_events VALUES (0, 'ring_full', 3), (0, 'cupti_buffers', 4);"
+        "INSERT INTO kernel_metrics VALUES (11, 5, 2.5), (11, 5, NULL);"
+        "INSERT INTO devices VALUES (0, 'Simulated H100', 9, 0, 132, 85899345920, 1980000, 128, 6.7e13, 1)");
     const trace::RunRow run = trace::read_run(db);
     CHECK(run.command_line == "./train --epochs 1");
     CHECK(run.duration_ns == 12345);

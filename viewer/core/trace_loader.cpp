@@ -222,11 +222,16 @@ void load_allocations(const Database& db, Overview& overview) {
     RowReader<trace::AllocationRow> allocations(db, {.by_time = true});
     for (trace::AllocationRow row; allocations.next(row);) {
         if (!trace::is_device_memory(row.kind)) continue;
-        overview.allocations.push_back({.id = row.id, .device = row.device, .bytes = row.bytes, .alloc_ns = row.alloc_ns,
+        overview.allocations.push_back({.id = row.id,
+                                        .device = row.device,
+                                        .bytes = row.bytes,
+                                        .alloc_ns = row.alloc_ns,
                                         .free_ns = row.free_ns.value_or(INT64_MAX),
                                         .category = static_cast<int>(trace::category_from_text(row.category)),
-                                        .confidence = row.confidence.value_or(-1), .rule = std::string(row.rule),
-                                        .reason = std::string(row.reason), .kind = trace::memory_kind_name(row.kind),
+                                        .confidence = row.confidence.value_or(-1),
+                                        .rule = std::string(row.rule),
+                                        .reason = std::string(row.reason),
+                                        .kind = trace::memory_kind_name(row.kind),
                                         .stack = row.stack.value_or(-1)});
     }
 }
@@ -239,10 +244,15 @@ void load_subranges(const Database& db, Overview& overview) {
     RowReader<trace::SubrangeRow> subranges(db, {.by_time = true});
     for (trace::SubrangeRow row; subranges.next(row);) {
         if (!index_of.count(row.allocation)) continue;  // a segment that is not device memory
-        overview.subranges.push_back({.id = row.id, .allocation = row.allocation, .offset = row.offset, .bytes = row.bytes,
-                                      .begin_ns = row.begin_ns, .end_ns = std::max(row.begin_ns, row.end_ns),
+        overview.subranges.push_back({.id = row.id,
+                                      .allocation = row.allocation,
+                                      .offset = row.offset,
+                                      .bytes = row.bytes,
+                                      .begin_ns = row.begin_ns,
+                                      .end_ns = std::max(row.begin_ns, row.end_ns),
                                       .category = static_cast<int>(trace::category_from_text(row.category)),
-                                      .confidence = row.confidence.value_or(-1), .rule = std::string(row.rule),
+                                      .confidence = row.confidence.value_or(-1),
+                                      .rule = std::string(row.rule),
                                       .reason = std::string(row.reason)});
     }
     std::stable_sort(overview.subranges.begin(), overview.subranges.end(),
@@ -407,8 +417,8 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             detail->rows.clear(), row_of.clear(), last_row = SIZE_MAX, read = 0, sorted = true;
             trace::RowReader<trace::KernelRow> kernels(db, {.by_time = true});
             for (trace::KernelRow k; kernels.next(k);) {
-                if (k.duration_ns && !add(k.id, k.device, k.stream.value_or(-1), k.function, k.start_ns,
-                                          *k.duration_ns, k.graph_launch.has_value()))
+                if (k.duration_ns && !add(k.id, k.device, k.stream.value_or(-1), k.function, k.start_ns, *k.duration_ns,
+                                          k.graph_launch.has_value()))
                     break;
             }
         }

@@ -17,10 +17,12 @@ inline constexpr std::array<const char*, kCategoryCount> kCategoryNames = {
     "weights", "gradients", "optimizer_state", "activations", "workspace", "input", "other", "untagged"};
 
 // "#rrggbb"; mid-tone hues that stay readable on light and dark backgrounds.
-inline constexpr std::array<const char*, kCategoryCount> kCategoryColors = {
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9d9d9d"};
+inline constexpr std::array<const char*, kCategoryCount> kCategoryColors = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
+                                                                            "#59a14f", "#edc948", "#b07aa1", "#9d9d9d"};
 
-constexpr const char* category_name(Category category) { return kCategoryNames[static_cast<int>(category)]; }
+constexpr const char* category_name(Category category) {
+    return kCategoryNames[static_cast<int>(category)];
+}
 
 // Empty text is untagged; a name this build does not know counts as other.
 constexpr Category category_from_text(std::string_view text) {

@@ -2,7 +2,6 @@
 // analyzer. Errors throw SqliteError with SQLite's message and the statement that failed.
 #pragma once
 
-
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
