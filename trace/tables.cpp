@@ -1,5 +1,6 @@
 #include "tbdprof/trace/tables.h"
 
+#include <cstdio>
 #include <variant>
 
 namespace tbdprof::trace {
@@ -307,6 +308,17 @@ std::unordered_map<int64_t, std::string> read_function_names(const Database& db,
     std::unordered_map<int64_t, std::string> names;
     while (query.step()) names.emplace(query.column_int(0), query.column_text(1));
     return names;
+}
+
+std::string StackFrame::text() const {
+    std::string out = symbol;
+    if (out.empty()) {
+        char buffer[24];
+        std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(ip));
+        out = buffer;
+    }
+    if (!module.empty()) out += " (" + module.substr(module.rfind('/') + 1) + ")";
+    return out;
 }
 
 std::vector<StackFrame> read_stack(const Database& db, int64_t stack, int limit) {

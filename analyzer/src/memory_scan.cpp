@@ -20,39 +20,27 @@ namespace {
 
 struct Allocation {
     int64_t id, device, bytes, alloc_ns, free_ns;  // free_ns INT64_MAX: never freed
-    int64_t stack;                                  // -1: none
+    int64_t stack;                                 // -1: none
     int category;
     bool freed;
-    bool real = true;         // false: a piece of a sub-range, or the space it takes from its segment
-    bool by_subrange = false; // a real allocation counted by its sub-ranges
-    int64_t segment = -1;     // for a piece: index of its allocation
-    int listed_category = 0;  // category shown in the largest-allocations list
+    bool real = true;          // false: a piece of a sub-range, or the space it takes from its segment
+    bool by_subrange = false;  // a real allocation counted by its sub-ranges
+    int64_t segment = -1;      // for a piece: index of its allocation
+    int listed_category = 0;   // category shown in the largest-allocations list
     std::string rule;
     std::optional<double> confidence;
 };
 
 struct Event {
     int64_t time;
-    int order;      // at equal times: frees of older allocations, then allocations, then zero-lifetime frees
+    int order;  // at equal times: frees of older allocations, then allocations, then zero-lifetime frees
     uint32_t index;
     bool is_alloc() const { return order == 1; }
 };
 
 std::vector<std::string> load_stack(const trace::Database& db, int64_t stack) {
     std::vector<std::string> frames;
-    for (trace::StackFrame& frame : trace::read_stack(db, stack, 64)) {
-        std::string text = std::move(frame.symbol);
-        if (text.empty()) {
-            char buffer[40];
-            std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(frame.ip));
-            text = buffer;
-        }
-        if (!frame.module.empty()) {
-            const size_t slash = frame.module.rfind('/');
-            text += " (" + (slash == std::string::npos ? frame.module : frame.module.substr(slash + 1)) + ")";
-        }
-        frames.push_back(std::move(text));
-    }
+    for (const trace::StackFrame& frame : trace::read_stack(db, stack, 64)) frames.push_back(frame.text());
     return frames;
 }
 
@@ -173,7 +161,8 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
     }
     memory.allocations = static_cast<int64_t>(allocations.size());
     if (absurd > 0)
-        report.notes.push_back(std::to_string(absurd) + " allocation rows claim more than 1 PiB: left out of every figure");
+        report.notes.push_back(std::to_string(absurd) +
+                               " allocation rows claim more than 1 PiB: left out of every figure");
     const SubRangeSummary subranges = add_subranges(trace, allocations);
     if (allocations.empty()) {
         report.notes.push_back("the trace has no device allocations: memory figures are zero");
@@ -299,11 +288,11 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
         if (allocations[i].real && live_at_peak(i)) listed.push_back(i);  // a segment is listed, not its pieces
     }
     const size_t count = std::min(listed.size(), static_cast<size_t>(std::max(0, options.largest_allocations)));
-    std::partial_sort(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(count), listed.end(),
-                      [&](uint32_t x, uint32_t y) {
-                          return allocations[x].bytes != allocations[y].bytes ? allocations[x].bytes > allocations[y].bytes
-                                                                              : allocations[x].id < allocations[y].id;
-                      });
+    std::partial_sort(
+        listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(count), listed.end(), [&](uint32_t x, uint32_t y) {
+            return allocations[x].bytes != allocations[y].bytes ? allocations[x].bytes > allocations[y].bytes
+                                                                : allocations[x].id < allocations[y].id;
+        });
     for (size_t i = 0; i < count; ++i) {
         const Allocation& a = allocations[listed[i]];
         LargeAllocation large;

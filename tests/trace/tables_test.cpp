@@ -190,6 +190,8 @@ TEST_CASE("tables: small tables, notes, names and stacks") {
     CHECK(frames[0].offset == 52);
     CHECK(frames[1].symbol.empty());
     CHECK(frames[1].ip == 22136);
+    CHECK(frames[0].text() == "main (train)");
+    CHECK(frames[1].text() == "0x5678");
     const auto metrics = read_all<trace::KernelMetricRow>(db);
     REQUIRE(metrics.size() == 2);
     const auto devices = read_all<trace::DeviceRow>(db);

@@ -75,16 +75,7 @@ std::vector<std::string> read_stack(trace::Database& db, int64_t stack_id) {
         if (repeats > 1) frames.back() += " ×" + std::to_string(repeats);
     };
     for (const trace::StackFrame& f : trace::read_stack(db, stack_id, 256)) {
-        std::string frame = f.symbol;
-        if (frame.empty()) {
-            char buffer[24];
-            std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(f.ip));
-            frame = buffer;
-        }
-        if (!f.module.empty()) {
-            const size_t slash = f.module.rfind('/');
-            frame += " (" + (slash == std::string::npos ? f.module : f.module.substr(slash + 1)) + ")";
-        }
+        std::string frame = f.text();
         // Recursion and interpreter loops repeat one frame many times: show it once with a count.
         if (frame == previous) {
             ++repeats;

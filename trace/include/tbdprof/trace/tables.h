@@ -215,6 +215,9 @@ struct StackFrame {
     std::string symbol, module;  // empty when unknown
     int64_t ip = 0;
     OptionalInt offset;  // ip - module load address
+    // How reports and the viewer show it: "symbol (module)", with the module's file name only, and
+    // the address in hex where the symbol is unknown.
+    std::string text() const;
 };
 // Frames of one stack, innermost first, at most `limit`.
 std::vector<StackFrame> read_stack(const Database& db, int64_t stack, int limit = 64);
