@@ -3,6 +3,7 @@
 // Work with no device record is kept with host timestamps (duration NULL); device records with no
 // host record (e.g. work the hooks did not see) are kept with what CUPTI knows.
 #include "model_builder.h"
+#include "tbdprof/trace/tables.h"
 #include "thread_order_pairing.h"
 
 #include <algorithm>
@@ -15,15 +16,16 @@
 namespace tbdprof::trace::detail {
 namespace {
 
+// The raw format's copy kinds as the trace names them (tables.h: one list of names).
 std::string_view copy_kind_name(uint8_t kind) {
     switch (static_cast<raw::CopyKind>(kind)) {
-        case raw::CopyKind::HostToDevice: return "htod";
-        case raw::CopyKind::DeviceToHost: return "dtoh";
-        case raw::CopyKind::DeviceToDevice: return "dtod";
-        case raw::CopyKind::HostToHost: return "htoh";
-        case raw::CopyKind::Default: return "default";
+        case raw::CopyKind::HostToDevice: return trace::copy_kind_name(CopyKind::htod);
+        case raw::CopyKind::DeviceToHost: return trace::copy_kind_name(CopyKind::dtoh);
+        case raw::CopyKind::DeviceToDevice: return trace::copy_kind_name(CopyKind::dtod);
+        case raw::CopyKind::HostToHost: return trace::copy_kind_name(CopyKind::htoh);
+        case raw::CopyKind::Default: return trace::copy_kind_name(CopyKind::default_direction);
     }
-    return "unknown";
+    return trace::copy_kind_name(CopyKind::unknown);
 }
 
 std::optional<std::string_view> api_name(raw::ApiPath api) {

@@ -4,6 +4,7 @@
 // address-ordered map: a pointer belongs to the live allocation whose [address, address + bytes)
 // contains it when the host launched or enqueued the work (the one resolution every stage uses).
 #include "model_builder.h"
+#include "tbdprof/trace/memory_kinds.h"
 #include "demangle.h"
 
 #include <algorithm>
@@ -12,14 +13,15 @@
 namespace tbdprof::trace::detail {
 namespace {
 
+// The raw format's memory kinds as the trace names them (memory_kinds.h: one list of names).
 std::string_view memory_kind_name(raw::MemoryKind kind) {
     switch (kind) {
-        case raw::MemoryKind::Device: return "device";
-        case raw::MemoryKind::DeviceAsync: return "device_async";
-        case raw::MemoryKind::PinnedHost: return "pinned_host";
-        case raw::MemoryKind::Managed: return "managed";
+        case raw::MemoryKind::Device: return trace::memory_kind_name(MemoryKind::device);
+        case raw::MemoryKind::DeviceAsync: return trace::memory_kind_name(MemoryKind::device_async);
+        case raw::MemoryKind::PinnedHost: return trace::memory_kind_name(MemoryKind::pinned_host);
+        case raw::MemoryKind::Managed: return trace::memory_kind_name(MemoryKind::managed);
     }
-    return "unknown";
+    return trace::memory_kind_name(MemoryKind::unknown);
 }
 
 // Replay: a kernel a graph replay ran, with its captured launch's candidates, at the replay's time.

@@ -6,14 +6,6 @@
 namespace tbdprof::trace {
 namespace {
 
-CopyKind copy_kind_from_text(std::string_view text) {
-    if (text == "htod") return CopyKind::htod;
-    if (text == "dtoh") return CopyKind::dtoh;
-    if (text == "dtod") return CopyKind::dtod;
-    if (text == "htoh") return CopyKind::htoh;
-    return CopyKind::other;
-}
-
 // One column of a table and the field it fills. A column the file lacks (an older trace) is
 // selected as NULL, which every field type reads as absent, zero or empty.
 template <class Row>
@@ -178,46 +170,6 @@ void read_row(const Statement& s, const Table<Row>& spec, Row& row) {
 }
 
 }  // namespace
-
-const char* copy_kind_name(CopyKind kind) {
-    switch (kind) {
-        case CopyKind::htod:
-            return "htod";
-        case CopyKind::dtoh:
-            return "dtoh";
-        case CopyKind::dtod:
-            return "dtod";
-        case CopyKind::htoh:
-            return "htoh";
-        case CopyKind::other:
-            break;
-    }
-    return "default";
-}
-
-MemoryKind memory_kind_from_text(std::string_view text) {
-    if (text == "device") return MemoryKind::device;
-    if (text == "device_async") return MemoryKind::device_async;
-    if (text == "pinned_host") return MemoryKind::pinned_host;
-    if (text == "managed") return MemoryKind::managed;
-    return MemoryKind::unknown;
-}
-
-const char* memory_kind_name(MemoryKind kind) {
-    switch (kind) {
-        case MemoryKind::device:
-            return "device";
-        case MemoryKind::device_async:
-            return "device_async";
-        case MemoryKind::pinned_host:
-            return "pinned_host";
-        case MemoryKind::managed:
-            return "managed";
-        case MemoryKind::unknown:
-            break;
-    }
-    return "unknown";
-}
 
 template <class Row>
 RowReader<Row>::RowReader(const Database& db, const ReadOptions& options)

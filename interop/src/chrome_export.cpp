@@ -35,12 +35,14 @@ std::optional<int64_t> opt_int(const Statement& s, int column) {
     return s.column_int(column);
 }
 
-const char* copy_name(std::string_view kind) {
-    if (kind == "htod") return "Memcpy HtoD";
-    if (kind == "dtoh") return "Memcpy DtoH";
-    if (kind == "dtod") return "Memcpy DtoD";
-    if (kind == "htoh") return "Memcpy HtoH";
-    return "Memcpy";
+const char* copy_name(trace::CopyKind kind) {
+    switch (kind) {
+        case trace::CopyKind::htod: return "Memcpy HtoD";
+        case trace::CopyKind::dtoh: return "Memcpy DtoH";
+        case trace::CopyKind::dtod: return "Memcpy DtoD";
+        case trace::CopyKind::htoh: return "Memcpy HtoH";
+        default: return "Memcpy";
+    }
 }
 
 // api_calls kinds back to the API names the importer maps onto them.
@@ -253,7 +255,7 @@ private:
         }
         trace::RowReader<trace::CopyRow> copies(db_);
         for (trace::CopyRow c; copies.next(c);) {
-            GpuSlice s{"gpu_memcpy", copy_name(trace::copy_kind_name(c.kind)), c.thread, c.stream, c.queued_ns,
+            GpuSlice s{"gpu_memcpy", copy_name(c.kind), c.thread, c.stream, c.queued_ns,
                        c.correlation, c.device, c.start_ns, c.duration_ns};
             const int64_t bytes = c.bytes;
             write_gpu_slice(s, [&] { out_.key("bytes").number(bytes); });

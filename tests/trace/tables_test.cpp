@@ -200,6 +200,18 @@ TEST_CASE("tables: small tables, notes, names and stacks") {
     CHECK(devices[0].fp32_peak_flops == doctest::Approx(6.7e13));
 }
 
+TEST_CASE("tables: the one list of copy and memory kind names, both ways") {
+    for (auto kind : {trace::CopyKind::htod, trace::CopyKind::dtoh, trace::CopyKind::dtod, trace::CopyKind::htoh,
+                      trace::CopyKind::default_direction})
+        CHECK(trace::copy_kind_from_text(trace::copy_kind_name(kind)) == kind);
+    CHECK(std::string(trace::copy_kind_name(trace::CopyKind::default_direction)) == "default");
+    CHECK(trace::copy_kind_from_text("sideways") == trace::CopyKind::unknown);
+    for (auto kind : {trace::MemoryKind::device, trace::MemoryKind::device_async, trace::MemoryKind::pinned_host,
+                      trace::MemoryKind::managed})
+        CHECK(trace::memory_kind_from_text(trace::memory_kind_name(kind)) == kind);
+    CHECK(trace::memory_kind_from_text("unknown") == trace::MemoryKind::unknown);
+}
+
 TEST_CASE("tables: the one category table") {
     CHECK(trace::kCategoryNames.size() == trace::kCategoryColors.size());
     CHECK(trace::category_from_text("optimizer_state") == trace::Category::optimizer_state);

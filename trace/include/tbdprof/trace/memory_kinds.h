@@ -10,8 +10,17 @@ namespace tbdprof::trace {
 
 enum class MemoryKind : uint8_t { device, device_async, pinned_host, managed, unknown };
 
-MemoryKind memory_kind_from_text(std::string_view text);
-const char* memory_kind_name(MemoryKind kind);  // as stored in allocations.kind; "unknown" for unknown
+// As stored in allocations.kind, in the enum's order: the builder writes these, readers parse them.
+inline constexpr const char* kMemoryKindNames[] = {"device", "device_async", "pinned_host", "managed", "unknown"};
+
+constexpr const char* memory_kind_name(MemoryKind kind) {
+    return kMemoryKindNames[static_cast<int>(kind)];
+}
+constexpr MemoryKind memory_kind_from_text(std::string_view text) {
+    for (int i = 0; i < static_cast<int>(MemoryKind::unknown); ++i)
+        if (text == kMemoryKindNames[i]) return static_cast<MemoryKind>(i);
+    return MemoryKind::unknown;
+}
 
 constexpr bool is_device_memory(MemoryKind kind) {
     return kind == MemoryKind::device || kind == MemoryKind::device_async || kind == MemoryKind::managed;

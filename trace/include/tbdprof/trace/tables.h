@@ -32,13 +32,22 @@ struct KernelRow {
     int64_t end_ns() const { return start_ns + duration_ns.value_or(0); }
 };
 
-enum class CopyKind : uint8_t { htod, dtoh, dtod, htoh, other };
-const char* copy_kind_name(CopyKind kind);
+// copies.kind, in the enum's order: 'default' is cudaMemcpyDefault (direction from the addresses).
+enum class CopyKind : uint8_t { htod, dtoh, dtod, htoh, default_direction, unknown };
+inline constexpr const char* kCopyKindNames[] = {"htod", "dtoh", "dtod", "htoh", "default", "unknown"};
+constexpr const char* copy_kind_name(CopyKind kind) {
+    return kCopyKindNames[static_cast<int>(kind)];
+}
+constexpr CopyKind copy_kind_from_text(std::string_view text) {
+    for (int i = 0; i < static_cast<int>(CopyKind::unknown); ++i)
+        if (text == kCopyKindNames[i]) return static_cast<CopyKind>(i);
+    return CopyKind::unknown;
+}
 
 struct CopyRow {
     int64_t id = 0, process = 0, device = 0;
     OptionalInt thread, stream;
-    CopyKind kind = CopyKind::other;
+    CopyKind kind = CopyKind::unknown;
     int64_t bytes = 0;
     OptionalInt src, dst;
     int64_t start_ns = 0;
