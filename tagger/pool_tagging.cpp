@@ -1,6 +1,7 @@
 #include "pool_tagging.h"
 
 #include "subranges.h"
+#include "training_steps.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,11 +59,27 @@ bool merge_optimizer_chains(const TraceModel& v, const TagResult& r, const std::
     return merged;
 }
 
-// The segment's own row: the category holding most of its sub-range bytes over time.
-Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end) {
+// Whether a tensor was in use during a steady step (every step but the first when there are three
+// or more, as for the data flow: the first step differs by lazy initialisation, moments zeroed,
+// master copies made).
+bool used_in_steady_step(const SubRangeTag& tensor, const IterationSet& its) {
+    for (size_t i = its.iterations.size() >= 3 ? 1 : 0; i < its.iterations.size(); ++i) {
+        const Iteration& step = its.iterations[i];
+        if (tensor.begin_ns < step.end_ns && tensor.end_ns >= step.begin_ns) return true;
+    }
+    return false;
+}
+
+// The segment's own row: the category holding most of its tensors' bytes. When some tensors were in
+// use in the steady steps, only those count: what a segment holds in the first step (optimizer state
+// being initialised piece by piece, each piece looking like a one-off temporary) is not its role.
+Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end, const IterationSet& its) {
+    bool any_steady = false;
+    for (size_t i = begin; i < end && !any_steady; ++i) any_steady = used_in_steady_step(tags[i], its);
     std::map<std::string, double> weight;
     double total = 0;
     for (size_t i = begin; i < end; ++i) {
+        if (any_steady && !used_in_steady_step(tags[i], its)) continue;
         // Bytes only, not bytes over time: times differ between runs of the same program and the
         // segment's row must not flip with them.
         double w = double(tags[i].bytes);
@@ -72,11 +89,11 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end)
     auto best = std::max_element(weight.begin(), weight.end(),
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
     double share = total > 0 ? best->second / total : 0;
-    char reason[200];
+    char reason[240];
     std::snprintf(reason, sizeof reason,
-                  "a pooled segment: %.0f%% of its tensors' bytes are %s "
+                  "a pooled segment: %.0f%% of the bytes of its tensors %sare %s "
                   "(allocation_subranges lists them)",
-                  share * 100, best->first.c_str());
+                  share * 100, any_steady ? "used in the steady steps " : "", best->first.c_str());
     return {best->first, std::min(0.6, share), "pooled-segment-dominant", reason,
             std::to_string(end - begin) + " tensors inside (allocation_subranges has the evidence of each)"};
 }
@@ -150,7 +167,7 @@ TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& s
             result.tags[size_t(segment)] = whole;
             ++result.single_role_segments;
         } else {
-            result.tags[size_t(segment)] = dominant_tag(result.subranges, begin, end);
+            result.tags[size_t(segment)] = dominant_tag(result.subranges, begin, end, its);
             ++result.segments_with_subranges;
         }
         begin = end;
@@ -166,7 +183,11 @@ TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& s
 
 TagResult tag_model(const TraceModel& m, const std::string& range_name, IterationSet& its) {
     its = detect_iterations(m, range_name);
-    if (!m.pooled) return tag_allocations(m, its);
+    if (!m.pooled) {
+        TagResult r = tag_allocations(m, its);
+        if (set_apart_steps_without_training(m, r, its)) r = tag_allocations(m, its);
+        return r;
+    }
     SubRangeSet set = derive_subranges(m, its);
     std::vector<int32_t> index;
     TraceModel v = with_subranges(m, set, index);
@@ -181,6 +202,11 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         v = with_subranges(m, set, index);
     }
     TagResult r = tag_allocations(v, its);
+    if (set_apart_steps_without_training(v, r, its)) {
+        set = derive_subranges(m, its);
+        v = with_subranges(m, set, index);
+        r = tag_allocations(v, its);
+    }
     if (merge_optimizer_chains(v, r, index, set)) {
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);

@@ -104,7 +104,10 @@ bool is_temporary(const Context& c, const Facts& f) {
     if (f.touches.size() > 2) return false;
     for (const auto& [w, access] : f.touches)
         if (c.m.work[w].library_call != kNone) return false;
-    if (f.touches.size() < 2) return true;
+    // A value written and then read by nothing the trace shows is no temporary that its operation
+    // consumed: it is read through a pointer whose extent is not known (a whole-buffer read of
+    // per-image slices) or kept without being read (a layer norm's statistics in a validation pass).
+    if (f.touches.size() < 2) return f.touches.empty() || f.touches.front().second != Access::Write;
     size_t kernels_between = 0;
     for (size_t w = f.touches.front().first + 1; w < f.touches.back().first; ++w)
         kernels_between += c.m.work[w].kind == WorkItem::Kind::Kernel;
@@ -121,6 +124,10 @@ void tag_carried_state(Context& c) {
     for (size_t a = 0; a < c.facts.size(); ++a) {
         const FlowFacts& f = c.flow.buffers[a];
         if (!c.tags[a].category.empty() || f.iterations_used == 0 || f.h2d) continue;
+        // A parameter outlives the steps that update it. A buffer (or a tensor inside an arena) in
+        // use within one step of several, read first there, holds what a pass before that step left
+        // (a validation pass's output), not a parameter.
+        if (c.facts[a].lifetime == Lifetime::Transient && c.its.iterations.size() >= 2) continue;
         if (f.carried_in > 0 && f.carried_in * 2 >= f.iterations_used && f.updated_after_read > 0)
             set(c, a, "weights", 0.9, "read-then-updated",
                 "read first in each step (its value comes from the step before) and rewritten later in the step by "
@@ -196,20 +203,26 @@ void find_update(Context& c) {
     c.optimizer_work.assign(c.m.work.size(), false);
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         const Iteration& step = c.its.iterations[i];
-        // The update is the last writer of each weight in the step (a backward kernel may take a
-        // weight through a non-const pointer and only read it); it begins at the earliest of those.
-        std::map<int32_t, size_t> last_writer;
+        // The update is the closing run of writers of each weight in the step: the plain kernels
+        // that write it after anything last read it (a backward kernel may take a weight through a
+        // non-const pointer and only read it; forward and backward read every weight). An arena
+        // holding every parameter is written once per tensor by an update launched per tensor:
+        // all of those writes close its step, not only the last. The update begins at the
+        // earliest such run.
+        std::map<int32_t, size_t> closing_writes;  // weight -> first kernel of its closing run of writes
         for (size_t w = step.first_work; w < step.end_work; ++w) {
             const WorkItem& item = c.m.work[w];
-            if (c.flow.work_iteration[w] != int(i) || item.kind != WorkItem::Kind::Kernel || item.library_call != kNone)
-                continue;
+            if (c.flow.work_iteration[w] != int(i) || item.kind != WorkItem::Kind::Kernel) continue;
             for (const Touch& t : item.touches) {
+                if (!is_weight(c, t.allocation)) continue;
                 Use use = use_of(c.m, item, t);
-                if (is_weight(c, t.allocation) && (use == Use::Modify || use == Use::Unknown)) last_writer[t.allocation] = w;
+                bool plain_write = item.library_call == kNone && (use == Use::Modify || use == Use::Unknown);
+                if (!plain_write) closing_writes.erase(t.allocation);
+                else closing_writes.try_emplace(t.allocation, w);
             }
         }
         size_t first = step.end_work;
-        for (const auto& [weight, w] : last_writer) first = std::min(first, w);
+        for (const auto& [weight, w] : closing_writes) first = std::min(first, w);
         if (first == step.end_work) continue;
         size_t start = update_start(c, step, int(i), first);
         for (size_t w = start; w < step.end_work; ++w) {
