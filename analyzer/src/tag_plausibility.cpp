@@ -16,7 +16,7 @@ namespace {
 
 constexpr int kWeights = static_cast<int>(trace::Category::weights);
 constexpr int kGradients = static_cast<int>(trace::Category::gradients);
-constexpr int kActivations = static_cast<int>(trace::Category::activations);
+constexpr int kOther = static_cast<int>(trace::Category::other);
 
 std::string percent_limit(double fraction) {
     return fmt::format("{:.0f}%", fraction * 100.0);
@@ -43,7 +43,7 @@ std::string iterations_text(int64_t n) {
 }
 
 // The rules that need iterations: a training run has weights, gradients and an update each step,
-// and no single category but activations or weights holds nearly all of its memory.
+// and neither gradients, optimizer state nor 'other' holds nearly all of its memory.
 void check_training(const MemoryMetrics& m, const TagCheckFacts& facts, TagPlausibility& out) {
     const std::string its = iterations_text(facts.training_iterations);
     const auto [largest, largest_share] = largest_category(m);
@@ -65,13 +65,14 @@ void check_training(const MemoryMetrics& m, const TagCheckFacts& facts, TagPlaus
                                " has an optimizer phase, the work that rewrites the weights each step; without it "
                                "weights, gradients and optimizer state cannot be told apart");
     }
-    if (largest >= 0 && largest_share > dominance_limit(largest)) {
+    const std::optional<double> limit = largest >= 0 ? dominance_limit(largest) : std::nullopt;
+    if (limit && largest_share > *limit) {
         out.warnings.push_back(std::string("one category: '") + category_name(largest) + "' holds " +
                                format_percent(largest_share) + " of the tagged bytes at the peak (more than " +
-                               percent_limit(dominance_limit(largest)) + "), leaving almost nothing for " +
-                               (largest == kWeights       ? "gradients, optimizer state and activations"
-                                : largest == kActivations ? "weights, gradients and optimizer state"
-                                                          : "weights and activations"));
+                               percent_limit(*limit) + "); " +
+                               (largest == kOther ? std::string("the tagger related almost nothing to the training steps")
+                                                  : "in training it is at most a few times the weights, tagged " +
+                                                        format_bytes(m.at_peak[kWeights]) + " at the peak"));
     }
 }
 
@@ -98,8 +99,13 @@ bool has_data_flow(TraceFile& trace) {
 
 }  // namespace
 
-double dominance_limit(int category) {
-    return category == kActivations || category == kWeights ? 0.99 : 0.90;
+std::optional<double> dominance_limit(int category) {
+    switch (static_cast<trace::Category>(category)) {
+    case trace::Category::gradients:
+    case trace::Category::optimizer_state:
+    case trace::Category::other: return 0.90;
+    default: return std::nullopt;
+    }
 }
 
 TagPlausibility check_tag_plausibility(const MemoryMetrics& m, const TagCheckFacts& facts) {

@@ -75,28 +75,37 @@ TEST_CASE("weights that only some moment lacks are still weights: own maxima dec
 
 TEST_CASE("one category holding nearly all tagged bytes") {
     MemoryMetrics m = training_memory();
-    // Activations at 95%: a large batch, not a contradiction.
-    m.at_peak[cat("activations")] = 5700;
-    m.peak_bytes = 6000;
-    CHECK(check_tag_plausibility(m, kTraining).verdict == TagVerdict::plausible);
-    // At 99.5%: weights, gradients and optimizer state have next to nothing.
+    // Activations at 99.5%: a large batch, not a contradiction; nor a library workspace at 97% of a
+    // small model (cnn_static_train --plan block measures 97.4%).
     m.at_peak[cat("activations")] = 59700;
     m.peak_bytes = 60000;
-    TagPlausibility tags = check_tag_plausibility(m, kTraining);
-    CHECK(tags.verdict == TagVerdict::implausible);
-    REQUIRE(tags.warnings.size() == 1);
-    CHECK(tags.warnings[0].rfind(
-              "one category: 'activations' holds 99.50% of the tagged bytes at the peak (more than 99%)", 0) == 0);
-    // Untagged bytes are not in the denominator: they are no category's.
+    CHECK(check_tag_plausibility(m, kTraining).verdict == TagVerdict::plausible);
+    m = training_memory();
+    m.at_peak[cat("workspace")] = 27000;
+    m.peak_bytes = 27800;
+    CHECK(check_tag_plausibility(m, kTraining).verdict == TagVerdict::plausible);
+    // Gradients at 92.78% of the tagged bytes: more than any training run's gradients can be next to
+    // its weights. Untagged bytes are not in the denominator: they are no category's.
     m = training_memory();
     m.at_peak[cat("gradients")] = 9000;
     m.at_peak[kUntagged] = 100000;
     m.peak_bytes = 9700 + 100000;
+    TagPlausibility tags = check_tag_plausibility(m, kTraining);
+    CHECK(tags.verdict == TagVerdict::implausible);
+    REQUIRE(tags.warnings.size() == 1);
+    CHECK(tags.warnings[0].rfind("one category: 'gradients' holds 92.78% of the tagged bytes at the peak (more than 90%)",
+                                 0) == 0);
+    CHECK(tags.warnings[0].find("tagged 100 B at the peak") != std::string::npos);
+    // 'other' at 95%: the tagger related almost nothing to the steps.
+    m = training_memory();
+    m.at_peak[cat("other")] = 15200;
+    m.peak_bytes = 16000;
     tags = check_tag_plausibility(m, kTraining);
     CHECK(tags.verdict == TagVerdict::implausible);
-    CHECK(has(tags.warnings, "one category: 'gradients' holds 92.78% of the tagged bytes at the peak (more than 90%)"));
-    CHECK(dominance_limit(cat("weights")) == 0.99);
-    CHECK(dominance_limit(cat("workspace")) == 0.90);
+    CHECK(has(tags.warnings, "one category: 'other' holds 95.00%"));
+    CHECK(dominance_limit(cat("optimizer_state")) == 0.90);
+    CHECK_FALSE(dominance_limit(cat("weights")).has_value());
+    CHECK_FALSE(dominance_limit(cat("input")).has_value());
 }
 
 TEST_CASE("no false alarm without iterations: inference, a single step") {

@@ -20,11 +20,14 @@ namespace tbdprof::analyzer {
 // level, weak evidence) are at 0.6 or below; its data-flow rules at 0.7 or above.
 inline constexpr double kLowTagConfidence = 0.7;
 
-// Above this share of the tagged bytes at the peak, one category alone is implausible in training.
-// Activations grow with the batch and can take nearly all of a large-batch run, and weights nearly
-// all of one that trains few of its parameters (adapters on a frozen model): 99% for those two;
-// gradients, optimizer state, workspace, input and other cannot outgrow the rest so far: 90%.
-double dominance_limit(int category);
+// Above this share of the tagged bytes at the peak, one category alone contradicts training; none
+// (nullopt) for categories that can legitimately hold nearly all of a run's memory. Gradients are at
+// most a small multiple of the weights (one per trained parameter; FP32 gradients of BF16 weights:
+// twice), optimizer state a few times them, and 'other' is no role at all: 90% each. Activations
+// grow with the batch (a large-batch ResNet-50 is about 98% activations), a library's fixed
+// workspace outweighs a small model (up to 97% on our samples), a batch of input can outweigh it,
+// and weights dominate a run that trains few of its parameters: no limit.
+std::optional<double> dominance_limit(int category);
 
 // What the check needs beyond the report's figures (read from the trace by the analysis).
 struct TagCheckFacts {
