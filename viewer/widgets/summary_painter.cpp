@@ -1,6 +1,7 @@
 #include "summary_painter.h"
 
 #include <QPolygonF>
+#include <QStringList>
 
 #include <algorithm>
 #include <iterator>
@@ -106,9 +107,7 @@ int paint_tag_check(QPainter& p, int x, int y, int width, const MemoryMetrics& m
         for (const std::string& remark : tags.remarks) text += QStringLiteral(" · ") + q(remark);
         return wrapped(p, x, y, width, text) + 6;
     }
-    const QColor edge = colors.dark ? QColor(239, 83, 80) : QColor(198, 40, 40);
-    const QColor fill = colors.dark ? QColor(74, 28, 28) : QColor(253, 236, 234);
-    const QColor ink = colors.dark ? QColor(255, 205, 205) : QColor(127, 29, 29);
+    const QColor &edge = colors.warning_edge, &fill = colors.warning_fill, &ink = colors.warning_text;
     QFont bold = p.font();
     bold.setBold(true);
     // Measure first (the box is drawn under the text).
@@ -133,7 +132,13 @@ int paint_tag_check(QPainter& p, int x, int y, int width, const MemoryMetrics& m
         p.drawText(QPoint(x + 12, ty + p.fontMetrics().ascent()), QStringLiteral("•"));
         ty = wrapped(p, x + 24, ty, width - 30, q(w)) + 3;
     }
-    return y + height + 8;
+    y += height + 6;
+    if (tags.remarks.empty()) return y + 2;
+    // What the check could not look at (no data flow, no iterations), as for plausible tags.
+    p.setPen(colors.dim_text);
+    QStringList remarks;
+    for (const std::string& remark : tags.remarks) remarks << q(remark);
+    return wrapped(p, x, y, width, remarks.join(QStringLiteral(" · "))) + 6;
 }
 
 }  // namespace
@@ -315,7 +320,12 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
         return;
     }
     int64_t largest = 1;
-    for (const TraceSession* s : ready) largest = std::max(largest, s->report()->report.memory.peak_bytes);
+    bool any_unreliable = false;
+    for (const TraceSession* s : ready) {
+        largest = std::max(largest, s->report()->report.memory.peak_bytes);
+        any_unreliable |= s->report()->report.memory.tags.verdict == TagVerdict::implausible;
+    }
+    const int text_room = any_unreliable ? 300 : 170;  // after each bar: its peak, and the warning
     y = heading(p, x, y, QStringLiteral("Memory at peak, by category (same scale)"), colors);
     const int label_width = 220;
     for (const TraceSession* s : ready) {
@@ -323,7 +333,7 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
         p.setPen(colors.text);
         p.drawText(QRect(x, y, label_width, 22), Qt::AlignVCenter,
                    p.fontMetrics().elidedText(s->displayName(), Qt::ElideMiddle, label_width));
-        const int bar_width = static_cast<int>((width - label_width - 170) * static_cast<double>(r.memory.peak_bytes) /
+        const int bar_width = static_cast<int>((width - label_width - text_room) * static_cast<double>(r.memory.peak_bytes) /
                                                static_cast<double>(largest));
         category_bar(p, QRect(x + label_width, y + 2, std::max(1, bar_width), 18), r.memory.at_peak,
                      static_cast<double>(std::max<int64_t>(1, r.memory.peak_bytes)), colors);
@@ -338,7 +348,7 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
         const bool unreliable = r.memory.tags.verdict == TagVerdict::implausible;
         if (unreliable) text += QStringLiteral(" · tags unreliable");
         p.setPen(unreliable ? colors.highlight : colors.text);
-        p.drawText(QRect(x + label_width + bar_width + 8, y, 300, 22), Qt::AlignVCenter, text);
+        p.drawText(QRect(x + label_width + bar_width + 8, y, text_room, 22), Qt::AlignVCenter, text);
         y += 26;
     }
     int lx = x + label_width;
