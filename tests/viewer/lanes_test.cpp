@@ -243,8 +243,8 @@ void LanesTest::iterationFigures() {
     QCOMPARE(*by_name.at("peak memory").values[1], 2000.0);
     QCOMPARE(*by_name.at("at peak: activations").values[0], 400.0);
     QCOMPARE(*by_name.at("iteration peak memory, mean").values[0], (600.0 + 1000.0 + 700.0) / 3);
-    QVERIFY(!by_name.at("memory tags: reasons they are unreliable").values[0]);  // not checked
-    QCOMPARE(*by_name.at("memory tags: reasons they are unreliable").values[1], 2.0);
+    QVERIFY(!by_name.at("tags: reasons to doubt").values[0]);  // not checked
+    QCOMPARE(*by_name.at("tags: reasons to doubt").values[1], 2.0);
     QVERIFY(!by_name.count("kernel time per iteration"));  // neither trace has it
     QVERIFY(!by_name.count("at peak: gradients"));         // zero in both
     QCOMPARE(*change_from(100.0, 150.0), 0.5);

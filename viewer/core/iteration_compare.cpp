@@ -53,7 +53,7 @@ std::vector<IterationFigure> iteration_figures(const std::vector<TraceIterations
         return static_cast<double>(t.report->memory.peak_bytes);
     });
     // Beside the split by category: how many reasons make a trace's split unreliable (tag_plausibility.h).
-    add("memory tags: reasons they are unreliable", Unit::count, [](const TraceIterations& t) -> std::optional<double> {
+    add("tags: reasons to doubt", Unit::count, [](const TraceIterations& t) -> std::optional<double> {
         if (t.report->memory.tags.verdict == analyzer::TagVerdict::not_checked) return std::nullopt;
         return static_cast<double>(t.report->memory.tags.warnings.size());
     });
