@@ -136,8 +136,8 @@ TagPlausibility check_tag_plausibility(const MemoryMetrics& m, const TagCheckFac
     const size_t n = out.warnings.size();
     out.verdict = n == 0 ? TagVerdict::plausible : TagVerdict::implausible;
     out.summary = n == 0
-                      ? std::string("memory tags plausible for a training run: weights, gradients") +
-                            (facts.data_flow ? " and an update" : "") + " found, no category holds nearly all the bytes"
+                      ? std::string("memory tags plausible for a training run: ") +
+                            (facts.data_flow ? "weights, gradients and an update found" : "weights and gradients found")
                       : "memory breakdown unreliable: the tags contradict a training run (" + std::to_string(n) +
                             (n == 1 ? " reason" : " reasons") + "); read its categories as guesses";
     return out;
