@@ -31,5 +31,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
 // The capture_windows table (absent in traces of older versions: none).
 std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);
+// After scan_memory and the iterations: whether the memory tags are plausible (tag_plausibility.cpp).
+void check_tags(TraceFile& trace, Report& report);
 
 }  // namespace tbdprof::analyzer

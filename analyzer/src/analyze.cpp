@@ -103,6 +103,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         scan_gpu(trace, options, progress, report);
         timer.lap("gpu scan");
         scan_memory(trace, options, report);
+        check_tags(trace, report);
         timer.lap("memory scan");
         scan_cpu(trace, report);
         timer.lap("cpu scan");

@@ -13,14 +13,23 @@ std::string_view trim(std::string_view text) {
     return text;
 }
 
-constexpr std::string_view kLimits[] = {"max-peak-memory", "min-gpu-utilization", "max-iteration-time",
-                                        "max-p95-iteration-time", "min-fp32-utilization", "max-category"};
+constexpr std::string_view kLimits[] = {"max-peak-memory",      "min-gpu-utilization", "max-iteration-time",
+                                        "max-p95-iteration-time", "min-fp32-utilization", "max-category",
+                                        "require-plausible-tags"};
+
+// The check of --require-plausible-tags: the verdict of tag_plausibility.h, its reasons as the message.
+CheckResult tags_result(const TagPlausibility& tags) {
+    std::string message = tags.summary;
+    const std::vector<std::string>& details = tags.verdict == TagVerdict::implausible ? tags.warnings : tags.remarks;
+    for (const std::string& detail : details) message += "; " + detail;
+    return {"require-plausible-tags", tags.verdict == TagVerdict::plausible, std::move(message)};
+}
 
 }  // namespace
 
 bool Budget::empty() const {
     return !max_peak_memory && !min_gpu_utilization && !max_iteration_time_ns && !max_p95_iteration_time_ns &&
-           !min_fp32_utilization && max_category.empty();
+           !min_fp32_utilization && max_category.empty() && !require_plausible_tags;
 }
 
 bool is_limit_name(std::string_view name) {
@@ -29,8 +38,16 @@ bool is_limit_name(std::string_view name) {
     return false;
 }
 
+bool is_flag_limit(std::string_view name) { return name == "require-plausible-tags"; }
+
 std::string apply_limit(Budget& budget, std::string_view name, std::string_view value) {
     const std::string prefix = "--" + std::string(name) + ": ";
+    if (name == "require-plausible-tags") {
+        if (value.empty() || value == "true" || value == "yes" || value == "1") budget.require_plausible_tags = true;
+        else if (value == "false" || value == "no" || value == "0") budget.require_plausible_tags = false;
+        else return prefix + "expected no value, or true or false, got '" + std::string(value) + "'";
+        return {};
+    }
     if (name == "max-peak-memory" || name == "max-category") {
         std::string_view size = value;
         int category = -1;
@@ -80,6 +97,10 @@ std::string load_budget_file(const std::string& path, Budget& budget) {
         if (text.substr(0, 2) == "--") text.remove_prefix(2);
         const size_t split = text.find_first_of("= \t");
         const std::string where = path + ":" + std::to_string(number) + ": ";
+        if (split == std::string_view::npos && is_flag_limit(text)) {
+            apply_limit(budget, text, "");
+            continue;
+        }
         if (split == std::string_view::npos) return where + "expected 'LIMIT = VALUE', got '" + std::string(text) + "'";
         const std::string_view name = trim(text.substr(0, split));
         std::string_view value = trim(text.substr(split));
@@ -130,6 +151,7 @@ std::vector<CheckResult> check_budget(const Report& r, const Budget& budget) {
     if (budget.max_p95_iteration_time_ns) {
         iteration_limit("max-p95-iteration-time", "p95 iteration time", r.iterations.p95_s, *budget.max_p95_iteration_time_ns);
     }
+    if (budget.require_plausible_tags) results.push_back(tags_result(r.memory.tags));
     return results;
 }
 

@@ -186,16 +186,22 @@ int check_command(int argc, char** argv) {
         "check",
         "tbdprof check TRACE [--max-peak-memory 12GiB] [--min-gpu-utilization 0.8] [--max-iteration-time 250ms]\n"
         "       [--max-p95-iteration-time T] [--min-fp32-utilization F] [--max-category CATEGORY=SIZE]\n"
-        "       [--budget FILE] [--junit FILE]",
+        "       [--require-plausible-tags] [--budget FILE] [--junit FILE]",
         "Checks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
         "violation listed); 2: bad input. A budget file holds the same limits, one per line:\n"
-        "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n"
-        "--max-iteration-time limits the mean iteration time.");
+        "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n    require-plausible-tags\n"
+        "--max-iteration-time limits the mean iteration time. --require-plausible-tags fails\n"
+        "when the memory tags contradict a training run (the report's memory warning) or\n"
+        "were not checked (an untagged trace).");
     CLI::App& app = command.app();
     Common common;
     std::string budget_file, junit;
+    bool require_plausible_tags = false;
     app.add_option("--budget", budget_file, "a file of limits, one per line")->option_text("FILE");
     app.add_option("--junit", junit, "also write the results as a JUnit XML file (for CI)")->option_text("FILE");
+    app.add_flag("--require-plausible-tags", require_plausible_tags,
+                 "fail when the memory tags contradict a training run (no weights, no gradients, no update, "
+                 "one category holding nearly all bytes) or could not be checked");
     command.add_force(common.force);
     command.add_quiet(common.quiet, "no progress line on a terminal");
     add_analysis_options(app, common.words);
@@ -216,6 +222,7 @@ int check_command(int argc, char** argv) {
         for (const std::string& value : limit_values[i])
             if (std::string error = apply_limit(budget, limits[i].first, value); !error.empty())
                 return command.usage_error(error);
+    if (require_plausible_tags) budget.require_plausible_tags = true;
     if (std::string error = apply_analysis_options(app, common.words, common.analysis); !error.empty())
         return command.usage_error(error);
     common.analysis.progress = cmdline::progress_wanted(common.quiet);

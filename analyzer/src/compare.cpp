@@ -4,6 +4,7 @@
 #include "report_document.h"
 #include "svg_charts.h"
 #include "tbdprof/analyzer/render.h"
+#include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/analyzer/units.h"
 #include "tbdprof/trace/json_writer.h"
 
@@ -25,7 +26,13 @@ std::string compare_json(const std::vector<Report>& reports, const std::vector<s
         json.end_object();
         json.begin_object("category_max");
         for (int c = 0; c < kCategoryCount; ++c) json.value(category_name(c), reports[i].memory.category_max[c]);
-        json.end_object().end_object();
+        json.end_object();
+        const TagPlausibility& tags = reports[i].memory.tags;
+        if (tags.verdict == TagVerdict::not_checked) json.null("tags_plausible");
+        else json.value("tags_plausible", tags.verdict == TagVerdict::plausible);
+        json.begin_array("tag_warnings");
+        for (const std::string& warning : tags.warnings) json.value("", warning);
+        json.end_array().end_object();
     }
     json.end_array().end_object();
     return json.str();
@@ -79,6 +86,18 @@ std::string render_compare(const std::vector<Report>& reports, const std::vector
     std::vector<std::string> peak_row{"total (peak)"};
     for (const Report& r : reports) peak_row.push_back(format_bytes(r.memory.peak_bytes));
     at_peak.table->add(std::move(peak_row));
+    // Which breakdowns can be believed (tag_plausibility.h): never a column of guesses without a warning.
+    std::vector<std::string> tags_row{"memory tags"};
+    for (size_t i = 0; i < reports.size(); ++i) {
+        const TagVerdict verdict = reports[i].memory.tags.verdict;
+        tags_row.push_back(verdict == TagVerdict::plausible     ? "plausible"
+                           : verdict == TagVerdict::implausible ? "UNRELIABLE"
+                                                                : "not checked");
+        for (std::string& line : tag_warning_lines(reports[i].memory.tags, labels[i]))
+            at_peak.warnings.push_back(std::move(line));
+    }
+    at_peak.table->add(std::move(tags_row));
+    for (const std::string& line : at_peak.warnings) maxima.warnings.push_back(line);
     if (format == Format::html) {
         std::vector<CategoryBytes> values;
         for (const Report& r : reports) values.push_back(r.memory.at_peak);

@@ -8,6 +8,7 @@
 #include "document.h"
 #include "metrics_list.h"
 #include "tbdprof/analyzer/render.h"
+#include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/analyzer/units.h"
 #include "tbdprof/trace/json_writer.h"
 
@@ -60,6 +61,13 @@ std::string render_diff(const Report& base, const Report& next, Format format, s
         trace::JsonWriter json;
         json.begin_object().value("schema", "tbdprof-diff").value("schema_version", 1);
         json.value("base", base.run.trace_path).value("new", next.run.trace_path);
+        // Whose memory tags are unreliable (tag_plausibility.h): their category changes are guesses.
+        for (const auto& [key, report] : {std::pair<const char*, const Report*>{"base_tag_warnings", &base},
+                                          std::pair<const char*, const Report*>{"new_tag_warnings", &next}}) {
+            json.begin_array(key);
+            for (const std::string& warning : report->memory.tags.warnings) json.value("", warning);
+            json.end_array();
+        }
         json.begin_array("changes");
         for (const Change& c : changes) {
             json.begin_object().value("section", c.section).value("name", c.name).value("base", c.base).value("new", c.next);
@@ -76,6 +84,8 @@ std::string render_diff(const Report& base, const Report& next, Format format, s
     document.intro.push_back("base: " + base.run.trace_path + " (window " + base.window.used + ")");
     document.intro.push_back("new:  " + next.run.trace_path + " (window " + next.window.used + ")");
     Section changed{"Changes, largest first", {}, Table{{"what", "name", "base", "new", "change"}, {false, false, true, true, true}, {}}, {}};
+    changed.warnings = tag_warning_lines(base.memory.tags, "base");
+    for (std::string& line : tag_warning_lines(next.memory.tags, "new")) changed.warnings.push_back(std::move(line));
     Section same{"Unchanged", {}, std::nullopt, {}};
     std::string unchanged;
     for (const Change& c : changes) {

@@ -106,6 +106,7 @@ std::string to_text(const Document& document, size_t limit) {
     for (const Section& section : document.sections) {
         const std::string heading = limit ? elide_middle(section.title, limit) : section.title;
         out += "\n" + heading + "\n" + std::string(width(heading), '-') + "\n";
+        for (const std::string& line : section.warnings) append_wrapped(out, "WARNING: " + line, limit);
         for (const std::string& line : section.lines) append_wrapped(out, line, limit);
         if (section.table) append_table(out, *section.table, limit);
     }
@@ -117,6 +118,8 @@ std::string to_markdown(const Document& document) {
     for (const std::string& line : document.intro) out += line + "  \n";
     for (const Section& section : document.sections) {
         out += "\n## " + section.title + "\n\n";
+        for (const std::string& line : section.warnings) out += "> **Warning:** " + line + "  \n";
+        if (!section.warnings.empty()) out += "\n";
         for (const std::string& line : section.lines) out += line + "  \n";
         if (!section.lines.empty()) out += "\n";
         if (!section.table) continue;
@@ -162,10 +165,13 @@ std::string to_html(const Document& document) {
         "th,td{border:1px solid #ccc;padding:.25em .6em;font-size:.9em}\n"
         "th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
         "svg{display:block;margin:.5em 0 1em}\n.note{color:#555}\n"
+        ".warning{color:#7f1d1d;background:#fdecea;border-left:4px solid #c62828;padding:.35em .7em;margin:.3em 0}\n"
         "</style></head><body>\n<h1>" + html_escape(document.title) + "</h1>\n";
     for (const std::string& line : document.intro) out += "<p class=\"note\">" + html_escape(line) + "</p>\n";
     for (const Section& section : document.sections) {
         out += "<h2>" + html_escape(section.title) + "</h2>\n";
+        for (const std::string& line : section.warnings)
+            out += "<p class=\"warning\"><strong>Warning:</strong> " + html_escape(line) + "</p>\n";
         for (const std::string& line : section.lines) out += "<p>" + html_escape(line) + "</p>\n";
         for (const std::string& chart : section.charts) out += chart + "\n";  // built by svg_charts, escaped there
         if (!section.table) continue;

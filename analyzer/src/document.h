@@ -23,6 +23,9 @@ struct Section {
     std::vector<std::string> lines;  // plain sentences, printed before the table
     std::optional<Table> table;
     std::vector<std::string> charts;  // inline SVG, HTML only
+    // Printed first and marked as warnings in every format (text "WARNING:", a markdown quote, a
+    // red HTML box): what makes the section's figures unreliable.
+    std::vector<std::string> warnings = {};
 };
 
 struct Document {

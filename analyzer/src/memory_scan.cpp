@@ -13,6 +13,7 @@
 
 #include "analysis_parts.h"
 #include "memory_subranges.h"
+#include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -29,6 +30,7 @@ struct Allocation {
     int listed_category = 0;   // category shown in the largest-allocations list
     std::string rule;
     std::optional<double> confidence;
+    bool low_confidence = false;  // tagged, and its (or its sub-range's) confidence is low
 };
 
 struct Event {
@@ -37,6 +39,11 @@ struct Event {
     uint32_t index;
     bool is_alloc() const { return order == 1; }
 };
+
+// A tag without a recorded confidence counts as low: nothing vouches for it.
+bool low_confidence(int category, std::optional<double> confidence) {
+    return category != kUntagged && (!confidence || *confidence < kLowTagConfidence);
+}
 
 std::vector<std::string> load_stack(const trace::Database& db, int64_t stack) {
     std::vector<std::string> frames;
@@ -74,6 +81,7 @@ SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& a
         range.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
         range.end_ns = std::clamp(std::max(row.end_ns, range.begin_ns), range.begin_ns, segment.free_ns);
         range.category = category_index(row.category);
+        range.low_confidence = low_confidence(range.category, row.confidence);
         by_segment[found->second].push_back(range);
     }
     for (auto& [index, ranges] : by_segment) {
@@ -88,6 +96,7 @@ SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& a
         if (resolved.overlapped) ++summary.overlapping;
         Allocation& segment = allocations[index];
         segment.category = kUntagged;
+        segment.low_confidence = false;
         segment.by_subrange = true;
         const Allocation base = segment;
         for (const AttributedPiece& piece : resolved.pieces) {
@@ -100,9 +109,11 @@ SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& a
             tensor.by_subrange = false;
             tensor.segment = static_cast<int64_t>(index);
             tensor.category = piece.category;
+            tensor.low_confidence = piece.low_confidence;
             Allocation taken = tensor;  // the space it occupies: negative untagged bytes meanwhile
             taken.bytes = -piece.bytes;
             taken.category = kUntagged;
+            taken.low_confidence = false;
             allocations.push_back(tensor);
             allocations.push_back(taken);
         }
@@ -154,6 +165,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
         a.stack = row.stack.value_or(-1);
         a.rule = row.rule;
         a.confidence = row.confidence;
+        a.low_confidence = low_confidence(a.category, a.confidence);
         a.real = true;
         if (a.category != kUntagged) memory.tagged = true;
         allocations.push_back(std::move(a));
@@ -218,6 +230,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
     int64_t pending_total = -1;
 
     CategoryBytes live{};
+    CategoryBytes live_low{};  // of live, the bytes tagged with low confidence
     int64_t total = 0;
     std::map<int64_t, std::pair<int64_t, int64_t>> device_live;  // device -> (live, peak)
     size_t peak_position = 0;
@@ -230,6 +243,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
         const int64_t delta = event.is_alloc() ? a.bytes : -a.bytes;
         (event.is_alloc() ? alloc_position : free_position)[event.index] = static_cast<uint32_t>(position);
         live[static_cast<size_t>(a.category)] += delta;
+        if (a.low_confidence) live_low[static_cast<size_t>(a.category)] += delta;
         total += delta;
         auto& [device_bytes, device_peak] = device_live[a.device];
         device_bytes += delta;
@@ -245,6 +259,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
             memory.peak_bytes = total;
             memory.peak_ns = event.time;
             memory.at_peak = live;
+            memory.low_confidence_at_peak = live_low;
             peak_position = position;
             have_peak = true;
         }

@@ -20,7 +20,7 @@ struct Precedence {
 };
 
 // One byte piece covered by several sub-ranges: sweep their lifetimes in time order and give each
-// stretch to the sub-range that takes precedence, merging stretches of one category.
+// stretch to the sub-range that takes precedence, merging stretches of one category and confidence.
 void resolve_piece(const std::vector<SubRange>& ranges, const std::vector<uint32_t>& covering, int64_t bytes,
                    ResolvedSubRanges& out) {
     struct Change {
@@ -39,7 +39,7 @@ void resolve_piece(const std::vector<SubRange>& ranges, const std::vector<uint32
         return a.starts < b.starts;  // ends first: [begin, end) intervals
     });
     std::set<uint32_t, Precedence> active(Precedence{&ranges});
-    AttributedPiece open{bytes, 0, 0, -1};
+    AttributedPiece open{bytes, 0, 0, -1, false};
     auto close_at = [&](int64_t t) {
         if (open.category >= 0 && t > open.begin_ns) {
             open.end_ns = t;
@@ -58,9 +58,10 @@ void resolve_piece(const std::vector<SubRange>& ranges, const std::vector<uint32
             }
         }
         const int category = active.empty() ? -1 : ranges[*active.begin()].category;
-        if (category == open.category) continue;
+        const bool low = !active.empty() && ranges[*active.begin()].low_confidence;
+        if (category == open.category && low == open.low_confidence) continue;
         close_at(t);
-        if (category >= 0) open = {bytes, t, t, category};
+        if (category >= 0) open = {bytes, t, t, category, low};
     }
     close_at(changes.empty() ? 0 : changes.back().time);
 }
@@ -108,21 +109,22 @@ ResolvedSubRanges resolve_subranges(std::vector<SubRange> ranges, int64_t segmen
         if (list.empty()) continue;
         if (list.size() == 1) {
             const SubRange& r = kept[list[0]];
-            out.pieces.push_back({bytes, r.begin_ns, r.end_ns, r.category});
+            out.pieces.push_back({bytes, r.begin_ns, r.end_ns, r.category, r.low_confidence});
             continue;
         }
         resolve_piece(kept, list, bytes, out);
     }
-    // Neighbouring pieces with the same life and category are one piece (fewer events to replay).
+    // Neighbouring pieces with the same life, category and confidence are one piece (fewer events to replay).
     std::vector<AttributedPiece> merged;
     std::stable_sort(out.pieces.begin(), out.pieces.end(), [](const AttributedPiece& a, const AttributedPiece& b) {
         if (a.begin_ns != b.begin_ns) return a.begin_ns < b.begin_ns;
         if (a.end_ns != b.end_ns) return a.end_ns < b.end_ns;
-        return a.category < b.category;
+        if (a.category != b.category) return a.category < b.category;
+        return a.low_confidence < b.low_confidence;
     });
     for (const AttributedPiece& piece : out.pieces) {
         if (!merged.empty() && merged.back().begin_ns == piece.begin_ns && merged.back().end_ns == piece.end_ns &&
-            merged.back().category == piece.category) {
+            merged.back().category == piece.category && merged.back().low_confidence == piece.low_confidence) {
             merged.back().bytes += piece.bytes;
         } else {
             merged.push_back(piece);

@@ -17,6 +17,7 @@ struct SubRange {
     int64_t offset = 0, bytes = 0;
     int64_t begin_ns = 0, end_ns = 0;  // [begin, end)
     int category = 0;
+    bool low_confidence = false;  // its tag's confidence is low (tag_plausibility.h)
 };
 
 // `bytes` of one category from begin_ns to end_ns; pieces of one segment never share a byte at the
@@ -25,6 +26,7 @@ struct AttributedPiece {
     int64_t bytes = 0;
     int64_t begin_ns = 0, end_ns = 0;
     int category = 0;
+    bool low_confidence = false;  // as the sub-range it comes from
 };
 
 struct ResolvedSubRanges {

@@ -1,6 +1,7 @@
 // JSON report. The layout is documented in schemas/report.schema.json; keys are stable within
 // "schema_version". Times are seconds, sizes bytes, utilizations fractions in 0..1.
 #include "tbdprof/analyzer/render.h"
+#include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/trace/json_writer.h"
 
 namespace tbdprof::analyzer {
@@ -14,12 +15,28 @@ void categories(trace::JsonWriter& json, std::string_view key, const CategoryByt
     json.end_object();
 }
 
+// The plausibility of the tags (null when not checked) and the low-confidence bytes at the peak.
+void tag_check(trace::JsonWriter& json, const MemoryMetrics& m) {
+    if (m.tags.verdict == TagVerdict::not_checked) json.null("tags_plausible");
+    else json.value("tags_plausible", m.tags.verdict == TagVerdict::plausible);
+    json.value("tag_summary", m.tags.summary);
+    json.begin_array("tag_warnings");
+    for (const std::string& warning : m.tags.warnings) json.value("", warning);
+    json.end_array();
+    json.begin_array("tag_remarks");
+    for (const std::string& remark : m.tags.remarks) json.value("", remark);
+    json.end_array();
+    json.value("low_confidence_threshold", kLowTagConfidence);
+    categories(json, "low_confidence_at_peak", m.low_confidence_at_peak);
+}
+
 void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.begin_object("memory");
     json.value("allocations", m.allocations).value("peak_bytes", m.peak_bytes).value("peak_s", s_of(m.peak_ns));
     json.value("tagged", m.tagged);
     categories(json, "at_peak", m.at_peak);
     categories(json, "category_max", m.category_max);
+    tag_check(json, m);
     json.begin_array("devices");
     for (const auto& [device, peak] : m.device_peaks) json.begin_object().value("id", device).value("peak_bytes", peak).end_object();
     json.end_array();

@@ -5,6 +5,7 @@
 
 #include "svg_charts.h"
 #include "tbdprof/analyzer/render.h"
+#include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/analyzer/units.h"
 
 namespace tbdprof::analyzer {
@@ -104,15 +105,32 @@ Section flops_by_precision(const Report& r) {
     return s;
 }
 
+// The tags' plausibility (tag_plausibility.h) comes first: an unreliable breakdown is never shown
+// without its warning above it.
 Section memory(const Report& r, bool with_charts) {
     const MemoryMetrics& m = r.memory;
-    Section s{"Memory", {}, Table{{"category", "at peak", "share at peak", "own maximum"}, {false, true, true, true}, {}}, {}};
+    Section s{"Memory", {},
+              Table{{"category", "at peak", "share at peak", "own maximum", "low confidence"},
+                    {false, true, true, true, true}, {}},
+              {}};
+    if (m.tags.verdict == TagVerdict::implausible) {
+        s.warnings.push_back(m.tags.summary);
+        s.warnings.insert(s.warnings.end(), m.tags.warnings.begin(), m.tags.warnings.end());
+    } else {
+        s.lines.push_back(m.tags.summary);
+    }
+    for (const std::string& remark : m.tags.remarks) s.lines.push_back("memory tags: " + remark);
     s.lines.push_back("peak live device memory: " + format_bytes(m.peak_bytes) + " at " +
                       seconds(static_cast<double>(m.peak_ns) * 1e-9) + " (" + std::to_string(m.allocations) +
                       " device allocations; memory covers the whole run)");
+    if (m.tagged) {
+        s.lines.push_back("low confidence: the share of a category's bytes at the peak whose tag has a confidence below " +
+                          format_number(kLowTagConfidence, 2) + " (or none recorded)");
+    }
     for (int c = 0; c < kCategoryCount; ++c) {
         const double share = m.peak_bytes > 0 ? static_cast<double>(m.at_peak[c]) / static_cast<double>(m.peak_bytes) : 0;
-        s.table->add({category_name(c), format_bytes(m.at_peak[c]), format_percent(share), format_bytes(m.category_max[c])});
+        s.table->add({category_name(c), format_bytes(m.at_peak[c]), format_percent(share), format_bytes(m.category_max[c]),
+                      low_confidence_text(m, c)});
     }
     if (with_charts) {
         s.charts.push_back(memory_timeline_chart(m, r.run.duration_ns));
@@ -173,6 +191,8 @@ Section largest(const Report& r, bool full_stacks) {
                      "call stack (innermost first)"},
                     {true, false, false, true, true, true, false}, {}, {false, false, false, false, false, false, true}},
               {}};
+    if (r.memory.tags.verdict == TagVerdict::implausible)
+        s.warnings.push_back("the categories below are the tags the Memory section calls unreliable");
     for (const LargeAllocation& a : r.memory.largest_at_peak) {
         s.table->add({format_bytes(a.bytes), listed_category(a), tag_rule(a), std::to_string(a.device),
                       seconds(static_cast<double>(a.alloc_ns) * 1e-9),

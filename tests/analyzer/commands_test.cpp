@@ -132,3 +132,68 @@ TEST_CASE("compare and diff") {
     const auto json = run_analyze("diff " + a + " " + b + " --format json");
     CHECK(json.output.find("\"relative\": 1") != std::string::npos);
 }
+
+TEST_CASE("check --require-plausible-tags: fails on tags that contradict a training run, with the reason") {
+    // small_run has weights and activations in three steps, but no gradients: implausible.
+    const std::string bad = small_run("cmd_tags_bad.sqlite");
+    const std::string junit = tbdtest::temp_path("cmd_tags.xml");
+    const auto failed = run_analyze("check " + bad + " --require-plausible-tags --force --junit " + junit);
+    CHECK(failed.status == 1);
+    CHECK(failed.output.find("FAIL  require-plausible-tags") != std::string::npos);
+    CHECK(failed.output.find("memory breakdown unreliable") != std::string::npos);
+    CHECK(failed.output.find("no gradients") != std::string::npos);
+    CHECK(failed.output.find("1 of 1 limits violated") != std::string::npos);
+    const std::string xml = read(junit);
+    CHECK(xml.find("<testcase classname=\"tbdprof.budget\" name=\"require-plausible-tags\"") != std::string::npos);
+    CHECK(xml.find("<failure message=\"memory breakdown unreliable") != std::string::npos);
+
+    // The same run with gradients: plausible (no data flow in this made-up trace: the update is not
+    // looked for, and the message says so).
+    const std::string good = [] {
+        tbdtest::TraceBuilder t("cmd_tags_good.sqlite");
+        for (int i = 0; i < 3; ++i) t.range(i * 1000, (i + 1) * 1000, "step");
+        t.kernel(1000, 400, 1);
+        t.allocation(200, 0, std::nullopt, "weights");
+        t.allocation(200, 0, std::nullopt, "gradients");
+        t.allocation(400, 1000, 1900, "activations");
+        return t.finish(3000);
+    }();
+    const auto passed = run_analyze("check " + good + " --require-plausible-tags --max-peak-memory 1KiB");
+    CHECK(passed.status == 0);
+    CHECK(passed.output.find("ok    require-plausible-tags") != std::string::npos);
+    CHECK(passed.output.find("no data flow") != std::string::npos);
+
+    // In a budget file, alone or with a value.
+    const std::string budget = tbdtest::temp_path("tags_budget.txt");
+    std::ofstream(budget) << "require-plausible-tags\n";
+    CHECK(run_analyze("check " + bad + " --budget " + budget).status == 1);
+    std::ofstream(budget) << "require-plausible-tags = false\nmax-peak-memory = 1KiB\n";
+    CHECK(run_analyze("check " + bad + " --budget " + budget).status == 0);
+    std::ofstream(budget) << "require-plausible-tags = maybe\n";
+    const auto broken = run_analyze("check " + bad + " --budget " + budget);
+    CHECK(broken.status == 2);
+    CHECK(broken.output.find("tags_budget.txt:1") != std::string::npos);
+
+    // No iterations (tagged, as an inference run): nothing contradicts, no false alarm.
+    const std::string inference = [] {
+        tbdtest::TraceBuilder t("cmd_tags_inference.sqlite");
+        t.kernel(0, 10);
+        t.allocation(500, 0, std::nullopt, "weights");
+        t.allocation(100, 0, 50, "other");
+        return t.finish(100);
+    }();
+    const auto no_steps = run_analyze("check " + inference + " --require-plausible-tags");
+    CHECK(no_steps.status == 0);
+    CHECK(no_steps.output.find("no training iterations") != std::string::npos);
+
+    // Untagged: the tags cannot be checked, which fails as any unmeasurable limit does.
+    const std::string untagged = [] {
+        tbdtest::TraceBuilder t("cmd_tags_untagged.sqlite");
+        t.kernel(0, 10);
+        t.allocation(500, 0, std::nullopt);
+        return t.finish(100);
+    }();
+    const auto unchecked = run_analyze("check " + untagged + " --require-plausible-tags");
+    CHECK(unchecked.status == 1);
+    CHECK(unchecked.output.find("not tagged") != std::string::npos);
+}

@@ -60,7 +60,16 @@ void check_memory(const std::string& path, const Report& r) {
         if (m.at_peak[i] < 0) fail(path, std::string(category_name(c)) + " negative at the peak");
         if (m.category_max[i] < m.at_peak[i])
             fail(path, std::string(category_name(c)) + " own maximum below its bytes at the peak");
+        // Issue 20: the low-confidence bytes are a part of the category's bytes at the peak.
+        if (m.low_confidence_at_peak[i] < 0 || m.low_confidence_at_peak[i] > m.at_peak[i])
+            fail(path, std::string(category_name(c)) + " low-confidence bytes " + num(double(m.low_confidence_at_peak[i])) +
+                           " outside 0.." + num(double(m.at_peak[i])));
     }
+    if (m.low_confidence_at_peak[static_cast<size_t>(kUntagged)] != 0) fail(path, "untagged bytes counted as low confidence");
+    // A verdict of implausible always has its reasons, and only then.
+    if ((m.tags.verdict == TagVerdict::implausible) != !m.tags.warnings.empty())
+        fail(path, "tag verdict and warnings disagree: " + m.tags.summary);
+    if (m.tags.summary.empty()) fail(path, "no tag summary");
     for (const MemoryPoint& p : m.timeline) {
         int64_t total = 0;
         for (int64_t bytes : p.bytes) {

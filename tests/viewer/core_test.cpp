@@ -321,6 +321,19 @@ void CoreTest::factModels() {
     QVERIFY(compare.data(compare.index(utilization_row, 2)).toString().contains("+50.0%"));
     QVERIFY(weights_row >= 0);
     QCOMPARE(compare.data(compare.index(weights_row, 1)).toString(), QString("-"));  // absent in a
+
+    // Issue 20: the tags' verdict and its reasons come with the figures they qualify.
+    b.memory.tags.verdict = tbdprof::analyzer::TagVerdict::implausible;
+    b.memory.tags.summary = "memory breakdown unreliable: ...";
+    b.memory.tags.warnings = {"no gradients: ..."};
+    b.memory.low_confidence_at_peak[0] = 1 << 19;
+    summary.setReport(&b);
+    QStringList texts;
+    for (int r = 0; r < summary.rowCount(); ++r)
+        texts << summary.data(summary.index(r, 1)).toString() + " = " + summary.data(summary.index(r, 2)).toString();
+    QVERIFY2(texts.contains("memory tags = memory breakdown unreliable: ..."), qPrintable(texts.join("\n")));
+    QVERIFY(texts.contains("memory tags unreliable, reason 1 = no gradients: ..."));
+    QVERIFY(texts.contains("at peak: weights, low confidence = 25.00%"));
 }
 
 QTEST_GUILESS_MAIN(CoreTest)

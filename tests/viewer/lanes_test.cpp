@@ -224,7 +224,10 @@ ReportData sample_report(double scale) {
 }  // namespace
 
 void LanesTest::iterationFigures() {
-    const ReportData a = sample_report(1), b = sample_report(2);
+    const ReportData a = sample_report(1);
+    ReportData b = sample_report(2);
+    b.report.memory.tags.verdict = tbdprof::analyzer::TagVerdict::implausible;  // issue 20: said beside the split
+    b.report.memory.tags.warnings = {"no weights: ...", "no gradients: ..."};
     const TraceIterations ta = trace_iterations_of(a, "a"), tb = trace_iterations_of(b, "b");
     QCOMPARE(ta.seconds, (std::vector<double>{100e-9, 150e-9, 50e-9}));
     // The memory series' exact maxima, counting the value in force at each iteration's start.
@@ -240,6 +243,8 @@ void LanesTest::iterationFigures() {
     QCOMPARE(*by_name.at("peak memory").values[1], 2000.0);
     QCOMPARE(*by_name.at("at peak: activations").values[0], 400.0);
     QCOMPARE(*by_name.at("iteration peak memory, mean").values[0], (600.0 + 1000.0 + 700.0) / 3);
+    QVERIFY(!by_name.at("tags: reasons to doubt").values[0]);  // not checked
+    QCOMPARE(*by_name.at("tags: reasons to doubt").values[1], 2.0);
     QVERIFY(!by_name.count("kernel time per iteration"));  // neither trace has it
     QVERIFY(!by_name.count("at peak: gradients"));         // zero in both
     QCOMPARE(*change_from(100.0, 150.0), 0.5);

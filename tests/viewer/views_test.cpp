@@ -60,6 +60,7 @@ private slots:
     void memorySubRangesSaidOnChart();
     void compareAlignedOnIterations();
     void memoryLanePerDevice();
+    void summarySaysTagsUnreliable();
 
 private:
     QImage paint(const QString& view, QSize size = {1400, 800});
@@ -399,4 +400,32 @@ void ViewsTest::memoryLanePerDevice() {
 }
 
 QTEST_MAIN(ViewsTest)
+// Issue 20: a breakdown the analyzer calls unreliable (every tag turned into activations: 0 B of
+// weights) is painted under a warning box, and a plausible one without it.
+void ViewsTest::summarySaysTagsUnreliable() {
+    const QString broken = dir_.path() + "/all_activations.sqlite";
+    QFile::remove(broken);
+    QVERIFY(QFile::copy(a_, broken));
+    QFile(broken).setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+    tbdprof::trace::open_trace_for_update(broken.toStdString()).exec("UPDATE allocation_categories SET category = 'activations'");
+    MainWindow window(false);
+    window.openFiles({broken});
+    TraceSession* session = window.viewAt(0)->session();
+    QTRY_VERIFY_WITH_TIMEOUT(!session->busy(), 60000);
+    QCOMPARE(session->state(), TraceSession::State::ready);
+    const auto& memory = session->report()->report.memory;
+    QCOMPARE(memory.at_peak[0], int64_t(0));  // weights
+    QVERIFY(memory.tags.verdict == tbdprof::analyzer::TagVerdict::implausible);
+    const ViewerColors colors = ViewerColors::from(QApplication::palette());
+    auto summary_of = [](TraceView* view) {
+        QImage image(QSize(1400, 800), QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        view->paintView("summary", painter, QRect(0, 0, 1400, 800));
+        return image;
+    };
+    QVERIFY(colours(summary_of(window.viewAt(0))).contains(colors.warning_fill.rgb()));
+    QVERIFY(!colours(summary_of(window_->viewAt(0))).contains(colors.warning_fill.rgb()));  // plausible: no box
+}
+
 #include "views_test.moc"

@@ -52,6 +52,11 @@ std::vector<IterationFigure> iteration_figures(const std::vector<TraceIterations
     add("peak memory", Unit::bytes, [](const TraceIterations& t) -> std::optional<double> {
         return static_cast<double>(t.report->memory.peak_bytes);
     });
+    // Beside the split by category: how many reasons make a trace's split unreliable (tag_plausibility.h).
+    add("tags: reasons to doubt", Unit::count, [](const TraceIterations& t) -> std::optional<double> {
+        if (t.report->memory.tags.verdict == analyzer::TagVerdict::not_checked) return std::nullopt;
+        return static_cast<double>(t.report->memory.tags.warnings.size());
+    });
     for (int c = 0; c < analyzer::kCategoryCount; ++c) {
         bool present = false;
         for (const TraceIterations& t : traces)

@@ -1,5 +1,6 @@
 #include "report_facts.h"
 
+#include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/analyzer/units.h"
 
 namespace tbdprof::viewer {
@@ -29,10 +30,17 @@ std::vector<ReportFact> report_facts(const Report& r) {
         r.flops.no_flop_info_share);
     add("memory", "peak device memory", format_bytes(r.memory.peak_bytes), static_cast<double>(r.memory.peak_bytes),
         true);
+    // The tags' plausibility before the figures it qualifies (tag_plausibility.h).
+    add("memory", "memory tags", r.memory.tags.summary);
+    for (size_t i = 0; i < r.memory.tags.warnings.size(); ++i)
+        add("memory", "memory tags unreliable, reason " + std::to_string(i + 1), r.memory.tags.warnings[i]);
     for (int c = 0; c < kCategoryCount; ++c) {
         if (r.memory.at_peak[c] == 0) continue;
         add("memory", std::string("at peak: ") + category_name(c), format_bytes(r.memory.at_peak[c]),
             static_cast<double>(r.memory.at_peak[c]), true);
+        if (const auto unsure = low_confidence_share(r.memory, c))
+            add("memory", std::string("at peak: ") + category_name(c) + ", low confidence", format_percent(*unsure),
+                *unsure);
     }
     add("memory", "device allocations", std::to_string(r.memory.allocations),
         static_cast<double>(r.memory.allocations));

@@ -175,11 +175,19 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
                                   : QString());
     if (drew_bars_ && layout_.has_subranges)
         notes.prepend(QStringLiteral("a pooled segment is drawn as the tensors inside it (its sub-ranges)"));
+    // An unreliable breakdown says so first, in the warning colour (tag_plausibility.h).
+    const bool unreliable = report.memory.tags.verdict == analyzer::TagVerdict::implausible;
+    if (unreliable) {
+        QString warning = QString::fromStdString(report.memory.tags.summary);
+        if (!report.memory.tags.warnings.empty())
+            warning += QStringLiteral(": ") + QString::fromStdString(report.memory.tags.warnings.front());
+        notes.prepend(warning);
+    }
     // Two lines: what is drawn, then what the breakdown means (segment level, sub-ranges, untagged).
     painter.setPen(colors.text);
     painter.drawText(QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight / 2),
                      Qt::AlignVCenter, heading);
-    painter.setPen(colors.dim_text);
+    painter.setPen(unreliable ? colors.highlight : colors.dim_text);
     painter.drawText(
         QRect(area.left() + 6, area.top() + kRulerHeight + kNoteHeight / 2, area.width() - 12, kNoteHeight / 2),
         Qt::AlignVCenter, painter.fontMetrics().elidedText(notes.join(" · "), Qt::ElideRight, area.width() - 12));

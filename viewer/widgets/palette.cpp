@@ -16,6 +16,9 @@ ViewerColors ViewerColors::from(const QPalette& palette) {
     c.highlight = c.dark ? QColor(255, 230, 80) : QColor(200, 30, 30);
     c.iteration_a = c.dark ? QColor(60, 80, 110) : QColor(214, 226, 244);
     c.iteration_b = c.dark ? QColor(45, 60, 85) : QColor(236, 242, 250);
+    c.warning_fill = c.dark ? QColor(74, 28, 28) : QColor(253, 236, 234);
+    c.warning_edge = c.dark ? QColor(239, 83, 80) : QColor(198, 40, 40);
+    c.warning_text = c.dark ? QColor(255, 205, 205) : QColor(127, 29, 29);
     return c;
 }
 

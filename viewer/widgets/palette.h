@@ -12,6 +12,8 @@ namespace tbdprof::viewer {
 struct ViewerColors {
     QColor background, alternate, text, dim_text, grid, selection, highlight;
     QColor iteration_a, iteration_b;
+    // A warning box (the Summary's "memory breakdown unreliable"): its fill, left edge and text.
+    QColor warning_fill, warning_edge, warning_text;
     bool dark = false;
 
     static ViewerColors from(const QPalette& palette);

@@ -1,6 +1,7 @@
 #include "summary_painter.h"
 
 #include <QPolygonF>
+#include <QStringList>
 
 #include <algorithm>
 #include <iterator>
@@ -8,6 +9,7 @@
 #include "iteration_chart_painter.h"
 #include "iteration_compare.h"
 #include "tbdprof/analyzer/category_colors.h"
+#include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/analyzer/units.h"
 #include "trace_session.h"
 
@@ -87,6 +89,58 @@ void category_bar(QPainter& p, const QRect& bar, const CategoryBytes& bytes, dou
     p.drawRect(bar);
 }
 
+// Wrapped text from `y` in `width`; returns the y below it.
+int wrapped(QPainter& p, int x, int y, int width, const QString& text) {
+    const QRect box(x, y, width, 400);
+    const QRect used = p.boundingRect(box, Qt::TextWordWrap, text);
+    p.drawText(box, Qt::TextWordWrap, text);
+    return y + used.height();
+}
+
+// What the analyzer says of the memory tags (tag_plausibility.h), above the breakdown: a red box
+// with every reason when the tags contradict a training run, else one dim line. Returns the y below.
+int paint_tag_check(QPainter& p, int x, int y, int width, const MemoryMetrics& m, const ViewerColors& colors) {
+    const TagPlausibility& tags = m.tags;
+    if (tags.verdict != TagVerdict::implausible) {
+        p.setPen(colors.dim_text);
+        QString text = q(tags.summary);
+        for (const std::string& remark : tags.remarks) text += QStringLiteral(" · ") + q(remark);
+        return wrapped(p, x, y, width, text) + 6;
+    }
+    const QColor &edge = colors.warning_edge, &fill = colors.warning_fill, &ink = colors.warning_text;
+    QFont bold = p.font();
+    bold.setBold(true);
+    // Measure first (the box is drawn under the text).
+    int height = 8;
+    p.save();
+    p.setFont(bold);
+    height += p.boundingRect(QRect(0, 0, width - 20, 400), Qt::TextWordWrap, q(tags.summary)).height() + 4;
+    p.restore();
+    for (const std::string& w : tags.warnings)
+        height += p.boundingRect(QRect(0, 0, width - 30, 400), Qt::TextWordWrap, q(w)).height() + 3;
+    height += 5;
+    p.fillRect(QRect(x, y, width, height), fill);
+    p.fillRect(QRect(x, y, 4, height), edge);
+    int ty = y + 6;
+    p.save();
+    p.setFont(bold);
+    p.setPen(ink);
+    ty = wrapped(p, x + 12, ty, width - 20, q(tags.summary)) + 4;
+    p.restore();
+    p.setPen(ink);
+    for (const std::string& w : tags.warnings) {
+        p.drawText(QPoint(x + 12, ty + p.fontMetrics().ascent()), QStringLiteral("•"));
+        ty = wrapped(p, x + 24, ty, width - 30, q(w)) + 3;
+    }
+    y += height + 6;
+    if (tags.remarks.empty()) return y + 2;
+    // What the check could not look at (no data flow, no iterations), as for plausible tags.
+    p.setPen(colors.dim_text);
+    QStringList remarks;
+    for (const std::string& remark : tags.remarks) remarks << q(remark);
+    return wrapped(p, x, y, width, remarks.join(QStringLiteral(" · "))) + 6;
+}
+
 }  // namespace
 
 void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, const ViewerColors& colors) {
@@ -144,6 +198,7 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
                                                .arg(q(format_bytes(r.memory.peak_bytes)),
                                                     q(format_duration_ns(static_cast<double>(r.memory.peak_ns)))),
                 colors);
+    if (r.memory.tagged) y = paint_tag_check(p, x, y, width, r.memory, colors);
     if (r.memory.peak_bytes <= 0) {  // nothing to split: say so rather than draw an empty bar
         p.setPen(colors.dim_text);
         p.drawText(QPoint(x, y + 14), QStringLiteral("no device allocations recorded in this trace"));
@@ -157,10 +212,14 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
     for (int c = 0; c < kCategoryCount; ++c) {
         const int64_t b = r.memory.at_peak[static_cast<size_t>(c)];
         if (b <= 0) continue;
+        // The share tagged with low confidence, where there is one (tag_plausibility.h).
+        const std::optional<double> unsure = low_confidence_share(r.memory, c);
         const QString label =
-            QStringLiteral("%1 %2 (%3)")
+            QStringLiteral("%1 %2 (%3%4)")
                 .arg(QString::fromUtf8(category_name(c)), q(format_bytes(b)),
-                     q(format_percent(static_cast<double>(b) / static_cast<double>(r.memory.peak_bytes))));
+                     q(format_percent(static_cast<double>(b) / static_cast<double>(r.memory.peak_bytes))),
+                     unsure && *unsure > 0 ? QStringLiteral(", %1 low confidence").arg(q(format_percent(*unsure)))
+                                           : QString());
         const int w = p.fontMetrics().horizontalAdvance(label) + 30;
         if (lx + w > x + width) {
             lx = x;
@@ -261,7 +320,12 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
         return;
     }
     int64_t largest = 1;
-    for (const TraceSession* s : ready) largest = std::max(largest, s->report()->report.memory.peak_bytes);
+    bool any_unreliable = false;
+    for (const TraceSession* s : ready) {
+        largest = std::max(largest, s->report()->report.memory.peak_bytes);
+        any_unreliable |= s->report()->report.memory.tags.verdict == TagVerdict::implausible;
+    }
+    const int text_room = any_unreliable ? 300 : 170;  // after each bar: its peak, and the warning
     y = heading(p, x, y, QStringLiteral("Memory at peak, by category (same scale)"), colors);
     const int label_width = 220;
     for (const TraceSession* s : ready) {
@@ -269,7 +333,7 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
         p.setPen(colors.text);
         p.drawText(QRect(x, y, label_width, 22), Qt::AlignVCenter,
                    p.fontMetrics().elidedText(s->displayName(), Qt::ElideMiddle, label_width));
-        const int bar_width = static_cast<int>((width - label_width - 170) * static_cast<double>(r.memory.peak_bytes) /
+        const int bar_width = static_cast<int>((width - label_width - text_room) * static_cast<double>(r.memory.peak_bytes) /
                                                static_cast<double>(largest));
         category_bar(p, QRect(x + label_width, y + 2, std::max(1, bar_width), 18), r.memory.at_peak,
                      static_cast<double>(std::max<int64_t>(1, r.memory.peak_bytes)), colors);
@@ -280,8 +344,11 @@ void paint_compare(QPainter& p, const QRect& area, const std::vector<const Trace
             const double change = static_cast<double>(r.memory.peak_bytes - base) / static_cast<double>(base);
             text += QString(" (%1%2%)").arg(change >= 0 ? "+" : "").arg(change * 100, 0, 'f', 1);
         }
-        p.setPen(colors.text);
-        p.drawText(QRect(x + label_width + bar_width + 8, y, 160, 22), Qt::AlignVCenter, text);
+        // A breakdown the analyzer calls unreliable is never shown bare (tag_plausibility.h).
+        const bool unreliable = r.memory.tags.verdict == TagVerdict::implausible;
+        if (unreliable) text += QStringLiteral(" · tags unreliable");
+        p.setPen(unreliable ? colors.highlight : colors.text);
+        p.drawText(QRect(x + label_width + bar_width + 8, y, text_room, 22), Qt::AlignVCenter, text);
         y += 26;
     }
     int lx = x + label_width;

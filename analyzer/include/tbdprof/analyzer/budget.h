@@ -6,6 +6,7 @@
 //     min-gpu-utilization = 0.8
 //     max-iteration-time = 250ms
 //     max-category activations=8GiB
+//     require-plausible-tags          (a flag: no value, or true/false)
 #pragma once
 
 #include <cstdint>
@@ -25,11 +26,15 @@ struct Budget {
     std::optional<int64_t> max_p95_iteration_time_ns;
     std::optional<double> min_fp32_utilization;
     std::vector<std::pair<int, int64_t>> max_category;  // (category index, bytes at peak)
+    // The memory tags must be plausible (tag_plausibility.h): implausible or unchecked tags fail.
+    bool require_plausible_tags = false;
     bool empty() const;
 };
 
 // The limit names (without "--") a budget understands.
 bool is_limit_name(std::string_view name);
+// Limits that are flags: given alone they mean "true" (require-plausible-tags).
+bool is_flag_limit(std::string_view name);
 // Sets one limit; returns an error sentence (empty on success).
 std::string apply_limit(Budget& budget, std::string_view name, std::string_view value);
 // Reads a budget file into `budget`; returns an error sentence naming the file and line.

@@ -129,6 +129,17 @@ struct MemoryPoint {
     CategoryBytes bytes{};
 };
 
+// Whether the memory tags agree with what any training run has (analyzer/src/tag_plausibility.cpp;
+// rules and thresholds in docs/analyzer.md, "Plausibility of the memory tags").
+enum class TagVerdict { not_checked, plausible, implausible };
+
+struct TagPlausibility {
+    TagVerdict verdict = TagVerdict::not_checked;  // not_checked: no tags, or no device allocations
+    std::string summary;                // one line: the verdict in words, for the top of a breakdown
+    std::vector<std::string> warnings;  // why the breakdown is unreliable, one sentence each (implausible)
+    std::vector<std::string> remarks;   // what the check could not look at, and why
+};
+
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
@@ -139,6 +150,10 @@ struct MemoryMetrics {
     bool tagged = false;              // some allocation has a category
     std::vector<MemoryPoint> timeline;  // step series, at most a few hundred points
     std::vector<LargeAllocation> largest_at_peak;
+    // Of at_peak, the bytes whose tag has a confidence below kLowTagConfidence (or none recorded):
+    // per category, never above at_peak; 0 for 'untagged'.
+    CategoryBytes low_confidence_at_peak{};
+    TagPlausibility tags;
 };
 
 struct IterationMetrics {
