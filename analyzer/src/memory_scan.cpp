@@ -12,31 +12,12 @@
 #include <unordered_set>
 
 #include "analysis_parts.h"
+#include "memory_allocations.h"
 #include "memory_subranges.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 namespace {
-
-struct Allocation {
-    int64_t id, device, bytes, alloc_ns, free_ns;  // free_ns INT64_MAX: never freed
-    int64_t stack;                                 // -1: none
-    int category;
-    bool freed;
-    bool real = true;          // false: a piece of a sub-range, or the space it takes from its segment
-    bool by_subrange = false;  // a real allocation counted by its sub-ranges
-    int64_t segment = -1;      // for a piece: index of its allocation
-    int listed_category = 0;   // category shown in the largest-allocations list
-    std::string rule;
-    std::optional<double> confidence;
-};
-
-struct Event {
-    int64_t time;
-    int order;  // at equal times: frees of older allocations, then allocations, then zero-lifetime frees
-    uint32_t index;
-    bool is_alloc() const { return order == 1; }
-};
 
 std::vector<std::string> load_stack(const trace::Database& db, int64_t stack) {
     std::vector<std::string> frames;
@@ -44,17 +25,9 @@ std::vector<std::string> load_stack(const trace::Database& db, int64_t stack) {
     return frames;
 }
 
-// Sub-ranges (tensors the tagger recovered inside an allocation) count in their own category
-// while they live and take their bytes from the allocation's unattributed ('untagged') bytes.
-// Overlaps are resolved first (memory_subranges.h), so no byte counts twice. Times are clamped into
-// the allocation's life.
-struct SubRangeSummary {
-    size_t segments = 0;     // allocations counted by their sub-ranges
-    size_t overlapping = 0;  // of those, allocations whose sub-ranges shared bytes at the same time
-    size_t too_many = 0;     // allocations with too much overlap to resolve: counted whole
-};
-
 constexpr size_t kOverlapWorkLimit = 4'000'000;  // (byte piece, sub-range) pairs examined per allocation
+
+}  // namespace
 
 SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& allocations) {
     SubRangeSummary summary;
@@ -125,15 +98,12 @@ int64_t whole_pooled_allocations(TraceFile& trace) {
     return trace.db.query_int(sql.c_str());
 }
 
-}  // namespace
-
-void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
-    MemoryMetrics& memory = report.memory;
-    std::vector<Allocation> allocations;
+std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device,
+                                                int64_t& absurd) {
     // No device has 2^50 bytes (1 PiB): a row saying so is damaged or made up, and summing it could
     // overflow the totals. Such rows are reported, not summed.
     constexpr int64_t kMaxAllocationBytes = int64_t{1} << 50;
-    int64_t absurd = 0;
+    std::vector<Allocation> allocations;
     trace::RowReader<trace::AllocationRow> rows(trace.db);
     for (trace::AllocationRow row; rows.next(row);) {
         if (!trace::is_device_memory(row.kind) || row.bytes <= 0) continue;
@@ -141,7 +111,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
             ++absurd;
             continue;
         }
-        if (options.memory_device && row.device != *options.memory_device) continue;
+        if (device && row.device != *device) continue;
         Allocation a{};
         a.id = row.id;
         a.device = row.device;
@@ -155,10 +125,34 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
         a.rule = row.rule;
         a.confidence = row.confidence;
         a.real = true;
-        if (a.category != kUntagged) memory.tagged = true;
         allocations.push_back(std::move(a));
         if (allocations.size() >= UINT32_MAX / 2) break;  // event indices are 32-bit
     }
+    return allocations;
+}
+
+std::vector<Event> ordered_events(const std::vector<Allocation>& allocations) {
+    std::vector<Event> events;
+    events.reserve(allocations.size() * 2);
+    for (uint32_t i = 0; i < allocations.size(); ++i) {
+        const Allocation& a = allocations[i];
+        events.push_back({a.alloc_ns, 1, i});
+        if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
+    }
+    std::sort(events.begin(), events.end(), [&](const Event& x, const Event& y) {
+        if (x.time != y.time) return x.time < y.time;
+        if (x.order != y.order) return x.order < y.order;
+        return x.index < y.index;
+    });
+    return events;
+}
+
+void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
+    MemoryMetrics& memory = report.memory;
+    int64_t absurd = 0;
+    std::vector<Allocation> allocations = read_device_allocations(trace, options.memory_device, absurd);
+    for (const Allocation& a : allocations)
+        if (a.category != kUntagged) memory.tagged = true;
     memory.allocations = static_cast<int64_t>(allocations.size());
     if (absurd > 0)
         report.notes.push_back(std::to_string(absurd) +
@@ -195,18 +189,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
                                "counts whole, in one category");
     }
 
-    std::vector<Event> events;
-    events.reserve(allocations.size() * 2);
-    for (uint32_t i = 0; i < allocations.size(); ++i) {
-        const Allocation& a = allocations[i];
-        events.push_back({a.alloc_ns, 1, i});
-        if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
-    }
-    std::sort(events.begin(), events.end(), [&](const Event& x, const Event& y) {
-        if (x.time != y.time) return x.time < y.time;
-        if (x.order != y.order) return x.order < y.order;
-        return x.index < y.index;
-    });
+    const std::vector<Event> events = ordered_events(allocations);
 
     // Timeline: at most `timeline_points` buckets over the run; each keeps the moment of its highest
     // total, so the chart shows every peak.
