@@ -35,8 +35,7 @@ struct Event {
 
 // Device allocations with bytes > 0 in id order (only `device`'s when given). Rows claiming more
 // than 1 PiB are damaged or made up: counted in `absurd`, not returned.
-std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device,
-                                                int64_t& absurd);
+std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device, int64_t& absurd);
 
 // Sub-ranges (tensors the tagger recovered inside an allocation) count in their own category
 // while they live and take their bytes from the allocation's unattributed ('untagged') bytes.
@@ -51,9 +50,9 @@ struct SubRangeSummary {
 // Appends the pieces (and the space each takes from its segment, as negative untagged bytes).
 SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& allocations);
 
-// Allocations addressed at 16 or more offsets that the tagger left whole (no sub-ranges): asked only
-// when the tagger says some are (its memory_breakdown note mentions "segment level").
-int64_t whole_pooled_allocations(TraceFile& trace);
+// Ids of the allocations addressed at 16 or more offsets that the tagger left whole (no sub-ranges):
+// asked only when the tagger says some are (its memory_breakdown note mentions "segment level").
+std::vector<int64_t> whole_pooled_allocations(TraceFile& trace);
 
 // Every allocation and free, in replay order. A state is read only after the last event of one
 // time and order (position + 1 has another time or order).

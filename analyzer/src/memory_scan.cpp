@@ -86,16 +86,19 @@ SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& a
 
 // Allocations addressed at many offsets that the tagger left whole (no sub-ranges): asked only when
 // the tagger says some are (its memory_breakdown note mentions "segment level").
-int64_t whole_pooled_allocations(TraceFile& trace) {
-    if (!trace::has_table(trace.db, "run_notes") || !trace::has_table(trace.db, "kernel_allocations")) return 0;
+std::vector<int64_t> whole_pooled_allocations(TraceFile& trace) {
+    std::vector<int64_t> ids;
+    if (!trace::has_table(trace.db, "run_notes") || !trace::has_table(trace.db, "kernel_allocations")) return ids;
     const std::optional<std::string> note = trace::read_note(trace.db, "memory_breakdown");
-    if (!note || note->find("segment level") == std::string::npos) return 0;
-    const std::string sql = std::string("SELECT count(*) FROM (SELECT allocation FROM kernel_allocations WHERE 1") +
+    if (!note || note->find("segment level") == std::string::npos) return ids;
+    const std::string sql = std::string("SELECT allocation FROM kernel_allocations WHERE 1") +
                             (trace::has_table(trace.db, "allocation_subranges")
                                  ? " AND allocation NOT IN (SELECT allocation FROM allocation_subranges)"
                                  : "") +
-                            " GROUP BY allocation HAVING count(DISTINCT offset) >= 16)";
-    return trace.db.query_int(sql.c_str());
+                            " GROUP BY allocation HAVING count(DISTINCT offset) >= 16";
+    trace::Statement rows(trace.db, sql);
+    while (rows.step()) ids.push_back(rows.column_int(0));
+    return ids;
 }
 
 std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device,
@@ -183,7 +186,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
                                " allocations have too many overlapping sub-ranges to resolve: counted whole, in "
                                "their allocation's category");
     }
-    if (const int64_t whole = whole_pooled_allocations(trace); whole > 0) {
+    if (const size_t whole = whole_pooled_allocations(trace).size(); whole > 0) {
         report.notes.push_back("memory breakdown at segment level for " + std::to_string(whole) +
                                " allocations addressed at 16 or more offsets with no tensors recovered in them: each "
                                "counts whole, in one category");

@@ -37,11 +37,11 @@ struct RecordedRun {
     std::vector<Allocation> allocations;  // real ones first (id order), then sub-range pieces
     size_t real_count = 0;
     std::unordered_map<size_t, std::vector<CoverageSpan>> coverage;  // by segment index
-    size_t master_copy_index = 0;  // a zero-byte optimizer_state allocation a precision change may fill
+    size_t master_copy_index = 0;              // a zero-byte optimizer_state allocation a precision change may fill
     std::map<int64_t, int64_t> device_memory;  // device -> bytes (devices table)
     std::string device_name;
     size_t iterations = 0;
-    int64_t whole_pooled = 0;
+    std::vector<int64_t> whole_pooled;               // ids of segments counted whole (no tensors recovered)
     std::optional<StoragePrecision> gemm_precision;  // from the GEMM operand types
 };
 
@@ -52,8 +52,7 @@ struct Factors {
 };
 
 bool library_workspace(const Allocation& a) {
-    return a.listed_category == kWorkspace &&
-           (a.rule == "library-workspace" || a.rule == "library-handle-workspace");
+    return a.listed_category == kWorkspace && (a.rule == "library-workspace" || a.rule == "library-handle-workspace");
 }
 
 double factor_of(const Factors& factors, const Allocation& a, int category) {
@@ -115,7 +114,8 @@ void read_coverage(const TraceFile& trace, RecordedRun& run) {
         categories.push_back(category_index(row.category));
     }
     for (auto& [index, parts] : by_segment)
-        run.coverage[index] = coverage_of(std::move(parts.first), std::move(parts.second), run.allocations[index].bytes);
+        run.coverage[index] =
+            coverage_of(std::move(parts.first), std::move(parts.second), run.allocations[index].bytes);
 }
 
 // The storage precision of the GEMM operands most calls used (cudaDataType: 0 R_32F, 2 R_16F, 14 R_16BF).
@@ -264,12 +264,12 @@ Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model, dou
         // besides the FP32 moments; going to FP32 drops it.
         const bool to_half = *spec.precision != StoragePrecision::fp32;
         const bool from_half = *model.recorded_precision != StoragePrecision::fp32;
-        const double delta = to_half && !from_half ? 4 * model.parameters
+        const double delta = to_half && !from_half   ? 4 * model.parameters
                              : !to_half && from_half ? -4 * model.parameters
                                                      : 0.0;
         if (model.optimizer_bytes > 0)
-            f.by_category[kOptimizer] =
-                std::max(0.0, static_cast<double>(model.optimizer_bytes) + delta) / static_cast<double>(model.optimizer_bytes);
+            f.by_category[kOptimizer] = std::max(0.0, static_cast<double>(model.optimizer_bytes) + delta) /
+                                        static_cast<double>(model.optimizer_bytes);
         else
             master_bytes = std::max(0.0, delta);
     }
@@ -302,8 +302,8 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         const double base = spec.calibrated ? model.fitted[i] : static_cast<double>(a.bytes);
         segment_ratio[i] = base / static_cast<double>(a.bytes);
         const auto spans = run.coverage.find(i);
-        const double f = spans != run.coverage.end() ? segment_factor(factors, a, spans->second)
-                                                     : factor_of(factors, a, a.category);
+        const double f =
+            spans != run.coverage.end() ? segment_factor(factors, a, spans->second) : factor_of(factors, a, a.category);
         bytes[i] = base == static_cast<double>(a.bytes) && f == 1.0 ? a.bytes : round_up(base * f, model.granularity);
     }
     for (size_t j = run.real_count; j < all.size(); ++j) {
@@ -403,9 +403,17 @@ std::string cannot_predict(const RecordedRun& run, const Replayed& recorded, con
     const bool training = recorded.category_max[kGradients] > 0 || recorded.category_max[kOptimizer] > 0;
     if (training && recorded.category_max[kWeights] == 0)
         return "implausible tags: a training run (gradients or optimizer state found) with 0 B of weights";
-    if (run.whole_pooled > 0)
-        return "the breakdown is at segment level for " + std::to_string(run.whole_pooled) +
-               " pooled allocations (tensors inside them not recovered): what in them scales cannot be told";
+    // A segment counted whole in one category may hold tensors of others: what in it scales is
+    // unknown. Small ones (all together under the model's error) are let through with a note.
+    int64_t whole_bytes = 0;
+    for (size_t i = 0; i < run.real_count; ++i)
+        if (std::find(run.whole_pooled.begin(), run.whole_pooled.end(), run.allocations[i].id) !=
+            run.whole_pooled.end())
+            whole_bytes += run.allocations[i].bytes;
+    if (static_cast<double>(whole_bytes) > options.fit_margin * static_cast<double>(recorded.peak_bytes))
+        return "the breakdown is at segment level for " + std::to_string(run.whole_pooled.size()) +
+               " pooled allocations of " + format_bytes(whole_bytes) +
+               " (tensors inside them not recovered): what in them scales cannot be told";
     if (options.precision && !precision)
         return "the recorded precision is unknown (no GEMM operand types in the trace): give --precision-recorded";
     return {};
@@ -480,21 +488,30 @@ std::optional<StoragePrecision> parse_storage_precision(std::string_view text) {
 
 const char* storage_precision_name(StoragePrecision precision) {
     switch (precision) {
-        case StoragePrecision::fp32: return "fp32";
-        case StoragePrecision::bf16: return "bf16";
-        case StoragePrecision::fp16: return "fp16";
+        case StoragePrecision::fp32:
+            return "fp32";
+        case StoragePrecision::bf16:
+            return "bf16";
+        case StoragePrecision::fp16:
+            return "fp16";
     }
     return "fp32";
 }
 
-int element_bytes(StoragePrecision precision) { return precision == StoragePrecision::fp32 ? 4 : 2; }
+int element_bytes(StoragePrecision precision) {
+    return precision == StoragePrecision::fp32 ? 4 : 2;
+}
 
 const char* fit_verdict_name(FitVerdict verdict) {
     switch (verdict) {
-        case FitVerdict::fits: return "fits";
-        case FitVerdict::borderline: return "borderline";
-        case FitVerdict::does_not_fit: return "does not fit";
-        case FitVerdict::unknown: return "unknown";
+        case FitVerdict::fits:
+            return "fits";
+        case FitVerdict::borderline:
+            return "borderline";
+        case FitVerdict::does_not_fit:
+            return "does not fit";
+        case FitVerdict::unknown:
+            return "unknown";
     }
     return "unknown";
 }
@@ -519,8 +536,9 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
                                "stay; mixed-precision Adam keeps an FP32 master copy (4 B per parameter) in the "
                                "optimizer state");
     if (options.zero_stage > 0)
-        result.notes.push_back("ZeRO: per rank; communication buffers (buckets for reduce-scatter and all-gather) "
-                               "are not added");
+        result.notes.push_back(
+            "ZeRO: per rank; communication buffers (buckets for reduce-scatter and all-gather) "
+            "are not added");
 }
 
 }  // namespace
@@ -546,7 +564,8 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     model.ranks = options.ranks;
     model.optimizer_bytes = recorded.category_max[kOptimizer];
     if (model.recorded_precision)
-        model.parameters = static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
+        model.parameters =
+            static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
     result.cannot_predict = cannot_predict(run, recorded, options, model.recorded_precision);
     if (result.cannot_predict.empty() && !options.calibrate_path.empty())
         model.fitted = calibrate(run, options, result.cannot_predict, result.notes);
@@ -554,10 +573,14 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     for (const ScenarioSpec& spec : scenario_list(options, scale)) {
         if (spec.name == "recorded") continue;
         const Replayed replayed = replay(run.allocations, events, scenario_bytes(run, model, spec));
-        result.scenarios.push_back(make_scenario(spec.name, replayed, run, options.device_memory_bytes,
-                                                 options.fit_margin));
+        result.scenarios.push_back(
+            make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));
     }
     add_assumption_notes(options, model, result);
+    if (!run.whole_pooled.empty())
+        result.notes.push_back(std::to_string(run.whole_pooled.size()) +
+                               " pooled allocations counted whole in their one category (under " +
+                               format_percent(options.fit_margin) + " of the peak)");
     return result;
 }
 

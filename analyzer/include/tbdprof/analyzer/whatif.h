@@ -29,7 +29,7 @@ struct WhatIfOptions {
     std::optional<int64_t> calibrate_batch_size;
     std::optional<StoragePrecision> precision;           // the what-if precision
     std::optional<StoragePrecision> precision_recorded;  // empty: inferred from the GEMM operand types
-    int zero_stage = 0;                                   // 0: no sharding; 1, 2 or 3
+    int zero_stage = 0;                                  // 0: no sharding; 1, 2 or 3
     int64_t ranks = 1;
     std::optional<int64_t> device_memory_bytes;  // empty: the trace's device memory
     // What "fits" keeps in reserve: the model's stated error. A prediction within this fraction
@@ -41,11 +41,11 @@ enum class FitVerdict { fits, borderline, does_not_fit, unknown };
 const char* fit_verdict_name(FitVerdict verdict);
 
 struct WhatIfScenario {
-    std::string name;         // "recorded", "batch 64", "bf16", "ZeRO-2 x8", "batch 64, bf16"
-    int64_t peak_bytes = 0;   // peak of the replayed timeline (all devices, as the report counts it)
-    int64_t peak_ns = 0;      // when, on the recorded time base
-    CategoryBytes at_peak{};  // live bytes per category at that moment; they sum to peak_bytes
-    int64_t device_peak_bytes = 0;  // the highest single-device peak (what must fit on one GPU)
+    std::string name;                       // "recorded", "batch 64", "bf16", "ZeRO-2 x8", "batch 64, bf16"
+    int64_t peak_bytes = 0;                 // peak of the replayed timeline (all devices, as the report counts it)
+    int64_t peak_ns = 0;                    // when, on the recorded time base
+    CategoryBytes at_peak{};                // live bytes per category at that moment; they sum to peak_bytes
+    int64_t device_peak_bytes = 0;          // the highest single-device peak (what must fit on one GPU)
     std::optional<int64_t> headroom_bytes;  // device memory - device_peak_bytes
     FitVerdict verdict = FitVerdict::unknown;
 };
