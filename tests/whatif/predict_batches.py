@@ -18,9 +18,9 @@ import sys
 import tempfile
 
 
-def run(command):
+def run(command, allowed=(0,)):
     done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
+    if done.returncode not in allowed:
         sys.exit(f"failed ({done.returncode}): {' '.join(command)}\n{done.stdout}{done.stderr}")
     return done.stdout
 
@@ -36,7 +36,8 @@ def measured_peak(tbdprof, path):
 
 
 def whatif(tbdprof, path, *options):
-    return json.loads(run([tbdprof, "whatif", path, "--format", "json", *options]))
+    """The JSON; exit 3 (cannot predict) is an answer too: its scenarios hold only "recorded"."""
+    return json.loads(run([tbdprof, "whatif", path, "--format", "json", *options], allowed=(0, 3)))
 
 
 def main():
@@ -48,6 +49,8 @@ def main():
     parser.add_argument("--tolerance", type=float, default=0.03)
     parser.add_argument("--uncalibrated-tolerance", type=float, default=None,
                         help="bound for the proportional prediction (default: --tolerance)")
+    parser.add_argument("--calibrate-may-refuse", action="store_true",
+                        help="accept 'cannot predict' from --calibrate (runs whose allocations do not match)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     o = parser.parse_args()
     tbdprof = os.environ["TBDPROF"]
@@ -67,21 +70,28 @@ def main():
         for b in batches:
             sizes = ["--batch-size", str(b), "--batch-size-recorded", str(o.recorded)]
             plain = whatif(tbdprof, base, *sizes)["scenarios"][1]["peak_bytes"]
-            fitted = whatif(tbdprof, base, *sizes, "--calibrate", traces[o.calibrate], "--calibrate-batch-size",
-                            str(o.calibrate))["scenarios"][1]["peak_bytes"]
+            calibration = ["--calibrate", traces[o.calibrate], "--calibrate-batch-size", str(o.calibrate)]
+            plain = whatif(tbdprof, base, *sizes)["scenarios"][1]["peak_bytes"]
+            answer = whatif(tbdprof, base, *sizes, *calibration)
             err_plain = plain / measured[b] - 1
-            err_fitted = fitted / measured[b] - 1
-            print(f"| {o.name} | {o.recorded} | {b} | {measured[b]:,} | {plain:,} | {err_plain:+.2%} | "
-                  f"{fitted:,} | {err_fitted:+.2%} |")
+            row = f"| {o.name} | {o.recorded} | {b} | {measured[b]:,} | {plain:,} | {err_plain:+.2%} |"
+            if answer["cannot_predict"]:
+                print(f"{row} cannot predict | - |")
+                if not o.calibrate_may_refuse:
+                    failures.append(f"batch {b}: calibrated: cannot predict: {answer['cannot_predict']}")
+            else:
+                fitted = answer["scenarios"][1]["peak_bytes"]
+                err_fitted = fitted / measured[b] - 1
+                print(f"{row} {fitted:,} | {err_fitted:+.2%} |")
+                if abs(err_fitted) > o.tolerance:
+                    failures.append(f"batch {b}: calibrated prediction off by {err_fitted:+.2%} (bound {o.tolerance:.0%})")
             if abs(err_plain) > loose:
                 failures.append(f"batch {b}: proportional prediction off by {err_plain:+.2%} (bound {loose:.0%})")
-            if abs(err_fitted) > o.tolerance:
-                failures.append(f"batch {b}: calibrated prediction off by {err_fitted:+.2%} (bound {o.tolerance:.0%})")
             # A device one byte smaller than the measured peak: the job would not fit; never say it does.
             tight = str(measured[b] - 1)
-            for extra in ([], ["--calibrate", traces[o.calibrate], "--calibrate-batch-size", str(o.calibrate)]):
-                verdict = whatif(tbdprof, base, *sizes, *extra, "--device-memory", tight)["scenarios"][1]
-                if verdict["fits"]:
+            for extra in ([], calibration):
+                scenarios = whatif(tbdprof, base, *sizes, *extra, "--device-memory", tight)["scenarios"]
+                if scenarios[-1]["fits"] and len(scenarios) > 1:
                     failures.append(f"batch {b}: 'fits' said for a device below the measured peak {extra[:1]}")
     for failure in failures:
         print(f"{o.name}: {failure}", file=sys.stderr)
