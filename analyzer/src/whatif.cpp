@@ -60,15 +60,18 @@ double factor_of(const Factors& factors, const Allocation& a, int category) {
     return factors.by_category[static_cast<size_t>(category)];
 }
 
-// A segment's bytes after the transform: each byte takes the largest factor of the categories ever
-// placed on it (the segment must still hold the largest tensor there); bytes no tensor covered keep
-// the factor of the segment's own tag.
+// A segment's bytes after the transform: each byte takes, of the factors of the categories ever
+// placed on it, the one farthest from 1 (a byte a batch-sized tensor used moves with the batch, up or
+// down, even if a fixed-size tensor used it at another time); bytes no tensor covered keep the factor
+// of the segment's own tag.
 double segment_factor(const Factors& factors, const Allocation& segment, const std::vector<CoverageSpan>& spans) {
     double bytes = 0, total = 0;
     for (const CoverageSpan& span : spans) {
         double f = span.mask == 0 ? factor_of(factors, segment, segment.listed_category) : 0.0;
-        for (int c = 0; c < kCategoryCount; ++c)
-            if (span.mask & (1u << c)) f = std::max(f, factor_of(factors, segment, c));
+        for (int c = 0; c < kCategoryCount; ++c) {
+            const double g = factor_of(factors, segment, c);
+            if ((span.mask & (1u << c)) && (f == 0.0 || std::abs(g - 1.0) > std::abs(f - 1.0))) f = g;
+        }
         bytes += static_cast<double>(span.bytes) * f;
         total += static_cast<double>(span.bytes);
     }
@@ -404,12 +407,17 @@ std::string cannot_predict(const RecordedRun& run, const Replayed& recorded, con
     if (training && recorded.category_max[kWeights] == 0)
         return "implausible tags: a training run (gradients or optimizer state found) with 0 B of weights";
     // A segment counted whole in one category may hold tensors of others: what in it scales is
-    // unknown. Small ones (all together under the model's error) are let through with a note.
+    // unknown. Flat buffers tagged by the parameters' roles (weights, gradients, optimizer state:
+    // llm.c's params, grads, m and v, addressed once per tensor) hold one role each and pass; so do
+    // small ones (all together under the model's error), with a note.
     int64_t whole_bytes = 0;
-    for (size_t i = 0; i < run.real_count; ++i)
-        if (std::find(run.whole_pooled.begin(), run.whole_pooled.end(), run.allocations[i].id) !=
-            run.whole_pooled.end())
-            whole_bytes += run.allocations[i].bytes;
+    for (size_t i = 0; i < run.real_count; ++i) {
+        const Allocation& a = run.allocations[i];
+        const bool parameter_role =
+            a.listed_category == kWeights || a.listed_category == kGradients || a.listed_category == kOptimizer;
+        const bool whole = std::find(run.whole_pooled.begin(), run.whole_pooled.end(), a.id) != run.whole_pooled.end();
+        if (whole && !parameter_role) whole_bytes += a.bytes;
+    }
     if (static_cast<double>(whole_bytes) > options.fit_margin * static_cast<double>(recorded.peak_bytes))
         return "the breakdown is at segment level for " + std::to_string(run.whole_pooled.size()) +
                " pooled allocations of " + format_bytes(whole_bytes) +
@@ -578,9 +586,11 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     }
     add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())
-        result.notes.push_back(std::to_string(run.whole_pooled.size()) +
-                               " pooled allocations counted whole in their one category (under " +
-                               format_percent(options.fit_margin) + " of the peak)");
+        result.notes.push_back(
+            std::to_string(run.whole_pooled.size()) +
+            " pooled allocations counted whole in their one category (weights, gradients or optimizer state, or "
+            "together under " +
+            format_percent(options.fit_margin) + " of the peak)");
     return result;
 }
 
