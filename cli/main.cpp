@@ -28,7 +28,7 @@ constexpr std::pair<const char*, Subcommand> kSubcommands[] = {
     {"diff", tbdprof::analyzer::diff_command},     {"check", tbdprof::analyzer::check_command},
     {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
     {"export", tbdprof::interop::export_command},  {"view", tbdprof::cli::view_command},
-    {"build", tbdprof::cli::build_command},
+    {"build", tbdprof::cli::build_command},        {"whatif", tbdprof::analyzer::whatif_command},
 };
 
 // `tbdprof NAME ...` for the commands that work on traces; recording is the default.

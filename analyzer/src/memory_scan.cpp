@@ -12,33 +12,13 @@
 #include <unordered_set>
 
 #include "analysis_parts.h"
+#include "memory_allocations.h"
 #include "memory_subranges.h"
 #include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
 namespace {
-
-struct Allocation {
-    int64_t id, device, bytes, alloc_ns, free_ns;  // free_ns INT64_MAX: never freed
-    int64_t stack;                                 // -1: none
-    int category;
-    bool freed;
-    bool real = true;          // false: a piece of a sub-range, or the space it takes from its segment
-    bool by_subrange = false;  // a real allocation counted by its sub-ranges
-    int64_t segment = -1;      // for a piece: index of its allocation
-    int listed_category = 0;   // category shown in the largest-allocations list
-    std::string rule;
-    std::optional<double> confidence;
-    bool low_confidence = false;  // tagged, and its (or its sub-range's) confidence is low
-};
-
-struct Event {
-    int64_t time;
-    int order;  // at equal times: frees of older allocations, then allocations, then zero-lifetime frees
-    uint32_t index;
-    bool is_alloc() const { return order == 1; }
-};
 
 // A tag without a recorded confidence counts as low: nothing vouches for it.
 bool low_confidence(int category, std::optional<double> confidence) {
@@ -51,17 +31,9 @@ std::vector<std::string> load_stack(const trace::Database& db, int64_t stack) {
     return frames;
 }
 
-// Sub-ranges (tensors the tagger recovered inside an allocation) count in their own category
-// while they live and take their bytes from the allocation's unattributed ('untagged') bytes.
-// Overlaps are resolved first (memory_subranges.h), so no byte counts twice. Times are clamped into
-// the allocation's life.
-struct SubRangeSummary {
-    size_t segments = 0;     // allocations counted by their sub-ranges
-    size_t overlapping = 0;  // of those, allocations whose sub-ranges shared bytes at the same time
-    size_t too_many = 0;     // allocations with too much overlap to resolve: counted whole
-};
-
 constexpr size_t kOverlapWorkLimit = 4'000'000;  // (byte piece, sub-range) pairs examined per allocation
+
+}  // namespace
 
 SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& allocations) {
     SubRangeSummary summary;
@@ -124,27 +96,27 @@ SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& a
 
 // Allocations addressed at many offsets that the tagger left whole (no sub-ranges): asked only when
 // the tagger says some are (its memory_breakdown note mentions "segment level").
-int64_t whole_pooled_allocations(TraceFile& trace) {
-    if (!trace::has_table(trace.db, "run_notes") || !trace::has_table(trace.db, "kernel_allocations")) return 0;
+std::vector<int64_t> whole_pooled_allocations(TraceFile& trace) {
+    std::vector<int64_t> ids;
+    if (!trace::has_table(trace.db, "run_notes") || !trace::has_table(trace.db, "kernel_allocations")) return ids;
     const std::optional<std::string> note = trace::read_note(trace.db, "memory_breakdown");
-    if (!note || note->find("segment level") == std::string::npos) return 0;
-    const std::string sql = std::string("SELECT count(*) FROM (SELECT allocation FROM kernel_allocations WHERE 1") +
+    if (!note || note->find("segment level") == std::string::npos) return ids;
+    const std::string sql = std::string("SELECT allocation FROM kernel_allocations WHERE 1") +
                             (trace::has_table(trace.db, "allocation_subranges")
                                  ? " AND allocation NOT IN (SELECT allocation FROM allocation_subranges)"
                                  : "") +
-                            " GROUP BY allocation HAVING count(DISTINCT offset) >= 16)";
-    return trace.db.query_int(sql.c_str());
+                            " GROUP BY allocation HAVING count(DISTINCT offset) >= 16";
+    trace::Statement rows(trace.db, sql);
+    while (rows.step()) ids.push_back(rows.column_int(0));
+    return ids;
 }
 
-}  // namespace
-
-void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
-    MemoryMetrics& memory = report.memory;
-    std::vector<Allocation> allocations;
+std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device,
+                                                int64_t& absurd) {
     // No device has 2^50 bytes (1 PiB): a row saying so is damaged or made up, and summing it could
     // overflow the totals. Such rows are reported, not summed.
     constexpr int64_t kMaxAllocationBytes = int64_t{1} << 50;
-    int64_t absurd = 0;
+    std::vector<Allocation> allocations;
     trace::RowReader<trace::AllocationRow> rows(trace.db);
     for (trace::AllocationRow row; rows.next(row);) {
         if (!trace::is_device_memory(row.kind) || row.bytes <= 0) continue;
@@ -152,7 +124,7 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
             ++absurd;
             continue;
         }
-        if (options.memory_device && row.device != *options.memory_device) continue;
+        if (device && row.device != *device) continue;
         Allocation a{};
         a.id = row.id;
         a.device = row.device;
@@ -167,10 +139,34 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
         a.confidence = row.confidence;
         a.low_confidence = low_confidence(a.category, a.confidence);
         a.real = true;
-        if (a.category != kUntagged) memory.tagged = true;
         allocations.push_back(std::move(a));
         if (allocations.size() >= UINT32_MAX / 2) break;  // event indices are 32-bit
     }
+    return allocations;
+}
+
+std::vector<Event> ordered_events(const std::vector<Allocation>& allocations) {
+    std::vector<Event> events;
+    events.reserve(allocations.size() * 2);
+    for (uint32_t i = 0; i < allocations.size(); ++i) {
+        const Allocation& a = allocations[i];
+        events.push_back({a.alloc_ns, 1, i});
+        if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
+    }
+    std::sort(events.begin(), events.end(), [&](const Event& x, const Event& y) {
+        if (x.time != y.time) return x.time < y.time;
+        if (x.order != y.order) return x.order < y.order;
+        return x.index < y.index;
+    });
+    return events;
+}
+
+void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
+    MemoryMetrics& memory = report.memory;
+    int64_t absurd = 0;
+    std::vector<Allocation> allocations = read_device_allocations(trace, options.memory_device, absurd);
+    for (const Allocation& a : allocations)
+        if (a.category != kUntagged) memory.tagged = true;
     memory.allocations = static_cast<int64_t>(allocations.size());
     if (absurd > 0)
         report.notes.push_back(std::to_string(absurd) +
@@ -201,24 +197,13 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
                                " allocations have too many overlapping sub-ranges to resolve: counted whole, in "
                                "their allocation's category");
     }
-    if (const int64_t whole = whole_pooled_allocations(trace); whole > 0) {
+    if (const size_t whole = whole_pooled_allocations(trace).size(); whole > 0) {
         report.notes.push_back("memory breakdown at segment level for " + std::to_string(whole) +
                                " allocations addressed at 16 or more offsets with no tensors recovered in them: each "
                                "counts whole, in one category");
     }
 
-    std::vector<Event> events;
-    events.reserve(allocations.size() * 2);
-    for (uint32_t i = 0; i < allocations.size(); ++i) {
-        const Allocation& a = allocations[i];
-        events.push_back({a.alloc_ns, 1, i});
-        if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
-    }
-    std::sort(events.begin(), events.end(), [&](const Event& x, const Event& y) {
-        if (x.time != y.time) return x.time < y.time;
-        if (x.order != y.order) return x.order < y.order;
-        return x.index < y.index;
-    });
+    const std::vector<Event> events = ordered_events(allocations);
 
     // Timeline: at most `timeline_points` buckets over the run; each keeps the moment of its highest
     // total, so the chart shows every peak.

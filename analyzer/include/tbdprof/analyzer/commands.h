@@ -10,5 +10,7 @@ int report_command(int argc, char** argv);
 int compare_command(int argc, char** argv);
 int diff_command(int argc, char** argv);
 int check_command(int argc, char** argv);
+// `tbdprof whatif`: 0 predicted; 2 usage error or bad input; 3 the trace cannot carry a prediction.
+int whatif_command(int argc, char** argv);
 
 }  // namespace tbdprof::analyzer

@@ -1,0 +1,68 @@
+// Memory what-if: from one recorded, tagged run, the peak device memory of the same program at
+// another batch size, another precision, or with ZeRO sharding, by replaying the recorded timeline
+// of allocations and frees with each allocation's bytes transformed (docs/whatif.md). The predicted
+// peak is the peak of that replayed timeline, not a sum of per-category maxima.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tbdprof/analyzer/report.h"
+
+namespace tbdprof::analyzer {
+
+// Element types a what-if can change weights, gradients and activations to.
+enum class StoragePrecision { fp32, bf16, fp16 };
+std::optional<StoragePrecision> parse_storage_precision(std::string_view text);
+const char* storage_precision_name(StoragePrecision precision);
+int element_bytes(StoragePrecision precision);
+
+struct WhatIfOptions {
+    // Batch: a scale factor, or the sizes (new, recorded); the factor is new / recorded.
+    std::optional<double> batch_scale;
+    std::optional<int64_t> batch_size, batch_size_recorded;
+    // Calibration: the same program recorded at `calibrate_batch_size`; each allocation's bytes are
+    // fitted as a + b * batch over the two runs (needs batch_size and batch_size_recorded).
+    std::string calibrate_path;
+    std::optional<int64_t> calibrate_batch_size;
+    std::optional<StoragePrecision> precision;           // the what-if precision
+    std::optional<StoragePrecision> precision_recorded;  // empty: inferred from the GEMM operand types
+    int zero_stage = 0;                                  // 0: no sharding; 1, 2 or 3
+    int64_t ranks = 1;
+    std::optional<int64_t> device_memory_bytes;  // empty: the trace's device memory
+    // What "fits" keeps in reserve: the model's stated error. A prediction within this fraction
+    // below the device memory is "borderline", never "fits".
+    double fit_margin = 0.03;
+};
+
+enum class FitVerdict { fits, borderline, does_not_fit, unknown };
+const char* fit_verdict_name(FitVerdict verdict);
+
+struct WhatIfScenario {
+    std::string name;                       // "recorded", "batch 64", "bf16", "ZeRO-2 x8", "batch 64, bf16"
+    int64_t peak_bytes = 0;                 // peak of the replayed timeline (all devices, as the report counts it)
+    int64_t peak_ns = 0;                    // when, on the recorded time base
+    CategoryBytes at_peak{};                // live bytes per category at that moment; they sum to peak_bytes
+    int64_t device_peak_bytes = 0;          // the highest single-device peak (what must fit on one GPU)
+    std::optional<int64_t> headroom_bytes;  // device memory - device_peak_bytes
+    FitVerdict verdict = FitVerdict::unknown;
+};
+
+struct WhatIfResult {
+    std::vector<WhatIfScenario> scenarios;  // the recorded run first
+    std::optional<int64_t> device_memory_bytes;
+    std::string device_name;
+    std::optional<StoragePrecision> precision_recorded;
+    int64_t granularity_bytes = 1;  // allocation sizes rounded up to this (from the recorded sizes)
+    // Non-empty: the what-if scenarios could not be predicted (only "recorded" is given), and why.
+    std::string cannot_predict;
+    std::vector<std::string> notes;  // assumptions the figures rest on
+};
+
+// Throws TraceError for a trace that cannot be read (as analyze_trace does) and std::invalid_argument
+// for options that contradict each other (one sentence).
+WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options);
+
+}  // namespace tbdprof::analyzer

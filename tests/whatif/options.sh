@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `tbdprof whatif`: bad options get one clear line and exit 2; a trace that cannot carry a prediction
+# (untagged, no iterations) gets exit 3 and the reason; JSON has scenarios[] with name, peak_bytes,
+# by_category and fits, and the peak splits exactly into its categories.
+#   options.sh        (env: TBDPROF, TBDPROF_BIN_DIR)
+set -uo pipefail
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+"$TBDPROF" --sim -o "$work/run.sqlite" -- "$TBDPROF_BIN_DIR/mlp_train" --iterations 3 --batch 128 >"$work/rec.log" 2>&1 ||
+    { cat "$work/rec.log"; exit 1; }
+
+# Bad options: exit 2, one line on stderr naming the problem.
+expect_usage() {
+    local pattern=$1; shift
+    "$TBDPROF" whatif "$@" >"$work/out" 2>"$work/err"
+    local status=$?
+    [ "$status" = 2 ] || fail "whatif $*: exit $status, expected 2"
+    [ "$(wc -l <"$work/err")" = 1 ] || fail "whatif $*: $(wc -l <"$work/err") lines on stderr, expected 1"
+    grep -q -- "$pattern" "$work/err" || fail "whatif $*: stderr lacks '$pattern': $(cat "$work/err")"
+}
+run=$work/run.sqlite
+expect_usage "batch-size-recorded" "$run" --batch-size 64
+expect_usage "not both" "$run" --batch-scale 2 --batch-size 64 --batch-size-recorded 128
+expect_usage "positive number" "$run" --batch-scale -1
+expect_usage "not a positive integer" "$run" --batch-size x --batch-size-recorded 128
+expect_usage "bf16, fp16, fp32" "$run" --precision fp8
+expect_usage "--zero needs --ranks" "$run" --zero 2
+expect_usage "is not 1, 2 or 3" "$run" --zero 4 --ranks 8
+expect_usage "--ranks needs --zero" "$run" --ranks 8
+expect_usage "calibrate-batch-size" "$run" --batch-size 64 --batch-size-recorded 128 --calibrate "$run"
+expect_usage "device-memory" "$run" --device-memory lots
+expect_usage "exactly one trace" --batch-scale 2
+"$TBDPROF" whatif "$work/missing.sqlite" --batch-scale 2 >/dev/null 2>"$work/err"
+[ $? = 2 ] || fail "a missing trace: exit status not 2"
+
+# JSON: the scenarios, each peak split exactly by category; 'fits' against a given device memory.
+"$TBDPROF" whatif "$run" --batch-scale 2 --precision bf16 --zero 2 --ranks 4 --device-memory 80GiB --format json \
+    >"$work/out.json" || fail "whatif --format json failed"
+python3 - "$work/out.json" <<'PY' || fail "JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [s["name"] for s in d["scenarios"]]
+assert names == ["recorded", "batch x2", "bf16", "ZeRO-2 x4 ranks", "batch x2, bf16, ZeRO-2 x4 ranks"], names
+for s in d["scenarios"]:
+    assert sum(s["by_category"].values()) == s["peak_bytes"], s
+    assert s["fits"] is True, s
+rec, batch, bf16, zero, both = d["scenarios"]
+assert batch["peak_bytes"] > rec["peak_bytes"]
+assert batch["by_category"]["weights"] == rec["by_category"]["weights"]
+assert bf16["by_category"]["weights"] * 2 == rec["by_category"]["weights"], (bf16, rec)
+assert zero["by_category"]["gradients"] < rec["by_category"]["gradients"]
+assert zero["by_category"]["weights"] == rec["by_category"]["weights"]
+assert d["precision_recorded"] == "fp32"
+PY
+# A device smaller than the recorded peak: the recorded run does not fit.
+"$TBDPROF" whatif "$run" --device-memory 1MiB >"$work/out.txt" || fail "whatif text failed"
+grep -q "recorded: does not fit" "$work/out.txt" || fail "no 'does not fit' line: $(cat "$work/out.txt")"
+
+# Cannot predict: untagged, then no iterations. Exit 3, the reason on stdout, the recorded row kept.
+cp "$run" "$work/untagged.sqlite"
+sqlite3 "$work/untagged.sqlite" "DELETE FROM allocation_categories; DELETE FROM allocation_subranges;"
+"$TBDPROF" whatif "$work/untagged.sqlite" --batch-scale 2 >"$work/out.txt"
+[ $? = 3 ] || fail "untagged trace: exit status not 3"
+grep -q "cannot predict: the allocations are not tagged" "$work/out.txt" || fail "untagged: $(cat "$work/out.txt")"
+cp "$run" "$work/noiter.sqlite"
+sqlite3 "$work/noiter.sqlite" "DELETE FROM iterations; DELETE FROM ranges;"
+"$TBDPROF" whatif "$work/noiter.sqlite" --batch-scale 2 --format json >"$work/out.json"
+[ $? = 3 ] || fail "no iterations: exit status not 3"
+grep -q '"cannot_predict": "no training iterations' "$work/out.json" || fail "no iterations: $(cat "$work/out.json")"
+cp "$run" "$work/noweights.sqlite"
+sqlite3 "$work/noweights.sqlite" "UPDATE allocation_categories SET category = 'activations' WHERE category = 'weights';"
+"$TBDPROF" whatif "$work/noweights.sqlite" --batch-scale 2 >"$work/out.txt"
+[ $? = 3 ] || fail "no weights: exit status not 3"
+grep -q "0 B of weights" "$work/out.txt" || fail "no weights: $(cat "$work/out.txt")"
+[ "$failures" = 0 ] && echo "whatif options: all checks passed"
+exit $((failures > 0))
