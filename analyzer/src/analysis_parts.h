@@ -1,6 +1,8 @@
 // The pieces analyze_trace() is made of, one scan each. Internal to the analyzer.
 #pragma once
 
+#include "tbdprof/analyzer/tag_plausibility.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -33,5 +35,8 @@ std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);
 // After scan_memory and the iterations: whether the memory tags are plausible (tag_plausibility.cpp).
 void check_tags(TraceFile& trace, Report& report);
+// What the plausibility check reads from the trace beyond the memory figures (tag_plausibility.cpp);
+// shared with the what-if model, which judges the tags by the same rules.
+TagCheckFacts read_tag_check_facts(TraceFile& trace, int64_t training_iterations, bool tagged);
 
 }  // namespace tbdprof::analyzer

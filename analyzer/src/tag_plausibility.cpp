@@ -162,13 +162,18 @@ std::string low_confidence_text(const MemoryMetrics& m, int category) {
     return share ? format_percent(*share) : "-";
 }
 
-void check_tags(TraceFile& trace, Report& report) {
+TagCheckFacts read_tag_check_facts(TraceFile& trace, int64_t training_iterations, bool tagged) {
     TagCheckFacts facts;
-    facts.training_iterations = report.iterations.detected;
-    if (report.memory.tagged) {
+    facts.training_iterations = training_iterations;
+    if (tagged) {
         facts.iterations_with_update = iterations_with_update(trace);
         facts.data_flow = has_data_flow(trace);
     }
+    return facts;
+}
+
+void check_tags(TraceFile& trace, Report& report) {
+    const TagCheckFacts facts = read_tag_check_facts(trace, report.iterations.detected, report.memory.tagged);
     report.memory.tags = check_tag_plausibility(report.memory, facts);
 }
 

@@ -43,6 +43,7 @@ struct RecordedRun {
     size_t iterations = 0;
     std::vector<int64_t> whole_pooled;               // ids of segments counted whole (no tensors recovered)
     std::optional<StoragePrecision> gemm_precision;  // from the GEMM operand types
+    TagCheckFacts tag_facts;                         // for the report's plausibility rules (tag_plausibility.h)
 };
 
 // Per-category factors, with library workspaces (cuBLAS/cuDNN handles) held fixed whatever the scenario.
@@ -166,6 +167,9 @@ RecordedRun read_run(const std::string& path) {
         run.iterations = detect_iterations(trace, "").spans.size();
         run.whole_pooled = whole_pooled_allocations(trace);
         run.gemm_precision = gemm_precision(trace);
+        bool tagged = false;
+        for (size_t i = 0; i < run.real_count; ++i) tagged = tagged || run.allocations[i].listed_category != kUntagged;
+        run.tag_facts = read_tag_check_facts(trace, static_cast<int64_t>(run.iterations), tagged);
         return run;
     });
 }
@@ -403,9 +407,20 @@ std::string cannot_predict(const RecordedRun& run, const Replayed& recorded, con
     bool tagged = false;
     for (size_t i = 0; i < run.real_count; ++i) tagged = tagged || run.allocations[i].listed_category != kUntagged;
     if (!tagged) return "the allocations are not tagged with categories (run `tbdprof tag` first)";
-    const bool training = recorded.category_max[kGradients] > 0 || recorded.category_max[kOptimizer] > 0;
-    if (training && recorded.category_max[kWeights] == 0)
-        return "implausible tags: a training run (gradients or optimizer state found) with 0 B of weights";
+    // The report's rules (tag_plausibility.h) on the recorded replay: predictions are only as good
+    // as the tags.
+    MemoryMetrics memory;
+    memory.allocations = static_cast<int64_t>(run.real_count);
+    memory.peak_bytes = recorded.peak_bytes;
+    memory.at_peak = recorded.at_peak;
+    memory.category_max = recorded.category_max;
+    memory.tagged = true;
+    const TagPlausibility tags = check_tag_plausibility(memory, run.tag_facts);
+    if (tags.verdict == TagVerdict::implausible) {
+        std::string why = "implausible tags:";
+        for (const std::string& warning : tags.warnings) why += " " + warning;
+        return why;
+    }
     // A segment counted whole in one category may hold tensors of others: what in it scales is
     // unknown. Flat buffers tagged by the parameters' roles (weights, gradients, optimizer state:
     // llm.c's params, grads, m and v, addressed once per tensor) hold one role each and pass; so do
