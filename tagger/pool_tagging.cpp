@@ -1,5 +1,6 @@
 #include "pool_tagging.h"
 
+#include "nvtx_regions.h"
 #include "subranges.h"
 
 #include <algorithm>
@@ -167,7 +168,8 @@ TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& s
 TagResult tag_model(const TraceModel& m, const std::string& range_name, IterationSet& its) {
     its = detect_iterations(m, range_name);
     if (!m.pooled) return tag_allocations(m, its);
-    SubRangeSet set = derive_subranges(m, its);
+    std::vector<int32_t> regions;  // per sub-range: the registered region it is (nvtx_regions.h)
+    SubRangeSet set = derive_with_regions(m, its, regions);
     std::vector<int32_t> index;
     TraceModel v = with_subranges(m, set, index);
     // Segments live all run, so they cannot tell where a step may start without cutting short-lived
@@ -177,7 +179,7 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
     // part of a step): a boundary may move, the count may not drop.
     if (!same_boundaries(its, better) && better.iterations.size() >= its.iterations.size()) {
         its = std::move(better);
-        set = derive_subranges(m, its);
+        set = derive_with_regions(m, its, regions);
         v = with_subranges(m, set, index);
     }
     TagResult r = tag_allocations(v, its);
@@ -185,7 +187,10 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
     }
-    return collect(m, v, set, index, its, std::move(r));
+    apply_region_names(m, regions, index, r);
+    TagResult result = collect(m, v, set, index, its, std::move(r));
+    finish_region_rows(m, set, regions, index, result);
+    return result;
 }
 
 }  // namespace tbdprof::tagger
