@@ -30,6 +30,7 @@ namespace tbdprof::preload {
 
 namespace nvtx {
 
+// wchar_t is UTF-32 on Linux.
 size_t utf8_of_wide(const wchar_t* text, NameBuffer& buffer) {
     size_t n = 0;
     for (; *text != 0 && n < kMaxNameBytes; ++text) {
@@ -61,9 +62,7 @@ namespace {
 namespace ranges = collector::ranges;
 using collector::ThreadState;
 
-uint64_t handle_id(const void* handle) {
-    return reinterpret_cast<uintptr_t>(handle);
-}
+uint64_t handle_id(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
 
 // A string id is a 64-bit hash; 0 means "none" in RawRange, so a text hashing to 0 (never seen in
 // practice) would read as unnamed. Handles must not be null either: NVTX treats null as failure.
@@ -74,9 +73,7 @@ uint64_t intern(std::string_view text) {
     return id;
 }
 
-uint64_t intern_ascii(const char* text) {
-    return text == nullptr ? 0 : intern(std::string_view(text));
-}
+uint64_t intern_ascii(const char* text) { return text == nullptr ? 0 : intern(std::string_view(text)); }
 
 uint64_t intern_wide(const wchar_t* text) {
     if (text == nullptr) return 0;
@@ -90,54 +87,30 @@ uint64_t message_id(const nvtxEventAttributes_t* attributes) {
     constexpr size_t kMessageEnd = offsetof(nvtxEventAttributes_t, message) + sizeof(nvtxMessageValue_t);
     if (attributes->size != 0 && attributes->size < kMessageEnd) return 0;
     switch (attributes->messageType) {
-        case NVTX_MESSAGE_TYPE_ASCII:
-            return intern_ascii(attributes->message.ascii);
-        case NVTX_MESSAGE_TYPE_UNICODE:
-            return intern_wide(attributes->message.unicode);
-        case NVTX_MESSAGE_TYPE_REGISTERED:
-            return handle_id(attributes->message.registered);
-        default:
-            return 0;
+        case NVTX_MESSAGE_TYPE_ASCII: return intern_ascii(attributes->message.ascii);
+        case NVTX_MESSAGE_TYPE_UNICODE: return intern_wide(attributes->message.unicode);
+        case NVTX_MESSAGE_TYPE_REGISTERED: return handle_id(attributes->message.registered);
+        default: return 0;
     }
 }
 
 // ---- Core module -------------------------------------------------------------------------------
 
-void mark_a(const char* message) {
-    ranges::mark(intern_ascii(message), 0);
-}
-void mark_w(const wchar_t* message) {
-    ranges::mark(intern_wide(message), 0);
-}
-void mark_ex(const nvtxEventAttributes_t* attributes) {
-    ranges::mark(message_id(attributes), 0);
-}
+void mark_a(const char* message) { ranges::mark(intern_ascii(message), 0); }
+void mark_w(const wchar_t* message) { ranges::mark(intern_wide(message), 0); }
+void mark_ex(const nvtxEventAttributes_t* attributes) { ranges::mark(message_id(attributes), 0); }
 
-nvtxRangeId_t range_start_a(const char* message) {
-    return ranges::start(intern_ascii(message), 0);
-}
-nvtxRangeId_t range_start_w(const wchar_t* message) {
-    return ranges::start(intern_wide(message), 0);
-}
+nvtxRangeId_t range_start_a(const char* message) { return ranges::start(intern_ascii(message), 0); }
+nvtxRangeId_t range_start_w(const wchar_t* message) { return ranges::start(intern_wide(message), 0); }
 nvtxRangeId_t range_start_ex(const nvtxEventAttributes_t* attributes) {
     return ranges::start(message_id(attributes), 0);
 }
-void range_end(nvtxRangeId_t id) {
-    ranges::end(id);
-}
+void range_end(nvtxRangeId_t id) { ranges::end(id); }
 
-int range_push_a(const char* message) {
-    return ranges::push(intern_ascii(message), 0);
-}
-int range_push_w(const wchar_t* message) {
-    return ranges::push(intern_wide(message), 0);
-}
-int range_push_ex(const nvtxEventAttributes_t* attributes) {
-    return ranges::push(message_id(attributes), 0);
-}
-int range_pop() {
-    return ranges::pop(0);
-}
+int range_push_a(const char* message) { return ranges::push(intern_ascii(message), 0); }
+int range_push_w(const wchar_t* message) { return ranges::push(intern_wide(message), 0); }
+int range_push_ex(const nvtxEventAttributes_t* attributes) { return ranges::push(message_id(attributes), 0); }
+int range_pop() { return ranges::pop(0); }
 
 // ---- Core2 module (domains) ----------------------------------------------------------------------
 
@@ -147,15 +120,11 @@ void domain_mark_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attr
 nvtxRangeId_t domain_range_start_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
     return ranges::start(message_id(attributes), handle_id(domain));
 }
-void domain_range_end(nvtxDomainHandle_t, nvtxRangeId_t id) {
-    ranges::end(id);
-}
+void domain_range_end(nvtxDomainHandle_t, nvtxRangeId_t id) { ranges::end(id); }
 int domain_range_push_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) {
     return ranges::push(message_id(attributes), handle_id(domain));
 }
-int domain_range_pop(nvtxDomainHandle_t domain) {
-    return ranges::pop(handle_id(domain));
-}
+int domain_range_pop(nvtxDomainHandle_t domain) { return ranges::pop(handle_id(domain)); }
 
 nvtxDomainHandle_t domain_create_a(const char* name) {
     return reinterpret_cast<nvtxDomainHandle_t>(static_cast<uintptr_t>(intern_ascii(name)));
