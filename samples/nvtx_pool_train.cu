@@ -281,6 +281,13 @@ public:
         for (auto it = step_tensors.rbegin(); it != step_tensors.rend(); ++it) arena_.release(*it);
     }
 
+    // The last step's mean loss (the simulated GPU does not compute: there it reads what it reads).
+    float last_loss() const {
+        float loss = 0;
+        CUDA_CHECK(cudaMemcpy(&loss, loss_total_, sizeof loss, cudaMemcpyDeviceToHost));
+        return loss;
+    }
+
 private:
     Layer make_layer(std::size_t index, int in, int out) {
         const std::string fc = "fc" + std::to_string(index);
@@ -322,6 +329,7 @@ private:
         float* grad = arena_.allocate<float>(std::size_t(rows) * o_.classes, Category::activations, "logits.grad");
         keep.push_back(grad);
         float* row_loss = arena_.allocate<float>(rows, Category::workspace, "row_loss", false);
+        CUDA_CHECK(cudaMemsetAsync(loss_total_, 0, sizeof(float), stream_));
         tbdsample::launch_softmax_cross_entropy(logits, y_, row_loss, grad, rows, o_.classes, 1.0f / float(rows),
                                                 stream_);
         tbdsample::launch_sum_into(row_loss, rows, 1.0f / float(rows), loss_total_, stream_);
@@ -366,15 +374,15 @@ Options parse(int argc, char** argv) {
     Options o;
     tbdsample::OptionParser parser("nvtx_pool_train",
                                    "Trains an MLP out of one arena that registers its tensors as NVTX memory regions.");
-    parser.add_int("--iterations", &o.iterations, 1, 100000, "training steps");
-    parser.add_int("--batch", &o.batch, 1, 65536, "rows per step");
-    parser.add_int("--input", &o.input, 1, 65536, "input features");
-    parser.add_int("--hidden", &o.hidden, 1, 65536, "hidden width");
-    parser.add_int("--layers", &o.layers, 1, 64, "hidden layers");
-    parser.add_int("--classes", &o.classes, 2, 65536, "classes");
-    parser.add_int("--last-batch", &o.last_batch, 0, 65536, "rows of the last step (0: --batch); resizes the input regions");
-    parser.add_long("--arena-mib", &o.arena_mib, 1, 65536, "arena size in MiB");
-    parser.add_choice("--names", {"category", "plain", "none"}, 0, [&](int i) { o.names = Naming(i); },
+    parser.add_int("iterations", &o.iterations, 1, 100000, "training steps");
+    parser.add_int("batch", &o.batch, 1, 65536, "rows per step");
+    parser.add_int("input", &o.input, 1, 65536, "input features");
+    parser.add_int("hidden", &o.hidden, 1, 65536, "hidden width");
+    parser.add_int("layers", &o.layers, 1, 64, "hidden layers");
+    parser.add_int("classes", &o.classes, 2, 65536, "classes");
+    parser.add_int("last-batch", &o.last_batch, 0, 65536, "rows of the last step (0: --batch); resizes the input regions");
+    parser.add_long("arena-mib", &o.arena_mib, 1, 65536, "arena size in MiB");
+    parser.add_choice("names", {"category", "plain", "none"}, 0, [&](int i) { o.names = Naming(i); },
                       "region names: CATEGORY:NAME for most tensors, NAME only, or no names");
     parser.parse(argc, argv);
     if (o.last_batch > o.batch) parser.usage_error("--last-batch must not exceed --batch");
@@ -392,6 +400,8 @@ int main(int argc, char** argv) {
     cublasHandle_t blas;
     CUBLAS_CHECK(cublasCreate(&blas));
     CUBLAS_CHECK(cublasSetStream(blas, stream));
+    const long long started = tbdsample::monotonic_ns();
+    float final_loss = 0;
     {
         Arena arena(std::size_t(o.arena_mib) << 20, o.names, labels);
         Trainer trainer(o, arena, stream, blas);
@@ -402,9 +412,11 @@ int main(int argc, char** argv) {
             nvtxRangePop();
             labels.record_span("training", i, begin, tbdsample::monotonic_ns());
         }
+        final_loss = trainer.last_loss();
     }
     CUBLAS_CHECK(cublasDestroy(blas));
     CUDA_CHECK(cudaStreamDestroy(stream));
-    std::printf("trained %d steps\n", o.iterations);
+    std::printf("nvtx_pool_train: iterations=%d final_loss=%.6f elapsed_ms=%.1f arena_mib=%ld\n", o.iterations,
+                double(final_loss), double(tbdsample::monotonic_ns() - started) / 1e6, o.arena_mib);
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -32,6 +33,10 @@ void start_cuda() {  // the collector starts writing at the first CUDA call
 
 nvtxDomainHandle_t g_domain;
 char* g_buffer;
+
+// NVTX's "no tool" handles are -1 (its NVTX_MEM_*_NO_TOOL macros do not compile as C++).
+const auto kNoToolRegion = reinterpret_cast<nvtxMemRegionHandle_t>(intptr_t{-1});
+const auto kNoToolHeap = reinterpret_cast<nvtxMemHeapHandle_t>(intptr_t{-1});
 
 void check(bool ok, const char* what) {
     if (ok) return;
@@ -52,7 +57,7 @@ std::vector<nvtxMemRegionHandle_t> register_regions(nvtxMemHeapHandle_t heap,
     batch.regionDescElements = ranges.data();
     batch.regionHandleElementsOut = handles.data();
     nvtxMemRegionsRegister(g_domain, &batch);
-    for (auto h : handles) check(h != nullptr && h != NVTX_MEM_REGION_HANDLE_NO_TOOL, "no region handle");
+    for (auto h : handles) check(h != nullptr && h != kNoToolRegion, "no region handle");
     return handles;
 }
 
@@ -97,7 +102,7 @@ nvtxMemHeapHandle_t make_heap() {
     desc.messageType = NVTX_MESSAGE_TYPE_ASCII;
     desc.message.ascii = "host heap";
     nvtxMemHeapHandle_t heap = nvtxMemHeapRegister(g_domain, &desc);
-    check(heap != nullptr && heap != NVTX_MEM_HEAP_HANDLE_NO_TOOL, "no heap handle");
+    check(heap != nullptr && heap != kNoToolHeap, "no heap handle");
     return heap;
 }
 
