@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -125,6 +126,19 @@ int64_t whole_pooled_allocations(TraceFile& trace) {
     return trace.db.query_int(sql.c_str());
 }
 
+// Tensors the program registered itself (NVTX memory regions; docs/tagging.md, "Regions the program
+// names"): how many sub-ranges are its word, not inferred, and how many took their name's category.
+std::string registered_regions_note(TraceFile& trace) {
+    if (!trace::has_table(trace.db, "memory_regions") || !trace::has_table(trace.db, "allocation_subranges")) return {};
+    const int64_t regions = trace.db.query_int("SELECT count(*) FROM memory_regions WHERE allocation IS NOT NULL");
+    if (regions == 0) return {};
+    const int64_t named =
+        trace.db.query_int("SELECT count(*) FROM allocation_subranges WHERE rule = 'nvtx-region-name'");
+    return "the program registered " + std::to_string(regions) +
+           " regions (tensors) inside allocations (NVTX memory extension); " + std::to_string(named) +
+           " tensors tagged by the category their region's name begins with";
+}
+
 }  // namespace
 
 void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
@@ -179,6 +193,8 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
             " allocations: tensors recovered from the pointers the work used; their 'untagged' bytes are space "
             "that no tensor in use covered at that moment");
     }
+    if (std::string regions = registered_regions_note(trace); !regions.empty())
+        report.notes.push_back(std::move(regions));
     if (subranges.overlapping > 0) {
         report.notes.push_back("in " + std::to_string(subranges.overlapping) +
                                " allocations the tagged sub-ranges overlap in place and time: each byte is counted "

@@ -80,6 +80,11 @@ fi
 note=$(query trace.sqlite "SELECT value FROM run_notes WHERE key = 'memory_breakdown'")
 [[ "$note" == *"regions the program registered"* ]] && pass "the breakdown note counts the regions" \
     || fail "the breakdown note does not count the regions: $note"
+"$TBDPROF" report trace.sqlite --format json -o report.json >/dev/null 2>&1 || fail "tbdprof report failed"
+named_tagged=$(query trace.sqlite "SELECT count(*) FROM allocation_subranges WHERE rule = 'nvtx-region-name'")
+grep -q "the program registered $recorded regions (tensors) inside allocations (NVTX memory extension); $named_tagged tensors tagged" \
+    report.json && pass "the report counts the regions and those tagged by name" \
+    || fail "the report does not count the regions: $(grep -o '"notes"[^]]*' report.json | head -c 600)"
 "$TAG_ACCURACY" trace.sqlite labels.tsv --min "${MIN_ACCURACY:-0.99}" >accuracy.out 2>&1 \
     && pass "accuracy: $(grep -m1 -i 'bytes' accuracy.out)" || fail "accuracy below ${MIN_ACCURACY:-0.99}: $(cat accuracy.out)"
 finish
