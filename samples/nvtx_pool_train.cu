@@ -38,6 +38,7 @@ using tbdsample::Category;
 namespace {
 
 enum class Naming { category, plain, none };
+enum class Update { kernel, blas };
 
 struct Options {
     int iterations = 6;
@@ -49,6 +50,7 @@ struct Options {
     int last_batch = 0;  // 0: every step has `batch` rows
     long arena_mib = 16;
     Naming names = Naming::category;
+    Update update = Update::kernel;
 };
 
 // One tensor handed out by the arena.
@@ -274,8 +276,8 @@ public:
         float* grad = loss(rows, pre.back(), step_tensors);
         backward(rows, inputs, pre, grad, step_tensors);
         for (const Layer& l : layers_) {
-            tbdsample::launch_sgd_momentum(l.w, l.dw, l.vw, std::size_t(l.in) * l.out, 0.01f, 0.9f, stream_);
-            tbdsample::launch_sgd_momentum(l.b, l.db, l.vb, std::size_t(l.out), 0.01f, 0.9f, stream_);
+            update(l.w, l.dw, l.vw, std::size_t(l.in) * l.out);
+            update(l.b, l.db, l.vb, std::size_t(l.out));
         }
         CUDA_CHECK(cudaStreamSynchronize(stream_));
         for (auto it = step_tensors.rbegin(); it != step_tensors.rend(); ++it) arena_.release(*it);
@@ -289,6 +291,20 @@ public:
     }
 
 private:
+    // SGD with momentum: one fused kernel, or (--update blas) cuBLAS level-1 calls as some frameworks
+    // do it: v = 0.9 v + g (scal, axpy), w = w - 0.01 v (axpy).
+    void update(float* w, const float* g, float* v, std::size_t count) {
+        if (o_.update == Update::kernel) {
+            tbdsample::launch_sgd_momentum(w, g, v, count, 0.01f, 0.9f, stream_);
+            return;
+        }
+        const float momentum = 0.9f, one = 1.0f, minus_rate = -0.01f;
+        const int n = int(count);
+        CUBLAS_CHECK(cublasSscal(blas_, n, &momentum, v, 1));
+        CUBLAS_CHECK(cublasSaxpy(blas_, n, &one, g, 1, v, 1));
+        CUBLAS_CHECK(cublasSaxpy(blas_, n, &minus_rate, v, 1, w, 1));
+    }
+
     Layer make_layer(std::size_t index, int in, int out) {
         const std::string fc = "fc" + std::to_string(index);
         const std::size_t n = std::size_t(in) * out;
@@ -384,6 +400,8 @@ Options parse(int argc, char** argv) {
     parser.add_long("arena-mib", &o.arena_mib, 1, 65536, "arena size in MiB");
     parser.add_choice("names", {"category", "plain", "none"}, 0, [&](int i) { o.names = Naming(i); },
                       "region names: CATEGORY:NAME for most tensors, NAME only, or no names");
+    parser.add_choice("update", {"kernel", "blas"}, 0, [&](int i) { o.update = Update(i); },
+                      "SGD with momentum as one fused kernel, or as cuBLAS scal/axpy calls");
     parser.parse(argc, argv);
     if (o.last_batch > o.batch) parser.usage_error("--last-batch must not exceed --batch");
     return o;

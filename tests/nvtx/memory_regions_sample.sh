@@ -8,7 +8,7 @@
 #   - tagging accuracy on the labels >= MIN_ACCURACY (0.99);
 #   - with --last-batch: the two input regions resized (a 'resized' row, then the new size);
 #     with --names plain: no region named with a category, tagged by the rules alone.
-#   memory_regions_sample.sh [SAMPLE ARGS...]
+#   memory_regions_sample.sh [SAMPLE ARGS...]     (env: MIN_ACCURACY, default 0.99)
 source "$(dirname "$0")/common.sh"
 : "${TBDPROF_BIN_DIR:?}" "${TAG_ACCURACY:?}"
 cd "$WORK" || exit 1
