@@ -5,46 +5,66 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
 #include <tuple>
 
 namespace tbdprof::tagger {
 namespace {
 
-// Regions of each allocation that has any: [first, end) in model.regions, and the largest region's
-// bytes (how far below an offset a region covering it can start).
-struct RegionSpan {
-    size_t first = 0, end = 0;
-    int64_t largest = 0;
-};
+// Nested live regions around one offset are few; beyond this many below it the search stops.
+constexpr int kMaxNestedRegions = 16;
 
-std::unordered_map<int32_t, RegionSpan> spans_of(const TraceModel& m) {
-    std::unordered_map<int32_t, RegionSpan> spans;
-    for (size_t k = 0; k < m.regions.size(); ++k) {
-        auto [it, inserted] = spans.try_emplace(m.regions[k].allocation, RegionSpan{k, k, 0});
-        it->second.end = k + 1;
-        it->second.largest = std::max(it->second.largest, m.regions[k].bytes);
+// The region each pointer use falls in (kNone: none): one that covers the offset and was registered
+// when the work was enqueued (host times both; live from registration, up to but not including its
+// end), the smallest when regions nest. A sweep over time keeps each allocation's live regions by
+// offset, so the cost grows with uses and regions, not with their product.
+std::vector<int32_t> regions_of_uses(const TraceModel& m) {
+    std::vector<int32_t> result(m.pointer_uses.size(), kNone);
+    std::vector<size_t> begins(m.regions.size()), ends(m.regions.size()), uses;
+    for (size_t k = 0; k < m.regions.size(); ++k) begins[k] = ends[k] = k;
+    auto end_of = [&](size_t k) { return m.regions[k].end_ns.value_or(std::numeric_limits<int64_t>::max()); };
+    std::sort(begins.begin(), begins.end(),
+              [&](size_t a, size_t b) { return m.regions[a].begin_ns < m.regions[b].begin_ns; });
+    std::sort(ends.begin(), ends.end(), [&](size_t a, size_t b) { return end_of(a) < end_of(b); });
+    std::unordered_map<int32_t, bool> has_regions;
+    for (const RegisteredRegion& r : m.regions) has_regions[r.allocation] = true;
+    for (size_t u = 0; u < m.pointer_uses.size(); ++u)
+        if (m.pointer_uses[u].work < m.work.size() && has_regions.contains(m.pointer_uses[u].allocation))
+            uses.push_back(u);
+    auto at = [&](size_t u) { return m.work[m.pointer_uses[u].work].launch_ns; };
+    std::stable_sort(uses.begin(), uses.end(), [&](size_t a, size_t b) { return at(a) < at(b); });
+    std::unordered_map<int32_t, std::multimap<uint64_t, size_t>> live;  // allocation -> offset -> region
+    size_t next_begin = 0, next_end = 0;
+    for (size_t u : uses) {
+        const int64_t t = at(u);
+        for (; next_begin < begins.size() && m.regions[begins[next_begin]].begin_ns <= t; ++next_begin) {
+            const RegisteredRegion& r = m.regions[begins[next_begin]];
+            if (end_of(begins[next_begin]) > t) live[r.allocation].emplace(r.offset, begins[next_begin]);
+        }
+        for (; next_end < ends.size() && end_of(ends[next_end]) <= t; ++next_end) {
+            const RegisteredRegion& r = m.regions[ends[next_end]];
+            auto& regions = live[r.allocation];
+            for (auto [it, last] = regions.equal_range(r.offset); it != last; ++it)
+                if (it->second == ends[next_end]) {
+                    regions.erase(it);
+                    break;
+                }
+        }
+        const PointerUse& use = m.pointer_uses[u];
+        const auto found = live.find(use.allocation);
+        if (found == live.end()) continue;
+        const auto& regions = found->second;
+        auto it = regions.upper_bound(use.offset);
+        for (int seen = 0; it != regions.begin() && seen < kMaxNestedRegions; ++seen) {
+            const size_t k = (--it)->second;
+            const RegisteredRegion& r = m.regions[k];
+            if (use.offset - r.offset < uint64_t(r.bytes) &&
+                (result[u] == kNone || r.bytes < m.regions[size_t(result[u])].bytes))
+                result[u] = static_cast<int32_t>(k);
+        }
     }
-    return spans;
-}
-
-// The region a pointer use falls in: it covers the offset and was registered when the work was
-// enqueued (host times both). Nested regions: the smallest. kNone when none.
-int32_t region_of_use(const TraceModel& m, const RegionSpan& span, const PointerUse& use) {
-    const int64_t at = m.work[use.work].launch_ns;
-    auto begin = m.regions.begin() + std::ptrdiff_t(span.first);
-    auto it = std::upper_bound(begin, m.regions.begin() + std::ptrdiff_t(span.end), use.offset,
-                               [](uint64_t offset, const RegisteredRegion& r) { return offset < r.offset; });
-    int32_t best = kNone;
-    while (it != begin) {
-        const RegisteredRegion& r = *--it;
-        if (r.offset + uint64_t(span.largest) <= use.offset) break;  // none further down reaches it
-        const bool covers = use.offset < r.offset + uint64_t(r.bytes);
-        const bool live = r.begin_ns <= at && (!r.end_ns || at < *r.end_ns);
-        if (covers && live && (best == kNone || r.bytes < m.regions[size_t(best)].bytes))
-            best = static_cast<int32_t>(it - m.regions.begin());
-    }
-    return best;
+    return result;
 }
 
 struct Entry {
@@ -61,23 +81,23 @@ void widen(SubRange& range, uint32_t work) {
 // In allocations holding regions: the regions (those some work used) replace the inferred
 // sub-ranges; inferred ones keep the uses no region covers, and go when none is left.
 void replace_with_regions(const TraceModel& m, SubRangeSet& set, std::vector<int32_t>& region_of_range) {
-    const auto spans = spans_of(m);
     constexpr uint32_t kUnused = std::numeric_limits<uint32_t>::max();
-    std::vector<int32_t> use_region(m.pointer_uses.size(), kNone);
+    const std::vector<int32_t> use_region = regions_of_uses(m);
     std::vector<Entry> regions(m.regions.size()), kept(set.ranges.size());
+    std::vector<bool> with_regions(m.allocations.size(), false);
+    for (const RegisteredRegion& r : m.regions) with_regions[size_t(r.allocation)] = true;
     for (size_t k = 0; k < m.regions.size(); ++k) {
         const RegisteredRegion& r = m.regions[k];
         regions[k] = {{r.allocation, r.offset, 0, kUnused, 0, r.bytes, true, false}, int32_t(k), kNone};
     }
     for (size_t i = 0; i < set.ranges.size(); ++i) {
         kept[i] = {set.ranges[i], kNone, int32_t(i)};
-        if (spans.contains(set.ranges[i].segment)) kept[i].range.first_work = kUnused;  // rebuilt from its uses
+        if (with_regions[size_t(set.ranges[i].segment)]) kept[i].range.first_work = kUnused;  // rebuilt from its uses
     }
     for (size_t u = 0; u < m.pointer_uses.size(); ++u) {
         const PointerUse& use = m.pointer_uses[u];
-        auto span = spans.find(use.allocation);
-        if (span == spans.end() || use.work >= m.work.size()) continue;
-        use_region[u] = region_of_use(m, span->second, use);
+        const bool known = use.allocation >= 0 && size_t(use.allocation) < with_regions.size();
+        if (!known || !with_regions[size_t(use.allocation)] || use.work >= m.work.size()) continue;
         if (use_region[u] != kNone) {
             widen(regions[size_t(use_region[u])].range, use.work);
         } else if (set.owner[u] != kNone) {

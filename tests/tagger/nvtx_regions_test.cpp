@@ -139,3 +139,43 @@ TEST_CASE("without regions nothing changes") {
     }
     CHECK(with.owner == without.owner);
 }
+
+TEST_CASE("nested regions: the smallest covering one; a region ends before work enqueued at its end") {
+    Pool p;
+    p.region(0, 65536, 0, std::nullopt, "weights:all");        // an arena-wide region
+    p.region(4096, 1024, 0, std::nullopt, "gradients:inner");  // nested inside it
+    p.region(8192, 1024, 0, 1001, "activations:gone");         // ends when the first kernel is enqueued
+    std::sort(p.model.regions.begin(), p.model.regions.end(),
+              [](const RegisteredRegion& a, const RegisteredRegion& b) { return a.offset < b.offset; });
+    for (int i = 0; i < 3; ++i) p.kernel({{4096 + 8, Access::Write}, {8192, Access::Read}, {100, Access::Read}});
+    std::vector<int32_t> region_of;
+    IterationSet its;
+    SubRangeSet set = derive_with_regions(p.model, its, region_of);
+    auto name_of_use = [&](size_t u) {
+        const int32_t owner = set.owner[u];
+        if (owner == kNone || region_of[size_t(owner)] == kNone) return std::string("inferred");
+        return p.model.regions[size_t(region_of[size_t(owner)])].name;
+    };
+    CHECK(name_of_use(0) == "gradients:inner");
+    CHECK(name_of_use(1) == "weights:all");  // "activations:gone" ended at 1001: the enclosing region
+    CHECK(name_of_use(2) == "weights:all");
+}
+
+TEST_CASE("many regions reused at the same offsets over many steps stay cheap") {
+    Pool p;
+    constexpr int kSteps = 400, kTensors = 50;
+    for (int step = 0; step < kSteps; ++step) {
+        const int64_t begin = p.now;
+        for (int t = 0; t < kTensors; ++t) p.kernel({{uint64_t(t) * 1024, Access::Write}});
+        for (int t = 0; t < kTensors; ++t)
+            p.region(uint64_t(t) * 1024, 1024, begin, p.now, "activations:t" + std::to_string(t));
+    }
+    std::sort(p.model.regions.begin(), p.model.regions.end(), [](const RegisteredRegion& a, const RegisteredRegion& b) {
+        return std::tie(a.offset, a.begin_ns) < std::tie(b.offset, b.begin_ns);
+    });
+    std::vector<int32_t> region_of;
+    IterationSet its;
+    SubRangeSet set = derive_with_regions(p.model, its, region_of);
+    CHECK(set.ranges.size() == size_t(kSteps * kTensors));
+    for (int32_t r : region_of) CHECK(r != kNone);
+}
