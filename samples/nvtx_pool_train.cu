@@ -96,8 +96,8 @@ public:
         void* p = take(bytes);
         labels_.record_alloc(p, bytes, category);
         register_region(p, bytes);
-        name_region(p, naming_ == Naming::category && prefixed ? tbdsample::category_name(category) + (":" + name)
-                                                               : name);
+        name_region(p,
+                    naming_ == Naming::category && prefixed ? tbdsample::category_name(category) + (":" + name) : name);
         return static_cast<T*>(p);
     }
 
@@ -215,7 +215,7 @@ private:
     std::size_t bytes_;
     Naming naming_;
     tbdsample::LabelWriter& labels_;
-    std::vector<Block> free_, used_;  // by offset (free_); in allocation order (used_)
+    std::vector<Block> free_, used_;                                // by offset (free_); in allocation order (used_)
     std::vector<std::pair<void*, nvtxMemRegionHandle_t>> handles_;  // the last registration's
     nvtxDomainHandle_t domain_ = nullptr;
     nvtxMemHeapHandle_t heap_ = nullptr;
@@ -267,8 +267,8 @@ public:
         for (int r = 0; r < rows; ++r) host_y_[r] = (r + index) % o_.classes;
         CUDA_CHECK(cudaMemcpyAsync(x_, host_x_.data(), std::size_t(rows) * o_.input * sizeof(float),
                                    cudaMemcpyHostToDevice, stream_));
-        CUDA_CHECK(cudaMemcpyAsync(y_, host_y_.data(), std::size_t(rows) * sizeof(int), cudaMemcpyHostToDevice,
-                                   stream_));
+        CUDA_CHECK(
+            cudaMemcpyAsync(y_, host_y_.data(), std::size_t(rows) * sizeof(int), cudaMemcpyHostToDevice, stream_));
         std::vector<float*> step_tensors;
         std::vector<const float*> inputs{x_};
         std::vector<float*> pre;
@@ -396,12 +396,15 @@ Options parse(int argc, char** argv) {
     parser.add_int("hidden", &o.hidden, 1, 65536, "hidden width");
     parser.add_int("layers", &o.layers, 1, 64, "hidden layers");
     parser.add_int("classes", &o.classes, 2, 65536, "classes");
-    parser.add_int("last-batch", &o.last_batch, 0, 65536, "rows of the last step (0: --batch); resizes the input regions");
+    parser.add_int("last-batch", &o.last_batch, 0, 65536,
+                   "rows of the last step (0: --batch); resizes the input regions");
     parser.add_long("arena-mib", &o.arena_mib, 1, 65536, "arena size in MiB");
-    parser.add_choice("names", {"category", "plain", "none"}, 0, [&](int i) { o.names = Naming(i); },
-                      "region names: CATEGORY:NAME for most tensors, NAME only, or no names");
-    parser.add_choice("update", {"kernel", "blas"}, 0, [&](int i) { o.update = Update(i); },
-                      "SGD with momentum as one fused kernel, or as cuBLAS scal/axpy calls");
+    parser.add_choice(
+        "names", {"category", "plain", "none"}, 0, [&](int i) { o.names = Naming(i); },
+        "region names: CATEGORY:NAME for most tensors, NAME only, or no names");
+    parser.add_choice(
+        "update", {"kernel", "blas"}, 0, [&](int i) { o.update = Update(i); },
+        "SGD with momentum as one fused kernel, or as cuBLAS scal/axpy calls");
     parser.parse(argc, argv);
     if (o.last_batch > o.batch) parser.usage_error("--last-batch must not exceed --batch");
     return o;
