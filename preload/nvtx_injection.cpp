@@ -22,34 +22,18 @@
 #include "tbdprof/collector/range_recorder.h"
 #include "tbdprof/collector/recorder.h"
 
+#include "nvtx_text.h"
+
 #define TBD_VISIBLE __attribute__((visibility("default")))
 
 namespace tbdprof::preload {
-namespace {
 
-namespace ranges = collector::ranges;
-using collector::ThreadState;
+namespace nvtx {
 
-uint64_t handle_id(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
-
-// A string id is a 64-bit hash; 0 means "none" in RawRange, so a text hashing to 0 (never seen in
-// practice) would read as unnamed. Handles must not be null either: NVTX treats null as failure.
-uint64_t intern(std::string_view text) {
-    ThreadState& ts = collector::thread_state();
-    const uint64_t id = collector::intern_string(ts, text);
-    collector::capture::classify_range_name(id, text);  // --steps: is it a step range? (cheap when unused)
-    return id;
-}
-
-uint64_t intern_ascii(const char* text) { return text == nullptr ? 0 : intern(std::string_view(text)); }
-
-// wchar_t is UTF-32 on Linux. Names are short; longer ones are cut at kMaxBytes.
-uint64_t intern_wide(const wchar_t* text) {
-    if (text == nullptr) return 0;
-    constexpr size_t kMaxBytes = 508;
-    char buffer[kMaxBytes + 4];
+// wchar_t is UTF-32 on Linux.
+size_t utf8_of_wide(const wchar_t* text, NameBuffer& buffer) {
     size_t n = 0;
-    for (; *text != 0 && n < kMaxBytes; ++text) {
+    for (; *text != 0 && n < kMaxNameBytes; ++text) {
         auto c = static_cast<uint32_t>(*text);
         if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) c = 0xFFFD;
         if (c < 0x80) {
@@ -68,7 +52,33 @@ uint64_t intern_wide(const wchar_t* text) {
             buffer[n++] = static_cast<char>(0x80 | (c & 0x3F));
         }
     }
-    return intern(std::string_view(buffer, n));
+    return n;
+}
+
+}  // namespace nvtx
+
+namespace {
+
+namespace ranges = collector::ranges;
+using collector::ThreadState;
+
+uint64_t handle_id(const void* handle) { return reinterpret_cast<uintptr_t>(handle); }
+
+// A string id is a 64-bit hash; 0 means "none" in RawRange, so a text hashing to 0 (never seen in
+// practice) would read as unnamed. Handles must not be null either: NVTX treats null as failure.
+uint64_t intern(std::string_view text) {
+    ThreadState& ts = collector::thread_state();
+    const uint64_t id = collector::intern_string(ts, text);
+    collector::capture::classify_range_name(id, text);  // --steps: is it a step range? (cheap when unused)
+    return id;
+}
+
+uint64_t intern_ascii(const char* text) { return text == nullptr ? 0 : intern(std::string_view(text)); }
+
+uint64_t intern_wide(const wchar_t* text) {
+    if (text == nullptr) return 0;
+    nvtx::NameBuffer buffer;
+    return intern(std::string_view(buffer, nvtx::utf8_of_wide(text, buffer)));
 }
 
 // The message of an event-attributes structure. Older, shorter structures stop before `message`.

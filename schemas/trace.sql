@@ -361,6 +361,44 @@ CREATE TABLE kernel_metrics (
     value  REAL               -- NULL: CUPTI could not count it for this kernel (not available, not 0)
 );
 
+-- NVTX's memory extension (nvtx3/nvToolsExtMem.h): what a sub-allocator told tools about the memory
+-- inside its allocations. Added after format 1 without a version bump (new tables): a reader must
+-- treat a missing table as empty. No rows: the program registered nothing.
+-- Heaps (nvtxMemHeapRegister): the memory a sub-allocator manages.
+CREATE TABLE memory_heaps (
+    id            INTEGER PRIMARY KEY,
+    process       INTEGER NOT NULL REFERENCES processes(id),
+    thread        INTEGER,           -- threads.id of the registering thread
+    handle        INTEGER NOT NULL,  -- the nvtxMemHeapHandle_t the collector returned (1, 2, ...)
+    address       INTEGER NOT NULL,  -- its virtual range (0 and 0 when not given)
+    bytes         INTEGER NOT NULL,
+    allocation    INTEGER,           -- allocations.id holding `address` when registered; NULL: none
+    device        INTEGER,           -- that allocation's device; NULL: none (host memory, unknown)
+    usage         TEXT NOT NULL,     -- 'sub_allocator', 'layout', 'sub_allocator,layout', 'unknown'
+    name          TEXT,              -- the descriptor's message; NULL: none
+    domain        TEXT,              -- NVTX domain; NULL: the default domain
+    register_ns   INTEGER NOT NULL,  -- host time of the call
+    unregister_ns INTEGER            -- nvtxMemHeapUnregister; NULL: still registered at the end
+);
+
+-- Regions (nvtxMemRegionsRegister): the tensors inside. One row per region as long as its extent
+-- stays the same: a resize ends the row ('resized') and starts a new one at the same address with the
+-- new size and the same name, so each row is one extent over one span of time.
+CREATE TABLE memory_regions (
+    id            INTEGER PRIMARY KEY,
+    process       INTEGER NOT NULL REFERENCES processes(id),
+    heap          INTEGER,           -- memory_heaps.id; NULL: the process-wide heap or an unknown handle
+    address       INTEGER NOT NULL,  -- also its nvtxMemRegionHandle_t
+    bytes         INTEGER NOT NULL,
+    allocation    INTEGER,           -- allocations.id holding `address` when registered; NULL: none
+    device        INTEGER,           -- that allocation's device; NULL: none
+    name          TEXT,              -- the last name nvtxMemRegionsName gave it; NULL: never named
+    register_ns   INTEGER NOT NULL,  -- registration (or the resize that started this row)
+    unregister_ns INTEGER,           -- when it ended; NULL: still registered at the end
+    end_reason    TEXT               -- 'unregistered', 'resized', 'heap_unregistered', 'heap_reset',
+                                     -- 'replaced' (another region registered at its address); NULL
+);
+
 -- One row per allocation, with its category once tagging has run.
 CREATE VIEW memory_allocations AS
 SELECT a.id, a.process, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category

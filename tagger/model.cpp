@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "nvtx_regions.h"
+
 #include <tbdprof/trace/tables.h>
 
 #include <algorithm>
@@ -153,6 +155,7 @@ TraceModel load_model(const trace::Database& db) {
         for (size_t i = 0; i < m.allocations.size(); ++i) alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
     }
     mark_library_handle_allocations(db, m);
+    load_registered_regions(db, alloc_index, m);  // nvtx_regions.cpp: sets m.pooled when there are any
     // Copies, sets and library calls point into allocations through the builder's columns (the one
     // resolution); a trace without them (older, imported) has these operands unresolved, as kernels
     // without edges are. kNone: in no allocation, or not in device memory.

@@ -86,6 +86,17 @@ struct Range {
     std::string name;
 };
 
+// A region the program registered inside an allocation (NVTX memory extension, the trace's
+// memory_regions; nvtx_regions.h): a tensor it told us about, with its name.
+struct RegisteredRegion {
+    int32_t allocation = kNone;  // index into TraceModel::allocations
+    uint64_t offset = 0;         // from the allocation's address
+    int64_t bytes = 0;
+    int64_t begin_ns = 0;                 // registered (host time)
+    std::optional<int64_t> end_ns;        // unregistered, resized or its heap ended; absent: never
+    std::string name;                     // empty: never named
+};
+
 struct TraceModel {
     std::vector<Allocation> allocations;  // device-side allocations only (no pinned host memory)
     std::vector<WorkItem> work;           // ordered by launch time
@@ -105,6 +116,8 @@ struct TraceModel {
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.
     bool pooled = false;
     std::vector<PointerUse> pointer_uses;
+    // Regions the program registered, by allocation then offset; any makes the model pooled.
+    std::vector<RegisteredRegion> regions;
 };
 
 // Reads a trace through the trace library; throws trace::SqliteError when the file cannot be read.

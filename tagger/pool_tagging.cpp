@@ -1,5 +1,6 @@
 #include "pool_tagging.h"
 
+#include "nvtx_regions.h"
 #include "subranges.h"
 #include "training_steps.h"
 
@@ -188,7 +189,8 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         if (set_apart_steps_without_training(m, r, its)) r = tag_allocations(m, its);
         return r;
     }
-    SubRangeSet set = derive_subranges(m, its);
+    std::vector<int32_t> regions;  // per sub-range: the registered region it is (nvtx_regions.h)
+    SubRangeSet set = derive_with_regions(m, its, regions);
     std::vector<int32_t> index;
     TraceModel v = with_subranges(m, set, index);
     // Segments live all run, so they cannot tell where a step may start without cutting short-lived
@@ -198,12 +200,12 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
     // part of a step): a boundary may move, the count may not drop.
     if (!same_boundaries(its, better) && better.iterations.size() >= its.iterations.size()) {
         its = std::move(better);
-        set = derive_subranges(m, its);
+        set = derive_with_regions(m, its, regions);
         v = with_subranges(m, set, index);
     }
     TagResult r = tag_allocations(v, its);
     if (set_apart_steps_without_training(v, r, its)) {
-        set = derive_subranges(m, its);
+        set = derive_with_regions(m, its, regions);
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
     }
@@ -211,7 +213,10 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
     }
-    return collect(m, v, set, index, its, std::move(r));
+    apply_region_names(m, regions, index, r);
+    TagResult result = collect(m, v, set, index, its, std::move(r));
+    finish_region_rows(m, set, regions, index, result);
+    return result;
 }
 
 }  // namespace tbdprof::tagger

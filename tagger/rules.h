@@ -44,6 +44,8 @@ struct TagResult {
     size_t single_role_segments = 0;     // examined, tensors found, all of one role: one tensor
     size_t segments_without_subranges = 0;  // pooled segments (kPooledOffsets) left at segment level
     bool segment_level = false;  // pooled segments without sub-ranges: breakdown at segment granularity
+    size_t registered_regions = 0;  // sub-ranges that are regions the program registered (nvtx_regions.h)
+    size_t named_regions = 0;       // ... of which the name gave the category
 };
 
 TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations);

@@ -88,6 +88,9 @@ std::string breakdown_note(const TagResult& r) {
                       " with tensors of different roles): tensors recovered from the pointers the work used";
     std::string seg = "segment level for " + std::to_string(r.segments_without_subranges) +
                       " allocations addressed at 16 or more offsets with no tensors recovered in them";
+    if (r.registered_regions > 0)  // nvtx_regions.h: these tensors were not inferred, the program said
+        sub += "; " + std::to_string(r.registered_regions) + " of the tensors are regions the program registered (" +
+               std::to_string(r.named_regions) + " with the category in their name, rule nvtx-region-name)";
     if (examined && r.segment_level) return sub + "; " + seg;
     if (examined) return sub;
     if (r.segment_level) return seg;

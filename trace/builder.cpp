@@ -52,7 +52,7 @@ void add_counter_warnings(const detail::BuildCounters& c, BuildResult& result) {
                                   " device records without a matching host call");
 }
 
-constexpr int total_build_steps = 12;  // build_model's eleven steps and the writing
+constexpr int total_build_steps = 13;  // build_model's twelve steps and the writing
 
 detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::RawProcess>& processes,
                                BuildResult& result) {
@@ -74,6 +74,7 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
         {"API calls and ranges", &detail::ModelBuilder::build_api_calls_and_ranges},
         {"call stacks", &detail::ModelBuilder::build_stacks_and_frames},
         {"allocations", &detail::ModelBuilder::build_allocations_and_edges},
+        {"memory regions", &detail::ModelBuilder::build_memory_regions},
         {"samples", &detail::ModelBuilder::build_samples_and_drops},
         {"kernel metrics", &detail::ModelBuilder::build_kernel_metrics},
     };

@@ -72,6 +72,7 @@ public:
     void build_stacks_and_frames();
     void build_allocations_and_edges();
     void build_samples_and_drops();
+    void build_memory_regions();  // after build_allocations_and_edges: regions lie in allocations
     void build_capture_windows(ProcessContext& p);
     void build_kernel_metrics();  // after build_kernels: pairs counter ranges with kernel rows
     void finish_run_row();

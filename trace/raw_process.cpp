@@ -73,6 +73,10 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             push(p.ranges, r);
             note_time(p, p.ranges.back().record.end_ns);
             return;
+        case RecordKind::MemRegion:
+            push(p.memory_regions, r);
+            note_time(p, p.memory_regions.back().record.ts_ns);
+            return;
         case RecordKind::GraphCapture:
             push(p.graph_captures, r);
             note_time(p, p.graph_captures.back().record.ts_ns);

@@ -53,6 +53,7 @@ struct RawProcess {
     std::vector<Event<raw::RawSync>> syncs;
     std::vector<Event<raw::RawLibraryCall>> library_calls;
     std::vector<Event<raw::RawRange>> ranges;
+    std::vector<Event<raw::RawMemRegion>> memory_regions;  // NVTX memory extension, file order
     std::vector<Event<raw::RawGraphCapture>> graph_captures;
     std::vector<Event<raw::RawGraphInstantiate>> graph_instantiations;
     std::vector<Event<raw::RawGraphLaunch>> graph_launches;

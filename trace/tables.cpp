@@ -84,6 +84,15 @@ TBD_TABLE(LibraryCallRow, "library_calls", "library_calls", "id", "begin_ns",
 TBD_TABLE(RangeRow, "ranges", "ranges", "id", "begin_ns",
           {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"begin_ns", &R::begin_ns},
            {"end_ns", &R::end_ns}, {"name", &R::name}, {"domain", &R::domain}})
+TBD_TABLE(MemoryHeapRow, "memory_heaps", "memory_heaps", "id", "register_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"handle", &R::handle},
+           {"address", &R::address}, {"bytes", &R::bytes}, {"allocation", &R::allocation}, {"device", &R::device},
+           {"usage", &R::usage}, {"name", &R::name}, {"domain", &R::domain}, {"register_ns", &R::register_ns},
+           {"unregister_ns", &R::unregister_ns}})
+TBD_TABLE(MemoryRegionRow, "memory_regions", "memory_regions", "id", "register_ns",
+          {{"id", &R::id}, {"process", &R::process}, {"heap", &R::heap}, {"address", &R::address},
+           {"bytes", &R::bytes}, {"allocation", &R::allocation}, {"device", &R::device}, {"name", &R::name},
+           {"register_ns", &R::register_ns}, {"unregister_ns", &R::unregister_ns}, {"end_reason", &R::end_reason}})
 TBD_TABLE(IterationRow, "iterations", "iterations", "id", "begin_ns",
           {{"id", &R::id}, {"process", &R::process}, {"idx", &R::index}, {"begin_ns", &R::begin_ns},
            {"end_ns", &R::end_ns}, {"source", &R::source}, {"device_begin_ns", &R::device_begin_ns},
@@ -193,6 +202,8 @@ template class RowReader<SubrangeRow>;
 template class RowReader<KernelEdgeRow>;
 template class RowReader<LibraryCallRow>;
 template class RowReader<RangeRow>;
+template class RowReader<MemoryHeapRow>;
+template class RowReader<MemoryRegionRow>;
 template class RowReader<IterationRow>;
 template class RowReader<PhaseRow>;
 template class RowReader<DeviceRow>;

@@ -158,6 +158,14 @@ void write_memory(Database& db, const TraceModel& m) {
     Statement window(db, "INSERT INTO capture_windows VALUES (?1, ?2, ?3, ?4)");
     for (const CaptureWindowRow& w : m.capture_windows)
         insert(window, w.process, w.begin_ns, w.end_ns, std::string_view(w.reason));
+    Statement heap(db, "INSERT INTO memory_heaps VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    for (const MemoryHeapRow& h : m.memory_heaps)
+        insert(heap, h.id, h.process, h.thread, h.handle, h.address, h.bytes, h.allocation, h.device,
+               std::string_view(h.usage), h.name, h.domain, h.register_ns, h.unregister_ns);
+    Statement region(db, "INSERT INTO memory_regions VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+    for (const MemoryRegionRow& r : m.memory_regions)
+        insert(region, r.id, r.process, r.heap, r.address, r.bytes, r.allocation, r.device, r.name, r.register_ns,
+               r.unregister_ns, r.end_reason);
 }
 
 void write_tables(Database& db, const TraceModel& model) {

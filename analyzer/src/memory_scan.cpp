@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -111,6 +112,23 @@ std::vector<int64_t> whole_pooled_allocations(TraceFile& trace) {
     return ids;
 }
 
+namespace {
+
+// Tensors the program registered itself (NVTX memory regions; docs/tagging.md, "Regions the program
+// names"): how many sub-ranges are its word, not inferred, and how many took their name's category.
+std::string registered_regions_note(TraceFile& trace) {
+    if (!trace::has_table(trace.db, "memory_regions") || !trace::has_table(trace.db, "allocation_subranges")) return {};
+    const int64_t regions = trace.db.query_int("SELECT count(*) FROM memory_regions WHERE allocation IS NOT NULL");
+    if (regions == 0) return {};
+    const int64_t named =
+        trace.db.query_int("SELECT count(*) FROM allocation_subranges WHERE rule = 'nvtx-region-name'");
+    return "the program registered " + std::to_string(regions) +
+           " regions (tensors) inside allocations (NVTX memory extension); " + std::to_string(named) +
+           " tensors tagged by the category their region's name begins with";
+}
+
+}  // namespace
+
 std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device,
                                                 int64_t& absurd) {
     // No device has 2^50 bytes (1 PiB): a row saying so is damaged or made up, and summing it could
@@ -187,6 +205,8 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
             " allocations: tensors recovered from the pointers the work used; their 'untagged' bytes are space "
             "that no tensor in use covered at that moment");
     }
+    if (std::string regions = registered_regions_note(trace); !regions.empty())
+        report.notes.push_back(std::move(regions));
     if (subranges.overlapping > 0) {
         report.notes.push_back("in " + std::to_string(subranges.overlapping) +
                                " allocations the tagged sub-ranges overlap in place and time: each byte is counted "

@@ -103,6 +103,23 @@ TEST_CASE("pooled segments count by their tagged sub-ranges; the rest is unattri
     CHECK(noted);
 }
 
+TEST_CASE("regions the program registered are counted in the notes, with those tagged by their name") {
+    tbdtest::TraceBuilder t("memory_regions.sqlite");
+    const std::string segment = std::to_string(t.allocation(1000, 0, std::nullopt, "weights"));
+    t.exec("INSERT INTO memory_regions (id, process, address, bytes, allocation, register_ns) VALUES "
+           "(1, 1, 0, 300, " + segment + ", 0), (2, 1, 300, 200, " + segment + ", 10), (3, 1, 99999, 8, NULL, 0)");
+    t.exec("INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category, rule) VALUES "
+           "(1, " + segment + ", 0, 300, 0, 100, 'weights', 'nvtx-region-name'), "
+           "(2, " + segment + ", 300, 200, 10, 50, 'activations', 'produced-consumed-in-step')");
+    const Report r = analyze_trace(t.finish(200), AnalysisOptions{});
+    bool noted = false;
+    for (const std::string& note : r.notes)
+        noted |= note.find("the program registered 2 regions (tensors) inside allocations") != std::string::npos &&
+                 note.find("1 tensors tagged by the category their region's name begins with") != std::string::npos;
+    CHECK(noted);
+    CHECK(r.memory.at_peak[cat("weights")] == 300);
+}
+
 TEST_CASE("sub-ranges sharing bytes at the same time count once: the narrowest, then the latest, wins") {
     tbdtest::TraceBuilder t("memory_overlap.sqlite");
     const std::string segment = std::to_string(t.allocation(1000, 0, 200, "workspace"));

@@ -79,6 +79,12 @@ int main(int argc, char** argv) {
                         strings[f.module_string].c_str(), f.offset);
             break;
         }
+        case RecordKind::MemRegion: {
+            const auto m = r.as<RawMemRegion>();
+            std::printf("memregion tid=%u op=%d heap=%" PRIu64 " 0x%" PRIx64 " %" PRIu64 " '%s'\n", r.tid,
+                        static_cast<int>(m.op), m.heap, m.address, m.bytes, strings[m.name_string].c_str());
+            break;
+        }
         default: std::printf("kind %d size %zu tid %u\n", static_cast<int>(r.kind), r.size, r.tid); break;
         }
     }

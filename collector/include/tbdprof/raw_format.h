@@ -20,6 +20,7 @@ namespace tbdprof::raw {
 inline constexpr char kMagic[8] = {'T', 'B', 'D', 'R', 'A', 'W', '\0', '\1'};
 // 2: thread-tagged correlations (RawCorrelation). 3: launches, copies and sets made while their stream
 // captured a CUDA graph are marked `captured` (they did not run), graph capture/instantiate/launch records.
+// (RawMemRegion was added as a new kind without a bump: readers skip kinds they do not know.)
 inline constexpr uint32_t kVersion = 3;
 
 struct RawFileHeader {
@@ -46,6 +47,7 @@ enum class RecordKind : uint16_t {
     Sync = 15,         // RawSync
     LibraryCall = 16,  // RawLibraryCall
     Range = 17,        // RawRange: an NVTX range (push/pop, start/end) or mark
+    MemRegion = 18,    // RawMemRegion: an NVTX memory-extension call (heaps, regions, region names)
     Stack = 20,        // RawStack: a deduplicated call stack (instruction pointers)
     Frame = 21,        // RawFrame: symbol for one instruction pointer (resolved off the hot path)
     DeviceKernel = 30, // RawDeviceActivity from CUPTI: device start/end of a kernel
@@ -347,6 +349,33 @@ struct RawRange {
     uint8_t reserved[2];
 };
 static_assert(sizeof(RawRange) == 48);
+
+// NVTX's memory extension (nvtx3/nvToolsExtMem.h): how a sub-allocator tells tools what lies inside
+// its allocations. One record per heap and per region element of each call (a batch call of N regions
+// writes N records, in its order). Recorded always, as allocations are, whatever the capture window.
+enum class MemRegionOp : uint8_t {
+    HeapRegister = 1,      // heap = the handle we returned; address/bytes = its range; usage as given
+    HeapUnregister = 2,    // heap; its regions end with it
+    HeapReset = 3,         // heap (0: process-wide): every region in it ends, the heap stays
+    RegionRegister = 4,    // heap (0: process-wide); address/bytes of the region (also its handle)
+    RegionResize = 5,      // address (the region's start); bytes = the new size
+    RegionUnregister = 6,  // address (pointer or handle: both are the region's start address)
+    RegionName = 7,        // address; name_string = the name (0: the name was cleared)
+};
+
+struct RawMemRegion {
+    RawRecordHeader header;
+    uint64_t ts_ns;
+    uint64_t heap;         // heap handle: 1, 2, ... in registration order; 0 = process-wide
+    uint64_t address;
+    uint64_t bytes;
+    uint64_t name_string;  // RawString id: region name (RegionName), heap name (HeapRegister); 0 none
+    uint64_t domain_string;  // RawString id of the NVTX domain, 0 = default domain
+    uint32_t usage;        // HeapRegister: NVTX_MEM_HEAP_USAGE_TYPE_* bits
+    MemRegionOp op;
+    uint8_t reserved[3];
+};
+static_assert(sizeof(RawMemRegion) == 64);
 
 struct RawStack {
     RawRecordHeader header;

@@ -117,6 +117,29 @@ struct RangeRow {
     std::string_view name, domain;
 };
 
+// NVTX memory extension (schemas/trace.sql): a heap a sub-allocator registered, and one extent of a
+// region inside it over time. Empty in traces of programs that registered nothing, and older ones.
+struct MemoryHeapRow {
+    int64_t id = 0, process = 0;
+    OptionalInt thread;
+    int64_t handle = 0, address = 0, bytes = 0;
+    OptionalInt allocation, device;
+    std::string_view usage, name, domain;
+    int64_t register_ns = 0;
+    OptionalInt unregister_ns;  // absent: still registered at the end
+};
+
+struct MemoryRegionRow {
+    int64_t id = 0, process = 0;
+    OptionalInt heap;
+    int64_t address = 0, bytes = 0;
+    OptionalInt allocation, device;  // absent: in no recorded allocation
+    std::string_view name;           // empty: never named
+    int64_t register_ns = 0;
+    OptionalInt unregister_ns;  // absent: still registered at the end
+    std::string_view end_reason;
+};
+
 struct IterationRow {
     int64_t id = 0, process = 0, index = 0, begin_ns = 0, end_ns = 0;
     std::string_view source;  // 'nvtx', 'repetition', 'import'

@@ -207,6 +207,29 @@ struct CaptureWindowRow {
     std::string reason;
 };
 
+// NVTX memory extension (build_memory_regions.cpp): a heap and one extent of a region over time.
+struct MemoryHeapRow {
+    int64_t id = 0, process = 0;
+    Opt thread;
+    int64_t handle = 0, address = 0, bytes = 0;
+    Opt allocation, device;
+    std::string usage;
+    std::optional<std::string> name, domain;
+    int64_t register_ns = 0;
+    Opt unregister_ns;
+};
+
+struct MemoryRegionRow {
+    int64_t id = 0, process = 0;
+    Opt heap;
+    int64_t address = 0, bytes = 0;
+    Opt allocation, device;
+    std::optional<std::string> name;
+    int64_t register_ns = 0;
+    Opt unregister_ns;
+    std::optional<std::string_view> end_reason;  // static texts
+};
+
 struct TraceModel {
     RunRow run;
     std::vector<std::pair<std::string, std::string>> notes;
@@ -233,6 +256,8 @@ struct TraceModel {
     std::vector<KernelMetricRow> kernel_metrics;
     std::vector<DroppedRow> dropped;
     std::vector<CaptureWindowRow> capture_windows;
+    std::vector<MemoryHeapRow> memory_heaps;
+    std::vector<MemoryRegionRow> memory_regions;
 };
 
 }  // namespace tbdprof::trace::detail
