@@ -403,13 +403,18 @@ IterationSet from_repetition(const TraceModel& m) {
     // previous step's loss read back); it owns the work after its own last kernel up to the next
     // block. A checkpoint save (far more device-to-host copies after a step than after the others)
     // becomes a non-training span of its own.
-    std::vector<size_t> trailing(blocks.size(), 0);  // D2H copies right after each block's last kernel
+    // D2H copies right after each block's last kernel, with the sets launched before the last of them
+    // (gradients zeroed right after the update, then the loss read back: the step's closing work).
+    std::vector<size_t> trailing(blocks.size(), 0);
     for (size_t b = 0; b < blocks.size(); ++b) {
         size_t w = kernels[blocks[b].end_kernel - 1] + 1;
         size_t limit = blocks[b].end_kernel < kernels.size() ? kernels[blocks[b].end_kernel] : m.work.size();
-        while (w < limit && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process)) {
-            trailing[b] += m.work[w].process == process;
-            ++w;
+        for (size_t n = 0; w < limit; ++w) {
+            const WorkItem& item = m.work[w];
+            if (item.process != process) continue;
+            if (item.kind != WorkItem::Kind::CopyDtoH && item.kind != WorkItem::Kind::Set) break;
+            ++n;
+            if (item.kind == WorkItem::Kind::CopyDtoH) trailing[b] = n;
         }
     }
     std::vector<size_t> sorted;
