@@ -18,7 +18,9 @@ Use use_of(const TraceModel& m, const WorkItem& w, const Touch& t) {
     if (w.library_call != kNone) {
         const LibraryCall& c = m.library_calls[size_t(w.library_call)];
         if (t.allocation == c.workspace) return Use::Workspace;
-        if (t.allocation == c.c) return Use::Overwrite;  // the output operand (beta may keep some of it)
+        // The output operand: read and written by an axpy or scal, overwritten otherwise (a GEMM's
+        // beta may keep some of it; the trace does not say).
+        if (t.allocation == c.c) return c.output_read ? Use::Modify : Use::Overwrite;
         return Use::Read;
     }
     return t.access == Access::Read ? Use::Read : t.access == Access::Write ? Use::Modify : Use::Unknown;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 namespace tbdprof::tagger {
 namespace {
@@ -143,6 +144,27 @@ struct Block {
     bool training = true;
 };
 
+// A first step that allocates and initialises its buffers as it goes (weights filled in the first
+// forward, state zeroed before the first update) runs the whole step's pattern with set-up kernels
+// in between, too many for the block tolerance. Such a step ends right where the first matched step
+// begins: the pattern, with kernels inserted but none left out or changed, ending with the kernel
+// just before `end` (the first matched step's first kernel), and no more inserted kernels than the
+// step has. Returns its first kernel, or nothing when the kernels before `end` are not such a step.
+std::optional<size_t> lazy_first_step(const TraceModel& m, const std::vector<size_t>& kernels,
+                                      const std::vector<int32_t>& pattern, size_t end) {
+    if (pattern.empty() || end == 0 || m.work[kernels[end - 1]].function != pattern.back()) return std::nullopt;
+    size_t i = pattern.size(), j = end, inserted = 0;
+    while (i > 0 && j > 0 && inserted <= pattern.size()) {
+        if (m.work[kernels[j - 1]].function == pattern[i - 1])
+            --i;
+        else
+            ++inserted;
+        --j;
+    }
+    if (i > 0 || inserted == 0 || inserted > pattern.size()) return std::nullopt;
+    return j;
+}
+
 std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& kernels, size_t offset, size_t middle,
                                 size_t period) {
     std::vector<int32_t> pattern;
@@ -200,7 +222,10 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
             size_t e = 0;
             if (align(later, e) && e < errors) next = later, errors = e;
         }
-        if (!blocks.empty()) blocks.push_back({k, next, false});  // before the first step: set-up
+        if (!blocks.empty())
+            blocks.push_back({k, next, false});  // before the first step: set-up
+        else if (auto first = lazy_first_step(m, kernels, pattern, next))
+            blocks.push_back({*first, next, true});
         k = next;
     }
     if (!blocks.empty() && k < kernels.size() && forward_pass_tail(k)) blocks.push_back({k, kernels.size(), false});
@@ -378,13 +403,18 @@ IterationSet from_repetition(const TraceModel& m) {
     // previous step's loss read back); it owns the work after its own last kernel up to the next
     // block. A checkpoint save (far more device-to-host copies after a step than after the others)
     // becomes a non-training span of its own.
-    std::vector<size_t> trailing(blocks.size(), 0);  // D2H copies right after each block's last kernel
+    // D2H copies right after each block's last kernel, with the sets launched before the last of them
+    // (gradients zeroed right after the update, then the loss read back: the step's closing work).
+    std::vector<size_t> trailing(blocks.size(), 0);
     for (size_t b = 0; b < blocks.size(); ++b) {
         size_t w = kernels[blocks[b].end_kernel - 1] + 1;
         size_t limit = blocks[b].end_kernel < kernels.size() ? kernels[blocks[b].end_kernel] : m.work.size();
-        while (w < limit && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process)) {
-            trailing[b] += m.work[w].process == process;
-            ++w;
+        for (size_t n = 0; w < limit; ++w) {
+            const WorkItem& item = m.work[w];
+            if (item.process != process) continue;
+            if (item.kind != WorkItem::Kind::CopyDtoH && item.kind != WorkItem::Kind::Set) break;
+            ++n;
+            if (item.kind == WorkItem::Kind::CopyDtoH) trailing[b] = n;
         }
     }
     std::vector<size_t> sorted;

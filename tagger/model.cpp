@@ -186,6 +186,7 @@ TraceModel load_model(const trace::Database& db) {
                           .workspace_address = uint64_t(r.workspace.value_or(0)),
                           .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
             operand_sizes(r, c);
+            c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
             m.library_calls.push_back(c);
         }
         m.operands_unresolved |= !calls_resolved && !m.library_calls.empty();

@@ -77,6 +77,10 @@ struct LibraryCall {
     // The operand's bytes are its exact extent, recorded from the call's descriptors
     // (library_calls.a_bytes, b_bytes, c_bytes), not a lower bound from the GEMM shape.
     bool a_exact = false, b_exact = false, c_exact = false;
+    // The call reads its output operand before writing it, by the op's documented semantics: axpy
+    // (y = alpha x + y), scal (x = alpha x), ger (A = alpha x y^T + A). A GEMM's C is read only when
+    // beta != 0, which the trace does not record; it counts as overwritten.
+    bool output_read = false;
 };
 
 struct Range {

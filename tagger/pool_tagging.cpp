@@ -186,6 +186,7 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
     its = detect_iterations(m, range_name);
     if (!m.pooled) {
         TagResult r = tag_allocations(m, its);
+        if (count_set_apart_spans_that_train(m, r, its)) r = tag_allocations(m, its);
         if (set_apart_steps_without_training(m, r, its)) r = tag_allocations(m, its);
         return r;
     }
@@ -204,6 +205,11 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         v = with_subranges(m, set, index);
     }
     TagResult r = tag_allocations(v, its);
+    if (count_set_apart_spans_that_train(v, r, its)) {
+        set = derive_subranges(m, its);
+        v = with_subranges(m, set, index);
+        r = tag_allocations(v, its);
+    }
     if (set_apart_steps_without_training(v, r, its)) {
         set = derive_with_regions(m, its, regions);
         v = with_subranges(m, set, index);

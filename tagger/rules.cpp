@@ -144,16 +144,55 @@ std::pair<size_t, size_t> touches_in(const Context& c, const FlowFacts& f, int i
     return {begin, end};
 }
 
-// May kernel `k` belong to the update when the update of its step starts at `start` (<= k)? Its
-// writes must be buffers only the update uses in the step (momenta, master copies, the update's
-// own scratch; not zeroed by a set each step) or weights; what it reads must be weights, such
-// buffers, or buffers nothing but the update uses after it (gradients); and it must write
-// something the update goes on to use (a dead output does not make it the update's).
+// Whether buffer `f`, read by work in step `it`, was last written before `start` and then used by
+// other work before `start`: data backward shares (an activation gradient a weight-gradient GEMM and
+// a bias-gradient kernel both read), not the update's input. A gradient is written by backward and
+// then read only by the update.
+bool shared_before_update(const Context& c, const FlowFacts& f, int it, size_t start) {
+    auto [begin, end] = touches_in(c, f, it);
+    bool written = false, used_since = false;
+    for (size_t i = begin; i < end && f.touches[i].work < start; ++i) {
+        if (writes(f.touches[i].use))
+            written = true, used_since = false;
+        else if (c.m.work[f.touches[i].work].kind == WorkItem::Kind::Kernel)
+            used_since = true;
+    }
+    return written && used_since;
+}
+
+// A set or copy that is the buffer's first touch ever initialises it (state allocated lazily, just
+// before the first update, and zeroed): it is not a zeroing each step.
+bool initialises(const Context& c, const FlowFacts& f, size_t touch) {
+    return touch == 0 && c.m.work[f.touches[0].work].kind != WorkItem::Kind::Kernel;
+}
+
+// A library call that multiplies two input operands (a GEMM, a GEMV, a dot product) is a layer's
+// computation; an update's library calls fold one operand into state (axpy, scal, copy).
+bool is_product_call(const Context& c, const WorkItem& item) {
+    return item.library_call != kNone && c.m.library_calls[size_t(item.library_call)].b != kNone;
+}
+
+// May work `k` (a kernel or a one-operand library call) belong to the update when the update of its
+// step starts at `start` (<= k)? Its writes must be buffers only the update uses in the step
+// (momenta, master copies, the update's own scratch; not zeroed by a set each step) or weights,
+// unless everything it reads is a weight or the update's own state (then it writes the update's
+// value, as a solver that copies its history into the gradient buffer does); what it reads must be
+// weights, such buffers, or buffers backward wrote and nothing but the update used since
+// (gradients); and it must write something the update goes on to use (a dead output does not make
+// it the update's).
 bool joins_update(const Context& c, size_t k, size_t start) {
     const WorkItem& item = c.m.work[k];
-    if (item.library_call != kNone) return false;
+    if (is_product_call(c, item)) return false;
     int it = c.flow.work_iteration[k];
-    bool feeds_update = false;
+    bool feeds_update = false, reads_update_state = true;
+    for (const Touch& t : item.touches) {
+        if (is_weight(c, t.allocation) || writes(use_of(c.m, item, t))) continue;
+        const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
+        auto [begin, end] = touches_in(c, f, it);
+        if (begin < end && initialises(c, f, begin)) ++begin;
+        reads_update_state &= begin == end || f.touches[begin].work >= start;
+        if (shared_before_update(c, f, it, start)) return false;
+    }
     for (const Touch& t : item.touches) {
         if (is_weight(c, t.allocation)) continue;
         // A buffer made for this step is backward's: written here, it is a per-step gradient; read
@@ -165,9 +204,10 @@ bool joins_update(const Context& c, size_t k, size_t start) {
         for (size_t i = begin; i < end; ++i) {
             uint32_t w = f.touches[i].work;
             bool kernel = c.m.work[w].kind == WorkItem::Kind::Kernel;
-            if (writes(use) && w < start && (kernel || writes(f.touches[i].use))) return false;
+            if (writes(use) && w < start && (kernel || writes(f.touches[i].use)) && !initialises(c, f, i) &&
+                !reads_update_state)
+                return false;
             if (!kernel) continue;
-            if (w > k && w < start) return false;  // used again by work outside the update
             feeds_update |= w > k && writes(use);
         }
     }
@@ -175,17 +215,18 @@ bool joins_update(const Context& c, size_t k, size_t start) {
 }
 
 // The earliest start of the update such that every kernel from there to `first` joins it. Going
-// back, a window can fail and a longer one pass again (a moment scaled, then accumulated); a library
-// call ends the search, as do several failing windows in a row.
+// back, a window can fail and a longer one pass again (a moment scaled, then accumulated: an Adam
+// built from level-1 calls and generic kernels fails up to six windows in a row per parameter); a
+// product call (a GEMM) ends the search, as do several failing windows in a row.
 size_t update_start(const Context& c, const Iteration& step, int index, size_t first) {
-    constexpr int kMisses = 4;
+    constexpr int kMisses = 12;
     constexpr size_t kMaxKernels = 256;
     size_t best = first, scanned = 0;
     int misses = 0;
     for (size_t s = first; s-- > step.first_work && misses < kMisses && scanned < kMaxKernels;) {
         const WorkItem& item = c.m.work[s];
         if (c.flow.work_iteration[s] != index || item.kind != WorkItem::Kind::Kernel) continue;
-        if (item.library_call != kNone) break;
+        if (is_product_call(c, item)) break;
         ++scanned;
         bool all = true;
         for (size_t k = s; k < first && all; ++k)
@@ -197,14 +238,15 @@ size_t update_start(const Context& c, const Iteration& step, int index, size_t f
     return best;
 }
 
-// The update: kernels that write a weight, the kernels just before them that serve them (an Adam
-// built from generic scale/add kernels), and every plain kernel after the first of them.
+// The update: kernels and library calls that write a weight (a solver's axpy into the weights), the
+// work just before them that serves them (an Adam built from generic scale/add kernels or level-1
+// calls), and every kernel and one-operand library call after the first of them.
 void find_update(Context& c) {
     c.optimizer_work.assign(c.m.work.size(), false);
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         const Iteration& step = c.its.iterations[i];
-        // The update is the closing run of writers of each weight in the step: the plain kernels
-        // that write it after anything last read it (a backward kernel may take a weight through a
+        // The update is the closing run of writers of each weight in the step: the kernels and
+        // one-operand library calls that write it after anything last read it (a backward kernel may take a weight through a
         // non-const pointer and only read it; forward and backward read every weight). An arena
         // holding every parameter is written once per tensor by an update launched per tensor:
         // all of those writes close its step, not only the last. The update begins at the
@@ -216,8 +258,9 @@ void find_update(Context& c) {
             for (const Touch& t : item.touches) {
                 if (!is_weight(c, t.allocation)) continue;
                 Use use = use_of(c.m, item, t);
-                bool plain_write = item.library_call == kNone && (use == Use::Modify || use == Use::Unknown);
-                if (!plain_write) closing_writes.erase(t.allocation);
+                // A one-operand library call writes a weight as a kernel does (a solver's axpy).
+                bool update_write = writes(use) && use != Use::Workspace && !is_product_call(c, item);
+                if (!update_write) closing_writes.erase(t.allocation);
                 else closing_writes.try_emplace(t.allocation, w);
             }
         }
@@ -225,11 +268,9 @@ void find_update(Context& c) {
         for (const auto& [weight, w] : closing_writes) first = std::min(first, w);
         if (first == step.end_work) continue;
         size_t start = update_start(c, step, int(i), first);
-        for (size_t w = start; w < step.end_work; ++w) {
-            const WorkItem& item = c.m.work[w];
-            c.optimizer_work[w] = c.flow.work_iteration[w] == int(i) && item.kind == WorkItem::Kind::Kernel &&
-                                  item.library_call == kNone;
-        }
+        for (size_t w = start; w < step.end_work; ++w)
+            c.optimizer_work[w] = c.flow.work_iteration[w] == int(i) && c.m.work[w].kind == WorkItem::Kind::Kernel &&
+                                  !is_product_call(c, c.m.work[w]);
     }
 }
 
@@ -302,14 +343,36 @@ void tag_update_operands(Context& c) {
 // kernels and GEMMs share (docs/tagging.md, limits): operator boundaries do not show.
 constexpr uint32_t kManyRefills = 8;
 
-bool is_operation_temporary(const Context& c, size_t a) {
+// The most times one buffer is filled from the host in one deciding step: how many (micro-)batches
+// arrive per step.
+uint32_t batches_per_step(const Context& c) {
+    uint32_t most = 0;
+    for (const FlowFacts& f : c.flow.buffers) {
+        int it = -1;
+        uint32_t fills = 0;
+        for (const FlowTouch& t : f.touches) {
+            int w_it = c.flow.work_iteration[t.work];
+            if (w_it < 0 || !c.flow.deciding[size_t(w_it)] || c.m.work[t.work].kind != WorkItem::Kind::CopyHtoD ||
+                t.use != Use::Overwrite)
+                continue;
+            fills = w_it == it ? fills + 1 : 1;
+            it = w_it;
+            most = std::max(most, fills);
+        }
+    }
+    return most;
+}
+
+bool is_operation_temporary(const Context& c, size_t a, uint32_t batches) {
     const Facts& f = c.facts[a];
     const FlowFacts& flow = c.flow.buffers[a];
     if (flow.touches.empty() || !writes(flow.touches.front().use)) return false;
     // Planned once and refilled for every use (an im2col buffer): persistent, and every value in it
     // read at once. (Within one step a caching allocator's address reused by several tensors looks
-    // alike, so a step-local buffer does not count.)
-    if (f.lifetime == Lifetime::Persistent && flow.most_temp_episodes >= 2 && flow.other_episodes == 0) return true;
+    // alike, so a step-local buffer does not count.) Refilled no more often than a batch arrives, it
+    // is a planned activation of each micro-batch (written by one operation, read by the next).
+    if (f.lifetime == Lifetime::Persistent && flow.most_temp_episodes >= 2 && flow.other_episodes == 0)
+        return flow.most_temp_episodes > batches;
     // Inside a block planned once, the scratch is cut per step (written first in every step); it
     // still is refilled many times in its step (an im2col per image and layer).
     // (A use or two besides, such as its zeroing, does not change that.)
@@ -324,13 +387,14 @@ void tag_made_in_step(Context& c) {
     // several kernels and library calls of the same operation share (tagger/temporaries.h).
     size_t n = c.facts.size();
     std::vector<bool> candidate(n), step_local(n), simple(n);
+    const uint32_t batches = batches_per_step(c);
     for (size_t a = 0; a < n; ++a) {
         // Outside the steps too: a validation pass's operations make the same temporaries.
         Lifetime life = c.facts[a].lifetime;
         step_local[a] = life != Lifetime::Persistent && life != Lifetime::Unknown && c.m.allocations[a].free_ns;
         candidate[a] = c.tags[a].category.empty();
         bool outside = life == Lifetime::Between || life == Lifetime::Setup || life == Lifetime::Teardown;
-        simple[a] = candidate[a] && (outside ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a));
+        simple[a] = candidate[a] && (outside ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a, batches));
     }
     // An output passed on to the next operation outlives its maker's inputs; a temporary does not.
     for (size_t a = 0; a < n; ++a) {
@@ -387,47 +451,49 @@ void tag_remaining(Context& c) {
         }
         const Facts& f = c.facts[a];
         switch (f.lifetime) {
-        case Lifetime::Transient:
-        case Lifetime::Between:
-            if (is_temporary(c, f))
-                set(c, a, "workspace", 0.7, "short-lived-temporary",
-                    "lives within one iteration and only one or two adjacent operations use it");
-            else if (a < c.shared_temporary.size() && c.shared_temporary[a])
-                set(c, a, "workspace", 0.65, "shared-operation-temporary",
-                    "private to one operation: a packed copy only its library calls read, or made by work that "
-                    "uses another of the operation's temporaries; freed before the next operation allocates");
-            else
-                set(c, a, "activations", 0.85, "step-local-data",
-                    "allocated and freed within one iteration and used across several of its operations");
-            break;
-        case Lifetime::Persistent:
-            if (f.touches.empty())
-                set(c, a, "other", 0.5, "persistent-unused", "persistent, but no recorded work touched it");
-            else
-                set(c, a, "other", 0.4, "persistent-unexplained",
-                    "persistent, but neither read as a weight, produced as a gradient nor optimizer-only");
-            break;
-        case Lifetime::Setup:
-        case Lifetime::Teardown:
-            if (is_temporary(c, f))
-                set(c, a, "workspace", 0.6, "setup-temporary", "a short-lived buffer outside the iterations");
-            else if (a < c.shared_temporary.size() && c.shared_temporary[a])
-                set(c, a, "workspace", 0.6, "shared-operation-temporary",
-                    "outside the iterations, private to one operation: a packed copy only its library calls read, or "
-                    "made by work that uses another of the operation's temporaries");
-            else if (c.m.allocations[a].free_ns && used_by_kernels(c, f) >= 2)
-                // A pass before the first or after the last step (validation, evaluation) runs the
-                // model's operations as the steps do; what they pass on is data, as between steps.
-                set(c, a, "activations", 0.6, "pass-outside-steps",
-                    "allocated and freed before the first or after the last iteration and used by several kernels "
-                    "there (a validation or evaluation pass): data passed between its operations");
-            else
-                set(c, a, "other", 0.5, "outside-iterations", "allocated and freed outside the training iterations");
-            break;
-        case Lifetime::Unknown:
-            set(c, a, "other", 0.3, "no-iterations",
-                "no training iterations were found, so lifetimes cannot be related to steps");
-            break;
+            case Lifetime::Transient:
+            case Lifetime::Between:
+                if (is_temporary(c, f))
+                    set(c, a, "workspace", 0.7, "short-lived-temporary",
+                        "lives within one iteration and only one or two adjacent operations use it");
+                else if (a < c.shared_temporary.size() && c.shared_temporary[a])
+                    set(c, a, "workspace", 0.65, "shared-operation-temporary",
+                        "private to one operation: a packed copy only its library calls read, or made by work that "
+                        "uses another of the operation's temporaries; freed before the next operation allocates");
+                else
+                    set(c, a, "activations", 0.85, "step-local-data",
+                        "allocated and freed within one iteration and used across several of its operations");
+                break;
+            case Lifetime::Persistent:
+                if (f.touches.empty())
+                    set(c, a, "other", 0.5, "persistent-unused", "persistent, but no recorded work touched it");
+                else
+                    set(c, a, "other", 0.4, "persistent-unexplained",
+                        "persistent, but neither read as a weight, produced as a gradient nor optimizer-only");
+                break;
+            case Lifetime::Setup:
+            case Lifetime::Teardown:
+                if (is_temporary(c, f))
+                    set(c, a, "workspace", 0.6, "setup-temporary", "a short-lived buffer outside the iterations");
+                else if (a < c.shared_temporary.size() && c.shared_temporary[a])
+                    set(c, a, "workspace", 0.6, "shared-operation-temporary",
+                        "outside the iterations, private to one operation: a packed copy only its library calls read, "
+                        "or "
+                        "made by work that uses another of the operation's temporaries");
+                else if (c.m.allocations[a].free_ns && used_by_kernels(c, f) >= 2)
+                    // A pass before the first or after the last step (validation, evaluation) runs the
+                    // model's operations as the steps do; what they pass on is data, as between steps.
+                    set(c, a, "activations", 0.6, "pass-outside-steps",
+                        "allocated and freed before the first or after the last iteration and used by several kernels "
+                        "there (a validation or evaluation pass): data passed between its operations");
+                else
+                    set(c, a, "other", 0.5, "outside-iterations",
+                        "allocated and freed outside the training iterations");
+                break;
+            case Lifetime::Unknown:
+                set(c, a, "other", 0.3, "no-iterations",
+                    "no training iterations were found, so lifetimes cannot be related to steps");
+                break;
         }
     }
 }
@@ -611,7 +677,8 @@ void add_evidence(Context& c, const TagResult& result) {
 }  // namespace
 
 TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations) {
-    Context c{model, iterations, {}, {}, {}, std::vector<Tag>(model.allocations.size()), build_data_flow(model, iterations)};
+    Context c{
+        model, iterations, {}, {}, {}, std::vector<Tag>(model.allocations.size()), build_data_flow(model, iterations)};
     assign_iterations(c);
     gather_facts(c);
     TagResult result;

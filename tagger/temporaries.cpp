@@ -12,13 +12,61 @@ size_t distinct_allocations(const WorkItem& w) {
     return seen.size();
 }
 
+bool is_device_copy(const WorkItem& w) {
+    return w.kind == WorkItem::Kind::CopyDtoD;
+}
+
+// Same kind and same buffers: consecutive pieces of one data movement (a strided copy issued as one
+// cudaMemcpy2DAsync per head or per column block).
+bool same_movement(const WorkItem& a, const WorkItem& b) {
+    if (!is_device_copy(a) || !is_device_copy(b) || a.touches.size() != b.touches.size()) return false;
+    for (size_t i = 0; i < a.touches.size(); ++i)
+        if (a.touches[i].allocation != b.touches[i].allocation || a.touches[i].access != b.touches[i].access)
+            return false;
+    return true;
+}
+
 // Work items launched while the buffer was allocated: an operation's temporaries live across few.
+// Consecutive pieces of one copy count once.
 size_t work_alive(const TraceModel& m, const Allocation& a) {
     auto by_launch = [](const WorkItem& w, int64_t t) { return w.launch_ns < t; };
     auto begin = std::lower_bound(m.work.begin(), m.work.end(), a.alloc_ns, by_launch);
     auto end = std::lower_bound(begin, m.work.end(), *a.free_ns, by_launch);
     size_t n = 0;
-    for (auto w = begin; w != end && n <= kMaxOperationWork; ++w) n += w->process == a.process;
+    const WorkItem* previous = nullptr;
+    for (auto w = begin; w != end && n <= kMaxOperationWork; ++w) {
+        if (w->process != a.process) continue;
+        n += previous == nullptr || !same_movement(*previous, *w);
+        previous = &*w;
+    }
+    return n;
+}
+
+// The one buffer device copy `w` reads from into `a`, or kNone.
+int32_t copy_source(const WorkItem& w, int32_t a) {
+    int32_t source = kNone;
+    for (const Touch& t : w.touches) {
+        if (t.allocation == a) continue;
+        if (t.access != Access::Read || (source != kNone && source != t.allocation)) return kNone;
+        source = t.allocation;
+    }
+    return source;
+}
+
+// How many of `f`'s first touches fill it from one other buffer: one kernel that touches only the two,
+// or device copies all from the same buffer (a column block gathered one head at a time); 0 if not so.
+size_t filled_from_one_buffer(const TraceModel& m, const FlowFacts& f, int32_t a) {
+    const WorkItem& writer = m.work[f.touches.front().work];
+    if (f.touches.front().use == Use::Read) return 0;
+    if (writer.kind == WorkItem::Kind::Kernel)
+        return writer.library_call == kNone && distinct_allocations(writer) == 2 ? 1 : 0;
+    if (!is_device_copy(writer)) return 0;
+    int32_t source = copy_source(writer, a);
+    if (source == kNone) return 0;
+    size_t n = 1;
+    while (n < f.touches.size() && is_device_copy(m.work[f.touches[n].work]) && f.touches[n].use != Use::Read &&
+           copy_source(m.work[f.touches[n].work], a) == source)
+        ++n;
     return n;
 }
 
@@ -40,15 +88,13 @@ bool freed_with_its_operation(const TraceModel& m, const FlowFacts& f, int32_t a
     return true;
 }
 
-// A packed copy made for library calls: one kernel fills it from one other buffer, and only
-// library calls read it (as an input operand), then it is gone.
+// A packed copy made for library calls: one kernel, or device copies, fill it from one other
+// buffer, and only library calls read it (as an input operand), then it is gone.
 bool is_packed_copy(const TraceModel& m, const FlowFacts& f, int32_t a) {
     if (f.touches.size() < 2) return false;
-    const WorkItem& writer = m.work[f.touches.front().work];
-    if (writer.kind != WorkItem::Kind::Kernel || writer.library_call != kNone || f.touches.front().use == Use::Read ||
-        distinct_allocations(writer) != 2)
-        return false;
-    for (size_t i = 1; i < f.touches.size(); ++i) {
+    size_t filled = filled_from_one_buffer(m, f, a);
+    if (filled == 0 || filled >= f.touches.size()) return false;
+    for (size_t i = filled; i < f.touches.size(); ++i) {
         const WorkItem& reader = m.work[f.touches[i].work];
         if (reader.library_call == kNone) return false;
         const LibraryCall& call = m.library_calls[size_t(reader.library_call)];
@@ -64,16 +110,29 @@ bool touches_other_known(const WorkItem& w, int32_t a, const std::vector<bool>& 
 }
 
 // Its uses lie inside one operation: every work item launched between its first and its last use
-// uses it or another of the operation's temporaries (an operation is work launched back to back
-// around its private buffers; a value kept for backward spans work that touches none of them).
+// uses it or another of the operation's temporaries, or only operands of the operation's library
+// calls (those that use such a temporary): a softmax in place on the scores a GEMM of packed copies
+// wrote. An operation is work launched back to back around its private buffers; a value kept for
+// backward spans work that touches none of them.
 bool used_inside_one_operation(const TraceModel& m, const FlowFacts& f, int32_t a, const std::vector<bool>& known) {
     int32_t process = m.work[f.touches.front().work].process;
+    auto own = [&](const Touch& t) { return t.allocation == a || known[size_t(t.allocation)]; };
+    std::vector<int32_t> operands;  // of the library calls in the window that use a temporary
+    for (uint32_t w = f.touches.front().work; w <= f.touches.back().work; ++w) {
+        const WorkItem& item = m.work[w];
+        if (item.process != process || item.library_call == kNone) continue;
+        if (std::any_of(item.touches.begin(), item.touches.end(), own))
+            for (const Touch& t : item.touches) operands.push_back(t.allocation);
+    }
+    auto operand = [&](const Touch& t) {
+        return std::find(operands.begin(), operands.end(), t.allocation) != operands.end();
+    };
     for (uint32_t w = f.touches.front().work + 1; w < f.touches.back().work; ++w) {
         const WorkItem& item = m.work[w];
         if (item.process != process) continue;
-        bool own = std::any_of(item.touches.begin(), item.touches.end(),
-                               [&](const Touch& t) { return t.allocation == a || known[size_t(t.allocation)]; });
-        if (!own) return false;
+        bool inside = std::any_of(item.touches.begin(), item.touches.end(), own) ||
+                      (!item.touches.empty() && std::all_of(item.touches.begin(), item.touches.end(), operand));
+        if (!inside) return false;
     }
     return true;
 }

@@ -15,4 +15,11 @@ namespace tbdprof::tagger {
 // tags must then be computed again over the steps that remain.
 bool set_apart_steps_without_training(const TraceModel& model, const TagResult& tags, IterationSet& iterations);
 
+// The converse: a span set apart by the kernel sequence alone (a last step without the work the
+// next step would begin with, which the pattern counts as the step's, looks like a forward pass
+// after the last step) in which a library call writes a gradient (a weight-gradient GEMM) is a
+// training step; moved back into
+// `iterations.iterations`. True when any was moved; the tags must then be computed again.
+bool count_set_apart_spans_that_train(const TraceModel& model, const TagResult& tags, IterationSet& iterations);
+
 }  // namespace tbdprof::tagger

@@ -5,6 +5,7 @@
 # With MIN_MERGED=X it also requires X with activations and workspace counted as one.
 # With NO_ACCESS_HINTS=1 the trace loses what mangled names say about const pointers before it is
 # tagged again, as for frameworks whose kernels take pointers inside structs or are extern "C".
+# With STEPS_EXACT=1 the trace's training iterations must number exactly the labelled training steps.
 set -euo pipefail
 min=$1; program=$2; shift 2
 work=$(mktemp -d)
@@ -18,4 +19,12 @@ if [ "${NO_ACCESS_HINTS:-0}" = 1 ]; then
         UPDATE strings SET text = 'k' || text WHERE id IN (SELECT mangled FROM functions);"
     "$TBDPROF" tag "$work/run.sqlite" >/dev/null
 fi
-"$TAG_ACCURACY" "$work/run.sqlite" "$work/labels.tsv" --min "$min" ${MIN_MERGED:+--min-merged "$MIN_MERGED"}
+status=0
+"$TAG_ACCURACY" "$work/run.sqlite" "$work/labels.tsv" --min "$min" ${MIN_MERGED:+--min-merged "$MIN_MERGED"} || status=$?
+if [ "${STEPS_EXACT:-0}" = 1 ]; then
+    steps=$(awk -F'\t' '$1 == "span" && $2 == "training"' "$work/labels.tsv" | wc -l)
+    found=$(sqlite3 "$work/run.sqlite" "SELECT count(*) FROM iterations WHERE kind = 'training'")
+    echo "iterations: $found in the trace for $steps steps the program ran"
+    if [ "$steps" -eq 0 ] || [ "$found" != "$steps" ]; then echo "FAIL: iterations differ from the steps"; status=1; fi
+fi
+exit $status

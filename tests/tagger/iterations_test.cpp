@@ -172,3 +172,51 @@ TEST_CASE("by repetition: a CUDA graph launched once per step is one step, even 
         CHECK_GE(its.iterations[i].device_begin_ns, its.iterations[i - 1].device_end_ns);
     }
 }
+
+TEST_CASE("a first step that initialises as it goes (lazy allocation) is a step, not set-up") {
+    // Step: batch in, 12 kernels of forward/backward/update. The first step fills each layer's
+    // weights inside its forward and zeroes the solver's state before the update: 6 more kernels.
+    Clock c;
+    for (int s = 0; s < 6; ++s) {
+        c.add(WorkItem::Kind::CopyHtoD, -1);
+        for (int32_t f : {1, 2, 1, 2, 1, 2}) {
+            if (s == 0 && f == 1) c.add(WorkItem::Kind::Kernel, 90);  // the filler, at the first forward
+            c.add(WorkItem::Kind::Kernel, f);
+        }
+        c.kernels({3, 4, 3, 4});
+        for (int32_t f : {5, 6}) {
+            if (s == 0) c.kernels({91, 92});  // history zeroed just before the first update
+            c.add(WorkItem::Kind::Kernel, f);
+        }
+        c.add(WorkItem::Kind::CopyDtoH, -1);
+        c.now += 20000;
+    }
+    IterationSet its = detect_iterations(c.model, "");
+    CHECK_EQ(its.source, "repetition");
+    CHECK_EQ(its.iterations.size(), 6u);
+    CHECK(its.non_training.empty());
+}
+
+TEST_CASE("gradients zeroed after the update and then the loss read back close that step") {
+    // Step: batch in (two micro-batches), forward/backward each, update, sets zeroing the gradients,
+    // the loss read back; the next step begins with its batch.
+    Clock c;
+    std::vector<size_t> batch;
+    for (int s = 0; s < 5; ++s) {
+        c.now += 30000;  // the host prepares the batch
+        for (int micro = 0; micro < 2; ++micro) {
+            if (micro == 0) {
+                batch.push_back(c.model.work.size());
+                c.add(WorkItem::Kind::Set, -1);  // the loss accumulator
+            }
+            c.add(WorkItem::Kind::CopyHtoD, -1);
+            c.kernels({1, 2, 3, 4, 5});
+        }
+        c.kernels({6, 6, 6});
+        for (int g = 0; g < 3; ++g) c.add(WorkItem::Kind::Set, -1);
+        c.add(WorkItem::Kind::CopyDtoH, -1);
+    }
+    IterationSet its = detect_iterations(c.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    for (size_t i = 1; i < its.iterations.size(); ++i) CHECK_EQ(its.iterations[i].first_work, batch[i]);
+}

@@ -235,3 +235,87 @@ TEST_CASE("gradient clipping before the update is optimizer work; backward kerne
         CHECK_EQ(optimizers, 5);
     }
 }
+
+namespace {
+// A level-1 cuBLAS call as the trace gives it: x (operand a) read, y (operand c) written, and read
+// first when the op says so (axpy, scal).
+void blas1(Run& r, const std::string& x, const std::string& y, bool output_read) {
+    LibraryCall call;
+    call.a = r.ids[x];
+    call.c = r.ids[y];
+    call.output_read = output_read;
+    r.model.library_calls.push_back(call);
+    auto index = static_cast<int32_t>(r.model.library_calls.size() - 1);
+    std::vector<Touch> t = {{call.c, Access::Write}};
+    if (call.a != call.c) t.insert(t.begin(), {call.a, Access::Read});
+    r.work(WorkItem::Kind::Kernel, 200, t, index);
+}
+}  // namespace
+
+TEST_CASE("a solver built from cuBLAS level-1 calls is the update: axpy into the weights, history by scal and axpy") {
+    // Caffe-like SGD: G zeroed, written by backward's GEMM; H = m H + lr G (scal, axpy), G = H (copy),
+    // W -= G (axpy). Everything persistent, the history allocated just before the first update.
+    Run r;
+    r.alloc("W", 4096);
+    r.alloc("X", 8192);
+    r.alloc("A", 16384);
+    r.alloc("dA", 16384);
+    r.alloc("G", 4096);
+    for (int s = 0; s < 5; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::Set, -1, {{r.ids["G"], Access::Write}});
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.gemm("X", "W", "A");
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.gemm("X", "dA", "G");
+        if (s == 0) r.alloc("H", 4096);
+        blas1(r, "H", "H", true);   // scal
+        blas1(r, "G", "H", true);   // axpy
+        blas1(r, "H", "G", false);  // copy
+        blas1(r, "G", "W", true);   // axpy: the weights' update
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("W"), "weights");
+    CHECK_EQ(category("G"), "gradients");
+    CHECK_EQ(category("H"), "optimizer_state");
+    CHECK_EQ(category("A"), "activations");
+    CHECK_EQ(category("X"), "input");
+    int optimizers = 0;
+    for (const Phase& p : result.phases) optimizers += p.kind == "optimizer";
+    CHECK_EQ(optimizers, 5);
+}
+
+TEST_CASE("a bias gradient reduced after the last weight-gradient GEMM is backward, not the update") {
+    // Planned buffers: dY (an activation gradient) is read by the weight-gradient GEMM, then by the
+    // bias-gradient kernel writing gb; the update follows (one kernel per parameter).
+    Run r;
+    r.alloc("W", 4096);
+    r.alloc("b", 64);
+    r.alloc("X", 8192);
+    r.alloc("Y", 16384);
+    r.alloc("dY", 16384);
+    r.alloc("G", 4096);
+    r.alloc("gb", 64);
+    for (int s = 0; s < 5; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.gemm("X", "W", "Y");
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["b"], Access::Read}, {r.ids["Y"], Access::Write}});
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["Y"], Access::Read}, {r.ids["dY"], Access::Write}});
+        r.gemm("dY", "X", "G");
+        r.work(WorkItem::Kind::Kernel, 3, {{r.ids["dY"], Access::Read}, {r.ids["gb"], Access::Write}});
+        r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}});
+        r.work(WorkItem::Kind::Kernel, 4, {{r.ids["b"], Access::Write}, {r.ids["gb"], Access::Read}});
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("gb"), "gradients");
+    CHECK_EQ(category("dY"), "activations");
+    CHECK_EQ(category("G"), "gradients");
+    CHECK_EQ(category("b"), "weights");
+}
