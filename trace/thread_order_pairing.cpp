@@ -112,4 +112,88 @@ void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& hos
     orphans.insert(orphans.end(), left.begin(), left.end());
 }
 
+std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>> anchors,
+                                              const std::vector<std::pair<uint64_t, int64_t>>& host,
+                                              const std::vector<const raw::RawDeviceActivity*>& lost,
+                                              std::vector<const raw::RawDeviceActivity*>& unmatched) {
+    // The anchors' CUPTI ids and sequences, each sorted: interval k lies between the k-th and the
+    // (k+1)-th of either.
+    std::vector<uint64_t> ids, sequences;
+    ids.reserve(anchors.size());
+    sequences.reserve(anchors.size());
+    for (const auto& [id, sequence] : anchors) {
+        ids.push_back(id);
+        sequences.push_back(sequence);
+    }
+    std::sort(ids.begin(), ids.end());
+    std::sort(sequences.begin(), sequences.end());
+    std::unordered_map<size_t, LostGroup> by_interval;
+    for (const raw::RawDeviceActivity* d : lost) {
+        const size_t k = static_cast<size_t>(std::upper_bound(ids.begin(), ids.end(), d->correlation_id) - ids.begin());
+        by_interval[k].device.push_back(d);
+    }
+    std::vector<std::pair<uint64_t, int64_t>> by_sequence = host;
+    std::sort(by_sequence.begin(), by_sequence.end());
+    for (const auto& [sequence, index] : by_sequence) {
+        const size_t k = static_cast<size_t>(std::upper_bound(sequences.begin(), sequences.end(), sequence) -
+                                             sequences.begin());
+        if (auto it = by_interval.find(k); it != by_interval.end()) it->second.host.push_back(index);
+    }
+    std::vector<LostGroup> groups;
+    for (auto& [k, group] : by_interval) {
+        std::sort(group.device.begin(), group.device.end(),
+                  [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+        if (group.host.empty()) {
+            unmatched.insert(unmatched.end(), group.device.begin(), group.device.end());
+            continue;
+        }
+        groups.push_back(std::move(group));
+    }
+    return groups;
+}
+
+void assign_lost_to_threads(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
+                            std::vector<const raw::RawDeviceActivity*>& lost) {
+    if (lost.empty() || by_thread.empty()) return;
+    std::vector<std::pair<uint64_t, uint32_t>> tagged;  // (CUPTI id, thread), by id
+    for (const auto& [tid, records] : by_thread)
+        for (const raw::RawDeviceActivity* d : records) tagged.emplace_back(d->correlation_id, tid);
+    std::sort(tagged.begin(), tagged.end());
+    std::vector<const raw::RawDeviceActivity*> left;
+    for (const raw::RawDeviceActivity* d : lost) {
+        const auto next = std::lower_bound(tagged.begin(), tagged.end(), std::make_pair(d->correlation_id, 0u));
+        const bool has_next = next != tagged.end(), has_previous = next != tagged.begin();
+        const auto previous = has_previous ? std::prev(next) : next;
+        if (has_previous && has_next && previous->second != next->second) {
+            left.push_back(d);  // between two threads' kernels: the intervals decide
+            continue;
+        }
+        by_thread[has_previous ? previous->second : next->second].push_back(d);
+    }
+    lost = std::move(left);
+}
+
+size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::RawDeviceActivity*>& lost,
+                         std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                         std::vector<const raw::RawDeviceActivity*>& orphans) {
+    if (lost.empty()) return 0;
+    std::vector<std::pair<uint64_t, uint64_t>> anchors;
+    anchors.reserve(pairs.size());
+    for (const auto& [launch, d] : pairs)
+        anchors.emplace_back(d->correlation_id, raw.launches[static_cast<size_t>(launch)].record.sequence);
+    std::vector<std::pair<uint64_t, int64_t>> host;
+    for (size_t i = 0; i < raw.launches.size(); ++i) {
+        if (!joined[i]) host.emplace_back(raw.launches[i].record.sequence, static_cast<int64_t>(i));
+    }
+    size_t paired = 0;
+    for (const LostGroup& group : group_lost_by_interval(std::move(anchors), host, lost, orphans)) {
+        std::vector<DevicePair> found;
+        const NameNumbers names = number_names(raw, group.host, group.device);
+        paired += pair_in_order(raw, group.host, group.device, names, true, found, orphans);
+        for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
+        pairs.insert(pairs.end(), found.begin(), found.end());
+    }
+    return paired;
+}
+
 }  // namespace tbdprof::trace::detail

@@ -54,6 +54,9 @@ public:
                                 std::string_view mangled_name);
     void device_set_of_graph(uint64_t graph_launch_sequence, uint64_t correlation, uint64_t start, uint64_t end,
                              uint64_t bytes);
+    // Takes back the RawCorrelation just written (by device_kernel*, device_copy, device_set): the
+    // collector lost it (a full ring or CUPTI buffer) while the device record itself was kept.
+    void lose_last_correlation();
     void stack(uint64_t id, const std::vector<uint64_t>& ips);
     void frame(uint64_t ip, std::string_view symbol, std::string_view module);
     void dropped(uint64_t count, raw::DropCause cause);
@@ -72,7 +75,10 @@ public:
 
     std::vector<std::byte>& bytes() { return bytes_; }
     uint32_t pid() const { return pid_; }
-    // Writes raw-<pid>.tbdraw into `dir`; returns its path.
+    // No RawProcessEnd at the end of the saved file (a process that ended without the last flush).
+    void omit_end() { omit_end_ = true; }
+    // Writes raw-<pid>.tbdraw into `dir` (ending with a RawProcessEnd, as the collector's last
+    // flush writes); returns its path.
     std::string save(const std::string& dir) const;
 
 private:
@@ -81,6 +87,7 @@ private:
     uint64_t next_sequence_ = 1;
     uint64_t next_correlation_ = 1000;
     bool capturing_ = false;
+    bool omit_end_ = false;
     uint64_t capture_stream_ = 0;
     std::vector<std::byte> bytes_;
 };

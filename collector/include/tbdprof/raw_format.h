@@ -56,6 +56,7 @@ enum class RecordKind : uint16_t {
     CpuSample = 40,    // RawCpuSample: /proc/self/stat utime+stime, sampled by the writer thread
     Dropped = 50,      // RawDropped: events the collector could not keep, by cause
     ClockSource = 51,  // RawClockSource: where device timestamps came from
+    ProcessEnd = 52,   // RawProcessEnd: the collector's last flush ran (how the process ended)
     GraphCapture = 60,      // RawGraphCapture: a stream capture began or ended
     GraphInstantiate = 61,  // RawGraphInstantiate: an executable graph made from (or updated to) a graph
     GraphLaunch = 62,       // RawGraphLaunch: cuGraphLaunch (its kernels are correlated to `sequence`)
@@ -418,6 +419,18 @@ struct RawDropped {
     uint64_t count;
     DropCause cause;
     uint32_t reserved;
+};
+
+// How a process image ended, as far as its collector saw: a raw file without a RawProcessEnd ended
+// without the last flush (exit_group, SIGKILL, an _exit the collector could not intercept), and the
+// events of its last few milliseconds may be missing.
+enum class EndReason : uint32_t { Exit = 1, QuickExit = 2, Signal = 3, Exec = 4 };
+
+struct RawProcessEnd {
+    RawRecordHeader header;
+    EndReason reason;
+    uint32_t reserved;
+    uint64_t ts_ns;
 };
 
 enum class ClockSource : uint32_t { Cupti = 1, HostOnly = 2 };
