@@ -119,6 +119,22 @@ TEST_CASE("builder: a crashed process's truncated file still builds, and the tra
     CHECK(query_int(db, "SELECT count(*) FROM run_notes WHERE value LIKE '%mid-record%'") == 1);
 }
 
+TEST_CASE("builder: a process that ended without the collector's last flush is reported, one with it is not (issue 22)") {
+    TempDir dir;
+    RawFileWriter flushed = small_run(4242);
+    flushed.process_end(raw::EndReason::QuickExit);  // _exit, intercepted: the tail was written
+    flushed.save(dir.path());
+    small_run(4343).save(dir.path());  // exit_group or SIGKILL: nothing after the last drain
+    const auto result = build(dir);
+    size_t said = 0;
+    for (const std::string& warning : result.warnings) {
+        if (warning.find("ended without tbdprof's last flush") == std::string::npos) continue;
+        ++said;
+        CHECK(warning.starts_with("process 4343 "));
+    }
+    CHECK(said == 1);
+}
+
 TEST_CASE("builder: a corrupt file and a foreign file do not stop the build") {
     TempDir dir;
     RawFileWriter good = small_run(1);

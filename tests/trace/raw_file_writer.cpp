@@ -209,6 +209,12 @@ void RawFileWriter::frame(uint64_t ip, std::string_view symbol, std::string_view
     record(RecordKind::Frame, pid_, f);
 }
 
+void RawFileWriter::process_end(raw::EndReason reason) {
+    raw::RawProcessEnd end{};
+    end.reason = reason;
+    record(RecordKind::ProcessEnd, pid_, end);
+}
+
 void RawFileWriter::lose_last_correlation() {
     constexpr size_t size = (sizeof(raw::RawCorrelation) + 7) / 8 * 8;
     if (bytes_.size() < size) throw std::logic_error("no record to lose");
@@ -235,12 +241,6 @@ std::string RawFileWriter::save(const std::string& dir) const {
     const std::string path = dir + "/raw-" + std::to_string(pid_) + ".tbdraw";
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(bytes_.size()));
-    // The collector's last flush ends every file with a RawProcessEnd (a file without one ended
-    // without it, which the builder reports; omit_end() for that case).
-    raw::RawProcessEnd end{};
-    end.header = {RecordKind::ProcessEnd, sizeof end, pid_};
-    end.reason = raw::EndReason::Exit;
-    if (!omit_end_) out.write(reinterpret_cast<const char*>(&end), sizeof end);
     if (!out) throw std::runtime_error("cannot write " + path);
     return path;
 }

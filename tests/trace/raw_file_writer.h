@@ -75,10 +75,10 @@ public:
 
     std::vector<std::byte>& bytes() { return bytes_; }
     uint32_t pid() const { return pid_; }
-    // No RawProcessEnd at the end of the saved file (a process that ended without the last flush).
-    void omit_end() { omit_end_ = true; }
-    // Writes raw-<pid>.tbdraw into `dir` (ending with a RawProcessEnd, as the collector's last
-    // flush writes); returns its path.
+    // The collector's last flush: a file without it ended without (exit_group, SIGKILL), which the
+    // builder reports.
+    void process_end(raw::EndReason reason = raw::EndReason::Exit);
+    // Writes raw-<pid>.tbdraw into `dir`; returns its path.
     std::string save(const std::string& dir) const;
 
 private:
@@ -87,7 +87,6 @@ private:
     uint64_t next_sequence_ = 1;
     uint64_t next_correlation_ = 1000;
     bool capturing_ = false;
-    bool omit_end_ = false;
     uint64_t capture_stream_ = 0;
     std::vector<std::byte> bytes_;
 };
