@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
             }
         } else if (arg == "--benchmark")
             benchmark = true;
+        else if (arg == "--force")
+            force = true;
         else if (arg == "-h" || arg == "--help")
             return usage(nullptr), 0;
         else if (arg.startsWith("--"))
