@@ -7,6 +7,7 @@
 
 #include "build_signals.h"
 #include "collector_messages.h"
+#include "launcher.h"
 #include "own_output.h"
 #include "summary.h"
 
@@ -137,6 +138,7 @@ int build_command(int argc, char** argv) {
         return command.usage_error("give one run directory (see tbdprof build --help)");
     if (output.empty()) return command.usage_error("-o OUT is required (see tbdprof build --help)");
     const std::string& run_dir = command.positional()[0];
+    ignore_sigpipe();  // its notes on a closed pipe must not cost the trace (launcher.h)
     RunInfo info;
     int lock_fd = -1;
     if (const std::string why = check_finished_run_dir(run_dir, info, lock_fd); !why.empty()) {
@@ -146,8 +148,10 @@ int build_command(int argc, char** argv) {
     // The run directory is removed once built: the trace must not be inside it.
     if (inside_directory(output, run_dir)) {
         ::close(lock_fd);
-        std::fprintf(stderr, "tbdprof build: -o %s is inside the run directory %s, which is removed once built; "
-                     "write the trace elsewhere\n", output.c_str(), run_dir.c_str());
+        std::fprintf(stderr,
+                     "tbdprof build: -o %s is inside the run directory %s, which is removed once built; "
+                     "write the trace elsewhere\n",
+                     output.c_str(), run_dir.c_str());
         return 2;
     }
     if (info.device_mode.empty()) info.device_mode = "unknown";
@@ -156,8 +160,8 @@ int build_command(int argc, char** argv) {
         trace::OutputFile out(output, trace::OutputRules{.force = force, .inputs = {}});
         if (!build_into(run_dir, info, iteration_range, out, quiet)) {
             status = 1;
-            say("the raw files are kept in " + run_dir + "; once the problem is solved, build them with: " +
-                build_command_for(run_dir, output));
+            say("the raw files are kept in " + run_dir +
+                "; once the problem is solved, build them with: " + build_command_for(run_dir, output));
         }
     } catch (const trace::OutputFileError& e) {
         std::fprintf(stderr, "tbdprof build: %s\n", e.what());

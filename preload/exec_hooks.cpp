@@ -140,6 +140,10 @@ namespace {
 
 extern "C" {
 // As declared by unistd.h and stdlib.h (_Exit is noexcept there, _exit is not).
-[[noreturn]] TBD_VISIBLE void _exit(int status) { quick_exit_now("_exit", status); }
-[[noreturn]] TBD_VISIBLE void _Exit(int status) noexcept { quick_exit_now("_Exit", status); }
+[[noreturn]] TBD_VISIBLE void _exit(int status) {
+    quick_exit_now("_exit", status);
+}
+[[noreturn]] TBD_VISIBLE void _Exit(int status) noexcept {
+    quick_exit_now("_Exit", status);
+}
 }

@@ -59,8 +59,10 @@ void pair_lost_transfers(const HostRecords& host, const std::vector<const raw::R
     std::vector<std::pair<uint64_t, uint64_t>> anchors;
     std::vector<std::pair<uint64_t, int64_t>> unpaired;
     for (size_t i = 0; i < host.size(); ++i) {
-        if (paired[i] != nullptr) anchors.emplace_back(paired[i]->correlation_id, host[i].record.sequence);
-        else if (host[i].record.captured == 0) unpaired.emplace_back(host[i].record.sequence, static_cast<int64_t>(i));
+        if (paired[i] != nullptr)
+            anchors.emplace_back(paired[i]->correlation_id, host[i].record.sequence);
+        else if (host[i].record.captured == 0)
+            unpaired.emplace_back(host[i].record.sequence, static_cast<int64_t>(i));
     }
     for (const LostGroup& group : group_lost_by_interval(std::move(anchors), unpaired, lost, orphans)) {
         size_t h = 0;
@@ -98,8 +100,10 @@ std::vector<const raw::RawDeviceActivity*> pair_device_records(const RawProcess&
             paired[static_cast<size_t>(i)] = &d;
             continue;
         }
-        if (i < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) lost.push_back(&d);
-        else orphans.push_back(&d);
+        if (i < 0 && !raw.sequence_of_correlation.contains(d.correlation_id))
+            lost.push_back(&d);
+        else
+            orphans.push_back(&d);
     }
     pair_lost_transfers(host, lost, paired, orphans, paired_without_correlation);
     return paired;
@@ -250,8 +254,8 @@ void ModelBuilder::build_copies_and_sets() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
         std::vector<const raw::RawDeviceActivity*> copy_orphans, set_orphans;
-        const auto device_of_copy = pair_device_records(raw, raw.copies, raw.device_copies, copy_orphans,
-                                                        counters_.paired_without_correlation);
+        const auto device_of_copy =
+            pair_device_records(raw, raw.copies, raw.device_copies, copy_orphans, counters_.paired_without_correlation);
         const auto device_of_set =
             pair_device_records(raw, raw.sets, raw.device_sets, set_orphans, counters_.paired_without_correlation);
         // Device times when CUPTI saw the work, host times otherwise.

@@ -135,8 +135,8 @@ std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, ui
     std::vector<std::pair<uint64_t, int64_t>> by_sequence = host;
     std::sort(by_sequence.begin(), by_sequence.end());
     for (const auto& [sequence, index] : by_sequence) {
-        const size_t k = static_cast<size_t>(std::upper_bound(sequences.begin(), sequences.end(), sequence) -
-                                             sequences.begin());
+        const size_t k =
+            static_cast<size_t>(std::upper_bound(sequences.begin(), sequences.end(), sequence) - sequences.begin());
         if (auto it = by_interval.find(k); it != by_interval.end()) it->second.host.push_back(index);
     }
     std::vector<LostGroup> groups;

@@ -31,7 +31,7 @@ void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& hos
 // and our sequence numbers both grow in call order, so the pairs that are known cut both into
 // intervals: a lost record lies in the interval of the pairs around it, on both sides.
 struct LostGroup {
-    std::vector<int64_t> host;                      // indices of unpaired host records, by sequence
+    std::vector<int64_t> host;                          // indices of unpaired host records, by sequence
     std::vector<const raw::RawDeviceActivity*> device;  // lost device records, by CUPTI id
 };
 // `anchors`: (CUPTI id, sequence) of every known pair; `host`: (sequence, index) of unpaired host

@@ -211,9 +211,10 @@ bool RawWriter::ensure_own_descriptor() {
         fd_ = again;
         ::flock(fd_, LOCK_SH | LOCK_NB);
         if (reopened_++ == 0)
-            tell_user("process %d closed or replaced tbdprof's raw file descriptor (%d); tbdprof reopened its file "
-                      "and wrote nothing into the program's",
-                      static_cast<int>(getpid()), lost);
+            tell_user(
+                "process %d closed or replaced tbdprof's raw file descriptor (%d); tbdprof reopened its file "
+                "and wrote nothing into the program's",
+                static_cast<int>(getpid()), lost);
         return true;
     }
     if (again >= 0) ::close(again);
@@ -221,9 +222,10 @@ bool RawWriter::ensure_own_descriptor() {
     write_failed_ = true;
     write_errno_ = EBADF;
     out_len_ = 0;
-    tell_user("process %d closed tbdprof's raw file descriptor (%d) and %s cannot be reopened: recording of this "
-              "process stops here; nothing was written into the program's files",
-              static_cast<int>(getpid()), lost, path_);
+    tell_user(
+        "process %d closed tbdprof's raw file descriptor (%d) and %s cannot be reopened: recording of this "
+        "process stops here; nothing was written into the program's files",
+        static_cast<int>(getpid()), lost, path_);
     return false;
 }
 

@@ -3,8 +3,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sys/syscall.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>

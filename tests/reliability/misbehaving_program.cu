@@ -61,7 +61,9 @@ bool write_text(int fd, const std::string& text) {
     return write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
 }
 
-void print_progress(int i) { std::printf("launched %d\n", i + 1); }
+void print_progress(int i) {
+    std::printf("launched %d\n", i + 1);
+}
 
 int close_all(int launches, const char* out) {
     float* data = device_buffer();

@@ -119,7 +119,8 @@ TEST_CASE("builder: a crashed process's truncated file still builds, and the tra
     CHECK(query_int(db, "SELECT count(*) FROM run_notes WHERE value LIKE '%mid-record%'") == 1);
 }
 
-TEST_CASE("builder: a process that ended without the collector's last flush is reported, one with it is not (issue 22)") {
+TEST_CASE(
+    "builder: a process that ended without the collector's last flush is reported, one with it is not (issue 22)") {
     TempDir dir;
     RawFileWriter flushed = small_run(4242);
     flushed.process_end(raw::EndReason::QuickExit);  // _exit, intercepted: the tail was written

@@ -220,7 +220,8 @@ void RawFileWriter::lose_last_correlation() {
     if (bytes_.size() < size) throw std::logic_error("no record to lose");
     raw::RawRecordHeader h;
     std::memcpy(&h, bytes_.data() + bytes_.size() - size, sizeof h);
-    if (h.kind != RecordKind::Correlation || h.size != size) throw std::logic_error("the last record is no correlation");
+    if (h.kind != RecordKind::Correlation || h.size != size)
+        throw std::logic_error("the last record is no correlation");
     bytes_.resize(bytes_.size() - size);
 }
 

@@ -21,11 +21,12 @@ namespace {
 
 int usage(const char* problem) {
     if (problem) std::fprintf(stderr, "tbdprof-viewer: %s\n", problem);
-    std::fprintf(stderr,
-                 "usage: tbdprof-viewer [TRACE...]\n"
-                 "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--force] [--view summary|timeline|memory|kernels|compare] "
-                 "[--size WxH] [--palette light|dark] [--iteration N] TRACE...\n"
-                 "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
+    std::fprintf(
+        stderr,
+        "usage: tbdprof-viewer [TRACE...]\n"
+        "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--force] [--view summary|timeline|memory|kernels|compare] "
+        "[--size WxH] [--palette light|dark] [--iteration N] TRACE...\n"
+        "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
     return 2;
 }
 

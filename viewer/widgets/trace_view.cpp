@@ -426,8 +426,8 @@ bool TraceView::exportView(const QString& path, QSize size, QString* error, bool
     if (all_sessions_)
         for (const TraceSession* s : all_sessions_()) rules.inputs.push_back(s->path().toStdString());
     const QByteArray& bytes = drawn.data();
-    const std::string problem =
-        trace::write_output_file(path.toStdString(), std::string(bytes.constData(), static_cast<size_t>(bytes.size())), rules);
+    const std::string problem = trace::write_output_file(
+        path.toStdString(), std::string(bytes.constData(), static_cast<size_t>(bytes.size())), rules);
     if (!problem.empty()) {
         if (error) *error = QString::fromStdString(problem);
         return false;
