@@ -158,7 +158,11 @@ void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const r
     }
     row.start_ns = rel(d.start_ns);
     row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
-    row.queued_ns = launch_ns ? Opt(static_cast<int64_t>(d.start_ns - *launch_ns)) : Opt();
+    // A kernel does not start before its launch (beyond the clocks' 10 us): a pair made without its
+    // correlation record may be a neighbour's launch (thread_order_pairing.h); no queue time then.
+    constexpr uint64_t kClockToleranceNs = 10'000;
+    const bool in_order = launch_ns && d.start_ns + kClockToleranceNs >= *launch_ns;
+    row.queued_ns = in_order ? Opt(static_cast<int64_t>(d.start_ns - *launch_ns)) : Opt();
     row.correlation = static_cast<int64_t>(d.correlation_id);
 }
 
@@ -213,6 +217,7 @@ void ModelBuilder::build_kernels() {
         }
         // After the pairs that are known: they bound where each lost one can lie.
         pair_lost_kernels(raw, lost, joined, pairs, orphans);
+        pair_lost_leftovers(raw, lost_records, joined, pairs, orphans);
         for (const auto& [li, dp] : pairs) counters_.paired_without_correlation += lost_records.contains(dp) ? 1 : 0;
         for (const auto& [li, dp] : pairs) {
             const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];

@@ -160,15 +160,22 @@ void assign_lost_to_threads(std::map<uint32_t, std::vector<const raw::RawDeviceA
         for (const raw::RawDeviceActivity* d : records) tagged.emplace_back(d->correlation_id, tid);
     std::sort(tagged.begin(), tagged.end());
     std::vector<const raw::RawDeviceActivity*> left;
+    // Two neighbours on each side must agree: threads that launch at once interleave their CUPTI
+    // ids, and a record of one thread can sit between two of another's.
+    constexpr ptrdiff_t kNeighbours = 2;
     for (const raw::RawDeviceActivity* d : lost) {
         const auto next = std::lower_bound(tagged.begin(), tagged.end(), std::make_pair(d->correlation_id, 0u));
-        const bool has_next = next != tagged.end(), has_previous = next != tagged.begin();
-        const auto previous = has_previous ? std::prev(next) : next;
-        if (has_previous && has_next && previous->second != next->second) {
-            left.push_back(d);  // between two threads' kernels: the intervals decide
+        const ptrdiff_t at = next - tagged.begin();
+        const ptrdiff_t first = std::max<ptrdiff_t>(0, at - kNeighbours);
+        const ptrdiff_t last = std::min<ptrdiff_t>(static_cast<ptrdiff_t>(tagged.size()), at + kNeighbours);
+        bool agree = first < last;
+        for (ptrdiff_t i = first; agree && i < last; ++i)
+            agree = tagged[static_cast<size_t>(i)].second == tagged[static_cast<size_t>(first)].second;
+        if (!agree) {
+            left.push_back(d);  // among several threads' kernels: the intervals decide
             continue;
         }
-        by_thread[has_previous ? previous->second : next->second].push_back(d);
+        by_thread[tagged[static_cast<size_t>(first)].second].push_back(d);
     }
     lost = std::move(left);
 }
@@ -193,6 +200,48 @@ size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::Raw
         for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
         pairs.insert(pairs.end(), found.begin(), found.end());
     }
+    return paired;
+}
+
+size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const raw::RawDeviceActivity*>& lost,
+                           std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                           std::vector<const raw::RawDeviceActivity*>& orphans) {
+    std::vector<const raw::RawDeviceActivity*> leftover, others;
+    for (const raw::RawDeviceActivity* d : orphans) (lost.contains(d) ? leftover : others).push_back(d);
+    if (leftover.empty()) return 0;
+    // Unpaired launches by name, each list in launch time order.
+    std::unordered_map<std::string_view, std::vector<size_t>> unpaired;
+    for (size_t i = 0; i < raw.launches.size(); ++i)
+        if (!joined[i]) unpaired[raw.string(raw.launches[i].record.name_string)].push_back(i);
+    for (auto& [name, launches] : unpaired)
+        std::stable_sort(launches.begin(), launches.end(), [&](size_t a, size_t b) {
+            return raw.launches[a].record.ts_ns < raw.launches[b].record.ts_ns;
+        });
+    std::sort(leftover.begin(), leftover.end(), [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+    size_t paired = 0;
+    for (const raw::RawDeviceActivity* d : leftover) {
+        auto it = unpaired.find(raw.string(d->name_string));
+        std::vector<size_t>* launches = it == unpaired.end() ? nullptr : &it->second;
+        // The latest launch not after the kernel's start: the first one after it, minus one.
+        const auto after =
+            launches == nullptr
+                ? std::vector<size_t>::iterator{}
+                : std::upper_bound(launches->begin(), launches->end(), d->start_ns + kClockToleranceNs,
+                                   [&](uint64_t t, size_t i) { return t < raw.launches[i].record.ts_ns; });
+        if (launches == nullptr || launches->empty()) {
+            others.push_back(d);
+            continue;
+        }
+        // None before it: its own launch went to a neighbour's kernel; the first one after it is
+        // left over for it (the row then has no queue time, see take_device_record).
+        const auto chosen = after == launches->begin() ? after : std::prev(after);
+        const size_t launch = *chosen;
+        launches->erase(chosen);
+        joined[launch] = true;
+        pairs.emplace_back(static_cast<int64_t>(launch), d);
+        ++paired;
+    }
+    orphans = std::move(others);
     return paired;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -54,5 +55,14 @@ void assign_lost_to_threads(std::map<uint32_t, std::vector<const raw::RawDeviceA
 size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::RawDeviceActivity*>& lost,
                          std::vector<bool>& joined, std::vector<DevicePair>& pairs,
                          std::vector<const raw::RawDeviceActivity*>& orphans);
+
+// The last resort, so that nothing is stored twice: lost kernel records still unpaired (in
+// `orphans`, those in `lost`) each take an unpaired launch of the same name: the latest made before
+// the kernel started, else the first after it. With several threads interleaving, a thread may have
+// been given a neighbour's lost record above; the count then stays right while a time may go to the
+// launch next to its own. Returns how many were paired.
+size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const raw::RawDeviceActivity*>& lost,
+                           std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                           std::vector<const raw::RawDeviceActivity*>& orphans);
 
 }  // namespace tbdprof::trace::detail

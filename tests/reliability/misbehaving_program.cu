@@ -9,16 +9,20 @@
 //   quick_exit N      N launches, one copy back, then _exit(0): no exit handler runs
 //   exit_group N      as quick_exit, with the exit_group system call itself (nothing can flush)
 //   launches N        N launches, one copy back, exit(0)
+//   threads N         8 threads started together, each N launches and one copy back, exit(0)
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #define CHECK(call)                                                                                     \
     do {                                                                                                \
@@ -94,6 +98,24 @@ int closed_stdout(int launches, const char* out) {
     return 0;
 }
 
+int threads(int launches) {
+    constexpr int kThreads = 8;
+    std::vector<std::thread> workers;
+    std::atomic<int> ready{0};
+    for (int t = 0; t < kThreads; ++t) {
+        workers.emplace_back([&] {
+            float* data = device_buffer();
+            ready.fetch_add(1);
+            while (ready.load() < kThreads) {
+            }
+            gpu_work(data, launches);
+            CHECK(cudaFree(data));
+        });
+    }
+    for (std::thread& worker : workers) worker.join();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,6 +124,7 @@ int main(int argc, char** argv) {
     const char* out = argc > 3 ? argv[3] : nullptr;
     if (mode == "close_all" && out != nullptr) return close_all(launches, out);
     if (mode == "stdout" && out != nullptr) return closed_stdout(launches, out);
+    if (mode == "threads") return threads(launches);
     if (mode == "quick_exit" || mode == "exit_group" || mode == "launches") {
         float* data = device_buffer();
         gpu_work(data, launches);
@@ -110,6 +133,7 @@ int main(int argc, char** argv) {
         CHECK(cudaFree(data));
         return 0;
     }
-    std::fprintf(stderr, "usage: misbehaving_program close_all|stdout|quick_exit|exit_group|launches N [OUT]\n");
+    std::fprintf(stderr,
+                 "usage: misbehaving_program close_all|stdout|quick_exit|exit_group|launches|threads N [OUT]\n");
     return 2;
 }

@@ -66,5 +66,11 @@ grep -q "lost their correlation record" err7 || fail "drops: the pairing by orde
 "$TBDPROF" report drops.sqlite >report7 2>&1 || fail "report of drops.sqlite failed"
 grep -q "events were dropped while recording" report7 || fail "drops: the report does not say it: $(cat report7)"
 section_pass "correlation records dropped: 4000 kernels for 4000 launches, trace = truth, drop in the report"
+# The same with 8 threads launching at once: their CUPTI ids interleave.
+TBDSIM_TRUTH="$WORK/truth8.tsv" TBDPROF_TEST_DROP_CORRELATION_EVERY=7 \
+    "$TBDPROF" --sim -o drops8.sqlite -- "$prog" threads 1000 >/dev/null 2>err7b || fail "drops, 8 threads: exit $?"
+"$TRACE_VS_TRUTH" drops8.sqlite truth8.tsv >vs7b 2>&1
+grep -q "^ok    kernels      8000 match the truth" vs7b || fail "drops, 8 threads: kernels differ from the truth: $(head -20 vs7b)"
+section_pass "correlation records dropped, 8 threads: 8000 kernels for 8000 launches, equal to the truth"
 [ -z "$(ls "$TMPDIR")" ] || fail "run directories left: $(ls "$TMPDIR")"
 finish
