@@ -124,7 +124,9 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
 int build_command(int argc, char** argv) {
     cmdline::Command command("build", "tbdprof build RUN_DIR -o OUT [--force] [--quiet] [--iteration-range NAME]",
                              "Builds the trace of a recording whose build was stopped or whose tbdprof was killed,\n"
-                             "from the raw files its run directory kept; removes the run directory when done.");
+                             "from the raw files its run directory kept, then removes what the recording wrote there.\n"
+                             "Only the run directory of a recording that has ended (its tbdprof-run.info names it) is\n"
+                             "touched; the trace must be written outside it.");
     std::string output, iteration_range;
     bool force = false, quiet = false;
     command.add_output(output, "the trace to write (required)");
