@@ -4,6 +4,9 @@
 //   close_all N OUT   N launches, then closes every descriptor >= 3 (as daemons and some launchers
 //                     do), opens OUT (it gets the lowest free number), writes a result text into it,
 //                     N more launches, a second line, exit(0)
+//   dup_over N OUT    N launches, opens OUT and dup2s it onto every descriptor number from 3 up to
+//                     2047 that is not its own (replacing whatever was there), writes a line, N more
+//                     launches, a second line, closes the copies, exit(0)
 //   stdout N OUT      N launches with a line on stdout after each hundred (run it with stdout closed:
 //                     the prints fail with EBADF, as without tbdprof), then its result into OUT
 //   quick_exit N      N launches, one copy back, then _exit(0): no exit handler runs
@@ -86,6 +89,25 @@ int close_all(int launches, const char* out) {
     return 0;
 }
 
+int dup_over(int launches, const char* out) {
+    float* data = device_buffer();
+    const float before = gpu_work(data, launches);
+    const int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return 2;
+    constexpr int kHighest = 2048;
+    for (int other = 3; other < kHighest; ++other)
+        if (other != fd) dup2(fd, other);
+    if (!write_text(fd, "before " + std::to_string(before) + "\n")) return 3;
+    const float after = gpu_work(data, launches);
+    usleep(20000);  // the collector's writer drains meanwhile
+    if (!write_text(fd, "after " + std::to_string(after) + "\n")) return 3;
+    for (int other = 3; other < kHighest; ++other)
+        if (other != fd) close(other);
+    close(fd);
+    CHECK(cudaFree(data));
+    return 0;
+}
+
 int closed_stdout(int launches, const char* out) {
     float* data = device_buffer();
     const float result = gpu_work(data, launches, print_progress);
@@ -124,6 +146,7 @@ int main(int argc, char** argv) {
     const char* out = argc > 3 ? argv[3] : nullptr;
     if (mode == "close_all" && out != nullptr) return close_all(launches, out);
     if (mode == "stdout" && out != nullptr) return closed_stdout(launches, out);
+    if (mode == "dup_over" && out != nullptr) return dup_over(launches, out);
     if (mode == "threads") return threads(launches);
     if (mode == "quick_exit" || mode == "exit_group" || mode == "launches") {
         float* data = device_buffer();
@@ -134,6 +157,6 @@ int main(int argc, char** argv) {
         return 0;
     }
     std::fprintf(stderr,
-                 "usage: misbehaving_program close_all|stdout|quick_exit|exit_group|launches|threads N [OUT]\n");
+                 "usage: misbehaving_program close_all|dup_over|stdout|quick_exit|exit_group|launches|threads N [OUT]\n");
     return 2;
 }

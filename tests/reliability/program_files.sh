@@ -32,6 +32,15 @@ fi
 grep -q "closed or replaced tbdprof's raw file descriptor" err4a || fail "close_all: not said: $(cat err4a)"
 section_pass "close_all: trace complete (600 kernels), the reopened descriptor said"
 
+# 4a'. The program dup2s its own file onto every number (the collector's among them).
+plain dup_over 300 plain3.txt || fail "dup_over without tbdprof failed"
+"$TBDPROF" --sim -o dup_over.sqlite -- "$prog" dup_over 300 profiled3.txt >/dev/null 2>err4c \
+    || fail "dup_over under tbdprof: exit $?; $(cat err4c)"
+cmp -s plain3.txt profiled3.txt ||
+    fail "dup_over: the program's file differs under tbdprof ($(wc -c <profiled3.txt) B, want $(wc -c <plain3.txt))"
+[ "$(kernels dup_over.sqlite)" = 600 ] || fail "dup_over: $(kernels dup_over.sqlite) kernels in the trace, want 600"
+section_pass "dup_over: the program's file byte-identical, 600 of 600 kernels"
+
 # 4b. stdout closed (>&-) for tbdprof and the program: the raw file must not become fd 1.
 plain stdout 450 plain2.txt >&- 2>/dev/null || fail "stdout mode without tbdprof failed"
 "$TBDPROF" --sim -o closed_stdout.sqlite -- "$prog" stdout 450 profiled2.txt >&- 2>err4b \
