@@ -26,6 +26,12 @@ struct ChildOutcome {
     std::optional<int> signal;       // the signal that killed it
 };
 
+// tbdprof's own notes go to stderr, which may be a pipe whose reader has gone (`tbdprof -- PROG 2>&1 |
+// head -1`): a note must not kill tbdprof (it then writes no trace and loses the program's status).
+// From this call on tbdprof ignores SIGPIPE (a write then fails with EPIPE); run_child gives the
+// program the disposition tbdprof was started with, since an ignored SIGPIPE survives exec.
+void ignore_sigpipe();
+
 // Runs `program` (a resolved path) with `argv` and `env`, forwarding SIGINT and SIGTERM that tbdprof
 // receives from kill(2) (a terminal's Ctrl-C already reaches the whole foreground process group, so
 // it is not sent twice). Returns when the child has ended.

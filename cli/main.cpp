@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,9 +63,7 @@ std::string misspelled_subcommand(const char* word) {
     return tbdprof::cmdline::closest_match(word, names);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     if (argc > 1) {
         if (Subcommand command = find_subcommand(argv[1])) return command(argc - 1, argv + 1);
         if (const std::string near = misspelled_subcommand(argv[1]); !near.empty()) {
@@ -79,4 +78,17 @@ int main(int argc, char** argv) {
                                                                     argv + (record_word ? 1 : 0), options))
         return *status;
     return tbdprof::cli::record(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Out of memory anywhere: unwound (not std::terminate), so every OutputFile removes its temporary
+    // and lock on the way out (a build's own out-of-memory message names the raw files to keep).
+    try {
+        return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fputs("tbdprof: out of memory; stopped (no output file was left half-written)\n", stderr);
+        return 1;
+    }
 }

@@ -30,8 +30,6 @@ namespace fs = std::filesystem;
 
 constexpr int kUsageError = 2;
 constexpr int kFailure = 1;
-// Created in the run directory by the simulated driver when a private interface is asked for.
-constexpr const char* kStaticRuntimeMark = "static-runtime";
 
 int fail(int status, const std::string& message) {
     say(message);
@@ -83,6 +81,7 @@ void tell_of_abandoned_runs() {
 }  // namespace
 
 int record(const RecordOptions& options) {
+    ignore_sigpipe();  // a note on a closed pipe must not cost the trace (launcher.h)
     const InstallLayout layout = find_install_layout();
     std::string why;
     int not_runnable = 127;
@@ -131,6 +130,8 @@ int record(const RecordOptions& options) {
     std::string error;
     const std::string run_dir = make_run_dir(error);
     if (run_dir.empty()) return fail(kFailure, error);
+    // Held until tbdprof exits: `tbdprof build` refuses the directory meanwhile (run_dir.h).
+    [[maybe_unused]] const int run_lock = lock_run_dir(run_dir);
 
     Environment env = current_environment();
     set_variable(env, "TBDPROF_RUN_DIR", run_dir);
@@ -178,7 +179,7 @@ int record(const RecordOptions& options) {
     program_has_run();  // from here on, tbdprof's lines start on a fresh line (own_output.h)
     std::error_code ec;
     if (!child.started) {
-        fs::remove_all(run_dir, ec);
+        remove_run_dir(run_dir);
         return fail(child.exit_status, "cannot run " + options.command[0] + ": " + child.start_error);
     }
     if (child.signal) {
@@ -193,7 +194,7 @@ int record(const RecordOptions& options) {
     // The simulated driver saw NVIDIA's private interface asked for: the static CUDA runtime, which
     // only a real driver can serve. The run is not the program's real behaviour: no trace.
     if (options.sim && fs::exists(fs::path(run_dir) / kStaticRuntimeMark, ec)) {
-        fs::remove_all(run_dir, ec);
+        remove_run_dir(run_dir);
         return fail(child.exit_status != 0 ? child.exit_status : kFailure,
                     options.command[0] + " uses the static CUDA runtime, which the simulated GPU cannot run; "
                                          "rebuild it with `nvcc -cudart shared` (no trace written)");
@@ -208,7 +209,7 @@ int record(const RecordOptions& options) {
         return child.exit_status != 0 ? child.exit_status : kFailure;
     }
     if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) {
-        fs::remove_all(run_dir, ec);
+        remove_run_dir(run_dir);
     } else {
         info.built = true;  // kept on purpose: not a recording left behind
         write_run_info(run_dir, info);

@@ -7,6 +7,7 @@
 
 #include "build_signals.h"
 #include "collector_messages.h"
+#include "launcher.h"
 #include "own_output.h"
 #include "summary.h"
 
@@ -14,16 +15,30 @@
 #include <tbdprof/trace/builder.h>
 #include <tbdprof/trace/trace_reader.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <system_error>
 #include <thread>
 
 namespace tbdprof::cli {
 namespace {
+
+// Whether `path` names something inside `dir` (or `dir` itself), after resolving links.
+bool inside_directory(const std::string& path, const std::string& dir) {
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::weakly_canonical(std::filesystem::absolute(path), ec);
+    const std::filesystem::path base = std::filesystem::weakly_canonical(dir, ec);
+    if (ec) return false;
+    const auto [end, _] = std::mismatch(base.begin(), base.end(), parent.begin(), parent.end());
+    return end == base.end();
+}
 
 void print_summary(const std::string& output) {
     try {
@@ -68,7 +83,12 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     };
     build.notes = {{"stack_depth", std::to_string(info.stack_depth)}, {"device_mode", info.device_mode}};
     if (!info.sim_model.empty()) build.notes.emplace_back("sim_model", info.sim_model);
-    const trace::BuildResult built = trace::build_trace(build);
+    trace::BuildResult built;
+    try {
+        built = trace::build_trace(build);
+    } catch (const std::bad_alloc&) {  // what build_trace does not catch itself (the progress line)
+        built.error = "out of memory while building the trace; nothing was written";
+    }
     line.clear();
     if (!built.ok) {
         say("cannot build the trace: " + built.error);
@@ -87,6 +107,9 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     } catch (const tagger::TagError& e) {
         line.clear();
         say(std::string("note: memory tagging failed: ") + e.what() + " (run `tbdprof tag` to retry)");
+    } catch (const std::bad_alloc&) {
+        line.clear();
+        say("note: memory tagging ran out of memory (run `tbdprof tag` to retry)");
     }
     try {
         out.commit();
@@ -101,7 +124,9 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
 int build_command(int argc, char** argv) {
     cmdline::Command command("build", "tbdprof build RUN_DIR -o OUT [--force] [--quiet] [--iteration-range NAME]",
                              "Builds the trace of a recording whose build was stopped or whose tbdprof was killed,\n"
-                             "from the raw files its run directory kept; removes the run directory when done.");
+                             "from the raw files its run directory kept, then removes what the recording wrote there.\n"
+                             "Only the run directory of a recording that has ended (its tbdprof-run.info names it) is\n"
+                             "touched; the trace must be written outside it.");
     std::string output, iteration_range;
     bool force = false, quiet = false;
     command.add_output(output, "the trace to write (required)");
@@ -115,22 +140,40 @@ int build_command(int argc, char** argv) {
         return command.usage_error("give one run directory (see tbdprof build --help)");
     if (output.empty()) return command.usage_error("-o OUT is required (see tbdprof build --help)");
     const std::string& run_dir = command.positional()[0];
-    std::error_code ec;
-    if (!std::filesystem::is_directory(run_dir, ec)) {
-        std::fprintf(stderr, "tbdprof build: %s is not a run directory\n", run_dir.c_str());
+    ignore_sigpipe();  // its notes on a closed pipe must not cost the trace (launcher.h)
+    RunInfo info;
+    int lock_fd = -1;
+    if (const std::string why = check_finished_run_dir(run_dir, info, lock_fd); !why.empty()) {
+        std::fprintf(stderr, "tbdprof build: %s\n", why.c_str());
         return 1;
     }
-    RunInfo info = read_run_info(run_dir).value_or(RunInfo{});
+    // The run directory is removed once built: the trace must not be inside it.
+    if (inside_directory(output, run_dir)) {
+        ::close(lock_fd);
+        std::fprintf(stderr,
+                     "tbdprof build: -o %s is inside the run directory %s, which is removed once built; "
+                     "write the trace elsewhere\n",
+                     output.c_str(), run_dir.c_str());
+        return 2;
+    }
     if (info.device_mode.empty()) info.device_mode = "unknown";
+    int status = 0;
     try {
         trace::OutputFile out(output, trace::OutputRules{.force = force, .inputs = {}});
-        if (!build_into(run_dir, info, iteration_range, out, quiet)) return 1;
+        if (!build_into(run_dir, info, iteration_range, out, quiet)) {
+            status = 1;
+            say("the raw files are kept in " + run_dir +
+                "; once the problem is solved, build them with: " + build_command_for(run_dir, output));
+        }
     } catch (const trace::OutputFileError& e) {
         std::fprintf(stderr, "tbdprof build: %s\n", e.what());
-        return std::strstr(e.what(), "use --force") ? 2 : 1;
+        status = std::strstr(e.what(), "use --force") ? 2 : 1;
     }
-    std::filesystem::remove_all(run_dir, ec);
-    return 0;
+    if (status == 0 && !remove_run_dir(run_dir))
+        std::fprintf(stderr, "tbdprof build: note: %s was kept: it holds files that tbdprof did not write\n",
+                     run_dir.c_str());
+    ::close(lock_fd);
+    return status;
 }
 
 }  // namespace tbdprof::cli

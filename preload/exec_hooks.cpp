@@ -1,4 +1,4 @@
-// exec with the collector loaded: the image is replaced without running exit handlers, so the
+// exec and _exit with the collector loaded: the image is replaced without running exit handlers, so the
 // collector writes what it has buffered first (flush_before_exec); the new image's collector then
 // writes a file of its own (session.cpp). glibc's execl/execv/execvp call execve internally, not
 // through the PLT, so each entry point is wrapped, not only execve.
@@ -24,6 +24,7 @@ namespace {
 using ExecveFn = int (*)(const char*, char* const[], char* const[]);
 using ExecvFn = int (*)(const char*, char* const[]);
 using FexecveFn = int (*)(int, char* const[], char* const[]);
+using ExitFn = void (*)(int);
 
 template <class Fn>
 Fn next_libc(const char* name) {
@@ -121,4 +122,28 @@ extern "C" TBD_VISIBLE int execle(const char* path, const char* arg0, ...) {
     char* const* envp = va_arg(args, char* const*);
     va_end(args);
     return execve(path, argv.data(), envp);
+}
+
+// _exit and _Exit end the process without exit handlers: a program that ends so (or a fork child)
+// would lose what the collector buffered, silently (issue 22: 5,000 launches gave 0 kernels).
+namespace {
+
+[[noreturn]] void quick_exit_now(const char* name, int status) {
+    tbdprof::collector::finish_at_quick_exit();
+    static const auto real = next_libc<ExitFn>(name);
+    if (real) real(status);
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+}  // namespace
+
+extern "C" {
+// As declared by unistd.h and stdlib.h (_Exit is noexcept there, _exit is not).
+[[noreturn]] TBD_VISIBLE void _exit(int status) {
+    quick_exit_now("_exit", status);
+}
+[[noreturn]] TBD_VISIBLE void _Exit(int status) noexcept {
+    quick_exit_now("_Exit", status);
+}
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace tbdprof::trace::detail {
@@ -47,23 +48,64 @@ int64_t host_index(const RawProcess& raw, const Map& index_of_sequence, uint64_t
     return it == index_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
+// Copies and sets whose correlation record was lost (thread_order_pairing.h), interval by interval:
+// a device record pairs with the next unpaired host record of the same size that it does not precede.
+template <class HostRecords>
+void pair_lost_transfers(const HostRecords& host, const std::vector<const raw::RawDeviceActivity*>& lost,
+                         std::vector<const raw::RawDeviceActivity*>& paired,
+                         std::vector<const raw::RawDeviceActivity*>& orphans, uint64_t& count) {
+    if (lost.empty()) return;
+    constexpr uint64_t kClockToleranceNs = 10'000;
+    std::vector<std::pair<uint64_t, uint64_t>> anchors;
+    std::vector<std::pair<uint64_t, int64_t>> unpaired;
+    for (size_t i = 0; i < host.size(); ++i) {
+        if (paired[i] != nullptr)
+            anchors.emplace_back(paired[i]->correlation_id, host[i].record.sequence);
+        else if (host[i].record.captured == 0)
+            unpaired.emplace_back(host[i].record.sequence, static_cast<int64_t>(i));
+    }
+    for (const LostGroup& group : group_lost_by_interval(std::move(anchors), unpaired, lost, orphans)) {
+        size_t h = 0;
+        for (const raw::RawDeviceActivity* d : group.device) {
+            size_t k = h;
+            while (k < group.host.size()) {
+                const auto& r = host[static_cast<size_t>(group.host[k])].record;
+                if (r.bytes == d->bytes && d->start_ns + kClockToleranceNs >= r.ts_ns) break;
+                ++k;
+            }
+            if (k == group.host.size()) {
+                orphans.push_back(d);
+                continue;
+            }
+            paired[static_cast<size_t>(group.host[k])] = d;
+            h = k + 1;
+            ++count;
+        }
+    }
+}
+
 // Pairs each host record with the device record CUPTI correlated to it (by our sequence number);
 // device records no host record claims are appended to `orphans`.
 template <class HostRecords>
 std::vector<const raw::RawDeviceActivity*> pair_device_records(const RawProcess& raw, const HostRecords& host,
                                                                const std::vector<raw::RawDeviceActivity>& device,
-                                                               std::vector<const raw::RawDeviceActivity*>& orphans) {
+                                                               std::vector<const raw::RawDeviceActivity*>& orphans,
+                                                               uint64_t& paired_without_correlation) {
     std::unordered_map<uint64_t, uint32_t> of_sequence;
     for (uint32_t i = 0; i < host.size(); ++i) of_sequence[host[i].record.sequence] = i;
-    std::vector<const raw::RawDeviceActivity*> paired(host.size(), nullptr);
+    std::vector<const raw::RawDeviceActivity*> paired(host.size(), nullptr), lost;
     for (const raw::RawDeviceActivity& d : device) {
         const int64_t i = host_index(raw, of_sequence, d.correlation_id);
         if (i >= 0 && paired[static_cast<size_t>(i)] == nullptr) {
             paired[static_cast<size_t>(i)] = &d;
             continue;
         }
-        orphans.push_back(&d);
+        if (i < 0 && !raw.sequence_of_correlation.contains(d.correlation_id))
+            lost.push_back(&d);
+        else
+            orphans.push_back(&d);
     }
+    pair_lost_transfers(host, lost, paired, orphans, paired_without_correlation);
     return paired;
 }
 
@@ -116,7 +158,11 @@ void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const r
     }
     row.start_ns = rel(d.start_ns);
     row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
-    row.queued_ns = launch_ns ? Opt(static_cast<int64_t>(d.start_ns - *launch_ns)) : Opt();
+    // A kernel does not start before its launch (beyond the clocks' 10 us): a pair made without its
+    // correlation record may be a neighbour's launch (thread_order_pairing.h); no queue time then.
+    constexpr uint64_t kClockToleranceNs = 10'000;
+    const bool in_order = launch_ns && d.start_ns + kClockToleranceNs >= *launch_ns;
+    row.queued_ns = in_order ? Opt(static_cast<int64_t>(d.start_ns - *launch_ns)) : Opt();
     row.correlation = static_cast<int64_t>(d.correlation_id);
 }
 
@@ -137,7 +183,7 @@ void ModelBuilder::build_kernels() {
         // Captured launches did not run: they never pair with a device record nor become host-timed rows.
         std::vector<bool> joined(raw.launches.size(), false);
         for (size_t i = 0; i < raw.launches.size(); ++i) joined[i] = raw.launches[i].record.captured != 0;
-        std::vector<const raw::RawDeviceActivity*> orphans;
+        std::vector<const raw::RawDeviceActivity*> orphans, lost;
         std::vector<DevicePair> pairs;
         std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
         std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
@@ -152,10 +198,14 @@ void ModelBuilder::build_kernels() {
                 pairs.emplace_back(li, &d);
             } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
                 by_thread[*tag].push_back(&d);
+            } else if (li < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) {
+                lost.push_back(&d);  // its correlation record was dropped
             } else {
                 orphans.push_back(&d);
             }
         }
+        const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
+        assign_lost_to_threads(by_thread, lost);
         if (!by_thread.empty()) {
             std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
             for (size_t i = 0; i < raw.launches.size(); ++i) {
@@ -165,6 +215,10 @@ void ModelBuilder::build_kernels() {
                 pair_in_thread_order(raw, launches_of_thread[tid], device, joined, pairs, orphans);
             }
         }
+        // After the pairs that are known: they bound where each lost one can lie.
+        pair_lost_kernels(raw, lost, joined, pairs, orphans);
+        pair_lost_leftovers(raw, lost_records, joined, pairs, orphans);
+        for (const auto& [li, dp] : pairs) counters_.paired_without_correlation += lost_records.contains(dp) ? 1 : 0;
         for (const auto& [li, dp] : pairs) {
             const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
             KernelRow row = launch_row(p, l);
@@ -205,8 +259,10 @@ void ModelBuilder::build_copies_and_sets() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
         std::vector<const raw::RawDeviceActivity*> copy_orphans, set_orphans;
-        const auto device_of_copy = pair_device_records(raw, raw.copies, raw.device_copies, copy_orphans);
-        const auto device_of_set = pair_device_records(raw, raw.sets, raw.device_sets, set_orphans);
+        const auto device_of_copy =
+            pair_device_records(raw, raw.copies, raw.device_copies, copy_orphans, counters_.paired_without_correlation);
+        const auto device_of_set =
+            pair_device_records(raw, raw.sets, raw.device_sets, set_orphans, counters_.paired_without_correlation);
         // Device times when CUPTI saw the work, host times otherwise.
         auto set_times = [&](auto& row, const raw::RawDeviceActivity* d, uint64_t host_ts) {
             if (d != nullptr) {

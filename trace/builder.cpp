@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <new>
 #include <optional>
 
 namespace tbdprof::trace {
@@ -33,6 +34,12 @@ void load_processes(const std::vector<std::string>& paths, std::vector<detail::R
                                       " at byte " + std::to_string(process.end_offset) +
                                       "; events after it are lost");
         }
+        if (process.end == RawFileEnd::Clean && !process.has_end) {
+            // Nothing was cut, yet the collector never did its last flush: what it still held is lost.
+            result.warnings.push_back("process " + std::to_string(process.file.header().pid) +
+                                      " ended without tbdprof's last flush (exit_group, SIGKILL or a lost "
+                                      "descriptor): the events of its last milliseconds may be missing");
+        }
         if (process.unknown_records > 0) {
             result.warnings.push_back(fs::path(path).filename().string() + ": skipped " +
                                       std::to_string(process.unknown_records) + " records of unknown kinds");
@@ -47,6 +54,10 @@ void add_counter_warnings(const detail::BuildCounters& c, BuildResult& result) {
     if (c.reused_addresses > 0)
         result.warnings.push_back(std::to_string(c.reused_addresses) +
                                   " allocations at an address whose previous allocation was never freed");
+    if (c.paired_without_correlation > 0)
+        result.warnings.push_back(std::to_string(c.paired_without_correlation) +
+                                  " device records had lost their correlation record (dropped while recording): "
+                                  "each was paired with its host call by order and name, and stored once");
     if (c.orphan_device_records > 0)
         result.warnings.push_back(std::to_string(c.orphan_device_records) +
                                   " device records without a matching host call");
@@ -103,6 +114,13 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     return model;
 }
 
+// The build holds the whole model in memory (about 1 KB per kernel, docs/architecture.md); out of
+// memory it stops cleanly: the caller's OutputFile removes its temporary and lock.
+std::string out_of_memory_message(size_t raw_files) {
+    return "out of memory while building the trace from " + std::to_string(raw_files) +
+           " raw files (the build holds about 1 KB per kernel in memory); nothing was written";
+}
+
 }  // namespace
 
 BuildResult build_trace(const BuildOptions& options) {
@@ -116,8 +134,14 @@ BuildResult build_trace(const BuildOptions& options) {
     }
     result.raw_files = paths.size();
     std::vector<detail::RawProcess> processes;
-    load_processes(paths, processes, result);
-    detail::TraceModel model = build_model(options, processes, result);
+    detail::TraceModel model;
+    try {
+        load_processes(paths, processes, result);
+        model = build_model(options, processes, result);
+    } catch (const std::bad_alloc&) {
+        result.error = out_of_memory_message(paths.size());
+        return result;
+    }
 
     std::optional<OutputFile> own_output;
     try {
@@ -126,6 +150,9 @@ BuildResult build_trace(const BuildOptions& options) {
         if (options.progress) options.progress("writing", total_build_steps - 1, total_build_steps);
         detail::write_trace(out.temp_path(), model);
         if (own_output) own_output->commit();
+    } catch (const std::bad_alloc&) {
+        result.error = out_of_memory_message(paths.size());
+        return result;
     } catch (const SqliteError& e) {
         result.error = e.what();
         if (std::string(e.what()).find("full") != std::string::npos)

@@ -56,6 +56,9 @@ struct BuildCounters {
     uint64_t graph_launches = 0;          // graph replays (cuGraphLaunch)
     uint64_t captured_launches = 0;       // launches recorded into graphs by stream capture (did not run)
     uint64_t captured_transfers = 0;      // copies and sets likewise
+    // Device records whose correlation record was lost, paired with their host call by order
+    // (thread_order_pairing.h): without that pairing each would have been stored twice.
+    uint64_t paired_without_correlation = 0;
 };
 
 class ModelBuilder {

@@ -118,6 +118,10 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             p.capture_windows.push_back(r.as<raw::RawCaptureWindow>());
             note_time(p, p.capture_windows.back().ts_ns);
             return;
+        case RecordKind::ProcessEnd:
+            p.has_end = true;
+            p.end_reason = r.as<raw::RawProcessEnd>().reason;
+            return;
         case RecordKind::ClockSource:
             p.clock_source = r.as<raw::RawClockSource>();
             p.has_clock_source = true;

@@ -68,6 +68,8 @@ struct RawProcess {
     std::vector<raw::RawCpuSample> cpu_samples;
     std::vector<raw::RawDropped> dropped;
     std::vector<raw::RawCaptureWindow> capture_windows;  // opened/closed, in file order
+    bool has_end = false;                                // a RawProcessEnd: the collector's last flush ran
+    raw::EndReason end_reason{};
     bool has_clock_source = false;
     raw::RawClockSource clock_source{};
     uint64_t last_ns = 0;             // latest timestamp of any event

@@ -112,4 +112,137 @@ void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& hos
     orphans.insert(orphans.end(), left.begin(), left.end());
 }
 
+std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>> anchors,
+                                              const std::vector<std::pair<uint64_t, int64_t>>& host,
+                                              const std::vector<const raw::RawDeviceActivity*>& lost,
+                                              std::vector<const raw::RawDeviceActivity*>& unmatched) {
+    // The anchors' CUPTI ids and sequences, each sorted: interval k lies between the k-th and the
+    // (k+1)-th of either.
+    std::vector<uint64_t> ids, sequences;
+    ids.reserve(anchors.size());
+    sequences.reserve(anchors.size());
+    for (const auto& [id, sequence] : anchors) {
+        ids.push_back(id);
+        sequences.push_back(sequence);
+    }
+    std::sort(ids.begin(), ids.end());
+    std::sort(sequences.begin(), sequences.end());
+    std::unordered_map<size_t, LostGroup> by_interval;
+    for (const raw::RawDeviceActivity* d : lost) {
+        const size_t k = static_cast<size_t>(std::upper_bound(ids.begin(), ids.end(), d->correlation_id) - ids.begin());
+        by_interval[k].device.push_back(d);
+    }
+    std::vector<std::pair<uint64_t, int64_t>> by_sequence = host;
+    std::sort(by_sequence.begin(), by_sequence.end());
+    for (const auto& [sequence, index] : by_sequence) {
+        const size_t k =
+            static_cast<size_t>(std::upper_bound(sequences.begin(), sequences.end(), sequence) - sequences.begin());
+        if (auto it = by_interval.find(k); it != by_interval.end()) it->second.host.push_back(index);
+    }
+    std::vector<LostGroup> groups;
+    for (auto& [k, group] : by_interval) {
+        std::sort(group.device.begin(), group.device.end(),
+                  [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+        if (group.host.empty()) {
+            unmatched.insert(unmatched.end(), group.device.begin(), group.device.end());
+            continue;
+        }
+        groups.push_back(std::move(group));
+    }
+    return groups;
+}
+
+void assign_lost_to_threads(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
+                            std::vector<const raw::RawDeviceActivity*>& lost) {
+    if (lost.empty() || by_thread.empty()) return;
+    std::vector<std::pair<uint64_t, uint32_t>> tagged;  // (CUPTI id, thread), by id
+    for (const auto& [tid, records] : by_thread)
+        for (const raw::RawDeviceActivity* d : records) tagged.emplace_back(d->correlation_id, tid);
+    std::sort(tagged.begin(), tagged.end());
+    std::vector<const raw::RawDeviceActivity*> left;
+    // Two neighbours on each side must agree: threads that launch at once interleave their CUPTI
+    // ids, and a record of one thread can sit between two of another's.
+    constexpr ptrdiff_t kNeighbours = 2;
+    for (const raw::RawDeviceActivity* d : lost) {
+        const auto next = std::lower_bound(tagged.begin(), tagged.end(), std::make_pair(d->correlation_id, 0u));
+        const ptrdiff_t at = next - tagged.begin();
+        const ptrdiff_t first = std::max<ptrdiff_t>(0, at - kNeighbours);
+        const ptrdiff_t last = std::min<ptrdiff_t>(static_cast<ptrdiff_t>(tagged.size()), at + kNeighbours);
+        bool agree = first < last;
+        for (ptrdiff_t i = first; agree && i < last; ++i)
+            agree = tagged[static_cast<size_t>(i)].second == tagged[static_cast<size_t>(first)].second;
+        if (!agree) {
+            left.push_back(d);  // among several threads' kernels: the intervals decide
+            continue;
+        }
+        by_thread[tagged[static_cast<size_t>(first)].second].push_back(d);
+    }
+    lost = std::move(left);
+}
+
+size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::RawDeviceActivity*>& lost,
+                         std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                         std::vector<const raw::RawDeviceActivity*>& orphans) {
+    if (lost.empty()) return 0;
+    std::vector<std::pair<uint64_t, uint64_t>> anchors;
+    anchors.reserve(pairs.size());
+    for (const auto& [launch, d] : pairs)
+        anchors.emplace_back(d->correlation_id, raw.launches[static_cast<size_t>(launch)].record.sequence);
+    std::vector<std::pair<uint64_t, int64_t>> host;
+    for (size_t i = 0; i < raw.launches.size(); ++i) {
+        if (!joined[i]) host.emplace_back(raw.launches[i].record.sequence, static_cast<int64_t>(i));
+    }
+    size_t paired = 0;
+    for (const LostGroup& group : group_lost_by_interval(std::move(anchors), host, lost, orphans)) {
+        std::vector<DevicePair> found;
+        const NameNumbers names = number_names(raw, group.host, group.device);
+        paired += pair_in_order(raw, group.host, group.device, names, true, found, orphans);
+        for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
+        pairs.insert(pairs.end(), found.begin(), found.end());
+    }
+    return paired;
+}
+
+size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const raw::RawDeviceActivity*>& lost,
+                           std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                           std::vector<const raw::RawDeviceActivity*>& orphans) {
+    std::vector<const raw::RawDeviceActivity*> leftover, others;
+    for (const raw::RawDeviceActivity* d : orphans) (lost.contains(d) ? leftover : others).push_back(d);
+    if (leftover.empty()) return 0;
+    // Unpaired launches by name, each list in launch time order.
+    std::unordered_map<std::string_view, std::vector<size_t>> unpaired;
+    for (size_t i = 0; i < raw.launches.size(); ++i)
+        if (!joined[i]) unpaired[raw.string(raw.launches[i].record.name_string)].push_back(i);
+    for (auto& [name, launches] : unpaired)
+        std::stable_sort(launches.begin(), launches.end(), [&](size_t a, size_t b) {
+            return raw.launches[a].record.ts_ns < raw.launches[b].record.ts_ns;
+        });
+    std::sort(leftover.begin(), leftover.end(), [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+    size_t paired = 0;
+    for (const raw::RawDeviceActivity* d : leftover) {
+        auto it = unpaired.find(raw.string(d->name_string));
+        std::vector<size_t>* launches = it == unpaired.end() ? nullptr : &it->second;
+        // The latest launch not after the kernel's start: the first one after it, minus one.
+        const auto after =
+            launches == nullptr
+                ? std::vector<size_t>::iterator{}
+                : std::upper_bound(launches->begin(), launches->end(), d->start_ns + kClockToleranceNs,
+                                   [&](uint64_t t, size_t i) { return t < raw.launches[i].record.ts_ns; });
+        if (launches == nullptr || launches->empty()) {
+            others.push_back(d);
+            continue;
+        }
+        // None before it: its own launch went to a neighbour's kernel; the first one after it is
+        // left over for it (the row then has no queue time, see take_device_record).
+        const auto chosen = after == launches->begin() ? after : std::prev(after);
+        const size_t launch = *chosen;
+        launches->erase(chosen);
+        joined[launch] = true;
+        pairs.emplace_back(static_cast<int64_t>(launch), d);
+        ++paired;
+    }
+    orphans = std::move(others);
+    return paired;
+}
+
 }  // namespace tbdprof::trace::detail

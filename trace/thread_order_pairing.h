@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -23,5 +25,44 @@ std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlatio
 void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
                           std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
                           std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans);
+
+// Records whose CUPTI correlation record was lost (a full ring or CUPTI buffer, counted as a drop):
+// the device record's CUPTI id maps to nothing, and its host call would stay unpaired too, so the
+// work would be stored twice (once host-timed, once as a device record nobody launched). CUPTI ids
+// and our sequence numbers both grow in call order, so the pairs that are known cut both into
+// intervals: a lost record lies in the interval of the pairs around it, on both sides.
+struct LostGroup {
+    std::vector<int64_t> host;                          // indices of unpaired host records, by sequence
+    std::vector<const raw::RawDeviceActivity*> device;  // lost device records, by CUPTI id
+};
+// `anchors`: (CUPTI id, sequence) of every known pair; `host`: (sequence, index) of unpaired host
+// records. Groups with something on both sides; `unmatched` gets the device records of the others.
+std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>> anchors,
+                                              const std::vector<std::pair<uint64_t, int64_t>>& host,
+                                              const std::vector<const raw::RawDeviceActivity*>& lost,
+                                              std::vector<const raw::RawDeviceActivity*>& unmatched);
+
+// Lost kernel records whose neighbours in CUPTI order (the tagged records just before and after
+// it) belong to one thread are that thread's: moved from `lost` into `by_thread`, so that the
+// thread's in-order pairing sees them where they were (without them, a loop of one kernel name
+// pairs every later launch with the next launch's kernel). Others stay in `lost`.
+void assign_lost_to_threads(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
+                            std::vector<const raw::RawDeviceActivity*>& lost);
+
+// Kernels of `lost` paired, interval by interval, with launches not joined otherwise (same name, not
+// before the launch, in order). Marks `joined`, appends to `pairs`; the rest to `orphans`. Returns
+// how many were paired.
+size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::RawDeviceActivity*>& lost,
+                         std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                         std::vector<const raw::RawDeviceActivity*>& orphans);
+
+// The last resort, so that nothing is stored twice: lost kernel records still unpaired (in
+// `orphans`, those in `lost`) each take an unpaired launch of the same name: the latest made before
+// the kernel started, else the first after it. With several threads interleaving, a thread may have
+// been given a neighbour's lost record above; the count then stays right while a time may go to the
+// launch next to its own. Returns how many were paired.
+size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const raw::RawDeviceActivity*>& lost,
+                           std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                           std::vector<const raw::RawDeviceActivity*>& orphans);
 
 }  // namespace tbdprof::trace::detail

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -168,7 +169,26 @@ raw::CopyKind copy_kind_of(uint8_t cupti_kind) {
 
 uint64_t to_monotonic(uint64_t cupti_ns) { return static_cast<uint64_t>(static_cast<int64_t>(cupti_ns) + g_offset_ns); }
 
-void convert(ThreadState& ts, const CUpti_Activity* record) {
+// TBDPROF_TEST_DROP_CORRELATION_EVERY=N (tests only, docs/reliability.md): every N-th CUPTI
+// correlation record is dropped and counted as a CuptiBuffers drop, as CUPTI does under pressure,
+// to test that the builder stores such work once (issue 22). 0 (unset): never.
+uint64_t forced_drop_interval() {
+    static const uint64_t every = [] {
+        const char* text = std::getenv("TBDPROF_TEST_DROP_CORRELATION_EVERY");
+        return text != nullptr ? std::strtoull(text, nullptr, 10) : 0ull;
+    }();
+    return every;
+}
+std::atomic<uint64_t> g_correlations_seen{0};
+
+// Whether this correlation record is one the test knob drops.
+bool force_drop() {
+    const uint64_t every = forced_drop_interval();
+    return every != 0 && g_correlations_seen.fetch_add(1, std::memory_order_relaxed) % every == every - 1;
+}
+
+// Returns false when the record was dropped (the test knob).
+bool convert(ThreadState& ts, const CUpti_Activity* record) {
     switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -214,6 +234,7 @@ void convert(ThreadState& ts, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
         if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) break;
+        if (force_drop()) return false;
         raw::RawCorrelation out{};
         out.correlation_id = e->correlationId;
         out.sequence = e->externalId;
@@ -222,17 +243,21 @@ void convert(ThreadState& ts, const CUpti_Activity* record) {
     }
     default: break;
     }
+    return true;
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
                                size_t valid_size) {
     ThreadState& ts = thread_state();
+    size_t forced = 0;
     if (buffer != nullptr && valid_size > 0) {
         CUpti_Activity* record = nullptr;
-        while (g_api.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS) convert(ts, record);
+        while (g_api.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS) forced += convert(ts, record) ? 0 : 1;
     }
     size_t dropped = 0;
-    if (g_api.dropped_records(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    if (g_api.dropped_records(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
+    dropped += forced;
+    if (dropped > 0) {
         raw::RawDropped out{};
         out.count = dropped;
         out.cause = raw::DropCause::CuptiBuffers;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 #include <new>
 
 #include "tbdprof/collector/clock.h"
+#include "tbdprof/collector/own_descriptors.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/stack_capture.h"
 #include "tbdprof/collector/user_messages.h"
@@ -39,22 +41,33 @@ void sleep_ns(uint64_t ns) {
     }
 }
 
-bool write_all(int fd, const uint8_t* bytes, size_t size) {
-    while (size > 0) {
-        ssize_t n = ::write(fd, bytes, size);
+// Writes from `done` on; `done` says how far it got (a retry after EBADF goes on from there).
+bool write_all(int fd, const uint8_t* bytes, size_t size, size_t& done) {
+    while (done < size) {
+        ssize_t n = ::write(fd, bytes + done, size - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return false;
-        bytes += n;
-        size -= static_cast<size_t>(n);
+        done += static_cast<size_t>(n);
     }
     return true;
+}
+
+bool write_all(int fd, const uint8_t* bytes, size_t size) {
+    size_t done = 0;
+    return write_all(fd, bytes, size, done);
 }
 
 }  // namespace
 
 bool RawWriter::open(const char* path, const WriterIdentity& identity) {
-    fd_ = ::open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_APPEND, 0644);  // never an existing file
+    // Never an existing file; a high, close-on-exec descriptor (own_descriptors.h).
+    fd_ = open_own(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
     if (fd_ < 0) return false;
+    file_ = identity_of(fd_);
+    // Held while this process records: `tbdprof build` refuses a run directory still written into.
+    ::flock(fd_, LOCK_SH | LOCK_NB);
+    descriptor_lost_ = false;
+    reopened_ = 0;
     std::snprintf(path_, sizeof path_, "%s", path);
     raw::RawFileHeader header{};
     std::memcpy(header.magic, raw::kMagic, sizeof header.magic);
@@ -186,15 +199,53 @@ void RawWriter::append(const void* bytes, size_t size) {
     pending_records_ = records_appended_;
 }
 
+bool RawWriter::ensure_own_descriptor() {
+    if (fd_ < 0) return false;
+    if (still_same_file(fd_, file_)) return true;
+    // The program closed our descriptor (or the number now names one of its files): never write,
+    // truncate or close through it. Our file is reopened by name, if it is still the same file.
+    const int lost = fd_;
+    fd_ = -1;
+    const int again = open_own(path_, O_WRONLY | O_APPEND | O_NOFOLLOW);
+    if (again >= 0 && still_same_file(again, file_)) {
+        fd_ = again;
+        ::flock(fd_, LOCK_SH | LOCK_NB);
+        if (reopened_++ == 0)
+            tell_user(
+                "process %d closed or replaced tbdprof's raw file descriptor (%d); tbdprof reopened its file "
+                "and wrote nothing into the program's",
+                static_cast<int>(getpid()), lost);
+        return true;
+    }
+    if (again >= 0) ::close(again);
+    descriptor_lost_ = true;
+    write_failed_ = true;
+    write_errno_ = EBADF;
+    out_len_ = 0;
+    tell_user(
+        "process %d closed tbdprof's raw file descriptor (%d) and %s cannot be reopened: recording of this "
+        "process stops here; nothing was written into the program's files",
+        static_cast<int>(getpid()), lost, path_);
+    return false;
+}
+
+bool RawWriter::write_own(const uint8_t* bytes, size_t size) {
+    size_t done = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        if (!ensure_own_descriptor()) return false;
+        if (write_all(fd_, bytes, size, done)) return true;
+        if (errno != EBADF) break;  // EBADF: closed between the check and the write; check again
+    }
+    note_write_failure(errno);
+    return false;
+}
+
 void RawWriter::flush_output() {
     if (out_len_ == 0 || write_failed_ || fd_ < 0) {
         out_len_ = 0;
         return;
     }
-    if (!write_all(fd_, out_, out_len_)) {
-        note_write_failure(errno);
-        return;
-    }
+    if (!write_own(out_, out_len_)) return;
     bytes_written_ += out_len_;
     out_len_ = 0;
     if (pending_boundary_ <= bytes_written_) {
@@ -207,10 +258,7 @@ void RawWriter::write_direct(const uint8_t* bytes, size_t size) {
     flush_output();  // keeps the file in order
     records_appended_ += count_records(bytes, size);
     if (write_failed_ || fd_ < 0) return;
-    if (!write_all(fd_, bytes, size)) {
-        note_write_failure(errno);
-        return;
-    }
+    if (!write_own(bytes, size)) return;
     bytes_written_ += size;
     committed_boundary_ = pending_boundary_ = bytes_written_;
     records_committed_ = pending_records_ = records_appended_;
@@ -219,29 +267,44 @@ void RawWriter::write_direct(const uint8_t* bytes, size_t size) {
 void RawWriter::note_write_failure(int error) {
     // Cut back to the last whole record: a later reader stops at a clean end, and the cut may free
     // the room that the final count record needs.
-    if (ftruncate(fd_, static_cast<off_t>(committed_boundary_)) == 0) bytes_written_ = committed_boundary_;
+    if (ensure_own_descriptor() && ftruncate(fd_, static_cast<off_t>(committed_boundary_)) == 0)
+        bytes_written_ = committed_boundary_;
     write_failed_ = true;
     write_errno_ = error;
     out_len_ = 0;
+    if (descriptor_lost_) return;  // said in ensure_own_descriptor
     // At once: the user may want to stop a long run whose recording has ended.
     tell_user_now("cannot write %s (%s): recording of this process stops here; what was written is kept", path_,
                   std::strerror(error));
 }
 
 void RawWriter::report_write_failure() {
-    if (!write_failed_ || fd_ < 0) return;
+    if (!write_failed_) return;
     const uint64_t lost = records_appended_ - records_committed_;
     raw::RawDropped record{};
     record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
     record.count = lost;
     record.cause = raw::DropCause::WriteFailed;
-    if (::lseek(fd_, static_cast<off_t>(committed_boundary_), SEEK_SET) >= 0 &&
+    if (!descriptor_lost_ && ensure_own_descriptor() &&
+        ::lseek(fd_, static_cast<off_t>(committed_boundary_), SEEK_SET) >= 0 &&
         write_all(fd_, reinterpret_cast<const uint8_t*>(&record), sizeof record)) {
         committed_boundary_ += sizeof record;
         return;
     }
     tell_user("%llu records of process %d could not be written (%s); the trace lacks them",
               static_cast<unsigned long long>(lost), static_cast<int>(getpid()), std::strerror(write_errno_));
+}
+
+void RawWriter::append_end(raw::EndReason reason, int wait_ms) {
+    if (fd_ < 0 || !lock_drain(wait_ms)) return;
+    if (writer_tid_ == 0) writer_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
+    raw::RawProcessEnd record{};
+    record.header = {raw::RecordKind::ProcessEnd, sizeof record, writer_tid_};
+    record.reason = reason;
+    record.ts_ns = monotonic_ns();
+    append(&record, sizeof record);
+    flush_output();
+    unlock_drain();
 }
 
 void RawWriter::drain_locked(bool symbolize) {
@@ -306,7 +369,7 @@ void RawWriter::drain_locked(bool symbolize) {
 
 void RawWriter::sample_cpu() {
     // /proc/self/stat: fields 14 and 15 (utime, stime) in clock ticks, after the ")" of the command.
-    int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    int fd = open_own("/proc/self/stat", O_RDONLY);
     if (fd < 0) return;
     char text[1024];
     ssize_t n = ::read(fd, text, sizeof text - 1);
@@ -330,12 +393,13 @@ void RawWriter::sample_cpu() {
 }
 
 void RawWriter::close() {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0 && still_same_file(fd_, file_)) ::close(fd_);  // never a descriptor of the program's
     fd_ = -1;
 }
 
 void RawWriter::abandon_after_fork() {
-    if (fd_ >= 0) ::close(fd_);  // our copy of the descriptor only; the parent's stays open
+    // Our copy of the descriptor only (the parent's stays open), unless the number is the program's now.
+    if (fd_ >= 0 && still_same_file(fd_, file_)) ::close(fd_);
     fd_ = -1;
     running_.store(false);
     thread_started_.store(false);

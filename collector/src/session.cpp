@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/cupti_consumer.h"
 #include "tbdprof/collector/kernel_counters.h"
+#include "tbdprof/collector/own_descriptors.h"
 #include "tbdprof/collector/raw_writer.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/stack_capture.h"
@@ -47,7 +49,7 @@ struct sigaction g_previous[NSIG];
 bool g_installed[NSIG] = {};
 
 void read_file(const char* path, std::string& out) {
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open_own(path, O_RDONLY);
     if (fd < 0) return;
     char chunk[4096];
     for (;;) {
@@ -79,7 +81,8 @@ void emit_process_info() {
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     // Best effort, once: everything in the rings goes to the file (no symbolization: it allocates).
-    if (!g_crash_drained.exchange(true) && g_writer.is_open()) g_writer.drain(false, 200);
+    if (!g_crash_drained.exchange(true) && g_writer.is_open() && g_writer.drain(false, 200))
+        g_writer.append_end(raw::EndReason::Signal, 200);
     // Hand the signal to whoever had it before us: their handler, or the default action.
     const struct sigaction previous = g_previous[sig];
     sigaction(sig, &previous, nullptr);
@@ -222,6 +225,20 @@ void finish_at_exit() {
     g_writer.stop_thread();
     g_writer.sample_cpu();
     g_writer.drain(true, 1000);
+    g_writer.append_end(raw::EndReason::Exit, 1000);
+    g_writer.report_write_failure();
+}
+
+void finish_at_quick_exit() {
+    // A vfork child (posix_spawn, vfork) shares our memory but not our pid: the rings are the
+    // parent's, not its to drain.
+    if (static_cast<uint32_t>(syscall(SYS_getpid)) != g_identity.pid) return;
+    if (!g_session_started.load() || g_exit_done.exchange(true)) return;
+    cupti::flush(true);  // the device records of the last launches
+    // No symbolization: _exit is the exit of signal handlers and fork children, where another
+    // thread may hold malloc's lock. The writer thread has symbolized all but the last drain's stacks.
+    g_writer.drain(false, 1000);
+    g_writer.append_end(raw::EndReason::QuickExit, 1000);
     g_writer.report_write_failure();
 }
 
@@ -229,6 +246,7 @@ void flush_before_exec() {
     if (!g_session_started.load() || g_exit_done.load()) return;
     cupti::flush(true);
     g_writer.drain(true, 1000);
+    g_writer.append_end(raw::EndReason::Exec, 1000);  // if exec fails, the image records on
 }
 
 void finish_in_destructor() {

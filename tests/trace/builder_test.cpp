@@ -119,6 +119,23 @@ TEST_CASE("builder: a crashed process's truncated file still builds, and the tra
     CHECK(query_int(db, "SELECT count(*) FROM run_notes WHERE value LIKE '%mid-record%'") == 1);
 }
 
+TEST_CASE(
+    "builder: a process that ended without the collector's last flush is reported, one with it is not (issue 22)") {
+    TempDir dir;
+    RawFileWriter flushed = small_run(4242);
+    flushed.process_end(raw::EndReason::QuickExit);  // _exit, intercepted: the tail was written
+    flushed.save(dir.path());
+    small_run(4343).save(dir.path());  // exit_group or SIGKILL: nothing after the last drain
+    const auto result = build(dir);
+    size_t said = 0;
+    for (const std::string& warning : result.warnings) {
+        if (warning.find("ended without tbdprof's last flush") == std::string::npos) continue;
+        ++said;
+        CHECK(warning.starts_with("process 4343 "));
+    }
+    CHECK(said == 1);
+}
+
 TEST_CASE("builder: a corrupt file and a foreign file do not stop the build") {
     TempDir dir;
     RawFileWriter good = small_run(1);
@@ -255,6 +272,40 @@ TEST_CASE("builder: kernels CUPTI tied to a thread pair with its launches in ord
     CHECK(row(500) == "k_d 500 -1 7");  // its device record was lost: host time only
     CHECK(row(6000) == "k_e 600 100 7");
     CHECK(query_int(db, "SELECT host_timed_kernels FROM run") == 1);
+}
+
+TEST_CASE("builder: work whose CUPTI correlation record was lost is stored once, paired by order (issue 22)") {
+    TempDir dir;
+    constexpr uint32_t kMain = 7;
+    RawFileWriter w(kMain, kStart);
+    w.thread(kMain, "main", kStart);
+    // A loop of f, g with a copy after each pair; the correlation records of some kernels and of one
+    // copy were dropped, their device records kept. Without the pairing by order each such launch
+    // became two kernels (a host-timed one and a device record nobody launched).
+    uint64_t correlation = 100;
+    for (uint64_t it = 0; it < 6; ++it) {
+        const uint64_t t = kStart + it * 100'000;
+        w.launch(kMain, t, "f");
+        w.launch(kMain, t + 100, "g");
+        const uint64_t copy = w.copy(kMain, t + 200, raw::CopyKind::DeviceToHost, 0x5555'0000, 0x7000'0000, 64 + it);
+        w.device_kernel_of_thread(kMain, correlation++, t + 1000, t + 2000, "f");
+        if (it % 2 == 1) w.lose_last_correlation();
+        w.device_kernel_of_thread(kMain, correlation++, t + 3000, t + 4000, "g");
+        if (it == 4) w.lose_last_correlation();
+        w.device_copy(copy, t + 5000, t + 6000, raw::CopyKind::DeviceToHost, 64 + it);
+        if (it == 2) w.lose_last_correlation();
+    }
+    w.save(dir.path());
+    const auto result = build(dir);
+    CHECK(result.kernels == 12);
+    CHECK(result.copies == 6);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernels WHERE thread IS NULL OR duration_ns IS NULL") == 0);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernel_view WHERE start_ns - launch_ns NOT IN (1000, 2900)") == 0);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM copies WHERE duration_ns = 1000 AND thread IS NOT NULL") == 6);
+    bool said = false;
+    for (const std::string& warning : result.warnings) said = said || warning.starts_with("5 device records had lost");
+    CHECK(said);
 }
 
 TEST_CASE("builder: after lost launch records, a loop's repeated kernel pairs with its own iteration, not an earlier one") {

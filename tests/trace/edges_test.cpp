@@ -76,6 +76,7 @@ TEST_CASE("edges: frees without an allocation are counted, cudaFree(0) is not") 
     RawFileWriter w(9, kStart);
     w.free(9, kStart + 1, 0);
     w.free(9, kStart + 2, kA);
+    w.process_end();  // a complete file: its only warning is the frees'
     w.save(dir.path());
     const auto result = build(dir);
     REQUIRE(result.warnings.size() == 1);

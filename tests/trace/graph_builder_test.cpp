@@ -46,6 +46,7 @@ TEST_CASE("builder: graph replays interleaved with ordinary launches on one thre
     w.device_kernel_of_graph(second, 32, kStart + 3200, kStart + 3300, "k_y");
     w.launch(kMain, kStart + 900, "k_post", {}, 1, 1, kStream);
     w.device_kernel_of_thread(kMain, 33, kStart + 3400, kStart + 3500, "k_post");
+    w.process_end();  // a complete file (no warning expected)
     w.save(dir.path());
 
     const auto result = build(dir);

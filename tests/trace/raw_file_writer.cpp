@@ -209,6 +209,22 @@ void RawFileWriter::frame(uint64_t ip, std::string_view symbol, std::string_view
     record(RecordKind::Frame, pid_, f);
 }
 
+void RawFileWriter::process_end(raw::EndReason reason) {
+    raw::RawProcessEnd end{};
+    end.reason = reason;
+    record(RecordKind::ProcessEnd, pid_, end);
+}
+
+void RawFileWriter::lose_last_correlation() {
+    constexpr size_t size = (sizeof(raw::RawCorrelation) + 7) / 8 * 8;
+    if (bytes_.size() < size) throw std::logic_error("no record to lose");
+    raw::RawRecordHeader h;
+    std::memcpy(&h, bytes_.data() + bytes_.size() - size, sizeof h);
+    if (h.kind != RecordKind::Correlation || h.size != size)
+        throw std::logic_error("the last record is no correlation");
+    bytes_.resize(bytes_.size() - size);
+}
+
 void RawFileWriter::dropped(uint64_t count, raw::DropCause cause) {
     raw::RawDropped d{};
     d.count = count;

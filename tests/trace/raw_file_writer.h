@@ -54,6 +54,9 @@ public:
                                 std::string_view mangled_name);
     void device_set_of_graph(uint64_t graph_launch_sequence, uint64_t correlation, uint64_t start, uint64_t end,
                              uint64_t bytes);
+    // Takes back the RawCorrelation just written (by device_kernel*, device_copy, device_set): the
+    // collector lost it (a full ring or CUPTI buffer) while the device record itself was kept.
+    void lose_last_correlation();
     void stack(uint64_t id, const std::vector<uint64_t>& ips);
     void frame(uint64_t ip, std::string_view symbol, std::string_view module);
     void dropped(uint64_t count, raw::DropCause cause);
@@ -72,6 +75,9 @@ public:
 
     std::vector<std::byte>& bytes() { return bytes_; }
     uint32_t pid() const { return pid_; }
+    // The collector's last flush: a file without it ended without (exit_group, SIGKILL), which the
+    // builder reports.
+    void process_end(raw::EndReason reason = raw::EndReason::Exit);
     // Writes raw-<pid>.tbdraw into `dir`; returns its path.
     std::string save(const std::string& dir) const;
 

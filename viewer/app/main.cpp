@@ -1,6 +1,7 @@
 // tbdprof-viewer [TRACE...]                    the window
-// tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare]
+// tbdprof-viewer --screenshot OUT.png|OUT.svg [--force] [--view summary|timeline|memory|kernels|compare]
 //                [--size WxH] [--palette light|dark] [--iteration N] TRACE...   one view, offscreen
+//                (--force: replace an existing OUT; the traces themselves are never replaced)
 //                (--iteration: timeline and memory zoomed onto iteration N, counted from 0)
 // tbdprof-viewer --benchmark TRACE [--size WxH]  load and pan/zoom timings, one JSON line
 #include <QApplication>
@@ -20,11 +21,12 @@ namespace {
 
 int usage(const char* problem) {
     if (problem) std::fprintf(stderr, "tbdprof-viewer: %s\n", problem);
-    std::fprintf(stderr,
-                 "usage: tbdprof-viewer [TRACE...]\n"
-                 "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--view summary|timeline|memory|kernels|compare] "
-                 "[--size WxH] [--palette light|dark] [--iteration N] TRACE...\n"
-                 "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
+    std::fprintf(
+        stderr,
+        "usage: tbdprof-viewer [TRACE...]\n"
+        "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--force] [--view summary|timeline|memory|kernels|compare] "
+        "[--size WxH] [--palette light|dark] [--iteration N] TRACE...\n"
+        "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
     return 2;
 }
 
@@ -32,7 +34,7 @@ int usage(const char* problem) {
 
 int main(int argc, char** argv) {
     QString screenshot, view = "summary", palette;
-    bool benchmark = false;
+    bool benchmark = false, force = false;
     QSize size(1400, 800);
     int iteration = -1;
     QStringList traces;
@@ -64,6 +66,8 @@ int main(int argc, char** argv) {
             }
         } else if (arg == "--benchmark")
             benchmark = true;
+        else if (arg == "--force")
+            force = true;
         else if (arg == "-h" || arg == "--help")
             return usage(nullptr), 0;
         else if (arg.startsWith("--"))
@@ -114,7 +118,13 @@ int main(int argc, char** argv) {
     }
     if (!screenshot.isEmpty()) {
         if (traces.isEmpty()) return usage("--screenshot needs at least one trace");
-        return tbdprof::viewer::run_screenshot(traces, screenshot, view, size, iteration);
+        // Before anything is loaded: `--screenshot a.sqlite b.sqlite` names a trace as the output.
+        if (const QString problem = tbdprof::viewer::screenshot_target_problem(screenshot, traces, force);
+            !problem.isEmpty()) {
+            std::fprintf(stderr, "tbdprof-viewer: %s\n", qPrintable(problem));
+            return 2;
+        }
+        return tbdprof::viewer::run_screenshot(traces, screenshot, view, size, iteration, force);
     }
     tbdprof::viewer::MainWindow window;
     window.show();

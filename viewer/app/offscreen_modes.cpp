@@ -10,6 +10,8 @@
 
 #include <cstdio>
 
+#include <tbdprof/trace/output_file.h>
+
 #include "main_window.h"
 #include "memory_widget.h"
 #include "timeline_widget.h"
@@ -43,7 +45,16 @@ int64_t peak_rss_bytes() {
 
 }  // namespace
 
-int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size, int iteration) {
+QString screenshot_target_problem(const QString& out, const QStringList& traces, bool force) {
+    if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
+        return QString("--screenshot %1: the view is saved as .png or .svg; name the file so").arg(out);
+    trace::OutputRules rules{.force = force, .inputs = {}};
+    for (const QString& t : traces) rules.inputs.push_back(t.toStdString());
+    return QString::fromStdString(trace::check_output_target(out.toStdString(), rules));
+}
+
+int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size, int iteration,
+                   bool force) {
     MainWindow window(false);
     window.resize(size);
     window.openFiles(traces);
@@ -66,7 +77,7 @@ int run_screenshot(const QStringList& traces, const QString& out, const QString&
         trace_view->axis().fit(static_cast<double>(band.begin), static_cast<double>(band.end));
     }
     QString error;
-    if (!trace_view->exportView(out, size, &error)) {
+    if (!trace_view->exportView(out, size, &error, force)) {
         std::fprintf(stderr, "tbdprof-viewer: %s\n", qPrintable(error));
         return 2;
     }

@@ -9,7 +9,12 @@
 namespace tbdprof::viewer {
 
 // iteration >= 0: the timeline and memory views show that iteration (0-based) of the first trace.
-int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size, int iteration = -1);
+// `force`: an existing `out` may be replaced (never one of `traces`).
+int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size, int iteration = -1,
+                   bool force = false);
+// Empty when `out` may be written as a screenshot of `traces` (a .png or .svg name that
+// trace/output_file.h's rules allow); otherwise the sentence saying why not. Checked before loading.
+QString screenshot_target_problem(const QString& out, const QStringList& traces, bool force);
 int run_benchmark(const QString& trace, QSize size);
 
 }  // namespace tbdprof::viewer

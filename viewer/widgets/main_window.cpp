@@ -150,8 +150,11 @@ void MainWindow::exportDialog() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), view->viewName() + ".png",
                                                       tr("PNG image (*.png);;SVG drawing (*.svg)"));
     if (path.isEmpty()) return;
+    // The dialog asked before replacing the name it returned; a suffix added here was not asked about.
+    const bool named = path.endsWith(".png", Qt::CaseInsensitive) || path.endsWith(".svg", Qt::CaseInsensitive);
     QString error;
-    if (!view->exportView(path, view->size(), &error)) QMessageBox::warning(this, tr("Export failed"), error);
+    if (!view->exportView(named ? path : path + ".png", view->size(), &error, named))
+        QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void MainWindow::reloadCurrent() {

@@ -1,5 +1,6 @@
 #include "trace_view.h"
 
+#include <QBuffer>
 #include <QCheckBox>
 #include <QDataStream>
 #include <QFileInfo>
@@ -20,6 +21,9 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <string>
+
+#include <tbdprof/trace/output_file.h>
 
 #include "allocations_model.h"
 #include "chart_widget.h"
@@ -377,32 +381,55 @@ void TraceView::paintView(const QString& name, QPainter& painter, const QRect& a
     page->resize(old);
 }
 
-bool TraceView::exportView(const QString& path, QSize size, QString* error) {
+bool TraceView::exportView(const QString& path, QSize size, QString* error, bool force) {
     const QString name = viewName();
-    if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    const bool svg_wanted = path.endsWith(".svg", Qt::CaseInsensitive);
+    if (!svg_wanted && !path.endsWith(".png", Qt::CaseInsensitive)) {
+        // Never guess a format from another suffix (a trace named as the screenshot, `--screenshot a.sqlite`).
+        if (error) *error = tr("%1: the view is saved as .png or .svg; name the file so").arg(path);
+        return false;
+    }
+    // Drawn into memory first, then written through the one output-file helper (trace/output_file.h):
+    // a temporary renamed into place, an existing file replaced only with `force`, never one of the
+    // open traces, never through a symbolic link onto one.
+    QBuffer drawn;
+    drawn.open(QIODevice::WriteOnly);
+    if (svg_wanted) {
         QSvgGenerator svg;
-        svg.setFileName(path);
+        svg.setOutputDevice(&drawn);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(QStringLiteral("tbdprof %1: %2").arg(name, session_->displayName()));
         QPainter painter;
         if (!painter.begin(&svg)) {
-            if (error) *error = tr("cannot write %1").arg(path);
+            if (error) *error = tr("cannot draw %1").arg(path);
             return false;
         }
         paintView(name, painter, QRect(QPoint(0, 0), size));
-        return painter.end();
+        painter.end();
+    } else {
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        image.fill(palette().color(QPalette::Base));
+        {
+            QPainter painter(&image);
+            painter.setRenderHint(QPainter::Antialiasing, false);
+            painter.setRenderHint(QPainter::TextAntialiasing, true);
+            paintView(name, painter, QRect(QPoint(0, 0), size));
+        }
+        if (!image.save(&drawn, "PNG")) {
+            if (error) *error = tr("cannot encode %1 as PNG").arg(path);
+            return false;
+        }
     }
-    QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(palette().color(QPalette::Base));
-    {
-        QPainter painter(&image);
-        painter.setRenderHint(QPainter::Antialiasing, false);
-        painter.setRenderHint(QPainter::TextAntialiasing, true);
-        paintView(name, painter, QRect(QPoint(0, 0), size));
-    }
-    if (!image.save(path)) {
-        if (error) *error = tr("cannot write %1").arg(path);
+    trace::OutputRules rules{.force = force, .inputs = {}};
+    rules.inputs.push_back(session_->path().toStdString());
+    if (all_sessions_)
+        for (const TraceSession* s : all_sessions_()) rules.inputs.push_back(s->path().toStdString());
+    const QByteArray& bytes = drawn.data();
+    const std::string problem = trace::write_output_file(
+        path.toStdString(), std::string(bytes.constData(), static_cast<size_t>(bytes.size())), rules);
+    if (!problem.empty()) {
+        if (error) *error = QString::fromStdString(problem);
         return false;
     }
     return true;

@@ -43,9 +43,10 @@ public:
     TraceSession* session() const { return session_; }
     void setView(const QString& name);
     QString viewName() const;
-    // The current view at `size` into a PNG (or any QImage format) or an SVG (by the suffix), with
-    // the same painting code as on screen.
-    bool exportView(const QString& path, QSize size, QString* error = nullptr);
+    // The current view at `size` into a PNG or an SVG (by the suffix, .png or .svg only), with the
+    // same painting code as on screen, written by trace/output_file.h's rules: an existing file is
+    // replaced only with `force` (the export dialog has asked), never an open trace.
+    bool exportView(const QString& path, QSize size, QString* error = nullptr, bool force = true);
     void paintView(const QString& name, QPainter& painter, const QRect& area);
     void refreshCompare();
     QByteArray saveLayout() const;

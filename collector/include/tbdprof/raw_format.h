@@ -35,29 +35,30 @@ struct RawFileHeader {
 static_assert(sizeof(RawFileHeader) == 40);
 
 enum class RecordKind : uint16_t {
-    String = 1,        // RawString: interned text (kernel names, symbols, paths), by id
-    ProcessInfo = 2,   // RawProcessInfo + command line string ids
-    ThreadInfo = 3,    // RawThreadInfo
-    DeviceInfo = 4,    // RawDeviceInfo
-    Alloc = 10,        // RawAlloc
-    Free = 11,         // RawFree
-    Launch = 12,       // RawLaunch (+ candidate pointer words)
-    Copy = 13,         // RawCopy
-    Set = 14,          // RawSet
-    Sync = 15,         // RawSync
-    LibraryCall = 16,  // RawLibraryCall
-    Range = 17,        // RawRange: an NVTX range (push/pop, start/end) or mark
-    MemRegion = 18,    // RawMemRegion: an NVTX memory-extension call (heaps, regions, region names)
-    Stack = 20,        // RawStack: a deduplicated call stack (instruction pointers)
-    Frame = 21,        // RawFrame: symbol for one instruction pointer (resolved off the hot path)
-    DeviceKernel = 30, // RawDeviceActivity from CUPTI: device start/end of a kernel
-    DeviceCopy = 31,   // RawDeviceActivity: a copy
-    DeviceSet = 32,    // RawDeviceActivity: a set
-    Correlation = 33,  // RawCorrelation: CUPTI correlation id <-> our launch/copy/set sequence id
-    KernelMetric = 34, // RawKernelMetric: one hardware counter metric of one profiled kernel (--metrics)
-    CpuSample = 40,    // RawCpuSample: /proc/self/stat utime+stime, sampled by the writer thread
-    Dropped = 50,      // RawDropped: events the collector could not keep, by cause
-    ClockSource = 51,  // RawClockSource: where device timestamps came from
+    String = 1,             // RawString: interned text (kernel names, symbols, paths), by id
+    ProcessInfo = 2,        // RawProcessInfo + command line string ids
+    ThreadInfo = 3,         // RawThreadInfo
+    DeviceInfo = 4,         // RawDeviceInfo
+    Alloc = 10,             // RawAlloc
+    Free = 11,              // RawFree
+    Launch = 12,            // RawLaunch (+ candidate pointer words)
+    Copy = 13,              // RawCopy
+    Set = 14,               // RawSet
+    Sync = 15,              // RawSync
+    LibraryCall = 16,       // RawLibraryCall
+    Range = 17,             // RawRange: an NVTX range (push/pop, start/end) or mark
+    MemRegion = 18,         // RawMemRegion: an NVTX memory-extension call (heaps, regions, region names)
+    Stack = 20,             // RawStack: a deduplicated call stack (instruction pointers)
+    Frame = 21,             // RawFrame: symbol for one instruction pointer (resolved off the hot path)
+    DeviceKernel = 30,      // RawDeviceActivity from CUPTI: device start/end of a kernel
+    DeviceCopy = 31,        // RawDeviceActivity: a copy
+    DeviceSet = 32,         // RawDeviceActivity: a set
+    Correlation = 33,       // RawCorrelation: CUPTI correlation id <-> our launch/copy/set sequence id
+    KernelMetric = 34,      // RawKernelMetric: one hardware counter metric of one profiled kernel (--metrics)
+    CpuSample = 40,         // RawCpuSample: /proc/self/stat utime+stime, sampled by the writer thread
+    Dropped = 50,           // RawDropped: events the collector could not keep, by cause
+    ClockSource = 51,       // RawClockSource: where device timestamps came from
+    ProcessEnd = 52,        // RawProcessEnd: the collector's last flush ran (how the process ended)
     GraphCapture = 60,      // RawGraphCapture: a stream capture began or ended
     GraphInstantiate = 61,  // RawGraphInstantiate: an executable graph made from (or updated to) a graph
     GraphLaunch = 62,       // RawGraphLaunch: cuGraphLaunch (its kernels are correlated to `sequence`)
@@ -447,6 +448,18 @@ struct RawDropped {
     uint64_t count;
     DropCause cause;
     uint32_t reserved;
+};
+
+// How a process image ended, as far as its collector saw: a raw file without a RawProcessEnd ended
+// without the last flush (exit_group, SIGKILL, an _exit the collector could not intercept), and the
+// events of its last few milliseconds may be missing.
+enum class EndReason : uint32_t { Exit = 1, QuickExit = 2, Signal = 3, Exec = 4 };
+
+struct RawProcessEnd {
+    RawRecordHeader header;
+    EndReason reason;
+    uint32_t reserved;
+    uint64_t ts_ns;
 };
 
 enum class ClockSource : uint32_t { Cupti = 1, HostOnly = 2 };

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tbdprof/collector/own_descriptors.h"
 #include "tbdprof/collector/symbolizer.h"
 #include "tbdprof/raw_format.h"
 
@@ -64,6 +65,8 @@ public:
     // RawDropped (WriteFailed) record with that count when the space freed by the cut allows, and says
     // on stderr what was lost otherwise. Call after the last drain.
     void report_write_failure();
+    // Appends a RawProcessEnd after the last drain (waits at most `wait_ms` for the drain lock).
+    void append_end(raw::EndReason reason, int wait_ms);
     bool write_failed() const { return write_failed_; }
 
 private:
@@ -79,8 +82,16 @@ private:
     // Writes whole records straight to the file (flushing the buffer first); counts them when it cannot.
     void write_direct(const uint8_t* bytes, size_t size);
     void note_write_failure(int error);
+    // Whether fd_ is still our file; reopens it by name when the program closed or replaced the
+    // descriptor (own_descriptors.h). False (recording stops, said once) when it cannot.
+    bool ensure_own_descriptor();
+    // Writes through ensure_own_descriptor; on failure calls note_write_failure. True when all written.
+    bool write_own(const uint8_t* bytes, size_t size);
 
     int fd_ = -1;
+    FileIdentity file_;             // what fd_ was opened on
+    bool descriptor_lost_ = false;  // the program closed fd_ and the file could not be reopened
+    uint32_t reopened_ = 0;
     uint32_t writer_tid_ = 0;
     PeriodicTask periodic_ = nullptr;
     pthread_t thread_{};

@@ -27,6 +27,10 @@ inline void ensure_session() {
 void finish_at_exit();
 void finish_in_destructor();
 
+// _exit/_Exit (no exit handler runs): CUPTI's buffers and the rings are written, without
+// symbolization (malloc may be held), and the file says the process ended so.
+void finish_at_quick_exit();
+
 // Before exec: no exit handler runs when the image is replaced, so what is buffered (rings, CUPTI
 // buffers) is written now. The writer keeps running: if the exec fails the recording goes on.
 void flush_before_exec();
