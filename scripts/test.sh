@@ -12,6 +12,12 @@ source scripts/setup-deps.sh
 ensure_packages
 
 configure_and_build build
+# The tests' temporary files, and tbdprof's run directories, in a folder of this run's own: a run
+# directory that a killed recording left in the machine's /tmp would otherwise add "an earlier
+# recording was not built" notes to output that some tests compare.
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/tbdprof-tests.XXXXXX")
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 (cd build && ctest --output-on-failure -j "$(nproc)" --timeout 300)
 
 # The host-side unit tests again under AddressSanitizer and UBSan (the libraries injected into a
