@@ -2,6 +2,8 @@
 
 #include "tbdprof/trace/output_file.h"
 
+#include <tbdprof/cmdline/shell_quote.h>
+
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -119,7 +121,7 @@ std::vector<std::string> abandoned_run_dirs() {
 }
 
 std::string build_command_for(const std::string& run_dir, const std::string& output) {
-    return "tbdprof build " + run_dir + " -o " + output;
+    return cmdline::shell_command({"tbdprof", "build", run_dir, "-o", output});
 }
 
 }  // namespace tbdprof::cli
