@@ -200,7 +200,17 @@ void remove_outputs_in_progress(bool say) {
     const pid_t self = ::getpid();
     for (PendingOutput& pending : g_pending) {
         if (pending.state.load(std::memory_order_acquire) != 2 || pending.owner != self) continue;
-        if (pending.has_temp.load(std::memory_order_acquire)) ::unlink(pending.temp);
+        if (pending.has_temp.load(std::memory_order_acquire)) {
+            ::unlink(pending.temp);
+            // A trace being written by SQLite may have its journal next to it (stopped mid-transaction).
+            char side[PATH_MAX + 16];
+            const size_t n = std::strlen(pending.temp);
+            for (const char* suffix : {"-journal", "-wal", "-shm"}) {
+                std::memcpy(side, pending.temp, n);
+                std::memcpy(side + n, suffix, std::strlen(suffix) + 1);
+                ::unlink(side);
+            }
+        }
         ::unlink(pending.lock);
         pending.state.store(0);
         if (say) {
