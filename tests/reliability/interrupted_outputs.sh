@@ -76,6 +76,16 @@ grep -q "tbdprof: recorded" err && fail "env -i: still says recorded: $(cat err)
 "$TBDPROF" --sim -o true.sqlite -- true >/dev/null 2>err || fail "recording true failed: $(cat err)"
 grep -q "likely causes: the command clears its environment" err || fail "true: no likely causes: $(cat err)"
 grep -q "nothing recorded from true" err || fail "true: the summary does not say nothing was recorded: $(cat err)"
+# A setuid program of another user: the loader runs it in secure mode, without LD_PRELOAD (needs root
+# to give the copy to nobody; skipped otherwise, or on a nosuid file system).
+cp "$(command -v true)" suid_true
+if chown nobody suid_true 2>/dev/null && chmod u+s suid_true && [ "$(id -u)" -eq 0 ]; then
+    "$TBDPROF" --sim -o suid.sqlite -- ./suid_true >/dev/null 2>err
+    grep -q "suid_true is setuid/setgid, and the dynamic loader ignores LD_PRELOAD" err ||
+        grep -q "likely causes" err || fail "setuid: no warning: $(cat err)"
+else
+    echo "skip: the setuid case needs root"
+fi
 pass "a recording without the collector says so, with the reason"
 
 # 21. Export into a closed stdout fails.
