@@ -2,7 +2,7 @@
 # Issue 22, the viewer on hostile traces (offscreen --benchmark: load, then pan and zoom the timeline):
 #  8. a run duration near INT64_MAX: the level-of-detail mipmap overflowed and spun for ever;
 #  9. 100 000 streams: a row each, 1.25 MiB a row, 23 GB; now at most 512 stream rows, the rest
-#     merged into one row per device that says so, under a memory limit.
+#     merged into one row per device that says so (threads' rows likewise), under a memory limit.
 #   hostile_traces.sh BUILD_DIR TRACE_GENERATOR WORK_DIR
 set -u
 build=$1
@@ -27,7 +27,8 @@ grep -q '"frames"' "$work/long.out" && echo "ok: a run of ~INT64_MAX ns loads an
 
 # 9. 100 000 kernels, each on a stream of its own, with memory limited to 3 GB of address space.
 "$generator" "$work/streams.sqlite" --kernels 100000 >/dev/null || exit 1
-sqlite3 "$work/streams.sqlite" "UPDATE kernels SET stream = id; UPDATE copies SET stream = id;"
+sqlite3 "$work/streams.sqlite" "UPDATE kernels SET stream = id; UPDATE copies SET stream = id;
+    UPDATE library_calls SET thread = id; UPDATE ranges SET thread = id;"  # and 25 000 threads
 (ulimit -v 3000000; exec timeout 120 "$viewer" --benchmark "$work/streams.sqlite") >"$work/streams.out" 2>"$work/streams.err"
 rc=$?
 [ $rc -eq 0 ] || fail "100 000 streams under a 3 GB limit: exit $rc: $(tail -3 "$work/streams.err")"
@@ -35,5 +36,7 @@ rows=$(sed -n 's/.*"rows": \([0-9]*\).*/\1/p' "$work/streams.out")
 [ -n "$rows" ] && [ "$rows" -le 1100 ] || fail "100 000 streams: $rows rows drawn"
 kernels=$(sed -n 's/.*"kernels": \([0-9]*\).*/\1/p' "$work/streams.out")
 [ "$kernels" = 100000 ] || fail "100 000 streams: $kernels kernels loaded (all must be, in the merged row)"
+rss=$(sed -n 's/.*"peak_rss_bytes": \([0-9]*\).*/\1/p' "$work/streams.out")
+[ -n "$rss" ] && [ "$rss" -lt 1000000000 ] || fail "100 000 streams: peak RSS $rss bytes"
 [ $status -eq 0 ] && echo "ok: 100 000 streams load under a 3 GB limit: $(cat "$work/streams.out")"
 exit $status

@@ -74,6 +74,38 @@ std::pair<int64_t, int64_t> capped_key(std::pair<int64_t, int64_t> key, size_t r
     return {key.first, kMergedStreams};
 }
 
+// Host rows (NVTX per thread and depth, library calls and syncs per thread) beyond kMaxStreamRows of
+// a kind: their items go into one row at the end, whose title says how many rows it holds and why
+// (a trace with 100 000 threads would make a row each, as 100 000 streams did).
+void merge_excess_rows(std::vector<TimelineRow>& rows, RowKind kind, const char* what) {
+    if (std::count_if(rows.begin(), rows.end(), [kind](const TimelineRow& r) { return r.kind == kind; }) <=
+        static_cast<std::ptrdiff_t>(kMaxStreamRows))
+        return;
+    size_t kept = 0, merged = 0;
+    std::vector<std::tuple<int64_t, int64_t, uint32_t, int64_t>> items;
+    std::shared_ptr<const std::vector<std::string>> labels;
+    std::vector<TimelineRow> out;
+    for (TimelineRow& row : rows) {
+        if (row.kind != kind || kept++ < kMaxStreamRows) {
+            out.push_back(std::move(row));
+            continue;
+        }
+        ++merged;
+        labels = row.labels;
+        for (size_t i = 0; i < row.items.size(); ++i)
+            items.emplace_back(row.items.start(i), row.items.end(i), row.items.label(i), row.items.id(i));
+    }
+    std::sort(items.begin(), items.end());
+    TimelineRow row;
+    row.kind = kind;
+    row.labels = labels;
+    row.title = std::to_string(merged) + " more " + what + ", merged into one row (the viewer draws at most " +
+                std::to_string(kMaxStreamRows) + " of them)";
+    for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
+    out.push_back(std::move(row));
+    rows = std::move(out);
+}
+
 // The label texts of a set of rows, each stored once.
 struct LabelTable {
     std::shared_ptr<std::vector<std::string>> texts = std::make_shared<std::vector<std::string>>();
@@ -170,10 +202,9 @@ void load_overview_rows(const Database& db, Overview& overview) {
             overview.rows.push_back(std::move(row));
         }
     }
-    for (TimelineRow& row : overview.rows) {
-        row.labels = label.texts;
-        row.lod.build(row.items, overview.duration_ns);
-    }
+    for (TimelineRow& row : overview.rows) row.labels = label.texts;
+    merge_excess_rows(overview.rows, RowKind::nvtx, "NVTX rows (threads and nesting depths)");
+    for (TimelineRow& row : overview.rows) row.lod.build(row.items, overview.duration_ns);
 }
 
 // Host: synchronizations and library calls, one row per thread. Read with the kernels (a training
@@ -473,6 +504,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         };
         lap("kernel rows");
         if (detail->complete) load_host_rows(db, detail->rows);  // cancelled: the kernels read so far only
+        merge_excess_rows(detail->rows, RowKind::host_calls, "CPU rows (threads)");
         lap("host rows");
         for (size_t i = 0; i < detail->rows.size(); ++i) {
             detail->rows[i].lod.build(detail->rows[i].items, run_ns);
