@@ -79,12 +79,21 @@ pass "import from a pipe, /dev/stdin (gzip) and a FIFO; a FIFO without a writer 
 
 # 14. A trace locked by a program writing it: "locked", and check exits 3 (could not read), not 2.
 cp good.sqlite locked.sqlite
-(echo "BEGIN EXCLUSIVE; UPDATE run SET host = host;"; sleep 6; echo "COMMIT;") | sqlite3 locked.sqlite &
+mkfifo locker.ctl
+sqlite3 locked.sqlite <locker.ctl >/dev/null &
 locker=$!
-sleep 1
+exec 3>locker.ctl
+echo "BEGIN EXCLUSIVE; UPDATE run SET host = host;" >&3
+waited=0  # until the writer holds its lock (the shell's own read fails at once then)
+while sqlite3 locked.sqlite "SELECT count(*) FROM run" >/dev/null 2>&1 && [ $waited -lt 200 ]; do
+    sleep 0.05
+    waited=$((waited + 1))
+done
 expect_status 3 "check of a locked trace" -- "$TBDPROF" check locked.sqlite --max-peak-memory 1TiB && stderr_has "is locked by another program"
 expect_status 2 "report of a locked trace" -- "$TBDPROF" report locked.sqlite && stderr_has "is locked by another program"
 grep -q "not a tbdprof trace" "$WORK/err" && fail "a locked trace is called not a tbdprof trace"
+echo "COMMIT;" >&3
+exec 3>&-
 wait "$locker"
 "$TBDPROF" check locked.sqlite --max-peak-memory 1TiB >/dev/null 2>err || fail "check after the lock: $(cat err)"
 pass "a locked trace is said to be locked (check: exit 3), and reads once the writer is done"
