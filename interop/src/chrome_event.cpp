@@ -75,8 +75,8 @@ void EventSink::add(const ChromeEvent& event) {
         case 't':
         case 'f':
             // ac2g (launch -> GPU) flows are implied by correlation ids; fwdbwd ones are not kept.
-            ++out_.skipped["flow events (" + (event.cat.empty() ? std::string("no cat") : imported_text(event.cat, out_)) +
-                       ")"];
+            ++out_.skipped["flow events (" +
+                           (event.cat.empty() ? std::string("no cat") : imported_text(event.cat, out_)) + ")"];
             return;
         case 'C': ++out_.skipped["counter events"]; return;
         default: ++out_.unknown["ph=" + imported_text(event.ph, out_)]; return;
