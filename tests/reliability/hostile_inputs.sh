@@ -83,12 +83,14 @@ mkfifo locker.ctl
 sqlite3 locked.sqlite <locker.ctl >/dev/null &
 locker=$!
 exec 3>locker.ctl
-echo "BEGIN EXCLUSIVE; UPDATE run SET host = host;" >&3
+# The writer waits for readers (the poll below) rather than failing its BEGIN EXCLUSIVE.
+printf '.timeout 20000\nBEGIN EXCLUSIVE; UPDATE run SET host = host;\n' >&3
 waited=0  # until the writer holds its lock (the shell's own read fails at once then)
 while sqlite3 locked.sqlite "SELECT count(*) FROM run" >/dev/null 2>&1 && [ $waited -lt 200 ]; do
     sleep 0.05
     waited=$((waited + 1))
 done
+[ $waited -lt 200 ] || fail "the writer never took its lock"
 expect_status 3 "check of a locked trace" -- "$TBDPROF" check locked.sqlite --max-peak-memory 1TiB && stderr_has "is locked by another program"
 expect_status 2 "report of a locked trace" -- "$TBDPROF" report locked.sqlite && stderr_has "is locked by another program"
 grep -q "not a tbdprof trace" "$WORK/err" && fail "a locked trace is called not a tbdprof trace"
