@@ -5,11 +5,13 @@
 
 #include <cstring>
 
+#include <tbdprof/trace/output_file.h>
+
 namespace tbdprof::cli {
 namespace {
 
 // Prepared before the handlers are installed: a handler may only call async-signal-safe functions.
-std::string g_first_message, g_second_message, g_temp_path;
+std::string g_first_message, g_second_message;
 volatile sig_atomic_t g_signals_seen = 0;
 struct sigaction g_old_int {
 }, g_old_term{};
@@ -30,20 +32,22 @@ void on_signal(int signal_number) {
         say(g_first_message);
         return;
     }
-    if (!g_temp_path.empty()) unlink(g_temp_path.c_str());
+    // The temporary and the output's lock both (the lock was left behind before).
+    trace::remove_outputs_in_progress(false);
     say(g_second_message);
     _exit(128 + signal_number);
 }
 
 }  // namespace
 
-BuildSignalGuard::BuildSignalGuard(const std::string& run_dir, const std::string& temp_path,
-                                   const std::string& build_command) {
+BuildSignalGuard::BuildSignalGuard(
+    const std::string& run_dir,
+    const std::string& /*temp_path: removed with the lock by trace::remove_outputs_in_progress*/,
+    const std::string& build_command) {
     g_first_message = "\ntbdprof: still building the trace from " + run_dir +
                       "; signal again to stop now (the raw files are then kept)\n";
     g_second_message = "tbdprof: stopped; nothing was written to the output; the raw files are kept in " + run_dir +
                        "\ntbdprof: build the trace later with: " + build_command + "\n";
-    g_temp_path = temp_path;
     g_signals_seen = 0;
     struct sigaction action {};
     action.sa_handler = on_signal;

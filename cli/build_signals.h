@@ -1,6 +1,7 @@
 // SIGINT/SIGTERM while tbdprof builds the trace after the run. The build takes seconds, so the first
 // signal does not lose the recording: it says that the build goes on and what a second signal does.
-// The second signal stops at once: it removes the half-written temporary, keeps the raw run
+// The second signal stops at once: it removes the half-written temporary and the output's lock
+// (trace::remove_outputs_in_progress), keeps the raw run
 // directory and prints the command that builds it later (`tbdprof build RUN_DIR -o OUT`).
 #pragma once
 

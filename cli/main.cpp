@@ -1,4 +1,5 @@
 // tbdprof: records a CUDA program's GPU activity and memory into a SQLite trace.
+#include <tbdprof/trace/output_file.h>
 #include "options.h"
 #include "record.h"
 #include "trace_build.h"
@@ -65,7 +66,11 @@ std::string misspelled_subcommand(const char* word) {
 
 int run(int argc, char** argv) {
     if (argc > 1) {
-        if (Subcommand command = find_subcommand(argv[1])) return command(argc - 1, argv + 1);
+        if (Subcommand command = find_subcommand(argv[1])) {
+            // Not for a recording: the program must get its descriptors exactly as they were given.
+            tbdprof::trace::guard_standard_streams();
+            return command(argc - 1, argv + 1);
+        }
         if (const std::string near = misspelled_subcommand(argv[1]); !near.empty()) {
             std::fprintf(stderr, "tbdprof: unknown subcommand '%s' (did you mean %s?)\n", argv[1], near.c_str());
             return 2;

@@ -1,5 +1,7 @@
 #include "record.h"
 
+#include "collector_absent.h"
+
 #include "driver_check.h"
 #include "framework_presets.h"
 #include "gpu_model.h"
@@ -163,8 +165,7 @@ int record(const RecordOptions& options) {
         }
         set_variable(env, name, value);
     }
-    if (!framework.name.empty())
-        say(framework.name + " preset: " + framework.cost);
+    if (!framework.name.empty()) say(framework.name + " preset: " + framework.cost);
 
     RunInfo info;
     info.tbdprof_pid = static_cast<int>(getpid());
@@ -196,10 +197,12 @@ int record(const RecordOptions& options) {
     if (options.sim && fs::exists(fs::path(run_dir) / kStaticRuntimeMark, ec)) {
         remove_run_dir(run_dir);
         return fail(child.exit_status != 0 ? child.exit_status : kFailure,
-                    options.command[0] + " uses the static CUDA runtime, which the simulated GPU cannot run; "
-                                         "rebuild it with `nvcc -cudart shared` (no trace written)");
+                    options.command[0] +
+                        " uses the static CUDA runtime, which the simulated GPU cannot run; "
+                        "rebuild it with `nvcc -cudart shared` (no trace written)");
     }
 
+    if (!collector_wrote(run_dir)) say("warning: " + collector_absent_note(options.command, program));
     info.exit_status = child.exit_status;
     info.crash_signal = child.signal;
     write_run_info(run_dir, info);

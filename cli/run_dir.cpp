@@ -3,6 +3,8 @@
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/user_messages.h"
 
+#include <tbdprof/cmdline/shell_quote.h>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -214,7 +216,7 @@ bool remove_run_dir(const std::string& run_dir) {
 }
 
 std::string build_command_for(const std::string& run_dir, const std::string& output) {
-    return "tbdprof build " + run_dir + " -o " + output;
+    return cmdline::shell_command({"tbdprof", "build", run_dir, "-o", output});
 }
 
 }  // namespace tbdprof::cli

@@ -23,7 +23,8 @@ std::string format_bytes(int64_t bytes) {
 std::string format_summary(const trace::TraceSummary& s, const std::string& trace_path) {
     std::string out;
     auto add = [&](const char* label, const std::string& value) { out += fmt::format("  {:<20} {}\n", label, value); };
-    out += "tbdprof: recorded " + s.command_line + "\n";
+    // No process row: no process loaded the collector (record says why, collector_absent.h).
+    out += (s.processes > 0 ? "tbdprof: recorded " : "tbdprof: nothing recorded from ") + s.command_line + "\n";
     add("duration", fmt::format("{:.3f} s", static_cast<double>(s.duration_ns) / 1e9));
     if (!s.device_name.empty()) add("device", s.device_name + (s.simulated_device ? " (simulated)" : ""));
     add("kernels", std::to_string(s.kernels));
@@ -31,7 +32,8 @@ std::string format_summary(const trace::TraceSummary& s, const std::string& trac
     add("allocations", std::to_string(s.allocations));
     add("peak device memory", format_bytes(s.peak_device_bytes));
     if (s.processes > 1) add("processes", std::to_string(s.processes));
-    if (s.clock_source != "cupti") add("timestamps", s.clock_source == "host" ? "host-side only (no CUPTI)" : "partly host-side");
+    if (s.clock_source != "cupti")
+        add("timestamps", s.clock_source == "host" ? "host-side only (no CUPTI)" : "partly host-side");
     if (s.dropped_events > 0) add("DROPPED events", std::to_string(s.dropped_events));
     add("trace", trace_path);
     return trace::printable(out);  // the command line and device name come from the trace

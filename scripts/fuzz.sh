@@ -3,7 +3,8 @@
 # (default 20, what CI runs; give e.g. FUZZ_SECONDS=600 for a longer benchmark run). Inputs found are
 # kept in build-fuzz/corpus-NAME (the seeds in fuzz/corpus/ are never written); a crash, leak or
 # timeout leaves its input in build-fuzz/ and fails the script.
-#   scripts/fuzz.sh [TARGET...]      targets: raw_build trace_open kineto_json (default: all)
+#   scripts/fuzz.sh [TARGET...]      targets: raw_build trace_open kineto_json viewer_load (default: all;
+#                                    viewer_load only where Qt 6 is installed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -13,7 +14,10 @@ if ! ensure_fuzz_packages; then
     exit 0
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(raw_build trace_open kineto_json)
+if [ ${#targets[@]} -eq 0 ]; then
+    targets=(raw_build trace_open kineto_json)
+    pkg-config --exists Qt6Widgets 2>/dev/null && targets+=(viewer_load)
+fi
 nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
 [ -x "$nvcc" ] || nvcc=$(command -v nvcc)
 launcher=()
@@ -27,7 +31,7 @@ failed=0
 for target in "${targets[@]}"; do
     case $target in
         raw_build) seeds=fuzz/corpus/raw ;;
-        trace_open) seeds=fuzz/corpus/trace ;;
+        trace_open | viewer_load) seeds=fuzz/corpus/trace ;;
         kineto_json) seeds=fuzz/corpus/kineto ;;
         *) echo "fuzz: unknown target $target" >&2; exit 2 ;;
     esac

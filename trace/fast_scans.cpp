@@ -54,11 +54,13 @@ bool for_each_kernel_interval(const Database& db, int64_t first_id, int64_t last
             sqlite3_create_function_v2(db, kFunctionName, 8, SQLITE_UTF8, nullptr, nullptr, nullptr, nullptr, nullptr);
         }
     } unregister{db.get()};
-    // ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL.
-    Statement query(db,
-                    "SELECT tbdprof_kernel_interval(id, device, ifnull(stream, -1), function, start_ns, "
-                    "ifnull(duration_ns, -1), ifnull(library_call, -1), graph_launch IS NOT NULL) FROM kernels "
-                    "WHERE id BETWEEN ?1 AND ?2");
+    // ifnull() in SQL is cheaper than a column-type call per row; -1 marks NULL (INT64_MIN for the
+    // duration, where a damaged file may store -1).
+    Statement query(
+        db,
+        "SELECT tbdprof_kernel_interval(id, device, ifnull(stream, -1), function, start_ns, "
+        "ifnull(duration_ns, -9223372036854775808), ifnull(library_call, -1), graph_launch IS NOT NULL) FROM kernels "
+        "WHERE id BETWEEN ?1 AND ?2");
     query.bind(1, first_id).bind(2, last_id);
     try {
         query.step();

@@ -11,6 +11,9 @@ SqliteError::Cause cause_of(sqlite3* db, bool preparing) {
             return SqliteError::Cause::corrupt;
         case SQLITE_NOMEM:
             return SqliteError::Cause::out_of_memory;
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+            return SqliteError::Cause::busy;
         default:
             return preparing ? SqliteError::Cause::prepare : SqliteError::Cause::other;
     }

@@ -70,6 +70,12 @@ std::string header_problem(const std::string& path, int64_t file_size) {
     return {};
 }
 
+TraceOpenError locked_error(const std::string& path) {
+    return TraceOpenError(path + " is locked by another program that is writing it (database is locked); " +
+                              "try again when it has finished",
+                          true);
+}
+
 }  // namespace
 
 sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
@@ -118,6 +124,8 @@ sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
         // A file that is not SQLite fails here; an SQLite file without our tables fails below.
         version = trace_format_version(db);
     } catch (const SqliteError& e) {
+        // A lock held past the busy timeout says nothing about the file: it is being written.
+        if (e.cause() == SqliteError::Cause::busy) throw locked_error(path);
         throw TraceOpenError(path + " is not a tbdprof trace (" + e.what() + ")");
     }
     if (version > kTraceFormatVersion) {
@@ -134,6 +142,7 @@ sqlite3* open_trace_handle(const std::string& path, TraceAccess access) {
         if (db.query_int("SELECT count(*) FROM run") < 1)
             throw TraceOpenError(path + " is not a complete tbdprof trace: its run table has no row");
     } catch (const SqliteError& e) {
+        if (e.cause() == SqliteError::Cause::busy) throw locked_error(path);
         throw TraceOpenError(path + " is damaged (" + e.what() + ")");
     }
     return db.release();

@@ -19,6 +19,9 @@ struct IterationSpans {
     std::vector<std::pair<int64_t, int64_t>> spans;  // sorted by begin, non-overlapping
     // Per span: the end of the device work launched in it (iterations.device_end_ns), 0 unknown.
     std::vector<int64_t> device_ends;
+    // Stored iterations (or step ranges) that end before they begin: damaged rows, left out of every
+    // figure and named in the report's notes.
+    int64_t invalid = 0;
 };
 
 IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range);

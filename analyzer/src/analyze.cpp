@@ -18,9 +18,12 @@ std::optional<WindowChoice> parse_window(std::string_view text) {
 
 const char* window_name(WindowChoice choice) {
     switch (choice) {
-    case WindowChoice::steady: return "steady";
-    case WindowChoice::iterations: return "iterations";
-    default: return "all";
+        case WindowChoice::steady:
+            return "steady";
+        case WindowChoice::iterations:
+            return "iterations";
+        default:
+            return "all";
     }
 }
 
@@ -29,11 +32,13 @@ namespace {
 // TBDPROF_ANALYZER_TIMING=1 prints how long each phase took (for the benchmark in docs/analyzer.md).
 class PhaseTimer {
 public:
-    PhaseTimer() : enabled_(std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr), last_(std::chrono::steady_clock::now()) {}
+    PhaseTimer()
+        : enabled_(std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr), last_(std::chrono::steady_clock::now()) {}
     void lap(const char* phase) {
         if (!enabled_) return;
         const auto now = std::chrono::steady_clock::now();
-        std::fprintf(stderr, "tbdprof analyzer: %-12s %8.3f s\n", phase, std::chrono::duration<double>(now - last_).count());
+        std::fprintf(stderr, "tbdprof analyzer: %-12s %8.3f s\n", phase,
+                     std::chrono::duration<double>(now - last_).count());
         last_ = now;
     }
 
@@ -93,6 +98,13 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         report.window = choose_window(options.window, iterations, report.run.duration_ns);
         if (!report.window.note.empty()) report.notes.insert(report.notes.begin(), report.window.note);
         report.iterations = iteration_metrics(iterations, report.window, options.batch_size);
+        if (iterations.invalid > 0) {
+            report.notes.push_back(iterations.invalid == 1
+                                       ? "1 iteration ends before it begins (a damaged row): left out of every figure"
+                                       : std::to_string(iterations.invalid) +
+                                             " iterations end before they begin (damaged rows): left out of every "
+                                             "figure");
+        }
         if (iterations.spans.empty()) {
             report.notes.push_back(options.iteration_range.empty()
                                        ? "no iterations detected (no iterations table, no ranges named like a step)"

@@ -18,6 +18,11 @@
 #include "tbdprof/analyzer/budget.h"
 
 namespace tbdprof::analyzer {
+
+// `tbdprof check`'s status for a trace it could not read now (a lock held by a writer): a CI gate
+// must not take it for bad input (2) nor for a budget violated (1).
+constexpr int kCheckCouldNotRead = 3;
+
 namespace {
 
 const std::vector<std::string> kFormats = {"text", "markdown", "json", "html"};
@@ -188,7 +193,8 @@ int check_command(int argc, char** argv) {
         "       [--max-p95-iteration-time T] [--min-fp32-utilization F] [--max-category CATEGORY=SIZE]\n"
         "       [--require-plausible-tags] [--budget FILE] [--junit FILE]",
         "Checks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
-        "violation listed); 2: bad input. A budget file holds the same limits, one per line:\n"
+        "violation listed); 2: bad input; 3: the trace could not be read now (locked by a program\n"
+        "writing it). A budget file holds the same limits, one per line:\n"
         "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n    require-plausible-tags\n"
         "--max-iteration-time limits the mean iteration time. --require-plausible-tags fails\n"
         "when the memory tags contradict a training run (the report's memory warning) or\n"
@@ -230,6 +236,8 @@ int check_command(int argc, char** argv) {
     std::vector<CheckResult> results;
     try {
         results = check_budget(analyze_trace(inputs[0], common.analysis), budget);
+    } catch (const TraceError& e) {
+        return command.fail(e.what(), e.busy() ? kCheckCouldNotRead : 2);
     } catch (const std::exception& e) {
         return command.fail(e.what(), 2);
     }

@@ -517,8 +517,8 @@ void GpuScan::finish(Report& report) {
     report.kernels.host_timed = host_timed_;
     if (absurd_kernels_ > 0) {
         report.notes.push_back(std::to_string(absurd_kernels_) +
-                               " kernel rows have impossible times (a start before the trace, or longer than 13 days): "
-                               "left out of every figure");
+                               " kernel rows have impossible times (a start before the trace, a negative duration, or "
+                               "longer than 13 days): left out of every figure");
     }
     if (host_timed_ > 0) {
         report.notes.push_back(std::to_string(host_timed_) +

@@ -25,7 +25,7 @@ std::vector<StoredSpan> clean(std::vector<StoredSpan> spans) {
     std::sort(spans.begin(), spans.end());
     std::vector<StoredSpan> out;
     for (const StoredSpan& span : spans) {
-        if (span.end < span.begin) continue;
+        if (span.end <= span.begin) continue;  // counted as invalid by detect_iterations
         if (!out.empty() && span.begin < out.back().end) continue;
         out.push_back(span);
     }
@@ -61,6 +61,10 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
         std::map<int64_t, std::vector<StoredSpan>> by_process;
         trace::RowReader<trace::IterationRow> stored(trace.db);
         for (trace::IterationRow row; stored.next(row);) {
+            if (row.end_ns <= row.begin_ns) {
+                ++result.invalid;  // never a span: a negative or zero time per iteration
+                continue;
+            }
             if (row.training())
                 by_process[row.process].push_back({row.begin_ns, row.end_ns, row.device_end_ns.value_or(0)});
         }
@@ -73,8 +77,11 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
     // Ranges marking steps, by the tagger's own rule (step_names.h).
     std::vector<steps::NamedRange> ranges;
     trace::RowReader<trace::RangeRow> rows(trace.db);
-    for (trace::RangeRow row; rows.next(row);)
-        if (row.end_ns) ranges.push_back({row.process, row.begin_ns, *row.end_ns, std::string(row.name)});
+    for (trace::RangeRow row; rows.next(row);) {
+        if (!row.end_ns) continue;
+        if (*row.end_ns < row.begin_ns && steps::matches_iteration_range(row.name, user_range)) ++result.invalid;
+        ranges.push_back({row.process, row.begin_ns, *row.end_ns, std::string(row.name)});
+    }
     const steps::StepRanges marked = steps::step_ranges(ranges, user_range);
     result.spans = marked.spans;
     result.device_ends.assign(marked.spans.size(), 0);

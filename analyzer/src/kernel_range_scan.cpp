@@ -26,7 +26,8 @@ public:
         auto [it, inserted] = index_.try_emplace(id, static_cast<int>(devices_.size()));
         if (inserted) {
             auto activities = inputs_.activities.find(id);
-            devices_.emplace_back(id, &inputs_.frame, activities == inputs_.activities.end() ? nullptr : &activities->second);
+            devices_.emplace_back(id, &inputs_.frame,
+                                  activities == inputs_.activities.end() ? nullptr : &activities->second);
         }
         cached_id_ = id;
         cached_ = it->second;
@@ -62,13 +63,15 @@ public:
     // False: stop (kernels out of time order, or another part asked to stop).
     bool add(int64_t device_id, int64_t function, int64_t start, int64_t raw_duration, int64_t call_id) {
         if (++unreported_ == 0x40000 && !report()) return false;
-        if (start < -kMaxKernelNs || start > INT64_MAX - kMaxKernelNs || raw_duration > kMaxKernelNs) {
+        // A NULL duration is a host-timed kernel; a negative stored one is damage, not host timing.
+        const bool timed = raw_duration != trace::KernelInterval::kNoDuration;
+        if (start < -kMaxKernelNs || start > INT64_MAX - kMaxKernelNs || raw_duration > kMaxKernelNs ||
+            (timed && raw_duration < 0)) {
             ++result_.absurd;
             return true;
         }
         ++result_.kernels;
         PartDevice& device = devices_[device_id];
-        const bool timed = raw_duration >= 0;
         const int64_t duration = timed ? raw_duration : 0;
         ++device.kernels_total;
         if (timed) {
@@ -113,8 +116,9 @@ public:
 private:
     bool inside_iteration(int64_t start) const {
         const auto& spans = inputs_.iterations;
-        auto after = std::upper_bound(spans.begin(), spans.end(), start,
-                                      [](int64_t t, const std::pair<int64_t, int64_t>& span) { return t < span.first; });
+        auto after =
+            std::upper_bound(spans.begin(), spans.end(), start,
+                             [](int64_t t, const std::pair<int64_t, int64_t>& span) { return t < span.first; });
         return after != spans.begin() && start < std::prev(after)->second;
     }
     void add_to_call(int64_t call_id, int64_t function, int64_t device, int64_t duration, bool in_window) {
@@ -174,7 +178,8 @@ void feed(const trace::Database& db, const PartRange& range, KernelAccumulator& 
     options.by_time = true;
     trace::RowReader<trace::KernelRow> rows(db, options);
     for (trace::KernelRow row; rows.next(row);) {
-        if (!accumulator.add(row.device, row.function, row.start_ns, row.duration_ns.value_or(-1),
+        if (!accumulator.add(row.device, row.function, row.start_ns,
+                             row.duration_ns.value_or(trace::KernelInterval::kNoDuration),
                              row.library_call.value_or(-1)))
             return;
     }

@@ -24,9 +24,9 @@ namespace tbdprof::analyzer {
 // tallies kernels per call id and the merge decides what each call is.
 struct ScanInputs {
     BusyFrame frame;
-    bool everything = false;  // window "all": every kernel counts as in the window
-    int64_t max_call_id = -1;  // library_calls ids up to this one are tallied densely
-    std::unordered_set<int64_t> sparse_calls;  // existing call ids outside the dense range
+    bool everything = false;                                    // window "all": every kernel counts as in the window
+    int64_t max_call_id = -1;                                   // library_calls ids up to this one are tallied densely
+    std::unordered_set<int64_t> sparse_calls;                   // existing call ids outside the dense range
     std::unordered_map<int64_t, ActivityStretches> activities;  // by device id
     // The iterations counted in the window, sorted and disjoint: kernels of the window that start
     // outside all of them are tallied (per-iteration figures are only meaningful without any).
@@ -75,7 +75,7 @@ struct PartResult {
     int64_t kernels = 0, host_timed = 0, in_window = 0;
     int64_t kernel_time_ns = 0;
     int64_t outside_iterations = 0, outside_iterations_ns = 0;  // window kernels outside counted iterations
-    // Rows no real run has (a start before the trace or a duration over kMaxKernelNs): reported,
+    // Rows no real run has (a start before the trace, a negative duration or one over kMaxKernelNs): reported,
     // never summed, so that totals cannot overflow.
     int64_t absurd = 0;
     double seconds = 0;  // how long the part took (TBDPROF_ANALYZER_TIMING)

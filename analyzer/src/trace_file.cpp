@@ -34,6 +34,10 @@ TraceError read_error(const std::string& path, const trace::SqliteError& error) 
         // A statement that cannot be prepared names a table or column the file lacks.
         case trace::SqliteError::Cause::prepare:
             return TraceError(path + " is not a complete tbdprof trace (" + std::string(error.what()) + ")");
+        case trace::SqliteError::Cause::busy:
+            return TraceError(path + " is locked by another program that is writing it (database is locked); " +
+                                  "try again when it has finished",
+                              true);
         case trace::SqliteError::Cause::other:
             break;
     }

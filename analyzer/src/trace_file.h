@@ -32,7 +32,7 @@ auto read_trace(const std::string& path, Read&& read) {
         TraceFile trace = open_for_analysis(path);
         return std::forward<Read>(read)(trace);
     } catch (const trace::TraceOpenError& e) {
-        throw TraceError(e.what());
+        throw TraceError(e.what(), e.busy());
     } catch (const trace::SqliteError& e) {
         throw read_error(path, e);
     }

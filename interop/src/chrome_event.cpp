@@ -17,7 +17,22 @@ bool equals_lower(std::string_view text, std::string_view lower) {
 
 bool starts_upper(std::string_view text) { return !text.empty() && text.front() >= 'A' && text.front() <= 'Z'; }
 
+// Whether an event's times stay inside what an import keeps (kMaxImportedTimeNs).
+bool times_in_range(const ChromeEvent& event) {
+    if (event.ts && (*event.ts > kMaxImportedTimeNs || *event.ts < -kMaxImportedTimeNs)) return false;
+    return !event.dur || *event.dur <= kMaxImportedDurationNs;
+}
+
 }  // namespace
+
+std::string imported_text(std::string_view text, ForeignTrace& trace) {
+    if (text.size() <= kMaxImportedTextBytes) return std::string(text);
+    size_t keep = kMaxImportedTextBytes;
+    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;  // not mid-character
+    ++trace.warnings["texts longer than " + std::to_string(kMaxImportedTextBytes / 1024) +
+                     " KiB (cut, ending in '... [N bytes cut]')"];
+    return std::string(text.substr(0, keep)) + "... [" + std::to_string(text.size() - keep) + " bytes cut]";
+}
 
 const char* domain_name(RangeDomain domain) {
     switch (domain) {
@@ -40,6 +55,10 @@ void EventSink::add(const ChromeEvent& event) {
         ++out_.warnings["events without \"ph\" (skipped)"];
         return;
     }
+    if (!times_in_range(event)) {
+        ++out_.warnings["events with timestamps beyond 146 years or durations beyond 73 years (skipped)"];
+        return;
+    }
     const char phase = event.ph.front();
     switch (phase) {
         case 'X': add_complete(event); return;
@@ -56,10 +75,11 @@ void EventSink::add(const ChromeEvent& event) {
         case 't':
         case 'f':
             // ac2g (launch -> GPU) flows are implied by correlation ids; fwdbwd ones are not kept.
-            ++out_.skipped["flow events (" + std::string(event.cat.empty() ? "no cat" : event.cat) + ")"];
+            ++out_.skipped["flow events (" +
+                           (event.cat.empty() ? std::string("no cat") : imported_text(event.cat, out_)) + ")"];
             return;
         case 'C': ++out_.skipped["counter events"]; return;
-        default: ++out_.unknown["ph=" + std::string(event.ph)]; return;
+        default: ++out_.unknown["ph=" + imported_text(event.ph, out_)]; return;
     }
 }
 
@@ -92,7 +112,7 @@ void EventSink::add_complete(const ChromeEvent& event) {
         }
         ++out_.skipped["profiler span"];
     } else {
-        ++out_.unknown["ph=X cat=" + std::string(cat.empty() ? "(none)" : cat)];
+        ++out_.unknown["ph=X cat=" + (cat.empty() ? std::string("(none)") : imported_text(cat, out_))];
     }
 }
 
@@ -126,7 +146,7 @@ void EventSink::add_gpu_op(const ChromeEvent& event, GpuOpKind kind) {
         ++out_.warnings["GPU events without a stream (stream 0 assumed)"];
     }
     op.correlation = event.args.correlation;
-    op.name = out_.strings.intern(event.name);
+    op.name = out_.strings.intern(imported_text(event.name, out_));
     if (kind != GpuOpKind::kernel) {
         if (!event.args.bytes) ++out_.warnings["copies and sets without bytes (0 assumed)"];
         op.bytes = event.args.bytes.value_or(0);
@@ -148,7 +168,7 @@ HostThread EventSink::host_thread(const ChromeEvent& event) {
         auto it = text_tids_.find(event.tid.text);
         if (it == text_tids_.end()) {
             it = text_tids_.emplace(std::string(event.tid.text), -static_cast<int64_t>(text_tids_.size()) - 1).first;
-            out_.thread_names[{thread.pid, it->second}] = std::string(event.tid.text);
+            out_.thread_names[{thread.pid, it->second}] = imported_text(event.tid.text, out_);
         }
         thread.tid = it->second;
     }
@@ -176,7 +196,7 @@ void EventSink::add_range(const ChromeEvent& event, RangeDomain domain) {
     }
     range.on_gpu = domain == RangeDomain::gpu_user_annotation;
     if (!range.on_gpu) range.thread = host_thread(event);
-    range.name = out_.strings.intern(event.name);
+    range.name = out_.strings.intern(imported_text(event.name, out_));
     range.correlation = event.args.correlation;
     out_.ranges.push_back(range);
 }
@@ -203,10 +223,10 @@ void EventSink::add_metadata(const ChromeEvent& event) {
     if (!event.pid.numeric) return;
     if (event.name == "process_name" && !event.args.name.empty()) {
         // Kineto also names the GPU "processes" (pid = device) after the program; first one wins.
-        out_.process_names.emplace(event.pid.number, std::string(event.args.name));
+        out_.process_names.emplace(event.pid.number, imported_text(event.args.name, out_));
     } else if (event.name == "thread_name" && !event.args.name.empty()) {
         const HostThread thread = host_thread(event);
-        std::string name(event.args.name);
+        std::string name = imported_text(event.args.name, out_);
         while (!name.empty() && name.back() == ' ') name.pop_back();
         out_.thread_names[{thread.pid, thread.tid}] = name;
     } else if (event.name == "process_labels" && event.args.labels.starts_with("GPU")) {

@@ -186,7 +186,7 @@ void read_device_properties(value v, ForeignTrace& out) {
                 device.id = static_cast<int32_t>(to_int(item).value_or(0));
             } else if (key == "name") {
                 std::string_view text;
-                if (!item.get_string().get(text)) device.name = text;
+                if (!item.get_string().get(text)) device.name = imported_text(text, out);
             } else if (key == "totalGlobalMem") {
                 device.memory_bytes = to_int(item).value_or(0);
             } else if (key == "computeMajor") {
@@ -221,7 +221,8 @@ void read_distributed_info(value v, ForeignTrace& out) {
     if (v.get_object().get(object)) return;
     for (auto field : object) {
         std::string key(std::string_view(field.unescaped_key()));
-        if (auto text = scalar_text(field.value())) out.notes.emplace_back(key, *text);
+        if (auto text = scalar_text(field.value()))
+            out.notes.emplace_back(imported_text(key, out), imported_text(*text, out));
     }
 }
 
@@ -283,13 +284,14 @@ void parse_chrome_trace(const simdjson::padded_string& json, ForeignTrace& out, 
                 } else if (key == "distributedInfo") {
                     read_distributed_info(item, out);
                 } else if (key == "host_name" || key == "hostname") {
-                    if (auto text = scalar_text(item)) out.host = *text;
+                    if (auto text = scalar_text(item)) out.host = imported_text(*text, out);
                 } else if (auto text = scalar_text(item)) {
-                    out.notes.emplace_back("kineto." + key, *text);
+                    out.notes.emplace_back("kineto." + imported_text(key, out), imported_text(*text, out));
                 }
             }
         } else {
-            throw InteropError("the JSON document is a " + std::string(type == json_type::string ? "string" : "scalar") +
+            throw InteropError("the JSON document is a " +
+                               std::string(type == json_type::string ? "string" : "scalar") +
                                ", not a trace (expected an object with \"traceEvents\" or an array of events)");
         }
         // On-Demand validates lazily: make sure nothing follows the document.

@@ -10,6 +10,7 @@
 #include "tbdprof/interop/import.h"
 #include "tbdprof/interop/interop_error.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -41,22 +42,38 @@ std::string default_export_output(std::string input) {
 }  // namespace
 
 int import_command(int argc, char** argv) {
-    cmdline::Command command("import", "tbdprof import TRACE.json[.gz] [-o OUT.sqlite] [--force] [--quiet]",
-                             "Converts a PyTorch profiler (Kineto) / Chrome trace JSON, or a torch.profiler\n"
-                             "memory-timeline raw export, into a tbdprof trace.");
+    cmdline::Command command(
+        "import", "tbdprof import TRACE.json[.gz] [-o OUT.sqlite] [--force] [--quiet] [--max-json-size SIZE]",
+        "Converts a PyTorch profiler (Kineto) / Chrome trace JSON, or a torch.profiler\n"
+        "memory-timeline raw export, into a tbdprof trace. TRACE may be a FIFO, a pipe\n"
+        "(/dev/stdin) or - for stdin, with -o.");
     std::string output;
     bool quiet = false, force = false;
+    uint64_t max_json_bytes = 0;
     command.add_output(output, "the trace to write (default: the input name with .sqlite)");
     command.add_force(force);
     command.add_quiet(quiet, "no progress line and no summary");
+    command.app()
+        .add_option("--max-json-size", max_json_bytes,
+                    "read at most SIZE bytes of JSON (decompressed), instead of the default caps: 4 GiB, and a\n"
+                    "gzip stream at most 100 times its compressed size (against decompression bombs)")
+        ->transform(CLI::AsSizeValue(false))
+        ->option_text("SIZE");
     if (const auto status = command.parse(argc, argv)) return *status;
     if (command.positional().size() != 1)
         return command.usage_error("give one trace to import (see tbdprof import --help for usage)");
     const std::string& input = command.positional()[0];
-    if (output.empty()) output = default_import_output(input);
+    if (output.empty()) {
+        // A pipe has no name to derive one from (/dev/stdin.sqlite, or the FIFO's name reused).
+        struct stat st {};
+        if (input == "-" || (::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode)))
+            return command.usage_error("give -o OUT.sqlite when importing from a pipe or FIFO (" + input + ")");
+        output = default_import_output(input);
+    }
     ImportOptions options;
     options.progress = cmdline::progress_wanted(quiet);
     options.force = force;
+    options.max_json_bytes = max_json_bytes;
     try {
         const ImportSummary summary = import_trace_file(input, output, options);
         if (!quiet) {
@@ -64,8 +81,9 @@ int import_command(int argc, char** argv) {
             if (!summary.tagged)
                 fmt::print("memory not tagged: {} (run `tbdprof tag` to retry)\n", trace::printable(summary.tag_error));
             else if (summary.pytorch_categories > 0)
-                fmt::print("memory tagged: {} allocations keep PyTorch's category, the others by lifetimes and ranges\n",
-                           summary.pytorch_categories);
+                fmt::print(
+                    "memory tagged: {} allocations keep PyTorch's category, the others by lifetimes and ranges\n",
+                    summary.pytorch_categories);
             else
                 fmt::print("memory tagged by lifetimes and named ranges (lower confidence: no kernel arguments)\n");
             fmt::print("wrote {} ({:.1f} MB of JSON in {:.2f} s: {:.0f} MB/s parsing, {:.2f} s in all)\n", output,
@@ -80,7 +98,8 @@ int import_command(int argc, char** argv) {
 }
 
 int export_command(int argc, char** argv) {
-    cmdline::Command command("export", "tbdprof export TRACE.sqlite [--format chrome] [-o OUT.json] [--force] [--quiet]",
+    cmdline::Command command("export",
+                             "tbdprof export TRACE.sqlite [--format chrome] [-o OUT.json] [--force] [--quiet]",
                              "Writes Chrome trace JSON that Perfetto UI (ui.perfetto.dev) and chrome://tracing open.");
     std::string output, format = "chrome";
     bool force = false, quiet = false;

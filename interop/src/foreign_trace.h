@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tbdprof::interop {
@@ -37,16 +38,23 @@ struct GpuOp {
 };
 
 // Where a host-side or GPU-side range came from; stored as ranges.domain (docs/interop.md).
-enum class RangeDomain : uint8_t { cpu_op, user_annotation, gpu_user_annotation, python_function, cuda_runtime, cuda_driver };
+enum class RangeDomain : uint8_t {
+    cpu_op,
+    user_annotation,
+    gpu_user_annotation,
+    python_function,
+    cuda_runtime,
+    cuda_driver
+};
 const char* domain_name(RangeDomain domain);
 
 struct Range {
     RangeDomain domain = RangeDomain::cpu_op;
     int64_t begin_ns = 0;
     std::optional<int64_t> end_ns;
-    HostThread thread;   // unused for gpu_user_annotation
-    bool on_gpu = false;  // gpu_user_annotation: drawn on a stream, no host thread
-    int64_t name = 0;  // ForeignTrace::strings
+    HostThread thread;                   // unused for gpu_user_annotation
+    bool on_gpu = false;                 // gpu_user_annotation: drawn on a stream, no host thread
+    int64_t name = 0;                    // ForeignTrace::strings
     std::optional<int64_t> correlation;  // CUDA runtime / driver calls
 };
 
@@ -70,14 +78,27 @@ struct ForeignTrace {
     std::vector<Range> ranges;
     std::vector<MemoryEvent> memory;
     std::vector<trace::detail::DeviceRow> devices;  // Kineto's deviceProperties: id, name, cc, SMs, memory
-    std::map<int64_t, std::string> process_names;                 // pid -> name
+    std::map<int64_t, std::string> process_names;   // pid -> name
     std::map<std::pair<int64_t, int64_t>, std::string> thread_names;  // (pid, tid) -> name
-    std::vector<std::pair<std::string, std::string>> notes;      // run_notes rows
+    std::vector<std::pair<std::string, std::string>> notes;           // run_notes rows
     std::optional<std::string> host;
     std::optional<int64_t> span_begin_ns, span_end_ns;  // the profiler's own "Trace" span
     uint64_t events = 0;
     uint64_t json_bytes = 0;
     std::map<std::string, uint64_t> skipped, unknown, warnings;
 };
+
+// Texts longer than this (names of kernels, ranges, processes, threads, devices, notes) are cut at
+// import, on a UTF-8 boundary, and end in "... [N bytes cut]"; each cut is counted in the warnings
+// (so in the summary and the trace's import.warning note). A 300 MB kernel name imported with exit
+// 0, and then no command could read the trace (SQLite's cap on one string is 256 MiB).
+constexpr size_t kMaxImportedTextBytes = 64 * 1024;
+std::string imported_text(std::string_view text, ForeignTrace& trace);
+
+// Event times an import keeps: |ts| at most 2^62 ns (146 years from the epoch) and durations at
+// most 2^61 ns, so that ts + dur and the span of a trace never leave int64. Kineto timestamps near
+// the int64 limit wrapped ("-9223372036.854 s"); events beyond these are skipped and counted.
+constexpr int64_t kMaxImportedTimeNs = int64_t{1} << 62;
+constexpr int64_t kMaxImportedDurationNs = int64_t{1} << 61;
 
 }  // namespace tbdprof::interop

@@ -40,11 +40,15 @@ void join_counts(std::ostringstream& out, const char* title, const std::map<std:
 
 std::string ImportSummary::summary_line() const {
     std::ostringstream out;
-    out << "imported " << format << ": " << events << " events; " << kernels << " kernels, " << copies << " copies, " << sets
-        << " sets, " << runtime_calls << " CUDA API calls (" << sync_calls << " synchronizations), " << cpu_ops << " CPU ops, "
-        << annotations << " annotations, " << gpu_annotations << " GPU annotations, " << steps << " steps, " << gpu_memory_events
-        << " GPU memory events -> " << allocations << " allocations (" << freed_allocations << " freed, addresses "
-        << (allocations == 0 ? "none" : memory_addresses ? "recorded" : "synthetic") << ")";
+    out << "imported " << format << ": " << events << " events; " << kernels << " kernels, " << copies << " copies, "
+        << sets << " sets, " << runtime_calls << " CUDA API calls (" << sync_calls << " synchronizations), " << cpu_ops
+        << " CPU ops, " << annotations << " annotations, " << gpu_annotations << " GPU annotations, " << steps
+        << " steps, " << gpu_memory_events << " GPU memory events -> " << allocations << " allocations ("
+        << freed_allocations << " freed, addresses "
+        << (allocations == 0   ? "none"
+            : memory_addresses ? "recorded"
+                               : "synthetic")
+        << ")";
     join_counts(out, "skipped", skipped);
     uint64_t unknown_total = 0;
     for (const auto& [what, count] : unknown) unknown_total += count;
@@ -74,12 +78,14 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
                         total ? static_cast<double>(done) / static_cast<double>(total) : -1.0);
         };
         parse_progress = [&line](uint64_t events, uint64_t json_bytes) {
-            line.update(fmt::format("parsing {:.1f} MB of JSON: {} events", static_cast<double>(json_bytes) / 1e6, events));
+            line.update(
+                fmt::format("parsing {:.1f} MB of JSON: {} events", static_cast<double>(json_bytes) / 1e6, events));
         };
     }
     ForeignTrace trace;
     {
-        simdjson::padded_string json = read_json_input(input, read_progress);
+        simdjson::padded_string json =
+            read_json_input(input, read_progress, {.max_json_bytes = options.max_json_bytes});
         try {
             if (looks_like_memory_timeline(json)) {
                 parse_memory_timeline(json, trace);

@@ -73,6 +73,10 @@ private:
         for (const Range& r : t_.ranges) see(r.begin_ns, r.end_ns.value_or(r.begin_ns));
         for (const MemoryEvent& m : t_.memory) see(m.ts_ns, m.ts_ns);
         if (lo > hi) throw InteropError("the trace holds no events that tbdprof can import");
+        int64_t span = 0;  // times are bounded on the way in (kMaxImportedTimeNs), their span may not be
+        if (__builtin_sub_overflow(hi, lo, &span))
+            throw InteropError("its events span more than 292 years (from " + std::to_string(lo) + " ns to " +
+                               std::to_string(hi) + " ns): its timestamps are damaged");
         t0_ = lo;
         t_end_ = hi;
     }
@@ -279,11 +283,20 @@ private:
             m_.ranges.push_back(RangeRow{static_cast<int64_t>(m_.ranges.size()) + 1, process, thread, rel(r.begin_ns),
                                          end, name, domain_name(r.domain)});
             switch (r.domain) {
-                case RangeDomain::cpu_op: ++s_.cpu_ops; break;
-                case RangeDomain::user_annotation: ++s_.annotations; break;
-                case RangeDomain::gpu_user_annotation: ++s_.gpu_annotations; break;
-                case RangeDomain::python_function: ++s_.python_functions; break;
-                default: break;
+                case RangeDomain::cpu_op:
+                    ++s_.cpu_ops;
+                    break;
+                case RangeDomain::user_annotation:
+                    ++s_.annotations;
+                    break;
+                case RangeDomain::gpu_user_annotation:
+                    ++s_.gpu_annotations;
+                    break;
+                case RangeDomain::python_function:
+                    ++s_.python_functions;
+                    break;
+                default:
+                    break;
             }
             if (name.starts_with("ProfilerStep#") && !r.on_gpu) ++s_.steps;
         }
@@ -310,7 +323,8 @@ private:
         s_.gpu_memory_events = memory.gpu_events;
         s_.memory_addresses = memory.by_address;
         for (const auto& [what, count] : memory.warnings) t_.warnings[what] += count;
-        if (memory.preexisting > 0) t_.warnings["frees of blocks allocated before the trace (live from its start)"] += memory.preexisting;
+        if (memory.preexisting > 0)
+            t_.warnings["frees of blocks allocated before the trace (live from its start)"] += memory.preexisting;
     }
 
     void note(const std::string& key, const std::string& value) { m_.notes.emplace_back(key, value); }
@@ -327,7 +341,9 @@ private:
         run.clock_source = "cupti";
         note("import.source", source_path);
         note("import.format", t_.format);
-        note("import.memory_addresses", memory.allocations.empty() ? "none" : memory.by_address ? "recorded" : "synthetic");
+        note("import.memory_addresses", memory.allocations.empty() ? "none"
+                                        : memory.by_address        ? "recorded"
+                                                                   : "synthetic");
         for (const auto& [key, value] : t_.notes) note(key.starts_with("kineto.") ? key : "distributed." + key, value);
         for (const auto& [device, bytes] : memory.peak_total_allocated) {
             note("memory.peak_total_allocated.device" + std::to_string(device), std::to_string(bytes));

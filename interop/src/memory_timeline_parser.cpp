@@ -8,7 +8,9 @@
 namespace tbdprof::interop {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 enum Action : int64_t { kPreexisting = 1, kCreate = 2, kIncrementVersion = 3, kDestroy = 4 };
 
@@ -26,14 +28,22 @@ bool looks_like_memory_timeline(const simdjson::padded_string& json) {
 std::optional<std::string> torch_memory_category(int64_t index) {
     // torch/profiler/_memory_profiler.py: class Category(enum.Enum), in its order.
     switch (index) {
-        case 0: return "weights";          // PARAMETER
-        case 1: return "optimizer_state";  // OPTIMIZER_STATE
-        case 2: return "input";            // INPUT
-        case 3: return "workspace";        // TEMPORARY
-        case 4: return "activations";      // ACTIVATION
-        case 5: return "gradients";        // GRADIENT
-        case 6: return "other";            // AUTOGRAD_DETAIL
-        default: return std::nullopt;      // UNKNOWN
+        case 0:
+            return "weights";  // PARAMETER
+        case 1:
+            return "optimizer_state";  // OPTIMIZER_STATE
+        case 2:
+            return "input";  // INPUT
+        case 3:
+            return "workspace";  // TEMPORARY
+        case 4:
+            return "activations";  // ACTIVATION
+        case 5:
+            return "gradients";  // GRADIENT
+        case 6:
+            return "other";  // AUTOGRAD_DETAIL
+        default:
+            return std::nullopt;  // UNKNOWN
     }
 }
 
@@ -62,8 +72,8 @@ void parse_memory_timeline(const simdjson::padded_string& json, ForeignTrace& ou
                 ++count;
             }
             if (count != 4) {
-                throw InteropError("memory timeline row " + std::to_string(row_index) + " has " + std::to_string(count) +
-                                   " values, expected [ts_ns, action, bytes, category]");
+                throw InteropError("memory timeline row " + std::to_string(row_index) + " has " +
+                                   std::to_string(count) + " values, expected [ts_ns, action, bytes, category]");
             }
             const auto [ts, action, bytes, category] = fields;
             if (action == kIncrementVersion) {
@@ -83,6 +93,8 @@ void parse_memory_timeline(const simdjson::padded_string& json, ForeignTrace& ou
             if (action == kPreexisting) {
                 // ts is -1: alive before profiling; placed at the start once it is known.
                 preexisting.push_back(event);
+            } else if (ts > kMaxImportedTimeNs || ts < -kMaxImportedTimeNs) {
+                ++out.warnings["events with timestamps beyond 146 years or durations beyond 73 years (skipped)"];
             } else {
                 event.ts_ns = ts;
                 out.memory.push_back(event);

@@ -37,7 +37,7 @@ TEST_CASE("fast scans: kernels of an id range, in id order, NULL as -1") {
     CHECK(seen[0].device == 0);
     CHECK(seen[0].function == 8);
     CHECK(seen[0].start_ns == 100);
-    CHECK(seen[0].duration_ns == -1);
+    CHECK(seen[0].duration_ns == trace::KernelInterval::kNoDuration);
     CHECK(seen[0].library_call == 5);
     CHECK(seen[1].function == 7);
     CHECK(seen[1].duration_ns == 10);

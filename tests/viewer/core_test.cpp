@@ -26,6 +26,8 @@ private slots:
     void lodBusyFraction();
     void lodLongestAndLevels();
     void itemLookup();
+    void lodNearInt64Limit();
+    void smallRowsStaySmall();
     void memoryExtent_data();
     void memoryExtent();
     void memoryPeakNeverSmoothed();
@@ -139,6 +141,48 @@ void CoreTest::lodLongestAndLevels() {
     // Busy of the top bucket is total busy / its span.
     const double busy = double(lod.bucket(top, 0).busy) * double(lod.span(top));
     QVERIFY(std::abs(busy - (999 * 10 + 70)) < 1.0);
+}
+
+// Issue 22: a run of ~INT64_MAX ns overflowed `span * buckets` and the span doubling never ended.
+void CoreTest::lodNearInt64Limit() {
+    ItemRow row;
+    row.add(-1000, INT64_MAX, 0, 1);  // end - start is past INT64_MAX: saturated, never negative
+    row.add(0, 1000, 0, 2);
+    row.add(INT64_MAX - 2000, INT64_MAX, 0, 3);
+    QCOMPARE(row.duration(0), INT64_MAX);
+    QCOMPARE(row.end(2), INT64_MAX);
+    QCOMPARE(saturating_end(INT64_MAX - 10, 1000), INT64_MAX);
+    QCOMPARE(saturating_end(INT64_MIN + 10, -1000), INT64_MIN);
+    IntervalMipmap lod;
+    lod.build(row, INT64_MAX - 5);
+    QVERIFY(lod.levels() > 1);
+    QVERIFY(lod.span(0) > 0);
+    QCOMPARE(lod.span(lod.levels() + 70), INT64_MAX);  // saturates, never wraps
+    for (int level = 0; level < lod.levels(); ++level) {
+        QVERIFY(lod.span(level) > 0);
+        for (size_t b = 0; b < lod.bucket_count(level); ++b) {
+            QVERIFY(lod.bucket(level, b).busy >= 0 && lod.bucket(level, b).busy <= 1.0f);
+        }
+    }
+    QCOMPARE(lod.level_for(1e30), lod.levels() - 1);
+}
+
+// Issue 22: each row's first chunk was a whole one (1.25 MiB zeroed), so 100 000 one-item rows took
+// 23 GB. A row's storage now grows with its items, and keeps every item reachable as it grows.
+void CoreTest::smallRowsStaySmall() {
+    ItemRow one;
+    one.add(0, 10, 0, 1);
+    QVERIFY2(one.bytes() < 1024, qPrintable(QString::number(one.bytes())));
+    ItemRow many;
+    const int64_t n = 200'000;  // past the first chunk (64 K) and through its doublings
+    for (int64_t i = 0; i < n; ++i) many.add(i * 10, i * 10 + 5, static_cast<uint32_t>(i % 7), 1000 + i);
+    QCOMPARE(many.size(), size_t(n));
+    for (int64_t i : {int64_t{0}, int64_t{15}, int64_t{16}, int64_t{1000}, int64_t{65535}, int64_t{65536}, n - 1}) {
+        QCOMPARE(many.start(static_cast<size_t>(i)), i * 10);
+        QCOMPARE(many.id(static_cast<size_t>(i)), 1000 + i);
+        QCOMPARE(many.label(static_cast<size_t>(i)), static_cast<uint32_t>(i % 7));
+    }
+    QVERIFY(many.bytes() < size_t(n) * 40);
 }
 
 void CoreTest::itemLookup() {

@@ -1,8 +1,24 @@
 #include "interval_lod.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tbdprof::viewer {
+namespace {
+
+// ceil(a / b) for a >= 0, b > 0, without a + b - 1 (which overflows near INT64_MAX).
+int64_t ceil_div(int64_t a, int64_t b) {
+    return a / b + (a % b != 0 ? 1 : 0);
+}
+
+}  // namespace
+
+int64_t IntervalMipmap::span(int level) const {
+    // The top levels of a mipmap over a run near INT64_MAX ns would shift past 2^63.
+    if (level >= 63 || base_span_ > (std::numeric_limits<int64_t>::max() >> level))
+        return std::numeric_limits<int64_t>::max();
+    return base_span_ << level;
+}
 
 void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_buckets) {
     levels_.clear();
@@ -12,19 +28,23 @@ void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_bucket
     for (size_t i = 0; i < row.size(); ++i) horizon = std::max(horizon, row.end(i));
     // About one bucket per item, at most max_buckets: deeper zooms draw the items themselves.
     const size_t wanted = std::clamp<size_t>(row.size(), 64, std::max<size_t>(64, max_buckets));
+    // The smallest power-of-two span with span * wanted >= horizon, computed without the product: a
+    // run near INT64_MAX ns (a damaged or hostile trace) overflowed it, and the doubling never ended.
+    const int64_t needed = ceil_div(horizon, static_cast<int64_t>(wanted));
     base_span_ = 1;
-    while (base_span_ * static_cast<int64_t>(wanted) < horizon) base_span_ <<= 1;
-    const size_t count = static_cast<size_t>((horizon + base_span_ - 1) / base_span_);
+    while (base_span_ < needed) base_span_ <<= 1;  // needed <= 2^63 / 64: no overflow
+    const size_t count = static_cast<size_t>(ceil_div(horizon, base_span_));
     std::vector<int64_t> covered(count, 0);
     std::vector<LodBucket> level(count);
 
     auto cover = [&](int64_t begin, int64_t end) {  // adds [begin, end) to the buckets it crosses
         while (begin < end) {
             const size_t b = static_cast<size_t>(begin / base_span_);
-            const int64_t bucket_end = static_cast<int64_t>(b + 1) * base_span_;
-            const int64_t piece_end = std::min(end, bucket_end);
-            covered[b] += piece_end - begin;
-            begin = piece_end;
+            // What is left of this bucket after `begin`; never (b + 1) * span, which may overflow.
+            const int64_t room = base_span_ - (begin - static_cast<int64_t>(b) * base_span_);
+            const int64_t piece = std::min(end - begin, room);
+            covered[std::min(b, count - 1)] += piece;
+            begin += piece;
         }
     };
     // Items come in start order: merge overlapping ones into a union on the fly.

@@ -23,7 +23,7 @@ public:
     void build(const ItemRow& row, int64_t run_ns, size_t max_buckets = size_t{1} << 20);
     bool empty() const { return levels_.empty(); }
     int levels() const { return static_cast<int>(levels_.size()); }
-    int64_t span(int level) const { return base_span_ << level; }
+    int64_t span(int level) const;  // ns per bucket; saturates at INT64_MAX
     size_t bucket_count(int level) const { return levels_[static_cast<size_t>(level)].size(); }
     const LodBucket& bucket(int level, size_t index) const { return levels_[static_cast<size_t>(level)][index]; }
     // The coarsest level whose buckets are no wider than `ns_per_bucket` (level 0 when all are).

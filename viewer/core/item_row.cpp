@@ -7,7 +7,9 @@ namespace tbdprof::viewer {
 
 void ItemRow::add(int64_t start, int64_t end, uint32_t label, int64_t id, bool marked) {
     label = (label & ~kMarked) | (marked ? kMarked : 0u);
-    const int64_t duration = std::max<int64_t>(0, end - start);
+    int64_t span = 0;  // end - start, saturated: the times of a damaged trace may be far apart
+    if (__builtin_sub_overflow(end, start, &span)) span = end > start ? std::numeric_limits<int64_t>::max() : 0;
+    const int64_t duration = std::max<int64_t>(0, span);
     constexpr uint32_t kLong = std::numeric_limits<uint32_t>::max();
     if (!items_.empty() && start < items_[items_.size() - 1].start) sorted_ = false;
     if (duration >= kLong) long_durations_[items_.size()] = duration;

@@ -10,6 +10,13 @@
 
 namespace tbdprof::viewer {
 
+// start + duration, saturated at the int64 limits: a damaged or hostile trace may hold times near them.
+inline int64_t saturating_end(int64_t start_ns, int64_t duration_ns) {
+    int64_t end_ns = 0;
+    if (!__builtin_add_overflow(start_ns, duration_ns, &end_ns)) return end_ns;
+    return duration_ns > 0 ? INT64_MAX : INT64_MIN;
+}
+
 struct Item {
     int64_t start;
     uint32_t duration;  // UINT32_MAX: longer than 4.29 s, exact value in the row's long_durations
@@ -24,7 +31,7 @@ public:
     bool empty() const { return items_.empty(); }
     int64_t start(size_t i) const { return items_[i].start; }
     int64_t duration(size_t i) const;
-    int64_t end(size_t i) const { return start(i) + duration(i); }
+    int64_t end(size_t i) const { return saturating_end(start(i), duration(i)); }
     static constexpr uint32_t kMarked = 0x80000000u;  // a kernel a CUDA graph replay ran
     uint32_t label(size_t i) const { return items_[i].label & ~kMarked; }
     bool marked(size_t i) const { return (items_[i].label & kMarked) != 0; }

@@ -54,6 +54,58 @@ std::string stream_name(const std::map<int64_t, int64_t>& handles, int64_t strea
     return "stream " + std::to_string(stream);
 }
 
+// Streams beyond this many rows (kernels, or copies) share one row per device: a trace with 100 000
+// streams made 100 000 rows, and the viewer grew to 23 GB. Nobody reads that many rows anyway.
+constexpr size_t kMaxStreamRows = 512;
+constexpr int64_t kMergedStreams = INT64_MAX;  // TimelineRow::stream of a device's shared row
+
+// The row title of a device's shared row, which says what it holds and why.
+std::string merged_title(int64_t device, int64_t streams, const char* what) {
+    return "GPU " + std::to_string(device) + " · " + std::to_string(streams) + " more streams" + what +
+           ", merged into one row (the viewer draws at most " + std::to_string(kMaxStreamRows) + " stream rows)";
+}
+
+// The stream a (device, stream) key is drawn under: its own until kMaxStreamRows keys have a row,
+// then the device's shared row. `merged` counts the streams each device's shared row holds.
+std::pair<int64_t, int64_t> capped_key(std::pair<int64_t, int64_t> key, size_t rows_so_far, bool known,
+                                       std::map<int64_t, int64_t>& merged) {
+    if (known || rows_so_far < kMaxStreamRows) return key;
+    ++merged[key.first];
+    return {key.first, kMergedStreams};
+}
+
+// Host rows (NVTX per thread and depth, library calls and syncs per thread) beyond kMaxStreamRows of
+// a kind: their items go into one row at the end, whose title says how many rows it holds and why
+// (a trace with 100 000 threads would make a row each, as 100 000 streams did).
+void merge_excess_rows(std::vector<TimelineRow>& rows, RowKind kind, const char* what) {
+    if (std::count_if(rows.begin(), rows.end(), [kind](const TimelineRow& r) { return r.kind == kind; }) <=
+        static_cast<std::ptrdiff_t>(kMaxStreamRows))
+        return;
+    size_t kept = 0, merged = 0;
+    std::vector<std::tuple<int64_t, int64_t, uint32_t, int64_t>> items;
+    std::shared_ptr<const std::vector<std::string>> labels;
+    std::vector<TimelineRow> out;
+    for (TimelineRow& row : rows) {
+        if (row.kind != kind || kept++ < kMaxStreamRows) {
+            out.push_back(std::move(row));
+            continue;
+        }
+        ++merged;
+        labels = row.labels;
+        for (size_t i = 0; i < row.items.size(); ++i)
+            items.emplace_back(row.items.start(i), row.items.end(i), row.items.label(i), row.items.id(i));
+    }
+    std::sort(items.begin(), items.end());
+    TimelineRow row;
+    row.kind = kind;
+    row.labels = labels;
+    row.title = std::to_string(merged) + " more " + what + ", merged into one row (the viewer draws at most " +
+                std::to_string(kMaxStreamRows) + " of them)";
+    for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
+    out.push_back(std::move(row));
+    rows = std::move(out);
+}
+
 // The label texts of a set of rows, each stored once.
 struct LabelTable {
     std::shared_ptr<std::vector<std::string>> texts = std::make_shared<std::vector<std::string>>();
@@ -98,22 +150,31 @@ void load_overview_rows(const Database& db, Overview& overview) {
     for (trace::CopyRow c; copies.next(c);) {
         if (!c.duration_ns) continue;
         transfers[{c.device, c.stream.value_or(-1)}].emplace_back(
-            c.start_ns, c.start_ns + *c.duration_ns, label(std::string("memcpy ") + trace::copy_kind_name(c.kind)),
-            c.id);
+            c.start_ns, saturating_end(c.start_ns, *c.duration_ns),
+            label(std::string("memcpy ") + trace::copy_kind_name(c.kind)), c.id);
     }
     RowReader<trace::SetRow> sets(db);
     for (trace::SetRow m; sets.next(m);) {
         if (m.duration_ns)
-            transfers[{m.device, m.stream.value_or(-1)}].emplace_back(m.start_ns, m.start_ns + *m.duration_ns,
-                                                                      label("memset"), -m.id);
+            transfers[{m.device, m.stream.value_or(-1)}].emplace_back(
+                m.start_ns, saturating_end(m.start_ns, *m.duration_ns), label("memset"), -m.id);
     }
+    std::map<int64_t, int64_t> merged;  // device -> streams drawn in its shared row
+    std::map<std::pair<int64_t, int64_t>, std::vector<std::tuple<int64_t, int64_t, uint32_t, int64_t>>> capped;
     for (auto& [key, items] : transfers) {
+        auto& into = capped[capped_key(key, capped.size(), capped.count(key) != 0, merged)];
+        into.insert(into.end(), items.begin(), items.end());
+    }
+    transfers.clear();
+    for (auto& [key, items] : capped) {
         std::sort(items.begin(), items.end());
         TimelineRow row;
         row.kind = RowKind::transfers;
         row.device = key.first;
         row.stream = key.second;
-        row.title = "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles, key.second) + " · copies";
+        row.title = key.second == kMergedStreams ? merged_title(key.first, merged[key.first], " with copies")
+                                                 : "GPU " + std::to_string(key.first) + " · " +
+                                                       stream_name(stream_handles, key.second) + " · copies";
         for (const auto& [s, e, l, id] : items) row.items.add(s, e, l, id);
         overview.rows.push_back(std::move(row));
     }
@@ -141,10 +202,9 @@ void load_overview_rows(const Database& db, Overview& overview) {
             overview.rows.push_back(std::move(row));
         }
     }
-    for (TimelineRow& row : overview.rows) {
-        row.labels = label.texts;
-        row.lod.build(row.items, overview.duration_ns);
-    }
+    for (TimelineRow& row : overview.rows) row.labels = label.texts;
+    merge_excess_rows(overview.rows, RowKind::nvtx, "NVTX rows (threads and nesting depths)");
+    for (TimelineRow& row : overview.rows) row.lod.build(row.items, overview.duration_ns);
 }
 
 // Host: synchronizations and library calls, one row per thread. Read with the kernels (a training
@@ -369,6 +429,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         // over the 10 M kernels of the benchmark trace). A file that is not in time order is read
         // again by start time.
         std::map<std::pair<int64_t, int64_t>, size_t> row_of;
+        std::map<int64_t, int64_t> merged_streams;  // device -> streams drawn in its shared row
         std::pair<int64_t, int64_t> last_key{};
         size_t last_row = SIZE_MAX;
         int64_t read = 0;
@@ -379,17 +440,22 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             const std::pair<int64_t, int64_t> key{device, stream};
             // Consecutive kernels mostly share a stream: look the row up only when it changes.
             if (key != last_key || last_row == SIZE_MAX) {
-                auto [it, inserted] = row_of.emplace(key, detail->rows.size());
-                if (inserted) {
-                    TimelineRow row;
-                    row.kind = RowKind::kernels;
-                    row.device = device;
-                    row.stream = stream;
-                    row.title = "GPU " + std::to_string(device) + " · " + stream_name(stream_handles, stream);
-                    detail->rows.push_back(std::move(row));
+                auto found = row_of.find(key);
+                if (found == row_of.end()) {
+                    const auto drawn = capped_key(key, detail->rows.size(), false, merged_streams);
+                    auto [it, inserted] = row_of.emplace(drawn, detail->rows.size());
+                    if (inserted) {
+                        TimelineRow row;
+                        row.kind = RowKind::kernels;
+                        row.device = device;
+                        row.stream = drawn.second;
+                        row.title = "GPU " + std::to_string(device) + " · " + stream_name(stream_handles, stream);
+                        detail->rows.push_back(std::move(row));
+                    }
+                    found = row_of.emplace(key, it->second).first;  // a merged stream finds its row at once
                 }
                 last_key = key;
-                last_row = it->second;
+                last_row = found->second;
             }
             ItemRow& items = detail->rows[last_row].items;
             uint32_t label = lookup(function);
@@ -398,7 +464,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
                 remember(function, label);
                 names->push_back("function " + std::to_string(function));
             }
-            items.add(start, start + duration, label, id, graph);
+            items.add(start, saturating_end(start, duration), label, id, graph);
             if (!items.sorted()) return sorted = false;
             if ((++read & 0xffff) == 0) {
                 if (cancel.load(std::memory_order_relaxed)) {
@@ -414,7 +480,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             return k.duration_ns < 0 || add(k.id, k.device, k.stream, k.function, k.start_ns, k.duration_ns, k.graph);
         });
         if (!sorted) {
-            detail->rows.clear(), row_of.clear(), last_row = SIZE_MAX, read = 0, sorted = true;
+            detail->rows.clear(), row_of.clear(), merged_streams.clear(), last_row = SIZE_MAX, read = 0, sorted = true;
             trace::RowReader<trace::KernelRow> kernels(db, {.by_time = true});
             for (trace::KernelRow k; kernels.next(k);) {
                 if (k.duration_ns && !add(k.id, k.device, k.stream.value_or(-1), k.function, k.start_ns, *k.duration_ns,
@@ -425,6 +491,8 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         std::sort(detail->rows.begin(), detail->rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
             return std::tie(a.device, a.stream) < std::tie(b.device, b.stream);
         });
+        for (TimelineRow& row : detail->rows)
+            if (row.stream == kMergedStreams) row.title = merged_title(row.device, merged_streams[row.device], "");
         for (TimelineRow& row : detail->rows) row.labels = names;
         const bool timing = std::getenv("TBDPROF_VIEWER_TIMING") != nullptr;
         auto lap = [&, clock = std::chrono::steady_clock::now()](const char* stage) mutable {
@@ -436,6 +504,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
         };
         lap("kernel rows");
         if (detail->complete) load_host_rows(db, detail->rows);  // cancelled: the kernels read so far only
+        merge_excess_rows(detail->rows, RowKind::host_calls, "CPU rows (threads)");
         lap("host rows");
         for (size_t i = 0; i < detail->rows.size(); ++i) {
             detail->rows[i].lod.build(detail->rows[i].items, run_ns);

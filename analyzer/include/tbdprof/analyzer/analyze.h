@@ -12,18 +12,23 @@
 namespace tbdprof::analyzer {
 
 // A trace that cannot be analysed: missing, not SQLite, corrupt, too new, not a tbdprof trace.
-// what() is one sentence meant for the user.
+// what() is one sentence meant for the user. busy(): it could not be read now (another program
+// holds a lock on it while writing it), which says nothing about the file: try again later.
 class TraceError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit TraceError(const std::string& message, bool busy = false) : std::runtime_error(message), busy_(busy) {}
+    bool busy() const { return busy_; }
+
+private:
+    bool busy_ = false;
 };
 
 enum class WindowChoice { steady, iterations, all };
 
 struct AnalysisOptions {
     WindowChoice window = WindowChoice::steady;
-    std::string iteration_range;          // a range name to use as the iteration marker
-    std::optional<int64_t> batch_size;    // samples per iteration, for samples/s
+    std::string iteration_range;        // a range name to use as the iteration marker
+    std::optional<int64_t> batch_size;  // samples per iteration, for samples/s
     int top_kernels = 10;
     int largest_allocations = 10;
     int timeline_points = 400;
@@ -31,8 +36,8 @@ struct AnalysisOptions {
     // instead of `timeline_points` buckets: exact, for readers that summarise it themselves.
     bool full_memory_timeline = false;
     int utilization_buckets = 200;
-    bool progress = false;                // progress on stderr (callers pass isatty(2))
-    int threads = 0;                      // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
+    bool progress = false;                 // progress on stderr (callers pass isatty(2))
+    int threads = 0;                       // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
     std::optional<int64_t> memory_device;  // memory replayed for this device only (device_memory.h)
 };
 

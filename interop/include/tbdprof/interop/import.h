@@ -1,6 +1,6 @@
 // Import of other profilers' traces into a tbdprof trace (SQLite, schemas/trace.sql).
 //
-// Accepted inputs (plain or gzip-compressed JSON):
+// Accepted inputs (plain or gzip-compressed JSON, from a file, a FIFO, a pipe or stdin as "-"):
 //   * Kineto / Chrome trace JSON written by torch.profiler, current layout (categories `kernel`,
 //     `cuda_runtime`, `cpu_op`, ...) and the 2021 one (`Kernel`, `Runtime`, `Operator`, ...), either an
 //     object with `traceEvents` or a bare event array;
@@ -17,6 +17,9 @@ namespace tbdprof::interop {
 struct ImportOptions {
     bool progress = false;  // progress lines on stderr (the command turns it on for a terminal)
     bool force = false;     // replace an existing output (never the input, a device or a directory)
+    // The most JSON bytes read (decompressed) from the input; 0: the default caps (input_file.h:
+    // 4 GiB - 1, and a gzip stream at most 100 times its compressed size plus 64 MiB).
+    uint64_t max_json_bytes = 0;
 };
 
 // What an import found; the command prints it as its summary line.

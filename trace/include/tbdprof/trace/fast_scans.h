@@ -15,8 +15,11 @@ namespace tbdprof::trace {
 
 struct KernelInterval {
     int64_t id = 0, device = 0, function = 0, start_ns = 0;
-    int64_t stream = -1;        // -1: NULL
-    int64_t duration_ns = -1;   // -1: NULL (host-timed, no device interval); other values as stored
+    int64_t stream = -1;  // -1: NULL
+    // kNoDuration: NULL (host-timed, no device interval); other values as stored, a damaged file's
+    // negative ones too (they were taken for NULL when -1 marked it, and reported as host-timed).
+    static constexpr int64_t kNoDuration = INT64_MIN;
+    int64_t duration_ns = kNoDuration;
     int64_t library_call = -1;  // -1: NULL (launched outside any library call)
     bool graph = false;         // run by a CUDA graph replay
 };

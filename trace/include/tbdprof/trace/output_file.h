@@ -6,6 +6,7 @@
 //  - an existing target is replaced only with `force`, and without it the final rename refuses to
 //    replace a file that appeared meanwhile (a concurrent run gets a clear error instead of winning);
 //  - one lock per target: a second tbdprof writing the same name at the same time is refused;
+//  - SIGINT or SIGTERM removes the temporary and the lock and says so (remove_outputs_in_progress);
 //  - the data are fsync'ed before the rename, so a full disk fails the write, not the rename, and the
 //    target is either the old file or the complete new one, never a half-written one.
 #pragma once
@@ -68,9 +69,22 @@ private:
     std::string lock_path_;
     mutable int fd_ = -1;
     int lock_fd_ = -1;
+    int pending_slot_ = -1;  // in the table a signal handler cleans up (remove_outputs_in_progress)
     bool committed_ = false;
     bool stream_ = false;
 };
+
+// For a command's start, before it opens anything: notes which of stdin, stdout and stderr were
+// closed, and opens /dev/null read-only in their place, so that no file of ours gets descriptor 0-2
+// and a write to a closed output fails. An output named /dev/stdout, /dev/fd/1 or /proc/self/fd/1
+// (and so on) whose stream was closed is then refused instead of written into /dev/null with exit 0.
+void guard_standard_streams();
+
+// Removes the temporaries and locks of every OutputFile of this process not yet committed, and with
+// `say` names each unwritten target on stderr. Async-signal-safe: for signal handlers. The first
+// OutputFile installs a handler doing this for SIGINT and SIGTERM where they have none (export,
+// import, report); handlers of their own (the recorder's, the build's) call it themselves.
+void remove_outputs_in_progress(bool say);
 
 // Writes `data` to `target` through an OutputFile. Returns empty or the error sentence.
 std::string write_output_file(const std::string& target, const std::string& data, const OutputRules& rules);

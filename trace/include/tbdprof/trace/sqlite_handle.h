@@ -17,7 +17,8 @@ namespace tbdprof::trace {
 class SqliteError : public std::runtime_error {
 public:
     // What went wrong, for callers that word it for the user without matching SQLite's text.
-    enum class Cause { other, corrupt, out_of_memory, prepare };
+    // busy: another connection holds a lock (a program writing the file) past the busy timeout.
+    enum class Cause { other, corrupt, out_of_memory, prepare, busy };
     explicit SqliteError(const std::string& message, Cause cause = Cause::other)
         : std::runtime_error(message), cause_(cause) {}
     Cause cause() const { return cause_; }

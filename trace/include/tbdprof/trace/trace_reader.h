@@ -7,17 +7,22 @@
 
 #include <cstdint>
 #include <initializer_list>
-#include <string_view>
 #include <string>
+#include <string_view>
 
 namespace tbdprof::trace {
 
 // Opens `path` read-only. Throws TraceOpenError with a message meant for the user when it is not a
 // tbdprof trace, or when its format is newer than this build reads:
 //   "trace format N is newer than this tbdprof supports (M); upgrade tbdprof"
+// busy(): the file is locked by another program writing it; it may be a good trace, to read later.
 class TraceOpenError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit TraceOpenError(const std::string& message, bool busy = false) : std::runtime_error(message), busy_(busy) {}
+    bool busy() const { return busy_; }
+
+private:
+    bool busy_ = false;
 };
 Database open_trace(const std::string& path);
 
