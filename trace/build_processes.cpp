@@ -142,6 +142,10 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::AddTensor: return "add_tensor";
         case raw::LibraryOp::Matmul: return "matmul";
         case raw::LibraryOp::Pointwise: return "pointwise";
+        case raw::LibraryOp::OpTensor: return "op_tensor";
+        case raw::LibraryOp::ReduceTensor: return "reduce_tensor";
+        case raw::LibraryOp::DropoutForward: return "dropout_forward";
+        case raw::LibraryOp::DropoutBackward: return "dropout_backward";
         default: return "unknown";
     }
 }

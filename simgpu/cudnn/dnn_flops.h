@@ -60,6 +60,49 @@ inline double pointwise_flops(int mode, int64_t elements) {
     return static_cast<double>(elements);
 }
 
+// cudnnConvolutionBiasActivationForward, y = act(alpha1 * conv(x, w) + alpha2 * z + bias): the
+// convolution, then per output element 4 (scale by alpha1, multiply z by alpha2 and add, add the
+// bias) and the activation's forward FLOPs (RELU and IDENTITY, the modes it accepts: 0).
+inline double convolution_bias_activation_flops(double convolution, int activation_mode, int64_t output_elements) {
+    return convolution + 4.0 * static_cast<double>(output_elements) +
+           activation_flops(activation_mode, false, output_elements);
+}
+
+// cudnnOpTensor, C = op(alpha1 * A, alpha2 * B) + beta * C, per element of C: alpha1 1, alpha2 1
+// (binary ops only: SQRT and NOT ignore B), the op 1 (ADD, MUL, SQRT; MIN, MAX and NOT compare: 0),
+// beta * C and the add 2. cudnnOpTensorOp_t: ADD 0, MUL 1, MIN 2, MAX 3, SQRT 4, NOT 5.
+inline double op_tensor_flops(int op, int64_t elements) {
+    const bool binary = op != 4 && op != 5;
+    const bool arithmetic = op == 0 || op == 1 || op == 4;
+    return (3.0 + (binary ? 1 : 0) + (arithmetic ? 1 : 0)) * static_cast<double>(elements);
+}
+
+// cudnnReduceTensor, C = reduce(alpha * A) + beta * C: per element of A, alpha 1 and the combining
+// step (ADD, MUL, AVG, NORM1, MUL_NO_ZEROS 1; NORM2 2, a square and an add; MIN, MAX, AMAX compare:
+// 0); per element of C, beta * C and the add 2, plus the final divide (AVG) or square root (NORM2).
+// cudnnReduceTensorOp_t: ADD 0, MUL 1, MIN 2, MAX 3, AMAX 4, AVG 5, NORM1 6, NORM2 7, MUL_NO_ZEROS 8.
+inline double reduce_tensor_flops(int op, int64_t input_elements, int64_t output_elements) {
+    const double combine = op == 7 ? 2 : (op == 2 || op == 3 || op == 4) ? 0 : 1;
+    const double finish = op == 5 || op == 7 ? 1 : 0;
+    return (1.0 + combine) * static_cast<double>(input_elements) + (2.0 + finish) * static_cast<double>(output_elements);
+}
+
+// Dropout per element: forward 2 (random bits to a uniform float, scale the kept value by 1/(1-p);
+// the keep test is a comparison), backward 1 (the scale).
+inline double dropout_flops(bool backward, int64_t elements) {
+    return (backward ? 1.0 : 2.0) * static_cast<double>(elements);
+}
+
+// Batch norm through the Ex API: the plain pass, plus per element 1 for the added z
+// (CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION) and the activation's FLOPs (ReLU: 0) when fused.
+inline double batch_norm_ex_flops(BatchNormPass pass, bool add, int activation_mode, int64_t elements) {
+    const double extra = (add ? 1.0 : 0.0) * static_cast<double>(elements) +
+                         (activation_mode >= 0 ? activation_flops(activation_mode, pass == BatchNormPass::Backward,
+                                                                  elements)
+                                               : 0.0);
+    return batch_norm_flops(pass, elements) + extra;
+}
+
 // Backward bias: one add per element of dy.
 inline double bias_gradient_flops(int64_t elements) {
     return static_cast<double>(elements);

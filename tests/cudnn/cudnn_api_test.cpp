@@ -21,6 +21,64 @@ int g_failures = 0;
 
 #define EXPECT_STATUS(call, status) EXPECT((call) == (status))
 
+struct Convolution {
+    cudnnHandle_t handle;
+    cudnnTensorDescriptor_t x_desc, y_desc;
+    cudnnFilterDescriptor_t w_desc;
+    cudnnConvolutionDescriptor_t conv;
+    void *x, *w, *y, *workspace;
+    size_t workspace_bytes;  // IMPLICIT_PRECOMP_GEMM's
+};
+
+// cudnnConvolutionBiasActivationForward as cuDNN documents it: y = act(alpha1 * conv(x) + alpha2 * z +
+// bias), z shaped as y, bias 1 x K x 1 x 1, RELU with any supported algorithm, IDENTITY only with
+// IMPLICIT_PRECOMP_GEMM, other activations not supported, the algorithm's workspace required.
+void check_bias_activation(const Convolution& c, int k) {
+    cudnnTensorDescriptor_t bias_desc, bad_bias;
+    cudnnActivationDescriptor_t relu, identity, sigmoid;
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&bias_desc), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&bad_bias), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetTensor4dDescriptor(bias_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, k, 1, 1),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetTensor4dDescriptor(bad_bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, k, 2, 1),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateActivationDescriptor(&relu), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateActivationDescriptor(&identity), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateActivationDescriptor(&sigmoid), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetActivationDescriptor(identity, CUDNN_ACTIVATION_IDENTITY, CUDNN_NOT_PROPAGATE_NAN, 0),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetActivationDescriptor(sigmoid, CUDNN_ACTIVATION_SIGMOID, CUDNN_NOT_PROPAGATE_NAN, 0),
+                  CUDNN_STATUS_SUCCESS);
+    void* bias = nullptr;
+    EXPECT(cudaMalloc(&bias, static_cast<size_t>(k) * 4) == cudaSuccess);
+    const float one = 1, zero = 0;
+    const auto fused = [&](cudnnConvolutionFwdAlgo_t algo, void* workspace, size_t bytes,
+                           cudnnTensorDescriptor_t bias_shape, cudnnActivationDescriptor_t act) {
+        return cudnnConvolutionBiasActivationForward(c.handle, &one, c.x_desc, c.x, c.w_desc, c.w, c.conv, algo,
+                                                     workspace, bytes, &zero, c.y_desc, c.y, bias_shape, bias, act,
+                                                     c.y_desc, c.y);
+    };
+    const auto precomp = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    const auto implicit = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    EXPECT_STATUS(fused(precomp, c.workspace, c.workspace_bytes, bias_desc, relu), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(fused(implicit, nullptr, 0, bias_desc, relu), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(fused(precomp, c.workspace, c.workspace_bytes, bias_desc, identity), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(fused(implicit, nullptr, 0, bias_desc, identity), CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(fused(precomp, c.workspace, c.workspace_bytes, bias_desc, sigmoid), CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(fused(precomp, nullptr, 0, bias_desc, relu), CUDNN_STATUS_BAD_PARAM);  // no workspace
+    EXPECT_STATUS(fused(precomp, c.workspace, c.workspace_bytes, bad_bias, relu), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(fused(CUDNN_CONVOLUTION_FWD_ALGO_FFT, c.workspace, c.workspace_bytes, bias_desc, relu),
+                  CUDNN_STATUS_NOT_SUPPORTED);
+    cudaFree(bias);
+    cudnnDestroyActivationDescriptor(sigmoid);
+    cudnnDestroyActivationDescriptor(identity);
+    cudnnDestroyActivationDescriptor(relu);
+    cudnnDestroyTensorDescriptor(bad_bias);
+    cudnnDestroyTensorDescriptor(bias_desc);
+}
+
 }  // namespace
 
 int main() {
@@ -108,13 +166,16 @@ int main() {
     EXPECT_STATUS(cudnnConvolutionForward(handle, &one, x_desc, x, w_desc, wt, conv,
                                           CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, ws, perf[0].memory, &zero, y_desc, y),
                   CUDNN_STATUS_NOT_SUPPORTED);
+    check_bias_activation({handle, x_desc, y_desc, w_desc, conv, x, wt, y, ws, perf[0].memory}, 12);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.
-    cudnnDropoutDescriptor_t dropout = nullptr;
-    EXPECT_STATUS(cudnnCreateDropoutDescriptor(&dropout), CUDNN_STATUS_NOT_SUPPORTED);
-    size_t states = 0;
-    EXPECT_STATUS(cudnnDropoutGetStatesSize(handle, &states), CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnRNNDescriptor_t rnn = nullptr;
+    EXPECT_STATUS(cudnnCreateRNNDescriptor(&rnn), CUDNN_STATUS_NOT_SUPPORTED);
+    size_t ctc_workspace = 0;
+    EXPECT_STATUS(cudnnGetCTCLossWorkspaceSize(handle, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                               CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, nullptr, &ctc_workspace),
+                  CUDNN_STATUS_NOT_SUPPORTED);
 
     // Backend API: tensors finalize only when complete; a finalized descriptor takes no more
     // attributes; reading back an unset attribute or with the wrong type fails; a plan must be

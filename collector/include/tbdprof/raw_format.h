@@ -295,6 +295,12 @@ enum class LibraryOp : uint16_t {
     // above for convolutions; these two for the rest.
     Matmul = 34,
     Pointwise = 35,
+    // Legacy cuDNN tensor arithmetic and dropout (m = elements of the output; dropout's reserve space
+    // has no role column).
+    OpTensor = 36,
+    ReduceTensor = 37,
+    DropoutForward = 38,
+    DropoutBackward = 39,
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
