@@ -12,7 +12,6 @@ usage: coverage.py INCLUDE_DIR SIMGPU_LIB_DIR OUT_MD
   --check: exit 1, naming the differences, when DOC_MD is not what the built libraries give (a
   function it lists as modelled is a stub, or the other way round).
 """
-import difflib
 import os
 import re
 import subprocess
@@ -88,8 +87,6 @@ def library_groups(include_dir, lib_dir, library, headers, prefix, macros):
     group_of = groups(include_dir, headers, prefix, macros)
     by_group = {}
     for symbol, kind in kinds.items():
-        if not re.fullmatch(prefix, symbol):
-            continue
         name = base_name(symbol)
         group = group_of.get(name) or group_of.get(symbol) or "Not declared in a public header"
         entry = by_group.setdefault(group, {}).setdefault(name, False)
@@ -132,6 +129,21 @@ def render(include_dir, lib_dir):
     return "\n".join(lines + [""] + sections)
 
 
+def modelled_names(markdown):
+    """library file -> the names a coverage page lists as modelled (its tables' second column)."""
+    result, library = {}, None
+    for line in markdown.splitlines():
+        heading = re.match(r"## .*\(`([^`]+)`\)", line)
+        if heading:
+            library = heading.group(1)
+            result.setdefault(library, set())
+        elif library and line.startswith("| ") and not line.startswith("| group"):
+            cells = line.split(" | ")
+            if len(cells) >= 3:
+                result[library].update(re.findall(r"`(\w+)`", cells[1]))
+    return result
+
+
 def main():
     args = sys.argv[1:]
     check = args[:1] == ["--check"]
@@ -148,9 +160,16 @@ def main():
     with open(out_md) as f:
         current = f.read()
     if current != text:
-        sys.stdout.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
-                                                   out_md, "the built libraries", n=0))
-        print(f"\n{out_md} is stale: regenerate it with `cmake --build build --target simgpu_api_coverage`")
+        was, now = modelled_names(current), modelled_names(text)
+        for library in sorted(set(was) | set(now)):
+            stubs = sorted(was.get(library, set()) - now.get(library, set()))
+            added = sorted(now.get(library, set()) - was.get(library, set()))
+            if stubs:
+                print(f"{library}: listed as modelled, but the built library has no strong definition "
+                      f"(a stub, or not exported): {', '.join(stubs)}")
+            if added:
+                print(f"{library}: modelled but listed as not modelled: {', '.join(added)}")
+        print(f"{out_md} is stale: regenerate it with `cmake --build build --target simgpu_api_coverage`")
         sys.exit(1)
     print(f"{out_md} matches the built libraries")
 
