@@ -12,8 +12,8 @@
 #include "summary.h"
 
 #include <tbdprof/tagger/tagger.h>
-#include <tbdprof/trace/safe_text.h>
 #include <tbdprof/trace/builder.h>
+#include <tbdprof/trace/safe_text.h>
 #include <tbdprof/trace/trace_reader.h>
 
 #include <chrono>

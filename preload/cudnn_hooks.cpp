@@ -535,7 +535,7 @@ int reduce_tensor_op(cudnnReduceTensorDescriptor_t reduce_desc) {
     cudnnIndicesType_t indices_type{};
     auto fn = get.get();
     return fn != nullptr && fn(reduce_desc, &op, &type, &nan, &indices, &indices_type) == CUDNN_STATUS_SUCCESS ? op
-                                                                                                             : -1;
+                                                                                                               : -1;
 }
 
 // The batch norm Ex calls' fused activation mode, -1 when none (CUDNN_BATCHNORM_OPS_BN) or unknown.

@@ -124,9 +124,9 @@ void ConvLayer::forward(DeviceAllocator& allocator, const float* x, const float*
     });
 }
 
-void ConvLayer::forward_bias_activation(DeviceAllocator& allocator, const float* x, const float* w,
-                                        const float* bias, cudnnTensorDescriptor_t bias_desc,
-                                        cudnnActivationDescriptor_t activation, float* y) const {
+void ConvLayer::forward_bias_activation(DeviceAllocator& allocator, const float* x, const float* w, const float* bias,
+                                        cudnnTensorDescriptor_t bias_desc, cudnnActivationDescriptor_t activation,
+                                        float* y) const {
     const float alpha1 = 1.0f, alpha2 = 0.0f;
     with_workspace(allocator, forward_workspace_, [&](void* workspace, std::size_t bytes) {
         CUDNN_CHECK(cudnnConvolutionBiasActivationForward(handle_, &alpha1, x_desc_.get(), x, w_desc_, w, conv_desc_,

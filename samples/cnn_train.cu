@@ -308,8 +308,8 @@ private:
         tbdsample::GradientTarget scale_grad = micro_batch.gradients.acquire(b.scale);
         tbdsample::GradientTarget shift_grad = micro_batch.gradients.acquire(b.shift);
         CUDNN_CHECK(cudnnBatchNormalizationBackward(
-            handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &scale_grad.beta, out, s.z, out, d_normalized, out,
-            dz, b.bn_params->get(), parameters[b.scale].values, scale_grad.values, shift_grad.values,
+            handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &scale_grad.beta, out, s.z, out, d_normalized, out, dz,
+            b.bn_params->get(), parameters[b.scale].values, scale_grad.values, shift_grad.values,
             CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
         return dz;
     }

@@ -18,13 +18,15 @@ struct BnEx {
     cudnnBatchNormMode_t mode;
     cudnnBatchNormOps_t ops;
     const cudnnTensorStruct* x;
-    const cudnnTensorStruct* y;   // y (forward) or dx (backward)
-    const cudnnTensorStruct* z;   // z (forward) or dz (backward): BN_ADD_ACTIVATION only
+    const cudnnTensorStruct* y;  // y (forward) or dx (backward)
+    const cudnnTensorStruct* z;  // z (forward) or dz (backward): BN_ADD_ACTIVATION only
     const cudnnTensorStruct* params;
     const cudnnActivationStruct* activation;
 };
 
-bool fused_activation(const BnEx& b) { return b.ops != CUDNN_BATCHNORM_OPS_BN; }
+bool fused_activation(const BnEx& b) {
+    return b.ops != CUDNN_BATCHNORM_OPS_BN;
+}
 
 cudnnStatus_t check(const BnEx& b) {
     if (b.mode != CUDNN_BATCHNORM_SPATIAL && b.mode != CUDNN_BATCHNORM_PER_ACTIVATION &&
@@ -61,9 +63,9 @@ size_t reserve_size(const BnEx& b) {
 }
 
 struct Buffers {
-    const void* in;   // x (forward) or dy (backward)
+    const void* in;      // x (forward) or dy (backward)
     const void* second;  // scale
-    void* out;        // y or dx
+    void* out;           // y or dx
     void* workspace;
     size_t workspace_bytes;
     void* reserve;
@@ -93,8 +95,16 @@ cudnnStatus_t run_pass(cudnnHandle_t handle, const BnEx& b, bool backward, const
     const double tensor = dnn::tensor_bytes(*b.x);
     work.bytes = tensor * (backward ? 3 + (fused_activation(b) ? 1 : 0) : 2) + (add ? tensor : 0) +
                  static_cast<double>(reserve + 2 * workspace_size(*b.x));
-    work.params = {buffers.in,      buffers.second, buffers.out, buffers.workspace, buffers.workspace_bytes, 0,
-                   dnn::read_scalar(buffers.alpha, b.x->type), dnn::read_scalar(buffers.beta, b.x->type), 0, 0};
+    work.params = {buffers.in,
+                   buffers.second,
+                   buffers.out,
+                   buffers.workspace,
+                   buffers.workspace_bytes,
+                   0,
+                   dnn::read_scalar(buffers.alpha, b.x->type),
+                   dnn::read_scalar(buffers.beta, b.x->type),
+                   0,
+                   0};
     work.grid_x = static_cast<unsigned>(b.x->dim[1]);
     work.threads = 512;
     return dnn::run_elementwise(handle, work);
@@ -116,8 +126,8 @@ TBD_EXPORT cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSiz
 TBD_EXPORT cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(
     cudnnHandle_t, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t ops, const cudnnTensorDescriptor_t x,
     const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t dy, const cudnnTensorDescriptor_t dz,
-    const cudnnTensorDescriptor_t dx, const cudnnTensorDescriptor_t params, const cudnnActivationDescriptor_t activation,
-    size_t* size) {
+    const cudnnTensorDescriptor_t dx, const cudnnTensorDescriptor_t params,
+    const cudnnActivationDescriptor_t activation, size_t* size) {
     if (size == nullptr) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     const BnEx b{mode, ops, x, dx, dz, params, activation};
     if (const cudnnStatus_t s = check(b); s != CUDNN_STATUS_SUCCESS) return s;
@@ -132,9 +142,9 @@ TBD_EXPORT cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
     if (size == nullptr) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     if (x == nullptr || !x->set) return dnn::fail(CUDNN_STATUS_BAD_PARAM, "batch norm Ex: x descriptor not set");
     cudnnTensorStruct params = *x;  // only its channel count is looked at here
-    const BnEx b{mode, ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION ? CUDNN_BATCHNORM_OPS_BN_ACTIVATION : ops,
-                 x,    x,
-                 x,    &params,
+    const BnEx b{mode,      ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION ? CUDNN_BATCHNORM_OPS_BN_ACTIVATION : ops,
+                 x,         x,
+                 x,         &params,
                  activation};
     if (const cudnnStatus_t s = check(b); s != CUDNN_STATUS_SUCCESS) return s;
     *size = reserve_size(b);

@@ -401,8 +401,7 @@ namespace {
 // What cuDNN documents for the fused call's extra operands: z shaped as y, the bias 1 x K x 1 x 1 (as
 // many dims as y), the activation RELU, or IDENTITY with IMPLICIT_PRECOMP_GEMM only.
 cudnnStatus_t check_bias_activation(const cudnnTensorStruct* y, const cudnnTensorStruct* z,
-                                    const cudnnTensorStruct* bias, const cudnnActivationStruct* activation,
-                                    int algo) {
+                                    const cudnnTensorStruct* bias, const cudnnActivationStruct* activation, int algo) {
     if (z == nullptr || bias == nullptr || activation == nullptr) {
         return dnn::fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "bias activation: null descriptor");
     }

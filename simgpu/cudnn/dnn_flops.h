@@ -84,7 +84,8 @@ inline double op_tensor_flops(int op, int64_t elements) {
 inline double reduce_tensor_flops(int op, int64_t input_elements, int64_t output_elements) {
     const double combine = op == 7 ? 2 : (op == 2 || op == 3 || op == 4) ? 0 : 1;
     const double finish = op == 5 || op == 7 ? 1 : 0;
-    return (1.0 + combine) * static_cast<double>(input_elements) + (2.0 + finish) * static_cast<double>(output_elements);
+    return (1.0 + combine) * static_cast<double>(input_elements) +
+           (2.0 + finish) * static_cast<double>(output_elements);
 }
 
 // Dropout per element: forward 2 (random bits to a uniform float, scale the kept value by 1/(1-p);
@@ -96,10 +97,9 @@ inline double dropout_flops(bool backward, int64_t elements) {
 // Batch norm through the Ex API: the plain pass, plus per element 1 for the added z
 // (CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION) and the activation's FLOPs (ReLU: 0) when fused.
 inline double batch_norm_ex_flops(BatchNormPass pass, bool add, int activation_mode, int64_t elements) {
-    const double extra = (add ? 1.0 : 0.0) * static_cast<double>(elements) +
-                         (activation_mode >= 0 ? activation_flops(activation_mode, pass == BatchNormPass::Backward,
-                                                                  elements)
-                                               : 0.0);
+    const double extra =
+        (add ? 1.0 : 0.0) * static_cast<double>(elements) +
+        (activation_mode >= 0 ? activation_flops(activation_mode, pass == BatchNormPass::Backward, elements) : 0.0);
     return batch_norm_flops(pass, elements) + extra;
 }
 

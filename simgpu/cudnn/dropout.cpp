@@ -123,9 +123,8 @@ TBD_EXPORT cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t d, c
     return dnn::run_elementwise(handle, work);
 }
 
-TBD_EXPORT cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t d, cudnnHandle_t handle,
-                                                       float dropout, void* states, size_t states_bytes,
-                                                       unsigned long long seed) {
+TBD_EXPORT cudnnStatus_t cudnnRestoreDropoutDescriptor(cudnnDropoutDescriptor_t d, cudnnHandle_t handle, float dropout,
+                                                       void* states, size_t states_bytes, unsigned long long seed) {
     if (handle == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
     if (states == nullptr) return dnn::fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "dropout: restore without states");
     if (states_bytes < states_size(handle)) {

@@ -85,8 +85,9 @@ CUresult launch(const blas::DriverEntryPoints& driver, const KernelTable& kernel
     TbdsimDnnParams params = request.params;
     params.operation = request.kernel;
     const TbdsimPrivateApi* api = driver.private_api;
-    const bool roofline = api != nullptr && api->struct_size >= offsetof(TbdsimPrivateApi, annotate_next_launch_roofline) +
-                                                                    sizeof(api->annotate_next_launch_roofline);
+    const bool roofline =
+        api != nullptr && api->struct_size >= offsetof(TbdsimPrivateApi, annotate_next_launch_roofline) +
+                                                  sizeof(api->annotate_next_launch_roofline);
     if (roofline && request.bytes > 0) {
         api->annotate_next_launch_roofline(request.flops, request.precision, request.bytes);
     } else if (api != nullptr && request.flops > 0) {

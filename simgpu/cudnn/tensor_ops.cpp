@@ -52,8 +52,8 @@ bool has_indices(const cudnnReduceTensorStruct& r) {
 // Checks the reduction's operands; the sizes it needs: indices (32-bit, one per element of C) and
 // the workspace (FP32 partial results, one per element of C, when more than one element of A meets
 // in each).
-cudnnStatus_t reduction_sizes(const cudnnReduceTensorStruct* r, const cudnnTensorStruct* a,
-                              const cudnnTensorStruct* c, size_t* indices_bytes, size_t* workspace_bytes) {
+cudnnStatus_t reduction_sizes(const cudnnReduceTensorStruct* r, const cudnnTensorStruct* a, const cudnnTensorStruct* c,
+                              size_t* indices_bytes, size_t* workspace_bytes) {
     if (r == nullptr || !r->set) return dnn::fail(CUDNN_STATUS_BAD_PARAM, "reduce tensor: descriptor not set");
     if (!fits(c, a, true)) return dnn::fail(CUDNN_STATUS_BAD_PARAM, "reduce tensor: C must be A or 1 per dimension");
     if (a->type != c->type) return dnn::fail(CUDNN_STATUS_BAD_PARAM, "reduce tensor: A and C data types differ");
@@ -121,10 +121,18 @@ TBD_EXPORT cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensor
     work.kernel = dnn::kOpTensor;
     work.out = c_desc;
     work.flops = dnn::op_tensor_flops(op_desc->op, dnn::element_count(*c_desc));
-    work.bytes = dnn::tensor_bytes(*a_desc) + (binary ? dnn::tensor_bytes(*b_desc) : 0) + reads_c +
-                 dnn::tensor_bytes(*c_desc);
-    work.params = {a, binary ? b : nullptr, c, nullptr, 0, 0, dnn::read_scalar(alpha1, c_desc->type),
-                   dnn::read_scalar(beta, c_desc->type), 0, 0};
+    work.bytes =
+        dnn::tensor_bytes(*a_desc) + (binary ? dnn::tensor_bytes(*b_desc) : 0) + reads_c + dnn::tensor_bytes(*c_desc);
+    work.params = {a,
+                   binary ? b : nullptr,
+                   c,
+                   nullptr,
+                   0,
+                   0,
+                   dnn::read_scalar(alpha1, c_desc->type),
+                   dnn::read_scalar(beta, c_desc->type),
+                   0,
+                   0};
     return dnn::run_elementwise(handle, work);
 }
 
@@ -159,8 +167,7 @@ TBD_EXPORT cudnnStatus_t cudnnSetReduceTensorDescriptor(cudnnReduceTensorDescrip
 
 TBD_EXPORT cudnnStatus_t cudnnGetReduceTensorDescriptor(const cudnnReduceTensorDescriptor_t d,
                                                         cudnnReduceTensorOp_t* op, cudnnDataType_t* compute_type,
-                                                        cudnnNanPropagation_t* nan,
-                                                        cudnnReduceTensorIndices_t* indices,
+                                                        cudnnNanPropagation_t* nan, cudnnReduceTensorIndices_t* indices,
                                                         cudnnIndicesType_t* indices_type) {
     if (d == nullptr || op == nullptr || compute_type == nullptr || nan == nullptr || indices == nullptr ||
         indices_type == nullptr) {
@@ -191,11 +198,10 @@ TBD_EXPORT cudnnStatus_t cudnnGetReductionWorkspaceSize(cudnnHandle_t, const cud
 }
 
 // C = reduce(alpha * A) + beta * C over the dimensions where C is 1.
-TBD_EXPORT cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t r,
-                                           void* indices, size_t indices_bytes, void* workspace,
-                                           size_t workspace_bytes, const void* alpha,
-                                           const cudnnTensorDescriptor_t a_desc, const void* a, const void* beta,
-                                           const cudnnTensorDescriptor_t c_desc, void* c) {
+TBD_EXPORT cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnReduceTensorDescriptor_t r, void* indices,
+                                           size_t indices_bytes, void* workspace, size_t workspace_bytes,
+                                           const void* alpha, const cudnnTensorDescriptor_t a_desc, const void* a,
+                                           const void* beta, const cudnnTensorDescriptor_t c_desc, void* c) {
     if (handle == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
     if (alpha == nullptr || beta == nullptr || a == nullptr || c == nullptr) {
         return dnn::fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "reduce tensor: null pointer argument");
@@ -218,7 +224,15 @@ TBD_EXPORT cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnRedu
     work.flops = dnn::reduce_tensor_flops(r->op, dnn::element_count(*a_desc), dnn::element_count(*c_desc));
     work.bytes = dnn::tensor_bytes(*a_desc) + reads_c + dnn::tensor_bytes(*c_desc) +
                  static_cast<double>(needed_indices + 2 * needed_workspace);
-    work.params = {a, indices, c, workspace, workspace_bytes, 0, dnn::read_scalar(alpha, c_desc->type),
-                   dnn::read_scalar(beta, c_desc->type), 0, 0};
+    work.params = {a,
+                   indices,
+                   c,
+                   workspace,
+                   workspace_bytes,
+                   0,
+                   dnn::read_scalar(alpha, c_desc->type),
+                   dnn::read_scalar(beta, c_desc->type),
+                   0,
+                   0};
     return dnn::run_elementwise(handle, work);
 }

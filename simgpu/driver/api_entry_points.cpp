@@ -49,7 +49,9 @@ const ProcEntry kProcTable[] = {
 #undef ENTRY_PT
 };
 
-bool unsupported(AnyFunction f) { return tbdsim_is_stub(reinterpret_cast<const void*>(f)); }
+bool unsupported(AnyFunction f) {
+    return tbdsim_is_stub(reinterpret_cast<const void*>(f));
+}
 
 CUresult lookup(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                 CUdriverProcAddressQueryResult* status) {

@@ -179,9 +179,9 @@ void publish(const TbdsimRecord& record) {
 }
 
 const TbdsimPrivateApi* private_api() {
-    static const TbdsimPrivateApi api = {sizeof(TbdsimPrivateApi), now_ns,           api_annotate,
-                                         api_add_sink,             api_remove_sink, api_device_idle_at,
-                                         api_annotate_roofline};
+    static const TbdsimPrivateApi api = {
+        sizeof(TbdsimPrivateApi), now_ns, api_annotate, api_add_sink, api_remove_sink, api_device_idle_at,
+        api_annotate_roofline};
     return &api;
 }
 

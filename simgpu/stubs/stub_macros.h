@@ -13,10 +13,10 @@
 #include <simgpu/not_modelled.h>
 
 #define TBDSIM_STUB_ATTRIBUTES extern "C" __attribute__((weak, visibility("default")))
-#define TBDSIM_STUB_STATUS(name)                                \
-    TBDSIM_STUB_ATTRIBUTES int name() {                         \
+#define TBDSIM_STUB_STATUS(name)                               \
+    TBDSIM_STUB_ATTRIBUTES int name() {                        \
         tbdsim_not_modelled(#name, TBDSIM_NOT_SUPPORTED_NAME); \
-        return TBDSIM_NOT_SUPPORTED;                            \
+        return TBDSIM_NOT_SUPPORTED;                           \
     }
 #define TBDSIM_STUB_STRING(name)                          \
     TBDSIM_STUB_ATTRIBUTES const char* name() {           \
@@ -33,5 +33,7 @@
         tbdsim_not_modelled(#name, "0"); \
         return 0;                        \
     }
-#define TBDSIM_STUB_VOID(name) \
-    TBDSIM_STUB_ATTRIBUTES void name() { tbdsim_not_modelled(#name, "nothing"); }
+#define TBDSIM_STUB_VOID(name)                 \
+    TBDSIM_STUB_ATTRIBUTES void name() {       \
+        tbdsim_not_modelled(#name, "nothing"); \
+    }

@@ -79,6 +79,207 @@ void check_bias_activation(const Convolution& c, int k) {
     cudnnDestroyTensorDescriptor(bias_desc);
 }
 
+cudnnTensorDescriptor_t tensor4d(int n, int c, int h, int w) {
+    cudnnTensorDescriptor_t d = nullptr;
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&d), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w), CUDNN_STATUS_SUCCESS);
+    return d;
+}
+
+void* device_floats(size_t count) {
+    void* p = nullptr;
+    EXPECT(cudaMalloc(&p, count * sizeof(float)) == cudaSuccess);
+    return p;
+}
+
+// cudnnOpTensor: A matches C, B matches C or is 1 per dimension; the descriptor reads back. The big
+// ADD (4 Mi elements each) is the roofline check of cudnn.record_api: bandwidth-bound.
+void check_op_tensor(cudnnHandle_t handle) {
+    cudnnOpTensorDescriptor_t op = nullptr;
+    EXPECT_STATUS(cudnnCreateOpTensorDescriptor(&op), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnOpTensor(handle, op, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+        CUDNN_STATUS_BAD_PARAM);  // not set
+    EXPECT_STATUS(cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_ADD, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnOpTensorOp_t got_op{};
+    cudnnDataType_t got_type{};
+    cudnnNanPropagation_t got_nan{};
+    EXPECT_STATUS(cudnnGetOpTensorDescriptor(op, &got_op, &got_type, &got_nan), CUDNN_STATUS_SUCCESS);
+    EXPECT(got_op == CUDNN_OP_TENSOR_ADD && got_type == CUDNN_DATA_FLOAT && got_nan == CUDNN_NOT_PROPAGATE_NAN);
+    cudnnTensorDescriptor_t c_desc = tensor4d(16, 64, 64, 64), bias = tensor4d(1, 64, 1, 1),
+                            wrong = tensor4d(16, 64, 64, 32);
+    void *a = device_floats(16 * 64 * 64 * 64), *b = device_floats(16 * 64 * 64 * 64),
+         *c = device_floats(16 * 64 * 64 * 64);
+    const float one = 1, zero = 0;
+    EXPECT_STATUS(cudnnOpTensor(handle, op, &one, c_desc, a, &one, c_desc, b, &zero, c_desc, c), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnOpTensor(handle, op, &one, c_desc, a, &one, bias, b, &one, c_desc, c), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnOpTensor(handle, op, &one, bias, a, &one, c_desc, b, &one, c_desc, c), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnOpTensor(handle, op, &one, c_desc, a, &one, wrong, b, &one, c_desc, c), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetOpTensorDescriptor(op, CUDNN_OP_TENSOR_SQRT, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnOpTensor(handle, op, &one, c_desc, a, nullptr, nullptr, nullptr, &zero, c_desc, c),
+                  CUDNN_STATUS_SUCCESS);  // unary: B is not read
+    cudaFree(c);
+    cudaFree(b);
+    cudaFree(a);
+    cudnnDestroyTensorDescriptor(wrong);
+    cudnnDestroyTensorDescriptor(bias);
+    cudnnDestroyTensorDescriptor(c_desc);
+    EXPECT_STATUS(cudnnDestroyOpTensorDescriptor(op), CUDNN_STATUS_SUCCESS);
+}
+
+// cudnnReduceTensor: C is A or 1 per dimension; indices only for MIN/MAX/AMAX with flattened
+// indices (32-bit only); the workspace and indices the size queries give are required.
+void check_reduce_tensor(cudnnHandle_t handle) {
+    cudnnReduceTensorDescriptor_t r = nullptr;
+    EXPECT_STATUS(cudnnCreateReduceTensorDescriptor(&r), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetReduceTensorDescriptor(r, CUDNN_REDUCE_TENSOR_MAX, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
+                                                 CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_64BIT_INDICES),
+                  CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(cudnnSetReduceTensorDescriptor(r, CUDNN_REDUCE_TENSOR_MAX, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
+                                                 CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnTensorDescriptor_t a_desc = tensor4d(8, 32, 10, 10), c_desc = tensor4d(1, 32, 1, 1),
+                            bad = tensor4d(1, 32, 2, 1);
+    size_t indices = 0, workspace = 0;
+    EXPECT_STATUS(cudnnGetReductionIndicesSize(handle, r, a_desc, c_desc, &indices), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnGetReductionWorkspaceSize(handle, r, a_desc, c_desc, &workspace), CUDNN_STATUS_SUCCESS);
+    EXPECT(indices == 32 * 4 && workspace == 32 * 4);
+    EXPECT_STATUS(cudnnGetReductionWorkspaceSize(handle, r, a_desc, bad, &workspace), CUDNN_STATUS_BAD_PARAM);
+    void *a = device_floats(8 * 32 * 10 * 10), *c = device_floats(32), *space = device_floats(64);
+    const float one = 1, zero = 0;
+    EXPECT_STATUS(cudnnReduceTensor(handle, r, space, 128, space, 0, &one, a_desc, a, &zero, c_desc, c),
+                  CUDNN_STATUS_BAD_PARAM);  // no workspace
+    EXPECT_STATUS(cudnnReduceTensor(handle, r, space, 128, static_cast<char*>(space) + 128, 128, &one, a_desc, a, &zero,
+                                    c_desc, c),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnSetReduceTensorDescriptor(r, CUDNN_REDUCE_TENSOR_NORM2, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
+                                       CUDNN_REDUCE_TENSOR_FLATTENED_INDICES, CUDNN_32BIT_INDICES),
+        CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnGetReductionIndicesSize(handle, r, a_desc, c_desc, &indices), CUDNN_STATUS_SUCCESS);
+    EXPECT(indices == 0);  // NORM2 picks no element
+    cudnnReduceTensorOp_t got{};
+    cudnnDataType_t type{};
+    cudnnNanPropagation_t nan{};
+    cudnnReduceTensorIndices_t got_indices{};
+    cudnnIndicesType_t indices_type{};
+    EXPECT_STATUS(cudnnGetReduceTensorDescriptor(r, &got, &type, &nan, &got_indices, &indices_type),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(got == CUDNN_REDUCE_TENSOR_NORM2 && got_indices == CUDNN_REDUCE_TENSOR_FLATTENED_INDICES);
+    EXPECT_STATUS(cudnnReduceTensor(handle, r, nullptr, 0, space, 128, &one, a_desc, a, &zero, c_desc, c),
+                  CUDNN_STATUS_SUCCESS);
+    cudaFree(space);
+    cudaFree(c);
+    cudaFree(a);
+    cudnnDestroyTensorDescriptor(bad);
+    cudnnDestroyTensorDescriptor(c_desc);
+    cudnnDestroyTensorDescriptor(a_desc);
+    EXPECT_STATUS(cudnnDestroyReduceTensorDescriptor(r), CUDNN_STATUS_SUCCESS);
+}
+
+// Dropout: states sized by the device (one 32-byte state per resident thread: 132 SMs x 2048 on the
+// H100 model), reserve space one byte per element rounded to 16; the rate must be in [0, 1); the
+// passes need set states and enough reserve space.
+void check_dropout(cudnnHandle_t handle) {
+    cudnnDropoutDescriptor_t d = nullptr;
+    EXPECT_STATUS(cudnnCreateDropoutDescriptor(&d), CUDNN_STATUS_SUCCESS);
+    size_t states_bytes = 0, reserve_bytes = 0;
+    EXPECT_STATUS(cudnnDropoutGetStatesSize(handle, &states_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT(states_bytes == 132u * 2048 * 32);
+    cudnnTensorDescriptor_t x_desc = tensor4d(3, 5, 7, 9);
+    EXPECT_STATUS(cudnnDropoutGetReserveSpaceSize(x_desc, &reserve_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT(reserve_bytes == 960);  // 945 mask bytes, rounded up to 16
+    void *states = nullptr, *x = device_floats(945), *y = device_floats(945), *reserve = nullptr;
+    EXPECT(cudaMalloc(&states, states_bytes) == cudaSuccess);
+    EXPECT(cudaMalloc(&reserve, reserve_bytes) == cudaSuccess);
+    EXPECT_STATUS(cudnnDropoutForward(handle, d, x_desc, x, x_desc, y, reserve, reserve_bytes),
+                  CUDNN_STATUS_BAD_PARAM);  // not set
+    EXPECT_STATUS(cudnnSetDropoutDescriptor(d, handle, 1.0f, states, states_bytes, 7), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetDropoutDescriptor(d, handle, 0.5f, states, states_bytes - 1, 7), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetDropoutDescriptor(d, handle, 0.5f, states, states_bytes, 7), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetDropoutDescriptor(d, handle, 0.25f, nullptr, 0, 0), CUDNN_STATUS_SUCCESS);  // rate only
+    float rate = 0;
+    void* got_states = nullptr;
+    unsigned long long seed = 0;
+    EXPECT_STATUS(cudnnGetDropoutDescriptor(d, handle, &rate, &got_states, &seed), CUDNN_STATUS_SUCCESS);
+    EXPECT(rate == 0.25f && got_states == states && seed == 7);
+    EXPECT_STATUS(cudnnDropoutForward(handle, d, x_desc, x, x_desc, y, reserve, reserve_bytes - 16),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnDropoutForward(handle, d, x_desc, x, x_desc, y, reserve, reserve_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnDropoutBackward(handle, d, x_desc, y, x_desc, x, reserve, reserve_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnRestoreDropoutDescriptor(d, handle, 0.5f, states, states_bytes, 7), CUDNN_STATUS_SUCCESS);
+    cudaFree(reserve);
+    cudaFree(y);
+    cudaFree(x);
+    cudaFree(states);
+    cudnnDestroyTensorDescriptor(x_desc);
+    EXPECT_STATUS(cudnnDestroyDropoutDescriptor(d), CUDNN_STATUS_SUCCESS);
+}
+
+// Batch norm Ex: workspace two FP32 sums per channel; reserve space one bit per element with a fused
+// activation (ReLU only), none without; BN_ADD_ACTIVATION needs z.
+void check_batch_norm_ex(cudnnHandle_t handle) {
+    cudnnTensorDescriptor_t x_desc = tensor4d(4, 8, 6, 6), params = tensor4d(1, 8, 1, 1);
+    cudnnActivationDescriptor_t relu = nullptr, tanh = nullptr;
+    EXPECT_STATUS(cudnnCreateActivationDescriptor(&relu), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateActivationDescriptor(&tanh), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetActivationDescriptor(tanh, CUDNN_ACTIVATION_TANH, CUDNN_NOT_PROPAGATE_NAN, 0),
+                  CUDNN_STATUS_SUCCESS);
+    const auto mode = CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+    const auto add_relu = CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+    size_t workspace = 0, reserve = 0;
+    EXPECT_STATUS(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, add_relu, x_desc, x_desc,
+                                                                           x_desc, params, relu, &workspace),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(workspace == 8 * 2 * 4);
+    EXPECT_STATUS(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, add_relu, x_desc, x_desc,
+                                                                           x_desc, params, tanh, &workspace),
+                  CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, add_relu, relu, x_desc, &reserve),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(reserve == 144);  // 1152 elements: 144 bytes of mask bits
+    size_t plain = 1;
+    EXPECT_STATUS(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, CUDNN_BATCHNORM_OPS_BN, nullptr,
+                                                                       x_desc, &plain),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(plain == 0);
+    size_t backward_workspace = 0;
+    EXPECT_STATUS(cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, add_relu, x_desc, x_desc, x_desc,
+                                                                    x_desc, x_desc, params, relu, &backward_workspace),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(backward_workspace == 8 * 2 * 4);
+    void *x = device_floats(1152), *y = device_floats(1152), *z = device_floats(1152), *p = device_floats(8 * 6),
+         *space = device_floats(256);
+    float* f = static_cast<float*>(p);
+    const float one = 1, zero = 0;
+    const auto forward = [&](void* z_data, size_t reserve_bytes) {
+        return cudnnBatchNormalizationForwardTrainingEx(
+            handle, mode, add_relu, &one, &zero, x_desc, x, x_desc, z_data, x_desc, y, params, f, f + 8, 0.1, f + 16,
+            f + 24, 1e-5, f + 32, f + 40, relu, space, workspace, static_cast<char*>(space) + 512, reserve_bytes);
+    };
+    EXPECT_STATUS(forward(z, reserve), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(forward(nullptr, reserve), CUDNN_STATUS_BAD_PARAM);  // BN_ADD_ACTIVATION without z
+    EXPECT_STATUS(forward(z, reserve - 16), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnBatchNormalizationBackwardEx(handle, mode, add_relu, &one, &zero, &one, &zero, x_desc, x, x_desc,
+                                                    y, x_desc, y, x_desc, z, x_desc, x, params, f, f + 8, f + 16,
+                                                    f + 24, 1e-5, f + 32, f + 40, relu, space, backward_workspace,
+                                                    static_cast<char*>(space) + 512, reserve),
+                  CUDNN_STATUS_SUCCESS);
+    cudaFree(space);
+    cudaFree(p);
+    cudaFree(z);
+    cudaFree(y);
+    cudaFree(x);
+    cudnnDestroyActivationDescriptor(tanh);
+    cudnnDestroyActivationDescriptor(relu);
+    cudnnDestroyTensorDescriptor(params);
+    cudnnDestroyTensorDescriptor(x_desc);
+}
+
 }  // namespace
 
 int main() {
@@ -167,6 +368,12 @@ int main() {
                                           CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, ws, perf[0].memory, &zero, y_desc, y),
                   CUDNN_STATUS_NOT_SUPPORTED);
     check_bias_activation({handle, x_desc, y_desc, w_desc, conv, x, wt, y, ws, perf[0].memory}, 12);
+    EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
+
+    check_op_tensor(handle);
+    check_reduce_tensor(handle);
+    check_dropout(handle);
+    check_batch_norm_ex(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.

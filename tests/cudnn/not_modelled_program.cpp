@@ -5,8 +5,8 @@
 // --none it calls nothing unmodelled (a launch-free allocation only) and exits 0.
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
