@@ -663,3 +663,16 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackwardEx(
         });
     });
 }
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void* alpha,
+                                                          const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                          const void* beta, const cudnnTensorDescriptor_t y_desc,
+                                                          void* y) {
+    TBD_CUDNN_REAL(cudnnTransformTensor)
+    const auto call = [&] { return fn(handle, alpha, x_desc, x, beta, y_desc, y); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnTransformTensor", LibraryOp::TransformTensor, handle, x, nullptr, y);
+        describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
+        describe_elementwise(record, y_desc, [](int64_t e) { return tbdsim::dnn::transform_tensor_flops(e); });
+    });
+}

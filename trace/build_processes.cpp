@@ -146,6 +146,7 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::ReduceTensor: return "reduce_tensor";
         case raw::LibraryOp::DropoutForward: return "dropout_forward";
         case raw::LibraryOp::DropoutBackward: return "dropout_backward";
+        case raw::LibraryOp::TransformTensor: return "transform_tensor";
         default: return "unknown";
     }
 }

@@ -308,6 +308,13 @@ TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(
     return algorithm_query(handle, Pass::BackwardData, conv, dx, w, dy, requested, returned, results);
 }
 
+TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t w, const void*, const cudnnTensorDescriptor_t dy, const void*,
+    const cudnnConvolutionDescriptor_t conv, const cudnnTensorDescriptor_t dx, void*, const int requested,
+    int* returned, cudnnConvolutionBwdDataAlgoPerf_t* results, void*, size_t) {
+    return algorithm_query(handle, Pass::BackwardData, conv, dx, w, dy, requested, returned, results);
+}
+
 TBD_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
     const cudnnConvolutionDescriptor_t conv, const cudnnFilterDescriptor_t dw, const int requested, int* returned,
@@ -319,6 +326,13 @@ TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
     const cudnnConvolutionDescriptor_t conv, const cudnnFilterDescriptor_t dw, const int requested, int* returned,
     cudnnConvolutionBwdFilterAlgoPerf_t* results) {
+    return algorithm_query(handle, Pass::BackwardFilter, conv, x, dw, dy, requested, returned, results);
+}
+
+TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t x, const void*, const cudnnTensorDescriptor_t dy, const void*,
+    const cudnnConvolutionDescriptor_t conv, const cudnnFilterDescriptor_t dw, void*, const int requested,
+    int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* results, void*, size_t) {
     return algorithm_query(handle, Pass::BackwardFilter, conv, x, dw, dy, requested, returned, results);
 }
 

@@ -68,6 +68,11 @@ inline double convolution_bias_activation_flops(double convolution, int activati
            activation_flops(activation_mode, false, output_elements);
 }
 
+// cudnnTransformTensor, y = alpha * x + beta * y into y's layout: as cudnnAddTensor, 3 per element.
+inline double transform_tensor_flops(int64_t elements) {
+    return add_tensor_flops(elements);
+}
+
 // cudnnOpTensor, C = op(alpha1 * A, alpha2 * B) + beta * C, per element of C: alpha1 1, alpha2 1
 // (binary ops only: SQRT and NOT ignore B), the op 1 (ADD, MUL, SQRT; MIN, MAX and NOT compare: 0),
 // beta * C and the add 2. cudnnOpTensorOp_t: ADD 0, MUL 1, MIN 2, MAX 3, SQRT 4, NOT 5.

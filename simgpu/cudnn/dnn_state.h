@@ -57,6 +57,7 @@ struct cudnnActivationStruct {
     cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
     cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
     double coef = 0;
+    double swish_beta = 1.0;  // cudnnSetActivationDescriptorSwishBeta; 1 until set (plain swish)
     bool set = false;
 };
 

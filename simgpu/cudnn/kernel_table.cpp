@@ -51,6 +51,7 @@ constexpr const char* kNames[kKernelCount] = {
     "dropout_bw_kernel",
     "bn_fw_tr_1C11_singleread_kernel",
     "bn_bw_1C11_singleread_kernel",
+    "transform_tensor_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

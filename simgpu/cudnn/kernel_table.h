@@ -52,6 +52,7 @@ enum TbdsimDnnKernel : int {
     kDropoutBackward,
     kBatchNormTrainEx,
     kBatchNormBackwardEx,
+    kTransformTensor,
     kKernelCount,
 };
 

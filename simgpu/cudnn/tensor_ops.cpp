@@ -136,6 +136,26 @@ TBD_EXPORT cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensor
     return dnn::run_elementwise(handle, work);
 }
 
+// y = alpha * x + beta * y, x and y the same shape in (possibly) different layouts (strides).
+TBD_EXPORT cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void* alpha,
+                                              const cudnnTensorDescriptor_t x_desc, const void* x, const void* beta,
+                                              const cudnnTensorDescriptor_t y_desc, void* y) {
+    if (handle == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
+    if (alpha == nullptr || beta == nullptr || x == nullptr || y == nullptr) {
+        return dnn::fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "transform tensor: null pointer argument");
+    }
+    if (!dnn::same_dims(x_desc, y_desc)) return dnn::fail(CUDNN_STATUS_BAD_PARAM, "transform tensor: x and y differ");
+    const double reads_y = dnn::read_scalar(beta, y_desc->type) != 0 ? dnn::tensor_bytes(*y_desc) : 0;
+    dnn::Elementwise work;
+    work.kernel = dnn::kTransformTensor;
+    work.out = y_desc;
+    work.flops = dnn::transform_tensor_flops(dnn::element_count(*y_desc));
+    work.bytes = dnn::tensor_bytes(*x_desc) + reads_y + dnn::tensor_bytes(*y_desc);
+    work.params = {x, nullptr, y, nullptr, 0, 0, dnn::read_scalar(alpha, y_desc->type),
+                   dnn::read_scalar(beta, y_desc->type), 0, 0};
+    return dnn::run_elementwise(handle, work);
+}
+
 TBD_EXPORT cudnnStatus_t cudnnCreateReduceTensorDescriptor(cudnnReduceTensorDescriptor_t* d) {
     if (d == nullptr) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
     *d = new (std::nothrow) cudnnReduceTensorStruct;

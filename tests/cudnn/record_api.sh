@@ -5,7 +5,7 @@
 #    collector counts as the simulator does: dnn_flops.h);
 #  - each new call is a library call with its op: cudnnConvolutionBiasActivationForward
 #    (convolution_forward), cudnnOpTensor, cudnnReduceTensor, cudnnDropoutForward/Backward, the batch
-#    norm Ex calls;
+#    norm Ex calls, cudnnTransformTensor;
 #  - the big cudnnOpTensor (three 16 MiB tensors, C not read) lasts bytes / bandwidth on the H100
 #    model (a roofline: 50331648 B / 3.35 TB/s = 15024 ns), not FLOPs / peak.
 #   record_api.sh TBDPROF CUDNN_API_TEST
@@ -30,7 +30,7 @@ for pair in cudnnConvolutionBiasActivationForward:convolution_forward cudnnOpTen
             cudnnReduceTensor:reduce_tensor cudnnDropoutForward:dropout_forward \
             cudnnDropoutBackward:dropout_backward \
             cudnnBatchNormalizationForwardTrainingEx:batch_norm_forward_training \
-            cudnnBatchNormalizationBackwardEx:batch_norm_backward; do
+            cudnnBatchNormalizationBackwardEx:batch_norm_backward cudnnTransformTensor:transform_tensor; do
     name=${pair%%:*} op=${pair#*:}
     n=$(q "SELECT count(*) FROM library_calls WHERE name = '$name' AND op = '$op' AND flops > 0")
     [ "$n" -gt 0 ] || fail "no $name library call with op $op and FLOPs"
@@ -39,11 +39,11 @@ done
 inside=$(q "SELECT count(*) FROM kernels k JOIN library_calls l ON l.id = k.library_call
             WHERE l.name IN ('cudnnOpTensor', 'cudnnReduceTensor', 'cudnnDropoutForward', 'cudnnDropoutBackward',
                              'cudnnBatchNormalizationForwardTrainingEx', 'cudnnBatchNormalizationBackwardEx',
-                             'cudnnConvolutionBiasActivationForward')")
+                             'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor')")
 calls=$(q "SELECT count(*) FROM library_calls
            WHERE name IN ('cudnnOpTensor', 'cudnnReduceTensor', 'cudnnDropoutForward', 'cudnnDropoutBackward',
                           'cudnnBatchNormalizationForwardTrainingEx', 'cudnnBatchNormalizationBackwardEx',
-                          'cudnnConvolutionBiasActivationForward')")
+                          'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor')")
 [ "$inside" -eq "$calls" ] || fail "$calls new library calls, $inside kernels inside them"
 
 first_add=$(awk -F'\t' '$1 == "kernel" && $12 == "op_generic_tensor_kernel" { print $6 - $5; exit }' "$work/truth.tsv")

@@ -301,6 +301,7 @@ enum class LibraryOp : uint16_t {
     ReduceTensor = 37,
     DropoutForward = 38,
     DropoutBackward = 39,
+    TransformTensor = 40,
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
