@@ -147,6 +147,9 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::DropoutForward: return "dropout_forward";
         case raw::LibraryOp::DropoutBackward: return "dropout_backward";
         case raw::LibraryOp::TransformTensor: return "transform_tensor";
+        case raw::LibraryOp::RnnForward: return "rnn_forward";
+        case raw::LibraryOp::RnnBackwardData: return "rnn_backward_data";
+        case raw::LibraryOp::RnnBackwardWeights: return "rnn_backward_weights";
         default: return "unknown";
     }
 }

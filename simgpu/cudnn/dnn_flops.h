@@ -108,6 +108,55 @@ inline double batch_norm_ex_flops(BatchNormPass pass, bool add, int activation_m
     return batch_norm_flops(pass, elements) + extra;
 }
 
+// RNNs (cudnnRNNForward, cudnnRNNBackwardData_v8, cudnnRNNBackwardWeights_v8), over the time steps
+// actually run (`steps`: the sum of the sequence lengths), per layer and direction:
+//   GEMMs   2 * steps * gates * hidden * (layer input + hidden): the input and recurrent matrices;
+//   biases  steps * gates * hidden per bias vector (double bias 2, single 1, none 0);
+//   cell    steps * hidden * per-unit element-wise FLOPs (RELU 0, TANH 4, LSTM 24: three sigmoids and
+//           two tanh at 4, three products and an add; GRU 17: two sigmoids and a tanh at 4, three
+//           products, two adds).
+// Forward counts all three, backward data the GEMMs and the cell, backward weights the GEMMs and
+// one add per bias element. Gates: RELU and TANH 1, LSTM 4, GRU 3. cudnnRNNMode_t: RELU 0, TANH 1,
+// LSTM 2, GRU 3; cudnnRNNBiasMode_t: NO_BIAS 0, SINGLE_INP 1, DOUBLE 2, SINGLE_REC 3. Layer 0's input
+// is the input size, the others' hidden * directions.
+enum class RnnPass { Forward, BackwardData, BackwardWeights };
+
+struct RnnShape {
+    int cell = 2;
+    int bias_mode = 2;
+    int layers = 1;
+    int directions = 1;
+    int64_t input = 0;
+    int64_t hidden = 0;
+    int64_t steps = 0;
+};
+
+inline int rnn_gates(int cell) {
+    return cell == 2 ? 4 : cell == 3 ? 3 : 1;
+}
+
+inline int rnn_bias_vectors(int bias_mode) {
+    return bias_mode == 2 ? 2 : bias_mode == 0 ? 0 : 1;
+}
+
+inline double rnn_flops(RnnPass pass, const RnnShape& s) {
+    const double cell_per_unit = s.cell == 2 ? 24 : s.cell == 3 ? 17 : s.cell == 1 ? 4 : 0;
+    const double units = static_cast<double>(rnn_gates(s.cell)) * static_cast<double>(s.hidden);
+    const double steps = static_cast<double>(s.steps);
+    double total = 0;
+    for (int layer = 0; layer < s.layers; ++layer) {
+        const double in = layer == 0 ? static_cast<double>(s.input) : static_cast<double>(s.hidden) * s.directions;
+        const double gemm = 2.0 * steps * units * (in + static_cast<double>(s.hidden));
+        const double bias = steps * units * rnn_bias_vectors(s.bias_mode);
+        const double cell = steps * static_cast<double>(s.hidden) * cell_per_unit;
+        const double per_direction = pass == RnnPass::Forward        ? gemm + bias + cell
+                                     : pass == RnnPass::BackwardData ? gemm + cell
+                                                                     : gemm + bias;
+        total += per_direction * s.directions;
+    }
+    return total;
+}
+
 // Backward bias: one add per element of dy.
 inline double bias_gradient_flops(int64_t elements) {
     return static_cast<double>(elements);

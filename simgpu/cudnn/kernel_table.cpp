@@ -52,6 +52,9 @@ constexpr const char* kNames[kKernelCount] = {
     "bn_fw_tr_1C11_singleread_kernel",
     "bn_bw_1C11_singleread_kernel",
     "transform_tensor_kernel",
+    "rnn_forward_kernel",
+    "rnn_backward_data_kernel",
+    "rnn_backward_weights_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

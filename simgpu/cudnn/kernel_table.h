@@ -53,6 +53,9 @@ enum TbdsimDnnKernel : int {
     kBatchNormTrainEx,
     kBatchNormBackwardEx,
     kTransformTensor,
+    kRnnForward,
+    kRnnBackwardData,
+    kRnnBackwardWeights,
     kKernelCount,
 };
 

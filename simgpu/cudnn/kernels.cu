@@ -51,3 +51,7 @@ TBDSIM_DNN_KERNEL(dropout_bw_kernel)
 TBDSIM_DNN_KERNEL(bn_fw_tr_1C11_singleread_kernel)
 TBDSIM_DNN_KERNEL(bn_bw_1C11_singleread_kernel)
 TBDSIM_DNN_KERNEL(transform_tensor_kernel)
+// RNNs: one kernel per pass, carrying its GEMMs and cell arithmetic.
+TBDSIM_DNN_KERNEL(rnn_forward_kernel)
+TBDSIM_DNN_KERNEL(rnn_backward_data_kernel)
+TBDSIM_DNN_KERNEL(rnn_backward_weights_kernel)

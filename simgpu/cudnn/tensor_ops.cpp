@@ -151,8 +151,9 @@ TBD_EXPORT cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void* 
     work.out = y_desc;
     work.flops = dnn::transform_tensor_flops(dnn::element_count(*y_desc));
     work.bytes = dnn::tensor_bytes(*x_desc) + reads_y + dnn::tensor_bytes(*y_desc);
-    work.params = {x, nullptr, y, nullptr, 0, 0, dnn::read_scalar(alpha, y_desc->type),
-                   dnn::read_scalar(beta, y_desc->type), 0, 0};
+    work.params = {
+        x, nullptr, y, nullptr, 0, 0, dnn::read_scalar(alpha, y_desc->type), dnn::read_scalar(beta, y_desc->type),
+        0, 0};
     return dnn::run_elementwise(handle, work);
 }
 

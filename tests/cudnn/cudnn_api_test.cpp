@@ -280,6 +280,107 @@ void check_batch_norm_ex(cudnnHandle_t handle) {
     cudnnDestroyTensorDescriptor(x_desc);
 }
 
+// RNNs (v8 API): a 2-layer bidirectional LSTM, input 16, hidden 32, batch 4, sequences 5, 4, 3, 2.
+// Weight space per pseudo-layer: 4 gates x 32 x (layer input + 32) matrix elements + 2 x 4 x 32 biases
+// (layer 0: 6400, layer 1 (input 64): 12544; two directions each): 37888 floats.
+void check_rnn(cudnnHandle_t handle) {
+    cudnnRNNDescriptor_t rnn = nullptr;
+    EXPECT_STATUS(cudnnCreateRNNDescriptor(&rnn), CUDNN_STATUS_SUCCESS);
+    const auto set = [&](cudnnRNNInputMode_t input_mode, int projection) {
+        return cudnnSetRNNDescriptor_v8(rnn, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
+                                        CUDNN_BIDIRECTIONAL, input_mode, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                        CUDNN_DEFAULT_MATH, 16, 32, projection, 2, nullptr, 0);
+    };
+    EXPECT_STATUS(set(CUDNN_SKIP_INPUT, 32), CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(set(CUDNN_LINEAR_INPUT, 16), CUDNN_STATUS_NOT_SUPPORTED);  // projection
+    EXPECT_STATUS(set(CUDNN_LINEAR_INPUT, 32), CUDNN_STATUS_SUCCESS);
+    int32_t hidden = 0, layers = 0;
+    cudnnRNNMode_t cell{};
+    EXPECT_STATUS(cudnnGetRNNDescriptor_v8(rnn, nullptr, &cell, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                           nullptr, &hidden, nullptr, &layers, nullptr, nullptr),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(cell == CUDNN_LSTM && hidden == 32 && layers == 2);
+    EXPECT_STATUS(cudnnRNNSetClip_v9(rnn, CUDNN_RNN_CLIP_MINMAX, -1.0, 1.0), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnBuildRNNDynamic(handle, rnn, 4), CUDNN_STATUS_BAD_PARAM);  // not the dynamic algorithm
+    size_t weight_bytes = 0, workspace = 0, reserve = 0, inference_reserve = 1;
+    EXPECT_STATUS(cudnnGetRNNWeightSpaceSize(handle, rnn, &weight_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT(weight_bytes == 37888 * 4);
+    cudnnRNNDataDescriptor_t x_desc = nullptr, y_desc = nullptr;
+    EXPECT_STATUS(cudnnCreateRNNDataDescriptor(&x_desc), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateRNNDataDescriptor(&y_desc), CUDNN_STATUS_SUCCESS);
+    const int lengths[] = {5, 4, 3, 2}, unsorted[] = {2, 5, 3, 4};
+    float padding = 0;
+    const auto layout = CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED;
+    EXPECT_STATUS(cudnnSetRNNDataDescriptor(x_desc, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, 5, 4, 16,
+                                            unsorted, &padding),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetRNNDataDescriptor(x_desc, CUDNN_DATA_FLOAT, layout, 5, 4, 16, lengths, &padding),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetRNNDataDescriptor(y_desc, CUDNN_DATA_FLOAT, layout, 5, 4, 64, lengths, &padding),
+                  CUDNN_STATUS_SUCCESS);
+    // Workspace: 5 x 4 padded steps x 4 gates x 32 x 2 directions floats; reserve (training): 2 layers x
+    // 2 directions x 20 steps x (128 gate + 2 x 32 state) floats.
+    EXPECT_STATUS(cudnnGetRNNTempSpaceSizes(handle, rnn, CUDNN_FWD_MODE_TRAINING, x_desc, &workspace, &reserve),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(workspace == 20480 && reserve == 61440);
+    EXPECT_STATUS(
+        cudnnGetRNNTempSpaceSizes(handle, rnn, CUDNN_FWD_MODE_INFERENCE, x_desc, &workspace, &inference_reserve),
+        CUDNN_STATUS_SUCCESS);
+    EXPECT(inference_reserve == 0);
+    void *weights = nullptr, *dweights = nullptr, *space = nullptr, *reserve_space = nullptr;
+    EXPECT(cudaMalloc(&weights, weight_bytes) == cudaSuccess && cudaMalloc(&dweights, weight_bytes) == cudaSuccess);
+    EXPECT(cudaMalloc(&space, workspace) == cudaSuccess && cudaMalloc(&reserve_space, reserve) == cudaSuccess);
+    // Pseudo-layer 3 (layer 1, backward direction), recurrent matrix of gate 1 (id 5): after pseudo-layers
+    // 0-2 (6400 + 6400 + 12544 floats) and the 4 input matrices [32 x 64] and recurrent matrix 4 [32 x 32].
+    cudnnTensorDescriptor_t m_desc = nullptr, b_desc = nullptr;
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&m_desc), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&b_desc), CUDNN_STATUS_SUCCESS);
+    void *m = nullptr, *b = nullptr;
+    EXPECT_STATUS(cudnnGetRNNWeightParams(handle, rnn, 3, weight_bytes, weights, 5, m_desc, &m, b_desc, &b),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(static_cast<char*>(m) - static_cast<char*>(weights) == (25344 + 8192 + 1024) * 4);
+    EXPECT(static_cast<char*>(b) - static_cast<char*>(weights) == (25344 + 12288 + 5 * 32) * 4);
+    cudnnDataType_t type{};
+    int dims = 0, dim[3] = {}, stride[3] = {};
+    EXPECT_STATUS(cudnnGetTensorNdDescriptor(m_desc, 3, &type, &dims, dim, stride), CUDNN_STATUS_SUCCESS);
+    EXPECT(dims == 3 && dim[1] == 32 && dim[2] == 32);
+    EXPECT_STATUS(cudnnGetRNNWeightParams(handle, rnn, 4, weight_bytes, weights, 0, m_desc, &m, b_desc, &b),
+                  CUDNN_STATUS_BAD_PARAM);  // 4 pseudo-layers only
+    void *x = device_floats(20 * 16), *y = device_floats(20 * 64), *dx = device_floats(20 * 16);
+    EXPECT_STATUS(
+        cudnnRNNForward(handle, rnn, CUDNN_FWD_MODE_TRAINING, nullptr, x_desc, x, y_desc, y, nullptr, nullptr, nullptr,
+                        nullptr, nullptr, nullptr, weight_bytes, weights, workspace, space, reserve - 4, reserve_space),
+        CUDNN_STATUS_BAD_PARAM);  // reserve too small
+    EXPECT_STATUS(
+        cudnnRNNForward(handle, rnn, CUDNN_FWD_MODE_TRAINING, nullptr, x_desc, x, y_desc, y, nullptr, nullptr, nullptr,
+                        nullptr, nullptr, nullptr, weight_bytes, weights, workspace, space, reserve, reserve_space),
+        CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnRNNForward(handle, rnn, CUDNN_FWD_MODE_TRAINING, nullptr, y_desc, y, x_desc, x, nullptr, nullptr, nullptr,
+                        nullptr, nullptr, nullptr, weight_bytes, weights, workspace, space, reserve, reserve_space),
+        CUDNN_STATUS_BAD_PARAM);  // x and y swapped: vector sizes do not match
+    EXPECT_STATUS(cudnnRNNBackwardData_v8(handle, rnn, nullptr, y_desc, y, y, x_desc, dx, nullptr, nullptr, nullptr,
+                                          nullptr, nullptr, nullptr, nullptr, nullptr, weight_bytes, weights, workspace,
+                                          space, reserve, reserve_space),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnRNNBackwardWeights_v8(handle, rnn, CUDNN_WGRAD_MODE_ADD, nullptr, x_desc, x, nullptr, nullptr, y_desc, y,
+                                   weight_bytes, dweights, workspace, space, reserve, reserve_space),
+        CUDNN_STATUS_SUCCESS);
+    cudaFree(dx);
+    cudaFree(y);
+    cudaFree(x);
+    cudaFree(reserve_space);
+    cudaFree(space);
+    cudaFree(dweights);
+    cudaFree(weights);
+    cudnnDestroyTensorDescriptor(b_desc);
+    cudnnDestroyTensorDescriptor(m_desc);
+    cudnnDestroyRNNDataDescriptor(y_desc);
+    cudnnDestroyRNNDataDescriptor(x_desc);
+    EXPECT_STATUS(cudnnDestroyRNNDescriptor(rnn), CUDNN_STATUS_SUCCESS);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -477,11 +578,12 @@ int main() {
     check_dropout(handle);
     check_batch_norm_ex(handle);
     check_queries(handle);
+    check_rnn(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.
-    cudnnRNNDescriptor_t rnn = nullptr;
-    EXPECT_STATUS(cudnnCreateRNNDescriptor(&rnn), CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnCTCLossDescriptor_t ctc = nullptr;
+    EXPECT_STATUS(cudnnCreateCTCLossDescriptor(&ctc), CUDNN_STATUS_NOT_SUPPORTED);
     size_t ctc_workspace = 0;
     EXPECT_STATUS(cudnnGetCTCLossWorkspaceSize(handle, nullptr, nullptr, nullptr, nullptr, nullptr,
                                                CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, nullptr, &ctc_workspace),

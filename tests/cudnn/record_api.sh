@@ -5,7 +5,7 @@
 #    collector counts as the simulator does: dnn_flops.h);
 #  - each new call is a library call with its op: cudnnConvolutionBiasActivationForward
 #    (convolution_forward), cudnnOpTensor, cudnnReduceTensor, cudnnDropoutForward/Backward, the batch
-#    norm Ex calls, cudnnTransformTensor;
+#    norm Ex calls, cudnnTransformTensor, the RNN passes (the forward's FLOPs by the documented rule);
 #  - the big cudnnOpTensor (three 16 MiB tensors, C not read) lasts bytes / bandwidth on the H100
 #    model (a roofline: 50331648 B / 3.35 TB/s = 15024 ns), not FLOPs / peak.
 #   record_api.sh TBDPROF CUDNN_API_TEST
@@ -30,7 +30,9 @@ for pair in cudnnConvolutionBiasActivationForward:convolution_forward cudnnOpTen
             cudnnReduceTensor:reduce_tensor cudnnDropoutForward:dropout_forward \
             cudnnDropoutBackward:dropout_backward \
             cudnnBatchNormalizationForwardTrainingEx:batch_norm_forward_training \
-            cudnnBatchNormalizationBackwardEx:batch_norm_backward cudnnTransformTensor:transform_tensor; do
+            cudnnBatchNormalizationBackwardEx:batch_norm_backward cudnnTransformTensor:transform_tensor \
+            cudnnRNNForward:rnn_forward cudnnRNNBackwardData_v8:rnn_backward_data \
+            cudnnRNNBackwardWeights_v8:rnn_backward_weights; do
     name=${pair%%:*} op=${pair#*:}
     n=$(q "SELECT count(*) FROM library_calls WHERE name = '$name' AND op = '$op' AND flops > 0")
     [ "$n" -gt 0 ] || fail "no $name library call with op $op and FLOPs"
@@ -39,12 +41,19 @@ done
 inside=$(q "SELECT count(*) FROM kernels k JOIN library_calls l ON l.id = k.library_call
             WHERE l.name IN ('cudnnOpTensor', 'cudnnReduceTensor', 'cudnnDropoutForward', 'cudnnDropoutBackward',
                              'cudnnBatchNormalizationForwardTrainingEx', 'cudnnBatchNormalizationBackwardEx',
-                             'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor')")
+                             'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor', 'cudnnRNNForward')")
 calls=$(q "SELECT count(*) FROM library_calls
            WHERE name IN ('cudnnOpTensor', 'cudnnReduceTensor', 'cudnnDropoutForward', 'cudnnDropoutBackward',
                           'cudnnBatchNormalizationForwardTrainingEx', 'cudnnBatchNormalizationBackwardEx',
-                          'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor')")
+                          'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor', 'cudnnRNNForward')")
 [ "$inside" -eq "$calls" ] || fail "$calls new library calls, $inside kernels inside them"
+
+# The LSTM (2 layers, both directions, input 16, hidden 32, 14 steps run) by docs/simgpu-cudnn.md's rule:
+# per direction, layer 0: 2*14*128*(16+32) GEMMs + 14*128*2 biases + 14*32*24 cell = 186368; layer 1
+# (input 64): 344064 + 3584 + 10752 = 358400; both directions: 1089536.
+rnn=$(q "SELECT printf('%.0f', flops) || ' ' || m || ' ' || n || ' ' || k || ' ' || batch FROM library_calls
+         WHERE name = 'cudnnRNNForward'")
+[ "$rnn" = "1089536 14 32 16 4" ] || fail "cudnnRNNForward recorded as '$rnn', want '1089536 14 32 16 4'"
 
 first_add=$(awk -F'\t' '$1 == "kernel" && $12 == "op_generic_tensor_kernel" { print $6 - $5; exit }' "$work/truth.tsv")
 echo "first cudnnOpTensor kernel: $first_add ns (roofline on bytes: 15024)"

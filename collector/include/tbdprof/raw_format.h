@@ -302,6 +302,11 @@ enum class LibraryOp : uint16_t {
     DropoutForward = 38,
     DropoutBackward = 39,
     TransformTensor = 40,
+    // cuDNN RNNs (v8 API): m = the time steps run (sum of sequence lengths), n = hidden size,
+    // k = input size, batch = layers x directions.
+    RnnForward = 41,
+    RnnBackwardData = 42,
+    RnnBackwardWeights = 43,
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
