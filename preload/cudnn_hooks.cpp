@@ -797,3 +797,87 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardWeights_v8(
         describe_rnn(record, rnn, x_desc, tbdsim::dnn::RnnPass::BackwardWeights);
     });
 }
+
+namespace {
+
+// The LRN descriptor's window (lrnN), -1 when it cannot be read.
+int64_t lrn_window(cudnnLRNDescriptor_t lrn) {
+    static LibraryFunction<decltype(&cudnnGetLRNDescriptor)> get{"cudnnGetLRNDescriptor"};
+    unsigned n = 0;
+    auto fn = get.get();
+    return fn != nullptr && fn(lrn, &n, nullptr, nullptr, nullptr) == CUDNN_STATUS_SUCCESS ? n : -1;
+}
+
+}  // namespace
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t handle, cudnnLRNDescriptor_t lrn,
+                                                                 cudnnLRNMode_t mode, const void* alpha,
+                                                                 const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                                 const void* beta, const cudnnTensorDescriptor_t y_desc,
+                                                                 void* y) {
+    TBD_CUDNN_REAL(cudnnLRNCrossChannelForward)
+    const auto call = [&] { return fn(handle, lrn, mode, alpha, x_desc, x, beta, y_desc, y); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnLRNCrossChannelForward", LibraryOp::LrnForward, handle, x, nullptr, y);
+        describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
+        const int64_t n = lrn_window(lrn);
+        describe_elementwise(record, y_desc,
+                             [&](int64_t e) { return n < 0 ? 0.0 : tbdsim::dnn::lrn_flops(false, n, e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t handle, cudnnLRNDescriptor_t lrn,
+                                                                  cudnnLRNMode_t mode, const void* alpha,
+                                                                  const cudnnTensorDescriptor_t y_desc, const void* y,
+                                                                  const cudnnTensorDescriptor_t dy_desc, const void* dy,
+                                                                  const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                                  const void* beta,
+                                                                  const cudnnTensorDescriptor_t dx_desc, void* dx) {
+    TBD_CUDNN_REAL(cudnnLRNCrossChannelBackward)
+    const auto call = [&] {
+        return fn(handle, lrn, mode, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnLRNCrossChannelBackward", LibraryOp::LrnBackward, handle, dy, x, dx);
+        describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
+        const int64_t n = lrn_window(lrn);
+        describe_elementwise(record, dx_desc,
+                             [&](int64_t e) { return n < 0 ? 0.0 : tbdsim::dnn::lrn_flops(true, n, e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHandle_t handle, cudnnLRNDescriptor_t lrn,
+                                                                       cudnnDivNormMode_t mode, const void* alpha,
+                                                                       const cudnnTensorDescriptor_t x_desc,
+                                                                       const void* x, const void* means, void* temp,
+                                                                       void* temp2, const void* beta,
+                                                                       const cudnnTensorDescriptor_t y_desc, void* y) {
+    TBD_CUDNN_REAL(cudnnDivisiveNormalizationForward)
+    const auto call = [&] { return fn(handle, lrn, mode, alpha, x_desc, x, means, temp, temp2, beta, y_desc, y); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnDivisiveNormalizationForward", LibraryOp::DivisiveNormForward, handle, x, means, y);
+        describe_extents(record, tensor_bytes(x_desc), tensor_bytes(x_desc), tensor_bytes(y_desc));
+        const int64_t n = lrn_window(lrn);
+        describe_elementwise(record, y_desc, [&](int64_t e) {
+            return n < 0 ? 0.0 : tbdsim::dnn::divisive_normalization_flops(false, n, e);
+        });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationBackward(
+    cudnnHandle_t handle, cudnnLRNDescriptor_t lrn, cudnnDivNormMode_t mode, const void* alpha,
+    const cudnnTensorDescriptor_t x_desc, const void* x, const void* means, const void* dy, void* temp, void* temp2,
+    const void* beta, const cudnnTensorDescriptor_t dx_desc, void* dx, void* dmeans) {
+    TBD_CUDNN_REAL(cudnnDivisiveNormalizationBackward)
+    const auto call = [&] {
+        return fn(handle, lrn, mode, alpha, x_desc, x, means, dy, temp, temp2, beta, dx_desc, dx, dmeans);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnDivisiveNormalizationBackward", LibraryOp::DivisiveNormBackward, handle, dy, x, dx);
+        describe_extents(record, tensor_bytes(x_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
+        const int64_t n = lrn_window(lrn);
+        describe_elementwise(record, dx_desc, [&](int64_t e) {
+            return n < 0 ? 0.0 : tbdsim::dnn::divisive_normalization_flops(true, n, e);
+        });
+    });
+}

@@ -150,6 +150,10 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::RnnForward: return "rnn_forward";
         case raw::LibraryOp::RnnBackwardData: return "rnn_backward_data";
         case raw::LibraryOp::RnnBackwardWeights: return "rnn_backward_weights";
+        case raw::LibraryOp::LrnForward: return "lrn_forward";
+        case raw::LibraryOp::LrnBackward: return "lrn_backward";
+        case raw::LibraryOp::DivisiveNormForward: return "divisive_normalization_forward";
+        case raw::LibraryOp::DivisiveNormBackward: return "divisive_normalization_backward";
         default: return "unknown";
     }
 }

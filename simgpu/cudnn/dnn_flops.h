@@ -157,6 +157,19 @@ inline double rnn_flops(RnnPass pass, const RnnShape& s) {
     return total;
 }
 
+// Local response normalization across channels (window n): per element, forward 2n (the window's
+// sum of squares) + 6 (scale by alpha/n, add k, power -beta at 4) + 3 (the call's alpha/beta blend);
+// backward 4n + 12. Divisive normalization (an n x n spatial window, cuDNN's lrnN): per element,
+// forward 2n^2 + 10 (the mean subtracted, square root and divide at 5, the blend), backward 4n^2 + 14.
+inline double lrn_flops(bool backward, int64_t window, int64_t elements) {
+    const double w = static_cast<double>(window);
+    return (backward ? 4.0 * w + 12.0 : 2.0 * w + 9.0) * static_cast<double>(elements);
+}
+inline double divisive_normalization_flops(bool backward, int64_t window, int64_t elements) {
+    const double area = static_cast<double>(window) * static_cast<double>(window);
+    return (backward ? 4.0 * area + 14.0 : 2.0 * area + 10.0) * static_cast<double>(elements);
+}
+
 // Backward bias: one add per element of dy.
 inline double bias_gradient_flops(int64_t elements) {
     return static_cast<double>(elements);

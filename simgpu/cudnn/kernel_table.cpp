@@ -55,6 +55,10 @@ constexpr const char* kNames[kKernelCount] = {
     "rnn_forward_kernel",
     "rnn_backward_data_kernel",
     "rnn_backward_weights_kernel",
+    "lrn_fw_kernel",
+    "lrn_bw_kernel",
+    "divisive_norm_fw_kernel",
+    "divisive_norm_bw_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

@@ -56,6 +56,10 @@ enum TbdsimDnnKernel : int {
     kRnnForward,
     kRnnBackwardData,
     kRnnBackwardWeights,
+    kLrnForward,
+    kLrnBackward,
+    kDivisiveNormForward,
+    kDivisiveNormBackward,
     kKernelCount,
 };
 

@@ -55,3 +55,8 @@ TBDSIM_DNN_KERNEL(transform_tensor_kernel)
 TBDSIM_DNN_KERNEL(rnn_forward_kernel)
 TBDSIM_DNN_KERNEL(rnn_backward_data_kernel)
 TBDSIM_DNN_KERNEL(rnn_backward_weights_kernel)
+// Local response and divisive normalization.
+TBDSIM_DNN_KERNEL(lrn_fw_kernel)
+TBDSIM_DNN_KERNEL(lrn_bw_kernel)
+TBDSIM_DNN_KERNEL(divisive_norm_fw_kernel)
+TBDSIM_DNN_KERNEL(divisive_norm_bw_kernel)

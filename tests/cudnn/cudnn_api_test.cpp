@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 namespace {
 
@@ -381,6 +382,39 @@ void check_rnn(cudnnHandle_t handle) {
     EXPECT_STATUS(cudnnDestroyRNNDescriptor(rnn), CUDNN_STATUS_SUCCESS);
 }
 
+// LRN (header defaults 5, 1e-4, 0.75, 2; n in [1, 16]) and divisive normalization (4-d tensors).
+void check_lrn(cudnnHandle_t handle) {
+    cudnnLRNDescriptor_t lrn = nullptr;
+    EXPECT_STATUS(cudnnCreateLRNDescriptor(&lrn), CUDNN_STATUS_SUCCESS);
+    unsigned n = 0;
+    double alpha = 0, beta = 0, k = 0;
+    EXPECT_STATUS(cudnnGetLRNDescriptor(lrn, &n, &alpha, &beta, &k), CUDNN_STATUS_SUCCESS);
+    EXPECT(n == 5 && alpha == 1e-4 && beta == 0.75 && k == 2.0);
+    EXPECT_STATUS(cudnnSetLRNDescriptor(lrn, 17, 1e-4, 0.75, 2.0), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetLRNDescriptor(lrn, 3, 1e-4, 0.75, 1.0), CUDNN_STATUS_SUCCESS);
+    cudnnTensorDescriptor_t desc = tensor4d(2, 8, 6, 6);
+    void *x = device_floats(576), *y = device_floats(576), *dy = device_floats(576), *dx = device_floats(576),
+         *temp = device_floats(576), *temp2 = device_floats(576);
+    const float one = 1, zero = 0;
+    const auto cross = CUDNN_LRN_CROSS_CHANNEL_DIM1;
+    EXPECT_STATUS(cudnnLRNCrossChannelForward(handle, lrn, cross, &one, desc, x, &zero, desc, y), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnLRNCrossChannelBackward(handle, lrn, cross, &one, desc, y, desc, dy, desc, x, &zero, desc, dx),
+                  CUDNN_STATUS_SUCCESS);
+    const auto means = CUDNN_DIVNORM_PRECOMPUTED_MEANS;
+    EXPECT_STATUS(
+        cudnnDivisiveNormalizationForward(handle, lrn, means, &one, desc, x, nullptr, temp, temp2, &zero, desc, y),
+        CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnDivisiveNormalizationForward(handle, lrn, means, &one, desc, x, nullptr, nullptr, temp2, &zero, desc, y),
+        CUDNN_STATUS_BAD_PARAM);  // no scratch
+    EXPECT_STATUS(cudnnDivisiveNormalizationBackward(handle, lrn, means, &one, desc, x, nullptr, dy, temp, temp2, &zero,
+                                                     desc, dx, nullptr),
+                  CUDNN_STATUS_SUCCESS);
+    for (void* p : {x, y, dy, dx, temp, temp2}) cudaFree(p);
+    cudnnDestroyTensorDescriptor(desc);
+    EXPECT_STATUS(cudnnDestroyLRNDescriptor(lrn), CUDNN_STATUS_SUCCESS);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -579,6 +613,7 @@ int main() {
     check_batch_norm_ex(handle);
     check_queries(handle);
     check_rnn(handle);
+    check_lrn(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.

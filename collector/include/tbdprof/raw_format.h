@@ -307,6 +307,11 @@ enum class LibraryOp : uint16_t {
     RnnForward = 41,
     RnnBackwardData = 42,
     RnnBackwardWeights = 43,
+    // Local response and divisive normalization (m = elements).
+    LrnForward = 44,
+    LrnBackward = 45,
+    DivisiveNormForward = 46,
+    DivisiveNormBackward = 47,
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
