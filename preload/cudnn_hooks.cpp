@@ -881,3 +881,76 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationBackward(
         });
     });
 }
+
+namespace {
+
+// The CTC descriptor's normalization mode and maximum label length; false when unreadable.
+bool ctc_settings(cudnnCTCLossDescriptor_t ctc, bool* softmax, int* max_label_length) {
+    static LibraryFunction<decltype(&cudnnGetCTCLossDescriptor_v9)> get{"cudnnGetCTCLossDescriptor_v9"};
+    cudnnDataType_t type{};
+    cudnnLossNormalizationMode_t normalization{};
+    cudnnCTCGradMode_t grad_mode{};
+    auto fn = get.get();
+    if (fn == nullptr || fn(ctc, &type, &normalization, &grad_mode, max_label_length) != CUDNN_STATUS_SUCCESS)
+        return false;
+    *softmax = normalization == CUDNN_LOSS_NORMALIZATION_SOFTMAX;
+    return true;
+}
+
+}  // namespace
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cudnnTensorDescriptor_t probs_desc,
+                                                  const void* probs, const int labels[], const int label_lengths[],
+                                                  const int input_lengths[], void* costs,
+                                                  const cudnnTensorDescriptor_t gradients_desc, void* gradients,
+                                                  cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctc,
+                                                  void* workspace, size_t workspace_bytes) {
+    TBD_CUDNN_REAL(cudnnCTCLoss)
+    const auto call = [&] {
+        return fn(handle, probs_desc, probs, labels, label_lengths, input_lengths, costs, gradients_desc, gradients,
+                  algo, ctc, workspace, workspace_bytes);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnCTCLoss", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
+        describe_extents(record, tensor_bytes(probs_desc), 0, gradients != nullptr ? tensor_bytes(gradients_desc) : 0);
+        describe_workspace(record, workspace, workspace_bytes);
+        Tensor p;
+        bool softmax = true;
+        int max_label_length = 0;
+        if (!read_tensor(probs_desc, &p) || p.dims != 3 || !ctc_settings(ctc, &softmax, &max_label_length)) return;
+        int64_t label_steps = 0;  // the lengths are in host memory (this API's contract)
+        for (int n = 0; n < p.dim[1]; ++n)
+            label_steps += static_cast<int64_t>(input_lengths[n]) * (2 * label_lengths[n] + 1);
+        describe_elementwise(record, probs_desc, [&](int64_t e) {
+            return tbdsim::dnn::ctc_loss_flops(softmax, gradients != nullptr, e, label_steps);
+        });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnnCTCLossAlgo_t algo,
+                                                     cudnnCTCLossDescriptor_t ctc,
+                                                     const cudnnTensorDescriptor_t probs_desc, const void* probs,
+                                                     const int labels[], const int label_lengths[],
+                                                     const int input_lengths[], void* costs,
+                                                     const cudnnTensorDescriptor_t gradients_desc, void* gradients,
+                                                     size_t workspace_bytes, void* workspace) {
+    TBD_CUDNN_REAL(cudnnCTCLoss_v8)
+    const auto call = [&] {
+        return fn(handle, algo, ctc, probs_desc, probs, labels, label_lengths, input_lengths, costs, gradients_desc,
+                  gradients, workspace_bytes, workspace);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnCTCLoss_v8", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
+        describe_extents(record, tensor_bytes(probs_desc), 0, gradients != nullptr ? tensor_bytes(gradients_desc) : 0);
+        describe_workspace(record, workspace, workspace_bytes);
+        Tensor p;
+        bool softmax = true;
+        int max_label_length = 0;
+        if (!read_tensor(probs_desc, &p) || p.dims != 3 || !ctc_settings(ctc, &softmax, &max_label_length)) return;
+        // Lengths in device memory are not read here: every sample counted at T steps and the longest label.
+        const int64_t label_steps = static_cast<int64_t>(p.dim[0]) * p.dim[1] * (2 * int64_t{max_label_length} + 1);
+        describe_elementwise(record, probs_desc, [&](int64_t e) {
+            return tbdsim::dnn::ctc_loss_flops(softmax, gradients != nullptr, e, label_steps);
+        });
+    });
+}

@@ -154,6 +154,7 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::LrnBackward: return "lrn_backward";
         case raw::LibraryOp::DivisiveNormForward: return "divisive_normalization_forward";
         case raw::LibraryOp::DivisiveNormBackward: return "divisive_normalization_backward";
+        case raw::LibraryOp::CtcLoss: return "ctc_loss";
         default: return "unknown";
     }
 }

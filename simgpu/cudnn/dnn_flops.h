@@ -170,6 +170,15 @@ inline double divisive_normalization_flops(bool backward, int64_t window, int64_
     return (backward ? 4.0 * area + 14.0 : 2.0 * area + 10.0) * static_cast<double>(elements);
 }
 
+// CTC loss over probs [T, N, A]: the softmax 4 per element of probs (CUDNN_LOSS_NORMALIZATION_SOFTMAX),
+// the alpha and beta recursions 4 per state (2 label-length + 1 states) per time step run, per sample,
+// and the gradient 2 per element of probs when gradients are asked for. `label_steps` is the sum over
+// the samples of input length x (2 x label length + 1).
+inline double ctc_loss_flops(bool softmax, bool gradients, int64_t probs_elements, int64_t label_steps) {
+    const double per_element = (softmax ? 4.0 : 0.0) + (gradients ? 2.0 : 0.0);
+    return per_element * static_cast<double>(probs_elements) + 2.0 * 4.0 * static_cast<double>(label_steps);
+}
+
 // Backward bias: one add per element of dy.
 inline double bias_gradient_flops(int64_t elements) {
     return static_cast<double>(elements);

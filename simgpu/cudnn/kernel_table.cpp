@@ -59,6 +59,7 @@ constexpr const char* kNames[kKernelCount] = {
     "lrn_bw_kernel",
     "divisive_norm_fw_kernel",
     "divisive_norm_bw_kernel",
+    "ctc_loss_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

@@ -60,6 +60,7 @@ enum TbdsimDnnKernel : int {
     kLrnBackward,
     kDivisiveNormForward,
     kDivisiveNormBackward,
+    kCtcLoss,
     kKernelCount,
 };
 

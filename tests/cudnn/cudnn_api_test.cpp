@@ -415,6 +415,54 @@ void check_lrn(cudnnHandle_t handle) {
     EXPECT_STATUS(cudnnDestroyLRNDescriptor(lrn), CUDNN_STATUS_SUCCESS);
 }
 
+// CTC loss: probs [T 10, N 3, A 6]; host labels of lengths 3, 2, 4 over inputs of 10, 8, 9 steps. The
+// workspace holds alpha and beta, 4 bytes per state (2 x longest label + 1) per step per sample.
+void check_ctc(cudnnHandle_t handle) {
+    cudnnCTCLossDescriptor_t ctc = nullptr;
+    EXPECT_STATUS(cudnnCreateCTCLossDescriptor(&ctc), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetCTCLossDescriptor_v9(ctc, CUDNN_DATA_HALF, CUDNN_LOSS_NORMALIZATION_SOFTMAX,
+                                               CUDNN_CTC_ZERO_OOB_GRADIENTS, 5),
+                  CUDNN_STATUS_BAD_PARAM);  // FP32 compute only
+    EXPECT_STATUS(cudnnSetCTCLossDescriptor_v9(ctc, CUDNN_DATA_FLOAT, CUDNN_LOSS_NORMALIZATION_SOFTMAX,
+                                               CUDNN_CTC_ZERO_OOB_GRADIENTS, 5),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnDataType_t type{};
+    cudnnLossNormalizationMode_t normalization{};
+    cudnnCTCGradMode_t grad_mode{};
+    int max_label = 0;
+    EXPECT_STATUS(cudnnGetCTCLossDescriptor_v9(ctc, &type, &normalization, &grad_mode, &max_label),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(type == CUDNN_DATA_FLOAT && normalization == CUDNN_LOSS_NORMALIZATION_SOFTMAX && max_label == 5);
+    cudnnTensorDescriptor_t probs_desc = nullptr;
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&probs_desc), CUDNN_STATUS_SUCCESS);
+    const int dims[] = {10, 3, 6}, strides[] = {18, 6, 1};
+    EXPECT_STATUS(cudnnSetTensorNdDescriptor(probs_desc, CUDNN_DATA_FLOAT, 3, dims, strides), CUDNN_STATUS_SUCCESS);
+    const int labels[] = {1, 2, 3, 4, 5, 1, 2, 3, 4}, label_lengths[] = {3, 2, 4}, input_lengths[] = {10, 8, 9};
+    size_t workspace = 0, workspace_v8 = 0;
+    const auto algo = CUDNN_CTC_LOSS_ALGO_DETERMINISTIC;
+    EXPECT_STATUS(cudnnGetCTCLossWorkspaceSize(handle, probs_desc, probs_desc, labels, label_lengths, input_lengths,
+                                               algo, ctc, &workspace),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(workspace == 2 * 9 * 10 * 3 * 4);
+    EXPECT_STATUS(cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctc, probs_desc, probs_desc, &workspace_v8),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(workspace_v8 == 2 * 11 * 10 * 3 * 4);
+    void *probs = device_floats(180), *gradients = device_floats(180), *costs = device_floats(3),
+         *space = device_floats(workspace_v8 / 4);
+    EXPECT_STATUS(cudnnCTCLoss(handle, probs_desc, probs, labels, label_lengths, input_lengths, costs, probs_desc,
+                               gradients, algo, ctc, space, workspace - 4),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnCTCLoss(handle, probs_desc, probs, labels, label_lengths, input_lengths, costs, probs_desc,
+                               gradients, algo, ctc, space, workspace),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCTCLoss_v8(handle, algo, ctc, probs_desc, probs, nullptr, nullptr, nullptr, costs, probs_desc,
+                                  nullptr, workspace_v8, space),
+                  CUDNN_STATUS_SUCCESS);  // costs only
+    for (void* p : {probs, gradients, costs, space}) cudaFree(p);
+    cudnnDestroyTensorDescriptor(probs_desc);
+    EXPECT_STATUS(cudnnDestroyCTCLossDescriptor(ctc), CUDNN_STATUS_SUCCESS);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -614,15 +662,12 @@ int main() {
     check_queries(handle);
     check_rnn(handle);
     check_lrn(handle);
+    check_ctc(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.
-    cudnnCTCLossDescriptor_t ctc = nullptr;
-    EXPECT_STATUS(cudnnCreateCTCLossDescriptor(&ctc), CUDNN_STATUS_NOT_SUPPORTED);
-    size_t ctc_workspace = 0;
-    EXPECT_STATUS(cudnnGetCTCLossWorkspaceSize(handle, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                               CUDNN_CTC_LOSS_ALGO_DETERMINISTIC, nullptr, &ctc_workspace),
-                  CUDNN_STATUS_NOT_SUPPORTED);
+    cudnnSpatialTransformerDescriptor_t st = nullptr;
+    EXPECT_STATUS(cudnnCreateSpatialTransformerDescriptor(&st), CUDNN_STATUS_NOT_SUPPORTED);
 
     // Backend API: tensors finalize only when complete; a finalized descriptor takes no more
     // attributes; reading back an unset attribute or with the wrong type fails; a plan must be

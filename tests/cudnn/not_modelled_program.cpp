@@ -14,13 +14,13 @@
 namespace {
 
 int call_holes() {
-    cudnnCTCLossDescriptor_t ctc = nullptr;
-    const cudnnStatus_t first = cudnnCreateCTCLossDescriptor(&ctc);
-    const cudnnStatus_t second = cudnnCreateCTCLossDescriptor(&ctc);
+    cudnnSpatialTransformerDescriptor_t st = nullptr;
+    const cudnnStatus_t first = cudnnCreateSpatialTransformerDescriptor(&st);
+    const cudnnStatus_t second = cudnnCreateSpatialTransformerDescriptor(&st);
     cudaChannelFormatDesc format = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
     cudaArray_t array = nullptr;
     const cudaError_t runtime = cudaMallocArray(&array, &format, 4, 4);
-    std::printf("cudnnCreateCTCLossDescriptor: %s, %s; cudaMallocArray: %s\n", cudnnGetErrorString(first),
+    std::printf("cudnnCreateSpatialTransformerDescriptor: %s, %s; cudaMallocArray: %s\n", cudnnGetErrorString(first),
                 cudnnGetErrorString(second), cudaGetErrorName(runtime));
     return first == CUDNN_STATUS_NOT_SUPPORTED && second == CUDNN_STATUS_NOT_SUPPORTED ? 3 : 0;
 }

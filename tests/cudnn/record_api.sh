@@ -5,7 +5,7 @@
 #    collector counts as the simulator does: dnn_flops.h);
 #  - each new call is a library call with its op: cudnnConvolutionBiasActivationForward
 #    (convolution_forward), cudnnOpTensor, cudnnReduceTensor, cudnnDropoutForward/Backward, the batch
-#    norm Ex calls, cudnnTransformTensor, LRN and divisive normalization, the RNN passes (the forward's FLOPs by the documented rule);
+#    norm Ex calls, cudnnTransformTensor, LRN and divisive normalization, CTC loss, the RNN passes (the forward's FLOPs by the documented rule);
 #  - the big cudnnOpTensor (three 16 MiB tensors, C not read) lasts bytes / bandwidth on the H100
 #    model (a roofline: 50331648 B / 3.35 TB/s = 15024 ns), not FLOPs / peak.
 #   record_api.sh TBDPROF CUDNN_API_TEST
@@ -34,7 +34,8 @@ for pair in cudnnConvolutionBiasActivationForward:convolution_forward cudnnOpTen
             cudnnRNNForward:rnn_forward cudnnRNNBackwardData_v8:rnn_backward_data \
             cudnnRNNBackwardWeights_v8:rnn_backward_weights cudnnLRNCrossChannelForward:lrn_forward \
             cudnnLRNCrossChannelBackward:lrn_backward cudnnDivisiveNormalizationForward:divisive_normalization_forward \
-            cudnnDivisiveNormalizationBackward:divisive_normalization_backward; do
+            cudnnDivisiveNormalizationBackward:divisive_normalization_backward cudnnCTCLoss:ctc_loss \
+            cudnnCTCLoss_v8:ctc_loss; do
     name=${pair%%:*} op=${pair#*:}
     n=$(q "SELECT count(*) FROM library_calls WHERE name = '$name' AND op = '$op' AND flops > 0")
     [ "$n" -gt 0 ] || fail "no $name library call with op $op and FLOPs"
@@ -56,6 +57,11 @@ calls=$(q "SELECT count(*) FROM library_calls
 rnn=$(q "SELECT printf('%.0f', flops) || ' ' || m || ' ' || n || ' ' || k || ' ' || batch FROM library_calls
          WHERE name = 'cudnnRNNForward'")
 [ "$rnn" = "1089536 14 32 16 4" ] || fail "cudnnRNNForward recorded as '$rnn', want '1089536 14 32 16 4'"
+
+# CTC loss with host labels (probs [10, 3, 6], labels 3, 2, 4 over 10, 8, 9 steps), softmax and
+# gradients: 6 per element of probs (1080) + 8 per state and step (10*7 + 8*5 + 9*9 = 191 -> 1528) = 2608.
+ctc=$(q "SELECT printf('%.0f', flops) FROM library_calls WHERE name = 'cudnnCTCLoss'")
+[ "$ctc" = 2608 ] || fail "cudnnCTCLoss recorded $ctc FLOPs, want 2608"
 
 first_add=$(awk -F'\t' '$1 == "kernel" && $12 == "op_generic_tensor_kernel" { print $6 - $5; exit }' "$work/truth.tsv")
 echo "first cudnnOpTensor kernel: $first_add ns (roofline on bytes: 15024)"

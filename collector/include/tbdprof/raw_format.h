@@ -312,6 +312,8 @@ enum class LibraryOp : uint16_t {
     LrnBackward = 45,
     DivisiveNormForward = 46,
     DivisiveNormBackward = 47,
+    // CTC loss (m = elements of probs).
+    CtcLoss = 48,
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
