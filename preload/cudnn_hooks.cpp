@@ -954,3 +954,82 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnn
         });
     });
 }
+
+// The normalization API: batch norm passes under other names (the same ops and FLOP rules).
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardTraining(
+    cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t ops, cudnnNormAlgo_t algo, const void* alpha,
+    const void* beta, const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t params_desc,
+    const void* scale, const void* bias, double factor, const cudnnTensorDescriptor_t mean_var_desc, void* running_mean,
+    void* running_variance, double epsilon, void* save_mean, void* save_inv_variance,
+    cudnnActivationDescriptor_t activation, const cudnnTensorDescriptor_t z_desc, const void* z,
+    const cudnnTensorDescriptor_t y_desc, void* y, void* workspace, size_t workspace_bytes, void* reserve,
+    size_t reserve_bytes, int groups) {
+    TBD_CUDNN_REAL(cudnnNormalizationForwardTraining)
+    const auto call = [&] {
+        return fn(handle, mode, ops, algo, alpha, beta, x_desc, x, params_desc, scale, bias, factor, mean_var_desc,
+                  running_mean, running_variance, epsilon, save_mean, save_inv_variance, activation, z_desc, z, y_desc,
+                  y, workspace, workspace_bytes, reserve, reserve_bytes, groups);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x, scale,
+               y);
+        describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
+        describe_workspace(record, workspace, workspace_bytes);
+        const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
+        const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
+        describe_elementwise(record, x_desc, [&](int64_t e) {
+            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Training, add, act, e);
+        });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardInference(
+    cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t ops, cudnnNormAlgo_t algo, const void* alpha,
+    const void* beta, const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t params_desc,
+    const void* scale, const void* bias, const cudnnTensorDescriptor_t mean_var_desc, const void* mean,
+    const void* variance, const cudnnTensorDescriptor_t z_desc, const void* z, cudnnActivationDescriptor_t activation,
+    const cudnnTensorDescriptor_t y_desc, void* y, double epsilon, int groups) {
+    TBD_CUDNN_REAL(cudnnNormalizationForwardInference)
+    const auto call = [&] {
+        return fn(handle, mode, ops, algo, alpha, beta, x_desc, x, params_desc, scale, bias, mean_var_desc, mean,
+                  variance, z_desc, z, activation, y_desc, y, epsilon, groups);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x, scale,
+               y);
+        describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
+        const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
+        const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
+        describe_elementwise(record, x_desc, [&](int64_t e) {
+            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Inference, add, act, e);
+        });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationBackward(
+    cudnnHandle_t handle, cudnnNormMode_t mode, cudnnNormOps_t ops, cudnnNormAlgo_t algo, const void* alpha_data,
+    const void* beta_data, const void* alpha_param, const void* beta_param, const cudnnTensorDescriptor_t x_desc,
+    const void* x, const cudnnTensorDescriptor_t y_desc, const void* y, const cudnnTensorDescriptor_t dy_desc,
+    const void* dy, const cudnnTensorDescriptor_t dz_desc, void* dz, const cudnnTensorDescriptor_t dx_desc, void* dx,
+    const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, void* dscale, void* dbias,
+    double epsilon, const cudnnTensorDescriptor_t mean_var_desc, const void* saved_mean, const void* saved_inv_variance,
+    cudnnActivationDescriptor_t activation, void* workspace, size_t workspace_bytes, void* reserve,
+    size_t reserve_bytes, int groups) {
+    TBD_CUDNN_REAL(cudnnNormalizationBackward)
+    const auto call = [&] {
+        return fn(handle, mode, ops, algo, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, y_desc, y,
+                  dy_desc, dy, dz_desc, dz, dx_desc, dx, params_desc, scale, bias, dscale, dbias, epsilon,
+                  mean_var_desc, saved_mean, saved_inv_variance, activation, workspace, workspace_bytes, reserve,
+                  reserve_bytes, groups);
+    };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
+        describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
+        describe_workspace(record, workspace, workspace_bytes);
+        const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
+        const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
+        describe_elementwise(record, x_desc, [&](int64_t e) {
+            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Backward, add, act, e);
+        });
+    });
+}

@@ -463,6 +463,58 @@ void check_ctc(cudnnHandle_t handle) {
     EXPECT_STATUS(cudnnDestroyCTCLossDescriptor(ctc), CUDNN_STATUS_SUCCESS);
 }
 
+// The normalization API: batch norm Ex's rules under cudnnNorm* names; derived descriptors per channel
+// (1 x C x 1 x 1) and per activation (1 x C x H x W); groupCnt 1 only.
+void check_normalization(cudnnHandle_t handle) {
+    cudnnTensorDescriptor_t x_desc = tensor4d(4, 8, 6, 6), params = nullptr, mean_var = nullptr;
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&params), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&mean_var), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnDeriveNormTensorDescriptor(params, mean_var, x_desc, CUDNN_NORM_PER_ACTIVATION, 1),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnDataType_t type{};
+    int n = 0, c = 0, h = 0, w = 0, ns = 0, cs = 0, hs = 0, ws = 0;
+    EXPECT_STATUS(cudnnGetTensor4dDescriptor(params, &type, &n, &c, &h, &w, &ns, &cs, &hs, &ws), CUDNN_STATUS_SUCCESS);
+    EXPECT(n == 1 && c == 8 && h == 6 && w == 6);
+    EXPECT_STATUS(cudnnDeriveNormTensorDescriptor(params, mean_var, x_desc, CUDNN_NORM_PER_CHANNEL, 2),
+                  CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(cudnnDeriveNormTensorDescriptor(params, mean_var, x_desc, CUDNN_NORM_PER_CHANNEL, 1),
+                  CUDNN_STATUS_SUCCESS);
+    const auto mode = CUDNN_NORM_PER_CHANNEL;
+    const auto ops = CUDNN_NORM_OPS_NORM;
+    const auto algo = CUDNN_NORM_ALGO_STANDARD;
+    size_t workspace = 0, backward_workspace = 0, reserve = 1;
+    EXPECT_STATUS(cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, ops, algo, x_desc, nullptr, x_desc,
+                                                                    params, nullptr, mean_var, &workspace, 1),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(workspace == 8 * 2 * 4);
+    EXPECT_STATUS(cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, ops, algo, x_desc, x_desc, x_desc, nullptr,
+                                                             x_desc, params, nullptr, mean_var, &backward_workspace, 1),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, ops, algo, nullptr, x_desc, &reserve, 1),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(reserve == 0);
+    void *x = device_floats(1152), *y = device_floats(1152), *p = device_floats(48), *space = device_floats(64);
+    float* f = static_cast<float*>(p);
+    const float one = 1, zero = 0;
+    EXPECT_STATUS(cudnnNormalizationForwardTraining(handle, mode, ops, algo, &one, &zero, x_desc, x, params, f, f + 8,
+                                                    0.1, mean_var, f + 16, f + 24, 1e-5, f + 32, f + 40, nullptr,
+                                                    nullptr, nullptr, x_desc, y, space, workspace, nullptr, 0, 1),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnNormalizationForwardInference(handle, mode, ops, algo, &one, &zero, x_desc, x, params, f, f + 8, mean_var,
+                                           f + 16, f + 24, nullptr, nullptr, nullptr, x_desc, y, 1e-5, 1),
+        CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(
+        cudnnNormalizationBackward(handle, mode, ops, algo, &one, &zero, &one, &zero, x_desc, x, x_desc, y, x_desc, y,
+                                   nullptr, nullptr, x_desc, x, params, f, f + 8, f + 16, f + 24, 1e-5, mean_var,
+                                   f + 32, f + 40, nullptr, space, backward_workspace, nullptr, 0, 1),
+        CUDNN_STATUS_SUCCESS);
+    for (void* q : {x, y, p, space}) cudaFree(q);
+    cudnnDestroyTensorDescriptor(mean_var);
+    cudnnDestroyTensorDescriptor(params);
+    cudnnDestroyTensorDescriptor(x_desc);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -663,6 +715,7 @@ int main() {
     check_rnn(handle);
     check_lrn(handle);
     check_ctc(handle);
+    check_normalization(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.
