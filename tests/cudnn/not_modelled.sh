@@ -40,6 +40,22 @@ want=$'sim_not_modelled.cudaMallocArray=cudaErrorNotSupported\nsim_not_modelled.
 # The report wraps long notes: compare with runs of white space made one space.
 tr -s ' \n' '  ' <"$work/report" | grep -qF "$said" || fail "the report's notes lack '$said': $(cat "$work/report")"
 
+# `tbdprof build` of a kept run directory says the same, and skips lines of the file that are not of
+# its format (cut, binary, names that are not identifiers) instead of repeating them.
+TBDPROF_KEEP_RUN_DIR=1 "$tbdprof" --sim -o "$work/kept.sqlite" -- "$program" >"$work/out" 2>"$work/err"
+run_dir=$(sed -n 's/^tbdprof: raw files kept in //p' "$work/err")
+if [ -d "$run_dir" ]; then
+    printf 'garbage\n12\tcudnnX; rm -rf /\tBAD\n34\tcudnnCut' >>"$run_dir/not-modelled"
+    "$tbdprof" build "$run_dir" -o "$work/rebuilt.sqlite" >"$work/out" 2>"$work/err" || fail "build failed: $(cat "$work/err")"
+    [ "$(grep -c 'does not model' "$work/err")" = 2 ] || fail "build: want the two holes named, got: $(cat "$work/err")"
+    grep -q 'rm -rf\|cudnnCut\|garbage' "$work/err" && fail "build repeated a malformed line: $(cat "$work/err")"
+    [ "$(sqlite3 "$work/rebuilt.sqlite" "SELECT count(*) FROM run_notes WHERE key LIKE 'sim_not_modelled.%'")" = 2 ] ||
+        fail "rebuilt trace: want 2 sim_not_modelled notes"
+    rm -rf "$run_dir"
+else
+    fail "no kept run directory in: $(cat "$work/err")"
+fi
+
 # A program that calls nothing unmodelled: no line, no note.
 "$tbdprof" --sim -o "$work/clean.sqlite" -- "$program" --none >"$work/out" 2>"$work/err"
 grep -q 'not model' "$work/err" && fail "a clean run names holes: $(cat "$work/err")"
