@@ -1033,3 +1033,37 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationBackward(
         });
     });
 }
+
+// Transforms with a tensor-transform descriptor: transform_tensor calls, FLOPs per destination element.
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle,
+                                                            const cudnnTensorTransformDescriptor_t transform,
+                                                            const void* alpha, const cudnnTensorDescriptor_t src_desc,
+                                                            const void* src, const void* beta,
+                                                            const cudnnTensorDescriptor_t dest_desc, void* dest) {
+    TBD_CUDNN_REAL(cudnnTransformTensorEx)
+    const auto call = [&] { return fn(handle, transform, alpha, src_desc, src, beta, dest_desc, dest); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnTransformTensorEx", LibraryOp::TransformTensor, handle, src, nullptr, dest);
+        describe_extents(record, tensor_bytes(src_desc), 0, tensor_bytes(dest_desc));
+        describe_elementwise(record, dest_desc, [](int64_t e) { return tbdsim::dnn::transform_tensor_flops(e); });
+    });
+}
+
+extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle,
+                                                          const cudnnTensorTransformDescriptor_t transform,
+                                                          const void* alpha, const cudnnFilterDescriptor_t src_desc,
+                                                          const void* src, const void* beta,
+                                                          const cudnnFilterDescriptor_t dest_desc, void* dest) {
+    TBD_CUDNN_REAL(cudnnTransformFilter)
+    const auto call = [&] { return fn(handle, transform, alpha, src_desc, src, beta, dest_desc, dest); };
+    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+        common(ts, record, "cudnnTransformFilter", LibraryOp::TransformTensor, handle, src, nullptr, dest);
+        describe_extents(record, filter_bytes(src_desc), 0, filter_bytes(dest_desc));
+        Tensor out;
+        if (!read_filter(dest_desc, &out)) return;
+        record.a_type = record.c_type = cuda_type_of(out.type);
+        record.compute_type = arithmetic_compute_type(out.type);
+        record.m = out.elements();
+        record.flops = tbdsim::dnn::transform_tensor_flops(out.elements());
+    });
+}

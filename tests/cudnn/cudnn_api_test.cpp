@@ -515,6 +515,51 @@ void check_normalization(cudnnHandle_t handle) {
     cudnnDestroyTensorDescriptor(x_desc);
 }
 
+// Tensor-transform descriptors: padding into another layout (folding not modelled), for tensors and
+// filters; the destination from cudnnInitTransformDest.
+void check_tensor_transform(cudnnHandle_t handle) {
+    cudnnTensorTransformDescriptor_t t = nullptr;
+    EXPECT_STATUS(cudnnCreateTensorTransformDescriptor(&t), CUDNN_STATUS_SUCCESS);
+    const int32_t before[] = {0, 0, 1, 1}, after[] = {0, 1, 1, 1};
+    const uint32_t fold[] = {1, 1, 2, 2}, no_fold[] = {1, 1, 1, 1};
+    EXPECT_STATUS(cudnnSetTensorTransformDescriptor(t, 4, CUDNN_TENSOR_NHWC, before, after, fold, CUDNN_TRANSFORM_FOLD),
+                  CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(
+        cudnnSetTensorTransformDescriptor(t, 4, CUDNN_TENSOR_NHWC, before, after, no_fold, CUDNN_TRANSFORM_FOLD),
+        CUDNN_STATUS_SUCCESS);
+    cudnnTensorFormat_t format{};
+    int32_t got_before[4] = {}, got_after[4] = {};
+    uint32_t got_fold[4] = {};
+    cudnnFoldingDirection_t direction{};
+    EXPECT_STATUS(cudnnGetTensorTransformDescriptor(t, 4, &format, got_before, got_after, got_fold, &direction),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(format == CUDNN_TENSOR_NHWC && got_before[2] == 1 && got_after[1] == 1 && got_fold[3] == 1);
+    cudnnTensorDescriptor_t src = tensor4d(2, 3, 4, 4), dest = nullptr;
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&dest), CUDNN_STATUS_SUCCESS);
+    size_t dest_bytes = 0;
+    EXPECT_STATUS(cudnnInitTransformDest(t, src, dest, &dest_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT(dest_bytes == 2 * 4 * 6 * 6 * 4);  // C 3 + 1, H and W 4 + 2
+    void *x = device_floats(96), *y = device_floats(288);
+    const float one = 1, zero = 0;
+    EXPECT_STATUS(cudnnTransformTensorEx(handle, t, &one, src, x, &zero, dest, y), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnTransformTensorEx(handle, t, &one, src, x, &zero, src, y), CUDNN_STATUS_BAD_PARAM);
+    cudnnFilterDescriptor_t w_src = nullptr, w_dest = nullptr;
+    EXPECT_STATUS(cudnnCreateFilterDescriptor(&w_src), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateFilterDescriptor(&w_dest), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetFilter4dDescriptor(w_src, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 2, 3, 4, 4),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetFilter4dDescriptor(w_dest, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 2, 4, 6, 6),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnTransformFilter(handle, t, &one, w_src, x, &zero, w_dest, y), CUDNN_STATUS_SUCCESS);
+    cudnnDestroyFilterDescriptor(w_dest);
+    cudnnDestroyFilterDescriptor(w_src);
+    cudaFree(y);
+    cudaFree(x);
+    cudnnDestroyTensorDescriptor(dest);
+    cudnnDestroyTensorDescriptor(src);
+    EXPECT_STATUS(cudnnDestroyTensorTransformDescriptor(t), CUDNN_STATUS_SUCCESS);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -716,6 +761,7 @@ int main() {
     check_lrn(handle);
     check_ctc(handle);
     check_normalization(handle);
+    check_tensor_transform(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.

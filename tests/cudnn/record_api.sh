@@ -5,7 +5,7 @@
 #    collector counts as the simulator does: dnn_flops.h);
 #  - each new call is a library call with its op: cudnnConvolutionBiasActivationForward
 #    (convolution_forward), cudnnOpTensor, cudnnReduceTensor, cudnnDropoutForward/Backward, the batch
-#    norm Ex calls, cudnnTransformTensor, LRN and divisive normalization, CTC loss, the normalization API, the RNN passes (the forward's FLOPs by the documented rule);
+#    norm Ex calls, cudnnTransformTensor, LRN and divisive normalization, CTC loss, the normalization API, tensor-transform descriptors, the RNN passes (the forward's FLOPs by the documented rule);
 #  - the big cudnnOpTensor (three 16 MiB tensors, C not read) lasts bytes / bandwidth on the H100
 #    model (a roofline: 50331648 B / 3.35 TB/s = 15024 ns), not FLOPs / peak.
 #   record_api.sh TBDPROF CUDNN_API_TEST
@@ -37,7 +37,8 @@ for pair in cudnnConvolutionBiasActivationForward:convolution_forward cudnnOpTen
             cudnnDivisiveNormalizationBackward:divisive_normalization_backward cudnnCTCLoss:ctc_loss \
             cudnnCTCLoss_v8:ctc_loss cudnnNormalizationForwardTraining:batch_norm_forward_training \
             cudnnNormalizationForwardInference:batch_norm_forward_inference \
-            cudnnNormalizationBackward:batch_norm_backward; do
+            cudnnNormalizationBackward:batch_norm_backward cudnnTransformTensorEx:transform_tensor \
+            cudnnTransformFilter:transform_tensor; do
     name=${pair%%:*} op=${pair#*:}
     n=$(q "SELECT count(*) FROM library_calls WHERE name = '$name' AND op = '$op' AND flops > 0")
     [ "$n" -gt 0 ] || fail "no $name library call with op $op and FLOPs"
