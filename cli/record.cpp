@@ -10,6 +10,7 @@
 #include "output_path.h"
 #include "own_output.h"
 #include "run_dir.h"
+#include "sim_holes.h"
 #include "trace_build.h"
 
 #include <tbdprof/trace/output_file.h>
@@ -154,6 +155,8 @@ int record(const RecordOptions& options) {
         set_variable(env, "LD_LIBRARY_PATH", prepend_path(get_variable(env, "LD_LIBRARY_PATH"), layout.simgpu_dir));
         if (!options.sim_model.empty()) set_variable(env, "TBDSIM_MODEL", options.sim_model);
         set_variable(env, "TBDSIM_PRIVATE_TABLE_MARK", run_dir + "/" + kStaticRuntimeMark);
+        // Where the simulated libraries name the unmodelled functions the program calls (sim_holes.h).
+        set_variable(env, "TBDSIM_NOT_MODELLED", run_dir + "/" + kNotModelledFile);
     }
     FrameworkPreset framework;
     resolve_framework(options.framework, options.command, framework);  // validated when parsed

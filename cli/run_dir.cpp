@@ -1,4 +1,5 @@
 #include "run_dir.h"
+#include "sim_holes.h"
 
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/user_messages.h"
@@ -137,10 +138,10 @@ bool lock_held(const std::string& path) {
 }
 
 // The names a recording writes into its run directory (the recorder, the collector, the simulated
-// driver, and write_output_file's temporary and lock while the info file is replaced).
+// driver (and the simulator's list of unmodelled calls it met), and write_output_file's temporary and lock while the info file is replaced).
 bool written_by_recording(const std::string& name) {
     return name == kInfoFile + 1 || name == kLockFile + 1 || name == user_messages::kFileName ||
-           name == kStaticRuntimeMark || (name.starts_with("raw-") && name.ends_with(".tbdraw")) ||
+           name == kStaticRuntimeMark || name == kNotModelledFile || (name.starts_with("raw-") && name.ends_with(".tbdraw")) ||
            name.starts_with(".tbdprof-run.info.tmp-") || name == ".tbdprof-run.info.lock";
 }
 

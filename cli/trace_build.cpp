@@ -9,10 +9,12 @@
 #include "collector_messages.h"
 #include "launcher.h"
 #include "own_output.h"
+#include "sim_holes.h"
 #include "summary.h"
 
 #include <tbdprof/tagger/tagger.h>
 #include <tbdprof/trace/builder.h>
+#include <tbdprof/trace/safe_text.h>
 #include <tbdprof/trace/trace_reader.h>
 
 #include <unistd.h>
@@ -56,6 +58,9 @@ void print_summary(const std::string& output) {
 bool build_into(const std::string& run_dir, const RunInfo& info, const std::string& iteration_range,
                 trace::OutputFile& out, bool quiet) {
     print_collector_messages(run_dir);
+    // A program that failed on a function the simulated GPU does not model is told which one.
+    const std::vector<trace::UnmodelledCall> holes = read_unmodelled_calls(run_dir);
+    for (const trace::UnmodelledCall& hole : holes) say(trace::printable(trace::describe_unmodelled_call(hole)));
     std::string temporary;
     try {
         temporary = out.temp_path();
@@ -83,6 +88,7 @@ bool build_into(const std::string& run_dir, const RunInfo& info, const std::stri
     };
     build.notes = {{"stack_depth", std::to_string(info.stack_depth)}, {"device_mode", info.device_mode}};
     if (!info.sim_model.empty()) build.notes.emplace_back("sim_model", info.sim_model);
+    for (const trace::UnmodelledCall& hole : holes) build.notes.push_back(trace::unmodelled_call_note(hole));
     trace::BuildResult built;
     try {
         built = trace::build_trace(build);

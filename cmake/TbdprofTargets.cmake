@@ -37,7 +37,8 @@ function(tbd_simgpu_library)
     set(generated)
     if(ARG_EXPORTS)
         # Every function the toolkit's public headers declare for this library, as weak "unsupported"
-        # stubs that modelled functions override (simgpu/exports/gen_exports.py).
+        # stubs that modelled functions override and that name themselves when called
+        # (simgpu/exports/gen_exports.py).
         find_package(Python3 COMPONENTS Interpreter REQUIRED)
         set(gen ${CMAKE_SOURCE_DIR}/simgpu/exports/gen_exports.py)
         set(out_cpp ${CMAKE_CURRENT_BINARY_DIR}/exports_${ARG_EXPORTS}.cpp)
@@ -66,7 +67,8 @@ function(tbd_simgpu_library)
             COMMENT "Export table of lib${ARG_EXPORTS} from the toolkit's headers")
         set(generated ${out_cpp} ${extra})
     endif()
-    add_library(${ARG_TARGET} SHARED ${ARG_SOURCES} ${generated})
+    # Every library names the unmodelled functions a program calls (simgpu/include/simgpu/not_modelled.h).
+    add_library(${ARG_TARGET} SHARED ${ARG_SOURCES} ${generated} ${CMAKE_SOURCE_DIR}/simgpu/exports/not_modelled.cpp)
     target_include_directories(${ARG_TARGET} PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
     set_target_properties(${ARG_TARGET} PROPERTIES
         OUTPUT_NAME ${ARG_OUTPUT}

@@ -124,6 +124,17 @@ void ConvLayer::forward(DeviceAllocator& allocator, const float* x, const float*
     });
 }
 
+void ConvLayer::forward_bias_activation(DeviceAllocator& allocator, const float* x, const float* w, const float* bias,
+                                        cudnnTensorDescriptor_t bias_desc, cudnnActivationDescriptor_t activation,
+                                        float* y) const {
+    const float alpha1 = 1.0f, alpha2 = 0.0f;
+    with_workspace(allocator, forward_workspace_, [&](void* workspace, std::size_t bytes) {
+        CUDNN_CHECK(cudnnConvolutionBiasActivationForward(handle_, &alpha1, x_desc_.get(), x, w_desc_, w, conv_desc_,
+                                                          forward_algo_, workspace, bytes, &alpha2, y_desc_.get(), y,
+                                                          bias_desc, bias, activation, y_desc_.get(), y));
+    });
+}
+
 void ConvLayer::backward_data(DeviceAllocator& allocator, const float* w, const float* dy, float* dx) const {
     if (backend_) {
         data_plan_.plan->execute(allocator, {{data_plan_.in, const_cast<float*>(dy)},

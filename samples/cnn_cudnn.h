@@ -50,6 +50,11 @@ public:
     ConvLayer& operator=(const ConvLayer&) = delete;
 
     void forward(DeviceAllocator& allocator, const float* x, const float* w, float* y) const;
+    // y = act(conv(x, w) + bias) in one cudnnConvolutionBiasActivationForward (legacy API only; z is
+    // not read: alpha2 = 0).
+    void forward_bias_activation(DeviceAllocator& allocator, const float* x, const float* w, const float* bias,
+                                 cudnnTensorDescriptor_t bias_desc, cudnnActivationDescriptor_t activation,
+                                 float* y) const;
     void backward_data(DeviceAllocator& allocator, const float* w, const float* dy, float* dx) const;
     void backward_filter(DeviceAllocator& allocator, const float* x, const float* dy, float* dw, float beta) const;
 

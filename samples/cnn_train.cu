@@ -14,6 +14,12 @@
 // With --api backend the convolutions run as backend execution plans and the classifier's forward as
 // one matmul + pointwise ADD (bias) graph, as PyTorch's cuDNN front end builds them.
 //
+// With --block fused a block is [3x3 convolution with bias and ReLU in one
+// cudnnConvolutionBiasActivationForward -> 2x2 max pooling] (no batch norm; backward adds
+// cudnnConvolutionBackwardBias). --dropout P puts cuDNN dropout after each block's ReLU: its random
+// states live for the run (category other: a library's generator state), its reserve space (the keep
+// mask) for the micro-batch, as activations.
+//
 // Before the summary the program prints `cnn_train: flops_per_iteration=F`, the FLOPs one iteration
 // must have by the counting rules of docs/simgpu-cudnn.md, computed from the network's shapes.
 #include <cublas_v2.h>
@@ -40,15 +46,25 @@ struct CnnOptions {
     int image = 16;
     int math = 0;          // 0: fma (FP32), 1: tf32 (CUDNN_DEFAULT_MATH: TF32 tensor cores allowed)
     bool backend = false;  // --api backend: convolutions and the classifier's forward as backend graphs
+    bool fused = false;    // --block fused: convolution + bias + ReLU in one call, no batch norm
+    float dropout = 0;     // --dropout: cuDNN dropout after each block's ReLU when > 0
 };
 
 struct Block {
     int in, out, size;  // channels in/out, input height = width
     std::unique_ptr<tbdsample::ConvLayer> conv;
     std::unique_ptr<tbdsample::TensorDesc> conv_out, bn_params, pooled;
-    std::size_t weight, scale, shift;  // parameter indices
+    std::size_t weight = 0, scale = 0, shift = 0, bias = 0;  // parameter indices (bias: fused blocks)
     float* running_mean = nullptr;
     float* running_variance = nullptr;
+};
+
+// What a block's forward keeps for its backward.
+struct Saved {
+    const float* x = nullptr;
+    float *z = nullptr, *normalized = nullptr, *activated = nullptr, *dropped = nullptr, *pooled = nullptr,
+          *mean = nullptr, *inv_variance = nullptr;
+    void* reserve = nullptr;  // dropout's keep mask
 };
 
 class CnnModel final : public tbdsample::TrainingModel {
@@ -83,15 +99,26 @@ public:
             b.pooled = std::make_unique<tbdsample::TensorDesc>(options_.batch, b.out, size / 2, size / 2);
             b.weight = parameters.add(name + ".conv.weight", static_cast<std::size_t>(b.out) * b.in * 9,
                                       std::sqrt(6.0f / static_cast<float>(b.in * 9)));
-            b.scale = parameters.add_constant(name + ".bn.weight", b.out, 1.0f);
-            b.shift = parameters.add_constant(name + ".bn.bias", b.out, 0.0f);
-            b.running_mean = session.allocator().allocate_array<float>(b.out, Category::weights);
-            b.running_variance = session.allocator().allocate_array<float>(b.out, Category::weights);
-            tbdsample::launch_fill(b.running_mean, b.out, 0.0f, session.stream());
-            tbdsample::launch_fill(b.running_variance, b.out, 1.0f, session.stream());
+            if (cnn.fused) {
+                b.bias = parameters.add_constant(name + ".conv.bias", b.out, 0.0f);
+            } else {
+                b.scale = parameters.add_constant(name + ".bn.weight", b.out, 1.0f);
+                b.shift = parameters.add_constant(name + ".bn.bias", b.out, 0.0f);
+                b.running_mean = session.allocator().allocate_array<float>(b.out, Category::weights);
+                b.running_variance = session.allocator().allocate_array<float>(b.out, Category::weights);
+                tbdsample::launch_fill(b.running_mean, b.out, 0.0f, session.stream());
+                tbdsample::launch_fill(b.running_variance, b.out, 1.0f, session.stream());
+            }
             blocks_.push_back(std::move(b));
             channels = options_.hidden << l;
             size /= 2;
+        }
+        if (cnn.dropout > 0) {
+            CUDNN_CHECK(cudnnCreateDropoutDescriptor(&dropout_));
+            CUDNN_CHECK(cudnnDropoutGetStatesSize(handle_, &dropout_states_bytes_));
+            dropout_states_ = session.allocator().allocate(dropout_states_bytes_, Category::other);
+            CUDNN_CHECK(cudnnSetDropoutDescriptor(dropout_, handle_, cnn.dropout, dropout_states_,
+                                                  dropout_states_bytes_, options_.seed));
         }
         features_ = channels * size * size;
         fc_weight_ = parameters.add("fc.weight", static_cast<std::size_t>(features_) * options_.classes,
@@ -114,8 +141,12 @@ public:
 
     ~CnnModel() override {
         for (Block& b : blocks_) {
-            session_.allocator().release(b.running_mean);
-            session_.allocator().release(b.running_variance);
+            if (b.running_mean != nullptr) session_.allocator().release(b.running_mean);
+            if (b.running_variance != nullptr) session_.allocator().release(b.running_variance);
+        }
+        if (dropout_ != nullptr) {
+            session_.allocator().release(dropout_states_);
+            cudnnDestroyDropoutDescriptor(dropout_);
         }
         cudnnDestroyActivationDescriptor(relu_);
         cudnnDestroyPoolingDescriptor(pooling_);
@@ -123,14 +154,16 @@ public:
     }
 
     // Per iteration: each micro-batch runs every convolution forward and backward-filter, and
-    // backward-data for all but the first; batch norm 7 + 10 FLOPs per element; ReLU and max
-    // pooling none; the classifier's three GEMMs 2 * batch * classes * features each.
+    // backward-data for all but the first; batch norm 7 + 10 FLOPs per element, or (fused blocks)
+    // the fused epilogue 4 and the bias gradient 1; dropout 2 + 1; ReLU and max pooling none; the
+    // classifier's three GEMMs 2 * batch * classes * features each.
     double flops_per_iteration() const {
         double flops = 0;
         for (std::size_t l = 0; l < blocks_.size(); ++l) {
             const Block& b = blocks_[l];
             flops += b.conv->flops() * (l == 0 ? 2 : 3);
-            flops += 17.0 * options_.batch * b.out * b.size * b.size;
+            const double elements = static_cast<double>(options_.batch) * b.out * b.size * b.size;
+            flops += (cnn_.fused ? 5.0 : 17.0) * elements + (dropout_ != nullptr ? 3.0 * elements : 0.0);
         }
         flops += 3 * 2.0 * options_.batch * options_.classes * features_;
         if (cnn_.backend) flops += static_cast<double>(options_.batch) * options_.classes;  // the fused bias ADD
@@ -143,7 +176,6 @@ public:
         tbdsample::DeviceAllocator& allocator = session_.allocator();
         const tbdsample::ParameterSet& parameters = session_.parameters();
         tbdsample::TensorScope tensors(allocator);
-        const float one = 1.0f, zero = 0.0f;
 
         const std::size_t input_count = static_cast<std::size_t>(batch) * options_.input * cnn_.image * cnn_.image;
         float* images = tensors.allocate<float>(input_count, Category::input);
@@ -154,34 +186,11 @@ public:
         label_stager_.copy_to(labels);
 
         tbdsample::NvtxRange forward_range = session_.range("forward");
-        struct Saved {
-            const float* x = nullptr;
-            float *z = nullptr, *normalized = nullptr, *activated = nullptr, *pooled = nullptr, *mean = nullptr,
-                  *inv_variance = nullptr;
-        };
         std::vector<Saved> saved;
         const float* x = images;
         for (Block& b : blocks_) {
-            const std::size_t count = static_cast<std::size_t>(batch) * b.out * b.size * b.size;
-            Saved s;
-            s.x = x;
-            s.z = tensors.allocate<float>(count, Category::activations);
-            b.conv->forward(allocator, x, parameters[b.weight].values, s.z);
-            s.normalized = tensors.allocate<float>(count, Category::activations);
-            s.mean = tensors.allocate<float>(b.out, Category::activations);
-            s.inv_variance = tensors.allocate<float>(b.out, Category::activations);
-            CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
-                handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, b.conv_out->get(), s.z, b.conv_out->get(), s.normalized,
-                b.bn_params->get(), parameters[b.scale].values, parameters[b.shift].values, 0.1, b.running_mean,
-                b.running_variance, CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
-            s.activated = tensors.allocate<float>(count, Category::activations);
-            CUDNN_CHECK(cudnnActivationForward(handle_, relu_, &one, b.conv_out->get(), s.normalized, &zero,
-                                               b.conv_out->get(), s.activated));
-            s.pooled = tensors.allocate<float>(count / 4, Category::activations);
-            CUDNN_CHECK(cudnnPoolingForward(handle_, pooling_, &one, b.conv_out->get(), s.activated, &zero,
-                                            b.pooled->get(), s.pooled));
-            saved.push_back(s);
-            x = s.pooled;
+            saved.push_back(forward_block(b, x, tensors));
+            x = saved.back().pooled;
         }
         float* logits =
             tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.classes, Category::activations);
@@ -216,22 +225,7 @@ public:
         for (std::size_t l = blocks_.size(); l-- > 0;) {
             Block& b = blocks_[l];
             const Saved& s = saved[l];
-            const std::size_t count = static_cast<std::size_t>(batch) * b.out * b.size * b.size;
-            float* d_activated = tensors.allocate<float>(count, Category::activations);
-            CUDNN_CHECK(cudnnPoolingBackward(handle_, pooling_, &one, b.pooled->get(), s.pooled, b.pooled->get(),
-                                             d_pooled, b.conv_out->get(), s.activated, &zero, b.conv_out->get(),
-                                             d_activated));
-            float* d_normalized = tensors.allocate<float>(count, Category::activations);
-            CUDNN_CHECK(cudnnActivationBackward(handle_, relu_, &one, b.conv_out->get(), s.activated, b.conv_out->get(),
-                                                d_activated, b.conv_out->get(), s.normalized, &zero, b.conv_out->get(),
-                                                d_normalized));
-            float* dz = tensors.allocate<float>(count, Category::activations);
-            tbdsample::GradientTarget scale_grad = micro_batch.gradients.acquire(b.scale);
-            tbdsample::GradientTarget shift_grad = micro_batch.gradients.acquire(b.shift);
-            CUDNN_CHECK(cudnnBatchNormalizationBackward(
-                handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &scale_grad.beta, b.conv_out->get(), s.z,
-                b.conv_out->get(), d_normalized, b.conv_out->get(), dz, b.bn_params->get(), parameters[b.scale].values,
-                scale_grad.values, shift_grad.values, CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
+            float* dz = backward_to_convolution(b, s, d_pooled, micro_batch, tensors);
             tbdsample::GradientTarget weight_grad = micro_batch.gradients.acquire(b.weight);
             b.conv->backward_filter(allocator, s.x, dz, weight_grad.values, weight_grad.beta);
             if (l == 0) break;  // no gradient for the input images
@@ -242,6 +236,84 @@ public:
     }
 
 private:
+    // Convolution (with bias and ReLU fused, or followed by batch norm and ReLU), dropout, pooling.
+    Saved forward_block(Block& b, const float* x, tbdsample::TensorScope& tensors) {
+        const float one = 1.0f, zero = 0.0f;
+        const tbdsample::ParameterSet& parameters = session_.parameters();
+        tbdsample::DeviceAllocator& allocator = session_.allocator();
+        const std::size_t count = static_cast<std::size_t>(options_.batch) * b.out * b.size * b.size;
+        Saved s;
+        s.x = x;
+        if (cnn_.fused) {
+            s.activated = tensors.allocate<float>(count, Category::activations);
+            b.conv->forward_bias_activation(allocator, x, parameters[b.weight].values, parameters[b.bias].values,
+                                            b.bn_params->get(), relu_, s.activated);
+        } else {
+            s.z = tensors.allocate<float>(count, Category::activations);
+            b.conv->forward(allocator, x, parameters[b.weight].values, s.z);
+            s.normalized = tensors.allocate<float>(count, Category::activations);
+            s.mean = tensors.allocate<float>(b.out, Category::activations);
+            s.inv_variance = tensors.allocate<float>(b.out, Category::activations);
+            CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
+                handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, b.conv_out->get(), s.z, b.conv_out->get(), s.normalized,
+                b.bn_params->get(), parameters[b.scale].values, parameters[b.shift].values, 0.1, b.running_mean,
+                b.running_variance, CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
+            s.activated = tensors.allocate<float>(count, Category::activations);
+            CUDNN_CHECK(cudnnActivationForward(handle_, relu_, &one, b.conv_out->get(), s.normalized, &zero,
+                                               b.conv_out->get(), s.activated));
+        }
+        s.dropped = s.activated;
+        if (dropout_ != nullptr) {
+            std::size_t reserve = 0;
+            CUDNN_CHECK(cudnnDropoutGetReserveSpaceSize(b.conv_out->get(), &reserve));
+            s.reserve = tensors.allocate<unsigned char>(reserve, Category::activations);
+            s.dropped = tensors.allocate<float>(count, Category::activations);
+            CUDNN_CHECK(cudnnDropoutForward(handle_, dropout_, b.conv_out->get(), s.activated, b.conv_out->get(),
+                                            s.dropped, s.reserve, reserve));
+        }
+        s.pooled = tensors.allocate<float>(count / 4, Category::activations);
+        CUDNN_CHECK(cudnnPoolingForward(handle_, pooling_, &one, b.conv_out->get(), s.dropped, &zero, b.pooled->get(),
+                                        s.pooled));
+        return s;
+    }
+
+    // From the gradient of the block's pooled output to that of its convolution's output (dz), with
+    // the gradients of the batch norm's scale and shift or of the fused bias on the way.
+    float* backward_to_convolution(const Block& b, const Saved& s, const float* d_pooled,
+                                   const tbdsample::MicroBatch& micro_batch, tbdsample::TensorScope& tensors) {
+        const float one = 1.0f, zero = 0.0f;
+        const std::size_t count = static_cast<std::size_t>(options_.batch) * b.out * b.size * b.size;
+        cudnnTensorDescriptor_t out = b.conv_out->get();
+        float* d_dropped = tensors.allocate<float>(count, Category::activations);
+        CUDNN_CHECK(cudnnPoolingBackward(handle_, pooling_, &one, b.pooled->get(), s.pooled, b.pooled->get(), d_pooled,
+                                         out, s.dropped, &zero, out, d_dropped));
+        float* d_activated = d_dropped;
+        if (dropout_ != nullptr) {
+            std::size_t reserve = 0;
+            CUDNN_CHECK(cudnnDropoutGetReserveSpaceSize(out, &reserve));
+            d_activated = tensors.allocate<float>(count, Category::activations);
+            CUDNN_CHECK(cudnnDropoutBackward(handle_, dropout_, out, d_dropped, out, d_activated, s.reserve, reserve));
+        }
+        float* d_normalized = tensors.allocate<float>(count, Category::activations);
+        CUDNN_CHECK(cudnnActivationBackward(handle_, relu_, &one, out, s.activated, out, d_activated, out,
+                                            cnn_.fused ? s.activated : s.normalized, &zero, out, d_normalized));
+        if (cnn_.fused) {
+            tbdsample::GradientTarget bias_grad = micro_batch.gradients.acquire(b.bias);
+            CUDNN_CHECK(cudnnConvolutionBackwardBias(handle_, &one, out, d_normalized, &bias_grad.beta,
+                                                     b.bn_params->get(), bias_grad.values));
+            return d_normalized;
+        }
+        float* dz = tensors.allocate<float>(count, Category::activations);
+        const tbdsample::ParameterSet& parameters = session_.parameters();
+        tbdsample::GradientTarget scale_grad = micro_batch.gradients.acquire(b.scale);
+        tbdsample::GradientTarget shift_grad = micro_batch.gradients.acquire(b.shift);
+        CUDNN_CHECK(cudnnBatchNormalizationBackward(
+            handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &scale_grad.beta, out, s.z, out, d_normalized, out, dz,
+            b.bn_params->get(), parameters[b.scale].values, scale_grad.values, shift_grad.values,
+            CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
+        return dz;
+    }
+
     tbdsample::TrainingSession& session_;
     const tbdsample::CommonOptions& options_;
     CnnOptions cnn_;
@@ -253,6 +325,9 @@ private:
     cudnnActivationDescriptor_t relu_ = nullptr;
     std::vector<Block> blocks_;
     int features_ = 0;
+    cudnnDropoutDescriptor_t dropout_ = nullptr;
+    void* dropout_states_ = nullptr;
+    std::size_t dropout_states_bytes_ = 0;
     std::unique_ptr<tbdsample::BackendPlan> classifier_;
     int64_t fc_in_ = 0, fc_w_ = 0, fc_b_ = 0, fc_out_ = 0;
     std::size_t fc_weight_ = 0, fc_bias_ = 0;
@@ -280,8 +355,14 @@ int main(int argc, char** argv) {
         "api", {"legacy", "backend"}, 0, [&](int index) { cnn.backend = index == 1; },
         "cuDNN API: legacy (cudnnConvolutionForward...) or backend (graphs: convolutions, and the "
         "classifier's forward as a matmul with a bias epilogue)");
+    parser.add_choice(
+        "block", {"bn", "fused"}, 0, [&](int index) { cnn.fused = index == 1; },
+        "block: bn (convolution, batch norm, ReLU) or fused (cudnnConvolutionBiasActivationForward: "
+        "convolution with bias and ReLU in one call)");
+    parser.add_float("dropout", &cnn.dropout, 0.0f, 0.99f, "cuDNN dropout rate after each block's ReLU (0: none)");
     parser.parse(argc, argv);
     if (cnn.image % (1 << options.layers) != 0) parser.usage_error("--image must be divisible by 2^layers");
+    if (cnn.fused && cnn.backend) parser.usage_error("--block fused uses the legacy API (--api legacy)");
 
     tbdsample::TrainingSession session("cnn_train", options);
     CnnModel model(session, cnn);

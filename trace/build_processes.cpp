@@ -142,6 +142,19 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::AddTensor: return "add_tensor";
         case raw::LibraryOp::Matmul: return "matmul";
         case raw::LibraryOp::Pointwise: return "pointwise";
+        case raw::LibraryOp::OpTensor: return "op_tensor";
+        case raw::LibraryOp::ReduceTensor: return "reduce_tensor";
+        case raw::LibraryOp::DropoutForward: return "dropout_forward";
+        case raw::LibraryOp::DropoutBackward: return "dropout_backward";
+        case raw::LibraryOp::TransformTensor: return "transform_tensor";
+        case raw::LibraryOp::RnnForward: return "rnn_forward";
+        case raw::LibraryOp::RnnBackwardData: return "rnn_backward_data";
+        case raw::LibraryOp::RnnBackwardWeights: return "rnn_backward_weights";
+        case raw::LibraryOp::LrnForward: return "lrn_forward";
+        case raw::LibraryOp::LrnBackward: return "lrn_backward";
+        case raw::LibraryOp::DivisiveNormForward: return "divisive_normalization_forward";
+        case raw::LibraryOp::DivisiveNormBackward: return "divisive_normalization_backward";
+        case raw::LibraryOp::CtcLoss: return "ctc_loss";
         default: return "unknown";
     }
 }

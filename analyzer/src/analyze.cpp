@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "analysis_parts.h"
+#include "tbdprof/trace/sim_notes.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -66,6 +67,9 @@ void read_run(const TraceFile& trace, Report& report) {
     if (run.dropped_events > 0) {
         report.notes.push_back(std::to_string(run.dropped_events) + " events were dropped while recording");
     }
+    // The simulated GPU's holes the program fell into: its behaviour there is not a real GPU's.
+    for (const trace::UnmodelledCall& call : trace::read_unmodelled_calls(trace.db))
+        report.notes.push_back(trace::describe_unmodelled_call(call));
 }
 
 // Nothing on the GPU at all: no report would mean anything (a run that never reached CUDA).

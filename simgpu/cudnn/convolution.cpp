@@ -167,6 +167,10 @@ struct ConvCall {
     size_t workspace_bytes;
     const void* alpha;
     const void* beta;
+    // cudnnConvolutionBiasActivationForward only: the epilogue's FLOPs, and the bytes the call moves
+    // (> 0 makes the duration a roofline).
+    double epilogue_flops = 0;
+    double bytes = 0;
 };
 
 cudnnStatus_t run_convolution(cudnnHandle_t handle, const cudnnConvolutionStruct& conv, const dnn::ConvShape& shape,
@@ -209,7 +213,8 @@ cudnnStatus_t run_convolution(cudnnHandle_t handle, const cudnnConvolutionStruct
     launch.grid_x = static_cast<unsigned>(std::max<int64_t>(1, (rows + 127) / 128));
     launch.grid_y = static_cast<unsigned>(std::max<int64_t>(1, (columns + 127) / 128));
     launch.grid_z = static_cast<unsigned>(shape.groups);
-    launch.flops = shape.flops();
+    launch.flops = shape.flops() + call.epilogue_flops;
+    launch.bytes = call.bytes;
     launch.precision = precision;
     launch.params.x = call.in;
     launch.params.w = call.second;
@@ -303,6 +308,13 @@ TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(
     return algorithm_query(handle, Pass::BackwardData, conv, dx, w, dy, requested, returned, results);
 }
 
+TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t w, const void*, const cudnnTensorDescriptor_t dy, const void*,
+    const cudnnConvolutionDescriptor_t conv, const cudnnTensorDescriptor_t dx, void*, const int requested,
+    int* returned, cudnnConvolutionBwdDataAlgoPerf_t* results, void*, size_t) {
+    return algorithm_query(handle, Pass::BackwardData, conv, dx, w, dy, requested, returned, results);
+}
+
 TBD_EXPORT cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
     const cudnnConvolutionDescriptor_t conv, const cudnnFilterDescriptor_t dw, const int requested, int* returned,
@@ -314,6 +326,13 @@ TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
     const cudnnConvolutionDescriptor_t conv, const cudnnFilterDescriptor_t dw, const int requested, int* returned,
     cudnnConvolutionBwdFilterAlgoPerf_t* results) {
+    return algorithm_query(handle, Pass::BackwardFilter, conv, x, dw, dy, requested, returned, results);
+}
+
+TBD_EXPORT cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t x, const void*, const cudnnTensorDescriptor_t dy, const void*,
+    const cudnnConvolutionDescriptor_t conv, const cudnnFilterDescriptor_t dw, void*, const int requested,
+    int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* results, void*, size_t) {
     return algorithm_query(handle, Pass::BackwardFilter, conv, x, dw, dy, requested, returned, results);
 }
 
@@ -389,6 +408,73 @@ TBD_EXPORT cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, co
     }
     return run_convolution(handle, *conv, shape,
                            {Pass::BackwardFilter, algo, x, dy, dw, workspace, workspace_bytes, alpha, beta});
+}
+
+namespace {
+
+// What cuDNN documents for the fused call's extra operands: z shaped as y, the bias 1 x K x 1 x 1 (as
+// many dims as y), the activation RELU, or IDENTITY with IMPLICIT_PRECOMP_GEMM only.
+cudnnStatus_t check_bias_activation(const cudnnTensorStruct* y, const cudnnTensorStruct* z,
+                                    const cudnnTensorStruct* bias, const cudnnActivationStruct* activation, int algo) {
+    if (z == nullptr || bias == nullptr || activation == nullptr) {
+        return dnn::fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "bias activation: null descriptor");
+    }
+    if (!z->set || z->dims != y->dims || z->type != y->type || z->dim != y->dim) {
+        return dnn::fail(CUDNN_STATUS_BAD_PARAM, "bias activation: z must have y's shape and type");
+    }
+    bool bias_fits = bias->set && bias->dims == y->dims && bias->dim[1] == y->dim[1];
+    for (int i = 0; bias_fits && i < bias->dims; ++i) bias_fits = i == 1 || bias->dim[i] == 1;
+    if (!bias_fits) return dnn::fail(CUDNN_STATUS_BAD_PARAM, "bias activation: the bias must be 1 x K x 1 x 1");
+    if (!activation->set) return dnn::fail(CUDNN_STATUS_BAD_PARAM, "bias activation: activation descriptor not set");
+    if (activation->mode != CUDNN_ACTIVATION_RELU && activation->mode != CUDNN_ACTIVATION_IDENTITY) {
+        return dnn::fail(CUDNN_STATUS_NOT_SUPPORTED, "bias activation: only RELU and IDENTITY activations");
+    }
+    if (activation->mode == CUDNN_ACTIVATION_IDENTITY && algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {
+        return dnn::fail(CUDNN_STATUS_NOT_SUPPORTED,
+                         "bias activation: IDENTITY needs CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM");
+    }
+    return CUDNN_STATUS_SUCCESS;
+}
+
+// Each operand read or written once: x, w, z (unless alpha2 is 0: cuDNN does not read it then), the
+// bias and y.
+double bias_activation_bytes(const cudnnTensorStruct& x, const cudnnFilterStruct& w, const cudnnTensorStruct& y,
+                             bool reads_z) {
+    int64_t filter = 1;
+    for (int i = 0; i < w.dims; ++i) filter *= w.dim[i];
+    const int64_t output = dnn::element_count(y);
+    const int64_t elements = dnn::element_count(x) + filter + output * (reads_z ? 2 : 1) + y.dim[1];
+    return static_cast<double>(elements) * static_cast<double>(dnn::element_bytes(y.type));
+}
+
+}  // namespace
+
+// y = act(alpha1 * conv(x, w) + alpha2 * z + bias), one kernel: the forward convolution with the
+// scaling, z, bias and activation as its epilogue (docs/simgpu-cudnn.md).
+TBD_EXPORT cudnnStatus_t cudnnConvolutionBiasActivationForward(
+    cudnnHandle_t handle, const void* alpha1, const cudnnTensorDescriptor_t x_desc, const void* x,
+    const cudnnFilterDescriptor_t w_desc, const void* w, const cudnnConvolutionDescriptor_t conv,
+    cudnnConvolutionFwdAlgo_t algo, void* workspace, size_t workspace_bytes, const void* alpha2,
+    const cudnnTensorDescriptor_t z_desc, const void* z, const cudnnTensorDescriptor_t bias_desc, const void* bias,
+    const cudnnActivationDescriptor_t activation, const cudnnTensorDescriptor_t y_desc, void* y) {
+    dnn::ConvShape shape;
+    if (const cudnnStatus_t s = dnn::convolution_shape(conv, x_desc, w_desc, y_desc, &shape);
+        s != CUDNN_STATUS_SUCCESS) {
+        return s;
+    }
+    if (const cudnnStatus_t s = check_bias_activation(y_desc, z_desc, bias_desc, activation, algo);
+        s != CUDNN_STATUS_SUCCESS) {
+        return s;
+    }
+    if (alpha2 == nullptr || bias == nullptr || (z == nullptr && dnn::read_scalar(alpha2, shape.type) != 0)) {
+        return dnn::fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "bias activation: null pointer argument");
+    }
+    const bool reads_z = dnn::read_scalar(alpha2, shape.type) != 0;
+    const int64_t outputs = dnn::element_count(*y_desc);
+    ConvCall call{Pass::Forward, algo, x, w, y, workspace, workspace_bytes, alpha1, alpha2};
+    call.epilogue_flops = dnn::convolution_bias_activation_flops(0, activation->mode, outputs);
+    call.bytes = bias_activation_bytes(*x_desc, *w_desc, *y_desc, reads_z);
+    return run_convolution(handle, *conv, shape, call);
 }
 
 // db[k] = sum of dy over N and the spatial dims: one add per element of dy.

@@ -60,6 +60,125 @@ inline double pointwise_flops(int mode, int64_t elements) {
     return static_cast<double>(elements);
 }
 
+// cudnnConvolutionBiasActivationForward, y = act(alpha1 * conv(x, w) + alpha2 * z + bias): the
+// convolution, then per output element 4 (scale by alpha1, multiply z by alpha2 and add, add the
+// bias) and the activation's forward FLOPs (RELU and IDENTITY, the modes it accepts: 0).
+inline double convolution_bias_activation_flops(double convolution, int activation_mode, int64_t output_elements) {
+    return convolution + 4.0 * static_cast<double>(output_elements) +
+           activation_flops(activation_mode, false, output_elements);
+}
+
+// cudnnTransformTensor, y = alpha * x + beta * y into y's layout: as cudnnAddTensor, 3 per element.
+inline double transform_tensor_flops(int64_t elements) {
+    return add_tensor_flops(elements);
+}
+
+// cudnnOpTensor, C = op(alpha1 * A, alpha2 * B) + beta * C, per element of C: alpha1 1, alpha2 1
+// (binary ops only: SQRT and NOT ignore B), the op 1 (ADD, MUL, SQRT; MIN, MAX and NOT compare: 0),
+// beta * C and the add 2. cudnnOpTensorOp_t: ADD 0, MUL 1, MIN 2, MAX 3, SQRT 4, NOT 5.
+inline double op_tensor_flops(int op, int64_t elements) {
+    const bool binary = op != 4 && op != 5;
+    const bool arithmetic = op == 0 || op == 1 || op == 4;
+    return (3.0 + (binary ? 1 : 0) + (arithmetic ? 1 : 0)) * static_cast<double>(elements);
+}
+
+// cudnnReduceTensor, C = reduce(alpha * A) + beta * C: per element of A, alpha 1 and the combining
+// step (ADD, MUL, AVG, NORM1, MUL_NO_ZEROS 1; NORM2 2, a square and an add; MIN, MAX, AMAX compare:
+// 0); per element of C, beta * C and the add 2, plus the final divide (AVG) or square root (NORM2).
+// cudnnReduceTensorOp_t: ADD 0, MUL 1, MIN 2, MAX 3, AMAX 4, AVG 5, NORM1 6, NORM2 7, MUL_NO_ZEROS 8.
+inline double reduce_tensor_flops(int op, int64_t input_elements, int64_t output_elements) {
+    const double combine = op == 7 ? 2 : (op == 2 || op == 3 || op == 4) ? 0 : 1;
+    const double finish = op == 5 || op == 7 ? 1 : 0;
+    return (1.0 + combine) * static_cast<double>(input_elements) +
+           (2.0 + finish) * static_cast<double>(output_elements);
+}
+
+// Dropout per element: forward 2 (random bits to a uniform float, scale the kept value by 1/(1-p);
+// the keep test is a comparison), backward 1 (the scale).
+inline double dropout_flops(bool backward, int64_t elements) {
+    return (backward ? 1.0 : 2.0) * static_cast<double>(elements);
+}
+
+// Batch norm through the Ex API: the plain pass, plus per element 1 for the added z
+// (CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION) and the activation's FLOPs (ReLU: 0) when fused.
+inline double batch_norm_ex_flops(BatchNormPass pass, bool add, int activation_mode, int64_t elements) {
+    const double extra =
+        (add ? 1.0 : 0.0) * static_cast<double>(elements) +
+        (activation_mode >= 0 ? activation_flops(activation_mode, pass == BatchNormPass::Backward, elements) : 0.0);
+    return batch_norm_flops(pass, elements) + extra;
+}
+
+// RNNs (cudnnRNNForward, cudnnRNNBackwardData_v8, cudnnRNNBackwardWeights_v8), over the time steps
+// actually run (`steps`: the sum of the sequence lengths), per layer and direction:
+//   GEMMs   2 * steps * gates * hidden * (layer input + hidden): the input and recurrent matrices;
+//   biases  steps * gates * hidden per bias vector (double bias 2, single 1, none 0);
+//   cell    steps * hidden * per-unit element-wise FLOPs (RELU 0, TANH 4, LSTM 24: three sigmoids and
+//           two tanh at 4, three products and an add; GRU 17: two sigmoids and a tanh at 4, three
+//           products, two adds).
+// Forward counts all three, backward data the GEMMs and the cell, backward weights the GEMMs and
+// one add per bias element. Gates: RELU and TANH 1, LSTM 4, GRU 3. cudnnRNNMode_t: RELU 0, TANH 1,
+// LSTM 2, GRU 3; cudnnRNNBiasMode_t: NO_BIAS 0, SINGLE_INP 1, DOUBLE 2, SINGLE_REC 3. Layer 0's input
+// is the input size, the others' hidden * directions.
+enum class RnnPass { Forward, BackwardData, BackwardWeights };
+
+struct RnnShape {
+    int cell = 2;
+    int bias_mode = 2;
+    int layers = 1;
+    int directions = 1;
+    int64_t input = 0;
+    int64_t hidden = 0;
+    int64_t steps = 0;
+};
+
+inline int rnn_gates(int cell) {
+    return cell == 2 ? 4 : cell == 3 ? 3 : 1;
+}
+
+inline int rnn_bias_vectors(int bias_mode) {
+    return bias_mode == 2 ? 2 : bias_mode == 0 ? 0 : 1;
+}
+
+inline double rnn_flops(RnnPass pass, const RnnShape& s) {
+    const double cell_per_unit = s.cell == 2 ? 24 : s.cell == 3 ? 17 : s.cell == 1 ? 4 : 0;
+    const double units = static_cast<double>(rnn_gates(s.cell)) * static_cast<double>(s.hidden);
+    const double steps = static_cast<double>(s.steps);
+    double total = 0;
+    for (int layer = 0; layer < s.layers; ++layer) {
+        const double in = layer == 0 ? static_cast<double>(s.input) : static_cast<double>(s.hidden) * s.directions;
+        const double gemm = 2.0 * steps * units * (in + static_cast<double>(s.hidden));
+        const double bias = steps * units * rnn_bias_vectors(s.bias_mode);
+        const double cell = steps * static_cast<double>(s.hidden) * cell_per_unit;
+        const double per_direction = pass == RnnPass::Forward        ? gemm + bias + cell
+                                     : pass == RnnPass::BackwardData ? gemm + cell
+                                                                     : gemm + bias;
+        total += per_direction * s.directions;
+    }
+    return total;
+}
+
+// Local response normalization across channels (window n): per element, forward 2n (the window's
+// sum of squares) + 6 (scale by alpha/n, add k, power -beta at 4) + 3 (the call's alpha/beta blend);
+// backward 4n + 12. Divisive normalization (an n x n spatial window, cuDNN's lrnN): per element,
+// forward 2n^2 + 10 (the mean subtracted, square root and divide at 5, the blend), backward 4n^2 + 14.
+inline double lrn_flops(bool backward, int64_t window, int64_t elements) {
+    const double w = static_cast<double>(window);
+    return (backward ? 4.0 * w + 12.0 : 2.0 * w + 9.0) * static_cast<double>(elements);
+}
+inline double divisive_normalization_flops(bool backward, int64_t window, int64_t elements) {
+    const double area = static_cast<double>(window) * static_cast<double>(window);
+    return (backward ? 4.0 * area + 14.0 : 2.0 * area + 10.0) * static_cast<double>(elements);
+}
+
+// CTC loss over probs [T, N, A]: the softmax 4 per element of probs (CUDNN_LOSS_NORMALIZATION_SOFTMAX),
+// the alpha and beta recursions 4 per state (2 label-length + 1 states) per time step run, per sample,
+// and the gradient 2 per element of probs when gradients are asked for. `label_steps` is the sum over
+// the samples of input length x (2 x label length + 1).
+inline double ctc_loss_flops(bool softmax, bool gradients, int64_t probs_elements, int64_t label_steps) {
+    const double per_element = (softmax ? 4.0 : 0.0) + (gradients ? 2.0 : 0.0);
+    return per_element * static_cast<double>(probs_elements) + 2.0 * 4.0 * static_cast<double>(label_steps);
+}
+
 // Backward bias: one add per element of dy.
 inline double bias_gradient_flops(int64_t elements) {
     return static_cast<double>(elements);

@@ -21,6 +21,7 @@ struct cudnnContext {
     tbdsim::dnn::KernelTable kernels{};
     CUstream stream = nullptr;  // null: the legacy default stream
     int compute_capability_major = 9;
+    int sm_count = 132;  // sizes the dropout states (one RNG state per resident thread)
 };
 
 inline constexpr int kMaxDims = 8;
@@ -56,6 +57,7 @@ struct cudnnActivationStruct {
     cudnnActivationMode_t mode = CUDNN_ACTIVATION_RELU;
     cudnnNanPropagation_t nan = CUDNN_NOT_PROPAGATE_NAN;
     double coef = 0;
+    double swish_beta = 1.0;  // cudnnSetActivationDescriptorSwishBeta; 1 until set (plain swish)
     bool set = false;
 };
 
@@ -98,5 +100,24 @@ cudnnStatus_t convolution_shape(const cudnnConvolutionStruct* conv, const cudnnT
 
 // Launches one kernel on the handle's stream; EXECUTION_FAILED when the driver refuses.
 cudnnStatus_t run(cudnnHandle_t handle, const Launch& launch);
+
+// One element-wise kernel over `out`'s elements (grid from them unless grid_x is given), timed as a
+// roofline on `flops` (at FP32, or FP64 for double data) and `bytes` of device-memory traffic.
+struct Elementwise {
+    int kernel = 0;
+    const cudnnTensorStruct* out = nullptr;
+    double flops = 0;
+    double bytes = 0;
+    TbdsimDnnParams params{};
+    unsigned grid_x = 0;
+    unsigned threads = 256;
+};
+cudnnStatus_t run_elementwise(cudnnHandle_t handle, const Elementwise& work);
+
+// The bytes of `tensor`'s elements (packed).
+double tensor_bytes(const cudnnTensorStruct& tensor);
+
+// Both set and of the same dims (not necessarily the same data type).
+bool same_dims(const cudnnTensorStruct* a, const cudnnTensorStruct* b);
 
 }  // namespace tbdsim::dnn

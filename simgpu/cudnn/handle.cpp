@@ -21,7 +21,7 @@ thread_local char t_last_error[256] = "";
 using GetProcAddressFn = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
 // cuDeviceGetAttribute is not among blas_common's entry points; found the same way they are.
-int compute_capability_major(CUdevice device) {
+int device_attribute(CUdevice device, CUdevice_attribute attribute, int fallback) {
     static const auto get_attribute = [] {
         void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         auto get_proc = driver ? reinterpret_cast<GetProcAddressFn>(dlsym(driver, "cuGetProcAddress_v2")) : nullptr;
@@ -33,9 +33,9 @@ int compute_capability_major(CUdevice device) {
         }
         return reinterpret_cast<decltype(&::cuDeviceGetAttribute)>(pointer);
     }();
-    int major = 9;
-    if (get_attribute != nullptr) get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
-    return major;
+    int value = fallback;
+    if (get_attribute == nullptr || get_attribute(&value, attribute, device) != CUDA_SUCCESS) return fallback;
+    return value;
 }
 
 }  // namespace
@@ -103,6 +103,33 @@ cudnnStatus_t run(cudnnHandle_t handle, const Launch& launch) {
                : fail(CUDNN_STATUS_EXECUTION_FAILED, "the kernel launch failed");
 }
 
+cudnnStatus_t run_elementwise(cudnnHandle_t handle, const Elementwise& work) {
+    if (handle == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
+    const int64_t elements = element_count(*work.out);
+    Launch launch;
+    launch.kernel = work.kernel;
+    launch.threads = work.threads;
+    launch.grid_x = work.grid_x != 0 ? work.grid_x : blocks_for(elements, work.threads);
+    launch.flops = work.flops;
+    launch.bytes = work.bytes;
+    launch.precision = work.out->type == CUDNN_DATA_DOUBLE ? TBDSIM_PRECISION_FP64 : TBDSIM_PRECISION_FP32;
+    launch.params = work.params;
+    launch.params.elements = elements;
+    return run(handle, launch);
+}
+
+double tensor_bytes(const cudnnTensorStruct& tensor) {
+    return static_cast<double>(element_count(tensor)) * static_cast<double>(element_bytes(tensor.type));
+}
+
+bool same_dims(const cudnnTensorStruct* a, const cudnnTensorStruct* b) {
+    if (a == nullptr || b == nullptr || !a->set || !b->set || a->dims != b->dims) return false;
+    for (int i = 0; i < a->dims; ++i) {
+        if (a->dim[i] != b->dim[i]) return false;
+    }
+    return true;
+}
+
 }  // namespace tbdsim::dnn
 
 extern "C" {
@@ -119,7 +146,8 @@ __attribute__((visibility("default"))) cudnnStatus_t cudnnCreate(cudnnHandle_t* 
         return dnn::fail(CUDNN_STATUS_NOT_INITIALIZED, "cudnnCreate: no CUDA device");
     }
     CUdevice device = created->bound.device;
-    created->compute_capability_major = dnn::compute_capability_major(device);
+    created->compute_capability_major = dnn::device_attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 9);
+    created->sm_count = dnn::device_attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 132);
     if (dnn::load_kernels(*driver, &created->module, &created->kernels) != CUDA_SUCCESS) {
         blas::release_bound_context(*driver, created->bound);
         delete created;

@@ -44,6 +44,22 @@ constexpr const char* kNames[kKernelCount] = {
     "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_kernel",
     "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel",
     "cudnn_generated_pointwise_kernel",
+    "op_generic_tensor_kernel",
+    "reduce_tensor_kernel",
+    "dropout_init_states_kernel",
+    "dropout_fw_kernel",
+    "dropout_bw_kernel",
+    "bn_fw_tr_1C11_singleread_kernel",
+    "bn_bw_1C11_singleread_kernel",
+    "transform_tensor_kernel",
+    "rnn_forward_kernel",
+    "rnn_backward_data_kernel",
+    "rnn_backward_weights_kernel",
+    "lrn_fw_kernel",
+    "lrn_bw_kernel",
+    "divisive_norm_fw_kernel",
+    "divisive_norm_bw_kernel",
+    "ctc_loss_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;
@@ -77,8 +93,14 @@ CUresult launch(const blas::DriverEntryPoints& driver, const KernelTable& kernel
                 const Launch& request) {
     TbdsimDnnParams params = request.params;
     params.operation = request.kernel;
-    if (driver.private_api != nullptr && request.flops > 0) {
-        driver.private_api->annotate_next_launch(request.flops, request.precision);
+    const TbdsimPrivateApi* api = driver.private_api;
+    const bool roofline =
+        api != nullptr && api->struct_size >= offsetof(TbdsimPrivateApi, annotate_next_launch_roofline) +
+                                                  sizeof(api->annotate_next_launch_roofline);
+    if (roofline && request.bytes > 0) {
+        api->annotate_next_launch_roofline(request.flops, request.precision, request.bytes);
+    } else if (api != nullptr && request.flops > 0) {
+        api->annotate_next_launch(request.flops, request.precision);
     }
     void* arguments[] = {&params};
     return driver.launch_kernel(kernels[request.kernel], request.grid_x,

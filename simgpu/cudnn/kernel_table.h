@@ -45,6 +45,22 @@ enum TbdsimDnnKernel : int {
     kMatmulFp32,
     kMatmulTf32,
     kPointwise,
+    kOpTensor,
+    kReduceTensor,
+    kDropoutInit,
+    kDropoutForward,
+    kDropoutBackward,
+    kBatchNormTrainEx,
+    kBatchNormBackwardEx,
+    kTransformTensor,
+    kRnnForward,
+    kRnnBackwardData,
+    kRnnBackwardWeights,
+    kLrnForward,
+    kLrnBackward,
+    kDivisiveNormForward,
+    kDivisiveNormBackward,
+    kCtcLoss,
     kKernelCount,
 };
 
@@ -59,7 +75,8 @@ struct Launch {
     int kernel = kConvFwdImplicit;
     unsigned grid_x = 1, grid_y = 1, grid_z = 1;
     unsigned threads = 256;
-    double flops = 0;  // 0: the cost model times it by its launch shape
+    double flops = 0;  // 0 (and bytes 0): the cost model times it by its launch shape
+    double bytes = 0;  // > 0: device-memory traffic, the duration is a roofline (docs/simgpu-cudnn.md)
     TbdsimPrecision precision = TBDSIM_PRECISION_FP32;
     TbdsimDnnParams params{};
 };

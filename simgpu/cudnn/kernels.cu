@@ -41,3 +41,23 @@ TBDSIM_DNN_KERNEL(scale_tensor4d_kernel)
 TBDSIM_DNN_KERNEL(sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_kernel)
 TBDSIM_DNN_KERNEL(sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1_tensor16x8x8_kernel)
 TBDSIM_DNN_KERNEL(cudnn_generated_pointwise_kernel)
+// Tensor arithmetic and reductions, dropout (state initialisation, forward, backward), batch norm
+// through the Ex API (with its fused add and activation).
+TBDSIM_DNN_KERNEL(op_generic_tensor_kernel)
+TBDSIM_DNN_KERNEL(reduce_tensor_kernel)
+TBDSIM_DNN_KERNEL(dropout_init_states_kernel)
+TBDSIM_DNN_KERNEL(dropout_fw_kernel)
+TBDSIM_DNN_KERNEL(dropout_bw_kernel)
+TBDSIM_DNN_KERNEL(bn_fw_tr_1C11_singleread_kernel)
+TBDSIM_DNN_KERNEL(bn_bw_1C11_singleread_kernel)
+TBDSIM_DNN_KERNEL(transform_tensor_kernel)
+// RNNs: one kernel per pass, carrying its GEMMs and cell arithmetic.
+TBDSIM_DNN_KERNEL(rnn_forward_kernel)
+TBDSIM_DNN_KERNEL(rnn_backward_data_kernel)
+TBDSIM_DNN_KERNEL(rnn_backward_weights_kernel)
+// Local response and divisive normalization.
+TBDSIM_DNN_KERNEL(lrn_fw_kernel)
+TBDSIM_DNN_KERNEL(lrn_bw_kernel)
+TBDSIM_DNN_KERNEL(divisive_norm_fw_kernel)
+TBDSIM_DNN_KERNEL(divisive_norm_bw_kernel)
+TBDSIM_DNN_KERNEL(ctc_loss_kernel)

@@ -22,8 +22,8 @@ using AnyFunction = void (*)();
 // Each exported symbol under an internal name: asm labels bind straight to the symbol, whatever
 // names cuda.h's macros give it, and -Bsymbolic keeps the binding inside this library. The table is
 // generated from cudaTypedefs.h (simgpu/exports/gen_exports.py); symbols the driver does not model
-// are the generated "unsupported" stub (exports_cuda.cpp).
-extern "C" int tbdsim_unsupported_status();
+// are the generated "unsupported" stubs (exports_cuda.cpp), which tbdsim_is_stub recognises.
+extern "C" bool tbdsim_is_stub(const void* function);
 #define ENTRY(name, version, symbol, same_as) extern "C" void proc_##symbol() __asm__(#symbol);
 #define ENTRY_PT(name, version, symbol, pt_symbol, same_as)                                         \
     extern "C" void proc_##symbol() __asm__(#symbol);                                               \
@@ -49,7 +49,9 @@ const ProcEntry kProcTable[] = {
 #undef ENTRY_PT
 };
 
-bool unsupported(AnyFunction f) { return reinterpret_cast<void*>(f) == reinterpret_cast<void*>(&tbdsim_unsupported_status); }
+bool unsupported(AnyFunction f) {
+    return tbdsim_is_stub(reinterpret_cast<const void*>(f));
+}
 
 CUresult lookup(const char* symbol, void** pfn, int cuda_version, cuuint64_t flags,
                 CUdriverProcAddressQueryResult* status) {

@@ -52,8 +52,9 @@ double peak_for(const GpuModel& m, uint32_t precision) {
 uint64_t kernel_duration_ns(const Device& device, const uint32_t grid[3], const uint32_t block[3],
                             const KernelCost& cost) {
     const GpuModel& m = *device.model;
-    if (cost.flops > 0) {
-        double seconds = cost.flops / peak_for(m, cost.precision);
+    if (cost.flops > 0 || cost.bytes > 0) {
+        // A roofline: compute-bound or bandwidth-bound, whichever is slower.
+        const double seconds = std::max(cost.flops / peak_for(m, cost.precision), cost.bytes / m.memory_bandwidth);
         return std::max<uint64_t>(kMinKernelNs, static_cast<uint64_t>(std::llround(seconds * 1e9)));
     }
     uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
@@ -129,8 +130,11 @@ std::array<SinkSlot, 8> g_sinks;
 thread_local KernelCost t_annotation;
 
 void api_annotate(double flops, uint32_t precision) {
-    t_annotation.flops = flops;
-    t_annotation.precision = precision;
+    t_annotation = {flops, precision, 0};
+}
+
+void api_annotate_roofline(double flops, uint32_t precision, double bytes) {
+    t_annotation = {flops, precision, bytes};
 }
 
 std::mutex g_sink_mutex;  // adders only: a slot's user is written only while the slot is free
@@ -175,8 +179,9 @@ void publish(const TbdsimRecord& record) {
 }
 
 const TbdsimPrivateApi* private_api() {
-    static const TbdsimPrivateApi api = {sizeof(TbdsimPrivateApi), now_ns, api_annotate,
-                                         api_add_sink, api_remove_sink, api_device_idle_at};
+    static const TbdsimPrivateApi api = {
+        sizeof(TbdsimPrivateApi), now_ns, api_annotate, api_add_sink, api_remove_sink, api_device_idle_at,
+        api_annotate_roofline};
     return &api;
 }
 

@@ -15,6 +15,7 @@ void wait_until_ns(uint64_t t);     // sleeps in wall-clock time until now_ns() 
 struct KernelCost {
     double flops = 0;
     uint32_t precision = TBDSIM_PRECISION_NONE;
+    double bytes = 0;  // device-memory traffic, when the library said (annotate_next_launch_roofline)
 };
 uint64_t kernel_duration_ns(const Device& device, const uint32_t grid[3], const uint32_t block[3],
                             const KernelCost& cost);

@@ -3,6 +3,7 @@
 #include "driver_test_support.h"
 
 #include <atomic>
+#include <cstddef>
 #include <ctime>
 #include <map>
 #include <thread>
@@ -69,6 +70,35 @@ TEST_CASE("synchronization waits in wall-clock time until the work has ended") {
     CHECK_CU(launch(s, 1));
     CHECK_EQ(log.records(TBDSIM_RECORD_KERNEL)[1].flops, 0.0);
     CHECK_CU(cuStreamSynchronize(s));
+    CHECK_CU(cuStreamDestroy(s));
+}
+
+TEST_CASE("a roofline annotation times a kernel by its FLOPs or its bytes, whichever is slower") {
+    use_primary_context();
+    RecordLog log;
+    CUstream s = nullptr;
+    CHECK_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    REQUIRE_GE(private_api().struct_size, offsetof(TbdsimPrivateApi, annotate_next_launch_roofline) + sizeof(void*));
+    // Bandwidth-bound: 48 MiB at the H100 model's 3.35 TB/s (15.0 us) outlasts 21 MFLOP (0.3 us).
+    const double bytes = 48.0 * 1024 * 1024, small_flops = 21e6;
+    private_api().annotate_next_launch_roofline(small_flops, TBDSIM_PRECISION_FP32, bytes);
+    CHECK_CU(launch(s));
+    // Compute-bound: 2 * 1024^3 FLOP (32 us) outlasts 1 MiB (0.3 us).
+    const double big_flops = 2.0 * 1024 * 1024 * 1024;
+    private_api().annotate_next_launch_roofline(big_flops, TBDSIM_PRECISION_FP32, 1024.0 * 1024);
+    CHECK_CU(launch(s));
+    // Bytes only (a copy-like kernel): no FLOPs recorded, still timed by its bytes.
+    private_api().annotate_next_launch_roofline(0, TBDSIM_PRECISION_NONE, bytes);
+    CHECK_CU(launch(s));
+    CHECK_CU(cuStreamSynchronize(s));
+    auto k = log.records(TBDSIM_RECORD_KERNEL);
+    REQUIRE_EQ(k.size(), 3u);
+    const double peak = 2.0 * 132 * 128 * 1.98e9;
+    CHECK_EQ(double(k[0].end_ns - k[0].start_ns), doctest::Approx(bytes / 3.35e12 * 1e9).epsilon(0.001));
+    CHECK_EQ(k[0].flops, small_flops);
+    CHECK_EQ(double(k[1].end_ns - k[1].start_ns), doctest::Approx(big_flops / peak * 1e9).epsilon(0.001));
+    CHECK_EQ(double(k[2].end_ns - k[2].start_ns), doctest::Approx(bytes / 3.35e12 * 1e9).epsilon(0.001));
+    CHECK_EQ(k[2].flops, 0.0);
     CHECK_CU(cuStreamDestroy(s));
 }
 

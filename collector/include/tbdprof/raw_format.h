@@ -298,6 +298,25 @@ enum class LibraryOp : uint16_t {
     // above for convolutions; these two for the rest.
     Matmul = 34,
     Pointwise = 35,
+    // Legacy cuDNN tensor arithmetic and dropout (m = elements of the output; dropout's reserve space
+    // has no role column).
+    OpTensor = 36,
+    ReduceTensor = 37,
+    DropoutForward = 38,
+    DropoutBackward = 39,
+    TransformTensor = 40,
+    // cuDNN RNNs (v8 API): m = the time steps run (sum of sequence lengths), n = hidden size,
+    // k = input size, batch = layers x directions.
+    RnnForward = 41,
+    RnnBackwardData = 42,
+    RnnBackwardWeights = 43,
+    // Local response and divisive normalization (m = elements).
+    LrnForward = 44,
+    LrnBackward = 45,
+    DivisiveNormForward = 46,
+    DivisiveNormBackward = 47,
+    // CTC loss (m = elements of probs).
+    CtcLoss = 48,
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and

@@ -100,6 +100,11 @@ typedef struct TbdsimPrivateApi {
 
     // Device time at which everything enqueued so far has finished (for CUPTI flushes).
     uint64_t (*device_idle_at_ns)(void);
+
+    // As annotate_next_launch, with the bytes the kernel moves to and from device memory: its
+    // duration is then a roofline, max(FLOPs / peak at its precision, bytes / memory bandwidth).
+    // flops may be 0 (a pure copy-like kernel); bytes > 0.
+    void (*annotate_next_launch_roofline)(double flops, uint32_t precision, double bytes);
 } TbdsimPrivateApi;
 
 #ifdef __cplusplus

@@ -1,0 +1,43 @@
+// A program that falls into holes of the simulated GPU, as a framework does when it reaches a call
+// the simulator does not model: it allocates (so the trace has activity), calls an unmodelled cuDNN
+// function twice (named once) and an unmodelled runtime function, and fails like a framework would.
+// With --fork a child process calls the same functions first: tbdprof still names each once. With
+// --none it calls nothing unmodelled (a launch-free allocation only) and exits 0.
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+int call_holes() {
+    cudnnSpatialTransformerDescriptor_t st = nullptr;
+    const cudnnStatus_t first = cudnnCreateSpatialTransformerDescriptor(&st);
+    const cudnnStatus_t second = cudnnCreateSpatialTransformerDescriptor(&st);
+    cudaChannelFormatDesc format = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    cudaArray_t array = nullptr;
+    const cudaError_t runtime = cudaMallocArray(&array, &format, 4, 4);
+    std::printf("cudnnCreateSpatialTransformerDescriptor: %s, %s; cudaMallocArray: %s\n", cudnnGetErrorString(first),
+                cudnnGetErrorString(second), cudaGetErrorName(runtime));
+    return first == CUDNN_STATUS_NOT_SUPPORTED && second == CUDNN_STATUS_NOT_SUPPORTED ? 3 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    void* buffer = nullptr;
+    if (cudaMalloc(&buffer, 1 << 20) != cudaSuccess) return 1;
+    if (argc > 1 && std::strcmp(argv[1], "--none") == 0) return cudaFree(buffer) == cudaSuccess ? 0 : 1;
+    if (argc > 1 && std::strcmp(argv[1], "--fork") == 0) {
+        const pid_t child = fork();
+        if (child == 0) _exit(call_holes());
+        int status = 0;
+        waitpid(child, &status, 0);
+    }
+    const int status = call_holes();
+    cudaFree(buffer);
+    return status;
+}

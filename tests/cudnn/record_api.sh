@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Records the cuDNN API test (cudnn_api_test.cpp) under `tbdprof --sim` with the simulator's truth and
+# checks what the calls added with the fused convolution leave in the trace:
+#  - the FLOPs of the trace's cuDNN library calls equal the truth's kernel FLOPs, exactly (the
+#    collector counts as the simulator does: dnn_flops.h);
+#  - each new call is a library call with its op: cudnnConvolutionBiasActivationForward
+#    (convolution_forward), cudnnOpTensor, cudnnReduceTensor, cudnnDropoutForward/Backward, the batch
+#    norm Ex calls, cudnnTransformTensor, LRN and divisive normalization, CTC loss, the normalization API, tensor-transform descriptors, the RNN passes (the forward's FLOPs by the documented rule);
+#  - the big cudnnOpTensor (three 16 MiB tensors, C not read) lasts bytes / bandwidth on the H100
+#    model (a roofline: 50331648 B / 3.35 TB/s = 15024 ns), not FLOPs / peak.
+#   record_api.sh TBDPROF CUDNN_API_TEST
+set -u
+tbdprof=$1 program=$2
+work=$(mktemp -d "${TMPDIR:-/tmp}/tbdprof-cudnn-api-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if ! TBDSIM_TRUTH="$work/truth.tsv" "$tbdprof" --sim -o "$work/trace.sqlite" -- "$program" >"$work/out" 2>"$work/err"; then
+    echo "recording failed:"; cat "$work/out" "$work/err"; exit 1
+fi
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+q() { sqlite3 "$work/trace.sqlite" "$1"; }
+
+truth=$(awk -F'\t' '$1 == "kernel" { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
+trace=$(q "SELECT printf('%.0f', total(flops)) FROM library_calls WHERE name LIKE 'cudnn%'")
+echo "FLOPs: truth $truth, trace $trace"
+[ "$truth" = "$trace" ] || fail "trace FLOPs $trace != truth $truth"
+[ "$truth" != 0 ] || fail "no FLOPs at all"
+
+for pair in cudnnConvolutionBiasActivationForward:convolution_forward cudnnOpTensor:op_tensor \
+            cudnnReduceTensor:reduce_tensor cudnnDropoutForward:dropout_forward \
+            cudnnDropoutBackward:dropout_backward \
+            cudnnBatchNormalizationForwardTrainingEx:batch_norm_forward_training \
+            cudnnBatchNormalizationBackwardEx:batch_norm_backward cudnnTransformTensor:transform_tensor \
+            cudnnRNNForward:rnn_forward cudnnRNNBackwardData_v8:rnn_backward_data \
+            cudnnRNNBackwardWeights_v8:rnn_backward_weights cudnnLRNCrossChannelForward:lrn_forward \
+            cudnnLRNCrossChannelBackward:lrn_backward cudnnDivisiveNormalizationForward:divisive_normalization_forward \
+            cudnnDivisiveNormalizationBackward:divisive_normalization_backward cudnnCTCLoss:ctc_loss \
+            cudnnCTCLoss_v8:ctc_loss cudnnNormalizationForwardTraining:batch_norm_forward_training \
+            cudnnNormalizationForwardInference:batch_norm_forward_inference \
+            cudnnNormalizationBackward:batch_norm_backward cudnnTransformTensorEx:transform_tensor \
+            cudnnTransformFilter:transform_tensor; do
+    name=${pair%%:*} op=${pair#*:}
+    n=$(q "SELECT count(*) FROM library_calls WHERE name = '$name' AND op = '$op' AND flops > 0")
+    [ "$n" -gt 0 ] || fail "no $name library call with op $op and FLOPs"
+done
+# Each new call's kernel runs inside it.
+inside=$(q "SELECT count(*) FROM kernels k JOIN library_calls l ON l.id = k.library_call
+            WHERE l.name IN ('cudnnOpTensor', 'cudnnReduceTensor', 'cudnnDropoutForward', 'cudnnDropoutBackward',
+                             'cudnnBatchNormalizationForwardTrainingEx', 'cudnnBatchNormalizationBackwardEx',
+                             'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor', 'cudnnRNNForward')")
+calls=$(q "SELECT count(*) FROM library_calls
+           WHERE name IN ('cudnnOpTensor', 'cudnnReduceTensor', 'cudnnDropoutForward', 'cudnnDropoutBackward',
+                          'cudnnBatchNormalizationForwardTrainingEx', 'cudnnBatchNormalizationBackwardEx',
+                          'cudnnConvolutionBiasActivationForward', 'cudnnTransformTensor', 'cudnnRNNForward')")
+[ "$inside" -eq "$calls" ] || fail "$calls new library calls, $inside kernels inside them"
+
+# The LSTM (2 layers, both directions, input 16, hidden 32, 14 steps run) by docs/simgpu-cudnn.md's rule:
+# per direction, layer 0: 2*14*128*(16+32) GEMMs + 14*128*2 biases + 14*32*24 cell = 186368; layer 1
+# (input 64): 344064 + 3584 + 10752 = 358400; both directions: 1089536.
+rnn=$(q "SELECT printf('%.0f', flops) || ' ' || m || ' ' || n || ' ' || k || ' ' || batch FROM library_calls
+         WHERE name = 'cudnnRNNForward'")
+[ "$rnn" = "1089536 14 32 16 4" ] || fail "cudnnRNNForward recorded as '$rnn', want '1089536 14 32 16 4'"
+
+# CTC loss with host labels (probs [10, 3, 6], labels 3, 2, 4 over 10, 8, 9 steps), softmax and
+# gradients: 6 per element of probs (1080) + 8 per state and step (10*7 + 8*5 + 9*9 = 191 -> 1528) = 2608.
+ctc=$(q "SELECT printf('%.0f', flops) FROM library_calls WHERE name = 'cudnnCTCLoss'")
+[ "$ctc" = 2608 ] || fail "cudnnCTCLoss recorded $ctc FLOPs, want 2608"
+
+first_add=$(awk -F'\t' '$1 == "kernel" && $12 == "op_generic_tensor_kernel" { print $6 - $5; exit }' "$work/truth.tsv")
+echo "first cudnnOpTensor kernel: $first_add ns (roofline on bytes: 15024)"
+[ "$first_add" = 15024 ] || fail "the bandwidth-bound cudnnOpTensor lasted $first_add ns, not 15024"
+
+[ "$failures" -eq 0 ] && echo "OK"
+exit $((failures > 0))
