@@ -205,16 +205,14 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         v = with_subranges(m, set, index);
     }
     TagResult r = tag_allocations(v, its);
-    if (count_set_apart_spans_that_train(v, r, its)) {
-        set = derive_subranges(m, its);
-        v = with_subranges(m, set, index);
-        r = tag_allocations(v, its);
-    }
-    if (set_apart_steps_without_training(v, r, its)) {
+    // The steps changed: the tensors (cut per step) and their tags follow.
+    auto tag_again = [&] {
         set = derive_with_regions(m, its, regions);
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
-    }
+    };
+    if (count_set_apart_spans_that_train(v, r, its)) tag_again();
+    if (set_apart_steps_without_training(v, r, its)) tag_again();
     if (merge_optimizer_chains(v, r, index, set)) {
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);

@@ -23,19 +23,23 @@ bool step_trains(const TraceModel& m, const TagResult& tags, const Iteration& st
     return false;
 }
 
+// Moves the spans of `from` for which `moves` holds into `to`, which stays in time order.
+template <typename Predicate>
+void move_spans(std::vector<Iteration>& from, std::vector<Iteration>& to, Predicate moves) {
+    std::vector<Iteration> kept;
+    for (const Iteration& span : from) (moves(span) ? to : kept).push_back(span);
+    from = std::move(kept);
+    std::sort(to.begin(), to.end(), [](const Iteration& a, const Iteration& b) { return a.begin_ns < b.begin_ns; });
+}
+
 }  // namespace
 
 bool set_apart_steps_without_training(const TraceModel& model, const TagResult& tags, IterationSet& iterations) {
-    std::vector<Iteration>& steps = iterations.iterations;
-    std::vector<bool> training(steps.size());
     size_t count = 0;
-    for (size_t i = 0; i < steps.size(); ++i) count += (training[i] = step_trains(model, tags, steps[i]));
-    if (count == steps.size() || count * 2 < steps.size()) return false;
-    std::vector<Iteration> kept;
-    for (size_t i = 0; i < steps.size(); ++i) (training[i] ? kept : iterations.non_training).push_back(steps[i]);
-    std::sort(iterations.non_training.begin(), iterations.non_training.end(),
-              [](const Iteration& a, const Iteration& b) { return a.begin_ns < b.begin_ns; });
-    steps = std::move(kept);
+    for (const Iteration& step : iterations.iterations) count += step_trains(model, tags, step);
+    if (count == iterations.iterations.size() || count * 2 < iterations.iterations.size()) return false;
+    move_spans(iterations.iterations, iterations.non_training,
+               [&](const Iteration& step) { return !step_trains(model, tags, step); });
     return true;
 }
 
@@ -55,18 +59,10 @@ bool library_writes_gradient(const TraceModel& m, const TagResult& tags, const I
 }
 
 bool count_set_apart_spans_that_train(const TraceModel& model, const TagResult& tags, IterationSet& iterations) {
-    std::vector<Iteration> passes;
-    bool moved = false;
-    for (const Iteration& span : iterations.non_training) {
-        bool trains = library_writes_gradient(model, tags, span);
-        (trains ? iterations.iterations : passes).push_back(span);
-        moved |= trains;
-    }
-    if (!moved) return false;
-    iterations.non_training = std::move(passes);
-    std::sort(iterations.iterations.begin(), iterations.iterations.end(),
-              [](const Iteration& a, const Iteration& b) { return a.begin_ns < b.begin_ns; });
-    return true;
+    size_t before = iterations.iterations.size();
+    move_spans(iterations.non_training, iterations.iterations,
+               [&](const Iteration& span) { return library_writes_gradient(model, tags, span); });
+    return iterations.iterations.size() != before;
 }
 
 }  // namespace tbdprof::tagger
