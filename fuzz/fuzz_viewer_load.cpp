@@ -3,9 +3,8 @@
 // their level-of-detail summaries, the stages the viewer reads before it draws. Hostile rows (times
 // near the int64 limits, 100 000 streams, inverted ranges) must end in a LoadError or a bounded
 // model, never a crash, a hang (issue 22: a run near INT64_MAX spun for ever) or a sanitizer report.
+#include "fuzz_input_file.h"
 #include "trace_loader.h"
-
-#include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
@@ -14,18 +13,8 @@
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const std::string path = [] {
-        std::string pattern =
-            std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/tbdprof-fuzz-XXXXXX";
-        if (mkdtemp(pattern.data()) == nullptr) std::abort();
-        return pattern + "/trace.sqlite";
-    }();
-    if (std::FILE* file = std::fopen(path.c_str(), "wb")) {
-        std::fwrite(data, 1, size, file);
-        std::fclose(file);
-    } else {
-        return 0;
-    }
+    const std::string path = write_fuzz_input(data, size, "trace.sqlite");
+    if (path.empty()) return 0;
     try {
         const auto overview = tbdprof::viewer::load_overview(path);
         const std::atomic<bool> cancel{false};
