@@ -1,7 +1,7 @@
 #include "options.h"
 
 #include "framework_presets.h"
-#include "gpu_model.h"
+#include "tbdprof/gpu_catalog/gpu_catalog.h"
 
 #include <tbdprof/cmdline/command.h>
 
@@ -53,8 +53,8 @@ std::string check_words(const cmdline::Command& command, int argc, char** argv, 
     if (app.count("--sim") > 0) {
         options.sim = true;
         if (words.sim_model != "default") {
-            if (simgpu::find_gpu_model(words.sim_model) == nullptr)
-                return "unknown simulated GPU '" + words.sim_model + "' (known: " + simgpu::known_gpu_model_keys() +
+            if (tbdprof::gpu_catalog::find_simulated(words.sim_model) == nullptr)
+                return "unknown simulated GPU '" + words.sim_model + "' (known: " + tbdprof::gpu_catalog::simulated_keys() +
                        ")";
             options.sim_model = words.sim_model;
         }
@@ -94,7 +94,7 @@ std::optional<int> parse_record_command_line(int argc, char** argv, RecordOption
     app.add_flag("--sim{default}", words.sim_model,
                  "run on tbdprof's simulated GPU instead of a real one (no GPU needed); --sim=MODEL picks the "
                  "simulated device (TBDSIM_MODEL): " +
-                     simgpu::known_gpu_model_keys() + " (h100 = h100-sxm, the default)")
+                     tbdprof::gpu_catalog::simulated_keys() + " (h100 = h100-sxm, the default)")
         ->option_text("[=MODEL]");
     app.add_option("--stacks", words.stacks, "frames of call stack kept per allocation, 0 to 128 (default 24; 0 = off)")
         ->option_text("N");

@@ -4,7 +4,7 @@
 
 #include "driver_check.h"
 #include "framework_presets.h"
-#include "gpu_model.h"
+#include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "install_layout.h"
 #include "launcher.h"
 #include "output_path.h"
@@ -113,9 +113,9 @@ int record(const RecordOptions& options) {
     tell_of_abandoned_runs();
 
     if (options.sim && options.sim_model.empty()) {
-        if (const char* model = std::getenv("TBDSIM_MODEL"); model && *model && !simgpu::find_gpu_model(model))
+        if (const char* model = std::getenv("TBDSIM_MODEL"); model && *model && !tbdprof::gpu_catalog::find_simulated(model))
             return fail(kUsageError, std::string("unknown simulated GPU TBDSIM_MODEL='") + model +
-                                         "' (known: " + simgpu::known_gpu_model_keys() + ")");
+                                         "' (known: " + tbdprof::gpu_catalog::simulated_keys() + ")");
     }
     if (options.sim) {
         if (layout.simgpu_dir.empty())

@@ -79,7 +79,7 @@ function(tbd_simgpu_library)
         LINK_DEPENDS ${ARG_VERSION_SCRIPT})
     target_link_options(${ARG_TARGET} PRIVATE -Wl,--version-script=${ARG_VERSION_SCRIPT}
                                               -Wl,--no-undefined)
-    target_include_directories(${ARG_TARGET} PRIVATE ${CMAKE_SOURCE_DIR}/simgpu/include
+    target_include_directories(${ARG_TARGET} PRIVATE ${CMAKE_SOURCE_DIR}/simgpu/include ${CMAKE_SOURCE_DIR}/gpu_catalog/include
                                                      ${CUDAToolkit_INCLUDE_DIRS})
     target_link_libraries(${ARG_TARGET} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
     tbd_warnings(${ARG_TARGET})

@@ -25,7 +25,7 @@ uint64_t rnn_data_bytes(cudnnRNNDataDescriptor_t desc) {
 // An RNN call's shape from its descriptors (read back with cuDNN's getters) and its FLOPs as the
 // simulator counts them; left at 0 when a descriptor cannot be read.
 void describe_rnn(RawLibraryCall& record, cudnnRNNDescriptor_t rnn, cudnnRNNDataDescriptor_t x_desc,
-                  tbdsim::dnn::RnnPass pass) {
+                  cudnn_flops::RnnPass pass) {
     static LibraryFunction<decltype(&cudnnGetRNNDescriptor_v8)> get_rnn{"cudnnGetRNNDescriptor_v8"};
     auto rnn_fn = get_rnn.get();
     auto data_fn = real_get_rnn_data.get();
@@ -50,7 +50,7 @@ void describe_rnn(RawLibraryCall& record, cudnnRNNDescriptor_t rnn, cudnnRNNData
         CUDNN_STATUS_SUCCESS) {
         return;
     }
-    tbdsim::dnn::RnnShape shape{cell, bias, layers, direction == CUDNN_BIDIRECTIONAL ? 2 : 1, input, hidden, 0};
+    cudnn_flops::RnnShape shape{cell, bias, layers, direction == CUDNN_BIDIRECTIONAL ? 2 : 1, input, hidden, 0};
     for (const int length : lengths) shape.steps += length;
     record.a_type = record.b_type = record.c_type = cuda_type_of(type);
     record.compute_type = convolution_compute_type(type, math);
@@ -58,7 +58,7 @@ void describe_rnn(RawLibraryCall& record, cudnnRNNDescriptor_t rnn, cudnnRNNData
     record.n = hidden;
     record.k = input;
     record.batch = layers * shape.directions;
-    record.flops = tbdsim::dnn::rnn_flops(pass, shape);
+    record.flops = cudnn_flops::rnn_flops(pass, shape);
 }
 
 }  // namespace
@@ -81,7 +81,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnn
         common(ts, record, "cudnnRNNForward", LibraryOp::RnnForward, handle, x, weights, y);
         describe_extents(record, rnn_data_bytes(x_desc), weight_bytes, rnn_data_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
-        describe_rnn(record, rnn, x_desc, tbdsim::dnn::RnnPass::Forward);
+        describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::Forward);
     });
 }
 
@@ -101,7 +101,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardData_v8(
         common(ts, record, "cudnnRNNBackwardData_v8", LibraryOp::RnnBackwardData, handle, dy, weights, dx);
         describe_extents(record, rnn_data_bytes(y_desc), weight_bytes, rnn_data_bytes(x_desc));
         describe_workspace(record, workspace, workspace_bytes);
-        describe_rnn(record, rnn, x_desc, tbdsim::dnn::RnnPass::BackwardData);
+        describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::BackwardData);
     });
 }
 
@@ -120,7 +120,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardWeights_v8(
         common(ts, record, "cudnnRNNBackwardWeights_v8", LibraryOp::RnnBackwardWeights, handle, x, y, dweights);
         describe_extents(record, rnn_data_bytes(x_desc), rnn_data_bytes(y_desc), weight_bytes);
         describe_workspace(record, workspace, workspace_bytes);
-        describe_rnn(record, rnn, x_desc, tbdsim::dnn::RnnPass::BackwardWeights);
+        describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::BackwardWeights);
     });
 }
 
@@ -164,7 +164,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cu
         for (int n = 0; n < p.dim[1]; ++n)
             label_steps += static_cast<int64_t>(input_lengths[n]) * (2 * label_lengths[n] + 1);
         describe_elementwise(record, probs_desc, [&](int64_t e) {
-            return tbdsim::dnn::ctc_loss_flops(softmax, gradients != nullptr, e, label_steps);
+            return cudnn_flops::ctc_loss_flops(softmax, gradients != nullptr, e, label_steps);
         });
     });
 }
@@ -192,7 +192,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnn
         // Lengths in device memory are not read here: every sample counted at T steps and the longest label.
         const int64_t label_steps = static_cast<int64_t>(p.dim[0]) * p.dim[1] * (2 * int64_t{max_label_length} + 1);
         describe_elementwise(record, probs_desc, [&](int64_t e) {
-            return tbdsim::dnn::ctc_loss_flops(softmax, gradients != nullptr, e, label_steps);
+            return cudnn_flops::ctc_loss_flops(softmax, gradients != nullptr, e, label_steps);
         });
     });
 }

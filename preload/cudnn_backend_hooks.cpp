@@ -2,7 +2,7 @@
 // backend API's own getters (plan -> engine config -> engine -> operation graph -> operations ->
 // tensors, each into a temporary descriptor), then recorded like the legacy calls
 // (preload/cudnn_hooks.cpp): the main operation (convolution or matmul; pointwise otherwise) gives
-// op and shape, FLOPs add every operation's by the simulator's rules (simgpu/cudnn/dnn_flops.h), the
+// op and shape, FLOPs add every operation's by the collector's rules (cudnn_flops.h), the
 // compute type is TF32 when the engine carries CUDNN_NUMERICAL_NOTE_TENSOR_CORE and the data is
 // FP32, and the operands are the first operation's inputs (a, b) and the last one's output (c),
 // found by unique id in the variant pack, whose workspace is the call's; each operand's byte extent
@@ -13,14 +13,13 @@
 #include <map>
 #include <vector>
 
-#include "../simgpu/cudnn/dnn_flops.h"
+#include "cudnn_flops.h"
 #include "library_call.h"
 #include "operand_extent.h"
 
 namespace tbdprof::preload {
 namespace {
 
-namespace dnn = tbdsim::dnn;
 
 LibraryFunction<decltype(&cudnnBackendCreateDescriptor)> real_create{"cudnnBackendCreateDescriptor"};
 LibraryFunction<decltype(&cudnnBackendDestroyDescriptor)> real_destroy{"cudnnBackendDestroyDescriptor"};
@@ -135,7 +134,7 @@ bool convolution(Operation& o, const Tensor& x, const Tensor& w, const Tensor& y
         output *= y.dims[i];
     }
     const int64_t groups = x.dims[1] / w.dims[1];
-    o.flops = dnn::convolution_flops(x.dims[0], x.dims[1], w.dims[0], groups, filter, output);
+    o.flops = cudnn_flops::convolution_flops(x.dims[0], x.dims[1], w.dims[0], groups, filter, output);
     o.m = x.dims[0] * output;
     o.n = w.dims[0] / groups;
     o.k = w.dims[1] * filter;
@@ -183,7 +182,7 @@ bool read_operation(Reader& r, cudnnBackendDescriptor_t d, Operation* o) {
         o->k = a.dims[rank - 1];
         o->batch = 1;
         for (size_t i = 0; i + 2 < rank; ++i) o->batch *= y.dims[i];
-        o->flops = dnn::matmul_flops(o->batch, o->m, o->n, o->k);
+        o->flops = cudnn_flops::matmul_flops(o->batch, o->m, o->n, o->k);
         o->main = true;
         return true;
     }
@@ -200,7 +199,7 @@ bool read_operation(Reader& r, cudnnBackendDescriptor_t d, Operation* o) {
         if (read_tensor(r, d, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, &b)) o->inputs.push_back(b);
         o->output = y;
         o->m = y.elements();
-        o->flops = dnn::pointwise_flops(mode[0], y.elements());
+        o->flops = cudnn_flops::pointwise_flops(mode[0], y.elements());
         return true;
     }
     return false;

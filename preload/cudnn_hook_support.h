@@ -4,7 +4,7 @@
 //
 // cuDNN operations as library calls. After the real call succeeds the hook reads the descriptors back
 // with cuDNN's own getters (they are opaque) and records the operation, its shape, data and compute
-// types, FLOPs (counted as simgpu/cudnn/dnn_flops.h documents, the simulator's own rules), the
+// types, FLOPs (counted by the collector's rules, cudnn_flops.h), the
 // operands in the library_calls role columns (a, b read; c written; workspace), the workspace passed
 // and the handle's stream, and each operand's byte extent (a_bytes, b_bytes, c_bytes: from the
 // descriptor's dimensions, strides and data type; filters are packed), which sizes the tensors a
@@ -22,13 +22,12 @@
 #include <cstring>
 #include <vector>
 
-#include "../simgpu/cudnn/dnn_flops.h"
+#include "cudnn_flops.h"
 #include "library_call.h"
 #include "operand_extent.h"
 
 namespace tbdprof::preload {
 
-namespace dnn = tbdsim::dnn;
 
 inline LibraryFunction<decltype(&cudnnGetStream)> real_get_stream{"cudnnGetStream"};
 inline LibraryFunction<decltype(&cudnnGetTensorNdDescriptor)> real_get_tensor{"cudnnGetTensorNdDescriptor"};
@@ -207,7 +206,7 @@ inline void describe_convolution(raw::RawLibraryCall& record, cudnnTensorDescrip
     record.n = k / groups;
     record.k = c / groups * filter_spatial;
     record.batch = groups;
-    record.flops = dnn::convolution_flops(n, c, k, groups, filter_spatial, output_spatial);
+    record.flops = cudnn_flops::convolution_flops(n, c, k, groups, filter_spatial, output_spatial);
 }
 
 // Element-wise and normalisation ops: m = elements of `shape`, FLOPs from `flops(elements)`.

@@ -69,7 +69,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t 
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnConvolutionBackwardBias", LibraryOp::ConvolutionBackwardBias, handle, dy, nullptr, db);
         describe_extents(record, tensor_bytes(dy_desc), 0, tensor_bytes(db_desc));
-        describe_elementwise(record, dy_desc, [](int64_t e) { return tbdsim::dnn::bias_gradient_flops(e); });
+        describe_elementwise(record, dy_desc, [](int64_t e) { return cudnn_flops::bias_gradient_flops(e); });
     });
 }
 
@@ -88,7 +88,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTraining(
                scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_elementwise(record, x_desc, [](int64_t e) {
-            return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Training, e);
+            return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Training, e);
         });
     });
 }
@@ -107,7 +107,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardInference(
                scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_elementwise(record, x_desc, [](int64_t e) {
-            return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Inference, e);
+            return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Inference, e);
         });
     });
 }
@@ -127,7 +127,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackward(
         common(ts, record, "cudnnBatchNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         describe_elementwise(record, x_desc, [](int64_t e) {
-            return tbdsim::dnn::batch_norm_flops(tbdsim::dnn::BatchNormPass::Backward, e);
+            return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Backward, e);
         });
     });
 }
@@ -144,7 +144,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, c
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
         describe_elementwise(record, y_desc,
-                             [&](int64_t e) { return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e); });
+                             [&](int64_t e) { return window < 0 ? 0.0 : cudnn_flops::pooling_flops(mode, window, e); });
     });
 }
 
@@ -162,7 +162,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, 
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
         describe_elementwise(record, dy_desc,
-                             [&](int64_t e) { return window < 0 ? 0.0 : tbdsim::dnn::pooling_flops(mode, window, e); });
+                             [&](int64_t e) { return window < 0 ? 0.0 : cudnn_flops::pooling_flops(mode, window, e); });
     });
 }
 
@@ -178,7 +178,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         const int mode = activation_mode(activation);
         describe_elementwise(record, y_desc,
-                             [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, false, e); });
+                             [&](int64_t e) { return mode < 0 ? 0.0 : cudnn_flops::activation_flops(mode, false, e); });
     });
 }
 
@@ -198,7 +198,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handl
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
         const int mode = activation_mode(activation);
         describe_elementwise(record, dx_desc,
-                             [&](int64_t e) { return mode < 0 ? 0.0 : tbdsim::dnn::activation_flops(mode, true, e); });
+                             [&](int64_t e) { return mode < 0 ? 0.0 : cudnn_flops::activation_flops(mode, true, e); });
     });
 }
 
@@ -212,7 +212,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, c
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnSoftmaxForward", LibraryOp::SoftmaxForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
-        describe_elementwise(record, y_desc, [](int64_t e) { return tbdsim::dnn::softmax_flops(e); });
+        describe_elementwise(record, y_desc, [](int64_t e) { return cudnn_flops::softmax_flops(e); });
     });
 }
 
@@ -227,7 +227,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, 
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnSoftmaxBackward", LibraryOp::SoftmaxBackward, handle, dy, y, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
-        describe_elementwise(record, dx_desc, [](int64_t e) { return tbdsim::dnn::softmax_flops(e); });
+        describe_elementwise(record, dx_desc, [](int64_t e) { return cudnn_flops::softmax_flops(e); });
     });
 }
 
@@ -239,7 +239,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const 
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnAddTensor", LibraryOp::AddTensor, handle, a, nullptr, c);
         describe_extents(record, tensor_bytes(a_desc), 0, tensor_bytes(c_desc));
-        describe_elementwise(record, c_desc, [](int64_t e) { return tbdsim::dnn::add_tensor_flops(e); });
+        describe_elementwise(record, c_desc, [](int64_t e) { return cudnn_flops::add_tensor_flops(e); });
     });
 }
 
@@ -264,6 +264,6 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBiasActivationForward(
         Tensor out;
         const int mode = activation_mode(activation);
         if (record.flops > 0 && mode >= 0 && read_tensor(y_desc, &out))
-            record.flops = tbdsim::dnn::convolution_bias_activation_flops(record.flops, mode, out.elements());
+            record.flops = cudnn_flops::convolution_bias_activation_flops(record.flops, mode, out.elements());
     });
 }

@@ -48,7 +48,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const c
         common(ts, record, "cudnnOpTensor", LibraryOp::OpTensor, handle, a, binary ? b : nullptr, c);
         describe_extents(record, tensor_bytes(a_desc), binary ? tensor_bytes(b_desc) : 0, tensor_bytes(c_desc));
         describe_elementwise(record, c_desc,
-                             [&](int64_t e) { return op < 0 ? 0.0 : tbdsim::dnn::op_tensor_flops(op, e); });
+                             [&](int64_t e) { return op < 0 ? 0.0 : cudnn_flops::op_tensor_flops(op, e); });
     });
 }
 
@@ -71,7 +71,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle,
         const int op = reduce_tensor_op(reduce_desc);
         const bool known = op >= 0 && read_tensor(a_desc, &input);
         describe_elementwise(record, c_desc, [&](int64_t e) {
-            return known ? tbdsim::dnn::reduce_tensor_flops(op, input.elements(), e) : 0.0;
+            return known ? cudnn_flops::reduce_tensor_flops(op, input.elements(), e) : 0.0;
         });
     });
 }
@@ -85,7 +85,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, c
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnDropoutForward", LibraryOp::DropoutForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
-        describe_elementwise(record, y_desc, [](int64_t e) { return tbdsim::dnn::dropout_flops(false, e); });
+        describe_elementwise(record, y_desc, [](int64_t e) { return cudnn_flops::dropout_flops(false, e); });
     });
 }
 
@@ -98,7 +98,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, 
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnDropoutBackward", LibraryOp::DropoutBackward, handle, dy, nullptr, dx);
         describe_extents(record, tensor_bytes(dy_desc), 0, tensor_bytes(dx_desc));
-        describe_elementwise(record, dx_desc, [](int64_t e) { return tbdsim::dnn::dropout_flops(true, e); });
+        describe_elementwise(record, dx_desc, [](int64_t e) { return cudnn_flops::dropout_flops(true, e); });
     });
 }
 
@@ -123,7 +123,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
         const int act = batch_norm_activation(ops, activation);
         const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
-            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Training, add, act, e);
+            return cudnn_flops::batch_norm_ex_flops(cudnn_flops::BatchNormPass::Training, add, act, e);
         });
     });
 }
@@ -149,7 +149,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackwardEx(
         const int act = batch_norm_activation(ops, activation);
         const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
-            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Backward, add, act, e);
+            return cudnn_flops::batch_norm_ex_flops(cudnn_flops::BatchNormPass::Backward, add, act, e);
         });
     });
 }
@@ -163,7 +163,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, 
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnTransformTensor", LibraryOp::TransformTensor, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
-        describe_elementwise(record, y_desc, [](int64_t e) { return tbdsim::dnn::transform_tensor_flops(e); });
+        describe_elementwise(record, y_desc, [](int64_t e) { return cudnn_flops::transform_tensor_flops(e); });
     });
 }
 
@@ -191,7 +191,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t h
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, y_desc,
-                             [&](int64_t e) { return n < 0 ? 0.0 : tbdsim::dnn::lrn_flops(false, n, e); });
+                             [&](int64_t e) { return n < 0 ? 0.0 : cudnn_flops::lrn_flops(false, n, e); });
     });
 }
 
@@ -211,7 +211,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t 
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, dx_desc,
-                             [&](int64_t e) { return n < 0 ? 0.0 : tbdsim::dnn::lrn_flops(true, n, e); });
+                             [&](int64_t e) { return n < 0 ? 0.0 : cudnn_flops::lrn_flops(true, n, e); });
     });
 }
 
@@ -228,7 +228,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHand
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(x_desc), tensor_bytes(y_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, y_desc, [&](int64_t e) {
-            return n < 0 ? 0.0 : tbdsim::dnn::divisive_normalization_flops(false, n, e);
+            return n < 0 ? 0.0 : cudnn_flops::divisive_normalization_flops(false, n, e);
         });
     });
 }
@@ -246,7 +246,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationBackward(
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, dx_desc, [&](int64_t e) {
-            return n < 0 ? 0.0 : tbdsim::dnn::divisive_normalization_flops(true, n, e);
+            return n < 0 ? 0.0 : cudnn_flops::divisive_normalization_flops(true, n, e);
         });
     });
 }
@@ -274,7 +274,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardTraining(
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
-            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Training, add, act, e);
+            return cudnn_flops::batch_norm_ex_flops(cudnn_flops::BatchNormPass::Training, add, act, e);
         });
     });
 }
@@ -297,7 +297,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardInference(
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
-            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Inference, add, act, e);
+            return cudnn_flops::batch_norm_ex_flops(cudnn_flops::BatchNormPass::Inference, add, act, e);
         });
     });
 }
@@ -325,7 +325,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationBackward(
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
-            return tbdsim::dnn::batch_norm_ex_flops(tbdsim::dnn::BatchNormPass::Backward, add, act, e);
+            return cudnn_flops::batch_norm_ex_flops(cudnn_flops::BatchNormPass::Backward, add, act, e);
         });
     });
 }
@@ -341,7 +341,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnTransformTensorEx", LibraryOp::TransformTensor, handle, src, nullptr, dest);
         describe_extents(record, tensor_bytes(src_desc), 0, tensor_bytes(dest_desc));
-        describe_elementwise(record, dest_desc, [](int64_t e) { return tbdsim::dnn::transform_tensor_flops(e); });
+        describe_elementwise(record, dest_desc, [](int64_t e) { return cudnn_flops::transform_tensor_flops(e); });
     });
 }
 
@@ -360,6 +360,6 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle,
         record.a_type = record.c_type = cuda_type_of(out.type);
         record.compute_type = arithmetic_compute_type(out.type);
         record.m = out.elements();
-        record.flops = tbdsim::dnn::transform_tensor_flops(out.elements());
+        record.flops = cudnn_flops::transform_tensor_flops(out.elements());
     });
 }

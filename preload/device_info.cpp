@@ -1,7 +1,8 @@
 // The current device of a thread (cached; context changes clear the cache) and, once per device, a
 // RawDeviceInfo queried from the real driver: name, memory, compute capability, SMs, clock, and
 // whether the driver is tbdprof's simulated GPU (only it answers its private export-table id).
-#include <simgpu/private_api.h>
+#include <tbdprof/gpu_catalog/gpu_catalog.h>
+#include <tbdprof/gpu_catalog/simulated_driver.h>
 
 #include <atomic>
 
@@ -15,13 +16,6 @@ std::atomic<uint64_t> g_announced_devices{0};  // bit per ordinal 0..63
 template <typename F>
 F driver_function(const char* name) {
     return reinterpret_cast<F>(real_driver_symbol(name));
-}
-
-int fp32_lanes_per_sm(int major, int minor) {
-    if (major == 6 && minor == 0) return 64;
-    if (major == 7 || (major == 8 && minor == 0)) return 64;
-    if (major < 6) return 128;
-    return 128;  // 6.1, 8.6, 8.9, 9.0 and later
 }
 
 void announce_device(ThreadState& ts, int ordinal) {
@@ -51,9 +45,9 @@ void announce_device(ThreadState& ts, int ordinal) {
         attribute(&info.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
         attribute(&info.clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, device);
     }
-    info.fp32_lanes_per_sm = fp32_lanes_per_sm(info.cc_major, info.cc_minor);
+    info.fp32_lanes_per_sm = gpu_catalog::fp32_lanes_per_sm(info.cc_major, info.cc_minor);
     const void* table = nullptr;
-    info.simulated = export_table != nullptr && export_table(&table, &TBDSIM_PRIVATE_API_ID) == CUDA_SUCCESS &&
+    info.simulated = export_table != nullptr && export_table(&table, &TBDPROF_SIMULATED_DRIVER_TABLE_ID) == CUDA_SUCCESS &&
                      table != nullptr;
     collector::emit_record(ts, raw::RecordKind::DeviceInfo, info);
 }

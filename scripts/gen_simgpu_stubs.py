@@ -4,7 +4,7 @@
 
 Every function a header declares becomes one line `TBDSIM_STUB_<KIND>(name)`, where KIND says what
 the function returns: STATUS (the library's status enum), STRING (const char *), VALUE (an integer
-such as size_t), VOID. simgpu/stubs/stubs.cpp turns each line into a weak function that returns the
+such as size_t), VOID. simgpu/stubs/stub_macros.h turns each line into a weak function that returns the
 library's documented "not supported" status; a modelled function (a strong definition elsewhere in
 the same library) replaces it at link time.
 

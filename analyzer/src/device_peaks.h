@@ -1,7 +1,7 @@
 // Peak FLOP/s per precision of a device, as a multiple of its FP32 peak (devices.fp32_peak_flops,
 // which the recorder computes from SM count and clock), from NVIDIA's published data-sheet figures
-// (dense, no sparsity). The simulated devices use the same figures (simgpu/driver/gpu_model.cpp).
-// A device that is not in the table has unknown tensor-core peaks (0).
+// (dense, no sparsity), as the GPU catalog (gpu_catalog/) holds them for every stage and the simulated
+// devices. A device that is not in the catalog has unknown tensor-core peaks (0).
 #pragma once
 
 #include <array>

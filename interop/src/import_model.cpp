@@ -1,6 +1,6 @@
 #include "import_model.h"
 
-#include "device_catalog.h"
+#include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "memory_matching.h"
 #include "tbdprof/interop/interop_error.h"
 #include "tbdprof/trace/version.h"
@@ -163,8 +163,9 @@ private:
         auto insert = [&](DeviceRow d) {
             if (!written.insert(static_cast<int32_t>(d.id)).second) return;
             if (d.name.empty()) d.name = "unknown device";
-            d.fp32_lanes_per_sm = fp32_lanes_per_sm(d.cc_major, d.cc_minor);
-            d.clock_khz = boost_clock_khz(d.name);
+            d.fp32_lanes_per_sm = gpu_catalog::fp32_lanes_per_sm(static_cast<int>(d.cc_major), static_cast<int>(d.cc_minor));
+            const gpu_catalog::GpuSpec* spec = gpu_catalog::find_by_device_name(d.name);
+            d.clock_khz = spec != nullptr ? spec->boost_clock_khz : 0;  // 0: unknown model, FP32 peak unknown
             d.fp32_peak_flops = 2.0 * static_cast<double>(d.sm_count) * static_cast<double>(d.fp32_lanes_per_sm) *
                                 static_cast<double>(d.clock_khz) * 1e3;
             d.simulated = false;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cuda.h>
+#include <tbdprof/gpu_catalog/simulated_driver.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,9 +14,9 @@
 extern "C" {
 #endif
 
-// Table id for cuGetExportTable(&table, &TBDSIM_PRIVATE_API_ID).
-static const CUuuid TBDSIM_PRIVATE_API_ID = {
-    {'t', 'b', 'd', 's', 'i', 'm', '.', 'p', 'r', 'i', 'v', 'a', 't', 'e', '.', '1'}};
+// Table id for cuGetExportTable(&table, &TBDSIM_PRIVATE_API_ID): the id by which the product also
+// recognises the simulated driver, declared in the stage-0 GPU catalog.
+#define TBDSIM_PRIVATE_API_ID TBDPROF_SIMULATED_DRIVER_TABLE_ID
 
 // What happened on the device timeline. One record per kernel, copy, set, allocation and free.
 typedef enum TbdsimRecordKind {

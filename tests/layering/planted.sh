@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The layering check catches what it is there to catch: planted in a copy of a minimal tree, a
+# product file that includes the simulator by a relative path, a CMake include folder into simgpu/,
+# a link to a simulated-GPU target, and a header of a stage above must each fail it; the clean tree
+# must pass.
+set -euo pipefail
+check=${1:?usage: planted.sh CHECK_SCRIPT}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+clean_tree() {
+    rm -rf "$work/tree" && mkdir -p "$work/tree"/{preload,trace,analyzer,simgpu/cudnn}
+    echo '#include "tbdprof/collector/recorder.h"' >"$work/tree/preload/hooks.cpp"
+    echo '#include "tbdprof/gpu_catalog/gpu_catalog.h"' >>"$work/tree/preload/hooks.cpp"
+    echo '#include "tbdprof/trace/tables.h"' >"$work/tree/analyzer/report.cpp"
+    echo 'add_library(tbdprof_preload SHARED hooks.cpp)' >"$work/tree/preload/CMakeLists.txt"
+    echo '#pragma once' >"$work/tree/simgpu/cudnn/dnn_flops.h"
+}
+
+expect() {  # expect pass|fail WHAT
+    local want=$1 what=$2 got=pass
+    bash "$check" "$work/tree" >"$work/out" 2>&1 || got=fail
+    if [[ $got != "$want" ]]; then
+        echo "planted: $what: expected the check to $want, it did $got"; cat "$work/out"; exit 1
+    fi
+    if [[ $want == fail ]] && ! grep -q '^layering: ' "$work/out"; then
+        echo "planted: $what: failed without naming the offending line"; exit 1
+    fi
+    echo "planted: $what: $got, as expected"
+}
+
+clean_tree; expect pass "clean tree"
+clean_tree; echo '#include "../simgpu/cudnn/dnn_flops.h"' >>"$work/tree/preload/hooks.cpp"
+expect fail "relative include of the simulator"
+clean_tree; echo 'target_include_directories(tbdprof_preload PRIVATE ${CMAKE_SOURCE_DIR}/simgpu/include)' >>"$work/tree/preload/CMakeLists.txt"
+expect fail "CMake include folder into simgpu/"
+clean_tree; echo 'target_link_libraries(tbdprof_preload PRIVATE simgpu_driver)' >>"$work/tree/preload/CMakeLists.txt"
+expect fail "link to a simulated-GPU target"
+clean_tree; echo '#include "tbdprof/analyzer/report.h"' >>"$work/tree/trace/build.cpp"
+expect fail "header of a stage above"
