@@ -15,6 +15,7 @@
 #include "tbdprof/analyzer/units.h"
 #include "tbdprof/trace/tables.h"
 #include "whatif_checkpoint.h"
+#include "whatif_pool.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -622,6 +623,72 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
 
 }  // namespace
 
+namespace {
+
+// A run whose device allocations are a caching pool's segments (2 MiB granularity, tensors inside):
+// the pool's policy (whatif_pool.h) replayed on the tensors gives the segments at other sizes. Only
+// used when replaying the recorded sizes gives the recorded segments back.
+struct PoolModel {
+    bool usable = false;
+    std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
+    std::vector<bool> pooled;      // per real allocation
+};
+
+std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<Event>& events,
+                                   const std::vector<int64_t>& bytes, const PoolModel& pool) {
+    std::vector<PoolEvent> out;
+    for (const Event& e : events) {
+        const Allocation& a = run.allocations[e.index];
+        if (a.real || a.bytes <= 0 || a.segment < 0 || !pool.pooled[static_cast<size_t>(a.segment)]) continue;
+        out.push_back({e.time, e.is_alloc(), static_cast<int64_t>(e.index), bytes[e.index]});
+    }
+    return out;
+}
+
+PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
+    PoolModel pool;
+    pool.pooled.assign(run.real_count, false);
+    if (granularity != (int64_t{2} << 20)) return pool;
+    std::vector<int64_t> recorded;
+    for (size_t i = 0; i < run.real_count; ++i)
+        if (run.allocations[i].by_subrange) {
+            pool.segments.push_back(i);
+            pool.pooled[i] = true;
+            recorded.push_back(run.allocations[i].bytes);
+        }
+    if (pool.segments.empty()) return pool;
+    std::vector<int64_t> simulated;
+    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, events, recorded_bytes(run.allocations), pool)))
+        simulated.push_back(s.bytes);
+    std::sort(recorded.begin(), recorded.end());
+    std::sort(simulated.begin(), simulated.end());
+    pool.usable = recorded == simulated;
+    return pool;
+}
+
+// The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
+// for the tensors at their new sizes.
+Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
+                          const PoolModel& pool) {
+    std::vector<Allocation> all = run.allocations;
+    Allocation segment = run.allocations[pool.segments.front()];
+    for (size_t index : pool.segments) {
+        const Allocation& a = run.allocations[index];
+        segment.freed = segment.freed && a.freed;
+        segment.free_ns = std::max(segment.free_ns, a.free_ns);
+        bytes[index] = 0;
+    }
+    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, events, bytes, pool))) {
+        segment.alloc_ns = s.alloc_ns;
+        all.push_back(segment);
+        all.back().free_ns = std::max(segment.free_ns, s.alloc_ns);
+        bytes.push_back(s.bytes);
+    }
+    return replay(all, ordered_events(all), bytes);
+}
+
+}  // namespace
+
 WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options) {
     const std::optional<double> scale = check_options(options);
     RecordedRun run = read_run(trace_path, options.checkpoint);
@@ -666,6 +733,14 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     if (!result.cannot_predict.empty()) return result;
     const std::vector<Event> checkpoint_events =
         options.checkpoint ? ordered_events(plan.allocations) : std::vector<Event>{};
+    const PoolModel pool = pool_model(run, events, model.granularity);
+    if (pool.usable)
+        result.notes.push_back("caching pool: the tensors in " + std::to_string(pool.segments.size()) +
+                               " pooled segments are replayed through PyTorch's caching-allocator policy, which "
+                               "reproduces the recorded segments; the segments come from that replay");
+    else if (!pool.segments.empty() && model.granularity > 1)
+        result.notes.push_back("caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
+                               "segments; each segment is scaled and rounded up on its own");
     for (const ScenarioSpec& spec : scenario_list(options, scale)) {
         if (spec.name == "recorded") continue;
         std::vector<int64_t> bytes = scenario_bytes(run, model, spec);
@@ -674,6 +749,7 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
             for (size_t j = bytes.size(); j < plan.allocations.size(); ++j) bytes.push_back(bytes[plan.origin[j]]);
         }
         const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes)
+                                  : pool.usable   ? replay_with_pool(run, events, std::move(bytes), pool)
                                                   : replay(run.allocations, events, bytes);
         result.scenarios.push_back(
             make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));
