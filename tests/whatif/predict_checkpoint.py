@@ -77,8 +77,11 @@ def main():
         specs = [(int(k), f"every-{k}-layers") for k in o.every.split(",")]
         if o.sqrt_k:
             specs.append((o.sqrt_k, "sqrt"))
+        traces = {}
         for k, spec in specs:
-            trace = record(tbdprof, program, [*command[1:], "--checkpoint", str(k)], f"k{k}", work)
+            if k not in traces:
+                traces[k] = record(tbdprof, program, [*command[1:], "--checkpoint", str(k)], f"k{k}", work)
+            trace = traces[k]
             measured = measured_peak(tbdprof, trace)
             answer = whatif(tbdprof, base, "--checkpoint", spec)
             if answer["cannot_predict"]:
