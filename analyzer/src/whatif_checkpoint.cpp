@@ -81,6 +81,7 @@ CheckpointFacts read_checkpoint_facts(const TraceFile& trace, const std::vector<
         for (trace::KernelEdgeRow row; edges.next(row);) {
             const auto kernel = kernel_launch.find(row.kernel);
             const auto index = index_of.find(row.allocation);
+            facts.kernel_accesses = true;
             if (kernel != kernel_launch.end() && index != index_of.end())
                 facts.touches.push_back({kernel->second.first, index->second, kernel->second.second, !row.read_only});
         }
@@ -244,6 +245,12 @@ CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vecto
         plan.cannot_predict =
             "no forward and backward phases were found in the training iterations: which "
             "activations backward reads cannot be told";
+        return plan;
+    }
+    if (!facts.kernel_accesses) {
+        plan.cannot_predict =
+            "the trace has no kernel argument accesses (kernel_allocations): which activations "
+            "forward writes and backward reads cannot be told";
         return plan;
     }
     if (const int64_t inside = saved_in_segments(facts, allocations); inside > 0) {

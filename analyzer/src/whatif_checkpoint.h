@@ -35,6 +35,7 @@ struct CheckpointFacts {
     std::vector<AllocationTouch> touches;                        // sorted by time
     std::vector<TimedKernel> kernels;                            // sorted by launch
     int64_t step_ns = 0;                                         // mean training iteration length
+    bool kernel_accesses = false;  // kernel_allocations has rows (an imported trace has none)
 };
 
 // `real_count`: the real allocations lead `allocations` (pieces of sub-ranges follow them).

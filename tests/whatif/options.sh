@@ -89,6 +89,19 @@ assert c["layers"] == 3 and c["segment_layers"] == 2 and c["recomputed_bytes"] >
 assert d["scenarios"][1]["peak_bytes"] == d["scenarios"][0]["peak_bytes"], d["scenarios"]
 PY
 
+# Checkpointing cannot be read without kernel accesses, nor for activations inside pooled segments.
+cp "$run" "$work/noedges.sqlite"
+sqlite3 "$work/noedges.sqlite" "DELETE FROM kernel_allocations;"
+"$TBDPROF" whatif "$work/noedges.sqlite" --checkpoint sqrt >"$work/out.txt"
+[ $? = 3 ] || fail "checkpoint without kernel accesses: exit status not 3"
+grep -q "cannot predict: checkpointing: the trace has no kernel argument accesses" "$work/out.txt" ||
+    fail "checkpoint without kernel accesses: $(cat "$work/out.txt")"
+"$TBDPROF" --sim -o "$work/pool.sqlite" -- "$TBDPROF_BIN_DIR/mlp_train" --iterations 3 --batch 128 --alloc pool \
+    >"$work/rec.log" 2>&1 || { cat "$work/rec.log"; exit 1; }
+"$TBDPROF" whatif "$work/pool.sqlite" --checkpoint 1 >"$work/out.txt"
+[ $? = 3 ] || fail "checkpoint in a pool: exit status not 3"
+grep -q "inside pooled segments or arenas" "$work/out.txt" || fail "checkpoint in a pool: $(cat "$work/out.txt")"
+
 # HTML: one page with the scenarios' table and the bar chart; escaped, no scripts.
 "$TBDPROF" whatif "$run" --batch-scale 2 --format html -o "$work/out.html" || fail "whatif --format html failed"
 grep -q "<table" "$work/out.html" || fail "html: no table"
