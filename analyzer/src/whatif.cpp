@@ -689,6 +689,30 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
 
 }  // namespace
 
+namespace {
+
+// What the scenarios share, from the recorded run and its replay (the calibration lines are added
+// by predict_memory once the run is known to carry a prediction).
+Model read_model(const RecordedRun& run, const Replayed& recorded, const WhatIfOptions& options) {
+    Model model;
+    model.granularity = granularity_of(run);
+    model.recorded_precision = options.precision_recorded ? options.precision_recorded : run.gemm_precision;
+    model.ranks = options.ranks;
+    model.optimizer_bytes = recorded.category_max[kOptimizer];
+    model.bucket_bytes = options.zero_bucket_bytes;
+    model.weights_bytes = static_cast<double>(recorded.category_max[kWeights]);
+    model.gradients_bytes = static_cast<double>(recorded.category_max[kGradients]);
+    for (const Allocation& a : run.allocations)
+        if (a.category == kWeights && a.bytes > 0 && !a.by_subrange)
+            model.largest_weight_bytes = std::max(model.largest_weight_bytes, static_cast<double>(a.bytes));
+    if (model.recorded_precision)
+        model.parameters =
+            static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
+    return model;
+}
+
+}  // namespace
+
 WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options) {
     const std::optional<double> scale = check_options(options);
     RecordedRun run = read_run(trace_path, options.checkpoint);
@@ -702,22 +726,9 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     } else if (!run.device_memory.empty()) {
         result.device_memory_bytes = run.device_memory.begin()->second;
     }
-    Model model;
-    model.granularity = granularity_of(run);
-    model.recorded_precision = options.precision_recorded ? options.precision_recorded : run.gemm_precision;
+    Model model = read_model(run, recorded, options);
     result.precision_recorded = model.recorded_precision;
     result.granularity_bytes = model.granularity;
-    model.ranks = options.ranks;
-    model.optimizer_bytes = recorded.category_max[kOptimizer];
-    model.bucket_bytes = options.zero_bucket_bytes;
-    model.weights_bytes = static_cast<double>(recorded.category_max[kWeights]);
-    model.gradients_bytes = static_cast<double>(recorded.category_max[kGradients]);
-    for (const Allocation& a : run.allocations)
-        if (a.category == kWeights && a.bytes > 0 && !a.by_subrange)
-            model.largest_weight_bytes = std::max(model.largest_weight_bytes, static_cast<double>(a.bytes));
-    if (model.recorded_precision)
-        model.parameters =
-            static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
     result.cannot_predict = cannot_predict(run, recorded, options, model.recorded_precision);
     if (result.cannot_predict.empty() && !options.calibrate_path.empty())
         model.fitted = calibrate(run, options, result.cannot_predict, result.notes);
