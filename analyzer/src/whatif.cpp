@@ -602,7 +602,12 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
                                "; weights, gradients and activations scale by element size, input and workspace "
                                "stay; mixed-precision Adam keeps an FP32 master copy (4 B per parameter) in the "
                                "optimizer state");
-    if (result.checkpoint)
+    if (result.checkpoint && result.checkpoint->recomputed_bytes == 0)
+        result.notes.push_back("checkpointing: no activation saved for backward lies in a segment but the last (" +
+                               std::to_string(result.checkpoint->layers) + " layers in segments of " +
+                               std::to_string(result.checkpoint->segment_layers) +
+                               "): nothing is recomputed, the timeline is the recorded one");
+    else if (result.checkpoint)
         result.notes.push_back(
             "checkpointing: a layer is a forward GEMM with a weights operand and the kernels up to the next; " +
             std::to_string(result.checkpoint->layers) + " layers in segments of " +

@@ -262,8 +262,6 @@ CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vecto
     for (size_t i = 0; i < facts.forward.size(); ++i) plan_iteration(facts, i, allocations, every_layers, plan);
     if (plan.layers < 2)
         plan.cannot_predict = "fewer than two layers (forward GEMMs with a weights operand) were found in forward";
-    else if (plan.recomputed_allocations == 0)
-        plan.cannot_predict = "no activation saved for backward lies in a segment but the last: nothing to recompute";
     return plan;
 }
 

@@ -102,6 +102,16 @@ grep -q "cannot predict: checkpointing: the trace has no kernel argument accesse
 [ $? = 3 ] || fail "checkpoint in a pool: exit status not 3"
 grep -q "inside pooled segments or arenas" "$work/out.txt" || fail "checkpoint in a pool: $(cat "$work/out.txt")"
 
+# One segment (K at least the layer count): nothing recomputed, the recorded peak, said in a note.
+"$TBDPROF" whatif "$run" --checkpoint every-8-layers --format json >"$work/ckpt8.json" || fail "whatif --checkpoint 8 failed"
+python3 - "$work/ckpt8.json" <<'PY' || fail "one-segment checkpoint JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["checkpoint"]["segments"] == 1 and d["checkpoint"]["recomputed_bytes"] == 0, d["checkpoint"]
+assert d["scenarios"][1]["peak_bytes"] == d["scenarios"][0]["peak_bytes"], d["scenarios"]
+assert any("nothing is recomputed" in n for n in d["notes"]), d["notes"]
+PY
+
 # HTML: one page with the scenarios' table and the bar chart; escaped, no scripts.
 "$TBDPROF" whatif "$run" --batch-scale 2 --format html -o "$work/out.html" || fail "whatif --format html failed"
 grep -q "<table" "$work/out.html" || fail "html: no table"
