@@ -136,7 +136,8 @@ std::string render_json(const WhatIfResult& r) {
             .value("segment_layers", int64_t{r.checkpoint->segment_layers})
             .value("segments", int64_t{r.checkpoint->segments})
             .value("recomputed_bytes", r.checkpoint->recomputed_bytes)
-            .value("extra_forward_ns_per_step", static_cast<int64_t>(std::llround(r.checkpoint->extra_forward_ns_per_step)))
+            .value("extra_forward_ns_per_step",
+                   static_cast<int64_t>(std::llround(r.checkpoint->extra_forward_ns_per_step)))
             .value("step_ns", static_cast<int64_t>(std::llround(r.checkpoint->step_ns)));
         json.end_object();
     }
@@ -333,7 +334,8 @@ int whatif_command(int argc, char** argv) {
     std::vector<std::string> read = inputs;
     if (!options.calibrate_path.empty()) read.push_back(options.calibrate_path);
     if (std::string error =
-            write_output(output, format == "json" || format == "html" ? trace::valid_utf8(text) : trace::printable(text),
+            write_output(output,
+                         format == "json" || format == "html" ? trace::valid_utf8(text) : trace::printable(text),
                          force, read);
         !error.empty())
         return command.fail(error, 2);
