@@ -9,6 +9,16 @@
 // Memory: weights, optimizer state and (with --grad persistent) gradients live for the whole run;
 // inputs and activations are allocated per micro-batch and freed at its end; the per-sample loss
 // vector is a workspace that lives for the loss computation only.
+//
+// --checkpoint K: activation checkpointing in segments of K linear layers, the way
+// torch.utils.checkpoint.checkpoint_sequential does it. The last segment runs as without it. In every
+// other segment, forward keeps only the segment's output (the next segment's input) and frees each
+// other activation after its last forward use; backward recomputes the segment from its input when
+// it first needs one of them (those recomputed activations then live to the end of the micro-batch,
+// as the others do).
+//
+// --free-in-backward: each activation is freed after its last use in backward, as autograd frees
+// saved tensors, instead of at the end of the micro-batch (checkpointing saves memory only then).
 #include "common/check.h"
 #include "common/kernels.h"
 #include "common/options.h"
@@ -25,8 +35,9 @@ using tbdsample::Category;
 
 class MlpModel final : public tbdsample::TrainingModel {
 public:
-    explicit MlpModel(tbdsample::TrainingSession& session)
-        : session_(session), options_(session.options()),
+    MlpModel(tbdsample::TrainingSession& session, int checkpoint_layers, bool free_in_backward)
+        : session_(session), options_(session.options()), checkpoint_layers_(checkpoint_layers),
+          free_in_backward_(free_in_backward),
           data_(options_.input, options_.classes, options_.seed),
           input_stager_(sizeof(float) * options_.batch * options_.input, session.stream()),
           label_stager_(sizeof(int) * options_.batch, session.stream()) {
@@ -51,8 +62,8 @@ public:
         const std::size_t layer_count = weight_index_.size();
         cudaStream_t stream = session_.stream();
         tbdsample::BlasContext& blas = session_.blas();
-        const tbdsample::ParameterSet& parameters = session_.parameters();
-        tbdsample::TensorScope step_tensors(session_.allocator());
+        tbdsample::DeviceAllocator& allocator = session_.allocator();
+        tbdsample::TensorScope step_tensors(allocator);
 
         // Input: fresh batch, copied host->device.
         float* features = step_tensors.allocate<float>(static_cast<std::size_t>(batch) * options_.input, Category::input);
@@ -64,20 +75,28 @@ public:
 
         tbdsample::NvtxRange forward_range = session_.range("forward");  // forward and loss
         // Forward. layer_input[l] is the input of linear layer l; pre_activation[l] its output
-        // before the ReLU (kept for ReLU backward).
-        std::vector<const float*> layer_input{features};
+        // before the ReLU (kept for ReLU backward). With --checkpoint, activations of segments
+        // but the last are freed after their last forward use (null entries: recompute them).
+        std::vector<float*> layer_input{features};
         std::vector<float*> pre_activation;
         for (std::size_t layer = 0; layer < layer_count; ++layer) {
-            int in = widths_[layer];
-            int out = widths_[layer + 1];
-            float* z = step_tensors.allocate<float>(static_cast<std::size_t>(batch) * out, Category::activations);
-            blas.gemm(false, true, batch, out, in, layer_input[layer], parameters[weight_index_[layer]].values, z);
-            tbdsample::launch_add_bias(z, parameters[bias_index_[layer]].values, batch, out, stream);
+            const std::size_t count = static_cast<std::size_t>(batch) * widths_[layer + 1];
+            float* z = step_tensors.allocate<float>(count, Category::activations);
+            layer_forward(layer, layer_input[layer], z);
+            // The layer's input was last used by its GEMM: free it if it is not a checkpoint.
+            if (layer > 0 && recomputed(layer - 1) && !segment_output(layer - 1)) {
+                step_tensors.release(layer_input[layer]);
+                layer_input[layer] = nullptr;
+            }
             pre_activation.push_back(z);
             if (layer + 1 < layer_count) {
-                float* a = step_tensors.allocate<float>(static_cast<std::size_t>(batch) * out, Category::activations);
-                tbdsample::launch_relu_forward(z, a, static_cast<std::size_t>(batch) * out, stream);
+                float* a = step_tensors.allocate<float>(count, Category::activations);
+                tbdsample::launch_relu_forward(z, a, count, stream);
                 layer_input.push_back(a);
+            }
+            if (recomputed(layer)) {  // the ReLU was the pre-activation's last forward use
+                step_tensors.release(z);
+                pre_activation.back() = nullptr;
             }
         }
 
@@ -102,20 +121,70 @@ public:
             tbdsample::GradientTarget bias_grad = micro_batch.gradients.acquire(bias_index_[layer]);
             tbdsample::launch_bias_grad(grad, bias_grad.values, batch, out, bias_grad.beta, stream);
             if (layer == 0) break;  // no gradient needed for the input batch
+            if (free_in_backward_) step_tensors.release(layer_input[layer]);  // its last use
             std::size_t count = static_cast<std::size_t>(batch) * in;
             float* grad_activation = step_tensors.allocate<float>(count, Category::activations);
-            blas.gemm(false, false, batch, in, out, grad, parameters[weight_index_[layer]].values, grad_activation);
+            blas.gemm(false, false, batch, in, out, grad, session_.parameters()[weight_index_[layer]].values,
+                      grad_activation);
+            if (free_in_backward_) step_tensors.release(grad);
+            // ReLU backward reads layer - 1's pre-activation: the first read of its segment's freed
+            // activations (its output, read above, is the checkpoint): recompute the segment now.
+            if (pre_activation[layer - 1] == nullptr)
+                recompute_segment(layer - 1, step_tensors, layer_input, pre_activation);
             float* grad_pre_activation = step_tensors.allocate<float>(count, Category::activations);
             tbdsample::launch_relu_backward(grad_activation, pre_activation[layer - 1], grad_pre_activation,
                                             count, stream);
+            if (free_in_backward_) {
+                step_tensors.release(grad_activation);
+                step_tensors.release(pre_activation[layer - 1]);
+            }
             grad = grad_pre_activation;
         }
-        // step_tensors frees inputs and activations here, at the end of the micro-batch.
+        // step_tensors frees inputs and (the remaining) activations here, at the end of the micro-batch.
     }
 
 private:
+    // Linear layer `layer`: z = input x W^T + b.
+    void layer_forward(std::size_t layer, const float* input, float* z) {
+        const tbdsample::ParameterSet& parameters = session_.parameters();
+        session_.blas().gemm(false, true, options_.batch, widths_[layer + 1], widths_[layer], input,
+                             parameters[weight_index_[layer]].values, z);
+        tbdsample::launch_add_bias(z, parameters[bias_index_[layer]].values, options_.batch, widths_[layer + 1],
+                                   session_.stream());
+    }
+
+    std::size_t segment_count() const {
+        return (weight_index_.size() + checkpoint_layers_ - 1) / checkpoint_layers_;
+    }
+    // Whether a layer's activations are freed in forward and recomputed (all segments but the last).
+    bool recomputed(std::size_t layer) const {
+        return checkpoint_layers_ > 0 && layer / checkpoint_layers_ + 1 < segment_count();
+    }
+    // The last layer of its segment: its output is the next segment's input, kept through forward.
+    bool segment_output(std::size_t layer) const { return (layer + 1) % checkpoint_layers_ == 0; }
+
+    // Forward of the segment holding `layer` again, from its input (kept), for backward. The
+    // recomputed tensors live to the end of the micro-batch.
+    void recompute_segment(std::size_t layer, tbdsample::TensorScope& step_tensors, std::vector<float*>& layer_input,
+                           std::vector<float*>& pre_activation) {
+        const std::size_t first = layer / checkpoint_layers_ * checkpoint_layers_;
+        const std::size_t last = first + checkpoint_layers_ - 1;
+        for (std::size_t l = first; l <= last; ++l) {
+            const std::size_t count = static_cast<std::size_t>(options_.batch) * widths_[l + 1];
+            float* z = step_tensors.allocate<float>(count, Category::activations);
+            layer_forward(l, layer_input[l], z);
+            pre_activation[l] = z;
+            if (l == last) continue;  // its output, the checkpoint, was kept
+            float* a = step_tensors.allocate<float>(count, Category::activations);
+            tbdsample::launch_relu_forward(z, a, count, session_.stream());
+            layer_input[l + 1] = a;
+        }
+    }
+
     tbdsample::TrainingSession& session_;
     const tbdsample::CommonOptions& options_;
+    const std::size_t checkpoint_layers_;  // 0: no checkpointing
+    const bool free_in_backward_;          // free each activation after its last backward use
     tbdsample::SyntheticClassification data_;
     tbdsample::InputStager input_stager_;
     tbdsample::InputStager label_stager_;
@@ -131,9 +200,16 @@ int main(int argc, char** argv) {
     tbdsample::OptionParser parser("mlp_train",
                                    "Trains a multi-layer perceptron (cuBLAS SGEMM + own kernels) on synthetic data.");
     tbdsample::add_common_options(parser, options);
+    int checkpoint_layers = 0;
+    parser.add_int("checkpoint", &checkpoint_layers, 0, 1024,
+                   "activation checkpointing in segments of K linear layers (0: off)");
+    bool free_in_backward = false;
+    parser.add_flag("free-in-backward", &free_in_backward,
+                    "free each activation after its last use in backward, as autograd does (default: at the "
+                    "end of the micro-batch)");
     parser.parse(argc, argv);
 
     tbdsample::TrainingSession session("mlp_train", options);
-    MlpModel model(session);
+    MlpModel model(session, checkpoint_layers, free_in_backward);
     return session.run(model);
 }

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 #include <tbdprof/cmdline/command.h>
@@ -16,6 +17,7 @@
 
 #include "command_options.h"
 #include "tbdprof/analyzer/budget.h"
+#include "whatif_check.h"
 
 namespace tbdprof::analyzer {
 
@@ -191,20 +193,25 @@ int check_command(int argc, char** argv) {
         "check",
         "tbdprof check TRACE [--max-peak-memory 12GiB] [--min-gpu-utilization 0.8] [--max-iteration-time 250ms]\n"
         "       [--max-p95-iteration-time T] [--min-fp32-utilization F] [--max-category CATEGORY=SIZE]\n"
-        "       [--require-plausible-tags] [--budget FILE] [--junit FILE]",
+        "       [--require-plausible-tags] [--budget FILE] [--junit FILE] [--whatif \"WHATIF-OPTIONS\"]",
         "Checks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
         "violation listed); 2: bad input; 3: the trace could not be read now (locked by a program\n"
         "writing it). A budget file holds the same limits, one per line:\n"
         "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n    require-plausible-tags\n"
         "--max-iteration-time limits the mean iteration time. --require-plausible-tags fails\n"
         "when the memory tags contradict a training run (the report's memory warning) or\n"
-        "were not checked (an untagged trace).");
+        "were not checked (an untagged trace). --whatif judges the memory limits on the\n"
+        "predicted peak of a planned configuration (tbdprof whatif's options, docs/whatif.md),\n"
+        "with the model's 3% error to spare.");
     CLI::App& app = command.app();
     Common common;
     std::string budget_file, junit;
     bool require_plausible_tags = false;
     app.add_option("--budget", budget_file, "a file of limits, one per line")->option_text("FILE");
     app.add_option("--junit", junit, "also write the results as a JUnit XML file (for CI)")->option_text("FILE");
+    std::string whatif;
+    app.add_option("--whatif", whatif, "memory limits on the predicted peak with these tbdprof whatif options")
+        ->option_text("\"OPTIONS\"");
     app.add_flag("--require-plausible-tags", require_plausible_tags,
                  "fail when the memory tags contradict a training run (no weights, no gradients, no update, "
                  "one category holding nearly all bytes) or could not be checked");
@@ -233,9 +240,20 @@ int check_command(int argc, char** argv) {
         return command.usage_error(error);
     common.analysis.progress = cmdline::progress_wanted(common.quiet);
     if (budget.empty()) return command.usage_error("no limits given (options or --budget FILE)");
+    WhatIfOptions planned;
+    if (app.count("--whatif") > 0) {
+        if (std::string error = parse_whatif_words(whatif, planned); !error.empty()) return command.usage_error(error);
+        if (!budget.max_peak_memory && budget.max_category.empty())
+            return command.usage_error("--whatif needs --max-peak-memory or --max-category (the limits it judges)");
+    }
     std::vector<CheckResult> results;
     try {
-        results = check_budget(analyze_trace(inputs[0], common.analysis), budget);
+        const Budget recorded = app.count("--whatif") > 0 ? without_memory_limits(budget) : budget;
+        if (!recorded.empty()) results = check_budget(analyze_trace(inputs[0], common.analysis), recorded);
+        if (app.count("--whatif") > 0)
+            for (CheckResult& r : check_whatif_memory(inputs[0], planned, budget)) results.push_back(std::move(r));
+    } catch (const std::invalid_argument& e) {
+        return command.usage_error(std::string("--whatif: ") + e.what());
     } catch (const TraceError& e) {
         return command.fail(e.what(), e.busy() ? kCheckCouldNotRead : 2);
     } catch (const std::exception& e) {

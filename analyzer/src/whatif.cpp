@@ -14,6 +14,8 @@
 #include "memory_allocations.h"
 #include "tbdprof/analyzer/units.h"
 #include "tbdprof/trace/tables.h"
+#include "whatif_checkpoint.h"
+#include "whatif_pool.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -38,12 +40,14 @@ struct RecordedRun {
     size_t real_count = 0;
     std::unordered_map<size_t, std::vector<CoverageSpan>> coverage;  // by segment index
     size_t master_copy_index = 0;              // a zero-byte optimizer_state allocation a precision change may fill
+    size_t comm_buffer_index = 0;              // a zero-byte 'other' allocation ZeRO's buffers fill
     std::map<int64_t, int64_t> device_memory;  // device -> bytes (devices table)
     std::string device_name;
     size_t iterations = 0;
     std::vector<int64_t> whole_pooled;               // ids of segments counted whole (no tensors recovered)
     std::optional<StoragePrecision> gemm_precision;  // from the GEMM operand types
     TagCheckFacts tag_facts;                         // for the report's plausibility rules (tag_plausibility.h)
+    CheckpointFacts checkpoint_facts;                // phases and accesses (read with --checkpoint only)
 };
 
 // Per-category factors, with library workspaces (cuBLAS/cuDNN handles) held fixed whatever the scenario.
@@ -137,8 +141,8 @@ std::optional<StoragePrecision> gemm_precision(const TraceFile& trace) {
     return std::max_element(counts.begin(), counts.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
 }
 
-RecordedRun read_run(const std::string& path) {
-    return read_trace(path, [](TraceFile& trace) {
+RecordedRun read_run(const std::string& path, bool for_checkpoint) {
+    return read_trace(path, [for_checkpoint](TraceFile& trace) {
         RecordedRun run;
         int64_t absurd = 0;
         run.allocations = read_device_allocations(trace, std::nullopt, absurd);
@@ -159,6 +163,10 @@ RecordedRun read_run(const std::string& path) {
             }
         run.master_copy_index = run.allocations.size();
         run.allocations.push_back(master);
+        Allocation buffers = master;  // ZeRO's communication buffers, from the weights' first allocation on
+        buffers.category = buffers.listed_category = static_cast<int>(trace::Category::other);
+        run.comm_buffer_index = run.allocations.size();
+        run.allocations.push_back(buffers);
         trace::RowReader<trace::DeviceRow> devices(trace.db);
         for (trace::DeviceRow row; devices.next(row);) {
             if (row.memory_bytes > 0) run.device_memory[row.id] = row.memory_bytes;
@@ -170,6 +178,7 @@ RecordedRun read_run(const std::string& path) {
         bool tagged = false;
         for (size_t i = 0; i < run.real_count; ++i) tagged = tagged || run.allocations[i].listed_category != kUntagged;
         run.tag_facts = read_tag_check_facts(trace, static_cast<int64_t>(run.iterations), tagged);
+        if (for_checkpoint) run.checkpoint_facts = read_checkpoint_facts(trace, run.allocations, run.real_count);
         return run;
     });
 }
@@ -246,6 +255,7 @@ struct ScenarioSpec {
     bool calibrated = false;            // the batch by the fitted lines instead
     std::optional<StoragePrecision> precision;
     int zero_stage = 0;
+    bool checkpoint = false;
 };
 
 // What the scenarios share: read once from the recorded run (and the calibration run).
@@ -256,7 +266,26 @@ struct Model {
     int64_t optimizer_bytes = 0;  // optimizer state at its largest
     std::vector<double> fitted;   // per real allocation: bytes at the new batch (a + b * batch)
     int64_t ranks = 1;
+    int64_t bucket_bytes = 0;        // ZeRO's reduce-scatter and all-gather bucket
+    double weights_bytes = 0;        // at their largest
+    double gradients_bytes = 0;      // at their largest
+    double largest_weight_bytes = 0;  // the largest weights tensor (allocation or sub-range)
 };
+
+// ZeRO's communication buffers per rank (docs/whatif.md, "ZeRO"): a reduce-scatter bucket of
+// gradients and an all-gather bucket of updated weights, each at most the bucket size and at most
+// what it carries; stage 3 also holds one layer's weights gathered whole (the largest tensor).
+double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model) {
+    if (spec.zero_stage == 0) return 0;
+    double ratio = 1.0;
+    if (spec.precision && model.recorded_precision)
+        ratio = static_cast<double>(element_bytes(*spec.precision)) /
+                static_cast<double>(element_bytes(*model.recorded_precision));
+    const double bucket = static_cast<double>(model.bucket_bytes);
+    double bytes = std::min(bucket, model.gradients_bytes * ratio) + std::min(bucket, model.weights_bytes * ratio);
+    if (spec.zero_stage >= 3) bytes += model.largest_weight_bytes * ratio;
+    return bytes;
+}
 
 // Precision and ZeRO as factors per category; the FP32 master copy a change to mixed precision
 // needs where the run had no optimizer state to grow (bytes in `master_bytes`).
@@ -319,6 +348,10 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
             bytes[j] = round_up(master, model.granularity);
             continue;
         }
+        if (j == run.comm_buffer_index) {
+            bytes[j] = round_up(comm_buffer_bytes(spec, model), model.granularity);
+            continue;
+        }
         const size_t segment = static_cast<size_t>(piece.segment);
         // add_subranges appends each tensor then the space it takes (negative, untagged): the space
         // scales as its tensor does.
@@ -358,6 +391,16 @@ std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optio
         all.zero_stage = options.zero_stage;
         parts.push_back(name);
     }
+    if (options.checkpoint) {
+        const std::string name = options.checkpoint_every_layers > 0
+                                     ? "checkpoint every " + std::to_string(options.checkpoint_every_layers) + " layers"
+                                     : "checkpoint sqrt";
+        ScenarioSpec spec{name, std::nullopt, false, std::nullopt, 0};
+        spec.checkpoint = true;
+        specs.push_back(spec);
+        all.checkpoint = true;
+        parts.push_back(name);
+    }
     if (parts.size() > 1) {
         for (size_t i = 0; i < parts.size(); ++i) all.name += (i ? ", " : "") + parts[i];
         specs.push_back(all);
@@ -392,6 +435,7 @@ std::optional<double> check_options(const WhatIfOptions& o) {
     if (o.zero_stage > 0 && o.ranks < 2) bad("--zero needs --ranks N with N >= 2");
     if (o.zero_stage == 0 && o.ranks != 1) bad("--ranks needs --zero 1|2|3");
     if (o.device_memory_bytes && *o.device_memory_bytes <= 0) bad("--device-memory must be positive");
+    if (o.checkpoint_every_layers < 0) bad("--checkpoint: the layer count must be positive");
     if (o.batch_scale) return o.batch_scale;
     if (o.batch_size) return static_cast<double>(*o.batch_size) / static_cast<double>(*o.batch_size_recorded);
     return std::nullopt;
@@ -446,7 +490,7 @@ std::string cannot_predict(const RecordedRun& run, const Replayed& recorded, con
 // with `why` set when the runs' allocations do not match one to one.
 std::vector<double> calibrate(const RecordedRun& run, const WhatIfOptions& options, std::string& why,
                               std::vector<std::string>& notes) {
-    const RecordedRun other = read_run(options.calibrate_path);
+    const RecordedRun other = read_run(options.calibrate_path, false);
     if (other.real_count != run.real_count) {
         why = "the calibration run has " + std::to_string(other.real_count) + " device allocations, the recorded " +
               std::to_string(run.real_count) + ": they cannot be matched in order (same program and iterations?)";
@@ -558,17 +602,125 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
                                "; weights, gradients and activations scale by element size, input and workspace "
                                "stay; mixed-precision Adam keeps an FP32 master copy (4 B per parameter) in the "
                                "optimizer state");
+    if (result.checkpoint && result.checkpoint->recomputed_bytes == 0)
+        result.notes.push_back("checkpointing: no activation saved for backward lies in a segment but the last (" +
+                               std::to_string(result.checkpoint->layers) + " layers in segments of " +
+                               std::to_string(result.checkpoint->segment_layers) +
+                               "): nothing is recomputed, the timeline is the recorded one");
+    else if (result.checkpoint)
+        result.notes.push_back(
+            "checkpointing: a layer is a forward GEMM with a weights operand and the kernels up to the next; " +
+            std::to_string(result.checkpoint->layers) + " layers in segments of " +
+            std::to_string(result.checkpoint->segment_layers) + "; the last segment runs as recorded, the others keep "
+            "their output and recompute the rest in backward: " + format_bytes(result.checkpoint->recomputed_bytes) +
+            " of activations per step, " + format_number(result.checkpoint->extra_forward_ns_per_step / 1e6) +
+            " ms more forward per step (" +
+            (result.checkpoint->step_ns > 0
+                 ? format_percent(result.checkpoint->extra_forward_ns_per_step / result.checkpoint->step_ns)
+                 : std::string("?")) +
+            " of the recorded step)");
     if (options.zero_stage > 0)
         result.notes.push_back(
-            "ZeRO: per rank; communication buffers (buckets for reduce-scatter and all-gather) "
-            "are not added");
+            "ZeRO: per rank; communication buffers added (category other): a reduce-scatter and an all-gather "
+            "bucket of " + format_bytes(options.zero_bucket_bytes) + " each (at most the gradients' and weights' "
+            "bytes)" + (options.zero_stage >= 3 ? ", and the largest weights tensor gathered whole" : ""));
+}
+
+}  // namespace
+
+namespace {
+
+// A run whose device allocations are a caching pool's segments (2 MiB granularity, tensors inside):
+// the pool's policy (whatif_pool.h) replayed on the tensors gives the segments at other sizes. Only
+// used when replaying the recorded sizes gives the recorded segments back.
+struct PoolModel {
+    bool usable = false;
+    std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
+    std::vector<bool> pooled;      // per real allocation
+};
+
+std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<Event>& events,
+                                   const std::vector<int64_t>& bytes, const PoolModel& pool) {
+    std::vector<PoolEvent> out;
+    for (const Event& e : events) {
+        const Allocation& a = run.allocations[e.index];
+        if (a.real || a.bytes <= 0 || a.segment < 0 || !pool.pooled[static_cast<size_t>(a.segment)]) continue;
+        out.push_back({e.time, e.is_alloc(), static_cast<int64_t>(e.index), bytes[e.index]});
+    }
+    return out;
+}
+
+PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
+    PoolModel pool;
+    pool.pooled.assign(run.real_count, false);
+    if (granularity != (int64_t{2} << 20)) return pool;
+    std::vector<int64_t> recorded;
+    for (size_t i = 0; i < run.real_count; ++i)
+        if (run.allocations[i].by_subrange) {
+            pool.segments.push_back(i);
+            pool.pooled[i] = true;
+            recorded.push_back(run.allocations[i].bytes);
+        }
+    if (pool.segments.empty()) return pool;
+    std::vector<int64_t> simulated;
+    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, events, recorded_bytes(run.allocations), pool)))
+        simulated.push_back(s.bytes);
+    std::sort(recorded.begin(), recorded.end());
+    std::sort(simulated.begin(), simulated.end());
+    pool.usable = recorded == simulated;
+    return pool;
+}
+
+// The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
+// for the tensors at their new sizes.
+Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
+                          const PoolModel& pool) {
+    std::vector<Allocation> all = run.allocations;
+    Allocation segment = run.allocations[pool.segments.front()];
+    for (size_t index : pool.segments) {
+        const Allocation& a = run.allocations[index];
+        segment.freed = segment.freed && a.freed;
+        segment.free_ns = std::max(segment.free_ns, a.free_ns);
+        bytes[index] = 0;
+    }
+    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, events, bytes, pool))) {
+        segment.alloc_ns = s.alloc_ns;
+        all.push_back(segment);
+        all.back().free_ns = std::max(segment.free_ns, s.alloc_ns);
+        bytes.push_back(s.bytes);
+    }
+    return replay(all, ordered_events(all), bytes);
+}
+
+}  // namespace
+
+namespace {
+
+// What the scenarios share, from the recorded run and its replay (the calibration lines are added
+// by predict_memory once the run is known to carry a prediction).
+Model read_model(const RecordedRun& run, const Replayed& recorded, const WhatIfOptions& options) {
+    Model model;
+    model.granularity = granularity_of(run);
+    model.recorded_precision = options.precision_recorded ? options.precision_recorded : run.gemm_precision;
+    model.ranks = options.ranks;
+    model.optimizer_bytes = recorded.category_max[kOptimizer];
+    model.bucket_bytes = options.zero_bucket_bytes;
+    model.weights_bytes = static_cast<double>(recorded.category_max[kWeights]);
+    model.gradients_bytes = static_cast<double>(recorded.category_max[kGradients]);
+    for (const Allocation& a : run.allocations)
+        if (a.category == kWeights && a.bytes > 0 && !a.by_subrange)
+            model.largest_weight_bytes = std::max(model.largest_weight_bytes, static_cast<double>(a.bytes));
+    if (model.recorded_precision)
+        model.parameters =
+            static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
+    return model;
 }
 
 }  // namespace
 
 WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options) {
     const std::optional<double> scale = check_options(options);
-    RecordedRun run = read_run(trace_path);
+    RecordedRun run = read_run(trace_path, options.checkpoint);
     WhatIfResult result;
     result.device_name = run.device_name;
     const std::vector<Event> events = ordered_events(run.allocations);
@@ -579,23 +731,42 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     } else if (!run.device_memory.empty()) {
         result.device_memory_bytes = run.device_memory.begin()->second;
     }
-    Model model;
-    model.granularity = granularity_of(run);
-    model.recorded_precision = options.precision_recorded ? options.precision_recorded : run.gemm_precision;
+    Model model = read_model(run, recorded, options);
     result.precision_recorded = model.recorded_precision;
     result.granularity_bytes = model.granularity;
-    model.ranks = options.ranks;
-    model.optimizer_bytes = recorded.category_max[kOptimizer];
-    if (model.recorded_precision)
-        model.parameters =
-            static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
     result.cannot_predict = cannot_predict(run, recorded, options, model.recorded_precision);
     if (result.cannot_predict.empty() && !options.calibrate_path.empty())
         model.fitted = calibrate(run, options, result.cannot_predict, result.notes);
+    CheckpointPlan plan;
+    if (result.cannot_predict.empty() && options.checkpoint) {
+        plan = plan_checkpointing(run.checkpoint_facts, run.allocations, run.real_count,
+                                  options.checkpoint_every_layers);
+        if (!plan.cannot_predict.empty()) result.cannot_predict = "checkpointing: " + plan.cannot_predict;
+        result.checkpoint = CheckpointSummary{plan.layers,           plan.segment_layers,
+                                              plan.segments,         plan.recomputed_bytes,
+                                              plan.extra_forward_ns_per_step, plan.step_ns};
+    }
     if (!result.cannot_predict.empty()) return result;
+    const std::vector<Event> checkpoint_events =
+        options.checkpoint ? ordered_events(plan.allocations) : std::vector<Event>{};
+    const PoolModel pool = pool_model(run, events, model.granularity);
+    if (pool.usable)
+        result.notes.push_back("caching pool: the tensors in " + std::to_string(pool.segments.size()) +
+                               " pooled segments are replayed through PyTorch's caching-allocator policy, which "
+                               "reproduces the recorded segments; the segments come from that replay");
+    else if (!pool.segments.empty() && model.granularity > 1)
+        result.notes.push_back("caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
+                               "segments; each segment is scaled and rounded up on its own");
     for (const ScenarioSpec& spec : scenario_list(options, scale)) {
         if (spec.name == "recorded") continue;
-        const Replayed replayed = replay(run.allocations, events, scenario_bytes(run, model, spec));
+        std::vector<int64_t> bytes = scenario_bytes(run, model, spec);
+        if (spec.checkpoint) {
+            // The re-allocations take their recorded allocation's bytes in this scenario.
+            for (size_t j = bytes.size(); j < plan.allocations.size(); ++j) bytes.push_back(bytes[plan.origin[j]]);
+        }
+        const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes)
+                                  : pool.usable   ? replay_with_pool(run, events, std::move(bytes), pool)
+                                                  : replay(run.allocations, events, bytes);
         result.scenarios.push_back(
             make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));
     }

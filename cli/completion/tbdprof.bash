@@ -23,6 +23,7 @@ _tbdprof() {
     local report_opts="--format -o --output --force --quiet --wide --window --iteration-range --batch-size --top --help --version"
     local check_opts="--max-peak-memory --min-gpu-utilization --max-iteration-time --max-p95-iteration-time
                       --min-fp32-utilization --max-category --require-plausible-tags --budget --junit --force --quiet --window --iteration-range --help --version"
+    check_opts+=" --whatif"
     case "$sub" in
         ""|record)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$record_opts --" -- "$cur"))

@@ -2,6 +2,7 @@
 
 #include "check.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tbdsample {
@@ -53,6 +54,13 @@ void DeviceAllocator::release(void* pointer) {
         CUDA_CHECK(cudaFreeAsync(pointer, stream_));
     else
         CUDA_CHECK(cudaFree(pointer));
+}
+
+void TensorScope::release(void* pointer) {
+    auto found = std::find(owned_.begin(), owned_.end(), pointer);
+    if (found == owned_.end()) return;
+    owned_.erase(found);
+    allocator_.release(pointer);
 }
 
 void TensorScope::release_all() {

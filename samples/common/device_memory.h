@@ -62,6 +62,8 @@ public:
         return pointer;
     }
     void release_all();
+    // Frees one tensor of the scope now (one allocated through it).
+    void release(void* pointer);
 
 private:
     DeviceAllocator& allocator_;

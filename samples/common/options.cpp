@@ -267,6 +267,8 @@ void add_common_options(OptionParser& parser, CommonOptions& options) {
                      "SGD momentum (0: plain SGD, no optimizer state)");
     parser.add_flag("nvtx", &options.nvtx,
                     "NVTX ranges: \"step\" around each training step, \"forward\", \"backward\", \"optimizer\" inside");
+    parser.add_int("optimizer-shards", &options.optimizer_shards, 1, 4096,
+                   "keep and update the optimizer state of 1/N of each parameter, as one of N ZeRO-1 ranks does");
 }
 
 }  // namespace tbdsample

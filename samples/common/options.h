@@ -40,6 +40,9 @@ struct CommonOptions {
     float momentum = 0.9f;
     MathMode math = MathMode::fp32;
     bool nvtx = false;  // mark steps and their phases with NVTX ranges (see NvtxRange in training.h)
+    // What one of N ZeRO-1 ranks keeps, in one process: the optimizer state of the first 1/N of each
+    // parameter, and the update of that shard only (the other ranks' shards are not updated here).
+    int optimizer_shards = 1;
 };
 
 class OptionParser {
@@ -88,7 +91,7 @@ private:
 float resolved_learning_rate(const CommonOptions& options);
 
 // Registers --iterations --batch --hidden --layers --input --classes --host-work-us --alloc --grad
-// --accumulate --workspace --blas-math --seed --optimizer --lr --momentum --nvtx.
+// --accumulate --workspace --blas-math --seed --optimizer --lr --momentum --nvtx --optimizer-shards.
 void add_common_options(OptionParser& parser, CommonOptions& options);
 
 }  // namespace tbdsample

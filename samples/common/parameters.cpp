@@ -80,7 +80,7 @@ void GradientSet::end_step() {
 Optimizer::Optimizer(const ParameterSet& parameters, const CommonOptions& options,
                      DeviceAllocator& allocator, cudaStream_t stream)
     : parameters_(parameters), kind_(options.optimizer), learning_rate_(resolved_learning_rate(options)),
-      momentum_(options.momentum), allocator_(allocator), stream_(stream) {}
+      momentum_(options.momentum), allocator_(allocator), stream_(stream), shards_(options.optimizer_shards) {}
 
 Optimizer::~Optimizer() {
     for (auto it = second_state_.rbegin(); it != second_state_.rend(); ++it) allocator_.release(*it);
@@ -89,16 +89,21 @@ Optimizer::~Optimizer() {
 
 bool Optimizer::needs_state() const { return kind_ == OptimizerKind::adam || momentum_ != 0.0f; }
 
+std::size_t Optimizer::shard_count(std::size_t index) const {
+    const std::size_t shards = static_cast<std::size_t>(shards_);
+    return (parameters_[index].count + shards - 1) / shards;
+}
+
 void Optimizer::step(const GradientSet& gradients) {
     ++steps_taken_;
     if (needs_state() && first_state_.empty()) {
         // Lazily, at the first step, as PyTorch does; zeroed because the first update reads them.
         for (std::size_t i = 0; i < parameters_.size(); ++i) {
-            std::size_t bytes = parameters_[i].count * sizeof(float);
-            first_state_.push_back(allocator_.allocate_array<float>(parameters_[i].count, Category::optimizer_state));
+            std::size_t bytes = shard_count(i) * sizeof(float);
+            first_state_.push_back(allocator_.allocate_array<float>(shard_count(i), Category::optimizer_state));
             CUDA_CHECK(cudaMemsetAsync(first_state_.back(), 0, bytes, stream_));
             if (kind_ == OptimizerKind::adam) {
-                second_state_.push_back(allocator_.allocate_array<float>(parameters_[i].count, Category::optimizer_state));
+                second_state_.push_back(allocator_.allocate_array<float>(shard_count(i), Category::optimizer_state));
                 CUDA_CHECK(cudaMemsetAsync(second_state_.back(), 0, bytes, stream_));
             }
         }
@@ -112,12 +117,12 @@ void Optimizer::step(const GradientSet& gradients) {
         const Parameter& parameter = parameters_[i];
         const float* grad = gradients.gradient(i);
         if (kind_ == OptimizerKind::adam)
-            launch_adam(parameter.values, grad, first_state_[i], second_state_[i], parameter.count, adam, stream_);
+            launch_adam(parameter.values, grad, first_state_[i], second_state_[i], shard_count(i), adam, stream_);
         else if (momentum_ != 0.0f)
-            launch_sgd_momentum(parameter.values, grad, first_state_[i], parameter.count, learning_rate_,
+            launch_sgd_momentum(parameter.values, grad, first_state_[i], shard_count(i), learning_rate_,
                                 momentum_, stream_);
         else
-            launch_sgd(parameter.values, grad, parameter.count, learning_rate_, stream_);
+            launch_sgd(parameter.values, grad, shard_count(i), learning_rate_, stream_);
     }
 }
 

@@ -85,6 +85,7 @@ public:
 
 private:
     bool needs_state() const;
+    std::size_t shard_count(std::size_t index) const;  // elements of parameter `index` this process updates
 
     const ParameterSet& parameters_;
     OptimizerKind kind_;
@@ -93,6 +94,7 @@ private:
     DeviceAllocator& allocator_;
     cudaStream_t stream_;
     int steps_taken_ = 0;
+    int shards_ = 1;
     std::vector<float*> first_state_;   // SGD velocity or Adam first moment
     std::vector<float*> second_state_;  // Adam second moment
 };

@@ -32,6 +32,9 @@ expect_usage "--ranks needs --zero" "$run" --ranks 8
 expect_usage "calibrate-batch-size" "$run" --batch-size 64 --batch-size-recorded 128 --calibrate "$run"
 expect_usage "device-memory" "$run" --device-memory lots
 expect_usage "exactly one trace" --batch-scale 2
+expect_usage "not sqrt or every-K-layers" "$run" --checkpoint every-0-layers
+expect_usage "not sqrt or every-K-layers" "$run" --checkpoint often
+expect_usage "zero-bucket" "$run" --zero 1 --ranks 2 --zero-bucket lots
 "$TBDPROF" whatif "$work/missing.sqlite" --batch-scale 2 >/dev/null 2>"$work/err"
 [ $? = 2 ] || fail "a missing trace: exit status not 2"
 
@@ -74,5 +77,70 @@ sqlite3 "$work/noweights.sqlite" "UPDATE allocation_categories SET category = 'a
 "$TBDPROF" whatif "$work/noweights.sqlite" --batch-scale 2 >"$work/out.txt"
 [ $? = 3 ] || fail "no weights: exit status not 3"
 grep -q "implausible tags: no weights" "$work/out.txt" || fail "no weights: $(cat "$work/out.txt")"
+# Checkpointing a run without --free-in-backward-style frees: the activations live to the end of the
+# step, so the peak (at the end of backward) cannot drop; the model must say the same.
+"$TBDPROF" whatif "$run" --checkpoint sqrt --format json >"$work/ckpt.json" || fail "whatif --checkpoint sqrt failed"
+python3 - "$work/ckpt.json" <<'PY' || fail "checkpoint JSON content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [s["name"] for s in d["scenarios"]] == ["recorded", "checkpoint sqrt"], d["scenarios"]
+c = d["checkpoint"]
+assert c["layers"] == 3 and c["segment_layers"] == 2 and c["recomputed_bytes"] > 0, c
+assert d["scenarios"][1]["peak_bytes"] == d["scenarios"][0]["peak_bytes"], d["scenarios"]
+PY
+
+# Checkpointing cannot be read without kernel accesses, nor for activations inside pooled segments.
+cp "$run" "$work/noedges.sqlite"
+sqlite3 "$work/noedges.sqlite" "DELETE FROM kernel_allocations;"
+"$TBDPROF" whatif "$work/noedges.sqlite" --checkpoint sqrt >"$work/out.txt"
+[ $? = 3 ] || fail "checkpoint without kernel accesses: exit status not 3"
+grep -q "cannot predict: checkpointing: the trace has no kernel argument accesses" "$work/out.txt" ||
+    fail "checkpoint without kernel accesses: $(cat "$work/out.txt")"
+"$TBDPROF" --sim -o "$work/pool.sqlite" -- "$TBDPROF_BIN_DIR/mlp_train" --iterations 3 --batch 128 --alloc pool \
+    >"$work/rec.log" 2>&1 || { cat "$work/rec.log"; exit 1; }
+"$TBDPROF" whatif "$work/pool.sqlite" --checkpoint 1 >"$work/out.txt"
+[ $? = 3 ] || fail "checkpoint in a pool: exit status not 3"
+grep -q "inside pooled segments or arenas" "$work/out.txt" || fail "checkpoint in a pool: $(cat "$work/out.txt")"
+
+# One segment (K at least the layer count): nothing recomputed, the recorded peak, said in a note.
+"$TBDPROF" whatif "$run" --checkpoint every-8-layers --format json >"$work/ckpt8.json" || fail "whatif --checkpoint 8 failed"
+python3 - "$work/ckpt8.json" <<'PY' || fail "one-segment checkpoint JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["checkpoint"]["segments"] == 1 and d["checkpoint"]["recomputed_bytes"] == 0, d["checkpoint"]
+assert d["scenarios"][1]["peak_bytes"] == d["scenarios"][0]["peak_bytes"], d["scenarios"]
+assert any("nothing is recomputed" in n for n in d["notes"]), d["notes"]
+PY
+
+# HTML: one page with the scenarios' table and the bar chart; escaped, no scripts.
+"$TBDPROF" whatif "$run" --batch-scale 2 --format html -o "$work/out.html" || fail "whatif --format html failed"
+grep -q "<table" "$work/out.html" || fail "html: no table"
+grep -q "<svg" "$work/out.html" || fail "html: no chart"
+grep -q "batch x2" "$work/out.html" || fail "html: no batch scenario"
+grep -qi "<script" "$work/out.html" && fail "html: a script"
+
+# check --whatif: the memory limits judged on the prediction (with the model's 3% to spare).
+peak2=$("$TBDPROF" whatif "$run" --batch-scale 2 --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["scenarios"][1]["peak_bytes"])')
+"$TBDPROF" check "$run" --whatif "--batch-scale 2" --max-peak-memory $((peak2 * 104 / 100)) >"$work/out.txt"
+[ $? = 0 ] || fail "check --whatif: a limit 4% above the prediction failed: $(cat "$work/out.txt")"
+"$TBDPROF" check "$run" --whatif "--batch-scale 2" --max-peak-memory $((peak2 * 102 / 100)) >"$work/out.txt"
+[ $? = 1 ] || fail "check --whatif: a limit within the model's error passed: $(cat "$work/out.txt")"
+grep -q "predicted peak memory" "$work/out.txt" || fail "check --whatif: $(cat "$work/out.txt")"
+"$TBDPROF" check "$run" --whatif "--batch-scale 2" --max-category "activations=1KiB" >"$work/out.txt"
+[ $? = 1 ] || fail "check --whatif --max-category: not failed: $(cat "$work/out.txt")"
+"$TBDPROF" check "$work/untagged.sqlite" --whatif "--batch-scale 2" --max-peak-memory 80GiB >"$work/out.txt"
+[ $? = 1 ] || fail "check --whatif on an untagged trace: not failed"
+grep -q "cannot predict" "$work/out.txt" || fail "check --whatif untagged: $(cat "$work/out.txt")"
+expect_check_usage() {
+    local pattern=$1; shift
+    "$TBDPROF" check "$run" "$@" >"$work/out" 2>"$work/err"
+    local status=$?
+    [ "$status" = 2 ] || fail "check $*: exit $status, expected 2"
+    grep -q -- "$pattern" "$work/err" || fail "check $*: stderr lacks '$pattern': $(cat "$work/err")"
+}
+expect_check_usage "needs --max-peak-memory" --whatif "--batch-scale 2" --min-gpu-utilization 0.1
+expect_check_usage "batch-scale" --whatif "--batch-scale x" --max-peak-memory 1GiB
+expect_check_usage "whatif" --whatif "--no-such-option 3" --max-peak-memory 1GiB
+expect_check_usage "whatif" --whatif "--zero 2" --max-peak-memory 1GiB
 [ "$failures" = 0 ] && echo "whatif options: all checks passed"
 exit $((failures > 0))

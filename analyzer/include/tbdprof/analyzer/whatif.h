@@ -31,6 +31,12 @@ struct WhatIfOptions {
     std::optional<StoragePrecision> precision_recorded;  // empty: inferred from the GEMM operand types
     int zero_stage = 0;                                  // 0: no sharding; 1, 2 or 3
     int64_t ranks = 1;
+    // ZeRO's reduce-scatter and all-gather buckets, each; default PyTorch DDP's bucket_cap_mb (25 MiB).
+    int64_t zero_bucket_bytes = int64_t{25} << 20;
+    // Activation checkpointing: one checkpoint per `checkpoint_every_layers` layers (0: the square
+    // root of the layer count); `checkpoint` false: none.
+    bool checkpoint = false;
+    int checkpoint_every_layers = 0;
     std::optional<int64_t> device_memory_bytes;  // empty: the trace's device memory
     // What "fits" keeps in reserve: the model's stated error. A prediction within this fraction
     // below the device memory is "borderline", never "fits".
@@ -50,12 +56,23 @@ struct WhatIfScenario {
     FitVerdict verdict = FitVerdict::unknown;
 };
 
+// What activation checkpointing would do (docs/whatif.md, "Checkpointing").
+struct CheckpointSummary {
+    int layers = 0;          // forward GEMMs with a weights operand, per iteration
+    int segment_layers = 0;  // K: layers per segment, one checkpoint per segment
+    int segments = 0;
+    int64_t recomputed_bytes = 0;           // activations freed after forward and recomputed, per iteration
+    double extra_forward_ns_per_step = 0;   // recorded device time of the forward kernels recomputed
+    double step_ns = 0;                     // mean recorded training iteration
+};
+
 struct WhatIfResult {
     std::vector<WhatIfScenario> scenarios;  // the recorded run first
     std::optional<int64_t> device_memory_bytes;
     std::string device_name;
     std::optional<StoragePrecision> precision_recorded;
     int64_t granularity_bytes = 1;  // allocation sizes rounded up to this (from the recorded sizes)
+    std::optional<CheckpointSummary> checkpoint;  // with --checkpoint
     // Non-empty: the what-if scenarios could not be predicted (only "recorded" is given), and why.
     std::string cannot_predict;
     std::vector<std::string> notes;  // assumptions the figures rest on

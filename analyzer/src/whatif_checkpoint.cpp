@@ -1,0 +1,268 @@
+// Activation checkpointing for the memory what-if (whatif_checkpoint.h, docs/whatif.md).
+//
+// A layer, as read from the trace: a forward library call (a GEMM) with a weights operand, and every
+// kernel after it up to the next such call; a bias add or activation function joins the GEMM before
+// it. Segments are K consecutive layers; as torch.utils.checkpoint.checkpoint_sequential does, the
+// last segment runs as recorded, and each other keeps only the activations a later segment's forward
+// reads (its output). Its other saved activations (allocated by the end of forward, freed after it,
+// read in backward) are freed after their last forward access and allocated again at the first
+// backward access of any of them: the recomputation of that segment, which then lives as the
+// recorded activations did.
+#include "whatif_checkpoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tbdprof/trace/tables.h"
+
+namespace tbdprof::analyzer {
+namespace {
+
+constexpr int kWeights = static_cast<int>(trace::Category::weights);
+constexpr int kActivations = static_cast<int>(trace::Category::activations);
+
+std::vector<std::pair<int64_t, int64_t>> phase_spans(const TraceFile& trace, std::string_view kind) {
+    std::unordered_set<int64_t> training;
+    trace::RowReader<trace::IterationRow> iterations(trace.db);
+    for (trace::IterationRow row; iterations.next(row);)
+        if (row.training()) training.insert(row.id);
+    std::map<int64_t, std::pair<int64_t, int64_t>> by_iteration;
+    trace::RowReader<trace::PhaseRow> phases(trace.db);
+    for (trace::PhaseRow row; phases.next(row);)
+        if (row.kind == kind && training.count(row.iteration)) by_iteration[row.iteration] = {row.begin_ns, row.end_ns};
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    for (const auto& [iteration, span] : by_iteration) spans.push_back(span);
+    return spans;
+}
+
+void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
+    const auto forward = phase_spans(trace, "forward");
+    const auto backward = phase_spans(trace, "backward");
+    // Pair each forward with the first backward that begins after it ends.
+    for (const auto& f : forward) {
+        auto b =
+            std::find_if(backward.begin(), backward.end(), [&](const auto& span) { return span.first >= f.second; });
+        if (b != backward.end()) {
+            facts.forward.push_back(f);
+            facts.backward.push_back(*b);
+        }
+    }
+    int64_t total = 0, count = 0;
+    trace::RowReader<trace::IterationRow> iterations(trace.db);
+    for (trace::IterationRow row; iterations.next(row);)
+        if (row.training()) total += row.end_ns - row.begin_ns, ++count;
+    facts.step_ns = count > 0 ? total / count : 0;
+}
+
+}  // namespace
+
+CheckpointFacts read_checkpoint_facts(const TraceFile& trace, const std::vector<Allocation>& allocations,
+                                      size_t real_count) {
+    CheckpointFacts facts;
+    if (!trace::has_table(trace.db, "phases")) return facts;
+    read_phases(trace, facts);
+    if (facts.forward.empty()) return facts;
+    std::unordered_map<int64_t, size_t> index_of;
+    for (size_t i = 0; i < real_count; ++i)
+        if (!allocations[i].by_subrange) index_of[allocations[i].id] = i;
+    // Kernels: host launch time (device start less the queueing delay), device duration.
+    std::unordered_map<int64_t, std::pair<int64_t, int64_t>> kernel_launch;  // id -> (launch, library call)
+    trace::RowReader<trace::KernelRow> kernels(trace.db);
+    for (trace::KernelRow row; kernels.next(row);) {
+        const int64_t launch = row.start_ns - row.queued_ns.value_or(0);
+        kernel_launch[row.id] = {launch, row.library_call.value_or(-1)};
+        facts.kernels.push_back({launch, row.duration_ns.value_or(0), row.library_call.value_or(-1)});
+    }
+    if (trace::has_table(trace.db, "kernel_allocations")) {
+        trace::RowReader<trace::KernelEdgeRow> edges(trace.db);
+        for (trace::KernelEdgeRow row; edges.next(row);) {
+            const auto kernel = kernel_launch.find(row.kernel);
+            const auto index = index_of.find(row.allocation);
+            facts.kernel_accesses = true;
+            if (kernel != kernel_launch.end() && index != index_of.end())
+                facts.touches.push_back({kernel->second.first, index->second, kernel->second.second, !row.read_only});
+        }
+    }
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);)
+        for (const auto& [operand, writes] : {std::pair{row.a_allocation, false}, std::pair{row.b_allocation, false},
+                                              std::pair{row.c_allocation, true}}) {
+            const auto index = operand ? index_of.find(*operand) : index_of.end();
+            if (index != index_of.end()) facts.touches.push_back({row.begin_ns, index->second, row.id, writes});
+        }
+    auto by_time = [](const auto& x, const auto& y) { return x.time_ns < y.time_ns; };
+    std::stable_sort(facts.touches.begin(), facts.touches.end(), by_time);
+    std::sort(facts.kernels.begin(), facts.kernels.end(),
+              [](const TimedKernel& x, const TimedKernel& y) { return x.launch_ns < y.launch_ns; });
+    return facts;
+}
+
+namespace {
+
+// One training iteration's forward read as layers.
+struct ForwardLayers {
+    std::vector<int64_t> starts;  // time of each layer's first access
+    int layer_at(int64_t time) const {
+        const auto after = std::upper_bound(starts.begin(), starts.end(), time);
+        return std::max(0, static_cast<int>(after - starts.begin()) - 1);
+    }
+};
+
+struct AccessSpan {
+    int first_layer = 0, last_layer = 0;  // forward
+    int64_t last_forward_ns = 0;
+    int64_t first_backward_ns = INT64_MAX;
+};
+
+using Span = std::pair<int64_t, int64_t>;
+
+ForwardLayers read_layers(const CheckpointFacts& facts, const std::vector<Allocation>& allocations, Span forward) {
+    ForwardLayers layers;
+    int64_t last_call = -1;
+    for (const AllocationTouch& t : facts.touches) {
+        if (t.time_ns < forward.first || t.time_ns > forward.second) continue;
+        if (t.library_call < 0 || t.library_call == last_call || allocations[t.allocation].category != kWeights)
+            continue;
+        layers.starts.push_back(t.time_ns);
+        last_call = t.library_call;
+    }
+    return layers;
+}
+
+// Per allocation touched in this iteration: the layers its forward accesses fall in, its last
+// forward access and first backward one.
+std::unordered_map<size_t, AccessSpan> access_spans(const CheckpointFacts& facts, const ForwardLayers& layers,
+                                                    Span forward, Span backward) {
+    std::unordered_map<size_t, AccessSpan> spans;
+    for (const AllocationTouch& t : facts.touches) {
+        if (t.time_ns >= forward.first && t.time_ns <= forward.second) {
+            const int layer = layers.layer_at(t.time_ns);
+            auto [it, fresh] = spans.try_emplace(t.allocation, AccessSpan{layer, layer, t.time_ns, INT64_MAX});
+            it->second.last_layer = std::max(it->second.last_layer, layer);
+            it->second.last_forward_ns = std::max(it->second.last_forward_ns, t.time_ns);
+        } else if (t.time_ns >= backward.first && t.time_ns <= backward.second) {
+            const auto it = spans.find(t.allocation);
+            if (it != spans.end()) it->second.first_backward_ns = std::min(it->second.first_backward_ns, t.time_ns);
+        }
+    }
+    return spans;
+}
+
+// Device time of the forward kernels a segment's recomputation runs: from the segment's first layer
+// up to the last kernel (or the GEMM) that writes one of its freed activations; kernels that only
+// produce the kept output are not run again.
+double recomputed_kernel_ns(const CheckpointFacts& facts, const ForwardLayers& layers, Span forward, int segment,
+                            int segment_layers, const std::vector<size_t>& freed) {
+    const std::unordered_set<size_t> members(freed.begin(), freed.end());
+    int64_t cutoff = INT64_MIN;
+    std::unordered_set<int64_t> writer_calls;
+    for (const AllocationTouch& t : facts.touches)
+        if (t.writes && t.time_ns >= forward.first && t.time_ns <= forward.second && members.count(t.allocation)) {
+            cutoff = std::max(cutoff, t.time_ns);
+            if (t.library_call >= 0) writer_calls.insert(t.library_call);
+        }
+    double ns = 0;
+    auto first = std::lower_bound(facts.kernels.begin(), facts.kernels.end(), forward.first,
+                                  [](const TimedKernel& k, int64_t time) { return k.launch_ns < time; });
+    for (auto k = first; k != facts.kernels.end() && k->launch_ns <= forward.second; ++k) {
+        if (layers.starts.empty() || k->launch_ns < layers.starts.front()) continue;
+        if (layers.layer_at(k->launch_ns) / segment_layers != segment) continue;
+        if (k->launch_ns <= cutoff || writer_calls.count(k->library_call)) ns += static_cast<double>(k->duration_ns);
+    }
+    return ns;
+}
+
+// One iteration: the frees of its recomputed activations moved and their re-allocations appended.
+void plan_iteration(const CheckpointFacts& facts, size_t iteration, const std::vector<Allocation>& recorded,
+                    int every_layers, CheckpointPlan& plan) {
+    const Span forward = facts.forward[iteration], backward = facts.backward[iteration];
+    const ForwardLayers layers = read_layers(facts, recorded, forward);
+    const int layer_count = static_cast<int>(layers.starts.size());
+    if (layer_count < 2) return;
+    const int k =
+        every_layers > 0 ? every_layers : std::max(1, static_cast<int>(std::lround(std::sqrt(double(layer_count)))));
+    const int segments = (layer_count + k - 1) / k;
+    if (plan.layers == 0) plan.layers = layer_count, plan.segment_layers = k, plan.segments = segments;
+    const auto spans = access_spans(facts, layers, forward, backward);
+    std::map<int, std::vector<size_t>> dropped;  // segment -> allocations
+    for (const auto& [index, span] : spans) {
+        const Allocation& a = recorded[index];
+        const int segment = span.first_layer / k;
+        const bool saved = a.category == kActivations && a.alloc_ns <= forward.second &&
+                           (!a.freed || a.free_ns > forward.second) && span.first_backward_ns != INT64_MAX;
+        if (saved && segment < segments - 1 && span.last_layer / k == segment) dropped[segment].push_back(index);
+    }
+    int64_t bytes = 0;
+    double kernel_ns = 0;
+    for (auto& [segment, members] : dropped) {
+        std::sort(members.begin(), members.end());
+        kernel_ns += recomputed_kernel_ns(facts, layers, forward, segment, k, members);
+        int64_t recompute_ns = INT64_MAX;
+        for (size_t index : members) recompute_ns = std::min(recompute_ns, spans.at(index).first_backward_ns);
+        for (size_t index : members) {
+            Allocation& a = plan.allocations[index];
+            Allocation again = a;
+            a.free_ns = std::max(a.alloc_ns, spans.at(index).last_forward_ns);
+            a.freed = true;
+            again.alloc_ns = recompute_ns;
+            plan.allocations.push_back(again);
+            plan.origin.push_back(index);
+            bytes += a.bytes;
+            ++plan.recomputed_allocations;
+        }
+    }
+    plan.recomputed_bytes = std::max(plan.recomputed_bytes, bytes);
+    plan.extra_forward_ns_per_step += kernel_ns / static_cast<double>(facts.forward.size());
+}
+
+// Saved activations held inside segments (arenas, pools) are not moved: their bytes, the largest
+// over the iterations.
+int64_t saved_in_segments(const CheckpointFacts& facts, const std::vector<Allocation>& allocations) {
+    int64_t largest = 0;
+    for (const Span& forward : facts.forward) {
+        int64_t bytes = 0;
+        for (const Allocation& a : allocations)
+            if (!a.real && a.bytes > 0 && a.category == kActivations && a.alloc_ns <= forward.second &&
+                a.free_ns > forward.second)
+                bytes += a.bytes;
+        largest = std::max(largest, bytes);
+    }
+    return largest;
+}
+
+}  // namespace
+
+CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
+                                  size_t real_count, int every_layers) {
+    CheckpointPlan plan;
+    plan.allocations = allocations;
+    for (size_t i = 0; i < allocations.size(); ++i) plan.origin.push_back(i);
+    plan.step_ns = static_cast<double>(facts.step_ns);
+    if (facts.forward.empty()) {
+        plan.cannot_predict =
+            "no forward and backward phases were found in the training iterations: which "
+            "activations backward reads cannot be told";
+        return plan;
+    }
+    if (!facts.kernel_accesses) {
+        plan.cannot_predict =
+            "the trace has no kernel argument accesses (kernel_allocations): which activations "
+            "forward writes and backward reads cannot be told";
+        return plan;
+    }
+    if (const int64_t inside = saved_in_segments(facts, allocations); inside > 0) {
+        plan.cannot_predict = "activations saved for backward lie inside pooled segments or arenas (" +
+                              std::to_string(inside) + " B in one iteration): checkpointing them is not modelled";
+        return plan;
+    }
+    (void)real_count;
+    for (size_t i = 0; i < facts.forward.size(); ++i) plan_iteration(facts, i, allocations, every_layers, plan);
+    if (plan.layers < 2)
+        plan.cannot_predict = "fewer than two layers (forward GEMMs with a weights operand) were found in forward";
+    return plan;
+}
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,112 @@
+// PyTorch's caching allocator policy replayed on tensor requests (whatif_pool.h).
+#include "whatif_pool.h"
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <unordered_map>
+
+namespace tbdprof::analyzer {
+namespace {
+
+constexpr int64_t kRound = 512;
+constexpr int64_t kSmallRequest = int64_t{1} << 20;
+constexpr int64_t kSmallSegment = int64_t{2} << 20;
+constexpr int64_t kMidRequest = int64_t{10} << 20;
+constexpr int64_t kMidSegment = int64_t{20} << 20;
+constexpr int64_t kLargeRound = int64_t{2} << 20;
+
+int64_t round_up(int64_t value, int64_t unit) {
+    return (value + unit - 1) / unit * unit;
+}
+
+struct Block {
+    int64_t size = 0;
+    int64_t segment = 0;  // start of its segment
+    bool free = true;
+    bool small = true;
+};
+
+class Pool {
+public:
+    explicit Pool(std::vector<PoolSegment>& segments) : segments_(segments) {}
+
+    void allocate(int64_t tensor, int64_t bytes, int64_t time_ns) {
+        const int64_t size = round_up(std::max<int64_t>(bytes, 1), kRound);
+        const bool small = size <= kSmallRequest;
+        auto it = best_fit(size, small);
+        if (it == blocks_.end()) it = new_segment(size, small, time_ns);
+        Block& block = it->second;
+        const int64_t rest = block.size - size;
+        if (small ? rest >= kRound : rest > kSmallRequest) {
+            block.size = size;
+            blocks_.emplace(it->first + size, Block{rest, block.segment, true, small});
+        }
+        block.free = false;
+        owner_[tensor] = it->first;
+    }
+
+    void release(int64_t tensor) {
+        const auto owned = owner_.find(tensor);
+        if (owned == owner_.end()) return;
+        auto it = blocks_.find(owned->second);
+        owner_.erase(owned);
+        it->second.free = true;
+        const auto next = std::next(it);
+        if (next != blocks_.end() && next->second.free && next->second.segment == it->second.segment) {
+            it->second.size += next->second.size;
+            blocks_.erase(next);
+        }
+        if (it != blocks_.begin()) {
+            const auto previous = std::prev(it);
+            if (previous->second.free && previous->second.segment == it->second.segment) {
+                previous->second.size += it->second.size;
+                blocks_.erase(it);
+            }
+        }
+    }
+
+private:
+    using Blocks = std::map<int64_t, Block>;  // by address
+
+    Blocks::iterator best_fit(int64_t size, bool small) {
+        auto best = blocks_.end();
+        for (auto it = blocks_.begin(); it != blocks_.end(); ++it) {
+            const Block& b = it->second;
+            if (!b.free || b.small != small || b.size < size) continue;
+            if (best == blocks_.end() || b.size < best->second.size) best = it;
+        }
+        return best;
+    }
+
+    Blocks::iterator new_segment(int64_t size, bool small, int64_t time_ns) {
+        const int64_t bytes = size <= kSmallRequest ? kSmallSegment
+                              : size < kMidRequest  ? kMidSegment
+                                                    : round_up(size, kLargeRound);
+        const int64_t start = next_address_;
+        next_address_ += bytes;
+        segments_.push_back({time_ns, bytes});
+        return blocks_.emplace(start, Block{bytes, start, true, small}).first;
+    }
+
+    std::vector<PoolSegment>& segments_;
+    Blocks blocks_;
+    std::unordered_map<int64_t, int64_t> owner_;  // tensor -> block address
+    int64_t next_address_ = 0;
+};
+
+}  // namespace
+
+std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& events) {
+    std::vector<PoolSegment> segments;
+    Pool pool(segments);
+    for (const PoolEvent& e : events) {
+        if (e.alloc)
+            pool.allocate(e.tensor, e.bytes, e.time_ns);
+        else
+            pool.release(e.tensor);
+    }
+    return segments;
+}
+
+}  // namespace tbdprof::analyzer

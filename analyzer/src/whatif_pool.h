@@ -1,0 +1,32 @@
+// A caching allocator's segment policy, for the memory what-if (docs/whatif.md, "Caching pools"):
+// the tensors of a run whose device allocations are pooled segments, replayed at their new sizes
+// through the policy PyTorch documents for its CUDA caching allocator, give the segments the pool
+// would reserve. Used only when the same replay at the recorded sizes reproduces the recorded
+// segments.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tbdprof::analyzer {
+
+// One tensor request or release, in replay order.
+struct PoolEvent {
+    int64_t time_ns = 0;
+    bool alloc = true;
+    int64_t tensor = 0;  // identifies the tensor between its allocation and release
+    int64_t bytes = 0;   // for an allocation
+};
+
+struct PoolSegment {
+    int64_t alloc_ns = 0, bytes = 0;  // kept until the end of the run, as the pool keeps them
+};
+
+// PyTorch's policy: requests rounded up to 512 B; up to 1 MiB from 2 MiB segments (the small
+// pool), up to 10 MiB from 20 MiB segments, larger ones from segments of the request rounded up to
+// 2 MiB; the smallest free block of the request's pool that fits (lowest address on ties), split
+// when the rest is at least 512 B (small pool) or over 1 MiB (large); freed blocks merge with free
+// neighbours of their segment; segments are never returned.
+std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& events);
+
+}  // namespace tbdprof::analyzer
