@@ -22,7 +22,7 @@ _tbdprof() {
     local record_opts="-o --output --force --quiet --sim --stacks --framework --iteration-range --capture-range --delay --duration --steps --metrics --help --version"
     local report_opts="--format -o --output --force --quiet --wide --window --iteration-range --batch-size --top --help --version"
     local check_opts="--max-peak-memory --min-gpu-utilization --max-iteration-time --max-p95-iteration-time
-                      --min-fp32-utilization --max-category --require-plausible-tags --budget --junit --force --quiet --window --iteration-range --help --version"
+                      --min-fp32-utilization --max-exposed-communication --max-rank-imbalance --max-category --require-plausible-tags --budget --junit --force --quiet --window --iteration-range --help --version"
     case "$sub" in
         ""|record)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$record_opts --" -- "$cur"))
