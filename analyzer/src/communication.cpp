@@ -63,8 +63,9 @@ std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::ve
     return ranks;
 }
 
-// Ranks as recorded: a `rank` column of processes when the trace has one, else the rank an imported
-// Kineto trace names (distributed.rank) for its one process.
+// Ranks as recorded: the process_ranks table of a multi-process recording (the launcher's RANK and
+// WORLD_SIZE per process) when the trace has one, else the rank an imported Kineto trace names
+// (run note distributed.rank) for its one process.
 void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, std::optional<int64_t>& world_size) {
     const auto note_int = [&](const char* key) -> std::optional<int64_t> {
         const std::optional<std::string> text = trace::read_note(trace.db, key);
@@ -76,19 +77,16 @@ void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, s
         }
     };
     world_size = note_int("distributed.world_size");
-    if (trace::has_column(trace.db, "processes", "rank")) {
-        const bool has_world = trace::has_column(trace.db, "processes", "world_size");
-        trace::Statement rows(
-            trace.db, has_world ? "SELECT id, rank, world_size FROM processes" : "SELECT id, rank FROM processes");
+    if (trace::has_table(trace.db, "process_ranks")) {
+        trace::Statement rows(trace.db, "SELECT process, rank, world_size FROM process_ranks");
         while (rows.step()) {
             for (RankCommunication& r : ranks)
                 if (r.process == rows.column_int(0) && !rows.is_null(1)) r.rank = rows.column_int(1);
-            if (has_world && !rows.is_null(2)) world_size = rows.column_int(2);
+            if (!rows.is_null(2)) world_size = rows.column_int(2);
         }
-        return;
     }
-    std::optional<int64_t> rank = note_int("distributed.rank");
-    if (rank && ranks.size() == 1) ranks.front().rank = rank;
+    const std::optional<int64_t> rank = note_int("distributed.rank");
+    if (rank && ranks.size() == 1 && !ranks.front().rank) ranks.front().rank = rank;
 }
 
 }  // namespace

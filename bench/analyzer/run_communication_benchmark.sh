@@ -4,7 +4,8 @@
 # then tbdprof-fleet over FLEET_TRACES small rank traces on 1 and 2 local Dask workers.
 #   bench/analyzer/run_communication_benchmark.sh BUILD_DIR [WORK_DIR]
 #   (RANKS=8 KERNELS=1000000 FLEET_TRACES=64 by default; traces are generated once, then reused)
-# Prints wall time and the peak RSS of each rank's analysis, and their sum.
+# Prints wall time, CPU time and the peak RSS of each rank's analysis, and their sums, with the load
+# average before the run (the machine is shared: CPU time is the figure that does not depend on it).
 set -eu
 build=${1:?usage: run_communication_benchmark.sh BUILD_DIR [WORK_DIR]}
 work=${2:-/tmp/tbdprof-comm-bench}
@@ -20,18 +21,20 @@ while [ $r -lt $ranks ]; do
     r=$((r + 1))
 done
 echo "$ranks traces of $kernels kernels ($(du -ch "$work"/rank-*-"$kernels".sqlite | tail -1 | cut -f1) in all)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 start=$(date +%s.%N)
 r=0
 while [ $r -lt $ranks ]; do
-    /usr/bin/time -f "%M %e" -o "$work/time-$r" "$build/bin/tbdprof" report "$work/rank-$r-$kernels.sqlite" \
+    /usr/bin/time -f "%M %e %U %S" -o "$work/time-$r" "$build/bin/tbdprof" report "$work/rank-$r-$kernels.sqlite" \
         --format json --quiet -o /dev/null &
     r=$((r + 1))
 done
 wait
 end=$(date +%s.%N)
 awk -v s="$start" -v e="$end" -v n="$ranks" 'BEGIN { printf "all %d ranks at once: wall %.2f s\n", n, e - s }'
-cat "$work"/time-* | awk '{ sum += $1; if ($1 > max) max = $1; if ($2 > slow) slow = $2 }
-    END { printf "peak RSS per rank: max %.0f MiB, sum over ranks %.0f MiB; slowest rank %.2f s\n", max / 1024, sum / 1024, slow }'
+cat "$work"/time-* | awk '{ sum += $1; if ($1 > max) max = $1; if ($2 > slow) slow = $2; cpu += $3 + $4 }
+    END { printf "peak RSS per rank: max %.0f MiB, sum over ranks %.0f MiB; slowest rank %.2f s wall; CPU %.2f s in all\n",
+                 max / 1024, sum / 1024, slow, cpu }'
 TBDPROF_ANALYZER_TIMING=1 "$build/bin/tbdprof" report "$work/rank-0-$kernels.sqlite" --format json --quiet -o /dev/null 2>&1 |
     sed 's/^/    one rank alone: /'
 

@@ -103,6 +103,25 @@ def one_trace_of_all_ranks():
     run("check", trace, "--max-rank-imbalance", "0.5", "--quiet", expect=2)  # a ratio below 1: bad input
 
 
+def ranks_of_a_recording():
+    """A multi-process recording names each process's rank in process_ranks: it wins over run notes."""
+    import sqlite3
+    source = os.path.join(work, "ranks", "rank-0.sqlite")
+    trace = os.path.join(work, "recorded-ranks.sqlite")
+    shutil.copy(source, trace)
+    db = sqlite3.connect(trace)
+    db.execute("CREATE TABLE IF NOT EXISTS process_ranks (process INTEGER PRIMARY KEY, rank INTEGER NOT NULL, "
+               "local_rank INTEGER NOT NULL, world_size INTEGER NOT NULL)")
+    process = db.execute("SELECT DISTINCT process FROM kernels").fetchall()
+    check(len(process) == 1, f"one process in the imported trace: {process}")
+    db.execute("INSERT INTO process_ranks VALUES (?, 5, 1, 8)", (process[0][0],))
+    db.commit()
+    db.close()
+    comm = json.loads(run("report", trace, "--format", "json", "--quiet"))["communication"]
+    check(comm["ranks"][0]["rank"] == 5 and comm["world_size"] == 8,
+          f"process_ranks: rank {comm['ranks'][0]['rank']} of {comm['world_size']}, recorded 5 of 8")
+
+
 def without_communication():
     path = os.path.join(HERE, "..", "interop", "data", "small_kineto_memory.json")
     shutil.copy(path, os.path.join(work, "plain.json"))
@@ -124,6 +143,7 @@ def validate(report):
 
 
 per_rank_traces()
+ranks_of_a_recording()
 one_trace_of_all_ranks()
 without_communication()
 if failures:

@@ -226,7 +226,7 @@ struct CommunicationFigures {
 };
 
 struct RankCommunication {
-    std::optional<int64_t> rank;  // recorded rank (processes.rank or Kineto's distributedInfo); none: unknown
+    std::optional<int64_t> rank;  // recorded rank (process_ranks, or Kineto's distributedInfo); none: unknown
     int64_t process = 0, device = 0;
     CommunicationFigures figures;                   // over the window
     std::vector<CommunicationFigures> iterations;   // per iteration of the window, in order
