@@ -8,7 +8,7 @@ _tbdprof() {
         case "${words[i]}" in
             --) # after `--` everything is the recorded command's
                 _command_offset $((i + 1)); return ;;
-            record|report|compare|diff|check|tag|import|export|view|build) [ -z "$sub" ] && sub=${words[i]} ;;
+            record|report|compare|diff|check|tag|import|export|view|fleet|build) [ -z "$sub" ] && sub=${words[i]} ;;
         esac
     done
     case "$prev" in
@@ -27,7 +27,7 @@ _tbdprof() {
         ""|record)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$record_opts --" -- "$cur"))
             elif [ -z "$sub" ]; then
-                COMPREPLY=($(compgen -W "record report compare diff check tag import export view build" -- "$cur"))
+                COMPREPLY=($(compgen -W "record report compare diff check tag import export view fleet build" -- "$cur"))
             fi ;;
         report|compare|diff)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$report_opts" -- "$cur")); else _filedir sqlite; fi ;;

@@ -3,7 +3,7 @@
 are known by construction (make_rank_traces.py; rank 37 is slow): the slowest rank, the imbalance,
 communication summed over ranks, memory per rank; a trace that cannot be read is listed and the rest
 compared (exit 1); bad input exits 2.
-usage: fleet_test.py TBDPROF FLEET WORKDIR   (exit 77 when no Python here has Dask distributed)"""
+usage: fleet_test.py TBDPROF FLEET WORKDIR   (FLEET: fleet/tbdprof-fleet; `tbdprof fleet` is tested too)   (exit 77 when no Python here has Dask distributed)"""
 import json, os, shutil, subprocess, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -44,7 +44,8 @@ def check(condition, what):
 
 
 started = time.monotonic()
-done = subprocess.run([python, fleet, *traces, "--workers", "2", "--tbdprof", tbdprof, "--format", "json", "--quiet"],
+# Through `tbdprof fleet`: it runs tbdprof-fleet next to it, whose workers run this tbdprof.
+done = subprocess.run([tbdprof, "fleet", *traces, "--workers", "2", "--format", "json", "--quiet"],
                       capture_output=True, text=True)
 print(f"fleet over {RANKS} traces on 2 local workers: {time.monotonic() - started:.1f} s")
 check(done.returncode == 0, f"fleet exit {done.returncode}: {done.stderr[-2000:]}")
