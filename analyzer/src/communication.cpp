@@ -2,11 +2,13 @@
 // and each of its iterations. Communication kernels are NCCL's (their names begin with "nccl", in
 // any case, after a demangled "void "; NCCL names its kernels ncclKernel_* and ncclDevKernel_*);
 // computation is every other kernel. Copies and sets are neither (docs/analyzer.md, "Communication").
+#include <climits>
 #include <map>
 #include <optional>
 
 #include "analysis_parts.h"
 #include "communication.h"
+#include "kernel_range_scan.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -42,13 +44,15 @@ std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::ve
         "ORDER BY id");
     rows.bind(1, window.begin_ns).bind(2, window.end_ns);
     while (rows.step()) {
+        const int64_t function = rows.column_int(2), begin = rows.column_int(3), duration = rows.column_int(4);
+        // Rows no run has (the GPU scan names them in the notes): never summed, so ends cannot overflow.
+        if (duration > kMaxKernelNs || begin < -kMaxKernelNs || begin > INT64_MAX - kMaxKernelNs) continue;
         Pending& rank = by_rank[{rows.column_int(0), rows.column_int(1)}];
-        const int64_t function = rows.column_int(2), begin = rows.column_int(3);
-        const Stretch kernel{std::max(begin, window.begin_ns), std::min(begin + rows.column_int(4), window.end_ns)};
+        const Stretch kernel{std::max(begin, window.begin_ns), std::min(begin + duration, window.end_ns)};
         const bool comm =
             function >= 0 && static_cast<size_t>(function) < is_comm.size() && is_comm[static_cast<size_t>(function)];
         (comm ? rank.communication : rank.computation).push_back(kernel);
-        if (comm && begin >= window.begin_ns) rank.collectives.push_back({begin, begin + rows.column_int(4)});
+        if (comm && begin >= window.begin_ns) rank.collectives.push_back({begin, begin + duration});
     }
     std::vector<RankKernels> ranks;
     for (auto& [key, pending] : by_rank) {
@@ -115,7 +119,9 @@ void scan_communication(const TraceFile& trace, Report& report) {
     const std::vector<bool> is_comm = communication_functions(trace);
     if (is_comm.empty() || report.window.end_ns <= report.window.begin_ns) return;
     std::vector<RankKernels> kernels = read_rank_kernels(trace, is_comm, report.window);
-    std::erase_if(kernels, [](const RankKernels& r) { return r.communication.empty() && r.computation.empty(); });
+    // A rank takes part in collectives: a process or device without communication kernels in the
+    // window (a data loader's, an evaluation's) is no rank and would distort the comparison.
+    std::erase_if(kernels, [](const RankKernels& r) { return r.collectives.empty() && r.communication.empty(); });
     CommunicationMetrics& m = report.communication;
     for (const RankKernels& k : kernels) {
         RankCommunication rank;
