@@ -3,6 +3,7 @@
 #include "options.h"
 #include "record.h"
 #include "trace_build.h"
+#include "fleet_command.h"
 #include "view_command.h"
 
 #include <tbdprof/analyzer/commands.h>
@@ -30,6 +31,7 @@ constexpr std::pair<const char*, Subcommand> kSubcommands[] = {
     {"diff", tbdprof::analyzer::diff_command},     {"check", tbdprof::analyzer::check_command},
     {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
     {"export", tbdprof::interop::export_command},  {"view", tbdprof::cli::view_command},
+    {"fleet", tbdprof::cli::fleet_command},
     {"build", tbdprof::cli::build_command},        {"whatif", tbdprof::analyzer::whatif_command},
 };
 

@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "               [--delay SECONDS] [--duration SECONDS] [--steps N:M]\n"
     "               [--metrics flops] -- COMMAND [ARGS...]\n"
     "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
-    "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)";
+    "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)\n"
+    "       tbdprof fleet TRACE...      (many ranks' traces on a Dask cluster; --help)";
 
 std::string description() {
     return "Runs COMMAND with the tbdprof collector and writes one SQLite trace of what it did on the GPU:\n"

@@ -20,6 +20,8 @@ set(CPACK_DEBIAN_TBDPROF_FILE_NAME "DEB-DEFAULT")
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_TBDPROF_PACKAGE_DEPENDS
     "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libsqlite3-0, libsimdjson14, libunwind8, libzstd1, zlib1g, liblzma5, libfmt9")
+# tbdprof-fleet (many ranks' traces on Dask) needs Dask distributed; nothing else does.
+set(CPACK_DEBIAN_TBDPROF_PACKAGE_SUGGESTS "python3-distributed")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "Records CUDA allocations, kernel launches and library calls of any program with an LD_PRELOAD\n collector, tags device memory as weights, activations, gradients, optimizer state, workspace or\n input, and reports GPU utilization, FP32 throughput and memory breakdowns. Includes a simulated GPU\n (tbdprof --sim) for machines without one.")
 include(CPack)

@@ -30,6 +30,20 @@ ensure_fuzz_packages() {
     return $ok
 }
 
+# Only for the fleet test (tests/communication: tbdprof-fleet on a local Dask cluster): Debian's Dask
+# distributed. Installed on demand as root; without it that test is skipped.
+TBDPROF_FLEET_PACKAGES=(python3-distributed)
+
+ensure_fleet_packages() {
+    /usr/bin/python3 -c "import distributed" 2>/dev/null && return 0
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "setup: installing ${TBDPROF_FLEET_PACKAGES[*]} for the fleet test"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${TBDPROF_FLEET_PACKAGES[@]}" \
+            >/dev/null 2>&1 || true
+    fi
+    /usr/bin/python3 -c "import distributed" 2>/dev/null
+}
+
 missing_packages() {
     local missing=()
     for p in "${TBDPROF_PACKAGES[@]}"; do

@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
 ensure_packages
+ensure_fleet_packages || echo "setup: python3-distributed is not installed: the fleet test will be skipped"
 
 configure_and_build build
 # The tests' temporary files, and tbdprof's run directories, in a folder of this run's own: a run

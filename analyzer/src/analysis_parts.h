@@ -36,6 +36,8 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
 // The capture_windows table (absent in traces of older versions: none).
 std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);
+// After the iterations: communication against computation per rank (communication.cpp).
+void scan_communication(const TraceFile& trace, Report& report);
 // After scan_memory and the iterations: whether the memory tags are plausible (tag_plausibility.cpp).
 void check_tags(TraceFile& trace, Report& report);
 // What the plausibility check reads from the trace beyond the memory figures (tag_plausibility.cpp);

@@ -123,6 +123,8 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         timer.lap("memory scan");
         scan_cpu(trace, report);
         timer.lap("cpu scan");
+        scan_communication(trace, report);
+        timer.lap("communication");
         return report;
     });
 }

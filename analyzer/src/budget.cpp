@@ -1,5 +1,6 @@
 #include "tbdprof/analyzer/budget.h"
 
+#include <cstdlib>
 #include <fstream>
 
 #include "tbdprof/analyzer/units.h"
@@ -15,7 +16,7 @@ std::string_view trim(std::string_view text) {
 
 constexpr std::string_view kLimits[] = {"max-peak-memory",      "min-gpu-utilization", "max-iteration-time",
                                         "max-p95-iteration-time", "min-fp32-utilization", "max-category",
-                                        "require-plausible-tags"};
+                                        "max-exposed-communication", "max-rank-imbalance", "require-plausible-tags"};
 
 // The check of --require-plausible-tags: the verdict of tag_plausibility.h, its reasons as the message.
 CheckResult tags_result(const TagPlausibility& tags) {
@@ -25,11 +26,40 @@ CheckResult tags_result(const TagPlausibility& tags) {
     return {"require-plausible-tags", tags.verdict == TagVerdict::plausible, std::move(message)};
 }
 
+// Exposed communication as a share of the window, on the rank where it is largest.
+CheckResult exposed_result(const Report& r, double limit) {
+    const char* name = "max-exposed-communication";
+    const int64_t window_ns = r.window.end_ns - r.window.begin_ns;
+    if (!r.communication.present || window_ns <= 0) {
+        return {name, true, "no communication kernels in the window: exposed communication 0%"};
+    }
+    const RankCommunication* worst = &r.communication.ranks.front();
+    for (const RankCommunication& rank : r.communication.ranks)
+        if (rank.figures.exposed_ns > worst->figures.exposed_ns) worst = &rank;
+    const double share = static_cast<double>(worst->figures.exposed_ns) / static_cast<double>(window_ns);
+    const bool ok = share <= limit;
+    const std::string who = worst->rank ? "rank " + std::to_string(*worst->rank) : "process " + std::to_string(worst->process);
+    return {name, ok, "exposed communication " + format_percent(share) + " of the window on " + who +
+                          (ok ? " <= " : " > ") + "limit " + format_percent(limit)};
+}
+
+CheckResult imbalance_result(const CommunicationMetrics& m, double limit) {
+    const char* name = "max-rank-imbalance";
+    if (!m.imbalance) {
+        return {name, false, "cannot check rank imbalance: the trace holds " +
+                                 std::string(m.ranks.size() < 2 ? "fewer than two ranks with communication" : "no computation")};
+    }
+    const bool ok = *m.imbalance <= limit;
+    return {name, ok, "rank imbalance (max / median computation) " + format_number(*m.imbalance, 3) +
+                          (ok ? " <= " : " > ") + "limit " + format_number(limit, 3)};
+}
+
 }  // namespace
 
 bool Budget::empty() const {
     return !max_peak_memory && !min_gpu_utilization && !max_iteration_time_ns && !max_p95_iteration_time_ns &&
-           !min_fp32_utilization && max_category.empty() && !require_plausible_tags;
+           !min_fp32_utilization && !max_exposed_communication && !max_rank_imbalance && max_category.empty() &&
+           !require_plausible_tags;
 }
 
 bool is_limit_name(std::string_view name) {
@@ -72,6 +102,21 @@ std::string apply_limit(Budget& budget, std::string_view name, std::string_view 
         const Parsed<double> fraction = parse_fraction(value);
         if (!fraction.ok()) return prefix + fraction.error;
         (name == "min-gpu-utilization" ? budget.min_gpu_utilization : budget.min_fp32_utilization) = fraction.value;
+        return {};
+    }
+    if (name == "max-exposed-communication") {
+        const Parsed<double> fraction = parse_fraction(value);
+        if (!fraction.ok()) return prefix + fraction.error;
+        budget.max_exposed_communication = fraction.value;
+        return {};
+    }
+    if (name == "max-rank-imbalance") {
+        char* end = nullptr;
+        const std::string text(trim(value));
+        const double ratio = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !(ratio >= 1.0) || ratio > 1e9)
+            return prefix + "expected a ratio of at least 1 (max / median), e.g. 1.2, got '" + text + "'";
+        budget.max_rank_imbalance = ratio;
         return {};
     }
     if (name == "max-iteration-time" || name == "max-p95-iteration-time") {
@@ -151,6 +196,8 @@ std::vector<CheckResult> check_budget(const Report& r, const Budget& budget) {
     if (budget.max_p95_iteration_time_ns) {
         iteration_limit("max-p95-iteration-time", "p95 iteration time", r.iterations.p95_s, *budget.max_p95_iteration_time_ns);
     }
+    if (budget.max_exposed_communication) results.push_back(exposed_result(r, *budget.max_exposed_communication));
+    if (budget.max_rank_imbalance) results.push_back(imbalance_result(r.communication, *budget.max_rank_imbalance));
     if (budget.require_plausible_tags) results.push_back(tags_result(r.memory.tags));
     return results;
 }

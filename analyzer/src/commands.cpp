@@ -193,12 +193,15 @@ int check_command(int argc, char** argv) {
         "check",
         "tbdprof check TRACE [--max-peak-memory 12GiB] [--min-gpu-utilization 0.8] [--max-iteration-time 250ms]\n"
         "       [--max-p95-iteration-time T] [--min-fp32-utilization F] [--max-category CATEGORY=SIZE]\n"
+        "       [--max-exposed-communication F] [--max-rank-imbalance RATIO]\n"
         "       [--require-plausible-tags] [--budget FILE] [--junit FILE] [--whatif \"WHATIF-OPTIONS\"]",
         "Checks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
         "violation listed); 2: bad input; 3: the trace could not be read now (locked by a program\n"
         "writing it). A budget file holds the same limits, one per line:\n"
         "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n    require-plausible-tags\n"
-        "--max-iteration-time limits the mean iteration time. --require-plausible-tags fails\n"
+        "--max-iteration-time limits the mean iteration time. --max-exposed-communication limits\n"
+        "the time only communication runs, as a share of the window, on the worst rank;\n"
+        "--max-rank-imbalance the ranks' max / median computation time. --require-plausible-tags fails\n"
         "when the memory tags contradict a training run (the report's memory warning) or\n"
         "were not checked (an untagged trace). --whatif judges the memory limits on the\n"
         "predicted peak of a planned configuration (tbdprof whatif's options, docs/whatif.md),\n"
@@ -221,7 +224,8 @@ int check_command(int argc, char** argv) {
     // Each limit may be given once, --max-category once per category.
     const std::pair<const char*, const char*> limits[] = {
         {"max-peak-memory", "SIZE"},           {"min-gpu-utilization", "F"},  {"max-iteration-time", "T"},
-        {"max-p95-iteration-time", "T"},       {"min-fp32-utilization", "F"}, {"max-category", "CATEGORY=SIZE"}};
+        {"max-p95-iteration-time", "T"},       {"min-fp32-utilization", "F"}, {"max-category", "CATEGORY=SIZE"},
+        {"max-exposed-communication", "F"},    {"max-rank-imbalance", "RATIO"}};
     std::vector<std::vector<std::string>> limit_values(std::size(limits));
     for (size_t i = 0; i < std::size(limits); ++i)
         app.add_option(std::string("--") + limits[i].first, limit_values[i], "limit")->option_text(limits[i].second);

@@ -74,6 +74,43 @@ void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.end_object();
 }
 
+
+// The figures of one span; `with_counts` adds the kernels (every level has them).
+void communication_figures(trace::JsonWriter& json, const CommunicationFigures& f) {
+    json.value("time_s", s_of(f.communication_ns))
+        .value("overlapped_s", s_of(f.overlapped_ns))
+        .value("exposed_s", s_of(f.exposed_ns))
+        .value("overlap_fraction", f.overlap_fraction())
+        .value("kernels", f.kernels)
+        .value("computation_s", s_of(f.computation_ns))
+        .value("idle_s", s_of(f.idle_ns));
+}
+
+// Always present; `present` false and no ranks when the window holds no communication kernels.
+void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
+    json.begin_object("communication").value("present", m.present);
+    communication_figures(json, m.total);
+    json.value("world_size", m.world_size);
+    if (m.slowest && m.ranks[*m.slowest].rank) json.value("slowest_rank", *m.ranks[*m.slowest].rank);
+    else json.null("slowest_rank");
+    if (m.slowest) json.value("slowest_process", m.ranks[*m.slowest].process).value("slowest_device", m.ranks[*m.slowest].device);
+    else json.null("slowest_process").null("slowest_device");
+    json.value("imbalance", m.imbalance);
+    json.begin_array("ranks");
+    for (const RankCommunication& r : m.ranks) {
+        json.begin_object().value("rank", r.rank).value("process", r.process).value("device", r.device);
+        communication_figures(json, r.figures);
+        json.value("wait_s", r.wait_ns ? std::optional<double>(s_of(*r.wait_ns)) : std::nullopt);
+        json.begin_array("iterations");
+        for (const CommunicationFigures& f : r.iterations) {
+            json.begin_object();
+            communication_figures(json, f);
+            json.end_object();
+        }
+        json.end_array().end_object();
+    }
+    json.end_array().end_object();
+}
 }  // namespace
 
 std::string render_json(const Report& r) {
@@ -196,6 +233,7 @@ std::string render_json(const Report& r) {
             .end_object();
     }
     json.end_array().end_object();
+    communication(json, r.communication);
     json.begin_object("utilization_timeline").value("bucket_s", s_of(r.utilization_series.bucket_ns));
     json.begin_array("devices");
     for (const auto& [device, values] : r.utilization_series.devices) {

@@ -1,9 +1,11 @@
 // Writes a synthetic tbdprof trace of a training run with the real schema (schemas/trace.sql, as
 // the trace library embeds it), for the analyzer benchmark and the corrupted-input tests.
 //   tbdprof_trace_generator OUT.sqlite [--kernels N] [--kernels-per-iteration K] [--seed S]
+//                           [--communication-every C]
 // Shape: one device, K kernels per iteration (every 4th a cuBLAS SGEMM with FLOPs), one input copy
 // and a few activation allocations per iteration, persistent weights, NVTX "ProfilerStep#i" ranges,
-// CPU samples every 10 ms.
+// CPU samples every 10 ms. With --communication-every C, every C-th kernel is an NCCL all-reduce on a
+// second stream that runs alongside the kernels after it (communication overlapped by computation).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +21,7 @@ using tbdprof::trace::Statement;
 
 namespace {
 
-int generate(const std::string& out, int64_t kernels, int64_t per_iteration, unsigned seed);
+int generate(const std::string& out, int64_t kernels, int64_t per_iteration, unsigned seed, int64_t communication_every);
 
 }  // namespace
 
@@ -29,20 +31,21 @@ int main(int argc, char** argv) {
         return 2;
     }
     const std::string out = argv[1];
-    int64_t kernels = 10'000'000, per_iteration = 1000;
+    int64_t kernels = 10'000'000, per_iteration = 1000, communication_every = 0;
     unsigned seed = 1;
     for (int i = 2; i + 1 < argc; i += 2) {
         if (!std::strcmp(argv[i], "--kernels")) kernels = std::atoll(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--kernels-per-iteration")) per_iteration = std::atoll(argv[i + 1]);
         else if (!std::strcmp(argv[i], "--seed")) seed = static_cast<unsigned>(std::atoi(argv[i + 1]));
+        else if (!std::strcmp(argv[i], "--communication-every")) communication_every = std::atoll(argv[i + 1]);
         else {
             std::fprintf(stderr, "unknown option %s\n", argv[i]);
             return 2;
         }
     }
-    if (kernels <= 0 || per_iteration <= 0) return 2;
+    if (kernels <= 0 || per_iteration <= 0 || communication_every < 0) return 2;
     try {
-        return generate(out, kernels, per_iteration, seed);
+        return generate(out, kernels, per_iteration, seed, communication_every);
     } catch (const tbdprof::trace::SqliteError& e) {
         std::fprintf(stderr, "tbdprof_trace_generator: %s\n", e.what());
         return 1;
@@ -51,7 +54,7 @@ int main(int argc, char** argv) {
 
 namespace {
 
-int generate(const std::string& out, int64_t kernels, int64_t per_iteration, unsigned seed) {
+int generate(const std::string& out, int64_t kernels, int64_t per_iteration, unsigned seed, int64_t communication_every) {
     ::unlink(out.c_str());
     tbdprof::trace::Database db = tbdprof::trace::create_database(out);
     db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -200000");
@@ -66,6 +69,7 @@ int generate(const std::string& out, int64_t kernels, int64_t per_iteration, uns
              "VALUES (1, 4242, 1, 'python train.py', '/usr/bin/python3', 0, 0)");
     db.exec("INSERT INTO threads (id, process, tid, name, first_seen_ns) VALUES (1, 1, 4242, 'python', 0)");
     db.exec("INSERT INTO streams (id, process, device, handle) VALUES (1, 1, 0, 0)");
+    db.exec("INSERT INTO streams (id, process, device, handle) VALUES (2, 1, 0, 77)");
     constexpr int kFunctions = 40;
     Statement string_insert(db, "INSERT INTO strings (id, text) VALUES (?1, ?2)");
     Statement function_insert(db, "INSERT INTO functions (id, name, mangled) VALUES (?1, ?2, ?2)");
@@ -78,11 +82,18 @@ int generate(const std::string& out, int64_t kernels, int64_t per_iteration, uns
         function_insert.bind(2, f);
         function_insert.run();
     }
+    constexpr int kNcclFunction = kFunctions + 1;
+    string_insert.bind(1, kNcclFunction);
+    string_insert.bind(2, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+    string_insert.run();
+    function_insert.bind(1, kNcclFunction);
+    function_insert.bind(2, kNcclFunction);
+    function_insert.run();
 
     std::mt19937_64 random(seed);
     Statement kernel(db, "INSERT INTO kernels (id, process, thread, device, stream, function, start_ns, duration_ns, queued_ns, "
                                        "grid, block, shared_bytes, correlation, library_call) "
-                                       "VALUES (?1, 1, 1, 0, 1, ?2, ?3, ?4, 2000, 65537, 256, 0, ?1, ?5)");
+                                       "VALUES (?1, 1, 1, 0, ?6, ?2, ?3, ?4, 2000, 65537, 256, 0, ?1, ?5)");
     Statement call(db, "INSERT INTO library_calls (id, process, thread, name, op, begin_ns, end_ns, stream, m, n, k, "
                                      "batch, a_type, b_type, c_type, compute_type, transa, transb, flops) VALUES "
                                      "(?1, 1, 1, 'cublasSgemm_v2', 'gemm', ?2, ?3, 0, ?4, ?4, ?4, 1, 0, 0, 0, 68, 0, 0, ?5)");
@@ -133,8 +144,10 @@ int generate(const std::string& out, int64_t kernels, int64_t per_iteration, uns
             copy.run();
             t += 35'000;
         }
+        const bool communication = communication_every > 0 && id % communication_every == 0;
         const int64_t duration = 2'000 + static_cast<int64_t>(random() % 12'000);
-        const int function = 1 + static_cast<int>(random() % kFunctions);
+        const int function = communication ? kNcclFunction : 1 + static_cast<int>(random() % kFunctions);
+        kernel.bind(6, communication ? 2 : 1);
         kernel.bind(1, id);
         kernel.bind(2, function);
         kernel.bind(3, t);
@@ -153,6 +166,7 @@ int generate(const std::string& out, int64_t kernels, int64_t per_iteration, uns
             kernel.bind_null(5);
         }
         kernel.run();
+        if (communication) continue;  // on its own stream: the next kernels run alongside it
         t += duration + static_cast<int64_t>(random() % 2'000);
         while (cpu_next <= t) {
             cpu.bind(1, cpu_next);

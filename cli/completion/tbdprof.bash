@@ -8,7 +8,7 @@ _tbdprof() {
         case "${words[i]}" in
             --) # after `--` everything is the recorded command's
                 _command_offset $((i + 1)); return ;;
-            record|report|compare|diff|check|tag|import|export|view|build) [ -z "$sub" ] && sub=${words[i]} ;;
+            record|report|compare|diff|check|tag|import|export|view|fleet|build) [ -z "$sub" ] && sub=${words[i]} ;;
         esac
     done
     case "$prev" in
@@ -22,13 +22,13 @@ _tbdprof() {
     local record_opts="-o --output --force --quiet --sim --stacks --framework --iteration-range --capture-range --delay --duration --steps --metrics --help --version"
     local report_opts="--format -o --output --force --quiet --wide --window --iteration-range --batch-size --top --help --version"
     local check_opts="--max-peak-memory --min-gpu-utilization --max-iteration-time --max-p95-iteration-time
-                      --min-fp32-utilization --max-category --require-plausible-tags --budget --junit --force --quiet --window --iteration-range --help --version"
+                      --min-fp32-utilization --max-exposed-communication --max-rank-imbalance --max-category --require-plausible-tags --budget --junit --force --quiet --window --iteration-range --help --version"
     check_opts+=" --whatif"
     case "$sub" in
         ""|record)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$record_opts --" -- "$cur"))
             elif [ -z "$sub" ]; then
-                COMPREPLY=($(compgen -W "record report compare diff check tag import export view build" -- "$cur"))
+                COMPREPLY=($(compgen -W "record report compare diff check tag import export view fleet build" -- "$cur"))
             fi ;;
         report|compare|diff)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$report_opts" -- "$cur")); else _filedir sqlite; fi ;;

@@ -6,6 +6,8 @@
 //     min-gpu-utilization = 0.8
 //     max-iteration-time = 250ms
 //     max-category activations=8GiB
+//     max-exposed-communication = 0.1
+//     max-rank-imbalance = 1.2
 //     require-plausible-tags          (a flag: no value, or true/false)
 #pragma once
 
@@ -25,6 +27,9 @@ struct Budget {
     std::optional<int64_t> max_iteration_time_ns;      // mean iteration time
     std::optional<int64_t> max_p95_iteration_time_ns;
     std::optional<double> min_fp32_utilization;
+    // Exposed communication / window, on the rank with the most (communication.cpp).
+    std::optional<double> max_exposed_communication;
+    std::optional<double> max_rank_imbalance;  // max / median computation over the trace's ranks
     std::vector<std::pair<int, int64_t>> max_category;  // (category index, bytes at peak)
     // The memory tags must be plausible (tag_plausibility.h): implausible or unchecked tags fail.
     bool require_plausible_tags = false;

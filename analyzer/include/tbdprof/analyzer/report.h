@@ -210,6 +210,42 @@ struct CaptureWindowInfo {
     std::string reason;
 };
 
+// Communication (NCCL kernels) against computation (every other kernel) over the window, per rank
+// and over ranks (communication.cpp; definitions in docs/analyzer.md, "Communication").
+struct CommunicationFigures {
+    int64_t communication_ns = 0;  // |C|: union of communication kernel intervals
+    int64_t computation_ns = 0;    // |P|: union of the other kernels' intervals (copies and sets not)
+    int64_t overlapped_ns = 0;     // |C ∩ P|
+    int64_t exposed_ns = 0;        // |C| - |C ∩ P|: only communication runs
+    int64_t idle_ns = 0;           // span - |C ∪ P|
+    int64_t kernels = 0;           // communication kernels starting in the span
+    double overlap_fraction() const {
+        return communication_ns > 0 ? static_cast<double>(overlapped_ns) / static_cast<double>(communication_ns) : 0.0;
+    }
+    void add(const CommunicationFigures& other);
+};
+
+struct RankCommunication {
+    std::optional<int64_t> rank;  // recorded rank (process_ranks, or Kineto's distributedInfo); none: unknown
+    int64_t process = 0, device = 0;
+    CommunicationFigures figures;                   // over the window
+    std::vector<CommunicationFigures> iterations;   // per iteration of the window, in order
+    // Time spent inside collectives waiting for the other ranks of the trace (matched by order); empty
+    // when the trace holds one rank or the ranks' collectives could not be matched.
+    std::optional<int64_t> wait_ns;
+};
+
+struct CommunicationMetrics {
+    bool present = false;            // the window holds communication kernels
+    CommunicationFigures total;      // sums over ranks
+    std::vector<RankCommunication> ranks;
+    std::optional<int64_t> world_size;  // as recorded
+    // Across ranks, from computation time per iteration (the work a rank must finish before the
+    // collectives can complete): the rank with the most, and max / median. One rank: empty.
+    std::optional<size_t> slowest;   // index into ranks
+    std::optional<double> imbalance;
+};
+
 struct Report {
     RunInfo run;
     Window window;
@@ -221,6 +257,7 @@ struct Report {
     IterationMetrics iterations;
     CpuMetrics cpu;
     KernelMetrics kernels;
+    CommunicationMetrics communication;
     UtilizationSeries utilization_series;
     std::vector<std::string> notes;  // facts a reader needs (fallbacks, missing data)
     std::vector<CaptureWindowInfo> capture_windows;  // empty: the whole run was recorded

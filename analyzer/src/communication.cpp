@@ -1,0 +1,142 @@
+// Communication against computation, per rank (a process and device with kernels) over the window
+// and each of its iterations. Communication kernels are NCCL's (their names begin with "nccl", in
+// any case, after a demangled "void "; NCCL names its kernels ncclKernel_* and ncclDevKernel_*);
+// computation is every other kernel. Copies and sets are neither (docs/analyzer.md, "Communication").
+#include <climits>
+#include <map>
+#include <optional>
+
+#include "analysis_parts.h"
+#include "communication.h"
+#include "kernel_range_scan.h"
+#include "tbdprof/trace/tables.h"
+
+namespace tbdprof::analyzer {
+namespace {
+
+// Functions whose name marks a communication kernel; empty: the trace has none, and nothing is scanned.
+std::vector<bool> communication_functions(const TraceFile& trace) {
+    std::vector<bool> is_comm;
+    trace::Statement rows(trace.db,
+                          "SELECT f.id FROM functions f JOIN strings s ON s.id = f.name "
+                          "WHERE s.text LIKE 'nccl%' OR s.text LIKE 'void nccl%'");
+    bool any = false;
+    while (rows.step()) {
+        const int64_t id = rows.column_int(0);
+        if (id < 0 || id > (int64_t{1} << 26)) continue;  // not a builder's id: never a kernel we can index
+        if (static_cast<size_t>(id) >= is_comm.size()) is_comm.resize(static_cast<size_t>(id) + 1, false);
+        is_comm[static_cast<size_t>(id)] = any = true;
+    }
+    return any ? is_comm : std::vector<bool>{};
+}
+
+// Device-timed kernels that reach into the window, split by rank and kind.
+std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm,
+                                           const Window& window) {
+    struct Pending {
+        std::vector<Stretch> communication, computation, collectives;
+    };
+    std::map<std::pair<int64_t, int64_t>, Pending> by_rank;
+    trace::Statement rows(
+        trace.db,
+        "SELECT process, device, function, start_ns, duration_ns FROM kernels "
+        "WHERE duration_ns IS NOT NULL AND duration_ns >= 0 AND start_ns < ?2 AND start_ns + duration_ns > ?1 "
+        "ORDER BY id");
+    rows.bind(1, window.begin_ns).bind(2, window.end_ns);
+    while (rows.step()) {
+        const int64_t function = rows.column_int(2), begin = rows.column_int(3), duration = rows.column_int(4);
+        // Rows no run has (the GPU scan names them in the notes): never summed, so ends cannot overflow.
+        if (duration > kMaxKernelNs || begin < -kMaxKernelNs || begin > INT64_MAX - kMaxKernelNs) continue;
+        Pending& rank = by_rank[{rows.column_int(0), rows.column_int(1)}];
+        const Stretch kernel{std::max(begin, window.begin_ns), std::min(begin + duration, window.end_ns)};
+        const bool comm =
+            function >= 0 && static_cast<size_t>(function) < is_comm.size() && is_comm[static_cast<size_t>(function)];
+        (comm ? rank.communication : rank.computation).push_back(kernel);
+        if (comm && begin >= window.begin_ns) rank.collectives.push_back({begin, begin + duration});
+    }
+    std::vector<RankKernels> ranks;
+    for (auto& [key, pending] : by_rank) {
+        RankKernels rank;
+        rank.process = key.first;
+        rank.device = key.second;
+        rank.collectives = std::move(pending.collectives);
+        rank.communication = IntervalUnion(std::move(pending.communication));
+        rank.computation = IntervalUnion(std::move(pending.computation));
+        ranks.push_back(std::move(rank));
+    }
+    return ranks;
+}
+
+// Ranks as recorded: the process_ranks table of a multi-process recording (the launcher's RANK and
+// WORLD_SIZE per process) when the trace has one, else the rank an imported Kineto trace names
+// (run note distributed.rank) for its one process.
+void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, std::optional<int64_t>& world_size) {
+    const auto note_int = [&](const char* key) -> std::optional<int64_t> {
+        const std::optional<std::string> text = trace::read_note(trace.db, key);
+        if (!text) return std::nullopt;
+        try {
+            return std::stoll(*text);
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    };
+    world_size = note_int("distributed.world_size");
+    if (trace::has_table(trace.db, "process_ranks")) {
+        trace::Statement rows(trace.db, "SELECT process, rank, world_size FROM process_ranks");
+        while (rows.step()) {
+            for (RankCommunication& r : ranks)
+                if (r.process == rows.column_int(0) && !rows.is_null(1)) r.rank = rows.column_int(1);
+            if (!rows.is_null(2)) world_size = rows.column_int(2);
+        }
+    }
+    const std::optional<int64_t> rank = note_int("distributed.rank");
+    if (rank && ranks.size() == 1 && !ranks.front().rank) ranks.front().rank = rank;
+}
+
+}  // namespace
+
+void CommunicationFigures::add(const CommunicationFigures& other) {
+    communication_ns += other.communication_ns;
+    computation_ns += other.computation_ns;
+    overlapped_ns += other.overlapped_ns;
+    exposed_ns += other.exposed_ns;
+    idle_ns += other.idle_ns;
+    kernels += other.kernels;
+}
+
+CommunicationFigures communication_figures(const RankKernels& rank, int64_t lo, int64_t hi) {
+    CommunicationFigures f;
+    f.communication_ns = rank.communication.measure(lo, hi);
+    f.computation_ns = rank.computation.measure(lo, hi);
+    f.overlapped_ns = rank.communication.shared(rank.computation, lo, hi);
+    f.exposed_ns = f.communication_ns - f.overlapped_ns;
+    f.idle_ns = std::max<int64_t>(0, (hi - lo) - (f.communication_ns + f.computation_ns - f.overlapped_ns));
+    for (const Stretch& k : rank.collectives) f.kernels += k.begin >= lo && k.begin < hi;
+    return f;
+}
+
+void scan_communication(const TraceFile& trace, Report& report) {
+    const std::vector<bool> is_comm = communication_functions(trace);
+    if (is_comm.empty() || report.window.end_ns <= report.window.begin_ns) return;
+    std::vector<RankKernels> kernels = read_rank_kernels(trace, is_comm, report.window);
+    // A rank takes part in collectives: a process or device without communication kernels in the
+    // window (a data loader's, an evaluation's) is no rank and would distort the comparison.
+    std::erase_if(kernels, [](const RankKernels& r) { return r.collectives.empty() && r.communication.empty(); });
+    CommunicationMetrics& m = report.communication;
+    for (const RankKernels& k : kernels) {
+        RankCommunication rank;
+        rank.process = k.process;
+        rank.device = k.device;
+        rank.figures = communication_figures(k, report.window.begin_ns, report.window.end_ns);
+        for (const auto& [begin, end] : report.iterations.spans)
+            rank.iterations.push_back(communication_figures(k, begin, end));
+        m.total.add(rank.figures);
+        m.ranks.push_back(std::move(rank));
+    }
+    m.present = m.total.kernels > 0 || m.total.communication_ns > 0;
+    if (!m.present) return;
+    read_ranks(trace, m.ranks, m.world_size);
+    compare_ranks(kernels, m, report.notes);
+}
+
+}  // namespace tbdprof::analyzer
