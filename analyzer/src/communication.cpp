@@ -2,6 +2,7 @@
 // and each of its iterations. Communication kernels are NCCL's (their names begin with "nccl", in
 // any case, after a demangled "void "; NCCL names its kernels ncclKernel_* and ncclDevKernel_*);
 // computation is every other kernel. Copies and sets are neither (docs/analyzer.md, "Communication").
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <optional>
@@ -60,6 +61,9 @@ std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::ve
         rank.process = key.first;
         rank.device = key.second;
         rank.collectives = std::move(pending.collectives);
+        // In start order already for a trace stored in time order; stable so that the k-th stays the k-th.
+        std::stable_sort(rank.collectives.begin(), rank.collectives.end(),
+                         [](const Stretch& a, const Stretch& b) { return a.begin < b.begin; });
         rank.communication = IntervalUnion(std::move(pending.communication));
         rank.computation = IntervalUnion(std::move(pending.computation));
         ranks.push_back(std::move(rank));
@@ -111,7 +115,11 @@ CommunicationFigures communication_figures(const RankKernels& rank, int64_t lo, 
     f.overlapped_ns = rank.communication.shared(rank.computation, lo, hi);
     f.exposed_ns = f.communication_ns - f.overlapped_ns;
     f.idle_ns = std::max<int64_t>(0, (hi - lo) - (f.communication_ns + f.computation_ns - f.overlapped_ns));
-    for (const Stretch& k : rank.collectives) f.kernels += k.begin >= lo && k.begin < hi;
+    // Collectives are sorted by start: count those starting in [lo, hi) by two binary searches.
+    const auto starts_before = [](int64_t t) { return [t](const Stretch& k) { return k.begin < t; }; };
+    const auto first = std::partition_point(rank.collectives.begin(), rank.collectives.end(), starts_before(lo));
+    const auto last = std::partition_point(first, rank.collectives.end(), starts_before(hi));
+    f.kernels = last - first;
     return f;
 }
 
