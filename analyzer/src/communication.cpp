@@ -85,7 +85,10 @@ void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, s
         }
     };
     world_size = note_int("distributed.world_size");
-    if (trace::has_table(trace.db, "process_ranks")) {
+    // A table without the columns (not written by tbdprof) names no ranks rather than failing the report.
+    if (trace::has_table(trace.db, "process_ranks") && trace::has_column(trace.db, "process_ranks", "process") &&
+        trace::has_column(trace.db, "process_ranks", "rank") &&
+        trace::has_column(trace.db, "process_ranks", "world_size")) {
         trace::Statement rows(trace.db, "SELECT process, rank, world_size FROM process_ranks");
         while (rows.step()) {
             for (RankCommunication& r : ranks)
