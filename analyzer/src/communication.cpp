@@ -1,7 +1,8 @@
-// Communication against computation, per rank (a process and device with kernels) over the window
-// and each of its iterations. Communication kernels are NCCL's (their names begin with "nccl", in
-// any case, after a demangled "void "; NCCL names its kernels ncclKernel_* and ncclDevKernel_*);
-// computation is every other kernel. Copies and sets are neither (docs/analyzer.md, "Communication").
+// Communication against computation, per rank (a process and device with communication kernels)
+// over the window and each of its iterations. Communication kernels are NCCL's (their names begin
+// with "nccl", in any case, after a demangled "void "; NCCL names its kernels ncclKernel_* and
+// ncclDevKernel_*); computation is every other kernel. Copies and sets are neither (docs/analyzer.md,
+// "Communication").
 #include <algorithm>
 #include <climits>
 #include <map>
