@@ -1,7 +1,9 @@
-// Communication against computation, per rank (a process and device with kernels) over the window
-// and each of its iterations. Communication kernels are NCCL's (their names begin with "nccl", in
-// any case, after a demangled "void "; NCCL names its kernels ncclKernel_* and ncclDevKernel_*);
-// computation is every other kernel. Copies and sets are neither (docs/analyzer.md, "Communication").
+// Communication against computation, per rank (a process and device with communication kernels)
+// over the window and each of its iterations. Communication kernels are NCCL's (their names begin
+// with "nccl", in any case, after a demangled "void "; NCCL names its kernels ncclKernel_* and
+// ncclDevKernel_*); computation is every other kernel. Copies and sets are neither (docs/analyzer.md,
+// "Communication").
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <optional>
@@ -60,6 +62,9 @@ std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::ve
         rank.process = key.first;
         rank.device = key.second;
         rank.collectives = std::move(pending.collectives);
+        // In start order already for a trace stored in time order; stable so that the k-th stays the k-th.
+        std::stable_sort(rank.collectives.begin(), rank.collectives.end(),
+                         [](const Stretch& a, const Stretch& b) { return a.begin < b.begin; });
         rank.communication = IntervalUnion(std::move(pending.communication));
         rank.computation = IntervalUnion(std::move(pending.computation));
         ranks.push_back(std::move(rank));
@@ -81,7 +86,10 @@ void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, s
         }
     };
     world_size = note_int("distributed.world_size");
-    if (trace::has_table(trace.db, "process_ranks")) {
+    // A table without the columns (not written by tbdprof) names no ranks rather than failing the report.
+    if (trace::has_table(trace.db, "process_ranks") && trace::has_column(trace.db, "process_ranks", "process") &&
+        trace::has_column(trace.db, "process_ranks", "rank") &&
+        trace::has_column(trace.db, "process_ranks", "world_size")) {
         trace::Statement rows(trace.db, "SELECT process, rank, world_size FROM process_ranks");
         while (rows.step()) {
             for (RankCommunication& r : ranks)
@@ -111,7 +119,11 @@ CommunicationFigures communication_figures(const RankKernels& rank, int64_t lo, 
     f.overlapped_ns = rank.communication.shared(rank.computation, lo, hi);
     f.exposed_ns = f.communication_ns - f.overlapped_ns;
     f.idle_ns = std::max<int64_t>(0, (hi - lo) - (f.communication_ns + f.computation_ns - f.overlapped_ns));
-    for (const Stretch& k : rank.collectives) f.kernels += k.begin >= lo && k.begin < hi;
+    // Collectives are sorted by start: count those starting in [lo, hi) by two binary searches.
+    const auto starts_before = [](int64_t t) { return [t](const Stretch& k) { return k.begin < t; }; };
+    const auto first = std::partition_point(rank.collectives.begin(), rank.collectives.end(), starts_before(lo));
+    const auto last = std::partition_point(first, rank.collectives.end(), starts_before(hi));
+    f.kernels = last - first;
     return f;
 }
 

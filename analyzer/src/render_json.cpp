@@ -74,8 +74,7 @@ void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.end_object();
 }
 
-
-// The figures of one span; `with_counts` adds the kernels (every level has them).
+// The figures of one span: the window over ranks, one rank, or one iteration of one rank.
 void communication_figures(trace::JsonWriter& json, const CommunicationFigures& f) {
     json.value("time_s", s_of(f.communication_ns))
         .value("overlapped_s", s_of(f.overlapped_ns))
