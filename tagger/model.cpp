@@ -141,18 +141,24 @@ void sort_work_by_launch(TraceModel& m) {
 class IdIndex {
 public:
     void add(int64_t id) {
-        const auto next = static_cast<int64_t>(ids_.size());
-        dense_ = dense_ && (ids_.empty() || id == ids_.front() + next);
+        if (dense_ && (count_ == 0 || id == first_ + static_cast<int64_t>(count_))) {
+            if (count_++ == 0) first_ = id;
+            return;  // no id stored while they run without gaps
+        }
+        if (dense_) {  // the first gap: the ids so far are first_, first_ + 1, ...
+            dense_ = false;
+            ids_.reserve(count_ + 1);
+            for (size_t i = 0; i < count_; ++i) ids_.push_back(first_ + static_cast<int64_t>(i));
+        }
         ascending_ = ascending_ && (ids_.empty() || id > ids_.back());
         ids_.push_back(id);
+        ++count_;
     }
     // Called once every row is added.
     void finish() {
-        count_ = ids_.size();
-        first_ = ids_.empty() ? 0 : ids_.front();
-        if (!ascending_)
-            for (size_t i = 0; i < ids_.size(); ++i) map_.try_emplace(ids_[i], i);  // ids are primary keys
-        if (dense_ || !ascending_) std::vector<int64_t>().swap(ids_);
+        if (dense_ || ascending_) return;
+        for (size_t i = 0; i < ids_.size(); ++i) map_.try_emplace(ids_[i], i);  // ids are primary keys
+        std::vector<int64_t>().swap(ids_);
     }
     std::optional<size_t> find(int64_t id) const {
         if (dense_) {
@@ -232,6 +238,7 @@ TraceModel load_model(const trace::Database& db) {
     // Library calls first: kernels refer to them.
     IdIndex call_index;
     {
+        m.library_calls.reserve(static_cast<size_t>(rows_in(db, "library_calls")));
         trace::LibraryCallRow r;
         for (trace::RowReader<trace::LibraryCallRow> rows(db); rows.next(r);) {
             LibraryCall c{.id = r.id,

@@ -111,11 +111,10 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
     }
     // Memory that is not device memory (pinned host) gets a category so that every row of
     // memory_allocations has one, but no device breakdown counts it.
-    trace::Statement(db, (std::string("INSERT INTO allocation_categories (allocation, category, reason_string, "
-                                      "confidence, rule) SELECT id, 'other', ?1, 1.0, 'host-memory' "
-                                      "FROM allocations WHERE kind NOT IN ") +
-                          trace::kDeviceMemoryKindsSql)
-                             .c_str())
+    const std::string host_memory = std::string("FROM allocations WHERE kind NOT IN ") + trace::kDeviceMemoryKindsSql;
+    if (db.query_int(("SELECT EXISTS (SELECT 1 " + host_memory + ")").c_str()) == 0) return;  // no string unused
+    trace::Statement(db, "INSERT INTO allocation_categories (allocation, category, reason_string, confidence, rule) "
+                         "SELECT id, 'other', ?1, 1.0, 'host-memory' " + host_memory)
         .bind(1, texts.id("pinned host memory, not device memory"))
         .run();
 }
