@@ -28,14 +28,14 @@ measure() {
 for kernels in $sizes; do
     trace="$work/tbdprof-scale-$kernels.sqlite"
     [ -f "$trace" ] || "$build/bin/tbdprof_trace_generator" "$trace" --kernels "$kernels" >/dev/null
-    echo "$kernels kernels: $trace ($(du -h "$trace" | cut -f1))"
+    echo "$kernels kernels: $trace ($(du -hL "$trace" | cut -f1))"
     measure "scan" sqlite3 "$trace" "SELECT count(*), sum(device), sum(function), sum(start_ns), sum(duration_ns),
         sum(library_call), sum(stream), count(graph_launch) FROM kernels"
     measure "report" "$build/bin/tbdprof" report "$trace" -o /dev/null
     tagged="$work/tbdprof-scale-$kernels.tagged.sqlite"
     cp "$trace" "$tagged"
     measure "tag" "$build/bin/tbdprof" tag "$tagged"
-    before=$(stat -c %s "$trace")
+    before=$(stat -L -c %s "$trace")
     after=$(stat -c %s "$tagged")
     echo "  tagging grew the file by $((after - before)) bytes ($(awk "BEGIN { printf \"%.2f\", ($after - $before) * 100 / $before }")%)"
     rm -f "$tagged"
