@@ -41,6 +41,7 @@ struct WorkItem {
     Kind kind = Kind::Kernel;
     std::vector<Touch> touches;
 };
+static_assert(sizeof(WorkItem) <= 64, "one work item per kernel: keep it within 64 bytes");
 
 // One pointer into an allocation, as the work used it: the raw evidence sub-range derivation starts
 // from (kept only for pooled traces, see TraceModel::pointer_uses).
