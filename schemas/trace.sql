@@ -224,7 +224,12 @@ CREATE TABLE allocation_categories (
     confidence REAL,           -- 0..1
     rule       TEXT,           -- short id of the rule that decided
     reason     TEXT,           -- the same, in words
-    evidence   TEXT            -- added later (at the end): which work read and wrote it, in which phase
+    evidence   TEXT,           -- added later (at the end): which work read and wrote it, in which phase
+    -- Added later (at the end): the reason and the evidence as strings ids, each distinct text stored
+    -- once; the tagger writes these and leaves reason and evidence NULL. A reader takes
+    -- coalesce(reason, strings.text of reason_string), the same for evidence.
+    reason_string   INTEGER,   -- strings.id
+    evidence_string INTEGER    -- strings.id
 );
 
 -- Tensors inside pooled segments (a caching allocator's cudaMalloc blocks), recovered by tagging from
@@ -240,7 +245,9 @@ CREATE TABLE allocation_subranges (
     confidence REAL,
     rule       TEXT,
     reason     TEXT,
-    evidence   TEXT               -- added later: as allocation_categories.evidence
+    evidence   TEXT,              -- added later: as allocation_categories.evidence
+    reason_string   INTEGER,      -- added later: as in allocation_categories
+    evidence_string INTEGER
 );
 
 -- Training iterations and their phases, filled by analysis (tagging), empty in a fresh recording.

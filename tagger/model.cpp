@@ -2,6 +2,7 @@
 
 #include "nvtx_regions.h"
 
+#include <tbdprof/trace/fast_scans.h>
 #include <tbdprof/trace/tables.h>
 
 #include <algorithm>
@@ -101,21 +102,88 @@ void add_library_pointer_uses(TraceModel& m, uint32_t work, const LibraryCall& c
     add_use(m, work, c.workspace, c.workspace_address, c.workspace_bytes, recorded, Access::Write);
 }
 
-// Work in launch order (stable: equal times keep load order); pointer uses follow their items.
+// Work in launch order (stable: equal times keep load order); pointer uses follow their items. The
+// items are moved in place along the permutation's cycles: a sorted copy of the work list would
+// double the model's largest array at its peak.
 void sort_work_by_launch(TraceModel& m) {
+    const auto before = [](const WorkItem& a, const WorkItem& b) { return a.launch_ns < b.launch_ns; };
+    if (std::is_sorted(m.work.begin(), m.work.end(), before)) return;
+    // Positions only (4 bytes an item): the list is a few runs sorted already (kernels, copies, sets),
+    // which a merge sort joins cheaply.
     std::vector<uint32_t> order(m.work.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](uint32_t a, uint32_t b) { return m.work[a].launch_ns < m.work[b].launch_ns; });
-    std::vector<uint32_t> position(order.size());
-    std::vector<WorkItem> sorted;
-    sorted.reserve(m.work.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-        position[order[i]] = static_cast<uint32_t>(i);
-        sorted.push_back(std::move(m.work[order[i]]));
+    if (!m.pointer_uses.empty()) {
+        std::vector<uint32_t> position(order.size());
+        for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<uint32_t>(i);
+        for (PointerUse& u : m.pointer_uses) u.work = position[u.work];
     }
-    m.work = std::move(sorted);
-    for (PointerUse& u : m.pointer_uses) u.work = position[u.work];
+    // Slot i receives the item loaded at order[i]; a slot done is marked order[i] == i.
+    for (uint32_t i = 0; i < order.size(); ++i) {
+        if (order[i] == i) continue;
+        WorkItem first = std::move(m.work[i]);
+        uint32_t slot = i;
+        while (order[slot] != i) {
+            const uint32_t from = order[slot];
+            m.work[slot] = std::move(m.work[from]);
+            order[slot] = slot;
+            slot = from;
+        }
+        m.work[slot] = std::move(first);
+        order[slot] = slot;
+    }
+}
+
+// Trace ids to their index in a loaded array. Builder-written traces number rows 1..n without gaps in
+// the order they are loaded: then no table is kept at all; ids in ascending order keep 8 bytes a row
+// (searched); others a hash map.
+class IdIndex {
+public:
+    void add(int64_t id) {
+        if (dense_ && (count_ == 0 || id == first_ + static_cast<int64_t>(count_))) {
+            if (count_++ == 0) first_ = id;
+            return;  // no id stored while they run without gaps
+        }
+        if (dense_) {  // the first gap: the ids so far are first_, first_ + 1, ...
+            dense_ = false;
+            ids_.reserve(count_ + 1);
+            for (size_t i = 0; i < count_; ++i) ids_.push_back(first_ + static_cast<int64_t>(i));
+        }
+        ascending_ = ascending_ && (ids_.empty() || id > ids_.back());
+        ids_.push_back(id);
+        ++count_;
+    }
+    // Called once every row is added.
+    void finish() {
+        if (dense_ || ascending_) return;
+        for (size_t i = 0; i < ids_.size(); ++i) map_.try_emplace(ids_[i], i);  // ids are primary keys
+        std::vector<int64_t>().swap(ids_);
+    }
+    std::optional<size_t> find(int64_t id) const {
+        if (dense_) {
+            if (id < first_ || id - first_ >= static_cast<int64_t>(count_)) return std::nullopt;
+            return static_cast<size_t>(id - first_);
+        }
+        if (!ascending_) {
+            auto it = map_.find(id);
+            return it == map_.end() ? std::nullopt : std::optional<size_t>(it->second);
+        }
+        auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+        if (it == ids_.end() || *it != id) return std::nullopt;
+        return static_cast<size_t>(it - ids_.begin());
+    }
+
+private:
+    std::vector<int64_t> ids_;
+    std::unordered_map<int64_t, size_t> map_;
+    bool dense_ = true, ascending_ = true;
+    int64_t first_ = 0;
+    size_t count_ = 0;
+};
+
+int64_t rows_in(const trace::Database& db, const char* table) {
+    return trace::has_table(db, table) ? db.query_int((std::string("SELECT count(*) FROM ") + table).c_str()) : 0;
 }
 
 // Allocations a library made for its handle (cuBLAS's default workspace, allocated inside
@@ -168,8 +236,9 @@ TraceModel load_model(const trace::Database& db) {
     const bool sets_resolved = trace::has_column(db, "sets", "dst_allocation");
 
     // Library calls first: kernels refer to them.
-    std::unordered_map<int64_t, int32_t> call_index;
+    IdIndex call_index;
     {
+        m.library_calls.reserve(static_cast<size_t>(rows_in(db, "library_calls")));
         trace::LibraryCallRow r;
         for (trace::RowReader<trace::LibraryCallRow> rows(db); rows.next(r);) {
             LibraryCall c{.id = r.id,
@@ -191,23 +260,27 @@ TraceModel load_model(const trace::Database& db) {
         }
         m.operands_unresolved |= !calls_resolved && !m.library_calls.empty();
         sort_by(m.library_calls, &LibraryCall::begin_ns);
-        for (size_t i = 0; i < m.library_calls.size(); ++i) call_index[m.library_calls[i].id] = static_cast<int32_t>(i);
+        for (const LibraryCall& c : m.library_calls) call_index.add(c.id);
+        call_index.finish();
     }
 
-    std::unordered_map<int64_t, size_t> kernel_index;
-    {
-        trace::KernelRow r;
-        for (trace::RowReader<trace::KernelRow> rows(db); rows.next(r);) {
-            WorkItem w = timed_item(r, WorkItem::Kind::Kernel);
-            w.function = static_cast<int32_t>(r.function);
-            if (r.library_call) {
-                auto it = call_index.find(*r.library_call);
-                if (it != call_index.end()) w.library_call = it->second;
-            }
-            kernel_index[r.id] = m.work.size();
-            m.work.push_back(std::move(w));
+    // Sized once: growing by doubling would touch up to twice the memory, the largest array's.
+    m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
+    IdIndex kernel_index;
+    trace::for_each_kernel_launch(db, [&](const trace::KernelLaunch& k) {
+        WorkItem w;
+        w.process = static_cast<int32_t>(k.process);
+        w.launch_ns = k.start_ns - k.queued_ns;
+        w.start_ns = k.start_ns;
+        w.end_ns = k.start_ns + k.duration_ns;
+        w.function = static_cast<int32_t>(k.function);
+        if (k.library_call != -1) {
+            if (const std::optional<size_t> call = call_index.find(k.library_call)) w.library_call = int32_t(*call);
         }
-    }
+        kernel_index.add(k.id);
+        m.work.push_back(std::move(w));
+    });
+    kernel_index.finish();
     {
         // A mangled name says which pointer parameters are const; an extern "C" name says nothing.
         std::unordered_map<int64_t, bool> function_mangled;
@@ -223,19 +296,19 @@ TraceModel load_model(const trace::Database& db) {
         std::unordered_map<int32_t, std::vector<uint64_t>> offsets;  // few per allocation unless pooled
         trace::KernelEdgeRow r;
         for (trace::RowReader<trace::KernelEdgeRow> rows(db); rows.next(r);) {
-            auto k = kernel_index.find(r.kernel);
+            const std::optional<size_t> k = kernel_index.find(r.kernel);
             auto a = alloc_index.find(r.allocation);
-            if (k == kernel_index.end() || a == alloc_index.end()) continue;
+            if (!k || a == alloc_index.end()) continue;
             m.has_argument_info = true;
             const auto offset = static_cast<uint64_t>(r.offset);
             auto& seen = offsets[a->second];
             if (seen.size() < kPooledOffsets && std::find(seen.begin(), seen.end(), offset) == seen.end())
                 seen.push_back(offset);
-            const Access access = r.read_only                                    ? Access::Read
-                                  : function_mangled[m.work[k->second].function] ? Access::Write
-                                                                                 : Access::Unknown;
-            edges.push_back({k->second, a->second, offset, access});
-            auto& touches = m.work[k->second].touches;
+            const Access access = r.read_only                              ? Access::Read
+                                  : function_mangled[m.work[*k].function] ? Access::Write
+                                                                           : Access::Unknown;
+            edges.push_back({*k, a->second, offset, access});
+            auto& touches = m.work[*k].touches;
             auto same =
                 std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return t.allocation == a->second; });
             if (same == touches.end())

@@ -29,17 +29,19 @@ struct Touch {
 };
 
 // A unit of device work in launch order: a kernel, a copy or a set.
+// Members ordered so that it takes 64 bytes (one per kernel of the run: the model's largest array).
 struct WorkItem {
     enum class Kind : uint8_t { Kernel, CopyHtoD, CopyDtoH, CopyDtoD, Set };
-    Kind kind = Kind::Kernel;
     int64_t launch_ns = 0;  // host time it was enqueued (device start when unknown)
     int64_t start_ns = 0;   // device start
     int64_t end_ns = 0;
     int32_t function = kNone;      // kernels: function id (for repetition detection)
     int32_t library_call = kNone;  // index into TraceModel::library_calls
     int32_t process = 0;
+    Kind kind = Kind::Kernel;
     std::vector<Touch> touches;
 };
+static_assert(sizeof(WorkItem) <= 64, "one work item per kernel: keep it within 64 bytes");
 
 // One pointer into an allocation, as the work used it: the raw evidence sub-range derivation starts
 // from (kept only for pooled traces, see TraceModel::pointer_uses).

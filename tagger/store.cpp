@@ -8,10 +8,48 @@
 #include "tbdprof/tagger/tagger.h"
 
 #include <tbdprof/trace/memory_kinds.h>
+#include <tbdprof/trace/tables.h>
 #include <tbdprof/trace/trace_reader.h>
+
+#include <optional>
+#include <string>
+#include <unordered_map>
 
 namespace tbdprof::tagger {
 namespace {
+
+// The tags' reasons and evidence, each distinct text written once to `strings` and referred to by
+// id (allocation_categories.reason_string, evidence_string): most rows share their rule's reason,
+// and a run's evidence texts repeat across its many allocations.
+class TagTexts {
+public:
+    explicit TagTexts(trace::Database& db)
+        : insert_(db, "INSERT INTO strings (id, text) VALUES (?1, ?2)"),
+          next_id_(db.query_int("SELECT ifnull(max(id), 0) FROM strings") + 1) {}
+    // NULL for no text (read back as empty, as before).
+    std::optional<int64_t> id(const std::string& text) {
+        if (text.empty()) return std::nullopt;
+        auto [it, added] = ids_.try_emplace(text, next_id_);
+        if (added) insert_.bind(1, next_id_++).bind(2, text).run();
+        return it->second;
+    }
+
+private:
+    trace::Statement insert_;
+    int64_t next_id_;
+    std::unordered_map<std::string, int64_t> ids_;
+};
+
+// Strings that only earlier tags referred to: removed with those tags, so that tagging again does
+// not grow the file.
+void delete_tag_texts(trace::Database& db) {
+    std::string ids;
+    for (const char* table : {"allocation_categories", "allocation_subranges"})
+        for (const char* column : {"reason_string", "evidence_string"})
+            if (trace::has_column(db, table, column))
+                ids += std::string(ids.empty() ? "" : " UNION ") + "SELECT " + column + " FROM " + table;
+    if (!ids.empty()) db.exec(("DELETE FROM strings WHERE id IN (" + ids + ")").c_str());
+}
 
 void write_results(trace::Database& db, const TraceModel& model, const IterationSet& its, const TagResult& result) {
     trace::Statement iteration(db,
@@ -38,22 +76,23 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
     trace::Statement phase(db, "INSERT INTO phases (iteration, kind, begin_ns, end_ns) VALUES (?1,?2,?3,?4)");
     for (const Phase& p : result.phases)
         phase.bind(1, int64_t(p.iteration + 1)).bind(2, p.kind).bind(3, p.begin_ns).bind(4, p.end_ns).run();
+    TagTexts texts(db);
     trace::Statement category(db,
-                              "INSERT INTO allocation_categories (allocation, category, reason, confidence, "
-                              "rule, evidence) VALUES (?1,?2,?3,?4,?5,?6)");
+                              "INSERT INTO allocation_categories (allocation, category, reason_string, confidence, "
+                              "rule, evidence_string) VALUES (?1,?2,?3,?4,?5,?6)");
     for (size_t a = 0; a < model.allocations.size(); ++a) {
         const Tag& t = result.tags[a];
         category.bind(1, model.allocations[a].id)
             .bind(2, t.category)
-            .bind(3, t.reason)
+            .bind(3, texts.id(t.reason))
             .bind(4, t.confidence)
             .bind(5, t.rule)
-            .bind(6, t.evidence)
+            .bind(6, texts.id(t.evidence))
             .run();
     }
     trace::Statement subrange(db,
                               "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, "
-                              "end_ns, category, confidence, rule, reason, evidence) "
+                              "end_ns, category, confidence, rule, reason_string, evidence_string) "
                               "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
     for (size_t i = 0; i < result.subranges.size(); ++i) {
         const SubRangeTag& r = result.subranges[i];
@@ -66,17 +105,18 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
             .bind(7, r.tag.category)
             .bind(8, r.tag.confidence)
             .bind(9, r.tag.rule)
-            .bind(10, r.tag.reason)
-            .bind(11, r.tag.evidence)
+            .bind(10, texts.id(r.tag.reason))
+            .bind(11, texts.id(r.tag.evidence))
             .run();
     }
     // Memory that is not device memory (pinned host) gets a category so that every row of
     // memory_allocations has one, but no device breakdown counts it.
-    db.exec((std::string("INSERT INTO allocation_categories (allocation, category, reason, confidence, rule) "
-                         "SELECT id, 'other', 'pinned host memory, not device memory', 1.0, 'host-memory' "
-                         "FROM allocations WHERE kind NOT IN ") +
-             trace::kDeviceMemoryKindsSql)
-                .c_str());
+    const std::string host_memory = std::string("FROM allocations WHERE kind NOT IN ") + trace::kDeviceMemoryKindsSql;
+    if (db.query_int(("SELECT EXISTS (SELECT 1 " + host_memory + ")").c_str()) == 0) return;  // no string unused
+    trace::Statement(db, "INSERT INTO allocation_categories (allocation, category, reason_string, confidence, rule) "
+                         "SELECT id, 'other', ?1, 1.0, 'host-memory' " + host_memory)
+        .bind(1, texts.id("pinned host memory, not device memory"))
+        .run();
 }
 
 // What the report says about the granularity of the memory breakdown (run_notes.memory_breakdown,
@@ -103,6 +143,7 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options) {
     trace::upgrade_for_update(db,
                               {"iterations", "phases", "allocation_categories", "allocation_subranges", "run_notes"});
     // Earlier results go first: the allocations are then read without their old tags.
+    delete_tag_texts(db);
     db.exec(
         "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
         "DELETE FROM allocation_subranges; DELETE FROM run_notes WHERE key = 'memory_breakdown'");

@@ -71,6 +71,24 @@ bool for_each_kernel_interval(const Database& db, int64_t first_id, int64_t last
     return !feed.stopped;
 }
 
+void for_each_kernel_launch(const Database& db, const std::function<void(const KernelLaunch&)>& on_kernel) {
+    if (!has_table(db, "kernels")) return;
+    Statement query(db,
+                    "SELECT id, process, function, start_ns, ifnull(queued_ns, 0), ifnull(duration_ns, 0), "
+                    "ifnull(library_call, -1) FROM kernels ORDER BY id");
+    KernelLaunch kernel;
+    while (query.step()) {
+        kernel.id = query.column_int(0), kernel.process = query.column_int(1), kernel.function = query.column_int(2);
+        kernel.start_ns = query.column_int(3), kernel.queued_ns = query.column_int(4);
+        kernel.duration_ns = query.column_int(5), kernel.library_call = query.column_int(6);
+        on_kernel(kernel);
+    }
+}
+
+int64_t kernel_count(const Database& db) {
+    return has_table(db, "kernels") ? db.query_int("SELECT count(*) FROM kernels") : 0;
+}
+
 void for_each_call_flops(const Database& db, const std::function<void(const CallFlops&)>& on_call) {
     if (!has_table(db, "library_calls")) return;  // as the typed readers: a missing table reads as empty
     const char* precision = has_column(db, "library_calls", "precision") ? "precision" : "NULL";

@@ -14,6 +14,9 @@ struct Column {
     std::variant<int64_t Row::*, OptionalInt Row::*, std::optional<double> Row::*, double Row::*, bool Row::*,
                  std::string_view Row::*, MemoryKind Row::*, CopyKind Row::*>
         field;
+    // A column of strings ids that holds the text instead, where the file has it (the tags' reasons,
+    // stored once): the text is the column's own, else the string's.
+    const char* strings_column = nullptr;
 };
 
 // How one row type is read: the table whose presence decides whether anything is read, the FROM
@@ -63,11 +66,13 @@ TBD_TABLE(AllocationRow, "allocations",
            {"a.address", &R::address}, {"a.bytes", &R::bytes}, {"a.alloc_ns", &R::alloc_ns},
            {"a.free_ns", &R::free_ns}, {"a.kind", &R::kind}, {"a.stream", &R::stream}, {"a.stack", &R::stack},
            {"a.free_thread", &R::free_thread}, {"c.category", &R::category}, {"c.confidence", &R::confidence},
-           {"c.rule", &R::rule}, {"c.reason", &R::reason}, {"c.evidence", &R::evidence}})
+           {"c.rule", &R::rule}, {"c.reason", &R::reason, "c.reason_string"},
+           {"c.evidence", &R::evidence, "c.evidence_string"}})
 TBD_TABLE(SubrangeRow, "allocation_subranges", "allocation_subranges", "id", "begin_ns",
           {{"id", &R::id}, {"allocation", &R::allocation}, {"offset", &R::offset}, {"bytes", &R::bytes},
            {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}, {"category", &R::category},
-           {"confidence", &R::confidence}, {"rule", &R::rule}, {"reason", &R::reason}, {"evidence", &R::evidence}})
+           {"confidence", &R::confidence}, {"rule", &R::rule}, {"reason", &R::reason, "reason_string"},
+           {"evidence", &R::evidence, "evidence_string"}})
 TBD_TABLE(KernelEdgeRow, "kernel_allocations", "kernel_allocations", nullptr, "kernel, param, param_word",
           {{"kernel", &R::kernel}, {"param", &R::param}, {"param_word", &R::param_word},
            {"allocation", &R::allocation}, {"offset", &R::offset}, {"read_only", &R::read_only}})
@@ -133,6 +138,17 @@ std::string_view source_table(const char* table, std::string_view column, std::s
     return std::string_view(table) == "allocations" ? "allocation_categories" : "strings";
 }
 
+// A column as selected: itself, or its text or the text of its strings id (Column::strings_column).
+template <class Row>
+std::string column_sql(const Database& db, std::string_view table, const Column<Row>& column) {
+    if (!column.strings_column) return column.name;
+    std::string_view strings_name = column.strings_column;  // in the same table as the column
+    if (const size_t dot = strings_name.find('.'); dot != std::string_view::npos) strings_name.remove_prefix(dot + 1);
+    if (!has_column(db, table, strings_name)) return column.name;
+    return std::string("coalesce(") + column.name + ", (SELECT s_.text FROM strings AS s_ WHERE s_.id = " +
+           column.strings_column + "))";
+}
+
 template <class Row>
 std::string select_sql(const Database& db, const Table<Row>& spec, const ReadOptions& options) {
     std::string sql = "SELECT ";
@@ -140,7 +156,7 @@ std::string select_sql(const Database& db, const Table<Row>& spec, const ReadOpt
         std::string_view name;
         const std::string_view table = source_table(spec.table, spec.columns[i].name, &name);
         sql += i ? ", " : "";
-        sql += has_column(db, table, name) ? spec.columns[i].name : "NULL";
+        sql += has_column(db, table, name) ? column_sql(db, table, spec.columns[i]) : "NULL";
     }
     if (!has_table(db, spec.table)) return sql + " WHERE 0";
     sql += std::string(" FROM ") + spec.from;

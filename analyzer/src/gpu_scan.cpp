@@ -101,8 +101,11 @@ private:
     void load_library_calls(const trace::Database& db);
     void load_activities();
     Outcome merge(std::vector<PartResult>& parts);
-    void combine_calls(FlopMetrics& flops);
-    void add_counter_flops(FlopMetrics& flops);  // after combine_calls: hardware counter FLOPs
+    // `keep_windows`: remember each call's window FLOPs for the counter comparison (only when the
+    // trace has counted kernels: a table the size of the library calls otherwise).
+    void combine_calls(FlopMetrics& flops, bool keep_windows);
+    // After combine_calls: hardware counter FLOPs.
+    void add_counter_flops(FlopMetrics& flops, const std::vector<CounterKernel>& kernels);
     void per_iteration_figures(Report& report) const;
 
     trace::Database& db_;
@@ -294,7 +297,7 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
 
 // Each call's FLOPs spread over its kernels by duration (by count when durations are unknown), with
 // the parts' tallies of the call added up first.
-void GpuScan::combine_calls(FlopMetrics& flops) {
+void GpuScan::combine_calls(FlopMetrics& flops, bool keep_windows) {
     auto share_of = [](const CallTally& call, int64_t window_ns, int64_t window_count) {
         if (call.total_ns > 0) return static_cast<double>(window_ns) / static_cast<double>(call.total_ns);
         return call.count > 0 ? static_cast<double>(window_count) / static_cast<double>(call.count) : 0.0;
@@ -346,7 +349,7 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
             in_window = info.flops;  // no kernel recorded for it: attribute to the call itself
         }
         if (in_window <= 0) return;
-        call_window_[id] = {in_window, call.window_count};
+        if (keep_windows) call_window_[id] = {in_window, call.window_count};
         ++flops.library_calls;
         flops.by_precision[static_cast<size_t>(info.precision)].flops += in_window;
         if (info.precision == Precision::fp32) {
@@ -367,9 +370,7 @@ void GpuScan::combine_calls(FlopMetrics& flops) {
 // Kernels with counter FLOPs: those outside library calls with FLOPs are added to the figures (and
 // stop counting as kernels without FLOP information); those inside are compared with their call's
 // shape FLOPs, call by call, when every window kernel of the call was counted.
-void GpuScan::add_counter_flops(FlopMetrics& flops) {
-    const std::vector<CounterKernel> kernels =
-        load_counter_kernels(db_, window_.begin_ns, window_.end_ns, inputs_.everything);
+void GpuScan::add_counter_flops(FlopMetrics& flops, const std::vector<CounterKernel>& kernels) {
     CounterFlopSources& sources = flops.counters;
     sources.collected = !kernels.empty();
     std::unordered_map<int64_t, std::pair<double, int64_t>> counted_in_call;  // call -> (FLOPs, kernels)
@@ -453,8 +454,10 @@ void GpuScan::per_iteration_figures(Report& report) const {
 
 void GpuScan::finish(Report& report) {
     FlopMetrics& flops = report.flops;
-    combine_calls(flops);
-    add_counter_flops(flops);
+    const std::vector<CounterKernel> counted =
+        load_counter_kernels(db_, window_.begin_ns, window_.end_ns, inputs_.everything);
+    combine_calls(flops, !counted.empty());
+    add_counter_flops(flops, counted);
 
     // Ratios of integer nanoseconds stay exact where they can (0.4, not 0.39999999999999997).
     const double window_ns = static_cast<double>(report.window.end_ns - report.window.begin_ns);

@@ -14,7 +14,8 @@ out=$("$TBDPROF" tag "$work/one_step.sqlite") || fail "tag on a one-step run exi
 grep -q "no iterations" <<<"$out" && ok "one step: says there are no iterations" || fail "one step: $out"
 untagged=$(sqlite3 "$work/one_step.sqlite" "SELECT count(*) FROM memory_allocations WHERE category IS NULL")
 [ "$untagged" = 0 ] && ok "one step: every allocation has a category" || fail "one step: $untagged untagged"
-reasons=$(sqlite3 "$work/one_step.sqlite" "SELECT count(*) FROM allocation_categories WHERE category = 'other' AND coalesce(reason, '') = ''")
+reasons=$(sqlite3 "$work/one_step.sqlite" "SELECT count(*) FROM allocation_categories c LEFT JOIN strings r ON r.id = c.reason_string
+    WHERE c.category = 'other' AND coalesce(c.reason, r.text, '') = ''")
 [ "$reasons" = 0 ] && ok "one step: every 'other' has a reason" || fail "one step: $reasons without reason"
 
 record steps mlp_train --iterations 6

@@ -15,7 +15,8 @@ for run in 1 2; do
         { cat "$work/record$run.log"; exit 1; }
 done
 dump() {  # every stored result, in a fixed order
-    sqlite3 "$1" "SELECT allocation, category, rule, confidence, evidence FROM allocation_categories ORDER BY allocation;
+    sqlite3 "$1" "SELECT c.allocation, c.category, c.rule, c.confidence, coalesce(c.evidence, e.text)
+                      FROM allocation_categories c LEFT JOIN strings e ON e.id = c.evidence_string ORDER BY c.allocation;
                   SELECT allocation, offset, bytes, begin_ns, end_ns, category, rule FROM allocation_subranges
                       ORDER BY allocation, offset, begin_ns;
                   SELECT idx, begin_ns, end_ns, device_begin_ns, device_end_ns, kind FROM iterations ORDER BY id;
@@ -27,6 +28,20 @@ dump "$work/run1.sqlite" >"$work/again.txt"
 "$TBDPROF" tag "$work/run1.sqlite" >"$work/tag1b.txt"
 cmp -s "$work/first.txt" "$work/again.txt" && cmp -s "$work/tag1a.txt" "$work/tag1b.txt" &&
     ok "the same trace tags the same way every time" || fail "tagging the same trace again changed the results"
+# Reasons and evidence are strings ids, each text stored once; tagging again leaves no strings behind.
+texts() {
+    sqlite3 "$1" "SELECT count(*), count(DISTINCT text) FROM strings WHERE id IN (SELECT reason_string FROM allocation_categories
+        UNION SELECT evidence_string FROM allocation_categories UNION SELECT reason_string FROM allocation_subranges
+        UNION SELECT evidence_string FROM allocation_subranges);
+        SELECT count(*) FROM strings; SELECT count(*) FROM allocation_categories WHERE reason IS NOT NULL OR evidence IS NOT NULL"
+}
+read -r -d '' stored < <(texts "$work/run1.sqlite") || true
+"$TBDPROF" tag "$work/run1.sqlite" >/dev/null
+read -r -d '' again < <(texts "$work/run1.sqlite") || true
+counts=$(head -1 <<<"$stored")
+[ "${counts%%|*}" = "${counts##*|}" ] && [ "${counts%%|*}" -gt 0 ] && [ "$(tail -1 <<<"$stored")" = 0 ] &&
+    [ "$stored" = "$again" ] && ok "reasons and evidence stored once each ($counts); tagging again adds no strings" ||
+    fail "tag texts: $stored / again: $again"
 "$TBDPROF" tag "$work/run2.sqlite" >"$work/tag2.txt"
 # Breakdown and iteration count (bytes per category; addresses and times differ between runs).
 if cmp -s "$work/tag1a.txt" "$work/tag2.txt"; then

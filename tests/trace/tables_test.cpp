@@ -7,6 +7,8 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 using namespace tbdprof;
@@ -110,6 +112,31 @@ TEST_CASE("tables: allocations carry their kind and tag; the device-memory rule 
     CHECK_FALSE(row.confidence.has_value());
     const auto by_time = read_all<trace::AllocationRow>(db, {.by_time = true});
     CHECK(by_time.front().id == 4);
+}
+
+TEST_CASE("tables: a tag's reason and evidence read the same inline or as strings ids") {
+    test::TempDir dir;
+    trace::Database db = schema_database(dir);
+    db.exec(
+        "INSERT INTO allocations(id, process, device, address, bytes, alloc_ns, kind) VALUES "
+        "(1, 0, 0, 4096, 512, 10, 'device'), (2, 0, 0, 8192, 512, 20, 'device'), (3, 0, 0, 16384, 64, 30, 'device');"
+        "INSERT INTO strings(id, text) VALUES (70, 'shared reason'), (71, 'flow of 2'), (72, 'flow of 3');"
+        "INSERT INTO allocation_categories(allocation, category, rule, reason, evidence) VALUES "
+        "(1, 'weights', 'r', 'inline reason', 'inline flow');"
+        "INSERT INTO allocation_categories(allocation, category, rule, reason_string, evidence_string) VALUES "
+        "(2, 'weights', 'r', 70, 71), (3, 'activations', 'r', 70, 72);"
+        "INSERT INTO allocation_subranges(id, allocation, offset, bytes, begin_ns, end_ns, category, reason, "
+        "reason_string, evidence_string) VALUES (1, 2, 0, 64, 20, 30, 'weights', NULL, 70, NULL), "
+        "(2, 2, 64, 64, 20, 30, 'weights', 'own text wins', 70, 72)");
+    std::vector<std::pair<std::string, std::string>> tags;
+    trace::RowReader<trace::AllocationRow> allocations(db);
+    for (trace::AllocationRow row; allocations.next(row);) tags.emplace_back(row.reason, row.evidence);
+    CHECK(tags == std::vector<std::pair<std::string, std::string>>{
+                      {"inline reason", "inline flow"}, {"shared reason", "flow of 2"}, {"shared reason", "flow of 3"}});
+    tags.clear();
+    trace::RowReader<trace::SubrangeRow> subranges(db);
+    for (trace::SubrangeRow row; subranges.next(row);) tags.emplace_back(row.reason, row.evidence);
+    CHECK(tags == std::vector<std::pair<std::string, std::string>>{{"shared reason", ""}, {"own text wins", "flow of 3"}});
 }
 
 TEST_CASE("tables: an older trace's missing columns read as absent and its missing tables as empty") {

@@ -33,6 +33,20 @@ struct KernelInterval {
 bool for_each_kernel_interval(const Database& db, int64_t first_id, int64_t last_id,
                               const std::function<bool(const KernelInterval&)>& on_kernel);
 
+// What the tagger needs of a kernel: when it was launched and ran, and what it was.
+struct KernelLaunch {
+    int64_t id = 0, process = 0, function = 0, start_ns = 0;
+    int64_t queued_ns = 0;      // 0: NULL
+    int64_t duration_ns = 0;    // 0: NULL (host-timed)
+    int64_t library_call = -1;  // -1: NULL
+};
+
+// Calls `on_kernel` for every kernel, in id order, reading only those seven columns (the full
+// RowReader<KernelRow> reads fifteen). The number of kernels, for sizing what the caller keeps,
+// is kernel_count().
+void for_each_kernel_launch(const Database& db, const std::function<void(const KernelLaunch&)>& on_kernel);
+int64_t kernel_count(const Database& db);
+
 // What a library call says about its FLOPs.
 struct CallFlops {
     int64_t id = 0, begin_ns = 0;

@@ -1,0 +1,102 @@
+// Loading the tagger's model from a trace: work in launch order whatever the ids (gaps, library calls
+// stored out of time order, copies launched between kernels), each kernel keeping its own library
+// call and the allocations its arguments point into, and pointer uses following their items.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <tbdprof/trace/sqlite_handle.h>
+
+#include "model.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace tbdprof::tagger;
+
+namespace {
+
+tbdprof::trace::Database schema_database() {
+    tbdprof::trace::Database db = tbdprof::trace::create_database(":memory:");
+    std::ifstream in(TBD_TRACE_SCHEMA);
+    std::stringstream schema;
+    schema << in.rdbuf();
+    REQUIRE(!schema.str().empty());
+    db.exec(schema.str().c_str());
+    db.exec(
+        "INSERT INTO strings (id, text) VALUES (1, '_Z4stepPf');"
+        "INSERT INTO functions (id, name, mangled) VALUES (1, 1, 1), (2, 1, 1);"
+        "INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, kind) VALUES "
+        "(1, 1, 0, 1048576, 1048576, 0, 'device'), (2, 1, 0, 4194304, 1048576, 0, 'device');");
+    return db;
+}
+
+// The kernel of the model's work list with this start time.
+const WorkItem& kernel_at(const TraceModel& m, int64_t start_ns) {
+    auto it = std::find_if(m.work.begin(), m.work.end(), [&](const WorkItem& w) {
+        return w.kind == WorkItem::Kind::Kernel && w.start_ns == start_ns;
+    });
+    REQUIRE(it != m.work.end());
+    return *it;
+}
+
+}  // namespace
+
+TEST_CASE("kernel ids with gaps, calls out of time order, copies among kernels: work in launch order") {
+    tbdprof::trace::Database db = schema_database();
+    // Calls 9 and 4 stored in id order but 9 begins first; kernels 5, 7, 100 (gaps) launched at
+    // start - queued; a copy launched between the second and third kernel.
+    db.exec(
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns) VALUES "
+        "(4, 1, 'cublasSgemm_v2', 'gemm', 500, 600), (9, 1, 'cublasSgemm_v2', 'gemm', 100, 200);"
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) VALUES "
+        "(5, 1, 0, 1, 1000, 50, 800, 9), (7, 1, 0, 2, 2000, 50, 10, NULL), (100, 1, 0, 1, 3000, 50, 10, 4);"
+        "INSERT INTO copies (id, process, device, kind, bytes, dst, start_ns, duration_ns, queued_ns, "
+        "dst_allocation) VALUES (1, 1, 0, 'htod', 4096, 4194304, 2500, 20, 0, 2);"
+        "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES "
+        "(7, 0, 0, 1, 0, 0), (100, 0, 0, 2, 64, 1);");
+    const TraceModel m = load_model(db);
+    REQUIRE_EQ(m.work.size(), 4u);
+    CHECK(std::is_sorted(m.work.begin(), m.work.end(),
+                         [](const WorkItem& a, const WorkItem& b) { return a.launch_ns < b.launch_ns; }));
+    CHECK_EQ(m.work[0].launch_ns, 200);   // kernel 5: 1000 - 800
+    CHECK_EQ(m.work[2].launch_ns, 2500);  // the copy, between kernels 7 and 100
+    CHECK(m.work[2].kind == WorkItem::Kind::CopyHtoD);
+    REQUIRE_EQ(m.library_calls.size(), 2u);  // in begin order: 9, then 4
+    CHECK_EQ(m.library_calls[0].id, 9);
+    CHECK_EQ(m.library_calls[1].id, 4);
+    CHECK_EQ(kernel_at(m, 1000).library_call, 0);  // call 9
+    CHECK_EQ(kernel_at(m, 2000).library_call, kNone);
+    CHECK_EQ(kernel_at(m, 3000).library_call, 1);  // call 4
+    const WorkItem& plain = kernel_at(m, 2000);
+    REQUIRE_EQ(plain.touches.size(), 1u);
+    CHECK_EQ(plain.touches[0].allocation, 0);
+    CHECK(plain.touches[0].access == Access::Write);  // mangled name, not const: written
+    CHECK(m.has_argument_info);
+}
+
+TEST_CASE("pointer uses follow their work items when the work list is reordered") {
+    tbdprof::trace::Database db = schema_database();
+    // 16 offsets into allocation 1 make it a pooled segment: every pointer is kept as a use. The
+    // kernels' ids run backwards against their launch times, so sorting moves every item.
+    std::string sql;
+    for (int i = 0; i < 16; ++i) {
+        const int id = i + 1, start = 10000 - 100 * i;
+        sql += "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns) VALUES (" +
+               std::to_string(id) + ", 1, 0, 1, " + std::to_string(start) + ", 10);";
+        sql += "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
+               std::to_string(id) + ", 0, 0, 1, " + std::to_string(4096 * i) + ", 0);";
+    }
+    db.exec(sql.c_str());
+    const TraceModel m = load_model(db);
+    REQUIRE(m.pooled);
+    REQUIRE_EQ(m.work.size(), 16u);
+    REQUIRE_EQ(m.pointer_uses.size(), 16u);
+    for (const PointerUse& use : m.pointer_uses) {
+        // Kernel id i + 1 started at 10000 - 100 i and pointed at offset 4096 i.
+        const int64_t i = static_cast<int64_t>(use.offset / 4096);
+        CHECK_EQ(m.work[use.work].start_ns, 10000 - 100 * i);
+    }
+    CHECK_EQ(m.work.front().start_ns, 8500);
+    CHECK_EQ(m.work.back().start_ns, 10000);
+}
