@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Runs a PyTorch sample once and scores three opinions of its memory against one another.
+
+    score.py --python PY [--tbdprof TBDPROF --tag-accuracy TOOL] --allocator caching|expandable|preset
+             [--min 0.95] [--min-script 0.99] [--json FILE] [--workdir DIR] SAMPLE.py [sample options...]
+
+One run writes both label files (oracle/export.py: torch.profiler's categories; oracle/script_truth.py:
+what the script knows). With --tbdprof the run is recorded by `tbdprof --sim` (with --framework=pytorch
+for the preset) and the trace's tags are scored against both label files by tbdprof-tag-accuracy;
+without it the sample runs on the CPU and only the two label files are compared.
+
+Prints one line per comparison and exits 1 when tbdprof agrees with torch.profiler on fewer than
+--min of the bytes both categorize (after the mapping in export.py), or torch.profiler with the
+script on fewer than --min-script, 77 when the run cannot be made
+here (PyTorch missing, or the simulated GPU cannot run it yet), 2 on bad options.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+ALLOCATORS = {"caching": None, "expandable": "expandable_segments:True", "preset": None}
+
+
+def read_allocs(path):
+    """[(address, bytes, category)] of the alloc lines, in file order."""
+    allocs = []
+    with open(path) as labels:
+        for line in labels:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == "alloc":
+                allocs.append((int(fields[1], 16), int(fields[2]), fields[3]))
+    return allocs
+
+
+def compare_label_files(a_path, b_path):
+    """Agreement of two label files written from the same allocations: bytes where both know a category."""
+    a, b = read_allocs(a_path), read_allocs(b_path)
+    if [x[:2] for x in a] != [x[:2] for x in b]:
+        raise SystemExit(f"score.py: {a_path} and {b_path} do not list the same allocations")
+    both = agree = 0
+    confusion = collections.Counter()
+    for (_, size, ca), (_, _, cb) in zip(a, b):
+        if ca != "-" and cb != "-":
+            both += size
+            agree += size if ca == cb else 0
+            if ca != cb:
+                confusion[(ca, cb)] += size
+    return {"bytes_both_know": both, "agreement": agree / both if both else None,
+            "disagreements": {f"{x}->{y}": n for (x, y), n in confusion.most_common()}}
+
+
+def label_totals(path):
+    totals = collections.Counter()
+    for _, size, category in read_allocs(path):
+        totals[category] += size
+    return dict(totals)
+
+
+def tag_accuracy(tool, trace, labels):
+    """tbdprof-tag-accuracy's figures: accuracy, labelled bytes, its table and notes."""
+    done = subprocess.run([tool, trace, labels], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"score.py: {tool} failed on {labels}: {done.stderr.strip()}")
+    found = re.search(r"^accuracy ([0-9.]+) of (\d+) labelled bytes", done.stdout, re.M)
+    if not found:
+        raise SystemExit(f"score.py: no accuracy line from {tool}:\n{done.stdout}")
+    return {"accuracy": float(found.group(1)), "labelled_bytes": int(found.group(2)), "table": done.stdout}
+
+
+def run_sample(args, workdir, oracle, script):
+    command = [args.python, args.sample, "--oracle-labels", oracle, "--script-labels", script] + args.sample_args
+    env = dict(os.environ)
+    env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+    if ALLOCATORS[args.allocator]:
+        env["PYTORCH_CUDA_ALLOC_CONF"] = ALLOCATORS[args.allocator]
+    trace = None
+    if args.tbdprof:
+        trace = os.path.join(workdir, "run.sqlite")
+        preset = ["--framework=pytorch"] if args.allocator == "preset" else []
+        command = [args.tbdprof, "record", "--sim", "--force", "-q", *preset, "-o", trace, "--", *command,
+                   "--device", "cuda"]
+    else:
+        command += ["--device", "cpu"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    sys.stdout.write(done.stdout)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr[-4000:])
+        if "PyTorch sees no CUDA device" in done.stderr or "No module named 'torch'" in done.stderr:
+            print("score.py: skipped: this PyTorch cannot run here (no torch, or no simulated CUDA device)")
+            sys.exit(SKIP)
+        raise SystemExit(f"score.py: the run failed (exit {done.returncode}): {' '.join(command)}")
+    if not re.search(r"steps=\d+", done.stdout):
+        raise SystemExit("score.py: the sample did not say how many steps it ran")
+    return trace
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--python", required=True, help="a python that imports torch")
+    parser.add_argument("--tbdprof", help="record under tbdprof --sim (else: the CPU, labels only)")
+    parser.add_argument("--tag-accuracy", help="tbdprof-tag-accuracy (with --tbdprof)")
+    parser.add_argument("--allocator", choices=sorted(ALLOCATORS), default="caching")
+    parser.add_argument("--min", type=float, default=0.95, help="least agreement of tbdprof with torch.profiler")
+    parser.add_argument("--min-script", type=float, default=0.0,
+                        help="least agreement of torch.profiler with the script's own knowledge")
+    parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--workdir", help="keep the trace and labels here (default: a temporary folder)")
+    parser.add_argument("sample")
+    parser.add_argument("sample_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    if args.tbdprof and not args.tag_accuracy:
+        parser.error("--tbdprof needs --tag-accuracy")
+    probe = subprocess.run([args.python, "-c", "import torch"], capture_output=True)
+    if probe.returncode != 0:
+        print(f"score.py: skipped: {args.python} cannot import torch")
+        return SKIP
+    with tempfile.TemporaryDirectory() as scratch:
+        workdir = args.workdir or scratch
+        os.makedirs(workdir, exist_ok=True)
+        oracle, script = os.path.join(workdir, "oracle.labels"), os.path.join(workdir, "script.labels")
+        trace = run_sample(args, workdir, oracle, script)
+        result = {"sample": os.path.basename(args.sample), "options": args.sample_args, "allocator": args.allocator,
+                  "oracle_totals": label_totals(oracle), "oracle_vs_script": compare_label_files(oracle, script)}
+        if trace:
+            result["tbdprof_vs_oracle"] = tag_accuracy(args.tag_accuracy, trace, oracle)
+            result["tbdprof_vs_script"] = tag_accuracy(args.tag_accuracy, trace, script)
+        report(result)
+        if args.json:
+            with open(args.json, "w") as out:
+                json.dump(result, out, indent=1)
+    script_agreement = result["oracle_vs_script"]["agreement"]
+    if script_agreement is None or script_agreement < args.min_script:
+        print(f"score.py: FAIL: torch.profiler agrees with the script on less than {args.min_script:.2%} of the bytes")
+        return 1
+    if trace and result["tbdprof_vs_oracle"]["accuracy"] < args.min:
+        print(f"score.py: FAIL: tbdprof agrees with torch.profiler on less than {args.min:.2%} of the bytes")
+        return 1
+    return 0
+
+
+def report(result):
+    name = f"{result['sample']} {' '.join(result['options'])} [{result['allocator']}]"
+    o = result["oracle_vs_script"]
+    agreement = "n/a" if o["agreement"] is None else f"{o['agreement']:.4f}"
+    print(f"{name}: torch.profiler vs script: {agreement} of {o['bytes_both_know']} bytes both know; "
+          f"disagreements {o['disagreements']}")
+    print(f"{name}: torch.profiler categories (bytes): {result['oracle_totals']}")
+    for key, title in (("tbdprof_vs_oracle", "tbdprof vs torch.profiler"), ("tbdprof_vs_script", "tbdprof vs script")):
+        if key in result:
+            print(f"{name}: {title}: {result[key]['accuracy']:.4f} of {result[key]['labelled_bytes']} bytes")
+            print(result[key]["table"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
