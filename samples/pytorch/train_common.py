@@ -45,6 +45,8 @@ def parse_options(name, description, defaults, extra=None):
                         help="with --oracle-labels: a torch.profiler schedule, one ProfilerStep#N per step")
     parser.add_argument("--oracle-labels", metavar="PATH", help="write torch.profiler's categories here")
     parser.add_argument("--script-labels", metavar="PATH", help="write the script's own categories here")
+    parser.add_argument("--profiler-trace", metavar="PATH",
+                        help="record under torch.profiler and write its trace (Chrome JSON) here")
     if extra:
         extra(parser)
     args = parser.parse_args()
@@ -57,8 +59,8 @@ def parse_options(name, description, defaults, extra=None):
         parser.error(f"--device must be cpu or cuda, not {args.device}")
     if args.device != "cpu" and not torch.cuda.is_available():
         parser.error("--device cuda: PyTorch sees no CUDA device")
-    if args.profile_schedule and not (args.oracle_labels or args.script_labels):
-        parser.error("--profile-schedule needs --oracle-labels or --script-labels")
+    if args.profile_schedule and not (args.oracle_labels or args.script_labels or args.profiler_trace):
+        parser.error("--profile-schedule needs --oracle-labels, --script-labels or --profiler-trace")
     return args
 
 
@@ -88,7 +90,7 @@ class _Recording:
     def __init__(self, args):
         self.args = args
         self.profiler = None
-        if not (args.oracle_labels or args.script_labels):
+        if not (args.oracle_labels or args.script_labels or args.profiler_trace):
             return
         schedule = None
         if args.profile_schedule:
@@ -156,7 +158,9 @@ def train(name, args, build_model, make_batch, loss_fn):
             spans.append((begin_ns, time.monotonic_ns()))
             recording.step()
         elapsed_ms = (time.monotonic() - loop_start) * 1e3
-    if recording.profiler:
+    if args.profiler_trace:
+        recording.profiler.export_chrome_trace(args.profiler_trace)
+    if args.oracle_labels or args.script_labels:
         allocations = export.allocations_from_profiler(recording.profiler, calibration, device)
         segments = export.segments_of(device)
         if args.oracle_labels:

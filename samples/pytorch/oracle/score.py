@@ -5,7 +5,8 @@
              [--min 0.95] [--min-script 0.99] [--json FILE] [--workdir DIR] SAMPLE.py [sample options...]
 
 One run writes both label files (oracle/export.py: torch.profiler's categories; oracle/script_truth.py:
-what the script knows). With --tbdprof the run is recorded by `tbdprof --sim` (with --framework=pytorch
+what the script knows); a third, torch.profiler's corrected by the script where the script knows
+better (write_reconciled), is what tbdprof is held to; the uncorrected figure is printed too. With --tbdprof the run is recorded by `tbdprof --sim` (with --framework=pytorch
 for the preset) and the trace's tags are scored against both label files by tbdprof-tag-accuracy;
 without it the sample runs on the CPU and only the two label files are compared.
 
@@ -54,6 +55,30 @@ def compare_label_files(a_path, b_path):
                 confusion[(ca, cb)] += size
     return {"bytes_both_know": both, "agreement": agree / both if both else None,
             "disagreements": {f"{x}->{y}": n for (x, y), n in confusion.most_common()}}
+
+
+# Categories the script knows every tensor of (script_truth.py): a torch.profiler claim of one of these
+# for memory the script never saw in it is refuted, not replaced (the script cannot say what it was).
+SCRIPT_KNOWN = {"weights", "gradients", "optimizer_state", "input"}
+
+
+def write_reconciled(oracle_path, script_path, out_path):
+    """torch.profiler's labels corrected by the script's knowledge (docs/tagging.md, "Who is right").
+
+    Where the script knows the category, it wins; where torch.profiler claims a category the script
+    knows every tensor of and the script did not see that tensor, the allocation becomes '-'.
+    Returns {"from->to": bytes} of the changes."""
+    changes = collections.Counter()
+    with open(oracle_path) as oracle, open(script_path) as script, open(out_path, "w") as out:
+        for o_line, s_line in zip(oracle, script):
+            o, s = o_line.rstrip("\n").split("\t"), s_line.rstrip("\n").split("\t")
+            if o[0] == "alloc":
+                category = s[3] if s[3] != "-" else ("-" if o[3] in SCRIPT_KNOWN else o[3])
+                if category != o[3]:
+                    changes[f"{o[3]}->{category}"] += int(o[2])
+                o[3] = category
+            out.write("\t".join(o) + "\n")
+    return dict(changes.most_common())
 
 
 def label_totals(path):
@@ -128,8 +153,12 @@ def main():
         trace = run_sample(args, workdir, oracle, script)
         result = {"sample": os.path.basename(args.sample), "options": args.sample_args, "allocator": args.allocator,
                   "oracle_totals": label_totals(oracle), "oracle_vs_script": compare_label_files(oracle, script)}
+        reconciled = os.path.join(workdir, "reconciled.labels")
+        result["reconciled_changes"] = write_reconciled(oracle, script, reconciled)
+        result["reconciled_totals"] = label_totals(reconciled)
         if trace:
-            result["tbdprof_vs_oracle"] = tag_accuracy(args.tag_accuracy, trace, oracle)
+            result["tbdprof_vs_oracle"] = tag_accuracy(args.tag_accuracy, trace, reconciled)
+            result["tbdprof_vs_raw_oracle"] = tag_accuracy(args.tag_accuracy, trace, oracle)
             result["tbdprof_vs_script"] = tag_accuracy(args.tag_accuracy, trace, script)
         report(result)
         if args.json:
@@ -152,7 +181,10 @@ def report(result):
     print(f"{name}: torch.profiler vs script: {agreement} of {o['bytes_both_know']} bytes both know; "
           f"disagreements {o['disagreements']}")
     print(f"{name}: torch.profiler categories (bytes): {result['oracle_totals']}")
-    for key, title in (("tbdprof_vs_oracle", "tbdprof vs torch.profiler"), ("tbdprof_vs_script", "tbdprof vs script")):
+    print(f"{name}: corrected by the script: {result['reconciled_changes']}")
+    for key, title in (("tbdprof_vs_oracle", "tbdprof vs torch.profiler (corrected)"),
+                       ("tbdprof_vs_raw_oracle", "tbdprof vs torch.profiler (as it is)"),
+                       ("tbdprof_vs_script", "tbdprof vs script")):
         if key in result:
             print(f"{name}: {title}: {result[key]['accuracy']:.4f} of {result[key]['labelled_bytes']} bytes")
             print(result[key]["table"])
