@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 
+import unseen
+
 SKIP = 77
 ALLOCATORS = {"caching": None, "expandable": "expandable_segments:True", "preset": None}
 
@@ -160,6 +162,7 @@ def main():
             result["tbdprof_vs_oracle"] = tag_accuracy(args.tag_accuracy, trace, reconciled)
             result["tbdprof_vs_raw_oracle"] = tag_accuracy(args.tag_accuracy, trace, oracle)
             result["tbdprof_vs_script"] = tag_accuracy(args.tag_accuracy, trace, script)
+            result["unseen_by_pytorch"] = unseen.unseen_by_pytorch(trace, oracle)
         report(result)
         if args.json:
             with open(args.json, "w") as out:
@@ -188,6 +191,11 @@ def report(result):
         if key in result:
             print(f"{name}: {title}: {result[key]['accuracy']:.4f} of {result[key]['labelled_bytes']} bytes")
             print(result[key]["table"])
+    if "unseen_by_pytorch" in result:
+        u = result["unseen_by_pytorch"]
+        print(f"{name}: not seen by PyTorch (bytes by tbdprof's tag): made outside its allocator "
+              f"{u['outside_pytorch']} (of which library workspaces {u['outside_pytorch_library_workspaces']}); "
+              f"made by PyTorch, no category from its profiler: {u['uncategorized_by_pytorch']}")
 
 
 if __name__ == "__main__":
