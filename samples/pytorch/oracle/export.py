@@ -123,6 +123,34 @@ def allocations_from_profiler(profiler, calibration_monotonic_ns, device):
     return allocations
 
 
+def tensor_uses_from_profiler(profiler, calibration_monotonic_ns, device):
+    """Every use of a tensor storage on `device` by an operator, as a zero-length Allocation at the
+    operator's start, with PyTorch's category of the version used.
+
+    For an allocator that reports nothing to the profiler (backend:cudaMallocAsync: the profile then
+    has no allocation events for the device), the memory profiler still categorizes the tensors it
+    sees in operators; without allocation events one key may stand for several allocations at one
+    address, so uses, not keys, are what score.py matches to the trace's allocations."""
+    profile = profiler._memory_profile()
+    offset = _profiler_offset_ns(profile._op_tree, calibration_monotonic_ns)
+    uses = []
+    for node in profile._data_flow_graph.flow_nodes:
+        versions = {key: version for key, (_, version) in node.inputs.items()}
+        versions.update(node.outputs)
+        versions.update((key, 0) for key in node.intermediates)
+        for key, version in versions.items():
+            if key.device.type != device.type:
+                continue
+            t = node.start_time - offset
+            use = Allocation(key.storage.ptr, profile._size_map[key], t, key, len(uses))
+            use.free_ns, use.free_order = t, len(uses)
+            category = profile._categories.get(key, version)
+            use.pytorch_category = category.name if category else None
+            use.oracle_category = CATEGORY_NAMES[category.name] if category else UNKNOWN
+            uses.append(use)
+    return uses
+
+
 def segments_of(device):
     """The caching allocator's segments (address, bytes), or [] when tensors are allocations of their own."""
     if device.type != "cuda" or torch.cuda.get_allocator_backend() != "native":

@@ -21,6 +21,7 @@ import collections
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -81,6 +82,52 @@ def write_reconciled(oracle_path, script_path, out_path):
                 o[3] = category
             out.write("\t".join(o) + "\n")
     return dict(changes.most_common())
+
+
+def labels_from_trace(trace_path, uses_path, out_path):
+    """Label file over the trace's own device allocations, for an allocator that told torch.profiler
+    nothing (backend:cudaMallocAsync). The file at uses_path lists tensor uses (zero-length allocs
+    at the storage address, at the start of the operator using it, with a category). Each use goes
+    to the trace allocation at its address that is live then, else to the next one made there (an
+    operator starts before the allocation it makes); an allocation takes its uses' most frequent
+    category, '-' without any. The allocations come from the trace (addresses, sizes, order: facts,
+    not tags)."""
+    import bisect
+
+    db = sqlite3.connect(f"file:{trace_path}?mode=ro", uri=True)
+    start = db.execute("SELECT start_monotonic_ns FROM run").fetchone()[0]
+    allocations = [(address, size, alloc_ns + start, (free_ns + start) if free_ns is not None else float("inf"))
+                   for address, size, alloc_ns, free_ns in db.execute(
+                       "SELECT address, bytes, alloc_ns, free_ns FROM allocations "
+                       "WHERE kind IN ('device', 'device_async') ORDER BY alloc_ns, id")]
+    at_address = collections.defaultdict(list)  # address -> [(begin, index)]
+    for index, (address, _, begin, _) in enumerate(allocations):
+        at_address[address].append((begin, index))
+    votes = collections.defaultdict(collections.Counter)
+    spans = []
+    with open(uses_path) as uses:
+        for line in uses:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == "span":
+                spans.append((int(fields[4]), line.rstrip("\n")))
+            if fields[0] != "alloc" or fields[3] == "-":
+                continue
+            here, t = at_address.get(int(fields[1], 16), []), int(fields[4])
+            i = bisect.bisect_right(here, (t, float("inf"))) - 1
+            if i >= 0 and allocations[here[i][1]][3] >= t:
+                votes[here[i][1]][fields[3]] += 1
+            elif i + 1 < len(here):
+                votes[here[i + 1][1]][fields[3]] += 1
+    lines = []
+    for index, (address, size, begin, end) in enumerate(allocations):
+        category = votes[index].most_common(1)[0][0] if votes[index] else "-"
+        lines.append((begin, f"alloc\t{address:#x}\t{size}\t{category}\t{begin}"))
+        if end != float("inf"):
+            lines.append((end, f"free\t{address:#x}\t0\t-\t{end}"))
+    lines.sort(key=lambda item: item[0])
+    lines = sorted(lines + spans, key=lambda item: item[0])
+    with open(out_path, "w") as out:
+        out.writelines(text + "\n" for _, text in lines)
 
 
 def label_totals(path):
@@ -144,7 +191,11 @@ def main():
     args = parser.parse_args()
     if args.tbdprof and not args.tag_accuracy:
         parser.error("--tbdprof needs --tag-accuracy")
-    probe = subprocess.run([args.python, "-c", "import torch"], capture_output=True)
+    probe_env = dict(os.environ)
+    if args.tbdprof:  # torch loads the CUDA libraries at import: the simulated ones, as tbdprof --sim gives
+        simgpu = os.path.join(os.path.dirname(os.path.abspath(args.tbdprof)), "..", "lib", "simgpu")
+        probe_env["LD_LIBRARY_PATH"] = ":".join(p for p in (simgpu, os.environ.get("LD_LIBRARY_PATH")) if p)
+    probe = subprocess.run([args.python, "-c", "import torch"], capture_output=True, env=probe_env)
     if probe.returncode != 0:
         print(f"score.py: skipped: {args.python} cannot import torch")
         return SKIP
@@ -153,6 +204,12 @@ def main():
         os.makedirs(workdir, exist_ok=True)
         oracle, script = os.path.join(workdir, "oracle.labels"), os.path.join(workdir, "script.labels")
         trace = run_sample(args, workdir, oracle, script)
+        if trace and not any(line.startswith("alloc") for line in open(oracle)) or (
+                trace and args.allocator == "preset"):
+            # The allocator told torch.profiler nothing: the labels list tensors by their uses.
+            for path in (oracle, script):
+                os.replace(path, path + ".tensors")
+                labels_from_trace(trace, path + ".tensors", path)
         result = {"sample": os.path.basename(args.sample), "options": args.sample_args, "allocator": args.allocator,
                   "oracle_totals": label_totals(oracle), "oracle_vs_script": compare_label_files(oracle, script)}
         reconciled = os.path.join(workdir, "reconciled.labels")

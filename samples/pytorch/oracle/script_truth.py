@@ -44,6 +44,17 @@ class ScriptTruth:
             for value in state.values():
                 self._note(value, "optimizer_state")
 
+    def as_uses(self, make_use):
+        """The notes as zero-length uses (make_use(address, time_ns, order) -> Allocation), for
+        allocations only the trace knows (score.py, labels_from_trace)."""
+        uses = []
+        for address, notes in self.notes.items():
+            for t, category in notes:
+                use = make_use(address, t, len(uses))
+                use.script_category = category
+                uses.append(use)
+        return sorted(uses, key=lambda u: u.alloc_ns)
+
     def categorize(self, allocations):
         """Sets each allocation's script_category from the notes made at its address while it lived."""
         for a in allocations:
