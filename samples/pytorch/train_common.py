@@ -131,7 +131,7 @@ def train(name, args, build_model, make_batch, loss_fn):
     spans = []
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if args.bf16 else contextlib.nullcontext
     with _Recording(args) as recording:
-        calibration = export.calibrate_profiler_clock() if recording.profiler else None
+        calibration = [export.calibrate_profiler_clock()] if recording.profiler else None
         torch.manual_seed(0)
         model = build_model(args).to(device)
         optimizer = make_optimizer(args, model)
@@ -139,6 +139,8 @@ def train(name, args, build_model, make_batch, loss_fn):
         loop_start = time.monotonic()
         for step in range(args.steps):
             begin_ns = time.monotonic_ns()
+            if recording.profiler:
+                calibration.append(export.calibrate_profiler_clock())
             optimizer.zero_grad(set_to_none=True)
             for _ in range(args.accumulate):
                 x, y = make_batch(args, generator)

@@ -50,19 +50,32 @@ class Allocation:
 
 
 def calibrate_profiler_clock():
-    """Marks a moment in the profiler's clock and in CLOCK_MONOTONIC; call while the profiler records."""
+    """Marks a moment in the profiler's clock and in CLOCK_MONOTONIC; call while the profiler records
+    (once per step: the marks, in order, go to allocations_from_profiler)."""
     before = time.monotonic_ns()
     with torch.profiler.record_function(CALIBRATION_EVENT):
         pass
     return (before + time.monotonic_ns()) // 2
 
 
-def _profiler_offset_ns(op_tree, calibration_monotonic_ns):
-    """Profiler time minus CLOCK_MONOTONIC, from the calibration event (error: half its length, µs)."""
-    for event in op_tree.dfs():
-        if event.name == CALIBRATION_EVENT:
-            return event.start_time_ns - calibration_monotonic_ns
-    raise RuntimeError(f"the profile has no {CALIBRATION_EVENT} event: was the clock marked while recording?")
+class _Clock:
+    """Profiler time -> CLOCK_MONOTONIC, from the calibration marks (one per training step): the
+    offset of the nearest mark before each time (the profiler's clock is an approximate one whose
+    distance from CLOCK_MONOTONIC drifts by milliseconds over a loaded run; error per mark: half its
+    length, microseconds)."""
+
+    def __init__(self, op_tree, marks_monotonic_ns):
+        events = sorted(e.start_time_ns for e in op_tree.dfs() if e.name == CALIBRATION_EVENT)
+        if not events or len(events) != len(marks_monotonic_ns):
+            raise RuntimeError(f"the profile has {len(events)} {CALIBRATION_EVENT} events for "
+                               f"{len(marks_monotonic_ns)} marks: was the clock marked while recording?")
+        self.points = [(t, t - mark) for t, mark in zip(events, marks_monotonic_ns)]
+
+    def __call__(self, profiler_ns):
+        import bisect
+
+        i = max(bisect.bisect_right(self.points, (profiler_ns, float("inf"))) - 1, 0)
+        return profiler_ns - self.points[i][1]
 
 
 def _version_spans(profile):
@@ -87,13 +100,13 @@ def _longest_category(profile, key, versions, free_time, end_time):
     return max(held.items(), key=lambda item: item[1])[0]
 
 
-def allocations_from_profiler(profiler, calibration_monotonic_ns, device):
+def allocations_from_profiler(profiler, calibration_marks, device):
     """Every allocation on `device` the profiler saw, in order of allocation, with PyTorch's category."""
     from torch._C._profiler import _EventType
     from torch.profiler._memory_profiler import TensorKey
 
     profile = profiler._memory_profile()
-    offset = _profiler_offset_ns(profile._op_tree, calibration_monotonic_ns)
+    clock = _Clock(profile._op_tree, calibration_marks)
     events = [e for e in profile._op_tree.dfs() if e.typed[0] == _EventType.Allocation]
     events.sort(key=lambda e: e.start_time_ns)  # stable: ties keep the tree's order (threads interleave)
     end_time = events[-1].start_time_ns if events else 0
@@ -117,13 +130,13 @@ def allocations_from_profiler(profiler, calibration_monotonic_ns, device):
                                          end_time)
             allocation.pytorch_category = category.name if category else None
             allocation.oracle_category = CATEGORY_NAMES[category.name] if category else UNKNOWN
-        allocation.alloc_ns -= offset
+        allocation.alloc_ns = clock(allocation.alloc_ns)
         if allocation.free_ns is not None:
-            allocation.free_ns -= offset
+            allocation.free_ns = clock(allocation.free_ns)
     return allocations
 
 
-def tensor_uses_from_profiler(profiler, calibration_monotonic_ns, device):
+def tensor_uses_from_profiler(profiler, calibration_marks, device):
     """Every use of a tensor storage on `device` by an operator, as a zero-length Allocation at the
     operator's start, with PyTorch's category of the version used.
 
@@ -132,7 +145,7 @@ def tensor_uses_from_profiler(profiler, calibration_monotonic_ns, device):
     sees in operators; without allocation events one key may stand for several allocations at one
     address, so uses, not keys, are what score.py matches to the trace's allocations."""
     profile = profiler._memory_profile()
-    offset = _profiler_offset_ns(profile._op_tree, calibration_monotonic_ns)
+    clock = _Clock(profile._op_tree, calibration_marks)
     uses = []
     for node in profile._data_flow_graph.flow_nodes:
         versions = {key: version for key, (_, version) in node.inputs.items()}
@@ -141,7 +154,7 @@ def tensor_uses_from_profiler(profiler, calibration_monotonic_ns, device):
         for key, version in versions.items():
             if key.device.type != device.type:
                 continue
-            t = node.start_time - offset
+            t = clock(node.start_time)
             use = Allocation(key.storage.ptr, profile._size_map[key], t, key, len(uses))
             use.free_ns, use.free_order = t, len(uses)
             category = profile._categories.get(key, version)
