@@ -88,8 +88,7 @@ CUresult launch(const LaunchRequest& req) {
             return CUDA_SUCCESS;
         }
         if (capture_rc != CUDA_SUCCESS) return capture_rc;
-        uint64_t duration = kernel_duration_ns(*stream->context->device, g, b, cost);
-        auto [start, end] = place_work(*stream, duration);
+        auto [start, end] = place_kernel(*stream, g, b, cost);
         r.kind = TBDSIM_RECORD_KERNEL;
         r.device = static_cast<uint32_t>(stream->context->device->ordinal);
         r.context_id = stream->context->id;

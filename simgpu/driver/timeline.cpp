@@ -113,6 +113,15 @@ std::pair<uint64_t, uint64_t> place_work(Stream& stream, uint64_t duration_ns) {
     return {start, end};
 }
 
+std::pair<uint64_t, uint64_t> place_kernel(Stream& stream, const uint32_t grid[3], const uint32_t block[3],
+                                           const KernelCost& cost) {
+    if (cost.end_at_ns == 0) return place_work(stream, kernel_duration_ns(*stream.context->device, grid, block, cost));
+    uint64_t start = std::max(now_ns() + kLaunchLatencyNs, stream_ready_ns(stream));
+    uint64_t end = std::max(cost.end_at_ns, start + kMinKernelNs);
+    stream.ready_ns = end;
+    return {start, end};
+}
+
 uint32_t next_correlation_id() {
     static std::atomic<uint32_t> next{1};
     return next.fetch_add(1, std::memory_order_relaxed);
@@ -135,6 +144,21 @@ void api_annotate(double flops, uint32_t precision) {
 
 void api_annotate_roofline(double flops, uint32_t precision, double bytes) {
     t_annotation = {flops, precision, bytes};
+}
+
+void api_annotate_end_at(uint64_t end_ns) {
+    t_annotation = {};
+    t_annotation.end_at_ns = end_ns;
+}
+
+CUresult api_stream_ready_at(CUstream handle, uint64_t* ready_ns) {
+    if (ready_ns == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *ready_ns = 0;
+    std::lock_guard lock(state().mutex);
+    Stream* stream = resolve_stream(handle, false);
+    if (stream == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+    *ready_ns = std::max(now_ns() + kLaunchLatencyNs, stream_ready_ns(*stream));
+    return CUDA_SUCCESS;
 }
 
 std::mutex g_sink_mutex;  // adders only: a slot's user is written only while the slot is free
@@ -181,7 +205,7 @@ void publish(const TbdsimRecord& record) {
 const TbdsimPrivateApi* private_api() {
     static const TbdsimPrivateApi api = {
         sizeof(TbdsimPrivateApi), now_ns, api_annotate, api_add_sink, api_remove_sink, api_device_idle_at,
-        api_annotate_roofline};
+        api_annotate_roofline, api_stream_ready_at, api_annotate_end_at};
     return &api;
 }
 

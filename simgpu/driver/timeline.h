@@ -16,6 +16,7 @@ struct KernelCost {
     double flops = 0;
     uint32_t precision = TBDSIM_PRECISION_NONE;
     double bytes = 0;  // device-memory traffic, when the library said (annotate_next_launch_roofline)
+    uint64_t end_at_ns = 0;  // > 0: the launch ends then (annotate_next_launch_end_at, collectives)
 };
 uint64_t kernel_duration_ns(const Device& device, const uint32_t grid[3], const uint32_t block[3],
                             const KernelCost& cost);
@@ -33,6 +34,9 @@ uint64_t context_done_ns(const Context& context);
 
 // Places a work item of `duration` on `stream` and returns its [start, end). Caller holds the mutex.
 std::pair<uint64_t, uint64_t> place_work(Stream& stream, uint64_t duration_ns);
+// Places a kernel of `cost` on `stream`: its modelled duration, or until cost.end_at_ns when set.
+std::pair<uint64_t, uint64_t> place_kernel(Stream& stream, const uint32_t grid[3], const uint32_t block[3],
+                                           const KernelCost& cost);
 
 // Correlation ids are process-wide and never reused.
 uint32_t next_correlation_id();

@@ -105,6 +105,14 @@ typedef struct TbdsimPrivateApi {
     // duration is then a roofline, max(FLOPs / peak at its precision, bytes / memory bandwidth).
     // flops may be 0 (a pure copy-like kernel); bytes > 0.
     void (*annotate_next_launch_roofline)(double flops, uint32_t precision, double bytes);
+
+    // For the simulated NCCL, whose kernels wait for every rank of a collective: the device time at
+    // which the next work on `stream` could start (0 and CUDA_ERROR_INVALID_HANDLE for an unknown
+    // stream), and an annotation that makes the next launch on the calling thread end at `end_ns`
+    // (device time) rather than after a modelled duration; it still ends at least the smallest kernel
+    // duration after it starts (when the stream reached it later than the rendezvous assumed).
+    CUresult (*stream_ready_at_ns)(CUstream stream, uint64_t* ready_ns);
+    void (*annotate_next_launch_end_at)(uint64_t end_ns);
 } TbdsimPrivateApi;
 
 #ifdef __cplusplus
