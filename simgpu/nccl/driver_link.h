@@ -19,7 +19,8 @@ struct Driver {
     decltype(&::cuDeviceGetCount) device_get_count = nullptr;
     // From the private table; null on a driver without them (then collectives cannot be timed).
     CUresult (*stream_ready_at_ns)(CUstream stream, uint64_t* ready_ns) = nullptr;
-    void (*annotate_next_launch_end_at)(uint64_t end_ns) = nullptr;
+    void (*annotate_next_launch_collective)(uint64_t arrival_ns, uint64_t (*resolve_end)(uint64_t, void*),
+                                            void* user) = nullptr;
     uint64_t (*now_ns)() = nullptr;
 };
 

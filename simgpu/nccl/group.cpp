@@ -77,41 +77,58 @@ ncclResult_t post(Batch& b) {
     return ncclSuccess;
 }
 
-// Waits for the peers and launches the batch's kernel: collectives start together when the last
-// rank arrives and run one after the other; each send/receive when both sides have arrived.
-ncclResult_t finish(const Batch& b) {
+// The kernel of a batch: named after its first collective, else ncclDevKernel_SendRecv.
+std::string batch_kernel(const Batch& b) {
+    const ncclComm& c = *b.comm;
+    auto named = std::find_if(b.ops.begin(), b.ops.end(), [](const PendingOp& op) { return !is_p2p(op); });
+    const PendingOp& op = named != b.ops.end() ? *named : b.ops.front();
+    return kernel_name(op.op, op.redop, op.type, choose(op.op, model_bytes(op), c.nranks, c.bus_bytes_per_s));
+}
+
+// What the driver's resolver computes for one batch (inside the launch call): each operation's end.
+struct Resolution {
+    const Batch* batch = nullptr;
+    std::vector<uint64_t> op_end;
+    ncclResult_t rc = ncclSuccess;
+};
+
+// Waits for the peers: collectives start together when the last rank arrived and run one after the
+// other; each send/receive when both sides have arrived. Returns the kernel's end (0 on failure).
+uint64_t resolve_end(uint64_t /*start_ns*/, void* user) {
+    Resolution& res = *static_cast<Resolution*>(user);
+    const Batch& b = *res.batch;
     ncclComm& c = *b.comm;
-    std::vector<uint64_t> op_end(b.ops.size(), b.arrival_ns);
+    res.op_end.assign(b.ops.size(), b.arrival_ns);
     uint64_t clock = b.arrival_ns;
-    if (b.collective_seq != 0) {
-        if (ncclResult_t rc = c.rendezvous->wait_collective(b.collective_seq, &clock); rc != ncclSuccess) return rc;
-    }
-    std::string kernel;  // the first collective's, else ncclDevKernel_SendRecv
-    bool named_by_collective = false;
-    for (size_t i = 0; i < b.ops.size(); ++i) {
+    if (b.collective_seq != 0) res.rc = c.rendezvous->wait_collective(b.collective_seq, &clock);
+    for (size_t i = 0; i < b.ops.size() && res.rc == ncclSuccess; ++i) {
         const PendingOp& op = b.ops[i];
-        const Choice choice = choose(op.op, model_bytes(op), c.nranks, c.bus_bytes_per_s);
-        if (kernel.empty() || (!named_by_collective && !is_p2p(op))) {
-            kernel = kernel_name(op.op, op.redop, op.type, choice);
-            named_by_collective = !is_p2p(op);
-        }
+        const uint64_t duration = choose(op.op, model_bytes(op), c.nranks, c.bus_bytes_per_s).duration_ns;
         if (!is_p2p(op)) {
-            clock += choice.duration_ns;
-            op_end[i] = clock;
+            clock += duration;
+            res.op_end[i] = clock;
             continue;
         }
         uint64_t peer_arrival = 0;
-        ncclResult_t rc = op.op == Operation::Send ? c.rendezvous->wait_recv(c.rank, op.peer, b.p2p_seq[i], &peer_arrival)
-                                                   : c.rendezvous->wait_send(op.peer, c.rank, b.p2p_seq[i], &peer_arrival);
-        if (rc != ncclSuccess) return rc;
-        op_end[i] = std::max(b.arrival_ns, peer_arrival) + choice.duration_ns;
+        res.rc = op.op == Operation::Send ? c.rendezvous->wait_recv(c.rank, op.peer, b.p2p_seq[i], &peer_arrival)
+                                          : c.rendezvous->wait_send(op.peer, c.rank, b.p2p_seq[i], &peer_arrival);
+        res.op_end[i] = std::max(b.arrival_ns, peer_arrival) + duration;
     }
-    const uint64_t end = *std::max_element(op_end.begin(), op_end.end());
+    return res.rc == ncclSuccess ? *std::max_element(res.op_end.begin(), res.op_end.end()) : 0;
+}
+
+ncclResult_t finish(const Batch& b) {
+    const ncclComm& c = *b.comm;
+    const std::string kernel = batch_kernel(b);
     const PendingOp& first = b.ops.front();
     const TbdsimNcclArgs args{first.sendbuff, first.recvbuff, first.count, int(first.type), int(first.redop),
                               first.root,     first.peer,     c.rank,      c.nranks};
-    if (ncclResult_t rc = launch_until(c, b.stream, kernel, args, end); rc != ncclSuccess) return rc;
-    for (size_t i = 0; i < b.ops.size(); ++i) truth_write_op(b.ops[i], kernel, b.arrival_ns, op_end[i]);
+    Resolution res;
+    res.batch = &b;
+    ncclResult_t rc = launch_collective(c, b.stream, kernel, args, b.arrival_ns, resolve_end, &res);
+    if (res.rc != ncclSuccess) return res.rc;
+    if (rc != ncclSuccess) return rc;
+    for (size_t i = 0; i < b.ops.size(); ++i) truth_write_op(b.ops[i], kernel, b.arrival_ns, res.op_end[i]);
     return ncclSuccess;
 }
 

@@ -91,8 +91,9 @@ ncclResult_t stream_arrival_ns(const ncclComm& comm, CUstream stream, uint64_t* 
     return d->stream_ready_at_ns(stream, arrival_ns) == CUDA_SUCCESS ? ncclSuccess : ncclUnhandledCudaError;
 }
 
-ncclResult_t launch_until(const ncclComm& comm, CUstream stream, const std::string& kernel, const TbdsimNcclArgs& args,
-                          uint64_t end_ns) {
+ncclResult_t launch_collective(const ncclComm& comm, CUstream stream, const std::string& kernel,
+                               const TbdsimNcclArgs& args, uint64_t arrival_ns,
+                               uint64_t (*resolve_end)(uint64_t start_ns, void* user), void* user) {
     const Driver* d = driver();
     if (d == nullptr) return ncclUnhandledCudaError;
     DeviceScope scope(*d, comm.device);
@@ -102,7 +103,7 @@ ncclResult_t launch_until(const ncclComm& comm, CUstream stream, const std::stri
     void* arguments[] = {&copy};
     // One block per channel, as NCCL launches: the count does not change the modelled time.
     constexpr unsigned kChannels = 16, kThreads = 512;
-    d->annotate_next_launch_end_at(end_ns);
+    d->annotate_next_launch_collective(arrival_ns, resolve_end, user);
     CUresult rc = d->base->launch_kernel(function, kChannels, 1, 1, kThreads, 1, 1, 0, stream, arguments, nullptr);
     return rc == CUDA_SUCCESS ? ncclSuccess : ncclUnhandledCudaError;
 }
