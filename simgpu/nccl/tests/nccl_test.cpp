@@ -7,9 +7,11 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -41,8 +43,8 @@ std::vector<TruthOp> read_truth(const char* path) {
         std::vector<std::string> f;
         std::stringstream ss(line);
         for (std::string field; std::getline(ss, field, '\t');) f.push_back(field);
-        if (f.size() != 15 || f[0] != "nccl") continue;
-        ops.push_back({f[3], std::stoi(f[4]), std::stoi(f[5]), std::stoull(f[7]), std::stoull(f[12]), std::stoull(f[13]), f[14]});
+        if (f.size() != 14 || f[0] != "nccl") continue;
+        ops.push_back({f[3], std::stoi(f[4]), std::stoi(f[5]), std::stoull(f[7]), std::stoull(f[11]), std::stoull(f[12]), f[13]});
     }
     return ops;
 }
@@ -67,18 +69,14 @@ void test_queries_and_errors(ncclComm_t* comms) {
     float* buffer = nullptr;
     CHECK(cudaMalloc(&buffer, 64) == cudaSuccess);
     CHECK(ncclAllReduce(buffer, buffer, 16, ncclFloat32, ncclSum, nullptr, nullptr) == ncclInvalidArgument);
-    CHECK(ncclAllReduce(buffer, buffer, 16, ncclDataType_t(99), ncclSum, comms[0], nullptr) == ncclInvalidArgument);
+    CHECK(ncclAllReduce(buffer, buffer, 16, static_cast<ncclDataType_t>(ncclNumTypes), ncclSum, comms[0], nullptr) == ncclInvalidArgument);
     CHECK(ncclSend(buffer, 16, ncclFloat32, 2, comms[0], nullptr) == ncclInvalidArgument);
     CHECK(ncclAllReduce(nullptr, buffer, 16, ncclFloat32, ncclSum, comms[0], nullptr) == ncclInvalidArgument);
     CHECK(cudaFree(buffer) == cudaSuccess);
 }
 
-// Rank 1's stream is busy with a 1 GiB device copy first: the all-reduce starts when rank 1 arrives.
+// One thread drives both ranks: the group posts both arrivals before waiting.
 void test_grouped_all_reduce(ncclComm_t* comms, cudaStream_t* streams, float** buffers) {
-    void* big[2] = {};
-    CHECK(cudaSetDevice(1) == cudaSuccess);
-    CHECK(cudaMalloc(&big[0], 1 << 30) == cudaSuccess && cudaMalloc(&big[1], 1 << 30) == cudaSuccess);
-    CHECK(cudaMemcpyAsync(big[1], big[0], 1 << 30, cudaMemcpyDeviceToDevice, streams[1]) == cudaSuccess);
     CHECK(ncclGroupStart() == ncclSuccess);
     for (int r = 0; r < 2; ++r)
         CHECK(ncclAllReduce(buffers[r], buffers[r], 1 << 20, ncclFloat32, ncclSum, comms[r], streams[r]) == ncclSuccess);
@@ -94,11 +92,11 @@ void test_grouped_all_reduce(ncclComm_t* comms, cudaStream_t* streams, float** b
         CHECK(cudaSetDevice(r) == cudaSuccess);
         CHECK(cudaStreamSynchronize(streams[r]) == cudaSuccess);
     }
-    CHECK(cudaSetDevice(1) == cudaSuccess);
-    CHECK(cudaFree(big[0]) == cudaSuccess && cudaFree(big[1]) == cudaSuccess);
 }
 
-// Two threads, one rank each, meeting by unique id; then a split that reverses the ranks.
+// Two threads, one rank each, meeting by unique id; rank 1 comes 50 ms late to the broadcast, which
+// then ends on both ranks at rank 1's arrival plus its modelled duration. Then a split that reverses
+// the ranks.
 void test_threads() {
     ncclUniqueId id;
     CHECK(ncclGetUniqueId(&id) == ncclSuccess);
@@ -111,6 +109,7 @@ void test_threads() {
             CHECK(ncclCommInitRank(&comm, 2, id, r) == ncclSuccess);
             float* buffer = nullptr;
             CHECK(cudaMalloc(&buffer, 4096) == cudaSuccess);
+            if (r == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
             CHECK(ncclBroadcast(buffer, buffer, 1024, ncclFloat32, 0, comm, nullptr) == ncclSuccess);
             CHECK(ncclCommSplit(comm, 0, -r, &reversed, nullptr) == ncclSuccess);
             if (reversed) CHECK(ncclCommUserRank(reversed, &split_ranks[r]) == ncclSuccess);
@@ -127,7 +126,7 @@ void test_threads() {
 void check_truth(const char* path) {
     std::vector<TruthOp> ops = read_truth(path);
     int all_reduce = 0, send_recv = 0, broadcast = 0, all_gather = 0;
-    uint64_t end[2] = {}, arrival[2] = {};
+    uint64_t end[2] = {}, arrival[2] = {}, bcast_end[2] = {}, bcast_arrival[2] = {};
     for (const TruthOp& op : ops) {
         if (op.op == "AllReduce") {
             ++all_reduce;
@@ -137,15 +136,24 @@ void check_truth(const char* path) {
             CHECK(op.bytes == 4u << 20);
         }
         send_recv += op.op == "Send" || op.op == "Recv";
-        broadcast += op.op == "Broadcast";
+        if (op.op == "Broadcast") {
+            ++broadcast;
+            bcast_end[op.rank] = op.end_ns;
+            bcast_arrival[op.rank] = op.arrival_ns;
+            CHECK(op.kernel == "ncclDevKernel_Broadcast_RING_LL");
+        }
         all_gather += op.op == "AllGather";
     }
     CHECK(all_reduce == 2 && send_recv == 4 && broadcast == 2 && all_gather == 2);
+    // The all-reduce: 4 us + 2 LL128 steps of 1 us + 4 MiB / (370 GB/s x 0.9375) = 18092 ns after the
+    // later arrival, on both ranks.
     CHECK(end[0] == end[1] && end[0] != 0);
-    // The 1 GiB copy on rank 1 (about 0.6 ms on an H100) comes first: rank 1 arrives last, and the
-    // all-reduce lasts 4 us + 2 LL128 steps of 1 us + 4 MiB / (370 GB/s x 0.9375) = 18092 ns.
-    CHECK(arrival[1] > arrival[0] + 500000);
-    CHECK(end[0] - arrival[1] == 18092);
+    CHECK(end[0] - std::max(arrival[0], arrival[1]) == 18092);
+    // The broadcast: rank 1 arrives 50 ms late; 4 us + 1 LL step of 0.6 us + 4096 B / (370 GB/s x 0.5)
+    // = 4622 ns after it.
+    CHECK(bcast_end[0] == bcast_end[1]);
+    CHECK(bcast_arrival[1] > bcast_arrival[0] + 40000000);
+    CHECK(bcast_end[1] - bcast_arrival[1] == 4622);
 }
 
 }  // namespace
