@@ -42,7 +42,8 @@ std::string to_hex(const ncclUniqueId& id) {
     setenv("WORLD_SIZE", std::to_string(world_size).c_str(), 1);
     setenv("TBD_NCCL_UNIQUE_ID", id_hex.c_str(), 1);
     const char* labels = std::getenv("TBD_SAMPLE_LABELS");
-    if (labels != nullptr && rank > 0) setenv("TBD_SAMPLE_LABELS", (std::string(labels) + ".rank" + std::to_string(rank)).c_str(), 1);
+    if (labels != nullptr && rank > 0)
+        setenv("TBD_SAMPLE_LABELS", (std::string(labels) + ".rank" + std::to_string(rank)).c_str(), 1);
     execv("/proc/self/exe", argv);
     std::fprintf(stderr, "%s: cannot start rank %d: %s\n", program_name(), rank, std::strerror(errno));
     _exit(127);

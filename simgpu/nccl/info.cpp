@@ -5,8 +5,8 @@
 #include <string>
 
 #include "comm.h"
-#include "profiling_alias.h"
 #include "driver_link.h"
+#include "profiling_alias.h"
 
 namespace tbdsim::nccl {
 const std::string& last_error();
@@ -26,19 +26,30 @@ ncclResult_t ncclGetVersion(int* version) {
 
 const char* ncclGetErrorString(ncclResult_t result) {
     switch (result) {
-    case ncclSuccess: return "no error";
-    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
-    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
-    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
-    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
-    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
-    case ncclRemoteError: return "remote process exited or there was a network error";
-    case ncclInProgress: return "NCCL operation in progress";
-    default: return "unknown result code";
+        case ncclSuccess:
+            return "no error";
+        case ncclUnhandledCudaError:
+            return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+        case ncclSystemError:
+            return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+        case ncclInternalError:
+            return "internal error - please report this issue to the NCCL developers";
+        case ncclInvalidArgument:
+            return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+        case ncclInvalidUsage:
+            return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+        case ncclRemoteError:
+            return "remote process exited or there was a network error";
+        case ncclInProgress:
+            return "NCCL operation in progress";
+        default:
+            return "unknown result code";
     }
 }
 
-const char* ncclGetLastError(ncclComm_t) { return last_error().c_str(); }
+const char* ncclGetLastError(ncclComm_t) {
+    return last_error().c_str();
+}
 
 ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
     const Driver* d = driver();
@@ -63,7 +74,9 @@ ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t, void** 
     return ncclSuccess;
 }
 
-ncclResult_t ncclCommDeregister(const ncclComm_t comm, void*) { return comm != nullptr ? ncclSuccess : ncclInvalidArgument; }
+ncclResult_t ncclCommDeregister(const ncclComm_t comm, void*) {
+    return comm != nullptr ? ncclSuccess : ncclInvalidArgument;
+}
 
 ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t, ncclScalarResidence_t,
                                       ncclComm_t comm) {
