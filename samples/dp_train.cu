@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
     const std::optional<tbdsample::RankInfo> rank = tbdsample::rank_from_environment();
     if (!rank) return tbdsample::launch_ranks(options.ranks, argv);
     if ((std::size_t(options.hidden) * options.hidden) % std::size_t(rank->world_size) != 0) {
-        std::fprintf(stderr, "dp_train: --hidden squared must be a multiple of the world size\n");
+        std::fprintf(stderr, "dp_train: error: --hidden squared must be a multiple of the world size\n");
         return 2;
     }
     int devices = 0;
