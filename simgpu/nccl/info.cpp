@@ -4,6 +4,7 @@
 #include <atomic>
 #include <string>
 
+#include "bound_context.h"
 #include "comm.h"
 #include "driver_link.h"
 #include "profiling_alias.h"
@@ -55,6 +56,9 @@ ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
     const Driver* d = driver();
     if (ptr == nullptr) return ncclInvalidArgument;
     if (d == nullptr) return ncclUnhandledCudaError;
+    // As the runtime inside the real library: no current context -> device 0's primary one.
+    tbdsim::blas::BoundContext bound;
+    if (!tbdsim::blas::bind_current_context(*d->base, &bound)) return ncclUnhandledCudaError;
     CUdeviceptr address = 0;
     if (d->base->mem_alloc(&address, size) != CUDA_SUCCESS) return ncclUnhandledCudaError;
     *ptr = reinterpret_cast<void*>(address);
