@@ -26,6 +26,7 @@ LIBRARIES = {
                  ["cusolver"], "cusolverStatus_t"),
     "nvrtc": (["nvrtc.h"], ["nvrtc"], "nvrtcResult"),
     "nvJitLink": (["nvJitLink.h"], ["__nvJitLink", "nvJitLink"], "nvJitLinkResult"),
+    "nccl": (["nccl.h"], ["nccl", "pnccl"], "ncclResult_t"),
 }
 
 API_MACROS = r"(?:CUDNNWINAPI|CURANDAPI|CUFFTAPI|CUSPARSEAPI|CUSOLVERAPI|CUDARTAPI)"
