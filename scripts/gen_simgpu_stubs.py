@@ -35,12 +35,15 @@ EXTRA_LIBRARIES = {
     "cufile": (["cufile.h"], ["cuFile"], "CUfileError_t"),
     "cusparseLt": (["cusparseLt.h"], ["cusparseLt"], "cusparseStatus_t"),
     # nvshmemid_* are declared in the public device_host/ header and called by libtorch_nvshmem.so.
+    # The driver's management library, which PyTorch dlopens (expandable segments, out-of-memory
+    # messages); header from the nvidia-nvml-dev pip package.
+    "nvidia-ml": (["nvml.h"], ["nvml"], "nvmlReturn_t"),
     "nvshmem_host": (["host/nvshmem_api.h", "host/nvshmemx_api.h", "host/nvshmem_coll_api.h",
                       "host/nvshmemx_coll_api.h", "device_host/nvshmem_common.cuh"],
                      ["nvshmem_", "nvshmemx_", "nvshmemid_"], "int"),
 }
 
-API_MACROS = r"(?:CUDNNWINAPI|CURANDAPI|CUFFTAPI|CUSPARSEAPI|CUSOLVERAPI|CUDARTAPI|CUSPARSELT_API|NVSHMEMI_HOSTDEVICE_PREFIX|NVSHMEMI_HOST_ONLY|NVSHMEMI_DEVICE_PREFIX)"
+API_MACROS = r"(?:CUDNNWINAPI|CURANDAPI|CUFFTAPI|CUSPARSEAPI|CUSOLVERAPI|CUDARTAPI|CUSPARSELT_API|DECLDIR|NVSHMEMI_HOSTDEVICE_PREFIX|NVSHMEMI_HOST_ONLY|NVSHMEMI_DEVICE_PREFIX)"
 
 
 def strip(text):
