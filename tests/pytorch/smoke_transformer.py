@@ -26,9 +26,8 @@ class Block(torch.nn.Module):
         x = x + self.proj(attended.transpose(1, 2).reshape(BATCH, SEQ, DIM))
         return x + self.mlp(self.norm2(x))
 
-
-# cuDNN's fused attention (a graph of matmuls, softmax statistics and masks) is not modelled by the
-# simulated cuDNN (docs/simgpu.md, PyTorch): PyTorch's own flash / memory-efficient kernels run instead.
+#cuDNN's fused attention (a graph of matmuls, softmax statistics and masks) is not modelled by the
+#simulated cuDNN(docs / simgpu.md, PyTorch) : PyTorch's own flash / memory-efficient kernels run instead.
 torch.backends.cuda.enable_cudnn_sdp(False)
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Embedding(1000, DIM), Block(), torch.nn.Linear(DIM, 1000)).cuda()
