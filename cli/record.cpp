@@ -1,4 +1,5 @@
 #include "record.h"
+#include "static_runtime_note.h"
 
 #include "collector_absent.h"
 
@@ -221,9 +222,7 @@ int record(const RecordOptions& options) {
     if (options.sim && fs::exists(fs::path(run_dir) / kStaticRuntimeMark, ec)) {
         remove_run_dir(run_dir);
         return fail(child.exit_status != 0 ? child.exit_status : kFailure,
-                    options.command[0] +
-                        " uses the static CUDA runtime, which the simulated GPU cannot run; "
-                        "rebuild it with `nvcc -cudart shared` (no trace written)");
+                    static_runtime_message((fs::path(run_dir) / kStaticRuntimeMark).string(), options.command[0]));
     }
 
     if (!collector_wrote(run_dir)) say("warning: " + collector_absent_note(options.command, program));

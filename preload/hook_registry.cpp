@@ -66,6 +66,10 @@ void* substitute_proc_address(void* real, ApiPath path) {
 }
 
 void* substitute_looked_up_symbol(const char* name, void* result) {
+    if (name[0] == 'n' && name[1] == 'c') {
+        void* nccl = substitute_nccl_symbol(name, result);
+        return nccl != nullptr ? nccl : result;
+    }
     if (name[0] != 'c' || name[1] != 'u') return result;
     if (void* cublaslt = substitute_cublaslt_symbol(name, result); cublaslt != nullptr) return cublaslt;
     if (void* cublas = substitute_cublas_symbol(name, result); cublas != nullptr) return cublas;

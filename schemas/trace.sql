@@ -399,6 +399,38 @@ CREATE TABLE memory_regions (
                                      -- 'replaced' (another region registered at its address); NULL
 );
 
+-- Multi-process jobs: each process's place in the job, from its launcher's environment (RANK,
+-- LOCAL_RANK, WORLD_SIZE, or Open MPI's OMPI_COMM_WORLD_RANK/_LOCAL_RANK/_SIZE). One row per process
+-- that had them; none for the others. Added after format 1 without a version bump (a new table).
+CREATE TABLE process_ranks (
+    process    INTEGER PRIMARY KEY REFERENCES processes(id),
+    rank       INTEGER NOT NULL,
+    local_rank INTEGER NOT NULL,  -- RANK when LOCAL_RANK is not set
+    world_size INTEGER NOT NULL
+);
+
+-- NCCL communication calls: one row per call that was recorded as a library call (the call's
+-- library_calls row has its times, stream, buffers, their extents and the kernels it launched, and
+-- library_calls.op 'nccl_*'). Calls inside ncclGroupStart/End launch their kernel in ncclGroupEnd,
+-- which has a library_calls row of its own (op 'nccl_group_end') and none here. Added after format 1
+-- without a version bump (a new table).
+CREATE TABLE nccl_calls (
+    library_call INTEGER PRIMARY KEY REFERENCES library_calls(id),
+    process      INTEGER NOT NULL,
+    op           TEXT NOT NULL,     -- 'all_reduce', 'reduce_scatter', 'all_gather', 'broadcast', 'reduce',
+                                    -- 'send', 'recv'
+    communicator INTEGER,           -- ncclComm_t handle (per process)
+    rank         INTEGER,           -- ncclCommUserRank; NULL when it could not be asked
+    nranks       INTEGER,           -- ncclCommCount; NULL likewise
+    count        INTEGER NOT NULL,  -- the call's count argument (elements per rank)
+    datatype     TEXT NOT NULL,     -- 'float32', 'bfloat16', ... (ncclDataType_t without 'nccl'); 'other'
+    bytes        INTEGER NOT NULL,  -- count x element size
+    reduction    TEXT,              -- 'sum', 'prod', 'max', 'min', 'avg', 'premulsum'; NULL: none
+    peer         INTEGER,           -- send and recv: the other rank; else NULL
+    root         INTEGER,           -- broadcast and reduce: the root rank; else NULL
+    stream       INTEGER            -- cudaStream_t handle
+);
+
 -- One row per allocation, with its category once tagging has run.
 CREATE VIEW memory_allocations AS
 SELECT a.id, a.process, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind, c.category

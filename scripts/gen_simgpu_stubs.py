@@ -27,6 +27,7 @@ LIBRARIES = {
                  ["cusolver"], "cusolverStatus_t"),
     "nvrtc": (["nvrtc.h"], ["nvrtc"], "nvrtcResult"),
     "nvJitLink": (["nvJitLink.h"], ["__nvJitLink", "nvJitLink"], "nvJitLinkResult"),
+    "nccl": (["nccl.h"], ["nccl", "pnccl"], "ncclResult_t"),
 }
 # Libraries PyTorch links that the toolkit in /usr/local/cuda does not ship: their headers come with
 # their pip packages (nvidia-cufile, nvidia-cusparselt-cu13: include/; nvidia-nvshmem-cu13:

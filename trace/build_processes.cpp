@@ -1,4 +1,5 @@
 // Model building: processes, threads, devices, the shared id helpers, and the run row.
+#include "build_nccl.h"
 #include "demangle.h"
 #include "model_builder.h"
 
@@ -93,6 +94,8 @@ void ModelBuilder::build_processes_and_threads() {
         if (raw.has_info) {
             row.command_line = join_argv(raw.string(raw.info.command_line_string));
             row.executable = std::string(raw.string(raw.info.executable_string));
+            if (raw.info.world_size > 0)
+                model_.process_ranks.push_back({p.id, raw.info.rank, raw.info.local_rank, raw.info.world_size});
         }
         model_.processes.push_back(std::move(row));
         for (const auto& t : raw.threads) {
@@ -194,7 +197,7 @@ void ModelBuilder::build_library_calls() {
             case raw::LibraryOp::Copy: op = "copy"; break;
             case raw::LibraryOp::Gemv: op = "gemv"; break;
             case raw::LibraryOp::Ger: op = "ger"; break;
-            default: op = cudnn_op_name(c.op); break;
+            default: op = is_nccl_op(c.op) ? nccl_library_op(c.op) : cudnn_op_name(c.op); break;
         }
         model_.library_calls.push_back(
             {id, ref.p->id, thread_id(*ref.p, ref.call->tid), std::string(ref.p->raw->string(c.name_string)), op,
@@ -204,6 +207,7 @@ void ModelBuilder::build_library_calls() {
              static_cast<int64_t>(c.workspace_bytes),
              c.math_mode != 0 ? Opt(int64_t(c.math_mode) - 1) : Opt(), precision_name(c.precision),
              known_bytes(c.a_bytes), known_bytes(c.b_bytes), known_bytes(c.c_bytes)});
+        if (std::optional<NcclCallRow> nccl = nccl_call_row(id, ref.p->id, c)) model_.nccl_calls.push_back(*nccl);
         if (c.last_sequence != 0)
             ref.p->library_spans[ref.call->tid].push_back({c.first_sequence, c.last_sequence, id});
         ++counters_.events;

@@ -121,6 +121,12 @@ void write_activity(Database& db, const TraceModel& m) {
                l.a, l.b, l.c, l.workspace, l.workspace_bytes, l.math_mode, l.precision,
                l.a_bytes, l.b_bytes, l.c_bytes, l.a_allocation, l.b_allocation, l.c_allocation, l.workspace_allocation);
     }
+    Statement nccl(db, "INSERT INTO nccl_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    for (const NcclCallRow& n : m.nccl_calls)
+        insert(nccl, n.library_call, n.process, n.op, n.communicator, n.rank, n.nranks, n.count, n.datatype, n.bytes,
+               n.reduction, n.peer, n.root, n.stream);
+    Statement rank(db, "INSERT INTO process_ranks VALUES (?1, ?2, ?3, ?4)");
+    for (const ProcessRankRow& r : m.process_ranks) insert(rank, r.process, r.rank, r.local_rank, r.world_size);
     Statement range(db, "INSERT INTO ranges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const RangeRow& r : m.ranges) {
         std::optional<std::string_view> domain;

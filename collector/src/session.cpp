@@ -60,6 +60,16 @@ void read_file(const char* path, std::string& out) {
     ::close(fd);
 }
 
+// A launcher's rank variable (RANK, else Open MPI's name for it): -1 when unset or not a number.
+int32_t rank_variable(const char* name, const char* mpi_name) {
+    const char* text = std::getenv(name);
+    if (text == nullptr) text = std::getenv(mpi_name);
+    if (text == nullptr || *text == '\0') return -1;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    return *end == '\0' && value >= 0 && value < (1L << 30) ? static_cast<int32_t>(value) : -1;
+}
+
 void emit_process_info() {
     ThreadState& ts = thread_state();
     std::string command_line;
@@ -76,6 +86,14 @@ void emit_process_info() {
     info.hostname_string = intern_string(ts, host);
     info.pid = g_identity.pid;
     info.parent_pid = g_identity.parent_pid;
+    const int32_t world_size = rank_variable("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE");
+    const int32_t rank = rank_variable("RANK", "OMPI_COMM_WORLD_RANK");
+    if (world_size > 0 && rank >= 0 && rank < world_size) {
+        info.world_size = world_size;
+        info.rank = rank;
+        const int32_t local_rank = rank_variable("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK");
+        info.local_rank = local_rank >= 0 ? local_rank : rank;
+    }
     emit_record(ts, raw::RecordKind::ProcessInfo, info);
 }
 

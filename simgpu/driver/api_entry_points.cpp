@@ -3,9 +3,11 @@
 // base name, the CUDA version they were built for, and per-thread-stream flags.
 #include "driver_api.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -83,18 +85,21 @@ CUresult lookup(const char* symbol, void** pfn, int cuda_version, cuuint64_t fla
     return CUDA_SUCCESS;
 }
 
-// TBDSIM_PRIVATE_TABLE_MARK=PATH: created (once, with this process id) at the first request for a
-// private table, so that tbdprof can say why the program failed.
-void note_private_table_request() {
+// TBDSIM_PRIVATE_TABLE_MARK=PATH: created (once, with this process id and the file that asked, as
+// `PID<TAB>FILE`) at the first request for a private table, so that tbdprof can say why the program
+// failed and which library carries the static runtime (a launcher script is not to blame).
+void note_private_table_request(const void* caller) {
     static std::atomic<bool> noted{false};
     if (noted.exchange(true)) return;
     const char* path = std::getenv("TBDSIM_PRIVATE_TABLE_MARK");
     if (path == nullptr || *path == '\0') return;
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) return;
-    char pid[24];
-    int n = std::snprintf(pid, sizeof pid, "%d\n", static_cast<int>(getpid()));
-    if (n > 0) (void)!write(fd, pid, static_cast<size_t>(n));
+    Dl_info info{};
+    const char* file = dladdr(caller, &info) != 0 && info.dli_fname != nullptr ? info.dli_fname : "";
+    char line[4200];
+    int n = std::snprintf(line, sizeof line, "%d\t%s\n", static_cast<int>(getpid()), file);
+    if (n > 0) (void)!write(fd, line, std::min(static_cast<size_t>(n), sizeof line - 1));
     close(fd);
 }
 
@@ -121,7 +126,7 @@ SIM_API CUresult CUDAAPI cuGetExportTable(const void** table, const CUuuid* id) 
     // Only NVIDIA's closed code asks for them; with the simulated libraries in place that is the
     // static runtime linked into the program (nvcc's default). A profiler running the program tells
     // the user so: it names a file here to be created when that happens.
-    note_private_table_request();
+    note_private_table_request(__builtin_return_address(0));
     *table = nullptr;
     return CUDA_ERROR_INVALID_VALUE;
 }

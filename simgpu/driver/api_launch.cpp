@@ -62,6 +62,7 @@ void capture_launch(Capture& capture, const Function& f, const LaunchRequest& re
 CUresult launch(const LaunchRequest& req) {
     KernelCost cost = take_launch_annotation();  // consumed even when the launch fails
     TbdsimRecord r{};
+    Stream* collective_stream = nullptr;  // a collective's stream: its end comes from the resolver
     {
         std::lock_guard lock(state().mutex);
         Context* ctx = nullptr;
@@ -88,8 +89,8 @@ CUresult launch(const LaunchRequest& req) {
             return CUDA_SUCCESS;
         }
         if (capture_rc != CUDA_SUCCESS) return capture_rc;
-        uint64_t duration = kernel_duration_ns(*stream->context->device, g, b, cost);
-        auto [start, end] = place_work(*stream, duration);
+        auto [start, end] = cost.resolve_end != nullptr ? start_collective(*stream, cost) : place_kernel(*stream, g, b, cost);
+        if (cost.resolve_end != nullptr) collective_stream = stream;
         r.kind = TBDSIM_RECORD_KERNEL;
         r.device = static_cast<uint32_t>(stream->context->device->ordinal);
         r.context_id = stream->context->id;
@@ -109,6 +110,14 @@ CUresult launch(const LaunchRequest& req) {
         r.name = f->record_name;
         r.is_async = 1;
         r.host_launch_ns = now_ns();
+    }
+    if (collective_stream != nullptr) {
+        // Outside the state mutex: the resolver waits for the other ranks (other threads may be
+        // launching theirs in this process meanwhile).
+        const uint64_t end = cost.resolve_end(r.start_ns, cost.resolve_user);
+        if (end == 0) return CUDA_ERROR_LAUNCH_FAILED;
+        std::lock_guard lock(state().mutex);
+        r.end_ns = finish_collective(*collective_stream, r.start_ns, end);
     }
     publish(r);
     return CUDA_SUCCESS;

@@ -113,6 +113,23 @@ std::pair<uint64_t, uint64_t> place_work(Stream& stream, uint64_t duration_ns) {
     return {start, end};
 }
 
+std::pair<uint64_t, uint64_t> place_kernel(Stream& stream, const uint32_t grid[3], const uint32_t block[3],
+                                           const KernelCost& cost) {
+    return place_work(stream, kernel_duration_ns(*stream.context->device, grid, block, cost));
+}
+
+std::pair<uint64_t, uint64_t> start_collective(Stream& stream, const KernelCost& cost) {
+    const uint64_t start = std::max({cost.arrival_ns, now_ns() + kLaunchLatencyNs, stream_ready_ns(stream)});
+    stream.ready_ns = start + kMinKernelNs;
+    return {start, start + kMinKernelNs};
+}
+
+uint64_t finish_collective(Stream& stream, uint64_t start_ns, uint64_t end_ns) {
+    const uint64_t end = std::max(end_ns, start_ns + kMinKernelNs);
+    stream.ready_ns = std::max(stream.ready_ns, end);
+    return end;
+}
+
 uint32_t next_correlation_id() {
     static std::atomic<uint32_t> next{1};
     return next.fetch_add(1, std::memory_order_relaxed);
@@ -135,6 +152,23 @@ void api_annotate(double flops, uint32_t precision) {
 
 void api_annotate_roofline(double flops, uint32_t precision, double bytes) {
     t_annotation = {flops, precision, bytes};
+}
+
+void api_annotate_collective(uint64_t arrival_ns, uint64_t (*resolve_end)(uint64_t, void*), void* user) {
+    t_annotation = {};
+    t_annotation.arrival_ns = arrival_ns;
+    t_annotation.resolve_end = resolve_end;
+    t_annotation.resolve_user = user;
+}
+
+CUresult api_stream_ready_at(CUstream handle, uint64_t* ready_ns) {
+    if (ready_ns == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *ready_ns = 0;
+    std::lock_guard lock(state().mutex);
+    Stream* stream = resolve_stream(handle, false);
+    if (stream == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+    *ready_ns = std::max(now_ns() + kLaunchLatencyNs, stream_ready_ns(*stream));
+    return CUDA_SUCCESS;
 }
 
 std::mutex g_sink_mutex;  // adders only: a slot's user is written only while the slot is free
@@ -181,7 +215,7 @@ void publish(const TbdsimRecord& record) {
 const TbdsimPrivateApi* private_api() {
     static const TbdsimPrivateApi api = {
         sizeof(TbdsimPrivateApi), now_ns, api_annotate, api_add_sink, api_remove_sink, api_device_idle_at,
-        api_annotate_roofline};
+        api_annotate_roofline, api_stream_ready_at, api_annotate_collective};
     return &api;
 }
 

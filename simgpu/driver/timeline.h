@@ -16,6 +16,10 @@ struct KernelCost {
     double flops = 0;
     uint32_t precision = TBDSIM_PRECISION_NONE;
     double bytes = 0;  // device-memory traffic, when the library said (annotate_next_launch_roofline)
+    // A collective (annotate_next_launch_collective): starts at its arrival, ends when resolve_end says.
+    uint64_t arrival_ns = 0;
+    uint64_t (*resolve_end)(uint64_t start_ns, void* user) = nullptr;
+    void* resolve_user = nullptr;
 };
 uint64_t kernel_duration_ns(const Device& device, const uint32_t grid[3], const uint32_t block[3],
                             const KernelCost& cost);
@@ -33,6 +37,14 @@ uint64_t context_done_ns(const Context& context);
 
 // Places a work item of `duration` on `stream` and returns its [start, end). Caller holds the mutex.
 std::pair<uint64_t, uint64_t> place_work(Stream& stream, uint64_t duration_ns);
+// Places a kernel of `cost` on `stream` for its modelled duration.
+std::pair<uint64_t, uint64_t> place_kernel(Stream& stream, const uint32_t grid[3], const uint32_t block[3],
+                                           const KernelCost& cost);
+// A collective in two steps: its start (max of its arrival and the stream's readiness; the stream is
+// busy from then), and, once the caller's resolver has the end, the end (at least the smallest kernel
+// duration after the start; the stream is busy until then). Caller holds the mutex for each.
+std::pair<uint64_t, uint64_t> start_collective(Stream& stream, const KernelCost& cost);
+uint64_t finish_collective(Stream& stream, uint64_t start_ns, uint64_t end_ns);
 
 // Correlation ids are process-wide and never reused.
 uint32_t next_correlation_id();

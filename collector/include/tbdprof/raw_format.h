@@ -96,6 +96,11 @@ struct RawProcessInfo {
     uint64_t hostname_string;
     uint32_t pid;
     uint32_t parent_pid;
+    // Appended later (older records read 0): the process's place in a multi-process job, from the
+    // launcher's environment (RANK/LOCAL_RANK/WORLD_SIZE, else OMPI_COMM_WORLD_RANK/_LOCAL_RANK/_SIZE).
+    // world_size 0: not set.
+    int32_t rank, local_rank, world_size;
+    uint32_t reserved;
 };
 
 struct RawThreadInfo {
@@ -317,6 +322,20 @@ enum class LibraryOp : uint16_t {
     DivisiveNormBackward = 47,
     // CTC loss (m = elements of probs).
     CtcLoss = 48,
+    // NCCL (preload/nccl_hooks.cpp). A NCCL call packs its facts into RawLibraryCall's fields:
+    // a = sendbuff, c = recvbuff, a_bytes/c_bytes their extents, m = count (the call's argument),
+    // n = number of ranks, k = rank, batch = root (Broadcast, Reduce) or peer (Send, Recv), else -1,
+    // workspace = the communicator handle, a_type = ncclDataType_t, compute_type = ncclRedOp_t
+    // (255 for a user-created operator), flops 0. ncclGroupEnd is a call of its own (the kernels of
+    // the calls in a group are launched inside it).
+    NcclAllReduce = 60,
+    NcclReduceScatter = 61,
+    NcclAllGather = 62,
+    NcclBroadcast = 63,
+    NcclReduce = 64,
+    NcclSend = 65,
+    NcclRecv = 66,
+    NcclGroupEnd = 67,
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and

@@ -105,6 +105,18 @@ typedef struct TbdsimPrivateApi {
     // duration is then a roofline, max(FLOPs / peak at its precision, bytes / memory bandwidth).
     // flops may be 0 (a pure copy-like kernel); bytes > 0.
     void (*annotate_next_launch_roofline)(double flops, uint32_t precision, double bytes);
+
+    // For the simulated NCCL, whose kernels wait for every rank of a collective: the device time at
+    // which the next work on `stream` could start (0 and CUDA_ERROR_INVALID_HANDLE for an unknown
+    // stream), and an annotation that makes the next launch on the calling thread a collective: it
+    // starts when its stream reaches it (not before `arrival_ns`, what stream_ready_at_ns said when
+    // the library posted its arrival); then, inside the launch call and outside the driver's lock,
+    // the driver calls resolve_end(start, user), which waits for the other ranks and returns the
+    // device time the kernel ends (0: the launch fails with CUDA_ERROR_LAUNCH_FAILED). The kernel
+    // lasts at least the smallest kernel duration.
+    CUresult (*stream_ready_at_ns)(CUstream stream, uint64_t* ready_ns);
+    void (*annotate_next_launch_collective)(uint64_t arrival_ns, uint64_t (*resolve_end)(uint64_t start_ns, void* user),
+                                            void* user);
 } TbdsimPrivateApi;
 
 #ifdef __cplusplus

@@ -167,6 +167,23 @@ struct LibraryCallRow {
     Opt a_allocation = {}, b_allocation = {}, c_allocation = {}, workspace_allocation = {};  // as CopyRow's
 };
 
+struct ProcessRankRow {
+    int64_t process, rank, local_rank, world_size;
+};
+
+struct NcclCallRow {
+    int64_t library_call, process;
+    std::string_view op;
+    int64_t communicator;
+    Opt rank, nranks;
+    int64_t count;
+    std::string_view datatype;
+    int64_t bytes;
+    std::optional<std::string_view> reduction;
+    Opt peer, root;
+    int64_t stream;
+};
+
 struct RangeRow {
     int64_t id, process;
     Opt thread;
@@ -251,6 +268,8 @@ struct TraceModel {
     std::vector<AllocationCategoryRow> allocation_categories;
     std::vector<EdgeRow> edges;
     std::vector<LibraryCallRow> library_calls;
+    std::vector<NcclCallRow> nccl_calls;
+    std::vector<ProcessRankRow> process_ranks;
     std::vector<RangeRow> ranges;
     std::vector<CpuSampleRow> cpu_samples;
     std::vector<KernelMetricRow> kernel_metrics;

@@ -1,0 +1,260 @@
+// dp_train: data-parallel training of a stack of linear layers on N ranks (one process per rank,
+// started by the program itself as torchrun would, or by any launcher that sets RANK, LOCAL_RANK,
+// WORLD_SIZE and TBD_NCCL_UNIQUE_ID), gradients averaged with NCCL.
+//
+//   --overlap buckets  (DDP) gradients live in buckets of consecutive layers; as soon as backward has
+//                      written a bucket, it is all-reduced on a communication stream while backward
+//                      goes on with the earlier layers.
+//   --overlap none     one all-reduce of all gradients (one bucket) after backward, on the compute
+//                      stream.
+//   --zero             (ZeRO/FSDP-like) each bucket is reduce-scattered: rank r keeps shard r of the
+//                      summed gradients, updates its shard of the weights (optimizer state only for
+//                      the shard) and the weights are all-gathered back.
+//   --slow-rank K      rank K does --slow-us of host work before each step (a slow data loader), so
+//                      the other ranks' collectives wait for it.
+//
+// Memory (labels as the other samples write them): weights and optimizer state live for the run;
+// the gradient buckets (gradients: backward writes them, the optimizer reads them, NCCL reduces them in
+// place) and, with --zero, the gradient shards too; the input and activations of a step are freed at
+// its end.
+#include "common/check.h"
+#include "common/kernels.h"
+#include "common/labels.h"
+#include "common/options.h"
+#include "common/ranks.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#define NCCL_CHECK(call)                                                                     \
+    do {                                                                                     \
+        ncclResult_t tbd_nccl_result_ = (call);                                              \
+        if (tbd_nccl_result_ != ncclSuccess)                                                 \
+            ::tbdsample::fail_message(ncclGetErrorString(tbd_nccl_result_), __FILE__, __LINE__); \
+    } while (0)
+
+namespace {
+
+using tbdsample::Category;
+
+struct Options {
+    int ranks = 2, layers = 8, hidden = 256, batch = 64, iterations = 4, buckets = 4, slow_rank = -1;
+    long slow_us = 20000;
+    bool overlap = true, zero = false;
+};
+
+class Memory {  // cudaMalloc/cudaFree with a label line for each
+public:
+    float* allocate(std::size_t count, Category category) {
+        void* p = nullptr;
+        CUDA_CHECK(cudaMalloc(&p, count * sizeof(float)));
+        labels_.record_alloc(p, count * sizeof(float), category);
+        return static_cast<float*>(p);
+    }
+    void release(float* p) {
+        labels_.record_free(p);
+        CUDA_CHECK(cudaFree(p));
+    }
+    tbdsample::LabelWriter& labels() { return labels_; }
+
+private:
+    tbdsample::LabelWriter labels_;
+};
+
+struct Bucket {
+    int first_layer = 0, end_layer = 0;  // layers [first, end) in one contiguous gradient buffer
+    std::size_t offset = 0, count = 0;   // in floats, within the flat weights
+    float* grads = nullptr;
+    float* shard = nullptr;  // --zero: this rank's part of the summed gradients
+    cudaEvent_t ready{};
+};
+
+class Trainer {
+public:
+    Trainer(const Options& o, const tbdsample::RankInfo& r, ncclComm_t comm) : o_(o), rank_(r), comm_(comm) {
+        CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&comm_done_, cudaEventDisableTiming));
+        CUBLAS_CHECK(cublasCreate(&blas_));
+        CUBLAS_CHECK(cublasSetStream(blas_, compute_));
+        layer_size_ = std::size_t(o.hidden) * o.hidden;
+        const std::size_t total = layer_size_ * o.layers;
+        weights_ = memory_.allocate(total, Category::weights);
+        tbdsample::launch_init_uniform(weights_, total, 0.05f, 7, compute_);  // the same on every rank
+        make_buckets();
+        std::size_t state = o.zero ? total / rank_.world_size : total;
+        velocity_ = memory_.allocate(state, Category::optimizer_state);
+        tbdsample::launch_fill(velocity_, state, 0.0f, compute_);
+    }
+
+    void step(int index) {
+        const long long begin = tbdsample::monotonic_ns();
+        if (rank_.rank == o_.slow_rank) busy_wait_us(o_.slow_us);  // host work: a slow data loader
+        std::vector<float*> acts;
+        for (int l = 0; l <= o_.layers; ++l)
+            acts.push_back(memory_.allocate(std::size_t(o_.batch) * o_.hidden, l == 0 ? Category::input : Category::activations));
+        tbdsample::launch_fill(acts[0], std::size_t(o_.batch) * o_.hidden, 0.01f * float(rank_.rank + 1), compute_);
+        for (int l = 0; l < o_.layers; ++l) gemm(false, acts[l], layer(l), acts[l + 1]);
+        backward(acts);
+        update();
+        for (float* a : acts) memory_.release(a);
+        CUDA_CHECK(cudaStreamSynchronize(compute_));
+        memory_.labels().record_span("training", index, begin, tbdsample::monotonic_ns());
+    }
+
+    ~Trainer() {
+        for (Bucket& b : buckets_) {
+            memory_.release(b.grads);
+            if (b.shard) memory_.release(b.shard);
+            cudaEventDestroy(b.ready);
+        }
+        memory_.release(velocity_);
+        memory_.release(weights_);
+        cublasDestroy(blas_);
+    }
+
+private:
+    float* layer(int l) const { return weights_ + layer_size_ * std::size_t(l); }
+
+    void make_buckets() {
+        // Backward reaches the last layers first: bucket 0 holds the last layers.
+        const int per = (o_.layers + o_.buckets - 1) / o_.buckets;
+        for (int end = o_.layers; end > 0; end -= per) {
+            Bucket b;
+            b.end_layer = end;
+            b.first_layer = end - per > 0 ? end - per : 0;
+            b.offset = layer_size_ * std::size_t(b.first_layer);
+            b.count = layer_size_ * std::size_t(b.end_layer - b.first_layer);
+            b.grads = memory_.allocate(b.count, Category::gradients);
+            if (o_.zero) b.shard = memory_.allocate(b.count / rank_.world_size, Category::gradients);
+            CUDA_CHECK(cudaEventCreateWithFlags(&b.ready, cudaEventDisableTiming));
+            buckets_.push_back(b);
+        }
+    }
+
+    float* grad_of(int l) {
+        for (Bucket& b : buckets_)
+            if (l >= b.first_layer && l < b.end_layer) return b.grads + layer_size_ * std::size_t(l - b.first_layer);
+        return nullptr;
+    }
+
+    void backward(const std::vector<float*>& acts) {
+        float* grad = acts[o_.layers];  // stands in for d(loss)/d(output)
+        for (int l = o_.layers - 1; l >= 0; --l) {
+            gemm_weight_grad(acts[l], grad, grad_of(l));
+            for (Bucket& b : buckets_)
+                if (b.first_layer == l && o_.overlap) reduce_bucket(b, comm_stream_);
+            if (l > 0) gemm(true, grad, layer(l), acts[l]);  // d(input of layer l), in place of its activation
+            grad = acts[l];
+        }
+        if (!o_.overlap) reduce_bucket(buckets_.front(), compute_);  // one bucket: all gradients
+        CUDA_CHECK(cudaEventRecord(comm_done_, comm_stream_));
+        CUDA_CHECK(cudaStreamWaitEvent(compute_, comm_done_, 0));
+    }
+
+    void reduce_bucket(Bucket& b, cudaStream_t stream) {
+        if (stream != compute_) {
+            CUDA_CHECK(cudaEventRecord(b.ready, compute_));
+            CUDA_CHECK(cudaStreamWaitEvent(stream, b.ready, 0));
+        }
+        if (o_.zero)
+            NCCL_CHECK(ncclReduceScatter(b.grads, b.shard, b.count / rank_.world_size, ncclFloat32, ncclAvg, comm_, stream));
+        else
+            NCCL_CHECK(ncclAllReduce(b.grads, b.grads, b.count, ncclFloat32, ncclAvg, comm_, stream));
+    }
+
+    void update() {
+        const float lr = 0.01f, momentum = 0.9f;
+        if (!o_.zero) {
+            for (int l = 0; l < o_.layers; ++l)
+                tbdsample::launch_sgd_momentum(layer(l), grad_of(l), velocity_ + layer_size_ * std::size_t(l), layer_size_,
+                                               lr, momentum, compute_);
+            return;
+        }
+        std::size_t state_offset = 0;
+        for (Bucket& b : buckets_) {
+            const std::size_t shard = b.count / rank_.world_size;
+            float* mine = weights_ + b.offset + shard * std::size_t(rank_.rank);
+            tbdsample::launch_sgd_momentum(mine, b.shard, velocity_ + state_offset, shard, lr, momentum, compute_);
+            state_offset += shard;
+            NCCL_CHECK(ncclAllGather(mine, weights_ + b.offset, shard, ncclFloat32, comm_, compute_));
+        }
+    }
+
+    void gemm(bool transpose_b, const float* a, const float* b, float* c) {
+        const float one = 1.0f, zero = 0.0f;
+        CUBLAS_CHECK(cublasSgemm(blas_, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, o_.hidden, o_.batch,
+                                 o_.hidden, &one, b, o_.hidden, a, o_.hidden, &zero, c, o_.hidden));
+    }
+    void gemm_weight_grad(const float* input, const float* grad_out, float* grad_w) {
+        const float one = 1.0f, zero = 0.0f;
+        CUBLAS_CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, o_.hidden, o_.hidden, o_.batch, &one, grad_out,
+                                 o_.hidden, input, o_.hidden, &zero, grad_w, o_.hidden));
+    }
+    static void busy_wait_us(long us) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+    }
+
+    Options o_;
+    tbdsample::RankInfo rank_;
+    ncclComm_t comm_;
+    Memory memory_;
+    cudaStream_t compute_{}, comm_stream_{};
+    cudaEvent_t comm_done_{};
+    cublasHandle_t blas_{};
+    std::size_t layer_size_ = 0;
+    float* weights_ = nullptr;
+    float* velocity_ = nullptr;
+    std::vector<Bucket> buckets_;
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    tbdsample::OptionParser parser("dp_train", "Data-parallel training on N ranks with NCCL (DDP buckets or ZeRO).");
+    parser.add_int("ranks", &o.ranks, 1, 64, "ranks (processes) to start when not started by a launcher");
+    parser.add_int("layers", &o.layers, 1, 256, "linear layers");
+    parser.add_int("hidden", &o.hidden, 8, 8192, "width of every layer");
+    parser.add_int("batch", &o.batch, 1, 65536, "samples per rank and step");
+    parser.add_int("iterations", &o.iterations, 1, 100000, "training steps");
+    parser.add_int("buckets", &o.buckets, 1, 256, "gradient buckets");
+    parser.add_int("slow-rank", &o.slow_rank, -1, 63, "rank doing extra host work each step (-1: none)");
+    parser.add_long("slow-us", &o.slow_us, 0, 10000000, "host work of the slow rank per step, microseconds");
+    parser.add_choice("overlap", {"buckets", "none"}, 0, [&](int i) { o.overlap = i == 0; },
+                      "all-reduce each bucket when ready (buckets) or all after backward (none)");
+    parser.add_flag("zero", &o.zero, "reduce-scatter gradients and all-gather weights (ZeRO/FSDP-like)");
+    parser.parse(argc, argv);
+    if (o.buckets > o.layers) o.buckets = o.layers;
+    if (!o.overlap) o.buckets = 1;  // one all-reduce of all gradients after backward
+    return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const Options options = parse(argc, argv);
+    const std::optional<tbdsample::RankInfo> rank = tbdsample::rank_from_environment();
+    if (!rank) return tbdsample::launch_ranks(options.ranks, argv);
+    if ((std::size_t(options.hidden) * options.hidden) % std::size_t(rank->world_size) != 0) {
+        std::fprintf(stderr, "dp_train: --hidden squared must be a multiple of the world size\n");
+        return 2;
+    }
+    int devices = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&devices));
+    CUDA_CHECK(cudaSetDevice(rank->local_rank % devices));
+    ncclComm_t comm = nullptr;
+    NCCL_CHECK(ncclCommInitRank(&comm, rank->world_size, tbdsample::unique_id_from_environment(), rank->rank));
+    {
+        Trainer trainer(options, *rank, comm);
+        for (int i = 0; i < options.iterations; ++i) trainer.step(i);
+    }
+    NCCL_CHECK(ncclCommDestroy(comm));
+    std::printf("dp_train: rank %d of %d done\n", rank->rank, rank->world_size);
+    return 0;
+}
