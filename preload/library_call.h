@@ -10,11 +10,13 @@
 #include <type_traits>
 
 #include "hook_support.h"
+#include "loaded_symbol.h"
 
 namespace tbdprof::preload {
 
 // A library entry point: from dlsym(RTLD_NEXT) on first use (programs linked against the library),
-// or remembered from a dlsym we intercepted (programs that dlopen it).
+// else from the loaded library that defines it (one loaded in a dlopen'd module's local scope), or
+// remembered from a dlsym we intercepted (programs that dlopen it).
 template <typename F>
 struct LibraryFunction {
     const char* name;
@@ -23,6 +25,8 @@ struct LibraryFunction {
         F f = fn.load(std::memory_order_acquire);
         if (f == nullptr) {
             f = reinterpret_cast<F>(real_dlsym(RTLD_NEXT, name));
+            // A library loaded inside a dlopen'd module's local scope (PyTorch's) is not in RTLD_NEXT's.
+            if (f == nullptr) f = reinterpret_cast<F>(find_in_loaded_libraries(name));
             if (f != nullptr) fn.store(f, std::memory_order_release);
         }
         return f;

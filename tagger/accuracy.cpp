@@ -123,8 +123,17 @@ std::optional<AccuracyReport> score_against_labels(const trace::Database& db, co
         }
         if (event != "alloc") continue;
         auto segment = live_segments.upper_bound(address);
-        if (segment != live_segments.begin() &&
-            address < std::prev(segment)->first + uint64_t(std::prev(segment)->second)) {
+        bool in_segment = segment != live_segments.begin() &&
+                          address < std::prev(segment)->first + uint64_t(std::prev(segment)->second);
+        if (category == "-") {  // unknown to the labeller: keeps the k-th-allocation matching, not scored
+            ++report.unknown_labels;
+            report.unknown_bytes += bytes;
+            auto unknown = trace_by_address.find(address);
+            if (!in_segment && unknown != trace_by_address.end() && !unknown->second.empty())
+                unknown->second.pop_front();
+            continue;
+        }
+        if (in_segment) {
             live_pooled[address] = pooled.size();
             pooled.push_back({address, bytes, category, time, INT64_MAX});
             continue;

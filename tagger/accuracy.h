@@ -34,6 +34,11 @@ struct AccuracyReport {
     size_t unmatched_labels = 0;   // labelled allocations the trace does not have
     size_t pooled_labels = 0;      // of which tensors inside pool segments, scored against sub-ranges
     size_t split_allocations = 0;  // whole-allocation labels the trace split into sub-ranges (scored by them)
+    // Allocations labelled '-': the labeller does not know their category (PyTorch's memory profiler
+    // gives none to memory no tensor owns). They keep the order of allocations at their address and
+    // are not scored.
+    size_t unknown_labels = 0;
+    int64_t unknown_bytes = 0;
     std::map<std::string, CategoryScore> by_category;
     // The program's own spans (labels' `span` lines): training steps and validation/checkpoint spans,
     // and how the trace's `iterations` rows compare with the training steps.

@@ -147,21 +147,29 @@ struct Block {
 // A first step that allocates and initialises its buffers as it goes (weights filled in the first
 // forward, state zeroed before the first update) runs the whole step's pattern with set-up kernels
 // in between, too many for the block tolerance. Such a step ends right where the first matched step
-// begins: the pattern, with kernels inserted but none left out or changed, ending with the kernel
-// just before `end` (the first matched step's first kernel), and no more inserted kernels than the
-// step has. Returns its first kernel, or nothing when the kernels before `end` are not such a step.
+// begins: the pattern, with kernels inserted, ending with the kernel just before `end` (the first
+// matched step's first kernel), and no more inserted kernels than the step has. A first update may
+// also leave out kernels the later ones run: an optimizer that makes its state by copying the first
+// gradients instead of updating it (PyTorch's SGD with momentum runs one of its three update
+// kernels then); up to a tenth of the pattern may be left out (kernels the pattern has just before
+// the one that matches next). Returns its first kernel, or nothing when the kernels before
+// `end` are not such a step.
 std::optional<size_t> lazy_first_step(const TraceModel& m, const std::vector<size_t>& kernels,
                                       const std::vector<int32_t>& pattern, size_t end) {
     if (pattern.empty() || end == 0 || m.work[kernels[end - 1]].function != pattern.back()) return std::nullopt;
-    size_t i = pattern.size(), j = end, inserted = 0;
+    const size_t may_leave_out = pattern.size() / 10;
+    size_t i = pattern.size(), j = end, inserted = 0, left_out = 0;
     while (i > 0 && j > 0 && inserted <= pattern.size()) {
-        if (m.work[kernels[j - 1]].function == pattern[i - 1])
-            --i;
-        else
-            ++inserted;
-        --j;
+        const int32_t function = m.work[kernels[j - 1]].function;
+        size_t skip = 0;  // pattern kernels left out before this one matches
+        while (skip <= may_leave_out - left_out && skip < i && pattern[i - 1 - skip] != function) ++skip;
+        if (skip < i && skip <= may_leave_out - left_out && pattern[i - 1 - skip] == function) {
+            i -= skip + 1, --j, left_out += skip;
+        } else {
+            --j, ++inserted;
+        }
     }
-    if (i > 0 || inserted == 0 || inserted > pattern.size()) return std::nullopt;
+    if (i > 0 || inserted + left_out == 0 || inserted > pattern.size()) return std::nullopt;
     return j;
 }
 
@@ -229,6 +237,11 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
         k = next;
     }
     if (!blocks.empty() && k < kernels.size() && forward_pass_tail(k)) blocks.push_back({k, kernels.size(), false});
+    // A first step shorter than the period (kernels left out) ends before the first period's phase:
+    // the kernels before the first matched block are looked at as above.
+    if (!blocks.empty() && blocks.front().training && blocks.front().first_kernel > 0)
+        if (auto first = lazy_first_step(m, kernels, pattern, blocks.front().first_kernel))
+            blocks.insert(blocks.begin(), {*first, blocks.front().first_kernel, true});
     return blocks;
 }
 

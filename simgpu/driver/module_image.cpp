@@ -22,6 +22,10 @@ constexpr uint8_t kFormatByte = 0x02;
 constexpr uint8_t kFormatHalf = 0x03;
 constexpr uint8_t kFormatSized = 0x04;
 constexpr uint8_t kAttrKparamInfo = 0x17;
+// What nvcc writes instead of kAttrKparamInfo for a parameter over 4 KB (CUDA 12.1's large kernel
+// parameters, PyTorch's multi_tensor_apply metadata): the same index, ordinal and offset, then the
+// size as a whole 32-bit word (seen in the .nv.info of kernels our own nvcc builds).
+constexpr uint8_t kAttrKparamInfoLarge = 0x45;
 constexpr uint8_t kAttrMaxThreads = 0x05;
 constexpr uint8_t kAttrRegCount = 0x2f;  // in the module-wide .nv.info: symbol index, registers
 
@@ -141,6 +145,10 @@ void parse_nv_info(const uint8_t* p, size_t size, KernelInfo& kernel) {
             uint32_t packed = read_at<uint32_t>(value + 8);
             uint32_t bytes = (packed >> 18) & 0x3fff;
             by_ordinal.push_back({ordinal, {offset, bytes}});
+        } else if (attr == kAttrKparamInfoLarge && length >= 12) {
+            uint16_t ordinal = read_at<uint16_t>(value + 4);
+            uint16_t offset = read_at<uint16_t>(value + 6);
+            by_ordinal.push_back({ordinal, {offset, read_at<uint32_t>(value + 8)}});
         } else if (attr == kAttrMaxThreads && length >= 12) {
             uint32_t x = read_at<uint32_t>(value), y = read_at<uint32_t>(value + 4),
                      z = read_at<uint32_t>(value + 8);

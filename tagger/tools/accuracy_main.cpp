@@ -46,6 +46,9 @@ int main(int argc, char** argv) {
                 report->accuracy(), static_cast<long long>(report->labelled_bytes), report->labelled_allocations,
                 report->unmatched_labels);
     std::printf("accuracy %.4f with activations and workspace counted as one\n", report->merged_accuracy());
+    if (report->unknown_labels)
+        std::printf("%zu allocations (%lld bytes) labelled '-' (category unknown to the labeller), not scored\n",
+                    report->unknown_labels, static_cast<long long>(report->unknown_bytes));
     if (report->pooled_labels)
         std::printf(
             "%zu of them tensors inside segments (pool, arena or planned block), scored against "

@@ -64,4 +64,25 @@ expect_status 1 --min 0.6 --min-merged 0.8
 expect_status 2 --min-merged
 expect_status 2 --min 0.6x
 expect_status 2 --max 0.5
+
+# A label '-' (the labeller does not know the category, as torch.profiler for memory no tensor
+# owns) is not scored but keeps its place: the second allocation at 0x1000 is matched to the
+# trace's second allocation there, not its first.
+unknown=$work/unknown.sqlite
+sqlite3 "$unknown" <"$schema"
+sqlite3 "$unknown" "
+INSERT INTO run (id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, simulated_device,
+                 clock_source, host_timed_kernels, truncated_files)
+    VALUES (1, 'test', 0, $start, 100000, 'test', 1, 'host', 0, 0);
+INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, free_ns, kind)
+    VALUES (1, 1, 0, 4096, 500, 0, 10, 'device'), (2, 1, 0, 4096, 1000, 20, 100000, 'device');
+INSERT INTO allocation_categories (allocation, category) VALUES (1, 'workspace'), (2, 'weights');
+"
+printf '%s\n' "alloc	0x1000	500	-	$(t 0)" "free	0x1000	0	-	$(t 10)" "alloc	0x1000	1000	weights	$(t 20)" \
+    >"$work/unknown.tsv"
+out=$("$TAG_ACCURACY" "$unknown" "$work/unknown.tsv")
+echo "$out"
+grep -q "^accuracy 1.0000 of 1000 labelled bytes (1 allocations, 0 not found" <<<"$out" ||
+    fail "a '-' label was scored, or the next label at its address matched the wrong allocation"
+grep -q "^1 allocations (500 bytes) labelled '-'" <<<"$out" || fail "the '-' label was not counted apart"
 echo "accuracy_tool: OK"
