@@ -27,12 +27,14 @@ LIBRARIES = {
                  ["cusolver"], "cusolverStatus_t"),
     "nvrtc": (["nvrtc.h"], ["nvrtc"], "nvrtcResult"),
     "nvJitLink": (["nvJitLink.h"], ["__nvJitLink", "nvJitLink"], "nvJitLinkResult"),
-    "nccl": (["nccl.h"], ["nccl", "pnccl"], "ncclResult_t"),
 }
 # Libraries PyTorch links that the toolkit in /usr/local/cuda does not ship: their headers come with
 # their pip packages (nvidia-cufile, nvidia-cusparselt-cu13: include/; nvidia-nvshmem-cu13:
 # nvshmem/include/). Generated only when named on the command line, with that include folder.
 EXTRA_LIBRARIES = {
+    # PyTorch 2.15 links functions of NCCL 2.32 (ncclCommSuspend, ncclCommGrow, device communicators,
+    # ...) that the toolkit's nccl.h (2.28) lacks: the header of the nvidia-nccl-cu13 pip package.
+    "nccl": (["nccl.h", "nccl_device/host.h"], ["nccl", "pnccl"], "ncclResult_t"),
     "cufile": (["cufile.h"], ["cuFile"], "CUfileError_t"),
     "cusparseLt": (["cusparseLt.h"], ["cusparseLt"], "cusparseStatus_t"),
     # nvshmemid_* are declared in the public device_host/ header and called by libtorch_nvshmem.so.
