@@ -24,7 +24,7 @@ std::string runtime_major(const std::vector<std::string>& libraries) {
 }  // namespace
 
 std::vector<std::string> simulated_libraries(const std::string& simgpu_dir) {
-    static const std::regex soname(R"(lib\w+\.so\.\d+)");
+    static const std::regex soname(R"(lib[\w-]+\.so\.\d+)");  // libnvidia-ml.so.1 too
     std::vector<std::string> libraries;
     std::error_code ec;
     for (const fs::directory_entry& entry : fs::directory_iterator(simgpu_dir, ec)) {
