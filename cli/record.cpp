@@ -220,9 +220,9 @@ int record(const RecordOptions& options) {
     // The simulated driver saw NVIDIA's private interface asked for: the static CUDA runtime, which
     // only a real driver can serve. The run is not the program's real behaviour: no trace.
     if (options.sim && fs::exists(fs::path(run_dir) / kStaticRuntimeMark, ec)) {
+        const std::string message = static_runtime_message((fs::path(run_dir) / kStaticRuntimeMark).string(), options.command[0]);
         remove_run_dir(run_dir);
-        return fail(child.exit_status != 0 ? child.exit_status : kFailure,
-                    static_runtime_message((fs::path(run_dir) / kStaticRuntimeMark).string(), options.command[0]));
+        return fail(child.exit_status != 0 ? child.exit_status : kFailure, message);
     }
 
     if (!collector_wrote(run_dir)) say("warning: " + collector_absent_note(options.command, program));

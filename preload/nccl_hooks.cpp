@@ -29,19 +29,24 @@ LibraryFunction<RankQueryFn> real_count{"ncclCommCount"};
 
 uint64_t type_bytes(ncclDataType_t type) {
     switch (type) {
-    case ncclInt8:
-    case ncclUint8:
-    case ncclFloat8e4m3:
-    case ncclFloat8e5m2: return 1;
-    case ncclFloat16:
-    case ncclBfloat16: return 2;
-    case ncclInt32:
-    case ncclUint32:
-    case ncclFloat32: return 4;
-    case ncclInt64:
-    case ncclUint64:
-    case ncclFloat64: return 8;
-    default: return 0;
+        case ncclInt8:
+        case ncclUint8:
+        case ncclFloat8e4m3:
+        case ncclFloat8e5m2:
+            return 1;
+        case ncclFloat16:
+        case ncclBfloat16:
+            return 2;
+        case ncclInt32:
+        case ncclUint32:
+        case ncclFloat32:
+            return 4;
+        case ncclInt64:
+        case ncclUint64:
+        case ncclFloat64:
+            return 8;
+        default:
+            return 0;
     }
 }
 
@@ -119,7 +124,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclAllReduce(const void* send, void* recv, 
                                                   ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_all_reduce.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclAllReduce", Op::NcclAllReduce, send, recv, count, type, int(op), -1, comm, stream,
+    const NcclCall c{"ncclAllReduce",
+                     Op::NcclAllReduce,
+                     send,
+                     recv,
+                     count,
+                     type,
+                     int(op),
+                     -1,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(send, recv, count, type, op, comm, stream); });
 }
@@ -128,7 +142,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclReduceScatter(const void* send, void* re
                                                       ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_reduce_scatter.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclReduceScatter", Op::NcclReduceScatter, send, recv, count, type, int(op), -1, comm, stream,
+    const NcclCall c{"ncclReduceScatter",
+                     Op::NcclReduceScatter,
+                     send,
+                     recv,
+                     count,
+                     type,
+                     int(op),
+                     -1,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(send, recv, count, type, op, comm, stream); });
 }
@@ -137,7 +160,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclAllGather(const void* send, void* recv, 
                                                   ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_all_gather.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclAllGather", Op::NcclAllGather, send, recv, count, type, -1, -1, comm, stream,
+    const NcclCall c{"ncclAllGather",
+                     Op::NcclAllGather,
+                     send,
+                     recv,
+                     count,
+                     type,
+                     -1,
+                     -1,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(send, recv, count, type, comm, stream); });
 }
@@ -146,7 +178,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclBroadcast(const void* send, void* recv, 
                                                   int root, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_broadcast.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclBroadcast", Op::NcclBroadcast, send, recv, count, type, -1, root, comm, stream,
+    const NcclCall c{"ncclBroadcast",
+                     Op::NcclBroadcast,
+                     send,
+                     recv,
+                     count,
+                     type,
+                     -1,
+                     root,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(send, recv, count, type, root, comm, stream); });
 }
@@ -155,7 +196,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclBcast(void* buff, size_t count, ncclData
                                               cudaStream_t stream) {
     auto real = nccl_hooks::real_bcast.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclBcast", Op::NcclBroadcast, buff, buff, count, type, -1, root, comm, stream,
+    const NcclCall c{"ncclBcast",
+                     Op::NcclBroadcast,
+                     buff,
+                     buff,
+                     count,
+                     type,
+                     -1,
+                     root,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(buff, count, type, root, comm, stream); });
 }
@@ -164,7 +214,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclReduce(const void* send, void* recv, siz
                                                ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_reduce.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclReduce", Op::NcclReduce, send, recv, count, type, int(op), root, comm, stream,
+    const NcclCall c{"ncclReduce",
+                     Op::NcclReduce,
+                     send,
+                     recv,
+                     count,
+                     type,
+                     int(op),
+                     root,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(send, recv, count, type, op, root, comm, stream); });
 }
@@ -173,7 +232,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclSend(const void* send, size_t count, ncc
                                              ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_send.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclSend", Op::NcclSend, send, nullptr, count, type, -1, peer, comm, stream,
+    const NcclCall c{"ncclSend",
+                     Op::NcclSend,
+                     send,
+                     nullptr,
+                     count,
+                     type,
+                     -1,
+                     peer,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(send, count, type, peer, comm, stream); });
 }
@@ -182,7 +250,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclRecv(void* recv, size_t count, ncclDataT
                                              cudaStream_t stream) {
     auto real = nccl_hooks::real_recv.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclRecv", Op::NcclRecv, nullptr, recv, count, type, -1, peer, comm, stream,
+    const NcclCall c{"ncclRecv",
+                     Op::NcclRecv,
+                     nullptr,
+                     recv,
+                     count,
+                     type,
+                     -1,
+                     peer,
+                     comm,
+                     stream,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(recv, count, type, peer, comm, stream); });
 }
@@ -190,7 +267,16 @@ extern "C" TBD_VISIBLE ncclResult_t ncclRecv(void* recv, size_t count, ncclDataT
 extern "C" TBD_VISIBLE ncclResult_t ncclGroupEnd() {
     auto real = nccl_hooks::real_group_end.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclGroupEnd", Op::NcclGroupEnd, nullptr, nullptr, 0, ncclInt8, -1, -1, nullptr, nullptr,
+    const NcclCall c{"ncclGroupEnd",
+                     Op::NcclGroupEnd,
+                     nullptr,
+                     nullptr,
+                     0,
+                     ncclInt8,
+                     -1,
+                     -1,
+                     nullptr,
+                     nullptr,
                      reinterpret_cast<const void*>(real)};
     return record_nccl(c, [&] { return real(); });
 }

@@ -31,10 +31,10 @@
 #include <cstdio>
 #include <vector>
 
-#define NCCL_CHECK(call)                                                                     \
-    do {                                                                                     \
-        ncclResult_t tbd_nccl_result_ = (call);                                              \
-        if (tbd_nccl_result_ != ncclSuccess)                                                 \
+#define NCCL_CHECK(call)                                                                         \
+    do {                                                                                         \
+        ncclResult_t tbd_nccl_result_ = (call);                                                  \
+        if (tbd_nccl_result_ != ncclSuccess)                                                     \
             ::tbdsample::fail_message(ncclGetErrorString(tbd_nccl_result_), __FILE__, __LINE__); \
     } while (0)
 
@@ -97,7 +97,8 @@ public:
         if (rank_.rank == o_.slow_rank) busy_wait_us(o_.slow_us);  // host work: a slow data loader
         std::vector<float*> acts;
         for (int l = 0; l <= o_.layers; ++l)
-            acts.push_back(memory_.allocate(std::size_t(o_.batch) * o_.hidden, l == 0 ? Category::input : Category::activations));
+            acts.push_back(
+                memory_.allocate(std::size_t(o_.batch) * o_.hidden, l == 0 ? Category::input : Category::activations));
         tbdsample::launch_fill(acts[0], std::size_t(o_.batch) * o_.hidden, 0.01f * float(rank_.rank + 1), compute_);
         for (int l = 0; l < o_.layers; ++l) gemm(false, acts[l], layer(l), acts[l + 1]);
         backward(acts);
@@ -163,7 +164,8 @@ private:
             CUDA_CHECK(cudaStreamWaitEvent(stream, b.ready, 0));
         }
         if (o_.zero)
-            NCCL_CHECK(ncclReduceScatter(b.grads, b.shard, b.count / rank_.world_size, ncclFloat32, ncclAvg, comm_, stream));
+            NCCL_CHECK(
+                ncclReduceScatter(b.grads, b.shard, b.count / rank_.world_size, ncclFloat32, ncclAvg, comm_, stream));
         else
             NCCL_CHECK(ncclAllReduce(b.grads, b.grads, b.count, ncclFloat32, ncclAvg, comm_, stream));
     }
@@ -172,8 +174,8 @@ private:
         const float lr = 0.01f, momentum = 0.9f;
         if (!o_.zero) {
             for (int l = 0; l < o_.layers; ++l)
-                tbdsample::launch_sgd_momentum(layer(l), grad_of(l), velocity_ + layer_size_ * std::size_t(l), layer_size_,
-                                               lr, momentum, compute_);
+                tbdsample::launch_sgd_momentum(layer(l), grad_of(l), velocity_ + layer_size_ * std::size_t(l),
+                                               layer_size_, lr, momentum, compute_);
             return;
         }
         std::size_t state_offset = 0;
@@ -226,8 +228,9 @@ Options parse(int argc, char** argv) {
     parser.add_int("buckets", &o.buckets, 1, 256, "gradient buckets");
     parser.add_int("slow-rank", &o.slow_rank, -1, 63, "rank doing extra host work each step (-1: none)");
     parser.add_long("slow-us", &o.slow_us, 0, 10000000, "host work of the slow rank per step, microseconds");
-    parser.add_choice("overlap", {"buckets", "none"}, 0, [&](int i) { o.overlap = i == 0; },
-                      "all-reduce each bucket when ready (buckets) or all after backward (none)");
+    parser.add_choice(
+        "overlap", {"buckets", "none"}, 0, [&](int i) { o.overlap = i == 0; },
+        "all-reduce each bucket when ready (buckets) or all after backward (none)");
     parser.add_flag("zero", &o.zero, "reduce-scatter gradients and all-gather weights (ZeRO/FSDP-like)");
     parser.parse(argc, argv);
     if (o.buckets > o.layers) o.buckets = o.layers;
@@ -242,7 +245,7 @@ int main(int argc, char** argv) {
     const std::optional<tbdsample::RankInfo> rank = tbdsample::rank_from_environment();
     if (!rank) return tbdsample::launch_ranks(options.ranks, argv);
     if ((std::size_t(options.hidden) * options.hidden) % std::size_t(rank->world_size) != 0) {
-        std::fprintf(stderr, "dp_train: --hidden squared must be a multiple of the world size\n");
+        std::fprintf(stderr, "dp_train: error: --hidden squared must be a multiple of the world size\n");
         return 2;
     }
     int devices = 0;

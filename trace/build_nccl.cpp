@@ -7,14 +7,22 @@ using raw::LibraryOp;
 
 std::string_view op_name(LibraryOp op) {
     switch (op) {
-    case LibraryOp::NcclAllReduce: return "all_reduce";
-    case LibraryOp::NcclReduceScatter: return "reduce_scatter";
-    case LibraryOp::NcclAllGather: return "all_gather";
-    case LibraryOp::NcclBroadcast: return "broadcast";
-    case LibraryOp::NcclReduce: return "reduce";
-    case LibraryOp::NcclSend: return "send";
-    case LibraryOp::NcclRecv: return "recv";
-    default: return "group_end";
+        case LibraryOp::NcclAllReduce:
+            return "all_reduce";
+        case LibraryOp::NcclReduceScatter:
+            return "reduce_scatter";
+        case LibraryOp::NcclAllGather:
+            return "all_gather";
+        case LibraryOp::NcclBroadcast:
+            return "broadcast";
+        case LibraryOp::NcclReduce:
+            return "reduce";
+        case LibraryOp::NcclSend:
+            return "send";
+        case LibraryOp::NcclRecv:
+            return "recv";
+        default:
+            return "group_end";
     }
 }
 
@@ -24,8 +32,8 @@ struct DataType {
     int64_t bytes;
 };
 DataType data_type(uint8_t value) {
-    constexpr DataType kTypes[] = {{"int8", 1},    {"uint8", 1},   {"int32", 4},    {"uint32", 4},
-                                   {"int64", 8},   {"uint64", 8},  {"float16", 2},  {"float32", 4},
+    constexpr DataType kTypes[] = {{"int8", 1},    {"uint8", 1},    {"int32", 4},      {"uint32", 4},
+                                   {"int64", 8},   {"uint64", 8},   {"float16", 2},    {"float32", 4},
                                    {"float64", 8}, {"bfloat16", 2}, {"float8e4m3", 1}, {"float8e5m2", 1}};
     return value < std::size(kTypes) ? kTypes[value] : DataType{"other", 0};
 }
@@ -37,22 +45,34 @@ std::optional<std::string_view> reduction(const raw::RawLibraryCall& c) {
     return c.compute_type < std::size(kNames) ? kNames[c.compute_type] : std::string_view("premulsum");
 }
 
-Opt known(int64_t value) { return value >= 0 ? Opt(value) : Opt(); }
+Opt known(int64_t value) {
+    return value >= 0 ? Opt(value) : Opt();
+}
 
 }  // namespace
 
-bool is_nccl_op(LibraryOp op) { return op >= LibraryOp::NcclAllReduce && op <= LibraryOp::NcclGroupEnd; }
+bool is_nccl_op(LibraryOp op) {
+    return op >= LibraryOp::NcclAllReduce && op <= LibraryOp::NcclGroupEnd;
+}
 
 std::string_view nccl_library_op(LibraryOp op) {
     switch (op) {
-    case LibraryOp::NcclAllReduce: return "nccl_all_reduce";
-    case LibraryOp::NcclReduceScatter: return "nccl_reduce_scatter";
-    case LibraryOp::NcclAllGather: return "nccl_all_gather";
-    case LibraryOp::NcclBroadcast: return "nccl_broadcast";
-    case LibraryOp::NcclReduce: return "nccl_reduce";
-    case LibraryOp::NcclSend: return "nccl_send";
-    case LibraryOp::NcclRecv: return "nccl_recv";
-    default: return "nccl_group_end";
+        case LibraryOp::NcclAllReduce:
+            return "nccl_all_reduce";
+        case LibraryOp::NcclReduceScatter:
+            return "nccl_reduce_scatter";
+        case LibraryOp::NcclAllGather:
+            return "nccl_all_gather";
+        case LibraryOp::NcclBroadcast:
+            return "nccl_broadcast";
+        case LibraryOp::NcclReduce:
+            return "nccl_reduce";
+        case LibraryOp::NcclSend:
+            return "nccl_send";
+        case LibraryOp::NcclRecv:
+            return "nccl_recv";
+        default:
+            return "nccl_group_end";
     }
 }
 

@@ -20,7 +20,7 @@ int env_int(const char* name, const char* fallback_name) {
     char* end = nullptr;
     long value = std::strtol(text, &end, 10);
     if (*text == '\0' || *end != '\0' || value < 0 || value > 1 << 20) {
-        std::fprintf(stderr, "%s: %s=%s is not a rank number\n", program_name(), name, text);
+        std::fprintf(stderr, "%s: error: %s=%s is not a rank number\n", program_name(), name, text);
         std::exit(2);
     }
     return static_cast<int>(value);
@@ -42,7 +42,8 @@ std::string to_hex(const ncclUniqueId& id) {
     setenv("WORLD_SIZE", std::to_string(world_size).c_str(), 1);
     setenv("TBD_NCCL_UNIQUE_ID", id_hex.c_str(), 1);
     const char* labels = std::getenv("TBD_SAMPLE_LABELS");
-    if (labels != nullptr && rank > 0) setenv("TBD_SAMPLE_LABELS", (std::string(labels) + ".rank" + std::to_string(rank)).c_str(), 1);
+    if (labels != nullptr && rank > 0)
+        setenv("TBD_SAMPLE_LABELS", (std::string(labels) + ".rank" + std::to_string(rank)).c_str(), 1);
     execv("/proc/self/exe", argv);
     std::fprintf(stderr, "%s: cannot start rank %d: %s\n", program_name(), rank, std::strerror(errno));
     _exit(127);
@@ -57,7 +58,8 @@ std::optional<RankInfo> rank_from_environment() {
     info.local_rank = env_int("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK");
     if (info.rank < 0 && info.world_size < 0) return std::nullopt;
     if (info.rank < 0 || info.world_size < 1 || info.rank >= info.world_size) {
-        std::fprintf(stderr, "%s: the rank environment needs both a rank and a world size above it\n", program_name());
+        std::fprintf(stderr, "%s: error: the rank environment needs both a rank and a world size above it\n",
+                     program_name());
         std::exit(2);
     }
     if (info.local_rank < 0) info.local_rank = info.rank;
@@ -90,14 +92,14 @@ ncclUniqueId unique_id_from_environment() {
     ncclUniqueId id{};
     const char* text = std::getenv("TBD_NCCL_UNIQUE_ID");
     if (text == nullptr || std::strlen(text) != 2 * sizeof id.internal) {
-        std::fprintf(stderr, "%s: TBD_NCCL_UNIQUE_ID is missing or malformed (start the ranks with --ranks N)\n",
+        std::fprintf(stderr, "%s: error: TBD_NCCL_UNIQUE_ID is missing or malformed (start the ranks with --ranks N)\n",
                      program_name());
         std::exit(2);
     }
     for (size_t i = 0; i < sizeof id.internal; ++i) {
         unsigned byte = 0;
         if (std::sscanf(text + 2 * i, "%2x", &byte) != 1) {
-            std::fprintf(stderr, "%s: TBD_NCCL_UNIQUE_ID is not hexadecimal\n", program_name());
+            std::fprintf(stderr, "%s: error: TBD_NCCL_UNIQUE_ID is not hexadecimal\n", program_name());
             std::exit(2);
         }
         id.internal[i] = static_cast<char>(byte);

@@ -39,6 +39,7 @@ LIBRARIES = [
     ("NVRTC", "libnvrtc.so.13", ["nvrtc.h"], r"nvrtc\w*", None, "NVRTC_ERROR_INVALID_PROGRAM"),
     ("nvJitLink", "libnvJitLink.so.13", ["nvJitLink.h"], r"__nvJitLink\w*|nvJitLink\w*", None,
      "NVJITLINK_ERROR_INTERNAL"),
+    ("NCCL", "libnccl.so.2", ["nccl.h"], r"p?nccl\w*", None, "ncclInvalidUsage"),
 ]
 
 

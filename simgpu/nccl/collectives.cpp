@@ -3,8 +3,8 @@
 #include <nccl.h>
 
 #include "comm.h"
-#include "profiling_alias.h"
 #include "group.h"
+#include "profiling_alias.h"
 
 using namespace tbdsim::nccl;
 
@@ -20,8 +20,8 @@ ncclResult_t submit(Operation op, const void* send, void* recv, size_t count, nc
         set_last_error("invalid data type or reduction operator");
         return ncclInvalidArgument;
     }
-    const bool rooted = op == Operation::Broadcast || op == Operation::Reduce || op == Operation::Send ||
-                        op == Operation::Recv;
+    const bool rooted =
+        op == Operation::Broadcast || op == Operation::Reduce || op == Operation::Send || op == Operation::Recv;
     if (rooted && (root_or_peer < 0 || root_or_peer >= comm->nranks)) {
         set_last_error("root or peer out of range");
         return ncclInvalidArgument;

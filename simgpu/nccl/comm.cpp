@@ -36,8 +36,12 @@ int current_device(const Driver& d) {
 
 }  // namespace
 
-void set_last_error(const std::string& text) { t_last_error = text; }
-const std::string& last_error() { return t_last_error; }
+void set_last_error(const std::string& text) {
+    t_last_error = text;
+}
+const std::string& last_error() {
+    return t_last_error;
+}
 
 bool segment_name(const ncclUniqueId& id, std::string* name) {
     if (std::memcmp(id.internal, kMagic, sizeof kMagic) != 0) return false;
@@ -64,7 +68,8 @@ ncclResult_t create_comm(const std::string& name, int nranks, int rank, int devi
     comm->device = device;
     char device_name[256] = {};
     CUdevice handle = 0;
-    if (d->base->device_get(&handle, device) == CUDA_SUCCESS) d->device_get_name(device_name, sizeof device_name, handle);
+    if (d->base->device_get(&handle, device) == CUDA_SUCCESS)
+        d->device_get_name(device_name, sizeof device_name, handle);
     comm->bus_bytes_per_s = bus_bandwidth_bytes_per_s(device_name);
     comm->send_seq.assign(size_t(nranks), 0);
     comm->recv_seq.assign(size_t(nranks), 0);
@@ -134,7 +139,8 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
     if (ncclResult_t rc = ncclGetUniqueId(&id); rc != ncclSuccess) return rc;
     segment_name(id, &name);
     for (int i = 0; i < ndev; ++i) {
-        if (ncclResult_t rc = create_comm(name, ndev, i, devlist != nullptr ? devlist[i] : i, &comms[i]); rc != ncclSuccess) {
+        if (ncclResult_t rc = create_comm(name, ndev, i, devlist != nullptr ? devlist[i] : i, &comms[i]);
+            rc != ncclSuccess) {
             while (i-- > 0) destroy_comm(comms[i]);
             return rc;
         }

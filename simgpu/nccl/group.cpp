@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "comm.h"
-#include "profiling_alias.h"
 #include "launch.h"
+#include "profiling_alias.h"
 #include "truth.h"
 
 namespace tbdsim::nccl {
@@ -25,13 +25,17 @@ struct Batch {
     CUstream stream = nullptr;
     std::vector<PendingOp> ops;
     uint64_t arrival_ns = 0;
-    uint64_t collective_seq = 0;      // 0 when the batch has no collective
-    std::vector<uint64_t> p2p_seq;    // per op (0 for collectives)
+    uint64_t collective_seq = 0;    // 0 when the batch has no collective
+    std::vector<uint64_t> p2p_seq;  // per op (0 for collectives)
 };
 
-bool is_p2p(const PendingOp& op) { return op.op == Operation::Send || op.op == Operation::Recv; }
+bool is_p2p(const PendingOp& op) {
+    return op.op == Operation::Send || op.op == Operation::Recv;
+}
 
-size_t type_bytes(const PendingOp& op) { return op.count * type_size_bytes(op.type); }
+size_t type_bytes(const PendingOp& op) {
+    return op.count * type_size_bytes(op.type);
+}
 
 // The buffer size the cost model takes (model.h): AllGather's receive buffer, ReduceScatter's send
 // buffer, else the count the call names.
@@ -144,9 +148,13 @@ ncclResult_t run(const std::vector<PendingOp>& ops) {
 
 }  // namespace
 
-bool in_group() { return t_group.depth > 0; }
+bool in_group() {
+    return t_group.depth > 0;
+}
 
-void defer_join(ncclComm* comm) { t_group.joins.push_back(comm); }
+void defer_join(ncclComm* comm) {
+    t_group.joins.push_back(comm);
+}
 
 ncclResult_t enqueue(const PendingOp& op) {
     if (t_group.depth == 0) return run({op});

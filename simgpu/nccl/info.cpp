@@ -4,9 +4,10 @@
 #include <atomic>
 #include <string>
 
+#include "bound_context.h"
 #include "comm.h"
-#include "profiling_alias.h"
 #include "driver_link.h"
+#include "profiling_alias.h"
 
 namespace tbdsim::nccl {
 const std::string& last_error();
@@ -26,24 +27,38 @@ ncclResult_t ncclGetVersion(int* version) {
 
 const char* ncclGetErrorString(ncclResult_t result) {
     switch (result) {
-    case ncclSuccess: return "no error";
-    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
-    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
-    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
-    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
-    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
-    case ncclRemoteError: return "remote process exited or there was a network error";
-    case ncclInProgress: return "NCCL operation in progress";
-    default: return "unknown result code";
+        case ncclSuccess:
+            return "no error";
+        case ncclUnhandledCudaError:
+            return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+        case ncclSystemError:
+            return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+        case ncclInternalError:
+            return "internal error - please report this issue to the NCCL developers";
+        case ncclInvalidArgument:
+            return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+        case ncclInvalidUsage:
+            return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+        case ncclRemoteError:
+            return "remote process exited or there was a network error";
+        case ncclInProgress:
+            return "NCCL operation in progress";
+        default:
+            return "unknown result code";
     }
 }
 
-const char* ncclGetLastError(ncclComm_t) { return last_error().c_str(); }
+const char* ncclGetLastError(ncclComm_t) {
+    return last_error().c_str();
+}
 
 ncclResult_t ncclMemAlloc(void** ptr, size_t size) {
     const Driver* d = driver();
     if (ptr == nullptr) return ncclInvalidArgument;
     if (d == nullptr) return ncclUnhandledCudaError;
+    // As the runtime inside the real library: no current context -> device 0's primary one.
+    tbdsim::blas::BoundContext bound;
+    if (!tbdsim::blas::bind_current_context(*d->base, &bound)) return ncclUnhandledCudaError;
     CUdeviceptr address = 0;
     if (d->base->mem_alloc(&address, size) != CUDA_SUCCESS) return ncclUnhandledCudaError;
     *ptr = reinterpret_cast<void*>(address);
@@ -63,7 +78,9 @@ ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t, void** 
     return ncclSuccess;
 }
 
-ncclResult_t ncclCommDeregister(const ncclComm_t comm, void*) { return comm != nullptr ? ncclSuccess : ncclInvalidArgument; }
+ncclResult_t ncclCommDeregister(const ncclComm_t comm, void*) {
+    return comm != nullptr ? ncclSuccess : ncclInvalidArgument;
+}
 
 ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t, ncclScalarResidence_t,
                                       ncclComm_t comm) {

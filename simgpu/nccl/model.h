@@ -32,7 +32,7 @@ std::string kernel_name(Operation op, ncclRedOp_t redop, ncclDataType_t type, co
 
 size_t type_size_bytes(ncclDataType_t type);  // 0 for an unknown type
 const char* type_kernel_name(ncclDataType_t type);
-const char* type_name(ncclDataType_t type);   // "ncclFloat32", ...
-const char* redop_name(ncclRedOp_t op);       // "ncclSum", ...; "ncclPreMulSum" for user-created ones
+const char* type_name(ncclDataType_t type);  // "ncclFloat32", ...
+const char* redop_name(ncclRedOp_t op);      // "ncclSum", ...; "ncclPreMulSum" for user-created ones
 
 }  // namespace tbdsim::nccl

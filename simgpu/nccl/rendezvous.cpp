@@ -15,7 +15,8 @@ namespace tbdsim::nccl {
 namespace {
 
 size_t segment_bytes(int nranks) {
-    return sizeof(SegmentHeader) + sizeof(RankSlot) * size_t(nranks) + sizeof(PairSlot) * size_t(nranks) * size_t(nranks);
+    return sizeof(SegmentHeader) + sizeof(RankSlot) * size_t(nranks) +
+           sizeof(PairSlot) * size_t(nranks) * size_t(nranks);
 }
 
 // A rank that never arrives would hang the others forever, as with the real NCCL; the simulator

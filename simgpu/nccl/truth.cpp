@@ -23,7 +23,8 @@ int truth_fd() {
 }
 
 void write_line(const char* line, int n) {
-    if (n > 0 && truth_fd() >= 0) [[maybe_unused]] auto written = ::write(truth_fd(), line, size_t(n));
+    if (n > 0 && truth_fd() >= 0) [[maybe_unused]]
+        auto written = ::write(truth_fd(), line, size_t(n));
 }
 
 }  // namespace
@@ -41,12 +42,11 @@ void truth_write_op(const PendingOp& op, const std::string& kernel, uint64_t arr
     const ncclComm& c = *op.comm;
     const int root_or_peer = op.op == Operation::Send || op.op == Operation::Recv ? op.peer : op.root;
     char line[1024];
-    int n = std::snprintf(line, sizeof line,
-                          "nccl\t%u\t%s\t%s\t%d\t%d\t%zu\t%zu\t%s\t%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
-                          unsigned(getpid()), c.name.c_str(), operation_name(op.op), c.rank, c.nranks, op.count,
-                          op.count * type_size_bytes(op.type), type_name(op.type),
-                          has_reduction(op.op) ? redop_name(op.redop) : "-", root_or_peer, arrival_ns, end_ns,
-                          kernel.c_str());
+    int n = std::snprintf(
+        line, sizeof line, "nccl\t%u\t%s\t%s\t%d\t%d\t%zu\t%zu\t%s\t%s\t%d\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+        unsigned(getpid()), c.name.c_str(), operation_name(op.op), c.rank, c.nranks, op.count,
+        op.count * type_size_bytes(op.type), type_name(op.type), has_reduction(op.op) ? redop_name(op.redop) : "-",
+        root_or_peer, arrival_ns, end_ns, kernel.c_str());
     write_line(line, n);
 }
 

@@ -29,7 +29,8 @@ real=$(grep "calling init: .*libnccl\.so" "$WORK/err" | grep -vc "/lib/simgpu/li
     pass "two ranks recorded with their world size" || fail "process_ranks: $(q "SELECT * FROM process_ranks")"
 
 # Every operation of the truth once, per process and operation.
-name_case="CASE n.op WHEN 'all_reduce' THEN 'AllReduce' WHEN 'reduce_scatter' THEN 'ReduceScatter' WHEN 'all_gather' THEN 'AllGather' ELSE n.op END"
+name_case="CASE n.op WHEN 'all_reduce' THEN 'AllReduce' WHEN 'reduce_scatter' THEN 'ReduceScatter' WHEN 'all_gather' THEN 'AllGather'
+    WHEN 'broadcast' THEN 'Broadcast' WHEN 'reduce' THEN 'Reduce' WHEN 'send' THEN 'Send' WHEN 'recv' THEN 'Recv' ELSE n.op END"
 compare_counts() {
     awk -F'\t' '$1 == "nccl" { print $2 "|" $4 }' "$WORK/truth.tsv" | sort | uniq -c | awk '{ print $2 "|" $1 }' >"$WORK/want"
     q "SELECT p.pid || '|' || $name_case || '|' || count(*) FROM nccl_calls n JOIN processes p ON p.id = n.process
@@ -61,4 +62,18 @@ TBDSIM_TRUTH="$WORK/truth.tsv" "$TBDPROF" --sim -o "$WORK/trace.sqlite" -- "$TBD
 compare_counts "ZeRO"
 [ "$(q "SELECT count(DISTINCT op) FROM nccl_calls WHERE op IN ('reduce_scatter', 'all_gather')")" = 2 ] &&
     pass "ZeRO: reduce-scatters and all-gathers" || fail "ZeRO run: $(q "SELECT op, count(*) FROM nccl_calls GROUP BY op")"
+
+# A framework's own loader: dlopen + dlsym, RTLD_LOCAL. Every call recorded, with rank and size (asked
+# of the library the calls went to); the grouped broadcast's kernel belongs to ncclGroupEnd.
+rm -f "$WORK/truth.tsv" "$WORK/trace.sqlite"
+TBDSIM_TRUTH="$WORK/truth.tsv" "$TBDPROF" --sim -o "$WORK/trace.sqlite" -- "$TBDPROF_BIN_DIR/nccl_dlopen_program" \
+    >"$WORK/out" 2>"$WORK/err" || fail "the dlopen program failed: $(cat "$WORK/err")"
+compare_counts "dlopen"
+got=$(q "SELECT group_concat(n.op || ':' || n.datatype || ':' || ifnull(n.reduction, '-') || ':' || n.rank || '/' || n.nranks || ':' ||
+         (SELECT count(*) FROM kernel_view k WHERE k.library_call = n.library_call), ' ') FROM nccl_calls n ORDER BY n.library_call")
+want="all_reduce:float32:sum:0/1:1 all_reduce:bfloat16:max:0/1:1 broadcast:int32:-:0/1:0"
+[ "$got" = "$want" ] && pass "dlopen: calls recorded with their facts and kernels" || fail "dlopen: got '$got', want '$want'"
+[ "$(q "SELECT count(*) FROM library_calls l JOIN kernel_view k ON k.library_call = l.id
+        WHERE l.op = 'nccl_group_end' AND k.name = 'ncclDevKernel_Broadcast_RING_LL'")" = 1 ] &&
+    pass "dlopen: the grouped broadcast's kernel belongs to ncclGroupEnd" || fail "dlopen: no ncclGroupEnd call with the broadcast kernel"
 finish

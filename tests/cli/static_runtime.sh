@@ -16,6 +16,16 @@ said=$(grep -c "^tbdprof: .* uses the static CUDA runtime, which the simulated G
 [ "$(grep -c '^tbdprof:' "$WORK/err")" -eq 1 ] || fail "more than one tbdprof line: $(cat "$WORK/err")"
 [ -e "$WORK/runtime.sqlite" ] && fail "a trace was written" || pass "no trace file"
 
+# The static runtime inside a library that a launcher's program dlopens: the library is named, not the
+# launcher (bash) nor the program.
+library="$TBDPROF_BIN_DIR/../lib/libtbd_static_runtime_library.so"
+"$TBDPROF" --sim -o "$WORK/library.sqlite" -- bash -c '"$0" "$1"' "$TBDPROF_BIN_DIR/static_runtime_loader" "$library" \
+    >"$WORK/out" 2>"$WORK/err"
+status=$?
+said=$(grep -c "^tbdprof: .*/libtbd_static_runtime_library.so (loaded by bash) carries its own static CUDA runtime, which the simulated GPU cannot run; .* (no trace written)$" "$WORK/err")
+[ "$status" -ne 0 ] && [ "$said" -eq 1 ] && pass "library mode: the library is named (exit $status)" ||
+    fail "library mode: exit $status, message $said times: $(cat "$WORK/err")"
+
 for mode in driver proc; do
     "$TBDPROF" --sim -o "$WORK/$mode.sqlite" -- "$program" $mode >"$WORK/out" 2>"$WORK/err"
     status=$?

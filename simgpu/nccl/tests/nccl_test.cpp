@@ -7,11 +7,11 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -21,12 +21,12 @@
 namespace {
 
 int g_failures = 0;
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
+#define CHECK(cond)                                                                       \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
             std::fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-            ++g_failures;                                                    \
-        }                                                                    \
+            ++g_failures;                                                                 \
+        }                                                                                 \
     } while (0)
 
 struct TruthOp {  // one `nccl` line (docs/simgpu-nccl.md)
@@ -44,7 +44,8 @@ std::vector<TruthOp> read_truth(const char* path) {
         std::stringstream ss(line);
         for (std::string field; std::getline(ss, field, '\t');) f.push_back(field);
         if (f.size() != 14 || f[0] != "nccl") continue;
-        ops.push_back({f[3], std::stoi(f[4]), std::stoi(f[5]), std::stoull(f[7]), std::stoull(f[11]), std::stoull(f[12]), f[13]});
+        ops.push_back(
+            {f[3], std::stoi(f[4]), std::stoi(f[5]), std::stoull(f[7]), std::stoull(f[11]), std::stoull(f[12]), f[13]});
     }
     return ops;
 }
@@ -69,7 +70,8 @@ void test_queries_and_errors(ncclComm_t* comms) {
     float* buffer = nullptr;
     CHECK(cudaMalloc(&buffer, 64) == cudaSuccess);
     CHECK(ncclAllReduce(buffer, buffer, 16, ncclFloat32, ncclSum, nullptr, nullptr) == ncclInvalidArgument);
-    CHECK(ncclAllReduce(buffer, buffer, 16, static_cast<ncclDataType_t>(ncclNumTypes), ncclSum, comms[0], nullptr) == ncclInvalidArgument);
+    CHECK(ncclAllReduce(buffer, buffer, 16, static_cast<ncclDataType_t>(ncclNumTypes), ncclSum, comms[0], nullptr) ==
+          ncclInvalidArgument);
     CHECK(ncclSend(buffer, 16, ncclFloat32, 2, comms[0], nullptr) == ncclInvalidArgument);
     CHECK(ncclAllReduce(nullptr, buffer, 16, ncclFloat32, ncclSum, comms[0], nullptr) == ncclInvalidArgument);
     CHECK(cudaFree(buffer) == cudaSuccess);
@@ -79,7 +81,8 @@ void test_queries_and_errors(ncclComm_t* comms) {
 void test_grouped_all_reduce(ncclComm_t* comms, cudaStream_t* streams, float** buffers) {
     CHECK(ncclGroupStart() == ncclSuccess);
     for (int r = 0; r < 2; ++r)
-        CHECK(ncclAllReduce(buffers[r], buffers[r], 1 << 20, ncclFloat32, ncclSum, comms[r], streams[r]) == ncclSuccess);
+        CHECK(ncclAllReduce(buffers[r], buffers[r], 1 << 20, ncclFloat32, ncclSum, comms[r], streams[r]) ==
+              ncclSuccess);
     CHECK(ncclGroupEnd() == ncclSuccess);
     // Paired send and receive in one group: neither blocks the other.
     CHECK(ncclGroupStart() == ncclSuccess);
