@@ -45,6 +45,15 @@ void add(Instance& instance, const PointerUse& u, size_t index) {
         instance.bound_bytes = std::max(instance.bound_bytes, u.bytes);
 }
 
+// True when `u` is the workspace operand of its work's library call.
+bool workspace_use(const TraceModel& m, const PointerUse& u) {
+    const int32_t call = m.work[u.work].library_call;
+    if (call == kNone) return false;
+    const LibraryCall& c = m.library_calls[size_t(call)];
+    return c.workspace == u.allocation &&
+           c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
+}
+
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 void split_address(const TraceModel& m, const std::vector<int>& iteration, const std::vector<size_t>& uses,
                    std::vector<Instance>& out) {
@@ -56,6 +65,11 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
         if (!start) {
             // A copy or set wrote it whole: whatever it held before is gone.
             bool replaced = u.exact && u.access == Access::Write && u.work != previous->work;
+            // A library's workspace is scratch of that one call: other work after it, or another
+            // call given it as workspace, holds a tensor of its own (a caching allocator hands the
+            // space of a per-call GEMM workspace to the next tensor).
+            replaced = replaced || (workspace_use(m, *previous) &&
+                                    m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
             bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
             // Sizes that cannot belong to one tensor.

@@ -48,6 +48,7 @@ def main():
     sample = [args.python, args.sample, "--device", "cuda"] + args.sample_args
     with tempfile.TemporaryDirectory() as scratch:
         workdir = args.workdir or scratch
+        os.makedirs(workdir, exist_ok=True)
         trace, chrome = os.path.join(workdir, "overhead.sqlite"), os.path.join(workdir, "overhead.json")
         modes = {
             "plain": lambda: run(sample, plain_env),

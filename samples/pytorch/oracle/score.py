@@ -219,7 +219,10 @@ def main():
             result["tbdprof_vs_oracle"] = tag_accuracy(args.tag_accuracy, trace, reconciled)
             result["tbdprof_vs_raw_oracle"] = tag_accuracy(args.tag_accuracy, trace, oracle)
             result["tbdprof_vs_script"] = tag_accuracy(args.tag_accuracy, trace, script)
-            result["unseen_by_pytorch"] = unseen.unseen_by_pytorch(trace, oracle)
+            if os.path.exists(oracle + ".tensors"):  # no allocation events: nothing to tell PyTorch's from others'
+                result["unseen_by_pytorch"] = unseen.uncategorized_by_pytorch(trace, oracle)
+            else:
+                result["unseen_by_pytorch"] = unseen.unseen_by_pytorch(trace, oracle)
         report(result)
         if args.json:
             with open(args.json, "w") as out:

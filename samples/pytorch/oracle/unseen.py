@@ -54,3 +54,21 @@ def unseen_by_pytorch(trace_path, labels_path):
             uncategorized[("library workspace " if ident in workspaces else "") + (category or "untagged")] += size
     return {"outside_pytorch": dict(outside), "outside_pytorch_library_workspaces": library_ws,
             "uncategorized_by_pytorch": dict(uncategorized)}
+
+
+def uncategorized_by_pytorch(trace_path, labels_path):
+    """For labels built over the trace's own allocations (score.py, labels_from_trace: the allocator
+    told torch.profiler nothing): bytes of the allocations no categorized tensor use reached, by
+    tbdprof's tag, library workspaces apart."""
+    db = sqlite3.connect(f"file:{trace_path}?mode=ro", uri=True)
+    workspaces = {row[0] for row in db.execute(
+        "SELECT DISTINCT workspace_allocation FROM library_calls WHERE workspace_allocation IS NOT NULL")}
+    rows = list(db.execute("SELECT id, bytes, category FROM memory_allocations "
+                           "WHERE kind IN ('device', 'device_async') ORDER BY alloc_ns, id"))
+    labels = [line.split("\t") for line in open(labels_path) if line.startswith("alloc")]
+    uncategorized = collections.Counter()
+    for (ident, size, category), label in zip(rows, labels):
+        if label[3] == "-":
+            uncategorized[("library workspace " if ident in workspaces else "") + (category or "untagged")] += size
+    return {"outside_pytorch": {}, "outside_pytorch_library_workspaces": 0,
+            "uncategorized_by_pytorch": dict(uncategorized)}
