@@ -7,6 +7,10 @@
 // its kernel's).
 #include <map>
 
+#include <simgpu/not_modelled.h>
+
+#include <cstdio>
+
 #include "backend_store.h"
 #include "dnn_state.h"
 
@@ -136,6 +140,29 @@ bool is_main(cudnnBackendDescriptorType_t type) {
     return type != CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR;
 }
 
+bool executed_operation(cudnnBackendDescriptorType_t type) {
+    switch (type) {
+        case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// A graph with an operation no engine here executes (reductions, RNG, normalization, SDPA: what
+// PyTorch's cuDNN attention builds) is named like an unmodelled function, so that tbdprof says so.
+cudnnStatus_t unexecuted_operation(cudnnBackendDescriptorType_t type) {
+    char name[96];
+    std::snprintf(name, sizeof name, "cudnnBackendFinalize (a graph with operation descriptor type %d)",
+                  static_cast<int>(type));
+    tbdsim_not_modelled(name, "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN");
+    return fail(CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN, "operation graph: an operation the simulated cuDNN does not run");
+}
+
 // Operations of a graph descriptor, checked against the supported patterns.
 cudnnStatus_t read_graph(const BackendDescriptor& graph, std::vector<PlanOperation>* out) {
     // A finalized graph answers from the operations it copied then: frontends (PyTorch's cudnn
@@ -150,6 +177,7 @@ cudnnStatus_t read_graph(const BackendDescriptor& graph, std::vector<PlanOperati
     for (void* pointer : ops) {
         const BackendDescriptor* op = backend_descriptor(pointer);
         PlanOperation operation;
+        if (op != nullptr && op->finalized && !executed_operation(op->type)) return unexecuted_operation(op->type);
         if (op == nullptr || !op->finalized || !read_operation(*op, &operation)) {
             return fail(CUDNN_STATUS_BAD_PARAM, "operation graph: an operation is not finalized or incomplete");
         }

@@ -684,6 +684,24 @@ void check_frontend_lifetimes(cudnnHandle_t handle) {
     cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
     cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
     EXPECT_STATUS(cudnnBackendFinalize(graph), CUDNN_STATUS_SUCCESS);
+    // An operation no simulated engine runs (a reduction, as in cuDNN attention graphs) makes the
+    // graph an unsupported pattern, not a malformed one.
+    cudnnBackendDescriptor_t reduction = nullptr, reduce = nullptr, unsupported = nullptr;
+    const cudnnReduceTensorOp_t reduce_mode = CUDNN_REDUCE_TENSOR_MAX;
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &reduction);
+    cudnnBackendSetAttribute(reduction, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1,
+                             &reduce_mode);
+    EXPECT_STATUS(cudnnBackendFinalize(reduction), CUDNN_STATUS_SUCCESS);
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR, &reduce);
+    cudnnBackendSetAttribute(reduce, CUDNN_ATTR_OPERATION_REDUCTION_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &reduction);
+    cudnnBackendSetAttribute(reduce, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x);
+    cudnnBackendSetAttribute(reduce, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y);
+    EXPECT_STATUS(cudnnBackendFinalize(reduce), CUDNN_STATUS_SUCCESS);
+    cudnnBackendCreateDescriptor(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, &unsupported);
+    cudnnBackendSetAttribute(unsupported, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &reduce);
+    cudnnBackendSetAttribute(unsupported, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+    EXPECT_STATUS(cudnnBackendFinalize(unsupported), CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN);
+    for (cudnnBackendDescriptor_t d : {unsupported, reduce, reduction}) cudnnBackendDestroyDescriptor(d);
     for (cudnnBackendDescriptor_t d : {op, relu, x, y}) cudnnBackendDestroyDescriptor(d);
 
     const cudnnBackendHeurMode_t heur_mode = CUDNN_HEUR_MODE_INSTANT;
