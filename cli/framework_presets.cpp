@@ -61,6 +61,8 @@ std::string guess(const std::vector<std::string>& command) {
 
 }  // namespace
 
+bool runs_pytorch(const std::vector<std::string>& command) { return guess(command) == "pytorch"; }
+
 const char* framework_names() { return "pytorch, tensorflow, jax, mxnet, auto, none"; }
 
 bool resolve_framework(const std::string& requested, const std::vector<std::string>& command, FrameworkPreset& out) {

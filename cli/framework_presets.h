@@ -19,6 +19,9 @@ struct FrameworkPreset {
 // Returns false for an unknown name.
 bool resolve_framework(const std::string& requested, const std::vector<std::string>& command, FrameworkPreset& out);
 
+// True when the command runs PyTorch, as `auto` would guess it (whatever --framework says).
+bool runs_pytorch(const std::vector<std::string>& command);
+
 // Names accepted by --framework, for messages.
 const char* framework_names();
 

@@ -12,6 +12,7 @@
 #include "own_output.h"
 #include "run_dir.h"
 #include "sim_holes.h"
+#include "sim_libraries.h"
 #include "trace_build.h"
 
 #include <tbdprof/trace/output_file.h>
@@ -48,6 +49,22 @@ std::string join(const std::vector<std::string>& words) {
 
 std::string prepend_path(const std::optional<std::string>& old, const std::string& first) {
     return old && !old->empty() ? first + ":" + *old : first;
+}
+
+// PyTorch finds NVIDIA's libraries by DT_RPATH and by path too (sim_libraries.h): under --sim the
+// simulated ones are preloaded after the collector, and PYTHONPATH leads torch's by-path loading to
+// them. Other programs keep the plain LD_LIBRARY_PATH lookup.
+bool load_only_simulated_libraries(const InstallLayout& layout, const std::string& run_dir, Environment& env,
+                                   std::string& error) {
+    const std::vector<std::string> libraries = simulated_libraries(layout.simgpu_dir);
+    const std::string mirror = make_python_library_mirror(run_dir + "/python", libraries, error);
+    if (mirror.empty()) return false;
+    const char* user_preload = std::getenv("LD_PRELOAD");
+    set_variable(env, "LD_PRELOAD",
+                 prepend_path(user_preload ? std::optional<std::string>(user_preload) : std::nullopt,
+                              layout.preload_library + ":" + preload_list(libraries)));
+    set_variable(env, "PYTHONPATH", prepend_path(get_variable(env, "PYTHONPATH"), mirror));
+    return true;
 }
 
 // A program that is not recorded to a name the user chose (the default, time-stamped name) gets a
@@ -158,6 +175,10 @@ int record(const RecordOptions& options) {
         set_variable(env, "TBDSIM_PRIVATE_TABLE_MARK", run_dir + "/" + kStaticRuntimeMark);
         // Where the simulated libraries name the unmodelled functions the program calls (sim_holes.h).
         set_variable(env, "TBDSIM_NOT_MODELLED", run_dir + "/" + kNotModelledFile);
+        if (runs_pytorch(options.command) && !load_only_simulated_libraries(layout, run_dir, env, error)) {
+            remove_run_dir(run_dir);
+            return fail(kFailure, error);
+        }
     }
     FrameworkPreset framework;
     resolve_framework(options.framework, options.command, framework);  // validated when parsed

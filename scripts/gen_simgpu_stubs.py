@@ -9,6 +9,7 @@ library's documented "not supported" status; a modelled function (a strong defin
 the same library) replaces it at link time.
 
     scripts/gen_simgpu_stubs.py [CUDA_INCLUDE_DIR]   (default /usr/local/cuda/include)
+    scripts/gen_simgpu_stubs.py INCLUDE_DIR LIBRARY...   only those (EXTRA_LIBRARIES: headers from pip)
 
 Only run when the toolkit changes; the output is committed so that builds need no Python.
 """
@@ -26,10 +27,26 @@ LIBRARIES = {
                  ["cusolver"], "cusolverStatus_t"),
     "nvrtc": (["nvrtc.h"], ["nvrtc"], "nvrtcResult"),
     "nvJitLink": (["nvJitLink.h"], ["__nvJitLink", "nvJitLink"], "nvJitLinkResult"),
-    "nccl": (["nccl.h"], ["nccl", "pnccl"], "ncclResult_t"),
+}
+# Libraries PyTorch links that the toolkit in /usr/local/cuda does not ship: their headers come with
+# their pip packages (nvidia-cufile, nvidia-cusparselt-cu13: include/; nvidia-nvshmem-cu13:
+# nvshmem/include/). Generated only when named on the command line, with that include folder.
+EXTRA_LIBRARIES = {
+    # PyTorch 2.15 links functions of NCCL 2.32 (ncclCommSuspend, ncclCommGrow, device communicators,
+    # ...) that the toolkit's nccl.h (2.28) lacks: the header of the nvidia-nccl-cu13 pip package.
+    "nccl": (["nccl.h", "nccl_device/host.h"], ["nccl", "pnccl"], "ncclResult_t"),
+    "cufile": (["cufile.h"], ["cuFile"], "CUfileError_t"),
+    "cusparseLt": (["cusparseLt.h"], ["cusparseLt"], "cusparseStatus_t"),
+    # nvshmemid_* are declared in the public device_host/ header and called by libtorch_nvshmem.so.
+    # The driver's management library, which PyTorch dlopens (expandable segments, out-of-memory
+    # messages); header from the nvidia-nvml-dev pip package.
+    "nvidia-ml": (["nvml.h"], ["nvml"], "nvmlReturn_t"),
+    "nvshmem_host": (["host/nvshmem_api.h", "host/nvshmemx_api.h", "host/nvshmem_coll_api.h",
+                      "host/nvshmemx_coll_api.h", "device_host/nvshmem_common.cuh"],
+                     ["nvshmem_", "nvshmemx_", "nvshmemid_"], "int"),
 }
 
-API_MACROS = r"(?:CUDNNWINAPI|CURANDAPI|CUFFTAPI|CUSPARSEAPI|CUSOLVERAPI|CUDARTAPI)"
+API_MACROS = r"(?:CUDNNWINAPI|CURANDAPI|CUFFTAPI|CUSPARSEAPI|CUSOLVERAPI|CUDARTAPI|CUSPARSELT_API|DECLDIR|NVSHMEMI_HOSTDEVICE_PREFIX|NVSHMEMI_HOST_ONLY|NVSHMEMI_DEVICE_PREFIX)"
 
 
 def strip(text):
@@ -37,6 +54,8 @@ def strip(text):
     text = re.sub(r"//[^\n]*", " ", text)
     # Preprocessor lines (macros that look like calls) are not declarations.
     text = re.sub(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)
+    # Macro calls standing alone on a line, which end in no ';' (NVSHMEMI_REPT_FOR_SIZES(DECL)).
+    text = re.sub(r"^[ \t]*[A-Z][A-Z0-9_]*\([A-Z0-9_, ]*\)[ \t]*$", " ", text, flags=re.M)
     # Deprecation markers, some with an argument: CUSPARSE_DEPRECATED_REPLACE_WITH(cusparseSpMM).
     text = re.sub(r"\b[A-Z_]*DEPRECATED\w*\s*(?:\([^()]*\))?", " ", text)
     return re.sub(r"\s+", " ", text)
@@ -79,7 +98,14 @@ def declarations(text, prefixes, status_type):
 def main():
     include = sys.argv[1] if len(sys.argv) > 1 else "/usr/local/cuda/include"
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "simgpu", "stubs")
-    for library, (headers, prefixes, status_type) in LIBRARIES.items():
+    chosen = sys.argv[2:]
+    unknown = [name for name in chosen if name not in LIBRARIES and name not in EXTRA_LIBRARIES]
+    if unknown:
+        sys.exit("gen_simgpu_stubs.py: unknown library " + ", ".join(unknown))
+    every = dict(LIBRARIES, **EXTRA_LIBRARIES)
+    for library, (headers, prefixes, status_type) in every.items():
+        if (chosen and library not in chosen) or (not chosen and library in EXTRA_LIBRARIES):
+            continue
         names = {}
         for header in headers:
             with open(os.path.join(include, header)) as f:

@@ -6,6 +6,8 @@
 #   TBDPROF_TSAN=0 / TBDPROF_FUZZ=0      skip the ThreadSanitizer stage (collector unit tests, build-tsan/)
 #                                        or the bounded fuzz stage (scripts/fuzz.sh, 20 s per target);
 #                                        both on by default when CI is set
+#   TBDPROF_TORCH=0                      do not install PyTorch (scripts/torch-venv.sh, a venv outside the
+#                                        repo); its tests (label pytorch) then skip
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup-deps.sh
@@ -13,6 +15,17 @@ ensure_packages
 ensure_fleet_packages || echo "setup: python3-distributed is not installed: the fleet test will be skipped"
 
 configure_and_build build
+# PyTorch for the tests labelled pytorch (tests/pytorch/), in a venv outside the repo that later runs
+# reuse; TBDPROF_TORCH=0 skips it. Without network access those tests skip with the reason.
+if [ "${TBDPROF_TORCH:-1}" != "0" ]; then
+    torch_status=0
+    scripts/torch-venv.sh >/dev/null || torch_status=$?
+    case $torch_status in
+        0) ;;
+        77) echo "test.sh: PyPI cannot be reached; the PyTorch tests will be skipped" ;;
+        *) echo "test.sh: installing PyTorch failed (status $torch_status); the PyTorch tests will be skipped" ;;
+    esac
+fi
 # The tests' temporary files, and tbdprof's run directories, in a folder of this run's own: a run
 # directory that a killed recording left in the machine's /tmp would otherwise add "an earlier
 # recording was not built" notes to output that some tests compare.

@@ -145,6 +145,11 @@ bool derived(const BackendDescriptor& d, cudnnBackendAttributeName_t name, Backe
                               reinterpret_cast<const unsigned char*>(&note) + (tensor_core ? sizeof(note) : 0));
             return true;
         }
+        case CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE:  // no runtime compilation, no other behaviour to declare
+            out->type = CUDNN_TYPE_BEHAVIOR_NOTE;
+            out->count = 0;
+            out->bytes.clear();
+            return true;
         default:
             return false;
     }
@@ -157,7 +162,13 @@ TBD_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const
                                                   int64_t requested, int64_t* count, void* elements) {
     BackendDescriptor* d = tbdsim::dnn::backend_descriptor(descriptor);
     if (d == nullptr) return CUDNN_STATUS_BAD_PARAM;
-    if (requested < 0 || (requested > 0 && elements == nullptr)) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+    if (requested < 0) return CUDNN_STATUS_BAD_PARAM;
+    // No array given: a count query, whatever `requested` says (the cudnn frontend's fetchNotes
+    // asks so before reading the notes).
+    if (elements == nullptr) {
+        if (count == nullptr) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+        requested = 0;
+    }
     if (name == CUDNN_ATTR_ENGINEHEUR_RESULTS) {
         if (!d->finalized) return CUDNN_STATUS_BAD_PARAM_NOT_FINALIZED;
         int64_t returned = 0;
@@ -173,6 +184,9 @@ TBD_EXPORT cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const
     } else {
         value = d->find(name);
     }
+    // An engine config nobody set knobs on has none (PyTorch's frontend reads them for its plan tags).
+    const BackendDescriptor::Value no_knobs{CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, {}};
+    if (value == nullptr && name == CUDNN_ATTR_ENGINECFG_KNOB_CHOICES) value = &no_knobs;
     if (value == nullptr) return tbdsim::dnn::fail(CUDNN_STATUS_BAD_PARAM, "backend: attribute not set");
     if (value->type != type) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     if (count != nullptr) *count = value->count;

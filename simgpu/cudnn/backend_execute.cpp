@@ -7,6 +7,10 @@
 // its kernel's).
 #include <map>
 
+#include <simgpu/not_modelled.h>
+
+#include <cstdio>
+
 #include "backend_store.h"
 #include "dnn_state.h"
 
@@ -136,14 +140,44 @@ bool is_main(cudnnBackendDescriptorType_t type) {
     return type != CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR;
 }
 
+bool executed_operation(cudnnBackendDescriptorType_t type) {
+    switch (type) {
+        case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// A graph with an operation no engine here executes (reductions, RNG, normalization, SDPA: what
+// PyTorch's cuDNN attention builds) is named like an unmodelled function, so that tbdprof says so.
+cudnnStatus_t unexecuted_operation(cudnnBackendDescriptorType_t type) {
+    char name[96];
+    std::snprintf(name, sizeof name, "cudnnBackendFinalize (a graph with operation descriptor type %d)",
+                  static_cast<int>(type));
+    tbdsim_not_modelled(name, "CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN");
+    return fail(CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN, "operation graph: an operation the simulated cuDNN does not run");
+}
+
 // Operations of a graph descriptor, checked against the supported patterns.
 cudnnStatus_t read_graph(const BackendDescriptor& graph, std::vector<PlanOperation>* out) {
+    // A finalized graph answers from the operations it copied then: frontends (PyTorch's cudnn
+    // frontend among them) destroy the operation descriptors once the graph is built.
+    if (graph.finalized && graph.snapshot != nullptr) {
+        *out = graph.snapshot->operations;
+        return CUDNN_STATUS_SUCCESS;
+    }
     const auto ops = graph.array<void*>(CUDNN_ATTR_OPERATIONGRAPH_OPS);
     if (ops.empty()) return fail(CUDNN_STATUS_BAD_PARAM, "operation graph: no operations");
     int mains = 0;
     for (void* pointer : ops) {
         const BackendDescriptor* op = backend_descriptor(pointer);
         PlanOperation operation;
+        if (op != nullptr && op->finalized && !executed_operation(op->type)) return unexecuted_operation(op->type);
         if (op == nullptr || !op->finalized || !read_operation(*op, &operation)) {
             return fail(CUDNN_STATUS_BAD_PARAM, "operation graph: an operation is not finalized or incomplete");
         }
@@ -165,6 +199,15 @@ int64_t engine_workspace(const std::vector<PlanOperation>& ops, int64_t engine) 
     int64_t reduction = 1;
     for (size_t i = 1; i < w.size(); ++i) reduction *= w[i];
     return reduction * 8;
+}
+
+// What an engine (and the configs and plans built on it) runs: the graph's operations on engine `index`.
+std::shared_ptr<const PlanSnapshot> engine_snapshot(const std::vector<PlanOperation>& operations, int64_t index) {
+    auto snapshot = std::make_shared<PlanSnapshot>();
+    snapshot->operations = operations;
+    snapshot->engine = index;
+    snapshot->workspace_bytes = engine_workspace(snapshot->operations, index);
+    return snapshot;
 }
 
 bool has_all(const BackendDescriptor& d, std::initializer_list<cudnnBackendAttributeName_t> names) {
@@ -212,39 +255,42 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
         }
         case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: {
             if (!d.has(CUDNN_ATTR_OPERATIONGRAPH_HANDLE)) return fail(CUDNN_STATUS_BAD_PARAM, "graph: no handle");
-            std::vector<PlanOperation> ops;
-            if (const cudnnStatus_t s = read_graph(d, &ops); s != CUDNN_STATUS_SUCCESS) return s;
+            auto copy = std::make_shared<PlanSnapshot>();
+            if (const cudnnStatus_t s = read_graph(d, &copy->operations); s != CUDNN_STATUS_SUCCESS) return s;
+            d.snapshot = std::move(copy);
             break;
         }
         case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
         case CUDNN_BACKEND_ENGINE_DESCRIPTOR: {
             const auto graph_name = d.type == CUDNN_BACKEND_ENGINE_DESCRIPTOR ? CUDNN_ATTR_ENGINE_OPERATION_GRAPH
                                                                               : CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH;
-            const BackendDescriptor* graph = d.descriptor(graph_name);
-            complete = graph != nullptr && graph->finalized;
-            if (d.type == CUDNN_BACKEND_ENGINE_DESCRIPTOR) {
+            const BackendDescriptor* graph = backend_descriptor(d.descriptor(graph_name));
+            complete = graph != nullptr && graph->finalized && graph->snapshot != nullptr;
+            if (complete && d.type == CUDNN_BACKEND_ENGINE_DESCRIPTOR) {
                 const int64_t index = d.scalar<int64_t>(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, -1);
                 if (index != 0 && index != 1) return fail(CUDNN_STATUS_NOT_SUPPORTED, "engine: global index 0 or 1");
+                d.snapshot = engine_snapshot(graph->snapshot->operations, index);
             }
             break;
         }
         case CUDNN_BACKEND_ENGINECFG_DESCRIPTOR:
         case CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: {
             const bool plan = d.type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR;
-            const BackendDescriptor* config = plan ? d.descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG) : &d;
-            const BackendDescriptor* engine =
-                config != nullptr ? config->descriptor(CUDNN_ATTR_ENGINECFG_ENGINE) : nullptr;
-            const BackendDescriptor* graph =
-                engine != nullptr ? engine->descriptor(CUDNN_ATTR_ENGINE_OPERATION_GRAPH) : nullptr;
-            if (graph == nullptr || !engine->finalized || (plan && !d.has(CUDNN_ATTR_EXECUTION_PLAN_HANDLE))) {
-                return fail(CUDNN_STATUS_BAD_PARAM, "engine config / plan: engine, graph or handle missing");
+            // Each level copied what it needs when it was finalized (the graph its operations, the
+            // engine those and its index): frontends destroy the lower descriptors early.
+            const BackendDescriptor* config =
+                plan ? backend_descriptor(d.descriptor(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG)) : &d;
+            const BackendDescriptor* below =
+                config == nullptr ? nullptr
+                : plan            ? config
+                                  : backend_descriptor(config->descriptor(CUDNN_ATTR_ENGINECFG_ENGINE));
+            // No handle is required of a plan: cuDNN 9 deprecates CUDNN_ATTR_EXECUTION_PLAN_HANDLE (the
+            // graph carries it) and its frontend no longer sets it; cudnnBackendExecute is given one.
+            if (below == nullptr || !below->finalized || below->snapshot == nullptr) {
+                return fail(CUDNN_STATUS_BAD_PARAM, "engine config / plan: engine config or engine missing");
             }
-            auto snapshot = std::make_shared<PlanSnapshot>();
-            if (const cudnnStatus_t s = read_graph(*graph, &snapshot->operations); s != CUDNN_STATUS_SUCCESS) return s;
-            snapshot->engine = engine->scalar<int64_t>(CUDNN_ATTR_ENGINE_GLOBAL_INDEX);
-            snapshot->workspace_bytes = engine_workspace(snapshot->operations, snapshot->engine);
-            d.workspace_bytes = snapshot->workspace_bytes;
-            if (plan) d.snapshot = std::move(snapshot);
+            d.snapshot = below->snapshot;
+            d.workspace_bytes = d.snapshot->workspace_bytes;
             break;
         }
         case CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR:
@@ -261,11 +307,17 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
 }
 
 cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested, int64_t* returned, void** configs) {
-    BackendDescriptor* graph = heuristic.descriptor(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH);
+    BackendDescriptor* graph = backend_descriptor(heuristic.descriptor(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH));
+    if (graph == nullptr || graph->snapshot == nullptr) return fail(CUDNN_STATUS_BAD_PARAM, "heuristic: graph destroyed");
     cudnnHandle_t handle = graph != nullptr ? graph->scalar<cudnnHandle_t>(CUDNN_ATTR_OPERATIONGRAPH_HANDLE) : nullptr;
     const bool tensor_cores_first = handle == nullptr || handle->compute_capability_major >= 8;
     const int64_t order[2] = {tensor_cores_first ? 1 : 0, tensor_cores_first ? 0 : 1};
     *returned = 0;
+    // Asked for no configs (the frontends' way to count them first): how many there are.
+    if (requested == 0) {
+        *returned = 2;
+        return CUDNN_STATUS_SUCCESS;
+    }
     for (int64_t i = 0; i < 2 && i < requested; ++i) {
         BackendDescriptor* config = backend_descriptor(configs[i]);
         if (config == nullptr) return CUDNN_STATUS_BAD_PARAM;
@@ -286,6 +338,7 @@ cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested,
         BackendDescriptor* registered = backend_descriptor(engine_pointer);
         registered->values = engine->values;
         registered->finalized = true;
+        registered->snapshot = engine_snapshot(graph->snapshot->operations, order[i]);
         config->type = CUDNN_BACKEND_ENGINECFG_DESCRIPTOR;
         config->values.clear();
         config->values[CUDNN_ATTR_ENGINECFG_ENGINE] = {CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,

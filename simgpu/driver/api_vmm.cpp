@@ -67,8 +67,12 @@ CUresult check_prop(const CUmemAllocationProp* prop, Device*& device) {
         return CUDA_ERROR_INVALID_VALUE;
     device = device_at(prop->location.id);
     if (!device) return CUDA_ERROR_INVALID_DEVICE;
-    // Shareable handles (IPC between processes) are not modelled.
-    if (prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_NOT_SUPPORTED;
+    // Asking for a file-descriptor handle is accepted (PyTorch's expandable segments always ask, to
+    // be shareable); exporting one (cuMemExportToShareableHandle, IPC between processes) is not
+    // modelled. Other handle types are refused.
+    if (prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_NONE &&
+        prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_NOT_SUPPORTED;
     return CUDA_SUCCESS;
 }
 

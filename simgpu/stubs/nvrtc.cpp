@@ -5,6 +5,7 @@
 // program is ever compiled.
 #include <cuda.h>
 #include <nvrtc.h>
+#include <simgpu/not_modelled.h>
 
 #include <cstring>
 #include <new>
@@ -74,6 +75,8 @@ TBD_EXPORT nvrtcResult nvrtcCompileProgram(nvrtcProgram program, int options, co
     if (program == nullptr) return NVRTC_ERROR_INVALID_PROGRAM;
     if (options < 0) return NVRTC_ERROR_INVALID_INPUT;
     program->log = program->name + ": not compiled: the simulated GPU (tbdprof simgpu) has no runtime compiler\n";
+    // Named like an unmodelled function, so that tbdprof tells the user (PyTorch's jiterator).
+    tbdsim_not_modelled("nvrtcCompileProgram", "NVRTC_ERROR_COMPILATION");
     return NVRTC_ERROR_COMPILATION;
 }
 

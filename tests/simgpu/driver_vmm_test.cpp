@@ -88,9 +88,15 @@ TEST_CASE("reserve, create, map and access memory; a segment grows by mapping an
     CHECK_EQ(cuMemUnmap(base, granularity / 2), CUDA_ERROR_INVALID_VALUE);
     CHECK_EQ(cuMemFree(base), CUDA_ERROR_INVALID_VALUE);
     CHECK_EQ(cuMemAddressFree(base, 8 * granularity), CUDA_ERROR_INVALID_VALUE);
+    // A file-descriptor handle may be asked for (PyTorch does), not exported; other types are refused.
     CUmemAllocationProp shareable = prop;
     shareable.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
     CUmemGenericAllocationHandle ipc = 0;
+    CHECK_CU(cuMemCreate(&ipc, granularity, &shareable, 0));
+    int fd = -1;
+    CHECK_EQ(cuMemExportToShareableHandle(&fd, ipc, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_ERROR_NOT_SUPPORTED);
+    CHECK_CU(cuMemRelease(ipc));
+    shareable.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
     CHECK_EQ(cuMemCreate(&ipc, granularity, &shareable, 0), CUDA_ERROR_NOT_SUPPORTED);
 
     // Releasing the handles keeps the memory while it is mapped; unmapping everything frees it.

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One PyTorch check on the simulated GPU: run_case.sh CASE, with TBDPROF (the executable) and
+# TBDPROF_SIMGPU_DIR (the simulated libraries) from ctest. PyTorch comes from the venv that
+# scripts/torch-venv.sh installs (scripts/test.sh runs it); TBDPROF_TORCH_PYTHON names another python.
+#   import       import, device query, an allocation; no real NVIDIA library mapped (/proc/self/maps)
+#   mlp | cnn | transformer   a smoke training script under tbdprof --sim: a trace with kernels,
+#                allocations and the library calls the model makes
+#   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
+#                the default), not the cudaMallocAsync of --framework=pytorch
+# Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
+set -uo pipefail
+: "${TBDPROF:?set by ctest}" "${TBDPROF_SIMGPU_DIR:?set by ctest}"
+case_name=${1:?usage: run_case.sh CASE}
+here=$(cd "$(dirname "$0")" && pwd)
+python=${TBDPROF_TORCH_PYTHON:-${TBDPROF_TORCH_VENV:-${HOME:-/tmp}/.cache/tbdprof/torch-venv}/bin/python}
+if ! [ -x "$python" ] || ! "$python" -c "import importlib.util as u; assert u.find_spec('torch')" 2>/dev/null; then
+    echo "SKIP: no PyTorch at $python (scripts/torch-venv.sh installs it; scripts/test.sh runs it)"
+    exit 77
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/tbdprof-pytorch-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL ($case_name): $*"; echo "--- output:"; tail -n 40 "$work/out"; exit 1; }
+
+# record ARGS...: tbdprof --sim into $work/trace.sqlite; output in $work/out.
+record() {
+    local start=$SECONDS
+    "$TBDPROF" --sim -o "$work/trace.sqlite" --force "$@" >"$work/out" 2>&1
+    local status=$?
+    echo "recorded in $((SECONDS - start)) s (exit $status)"
+    if grep -q "libnccl.so.2: cannot open shared object file" "$work/out"; then
+        echo "SKIP: the simulated NCCL (libnccl.so.2) is not built; PyTorch's CUDA library links it"
+        exit 77
+    fi
+    [ "$status" -eq 0 ] || fail "tbdprof exited $status"
+}
+
+count() { sqlite3 "$work/trace.sqlite" "$1"; }
+
+check_trace() {  # check_trace LIBRARY_CALL_PATTERN
+    local kernels allocations calls
+    kernels=$(count "SELECT count(*) FROM kernels")
+    allocations=$(count "SELECT count(*) FROM allocations")
+    calls=$(count "SELECT count(*) FROM library_calls WHERE name LIKE '$1'")
+    echo "trace: $kernels kernels, $allocations allocations, $calls library calls like '$1'"
+    [ "$kernels" -gt 0 ] || fail "no kernels in the trace"
+    [ "$allocations" -gt 0 ] || fail "no allocations in the trace"
+    [ "$calls" -gt 0 ] || fail "no library call like '$1' in the trace"
+}
+
+check_import() {
+    record -- "$python" "$here/probe.py"
+    grep -q "^available True" "$work/out" || fail "torch.cuda.is_available() is not True"
+    grep -q "^device .*NVIDIA" "$work/out" || fail "no simulated device name"
+    local simgpu mapped outside=0
+    simgpu=$(realpath "$TBDPROF_SIMGPU_DIR")
+    grep -q "^mapped $simgpu/libcudart.so" "$work/out" || fail "the simulated libcudart is not mapped"
+    grep -q "^mapped $simgpu/libcublas.so" "$work/out" || fail "the simulated libcublas is not mapped"
+    while read -r _ mapped; do
+        case "$(realpath "$mapped")" in
+            "$simgpu"/*) ;;
+            *) echo "a real NVIDIA library is mapped: $mapped"; outside=1 ;;
+        esac
+    done < <(grep "^mapped " "$work/out")
+    [ "$outside" -eq 0 ] || fail "libraries from outside the simulated GPU were mapped"
+    echo "ok: $(grep -c '^mapped ' "$work/out") NVIDIA-named libraries mapped, all simulated"
+}
+
+case "$case_name" in
+    import) check_import ;;
+    mlp) record -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
+    cnn) record -- "$python" "$here/smoke_cnn.py" 2 && check_trace 'cudnn%' ;;
+    transformer) record -- "$python" "$here/smoke_transformer.py" 2 && check_trace 'cublas%' ;;
+    expandable) PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True record --framework=none -- "$python" "$here/smoke_mlp.py" 2 &&
+        check_trace 'cublas%' ;;
+    caching) record --framework=none -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
+    *) echo "run_case.sh: unknown case '$case_name'" >&2; exit 2 ;;
+esac
+grep -q "steps done" "$work/out" || [ "$case_name" = import ] || fail "the script did not finish its steps"
+echo "passed"
