@@ -13,11 +13,23 @@
     extern "C" __global__ void prefix##_tt_##suffix(TbdsimGemmParams) {}
 
 // cuBLASLt fuses its epilogues into the GEMM kernel: one variant per epilogue (kernel_catalog.cpp).
-#define TBDSIM_GEMM_FAMILY(prefix, suffix)                 \
-    TBDSIM_GEMM_KERNELS(prefix, suffix)                    \
-    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_relu)    \
-    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bias)    \
-    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bias_relu)
+#define TBDSIM_GEMM_FAMILY(prefix, suffix)                      \
+    TBDSIM_GEMM_KERNELS(prefix, suffix)                         \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_relu)         \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bias)         \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bias_relu)    \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_relu_aux)     \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bias_relu_aux) \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_gelu)         \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_gelu_aux)     \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bias_gelu)    \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bias_gelu_aux) \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_drelu)        \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_drelu_bgrad)  \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_dgelu)        \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_dgelu_bgrad)  \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bgrada)       \
+    TBDSIM_GEMM_KERNELS(prefix, suffix##_epilogue_bgradb)
 
 // FP32 SIMT (FFMA) kernels for large problems.
 TBDSIM_GEMM_FAMILY(sm90_xmma_gemm_f32f32_f32f32_f32,
@@ -45,6 +57,19 @@ TBDSIM_SMALL_KERNELS()
 TBDSIM_SMALL_KERNELS(_epilogue_relu)
 TBDSIM_SMALL_KERNELS(_epilogue_bias)
 TBDSIM_SMALL_KERNELS(_epilogue_bias_relu)
+TBDSIM_SMALL_KERNELS(_epilogue_relu_aux)
+TBDSIM_SMALL_KERNELS(_epilogue_bias_relu_aux)
+TBDSIM_SMALL_KERNELS(_epilogue_gelu)
+TBDSIM_SMALL_KERNELS(_epilogue_gelu_aux)
+TBDSIM_SMALL_KERNELS(_epilogue_bias_gelu)
+TBDSIM_SMALL_KERNELS(_epilogue_bias_gelu_aux)
+TBDSIM_SMALL_KERNELS(_epilogue_drelu)
+TBDSIM_SMALL_KERNELS(_epilogue_drelu_bgrad)
+TBDSIM_SMALL_KERNELS(_epilogue_dgelu)
+TBDSIM_SMALL_KERNELS(_epilogue_dgelu_bgrad)
+TBDSIM_SMALL_KERNELS(_epilogue_bgrada)
+TBDSIM_SMALL_KERNELS(_epilogue_bgradb)
+
 
 // Level-1 and level-2 BLAS: one kernel per operation and data type (s, d, c, z), named like the
 // kernel families real cuBLAS launches for them.
@@ -133,3 +158,6 @@ TBDSIM_ROUTINE_KERNELS(geqrf_batched_kernel)
 TBDSIM_ROUTINE_KERNELS(gels_batched_kernel)
 TBDSIM_ROUTINE_KERNELS(tpttr_kernel)
 TBDSIM_ROUTINE_KERNELS(trttp_kernel)
+
+// cublasLtMatrixTransform: C = alpha op(A) + beta op(B), one kernel per element type.
+TBDSIM_ROUTINE_KERNELS(matrix_transform_kernel)

@@ -251,9 +251,12 @@ TEST_CASE("bad arguments give the real status codes and launch nothing") {
     Problem mixed_inputs(256, 128, 64, CUDA_R_16F);
     set(mixed_inputs.b, CUBLASLT_MATRIX_LAYOUT_TYPE, uint32_t{CUDA_R_16BF});
     CHECK(mixed_inputs.run(h.handle) == CUBLAS_STATUS_NOT_SUPPORTED);
-    Problem gelu(256, 128, 64);
-    set(gelu.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_GELU));
-    CHECK(gelu.run(h.handle) == CUBLAS_STATUS_NOT_SUPPORTED);
+    Problem not_an_epilogue(256, 128, 64);
+    set(not_an_epilogue.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, uint32_t{3});
+    CHECK(not_an_epilogue.run(h.handle) == CUBLAS_STATUS_NOT_SUPPORTED);
+    Problem aux_missing(256, 128, 64);
+    set(aux_missing.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_GELU_AUX));
+    CHECK(aux_missing.run(h.handle) == CUBLAS_STATUS_INVALID_VALUE);
     Problem bias_missing(256, 128, 64);
     set(bias_missing.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_BIAS));
     CHECK(bias_missing.run(h.handle) == CUBLAS_STATUS_INVALID_VALUE);
