@@ -36,21 +36,36 @@ struct Level3Shape {
 
 LibraryFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
 
-bool is_complex(Type t) { return t == Type::C || t == Type::Z; }
+bool is_complex(Type t) {
+    return t == Type::C || t == Type::Z;
+}
 
 double real_flops(const Level3Shape& s) {
     const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
     switch (s.op) {
-    case raw::LibraryOp::Symm: case raw::LibraryOp::Hemm: return 2.0 * m * n * (s.left ? m : n);
-    case raw::LibraryOp::Syrk: case raw::LibraryOp::Herk: case raw::LibraryOp::Syrkx: case raw::LibraryOp::Herkx:
-        return n * (n + 1) * k;
-    case raw::LibraryOp::Syr2k: case raw::LibraryOp::Her2k: return 2.0 * n * (n + 1) * k;
-    case raw::LibraryOp::Trmm: case raw::LibraryOp::Trsm: case raw::LibraryOp::TrsmBatched:
-        return m * n * (s.left ? m : n);
-    case raw::LibraryOp::Geam: return 3.0 * m * n;
-    case raw::LibraryOp::Dgmm: return m * n;
-    case raw::LibraryOp::Gemm: return 2.0 * m * n * k;
-    default: return 0.0;
+        case raw::LibraryOp::Symm:
+        case raw::LibraryOp::Hemm:
+            return 2.0 * m * n * (s.left ? m : n);
+        case raw::LibraryOp::Syrk:
+        case raw::LibraryOp::Herk:
+        case raw::LibraryOp::Syrkx:
+        case raw::LibraryOp::Herkx:
+            return n * (n + 1) * k;
+        case raw::LibraryOp::Syr2k:
+        case raw::LibraryOp::Her2k:
+            return 2.0 * n * (n + 1) * k;
+        case raw::LibraryOp::Trmm:
+        case raw::LibraryOp::Trsm:
+        case raw::LibraryOp::TrsmBatched:
+            return m * n * (s.left ? m : n);
+        case raw::LibraryOp::Geam:
+            return 3.0 * m * n;
+        case raw::LibraryOp::Dgmm:
+            return m * n;
+        case raw::LibraryOp::Gemm:
+            return 2.0 * m * n * k;
+        default:
+            return 0.0;
     }
 }
 
@@ -61,18 +76,26 @@ double flops_of(const Level3Shape& s) {
 
 uint8_t data_type(Type t) {
     switch (t) {
-    case Type::S: return CUDA_R_32F;
-    case Type::D: return CUDA_R_64F;
-    case Type::C: return CUDA_C_32F;
-    default: return CUDA_C_64F;
+        case Type::S:
+            return CUDA_R_32F;
+        case Type::D:
+            return CUDA_R_64F;
+        case Type::C:
+            return CUDA_C_32F;
+        default:
+            return CUDA_C_64F;
     }
 }
 
 uint64_t element_bytes(Type t) {
     switch (t) {
-    case Type::S: return 4;
-    case Type::D: case Type::C: return 8;
-    default: return 16;
+        case Type::S:
+            return 4;
+        case Type::D:
+        case Type::C:
+            return 8;
+        default:
+            return 16;
     }
 }
 
@@ -116,7 +139,9 @@ cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
 }
 
 // Rows and columns of op(X) given X's (the transposed forms swap them).
-int64_t rows_of(int trans, int64_t rows, int64_t cols) { return trans == CUBLAS_OP_N ? rows : cols; }
+int64_t rows_of(int trans, int64_t rows, int64_t cols) {
+    return trans == CUBLAS_OP_N ? rows : cols;
+}
 
 }  // namespace
 }  // namespace tbdprof::preload
@@ -126,30 +151,31 @@ using tbdprof::raw::LibraryOp;
 
 // One wrapper per exported entry point, as in cublas_vector_hooks.cpp: NAME is the symbol, PARAMS its
 // parameter list, ARGS the forwarded arguments, SHAPE the Level3Shape initializer after the name.
-#define TBD_LEVEL3_HOOK(NAME, PARAMS, ARGS, ...)                    \
-    namespace {                                                     \
-    LibraryFunction<decltype(&::NAME)> real_##NAME{#NAME};          \
-    }                                                               \
-    extern "C" TBD_VISIBLE cublasStatus_t NAME PARAMS {             \
-        auto real = real_##NAME.get();                              \
-        if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;  \
-        const Level3Shape s{#NAME, __VA_ARGS__};                    \
-        return record_level3(s, [&] { return real ARGS; });         \
+#define TBD_LEVEL3_HOOK(NAME, PARAMS, ARGS, ...)                   \
+    namespace {                                                    \
+    LibraryFunction<decltype(&::NAME)> real_##NAME{#NAME};         \
+    }                                                              \
+    extern "C" TBD_VISIBLE cublasStatus_t NAME PARAMS {            \
+        auto real = real_##NAME.get();                             \
+        if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED; \
+        const Level3Shape s{#NAME, __VA_ARGS__};                   \
+        return record_level3(s, [&] { return real ARGS; });        \
     }
 
 // The 32-bit and 64-bit forms of a base name (SUFFIX32 is _v2 or empty).
-#define TBD_WIDTHS(MACRO, SUFFIX32, SUFFIX64, ...) MACRO(int, SUFFIX32, __VA_ARGS__) MACRO(int64_t, SUFFIX64, __VA_ARGS__)
+#define TBD_WIDTHS(MACRO, SUFFIX32, SUFFIX64, ...) \
+    MACRO(int, SUFFIX32, __VA_ARGS__) MACRO(int64_t, SUFFIX64, __VA_ARGS__)
 #define TBD_V2(MACRO, ...) TBD_WIDTHS(MACRO, _v2, _v2_64, __VA_ARGS__)
 #define TBD_PLAIN(MACRO, ...) TBD_WIDTHS(MACRO, , _64, __VA_ARGS__)
 
 // symm, hemm: A is the side's order, B and C m x n.
-#define TBD_SYMM(I, SUFFIX, base, op, T, type)                                                                      \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, I m, I n, const T* alpha,    \
-                     const T* A, I lda, const T* B, I ldb, const T* beta, T* C, I ldc),                           \
-                    (h, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc), op, type, h, m, n,                \
-                    side == CUBLAS_SIDE_LEFT ? m : n, 1, A, B, C,                                                  \
-                    extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda),               \
+#define TBD_SYMM(I, SUFFIX, base, op, T, type)                                                                 \
+    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                              \
+                    (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, I m, I n, const T* alpha, \
+                     const T* A, I lda, const T* B, I ldb, const T* beta, T* C, I ldc),                        \
+                    (h, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc), op, type, h, m, n,             \
+                    side == CUBLAS_SIDE_LEFT ? m : n, 1, A, B, C,                                              \
+                    extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda),           \
                     extent(m, n, ldb), extent(m, n, ldc), CUBLAS_OP_N, CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
 TBD_V2(TBD_SYMM, cublasSsymm, LibraryOp::Symm, float, Type::S)
 TBD_V2(TBD_SYMM, cublasDsymm, LibraryOp::Symm, double, Type::D)
@@ -159,11 +185,11 @@ TBD_V2(TBD_SYMM, cublasChemm, LibraryOp::Hemm, cuComplex, Type::C)
 TBD_V2(TBD_SYMM, cublasZhemm, LibraryOp::Hemm, cuDoubleComplex, Type::Z)
 
 // syrk, herk (real alpha and beta): C (n x n) from op(A) (n x k).
-#define TBD_SYRK(I, SUFFIX, base, op, S, T, type)                                                                   \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, I n, I k, const S* alpha,  \
-                     const T* A, I lda, const S* beta, T* C, I ldc),                                              \
-                    (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc), op, type, h, n, n, k, 1, A, nullptr, C,  \
+#define TBD_SYRK(I, SUFFIX, base, op, S, T, type)                                                                \
+    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                \
+                    (cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, I n, I k, const S* alpha, \
+                     const T* A, I lda, const S* beta, T* C, I ldc),                                             \
+                    (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc), op, type, h, n, n, k, 1, A, nullptr, C, \
                     extent(rows_of(trans, n, k), rows_of(trans, k, n), lda), 0, extent(n, n, ldc), trans)
 TBD_V2(TBD_SYRK, cublasSsyrk, LibraryOp::Syrk, float, float, Type::S)
 TBD_V2(TBD_SYRK, cublasDsyrk, LibraryOp::Syrk, double, double, Type::D)
@@ -173,10 +199,10 @@ TBD_V2(TBD_SYRK, cublasCherk, LibraryOp::Herk, float, cuComplex, Type::C)
 TBD_V2(TBD_SYRK, cublasZherk, LibraryOp::Herk, double, cuDoubleComplex, Type::Z)
 
 // syr2k, her2k, syrkx, herkx: C (n x n) from op(A) and op(B) (n x k); her2k/herkx take a real beta.
-#define TBD_SYR2K(I, SUFFIX, base, op, S, T, type)                                                                  \
+#define TBD_SYR2K(I, SUFFIX, base, op, S, T, type)                                                                 \
     TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, I n, I k, const T* alpha,  \
-                     const T* A, I lda, const T* B, I ldb, const S* beta, T* C, I ldc),                           \
+                    (cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans, I n, I k, const T* alpha,   \
+                     const T* A, I lda, const T* B, I ldb, const S* beta, T* C, I ldc),                            \
                     (h, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc), op, type, h, n, n, k, 1, A, B, C, \
                     extent(rows_of(trans, n, k), rows_of(trans, k, n), lda),                                       \
                     extent(rows_of(trans, n, k), rows_of(trans, k, n), ldb), extent(n, n, ldc), trans, trans)
@@ -194,40 +220,40 @@ TBD_PLAIN(TBD_SYR2K, cublasCherkx, LibraryOp::Herkx, float, cuComplex, Type::C)
 TBD_PLAIN(TBD_SYR2K, cublasZherkx, LibraryOp::Herkx, double, cuDoubleComplex, Type::Z)
 
 // trmm (out of place: writes C) and trsm (in place: writes B); A is the side's triangle.
-#define TBD_TRMM(I, SUFFIX, base, T, type)                                                                          \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,     \
-                     cublasDiagType_t diag, I m, I n, const T* alpha, const T* A, I lda, const T* B, I ldb, T* C, \
-                     I ldc),                                                                                       \
-                    (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc), LibraryOp::Trmm, type, h,  \
-                    m, n, side == CUBLAS_SIDE_LEFT ? m : n, 1, A, B, C,                                            \
-                    extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda),               \
-                    extent(m, n, ldb), extent(m, n, ldc), trans, CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
+#define TBD_TRMM(I, SUFFIX, base, T, type)                                                                    \
+    TBD_LEVEL3_HOOK(                                                                                          \
+        base##SUFFIX,                                                                                         \
+        (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,             \
+         cublasDiagType_t diag, I m, I n, const T* alpha, const T* A, I lda, const T* B, I ldb, T* C, I ldc), \
+        (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, C, ldc), LibraryOp::Trmm, type, h, m, n,    \
+        side == CUBLAS_SIDE_LEFT ? m : n, 1, A, B, C,                                                         \
+        extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda), extent(m, n, ldb),   \
+        extent(m, n, ldc), trans, CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
 TBD_V2(TBD_TRMM, cublasStrmm, float, Type::S)
 TBD_V2(TBD_TRMM, cublasDtrmm, double, Type::D)
 TBD_V2(TBD_TRMM, cublasCtrmm, cuComplex, Type::C)
 TBD_V2(TBD_TRMM, cublasZtrmm, cuDoubleComplex, Type::Z)
 
-#define TBD_TRSM(I, SUFFIX, base, T, type)                                                                          \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,     \
-                     cublasDiagType_t diag, I m, I n, const T* alpha, const T* A, I lda, T* B, I ldb),            \
-                    (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb), LibraryOp::Trsm, type, h, m, n,    \
-                    side == CUBLAS_SIDE_LEFT ? m : n, 1, A, nullptr, B,                                            \
-                    extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda), 0,            \
+#define TBD_TRSM(I, SUFFIX, base, T, type)                                                                     \
+    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                              \
+                    (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,  \
+                     cublasDiagType_t diag, I m, I n, const T* alpha, const T* A, I lda, T* B, I ldb),         \
+                    (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb), LibraryOp::Trsm, type, h, m, n, \
+                    side == CUBLAS_SIDE_LEFT ? m : n, 1, A, nullptr, B,                                        \
+                    extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda), 0,        \
                     extent(m, n, ldb), trans, CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
 TBD_V2(TBD_TRSM, cublasStrsm, float, Type::S)
 TBD_V2(TBD_TRSM, cublasDtrsm, double, Type::D)
 TBD_V2(TBD_TRSM, cublasCtrsm, cuComplex, Type::C)
 TBD_V2(TBD_TRSM, cublasZtrsm, cuDoubleComplex, Type::Z)
 
-#define TBD_TRSM_BATCHED(I, SUFFIX, base, T, type)                                                                  \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,     \
-                     cublasDiagType_t diag, I m, I n, const T* alpha, const T* const A[], I lda, T* const B[],    \
-                     I ldb, I batchCount),                                                                         \
-                    (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount), LibraryOp::TrsmBatched, \
-                    type, h, m, n, side == CUBLAS_SIDE_LEFT ? m : n, batchCount, A, nullptr, B, 0, 0, 0, trans,    \
+#define TBD_TRSM_BATCHED(I, SUFFIX, base, T, type)                                                                    \
+    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                     \
+                    (cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,         \
+                     cublasDiagType_t diag, I m, I n, const T* alpha, const T* const A[], I lda, T* const B[], I ldb, \
+                     I batchCount),                                                                                   \
+                    (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount), LibraryOp::TrsmBatched,    \
+                    type, h, m, n, side == CUBLAS_SIDE_LEFT ? m : n, batchCount, A, nullptr, B, 0, 0, 0, trans,       \
                     CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
 TBD_PLAIN(TBD_TRSM_BATCHED, cublasStrsmBatched, float, Type::S)
 TBD_PLAIN(TBD_TRSM_BATCHED, cublasDtrsmBatched, double, Type::D)
@@ -235,12 +261,12 @@ TBD_PLAIN(TBD_TRSM_BATCHED, cublasCtrsmBatched, cuComplex, Type::C)
 TBD_PLAIN(TBD_TRSM_BATCHED, cublasZtrsmBatched, cuDoubleComplex, Type::Z)
 
 // geam: C = alpha op(A) + beta op(B), all m x n after op.
-#define TBD_GEAM(I, SUFFIX, base, T, type)                                                                          \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n,              \
-                     const T* alpha, const T* A, I lda, const T* beta, const T* B, I ldb, T* C, I ldc),           \
-                    (h, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc), LibraryOp::Geam, type, h, m, n, \
-                    0, 1, A, B, C, extent(rows_of(transa, m, n), rows_of(transa, n, m), lda),                      \
+#define TBD_GEAM(I, SUFFIX, base, T, type)                                                                             \
+    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                      \
+                    (cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n, const T* alpha,   \
+                     const T* A, I lda, const T* beta, const T* B, I ldb, T* C, I ldc),                                \
+                    (h, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc), LibraryOp::Geam, type, h, m, n, 0, \
+                    1, A, B, C, extent(rows_of(transa, m, n), rows_of(transa, n, m), lda),                             \
                     extent(rows_of(transb, m, n), rows_of(transb, n, m), ldb), extent(m, n, ldc), transa, transb)
 TBD_PLAIN(TBD_GEAM, cublasSgeam, float, Type::S)
 TBD_PLAIN(TBD_GEAM, cublasDgeam, double, Type::D)
@@ -248,24 +274,24 @@ TBD_PLAIN(TBD_GEAM, cublasCgeam, cuComplex, Type::C)
 TBD_PLAIN(TBD_GEAM, cublasZgeam, cuDoubleComplex, Type::Z)
 
 // dgmm: C = A diag(x) (right) or diag(x) A (left).
-#define TBD_DGMM(I, SUFFIX, base, T, type)                                                                          \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasSideMode_t mode, I m, I n, const T* A, I lda, const T* x, I incx,    \
-                     T* C, I ldc),                                                                                 \
-                    (h, mode, m, n, A, lda, x, incx, C, ldc), LibraryOp::Dgmm, type, h, m, n, 0, 1, A, x, C,      \
-                    extent(m, n, lda), 0, extent(m, n, ldc), CUBLAS_OP_N, CUBLAS_OP_N, mode == CUBLAS_SIDE_LEFT)
+#define TBD_DGMM(I, SUFFIX, base, T, type)                                                                             \
+    TBD_LEVEL3_HOOK(                                                                                                   \
+        base##SUFFIX,                                                                                                  \
+        (cublasHandle_t h, cublasSideMode_t mode, I m, I n, const T* A, I lda, const T* x, I incx, T* C, I ldc),       \
+        (h, mode, m, n, A, lda, x, incx, C, ldc), LibraryOp::Dgmm, type, h, m, n, 0, 1, A, x, C, extent(m, n, lda), 0, \
+        extent(m, n, ldc), CUBLAS_OP_N, CUBLAS_OP_N, mode == CUBLAS_SIDE_LEFT)
 TBD_PLAIN(TBD_DGMM, cublasSdgmm, float, Type::S)
 TBD_PLAIN(TBD_DGMM, cublasDdgmm, double, Type::D)
 TBD_PLAIN(TBD_DGMM, cublasCdgmm, cuComplex, Type::C)
 TBD_PLAIN(TBD_DGMM, cublasZdgmm, cuDoubleComplex, Type::Z)
 
 // The complex GEMMs (the real ones are in cublas_hooks.cpp).
-#define TBD_CGEMM(I, SUFFIX, base, T, type)                                                                         \
-    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                  \
-                    (cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k,         \
-                     const T* alpha, const T* A, I lda, const T* B, I ldb, const T* beta, T* C, I ldc),           \
-                    (h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), LibraryOp::Gemm, type, h,  \
-                    m, n, k, 1, A, B, C, extent(rows_of(transa, m, k), rows_of(transa, k, m), lda),                \
+#define TBD_CGEMM(I, SUFFIX, base, T, type)                                                                            \
+    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                      \
+                    (cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k,              \
+                     const T* alpha, const T* A, I lda, const T* B, I ldb, const T* beta, T* C, I ldc),                \
+                    (h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), LibraryOp::Gemm, type, h, m, n, \
+                    k, 1, A, B, C, extent(rows_of(transa, m, k), rows_of(transa, k, m), lda),                          \
                     extent(rows_of(transb, k, n), rows_of(transb, n, k), ldb), extent(m, n, ldc), transa, transb)
 TBD_V2(TBD_CGEMM, cublasCgemm, cuComplex, Type::C)
 TBD_V2(TBD_CGEMM, cublasZgemm, cuDoubleComplex, Type::Z)
@@ -293,12 +319,13 @@ void* substitute_cublas_level3_symbol(const char* name, void* result) {
                         cublasZtrsmBatched)
     TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasSgeam, cublasDgeam, cublasCgeam, cublasZgeam)
     TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasSdgmm, cublasDdgmm, cublasCdgmm, cublasZdgmm)
-    TBD_SUBSTITUTE_PLAIN(cublasCherkx) TBD_SUBSTITUTE_PLAIN(cublasZherkx)
+    TBD_SUBSTITUTE_PLAIN(cublasCherkx)
+    TBD_SUBSTITUTE_PLAIN(cublasZherkx)
 #undef TBD_SUBSTITUTE_SDCZ
 #undef TBD_SUBSTITUTE_PLAIN
 #undef TBD_SUBSTITUTE_V2
 #undef TBD_SUBSTITUTE
-    return nullptr;
+        return nullptr;
 }
 
 }  // namespace tbdprof::preload

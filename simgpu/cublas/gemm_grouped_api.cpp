@@ -43,8 +43,8 @@ cublasStatus_t sgemm_ex(cublasHandle_t handle, GemmRequest r, cudaDataType a_typ
                         cudaDataType c_type) {
     if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
     ScalarType scalar = ScalarType::Float;
-    if (const cublasStatus_t status = tbdsim::cublas::classify_gemm_ex(handle, a_type, b_type, c_type,
-                                                                       CUBLAS_COMPUTE_32F, &r.precision, &scalar);
+    if (const cublasStatus_t status =
+            tbdsim::cublas::classify_gemm_ex(handle, a_type, b_type, c_type, CUBLAS_COMPUTE_32F, &r.precision, &scalar);
         status != CUBLAS_STATUS_SUCCESS)
         return status;
     r.scalar_type = ScalarType::Float;
@@ -53,9 +53,12 @@ cublasStatus_t sgemm_ex(cublasHandle_t handle, GemmRequest r, cudaDataType a_typ
 
 std::size_t scalar_bytes(ScalarType type) {
     switch (type) {
-        case ScalarType::Half: return 2;
-        case ScalarType::Double: return 8;
-        default: return 4;
+        case ScalarType::Half:
+            return 2;
+        case ScalarType::Double:
+            return 8;
+        default:
+            return 4;
     }
 }
 
@@ -83,8 +86,8 @@ cublasStatus_t grouped(cublasHandle_t handle, const Groups<Index>& g, TbdsimPrec
     for (int64_t i = 0; i < g.count; ++i) {
         if (g.size[i] < 0) return CUBLAS_STATUS_INVALID_VALUE;
         GemmRequest r = batched(describe(g.transa[i], g.transb[i], g.m[i], g.n[i], g.k[i],
-                                         alpha + i * scalar_bytes(scalar), g.a + first, g.lda[i], g.b + first,
-                                         g.ldb[i], beta + i * scalar_bytes(scalar), const_cast<void**>(g.c + first), g.ldc[i]),
+                                         alpha + i * scalar_bytes(scalar), g.a + first, g.lda[i], g.b + first, g.ldb[i],
+                                         beta + i * scalar_bytes(scalar), const_cast<void**>(g.c + first), g.ldc[i]),
                                 g.size[i]);
         if (const cublasStatus_t status = fixed(handle, r, precision, scalar); status != CUBLAS_STATUS_SUCCESS)
             return status;
@@ -111,19 +114,19 @@ cublasStatus_t grouped_ex(cublasHandle_t handle, const Groups<Index>& g, cudaDat
 // The two forms of each entry point differ only in their integer width.
 #define TBDSIM_TWO_FORMS(macro) macro(int, ) macro(int64_t, _64)
 
-#define TBDSIM_SGEMM_EX(I, suffix)                                                                                 \
-    TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasSgemmEx##suffix(                                                      \
+#define TBDSIM_SGEMM_EX(I, suffix)                                                                                    \
+    TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasSgemmEx##suffix(                                                        \
         cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const float* alpha, \
-        const void* A, cudaDataType Atype, I lda, const void* B, cudaDataType Btype, I ldb, const float* beta,      \
-        void* C, cudaDataType Ctype, I ldc) {                                                                       \
-        return sgemm_ex(handle, describe(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), Atype,     \
-                        Btype, Ctype);                                                                              \
+        const void* A, cudaDataType Atype, I lda, const void* B, cudaDataType Btype, I ldb, const float* beta,        \
+        void* C, cudaDataType Ctype, I ldc) {                                                                         \
+        return sgemm_ex(handle, describe(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), Atype, Btype, \
+                        Ctype);                                                                                       \
     }
 TBDSIM_TWO_FORMS(TBDSIM_SGEMM_EX)
 
 #define TBDSIM_BATCHED(name, T, precision, scalar)                                                                  \
-    TBDSIM_CUBLAS_EXPORT cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa,                     \
-                                             cublasOperation_t transb, int m, int n, int k, const T* alpha,        \
+    TBDSIM_CUBLAS_EXPORT cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa,                       \
+                                             cublasOperation_t transb, int m, int n, int k, const T* alpha,         \
                                              const T* const Aarray[], int lda, const T* const Barray[], int ldb,    \
                                              const T* beta, T* const Carray[], int ldc, int batchCount) {           \
         return fixed(handle,                                                                                        \
@@ -133,8 +136,8 @@ TBDSIM_TWO_FORMS(TBDSIM_SGEMM_EX)
                      precision, scalar);                                                                            \
     }                                                                                                               \
     TBDSIM_CUBLAS_EXPORT cublasStatus_t name##_64(                                                                  \
-        cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k,  \
-        const T* alpha, const T* const Aarray[], int64_t lda, const T* const Barray[], int64_t ldb, const T* beta,   \
+        cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n, int64_t k, \
+        const T* alpha, const T* const Aarray[], int64_t lda, const T* const Barray[], int64_t ldb, const T* beta,  \
         T* const Carray[], int64_t ldc, int64_t batchCount) {                                                       \
         return fixed(handle,                                                                                        \
                      batched(describe(transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta,               \
@@ -145,21 +148,31 @@ TBDSIM_TWO_FORMS(TBDSIM_SGEMM_EX)
 TBDSIM_BATCHED(cublasDgemmBatched, double, TBDSIM_PRECISION_FP64, ScalarType::Double)
 TBDSIM_BATCHED(cublasHgemmBatched, __half, TBDSIM_PRECISION_FP16, ScalarType::Half)
 
-#define TBDSIM_GROUPED(name, T, precision_expr, scalar, I, suffix)                                                 \
+#define TBDSIM_GROUPED(name, T, precision_expr, scalar, I, suffix)                                                  \
     TBDSIM_CUBLAS_EXPORT cublasStatus_t name##suffix(                                                               \
-        cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],     \
+        cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],      \
         const I m_array[], const I n_array[], const I k_array[], const T alpha_array[], const T* const Aarray[],    \
-        const I lda_array[], const T* const Barray[], const I ldb_array[], const T beta_array[],                   \
-        T* const Carray[], const I ldc_array[], I group_count, const I group_size[]) {                             \
-        const Groups<I> g{transa_array, transb_array, m_array, n_array, k_array, lda_array, ldb_array, ldc_array, \
-                          group_size, alpha_array, beta_array,                                                      \
+        const I lda_array[], const T* const Barray[], const I ldb_array[], const T beta_array[], T* const Carray[], \
+        const I ldc_array[], I group_count, const I group_size[]) {                                                 \
+        const Groups<I> g{transa_array,                                                                             \
+                          transb_array,                                                                             \
+                          m_array,                                                                                  \
+                          n_array,                                                                                  \
+                          k_array,                                                                                  \
+                          lda_array,                                                                                \
+                          ldb_array,                                                                                \
+                          ldc_array,                                                                                \
+                          group_size,                                                                               \
+                          alpha_array,                                                                              \
+                          beta_array,                                                                               \
                           reinterpret_cast<const void* const*>(Aarray),                                             \
                           reinterpret_cast<const void* const*>(Barray),                                             \
-                          reinterpret_cast<void* const*>(Carray), group_count};                                     \
+                          reinterpret_cast<void* const*>(Carray),                                                   \
+                          group_count};                                                                             \
         if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;                                                \
         return grouped(handle, g, precision_expr, scalar);                                                          \
     }
-#define TBDSIM_SGROUPED(I, suffix) \
+#define TBDSIM_SGROUPED(I, suffix)                                                                   \
     TBDSIM_GROUPED(cublasSgemmGroupedBatched, float, tbdsim::cublas::single_precision_under(handle), \
                    ScalarType::Float, I, suffix)
 #define TBDSIM_DGROUPED(I, suffix) \
@@ -167,16 +180,15 @@ TBDSIM_BATCHED(cublasHgemmBatched, __half, TBDSIM_PRECISION_FP16, ScalarType::Ha
 TBDSIM_TWO_FORMS(TBDSIM_SGROUPED)
 TBDSIM_TWO_FORMS(TBDSIM_DGROUPED)
 
-#define TBDSIM_GROUPED_EX(I, suffix)                                                                                \
-    TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasGemmGroupedBatchedEx##suffix(                                         \
-        cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],     \
-        const I m_array[], const I n_array[], const I k_array[], const void* alpha_array,                          \
-        const void* const Aarray[], cudaDataType_t Atype, const I lda_array[], const void* const Barray[],         \
-        cudaDataType_t Btype, const I ldb_array[], const void* beta_array, void* const Carray[],                  \
-        cudaDataType_t Ctype, const I ldc_array[], I group_count, const I group_size[],                            \
-        cublasComputeType_t computeType) {                                                                          \
-        const Groups<I> g{transa_array, transb_array, m_array, n_array, k_array, lda_array, ldb_array, ldc_array, \
-                          group_size, alpha_array, beta_array, Aarray, Barray, Carray, group_count};                \
-        return grouped_ex(handle, g, Atype, Btype, Ctype, computeType);                                             \
+#define TBDSIM_GROUPED_EX(I, suffix)                                                                                  \
+    TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasGemmGroupedBatchedEx##suffix(                                           \
+        cublasHandle_t handle, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],        \
+        const I m_array[], const I n_array[], const I k_array[], const void* alpha_array, const void* const Aarray[], \
+        cudaDataType_t Atype, const I lda_array[], const void* const Barray[], cudaDataType_t Btype,                  \
+        const I ldb_array[], const void* beta_array, void* const Carray[], cudaDataType_t Ctype, const I ldc_array[], \
+        I group_count, const I group_size[], cublasComputeType_t computeType) {                                       \
+        const Groups<I> g{transa_array, transb_array, m_array,    n_array, k_array, lda_array, ldb_array,  ldc_array, \
+                          group_size,   alpha_array,  beta_array, Aarray,  Barray,  Carray,    group_count};          \
+        return grouped_ex(handle, g, Atype, Btype, Ctype, computeType);                                               \
     }
 TBDSIM_TWO_FORMS(TBDSIM_GROUPED_EX)

@@ -15,14 +15,69 @@ namespace tbdsim::cublas {
 // Kept in the order of kFamilies (routine_cost.cpp); gen_routines.py names them.
 enum class Family : int {
     // level 1
-    Swap, Rot, Rotm, Rotg, Rotmg, Iamax, Iamin, AxpyEx, DotEx, DotcEx, ScalEx, Nrm2Ex, AsumEx, CopyEx,
+    Swap,
+    Rot,
+    Rotm,
+    Rotg,
+    Rotmg,
+    Iamax,
+    Iamin,
+    AxpyEx,
+    DotEx,
+    DotcEx,
+    ScalEx,
+    Nrm2Ex,
+    AsumEx,
+    CopyEx,
     // level 2
-    Gbmv, Sbmv, Hbmv, Symv, Hemv, Spmv, Hpmv, Syr, Her, Spr, Hpr, Syr2, Her2, Spr2, Hpr2, Tbmv, Tbsv, Tpmv,
-    Tpsv, Trmv, Trsv, GemvBatched,
+    Gbmv,
+    Sbmv,
+    Hbmv,
+    Symv,
+    Hemv,
+    Spmv,
+    Hpmv,
+    Syr,
+    Her,
+    Spr,
+    Hpr,
+    Syr2,
+    Her2,
+    Spr2,
+    Hpr2,
+    Tbmv,
+    Tbsv,
+    Tpmv,
+    Tpsv,
+    Trmv,
+    Trsv,
+    GemvBatched,
     // level 3
-    Gemm, Gemm3m, Symm, Hemm, Spmm, Syrk, Herk, Syr2k, Her2k, Syrkx, Herkx, Trmm, Trsm, TrsmBatched, Geam, Dgmm,
+    Gemm,
+    Gemm3m,
+    Symm,
+    Hemm,
+    Spmm,
+    Syrk,
+    Herk,
+    Syr2k,
+    Her2k,
+    Syrkx,
+    Herkx,
+    Trmm,
+    Trsm,
+    TrsmBatched,
+    Geam,
+    Dgmm,
     // batched LAPACK-like routines and packed-format conversions
-    Getrf, Getri, Getrs, Matinv, Geqrf, Gels, Tpttr, Trttp,
+    Getrf,
+    Getri,
+    Getrs,
+    Matinv,
+    Geqrf,
+    Gels,
+    Tpttr,
+    Trttp,
     Count,
 };
 
@@ -41,14 +96,14 @@ struct RoutineArgs {
     int64_t batch = 1;
     const void* alpha = nullptr;
     const void* beta = nullptr;
-    const void* a = nullptr;  // A, Aarray, AP
-    const void* b = nullptr;  // B, Barray
-    const void* c = nullptr;  // C, Carray, Ainv
-    const void* x = nullptr;  // x, xarray
-    const void* y = nullptr;  // y, yarray
-    void* result = nullptr;   // iamax/iamin/dot/nrm2/asum
-    int* host_info = nullptr;       // getrs/geqrf/gels: parameter validity, on the host
-    int* device_info = nullptr;     // getrf/getri/matinv/gels: one int per matrix, in device memory
+    const void* a = nullptr;     // A, Aarray, AP
+    const void* b = nullptr;     // B, Barray
+    const void* c = nullptr;     // C, Carray, Ainv
+    const void* x = nullptr;     // x, xarray
+    const void* y = nullptr;     // y, yarray
+    void* result = nullptr;      // iamax/iamin/dot/nrm2/asum
+    int* host_info = nullptr;    // getrs/geqrf/gels: parameter validity, on the host
+    int* device_info = nullptr;  // getrf/getri/matinv/gels: one int per matrix, in device memory
     // rotg (a, b, c, s) and rotmg (d1, d2, x1, y1, param); rot/rotm use c, s and param.
     void* rot_a = nullptr;
     void* rot_b = nullptr;

@@ -56,15 +56,20 @@ uint16_t float_to_bf16(float value) {
 
 Complex element(const void* base, Elem type, int64_t index) {
     switch (type) {
-        case Elem::S: return static_cast<const float*>(base)[index];
-        case Elem::D: return static_cast<const double*>(base)[index];
+        case Elem::S:
+            return static_cast<const float*>(base)[index];
+        case Elem::D:
+            return static_cast<const double*>(base)[index];
         case Elem::C:
             return {static_cast<const float*>(base)[2 * index], static_cast<const float*>(base)[2 * index + 1]};
         case Elem::Z:
             return {static_cast<const double*>(base)[2 * index], static_cast<const double*>(base)[2 * index + 1]};
-        case Elem::H: return half_to_float(static_cast<const uint16_t*>(base)[index]);
-        case Elem::T: return bf16_to_float(static_cast<const uint16_t*>(base)[index]);
-        default: return static_cast<const int8_t*>(base)[index];
+        case Elem::H:
+            return half_to_float(static_cast<const uint16_t*>(base)[index]);
+        case Elem::T:
+            return bf16_to_float(static_cast<const uint16_t*>(base)[index]);
+        default:
+            return static_cast<const int8_t*>(base)[index];
     }
 }
 
@@ -76,7 +81,9 @@ Complex strided(const void* base, Elem type, int64_t n, int64_t inc, int64_t i) 
 // Stores a value as cudaDataType `type` (real types keep the real part).
 void store(void* out, int type, Complex value) {
     switch (type) {
-        case CUDA_R_64F: *static_cast<double*>(out) = value.real(); break;
+        case CUDA_R_64F:
+            *static_cast<double*>(out) = value.real();
+            break;
         case CUDA_C_32F:
             static_cast<float*>(out)[0] = static_cast<float>(value.real());
             static_cast<float*>(out)[1] = static_cast<float>(value.imag());
@@ -85,9 +92,15 @@ void store(void* out, int type, Complex value) {
             static_cast<double*>(out)[0] = value.real();
             static_cast<double*>(out)[1] = value.imag();
             break;
-        case CUDA_R_16F: *static_cast<uint16_t*>(out) = float_to_half(static_cast<float>(value.real())); break;
-        case CUDA_R_16BF: *static_cast<uint16_t*>(out) = float_to_bf16(static_cast<float>(value.real())); break;
-        default: *static_cast<float*>(out) = static_cast<float>(value.real()); break;
+        case CUDA_R_16F:
+            *static_cast<uint16_t*>(out) = float_to_half(static_cast<float>(value.real()));
+            break;
+        case CUDA_R_16BF:
+            *static_cast<uint16_t*>(out) = float_to_bf16(static_cast<float>(value.real()));
+            break;
+        default:
+            *static_cast<float*>(out) = static_cast<float>(value.real());
+            break;
     }
 }
 
@@ -100,8 +113,10 @@ int result_type_of(Elem elem, const RoutineArgs& a) {
 }
 
 void store_index(const RoutineArgs& a, int64_t index) {
-    if (a.index64) *static_cast<int64_t*>(a.result) = index;
-    else *static_cast<int*>(a.result) = static_cast<int>(index);
+    if (a.index64)
+        *static_cast<int64_t*>(a.result) = index;
+    else
+        *static_cast<int*>(a.result) = static_cast<int>(index);
 }
 
 template <typename T>
@@ -155,8 +170,10 @@ void rotmg(T* d1, T* d2, T* x1, T y1, T* param) {
         if (std::abs(q1) > std::abs(q2)) {
             h21 = -y1 / *x1, h12 = p2 / p1;
             const T u = 1 - h12 * h21;
-            if (u > 0) flag = 0, *d1 /= u, *d2 /= u, *x1 *= u;
-            else zero_all();
+            if (u > 0)
+                flag = 0, *d1 /= u, *d2 /= u, *x1 *= u;
+            else
+                zero_all();
         } else if (q2 < 0) {
             zero_all();
         } else {
@@ -166,9 +183,12 @@ void rotmg(T* d1, T* d2, T* x1, T y1, T* param) {
         }
     }
     param[0] = flag;
-    if (flag < 0) param[1] = h11, param[2] = h21, param[3] = h12, param[4] = h22;
-    else if (flag == 0) param[2] = h21, param[3] = h12;
-    else param[1] = h11, param[4] = h22;
+    if (flag < 0)
+        param[1] = h11, param[2] = h21, param[3] = h12, param[4] = h22;
+    else if (flag == 0)
+        param[2] = h21, param[3] = h12;
+    else
+        param[1] = h11, param[4] = h22;
 }
 
 }  // namespace
@@ -189,18 +209,24 @@ void reduce_on_host(Family family, Elem elem, const RoutineArgs& a) {
     Complex sum = 0;
     for (int64_t i = 0; i < a.n; ++i) {
         const Complex x = strided(a.x, elem, a.n, a.incx, i);
-        if (family == Family::DotEx) sum += x * strided(a.y, elem, a.n, a.incy, i);
-        else if (family == Family::DotcEx) sum += std::conj(x) * strided(a.y, elem, a.n, a.incy, i);
-        else if (family == Family::Nrm2Ex) sum += std::norm(x);
-        else sum += std::abs(x.real()) + std::abs(x.imag());
+        if (family == Family::DotEx)
+            sum += x * strided(a.y, elem, a.n, a.incy, i);
+        else if (family == Family::DotcEx)
+            sum += std::conj(x) * strided(a.y, elem, a.n, a.incy, i);
+        else if (family == Family::Nrm2Ex)
+            sum += std::norm(x);
+        else
+            sum += std::abs(x.real()) + std::abs(x.imag());
     }
     if (family == Family::Nrm2Ex) sum = std::sqrt(sum.real());
     store(a.result, result_type_of(elem, a), sum);
 }
 
 void zero_host_result(Family family, Elem elem, const RoutineArgs& a) {
-    if (family == Family::Iamax || family == Family::Iamin) store_index(a, 0);
-    else store(a.result, result_type_of(elem, a), 0);
+    if (family == Family::Iamax || family == Family::Iamin)
+        store_index(a, 0);
+    else
+        store(a.result, result_type_of(elem, a), 0);
 }
 
 void rotation_on_host(Family family, Elem elem, const RoutineArgs& a) {

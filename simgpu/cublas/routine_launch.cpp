@@ -24,30 +24,51 @@ const char kElemLetters[] = {'s', 'd', 'c', 'z', 'h', 't', 'i'};
 // The element type of an Ex call's cudaDataType; Ex when the simulator does not model the type.
 Elem elem_of_data_type(int type) {
     switch (type) {
-        case CUDA_R_32F: return Elem::S;
-        case CUDA_R_64F: return Elem::D;
-        case CUDA_C_32F: return Elem::C;
-        case CUDA_C_64F: return Elem::Z;
-        case CUDA_R_16F: return Elem::H;
-        case CUDA_R_16BF: return Elem::T;
-        case CUDA_R_8I: case CUDA_R_8U: case CUDA_C_8I: return Elem::I;
-        default: return Elem::Ex;
+        case CUDA_R_32F:
+            return Elem::S;
+        case CUDA_R_64F:
+            return Elem::D;
+        case CUDA_C_32F:
+            return Elem::C;
+        case CUDA_C_64F:
+            return Elem::Z;
+        case CUDA_R_16F:
+            return Elem::H;
+        case CUDA_R_16BF:
+            return Elem::T;
+        case CUDA_R_8I:
+        case CUDA_R_8U:
+        case CUDA_C_8I:
+            return Elem::I;
+        default:
+            return Elem::Ex;
     }
 }
 
 int element_bytes(Elem e) {
     switch (e) {
-        case Elem::D: case Elem::C: return 8;
-        case Elem::Z: return 16;
-        case Elem::H: case Elem::T: return 2;
-        case Elem::I: return 1;
-        default: return 4;
+        case Elem::D:
+        case Elem::C:
+            return 8;
+        case Elem::Z:
+            return 16;
+        case Elem::H:
+        case Elem::T:
+            return 2;
+        case Elem::I:
+            return 1;
+        default:
+            return 4;
     }
 }
 
-bool is_complex(Elem e) { return e == Elem::C || e == Elem::Z; }
+bool is_complex(Elem e) {
+    return e == Elem::C || e == Elem::Z;
+}
 
-bool is_vector_family(Family f) { return static_cast<int>(f) < static_cast<int>(Family::Gemm); }
+bool is_vector_family(Family f) {
+    return static_cast<int>(f) < static_cast<int>(Family::Gemm);
+}
 
 bool host_result_family(Family f) {
     return f == Family::Iamax || f == Family::Iamin || f == Family::DotEx || f == Family::DotcEx ||
@@ -57,8 +78,7 @@ bool host_result_family(Family f) {
 bool valid_enums(const RoutineArgs& a) {
     const auto op = [](int v) { return v == CUBLAS_OP_N || v == CUBLAS_OP_T || v == CUBLAS_OP_C; };
     return (a.side == CUBLAS_SIDE_LEFT || a.side == CUBLAS_SIDE_RIGHT) &&
-           (a.uplo == CUBLAS_FILL_MODE_LOWER || a.uplo == CUBLAS_FILL_MODE_UPPER ||
-            a.uplo == CUBLAS_FILL_MODE_FULL) &&
+           (a.uplo == CUBLAS_FILL_MODE_LOWER || a.uplo == CUBLAS_FILL_MODE_UPPER || a.uplo == CUBLAS_FILL_MODE_FULL) &&
            op(a.trans) && op(a.transa) && op(a.transb) &&
            (a.diag == CUBLAS_DIAG_NON_UNIT || a.diag == CUBLAS_DIAG_UNIT);
 }
@@ -71,8 +91,8 @@ cublasStatus_t validate(Family f, const RoutineArgs& a) {
         return CUBLAS_STATUS_INVALID_VALUE;
     if (a.lda < 1 || a.ldb < 1 || a.ldc < 1) return CUBLAS_STATUS_INVALID_VALUE;
     const bool walks_vectors = is_vector_family(f) && f != Family::GemvBatched && f != Family::Rotg &&
-                               f != Family::Rotmg && f != Family::Iamax && f != Family::Iamin &&
-                               f != Family::Nrm2Ex && f != Family::AsumEx;
+                               f != Family::Rotmg && f != Family::Iamax && f != Family::Iamin && f != Family::Nrm2Ex &&
+                               f != Family::AsumEx;
     if (walks_vectors && (a.incx == 0 || a.incy == 0)) return CUBLAS_STATUS_INVALID_VALUE;
     if (f == Family::GemvBatched && (a.incx == 0 || a.incy == 0)) return CUBLAS_STATUS_INVALID_VALUE;
     if (host_result_family(f) && a.result == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
@@ -97,8 +117,8 @@ CUresult routine_kernel(cublasHandle_t handle, Family family, Elem elem, CUfunct
 
 TbdsimPrecision precision_of(Elem e) {
     return e == Elem::D || e == Elem::Z ? TBDSIM_PRECISION_FP64
-           : e == Elem::I              ? TBDSIM_PRECISION_FP16  // no int8 peak in the model: the FP16 tensor peak
-                                       : TBDSIM_PRECISION_FP32;
+           : e == Elem::I               ? TBDSIM_PRECISION_FP16  // no int8 peak in the model: the FP16 tensor peak
+                                        : TBDSIM_PRECISION_FP32;
 }
 
 cublasStatus_t launch(cublasHandle_t handle, Family family, Elem elem, const RoutineArgs& a, const RoutineCost& cost) {

@@ -98,8 +98,7 @@ TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasXtGetBlockDim(cublasXtHandle_t handle,
     return CUBLAS_STATUS_SUCCESS;
 }
 
-TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle,
-                                                              cublasXtPinnedMemMode_t* mode) {
+TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasXtGetPinningMemMode(cublasXtHandle_t handle, cublasXtPinnedMemMode_t* mode) {
     if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
     if (mode == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
     *mode = handle->pinning;

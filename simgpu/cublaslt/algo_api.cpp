@@ -22,9 +22,9 @@ bool supported_types(cublasComputeType_t compute_type, cudaDataType_t a_type, cu
                      cudaDataType_t c_type, cudaDataType_t d_type) {
     TbdsimPrecision precision = TBDSIM_PRECISION_FP32;
     tbdsim::blas::ScalarType scalar = tbdsim::blas::ScalarType::Float;
-    return c_type == d_type && tbdsim::blas::classify_gemm_types(a_type, b_type, d_type, compute_type,
-                                                                 TBDSIM_PRECISION_FP32, &precision,
-                                                                 &scalar) == CUBLAS_STATUS_SUCCESS;
+    return c_type == d_type &&
+           tbdsim::blas::classify_gemm_types(a_type, b_type, d_type, compute_type, TBDSIM_PRECISION_FP32, &precision,
+                                             &scalar) == CUBLAS_STATUS_SUCCESS;
 }
 
 // Copies `value` out as an attribute of its documented size (a size query when size is 0).
@@ -49,9 +49,15 @@ cublasStatus_t write_scalar(T value, void* buf, size_t size, size_t* written) {
 // Where each configuration attribute lives in AlgoConfig.
 bool config_field(cublasLtMatmulAlgoConfigAttributes_t attribute, AlgoConfig& config, void** field, size_t* size) {
     switch (attribute) {
-        case CUBLASLT_ALGO_CONFIG_ID: *field = &config.id, *size = sizeof config.id; return true;
-        case CUBLASLT_ALGO_CONFIG_TILE_ID: *field = &config.tile, *size = sizeof config.tile; return true;
-        case CUBLASLT_ALGO_CONFIG_SPLITK_NUM: *field = &config.splitk, *size = sizeof config.splitk; return true;
+        case CUBLASLT_ALGO_CONFIG_ID:
+            *field = &config.id, *size = sizeof config.id;
+            return true;
+        case CUBLASLT_ALGO_CONFIG_TILE_ID:
+            *field = &config.tile, *size = sizeof config.tile;
+            return true;
+        case CUBLASLT_ALGO_CONFIG_SPLITK_NUM:
+            *field = &config.splitk, *size = sizeof config.splitk;
+            return true;
         case CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME:
             *field = &config.reduction_scheme, *size = sizeof config.reduction_scheme;
             return true;
@@ -61,14 +67,17 @@ bool config_field(cublasLtMatmulAlgoConfigAttributes_t attribute, AlgoConfig& co
         case CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION:
             *field = &config.custom_option, *size = sizeof config.custom_option;
             return true;
-        case CUBLASLT_ALGO_CONFIG_STAGES_ID: *field = &config.stages, *size = sizeof config.stages; return true;
+        case CUBLASLT_ALGO_CONFIG_STAGES_ID:
+            *field = &config.stages, *size = sizeof config.stages;
+            return true;
         case CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID:
             *field = &config.inner_shape, *size = sizeof config.inner_shape;
             return true;
         case CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID:
             *field = &config.cluster_shape, *size = sizeof config.cluster_shape;
             return true;
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -134,30 +143,40 @@ TBDSIM_CUBLASLT_EXPORT cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cu
     // Every epilogue of cublasLtEpilogue_t is a bit or a union of bits below 1024.
     constexpr uint32_t kEpilogueMask = 0x3ff;
     switch (attribute) {
-        case CUBLASLT_ALGO_CAP_SPLITK_SUPPORT: return write_scalar<int32_t>(1, buf, size, written);
+        case CUBLASLT_ALGO_CAP_SPLITK_SUPPORT:
+            return write_scalar<int32_t>(1, buf, size, written);
         case CUBLASLT_ALGO_CAP_REDUCTION_SCHEME_MASK:
             return write_scalar<uint32_t>(CUBLASLT_REDUCTION_SCHEME_MASK, buf, size, written);
-        case CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT: return write_scalar<uint32_t>(1, buf, size, written);
+        case CUBLASLT_ALGO_CAP_CTA_SWIZZLING_SUPPORT:
+            return write_scalar<uint32_t>(1, buf, size, written);
         case CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT:
-        case CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT: return write_scalar<int32_t>(1, buf, size, written);
+        case CUBLASLT_ALGO_CAP_OUT_OF_PLACE_RESULT_SUPPORT:
+            return write_scalar<int32_t>(1, buf, size, written);
         case CUBLASLT_ALGO_CAP_UPLO_SUPPORT:
         case CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX:
         case CUBLASLT_ALGO_CAP_CUSTOM_MEMORY_ORDER:
         case CUBLASLT_ALGO_CAP_LD_NEGATIVE:
         case CUBLASLT_ALGO_CAP_POINTER_ARRAY_BATCH_SUPPORT:
-        case CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT: return write_scalar<int32_t>(0, buf, size, written);
-        case CUBLASLT_ALGO_CAP_TILE_IDS: return write_value(kTiles, sizeof kTiles, buf, size, written);
-        case CUBLASLT_ALGO_CAP_STAGES_IDS: return write_value(kStages, sizeof kStages, buf, size, written);
+        case CUBLASLT_ALGO_CAP_FLOATING_POINT_EMULATION_SUPPORT:
+            return write_scalar<int32_t>(0, buf, size, written);
+        case CUBLASLT_ALGO_CAP_TILE_IDS:
+            return write_value(kTiles, sizeof kTiles, buf, size, written);
+        case CUBLASLT_ALGO_CAP_STAGES_IDS:
+            return write_value(kStages, sizeof kStages, buf, size, written);
         case CUBLASLT_ALGO_CAP_POINTER_MODE_MASK:
             return write_scalar<uint32_t>(CUBLASLT_POINTER_MODE_MASK_HOST | CUBLASLT_POINTER_MODE_MASK_DEVICE, buf,
                                           size, written);
-        case CUBLASLT_ALGO_CAP_EPILOGUE_MASK: return write_scalar<uint32_t>(kEpilogueMask, buf, size, written);
-        case CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS: return write_scalar<uint64_t>(0, buf, size, written);
+        case CUBLASLT_ALGO_CAP_EPILOGUE_MASK:
+            return write_scalar<uint32_t>(kEpilogueMask, buf, size, written);
+        case CUBLASLT_ALGO_CAP_NUMERICAL_IMPL_FLAGS:
+            return write_scalar<uint64_t>(0, buf, size, written);
         case CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_A_BYTES:
         case CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_B_BYTES:
         case CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_C_BYTES:
-        case CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES: return write_scalar<uint32_t>(4, buf, size, written);
-        default: return CUBLAS_STATUS_INVALID_VALUE;
+        case CUBLASLT_ALGO_CAP_MIN_ALIGNMENT_D_BYTES:
+            return write_scalar<uint32_t>(4, buf, size, written);
+        default:
+            return CUBLAS_STATUS_INVALID_VALUE;
     }
 }
 
@@ -168,17 +187,16 @@ TBDSIM_CUBLASLT_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(
     AlgoConfig config = tbdsim::cublaslt::algo_config(*algo);
     void* field = nullptr;
     size_t field_size = 0;
-    if (!config_field(attribute, config, &field, &field_size) || size != field_size)
-        return CUBLAS_STATUS_INVALID_VALUE;
+    if (!config_field(attribute, config, &field, &field_size) || size != field_size) return CUBLAS_STATUS_INVALID_VALUE;
     std::memcpy(field, buf, size);
     if (config.splitk == 0) return CUBLAS_STATUS_INVALID_VALUE;
     *algo = tbdsim::cublaslt::make_algo(workspace_for(config), config);
     return CUBLAS_STATUS_SUCCESS;
 }
 
-TBDSIM_CUBLASLT_EXPORT cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(
-    const cublasLtMatmulAlgo_t* algo, cublasLtMatmulAlgoConfigAttributes_t attribute, void* buf, size_t size,
-    size_t* written) {
+TBDSIM_CUBLASLT_EXPORT cublasStatus_t
+cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t* algo, cublasLtMatmulAlgoConfigAttributes_t attribute,
+                                     void* buf, size_t size, size_t* written) {
     if (algo == nullptr || !tbdsim::cublaslt::algo_workspace_bytes(*algo)) return CUBLAS_STATUS_INVALID_VALUE;
     AlgoConfig config = tbdsim::cublaslt::algo_config(*algo);
     void* field = nullptr;

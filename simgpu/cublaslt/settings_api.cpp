@@ -6,8 +6,8 @@
 
 #include <cstddef>
 #include <cstdio>
-#include <new>
 #include <mutex>
+#include <new>
 
 #include "attributes.h"
 #include "descriptors.h"
@@ -25,7 +25,7 @@ struct Settings {
     bool log_disabled = false;
     cublasLtLoggerCallback_t callback = nullptr;
     FILE* file = nullptr;
-    bool own_file = false;  // opened by cublasLtLoggerOpenFile
+    bool own_file = false;                    // opened by cublasLtLoggerOpenFile
     size_t heuristics_cache_capacity = 8192;  // the documented default
     unsigned cpu_instructions_mask = 0;
 };
@@ -49,8 +49,10 @@ EmulationState* state_of(cublasLtEmulationDesc_t desc) {
     return desc != nullptr ? std::launder(reinterpret_cast<EmulationState*>(desc)) : nullptr;
 }
 
-#define TBDSIM_SLOT(attribute, field) \
-    AttributeSlot { attribute, offsetof(EmulationState, field), sizeof(EmulationState::field) }
+#define TBDSIM_SLOT(attribute, field)                                             \
+    AttributeSlot {                                                               \
+        attribute, offsetof(EmulationState, field), sizeof(EmulationState::field) \
+    }
 constexpr AttributeSlot kSlots[] = {
     TBDSIM_SLOT(CUBLASLT_EMULATION_DESC_STRATEGY, strategy),
     TBDSIM_SLOT(CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT, special_values),

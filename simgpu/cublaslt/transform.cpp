@@ -33,8 +33,10 @@ TransformState* state_of(cublasLtMatrixTransformDesc_t desc) {
     return desc != nullptr ? std::launder(reinterpret_cast<TransformState*>(desc)) : nullptr;
 }
 
-#define TBDSIM_SLOT(attribute, field) \
-    AttributeSlot { attribute, offsetof(TransformState, field), sizeof(TransformState::field) }
+#define TBDSIM_SLOT(attribute, field)                                             \
+    AttributeSlot {                                                               \
+        attribute, offsetof(TransformState, field), sizeof(TransformState::field) \
+    }
 constexpr AttributeSlot kSlots[] = {
     TBDSIM_SLOT(CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE, scale_type),
     TBDSIM_SLOT(CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE, pointer_mode),
@@ -46,24 +48,39 @@ constexpr AttributeSlot kSlots[] = {
 // The kernel's type letter (kernels.cu), or 0 for a type the simulator does not model.
 char type_letter(uint32_t type) {
     switch (type) {
-        case CUDA_R_32F: return 's';
-        case CUDA_R_64F: return 'd';
-        case CUDA_C_32F: return 'c';
-        case CUDA_C_64F: return 'z';
-        case CUDA_R_16F: return 'h';
-        case CUDA_R_16BF: return 't';
-        case CUDA_R_8I: return 'i';
-        default: return 0;
+        case CUDA_R_32F:
+            return 's';
+        case CUDA_R_64F:
+            return 'd';
+        case CUDA_C_32F:
+            return 'c';
+        case CUDA_C_64F:
+            return 'z';
+        case CUDA_R_16F:
+            return 'h';
+        case CUDA_R_16BF:
+            return 't';
+        case CUDA_R_8I:
+            return 'i';
+        default:
+            return 0;
     }
 }
 
 size_t element_bytes(uint32_t type) {
     switch (type) {
-        case CUDA_C_64F: return 16;
-        case CUDA_R_64F: case CUDA_C_32F: return 8;
-        case CUDA_R_16F: case CUDA_R_16BF: return 2;
-        case CUDA_R_8I: return 1;
-        default: return 4;
+        case CUDA_C_64F:
+            return 16;
+        case CUDA_R_64F:
+        case CUDA_C_32F:
+            return 8;
+        case CUDA_R_16F:
+        case CUDA_R_16BF:
+            return 2;
+        case CUDA_R_8I:
+            return 1;
+        default:
+            return 4;
     }
 }
 
@@ -77,7 +94,7 @@ bool shape_matches(const tbdsim::cublaslt::MatrixLayoutState& x, int32_t op,
 }  // namespace
 
 TBDSIM_CUBLASLT_EXPORT cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t desc,
-                                                                              size_t size, cudaDataType scale_type) {
+                                                                               size_t size, cudaDataType scale_type) {
     if (desc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
     if (size < sizeof(cublasLtMatrixTransformDescOpaque_t)) return CUBLAS_STATUS_ALLOC_FAILED;
     new (desc) TransformState{scale_type};
@@ -152,9 +169,8 @@ TBDSIM_CUBLASLT_EXPORT cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t h
                                      static_cast<double>(element_bytes(c->type)));
     const TbdsimPrivateApi* api = handle->driver->private_api;
     if (api != nullptr && api->struct_size >= sizeof(TbdsimPrivateApi))
-        api->annotate_next_launch_roofline(3 * elements, letter == 'd' || letter == 'z' ? TBDSIM_PRECISION_FP64
-                                                                                        : TBDSIM_PRECISION_FP32,
-                                           bytes);
+        api->annotate_next_launch_roofline(
+            3 * elements, letter == 'd' || letter == 'z' ? TBDSIM_PRECISION_FP64 : TBDSIM_PRECISION_FP32, bytes);
     constexpr double kThreads = 256;
     const auto blocks = static_cast<unsigned>(std::clamp(elements / kThreads, 1.0, 65535.0));
     void* arguments[] = {&params};

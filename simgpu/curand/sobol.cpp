@@ -84,7 +84,7 @@ template <typename T>
 std::vector<T> build_directions(bool scrambled) {
     constexpr int kBits = sizeof(T) * 8;
     std::vector<T> table(static_cast<size_t>(kMaxSobolDimensions) * kBits);
-    for (int k = 0; k < kBits; ++k) table[k] = T{1} << (kBits - 1 - k);  // dimension 1: van der Corput
+    for (int k = 0; k < kBits; ++k) table[k] = T{1} << (kBits - 1 - k);              // dimension 1: van der Corput
     static const auto polynomials = primitive_polynomials(kMaxSobolDimensions - 1);  // thread-safe, once
     for (unsigned d = 1; d < kMaxSobolDimensions; ++d) {
         const auto [polynomial, degree] = polynomials[d - 1];
@@ -115,17 +115,19 @@ const T* once(std::once_flag& flag, std::vector<T>*& table, std::vector<T> (*bui
 const uint32_t* sobol_directions32(bool scrambled) {
     static std::once_flag flags[2];
     static std::vector<uint32_t>* tables[2] = {};
-    return once<uint32_t>(flags[scrambled], tables[scrambled],
-                          scrambled ? +[] { return build_directions<uint32_t>(true); }
-                                    : +[] { return build_directions<uint32_t>(false); });
+    return once<uint32_t>(
+        flags[scrambled], tables[scrambled], scrambled ? +[] { return build_directions<uint32_t>(true); } : +[] {
+            return build_directions<uint32_t>(false);
+        });
 }
 
 const uint64_t* sobol_directions64(bool scrambled) {
     static std::once_flag flags[2];
     static std::vector<uint64_t>* tables[2] = {};
-    return once<uint64_t>(flags[scrambled], tables[scrambled],
-                          scrambled ? +[] { return build_directions<uint64_t>(true); }
-                                    : +[] { return build_directions<uint64_t>(false); });
+    return once<uint64_t>(
+        flags[scrambled], tables[scrambled], scrambled ? +[] { return build_directions<uint64_t>(true); } : +[] {
+            return build_directions<uint64_t>(false);
+        });
 }
 
 const uint32_t* sobol_scramble32() {

@@ -47,9 +47,13 @@ struct Scratch {
     }
 };
 
-double triangle(double n) { return n * (n + 1) / 2; }
+double triangle(double n) {
+    return n * (n + 1) / 2;
+}
 
-uint64_t duration_ns(const CapturedRecord& r) { return r.record.end_ns - r.record.start_ns; }
+uint64_t duration_ns(const CapturedRecord& r) {
+    return r.record.end_ns - r.record.start_ns;
+}
 
 }  // namespace
 
@@ -183,8 +187,8 @@ TEST_CASE("results in host memory: iamax, rotg, rotmg, dot and nrm2 of Ex forms"
     std::memcpy(scratch.as<char>() + 1024, half_x, sizeof half_x);
     std::memcpy(scratch.as<char>() + 2048, half_y, sizeof half_y);
     float dot = 0;
-    REQUIRE(cublasDotEx(h.handle, 3, scratch.as<char>() + 1024, CUDA_R_16F, 1, scratch.as<char>() + 2048, CUDA_R_16F,
-                        1, &dot, CUDA_R_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasDotEx(h.handle, 3, scratch.as<char>() + 1024, CUDA_R_16F, 1, scratch.as<char>() + 2048, CUDA_R_16F, 1,
+                        &dot, CUDA_R_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS);
     CHECK(dot == doctest::Approx(32));
     float norm = 0;
     REQUIRE(cublasNrm2Ex(h.handle, 3, x, CUDA_R_32F, 1, &norm, CUDA_R_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS);
