@@ -1,9 +1,9 @@
-// cuBLAS level-3 routines beyond the real GEMMs (symm, hemm, syrk, herk, syr2k, her2k, syrkx, herkx,
-// trmm, trsm, trsmBatched, geam, dgmm in S/D/C/Z, 32- and 64-bit; the complex GEMMs; the grouped
-// GEMMs) as library calls, like the GEMMs in cublas_hooks.cpp: sizes, FLOPs, operand roles and
-// extents, element types, and the launches made inside the call. Operand roles: a = A, b = B (x for
-// dgmm), c = what the call writes (C; B for trsm). FLOPs count a real multiply-add as 2 and a complex
-// one as 8 (docs/collector.md):
+// cuBLAS level-3 routines beyond the S and Ex GEMMs (symm, hemm, syrk, herk, syr2k, her2k, syrkx,
+// herkx, trmm, trsm, trsmBatched, geam, dgmm in S/D/C/Z, 32- and 64-bit; the D, C and Z GEMMs plain,
+// strided- and pointer-array-batched; the S and D grouped GEMMs) as library calls, like the GEMMs in cublas_hooks.cpp:
+// sizes, FLOPs, operand roles and extents, element types, and the launches made inside the call. Operand roles: a = A,
+// b = B (x for dgmm), c = what the call writes (C; B for trsm). FLOPs count a real multiply-add as 2 and a complex one
+// as 8 (docs/collector.md):
 //   symm, hemm: 2 m n (m for the left side, n for the right)     geam: 3 m n      dgmm: m n
 //   syrk, herk, syrkx, herkx: n (n+1) k    syr2k, her2k: 2 n (n+1) k
 //   trmm, trsm: m n (m left, n right), per matrix for trsmBatched
@@ -14,6 +14,7 @@
 
 #include <cstring>
 
+#include "gemm_precision.h"
 #include "hook_registry.h"
 #include "library_call.h"
 
@@ -31,10 +32,21 @@ struct Level3Shape {
     const void *a, *b, *c;
     uint64_t a_elements, b_elements, c_elements;  // extents; 0: not known
     int transa = CUBLAS_OP_N, transb = CUBLAS_OP_N;
-    bool left = true;  // side, for symm/hemm/trmm/trsm
+    bool left = true;                // side, for symm/hemm/trmm/trsm
+    double total_flops = -1;         // >= 0: the grouped GEMMs' sum over their groups
+    bool follows_math_mode = false;  // SGEMM forms: the precision follows the handle's math mode
 };
 
 LibraryFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
+LibraryFunction<decltype(&cublasGetMathMode)> real_get_math_mode{"cublasGetMathMode"};
+
+// The handle's math mode at the call, or kMathModeUnknown.
+int math_mode_of(cublasHandle_t handle) {
+    auto get_math_mode = real_get_math_mode.get();
+    cublasMath_t mode = CUBLAS_DEFAULT_MATH;
+    if (get_math_mode == nullptr || get_math_mode(handle, &mode) != CUBLAS_STATUS_SUCCESS) return kMathModeUnknown;
+    return static_cast<int>(mode);
+}
 
 bool is_complex(Type t) {
     return t == Type::C || t == Type::Z;
@@ -63,6 +75,8 @@ double real_flops(const Level3Shape& s) {
         case raw::LibraryOp::Dgmm:
             return m * n;
         case raw::LibraryOp::Gemm:
+        case raw::LibraryOp::GemmStridedBatched:
+        case raw::LibraryOp::GemmBatched:
             return 2.0 * m * n * k;
         default:
             return 0.0;
@@ -70,6 +84,7 @@ double real_flops(const Level3Shape& s) {
 }
 
 double flops_of(const Level3Shape& s) {
+    if (s.total_flops >= 0) return s.total_flops;
     if (s.m < 0 || s.n < 0 || s.k < 0 || s.batch < 0) return 0.0;
     return real_flops(s) * (is_complex(s.type) ? 4.0 : 1.0) * static_cast<double>(s.batch);
 }
@@ -133,6 +148,12 @@ cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
         const bool wide = s.type == Type::D || s.type == Type::Z;
         record.compute_type = static_cast<uint8_t>(wide ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
         record.precision = wide ? raw::RawPrecision::Fp64 : raw::RawPrecision::Fp32;
+        if (s.follows_math_mode) {
+            const int math_mode = math_mode_of(s.handle);
+            if (math_mode != kMathModeUnknown) record.math_mode = static_cast<uint8_t>((math_mode & 0xff) + 1);
+            record.precision =
+                gemm_precision(CUDA_R_32F, CUBLAS_COMPUTE_32F, math_mode, tf32_disabled_by_environment());
+        }
         record.transa = static_cast<uint8_t>(s.transa);
         record.transb = static_cast<uint8_t>(s.transb);
     });
@@ -141,6 +162,27 @@ cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
 // Rows and columns of op(X) given X's (the transposed forms swap them).
 int64_t rows_of(int trans, int64_t rows, int64_t cols) {
     return trans == CUBLAS_OP_N ? rows : cols;
+}
+
+// A grouped GEMM's problems (sum of the group sizes) and FLOPs (sum of 2 m n k per problem).
+template <typename I>
+void grouped_totals(const I* m, const I* n, const I* k, const I* size, I groups, int64_t* problems, double* flops) {
+    *problems = 0;
+    *flops = 0;
+    if (m == nullptr || n == nullptr || k == nullptr || size == nullptr) return;
+    for (I g = 0; g < groups; ++g) {
+        *problems += size[g];
+        *flops += 2.0 * static_cast<double>(m[g]) * static_cast<double>(n[g]) * static_cast<double>(k[g]) *
+                  static_cast<double>(size[g]);
+    }
+}
+
+Level3Shape grouped_shape(const char* name, Type type, cublasHandle_t handle, int64_t m, int64_t n, int64_t k,
+                          int64_t problems, double flops, const void* a, const void* b, const void* c) {
+    Level3Shape s{name, raw::LibraryOp::GemmGroupedBatched, type, handle, m, n, k, problems, a, b, c, 0, 0, 0};
+    s.total_flops = flops;
+    s.follows_math_mode = type == Type::S;
+    return s;
 }
 
 }  // namespace
@@ -295,6 +337,59 @@ TBD_PLAIN(TBD_DGMM, cublasZdgmm, cuDoubleComplex, Type::Z)
                     extent(rows_of(transb, k, n), rows_of(transb, n, k), ldb), extent(m, n, ldc), transa, transb)
 TBD_V2(TBD_CGEMM, cublasCgemm, cuComplex, Type::C)
 TBD_V2(TBD_CGEMM, cublasZgemm, cuDoubleComplex, Type::Z)
+TBD_V2(TBD_CGEMM, cublasDgemm, double, Type::D)
+
+// Strided and pointer-array batches of the D, C and Z GEMMs (S and Ex: cublas_hooks.cpp).
+#define TBD_GEMM_STRIDED(I, SUFFIX, base, T, type)                                                                \
+    TBD_LEVEL3_HOOK(                                                                                              \
+        base##SUFFIX,                                                                                             \
+        (cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k, const T* alpha,     \
+         const T* A, I lda, long long strideA, const T* B, I ldb, long long strideB, const T* beta, T* C, I ldc,  \
+         long long strideC, I batchCount),                                                                        \
+        (h, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount), \
+        LibraryOp::GemmStridedBatched, type, h, m, n, k, batchCount, A, B, C, 0, 0, 0, transa, transb)
+TBD_PLAIN(TBD_GEMM_STRIDED, cublasDgemmStridedBatched, double, Type::D)
+TBD_PLAIN(TBD_GEMM_STRIDED, cublasCgemmStridedBatched, cuComplex, Type::C)
+TBD_PLAIN(TBD_GEMM_STRIDED, cublasZgemmStridedBatched, cuDoubleComplex, Type::Z)
+
+#define TBD_GEMM_BATCHED(I, SUFFIX, base, T, type)                                                                  \
+    TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                   \
+                    (cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, I m, I n, I k,           \
+                     const T* alpha, const T* const Aarray[], I lda, const T* const Barray[], I ldb, const T* beta, \
+                     T* const Carray[], I ldc, I batchCount),                                                       \
+                    (h, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount),   \
+                    LibraryOp::GemmBatched, type, h, m, n, k, batchCount, Aarray, Barray, Carray, 0, 0, 0, transa,  \
+                    transb)
+TBD_PLAIN(TBD_GEMM_BATCHED, cublasDgemmBatched, double, Type::D)
+TBD_PLAIN(TBD_GEMM_BATCHED, cublasCgemmBatched, cuComplex, Type::C)
+TBD_PLAIN(TBD_GEMM_BATCHED, cublasZgemmBatched, cuDoubleComplex, Type::Z)
+
+// Grouped GEMMs: one row per call; m, n, k of the first group, batch the problems of all groups,
+// FLOPs summed over the groups.
+#define TBD_GROUPED(I, SUFFIX, base, T, type)                                                                       \
+    namespace {                                                                                                     \
+    LibraryFunction<decltype(&::base##SUFFIX)> real_##base##SUFFIX{#base #SUFFIX};                                  \
+    }                                                                                                               \
+    extern "C" TBD_VISIBLE cublasStatus_t base##SUFFIX(                                                             \
+        cublasHandle_t h, const cublasOperation_t transa_array[], const cublasOperation_t transb_array[],           \
+        const I m_array[], const I n_array[], const I k_array[], const T alpha_array[], const T* const Aarray[],    \
+        const I lda_array[], const T* const Barray[], const I ldb_array[], const T beta_array[], T* const Carray[], \
+        const I ldc_array[], I group_count, const I group_size[]) {                                                 \
+        auto real = real_##base##SUFFIX.get();                                                                      \
+        if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;                                                  \
+        int64_t problems = 0;                                                                                       \
+        double flops = 0;                                                                                           \
+        grouped_totals(m_array, n_array, k_array, group_size, group_count, &problems, &flops);                      \
+        const bool any = group_count > 0 && m_array != nullptr && n_array != nullptr && k_array != nullptr;         \
+        const Level3Shape s = grouped_shape(#base #SUFFIX, type, h, any ? m_array[0] : 0, any ? n_array[0] : 0,     \
+                                            any ? k_array[0] : 0, problems, flops, Aarray, Barray, Carray);         \
+        return record_level3(s, [&] {                                                                               \
+            return real(h, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray, lda_array,   \
+                        Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);                 \
+        });                                                                                                         \
+    }
+TBD_PLAIN(TBD_GROUPED, cublasSgemmGroupedBatched, float, Type::S)
+TBD_PLAIN(TBD_GROUPED, cublasDgemmGroupedBatched, double, Type::D)
 
 namespace tbdprof::preload {
 
@@ -321,11 +416,17 @@ void* substitute_cublas_level3_symbol(const char* name, void* result) {
     TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasSdgmm, cublasDdgmm, cublasCdgmm, cublasZdgmm)
     TBD_SUBSTITUTE_PLAIN(cublasCherkx)
     TBD_SUBSTITUTE_PLAIN(cublasZherkx)
+    TBD_SUBSTITUTE_V2(cublasDgemm)
+    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasDgemmStridedBatched, cublasCgemmStridedBatched,
+                        cublasZgemmStridedBatched, cublasDgemmBatched)
+    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasCgemmBatched, cublasZgemmBatched, cublasSgemmGroupedBatched,
+                        cublasDgemmGroupedBatched)
+    if (std::strcmp(name, "cublasGetMathMode") == 0) real_get_math_mode.remember(result);
 #undef TBD_SUBSTITUTE_SDCZ
 #undef TBD_SUBSTITUTE_PLAIN
 #undef TBD_SUBSTITUTE_V2
 #undef TBD_SUBSTITUTE
-        return nullptr;
+    return nullptr;
 }
 
 }  // namespace tbdprof::preload

@@ -207,6 +207,7 @@ void ModelBuilder::build_library_calls() {
             case raw::LibraryOp::TrsmBatched: op = "trsm_batched"; break;
             case raw::LibraryOp::Geam: op = "geam"; break;
             case raw::LibraryOp::Dgmm: op = "dgmm"; break;
+            case raw::LibraryOp::GemmGroupedBatched: op = "gemm_grouped_batched"; break;
             default: op = cudnn_op_name(c.op); break;
         }
         model_.library_calls.push_back(

@@ -21,24 +21,33 @@ cublasStrsm_v2 trsm 64 128 64 1 524288
 cublasStrsmBatched trsm_batched 32 16 32 4 65536
 cublasSgeam geam 128 128 0 1 49152
 cublasSdgmm dgmm 128 96 0 1 12288
-cublasZgemm_v2 gemm 32 32 32 1 262144"
+cublasZgemm_v2 gemm 32 32 32 1 262144
+cublasDgemm_v2 gemm 64 64 64 1 524288
+cublasDgemmStridedBatched gemm_strided_batched 32 32 32 3 196608
+cublasSgemmGroupedBatched gemm_grouped_batched 64 32 16 5 12713984"
 got=$(q "SELECT name, op, m, n, k, batch, printf('%.0f', flops) FROM library_calls ORDER BY begin_ns")
 [ "$got" = "$want" ] && pass "library calls, ops, sizes and FLOPs" || fail "library calls: got
 $got
 want
 $want"
 got=$(q "SELECT count(*) FROM kernels k JOIN library_calls c ON c.id = k.library_call")
-[ "$got" -eq 10 ] && pass "one kernel per call" || fail "$got kernels tied to calls, want 10"
+[ "$got" -eq 14 ] && pass "one kernel per call, one per group" || fail "$got kernels tied to calls, want 14"
 got=$(q "SELECT precision FROM library_calls WHERE op = 'herk'")
 [ "$got" = "fp64" ] && pass "herk on double complex data runs in fp64" || fail "herk precision '$got'"
 # Operand extents: symm's A is the 128 x 128 triangle's square (ld 128) in FP32.
 got=$(q "SELECT a_bytes, b_bytes, c_bytes FROM library_calls WHERE op = 'symm'")
 [ "$got" = "65536 32768 32768" ] && pass "symm operand extents" || fail "symm extents '$got'"
-# The simulator's truth: the same FLOPs, kernel by kernel, in call order.
+# The simulator's truth: the same FLOPs, kernel by kernel, in call order (the grouped GEMM, last, ran
+# one kernel per group: its FLOPs are their sum).
 truth=$(awk -F'\t' '$1 == "kernel" { printf "%.0f\n", $7 }' "$WORK/truth.tsv")
 calls=$(q "SELECT printf('%.0f', flops) FROM library_calls ORDER BY begin_ns")
-[ "$truth" = "$calls" ] && pass "ground truth FLOPs match the recorded calls" || fail "truth FLOPs:
+[ "$(echo "$truth" | head -12)" = "$(echo "$calls" | head -12)" ] &&
+    pass "ground truth FLOPs match the recorded calls" || fail "truth FLOPs:
 $truth
 recorded:
 $calls"
+groups=$(echo "$truth" | tail -n +13 | awk '{ s += $1 } END { printf "%.0f", s }')
+[ "$(echo "$truth" | wc -l)" -eq 14 ] && [ "$groups" = "$(echo "$calls" | tail -1)" ] &&
+    pass "the grouped GEMM's kernels sum to its recorded FLOPs" || fail "groups: $groups, truth:
+$truth"
 finish

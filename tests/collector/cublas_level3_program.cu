@@ -1,5 +1,6 @@
 // Level-3 cuBLAS beyond the real GEMMs, as a program would call them: symm, syrk, herk, syr2k, trmm,
-// trsm, trsmBatched, geam, dgmm and a complex GEMM on device matrices, through the shared runtime
+// trsm, trsmBatched, geam, dgmm, complex and double GEMMs (plain, strided-batched) and a grouped GEMM
+// on device matrices, through the shared runtime
 // (tests/cli/record_cublas_level3.sh checks what tbdprof records of them).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -45,6 +46,21 @@ int main() {
     CHECK(cublasSgeam(handle, CUBLAS_OP_N, CUBLAS_OP_T, 128, 128, &one, a, n, &one, b, n, c, n));
     CHECK(cublasSdgmm(handle, CUBLAS_SIDE_RIGHT, 128, 96, a, n, b, 1, c, n));
     CHECK(cublasZgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 32, 32, 32, &complex_one, z, n, z, n, &complex_one, z, n));
+    double* d = reinterpret_cast<double*>(z);
+    CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, 64, 64, 64, &real_one, d, n, d, n, &real_one, d, n));
+    CHECK(cublasDgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, 32, 32, 32, &real_one, d, 32, 1024, d, 32, 1024,
+                                    &real_one, d, 32, 1024, 3));
+    // Two groups: 2 problems of 64 x 32 x 16, 3 of 128 x 64 x 256 transposed twice.
+    const cublasOperation_t ops[2] = {CUBLAS_OP_N, CUBLAS_OP_T};
+    const int m[2] = {64, 128}, ns[2] = {32, 64}, k[2] = {16, 256}, size[2] = {2, 3};
+    const int lda[2] = {64, 256}, ldb[2] = {16, 64}, ldc[2] = {64, 128};
+    const float alphas[2] = {1, 1}, betas[2] = {0, 0};
+    float** group_pointers = nullptr;
+    CHECK(cudaMalloc(&group_pointers, 5 * sizeof(float*)));
+    float* host_group[5] = {a, a, a, a, a};
+    CHECK(cudaMemcpy(group_pointers, host_group, sizeof host_group, cudaMemcpyHostToDevice));
+    CHECK(cublasSgemmGroupedBatched(handle, ops, ops, m, ns, k, alphas, group_pointers, lda, group_pointers, ldb, betas,
+                                    group_pointers, ldc, 2, size));
     CHECK(cudaDeviceSynchronize());
     CHECK(cublasDestroy(handle));
     CHECK(cudaFree(a));
@@ -52,6 +68,7 @@ int main() {
     CHECK(cudaFree(c));
     CHECK(cudaFree(z));
     CHECK(cudaFree(pointers));
+    CHECK(cudaFree(group_pointers));
     std::printf("level-3 done\n");
     return 0;
 }

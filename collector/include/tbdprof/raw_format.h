@@ -332,6 +332,7 @@ enum class LibraryOp : uint16_t {
     TrsmBatched = 52,
     Geam = 53,
     Dgmm = 54,
+    GemmGroupedBatched = 55,  // m, n, k of the first group; batch = problems of all groups
 };
 
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
