@@ -74,6 +74,7 @@ void* substitute_looked_up_symbol(const char* name, void* result) {
     if (void* cublaslt = substitute_cublaslt_symbol(name, result); cublaslt != nullptr) return cublaslt;
     if (void* cublas = substitute_cublas_symbol(name, result); cublas != nullptr) return cublas;
     if (void* vector = substitute_cublas_vector_symbol(name, result); vector != nullptr) return vector;
+    if (void* level3 = substitute_cublas_level3_symbol(name, result); level3 != nullptr) return level3;
     Registry& r = registry();
     for (size_t i = 0; i < r.symbols.size(); ++i) {
         if (std::strcmp(r.symbols[i].name, name) != 0) continue;

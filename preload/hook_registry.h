@@ -59,6 +59,8 @@ void* substitute_cublas_symbol(const char* name, void* result);
 void* substitute_cublas_vector_symbol(const char* name, void* result);
 // NCCL's communication calls (nccl_hooks.cpp), likewise.
 void* substitute_nccl_symbol(const char* name, void* result);
+// cuBLAS level-3 entry points beyond the real GEMMs (cublas_level3_hooks.cpp), likewise.
+void* substitute_cublas_level3_symbol(const char* name, void* result);
 // cuBLASLt's part (cublaslt_hooks.cpp), likewise.
 void* substitute_cublaslt_symbol(const char* name, void* result);
 

@@ -197,6 +197,20 @@ void ModelBuilder::build_library_calls() {
             case raw::LibraryOp::Copy: op = "copy"; break;
             case raw::LibraryOp::Gemv: op = "gemv"; break;
             case raw::LibraryOp::Ger: op = "ger"; break;
+            case raw::LibraryOp::Symm: op = "symm"; break;
+            case raw::LibraryOp::Hemm: op = "hemm"; break;
+            case raw::LibraryOp::Syrk: op = "syrk"; break;
+            case raw::LibraryOp::Herk: op = "herk"; break;
+            case raw::LibraryOp::Syr2k: op = "syr2k"; break;
+            case raw::LibraryOp::Her2k: op = "her2k"; break;
+            case raw::LibraryOp::Syrkx: op = "syrkx"; break;
+            case raw::LibraryOp::Herkx: op = "herkx"; break;
+            case raw::LibraryOp::Trmm: op = "trmm"; break;
+            case raw::LibraryOp::Trsm: op = "trsm"; break;
+            case raw::LibraryOp::TrsmBatched: op = "trsm_batched"; break;
+            case raw::LibraryOp::Geam: op = "geam"; break;
+            case raw::LibraryOp::Dgmm: op = "dgmm"; break;
+            case raw::LibraryOp::GemmGroupedBatched: op = "gemm_grouped_batched"; break;
             default: op = is_nccl_op(c.op) ? nccl_library_op(c.op) : cudnn_op_name(c.op); break;
         }
         model_.library_calls.push_back(

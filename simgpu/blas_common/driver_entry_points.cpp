@@ -46,6 +46,8 @@ DriverEntryPoints load() {
                           resolve(get_proc_address, "cuMemFree", resolved.mem_free) &&
                           resolve(get_proc_address, "cuLaunchKernel", resolved.launch_kernel) &&
                           resolve(get_proc_address, "cuStreamSynchronize", resolved.stream_synchronize) &&
+                          resolve(get_proc_address, "cuMemcpy2D", resolved.memcpy_2d) &&
+                          resolve(get_proc_address, "cuMemcpy2DAsync", resolved.memcpy_2d_async) &&
                           resolve(get_proc_address, "cuGetExportTable", resolved.get_export_table);
     if (!complete) return entry_points;
 

@@ -23,6 +23,8 @@ struct DriverEntryPoints {
     decltype(&::cuMemFree) mem_free = nullptr;
     decltype(&::cuLaunchKernel) launch_kernel = nullptr;
     decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;  // level-1 results in host memory
+    decltype(&::cuMemcpy2D) memcpy_2d = nullptr;                 // cublasSetMatrix / GetMatrix
+    decltype(&::cuMemcpy2DAsync) memcpy_2d_async = nullptr;     // their Async forms
     decltype(&::cuGetExportTable) get_export_table = nullptr;
     // The simulated driver's private interface (annotations for the cost model); null on a driver
     // that does not offer it, in which case launches simply go unannotated.

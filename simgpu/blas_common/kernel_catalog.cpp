@@ -36,7 +36,10 @@ static_assert(std::size(kFamilies) == static_cast<std::size_t>(KernelFamily::Cou
 
 constexpr const char* kTransposeLetters[kTransposeCombinations] = {"nn", "nt", "tn", "tt"};
 // Kept in Epilogue order; appended to the name (kernels.cu).
-constexpr const char* kEpilogueTags[kEpilogues] = {"", "_epilogue_relu", "_epilogue_bias", "_epilogue_bias_relu"};
+constexpr const char* kEpilogueTags[kEpilogues] = {
+    "", "_epilogue_relu", "_epilogue_bias", "_epilogue_bias_relu", "_epilogue_relu_aux", "_epilogue_bias_relu_aux",
+    "_epilogue_gelu", "_epilogue_gelu_aux", "_epilogue_bias_gelu", "_epilogue_bias_gelu_aux", "_epilogue_drelu",
+    "_epilogue_drelu_bgrad", "_epilogue_dgelu", "_epilogue_dgelu_bgrad", "_epilogue_bgrada", "_epilogue_bgradb"};
 
 // Problems at most this many output elements with a short reduction go to the small kernels.
 constexpr int64_t kSmallOutputElements = 64 * 64;

@@ -30,6 +30,18 @@ enum class Epilogue : int {
     Relu,
     Bias,
     ReluBias,
+    ReluAux,      // also stores the ReLU bit-mask (the aux output)
+    ReluAuxBias,
+    Gelu,
+    GeluAux,      // also stores the GELU input (the aux output)
+    GeluBias,
+    GeluAuxBias,
+    DRelu,        // backward: gradient times the ReLU mask read from aux
+    DReluBgrad,   // ... and the bias gradient (column sums)
+    DGelu,
+    DGeluBgrad,
+    BgradA,       // bias gradient of A's rows / B's columns
+    BgradB,
     Count,
 };
 

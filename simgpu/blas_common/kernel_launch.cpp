@@ -25,6 +25,18 @@ void* offset_output(void* base, BatchLayout layout, int64_t first, int64_t strid
     return const_cast<char*>(offset_operand(base, layout, first, stride, element_bytes));
 }
 
+// Bytes one batch entry reads and writes: A (m x k), B (k x n), C (m x n), D when separate, and the
+// epilogue's vectors and matrices.
+double operand_bytes(const GemmLaunch& launch) {
+    const auto m = static_cast<double>(launch.params.m), n = static_cast<double>(launch.params.n),
+               k = static_cast<double>(launch.params.k);
+    double bytes = m * k * static_cast<double>(launch.a_element_bytes) +
+                   k * n * static_cast<double>(launch.b_element_bytes) +
+                   m * n * static_cast<double>(launch.c_element_bytes) + launch.epilogue_bytes;
+    if (launch.d != nullptr) bytes += m * n * static_cast<double>(launch.d_element_bytes);
+    return bytes;
+}
+
 }  // namespace
 
 CUresult launch_gemm(const DriverEntryPoints& driver, const KernelTable& kernels, const GemmLaunch& launch) {
@@ -50,7 +62,11 @@ CUresult launch_gemm(const DriverEntryPoints& driver, const KernelTable& kernels
             // k == 0 still launches (C = beta * C): one multiply per element of C.
             const double output = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(chunk);
             const double flops = k == 0 ? output : 2.0 * output * static_cast<double>(k);
-            driver.private_api->annotate_next_launch(flops, launch.precision);
+            const TbdsimPrivateApi& api = *driver.private_api;
+            if (api.struct_size >= sizeof(TbdsimPrivateApi))
+                api.annotate_next_launch_roofline(flops, launch.precision, operand_bytes(launch) * static_cast<double>(chunk));
+            else
+                api.annotate_next_launch(flops, launch.precision);
         }
         void* arguments[] = {&params};
         const CUresult result =

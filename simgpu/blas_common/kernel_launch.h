@@ -34,11 +34,14 @@ struct GemmLaunch {
     int64_t batch_count = 1;
     TbdsimPrecision precision = TBDSIM_PRECISION_FP32;
     Epilogue epilogue = Epilogue::None;
+    // Bytes per batch entry the epilogue moves besides A, B, C and D (bias vector, aux matrix).
+    double epilogue_bytes = 0;
     CUstream stream = nullptr;
 };
 
 // Launches the GEMM (m, n, k, transposes from launch.params), each launch annotated with
-// 2*m*n*k*batch FLOPs (m*n*batch when k == 0: C = beta*C). The epilogue adds no FLOPs.
+// 2*m*n*k*batch FLOPs (m*n*batch when k == 0: C = beta*C) and the bytes it moves (A, B, C read, D
+// written, plus the epilogue's), so that the driver times it as a roofline. The epilogue adds no FLOPs.
 CUresult launch_gemm(const DriverEntryPoints& driver, const KernelTable& kernels, const GemmLaunch& launch);
 
 }  // namespace tbdsim::blas

@@ -6,6 +6,9 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 #include "bound_context.h"
 #include "driver_entry_points.h"
@@ -33,6 +36,19 @@ struct cublasContext {
     cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
     cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
     cublasAtomicsMode_t atomics_mode = CUBLAS_ATOMICS_NOT_ALLOWED;
+
+    // Kernels of the generic routine families (routine_launch.cpp), by name, looked up on first use.
+    std::mutex routine_kernels_mutex;
+    std::unordered_map<std::string, CUfunction> routine_kernels;
+
+    // Settings stored and returned as documented (helpers_api.cpp); the cost model does not use them.
+    int sm_count_target = 0;  // 0: all SMs
+    cublasEmulationStrategy_t emulation_strategy = CUBLAS_EMULATION_STRATEGY_DEFAULT;
+    cudaEmulationSpecialValuesSupport emulation_special_values = CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT;
+    cudaEmulationMantissaControl mantissa_control = CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC;
+    int max_mantissa_bit_count = 0;
+    int mantissa_bit_offset = 0;
+    int* mantissa_bit_count_pointer = nullptr;
 
     void* workspace() const {
         return using_user_workspace ? user_workspace : reinterpret_cast<void*>(default_workspace);

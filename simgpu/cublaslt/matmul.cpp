@@ -1,7 +1,8 @@
 // cublasLtMatmul: D = epilogue(alpha * op(A) * op(B) + beta * C), launched on the caller's stream
 // with the caller's workspace through the shared GEMM launcher, so the driver's ground truth gets
-// one kernel (per 65535 batch entries) annotated with 2*m*n*k*batch FLOPs. The epilogue is fused
-// into the kernel and adds no FLOPs, as cuBLAS's count has none for it either.
+// one kernel (per 65535 batch entries) annotated with 2*m*n*k*batch FLOPs and the bytes it moves.
+// Every documented epilogue has its fused kernel variant; it adds no FLOPs (cuBLAS's count has none
+// for it either), only the bytes of its bias vector and aux matrix.
 #include <cublasLt.h>
 
 #include "algo.h"
@@ -23,6 +24,26 @@ cublasStatus_t check_workspace(const cublasLtMatmulAlgo_t* algo, const void* wor
         if (needed && *needed > workspace_bytes) return CUBLAS_STATUS_INVALID_VALUE;
     }
     return CUBLAS_STATUS_SUCCESS;
+}
+
+// What an epilogue moves per batch entry: the bias vector (D's rows; B's columns for BGRADB), and
+// the aux matrix (a bit per element for the ReLU masks, elements of the aux type otherwise).
+double epilogue_bytes(const MatmulProblem& problem) {
+    using tbdsim::blas::Epilogue;
+    const auto m = static_cast<double>(problem.m), n = static_cast<double>(problem.n);
+    const auto type_bytes = [&](int32_t type) {
+        return static_cast<double>(tbdsim::blas::element_bytes_of(
+            static_cast<cudaDataType>(type >= 0 ? type : static_cast<int32_t>(problem.d->type))));
+    };
+    double bytes = 0;
+    if (tbdsim::cublaslt::epilogue_has_bias(problem.epilogue))
+        bytes += (problem.epilogue == Epilogue::BgradB ? n : m) * type_bytes(problem.desc->bias_data_type);
+    if (tbdsim::cublaslt::epilogue_has_aux(problem.epilogue)) {
+        const bool relu_mask = problem.epilogue == Epilogue::ReluAux || problem.epilogue == Epilogue::ReluAuxBias ||
+                               problem.epilogue == Epilogue::DRelu || problem.epilogue == Epilogue::DReluBgrad;
+        bytes += relu_mask ? m * n / 8 : m * n * type_bytes(problem.desc->epilogue_aux_data_type);
+    }
+    return bytes;
 }
 
 tbdsim::blas::GemmLaunch describe_launch(const MatmulProblem& problem, const void* alpha, const void* beta) {
@@ -58,9 +79,8 @@ tbdsim::blas::GemmLaunch describe_launch(const MatmulProblem& problem, const voi
     launch.batch_count = problem.batch;
     launch.precision = problem.precision;
     launch.epilogue = problem.epilogue;
-    if (problem.epilogue == tbdsim::blas::Epilogue::Bias || problem.epilogue == tbdsim::blas::Epilogue::ReluBias) {
-        launch.bias = problem.desc->bias_pointer;
-    }
+    launch.epilogue_bytes = epilogue_bytes(problem);
+    if (tbdsim::cublaslt::epilogue_has_bias(problem.epilogue)) launch.bias = problem.desc->bias_pointer;
     return launch;
 }
 

@@ -35,19 +35,59 @@ bool scale_type_matches(int32_t compute_type, int32_t scale_type, blas::ScalarTy
     }
 }
 
-cublasStatus_t epilogue_of(const MatmulDescState& desc, blas::Epilogue* epilogue) {
-    switch (desc.epilogue) {
-        case CUBLASLT_EPILOGUE_DEFAULT: *epilogue = blas::Epilogue::None; return CUBLAS_STATUS_SUCCESS;
-        case CUBLASLT_EPILOGUE_RELU: *epilogue = blas::Epilogue::Relu; return CUBLAS_STATUS_SUCCESS;
-        case CUBLASLT_EPILOGUE_BIAS: *epilogue = blas::Epilogue::Bias; break;
-        case CUBLASLT_EPILOGUE_RELU_BIAS: *epilogue = blas::Epilogue::ReluBias; break;
-        default: return CUBLAS_STATUS_NOT_SUPPORTED;
+struct EpilogueKind {
+    uint32_t value;        // cublasLtEpilogue_t
+    blas::Epilogue kernel;
+    bool bias;             // reads (or, for the gradients, writes) the bias vector
+    bool aux;              // writes (forward) or reads (backward) the aux matrix
+};
+
+constexpr EpilogueKind kEpilogues[] = {
+    {CUBLASLT_EPILOGUE_DEFAULT, blas::Epilogue::None, false, false},
+    {CUBLASLT_EPILOGUE_RELU, blas::Epilogue::Relu, false, false},
+    {CUBLASLT_EPILOGUE_BIAS, blas::Epilogue::Bias, true, false},
+    {CUBLASLT_EPILOGUE_RELU_BIAS, blas::Epilogue::ReluBias, true, false},
+    {CUBLASLT_EPILOGUE_RELU_AUX, blas::Epilogue::ReluAux, false, true},
+    {CUBLASLT_EPILOGUE_RELU_AUX_BIAS, blas::Epilogue::ReluAuxBias, true, true},
+    {CUBLASLT_EPILOGUE_GELU, blas::Epilogue::Gelu, false, false},
+    {CUBLASLT_EPILOGUE_GELU_AUX, blas::Epilogue::GeluAux, false, true},
+    {CUBLASLT_EPILOGUE_GELU_BIAS, blas::Epilogue::GeluBias, true, false},
+    {CUBLASLT_EPILOGUE_GELU_AUX_BIAS, blas::Epilogue::GeluAuxBias, true, true},
+    {CUBLASLT_EPILOGUE_DRELU, blas::Epilogue::DRelu, false, true},
+    {CUBLASLT_EPILOGUE_DRELU_BGRAD, blas::Epilogue::DReluBgrad, true, true},
+    {CUBLASLT_EPILOGUE_DGELU, blas::Epilogue::DGelu, false, true},
+    {CUBLASLT_EPILOGUE_DGELU_BGRAD, blas::Epilogue::DGeluBgrad, true, true},
+    {CUBLASLT_EPILOGUE_BGRADA, blas::Epilogue::BgradA, true, false},
+    {CUBLASLT_EPILOGUE_BGRADB, blas::Epilogue::BgradB, true, false},
+};
+
+// Every documented epilogue; those with a bias need its pointer, those with an aux matrix its
+// pointer and a leading dimension of at least D's rows.
+cublasStatus_t epilogue_of(const MatmulDescState& desc, uint64_t rows, blas::Epilogue* epilogue) {
+    for (const EpilogueKind& kind : kEpilogues) {
+        if (kind.value != desc.epilogue) continue;
+        if (kind.bias && desc.bias_pointer == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+        if (kind.aux && (desc.epilogue_aux_pointer == nullptr || desc.epilogue_aux_ld < static_cast<int64_t>(rows)))
+            return CUBLAS_STATUS_INVALID_VALUE;
+        *epilogue = kind.kernel;
+        return CUBLAS_STATUS_SUCCESS;
     }
-    // Bias epilogues read a vector of D's rows from the device.
-    return desc.bias_pointer != nullptr ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+    return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 }  // namespace
+
+bool epilogue_has_bias(blas::Epilogue epilogue) {
+    for (const EpilogueKind& kind : kEpilogues)
+        if (kind.kernel == epilogue) return kind.bias;
+    return false;
+}
+
+bool epilogue_has_aux(blas::Epilogue epilogue) {
+    for (const EpilogueKind& kind : kEpilogues)
+        if (kind.kernel == epilogue) return kind.aux;
+    return false;
+}
 
 cublasStatus_t describe_problem(cublasLtMatmulDesc_t desc_handle, cublasLtMatrixLayout_t a_handle,
                                 cublasLtMatrixLayout_t b_handle, cublasLtMatrixLayout_t c_handle,
@@ -97,7 +137,7 @@ cublasStatus_t describe_problem(cublasLtMatmulDesc_t desc_handle, cublasLtMatrix
     if (desc->pointer_mode != CUBLASLT_POINTER_MODE_HOST && desc->pointer_mode != CUBLASLT_POINTER_MODE_DEVICE) {
         return CUBLAS_STATUS_NOT_SUPPORTED;  // per-row alpha vectors are not modelled
     }
-    if (const cublasStatus_t status = epilogue_of(*desc, &problem.epilogue); status != CUBLAS_STATUS_SUCCESS) {
+    if (const cublasStatus_t status = epilogue_of(*desc, m, &problem.epilogue); status != CUBLAS_STATUS_SUCCESS) {
         return status;
     }
 

@@ -26,11 +26,15 @@ struct MatmulProblem {
     blas::Epilogue epilogue = blas::Epilogue::None;
 };
 
+// Whether an epilogue reads or writes the bias vector, and the aux matrix (matmul_problem.cpp's table).
+bool epilogue_has_bias(blas::Epilogue epilogue);
+bool epilogue_has_aux(blas::Epilogue epilogue);
+
 // SUCCESS and `out` filled, or the status cublasLtMatmul returns for these descriptors:
 // INVALID_VALUE for missing descriptors, bad transposes, mismatched shapes or batch counts, leading
-// dimensions below the row count and a bias epilogue without a bias; NOT_SUPPORTED for what we do not
+// dimensions below the row count and a bias epilogue without a bias, an aux epilogue without its matrix; NOT_SUPPORTED for what we do not
 // model (orders other than column-major, pointer-array or planar batches, type combinations, vector
-// pointer modes, other epilogues).
+// pointer modes).
 cublasStatus_t describe_problem(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
                                 cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d, MatmulProblem* out);
 

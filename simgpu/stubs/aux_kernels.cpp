@@ -25,6 +25,9 @@ constexpr const char* kNames[kKernelCount] = {
     "regular_fft_c2r",
     "csrmm_alg1_kernel",
     "csrmv_v3_kernel",
+    "gen_sequenced_philox4_32_10_binomial",
+    "sobol32_generate_kernel",
+    "sobol64_generate_kernel",
 };
 
 struct Module {
@@ -41,7 +44,7 @@ Module& module() {
 }  // namespace
 
 CUresult launch(Kernel kernel, CUstream stream, int64_t elements, const TbdsimAuxParams& params, double flops,
-                TbdsimPrecision precision) {
+                TbdsimPrecision precision, double bytes) {
     const blas::DriverEntryPoints* driver = blas::driver_entry_points();
     if (driver == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
     Module& m = module();
@@ -67,7 +70,11 @@ CUresult launch(Kernel kernel, CUstream stream, int64_t elements, const TbdsimAu
     constexpr unsigned kThreads = 256;
     const auto blocks =
         static_cast<unsigned>(std::clamp<int64_t>((elements + 4 * kThreads - 1) / (4 * kThreads), 1, 0x7fffffff));
-    if (driver->private_api != nullptr && flops > 0) driver->private_api->annotate_next_launch(flops, precision);
+    const TbdsimPrivateApi* api = driver->private_api;
+    if (api != nullptr && bytes > 0 && api->struct_size >= sizeof(TbdsimPrivateApi))
+        api->annotate_next_launch_roofline(flops, precision, bytes);
+    else if (api != nullptr && flops > 0)
+        api->annotate_next_launch(flops, precision);
     TbdsimAuxParams copy = params;
     void* arguments[] = {&copy};
     return driver->launch_kernel(m.functions[kernel], blocks, 1, 1, kThreads, 1, 1, 0, stream, arguments, nullptr);

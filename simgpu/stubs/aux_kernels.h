@@ -24,11 +24,15 @@ enum Kernel : int {
     kFftC2R,
     kSpmmCsr,
     kSpmvCsr,
+    kRandomBinomial,
+    kSobol32,
+    kSobol64,
     kKernelCount,
 };
 
-// Launches `kernel` over `elements` on `stream`; flops > 0 annotates it (FP32 unless `precision`).
+// Launches `kernel` over `elements` on `stream`; flops > 0 annotates it (FP32 unless `precision`);
+// bytes > 0 (what it moves to and from device memory) makes its duration a roofline.
 CUresult launch(Kernel kernel, CUstream stream, int64_t elements, const TbdsimAuxParams& params, double flops,
-                TbdsimPrecision precision = TBDSIM_PRECISION_FP32);
+                TbdsimPrecision precision = TBDSIM_PRECISION_FP32, double bytes = 0);
 
 }  // namespace tbdsim::aux

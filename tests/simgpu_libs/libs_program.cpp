@@ -5,10 +5,12 @@
 #include <cuda_runtime_api.h>
 #include <cufft.h>
 #include <curand.h>
+#include <dlfcn.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -51,6 +53,52 @@ void moments(const std::vector<float>& v, double* mean, double* variance) {
     }
     *mean = sum / static_cast<double>(v.size());
     *variance = squares / static_cast<double>(v.size()) - *mean * *mean;
+}
+
+// Sobol' generators: results ordered by dimension, dimension 1 being van der Corput's sequence in
+// Gray-code order (0, 1/2, 3/4, 1/4, ...); every dimension's points are evenly spread.
+void check_quasirandom(cudaStream_t stream) {
+    curandGenerator_t quasi = nullptr;
+    EXPECT(curandCreateGenerator(&quasi, CURAND_RNG_QUASI_DEFAULT) == CURAND_STATUS_SUCCESS);
+    EXPECT(curandSetStream(quasi, stream) == CURAND_STATUS_SUCCESS);
+    EXPECT(curandSetPseudoRandomGeneratorSeed(quasi, 1) == CURAND_STATUS_TYPE_ERROR);
+    EXPECT(curandSetQuasiRandomGeneratorDimensions(quasi, 3) == CURAND_STATUS_SUCCESS);
+    const size_t points = 1024;
+    float* d = device_array<float>(3 * points);
+    EXPECT(curandGenerateUniform(quasi, d, 3 * points - 1) == CURAND_STATUS_LENGTH_NOT_MULTIPLE);
+    EXPECT(curandGenerateUniform(quasi, d, 3 * points) == CURAND_STATUS_SUCCESS);
+    const std::vector<float> values = to_host(d, 3 * points);
+    EXPECT(values[0] < 1e-6f && std::fabs(values[1] - 0.5f) < 1e-6f && std::fabs(values[2] - 0.75f) < 1e-6f &&
+           std::fabs(values[3] - 0.25f) < 1e-6f);
+    for (int dimension = 0; dimension < 3; ++dimension) {
+        int in_each_quarter[4] = {};
+        for (size_t i = 0; i < points; ++i) ++in_each_quarter[std::min(3, int(values[dimension * points + i] * 4))];
+        EXPECT(in_each_quarter[0] == 256 && in_each_quarter[1] == 256 && in_each_quarter[2] == 256);
+    }
+    // The offset skips points in every dimension: point 2 of dimension 1 is 3/4.
+    EXPECT(curandSetGeneratorOffset(quasi, 2) == CURAND_STATUS_SUCCESS);
+    EXPECT(curandGenerateUniform(quasi, d, 3) == CURAND_STATUS_SUCCESS);
+    EXPECT(std::fabs(to_host(d, 1)[0] - 0.75f) < 1e-6f);
+    unsigned long long* d64 = device_array<unsigned long long>(4);
+    EXPECT(curandGenerateLongLong(quasi, d64, 3) == CURAND_STATUS_TYPE_ERROR);  // 32-bit Sobol'
+    curandGenerator_t sobol64 = nullptr;
+    EXPECT(curandCreateGenerator(&sobol64, CURAND_RNG_QUASI_SCRAMBLED_SOBOL64) == CURAND_STATUS_SUCCESS);
+    EXPECT(curandGenerateLongLong(sobol64, d64, 4) == CURAND_STATUS_SUCCESS);
+    unsigned long long* scramble = nullptr;
+    EXPECT(curandGetScrambleConstants64(&scramble) == CURAND_STATUS_SUCCESS);
+    EXPECT(to_host(d64, 1)[0] == scramble[0]);  // point 0 is 0, XORed with dimension 1's constant
+    curandDirectionVectors32_t* vectors = nullptr;
+    EXPECT(curandGetDirectionVectors32(&vectors, CURAND_DIRECTION_VECTORS_32_JOEKUO6) == CURAND_STATUS_SUCCESS);
+    EXPECT(vectors[0][0] == 0x80000000u && vectors[0][31] == 1u && (vectors[19999][31] & 1u) == 1u);
+    EXPECT(curandGetDirectionVectors32(&vectors, CURAND_DIRECTION_VECTORS_64_JOEKUO6) == CURAND_STATUS_OUT_OF_RANGE);
+    curandDiscreteDistribution_t poisson = nullptr;
+    EXPECT(curandCreatePoissonDistribution(9.0, &poisson) == CURAND_STATUS_SUCCESS);
+    EXPECT(curandCreatePoissonDistribution(-1.0, &poisson) == CURAND_STATUS_OUT_OF_RANGE);
+    EXPECT(curandDestroyDistribution(poisson) == CURAND_STATUS_SUCCESS);
+    EXPECT(curandDestroyGenerator(sobol64) == CURAND_STATUS_SUCCESS);
+    EXPECT(curandDestroyGenerator(quasi) == CURAND_STATUS_SUCCESS);
+    cudaFree(d64);
+    cudaFree(d);
 }
 
 void check_curand(cudaStream_t stream) {
@@ -96,11 +144,20 @@ void check_curand(cudaStream_t stream) {
     std::vector<float> as_float(counts.begin(), counts.end());
     moments(as_float, &mean, &variance);
     EXPECT(std::fabs(mean - 4.0) < 0.03 && std::fabs(variance - 4.0) < 0.1);
-    curandGenerator_t quasi = nullptr;
-    EXPECT(curandCreateGenerator(&quasi, CURAND_RNG_QUASI_SOBOL32) == CURAND_STATUS_TYPE_ERROR);
+    // Binomial(20, 0.25): mean n p = 5, variance n p (1 - p) = 3.75. curand.h declares the binomial
+    // generators but the toolkit's import library does not export them: looked up at run time.
+    using Binomial = curandStatus_t (*)(curandGenerator_t, unsigned*, size_t, unsigned, double);
+    const auto binomial = reinterpret_cast<Binomial>(dlsym(RTLD_DEFAULT, "curandGenerateBinomial"));
+    EXPECT(binomial != nullptr);
+    EXPECT(binomial(host, counts.data(), n, 20, 0.25) == CURAND_STATUS_SUCCESS);
+    as_float.assign(counts.begin(), counts.end());
+    moments(as_float, &mean, &variance);
+    EXPECT(std::fabs(mean - 5.0) < 0.05 && std::fabs(variance - 3.75) < 0.15);
+    EXPECT(curandGeneratePoissonMethod(host, counts.data(), 8, -1.0, CURAND_POISSON) == CURAND_STATUS_OUT_OF_RANGE);
     EXPECT(curandDestroyGenerator(host) == CURAND_STATUS_SUCCESS);
     EXPECT(curandDestroyGenerator(g) == CURAND_STATUS_SUCCESS);
     cudaFree(d);
+    check_quasirandom(stream);
 }
 
 void check_cufft(cudaStream_t stream) {

@@ -283,6 +283,15 @@ enum class LibraryOp : uint16_t {
     Copy = 9,
     Gemv = 10,
     Ger = 11,
+    // cuBLAS level 3 beyond GEMM (preload/cublas_level3_hooks.cpp; sizes and FLOPs in collector.md).
+    Symm = 12,
+    Hemm = 13,
+    Syrk = 14,
+    Herk = 15,
+    Syr2k = 16,
+    Her2k = 17,
+    Syrkx = 18,
+    Herkx = 19,
     // cuDNN (preload/cudnn_hooks.cpp). Convolutions record their implicit-GEMM shape per group
     // (m = N*P*Q, n = K/groups, k = C/groups*R*S, batch = groups); the others m = elements.
     ConvolutionForward = 20,
@@ -322,6 +331,13 @@ enum class LibraryOp : uint16_t {
     DivisiveNormBackward = 47,
     // CTC loss (m = elements of probs).
     CtcLoss = 48,
+    // cuBLAS level 3, continued.
+    Trmm = 50,
+    Trsm = 51,
+    TrsmBatched = 52,
+    Geam = 53,
+    Dgmm = 54,
+    GemmGroupedBatched = 55,  // m, n, k of the first group; batch = problems of all groups
     // NCCL (preload/nccl_hooks.cpp). A NCCL call packs its facts into RawLibraryCall's fields:
     // a = sendbuff, c = recvbuff, a_bytes/c_bytes their extents, m = count (the call's argument),
     // n = number of ranks, k = rank, batch = root (Broadcast, Reduce) or peer (Send, Recv), else -1,

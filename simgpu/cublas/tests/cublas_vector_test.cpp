@@ -132,7 +132,10 @@ TEST_CASE("quick returns and argument checks of the reference BLAS") {
     CHECK(cublasSger(h.handle, 2, 2, &alpha, out, 0, out, 1, out, 2) == CUBLAS_STATUS_INVALID_VALUE);
     CHECK(cublasSaxpy(nullptr, 2, &alpha, out, 1, out, 1) == CUBLAS_STATUS_NOT_INITIALIZED);
     CHECK(records.of_kind(TBDSIM_RECORD_KERNEL).empty());
-    // Functions the simulator does not model say so.
-    CHECK(cublasStrsv(h.handle, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, 2, out, 2, out, 1) ==
-          CUBLAS_STATUS_NOT_SUPPORTED);
+    // The generic level-2 routines (routine.h) check their arguments the same way.
+    CHECK(cublasStrsv(h.handle, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, 2, out, 2, out, 0) ==
+          CUBLAS_STATUS_INVALID_VALUE);  // incx == 0
+    CHECK(cublasStrsv(h.handle, static_cast<cublasFillMode_t>(3), CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, 2, out, 2, out,
+                      1) == CUBLAS_STATUS_INVALID_VALUE);
+    CHECK(records.of_kind(TBDSIM_RECORD_KERNEL).empty());
 }

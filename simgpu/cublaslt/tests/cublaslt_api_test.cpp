@@ -251,9 +251,12 @@ TEST_CASE("bad arguments give the real status codes and launch nothing") {
     Problem mixed_inputs(256, 128, 64, CUDA_R_16F);
     set(mixed_inputs.b, CUBLASLT_MATRIX_LAYOUT_TYPE, uint32_t{CUDA_R_16BF});
     CHECK(mixed_inputs.run(h.handle) == CUBLAS_STATUS_NOT_SUPPORTED);
-    Problem gelu(256, 128, 64);
-    set(gelu.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_GELU));
-    CHECK(gelu.run(h.handle) == CUBLAS_STATUS_NOT_SUPPORTED);
+    Problem not_an_epilogue(256, 128, 64);
+    set(not_an_epilogue.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, uint32_t{3});
+    CHECK(not_an_epilogue.run(h.handle) == CUBLAS_STATUS_NOT_SUPPORTED);
+    Problem aux_missing(256, 128, 64);
+    set(aux_missing.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_GELU_AUX));
+    CHECK(aux_missing.run(h.handle) == CUBLAS_STATUS_INVALID_VALUE);
     Problem bias_missing(256, 128, 64);
     set(bias_missing.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_BIAS));
     CHECK(bias_missing.run(h.handle) == CUBLAS_STATUS_INVALID_VALUE);
@@ -338,6 +341,134 @@ TEST_CASE("bias epilogues are fused into the GEMM kernel and add no FLOPs") {
     CHECK(contains(kernels[1].name, "_epilogue_bias_relu"));
     CHECK(kernels[1].record.flops == doctest::Approx(2.0 * 512 * 256 * 128));
     CHECK(kernels[1].record.precision == TBDSIM_PRECISION_BF16);
+}
+
+TEST_CASE("every epilogue has its fused kernel; aux matrices add their bytes to the roofline") {
+    Handle h;
+    Buffer extra(64u << 20);
+    char* base = static_cast<char*>(extra.get());
+    RecordCollector records;
+    // Memory-bound shape (k small): the aux matrix's bytes show in the duration.
+    Problem plain(4096, 4096, 8, CUDA_R_16F, CUDA_R_16F);
+    CHECK(plain.run(h.handle) == CUBLAS_STATUS_SUCCESS);
+    Problem gelu_aux_bias(4096, 4096, 8, CUDA_R_16F, CUDA_R_16F);
+    set(gelu_aux_bias.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_GELU_AUX_BIAS));
+    set(gelu_aux_bias.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(base));
+    set(gelu_aux_bias.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, static_cast<void*>(base + (1 << 20)));
+    set(gelu_aux_bias.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, int64_t{4096});
+    CHECK(gelu_aux_bias.run(h.handle) == CUBLAS_STATUS_SUCCESS);
+    Problem dgelu_bgrad(256, 128, 64);
+    set(dgelu_bgrad.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_DGELU_BGRAD));
+    set(dgelu_bgrad.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(base));
+    set(dgelu_bgrad.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, static_cast<void*>(base + (1 << 20)));
+    set(dgelu_bgrad.desc, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, int64_t{256});
+    CHECK(dgelu_bgrad.run(h.handle) == CUBLAS_STATUS_SUCCESS);
+    Problem bgradb(256, 128, 64);
+    set(bgradb.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, static_cast<uint32_t>(CUBLASLT_EPILOGUE_BGRADB));
+    set(bgradb.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(base));
+    CHECK(bgradb.run(h.handle) == CUBLAS_STATUS_SUCCESS);
+    const std::vector<CapturedRecord> kernels = records.of_kind(TBDSIM_RECORD_KERNEL);
+    REQUIRE(kernels.size() == 4);
+    CHECK(contains(kernels[1].name, "_epilogue_bias_gelu_aux"));
+    CHECK(kernels[1].record.flops == doctest::Approx(kernels[0].record.flops));  // no FLOPs of its own
+    // Plain: A, B (4096 x 8 each) + C and D (4096 x 4096) in FP16; the aux matrix adds another 4096 x 4096.
+    const double plain_bytes = 2.0 * (2 * 4096 * 8 + 2.0 * 4096 * 4096);
+    const double aux_bytes = 2.0 * 4096 * 4096 + 2.0 * 4096;
+    const auto duration = [](const CapturedRecord& r) { return static_cast<double>(r.record.end_ns - r.record.start_ns); };
+    CHECK(duration(kernels[1]) / duration(kernels[0]) == doctest::Approx((plain_bytes + aux_bytes) / plain_bytes).epsilon(0.02));
+    CHECK(contains(kernels[2].name, "_epilogue_dgelu_bgrad"));
+    CHECK(contains(kernels[3].name, "_epilogue_bgradb"));
+}
+
+TEST_CASE("algo ids, initialization, configuration, capabilities and check") {
+    Handle h;
+    int ids[4] = {-1, -1, -1, -1}, count = 0;
+    REQUIRE(cublasLtMatmulAlgoGetIds(h.handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F,
+                                     CUDA_R_16F, 4, ids, &count) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(count == 1);
+    cublasLtMatmulAlgo_t algo{};
+    REQUIRE(cublasLtMatmulAlgoInit(h.handle, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F,
+                                   CUDA_R_16F, ids[0], &algo) == CUBLAS_STATUS_SUCCESS);
+    const uint32_t splitk = 4;
+    REQUIRE(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk) ==
+            CUBLAS_STATUS_SUCCESS);
+    uint32_t read_back = 0;
+    size_t written = 0;
+    REQUIRE(cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &read_back, sizeof read_back,
+                                                 &written) == CUBLAS_STATUS_SUCCESS);
+    CHECK(read_back == 4);
+    CHECK(written == sizeof(uint32_t));
+    CHECK(cublasLtMatmulAlgoConfigSetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, 2) ==
+          CUBLAS_STATUS_INVALID_VALUE);  // wrong size
+    uint32_t epilogues = 0;
+    REQUIRE(cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_EPILOGUE_MASK, &epilogues, sizeof epilogues,
+                                              &written) == CUBLAS_STATUS_SUCCESS);
+    CHECK((epilogues & CUBLASLT_EPILOGUE_GELU) != 0);
+    Problem problem(256, 128, 64, CUDA_R_16F, CUDA_R_16F);
+    cublasLtMatmulHeuristicResult_t result{};
+    REQUIRE(cublasLtMatmulAlgoCheck(h.handle, problem.desc, problem.a, problem.b, problem.c, problem.d, &algo,
+                                    &result) == CUBLAS_STATUS_SUCCESS);
+    CHECK(result.workspaceSize > 0);  // split-K sums partial products in the workspace
+    CHECK(problem.run(h.handle, nullptr, &algo) == CUBLAS_STATUS_INVALID_VALUE);  // ... which was not given
+}
+
+TEST_CASE("cublasLtMatrixTransform launches one kernel timed by the bytes it moves") {
+    Handle h;
+    Buffer matrices(64u << 20);
+    char* base = static_cast<char*>(matrices.get());
+    cublasLtMatrixTransformDesc_t desc = nullptr;
+    REQUIRE(cublasLtMatrixTransformDescCreate(&desc, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS);
+    const int32_t transpose = CUBLAS_OP_T;
+    REQUIRE(cublasLtMatrixTransformDescSetAttribute(desc, CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA, &transpose,
+                                                    sizeof transpose) == CUBLAS_STATUS_SUCCESS);
+    cublasLtMatrixLayout_t a = nullptr, c = nullptr;
+    REQUIRE(cublasLtMatrixLayoutCreate(&a, CUDA_R_32F, 512, 1024, 512) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasLtMatrixLayoutCreate(&c, CUDA_R_32F, 1024, 512, 1024) == CUBLAS_STATUS_SUCCESS);
+    const int32_t row = CUBLASLT_ORDER_ROW;
+    set(c, CUBLASLT_MATRIX_LAYOUT_ORDER, row);
+    const float one = 1, zero = 0;
+    RecordCollector records;
+    REQUIRE(cublasLtMatrixTransform(h.handle, desc, &one, base, a, &zero, nullptr, nullptr, base + (8 << 20), c,
+                                    nullptr) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtMatrixTransform(h.handle, desc, &one, base, c, &zero, nullptr, nullptr, base, c, nullptr) ==
+          CUBLAS_STATUS_INVALID_VALUE);  // op(A) is not C's shape
+    const std::vector<CapturedRecord> kernels = records.of_kind(TBDSIM_RECORD_KERNEL);
+    REQUIRE(kernels.size() == 1);
+    CHECK(kernels[0].name == "matrix_transform_kernel_s");
+    CHECK(kernels[0].record.flops == doctest::Approx(3.0 * 1024 * 512));
+    cublasLtMatrixLayoutDestroy(a);
+    cublasLtMatrixLayoutDestroy(c);
+    cublasLtMatrixTransformDescDestroy(desc);
+}
+
+TEST_CASE("settings and the emulation descriptor keep what they are given") {
+    size_t capacity = 0;
+    REQUIRE(cublasLtHeuristicsCacheSetCapacity(100) == CUBLAS_STATUS_SUCCESS);
+    REQUIRE(cublasLtHeuristicsCacheGetCapacity(&capacity) == CUBLAS_STATUS_SUCCESS);
+    CHECK(capacity == 100);
+    CHECK(cublasLtLoggerSetLevel(2) == CUBLAS_STATUS_SUCCESS);
+    CHECK(cublasLtLoggerSetLevel(9) == CUBLAS_STATUS_INVALID_VALUE);
+    // Declared by cublasLt.h, not exported by the toolkit's import library: looked up at run time.
+    using SetMask = unsigned (*)(unsigned);
+    const auto set_mask = reinterpret_cast<SetMask>(dlsym(RTLD_DEFAULT, "cublasLtDisableCpuInstructionsSetMask"));
+    REQUIRE(reinterpret_cast<void*>(set_mask) != nullptr);
+    set_mask(5);
+    CHECK(set_mask(0) == 5);  // returns the previous mask
+    cublasLtEmulationDesc_t emulation = nullptr;
+    REQUIRE(cublasLtEmulationDescCreate(&emulation) == CUBLAS_STATUS_SUCCESS);
+    int32_t special = 0;
+    size_t written = 0;
+    REQUIRE(cublasLtEmulationDescGetAttribute(emulation, CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT, &special,
+                                              sizeof special, &written) == CUBLAS_STATUS_SUCCESS);
+    CHECK(special == 0xFFFF);  // the documented default
+    const int32_t offset = 3;
+    REQUIRE(cublasLtEmulationDescSetAttribute(emulation, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET, &offset,
+                                              sizeof offset) == CUBLAS_STATUS_SUCCESS);
+    int32_t read_back = 0;
+    REQUIRE(cublasLtEmulationDescGetAttribute(emulation, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_OFFSET,
+                                              &read_back, sizeof read_back, &written) == CUBLAS_STATUS_SUCCESS);
+    CHECK(read_back == 3);
+    CHECK(cublasLtEmulationDescDestroy(emulation) == CUBLAS_STATUS_SUCCESS);
 }
 
 TEST_CASE("launches go to the stream given to each call") {
