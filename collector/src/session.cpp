@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 
+#include "tbdprof/collector/back_pressure.h"
 #include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/cupti_consumer.h"
@@ -117,6 +118,9 @@ void at_exit_handler() { finish_at_exit(); }
 
 void periodic_flush() { cupti::flush(false); }
 
+// A thread whose ring is full drains it itself when the writer is not draining (back_pressure.h).
+back_pressure::DrainAttempt drain_for_producer() { return g_writer.drain_for_producer(); }
+
 // Fork: the writer must not be half-way through its drain when the child copies its state.
 void before_fork() {
     if (g_session_started.load()) g_writer.hold_for_fork(100);
@@ -131,6 +135,7 @@ void after_fork_in_child() {
     const uint32_t parent = g_identity.pid;
     g_writer.abandon_after_fork();
     reset_recorder_after_fork();
+    back_pressure::reset_after_fork();
     capture::reset_after_fork();
     const bool parent_had_cupti = cupti::active();
     cupti::disable_after_fork();
@@ -202,6 +207,7 @@ void start_session() {
         return;
     }
     g_writer.set_periodic_task(periodic_flush);
+    back_pressure::set_drainer(drain_for_producer);
     g_writer.start_thread();
     counters::configure_from_environment();
     cupti::ensure_started();
