@@ -300,10 +300,10 @@ void ModelBuilder::note_holds_and_drops(const ProcessContext& p) {
     const raw::RawProcessEnd& end = p.raw->end_record;
     if (end.ring_holds > 0 || end.cupti_holds > 0) {
         recording_notes_.emplace_back(
-            "collector_held", process + " was held " + seconds_text(static_cast<int64_t>(end.ring_held_ns)) +
+            "collector_held", "threads of " + process + " were held " + seconds_text(static_cast<int64_t>(end.ring_held_ns)) +
                                   " in " + std::to_string(end.ring_holds) + " waits for the collector's writer and " +
                                   seconds_text(static_cast<int64_t>(end.cupti_held_ns)) + " in " +
-                                  std::to_string(end.cupti_holds) + " waits for CUPTI buffers (back-pressure)");
+                                  std::to_string(end.cupti_holds) + " waits for CUPTI buffers (back-pressure; summed over threads)");
     }
     for (const raw::RawDropped& d : p.raw->dropped) {
         if (d.count == 0 || d.cause == raw::DropCause::WriteFailed) continue;  // said by the write warning

@@ -20,6 +20,9 @@ constexpr uint64_t kDefaultMaxHoldNs = 10'000'000'000;
 constexpr uint64_t kRingPollNs = 20'000;
 
 std::atomic<Drainer> g_drainer{nullptr};
+std::atomic<Flusher> g_flusher{nullptr};
+constexpr uint64_t kHoldPollNs = 100'000;
+constexpr uint64_t kHoldFlushNs = 5'000'000;
 std::atomic<uint64_t> g_cupti_bytes_out{0};
 std::atomic<uint64_t> g_first_refusal_ns{0};
 std::atomic<uint64_t> g_last_refusal_ns{0};
@@ -96,10 +99,18 @@ uint8_t* reserve_after_wait(ThreadState& ts, size_t bytes) {
     return p;
 }
 
+void set_cupti_flusher(Flusher flusher) { g_flusher.store(flusher, std::memory_order_release); }
+
 void hold_for_cupti() {
     const uint64_t started = monotonic_ns();
-    while (g_cupti_pressure.load(std::memory_order_relaxed) && monotonic_ns() - started < max_hold_ns()) {
-        sleep_ns(100'000);
+    uint64_t last_flush = started;
+    for (uint64_t now = started; g_cupti_pressure.load(std::memory_order_relaxed) && now - started < max_hold_ns();
+         now = monotonic_ns()) {
+        if (now - last_flush >= kHoldFlushNs) {
+            if (const Flusher flush = g_flusher.load(std::memory_order_acquire); flush != nullptr) flush();
+            last_flush = now;
+        }
+        sleep_ns(kHoldPollNs);
     }
     g_cupti_held_ns.fetch_add(monotonic_ns() - started, std::memory_order_relaxed);
     g_cupti_holds.fetch_add(1, std::memory_order_relaxed);

@@ -342,6 +342,7 @@ void start() {
     t_starting = false;
     emit_clock_source(ok ? raw::ClockSource::Cupti : raw::ClockSource::HostOnly);
     g_state.store(static_cast<int>(ok ? State::Active : State::Unavailable), std::memory_order_release);
+    if (ok) back_pressure::set_cupti_flusher([] { flush(false); });
     if (ok && capture::controlled()) {
         // Enabled above so that another subscriber is detected the usual way; off until a window opens.
         capture::set_activity_switch(switch_activity);

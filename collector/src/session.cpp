@@ -167,6 +167,12 @@ void initialize_from_environment(uint64_t own_low, uint64_t own_high) {
         const long value = std::strtol(depth, nullptr, 10);
         globals().stack_depth = value < 0 ? 0 : (value > 128 ? 128 : static_cast<int>(value));
     }
+    // Tests only: rings of this many KiB (a power of two, 8 to 8192), so that a burst fills them and
+    // back-pressure is exercised (docs/collector.md, Back-pressure).
+    if (const char* ring_kb = std::getenv("TBDPROF_TEST_RING_KB"); ring_kb != nullptr && *ring_kb != '\0') {
+        const long kb = std::strtol(ring_kb, nullptr, 10);
+        if (kb >= 8 && kb <= 8192 && (kb & (kb - 1)) == 0) ring_registry().set_ring_bytes(size_t(kb) << 10);
+    }
     set_own_code_range(own_low, own_high);
     g_identity.pid = static_cast<uint32_t>(getpid());
     g_identity.parent_pid = static_cast<uint32_t>(getppid());

@@ -5,7 +5,7 @@
 //
 // usage: raw_truth_check --truth FILE --run-dir DIR [--processes N] [--pointers FILE] [--crashed]
 //                        [--library-calls] [--no-stacks (expect none)] [--require-paths 2,3] [--host-only]
-//                        [--expect-cupti-holds]
+//                        [--expect-cupti-holds] [--expect-ring-holds]
 #include <cinttypes>
 #include <cstdarg>
 #include <cmath>
@@ -39,6 +39,7 @@ struct Options {
     bool library_calls = false;
     bool stacks = true;
     bool expect_cupti_holds = false;  // the run must have held threads for CUPTI buffers (back-pressure)
+    bool expect_ring_holds = false;   // ... for room in their rings
     bool host_only = false;  // CUPTI off: no device records; match kernels by name and geometry
     std::vector<int> required_paths;  // ApiPath values at least one launch must have come through
 };
@@ -385,6 +386,8 @@ int check_process(const Options& o, uint32_t pid, const std::vector<TruthEvent>&
     if (p.dropped != 0) fail("pid %u: %" PRIu64 " events dropped", pid, p.dropped);
     if (o.expect_cupti_holds && (p.process_end.cupti_holds == 0 || p.process_end.cupti_held_ns == 0))
         fail("pid %u: no back-pressure hold for CUPTI buffers recorded", pid);
+    if (o.expect_ring_holds && p.process_end.ring_holds == 0)
+        fail("pid %u: no back-pressure hold for a full ring recorded", pid);
     std::printf("pid %u: held %.3f s in %u ring waits, %.3f s in %u CUPTI-buffer waits\n", pid,
                 static_cast<double>(p.process_end.ring_held_ns) / 1e9, p.process_end.ring_holds,
                 static_cast<double>(p.process_end.cupti_held_ns) / 1e9, p.process_end.cupti_holds);
@@ -432,6 +435,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-stacks") o.stacks = false;
         else if (a == "--host-only") o.host_only = true;
         else if (a == "--expect-cupti-holds") o.expect_cupti_holds = true;
+        else if (a == "--expect-ring-holds") o.expect_ring_holds = true;
         else if (a == "--require-paths") {
             std::istringstream list(value());
             std::string item;

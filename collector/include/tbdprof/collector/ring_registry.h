@@ -52,6 +52,8 @@ public:
     void reset_after_fork();
 
     size_t ring_bytes() const { return ring_bytes_; }
+    // Tests only (TBDPROF_TEST_RING_KB): smaller rings, to make them fill. Before any thread records.
+    void set_ring_bytes(size_t bytes) { ring_bytes_ = bytes; }
 
 private:
     size_t ring_bytes_;
