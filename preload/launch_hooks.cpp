@@ -3,6 +3,7 @@
 // RawPointerCandidate (the trace builder decides which allocation, if any, it points into).
 #include <cstddef>
 #include <cstring>
+#include <new>
 
 #include "graph_capture.h"
 #include "hook_support.h"
@@ -53,24 +54,22 @@ void scan_parameter(CandidateSink& out, const KernelInfo& info, size_t index, co
 }
 
 // The common case: the kernel's precomputed word list, so a launch only loads, stores and compares.
-void scan_listed_words(CandidateSink& out, const KernelInfo& info, void** params, uint64_t low, uint64_t high) {
+// (No null check: the driver read every parameter through these pointers before we get here.)
+inline size_t scan_listed_words(uint8_t* out, const KernelInfo& info, void** params, uint64_t low, uint64_t high) {
     static_assert(sizeof(raw::RawPointerCandidate) == 16 && offsetof(raw::RawPointerCandidate, param_index) == 8);
     const uint64_t span = high - low;
-    uint8_t* slot = out.out;  // out.capacity >= scan_word_count (reserved for it)
-    uint8_t* const first = slot;
+    uint8_t* slot = out;  // room for scan_word_count candidates (reserved for it)
     const ScanWord* word = info.scan_words;
     const ScanWord* const end = word + info.scan_word_count;
     for (; word != end; ++word) {
-        const auto* data = static_cast<const uint8_t*>(params[word->param]);
-        if (data == nullptr) continue;
         uint64_t value;
-        std::memcpy(&value, data + word->offset, sizeof value);
+        std::memcpy(&value, static_cast<const uint8_t*>(params[word->param]) + word->offset, sizeof value);
         // Written unconditionally, kept only when the word is in range: no branch per word.
         std::memcpy(slot, &value, sizeof value);
         std::memcpy(slot + 8, &word->candidate_tail, sizeof word->candidate_tail);
         slot += value - low <= span ? sizeof(raw::RawPointerCandidate) : 0;
     }
-    out.count = static_cast<size_t>(slot - first) / sizeof(raw::RawPointerCandidate);
+    return static_cast<size_t>(slot - out) / sizeof(raw::RawPointerCandidate);
 }
 
 // Candidate slots a launch of this kernel may need.
@@ -82,14 +81,14 @@ size_t candidate_capacity(const KernelInfo& info, void** params, void** extra) {
     return extra != nullptr ? kMaxCandidates : 0;
 }
 
-void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, void** extra) {
+[[gnu::noinline]] void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, void** extra) {
     const uint64_t low = collector::globals().live_low.load(std::memory_order_relaxed);
     const uint64_t high = collector::globals().live_high.load(std::memory_order_relaxed);
     if (low > high || out.capacity == 0) return;  // nothing allocated yet, or nothing to scan
     if (params != nullptr) {
         if (!info.layout_known) return;
         if (info.scan_words_complete) {
-            scan_listed_words(out, info, params, low, high);
+            out.count = scan_listed_words(out.out, info, params, low, high);
             return;
         }
         for (size_t i = 0; i < info.param_count; ++i) {
@@ -148,14 +147,15 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
     const uint64_t sequence = collector::next_sequence();
     const uint64_t launch_ns = collector::monotonic_ns();
     const int device = current_device(ts);
-    const ApiPath api = effective_path(ts, path);
+    const bool in_library = ts.library_depth > 0;  // a launch does not change it
+    const ApiPath api = in_library ? ApiPath::Library : path;
 
     collector::cupti::ensure_thread_tagged(ts);  // CUPTI ties the kernel to this thread, see there
     collector::counters::LaunchScope counters(ts);  // --metrics only: one kernel at a time, profiled
     const CUresult result = launch();
     if (result != CUDA_SUCCESS) return result;
     counters.launched();
-    if (ts.library_depth > 0) {
+    if (in_library) {
         if (ts.library_first_sequence == 0) ts.library_first_sequence = sequence;
         ts.library_last_sequence = sequence;
     }
@@ -164,30 +164,37 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
     uint8_t captured = 0;
     if (capture_may_be_active()) [[unlikely]]
         captured = stream_is_capturing(reinterpret_cast<uint64_t>(g.stream), entry) ? 1 : 0;
-    const size_t capacity = candidate_capacity(info, params, extra);
+    const bool listed = params != nullptr && info.scan_words_complete;  // the common case
+    const size_t capacity = listed ? info.scan_word_count : candidate_capacity(info, params, extra);
     const size_t reserved = sizeof(raw::RawLaunch) + capacity * sizeof(raw::RawPointerCandidate);
-    uint8_t* p = collector::reserve_record(ts, raw::RecordKind::Launch, reserved);
+    uint8_t* p = collector::reserve_record_space(ts, reserved);  // the header is written below
     if (p == nullptr) return result;  // counted as a drop
-    CandidateSink candidates{p + sizeof(raw::RawLaunch), capacity};
-    scan_arguments(candidates, info, params, extra);
-
-    raw::RawLaunch record{};
-    record.header = {raw::RecordKind::Launch,
-                     static_cast<uint16_t>(sizeof record + candidates.count * sizeof(raw::RawPointerCandidate)),
-                     ts.tid};
-    record.ts_ns = launch_ns;
-    record.sequence = sequence;
-    record.name_string = info.name_string;
-    record.stream = reinterpret_cast<uint64_t>(g.stream);
-    std::memcpy(record.grid, g.grid, sizeof g.grid);
-    std::memcpy(record.block, g.block, sizeof g.block);
-    record.shared_mem_bytes = g.shared_mem;
-    record.device = device;
-    record.candidate_count = static_cast<uint16_t>(candidates.count);
-    record.api = api;
-    record.captured = captured;
-    std::memcpy(p, &record, sizeof record);
-    collector::commit_record(ts, record.header.size);
+    size_t candidate_count = 0;
+    if (listed) [[likely]] {
+        const uint64_t low = collector::globals().live_low.load(std::memory_order_relaxed);
+        const uint64_t high = collector::globals().live_high.load(std::memory_order_relaxed);
+        if (low <= high) candidate_count = scan_listed_words(p + sizeof(raw::RawLaunch), info, params, low, high);
+    } else {
+        CandidateSink candidates{p + sizeof(raw::RawLaunch), capacity};
+        scan_arguments(candidates, info, params, extra);
+        candidate_count = candidates.count;
+    }
+    // Built in place in the ring (no copy from the stack).
+    const auto size = static_cast<uint16_t>(sizeof(raw::RawLaunch) + candidate_count * sizeof(raw::RawPointerCandidate));
+    new (p) raw::RawLaunch{{raw::RecordKind::Launch, size, ts.tid},
+                           launch_ns,
+                           sequence,
+                           info.name_string,
+                           reinterpret_cast<uint64_t>(g.stream),
+                           {g.grid[0], g.grid[1], g.grid[2]},
+                           {g.block[0], g.block[1], g.block[2]},
+                           g.shared_mem,
+                           device,
+                           static_cast<uint16_t>(candidate_count),
+                           api,
+                           captured,
+                           {}};
+    collector::commit_record(ts, size);
     return result;
 }
 
@@ -203,12 +210,25 @@ template <auto& Real, ApiPath Path>
     });
 }
 
+// Capture control is on and the gate is not simply open: ask it (closed: only the real call).
+template <auto& Real, ApiPath Path>
+[[gnu::noinline]] CUresult launch_kernel_gated(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                               unsigned by, unsigned bz, unsigned shared_mem, CUstream stream,
+                                               void** params, void** extra) {
+    if (!admitted(f)) return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    return launch_kernel_recorded<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+}
+
+// Both ways out are calls with this very signature, so they compile to jumps (before, the gate's
+// slow path inline made the common path save and reload every register and argument).
 template <auto& Real, ApiPath Path>
 CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shared_mem, CUstream stream, void** params, void** extra) {
-    if (!admitted(f)) [[unlikely]]
-        return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
-    return launch_kernel_recorded<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    const int gate = collector::capture::g_gate.load(std::memory_order_relaxed);
+    if (gate == collector::capture::kOpen) [[likely]]
+        return launch_kernel_recorded<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    if (gate == collector::capture::kClosed) return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    return launch_kernel_gated<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
 }
 
 template <auto& Real, ApiPath Path>

@@ -65,19 +65,24 @@ bool attach_thread_ring(ThreadState& ts);
 
 inline uint64_t next_sequence() { return globals().next_sequence.fetch_add(1, std::memory_order_relaxed); }
 
-// Space for one record of `size` bytes (multiple of 8) with its header filled. When the ring is full
-// the thread waits for the writer (back_pressure.h); null only when it stayed full (counted as a
-// drop, with its time). Must be followed by commit_record(ts, size).
-inline uint8_t* reserve_record(ThreadState& ts, raw::RecordKind kind, size_t size) {
+// Space for one record of `size` bytes (multiple of 8), header not filled (the caller writes the whole
+// record). When the ring is full the thread waits for the writer (back_pressure.h); null only when it
+// stayed full (counted as a drop, with its time). Must be followed by commit_record(ts, size).
+inline uint8_t* reserve_record_space(ThreadState& ts, size_t size) {
     if (ts.slot == nullptr && !attach_thread_ring(ts)) {
         globals().threads_without_ring.fetch_add(1, std::memory_order_relaxed);
         return nullptr;
     }
     uint8_t* p = ts.slot->ring.reserve(size);
-    if (p == nullptr) [[unlikely]] {
+    if (p == nullptr) [[unlikely]]
         p = back_pressure::reserve_after_wait(ts, size);
-        if (p == nullptr) return nullptr;
-    }
+    return p;
+}
+
+// The same with the header filled.
+inline uint8_t* reserve_record(ThreadState& ts, raw::RecordKind kind, size_t size) {
+    uint8_t* p = reserve_record_space(ts, size);
+    if (p == nullptr) return nullptr;
     raw::RawRecordHeader header{kind, static_cast<uint16_t>(size), ts.tid};
     std::memcpy(p, &header, sizeof header);
     return p;
