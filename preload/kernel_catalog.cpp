@@ -71,6 +71,8 @@ void list_scan_words(KernelInfo& info) {
             info.scan_words[info.scan_word_count++] = ScanWord::make(i, offset, const_pointer && offset == 0);
         }
     }
+    info.listed_record_bytes =
+        static_cast<uint32_t>(sizeof(raw::RawLaunch) + info.scan_word_count * sizeof(raw::RawPointerCandidate));
 }
 
 void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info) {

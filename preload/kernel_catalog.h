@@ -40,6 +40,8 @@ struct KernelInfo {
     // more than kMaxScanWords words (rare: large structs by value) the hook walks the layout instead.
     bool scan_words_complete = false;
     uint16_t scan_word_count = 0;
+    // With scan_words_complete: bytes a launch record reserves (the record and a candidate per word).
+    uint32_t listed_record_bytes = 0;
     uint16_t offsets[kMaxParams] = {};
     uint16_t sizes[kMaxParams] = {};
     ScanWord scan_words[kMaxScanWords] = {};
