@@ -87,7 +87,9 @@ uint8_t* wait_for_room(RingSlot& slot, size_t bytes) {
 
 }  // namespace
 
-void set_drainer(Drainer drainer) { g_drainer.store(drainer, std::memory_order_release); }
+void set_drainer(Drainer drainer) {
+    g_drainer.store(drainer, std::memory_order_release);
+}
 
 uint8_t* reserve_after_wait(ThreadState& ts, size_t bytes) {
     RingSlot& slot = *ts.slot;
@@ -99,7 +101,9 @@ uint8_t* reserve_after_wait(ThreadState& ts, size_t bytes) {
     return p;
 }
 
-void set_cupti_flusher(Flusher flusher) { g_flusher.store(flusher, std::memory_order_release); }
+void set_cupti_flusher(Flusher flusher) {
+    g_flusher.store(flusher, std::memory_order_release);
+}
 
 void hold_for_cupti() {
     const uint64_t started = monotonic_ns();

@@ -22,7 +22,9 @@ using namespace tbdprof::raw;
 namespace {
 
 RawWriter* g_test_writer = nullptr;
-back_pressure::DrainAttempt drain_test_writer() { return g_test_writer->drain_for_producer(); }
+back_pressure::DrainAttempt drain_test_writer() {
+    return g_test_writer->drain_for_producer();
+}
 
 std::string temp_path(const char* name) {
     const char* dir = std::getenv("TMPDIR");

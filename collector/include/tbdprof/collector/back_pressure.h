@@ -35,7 +35,9 @@ uint8_t* reserve_after_wait(ThreadState& ts, size_t bytes);
 
 // Set while CUPTI holds more buffer memory than the hold threshold.
 extern std::atomic<bool> g_cupti_pressure;
-inline bool cupti_pressure() { return g_cupti_pressure.load(std::memory_order_relaxed); }
+inline bool cupti_pressure() {
+    return g_cupti_pressure.load(std::memory_order_relaxed);
+}
 // Holds the calling thread (in a hook, after its call) while the pressure lasts, asking CUPTI for its
 // completed buffers every few milliseconds (the buffer being filled is handed back only by a flush).
 void hold_for_cupti();
