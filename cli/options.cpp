@@ -21,11 +21,21 @@ bool parse_stack_depth(const std::string& text, int& depth) {
     return true;
 }
 
+bool parse_buffer_memory(const std::string& text, int& mb) {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size() || value < kMinBufferMemoryMb ||
+        value > kMaxBufferMemoryMb)
+        return false;
+    mb = value;
+    return true;
+}
+
 constexpr const char* kUsage =
     "tbdprof [record] [-o FILE] [--sim[=MODEL]] [--stacks N] [--force] [--framework=NAME]\n"
     "               [--iteration-range NAME] [--capture-range=cudaProfilerApi|nvtx:NAME]\n"
     "               [--delay SECONDS] [--duration SECONDS] [--steps N:M]\n"
-    "               [--metrics flops] -- COMMAND [ARGS...]\n"
+    "               [--metrics flops] [--max-buffer-memory MB] -- COMMAND [ARGS...]\n"
     "       tbdprof report|compare|diff|check|tag|import|export|build ... (each has --help)\n"
     "       tbdprof view TRACE...       (the desktop viewer, when built with Qt 6)\n"
     "       tbdprof fleet TRACE...      (many ranks' traces on a Dask cluster; --help)";
@@ -42,7 +52,7 @@ constexpr const char* kFooter =
 
 // Words given on the command line, checked once all are parsed (the messages name the option).
 struct RecordWords {
-    std::string sim_model, stacks, framework, iteration_range, metrics;
+    std::string sim_model, stacks, framework, iteration_range, metrics, max_buffer_memory;
     CaptureWords capture;
 };
 
@@ -76,6 +86,10 @@ std::string check_words(const cmdline::Command& command, int argc, char** argv, 
         if (words.metrics != "flops") return "unknown metric set '" + words.metrics + "' for --metrics (known: flops)";
         options.metrics = words.metrics;
     }
+    if (app.count("--max-buffer-memory") > 0 &&
+        !parse_buffer_memory(words.max_buffer_memory, options.max_buffer_memory_mb))
+        return fmt::format("bad --max-buffer-memory value '{}' (want MB, {} to {})", words.max_buffer_memory,
+                           kMinBufferMemoryMb, kMaxBufferMemoryMb);
     if (app.count("--output") > 0 && options.output.empty()) return "--output needs a file name";
     return apply_capture_options(app, words.capture, options.capture);
 }
@@ -111,6 +125,11 @@ std::optional<int> parse_record_command_line(int argc, char** argv, RecordOption
                    "kernel replay: kernels run one at a time, each several times, so this run's timings are not "
                    "comparable with a run without it)")
         ->option_text("SET");
+    app.add_option("--max-buffer-memory", words.max_buffer_memory,
+                   "CUPTI buffer memory per process, in MB (default 1024): past half of it the program's threads "
+                   "wait for the GPU to catch up, past all of it device records are dropped and counted; the "
+                   "report says how long the program was held")
+        ->option_text("MB");
     add_capture_options(app, words.capture);
     command.stop_at_first_positional();
     if (const auto status = command.parse(argc, argv)) return status;

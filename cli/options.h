@@ -20,6 +20,7 @@ struct RecordOptions {
     std::string iteration_range;       // --iteration-range NAME: the NVTX range that marks a step
     CaptureOptions capture;            // --capture-range, --delay, --duration, --steps
     std::string metrics;               // --metrics SET: hardware counters per kernel ("flops"), empty: none
+    int max_buffer_memory_mb = 1024;   // --max-buffer-memory MB: CUPTI buffers per process (back-pressure)
     std::vector<std::string> command;  // after `--` (or from the first word that is not an option)
 };
 
@@ -29,5 +30,7 @@ struct RecordOptions {
 std::optional<int> parse_record_command_line(int argc, char** argv, RecordOptions& options);
 
 inline constexpr int kMaxStackDepth = 128;
+inline constexpr int kMinBufferMemoryMb = 16;
+inline constexpr int kMaxBufferMemoryMb = 1 << 20;
 
 }  // namespace tbdprof::cli

@@ -157,6 +157,7 @@ int record(const RecordOptions& options) {
     Environment env = current_environment();
     set_variable(env, "TBDPROF_RUN_DIR", run_dir);
     set_variable(env, "TBDPROF_STACK_DEPTH", std::to_string(options.stack_depth));
+    set_variable(env, "TBDPROF_MAX_BUFFER_MB", std::to_string(options.max_buffer_memory_mb));
     // Always set: empty (no hardware counters) unless --metrics asked for a set.
     set_variable(env, "TBDPROF_METRICS", options.metrics);
     set_variable(env, "LD_PRELOAD", prepend_path(get_variable(env, "LD_PRELOAD"), layout.preload_library));

@@ -25,8 +25,13 @@ struct RealFunction {
 
     F get() {
         F f = fn.load(std::memory_order_acquire);
-        if (f != nullptr) return f;
-        f = reinterpret_cast<F>(real_driver_symbol(name));
+        if (f != nullptr) [[likely]]
+            return f;
+        return resolve();
+    }
+    // Out of line, so that a hook's fast path saves no register for it.
+    [[gnu::noinline, gnu::cold]] F resolve() {
+        F f = reinterpret_cast<F>(real_driver_symbol(name));
         fn.store(f, std::memory_order_release);
         return f;
     }

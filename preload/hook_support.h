@@ -46,7 +46,14 @@ public:
         if (outermost_) collector::ensure_session();
     }
     ~HookGuard() {
-        if (state_ != nullptr) --state_->hook_depth;
+        if (outermost_) [[likely]] {  // implies state_
+            --state_->hook_depth;
+            // CUPTI holds too much buffer memory: wait for the device to catch up (back_pressure.h).
+            if (collector::back_pressure::cupti_pressure()) [[unlikely]]
+                collector::back_pressure::hold_for_cupti();
+        } else if (state_ != nullptr) {
+            --state_->hook_depth;
+        }
     }
     HookGuard(const HookGuard&) = delete;
     HookGuard& operator=(const HookGuard&) = delete;

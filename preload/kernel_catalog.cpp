@@ -8,6 +8,10 @@
 #include "tbdprof/collector/mangled_params.h"
 
 namespace tbdprof::preload {
+
+std::atomic<uint64_t> g_unload_epoch{0};
+thread_local constinit RecentKernel t_recent_kernels[kRecentKernels];
+
 namespace {
 
 // The catalog grows: level 0 has 2048 slots, each further level twice as many, made (mmap) by the
@@ -29,7 +33,6 @@ std::atomic<Slot*> g_levels[kLevels] = {};
 std::atomic<uint64_t> g_misses{0};
 // Bumped by every module or library unload: a CUfunction address may then be reused by a kernel
 // of a later module, whose name and parameter layout differ. Entries described before are stale.
-std::atomic<uint64_t> g_unload_epoch{0};
 
 size_t level_slots(int level) { return kFirstLevelSlots << level; }
 
@@ -68,6 +71,8 @@ void list_scan_words(KernelInfo& info) {
             info.scan_words[info.scan_word_count++] = ScanWord::make(i, offset, const_pointer && offset == 0);
         }
     }
+    info.listed_record_bytes =
+        static_cast<uint32_t>(sizeof(raw::RawLaunch) + info.scan_word_count * sizeof(raw::RawPointerCandidate));
 }
 
 void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info) {
@@ -111,9 +116,15 @@ void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info)
     list_scan_words(info);
 }
 
+// A table entry, described and current: the next launches of this thread find it in its recent list.
+const KernelInfo& remember(uintptr_t key, uint64_t epoch, const KernelInfo& info) {
+    t_recent_kernels[(key >> 4) % kRecentKernels] = {key, epoch, &info};
+    return info;
+}
+
 }  // namespace
 
-const KernelInfo& kernel_info(collector::ThreadState& ts, CUfunction function) {
+const KernelInfo& kernel_info_from_table(collector::ThreadState& ts, CUfunction function) {
     static thread_local KernelInfo scratch;
     const auto key = reinterpret_cast<uintptr_t>(function);
     const uint64_t epoch = g_unload_epoch.load(std::memory_order_acquire);
@@ -128,7 +139,7 @@ const KernelInfo& kernel_info(collector::ThreadState& ts, CUfunction function) {
             uintptr_t current = slot.key.load(std::memory_order_acquire);
             if (current == key) {
                 bool ready = slot.ready.load(std::memory_order_acquire);
-                if (ready && slot.epoch.load(std::memory_order_acquire) == epoch) return slot.info;
+                if (ready && slot.epoch.load(std::memory_order_acquire) == epoch) return remember(key, epoch, slot.info);
                 // Described before an unload: describe again, by the one thread that takes it back.
                 if (ready && slot.ready.compare_exchange_strong(ready, false, std::memory_order_acq_rel)) {
                     describe(ts, function, slot.info);

@@ -5,6 +5,8 @@
 
 #include <cuda.h>
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "tbdprof/collector/recorder.h"
@@ -38,6 +40,8 @@ struct KernelInfo {
     // more than kMaxScanWords words (rare: large structs by value) the hook walks the layout instead.
     bool scan_words_complete = false;
     uint16_t scan_word_count = 0;
+    // With scan_words_complete: bytes a launch record reserves (the record and a candidate per word).
+    uint32_t listed_record_bytes = 0;
     uint16_t offsets[kMaxParams] = {};
     uint16_t sizes[kMaxParams] = {};
     ScanWord scan_words[kMaxScanWords] = {};
@@ -45,7 +49,26 @@ struct KernelInfo {
 
 // The info of `function`: from the table, or computed into a per-thread scratch copy (another thread
 // is still filling the entry in, or the table is full). Valid until this thread's next call.
-const KernelInfo& kernel_info(collector::ThreadState& ts, CUfunction function);
+const KernelInfo& kernel_info_from_table(collector::ThreadState& ts, CUfunction function);
+
+// Each thread remembers the table entries of the last kernels it launched (a training loop launches
+// the same few kernels over and over): a hit is a load, two compares and no hashing or probing.
+struct RecentKernel {
+    uintptr_t key = 0;
+    uint64_t epoch = 0;
+    const KernelInfo* info = nullptr;
+};
+inline constexpr size_t kRecentKernels = 16;
+extern thread_local constinit RecentKernel t_recent_kernels[kRecentKernels];
+extern std::atomic<uint64_t> g_unload_epoch;  // bumped by forget_kernel_layouts()
+
+inline const KernelInfo& kernel_info(collector::ThreadState& ts, CUfunction function) {
+    const auto key = reinterpret_cast<uintptr_t>(function);
+    const RecentKernel& recent = t_recent_kernels[(key >> 4) % kRecentKernels];
+    if (recent.key == key && recent.epoch == g_unload_epoch.load(std::memory_order_acquire)) [[likely]]
+        return *recent.info;
+    return kernel_info_from_table(ts, function);
+}
 
 // After cuModuleUnload/cuLibraryUnload: every entry is described again at its next launch (a later
 // module may reuse a function's address for a kernel with another name and parameter layout).

@@ -2,7 +2,9 @@
 // word of the arguments whose value lies in the range of addresses allocated so far becomes a
 // RawPointerCandidate (the trace builder decides which allocation, if any, it points into).
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "graph_capture.h"
 #include "hook_support.h"
@@ -53,24 +55,23 @@ void scan_parameter(CandidateSink& out, const KernelInfo& info, size_t index, co
 }
 
 // The common case: the kernel's precomputed word list, so a launch only loads, stores and compares.
-void scan_listed_words(CandidateSink& out, const KernelInfo& info, void** params, uint64_t low, uint64_t high) {
+// (No null check: the driver read every parameter through these pointers before we get here.)
+inline size_t scan_listed_words(uint8_t* out, const KernelInfo& info, void** params, uint64_t low, uint64_t high) {
     static_assert(sizeof(raw::RawPointerCandidate) == 16 && offsetof(raw::RawPointerCandidate, param_index) == 8);
     const uint64_t span = high - low;
-    uint8_t* slot = out.out;  // out.capacity >= scan_word_count (reserved for it)
-    uint8_t* const first = slot;
+    uint8_t* slot = out;  // room for scan_word_count candidates (reserved for it)
     const ScanWord* word = info.scan_words;
     const ScanWord* const end = word + info.scan_word_count;
     for (; word != end; ++word) {
-        const auto* data = static_cast<const uint8_t*>(params[word->param]);
-        if (data == nullptr) continue;
         uint64_t value;
-        std::memcpy(&value, data + word->offset, sizeof value);
+        std::memcpy(&value, static_cast<const uint8_t*>(params[word->param]) + word->offset, sizeof value);
         // Written unconditionally, kept only when the word is in range: no branch per word.
         std::memcpy(slot, &value, sizeof value);
         std::memcpy(slot + 8, &word->candidate_tail, sizeof word->candidate_tail);
-        slot += value - low <= span ? sizeof(raw::RawPointerCandidate) : 0;
+        uint8_t* const next = slot + sizeof(raw::RawPointerCandidate);
+        slot = value - low <= span ? next : slot;  // a conditional move
     }
-    out.count = static_cast<size_t>(slot - first) / sizeof(raw::RawPointerCandidate);
+    return static_cast<size_t>(slot - out) / sizeof(raw::RawPointerCandidate);
 }
 
 // Candidate slots a launch of this kernel may need.
@@ -82,14 +83,14 @@ size_t candidate_capacity(const KernelInfo& info, void** params, void** extra) {
     return extra != nullptr ? kMaxCandidates : 0;
 }
 
-void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, void** extra) {
+[[gnu::noinline]] void scan_arguments(CandidateSink& out, const KernelInfo& info, void** params, void** extra) {
     const uint64_t low = collector::globals().live_low.load(std::memory_order_relaxed);
     const uint64_t high = collector::globals().live_high.load(std::memory_order_relaxed);
     if (low > high || out.capacity == 0) return;  // nothing allocated yet, or nothing to scan
     if (params != nullptr) {
         if (!info.layout_known) return;
         if (info.scan_words_complete) {
-            scan_listed_words(out, info, params, low, high);
+            out.count = scan_listed_words(out.out, info, params, low, high);
             return;
         }
         for (size_t i = 0; i < info.param_count; ++i) {
@@ -133,9 +134,12 @@ inline bool admitted(CUfunction f) {
 }
 
 // Records one launch around the real call `launch()`; geometry and arguments as the caller gave them.
-// The record is written after the launch succeeded, straight into the thread's ring: room for every
-// possible candidate is reserved, the scan fills it in place, and only the used part is committed.
-// (Nothing else may write to this thread's ring between reserve and commit: the scan calls nothing.)
+// The record is written straight into the thread's ring: room for it and every possible candidate is
+// reserved before the launch and the fields known then are written at once (nothing has to be kept
+// across the call); after the launch succeeded the scan fills the candidates in and only the used
+// part is committed (a failed launch commits nothing). Nothing else writes to this thread's ring in
+// between: calls the driver makes into our hooks are nested (not recorded), CUPTI hands buffers back
+// on its own thread or in a flush, and the scan calls nothing.
 // `entry`: the real entry point's name (its _ptsz suffix says what stream 0 means).
 template <typename Launch>
 CUresult record_launch(ApiPath path, const char* entry, CUfunction function, const Geometry& g, void** params,
@@ -143,51 +147,76 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
     HookGuard guard;
     if (!guard.recording()) return launch();
     ThreadState& ts = guard.state();
-    // Everything that may emit records of its own (a new name, a device) happens before the reserve.
+    // Everything that may emit records of its own (a new name, a device, CUPTI's thread tag, the
+    // --metrics profiler) happens before the reserve.
     const KernelInfo& info = kernel_info(ts, function);
-    const uint64_t sequence = collector::next_sequence();
-    const uint64_t launch_ns = collector::monotonic_ns();
     const int device = current_device(ts);
-    const ApiPath api = effective_path(ts, path);
-
     collector::cupti::ensure_thread_tagged(ts);  // CUPTI ties the kernel to this thread, see there
-    collector::counters::LaunchScope counters(ts);  // --metrics only: one kernel at a time, profiled
-    const CUresult result = launch();
-    if (result != CUDA_SUCCESS) return result;
-    counters.launched();
-    if (ts.library_depth > 0) {
-        if (ts.library_first_sequence == 0) ts.library_first_sequence = sequence;
-        ts.library_last_sequence = sequence;
+    // --metrics only: one kernel at a time, profiled (kernel_counters.h); its records are written
+    // after this launch's record is committed.
+    const bool counting = collector::counters::g_requested.load(std::memory_order_relaxed);
+    if (counting) [[unlikely]]
+        collector::counters::before_launch_slow(ts);
+    const bool listed = params != nullptr && info.scan_words_complete;  // the common case
+    const size_t bytes = listed ? info.listed_record_bytes
+                                : sizeof(raw::RawLaunch) +
+                                      candidate_capacity(info, params, extra) * sizeof(raw::RawPointerCandidate);
+    uint8_t* p = collector::reserve_record_space(ts, bytes);
+    if (p == nullptr) [[unlikely]] {  // counted as a drop
+        const CUresult result = launch();
+        if (counting) [[unlikely]]
+            collector::counters::after_launch_slow(ts, result == CUDA_SUCCESS);
+        return result;
     }
-    // While anything captures, the launch may have become a graph node instead of running. (Asked
-    // before the reserve: nothing may run between reserve and commit.)
+    auto* record = new (p) raw::RawLaunch;  // every field is written below
+    record->ts_ns = collector::monotonic_ns();
+    record->sequence = collector::next_sequence();
+    record->name_string = info.name_string;
+    record->stream = reinterpret_cast<uint64_t>(g.stream);
+    // Field by field: the geometry then goes from the arguments to the ring without a copy on the stack.
+    record->grid[0] = g.grid[0];
+    record->grid[1] = g.grid[1];
+    record->grid[2] = g.grid[2];
+    record->block[0] = g.block[0];
+    record->block[1] = g.block[1];
+    record->block[2] = g.block[2];
+    record->shared_mem_bytes = g.shared_mem;
+    record->device = device;
+    record->api = ts.library_depth > 0 ? ApiPath::Library : path;
+
+    const CUresult result = launch();
+    if (result != CUDA_SUCCESS) [[unlikely]] {
+        if (counting) [[unlikely]]
+            collector::counters::after_launch_slow(ts, false);
+        return result;
+    }
+    // (What is needed after the call is read again rather than kept across it: fewer registers saved.)
+    if (ts.library_depth > 0) {  // a launch does not change it
+        if (ts.library_first_sequence == 0) ts.library_first_sequence = record->sequence;
+        ts.library_last_sequence = record->sequence;
+    }
+    // While anything captures, the launch may have become a graph node instead of running.
     uint8_t captured = 0;
     if (capture_may_be_active()) [[unlikely]]
         captured = stream_is_capturing(reinterpret_cast<uint64_t>(g.stream), entry) ? 1 : 0;
-    const size_t capacity = candidate_capacity(info, params, extra);
-    const size_t reserved = sizeof(raw::RawLaunch) + capacity * sizeof(raw::RawPointerCandidate);
-    uint8_t* p = collector::reserve_record(ts, raw::RecordKind::Launch, reserved);
-    if (p == nullptr) return result;  // counted as a drop
-    CandidateSink candidates{p + sizeof(raw::RawLaunch), capacity};
-    scan_arguments(candidates, info, params, extra);
-
-    raw::RawLaunch record{};
-    record.header = {raw::RecordKind::Launch,
-                     static_cast<uint16_t>(sizeof record + candidates.count * sizeof(raw::RawPointerCandidate)),
-                     ts.tid};
-    record.ts_ns = launch_ns;
-    record.sequence = sequence;
-    record.name_string = info.name_string;
-    record.stream = reinterpret_cast<uint64_t>(g.stream);
-    std::memcpy(record.grid, g.grid, sizeof g.grid);
-    std::memcpy(record.block, g.block, sizeof g.block);
-    record.shared_mem_bytes = g.shared_mem;
-    record.device = device;
-    record.candidate_count = static_cast<uint16_t>(candidates.count);
-    record.api = api;
-    record.captured = captured;
-    std::memcpy(p, &record, sizeof record);
-    collector::commit_record(ts, record.header.size);
+    size_t candidate_count = 0;
+    if (params != nullptr && info.scan_words_complete) [[likely]] {
+        const uint64_t low = collector::globals().live_low.load(std::memory_order_relaxed);
+        const uint64_t high = collector::globals().live_high.load(std::memory_order_relaxed);
+        if (low <= high) candidate_count = scan_listed_words(p + sizeof(raw::RawLaunch), info, params, low, high);
+    } else {
+        CandidateSink candidates{p + sizeof(raw::RawLaunch), candidate_capacity(info, params, extra)};
+        scan_arguments(candidates, info, params, extra);
+        candidate_count = candidates.count;
+    }
+    const auto size = static_cast<uint16_t>(sizeof(raw::RawLaunch) + candidate_count * sizeof(raw::RawPointerCandidate));
+    record->header = {raw::RecordKind::Launch, size, ts.tid};
+    record->candidate_count = static_cast<uint16_t>(candidate_count);
+    record->captured = captured;
+    std::memset(record->reserved, 0, sizeof record->reserved);
+    collector::commit_record(ts, size);
+    if (counting) [[unlikely]]
+        collector::counters::after_launch_slow(ts, true);
     return result;
 }
 
@@ -203,12 +232,25 @@ template <auto& Real, ApiPath Path>
     });
 }
 
+// Capture control is on and the gate is not simply open: ask it (closed: only the real call).
+template <auto& Real, ApiPath Path>
+[[gnu::noinline]] CUresult launch_kernel_gated(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                               unsigned by, unsigned bz, unsigned shared_mem, CUstream stream,
+                                               void** params, void** extra) {
+    if (!admitted(f)) return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    return launch_kernel_recorded<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+}
+
+// Both ways out are calls with this very signature, so they compile to jumps (before, the gate's
+// slow path inline made the common path save and reload every register and argument).
 template <auto& Real, ApiPath Path>
 CUresult launch_kernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shared_mem, CUstream stream, void** params, void** extra) {
-    if (!admitted(f)) [[unlikely]]
-        return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
-    return launch_kernel_recorded<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    const int gate = collector::capture::g_gate.load(std::memory_order_relaxed);
+    if (gate == collector::capture::kOpen) [[likely]]
+        return launch_kernel_recorded<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    if (gate == collector::capture::kClosed) return Real.get()(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
+    return launch_kernel_gated<Real, Path>(f, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra);
 }
 
 template <auto& Real, ApiPath Path>
@@ -256,9 +298,24 @@ TBD_DRIVER_HOOK(cuLaunchCooperativeKernel_ptsz, CooperativeFn, launch_cooperativ
                  unsigned sm, CUstream s, void** p),
                 (f, gx, gy, gz, bx, by, bz, sm, s, p))
 
+// Without capture control (TBDPROF_CAPTURE unset: the gate is open for the whole process, see
+// capture_gate.cpp) the pointers handed out through cuGetProcAddress and dlsym, the way the runtime
+// and libraries launch, go straight to the recording function: no gate to ask, and no wrapper that
+// forwards 11 arguments. Read from the environment, not from the gate's configuration: this table
+// may be built before our constructor ran.
+template <auto& Real>
+HookedSymbol ungated_launch_entry(HookedSymbol entry) {
+    if (const char* capture = std::getenv("TBDPROF_CAPTURE"); capture != nullptr && *capture != '\0') return entry;
+    entry.wrappers[static_cast<int>(ApiPath::Runtime)] =
+        reinterpret_cast<void*>(&launch_kernel_recorded<Real, ApiPath::Runtime>);
+    entry.wrappers[static_cast<int>(ApiPath::DriverViaProcAddress)] =
+        reinterpret_cast<void*>(&launch_kernel_recorded<Real, ApiPath::DriverViaProcAddress>);
+    return entry;
+}
+
 void add_launch_hooks(std::vector<HookedSymbol>& out) {
-    out.push_back(TBD_HOOK_ENTRY(cuLaunchKernel, launch_kernel));
-    out.push_back(TBD_HOOK_ENTRY(cuLaunchKernel_ptsz, launch_kernel));
+    out.push_back(ungated_launch_entry<real_cuLaunchKernel>(TBD_HOOK_ENTRY(cuLaunchKernel, launch_kernel)));
+    out.push_back(ungated_launch_entry<real_cuLaunchKernel_ptsz>(TBD_HOOK_ENTRY(cuLaunchKernel_ptsz, launch_kernel)));
     out.push_back(TBD_HOOK_ENTRY(cuLaunchKernelEx, launch_kernel_ex));
     out.push_back(TBD_HOOK_ENTRY(cuLaunchKernelEx_ptsz, launch_kernel_ex));
     out.push_back(TBD_HOOK_ENTRY(cuLaunchCooperativeKernel, launch_cooperative));

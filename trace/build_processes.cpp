@@ -4,6 +4,7 @@
 #include "model_builder.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 
 namespace tbdprof::trace::detail {
@@ -298,6 +299,41 @@ void ModelBuilder::build_samples_and_drops() {
         }
         counters_.events += p.raw->cpu_samples.size() + p.raw->dropped.size();
         build_capture_windows(p);
+        note_holds_and_drops(p);
+    }
+}
+
+namespace {
+
+std::string seconds_text(int64_t ns) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f s", static_cast<double>(ns) / 1e9);
+    return text;
+}
+
+}  // namespace
+
+void ModelBuilder::note_holds_and_drops(const ProcessContext& p) {
+    const std::string process = "process " + std::to_string(p.raw->file.header().pid);
+    const raw::RawProcessEnd& end = p.raw->end_record;
+    if (end.ring_holds > 0 || end.cupti_holds > 0) {
+        recording_notes_.emplace_back(
+            "collector_held", "threads of " + process + " were held " + seconds_text(static_cast<int64_t>(end.ring_held_ns)) +
+                                  " in " + std::to_string(end.ring_holds) + " waits for the collector's writer and " +
+                                  seconds_text(static_cast<int64_t>(end.cupti_held_ns)) + " in " +
+                                  std::to_string(end.cupti_holds) + " waits for CUPTI buffers (back-pressure; summed over threads)");
+    }
+    for (const raw::RawDropped& d : p.raw->dropped) {
+        if (d.count == 0 || d.cause == raw::DropCause::WriteFailed) continue;  // said by the write warning
+        std::string text = process + " dropped " + std::to_string(d.count) + " events (" +
+                           (d.cause == raw::DropCause::CuptiBuffers     ? "CUPTI buffers full"
+                            : d.cause == raw::DropCause::StackTableFull ? "stack table full"
+                                                                        : "collector ring full") +
+                           ")";
+        if (d.last_ns != 0)
+            text += " between " + seconds_text(rel(d.first_ns)) + " and " + seconds_text(rel(d.last_ns)) +
+                    " after the start of the run";
+        recording_notes_.emplace_back("collector_dropped", std::move(text));
     }
 }
 

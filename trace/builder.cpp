@@ -103,6 +103,7 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
                                   " kernels have no device record: their times are host launch times");
     }
     model.notes = options.notes;
+    for (const auto& note : builder.recording_notes()) model.notes.push_back(note);
     // CUDA graphs: how many replays ran, and how much work stream capture recorded (not run itself).
     const detail::BuildCounters& counters = builder.counters();
     if (counters.graph_launches > 0 || counters.captured_launches > 0 || counters.captured_transfers > 0) {

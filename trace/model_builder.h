@@ -77,10 +77,13 @@ public:
     void build_samples_and_drops();
     void build_memory_regions();  // after build_allocations_and_edges: regions lie in allocations
     void build_capture_windows(ProcessContext& p);
+    // Run notes: how long the collector held the process (back-pressure), and where drops happened.
+    void note_holds_and_drops(const ProcessContext& p);
     void build_kernel_metrics();  // after build_kernels: pairs counter ranges with kernel rows
     void finish_run_row();
 
     const BuildCounters& counters() const { return counters_; }
+    const std::vector<std::pair<std::string, std::string>>& recording_notes() const { return recording_notes_; }
     uint64_t run_start_ns() const { return run_start_; }
 
 private:
@@ -116,6 +119,7 @@ private:
     std::map<std::pair<int64_t, uint64_t>, int64_t> frame_ids_;  // (process, ip) -> frames.id
     ElfSymbolizer symbolizer_;  // names for frames the collector could not symbolize
     BuildCounters counters_;
+    std::vector<std::pair<std::string, std::string>> recording_notes_;
     int64_t device_timed_ = 0;  // kernels, copies and sets with a device record
     int64_t host_timed_ = 0;    // ... without
 };

@@ -120,7 +120,8 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             return;
         case RecordKind::ProcessEnd:
             p.has_end = true;
-            p.end_reason = r.as<raw::RawProcessEnd>().reason;
+            p.end_record = r.as<raw::RawProcessEnd>();
+            p.end_reason = p.end_record.reason;
             return;
         case RecordKind::ClockSource:
             p.clock_source = r.as<raw::RawClockSource>();

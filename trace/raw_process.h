@@ -70,6 +70,7 @@ struct RawProcess {
     std::vector<raw::RawCaptureWindow> capture_windows;  // opened/closed, in file order
     bool has_end = false;                                // a RawProcessEnd: the collector's last flush ran
     raw::EndReason end_reason{};
+    raw::RawProcessEnd end_record{};  // back-pressure totals (zero in files written before them)
     bool has_clock_source = false;
     raw::RawClockSource clock_source{};
     uint64_t last_ns = 0;             // latest timestamp of any event

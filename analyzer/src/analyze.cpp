@@ -67,6 +67,10 @@ void read_run(const TraceFile& trace, Report& report) {
     if (run.dropped_events > 0) {
         report.notes.push_back(std::to_string(run.dropped_events) + " events were dropped while recording");
     }
+    // Back-pressure (how long the collector held the program) and where in the timeline drops were.
+    if (trace::has_table(trace.db, "run_notes")) {
+        for (const auto& [key, value] : trace::read_notes_with_prefix(trace.db, "collector_")) report.notes.push_back(value);
+    }
     // The simulated GPU's holes the program fell into: its behaviour there is not a real GPU's.
     for (const trace::UnmodelledCall& call : trace::read_unmodelled_calls(trace.db))
         report.notes.push_back(trace::describe_unmodelled_call(call));

@@ -6,6 +6,7 @@
 // and a few activation allocations per iteration, persistent weights, NVTX "ProfilerStep#i" ranges,
 // CPU samples every 10 ms. With --communication-every C, every C-th kernel is an NCCL all-reduce on a
 // second stream that runs alongside the kernels after it (communication overlapped by computation).
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,29 +24,59 @@ namespace {
 
 int generate(const std::string& out, int64_t kernels, int64_t per_iteration, unsigned seed, int64_t communication_every);
 
+constexpr const char* kUsage =
+    "usage: tbdprof_trace_generator OUT.sqlite [--kernels N] [--kernels-per-iteration K] [--seed S]\n"
+    "                               [--communication-every C]\n"
+    "Writes a synthetic trace of a training run (the real schema) to OUT.sqlite, replacing it.\n"
+    "  --kernels N                 kernels in all (default 10000000)\n"
+    "  --kernels-per-iteration K   kernels per training step (default 1000)\n"
+    "  --seed S                    random seed (default 1)\n"
+    "  --communication-every C     every C-th kernel an NCCL all-reduce on a second stream (default 0: none)\n";
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "tbdprof_trace_generator: %s\n%s", message.c_str(), kUsage);
+    return 2;
+}
+
+// A whole decimal number of at least `min`; false otherwise.
+bool parse_number(const char* text, int64_t min, int64_t& value) {
+    char* end = nullptr;
+    errno = 0;
+    const long long parsed = std::strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0 || parsed < min) return false;
+    value = parsed;
+    return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: tbdprof_trace_generator OUT.sqlite [--kernels N] [--kernels-per-iteration K] [--seed S]\n");
-        return 2;
-    }
-    const std::string out = argv[1];
-    int64_t kernels = 10'000'000, per_iteration = 1000, communication_every = 0;
-    unsigned seed = 1;
-    for (int i = 2; i + 1 < argc; i += 2) {
-        if (!std::strcmp(argv[i], "--kernels")) kernels = std::atoll(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--kernels-per-iteration")) per_iteration = std::atoll(argv[i + 1]);
-        else if (!std::strcmp(argv[i], "--seed")) seed = static_cast<unsigned>(std::atoi(argv[i + 1]));
-        else if (!std::strcmp(argv[i], "--communication-every")) communication_every = std::atoll(argv[i + 1]);
-        else {
-            std::fprintf(stderr, "unknown option %s\n", argv[i]);
-            return 2;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::fputs(kUsage, stdout);
+            return 0;
         }
     }
-    if (kernels <= 0 || per_iteration <= 0 || communication_every < 0) return 2;
+    if (argc < 2) return usage_error("no output file given");
+    if (argv[1][0] == '-') return usage_error(std::string("the first argument must be the output file, not ") + argv[1]);
+    const std::string out = argv[1];
+    int64_t kernels = 10'000'000, per_iteration = 1000, seed = 1, communication_every = 0;
+    for (int i = 2; i < argc; i += 2) {
+        int64_t* target = nullptr;
+        if (!std::strcmp(argv[i], "--kernels")) target = &kernels;
+        else if (!std::strcmp(argv[i], "--kernels-per-iteration")) target = &per_iteration;
+        else if (!std::strcmp(argv[i], "--seed")) target = &seed;
+        else if (!std::strcmp(argv[i], "--communication-every")) target = &communication_every;
+        else return usage_error(std::string("unknown option ") + argv[i]);
+        if (i + 1 >= argc) return usage_error(std::string(argv[i]) + " needs a value");
+        const int64_t min = (target == &seed || target == &communication_every) ? 0 : 1;
+        if (!parse_number(argv[i + 1], min, *target))
+            return usage_error(std::string("bad value '") + argv[i + 1] + "' for " + argv[i] + " (want a whole number, at least " +
+                               std::to_string(min) + ")");
+    }
+    if (kernels <= 0 || per_iteration <= 0) return 2;
     try {
-        return generate(out, kernels, per_iteration, seed, communication_every);
+        return generate(out, kernels, per_iteration, static_cast<unsigned>(seed), communication_every);
     } catch (const tbdprof::trace::SqliteError& e) {
         std::fprintf(stderr, "tbdprof_trace_generator: %s\n", e.what());
         return 1;

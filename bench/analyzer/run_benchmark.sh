@@ -3,6 +3,11 @@
 #   bench/analyzer/run_benchmark.sh BUILD_DIR [TRACE]   (default trace: /tmp/tbdprof-bench-10M.sqlite)
 # Prints wall time, CPU time and peak RSS of each format; exits 1 when text report exceeds 3 s or 1 GB.
 set -eu
+# --help: the comment above; an option it does not know: one message, exit 2.
+case "${1:-}" in
+-h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
 build=${1:?usage: run_benchmark.sh BUILD_DIR [TRACE]}
 trace=${2:-/tmp/tbdprof-bench-10M.sqlite}
 if [ ! -f "$trace" ]; then

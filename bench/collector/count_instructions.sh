@@ -18,6 +18,11 @@
 # cannot blur it. Writer and CUPTI-delivery threads are not in these figures (they run beside the
 # application, see run_benchmarks.sh's process CPU column).
 set -euo pipefail
+# --help: the comment above; an option it does not know: one message, exit 2.
+case "${1:-}" in
+-h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
 build=${1:?usage: count_instructions.sh BUILD_DIR [LAUNCHES]}
 launches=${2:-20000}
 reps=2

@@ -156,24 +156,54 @@ int run_allocations(long count, int reps) {
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tbdprof_bench_target launch|driver|alloc COUNT REPS\n"
+    "The collector benchmark's target program (bench/collector/run_benchmarks.sh runs it; writes no file).\n"
+    "  launch   COUNT runtime launches (<<<>>>) of a 4-pointer kernel, REPS times, timed\n"
+    "  driver   the same through cuLaunchKernel from cudaGetDriverEntryPoint\n"
+    "  alloc    COUNT cudaMalloc(4096) and cudaFree under a 24-frame call chain, REPS times\n"
+    "Prints ns per operation (wall, thread CPU, process CPU) for each repetition.\n";
+
+// A whole number of at least 1; false otherwise.
+bool parse_count(const char* text, long& value) {
+    char* end = nullptr;
+    const long parsed = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || parsed <= 0) return false;
+    value = parsed;
+    return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: tbdprof_bench_target launch|driver|alloc COUNT REPS\n");
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-') {
+            std::fprintf(stderr, "%s: unknown option %s\n%s", "tbdprof_bench_target", argv[i], kUsage);
+            return 2;
+        }
+    }
+    long count = 0, reps = 0;
+    if (argc != 4 || !parse_count(argv[2], count) || !parse_count(argv[3], reps) || reps > 1000000) {
+        std::fprintf(stderr, "tbdprof_bench_target: %s\n%s",
+                     argc != 4 ? "want 3 arguments" : "COUNT and REPS must be whole numbers above 0", kUsage);
         return 2;
     }
-    const long count = std::atol(argv[2]);
-    const int reps = std::atoi(argv[3]);
-    if (count <= 0 || reps <= 0) return 2;
     int (*run)(long, int) = nullptr;
     if (std::strcmp(argv[1], "launch") == 0) run = run_runtime_launches;
     if (std::strcmp(argv[1], "driver") == 0) run = run_driver_launches;
     if (std::strcmp(argv[1], "alloc") == 0) run = run_allocations;
     if (run == nullptr) {
-        std::fprintf(stderr, "unknown mode %s\n", argv[1]);
+        std::fprintf(stderr, "tbdprof_bench_target: unknown mode %s\n%s", argv[1], kUsage);
         return 2;
     }
     const bool traced = start_minimal_cupti_tracer();
-    const int status = run(count, reps);
+    const int status = run(count, static_cast<int>(reps));
     if (traced) stop_minimal_cupti_tracer();
     return status;
 }

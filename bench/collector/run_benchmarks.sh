@@ -9,6 +9,11 @@
 # SKIP_CALLGRIND=1, WORK (scratch directory, default a fresh one under /tmp, removed at the end),
 # PRELOAD and WRITER_BENCH (another build's collector and writer benchmark, to compare versions).
 set -euo pipefail
+# --help: the comment above; an option it does not know: one message, exit 2.
+case "${1:-}" in
+-h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$(cd "${1:-$root/build}" 2>/dev/null && pwd || echo "${1:-$root/build}")

@@ -13,6 +13,11 @@
 #   bench/collector/run_capture_benchmark.sh [BUILD_DIR]    Environment: STEPS (default 1000000),
 #   RUNS (default 5), LAUNCHES (default 100000), REPS (default 5), WORK (kept scratch directory).
 set -euo pipefail
+# --help: the comment above; an option it does not know: one message, exit 2.
+case "${1:-}" in
+-h | --help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-*) echo "$(basename "$0"): unknown option $1 (see --help)" >&2; exit 2 ;;
+esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 steps=${STEPS:-1000000}

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -74,11 +75,45 @@ void produce(uint64_t events, std::atomic<int>& ready, int threads, ProducerResu
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tbdprof_writer_bench [EVENTS [THREADS [DIR]]]\n"
+    "Events per second through the collector's rings and writer: THREADS producers (default 1) each emit\n"
+    "EVENTS 128-byte launch records (default 2000000) into a raw file in DIR (default $TMPDIR or /tmp),\n"
+    "which is read back, counted and removed.\n";
+
+// A whole number of at least 1 and at most `max`; false otherwise.
+bool parse_count(const char* text, uint64_t max, uint64_t& value) {
+    char* end = nullptr;
+    const unsigned long long parsed = std::strtoull(text, &end, 10);
+    if (end == text || *end != '\0' || text[0] == '-' || parsed == 0 || parsed > max) return false;
+    value = parsed;
+    return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    const uint64_t per_thread = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 2'000'000;
-    const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-') {
+            std::fprintf(stderr, "%s: unknown option %s\n%s", "tbdprof_writer_bench", argv[i], kUsage);
+            return 2;
+        }
+    }
+    uint64_t per_thread = 2'000'000, thread_count = 1;
+    const bool good = argc <= 4 && (argc <= 1 || parse_count(argv[1], uint64_t{1} << 40, per_thread)) &&
+                      (argc <= 2 || parse_count(argv[2], 512, thread_count)) && (argc <= 3 || argv[3][0] != '-');
+    if (!good) {
+        std::fprintf(stderr, "tbdprof_writer_bench: bad arguments\n%s", kUsage);
+        return 2;
+    }
+    const int threads = static_cast<int>(thread_count);
     const std::string dir = argc > 3 ? argv[3] : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
-    if (per_thread == 0 || threads <= 0) return 2;
     const std::string path = dir + "/tbdprof-writer-bench-" + std::to_string(getpid()) + ".tbdraw";
 
     auto writer = std::make_unique<collector::RawWriter>();

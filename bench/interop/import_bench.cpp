@@ -83,8 +83,30 @@ void measure(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tbdprof_interop_bench [KINETO_TRACE.json[.gz]...]\n"
+    "Import throughput of the Kineto importer: imports each file 3 times (into FILE.bench.sqlite, removed\n"
+    "after) and prints MB/s. Without files: a synthetic 200 MB trace, plain and gzipped, in a temporary\n"
+    "directory.\n";
+
+}  // namespace
+
 int main(int argc, char** argv) {
     std::vector<std::string> inputs(argv + 1, argv + argc);
+    for (const std::string& input : inputs) {
+        if (input == "--help" || input == "-h") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+    }
+    for (const std::string& input : inputs) {
+        if (!input.empty() && input[0] == '-') {
+            std::fprintf(stderr, "tbdprof_interop_bench: unknown option %s\n%s", input.c_str(), kUsage);
+            return 2;
+        }
+    }
     std::filesystem::path temp;
     if (inputs.empty()) {
         temp = std::filesystem::temp_directory_path() / ("tbdprof-interop-bench-" + std::to_string(::getpid()));

@@ -25,10 +25,11 @@ std::atomic<int> g_state{static_cast<int>(State::NotTried)};
 
 namespace {
 
-// Buffers handed to CUPTI: a fixed size and a cap on how many are out at once, like other profilers;
-// when the cap is reached CUPTI drops records and counts them (reported as CuptiBuffers drops).
+// Buffers handed to CUPTI: a fixed size, as many as CUPTI asks for up to TBDPROF_MAX_BUFFER_MB
+// (back_pressure.h: past half of it the launching threads are held until the device catches up, so
+// the limit is reached only when that does not help); past the limit CUPTI drops records and counts
+// them (reported as CuptiBuffers drops with the times of the refused requests).
 constexpr size_t kBufferBytes = size_t{2} << 20;
-constexpr int kMaxBuffersOut = 64;
 
 struct CuptiApi {
     decltype(&cuptiActivityEnable) enable = nullptr;
@@ -47,13 +48,13 @@ struct CuptiApi {
 
 CuptiApi g_api;
 int64_t g_offset_ns = 0;  // added to CUPTI timestamps to get CLOCK_MONOTONIC
-std::atomic<int> g_buffers_out{0};
 
 // Buffers CUPTI handed back, kept for the next request instead of freed: a fresh 2 MiB buffer costs
 // 512 page faults as CUPTI fills it, which on a launch-bound loop was ~10 faults per thousand
 // launches, paid inside the launching thread. At most kSpareBuffers are kept (the memory of a burst
-// goes back to the system); requests are rare (one per few thousand records), so a mutex is fine.
-constexpr int kSpareBuffers = 8;
+// beyond them goes back to the system); requests are rare (one per few thousand records), so a mutex
+// is fine.
+constexpr int kSpareBuffers = 64;
 std::mutex g_spare_mutex;
 uint8_t* g_spare[kSpareBuffers];
 int g_spare_count = 0;
@@ -143,14 +144,15 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
     *max_records = 0;
     *buffer = nullptr;
     *size = 0;
-    if (g_buffers_out.fetch_add(1, std::memory_order_relaxed) >= kMaxBuffersOut) {
-        g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
+    if (!back_pressure::take_cupti_buffer(kBufferBytes)) {
+        back_pressure::note_cupti_refusal();
         return;
     }
     void* memory = take_spare_buffer();
     if (memory == nullptr) memory = std::aligned_alloc(8, kBufferBytes);
     if (memory == nullptr) {
-        g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
+        back_pressure::give_back_cupti_buffer(kBufferBytes);
+        back_pressure::note_cupti_refusal();
         return;
     }
     *buffer = static_cast<uint8_t*>(memory);
@@ -261,11 +263,13 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         raw::RawDropped out{};
         out.count = dropped;
         out.cause = raw::DropCause::CuptiBuffers;
+        back_pressure::take_cupti_refusal_times(out.first_ns, out.last_ns);
+        if (out.last_ns == 0) out.first_ns = out.last_ns = monotonic_ns();  // the test knob's drops: now
         emit_record(ts, raw::RecordKind::Dropped, out);
     }
     if (buffer != nullptr) {
         recycle_buffer(buffer);
-        g_buffers_out.fetch_sub(1, std::memory_order_relaxed);
+        back_pressure::give_back_cupti_buffer(kBufferBytes);
     }
 }
 
@@ -338,6 +342,7 @@ void start() {
     t_starting = false;
     emit_clock_source(ok ? raw::ClockSource::Cupti : raw::ClockSource::HostOnly);
     g_state.store(static_cast<int>(ok ? State::Active : State::Unavailable), std::memory_order_release);
+    if (ok) back_pressure::set_cupti_flusher([] { flush(false); });
     if (ok && capture::controlled()) {
         // Enabled above so that another subscriber is detected the usual way; off until a window opens.
         capture::set_activity_switch(switch_activity);

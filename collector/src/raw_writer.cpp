@@ -132,7 +132,7 @@ void RawWriter::run() {
             sample_cpu();
             last_cpu = now;
         }
-        drain_locked(true);
+        drain_locked(true, true);
         unlock_drain();
     }
 }
@@ -160,9 +160,19 @@ void RawWriter::report_new_drops(raw::DropCause cause, uint64_t total, uint64_t&
 bool RawWriter::drain(bool symbolize, int wait_ms) {
     if (fd_ < 0) return false;
     if (!lock_drain(wait_ms)) return false;
-    drain_locked(symbolize);
+    drain_locked(symbolize, symbolize);
     unlock_drain();
     return true;
+}
+
+back_pressure::DrainAttempt RawWriter::drain_for_producer() {
+    if (fd_ < 0) return back_pressure::DrainAttempt::Unavailable;
+    bool expected = false;
+    if (!drain_busy_.compare_exchange_strong(expected, true, std::memory_order_acquire))
+        return back_pressure::DrainAttempt::Busy;
+    drain_locked(true, false);
+    unlock_drain();
+    return back_pressure::DrainAttempt::Drained;
 }
 
 namespace {
@@ -302,12 +312,31 @@ void RawWriter::append_end(raw::EndReason reason, int wait_ms) {
     record.header = {raw::RecordKind::ProcessEnd, sizeof record, writer_tid_};
     record.reason = reason;
     record.ts_ns = monotonic_ns();
+    const back_pressure::Totals held = back_pressure::totals();
+    record.ring_held_ns = held.ring_held_ns;
+    record.cupti_held_ns = held.cupti_held_ns;
+    record.ring_holds = held.ring_holds;
+    record.cupti_holds = held.cupti_holds;
     append(&record, sizeof record);
     flush_output();
     unlock_drain();
 }
 
-void RawWriter::drain_locked(bool symbolize) {
+void RawWriter::report_ring_drops(RingSlot& slot) {
+    const uint64_t dropped = slot.dropped.load(std::memory_order_relaxed);
+    if (dropped <= slot.dropped_reported) return;
+    raw::RawDropped record{};
+    record.header = {raw::RecordKind::Dropped, sizeof record, slot.tid};
+    record.count = dropped - slot.dropped_reported;
+    record.cause = raw::DropCause::RingFull;
+    record.last_ns = slot.last_drop_ns.load(std::memory_order_relaxed);
+    record.first_ns = slot.first_drop_ns.exchange(0, std::memory_order_relaxed);
+    if (record.first_ns == 0) record.first_ns = record.last_ns;
+    append(&record, sizeof record);
+    slot.dropped_reported = dropped;
+}
+
+void RawWriter::drain_locked(bool note_stacks, bool symbolize) {
     if (writer_tid_ == 0) writer_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
     size_t fullest = 0, capacity = 0;  // bytes waiting in the fullest ring: what arrived since the last drain
     ring_registry().for_each_used([&](RingSlot& slot, SlotState state) {
@@ -320,7 +349,7 @@ void RawWriter::drain_locked(bool symbolize) {
             } else {
                 append(bytes, size);
             }
-            if (!symbolize) return;
+            if (!note_stacks) return;
             for (size_t offset = 0; offset < size;) {
                 raw::RawRecordHeader h;
                 std::memcpy(&h, bytes + offset, sizeof h);
@@ -334,15 +363,7 @@ void RawWriter::drain_locked(bool symbolize) {
                 offset += h.size;
             }
         });
-        const uint64_t dropped = slot.dropped.load(std::memory_order_relaxed);
-        if (dropped > slot.dropped_reported) {
-            raw::RawDropped record{};
-            record.header = {raw::RecordKind::Dropped, sizeof record, slot.tid};
-            record.count = dropped - slot.dropped_reported;
-            record.cause = raw::DropCause::RingFull;
-            append(&record, sizeof record);
-            slot.dropped_reported = dropped;
-        }
+        report_ring_drops(slot);
         // A retired ring is empty now (its thread is gone): the slot can be reused.
         if (state == SlotState::Retired) ring_registry().release(slot);
     });

@@ -27,6 +27,7 @@ RingSlot* RingRegistry::acquire(uint32_t tid) {
         slot.tid = tid;
         slot.dropped.store(0, std::memory_order_relaxed);
         slot.dropped_reported = 0;
+        slot.first_drop_ns.store(0, std::memory_order_relaxed);
         // Publish the slot count after the slot is fully set up.
         size_t high = high_water_.load(std::memory_order_relaxed);
         while (high < i + 1 && !high_water_.compare_exchange_weak(high, i + 1, std::memory_order_acq_rel)) {

@@ -13,6 +13,7 @@
 #include <new>
 #include <string>
 
+#include "tbdprof/collector/back_pressure.h"
 #include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/cupti_consumer.h"
@@ -135,6 +136,9 @@ void at_exit_handler() { finish_at_exit(); }
 
 void periodic_flush() { cupti::flush(false); }
 
+// A thread whose ring is full drains it itself when the writer is not draining (back_pressure.h).
+back_pressure::DrainAttempt drain_for_producer() { return g_writer.drain_for_producer(); }
+
 // Fork: the writer must not be half-way through its drain when the child copies its state.
 void before_fork() {
     if (g_session_started.load()) g_writer.hold_for_fork(100);
@@ -149,6 +153,7 @@ void after_fork_in_child() {
     const uint32_t parent = g_identity.pid;
     g_writer.abandon_after_fork();
     reset_recorder_after_fork();
+    back_pressure::reset_after_fork();
     capture::reset_after_fork();
     const bool parent_had_cupti = cupti::active();
     cupti::disable_after_fork();
@@ -179,6 +184,12 @@ void initialize_from_environment(uint64_t own_low, uint64_t own_high) {
     if (const char* depth = std::getenv("TBDPROF_STACK_DEPTH"); depth != nullptr && *depth != '\0') {
         const long value = std::strtol(depth, nullptr, 10);
         globals().stack_depth = value < 0 ? 0 : (value > 128 ? 128 : static_cast<int>(value));
+    }
+    // Tests only: rings of this many KiB (a power of two, 8 to 8192), so that a burst fills them and
+    // back-pressure is exercised (docs/collector.md, Back-pressure).
+    if (const char* ring_kb = std::getenv("TBDPROF_TEST_RING_KB"); ring_kb != nullptr && *ring_kb != '\0') {
+        const long kb = std::strtol(ring_kb, nullptr, 10);
+        if (kb >= 8 && kb <= 8192 && (kb & (kb - 1)) == 0) ring_registry().set_ring_bytes(size_t(kb) << 10);
     }
     set_own_code_range(own_low, own_high);
     g_identity.pid = static_cast<uint32_t>(getpid());
@@ -220,6 +231,7 @@ void start_session() {
         return;
     }
     g_writer.set_periodic_task(periodic_flush);
+    back_pressure::set_drainer(drain_for_producer);
     g_writer.start_thread();
     counters::configure_from_environment();
     cupti::ensure_started();

@@ -12,6 +12,9 @@ expect_status 2 "--stacks not a number" -- "$TBDPROF" --stacks abc -- true && st
 expect_status 2 "--stacks too deep" -- "$TBDPROF" --stacks 100000 -- true
 expect_status 2 "--stacks negative" -- "$TBDPROF" --stacks -1 -- true
 expect_status 2 "--stacks without a value" -- "$TBDPROF" --stacks
+expect_status 2 "--max-buffer-memory not a number" -- "$TBDPROF" --max-buffer-memory lots -- true &&
+    stderr_has "bad --max-buffer-memory value 'lots'"
+expect_status 2 "--max-buffer-memory too small" -- "$TBDPROF" --max-buffer-memory 4 -- true
 expect_status 2 "-o without a value" -- "$TBDPROF" -o
 expect_status 127 "command not found in PATH" -- "$TBDPROF" --sim -o t1.sqlite -- no-such-command-tbdprof \
     && stderr_has "not found"

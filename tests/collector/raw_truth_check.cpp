@@ -5,6 +5,7 @@
 //
 // usage: raw_truth_check --truth FILE --run-dir DIR [--processes N] [--pointers FILE] [--crashed]
 //                        [--library-calls] [--no-stacks (expect none)] [--require-paths 2,3] [--host-only]
+//                        [--expect-cupti-holds] [--expect-ring-holds]
 #include <cinttypes>
 #include <cstdarg>
 #include <cmath>
@@ -37,6 +38,8 @@ struct Options {
     bool crashed = false;
     bool library_calls = false;
     bool stacks = true;
+    bool expect_cupti_holds = false;  // the run must have held threads for CUPTI buffers (back-pressure)
+    bool expect_ring_holds = false;   // ... for room in their rings
     bool host_only = false;  // CUPTI off: no device records; match kernels by name and geometry
     std::vector<int> required_paths;  // ApiPath values at least one launch must have come through
 };
@@ -78,6 +81,7 @@ struct ProcessRecords {
     std::unordered_map<uint64_t, RecordView> launch_by_sequence, copy_by_sequence, set_by_sequence;
     std::set<uint64_t> framed_ips, stack_ids;
     uint64_t dropped = 0;
+    RawProcessEnd process_end{};  // back-pressure totals
     RawFileEnd end = RawFileEnd::Clean;
     int cupti_clock = 0, host_clock = 0, device_infos = 0, process_infos = 0;
 };
@@ -153,6 +157,7 @@ ProcessRecords index_records(const RawFile& file) {
             break;
         case RecordKind::DeviceInfo: ++p.device_infos; break;
         case RecordKind::ProcessInfo: ++p.process_infos; break;
+        case RecordKind::ProcessEnd: p.process_end = r.as<RawProcessEnd>(); break;
         default: break;
         }
     }
@@ -379,6 +384,13 @@ int check_process(const Options& o, uint32_t pid, const std::vector<TruthEvent>&
         fail("pid %u: clock sources cupti %d host %d", pid, p.cupti_clock, p.host_clock);
     if (p.device_infos != 1) fail("pid %u: %d device info records", pid, p.device_infos);
     if (p.dropped != 0) fail("pid %u: %" PRIu64 " events dropped", pid, p.dropped);
+    if (o.expect_cupti_holds && (p.process_end.cupti_holds == 0 || p.process_end.cupti_held_ns == 0))
+        fail("pid %u: no back-pressure hold for CUPTI buffers recorded", pid);
+    if (o.expect_ring_holds && p.process_end.ring_holds == 0)
+        fail("pid %u: no back-pressure hold for a full ring recorded", pid);
+    std::printf("pid %u: held %.3f s in %u ring waits, %.3f s in %u CUPTI-buffer waits\n", pid,
+                static_cast<double>(p.process_end.ring_held_ns) / 1e9, p.process_end.ring_holds,
+                static_cast<double>(p.process_end.cupti_held_ns) / 1e9, p.process_end.cupti_holds);
     check_memory(p, truth);
     OffsetCheck offsets;
     std::map<uint64_t, double> flops_by_sequence;
@@ -422,6 +434,8 @@ int main(int argc, char** argv) {
         else if (a == "--library-calls") o.library_calls = true;
         else if (a == "--no-stacks") o.stacks = false;
         else if (a == "--host-only") o.host_only = true;
+        else if (a == "--expect-cupti-holds") o.expect_cupti_holds = true;
+        else if (a == "--expect-ring-holds") o.expect_ring_holds = true;
         else if (a == "--require-paths") {
             std::istringstream list(value());
             std::string item;

@@ -10,6 +10,9 @@
 //   cupti_held   subscribes to CUPTI itself (as torch.profiler or a self-tracing program does), traces
 //                its own kernels through the Activity API, does GPU work, and checks that it got a
 //                record of every kernel it launched (so a profiler that yields CUPTI left it intact)
+//   burst T N [BLOCKS]  T threads each launch N kernels (of BLOCKS blocks, default 1: the more, the
+//                longer each runs on the simulated GPU) back to back on the legacy stream, nothing else
+//                until the end (the collector must hold them rather than lose records: back-pressure)
 //   bench        prints host ns per kernel launch and per cudaMalloc+cudaFree (run with and without
 //                the collector to see what it adds)
 #include <cuda_runtime.h>
@@ -211,8 +214,35 @@ static int run_cupti_held() {
     return self_trace::kernels.load() == kLaunches ? 0 : 1;
 }
 
+// T threads x N launches of one kernel, as fast as they go; one synchronization at the end.
+static int run_burst(int threads, long launches, unsigned blocks) {
+    const int n = 256;
+    float *a = nullptr, *b = nullptr;
+    CHECK(cudaMalloc(&a, n * sizeof(float)));
+    CHECK(cudaMalloc(&b, n * sizeof(float)));
+    std::vector<std::thread> workers;
+    std::atomic<int> ready{0};
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&] {
+            ready.fetch_add(1);
+            while (ready.load() < threads) {
+            }
+            for (long i = 0; i < launches; ++i) scale<<<blocks, n>>>(b, a, 1.5f, n);
+        });
+    }
+    for (auto& w : workers) w.join();
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaFree(a));
+    CHECK(cudaFree(b));
+    return 0;
+}
+
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "";
+    if (std::strcmp(mode, "burst") == 0 && (argc == 4 || argc == 5) && std::atoi(argv[2]) > 0 &&
+        std::atol(argv[3]) > 0 && (argc == 4 || std::atoi(argv[4]) > 0))
+        return run_burst(std::atoi(argv[2]), std::atol(argv[3]), argc == 5 ? unsigned(std::atoi(argv[4])) : 1u);
     if (std::strcmp(mode, "threads") == 0) return run_threads();
     if (std::strcmp(mode, "bench") == 0) return run_bench();
     if (std::strcmp(mode, "fork") == 0) return run_fork();
@@ -224,6 +254,6 @@ int main(int argc, char** argv) {
     }
     if (std::strcmp(mode, "segv") == 0 || std::strcmp(mode, "abort") == 0 || std::strcmp(mode, "exit") == 0)
         return run_crash(mode);
-    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|segv|abort|exit|bench\n");
+    std::fprintf(stderr, "usage: collector_scenarios threads|fork|exec|work|cupti_held|segv|abort|exit|bench|burst T N [BLOCKS]\n");
     return 2;
 }

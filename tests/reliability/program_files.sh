@@ -74,6 +74,9 @@ grep -q " 0 host-timed kernels" vs7 || fail "drops: kernels left host-timed: $(h
 grep -q "lost their correlation record" err7 || fail "drops: the pairing by order is not said: $(cat err7)"
 "$TBDPROF" report drops.sqlite >report7 2>&1 || fail "report of drops.sqlite failed"
 grep -q "events were dropped while recording" report7 || fail "drops: the report does not say it: $(cat report7)"
+# ... and where in the timeline (the first and last drop's times, from RawDropped).
+grep -Eq "dropped [0-9]+ events \(CUPTI buffers full\) between [0-9.]+ s and [0-9.]+ s" report7 ||
+    fail "drops: the report does not say when: $(cat report7)"
 section_pass "correlation records dropped: 4000 kernels for 4000 launches, trace = truth, drop in the report"
 # The same with 8 threads launching at once: their CUPTI ids interleave.
 TBDSIM_TRUTH="$WORK/truth8.tsv" TBDPROF_TEST_DROP_CORRELATION_EVERY=7 \

@@ -502,6 +502,10 @@ struct RawDropped {
     uint64_t count;
     DropCause cause;
     uint32_t reserved;
+    // Appended later (older files read 0 = unknown): CLOCK_MONOTONIC times of the first and the last
+    // of the `count` drops, so that the report says where in the timeline events are missing.
+    uint64_t first_ns;
+    uint64_t last_ns;
 };
 
 // How a process image ended, as far as its collector saw: a raw file without a RawProcessEnd ended
@@ -514,6 +518,13 @@ struct RawProcessEnd {
     EndReason reason;
     uint32_t reserved;
     uint64_t ts_ns;
+    // Appended later (older files read 0): back-pressure. How long the program's threads were held,
+    // in total, because a thread's ring was full (waiting for the writer) or because CUPTI held more
+    // buffer memory than the hold threshold (waiting for the device), and how many holds there were.
+    uint64_t ring_held_ns;
+    uint64_t cupti_held_ns;
+    uint32_t ring_holds;
+    uint32_t cupti_holds;
 };
 
 enum class ClockSource : uint32_t { Cupti = 1, HostOnly = 2 };

@@ -12,7 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tbdprof/collector/back_pressure.h"
 #include "tbdprof/collector/own_descriptors.h"
+#include "tbdprof/collector/ring_registry.h"
 #include "tbdprof/collector/symbolizer.h"
 #include "tbdprof/raw_format.h"
 
@@ -44,6 +46,9 @@ public:
     // Moves everything in the rings to the file. `symbolize`: also write RawFrames (not from a signal
     // handler). Waits at most `wait_ms` for a drain already in progress. False when it could not.
     bool drain(bool symbolize, int wait_ms);
+    // A producer whose ring is full (back_pressure.h): drains at once unless a drain is in progress.
+    // Stacks are noted for the writer thread to symbolize; nothing is symbolized here.
+    back_pressure::DrainAttempt drain_for_producer();
     // Adds a CPU sample of this process (writer thread or final drain).
     void sample_cpu();
 
@@ -78,7 +83,9 @@ private:
     // A RawDropped record for the `total - reported` drops of `cause` not yet in the file.
     void report_new_drops(raw::DropCause cause, uint64_t total, uint64_t& reported);
     void flush_output();
-    void drain_locked(bool symbolize);
+    void drain_locked(bool note_stacks, bool symbolize);
+    // RawDropped for a ring's drops not yet in the file, with the times of the first and last.
+    void report_ring_drops(RingSlot& slot);
     // Writes whole records straight to the file (flushing the buffer first); counts them when it cannot.
     void write_direct(const uint8_t* bytes, size_t size);
     void note_write_failure(int error);

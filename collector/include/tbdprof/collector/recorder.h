@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "tbdprof/collector/back_pressure.h"
 #include "tbdprof/collector/hash_set.h"
 #include "tbdprof/collector/ring_registry.h"
 #include "tbdprof/raw_format.h"
@@ -64,18 +65,24 @@ bool attach_thread_ring(ThreadState& ts);
 
 inline uint64_t next_sequence() { return globals().next_sequence.fetch_add(1, std::memory_order_relaxed); }
 
-// Space for one record of `size` bytes (multiple of 8) with its header filled; null when the ring is
-// full (counted as a drop). Must be followed by commit_record(ts, size).
-inline uint8_t* reserve_record(ThreadState& ts, raw::RecordKind kind, size_t size) {
+// Space for one record of `size` bytes (multiple of 8), header not filled (the caller writes the whole
+// record). When the ring is full the thread waits for the writer (back_pressure.h); null only when it
+// stayed full (counted as a drop, with its time). Must be followed by commit_record(ts, size).
+inline uint8_t* reserve_record_space(ThreadState& ts, size_t size) {
     if (ts.slot == nullptr && !attach_thread_ring(ts)) {
         globals().threads_without_ring.fetch_add(1, std::memory_order_relaxed);
         return nullptr;
     }
     uint8_t* p = ts.slot->ring.reserve(size);
-    if (p == nullptr) {
-        ts.slot->dropped.fetch_add(1, std::memory_order_relaxed);
-        return nullptr;
-    }
+    if (p == nullptr) [[unlikely]]
+        p = back_pressure::reserve_after_wait(ts, size);
+    return p;
+}
+
+// The same with the header filled.
+inline uint8_t* reserve_record(ThreadState& ts, raw::RecordKind kind, size_t size) {
+    uint8_t* p = reserve_record_space(ts, size);
+    if (p == nullptr) return nullptr;
     raw::RawRecordHeader header{kind, static_cast<uint16_t>(size), ts.tid};
     std::memcpy(p, &header, sizeof header);
     return p;

@@ -18,6 +18,9 @@ struct RingSlot {
     uint32_t tid = 0;
     std::atomic<uint64_t> dropped{0};  // records the producer could not fit (ring full)
     uint64_t dropped_reported = 0;     // writer-only: how many of them were already written out
+    // When the drops not yet reported happened (CLOCK_MONOTONIC; first 0 = none since the last report).
+    std::atomic<uint64_t> first_drop_ns{0};
+    std::atomic<uint64_t> last_drop_ns{0};
     SpscRing ring;
 };
 
@@ -49,6 +52,8 @@ public:
     void reset_after_fork();
 
     size_t ring_bytes() const { return ring_bytes_; }
+    // Tests only (TBDPROF_TEST_RING_KB): smaller rings, to make them fill. Before any thread records.
+    void set_ring_bytes(size_t bytes) { ring_bytes_ = bytes; }
 
 private:
     size_t ring_bytes_;
