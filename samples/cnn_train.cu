@@ -20,6 +20,11 @@
 // states live for the run (category other: a library's generator state), its reserve space (the keep
 // mask) for the micro-batch, as activations.
 //
+// --batch-norm ex runs batch norm through cudnnBatchNormalizationForwardTrainingEx / BackwardEx with
+// the workspace (per call, workspace) and reserve space (kept from forward to backward, activations)
+// their size queries ask for; --batch-norm ex-relu fuses the ReLU into them
+// (CUDNN_BATCHNORM_OPS_BN_ACTIVATION: no activation calls of its own).
+//
 // Before the summary the program prints `cnn_train: flops_per_iteration=F`, the FLOPs one iteration
 // must have by the counting rules of docs/simgpu-cudnn.md, computed from the network's shapes.
 #include <cublas_v2.h>
@@ -31,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "cnn_batch_norm_ex.h"
 #include "cnn_cudnn.h"
 #include "common/check.h"
 #include "common/kernels.h"
@@ -48,6 +54,7 @@ struct CnnOptions {
     bool backend = false;  // --api backend: convolutions and the classifier's forward as backend graphs
     bool fused = false;    // --block fused: convolution + bias + ReLU in one call, no batch norm
     float dropout = 0;     // --dropout: cuDNN dropout after each block's ReLU when > 0
+    int batch_norm = 0;    // --batch-norm: 0 plain calls, 1 Ex API, 2 Ex API with the ReLU fused
 };
 
 struct Block {
@@ -57,6 +64,7 @@ struct Block {
     std::size_t weight = 0, scale = 0, shift = 0, bias = 0;  // parameter indices (bias: fused blocks)
     float* running_mean = nullptr;
     float* running_variance = nullptr;
+    std::unique_ptr<tbdsample::BatchNormEx> bn_ex;  // --batch-norm ex / ex-relu
 };
 
 // What a block's forward keeps for its backward.
@@ -64,7 +72,8 @@ struct Saved {
     const float* x = nullptr;
     float *z = nullptr, *normalized = nullptr, *activated = nullptr, *dropped = nullptr, *pooled = nullptr,
           *mean = nullptr, *inv_variance = nullptr;
-    void* reserve = nullptr;  // dropout's keep mask
+    void* reserve = nullptr;     // dropout's keep mask
+    void* bn_reserve = nullptr;  // batch norm Ex's reserve space (with the fused ReLU)
 };
 
 class CnnModel final : public tbdsample::TrainingModel {
@@ -108,6 +117,10 @@ public:
                 b.running_variance = session.allocator().allocate_array<float>(b.out, Category::weights);
                 tbdsample::launch_fill(b.running_mean, b.out, 0.0f, session.stream());
                 tbdsample::launch_fill(b.running_variance, b.out, 1.0f, session.stream());
+                if (cnn.batch_norm > 0) {
+                    b.bn_ex = std::make_unique<tbdsample::BatchNormEx>(handle_, b.conv_out->get(), b.bn_params->get(),
+                                                                       relu_, cnn.batch_norm == 2);
+                }
             }
             blocks_.push_back(std::move(b));
             channels = options_.hidden << l;
@@ -251,16 +264,7 @@ private:
         } else {
             s.z = tensors.allocate<float>(count, Category::activations);
             b.conv->forward(allocator, x, parameters[b.weight].values, s.z);
-            s.normalized = tensors.allocate<float>(count, Category::activations);
-            s.mean = tensors.allocate<float>(b.out, Category::activations);
-            s.inv_variance = tensors.allocate<float>(b.out, Category::activations);
-            CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
-                handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, b.conv_out->get(), s.z, b.conv_out->get(), s.normalized,
-                b.bn_params->get(), parameters[b.scale].values, parameters[b.shift].values, 0.1, b.running_mean,
-                b.running_variance, CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
-            s.activated = tensors.allocate<float>(count, Category::activations);
-            CUDNN_CHECK(cudnnActivationForward(handle_, relu_, &one, b.conv_out->get(), s.normalized, &zero,
-                                               b.conv_out->get(), s.activated));
+            normalize_and_activate(b, s, tensors);
         }
         s.dropped = s.activated;
         if (dropout_ != nullptr) {
@@ -275,6 +279,38 @@ private:
         CUDNN_CHECK(cudnnPoolingForward(handle_, pooling_, &one, b.conv_out->get(), s.dropped, &zero, b.pooled->get(),
                                         s.pooled));
         return s;
+    }
+
+    // Batch norm (plain or Ex) and ReLU (its own call, or fused into batch norm Ex) from s.z.
+    void normalize_and_activate(Block& b, Saved& s, tbdsample::TensorScope& tensors) {
+        const float one = 1.0f, zero = 0.0f;
+        const tbdsample::ParameterSet& parameters = session_.parameters();
+        const std::size_t count = static_cast<std::size_t>(options_.batch) * b.out * b.size * b.size;
+        const bool fused_relu = b.bn_ex != nullptr && b.bn_ex->fuses_relu();
+        float* bn_out = tensors.allocate<float>(count, Category::activations);
+        s.mean = tensors.allocate<float>(b.out, Category::activations);
+        s.inv_variance = tensors.allocate<float>(b.out, Category::activations);
+        if (b.bn_ex != nullptr) {
+            // The reserve space carries what forward learnt (the ReLU's mask) to backward.
+            if (b.bn_ex->reserve_bytes() > 0) {
+                s.bn_reserve = tensors.allocate<unsigned char>(b.bn_ex->reserve_bytes(), Category::activations);
+            }
+            b.bn_ex->forward(session_.allocator(), s.z, bn_out, parameters[b.scale].values, parameters[b.shift].values,
+                             b.running_mean, b.running_variance, s.mean, s.inv_variance, s.bn_reserve);
+        } else {
+            CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
+                handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, b.conv_out->get(), s.z, b.conv_out->get(), bn_out,
+                b.bn_params->get(), parameters[b.scale].values, parameters[b.shift].values, 0.1, b.running_mean,
+                b.running_variance, tbdsample::BatchNormEx::epsilon, s.mean, s.inv_variance));
+        }
+        if (fused_relu) {
+            s.activated = bn_out;
+            return;
+        }
+        s.normalized = bn_out;
+        s.activated = tensors.allocate<float>(count, Category::activations);
+        CUDNN_CHECK(cudnnActivationForward(handle_, relu_, &one, b.conv_out->get(), s.normalized, &zero,
+                                           b.conv_out->get(), s.activated));
     }
 
     // From the gradient of the block's pooled output to that of its convolution's output (dz), with
@@ -294,9 +330,13 @@ private:
             d_activated = tensors.allocate<float>(count, Category::activations);
             CUDNN_CHECK(cudnnDropoutBackward(handle_, dropout_, out, d_dropped, out, d_activated, s.reserve, reserve));
         }
-        float* d_normalized = tensors.allocate<float>(count, Category::activations);
-        CUDNN_CHECK(cudnnActivationBackward(handle_, relu_, &one, out, s.activated, out, d_activated, out,
-                                            cnn_.fused ? s.activated : s.normalized, &zero, out, d_normalized));
+        // With batch norm Ex's fused ReLU, its backward takes the gradient of the activated output.
+        float* d_normalized = d_activated;
+        if (b.bn_ex == nullptr || !b.bn_ex->fuses_relu()) {
+            d_normalized = tensors.allocate<float>(count, Category::activations);
+            CUDNN_CHECK(cudnnActivationBackward(handle_, relu_, &one, out, s.activated, out, d_activated, out,
+                                                cnn_.fused ? s.activated : s.normalized, &zero, out, d_normalized));
+        }
         if (cnn_.fused) {
             tbdsample::GradientTarget bias_grad = micro_batch.gradients.acquire(b.bias);
             CUDNN_CHECK(cudnnConvolutionBackwardBias(handle_, &one, out, d_normalized, &bias_grad.beta,
@@ -307,10 +347,17 @@ private:
         const tbdsample::ParameterSet& parameters = session_.parameters();
         tbdsample::GradientTarget scale_grad = micro_batch.gradients.acquire(b.scale);
         tbdsample::GradientTarget shift_grad = micro_batch.gradients.acquire(b.shift);
+        if (b.bn_ex != nullptr) {
+            b.bn_ex->backward(session_.allocator(), s.z, b.bn_ex->fuses_relu() ? s.activated : s.normalized,
+                              d_normalized, dz, parameters[b.scale].values, parameters[b.shift].values,
+                              scale_grad.values, shift_grad.values, scale_grad.beta, s.mean, s.inv_variance,
+                              s.bn_reserve);
+            return dz;
+        }
         CUDNN_CHECK(cudnnBatchNormalizationBackward(
             handle_, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &scale_grad.beta, out, s.z, out, d_normalized, out, dz,
             b.bn_params->get(), parameters[b.scale].values, scale_grad.values, shift_grad.values,
-            CUDNN_BN_MIN_EPSILON * 10, s.mean, s.inv_variance));
+            tbdsample::BatchNormEx::epsilon, s.mean, s.inv_variance));
         return dz;
     }
 
@@ -359,10 +406,15 @@ int main(int argc, char** argv) {
         "block", {"bn", "fused"}, 0, [&](int index) { cnn.fused = index == 1; },
         "block: bn (convolution, batch norm, ReLU) or fused (cudnnConvolutionBiasActivationForward: "
         "convolution with bias and ReLU in one call)");
+    parser.add_choice(
+        "batch-norm", {"plain", "ex", "ex-relu"}, 0, [&](int index) { cnn.batch_norm = index; },
+        "batch norm calls: plain (cudnnBatchNormalizationForwardTraining...), ex (the Ex API with its workspace "
+        "and reserve space) or ex-relu (the Ex API with the ReLU fused: CUDNN_BATCHNORM_OPS_BN_ACTIVATION)");
     parser.add_float("dropout", &cnn.dropout, 0.0f, 0.99f, "cuDNN dropout rate after each block's ReLU (0: none)");
     parser.parse(argc, argv);
     if (cnn.image % (1 << options.layers) != 0) parser.usage_error("--image must be divisible by 2^layers");
     if (cnn.fused && cnn.backend) parser.usage_error("--block fused uses the legacy API (--api legacy)");
+    if (cnn.fused && cnn.batch_norm > 0) parser.usage_error("--block fused has no batch norm (--batch-norm plain)");
 
     tbdsample::TrainingSession session("cnn_train", options);
     CnnModel model(session, cnn);
