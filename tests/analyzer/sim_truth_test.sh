@@ -19,7 +19,8 @@ status=0
 # CUBLAS_COMPUTE_32F_FAST_TF32 (SGEMMs stay FP32): the precision split must be exact.
 for sample in "mlp_train --iterations 6" "lstm_train --iterations 3" "mlp_train --iterations 3 --blas-math tf32" \
               "attention_train --iterations 2 --blas-math fast-tf32" \
-              "cnn_train --iterations 3 --math tf32"; do
+              "cnn_train --iterations 3 --math tf32" "cnn_train --iterations 2 --batch-norm ex-relu" \
+              "lstm_cudnn_train --iterations 3 --math tf32"; do
     name=$(echo "$sample" | tr -c 'a-zA-Z0-9\n' '_')
     program=${sample%% *}
     [ -x "$build/bin/$program" ] || continue
