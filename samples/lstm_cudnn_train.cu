@@ -10,8 +10,8 @@
 // cudnnRNNForward (training) writes y and the reserve space; a linear layer on the last step's y gives
 // the logits, softmax/cross-entropy the loss; backward puts the classifier's gradient into the last
 // step of dy (the other steps zero), then cudnnRNNBackwardData_v8 (dx: the input's gradient, needed by
-// the call, unused) and cudnnRNNBackwardWeights_v8 (SET on the first write of a step, ADD when
-// accumulating).
+// the call, unused) and cudnnRNNBackwardWeights_v8 (CUDNN_WGRAD_MODE_ADD, the mode cuDNN documents for
+// it, into a gradient zeroed by cudaMemsetAsync on the step's first write).
 //
 // Memory: weight space = weights, its gradient = gradients; x, labels and sequence lengths = input; y,
 // dy, dx and the reserve space (gates and states kept from forward for backward) = activations; the
@@ -142,12 +142,16 @@ public:
                                                 descriptors_.state, nullptr, nullptr, nullptr, weight_space_bytes_,
                                                 weights, workspace_bytes_, workspace, reserve_bytes_, reserve));
         });
+        // cuDNN documents only CUDNN_WGRAD_MODE_ADD for this call, so a first write this step adds
+        // into a zeroed buffer (as PyTorch zeroes dw before it).
         tbdsample::GradientTarget grad = micro_batch.gradients.acquire(weight_space_);
-        const cudnnWgradMode_t mode = grad.beta == 0.0f ? CUDNN_WGRAD_MODE_SET : CUDNN_WGRAD_MODE_ADD;
+        if (grad.beta == 0.0f) {
+            CUDA_CHECK(cudaMemsetAsync(grad.values, 0, weight_space_bytes_, session_.stream()));
+        }
         with_workspace([&](void* workspace) {
-            CUDNN_CHECK(cudnnRNNBackwardWeights_v8(handle_, descriptors_.rnn, mode, batch.lengths, descriptors_.x,
-                                                   batch.x, descriptors_.state, nullptr, descriptors_.y, y,
-                                                   weight_space_bytes_, grad.values, workspace_bytes_, workspace,
+            CUDNN_CHECK(cudnnRNNBackwardWeights_v8(handle_, descriptors_.rnn, CUDNN_WGRAD_MODE_ADD, batch.lengths,
+                                                   descriptors_.x, batch.x, descriptors_.state, nullptr, descriptors_.y,
+                                                   y, weight_space_bytes_, grad.values, workspace_bytes_, workspace,
                                                    reserve_bytes_, reserve));
         });
     }
