@@ -16,6 +16,10 @@ typedef struct TbdsimDnnParams {
     double alpha, beta;  // the call's scaling factors
     int operation;       // TbdsimDnnKernel value (kernel_table.h)
     int reserved;
+    // The reserve space of a training call (RNN forward and backward, batch norm Ex with an
+    // activation): real cuDNN's kernels write it forward and read it backward, so the simulated
+    // kernels take it too and a profiler sees the data flow; null when the call has none.
+    void* reserve_space;
 } TbdsimDnnParams;
 
 #ifdef __cplusplus
