@@ -184,4 +184,45 @@ inline double bias_gradient_flops(int64_t elements) {
     return static_cast<double>(elements);
 }
 
+// Multi-head attention (cudnnMultiHeadAttn*). `rows_q` = batch x beam x query time steps, `rows_kv` =
+// the key/value sequences' rows (batch, or batch x beam with CUDNN_ATTN_QUERYMAP_ONE_TO_ONE, x key
+// time steps); `window_pairs` = the (query, key) pairs the attention windows admit, summed over the
+// query rows. Per head: projections 2 x rows x size x proj (skipped where proj is 0), Q.K^T and P.V
+// 2 x pairs x qk (or v) width, softmax 4 per pair (softmax_flops), output projection 2 x rows_q x
+// heads x v width x o_proj, biases 1 per projected element. Backward data: the O projection's and the
+// input projections' data gradients (as forward) and the attention core twice over (dP, dV, dQ, dK
+// at 2 x pairs x width each, softmax backward 4 per pair); backward weights: the four projections'
+// weight gradients (as forward) and their bias gradients.
+enum class AttnPass { Forward, BackwardData, BackwardWeights };
+
+struct AttnShape {
+    int64_t heads = 1;
+    int64_t q_size = 0, k_size = 0, v_size = 0;
+    int64_t q_proj = 0, k_proj = 0, v_proj = 0, o_proj = 0;  // 0: no projection
+    int64_t rows_q = 0, rows_kv = 0;
+    int64_t window_pairs = 0;  // summed over batch x beam x query steps
+    bool biases = false;
+};
+
+inline double attention_flops(AttnPass pass, const AttnShape& s) {
+    const double h = static_cast<double>(s.heads), rq = static_cast<double>(s.rows_q);
+    const double rkv = static_cast<double>(s.rows_kv), pairs = static_cast<double>(s.window_pairs);
+    const double qk_width = static_cast<double>(s.q_proj > 0 ? s.q_proj : s.q_size);
+    const double v_width = static_cast<double>(s.v_proj > 0 ? s.v_proj : s.v_size);
+    const double in_proj = 2.0 * h *
+                           (rq * static_cast<double>(s.q_size * s.q_proj) + rkv * static_cast<double>(s.k_size * s.k_proj) +
+                            rkv * static_cast<double>(s.v_size * s.v_proj));
+    const double out_proj = 2.0 * rq * h * v_width * static_cast<double>(s.o_proj);
+    const double bias = s.biases ? h * (rq * static_cast<double>(s.q_proj) + rkv * static_cast<double>(s.k_proj + s.v_proj)) +
+                                       rq * static_cast<double>(s.o_proj)
+                                 : 0.0;
+    const double core = 2.0 * h * pairs * (qk_width + v_width) + 4.0 * h * pairs;
+    switch (pass) {
+        case AttnPass::Forward: return in_proj + out_proj + bias + core;
+        case AttnPass::BackwardData: return in_proj + out_proj + 2.0 * core;
+        case AttnPass::BackwardWeights: return in_proj + out_proj + bias;
+    }
+    return 0;
+}
+
 }  // namespace tbdsim::dnn

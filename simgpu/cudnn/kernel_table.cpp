@@ -60,6 +60,9 @@ constexpr const char* kNames[kKernelCount] = {
     "divisive_norm_fw_kernel",
     "divisive_norm_bw_kernel",
     "ctc_loss_kernel",
+    "mha_fprop_kernel",
+    "mha_dgrad_kernel",
+    "mha_wgrad_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

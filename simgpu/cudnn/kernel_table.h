@@ -61,6 +61,9 @@ enum TbdsimDnnKernel : int {
     kDivisiveNormForward,
     kDivisiveNormBackward,
     kCtcLoss,
+    kMhaForward,
+    kMhaBackwardData,
+    kMhaBackwardWeights,
     kKernelCount,
 };
 

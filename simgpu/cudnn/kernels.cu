@@ -61,3 +61,7 @@ TBDSIM_DNN_KERNEL(lrn_bw_kernel)
 TBDSIM_DNN_KERNEL(divisive_norm_fw_kernel)
 TBDSIM_DNN_KERNEL(divisive_norm_bw_kernel)
 TBDSIM_DNN_KERNEL(ctc_loss_kernel)
+// Multi-head attention: one kernel per pass, carrying its projections, Q.K^T, softmax and P.V.
+TBDSIM_DNN_KERNEL(mha_fprop_kernel)
+TBDSIM_DNN_KERNEL(mha_dgrad_kernel)
+TBDSIM_DNN_KERNEL(mha_wgrad_kernel)

@@ -560,6 +560,153 @@ void check_tensor_transform(cudnnHandle_t handle) {
     EXPECT_STATUS(cudnnDestroyTensorTransformDescriptor(t), CUDNN_STATUS_SUCCESS);
 }
 
+cudnnSeqDataDescriptor_t seq_data(int time, int batch, int beam, int vect) {
+    cudnnSeqDataDescriptor_t d = nullptr;
+    EXPECT_STATUS(cudnnCreateSeqDataDescriptor(&d), CUDNN_STATUS_SUCCESS);
+    int dims[CUDNN_SEQDATA_DIM_COUNT] = {};
+    dims[CUDNN_SEQDATA_TIME_DIM] = time, dims[CUDNN_SEQDATA_BATCH_DIM] = batch;
+    dims[CUDNN_SEQDATA_BEAM_DIM] = beam, dims[CUDNN_SEQDATA_VECT_DIM] = vect;
+    const cudnnSeqDataAxis_t axes[] = {CUDNN_SEQDATA_BATCH_DIM, CUDNN_SEQDATA_BEAM_DIM, CUDNN_SEQDATA_TIME_DIM,
+                                       CUDNN_SEQDATA_VECT_DIM};
+    int lengths[16] = {};
+    for (int i = 0; i < batch * beam; ++i) lengths[i] = time - i % 2;
+    EXPECT_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, axes, static_cast<size_t>(batch * beam),
+                                            lengths, nullptr),
+                  CUDNN_STATUS_SUCCESS);
+    return d;
+}
+
+// Sequence data: dims by axis, VECT innermost, one length per batch x beam entry within the time dim;
+// everything reads back (the padding fill too).
+void check_seq_data() {
+    cudnnSeqDataDescriptor_t d = seq_data(10, 3, 1, 16);
+    int dims[4] = {10, 3, 1, 16}, lengths[3] = {10, 9, 11};
+    const cudnnSeqDataAxis_t vect_outer[] = {CUDNN_SEQDATA_VECT_DIM, CUDNN_SEQDATA_BATCH_DIM, CUDNN_SEQDATA_BEAM_DIM,
+                                             CUDNN_SEQDATA_TIME_DIM};
+    const cudnnSeqDataAxis_t repeated[] = {CUDNN_SEQDATA_TIME_DIM, CUDNN_SEQDATA_TIME_DIM, CUDNN_SEQDATA_BEAM_DIM,
+                                           CUDNN_SEQDATA_VECT_DIM};
+    EXPECT_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, vect_outer, 3, lengths, nullptr),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, repeated, 3, lengths, nullptr),
+                  CUDNN_STATUS_BAD_PARAM);
+    const cudnnSeqDataAxis_t axes[] = {CUDNN_SEQDATA_TIME_DIM, CUDNN_SEQDATA_BATCH_DIM, CUDNN_SEQDATA_BEAM_DIM,
+                                       CUDNN_SEQDATA_VECT_DIM};
+    EXPECT_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, axes, 3, lengths, nullptr),
+                  CUDNN_STATUS_BAD_PARAM);  // 11 > 10 steps
+    lengths[2] = 7;
+    EXPECT_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, axes, 2, lengths, nullptr),
+                  CUDNN_STATUS_BAD_PARAM);  // 3 x 1 lengths needed
+    EXPECT_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 3, dims, axes, 3, lengths, nullptr),
+                  CUDNN_STATUS_BAD_PARAM);
+    float fill = -1.5f;
+    EXPECT_STATUS(cudnnSetSeqDataDescriptor(d, CUDNN_DATA_FLOAT, 4, dims, axes, 3, lengths, &fill),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnDataType_t type{};
+    int got_dims[4] = {}, count = 0, got_lengths[3] = {};
+    cudnnSeqDataAxis_t got_axes[4] = {};
+    size_t lengths_count = 0;
+    float got_fill = 0;
+    EXPECT_STATUS(cudnnGetSeqDataDescriptor(d, &type, &count, 4, got_dims, got_axes, &lengths_count, 3, got_lengths,
+                                            &got_fill),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(type == CUDNN_DATA_FLOAT && count == 4 && got_dims[CUDNN_SEQDATA_TIME_DIM] == 10 &&
+           got_dims[CUDNN_SEQDATA_VECT_DIM] == 16 && got_axes[0] == CUDNN_SEQDATA_TIME_DIM &&
+           got_axes[3] == CUDNN_SEQDATA_VECT_DIM && lengths_count == 3 && got_lengths[1] == 9 &&
+           got_lengths[2] == 7 && got_fill == -1.5f);
+    EXPECT_STATUS(cudnnDestroySeqDataDescriptor(d), CUDNN_STATUS_SUCCESS);
+}
+
+// Multi-head attention (2 heads, Q/K/V 16 wide projected to 8, O projected to 16, biases, 10 query and
+// 12 key steps, batch 3): the descriptor reads back, buffer sizes by docs/simgpu-cudnn.md's formula,
+// weight regions where the layout puts them, the passes check their arguments and each launches one
+// kernel (cudnn.record_api checks their FLOPs in the truth).
+void check_attention(cudnnHandle_t handle) {
+    check_seq_data();
+    cudnnAttnDescriptor_t attn = nullptr;
+    EXPECT_STATUS(cudnnCreateAttnDescriptor(&attn), CUDNN_STATUS_SUCCESS);
+    const auto set = [&](unsigned mode, int k_proj, cudnnDataType_t compute) {
+        return cudnnSetAttnDescriptor(attn, mode, 2, 0.35, CUDNN_DATA_FLOAT, compute, CUDNN_DEFAULT_MATH, nullptr,
+                                      nullptr, 16, 16, 16, 8, k_proj, 8, 16, 10, 12, 3, 1);
+    };
+    EXPECT_STATUS(set(CUDNN_ATTN_QUERYMAP_ALL_TO_ONE, 4, CUDNN_DATA_FLOAT), CUDNN_STATUS_BAD_PARAM);  // Q 8, K 4
+    EXPECT_STATUS(set(CUDNN_ATTN_QUERYMAP_ALL_TO_ONE, 8, CUDNN_DATA_HALF), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(set(CUDNN_ATTN_QUERYMAP_ALL_TO_ONE, 8, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+    size_t weight_bytes = 0, workspace_bytes = 0, reserve_bytes = 0;
+    EXPECT_STATUS(cudnnGetMultiHeadAttnBuffers(handle, attn, &weight_bytes, &workspace_bytes, &reserve_bytes),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(weight_bytes == 4 * (3 * 2 * 8 * 16 + 16 * 16));  // Q, K, V [2, 8, 16], O [1, 16, 16]
+    EXPECT_STATUS(set(CUDNN_ATTN_ENABLE_PROJ_BIASES, 8, CUDNN_DATA_FLOAT), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnGetMultiHeadAttnBuffers(handle, attn, &weight_bytes, &workspace_bytes, &reserve_bytes),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(weight_bytes == 4096 + 4 * (3 * 16 + 16));
+    // Q, K, V projected (30 + 36 + 36 rows x 16), scores (30 x 2 x 12), output (30 x 16), 4 bytes each.
+    EXPECT(workspace_bytes == 4 * (30 * 16 + 36 * 16 + 36 * 16 + 30 * 2 * 12 + 30 * 16));
+    EXPECT(reserve_bytes == workspace_bytes);
+    unsigned mode = 0;
+    int heads = 0, o_proj = 0, kv_max = 0;
+    double scaler = 0;
+    EXPECT_STATUS(cudnnGetAttnDescriptor(attn, &mode, &heads, &scaler, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                         nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &o_proj, nullptr,
+                                         &kv_max, nullptr, nullptr),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(mode == CUDNN_ATTN_ENABLE_PROJ_BIASES && heads == 2 && scaler == 0.35 && o_proj == 16 && kv_max == 12);
+
+    void *weights = device_floats(weight_bytes / 4), *dweights = device_floats(weight_bytes / 4),
+         *workspace = device_floats(workspace_bytes / 4), *reserve = device_floats(reserve_bytes / 4);
+    cudnnTensorDescriptor_t w_desc = nullptr;
+    EXPECT_STATUS(cudnnCreateTensorDescriptor(&w_desc), CUDNN_STATUS_SUCCESS);
+    void* addr = nullptr;
+    const auto region = [&](cudnnMultiHeadAttnWeightKind_t kind, int d0, int d1, int d2, size_t offset) {
+        EXPECT_STATUS(cudnnGetMultiHeadAttnWeights(handle, attn, kind, weight_bytes, weights, w_desc, &addr),
+                      CUDNN_STATUS_SUCCESS);
+        cudnnDataType_t type{};
+        int dims = 0, dim[3] = {}, stride[3] = {};
+        EXPECT_STATUS(cudnnGetTensorNdDescriptor(w_desc, 3, &type, &dims, dim, stride), CUDNN_STATUS_SUCCESS);
+        EXPECT(dims == 3 && dim[0] == d0 && dim[1] == d1 && dim[2] == d2 && stride[2] == 1 && stride[0] == d1 * d2);
+        EXPECT(addr == static_cast<char*>(weights) + offset);
+    };
+    region(CUDNN_MH_ATTN_Q_WEIGHTS, 2, 8, 16, 0);
+    region(CUDNN_MH_ATTN_V_WEIGHTS, 2, 8, 16, 2048);
+    region(CUDNN_MH_ATTN_O_WEIGHTS, 1, 16, 16, 3072);
+    region(CUDNN_MH_ATTN_K_BIASES, 2, 8, 1, 4096 + 64);
+    region(CUDNN_MH_ATTN_O_BIASES, 1, 16, 1, 4096 + 192);
+    EXPECT_STATUS(
+        cudnnGetMultiHeadAttnWeights(handle, attn, CUDNN_MH_ATTN_Q_WEIGHTS, weight_bytes - 4, weights, w_desc, &addr),
+        CUDNN_STATUS_BAD_PARAM);
+
+    cudnnSeqDataDescriptor_t q = seq_data(10, 3, 1, 16), kv = seq_data(12, 3, 1, 16), o = seq_data(10, 3, 1, 16),
+                             bad_o = seq_data(10, 3, 1, 8);
+    void *qd = device_floats(480), *kd = device_floats(576), *vd = device_floats(576), *od = device_floats(480);
+    int lo[10] = {}, hi[10] = {}, causal[10] = {};
+    for (int t = 0; t < 10; ++t) hi[t] = 12, causal[t] = t + 1;
+    const auto forward = [&](const int* hi_win, cudnnSeqDataDescriptor_t o_desc, size_t ws_bytes, void* res) {
+        return cudnnMultiHeadAttnForward(handle, attn, -1, lo, hi_win, nullptr, nullptr, q, qd, nullptr, kv, kd, kv,
+                                         vd, o_desc, od, weight_bytes, weights, ws_bytes, workspace,
+                                         res != nullptr ? reserve_bytes : 0, res);
+    };
+    EXPECT_STATUS(forward(hi, o, workspace_bytes, reserve), CUDNN_STATUS_SUCCESS);  // training, full windows
+    EXPECT_STATUS(forward(causal, o, workspace_bytes, nullptr), CUDNN_STATUS_SUCCESS);  // inference, causal
+    EXPECT_STATUS(forward(hi, bad_o, workspace_bytes, reserve), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(forward(hi, o, workspace_bytes - 16, reserve), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(forward(hi, kv, workspace_bytes, reserve), CUDNN_STATUS_BAD_PARAM);  // output 12 steps
+    EXPECT_STATUS(cudnnMultiHeadAttnBackwardData(handle, attn, lo, hi, nullptr, nullptr, o, od, q, qd, qd, kv, kd, kd,
+                                                 kv, vd, vd, weight_bytes, weights, workspace_bytes, workspace,
+                                                 reserve_bytes, reserve),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnMultiHeadAttnBackwardData(handle, attn, lo, hi, nullptr, nullptr, o, od, q, qd, qd, kv, kd, kd,
+                                                 kv, vd, vd, weight_bytes, weights, workspace_bytes, workspace, 0,
+                                                 nullptr),
+                  CUDNN_STATUS_BAD_PARAM);  // backward needs the reserve space
+    EXPECT_STATUS(cudnnMultiHeadAttnBackwardWeights(handle, attn, CUDNN_WGRAD_MODE_SET, q, qd, kv, kd, kv, vd, o, od,
+                                                    weight_bytes, weights, dweights, workspace_bytes, workspace,
+                                                    reserve_bytes, reserve),
+                  CUDNN_STATUS_SUCCESS);
+    for (void* p : {weights, dweights, workspace, reserve, qd, kd, vd, od}) cudaFree(p);
+    for (cudnnSeqDataDescriptor_t d : {q, kv, o, bad_o}) cudnnDestroySeqDataDescriptor(d);
+    cudnnDestroyTensorDescriptor(w_desc);
+    EXPECT_STATUS(cudnnDestroyAttnDescriptor(attn), CUDNN_STATUS_SUCCESS);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -865,6 +1012,7 @@ int main() {
     check_ctc(handle);
     check_normalization(handle);
     check_tensor_transform(handle);
+    check_attention(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.
