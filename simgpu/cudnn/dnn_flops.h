@@ -225,4 +225,29 @@ inline double attention_flops(AttnPass pass, const AttnShape& s) {
     return 0;
 }
 
+// Fused ops (cudnnFusedOpsExecute; `ops` is the cudnnFusedOps_t value). The convolution operations
+// (0: scale, bias, activation, convolution, BN statistics; 1: scale, bias, activation, weight
+// gradient): the convolution's FLOPs, 2 per input element for the per-channel scale and bias when
+// given, the activation's forward rule per input element, and 3 per output element (add, square, add)
+// for the statistics when asked for. BN finalization per channel: training 13 (mean 1, variance 3,
+// inverse standard deviation 2, equivalent scale 1 and bias 2, running mean and variance 4),
+// inference 5 (equivalent scale 3 and bias 2).
+struct FusedOpsShape {
+    int ops = 0;
+    double convolution = 0;
+    int64_t input_elements = 0, output_elements = 0, channels = 0;
+    bool scale_bias = false;
+    int activation_mode = 5;  // identity
+    bool statistics = false;
+    double bytes = 0;  // device-memory traffic (the roofline's), not a FLOP count
+};
+
+inline double fused_ops_flops(const FusedOpsShape& s) {
+    if (s.ops == 2) return 13.0 * static_cast<double>(s.channels);
+    if (s.ops == 3) return 5.0 * static_cast<double>(s.channels);
+    const double in = static_cast<double>(s.input_elements);
+    return s.convolution + (s.scale_bias ? 2.0 * in : 0.0) + activation_flops(s.activation_mode, false, s.input_elements) +
+           (s.statistics ? 3.0 * static_cast<double>(s.output_elements) : 0.0);
+}
+
 }  // namespace tbdsim::dnn

@@ -63,6 +63,11 @@ constexpr const char* kNames[kKernelCount] = {
     "mha_fprop_kernel",
     "mha_dgrad_kernel",
     "mha_wgrad_kernel",
+    "fused_scale_bias_act_conv_bnstats_kernel",
+    "fused_scale_bias_act_wgrad_kernel",
+    "fused_bn_finalize_kernel",
+    "im2col_kernel",
+    "reorder_filter_bias_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

@@ -64,6 +64,11 @@ enum TbdsimDnnKernel : int {
     kMhaForward,
     kMhaBackwardData,
     kMhaBackwardWeights,
+    kFusedConvBnStats,
+    kFusedWgrad,
+    kFusedBnFinalize,
+    kIm2Col,
+    kReorderFilterBias,
     kKernelCount,
 };
 

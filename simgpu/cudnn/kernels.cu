@@ -65,3 +65,10 @@ TBDSIM_DNN_KERNEL(ctc_loss_kernel)
 TBDSIM_DNN_KERNEL(mha_fprop_kernel)
 TBDSIM_DNN_KERNEL(mha_dgrad_kernel)
 TBDSIM_DNN_KERNEL(mha_wgrad_kernel)
+// Fused ops (the conv-with-BN-stats forward, the weight gradient, BN finalization), im2col and the
+// INT8x32 filter reorder.
+TBDSIM_DNN_KERNEL(fused_scale_bias_act_conv_bnstats_kernel)
+TBDSIM_DNN_KERNEL(fused_scale_bias_act_wgrad_kernel)
+TBDSIM_DNN_KERNEL(fused_bn_finalize_kernel)
+TBDSIM_DNN_KERNEL(im2col_kernel)
+TBDSIM_DNN_KERNEL(reorder_filter_bias_kernel)

@@ -707,6 +707,159 @@ void check_attention(cudnnHandle_t handle) {
     EXPECT_STATUS(cudnnDestroyAttnDescriptor(attn), CUDNN_STATUS_SUCCESS);
 }
 
+// Fused ops: packs store descriptors by value and placeholders, pointers and scalars, and read them
+// back; a plan is made from a pack of its own ops with the descriptors its operation needs (the ops
+// reserved for future use are not supported) and executes one kernel once every placeholder has its
+// pointer and the workspace is large enough (cudnn.record_api checks the FLOPs). Then im2col and the
+// INT8x32 filter reorder.
+void check_fused_ops(cudnnHandle_t handle) {
+    cudnnFusedOpsConstParamPack_t pack = nullptr, wgrad_pack = nullptr, bn_pack = nullptr;
+    EXPECT_STATUS(cudnnCreateFusedOpsConstParamPack(&pack, static_cast<cudnnFusedOps_t>(7)), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnCreateFusedOpsConstParamPack(&pack, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnTensorDescriptor_t x_desc = tensor4d(2, 32, 8, 8), y_desc = tensor4d(2, 16, 8, 8),
+                            stats = tensor4d(1, 16, 1, 1), got = tensor4d(1, 1, 1, 1);
+    cudnnFilterDescriptor_t w_desc = nullptr, int8_w = nullptr;
+    EXPECT_STATUS(cudnnCreateFilterDescriptor(&w_desc), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetFilter4dDescriptor(w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 16, 32, 3, 3),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    EXPECT_STATUS(cudnnCreateConvolutionDescriptor(&conv), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetConvolution2dDescriptor(conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnActivationDescriptor_t relu = nullptr;
+    EXPECT_STATUS(cudnnCreateActivationDescriptor(&relu), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetActivationDescriptor(relu, CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0),
+                  CUDNN_STATUS_SUCCESS);
+    const cudnnFusedOpsPointerPlaceHolder_t aligned = CUDNN_PTR_16B_ALIGNED, elem = CUDNN_PTR_ELEM_ALIGNED;
+    const auto set = [](cudnnFusedOpsConstParamPack_t p, cudnnFusedOpsConstParamLabel_t label, const void* param) {
+        EXPECT_STATUS(cudnnSetFusedOpsConstParamPackAttribute(p, label, param), CUDNN_STATUS_SUCCESS);
+    };
+    set(pack, CUDNN_PARAM_XDESC, x_desc), set(pack, CUDNN_PARAM_WDESC, w_desc), set(pack, CUDNN_PARAM_CONV_DESC, conv);
+    set(pack, CUDNN_PARAM_YDESC, y_desc), set(pack, CUDNN_PARAM_ACTIVATION_DESC, relu);
+    set(pack, CUDNN_PARAM_YSTATS_DESC, stats), set(pack, CUDNN_PARAM_BN_EQSCALEBIAS_DESC, stats);
+    for (const auto label : {CUDNN_PARAM_XDATA_PLACEHOLDER, CUDNN_PARAM_WDATA_PLACEHOLDER,
+                             CUDNN_PARAM_YDATA_PLACEHOLDER, CUDNN_PARAM_YSUM_PLACEHOLDER,
+                             CUDNN_PARAM_YSQSUM_PLACEHOLDER}) {
+        set(pack, label, &aligned);
+    }
+    set(pack, CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER, &elem), set(pack, CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER, &elem);
+    EXPECT_STATUS(cudnnSetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_ZDATA_PLACEHOLDER, nullptr),
+                  CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+    EXPECT_STATUS(cudnnSetFusedOpsConstParamPackAttribute(pack, static_cast<cudnnFusedOpsConstParamLabel_t>(99), &elem),
+                  CUDNN_STATUS_BAD_PARAM);
+    int is_null = -1;
+    EXPECT_STATUS(cudnnGetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_YDESC, got, &is_null),
+                  CUDNN_STATUS_SUCCESS);
+    cudnnDataType_t type{};
+    int n = 0, c = 0, h = 0, w = 0, ns = 0, cs = 0, hs = 0, ws = 0;
+    EXPECT_STATUS(cudnnGetTensor4dDescriptor(got, &type, &n, &c, &h, &w, &ns, &cs, &hs, &ws), CUDNN_STATUS_SUCCESS);
+    EXPECT(is_null == 0 && n == 2 && c == 16 && h == 8 && w == 8);
+    EXPECT_STATUS(cudnnGetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_ZDESC, got, &is_null), CUDNN_STATUS_SUCCESS);
+    EXPECT(is_null == 1);
+    cudnnFusedOpsPointerPlaceHolder_t placeholder{};
+    EXPECT_STATUS(cudnnGetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER, &placeholder,
+                                                          &is_null),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(placeholder == CUDNN_PTR_ELEM_ALIGNED && is_null == 0);
+
+    cudnnFusedOpsPlan_t plan = nullptr, wrong_plan = nullptr, reserved = nullptr;
+    size_t workspace_bytes = 1;
+    EXPECT_STATUS(cudnnCreateFusedOpsPlan(&plan, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateFusedOpsPlan(&wrong_plan, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnMakeFusedOpsPlan(handle, wrong_plan, pack, &workspace_bytes), CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnMakeFusedOpsPlan(handle, plan, pack, &workspace_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT(workspace_bytes == 0);
+    cudnnFusedOpsVariantParamPack_t vars = nullptr;
+    EXPECT_STATUS(cudnnCreateFusedOpsVariantParamPack(&vars, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_CONV_BNSTATS),
+                  CUDNN_STATUS_SUCCESS);
+    void *x = device_floats(4096), *wt = device_floats(16 * 32 * 9), *y = device_floats(2048), *per_k = device_floats(64);
+    const auto put = [&](cudnnFusedOpsVariantParamPack_t p, cudnnFusedOpsVariantParamLabel_t label, void* ptr) {
+        EXPECT_STATUS(cudnnSetFusedOpsVariantParamPackAttribute(p, label, ptr), CUDNN_STATUS_SUCCESS);
+    };
+    put(vars, CUDNN_PTR_XDATA, x), put(vars, CUDNN_PTR_WDATA, wt), put(vars, CUDNN_PTR_YDATA, y);
+    put(vars, CUDNN_PTR_BN_EQSCALE, per_k), put(vars, CUDNN_PTR_BN_EQBIAS, per_k);
+    EXPECT_STATUS(cudnnFusedOpsExecute(handle, plan, vars), CUDNN_STATUS_BAD_PARAM);  // no y sums yet
+    put(vars, CUDNN_PTR_YSUM, per_k), put(vars, CUDNN_PTR_YSQSUM, static_cast<char*>(per_k) + 64);
+    EXPECT_STATUS(cudnnFusedOpsExecute(handle, plan, vars), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnFusedOpsExecute(handle, wrong_plan, vars), CUDNN_STATUS_BAD_PARAM);  // not made
+    double epsilon = 1e-5, got_epsilon = 0;
+    void* got_ptr = nullptr;
+    put(vars, CUDNN_SCALAR_DOUBLE_BN_EPSILON, &epsilon);
+    EXPECT_STATUS(cudnnGetFusedOpsVariantParamPackAttribute(vars, CUDNN_SCALAR_DOUBLE_BN_EPSILON, &got_epsilon),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnGetFusedOpsVariantParamPackAttribute(vars, CUDNN_PTR_YDATA, &got_ptr), CUDNN_STATUS_SUCCESS);
+    EXPECT(got_epsilon == 1e-5 && got_ptr == y);
+    EXPECT_STATUS(cudnnCreateFusedOpsPlan(&reserved, CUDNN_FUSED_CONV_SCALE_BIAS_ADD_ACTIVATION), CUDNN_STATUS_SUCCESS);
+    cudnnFusedOpsConstParamPack_t reserved_pack = nullptr;
+    EXPECT_STATUS(cudnnCreateFusedOpsConstParamPack(&reserved_pack, CUDNN_FUSED_CONV_SCALE_BIAS_ADD_ACTIVATION),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnMakeFusedOpsPlan(handle, reserved, reserved_pack, &workspace_bytes), CUDNN_STATUS_NOT_SUPPORTED);
+
+    // The weight gradient: an FP32 workspace of K x C x R x S.
+    EXPECT_STATUS(cudnnCreateFusedOpsConstParamPack(&wgrad_pack, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD),
+                  CUDNN_STATUS_SUCCESS);
+    set(wgrad_pack, CUDNN_PARAM_XDESC, x_desc), set(wgrad_pack, CUDNN_PARAM_CONV_DESC, conv);
+    set(wgrad_pack, CUDNN_PARAM_DYDESC, y_desc);
+    EXPECT_STATUS(cudnnMakeFusedOpsPlan(handle, wrong_plan, wgrad_pack, &workspace_bytes), CUDNN_STATUS_BAD_PARAM);
+    set(wgrad_pack, CUDNN_PARAM_DWDESC, w_desc);
+    for (const auto label :
+         {CUDNN_PARAM_XDATA_PLACEHOLDER, CUDNN_PARAM_DYDATA_PLACEHOLDER, CUDNN_PARAM_DWDATA_PLACEHOLDER}) {
+        set(wgrad_pack, label, &aligned);
+    }
+    EXPECT_STATUS(cudnnMakeFusedOpsPlan(handle, wrong_plan, wgrad_pack, &workspace_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT(workspace_bytes == 16 * 32 * 9 * 4);
+    cudnnFusedOpsVariantParamPack_t wgrad_vars = nullptr;
+    EXPECT_STATUS(cudnnCreateFusedOpsVariantParamPack(&wgrad_vars, CUDNN_FUSED_SCALE_BIAS_ACTIVATION_WGRAD),
+                  CUDNN_STATUS_SUCCESS);
+    void* workspace = device_floats(workspace_bytes / 4);
+    put(wgrad_vars, CUDNN_PTR_XDATA, x), put(wgrad_vars, CUDNN_PTR_DYDATA, y), put(wgrad_vars, CUDNN_PTR_DWDATA, wt);
+    EXPECT_STATUS(cudnnFusedOpsExecute(handle, wrong_plan, wgrad_vars), CUDNN_STATUS_BAD_PARAM);  // no workspace
+    put(wgrad_vars, CUDNN_PTR_WORKSPACE, workspace);
+    put(wgrad_vars, CUDNN_SCALAR_SIZE_T_WORKSPACE_SIZE_IN_BYTES, &workspace_bytes);
+    EXPECT_STATUS(cudnnFusedOpsExecute(handle, wrong_plan, wgrad_vars), CUDNN_STATUS_SUCCESS);
+
+    // BN finalization for training, per channel of the 1 x 16 x 1 x 1 statistics.
+    cudnnFusedOpsPlan_t bn_plan = nullptr;
+    cudnnFusedOpsVariantParamPack_t bn_vars = nullptr;
+    EXPECT_STATUS(cudnnCreateFusedOpsConstParamPack(&bn_pack, CUDNN_FUSED_BN_FINALIZE_STATISTICS_TRAINING),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateFusedOpsPlan(&bn_plan, CUDNN_FUSED_BN_FINALIZE_STATISTICS_TRAINING), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnMakeFusedOpsPlan(handle, bn_plan, bn_pack, &workspace_bytes), CUDNN_STATUS_BAD_PARAM);
+    set(bn_pack, CUDNN_PARAM_BN_SCALEBIAS_MEANVAR_DESC, stats);
+    EXPECT_STATUS(cudnnMakeFusedOpsPlan(handle, bn_plan, bn_pack, &workspace_bytes), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnCreateFusedOpsVariantParamPack(&bn_vars, CUDNN_FUSED_BN_FINALIZE_STATISTICS_TRAINING),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnFusedOpsExecute(handle, bn_plan, bn_vars), CUDNN_STATUS_SUCCESS);
+
+    // im2col: (2 x 8 x 8) rows of (32 x 3 x 3) columns; the reorder takes INT8 NCHW_VECT_C filters only.
+    void* col = device_floats(2 * 64 * 32 * 9);
+    EXPECT_STATUS(cudnnIm2Col(handle, x_desc, x, w_desc, conv, col), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnIm2Col(handle, x_desc, x, w_desc, conv, nullptr), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+    EXPECT_STATUS(cudnnIm2Col(handle, y_desc, x, w_desc, conv, col), CUDNN_STATUS_BAD_PARAM);  // 16 channels
+    EXPECT_STATUS(cudnnCreateFilterDescriptor(&int8_w), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetFilter4dDescriptor(int8_w, CUDNN_DATA_INT8, CUDNN_TENSOR_NCHW_VECT_C, 16, 32, 3, 3),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnReorderFilterAndBias(handle, int8_w, CUDNN_DEFAULT_REORDER, wt, col, 1, per_k, per_k),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnReorderFilterAndBias(handle, w_desc, CUDNN_DEFAULT_REORDER, wt, col, 0, nullptr, nullptr),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnReorderFilterAndBias(handle, int8_w, CUDNN_DEFAULT_REORDER, wt, col, 1, nullptr, nullptr),
+                  CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+
+    for (void* p : {x, wt, y, per_k, workspace, col}) cudaFree(p);
+    for (cudnnFusedOpsVariantParamPack_t p : {vars, wgrad_vars, bn_vars}) cudnnDestroyFusedOpsVariantParamPack(p);
+    for (cudnnFusedOpsPlan_t p : {plan, wrong_plan, reserved, bn_plan}) cudnnDestroyFusedOpsPlan(p);
+    for (cudnnFusedOpsConstParamPack_t p : {pack, wgrad_pack, bn_pack, reserved_pack}) {
+        EXPECT_STATUS(cudnnDestroyFusedOpsConstParamPack(p), CUDNN_STATUS_SUCCESS);
+    }
+    cudnnDestroyActivationDescriptor(relu);
+    cudnnDestroyConvolutionDescriptor(conv);
+    cudnnDestroyFilterDescriptor(int8_w);
+    cudnnDestroyFilterDescriptor(w_desc);
+    for (cudnnTensorDescriptor_t d : {x_desc, y_desc, stats, got}) cudnnDestroyTensorDescriptor(d);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -1013,6 +1166,7 @@ int main() {
     check_normalization(handle);
     check_tensor_transform(handle);
     check_attention(handle);
+    check_fused_ops(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.

@@ -20,9 +20,10 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 q() { sqlite3 "$work/trace.sqlite" "$1"; }
 
-# The collector does not record the multi-head attention calls (no FLOP rule in preload/cudnn_flops.h):
-# their kernels (mha_*) are left out of the equality and checked against the documented rule below.
-truth=$(awk -F'\t' '$1 == "kernel" && $12 !~ /^mha_/ { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
+# The collector does not record the multi-head attention and fused-ops calls (no FLOP rule in
+# preload/cudnn_flops.h): their kernels (mha_*, fused_*) are left out of the equality and checked
+# against the documented rules below.
+truth=$(awk -F'\t' '$1 == "kernel" && $12 !~ /^(mha|fused)_/ { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
 trace=$(q "SELECT printf('%.0f', total(flops)) FROM library_calls WHERE name LIKE 'cudnn%'")
 echo "FLOPs: truth $truth, trace $trace"
 [ "$truth" = "$trace" ] || fail "trace FLOPs $trace != truth $truth"
@@ -77,6 +78,14 @@ ctc=$(q "SELECT printf('%.0f', flops) FROM library_calls WHERE name = 'cudnnCTCL
 mha=$(awk -F'\t' '$1 == "kernel" && $12 ~ /^mha_/ { printf "%s%s:%.0f", sep, $12, $7; sep = " " }' "$work/truth.tsv")
 want_mha="mha_fprop_kernel:95616 mha_fprop_kernel:81576 mha_dgrad_kernel:119424 mha_wgrad_kernel:69696"
 [ "$mha" = "$want_mha" ] || fail "attention kernels in the truth: '$mha', want '$want_mha'"
+
+# Fused ops on x [2, 32, 8, 8], w [16, 32, 3, 3], padding 1 (convolution 2*2*16*32*9*64 = 1179648):
+# with scale and bias (2 per x element, 8192), ReLU (0) and statistics (3 per y element, 6144)
+# 1193984; the weight gradient alone 1179648; BN finalization for training, 13 x 16 channels = 208.
+fused=$(awk -F'\t' '$1 == "kernel" && $12 ~ /^fused_/ { printf "%s%s:%.0f", sep, $12, $7; sep = " " }' "$work/truth.tsv")
+want_fused="fused_scale_bias_act_conv_bnstats_kernel:1193984 fused_scale_bias_act_wgrad_kernel:1179648"
+want_fused="$want_fused fused_bn_finalize_kernel:208"
+[ "$fused" = "$want_fused" ] || fail "fused-ops kernels in the truth: '$fused', want '$want_fused'"
 
 first_add=$(awk -F'\t' '$1 == "kernel" && $12 == "op_generic_tensor_kernel" { print $6 - $5; exit }' "$work/truth.tsv")
 echo "first cudnnOpTensor kernel: $first_add ns (roofline on bytes: 15024)"
