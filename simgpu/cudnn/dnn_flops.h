@@ -250,4 +250,24 @@ inline double fused_ops_flops(const FusedOpsShape& s) {
            (s.statistics ? 3.0 * static_cast<double>(s.output_elements) : 0.0);
 }
 
+// Spatial transformer over `points` grid points (N x H x W of the output) and `elements` output (or
+// output gradient) elements. Grid generator: forward 8 per point (two affine rows, 2 multiplies and
+// 2 adds each), backward 12 per point (the six theta gradients, a multiply-add each). Bilinear sampler:
+// forward 8 per point (the coordinates scaled to pixels 4, the four weights 4) and 10 per element (4
+// products and 3 sums, the alpha/beta blend 3); backward 16 per point (the weights 8, the grid
+// gradient's blend and scale 8) and 16 per element (the dx scatter 4 multiply-adds, the neighbour
+// differences for dgrid 4 multiply-adds).
+enum class SpatialTfPass { GridForward, GridBackward, SamplerForward, SamplerBackward };
+
+inline double spatial_transformer_flops(SpatialTfPass pass, int64_t elements, int64_t points) {
+    const double e = static_cast<double>(elements), p = static_cast<double>(points);
+    switch (pass) {
+        case SpatialTfPass::GridForward: return 8.0 * p;
+        case SpatialTfPass::GridBackward: return 12.0 * p;
+        case SpatialTfPass::SamplerForward: return 8.0 * p + 10.0 * e;
+        case SpatialTfPass::SamplerBackward: return 16.0 * p + 16.0 * e;
+    }
+    return 0;
+}
+
 }  // namespace tbdsim::dnn

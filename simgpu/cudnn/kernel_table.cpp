@@ -68,6 +68,10 @@ constexpr const char* kNames[kKernelCount] = {
     "fused_bn_finalize_kernel",
     "im2col_kernel",
     "reorder_filter_bias_kernel",
+    "st_grid_generator_fw_kernel",
+    "st_grid_generator_bw_kernel",
+    "st_bilinear_sampler_fw_kernel",
+    "st_bilinear_sampler_bw_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

@@ -69,6 +69,10 @@ enum TbdsimDnnKernel : int {
     kFusedBnFinalize,
     kIm2Col,
     kReorderFilterBias,
+    kSpatialTfGridForward,
+    kSpatialTfGridBackward,
+    kSpatialTfSamplerForward,
+    kSpatialTfSamplerBackward,
     kKernelCount,
 };
 

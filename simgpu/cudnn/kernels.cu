@@ -72,3 +72,8 @@ TBDSIM_DNN_KERNEL(fused_scale_bias_act_wgrad_kernel)
 TBDSIM_DNN_KERNEL(fused_bn_finalize_kernel)
 TBDSIM_DNN_KERNEL(im2col_kernel)
 TBDSIM_DNN_KERNEL(reorder_filter_bias_kernel)
+// Spatial transformer: the affine grid generator and the bilinear sampler, forward and backward.
+TBDSIM_DNN_KERNEL(st_grid_generator_fw_kernel)
+TBDSIM_DNN_KERNEL(st_grid_generator_bw_kernel)
+TBDSIM_DNN_KERNEL(st_bilinear_sampler_fw_kernel)
+TBDSIM_DNN_KERNEL(st_bilinear_sampler_bw_kernel)

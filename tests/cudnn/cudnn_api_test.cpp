@@ -860,6 +860,48 @@ void check_fused_ops(cudnnHandle_t handle) {
     for (cudnnTensorDescriptor_t d : {x_desc, y_desc, stats, got}) cudnnDestroyTensorDescriptor(d);
 }
 
+// Spatial transformer: the descriptor takes the bilinear sampler and 2-d transformations only; the
+// grid generator and the sampler check x and y against it and launch one kernel each (cudnn.record_api
+// checks their FLOPs).
+void check_spatial_transformer(cudnnHandle_t handle) {
+    cudnnSpatialTransformerDescriptor_t st = nullptr;
+    EXPECT_STATUS(cudnnCreateSpatialTransformerDescriptor(&st), CUDNN_STATUS_SUCCESS);
+    void *theta = device_floats(12), *grid = device_floats(256), *dgrid = device_floats(256);
+    EXPECT_STATUS(cudnnSpatialTfGridGeneratorForward(handle, st, theta, grid), CUDNN_STATUS_BAD_PARAM);  // not set
+    const int dims[] = {2, 3, 8, 8}, dims_3d[] = {2, 3, 4, 8, 8};
+    EXPECT_STATUS(cudnnSetSpatialTransformerNdDescriptor(st, static_cast<cudnnSamplerType_t>(1), CUDNN_DATA_FLOAT, 4,
+                                                         dims),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetSpatialTransformerNdDescriptor(st, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_FLOAT, 5, dims_3d),
+                  CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(cudnnSetSpatialTransformerNdDescriptor(st, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_INT8, 4, dims),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSetSpatialTransformerNdDescriptor(st, CUDNN_SAMPLER_BILINEAR, CUDNN_DATA_FLOAT, 4, dims),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSpatialTfGridGeneratorForward(handle, st, theta, grid), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSpatialTfGridGeneratorForward(handle, st, theta, nullptr), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+    cudnnTensorDescriptor_t x_desc = tensor4d(2, 3, 16, 16), y_desc = tensor4d(2, 3, 8, 8),
+                            wrong_y = tensor4d(2, 3, 8, 4), wrong_x = tensor4d(2, 4, 16, 16);
+    void *x = device_floats(2 * 3 * 256), *dx = device_floats(2 * 3 * 256), *y = device_floats(2 * 3 * 64);
+    const float one = 1, zero = 0;
+    EXPECT_STATUS(cudnnSpatialTfSamplerForward(handle, st, &one, x_desc, x, grid, &zero, y_desc, y),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSpatialTfSamplerForward(handle, st, &one, x_desc, x, grid, &zero, wrong_y, y),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSpatialTfSamplerForward(handle, st, &one, wrong_x, x, grid, &zero, y_desc, y),
+                  CUDNN_STATUS_BAD_PARAM);
+    EXPECT_STATUS(cudnnSpatialTfSamplerBackward(handle, st, &one, x_desc, x, &zero, x_desc, dx, &one, y_desc, y, grid,
+                                                &zero, dgrid),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSpatialTfSamplerBackward(handle, st, &one, x_desc, x, &zero, y_desc, dx, &one, y_desc, y, grid,
+                                                &zero, dgrid),
+                  CUDNN_STATUS_BAD_PARAM);  // dx not shaped as x
+    EXPECT_STATUS(cudnnSpatialTfGridGeneratorBackward(handle, st, dgrid, theta), CUDNN_STATUS_SUCCESS);
+    for (void* p : {theta, grid, dgrid, x, dx, y}) cudaFree(p);
+    for (cudnnTensorDescriptor_t d : {x_desc, y_desc, wrong_y, wrong_x}) cudnnDestroyTensorDescriptor(d);
+    EXPECT_STATUS(cudnnDestroySpatialTransformerDescriptor(st), CUDNN_STATUS_SUCCESS);
+}
+
 void test_callback(cudnnSeverity_t, void*, const cudnnDebug_t*, const char*) {}
 
 // Start-up queries: version checks, the runtime-error query, the logging callback, the 4d/2d getters,
@@ -1167,11 +1209,14 @@ int main() {
     check_tensor_transform(handle);
     check_attention(handle);
     check_fused_ops(handle);
+    check_spatial_transformer(handle);
     EXPECT(cudaStreamSynchronize(stream) == cudaSuccess);
 
     // Functions the simulator does not model answer with the documented status, never crash.
-    cudnnSpatialTransformerDescriptor_t st = nullptr;
-    EXPECT_STATUS(cudnnCreateSpatialTransformerDescriptor(&st), CUDNN_STATUS_NOT_SUPPORTED);
+    EXPECT_STATUS(cudnnGetFoldedConvBackwardDataDescriptors(handle, nullptr, nullptr, nullptr, nullptr,
+                                                            CUDNN_TENSOR_NCHW, nullptr, nullptr, nullptr, nullptr,
+                                                            nullptr, nullptr, nullptr, nullptr),
+                  CUDNN_STATUS_NOT_SUPPORTED);
 
     // Backend API: tensors finalize only when complete; a finalized descriptor takes no more
     // attributes; reading back an unset attribute or with the wrong type fails; a plan must be

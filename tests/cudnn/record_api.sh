@@ -20,10 +20,10 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 q() { sqlite3 "$work/trace.sqlite" "$1"; }
 
-# The collector does not record the multi-head attention and fused-ops calls (no FLOP rule in
-# preload/cudnn_flops.h): their kernels (mha_*, fused_*) are left out of the equality and checked
-# against the documented rules below.
-truth=$(awk -F'\t' '$1 == "kernel" && $12 !~ /^(mha|fused)_/ { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
+# The collector does not record the multi-head attention, fused-ops and spatial transformer calls (no
+# FLOP rule in preload/cudnn_flops.h): their kernels (mha_*, fused_*, st_*) are left out of the
+# equality and checked against the documented rules below.
+truth=$(awk -F'\t' '$1 == "kernel" && $12 !~ /^(mha|fused|st)_/ { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
 trace=$(q "SELECT printf('%.0f', total(flops)) FROM library_calls WHERE name LIKE 'cudnn%'")
 echo "FLOPs: truth $truth, trace $trace"
 [ "$truth" = "$trace" ] || fail "trace FLOPs $trace != truth $truth"
@@ -86,6 +86,13 @@ fused=$(awk -F'\t' '$1 == "kernel" && $12 ~ /^fused_/ { printf "%s%s:%.0f", sep,
 want_fused="fused_scale_bias_act_conv_bnstats_kernel:1193984 fused_scale_bias_act_wgrad_kernel:1179648"
 want_fused="$want_fused fused_bn_finalize_kernel:208"
 [ "$fused" = "$want_fused" ] || fail "fused-ops kernels in the truth: '$fused', want '$want_fused'"
+
+# Spatial transformer, output [2, 3, 8, 8] (128 grid points, 384 elements): grid generator 8 and 12
+# per point (1024, 1536); sampler forward 8 per point + 10 per element = 4864, backward 16 + 16 = 8192.
+st=$(awk -F'\t' '$1 == "kernel" && $12 ~ /^st_/ { printf "%s%s:%.0f", sep, $12, $7; sep = " " }' "$work/truth.tsv")
+want_st="st_grid_generator_fw_kernel:1024 st_bilinear_sampler_fw_kernel:4864 st_bilinear_sampler_bw_kernel:8192"
+want_st="$want_st st_grid_generator_bw_kernel:1536"
+[ "$st" = "$want_st" ] || fail "spatial transformer kernels in the truth: '$st', want '$want_st'"
 
 first_add=$(awk -F'\t' '$1 == "kernel" && $12 == "op_generic_tensor_kernel" { print $6 - $5; exit }' "$work/truth.tsv")
 echo "first cudnnOpTensor kernel: $first_add ns (roofline on bytes: 15024)"
