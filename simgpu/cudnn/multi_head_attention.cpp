@@ -371,16 +371,22 @@ cudnnStatus_t check_buffers(const cudnnAttnStruct& a, const Buffers& b, bool tra
     return CUDNN_STATUS_SUCCESS;
 }
 
-dnn::AttnShape shape_of(const cudnnAttnStruct& a, const Sequences& s, int64_t pairs_per_sequence) {
+// The steps run: every query step, or one (currIdx >= 0) whose Q and O projections alone are computed.
+struct Steps {
+    int64_t query_steps;
+    int64_t pairs_per_sequence;
+};
+
+dnn::AttnShape shape_of(const cudnnAttnStruct& a, const Sequences& s, const Steps& steps) {
     const auto& q = s.q->dim;
     const int64_t batch = q[CUDNN_SEQDATA_BATCH_DIM], beam = q[CUDNN_SEQDATA_BEAM_DIM];
     dnn::AttnShape shape;
     shape.heads = a.heads;
     shape.q_size = a.q_size, shape.k_size = a.k_size, shape.v_size = a.v_size;
     shape.q_proj = a.q_proj, shape.k_proj = a.k_proj, shape.v_proj = a.v_proj, shape.o_proj = a.o_proj;
-    shape.rows_q = batch * beam * q[CUDNN_SEQDATA_TIME_DIM];
+    shape.rows_q = batch * beam * steps.query_steps;
     shape.rows_kv = kv_sequences(a, batch, beam) * s.k->dim[CUDNN_SEQDATA_TIME_DIM];
-    shape.window_pairs = batch * beam * pairs_per_sequence;
+    shape.window_pairs = batch * beam * steps.pairs_per_sequence;
     shape.biases = (a.mode & CUDNN_ATTN_ENABLE_PROJ_BIASES) != 0;
     return shape;
 }
@@ -394,8 +400,8 @@ double sequence_bytes(const cudnnSeqDataStruct& d) {
 // One kernel: its data (each sequence once, read or written; backward data reads Q, K, V and writes
 // their gradients, twice), the weights (and their gradients), the workspace written and read back.
 cudnnStatus_t run_attention(cudnnHandle_t handle, const cudnnAttnStruct& a, dnn::AttnPass pass, const Sequences& s,
-                            const Buffers& b, int64_t pairs_per_sequence, const void* in, void* out) {
-    const dnn::AttnShape shape = shape_of(a, s, pairs_per_sequence);
+                            const Buffers& b, const Steps& steps, const void* in, void* out) {
+    const dnn::AttnShape shape = shape_of(a, s, steps);
     double data = sequence_bytes(*s.q) + sequence_bytes(*s.k) + sequence_bytes(*s.v) + sequence_bytes(*s.o);
     if (pass == dnn::AttnPass::BackwardData) data += data - sequence_bytes(*s.o);
     const double weights = static_cast<double>(b.weight_bytes) * (pass == dnn::AttnPass::BackwardWeights ? 2 : 1);
@@ -446,7 +452,8 @@ TBD_EXPORT cudnnStatus_t cudnnMultiHeadAttnForward(cudnnHandle_t handle, const c
         return dnn::fail(CUDNN_STATUS_BAD_PARAM, "attention forward: currIdx outside the queries or in training");
     }
     const int64_t pairs = window_pairs(lo_win, hi_win, q_steps, k_desc->dim[CUDNN_SEQDATA_TIME_DIM], curr_idx);
-    return run_attention(handle, *a, dnn::AttnPass::Forward, s, b, pairs, queries, out);
+    const Steps steps{curr_idx >= 0 ? 1 : q_steps, pairs};
+    return run_attention(handle, *a, dnn::AttnPass::Forward, s, b, steps, queries, out);
 }
 
 TBD_EXPORT cudnnStatus_t cudnnMultiHeadAttnBackwardData(
@@ -465,7 +472,8 @@ TBD_EXPORT cudnnStatus_t cudnnMultiHeadAttnBackwardData(
     }
     const int64_t pairs =
         window_pairs(lo_win, hi_win, dq_desc->dim[CUDNN_SEQDATA_TIME_DIM], dk_desc->dim[CUDNN_SEQDATA_TIME_DIM], -1);
-    return run_attention(handle, *a, dnn::AttnPass::BackwardData, s, b, pairs, dout, dqueries);
+    const Steps steps{dq_desc->dim[CUDNN_SEQDATA_TIME_DIM], pairs};
+    return run_attention(handle, *a, dnn::AttnPass::BackwardData, s, b, steps, dout, dqueries);
 }
 
 TBD_EXPORT cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(
@@ -484,5 +492,6 @@ TBD_EXPORT cudnnStatus_t cudnnMultiHeadAttnBackwardWeights(
         (weight_bytes_in > 0 && dweights == nullptr)) {
         return dnn::fail(CUDNN_STATUS_BAD_PARAM_NULL_POINTER, "attention backward weights: null pointer");
     }
-    return run_attention(handle, *a, dnn::AttnPass::BackwardWeights, s, b, 0, queries, dweights);
+    const Steps steps{q_desc->dim[CUDNN_SEQDATA_TIME_DIM], 0};  // the weight gradients need no pairs
+    return run_attention(handle, *a, dnn::AttnPass::BackwardWeights, s, b, steps, queries, dweights);
 }

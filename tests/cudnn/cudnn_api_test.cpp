@@ -673,6 +673,21 @@ void check_attention(cudnnHandle_t handle) {
     EXPECT_STATUS(
         cudnnGetMultiHeadAttnWeights(handle, attn, CUDNN_MH_ATTN_Q_WEIGHTS, weight_bytes - 4, weights, w_desc, &addr),
         CUDNN_STATUS_BAD_PARAM);
+    cudnnAttnDescriptor_t plain = nullptr;  // no projections of V and O, no biases
+    EXPECT_STATUS(cudnnCreateAttnDescriptor(&plain), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnSetAttnDescriptor(plain, CUDNN_ATTN_QUERYMAP_ALL_TO_ONE, 2, 1.0, CUDNN_DATA_FLOAT,
+                                         CUDNN_DATA_FLOAT, CUDNN_DEFAULT_MATH, nullptr, nullptr, 16, 16, 16, 8, 8, 0, 0,
+                                         10, 12, 3, 1),
+                  CUDNN_STATUS_SUCCESS);
+    size_t plain_bytes = 0, plain_ws = 0;
+    EXPECT_STATUS(cudnnGetMultiHeadAttnBuffers(handle, plain, &plain_bytes, &plain_ws, nullptr), CUDNN_STATUS_SUCCESS);
+    EXPECT(plain_bytes == 2048);  // Q and K [2, 8, 16] only
+    addr = weights;
+    EXPECT_STATUS(cudnnGetMultiHeadAttnWeights(handle, plain, CUDNN_MH_ATTN_V_WEIGHTS, plain_bytes, weights, w_desc,
+                                               &addr),
+                  CUDNN_STATUS_SUCCESS);
+    EXPECT(addr == nullptr);
+    EXPECT_STATUS(cudnnDestroyAttnDescriptor(plain), CUDNN_STATUS_SUCCESS);
 
     cudnnSeqDataDescriptor_t q = seq_data(10, 3, 1, 16), kv = seq_data(12, 3, 1, 16), o = seq_data(10, 3, 1, 16),
                              bad_o = seq_data(10, 3, 1, 8);
@@ -686,6 +701,13 @@ void check_attention(cudnnHandle_t handle) {
     };
     EXPECT_STATUS(forward(hi, o, workspace_bytes, reserve), CUDNN_STATUS_SUCCESS);  // training, full windows
     EXPECT_STATUS(forward(causal, o, workspace_bytes, nullptr), CUDNN_STATUS_SUCCESS);  // inference, causal
+    EXPECT_STATUS(cudnnMultiHeadAttnForward(handle, attn, 4, lo, causal, nullptr, nullptr, q, qd, nullptr, kv, kd, kv,
+                                            vd, o, od, weight_bytes, weights, workspace_bytes, workspace, 0, nullptr),
+                  CUDNN_STATUS_SUCCESS);  // inference, query step 4 alone
+    EXPECT_STATUS(cudnnMultiHeadAttnForward(handle, attn, 4, lo, causal, nullptr, nullptr, q, qd, nullptr, kv, kd, kv,
+                                            vd, o, od, weight_bytes, weights, workspace_bytes, workspace,
+                                            reserve_bytes, reserve),
+                  CUDNN_STATUS_BAD_PARAM);  // one step at a time is for inference
     EXPECT_STATUS(forward(hi, bad_o, workspace_bytes, reserve), CUDNN_STATUS_BAD_PARAM);
     EXPECT_STATUS(forward(hi, o, workspace_bytes - 16, reserve), CUDNN_STATUS_BAD_PARAM);
     EXPECT_STATUS(forward(hi, kv, workspace_bytes, reserve), CUDNN_STATUS_BAD_PARAM);  // output 12 steps
@@ -746,7 +768,7 @@ void check_fused_ops(cudnnHandle_t handle) {
     set(pack, CUDNN_PARAM_BN_EQSCALE_PLACEHOLDER, &elem), set(pack, CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER, &elem);
     EXPECT_STATUS(cudnnSetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_ZDATA_PLACEHOLDER, nullptr),
                   CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
-    EXPECT_STATUS(cudnnSetFusedOpsConstParamPackAttribute(pack, static_cast<cudnnFusedOpsConstParamLabel_t>(99), &elem),
+    EXPECT_STATUS(cudnnSetFusedOpsConstParamPackAttribute(pack, static_cast<cudnnFusedOpsConstParamLabel_t>(40), &elem),
                   CUDNN_STATUS_BAD_PARAM);
     int is_null = -1;
     EXPECT_STATUS(cudnnGetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_YDESC, got, &is_null),
