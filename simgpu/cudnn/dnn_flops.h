@@ -209,18 +209,23 @@ inline double attention_flops(AttnPass pass, const AttnShape& s) {
     const double rkv = static_cast<double>(s.rows_kv), pairs = static_cast<double>(s.window_pairs);
     const double qk_width = static_cast<double>(s.q_proj > 0 ? s.q_proj : s.q_size);
     const double v_width = static_cast<double>(s.v_proj > 0 ? s.v_proj : s.v_size);
-    const double in_proj = 2.0 * h *
-                           (rq * static_cast<double>(s.q_size * s.q_proj) + rkv * static_cast<double>(s.k_size * s.k_proj) +
-                            rkv * static_cast<double>(s.v_size * s.v_proj));
+    const double in_proj =
+        2.0 * h *
+        (rq * static_cast<double>(s.q_size * s.q_proj) + rkv * static_cast<double>(s.k_size * s.k_proj) +
+         rkv * static_cast<double>(s.v_size * s.v_proj));
     const double out_proj = 2.0 * rq * h * v_width * static_cast<double>(s.o_proj);
-    const double bias = s.biases ? h * (rq * static_cast<double>(s.q_proj) + rkv * static_cast<double>(s.k_proj + s.v_proj)) +
-                                       rq * static_cast<double>(s.o_proj)
-                                 : 0.0;
+    const double bias =
+        s.biases ? h * (rq * static_cast<double>(s.q_proj) + rkv * static_cast<double>(s.k_proj + s.v_proj)) +
+                       rq * static_cast<double>(s.o_proj)
+                 : 0.0;
     const double core = 2.0 * h * pairs * (qk_width + v_width) + 4.0 * h * pairs;
     switch (pass) {
-        case AttnPass::Forward: return in_proj + out_proj + bias + core;
-        case AttnPass::BackwardData: return in_proj + out_proj + 2.0 * core;
-        case AttnPass::BackwardWeights: return in_proj + out_proj + bias;
+        case AttnPass::Forward:
+            return in_proj + out_proj + bias + core;
+        case AttnPass::BackwardData:
+            return in_proj + out_proj + 2.0 * core;
+        case AttnPass::BackwardWeights:
+            return in_proj + out_proj + bias;
     }
     return 0;
 }
@@ -246,7 +251,8 @@ inline double fused_ops_flops(const FusedOpsShape& s) {
     if (s.ops == 2) return 13.0 * static_cast<double>(s.channels);
     if (s.ops == 3) return 5.0 * static_cast<double>(s.channels);
     const double in = static_cast<double>(s.input_elements);
-    return s.convolution + (s.scale_bias ? 2.0 * in : 0.0) + activation_flops(s.activation_mode, false, s.input_elements) +
+    return s.convolution + (s.scale_bias ? 2.0 * in : 0.0) +
+           activation_flops(s.activation_mode, false, s.input_elements) +
            (s.statistics ? 3.0 * static_cast<double>(s.output_elements) : 0.0);
 }
 
@@ -262,10 +268,14 @@ enum class SpatialTfPass { GridForward, GridBackward, SamplerForward, SamplerBac
 inline double spatial_transformer_flops(SpatialTfPass pass, int64_t elements, int64_t points) {
     const double e = static_cast<double>(elements), p = static_cast<double>(points);
     switch (pass) {
-        case SpatialTfPass::GridForward: return 8.0 * p;
-        case SpatialTfPass::GridBackward: return 12.0 * p;
-        case SpatialTfPass::SamplerForward: return 8.0 * p + 10.0 * e;
-        case SpatialTfPass::SamplerBackward: return 16.0 * p + 16.0 * e;
+        case SpatialTfPass::GridForward:
+            return 8.0 * p;
+        case SpatialTfPass::GridBackward:
+            return 12.0 * p;
+        case SpatialTfPass::SamplerForward:
+            return 8.0 * p + 10.0 * e;
+        case SpatialTfPass::SamplerBackward:
+            return 16.0 * p + 16.0 * e;
     }
     return 0;
 }

@@ -797,7 +797,8 @@ cudnnFusedOpsConstParamPack_t conv_bnstats_pack(const FusedShapes& s, cudnnActiv
     int n = 0, c = 0, h = 0, w = 0, ns = 0, cs = 0, hs = 0, ws = 0;
     EXPECT_STATUS(cudnnGetTensor4dDescriptor(got, &type, &n, &c, &h, &w, &ns, &cs, &hs, &ws), CUDNN_STATUS_SUCCESS);
     EXPECT(is_null == 0 && n == 2 && c == 16 && h == 8 && w == 8);
-    EXPECT_STATUS(cudnnGetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_ZDESC, got, &is_null), CUDNN_STATUS_SUCCESS);
+    EXPECT_STATUS(cudnnGetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_ZDESC, got, &is_null),
+                  CUDNN_STATUS_SUCCESS);
     EXPECT(is_null == 1);
     cudnnFusedOpsPointerPlaceHolder_t placeholder{};
     EXPECT_STATUS(cudnnGetFusedOpsConstParamPackAttribute(pack, CUDNN_PARAM_BN_EQBIAS_PLACEHOLDER, &placeholder,
