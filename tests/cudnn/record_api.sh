@@ -6,6 +6,8 @@
 #  - each new call is a library call with its op: cudnnConvolutionBiasActivationForward
 #    (convolution_forward), cudnnOpTensor, cudnnReduceTensor, cudnnDropoutForward/Backward, the batch
 #    norm Ex calls, cudnnTransformTensor, LRN and divisive normalization, CTC loss, the normalization API, tensor-transform descriptors, the RNN passes (the forward's FLOPs by the documented rule);
+#  - the multi-head attention, fused-ops and spatial transformer kernels (calls the collector does not
+#    record) carry in the truth the FLOPs docs/simgpu-cudnn.md's rules give, computed by hand;
 #  - the big cudnnOpTensor (three 16 MiB tensors, C not read) lasts bytes / bandwidth on the H100
 #    model (a roofline: 50331648 B / 3.35 TB/s = 15024 ns), not FLOPs / peak.
 #   record_api.sh TBDPROF CUDNN_API_TEST
