@@ -184,4 +184,100 @@ inline double bias_gradient_flops(int64_t elements) {
     return static_cast<double>(elements);
 }
 
+// Multi-head attention (cudnnMultiHeadAttn*). `rows_q` = batch x beam x query time steps, `rows_kv` =
+// the key/value sequences' rows (batch, or batch x beam with CUDNN_ATTN_QUERYMAP_ONE_TO_ONE, x key
+// time steps); `window_pairs` = the (query, key) pairs the attention windows admit, summed over the
+// query rows. Per head: projections 2 x rows x size x proj (skipped where proj is 0), Q.K^T and P.V
+// 2 x pairs x qk (or v) width, softmax 4 per pair (softmax_flops), output projection 2 x rows_q x
+// heads x v width x o_proj, biases 1 per projected element. Backward data: the O projection's and the
+// input projections' data gradients (as forward) and the attention core twice over (dP, dV, dQ, dK
+// at 2 x pairs x width each, softmax backward 4 per pair); backward weights: the four projections'
+// weight gradients (as forward) and their bias gradients.
+enum class AttnPass { Forward, BackwardData, BackwardWeights };
+
+struct AttnShape {
+    int64_t heads = 1;
+    int64_t q_size = 0, k_size = 0, v_size = 0;
+    int64_t q_proj = 0, k_proj = 0, v_proj = 0, o_proj = 0;  // 0: no projection
+    int64_t rows_q = 0, rows_kv = 0;
+    int64_t window_pairs = 0;  // summed over batch x beam x query steps
+    bool biases = false;
+};
+
+inline double attention_flops(AttnPass pass, const AttnShape& s) {
+    const double h = static_cast<double>(s.heads), rq = static_cast<double>(s.rows_q);
+    const double rkv = static_cast<double>(s.rows_kv), pairs = static_cast<double>(s.window_pairs);
+    const double qk_width = static_cast<double>(s.q_proj > 0 ? s.q_proj : s.q_size);
+    const double v_width = static_cast<double>(s.v_proj > 0 ? s.v_proj : s.v_size);
+    const double in_proj =
+        2.0 * h *
+        (rq * static_cast<double>(s.q_size * s.q_proj) + rkv * static_cast<double>(s.k_size * s.k_proj) +
+         rkv * static_cast<double>(s.v_size * s.v_proj));
+    const double out_proj = 2.0 * rq * h * v_width * static_cast<double>(s.o_proj);
+    const double bias =
+        s.biases ? h * (rq * static_cast<double>(s.q_proj) + rkv * static_cast<double>(s.k_proj + s.v_proj)) +
+                       rq * static_cast<double>(s.o_proj)
+                 : 0.0;
+    const double core = 2.0 * h * pairs * (qk_width + v_width) + 4.0 * h * pairs;
+    switch (pass) {
+        case AttnPass::Forward:
+            return in_proj + out_proj + bias + core;
+        case AttnPass::BackwardData:
+            return in_proj + out_proj + 2.0 * core;
+        case AttnPass::BackwardWeights:
+            return in_proj + out_proj + bias;
+    }
+    return 0;
+}
+
+// Fused ops (cudnnFusedOpsExecute; `ops` is the cudnnFusedOps_t value). The convolution operations
+// (0: scale, bias, activation, convolution, BN statistics; 1: scale, bias, activation, weight
+// gradient): the convolution's FLOPs, 2 per input element for the per-channel scale and bias when
+// given, the activation's forward rule per input element, and 3 per output element (add, square, add)
+// for the statistics when asked for. BN finalization per channel: training 13 (mean 1, variance 3,
+// inverse standard deviation 2, equivalent scale 1 and bias 2, running mean and variance 4),
+// inference 5 (equivalent scale 3 and bias 2).
+struct FusedOpsShape {
+    int ops = 0;
+    double convolution = 0;
+    int64_t input_elements = 0, output_elements = 0, channels = 0;
+    bool scale_bias = false;
+    int activation_mode = 5;  // identity
+    bool statistics = false;
+    double bytes = 0;  // device-memory traffic (the roofline's), not a FLOP count
+};
+
+inline double fused_ops_flops(const FusedOpsShape& s) {
+    if (s.ops == 2) return 13.0 * static_cast<double>(s.channels);
+    if (s.ops == 3) return 5.0 * static_cast<double>(s.channels);
+    const double in = static_cast<double>(s.input_elements);
+    return s.convolution + (s.scale_bias ? 2.0 * in : 0.0) +
+           activation_flops(s.activation_mode, false, s.input_elements) +
+           (s.statistics ? 3.0 * static_cast<double>(s.output_elements) : 0.0);
+}
+
+// Spatial transformer over `points` grid points (N x H x W of the output) and `elements` output (or
+// output gradient) elements. Grid generator: forward 8 per point (two affine rows, 2 multiplies and
+// 2 adds each), backward 12 per point (the six theta gradients, a multiply-add each). Bilinear sampler:
+// forward 8 per point (the coordinates scaled to pixels 4, the four weights 4) and 10 per element (4
+// products and 3 sums, the alpha/beta blend 3); backward 16 per point (the weights 8, the grid
+// gradient's blend and scale 8) and 16 per element (the dx scatter 4 multiply-adds, the neighbour
+// differences for dgrid 4 multiply-adds).
+enum class SpatialTfPass { GridForward, GridBackward, SamplerForward, SamplerBackward };
+
+inline double spatial_transformer_flops(SpatialTfPass pass, int64_t elements, int64_t points) {
+    const double e = static_cast<double>(elements), p = static_cast<double>(points);
+    switch (pass) {
+        case SpatialTfPass::GridForward:
+            return 8.0 * p;
+        case SpatialTfPass::GridBackward:
+            return 12.0 * p;
+        case SpatialTfPass::SamplerForward:
+            return 8.0 * p + 10.0 * e;
+        case SpatialTfPass::SamplerBackward:
+            return 16.0 * p + 16.0 * e;
+    }
+    return 0;
+}
+
 }  // namespace tbdsim::dnn

@@ -60,6 +60,18 @@ constexpr const char* kNames[kKernelCount] = {
     "divisive_norm_fw_kernel",
     "divisive_norm_bw_kernel",
     "ctc_loss_kernel",
+    "mha_fprop_kernel",
+    "mha_dgrad_kernel",
+    "mha_wgrad_kernel",
+    "fused_scale_bias_act_conv_bnstats_kernel",
+    "fused_scale_bias_act_wgrad_kernel",
+    "fused_bn_finalize_kernel",
+    "im2col_kernel",
+    "reorder_filter_bias_kernel",
+    "st_grid_generator_fw_kernel",
+    "st_grid_generator_bw_kernel",
+    "st_bilinear_sampler_fw_kernel",
+    "st_bilinear_sampler_bw_kernel",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

@@ -61,6 +61,18 @@ enum TbdsimDnnKernel : int {
     kDivisiveNormForward,
     kDivisiveNormBackward,
     kCtcLoss,
+    kMhaForward,
+    kMhaBackwardData,
+    kMhaBackwardWeights,
+    kFusedConvBnStats,
+    kFusedWgrad,
+    kFusedBnFinalize,
+    kIm2Col,
+    kReorderFilterBias,
+    kSpatialTfGridForward,
+    kSpatialTfGridBackward,
+    kSpatialTfSamplerForward,
+    kSpatialTfSamplerBackward,
     kKernelCount,
 };
 

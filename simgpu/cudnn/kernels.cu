@@ -61,3 +61,19 @@ TBDSIM_DNN_KERNEL(lrn_bw_kernel)
 TBDSIM_DNN_KERNEL(divisive_norm_fw_kernel)
 TBDSIM_DNN_KERNEL(divisive_norm_bw_kernel)
 TBDSIM_DNN_KERNEL(ctc_loss_kernel)
+// Multi-head attention: one kernel per pass, carrying its projections, Q.K^T, softmax and P.V.
+TBDSIM_DNN_KERNEL(mha_fprop_kernel)
+TBDSIM_DNN_KERNEL(mha_dgrad_kernel)
+TBDSIM_DNN_KERNEL(mha_wgrad_kernel)
+// Fused ops (the conv-with-BN-stats forward, the weight gradient, BN finalization), im2col and the
+// INT8x32 filter reorder.
+TBDSIM_DNN_KERNEL(fused_scale_bias_act_conv_bnstats_kernel)
+TBDSIM_DNN_KERNEL(fused_scale_bias_act_wgrad_kernel)
+TBDSIM_DNN_KERNEL(fused_bn_finalize_kernel)
+TBDSIM_DNN_KERNEL(im2col_kernel)
+TBDSIM_DNN_KERNEL(reorder_filter_bias_kernel)
+// Spatial transformer: the affine grid generator and the bilinear sampler, forward and backward.
+TBDSIM_DNN_KERNEL(st_grid_generator_fw_kernel)
+TBDSIM_DNN_KERNEL(st_grid_generator_bw_kernel)
+TBDSIM_DNN_KERNEL(st_bilinear_sampler_fw_kernel)
+TBDSIM_DNN_KERNEL(st_bilinear_sampler_bw_kernel)

@@ -14,7 +14,7 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 count() { grep -c -F -- "$1" "$2"; }
 
-cudnn_line='tbdsim: not modelled: cudnnCreateSpatialTransformerDescriptor (returned CUDNN_STATUS_NOT_SUPPORTED)'
+cudnn_line='tbdsim: not modelled: cudnnGetFoldedConvBackwardDataDescriptors (returned CUDNN_STATUS_NOT_SUPPORTED)'
 runtime_line='tbdsim: not modelled: cudaMallocArray (returned cudaErrorNotSupported)'
 
 LD_LIBRARY_PATH=$simgpu TBDSIM_NOT_MODELLED=$work/holes "$program" >"$work/out" 2>"$work/err"
@@ -22,19 +22,19 @@ LD_LIBRARY_PATH=$simgpu TBDSIM_NOT_MODELLED=$work/holes "$program" >"$work/out" 
 [ "$(count "$cudnn_line" "$work/err")" = 1 ] || fail "bare run: want '$cudnn_line' once; stderr: $(cat "$work/err")"
 [ "$(count "$runtime_line" "$work/err")" = 1 ] || fail "bare run: want '$runtime_line' once; stderr: $(cat "$work/err")"
 pid_re='^[0-9]+'$'\t'
-grep -qE "${pid_re}cudnnCreateSpatialTransformerDescriptor"$'\t'"CUDNN_STATUS_NOT_SUPPORTED\$" "$work/holes" ||
+grep -qE "${pid_re}cudnnGetFoldedConvBackwardDataDescriptors"$'\t'"CUDNN_STATUS_NOT_SUPPORTED\$" "$work/holes" ||
     fail "TBDSIM_NOT_MODELLED file lacks the cuDNN line: $(cat "$work/holes" 2>&1)"
 [ "$(wc -l <"$work/holes")" = 2 ] || fail "TBDSIM_NOT_MODELLED file: want 2 lines, got $(cat "$work/holes" 2>&1)"
 
 "$tbdprof" --sim -o "$work/t.sqlite" -- "$program" --fork >"$work/out" 2>"$work/err"
 status=$?
 [ $status -eq 3 ] || fail "tbdprof: want the program's exit status 3, got $status: $(cat "$work/err")"
-said='the simulated GPU does not model cudnnCreateSpatialTransformerDescriptor: the program saw CUDNN_STATUS_NOT_SUPPORTED'
+said='the simulated GPU does not model cudnnGetFoldedConvBackwardDataDescriptors: the program saw CUDNN_STATUS_NOT_SUPPORTED'
 [ "$(count "tbdprof: $said" "$work/err")" = 1 ] || fail "tbdprof: want '$said' once; stderr: $(cat "$work/err")"
 grep -qF 'does not model cudaMallocArray: the program saw cudaErrorNotSupported' "$work/err" ||
     fail "tbdprof: the runtime hole is not named: $(cat "$work/err")"
 notes=$(sqlite3 "$work/t.sqlite" "SELECT key || '=' || value FROM run_notes WHERE key LIKE 'sim_not_modelled.%' ORDER BY key")
-want=$'sim_not_modelled.cudaMallocArray=cudaErrorNotSupported\nsim_not_modelled.cudnnCreateSpatialTransformerDescriptor=CUDNN_STATUS_NOT_SUPPORTED'
+want=$'sim_not_modelled.cudaMallocArray=cudaErrorNotSupported\nsim_not_modelled.cudnnGetFoldedConvBackwardDataDescriptors=CUDNN_STATUS_NOT_SUPPORTED'
 [ "$notes" = "$want" ] || fail "run notes: got '$notes', want '$want'"
 "$tbdprof" report "$work/t.sqlite" >"$work/report" 2>&1 || fail "report failed: $(cat "$work/report")"
 # The report wraps long notes: compare with runs of white space made one space.

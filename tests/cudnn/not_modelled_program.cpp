@@ -14,13 +14,17 @@
 namespace {
 
 int call_holes() {
-    cudnnSpatialTransformerDescriptor_t st = nullptr;
-    const cudnnStatus_t first = cudnnCreateSpatialTransformerDescriptor(&st);
-    const cudnnStatus_t second = cudnnCreateSpatialTransformerDescriptor(&st);
+    const auto folded = [] {
+        return cudnnGetFoldedConvBackwardDataDescriptors(nullptr, nullptr, nullptr, nullptr, nullptr, CUDNN_TENSOR_NCHW,
+                                                         nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                         nullptr);
+    };
+    const cudnnStatus_t first = folded();
+    const cudnnStatus_t second = folded();
     cudaChannelFormatDesc format = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
     cudaArray_t array = nullptr;
     const cudaError_t runtime = cudaMallocArray(&array, &format, 4, 4);
-    std::printf("cudnnCreateSpatialTransformerDescriptor: %s, %s; cudaMallocArray: %s\n", cudnnGetErrorString(first),
+    std::printf("cudnnGetFoldedConvBackwardDataDescriptors: %s, %s; cudaMallocArray: %s\n", cudnnGetErrorString(first),
                 cudnnGetErrorString(second), cudaGetErrorName(runtime));
     return first == CUDNN_STATUS_NOT_SUPPORTED && second == CUDNN_STATUS_NOT_SUPPORTED ? 3 : 0;
 }
