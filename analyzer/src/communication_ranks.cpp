@@ -34,6 +34,16 @@ bool add_waits(const std::vector<RankKernels>& kernels, CommunicationMetrics& m)
     return true;
 }
 
+// The rank whose lateness the others' waits measure: the least waiting one, if the waits differ at all
+// (a tenth of the longest wait: equal ranks also wait a little for one another, by turns).
+void find_waited_for(CommunicationMetrics& m) {
+    const auto by_wait = [](const RankCommunication& a, const RankCommunication& b) { return *a.wait_ns < *b.wait_ns; };
+    const auto least = std::min_element(m.ranks.begin(), m.ranks.end(), by_wait);
+    const auto most = std::max_element(m.ranks.begin(), m.ranks.end(), by_wait);
+    if (*most->wait_ns <= 0 || *most->wait_ns - *least->wait_ns <= *most->wait_ns / 10) return;
+    m.waited_for = static_cast<size_t>(least - m.ranks.begin());
+}
+
 }  // namespace
 
 void compare_ranks(const std::vector<RankKernels>& kernels, CommunicationMetrics& m, std::vector<std::string>& notes) {
@@ -46,7 +56,9 @@ void compare_ranks(const std::vector<RankKernels>& kernels, CommunicationMetrics
     m.slowest = static_cast<size_t>(slowest - work.begin());
     const double median = median_of(work);
     if (median > 0) m.imbalance = *slowest / median;
-    if (!add_waits(kernels, m)) {
+    if (add_waits(kernels, m)) {
+        find_waited_for(m);
+    } else {
         notes.push_back(
             "the ranks ran different numbers of communication kernels in the window: the time each "
             "waited in collectives for the others is not reported");

@@ -1,5 +1,7 @@
 // The report's "Communication" section (text, markdown and HTML): present only when the window
 // holds communication kernels.
+#include <algorithm>
+
 #include "report_document.h"
 #include "tbdprof/analyzer/units.h"
 
@@ -50,6 +52,14 @@ Section communication_section(const Report& r) {
         s.lines.push_back(
             "slowest rank (most computation): " + rank_name(m.ranks[*m.slowest]) +
             (m.imbalance ? "; imbalance (max / median computation) " + format_number(*m.imbalance, 3) : ""));
+    }
+    if (m.waited_for) {
+        const RankCommunication& late = m.ranks[*m.waited_for];
+        int64_t longest = 0;
+        for (const RankCommunication& rank : m.ranks) longest = std::max(longest, rank.wait_ns.value_or(0));
+        s.lines.push_back("the others waited for: " + rank_name(late) + " (it waited " + duration(*late.wait_ns) +
+                          " inside collectives, the others up to " + duration(longest) +
+                          "; a rank slowed outside its kernels, by host work or input, shows here)");
     }
     for (const RankCommunication& rank : m.ranks) {
         std::vector<std::string> row = figures_row(rank_name(rank), rank.figures);

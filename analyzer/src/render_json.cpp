@@ -95,6 +95,12 @@ void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
     if (m.slowest) json.value("slowest_process", m.ranks[*m.slowest].process).value("slowest_device", m.ranks[*m.slowest].device);
     else json.null("slowest_process").null("slowest_device");
     json.value("imbalance", m.imbalance);
+    if (m.waited_for && m.ranks[*m.waited_for].rank) json.value("waited_for_rank", *m.ranks[*m.waited_for].rank);
+    else json.null("waited_for_rank");
+    if (m.waited_for)
+        json.value("waited_for_process", m.ranks[*m.waited_for].process)
+            .value("waited_for_device", m.ranks[*m.waited_for].device);
+    else json.null("waited_for_process").null("waited_for_device");
     json.begin_array("ranks");
     for (const RankCommunication& r : m.ranks) {
         json.begin_object().value("rank", r.rank).value("process", r.process).value("device", r.device);

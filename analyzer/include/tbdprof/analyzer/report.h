@@ -244,6 +244,10 @@ struct CommunicationMetrics {
     // collectives can complete): the rank with the most, and max / median. One rank: empty.
     std::optional<size_t> slowest;   // index into ranks
     std::optional<double> imbalance;
+    // The rank the others waited for: the one that waited least inside collectives, when the waits
+    // differ by more than a tenth of the longest. A rank slowed outside its kernels (host work, input
+    // loading) does not compute more, so it is found here and not as `slowest`. Empty otherwise.
+    std::optional<size_t> waited_for;  // index into ranks
 };
 
 struct Report {
