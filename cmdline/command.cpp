@@ -8,7 +8,7 @@
 
 #include <tbdprof/trace/safe_text.h>
 #include <tbdprof/trace/schema.h>
-#include <tbdprof/trace/version.h>
+#include <tbdprof/version.h>
 
 #include <cstdio>
 #include <memory>
@@ -87,7 +87,7 @@ std::string user_message(const CLI::ParseError& e) {
 }  // namespace
 
 std::string version_line() {
-    return fmt::format("tbdprof {} (trace format {})", trace::kProductVersion, trace::kTraceFormatVersion);
+    return fmt::format("tbdprof {} (trace format {})", kProductVersion, trace::kTraceFormatVersion);
 }
 
 Command::Command(std::string name, std::string usage, std::string description)

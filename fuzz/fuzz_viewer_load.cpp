@@ -2,7 +2,7 @@
 // the overview (rows of copies and NVTX ranges, iterations, allocations, tensors) and the kernels with
 // their level-of-detail summaries, the stages the viewer reads before it draws. Hostile rows (times
 // near the int64 limits, 100 000 streams, inverted ranges) must end in a LoadError or a bounded
-// model, never a crash, a hang (issue 22: a run near INT64_MAX spun for ever) or a sanitizer report.
+// model, never a crash, a hang (a run near INT64_MAX spun for ever) or a sanitizer report.
 #include "fuzz_input_file.h"
 #include "trace_loader.h"
 

@@ -125,7 +125,7 @@ extern "C" TBD_VISIBLE int execle(const char* path, const char* arg0, ...) {
 }
 
 // _exit and _Exit end the process without exit handlers: a program that ends so (or a fork child)
-// would lose what the collector buffered, silently (issue 22: 5,000 launches gave 0 kernels).
+// would lose what the collector buffered, silently (5,000 launches gave 0 kernels).
 namespace {
 
 [[noreturn]] void quick_exit_now(const char* name, int status) {

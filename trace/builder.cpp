@@ -5,7 +5,7 @@
 #include "model_builder.h"
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/trace_writer.h"
-#include "tbdprof/trace/version.h"
+#include "tbdprof/version.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The collector benchmark: builds what it needs, measures on this machine, prints a table against the
-# targets of issue 3. Not a test: it asserts nothing (timings on a shared machine vary).
+# recording-side targets (docs/benchmarks.md). Not a test: it asserts nothing (timings on a shared machine vary).
 #
 #   bench/collector/run_benchmarks.sh [BUILD_DIR]        (default: build)
 #

@@ -173,7 +173,7 @@ uint64_t to_monotonic(uint64_t cupti_ns) { return static_cast<uint64_t>(static_c
 
 // TBDPROF_TEST_DROP_CORRELATION_EVERY=N (tests only, docs/reliability.md): every N-th CUPTI
 // correlation record is dropped and counted as a CuptiBuffers drop, as CUPTI does under pressure,
-// to test that the builder stores such work once (issue 22). 0 (unset): never.
+// to test that the builder stores such work once. 0 (unset): never.
 uint64_t forced_drop_interval() {
     static const uint64_t every = [] {
         const char* text = std::getenv("TBDPROF_TEST_DROP_CORRELATION_EVERY");

@@ -1,9 +1,9 @@
 #include "import_model.h"
 
-#include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "memory_matching.h"
+#include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "tbdprof/interop/interop_error.h"
-#include "tbdprof/trace/version.h"
+#include "tbdprof/version.h"
 
 #include <algorithm>
 #include <limits>
@@ -338,7 +338,7 @@ private:
         // Kineto timestamps are wall-clock microseconds since the epoch; time 0 is the earliest event.
         run.start_unix_ns = run.start_monotonic_ns = t0_;
         run.duration_ns = t_end_ - t0_;
-        run.tool_version = trace::kProductVersion;
+        run.tool_version = kProductVersion;
         run.clock_source = "cupti";
         note("import.source", source_path);
         note("import.format", t_.format);

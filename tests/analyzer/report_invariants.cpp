@@ -60,7 +60,7 @@ void check_memory(const std::string& path, const Report& r) {
         if (m.at_peak[i] < 0) fail(path, std::string(category_name(c)) + " negative at the peak");
         if (m.category_max[i] < m.at_peak[i])
             fail(path, std::string(category_name(c)) + " own maximum below its bytes at the peak");
-        // Issue 20: the low-confidence bytes are a part of the category's bytes at the peak.
+        // The low-confidence bytes are a part of the category's bytes at the peak.
         if (m.low_confidence_at_peak[i] < 0 || m.low_confidence_at_peak[i] > m.at_peak[i])
             fail(path, std::string(category_name(c)) + " low-confidence bytes " + num(double(m.low_confidence_at_peak[i])) +
                            " outside 0.." + num(double(m.at_peak[i])));
@@ -260,7 +260,7 @@ void check_same(const std::string& a, const std::string& b, double max_share) {
     if (x.memory.peak_bytes != y.memory.peak_bytes)
         fail(pair, "peaks differ: " + num(double(x.memory.peak_bytes)) + " and " + num(double(y.memory.peak_bytes)));
     // Own maxima add up every tensor's tag over the run: when the tagger itself tagged the two
-    // recordings' tensors differently (issue 10: tagging is being made deterministic there), that
+    // recordings' tensors differently (tagging is being made deterministic there), that
     // difference is printed, not failed. The breakdown at the peak is compared either way.
     const std::vector<std::string> tags_x = subrange_tags(a), tags_y = subrange_tags(b);
     const bool same_tags = tags_x == tags_y;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13: every subcommand has the same conventions: --help and --version (exit 0, text ending
+# Every subcommand has the same conventions: --help and --version (exit 0, text ending
 # with a newline), usage errors as one line "tbdprof SUBCOMMAND: ..." with exit 2, suggestions for
 # misspelled options and subcommands, --force and --quiet where there is an output.
 source "$(dirname "$0")/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13: imports are tagged. A Kineto trace with [memory] events is tagged by lifetimes and
+# Imports are tagged. A Kineto trace with [memory] events is tagged by lifetimes and
 # named ranges (lower confidence), so that its peak is not "untagged"; a torch.profiler memory
 # timeline keeps PyTorch's own categories, with PyTorch named as the rule. On small made-up traces
 # (tests/interop/data) and, when present, on the real ones of the validation data.

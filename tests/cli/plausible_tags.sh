@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 20, part 4 ("say when unsure"): the report says when the memory tags contradict a training
+# Say when unsure: the report says when the memory tags contradict a training
 # run, and `tbdprof check --require-plausible-tags` fails on it. On a recorded mlp_train (plausible),
 # the same trace with every tag turned into activations (what the tagger gave a framework it could
 # not read: 0 B of weights), and a run without training iterations (no false alarm).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13: a progress line on stderr for long work, only when stderr is a terminal (a pty from
+# A progress line on stderr for long work, only when stderr is a terminal (a pty from
 # `script` here), never with --quiet or off a terminal. The build is made long with the tests'
 # TBDPROF_TEST_BUILD_PAUSE_MS.
 source "$(dirname "$0")/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13: text reports fit the width (COLUMNS, the terminal's, else 100): no line of
+# Text reports fit the width (COLUMNS, the terminal's, else 100): no line of
 # `tbdprof report` is longer, names and stacks are elided; --wide and the JSON keep them whole;
 # colour only on a terminal and never with NO_COLOR.
 source "$(dirname "$0")/common.sh"

@@ -1,31 +1,43 @@
 #!/usr/bin/env bash
 # The stages' dependency rule (docs/architecture.md, "The libraries"), checked on the sources:
 # - a folder includes public headers (tbdprof/<library>/...) of its own library and of lower stages
-#   only; the stage-0 headers (the GPU catalog, tbdprof/gpu_catalog/, and collector/include's
-#   tbdprof/raw_format.h and tbdprof/step_names.h) every stage may read;
+#   only; the stage-0 headers (the GPU catalog, tbdprof/gpu_catalog/, and the contracts of contracts/:
+#   tbdprof/raw_format.h, tbdprof/step_names.h, ...) every stage may read;
 # - no product folder includes by a relative path that climbs out of it (#include "../..."), names
 #   another folder's sources in its CMake include folders or sources, or links a simulated-GPU
-#   target: the product never depends on its simulator;
+#   target: the product never depends on its simulator; a folder reaches another stage's headers only
+#   by linking its library;
+# - the CMake link graph follows the stages: a folder links the libraries of its own and lower stages
+#   only (the same table as the includes);
 # - no folder but trace/ (and the trace library's own tests) includes sqlite3.h.
 # Fails naming each include or CMake line that breaks it.
 set -euo pipefail
 src=${1:?usage: check_layering.sh SOURCE_DIR}
 cd "$src"
 
-product_folders=(gpu_catalog collector preload trace cmdline tagger analyzer interop cli viewer)
+product_folders=(gpu_catalog contracts collector preload trace cmdline tagger analyzer interop cli viewer)
 # folder -> the libraries whose headers it may include.
 declare -A allowed=(
     [gpu_catalog]="gpu_catalog"
-    [collector]="collector gpu_catalog"
-    [preload]="collector gpu_catalog"
-    [trace]="trace gpu_catalog"
-    [cmdline]="cmdline trace gpu_catalog"
-    [tagger]="tagger trace cmdline gpu_catalog"
-    [analyzer]="analyzer trace cmdline gpu_catalog"
-    [interop]="interop trace tagger cmdline gpu_catalog"
-    [viewer]="viewer analyzer trace gpu_catalog"
+    [contracts]="contracts"
+    [collector]="collector gpu_catalog contracts"
+    [preload]="preload collector gpu_catalog contracts"
+    [trace]="trace gpu_catalog contracts"
+    [cmdline]="cmdline trace gpu_catalog contracts"
+    [tagger]="tagger trace cmdline gpu_catalog contracts"
+    [analyzer]="analyzer trace cmdline gpu_catalog contracts"
+    [interop]="interop trace tagger cmdline gpu_catalog contracts"
+    [viewer]="viewer analyzer trace gpu_catalog contracts"
+)
+# library target -> the folder (stage) it belongs to.
+declare -A target_folder=(
+    [tbdprof_gpu_catalog]=gpu_catalog [tbdprof_contracts]=contracts [tbdprof_collector]=collector
+    [tbdprof_preload]=preload [tbdprof_raw_reader]=trace [tbdprof_trace]=trace
+    [tbdprof_cmdline]=cmdline [tbdprof_tagger]=tagger [tbdprof_analyzer]=analyzer
+    [tbdprof_interop]=interop [viewer_core]=viewer [viewer_widgets]=viewer
 )
 sources=(--include='*.cpp' --include='*.h' --include='*.cu' --include='*.cuh')
+folder_pattern=$(IFS='|'; echo "${product_folders[*]}")
 status=0
 for folder in "${!allowed[@]}"; do
     [[ -d $folder ]] || continue
@@ -53,6 +65,21 @@ for folder in "${product_folders[@]}"; do
         echo "layering: $folder/CMakeLists.txt:$line (the product links a simulated-GPU target)"
         status=1
     done < <(grep -nE 'target_link_libraries\(.*\b(simgpu_[a-z_]+|tbdsim_[a-zA-Z_]+)' "$folder/CMakeLists.txt" || true)
+    while IFS= read -r line; do
+        echo "layering: $folder/CMakeLists.txt:$line (an include folder inside another stage's sources; link its library)"
+        status=1
+    done < <(grep -nE "SOURCE_DIR\}/($folder_pattern)/" "$folder/CMakeLists.txt" |
+             grep -vE "CMAKE_CURRENT_SOURCE_DIR\}/" || true)
+    [[ -n ${allowed[$folder]:-} ]] || continue  # cli/ sits on top: it may link every library
+    while IFS= read -r line; do
+        for target in $(grep -oE '\b(tbdprof_[a-z_]+|viewer_[a-z]+)\b' <<<"${line#*:}"); do
+            stage=${target_folder[$target]:-}
+            if [[ -n $stage && " ${allowed[$folder]} " != *" $stage "* ]]; then
+                echo "layering: $folder/CMakeLists.txt:${line%%:*} links $target (stage above or beside $folder)"
+                status=1
+            fi
+        done
+    done < <(grep -nE 'target_link_libraries\(' "$folder/CMakeLists.txt" || true)
 done
 while IFS= read -r line; do
     echo "layering: $line includes sqlite3.h outside the trace library"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The layering check catches what it is there to catch: planted in a copy of a minimal tree, a
 # product file that includes the simulator by a relative path, a CMake include folder into simgpu/,
-# a link to a simulated-GPU target, and a header of a stage above must each fail it; the clean tree
-# must pass.
+# a link to a simulated-GPU target, a header of a stage above, a CMake include folder into another
+# stage's sources and a link to a library of a stage above must each fail it; the clean tree must pass.
 set -euo pipefail
 check=${1:?usage: planted.sh CHECK_SCRIPT}
 work=$(mktemp -d)
@@ -14,6 +14,8 @@ clean_tree() {
     echo '#include "tbdprof/gpu_catalog/gpu_catalog.h"' >>"$work/tree/preload/hooks.cpp"
     echo '#include "tbdprof/trace/tables.h"' >"$work/tree/analyzer/report.cpp"
     echo 'add_library(tbdprof_preload SHARED hooks.cpp)' >"$work/tree/preload/CMakeLists.txt"
+    echo 'target_link_libraries(tbdprof_preload PRIVATE tbdprof_collector tbdprof_contracts)' >>"$work/tree/preload/CMakeLists.txt"
+    echo 'target_include_directories(tbdprof_trace PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)' >"$work/tree/trace/CMakeLists.txt"
     echo '#pragma once' >"$work/tree/simgpu/cudnn/dnn_flops.h"
 }
 
@@ -38,3 +40,7 @@ clean_tree; echo 'target_link_libraries(tbdprof_preload PRIVATE simgpu_driver)' 
 expect fail "link to a simulated-GPU target"
 clean_tree; echo '#include "tbdprof/analyzer/report.h"' >>"$work/tree/trace/build.cpp"
 expect fail "header of a stage above"
+clean_tree; echo 'target_include_directories(tbdprof_trace PUBLIC ${PROJECT_SOURCE_DIR}/collector/include)' >>"$work/tree/trace/CMakeLists.txt"
+expect fail "CMake include folder into another stage's sources"
+clean_tree; echo 'target_link_libraries(tbdprof_trace PUBLIC tbdprof_analyzer)' >>"$work/tree/trace/CMakeLists.txt"
+expect fail "link to a library of a stage above"

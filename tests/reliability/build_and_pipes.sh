@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22, faults 1, 2, 5 and 11: `tbdprof build` touches only the run directory of a finished
+# 5 and 11: `tbdprof build` touches only the run directory of a finished
 # recording; tbdprof survives a closed pipe on its stderr; out of memory, a build fails cleanly.
 source "$(dirname "$0")/../cli/common.sh"
 : "${MISBEHAVING_PROGRAM:?}" "${TRACE_VS_TRUTH:?}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22's reliability suite: every reading command of the CLI (report in each format, check,
+# The reliability suite: every reading command of the CLI (report in each format, check,
 # compare, diff, export, tag) and the viewer's offscreen benchmark, over generated hostile traces
 # and Kineto files. Each run must end within 60 s, never die of a signal, and either succeed or
 # say why in one line (exit 1 to 3). The cases with specific outcomes are in hostile_inputs.sh,

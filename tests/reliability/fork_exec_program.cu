@@ -1,4 +1,4 @@
-// Programs for issue 15's "the program must never be broken" cases (CUDA runtime API, built by nvcc,
+// Programs for the "the program must never be broken" cases (CUDA runtime API, built by nvcc,
 // run on the simulated GPU):
 //   fork_cuda   GPU work, then a forked child calls cudaMalloc: it must fail with
 //               cudaErrorInitializationError as on a real GPU, and the child's exit(0) must exit 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22, "hangs, exhaustion, misleading output" on the import/report side: a gzip bomb, a huge
+# Hangs, exhaustion, misleading output on the import/report side: a gzip bomb, a huge
 # kernel name, Kineto times near the int64 limit, pipes and FIFOs as input, a trace locked by a
 # writer, an added FTS5 table, negative durations and inverted iterations. Each case: one clear
 # message (or the trace still usable), within seconds, never a hang.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, "A trace file is untrusted input": every command opens traces through the one opener
+# A trace file is untrusted input: every command opens traces through the one opener
 # (trace/trace_reader.cpp), which refuses what tbdprof did not write; `tag` writes only to a trace
 # it validated. Each hostile copy must be refused within seconds, with one line, the file unchanged.
 source "$(dirname "$0")/../cli/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22: outputs interrupted by signals leave nothing behind and say so (export, import, a build
+# Outputs interrupted by signals leave nothing behind and say so (export, import, a build
 # stopped twice: temporary and lock), the "build it later" hint is shell-quoted, a recording no
 # process loaded the collector into says so and why, and an export into a closed stdout fails.
 source "$(dirname "$0")/../cli/common.sh"

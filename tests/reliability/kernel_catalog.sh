@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15: a function address reused after cuModuleUnload never gets the old kernel's name or
+# A function address reused after cuModuleUnload never gets the old kernel's name or
 # parameter layout; more kernels than the catalog's first 2048 slots are all described correctly.
 source "$(dirname "$0")/../cli/common.sh"
 : "${MODULE_REUSE_PROGRAM:?}"

@@ -1,4 +1,4 @@
-// Programs that do what well-behaved programs do not (issue 22), CUDA runtime API, built by nvcc, run
+// Programs that do what well-behaved programs do not, CUDA runtime API, built by nvcc, run
 // on the simulated GPU. Each launches kernels before and after its misdeed, so that a trace that
 // lost either half shows it.
 //   close_all N OUT   N launches, then closes every descriptor >= 3 (as daemons and some launchers

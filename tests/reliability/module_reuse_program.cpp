@@ -1,4 +1,4 @@
-// Driver-API program for issue 15's kernel catalog cases, with kernels made up as PTX text:
+// Driver-API program for the kernel catalog cases, with kernels made up as PTX text:
 //   reuse    loads module A (kernel "only_one", 1 pointer), launches it, unloads A, loads module B
 //            (kernel "takes_three", 3 pointers) until a function handle of B equals A's freed one
 //            (at most 64 tries), launches it: the trace must name it takes_three with 3 edges

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, "The program must never be broken by being profiled": fork children with and without
+# The program must never be broken by being profiled: fork children with and without
 # CUDA, exec with the collector loaded. Each program runs without tbdprof too: the outcome must match.
 source "$(dirname "$0")/../cli/common.sh"
 : "${FORK_EXEC_PROGRAM:?}" "${SIMGPU_DIR:?}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, "Files the user did not ask to lose": outputs never replace a device, an input or an
+# Files the user did not ask to lose: outputs never replace a device, an input or an
 # existing file without --force; concurrent recordings do not lose one; a user's OUT.tmp survives;
 # a full disk leaves nothing half-written.
 source "$(dirname "$0")/../cli/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16: tbdprof's messages and summary never share a line with the program's output. The program
+# Tbdprof's messages and summary never share a line with the program's output. The program
 # (partial_line_program.cpp) leaves its output mid-line while the collector has something to say; its
 # stdout and stderr and tbdprof's stderr go to one file (and, once, to one pipe).
 source "$(dirname "$0")/../cli/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22, faults 4, 6 and 7: the profiled program's own files and output are byte-identical with
+# The profiled program's own files and output are byte-identical with
 # and without tbdprof, its tail is recorded when it ends with _exit, and work whose CUPTI correlation
 # record was dropped is stored once (misbehaving_program.cu; the simulated GPU's ground truth).
 source "$(dirname "$0")/../cli/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22, fault 3: the viewer's --screenshot writes through the one output-file helper: never a
+# The viewer's --screenshot writes through the one output-file helper: never a
 # trace (`tbdprof view --screenshot a.sqlite b.sqlite`), never through a symlink onto one, an
 # existing file replaced only with --force.
 source "$(dirname "$0")/../cli/common.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15: signals while tbdprof builds the trace, tbdprof killed while the program runs, run
+# Signals while tbdprof builds the trace, tbdprof killed while the program runs, run
 # directories left behind and `tbdprof build`, and the simulated GPU's settings checked up front.
 source "$(dirname "$0")/../cli/common.sh"
 : "${TBDPROF_BIN_DIR:?}"

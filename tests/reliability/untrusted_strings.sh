@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15: strings from a trace never act on the terminal (escape sequences are shown, not run);
+# Strings from a trace never act on the terminal (escape sequences are shown, not run);
 # JSON output is valid UTF-8 and valid JSON whatever bytes a name holds; absurd rows are reported,
 # not summed into negative totals.
 source "$(dirname "$0")/../cli/common.sh"

@@ -1,6 +1,6 @@
 #include "trace_test_support.h"
 
-#include <tbdprof/trace/version.h>
+#include <tbdprof/version.h>
 
 #include <filesystem>
 #include <fstream>
@@ -87,7 +87,7 @@ TEST_CASE("builder: run, process, thread and device metadata") {
     CHECK(query_text(db, "SELECT name FROM threads WHERE tid = 4242") == "main");
     CHECK(query_text(db, "SELECT name FROM devices WHERE id = 0") == "Simulated H100");
     CHECK(query_int(db, "SELECT CAST(fp32_peak_flops / 1e9 AS INTEGER) FROM devices") == 2 * 132 * 128 * 1980 / 1000);
-    CHECK(query_text(db, "SELECT tool_version FROM run") == std::string(trace::kProductVersion));
+    CHECK(query_text(db, "SELECT tool_version FROM run") == std::string(kProductVersion));
 }
 
 TEST_CASE("builder: memory_allocations has one row per allocation, free_ns NULL when never freed") {
@@ -119,8 +119,7 @@ TEST_CASE("builder: a crashed process's truncated file still builds, and the tra
     CHECK(query_int(db, "SELECT count(*) FROM run_notes WHERE value LIKE '%mid-record%'") == 1);
 }
 
-TEST_CASE(
-    "builder: a process that ended without the collector's last flush is reported, one with it is not (issue 22)") {
+TEST_CASE("builder: a process that ended without the collector's last flush is reported, one with it is not") {
     TempDir dir;
     RawFileWriter flushed = small_run(4242);
     flushed.process_end(raw::EndReason::QuickExit);  // _exit, intercepted: the tail was written
@@ -274,7 +273,7 @@ TEST_CASE("builder: kernels CUPTI tied to a thread pair with its launches in ord
     CHECK(query_int(db, "SELECT host_timed_kernels FROM run") == 1);
 }
 
-TEST_CASE("builder: work whose CUPTI correlation record was lost is stored once, paired by order (issue 22)") {
+TEST_CASE("builder: work whose CUPTI correlation record was lost is stored once, paired by order") {
     TempDir dir;
     constexpr uint32_t kMain = 7;
     RawFileWriter w(kMain, kStart);

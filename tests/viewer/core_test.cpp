@@ -143,7 +143,7 @@ void CoreTest::lodLongestAndLevels() {
     QVERIFY(std::abs(busy - (999 * 10 + 70)) < 1.0);
 }
 
-// Issue 22: a run of ~INT64_MAX ns overflowed `span * buckets` and the span doubling never ended.
+// A run of ~INT64_MAX ns overflowed `span * buckets` and the span doubling never ended.
 void CoreTest::lodNearInt64Limit() {
     ItemRow row;
     row.add(-1000, INT64_MAX, 0, 1);  // end - start is past INT64_MAX: saturated, never negative
@@ -167,7 +167,7 @@ void CoreTest::lodNearInt64Limit() {
     QCOMPARE(lod.level_for(1e30), lod.levels() - 1);
 }
 
-// Issue 22: each row's first chunk was a whole one (1.25 MiB zeroed), so 100 000 one-item rows took
+// Each row's first chunk was a whole one (1.25 MiB zeroed), so 100 000 one-item rows took
 // 23 GB. A row's storage now grows with its items, and keeps every item reachable as it grows.
 void CoreTest::smallRowsStaySmall() {
     ItemRow one;
@@ -366,7 +366,7 @@ void CoreTest::factModels() {
     QVERIFY(weights_row >= 0);
     QCOMPARE(compare.data(compare.index(weights_row, 1)).toString(), QString("-"));  // absent in a
 
-    // Issue 20: the tags' verdict and its reasons come with the figures they qualify.
+    // The tags' verdict and its reasons come with the figures they qualify.
     b.memory.tags.verdict = tbdprof::analyzer::TagVerdict::implausible;
     b.memory.tags.summary = "memory breakdown unreliable: ...";
     b.memory.tags.warnings = {"no gradients: ..."};

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 22, the viewer on hostile traces (offscreen --benchmark: load, then pan and zoom the timeline):
+# The viewer on hostile traces (offscreen --benchmark: load, then pan and zoom the timeline):
 #  8. a run duration near INT64_MAX: the level-of-detail mipmap overflowed and spun for ever;
 #  9. 100 000 streams: a row each, 1.25 MiB a row, 23 GB; now at most 512 stream rows, the rest
 #     merged into one row per device that says so (threads' rows likewise), under a memory limit.

@@ -226,7 +226,7 @@ ReportData sample_report(double scale) {
 void LanesTest::iterationFigures() {
     const ReportData a = sample_report(1);
     ReportData b = sample_report(2);
-    b.report.memory.tags.verdict = tbdprof::analyzer::TagVerdict::implausible;  // issue 20: said beside the split
+    b.report.memory.tags.verdict = tbdprof::analyzer::TagVerdict::implausible;  // said beside the split
     b.report.memory.tags.warnings = {"no weights: ...", "no gradients: ..."};
     const TraceIterations ta = trace_iterations_of(a, "a"), tb = trace_iterations_of(b, "b");
     QCOMPARE(ta.seconds, (std::vector<double>{100e-9, 150e-9, 50e-9}));

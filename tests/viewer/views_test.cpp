@@ -400,7 +400,7 @@ void ViewsTest::memoryLanePerDevice() {
 }
 
 QTEST_MAIN(ViewsTest)
-// Issue 20: a breakdown the analyzer calls unreliable (every tag turned into activations: 0 B of
+// A breakdown the analyzer calls unreliable (every tag turned into activations: 0 B of
 // weights) is painted under a warning box, and a plausible one without it.
 void ViewsTest::summarySaysTagsUnreliable() {
     const QString broken = dir_.path() + "/all_activations.sqlite";

@@ -77,8 +77,7 @@ enum class ApiPath : uint8_t { Runtime = 1, Driver = 2, DriverViaProcAddress = 3
 
 enum class MemoryKind : uint8_t { Device = 1, DeviceAsync = 2, PinnedHost = 3, Managed = 4 };
 
-enum class CopyKind : uint8_t { HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3, HostToHost = 4,
-                                Default = 5 };
+enum class CopyKind : uint8_t { HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3, HostToHost = 4, Default = 5 };
 
 enum class SyncKind : uint8_t { Device = 1, Stream = 2, Event = 3, StreamWaitEvent = 4, Implicit = 5 };
 
@@ -128,8 +127,8 @@ struct RawAlloc {
     uint64_t ts_ns;
     uint64_t address;
     uint64_t bytes;
-    uint64_t stream;     // CUstream handle value (0 = legacy default) for stream-ordered allocations
-    uint64_t stack_id;   // RawStack id, 0 when stacks are off
+    uint64_t stream;    // CUstream handle value (0 = legacy default) for stream-ordered allocations
+    uint64_t stack_id;  // RawStack id, 0 when stacks are off
     int32_t device;
     MemoryKind memory_kind;
     ApiPath api;
@@ -155,8 +154,8 @@ struct RawLaunch {
     RawRecordHeader header;
     uint64_t ts_ns;
     uint64_t sequence;
-    uint64_t name_string;     // mangled name
-    uint64_t stream;          // CUstream handle value
+    uint64_t name_string;  // mangled name
+    uint64_t stream;       // CUstream handle value
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t shared_mem_bytes;
@@ -221,8 +220,8 @@ struct RawGraphCapture {
     uint64_t graph;     // End: the CUgraph made (0 when the capture was invalidated); Begin: 0
     int32_t device;
     CapturePhase phase;
-    uint8_t mode;       // CUstreamCaptureMode (Begin)
-    uint8_t per_thread; // 1: a _ptsz entry point (stream 0 is the thread's default stream)
+    uint8_t mode;        // CUstreamCaptureMode (Begin)
+    uint8_t per_thread;  // 1: a _ptsz entry point (stream 0 is the thread's default stream)
     uint8_t reserved;
 };
 
@@ -357,19 +356,27 @@ enum class LibraryOp : uint16_t {
 // The precision a library call's arithmetic runs in, as the collector works it out from the data and
 // compute types and the handle's math mode (0 in records written before it was added).
 enum class RawPrecision : uint8_t {
-    Unknown = 0, Fp32 = 1, Tf32 = 2, Fp16 = 3, Bf16 = 4, Fp64 = 5, Fp8 = 6, Int8 = 7, Other = 8
+    Unknown = 0,
+    Fp32 = 1,
+    Tf32 = 2,
+    Fp16 = 3,
+    Bf16 = 4,
+    Fp64 = 5,
+    Fp8 = 6,
+    Int8 = 7,
+    Other = 8
 };
 
 struct RawLibraryCall {
     RawRecordHeader header;
     uint64_t begin_ns;
     uint64_t end_ns;
-    uint64_t name_string;   // e.g. "cublasSgemm_v2"
+    uint64_t name_string;  // e.g. "cublasSgemm_v2"
     uint64_t stream;
-    uint64_t a, b, c;       // operand pointers
-    uint64_t workspace;     // workspace pointer (cublasSetWorkspace or the handle's own), 0 if none
+    uint64_t a, b, c;    // operand pointers
+    uint64_t workspace;  // workspace pointer (cublasSetWorkspace or the handle's own), 0 if none
     uint64_t workspace_bytes;
-    double flops;           // 2*m*n*k*batch
+    double flops;  // 2*m*n*k*batch
     int64_t m, n, k, batch;
     uint64_t first_sequence;  // launches made inside this call have sequence >= first_sequence
     uint64_t last_sequence;   // ... and <= last_sequence (0 when none)
@@ -398,7 +405,7 @@ struct RawRange {
     uint64_t name_string;
     uint64_t domain_string;
     // Added after the first version (readers zero-fill shorter records):
-    uint32_t begin_tid;   // thread that began it (start/end ranges may end elsewhere); 0 = header.tid
+    uint32_t begin_tid;    // thread that began it (start/end ranges may end elsewhere); 0 = header.tid
     RangeKind range_kind;  // 0 in older records
     uint8_t depth;         // push/pop nesting level on its thread (0 = outermost), 0 otherwise
     uint8_t reserved[2];
@@ -421,12 +428,12 @@ enum class MemRegionOp : uint8_t {
 struct RawMemRegion {
     RawRecordHeader header;
     uint64_t ts_ns;
-    uint64_t heap;         // heap handle: 1, 2, ... in registration order; 0 = process-wide
+    uint64_t heap;  // heap handle: 1, 2, ... in registration order; 0 = process-wide
     uint64_t address;
     uint64_t bytes;
-    uint64_t name_string;  // RawString id: region name (RegionName), heap name (HeapRegister); 0 none
+    uint64_t name_string;    // RawString id: region name (RegionName), heap name (HeapRegister); 0 none
     uint64_t domain_string;  // RawString id of the NVTX domain, 0 = default domain
-    uint32_t usage;        // HeapRegister: NVTX_MEM_HEAP_USAGE_TYPE_* bits
+    uint32_t usage;          // HeapRegister: NVTX_MEM_HEAP_USAGE_TYPE_* bits
     MemRegionOp op;
     uint8_t reserved[3];
 };
@@ -457,7 +464,7 @@ struct RawDeviceActivity {
     uint32_t stream_id;       // CUPTI stream id
     int32_t device;
     uint32_t context_id;
-    uint8_t copy_kind;        // CopyKind for copies
+    uint8_t copy_kind;  // CopyKind for copies
     uint8_t reserved[3];
 };
 
@@ -490,7 +497,7 @@ struct RawKernelMetric {
 struct RawCpuSample {
     RawRecordHeader header;
     uint64_t ts_ns;
-    uint64_t user_ns;    // cumulative CPU time of the process
+    uint64_t user_ns;  // cumulative CPU time of the process
     uint64_t system_ns;
 };
 

@@ -1,6 +1,6 @@
 // Which NVTX range names mark a training step: the one matcher the tagger, the report and the
-// collector's `--steps` share. Header-only and in the collector's include folder, the lowest stage
-// that uses it, so that no stage depends on a later one.
+// collector's `--steps` share. Header-only, among the stage-0 contracts (contracts/), so that no stage
+// depends on a later one for it.
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Messages for the user from the collector, and the one rule that keeps tbdprof's lines off the
 // profiled program's lines. Shared by the collector (which writes) and `tbdprof` (which prints);
-// header-only and in the collector's include folder, the lowest stage that uses it.
+// header-only, among the stage-0 contracts (contracts/).
 //
 // The collector runs inside the program, whose output may be mid-line at any moment: what it has to
 // say goes into the run directory's messages file, one line per message, "<pid>\t<text>\n", and
