@@ -52,8 +52,8 @@ uint64_t max_hold_ns() {
 }
 
 void sleep_ns(uint64_t ns) {
-    timespec ts{0, static_cast<long>(ns)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    timespec delay{0, static_cast<long>(ns)};
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
     }
 }
 
@@ -91,8 +91,8 @@ void set_drainer(Drainer drainer) {
     g_drainer.store(drainer, std::memory_order_release);
 }
 
-uint8_t* reserve_after_wait(ThreadState& ts, size_t bytes) {
-    RingSlot& slot = *ts.slot;
+uint8_t* reserve_after_wait(ThreadState& thread, size_t bytes) {
+    RingSlot& slot = *thread.slot;
     const uint64_t started = monotonic_ns();
     uint8_t* p = bytes <= slot.ring.capacity() ? wait_for_room(slot, bytes) : nullptr;
     g_ring_held_ns.fetch_add(monotonic_ns() - started, std::memory_order_relaxed);

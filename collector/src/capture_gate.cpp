@@ -73,12 +73,12 @@ int initial_gate() {
 }
 
 void emit_window(bool opened, std::string_view reason) {
-    ThreadState& ts = thread_state();
+    ThreadState& thread = thread_state();
     raw::RawCaptureWindow w{};
     w.ts_ns = monotonic_ns();
-    w.reason_string = reason.empty() ? 0 : intern_string(ts, reason);
+    w.reason_string = reason.empty() ? 0 : intern_string(thread, reason);
     w.opened = opened ? 1 : 0;
-    emit_record(ts, raw::RecordKind::CaptureWindow, w);
+    emit_record(thread, raw::RecordKind::CaptureWindow, w);
 }
 
 // Both under g_lock. CUPTI records before the gate opens and stops after it closes, so every

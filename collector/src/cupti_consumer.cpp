@@ -190,7 +190,7 @@ bool force_drop() {
 }
 
 // Returns false when the record was dropped (the test knob).
-bool convert(ThreadState& ts, const CUpti_Activity* record) {
+bool convert(ThreadState& thread, const CUpti_Activity* record) {
     switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -199,11 +199,11 @@ bool convert(ThreadState& ts, const CUpti_Activity* record) {
         out.start_ns = to_monotonic(k->start);
         out.end_ns = to_monotonic(k->end);
         out.correlation_id = k->correlationId;
-        out.name_string = k->name != nullptr ? intern_string(ts, k->name) : 0;
+        out.name_string = k->name != nullptr ? intern_string(thread, k->name) : 0;
         out.stream_id = k->streamId;
         out.device = static_cast<int32_t>(k->deviceId);
         out.context_id = k->contextId;
-        emit_record(ts, raw::RecordKind::DeviceKernel, out);
+        emit_record(thread, raw::RecordKind::DeviceKernel, out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -217,7 +217,7 @@ bool convert(ThreadState& ts, const CUpti_Activity* record) {
         out.device = static_cast<int32_t>(c->deviceId);
         out.context_id = c->contextId;
         out.copy_kind = static_cast<uint8_t>(copy_kind_of(c->copyKind));
-        emit_record(ts, raw::RecordKind::DeviceCopy, out);
+        emit_record(thread, raw::RecordKind::DeviceCopy, out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -230,7 +230,7 @@ bool convert(ThreadState& ts, const CUpti_Activity* record) {
         out.stream_id = s->streamId;
         out.device = static_cast<int32_t>(s->deviceId);
         out.context_id = s->contextId;
-        emit_record(ts, raw::RecordKind::DeviceSet, out);
+        emit_record(thread, raw::RecordKind::DeviceSet, out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
@@ -240,7 +240,7 @@ bool convert(ThreadState& ts, const CUpti_Activity* record) {
         raw::RawCorrelation out{};
         out.correlation_id = e->correlationId;
         out.sequence = e->externalId;
-        emit_record(ts, raw::RecordKind::Correlation, out);
+        emit_record(thread, raw::RecordKind::Correlation, out);
         break;
     }
     default: break;
@@ -250,11 +250,12 @@ bool convert(ThreadState& ts, const CUpti_Activity* record) {
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
                                size_t valid_size) {
-    ThreadState& ts = thread_state();
+    ThreadState& thread = thread_state();
     size_t forced = 0;
     if (buffer != nullptr && valid_size > 0) {
         CUpti_Activity* record = nullptr;
-        while (g_api.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS) forced += convert(ts, record) ? 0 : 1;
+        while (g_api.next_record(buffer, valid_size, &record) == CUPTI_SUCCESS)
+            forced += convert(thread, record) ? 0 : 1;
     }
     size_t dropped = 0;
     if (g_api.dropped_records(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
@@ -265,7 +266,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         out.cause = raw::DropCause::CuptiBuffers;
         back_pressure::take_cupti_refusal_times(out.first_ns, out.last_ns);
         if (out.last_ns == 0) out.first_ns = out.last_ns = monotonic_ns();  // the test knob's drops: now
-        emit_record(ts, raw::RecordKind::Dropped, out);
+        emit_record(thread, raw::RecordKind::Dropped, out);
     }
     if (buffer != nullptr) {
         recycle_buffer(buffer);
@@ -274,11 +275,11 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
 }
 
 void emit_clock_source(raw::ClockSource source) {
-    ThreadState& ts = thread_state();
+    ThreadState& thread = thread_state();
     raw::RawClockSource out{};
     out.source = source;
     out.cupti_offset_ns = static_cast<uint64_t>(g_offset_ns);
-    emit_record(ts, raw::RecordKind::ClockSource, out);
+    emit_record(thread, raw::RecordKind::ClockSource, out);
 }
 
 bool enable_activity() {
@@ -354,10 +355,10 @@ void push_correlation(uint64_t sequence) {
     g_api.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, sequence);
 }
 
-void tag_thread(ThreadState& ts) {
-    if (ts.tid == 0) ts.tid = static_cast<uint32_t>(syscall(SYS_gettid));
-    ts.cupti_thread_tag = raw::kThreadCorrelationTag | ts.tid;
-    g_api.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, ts.cupti_thread_tag);
+void tag_thread(ThreadState& thread) {
+    if (thread.tid == 0) thread.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    thread.cupti_thread_tag = raw::kThreadCorrelationTag | thread.tid;
+    g_api.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, thread.cupti_thread_tag);
 }
 
 void pop_correlation() {

@@ -231,7 +231,7 @@ ContextProfiler* profiler_for(CUcontext ctx) {
 }
 
 // Stop, decode, and one RawKernelMetric per range and metric.
-void collect(ThreadState& ts, ContextProfiler& p) {
+void collect(ThreadState& thread, ContextProfiler& p) {
     if (!p.started) return;
     p.started = false;
     CUpti_RangeProfiler_Stop_Params stop{};
@@ -248,7 +248,7 @@ void collect(ThreadState& ts, ContextProfiler& p) {
     info.counterDataImageSize = p.counter_data_bytes;
     if (CUptiResult r = g_api.data_info(&info); r != CUPTI_SUCCESS) return warn("counter data info", r);
     std::vector<uint64_t> names(g_metrics.size());
-    for (size_t m = 0; m < g_metrics.size(); ++m) names[m] = intern_string(ts, g_metrics[m]);
+    for (size_t m = 0; m < g_metrics.size(); ++m) names[m] = intern_string(thread, g_metrics[m]);
     std::vector<double> values(g_metrics.size());
     for (size_t range = 0; range < info.numTotalRanges; ++range) {
         CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{};
@@ -268,7 +268,7 @@ void collect(ThreadState& ts, ContextProfiler& p) {
             record.range_number = p.next_range_number + range;
             record.metric_string = names[m];
             record.value = values[m];
-            emit_record(ts, raw::RecordKind::KernelMetric, record);
+            emit_record(thread, raw::RecordKind::KernelMetric, record);
         }
     }
     // Dropped ranges still took their kernels' places in the order.
@@ -310,7 +310,7 @@ void before_launch_slow(ThreadState&) {
     profiler_for(ctx);
 }
 
-void after_launch_slow(ThreadState& ts, bool launched) {
+void after_launch_slow(ThreadState& thread, bool launched) {
     if (g_setup == Setup::Ready && launched) {
         CUcontext ctx = nullptr;
         if (g_api.ctx_get_current(&ctx) == CUDA_SUCCESS) {
@@ -318,7 +318,7 @@ void after_launch_slow(ThreadState& ts, bool launched) {
                 ContextProfiler& p = g_contexts[i];
                 if (p.ctx != ctx || !p.started) continue;
                 if (++p.launches_in_pass >= kLaunchesPerPass) {
-                    collect(ts, p);
+                    collect(thread, p);
                     configure_pass(p);
                 }
             }
@@ -331,8 +331,8 @@ void finish() {
     if (!g_requested.load(std::memory_order_relaxed)) return;
     std::lock_guard lock(g_mutex);
     if (g_setup != Setup::Ready) return;
-    ThreadState& ts = thread_state();
-    for (size_t i = 0; i < g_context_count; ++i) collect(ts, g_contexts[i]);
+    ThreadState& thread = thread_state();
+    for (size_t i = 0; i < g_context_count; ++i) collect(thread, g_contexts[i]);
 }
 
 void disable_after_fork() {

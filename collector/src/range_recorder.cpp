@@ -36,7 +36,7 @@ struct OpenStart {
 constinit OpenStart g_starts[kMaxOpenStartEnd];
 constinit std::atomic<uint64_t> g_next_start_id{1};
 
-void write_range(ThreadState& ts, raw::RangeKind kind, uint64_t begin_ns, uint64_t end_ns, uint64_t name,
+void write_range(ThreadState& thread, raw::RangeKind kind, uint64_t begin_ns, uint64_t end_ns, uint64_t name,
                  uint64_t domain, uint32_t begin_tid, int depth) {
     raw::RawRange r{};
     r.begin_ns = begin_ns;
@@ -46,7 +46,7 @@ void write_range(ThreadState& ts, raw::RangeKind kind, uint64_t begin_ns, uint64
     r.begin_tid = begin_tid;
     r.range_kind = kind;
     r.depth = static_cast<uint8_t>(depth);
-    emit_record(ts, raw::RecordKind::Range, r);
+    emit_record(thread, raw::RecordKind::Range, r);
 }
 
 // Level of the next range of `domain` on this thread's stack.
@@ -88,8 +88,9 @@ int pop(uint64_t domain_string) {
     const int level = level_in_domain(stack, domain_string);
     // Ranges are recorded inside capture windows only; the range that closes one is inside it.
     if (capture::is_open()) {
-        ThreadState& ts = thread_state();
-        write_range(ts, raw::RangeKind::PushPop, open.begin_ns, now, open.name_string, open.domain_string, 0, index);
+        ThreadState& thread = thread_state();
+        write_range(thread, raw::RangeKind::PushPop, open.begin_ns, now, open.name_string, open.domain_string, 0,
+                    index);
     }
     capture::on_range_end(open.name_string);
     return level;
@@ -97,8 +98,8 @@ int pop(uint64_t domain_string) {
 
 uint64_t start(uint64_t name_string, uint64_t domain_string) {
     if (!collector_enabled()) return 0;
-    ThreadState& ts = thread_state();
-    if (ts.tid == 0) attach_thread_ring(ts);  // the tid, which end() may need on another thread
+    ThreadState& thread = thread_state();
+    if (thread.tid == 0) attach_thread_ring(thread);  // the tid, which end() may need on another thread
     capture::on_range_begin(name_string);
     const uint64_t id = g_next_start_id.fetch_add(1, std::memory_order_relaxed);
     OpenStart& slot = g_starts[id % kMaxOpenStartEnd];
@@ -106,7 +107,7 @@ uint64_t start(uint64_t name_string, uint64_t domain_string) {
     slot.begin_ns.store(monotonic_ns(), std::memory_order_relaxed);
     slot.name_string.store(name_string, std::memory_order_relaxed);
     slot.domain_string.store(domain_string, std::memory_order_relaxed);
-    slot.tid.store(ts.tid, std::memory_order_relaxed);
+    slot.tid.store(thread.tid, std::memory_order_relaxed);
     slot.id.store(id, std::memory_order_release);
     return id;
 }

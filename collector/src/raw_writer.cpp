@@ -36,8 +36,8 @@ constexpr uint64_t kCpuSampleIntervalNs = 50'000'000;
 constexpr uint64_t kPeriodicTaskIntervalNs = 100'000'000;
 
 void sleep_ns(uint64_t ns) {
-    timespec ts{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    timespec delay{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
+    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
     }
 }
 

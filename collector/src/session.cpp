@@ -72,7 +72,7 @@ int32_t rank_variable(const char* name, const char* mpi_name) {
 }
 
 void emit_process_info() {
-    ThreadState& ts = thread_state();
+    ThreadState& thread = thread_state();
     std::string command_line;
     read_file("/proc/self/cmdline", command_line);
     while (!command_line.empty() && command_line.back() == '\0') command_line.pop_back();
@@ -82,9 +82,9 @@ void emit_process_info() {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     raw::RawProcessInfo info{};
-    info.command_line_string = intern_string(ts, command_line);
-    info.executable_string = intern_string(ts, std::string_view(exe, static_cast<size_t>(n)));
-    info.hostname_string = intern_string(ts, host);
+    info.command_line_string = intern_string(thread, command_line);
+    info.executable_string = intern_string(thread, std::string_view(exe, static_cast<size_t>(n)));
+    info.hostname_string = intern_string(thread, host);
     info.pid = g_identity.pid;
     info.parent_pid = g_identity.parent_pid;
     const int32_t world_size = rank_variable("WORLD_SIZE", "OMPI_COMM_WORLD_SIZE");
@@ -95,7 +95,7 @@ void emit_process_info() {
         const int32_t local_rank = rank_variable("LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK");
         info.local_rank = local_rank >= 0 ? local_rank : rank;
     }
-    emit_record(ts, raw::RecordKind::ProcessInfo, info);
+    emit_record(thread, raw::RecordKind::ProcessInfo, info);
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {

@@ -82,7 +82,7 @@ void reset_stack_table_after_fork() {
     g_table_full.store(0, std::memory_order_relaxed);
 }
 
-uint64_t capture_stack(ThreadState& ts) {
+uint64_t capture_stack(ThreadState& thread) {
     const int depth = globals().stack_depth < kMaxDepth ? globals().stack_depth : kMaxDepth;
     if (depth <= 0) return 0;
     void* frames[kMaxDepth + kExtraFrames];
@@ -94,10 +94,10 @@ uint64_t capture_stack(ThreadState& ts) {
         if ((ip >= g_own_low && ip < g_own_high) || (ip >= g_unwinder_low && ip < g_unwinder_high)) continue;
         ips[kept++] = ip;
     }
-    return record_stack(ts, ips, kept);
+    return record_stack(thread, ips, kept);
 }
 
-uint64_t record_stack(ThreadState& ts, const uint64_t* ips, uint32_t depth) {
+uint64_t record_stack(ThreadState& thread, const uint64_t* ips, uint32_t depth) {
     if (depth == 0) return 0;
     const uint64_t id = stack_hash(ips, depth);
     switch (g_known_stacks.insert(id)) {
@@ -106,7 +106,7 @@ uint64_t record_stack(ThreadState& ts, const uint64_t* ips, uint32_t depth) {
     case InsertResult::Inserted: break;
     }
     const size_t size = sizeof(raw::RawStack) + depth * sizeof(uint64_t);
-    uint8_t* p = reserve_record(ts, raw::RecordKind::Stack, size);
+    uint8_t* p = reserve_record(thread, raw::RecordKind::Stack, size);
     if (p == nullptr) return id;  // counted as a ring drop; the builder sees an unknown stack id
     raw::RawStack stack{};
     stack.id = id;
@@ -115,7 +115,7 @@ uint64_t record_stack(ThreadState& ts, const uint64_t* ips, uint32_t depth) {
                 reinterpret_cast<const uint8_t*>(&stack) + sizeof(raw::RawRecordHeader),
                 sizeof stack - sizeof(raw::RawRecordHeader));
     std::memcpy(p + sizeof stack, ips, depth * sizeof(uint64_t));
-    commit_record(ts, size);
+    commit_record(thread, size);
     return id;
 }
 

@@ -31,7 +31,7 @@ void set_drainer(Drainer drainer);
 
 // The slow path of reserve_record: waits for room, draining when it can. Null when the ring stayed
 // full (no writer, or no progress within TBDPROF_MAX_HOLD_MS): the caller counts a drop.
-uint8_t* reserve_after_wait(ThreadState& ts, size_t bytes);
+uint8_t* reserve_after_wait(ThreadState& thread, size_t bytes);
 
 // Set while CUPTI holds more buffer memory than the hold threshold.
 extern std::atomic<bool> g_cupti_pressure;

@@ -34,9 +34,9 @@ void pop_correlation();
 // raw::kThreadCorrelationTag | tid once and keeps it pushed (ids pushed around copies and sets nest
 // inside it). CUPTI then ties each kernel to the launching thread, and the trace builder pairs the
 // thread's launches with those kernels in order. The slow path of ensure_thread_tagged().
-void tag_thread(ThreadState& ts);
-inline void ensure_thread_tagged(ThreadState& ts) {
-    if (ts.cupti_thread_tag == 0 && active()) tag_thread(ts);
+void tag_thread(ThreadState& thread);
+inline void ensure_thread_tagged(ThreadState& thread) {
+    if (thread.cupti_thread_tag == 0 && active()) tag_thread(thread);
 }
 
 // Hands completed CUPTI buffers to us. Never called with any collector lock held (CUPTI calls our

@@ -20,13 +20,13 @@ extern std::atomic<bool> g_requested;  // TBDPROF_METRICS names a metric set and
 // At session start: reads TBDPROF_METRICS ("flops"); an unknown value is reported once and ignored.
 void configure_from_environment();
 
-void before_launch_slow(ThreadState& ts);
-void after_launch_slow(ThreadState& ts, bool launched);
+void before_launch_slow(ThreadState& thread);
+void after_launch_slow(ThreadState& thread, bool launched);
 
 // Around one recorded launch.
 class LaunchScope {
 public:
-    explicit LaunchScope(ThreadState& ts) : ts_(ts), active_(g_requested.load(std::memory_order_relaxed)) {
+    explicit LaunchScope(ThreadState& thread) : ts_(thread), active_(g_requested.load(std::memory_order_relaxed)) {
         if (active_) [[unlikely]]
             before_launch_slow(ts_);
     }

@@ -51,53 +51,55 @@ inline RingRegistry& ring_registry() { return g_ring_registry; }
 
 inline bool collector_enabled() { return globals().enabled.load(std::memory_order_relaxed); }
 
-// Makes `ts` belong to this process (after a fork the parent's ring is not ours).
-void refresh_thread_state(ThreadState& ts);
+// Makes `thread` belong to this process (after a fork the parent's ring is not ours).
+void refresh_thread_state(ThreadState& thread);
 
 inline ThreadState& thread_state() {
-    ThreadState& ts = t_thread_state;
-    if (ts.generation != globals().fork_generation.load(std::memory_order_relaxed)) refresh_thread_state(ts);
-    return ts;
+    ThreadState& thread = t_thread_state;
+    if (thread.generation != globals().fork_generation.load(std::memory_order_relaxed)) refresh_thread_state(thread);
+    return thread;
 }
 
 // Gives the thread a ring and announces it (RawThreadInfo). False when no slot is left.
-bool attach_thread_ring(ThreadState& ts);
+bool attach_thread_ring(ThreadState& thread);
 
 inline uint64_t next_sequence() { return globals().next_sequence.fetch_add(1, std::memory_order_relaxed); }
 
 // Space for one record of `size` bytes (multiple of 8), header not filled (the caller writes the whole
 // record). When the ring is full the thread waits for the writer (back_pressure.h); null only when it
-// stayed full (counted as a drop, with its time). Must be followed by commit_record(ts, size).
-inline uint8_t* reserve_record_space(ThreadState& ts, size_t size) {
-    if (ts.slot == nullptr && !attach_thread_ring(ts)) {
+// stayed full (counted as a drop, with its time). Must be followed by commit_record(thread, size).
+inline uint8_t* reserve_record_space(ThreadState& thread, size_t size) {
+    if (thread.slot == nullptr && !attach_thread_ring(thread)) {
         globals().threads_without_ring.fetch_add(1, std::memory_order_relaxed);
         return nullptr;
     }
-    uint8_t* p = ts.slot->ring.reserve(size);
+    uint8_t* p = thread.slot->ring.reserve(size);
     if (p == nullptr) [[unlikely]]
-        p = back_pressure::reserve_after_wait(ts, size);
+        p = back_pressure::reserve_after_wait(thread, size);
     return p;
 }
 
 // The same with the header filled.
-inline uint8_t* reserve_record(ThreadState& ts, raw::RecordKind kind, size_t size) {
-    uint8_t* p = reserve_record_space(ts, size);
+inline uint8_t* reserve_record(ThreadState& thread, raw::RecordKind kind, size_t size) {
+    uint8_t* p = reserve_record_space(thread, size);
     if (p == nullptr) return nullptr;
-    raw::RawRecordHeader header{kind, static_cast<uint16_t>(size), ts.tid};
+    raw::RawRecordHeader header{kind, static_cast<uint16_t>(size), thread.tid};
     std::memcpy(p, &header, sizeof header);
     return p;
 }
-inline void commit_record(ThreadState& ts, size_t size) { ts.slot->ring.commit(size); }
+inline void commit_record(ThreadState& thread, size_t size) {
+    thread.slot->ring.commit(size);
+}
 
 // Copies a fixed-size record (its header is filled here).
 template <typename Record>
-inline bool emit_record(ThreadState& ts, raw::RecordKind kind, const Record& record) {
+inline bool emit_record(ThreadState& thread, raw::RecordKind kind, const Record& record) {
     static_assert(sizeof(Record) % 8 == 0);
-    uint8_t* p = reserve_record(ts, kind, sizeof(Record));
+    uint8_t* p = reserve_record(thread, kind, sizeof(Record));
     if (p == nullptr) return false;
     std::memcpy(p + sizeof(raw::RawRecordHeader), reinterpret_cast<const uint8_t*>(&record) + sizeof(raw::RawRecordHeader),
                 sizeof(Record) - sizeof(raw::RawRecordHeader));
-    commit_record(ts, sizeof(Record));
+    commit_record(thread, sizeof(Record));
     return true;
 }
 
@@ -116,9 +118,9 @@ inline void note_allocated_range(uint64_t address, uint64_t bytes) {
 
 // The id of `text` (a hash of it). The first caller to intern a text emits its RawString into its
 // own ring; others may use the id before that record is written (readers resolve ids at the end).
-uint64_t intern_string(ThreadState& ts, std::string_view text);
+uint64_t intern_string(ThreadState& thread, std::string_view text);
 // Writes a RawString with the given id (no deduplication).
-bool emit_string(ThreadState& ts, uint64_t id, std::string_view text);
+bool emit_string(ThreadState& thread, uint64_t id, std::string_view text);
 inline uint64_t string_id_of(std::string_view text) { return hash_bytes(text.data(), text.size(), 0x84222325cbf29ce4ull); }
 
 // Called in a fork child before anything else: forget the parent's rings, strings and stacks.

@@ -15,10 +15,10 @@ void set_own_code_range(uint64_t low, uint64_t high);
 // The id of the calling thread's current stack (TBDPROF_STACK_DEPTH frames, innermost first, the
 // collector's own frames left out), emitting its RawStack the first time. 0 when stacks are off or
 // the stack table is full (counted as a StackTableFull drop).
-uint64_t capture_stack(ThreadState& ts);
+uint64_t capture_stack(ThreadState& thread);
 
 // Same, from instruction pointers already captured (tests, and the hook after unwinding).
-uint64_t record_stack(ThreadState& ts, const uint64_t* ips, uint32_t depth);
+uint64_t record_stack(ThreadState& thread, const uint64_t* ips, uint32_t depth);
 
 // Stacks that could not be recorded because the table was full.
 uint64_t stack_table_full_count();
