@@ -255,6 +255,7 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
         }
         case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: {
             if (!d.has(CUDNN_ATTR_OPERATIONGRAPH_HANDLE)) return fail(CUDNN_STATUS_BAD_PARAM, "graph: no handle");
+            log_graph_if_asked(d);
             auto copy = std::make_shared<PlanSnapshot>();
             if (const cudnnStatus_t s = read_graph(d, &copy->operations); s != CUDNN_STATUS_SUCCESS) return s;
             d.snapshot = std::move(copy);
