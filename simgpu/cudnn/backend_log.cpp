@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "backend_plan.h"
 #include "backend_store.h"
 
 namespace tbdsim::dnn {
@@ -71,7 +72,11 @@ void log_graph_if_asked(const BackendDescriptor& graph) {
     for (void* pointer : ops) {
         const BackendDescriptor* op = backend_descriptor(pointer);
         if (op == nullptr) continue;
-        std::fprintf(stderr, "tbdsim cudnn:   operation type %d\n", static_cast<int>(op->type));
+        // The mode as the operation copied it when finalized (its pointwise descriptor may be gone).
+        const int mode = op->snapshot != nullptr && op->snapshot->operations.size() == 1
+                             ? op->snapshot->operations.front().pointwise_mode
+                             : -1;
+        std::fprintf(stderr, "tbdsim cudnn:   operation type %d (mode %d)\n", static_cast<int>(op->type), mode);
         for (const auto& [name, value] : op->values) log_attribute(name, value);
     }
 }
