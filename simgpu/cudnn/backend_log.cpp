@@ -21,7 +21,8 @@ std::string join(const std::vector<int64_t>& values) {
 
 std::string describe_tensor(const BackendDescriptor& t) {
     char line[96];
-    std::snprintf(line, sizeof line, "tensor uid=%lld type=%d%s%s", static_cast<long long>(t.scalar<int64_t>(CUDNN_ATTR_TENSOR_UNIQUE_ID)),
+    std::snprintf(line, sizeof line, "tensor uid=%lld type=%d%s%s",
+                  static_cast<long long>(t.scalar<int64_t>(CUDNN_ATTR_TENSOR_UNIQUE_ID)),
                   static_cast<int>(t.scalar<cudnnDataType_t>(CUDNN_ATTR_TENSOR_DATA_TYPE)),
                   t.scalar<bool>(CUDNN_ATTR_TENSOR_IS_VIRTUAL) ? " virtual" : "",
                   t.scalar<bool>(CUDNN_ATTR_TENSOR_IS_BY_VALUE) ? " by-value" : "");
@@ -49,7 +50,8 @@ void log_attribute(int name, const BackendDescriptor::Value& value) {
         for (int64_t i = 0; i < value.count; ++i) {
             void* pointer = nullptr;
             std::memcpy(&pointer, value.bytes.data() + i * sizeof(void*), sizeof(void*));
-            std::fprintf(stderr, "tbdsim cudnn:     attr %d: %s\n", name, describe(backend_descriptor(pointer)).c_str());
+            std::fprintf(stderr, "tbdsim cudnn:     attr %d: %s\n", name,
+                         describe(backend_descriptor(pointer)).c_str());
         }
         return;
     }

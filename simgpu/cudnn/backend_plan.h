@@ -40,8 +40,8 @@ struct PlanOperation {
 
 // The kind of graph an engine runs.
 enum class GraphKind {
-    kMainWithEpilogue,  // one convolution or matmul, first, then pointwise epilogues; or pointwise alone
-    kAttentionForward,  // scaled dot-product attention as the cudnn frontend builds it (2 matmuls)
+    kMainWithEpilogue,   // one convolution or matmul, first, then pointwise epilogues; or pointwise alone
+    kAttentionForward,   // scaled dot-product attention as the cudnn frontend builds it (2 matmuls)
     kAttentionBackward,  // its backward (recomputed scores, 5 matmuls)
 };
 
