@@ -10,6 +10,7 @@
 #include <map>
 
 #include "backend_plan.h"
+#include "backend_store.h"
 #include "dnn_flops.h"
 #include "dnn_state.h"
 
@@ -27,15 +28,28 @@ struct ScoreShape {
     int64_t elements() const { return batch_heads * s_q * s_kv; }
 };
 
-const PlanOperation* first_matmul(const std::vector<PlanOperation>& operations) {
+bool is_native(cudnnBackendDescriptorType_t type) {
+    return type == CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR || type == CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR;
+}
+
+// The operation whose inputs are Q and K: the first matmul (Q.K^T), or cuDNN's own SDPA operation.
+const PlanOperation* scores_operation(const std::vector<PlanOperation>& operations) {
     for (const PlanOperation& op : operations) {
-        if (op.type == CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR) return &op;
+        if (op.type == CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR || is_native(op.type)) return &op;
     }
     return nullptr;
 }
 
 ScoreShape score_shape(const PlanOperation& scores) {
     ScoreShape shape;
+    if (is_native(scores.type)) {  // Q [b, h, s_q, d], K [b, h_k, s_kv, d]
+        const std::vector<int64_t>& q = scores.inputs[0].dims;
+        shape.batch_heads = q[0] * q[1];
+        shape.s_q = q[2];
+        shape.s_kv = scores.inputs[1].dims[2];
+        shape.head_dim = q[3];
+        return shape;
+    }
     const std::vector<int64_t>& dims = scores.output.dims;
     const size_t r = dims.size();
     for (size_t i = 0; i + 2 < r; ++i) shape.batch_heads *= dims[i];
@@ -43,6 +57,15 @@ ScoreShape score_shape(const PlanOperation& scores) {
     shape.s_kv = dims[r - 1];
     shape.head_dim = scores.inputs[0].dims.back();
     return shape;
+}
+
+// The matmuls' FLOPs: the composite graph's matmul operations, or what a native operation counted.
+double matmul_flops_of(const std::vector<PlanOperation>& operations) {
+    double total = 0;
+    for (const PlanOperation& op : operations) {
+        if (op.type == CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR || is_native(op.type)) total += op.flops;
+    }
+    return total;
 }
 
 // Every tensor execution reads or writes in device memory, once each, by unique id.
@@ -61,6 +84,48 @@ std::vector<PlanTensor> device_tensors(const std::vector<PlanOperation>& operati
 
 }  // namespace
 
+bool read_sdpa_operation(const BackendDescriptor& op, PlanOperation* out) {
+    const bool forward = op.type == CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR;
+    using Names = std::vector<cudnnBackendAttributeName_t>;
+    // Required first (Q, K, V, then O / dQ), then whatever else is set and lives in device memory.
+    const Names required = forward ? Names{CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC}
+                                   : Names{CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC};
+    const Names optional = forward ? Names{CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_FWD_BLOCK_MASK_DESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_KDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_VDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC}
+                                   : Names{CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC,
+                                           CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC};
+    std::vector<PlanTensor> tensors;
+    for (auto name : required) {
+        PlanTensor t;
+        if (!read_tensor(op.descriptor(name), &t) || t.dims.size() != 4) return false;
+        tensors.push_back(t);
+    }
+    const PlanTensor &q = tensors[0], &k = tensors[1], &v = tensors[2];
+    if (k.dims[3] != q.dims[3] || v.dims[2] != k.dims[2] || k.dims[0] != q.dims[0]) return false;
+    for (auto name : optional) {
+        if (PlanTensor t; read_tensor(op.descriptor(name), &t)) tensors.push_back(t);
+    }
+    out->type = op.type;
+    out->output = tensors[3];
+    tensors.erase(tensors.begin() + 3);
+    out->inputs = std::move(tensors);
+    // Forward Q.K^T and P.V; backward the recomputed Q.K^T, dQ and dK (head dim d) and dV, dP (d_v).
+    const double per_dim = 2.0 * static_cast<double>(q.dims[0] * q.dims[1] * q.dims[2] * k.dims[2]);
+    const auto d = static_cast<double>(q.dims[3]), d_v = static_cast<double>(v.dims[3]);
+    out->flops = per_dim * (forward ? d + d_v : 3 * d + 2 * d_v);
+    return true;
+}
+
 GraphKind attention_kind(const std::vector<PlanOperation>& operations) {
     int matmuls = 0, exponentials = 0;
     for (const PlanOperation& op : operations) {
@@ -75,11 +140,16 @@ GraphKind attention_kind(const std::vector<PlanOperation>& operations) {
             case CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR:
             case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
                 break;
+            case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+            case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR:
+                if (operations.size() != 1 || !is_16_bit_float(op.inputs[0].type)) return GraphKind::kMainWithEpilogue;
+                return op.type == CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR ? GraphKind::kAttentionForward
+                                                                              : GraphKind::kAttentionBackward;
             default:
                 return GraphKind::kMainWithEpilogue;  // convolutions: not attention
         }
     }
-    const PlanOperation* scores = first_matmul(operations);
+    const PlanOperation* scores = scores_operation(operations);
     // cuDNN's attention takes FP16 / BF16 Q, K, V (FP8 aside); the scores are at least [s_q, s_kv].
     if (exponentials == 0 || scores == nullptr || scores->output.dims.size() < 2 ||
         !is_16_bit_float(scores->inputs[0].type)) {
@@ -102,22 +172,18 @@ int64_t attention_workspace_bytes(const PlanSnapshot& plan) {
             return 0;
         }
     }
-    const ScoreShape shape = score_shape(*first_matmul(plan.operations));
+    const ScoreShape shape = score_shape(*scores_operation(plan.operations));
     return shape.batch_heads * shape.s_q * shape.head_dim * static_cast<int64_t>(sizeof(float));
 }
 
 cudnnStatus_t execute_attention(cudnnHandle_t handle, const PlanSnapshot& plan, const std::map<int64_t, void*>& by_uid,
                                 void* workspace) {
-    const PlanOperation& scores = *first_matmul(plan.operations);
+    const PlanOperation& scores = *scores_operation(plan.operations);
     const ScoreShape shape = score_shape(scores);
     const bool backward = plan.kind == GraphKind::kAttentionBackward;
     Launch launch;
     launch.kernel = backward ? kSdpaBackward : kSdpaForward;
-    double matmuls = 0;
-    for (const PlanOperation& op : plan.operations) {
-        if (op.type == CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR) matmuls += op.flops;
-    }
-    launch.flops = attention_flops(matmuls, shape.elements(), backward);
+    launch.flops = attention_flops(matmul_flops_of(plan.operations), shape.elements(), backward);
     launch.precision = convolution_precision(handle, scores.inputs[0].type, CUDNN_TENSOR_OP_MATH);
     // Each device tensor crosses device memory once (the scores never leave the chip).
     std::vector<const void*> pointers;

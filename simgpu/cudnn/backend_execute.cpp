@@ -17,8 +17,6 @@
 
 namespace tbdsim::dnn {
 
-namespace {
-
 bool read_tensor(const BackendDescriptor* t, PlanTensor* out) {
     if (t == nullptr || t->type != CUDNN_BACKEND_TENSOR_DESCRIPTOR || !t->finalized) return false;
     out->uid = t->scalar<int64_t>(CUDNN_ATTR_TENSOR_UNIQUE_ID);
@@ -28,6 +26,8 @@ bool read_tensor(const BackendDescriptor* t, PlanTensor* out) {
     out->dims = t->array<int64_t>(CUDNN_ATTR_TENSOR_DIMENSIONS);
     return !out->dims.empty();
 }
+
+namespace {
 
 // The operation's tensors and FLOPs; false when a required attribute is missing.
 bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
@@ -123,6 +123,9 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
             out->flops = static_cast<double>(a.elements());  // one operation per element reduced
             return true;
         }
+        case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR:
+            return read_sdpa_operation(op, out);
         case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:  // transposed views in attention backward graphs
             if (!read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_RESHAPE_XDESC), &a) ||
                 !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_RESHAPE_YDESC), &y) || a.elements() != y.elements()) {
@@ -148,10 +151,11 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
     }
 }
 
-// Reductions, random numbers and reshapes run only inside attention graphs.
+// Reductions, random numbers, reshapes and cuDNN's SDPA operations run only inside attention graphs.
 bool attention_only(cudnnBackendDescriptorType_t type) {
     return type == CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR || type == CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR ||
-           type == CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR;
+           type == CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR || type == CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR ||
+           type == CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR;
 }
 
 bool is_main(cudnnBackendDescriptorType_t type) {
@@ -168,6 +172,8 @@ bool executed_operation(cudnnBackendDescriptorType_t type) {
         case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:  // in attention graphs
         case CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR:
             return true;
         default:
             return false;
@@ -285,7 +291,9 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
         case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR:
-        case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR: {
+        case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR: {
             auto copy = std::make_shared<PlanSnapshot>();
             copy->operations.resize(1);
             complete = read_operation(d, &copy->operations.front());

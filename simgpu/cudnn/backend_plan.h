@@ -52,7 +52,15 @@ struct PlanSnapshot {
     int64_t workspace_bytes = 0;
 };
 
-// backend_attention.cpp. The graph's kind when it is attention (matmuls with softmax reductions
+struct BackendDescriptor;
+// A finalized tensor descriptor's uid, type, dims and flags; false when it is not one (backend_execute.cpp).
+bool read_tensor(const BackendDescriptor* t, PlanTensor* out);
+
+// backend_attention.cpp. cuDNN's own SDPA operations (CUDNN_BACKEND_OPERATION_SDPA_FWD/BWD_DESCRIPTOR,
+// what the frontend builds when no mask or other graph piece asks for the composite form): inputs Q,
+// K, V and the rest of the device tensors, output O (forward) or dQ (backward); false when incomplete.
+bool read_sdpa_operation(const BackendDescriptor& op, PlanOperation* out);
+// The graph's kind when it is attention (matmuls with softmax reductions
 // between them); kMainWithEpilogue otherwise.
 GraphKind attention_kind(const std::vector<PlanOperation>& operations);
 int64_t attention_workspace_bytes(const PlanSnapshot& plan);
