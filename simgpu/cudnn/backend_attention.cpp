@@ -88,22 +88,21 @@ bool read_sdpa_operation(const BackendDescriptor& op, PlanOperation* out) {
     const bool forward = op.type == CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR;
     using Names = std::vector<cudnnBackendAttributeName_t>;
     // Required first (Q, K, V, then O / dQ), then whatever else is set and lives in device memory.
-    const Names required = forward ? Names{CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC}
-                                   : Names{CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC};
-    const Names optional = forward ? Names{CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_FWD_BLOCK_MASK_DESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_KDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_VDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC}
-                                   : Names{CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC,
-                                           CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC};
+    const Names required = forward
+                               ? Names{CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC,
+                                       CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC}
+                               : Names{CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC,   CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC,
+                                       CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC,   CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC,
+                                       CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC,   CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC,
+                                       CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC,
+                                       CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC};
+    const Names optional =
+        forward ? Names{CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC,        CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC,
+                        CUDNN_ATTR_OPERATION_SDPA_FWD_BLOCK_MASK_DESC,  CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_KDESC,
+                        CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_VDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC,
+                        CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC}
+                : Names{CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC,
+                        CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC};
     std::vector<PlanTensor> tensors;
     for (auto name : required) {
         PlanTensor t;

@@ -232,6 +232,43 @@ void build_backward(GraphBuilder& g, const Shape& s, cudnnDataType_t type, bool 
     g.pointwise(CUDNN_POINTWISE_IDENTITY, dq_float, nullptr, dq);
 }
 
+// cuDNN's own SDPA operation, as the frontend builds it for unmasked attention: one operation with Q,
+// K, V, O (uids 0-3), the statistics (8) and the scale (5, by value); backward adds dO (9) and dQ,
+// dK, dV (10-12).
+void build_native(GraphBuilder& g, const Shape& s, cudnnDataType_t type, bool backward) {
+    const std::vector<int64_t> qo{s.b, s.h, s.s_q, s.d}, kv{s.b, s.h, s.s_kv, s.d}, rows{s.b, s.h, s.s_q, 1};
+    Desc q = g.tensor(0, qo, type, false), k = g.tensor(1, kv, type, false), v = g.tensor(2, kv, type, false);
+    Desc o = g.tensor(3, qo, type, false), stats = g.tensor(8, rows, CUDNN_DATA_FLOAT, false), scale = g.scalar(5);
+    Desc op =
+        g.create(backward ? CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR : CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
+    if (!backward) {
+        for (auto [name, t] : {std::pair{CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, q},
+                               {CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, k},
+                               {CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, v},
+                               {CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, o},
+                               {CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, stats},
+                               {CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, scale}}) {
+            GraphBuilder::set(op, name, t);
+        }
+    } else {
+        Desc d_o = g.tensor(9, qo, type, false), dq = g.tensor(10, qo, type, false);
+        Desc dk = g.tensor(11, kv, type, false), dv = g.tensor(12, kv, type, false);
+        for (auto [name, t] : {std::pair{CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, q},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC, k},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, v},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, o},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC, stats},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC, scale},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, d_o},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC, dq},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC, dk},
+                               {CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC, dv}}) {
+            GraphBuilder::set(op, name, t);
+        }
+    }
+    g.finish(op, nullptr);
+}
+
 // Heuristic -> first engine config -> plan, as the frontend does; the plan's workspace size.
 Desc make_plan(GraphBuilder& g, Desc graph, int64_t* workspace_bytes) {
     Desc heuristic = g.create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
@@ -392,6 +429,25 @@ int main() {
         EXPECT_STATUS(execute(g, make_plan(g, graph, &workspace), nullptr), CUDNN_STATUS_SUCCESS);
         decode_bytes = double(device_total(g));
     }
+    {  // cuDNN's own SDPA operations: the same kernels and FLOPs; backward accumulates dQ in the workspace.
+        GraphBuilder forward_graph(handle), backward_graph(handle);
+        build_native(forward_graph, s, CUDNN_DATA_BFLOAT16, false);
+        build_native(backward_graph, s, CUDNN_DATA_BFLOAT16, true);
+        Desc graph = nullptr;
+        int64_t workspace = -1;
+        EXPECT_STATUS(forward_graph.finalize_graph(&graph), CUDNN_STATUS_SUCCESS);
+        Desc plan = make_plan(forward_graph, graph, &workspace);
+        EXPECT(workspace == 0);
+        EXPECT_STATUS(execute(forward_graph, plan, nullptr), CUDNN_STATUS_SUCCESS);
+        EXPECT_STATUS(backward_graph.finalize_graph(&graph), CUDNN_STATUS_SUCCESS);
+        plan = make_plan(backward_graph, graph, &workspace);
+        EXPECT(workspace == s.b * s.h * s.s_q * s.d * 4);
+        void* buffer = nullptr;
+        EXPECT(cudaMalloc(&buffer, size_t(workspace)) == cudaSuccess);
+        EXPECT_STATUS(execute(backward_graph, plan, buffer, /*skip dO*/ 9), CUDNN_STATUS_BAD_PARAM);
+        EXPECT_STATUS(execute(backward_graph, plan, buffer), CUDNN_STATUS_SUCCESS);
+        cudaFree(buffer);
+    }
     {  // FP32 attention is not something cuDNN runs: the reductions make it an unsupported pattern.
         GraphBuilder g(handle);
         build_forward(g, s, CUDNN_DATA_FLOAT);
@@ -402,8 +458,10 @@ int main() {
     cudnnDestroy(handle);
 
     const auto forward = sdpa_kernels(truth, "fprop"), backward = sdpa_kernels(truth, "bprop");
-    EXPECT(forward.size() == 2 && backward.size() == 2);
-    if (forward.size() == 2 && backward.size() == 2) {
+    EXPECT(forward.size() == 3 && backward.size() == 3);
+    if (forward.size() == 3 && backward.size() == 3) {
+        EXPECT(forward[2].flops == forward[0].flops && forward[2].precision == 4);  // native, same sizes
+        EXPECT(backward[2].flops == backward[0].flops && backward[2].precision == 4);
         EXPECT(forward[0].flops == 2 * matmul + 4 * score);                // 8,724,152,320
         EXPECT(forward[0].precision == 4 && forward[0].grid == "8,32,1");  // BF16; 1024 / 128 query blocks x 32 heads
         EXPECT(roofline_duration(forward[0], forward_bytes));
@@ -411,7 +469,8 @@ int main() {
         EXPECT(backward[0].precision == 4 && roofline_duration(backward[0], backward_bytes));
         EXPECT(backward[1].flops == backward[0].flops && backward[1].precision == 3);  // FP16
         const double decode_score = double(decode.b * decode.h * decode.s_kv);
-        EXPECT(forward[1].flops == 4.0 * decode_score * double(decode.d) + 4 * decode_score && forward[1].precision == 3);
+        EXPECT(forward[1].flops == 4.0 * decode_score * double(decode.d) + 4 * decode_score &&
+               forward[1].precision == 3);
         EXPECT(roofline_duration(forward[1], decode_bytes) && forward[1].duration_ns > 2000);
     }
     std::remove(truth);
