@@ -194,7 +194,7 @@ cudnnStatus_t execute_attention(cudnnHandle_t handle, const PlanSnapshot& plan, 
         launch.bytes += static_cast<double>(t.elements()) * static_cast<double>(element_bytes(t.type));
         pointers.push_back(it->second);
     }
-    // Q and K (the first matmul's inputs) first, the last operation's output (O; dK... backward) as y.
+    // Q and K (the scores' operation's inputs) as x and w, the last operation's output (O; dQ) as y.
     auto pointer_of = [&](const PlanTensor& t) -> const void* {
         auto it = by_uid.find(t.uid);
         return t.in_device_memory() && it != by_uid.end() ? it->second : nullptr;

@@ -4,7 +4,8 @@
 // per graph: global index 0 runs on FMA units (FP32), index 1 on tensor cores (TF32 for FP32 data) and
 // carries CUDNN_NUMERICAL_NOTE_TENSOR_CORE; the heuristic lists the tensor-core engine first on
 // devices of compute capability 8.0 and newer. FLOPs: dnn_flops.h (the fused epilogue's are added to
-// its kernel's).
+// its kernel's). Attention graphs (matmuls with softmax reductions, or cuDNN's SDPA operations) are
+// recognized at graph finalization and run by backend_attention.cpp.
 #include <map>
 
 #include <simgpu/not_modelled.h>
