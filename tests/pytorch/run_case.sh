@@ -5,8 +5,9 @@
 #   import       import, device query, an allocation; no real NVIDIA library mapped (/proc/self/maps)
 #   mlp | cnn | transformer   a smoke training script under tbdprof --sim: a trace with kernels,
 #                allocations and the library calls the model makes
-#   sdpa         F.scaled_dot_product_attention forced onto cuDNN (BF16 and FP16, forward and
-#                backward): the simulated cuDNN's fused attention kernels run inside cudnnBackendExecute
+#   sdpa         F.scaled_dot_product_attention forced onto cuDNN (causal BF16, FP16 with dropout;
+#                forward and backward): the simulated cuDNN's fused attention kernels run inside
+#                cudnnBackendExecute
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
