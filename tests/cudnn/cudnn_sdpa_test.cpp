@@ -285,6 +285,23 @@ Desc make_plan(GraphBuilder& g, Desc graph, int64_t* workspace_bytes) {
     EXPECT_STATUS(cudnnBackendGetAttribute(heuristic, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
                                            &count, &config),
                   CUDNN_STATUS_SUCCESS);
+    // Every engine offered for attention runs on tensor cores and says so.
+    Desc configs[2] = {g.create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR), g.create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR)};
+    EXPECT_STATUS(cudnnBackendGetAttribute(heuristic, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 2,
+                                           &count, configs),
+                  CUDNN_STATUS_SUCCESS);
+    for (int64_t i = 0; i < count && i < 2; ++i) {
+        Desc engine = g.create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+        int64_t n = 0;
+        cudnnBackendNumericalNote_t note = CUDNN_NUMERICAL_NOTE_TYPE_COUNT;
+        EXPECT_STATUS(cudnnBackendGetAttribute(configs[i], CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                               1, &n, &engine),
+                      CUDNN_STATUS_SUCCESS);
+        EXPECT_STATUS(
+            cudnnBackendGetAttribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, 1, &n, &note),
+            CUDNN_STATUS_SUCCESS);
+        EXPECT(n == 1 && note == CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
+    }
     Desc plan = g.create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     GraphBuilder::set(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config);
     EXPECT_STATUS(cudnnBackendFinalize(plan), CUDNN_STATUS_SUCCESS);
