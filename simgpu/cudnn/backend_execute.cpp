@@ -4,54 +4,31 @@
 // per graph: global index 0 runs on FMA units (FP32), index 1 on tensor cores (TF32 for FP32 data) and
 // carries CUDNN_NUMERICAL_NOTE_TENSOR_CORE; the heuristic lists the tensor-core engine first on
 // devices of compute capability 8.0 and newer. FLOPs: dnn_flops.h (the fused epilogue's are added to
-// its kernel's).
+// its kernel's). Attention graphs (matmuls with softmax reductions, or cuDNN's SDPA operations) are
+// recognized at graph finalization and run by backend_attention.cpp.
 #include <map>
 
 #include <simgpu/not_modelled.h>
 
 #include <cstdio>
 
+#include "backend_plan.h"
 #include "backend_store.h"
 #include "dnn_state.h"
 
 namespace tbdsim::dnn {
 
-struct PlanTensor {
-    int64_t uid = 0;
-    bool is_virtual = false;
-    cudnnDataType_t type = CUDNN_DATA_FLOAT;
-    std::vector<int64_t> dims;
-    int64_t elements() const {
-        int64_t n = dims.empty() ? 0 : 1;
-        for (int64_t d : dims) n *= d;
-        return n;
-    }
-};
-
-struct PlanOperation {
-    cudnnBackendDescriptorType_t type{};
-    std::vector<PlanTensor> inputs;  // conv: x (dy for data), w (dy for filter); matmul: a, b; pointwise: x[, b]
-    PlanTensor output;
-    int pointwise_mode = 0;
-    double flops = 0;
-};
-
-struct PlanSnapshot {
-    std::vector<PlanOperation> operations;
-    int64_t engine = 0;
-    int64_t workspace_bytes = 0;
-};
-
-namespace {
-
 bool read_tensor(const BackendDescriptor* t, PlanTensor* out) {
     if (t == nullptr || t->type != CUDNN_BACKEND_TENSOR_DESCRIPTOR || !t->finalized) return false;
     out->uid = t->scalar<int64_t>(CUDNN_ATTR_TENSOR_UNIQUE_ID);
     out->is_virtual = t->scalar<bool>(CUDNN_ATTR_TENSOR_IS_VIRTUAL, false);
+    out->by_value = t->scalar<bool>(CUDNN_ATTR_TENSOR_IS_BY_VALUE, false);
     out->type = t->scalar<cudnnDataType_t>(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_DATA_FLOAT);
     out->dims = t->array<int64_t>(CUDNN_ATTR_TENSOR_DIMENSIONS);
     return !out->dims.empty();
 }
+
+namespace {
 
 // The operation's tensors and FLOPs; false when a required attribute is missing.
 bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
@@ -119,16 +96,55 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
             return true;
         }
         case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR: {
-            const BackendDescriptor* pw = op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR);
+            const BackendDescriptor* pw = backend_descriptor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR));
             if (pw == nullptr || !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_XDESC), &a) ||
                 !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_YDESC), &y)) {
                 return false;
             }
             out->inputs = {a};
             if (read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_BDESC), &b)) out->inputs.push_back(b);
+            // The condition of a binary select (attention masks).
+            if (PlanTensor t; read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_TDESC), &t)) {
+                out->inputs.push_back(t);
+            }
             out->output = y;
             out->pointwise_mode = pw->scalar<int>(CUDNN_ATTR_POINTWISE_MODE);
             out->flops = pointwise_flops(out->pointwise_mode, y.elements());
+            return true;
+        }
+        case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR: {
+            const BackendDescriptor* reduction = backend_descriptor(op.descriptor(CUDNN_ATTR_OPERATION_REDUCTION_DESC));
+            if (reduction == nullptr || !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_REDUCTION_XDESC), &a) ||
+                !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_REDUCTION_YDESC), &y)) {
+                return false;
+            }
+            out->inputs = {a};
+            out->output = y;
+            out->pointwise_mode = reduction->scalar<int>(CUDNN_ATTR_REDUCTION_OPERATOR);
+            out->flops = static_cast<double>(a.elements());  // one operation per element reduced
+            return true;
+        }
+        case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR:
+            return read_sdpa_operation(op, out);
+        case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:  // transposed views in attention backward graphs
+            if (!read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_RESHAPE_XDESC), &a) ||
+                !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_RESHAPE_YDESC), &y) || a.elements() != y.elements()) {
+                return false;
+            }
+            out->inputs = {a};
+            out->output = y;
+            return true;
+        case CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR: {
+            // Dropout masks: the seed is an INT64 value or a tensor, the offset a tensor.
+            if (!read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_RNG_YDESC), &y)) return false;
+            for (auto name : {CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC}) {
+                const BackendDescriptor::Value* value = op.find(name);
+                if (value != nullptr && value->type == CUDNN_TYPE_BACKEND_DESCRIPTOR && read_tensor(op.descriptor(name), &a)) {
+                    out->inputs.push_back(a);
+                }
+            }
+            out->output = y;
             return true;
         }
         default:
@@ -136,8 +152,15 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
     }
 }
 
+// Reductions, random numbers, reshapes and cuDNN's SDPA operations run only inside attention graphs.
+bool attention_only(cudnnBackendDescriptorType_t type) {
+    return type == CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR || type == CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR ||
+           type == CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR || type == CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR ||
+           type == CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR;
+}
+
 bool is_main(cudnnBackendDescriptorType_t type) {
-    return type != CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR;
+    return type != CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR && !attention_only(type);
 }
 
 bool executed_operation(cudnnBackendDescriptorType_t type) {
@@ -147,11 +170,17 @@ bool executed_operation(cudnnBackendDescriptorType_t type) {
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:  // in attention graphs
+        case CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR:
             return true;
         default:
             return false;
     }
 }
+
 
 // A graph with an operation no engine here executes (reductions, RNG, normalization, SDPA: what
 // PyTorch's cuDNN attention builds) is named like an unmodelled function, so that tbdprof says so.
@@ -164,28 +193,36 @@ cudnnStatus_t unexecuted_operation(cudnnBackendDescriptorType_t type) {
 }
 
 // Operations of a graph descriptor, checked against the supported patterns.
-cudnnStatus_t read_graph(const BackendDescriptor& graph, std::vector<PlanOperation>* out) {
+cudnnStatus_t read_graph(const BackendDescriptor& graph, std::vector<PlanOperation>* out, GraphKind* kind) {
     // A finalized graph answers from the operations it copied then: frontends (PyTorch's cudnn
     // frontend among them) destroy the operation descriptors once the graph is built.
     if (graph.finalized && graph.snapshot != nullptr) {
         *out = graph.snapshot->operations;
+        *kind = graph.snapshot->kind;
         return CUDNN_STATUS_SUCCESS;
     }
     const auto ops = graph.array<void*>(CUDNN_ATTR_OPERATIONGRAPH_OPS);
     if (ops.empty()) return fail(CUDNN_STATUS_BAD_PARAM, "operation graph: no operations");
-    int mains = 0;
     for (void* pointer : ops) {
         const BackendDescriptor* op = backend_descriptor(pointer);
-        PlanOperation operation;
         if (op != nullptr && op->finalized && !executed_operation(op->type)) return unexecuted_operation(op->type);
-        if (op == nullptr || !op->finalized || !read_operation(*op, &operation)) {
+        // Each operation copied its tensors and mode when finalized (its pointwise or matmul
+        // descriptor may be gone by now).
+        if (op == nullptr || !op->finalized || op->snapshot == nullptr || op->snapshot->operations.size() != 1) {
             return fail(CUDNN_STATUS_BAD_PARAM, "operation graph: an operation is not finalized or incomplete");
         }
-        if (is_main(operation.type) && (++mains > 1 || !out->empty())) {
+        out->push_back(op->snapshot->operations.front());
+    }
+    *kind = attention_kind(*out);
+    if (*kind != GraphKind::kMainWithEpilogue) return CUDNN_STATUS_SUCCESS;
+    int mains = 0;
+    for (size_t i = 0; i < out->size(); ++i) {
+        const PlanOperation& operation = (*out)[i];
+        if (attention_only(operation.type)) return unexecuted_operation(operation.type);
+        if (is_main(operation.type) && (++mains > 1 || i > 0)) {
             return fail(CUDNN_STATUS_NOT_SUPPORTED_GRAPH_PATTERN,
                         "operation graph: one convolution or matmul, first, then pointwise epilogues");
         }
-        out->push_back(std::move(operation));
     }
     return CUDNN_STATUS_SUCCESS;
 }
@@ -202,11 +239,12 @@ int64_t engine_workspace(const std::vector<PlanOperation>& ops, int64_t engine) 
 }
 
 // What an engine (and the configs and plans built on it) runs: the graph's operations on engine `index`.
-std::shared_ptr<const PlanSnapshot> engine_snapshot(const std::vector<PlanOperation>& operations, int64_t index) {
-    auto snapshot = std::make_shared<PlanSnapshot>();
-    snapshot->operations = operations;
+std::shared_ptr<const PlanSnapshot> engine_snapshot(const PlanSnapshot& graph, int64_t index) {
+    auto snapshot = std::make_shared<PlanSnapshot>(graph);
     snapshot->engine = index;
-    snapshot->workspace_bytes = engine_workspace(snapshot->operations, index);
+    snapshot->workspace_bytes = graph.kind == GraphKind::kMainWithEpilogue
+                                    ? engine_workspace(snapshot->operations, index)
+                                    : attention_workspace_bytes(*snapshot);
     return snapshot;
 }
 
@@ -244,19 +282,32 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
         case CUDNN_BACKEND_MATMUL_DESCRIPTOR:
             complete = d.has(CUDNN_ATTR_MATMUL_COMP_TYPE);
             break;
+        case CUDNN_BACKEND_REDUCTION_DESCRIPTOR:
+            complete = d.has(CUDNN_ATTR_REDUCTION_OPERATOR);
+            break;
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR:
         case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
-        case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR: {
-            PlanOperation op;
-            complete = read_operation(d, &op);
+        case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+        case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR: {
+            auto copy = std::make_shared<PlanSnapshot>();
+            copy->operations.resize(1);
+            complete = read_operation(d, &copy->operations.front());
+            if (complete) d.snapshot = std::move(copy);
             break;
         }
         case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR: {
             if (!d.has(CUDNN_ATTR_OPERATIONGRAPH_HANDLE)) return fail(CUDNN_STATUS_BAD_PARAM, "graph: no handle");
+            log_graph_if_asked(d);
             auto copy = std::make_shared<PlanSnapshot>();
-            if (const cudnnStatus_t s = read_graph(d, &copy->operations); s != CUDNN_STATUS_SUCCESS) return s;
+            if (const cudnnStatus_t s = read_graph(d, &copy->operations, &copy->kind); s != CUDNN_STATUS_SUCCESS) {
+                return s;
+            }
             d.snapshot = std::move(copy);
             break;
         }
@@ -269,7 +320,7 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d) {
             if (complete && d.type == CUDNN_BACKEND_ENGINE_DESCRIPTOR) {
                 const int64_t index = d.scalar<int64_t>(CUDNN_ATTR_ENGINE_GLOBAL_INDEX, -1);
                 if (index != 0 && index != 1) return fail(CUDNN_STATUS_NOT_SUPPORTED, "engine: global index 0 or 1");
-                d.snapshot = engine_snapshot(graph->snapshot->operations, index);
+                d.snapshot = engine_snapshot(*graph->snapshot, index);
             }
             break;
         }
@@ -338,7 +389,7 @@ cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested,
         BackendDescriptor* registered = backend_descriptor(engine_pointer);
         registered->values = engine->values;
         registered->finalized = true;
-        registered->snapshot = engine_snapshot(graph->snapshot->operations, order[i]);
+        registered->snapshot = engine_snapshot(*graph->snapshot, order[i]);
         config->type = CUDNN_BACKEND_ENGINECFG_DESCRIPTOR;
         config->values.clear();
         config->values[CUDNN_ATTR_ENGINECFG_ENGINE] = {CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
@@ -371,6 +422,7 @@ cudnnStatus_t execute_plan(cudnnHandle_t handle, const BackendDescriptor& plan, 
         *out = it->second;
         return true;
     };
+    if (snapshot->kind != GraphKind::kMainWithEpilogue) return execute_attention(handle, *snapshot, by_uid, workspace);
     const auto& ops = snapshot->operations;
     for (size_t i = 0; i < ops.size(); ++i) {
         const PlanOperation& op = ops[i];

@@ -71,4 +71,7 @@ cudnnStatus_t finalize_descriptor(BackendDescriptor& d);
 cudnnStatus_t heuristic_results(BackendDescriptor& heuristic, int64_t requested, int64_t* returned, void** configs);
 cudnnStatus_t execute_plan(cudnnHandle_t handle, const BackendDescriptor& plan, const BackendDescriptor& pack);
 
+// TBDSIM_CUDNN_BACKEND_LOG=1: prints the graph's operations and their attributes to stderr (backend_log.cpp).
+void log_graph_if_asked(const BackendDescriptor& graph);
+
 }  // namespace tbdsim::dnn

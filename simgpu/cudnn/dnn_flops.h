@@ -93,6 +93,14 @@ inline double reduce_tensor_flops(int op, int64_t input_elements, int64_t output
            (2.0 + finish) * static_cast<double>(output_elements);
 }
 
+// Scaled dot-product attention through the backend API (a fused flash-attention kernel): the
+// graph's matmuls (forward Q.K^T and P.V; backward the recomputed Q.K^T, dP, dV, dQ and dK), each
+// 2 * batch * M * N * K, plus the softmax over the scores (batch x heads x s_q x s_kv elements) at
+// softmax_flops' 4 per element, twice in the backward pass (recomputing P, then its gradient).
+inline double attention_flops(double matmul_flops, int64_t score_elements, bool backward) {
+    return matmul_flops + (backward ? 8.0 : 4.0) * static_cast<double>(score_elements);
+}
+
 // Dropout per element: forward 2 (random bits to a uniform float, scale the kept value by 1/(1-p);
 // the keep test is a comparison), backward 1 (the scale).
 inline double dropout_flops(bool backward, int64_t elements) {

@@ -20,6 +20,9 @@ typedef struct TbdsimDnnParams {
     // activation): real cuDNN's kernels write it forward and read it backward, so the simulated
     // kernels take it too and a profiler sees the data flow; null when the call has none.
     void* reserve_space;
+    // Further operands of a fused graph kernel (attention: every device tensor of the variant pack
+    // beyond x, w and y, by unique id: V, the softmax statistics, O, dO, dK, dV ...); null after them.
+    const void* operands[8];
 } TbdsimDnnParams;
 
 #ifdef __cplusplus

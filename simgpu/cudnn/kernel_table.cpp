@@ -72,6 +72,8 @@ constexpr const char* kNames[kKernelCount] = {
     "st_grid_generator_bw_kernel",
     "st_bilinear_sampler_fw_kernel",
     "st_bilinear_sampler_bw_kernel",
+    "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x64_4x1x1_kernel0_0",
+    "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_3_64x64x64_4x1x1_kernel0_0",
 };
 
 constexpr int64_t kMaxGridYZ = 65535;

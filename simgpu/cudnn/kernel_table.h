@@ -73,6 +73,8 @@ enum TbdsimDnnKernel : int {
     kSpatialTfGridBackward,
     kSpatialTfSamplerForward,
     kSpatialTfSamplerBackward,
+    kSdpaForward,
+    kSdpaBackward,
     kKernelCount,
 };
 

@@ -77,3 +77,6 @@ TBDSIM_DNN_KERNEL(st_grid_generator_fw_kernel)
 TBDSIM_DNN_KERNEL(st_grid_generator_bw_kernel)
 TBDSIM_DNN_KERNEL(st_bilinear_sampler_fw_kernel)
 TBDSIM_DNN_KERNEL(st_bilinear_sampler_bw_kernel)
+// Scaled dot-product attention graphs of the backend API: one fused flash-attention kernel per pass.
+TBDSIM_DNN_KERNEL(cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x64_4x1x1_kernel0_0)
+TBDSIM_DNN_KERNEL(cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_3_64x64x64_4x1x1_kernel0_0)

@@ -44,8 +44,8 @@ void check_frontend_lifetimes(cudnnHandle_t handle) {
     cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op);
     cudnnBackendSetAttribute(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
     EXPECT_STATUS(cudnnBackendFinalize(graph), CUDNN_STATUS_SUCCESS);
-    // An operation no simulated engine runs (a reduction, as in cuDNN attention graphs) makes the
-    // graph an unsupported pattern, not a malformed one.
+    // A reduction outside an attention graph (no engine here runs it alone) makes the graph an
+    // unsupported pattern, not a malformed one.
     cudnnBackendDescriptor_t reduction = nullptr, reduce = nullptr, unsupported = nullptr;
     const cudnnReduceTensorOp_t reduce_mode = CUDNN_REDUCE_TENSOR_MAX;
     cudnnBackendCreateDescriptor(CUDNN_BACKEND_REDUCTION_DESCRIPTOR, &reduction);

@@ -5,6 +5,9 @@
 #   import       import, device query, an allocation; no real NVIDIA library mapped (/proc/self/maps)
 #   mlp | cnn | transformer   a smoke training script under tbdprof --sim: a trace with kernels,
 #                allocations and the library calls the model makes
+#   sdpa         F.scaled_dot_product_attention forced onto cuDNN (causal BF16, FP16 with dropout;
+#                forward and backward): the simulated cuDNN's fused attention kernels run inside
+#                cudnnBackendExecute
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
@@ -47,6 +50,20 @@ check_trace() {  # check_trace LIBRARY_CALL_PATTERN
     [ "$calls" -gt 0 ] || fail "no library call like '$1' in the trace"
 }
 
+check_sdpa() {  # one fused forward and one backward kernel per step, each inside cudnnBackendExecute
+    local forward backward outside
+    forward=$(count "SELECT count(*) FROM kernels k JOIN functions f ON f.id = k.function JOIN strings s ON s.id = f.name
+                     WHERE s.text LIKE '%_sdpa_sm90_flash_fprop_%'")
+    backward=$(count "SELECT count(*) FROM kernels k JOIN functions f ON f.id = k.function JOIN strings s ON s.id = f.name
+                      WHERE s.text LIKE '%_sdpa_sm90_flash_bprop_%'")
+    outside=$(count "SELECT count(*) FROM kernels k JOIN functions f ON f.id = k.function JOIN strings s ON s.id = f.name
+                     LEFT JOIN library_calls l ON l.id = k.library_call
+                     WHERE s.text LIKE '%_sdpa_sm90_%' AND (l.name IS NULL OR l.name <> 'cudnnBackendExecute')")
+    echo "trace: $forward fused attention forward kernels, $backward backward, $outside outside cudnnBackendExecute"
+    [ "$forward" -eq 2 ] && [ "$backward" -eq 2 ] || fail "expected 2 forward and 2 backward fused attention kernels"
+    [ "$outside" -eq 0 ] || fail "fused attention kernels outside cudnnBackendExecute"
+}
+
 check_import() {
     record -- "$python" "$here/probe.py"
     grep -q "^available True" "$work/out" || fail "torch.cuda.is_available() is not True"
@@ -70,6 +87,7 @@ case "$case_name" in
     mlp) record -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
     cnn) record -- "$python" "$here/smoke_cnn.py" 2 && check_trace 'cudnn%' ;;
     transformer) record -- "$python" "$here/smoke_transformer.py" 2 && check_trace 'cublas%' ;;
+    sdpa) record -- "$python" "$here/smoke_sdpa.py" 2 && check_trace 'cudnnBackendExecute' && check_sdpa ;;
     expandable) PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True record --framework=none -- "$python" "$here/smoke_mlp.py" 2 &&
         check_trace 'cublas%' ;;
     caching) record --framework=none -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
