@@ -6,7 +6,10 @@
 # - no product folder includes by a relative path that climbs out of it (#include "../..."), names
 #   another folder's sources in its CMake include folders or sources, or links a simulated-GPU
 #   target: the product never depends on its simulator;
-# - no folder but trace/ (and the trace library's own tests) includes sqlite3.h.
+# - no folder but trace/ (and the trace library's own tests) includes sqlite3.h;
+# - only cmdline/ and cli/ parse command lines: no other product folder links tbdprof_cmdline or
+#   CLI11 in its CMakeLists.txt or includes <CLI/...> (the libraries offer plain option structs and
+#   functions, so the viewer and other callers link no option parser).
 # Fails naming each include or CMake line that breaks it.
 set -euo pipefail
 src=${1:?usage: check_layering.sh SOURCE_DIR}
@@ -20,9 +23,9 @@ declare -A allowed=(
     [preload]="collector gpu_catalog"
     [trace]="trace gpu_catalog"
     [cmdline]="cmdline trace gpu_catalog"
-    [tagger]="tagger trace cmdline gpu_catalog"
-    [analyzer]="analyzer trace cmdline gpu_catalog"
-    [interop]="interop trace tagger cmdline gpu_catalog"
+    [tagger]="tagger trace gpu_catalog"
+    [analyzer]="analyzer trace gpu_catalog"
+    [interop]="interop trace tagger gpu_catalog"
     [viewer]="viewer analyzer trace gpu_catalog"
 )
 sources=(--include='*.cpp' --include='*.h' --include='*.cu' --include='*.cuh')
@@ -53,6 +56,19 @@ for folder in "${product_folders[@]}"; do
         echo "layering: $folder/CMakeLists.txt:$line (the product links a simulated-GPU target)"
         status=1
     done < <(grep -nE 'target_link_libraries\(.*\b(simgpu_[a-z_]+|tbdsim_[a-zA-Z_]+)' "$folder/CMakeLists.txt" || true)
+done
+for folder in "${product_folders[@]}"; do
+    [[ -d $folder && $folder != cmdline && $folder != cli ]] || continue
+    if [[ -f $folder/CMakeLists.txt ]]; then
+        while IFS= read -r line; do
+            echo "layering: $folder/CMakeLists.txt:$line (only cli/ and cmdline/ link the option parser)"
+            status=1
+        done < <(grep -nE '^[^#]*\b(tbdprof_cmdline|CLI11)' "$folder/CMakeLists.txt" || true)
+    fi
+    while IFS= read -r line; do
+        echo "layering: $line (CLI11 outside cli/ and cmdline/: offer an option struct and a function)"
+        status=1
+    done < <(grep -rnE '#include [<"]CLI/' "$folder" "${sources[@]}" || true)
 done
 while IFS= read -r line; do
     echo "layering: $line includes sqlite3.h outside the trace library"
