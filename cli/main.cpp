@@ -5,11 +5,9 @@
 #include "trace_build.h"
 #include "fleet_command.h"
 #include "view_command.h"
+#include "subcommands.h"
 
-#include <tbdprof/analyzer/commands.h>
 #include <tbdprof/cmdline/suggest.h>
-#include <tbdprof/interop/commands.h>
-#include <tbdprof/tagger/tagger.h>
 
 #include <unistd.h>
 
@@ -27,12 +25,12 @@ namespace {
 using Subcommand = int (*)(int, char**);
 
 constexpr std::pair<const char*, Subcommand> kSubcommands[] = {
-    {"report", tbdprof::analyzer::report_command}, {"compare", tbdprof::analyzer::compare_command},
-    {"diff", tbdprof::analyzer::diff_command},     {"check", tbdprof::analyzer::check_command},
-    {"tag", tbdprof::tagger::tag_command},         {"import", tbdprof::interop::import_command},
-    {"export", tbdprof::interop::export_command},  {"view", tbdprof::cli::view_command},
+    {"report", tbdprof::cli::report_command}, {"compare", tbdprof::cli::compare_command},
+    {"diff", tbdprof::cli::diff_command},     {"check", tbdprof::cli::check_command},
+    {"tag", tbdprof::cli::tag_command},         {"import", tbdprof::cli::import_command},
+    {"export", tbdprof::cli::export_command},  {"view", tbdprof::cli::view_command},
     {"fleet", tbdprof::cli::fleet_command},
-    {"build", tbdprof::cli::build_command},        {"whatif", tbdprof::analyzer::whatif_command},
+    {"build", tbdprof::cli::build_command},        {"whatif", tbdprof::cli::whatif_command},
 };
 
 // `tbdprof NAME ...` for the commands that work on traces; recording is the default.

@@ -2,18 +2,18 @@
 
 namespace tbdprof::analyzer {
 
-Progress::Progress(bool enabled) : line_("tbdprof", enabled, std::chrono::seconds(1)) {}
+Progress::Progress(const AnalysisProgress& report) : report_(report) {}
 
 Progress::~Progress() {
     finish();
 }
 
 void Progress::update(const char* stage, int64_t done, int64_t total) {
-    line_.update(stage, total > 0 ? static_cast<double>(done) / static_cast<double>(total) : -1.0);
+    if (report_) report_(stage, done, total);
 }
 
 void Progress::finish() {
-    line_.clear();
+    if (report_) report_(nullptr, 0, 0);
 }
 
 }  // namespace tbdprof::analyzer

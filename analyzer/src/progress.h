@@ -1,16 +1,16 @@
-// Progress on stderr for long scans: silent for the first second and when disabled (stderr is not a
-// terminal, or --quiet), then one self-overwriting line (cmdline/progress.h).
+// Progress of the long scans, reported through the caller's callback (AnalysisOptions::progress;
+// tbdprof draws it as a line on a terminal): nothing when the caller gave none.
 #pragma once
 
-#include <tbdprof/cmdline/progress.h>
-
 #include <cstdint>
+
+#include "tbdprof/analyzer/analyze.h"
 
 namespace tbdprof::analyzer {
 
 class Progress {
 public:
-    explicit Progress(bool enabled);
+    explicit Progress(const AnalysisProgress& report);
     ~Progress();
     Progress(const Progress&) = delete;
     Progress& operator=(const Progress&) = delete;
@@ -20,7 +20,7 @@ public:
     void finish();
 
 private:
-    cmdline::ProgressLine line_;
+    const AnalysisProgress& report_;
 };
 
 }  // namespace tbdprof::analyzer

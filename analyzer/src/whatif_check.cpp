@@ -1,5 +1,5 @@
 // `tbdprof check --whatif`: memory limits judged on a predicted configuration (whatif_check.h).
-#include "whatif_check.h"
+#include "tbdprof/analyzer/whatif_check.h"
 
 #include <cmath>
 #include <string>

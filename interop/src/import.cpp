@@ -1,6 +1,5 @@
 #include "tbdprof/interop/import.h"
 
-#include <tbdprof/cmdline/progress.h>
 
 #include "import_tagging.h"
 
@@ -69,17 +68,26 @@ std::string ImportSummary::summary_line() const {
 ImportSummary import_trace_file(const std::string& input, const std::string& output, const ImportOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     ImportSummary summary;
-    cmdline::ProgressLine line("tbdprof import", options.progress);
+    // The caller hears of the end however the import ends (its progress line erased before a message).
+    struct ProgressEnd {
+        const ImportProgress& report;
+        ~ProgressEnd() { end(); }
+        void end() const {
+            if (report) report({}, -1.0);
+        }
+    } const progress_end{options.progress};
+    const auto stage = [&options](std::string_view what, double fraction = -1.0) {
+        if (options.progress) options.progress(what, fraction);
+    };
     ReadProgress read_progress;
     ParseProgress parse_progress;
     if (options.progress) {
-        read_progress = [&line](uint64_t done, uint64_t total) {
-            line.update(fmt::format("reading {:.1f} MB", static_cast<double>(total) / 1e6),
-                        total ? static_cast<double>(done) / static_cast<double>(total) : -1.0);
+        read_progress = [&stage](uint64_t done, uint64_t total) {
+            stage(fmt::format("reading {:.1f} MB", static_cast<double>(total) / 1e6),
+                  total ? static_cast<double>(done) / static_cast<double>(total) : -1.0);
         };
-        parse_progress = [&line](uint64_t events, uint64_t json_bytes) {
-            line.update(
-                fmt::format("parsing {:.1f} MB of JSON: {} events", static_cast<double>(json_bytes) / 1e6, events));
+        parse_progress = [&stage](uint64_t events, uint64_t json_bytes) {
+            stage(fmt::format("parsing {:.1f} MB of JSON: {} events", static_cast<double>(json_bytes) / 1e6, events));
         };
     }
     ForeignTrace trace;
@@ -97,7 +105,7 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
         }
     }
     summary.parse_seconds = seconds_since(start);
-    line.update("writing " + output);
+    stage("writing " + output);
     trace::OutputFile out(output, {.force = options.force, .inputs = {input}});
     std::vector<trace::detail::AllocationCategoryRow> pytorch_categories;  // put back after tagging
     try {
@@ -109,13 +117,13 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     } catch (const trace::SqliteError& e) {
         throw InteropError(input + ": writing " + out.temp_path() + ": " + e.what());
     }
-    line.update("tagging memory");
+    stage("tagging memory");
     const ImportTagging tagging = tag_imported_trace(out.temp_path(), pytorch_categories);
     summary.tagged = tagging.tagged;
     summary.tag_error = tagging.error;
     summary.pytorch_categories = tagging.pytorch_categories;
     out.commit();
-    line.clear();
+    progress_end.end();
     summary.format = trace.format;
     summary.events = trace.events;
     summary.json_bytes = trace.json_bytes;

@@ -9,7 +9,10 @@
 #   by linking its library;
 # - the CMake link graph follows the stages: a folder links the libraries of its own and lower stages
 #   only (the same table as the includes);
-# - no folder but trace/ (and the trace library's own tests) includes sqlite3.h.
+# - no folder but trace/ (and the trace library's own tests) includes sqlite3.h;
+# - only cmdline/ and cli/ parse command lines: no other product folder links tbdprof_cmdline or
+#   CLI11 in its CMakeLists.txt or includes <CLI/...> (the libraries offer plain option structs and
+#   functions, so the viewer and other callers link no option parser).
 # Fails naming each include or CMake line that breaks it.
 set -euo pipefail
 src=${1:?usage: check_layering.sh SOURCE_DIR}
@@ -24,9 +27,9 @@ declare -A allowed=(
     [preload]="preload collector gpu_catalog contracts"
     [trace]="trace gpu_catalog contracts"
     [cmdline]="cmdline trace gpu_catalog contracts"
-    [tagger]="tagger trace cmdline gpu_catalog contracts"
-    [analyzer]="analyzer trace cmdline gpu_catalog contracts"
-    [interop]="interop trace tagger cmdline gpu_catalog contracts"
+    [tagger]="tagger trace gpu_catalog contracts"
+    [analyzer]="analyzer trace gpu_catalog contracts"
+    [interop]="interop trace tagger gpu_catalog contracts"
     [viewer]="viewer analyzer trace gpu_catalog contracts"
 )
 # library target -> the folder (stage) it belongs to.
@@ -80,6 +83,19 @@ for folder in "${product_folders[@]}"; do
             fi
         done
     done < <(grep -nE 'target_link_libraries\(' "$folder/CMakeLists.txt" || true)
+done
+for folder in "${product_folders[@]}"; do
+    [[ -d $folder && $folder != cmdline && $folder != cli ]] || continue
+    if [[ -f $folder/CMakeLists.txt ]]; then
+        while IFS= read -r line; do
+            echo "layering: $folder/CMakeLists.txt:$line (only cli/ and cmdline/ link the option parser)"
+            status=1
+        done < <(grep -nE '^[^#]*\b(tbdprof_cmdline|CLI11)' "$folder/CMakeLists.txt" || true)
+    fi
+    while IFS= read -r line; do
+        echo "layering: $line (CLI11 outside cli/ and cmdline/: offer an option struct and a function)"
+        status=1
+    done < <(grep -rnE '#include [<"]CLI/' "$folder" "${sources[@]}" || true)
 done
 while IFS= read -r line; do
     echo "layering: $line includes sqlite3.h outside the trace library"

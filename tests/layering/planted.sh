@@ -2,14 +2,15 @@
 # The layering check catches what it is there to catch: planted in a copy of a minimal tree, a
 # product file that includes the simulator by a relative path, a CMake include folder into simgpu/,
 # a link to a simulated-GPU target, a header of a stage above, a CMake include folder into another
-# stage's sources and a link to a library of a stage above must each fail it; the clean tree must pass.
+# stage's sources, a link to a library of a stage above, and a library other than cli/ and cmdline/
+# linking or including the option parser (CLI11) must each fail it; the clean tree must pass.
 set -euo pipefail
 check=${1:?usage: planted.sh CHECK_SCRIPT}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 clean_tree() {
-    rm -rf "$work/tree" && mkdir -p "$work/tree"/{preload,trace,analyzer,simgpu/cudnn}
+    rm -rf "$work/tree" && mkdir -p "$work/tree"/{preload,trace,analyzer,cmdline,cli,simgpu/cudnn}
     echo '#include "tbdprof/collector/recorder.h"' >"$work/tree/preload/hooks.cpp"
     echo '#include "tbdprof/gpu_catalog/gpu_catalog.h"' >>"$work/tree/preload/hooks.cpp"
     echo '#include "tbdprof/trace/tables.h"' >"$work/tree/analyzer/report.cpp"
@@ -17,6 +18,12 @@ clean_tree() {
     echo 'target_link_libraries(tbdprof_preload PRIVATE tbdprof_collector tbdprof_contracts)' >>"$work/tree/preload/CMakeLists.txt"
     echo 'target_include_directories(tbdprof_trace PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)' >"$work/tree/trace/CMakeLists.txt"
     echo '#pragma once' >"$work/tree/simgpu/cudnn/dnn_flops.h"
+    echo 'add_library(tbdprof_analyzer STATIC report.cpp)' >"$work/tree/analyzer/CMakeLists.txt"
+    echo '# no tbdprof_cmdline here: a comment is not a link' >>"$work/tree/analyzer/CMakeLists.txt"
+    echo 'find_path(CLI11_INCLUDE_DIR CLI/CLI.hpp REQUIRED)' >"$work/tree/cmdline/CMakeLists.txt"
+    echo '#include <CLI/CLI.hpp>' >"$work/tree/cmdline/command.cpp"
+    echo 'target_link_libraries(tbdprof PRIVATE tbdprof_cmdline tbdprof_analyzer)' >"$work/tree/cli/CMakeLists.txt"
+    echo '#include <tbdprof/cmdline/command.h>' >"$work/tree/cli/report_command.cpp"
 }
 
 expect() {  # expect pass|fail WHAT
@@ -44,3 +51,12 @@ clean_tree; echo 'target_include_directories(tbdprof_trace PUBLIC ${PROJECT_SOUR
 expect fail "CMake include folder into another stage's sources"
 clean_tree; echo 'target_link_libraries(tbdprof_trace PUBLIC tbdprof_analyzer)' >>"$work/tree/trace/CMakeLists.txt"
 expect fail "link to a library of a stage above"
+clean_tree; echo 'target_link_libraries(tbdprof_analyzer PRIVATE tbdprof_trace' >>"$work/tree/analyzer/CMakeLists.txt"
+echo '    tbdprof_cmdline)' >>"$work/tree/analyzer/CMakeLists.txt"
+expect fail "a library linking the option parser (tbdprof_cmdline) on a continued line"
+clean_tree; echo 'target_include_directories(tbdprof_analyzer PRIVATE ${CLI11_INCLUDE_DIR})' >>"$work/tree/analyzer/CMakeLists.txt"
+expect fail "a library using CLI11's include folder"
+clean_tree; echo '#include <CLI/CLI.hpp>' >>"$work/tree/analyzer/report.cpp"
+expect fail "a library including CLI11"
+clean_tree; echo '#include <tbdprof/cmdline/progress.h>' >>"$work/tree/analyzer/report.cpp"
+expect fail "a library including cmdline/'s headers"

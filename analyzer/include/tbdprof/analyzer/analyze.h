@@ -1,6 +1,8 @@
 // Computing a Report from a trace file.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,6 +27,11 @@ private:
 
 enum class WindowChoice { steady, iterations, all };
 
+// Progress of the long scans, for a caller that shows it (tbdprof draws a line on a terminal): the
+// stage ("reading kernels") and rows `done` of `total` (0: unknown); called with stage nullptr when
+// the analysis is done with it, finished or failed (a progress line is erased then).
+using AnalysisProgress = std::function<void(const char* stage, int64_t done, int64_t total)>;
+
 struct AnalysisOptions {
     WindowChoice window = WindowChoice::steady;
     std::string iteration_range;        // a range name to use as the iteration marker
@@ -36,7 +43,7 @@ struct AnalysisOptions {
     // instead of `timeline_points` buckets: exact, for readers that summarise it themselves.
     bool full_memory_timeline = false;
     int utilization_buckets = 200;
-    bool progress = false;                 // progress on stderr (callers pass isatty(2))
+    AnalysisProgress progress;             // empty: no progress reported
     int threads = 0;                       // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
     std::optional<int64_t> memory_device;  // memory replayed for this device only (device_memory.h)
 };

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/report.h"
 
 namespace tbdprof::analyzer {
@@ -81,5 +82,9 @@ struct WhatIfResult {
 // Throws TraceError for a trace that cannot be read (as analyze_trace does) and std::invalid_argument
 // for options that contradict each other (one sentence).
 WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options);
+
+// The scenarios as a table (text, markdown), an HTML page or JSON (scenarios[] with name,
+// peak_bytes, by_category, fits); strings from the trace are not yet made safe for the output.
+std::string render_whatif(const WhatIfResult& result, Format format);
 
 }  // namespace tbdprof::analyzer

@@ -9,13 +9,20 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace tbdprof::interop {
 
+// Progress of an import, for a caller that shows it (tbdprof draws a line on a terminal): the stage
+// ("parsing 12.3 MB of JSON: 4000 events") and the fraction done (< 0: unknown); called with an
+// empty stage when the import is over, done or failed (a progress line is erased then).
+using ImportProgress = std::function<void(std::string_view stage, double fraction)>;
+
 struct ImportOptions {
-    bool progress = false;  // progress lines on stderr (the command turns it on for a terminal)
+    ImportProgress progress;  // empty: no progress reported
     bool force = false;     // replace an existing output (never the input, a device or a directory)
     // The most JSON bytes read (decompressed) from the input; 0: the default caps (input_file.h:
     // 4 GiB - 1, and a gzip stream at most 100 times its compressed size plus 64 MiB).

@@ -47,7 +47,4 @@ TagSummary tag_trace_file(const std::string& path, const TagOptions& options);
 // Throws TagError when `what` is neither, names no allocation, or the trace cannot be read.
 void explain_allocation(const std::string& path, const std::string& what);
 
-// `tbdprof tag TRACE [--iteration-range NAME] [--explain ID|ADDRESS]`; argv[0] is "tag".
-int tag_command(int argc, char** argv);
-
 }  // namespace tbdprof::tagger

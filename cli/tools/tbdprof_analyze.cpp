@@ -1,12 +1,13 @@
-// tbdprof-analyze: standalone driver for the analyzer's subcommands, until `tbdprof` wires them.
+// tbdprof-analyze: the reading subcommands (cli/subcommands.h) on their own, for the analyzer's
+// tests and benchmarks.
 //   tbdprof-analyze report|compare|diff|check ARGS...
 #include <cstdio>
 #include <cstring>
 
-#include "tbdprof/analyzer/commands.h"
+#include "subcommands.h"
 
 int main(int argc, char** argv) {
-    using namespace tbdprof::analyzer;
+    using namespace tbdprof::cli;
     if (argc < 2) {
         std::fprintf(stderr, "usage: tbdprof-analyze report|compare|diff|check ARGS... (--help after a command)\n");
         return 2;

@@ -1,5 +1,6 @@
 // `tbdprof check --whatif "OPTIONS"`: the memory limits of a budget judged on a planned
-// configuration, the what-if prediction (whatif.h) of the recorded run with OPTIONS applied.
+// configuration, the what-if prediction (whatif.h) of the recorded run with OPTIONS applied (the
+// command line's words turned into WhatIfOptions by the CLI).
 #pragma once
 
 #include <string>
@@ -9,11 +10,6 @@
 #include "tbdprof/analyzer/whatif.h"
 
 namespace tbdprof::analyzer {
-
-// The what-if options as `tbdprof whatif` takes them ("--batch-size 64 --batch-size-recorded 32
-// --checkpoint sqrt"), split at spaces (no quoting: paths with spaces cannot be given); returns an error sentence
-// (empty on success).
-std::string parse_whatif_words(const std::string& text, WhatIfOptions& options);
 
 // The budget's memory limits (max-peak-memory, max-category) checked on the scenario with every
 // change applied. A prediction passes only with the model's stated error (options.fit_margin) to

@@ -1,4 +1,4 @@
-#include "command_options.h"
+#include "analysis_options.h"
 
 #include <tbdprof/trace/output_file.h>
 
@@ -6,7 +6,11 @@
 #include <cstdio>
 #include <fstream>
 
-namespace tbdprof::analyzer {
+namespace tbdprof::cli {
+// The code moved here from the analyzer with the option tables; it names the analyzer's types as
+// it did there.
+using namespace tbdprof::analyzer;
+
 
 namespace {
 
@@ -71,4 +75,4 @@ std::string write_output(const std::string& path, const std::string& text, bool 
     return trace::write_output_file(path, text, trace::OutputRules{.force = force, .inputs = inputs, .allow_stream = true});
 }
 
-}  // namespace tbdprof::analyzer
+}  // namespace tbdprof::cli

@@ -1,4 +1,6 @@
-#include "tbdprof/analyzer/commands.h"
+// `tbdprof report|compare|diff|check`: the option tables, the progress line and the output of the
+// analyzer's reports (analyze_trace, render_*, check_budget).
+#include "subcommands.h"
 
 #include <fmt/format.h>
 
@@ -10,16 +12,24 @@
 #include <string>
 
 #include <tbdprof/cmdline/command.h>
-#include <tbdprof/cmdline/progress.h>
 #include <tbdprof/cmdline/terminal.h>
 #include <tbdprof/trace/output_file.h>
 #include <tbdprof/trace/safe_text.h>
 
-#include "command_options.h"
-#include "tbdprof/analyzer/budget.h"
-#include "whatif_check.h"
+#include <tbdprof/analyzer/analyze.h>
+#include <tbdprof/analyzer/budget.h>
+#include <tbdprof/analyzer/render.h>
+#include <tbdprof/analyzer/whatif_check.h>
 
-namespace tbdprof::analyzer {
+#include "analysis_options.h"
+#include "progress_callbacks.h"
+#include "whatif_options.h"
+
+namespace tbdprof::cli {
+// The code moved here from the analyzer with the option tables; it names the analyzer's types as
+// it did there.
+using namespace tbdprof::analyzer;
+
 
 // `tbdprof check`'s status for a trace it could not read now (a lock held by a writer): a CI gate
 // must not take it for bad input (2) nor for a budget violated (1).
@@ -63,7 +73,7 @@ void add_common(cmdline::Command& command, Common& common) {
 
 // After parsing: the values checked; returns an error sentence.
 std::string apply_common(cmdline::Command& command, Common& common) {
-    common.analysis.progress = cmdline::progress_wanted(common.quiet);
+    common.analysis.progress = analysis_progress(common.quiet);
     if (std::string error = apply_format_option(common.format, common.format_name); !error.empty()) return error;
     return apply_analysis_options(command.app(), common.words, common.analysis);
 }
@@ -242,7 +252,7 @@ int check_command(int argc, char** argv) {
     if (require_plausible_tags) budget.require_plausible_tags = true;
     if (std::string error = apply_analysis_options(app, common.words, common.analysis); !error.empty())
         return command.usage_error(error);
-    common.analysis.progress = cmdline::progress_wanted(common.quiet);
+    common.analysis.progress = analysis_progress(common.quiet);
     if (budget.empty()) return command.usage_error("no limits given (options or --budget FILE)");
     WhatIfOptions planned;
     if (app.count("--whatif") > 0) {
@@ -281,4 +291,4 @@ int check_command(int argc, char** argv) {
     return 0;
 }
 
-}  // namespace tbdprof::analyzer
+}  // namespace tbdprof::cli

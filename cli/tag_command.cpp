@@ -1,14 +1,17 @@
 // `tbdprof tag TRACE [--iteration-range NAME] [--explain ID]`: runs the tagger again on an existing trace.
-#include "tbdprof/tagger/tagger.h"
+#include "subcommands.h"
 
 #include <tbdprof/cmdline/command.h>
+#include <tbdprof/tagger/tagger.h>
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <string>
 
-namespace tbdprof::tagger {
+namespace tbdprof::cli {
+// The code moved here from the tagger with the option table; it names the tagger's types as it did there.
+using namespace tbdprof::tagger;
 
 namespace {
 
@@ -75,4 +78,4 @@ int tag_command(int argc, char** argv) {
     return 0;
 }
 
-}  // namespace tbdprof::tagger
+}  // namespace tbdprof::cli

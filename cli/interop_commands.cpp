@@ -1,14 +1,16 @@
-#include "tbdprof/interop/commands.h"
+// `tbdprof import|export`: the option tables, the progress line and the summaries of interop's
+// import_trace_file and export_chrome_trace.
+#include "subcommands.h"
 
 #include <fmt/format.h>
 
 #include <tbdprof/cmdline/command.h>
-#include <tbdprof/cmdline/progress.h>
 #include <tbdprof/trace/safe_text.h>
 
-#include "tbdprof/interop/export.h"
-#include "tbdprof/interop/import.h"
-#include "tbdprof/interop/interop_error.h"
+#include <tbdprof/interop/export.h>
+#include <tbdprof/interop/import.h>
+
+#include "progress_callbacks.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,7 +21,10 @@
 #include <string_view>
 #include <vector>
 
-namespace tbdprof::interop {
+namespace tbdprof::cli {
+// The code moved here from interop with the option tables; it names interop's types as it did there.
+using namespace tbdprof::interop;
+
 namespace {
 
 bool ends_with(std::string_view text, std::string_view suffix) {
@@ -71,7 +76,7 @@ int import_command(int argc, char** argv) {
         output = default_import_output(input);
     }
     ImportOptions options;
-    options.progress = cmdline::progress_wanted(quiet);
+    options.progress = import_progress(quiet);
     options.force = force;
     options.max_json_bytes = max_json_bytes;
     try {
@@ -124,4 +129,4 @@ int export_command(int argc, char** argv) {
     }
 }
 
-}  // namespace tbdprof::interop
+}  // namespace tbdprof::cli
