@@ -195,7 +195,7 @@ struct Replayed {
 // The report's replay (memory_scan.cpp) with other bytes: states read only once every event of one
 // instant and order is applied; the peak is the first moment the highest total is reached.
 Replayed replay(const std::vector<Allocation>& allocations, const std::vector<Event>& events,
-                const std::vector<int64_t>& bytes) {
+                const std::vector<int64_t>& bytes, std::vector<MemoryPoint>* timeline = nullptr) {
     Replayed out;
     CategoryBytes live{};
     int64_t total = 0;
@@ -212,6 +212,7 @@ Replayed replay(const std::vector<Allocation>& allocations, const std::vector<Ev
             continue;
         for (auto& [device, state] : device_live) state.second = std::max(state.second, state.first);
         for (int c = 0; c < kCategoryCount; ++c) out.category_max[c] = std::max(out.category_max[c], live[c]);
+        if (timeline) timeline->push_back({event.time, live});
         if (total > out.peak_bytes) {
             out.peak_bytes = total;
             out.peak_ns = event.time;
@@ -701,7 +702,7 @@ PoolModel pool_model(const RecordedRun& run, int64_t granularity) {
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.
 Replayed replay_with_pool(const RecordedRun& run, std::vector<int64_t> bytes, const std::vector<int64_t>& pool_bytes,
-                          const PoolModel& pool) {
+                          const PoolModel& pool, std::vector<MemoryPoint>* timeline) {
     std::vector<Allocation> all = run.allocations;
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {
@@ -716,7 +717,7 @@ Replayed replay_with_pool(const RecordedRun& run, std::vector<int64_t> bytes, co
         all.back().free_ns = std::max(segment.free_ns, s.alloc_ns);
         bytes.push_back(s.bytes);
     }
-    return replay(all, ordered_events(all), bytes);
+    return replay(all, ordered_events(all), bytes, timeline);
 }
 
 }  // namespace
@@ -792,11 +793,14 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
             // The re-allocations take their recorded allocation's bytes in this scenario.
             for (size_t j = bytes.size(); j < plan.allocations.size(); ++j) bytes.push_back(bytes[plan.origin[j]]);
         }
-        const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes)
-                                  : pool.usable   ? replay_with_pool(run, std::move(bytes), pool_bytes, pool)
-                                                  : replay(run.allocations, events, bytes);
+        std::vector<MemoryPoint> timeline;
+        std::vector<MemoryPoint>* points = options.timeline ? &timeline : nullptr;
+        const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes, points)
+                                  : pool.usable   ? replay_with_pool(run, std::move(bytes), pool_bytes, pool, points)
+                                                  : replay(run.allocations, events, bytes, points);
         result.scenarios.push_back(
             make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));
+        result.scenarios.back().timeline = std::move(timeline);
     }
     add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())

@@ -46,8 +46,7 @@ void end_at_reuse(std::vector<PoolTensor>& tensors) {
 
 // The first tensor placed on any byte of tensors[i] after it (tensors sorted by begin, lives on one
 // byte disjoint); SIZE_MAX: none, or two at once (which one continues it is unknown).
-size_t next_occupant(const std::vector<PoolTensor>& tensors, const std::vector<bool>& merged, size_t i,
-                     size_t& work) {
+size_t next_occupant(const std::vector<PoolTensor>& tensors, const std::vector<bool>& merged, size_t i, size_t& work) {
     for (size_t j = i + 1; j < tensors.size() && work < kContinuationWorkLimit; ++j, ++work) {
         if (merged[j] || !share_bytes(tensors[i], tensors[j]) || tensors[j].begin_ns < tensors[i].end_ns) continue;
         for (size_t k = j + 1; k < tensors.size() && tensors[k].begin_ns == tensors[j].begin_ns; ++k)
@@ -67,7 +66,8 @@ void join_continued(std::vector<PoolTensor>& tensors) {
         for (size_t j = next_occupant(tensors, merged, i, work); j != SIZE_MAX;
              j = next_occupant(tensors, merged, i, work)) {
             const PoolTensor& s = tensors[j];
-            if (s.offset != tensors[i].offset || s.bytes != tensors[i].bytes || s.category != tensors[i].category) break;
+            if (s.offset != tensors[i].offset || s.bytes != tensors[i].bytes || s.category != tensors[i].category)
+                break;
             tensors[i].end_ns = std::max(tensors[i].end_ns, s.end_ns);
             merged[j] = true;
         }
@@ -87,7 +87,8 @@ std::unordered_set<int64_t> sized_addresses(const TraceFile& trace) {
         while (rows.step())
             if (!rows.is_null(0)) out.insert(rows.column_int(0));
     };
-    add("library_calls", "SELECT a FROM library_calls UNION SELECT b FROM library_calls UNION SELECT c FROM library_calls");
+    add("library_calls",
+        "SELECT a FROM library_calls UNION SELECT b FROM library_calls UNION SELECT c FROM library_calls");
     add("copies", "SELECT src FROM copies UNION SELECT dst FROM copies");
     add("sets", "SELECT dst FROM sets");
     return out;
@@ -131,7 +132,8 @@ std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vec
         t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
         t.category = category_index(row.category);
         const auto base = address.find(row.allocation);
-        t.bound = t.offset + t.bytes == segment.bytes && base != address.end() && !sized.contains(base->second + t.offset);
+        t.bound =
+            t.offset + t.bytes == segment.bytes && base != address.end() && !sized.contains(base->second + t.offset);
         by_segment[found->second].push_back(t);
     }
     std::vector<PoolTensor> out;

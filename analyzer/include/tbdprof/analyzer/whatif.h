@@ -41,6 +41,8 @@ struct WhatIfOptions {
     // What "fits" keeps in reserve: the model's stated error. A prediction within this fraction
     // below the device memory is "borderline", never "fits".
     double fit_margin = 0.03;
+    // Fill each scenario's `timeline` (every step of its replay): for the viewer's predicted series.
+    bool timeline = false;
 };
 
 enum class FitVerdict { fits, borderline, does_not_fit, unknown };
@@ -54,6 +56,9 @@ struct WhatIfScenario {
     int64_t device_peak_bytes = 0;          // the highest single-device peak (what must fit on one GPU)
     std::optional<int64_t> headroom_bytes;  // device memory - device_peak_bytes
     FitVerdict verdict = FitVerdict::unknown;
+    // With WhatIfOptions::timeline: live bytes per category after every instant of the replay, on
+    // the recorded time base (as Report::memory's full timeline), the peak among them.
+    std::vector<MemoryPoint> timeline;
 };
 
 // What activation checkpointing would do (docs/whatif.md, "Checkpointing").
@@ -81,5 +86,10 @@ struct WhatIfResult {
 // Throws TraceError for a trace that cannot be read (as analyze_trace does) and std::invalid_argument
 // for options that contradict each other (one sentence).
 WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options);
+
+// The what-if options as `tbdprof whatif` takes them ("--batch-size 64 --batch-size-recorded 32"),
+// split at spaces; returns an error sentence (empty on success). Defined with the command's options
+// (whatif_command.cpp); declared here for the viewer's --whatif.
+std::string parse_whatif_words(const std::string& text, WhatIfOptions& options);
 
 }  // namespace tbdprof::analyzer
