@@ -648,9 +648,24 @@ namespace {
 // used when replaying the recorded sizes gives the recorded segments back.
 struct PoolModel {
     bool usable = false;
+    // The tensors in the pool's order (run.pool_tensors) give back the recorded segments; otherwise
+    // the replay's pieces do (as the report replays them: overlaps resolved, lives as recovered).
+    bool by_placement = false;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };
+
+// The pooled segments' pieces (the report's replay) as requests and releases at `bytes`.
+std::vector<PoolEvent> piece_events(const RecordedRun& run, const std::vector<Event>& events,
+                                    const std::vector<int64_t>& bytes, const PoolModel& pool) {
+    std::vector<PoolEvent> out;
+    for (const Event& e : events) {
+        const Allocation& a = run.allocations[e.index];
+        if (a.real || a.bytes <= 0 || a.segment < 0 || !pool.pooled[static_cast<size_t>(a.segment)]) continue;
+        out.push_back({e.time, e.is_alloc(), static_cast<int64_t>(e.index), bytes[e.index]});
+    }
+    return out;
+}
 
 // The pooled segments' tensors' requests and releases at `bytes` (as run.pool_tensors), in the
 // replay's order: releases before requests at one instant, releases of zero-length lives after.
@@ -676,7 +691,14 @@ std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<int
     return out;
 }
 
-PoolModel pool_model(const RecordedRun& run, int64_t granularity) {
+std::vector<int64_t> sorted_sizes(const std::vector<PoolSegment>& segments) {
+    std::vector<int64_t> sizes;
+    for (const PoolSegment& s : segments) sizes.push_back(s.bytes);
+    std::sort(sizes.begin(), sizes.end());
+    return sizes;
+}
+
+PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
     PoolModel pool;
     pool.pooled.assign(run.real_count, false);
     if (granularity != (int64_t{2} << 20)) return pool;
@@ -688,21 +710,23 @@ PoolModel pool_model(const RecordedRun& run, int64_t granularity) {
             recorded.push_back(run.allocations[i].bytes);
         }
     if (pool.segments.empty()) return pool;
-    std::vector<int64_t> simulated;
+    std::sort(recorded.begin(), recorded.end());
     std::vector<int64_t> tensor_bytes;
     for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
-    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, tensor_bytes)))
-        simulated.push_back(s.bytes);
-    std::sort(recorded.begin(), recorded.end());
-    std::sort(simulated.begin(), simulated.end());
-    pool.usable = recorded == simulated;
+    pool.by_placement = sorted_sizes(simulate_caching_pool(pool_events(run, tensor_bytes))) == recorded;
+    pool.usable = pool.by_placement ||
+                  sorted_sizes(simulate_caching_pool(piece_events(run, events, recorded_bytes(run.allocations), pool))) ==
+                      recorded;
     return pool;
 }
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.
-Replayed replay_with_pool(const RecordedRun& run, std::vector<int64_t> bytes, const std::vector<int64_t>& pool_bytes,
-                          const PoolModel& pool, std::vector<MemoryPoint>* timeline) {
+Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
+                          const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
+                          std::vector<MemoryPoint>* timeline) {
+    const std::vector<PoolEvent> requests =
+        pool.by_placement ? pool_events(run, pool_bytes) : piece_events(run, events, bytes, pool);
     std::vector<Allocation> all = run.allocations;
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {
@@ -711,7 +735,7 @@ Replayed replay_with_pool(const RecordedRun& run, std::vector<int64_t> bytes, co
         segment.free_ns = std::max(segment.free_ns, a.free_ns);
         bytes[index] = 0;
     }
-    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, pool_bytes))) {
+    for (const PoolSegment& s : simulate_caching_pool(requests)) {
         segment.alloc_ns = s.alloc_ns;
         all.push_back(segment);
         all.back().free_ns = std::max(segment.free_ns, s.alloc_ns);
@@ -777,11 +801,14 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     if (!result.cannot_predict.empty()) return result;
     const std::vector<Event> checkpoint_events =
         options.checkpoint ? ordered_events(plan.allocations) : std::vector<Event>{};
-    const PoolModel pool = pool_model(run, model.granularity);
+    const PoolModel pool = pool_model(run, events, model.granularity);
     if (pool.usable)
         result.notes.push_back("caching pool: the tensors in " + std::to_string(pool.segments.size()) +
-                               " pooled segments are replayed through PyTorch's caching-allocator policy, which "
-                               "reproduces the recorded segments; the segments come from that replay");
+                               " pooled segments " +
+                               (pool.by_placement ? "(in the pool's order, from their recorded placement)"
+                                                  : "(as recovered, overlaps resolved)") +
+                               " are replayed through PyTorch's caching-allocator policy, which reproduces the "
+                               "recorded segments; the segments come from that replay");
     else if (!pool.segments.empty() && model.granularity > 1)
         result.notes.push_back("caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
                                "segments; each segment is scaled and rounded up on its own");
@@ -796,7 +823,7 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline ? &timeline : nullptr;
         const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes, points)
-                                  : pool.usable   ? replay_with_pool(run, std::move(bytes), pool_bytes, pool, points)
+                                  : pool.usable   ? replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
                                                   : replay(run.allocations, events, bytes, points);
         result.scenarios.push_back(
             make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));

@@ -142,10 +142,12 @@ void paint_predicted(QPainter& painter, const QRect& plot, const PredictedMemory
             .arg(QString::fromStdString(predicted.scenario), bytes_text(predicted.peak_bytes),
                  QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(predicted.peak_ns))),
                  QString::fromStdString(predicted.verdict));
-    const int width = painter.fontMetrics().horizontalAdvance(text) + 8;
-    const double tx = px + 10 + width > plot.right() ? px - 10 - width : px + 10;
+    // Its label top left, with a stroke of the line: the recorded peak's label sits by its own mark.
+    const QPointF key(plot.left() + 8, plot.top() + 10);
+    painter.setPen(QPen(colors.text, 2, Qt::DashLine));
+    painter.drawLine(key, key + QPointF(28, 0));
     painter.setPen(colors.text);
-    painter.drawText(QRectF(tx, std::max<double>(plot.top(), py - 20), width, 16), Qt::AlignVCenter, text);
+    painter.drawText(QRectF(key.x() + 34, key.y() - 8, plot.width() - 50, 16), Qt::AlignVCenter, text);
     painter.restore();
 }
 
