@@ -812,7 +812,8 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     else if (!pool.segments.empty() && model.granularity > 1)
         result.notes.push_back("caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
                                "segments; each segment is scaled and rounded up on its own");
-    for (const ScenarioSpec& spec : scenario_list(options, scale)) {
+    const std::vector<ScenarioSpec> specs = scenario_list(options, scale);
+    for (const ScenarioSpec& spec : specs) {
         if (spec.name == "recorded") continue;
         std::vector<int64_t> pool_bytes;
         std::vector<int64_t> bytes = scenario_bytes(run, model, spec, pool_bytes);
@@ -821,7 +822,7 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
             for (size_t j = bytes.size(); j < plan.allocations.size(); ++j) bytes.push_back(bytes[plan.origin[j]]);
         }
         std::vector<MemoryPoint> timeline;
-        std::vector<MemoryPoint>* points = options.timeline ? &timeline : nullptr;
+        std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
         const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes, points)
                                   : pool.usable   ? replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
                                                   : replay(run.allocations, events, bytes, points);

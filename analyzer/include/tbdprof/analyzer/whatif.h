@@ -41,7 +41,8 @@ struct WhatIfOptions {
     // What "fits" keeps in reserve: the model's stated error. A prediction within this fraction
     // below the device memory is "borderline", never "fits".
     double fit_margin = 0.03;
-    // Fill each scenario's `timeline` (every step of its replay): for the viewer's predicted series.
+    // Fill the last scenario's (every change applied) `timeline`, every step of its replay: for the
+    // viewer's predicted series (one scenario, so a long run's points are held once).
     bool timeline = false;
 };
 
@@ -56,8 +57,8 @@ struct WhatIfScenario {
     int64_t device_peak_bytes = 0;          // the highest single-device peak (what must fit on one GPU)
     std::optional<int64_t> headroom_bytes;  // device memory - device_peak_bytes
     FitVerdict verdict = FitVerdict::unknown;
-    // With WhatIfOptions::timeline: live bytes per category after every instant of the replay, on
-    // the recorded time base (as Report::memory's full timeline), the peak among them.
+    // The last scenario, with WhatIfOptions::timeline: live bytes per category after every instant of
+    // its replay, on the recorded time base (as Report::memory's full timeline), the peak among them.
     std::vector<MemoryPoint> timeline;
 };
 
