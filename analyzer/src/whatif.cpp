@@ -16,6 +16,7 @@
 #include "tbdprof/trace/tables.h"
 #include "whatif_checkpoint.h"
 #include "whatif_pool.h"
+#include "whatif_pool_tensors.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -45,6 +46,7 @@ struct RecordedRun {
     std::string device_name;
     size_t iterations = 0;
     std::vector<int64_t> whole_pooled;               // ids of segments counted whole (no tensors recovered)
+    std::vector<PoolTensor> pool_tensors;            // segments' tensors in the pool's order (for the pool replay)
     std::optional<StoragePrecision> gemm_precision;  // from the GEMM operand types
     TagCheckFacts tag_facts;                         // for the report's plausibility rules (tag_plausibility.h)
     CheckpointFacts checkpoint_facts;                // phases and accesses (read with --checkpoint only)
@@ -149,6 +151,7 @@ RecordedRun read_run(const std::string& path, bool for_checkpoint) {
         run.real_count = run.allocations.size();
         add_subranges(trace, run.allocations);
         read_coverage(trace, run);
+        run.pool_tensors = read_pool_tensors(trace, run.allocations, run.real_count);
         Allocation master{};  // filled only by a precision change that needs an FP32 master copy
         master.id = -1;
         master.free_ns = INT64_MAX;
@@ -192,7 +195,7 @@ struct Replayed {
 // The report's replay (memory_scan.cpp) with other bytes: states read only once every event of one
 // instant and order is applied; the peak is the first moment the highest total is reached.
 Replayed replay(const std::vector<Allocation>& allocations, const std::vector<Event>& events,
-                const std::vector<int64_t>& bytes) {
+                const std::vector<int64_t>& bytes, std::vector<MemoryPoint>* timeline = nullptr) {
     Replayed out;
     CategoryBytes live{};
     int64_t total = 0;
@@ -209,6 +212,7 @@ Replayed replay(const std::vector<Allocation>& allocations, const std::vector<Ev
             continue;
         for (auto& [device, state] : device_live) state.second = std::max(state.second, state.first);
         for (int c = 0; c < kCategoryCount; ++c) out.category_max[c] = std::max(out.category_max[c], live[c]);
+        if (timeline) timeline->push_back({event.time, live});
         if (total > out.peak_bytes) {
             out.peak_bytes = total;
             out.peak_ns = event.time;
@@ -325,8 +329,10 @@ Factors with_batch(Factors f, double scale) {
     return f;
 }
 
-// Each allocation's bytes in the scenario (indices as in run.allocations).
-std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, const ScenarioSpec& spec) {
+// Each allocation's bytes in the scenario (indices as in run.allocations), and each pooled
+// segment's tensor's (as run.pool_tensors) in `pool_bytes`.
+std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, const ScenarioSpec& spec,
+                                    std::vector<int64_t>& pool_bytes) {
     double master = 0;
     const Factors non_batch = precision_zero_factors(spec, model, master);
     const Factors factors = spec.batch_scale && !spec.calibrated ? with_batch(non_batch, *spec.batch_scale) : non_batch;
@@ -358,6 +364,13 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         const int category = piece.bytes < 0 ? all[j - 1].category : piece.category;
         const double f = segment_ratio[segment] * factor_of(factors, all[segment], category);
         bytes[j] = f == 1.0 ? piece.bytes : std::llround(static_cast<double>(piece.bytes) * f);
+    }
+    // A tensor whose extent is only the tagger's bound (its size unknown) asks the pool for the least
+    // it serves: a bound taken as a size would reserve a segment the program never needed.
+    pool_bytes.clear();
+    for (const PoolTensor& t : run.pool_tensors) {
+        const double f = segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category);
+        pool_bytes.push_back(t.bound ? 1 : f == 1.0 ? t.bytes : std::llround(static_cast<double>(t.bytes) * f));
     }
     return bytes;
 }
@@ -635,12 +648,16 @@ namespace {
 // used when replaying the recorded sizes gives the recorded segments back.
 struct PoolModel {
     bool usable = false;
+    // The tensors in the pool's order (run.pool_tensors) give back the recorded segments; otherwise
+    // the replay's pieces do (as the report replays them: overlaps resolved, lives as recovered).
+    bool by_placement = false;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };
 
-std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<Event>& events,
-                                   const std::vector<int64_t>& bytes, const PoolModel& pool) {
+// The pooled segments' pieces (the report's replay) as requests and releases at `bytes`.
+std::vector<PoolEvent> piece_events(const RecordedRun& run, const std::vector<Event>& events,
+                                    const std::vector<int64_t>& bytes, const PoolModel& pool) {
     std::vector<PoolEvent> out;
     for (const Event& e : events) {
         const Allocation& a = run.allocations[e.index];
@@ -648,6 +665,37 @@ std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<Eve
         out.push_back({e.time, e.is_alloc(), static_cast<int64_t>(e.index), bytes[e.index]});
     }
     return out;
+}
+
+// The pooled segments' tensors' requests and releases at `bytes` (as run.pool_tensors), in the
+// replay's order: releases before requests at one instant, releases of zero-length lives after.
+std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<int64_t>& bytes) {
+    struct Ordered {
+        PoolEvent event;
+        int order;
+    };
+    std::vector<Ordered> ordered;
+    for (size_t i = 0; i < run.pool_tensors.size(); ++i) {
+        const PoolTensor& t = run.pool_tensors[i];
+        const int64_t tensor = static_cast<int64_t>(i);
+        ordered.push_back({{t.begin_ns, true, tensor, bytes[i]}, 1});
+        ordered.push_back({{t.end_ns, false, tensor, 0}, t.end_ns == t.begin_ns ? 2 : 0});
+    }
+    std::stable_sort(ordered.begin(), ordered.end(), [](const Ordered& x, const Ordered& y) {
+        if (x.event.time_ns != y.event.time_ns) return x.event.time_ns < y.event.time_ns;
+        return x.order < y.order;
+    });
+    std::vector<PoolEvent> out;
+    out.reserve(ordered.size());
+    for (const Ordered& o : ordered) out.push_back(o.event);
+    return out;
+}
+
+std::vector<int64_t> sorted_sizes(const std::vector<PoolSegment>& segments) {
+    std::vector<int64_t> sizes;
+    for (const PoolSegment& s : segments) sizes.push_back(s.bytes);
+    std::sort(sizes.begin(), sizes.end());
+    return sizes;
 }
 
 PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
@@ -662,19 +710,23 @@ PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, i
             recorded.push_back(run.allocations[i].bytes);
         }
     if (pool.segments.empty()) return pool;
-    std::vector<int64_t> simulated;
-    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, events, recorded_bytes(run.allocations), pool)))
-        simulated.push_back(s.bytes);
     std::sort(recorded.begin(), recorded.end());
-    std::sort(simulated.begin(), simulated.end());
-    pool.usable = recorded == simulated;
+    std::vector<int64_t> tensor_bytes;
+    for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
+    pool.by_placement = sorted_sizes(simulate_caching_pool(pool_events(run, tensor_bytes))) == recorded;
+    pool.usable = pool.by_placement ||
+                  sorted_sizes(simulate_caching_pool(piece_events(run, events, recorded_bytes(run.allocations), pool))) ==
+                      recorded;
     return pool;
 }
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.
 Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
-                          const PoolModel& pool) {
+                          const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
+                          std::vector<MemoryPoint>* timeline) {
+    const std::vector<PoolEvent> requests =
+        pool.by_placement ? pool_events(run, pool_bytes) : piece_events(run, events, bytes, pool);
     std::vector<Allocation> all = run.allocations;
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {
@@ -683,13 +735,13 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
         segment.free_ns = std::max(segment.free_ns, a.free_ns);
         bytes[index] = 0;
     }
-    for (const PoolSegment& s : simulate_caching_pool(pool_events(run, events, bytes, pool))) {
+    for (const PoolSegment& s : simulate_caching_pool(requests)) {
         segment.alloc_ns = s.alloc_ns;
         all.push_back(segment);
         all.back().free_ns = std::max(segment.free_ns, s.alloc_ns);
         bytes.push_back(s.bytes);
     }
-    return replay(all, ordered_events(all), bytes);
+    return replay(all, ordered_events(all), bytes, timeline);
 }
 
 }  // namespace
@@ -752,23 +804,31 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     const PoolModel pool = pool_model(run, events, model.granularity);
     if (pool.usable)
         result.notes.push_back("caching pool: the tensors in " + std::to_string(pool.segments.size()) +
-                               " pooled segments are replayed through PyTorch's caching-allocator policy, which "
-                               "reproduces the recorded segments; the segments come from that replay");
+                               " pooled segments " +
+                               (pool.by_placement ? "(in the pool's order, from their recorded placement)"
+                                                  : "(as recovered, overlaps resolved)") +
+                               " are replayed through PyTorch's caching-allocator policy, which reproduces the "
+                               "recorded segments; the segments come from that replay");
     else if (!pool.segments.empty() && model.granularity > 1)
         result.notes.push_back("caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
                                "segments; each segment is scaled and rounded up on its own");
-    for (const ScenarioSpec& spec : scenario_list(options, scale)) {
+    const std::vector<ScenarioSpec> specs = scenario_list(options, scale);
+    for (const ScenarioSpec& spec : specs) {
         if (spec.name == "recorded") continue;
-        std::vector<int64_t> bytes = scenario_bytes(run, model, spec);
+        std::vector<int64_t> pool_bytes;
+        std::vector<int64_t> bytes = scenario_bytes(run, model, spec, pool_bytes);
         if (spec.checkpoint) {
             // The re-allocations take their recorded allocation's bytes in this scenario.
             for (size_t j = bytes.size(); j < plan.allocations.size(); ++j) bytes.push_back(bytes[plan.origin[j]]);
         }
-        const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes)
-                                  : pool.usable   ? replay_with_pool(run, events, std::move(bytes), pool)
-                                                  : replay(run.allocations, events, bytes);
+        std::vector<MemoryPoint> timeline;
+        std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
+        const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes, points)
+                                  : pool.usable   ? replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
+                                                  : replay(run.allocations, events, bytes, points);
         result.scenarios.push_back(
             make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));
+        result.scenarios.back().timeline = std::move(timeline);
     }
     add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())

@@ -40,6 +40,13 @@ for bad in text empty truncated newer missing; do
     [ -n "$cli" ] && [ "$mine" = "$cli" ] || fail "$bad: viewer said '$mine', the CLI '$cli'"
     [ ! -e "$work/bad-$bad.png" ] || fail "$bad: a screenshot was written"
 done
+# --whatif: the memory view with a scenario's predicted timeline; bad what-if options are a usage error.
+"$viewer" --screenshot "$work/whatif.png" --view memory --whatif "--batch-scale 2" "$trace" >"$work/whatif.log" 2>&1 ||
+    fail "--whatif screenshot: $(cat "$work/whatif.log")"
+[ "$(head -c 4 "$work/whatif.png" | tail -c 3)" = "PNG" ] || fail "--whatif: no PNG"
+"$viewer" --screenshot "$work/whatif-bad.png" --view memory --whatif "--batch-scale" "$trace" >/dev/null 2>"$work/bad.err"
+[ $? -eq 2 ] && grep -q "^tbdprof-viewer: --whatif" "$work/bad.err" || fail "bad --whatif: $(cat "$work/bad.err")"
+[ ! -e "$work/whatif-bad.png" ] || fail "bad --whatif: a screenshot was written"
 "$viewer" --screenshot "$work/x.png" --view nonsense "$trace" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--view nonsense is not a usage error"
 [ $status -eq 0 ] && echo "viewer CLI: all checks passed"

@@ -3,6 +3,8 @@
 //                [--size WxH] [--palette light|dark] [--iteration N] TRACE...   one view, offscreen
 //                (--force: replace an existing OUT; the traces themselves are never replaced)
 //                (--iteration: timeline and memory zoomed onto iteration N, counted from 0)
+// --whatif "OPTIONS" (window and screenshot): the Memory view also draws the predicted timeline of the
+//                `tbdprof whatif TRACE OPTIONS` scenario with every change applied (docs/viewer.md)
 // tbdprof-viewer --benchmark TRACE [--size WxH]  load and pan/zoom timings, one JSON line
 #include <QApplication>
 #include <QPalette>
@@ -14,6 +16,7 @@
 #include <cstring>
 
 #include "main_window.h"
+#include "tbdprof/analyzer/whatif.h"
 #include "offscreen_modes.h"
 #include "trace_view.h"
 
@@ -25,7 +28,7 @@ int usage(const char* problem) {
         stderr,
         "usage: tbdprof-viewer [TRACE...]\n"
         "       tbdprof-viewer --screenshot OUT.png|OUT.svg [--force] [--view summary|timeline|memory|kernels|compare] "
-        "[--size WxH] [--palette light|dark] [--iteration N] TRACE...\n"
+        "[--size WxH] [--palette light|dark] [--iteration N] [--whatif \"OPTIONS\"] TRACE...\n"
         "       tbdprof-viewer --benchmark TRACE [--size WxH]\n");
     return 2;
 }
@@ -33,7 +36,7 @@ int usage(const char* problem) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    QString screenshot, view = "summary", palette;
+    QString screenshot, view = "summary", palette, whatif;
     bool benchmark = false, force = false;
     QSize size(1400, 800);
     int iteration = -1;
@@ -49,7 +52,13 @@ int main(int argc, char** argv) {
         };
         if (arg == "--screenshot")
             screenshot = value("--screenshot");
-        else if (arg == "--view")
+        else if (arg == "--whatif") {
+            whatif = value("--whatif");
+            tbdprof::analyzer::WhatIfOptions parsed;  // checked before anything is loaded
+            if (const std::string error = tbdprof::analyzer::parse_whatif_words(whatif.toStdString(), parsed);
+                !error.empty())
+                return usage(error.c_str());
+        } else if (arg == "--view")
             view = value("--view");
         else if (arg == "--iteration") {
             bool ok = false;
@@ -124,9 +133,10 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "tbdprof-viewer: %s\n", qPrintable(problem));
             return 2;
         }
-        return tbdprof::viewer::run_screenshot(traces, screenshot, view, size, iteration, force);
+        return tbdprof::viewer::run_screenshot(traces, screenshot, view, size, iteration, force, whatif);
     }
     tbdprof::viewer::MainWindow window;
+    window.setWhatIf(whatif);
     window.show();
     window.openFiles(traces);
     return app.exec();

@@ -54,9 +54,10 @@ QString screenshot_target_problem(const QString& out, const QStringList& traces,
 }
 
 int run_screenshot(const QStringList& traces, const QString& out, const QString& view, QSize size, int iteration,
-                   bool force) {
+                   bool force, const QString& whatif) {
     MainWindow window(false);
     window.resize(size);
+    window.setWhatIf(whatif);
     window.openFiles(traces);
     wait_for(window.sessions());
     if (!window.errors().isEmpty()) {

@@ -11,6 +11,7 @@
 #include "interval_lod.h"
 #include "item_row.h"
 #include "memory_series.h"
+#include "whatif_series.h"
 #include "tbdprof/analyzer/report.h"
 
 namespace tbdprof::viewer {
@@ -78,6 +79,7 @@ struct ReportData {
     analyzer::Report report;  // with the full memory timeline
     MemorySeries memory;
     std::vector<DeviceMemory> devices;  // a lane each when the trace has two or more devices; else empty
+    std::optional<PredictedMemory> predicted;  // with what-if options (the viewer's --whatif)
 };
 
 struct KernelDetail {

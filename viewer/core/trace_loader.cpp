@@ -361,7 +361,7 @@ std::unique_ptr<Overview> load_overview(const std::string& path) {
     return overview;
 }
 
-std::unique_ptr<ReportData> load_report(const std::string& path) {
+std::unique_ptr<ReportData> load_report(const std::string& path, const std::string& whatif) {
     analyzer::AnalysisOptions options;
     options.top_kernels = 1 << 20;  // the Kernels view lists every kernel name
     options.full_memory_timeline = true;
@@ -388,6 +388,7 @@ std::unique_ptr<ReportData> load_report(const std::string& path) {
             throw LoadError(e.what());
         }
     }
+    if (!whatif.empty()) data->predicted = predict_series(path, whatif);
     return data;
 }
 

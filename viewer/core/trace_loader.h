@@ -24,7 +24,8 @@ using ProgressFn = std::function<void(double fraction)>;
 // The analyzer's checks first, so bad input is refused with the CLI's sentence.
 void check_trace(const std::string& path);
 std::unique_ptr<Overview> load_overview(const std::string& path);
-std::unique_ptr<ReportData> load_report(const std::string& path);
+// With `whatif` options (as `tbdprof whatif` takes them), also the predicted memory of that scenario.
+std::unique_ptr<ReportData> load_report(const std::string& path, const std::string& whatif = {});
 // Kernels per device and stream, with their summaries. Checks `cancel` every 64 K rows; then
 // returns what it has read so far, marked incomplete, when `keep_partial` is set, else throws.
 std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_ns, const std::atomic<bool>& cancel,

@@ -56,6 +56,7 @@ void TraceSession::start() {
     pending_ = 1;
     const int generation = generation_;
     const std::string path = path_.toStdString();
+    const std::string whatif = whatif_.toStdString();
     auto cancel = cancel_;
     QPointer<TraceSession> self(this);
     // Results come back to the GUI thread by queued invocation; a stale generation is dropped.
@@ -87,7 +88,7 @@ void TraceSession::start() {
             const int64_t run_ns = overview->duration_ns;
             // The report first (every figure the Summary shows), then the kernels (the timeline's
             // detail): one after the other, so their memory peaks do not add up.
-            std::shared_ptr<ReportData> report = load_report(path);
+            std::shared_ptr<ReportData> report = load_report(path, whatif);
             lap("report");
             post([=](TraceSession& s) { s.deliverReport(generation, report); });
             std::shared_ptr<KernelDetail> kernels = load_kernels(path, run_ns, *cancel, [&](double fraction) {

@@ -25,6 +25,10 @@ public:
     ~TraceSession() override;
 
     QString path() const { return path_; }
+    // What-if options (as `tbdprof whatif` takes them): the report stage also predicts that scenario's
+    // memory (ReportData::predicted). Takes effect at the next start().
+    void setWhatIf(const QString& options) { whatif_ = options; }
+    QString whatIf() const { return whatif_; }
     QString displayName() const;
     State state() const { return state_; }
     QString error() const { return error_; }
@@ -64,6 +68,7 @@ private:
     void finishIfDone();
 
     QString path_;
+    QString whatif_;
     State state_ = State::idle;
     QString error_;
     int generation_ = 0;

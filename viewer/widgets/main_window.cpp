@@ -89,6 +89,7 @@ void MainWindow::buildMenus() {
 void MainWindow::openFiles(const QStringList& paths) {
     for (const QString& path : paths) {
         auto* session = new TraceSession(path, this);  // as given, so messages match the CLI
+        session->setWhatIf(whatif_);
         auto* view = new TraceView(session, [this] {
             std::vector<const TraceSession*> all;
             for (TraceSession* s : sessions()) all.push_back(s);

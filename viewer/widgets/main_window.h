@@ -29,6 +29,9 @@ public:
     ~MainWindow() override;
 
     void openFiles(const QStringList& paths);
+    // What-if options (--whatif) for the traces opened after: their Memory view draws the predicted
+    // timeline of that scenario over the recorded one.
+    void setWhatIf(const QString& options) { whatif_ = options; }
     std::vector<TraceSession*> sessions() const;
     TraceView* currentView() const;
     TraceView* viewAt(int index) const;
@@ -54,6 +57,7 @@ private:
     void updateStatus();
 
     bool interactive_;
+    QString whatif_;
     QTabWidget* traces_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QPushButton* cancel_ = nullptr;

@@ -115,6 +115,42 @@ void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, cons
     }
 }
 
+// The what-if's predicted timeline (whatif_series.h) over the stacked chart, on its byte scale: a
+// dashed line through each pixel column's highest predicted moment, the predicted peak marked.
+void paint_predicted(QPainter& painter, const QRect& plot, const PredictedMemory& predicted, double scale_bytes,
+                     const TimeAxis& axis, const ViewerColors& colors) {
+    const double scale = plot.height() / (std::max(1.0, scale_bytes) * 1.08);
+    painter.save();
+    painter.setClipRect(plot);
+    QPolygonF line;
+    for (int x = 0; x < plot.width(); ++x) {
+        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(x)));
+        const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.t_of(x + 1))));
+        if (t1 < 0 || t0 > axis.run_ns()) continue;
+        const RangeExtent e = predicted.series.extent(t0, t1);
+        if (e.max_point == SIZE_MAX) continue;
+        line << QPointF(plot.left() + x + 0.5, plot.bottom() - static_cast<double>(e.max) * scale);
+    }
+    painter.setPen(QPen(colors.text, 2, Qt::DashLine));
+    painter.drawPolyline(line);
+    const double px = plot.left() + axis.x_of(static_cast<double>(predicted.peak_ns));
+    const double py = plot.bottom() - static_cast<double>(predicted.peak_bytes) * scale;
+    painter.setBrush(Qt::NoBrush);
+    painter.drawEllipse(QPointF(px, py), 5, 5);
+    const QString text =
+        QStringLiteral("predicted (%1): peak %2 at %3, %4")
+            .arg(QString::fromStdString(predicted.scenario), bytes_text(predicted.peak_bytes),
+                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(predicted.peak_ns))),
+                 QString::fromStdString(predicted.verdict));
+    // Its label top left, with a stroke of the line: the recorded peak's label sits by its own mark.
+    const QPointF key(plot.left() + 8, plot.top() + 10);
+    painter.setPen(QPen(colors.text, 2, Qt::DashLine));
+    painter.drawLine(key, key + QPointF(28, 0));
+    painter.setPen(colors.text);
+    painter.drawText(QRectF(key.x() + 34, key.y() - 8, plot.width() - 50, 16), Qt::AlignVCenter, text);
+    painter.restore();
+}
+
 }  // namespace
 
 QRect MemoryPainter::plotArea(const QRect& area) {
@@ -173,6 +209,19 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
                          .arg(data->devices.size() >= 2
                                   ? QStringLiteral(" per device (a lane each, same time axis and byte scale)")
                                   : QString());
+    // The what-if scenario: drawn over the single chart (its peak is of all devices together).
+    const PredictedMemory* predicted = data->predicted ? &*data->predicted : nullptr;
+    if (predicted && !predicted->cannot_predict.empty()) {
+        notes.prepend(QStringLiteral("what-if '%1': cannot predict: %2")
+                          .arg(QString::fromStdString(predicted->options), QString::fromStdString(predicted->cannot_predict)));
+        predicted = nullptr;
+    } else if (predicted && (drew_bars_ || data->devices.size() >= 2)) {
+        notes.prepend(QStringLiteral("the predicted timeline is drawn over the stacked chart of a one-device run"));
+        predicted = nullptr;
+    } else if (predicted) {
+        notes.prepend(QStringLiteral("dashed: the predicted timeline of what-if '%1'")
+                          .arg(QString::fromStdString(predicted->options)));
+    }
     if (drew_bars_ && layout_.has_subranges)
         notes.prepend(QStringLiteral("a pooled segment is drawn as the tensors inside it (its sub-ranges)"));
     // An unreliable breakdown says so first, in the warning colour (tag_plausibility.h).
@@ -213,8 +262,11 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
                           QStringLiteral("GPU %1").arg(d.device), axis, colors, moment);
         }
     } else {
-        paint_stacked(painter, area, plot, series, static_cast<double>(std::max<int64_t>(1, series.peak())),
-                      report.memory.peak_bytes, report.memory.peak_ns, QString(), axis, colors, moment);
+        const double scale_bytes =
+            static_cast<double>(std::max<int64_t>({1, series.peak(), predicted ? predicted->peak_bytes : 0}));
+        paint_stacked(painter, area, plot, series, scale_bytes, report.memory.peak_bytes, report.memory.peak_ns,
+                      QString(), axis, colors, moment);
+        if (predicted) paint_predicted(painter, plot, *predicted, scale_bytes, axis, colors);
     }
     paintLegend(painter, area, plot, report, colors);
 }

@@ -42,6 +42,9 @@ struct WhatIfOptions {
     // What "fits" keeps in reserve: the model's stated error. A prediction within this fraction
     // below the device memory is "borderline", never "fits".
     double fit_margin = 0.03;
+    // Fill the last scenario's (every change applied) `timeline`, every step of its replay: for the
+    // viewer's predicted series (one scenario, so a long run's points are held once).
+    bool timeline = false;
 };
 
 enum class FitVerdict { fits, borderline, does_not_fit, unknown };
@@ -55,6 +58,9 @@ struct WhatIfScenario {
     int64_t device_peak_bytes = 0;          // the highest single-device peak (what must fit on one GPU)
     std::optional<int64_t> headroom_bytes;  // device memory - device_peak_bytes
     FitVerdict verdict = FitVerdict::unknown;
+    // The last scenario, with WhatIfOptions::timeline: live bytes per category after every instant of
+    // its replay, on the recorded time base (as Report::memory's full timeline), the peak among them.
+    std::vector<MemoryPoint> timeline;
 };
 
 // What activation checkpointing would do (docs/whatif.md, "Checkpointing").
@@ -83,8 +89,15 @@ struct WhatIfResult {
 // for options that contradict each other (one sentence).
 WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options);
 
+<<<<<<< HEAD
 // The scenarios as a table (text, markdown), an HTML page or JSON (scenarios[] with name,
 // peak_bytes, by_category, fits); strings from the trace are not yet made safe for the output.
 std::string render_whatif(const WhatIfResult& result, Format format);
+=======
+// The what-if options as `tbdprof whatif` takes them ("--batch-size 64 --batch-size-recorded 32"),
+// split at spaces; returns an error sentence (empty on success). Defined with the command's options
+// (whatif_command.cpp); declared here for the viewer's --whatif.
+std::string parse_whatif_words(const std::string& text, WhatIfOptions& options);
+>>>>>>> whatif25
 
 }  // namespace tbdprof::analyzer

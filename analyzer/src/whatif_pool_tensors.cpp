@@ -1,0 +1,147 @@
+// Pooled segments' tensors in the pool's order (whatif_pool_tensors.h).
+#include "whatif_pool_tensors.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "tbdprof/analyzer/report.h"
+#include "tbdprof/trace/tables.h"
+
+namespace tbdprof::analyzer {
+namespace {
+
+// Bounds the (tensor, later tensor) pairs examined per segment for continued requests; a segment
+// with more keeps its tensors' recovered lives (the replay check then says whether they still fit).
+constexpr size_t kContinuationWorkLimit = 4'000'000;
+
+bool share_bytes(const PoolTensor& a, const PoolTensor& b) {
+    return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+}
+
+bool by_begin(const PoolTensor& a, const PoolTensor& b) {
+    if (a.begin_ns != b.begin_ns) return a.begin_ns < b.begin_ns;
+    return a.offset < b.offset;
+}
+
+// A tensor placed on bytes another still seems to hold ends the other's life there (the pool had
+// released it). Tensors sorted by begin; at most the tensors live at one moment are examined.
+void end_at_reuse(std::vector<PoolTensor>& tensors) {
+    std::vector<size_t> live;
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        const PoolTensor& next = tensors[t];
+        std::erase_if(live, [&](size_t r) {
+            PoolTensor& held = tensors[r];
+            if (held.end_ns <= next.begin_ns) return true;
+            if (held.begin_ns < next.begin_ns && share_bytes(held, next)) {
+                held.end_ns = next.begin_ns;
+                return true;
+            }
+            return false;
+        });
+        live.push_back(t);
+    }
+}
+
+// The first tensor placed on any byte of tensors[i] after it (tensors sorted by begin, lives on one
+// byte disjoint); SIZE_MAX: none, or two at once (which one continues it is unknown).
+size_t next_occupant(const std::vector<PoolTensor>& tensors, const std::vector<bool>& merged, size_t i, size_t& work) {
+    for (size_t j = i + 1; j < tensors.size() && work < kContinuationWorkLimit; ++j, ++work) {
+        if (merged[j] || !share_bytes(tensors[i], tensors[j]) || tensors[j].begin_ns < tensors[i].end_ns) continue;
+        for (size_t k = j + 1; k < tensors.size() && tensors[k].begin_ns == tensors[j].begin_ns; ++k)
+            if (!merged[k] && share_bytes(tensors[i], tensors[k])) return SIZE_MAX;
+        return j;
+    }
+    return SIZE_MAX;
+}
+
+// A tensor recovered again on the same bytes with the same category, nothing placed there in
+// between, is the one request continued: its life runs to the last such recovery.
+void join_continued(std::vector<PoolTensor>& tensors) {
+    std::vector<bool> merged(tensors.size(), false);
+    size_t work = 0;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        if (merged[i]) continue;
+        for (size_t j = next_occupant(tensors, merged, i, work); j != SIZE_MAX;
+             j = next_occupant(tensors, merged, i, work)) {
+            const PoolTensor& s = tensors[j];
+            if (s.offset != tensors[i].offset || s.bytes != tensors[i].bytes || s.category != tensors[i].category)
+                break;
+            tensors[i].end_ns = std::max(tensors[i].end_ns, s.end_ns);
+            merged[j] = true;
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (!merged[i]) tensors[kept++] = tensors[i];
+    tensors.resize(kept);
+}
+
+// Device addresses where work of a known size starts: library calls' operands, copies, sets.
+std::unordered_set<int64_t> sized_addresses(const TraceFile& trace) {
+    std::unordered_set<int64_t> out;
+    auto add = [&](const char* table, const char* sql) {
+        if (!trace::has_table(trace.db, table)) return;
+        trace::Statement rows(trace.db, sql);
+        while (rows.step())
+            if (!rows.is_null(0)) out.insert(rows.column_int(0));
+    };
+    add("library_calls",
+        "SELECT a FROM library_calls UNION SELECT b FROM library_calls UNION SELECT c FROM library_calls");
+    add("copies", "SELECT src FROM copies UNION SELECT dst FROM copies");
+    add("sets", "SELECT dst FROM sets");
+    return out;
+}
+
+std::unordered_map<int64_t, int64_t> allocation_addresses(const TraceFile& trace) {
+    std::unordered_map<int64_t, int64_t> out;
+    trace::Statement rows(trace.db, "SELECT id, address FROM allocations");
+    while (rows.step()) out[rows.column_int(0)] = rows.column_int(1);
+    return out;
+}
+
+}  // namespace
+
+void order_by_placement(std::vector<PoolTensor>& tensors) {
+    std::stable_sort(tensors.begin(), tensors.end(), by_begin);
+    end_at_reuse(tensors);
+    join_continued(tensors);
+}
+
+std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vector<Allocation>& allocations,
+                                          size_t real_count) {
+    std::unordered_map<int64_t, size_t> segment_index;
+    for (size_t i = 0; i < real_count; ++i)
+        if (allocations[i].by_subrange) segment_index[allocations[i].id] = i;
+    std::map<size_t, std::vector<PoolTensor>> by_segment;  // ordered: the same trace gives the same tensors
+    if (segment_index.empty()) return {};
+    const std::unordered_set<int64_t> sized = sized_addresses(trace);
+    const std::unordered_map<int64_t, int64_t> address = allocation_addresses(trace);
+    trace::RowReader<trace::SubrangeRow> rows(trace.db);
+    for (trace::SubrangeRow row; rows.next(row);) {
+        const auto found = segment_index.find(row.allocation);
+        if (found == segment_index.end() || row.bytes <= 0) continue;
+        const Allocation& segment = allocations[found->second];
+        if (row.offset < 0 || row.offset >= segment.bytes || row.bytes > segment.bytes) continue;
+        PoolTensor t;
+        t.segment = found->second;
+        t.offset = row.offset;
+        t.bytes = std::min(row.bytes, segment.bytes - row.offset);
+        t.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
+        t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
+        t.category = category_index(row.category);
+        const auto base = address.find(row.allocation);
+        t.bound =
+            t.offset + t.bytes == segment.bytes && base != address.end() && !sized.contains(base->second + t.offset);
+        by_segment[found->second].push_back(t);
+    }
+    std::vector<PoolTensor> out;
+    for (auto& [index, tensors] : by_segment) {
+        order_by_placement(tensors);
+        out.insert(out.end(), tensors.begin(), tensors.end());
+    }
+    return out;
+}
+
+}  // namespace tbdprof::analyzer

@@ -1,0 +1,40 @@
+// The tensors of a caching pool's segments as the pool saw them, for the what-if's pool replay
+// (docs/whatif.md, "Caching pools"). The tagger recovers a tensor's life from the work that used it
+// (allocation_subranges: first use to last use, per use period), not from the pool's requests and
+// releases. Two facts of the recorded placement put them back in the pool's order:
+//  - a pooled byte holds one tensor at a time: a tensor placed on bytes another one still seems to
+//    hold shows that the pool had released the other one by then (its life ends there);
+//  - a tensor recovered again on exactly the same bytes, with the same category, and nothing placed
+//    on those bytes in between, is the same request: the pool never released it (a persistent
+//    buffer used once per step, such as a gradient buffer).
+// And one fact of the tagger: an extent it cannot size runs to its segment's end (docs/tagging.md).
+// A tensor reaching its segment's end with no work of a known size (a library call's operand, a
+// copy, a set) starting at its address is such a bound, not a size: `bound` marks it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "memory_allocations.h"
+#include "trace_file.h"
+
+namespace tbdprof::analyzer {
+
+struct PoolTensor {
+    size_t segment = 0;  // index of its segment in the allocations
+    int64_t offset = 0, bytes = 0;
+    int64_t begin_ns = 0, end_ns = 0;  // the pool's request and release, on the recorded time base
+    int category = 0;
+    bool bound = false;  // the extent is the segment's end, not a known size
+};
+
+// Sub-ranges of the allocations counted by their sub-ranges (`by_subrange`, among the first
+// `real_count`), times clamped into their segment's life, the two placement rules applied.
+std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vector<Allocation>& allocations,
+                                          size_t real_count);
+
+// The two rules on one segment's tensors (exposed for tests).
+void order_by_placement(std::vector<PoolTensor>& tensors);
+
+}  // namespace tbdprof::analyzer

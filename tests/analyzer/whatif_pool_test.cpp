@@ -1,0 +1,74 @@
+// The what-if's caching-pool replay: tensors put back in the pool's order from their placement
+// (whatif_pool_tensors.h), and the segments PyTorch's policy reserves for them (whatif_pool.h).
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "whatif_pool.h"
+#include "whatif_pool_tensors.h"
+
+using namespace tbdprof::analyzer;
+
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+PoolTensor tensor(int64_t offset, int64_t bytes, int64_t begin_ns, int64_t end_ns, int category) {
+    PoolTensor t;
+    t.offset = offset;
+    t.bytes = bytes;
+    t.begin_ns = begin_ns;
+    t.end_ns = end_ns;
+    t.category = category;
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("a tensor placed on bytes another seems to hold ends the other's life") {
+    // The input's recovered end (its last kernel's device end) is after the optimizer state's first
+    // use on the same bytes: the pool had released the input by then.
+    std::vector<PoolTensor> tensors{tensor(0, 512 * 1024, 100, 205, 5), tensor(0, 512 * 1024, 200, 400, 2)};
+    order_by_placement(tensors);
+    REQUIRE(tensors.size() == 2);
+    CHECK(tensors[0].end_ns == 200);
+    CHECK(tensors[1].begin_ns == 200);
+    CHECK(tensors[1].end_ns == 400);
+}
+
+TEST_CASE("a tensor recovered again on the same bytes with nothing between is one request") {
+    // A gradient buffer used once per step: three recoveries, one request from the first to the last.
+    std::vector<PoolTensor> tensors{tensor(0, kMiB, 10, 20, 1), tensor(0, kMiB, 30, 40, 1), tensor(0, kMiB, 50, 60, 1),
+                                    tensor(kMiB, kMiB, 10, 60, 3)};
+    order_by_placement(tensors);
+    REQUIRE(tensors.size() == 2);
+    CHECK(tensors[0].begin_ns == 10);
+    CHECK(tensors[0].end_ns == 60);
+    CHECK(tensors[1].offset == kMiB);
+}
+
+TEST_CASE("a continuation is not joined across another tensor, another size or another category") {
+    // Another tensor on part of the bytes between two recoveries: two requests.
+    std::vector<PoolTensor> between{tensor(0, kMiB, 10, 20, 1), tensor(0, 4096, 22, 28, 3), tensor(0, kMiB, 30, 40, 1)};
+    order_by_placement(between);
+    CHECK(between.size() == 3);
+    std::vector<PoolTensor> other_size{tensor(0, kMiB, 10, 20, 1), tensor(0, kMiB / 2, 30, 40, 1)};
+    order_by_placement(other_size);
+    CHECK(other_size.size() == 2);
+    std::vector<PoolTensor> other_category{tensor(0, kMiB, 10, 20, 1), tensor(0, kMiB, 30, 40, 2)};
+    order_by_placement(other_category);
+    CHECK(other_category.size() == 2);
+}
+
+TEST_CASE("the pool's policy: small requests share 2 MiB segments, freed blocks are reused") {
+    // Two 1 MiB requests fill one small segment; a third needs another; after a release a request of
+    // the same size takes the freed block instead of a new segment.
+    std::vector<PoolEvent> events{{0, true, 1, kMiB}, {1, true, 2, kMiB}, {2, true, 3, kMiB},
+                                  {3, false, 2, 0},   {4, true, 4, kMiB}, {5, true, 5, 3 * kMiB}};
+    const std::vector<PoolSegment> segments = simulate_caching_pool(events);
+    REQUIRE(segments.size() == 3);
+    CHECK(segments[0].bytes == 2 * kMiB);
+    CHECK(segments[1].bytes == 2 * kMiB);
+    CHECK(segments[2].bytes == 20 * kMiB);  // over 1 MiB and under 10 MiB: a 20 MiB segment
+    CHECK(segments[2].alloc_ns == 5);
+}
