@@ -23,7 +23,7 @@
 
 #include "analysis_options.h"
 #include "progress_callbacks.h"
-#include "whatif_options.h"
+#include <tbdprof/analyzer/whatif.h>
 
 namespace tbdprof::cli {
 // The code moved here from the analyzer with the option tables; it names the analyzer's types as

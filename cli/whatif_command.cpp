@@ -1,13 +1,10 @@
-// `tbdprof whatif TRACE ...`: the options turned into WhatIfOptions (also for `tbdprof check
-// --whatif "OPTIONS"`), the prediction rendered by the analyzer (render_whatif) and written out.
-#include "whatif_options.h"
-
-#include <algorithm>
-#include <charconv>
-#include <sstream>
+// `tbdprof whatif TRACE ...`: the option table (names, help, usage), each given option applied by the
+// analyzer (apply_whatif_option: what it means), the prediction rendered by the analyzer
+// (render_whatif) and written out.
+#include <map>
 #include <stdexcept>
 #include <string>
-#include <tuple>
+#include <string_view>
 #include <vector>
 
 #include <tbdprof/analyzer/render.h>
@@ -26,128 +23,47 @@ using namespace tbdprof::analyzer;
 
 namespace {
 
-// The option words as given; checked once all are parsed.
-struct WhatIfWords {
-    std::string batch_size, batch_size_recorded, batch_scale, calibrate_batch_size, precision, precision_recorded, zero,
-        ranks, device_memory, checkpoint, zero_bucket;
-};
+// Each option's value word as given, by name; what it means is the analyzer's (apply_whatif_option).
+using WhatIfWords = std::map<std::string, std::string, std::less<>>;
 
-// --checkpoint: "sqrt", "every-K-layers" or "K".
-std::string parse_checkpoint(const std::string& text, WhatIfOptions& o) {
-    o.checkpoint = true;
-    if (text == "sqrt") return {};
-    std::string number = text;
-    if (text.starts_with("every-") && text.ends_with("-layers")) number = text.substr(6, text.size() - 13);
-    int value = 0;
-    auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (ec != std::errc() || end != number.data() + number.size() || value <= 0 || number.empty())
-        return "--checkpoint: '" + text + "' is not sqrt or every-K-layers with K a positive integer";
-    o.checkpoint_every_layers = value;
+// Each option given, applied; an error sentence for the first bad one.
+std::string apply_words(const CLI::App& app, const WhatIfWords& words, WhatIfOptions& options) {
+    for (const std::string_view name : whatif_option_names()) {
+        if (app.count(std::string(name)) == 0) continue;
+        if (std::string error = apply_whatif_option(name, words.find(name)->second, options); !error.empty())
+            return error;
+    }
     return {};
 }
 
-std::string positive_integer(const std::string& option, const std::string& text, std::optional<int64_t>& out) {
-    int64_t value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size() || value <= 0)
-        return option + ": '" + text + "' is not a positive integer";
-    out = value;
-    return {};
-}
-
-// Each word given turned into its value; an error sentence for the first bad one.
-std::string apply_words(const CLI::App& app, const WhatIfWords& w, WhatIfOptions& o) {
-    std::string error;
-    auto given = [&](const char* name) { return app.count(name) > 0 && error.empty(); };
-    if (given("--batch-size")) error = positive_integer("--batch-size", w.batch_size, o.batch_size);
-    if (given("--batch-size-recorded"))
-        error = positive_integer("--batch-size-recorded", w.batch_size_recorded, o.batch_size_recorded);
-    if (given("--calibrate-batch-size"))
-        error = positive_integer("--calibrate-batch-size", w.calibrate_batch_size, o.calibrate_batch_size);
-    if (given("--batch-scale")) {
-        double value = 0;
-        auto [end, ec] = std::from_chars(w.batch_scale.data(), w.batch_scale.data() + w.batch_scale.size(), value);
-        if (ec != std::errc() || end != w.batch_scale.data() + w.batch_scale.size() || !(value > 0))
-            error = "--batch-scale: '" + w.batch_scale + "' is not a positive number";
-        o.batch_scale = value;
-    }
-    for (auto [name, word, out] : {std::tuple{"--precision", &w.precision, &o.precision},
-                                   std::tuple{"--precision-recorded", &w.precision_recorded, &o.precision_recorded}}) {
-        if (!given(name)) continue;
-        *out = parse_storage_precision(*word);
-        if (!*out) error = std::string(name) + ": '" + *word + "' is not one of bf16, fp16, fp32";
-    }
-    if (given("--zero")) {
-        if (w.zero != "1" && w.zero != "2" && w.zero != "3")
-            error = "--zero: '" + w.zero + "' is not 1, 2 or 3";
-        else
-            o.zero_stage = w.zero[0] - '0';
-    }
-    std::optional<int64_t> ranks;
-    if (given("--ranks") && (error = positive_integer("--ranks", w.ranks, ranks)).empty()) o.ranks = *ranks;
-    if (given("--checkpoint")) error = parse_checkpoint(w.checkpoint, o);
-    if (given("--zero-bucket")) {
-        const Parsed<int64_t> bytes = parse_bytes(w.zero_bucket);
-        if (!bytes.ok() || bytes.value < 0)
-            error = "--zero-bucket: " + (bytes.ok() ? "must not be negative" : bytes.error);
-        else
-            o.zero_bucket_bytes = bytes.value;
-    }
-    if (given("--device-memory")) {
-        const Parsed<int64_t> bytes = parse_bytes(w.device_memory);
-        if (!bytes.ok() || bytes.value <= 0)
-            error = "--device-memory: " + (bytes.ok() ? "must be positive" : bytes.error);
-        else
-            o.device_memory_bytes = bytes.value;
-    }
-    return error;
-}
-
-void add_whatif_options(CLI::App& app, WhatIfWords& w, WhatIfOptions& o) {
-    app.add_option("--batch-size", w.batch_size, "the batch size to predict")->option_text("N");
-    app.add_option("--batch-size-recorded", w.batch_size_recorded, "the recorded run's batch size")->option_text("N");
-    app.add_option("--batch-scale", w.batch_scale, "the batch scaled by X instead of given sizes")->option_text("X");
-    app.add_option("--calibrate", o.calibrate_path, "the same program recorded at another batch size")
-        ->option_text("OTHER_TRACE");
-    app.add_option("--calibrate-batch-size", w.calibrate_batch_size, "the calibration run's batch size")
+void add_whatif_options(CLI::App& app, WhatIfWords& w) {
+    app.add_option("--batch-size", w["--batch-size"], "the batch size to predict")->option_text("N");
+    app.add_option("--batch-size-recorded", w["--batch-size-recorded"], "the recorded run's batch size")
         ->option_text("N");
-    app.add_option("--precision", w.precision, "weights, gradients, activations at bf16, fp16 or fp32")
+    app.add_option("--batch-scale", w["--batch-scale"], "the batch scaled by X instead of given sizes")
+        ->option_text("X");
+    app.add_option("--calibrate", w["--calibrate"], "the same program recorded at another batch size")
+        ->option_text("OTHER_TRACE");
+    app.add_option("--calibrate-batch-size", w["--calibrate-batch-size"], "the calibration run's batch size")
+        ->option_text("N");
+    app.add_option("--precision", w["--precision"], "weights, gradients, activations at bf16, fp16 or fp32")
         ->option_text("P");
-    app.add_option("--precision-recorded", w.precision_recorded,
+    app.add_option("--precision-recorded", w["--precision-recorded"],
                    "the recorded run's precision (default: from its GEMM operand types)")
         ->option_text("P");
-    app.add_option("--zero", w.zero, "ZeRO stage: 1 optimizer state, 2 also gradients, 3 also weights")
+    app.add_option("--zero", w["--zero"], "ZeRO stage: 1 optimizer state, 2 also gradients, 3 also weights")
         ->option_text("1|2|3");
-    app.add_option("--ranks", w.ranks, "ranks the ZeRO stage shards over")->option_text("N");
-    app.add_option("--zero-bucket", w.zero_bucket, "ZeRO's reduce-scatter and all-gather bucket (default 25MiB)")
+    app.add_option("--ranks", w["--ranks"], "ranks the ZeRO stage shards over")->option_text("N");
+    app.add_option("--zero-bucket", w["--zero-bucket"], "ZeRO's reduce-scatter and all-gather bucket (default 25MiB)")
         ->option_text("SIZE");
-    app.add_option("--checkpoint", w.checkpoint,
+    app.add_option("--checkpoint", w["--checkpoint"],
                    "activation checkpointing: one checkpoint per K layers, or per sqrt(layers)")
         ->option_text("every-K-layers|sqrt");
-    app.add_option("--device-memory", w.device_memory, "memory of one device (default: the trace's)")
+    app.add_option("--device-memory", w["--device-memory"], "memory of one device (default: the trace's)")
         ->option_text("SIZE");
 }
 
 }  // namespace
-
-std::string parse_whatif_words(const std::string& text, WhatIfOptions& options) {
-    if (text.find_first_not_of(" \t") == std::string::npos)
-        return "--whatif: give the what-if options, e.g. \"--batch-size 64 --batch-size-recorded 32\"";
-    CLI::App app("what-if options");
-    WhatIfWords words;
-    add_whatif_options(app, words, options);
-    std::vector<std::string> args;  // CLI11 takes them last first
-    std::istringstream in(text);
-    for (std::string word; in >> word;) args.push_back(word);
-    std::reverse(args.begin(), args.end());
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError& e) {
-        return "--whatif '" + text + "': " + e.what();
-    }
-    std::string error = apply_words(app, words, options);
-    return error.empty() ? error : "--whatif: " + error;
-}
 
 int whatif_command(int argc, char** argv) {
     cmdline::Command command(
@@ -166,7 +82,7 @@ int whatif_command(int argc, char** argv) {
     command.add_format(format, {"text", "markdown", "json", "html"}, "text (default), markdown, json or html");
     command.add_output(output);
     command.add_force(force);
-    add_whatif_options(app, words, options);
+    add_whatif_options(app, words);
     if (const auto status = command.parse(argc, argv)) return *status;
     const std::vector<std::string>& inputs = command.positional();
     if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof whatif --help)");

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tbdprof/analyzer/render.h"
@@ -89,15 +90,19 @@ struct WhatIfResult {
 // for options that contradict each other (one sentence).
 WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& options);
 
-<<<<<<< HEAD
 // The scenarios as a table (text, markdown), an HTML page or JSON (scenarios[] with name,
 // peak_bytes, by_category, fits); strings from the trace are not yet made safe for the output.
 std::string render_whatif(const WhatIfResult& result, Format format);
-=======
-// The what-if options as `tbdprof whatif` takes them ("--batch-size 64 --batch-size-recorded 32"),
-// split at spaces; returns an error sentence (empty on success). Defined with the command's options
-// (whatif_command.cpp); declared here for the viewer's --whatif.
+
+// The what-if options as `tbdprof whatif` takes them ("--batch-size 64 --batch-size-recorded 32
+// --checkpoint sqrt", also --name=value), split at spaces (no quoting: paths with spaces cannot be
+// given); returns an error sentence (empty on success). For `check --whatif` and the viewer's --whatif.
 std::string parse_whatif_words(const std::string& text, WhatIfOptions& options);
->>>>>>> whatif25
+
+// The one home of the what-if options' meaning: their names, and one option's value applied to
+// `options` (an error sentence naming the option, empty on success). `tbdprof whatif`'s option table
+// (help, usage) is the CLI's and hands each given option here.
+const std::vector<std::string_view>& whatif_option_names();
+std::string apply_whatif_option(std::string_view name, const std::string& value, WhatIfOptions& options);
 
 }  // namespace tbdprof::analyzer
