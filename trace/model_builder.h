@@ -89,6 +89,10 @@ public:
 private:
     int64_t rel(uint64_t monotonic_ns) const { return static_cast<int64_t>(monotonic_ns - run_start_); }
     int64_t thread_id(ProcessContext& p, uint32_t tid);
+    // build_allocations_and_edges's steps (build_memory.cpp): ids by allocation time, then one
+    // process's sweep over its allocs, frees and launches in time order.
+    void number_allocations();
+    void sweep_allocations(ProcessContext& p);
     int64_t stream_id(ProcessContext& p, uint64_t handle, int32_t device);
     int64_t function_id(std::string_view mangled);
     Opt library_call_of(const ProcessContext& p, uint32_t tid, uint64_t sequence) const;
