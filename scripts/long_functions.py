@@ -129,12 +129,16 @@ def strip_template_prefix(header):
         offset = k + 1
 
 
-MACRO_CALL_LINE = re.compile(r"\)[ \t]*\n\s*[A-Za-z_]\w*\s*\(")
+MACRO_CALL_LINE = re.compile(r"\)[ \t]*\n\s*([A-Za-z_]\w*)")
+# Words that may follow a function's ')' on the next line: still the same declarator.
+DECLARATOR_TAIL_WORDS = {"const", "volatile", "noexcept", "override", "final", "requires", "try", "throw",
+                         "mutable", "and", "or"}
 
 
 def skip_macro_calls(header):
     """Offset past macro invocations without ';' (TBD_HOOK(a, b) lines) that precede a header:
-    a line that ends with a ')' at parenthesis depth 0 and is followed by 'NAME(' restarts it."""
+    a line that ends with a ')' at parenthesis depth 0 and is followed by a line that starts with a
+    word other than a declarator's tail (const, noexcept, ...) restarts it."""
     start, depth = 0, 0
     for k, c in enumerate(header):
         if c == "(":
@@ -142,7 +146,7 @@ def skip_macro_calls(header):
         elif c == ")":
             depth -= 1
             m = MACRO_CALL_LINE.match(header, k)
-            if depth == 0 and m:
+            if depth == 0 and m and m.group(1) not in DECLARATOR_TAIL_WORDS:
                 start = header.index("\n", k) + 1
     return start
 
