@@ -130,6 +130,39 @@ std::vector<size_t> sort_and_number(std::vector<Row>& rows) {
     return new_position;
 }
 
+// A copy's or set's times: the device's when CUPTI saw the work (and its CUPTI stream id is learnt),
+// the host's otherwise. Returns whether the device timed it.
+template <class Row>
+bool take_transfer_times(ProcessContext& p, Row& row, const raw::RawDeviceActivity* d, uint64_t host_ts,
+                         uint64_t run_start) {
+    if (d == nullptr) {
+        row.start_ns = static_cast<int64_t>(host_ts - run_start);
+        row.queued_ns = 0;
+        return false;
+    }
+    row.start_ns = static_cast<int64_t>(d->start_ns - run_start);
+    row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+    row.queued_ns = static_cast<int64_t>(d->start_ns - host_ts);
+    row.correlation = static_cast<int64_t>(d->correlation_id);
+    if (row.stream) p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
+    return true;
+}
+
+// A copy or set row for a device record nobody launched: its stream only when a joined record
+// taught the CUPTI stream id.
+template <class Row>
+Row orphan_transfer_row(const ProcessContext& p, const raw::RawDeviceActivity& d, uint64_t run_start) {
+    Row row;
+    row.process = p.id;
+    row.device = d.device;
+    if (auto s = p.stream_of_cupti.find(d.stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
+    row.bytes = static_cast<int64_t>(d.bytes);
+    row.start_ns = static_cast<int64_t>(d.start_ns - run_start);
+    row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
+    row.correlation = static_cast<int64_t>(d.correlation_id);
+    return row;
+}
+
 }  // namespace
 
 KernelRow ModelBuilder::launch_row(ProcessContext& p, const LaunchEvent& l) {
@@ -255,6 +288,51 @@ void ModelBuilder::build_kernels() {
     }
 }
 
+void ModelBuilder::build_copies(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_copy) {
+    const RawProcess& raw = *p.raw;
+    for (size_t i = 0; i < raw.copies.size(); ++i) {
+        const raw::RawCopy& c = raw.copies[i].record;
+        if (c.captured != 0) continue;  // a graph node: it ran only in the graph's replays
+        const raw::RawDeviceActivity* d = device_of_copy[i];
+        CopyRow row;
+        row.process = p.id;
+        row.thread = thread_id(p, raw.copies[i].tid);
+        row.device = c.device;
+        row.stream = stream_id(p, c.stream, c.device);
+        // cudaMemcpyDefault: the device record knows the direction the driver chose.
+        const bool resolved = c.copy_kind == raw::CopyKind::Default && d != nullptr && d->copy_kind != 0;
+        row.kind = copy_kind_name(resolved ? d->copy_kind : static_cast<uint8_t>(c.copy_kind));
+        row.bytes = static_cast<int64_t>(c.bytes);
+        row.src = static_cast<int64_t>(c.src);
+        row.dst = static_cast<int64_t>(c.dst);
+        row.async = c.async;
+        row.api = api_name(c.api);
+        ++(take_transfer_times(p, row, d, c.ts_ns, run_start_) ? device_timed_ : host_timed_);
+        model_.copies.push_back(row);
+    }
+}
+
+void ModelBuilder::build_sets(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_set) {
+    const RawProcess& raw = *p.raw;
+    for (size_t i = 0; i < raw.sets.size(); ++i) {
+        const raw::RawSet& s = raw.sets[i].record;
+        if (s.captured != 0) continue;
+        const raw::RawDeviceActivity* d = device_of_set[i];
+        SetRow row;
+        row.process = p.id;
+        row.thread = thread_id(p, raw.sets[i].tid);
+        row.device = s.device;
+        row.stream = stream_id(p, s.stream, s.device);
+        row.value = s.value;
+        row.bytes = static_cast<int64_t>(s.bytes);
+        row.dst = static_cast<int64_t>(s.dst);
+        row.async = s.async;
+        row.api = api_name(s.api);
+        ++(take_transfer_times(p, row, d, s.ts_ns, run_start_) ? device_timed_ : host_timed_);
+        model_.sets.push_back(row);
+    }
+}
+
 void ModelBuilder::build_copies_and_sets() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
@@ -263,85 +341,17 @@ void ModelBuilder::build_copies_and_sets() {
             pair_device_records(raw, raw.copies, raw.device_copies, copy_orphans, counters_.paired_without_correlation);
         const auto device_of_set =
             pair_device_records(raw, raw.sets, raw.device_sets, set_orphans, counters_.paired_without_correlation);
-        // Device times when CUPTI saw the work, host times otherwise.
-        auto set_times = [&](auto& row, const raw::RawDeviceActivity* d, uint64_t host_ts) {
-            if (d != nullptr) {
-                row.start_ns = rel(d->start_ns);
-                row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-                row.queued_ns = static_cast<int64_t>(d->start_ns - host_ts);
-                row.correlation = static_cast<int64_t>(d->correlation_id);
-                if (row.stream) p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
-                ++device_timed_;
-            } else {
-                row.start_ns = rel(host_ts);
-                row.queued_ns = 0;
-                ++host_timed_;
-            }
-        };
-        for (size_t i = 0; i < raw.copies.size(); ++i) {
-            const raw::RawCopy& c = raw.copies[i].record;
-            if (c.captured != 0) continue;  // a graph node: it ran only in the graph's replays
-            const raw::RawDeviceActivity* d = device_of_copy[i];
-            CopyRow row;
-            row.process = p.id;
-            row.thread = thread_id(p, raw.copies[i].tid);
-            row.device = c.device;
-            row.stream = stream_id(p, c.stream, c.device);
-            // cudaMemcpyDefault: the device record knows the direction the driver chose.
-            const bool resolved = c.copy_kind == raw::CopyKind::Default && d != nullptr && d->copy_kind != 0;
-            row.kind = copy_kind_name(resolved ? d->copy_kind : static_cast<uint8_t>(c.copy_kind));
-            row.bytes = static_cast<int64_t>(c.bytes);
-            row.src = static_cast<int64_t>(c.src);
-            row.dst = static_cast<int64_t>(c.dst);
-            row.async = c.async;
-            row.api = api_name(c.api);
-            set_times(row, d, c.ts_ns);
-            model_.copies.push_back(row);
-        }
-
-        for (size_t i = 0; i < raw.sets.size(); ++i) {
-            const raw::RawSet& s = raw.sets[i].record;
-            if (s.captured != 0) continue;
-            const raw::RawDeviceActivity* d = device_of_set[i];
-            SetRow row;
-            row.process = p.id;
-            row.thread = thread_id(p, raw.sets[i].tid);
-            row.device = s.device;
-            row.stream = stream_id(p, s.stream, s.device);
-            row.value = s.value;
-            row.bytes = static_cast<int64_t>(s.bytes);
-            row.dst = static_cast<int64_t>(s.dst);
-            row.async = s.async;
-            row.api = api_name(s.api);
-            set_times(row, d, s.ts_ns);
-            model_.sets.push_back(row);
-        }
+        build_copies(p, device_of_copy);
+        build_sets(p, device_of_set);
         // Copies and sets of graph replays: rows of the replay's thread (build_graphs.cpp).
         const size_t replayed = add_replayed_transfers(p, copy_orphans, set_orphans);
         // Device records nobody launched, after the joined ones so their CUPTI stream ids are known.
         for (const raw::RawDeviceActivity* d : copy_orphans) {
-            CopyRow row;
-            row.process = p.id;
-            row.device = d->device;
-            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
+            CopyRow row = orphan_transfer_row<CopyRow>(p, *d, run_start_);
             row.kind = copy_kind_name(d->copy_kind);
-            row.bytes = static_cast<int64_t>(d->bytes);
-            row.start_ns = rel(d->start_ns);
-            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-            row.correlation = static_cast<int64_t>(d->correlation_id);
             model_.copies.push_back(row);
         }
-        for (const raw::RawDeviceActivity* d : set_orphans) {
-            SetRow row;
-            row.process = p.id;
-            row.device = d->device;
-            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
-            row.bytes = static_cast<int64_t>(d->bytes);
-            row.start_ns = rel(d->start_ns);
-            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-            row.correlation = static_cast<int64_t>(d->correlation_id);
-            model_.sets.push_back(row);
-        }
+        for (const raw::RawDeviceActivity* d : set_orphans) model_.sets.push_back(orphan_transfer_row<SetRow>(p, *d, run_start_));
         device_timed_ += static_cast<int64_t>(copy_orphans.size() + set_orphans.size() + replayed);
         counters_.orphan_device_records += copy_orphans.size() + set_orphans.size();
         counters_.events += raw.copies.size() + raw.sets.size() + raw.device_copies.size() + raw.device_sets.size();

@@ -93,6 +93,10 @@ private:
     // process's sweep over its allocs, frees and launches in time order.
     void number_allocations();
     void sweep_allocations(ProcessContext& p);
+    // build_copies_and_sets's rows of one process's recorded copies and sets (build_activity.cpp),
+    // each with the device record paired to it (nullptr: host-timed).
+    void build_copies(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_copy);
+    void build_sets(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_set);
     int64_t stream_id(ProcessContext& p, uint64_t handle, int32_t device);
     int64_t function_id(std::string_view mangled);
     Opt library_call_of(const ProcessContext& p, uint32_t tid, uint64_t sequence) const;
