@@ -199,84 +199,108 @@ void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const r
     row.correlation = static_cast<int64_t>(d.correlation_id);
 }
 
+// One process's device kernel records sorted out against its launches: the pairs (by correlation,
+// by thread order, or placed among the known pairs when their correlation record was lost), the
+// records of graph replays, and the orphans no launch claims.
+struct KernelPairing {
+    std::vector<bool> joined;  // per launch: paired, or captured (it did not run)
+    std::vector<DevicePair> pairs;
+    std::vector<const raw::RawDeviceActivity*> orphans;
+    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
+};
+
+// Remembers, per row, which launch it came from so edges can find their kernel id after sorting.
+struct KernelOrigin {
+    ProcessContext* p;
+    int64_t launch;      // -1: device record only
+    int64_t replay = -1;  // index into p.replayed_kernels for kernels a graph replay ran
+};
+
+KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
+    const RawProcess& raw = *p.raw;
+    KernelPairing k;
+    // Captured launches did not run: they never pair with a device record nor become host-timed rows.
+    k.joined.assign(raw.launches.size(), false);
+    for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
+    std::vector<const raw::RawDeviceActivity*> lost;
+    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
+    for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+        if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
+            k.by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
+            continue;
+        }
+        const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
+        if (li >= 0 && !k.joined[static_cast<size_t>(li)]) {
+            k.joined[static_cast<size_t>(li)] = true;
+            k.pairs.emplace_back(li, &d);
+        } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
+            by_thread[*tag].push_back(&d);
+        } else if (li < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) {
+            lost.push_back(&d);  // its correlation record was dropped
+        } else {
+            k.orphans.push_back(&d);
+        }
+    }
+    const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
+    assign_lost_to_threads(by_thread, lost);
+    if (!by_thread.empty()) {
+        std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
+        for (size_t i = 0; i < raw.launches.size(); ++i) {
+            if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
+        }
+        for (auto& [tid, device] : by_thread) {
+            pair_in_thread_order(raw, launches_of_thread[tid], device, k.joined, k.pairs, k.orphans);
+        }
+    }
+    // After the pairs that are known: they bound where each lost one can lie.
+    pair_lost_kernels(raw, lost, k.joined, k.pairs, k.orphans);
+    pair_lost_leftovers(raw, lost_records, k.joined, k.pairs, k.orphans);
+    for (const auto& [li, dp] : k.pairs) counters_.paired_without_correlation += lost_records.contains(dp) ? 1 : 0;
+    return k;
+}
+
+// The rows of one process: paired launches (device-timed), graph replays, launches without a device
+// record (host-timed), then device records nobody launched.
+void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k, std::vector<KernelOrigin>& origins) {
+    RawProcess& raw = *p.raw;
+    auto& rows = model_.kernels;
+    for (const auto& [li, dp] : k.pairs) {
+        const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
+        KernelRow row = launch_row(p, l);
+        take_device_record(p, row, *dp, l.record.ts_ns);
+        rows.push_back(row);
+        origins.push_back({&p, li});
+        ++device_timed_;
+    }
+    for (const size_t replay : add_replayed_kernels(p, k.by_graph_launch)) origins.push_back({&p, -1, int64_t(replay)});
+    for (uint32_t i = 0; i < raw.launches.size(); ++i) {
+        if (k.joined[i]) continue;
+        rows.push_back(launch_row(p, raw.launches[i]));
+        origins.push_back({&p, i});
+        ++host_timed_;
+    }
+    for (const raw::RawDeviceActivity* d : k.orphans) {
+        KernelRow row;
+        row.process = p.id;
+        row.function = function_id(raw.string(d->name_string));
+        take_device_record(p, row, *d, std::nullopt);
+        rows.push_back(row);
+        origins.push_back({&p, -1});
+        ++device_timed_;
+        ++counters_.orphan_device_records;
+    }
+}
+
 void ModelBuilder::build_kernels() {
-    // Remember, per row, which launch it came from so edges can find their kernel id after sorting.
-    struct Origin {
-        ProcessContext* p;
-        int64_t launch;      // -1: device record only
-        int64_t replay = -1;  // index into p.replayed_kernels for kernels a graph replay ran
-    };
-    std::vector<Origin> origins;
+    std::vector<KernelOrigin> origins;
     auto& rows = model_.kernels;
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
         p.launch_of_sequence.reserve(raw.launches.size());
         for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence[raw.launches[i].record.sequence] = i;
         p.kernel_of_launch.assign(raw.launches.size(), 0);
-        // Captured launches did not run: they never pair with a device record nor become host-timed rows.
-        std::vector<bool> joined(raw.launches.size(), false);
-        for (size_t i = 0; i < raw.launches.size(); ++i) joined[i] = raw.launches[i].record.captured != 0;
-        std::vector<const raw::RawDeviceActivity*> orphans, lost;
-        std::vector<DevicePair> pairs;
-        std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
-        std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
-        for (const raw::RawDeviceActivity& d : raw.device_kernels) {
-            if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
-                by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
-                continue;
-            }
-            const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
-            if (li >= 0 && !joined[static_cast<size_t>(li)]) {
-                joined[static_cast<size_t>(li)] = true;
-                pairs.emplace_back(li, &d);
-            } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
-                by_thread[*tag].push_back(&d);
-            } else if (li < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) {
-                lost.push_back(&d);  // its correlation record was dropped
-            } else {
-                orphans.push_back(&d);
-            }
-        }
-        const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
-        assign_lost_to_threads(by_thread, lost);
-        if (!by_thread.empty()) {
-            std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
-            for (size_t i = 0; i < raw.launches.size(); ++i) {
-                if (!joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
-            }
-            for (auto& [tid, device] : by_thread) {
-                pair_in_thread_order(raw, launches_of_thread[tid], device, joined, pairs, orphans);
-            }
-        }
-        // After the pairs that are known: they bound where each lost one can lie.
-        pair_lost_kernels(raw, lost, joined, pairs, orphans);
-        pair_lost_leftovers(raw, lost_records, joined, pairs, orphans);
-        for (const auto& [li, dp] : pairs) counters_.paired_without_correlation += lost_records.contains(dp) ? 1 : 0;
-        for (const auto& [li, dp] : pairs) {
-            const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
-            KernelRow row = launch_row(p, l);
-            take_device_record(p, row, *dp, l.record.ts_ns);
-            rows.push_back(row);
-            origins.push_back({&p, li});
-            ++device_timed_;
-        }
-        for (const size_t replay : add_replayed_kernels(p, by_graph_launch)) origins.push_back({&p, -1, int64_t(replay)});
-        for (uint32_t i = 0; i < raw.launches.size(); ++i) {
-            if (joined[i]) continue;
-            rows.push_back(launch_row(p, raw.launches[i]));
-            origins.push_back({&p, i});
-            ++host_timed_;
-        }
-        for (const raw::RawDeviceActivity* d : orphans) {
-            KernelRow row;
-            row.process = p.id;
-            row.function = function_id(raw.string(d->name_string));
-            take_device_record(p, row, *d, std::nullopt);
-            rows.push_back(row);
-            origins.push_back({&p, -1});
-            ++device_timed_;
-            ++counters_.orphan_device_records;
-        }
+        KernelPairing pairing = pair_kernels(p);
+        add_kernel_rows(p, pairing, origins);
         counters_.events += raw.launches.size() + raw.device_kernels.size() + raw.sequence_of_correlation.size();
     }
     const std::vector<size_t> position = sort_and_number(rows);

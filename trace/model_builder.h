@@ -61,6 +61,9 @@ struct BuildCounters {
     uint64_t paired_without_correlation = 0;
 };
 
+struct KernelPairing;  // build_activity.cpp
+struct KernelOrigin;
+
 class ModelBuilder {
 public:
     ModelBuilder(TraceModel& model, std::vector<RawProcess>& processes);
@@ -93,6 +96,10 @@ private:
     // process's sweep over its allocs, frees and launches in time order.
     void number_allocations();
     void sweep_allocations(ProcessContext& p);
+    // build_kernels's steps (build_activity.cpp): one process's device records sorted out against its
+    // launches, then its rows (each with the launch or replay it came from).
+    KernelPairing pair_kernels(ProcessContext& p);
+    void add_kernel_rows(ProcessContext& p, KernelPairing& pairing, std::vector<KernelOrigin>& origins);
     // build_copies_and_sets's rows of one process's recorded copies and sets (build_activity.cpp),
     // each with the device record paired to it (nullptr: host-timed).
     void build_copies(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_copy);
