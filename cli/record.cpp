@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <system_error>
 
 namespace tbdprof::cli {
@@ -99,37 +100,33 @@ void tell_of_abandoned_runs() {
     }
 }
 
-}  // namespace
-
-int record(const RecordOptions& options) {
-    ignore_sigpipe();  // a note on a closed pipe must not cost the trace (launcher.h)
-    const InstallLayout layout = find_install_layout();
-    std::string why;
-    int not_runnable = 127;
-    const std::string program = resolve_command(options.command[0], why, not_runnable);
-    if (program.empty()) return fail(not_runnable, "cannot run " + options.command[0] + ": " + why);
-
-    std::unique_ptr<trace::OutputFile> out;
+// The trace file, reserved before the program runs: the name the user chose (checked, replaced
+// only with --force) or a fresh time-stamped one. Empty with the exit status on failure.
+std::unique_ptr<trace::OutputFile> open_output(const RecordOptions& options, int& status) {
+    std::string problem;
     if (options.output.empty()) {
-        std::string problem;
-        out = reserve_default_output(default_output_name(options.command[0]), problem);
-        if (!out) return fail(kFailure, problem);
-    } else {
-        const std::string problem = trace::check_output_target(options.output, {.force = options.force, .inputs = {}});
-        if (!problem.empty())
-            return fail(problem.find("use --force") != std::string::npos ? kUsageError : kFailure, problem);
-        try {
-            out = std::make_unique<trace::OutputFile>(
-                options.output,
-                trace::OutputRules{
-                    .force = options.force, .inputs = {}, .allow_stream = false, .defer_temporary = true});
-        } catch (const trace::OutputFileError& e) {
-            return fail(kFailure, e.what());
-        }
+        auto out = reserve_default_output(default_output_name(options.command[0]), problem);
+        if (!out) status = fail(kFailure, problem);
+        return out;
     }
-    const std::string output = out->target();
-    tell_of_abandoned_runs();
+    problem = trace::check_output_target(options.output, {.force = options.force, .inputs = {}});
+    if (!problem.empty()) {
+        status = fail(problem.find("use --force") != std::string::npos ? kUsageError : kFailure, problem);
+        return nullptr;
+    }
+    try {
+        return std::make_unique<trace::OutputFile>(
+            options.output,
+            trace::OutputRules{.force = options.force, .inputs = {}, .allow_stream = false, .defer_temporary = true});
+    } catch (const trace::OutputFileError& e) {
+        status = fail(kFailure, e.what());
+        return nullptr;
+    }
+}
 
+// What a recording needs before the program starts: a known simulated model, the simulated GPU
+// or a real driver, and the collector library. The exit status when something is missing.
+std::optional<int> missing_prerequisite(const RecordOptions& options, const InstallLayout& layout) {
     if (options.sim && options.sim_model.empty()) {
         if (const char* model = std::getenv("TBDSIM_MODEL"); model && *model && !tbdprof::gpu_catalog::find_simulated(model))
             return fail(kUsageError, std::string("unknown simulated GPU TBDSIM_MODEL='") + model +
@@ -147,22 +144,19 @@ int record(const RecordOptions& options) {
     if (layout.preload_library.empty())
         return fail(kFailure, "the collector library libtbdprof_preload.so was not found next to " + layout.executable +
                                   " (looked in ../lib and ../lib/tbdprof)");
+    return std::nullopt;
+}
 
-    std::string error;
-    const std::string run_dir = make_run_dir(error);
-    if (run_dir.empty()) return fail(kFailure, error);
-    // Held until tbdprof exits: `tbdprof build` refuses the directory meanwhile (run_dir.h).
-    [[maybe_unused]] const int run_lock = lock_run_dir(run_dir);
-
-    Environment env = current_environment();
+// The collector's settings and its preload; NVTX ranges reach the collector through NVTX's
+// injection hook (docs/collector.md, NVTX). One tool only can receive them; a user's own choice is kept.
+void set_collector_environment(const RecordOptions& options, const InstallLayout& layout, const std::string& run_dir,
+                               Environment& env) {
     set_variable(env, "TBDPROF_RUN_DIR", run_dir);
     set_variable(env, "TBDPROF_STACK_DEPTH", std::to_string(options.stack_depth));
     set_variable(env, "TBDPROF_MAX_BUFFER_MB", std::to_string(options.max_buffer_memory_mb));
     // Always set: empty (no hardware counters) unless --metrics asked for a set.
     set_variable(env, "TBDPROF_METRICS", options.metrics);
     set_variable(env, "LD_PRELOAD", prepend_path(get_variable(env, "LD_PRELOAD"), layout.preload_library));
-    // NVTX ranges reach the collector through NVTX's injection hook (docs/collector.md, NVTX). One
-    // tool only can receive them; a user's own choice is kept.
     if (auto nvtx_tool = get_variable(env, "NVTX_INJECTION64_PATH"); nvtx_tool && !nvtx_tool->empty()) {
         if (*nvtx_tool != layout.preload_library)
             say("keeping your NVTX_INJECTION64_PATH=" + *nvtx_tool + "; NVTX ranges will not be recorded");
@@ -170,17 +164,21 @@ int record(const RecordOptions& options) {
         set_variable(env, "NVTX_INJECTION64_PATH", layout.preload_library);
     }
     for (const auto& [name, value] : capture_environment(options.capture)) set_variable(env, name, value);
-    if (options.sim) {
-        set_variable(env, "LD_LIBRARY_PATH", prepend_path(get_variable(env, "LD_LIBRARY_PATH"), layout.simgpu_dir));
-        if (!options.sim_model.empty()) set_variable(env, "TBDSIM_MODEL", options.sim_model);
-        set_variable(env, "TBDSIM_PRIVATE_TABLE_MARK", run_dir + "/" + kStaticRuntimeMark);
-        // Where the simulated libraries name the unmodelled functions the program calls (sim_holes.h).
-        set_variable(env, "TBDSIM_NOT_MODELLED", run_dir + "/" + kNotModelledFile);
-        if (runs_pytorch(options.command) && !load_only_simulated_libraries(layout, run_dir, env, error)) {
-            remove_run_dir(run_dir);
-            return fail(kFailure, error);
-        }
-    }
+}
+
+// Under --sim: the simulated libraries first, and the files where they leave their notes.
+bool set_simulator_environment(const RecordOptions& options, const InstallLayout& layout, const std::string& run_dir,
+                               Environment& env, std::string& error) {
+    set_variable(env, "LD_LIBRARY_PATH", prepend_path(get_variable(env, "LD_LIBRARY_PATH"), layout.simgpu_dir));
+    if (!options.sim_model.empty()) set_variable(env, "TBDSIM_MODEL", options.sim_model);
+    set_variable(env, "TBDSIM_PRIVATE_TABLE_MARK", run_dir + "/" + kStaticRuntimeMark);
+    // Where the simulated libraries name the unmodelled functions the program calls (sim_holes.h).
+    set_variable(env, "TBDSIM_NOT_MODELLED", run_dir + "/" + kNotModelledFile);
+    return !runs_pytorch(options.command) || load_only_simulated_libraries(layout, run_dir, env, error);
+}
+
+// The framework preset's variables, where the user has not set them otherwise.
+void set_framework_environment(const RecordOptions& options, Environment& env) {
     FrameworkPreset framework;
     resolve_framework(options.framework, options.command, framework);  // validated when parsed
     for (const auto& [name, value] : framework.environment) {
@@ -192,6 +190,65 @@ int record(const RecordOptions& options) {
         set_variable(env, name, value);
     }
     if (!framework.name.empty()) say(framework.name + " preset: " + framework.cost);
+}
+
+void tell_of_signal(const RecordOptions& options, int sig) {
+    const bool crash = sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL ||
+                       sig == SIGTRAP || sig == SIGSYS;
+    const char* name = sigabbrev_np(sig);
+    say(options.command[0] + (crash ? " crashed with" : " was killed by") + " signal " + std::to_string(sig) +
+        " (SIG" + (name ? name : "?") + "); the trace may lack its last events");
+}
+
+// After the program: the trace built from the run directory, which goes unless
+// TBDPROF_KEEP_RUN_DIR asks to keep it. Returns the exit status of the recording.
+int build_trace_of_run(const RecordOptions& options, const std::string& run_dir, RunInfo& info,
+                       trace::OutputFile& out, int exit_status) {
+    if (!build_into(run_dir, info, options.iteration_range, out, options.quiet)) {
+        say("the raw files are kept in " + run_dir +
+            "; once the problem is solved, build them with: " + build_command_for(run_dir, out.target()));
+        return exit_status != 0 ? exit_status : kFailure;
+    }
+    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) {
+        remove_run_dir(run_dir);
+    } else {
+        info.built = true;  // kept on purpose: not a recording left behind
+        write_run_info(run_dir, info);
+        say("raw files kept in " + run_dir);
+    }
+    return exit_status;
+}
+
+}  // namespace
+
+int record(const RecordOptions& options) {
+    ignore_sigpipe();  // a note on a closed pipe must not cost the trace (launcher.h)
+    const InstallLayout layout = find_install_layout();
+    std::string why;
+    int not_runnable = 127;
+    const std::string program = resolve_command(options.command[0], why, not_runnable);
+    if (program.empty()) return fail(not_runnable, "cannot run " + options.command[0] + ": " + why);
+
+    int status = 0;
+    const std::unique_ptr<trace::OutputFile> out = open_output(options, status);
+    if (!out) return status;
+    const std::string output = out->target();
+    tell_of_abandoned_runs();
+    if (const std::optional<int> missing = missing_prerequisite(options, layout)) return *missing;
+
+    std::string error;
+    const std::string run_dir = make_run_dir(error);
+    if (run_dir.empty()) return fail(kFailure, error);
+    // Held until tbdprof exits: `tbdprof build` refuses the directory meanwhile (run_dir.h).
+    [[maybe_unused]] const int run_lock = lock_run_dir(run_dir);
+
+    Environment env = current_environment();
+    set_collector_environment(options, layout, run_dir, env);
+    if (options.sim && !set_simulator_environment(options, layout, run_dir, env, error)) {
+        remove_run_dir(run_dir);
+        return fail(kFailure, error);
+    }
+    set_framework_environment(options, env);
 
     RunInfo info;
     info.tbdprof_pid = static_cast<int>(getpid());
@@ -209,14 +266,7 @@ int record(const RecordOptions& options) {
         remove_run_dir(run_dir);
         return fail(child.exit_status, "cannot run " + options.command[0] + ": " + child.start_error);
     }
-    if (child.signal) {
-        const int sig = *child.signal;
-        const bool crash = sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL ||
-                           sig == SIGTRAP || sig == SIGSYS;
-        const char* name = sigabbrev_np(sig);
-        say(options.command[0] + (crash ? " crashed with" : " was killed by") + " signal " + std::to_string(sig) +
-            " (SIG" + (name ? name : "?") + "); the trace may lack its last events");
-    }
+    if (child.signal) tell_of_signal(options, *child.signal);
 
     // The simulated driver saw NVIDIA's private interface asked for: the static CUDA runtime, which
     // only a real driver can serve. The run is not the program's real behaviour: no trace.
@@ -230,19 +280,7 @@ int record(const RecordOptions& options) {
     info.exit_status = child.exit_status;
     info.crash_signal = child.signal;
     write_run_info(run_dir, info);
-    if (!build_into(run_dir, info, options.iteration_range, *out, options.quiet)) {
-        say("the raw files are kept in " + run_dir +
-            "; once the problem is solved, build them with: " + build_command_for(run_dir, output));
-        return child.exit_status != 0 ? child.exit_status : kFailure;
-    }
-    if (std::getenv("TBDPROF_KEEP_RUN_DIR") == nullptr) {
-        remove_run_dir(run_dir);
-    } else {
-        info.built = true;  // kept on purpose: not a recording left behind
-        write_run_info(run_dir, info);
-        say("raw files kept in " + run_dir);
-    }
-    return child.exit_status;
+    return build_trace_of_run(options, run_dir, info, *out, child.exit_status);
 }
 
 }  // namespace tbdprof::cli

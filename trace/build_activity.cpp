@@ -130,6 +130,39 @@ std::vector<size_t> sort_and_number(std::vector<Row>& rows) {
     return new_position;
 }
 
+// A copy's or set's times: the device's when CUPTI saw the work (and its CUPTI stream id is learnt),
+// the host's otherwise. Returns whether the device timed it.
+template <class Row>
+bool take_transfer_times(ProcessContext& p, Row& row, const raw::RawDeviceActivity* d, uint64_t host_ts,
+                         uint64_t run_start) {
+    if (d == nullptr) {
+        row.start_ns = static_cast<int64_t>(host_ts - run_start);
+        row.queued_ns = 0;
+        return false;
+    }
+    row.start_ns = static_cast<int64_t>(d->start_ns - run_start);
+    row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
+    row.queued_ns = static_cast<int64_t>(d->start_ns - host_ts);
+    row.correlation = static_cast<int64_t>(d->correlation_id);
+    if (row.stream) p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
+    return true;
+}
+
+// A copy or set row for a device record nobody launched: its stream only when a joined record
+// taught the CUPTI stream id.
+template <class Row>
+Row orphan_transfer_row(const ProcessContext& p, const raw::RawDeviceActivity& d, uint64_t run_start) {
+    Row row;
+    row.process = p.id;
+    row.device = d.device;
+    if (auto s = p.stream_of_cupti.find(d.stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
+    row.bytes = static_cast<int64_t>(d.bytes);
+    row.start_ns = static_cast<int64_t>(d.start_ns - run_start);
+    row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
+    row.correlation = static_cast<int64_t>(d.correlation_id);
+    return row;
+}
+
 }  // namespace
 
 KernelRow ModelBuilder::launch_row(ProcessContext& p, const LaunchEvent& l) {
@@ -166,84 +199,108 @@ void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const r
     row.correlation = static_cast<int64_t>(d.correlation_id);
 }
 
+// One process's device kernel records sorted out against its launches: the pairs (by correlation,
+// by thread order, or placed among the known pairs when their correlation record was lost), the
+// records of graph replays, and the orphans no launch claims.
+struct KernelPairing {
+    std::vector<bool> joined;  // per launch: paired, or captured (it did not run)
+    std::vector<DevicePair> pairs;
+    std::vector<const raw::RawDeviceActivity*> orphans;
+    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
+};
+
+// Remembers, per row, which launch it came from so edges can find their kernel id after sorting.
+struct KernelOrigin {
+    ProcessContext* p;
+    int64_t launch;      // -1: device record only
+    int64_t replay = -1;  // index into p.replayed_kernels for kernels a graph replay ran
+};
+
+KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
+    const RawProcess& raw = *p.raw;
+    KernelPairing k;
+    // Captured launches did not run: they never pair with a device record nor become host-timed rows.
+    k.joined.assign(raw.launches.size(), false);
+    for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
+    std::vector<const raw::RawDeviceActivity*> lost;
+    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
+    for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+        if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
+            k.by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
+            continue;
+        }
+        const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
+        if (li >= 0 && !k.joined[static_cast<size_t>(li)]) {
+            k.joined[static_cast<size_t>(li)] = true;
+            k.pairs.emplace_back(li, &d);
+        } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
+            by_thread[*tag].push_back(&d);
+        } else if (li < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) {
+            lost.push_back(&d);  // its correlation record was dropped
+        } else {
+            k.orphans.push_back(&d);
+        }
+    }
+    const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
+    assign_lost_to_threads(by_thread, lost);
+    if (!by_thread.empty()) {
+        std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
+        for (size_t i = 0; i < raw.launches.size(); ++i) {
+            if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
+        }
+        for (auto& [tid, device] : by_thread) {
+            pair_in_thread_order(raw, launches_of_thread[tid], device, k.joined, k.pairs, k.orphans);
+        }
+    }
+    // After the pairs that are known: they bound where each lost one can lie.
+    pair_lost_kernels(raw, lost, k.joined, k.pairs, k.orphans);
+    pair_lost_leftovers(raw, lost_records, k.joined, k.pairs, k.orphans);
+    for (const auto& [li, dp] : k.pairs) counters_.paired_without_correlation += lost_records.contains(dp) ? 1 : 0;
+    return k;
+}
+
+// The rows of one process: paired launches (device-timed), graph replays, launches without a device
+// record (host-timed), then device records nobody launched.
+void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k, std::vector<KernelOrigin>& origins) {
+    RawProcess& raw = *p.raw;
+    auto& rows = model_.kernels;
+    for (const auto& [li, dp] : k.pairs) {
+        const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
+        KernelRow row = launch_row(p, l);
+        take_device_record(p, row, *dp, l.record.ts_ns);
+        rows.push_back(row);
+        origins.push_back({&p, li});
+        ++device_timed_;
+    }
+    for (const size_t replay : add_replayed_kernels(p, k.by_graph_launch)) origins.push_back({&p, -1, int64_t(replay)});
+    for (uint32_t i = 0; i < raw.launches.size(); ++i) {
+        if (k.joined[i]) continue;
+        rows.push_back(launch_row(p, raw.launches[i]));
+        origins.push_back({&p, i});
+        ++host_timed_;
+    }
+    for (const raw::RawDeviceActivity* d : k.orphans) {
+        KernelRow row;
+        row.process = p.id;
+        row.function = function_id(raw.string(d->name_string));
+        take_device_record(p, row, *d, std::nullopt);
+        rows.push_back(row);
+        origins.push_back({&p, -1});
+        ++device_timed_;
+        ++counters_.orphan_device_records;
+    }
+}
+
 void ModelBuilder::build_kernels() {
-    // Remember, per row, which launch it came from so edges can find their kernel id after sorting.
-    struct Origin {
-        ProcessContext* p;
-        int64_t launch;      // -1: device record only
-        int64_t replay = -1;  // index into p.replayed_kernels for kernels a graph replay ran
-    };
-    std::vector<Origin> origins;
+    std::vector<KernelOrigin> origins;
     auto& rows = model_.kernels;
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
         p.launch_of_sequence.reserve(raw.launches.size());
         for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence[raw.launches[i].record.sequence] = i;
         p.kernel_of_launch.assign(raw.launches.size(), 0);
-        // Captured launches did not run: they never pair with a device record nor become host-timed rows.
-        std::vector<bool> joined(raw.launches.size(), false);
-        for (size_t i = 0; i < raw.launches.size(); ++i) joined[i] = raw.launches[i].record.captured != 0;
-        std::vector<const raw::RawDeviceActivity*> orphans, lost;
-        std::vector<DevicePair> pairs;
-        std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
-        std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
-        for (const raw::RawDeviceActivity& d : raw.device_kernels) {
-            if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
-                by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
-                continue;
-            }
-            const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
-            if (li >= 0 && !joined[static_cast<size_t>(li)]) {
-                joined[static_cast<size_t>(li)] = true;
-                pairs.emplace_back(li, &d);
-            } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
-                by_thread[*tag].push_back(&d);
-            } else if (li < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) {
-                lost.push_back(&d);  // its correlation record was dropped
-            } else {
-                orphans.push_back(&d);
-            }
-        }
-        const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
-        assign_lost_to_threads(by_thread, lost);
-        if (!by_thread.empty()) {
-            std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
-            for (size_t i = 0; i < raw.launches.size(); ++i) {
-                if (!joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
-            }
-            for (auto& [tid, device] : by_thread) {
-                pair_in_thread_order(raw, launches_of_thread[tid], device, joined, pairs, orphans);
-            }
-        }
-        // After the pairs that are known: they bound where each lost one can lie.
-        pair_lost_kernels(raw, lost, joined, pairs, orphans);
-        pair_lost_leftovers(raw, lost_records, joined, pairs, orphans);
-        for (const auto& [li, dp] : pairs) counters_.paired_without_correlation += lost_records.contains(dp) ? 1 : 0;
-        for (const auto& [li, dp] : pairs) {
-            const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
-            KernelRow row = launch_row(p, l);
-            take_device_record(p, row, *dp, l.record.ts_ns);
-            rows.push_back(row);
-            origins.push_back({&p, li});
-            ++device_timed_;
-        }
-        for (const size_t replay : add_replayed_kernels(p, by_graph_launch)) origins.push_back({&p, -1, int64_t(replay)});
-        for (uint32_t i = 0; i < raw.launches.size(); ++i) {
-            if (joined[i]) continue;
-            rows.push_back(launch_row(p, raw.launches[i]));
-            origins.push_back({&p, i});
-            ++host_timed_;
-        }
-        for (const raw::RawDeviceActivity* d : orphans) {
-            KernelRow row;
-            row.process = p.id;
-            row.function = function_id(raw.string(d->name_string));
-            take_device_record(p, row, *d, std::nullopt);
-            rows.push_back(row);
-            origins.push_back({&p, -1});
-            ++device_timed_;
-            ++counters_.orphan_device_records;
-        }
+        KernelPairing pairing = pair_kernels(p);
+        add_kernel_rows(p, pairing, origins);
         counters_.events += raw.launches.size() + raw.device_kernels.size() + raw.sequence_of_correlation.size();
     }
     const std::vector<size_t> position = sort_and_number(rows);
@@ -255,6 +312,51 @@ void ModelBuilder::build_kernels() {
     }
 }
 
+void ModelBuilder::build_copies(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_copy) {
+    const RawProcess& raw = *p.raw;
+    for (size_t i = 0; i < raw.copies.size(); ++i) {
+        const raw::RawCopy& c = raw.copies[i].record;
+        if (c.captured != 0) continue;  // a graph node: it ran only in the graph's replays
+        const raw::RawDeviceActivity* d = device_of_copy[i];
+        CopyRow row;
+        row.process = p.id;
+        row.thread = thread_id(p, raw.copies[i].tid);
+        row.device = c.device;
+        row.stream = stream_id(p, c.stream, c.device);
+        // cudaMemcpyDefault: the device record knows the direction the driver chose.
+        const bool resolved = c.copy_kind == raw::CopyKind::Default && d != nullptr && d->copy_kind != 0;
+        row.kind = copy_kind_name(resolved ? d->copy_kind : static_cast<uint8_t>(c.copy_kind));
+        row.bytes = static_cast<int64_t>(c.bytes);
+        row.src = static_cast<int64_t>(c.src);
+        row.dst = static_cast<int64_t>(c.dst);
+        row.async = c.async;
+        row.api = api_name(c.api);
+        ++(take_transfer_times(p, row, d, c.ts_ns, run_start_) ? device_timed_ : host_timed_);
+        model_.copies.push_back(row);
+    }
+}
+
+void ModelBuilder::build_sets(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_set) {
+    const RawProcess& raw = *p.raw;
+    for (size_t i = 0; i < raw.sets.size(); ++i) {
+        const raw::RawSet& s = raw.sets[i].record;
+        if (s.captured != 0) continue;
+        const raw::RawDeviceActivity* d = device_of_set[i];
+        SetRow row;
+        row.process = p.id;
+        row.thread = thread_id(p, raw.sets[i].tid);
+        row.device = s.device;
+        row.stream = stream_id(p, s.stream, s.device);
+        row.value = s.value;
+        row.bytes = static_cast<int64_t>(s.bytes);
+        row.dst = static_cast<int64_t>(s.dst);
+        row.async = s.async;
+        row.api = api_name(s.api);
+        ++(take_transfer_times(p, row, d, s.ts_ns, run_start_) ? device_timed_ : host_timed_);
+        model_.sets.push_back(row);
+    }
+}
+
 void ModelBuilder::build_copies_and_sets() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
@@ -263,85 +365,17 @@ void ModelBuilder::build_copies_and_sets() {
             pair_device_records(raw, raw.copies, raw.device_copies, copy_orphans, counters_.paired_without_correlation);
         const auto device_of_set =
             pair_device_records(raw, raw.sets, raw.device_sets, set_orphans, counters_.paired_without_correlation);
-        // Device times when CUPTI saw the work, host times otherwise.
-        auto set_times = [&](auto& row, const raw::RawDeviceActivity* d, uint64_t host_ts) {
-            if (d != nullptr) {
-                row.start_ns = rel(d->start_ns);
-                row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-                row.queued_ns = static_cast<int64_t>(d->start_ns - host_ts);
-                row.correlation = static_cast<int64_t>(d->correlation_id);
-                if (row.stream) p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
-                ++device_timed_;
-            } else {
-                row.start_ns = rel(host_ts);
-                row.queued_ns = 0;
-                ++host_timed_;
-            }
-        };
-        for (size_t i = 0; i < raw.copies.size(); ++i) {
-            const raw::RawCopy& c = raw.copies[i].record;
-            if (c.captured != 0) continue;  // a graph node: it ran only in the graph's replays
-            const raw::RawDeviceActivity* d = device_of_copy[i];
-            CopyRow row;
-            row.process = p.id;
-            row.thread = thread_id(p, raw.copies[i].tid);
-            row.device = c.device;
-            row.stream = stream_id(p, c.stream, c.device);
-            // cudaMemcpyDefault: the device record knows the direction the driver chose.
-            const bool resolved = c.copy_kind == raw::CopyKind::Default && d != nullptr && d->copy_kind != 0;
-            row.kind = copy_kind_name(resolved ? d->copy_kind : static_cast<uint8_t>(c.copy_kind));
-            row.bytes = static_cast<int64_t>(c.bytes);
-            row.src = static_cast<int64_t>(c.src);
-            row.dst = static_cast<int64_t>(c.dst);
-            row.async = c.async;
-            row.api = api_name(c.api);
-            set_times(row, d, c.ts_ns);
-            model_.copies.push_back(row);
-        }
-
-        for (size_t i = 0; i < raw.sets.size(); ++i) {
-            const raw::RawSet& s = raw.sets[i].record;
-            if (s.captured != 0) continue;
-            const raw::RawDeviceActivity* d = device_of_set[i];
-            SetRow row;
-            row.process = p.id;
-            row.thread = thread_id(p, raw.sets[i].tid);
-            row.device = s.device;
-            row.stream = stream_id(p, s.stream, s.device);
-            row.value = s.value;
-            row.bytes = static_cast<int64_t>(s.bytes);
-            row.dst = static_cast<int64_t>(s.dst);
-            row.async = s.async;
-            row.api = api_name(s.api);
-            set_times(row, d, s.ts_ns);
-            model_.sets.push_back(row);
-        }
+        build_copies(p, device_of_copy);
+        build_sets(p, device_of_set);
         // Copies and sets of graph replays: rows of the replay's thread (build_graphs.cpp).
         const size_t replayed = add_replayed_transfers(p, copy_orphans, set_orphans);
         // Device records nobody launched, after the joined ones so their CUPTI stream ids are known.
         for (const raw::RawDeviceActivity* d : copy_orphans) {
-            CopyRow row;
-            row.process = p.id;
-            row.device = d->device;
-            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
+            CopyRow row = orphan_transfer_row<CopyRow>(p, *d, run_start_);
             row.kind = copy_kind_name(d->copy_kind);
-            row.bytes = static_cast<int64_t>(d->bytes);
-            row.start_ns = rel(d->start_ns);
-            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-            row.correlation = static_cast<int64_t>(d->correlation_id);
             model_.copies.push_back(row);
         }
-        for (const raw::RawDeviceActivity* d : set_orphans) {
-            SetRow row;
-            row.process = p.id;
-            row.device = d->device;
-            if (auto s = p.stream_of_cupti.find(d->stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
-            row.bytes = static_cast<int64_t>(d->bytes);
-            row.start_ns = rel(d->start_ns);
-            row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-            row.correlation = static_cast<int64_t>(d->correlation_id);
-            model_.sets.push_back(row);
-        }
+        for (const raw::RawDeviceActivity* d : set_orphans) model_.sets.push_back(orphan_transfer_row<SetRow>(p, *d, run_start_));
         device_timed_ += static_cast<int64_t>(copy_orphans.size() + set_orphans.size() + replayed);
         counters_.orphan_device_records += copy_orphans.size() + set_orphans.size();
         counters_.events += raw.copies.size() + raw.sets.size() + raw.device_copies.size() + raw.device_sets.size();

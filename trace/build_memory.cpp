@@ -107,8 +107,113 @@ void ModelBuilder::build_stacks_and_frames() {
     }
 }
 
-void ModelBuilder::build_allocations_and_edges() {
-    // Allocation ids follow allocation time across all processes.
+namespace {
+
+// One process's allocs, frees, launches with pointer candidates and graph-replayed kernels, in the
+// order the sweep visits them (time, then the order the thread did things in).
+std::vector<SweepEvent> sweep_events(const RawProcess& raw, const ProcessContext& p) {
+    std::vector<SweepEvent> events;
+    events.reserve(raw.allocs.size() + raw.frees.size() + raw.launches.size());
+    for (uint32_t i = 0; i < raw.allocs.size(); ++i)
+        events.push_back({raw.allocs[i].record.ts_ns, raw.allocs[i].ordinal, SweepKind::Alloc, i});
+    for (uint32_t i = 0; i < raw.frees.size(); ++i)
+        events.push_back({raw.frees[i].record.ts_ns, raw.frees[i].ordinal, SweepKind::Free, i});
+    for (uint32_t i = 0; i < raw.launches.size(); ++i) {
+        if (raw.launches[i].record.candidate_count > 0 && raw.launches[i].record.captured == 0)
+            events.push_back({raw.launches[i].record.ts_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
+    }
+    const auto launches_end = events.size();
+    for (uint32_t i = 0; i < p.replayed_kernels.size(); ++i) {
+        const auto& r = p.replayed_kernels[i];
+        if (r.template_launch >= 0 && r.kernel != 0) events.push_back({r.ts, r.ordinal, SweepKind::Replay, i});
+    }
+    // Three lists, each usually in order already (a thread records in time order): sort only
+    // those that are not, then merge them in linear time.
+    const auto before = [](const SweepEvent& a, const SweepEvent& b) {
+        return a.ts != b.ts ? a.ts < b.ts : a.ordinal < b.ordinal;
+    };
+    const auto allocs_end = events.begin() + static_cast<std::ptrdiff_t>(raw.allocs.size());
+    const auto frees_end = allocs_end + static_cast<std::ptrdiff_t>(raw.frees.size());
+    const auto replays_begin = events.begin() + static_cast<std::ptrdiff_t>(launches_end);
+    for (auto [first, last] : {std::pair{events.begin(), allocs_end}, std::pair{allocs_end, frees_end},
+                               std::pair{frees_end, replays_begin}, std::pair{replays_begin, events.end()}})
+        if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
+    std::inplace_merge(frees_end, replays_begin, events.end(), before);
+    std::inplace_merge(events.begin(), allocs_end, frees_end, before);
+    std::inplace_merge(events.begin(), frees_end, events.end(), before);
+    return events;
+}
+
+using LiveAllocations = std::map<uint64_t, AllocationRow*>;  // address -> allocation
+
+// Operands go after the allocations and before the frees of their nanosecond. A pointer into an
+// allocation nested in another (on the simulated GPU a host buffer can lie inside a device
+// reservation) belongs to the innermost that contains it.
+class OperandResolver {
+public:
+    explicit OperandResolver(std::vector<Operand> operands) : operands_(std::move(operands)) {}
+
+    // Resolves the operands before `ts` (and at it when `at_ts`) against the allocations live now.
+    void resolve_until(uint64_t ts, bool at_ts, const LiveAllocations& live) {
+        for (; next_ < operands_.size() && (operands_[next_].ts < ts || (at_ts && operands_[next_].ts == ts));
+             ++next_) {
+            const Operand& o = operands_[next_];
+            auto it = live.upper_bound(o.address);
+            for (int below = 0; it != live.begin() && below < 64; ++below) {
+                --it;
+                if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1)))
+                    continue;
+                *o.allocation = it->second->id;
+                break;
+            }
+        }
+    }
+
+private:
+    std::vector<Operand> operands_;
+    size_t next_ = 0;
+};
+
+// Kernel -> allocation edges of a launch (or a graph replay of a captured launch): each pointer
+// candidate that falls inside a live allocation.
+void add_kernel_edges(const ProcessContext& p, const SweepEvent& e, const LiveAllocations& live,
+                      std::vector<EdgeRow>& edges) {
+    const RawProcess& raw = *p.raw;
+    const auto* r = e.kind == SweepKind::Replay ? &p.replayed_kernels[e.index] : nullptr;
+    const LaunchEvent& l = raw.launches[r ? static_cast<size_t>(r->template_launch) : e.index];
+    const int64_t kernel = r ? r->kernel : p.kernel_of_launch[e.index];
+    if (kernel == 0) return;
+    for (uint32_t c = 0; c < l.record.candidate_count; ++c) {
+        const raw::RawPointerCandidate& candidate = raw.candidates[l.first_candidate + c];
+        auto it = live.upper_bound(candidate.value);
+        if (it == live.begin()) continue;
+        --it;
+        const AllocationRow& a = *it->second;
+        if (candidate.value - it->first >= static_cast<uint64_t>(a.bytes)) continue;
+        edges.push_back({kernel, candidate.param_index, candidate.param_offset, a.id,
+                         static_cast<int64_t>(candidate.value - it->first), candidate.read_only != 0 ? 1 : 0});
+    }
+}
+
+// The edges table is keyed (kernel, param, param_word): store in key order, one row per key.
+void sort_unique_edges(std::vector<EdgeRow>& edges) {
+    const auto key_order = [](const EdgeRow& a, const EdgeRow& b) {
+        if (a.kernel != b.kernel) return a.kernel < b.kernel;
+        if (a.param != b.param) return a.param < b.param;
+        return a.param_word < b.param_word;
+    };
+    if (!std::is_sorted(edges.begin(), edges.end(), key_order)) std::sort(edges.begin(), edges.end(), key_order);
+    edges.erase(std::unique(edges.begin(), edges.end(),
+                            [](const EdgeRow& a, const EdgeRow& b) {
+                                return a.kernel == b.kernel && a.param == b.param && a.param_word == b.param_word;
+                            }),
+                edges.end());
+}
+
+}  // namespace
+
+// Allocation ids follow allocation time across all processes.
+void ModelBuilder::number_allocations() {
     struct Ref {
         uint64_t ts;
         int64_t process;
@@ -151,123 +256,51 @@ void ModelBuilder::build_allocations_and_edges() {
         p.allocation_ids[ref.index] = row.id;
         model_.allocations.push_back(row);
     }
+}
 
-    for (ProcessContext& p : contexts_) {
-        const RawProcess& raw = *p.raw;
-        std::vector<SweepEvent> events;
-        events.reserve(raw.allocs.size() + raw.frees.size() + raw.launches.size());
-        for (uint32_t i = 0; i < raw.allocs.size(); ++i)
-            events.push_back({raw.allocs[i].record.ts_ns, raw.allocs[i].ordinal, SweepKind::Alloc, i});
-        for (uint32_t i = 0; i < raw.frees.size(); ++i)
-            events.push_back({raw.frees[i].record.ts_ns, raw.frees[i].ordinal, SweepKind::Free, i});
-        for (uint32_t i = 0; i < raw.launches.size(); ++i) {
-            if (raw.launches[i].record.candidate_count > 0 && raw.launches[i].record.captured == 0)
-                events.push_back({raw.launches[i].record.ts_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
-        }
-        const auto launches_end = events.size();
-        for (uint32_t i = 0; i < p.replayed_kernels.size(); ++i) {
-            const auto& r = p.replayed_kernels[i];
-            if (r.template_launch >= 0 && r.kernel != 0) events.push_back({r.ts, r.ordinal, SweepKind::Replay, i});
-        }
-        // Three lists, each usually in order already (a thread records in time order): sort only
-        // those that are not, then merge them in linear time.
-        const auto before = [](const SweepEvent& a, const SweepEvent& b) {
-            return a.ts != b.ts ? a.ts < b.ts : a.ordinal < b.ordinal;
-        };
-        const auto allocs_end = events.begin() + static_cast<std::ptrdiff_t>(raw.allocs.size());
-        const auto frees_end = allocs_end + static_cast<std::ptrdiff_t>(raw.frees.size());
-        const auto replays_begin = events.begin() + static_cast<std::ptrdiff_t>(launches_end);
-        for (auto [first, last] : {std::pair{events.begin(), allocs_end}, std::pair{allocs_end, frees_end},
-                                   std::pair{frees_end, replays_begin}, std::pair{replays_begin, events.end()}})
-            if (!std::is_sorted(first, last, before)) std::sort(first, last, before);
-        std::inplace_merge(frees_end, replays_begin, events.end(), before);
-        std::inplace_merge(events.begin(), allocs_end, frees_end, before);
-        std::inplace_merge(events.begin(), frees_end, events.end(), before);
-
-        std::map<uint64_t, AllocationRow*> live;  // address -> allocation
-        // Operands go after the allocations and before the frees of their nanosecond. A pointer into
-        // an allocation nested in another (on the simulated GPU a host buffer can lie inside a device
-        // reservation) belongs to the innermost that contains it.
-        const std::vector<Operand> operands = operands_of(model_, p.id, run_start_);
-        size_t next_operand = 0;
-        const auto resolve_operands = [&](uint64_t ts, bool at_ts) {
-            for (; next_operand < operands.size() &&
-                   (operands[next_operand].ts < ts || (at_ts && operands[next_operand].ts == ts));
-                 ++next_operand) {
-                const Operand& o = operands[next_operand];
-                auto it = live.upper_bound(o.address);
-                for (int below = 0; it != live.begin() && below < 64; ++below) {
-                    --it;
-                    if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1)))
-                        continue;
-                    *o.allocation = it->second->id;
-                    break;
+// One process's sweep: frees matched to the live allocation at their address, kernel edges and
+// operand allocations resolved against the allocations live when the host did the work.
+void ModelBuilder::sweep_allocations(ProcessContext& p) {
+    const RawProcess& raw = *p.raw;
+    LiveAllocations live;
+    OperandResolver operands(operands_of(model_, p.id, run_start_));
+    for (const SweepEvent& e : sweep_events(raw, p)) {
+        operands.resolve_until(e.ts, e.kind != SweepKind::Alloc, live);
+        switch (e.kind) {
+            case SweepKind::Alloc: {
+                AllocationRow* row = &model_.allocations[static_cast<size_t>(p.allocation_ids[e.index] - 1)];
+                auto [it, inserted] = live.try_emplace(static_cast<uint64_t>(row->address), row);
+                if (!inserted) {  // the free of the previous one was not recorded
+                    it->second = row;
+                    ++counters_.reused_addresses;
                 }
+                break;
             }
-        };
-        for (const SweepEvent& e : events) {
-            resolve_operands(e.ts, e.kind != SweepKind::Alloc);
-            switch (e.kind) {
-                case SweepKind::Alloc: {
-                    AllocationRow* row = &model_.allocations[static_cast<size_t>(p.allocation_ids[e.index] - 1)];
-                    auto [it, inserted] = live.try_emplace(static_cast<uint64_t>(row->address), row);
-                    if (!inserted) {  // the free of the previous one was not recorded
-                        it->second = row;
-                        ++counters_.reused_addresses;
-                    }
+            case SweepKind::Free: {
+                const auto& f = raw.frees[e.index];
+                if (f.record.address == 0) break;  // cudaFree(0) and friends free nothing
+                auto it = live.find(f.record.address);
+                if (it == live.end()) {
+                    ++counters_.unmatched_frees;
                     break;
                 }
-                case SweepKind::Free: {
-                    const auto& f = raw.frees[e.index];
-                    if (f.record.address == 0) break;  // cudaFree(0) and friends free nothing
-                    auto it = live.find(f.record.address);
-                    if (it == live.end()) {
-                        ++counters_.unmatched_frees;
-                        break;
-                    }
-                    it->second->free_ns = rel(f.record.ts_ns);
-                    it->second->free_thread = thread_id(p, f.tid);
-                    live.erase(it);
-                    break;
-                }
-                case SweepKind::Launch:
-                case SweepKind::Replay: {
-                    const auto* r = e.kind == SweepKind::Replay ? &p.replayed_kernels[e.index] : nullptr;
-                    const LaunchEvent& l = raw.launches[r ? static_cast<size_t>(r->template_launch) : e.index];
-                    const int64_t kernel = r ? r->kernel : p.kernel_of_launch[e.index];
-                    if (kernel == 0) break;
-                    for (uint32_t c = 0; c < l.record.candidate_count; ++c) {
-                        const raw::RawPointerCandidate& candidate = raw.candidates[l.first_candidate + c];
-                        auto it = live.upper_bound(candidate.value);
-                        if (it == live.begin()) continue;
-                        --it;
-                        const AllocationRow& a = *it->second;
-                        if (candidate.value - it->first >= static_cast<uint64_t>(a.bytes)) continue;
-                        model_.edges.push_back({kernel, candidate.param_index, candidate.param_offset, a.id,
-                                                static_cast<int64_t>(candidate.value - it->first),
-                                                candidate.read_only != 0 ? 1 : 0});
-                    }
-                    break;
-                }
+                it->second->free_ns = rel(f.record.ts_ns);
+                it->second->free_thread = thread_id(p, f.tid);
+                live.erase(it);
+                break;
             }
+            case SweepKind::Launch:
+            case SweepKind::Replay: add_kernel_edges(p, e, live, model_.edges); break;
         }
-        resolve_operands(UINT64_MAX, true);
-        counters_.events += raw.allocs.size() + raw.frees.size();
     }
-    // The edges table is keyed (kernel, param, param_word): store in key order, one row per key.
-    const auto key_order = [](const EdgeRow& a, const EdgeRow& b) {
-        if (a.kernel != b.kernel) return a.kernel < b.kernel;
-        if (a.param != b.param) return a.param < b.param;
-        return a.param_word < b.param_word;
-    };
-    if (!std::is_sorted(model_.edges.begin(), model_.edges.end(), key_order))
-        std::sort(model_.edges.begin(), model_.edges.end(), key_order);
-    model_.edges.erase(std::unique(model_.edges.begin(), model_.edges.end(),
-                                   [](const EdgeRow& a, const EdgeRow& b) {
-                                       return a.kernel == b.kernel && a.param == b.param &&
-                                              a.param_word == b.param_word;
-                                   }),
-                       model_.edges.end());
+    operands.resolve_until(UINT64_MAX, true, live);
+    counters_.events += raw.allocs.size() + raw.frees.size();
+}
+
+void ModelBuilder::build_allocations_and_edges() {
+    number_allocations();
+    for (ProcessContext& p : contexts_) sweep_allocations(p);
+    sort_unique_edges(model_.edges);
 }
 
 }  // namespace tbdprof::trace::detail

@@ -61,6 +61,9 @@ struct BuildCounters {
     uint64_t paired_without_correlation = 0;
 };
 
+struct KernelPairing;  // build_activity.cpp
+struct KernelOrigin;
+
 class ModelBuilder {
 public:
     ModelBuilder(TraceModel& model, std::vector<RawProcess>& processes);
@@ -89,6 +92,18 @@ public:
 private:
     int64_t rel(uint64_t monotonic_ns) const { return static_cast<int64_t>(monotonic_ns - run_start_); }
     int64_t thread_id(ProcessContext& p, uint32_t tid);
+    // build_allocations_and_edges's steps (build_memory.cpp): ids by allocation time, then one
+    // process's sweep over its allocs, frees and launches in time order.
+    void number_allocations();
+    void sweep_allocations(ProcessContext& p);
+    // build_kernels's steps (build_activity.cpp): one process's device records sorted out against its
+    // launches, then its rows (each with the launch or replay it came from).
+    KernelPairing pair_kernels(ProcessContext& p);
+    void add_kernel_rows(ProcessContext& p, KernelPairing& pairing, std::vector<KernelOrigin>& origins);
+    // build_copies_and_sets's rows of one process's recorded copies and sets (build_activity.cpp),
+    // each with the device record paired to it (nullptr: host-timed).
+    void build_copies(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_copy);
+    void build_sets(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_set);
     int64_t stream_id(ProcessContext& p, uint64_t handle, int32_t device);
     int64_t function_id(std::string_view mangled);
     Opt library_call_of(const ProcessContext& p, uint32_t tid, uint64_t sequence) const;

@@ -107,6 +107,12 @@ private:
     // After combine_calls: hardware counter FLOPs.
     void add_counter_flops(FlopMetrics& flops, const std::vector<CounterKernel>& kernels);
     void per_iteration_figures(Report& report) const;
+    // finish's steps: per-device figures (returns the summed kernel-busy ns of the used devices),
+    // throughput rates, kernel counts with their notes, and the top kernels.
+    double device_figures(Report& report, double window_ns);
+    void rates(FlopMetrics& flops, double window_ns, double busy_sum) const;
+    void kernel_counts(Report& report) const;
+    void top_kernels(Report& report);
 
     trace::Database& db_;
     const std::string& path_;  // for the other parts' connections
@@ -452,32 +458,30 @@ void GpuScan::per_iteration_figures(Report& report) const {
     it.kernel_time_per_iteration_ns = static_cast<double>(kernel_time_ns_) / n;
 }
 
-void GpuScan::finish(Report& report) {
-    FlopMetrics& flops = report.flops;
-    const std::vector<CounterKernel> counted =
-        load_counter_kernels(db_, window_.begin_ns, window_.end_ns, inputs_.everything);
-    combine_calls(flops, !counted.empty());
-    add_counter_flops(flops, counted);
+DeviceMetrics device_metrics(const DeviceState& state, double window_ns) {
+    DeviceMetrics device;
+    device.id = state.id;
+    device.name = state.name.empty() ? "device " + std::to_string(state.id) : state.name;
+    device.fp32_peak_flops = state.fp32_peak_flops;
+    device.kernel_busy_ns = state.busy.window_ns();
+    // |kernels ∪ copies and sets| = |kernels| + |copies and sets| - |both|.
+    device.busy_ns = device.kernel_busy_ns + state.activity_ns - state.busy.activity_overlap_ns();
+    device.utilization = static_cast<double>(device.kernel_busy_ns) / window_ns;
+    device.busy_utilization = static_cast<double>(device.busy_ns) / window_ns;
+    device.fp32_flops = state.fp32_flops;
+    device.fp32_utilization = state.fp32_peak_flops > 0 ? state.fp32_flops * 1e9 / window_ns / state.fp32_peak_flops : 0;
+    device.kernels = state.kernels_in_window;
+    return device;
+}
 
-    // Ratios of integer nanoseconds stay exact where they can (0.4, not 0.39999999999999997).
-    const double window_ns = static_cast<double>(report.window.end_ns - report.window.begin_ns);
+double GpuScan::device_figures(Report& report, double window_ns) {
+    FlopMetrics& flops = report.flops;
     const double bucket_ns = static_cast<double>(inputs_.frame.bucket_ns);
     double busy_sum = 0, utilization_sum = 0, busy_utilization_sum = 0;
     int used_devices = 0;
     for (DeviceState& state : devices_) {
         if (!state.listed && state.kernels_total == 0) continue;
-        DeviceMetrics device;
-        device.id = state.id;
-        device.name = state.name.empty() ? "device " + std::to_string(state.id) : state.name;
-        device.fp32_peak_flops = state.fp32_peak_flops;
-        device.kernel_busy_ns = state.busy.window_ns();
-        // |kernels ∪ copies and sets| = |kernels| + |copies and sets| - |both|.
-        device.busy_ns = device.kernel_busy_ns + state.activity_ns - state.busy.activity_overlap_ns();
-        device.utilization = static_cast<double>(device.kernel_busy_ns) / window_ns;
-        device.busy_utilization = static_cast<double>(device.busy_ns) / window_ns;
-        device.fp32_flops = state.fp32_flops;
-        device.fp32_utilization = state.fp32_peak_flops > 0 ? state.fp32_flops * 1e9 / window_ns / state.fp32_peak_flops : 0;
-        device.kernels = state.kernels_in_window;
+        DeviceMetrics device = device_metrics(state, window_ns);
         if (state.kernels_total > 0) {
             ++used_devices;
             utilization_sum += device.utilization;
@@ -502,6 +506,10 @@ void GpuScan::finish(Report& report) {
     } else {
         report.notes.push_back("the trace has no kernels: utilization and FLOPs are zero");
     }
+    return busy_sum;
+}
+
+void GpuScan::rates(FlopMetrics& flops, double window_ns, double busy_sum) const {
     flops.fp32_flops_per_s = flops.fp32_flops * 1e9 / window_ns;
     flops.fp32_flops_per_busy_s = busy_sum > 0 ? flops.fp32_flops * 1e9 / busy_sum : 0;
     flops.fp32_utilization = flops.fp32_peak_flops > 0 ? flops.fp32_flops_per_s / flops.fp32_peak_flops : 0;
@@ -513,8 +521,9 @@ void GpuScan::finish(Report& report) {
     flops.kernel_time_ns = kernel_time_ns_;
     flops.kernel_time_without_flops_ns = no_flop_ns_;
     flops.no_flop_info_share = kernel_time_ns_ > 0 ? static_cast<double>(no_flop_ns_) / static_cast<double>(kernel_time_ns_) : 0;
+}
 
-    per_iteration_figures(report);
+void GpuScan::kernel_counts(Report& report) const {
     report.kernels.total = total_kernels_;
     report.kernels.count = kernels_in_window_;
     report.kernels.host_timed = host_timed_;
@@ -527,8 +536,10 @@ void GpuScan::finish(Report& report) {
         report.notes.push_back(std::to_string(host_timed_) +
                                " kernels have no device timestamps (host-timed): they are left out of utilization");
     }
+}
 
-    // Top kernels by total time.
+// Top kernels by total time.
+void GpuScan::top_kernels(Report& report) {
     std::vector<std::pair<int64_t, FunctionStat>> ranked;
     functions_.for_each([&](int64_t id, FunctionStat& stat) {
         if (stat.count > 0) ranked.emplace_back(id, stat);
@@ -555,6 +566,20 @@ void GpuScan::finish(Report& report) {
         kernel.share = kernel_time_ns_ > 0 ? static_cast<double>(stat.total_ns) / static_cast<double>(kernel_time_ns_) : 0;
         report.kernels.top.push_back(std::move(kernel));
     }
+}
+
+void GpuScan::finish(Report& report) {
+    const std::vector<CounterKernel> counted =
+        load_counter_kernels(db_, window_.begin_ns, window_.end_ns, inputs_.everything);
+    combine_calls(report.flops, !counted.empty());
+    add_counter_flops(report.flops, counted);
+    // Ratios of integer nanoseconds stay exact where they can (0.4, not 0.39999999999999997).
+    const double window_ns = static_cast<double>(report.window.end_ns - report.window.begin_ns);
+    const double busy_sum = device_figures(report, window_ns);
+    rates(report.flops, window_ns, busy_sum);
+    per_iteration_figures(report);
+    kernel_counts(report);
+    top_kernels(report);
 }
 
 }  // namespace

@@ -179,26 +179,11 @@ std::vector<Event> ordered_events(const std::vector<Allocation>& allocations) {
     return events;
 }
 
-void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
-    MemoryMetrics& memory = report.memory;
-    int64_t absurd = 0;
-    std::vector<Allocation> allocations = read_device_allocations(trace, options.memory_device, absurd);
-    for (const Allocation& a : allocations)
-        if (a.category != kUntagged) memory.tagged = true;
-    memory.allocations = static_cast<int64_t>(allocations.size());
-    if (absurd > 0)
-        report.notes.push_back(std::to_string(absurd) +
-                               " allocation rows claim more than 1 PiB: left out of every figure");
-    const SubRangeSummary subranges = add_subranges(trace, allocations);
-    if (allocations.empty()) {
-        report.notes.push_back("the trace has no device allocations: memory figures are zero");
-        return;
-    }
-    if (!memory.tagged) {
-        report.notes.push_back("allocations are not tagged with categories yet: all memory is 'untagged'");
-    }
-    // What the breakdown's granularity is, from what the trace holds (not repeated from the tagger's
-    // note, which may describe allocations the sub-ranges already cover).
+namespace {
+
+// What the breakdown's granularity is, from what the trace holds (not repeated from the tagger's
+// note, which may describe allocations the sub-ranges already cover).
+void add_granularity_notes(TraceFile& trace, const SubRangeSummary& subranges, Report& report) {
     if (subranges.segments > 0) {
         report.notes.push_back(
             "memory breakdown at sub-range level (inferred) inside " + std::to_string(subranges.segments) +
@@ -222,127 +207,202 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
                                " allocations addressed at 16 or more offsets with no tensors recovered in them: each "
                                "counts whole, in one category");
     }
+}
 
-    const std::vector<Event> events = ordered_events(allocations);
+// Timeline: at most `timeline_points` buckets over the run; each keeps the moment of its highest
+// total, so the chart shows every peak.
+class BucketedTimeline {
+public:
+    BucketedTimeline(int64_t run_end_ns, int timeline_points)
+        : bucket_ns_(std::max<int64_t>(1, run_end_ns / std::max(2, timeline_points) + 1)) {}
 
-    // Timeline: at most `timeline_points` buckets over the run; each keeps the moment of its highest
-    // total, so the chart shows every peak.
-    const int64_t run_end = std::max<int64_t>({report.run.duration_ns, events.back().time, 1});
-    const int points = std::max(2, options.timeline_points);
-    const int64_t bucket_ns = std::max<int64_t>(1, run_end / points + 1);
-    int64_t current_bucket = INT64_MIN;
-    MemoryPoint pending;
-    int64_t pending_total = -1;
+    void add(int64_t time_ns, const CategoryBytes& live, int64_t total, std::vector<MemoryPoint>& timeline) {
+        const int64_t bucket = time_ns / bucket_ns_;
+        if (bucket != current_bucket_) {
+            if (pending_total_ >= 0) timeline.push_back(pending_);
+            current_bucket_ = bucket;
+            pending_total_ = -1;
+        }
+        if (total > pending_total_) {
+            pending_ = {time_ns, live};
+            pending_total_ = total;
+        }
+    }
+    void finish(std::vector<MemoryPoint>& timeline) const {
+        if (pending_total_ >= 0) timeline.push_back(pending_);
+    }
 
+private:
+    int64_t bucket_ns_;
+    int64_t current_bucket_ = INT64_MIN;
+    MemoryPoint pending_;
+    int64_t pending_total_ = -1;
+};
+
+// Where in the ordered events each allocation began and ended, and where the peak was: enough to
+// tell afterwards what was live at the peak.
+struct ReplayPositions {
+    std::vector<uint32_t> alloc_position, free_position;
+    size_t peak_position = 0;
+    bool have_peak = false;
+
+    // Live at the peak: allocated at or before it, freed after it.
+    bool live_at_peak(uint32_t i) const {
+        return have_peak && alloc_position[i] <= peak_position &&
+               (free_position[i] == UINT32_MAX || free_position[i] > peak_position);
+    }
+};
+
+// The live bytes while replaying, by category and device.
+struct LiveBytes {
     CategoryBytes live{};
     CategoryBytes live_low{};  // of live, the bytes tagged with low confidence
     int64_t total = 0;
     std::map<int64_t, std::pair<int64_t, int64_t>> device_live;  // device -> (live, peak)
-    size_t peak_position = 0;
-    bool have_peak = false;
-    std::vector<uint32_t> alloc_position(allocations.size(), UINT32_MAX), free_position(allocations.size(), UINT32_MAX);
 
-    for (size_t position = 0; position < events.size(); ++position) {
-        const Event& event = events[position];
-        const Allocation& a = allocations[event.index];
-        const int64_t delta = event.is_alloc() ? a.bytes : -a.bytes;
-        (event.is_alloc() ? alloc_position : free_position)[event.index] = static_cast<uint32_t>(position);
+    void apply(const Allocation& a, int64_t delta) {
         live[static_cast<size_t>(a.category)] += delta;
         if (a.low_confidence) live_low[static_cast<size_t>(a.category)] += delta;
         total += delta;
-        auto& [device_bytes, device_peak] = device_live[a.device];
-        device_bytes += delta;
-        // States are read only once every event of one instant and kind is applied: a sub-range and
-        // the space it takes, or frees and allocations at one moment, never show half done.
-        if (position + 1 < events.size() && events[position + 1].time == event.time &&
-            events[position + 1].order == event.order) {
-            continue;
-        }
-        for (auto& [device, state] : device_live) state.second = std::max(state.second, state.first);
-        for (int c = 0; c < kCategoryCount; ++c) memory.category_max[c] = std::max(memory.category_max[c], live[c]);
-        if (total > memory.peak_bytes) {  // the first moment the highest total is reached
-            memory.peak_bytes = total;
-            memory.peak_ns = event.time;
-            memory.at_peak = live;
-            memory.low_confidence_at_peak = live_low;
-            peak_position = position;
-            have_peak = true;
-        }
-        if (options.full_memory_timeline) {
-            // Every step, for a reader that draws its own level of detail (the viewer). Equal times
-            // stay separate points, so a moment's peak is still there.
-            memory.timeline.push_back({event.time, live});
-            continue;
-        }
-        const int64_t bucket = event.time / bucket_ns;
-        if (bucket != current_bucket) {
-            if (pending_total >= 0) memory.timeline.push_back(pending);
-            current_bucket = bucket;
-            pending_total = -1;
-        }
-        if (total > pending_total) {
-            pending = {event.time, live};
-            pending_total = total;
-        }
+        device_live[a.device].first += delta;
     }
-    if (pending_total >= 0) memory.timeline.push_back(pending);
-    if (!memory.timeline.empty() && memory.timeline.back().t_ns < report.run.duration_ns) {
-        memory.timeline.push_back({report.run.duration_ns, live});  // the state at the end of the run
-    }
-    for (const auto& [device, state] : device_live) memory.device_peaks.emplace_back(device, state.second);
+};
 
-    // Live at the peak: allocated at or before it, freed after it.
-    auto live_at_peak = [&](uint32_t i) {
-        return have_peak && alloc_position[i] <= peak_position &&
-               (free_position[i] == UINT32_MAX || free_position[i] > peak_position);
-    };
+// States are read only once every event of one instant and kind is applied: a sub-range and the
+// space it takes, or frees and allocations at one moment, never show half done.
+bool more_of_this_instant(const std::vector<Event>& events, size_t position) {
+    return position + 1 < events.size() && events[position + 1].time == events[position].time &&
+           events[position + 1].order == events[position].order;
+}
+
+// One complete instant: maxima, the peak (the first moment the highest total is reached), the timeline.
+void record_instant(const LiveBytes& state, int64_t time_ns, size_t position, bool full_timeline,
+                    BucketedTimeline& buckets, MemoryMetrics& memory, ReplayPositions& positions) {
+    for (int c = 0; c < kCategoryCount; ++c)
+        memory.category_max[c] = std::max(memory.category_max[c], state.live[c]);
+    if (state.total > memory.peak_bytes) {
+        memory.peak_bytes = state.total;
+        memory.peak_ns = time_ns;
+        memory.at_peak = state.live;
+        memory.low_confidence_at_peak = state.live_low;
+        positions.peak_position = position;
+        positions.have_peak = true;
+    }
+    // Every step, for a reader that draws its own level of detail (the viewer). Equal times stay
+    // separate points, so a moment's peak is still there.
+    if (full_timeline)
+        memory.timeline.push_back({time_ns, state.live});
+    else
+        buckets.add(time_ns, state.live, state.total, memory.timeline);
+}
+
+// Replays allocations and frees in time order: peak, category maxima, device peaks, timeline.
+ReplayPositions replay_events(const std::vector<Allocation>& allocations, const std::vector<Event>& events,
+                              const AnalysisOptions& options, int64_t run_duration_ns, MemoryMetrics& memory) {
+    BucketedTimeline buckets(std::max<int64_t>({run_duration_ns, events.back().time, 1}), options.timeline_points);
+    LiveBytes state;
+    ReplayPositions positions;
+    positions.alloc_position.assign(allocations.size(), UINT32_MAX);
+    positions.free_position.assign(allocations.size(), UINT32_MAX);
+    for (size_t position = 0; position < events.size(); ++position) {
+        const Event& event = events[position];
+        const Allocation& a = allocations[event.index];
+        (event.is_alloc() ? positions.alloc_position : positions.free_position)[event.index] =
+            static_cast<uint32_t>(position);
+        state.apply(a, event.is_alloc() ? a.bytes : -a.bytes);
+        if (more_of_this_instant(events, position)) continue;
+        for (auto& [device, bytes] : state.device_live) bytes.second = std::max(bytes.second, bytes.first);
+        record_instant(state, event.time, position, options.full_memory_timeline, buckets, memory, positions);
+    }
+    if (!options.full_memory_timeline) buckets.finish(memory.timeline);
+    if (!memory.timeline.empty() && memory.timeline.back().t_ns < run_duration_ns) {
+        memory.timeline.push_back({run_duration_ns, state.live});  // the state at the end of the run
+    }
+    for (const auto& [device, bytes] : state.device_live) memory.device_peaks.emplace_back(device, bytes.second);
+    return positions;
+}
+
+// A segment counted by sub-range, listed by what it holds at the peak (its largest part first).
+void describe_segment_parts(const Allocation& a, CategoryBytes parts, LargeAllocation& large) {
+    large.by_subrange = true;
+    int64_t attributed = 0;
+    for (int64_t bytes : parts) attributed += bytes;
+    parts[kUntagged] += a.bytes - attributed;
+    for (int c = 0; c < kCategoryCount; ++c) {
+        if (parts[static_cast<size_t>(c)] > 0) large.at_peak.emplace_back(c, parts[static_cast<size_t>(c)]);
+    }
+    std::stable_sort(large.at_peak.begin(), large.at_peak.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    if (!large.at_peak.empty()) large.category = large.at_peak.front().first;
+}
+
+LargeAllocation describe_large(TraceFile& trace, const Allocation& a, const CategoryBytes& segment_parts) {
+    LargeAllocation large;
+    large.id = a.id;
+    large.device = a.device;
+    large.bytes = a.bytes;
+    large.alloc_ns = a.alloc_ns;
+    if (a.freed) large.free_ns = a.free_ns;
+    large.category = a.listed_category;
+    large.tag_category = a.listed_category;
+    large.rule = a.rule;
+    large.confidence = a.confidence;
+    if (a.by_subrange)
+        describe_segment_parts(a, segment_parts, large);
+    else
+        large.at_peak.emplace_back(a.category, a.bytes);
+    if (a.stack >= 0) large.stack = load_stack(trace.db, a.stack);
+    return large;
+}
+
+// The largest allocations live at the peak (a segment is listed, not its pieces).
+void list_largest_at_peak(TraceFile& trace, const std::vector<Allocation>& allocations,
+                          const ReplayPositions& positions, int largest_allocations, MemoryMetrics& memory) {
     // What each segment counted by sub-range holds at the peak.
     std::unordered_map<uint32_t, CategoryBytes> segment_parts;
     for (uint32_t i = 0; i < allocations.size(); ++i) {
         const Allocation& a = allocations[i];
-        if (a.real || a.bytes < 0 || !live_at_peak(i)) continue;
+        if (a.real || a.bytes < 0 || !positions.live_at_peak(i)) continue;
         segment_parts[static_cast<uint32_t>(a.segment)][static_cast<size_t>(a.category)] += a.bytes;
     }
     std::vector<uint32_t> listed;
     for (uint32_t i = 0; i < allocations.size(); ++i) {
-        if (allocations[i].real && live_at_peak(i)) listed.push_back(i);  // a segment is listed, not its pieces
+        if (allocations[i].real && positions.live_at_peak(i)) listed.push_back(i);
     }
-    const size_t count = std::min(listed.size(), static_cast<size_t>(std::max(0, options.largest_allocations)));
+    const size_t count = std::min(listed.size(), static_cast<size_t>(std::max(0, largest_allocations)));
     std::partial_sort(
         listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(count), listed.end(), [&](uint32_t x, uint32_t y) {
             return allocations[x].bytes != allocations[y].bytes ? allocations[x].bytes > allocations[y].bytes
                                                                 : allocations[x].id < allocations[y].id;
         });
-    for (size_t i = 0; i < count; ++i) {
-        const Allocation& a = allocations[listed[i]];
-        LargeAllocation large;
-        large.id = a.id;
-        large.device = a.device;
-        large.bytes = a.bytes;
-        large.alloc_ns = a.alloc_ns;
-        if (a.freed) large.free_ns = a.free_ns;
-        large.category = a.listed_category;
-        large.tag_category = a.listed_category;
-        large.rule = a.rule;
-        large.confidence = a.confidence;
-        if (a.by_subrange) {
-            large.by_subrange = true;
-            CategoryBytes parts = segment_parts[listed[i]];
-            int64_t attributed = 0;
-            for (int64_t bytes : parts) attributed += bytes;
-            parts[kUntagged] += a.bytes - attributed;
-            for (int c = 0; c < kCategoryCount; ++c) {
-                if (parts[static_cast<size_t>(c)] > 0) large.at_peak.emplace_back(c, parts[static_cast<size_t>(c)]);
-            }
-            std::stable_sort(large.at_peak.begin(), large.at_peak.end(),
-                             [](const auto& x, const auto& y) { return x.second > y.second; });
-            if (!large.at_peak.empty()) large.category = large.at_peak.front().first;
-        } else {
-            large.at_peak.emplace_back(a.category, a.bytes);
-        }
-        if (a.stack >= 0) large.stack = load_stack(trace.db, a.stack);
-        memory.largest_at_peak.push_back(std::move(large));
+    for (size_t i = 0; i < count; ++i)
+        memory.largest_at_peak.push_back(describe_large(trace, allocations[listed[i]], segment_parts[listed[i]]));
+}
+
+}  // namespace
+
+void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report) {
+    MemoryMetrics& memory = report.memory;
+    int64_t absurd = 0;
+    std::vector<Allocation> allocations = read_device_allocations(trace, options.memory_device, absurd);
+    for (const Allocation& a : allocations)
+        if (a.category != kUntagged) memory.tagged = true;
+    memory.allocations = static_cast<int64_t>(allocations.size());
+    if (absurd > 0)
+        report.notes.push_back(std::to_string(absurd) +
+                               " allocation rows claim more than 1 PiB: left out of every figure");
+    const SubRangeSummary subranges = add_subranges(trace, allocations);
+    if (allocations.empty()) {
+        report.notes.push_back("the trace has no device allocations: memory figures are zero");
+        return;
     }
+    if (!memory.tagged) {
+        report.notes.push_back("allocations are not tagged with categories yet: all memory is 'untagged'");
+    }
+    add_granularity_notes(trace, subranges, report);
+    const std::vector<Event> events = ordered_events(allocations);
+    const ReplayPositions positions = replay_events(allocations, events, options, report.run.duration_ns, memory);
+    list_largest_at_peak(trace, allocations, positions, options.largest_allocations, memory);
 }
 
 }  // namespace tbdprof::analyzer

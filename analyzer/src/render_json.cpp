@@ -116,12 +116,9 @@ void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
     }
     json.end_array().end_object();
 }
-}  // namespace
 
-std::string render_json(const Report& r) {
-    trace::JsonWriter json;
-    json.begin_object();
-    json.value("schema", "tbdprof-report").value("schema_version", 1);
+// What was recorded and which part of it the figures cover.
+void trace_and_window(trace::JsonWriter& json, const Report& r) {
     json.begin_object("trace")
         .value("path", r.run.trace_path)
         .value("command_line", r.run.command_line)
@@ -140,6 +137,9 @@ std::string render_json(const Report& r) {
         .value("end_s", s_of(r.window.end_ns))
         .value("duration_s", r.window.seconds())
         .end_object();
+}
+
+void devices(trace::JsonWriter& json, const Report& r) {
     json.value("gpu_utilization", r.gpu_utilization).value("gpu_busy_utilization", r.busy_utilization);
     json.begin_array("devices");
     for (const DeviceMetrics& d : r.devices) {
@@ -157,7 +157,10 @@ std::string render_json(const Report& r) {
             .end_object();
     }
     json.end_array();
-    const FlopMetrics& f = r.flops;
+}
+
+// FP32, tensor-core and per-precision throughput.
+void throughput(trace::JsonWriter& json, const FlopMetrics& f) {
     json.begin_object("fp32")
         .value("flops", f.fp32_flops)
         .value("flops_per_s", f.fp32_flops_per_s)
@@ -184,6 +187,10 @@ std::string render_json(const Report& r) {
             .end_object();
     }
     json.end_object();
+}
+
+// How much of the kernel time the FLOP figures cover, and where the FLOPs came from.
+void flop_provenance(trace::JsonWriter& json, const FlopMetrics& f) {
     json.begin_object("flop_coverage")
         .value("other_flops", f.other_flops)
         .value("library_calls", f.library_calls)
@@ -203,8 +210,9 @@ std::string render_json(const Report& r) {
         .value("compared_library_flops", c.compared_library_flops)
         .value("compared_counter_flops", c.compared_counter_flops)
         .end_object();
-    memory(json, r.memory);
-    const IterationMetrics& it = r.iterations;
+}
+
+void iterations(trace::JsonWriter& json, const IterationMetrics& it) {
     json.begin_object("iterations")
         .value("source", it.source)
         .value("detected", it.detected)
@@ -221,6 +229,9 @@ std::string render_json(const Report& r) {
         .value("kernel_time_per_iteration_s",
                it.kernel_time_per_iteration_ns ? std::optional<double>(*it.kernel_time_per_iteration_ns * 1e-9) : std::nullopt)
         .end_object();
+}
+
+void cpu_and_kernels(trace::JsonWriter& json, const Report& r) {
     json.begin_object("cpu").value("available", r.cpu.available).value("utilization", r.cpu.utilization);
     json.begin_array("processes");
     for (const CpuProcess& p : r.cpu.processes) json.begin_object().value("process", p.process).value("utilization", p.utilization).end_object();
@@ -238,7 +249,9 @@ std::string render_json(const Report& r) {
             .end_object();
     }
     json.end_array().end_object();
-    communication(json, r.communication);
+}
+
+void utilization_timeline(trace::JsonWriter& json, const Report& r) {
     json.begin_object("utilization_timeline").value("bucket_s", s_of(r.utilization_series.bucket_ns));
     json.begin_array("devices");
     for (const auto& [device, values] : r.utilization_series.devices) {
@@ -247,6 +260,22 @@ std::string render_json(const Report& r) {
         json.end_array().end_object();
     }
     json.end_array().end_object();
+}
+}  // namespace
+
+std::string render_json(const Report& r) {
+    trace::JsonWriter json;
+    json.begin_object();
+    json.value("schema", "tbdprof-report").value("schema_version", 1);
+    trace_and_window(json, r);
+    devices(json, r);
+    throughput(json, r.flops);
+    flop_provenance(json, r.flops);
+    memory(json, r.memory);
+    iterations(json, r.iterations);
+    cpu_and_kernels(json, r);
+    communication(json, r.communication);
+    utilization_timeline(json, r);
     json.begin_array("notes");
     for (const std::string& note : r.notes) json.value("", note);
     json.end_array();

@@ -323,6 +323,155 @@ void load_subranges(const Database& db, Overview& overview) {
     }
 }
 
+// Function id -> label (index into the names table). Function ids are small and dense in practice:
+// a plain table, with a map for the rest.
+class FunctionLabels {
+public:
+    static constexpr uint32_t kNone = UINT32_MAX;
+
+    explicit FunctionLabels(const trace::Database& db) : names_(std::make_shared<std::vector<std::string>>()) {
+        for (auto& [function, name] : trace::read_function_names(db)) {
+            remember(function, static_cast<uint32_t>(names_->size()));
+            names_->push_back(std::move(name));
+        }
+    }
+    // A function without a name gets one ("function ID") the first time it is seen.
+    uint32_t label_of(int64_t function) {
+        uint32_t label = lookup(function);
+        if (label == kNone) {
+            label = static_cast<uint32_t>(names_->size());
+            remember(function, label);
+            names_->push_back("function " + std::to_string(function));
+        }
+        return label;
+    }
+    const std::shared_ptr<std::vector<std::string>>& names() const { return names_; }
+
+private:
+    void remember(int64_t function, uint32_t label) {
+        if (function >= 0 && function < (int64_t{1} << 20)) {
+            if (dense_label_.size() <= static_cast<size_t>(function))
+                dense_label_.resize(static_cast<size_t>(function) + 1, kNone);
+            dense_label_[static_cast<size_t>(function)] = label;
+        } else {
+            function_label_[function] = label;
+        }
+    }
+    uint32_t lookup(int64_t function) const {
+        if (function >= 0 && static_cast<size_t>(function) < dense_label_.size())
+            return dense_label_[static_cast<size_t>(function)];
+        auto found = function_label_.find(function);
+        return found == function_label_.end() ? kNone : found->second;
+    }
+
+    std::shared_ptr<std::vector<std::string>> names_;
+    std::vector<uint32_t> dense_label_;
+    std::unordered_map<int64_t, uint32_t> function_label_;
+};
+
+// Kernel rows, one per (device, stream) up to the cap, filled kernel by kernel in time order.
+class KernelRowBuilder {
+public:
+    KernelRowBuilder(const trace::Database& db, KernelDetail& detail, const std::atomic<bool>& cancel,
+                     const ProgressFn& progress, bool keep_partial)
+        : labels_(db), stream_handles_(read_stream_handles(db)), detail_(detail), cancel_(cancel),
+          progress_(progress), keep_partial_(keep_partial),
+          total_(std::max<double>(
+              1, static_cast<double>(db.query_int(
+                     "SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)")))) {}
+
+    // Adds one kernel to its row; false stops the scan (out of order, or cancelled).
+    bool add(int64_t id, int64_t device, int64_t stream, int64_t function, int64_t start, int64_t duration,
+             bool graph) {
+        ItemRow& items = detail_.rows[row_for({device, stream})].items;
+        items.add(start, saturating_end(start, duration), labels_.label_of(function), id, graph);
+        if (!items.sorted()) return sorted_ = false;
+        if ((++read_ & 0xffff) == 0) {
+            if (cancel_.load(std::memory_order_relaxed)) {
+                if (!keep_partial_) throw LoadCancelled();
+                detail_.complete = false;
+                return false;
+            }
+            if (progress_) progress_(0.9 * static_cast<double>(read_) / total_);
+        }
+        return true;
+    }
+    bool sorted() const { return sorted_; }
+    // Before reading again by start time: no rows, nothing read.
+    void restart() {
+        detail_.rows.clear(), row_of_.clear(), merged_streams_.clear(), last_row_ = SIZE_MAX, read_ = 0, sorted_ = true;
+    }
+    // Rows in (device, stream) order, merged rows titled, every row sharing the names table.
+    void finish() {
+        std::sort(detail_.rows.begin(), detail_.rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
+            return std::tie(a.device, a.stream) < std::tie(b.device, b.stream);
+        });
+        for (TimelineRow& row : detail_.rows)
+            if (row.stream == kMergedStreams) row.title = merged_title(row.device, merged_streams_[row.device], "");
+        for (TimelineRow& row : detail_.rows) row.labels = labels_.names();
+    }
+    const std::shared_ptr<std::vector<std::string>>& names() const { return labels_.names(); }
+
+private:
+    // Consecutive kernels mostly share a stream: the row is looked up only when it changes.
+    size_t row_for(std::pair<int64_t, int64_t> key) {
+        if (key == last_key_ && last_row_ != SIZE_MAX) return last_row_;
+        auto found = row_of_.find(key);
+        if (found == row_of_.end()) {
+            const auto drawn = capped_key(key, detail_.rows.size(), false, merged_streams_);
+            auto [it, inserted] = row_of_.emplace(drawn, detail_.rows.size());
+            if (inserted) {
+                TimelineRow row;
+                row.kind = RowKind::kernels;
+                row.device = key.first;
+                row.stream = drawn.second;
+                row.title = "GPU " + std::to_string(key.first) + " · " + stream_name(stream_handles_, key.second);
+                detail_.rows.push_back(std::move(row));
+            }
+            found = row_of_.emplace(key, it->second).first;  // a merged stream finds its row at once
+        }
+        last_key_ = key;
+        last_row_ = found->second;
+        return last_row_;
+    }
+
+    FunctionLabels labels_;
+    const std::map<int64_t, int64_t> stream_handles_;
+    KernelDetail& detail_;
+    const std::atomic<bool>& cancel_;
+    const ProgressFn& progress_;
+    const bool keep_partial_;
+    const double total_;
+    std::map<std::pair<int64_t, int64_t>, size_t> row_of_;
+    std::map<int64_t, int64_t> merged_streams_;  // device -> streams drawn in its shared row
+    std::pair<int64_t, int64_t> last_key_{};
+    size_t last_row_ = SIZE_MAX;
+    int64_t read_ = 0;
+    bool sorted_ = true;
+};
+
+// After the kernel rows: the host rows (not when cancelled: the kernels read so far only) and each
+// row's mipmap, timed with TBDPROF_VIEWER_TIMING.
+void finish_detail(const trace::Database& db, int64_t run_ns, const ProgressFn& progress, KernelDetail& detail) {
+    const bool timing = std::getenv("TBDPROF_VIEWER_TIMING") != nullptr;
+    auto lap = [&, clock = std::chrono::steady_clock::now()](const char* stage) mutable {
+        const auto now = std::chrono::steady_clock::now();
+        if (timing)
+            std::fprintf(stderr, "tbdprof-viewer:   %-12s %.3f s\n", stage,
+                         std::chrono::duration<double>(now - clock).count());
+        clock = now;
+    };
+    lap("kernel rows");
+    if (detail.complete) load_host_rows(db, detail.rows);
+    merge_excess_rows(detail.rows, RowKind::host_calls, "CPU rows (threads)");
+    lap("host rows");
+    for (size_t i = 0; i < detail.rows.size(); ++i) {
+        detail.rows[i].lod.build(detail.rows[i].items, run_ns);
+        if (progress) progress(0.9 + 0.1 * static_cast<double>(i + 1) / static_cast<double>(detail.rows.size()));
+    }
+    lap("summaries");
+}
+
 }  // namespace
 
 void check_trace(const std::string& path) {
@@ -397,122 +546,27 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
     Database db = open(path);
     auto detail = std::make_unique<KernelDetail>();
     try {
-        auto names = std::make_shared<std::vector<std::string>>();
-        // Function ids are small and dense in practice: a plain table, with a map for the rest.
-        std::vector<uint32_t> dense_label;
-        std::unordered_map<int64_t, uint32_t> function_label;
-        constexpr uint32_t kNone = UINT32_MAX;
-        auto remember = [&](int64_t function, uint32_t label) {
-            if (function >= 0 && function < (int64_t{1} << 20)) {
-                if (dense_label.size() <= static_cast<size_t>(function))
-                    dense_label.resize(static_cast<size_t>(function) + 1, kNone);
-                dense_label[static_cast<size_t>(function)] = label;
-            } else {
-                function_label[function] = label;
-            }
-        };
-        auto lookup = [&](int64_t function) {
-            if (function >= 0 && static_cast<size_t>(function) < dense_label.size())
-                return dense_label[static_cast<size_t>(function)];
-            auto found = function_label.find(function);
-            return found == function_label.end() ? kNone : found->second;
-        };
-        for (auto& [function, name] : trace::read_function_names(db)) {
-            remember(function, static_cast<uint32_t>(names->size()));
-            names->push_back(std::move(name));
-        }
-        const std::map<int64_t, int64_t> stream_handles = read_stream_handles(db);
-        const double total = std::max<double>(
-            1, static_cast<double>(db.query_int(
-                   "SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)")));
+        KernelRowBuilder rows(db, *detail, cancel, progress, keep_partial);
         // Kernels are stored in time order (id order), read through the trace library's fast kernel
         // scan (fast_scans.h; the full RowReader<KernelRow> reads 15 columns and took twice as long
         // over the 10 M kernels of the benchmark trace). A file that is not in time order is read
         // again by start time.
-        std::map<std::pair<int64_t, int64_t>, size_t> row_of;
-        std::map<int64_t, int64_t> merged_streams;  // device -> streams drawn in its shared row
-        std::pair<int64_t, int64_t> last_key{};
-        size_t last_row = SIZE_MAX;
-        int64_t read = 0;
-        bool sorted = true;
-        // Adds one kernel to its row; false stops the scan (out of order, or cancelled).
-        auto add = [&](int64_t id, int64_t device, int64_t stream, int64_t function, int64_t start, int64_t duration,
-                       bool graph) {
-            const std::pair<int64_t, int64_t> key{device, stream};
-            // Consecutive kernels mostly share a stream: look the row up only when it changes.
-            if (key != last_key || last_row == SIZE_MAX) {
-                auto found = row_of.find(key);
-                if (found == row_of.end()) {
-                    const auto drawn = capped_key(key, detail->rows.size(), false, merged_streams);
-                    auto [it, inserted] = row_of.emplace(drawn, detail->rows.size());
-                    if (inserted) {
-                        TimelineRow row;
-                        row.kind = RowKind::kernels;
-                        row.device = device;
-                        row.stream = drawn.second;
-                        row.title = "GPU " + std::to_string(device) + " · " + stream_name(stream_handles, stream);
-                        detail->rows.push_back(std::move(row));
-                    }
-                    found = row_of.emplace(key, it->second).first;  // a merged stream finds its row at once
-                }
-                last_key = key;
-                last_row = found->second;
-            }
-            ItemRow& items = detail->rows[last_row].items;
-            uint32_t label = lookup(function);
-            if (label == kNone) {
-                label = static_cast<uint32_t>(names->size());
-                remember(function, label);
-                names->push_back("function " + std::to_string(function));
-            }
-            items.add(start, saturating_end(start, duration), label, id, graph);
-            if (!items.sorted()) return sorted = false;
-            if ((++read & 0xffff) == 0) {
-                if (cancel.load(std::memory_order_relaxed)) {
-                    if (!keep_partial) throw LoadCancelled();
-                    detail->complete = false;
-                    return false;
-                }
-                if (progress) progress(0.9 * static_cast<double>(read) / total);
-            }
-            return true;
-        };
         trace::for_each_kernel_interval(db, INT64_MIN, INT64_MAX, [&](const trace::KernelInterval& k) {
-            return k.duration_ns < 0 || add(k.id, k.device, k.stream, k.function, k.start_ns, k.duration_ns, k.graph);
+            return k.duration_ns < 0 ||
+                   rows.add(k.id, k.device, k.stream, k.function, k.start_ns, k.duration_ns, k.graph);
         });
-        if (!sorted) {
-            detail->rows.clear(), row_of.clear(), merged_streams.clear(), last_row = SIZE_MAX, read = 0, sorted = true;
+        if (!rows.sorted()) {
+            rows.restart();
             trace::RowReader<trace::KernelRow> kernels(db, {.by_time = true});
             for (trace::KernelRow k; kernels.next(k);) {
-                if (k.duration_ns && !add(k.id, k.device, k.stream.value_or(-1), k.function, k.start_ns, *k.duration_ns,
-                                          k.graph_launch.has_value()))
+                if (k.duration_ns && !rows.add(k.id, k.device, k.stream.value_or(-1), k.function, k.start_ns,
+                                               *k.duration_ns, k.graph_launch.has_value()))
                     break;
             }
         }
-        std::sort(detail->rows.begin(), detail->rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
-            return std::tie(a.device, a.stream) < std::tie(b.device, b.stream);
-        });
-        for (TimelineRow& row : detail->rows)
-            if (row.stream == kMergedStreams) row.title = merged_title(row.device, merged_streams[row.device], "");
-        for (TimelineRow& row : detail->rows) row.labels = names;
-        const bool timing = std::getenv("TBDPROF_VIEWER_TIMING") != nullptr;
-        auto lap = [&, clock = std::chrono::steady_clock::now()](const char* stage) mutable {
-            const auto now = std::chrono::steady_clock::now();
-            if (timing)
-                std::fprintf(stderr, "tbdprof-viewer:   %-12s %.3f s\n", stage,
-                             std::chrono::duration<double>(now - clock).count());
-            clock = now;
-        };
-        lap("kernel rows");
-        if (detail->complete) load_host_rows(db, detail->rows);  // cancelled: the kernels read so far only
-        merge_excess_rows(detail->rows, RowKind::host_calls, "CPU rows (threads)");
-        lap("host rows");
-        for (size_t i = 0; i < detail->rows.size(); ++i) {
-            detail->rows[i].lod.build(detail->rows[i].items, run_ns);
-            if (progress) progress(0.9 + 0.1 * static_cast<double>(i + 1) / static_cast<double>(detail->rows.size()));
-        }
-        lap("summaries");
-        detail->names = names;
+        rows.finish();
+        finish_detail(db, run_ns, progress, *detail);
+        detail->names = rows.names();
     } catch (const trace::SqliteError& e) {
         throw LoadError(path + " could not be read: " + e.what());
     }

@@ -151,6 +151,104 @@ void paint_predicted(QPainter& painter, const QRect& plot, const PredictedMemory
     painter.restore();
 }
 
+// What the breakdown means, where the report says it is not per tensor; an unreliable breakdown
+// says so first (tag_plausibility.h), lifetime bars that show a segment's tensors say that, and so
+// does a what-if scenario drawn or not drawn.
+QStringList breakdown_notes(const analyzer::Report& report, bool bars_of_subranges, const QString& whatif_note) {
+    QStringList notes;
+    for (const std::string& note : report.notes) {
+        if (note.find("memory breakdown") != std::string::npos || note.find("sub-range") != std::string::npos ||
+            note.find("not tagged") != std::string::npos) {
+            notes << QString::fromStdString(note);
+        }
+    }
+    if (!whatif_note.isEmpty()) notes.prepend(whatif_note);
+    if (bars_of_subranges)
+        notes.prepend(QStringLiteral("a pooled segment is drawn as the tensors inside it (its sub-ranges)"));
+    if (report.memory.tags.verdict == analyzer::TagVerdict::implausible) {
+        QString warning = QString::fromStdString(report.memory.tags.summary);
+        if (!report.memory.tags.warnings.empty())
+            warning += QStringLiteral(": ") + QString::fromStdString(report.memory.tags.warnings.front());
+        notes.prepend(warning);
+    }
+    return notes;
+}
+
+// The what-if scenario to draw over the single chart (its peak is of all devices together), or none;
+// `note` says which, or why not.
+const PredictedMemory* predicted_to_draw(const ReportData& data, bool drew_bars, QString& note) {
+    const PredictedMemory* predicted = data.predicted ? &*data.predicted : nullptr;
+    if (predicted && !predicted->cannot_predict.empty()) {
+        note = QStringLiteral("what-if '%1': cannot predict: %2")
+                   .arg(QString::fromStdString(predicted->options), QString::fromStdString(predicted->cannot_predict));
+        return nullptr;
+    }
+    if (predicted && (drew_bars || data.devices.size() >= 2)) {
+        note = QStringLiteral("the predicted timeline is drawn over the stacked chart of a one-device run");
+        return nullptr;
+    }
+    if (predicted)
+        note = QStringLiteral("dashed: the predicted timeline of what-if '%1'").arg(QString::fromStdString(predicted->options));
+    return predicted;
+}
+
+// What is drawn: lifetime bars, or the stacked chart (a lane per device when there are several).
+QString chart_heading(bool drew_bars, const LifetimeLayout& layout, size_t devices) {
+    if (drew_bars) {
+        return QStringLiteral(
+                   "lifetime bars: %1 %2 alive in view, each from allocation to free (zoom out for the "
+                   "stacked chart)")
+            .arg(layout.bars.size())
+            .arg(layout.has_subranges ? QStringLiteral("allocations and tensors") : QStringLiteral("allocations"));
+    }
+    return QStringLiteral(
+               "live device memory%1, stacked by category (each column: the highest moment in "
+               "its span)")
+        .arg(devices >= 2 ? QStringLiteral(" per device (a lane each, same time axis and byte scale)") : QString());
+}
+
+// Two lines: what is drawn, then what the breakdown means (segment level, sub-ranges, untagged).
+void paint_note_lines(QPainter& painter, const QRect& area, const QString& heading, const QStringList& notes,
+                      bool unreliable, const ViewerColors& colors) {
+    painter.setPen(colors.text);
+    painter.drawText(QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight / 2),
+                     Qt::AlignVCenter, heading);
+    painter.setPen(unreliable ? colors.highlight : colors.dim_text);
+    painter.drawText(
+        QRect(area.left() + 6, area.top() + kRulerHeight + kNoteHeight / 2, area.width() - 12, kNoteHeight / 2),
+        Qt::AlignVCenter, painter.fontMetrics().elidedText(notes.join(" · "), Qt::ElideRight, area.width() - 12));
+}
+
+// One chart of all devices (with the what-if's predicted timeline over it), or a lane per device on
+// the same axis and the same byte scale.
+void paint_stacked_charts(QPainter& painter, const QRect& area, const QRect& plot, const ReportData& data,
+                          const PredictedMemory* predicted, const TimeAxis& axis, const ViewerColors& colors,
+                          const std::optional<int64_t>& moment) {
+    const MemorySeries& series = data.memory;
+    const analyzer::Report& report = data.report;
+    if (data.devices.size() < 2) {
+        const double scale_bytes =
+            static_cast<double>(std::max<int64_t>({1, series.peak(), predicted ? predicted->peak_bytes : 0}));
+        paint_stacked(painter, area, plot, series, scale_bytes, report.memory.peak_bytes, report.memory.peak_ns,
+                      QString(), axis, colors, moment);
+        if (predicted) paint_predicted(painter, plot, *predicted, scale_bytes, axis, colors);
+        return;
+    }
+    int64_t largest = 1;
+    for (const DeviceMemory& d : data.devices) largest = std::max(largest, d.series.peak());
+    const int count = static_cast<int>(data.devices.size());
+    const int gap = 8;
+    const int lane_height = (plot.height() - gap * (count - 1)) / count;
+    for (int i = 0; i < count; ++i) {
+        const DeviceMemory& d = data.devices[static_cast<size_t>(i)];
+        const QRect lane(plot.left(), plot.top() + i * (lane_height + gap), plot.width(), lane_height);
+        const RangeExtent whole = d.series.extent(INT64_MIN / 2, INT64_MAX / 2);
+        const int64_t peak_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).t_ns;
+        paint_stacked(painter, area, lane, d.series, static_cast<double>(largest), d.series.peak(), peak_ns,
+                      QStringLiteral("GPU %1").arg(d.device), axis, colors, moment);
+    }
+}
+
 }  // namespace
 
 QRect MemoryPainter::plotArea(const QRect& area) {
@@ -160,7 +258,6 @@ QRect MemoryPainter::plotArea(const QRect& area) {
 
 void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSession& session, const TimeAxis& axis,
                           const ViewerColors& colors, const MemoryPaintOptions& options) {
-    const std::optional<int64_t>& moment = options.moment;
     drew_bars_ = false;
     layout_ = {};
     painter.fillRect(area, colors.background);
@@ -172,19 +269,10 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
         painter.drawText(plot, Qt::AlignCenter, QStringLiteral("analysing memory…"));
         return;
     }
-    const MemorySeries& series = data->memory;
     const analyzer::Report& report = data->report;
-    if (series.empty()) {
+    if (data->memory.empty()) {
         painter.drawText(plot, Qt::AlignCenter, QStringLiteral("no device allocations in this trace"));
         return;
-    }
-    // What the breakdown means, where the report says it is not per tensor.
-    QStringList notes;
-    for (const std::string& note : report.notes) {
-        if (note.find("memory breakdown") != std::string::npos || note.find("sub-range") != std::string::npos ||
-            note.find("not tagged") != std::string::npos) {
-            notes << QString::fromStdString(note);
-        }
     }
     // Zoomed in far enough, every allocation alive in the span as a bar of its own.
     // (Only zoomed in: the whole run opens on the stacked chart, where the totals over time read at once.)
@@ -196,78 +284,15 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
         drew_bars_ = !layout_.too_many && !layout_.bars.empty() && layout_.lanes * kMinBarHeight <= plot.height();
         if (!drew_bars_) layout_ = {};
     }
-    const QString heading =
-        drew_bars_ ? QStringLiteral(
-                         "lifetime bars: %1 %2 alive in view, each from allocation to free (zoom out for the "
-                         "stacked chart)")
-                         .arg(layout_.bars.size())
-                         .arg(layout_.has_subranges ? QStringLiteral("allocations and tensors")
-                                                    : QStringLiteral("allocations"))
-                   : QStringLiteral(
-                         "live device memory%1, stacked by category (each column: the highest moment in "
-                         "its span)")
-                         .arg(data->devices.size() >= 2
-                                  ? QStringLiteral(" per device (a lane each, same time axis and byte scale)")
-                                  : QString());
-    // The what-if scenario: drawn over the single chart (its peak is of all devices together).
-    const PredictedMemory* predicted = data->predicted ? &*data->predicted : nullptr;
-    if (predicted && !predicted->cannot_predict.empty()) {
-        notes.prepend(QStringLiteral("what-if '%1': cannot predict: %2")
-                          .arg(QString::fromStdString(predicted->options), QString::fromStdString(predicted->cannot_predict)));
-        predicted = nullptr;
-    } else if (predicted && (drew_bars_ || data->devices.size() >= 2)) {
-        notes.prepend(QStringLiteral("the predicted timeline is drawn over the stacked chart of a one-device run"));
-        predicted = nullptr;
-    } else if (predicted) {
-        notes.prepend(QStringLiteral("dashed: the predicted timeline of what-if '%1'")
-                          .arg(QString::fromStdString(predicted->options)));
-    }
-    if (drew_bars_ && layout_.has_subranges)
-        notes.prepend(QStringLiteral("a pooled segment is drawn as the tensors inside it (its sub-ranges)"));
-    // An unreliable breakdown says so first, in the warning colour (tag_plausibility.h).
-    const bool unreliable = report.memory.tags.verdict == analyzer::TagVerdict::implausible;
-    if (unreliable) {
-        QString warning = QString::fromStdString(report.memory.tags.summary);
-        if (!report.memory.tags.warnings.empty())
-            warning += QStringLiteral(": ") + QString::fromStdString(report.memory.tags.warnings.front());
-        notes.prepend(warning);
-    }
-    // Two lines: what is drawn, then what the breakdown means (segment level, sub-ranges, untagged).
-    painter.setPen(colors.text);
-    painter.drawText(QRect(area.left() + 6, area.top() + kRulerHeight, area.width() - 12, kNoteHeight / 2),
-                     Qt::AlignVCenter, heading);
-    painter.setPen(unreliable ? colors.highlight : colors.dim_text);
-    painter.drawText(
-        QRect(area.left() + 6, area.top() + kRulerHeight + kNoteHeight / 2, area.width() - 12, kNoteHeight / 2),
-        Qt::AlignVCenter, painter.fontMetrics().elidedText(notes.join(" · "), Qt::ElideRight, area.width() - 12));
-    if (drew_bars_) {
+    QString whatif_note;
+    const PredictedMemory* predicted = predicted_to_draw(*data, drew_bars_, whatif_note);
+    paint_note_lines(painter, area, chart_heading(drew_bars_, layout_, data->devices.size()),
+                     breakdown_notes(report, drew_bars_ && layout_.has_subranges, whatif_note),
+                     report.memory.tags.verdict == analyzer::TagVerdict::implausible, colors);
+    if (drew_bars_)
         paintBars(painter, plot, axis, colors, options);
-        paintLegend(painter, area, plot, report, colors);
-        return;
-    }
-
-    // One chart of all devices, or a lane per device on the same axis and the same byte scale.
-    if (data->devices.size() >= 2) {
-        int64_t largest = 1;
-        for (const DeviceMemory& d : data->devices) largest = std::max(largest, d.series.peak());
-        const int count = static_cast<int>(data->devices.size());
-        const int gap = 8;
-        const int lane_height = (plot.height() - gap * (count - 1)) / count;
-        for (int i = 0; i < count; ++i) {
-            const DeviceMemory& d = data->devices[static_cast<size_t>(i)];
-            const QRect lane(plot.left(), plot.top() + i * (lane_height + gap), plot.width(), lane_height);
-            const RangeExtent whole = d.series.extent(INT64_MIN / 2, INT64_MAX / 2);
-            const int64_t peak_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).t_ns;
-            paint_stacked(painter, area, lane, d.series, static_cast<double>(largest), d.series.peak(), peak_ns,
-                          QStringLiteral("GPU %1").arg(d.device), axis, colors, moment);
-        }
-    } else {
-        const double scale_bytes =
-            static_cast<double>(std::max<int64_t>({1, series.peak(), predicted ? predicted->peak_bytes : 0}));
-        paint_stacked(painter, area, plot, series, scale_bytes, report.memory.peak_bytes, report.memory.peak_ns,
-                      QString(), axis, colors, moment);
-        if (predicted) paint_predicted(painter, plot, *predicted, scale_bytes, axis, colors);
-    }
+    else
+        paint_stacked_charts(painter, area, plot, *data, predicted, axis, colors, options.moment);
     paintLegend(painter, area, plot, report, colors);
 }
 

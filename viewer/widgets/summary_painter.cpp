@@ -141,22 +141,9 @@ int paint_tag_check(QPainter& p, int x, int y, int width, const MemoryMetrics& m
     return wrapped(p, x, y, width, remarks.join(QStringLiteral(" · "))) + 6;
 }
 
-}  // namespace
-
-void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, const ViewerColors& colors) {
-    p.fillRect(area, colors.background);
-    const int x = area.left() + 16;
-    const int width = std::min(area.width() - 32, 900);
-    int y = area.top() + 10;
-    const ReportData* data = session.report();
-    if (!data) {
-        p.setPen(colors.dim_text);
-        p.drawText(
-            area, Qt::AlignCenter,
-            session.state() == TraceSession::State::failed ? session.error() : QStringLiteral("analysing the trace…"));
-        return;
-    }
-    const Report& r = data->report;
+// The run's name, length and window, and its command line. Returns the y below.
+int paint_title(QPainter& p, int x, int y, int width, const TraceSession& session, const Report& r,
+                const ViewerColors& colors) {
     y = heading(
         p, x, y,
         QStringLiteral("%1 · %2 run, %3 window (%4)")
@@ -166,8 +153,11 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
     p.setPen(colors.dim_text);
     p.drawText(QRect(x, y - 6, width, 18), Qt::AlignVCenter,
                p.fontMetrics().elidedText(q(r.run.command_line), Qt::ElideMiddle, width));
-    y += 16;
+    return y + 16;
+}
 
+// Utilization bars: the mean, each GPU, copies and sets, FP32; tensor-core throughput when any.
+int paint_gpu_time(QPainter& p, int x, int y, int width, const Report& r, const ViewerColors& colors) {
     y = heading(p, x, y, QStringLiteral("Where the GPU time goes"), colors);
     const QColor gpu = colors.category(0);
     fraction_bar(p, x, y, width, QStringLiteral("GPU utilization (mean)"), r.gpu_utilization,
@@ -190,8 +180,11 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
                    QStringLiteral("tensor-core throughput %1").arg(q(format_rate(r.flops.tensor_flops_per_s))));
         y += 22;
     }
-    y += 8;
+    return y + 8;
+}
 
+// The peak's bytes by category: the tag check, a stacked bar, and a legend with each share.
+int paint_memory(QPainter& p, int x, int y, int width, const Report& r, const ViewerColors& colors) {
     y = heading(p, x, y,
                 r.memory.peak_bytes <= 0 ? QStringLiteral("Where the memory goes")
                                          : QStringLiteral("Where the memory goes: peak %1 at %2")
@@ -230,8 +223,10 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
         p.drawText(QPoint(lx + 16, y + 13), label);
         lx += w;
     }
-    y += 30;
+    return y + 30;
+}
 
+int paint_iterations_and_cpu(QPainter& p, int x, int y, const Report& r, const ViewerColors& colors) {
     y = heading(p, x, y, QStringLiteral("Iterations"), colors);
     p.setPen(colors.text);
     if (r.iterations.count > 0) {
@@ -251,57 +246,90 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
                    QStringLiteral("CPU utilization: %1 cores").arg(q(format_number(r.cpu.utilization))));
         y += 22;
     }
-    // GPU utilization over the run (the report's chart series), with the analysis window shaded.
-    if (!r.utilization_series.devices.empty() && r.utilization_series.bucket_ns > 0) {
-        y = heading(p, x, y + 6, QStringLiteral("GPU utilization over the run (shaded: the analysis window)"), colors);
-        const QRect chart(x + 40, y, width - 40, 70);
-        p.fillRect(chart, colors.alternate);
-        const double run = static_cast<double>(std::max<int64_t>(1, r.run.duration_ns));
-        const double wx0 = chart.left() + chart.width() * static_cast<double>(r.window.begin_ns) / run;
-        const double wx1 = chart.left() + chart.width() * static_cast<double>(r.window.end_ns) / run;
-        p.fillRect(QRectF(wx0, chart.top(), wx1 - wx0, chart.height()), colors.iteration_b);
-        size_t device_index = 0;
-        for (const auto& [device, fractions] : r.utilization_series.devices) {
-            QColor color(QString::fromLatin1(kDeviceColors[device_index++ % std::size(kDeviceColors)]));
-            p.setPen(QPen(color, 1.5));
-            QPolygonF line;
-            for (size_t i = 0; i < fractions.size(); ++i) {
-                const double t = (static_cast<double>(i) + 0.5) * static_cast<double>(r.utilization_series.bucket_ns);
-                line << QPointF(chart.left() + chart.width() * std::min(1.0, t / run),
-                                chart.bottom() - chart.height() * std::clamp(fractions[i], 0.0, 1.0));
-            }
-            p.drawPolyline(line);
+    return y;
+}
+
+// GPU utilization over the run (the report's chart series), with the analysis window shaded.
+int paint_utilization_chart(QPainter& p, int x, int y, int width, const Report& r, const ViewerColors& colors) {
+    if (r.utilization_series.devices.empty() || r.utilization_series.bucket_ns <= 0) return y;
+    y = heading(p, x, y + 6, QStringLiteral("GPU utilization over the run (shaded: the analysis window)"), colors);
+    const QRect chart(x + 40, y, width - 40, 70);
+    p.fillRect(chart, colors.alternate);
+    const double run = static_cast<double>(std::max<int64_t>(1, r.run.duration_ns));
+    const double wx0 = chart.left() + chart.width() * static_cast<double>(r.window.begin_ns) / run;
+    const double wx1 = chart.left() + chart.width() * static_cast<double>(r.window.end_ns) / run;
+    p.fillRect(QRectF(wx0, chart.top(), wx1 - wx0, chart.height()), colors.iteration_b);
+    size_t device_index = 0;
+    for (const auto& [device, fractions] : r.utilization_series.devices) {
+        QColor color(QString::fromLatin1(kDeviceColors[device_index++ % std::size(kDeviceColors)]));
+        p.setPen(QPen(color, 1.5));
+        QPolygonF line;
+        for (size_t i = 0; i < fractions.size(); ++i) {
+            const double t = (static_cast<double>(i) + 0.5) * static_cast<double>(r.utilization_series.bucket_ns);
+            line << QPointF(chart.left() + chart.width() * std::min(1.0, t / run),
+                            chart.bottom() - chart.height() * std::clamp(fractions[i], 0.0, 1.0));
         }
+        p.drawPolyline(line);
+    }
+    p.setPen(colors.dim_text);
+    p.drawText(QRect(x, chart.top() - 2, 36, 14), Qt::AlignRight, QStringLiteral("100%"));
+    p.drawText(QRect(x, chart.bottom() - 12, 36, 14), Qt::AlignRight, QStringLiteral("0%"));
+    p.setPen(colors.grid);
+    p.drawRect(chart);
+    return chart.bottom() + 12;
+}
+
+// The kernels that take the most GPU time.
+int paint_top_kernels(QPainter& p, int x, int y, int width, const Report& r, const ViewerColors& colors) {
+    if (r.kernels.top.empty()) return y;
+    y = heading(p, x, y + 4, QStringLiteral("Kernels taking the most GPU time (all of them in the Kernels view)"),
+                colors);
+    for (size_t i = 0; i < std::min<size_t>(5, r.kernels.top.size()); ++i) {
+        const KernelStat& k = r.kernels.top[i];
+        const QString label = p.fontMetrics().elidedText(short_kernel_name(q(k.name)), Qt::ElideRight, 255);
+        fraction_bar(p, x, y, width, label, k.share,
+                     q(format_percent(k.share)) + " · " + QString::number(k.count) + "×", colors.label(q(k.name)),
+                     colors);
+        y += 22;
+    }
+    return y;
+}
+
+void paint_notes(QPainter& p, int x, int y, int width, const Report& r, const ViewerColors& colors) {
+    if (r.notes.empty()) return;
+    y = heading(p, x, y + 6, QStringLiteral("Notes"), colors);
+    p.setPen(colors.text);
+    for (const std::string& note : r.notes) {
+        const QRect box(x, y, width, 200);
+        const QRect used = p.boundingRect(box, Qt::TextWordWrap, "• " + q(note));
+        p.drawText(box, Qt::TextWordWrap, "• " + q(note));
+        y += used.height() + 4;
+    }
+}
+
+}  // namespace
+
+void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, const ViewerColors& colors) {
+    p.fillRect(area, colors.background);
+    const int x = area.left() + 16;
+    const int width = std::min(area.width() - 32, 900);
+    int y = area.top() + 10;
+    const ReportData* data = session.report();
+    if (!data) {
         p.setPen(colors.dim_text);
-        p.drawText(QRect(x, chart.top() - 2, 36, 14), Qt::AlignRight, QStringLiteral("100%"));
-        p.drawText(QRect(x, chart.bottom() - 12, 36, 14), Qt::AlignRight, QStringLiteral("0%"));
-        p.setPen(colors.grid);
-        p.drawRect(chart);
-        y = chart.bottom() + 12;
+        p.drawText(
+            area, Qt::AlignCenter,
+            session.state() == TraceSession::State::failed ? session.error() : QStringLiteral("analysing the trace…"));
+        return;
     }
-    // The kernels that take the most GPU time.
-    if (!r.kernels.top.empty()) {
-        y = heading(p, x, y + 4, QStringLiteral("Kernels taking the most GPU time (all of them in the Kernels view)"),
-                    colors);
-        for (size_t i = 0; i < std::min<size_t>(5, r.kernels.top.size()); ++i) {
-            const KernelStat& k = r.kernels.top[i];
-            const QString label = p.fontMetrics().elidedText(short_kernel_name(q(k.name)), Qt::ElideRight, 255);
-            fraction_bar(p, x, y, width, label, k.share,
-                         q(format_percent(k.share)) + " · " + QString::number(k.count) + "×", colors.label(q(k.name)),
-                         colors);
-            y += 22;
-        }
-    }
-    if (!r.notes.empty()) {
-        y = heading(p, x, y + 6, QStringLiteral("Notes"), colors);
-        p.setPen(colors.text);
-        for (const std::string& note : r.notes) {
-            const QRect box(x, y, width, 200);
-            const QRect used = p.boundingRect(box, Qt::TextWordWrap, "• " + q(note));
-            p.drawText(box, Qt::TextWordWrap, "• " + q(note));
-            y += used.height() + 4;
-        }
-    }
+    const Report& r = data->report;
+    y = paint_title(p, x, y, width, session, r, colors);
+    y = paint_gpu_time(p, x, y, width, r, colors);
+    y = paint_memory(p, x, y, width, r, colors);
+    y = paint_iterations_and_cpu(p, x, y, r, colors);
+    y = paint_utilization_chart(p, x, y, width, r, colors);
+    y = paint_top_kernels(p, x, y, width, r, colors);
+    paint_notes(p, x, y, width, r, colors);
 }
 
 void paint_compare(QPainter& p, const QRect& area, const std::vector<const TraceSession*>& sessions,

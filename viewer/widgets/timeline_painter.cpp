@@ -202,180 +202,228 @@ void TimelinePainter::paint(QPainter& painter, const QRect& area, const TraceSes
     painter.drawLine(area.left() + kLabelWidth - 1, area.top(), area.left() + kLabelWidth - 1, area.bottom());
 }
 
-void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const TimelineRow& row, const TimeAxis& axis,
-                               const ViewerColors& colors, int row_index, const Selection& selection) {
-    const ItemRow& items = row.items;
-    if (items.empty()) return;
-    const double left = lane.left(), width = lane.width();
-    const int64_t t0 = static_cast<int64_t>(std::floor(axis.begin_ns()));
-    const int64_t t1 = static_cast<int64_t>(std::ceil(axis.end_ns()));
-    const size_t first = items.first_overlapping(t0), last = items.first_starting_at(t1 + 1);
-    const auto highlighted = highlighted_.find(&row);
-    const bool dim = !highlight_.isEmpty() && row.kind == RowKind::kernels;
-    QBrush fold_brush(colors.dark ? QColor(150, 150, 160) : QColor(120, 120, 130), Qt::BDiagPattern);
+namespace {
 
-    auto draw_fold = [&](double x0, double x1, QColor color, float busy, bool marked) {
-        // A folded block: what it hides is drawn as a hatch over the run's colour; when it hides
-        // kernels a graph replay ran, it carries their band along its top, as they do.
-        const QRectF r(left + x0, lane.top(), std::max(1.0, x1 - x0), lane.height());
-        color.setAlphaF(std::clamp(0.35f + 0.65f * busy, 0.35f, 1.0f) * (dim ? 0.35f : 1.0f));
-        painter.fillRect(r, color);
-        if (r.width() >= 4) painter.fillRect(r, fold_brush);
-        if (marked) {
-            painter.fillRect(QRectF(r.left(), r.top(), r.width(), 3), colors.text);
-            ++stats_.marked_folds;
-        }
-        ++stats_.folded;
-    };
+// A run of narrow items folded into one block (sparse rows), or of mipmap buckets (dense rows).
+struct FoldRun {
+    double x0 = 0, x1 = -1e9;
+    int count = 0;
+    float busy = 0;  // dense rows: the buckets' summed busy fractions
+    uint32_t label = 0;
+    bool marked = false;
+};
 
-    if (last - first <= static_cast<size_t>(8 * width) || row.lod.empty()) {
-        // Few enough to visit each: wide items drawn one by one, narrow runs folded.
-        double fold_x0 = 0, fold_x1 = -1e9;
-        int fold_count = 0;
-        uint32_t fold_label = 0;
-        bool fold_marked = false;
-        auto flush = [&] {
-            if (fold_count == 1) {
-                QColor c = colorOf(row, fold_label, colors);
-                if (dim) c.setAlphaF(0.35f);
-                const QRectF r(left + fold_x0, lane.top(), std::max(1.0, fold_x1 - fold_x0), lane.height());
-                painter.fillRect(r, c);
-                if (fold_marked) {
-                    painter.fillRect(QRectF(r.left(), r.top(), r.width(), 3), colors.text);
-                    ++stats_.marked;
-                }
-                ++stats_.items;
-            } else if (fold_count > 1) {
-                draw_fold(fold_x0, fold_x1, colorOf(row, fold_label, colors), 1.0f, fold_marked);
-            }
-            fold_count = 0;
-        };
+// One row of one frame: the lane, the row and what every step of drawing it needs. `ColorOf`
+// gives a label's colour (the painter's cached table); `dim`: another kernel is highlighted.
+template <class ColorOf>
+class RowPainter {
+public:
+    RowPainter(QPainter& painter, const QRect& lane, const TimelineRow& row, const TimeAxis& axis,
+               const ViewerColors& colors, bool dim, TimelineStats& stats, ColorOf color_of)
+        : painter_(painter), lane_(lane), row_(row), items_(row.items), axis_(axis), colors_(colors),
+          left_(lane.left()), width_(lane.width()), dim_(dim), stats_(stats), color_of_(color_of),
+          fold_brush_(colors.dark ? QColor(150, 150, 160) : QColor(120, 120, 130), Qt::BDiagPattern) {}
+
+    // Few enough to visit each: wide items drawn one by one, narrow runs folded.
+    void paintItems(size_t first, size_t last) {
+        FoldRun run;
         for (size_t i = first; i < last; ++i) {
-            const double x0 = axis.x_of(static_cast<double>(items.start(i)));
-            const double x1 = axis.x_of(static_cast<double>(items.end(i)));
+            const double x0 = axis_.x_of(static_cast<double>(items_.start(i)));
+            const double x1 = axis_.x_of(static_cast<double>(items_.end(i)));
             if (x1 < 0) continue;
             if (x1 - x0 >= kFoldPx) {
-                flush();
-                const QRectF r(left + std::max(-2.0, x0), lane.top(), std::min(width + 2, x1) - std::max(-2.0, x0),
-                               lane.height());
-                QColor c = colorOf(row, items.label(i), colors);
-                if (dim) c.setAlphaF(0.35f);
-                painter.fillRect(r, c);
-                ++stats_.items;
-                // A darker left edge, so back-to-back items of one colour (NVTX steps) stay apart.
-                painter.fillRect(QRectF(r.left(), r.top(), 1, r.height()), c.darker(150));
-                if (items.marked(i)) {  // run by a CUDA graph replay: a band along the top
-                    painter.fillRect(QRectF(r.left(), r.top(), r.width(), 3), colors.text);
-                    ++stats_.marked;
-                }
-                if (r.width() > 30) {
-                    painter.setPen(colors.dark ? QColor(20, 20, 20) : QColor(255, 255, 255));
-                    const QString text = QString::fromStdString(row.label_of(i));
-                    painter.drawText(
-                        r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                        painter.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(r.width()) - 5));
-                }
+                flushItems(run);
+                drawWideItem(i, x0, x1);
                 continue;
             }
-            if (fold_count > 0 && x0 <= fold_x1 + 1.0) {
-                fold_x1 = std::max(fold_x1, x1);
-                ++fold_count;
-                fold_marked = fold_marked || items.marked(i);
+            if (run.count > 0 && x0 <= run.x1 + 1.0) {
+                run.x1 = std::max(run.x1, x1);
+                ++run.count;
+                run.marked = run.marked || items_.marked(i);
             } else {
-                flush();
-                fold_x0 = x0;
-                fold_x1 = std::max(x1, x0 + 1);
-                fold_count = 1;
-                fold_label = items.label(i);
-                fold_marked = items.marked(i);
+                flushItems(run);
+                run.x0 = x0;
+                run.x1 = std::max(x1, x0 + 1);
+                run.count = 1;
+                run.label = items_.label(i);
+                run.marked = items_.marked(i);
             }
         }
-        flush();
-    } else {
-        // Dense: one mipmap bucket per pixel or finer, each its busy fraction and longest item.
-        const int level = row.lod.level_for(axis.ns_per_px());
-        const int64_t span = row.lod.span(level);
+        flushItems(run);
+    }
+
+    // Dense: one mipmap bucket per pixel or finer, each its busy fraction and longest item.
+    void paintBuckets(int64_t t0, int64_t t1) {
+        const IntervalMipmap& lod = row_.lod;
+        const int level = lod.level_for(axis_.ns_per_px());
+        const int64_t span = lod.span(level);
         const size_t b0 = static_cast<size_t>(std::max<int64_t>(0, t0 / span));
-        const size_t b1 =
-            std::min(row.lod.bucket_count(level), static_cast<size_t>(std::max<int64_t>(0, t1 / span + 1)));
-        double run_x0 = 0, run_x1 = -1e9;
-        float run_busy = 0;
-        int run_buckets = 0;
-        uint32_t run_label = 0;
-        bool run_marked = false;
-        auto flush = [&] {
-            if (run_buckets > 0)
-                draw_fold(run_x0, run_x1, colorOf(row, run_label, colors), run_busy / static_cast<float>(run_buckets),
-                          run_marked);
-            run_buckets = 0;
-        };
+        const size_t b1 = std::min(lod.bucket_count(level), static_cast<size_t>(std::max<int64_t>(0, t1 / span + 1)));
+        FoldRun run;
         for (size_t b = b0; b < b1; ++b) {
-            const LodBucket& bucket = row.lod.bucket(level, b);
+            const LodBucket& bucket = lod.bucket(level, b);
             ++stats_.lod_buckets;
             if (bucket.busy <= 0) {
-                flush();
+                flushBuckets(run);
                 continue;
             }
-            const double x0 = axis.x_of(static_cast<double>(b) * static_cast<double>(span));
-            const double x1 = axis.x_of(static_cast<double>(b + 1) * static_cast<double>(span));
-            if (run_buckets == 0) {
-                run_x0 = x0;
-                run_busy = 0;
-                run_label = bucket.longest ? items.label(bucket.longest - 1) : 0;
-                run_marked = false;
+            if (run.count == 0) {
+                run.x0 = axis_.x_of(static_cast<double>(b) * static_cast<double>(span));
+                run.busy = 0;
+                run.label = bucket.longest ? items_.label(bucket.longest - 1) : 0;
+                run.marked = false;
             }
-            run_marked = run_marked || row.lod.marked(level, b);
-            run_x1 = x1;
-            run_busy += bucket.busy;
-            ++run_buckets;
-            if (bucket.longest) {
-                const size_t i = bucket.longest - 1;
-                const double ix0 = axis.x_of(static_cast<double>(items.start(i)));
-                const double ix1 = axis.x_of(static_cast<double>(items.end(i)));
-                if (ix1 - ix0 >= kFoldPx) {  // the longest item is wide enough to show as itself
-                    flush();
-                    painter.fillRect(QRectF(left + ix0, lane.top(), ix1 - ix0, lane.height()),
-                                     colorOf(row, items.label(i), colors));
-                    if (items.marked(i)) {
-                        painter.fillRect(QRectF(left + ix0, lane.top(), ix1 - ix0, 3), colors.text);
-                        ++stats_.marked;
-                    }
-                    ++stats_.items;
-                }
-            }
+            run.marked = run.marked || lod.marked(level, b);
+            run.x1 = axis_.x_of(static_cast<double>(b + 1) * static_cast<double>(span));
+            run.busy += bucket.busy;
+            ++run.count;
+            if (bucket.longest) drawLongestOfBucket(bucket.longest - 1, run);
         }
-        flush();
+        flushBuckets(run);
     }
 
     // Instances of the highlighted kernel: at most one mark per pixel, found by binary search.
-    if (highlighted != highlighted_.end() && !highlighted->second.empty()) {
-        const std::vector<uint32_t>& instances = highlighted->second;
-        auto by_start = [&](uint32_t index, int64_t t) { return items.start(index) < t; };
-        auto it = std::lower_bound(instances.begin(), instances.end(), static_cast<int64_t>(t0 - items.max_duration()),
-                                   by_start);
-        painter.setPen(Qt::NoPen);
-        while (it != instances.end() && items.start(*it) <= t1) {
-            const double x0 = axis.x_of(static_cast<double>(items.start(*it)));
-            const double x1 = std::max(x0 + 2, axis.x_of(static_cast<double>(items.end(*it))));
+    void paintHighlighted(const std::vector<uint32_t>& instances, int64_t t0, int64_t t1) {
+        auto by_start = [&](uint32_t index, int64_t t) { return items_.start(index) < t; };
+        auto it = std::lower_bound(instances.begin(), instances.end(),
+                                   static_cast<int64_t>(t0 - items_.max_duration()), by_start);
+        painter_.setPen(Qt::NoPen);
+        while (it != instances.end() && items_.start(*it) <= t1) {
+            const double x0 = axis_.x_of(static_cast<double>(items_.start(*it)));
+            const double x1 = std::max(x0 + 2, axis_.x_of(static_cast<double>(items_.end(*it))));
             if (x1 >= 0) {
-                const QRectF r(left + x0, lane.top() - 1, x1 - x0, lane.height() + 2);
-                painter.fillRect(r, colorOf(row, items.label(*it), colors));
-                painter.setPen(QPen(colors.highlight, 1.5));
-                painter.drawRect(r);
-                painter.setPen(Qt::NoPen);
+                const QRectF r(left_ + x0, lane_.top() - 1, x1 - x0, lane_.height() + 2);
+                painter_.fillRect(r, colorOf(items_.label(*it)));
+                painter_.setPen(QPen(colors_.highlight, 1.5));
+                painter_.drawRect(r);
+                painter_.setPen(Qt::NoPen);
             }
-            it = std::lower_bound(it + 1, instances.end(), static_cast<int64_t>(axis.t_of(std::floor(x1) + 1)),
+            it = std::lower_bound(it + 1, instances.end(), static_cast<int64_t>(axis_.t_of(std::floor(x1) + 1)),
                                   by_start);
         }
     }
 
-    if (selection.row == row_index && selection.item < items.size()) {
-        const double x0 = axis.x_of(static_cast<double>(items.start(selection.item)));
-        const double x1 = std::max(x0 + 3, axis.x_of(static_cast<double>(items.end(selection.item))));
-        painter.setPen(QPen(colors.highlight, 2));
-        painter.setBrush(Qt::NoBrush);
-        painter.drawRect(QRectF(left + x0 - 1, lane.top() - 1, x1 - x0 + 2, lane.height() + 2));
+    void paintSelection(size_t item) {
+        const double x0 = axis_.x_of(static_cast<double>(items_.start(item)));
+        const double x1 = std::max(x0 + 3, axis_.x_of(static_cast<double>(items_.end(item))));
+        painter_.setPen(QPen(colors_.highlight, 2));
+        painter_.setBrush(Qt::NoBrush);
+        painter_.drawRect(QRectF(left_ + x0 - 1, lane_.top() - 1, x1 - x0 + 2, lane_.height() + 2));
     }
+
+private:
+    QColor colorOf(uint32_t label) { return color_of_(label); }
+
+    // A band along the top of a drawn item or block: it ran (or hides work that ran) in a CUDA graph replay.
+    void markTop(const QRectF& r) { painter_.fillRect(QRectF(r.left(), r.top(), r.width(), 3), colors_.text); }
+
+    // A folded block: what it hides is drawn as a hatch over the run's colour; when it hides
+    // kernels a graph replay ran, it carries their band along its top, as they do.
+    void drawFold(double x0, double x1, QColor color, float busy, bool marked) {
+        const QRectF r(left_ + x0, lane_.top(), std::max(1.0, x1 - x0), lane_.height());
+        color.setAlphaF(std::clamp(0.35f + 0.65f * busy, 0.35f, 1.0f) * (dim_ ? 0.35f : 1.0f));
+        painter_.fillRect(r, color);
+        if (r.width() >= 4) painter_.fillRect(r, fold_brush_);
+        if (marked) {
+            markTop(r);
+            ++stats_.marked_folds;
+        }
+        ++stats_.folded;
+    }
+
+    // An item wide enough to show as itself, with its label when there is room.
+    void drawWideItem(size_t i, double x0, double x1) {
+        const QRectF r(left_ + std::max(-2.0, x0), lane_.top(), std::min(width_ + 2, x1) - std::max(-2.0, x0),
+                       lane_.height());
+        QColor c = colorOf(items_.label(i));
+        if (dim_) c.setAlphaF(0.35f);
+        painter_.fillRect(r, c);
+        ++stats_.items;
+        // A darker left edge, so back-to-back items of one colour (NVTX steps) stay apart.
+        painter_.fillRect(QRectF(r.left(), r.top(), 1, r.height()), c.darker(150));
+        if (items_.marked(i)) {
+            markTop(r);
+            ++stats_.marked;
+        }
+        if (r.width() > 30) {
+            painter_.setPen(colors_.dark ? QColor(20, 20, 20) : QColor(255, 255, 255));
+            const QString text = QString::fromStdString(row_.label_of(i));
+            painter_.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                              painter_.fontMetrics().elidedText(text, Qt::ElideRight, static_cast<int>(r.width()) - 5));
+        }
+    }
+
+    // A run of one narrow item is drawn as that item; of more, as a fold.
+    void flushItems(FoldRun& run) {
+        if (run.count == 1) {
+            QColor c = colorOf(run.label);
+            if (dim_) c.setAlphaF(0.35f);
+            const QRectF r(left_ + run.x0, lane_.top(), std::max(1.0, run.x1 - run.x0), lane_.height());
+            painter_.fillRect(r, c);
+            if (run.marked) {
+                markTop(r);
+                ++stats_.marked;
+            }
+            ++stats_.items;
+        } else if (run.count > 1) {
+            drawFold(run.x0, run.x1, colorOf(run.label), 1.0f, run.marked);
+        }
+        run.count = 0;
+    }
+
+    void flushBuckets(FoldRun& run) {
+        if (run.count > 0)
+            drawFold(run.x0, run.x1, colorOf(run.label), run.busy / static_cast<float>(run.count), run.marked);
+        run.count = 0;
+    }
+
+    // A bucket's longest item, drawn as itself when wide enough (ending the run before it).
+    void drawLongestOfBucket(size_t i, FoldRun& run) {
+        const double ix0 = axis_.x_of(static_cast<double>(items_.start(i)));
+        const double ix1 = axis_.x_of(static_cast<double>(items_.end(i)));
+        if (ix1 - ix0 < kFoldPx) return;
+        flushBuckets(run);
+        painter_.fillRect(QRectF(left_ + ix0, lane_.top(), ix1 - ix0, lane_.height()), colorOf(items_.label(i)));
+        if (items_.marked(i)) {
+            painter_.fillRect(QRectF(left_ + ix0, lane_.top(), ix1 - ix0, 3), colors_.text);
+            ++stats_.marked;
+        }
+        ++stats_.items;
+    }
+
+    QPainter& painter_;
+    const QRect& lane_;
+    const TimelineRow& row_;
+    const ItemRow& items_;
+    const TimeAxis& axis_;
+    const ViewerColors& colors_;
+    const double left_, width_;
+    const bool dim_;
+    TimelineStats& stats_;
+    ColorOf color_of_;
+    const QBrush fold_brush_;
+};
+
+}  // namespace
+
+void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const TimelineRow& row, const TimeAxis& axis,
+                               const ViewerColors& colors, int row_index, const Selection& selection) {
+    const ItemRow& items = row.items;
+    if (items.empty()) return;
+    const int64_t t0 = static_cast<int64_t>(std::floor(axis.begin_ns()));
+    const int64_t t1 = static_cast<int64_t>(std::ceil(axis.end_ns()));
+    const size_t first = items.first_overlapping(t0), last = items.first_starting_at(t1 + 1);
+    const bool dim = !highlight_.isEmpty() && row.kind == RowKind::kernels;
+    RowPainter row_painter(painter, lane, row, axis, colors, dim, stats_,
+                           [&](uint32_t label) { return colorOf(row, label, colors); });
+    if (last - first <= static_cast<size_t>(8 * static_cast<double>(lane.width())) || row.lod.empty())
+        row_painter.paintItems(first, last);
+    else
+        row_painter.paintBuckets(t0, t1);
+    if (const auto highlighted = highlighted_.find(&row);
+        highlighted != highlighted_.end() && !highlighted->second.empty())
+        row_painter.paintHighlighted(highlighted->second, t0, t1);
+    if (selection.row == row_index && selection.item < items.size()) row_painter.paintSelection(selection.item);
 }
 
 }  // namespace tbdprof::viewer
