@@ -1,5 +1,6 @@
 // JSON report. The layout is documented in schemas/report.schema.json; keys are stable within
 // "schema_version". Times are seconds, sizes bytes, utilizations fractions in 0..1.
+#include "framework_unseen.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/trace/json_writer.h"
@@ -204,6 +205,7 @@ std::string render_json(const Report& r) {
         .value("compared_counter_flops", c.compared_counter_flops)
         .end_object();
     memory(json, r.memory);
+    framework_unseen_json(json, r.unseen);
     const IterationMetrics& it = r.iterations;
     json.begin_object("iterations")
         .value("source", it.source)
