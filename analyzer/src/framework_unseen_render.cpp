@@ -8,7 +8,7 @@ namespace {
 
 // What each kind is, in the words of the section's table.
 const char* kind_title(const std::string& kind) {
-    if (kind == "library_workspace_in_pool") return "library workspaces handed out of the pool (no tensor)";
+    if (kind == "library_workspace_in_pool") return "library workspaces handed out of the pool";
     if (kind == "library_own") return "library allocations outside the pool (their own workspaces, handles)";
     if (kind == "nccl") return "NCCL buffers";
     return "other allocations outside the pool";
