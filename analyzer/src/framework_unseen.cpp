@@ -213,7 +213,6 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     Facts facts;
     read_allocations(db, facts);
     read_pool_marks(db, facts);
-    read_library_calls(db, facts);
     StackLibraries stacks(db);
     FrameworkUnseenMemory out;
     std::set<int64_t> pool;
@@ -223,7 +222,8 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
         by_stack += pytorch ? 1 : 0;
         if (pytorch || facts.subrange_owners.contains(a.id) || facts.registered.contains(a.id)) pool.insert(a.id);
     }
-    if (pool.empty()) return out;
+    if (pool.empty()) return out;  // no framework allocator: library calls need not be read
+    read_library_calls(db, facts);
     out.present = true;
     out.allocator = by_stack > 0 ? "PyTorch's CUDA caching allocator" : "a pool allocator";
     if (by_stack > 0) out.evidence.push_back(std::to_string(by_stack) + " allocations made from libc10_cuda");
