@@ -8,10 +8,10 @@ namespace {
 
 // What each kind is, in the words of the section's table.
 const char* kind_title(const std::string& kind) {
-    if (kind == "library_workspace_in_pool") return "library workspaces handed out of the pool";
-    if (kind == "library_own") return "library allocations outside the pool (their own workspaces, handles)";
+    if (kind == "library_workspace_in_pool") return "library workspaces in the pool";
+    if (kind == "library_own") return "libraries' own, outside the pool";
     if (kind == "nccl") return "NCCL buffers";
-    return "other allocations outside the pool";
+    return "other, outside the pool";
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -32,6 +32,9 @@ Section framework_unseen_section(const FrameworkUnseenMemory& u) {
                       " at the peak");
     s.lines.push_back("the framework's own memory tools see its pools only: " + format_bytes(u.at_peak_bytes) +
                       " at the peak (" + format_bytes(u.total_bytes) + " in total) is device memory no tensor of it accounts for");
+    s.lines.push_back("library workspaces in the pool: handed to library calls as their workspace out of the pool "
+                      "(PyTorch's memory tools give them no category); libraries' own: allocated by the libraries "
+                      "themselves (default workspaces, handles)");
     for (const UnseenMemoryItem& item : u.items) {
         s.table->add({kind_title(item.kind), format_bytes(item.at_peak_bytes), format_bytes(item.total_bytes),
                       std::to_string(item.count), joined(item.sources)});
@@ -56,6 +59,9 @@ void framework_unseen_json(trace::JsonWriter& json, const FrameworkUnseenMemory&
         .value("at_peak_bytes", u.at_peak_bytes)
         .value("total_bytes", u.total_bytes);
     json.begin_array("items");
+    s.lines.push_back("library workspaces in the pool: handed to library calls as their workspace out of the pool "
+                      "(PyTorch's memory tools give them no category); libraries' own: allocated by the libraries "
+                      "themselves (default workspaces, handles)");
     for (const UnseenMemoryItem& item : u.items) {
         json.begin_object()
             .value("kind", item.kind)
