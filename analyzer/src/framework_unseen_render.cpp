@@ -59,9 +59,6 @@ void framework_unseen_json(trace::JsonWriter& json, const FrameworkUnseenMemory&
         .value("at_peak_bytes", u.at_peak_bytes)
         .value("total_bytes", u.total_bytes);
     json.begin_array("items");
-    s.lines.push_back("library workspaces in the pool: handed to library calls as their workspace out of the pool "
-                      "(PyTorch's memory tools give them no category); libraries' own: allocated by the libraries "
-                      "themselves (default workspaces, handles)");
     for (const UnseenMemoryItem& item : u.items) {
         json.begin_object()
             .value("kind", item.kind)
