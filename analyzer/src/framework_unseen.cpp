@@ -37,9 +37,9 @@ std::string file_name(const std::string& module) {
 std::string library_of_module(const std::string& module) {
     const std::string name = file_name(module);
     static const std::pair<const char*, const char*> kLibraries[] = {
-        {"libcublasLt", "cuBLASLt"}, {"libcublas", "cuBLAS"}, {"libcudnn", "cuDNN"}, {"libnccl", "NCCL"},
-        {"libcufft", "cuFFT"},       {"libcurand", "cuRAND"}, {"libcusparse", "cuSPARSE"}, {"libcusolver", "cuSOLVER"},
-        {"libc10_cuda", "PyTorch"}};
+        {"libcublasLt", "cuBLASLt"}, {"libcublas", "cuBLAS"},     {"libcudnn", "cuDNN"},
+        {"libnccl", "NCCL"},         {"libcufft", "cuFFT"},       {"libcurand", "cuRAND"},
+        {"libcusparse", "cuSPARSE"}, {"libcusolver", "cuSOLVER"}, {"libc10_cuda", "PyTorch"}};
     for (const auto& [prefix, library] : kLibraries)
         if (name.starts_with(prefix)) return library;
     return {};
@@ -70,9 +70,9 @@ struct WorkspaceRange {
 
 struct Facts {
     std::vector<Allocation> allocations;
-    std::set<int64_t> subrange_owners, registered;  // tagger's sub-ranges; NVTX heaps and regions
+    std::set<int64_t> subrange_owners, registered;     // tagger's sub-ranges; NVTX heaps and regions
     std::map<int64_t, std::string> workspace_library;  // allocations library calls used as workspace
-    std::vector<Call> calls;  // with a thread, sorted by (process, thread, begin)
+    std::vector<Call> calls;                           // with a thread, sorted by (process, thread, begin)
     // Each call's workspace: ((address, bytes), its span and allocation); filtered by pool later.
     std::vector<std::pair<std::pair<int64_t, int64_t>, WorkspaceRange>> workspace_uses;
 };
@@ -109,8 +109,8 @@ void read_library_calls(const trace::Database& db, Facts& facts) {
         if (!row.workspace_allocation) continue;
         facts.workspace_library.emplace(*row.workspace_allocation, library);
         if (row.workspace && row.workspace_bytes && *row.workspace_bytes > 0)
-            facts.workspace_uses.push_back({{*row.workspace, *row.workspace_bytes},
-                                            {row.begin_ns, row.end_ns, *row.workspace_allocation}});
+            facts.workspace_uses.push_back(
+                {{*row.workspace, *row.workspace_bytes}, {row.begin_ns, row.end_ns, *row.workspace_allocation}});
     }
     std::sort(facts.calls.begin(), facts.calls.end(), [](const Call& a, const Call& b) {
         return std::tie(a.process, a.thread, a.begin_ns) < std::tie(b.process, b.thread, b.begin_ns);
@@ -185,8 +185,7 @@ std::pair<Kind, std::string> classify(const Facts& facts, const Allocation& a,
 
 // Workspace ranges handed out of the pools: one per (address, bytes), live from its first call's
 // begin to its last call's end; at the peak, overlapping live ranges count once per byte.
-void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, int64_t peak_ns,
-                           UnseenMemoryItem& item) {
+void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, int64_t peak_ns, UnseenMemoryItem& item) {
     std::map<std::pair<int64_t, int64_t>, WorkspaceRange> ranges;
     for (const auto& [key, use] : facts.workspace_uses) {
         if (!pool.contains(use.segment)) continue;
@@ -228,7 +227,8 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     out.allocator = by_stack > 0 ? "PyTorch's CUDA caching allocator" : "a pool allocator";
     if (by_stack > 0) out.evidence.push_back(std::to_string(by_stack) + " allocations made from libc10_cuda");
     if (!facts.subrange_owners.empty())
-        out.evidence.push_back(std::to_string(facts.subrange_owners.size()) + " allocations holding tensors the tagger found");
+        out.evidence.push_back(std::to_string(facts.subrange_owners.size()) +
+                               " allocations holding tensors the tagger found");
     if (!facts.registered.empty())
         out.evidence.push_back(std::to_string(facts.registered.size()) + " allocations registered through NVTX");
     static const char* const kNames[kKinds] = {"library_workspace_in_pool", "library_own", "nccl", "outside_pools"};

@@ -7,8 +7,8 @@
 
 #include "document.h"
 #include "tbdprof/analyzer/report.h"
-#include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/json_writer.h"
+#include "tbdprof/trace/sqlite_handle.h"
 
 namespace tbdprof::analyzer {
 

@@ -27,20 +27,23 @@ Section framework_unseen_section(const FrameworkUnseenMemory& u) {
               {},
               Table{{"what", "at peak", "in total", "count", "from"}, {false, true, true, true, false}, {}},
               {}};
-    s.lines.push_back("allocator: " + u.allocator + " (" + joined(u.evidence) + "); its pools: " +
-                      std::to_string(u.pool_allocations) + " allocations, " + format_bytes(u.pool_at_peak_bytes) +
-                      " at the peak");
+    s.lines.push_back("allocator: " + u.allocator + " (" + joined(u.evidence) +
+                      "); its pools: " + std::to_string(u.pool_allocations) + " allocations, " +
+                      format_bytes(u.pool_at_peak_bytes) + " at the peak");
     s.lines.push_back("the framework's own memory tools see its pools only: " + format_bytes(u.at_peak_bytes) +
-                      " at the peak (" + format_bytes(u.total_bytes) + " in total) is device memory no tensor of it accounts for");
-    s.lines.push_back("library workspaces in the pool: handed to library calls as their workspace out of the pool "
-                      "(PyTorch's memory tools give them no category); libraries' own: allocated by the libraries "
-                      "themselves (default workspaces, handles)");
+                      " at the peak (" + format_bytes(u.total_bytes) +
+                      " in total) is device memory no tensor of it accounts for");
+    s.lines.push_back(
+        "library workspaces in the pool: handed to library calls as their workspace out of the pool "
+        "(PyTorch's memory tools give them no category); libraries' own: allocated by the libraries "
+        "themselves (default workspaces, handles)");
     for (const UnseenMemoryItem& item : u.items) {
         s.table->add({kind_title(item.kind), format_bytes(item.at_peak_bytes), format_bytes(item.total_bytes),
                       std::to_string(item.count), joined(item.sources)});
     }
-    s.lines.push_back("the CUDA context and loaded modules also take device memory, which no trace records: "
-                      "compare the device's used memory (nvidia-smi) with the peak above");
+    s.lines.push_back(
+        "the CUDA context and loaded modules also take device memory, which no trace records: "
+        "compare the device's used memory (nvidia-smi) with the peak above");
     return s;
 }
 
