@@ -57,7 +57,13 @@ std::string library_of_call(std::string_view name) {
 struct Allocation {
     int64_t id = 0, process = 0, bytes = 0, alloc_ns = 0;
     OptionalInt thread, free_ns, stack;
+    bool stream_ordered = false;  // kind device_async
 };
+
+// PyTorch's caching allocator asks the driver for segments of 2 MiB and more; with its
+// cudaMallocAsync backend every tensor is a stream-ordered allocation of any size. Only those are
+// looked up by stack, so a C++ run with many small allocations does not read every stack.
+constexpr int64_t kSmallestSegmentBytes = int64_t{2} << 20;
 
 struct Call {
     int64_t process = 0, thread = 0, begin_ns = 0, end_ns = 0;
@@ -82,7 +88,8 @@ void read_allocations(const trace::Database& db, Facts& facts) {
     trace::AllocationRow row;
     while (reader.next(row)) {
         if (!device_memory(row.kind) || row.bytes <= 0 || row.bytes > kMaxAllocationBytes) continue;
-        facts.allocations.push_back({row.id, row.process, row.bytes, row.alloc_ns, row.thread, row.free_ns, row.stack});
+        facts.allocations.push_back({row.id, row.process, row.bytes, row.alloc_ns, row.thread, row.free_ns, row.stack,
+                                     row.kind == trace::MemoryKind::device_async});
     }
 }
 
@@ -217,7 +224,8 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     std::set<int64_t> pool;
     int64_t by_stack = 0;
     for (const Allocation& a : facts.allocations) {
-        const bool pytorch = contains(stacks.of(a.stack), "PyTorch");
+        const bool pytorch =
+            (a.bytes >= kSmallestSegmentBytes || a.stream_ordered) && contains(stacks.of(a.stack), "PyTorch");
         by_stack += pytorch ? 1 : 0;
         if (pytorch || facts.subrange_owners.contains(a.id) || facts.registered.contains(a.id)) pool.insert(a.id);
     }
