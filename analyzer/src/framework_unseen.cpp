@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "kernel_range_scan.h"  // add_saturating
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -115,7 +116,10 @@ void read_library_calls(const trace::Database& db, Facts& facts) {
         if (row.thread) facts.calls.push_back({row.process, *row.thread, row.begin_ns, row.end_ns, library});
         if (!row.workspace_allocation) continue;
         facts.workspace_library.emplace(*row.workspace_allocation, library);
-        if (row.workspace && row.workspace_bytes && *row.workspace_bytes > 0)
+        // A workspace larger than any allocation, or reaching past the address space, is damage.
+        if (row.workspace && row.workspace_bytes && *row.workspace_bytes > 0 &&
+            *row.workspace_bytes <= kMaxAllocationBytes && *row.workspace >= 0 &&
+            *row.workspace <= INT64_MAX - *row.workspace_bytes)
             facts.workspace_uses.push_back(
                 {{*row.workspace, *row.workspace_bytes}, {row.begin_ns, row.end_ns, *row.workspace_allocation}});
     }
@@ -170,9 +174,9 @@ void add_source(UnseenMemoryItem& item, const std::string& source) {
 }
 
 void count(UnseenMemoryItem& item, int64_t bytes, bool at_peak) {
-    item.total_bytes += bytes;
+    add_saturating(item.total_bytes, bytes);
     item.count += 1;
-    if (at_peak) item.at_peak_bytes += bytes;
+    if (at_peak) add_saturating(item.at_peak_bytes, bytes);
 }
 
 enum Kind { kInPool, kLibraryOwn, kNccl, kOutside, kKinds };
@@ -208,7 +212,7 @@ void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, in
     std::sort(live.begin(), live.end());
     int64_t reach = INT64_MIN;
     for (const auto& [begin, end] : live) {
-        item.at_peak_bytes += std::max<int64_t>(0, end - std::max(begin, reach));
+        add_saturating(item.at_peak_bytes, std::max<int64_t>(0, end - std::max(begin, reach)));
         reach = std::max(reach, end);
     }
 }
@@ -246,8 +250,8 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
         const bool at_peak = live_at(a.alloc_ns, a.free_ns, peak_ns);
         if (pool.contains(a.id)) {
             ++out.pool_allocations;
-            out.pool_total_bytes += a.bytes;
-            out.pool_at_peak_bytes += at_peak ? a.bytes : 0;
+            add_saturating(out.pool_total_bytes, a.bytes);
+            add_saturating(out.pool_at_peak_bytes, at_peak ? a.bytes : 0);
             continue;
         }
         auto [kind, library] = classify(facts, a, stacks.of(a.stack));
@@ -258,8 +262,8 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     for (const auto& [id, library] : facts.workspace_library)
         if (pool.contains(id)) add_source(out.items[kInPool], library);
     for (const UnseenMemoryItem& item : out.items) {
-        out.at_peak_bytes += item.at_peak_bytes;
-        out.total_bytes += item.total_bytes;
+        add_saturating(out.at_peak_bytes, item.at_peak_bytes);
+        add_saturating(out.total_bytes, item.total_bytes);
     }
     return out;
 }
