@@ -13,7 +13,8 @@ labelled). Checks, without fixed numbers:
     report's peak, equal the report's library, NCCL and other kinds together;
   - the libraries' own: the truth's allocations the program never labelled equal library_own;
   - handed out of the pool: the one workspace tensor of W bytes the program gave cuBLAS is the one
-    workspace range of the report.
+    workspace range of the report;
+  - the JSON report, framework_unseen included, matches schemas/report.schema.json (with jsonschema).
 Exit 0 pass, 1 fail, 77 when tbdprof or mlp_train is not built.
 """
 
@@ -58,6 +59,24 @@ def read_truth(path):
     return done + [(address, size, begin, None) for address, (size, begin) in live.items()]
 
 
+def schema_failures(report):
+    """The report with its framework_unseen object against schemas/report.schema.json (the schema
+    test's traces have no pool), when jsonschema is installed."""
+    try:
+        import jsonschema
+    except ImportError:
+        print("note: no jsonschema module: the report is not checked against its schema")
+        return []
+    schema_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schemas", "report.schema.json")
+    with open(schema_path) as f:
+        schema = json.load(f)
+    try:
+        jsonschema.validate(report, schema)
+    except jsonschema.ValidationError as error:
+        return [f"the JSON report does not match its schema: {error.message}"]
+    return []
+
+
 def main():
     tbdprof, program, workdir = sys.argv[1:4]
     if not (os.access(tbdprof, os.X_OK) and os.access(program, os.X_OK)):
@@ -97,6 +116,7 @@ def main():
         "workspace bytes in pool": (items["library_workspace_in_pool"]["total_bytes"], sum(n for _, n in workspaces)),
     }
     failures = [f"{name}: report {got}, truth {want}" for name, (got, want) in checks.items() if got != want]
+    failures += schema_failures(report)
     if not unlabelled or len(workspaces) != 1:
         failures.append(f"the run lacks what is checked: {len(unlabelled)} library allocations, "
                         f"{len(workspaces)} workspace tensors of {WORKSPACE_BYTES} bytes")
