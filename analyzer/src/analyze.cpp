@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "analysis_parts.h"
+#include "framework_unseen.h"
 #include "tbdprof/trace/sim_notes.h"
 #include "tbdprof/trace/tables.h"
 
@@ -124,6 +125,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         timer.lap("gpu scan");
         scan_memory(trace, options, report);
         check_tags(trace, report);
+        report.unseen = framework_unseen_memory(trace.db, report.memory.peak_ns);
         timer.lap("memory scan");
         scan_cpu(trace, report);
         timer.lap("cpu scan");

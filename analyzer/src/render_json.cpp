@@ -1,5 +1,6 @@
 // JSON report. The layout is documented in schemas/report.schema.json; keys are stable within
 // "schema_version". Times are seconds, sizes bytes, utilizations fractions in 0..1.
+#include "framework_unseen.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/trace/json_writer.h"
@@ -272,6 +273,7 @@ std::string render_json(const Report& r) {
     throughput(json, r.flops);
     flop_provenance(json, r.flops);
     memory(json, r.memory);
+    framework_unseen_json(json, r.unseen);
     iterations(json, r.iterations);
     cpu_and_kernels(json, r);
     communication(json, r.communication);

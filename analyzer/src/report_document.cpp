@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "framework_unseen.h"
 #include "svg_charts.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/tag_plausibility.h"
@@ -271,6 +272,7 @@ Document report_document(const Report& r, bool with_charts, bool full_names) {
     document.sections.push_back(flops_by_precision(r));
     document.sections.push_back(memory(r, with_charts));
     if (!r.memory.largest_at_peak.empty()) document.sections.push_back(largest(r, full_names));
+    if (r.unseen.present) document.sections.push_back(framework_unseen_section(r.unseen));
     document.sections.push_back(iterations(r));
     document.sections.push_back(cpu(r));
     if (r.communication.present) document.sections.push_back(communication_section(r));

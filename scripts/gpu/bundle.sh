@@ -46,7 +46,13 @@ for t in "${tools[@]}" "${samples[@]}"; do
     [ -x "$build/bin/$t" ] || die "missing $build/bin/$t"
     cp "$build/bin/$t" "$stage/bin/"
 done
-cp "$here/run_on_gpu.sh" "$here/torch_loop.py" "$here/check_counter_flops.py" "$stage/"
+cp "$here/run_on_gpu.sh" "$here/torch_loop.py" "$here/check_counter_flops.py" "$here/pytorch_samples.sh" \
+   "$here/pytorch_figures.py" "$stage/"
+# The PyTorch samples and their oracle (torch.profiler's labels, scoring, overhead), for
+# pytorch_samples.sh: plain Python, nothing to build.
+mkdir -p "$stage/pytorch/oracle"
+cp "$repo"/samples/pytorch/*.py "$stage/pytorch/"
+cp "$repo"/samples/pytorch/oracle/*.py "$stage/pytorch/oracle/"
 
 # Shared libraries: the C and C++ runtimes, zlib and liblzma are on every Linux machine that runs
 # PyTorch and must stay the machine's own (a second libstdc++ in the profiled Python would break

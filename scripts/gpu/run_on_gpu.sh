@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The real-GPU check: run once on a machine with an NVIDIA GPU (the `device` machine when lent).
 # Runs the samples with and without tbdprof on the real GPU, a PyTorch loop under
-# tbdprof --framework=pytorch, and writes everything (logs, traces, reports) to ${OUT:-gpu-out}/.
+# tbdprof --framework=pytorch, the PyTorch samples scored against torch.profiler with their overhead
+# side by side (pytorch_samples.sh), and writes everything (logs, traces, reports, the table
+# pytorch_figures.md) to ${OUT:-gpu-out}/.
 # Record what it showed in docs/real-gpu.md.
 #
 # Two layouts: inside a bundle made by scripts/gpu/bundle.sh (bin/ beside this script: nothing is
 # built), or in a source checkout (builds build-gpu/ first, which needs our -dev packages).
 #   run_on_gpu.sh              the real check
 #   run_on_gpu.sh --rehearse   every step on the simulated GPU (no GPU, no PyTorch): proves the
-#                              bundle runs where it is unpacked
+#                              bundle runs where it is unpacked; with TBDPROF_GPU_REHEARSE_TORCH set (a
+#                              python with torch) the PyTorch samples run too, on the simulated GPU
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 rehearse=0
@@ -23,7 +26,9 @@ exec > >(tee "$out/run.log") 2>&1
 
 if [ -x "$here/bin/tbdprof" ]; then
     B="$here/bin"
+    torch_samples="$here/pytorch"
 else
+    torch_samples="$here/../../samples/pytorch"
     cd "$here/../.." || exit 1
     cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" >/dev/null \
         && cmake --build build-gpu -j "$(nproc)" --target tbdprof mlp_train lstm_train attention_train hello_copy tbdprof-tag-accuracy \
@@ -103,8 +108,14 @@ elif python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; th
     run torch_recorded "$B/tbdprof" --force --framework=pytorch -o "$out/torch.sqlite" -- python3 "$here/torch_loop.py" 30
     run torch_recorded_pooled "$B/tbdprof" --force -o "$out/torch_pooled.sqlite" -- python3 "$here/torch_loop.py" 30
     for t in torch torch_pooled; do "$B/tbdprof" report "$out/$t.sqlite" >"$out/$t.report.txt" 2>&1; done
+    run torch_samples bash "$here/pytorch_samples.sh" "$B" "$torch_samples" "$out" python3
+    cat "$out/torch_samples.log"
 else
     echo "PyTorch with CUDA not available: skipped"
+fi
+if [ "$rehearse" = 1 ] && [ -n "${TBDPROF_GPU_REHEARSE_TORCH:-}" ]; then
+    run torch_samples_sim bash "$here/pytorch_samples.sh" "$B" "$torch_samples" "$out" "$TBDPROF_GPU_REHEARSE_TORCH" --sim
+    cat "$out/torch_samples_sim.log"
 fi
 echo "== done: $failures failed step(s); results in $out"
 [ "$failures" -eq 0 ]

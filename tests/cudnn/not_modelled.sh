@@ -56,6 +56,16 @@ else
     fail "no kept run directory in: $(cat "$work/err")"
 fi
 
+# Run-time compilation (PyTorch's jiterator, CuPy raw kernels): tbdprof says plainly that the program
+# needs NVRTC and that the simulated GPU cannot compile, at the end of the run and in the report.
+"$tbdprof" --sim -o "$work/nvrtc.sqlite" -- "$program" --nvrtc >"$work/out" 2>"$work/err"
+[ $? -eq 4 ] || fail "--nvrtc: want exit 4 (the compilation failed): $(cat "$work/out" "$work/err")"
+said='the program compiles GPU code at run time with NVRTC'
+grep -qF "does not model nvrtcCompileProgram: the program saw NVRTC_ERROR_COMPILATION; $said" "$work/err" ||
+    fail "--nvrtc: tbdprof does not say the program needs NVRTC: $(cat "$work/err")"
+"$tbdprof" report "$work/nvrtc.sqlite" >"$work/report" 2>&1 || fail "--nvrtc report failed: $(cat "$work/report")"
+tr -s ' \n' '  ' <"$work/report" | grep -qF "$said" || fail "--nvrtc: the report's notes lack '$said'"
+
 # A program that calls nothing unmodelled: no line, no note.
 "$tbdprof" --sim -o "$work/clean.sqlite" -- "$program" --none >"$work/out" 2>"$work/err"
 grep -q 'not model' "$work/err" && fail "a clean run names holes: $(cat "$work/err")"

@@ -2,16 +2,19 @@
 """Time per training step of a PyTorch sample on the simulated GPU: plain, under tbdprof, and under
 torch.profiler with profile_memory=True (the oracle's settings), and the size of each one's trace.
 
-    overhead.py --python PY --tbdprof TBDPROF [--repeat 3] [--workdir DIR] SAMPLE.py [sample options...]
+    overhead.py --python PY --tbdprof TBDPROF [--repeat 3] [--workdir DIR] [--real-gpu] [--json FILE]
+                SAMPLE.py [sample options...]
 
 A plain run puts the simulated GPU's libraries (next to tbdprof: ../lib/simgpu) first on
 LD_LIBRARY_PATH, as `tbdprof --sim` does, without the collector. The time per step is the sample's
 own elapsed_ms over its steps (the training loop only: start-up, the profiler's post-processing and
 tbdprof's trace build are not in it); the median of --repeat runs is printed. Simulated kernels take
 modelled time, so the figures say what each tool adds on the host, not what a GPU would run at.
+With --real-gpu the runs use the machine's GPU and libraries (tbdprof without --sim; scripts/gpu/).
 """
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -37,14 +40,17 @@ def main():
     parser.add_argument("--tbdprof", required=True)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--workdir")
+    parser.add_argument("--real-gpu", action="store_true", help="the machine's GPU: tbdprof without --sim")
+    parser.add_argument("--json", help="also write the figures here")
     parser.add_argument("sample")
     parser.add_argument("sample_args", nargs=argparse.REMAINDER)
     args = parser.parse_args()
-    simgpu = os.path.join(os.path.dirname(os.path.abspath(args.tbdprof)), "..", "lib", "simgpu")
-    if not os.path.isdir(simgpu):
-        parser.error(f"no simulated GPU libraries at {simgpu}")
     plain_env = dict(os.environ)
-    plain_env["LD_LIBRARY_PATH"] = ":".join(p for p in (simgpu, os.environ.get("LD_LIBRARY_PATH")) if p)
+    if not args.real_gpu:
+        simgpu = os.path.join(os.path.dirname(os.path.abspath(args.tbdprof)), "..", "lib", "simgpu")
+        if not os.path.isdir(simgpu):
+            parser.error(f"no simulated GPU libraries at {simgpu}")
+        plain_env["LD_LIBRARY_PATH"] = ":".join(p for p in (simgpu, os.environ.get("LD_LIBRARY_PATH")) if p)
     sample = [args.python, args.sample, "--device", "cuda"] + args.sample_args
     with tempfile.TemporaryDirectory() as scratch:
         workdir = args.workdir or scratch
@@ -52,7 +58,8 @@ def main():
         trace, chrome = os.path.join(workdir, "overhead.sqlite"), os.path.join(workdir, "overhead.json")
         modes = {
             "plain": lambda: run(sample, plain_env),
-            "tbdprof": lambda: run([args.tbdprof, "record", "--sim", "--force", "-q", "-o", trace, "--"] + sample,
+            "tbdprof": lambda: run([args.tbdprof, "record"] + ([] if args.real_gpu else ["--sim"]) +
+                                   ["--force", "-q", "-o", trace, "--"] + sample,
                                    dict(os.environ)),
             "torch.profiler": lambda: run(sample + ["--profiler-trace", chrome], plain_env),
         }
@@ -63,6 +70,10 @@ def main():
     for mode, ms in figures.items():
         size = f", trace {sizes[mode] / 1e6:.2f} MB" if mode in sizes else ""
         print(f"{name}: {mode}: {ms:.1f} ms/step ({ms / plain:.2f}x plain){size}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"sample": name, "ms_per_step": figures, "trace_bytes": sizes, "repeat": args.repeat,
+                       "real_gpu": args.real_gpu}, out, indent=1)
     return 0
 
 

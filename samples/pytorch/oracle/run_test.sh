@@ -4,6 +4,7 @@
 # environment) prints; none: skipped (exit 77) with the reason.
 #
 #   run_test.sh SOURCE_DIR score.py-arguments...
+#   run_test.sh SOURCE_DIR --unseen-report unseen_report_test.py-arguments...
 set -u
 source_dir=${1:?usage: run_test.sh SOURCE_DIR ARGS...}
 shift
@@ -19,5 +20,9 @@ if [[ -z $python ]]; then
         echo "skipped: scripts/torch-venv.sh could not provide PyTorch (exit $status)"
         exit 77
     fi
+fi
+if [[ ${1:-} == --unseen-report ]]; then
+    shift
+    exec "$python" "$source_dir/samples/pytorch/oracle/unseen_report_test.py" --python "$python" "$@"
 fi
 exec "$python" "$source_dir/samples/pytorch/oracle/score.py" --python "$python" "$@"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs a PyTorch sample once and scores three opinions of its memory against one another.
 
-    score.py --python PY [--tbdprof TBDPROF --tag-accuracy TOOL] --allocator caching|expandable|preset
+    score.py --python PY [--tbdprof TBDPROF --tag-accuracy TOOL [--real-gpu]] --allocator caching|expandable|preset
              [--min 0.95] [--min-script 0.99] [--json FILE] [--workdir DIR] SAMPLE.py [sample options...]
 
 One run writes both label files (oracle/export.py: torch.profiler's categories; oracle/script_truth.py:
@@ -158,7 +158,8 @@ def run_sample(args, workdir, oracle, script):
     if args.tbdprof:
         trace = os.path.join(workdir, "run.sqlite")
         preset = ["--framework=pytorch"] if args.allocator == "preset" else []
-        command = [args.tbdprof, "record", "--sim", "--force", "-q", *preset, "-o", trace, "--", *command,
+        device = [] if args.real_gpu else ["--sim"]
+        command = [args.tbdprof, "record", *device, "--force", "-q", *preset, "-o", trace, "--", *command,
                    "--device", "cuda"]
     else:
         command += ["--device", "cpu"]
@@ -184,6 +185,8 @@ def main():
     parser.add_argument("--min", type=float, default=0.95, help="least agreement of tbdprof with torch.profiler")
     parser.add_argument("--min-script", type=float, default=0.0,
                         help="least agreement of torch.profiler with the script's own knowledge")
+    parser.add_argument("--real-gpu", action="store_true",
+                        help="record on the machine's real GPU (tbdprof without --sim; scripts/gpu/)")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--workdir", help="keep the trace and labels here (default: a temporary folder)")
     parser.add_argument("sample")
@@ -192,7 +195,7 @@ def main():
     if args.tbdprof and not args.tag_accuracy:
         parser.error("--tbdprof needs --tag-accuracy")
     probe_env = dict(os.environ)
-    if args.tbdprof:  # torch loads the CUDA libraries at import: the simulated ones, as tbdprof --sim gives
+    if args.tbdprof and not args.real_gpu:  # torch loads the CUDA libraries at import: the simulated ones
         simgpu = os.path.join(os.path.dirname(os.path.abspath(args.tbdprof)), "..", "lib", "simgpu")
         probe_env["LD_LIBRARY_PATH"] = ":".join(p for p in (simgpu, os.environ.get("LD_LIBRARY_PATH")) if p)
     probe = subprocess.run([args.python, "-c", "import torch"], capture_output=True, env=probe_env)

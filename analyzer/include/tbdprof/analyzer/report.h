@@ -156,6 +156,26 @@ struct MemoryMetrics {
     TagPlausibility tags;
 };
 
+// Device memory a framework's own tools cannot see (framework_unseen.cpp; definitions in
+// docs/analyzer.md, "Memory the framework cannot see"). Present when the trace shows a framework's
+// own allocator (PyTorch's caching allocator, or any pool whose tensors the tagger or NVTX found).
+struct UnseenMemoryItem {
+    std::string kind;           // library_workspace_in_pool, library_own, nccl, outside_pools
+    int64_t at_peak_bytes = 0;  // live at MemoryMetrics::peak_ns
+    int64_t total_bytes = 0;    // every distinct allocation (or workspace range) of the run, summed
+    int64_t count = 0;          // allocations, or distinct workspace ranges
+    std::vector<std::string> sources;  // libraries or modules it came from, as far as the trace says
+};
+
+struct FrameworkUnseenMemory {
+    bool present = false;
+    std::string allocator;      // what was found: "PyTorch's CUDA caching allocator", "a pool allocator"
+    std::vector<std::string> evidence;  // why, one phrase each
+    int64_t pool_allocations = 0, pool_at_peak_bytes = 0, pool_total_bytes = 0;
+    std::vector<UnseenMemoryItem> items;  // in a fixed order, all four kinds
+    int64_t at_peak_bytes = 0, total_bytes = 0;  // the items summed
+};
+
 struct IterationMetrics {
     std::string source;        // 'iterations' table, range name family, or empty when none
     int64_t detected = 0;      // all detected iterations
@@ -258,6 +278,7 @@ struct Report {
     double busy_utilization = 0;  // same, with copies and sets
     FlopMetrics flops;
     MemoryMetrics memory;
+    FrameworkUnseenMemory unseen;  // empty (present false) without a framework allocator
     IterationMetrics iterations;
     CpuMetrics cpu;
     KernelMetrics kernels;
