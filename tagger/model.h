@@ -72,7 +72,7 @@ struct Allocation {
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
     bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)
     // Mappings joined into this segment (id is the first one's); empty: the trace's allocation as is.
-    std::vector<MappedPiece> pieces;
+    std::vector<MappedPiece> pieces{};
 };
 
 struct LibraryCall {

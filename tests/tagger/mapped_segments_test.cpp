@@ -96,7 +96,7 @@ TEST_CASE("end-to-end mappings live together join; a remap after the unmap, othe
 }
 
 TEST_CASE("a range of a joined segment goes back to the mappings it overlaps, offsets from each") {
-    Allocation segment{.id = 7, .address = 1u << 30, .bytes = 3 * kPage};
+    Allocation segment{.id = 7, .address = 1u << 30, .bytes = 3 * kPage, .free_ns = std::nullopt};
     segment.pieces = {{7, 0, kPage}, {8, uint64_t(kPage), kPage}, {9, uint64_t(2 * kPage), kPage}};
     const std::vector<MappedPiece> spanning = trace_pieces(segment, uint64_t(kPage) - 512, 1024);
     REQUIRE_EQ(spanning.size(), 2u);
@@ -115,7 +115,7 @@ TEST_CASE("a range of a joined segment goes back to the mappings it overlaps, of
     CHECK_EQ(inside[0].id, 9);
     CHECK_EQ(inside[0].offset, 4096u);
     // A plain allocation: itself, unchanged.
-    const Allocation plain{.id = 3, .address = 4096, .bytes = 8192};
+    const Allocation plain{.id = 3, .address = 4096, .bytes = 8192, .free_ns = std::nullopt};
     const std::vector<MappedPiece> same = trace_pieces(plain, 100, 200);
     REQUIRE_EQ(same.size(), 1u);
     CHECK_EQ(same[0].id, 3);
