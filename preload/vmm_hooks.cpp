@@ -1,6 +1,7 @@
 // Virtual memory management (cuMemMap / cuMemUnmap, as PyTorch's expandable segments use them): each
-// mapped range is recorded as a device allocation from its cuMemMap to its cuMemUnmap, with the call
-// stack of the map. cuMemCreate's physical memory is not an allocation of its own (it is usable only
+// mapped range is recorded as an allocation of kind DeviceMapped (the trace's 'device_mapped': device
+// memory, told apart so that the tagger can join mappings laid end to end, which one tensor may span)
+// from its cuMemMap to its cuMemUnmap, with the call stack of the map. cuMemCreate's physical memory is not an allocation of its own (it is usable only
 // once mapped); one physical allocation mapped twice shows as two allocations. An unmap may cover
 // several mappings: the ranges mapped are remembered here so that each gets its own free.
 #include <map>
@@ -41,7 +42,7 @@ CUresult mem_map(CUdeviceptr ptr, size_t bytes, size_t offset, CUmemGenericAlloc
     record.bytes = bytes;
     record.stack_id = collector::capture_stack(ts);
     record.device = current_device(ts);
-    record.memory_kind = MemoryKind::Device;
+    record.memory_kind = MemoryKind::DeviceMapped;
     record.api = effective_path(ts, Path);
     collector::emit_record(ts, RecordKind::Alloc, record);
     return result;
@@ -68,7 +69,7 @@ CUresult mem_unmap(CUdeviceptr ptr, size_t bytes) {
         record.ts_ns = collector::monotonic_ns();
         record.address = address;
         record.device = current_device(ts);
-        record.memory_kind = MemoryKind::Device;
+        record.memory_kind = MemoryKind::DeviceMapped;
         record.api = effective_path(ts, Path);
         collector::emit_record(ts, RecordKind::Free, record);
     }

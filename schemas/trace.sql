@@ -209,7 +209,7 @@ CREATE TABLE allocations (
     bytes       INTEGER NOT NULL,
     alloc_ns    INTEGER NOT NULL,
     free_ns     INTEGER,           -- NULL: never freed while recording
-    kind        TEXT NOT NULL,     -- 'device', 'device_async', 'pinned_host', 'managed'
+    kind        TEXT NOT NULL,     -- 'device', 'device_async', 'pinned_host', 'managed', 'device_mapped'
     api         TEXT,              -- see copies.api
     stream      INTEGER,           -- CUstream handle of stream-ordered allocations
     stack       INTEGER,           -- stacks.id; NULL when stacks were off

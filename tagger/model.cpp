@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "mapped_segments.h"
 #include "nvtx_regions.h"
 
 #include <tbdprof/trace/fast_scans.h>
@@ -206,21 +207,28 @@ void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
 TraceModel load_model(const trace::Database& db) {
     TraceModel m;
     std::unordered_map<int64_t, int32_t> alloc_index;
+    std::unordered_map<int64_t, uint64_t> offset_in_segment;  // joined mappings (mapped_segments.h)
     {
         trace::AllocationRow r;
+        std::vector<Allocation> mapped;
         for (trace::RowReader<trace::AllocationRow> rows(db); rows.next(r);) {
             if (!trace::is_device_memory(r.kind)) continue;
-            m.allocations.push_back({.id = r.id,
-                                     .process = int32_t(r.process),
-                                     .address = uint64_t(r.address),
-                                     .bytes = r.bytes,
-                                     .alloc_ns = r.alloc_ns,
-                                     .free_ns = r.free_ns,
-                                     .stack = r.stack.value_or(0)});
+            auto& to = r.kind == trace::MemoryKind::device_mapped ? mapped : m.allocations;
+            to.push_back({.id = r.id,
+                          .process = int32_t(r.process),
+                          .address = uint64_t(r.address),
+                          .bytes = r.bytes,
+                          .alloc_ns = r.alloc_ns,
+                          .free_ns = r.free_ns,
+                          .stack = r.stack.value_or(0)});
         }
+        join_mapped_ranges(std::move(mapped), m.allocations, offset_in_segment);
         // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.
         sort_by(m.allocations, &Allocation::alloc_ns);
-        for (size_t i = 0; i < m.allocations.size(); ++i) alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
+        for (size_t i = 0; i < m.allocations.size(); ++i) {
+            alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
+            for (const MappedPiece& piece : m.allocations[i].pieces) alloc_index[piece.id] = static_cast<int32_t>(i);
+        }
     }
     mark_library_handle_allocations(db, m);
     load_registered_regions(db, alloc_index, m);  // nvtx_regions.cpp: sets m.pooled when there are any
@@ -300,7 +308,9 @@ TraceModel load_model(const trace::Database& db) {
             auto a = alloc_index.find(r.allocation);
             if (!k || a == alloc_index.end()) continue;
             m.has_argument_info = true;
-            const auto offset = static_cast<uint64_t>(r.offset);
+            auto offset = static_cast<uint64_t>(r.offset);
+            if (auto piece = offset_in_segment.find(r.allocation); piece != offset_in_segment.end())
+                offset += piece->second;  // the trace's offset is from the mapping, ours from the segment
             auto& seen = offsets[a->second];
             if (seen.size() < kPooledOffsets && std::find(seen.begin(), seen.end(), offset) == seen.end())
                 seen.push_back(offset);

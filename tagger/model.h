@@ -54,6 +54,13 @@ struct PointerUse {
     Access access = Access::Unknown;
 };
 
+// One mapping (the trace's allocation) of a segment joined from end-to-end mappings (mapped_segments.h).
+struct MappedPiece {
+    int64_t id = 0;       // allocations.id
+    uint64_t offset = 0;  // from the segment's address
+    int64_t bytes = 0;
+};
+
 struct Allocation {
     int64_t id = 0;  // allocations.id in the trace
     int32_t process = 0;
@@ -64,6 +71,8 @@ struct Allocation {
     int64_t stack = 0;
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
     bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)
+    // Mappings joined into this segment (id is the first one's); empty: the trace's allocation as is.
+    std::vector<MappedPiece> pieces{};
 };
 
 struct LibraryCall {

@@ -2,6 +2,7 @@
 // allocation, in one transaction through the trace library. Tables an older trace lacks are brought
 // to schemas/trace.sql's definition by the library (trace::upgrade_for_update), never declared here.
 #include "iterations.h"
+#include "mapped_segments.h"
 #include "model.h"
 #include "pool_tagging.h"
 #include "rules.h"
@@ -82,32 +83,37 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
                               "rule, evidence_string) VALUES (?1,?2,?3,?4,?5,?6)");
     for (size_t a = 0; a < model.allocations.size(); ++a) {
         const Tag& t = result.tags[a];
-        category.bind(1, model.allocations[a].id)
-            .bind(2, t.category)
-            .bind(3, texts.id(t.reason))
-            .bind(4, t.confidence)
-            .bind(5, t.rule)
-            .bind(6, texts.id(t.evidence))
-            .run();
+        // A segment joined from mappings (mapped_segments.h): each mapping gets the segment's tag.
+        const Allocation& segment = model.allocations[a];
+        for (const MappedPiece& piece : trace_pieces(segment, 0, segment.bytes))
+            category.bind(1, piece.id)
+                .bind(2, t.category)
+                .bind(3, texts.id(t.reason))
+                .bind(4, t.confidence)
+                .bind(5, t.rule)
+                .bind(6, texts.id(t.evidence))
+                .run();
     }
     trace::Statement subrange(db,
                               "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, "
                               "end_ns, category, confidence, rule, reason_string, evidence_string) "
                               "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
-    for (size_t i = 0; i < result.subranges.size(); ++i) {
-        const SubRangeTag& r = result.subranges[i];
-        subrange.bind(1, int64_t(i + 1))
-            .bind(2, model.allocations[size_t(r.segment)].id)
-            .bind(3, r.offset)
-            .bind(4, r.bytes)
-            .bind(5, r.begin_ns)
-            .bind(6, r.end_ns)
-            .bind(7, r.tag.category)
-            .bind(8, r.tag.confidence)
-            .bind(9, r.tag.rule)
-            .bind(10, texts.id(r.tag.reason))
-            .bind(11, texts.id(r.tag.evidence))
-            .run();
+    int64_t subrange_id = 0;
+    for (const SubRangeTag& r : result.subranges) {
+        // One row per mapping a sub-range of a joined segment overlaps (mapped_segments.h).
+        for (const MappedPiece& piece : trace_pieces(model.allocations[size_t(r.segment)], r.offset, r.bytes))
+            subrange.bind(1, ++subrange_id)
+                .bind(2, piece.id)
+                .bind(3, int64_t(piece.offset))
+                .bind(4, piece.bytes)
+                .bind(5, r.begin_ns)
+                .bind(6, r.end_ns)
+                .bind(7, r.tag.category)
+                .bind(8, r.tag.confidence)
+                .bind(9, r.tag.rule)
+                .bind(10, texts.id(r.tag.reason))
+                .bind(11, texts.id(r.tag.evidence))
+                .run();
     }
     // Memory that is not device memory (pinned host) gets a category so that every row of
     // memory_allocations has one, but no device breakdown counts it.

@@ -20,6 +20,7 @@ std::string_view memory_kind_name(raw::MemoryKind kind) {
         case raw::MemoryKind::DeviceAsync: return trace::memory_kind_name(MemoryKind::device_async);
         case raw::MemoryKind::PinnedHost: return trace::memory_kind_name(MemoryKind::pinned_host);
         case raw::MemoryKind::Managed: return trace::memory_kind_name(MemoryKind::managed);
+        case raw::MemoryKind::DeviceMapped: return trace::memory_kind_name(MemoryKind::device_mapped);
     }
     return trace::memory_kind_name(MemoryKind::unknown);
 }

@@ -82,7 +82,7 @@ TbdsimRecord mapping_record(TbdsimRecordKind kind, const Allocation& a) {
     r.device = static_cast<uint32_t>(a.context->device->ordinal);
     r.context_id = a.context->id;
     r.correlation_id = next_correlation_id();
-    r.sub_kind = TBDSIM_MEMORY_DEVICE;
+    r.sub_kind = TBDSIM_MEMORY_DEVICE_MAPPED;
     r.start_ns = r.end_ns = now_ns();
     r.address = a.address;
     r.bytes = a.bytes;

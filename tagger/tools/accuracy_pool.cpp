@@ -98,22 +98,34 @@ void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabe
             ++report.pooled_labels;
         report.labelled_bytes += label.bytes;
         report.by_category[label.category].labelled_bytes += label.bytes;
-        auto segment = std::find_if(segments.begin(), segments.end(), [&](const Segment& g) {
-            if (direct) return g.id == label.allocation;
-            return label.address >= g.address && label.address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1)) &&
-                   g.alloc_ns <= from && g.free_ns >= from;
-        });
+        const auto holding = [&](uint64_t address) {
+            return std::find_if(segments.begin(), segments.end(), [&](const Segment& g) {
+                if (direct) return g.id == label.allocation;
+                return address >= g.address && address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1)) &&
+                       g.alloc_ns <= from && g.free_ns >= from;
+            });
+        };
+        auto segment = holding(label.address);
         if (segment == segments.end()) {
             ++report.unmatched_labels;
             continue;
         }
+        // A tensor may run on into the next allocation when the two are mappings end to end in one
+        // reservation (PyTorch's expandable segments): each part is scored in the allocation holding it.
         std::vector<std::pair<int64_t, std::string>> pieces;
-        auto found = subs.find(segment->id);
-        if (found == subs.end()) {
-            pieces.push_back({label.bytes, segment->category});
-        } else {
-            uint64_t lo = label.address - segment->address;
-            attribute(found->second, lo, lo + uint64_t(label.bytes), from, to, steps, pieces);
+        const uint64_t label_end = label.address + uint64_t(label.bytes);
+        for (uint64_t address = label.address; address < label_end;) {
+            const uint64_t segment_end = segment->address + uint64_t(std::max<int64_t>(segment->bytes, 1));
+            auto next = direct || label_end <= segment_end ? segments.end() : holding(segment_end);
+            const uint64_t end = next == segments.end() ? label_end : segment_end;
+            const uint64_t lo = address - segment->address, hi = end - segment->address;
+            auto found = subs.find(segment->id);
+            if (found == subs.end())
+                pieces.push_back({int64_t(hi - lo), segment->category});
+            else
+                attribute(found->second, lo, hi, from, to, steps, pieces);
+            address = end;
+            segment = next;
         }
         for (const auto& [bytes, category] : pieces) report.count(label.category, category, bytes);
     }

@@ -62,6 +62,7 @@ MemoryKind memory_kind_of(const std::string& kind) {
     if (kind == "device_async") return MemoryKind::DeviceAsync;
     if (kind == "pinned_host") return MemoryKind::PinnedHost;
     if (kind == "managed") return MemoryKind::Managed;
+    if (kind == "device_mapped") return MemoryKind::DeviceMapped;
     return MemoryKind::Device;
 }
 

@@ -110,10 +110,13 @@ TEST_CASE("reserve, create, map and access memory; a segment grows by mapping an
     CHECK_EQ(free_end, free_before);
     CHECK_CU(cuMemAddressFree(base, 8 * granularity));
 
-    // Each mapping was an allocation from map to unmap.
+    // Each mapping was an allocation from map to unmap, of the mapped kind (not a cuMemAlloc).
     const auto allocs = log.records(TBDSIM_RECORD_ALLOC);
     const auto frees = log.records(TBDSIM_RECORD_FREE);
     CHECK_EQ(allocs.size(), 3u);
     CHECK_EQ(frees.size(), 3u);
-    for (const auto& r : allocs) CHECK_EQ(r.bytes, granularity);
+    for (const auto& r : allocs) {
+        CHECK_EQ(r.bytes, granularity);
+        CHECK_EQ(r.sub_kind, uint32_t(TBDSIM_MEMORY_DEVICE_MAPPED));
+    }
 }

@@ -234,9 +234,10 @@ TEST_CASE("tables: the one list of copy and memory kind names, both ways") {
     CHECK(std::string(trace::copy_kind_name(trace::CopyKind::default_direction)) == "default");
     CHECK(trace::copy_kind_from_text("sideways") == trace::CopyKind::unknown);
     for (auto kind : {trace::MemoryKind::device, trace::MemoryKind::device_async, trace::MemoryKind::pinned_host,
-                      trace::MemoryKind::managed})
+                      trace::MemoryKind::managed, trace::MemoryKind::device_mapped})
         CHECK(trace::memory_kind_from_text(trace::memory_kind_name(kind)) == kind);
     CHECK(trace::memory_kind_from_text("unknown") == trace::MemoryKind::unknown);
+    CHECK(trace::is_device_memory(trace::MemoryKind::device_mapped));
 }
 
 TEST_CASE("tables: the one category table") {

@@ -75,7 +75,8 @@ static_assert(sizeof(RawRecordHeader) == 8);
 // Which API an allocation, copy or launch came through.
 enum class ApiPath : uint8_t { Runtime = 1, Driver = 2, DriverViaProcAddress = 3, Library = 4 };
 
-enum class MemoryKind : uint8_t { Device = 1, DeviceAsync = 2, PinnedHost = 3, Managed = 4 };
+// DeviceMapped: a range mapped by cuMemMap (virtual memory management), from map to unmap.
+enum class MemoryKind : uint8_t { Device = 1, DeviceAsync = 2, PinnedHost = 3, Managed = 4, DeviceMapped = 5 };
 
 enum class CopyKind : uint8_t { HostToDevice = 1, DeviceToHost = 2, DeviceToDevice = 3, HostToHost = 4, Default = 5 };
 

@@ -99,7 +99,7 @@ def labels_from_trace(trace_path, uses_path, out_path):
     allocations = [(address, size, alloc_ns + start, (free_ns + start) if free_ns is not None else float("inf"))
                    for address, size, alloc_ns, free_ns in db.execute(
                        "SELECT address, bytes, alloc_ns, free_ns FROM allocations "
-                       "WHERE kind IN ('device', 'device_async') ORDER BY alloc_ns, id")]
+                       "WHERE kind IN ('device', 'device_async', 'device_mapped') ORDER BY alloc_ns, id")]
     at_address = collections.defaultdict(list)  # address -> [(begin, index)]
     for index, (address, _, begin, _) in enumerate(allocations):
         at_address[address].append((begin, index))

@@ -43,7 +43,7 @@ def unseen_by_pytorch(trace_path, labels_path):
     uncategorized = collections.Counter()
     for ident, address, size, alloc_ns, free_ns, kind, category in db.execute(
             "SELECT id, address, bytes, alloc_ns, free_ns, kind, category FROM memory_allocations "
-            "WHERE kind IN ('device', 'device_async')"):
+            "WHERE kind IN ('device', 'device_async', 'device_mapped')"):
         begin, end = alloc_ns + start, (free_ns + start) if free_ns is not None else float("inf")
         owner = next((r for r in ranges if r[0] <= address < r[1] and r[2] <= end and
                       (r[3] is None or r[3] >= begin)), None)
@@ -64,7 +64,7 @@ def uncategorized_by_pytorch(trace_path, labels_path):
     workspaces = {row[0] for row in db.execute(
         "SELECT DISTINCT workspace_allocation FROM library_calls WHERE workspace_allocation IS NOT NULL")}
     rows = list(db.execute("SELECT id, bytes, category FROM memory_allocations "
-                           "WHERE kind IN ('device', 'device_async') ORDER BY alloc_ns, id"))
+                           "WHERE kind IN ('device', 'device_async', 'device_mapped') ORDER BY alloc_ns, id"))
     labels = [line.split("\t") for line in open(labels_path) if line.startswith("alloc")]
     uncategorized = collections.Counter()
     for (ident, size, category), label in zip(rows, labels):
