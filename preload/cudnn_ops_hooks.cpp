@@ -29,7 +29,9 @@ int reduce_tensor_op(cudnnReduceTensorDescriptor_t reduce_desc) {
                                                                                                                : -1;
 }
 
-// The dropout descriptor's random-number states: cuDNN draws the mask from them (read and advanced).
+// The dropout descriptor's random-number states: cuDNN draws the mask from them. Read: cuDNN's
+// reference calls them an output of cudnnSetDropoutDescriptor (which fills them) and says nothing of
+// forward writing them.
 void record_dropout_states(ThreadState& ts, const RawLibraryCall& record, cudnnHandle_t handle,
                            cudnnDropoutDescriptor_t dropout) {
     static LibraryFunction<decltype(&cudnnGetDropoutDescriptor)> get{"cudnnGetDropoutDescriptor"};
@@ -42,7 +44,7 @@ void record_dropout_states(ThreadState& ts, const RawLibraryCall& record, cudnnH
     size_t bytes = 0;
     if (fn == nullptr || fn(dropout, handle, &probability, &states, &seed) != CUDNN_STATUS_SUCCESS) return;
     if (size_fn == nullptr || size_fn(handle, &bytes) != CUDNN_STATUS_SUCCESS) bytes = 0;
-    record_operand(ts, record, LibraryOperandRole::DropoutStates, states, bytes, OperandAccess::ReadWrite);
+    record_operand(ts, record, LibraryOperandRole::DropoutStates, states, bytes, OperandAccess::Read);
 }
 
 // The batch norm Ex calls' fused activation mode, -1 when none (CUDNN_BATCHNORM_OPS_BN) or unknown.
