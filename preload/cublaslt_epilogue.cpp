@@ -16,15 +16,26 @@ bool read(decltype(&cublasLtMatmulDescGetAttribute) get, cublasLtMatmulDesc_t de
 // Bytes of one element of a cudaDataType_t (0 unknown).
 uint64_t element_bytes(int32_t type) {
     switch (type) {
-        case CUDA_R_64F: return 8;
-        case CUDA_R_32F: case CUDA_R_32I: return 4;
-        case CUDA_R_16F: case CUDA_R_16BF: return 2;
-        case CUDA_R_8I: case CUDA_R_8F_E4M3: case CUDA_R_8F_E5M2: return 1;
-        default: return 0;
+        case CUDA_R_64F:
+            return 8;
+        case CUDA_R_32F:
+        case CUDA_R_32I:
+            return 4;
+        case CUDA_R_16F:
+        case CUDA_R_16BF:
+            return 2;
+        case CUDA_R_8I:
+        case CUDA_R_8F_E4M3:
+        case CUDA_R_8F_E5M2:
+            return 1;
+        default:
+            return 0;
     }
 }
 
-bool has(uint32_t epilogue, uint32_t bits) { return (epilogue & bits) == bits; }
+bool has(uint32_t epilogue, uint32_t bits) {
+    return (epilogue & bits) == bits;
+}
 
 // The bias vector: D's rows long (B's columns for BGRADB), one per batch entry `stride` elements apart.
 void record_bias(ThreadState& ts, const raw::RawLibraryCall& record, uint32_t epilogue, const void* bias,
@@ -61,8 +72,8 @@ void record_epilogue_operands(ThreadState& ts, const raw::RawLibraryCall& record
                               decltype(&cublasLtMatmulDescGetAttribute) get, cublasLtMatmulDesc_t descriptor,
                               const OutputShape& d) {
     uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-    if (get == nullptr || descriptor == nullptr ||
-        !read(get, descriptor, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue) || epilogue == CUBLASLT_EPILOGUE_DEFAULT)
+    if (get == nullptr || descriptor == nullptr || !read(get, descriptor, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue) ||
+        epilogue == CUBLASLT_EPILOGUE_DEFAULT)
         return;
     // Types default to -1: the output's type.
     int32_t bias_type = -1, aux_type = -1;
@@ -78,8 +89,7 @@ void record_epilogue_operands(ThreadState& ts, const raw::RawLibraryCall& record
     if (read(get, descriptor, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias))
         record_bias(ts, record, epilogue, bias, element_bytes(bias_type >= 0 ? bias_type : d_type), bias_stride, d);
     if (read(get, descriptor, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux))
-        record_aux(ts, record, epilogue, aux, element_bytes(aux_type >= 0 ? aux_type : d_type), aux_ld, aux_stride,
-                   d);
+        record_aux(ts, record, epilogue, aux, element_bytes(aux_type >= 0 ? aux_type : d_type), aux_ld, aux_stride, d);
 }
 
 }  // namespace tbdprof::preload

@@ -28,13 +28,12 @@ inline void record_norm_forward(ThreadState& ts, const raw::RawLibraryCall& r, c
     record_operand(ts, r, LibraryOperandRole::RunningVariance, running_variance, t.stat_bytes,
                    OperandAccess::ReadWrite);
     record_operand(ts, r, LibraryOperandRole::SavedMean, save_mean, t.stat_bytes, OperandAccess::Write);
-    record_operand(ts, r, LibraryOperandRole::SavedInvVariance, save_inv_variance, t.stat_bytes,
-                   OperandAccess::Write);
+    record_operand(ts, r, LibraryOperandRole::SavedInvVariance, save_inv_variance, t.stat_bytes, OperandAccess::Write);
 }
 
 // Inference: shift and the estimated statistics are read.
-inline void record_norm_inference(ThreadState& ts, const raw::RawLibraryCall& r, const NormTensors& t,
-                                  const void* bias, const void* mean, const void* variance) {
+inline void record_norm_inference(ThreadState& ts, const raw::RawLibraryCall& r, const NormTensors& t, const void* bias,
+                                  const void* mean, const void* variance) {
     record_operand(ts, r, LibraryOperandRole::Bias, bias, t.param_bytes, OperandAccess::Read);
     record_operand(ts, r, LibraryOperandRole::RunningMean, mean, t.stat_bytes, OperandAccess::Read);
     record_operand(ts, r, LibraryOperandRole::RunningVariance, variance, t.stat_bytes, OperandAccess::Read);
@@ -42,8 +41,8 @@ inline void record_norm_inference(ThreadState& ts, const raw::RawLibraryCall& r,
 
 // Backward: scale (and shift, for a fused activation) and the saved statistics read; the parameter
 // gradients written.
-inline void record_norm_backward(ThreadState& ts, const raw::RawLibraryCall& r, const NormTensors& t,
-                                 const void* scale, const void* bias, void* dscale, void* dbias, const void* saved_mean,
+inline void record_norm_backward(ThreadState& ts, const raw::RawLibraryCall& r, const NormTensors& t, const void* scale,
+                                 const void* bias, void* dscale, void* dbias, const void* saved_mean,
                                  const void* saved_inv_variance) {
     record_operand(ts, r, LibraryOperandRole::Scale, scale, t.param_bytes, OperandAccess::Read);
     record_operand(ts, r, LibraryOperandRole::Bias, bias, t.param_bytes, OperandAccess::Read);

@@ -16,11 +16,13 @@ struct Operand {
 };
 
 // Read-write operands (running statistics) count as written: Write means "written (and maybe read)".
-Access access_of(std::string_view access) { return access == "read" ? Access::Read : Access::Write; }
+Access access_of(std::string_view access) {
+    return access == "read" ? Access::Read : Access::Write;
+}
 
 void add_touch(WorkItem& w, int32_t allocation, Access access) {
-    auto same = std::find_if(w.touches.begin(), w.touches.end(),
-                             [&](const Touch& t) { return t.allocation == allocation; });
+    auto same =
+        std::find_if(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == allocation; });
     if (same == w.touches.end())
         w.touches.push_back({allocation, access});
     else if (access == Access::Write)
