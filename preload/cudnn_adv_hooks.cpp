@@ -1,5 +1,6 @@
 // cuDNN RNNs (the v8 API) and CTC loss as library calls (what is recorded and why: cudnn_hook_support.h).
 #include "cudnn_hook_support.h"
+#include "cudnn_operands.h"
 
 using namespace tbdprof::preload;
 using tbdprof::raw::LibraryOp;
@@ -81,6 +82,13 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnn
         common(ts, record, "cudnnRNNForward", LibraryOp::RnnForward, handle, x, weights, y);
         describe_extents(record, rnn_data_bytes(x_desc), weight_bytes, rnn_data_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
+        const uint64_t h_bytes = tensor_bytes(h_desc), c_bytes = tensor_bytes(c_desc);
+        record_operand(ts, record, LibraryOperandRole::HiddenIn, hx, h_bytes, OperandAccess::Read);
+        record_operand(ts, record, LibraryOperandRole::CellIn, cx, c_bytes, OperandAccess::Read);
+        record_operand(ts, record, LibraryOperandRole::HiddenOut, hy, h_bytes, OperandAccess::Write);
+        record_operand(ts, record, LibraryOperandRole::CellOut, cy, c_bytes, OperandAccess::Write);
+        // Training writes what backward reads; inference needs no reserve space.
+        if (mode == CUDNN_FWD_MODE_TRAINING) record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);
         describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::Forward);
     });
 }
@@ -101,6 +109,17 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardData_v8(
         common(ts, record, "cudnnRNNBackwardData_v8", LibraryOp::RnnBackwardData, handle, dy, weights, dx);
         describe_extents(record, rnn_data_bytes(y_desc), weight_bytes, rnn_data_bytes(x_desc));
         describe_workspace(record, workspace, workspace_bytes);
+        // Roles by tensor position: the gradients of hy/cy are read, those of hx/cx written.
+        const uint64_t h_bytes = tensor_bytes(h_desc), c_bytes = tensor_bytes(c_desc);
+        record_operand(ts, record, LibraryOperandRole::Input, y, rnn_data_bytes(y_desc), OperandAccess::Read);
+        record_operand(ts, record, LibraryOperandRole::HiddenIn, hx, h_bytes, OperandAccess::Read);
+        record_operand(ts, record, LibraryOperandRole::CellIn, cx, c_bytes, OperandAccess::Read);
+        record_operand(ts, record, LibraryOperandRole::HiddenOut, dhy, h_bytes, OperandAccess::Read);
+        record_operand(ts, record, LibraryOperandRole::CellOut, dcy, c_bytes, OperandAccess::Read);
+        record_operand(ts, record, LibraryOperandRole::HiddenIn, dhx, h_bytes, OperandAccess::Write);
+        record_operand(ts, record, LibraryOperandRole::CellIn, dcx, c_bytes, OperandAccess::Write);
+        // cuDNN's reference: reserveSpace is input/output here (backward weights reads what it leaves).
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::ReadWrite);
         describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::BackwardData);
     });
 }
@@ -120,6 +139,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardWeights_v8(
         common(ts, record, "cudnnRNNBackwardWeights_v8", LibraryOp::RnnBackwardWeights, handle, x, y, dweights);
         describe_extents(record, rnn_data_bytes(x_desc), rnn_data_bytes(y_desc), weight_bytes);
         describe_workspace(record, workspace, workspace_bytes);
+        record_operand(ts, record, LibraryOperandRole::HiddenIn, hx, tensor_bytes(h_desc), OperandAccess::Read);
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
         describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::BackwardWeights);
     });
 }

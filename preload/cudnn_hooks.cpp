@@ -1,6 +1,7 @@
 // cuDNN convolutions (the fused convolution-bias-activation too), batch norm, pooling, activation,
 // softmax and add-tensor as library calls (what is recorded and why: cudnn_hook_support.h).
 #include "cudnn_hook_support.h"
+#include "cudnn_operands.h"
 
 using namespace tbdprof::preload;
 using tbdprof::raw::LibraryOp;
@@ -87,6 +88,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTraining(
         common(ts, record, "cudnnBatchNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
                scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
+        const uint64_t param_bytes = tensor_bytes(params_desc);
+        record_norm_forward(ts, record, {param_bytes, param_bytes}, bias, running_mean, running_variance, save_mean,
+                            save_inv_variance);
         describe_elementwise(record, x_desc, [](int64_t e) {
             return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Training, e);
         });
@@ -106,6 +110,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardInference(
         common(ts, record, "cudnnBatchNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x,
                scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
+        const uint64_t param_bytes = tensor_bytes(params_desc);
+        record_norm_inference(ts, record, {param_bytes, param_bytes}, bias, mean, variance);
         describe_elementwise(record, x_desc, [](int64_t e) {
             return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Inference, e);
         });
@@ -126,6 +132,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackward(
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnBatchNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
+        const uint64_t param_bytes = tensor_bytes(params_desc);
+        record_norm_backward(ts, record, {param_bytes, param_bytes}, scale, nullptr, dscale, dbias, saved_mean,
+                             saved_inv_variance);
         describe_elementwise(record, x_desc, [](int64_t e) {
             return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Backward, e);
         });

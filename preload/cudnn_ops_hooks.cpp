@@ -1,6 +1,7 @@
 // cuDNN tensor ops (op, reduce, transform), dropout, batch norm Ex, the normalization API, LRN and
 // divisive normalization as library calls (what is recorded and why: cudnn_hook_support.h).
 #include "cudnn_hook_support.h"
+#include "cudnn_operands.h"
 
 using namespace tbdprof::preload;
 using tbdprof::raw::LibraryOp;
@@ -26,6 +27,24 @@ int reduce_tensor_op(cudnnReduceTensorDescriptor_t reduce_desc) {
     auto fn = get.get();
     return fn != nullptr && fn(reduce_desc, &op, &type, &nan, &indices, &indices_type) == CUDNN_STATUS_SUCCESS ? op
                                                                                                                : -1;
+}
+
+// The dropout descriptor's random-number states: cuDNN draws the mask from them. Read: cuDNN's
+// reference calls them an output of cudnnSetDropoutDescriptor (which fills them) and says nothing of
+// forward writing them.
+void record_dropout_states(ThreadState& ts, const RawLibraryCall& record, cudnnHandle_t handle,
+                           cudnnDropoutDescriptor_t dropout) {
+    static LibraryFunction<decltype(&cudnnGetDropoutDescriptor)> get{"cudnnGetDropoutDescriptor"};
+    static LibraryFunction<decltype(&cudnnDropoutGetStatesSize)> get_size{"cudnnDropoutGetStatesSize"};
+    auto fn = get.get();
+    auto size_fn = get_size.get();
+    float probability = 0;
+    void* states = nullptr;
+    unsigned long long seed = 0;
+    size_t bytes = 0;
+    if (fn == nullptr || fn(dropout, handle, &probability, &states, &seed) != CUDNN_STATUS_SUCCESS) return;
+    if (size_fn == nullptr || size_fn(handle, &bytes) != CUDNN_STATUS_SUCCESS) bytes = 0;
+    record_operand(ts, record, LibraryOperandRole::DropoutStates, states, bytes, OperandAccess::Read);
 }
 
 // The batch norm Ex calls' fused activation mode, -1 when none (CUDNN_BATCHNORM_OPS_BN) or unknown.
@@ -85,6 +104,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, c
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnDropoutForward", LibraryOp::DropoutForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);  // the mask backward reads
+        record_dropout_states(ts, record, handle, dropout);
         describe_elementwise(record, y_desc, [](int64_t e) { return cudnn_flops::dropout_flops(false, e); });
     });
 }
@@ -98,6 +119,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, 
     return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
         common(ts, record, "cudnnDropoutBackward", LibraryOp::DropoutBackward, handle, dy, nullptr, dx);
         describe_extents(record, tensor_bytes(dy_desc), 0, tensor_bytes(dx_desc));
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
         describe_elementwise(record, dx_desc, [](int64_t e) { return cudnn_flops::dropout_flops(true, e); });
     });
 }
@@ -120,6 +142,12 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
                scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
+        const uint64_t param_bytes = tensor_bytes(params_desc);
+        record_norm_forward(ts, record, {param_bytes, param_bytes}, bias, running_mean, running_variance, save_mean,
+                            save_inv_variance);
+        if (ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
+            record_operand(ts, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);
         const int act = batch_norm_activation(ops, activation);
         const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -146,6 +174,14 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackwardEx(
         common(ts, record, "cudnnBatchNormalizationBackwardEx", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         describe_workspace(record, workspace, workspace_bytes);
+        const uint64_t param_bytes = tensor_bytes(params_desc);
+        const bool fused = ops != CUDNN_BATCHNORM_OPS_BN;  // y and the shift are read only with an activation
+        record_norm_backward(ts, record, {param_bytes, param_bytes}, scale, fused ? bias : nullptr, dscale, dbias,
+                             saved_mean, saved_inv_variance);
+        if (fused) record_operand(ts, record, LibraryOperandRole::Input, y, tensor_bytes(y_desc), OperandAccess::Read);
+        if (ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
+            record_operand(ts, record, LibraryOperandRole::Residual, dz, tensor_bytes(dz_desc), OperandAccess::Write);
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
         const int act = batch_norm_activation(ops, activation);
         const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -271,6 +307,11 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardTraining(
                y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
+        record_norm_forward(ts, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, bias, running_mean,
+                            running_variance, save_mean, save_inv_variance);
+        if (ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION)
+            record_operand(ts, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -294,6 +335,10 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardInference(
         common(ts, record, "cudnnNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x, scale,
                y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
+        record_norm_inference(ts, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, bias, mean,
+                              variance);
+        if (ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION)
+            record_operand(ts, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -322,6 +367,13 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationBackward(
         common(ts, record, "cudnnNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         describe_workspace(record, workspace, workspace_bytes);
+        const bool fused = ops != CUDNN_NORM_OPS_NORM;  // y and the shift are read only with an activation
+        record_norm_backward(ts, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, scale,
+                             fused ? bias : nullptr, dscale, dbias, saved_mean, saved_inv_variance);
+        if (fused) record_operand(ts, record, LibraryOperandRole::Input, y, tensor_bytes(y_desc), OperandAccess::Read);
+        if (ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION)
+            record_operand(ts, record, LibraryOperandRole::Residual, dz, tensor_bytes(dz_desc), OperandAccess::Write);
+        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {

@@ -73,4 +73,18 @@ auto record_library_call(Call&& call, Describe&& describe) -> decltype(call()) {
     return status;
 }
 
+// One more operand of the call being described (inside `describe`): written before the call's own
+// record, joined to it by thread and begin_ns. A null pointer is skipped (an optional operand left out).
+inline void record_operand(ThreadState& ts, const raw::RawLibraryCall& call, raw::LibraryOperandRole role,
+                           const void* address, uint64_t bytes, raw::OperandAccess access) {
+    if (address == nullptr) return;
+    raw::RawLibraryOperand operand{};
+    operand.call_begin_ns = call.begin_ns;
+    operand.address = reinterpret_cast<uint64_t>(address);
+    operand.bytes = bytes;
+    operand.role = role;
+    operand.access = access;
+    collector::emit_record(ts, raw::RecordKind::LibraryOperand, operand);
+}
+
 }  // namespace tbdprof::preload

@@ -416,6 +416,25 @@ CREATE TABLE process_ranks (
     world_size INTEGER NOT NULL
 );
 
+-- The operands of a library call beyond library_calls.a, b, c and workspace, with the direction the
+-- library's documentation gives them: a cuBLASLt matmul's epilogue bias, aux buffer and bias
+-- gradient (from the matmul descriptor); batch norm's scale, shift, running and saved statistics,
+-- residual and reserve space; an RNN's hidden and cell states, the inputs backward passes read
+-- again and its reserve space; dropout's reserve and states. Added after format 1 without a version
+-- bump (a new table).
+CREATE TABLE library_call_operands (
+    library_call INTEGER NOT NULL REFERENCES library_calls(id),
+    process      INTEGER NOT NULL,
+    role         TEXT NOT NULL,  -- 'bias', 'epilogue_aux', 'bias_gradient', 'scale', 'running_mean',
+                                 -- 'running_variance', 'saved_mean', 'saved_inv_variance', 'scale_gradient',
+                                 -- 'shift_gradient', 'reserve', 'residual', 'hidden_in', 'cell_in',
+                                 -- 'hidden_out', 'cell_out', 'input', 'dropout_states'
+    access       TEXT NOT NULL,  -- 'read', 'write', 'read_write'
+    address      INTEGER NOT NULL,
+    bytes        INTEGER,        -- the bytes it spans from address; NULL when not known
+    allocation   INTEGER         -- allocations.id it points into (as copies.src_allocation); NULL: none
+);
+
 -- NCCL communication calls: one row per call that was recorded as a library call (the call's
 -- library_calls row has its times, stream, buffers, their extents and the kernels it launched, and
 -- library_calls.op 'nccl_*'). Calls inside ncclGroupStart/End launch their kernel in ncclGroupEnd,

@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "library_operands.h"
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
 
@@ -359,6 +360,7 @@ TraceModel load_model(const trace::Database& db) {
         if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
         if (m.pooled) add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c);
     }
+    if (calls_resolved) add_library_operand_touches(db, alloc_index, m);  // library_operands.h
     {
         trace::CopyRow r;
         for (trace::RowReader<trace::CopyRow> rows(db); rows.next(r);) {

@@ -63,6 +63,10 @@ std::vector<Operand> operands_of(TraceModel& m, int64_t process, uint64_t run_st
         add(l.begin_ns, l.c, l.c_allocation);
         add(l.begin_ns, l.workspace, l.workspace_allocation);
     }
+    // Extra operands are in call order, each call's begin time is its row's (ids start at 1).
+    for (LibraryOperandRow& o : m.library_operands)
+        if (o.process == process)
+            add(m.library_calls[size_t(o.library_call - 1)].begin_ns, o.address, o.allocation);
     std::stable_sort(out.begin(), out.end(), [](const Operand& a, const Operand& b) { return a.ts < b.ts; });
     return out;
 }

@@ -1,4 +1,5 @@
 // Model building: processes, threads, devices, the shared id helpers, and the run row.
+#include "build_library_operands.h"
 #include "build_nccl.h"
 #include "demangle.h"
 #include "model_builder.h"
@@ -176,6 +177,7 @@ void ModelBuilder::build_library_calls() {
         const Event<raw::RawLibraryCall>* call;
     };
     std::vector<Ref> all;
+    std::map<int64_t, LibraryCallKeys> call_keys;  // by process id: to join the calls' extra operands
     for (ProcessContext& p : contexts_)
         for (const auto& c : p.raw->library_calls) all.push_back({&p, &c});
     std::stable_sort(all.begin(), all.end(), [](const Ref& a, const Ref& b) {
@@ -223,11 +225,13 @@ void ModelBuilder::build_library_calls() {
              c.math_mode != 0 ? Opt(int64_t(c.math_mode) - 1) : Opt(), precision_name(c.precision),
              known_bytes(c.a_bytes), known_bytes(c.b_bytes), known_bytes(c.c_bytes)});
         if (std::optional<NcclCallRow> nccl = nccl_call_row(id, ref.p->id, c)) model_.nccl_calls.push_back(*nccl);
+        call_keys[ref.p->id][{ref.call->tid, c.begin_ns}] = id;
         if (c.last_sequence != 0)
             ref.p->library_spans[ref.call->tid].push_back({c.first_sequence, c.last_sequence, id});
         ++counters_.events;
     }
     for (ProcessContext& p : contexts_) {
+        add_library_operands(*p.raw, p.id, call_keys[p.id], model_.library_operands);
         for (auto& [tid, spans] : p.library_spans)
             std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     }

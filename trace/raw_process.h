@@ -52,6 +52,7 @@ struct RawProcess {
     std::vector<Event<raw::RawSet>> sets;
     std::vector<Event<raw::RawSync>> syncs;
     std::vector<Event<raw::RawLibraryCall>> library_calls;
+    std::vector<Event<raw::RawLibraryOperand>> library_operands;  // joined to calls by tid and begin_ns
     std::vector<Event<raw::RawRange>> ranges;
     std::vector<Event<raw::RawMemRegion>> memory_regions;  // NVTX memory extension, file order
     std::vector<Event<raw::RawGraphCapture>> graph_captures;

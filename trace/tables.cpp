@@ -86,6 +86,9 @@ TBD_TABLE(LibraryCallRow, "library_calls", "library_calls", "id", "begin_ns",
            {"precision", &R::precision}, {"a_bytes", &R::a_bytes}, {"b_bytes", &R::b_bytes},
            {"c_bytes", &R::c_bytes}, {"a_allocation", &R::a_allocation}, {"b_allocation", &R::b_allocation},
            {"c_allocation", &R::c_allocation}, {"workspace_allocation", &R::workspace_allocation}})
+TBD_TABLE(LibraryOperandRow, "library_call_operands", "library_call_operands", nullptr, "library_call",
+          {{"library_call", &R::library_call}, {"process", &R::process}, {"role", &R::role}, {"access", &R::access},
+           {"address", &R::address}, {"bytes", &R::bytes}, {"allocation", &R::allocation}})
 TBD_TABLE(RangeRow, "ranges", "ranges", "id", "begin_ns",
           {{"id", &R::id}, {"process", &R::process}, {"thread", &R::thread}, {"begin_ns", &R::begin_ns},
            {"end_ns", &R::end_ns}, {"name", &R::name}, {"domain", &R::domain}})
@@ -217,6 +220,7 @@ template class RowReader<AllocationRow>;
 template class RowReader<SubrangeRow>;
 template class RowReader<KernelEdgeRow>;
 template class RowReader<LibraryCallRow>;
+template class RowReader<LibraryOperandRow>;
 template class RowReader<RangeRow>;
 template class RowReader<MemoryHeapRow>;
 template class RowReader<MemoryRegionRow>;

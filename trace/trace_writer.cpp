@@ -121,6 +121,9 @@ void write_activity(Database& db, const TraceModel& m) {
                l.a, l.b, l.c, l.workspace, l.workspace_bytes, l.math_mode, l.precision,
                l.a_bytes, l.b_bytes, l.c_bytes, l.a_allocation, l.b_allocation, l.c_allocation, l.workspace_allocation);
     }
+    Statement operand(db, "INSERT INTO library_call_operands VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    for (const LibraryOperandRow& o : m.library_operands)
+        insert(operand, o.library_call, o.process, o.role, o.access, o.address, o.bytes, o.allocation);
     Statement nccl(db, "INSERT INTO nccl_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
     for (const NcclCallRow& n : m.nccl_calls)
         insert(nccl, n.library_call, n.process, n.op, n.communicator, n.rank, n.nranks, n.count, n.datatype, n.bytes,

@@ -30,6 +30,10 @@ typedef struct TbdsimGemmParams {
     long long bias_batch_stride;
     unsigned int epilogue;  // cublasLtEpilogue_t; 0 for cuBLAS
     int reserved;
+    // The epilogue's aux matrix (GELU input or ReLU mask: written by the *_AUX epilogues, read by
+    // DGELU/DRELU), as a real kernel must be handed it; null when the epilogue has none. Batch chunks
+    // after the first (over 65535 entries) keep the first entry's pointer: no simulated kernel reads it.
+    void* epilogue_aux;
 } TbdsimGemmParams;
 
 #ifdef __cplusplus

@@ -81,6 +81,7 @@ tbdsim::blas::GemmLaunch describe_launch(const MatmulProblem& problem, const voi
     launch.epilogue = problem.epilogue;
     launch.epilogue_bytes = epilogue_bytes(problem);
     if (tbdsim::cublaslt::epilogue_has_bias(problem.epilogue)) launch.bias = problem.desc->bias_pointer;
+    if (tbdsim::cublaslt::epilogue_has_aux(problem.epilogue)) params.epilogue_aux = problem.desc->epilogue_aux_pointer;
     return launch;
 }
 

@@ -349,3 +349,46 @@ TEST_CASE("builder: should CUPTI name kernels differently from the launch hook, 
     CHECK(query_int(db, "SELECT COUNT(*) FROM kernels WHERE thread IS NOT NULL AND duration_ns = 100") == 4);
     CHECK(query_int(db, "SELECT COUNT(*) FROM kernel_view WHERE start_ns - launch_ns = 500") == 4);
 }
+
+TEST_CASE("builder: a library call's extra operands join their call by thread and begin time") {
+    RawFileWriter w = small_run();
+    raw::RawLibraryCall call{};
+    call.begin_ns = kStart + 1000;
+    call.end_ns = kStart + 1100;
+    call.name_string = w.string("cudnnRNNForward");
+    call.op = raw::LibraryOp::RnnForward;
+    call.a = 0x7000'0000;
+    const auto operand = [&](uint32_t tid, uint64_t begin_ns, uint64_t address, raw::LibraryOperandRole role,
+                             raw::OperandAccess access) {
+        raw::RawLibraryOperand o{};
+        o.call_begin_ns = begin_ns;
+        o.address = address;
+        o.bytes = 256;
+        o.role = role;
+        o.access = access;
+        w.record(raw::RecordKind::LibraryOperand, tid, o);
+    };
+    // Written before the call, as the collector does; one on another thread and one of a call that
+    // was never written (a failed call) join nothing.
+    operand(4242, call.begin_ns, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Write);
+    operand(4242, call.begin_ns, 0x7000'0100, raw::LibraryOperandRole::RunningMean, raw::OperandAccess::ReadWrite);
+    operand(7, call.begin_ns, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Read);
+    operand(4242, call.begin_ns + 1, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Read);
+    w.record(raw::RecordKind::LibraryCall, 4242, call);
+    TempDir dir;
+    w.save(dir.path());
+    build(dir);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_int(db, "SELECT count(*) FROM library_call_operands") == 2);
+    CHECK(query_text(db, "SELECT role || ' ' || access || ' ' || bytes FROM library_call_operands "
+                         "WHERE address = 0x70001000") == "reserve write 256");
+    CHECK(query_text(db, "SELECT role || ' ' || access FROM library_call_operands WHERE address = 0x70000100") ==
+          "running_mean read_write");
+    // Resolved to the allocation each points into at the call (the 1 MiB one, and the 4 KiB one).
+    CHECK(query_int(db, "SELECT a.bytes FROM library_call_operands o JOIN allocations a ON a.id = o.allocation "
+                        "WHERE o.address = 0x70001000") == 1 << 20);
+    CHECK(query_int(db, "SELECT a.bytes FROM library_call_operands o JOIN allocations a ON a.id = o.allocation "
+                        "WHERE o.address = 0x70000100") == 4096);
+    CHECK(query_int(db, "SELECT count(*) FROM library_call_operands o JOIN library_calls c ON c.id = o.library_call "
+                        "WHERE c.name = 'cudnnRNNForward'") == 2);
+}

@@ -47,6 +47,7 @@ enum class RecordKind : uint16_t {
     Sync = 15,              // RawSync
     LibraryCall = 16,       // RawLibraryCall
     Range = 17,             // RawRange: an NVTX range (push/pop, start/end) or mark
+    LibraryOperand = 19,    // RawLibraryOperand: one more operand of a library call (bias, reserve, ...)
     MemRegion = 18,         // RawMemRegion: an NVTX memory-extension call (heaps, regions, region names)
     Stack = 20,             // RawStack: a deduplicated call stack (instruction pointers)
     Frame = 21,             // RawFrame: symbol for one instruction pointer (resolved off the hot path)
@@ -393,6 +394,44 @@ struct RawLibraryCall {
     uint64_t a_bytes, b_bytes, c_bytes;
 };
 static_assert(sizeof(RawLibraryCall) == 176);
+
+// An operand of a library call beyond a, b, c and the workspace: a cuBLASLt epilogue's bias or aux
+// buffer, batch norm's scale, shift, running and saved statistics, an RNN's reserve space and
+// hidden/cell states, dropout's reserve. Written on the call's thread before the call's own record;
+// the reader joins it to the RawLibraryCall of the same thread with the same begin_ns.
+enum class LibraryOperandRole : uint8_t {
+    Bias = 2,              // cuBLASLt epilogue bias, or batch norm's shift (bias)
+    EpilogueAux = 3,       // cuBLASLt epilogue aux (GELU/ReLU aux written forward, read by *_AUX backward)
+    BiasGradient = 4,      // cuBLASLt BGRAD epilogue's bias gradient (written)
+    Scale = 5,             // batch norm scale (gamma)
+    RunningMean = 6,
+    RunningVariance = 7,
+    SavedMean = 8,
+    SavedInvVariance = 9,
+    ScaleGradient = 10,
+    ShiftGradient = 11,
+    Reserve = 12,          // reserve space: written by forward training, read by backward
+    Residual = 13,         // batch norm's z (the added tensor) or its gradient dz
+    HiddenIn = 14,         // RNN hx, or its gradient dhx (backward data writes it)
+    CellIn = 15,           // RNN cx, or dcx
+    HiddenOut = 16,        // RNN hy, or its gradient dhy (backward data reads it)
+    CellOut = 17,          // RNN cy, or dcy
+    Input = 18,            // an input the a/b roles do not hold (RNN backward data's y, batch norm backward's y)
+    DropoutStates = 19,    // the dropout descriptor's random-number states
+};
+
+enum class OperandAccess : uint8_t { Read = 1, Write = 2, ReadWrite = 3 };
+
+struct RawLibraryOperand {
+    RawRecordHeader header;
+    uint64_t call_begin_ns;  // the RawLibraryCall's begin_ns
+    uint64_t address;
+    uint64_t bytes;  // 0 when not known
+    LibraryOperandRole role;
+    OperandAccess access;
+    uint8_t reserved[6];
+};
+static_assert(sizeof(RawLibraryOperand) == 40);
 
 enum class RangeKind : uint8_t { PushPop = 1, StartEnd = 2, Mark = 3 };
 

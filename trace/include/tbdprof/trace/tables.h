@@ -109,6 +109,14 @@ struct LibraryCallRow {
     OptionalInt a_allocation, b_allocation, c_allocation, workspace_allocation;  // the builder's resolution
 };
 
+// library_call_operands: an operand of a library call beyond a, b, c and workspace (none in older traces).
+struct LibraryOperandRow {
+    int64_t library_call = 0, process = 0;
+    std::string_view role, access;  // access: 'read', 'write', 'read_write'
+    int64_t address = 0;
+    OptionalInt bytes, allocation;
+};
+
 struct RangeRow {
     int64_t id = 0, process = 0;
     OptionalInt thread;

@@ -171,6 +171,15 @@ struct ProcessRankRow {
     int64_t process, rank, local_rank, world_size;
 };
 
+// An operand of a library call beyond a, b, c and the workspace (raw::RawLibraryOperand).
+struct LibraryOperandRow {
+    int64_t library_call, process;
+    std::string_view role, access;  // 'bias', 'reserve', ...; 'read', 'write', 'read_write'
+    int64_t address;
+    Opt bytes;                       // NULL when not known
+    Opt allocation = {};             // as CopyRow's src_allocation
+};
+
 struct NcclCallRow {
     int64_t library_call, process;
     std::string_view op;
@@ -269,6 +278,7 @@ struct TraceModel {
     std::vector<EdgeRow> edges;
     std::vector<LibraryCallRow> library_calls;
     std::vector<NcclCallRow> nccl_calls;
+    std::vector<LibraryOperandRow> library_operands;
     std::vector<ProcessRankRow> process_ranks;
     std::vector<RangeRow> ranges;
     std::vector<CpuSampleRow> cpu_samples;
