@@ -3,7 +3,8 @@
 # before cudnnBackendExecute, as PyTorch's cudnn frontend does) under `tbdprof --sim` with the
 # simulator's truth, and checks each cudnnBackendExecute library call, in order:
 #  - its op and FLOPs: equal to the truth's kernel launched inside it and to the count by hand below;
-#  - its operands a, b, c: the pointers the program passed for them, with their tensors' byte extents.
+#  - its operands a, b, c: the pointers the program passed for them, with their tensors' byte extents,
+#    each inside a live allocation of the trace.
 #   backend_record.sh TBDPROF BACKEND_RECORD_PROGRAM
 set -u
 tbdprof=$1 program=$2
@@ -43,6 +44,15 @@ inside=$(q "SELECT printf('%.0f', l.flops) FROM kernels k JOIN library_calls l O
 passed=$(awk '$1 == "call" { print $2, $3, $4, $5 }' "$work/out")
 operands=$(q "SELECT op, a, b, c FROM library_calls WHERE name = 'cudnnBackendExecute' ORDER BY begin_ns")
 [ -n "$passed" ] && [ "$passed" = "$operands" ] || fail "operands '$operands', passed '$passed'"
+# Each operand lies inside an allocation of the trace live at the call, its extent included.
+unresolved=$(q "SELECT count(*) FROM library_calls l, (SELECT 'a' AS role UNION ALL SELECT 'b' UNION ALL SELECT 'c') r
+                WHERE l.name = 'cudnnBackendExecute' AND NOT EXISTS (
+                    SELECT 1 FROM allocations x
+                    WHERE x.alloc_ns <= l.begin_ns AND (x.free_ns IS NULL OR x.free_ns >= l.end_ns)
+                      AND CASE r.role WHEN 'a' THEN l.a >= x.address AND l.a + l.a_bytes <= x.address + x.bytes
+                                      WHEN 'b' THEN l.b >= x.address AND l.b + l.b_bytes <= x.address + x.bytes
+                                      ELSE l.c >= x.address AND l.c + l.c_bytes <= x.address + x.bytes END)")
+[ "$unresolved" = 0 ] || fail "$unresolved operands of cudnnBackendExecute calls lie in no live allocation"
 echo "$got"
 [ "$failures" -eq 0 ] && echo "OK"
 exit $((failures > 0))
