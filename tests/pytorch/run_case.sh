@@ -5,7 +5,7 @@
 #   import       import, device query, an allocation; no real NVIDIA library mapped (/proc/self/maps)
 #   mlp | cnn | transformer   a smoke training script under tbdprof --sim: a trace with kernels,
 #                allocations and the library calls the model makes
-#                (cnn: every cudnnBackendExecute with FLOPs)
+#                (cnn: every cudnnBackendExecute with FLOPs, equal to the truth's convolution kernels')
 #   sdpa         F.scaled_dot_product_attention forced onto cuDNN (causal BF16, FP16 with dropout;
 #                forward and backward): the simulated cuDNN's fused attention kernels run inside
 #                cudnnBackendExecute, recorded with FLOPs (the attention calls' equal to the truth's)
@@ -74,13 +74,13 @@ check_backend_flops() {  # every cudnnBackendExecute recorded with FLOPs (its gr
     count "SELECT op || ' ' || count(*) FROM library_calls WHERE name = 'cudnnBackendExecute' GROUP BY op"
 }
 
-check_sdpa_flops() {  # the attention calls' FLOPs equal the truth's fused kernels'
+check_backend_truth() {  # check_backend_truth KERNEL_NAME_PART OP_PATTERN: the calls' FLOPs equal the truth's kernels'
     local truth trace
-    truth=$(awk -F'\t' '$1 == "kernel" && index($12, "_sdpa_sm90_") { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
+    truth=$(awk -F'\t' -v part="$1" '$1 == "kernel" && index($12, part) { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
     trace=$(count "SELECT printf('%.0f', total(flops)) FROM library_calls
-                   WHERE name = 'cudnnBackendExecute' AND op LIKE 'attention_%'")
-    echo "attention FLOPs: truth $truth, trace $trace"
-    [ "$truth" != 0 ] && [ "$truth" = "$trace" ] || fail "attention FLOPs $trace != truth $truth"
+                   WHERE name = 'cudnnBackendExecute' AND op LIKE '$2'")
+    echo "FLOPs of the $2 calls: truth $truth, trace $trace"
+    [ "$truth" != 0 ] && [ "$truth" = "$trace" ] || fail "$2 FLOPs $trace != truth $truth"
 }
 
 check_import() {
@@ -104,10 +104,11 @@ check_import() {
 case "$case_name" in
     import) check_import ;;
     mlp) record -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
-    cnn) record -- "$python" "$here/smoke_cnn.py" 2 && check_trace 'cudnn%' && check_backend_flops ;;
+    cnn) TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" "$here/smoke_cnn.py" 2 && check_trace 'cudnn%' &&
+        check_backend_flops && check_backend_truth _implicit_gemm_ 'convolution_%' ;;
     transformer) record -- "$python" "$here/smoke_transformer.py" 2 && check_trace 'cublas%' ;;
     sdpa) TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" "$here/smoke_sdpa.py" 2 && check_trace 'cudnnBackendExecute' &&
-        check_sdpa && check_backend_flops && check_sdpa_flops ;;
+        check_sdpa && check_backend_flops && check_backend_truth _sdpa_sm90_ 'attention_%' ;;
     expandable) PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True record --framework=none -- "$python" "$here/smoke_mlp.py" 2 &&
         check_trace 'cublas%' ;;
     caching) record --framework=none -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
