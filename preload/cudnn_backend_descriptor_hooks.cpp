@@ -24,9 +24,9 @@ namespace {
 struct Entry {
     cudnnBackendDescriptorType_t type{};
     std::vector<cudnnBackendDescriptor_t> links;  // the descriptor-typed attribute that builds the plan
-    std::shared_ptr<const Operation> operation;  // operation descriptors
+    std::shared_ptr<const Operation> operation;   // operation descriptors
     std::shared_ptr<const Operations> graph;      // graphs, engines, engine configs, heuristics' configs
-    std::shared_ptr<const PlanSummary> plan;     // plans
+    std::shared_ptr<const PlanSummary> plan;      // plans
 };
 
 std::mutex mutex;
@@ -51,6 +51,14 @@ bool is_operation(cudnnBackendDescriptorType_t type) {
         default:
             return false;
     }
+}
+
+// The descriptors followed: operations and the levels that build a plan. Tensors, variant packs
+// (one per execution in PyTorch) and the rest get no entry.
+bool followed(cudnnBackendDescriptorType_t type) {
+    return is_operation(type) || type == CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR ||
+           type == CUDNN_BACKEND_ENGINE_DESCRIPTOR || type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR ||
+           type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR || type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR;
 }
 
 // Whether an attribute is one of the links kept (see the file comment).
@@ -144,7 +152,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDe
     auto fn = real.get();
     if (fn == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
     const cudnnStatus_t status = fn(type, descriptor);
-    if (status == CUDNN_STATUS_SUCCESS && descriptor != nullptr) {
+    if (status == CUDNN_STATUS_SUCCESS && descriptor != nullptr && backend::followed(type)) {
         std::lock_guard<std::mutex> lock(backend::mutex);
         backend::entries()[*descriptor] = backend::Entry{type, {}, nullptr, nullptr, nullptr};
     }

@@ -138,9 +138,10 @@ bool read_convolution(Reader& r, cudnnBackendDescriptor_t d, raw::LibraryOp op,
 
 bool read_matmul(Reader& r, cudnnBackendDescriptor_t d, Operation* o) {
     std::vector<Tensor> t;
-    if (!read_tensors(r, d, {CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_ATTR_OPERATION_MATMUL_BDESC,
-                             CUDNN_ATTR_OPERATION_MATMUL_CDESC},
-                      &t)) {
+    if (!read_tensors(
+            r, d,
+            {CUDNN_ATTR_OPERATION_MATMUL_ADESC, CUDNN_ATTR_OPERATION_MATMUL_BDESC, CUDNN_ATTR_OPERATION_MATMUL_CDESC},
+            &t)) {
         return false;
     }
     const Tensor &a = t[0], &y = t[2];
@@ -208,19 +209,17 @@ bool read_rng(Reader& r, cudnnBackendDescriptor_t d, Operation* o) {
 // matmuls' only: the softmax joins them in the plan's attention rule.
 bool read_sdpa(Reader& r, cudnnBackendDescriptor_t d, bool forward, Operation* o) {
     std::vector<Tensor> t;
-    const bool read = forward ? read_tensors(r, d, {CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC},
-                                             &t)
-                              : read_tensors(r, d, {CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC,
-                                                    CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC},
-                                             &t);
+    const bool read = forward
+                          ? read_tensors(r, d,
+                                         {CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC,
+                                          CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC},
+                                         &t)
+                          : read_tensors(r, d,
+                                         {CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC,
+                                          CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC,
+                                          CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC,
+                                          CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC},
+                                         &t);
     if (!read || t[0].dims.size() != 4 || t[1].dims.size() != 4 || t[2].dims.size() != 4) return false;
     o->op = forward ? raw::LibraryOp::AttentionForward : raw::LibraryOp::AttentionBackward;
     o->output = t.back();
@@ -244,28 +243,30 @@ bool read_operation(cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t 
     o->type = type;
     switch (type) {
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR:
-            return read_convolution(r, d, raw::LibraryOp::ConvolutionForward,
-                                    {CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
-                                     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y},
-                                    0, 1, 2, o);
+            return read_convolution(
+                r, d, raw::LibraryOp::ConvolutionForward,
+                {CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
+                 CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y},
+                0, 1, 2, o);
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR:  // dy, w -> dx
-            return read_convolution(r, d, raw::LibraryOp::ConvolutionBackwardData,
-                                    {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY,
-                                     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
-                                     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX},
-                                    2, 1, 0, o);
+            return read_convolution(
+                r, d, raw::LibraryOp::ConvolutionBackwardData,
+                {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX},
+                2, 1, 0, o);
         case CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR:  // x, dy -> dw
-            return read_convolution(r, d, raw::LibraryOp::ConvolutionBackwardFilter,
-                                    {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X,
-                                     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
-                                     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW},
-                                    0, 2, 1, o);
+            return read_convolution(
+                r, d, raw::LibraryOp::ConvolutionBackwardFilter,
+                {CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY,
+                 CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW},
+                0, 2, 1, o);
         case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
             return read_matmul(r, d, o);
         case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
             return read_pointwise(r, d, o);
         case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
-            return read_unary(r, d, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, true, o);
+            return read_unary(r, d, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, true,
+                              o);
         case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
             return read_unary(r, d, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, false, o);
         case CUDNN_BACKEND_OPERATION_RNG_DESCRIPTOR:
@@ -283,7 +284,8 @@ namespace {
 // A copy read back through a getter does not say its type: the operation types tried in turn.
 bool read_any_operation(cudnnBackendDescriptor_t d, Operation* o) {
     for (cudnnBackendDescriptorType_t type :
-         {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+         {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+          CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
           CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR, CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR,
           CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR, CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR,
           CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR, CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR,

@@ -33,8 +33,8 @@ struct Tensor {
 struct Operation {
     cudnnBackendDescriptorType_t type{};
     raw::LibraryOp op = raw::LibraryOp::Pointwise;
-    bool main = false;          // a convolution, matmul or cuDNN's own SDPA operation
-    int pointwise_mode = -1;    // cudnnPointwiseMode_t of pointwise operations
+    bool main = false;           // a convolution, matmul or cuDNN's own SDPA operation
+    int pointwise_mode = -1;     // cudnnPointwiseMode_t of pointwise operations
     std::vector<Tensor> inputs;  // what the operation reads, its main operands first
     Tensor output;               // what it writes (O or dQ for the SDPA operations)
     double flops = 0;            // by the collector's rules, cudnn_flops.h

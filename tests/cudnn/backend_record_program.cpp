@@ -151,7 +151,8 @@ public:
         Desc pack = nullptr;
         check(cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack), "pack");
         set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, int64_t(uids.size()), uids.data());
-        set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, int64_t(pointers.size()), pointers.data());
+        set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, int64_t(pointers.size()),
+            pointers.data());
         set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
         check(cudnnBackendFinalize(pack), "pack");
         check(cudnnBackendExecute(handle_, plan_, pack), op);
@@ -268,7 +269,8 @@ void native_attention(cudnnHandle_t handle, bool backward) {
     Desc v = g.tensor(3, {b, h, s_kv, d_v}, bf16, false), o = g.tensor(4, {b, h, s_q, d_v}, bf16, false);
     Desc scale = g.tensor(5, {1, 1, 1, 1}, CUDNN_DATA_FLOAT, false, true);
     Desc stats = g.tensor(6, {b, h, s_q, 1}, CUDNN_DATA_FLOAT, false);
-    Desc op = g.create(backward ? CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR : CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
+    Desc op =
+        g.create(backward ? CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR : CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
     if (!backward) {
         Graph::set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, q);
         Graph::set(op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, k);
