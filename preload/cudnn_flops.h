@@ -65,6 +65,31 @@ inline double softmax_flops(int64_t elements) {
     return per_element(4, elements);
 }
 
+// Backend reduction operations: one operation per element reduced.
+inline double backend_reduction_flops(int64_t input_elements) {
+    return per_element(1, input_elements);
+}
+
+// cuDNN's own SDPA operations, Q [b, h, s_q, d], K [b, h, s_kv, d], V [b, h, s_kv, d_v]
+// (batch_heads = b * h): their matmuls, 2 * batch_heads * s_q * s_kv per unit of width. Forward
+// Q.K^T (d) and P.V (d_v); backward the recomputed Q.K^T, dQ and dK (d each) and dV and dP (d_v each).
+inline double sdpa_matmul_flops(int64_t batch_heads, int64_t s_q, int64_t s_kv, int64_t d, int64_t d_v,
+                                bool backward) {
+    const double per_width =
+        2.0 * static_cast<double>(batch_heads) * static_cast<double>(s_q) * static_cast<double>(s_kv);
+    const double width = backward ? 3.0 * static_cast<double>(d) + 2.0 * static_cast<double>(d_v)
+                                  : static_cast<double>(d) + static_cast<double>(d_v);
+    return per_width * width;
+}
+
+// Scaled dot-product attention run as one fused kernel (a backend graph of matmuls around a softmax,
+// or cuDNN's SDPA operation): the matmuls' FLOPs, plus the softmax over the scores (batch x heads x
+// s_q x s_kv elements) at 4 per element (softmax_flops), twice backward (P recomputed from the
+// statistics, then its gradient). The masks, scale and dropout inside the kernel are not counted.
+inline double attention_flops(double matmul_flops, int64_t score_elements, bool backward) {
+    return matmul_flops + softmax_flops(score_elements) * (backward ? 2.0 : 1.0);
+}
+
 // C = alpha * A + beta * C.
 inline double add_tensor_flops(int64_t elements) {
     return per_element(3, elements);

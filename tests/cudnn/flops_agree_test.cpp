@@ -96,3 +96,31 @@ TEST_CASE("RNNs: every cell, bias mode, depth and direction") {
                         CHECK(product::rnn_flops(p, ps) == truth::rnn_flops(t, ts));
                     }
 }
+
+// Scaled dot-product attention (the backend API's fused kernel): the collector's rule for cuDNN's SDPA
+// operation against the truth's matmul rule over the pass's matmuls, and both attention rules over
+// the same matmul FLOPs, per shape: batch x heads, s_q, s_kv, head dimensions d and d_v.
+TEST_CASE("attention, forward and backward") {
+    struct Attn {
+        int64_t batch_heads, s_q, s_kv, d, d_v;
+    };
+    for (const Attn& s : {Attn{1, 1, 1, 1, 1}, Attn{8, 128, 128, 64, 64}, Attn{2 * 12, 512, 512, 64, 64},
+                          Attn{4 * 16, 1, 2048, 128, 128}, Attn{3, 77, 300, 80, 32}, Attn{32, 4096, 4096, 128, 64}}) {
+        const double forward = truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d) +  // S = Q.K^T
+                               truth::matmul_flops(s.batch_heads, s.s_q, s.d_v, s.s_kv);  // O = P.V
+        const double backward = truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d) +   // S recomputed
+                                truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d_v) + // dP = dO.V^T
+                                truth::matmul_flops(s.batch_heads, s.s_kv, s.d_v, s.s_q) + // dV = P^T.dO
+                                truth::matmul_flops(s.batch_heads, s.s_q, s.d, s.s_kv) +   // dQ = dS.K
+                                truth::matmul_flops(s.batch_heads, s.s_kv, s.d, s.s_q);    // dK = dS^T.Q
+        CHECK(product::sdpa_matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d, s.d_v, false) == forward);
+        CHECK(product::sdpa_matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d, s.d_v, true) == backward);
+        const int64_t scores = s.batch_heads * s.s_q * s.s_kv;
+        for (bool pass_backward : {false, true}) {
+            const double matmuls = pass_backward ? backward : forward;
+            CHECK(product::attention_flops(matmuls, scores, pass_backward) ==
+                  truth::attention_flops(matmuls, scores, pass_backward));
+        }
+    }
+    CHECK(product::attention_flops(0, 0, true) == 0);
+}

@@ -5,9 +5,10 @@
 #   import       import, device query, an allocation; no real NVIDIA library mapped (/proc/self/maps)
 #   mlp | cnn | transformer   a smoke training script under tbdprof --sim: a trace with kernels,
 #                allocations and the library calls the model makes
+#                (cnn: every cudnnBackendExecute with FLOPs, equal to the truth's convolution kernels')
 #   sdpa         F.scaled_dot_product_attention forced onto cuDNN (causal BF16, FP16 with dropout;
 #                forward and backward): the simulated cuDNN's fused attention kernels run inside
-#                cudnnBackendExecute
+#                cudnnBackendExecute, recorded with FLOPs (the attention calls' equal to the truth's)
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
@@ -64,6 +65,24 @@ check_sdpa() {  # one fused forward and one backward kernel per step, each insid
     [ "$outside" -eq 0 ] || fail "fused attention kernels outside cudnnBackendExecute"
 }
 
+check_backend_flops() {  # every cudnnBackendExecute recorded with FLOPs (its graph summarised at finalization)
+    local calls zero
+    calls=$(count "SELECT count(*) FROM library_calls WHERE name = 'cudnnBackendExecute'")
+    zero=$(count "SELECT count(*) FROM library_calls WHERE name = 'cudnnBackendExecute' AND NOT flops > 0")
+    echo "trace: $calls cudnnBackendExecute calls, $zero without FLOPs"
+    [ "$calls" -gt 0 ] && [ "$zero" -eq 0 ] || fail "cudnnBackendExecute calls without FLOPs"
+    count "SELECT op || ' ' || count(*) FROM library_calls WHERE name = 'cudnnBackendExecute' GROUP BY op"
+}
+
+check_backend_truth() {  # check_backend_truth KERNEL_NAME_PART OP_PATTERN: the calls' FLOPs equal the truth's kernels'
+    local truth trace
+    truth=$(awk -F'\t' -v part="$1" '$1 == "kernel" && index($12, part) { s += $7 } END { printf "%.0f", s }' "$work/truth.tsv")
+    trace=$(count "SELECT printf('%.0f', total(flops)) FROM library_calls
+                   WHERE name = 'cudnnBackendExecute' AND op LIKE '$2'")
+    echo "FLOPs of the $2 calls: truth $truth, trace $trace"
+    [ "$truth" != 0 ] && [ "$truth" = "$trace" ] || fail "$2 FLOPs $trace != truth $truth"
+}
+
 check_import() {
     record -- "$python" "$here/probe.py"
     grep -q "^available True" "$work/out" || fail "torch.cuda.is_available() is not True"
@@ -85,9 +104,11 @@ check_import() {
 case "$case_name" in
     import) check_import ;;
     mlp) record -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
-    cnn) record -- "$python" "$here/smoke_cnn.py" 2 && check_trace 'cudnn%' ;;
+    cnn) TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" "$here/smoke_cnn.py" 2 && check_trace 'cudnn%' &&
+        check_backend_flops && check_backend_truth _implicit_gemm_ 'convolution_%' ;;
     transformer) record -- "$python" "$here/smoke_transformer.py" 2 && check_trace 'cublas%' ;;
-    sdpa) record -- "$python" "$here/smoke_sdpa.py" 2 && check_trace 'cudnnBackendExecute' && check_sdpa ;;
+    sdpa) TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" "$here/smoke_sdpa.py" 2 && check_trace 'cudnnBackendExecute' &&
+        check_sdpa && check_backend_flops && check_backend_truth _sdpa_sm90_ 'attention_%' ;;
     expandable) PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True record --framework=none -- "$python" "$here/smoke_mlp.py" 2 &&
         check_trace 'cublas%' ;;
     caching) record --framework=none -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;

@@ -339,6 +339,10 @@ enum class LibraryOp : uint16_t {
     Geam = 53,
     Dgmm = 54,
     GemmGroupedBatched = 55,  // m, n, k of the first group; batch = problems of all groups
+    // cuDNN backend API: a scaled dot-product attention graph (or cuDNN's SDPA operation) run as one
+    // fused kernel; m = s_q, n = s_kv, k = head dimension, batch = batch x heads.
+    AttentionForward = 56,
+    AttentionBackward = 57,
     // NCCL (preload/nccl_hooks.cpp). A NCCL call packs its facts into RawLibraryCall's fields:
     // a = sendbuff, c = recvbuff, a_bytes/c_bytes their extents, m = count (the call's argument),
     // n = number of ranks, k = rank, batch = root (Broadcast, Reduce) or peer (Send, Recv), else -1,
