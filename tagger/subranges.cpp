@@ -54,6 +54,28 @@ bool workspace_use(const TraceModel& m, const PointerUse& u) {
            c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
 }
 
+// True when `u` is the output operand of its work's library call and the call overwrites it (a GEMM's
+// C, which the trace records no beta for, counts as overwritten, as in the data flow; axpy, scal and
+// ger read it first).
+bool library_overwrite(const TraceModel& m, const PointerUse& u) {
+    const int32_t call = m.work[u.work].library_call;
+    if (call == kNone) return false;
+    const LibraryCall& c = m.library_calls[size_t(call)];
+    return !c.output_read && c.c == u.allocation && c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+}
+
+// A library call overwrites the address after other work used what it held: the call's result is a
+// tensor of its own (a caching allocator gives the space of activations freed in backward to the
+// weight gradient a GEMM writes next). Not when the earlier use wrote it by a set or copy (zeroed or
+// filled for the call to accumulate into, were beta 1) or was a library call writing it too (a chain
+// of accumulating calls, one per micro-batch).
+bool overwritten_by_library(const TraceModel& m, const PointerUse& previous, const PointerUse& u) {
+    if (u.work == previous.work || !library_overwrite(m, u)) return false;
+    const WorkItem& before = m.work[previous.work];
+    if (previous.access == Access::Write && before.kind != WorkItem::Kind::Kernel) return false;
+    return !(before.library_call != kNone && previous.access == Access::Write);
+}
+
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 void split_address(const TraceModel& m, const std::vector<int>& iteration, const std::vector<size_t>& uses,
                    std::vector<Instance>& out) {
@@ -75,7 +97,7 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
             bool other_size = exact && u.bytes && (u.exact ? u.bytes != exact : u.bytes > exact);
-            start = replaced || new_step || other_size;
+            start = replaced || new_step || other_size || overwritten_by_library(m, *previous, u);
         }
         if (start) {
             out.push_back({});
