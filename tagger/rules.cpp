@@ -337,6 +337,33 @@ void tag_update_operands(Context& c) {
     }
 }
 
+// A buffer the update's state is initialised from: a device-to-device copy inside a step writes
+// optimizer state from a buffer that work of the same step wrote before (SGD with momentum makes its
+// momentum buffer in the first step by copying the gradient, where later steps read the gradient in
+// the update kernels). The state's first value is the update's input: the gradient.
+void tag_copied_into_state(Context& c) {
+    for (size_t w = 0; w < c.m.work.size(); ++w) {
+        const WorkItem& copy = c.m.work[w];
+        const int it = c.flow.work_iteration[w];
+        if (copy.kind != WorkItem::Kind::CopyDtoD || it < 0) continue;
+        bool into_state = false;
+        for (const Touch& t : copy.touches)
+            into_state |= t.access == Access::Write && c.tags[size_t(t.allocation)].category == "optimizer_state";
+        if (!into_state) continue;
+        for (const Touch& t : copy.touches) {
+            if (t.access != Access::Read || !c.tags[size_t(t.allocation)].category.empty()) continue;
+            bool written_before = false;
+            for (const FlowTouch& u : c.flow.buffers[size_t(t.allocation)].touches)
+                written_before |= u.work < w && c.flow.work_iteration[u.work] == it &&
+                                  c.m.work[u.work].kind == WorkItem::Kind::Kernel && writes(u.use);
+            if (written_before)
+                set(c, size_t(t.allocation), "gradients", 0.7, "copied-into-optimizer-state",
+                    "written by work of the step, then copied into optimizer state: the update's state starts from it "
+                    "(a momentum buffer made from the gradient in the first step)");
+        }
+    }
+}
+
 // Made in the step and private to one operation: a step-local buffer that only one or two adjacent
 // work items use (no library call among them), or (planned once) one refilled and read right away
 // by the next work, again and again. Not recognised: an operation's temporaries that several of its
@@ -719,6 +746,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     find_update(c);
     find_update_without_hints(c);
     tag_update_operands(c);
+    tag_copied_into_state(c);
     tag_made_in_step(c);
     tag_remaining(c);
     find_phases(c, result);
