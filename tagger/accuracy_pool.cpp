@@ -98,11 +98,22 @@ void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabe
             ++report.pooled_labels;
         report.labelled_bytes += label.bytes;
         report.by_category[label.category].labelled_bytes += label.bytes;
+        auto holds = [&](const Segment& g) {
+            return label.address >= g.address && label.address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1));
+        };
         auto segment = std::find_if(segments.begin(), segments.end(), [&](const Segment& g) {
             if (direct) return g.id == label.allocation;
-            return label.address >= g.address && label.address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1)) &&
-                   g.alloc_ns <= from && g.free_ns >= from;
+            return holds(g) && g.alloc_ns <= from && g.free_ns >= from;
         });
+        // The labeller's clock may run ahead of the trace's by a little (its times are converted from
+        // one mark): a tensor labelled as made just before the segment holding its address was
+        // allocated is in that segment, the first one there allocated while the tensor lives.
+        if (segment == segments.end() && !direct) {
+            for (auto g = segments.begin(); g != segments.end(); ++g)
+                if (holds(*g) && g->alloc_ns > from && g->alloc_ns <= to &&
+                    (segment == segments.end() || g->alloc_ns < segment->alloc_ns))
+                    segment = g;
+        }
         if (segment == segments.end()) {
             ++report.unmatched_labels;
             continue;
