@@ -318,6 +318,10 @@ void tag_update_operands(Context& c) {
             set(c, a, "gradients", 0.9, "produced-in-step-read-by-update",
                 "written by backward work in the step and read by the update (the kernels that rewrite the weights)");
         } else if (!read_elsewhere && !unknown_elsewhere) {
+            // Made and freed within one step of several, it holds no state from step to step: the
+            // update's own intermediate values (an Adam's square roots of the second moments), which
+            // the step-local rules below tag as any operation's.
+            if (c.facts[a].lifetime == Lifetime::Transient && c.its.iterations.size() >= 2) continue;
             set(c, a, "optimizer_state", 0.85, "update-only",
                 "inside the steps only the update uses it, next to the weights and gradients (momentum, Adam moments, "
                 "master copies of low-precision weights)");
