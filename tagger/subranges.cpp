@@ -90,7 +90,10 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             // A library's workspace is scratch of that one call: other work after it, or another
             // call given it as workspace, holds a tensor of its own (a caching allocator hands the
             // space of a per-call GEMM workspace to the next tensor).
-            replaced = replaced || (workspace_use(m, *previous) &&
+            // Nor is anything carried into a call's workspace: handed to a library call as scratch
+            // after other work used the address, it starts a tensor of its own (a caching allocator
+            // gives the space of a freed activation to the next call's workspace).
+            replaced = replaced || ((workspace_use(m, *previous) || workspace_use(m, u)) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
             bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
