@@ -61,7 +61,8 @@ bool library_overwrite(const TraceModel& m, const PointerUse& u) {
     const int32_t call = m.work[u.work].library_call;
     if (call == kNone) return false;
     const LibraryCall& c = m.library_calls[size_t(call)];
-    return !c.output_read && c.c == u.allocation && c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+    return !c.output_read && c.c == u.allocation &&
+           c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
 }
 
 // A library call overwrites the address after other work used what it held: the call's result is a

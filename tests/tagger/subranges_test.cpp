@@ -140,12 +140,12 @@ TEST_CASE("pointers inside a tensor of known size while it is in use belong to i
 
 TEST_CASE("a library call overwriting an address after other work read it starts a new tensor") {
     Pool p(1 << 20);
-    p.kernel({{0, Access::Write}});                // an activation gradient ...
-    p.gemm(0, 65536, 131072);                      // ... read by a GEMM
-    p.gemm(196608, 262144, 0);                     // a weight gradient written into its space
-    p.set(4096, 512);                              // zeroed for a GEMM to accumulate into
-    p.gemm(196608, 262144, 4096);                  // (beta is not recorded: it may accumulate)
-    p.gemm(196608, 262144, 4096);                  // and again, one call per micro-batch
+    p.kernel({{0, Access::Write}});  // an activation gradient ...
+    p.gemm(0, 65536, 131072);        // ... read by a GEMM
+    p.gemm(196608, 262144, 0);       // a weight gradient written into its space
+    p.set(4096, 512);                // zeroed for a GEMM to accumulate into
+    p.gemm(196608, 262144, 4096);    // (beta is not recorded: it may accumulate)
+    p.gemm(196608, 262144, 4096);    // and again, one call per micro-batch
     SubRangeSet set = derive_subranges(p.model, {});
     CHECK_EQ(at(set, 0).size(), 2u);
     CHECK_EQ(at(set, 4096).size(), 1u);
@@ -154,9 +154,9 @@ TEST_CASE("a library call overwriting an address after other work read it starts
 TEST_CASE("a library call's workspace holds nothing carried in from other work") {
     Pool p(1 << 20);
     p.kernel({{0, Access::Write}});
-    p.kernel({{0, Access::Read}});                 // an activation, freed
-    p.gemm(65536, 131072, 196608, 0);              // its space handed to a GEMM as workspace
-    p.gemm(65536, 131072, 262144, 0);              // the next call's workspace: scratch again
+    p.kernel({{0, Access::Read}});     // an activation, freed
+    p.gemm(65536, 131072, 196608, 0);  // its space handed to a GEMM as workspace
+    p.gemm(65536, 131072, 262144, 0);  // the next call's workspace: scratch again
     SubRangeSet set = derive_subranges(p.model, {});
     CHECK_EQ(at(set, 0).size(), 3u);
 }
@@ -266,8 +266,9 @@ TEST_CASE("tagging a pooled run: weights, optimizer state and per-step data insi
     CHECK_EQ(r.tags[0].rule, "pooled-segment-dominant");
 }
 
-TEST_CASE("an update's per-step temporaries at one address, whose space other tensors use between steps, "
-          "are no optimizer state") {
+TEST_CASE(
+    "an update's per-step temporaries at one address, whose space other tensors use between steps, "
+    "are no optimizer state") {
     // W at 0 (updated), momentum M at 4096 (only the update uses it, kept), and per step: an
     // activation of at least 8192 bytes at 24576 in forward, and the update's temporary T at
     // 28672, inside the activation's space, made and consumed by the update.
@@ -275,7 +276,7 @@ TEST_CASE("an update's per-step temporaries at one address, whose space other te
     p.kernel({{0, Access::Write}}, 9);
     for (int s = 0; s < 4; ++s) {
         size_t first = p.kernel({{0, Access::Read}, {24576, Access::Write, 8192}}, 1);  // a GEMM's C
-        p.kernel({{24576, Access::Read}, {8192, Access::Write}}, 2);  // backward: the gradient G
+        p.kernel({{24576, Access::Read}, {8192, Access::Write}}, 2);                    // backward: the gradient G
         // The update: M from G, then T from M, then W from T.
         p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);
         p.kernel({{4096, Access::Read}, {28672, Access::Write}}, 4);
@@ -286,12 +287,12 @@ TEST_CASE("an update's per-step temporaries at one address, whose space other te
     TagResult r = tag_model(p.model, "", its);
     REQUIRE_EQ(its.iterations.size(), 4u);
     auto pieces = [&](uint64_t offset, const char* category) {
-        return std::count_if(r.subranges.begin(), r.subranges.end(), [&](const SubRangeTag& t) {
-            return t.offset == offset && t.tag.category == category;
-        });
+        return std::count_if(r.subranges.begin(), r.subranges.end(),
+                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
     };
-    CHECK_EQ(pieces(4096, "optimizer_state"), 1);  // carried: one tensor
+    CHECK_EQ(pieces(4096, "optimizer_state"), 1);   // carried: one tensor
     CHECK_EQ(pieces(28672, "optimizer_state"), 0);  // never state, whatever else it is
-    CHECK_GE(std::count_if(r.subranges.begin(), r.subranges.end(), [](const SubRangeTag& t) { return t.offset == 28672; }),
-             3);  // one per step (the first step may differ)
+    CHECK_GE(
+        std::count_if(r.subranges.begin(), r.subranges.end(), [](const SubRangeTag& t) { return t.offset == 28672; }),
+        3);  // one per step (the first step may differ)
 }
