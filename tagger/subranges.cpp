@@ -78,8 +78,11 @@ bool overwritten_by_library(const TraceModel& m, const PointerUse& previous, con
 }
 
 // One address over time: a new tensor starts where the contents cannot have been carried over.
+// `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
+// hands out anew); one used only from its start is a buffer the program planned and refills (an
+// im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
 void split_address(const TraceModel& m, const std::vector<int>& iteration, const std::vector<size_t>& uses,
-                   std::vector<Instance>& out) {
+                   bool shared_space, std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -94,14 +97,14 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             // Nor is anything carried into a call's workspace: handed to a library call as scratch
             // after other work used the address, it starts a tensor of its own (a caching allocator
             // gives the space of a freed activation to the next call's workspace).
-            replaced = replaced || ((workspace_use(m, *previous) || workspace_use(m, u)) &&
+            replaced = replaced || ((workspace_use(m, *previous) || (shared_space && workspace_use(m, u))) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
             bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
             bool other_size = exact && u.bytes && (u.exact ? u.bytes != exact : u.bytes > exact);
-            start = replaced || new_step || other_size || overwritten_by_library(m, *previous, u);
+            start = replaced || new_step || other_size || (shared_space && overwritten_by_library(m, *previous, u));
         }
         if (start) {
             out.push_back({});
@@ -183,11 +186,14 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         size_t end = begin;
         while (end < order.size() && m.pointer_uses[order[end]].allocation == segment) ++end;
         std::vector<Instance> instances;
+        bool several_starts = false;
+        for (size_t at = begin + 1; at < end && !several_starts; ++at)
+            several_starts = m.pointer_uses[order[at]].offset != m.pointer_uses[order[begin]].offset;
         for (size_t at = begin; at < end;) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, iteration, uses, instances);
+            split_address(m, iteration, uses, several_starts, instances);
         }
         absorb_interior(m, instances);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {

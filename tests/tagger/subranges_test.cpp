@@ -151,6 +151,29 @@ TEST_CASE("a library call overwriting an address after other work read it starts
     CHECK_EQ(at(set, 4096).size(), 1u);
 }
 
+TEST_CASE("a buffer only ever used from its start is refilled, not handed out anew") {
+    // An im2col buffer: filled by a kernel, read by a GEMM as B, then written by a GEMM as C (its
+    // other operands in other allocations) and read by col2im. Within a segment that also holds a
+    // tensor at another start, the same uses make the GEMM's output a tensor of its own.
+    for (bool other_start : {false, true}) {
+        Pool p(1 << 20);
+        auto call_on = [&](size_t work, bool output) {
+            LibraryCall call;
+            (output ? call.c : call.b) = 0;
+            (output ? call.c_address : call.b_address) = kBase;
+            p.model.library_calls.push_back(call);
+            p.model.work[work].library_call = static_cast<int32_t>(p.model.library_calls.size() - 1);
+        };
+        p.kernel({{0, Access::Write, 4096}});
+        call_on(p.kernel({{0, Access::Read, 4096}}, 100), false);
+        call_on(p.kernel({{0, Access::Write, 4096}}, 100), true);
+        p.kernel({{0, Access::Read, 4096}});
+        if (other_start) p.kernel({{8192, Access::Write}});
+        SubRangeSet set = derive_subranges(p.model, {});
+        CHECK_EQ(at(set, 0).size(), other_start ? 2u : 1u);
+    }
+}
+
 TEST_CASE("a library call's workspace holds nothing carried in from other work") {
     Pool p(1 << 20);
     p.kernel({{0, Access::Write}});
