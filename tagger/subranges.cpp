@@ -104,7 +104,10 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
             bool other_size = exact && u.bytes && (u.exact ? u.bytes != exact : u.bytes > exact);
-            start = replaced || new_step || other_size || (shared_space && overwritten_by_library(m, *previous, u));
+            // (Cut only where the tensor before has size evidence: without any, it would run to the
+            // next start in use and cover its neighbours, a worse error than one tensor too many.)
+            start = replaced || new_step || other_size ||
+                    (shared_space && current->known_bytes() > 0 && overwritten_by_library(m, *previous, u));
         }
         if (start) {
             out.push_back({});

@@ -138,16 +138,19 @@ TEST_CASE("pointers inside a tensor of known size while it is in use belong to i
     CHECK_EQ(at(set, 32768 + 3 * 512).at(0).bytes, 512);
 }
 
-TEST_CASE("a library call overwriting an address after other work read it starts a new tensor") {
+TEST_CASE("a library call overwriting an address after other work used it starts a new tensor") {
     Pool p(1 << 20);
-    p.kernel({{0, Access::Write}});  // an activation gradient ...
-    p.gemm(0, 65536, 131072);        // ... read by a GEMM
-    p.gemm(196608, 262144, 0);       // a weight gradient written into its space
-    p.set(4096, 512);                // zeroed for a GEMM to accumulate into
-    p.gemm(196608, 262144, 4096);    // (beta is not recorded: it may accumulate)
-    p.gemm(196608, 262144, 4096);    // and again, one call per micro-batch
+    p.kernel({{0, Access::Write, 4096}, {8192, Access::Write}});  // an activation gradient ...
+    p.gemm(0, 65536, 131072);                                     // ... read by a GEMM
+    p.gemm(196608, 262144, 0);                                    // a weight gradient written into its space
+    p.kernel({{8192, Access::Read}});  // a tensor without size evidence (it would run to the next start) ...
+    p.gemm(196608, 262144, 8192);      // ... is not cut
+    p.set(4096, 512);                  // zeroed for a GEMM to accumulate into
+    p.gemm(196608, 262144, 4096);      // (beta is not recorded: it may accumulate)
+    p.gemm(196608, 262144, 4096);      // and again, one call per micro-batch
     SubRangeSet set = derive_subranges(p.model, {});
     CHECK_EQ(at(set, 0).size(), 2u);
+    CHECK_EQ(at(set, 8192).size(), 1u);
     CHECK_EQ(at(set, 4096).size(), 1u);
 }
 
