@@ -35,10 +35,34 @@ std::vector<bool> optimizer_only(const TraceModel& v, const TagResult& r) {
     return only;
 }
 
+// Whether other work used bytes of `head`'s or `next`'s extent between the two (work indices
+// strictly between head's last use and next's first): then the space was free in between and the
+// two are not one tensor carried over (an optimizer's per-step temporaries, which a caching allocator
+// puts at the same address each step while the next step's activations take that space meanwhile).
+bool space_used_between(const SubRangeSet& set, size_t head, size_t next) {
+    constexpr size_t kMaxScan = 20000;  // bounds the cost on huge pools: past it, assume unused
+    const SubRange& a = set.ranges[head];
+    const SubRange& b = set.ranges[next];
+    // Only bytes known to be used count: an extent without size evidence runs to the next start in
+    // use and may cover free space.
+    auto used = [](const SubRange& r) { return uint64_t(std::max<int64_t>(std::min(r.known_bytes, r.bytes), 1)); };
+    const uint64_t lo = a.offset, hi = a.offset + std::max(used(a), used(b));
+    size_t first = head;
+    while (first > 0 && set.ranges[first - 1].segment == a.segment) --first;
+    for (size_t j = first, scanned = 0; j < set.ranges.size() && scanned < kMaxScan; ++j, ++scanned) {
+        const SubRange& o = set.ranges[j];
+        if (o.segment != a.segment || o.offset >= hi) break;
+        if (o.merged || o.bytes <= 0 || o.offset + used(o) <= lo || j == head || j == next) continue;
+        if (o.last_work > a.last_work && o.first_work < b.first_work) return true;
+    }
+    return false;
+}
+
 // Splitting an address at every step that writes it first also cuts optimizer state (read and
 // updated in place by one kernel per step, which access hints cannot tell from a plain write) into
 // one piece per step. Once the rules have found the optimizer, consecutive pieces of one address
-// that only the optimizer touches are one tensor carried over from step to step.
+// that only the optimizer touches are one tensor carried over from step to step, unless other
+// tensors used that space between them.
 bool merge_optimizer_chains(const TraceModel& v, const TagResult& r, const std::vector<int32_t>& index,
                             SubRangeSet& set) {
     std::vector<bool> only = optimizer_only(v, r);
@@ -49,7 +73,7 @@ bool merge_optimizer_chains(const TraceModel& v, const TagResult& r, const std::
         if (range.bytes <= 0 || index[i] == kNone) continue;
         bool eligible = only[size_t(index[i])];
         if (eligible && head < set.ranges.size() && set.ranges[head].segment == range.segment &&
-            set.ranges[head].offset == range.offset) {
+            set.ranges[head].offset == range.offset && !space_used_between(set, head, i)) {
             merge_subranges(set, head, i);
             merged = true;
             continue;

@@ -318,6 +318,10 @@ void tag_update_operands(Context& c) {
             set(c, a, "gradients", 0.9, "produced-in-step-read-by-update",
                 "written by backward work in the step and read by the update (the kernels that rewrite the weights)");
         } else if (!read_elsewhere && !unknown_elsewhere) {
+            // Made and freed within one step of several, it holds no state from step to step: the
+            // update's own intermediate values (an Adam's square roots of the second moments), which
+            // the step-local rules below tag as any operation's.
+            if (c.facts[a].lifetime == Lifetime::Transient && c.its.iterations.size() >= 2) continue;
             set(c, a, "optimizer_state", 0.85, "update-only",
                 "inside the steps only the update uses it, next to the weights and gradients (momentum, Adam moments, "
                 "master copies of low-precision weights)");
@@ -333,6 +337,33 @@ void tag_update_operands(Context& c) {
             else
                 set(c, a, "gradients", 0.6, "update-reads-produced-late",
                     "read by the update and produced late in the step (backward); no access hints");
+        }
+    }
+}
+
+// A buffer the update's state is initialised from: a device-to-device copy inside a step writes
+// optimizer state from a buffer that work of the same step wrote before (SGD with momentum makes its
+// momentum buffer in the first step by copying the gradient, where later steps read the gradient in
+// the update kernels). The state's first value is the update's input: the gradient.
+void tag_copied_into_state(Context& c) {
+    for (size_t w = 0; w < c.m.work.size(); ++w) {
+        const WorkItem& copy = c.m.work[w];
+        const int it = c.flow.work_iteration[w];
+        if (copy.kind != WorkItem::Kind::CopyDtoD || it < 0) continue;
+        bool into_state = false;
+        for (const Touch& t : copy.touches)
+            into_state |= t.access == Access::Write && c.tags[size_t(t.allocation)].category == "optimizer_state";
+        if (!into_state) continue;
+        for (const Touch& t : copy.touches) {
+            if (t.access != Access::Read || !c.tags[size_t(t.allocation)].category.empty()) continue;
+            bool written_before = false;
+            for (const FlowTouch& u : c.flow.buffers[size_t(t.allocation)].touches)
+                written_before |= u.work < w && c.flow.work_iteration[u.work] == it &&
+                                  c.m.work[u.work].kind == WorkItem::Kind::Kernel && writes(u.use);
+            if (written_before)
+                set(c, size_t(t.allocation), "gradients", 0.7, "copied-into-optimizer-state",
+                    "written by work of the step, then copied into optimizer state: the update's state starts from it "
+                    "(a momentum buffer made from the gradient in the first step)");
         }
     }
 }
@@ -719,6 +750,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     find_update(c);
     find_update_without_hints(c);
     tag_update_operands(c);
+    tag_copied_into_state(c);
     tag_made_in_step(c);
     tag_remaining(c);
     find_phases(c, result);

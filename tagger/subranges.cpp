@@ -54,9 +54,35 @@ bool workspace_use(const TraceModel& m, const PointerUse& u) {
            c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
 }
 
+// True when `u` is the output operand of its work's library call and the call overwrites it (a GEMM's
+// C, which the trace records no beta for, counts as overwritten, as in the data flow; axpy, scal and
+// ger read it first).
+bool library_overwrite(const TraceModel& m, const PointerUse& u) {
+    const int32_t call = m.work[u.work].library_call;
+    if (call == kNone) return false;
+    const LibraryCall& c = m.library_calls[size_t(call)];
+    return !c.output_read && c.c == u.allocation &&
+           c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+}
+
+// A library call overwrites the address after other work used what it held: the call's result is a
+// tensor of its own (a caching allocator gives the space of activations freed in backward to the
+// weight gradient a GEMM writes next). Not when the earlier use wrote it by a set or copy (zeroed or
+// filled for the call to accumulate into, were beta 1) or was a library call writing it too (a chain
+// of accumulating calls, one per micro-batch).
+bool overwritten_by_library(const TraceModel& m, const PointerUse& previous, const PointerUse& u) {
+    if (u.work == previous.work || !library_overwrite(m, u)) return false;
+    const WorkItem& before = m.work[previous.work];
+    if (previous.access == Access::Write && before.kind != WorkItem::Kind::Kernel) return false;
+    return !(before.library_call != kNone && previous.access == Access::Write);
+}
+
 // One address over time: a new tensor starts where the contents cannot have been carried over.
+// `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
+// hands out anew); one used only from its start is a buffer the program planned and refills (an
+// im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
 void split_address(const TraceModel& m, const std::vector<int>& iteration, const std::vector<size_t>& uses,
-                   std::vector<Instance>& out) {
+                   bool shared_space, std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -68,14 +94,20 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             // A library's workspace is scratch of that one call: other work after it, or another
             // call given it as workspace, holds a tensor of its own (a caching allocator hands the
             // space of a per-call GEMM workspace to the next tensor).
-            replaced = replaced || (workspace_use(m, *previous) &&
+            // Nor is anything carried into a call's workspace: handed to a library call as scratch
+            // after other work used the address, it starts a tensor of its own (a caching allocator
+            // gives the space of a freed activation to the next call's workspace).
+            replaced = replaced || ((workspace_use(m, *previous) || (shared_space && workspace_use(m, u))) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
             bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
             bool other_size = exact && u.bytes && (u.exact ? u.bytes != exact : u.bytes > exact);
-            start = replaced || new_step || other_size;
+            // (Cut only where the tensor before has size evidence: without any, it would run to the
+            // next start in use and cover its neighbours, a worse error than one tensor too many.)
+            start = replaced || new_step || other_size ||
+                    (shared_space && current->known_bytes() > 0 && overwritten_by_library(m, *previous, u));
         }
         if (start) {
             out.push_back({});
@@ -157,11 +189,14 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         size_t end = begin;
         while (end < order.size() && m.pointer_uses[order[end]].allocation == segment) ++end;
         std::vector<Instance> instances;
+        bool several_starts = false;
+        for (size_t at = begin + 1; at < end && !several_starts; ++at)
+            several_starts = m.pointer_uses[order[at]].offset != m.pointer_uses[order[begin]].offset;
         for (size_t at = begin; at < end;) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, iteration, uses, instances);
+            split_address(m, iteration, uses, several_starts, instances);
         }
         absorb_interior(m, instances);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {

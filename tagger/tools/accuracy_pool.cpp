@@ -98,12 +98,24 @@ void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabe
             ++report.pooled_labels;
         report.labelled_bytes += label.bytes;
         report.by_category[label.category].labelled_bytes += label.bytes;
+        const auto holds = [](const Segment& g, uint64_t address) {
+            return address >= g.address && address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1));
+        };
         const auto holding = [&](uint64_t address) {
-            return std::find_if(segments.begin(), segments.end(), [&](const Segment& g) {
+            auto found = std::find_if(segments.begin(), segments.end(), [&](const Segment& g) {
                 if (direct) return g.id == label.allocation;
-                return address >= g.address && address < g.address + uint64_t(std::max<int64_t>(g.bytes, 1)) &&
-                       g.alloc_ns <= from && g.free_ns >= from;
+                return holds(g, address) && g.alloc_ns <= from && g.free_ns >= from;
             });
+            // The labeller's clock may run ahead of the trace's by a little (its times are converted
+            // from one mark): a tensor labelled as made just before the segment holding its address
+            // was allocated is in that segment, the first one there allocated while the tensor lives.
+            if (found == segments.end() && !direct) {
+                for (auto g = segments.begin(); g != segments.end(); ++g)
+                    if (holds(*g, address) && g->alloc_ns > from && g->alloc_ns <= to &&
+                        (found == segments.end() || g->alloc_ns < found->alloc_ns))
+                        found = g;
+            }
+            return found;
         };
         auto segment = holding(label.address);
         if (segment == segments.end()) {

@@ -85,4 +85,26 @@ echo "$out"
 grep -q "^accuracy 1.0000 of 1000 labelled bytes (1 allocations, 0 not found" <<<"$out" ||
     fail "a '-' label was scored, or the next label at its address matched the wrong allocation"
 grep -q "^1 allocations (500 bytes) labelled '-'" <<<"$out" || fail "the '-' label was not counted apart"
+
+# A label's time a little before the segment holding its address was allocated (the labeller's clock
+# converted from one mark runs ahead of the trace's): the tensor is in the first segment allocated
+# there while it lives. One that was freed before any segment there existed is not found.
+early=$work/early.sqlite
+sqlite3 "$early" <"$schema"
+sqlite3 "$early" "
+INSERT INTO run (id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, simulated_device,
+                 clock_source, host_timed_kernels, truncated_files)
+    VALUES (1, 'test', 0, $start, 100000, 'test', 1, 'host', 0, 0);
+INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, free_ns, kind)
+    VALUES (1, 1, 0, 131072, 3000, 500, 100000, 'device');
+INSERT INTO allocation_categories (allocation, category) VALUES (1, 'weights');
+INSERT INTO allocation_subranges (allocation, offset, bytes, begin_ns, end_ns, category)
+    VALUES (1, 0, 1000, 600, 90000, 'weights');
+"
+printf '%s\n' "alloc	0x20000	1000	weights	$(t 400)" "alloc	0x20400	64	gradients	$(t 100)" \
+    "free	0x20400	0	-	$(t 200)" "free	0x20000	0	-	$(t 95000)" >"$work/early.tsv"
+out=$("$TAG_ACCURACY" "$early" "$work/early.tsv")
+echo "$out"
+grep -q "^accuracy 0.9398 of 1064 labelled bytes (2 allocations, 1 not found" <<<"$out" ||
+    fail "a tensor labelled just before its segment was not scored in it, or one freed before it was"
 echo "accuracy_tool: OK"

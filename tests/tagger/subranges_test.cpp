@@ -7,6 +7,7 @@
 #include "timed_work.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace tbdprof::tagger;
 
@@ -54,6 +55,20 @@ struct Pool {
     }
     size_t copy_in(uint64_t offset, int64_t bytes) {
         return work(WorkItem::Kind::CopyHtoD, {{offset, Access::Write, bytes, true}});
+    }
+    // A GEMM reading a and b and writing c (offsets into the segment), with a workspace when
+    // `workspace` is given: the library call and its kernel, with the pointer uses load_model makes.
+    size_t gemm(uint64_t a, uint64_t b, uint64_t c, std::optional<uint64_t> workspace = {}) {
+        LibraryCall call;
+        call.a = call.b = call.c = 0;
+        call.a_address = kBase + a, call.b_address = kBase + b, call.c_address = kBase + c;
+        if (workspace) call.workspace = 0, call.workspace_address = kBase + *workspace;
+        model.library_calls.push_back(call);
+        std::vector<Use> uses = {{a, Access::Read}, {b, Access::Read}, {c, Access::Write}};
+        if (workspace) uses.push_back({*workspace, Access::Write});
+        size_t index = kernel(std::move(uses), 100);
+        model.work[index].library_call = static_cast<int32_t>(model.library_calls.size() - 1);
+        return index;
     }
     void step(size_t first, size_t end) {
         model.ranges.push_back({0, model.work[first].launch_ns, model.work[end - 1].end_ns + 1, "step"});
@@ -121,6 +136,55 @@ TEST_CASE("pointers inside a tensor of known size while it is in use belong to i
     // bound.
     CHECK_EQ(at(set, 32768).at(0).bytes, 512);
     CHECK_EQ(at(set, 32768 + 3 * 512).at(0).bytes, 512);
+}
+
+TEST_CASE("a library call overwriting an address after other work used it starts a new tensor") {
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write, 4096}, {8192, Access::Write}});  // an activation gradient ...
+    p.gemm(0, 65536, 131072);                                     // ... read by a GEMM
+    p.gemm(196608, 262144, 0);                                    // a weight gradient written into its space
+    p.kernel({{8192, Access::Read}});  // a tensor without size evidence (it would run to the next start) ...
+    p.gemm(196608, 262144, 8192);      // ... is not cut
+    p.set(4096, 512);                  // zeroed for a GEMM to accumulate into
+    p.gemm(196608, 262144, 4096);      // (beta is not recorded: it may accumulate)
+    p.gemm(196608, 262144, 4096);      // and again, one call per micro-batch
+    SubRangeSet set = derive_subranges(p.model, {});
+    CHECK_EQ(at(set, 0).size(), 2u);
+    CHECK_EQ(at(set, 8192).size(), 1u);
+    CHECK_EQ(at(set, 4096).size(), 1u);
+}
+
+TEST_CASE("a buffer only ever used from its start is refilled, not handed out anew") {
+    // An im2col buffer: filled by a kernel, read by a GEMM as B, then written by a GEMM as C (its
+    // other operands in other allocations) and read by col2im. Within a segment that also holds a
+    // tensor at another start, the same uses make the GEMM's output a tensor of its own.
+    for (bool other_start : {false, true}) {
+        Pool p(1 << 20);
+        auto call_on = [&](size_t work, bool output) {
+            LibraryCall call;
+            (output ? call.c : call.b) = 0;
+            (output ? call.c_address : call.b_address) = kBase;
+            p.model.library_calls.push_back(call);
+            p.model.work[work].library_call = static_cast<int32_t>(p.model.library_calls.size() - 1);
+        };
+        p.kernel({{0, Access::Write, 4096}});
+        call_on(p.kernel({{0, Access::Read, 4096}}, 100), false);
+        call_on(p.kernel({{0, Access::Write, 4096}}, 100), true);
+        p.kernel({{0, Access::Read, 4096}});
+        if (other_start) p.kernel({{8192, Access::Write}});
+        SubRangeSet set = derive_subranges(p.model, {});
+        CHECK_EQ(at(set, 0).size(), other_start ? 2u : 1u);
+    }
+}
+
+TEST_CASE("a library call's workspace holds nothing carried in from other work") {
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}});
+    p.kernel({{0, Access::Read}});     // an activation, freed
+    p.gemm(65536, 131072, 196608, 0);  // its space handed to a GEMM as workspace
+    p.gemm(65536, 131072, 262144, 0);  // the next call's workspace: scratch again
+    SubRangeSet set = derive_subranges(p.model, {});
+    CHECK_EQ(at(set, 0).size(), 3u);
 }
 
 TEST_CASE("bad input: no argument info, one offset only, sizes past the end, stray uses") {
@@ -226,4 +290,35 @@ TEST_CASE("tagging a pooled run: weights, optimizer state and per-step data insi
     CHECK_EQ(r.segments_with_subranges, 1u);
     CHECK(!r.segment_level);
     CHECK_EQ(r.tags[0].rule, "pooled-segment-dominant");
+}
+
+TEST_CASE(
+    "an update's per-step temporaries at one address, whose space other tensors use between steps, "
+    "are no optimizer state") {
+    // W at 0 (updated), momentum M at 4096 (only the update uses it, kept), and per step: an
+    // activation of at least 8192 bytes at 24576 in forward, and the update's temporary T at
+    // 28672, inside the activation's space, made and consumed by the update.
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.kernel({{0, Access::Read}, {24576, Access::Write, 8192}}, 1);  // a GEMM's C
+        p.kernel({{24576, Access::Read}, {8192, Access::Write}}, 2);                    // backward: the gradient G
+        // The update: M from G, then T from M, then W from T.
+        p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);
+        p.kernel({{4096, Access::Read}, {28672, Access::Write}}, 4);
+        size_t last = p.kernel({{0, Access::Write}, {28672, Access::Read}}, 5);
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    auto pieces = [&](uint64_t offset, const char* category) {
+        return std::count_if(r.subranges.begin(), r.subranges.end(),
+                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
+    };
+    CHECK_EQ(pieces(4096, "optimizer_state"), 1);   // carried: one tensor
+    CHECK_EQ(pieces(28672, "optimizer_state"), 0);  // never state, whatever else it is
+    CHECK_GE(
+        std::count_if(r.subranges.begin(), r.subranges.end(), [](const SubRangeTag& t) { return t.offset == 28672; }),
+        3);  // one per step (the first step may differ)
 }

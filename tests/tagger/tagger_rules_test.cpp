@@ -319,3 +319,44 @@ TEST_CASE("a bias gradient reduced after the last weight-gradient GEMM is backwa
     CHECK_EQ(category("G"), "gradients");
     CHECK_EQ(category("b"), "weights");
 }
+
+TEST_CASE("a gradient copied into new optimizer state in the first step is a gradient") {
+    // SGD with momentum and per-step gradients: in the first step the momentum buffer M is made by
+    // copying the gradient and the update reads M; later steps read the gradient and update M.
+    Run r;
+    r.alloc("ws", 1 << 20);
+    r.alloc("W", 4096);
+    r.alloc("X", 8192);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    int32_t first_gradient = kNone;
+    for (int s = 0; s < 5; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.alloc("A", 16384);
+        r.gemm("X", "W", "A");
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["A"], Access::Write}});
+        r.alloc("dA", 16384);
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.alloc("G", 4096);
+        r.gemm("X", "dA", "G");
+        if (s == 0) {
+            first_gradient = r.ids["G"];
+            r.alloc("M", 4096);
+            r.work(WorkItem::Kind::CopyDtoD, -1, {{r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
+            r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["M"], Access::Read}});
+        } else {
+            r.work(WorkItem::Kind::Kernel, 4,
+                   {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
+        }
+        r.free("A");
+        r.free("dA");
+        r.free("G");
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    CHECK_EQ(result.tags[size_t(r.ids["M"])].category, "optimizer_state");
+    CHECK_EQ(result.tags[size_t(r.ids["G"])].category, "gradients");  // the last step's
+    CHECK_EQ(result.tags[size_t(first_gradient)].category, "gradients");
+    CHECK_EQ(result.tags[size_t(first_gradient)].rule, "copied-into-optimizer-state");
+}
