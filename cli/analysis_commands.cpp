@@ -21,15 +21,14 @@
 #include <tbdprof/analyzer/render.h>
 #include <tbdprof/analyzer/whatif_check.h>
 
+#include <tbdprof/analyzer/whatif.h>
 #include "analysis_options.h"
 #include "progress_callbacks.h"
-#include <tbdprof/analyzer/whatif.h>
 
 namespace tbdprof::cli {
 // The code moved here from the analyzer with the option tables; it names the analyzer's types as
 // it did there.
 using namespace tbdprof::analyzer;
-
 
 // `tbdprof check`'s status for a trace it could not read now (a lock held by a writer): a CI gate
 // must not take it for bad input (2) nor for a budget violated (1).
@@ -53,12 +52,13 @@ struct Common {
     bool to_terminal() const { return (output.empty() || output == "-") && cmdline::is_terminal(stdout); }
     // The width the text format fits: the terminal's (or COLUMNS, or 100); 0 with --wide.
     size_t text_width() const {
-        return wide ? 0 : static_cast<size_t>(cmdline::output_width(output.empty() || output == "-" ? stdout : nullptr));
+        return wide ? 0
+                    : static_cast<size_t>(cmdline::output_width(output.empty() || output == "-" ? stdout : nullptr));
     }
     // Text for where it goes: bold headings on a colour terminal.
     std::string styled(std::string text) const {
         return format == Format::text && to_terminal() && cmdline::use_colour(stdout) ? cmdline::bold_headings(text)
-                                                                                       : text;
+                                                                                      : text;
     }
 };
 
@@ -87,8 +87,8 @@ std::string safe_for(Format format, const std::string& text) {
 // Before the analysis, which may take a while: can -o be written at all?
 std::string output_problem(const Common& common, const std::vector<std::string>& inputs) {
     if (common.output.empty() || common.output == "-") return {};
-    return trace::check_output_target(common.output,
-                                      {.force = common.force, .inputs = inputs, .allow_stream = true, .defer_temporary = false});
+    return trace::check_output_target(
+        common.output, {.force = common.force, .inputs = inputs, .allow_stream = true, .defer_temporary = false});
 }
 
 std::string base_name(const std::string& path) {
@@ -106,7 +106,8 @@ std::optional<int> parse_common(cmdline::Command& command, Common& common, int a
 }  // namespace
 
 int report_command(int argc, char** argv) {
-    cmdline::Command command("report", "tbdprof report TRACE [--format text|markdown|json|html] [-o FILE] [--window W] ...",
+    cmdline::Command command("report",
+                             "tbdprof report TRACE [--format text|markdown|json|html] [-o FILE] [--window W] ...",
                              "A report on one trace: GPU utilization, FP32 throughput, memory by category,\n"
                              "iterations, CPU, top kernels.");
     Common common;
@@ -117,8 +118,10 @@ int report_command(int argc, char** argv) {
     if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
     try {
         const Report report = analyze_trace(inputs[0], common.analysis);
-        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_report(report, common.format, common.text_width()))),
-                                             common.force, inputs);
+        if (std::string error = write_output(
+                common.output,
+                common.styled(safe_for(common.format, render_report(report, common.format, common.text_width()))),
+                common.force, inputs);
             !error.empty())
             return command.fail(error, 2);
     } catch (const std::exception& e) {
@@ -128,10 +131,10 @@ int report_command(int argc, char** argv) {
 }
 
 int compare_command(int argc, char** argv) {
-    cmdline::Command command("compare",
-                             "tbdprof compare A B [C...] [--labels a,b,...] [--format text|markdown|json|html] [-o FILE]",
-                             "Several runs side by side: a table per metric and per memory category;\n"
-                             "stacked bars of memory at peak in HTML.");
+    cmdline::Command command(
+        "compare", "tbdprof compare A B [C...] [--labels a,b,...] [--format text|markdown|json|html] [-o FILE]",
+        "Several runs side by side: a table per metric and per memory category;\n"
+        "stacked bars of memory at peak in HTML.");
     Common common;
     add_common(command, common);
     std::string label_list;
@@ -164,8 +167,11 @@ int compare_command(int argc, char** argv) {
     try {
         std::vector<Report> reports;
         for (const std::string& path : inputs) reports.push_back(analyze_trace(path, common.analysis));
-        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_compare(reports, labels, common.format, common.text_width()))),
-                                             common.force, inputs);
+        if (std::string error =
+                write_output(common.output,
+                             common.styled(safe_for(
+                                 common.format, render_compare(reports, labels, common.format, common.text_width()))),
+                             common.force, inputs);
             !error.empty())
             return command.fail(error, 2);
     } catch (const std::exception& e) {
@@ -188,8 +194,10 @@ int diff_command(int argc, char** argv) {
     try {
         const Report base = analyze_trace(inputs[0], common.analysis);
         const Report next = analyze_trace(inputs[1], common.analysis);
-        if (std::string error = write_output(common.output, common.styled(safe_for(common.format, render_diff(base, next, common.format, common.text_width()))),
-                                             common.force, inputs);
+        if (std::string error = write_output(
+                common.output,
+                common.styled(safe_for(common.format, render_diff(base, next, common.format, common.text_width()))),
+                common.force, inputs);
             !error.empty())
             return command.fail(error, 2);
     } catch (const std::exception& e) {
@@ -233,9 +241,9 @@ int check_command(int argc, char** argv) {
     add_analysis_options(app, common.words);
     // Each limit may be given once, --max-category once per category.
     const std::pair<const char*, const char*> limits[] = {
-        {"max-peak-memory", "SIZE"},           {"min-gpu-utilization", "F"},  {"max-iteration-time", "T"},
-        {"max-p95-iteration-time", "T"},       {"min-fp32-utilization", "F"}, {"max-category", "CATEGORY=SIZE"},
-        {"max-exposed-communication", "F"},    {"max-rank-imbalance", "RATIO"}};
+        {"max-peak-memory", "SIZE"},        {"min-gpu-utilization", "F"},   {"max-iteration-time", "T"},
+        {"max-p95-iteration-time", "T"},    {"min-fp32-utilization", "F"},  {"max-category", "CATEGORY=SIZE"},
+        {"max-exposed-communication", "F"}, {"max-rank-imbalance", "RATIO"}};
     std::vector<std::vector<std::string>> limit_values(std::size(limits));
     for (size_t i = 0; i < std::size(limits); ++i)
         app.add_option(std::string("--") + limits[i].first, limit_values[i], "limit")->option_text(limits[i].second);
@@ -244,7 +252,8 @@ int check_command(int argc, char** argv) {
     if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof check --help)");
     Budget budget;
     if (!budget_file.empty())
-        if (std::string error = load_budget_file(budget_file, budget); !error.empty()) return command.usage_error(error);
+        if (std::string error = load_budget_file(budget_file, budget); !error.empty())
+            return command.usage_error(error);
     for (size_t i = 0; i < std::size(limits); ++i)
         for (const std::string& value : limit_values[i])
             if (std::string error = apply_limit(budget, limits[i].first, value); !error.empty())
@@ -279,7 +288,9 @@ int check_command(int argc, char** argv) {
         fmt::print("{}  {:<24} {}\n", r.passed ? "ok  " : "FAIL", r.limit, trace::printable(r.message));
     }
     if (!junit.empty()) {
-        if (std::string error = write_output(junit, trace::valid_utf8(junit_xml(inputs[0], results)), common.force, inputs); !error.empty()) {
+        if (std::string error =
+                write_output(junit, trace::valid_utf8(junit_xml(inputs[0], results)), common.force, inputs);
+            !error.empty()) {
             return command.fail(error, 2);
         }
     }

@@ -11,7 +11,6 @@ namespace tbdprof::cli {
 // it did there.
 using namespace tbdprof::analyzer;
 
-
 namespace {
 
 bool parse_positive(const std::string& text, int64_t& out) {
@@ -72,7 +71,8 @@ std::string write_output(const std::string& path, const std::string& text, bool 
         }
         return {};
     }
-    return trace::write_output_file(path, text, trace::OutputRules{.force = force, .inputs = inputs, .allow_stream = true});
+    return trace::write_output_file(path, text,
+                                    trace::OutputRules{.force = force, .inputs = inputs, .allow_stream = true});
 }
 
 }  // namespace tbdprof::cli

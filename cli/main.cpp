@@ -1,11 +1,11 @@
 // tbdprof: records a CUDA program's GPU activity and memory into a SQLite trace.
 #include <tbdprof/trace/output_file.h>
+#include "fleet_command.h"
 #include "options.h"
 #include "record.h"
-#include "trace_build.h"
-#include "fleet_command.h"
-#include "view_command.h"
 #include "subcommands.h"
+#include "trace_build.h"
+#include "view_command.h"
 
 #include <tbdprof/cmdline/suggest.h>
 
@@ -27,10 +27,10 @@ using Subcommand = int (*)(int, char**);
 constexpr std::pair<const char*, Subcommand> kSubcommands[] = {
     {"report", tbdprof::cli::report_command}, {"compare", tbdprof::cli::compare_command},
     {"diff", tbdprof::cli::diff_command},     {"check", tbdprof::cli::check_command},
-    {"tag", tbdprof::cli::tag_command},         {"import", tbdprof::cli::import_command},
-    {"export", tbdprof::cli::export_command},  {"view", tbdprof::cli::view_command},
-    {"fleet", tbdprof::cli::fleet_command},
-    {"build", tbdprof::cli::build_command},        {"whatif", tbdprof::cli::whatif_command},
+    {"tag", tbdprof::cli::tag_command},       {"import", tbdprof::cli::import_command},
+    {"export", tbdprof::cli::export_command}, {"view", tbdprof::cli::view_command},
+    {"fleet", tbdprof::cli::fleet_command},   {"build", tbdprof::cli::build_command},
+    {"whatif", tbdprof::cli::whatif_command},
 };
 
 // `tbdprof NAME ...` for the commands that work on traces; recording is the default.

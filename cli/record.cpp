@@ -196,14 +196,14 @@ void tell_of_signal(const RecordOptions& options, int sig) {
     const bool crash = sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGFPE || sig == SIGILL ||
                        sig == SIGTRAP || sig == SIGSYS;
     const char* name = sigabbrev_np(sig);
-    say(options.command[0] + (crash ? " crashed with" : " was killed by") + " signal " + std::to_string(sig) +
-        " (SIG" + (name ? name : "?") + "); the trace may lack its last events");
+    say(options.command[0] + (crash ? " crashed with" : " was killed by") + " signal " + std::to_string(sig) + " (SIG" +
+        (name ? name : "?") + "); the trace may lack its last events");
 }
 
 // After the program: the trace built from the run directory, which goes unless
 // TBDPROF_KEEP_RUN_DIR asks to keep it. Returns the exit status of the recording.
-int build_trace_of_run(const RecordOptions& options, const std::string& run_dir, RunInfo& info,
-                       trace::OutputFile& out, int exit_status) {
+int build_trace_of_run(const RecordOptions& options, const std::string& run_dir, RunInfo& info, trace::OutputFile& out,
+                       int exit_status) {
     if (!build_into(run_dir, info, options.iteration_range, out, options.quiet)) {
         say("the raw files are kept in " + run_dir +
             "; once the problem is solved, build them with: " + build_command_for(run_dir, out.target()));

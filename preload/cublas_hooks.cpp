@@ -56,8 +56,8 @@ LibraryFunction<decltype(&cublasGetMathMode)> real_get_math_mode{"cublasGetMathM
 // Runs `call` as a recorded library call (library_call.h) described by `s`.
 template <typename Call>
 cublasStatus_t record_gemm(const GemmShape& s, Call&& call) {
-    return record_library_call(call, [&](ThreadState& ts, raw::RawLibraryCall& record) {
-        record.name_string = collector::intern_string(ts, s.name);
+    return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
+        record.name_string = collector::intern_string(thread, s.name);
         cudaStream_t stream = nullptr;
         if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
         record.stream = reinterpret_cast<uint64_t>(stream);
@@ -121,16 +121,16 @@ extern "C" TBD_VISIBLE cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
     auto real = real_create.get();
     if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
     if (!tbdprof::collector::collector_enabled()) return real(handle);
-    ThreadState& ts = tbdprof::collector::thread_state();
-    ts.capture_first_alloc = true;
-    ts.captured_alloc_address = 0;
-    ts.captured_alloc_bytes = 0;
+    ThreadState& thread = tbdprof::collector::thread_state();
+    thread.capture_first_alloc = true;
+    thread.captured_alloc_address = 0;
+    thread.captured_alloc_bytes = 0;
     const cublasStatus_t status = real(handle);
-    ts.capture_first_alloc = false;
+    thread.capture_first_alloc = false;
     if (status == CUBLAS_STATUS_SUCCESS && handle != nullptr) {
         if (HandleEntry* entry = find_handle(*handle, true); entry != nullptr) {
-            entry->own_workspace = ts.captured_alloc_address;
-            entry->own_bytes = ts.captured_alloc_bytes;
+            entry->own_workspace = thread.captured_alloc_address;
+            entry->own_bytes = thread.captured_alloc_bytes;
             entry->user_workspace = entry->user_bytes = 0;
             entry->using_user = false;
         }

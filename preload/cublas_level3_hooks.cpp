@@ -122,8 +122,8 @@ uint64_t extent(int64_t rows, int64_t cols, int64_t ld) {
 
 template <typename Call>
 cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
-    return record_library_call(call, [&](ThreadState& ts, raw::RawLibraryCall& record) {
-        record.name_string = collector::intern_string(ts, s.name);
+    return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
+        record.name_string = collector::intern_string(thread, s.name);
         cudaStream_t stream = nullptr;
         if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
         record.stream = reinterpret_cast<uint64_t>(stream);

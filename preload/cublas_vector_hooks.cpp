@@ -59,8 +59,8 @@ uint8_t data_type(Type t) {
 
 template <typename Call>
 cublasStatus_t record_vector(const VectorShape& s, Call&& call) {
-    return record_library_call(call, [&](ThreadState& ts, raw::RawLibraryCall& record) {
-        record.name_string = collector::intern_string(ts, s.name);
+    return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
+        record.name_string = collector::intern_string(thread, s.name);
         cudaStream_t stream = nullptr;
         if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
         record.stream = reinterpret_cast<uint64_t>(stream);

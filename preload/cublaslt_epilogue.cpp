@@ -38,7 +38,7 @@ bool has(uint32_t epilogue, uint32_t bits) {
 }
 
 // The bias vector: D's rows long (B's columns for BGRADB), one per batch entry `stride` elements apart.
-void record_bias(ThreadState& ts, const raw::RawLibraryCall& record, uint32_t epilogue, const void* bias,
+void record_bias(ThreadState& thread, const raw::RawLibraryCall& record, uint32_t epilogue, const void* bias,
                  uint64_t element, int64_t stride, const OutputShape& d) {
     const bool gradient = epilogue == CUBLASLT_EPILOGUE_DRELU_BGRAD || epilogue == CUBLASLT_EPILOGUE_DGELU_BGRAD ||
                           epilogue == CUBLASLT_EPILOGUE_BGRADA || epilogue == CUBLASLT_EPILOGUE_BGRADB;
@@ -46,12 +46,12 @@ void record_bias(ThreadState& ts, const raw::RawLibraryCall& record, uint32_t ep
     const uint64_t length = epilogue == CUBLASLT_EPILOGUE_BGRADB ? d.cols : d.rows;
     const uint64_t batches = d.batch > 1 && stride > 0 ? static_cast<uint64_t>(d.batch - 1) : 0;
     const uint64_t bytes = (batches * static_cast<uint64_t>(stride) + length) * element;
-    record_operand(ts, record, gradient ? LibraryOperandRole::BiasGradient : LibraryOperandRole::Bias, bias, bytes,
+    record_operand(thread, record, gradient ? LibraryOperandRole::BiasGradient : LibraryOperandRole::Bias, bias, bytes,
                    gradient ? OperandAccess::Write : OperandAccess::Read);
 }
 
 // The aux matrix: ld x D's columns, in bits for the ReLU masks; written forward, read backward.
-void record_aux(ThreadState& ts, const raw::RawLibraryCall& record, uint32_t epilogue, const void* aux,
+void record_aux(ThreadState& thread, const raw::RawLibraryCall& record, uint32_t epilogue, const void* aux,
                 uint64_t element, int64_t ld, int64_t stride, const OutputShape& d) {
     const bool backward = has(epilogue, CUBLASLT_EPILOGUE_DRELU) || has(epilogue, CUBLASLT_EPILOGUE_DGELU);
     if (!backward && !has(epilogue, 128)) return;  // 128: the *_AUX bit of the forward epilogues
@@ -62,13 +62,13 @@ void record_aux(ThreadState& ts, const raw::RawLibraryCall& record, uint32_t epi
         const uint64_t elements = batches * static_cast<uint64_t>(stride) + static_cast<uint64_t>(ld) * d.cols;
         bytes = relu_mask ? (elements + 7) / 8 : elements * element;
     }
-    record_operand(ts, record, LibraryOperandRole::EpilogueAux, aux, bytes,
+    record_operand(thread, record, LibraryOperandRole::EpilogueAux, aux, bytes,
                    backward ? OperandAccess::Read : OperandAccess::Write);
 }
 
 }  // namespace
 
-void record_epilogue_operands(ThreadState& ts, const raw::RawLibraryCall& record,
+void record_epilogue_operands(ThreadState& thread, const raw::RawLibraryCall& record,
                               decltype(&cublasLtMatmulDescGetAttribute) get, cublasLtMatmulDesc_t descriptor,
                               const OutputShape& d) {
     uint32_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
@@ -87,9 +87,10 @@ void record_epilogue_operands(ThreadState& ts, const raw::RawLibraryCall& record
     read(get, descriptor, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, &aux_stride);
     const auto d_type = static_cast<int32_t>(d.type);
     if (read(get, descriptor, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias))
-        record_bias(ts, record, epilogue, bias, element_bytes(bias_type >= 0 ? bias_type : d_type), bias_stride, d);
+        record_bias(thread, record, epilogue, bias, element_bytes(bias_type >= 0 ? bias_type : d_type), bias_stride, d);
     if (read(get, descriptor, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux))
-        record_aux(ts, record, epilogue, aux, element_bytes(aux_type >= 0 ? aux_type : d_type), aux_ld, aux_stride, d);
+        record_aux(thread, record, epilogue, aux, element_bytes(aux_type >= 0 ? aux_type : d_type), aux_ld, aux_stride,
+                   d);
 }
 
 }  // namespace tbdprof::preload

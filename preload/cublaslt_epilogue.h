@@ -19,7 +19,7 @@ struct OutputShape {
 
 // Records the epilogue's bias and aux operands of `record` (see the file comment); nothing when the
 // descriptor cannot be read or the epilogue uses neither. `get` is the library's getter.
-void record_epilogue_operands(ThreadState& ts, const raw::RawLibraryCall& record,
+void record_epilogue_operands(ThreadState& thread, const raw::RawLibraryCall& record,
                               decltype(&cublasLtMatmulDescGetAttribute) get, cublasLtMatmulDesc_t descriptor,
                               const OutputShape& d);
 

@@ -3,8 +3,8 @@
 // rows, columns and batch count from the A, B and D layouts, with the library's own Get*Attribute
 // functions (the descriptors are opaque). It records m, n, k, batch, 2*m*n*k*batch FLOPs, A, B and D
 // (as the output operand c), the workspace pointer and size passed to the call, its stream, and the
-// launches made inside; the epilogue's bias and aux buffers are extra operands (cublaslt_epilogue.h). What cannot be read is left 0 (FLOPs included); the caller always gets the
-// real call's status.
+// launches made inside; the epilogue's bias and aux buffers are extra operands (cublaslt_epilogue.h). What cannot be
+// read is left 0 (FLOPs included); the caller always gets the real call's status.
 #include <cublasLt.h>
 #include <dlfcn.h>
 
@@ -111,8 +111,8 @@ extern "C" TBD_VISIBLE cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cu
         return real(handle, desc, alpha, A, a_desc, B, b_desc, beta, C, c_desc, D, d_desc, algo, workspace,
                     workspace_bytes, stream);
     };
-    return record_library_call(call, [&](ThreadState& ts, tbdprof::raw::RawLibraryCall& record) {
-        record.name_string = tbdprof::collector::intern_string(ts, "cublasLtMatmul");
+    return record_library_call(call, [&](ThreadState& thread, tbdprof::raw::RawLibraryCall& record) {
+        record.name_string = tbdprof::collector::intern_string(thread, "cublasLtMatmul");
         record.op = tbdprof::raw::LibraryOp::Gemm;
         record.stream = reinterpret_cast<uint64_t>(stream);
         record.a = reinterpret_cast<uint64_t>(A);
@@ -129,7 +129,8 @@ extern "C" TBD_VISIBLE cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cu
         const bool have_d = read_layout(layout_get, d_desc, &d);
         describe_shape(have_operation ? &operation : nullptr, have_a ? &a : nullptr, have_b ? &b : nullptr,
                        have_d ? &d : nullptr, record);
-        if (have_d) record_epilogue_operands(ts, record, getter(real_desc_get), desc, {d.type, d.rows, d.cols, d.batch});
+        if (have_d)
+            record_epilogue_operands(thread, record, getter(real_desc_get), desc, {d.type, d.rows, d.cols, d.batch});
     });
 }
 

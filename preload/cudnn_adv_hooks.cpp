@@ -77,18 +77,19 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnn
         return fn(handle, rnn, mode, dev_lengths, x_desc, x, y_desc, y, h_desc, hx, hy, c_desc, cx, cy, weight_bytes,
                   weights, workspace_bytes, workspace, reserve_bytes, reserve);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         // x and the weight space in, y out.
-        common(ts, record, "cudnnRNNForward", LibraryOp::RnnForward, handle, x, weights, y);
+        common(thread, record, "cudnnRNNForward", LibraryOp::RnnForward, handle, x, weights, y);
         describe_extents(record, rnn_data_bytes(x_desc), weight_bytes, rnn_data_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
         const uint64_t h_bytes = tensor_bytes(h_desc), c_bytes = tensor_bytes(c_desc);
-        record_operand(ts, record, LibraryOperandRole::HiddenIn, hx, h_bytes, OperandAccess::Read);
-        record_operand(ts, record, LibraryOperandRole::CellIn, cx, c_bytes, OperandAccess::Read);
-        record_operand(ts, record, LibraryOperandRole::HiddenOut, hy, h_bytes, OperandAccess::Write);
-        record_operand(ts, record, LibraryOperandRole::CellOut, cy, c_bytes, OperandAccess::Write);
+        record_operand(thread, record, LibraryOperandRole::HiddenIn, hx, h_bytes, OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::CellIn, cx, c_bytes, OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::HiddenOut, hy, h_bytes, OperandAccess::Write);
+        record_operand(thread, record, LibraryOperandRole::CellOut, cy, c_bytes, OperandAccess::Write);
         // Training writes what backward reads; inference needs no reserve space.
-        if (mode == CUDNN_FWD_MODE_TRAINING) record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);
+        if (mode == CUDNN_FWD_MODE_TRAINING)
+            record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Write);
         describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::Forward);
     });
 }
@@ -104,22 +105,22 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardData_v8(
         return fn(handle, rnn, dev_lengths, y_desc, y, dy, x_desc, dx, h_desc, hx, dhy, dhx, c_desc, cx, dcy, dcx,
                   weight_bytes, weights, workspace_bytes, workspace, reserve_bytes, reserve);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         // dy and the weight space in, dx out.
-        common(ts, record, "cudnnRNNBackwardData_v8", LibraryOp::RnnBackwardData, handle, dy, weights, dx);
+        common(thread, record, "cudnnRNNBackwardData_v8", LibraryOp::RnnBackwardData, handle, dy, weights, dx);
         describe_extents(record, rnn_data_bytes(y_desc), weight_bytes, rnn_data_bytes(x_desc));
         describe_workspace(record, workspace, workspace_bytes);
         // Roles by tensor position: the gradients of hy/cy are read, those of hx/cx written.
         const uint64_t h_bytes = tensor_bytes(h_desc), c_bytes = tensor_bytes(c_desc);
-        record_operand(ts, record, LibraryOperandRole::Input, y, rnn_data_bytes(y_desc), OperandAccess::Read);
-        record_operand(ts, record, LibraryOperandRole::HiddenIn, hx, h_bytes, OperandAccess::Read);
-        record_operand(ts, record, LibraryOperandRole::CellIn, cx, c_bytes, OperandAccess::Read);
-        record_operand(ts, record, LibraryOperandRole::HiddenOut, dhy, h_bytes, OperandAccess::Read);
-        record_operand(ts, record, LibraryOperandRole::CellOut, dcy, c_bytes, OperandAccess::Read);
-        record_operand(ts, record, LibraryOperandRole::HiddenIn, dhx, h_bytes, OperandAccess::Write);
-        record_operand(ts, record, LibraryOperandRole::CellIn, dcx, c_bytes, OperandAccess::Write);
+        record_operand(thread, record, LibraryOperandRole::Input, y, rnn_data_bytes(y_desc), OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::HiddenIn, hx, h_bytes, OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::CellIn, cx, c_bytes, OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::HiddenOut, dhy, h_bytes, OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::CellOut, dcy, c_bytes, OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::HiddenIn, dhx, h_bytes, OperandAccess::Write);
+        record_operand(thread, record, LibraryOperandRole::CellIn, dcx, c_bytes, OperandAccess::Write);
         // cuDNN's reference: reserveSpace is input/output here (backward weights reads what it leaves).
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::ReadWrite);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::ReadWrite);
         describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::BackwardData);
     });
 }
@@ -134,13 +135,13 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardWeights_v8(
         return fn(handle, rnn, add, dev_lengths, x_desc, x, h_desc, hx, y_desc, y, weight_bytes, dweights,
                   workspace_bytes, workspace, reserve_bytes, reserve);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         // x and y in, the weight gradients out.
-        common(ts, record, "cudnnRNNBackwardWeights_v8", LibraryOp::RnnBackwardWeights, handle, x, y, dweights);
+        common(thread, record, "cudnnRNNBackwardWeights_v8", LibraryOp::RnnBackwardWeights, handle, x, y, dweights);
         describe_extents(record, rnn_data_bytes(x_desc), rnn_data_bytes(y_desc), weight_bytes);
         describe_workspace(record, workspace, workspace_bytes);
-        record_operand(ts, record, LibraryOperandRole::HiddenIn, hx, tensor_bytes(h_desc), OperandAccess::Read);
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
+        record_operand(thread, record, LibraryOperandRole::HiddenIn, hx, tensor_bytes(h_desc), OperandAccess::Read);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Read);
         describe_rnn(record, rnn, x_desc, cudnn_flops::RnnPass::BackwardWeights);
     });
 }
@@ -173,8 +174,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cu
         return fn(handle, probs_desc, probs, labels, label_lengths, input_lengths, costs, gradients_desc, gradients,
                   algo, ctc, workspace, workspace_bytes);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnCTCLoss", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnCTCLoss", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
         describe_extents(record, tensor_bytes(probs_desc), 0, gradients != nullptr ? tensor_bytes(gradients_desc) : 0);
         describe_workspace(record, workspace, workspace_bytes);
         Tensor p;
@@ -202,8 +203,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnn
         return fn(handle, algo, ctc, probs_desc, probs, labels, label_lengths, input_lengths, costs, gradients_desc,
                   gradients, workspace_bytes, workspace);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnCTCLoss_v8", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnCTCLoss_v8", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
         describe_extents(record, tensor_bytes(probs_desc), 0, gradients != nullptr ? tensor_bytes(gradients_desc) : 0);
         describe_workspace(record, workspace, workspace_bytes);
         Tensor p;

@@ -47,7 +47,8 @@ int64_t element_bytes(cudnnDataType_t type) {
         case CUDNN_DATA_DOUBLE: return 8;
         case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16: return 2;
         case CUDNN_DATA_INT8: return 1;
-        case CUDNN_DATA_INT64: return 8;
+        case CUDNN_DATA_INT64:
+            return 8;
         default: return 0;
     }
 }
@@ -107,9 +108,9 @@ void describe(raw::RawLibraryCall& record, const PlanSummary& plan, cudnnBackend
     record.flops = plan.flops;
     const cudnnDataType_t type = main.inputs.empty() ? CUDNN_DATA_FLOAT : main.inputs[0].type;
     record.a_type = record.b_type = record.c_type = cuda_type_of(type);
-    record.compute_type = type == CUDNN_DATA_DOUBLE                                ? CUBLAS_COMPUTE_64F
+    record.compute_type = type == CUDNN_DATA_DOUBLE                                   ? CUBLAS_COMPUTE_64F
                           : type == CUDNN_DATA_FLOAT && main.main && plan.tensor_core ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                                                   : CUBLAS_COMPUTE_32F;
+                                                                                      : CUBLAS_COMPUTE_32F;
     if (!have_pack) return;
     if (!main.inputs.empty()) record.a = pack.address(main.inputs[0]);
     if (record.a != 0) record.a_bytes = extent_bytes(main.inputs[0]);
@@ -131,8 +132,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, c
     auto fn = real.get();
     if (fn == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
     const auto call = [&] { return fn(handle, plan, pack); };
-    return record_library_call(call, [&](ThreadState& ts, tbdprof::raw::RawLibraryCall& record) {
-        record.name_string = tbdprof::collector::intern_string(ts, "cudnnBackendExecute");
+    return record_library_call(call, [&](ThreadState& thread, tbdprof::raw::RawLibraryCall& record) {
+        record.name_string = tbdprof::collector::intern_string(thread, "cudnnBackendExecute");
         record.op = tbdprof::raw::LibraryOp::Pointwise;
         record.batch = 1;
         cudaStream_t stream = nullptr;

@@ -73,8 +73,7 @@ inline double backend_reduction_flops(int64_t input_elements) {
 // cuDNN's own SDPA operations, Q [b, h, s_q, d], K [b, h, s_kv, d], V [b, h, s_kv, d_v]
 // (batch_heads = b * h): their matmuls, 2 * batch_heads * s_q * s_kv per unit of width. Forward
 // Q.K^T (d) and P.V (d_v); backward the recomputed Q.K^T, dQ and dK (d each) and dV and dP (d_v each).
-inline double sdpa_matmul_flops(int64_t batch_heads, int64_t s_q, int64_t s_kv, int64_t d, int64_t d_v,
-                                bool backward) {
+inline double sdpa_matmul_flops(int64_t batch_heads, int64_t s_q, int64_t s_kv, int64_t d, int64_t d_v, bool backward) {
     const double per_width =
         2.0 * static_cast<double>(batch_heads) * static_cast<double>(s_q) * static_cast<double>(s_kv);
     const double width = backward ? 3.0 * static_cast<double>(d) + 2.0 * static_cast<double>(d_v)

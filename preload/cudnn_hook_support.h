@@ -166,9 +166,9 @@ inline uint8_t arithmetic_compute_type(cudnnDataType_t type) {
     return type == CUDNN_DATA_DOUBLE ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
 }
 
-inline void common(ThreadState& ts, raw::RawLibraryCall& record, const char* name, raw::LibraryOp op,
+inline void common(ThreadState& thread, raw::RawLibraryCall& record, const char* name, raw::LibraryOp op,
                    cudnnHandle_t handle, const void* a, const void* b, void* c) {
-    record.name_string = collector::intern_string(ts, name);
+    record.name_string = collector::intern_string(thread, name);
     record.op = op;
     cudaStream_t stream = nullptr;
     if (auto get_stream = real_get_stream.get(); get_stream != nullptr && handle != nullptr)

@@ -17,8 +17,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handl
     const auto call = [&] {
         return fn(handle, alpha, x_desc, x, w_desc, w, conv, algo, workspace, workspace_bytes, beta, y_desc, y);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnConvolutionForward", LibraryOp::ConvolutionForward, handle, x, w, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnConvolutionForward", LibraryOp::ConvolutionForward, handle, x, w, y);
         describe_extents(record, tensor_bytes(x_desc), filter_bytes(w_desc), tensor_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
         describe_convolution(record, x_desc, w_desc, conv, y_desc);
@@ -36,8 +36,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t 
     const auto call = [&] {
         return fn(handle, alpha, w_desc, w, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dx_desc, dx);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnConvolutionBackwardData", LibraryOp::ConvolutionBackwardData, handle, dy, w, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnConvolutionBackwardData", LibraryOp::ConvolutionBackwardData, handle, dy, w, dx);
         describe_extents(record, tensor_bytes(dy_desc), filter_bytes(w_desc), tensor_bytes(dx_desc));
         describe_workspace(record, workspace, workspace_bytes);
         describe_convolution(record, dx_desc, w_desc, conv, dy_desc);
@@ -53,8 +53,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardFilter(
     const auto call = [&] {
         return fn(handle, alpha, x_desc, x, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dw_desc, dw);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnConvolutionBackwardFilter", LibraryOp::ConvolutionBackwardFilter, handle, x, dy, dw);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnConvolutionBackwardFilter", LibraryOp::ConvolutionBackwardFilter, handle, x, dy,
+               dw);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(dy_desc), filter_bytes(dw_desc));
         describe_workspace(record, workspace, workspace_bytes);
         describe_convolution(record, x_desc, dw_desc, conv, dy_desc);
@@ -67,8 +68,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t 
                                                                   const cudnnTensorDescriptor_t db_desc, void* db) {
     TBD_CUDNN_REAL(cudnnConvolutionBackwardBias)
     const auto call = [&] { return fn(handle, alpha, dy_desc, dy, beta, db_desc, db); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnConvolutionBackwardBias", LibraryOp::ConvolutionBackwardBias, handle, dy, nullptr, db);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnConvolutionBackwardBias", LibraryOp::ConvolutionBackwardBias, handle, dy, nullptr,
+               db);
         describe_extents(record, tensor_bytes(dy_desc), 0, tensor_bytes(db_desc));
         describe_elementwise(record, dy_desc, [](int64_t e) { return cudnn_flops::bias_gradient_flops(e); });
     });
@@ -84,12 +86,12 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTraining(
         return fn(handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, factor, running_mean,
                   running_variance, epsilon, save_mean, save_inv_variance);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnBatchNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnBatchNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
                scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         const uint64_t param_bytes = tensor_bytes(params_desc);
-        record_norm_forward(ts, record, {param_bytes, param_bytes}, bias, running_mean, running_variance, save_mean,
+        record_norm_forward(thread, record, {param_bytes, param_bytes}, bias, running_mean, running_variance, save_mean,
                             save_inv_variance);
         describe_elementwise(record, x_desc, [](int64_t e) {
             return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Training, e);
@@ -106,12 +108,12 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardInference(
     const auto call = [&] {
         return fn(handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, mean, variance, epsilon);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnBatchNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x,
-               scale, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnBatchNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle,
+               x, scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         const uint64_t param_bytes = tensor_bytes(params_desc);
-        record_norm_inference(ts, record, {param_bytes, param_bytes}, bias, mean, variance);
+        record_norm_inference(thread, record, {param_bytes, param_bytes}, bias, mean, variance);
         describe_elementwise(record, x_desc, [](int64_t e) {
             return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Inference, e);
         });
@@ -129,11 +131,11 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackward(
         return fn(handle, mode, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, dy_desc, dy, dx_desc, dx,
                   params_desc, scale, dscale, dbias, epsilon, saved_mean, saved_inv_variance);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnBatchNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnBatchNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         const uint64_t param_bytes = tensor_bytes(params_desc);
-        record_norm_backward(ts, record, {param_bytes, param_bytes}, scale, nullptr, dscale, dbias, saved_mean,
+        record_norm_backward(thread, record, {param_bytes, param_bytes}, scale, nullptr, dscale, dbias, saved_mean,
                              saved_inv_variance);
         describe_elementwise(record, x_desc, [](int64_t e) {
             return cudnn_flops::batch_norm_flops(cudnn_flops::BatchNormPass::Backward, e);
@@ -147,8 +149,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, c
                                                          const cudnnTensorDescriptor_t y_desc, void* y) {
     TBD_CUDNN_REAL(cudnnPoolingForward)
     const auto call = [&] { return fn(handle, pooling, alpha, x_desc, x, beta, y_desc, y); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnPoolingForward", LibraryOp::PoolingForward, handle, x, nullptr, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnPoolingForward", LibraryOp::PoolingForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
@@ -165,8 +167,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, 
                                                           const cudnnTensorDescriptor_t dx_desc, void* dx) {
     TBD_CUDNN_REAL(cudnnPoolingBackward)
     const auto call = [&] { return fn(handle, pooling, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnPoolingBackward", LibraryOp::PoolingBackward, handle, dy, x, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnPoolingBackward", LibraryOp::PoolingBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         int mode = 0;
         const int64_t window = pooling_window(pooling, &mode);
@@ -182,8 +184,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle
                                                             void* y) {
     TBD_CUDNN_REAL(cudnnActivationForward)
     const auto call = [&] { return fn(handle, activation, alpha, x_desc, x, beta, y_desc, y); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnActivationForward", LibraryOp::ActivationForward, handle, x, nullptr, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnActivationForward", LibraryOp::ActivationForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         const int mode = activation_mode(activation);
         describe_elementwise(record, y_desc,
@@ -202,8 +204,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handl
     const auto call = [&] {
         return fn(handle, activation, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnActivationBackward", LibraryOp::ActivationBackward, handle, dy, y, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnActivationBackward", LibraryOp::ActivationBackward, handle, dy, y, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
         const int mode = activation_mode(activation);
         describe_elementwise(record, dx_desc,
@@ -218,8 +220,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, c
                                                          void* y) {
     TBD_CUDNN_REAL(cudnnSoftmaxForward)
     const auto call = [&] { return fn(handle, algo, mode, alpha, x_desc, x, beta, y_desc, y); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnSoftmaxForward", LibraryOp::SoftmaxForward, handle, x, nullptr, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnSoftmaxForward", LibraryOp::SoftmaxForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         describe_elementwise(record, y_desc, [](int64_t e) { return cudnn_flops::softmax_flops(e); });
     });
@@ -233,8 +235,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, 
                                                           void* dx) {
     TBD_CUDNN_REAL(cudnnSoftmaxBackward)
     const auto call = [&] { return fn(handle, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnSoftmaxBackward", LibraryOp::SoftmaxBackward, handle, dy, y, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnSoftmaxBackward", LibraryOp::SoftmaxBackward, handle, dy, y, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
         describe_elementwise(record, dx_desc, [](int64_t e) { return cudnn_flops::softmax_flops(e); });
     });
@@ -245,8 +247,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const 
                                                     const void* beta, const cudnnTensorDescriptor_t c_desc, void* c) {
     TBD_CUDNN_REAL(cudnnAddTensor)
     const auto call = [&] { return fn(handle, alpha, a_desc, a, beta, c_desc, c); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnAddTensor", LibraryOp::AddTensor, handle, a, nullptr, c);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnAddTensor", LibraryOp::AddTensor, handle, a, nullptr, c);
         describe_extents(record, tensor_bytes(a_desc), 0, tensor_bytes(c_desc));
         describe_elementwise(record, c_desc, [](int64_t e) { return cudnn_flops::add_tensor_flops(e); });
     });
@@ -265,8 +267,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBiasActivationForward(
         return fn(handle, alpha1, x_desc, x, w_desc, w, conv, algo, workspace, workspace_bytes, alpha2, z_desc, z,
                   bias_desc, bias, activation, y_desc, y);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnConvolutionBiasActivationForward", LibraryOp::ConvolutionForward, handle, x, w, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnConvolutionBiasActivationForward", LibraryOp::ConvolutionForward, handle, x, w, y);
         describe_extents(record, tensor_bytes(x_desc), filter_bytes(w_desc), tensor_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
         describe_convolution(record, x_desc, w_desc, conv, y_desc);

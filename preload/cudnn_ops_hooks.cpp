@@ -32,7 +32,7 @@ int reduce_tensor_op(cudnnReduceTensorDescriptor_t reduce_desc) {
 // The dropout descriptor's random-number states: cuDNN draws the mask from them. Read: cuDNN's
 // reference calls them an output of cudnnSetDropoutDescriptor (which fills them) and says nothing of
 // forward writing them.
-void record_dropout_states(ThreadState& ts, const RawLibraryCall& record, cudnnHandle_t handle,
+void record_dropout_states(ThreadState& thread, const RawLibraryCall& record, cudnnHandle_t handle,
                            cudnnDropoutDescriptor_t dropout) {
     static LibraryFunction<decltype(&cudnnGetDropoutDescriptor)> get{"cudnnGetDropoutDescriptor"};
     static LibraryFunction<decltype(&cudnnDropoutGetStatesSize)> get_size{"cudnnDropoutGetStatesSize"};
@@ -44,7 +44,7 @@ void record_dropout_states(ThreadState& ts, const RawLibraryCall& record, cudnnH
     size_t bytes = 0;
     if (fn == nullptr || fn(dropout, handle, &probability, &states, &seed) != CUDNN_STATUS_SUCCESS) return;
     if (size_fn == nullptr || size_fn(handle, &bytes) != CUDNN_STATUS_SUCCESS) bytes = 0;
-    record_operand(ts, record, LibraryOperandRole::DropoutStates, states, bytes, OperandAccess::Read);
+    record_operand(thread, record, LibraryOperandRole::DropoutStates, states, bytes, OperandAccess::Read);
 }
 
 // The batch norm Ex calls' fused activation mode, -1 when none (CUDNN_BATCHNORM_OPS_BN) or unknown.
@@ -61,10 +61,10 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const c
                                                    const void* beta, const cudnnTensorDescriptor_t c_desc, void* c) {
     TBD_CUDNN_REAL(cudnnOpTensor)
     const auto call = [&] { return fn(handle, op_desc, alpha1, a_desc, a, alpha2, b_desc, b, beta, c_desc, c); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         const int op = op_tensor_op(op_desc);
         const bool binary = op != CUDNN_OP_TENSOR_SQRT && op != CUDNN_OP_TENSOR_NOT;
-        common(ts, record, "cudnnOpTensor", LibraryOp::OpTensor, handle, a, binary ? b : nullptr, c);
+        common(thread, record, "cudnnOpTensor", LibraryOp::OpTensor, handle, a, binary ? b : nullptr, c);
         describe_extents(record, tensor_bytes(a_desc), binary ? tensor_bytes(b_desc) : 0, tensor_bytes(c_desc));
         describe_elementwise(record, c_desc,
                              [&](int64_t e) { return op < 0 ? 0.0 : cudnn_flops::op_tensor_flops(op, e); });
@@ -82,8 +82,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle,
         return fn(handle, reduce_desc, indices, indices_bytes, workspace, workspace_bytes, alpha, a_desc, a, beta,
                   c_desc, c);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnReduceTensor", LibraryOp::ReduceTensor, handle, a, nullptr, c);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnReduceTensor", LibraryOp::ReduceTensor, handle, a, nullptr, c);
         describe_extents(record, tensor_bytes(a_desc), 0, tensor_bytes(c_desc));
         describe_workspace(record, workspace, workspace_bytes);
         Tensor input;
@@ -101,11 +101,11 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, c
                                                          size_t reserve_bytes) {
     TBD_CUDNN_REAL(cudnnDropoutForward)
     const auto call = [&] { return fn(handle, dropout, x_desc, x, y_desc, y, reserve, reserve_bytes); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnDropoutForward", LibraryOp::DropoutForward, handle, x, nullptr, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnDropoutForward", LibraryOp::DropoutForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);  // the mask backward reads
-        record_dropout_states(ts, record, handle, dropout);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Write);  // the mask backward reads
+        record_dropout_states(thread, record, handle, dropout);
         describe_elementwise(record, y_desc, [](int64_t e) { return cudnn_flops::dropout_flops(false, e); });
     });
 }
@@ -116,10 +116,10 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, 
                                                           void* reserve, size_t reserve_bytes) {
     TBD_CUDNN_REAL(cudnnDropoutBackward)
     const auto call = [&] { return fn(handle, dropout, dy_desc, dy, dx_desc, dx, reserve, reserve_bytes); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnDropoutBackward", LibraryOp::DropoutBackward, handle, dy, nullptr, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnDropoutBackward", LibraryOp::DropoutBackward, handle, dy, nullptr, dx);
         describe_extents(record, tensor_bytes(dy_desc), 0, tensor_bytes(dx_desc));
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Read);
         describe_elementwise(record, dx_desc, [](int64_t e) { return cudnn_flops::dropout_flops(true, e); });
     });
 }
@@ -137,17 +137,17 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
                   running_mean, running_variance, epsilon, save_mean, save_inv_variance, activation, workspace,
                   workspace_bytes, reserve, reserve_bytes);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnBatchNormalizationForwardTrainingEx", LibraryOp::BatchNormForwardTraining, handle, x,
-               scale, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnBatchNormalizationForwardTrainingEx", LibraryOp::BatchNormForwardTraining, handle,
+               x, scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
         const uint64_t param_bytes = tensor_bytes(params_desc);
-        record_norm_forward(ts, record, {param_bytes, param_bytes}, bias, running_mean, running_variance, save_mean,
+        record_norm_forward(thread, record, {param_bytes, param_bytes}, bias, running_mean, running_variance, save_mean,
                             save_inv_variance);
         if (ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
-            record_operand(ts, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);
+            record_operand(thread, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Write);
         const int act = batch_norm_activation(ops, activation);
         const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -170,18 +170,20 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackwardEx(
                   dz_desc, dz, dx_desc, dx, params_desc, scale, bias, dscale, dbias, epsilon, saved_mean,
                   saved_inv_variance, activation, workspace, workspace_bytes, reserve, reserve_bytes);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnBatchNormalizationBackwardEx", LibraryOp::BatchNormBackward, handle, dy, x, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnBatchNormalizationBackwardEx", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         describe_workspace(record, workspace, workspace_bytes);
         const uint64_t param_bytes = tensor_bytes(params_desc);
         const bool fused = ops != CUDNN_BATCHNORM_OPS_BN;  // y and the shift are read only with an activation
-        record_norm_backward(ts, record, {param_bytes, param_bytes}, scale, fused ? bias : nullptr, dscale, dbias,
+        record_norm_backward(thread, record, {param_bytes, param_bytes}, scale, fused ? bias : nullptr, dscale, dbias,
                              saved_mean, saved_inv_variance);
-        if (fused) record_operand(ts, record, LibraryOperandRole::Input, y, tensor_bytes(y_desc), OperandAccess::Read);
+        if (fused)
+            record_operand(thread, record, LibraryOperandRole::Input, y, tensor_bytes(y_desc), OperandAccess::Read);
         if (ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
-            record_operand(ts, record, LibraryOperandRole::Residual, dz, tensor_bytes(dz_desc), OperandAccess::Write);
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
+            record_operand(thread, record, LibraryOperandRole::Residual, dz, tensor_bytes(dz_desc),
+                           OperandAccess::Write);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Read);
         const int act = batch_norm_activation(ops, activation);
         const bool add = ops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -196,8 +198,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, 
                                                           void* y) {
     TBD_CUDNN_REAL(cudnnTransformTensor)
     const auto call = [&] { return fn(handle, alpha, x_desc, x, beta, y_desc, y); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnTransformTensor", LibraryOp::TransformTensor, handle, x, nullptr, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnTransformTensor", LibraryOp::TransformTensor, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         describe_elementwise(record, y_desc, [](int64_t e) { return cudnn_flops::transform_tensor_flops(e); });
     });
@@ -222,8 +224,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t h
                                                                  void* y) {
     TBD_CUDNN_REAL(cudnnLRNCrossChannelForward)
     const auto call = [&] { return fn(handle, lrn, mode, alpha, x_desc, x, beta, y_desc, y); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnLRNCrossChannelForward", LibraryOp::LrnForward, handle, x, nullptr, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnLRNCrossChannelForward", LibraryOp::LrnForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, y_desc,
@@ -242,8 +244,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t 
     const auto call = [&] {
         return fn(handle, lrn, mode, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnLRNCrossChannelBackward", LibraryOp::LrnBackward, handle, dy, x, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnLRNCrossChannelBackward", LibraryOp::LrnBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, dx_desc,
@@ -259,8 +261,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHand
                                                                        const cudnnTensorDescriptor_t y_desc, void* y) {
     TBD_CUDNN_REAL(cudnnDivisiveNormalizationForward)
     const auto call = [&] { return fn(handle, lrn, mode, alpha, x_desc, x, means, temp, temp2, beta, y_desc, y); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnDivisiveNormalizationForward", LibraryOp::DivisiveNormForward, handle, x, means, y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnDivisiveNormalizationForward", LibraryOp::DivisiveNormForward, handle, x, means,
+               y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(x_desc), tensor_bytes(y_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, y_desc, [&](int64_t e) {
@@ -277,8 +280,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationBackward(
     const auto call = [&] {
         return fn(handle, lrn, mode, alpha, x_desc, x, means, dy, temp, temp2, beta, dx_desc, dx, dmeans);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnDivisiveNormalizationBackward", LibraryOp::DivisiveNormBackward, handle, dy, x, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnDivisiveNormalizationBackward", LibraryOp::DivisiveNormBackward, handle, dy, x,
+               dx);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         const int64_t n = lrn_window(lrn);
         describe_elementwise(record, dx_desc, [&](int64_t e) {
@@ -302,16 +306,16 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardTraining(
                   running_mean, running_variance, epsilon, save_mean, save_inv_variance, activation, z_desc, z, y_desc,
                   y, workspace, workspace_bytes, reserve, reserve_bytes, groups);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x, scale,
-               y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
+               scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
         describe_workspace(record, workspace, workspace_bytes);
-        record_norm_forward(ts, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, bias, running_mean,
-                            running_variance, save_mean, save_inv_variance);
+        record_norm_forward(thread, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, bias,
+                            running_mean, running_variance, save_mean, save_inv_variance);
         if (ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION)
-            record_operand(ts, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Write);
+            record_operand(thread, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Write);
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -331,14 +335,14 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardInference(
         return fn(handle, mode, ops, algo, alpha, beta, x_desc, x, params_desc, scale, bias, mean_var_desc, mean,
                   variance, z_desc, z, activation, y_desc, y, epsilon, groups);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x, scale,
-               y);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x,
+               scale, y);
         describe_extents(record, tensor_bytes(x_desc), tensor_bytes(params_desc), tensor_bytes(y_desc));
-        record_norm_inference(ts, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, bias, mean,
+        record_norm_inference(thread, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, bias, mean,
                               variance);
         if (ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION)
-            record_operand(ts, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
+            record_operand(thread, record, LibraryOperandRole::Residual, z, tensor_bytes(z_desc), OperandAccess::Read);
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -363,17 +367,19 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationBackward(
                   mean_var_desc, saved_mean, saved_inv_variance, activation, workspace, workspace_bytes, reserve,
                   reserve_bytes, groups);
     };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
         describe_workspace(record, workspace, workspace_bytes);
         const bool fused = ops != CUDNN_NORM_OPS_NORM;  // y and the shift are read only with an activation
-        record_norm_backward(ts, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, scale,
+        record_norm_backward(thread, record, {tensor_bytes(params_desc), tensor_bytes(mean_var_desc)}, scale,
                              fused ? bias : nullptr, dscale, dbias, saved_mean, saved_inv_variance);
-        if (fused) record_operand(ts, record, LibraryOperandRole::Input, y, tensor_bytes(y_desc), OperandAccess::Read);
+        if (fused)
+            record_operand(thread, record, LibraryOperandRole::Input, y, tensor_bytes(y_desc), OperandAccess::Read);
         if (ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION)
-            record_operand(ts, record, LibraryOperandRole::Residual, dz, tensor_bytes(dz_desc), OperandAccess::Write);
-        record_reserve(ts, record, reserve, reserve_bytes, OperandAccess::Read);
+            record_operand(thread, record, LibraryOperandRole::Residual, dz, tensor_bytes(dz_desc),
+                           OperandAccess::Write);
+        record_reserve(thread, record, reserve, reserve_bytes, OperandAccess::Read);
         const int act = ops == CUDNN_NORM_OPS_NORM ? -1 : activation_mode(activation);
         const bool add = ops == CUDNN_NORM_OPS_NORM_ADD_ACTIVATION;
         describe_elementwise(record, x_desc, [&](int64_t e) {
@@ -390,8 +396,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle
                                                             const cudnnTensorDescriptor_t dest_desc, void* dest) {
     TBD_CUDNN_REAL(cudnnTransformTensorEx)
     const auto call = [&] { return fn(handle, transform, alpha, src_desc, src, beta, dest_desc, dest); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnTransformTensorEx", LibraryOp::TransformTensor, handle, src, nullptr, dest);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnTransformTensorEx", LibraryOp::TransformTensor, handle, src, nullptr, dest);
         describe_extents(record, tensor_bytes(src_desc), 0, tensor_bytes(dest_desc));
         describe_elementwise(record, dest_desc, [](int64_t e) { return cudnn_flops::transform_tensor_flops(e); });
     });
@@ -404,8 +410,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle,
                                                           const cudnnFilterDescriptor_t dest_desc, void* dest) {
     TBD_CUDNN_REAL(cudnnTransformFilter)
     const auto call = [&] { return fn(handle, transform, alpha, src_desc, src, beta, dest_desc, dest); };
-    return record_library_call(call, [&](ThreadState& ts, RawLibraryCall& record) {
-        common(ts, record, "cudnnTransformFilter", LibraryOp::TransformTensor, handle, src, nullptr, dest);
+    return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
+        common(thread, record, "cudnnTransformFilter", LibraryOp::TransformTensor, handle, src, nullptr, dest);
         describe_extents(record, filter_bytes(src_desc), 0, filter_bytes(dest_desc));
         Tensor out;
         if (!read_filter(dest_desc, &out)) return;

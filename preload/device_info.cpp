@@ -18,7 +18,7 @@ F driver_function(const char* name) {
     return reinterpret_cast<F>(real_driver_symbol(name));
 }
 
-void announce_device(ThreadState& ts, int ordinal) {
+void announce_device(ThreadState& thread, int ordinal) {
     if (ordinal < 0 || ordinal >= 64) return;
     const uint64_t bit = uint64_t{1} << ordinal;
     if ((g_announced_devices.fetch_or(bit, std::memory_order_relaxed) & bit) != 0) return;
@@ -35,7 +35,7 @@ void announce_device(ThreadState& ts, int ordinal) {
     info.ordinal = ordinal;
     char name[256] = {};
     if (get_name != nullptr && get_name(name, sizeof name - 1, device) == CUDA_SUCCESS) {
-        info.name_string = collector::intern_string(ts, name);
+        info.name_string = collector::intern_string(thread, name);
     }
     size_t bytes = 0;
     if (total_mem != nullptr && total_mem(&bytes, device) == CUDA_SUCCESS) info.memory_bytes = bytes;
@@ -49,17 +49,17 @@ void announce_device(ThreadState& ts, int ordinal) {
     const void* table = nullptr;
     info.simulated = export_table != nullptr && export_table(&table, &TBDPROF_SIMULATED_DRIVER_TABLE_ID) == CUDA_SUCCESS &&
                      table != nullptr;
-    collector::emit_record(ts, raw::RecordKind::DeviceInfo, info);
+    collector::emit_record(thread, raw::RecordKind::DeviceInfo, info);
 }
 
 }  // namespace
 
-int current_device_slow(ThreadState& ts) {
+int current_device_slow(ThreadState& thread) {
     static auto ctx_get_device = driver_function<decltype(&cuCtxGetDevice)>("cuCtxGetDevice");
     CUdevice device = 0;
     if (ctx_get_device == nullptr || ctx_get_device(&device) != CUDA_SUCCESS) return 0;  // no context yet
-    ts.device = device;
-    announce_device(ts, device);
+    thread.device = device;
+    announce_device(thread, device);
     return device;
 }
 

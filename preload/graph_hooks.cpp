@@ -29,17 +29,17 @@ bool is_per_thread_entry(const char* name) {
 void record_capture(raw::CapturePhase phase, CUstream stream, CUgraph graph, unsigned mode, bool per_thread) {
     HookGuard guard;
     if (!guard.recording()) return;
-    ThreadState& ts = guard.state();
+    ThreadState& thread = guard.state();
     raw::RawGraphCapture record{};
     record.ts_ns = collector::monotonic_ns();
     record.sequence = collector::next_sequence();
     record.stream = reinterpret_cast<uint64_t>(stream);
     record.graph = reinterpret_cast<uint64_t>(graph);
-    record.device = current_device(ts);
+    record.device = current_device(thread);
     record.phase = phase;
     record.mode = static_cast<uint8_t>(mode);
     record.per_thread = per_thread ? 1 : 0;
-    collector::emit_record(ts, raw::RecordKind::GraphCapture, record);
+    collector::emit_record(thread, raw::RecordKind::GraphCapture, record);
 }
 
 template <auto& Real, ApiPath>
@@ -95,12 +95,12 @@ CUresult graph_launch(CUgraphExec exec, CUstream stream) {
     if (!collector::capture::admits(collector::capture::Event::Other)) return Real.get()(exec, stream);
     HookGuard guard;
     if (!guard.recording()) return Real.get()(exec, stream);
-    ThreadState& ts = guard.state();
+    ThreadState& thread = guard.state();
     raw::RawGraphLaunch record{};
     record.sequence = collector::next_sequence();
     record.ts_ns = collector::monotonic_ns();
-    record.device = current_device(ts);
-    record.api = effective_path(ts, Path);
+    record.device = current_device(thread);
+    record.api = effective_path(thread, Path);
     CUresult result;
     {
         CorrelationScope correlation(record.sequence);
@@ -109,7 +109,7 @@ CUresult graph_launch(CUgraphExec exec, CUstream stream) {
     if (result != CUDA_SUCCESS) return result;
     record.stream = reinterpret_cast<uint64_t>(stream);
     record.graph_exec = reinterpret_cast<uint64_t>(exec);
-    collector::emit_record(ts, raw::RecordKind::GraphLaunch, record);
+    collector::emit_record(thread, raw::RecordKind::GraphLaunch, record);
     return result;
 }
 

@@ -67,13 +67,15 @@ private:
 };
 
 // The API path to record: inside a library call (cuBLAS) everything is the library's.
-inline ApiPath effective_path(const ThreadState& ts, ApiPath path) {
-    return ts.library_depth > 0 ? ApiPath::Library : path;
+inline ApiPath effective_path(const ThreadState& thread, ApiPath path) {
+    return thread.library_depth > 0 ? ApiPath::Library : path;
 }
 
 // The calling thread's current device, cached until the context changes; announces each device once.
-int current_device_slow(ThreadState& ts);
-inline int current_device(ThreadState& ts) { return ts.device >= 0 ? ts.device : current_device_slow(ts); }
+int current_device_slow(ThreadState& thread);
+inline int current_device(ThreadState& thread) {
+    return thread.device >= 0 ? thread.device : current_device_slow(thread);
+}
 
 // Around work CUPTI reports: our sequence number becomes its external correlation id.
 class CorrelationScope {

@@ -75,7 +75,7 @@ void list_scan_words(KernelInfo& info) {
         static_cast<uint32_t>(sizeof(raw::RawLaunch) + info.scan_word_count * sizeof(raw::RawPointerCandidate));
 }
 
-void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info) {
+void describe(collector::ThreadState& thread, CUfunction function, KernelInfo& info) {
     // cuKernelGet* accept a CUkernel, which the CUDA 12+ runtime may pass to cuLaunchKernel directly.
     static auto func_get_name = reinterpret_cast<FuncGetName>(real_driver_symbol("cuFuncGetName"));
     static auto kernel_get_name = reinterpret_cast<FuncGetName>(real_driver_symbol("cuKernelGetName"));
@@ -87,7 +87,7 @@ void describe(collector::ThreadState& ts, CUfunction function, KernelInfo& info)
         name = nullptr;
         if (kernel_get_name != nullptr && kernel_get_name(&name, function) != CUDA_SUCCESS) name = nullptr;
     }
-    info.name_string = collector::intern_string(ts, name != nullptr ? name : "<unknown kernel>");
+    info.name_string = collector::intern_string(thread, name != nullptr ? name : "<unknown kernel>");
     info.const_mask = collector::const_pointer_parameters(name);
 
     FuncGetParamInfo param_info = func_param_info;
@@ -124,7 +124,7 @@ const KernelInfo& remember(uintptr_t key, uint64_t epoch, const KernelInfo& info
 
 }  // namespace
 
-const KernelInfo& kernel_info_from_table(collector::ThreadState& ts, CUfunction function) {
+const KernelInfo& kernel_info_from_table(collector::ThreadState& thread, CUfunction function) {
     static thread_local KernelInfo scratch;
     const auto key = reinterpret_cast<uintptr_t>(function);
     const uint64_t epoch = g_unload_epoch.load(std::memory_order_acquire);
@@ -142,30 +142,30 @@ const KernelInfo& kernel_info_from_table(collector::ThreadState& ts, CUfunction 
                 if (ready && slot.epoch.load(std::memory_order_acquire) == epoch) return remember(key, epoch, slot.info);
                 // Described before an unload: describe again, by the one thread that takes it back.
                 if (ready && slot.ready.compare_exchange_strong(ready, false, std::memory_order_acq_rel)) {
-                    describe(ts, function, slot.info);
+                    describe(thread, function, slot.info);
                     slot.epoch.store(epoch, std::memory_order_release);
                     slot.ready.store(true, std::memory_order_release);
                     return slot.info;
                 }
-                describe(ts, function, scratch);  // another thread is filling it in
+                describe(thread, function, scratch);  // another thread is filling it in
                 return scratch;
             }
             if (current == 0) {
                 if (slot.key.compare_exchange_strong(current, key, std::memory_order_acq_rel)) {
-                    describe(ts, function, slot.info);
+                    describe(thread, function, slot.info);
                     slot.epoch.store(epoch, std::memory_order_release);
                     slot.ready.store(true, std::memory_order_release);
                     return slot.info;
                 }
                 if (current == key) {
-                    describe(ts, function, scratch);
+                    describe(thread, function, scratch);
                     return scratch;
                 }
             }
         }
     }
     g_misses.fetch_add(1, std::memory_order_relaxed);
-    describe(ts, function, scratch);
+    describe(thread, function, scratch);
     return scratch;
 }
 

@@ -49,7 +49,7 @@ struct KernelInfo {
 
 // The info of `function`: from the table, or computed into a per-thread scratch copy (another thread
 // is still filling the entry in, or the table is full). Valid until this thread's next call.
-const KernelInfo& kernel_info_from_table(collector::ThreadState& ts, CUfunction function);
+const KernelInfo& kernel_info_from_table(collector::ThreadState& thread, CUfunction function);
 
 // Each thread remembers the table entries of the last kernels it launched (a training loop launches
 // the same few kernels over and over): a hit is a load, two compares and no hashing or probing.
@@ -62,12 +62,12 @@ inline constexpr size_t kRecentKernels = 16;
 extern thread_local constinit RecentKernel t_recent_kernels[kRecentKernels];
 extern std::atomic<uint64_t> g_unload_epoch;  // bumped by forget_kernel_layouts()
 
-inline const KernelInfo& kernel_info(collector::ThreadState& ts, CUfunction function) {
+inline const KernelInfo& kernel_info(collector::ThreadState& thread, CUfunction function) {
     const auto key = reinterpret_cast<uintptr_t>(function);
     const RecentKernel& recent = t_recent_kernels[(key >> 4) % kRecentKernels];
     if (recent.key == key && recent.epoch == g_unload_epoch.load(std::memory_order_acquire)) [[likely]]
         return *recent.info;
-    return kernel_info_from_table(ts, function);
+    return kernel_info_from_table(thread, function);
 }
 
 // After cuModuleUnload/cuLibraryUnload: every entry is described again at its next launch (a later

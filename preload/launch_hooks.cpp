@@ -146,26 +146,26 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
                        void** extra, Launch&& launch) {
     HookGuard guard;
     if (!guard.recording()) return launch();
-    ThreadState& ts = guard.state();
+    ThreadState& thread = guard.state();
     // Everything that may emit records of its own (a new name, a device, CUPTI's thread tag, the
     // --metrics profiler) happens before the reserve.
-    const KernelInfo& info = kernel_info(ts, function);
-    const int device = current_device(ts);
-    collector::cupti::ensure_thread_tagged(ts);  // CUPTI ties the kernel to this thread, see there
+    const KernelInfo& info = kernel_info(thread, function);
+    const int device = current_device(thread);
+    collector::cupti::ensure_thread_tagged(thread);  // CUPTI ties the kernel to this thread, see there
     // --metrics only: one kernel at a time, profiled (kernel_counters.h); its records are written
     // after this launch's record is committed.
     const bool counting = collector::counters::g_requested.load(std::memory_order_relaxed);
     if (counting) [[unlikely]]
-        collector::counters::before_launch_slow(ts);
+        collector::counters::before_launch_slow(thread);
     const bool listed = params != nullptr && info.scan_words_complete;  // the common case
     const size_t bytes = listed ? info.listed_record_bytes
                                 : sizeof(raw::RawLaunch) +
                                       candidate_capacity(info, params, extra) * sizeof(raw::RawPointerCandidate);
-    uint8_t* p = collector::reserve_record_space(ts, bytes);
+    uint8_t* p = collector::reserve_record_space(thread, bytes);
     if (p == nullptr) [[unlikely]] {  // counted as a drop
         const CUresult result = launch();
         if (counting) [[unlikely]]
-            collector::counters::after_launch_slow(ts, result == CUDA_SUCCESS);
+            collector::counters::after_launch_slow(thread, result == CUDA_SUCCESS);
         return result;
     }
     auto* record = new (p) raw::RawLaunch;  // every field is written below
@@ -182,18 +182,18 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
     record->block[2] = g.block[2];
     record->shared_mem_bytes = g.shared_mem;
     record->device = device;
-    record->api = ts.library_depth > 0 ? ApiPath::Library : path;
+    record->api = thread.library_depth > 0 ? ApiPath::Library : path;
 
     const CUresult result = launch();
     if (result != CUDA_SUCCESS) [[unlikely]] {
         if (counting) [[unlikely]]
-            collector::counters::after_launch_slow(ts, false);
+            collector::counters::after_launch_slow(thread, false);
         return result;
     }
     // (What is needed after the call is read again rather than kept across it: fewer registers saved.)
-    if (ts.library_depth > 0) {  // a launch does not change it
-        if (ts.library_first_sequence == 0) ts.library_first_sequence = record->sequence;
-        ts.library_last_sequence = record->sequence;
+    if (thread.library_depth > 0) {  // a launch does not change it
+        if (thread.library_first_sequence == 0) thread.library_first_sequence = record->sequence;
+        thread.library_last_sequence = record->sequence;
     }
     // While anything captures, the launch may have become a graph node instead of running.
     uint8_t captured = 0;
@@ -210,13 +210,13 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
         candidate_count = candidates.count;
     }
     const auto size = static_cast<uint16_t>(sizeof(raw::RawLaunch) + candidate_count * sizeof(raw::RawPointerCandidate));
-    record->header = {raw::RecordKind::Launch, size, ts.tid};
+    record->header = {raw::RecordKind::Launch, size, thread.tid};
     record->candidate_count = static_cast<uint16_t>(candidate_count);
     record->captured = captured;
     std::memset(record->reserved, 0, sizeof record->reserved);
-    collector::commit_record(ts, size);
+    collector::commit_record(thread, size);
     if (counting) [[unlikely]]
-        collector::counters::after_launch_slow(ts, true);
+        collector::counters::after_launch_slow(thread, true);
     return result;
 }
 

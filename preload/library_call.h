@@ -46,7 +46,7 @@ void* substitute_library_function(LibraryFunction<F>& real, std::type_identity_t
     return reinterpret_cast<void*>(ours);
 }
 
-// Runs `call` as a recorded library call. Only a successful call is written, after `describe(ts,
+// Runs `call` as a recorded library call. Only a successful call is written, after `describe(thread,
 // record)` has filled in what it did (the hook reads its arguments only then, off the timed span).
 // Nested library calls (one entry point using another, cuBLAS using cuBLASLt) belong to the outer one.
 // The status type is the library's (cublasStatus_t, cudnnStatus_t): success is 0 in every one.
@@ -54,28 +54,28 @@ template <typename Call, typename Describe>
 auto record_library_call(Call&& call, Describe&& describe) -> decltype(call()) {
     if (!collector::collector_enabled()) return call();
     if (!collector::capture::admits(collector::capture::Event::Other)) return call();
-    ThreadState& ts = collector::thread_state();
-    if (ts.library_depth > 0) return call();
+    ThreadState& thread = collector::thread_state();
+    if (thread.library_depth > 0) return call();
     collector::ensure_session();
-    ++ts.library_depth;
-    ts.library_first_sequence = 0;
-    ts.library_last_sequence = 0;
+    ++thread.library_depth;
+    thread.library_first_sequence = 0;
+    thread.library_last_sequence = 0;
     raw::RawLibraryCall record{};
     record.begin_ns = collector::monotonic_ns();
     const auto status = call();
     record.end_ns = collector::monotonic_ns();
-    --ts.library_depth;
+    --thread.library_depth;
     if (status != decltype(status){}) return status;
-    describe(ts, record);
-    record.first_sequence = ts.library_first_sequence;
-    record.last_sequence = ts.library_last_sequence;
-    collector::emit_record(ts, raw::RecordKind::LibraryCall, record);
+    describe(thread, record);
+    record.first_sequence = thread.library_first_sequence;
+    record.last_sequence = thread.library_last_sequence;
+    collector::emit_record(thread, raw::RecordKind::LibraryCall, record);
     return status;
 }
 
 // One more operand of the call being described (inside `describe`): written before the call's own
 // record, joined to it by thread and begin_ns. A null pointer is skipped (an optional operand left out).
-inline void record_operand(ThreadState& ts, const raw::RawLibraryCall& call, raw::LibraryOperandRole role,
+inline void record_operand(ThreadState& thread, const raw::RawLibraryCall& call, raw::LibraryOperandRole role,
                            const void* address, uint64_t bytes, raw::OperandAccess access) {
     if (address == nullptr) return;
     raw::RawLibraryOperand operand{};
@@ -84,7 +84,7 @@ inline void record_operand(ThreadState& ts, const raw::RawLibraryCall& call, raw
     operand.bytes = bytes;
     operand.role = role;
     operand.access = access;
-    collector::emit_record(ts, raw::RecordKind::LibraryOperand, operand);
+    collector::emit_record(thread, raw::RecordKind::LibraryOperand, operand);
 }
 
 }  // namespace tbdprof::preload

@@ -10,11 +10,11 @@ using collector::emit_record;
 using raw::MemoryKind;
 using raw::RecordKind;
 
-void record_alloc(ThreadState& ts, ApiPath path, MemoryKind kind, uint64_t address, uint64_t bytes,
+void record_alloc(ThreadState& thread, ApiPath path, MemoryKind kind, uint64_t address, uint64_t bytes,
                   CUstream stream) {
-    if (ts.capture_first_alloc && ts.captured_alloc_address == 0) {  // cublasCreate's own workspace
-        ts.captured_alloc_address = address;
-        ts.captured_alloc_bytes = bytes;
+    if (thread.capture_first_alloc && thread.captured_alloc_address == 0) {  // cublasCreate's own workspace
+        thread.captured_alloc_address = address;
+        thread.captured_alloc_bytes = bytes;
     }
     collector::note_allocated_range(address, bytes);
     raw::RawAlloc record{};
@@ -22,22 +22,22 @@ void record_alloc(ThreadState& ts, ApiPath path, MemoryKind kind, uint64_t addre
     record.address = address;
     record.bytes = bytes;
     record.stream = reinterpret_cast<uint64_t>(stream);
-    record.stack_id = collector::capture_stack(ts);
-    record.device = current_device(ts);
+    record.stack_id = collector::capture_stack(thread);
+    record.device = current_device(thread);
     record.memory_kind = kind;
-    record.api = effective_path(ts, path);
-    emit_record(ts, RecordKind::Alloc, record);
+    record.api = effective_path(thread, path);
+    emit_record(thread, RecordKind::Alloc, record);
 }
 
-void record_free(ThreadState& ts, ApiPath path, MemoryKind kind, uint64_t address, CUstream stream) {
+void record_free(ThreadState& thread, ApiPath path, MemoryKind kind, uint64_t address, CUstream stream) {
     raw::RawFree record{};
     record.ts_ns = collector::monotonic_ns();
     record.address = address;
     record.stream = reinterpret_cast<uint64_t>(stream);
-    record.device = current_device(ts);
+    record.device = current_device(thread);
     record.memory_kind = kind;
-    record.api = effective_path(ts, path);
-    emit_record(ts, RecordKind::Free, record);
+    record.api = effective_path(thread, path);
+    emit_record(thread, RecordKind::Free, record);
 }
 
 template <auto& Real, ApiPath Path>

@@ -94,8 +94,8 @@ void buffer_bytes(const NcclCall& c, int nranks, uint64_t* send, uint64_t* recv)
 
 template <typename Call>
 ncclResult_t record_nccl(const NcclCall& c, Call&& call) {
-    return record_library_call(call, [&](ThreadState& ts, raw::RawLibraryCall& record) {
-        record.name_string = collector::intern_string(ts, c.name);
+    return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
+        record.name_string = collector::intern_string(thread, c.name);
         record.op = c.op;
         record.stream = reinterpret_cast<uint64_t>(c.stream);
         record.a = reinterpret_cast<uint64_t>(c.send);

@@ -67,8 +67,8 @@ uint64_t handle_id(const void* handle) { return reinterpret_cast<uintptr_t>(hand
 // A string id is a 64-bit hash; 0 means "none" in RawRange, so a text hashing to 0 (never seen in
 // practice) would read as unnamed. Handles must not be null either: NVTX treats null as failure.
 uint64_t intern(std::string_view text) {
-    ThreadState& ts = collector::thread_state();
-    const uint64_t id = collector::intern_string(ts, text);
+    ThreadState& thread = collector::thread_state();
+    const uint64_t id = collector::intern_string(thread, text);
     collector::capture::classify_range_name(id, text);  // --steps: is it a step range? (cheap when unused)
     return id;
 }

@@ -43,14 +43,15 @@ uint64_t handle_id(const void* handle) {
 
 // Region and heap names are names, not ranges: interned without the --steps classification.
 uint64_t name_id(uint32_t message_type, const nvtxMessageValue_t& message) {
-    ThreadState& ts = collector::thread_state();
+    ThreadState& thread = collector::thread_state();
     switch (message_type) {
         case NVTX_MESSAGE_TYPE_ASCII:
-            return message.ascii == nullptr ? 0 : collector::intern_string(ts, std::string_view(message.ascii));
+            return message.ascii == nullptr ? 0 : collector::intern_string(thread, std::string_view(message.ascii));
         case NVTX_MESSAGE_TYPE_UNICODE: {
             if (message.unicode == nullptr) return 0;
             nvtx::NameBuffer buffer;
-            return collector::intern_string(ts, std::string_view(buffer, nvtx::utf8_of_wide(message.unicode, buffer)));
+            return collector::intern_string(thread,
+                                            std::string_view(buffer, nvtx::utf8_of_wide(message.unicode, buffer)));
         }
         case NVTX_MESSAGE_TYPE_REGISTERED:
             return handle_id(message.registered);  // its RawString id

@@ -38,20 +38,20 @@ CUresult record_transfer(ApiPath path, const char* entry, raw::RecordKind kind, 
     if (!collector::capture::admits(collector::capture::Event::Other)) return call();
     HookGuard guard;
     if (!guard.recording()) return call();
-    ThreadState& ts = guard.state();
+    ThreadState& thread = guard.state();
     uint64_t sequence = 0, start = 0;
     const CUresult result = correlated_call(sequence, start, call);
     if (result != CUDA_SUCCESS) return result;
     Record record{};
     record.ts_ns = start;
     record.sequence = sequence;
-    record.device = current_device(ts);
-    record.api = effective_path(ts, path);
+    record.device = current_device(thread);
+    record.api = effective_path(thread, path);
     fill(record);
     // While anything captures, an async copy or set may have become a graph node instead of running.
     if (capture_may_be_active()) [[unlikely]]
         record.captured = stream_is_capturing(record.stream, entry) ? 1 : 0;
-    collector::emit_record(ts, kind, record);
+    collector::emit_record(thread, kind, record);
     return result;
 }
 

@@ -1,9 +1,9 @@
 // Virtual memory management (cuMemMap / cuMemUnmap, as PyTorch's expandable segments use them): each
 // mapped range is recorded as an allocation of kind DeviceMapped (the trace's 'device_mapped': device
 // memory, told apart so that the tagger can join mappings laid end to end, which one tensor may span)
-// from its cuMemMap to its cuMemUnmap, with the call stack of the map. cuMemCreate's physical memory is not an allocation of its own (it is usable only
-// once mapped); one physical allocation mapped twice shows as two allocations. An unmap may cover
-// several mappings: the ranges mapped are remembered here so that each gets its own free.
+// from its cuMemMap to its cuMemUnmap, with the call stack of the map. cuMemCreate's physical memory is not an
+// allocation of its own (it is usable only once mapped); one physical allocation mapped twice shows as two allocations.
+// An unmap may cover several mappings: the ranges mapped are remembered here so that each gets its own free.
 #include <map>
 #include <mutex>
 #include <vector>
@@ -34,17 +34,17 @@ CUresult mem_map(CUdeviceptr ptr, size_t bytes, size_t offset, CUmemGenericAlloc
         mapped_ranges()[ptr] = bytes;
     }
     if (!guard.recording()) return result;
-    ThreadState& ts = guard.state();
+    ThreadState& thread = guard.state();
     collector::note_allocated_range(ptr, bytes);
     raw::RawAlloc record{};
     record.ts_ns = collector::monotonic_ns();
     record.address = ptr;
     record.bytes = bytes;
-    record.stack_id = collector::capture_stack(ts);
-    record.device = current_device(ts);
+    record.stack_id = collector::capture_stack(thread);
+    record.device = current_device(thread);
     record.memory_kind = MemoryKind::DeviceMapped;
-    record.api = effective_path(ts, Path);
-    collector::emit_record(ts, RecordKind::Alloc, record);
+    record.api = effective_path(thread, Path);
+    collector::emit_record(thread, RecordKind::Alloc, record);
     return result;
 }
 
@@ -63,15 +63,15 @@ CUresult mem_unmap(CUdeviceptr ptr, size_t bytes) {
         }
     }
     if (!guard.recording()) return result;
-    ThreadState& ts = guard.state();
+    ThreadState& thread = guard.state();
     for (uint64_t address : unmapped) {
         raw::RawFree record{};
         record.ts_ns = collector::monotonic_ns();
         record.address = address;
-        record.device = current_device(ts);
+        record.device = current_device(thread);
         record.memory_kind = MemoryKind::DeviceMapped;
-        record.api = effective_path(ts, Path);
-        collector::emit_record(ts, RecordKind::Free, record);
+        record.api = effective_path(thread, Path);
+        collector::emit_record(thread, RecordKind::Free, record);
     }
     return result;
 }

@@ -5,7 +5,7 @@
 #   scripts/check_format.sh [BASE]   BASE: a commit; default the one in .ci/format-base, from which on
 #                                    the rule holds
 # Exit 0: every changed line is formatted. 1: names the files and prints the diff that would fix them
-# (run `git clang-format BASE` to apply it). 77: cannot check here (no git history back to BASE, e.g.
+# (run `git clang-format --extensions c,cc,cpp,h,hpp,cu,cuh BASE` to apply it). 77: cannot check here (no git history back to BASE, e.g.
 # a shallow clone, or no git-clang-format), said in one line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +33,6 @@ case $out in
 esac
 files=$(grep -E '^\+\+\+ b/' <<<"$out" | sed 's|^+++ b/||' | sort -u | tr '\n' ' ')
 echo "check_format: lines changed since ${base:0:12} do not follow .clang-format in: $files"
-echo "check_format: run 'git clang-format $base' to fix them; the diff:"
+echo "check_format: run 'git clang-format --extensions c,cc,cpp,h,hpp,cu,cuh $base' to fix them; the diff:"
 echo "$out"
 exit 1

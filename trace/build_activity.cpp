@@ -212,7 +212,7 @@ struct KernelPairing {
 // Remembers, per row, which launch it came from so edges can find their kernel id after sorting.
 struct KernelOrigin {
     ProcessContext* p;
-    int64_t launch;      // -1: device record only
+    int64_t launch;       // -1: device record only
     int64_t replay = -1;  // index into p.replayed_kernels for kernels a graph replay ran
 };
 
@@ -375,7 +375,8 @@ void ModelBuilder::build_copies_and_sets() {
             row.kind = copy_kind_name(d->copy_kind);
             model_.copies.push_back(row);
         }
-        for (const raw::RawDeviceActivity* d : set_orphans) model_.sets.push_back(orphan_transfer_row<SetRow>(p, *d, run_start_));
+        for (const raw::RawDeviceActivity* d : set_orphans)
+            model_.sets.push_back(orphan_transfer_row<SetRow>(p, *d, run_start_));
         device_timed_ += static_cast<int64_t>(copy_orphans.size() + set_orphans.size() + replayed);
         counters_.orphan_device_records += copy_orphans.size() + set_orphans.size();
         counters_.events += raw.copies.size() + raw.sets.size() + raw.device_copies.size() + raw.device_sets.size();

@@ -20,7 +20,8 @@ std::string_view memory_kind_name(raw::MemoryKind kind) {
         case raw::MemoryKind::DeviceAsync: return trace::memory_kind_name(MemoryKind::device_async);
         case raw::MemoryKind::PinnedHost: return trace::memory_kind_name(MemoryKind::pinned_host);
         case raw::MemoryKind::Managed: return trace::memory_kind_name(MemoryKind::managed);
-        case raw::MemoryKind::DeviceMapped: return trace::memory_kind_name(MemoryKind::device_mapped);
+        case raw::MemoryKind::DeviceMapped:
+            return trace::memory_kind_name(MemoryKind::device_mapped);
     }
     return trace::memory_kind_name(MemoryKind::unknown);
 }
@@ -65,8 +66,7 @@ std::vector<Operand> operands_of(TraceModel& m, int64_t process, uint64_t run_st
     }
     // Extra operands are in call order, each call's begin time is its row's (ids start at 1).
     for (LibraryOperandRow& o : m.library_operands)
-        if (o.process == process)
-            add(m.library_calls[size_t(o.library_call - 1)].begin_ns, o.address, o.allocation);
+        if (o.process == process) add(m.library_calls[size_t(o.library_call - 1)].begin_ns, o.address, o.allocation);
     std::stable_sort(out.begin(), out.end(), [](const Operand& a, const Operand& b) { return a.ts < b.ts; });
     return out;
 }
@@ -166,8 +166,7 @@ public:
             auto it = live.upper_bound(o.address);
             for (int below = 0; it != live.begin() && below < 64; ++below) {
                 --it;
-                if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1)))
-                    continue;
+                if (o.address - it->first >= static_cast<uint64_t>(std::max<int64_t>(it->second->bytes, 1))) continue;
                 *o.allocation = it->second->id;
                 break;
             }
@@ -295,7 +294,9 @@ void ModelBuilder::sweep_allocations(ProcessContext& p) {
                 break;
             }
             case SweepKind::Launch:
-            case SweepKind::Replay: add_kernel_edges(p, e, live, model_.edges); break;
+            case SweepKind::Replay:
+                add_kernel_edges(p, e, live, model_.edges);
+                break;
         }
     }
     operands.resolve_until(UINT64_MAX, true, live);

@@ -160,8 +160,10 @@ std::string_view cudnn_op_name(raw::LibraryOp op) {
         case raw::LibraryOp::DivisiveNormForward: return "divisive_normalization_forward";
         case raw::LibraryOp::DivisiveNormBackward: return "divisive_normalization_backward";
         case raw::LibraryOp::CtcLoss: return "ctc_loss";
-        case raw::LibraryOp::AttentionForward: return "attention_forward";
-        case raw::LibraryOp::AttentionBackward: return "attention_backward";
+        case raw::LibraryOp::AttentionForward:
+            return "attention_forward";
+        case raw::LibraryOp::AttentionBackward:
+            return "attention_backward";
         default: return "unknown";
     }
 }

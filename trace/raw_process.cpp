@@ -69,7 +69,9 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             push(p.library_calls, r);
             note_time(p, p.library_calls.back().record.end_ns);
             return;
-        case RecordKind::LibraryOperand: push(p.library_operands, r); return;
+        case RecordKind::LibraryOperand:
+            push(p.library_operands, r);
+            return;
         case RecordKind::Range:
             push(p.ranges, r);
             note_time(p, p.ranges.back().record.end_ns);

@@ -469,7 +469,8 @@ DeviceMetrics device_metrics(const DeviceState& state, double window_ns) {
     device.utilization = static_cast<double>(device.kernel_busy_ns) / window_ns;
     device.busy_utilization = static_cast<double>(device.busy_ns) / window_ns;
     device.fp32_flops = state.fp32_flops;
-    device.fp32_utilization = state.fp32_peak_flops > 0 ? state.fp32_flops * 1e9 / window_ns / state.fp32_peak_flops : 0;
+    device.fp32_utilization =
+        state.fp32_peak_flops > 0 ? state.fp32_flops * 1e9 / window_ns / state.fp32_peak_flops : 0;
     device.kernels = state.kernels_in_window;
     return device;
 }

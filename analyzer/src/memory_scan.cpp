@@ -278,8 +278,7 @@ bool more_of_this_instant(const std::vector<Event>& events, size_t position) {
 // One complete instant: maxima, the peak (the first moment the highest total is reached), the timeline.
 void record_instant(const LiveBytes& state, int64_t time_ns, size_t position, bool full_timeline,
                     BucketedTimeline& buckets, MemoryMetrics& memory, ReplayPositions& positions) {
-    for (int c = 0; c < kCategoryCount; ++c)
-        memory.category_max[c] = std::max(memory.category_max[c], state.live[c]);
+    for (int c = 0; c < kCategoryCount; ++c) memory.category_max[c] = std::max(memory.category_max[c], state.live[c]);
     if (state.total > memory.peak_bytes) {
         memory.peak_bytes = state.total;
         memory.peak_ns = time_ns;

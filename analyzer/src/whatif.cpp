@@ -714,9 +714,8 @@ PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, i
     std::vector<int64_t> tensor_bytes;
     for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
     pool.by_placement = sorted_sizes(simulate_caching_pool(pool_events(run, tensor_bytes))) == recorded;
-    pool.usable = pool.by_placement ||
-                  sorted_sizes(simulate_caching_pool(piece_events(run, events, recorded_bytes(run.allocations), pool))) ==
-                      recorded;
+    pool.usable = pool.by_placement || sorted_sizes(simulate_caching_pool(piece_events(
+                                           run, events, recorded_bytes(run.allocations), pool))) == recorded;
     return pool;
 }
 
@@ -824,8 +823,9 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
         const Replayed replayed = spec.checkpoint ? replay(plan.allocations, checkpoint_events, bytes, points)
-                                  : pool.usable   ? replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
-                                                  : replay(run.allocations, events, bytes, points);
+                                  : pool.usable
+                                      ? replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
+                                      : replay(run.allocations, events, bytes, points);
         result.scenarios.push_back(
             make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));
         result.scenarios.back().timeline = std::move(timeline);

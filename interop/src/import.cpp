@@ -1,6 +1,5 @@
 #include "tbdprof/interop/import.h"
 
-
 #include "import_tagging.h"
 
 #include <fmt/format.h>

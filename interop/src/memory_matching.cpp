@@ -120,7 +120,8 @@ private:
             if (auto it = live_by_address_.find(*event.address); it != live_by_address_.end()) {
                 match = it->second;
                 live_by_address_.erase(it);
-                if (out_[*match].bytes != -event.bytes) ++result_.warnings["frees whose size differs from the allocation"];
+                if (out_[*match].bytes != -event.bytes)
+                    ++result_.warnings["frees whose size differs from the allocation"];
             }
         } else if (auto it = live_by_size_.find(size_key(event)); it != live_by_size_.end() && !it->second.empty()) {
             match = it->second.back();

@@ -140,7 +140,8 @@ bool derived(const BackendDescriptor& d, cudnnBackendAttributeName_t name, Backe
         case CUDNN_ATTR_ENGINE_NUMERICAL_NOTE: {
             out->type = CUDNN_TYPE_NUMERICAL_NOTE;
             // Engine 1 runs on tensor cores; attention (16-bit inputs) does on either engine.
-            const bool attention = d.snapshot != nullptr && d.snapshot->kind != tbdsim::dnn::GraphKind::kMainWithEpilogue;
+            const bool attention =
+                d.snapshot != nullptr && d.snapshot->kind != tbdsim::dnn::GraphKind::kMainWithEpilogue;
             const bool tensor_core = d.scalar<int64_t>(CUDNN_ATTR_ENGINE_GLOBAL_INDEX) == 1 || attention;
             out->count = tensor_core ? 1 : 0;
             const cudnnBackendNumericalNote_t note = CUDNN_NUMERICAL_NOTE_TENSOR_CORE;

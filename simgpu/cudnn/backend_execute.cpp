@@ -96,7 +96,8 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
             return true;
         }
         case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR: {
-            const BackendDescriptor* pw = backend_descriptor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR));
+            const BackendDescriptor* pw =
+                backend_descriptor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR));
             if (pw == nullptr || !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_XDESC), &a) ||
                 !read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_POINTWISE_YDESC), &y)) {
                 return false;
@@ -140,7 +141,8 @@ bool read_operation(const BackendDescriptor& op, PlanOperation* out) {
             if (!read_tensor(op.descriptor(CUDNN_ATTR_OPERATION_RNG_YDESC), &y)) return false;
             for (auto name : {CUDNN_ATTR_OPERATION_RNG_SEED, CUDNN_ATTR_OPERATION_RNG_OFFSET_DESC}) {
                 const BackendDescriptor::Value* value = op.find(name);
-                if (value != nullptr && value->type == CUDNN_TYPE_BACKEND_DESCRIPTOR && read_tensor(op.descriptor(name), &a)) {
+                if (value != nullptr && value->type == CUDNN_TYPE_BACKEND_DESCRIPTOR &&
+                    read_tensor(op.descriptor(name), &a)) {
                     out->inputs.push_back(a);
                 }
             }
@@ -180,7 +182,6 @@ bool executed_operation(cudnnBackendDescriptorType_t type) {
             return false;
     }
 }
-
 
 // A graph with an operation no engine here executes (reductions, RNG, normalization, SDPA: what
 // PyTorch's cuDNN attention builds) is named like an unmodelled function, so that tbdprof says so.

@@ -6,7 +6,8 @@ CUpti_ActivityMemoryKind memory_kind_of_allocation(uint32_t tbdsim_memory_kind) 
     switch (tbdsim_memory_kind) {
         case TBDSIM_MEMORY_DEVICE:
         case TBDSIM_MEMORY_DEVICE_ASYNC:
-        case TBDSIM_MEMORY_DEVICE_MAPPED: return CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+        case TBDSIM_MEMORY_DEVICE_MAPPED:
+            return CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
         case TBDSIM_MEMORY_PINNED_HOST: return CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
         case TBDSIM_MEMORY_MANAGED: return CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
         default: return CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN;

@@ -46,7 +46,8 @@ const char* memory_kind_name(uint32_t kind) {
     case TBDSIM_MEMORY_DEVICE_ASYNC: return "device_async";
     case TBDSIM_MEMORY_PINNED_HOST: return "pinned_host";
     case TBDSIM_MEMORY_MANAGED: return "managed";
-    case TBDSIM_MEMORY_DEVICE_MAPPED: return "device_mapped";
+    case TBDSIM_MEMORY_DEVICE_MAPPED:
+        return "device_mapped";
     default: return "device";
     }
 }

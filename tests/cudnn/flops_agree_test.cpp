@@ -106,13 +106,13 @@ TEST_CASE("attention, forward and backward") {
     };
     for (const Attn& s : {Attn{1, 1, 1, 1, 1}, Attn{8, 128, 128, 64, 64}, Attn{2 * 12, 512, 512, 64, 64},
                           Attn{4 * 16, 1, 2048, 128, 128}, Attn{3, 77, 300, 80, 32}, Attn{32, 4096, 4096, 128, 64}}) {
-        const double forward = truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d) +  // S = Q.K^T
-                               truth::matmul_flops(s.batch_heads, s.s_q, s.d_v, s.s_kv);  // O = P.V
-        const double backward = truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d) +   // S recomputed
-                                truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d_v) + // dP = dO.V^T
-                                truth::matmul_flops(s.batch_heads, s.s_kv, s.d_v, s.s_q) + // dV = P^T.dO
-                                truth::matmul_flops(s.batch_heads, s.s_q, s.d, s.s_kv) +   // dQ = dS.K
-                                truth::matmul_flops(s.batch_heads, s.s_kv, s.d, s.s_q);    // dK = dS^T.Q
+        const double forward = truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d) +     // S = Q.K^T
+                               truth::matmul_flops(s.batch_heads, s.s_q, s.d_v, s.s_kv);    // O = P.V
+        const double backward = truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d) +    // S recomputed
+                                truth::matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d_v) +  // dP = dO.V^T
+                                truth::matmul_flops(s.batch_heads, s.s_kv, s.d_v, s.s_q) +  // dV = P^T.dO
+                                truth::matmul_flops(s.batch_heads, s.s_q, s.d, s.s_kv) +    // dQ = dS.K
+                                truth::matmul_flops(s.batch_heads, s.s_kv, s.d, s.s_q);     // dK = dS^T.Q
         CHECK(product::sdpa_matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d, s.d_v, false) == forward);
         CHECK(product::sdpa_matmul_flops(s.batch_heads, s.s_q, s.s_kv, s.d, s.d_v, true) == backward);
         const int64_t scores = s.batch_heads * s.s_q * s.s_kv;

@@ -37,7 +37,8 @@ int call_holes() {
 int compile_at_run_time() {
     void* nvrtc = dlopen("libnvrtc.so.13", RTLD_NOW);
     if (nvrtc == nullptr) return 1;
-    using Create = nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
+    using Create =
+        nvrtcResult (*)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
     using Compile = nvrtcResult (*)(nvrtcProgram, int, const char* const*);
     const auto create = reinterpret_cast<Create>(dlsym(nvrtc, "nvrtcCreateProgram"));
     const auto compile = reinterpret_cast<Compile>(dlsym(nvrtc, "nvrtcCompileProgram"));

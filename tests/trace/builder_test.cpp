@@ -380,15 +380,19 @@ TEST_CASE("builder: a library call's extra operands join their call by thread an
     build(dir);
     auto db = trace::open_trace(dir.file("trace.sqlite"));
     CHECK(query_int(db, "SELECT count(*) FROM library_call_operands") == 2);
-    CHECK(query_text(db, "SELECT role || ' ' || access || ' ' || bytes FROM library_call_operands "
-                         "WHERE address = 0x70001000") == "reserve write 256");
+    CHECK(query_text(db,
+                     "SELECT role || ' ' || access || ' ' || bytes FROM library_call_operands "
+                     "WHERE address = 0x70001000") == "reserve write 256");
     CHECK(query_text(db, "SELECT role || ' ' || access FROM library_call_operands WHERE address = 0x70000100") ==
           "running_mean read_write");
     // Resolved to the allocation each points into at the call (the 1 MiB one, and the 4 KiB one).
-    CHECK(query_int(db, "SELECT a.bytes FROM library_call_operands o JOIN allocations a ON a.id = o.allocation "
-                        "WHERE o.address = 0x70001000") == 1 << 20);
-    CHECK(query_int(db, "SELECT a.bytes FROM library_call_operands o JOIN allocations a ON a.id = o.allocation "
-                        "WHERE o.address = 0x70000100") == 4096);
-    CHECK(query_int(db, "SELECT count(*) FROM library_call_operands o JOIN library_calls c ON c.id = o.library_call "
-                        "WHERE c.name = 'cudnnRNNForward'") == 2);
+    CHECK(query_int(db,
+                    "SELECT a.bytes FROM library_call_operands o JOIN allocations a ON a.id = o.allocation "
+                    "WHERE o.address = 0x70001000") == 1 << 20);
+    CHECK(query_int(db,
+                    "SELECT a.bytes FROM library_call_operands o JOIN allocations a ON a.id = o.allocation "
+                    "WHERE o.address = 0x70000100") == 4096);
+    CHECK(query_int(db,
+                    "SELECT count(*) FROM library_call_operands o JOIN library_calls c ON c.id = o.library_call "
+                    "WHERE c.name = 'cudnnRNNForward'") == 2);
 }

@@ -16,8 +16,8 @@
 #include <cstring>
 
 #include "main_window.h"
-#include "tbdprof/analyzer/whatif.h"
 #include "offscreen_modes.h"
+#include "tbdprof/analyzer/whatif.h"
 #include "trace_view.h"
 
 namespace {

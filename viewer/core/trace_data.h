@@ -11,8 +11,8 @@
 #include "interval_lod.h"
 #include "item_row.h"
 #include "memory_series.h"
-#include "whatif_series.h"
 #include "tbdprof/analyzer/report.h"
+#include "whatif_series.h"
 
 namespace tbdprof::viewer {
 

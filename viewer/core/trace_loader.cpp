@@ -374,8 +374,12 @@ class KernelRowBuilder {
 public:
     KernelRowBuilder(const trace::Database& db, KernelDetail& detail, const std::atomic<bool>& cancel,
                      const ProgressFn& progress, bool keep_partial)
-        : labels_(db), stream_handles_(read_stream_handles(db)), detail_(detail), cancel_(cancel),
-          progress_(progress), keep_partial_(keep_partial),
+        : labels_(db),
+          stream_handles_(read_stream_handles(db)),
+          detail_(detail),
+          cancel_(cancel),
+          progress_(progress),
+          keep_partial_(keep_partial),
           total_(std::max<double>(
               1, static_cast<double>(db.query_int(
                      "SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)")))) {}

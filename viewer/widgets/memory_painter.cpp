@@ -188,7 +188,8 @@ const PredictedMemory* predicted_to_draw(const ReportData& data, bool drew_bars,
         return nullptr;
     }
     if (predicted)
-        note = QStringLiteral("dashed: the predicted timeline of what-if '%1'").arg(QString::fromStdString(predicted->options));
+        note = QStringLiteral("dashed: the predicted timeline of what-if '%1'")
+                   .arg(QString::fromStdString(predicted->options));
     return predicted;
 }
 

@@ -220,8 +220,17 @@ class RowPainter {
 public:
     RowPainter(QPainter& painter, const QRect& lane, const TimelineRow& row, const TimeAxis& axis,
                const ViewerColors& colors, bool dim, TimelineStats& stats, ColorOf color_of)
-        : painter_(painter), lane_(lane), row_(row), items_(row.items), axis_(axis), colors_(colors),
-          left_(lane.left()), width_(lane.width()), dim_(dim), stats_(stats), color_of_(color_of),
+        : painter_(painter),
+          lane_(lane),
+          row_(row),
+          items_(row.items),
+          axis_(axis),
+          colors_(colors),
+          left_(lane.left()),
+          width_(lane.width()),
+          dim_(dim),
+          stats_(stats),
+          color_of_(color_of),
           fold_brush_(colors.dark ? QColor(150, 150, 160) : QColor(120, 120, 130), Qt::BDiagPattern) {}
 
     // Few enough to visit each: wide items drawn one by one, narrow runs folded.
@@ -285,8 +294,8 @@ public:
     // Instances of the highlighted kernel: at most one mark per pixel, found by binary search.
     void paintHighlighted(const std::vector<uint32_t>& instances, int64_t t0, int64_t t1) {
         auto by_start = [&](uint32_t index, int64_t t) { return items_.start(index) < t; };
-        auto it = std::lower_bound(instances.begin(), instances.end(),
-                                   static_cast<int64_t>(t0 - items_.max_duration()), by_start);
+        auto it = std::lower_bound(instances.begin(), instances.end(), static_cast<int64_t>(t0 - items_.max_duration()),
+                                   by_start);
         painter_.setPen(Qt::NoPen);
         while (it != instances.end() && items_.start(*it) <= t1) {
             const double x0 = axis_.x_of(static_cast<double>(items_.start(*it)));

@@ -404,24 +404,24 @@ static_assert(sizeof(RawLibraryCall) == 176);
 // hidden/cell states, dropout's reserve. Written on the call's thread before the call's own record;
 // the reader joins it to the RawLibraryCall of the same thread with the same begin_ns.
 enum class LibraryOperandRole : uint8_t {
-    Bias = 2,              // cuBLASLt epilogue bias, or batch norm's shift (bias)
-    EpilogueAux = 3,       // cuBLASLt epilogue aux (GELU/ReLU aux written forward, read by *_AUX backward)
-    BiasGradient = 4,      // cuBLASLt BGRAD epilogue's bias gradient (written)
-    Scale = 5,             // batch norm scale (gamma)
+    Bias = 2,          // cuBLASLt epilogue bias, or batch norm's shift (bias)
+    EpilogueAux = 3,   // cuBLASLt epilogue aux (GELU/ReLU aux written forward, read by *_AUX backward)
+    BiasGradient = 4,  // cuBLASLt BGRAD epilogue's bias gradient (written)
+    Scale = 5,         // batch norm scale (gamma)
     RunningMean = 6,
     RunningVariance = 7,
     SavedMean = 8,
     SavedInvVariance = 9,
     ScaleGradient = 10,
     ShiftGradient = 11,
-    Reserve = 12,          // reserve space: written by forward training, read by backward
-    Residual = 13,         // batch norm's z (the added tensor) or its gradient dz
-    HiddenIn = 14,         // RNN hx, or its gradient dhx (backward data writes it)
-    CellIn = 15,           // RNN cx, or dcx
-    HiddenOut = 16,        // RNN hy, or its gradient dhy (backward data reads it)
-    CellOut = 17,          // RNN cy, or dcy
-    Input = 18,            // an input the a/b roles do not hold (RNN backward data's y, batch norm backward's y)
-    DropoutStates = 19,    // the dropout descriptor's random-number states
+    Reserve = 12,        // reserve space: written by forward training, read by backward
+    Residual = 13,       // batch norm's z (the added tensor) or its gradient dz
+    HiddenIn = 14,       // RNN hx, or its gradient dhx (backward data writes it)
+    CellIn = 15,         // RNN cx, or dcx
+    HiddenOut = 16,      // RNN hy, or its gradient dhy (backward data reads it)
+    CellOut = 17,        // RNN cy, or dcy
+    Input = 18,          // an input the a/b roles do not hold (RNN backward data's y, batch norm backward's y)
+    DropoutStates = 19,  // the dropout descriptor's random-number states
 };
 
 enum class OperandAccess : uint8_t { Read = 1, Write = 2, ReadWrite = 3 };

@@ -35,11 +35,11 @@ typedef enum TbdsimCopyKind {
 } TbdsimCopyKind;
 
 typedef enum TbdsimMemoryKind {
-    TBDSIM_MEMORY_DEVICE = 1,        // cuMemAlloc / cudaMalloc
-    TBDSIM_MEMORY_DEVICE_ASYNC = 2,  // cuMemAllocAsync / cudaMallocAsync (stream-ordered pool)
-    TBDSIM_MEMORY_PINNED_HOST = 3,   // cuMemAllocHost / cuMemHostAlloc / cudaMallocHost
-    TBDSIM_MEMORY_MANAGED = 4,       // cuMemAllocManaged / cudaMallocManaged
-    TBDSIM_MEMORY_DEVICE_MAPPED = 5, // cuMemMap of a cuMemCreate allocation into a reserved range
+    TBDSIM_MEMORY_DEVICE = 1,         // cuMemAlloc / cudaMalloc
+    TBDSIM_MEMORY_DEVICE_ASYNC = 2,   // cuMemAllocAsync / cudaMallocAsync (stream-ordered pool)
+    TBDSIM_MEMORY_PINNED_HOST = 3,    // cuMemAllocHost / cuMemHostAlloc / cudaMallocHost
+    TBDSIM_MEMORY_MANAGED = 4,        // cuMemAllocManaged / cudaMallocManaged
+    TBDSIM_MEMORY_DEVICE_MAPPED = 5,  // cuMemMap of a cuMemCreate allocation into a reserved range
 } TbdsimMemoryKind;
 
 // Precision of annotated work (cuBLAS tells the cost model what a kernel computes).

@@ -160,19 +160,19 @@ struct MemoryMetrics {
 // docs/analyzer.md, "Memory the framework cannot see"). Present when the trace shows a framework's
 // own allocator (PyTorch's caching allocator, or any pool whose tensors the tagger or NVTX found).
 struct UnseenMemoryItem {
-    std::string kind;           // library_workspace_in_pool, library_own, nccl, outside_pools
-    int64_t at_peak_bytes = 0;  // live at MemoryMetrics::peak_ns
-    int64_t total_bytes = 0;    // every distinct allocation (or workspace range) of the run, summed
-    int64_t count = 0;          // allocations, or distinct workspace ranges
+    std::string kind;                  // library_workspace_in_pool, library_own, nccl, outside_pools
+    int64_t at_peak_bytes = 0;         // live at MemoryMetrics::peak_ns
+    int64_t total_bytes = 0;           // every distinct allocation (or workspace range) of the run, summed
+    int64_t count = 0;                 // allocations, or distinct workspace ranges
     std::vector<std::string> sources;  // libraries or modules it came from, as far as the trace says
 };
 
 struct FrameworkUnseenMemory {
     bool present = false;
-    std::string allocator;      // what was found: "PyTorch's CUDA caching allocator", "a pool allocator"
+    std::string allocator;              // what was found: "PyTorch's CUDA caching allocator", "a pool allocator"
     std::vector<std::string> evidence;  // why, one phrase each
     int64_t pool_allocations = 0, pool_at_peak_bytes = 0, pool_total_bytes = 0;
-    std::vector<UnseenMemoryItem> items;  // in a fixed order, all four kinds
+    std::vector<UnseenMemoryItem> items;         // in a fixed order, all four kinds
     int64_t at_peak_bytes = 0, total_bytes = 0;  // the items summed
 };
 

@@ -14,7 +14,7 @@ enum class MemoryKind : uint8_t { device, device_async, pinned_host, managed, de
 
 // As stored in allocations.kind, in the enum's order: the builder writes these, readers parse them.
 inline constexpr const char* kMemoryKindNames[] = {"device",  "device_async",  "pinned_host",
-                                                     "managed", "device_mapped", "unknown"};
+                                                   "managed", "device_mapped", "unknown"};
 
 constexpr const char* memory_kind_name(MemoryKind kind) {
     return kMemoryKindNames[static_cast<int>(kind)];

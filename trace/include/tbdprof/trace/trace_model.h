@@ -176,8 +176,8 @@ struct LibraryOperandRow {
     int64_t library_call, process;
     std::string_view role, access;  // 'bias', 'reserve', ...; 'read', 'write', 'read_write'
     int64_t address;
-    Opt bytes;                       // NULL when not known
-    Opt allocation = {};             // as CopyRow's src_allocation
+    Opt bytes;            // NULL when not known
+    Opt allocation = {};  // as CopyRow's src_allocation
 };
 
 struct NcclCallRow {
