@@ -103,6 +103,21 @@ std::optional<int> parse_common(cmdline::Command& command, Common& common, int a
     return std::nullopt;
 }
 
+// Renders (reading the traces inside `render`, which may throw) and writes the result to -o FILE or
+// stdout, styled for a terminal: 0, or the one failure message and 2. Shared by report, compare, diff.
+template <typename Render>
+int render_and_write(cmdline::Command& command, const Common& common, const std::vector<std::string>& inputs,
+                     Render render) {
+    try {
+        const std::string text = common.styled(safe_for(common.format, render()));
+        if (std::string error = write_output(common.output, text, common.force, inputs); !error.empty())
+            return command.fail(error, 2);
+    } catch (const std::exception& e) {
+        return command.fail(e.what(), 2);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int report_command(int argc, char** argv) {
@@ -116,18 +131,9 @@ int report_command(int argc, char** argv) {
     const std::vector<std::string>& inputs = command.positional();
     if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof report --help)");
     if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
-    try {
-        const Report report = analyze_trace(inputs[0], common.analysis);
-        if (std::string error = write_output(
-                common.output,
-                common.styled(safe_for(common.format, render_report(report, common.format, common.text_width()))),
-                common.force, inputs);
-            !error.empty())
-            return command.fail(error, 2);
-    } catch (const std::exception& e) {
-        return command.fail(e.what(), 2);
-    }
-    return 0;
+    return render_and_write(command, common, inputs, [&] {
+        return render_report(analyze_trace(inputs[0], common.analysis), common.format, common.text_width());
+    });
 }
 
 int compare_command(int argc, char** argv) {
@@ -164,20 +170,11 @@ int compare_command(int argc, char** argv) {
             labels.push_back(label);
         }
     }
-    try {
+    return render_and_write(command, common, inputs, [&] {
         std::vector<Report> reports;
         for (const std::string& path : inputs) reports.push_back(analyze_trace(path, common.analysis));
-        if (std::string error =
-                write_output(common.output,
-                             common.styled(safe_for(
-                                 common.format, render_compare(reports, labels, common.format, common.text_width()))),
-                             common.force, inputs);
-            !error.empty())
-            return command.fail(error, 2);
-    } catch (const std::exception& e) {
-        return command.fail(e.what(), 2);
-    }
-    return 0;
+        return render_compare(reports, labels, common.format, common.text_width());
+    });
 }
 
 int diff_command(int argc, char** argv) {
@@ -191,19 +188,11 @@ int diff_command(int argc, char** argv) {
     const std::vector<std::string>& inputs = command.positional();
     if (inputs.size() != 2) return command.usage_error("give exactly two trace files: BASE NEW");
     if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
-    try {
+    return render_and_write(command, common, inputs, [&] {
         const Report base = analyze_trace(inputs[0], common.analysis);
         const Report next = analyze_trace(inputs[1], common.analysis);
-        if (std::string error = write_output(
-                common.output,
-                common.styled(safe_for(common.format, render_diff(base, next, common.format, common.text_width()))),
-                common.force, inputs);
-            !error.empty())
-            return command.fail(error, 2);
-    } catch (const std::exception& e) {
-        return command.fail(e.what(), 2);
-    }
-    return 0;
+        return render_diff(base, next, common.format, common.text_width());
+    });
 }
 
 int check_command(int argc, char** argv) {
