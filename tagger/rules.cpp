@@ -252,20 +252,34 @@ void find_update(Context& c) {
         // all of those writes close its step, not only the last. The update begins at the
         // earliest such run.
         std::map<int32_t, size_t> closing_writes;  // weight -> first kernel of its closing run of writes
+        // The same, counting only runs that begin after the step's last product call (a GEMM or a
+        // convolution): forward and backward use the weights through such calls, so the update
+        // cannot begin before the last of them. A kernel before it that seems to write a weight is
+        // not the update (PyTorch's elementwise kernels carry stale operand pointers of earlier
+        // operations in their argument structs, writable ones among them); the plain runs are
+        // kept for steps whose last product call follows the update.
+        std::map<int32_t, size_t> closing_after_products;
         for (size_t w = step.first_work; w < step.end_work; ++w) {
             const WorkItem& item = c.m.work[w];
             if (c.flow.work_iteration[w] != int(i) || item.kind != WorkItem::Kind::Kernel) continue;
+            if (is_product_call(c, item)) closing_after_products.clear();
             for (const Touch& t : item.touches) {
                 if (!is_weight(c, t.allocation)) continue;
                 Use use = use_of(c.m, item, t);
                 // A one-operand library call writes a weight as a kernel does (a solver's axpy).
                 bool update_write = writes(use) && use != Use::Workspace && !is_product_call(c, item);
-                if (!update_write) closing_writes.erase(t.allocation);
-                else closing_writes.try_emplace(t.allocation, w);
+                if (!update_write) {
+                    closing_writes.erase(t.allocation);
+                    closing_after_products.erase(t.allocation);
+                } else {
+                    closing_writes.try_emplace(t.allocation, w);
+                    closing_after_products.try_emplace(t.allocation, w);
+                }
             }
         }
         size_t first = step.end_work;
-        for (const auto& [weight, w] : closing_writes) first = std::min(first, w);
+        for (const auto& [weight, w] : closing_after_products.empty() ? closing_writes : closing_after_products)
+            first = std::min(first, w);
         if (first == step.end_work) continue;
         size_t start = update_start(c, step, int(i), first);
         for (size_t w = start; w < step.end_work; ++w)
