@@ -26,11 +26,7 @@ using ExecvFn = int (*)(const char*, char* const[]);
 using FexecveFn = int (*)(int, char* const[], char* const[]);
 using ExitFn = void (*)(int);
 
-template <class Fn>
-Fn next_libc(const char* name) {
-    const auto real_dlsym = tbdprof::preload::libc_dlsym();
-    return real_dlsym ? reinterpret_cast<Fn>(real_dlsym(RTLD_NEXT, name)) : nullptr;
-}
+using tbdprof::preload::next_libc;
 
 // Without libc's own entry points (libc_dlsym could not read libc) exec must still work: the
 // program must never be broken by being profiled. execve is then the system call itself, and the

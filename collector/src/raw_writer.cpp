@@ -15,6 +15,7 @@
 #include <new>
 
 #include "tbdprof/collector/clock.h"
+#include "tbdprof/collector/descriptor_guard.h"
 #include "tbdprof/collector/own_descriptors.h"
 #include "tbdprof/collector/recorder.h"
 #include "tbdprof/collector/stack_capture.h"
@@ -61,9 +62,13 @@ bool write_all(int fd, const uint8_t* bytes, size_t size) {
 
 bool RawWriter::open(const char* path, const WriterIdentity& identity) {
     // Never an existing file; a high, close-on-exec descriptor (own_descriptors.h).
-    fd_ = open_own(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
-    if (fd_ < 0) return false;
-    file_ = identity_of(fd_);
+    {
+        descriptor_guard::OpeningWindow window;
+        fd_ = open_own(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+        if (fd_ < 0) return false;
+        file_ = identity_of(fd_);
+        descriptor_guard::publish(fd_);
+    }
     // Held while this process records: `tbdprof build` refuses a run directory still written into.
     ::flock(fd_, LOCK_SH | LOCK_NB);
     descriptor_lost_ = false;
@@ -76,7 +81,10 @@ bool RawWriter::open(const char* path, const WriterIdentity& identity) {
     header.parent_pid = identity.parent_pid;
     header.start_ns = identity.start_ns;
     header.start_unix_ns = identity.start_unix_ns;
-    write_all(fd_, reinterpret_cast<const uint8_t*>(&header), sizeof header);
+    {
+        descriptor_guard::CollectorHold hold;
+        if (still_same_file(fd_, file_)) write_all(fd_, reinterpret_cast<const uint8_t*>(&header), sizeof header);
+    }
     bytes_written_ = sizeof header;
     records_appended_ = pending_records_ = records_committed_ = 0;
     pending_boundary_ = committed_boundary_ = sizeof header;
@@ -216,9 +224,12 @@ bool RawWriter::ensure_own_descriptor() {
     // truncate or close through it. Our file is reopened by name, if it is still the same file.
     const int lost = fd_;
     fd_ = -1;
+    descriptor_guard::publish(-1);
+    descriptor_guard::OpeningWindow window;
     const int again = open_own(path_, O_WRONLY | O_APPEND | O_NOFOLLOW);
     if (again >= 0 && still_same_file(again, file_)) {
         fd_ = again;
+        descriptor_guard::publish(fd_);
         ::flock(fd_, LOCK_SH | LOCK_NB);
         if (reopened_++ == 0)
             tell_user(
@@ -240,6 +251,7 @@ bool RawWriter::ensure_own_descriptor() {
 }
 
 bool RawWriter::write_own(const uint8_t* bytes, size_t size) {
+    descriptor_guard::CollectorHold hold;  // from the check to the end of the write
     size_t done = 0;
     for (int attempt = 0; attempt < 3; ++attempt) {
         if (!ensure_own_descriptor()) return false;
@@ -277,6 +289,7 @@ void RawWriter::write_direct(const uint8_t* bytes, size_t size) {
 void RawWriter::note_write_failure(int error) {
     // Cut back to the last whole record: a later reader stops at a clean end, and the cut may free
     // the room that the final count record needs.
+    descriptor_guard::CollectorHold hold;
     if (ensure_own_descriptor() && ftruncate(fd_, static_cast<off_t>(committed_boundary_)) == 0)
         bytes_written_ = committed_boundary_;
     write_failed_ = true;
@@ -295,6 +308,7 @@ void RawWriter::report_write_failure() {
     record.header = {raw::RecordKind::Dropped, sizeof record, writer_tid_};
     record.count = lost;
     record.cause = raw::DropCause::WriteFailed;
+    descriptor_guard::CollectorHold hold;
     if (!descriptor_lost_ && ensure_own_descriptor() &&
         ::lseek(fd_, static_cast<off_t>(committed_boundary_), SEEK_SET) >= 0 &&
         write_all(fd_, reinterpret_cast<const uint8_t*>(&record), sizeof record)) {
@@ -390,11 +404,15 @@ void RawWriter::drain_locked(bool note_stacks, bool symbolize) {
 
 void RawWriter::sample_cpu() {
     // /proc/self/stat: fields 14 and 15 (utime, stime) in clock ticks, after the ")" of the command.
-    int fd = open_own("/proc/self/stat", O_RDONLY);
-    if (fd < 0) return;
     char text[1024];
-    ssize_t n = ::read(fd, text, sizeof text - 1);
-    ::close(fd);
+    ssize_t n = 0;
+    {
+        descriptor_guard::OpeningWindow window;
+        const int fd = open_own("/proc/self/stat", O_RDONLY);
+        if (fd < 0) return;
+        n = ::read(fd, text, sizeof text - 1);
+        ::close(fd);
+    }
     if (n <= 0) return;
     text[n] = '\0';
     const char* p = std::strrchr(text, ')');
@@ -414,14 +432,23 @@ void RawWriter::sample_cpu() {
 }
 
 void RawWriter::close() {
-    if (fd_ >= 0 && still_same_file(fd_, file_)) ::close(fd_);  // never a descriptor of the program's
-    fd_ = -1;
+    {
+        descriptor_guard::CollectorHold hold;
+        if (fd_ >= 0 && still_same_file(fd_, file_)) ::close(fd_);  // never a descriptor of the program's
+        fd_ = -1;
+    }
+    descriptor_guard::publish(-1);
 }
 
 void RawWriter::abandon_after_fork() {
     // Our copy of the descriptor only (the parent's stays open), unless the number is the program's now.
-    if (fd_ >= 0 && still_same_file(fd_, file_)) ::close(fd_);
-    fd_ = -1;
+    descriptor_guard::reset_after_fork();
+    {
+        descriptor_guard::CollectorHold hold;
+        if (fd_ >= 0 && still_same_file(fd_, file_)) ::close(fd_);
+        fd_ = -1;
+    }
+    descriptor_guard::publish(-1);
     running_.store(false);
     thread_started_.store(false);
     stop_requested_.store(false);

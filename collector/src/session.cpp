@@ -17,6 +17,7 @@
 #include "tbdprof/collector/capture_gate.h"
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/cupti_consumer.h"
+#include "tbdprof/collector/descriptor_guard.h"
 #include "tbdprof/collector/kernel_counters.h"
 #include "tbdprof/collector/own_descriptors.h"
 #include "tbdprof/collector/raw_writer.h"
@@ -50,7 +51,8 @@ struct sigaction g_previous[NSIG];
 bool g_installed[NSIG] = {};
 
 void read_file(const char* path, std::string& out) {
-    int fd = open_own(path, O_RDONLY);
+    descriptor_guard::OpeningWindow window;
+    const int fd = open_own(path, O_RDONLY);
     if (fd < 0) return;
     char chunk[4096];
     for (;;) {

@@ -1,4 +1,5 @@
 #include "tbdprof/collector/user_messages.h"
+#include "tbdprof/collector/descriptor_guard.h"
 #include "tbdprof/collector/own_descriptors.h"
 
 #include <fcntl.h>
@@ -48,6 +49,7 @@ bool append_to_file(const char* text) {
     char line[user_messages::kMaxText + 32];
     const int length = std::snprintf(line, sizeof line, "%d\t%s\n", static_cast<int>(::getpid()), text);
     if (length <= 0 || static_cast<size_t>(length) >= sizeof line) return false;
+    descriptor_guard::OpeningWindow window;
     const int fd = open_own(g_messages_path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY, 0644);
     if (fd < 0) return false;
     const ssize_t written = ::write(fd, line, static_cast<size_t>(length));

@@ -7,6 +7,8 @@
 //   dup_over N OUT    N launches, opens OUT and dup2s it onto every descriptor number from 3 up to
 //                     2047 that is not its own (replacing whatever was there), writes a line, N more
 //                     launches, a second line, closes the copies, exit(0)
+//   dup_storm N OUT   a second thread dup2s OUT onto the collector's raw file number (found in
+//                     /proc/self/fd) and closes it, again and again, while the first launches N kernels
 //   stdout N OUT      N launches with a line on stdout after each hundred (run it with stdout closed:
 //                     the prints fail with EBADF, as without tbdprof), then its result into OUT
 //   quick_exit N      N launches, one copy back, then _exit(0): no exit handler runs
@@ -14,6 +16,7 @@
 //   launches N        N launches, one copy back, exit(0)
 //   threads N         8 threads started together, each N launches and one copy back, exit(0)
 #include <cuda_runtime.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -140,6 +143,50 @@ int threads(int launches) {
 
 }  // namespace
 
+// The descriptor numbers naming tbdprof's raw file (the program looks like one that dup2s onto
+// numbers it does not own; here it aims at the collector's on purpose).
+std::vector<int> raw_file_numbers() {
+    std::vector<int> numbers;
+    DIR* dir = opendir("/proc/self/fd");
+    if (dir == nullptr) return numbers;
+    while (const dirent* entry = readdir(dir)) {
+        char link[4096];
+        const std::string path = std::string("/proc/self/fd/") + entry->d_name;
+        const ssize_t n = readlink(path.c_str(), link, sizeof link - 1);
+        if (n <= 0) continue;
+        link[n] = '\0';
+        if (std::strstr(link, ".tbdraw") != nullptr) numbers.push_back(std::atoi(entry->d_name));
+    }
+    closedir(dir);
+    return numbers;
+}
+
+// A second thread dup2s the program's file onto the collector's raw file number, again and again
+// while this one launches, and closes the copy: each replacement lands wherever the writer is.
+int dup_storm(int launches, const char* out) {
+    float* data = device_buffer();
+    const int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return 2;
+    std::atomic<bool> launching{true};
+    std::thread storm([&] {
+        while (launching.load()) {
+            for (const int number : raw_file_numbers()) {
+                if (number == fd) continue;
+                dup2(fd, number);
+                usleep(50);
+                close(number);
+            }
+        }
+    });
+    const float result = gpu_work(data, launches);
+    launching.store(false);
+    storm.join();
+    if (!write_text(fd, "result " + std::to_string(result) + "\n")) return 3;
+    close(fd);
+    CHECK(cudaFree(data));
+    return 0;
+}
+
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     const int launches = argc > 2 ? std::atoi(argv[2]) : 0;
@@ -147,6 +194,7 @@ int main(int argc, char** argv) {
     if (mode == "close_all" && out != nullptr) return close_all(launches, out);
     if (mode == "stdout" && out != nullptr) return closed_stdout(launches, out);
     if (mode == "dup_over" && out != nullptr) return dup_over(launches, out);
+    if (mode == "dup_storm" && out != nullptr) return dup_storm(launches, out);
     if (mode == "threads") return threads(launches);
     if (mode == "quick_exit" || mode == "exit_group" || mode == "launches") {
         float* data = device_buffer();

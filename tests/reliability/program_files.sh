@@ -41,6 +41,17 @@ cmp -s plain3.txt profiled3.txt ||
 [ "$(kernels dup_over.sqlite)" = 600 ] || fail "dup_over: $(kernels dup_over.sqlite) kernels in the trace, want 600"
 section_pass "dup_over: the program's file byte-identical, 600 of 600 kernels"
 
+# 4a''. The same, 40 rounds or more from a second thread while the first launches: a replacement
+# between the writer's check of its number and its write would put records into the program's file.
+plain dup_storm 20000 plain4.txt || fail "dup_storm without tbdprof failed"
+"$TBDPROF" --sim -o dup_storm.sqlite -- "$prog" dup_storm 20000 profiled4.txt >/dev/null 2>err4d \
+    || fail "dup_storm under tbdprof: exit $?; $(cat err4d)"
+cmp -s plain4.txt profiled4.txt ||
+    fail "dup_storm: the program's file differs under tbdprof ($(wc -c <profiled4.txt) B, want $(wc -c <plain4.txt))"
+[ "$(kernels dup_storm.sqlite)" = 20000 ] ||
+    fail "dup_storm: $(kernels dup_storm.sqlite) kernels in the trace, want 20000; $(cat err4d)"
+section_pass "dup_storm: the program's file byte-identical, 20000 of 20000 kernels"
+
 # 4b. stdout closed (>&-) for tbdprof and the program: the raw file must not become fd 1.
 plain stdout 450 plain2.txt >&- 2>/dev/null || fail "stdout mode without tbdprof failed"
 "$TBDPROF" --sim -o closed_stdout.sqlite -- "$prog" stdout 450 profiled2.txt >&- 2>err4b \

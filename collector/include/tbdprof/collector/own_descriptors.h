@@ -17,7 +17,8 @@ namespace tbdprof::collector {
 
 inline constexpr int kHighFloor = 1000;
 
-// open(2) under the policy above (O_CLOEXEC is added). -1 (errno set) when the file cannot be opened
+// open(2) under the policy above (O_CLOEXEC is added), inside a descriptor_guard::OpeningWindow
+// held until the descriptor is closed again or its number published. -1 (errno set) when the file cannot be opened
 // or no descriptor >= 3 is free.
 int open_own(const char* path, int flags, mode_t mode = 0);
 
