@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

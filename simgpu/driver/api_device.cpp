@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -51,13 +51,13 @@ CUresult create_devices() {
 
 }  // namespace
 
-Device* simgpu::device_at(CUdevice ordinal) {
+Device* tbdsim::driver::device_at(CUdevice ordinal) {
     auto& devices = state().devices;
     if (ordinal < 0 || ordinal >= static_cast<int>(devices.size())) return nullptr;
     return devices[size_t(ordinal)].get();
 }
 
-Context* simgpu::make_context(Device& device) {
+Context* tbdsim::driver::make_context(Device& device) {
     auto context = std::make_unique<Context>();
     context->id = state().next_context_id++;
     context->device = &device;

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

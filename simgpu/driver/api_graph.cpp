@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include <map>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -78,7 +78,7 @@ void flatten_into(const Graph& graph, std::vector<GraphNode>& out, std::vector<c
 
 }  // namespace
 
-Graph* simgpu::clone_graph(const Graph& source, Graph* parent) {
+Graph* tbdsim::driver::clone_graph(const Graph& source, Graph* parent) {
     auto* copy = new Graph{state().next_graph_id++, source.context, {}, parent};
     std::map<const GraphNode*, GraphNode*> cloned;
     for (const auto& node : source.nodes) {
@@ -101,20 +101,20 @@ Graph* simgpu::clone_graph(const Graph& source, Graph* parent) {
     return copy;
 }
 
-void simgpu::destroy_graph(Graph* graph) {
+void tbdsim::driver::destroy_graph(Graph* graph) {
     for (const auto& node : graph->nodes)
         if (node->child) destroy_graph(node->child);
     state().live_graphs.erase(graph);
     delete graph;
 }
 
-std::vector<GraphNode> simgpu::flatten_graph(const Graph& graph, std::vector<const GraphNode*>* sources) {
+std::vector<GraphNode> tbdsim::driver::flatten_graph(const Graph& graph, std::vector<const GraphNode*>* sources) {
     std::vector<GraphNode> out;
     flatten_into(graph, out, sources);
     return out;
 }
 
-GraphShape simgpu::shape_of(const Graph& graph) {
+GraphShape tbdsim::driver::shape_of(const Graph& graph) {
     GraphShape shape;
     std::map<const GraphNode*, size_t> index;
     for (const auto& node : graph.nodes) {

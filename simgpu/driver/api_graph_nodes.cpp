@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -83,17 +83,17 @@ CUmemorytype side_of(CUmemorytype type, uintptr_t address) {
 
 }  // namespace
 
-Graph* simgpu::live_graph(CUgraph handle) {
+Graph* tbdsim::driver::live_graph(CUgraph handle) {
     auto* graph = reinterpret_cast<Graph*>(handle);
     return handle && state().live_graphs.count(graph) ? graph : nullptr;
 }
 
-GraphExec* simgpu::live_graph_exec(CUgraphExec handle) {
+GraphExec* tbdsim::driver::live_graph_exec(CUgraphExec handle) {
     auto* exec = reinterpret_cast<GraphExec*>(handle);
     return handle && state().live_graph_execs.count(exec) ? exec : nullptr;
 }
 
-GraphNode* simgpu::find_graph_node(CUgraphNode handle, Graph** owner) {
+GraphNode* tbdsim::driver::find_graph_node(CUgraphNode handle, Graph** owner) {
     if (!handle) return nullptr;
     for (Graph* g : state().live_graphs)
         for (const auto& n : g->nodes)
@@ -104,8 +104,8 @@ GraphNode* simgpu::find_graph_node(CUgraphNode handle, Graph** owner) {
     return nullptr;
 }
 
-CUresult simgpu::add_graph_node(CUgraphNode* out, CUgraph handle, const CUgraphNode* deps, size_t count,
-                                GraphNode::Kind kind, GraphNode*& added) {
+CUresult tbdsim::driver::add_graph_node(CUgraphNode* out, CUgraph handle, const CUgraphNode* deps, size_t count,
+                                        GraphNode::Kind kind, GraphNode*& added) {
     if (!out || (count && !deps)) return CUDA_ERROR_INVALID_VALUE;
     Graph* graph = live_graph(handle);
     if (!graph) return CUDA_ERROR_INVALID_VALUE;

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <deque>
 #include <thread>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -88,7 +88,7 @@ CUresult launch_host_func(CUstream handle, CUhostFn fn, void* user, bool per_thr
 
 }  // namespace
 
-void simgpu::enqueue_host_function(Stream& stream, CUhostFn fn, void* user) {
+void tbdsim::driver::enqueue_host_function(Stream& stream, CUhostFn fn, void* user) {
     ++stream.pending_host_calls;
     ++stream.context->pending_host_calls;
     runner().enqueue({place_work(stream, 0).second, fn, user, &stream});

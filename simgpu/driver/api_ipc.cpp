@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -162,18 +162,18 @@ Event* live_event_handle(CUevent handle) {
 
 }  // namespace
 
-void simgpu::load_shared_record(Event& event) {
+void tbdsim::driver::load_shared_record(Event& event) {
     if (event.shared_time == nullptr) return;
     const uint64_t t = event.shared_time->load(std::memory_order_acquire);
     event.recorded = t != 0;
     event.time_ns = t;
 }
 
-void simgpu::store_shared_record(const Event& event) {
+void tbdsim::driver::store_shared_record(const Event& event) {
     if (event.shared_time != nullptr) event.shared_time->store(event.recorded ? event.time_ns : 0, std::memory_order_release);
 }
 
-void simgpu::release_shared_record(Event& event) {
+void tbdsim::driver::release_shared_record(Event& event) {
     if (event.shared_time != nullptr) munmap(event.shared_time, kEventPage);
     if (event.ipc_fd >= 0) close(event.ipc_fd);
     event.shared_time = nullptr;

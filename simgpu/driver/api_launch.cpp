@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <iterator>
 #include <vector>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -234,8 +234,8 @@ SIM_API CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr* dptr, void* p, u
     return CUDA_SUCCESS;
 }
 
-CUresult simgpu::allocate_stream_ordered(CUdeviceptr* dptr, size_t bytes, CUstream stream, bool per_thread,
-                                         MemPool* pool) {
+CUresult tbdsim::driver::allocate_stream_ordered(CUdeviceptr* dptr, size_t bytes, CUstream stream, bool per_thread,
+                                                 MemPool* pool) {
     return alloc_async(dptr, bytes, stream, per_thread, pool);
 }
 

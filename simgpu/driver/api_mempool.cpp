@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-namespace simgpu {
+namespace tbdsim::driver {
 struct MemPool {
     Device* device = nullptr;
     bool is_default = false;
@@ -15,9 +15,9 @@ struct MemPool {
     int reuse_follow_event_dependencies = 1, reuse_allow_opportunistic = 1, reuse_allow_internal_dependencies = 1;
     cuuint64_t reserved_high = 0, used_high = 0;
 };
-}  // namespace simgpu
+}  // namespace tbdsim::driver
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 extern "C" CUresult alloc_from_pool_ptsz(CUdeviceptr*, size_t, CUmemoryPool,
                                          CUstream) __asm__("cuMemAllocFromPoolAsync_ptsz");
@@ -42,12 +42,12 @@ CUresult from_pool(CUdeviceptr* dptr, size_t bytes, CUmemoryPool handle, CUstrea
 
 }  // namespace
 
-MemPool* simgpu::live_pool(CUmemoryPool handle) {
+MemPool* tbdsim::driver::live_pool(CUmemoryPool handle) {
     auto* pool = reinterpret_cast<MemPool*>(handle);
     return state().pools.count(pool) ? pool : nullptr;
 }
 
-MemPool* simgpu::default_pool_of(Device& device) {
+MemPool* tbdsim::driver::default_pool_of(Device& device) {
     if (!device.default_pool) {
         device.default_pool = new MemPool{&device, true};
         state().pools.insert(device.default_pool);
@@ -55,7 +55,7 @@ MemPool* simgpu::default_pool_of(Device& device) {
     return device.default_pool;
 }
 
-void simgpu::note_pool_use(MemPool& pool) {
+void tbdsim::driver::note_pool_use(MemPool& pool) {
     const cuuint64_t used = used_bytes(pool);
     pool.used_high = std::max(pool.used_high, used);
     pool.reserved_high = std::max(pool.reserved_high, used);

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iterator>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include "driver_api.h"
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

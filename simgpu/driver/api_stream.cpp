@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -66,7 +66,9 @@ Event* live_event(CUevent handle) {
 
 }  // namespace
 
-Event* simgpu::find_event(CUevent handle) { return live_event(handle); }
+Event* tbdsim::driver::find_event(CUevent handle) {
+    return live_event(handle);
+}
 
 namespace {
 

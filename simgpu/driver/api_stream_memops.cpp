@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 extern "C" {
 CUresult wait32_ptsz(CUstream, CUdeviceptr, cuuint32_t, unsigned) __asm__("cuStreamWaitValue32_v2_ptsz");

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 extern "C" {
 CUresult dtod_ptds(CUdeviceptr, CUdeviceptr, size_t) __asm__("cuMemcpyDtoD_v2_ptds");

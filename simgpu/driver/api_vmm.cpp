@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace simgpu {
+namespace tbdsim::driver {
 struct PhysicalMemory {
     int fd = -1;
     size_t bytes = 0;
@@ -22,9 +22,9 @@ struct PhysicalMemory {
     CUmemAllocationProp prop{};
     int references = 1;  // the handle itself plus one per mapping and retained handle
 };
-}  // namespace simgpu
+}  // namespace tbdsim::driver
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include "driver_api.h"
 #include "graph_state.h"
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 
@@ -142,7 +142,7 @@ void invalidate_all(Context& context, CUresult& rc) {
 
 }  // namespace
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 Capture* capture_for_work_slow(Stream& stream, CUresult& rc) {
     rc = CUDA_SUCCESS;
@@ -199,7 +199,7 @@ GraphNode& add_captured_node(Capture& capture, GraphNode::Kind kind) {
     return added;
 }
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver
 
 extern "C" {
 CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream, CUstreamCaptureMode);

@@ -7,7 +7,7 @@
 #include <string>
 #include <unordered_set>
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 namespace {
 
@@ -111,4 +111,4 @@ const char* persistent_kernel_name(const std::string& name) {
     return names->insert(name).first->c_str();
 }
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 struct Context;
 struct Capture;    // graph_state.h
@@ -175,4 +175,4 @@ void note_pool_use(MemPool& pool);
 CUresult check_initialized();
 CUresult require_context(Context*& out);
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -4,7 +4,7 @@
 
 #include "tbdprof/gpu_catalog/gpu_catalog.h"
 
-namespace simgpu {
+namespace tbdsim::driver {
 namespace {
 
 namespace catalog = tbdprof::gpu_catalog;
@@ -59,4 +59,4 @@ std::string known_gpu_model_keys() {
     return catalog::simulated_keys();
 }
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 struct GpuModel {
     const char* key;             // value of TBDSIM_MODEL
@@ -37,4 +37,4 @@ const GpuModel& default_gpu_model();
 // Comma-separated keys, for error messages.
 std::string known_gpu_model_keys();
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 struct Graph;
 
@@ -147,4 +147,4 @@ void enqueue_host_function(Stream& stream, CUhostFn fn, void* user);
 // The live event behind a handle (an interprocess one brought up to date), or null.
 Event* find_event(CUevent handle);
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

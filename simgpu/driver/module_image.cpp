@@ -5,7 +5,7 @@
 #include <elf.h>
 #include <zstd.h>
 
-namespace simgpu {
+namespace tbdsim::driver {
 namespace {
 
 constexpr uint32_t kFatbinWrapperMagic = 0x466243b1;  // __fatDeviceText written by nvcc
@@ -383,4 +383,4 @@ bool image_runs_on(const ModuleImage& image, int arch) {
     return false;
 }
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

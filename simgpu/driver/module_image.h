@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 struct KernelParam {
     uint32_t offset = 0;  // byte offset in the parameter buffer
@@ -61,4 +61,4 @@ bool parse_ptx(const char* text, size_t size, ModuleImage& out);
 // version and a minor version not above the device's, or PTX of an architecture not above it (JIT).
 bool image_runs_on(const ModuleImage& image, int arch);
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -7,7 +7,7 @@
 #include <ctime>
 #include <mutex>
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 uint64_t now_ns() {
     timespec ts;
@@ -219,4 +219,4 @@ const TbdsimPrivateApi* private_api() {
     return &api;
 }
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -6,7 +6,7 @@
 
 #include <simgpu/private_api.h>
 
-namespace simgpu {
+namespace tbdsim::driver {
 
 uint64_t now_ns();                  // CLOCK_MONOTONIC in ns: the device and host clock
 void wait_until_ns(uint64_t t);     // sleeps in wall-clock time until now_ns() >= t
@@ -63,4 +63,4 @@ void truth_write(const TbdsimRecord& record);
 // cuProfilerStart/Stop: a `profiler` line with the next correlation id (see docs/simgpu.md).
 void truth_write_profiler(bool start, uint32_t next_correlation);
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -11,7 +11,7 @@
 #include <string>
 #include <unistd.h>
 
-namespace simgpu {
+namespace tbdsim::driver {
 namespace {
 
 struct TruthFile {
@@ -117,4 +117,4 @@ void truth_write_profiler(bool start, uint32_t next_correlation) {
     (void)ignored;
 }
 
-}  // namespace simgpu
+}  // namespace tbdsim::driver

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-using namespace simgpu;
+using namespace tbdsim::driver;
 
 namespace {
 std::vector<char> read(const std::string& name) {
