@@ -44,7 +44,9 @@ function(tbd_simgpu_library)
         set(out_cpp ${CMAKE_CURRENT_BINARY_DIR}/exports_${ARG_EXPORTS}.cpp)
         set(outputs ${out_cpp} ${CMAKE_CURRENT_BINARY_DIR}/exports_${ARG_EXPORTS}.symbols)
         set(extra)
-        # The toolkit's own library, for the names it exports that no header declares (optional).
+        # The toolkit's own runtime or driver, for the entry points it exports that no header declares
+        # (nvcc's generated code may call them; optional). Never for cuBLAS/cuBLASLt: their undeclared
+        # names are NVIDIA's private interfaces between its own libraries (gen_exports.py).
         set(real_name lib${ARG_EXPORTS}.so.${ARG_SOVERSION})
         set(real_dirs ${CUDAToolkit_LIBRARY_DIR})
         if(ARG_EXPORTS STREQUAL "cuda")
@@ -53,7 +55,7 @@ function(tbd_simgpu_library)
         endif()
         find_file(TBD_REAL_${ARG_EXPORTS} ${real_name} PATHS ${real_dirs} NO_DEFAULT_PATH)
         set(real_arg)
-        if(TBD_REAL_${ARG_EXPORTS})
+        if(TBD_REAL_${ARG_EXPORTS} AND ARG_EXPORTS MATCHES "^(cuda|cudart)$")
             set(real_arg --real ${TBD_REAL_${ARG_EXPORTS}})
         endif()
         if(ARG_EXPORTS STREQUAL "cuda")

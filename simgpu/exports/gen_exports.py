@@ -15,9 +15,13 @@ cudaProfilerTypedefs.h): every (name, version)
 there, mapped to its symbol (the oldest version is the plain name, the next ones _v2, _v3, ...; the
 newest is what cuda.h #defines the name to), with its per-thread-stream twin where one exists.
 
-Names the toolkit's own library exports but no public header declares (NVIDIA's entry points between
-its own libraries, e.g. cublasLt_for_cublas_*) get the status stub too when --real LIBRARY is given,
-so that the export lists match; their signatures are unknown, so they are never modelled.
+Names the toolkit's own runtime or driver exports but no public header declares get the status stub
+too when --real LIBRARY is given (the build passes it for cuda and cudart only): nvcc's generated code
+may call such runtime entry points (CUPTI's public callback ids name them: __cudaRegisterHostVar,
+__cudaRegisterUnifiedTable, __cudaGetProcAddress), so a program built by another nvcc must still load.
+Their signatures are unknown, so they are never modelled. cuBLAS's and cuBLASLt's undeclared names
+(cublasLt_for_cublas_*, ...) are NVIDIA's private entry points between its own libraries, which the
+simulated stack replaces: they are not exported at all.
 
 usage: gen_exports.py LIBRARY INCLUDE_DIRS OUT_CPP [OUT_PROC_TABLE] [--real TOOLKIT_LIBRARY]
   writes OUT_CPP, and the declared names one per line next to it (OUT_CPP with .symbols)
