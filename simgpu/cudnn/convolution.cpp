@@ -502,6 +502,8 @@ TBD_EXPORT cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, cons
                      dnn::read_scalar(alpha, dy_desc->type),
                      dnn::read_scalar(beta, dy_desc->type),
                      0,
-                     0};
+                     0,
+                     nullptr,
+                     {}};
     return dnn::run(handle, launch);
 }

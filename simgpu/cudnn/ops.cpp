@@ -49,7 +49,9 @@ cudnnStatus_t elementwise(cudnnHandle_t handle, int kernel, const cudnnTensorStr
                      dnn::read_scalar(alpha, out_desc->type),
                      dnn::read_scalar(beta, out_desc->type),
                      0,
-                     0};
+                     0,
+                     nullptr,
+                     {}};
     return dnn::run(handle, launch);
 }
 

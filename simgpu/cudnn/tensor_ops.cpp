@@ -132,7 +132,9 @@ TBD_EXPORT cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const cudnnOpTensor
                    dnn::read_scalar(alpha1, c_desc->type),
                    dnn::read_scalar(beta, c_desc->type),
                    0,
-                   0};
+                   0,
+                   nullptr,
+                   {}};
     return dnn::run_elementwise(handle, work);
 }
 
@@ -152,8 +154,8 @@ TBD_EXPORT cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, const void* 
     work.flops = dnn::transform_tensor_flops(dnn::element_count(*y_desc));
     work.bytes = dnn::tensor_bytes(*x_desc) + reads_y + dnn::tensor_bytes(*y_desc);
     work.params = {
-        x, nullptr, y, nullptr, 0, 0, dnn::read_scalar(alpha, y_desc->type), dnn::read_scalar(beta, y_desc->type),
-        0, 0};
+        x, nullptr, y,       nullptr, 0, 0, dnn::read_scalar(alpha, y_desc->type), dnn::read_scalar(beta, y_desc->type),
+        0, 0,       nullptr, {}};
     return dnn::run_elementwise(handle, work);
 }
 
@@ -254,6 +256,8 @@ TBD_EXPORT cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle, const cudnnRedu
                    dnn::read_scalar(alpha, c_desc->type),
                    dnn::read_scalar(beta, c_desc->type),
                    0,
-                   0};
+                   0,
+                   nullptr,
+                   {}};
     return dnn::run_elementwise(handle, work);
 }
