@@ -8,6 +8,7 @@
 
 #include "tbdprof/analyzer/report.h"
 #include "tbdprof/trace/tables.h"
+#include "whatif_pool.h"
 #include "whatif_pool_uses.h"
 
 namespace tbdprof::analyzer {
@@ -191,6 +192,9 @@ std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vec
         order_by_placement(tensors);
         if (const auto used = uses.find(allocations[index].id); used != uses.end())
             end_at_last_use(tensors, used->second);
+        // An extent over what the segment's pool serves is the tagger's bound, not the request.
+        const int64_t largest = largest_request_in_segment(allocations[index].bytes);
+        for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
         out.insert(out.end(), tensors.begin(), tensors.end());
     }
     return out;

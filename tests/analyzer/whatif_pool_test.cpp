@@ -95,3 +95,14 @@ TEST_CASE("the pool's policy: small requests share 2 MiB segments, freed blocks 
     CHECK(segments[2].bytes == 20 * kMiB);  // over 1 MiB and under 10 MiB: a 20 MiB segment
     CHECK(segments[2].alloc_ns == 5);
 }
+
+TEST_CASE("a 2 MiB segment is the small pool's: it serves requests up to 1 MiB") {
+    // A tensor the tagger extended over a whole 2 MiB segment was a request of at most 1 MiB; a 2 MiB
+    // request gets a 20 MiB segment of the large pool.
+    CHECK(largest_request_in_segment(2 * kMiB) == kMiB);
+    CHECK(largest_request_in_segment(20 * kMiB) == 20 * kMiB);
+    CHECK(largest_request_in_segment(12 * kMiB) == 12 * kMiB);
+    const std::vector<PoolSegment> segments = simulate_caching_pool({{0, true, 1, 2 * kMiB}});
+    REQUIRE(segments.size() == 1);
+    CHECK(segments[0].bytes == 20 * kMiB);
+}
