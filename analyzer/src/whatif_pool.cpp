@@ -109,4 +109,8 @@ std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& eve
     return segments;
 }
 
+int64_t largest_request_in_segment(int64_t segment_bytes) {
+    return segment_bytes == kSmallSegment ? kSmallRequest : segment_bytes;
+}
+
 }  // namespace tbdprof::analyzer

@@ -29,4 +29,9 @@ struct PoolSegment {
 // neighbours of their segment; segments are never returned.
 std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& events);
 
+// The largest request the policy serves from a segment of `segment_bytes`: a 2 MiB segment is the
+// small pool's (a larger request gets a 20 MiB segment or its own of at least 12 MiB), which serves
+// requests up to 1 MiB; any other segment, its size.
+int64_t largest_request_in_segment(int64_t segment_bytes);
+
 }  // namespace tbdprof::analyzer

@@ -8,6 +8,8 @@
 
 #include "tbdprof/analyzer/report.h"
 #include "tbdprof/trace/tables.h"
+#include "whatif_pool.h"
+#include "whatif_pool_uses.h"
 
 namespace tbdprof::analyzer {
 namespace {
@@ -101,7 +103,52 @@ std::unordered_map<int64_t, int64_t> allocation_addresses(const TraceFile& trace
     return out;
 }
 
+// Whose use `use` is: the live tensor (keyed by offset) whose bytes hold it; SIZE_MAX: none.
+size_t user_of(const std::map<int64_t, size_t>& live, const std::vector<PoolTensor>& tensors, const SegmentUse& use) {
+    auto it = live.upper_bound(use.offset_bytes);
+    if (it == live.begin()) return SIZE_MAX;
+    --it;
+    const PoolTensor& t = tensors[it->second];
+    return use.offset_bytes < t.offset + t.bytes ? it->second : SIZE_MAX;
+}
+
 }  // namespace
+
+void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses) {
+    struct Edge {
+        int64_t time_ns;
+        int kind;  // 0: a life ends, 1: one begins; at one instant ends first (the next tensor takes the bytes)
+        size_t tensor;
+    };
+    std::vector<Edge> edges;
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        if (tensors[t].end_ns <= tensors[t].begin_ns) continue;
+        edges.push_back({tensors[t].begin_ns, 1, t});
+        edges.push_back({tensors[t].end_ns, 0, t});
+    }
+    std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
+        return x.time_ns != y.time_ns ? x.time_ns < y.time_ns : x.kind < y.kind;
+    });
+    std::vector<int64_t> last_use(tensors.size(), INT64_MIN);
+    std::map<int64_t, size_t> live;  // offset -> tensor; a pooled byte holds one tensor at a time
+    size_t next_use = 0;
+    for (const Edge& edge : edges) {
+        // Uses queued before this instant belong to the tensors live until it.
+        for (; next_use < uses.size() && uses[next_use].host_ns < edge.time_ns; ++next_use) {
+            const size_t user = user_of(live, tensors, uses[next_use]);
+            if (user != SIZE_MAX) last_use[user] = std::max(last_use[user], uses[next_use].host_ns);
+        }
+        const int64_t offset = tensors[edge.tensor].offset;
+        if (edge.kind == 1) {
+            live[offset] = edge.tensor;
+        } else if (const auto held = live.find(offset); held != live.end() && held->second == edge.tensor) {
+            live.erase(held);
+        }
+    }
+    for (size_t t = 0; t < tensors.size(); ++t)
+        if (last_use[t] != INT64_MIN && last_use[t] < tensors[t].end_ns)
+            tensors[t].end_ns = std::max(tensors[t].begin_ns, last_use[t]);
+}
 
 void order_by_placement(std::vector<PoolTensor>& tensors) {
     std::stable_sort(tensors.begin(), tensors.end(), by_begin);
@@ -136,9 +183,18 @@ std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vec
             t.offset + t.bytes == segment.bytes && base != address.end() && !sized.contains(base->second + t.offset);
         by_segment[found->second].push_back(t);
     }
+    std::unordered_map<int64_t, int64_t> segment_address;
+    for (const auto& [id, index] : segment_index)
+        if (const auto base = address.find(id); base != address.end()) segment_address[id] = base->second;
+    const auto uses = read_segment_uses(trace, segment_address);
     std::vector<PoolTensor> out;
     for (auto& [index, tensors] : by_segment) {
         order_by_placement(tensors);
+        if (const auto used = uses.find(allocations[index].id); used != uses.end())
+            end_at_last_use(tensors, used->second);
+        // An extent over what the segment's pool serves is the tagger's bound, not the request.
+        const int64_t largest = largest_request_in_segment(allocations[index].bytes);
+        for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
         out.insert(out.end(), tensors.begin(), tensors.end());
     }
     return out;

@@ -18,6 +18,7 @@
 
 #include "memory_allocations.h"
 #include "trace_file.h"
+#include "whatif_pool_uses.h"
 
 namespace tbdprof::analyzer {
 
@@ -36,5 +37,11 @@ std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vec
 
 // The two rules on one segment's tensors (exposed for tests).
 void order_by_placement(std::vector<PoolTensor>& tensors);
+
+// The release at the last use (one segment's tensors, after the two rules; `uses` sorted by time):
+// the tagger's end of a tensor is an upper bound (the moment its space is next used or its step ends);
+// the host releases a tensor to the pool once it has queued the last work using it, so its release
+// in the pool's order is that work's host time. A tensor with no use inside its bytes keeps its end.
+void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses);
 
 }  // namespace tbdprof::analyzer

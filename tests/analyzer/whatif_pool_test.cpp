@@ -60,6 +60,29 @@ TEST_CASE("a continuation is not joined across another tensor, another size or a
     CHECK(other_category.size() == 2);
 }
 
+TEST_CASE("a tensor is released at its last use, not at the tagger's end") {
+    // Two micro-batches' activations (the tagger's ends run to the next use of the space, 50 and 90);
+    // the host queued their last work at 30 and 70: the pool had them back then. A use at the instant
+    // the next tensor begins on the same bytes is the next tensor's.
+    std::vector<PoolTensor> tensors{tensor(0, 4096, 10, 50, 3), tensor(0, 4096, 50, 90, 3),
+                                    tensor(8192, 4096, 12, 90, 3)};
+    const std::vector<SegmentUse> uses{{0, 10}, {100, 30}, {8192, 12}, {0, 50}, {4000, 70}, {8192, 89}};
+    end_at_last_use(tensors, uses);
+    CHECK(tensors[0].end_ns == 30);
+    CHECK(tensors[1].begin_ns == 50);
+    CHECK(tensors[1].end_ns == 70);
+    CHECK(tensors[2].end_ns == 89);
+}
+
+TEST_CASE("a tensor with no use inside its bytes keeps its end; uses never lengthen a life") {
+    std::vector<PoolTensor> tensors{tensor(0, 4096, 10, 50, 3), tensor(4096, 4096, 20, 40, 3)};
+    // A use past the second tensor's bytes (another tensor's, not recovered) and one after its end.
+    const std::vector<SegmentUse> uses{{9000, 25}, {4096, 45}};
+    end_at_last_use(tensors, uses);
+    CHECK(tensors[0].end_ns == 50);
+    CHECK(tensors[1].end_ns == 40);
+}
+
 TEST_CASE("the pool's policy: small requests share 2 MiB segments, freed blocks are reused") {
     // Two 1 MiB requests fill one small segment; a third needs another; after a release a request of
     // the same size takes the freed block instead of a new segment.
@@ -71,4 +94,15 @@ TEST_CASE("the pool's policy: small requests share 2 MiB segments, freed blocks 
     CHECK(segments[1].bytes == 2 * kMiB);
     CHECK(segments[2].bytes == 20 * kMiB);  // over 1 MiB and under 10 MiB: a 20 MiB segment
     CHECK(segments[2].alloc_ns == 5);
+}
+
+TEST_CASE("a 2 MiB segment is the small pool's: it serves requests up to 1 MiB") {
+    // A tensor the tagger extended over a whole 2 MiB segment was a request of at most 1 MiB; a 2 MiB
+    // request gets a 20 MiB segment of the large pool.
+    CHECK(largest_request_in_segment(2 * kMiB) == kMiB);
+    CHECK(largest_request_in_segment(20 * kMiB) == 20 * kMiB);
+    CHECK(largest_request_in_segment(12 * kMiB) == 12 * kMiB);
+    const std::vector<PoolSegment> segments = simulate_caching_pool({{0, true, 1, 2 * kMiB}});
+    REQUIRE(segments.size() == 1);
+    CHECK(segments[0].bytes == 20 * kMiB);
 }

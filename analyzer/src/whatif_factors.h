@@ -1,0 +1,57 @@
+// The factors a scenario applies per category (docs/whatif.md, "Batch", "Precision", "ZeRO"), and
+// what the scenarios share, read once from the recorded run.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "memory_allocations.h"
+#include "tbdprof/analyzer/whatif.h"
+#include "whatif_replay.h"
+#include "whatif_run.h"
+#include "whatif_scenarios.h"
+
+namespace tbdprof::analyzer::whatif {
+
+// Per-category factors, with library workspaces (cuBLAS/cuDNN handles) held fixed whatever the scenario.
+struct Factors {
+    std::array<double, kCategoryCount> by_category;
+    Factors() { by_category.fill(1.0); }
+};
+
+// A category's factor for allocation `a` (library workspaces stay fixed).
+double factor_of(const Factors& factors, const Allocation& a, int category);
+
+// What the scenarios share: read once from the recorded run (and the calibration run).
+struct Model {
+    int64_t granularity = 1;
+    std::optional<StoragePrecision> recorded_precision;
+    double parameters = 0;        // weights bytes at their largest / recorded element size
+    int64_t optimizer_bytes = 0;  // optimizer state at its largest
+    std::vector<double> fitted;   // per real allocation: bytes at the new batch (a + b * batch)
+    int64_t ranks = 1;
+    int64_t bucket_bytes = 0;         // ZeRO's reduce-scatter and all-gather bucket
+    double weights_bytes = 0;         // at their largest
+    double gradients_bytes = 0;       // at their largest
+    double largest_weight_bytes = 0;  // the largest weights tensor (allocation or sub-range)
+};
+
+// What the scenarios share, from the recorded run and its replay (the calibration lines are added
+// by predict_memory once the run is known to carry a prediction).
+Model read_model(const RecordedRun& run, const Replayed& recorded, const WhatIfOptions& options);
+
+// ZeRO's communication buffers per rank (docs/whatif.md, "ZeRO"): a reduce-scatter bucket of
+// gradients and an all-gather bucket of updated weights, each at most the bucket size and at most
+// what it carries; stage 3 also holds one layer's weights gathered whole (the largest tensor).
+double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model);
+
+// Precision and ZeRO as factors per category; the FP32 master copy a change to mixed precision
+// needs where the run had no optimizer state to grow (bytes in `master_bytes`).
+Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model, double& master_bytes);
+
+// Input, activations and temporaries grow with the batch; library workspaces do not (factor_of).
+Factors with_batch(Factors f, double scale);
+
+}  // namespace tbdprof::analyzer::whatif

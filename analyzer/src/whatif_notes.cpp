@@ -1,0 +1,53 @@
+// The assumption notes of a memory what-if (whatif_notes.h).
+#include "whatif_notes.h"
+
+#include "tbdprof/analyzer/units.h"
+
+namespace tbdprof::analyzer::whatif {
+
+void add_assumption_notes(const WhatIfOptions& options, const Model& model, WhatIfResult& result) {
+    if (options.batch_scale || options.batch_size) {
+        result.notes.push_back(
+            options.calibrate_path.empty()
+                ? "batch: input, activations and temporaries scale in proportion; weights, gradients, optimizer "
+                  "state, library workspaces, 'other' and untagged bytes stay fixed"
+                : "batch: each allocation's bytes fitted as a + b x batch through the two recorded runs");
+    }
+    if (model.granularity > 1)
+        result.notes.push_back("changed allocation sizes rounded up to " + format_bytes(model.granularity) +
+                               ", the granularity every recorded size shows");
+    if (options.precision && model.recorded_precision)
+        result.notes.push_back(std::string("precision: recorded ") + storage_precision_name(*model.recorded_precision) +
+                               (options.precision_recorded ? " (as given)" : " (from the GEMM operand types)") +
+                               "; weights, gradients and activations scale by element size, input and workspace "
+                               "stay; mixed-precision Adam keeps an FP32 master copy (4 B per parameter) in the "
+                               "optimizer state");
+    if (result.checkpoint && result.checkpoint->recomputed_bytes == 0)
+        result.notes.push_back("checkpointing: no activation saved for backward lies in a segment but the last (" +
+                               std::to_string(result.checkpoint->layers) + " layers in segments of " +
+                               std::to_string(result.checkpoint->segment_layers) +
+                               "): nothing is recomputed, the timeline is the recorded one");
+    else if (result.checkpoint)
+        result.notes.push_back(
+            "checkpointing: a layer is a forward GEMM with a weights operand and the kernels up to the next; " +
+            std::to_string(result.checkpoint->layers) + " layers in segments of " +
+            std::to_string(result.checkpoint->segment_layers) +
+            "; the last segment runs as recorded, the others keep "
+            "their output and recompute the rest in backward: " +
+            format_bytes(result.checkpoint->recomputed_bytes) + " of activations per step, " +
+            format_number(result.checkpoint->extra_forward_ns_per_step / 1e6) + " ms more forward per step (" +
+            (result.checkpoint->step_ns > 0
+                 ? format_percent(result.checkpoint->extra_forward_ns_per_step / result.checkpoint->step_ns)
+                 : std::string("?")) +
+            " of the recorded step)");
+    if (options.zero_stage > 0)
+        result.notes.push_back(
+            "ZeRO: per rank; communication buffers added (category other): a reduce-scatter and an all-gather "
+            "bucket of " +
+            format_bytes(options.zero_bucket_bytes) +
+            " each (at most the gradients' and weights' "
+            "bytes)" +
+            (options.zero_stage >= 3 ? ", and the largest weights tensor gathered whole" : ""));
+}
+
+}  // namespace tbdprof::analyzer::whatif

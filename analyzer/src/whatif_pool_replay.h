@@ -1,0 +1,39 @@
+// The caching pool's replay in a memory what-if (docs/whatif.md, "The model", points 5 and 6): when
+// the recorded segments are a caching pool's, the tensors' requests at a scenario's sizes replayed
+// through the pool's policy (whatif_pool.h) give the segments, in place of the recorded ones.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "memory_allocations.h"
+#include "whatif_replay.h"
+#include "whatif_run.h"
+
+namespace tbdprof::analyzer::whatif {
+
+// A run whose device allocations are a caching pool's segments (2 MiB granularity, tensors inside):
+// the pool's policy (whatif_pool.h) replayed on the tensors gives the segments at other sizes. Only
+// used when replaying the recorded sizes gives the recorded segments back.
+struct PoolModel {
+    bool usable = false;
+    // The tensors in the pool's order (run.pool_tensors) give back the recorded segments; otherwise
+    // the replay's pieces do (as the report replays them: overlaps resolved, lives as recovered).
+    bool by_placement = false;
+    std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
+    std::vector<bool> pooled;      // per real allocation
+};
+
+// Whether the pool's replay applies to `run` (2 MiB granularity, segments with tensors inside that
+// the replay at the recorded sizes gives back), and with which requests.
+PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity);
+
+// The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
+// for the tensors at their new sizes.
+// `pool_bytes`: the tensors' bytes (as run.pool_tensors) in the scenario.
+Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
+                          const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
+                          std::vector<MemoryPoint>* timeline);
+
+}  // namespace tbdprof::analyzer::whatif

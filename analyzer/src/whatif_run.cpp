@@ -1,0 +1,125 @@
+// Reading the recorded run of a memory what-if from its trace (whatif_run.h).
+#include "whatif_run.h"
+
+#include <algorithm>
+
+#include "analysis_parts.h"
+
+namespace tbdprof::analyzer::whatif {
+
+namespace {
+
+std::vector<CoverageSpan> coverage_of(std::vector<std::pair<int64_t, int64_t>> extents, std::vector<int> categories,
+                                      int64_t segment_bytes) {
+    std::vector<int64_t> edges{0, segment_bytes};
+    for (auto& [offset, bytes] : extents) {
+        offset = std::clamp<int64_t>(offset, 0, segment_bytes);
+        bytes = std::clamp<int64_t>(bytes, 0, segment_bytes - offset);
+        edges.push_back(offset);
+        edges.push_back(offset + bytes);
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    std::vector<unsigned> masks(edges.size(), 0);
+    for (size_t r = 0; r < extents.size(); ++r) {
+        const auto first = std::lower_bound(edges.begin(), edges.end(), extents[r].first) - edges.begin();
+        const auto last =
+            std::lower_bound(edges.begin(), edges.end(), extents[r].first + extents[r].second) - edges.begin();
+        for (auto p = first; p < last; ++p) masks[static_cast<size_t>(p)] |= 1u << categories[r];
+    }
+    std::vector<CoverageSpan> spans;
+    for (size_t p = 0; p + 1 < edges.size(); ++p) spans.push_back({edges[p + 1] - edges[p], masks[p]});
+    return spans;
+}
+
+// Which bytes of each segment counted by sub-ranges held which categories (allocation_subranges).
+void read_coverage(const TraceFile& trace, RecordedRun& run) {
+    std::unordered_map<int64_t, size_t> segment_index;
+    for (size_t i = 0; i < run.real_count; ++i)
+        if (run.allocations[i].by_subrange) segment_index[run.allocations[i].id] = i;
+    if (segment_index.empty()) return;
+    std::map<size_t, std::pair<std::vector<std::pair<int64_t, int64_t>>, std::vector<int>>> by_segment;
+    trace::RowReader<trace::SubrangeRow> rows(trace.db);
+    for (trace::SubrangeRow row; rows.next(row);) {
+        auto found = segment_index.find(row.allocation);
+        if (found == segment_index.end() || row.bytes <= 0) continue;
+        auto& [extents, categories] = by_segment[found->second];
+        extents.emplace_back(row.offset, row.bytes);
+        categories.push_back(category_index(row.category));
+    }
+    for (auto& [index, parts] : by_segment)
+        run.coverage[index] =
+            coverage_of(std::move(parts.first), std::move(parts.second), run.allocations[index].bytes);
+}
+
+// The storage precision of the GEMM operands most calls used (cudaDataType: 0 R_32F, 2 R_16F, 14 R_16BF).
+std::optional<StoragePrecision> gemm_precision(const TraceFile& trace) {
+    if (!trace::has_table(trace.db, "library_calls")) return std::nullopt;
+    std::map<StoragePrecision, int64_t> counts;
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);) {
+        if (!row.a_type) continue;
+        if (*row.a_type == 0) ++counts[StoragePrecision::fp32];
+        if (*row.a_type == 2) ++counts[StoragePrecision::fp16];
+        if (*row.a_type == 14) ++counts[StoragePrecision::bf16];
+    }
+    if (counts.empty()) return std::nullopt;
+    return std::max_element(counts.begin(), counts.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
+}
+
+}  // namespace
+
+RecordedRun read_run(const std::string& path, bool for_checkpoint) {
+    return read_trace(path, [for_checkpoint](TraceFile& trace) {
+        RecordedRun run;
+        int64_t absurd = 0;
+        run.allocations = read_device_allocations(trace, std::nullopt, absurd);
+        run.real_count = run.allocations.size();
+        add_subranges(trace, run.allocations);
+        read_coverage(trace, run);
+        run.pool_tensors = read_pool_tensors(trace, run.allocations, run.real_count);
+        Allocation master{};  // filled only by a precision change that needs an FP32 master copy
+        master.id = -1;
+        master.free_ns = INT64_MAX;
+        master.stack = -1;
+        master.category = master.listed_category = kOptimizer;
+        master.real = false;
+        for (const Allocation& a : run.allocations)
+            if (a.real && a.listed_category == kWeights) {
+                master.alloc_ns = a.alloc_ns;
+                master.device = a.device;
+                break;
+            }
+        run.master_copy_index = run.allocations.size();
+        run.allocations.push_back(master);
+        Allocation buffers = master;  // ZeRO's communication buffers, from the weights' first allocation on
+        buffers.category = buffers.listed_category = static_cast<int>(trace::Category::other);
+        run.comm_buffer_index = run.allocations.size();
+        run.allocations.push_back(buffers);
+        trace::RowReader<trace::DeviceRow> devices(trace.db);
+        for (trace::DeviceRow row; devices.next(row);) {
+            if (row.memory_bytes > 0) run.device_memory[row.id] = row.memory_bytes;
+            if (run.device_name.empty()) run.device_name = std::string(row.name);
+        }
+        run.iterations = detect_iterations(trace, "").spans.size();
+        run.whole_pooled = whole_pooled_allocations(trace);
+        run.gemm_precision = gemm_precision(trace);
+        bool tagged = false;
+        for (size_t i = 0; i < run.real_count; ++i) tagged = tagged || run.allocations[i].listed_category != kUntagged;
+        run.tag_facts = read_tag_check_facts(trace, static_cast<int64_t>(run.iterations), tagged);
+        if (for_checkpoint) run.checkpoint_facts = read_checkpoint_facts(trace, run.allocations, run.real_count);
+        return run;
+    });
+}
+
+int64_t granularity_of(const RecordedRun& run) {
+    if (run.real_count < 4) return 1;
+    for (int64_t g : {int64_t{2} << 20, int64_t{512}}) {
+        bool all = true;
+        for (size_t i = 0; i < run.real_count && all; ++i) all = run.allocations[i].bytes % g == 0;
+        if (all) return g;
+    }
+    return 1;
+}
+
+}  // namespace tbdprof::analyzer::whatif

@@ -1,0 +1,26 @@
+// Which scenarios a memory what-if gives (docs/whatif.md): the recorded run, each change the options
+// ask for alone, and all of them together when there are several.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tbdprof/analyzer/whatif.h"
+
+namespace tbdprof::analyzer::whatif {
+
+// One column of the output: which changes a scenario makes.
+struct ScenarioSpec {
+    std::string name;
+    std::optional<double> batch_scale;  // the factor when not calibrated
+    bool calibrated = false;            // the batch by the fitted lines instead
+    std::optional<StoragePrecision> precision;
+    int zero_stage = 0;
+    bool checkpoint = false;
+};
+
+// "recorded" first; `scale` is the batch factor the options give (none: no batch change).
+std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optional<double> scale);
+
+}  // namespace tbdprof::analyzer::whatif

@@ -1,0 +1,80 @@
+// A scenario's bytes per allocation (whatif_sizes.h).
+#include "whatif_sizes.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tbdprof::analyzer::whatif {
+
+namespace {
+
+// A segment's bytes after the transform: each byte takes, of the factors of the categories ever
+// placed on it, the one farthest from 1 (a byte a batch-sized tensor used moves with the batch, up or
+// down, even if a fixed-size tensor used it at another time); bytes no tensor covered keep the factor
+// of the segment's own tag.
+double segment_factor(const Factors& factors, const Allocation& segment, const std::vector<CoverageSpan>& spans) {
+    double bytes = 0, total = 0;
+    for (const CoverageSpan& span : spans) {
+        double f = span.mask == 0 ? factor_of(factors, segment, segment.listed_category) : 0.0;
+        for (int c = 0; c < kCategoryCount; ++c) {
+            const double g = factor_of(factors, segment, c);
+            if ((span.mask & (1u << c)) && (f == 0.0 || std::abs(g - 1.0) > std::abs(f - 1.0))) f = g;
+        }
+        bytes += static_cast<double>(span.bytes) * f;
+        total += static_cast<double>(span.bytes);
+    }
+    return total > 0 ? bytes / total : factor_of(factors, segment, segment.listed_category);
+}
+
+int64_t round_up(double bytes, int64_t granularity) {
+    const int64_t whole = static_cast<int64_t>(std::llround(std::max(0.0, bytes)));
+    return granularity > 1 ? (whole + granularity - 1) / granularity * granularity : whole;
+}
+
+}  // namespace
+
+std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, const ScenarioSpec& spec,
+                                    std::vector<int64_t>& pool_bytes) {
+    double master = 0;
+    const Factors non_batch = precision_zero_factors(spec, model, master);
+    const Factors factors = spec.batch_scale && !spec.calibrated ? with_batch(non_batch, *spec.batch_scale) : non_batch;
+    const auto& all = run.allocations;
+    std::vector<double> segment_ratio(run.real_count, 1.0);  // calibrated bytes / recorded, per real allocation
+    std::vector<int64_t> bytes(all.size(), 0);
+    for (size_t i = 0; i < run.real_count; ++i) {
+        const Allocation& a = all[i];
+        const double base = spec.calibrated ? model.fitted[i] : static_cast<double>(a.bytes);
+        segment_ratio[i] = base / static_cast<double>(a.bytes);
+        const auto spans = run.coverage.find(i);
+        const double f =
+            spans != run.coverage.end() ? segment_factor(factors, a, spans->second) : factor_of(factors, a, a.category);
+        bytes[i] = base == static_cast<double>(a.bytes) && f == 1.0 ? a.bytes : round_up(base * f, model.granularity);
+    }
+    for (size_t j = run.real_count; j < all.size(); ++j) {
+        const Allocation& piece = all[j];
+        if (j == run.master_copy_index) {
+            bytes[j] = round_up(master, model.granularity);
+            continue;
+        }
+        if (j == run.comm_buffer_index) {
+            bytes[j] = round_up(comm_buffer_bytes(spec, model), model.granularity);
+            continue;
+        }
+        const size_t segment = static_cast<size_t>(piece.segment);
+        // add_subranges appends each tensor then the space it takes (negative, untagged): the space
+        // scales as its tensor does.
+        const int category = piece.bytes < 0 ? all[j - 1].category : piece.category;
+        const double f = segment_ratio[segment] * factor_of(factors, all[segment], category);
+        bytes[j] = f == 1.0 ? piece.bytes : std::llround(static_cast<double>(piece.bytes) * f);
+    }
+    // A tensor whose extent is only the tagger's bound (its size unknown) asks the pool for the least
+    // it serves: a bound taken as a size would reserve a segment the program never needed.
+    pool_bytes.clear();
+    for (const PoolTensor& t : run.pool_tensors) {
+        const double f = segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category);
+        pool_bytes.push_back(t.bound ? 1 : f == 1.0 ? t.bytes : std::llround(static_cast<double>(t.bytes) * f));
+    }
+    return bytes;
+}
+
+}  // namespace tbdprof::analyzer::whatif
