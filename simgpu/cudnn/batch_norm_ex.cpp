@@ -107,7 +107,8 @@ cudnnStatus_t run_pass(cudnnHandle_t handle, const BnEx& b, dnn::BatchNormPass p
                    dnn::read_scalar(buffers.beta, b.x->type),
                    0,
                    0,
-                   buffers.reserve};
+                   buffers.reserve,
+                   {}};
     work.grid_x = static_cast<unsigned>(b.x->dim[1]);
     work.threads = 512;
     return dnn::run_elementwise(handle, work);

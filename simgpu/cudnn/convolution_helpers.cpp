@@ -16,7 +16,7 @@ cudnnStatus_t copy_kernel(cudnnHandle_t handle, int kernel, int64_t elements, do
     launch.kernel = kernel;
     launch.grid_x = dnn::blocks_for(elements, 256);
     launch.bytes = bytes;
-    launch.params = {in, nullptr, out, nullptr, 0, elements, 1, 0, 0, 0};
+    launch.params = {in, nullptr, out, nullptr, 0, elements, 1, 0, 0, 0, nullptr, {}};
     return dnn::run(handle, launch);
 }
 

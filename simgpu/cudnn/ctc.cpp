@@ -81,8 +81,8 @@ cudnnStatus_t run_ctc(cudnnHandle_t handle, const CtcCall& c) {
     work.flops = dnn::ctc_loss_flops(softmax, c.gradients != nullptr, dnn::element_count(*c.probs_desc), c.label_steps);
     work.bytes = probs_bytes * (c.gradients != nullptr ? 2 : 1) + 2.0 * static_cast<double>(c.needed);
     work.params = {
-        c.probs, nullptr, c.gradients != nullptr ? c.gradients : c.costs, c.workspace, c.workspace_bytes, 0, 1, 0,
-        0,       0};
+        c.probs, nullptr, c.gradients != nullptr ? c.gradients : c.costs, c.workspace, c.workspace_bytes, 0, 1, 0, 0, 0,
+        nullptr, {}};
     return dnn::run_elementwise(handle, work);
 }
 

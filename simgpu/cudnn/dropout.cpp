@@ -63,7 +63,8 @@ cudnnStatus_t dropout_pass(cudnnHandle_t handle, const cudnnDropoutStruct* d, bo
     work.out = out_desc;
     work.flops = dnn::dropout_flops(backward, dnn::element_count(*out_desc));
     work.bytes = 2 * dnn::tensor_bytes(*out_desc) + static_cast<double>(mask);
-    work.params = {in, backward ? reserve : d->states, out, reserve, reserve_bytes, 0, d->dropout, 0, 0, 0};
+    work.params = {in, backward ? reserve : d->states, out, reserve, reserve_bytes, 0, d->dropout, 0, 0, 0, nullptr,
+                   {}};
     return dnn::run_elementwise(handle, work);
 }
 
@@ -118,7 +119,7 @@ TBD_EXPORT cudnnStatus_t cudnnSetDropoutDescriptor(cudnnDropoutDescriptor_t d, c
     work.kernel = dnn::kDropoutInit;
     work.out = &state_words;
     work.bytes = static_cast<double>(states_size(handle));
-    work.params = {nullptr, nullptr, states, nullptr, 0, 0, static_cast<double>(seed), 0, 0, 0};
+    work.params = {nullptr, nullptr, states, nullptr, 0, 0, static_cast<double>(seed), 0, 0, 0, nullptr, {}};
     work.grid_x = static_cast<unsigned>(handle->sm_count) * 8;
     return dnn::run_elementwise(handle, work);
 }

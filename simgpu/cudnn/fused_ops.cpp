@@ -422,6 +422,8 @@ TBD_EXPORT cudnnStatus_t cudnnFusedOpsExecute(cudnnHandle_t handle, const cudnnF
                      1,
                      0,
                      0,
-                     0};
+                     0,
+                     nullptr,
+                     {}};
     return dnn::run(handle, launch);
 }

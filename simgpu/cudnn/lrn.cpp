@@ -30,9 +30,18 @@ cudnnStatus_t run_pass(cudnnHandle_t handle, const cudnnTensorStruct* out_desc, 
     work.out = out_desc;
     work.flops = pass.flops;
     work.bytes = pass.bytes;
-    work.params = {
-        in, second, out, nullptr, 0, 0, dnn::read_scalar(alpha, out_desc->type), dnn::read_scalar(beta, out_desc->type),
-        0,  0};
+    work.params = {in,
+                   second,
+                   out,
+                   nullptr,
+                   0,
+                   0,
+                   dnn::read_scalar(alpha, out_desc->type),
+                   dnn::read_scalar(beta, out_desc->type),
+                   0,
+                   0,
+                   nullptr,
+                   {}};
     return dnn::run_elementwise(handle, work);
 }
 

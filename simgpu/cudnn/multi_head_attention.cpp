@@ -415,7 +415,8 @@ cudnnStatus_t run_attention(cudnnHandle_t handle, const cudnnAttnStruct& a, dnn:
     launch.bytes = data + weights + 2.0 * static_cast<double>(buffer_bytes(a)) +
                    (b.reserve != nullptr ? 1 : 0) * static_cast<double>(b.reserve_bytes);
     launch.precision = dnn::convolution_precision(handle, a.type, a.math);
-    launch.params = {in, b.weights, out, b.workspace, b.workspace_bytes, shape.rows_q, a.sm_scaler, 0, 0, 0};
+    launch.params = {in,          b.weights, out, b.workspace, b.workspace_bytes, shape.rows_q,
+                     a.sm_scaler, 0,         0,   0,           nullptr,           {}};
     return dnn::run(handle, launch);
 }
 

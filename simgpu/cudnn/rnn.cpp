@@ -165,7 +165,7 @@ cudnnStatus_t run_pass(cudnnHandle_t handle, const cudnnRNNStruct& r, const cudn
     launch.flops = dnn::rnn_flops(pass, shape);
     launch.bytes = data_bytes + static_cast<double>(weight_space_bytes(r) + 2 * s.workspace_bytes + s.reserve_bytes);
     launch.precision = dnn::convolution_precision(handle, r.type, r.math);
-    launch.params = {in, s.weights, out, s.workspace, s.workspace_bytes, shape.steps, 1, 0, 0, 0, s.reserve};
+    launch.params = {in, s.weights, out, s.workspace, s.workspace_bytes, shape.steps, 1, 0, 0, 0, s.reserve, {}};
     return dnn::run(handle, launch);
 }
 

@@ -55,7 +55,7 @@ cudnnStatus_t run_st(cudnnHandle_t handle, const cudnnSpatialTransformerStruct& 
     launch.flops = dnn::spatial_transformer_flops(pass, elements, grid_points(st));
     launch.bytes = bytes;
     launch.precision = st.type == CUDNN_DATA_DOUBLE ? TBDSIM_PRECISION_FP64 : TBDSIM_PRECISION_FP32;
-    launch.params = {in, nullptr, out, nullptr, 0, elements, 1, 0, 0, 0};
+    launch.params = {in, nullptr, out, nullptr, 0, elements, 1, 0, 0, 0, nullptr, {}};
     return dnn::run(handle, launch);
 }
 

@@ -58,7 +58,8 @@ cudnnStatus_t run_transform(cudnnHandle_t handle, const cudnnTensorTransformStru
     work.out = &out;
     work.flops = dnn::transform_tensor_flops(dest_elements);
     work.bytes = bytes * static_cast<double>(src_elements + dest_elements * (reads_y ? 2 : 1));
-    work.params = {x, nullptr, y, nullptr, 0, 0, dnn::read_scalar(alpha, type), dnn::read_scalar(beta, type), 0, 0};
+    work.params = {x, nullptr, y,       nullptr, 0, 0, dnn::read_scalar(alpha, type), dnn::read_scalar(beta, type),
+                   0, 0,       nullptr, {}};
     return dnn::run_elementwise(handle, work);
 }
 
