@@ -20,11 +20,11 @@ int64_t IntervalMipmap::span(int level) const {
     return base_span_ << level;
 }
 
-void IntervalMipmap::build(const ItemRow& row, int64_t run_ns, size_t max_buckets) {
+void IntervalMipmap::build(const ItemRow& row, int64_t run_duration_ns, size_t max_buckets) {
     levels_.clear();
     marked_.clear();
     if (row.empty()) return;
-    int64_t horizon = std::max<int64_t>(1, run_ns);
+    int64_t horizon = std::max<int64_t>(1, run_duration_ns);
     for (size_t i = 0; i < row.size(); ++i) horizon = std::max(horizon, row.end(i));
     // About one bucket per item, at most max_buckets: deeper zooms draw the items themselves.
     const size_t wanted = std::clamp<size_t>(row.size(), 64, std::max<size_t>(64, max_buckets));

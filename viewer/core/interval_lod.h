@@ -20,7 +20,7 @@ struct LodBucket {
 class IntervalMipmap {
 public:
     // Level 0 gets at most `max_buckets` buckets (a power-of-two span); each level above halves them.
-    void build(const ItemRow& row, int64_t run_ns, size_t max_buckets = size_t{1} << 20);
+    void build(const ItemRow& row, int64_t run_duration_ns, size_t max_buckets = size_t{1} << 20);
     bool empty() const { return levels_.empty(); }
     int levels() const { return static_cast<int>(levels_.size()); }
     int64_t span(int level) const;  // ns per bucket; saturates at INT64_MAX

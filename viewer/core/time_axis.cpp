@@ -5,7 +5,7 @@
 namespace tbdprof::viewer {
 
 void TimeAxis::set_run(int64_t duration_ns, int width_px) {
-    run_ns_ = std::max<int64_t>(1, duration_ns);
+    run_duration_ns_ = std::max<int64_t>(1, duration_ns);
     width_px_ = std::max(1, width_px);
     fit_run();
 }
@@ -46,7 +46,7 @@ void TimeAxis::fit(double t0_ns, double t1_ns, bool margin) {
 // Zoom out no further than a tenth beyond the run, pan no further than its ends: the run never
 // leaves the view entirely, so a stray key never leaves an empty window.
 void TimeAxis::clamp() {
-    const double run = static_cast<double>(run_ns_);
+    const double run = static_cast<double>(run_duration_ns_);
     const double max_ns_per_px = run * 1.1 / width_px_;
     ns_per_px_ = std::clamp(ns_per_px_, kMinNsPerPx, std::max(kMinNsPerPx, max_ns_per_px));
     const double span = ns_per_px_ * width_px_;

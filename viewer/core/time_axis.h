@@ -12,7 +12,7 @@ public:
     void set_run(int64_t duration_ns, int width_px);
     void set_width(int width_px);  // keeps the visible start and span; ns_per_px follows
     int width() const { return width_px_; }
-    int64_t run_ns() const { return run_ns_; }
+    int64_t run_duration_ns() const { return run_duration_ns_; }
 
     double begin_ns() const { return begin_ns_; }
     double end_ns() const { return begin_ns_ + ns_per_px_ * width_px_; }
@@ -26,13 +26,13 @@ public:
     void pan(double dx_px);  // positive: later times come into view
     // Shows [t0, t1] (with a small margin when `margin` is set).
     void fit(double t0_ns, double t1_ns, bool margin = true);
-    void fit_run() { fit(0, static_cast<double>(run_ns_), false); }
+    void fit_run() { fit(0, static_cast<double>(run_duration_ns_), false); }
 
     static constexpr double kMinNsPerPx = 0.01;  // 1 ns spans 100 px at the deepest zoom
 
 private:
     void clamp();
-    int64_t run_ns_ = 1;
+    int64_t run_duration_ns_ = 1;
     int width_px_ = 1;
     double begin_ns_ = 0;
     double ns_per_px_ = 1;

@@ -456,7 +456,8 @@ private:
 
 // After the kernel rows: the host rows (not when cancelled: the kernels read so far only) and each
 // row's mipmap, timed with TBDPROF_VIEWER_TIMING.
-void finish_detail(const trace::Database& db, int64_t run_ns, const ProgressFn& progress, KernelDetail& detail) {
+void finish_detail(const trace::Database& db, int64_t run_duration_ns, const ProgressFn& progress,
+                   KernelDetail& detail) {
     const bool timing = std::getenv("TBDPROF_VIEWER_TIMING") != nullptr;
     auto lap = [&, clock = std::chrono::steady_clock::now()](const char* stage) mutable {
         const auto now = std::chrono::steady_clock::now();
@@ -470,7 +471,7 @@ void finish_detail(const trace::Database& db, int64_t run_ns, const ProgressFn& 
     merge_excess_rows(detail.rows, RowKind::host_calls, "CPU rows (threads)");
     lap("host rows");
     for (size_t i = 0; i < detail.rows.size(); ++i) {
-        detail.rows[i].lod.build(detail.rows[i].items, run_ns);
+        detail.rows[i].lod.build(detail.rows[i].items, run_duration_ns);
         if (progress) progress(0.9 + 0.1 * static_cast<double>(i + 1) / static_cast<double>(detail.rows.size()));
     }
     lap("summaries");
@@ -545,8 +546,9 @@ std::unique_ptr<ReportData> load_report(const std::string& path, const std::stri
     return data;
 }
 
-std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_ns, const std::atomic<bool>& cancel,
-                                           const ProgressFn& progress, bool keep_partial) {
+std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_duration_ns,
+                                           const std::atomic<bool>& cancel, const ProgressFn& progress,
+                                           bool keep_partial) {
     Database db = open(path);
     auto detail = std::make_unique<KernelDetail>();
     try {
@@ -569,7 +571,7 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             }
         }
         rows.finish();
-        finish_detail(db, run_ns, progress, *detail);
+        finish_detail(db, run_duration_ns, progress, *detail);
         detail->names = rows.names();
     } catch (const trace::SqliteError& e) {
         throw LoadError(path + " could not be read: " + e.what());

@@ -28,7 +28,8 @@ std::unique_ptr<Overview> load_overview(const std::string& path);
 std::unique_ptr<ReportData> load_report(const std::string& path, const std::string& whatif = {});
 // Kernels per device and stream, with their summaries. Checks `cancel` every 64 K rows; then
 // returns what it has read so far, marked incomplete, when `keep_partial` is set, else throws.
-std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_ns, const std::atomic<bool>& cancel,
-                                           const ProgressFn& progress, bool keep_partial = true);
+std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_duration_ns,
+                                           const std::atomic<bool>& cancel, const ProgressFn& progress,
+                                           bool keep_partial = true);
 
 }  // namespace tbdprof::viewer

@@ -85,13 +85,13 @@ void TraceSession::start() {
             std::shared_ptr<Overview> overview = load_overview(path);
             lap("overview");
             post([=](TraceSession& s) { s.deliverOverview(generation, overview); });
-            const int64_t run_ns = overview->duration_ns;
+            const int64_t run_duration_ns = overview->duration_ns;
             // The report first (every figure the Summary shows), then the kernels (the timeline's
             // detail): one after the other, so their memory peaks do not add up.
             std::shared_ptr<ReportData> report = load_report(path, whatif);
             lap("report");
             post([=](TraceSession& s) { s.deliverReport(generation, report); });
-            std::shared_ptr<KernelDetail> kernels = load_kernels(path, run_ns, *cancel, [&](double fraction) {
+            std::shared_ptr<KernelDetail> kernels = load_kernels(path, run_duration_ns, *cancel, [&](double fraction) {
                 const int permille = 100 + static_cast<int>(fraction * 900);
                 post([=](TraceSession& s) {
                     if (s.generation_ == generation) s.reportProgress(permille, tr("reading kernels and host calls"));

@@ -64,7 +64,7 @@ void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, cons
     for (int x = 0; x < plot.width(); ++x) {
         const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(x)));
         const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.t_of(x + 1))));
-        if (t1 < 0 || t0 > axis.run_ns()) continue;
+        if (t1 < 0 || t0 > axis.run_duration_ns()) continue;
         const RangeExtent e = series.extent(t0, t1);
         if (e.max_point == SIZE_MAX || e.max <= 0) continue;
         const analyzer::MemoryPoint& p = series.point(e.max_point);
@@ -126,7 +126,7 @@ void paint_predicted(QPainter& painter, const QRect& plot, const PredictedMemory
     for (int x = 0; x < plot.width(); ++x) {
         const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(x)));
         const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.t_of(x + 1))));
-        if (t1 < 0 || t0 > axis.run_ns()) continue;
+        if (t1 < 0 || t0 > axis.run_duration_ns()) continue;
         const RangeExtent e = predicted.series.extent(t0, t1);
         if (e.max_point == SIZE_MAX) continue;
         line << QPointF(plot.left() + x + 0.5, plot.bottom() - static_cast<double>(e.max) * scale);
@@ -277,11 +277,11 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
     }
     // Zoomed in far enough, every allocation alive in the span as a bar of its own.
     // (Only zoomed in: the whole run opens on the stacked chart, where the totals over time read at once.)
-    const bool zoomed_in = axis.end_ns() - axis.begin_ns() <= 0.5 * static_cast<double>(axis.run_ns());
+    const bool zoomed_in = axis.end_ns() - axis.begin_ns() <= 0.5 * static_cast<double>(axis.run_duration_ns());
     if (options.lifetime_bars && zoomed_in && session.overview()) {
         const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(0)));
         const int64_t t1 = static_cast<int64_t>(std::ceil(axis.t_of(plot.width()))) + 1;
-        layout_ = layout_lifetimes(*session.overview(), t0, t1, axis.run_ns(), kMaxBars);
+        layout_ = layout_lifetimes(*session.overview(), t0, t1, axis.run_duration_ns(), kMaxBars);
         drew_bars_ = !layout_.too_many && !layout_.bars.empty() && layout_.lanes * kMinBarHeight <= plot.height();
         if (!drew_bars_) layout_ = {};
     }
