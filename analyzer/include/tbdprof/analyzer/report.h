@@ -260,15 +260,15 @@ struct RankCommunication {
 struct GradientBucket {
     std::optional<int64_t> rank;
     int64_t process = 0, device = 0;
-    int64_t round = 0;                    // the rank's reduction round: a new one begins when a buffer repeats
-    int64_t position = 0;                 // the bucket's place in its round (0: reduced first)
-    std::optional<int64_t> iteration;     // index of the window's iteration holding the start; none: outside
-    std::string op;                       // all_reduce, reduce_scatter
-    int64_t bytes = 0;                    // the input buffer's extent
-    std::string identified_by;            // "gradients tag" or "copies of gradients"
+    int64_t round = 0;                 // the rank's reduction round: a new one begins when a buffer repeats
+    int64_t position = 0;              // the bucket's place in its round (0: reduced first)
+    std::optional<int64_t> iteration;  // index of the window's iteration holding the start; none: outside
+    std::string op;                    // all_reduce, reduce_scatter
+    int64_t bytes = 0;                 // the input buffer's extent
+    std::string identified_by;         // "gradients tag" or "copies of gradients"
     std::optional<int64_t> first_gradient_write_end_ns, last_gradient_write_end_ns;  // none: no write seen
-    int64_t start_ns = 0, end_ns = 0;     // the collective's kernel
-    int64_t exposed_ns = 0;               // of [start, end): no other kernel ran
+    int64_t start_ns = 0, end_ns = 0;                                                // the collective's kernel
+    int64_t exposed_ns = 0;                     // of [start, end): no other kernel ran
     std::optional<int64_t> next_use_start_ns;   // the first kernel or copy using the buffer after the collective
     std::optional<int64_t> next_use_waited_ns;  // how long that use waited for the collective's end
 };
