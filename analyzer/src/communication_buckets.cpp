@@ -92,11 +92,12 @@ std::vector<Candidate> candidates(const BucketInputs& inputs) {
     return out;
 }
 
+// Spans are sorted and do not overlap: the last one beginning at or before t is the only candidate.
 std::optional<int64_t> iteration_of(const Report& report, int64_t t) {
     const auto& spans = report.iterations.spans;
-    for (size_t i = 0; i < spans.size(); ++i)
-        if (t >= spans[i].first && t < spans[i].second) return static_cast<int64_t>(i);
-    return std::nullopt;
+    const auto after = std::partition_point(spans.begin(), spans.end(), [t](const auto& s) { return s.first <= t; });
+    if (after == spans.begin() || t >= std::prev(after)->second) return std::nullopt;
+    return static_cast<int64_t>(std::prev(after) - spans.begin());
 }
 
 const RankKernels* rank_kernels(const std::vector<RankKernels>& kernels, int64_t process, int64_t device) {

@@ -67,16 +67,17 @@ std::string id_list(const std::set<int64_t>& ids) {
 }
 
 // Kernels outside library calls, through their own pointer arguments: a pointer to non-const memory
-// is taken as a write (a hint of the signature), to const memory as a read.
+// is taken as a write (a hint of the signature), to const memory as a read. A write copies gradients
+// when another of its arguments points into gradient-tagged memory (frameworks pass pointers inside
+// structures, which carry no const).
 void read_kernel_uses(const TraceFile& trace, const std::vector<bool>& is_comm, const std::string& ids,
                       std::map<int64_t, std::vector<BufferAccess>>& out) {
     trace::Statement rows(
         trace.db,
         "SELECT ka.allocation, ka.offset, ka.read_only, k.process, k.stream, k.start_ns, k.duration_ns, "
-        "coalesce(k.queued_ns, 0), k.function, EXISTS (SELECT 1 FROM kernel_allocations kb JOIN allocation_categories "
-        "c "
-        "ON c.allocation = kb.allocation WHERE kb.kernel = ka.kernel AND kb.read_only = 1 AND c.category = "
-        "'gradients') "
+        "coalesce(k.queued_ns, 0), k.function, EXISTS (SELECT 1 FROM kernel_allocations kb "
+        "JOIN allocation_categories c ON c.allocation = kb.allocation "
+        "WHERE kb.kernel = ka.kernel AND kb.allocation != ka.allocation AND c.category = 'gradients') "
         "FROM kernel_allocations ka JOIN kernels k ON k.id = ka.kernel WHERE ka.allocation IN (" +
             ids + ") AND k.library_call IS NULL AND k.duration_ns IS NOT NULL AND k.duration_ns >= 0");
     while (rows.step()) {
