@@ -35,8 +35,10 @@ std::vector<CollectiveCall> read_collectives(const TraceFile& trace) {
         "SELECT n.process, k.device, k.start_ns, k.duration_ns, n.op, l.a_allocation, l.a - ia.address, "
         "coalesce(l.a_bytes, n.bytes), l.c_allocation, l.c - oa.address, coalesce(l.c_bytes, n.bytes), " +
             category_sql(subranges, "l.a_allocation", "(l.a - ia.address)") +
-            " FROM nccl_calls n JOIN library_calls l ON l.id = n.library_call "
-            "JOIN kernels k ON k.library_call = n.library_call "
+            // kernels first (CROSS JOIN keeps the order): one pass over them, each call found by its key;
+            // kernels.library_call has no index.
+            " FROM kernels k CROSS JOIN nccl_calls n ON n.library_call = k.library_call "
+            "JOIN library_calls l ON l.id = n.library_call "
             "LEFT JOIN allocations ia ON ia.id = l.a_allocation LEFT JOIN allocations oa ON oa.id = l.c_allocation "
             "WHERE n.op IN ('all_reduce', 'reduce_scatter') AND k.duration_ns IS NOT NULL AND k.duration_ns >= 0 "
             "ORDER BY k.start_ns, k.id");
@@ -100,7 +102,7 @@ void read_library_uses(const TraceFile& trace, const std::string& ids,
         "min(k.start_ns - coalesce(k.queued_ns, 0)), "
         "(SELECT count(*) FROM allocation_categories g WHERE g.category = 'gradients' AND g.allocation IN "
         "(l.a_allocation, l.b_allocation)) "
-        "FROM library_calls l JOIN kernels k ON k.library_call = l.id "
+        "FROM kernels k CROSS JOIN library_calls l ON l.id = k.library_call "
         "LEFT JOIN allocations aa ON aa.id = l.a_allocation LEFT JOIN allocations ba ON ba.id = l.b_allocation "
         "LEFT JOIN allocations ca ON ca.id = l.c_allocation "
         "WHERE l.op NOT LIKE 'nccl%' AND k.duration_ns IS NOT NULL AND k.duration_ns >= 0 AND k.duration_ns < " +
@@ -181,10 +183,17 @@ BucketInputs read_bucket_inputs(const TraceFile& trace, const std::vector<bool>&
     BucketInputs inputs;
     inputs.missing = missing_columns(trace);
     if (!inputs.missing.empty()) return inputs;
+    // Imported traces have communication kernels but no calls: no pass over the kernels then.
+    trace::Statement any(trace.db,
+                         "SELECT EXISTS (SELECT 1 FROM nccl_calls WHERE op IN ('all_reduce', 'reduce_scatter'))");
+    if (!any.step() || any.column_int(0) == 0) {
+        inputs.missing = "the trace records no NCCL all-reduce or reduce-scatter call (an import has only kernels)";
+        return inputs;
+    }
     inputs.collectives = read_collectives(trace);
     trace::Statement grouped(trace.db,
                              "SELECT count(*) FROM nccl_calls n WHERE n.op IN ('all_reduce', 'reduce_scatter') AND "
-                             "NOT EXISTS (SELECT 1 FROM kernels k WHERE k.library_call = n.library_call)");
+                             "n.library_call NOT IN (SELECT library_call FROM kernels WHERE library_call IS NOT NULL)");
     if (grouped.step()) inputs.grouped = grouped.column_int(0);
     std::set<int64_t> allocations;
     for (const CollectiveCall& c : inputs.collectives) {

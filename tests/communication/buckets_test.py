@@ -5,7 +5,9 @@ dp_train (samples/dp_train.cu) on 2 ranks, bucketed (--overlap buckets: 4 bucket
 all-reduced on a communication stream as soon as backward has written it) and not (--overlap none: one
 all-reduce of all gradients after backward, on the compute stream). From the truth alone and the
 program's structure, per rank:
-  - the collectives: every `nccl` line (arrival, end) and its `ncclDevKernel_*` kernel, in launch order;
+  - the collectives: every `nccl` line (arrival, end) and its `ncclDevKernel_*` kernel, in launch order
+    (the kernel runs from the arrival, or its launch when the host launched it later, to the
+    collective's end, or 2 us after its start when that is later);
   - the gradient writes going into a collective: the weight-gradient GEMMs (cuBLAS kernels `_nt_`,
     dp_train's gemm_weight_grad) launched since the rank's previous collective;
   - the first use of its result: the optimizer update of the bucket's first layer (sgd_momentum kernels
@@ -119,7 +121,7 @@ def expected_buckets(kernels, collectives, buckets_per_round):
         if use:
             before = [k for k in other if k["stream"] == use["stream"] and k["start"] < use["start"]]
             ready = max(k["end"] for k in before)
-            waited = max(0, min(use["start"], line["end"]) - ready)
+            waited = max(0, min(use["start"], kernel["end"]) - ready)
         out.append({"start": kernel["start"], "end": kernel["end"], "arrival": line["arrival"], "truth_end": line["end"],
                     "bytes": line["bytes"], "round": round_index, "position": position,
                     "first_write_end": min(k["end"] for k in writes) if writes else None,
@@ -141,7 +143,7 @@ def compare_buckets(mode, got, want, origin):
             mismatches += 1
             print(f"  {mode}: no collective in the truth for round {b['round']} position {b['position']}")
             continue
-        pairs = [("start_s", w["start"]), ("end_s", w["end"]), ("end_s", w["truth_end"]),
+        pairs = [("start_s", w["start"]), ("end_s", w["end"]),
                  ("last_gradient_write_end_s", w["last_write_end"]), ("first_gradient_write_end_s", w["first_write_end"]),
                  ("next_use_start_s", w["use_start"])]
         for key, value in pairs:
@@ -154,9 +156,12 @@ def compare_buckets(mode, got, want, origin):
             if value is None or b[key] is None or abs(round(b[key] * 1e9) - value) > 1:
                 mismatches += 1
                 print(f"  {mode} round {b['round']} bucket {b['position']}: {key} {b[key]}, truth {value}")
-        if b["bytes"] != w["bytes"] or w["arrival"] > w["start"]:
+        # The kernel starts at the rank's arrival, or later when the host launched it later, and ends with
+        # the collective, or 2 us after its start when that is later still.
+        if b["bytes"] != w["bytes"] or w["arrival"] > w["start"] or w["truth_end"] > w["end"]:
             mismatches += 1
-            print(f"  {mode}: bytes {b['bytes']} (truth {w['bytes']}), arrival {w['arrival']} after start {w['start']}")
+            print(f"  {mode}: bytes {b['bytes']} (truth {w['bytes']}), arrival {w['arrival']}, collective end "
+                  f"{w['truth_end']}, kernel {w['start']}-{w['end']}")
     return mismatches
 
 
