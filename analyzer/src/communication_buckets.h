@@ -8,6 +8,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -16,6 +18,25 @@
 #include "trace_file.h"
 
 namespace tbdprof::analyzer {
+
+// The category of memory at a place and a moment: the tensor's (a pooled segment's sub-range live
+// then) where there is one, else the allocation's; empty when untagged (communication_buckets_tags.cpp).
+class MemoryTags {
+public:
+    explicit MemoryTags(const TraceFile& trace);
+    std::string_view category(int64_t allocation, int64_t offset, int64_t t_ns) const;
+    bool gradients(int64_t allocation, int64_t offset, int64_t t_ns) const {
+        return category(allocation, offset, t_ns) == "gradients";
+    }
+
+private:
+    struct Subrange {
+        int64_t offset, bytes, begin_ns, end_ns;
+        std::string category;
+    };
+    std::unordered_map<int64_t, std::string> allocations_;
+    std::unordered_map<int64_t, std::vector<Subrange>> subranges_;  // per segment, by offset
+};
 
 // One use of an allocation by a kernel (its own pointer argument, or its library call's operand) or a
 // copy, in device time.

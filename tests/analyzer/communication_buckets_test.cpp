@@ -142,3 +142,45 @@ TEST_CASE("gradient buckets: a collective repeating a buffer begins a new round"
     CHECK(*m.buckets[2].first_gradient_write_end_ns == 650);
     CHECK(m.bucket_rounds.size() == 2);
 }
+
+TEST_CASE("gradient buckets: tensors of a pooled segment, by their sub-range's category") {
+    // One segment (allocation 1, tagged activations as a whole): gradients [0, 512), a bucket buffer
+    // [512, 1024) tagged other, another gradient tensor [1024, 1536). A kernel copies the gradients into the
+    // bucket buffer (its pointers carry no const, as a framework's do); both buffers are all-reduced.
+    tbdtest::TraceBuilder t("communication_bucket_segment.sqlite");
+    t.exec("INSERT INTO strings (id, text) VALUES (4, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL')");
+    t.exec("INSERT INTO functions (id, name, mangled) VALUES (4, 4, 4)");
+    t.allocation(4096, 0, std::nullopt, "activations");
+    t.exec(
+        "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category) VALUES "
+        "(1, 1, 0, 512, 0, 1000, 'gradients'), (2, 1, 512, 512, 0, 1000, 'other'), "
+        "(3, 1, 1024, 512, 0, 1000, 'gradients')");
+    const int64_t copy = t.kernel(100, 50, 1, 0);  // [100, 150): bucket buffer <- gradients
+    t.exec("INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
+           std::to_string(copy) + ", 0, 0, 1, 512, 0), (" + std::to_string(copy) + ", 0, 8, 1, 0, 0)");
+    const int64_t writer = t.kernel(150, 50, 1, 0);  // [150, 200): writes the second gradient tensor
+    t.exec("INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
+           std::to_string(writer) + ", 0, 0, 1, 1024, 0)");
+    for (int call = 1; call <= 2; ++call) {
+        const std::string offset = call == 1 ? "512" : "1024";
+        t.exec(
+            "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, a, c, a_bytes, c_bytes, "
+            "a_allocation, c_allocation) VALUES (" +
+            std::to_string(call) + ", 1, 'ncclAllReduce', 'nccl_all_reduce', 0, 1, 4096 + " + offset + ", 4096 + " +
+            offset + ", 512, 512, 1, 1)");
+        t.exec("INSERT INTO nccl_calls (library_call, process, op, count, datatype, bytes) VALUES (" +
+               std::to_string(call) + ", 1, 'all_reduce', 128, 'float32', 512)");
+        t.kernel(200 + call * 100, 50, 4, 0, call);
+    }
+    const Report r = analyze_trace(t.finish(1000), whole_run());
+    const CommunicationMetrics& m = r.communication;
+    REQUIRE(m.buckets.size() == 2);
+    CHECK(m.unidentified_collectives == 0);
+    CHECK(m.buckets[0].identified_by == "copies of gradients");
+    CHECK(*m.buckets[0].last_gradient_write_end_ns == 150);  // the copy; the other tensor's write is elsewhere
+    CHECK(m.buckets[0].start_ns - *m.buckets[0].last_gradient_write_end_ns == 150);
+    CHECK(m.buckets[1].identified_by == "gradients tag");
+    CHECK(*m.buckets[1].last_gradient_write_end_ns == 200);
+    CHECK(m.buckets[1].round == 0);
+    CHECK(m.buckets[1].position == 1);
+}
