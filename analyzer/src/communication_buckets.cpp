@@ -154,10 +154,11 @@ BucketRound round_of(const std::vector<GradientBucket>& buckets, size_t first, s
     r.device = buckets[first].device;
     r.round = buckets[first].round;
     r.buckets = static_cast<int64_t>(last - first);
-    std::vector<Stretch> collectives;
+    std::vector<Stretch> collectives, after_arrival;
     for (size_t i = first; i < last; ++i) {
         const GradientBucket& b = buckets[i];
         collectives.push_back({b.start_ns, b.end_ns});
+        after_arrival.push_back({b.start_ns + b.wait_ns.value_or(0), b.end_ns});
         if (b.first_gradient_write_end_ns)
             r.first_gradient_write_end_ns =
                 std::min(r.first_gradient_write_end_ns.value_or(INT64_MAX), *b.first_gradient_write_end_ns);
@@ -168,14 +169,18 @@ BucketRound round_of(const std::vector<GradientBucket>& buckets, size_t first, s
     const IntervalUnion reduced(std::move(collectives));
     const IntervalUnion none;
     const IntervalUnion& computation = rank ? rank->computation : none;
-    r.exposed_ns =
-        reduced.measure(window.begin_ns, window.end_ns) - reduced.shared(computation, window.begin_ns, window.end_ns);
+    const auto exposed = [&](const IntervalUnion& u) {
+        return u.measure(window.begin_ns, window.end_ns) - u.shared(computation, window.begin_ns, window.end_ns);
+    };
+    r.exposed_ns = exposed(reduced);
+    r.exposed_after_arrival_ns = exposed(IntervalUnion(std::move(after_arrival)));
     if (r.first_gradient_write_end_ns && r.last_gradient_write_end_ns) {
         const int64_t lo = *r.first_gradient_write_end_ns, hi = *r.last_gradient_write_end_ns;
         const IntervalUnion& communication = rank ? rank->communication : none;
         r.spare_computation_ns = computation.measure(lo, hi) - computation.shared(communication, lo, hi);
     }
-    r.savings_bound_ns = std::min(r.exposed_ns, r.spare_computation_ns);
+    // Waiting for a late rank is no communication that overlap could hide: left out of the bound.
+    r.savings_bound_ns = std::min(r.exposed_after_arrival_ns, r.spare_computation_ns);
     return r;
 }
 
@@ -210,6 +215,20 @@ void add_waits(const TraceFile& trace, const std::vector<bool>& is_comm, const s
     for (const PendingUse& p : pending)
         by_rank[p.rank][p.index].next_use_waited_ns =
             waited_for(p.use, *p.call, by_stream.at({p.use.process, p.use.stream}));
+}
+
+// Every rank reduces its buckets in the same order, so a bucket's round and place name the same collective
+// on each (NCCL requires one order of collectives): it cannot proceed before the last rank's start.
+void add_rank_waits(const std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>>& starts, size_t ranks,
+                    std::map<RankKey, std::vector<GradientBucket>>& by_rank) {
+    if (ranks < 2) return;
+    for (auto& [key, buckets] : by_rank)
+        for (GradientBucket& b : buckets) {
+            const std::vector<int64_t>& all = starts.at({b.round, b.position});
+            if (all.size() != ranks) continue;
+            const int64_t latest = *std::max_element(all.begin(), all.end());
+            b.wait_ns = std::clamp<int64_t>(latest - b.start_ns, 0, b.end_ns - b.start_ns);
+        }
 }
 
 // Rounds of each rank's buckets, then every bucket in rank order.
@@ -249,6 +268,7 @@ void scan_buckets(const TraceFile& trace, const std::vector<bool>& is_comm, cons
     }
     std::map<RankKey, std::vector<GradientBucket>> by_rank;
     std::map<RankKey, RoundCounter> rounds;
+    std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>> starts;  // (round, position) -> every rank's start
     std::map<std::string, int64_t> unidentified;
     std::vector<PendingUse> uses;
     for (const Candidate& candidate : candidates(inputs)) {
@@ -260,6 +280,7 @@ void scan_buckets(const TraceFile& trace, const std::vector<bool>& is_comm, cons
         }
         GradientBucket bucket = bucket_of(candidate, rank_kernels(kernels, c.process, c.device), report);
         rounds[{c.process, c.device}].next(c, bucket);  // counted over the run: a window may begin mid-round
+        starts[{bucket.round, bucket.position}].push_back(bucket.start_ns);
         if (!in_window) continue;
         std::vector<GradientBucket>& rank = by_rank[{c.process, c.device}];
         rank.push_back(std::move(bucket));
@@ -270,6 +291,7 @@ void scan_buckets(const TraceFile& trace, const std::vector<bool>& is_comm, cons
     }
     add_notes(inputs, unidentified, report);
     add_waits(trace, is_comm, uses, by_rank);
+    add_rank_waits(starts, rounds.size(), by_rank);
     add_rounds(by_rank, kernels, report.window, m);
 }
 

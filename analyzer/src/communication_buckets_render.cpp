@@ -47,6 +47,7 @@ void bucket_json(trace::JsonWriter& json, const GradientBucket& b) {
     json.value("exposed_s", seconds_of(b.exposed_ns));
     optional_seconds(json, "next_use_start_s", b.next_use_start_ns);
     optional_seconds(json, "next_use_waited_s", b.next_use_waited_ns);
+    optional_seconds(json, "wait_s", b.wait_ns);
     json.end_object();
 }
 
@@ -57,6 +58,7 @@ void round_json(trace::JsonWriter& json, const BucketRound& r) {
     optional_seconds(json, "first_gradient_write_end_s", r.first_gradient_write_end_ns);
     optional_seconds(json, "last_gradient_write_end_s", r.last_gradient_write_end_ns);
     json.value("exposed_s", seconds_of(r.exposed_ns))
+        .value("exposed_after_arrival_s", seconds_of(r.exposed_after_arrival_ns))
         .value("spare_computation_s", seconds_of(r.spare_computation_ns))
         .value("overlap_savings_bound_s", seconds_of(r.savings_bound_ns));
     json.end_object();
@@ -72,11 +74,14 @@ std::string mean(int64_t sum_ns, int64_t count) {
 }
 
 std::string round_sentence(const CommunicationMetrics& m) {
-    int64_t exposed = 0, spare = 0, bound = 0;
-    for (const BucketRound& r : m.bucket_rounds)
-        exposed += r.exposed_ns, spare += r.spare_computation_ns, bound += r.savings_bound_ns;
+    int64_t exposed = 0, after_arrival = 0, spare = 0, bound = 0;
+    for (const BucketRound& r : m.bucket_rounds) {
+        exposed += r.exposed_ns, after_arrival += r.exposed_after_arrival_ns;
+        spare += r.spare_computation_ns, bound += r.savings_bound_ns;
+    }
     const auto n = static_cast<int64_t>(m.bucket_rounds.size());
-    return "per round and rank (means): exposed bucket communication " + mean(exposed, n) +
+    return "per round and rank (means): exposed bucket communication " + mean(exposed, n) + ", " +
+           mean(after_arrival, n) + " of it once every rank had arrived" +
            "; computation after the first gradient write not hiding communication " + mean(spare, n) +
            "; perfect overlap would save at most " + mean(bound, n) + " per round (the smaller of the two)";
 }

@@ -271,6 +271,9 @@ struct GradientBucket {
     int64_t exposed_ns = 0;                     // of [start, end): no other kernel ran
     std::optional<int64_t> next_use_start_ns;   // the first kernel or copy using the buffer after the collective
     std::optional<int64_t> next_use_waited_ns;  // how long that use waited for the collective's end
+    // Inside the collective, waiting for the trace's other ranks to arrive (the same round and place on
+    // every rank; the last one's start); none with one rank or when the ranks' buckets do not match.
+    std::optional<int64_t> wait_ns;
 };
 
 // One reduction round of one rank: every bucket reduced once (one training step in a DDP program).
@@ -279,8 +282,9 @@ struct BucketRound {
     int64_t process = 0, device = 0, round = 0, buckets = 0;
     std::optional<int64_t> first_gradient_write_end_ns, last_gradient_write_end_ns;
     int64_t exposed_ns = 0;            // |union of the round's collectives| not overlapped by computation
+    int64_t exposed_after_arrival_ns = 0;  // the same, from each collective's last arrival on (waits left out)
     int64_t spare_computation_ns = 0;  // computation between the first and last gradient write not hiding communication
-    int64_t savings_bound_ns = 0;      // min(exposed, spare): at most what perfect overlap would save
+    int64_t savings_bound_ns = 0;      // min(exposed after arrival, spare): at most what perfect overlap would save
 };
 
 struct CommunicationMetrics {
