@@ -281,7 +281,7 @@ struct BucketRound {
     std::optional<int64_t> rank;
     int64_t process = 0, device = 0, round = 0, buckets = 0;
     std::optional<int64_t> first_gradient_write_end_ns, last_gradient_write_end_ns;
-    int64_t exposed_ns = 0;            // |union of the round's collectives| not overlapped by computation
+    int64_t exposed_ns = 0;                // |union of the round's collectives| not overlapped by computation
     int64_t exposed_after_arrival_ns = 0;  // the same, from each collective's last arrival on (waits left out)
     int64_t spare_computation_ns = 0;  // computation between the first and last gradient write not hiding communication
     int64_t savings_bound_ns = 0;      // min(exposed after arrival, spare): at most what perfect overlap would save
