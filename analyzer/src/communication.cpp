@@ -10,6 +10,7 @@
 
 #include "analysis_parts.h"
 #include "communication.h"
+#include "communication_buckets.h"
 #include "kernel_range_scan.h"
 #include "tbdprof/trace/tables.h"
 
@@ -149,6 +150,7 @@ void scan_communication(const TraceFile& trace, Report& report) {
     if (!m.present) return;
     read_ranks(trace, m.ranks, m.world_size);
     compare_ranks(kernels, m, report.notes);
+    scan_buckets(trace, is_comm, kernels, report);
 }
 
 }  // namespace tbdprof::analyzer

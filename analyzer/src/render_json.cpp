@@ -1,5 +1,6 @@
 // JSON report. The layout is documented in schemas/report.schema.json; keys are stable within
 // "schema_version". Times are seconds, sizes bytes, utilizations fractions in 0..1.
+#include "communication_buckets.h"
 #include "framework_unseen.h"
 #include "tbdprof/analyzer/render.h"
 #include "tbdprof/analyzer/tag_plausibility.h"
@@ -115,7 +116,9 @@ void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
         }
         json.end_array().end_object();
     }
-    json.end_array().end_object();
+    json.end_array();
+    buckets_json(json, m);
+    json.end_object();
 }
 
 // What was recorded and which part of it the figures cover.

@@ -276,6 +276,7 @@ Document report_document(const Report& r, bool with_charts, bool full_names) {
     document.sections.push_back(iterations(r));
     document.sections.push_back(cpu(r));
     if (r.communication.present) document.sections.push_back(communication_section(r));
+    if (!r.communication.buckets.empty()) document.sections.push_back(bucket_section(r));
     document.sections.push_back(kernels(r, full_names));
     if (!r.notes.empty()) document.sections.push_back(Section{"Notes", r.notes, std::nullopt, {}});
     return document;

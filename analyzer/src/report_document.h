@@ -11,5 +11,7 @@ Document report_document(const Report& report, bool with_charts, bool full_names
 std::string window_sentence(const Report& report);
 // communication_section.cpp; only for a report whose communication is present.
 Section communication_section(const Report& report);
+// communication_buckets_render.cpp; only for a report with gradient buckets.
+Section bucket_section(const Report& report);
 
 }  // namespace tbdprof::analyzer

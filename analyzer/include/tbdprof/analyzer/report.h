@@ -255,6 +255,38 @@ struct RankCommunication {
     std::optional<int64_t> wait_ns;
 };
 
+// One gradient bucket's collective on one rank (communication_buckets.cpp; docs/analyzer.md, "Gradient
+// buckets (P3)"): an all-reduce or reduce-scatter whose input buffer holds gradients, in device times.
+struct GradientBucket {
+    std::optional<int64_t> rank;
+    int64_t process = 0, device = 0;
+    int64_t round = 0;                 // the rank's reduction round: a new one begins when a buffer repeats
+    int64_t position = 0;              // the bucket's place in its round (0: reduced first)
+    std::optional<int64_t> iteration;  // index of the window's iteration holding the start; none: outside
+    std::string op;                    // all_reduce, reduce_scatter
+    int64_t bytes = 0;                 // the input buffer's extent
+    std::string identified_by;         // "gradients tag" or "copies of gradients"
+    std::optional<int64_t> first_gradient_write_end_ns, last_gradient_write_end_ns;  // none: no write seen
+    int64_t start_ns = 0, end_ns = 0;                                                // the collective's kernel
+    int64_t exposed_ns = 0;                     // of [start, end): no other kernel ran
+    std::optional<int64_t> next_use_start_ns;   // the first kernel or copy using the buffer after the collective
+    std::optional<int64_t> next_use_waited_ns;  // how long that use waited for the collective's end
+    // Inside the collective, waiting for the trace's other ranks to arrive (the same round and place on
+    // every rank; the last one's start); none with one rank or when the ranks' buckets do not match.
+    std::optional<int64_t> wait_ns;
+};
+
+// One reduction round of one rank: every bucket reduced once (one training step in a DDP program).
+struct BucketRound {
+    std::optional<int64_t> rank;
+    int64_t process = 0, device = 0, round = 0, buckets = 0;
+    std::optional<int64_t> first_gradient_write_end_ns, last_gradient_write_end_ns;
+    int64_t exposed_ns = 0;                // |union of the round's collectives| not overlapped by computation
+    int64_t exposed_after_arrival_ns = 0;  // the same, from each collective's last arrival on (waits left out)
+    int64_t spare_computation_ns = 0;  // computation between the first and last gradient write not hiding communication
+    int64_t savings_bound_ns = 0;      // min(exposed after arrival, spare): at most what perfect overlap would save
+};
+
 struct CommunicationMetrics {
     bool present = false;            // the window holds communication kernels
     CommunicationFigures total;      // sums over ranks
@@ -268,6 +300,11 @@ struct CommunicationMetrics {
     // differ by more than a tenth of the longest. A rank slowed outside its kernels (host work, input
     // loading) does not compute more, so it is found here and not as `slowest`. Empty otherwise.
     std::optional<size_t> waited_for;  // index into ranks
+    // Gradient buckets (P3): collectives starting in the window whose input holds gradients, in start
+    // order per rank; their rounds; and the all-reduces and reduce-scatters the tags did not identify.
+    std::vector<GradientBucket> buckets;
+    std::vector<BucketRound> bucket_rounds;
+    int64_t unidentified_collectives = 0;
 };
 
 struct Report {
