@@ -53,6 +53,9 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuGraphAddHostNode) X(cuGraphHostNodeGetParams) X(cuGraphHostNodeSetParams)                            \
     X(cuGraphExecHostNodeSetParams) X(cuGraphAddChildGraphNode) X(cuGraphChildGraphNodeGetGraph)             \
     X(cuGraphExecUpdate) X(cuGraphExecChildGraphNodeSetParams) \
+    X(cuGraphAddMemAllocNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphAddMemFreeNode)                      \
+    X(cuGraphMemFreeNodeGetParams) X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute)                   \
+    X(cuDeviceSetGraphMemAttribute) \
     X(cuProfilerStart) X(cuProfilerStop)
 
 struct DriverApi {
