@@ -80,14 +80,18 @@ uint64_t replay_peak_bytes(const GraphExec& exec) {
     return peak;
 }
 
-CUresult grow_reservation(Device& device, uint64_t needed_bytes) {
-    if (needed_bytes <= device.graph_reserved_bytes) return CUDA_SUCCESS;
+bool reservation_fits(const Device& device, uint64_t needed_bytes) {
+    if (needed_bytes <= device.graph_reserved_bytes) return true;
+    return needed_bytes - device.graph_reserved_bytes <=
+           device.memory_bytes - std::min(device.memory_bytes, device.used_bytes);
+}
+
+void grow_reservation(Device& device, uint64_t needed_bytes) {
+    if (needed_bytes <= device.graph_reserved_bytes) return;
     const uint64_t grow = needed_bytes - device.graph_reserved_bytes;
-    if (grow > device.memory_bytes - std::min(device.memory_bytes, device.used_bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
     device.used_bytes += grow;
     device.graph_reserved_bytes += grow;
     device.graph_reserved_high_bytes = std::max(device.graph_reserved_high_bytes, device.graph_reserved_bytes);
-    return CUDA_SUCCESS;
 }
 
 CUresult device_for_attribute(CUdevice ordinal, Device*& out) {
@@ -173,9 +177,16 @@ bool graph_has_memory_nodes(const Graph& graph) {
 
 CUresult prepare_graph_memory(const GraphExec& exec, Stream& stream, std::vector<TbdsimRecord>& freed) {
     if (!exec.has_memory_nodes) return CUDA_SUCCESS;
-    for (const GraphNode& node : exec.nodes)
-        if (node.kind == GraphNode::Kind::MemAlloc && node.memory->live && !exec.auto_free_on_launch)
-            return CUDA_ERROR_INVALID_VALUE;  // unfreed since the last launch
+    uint64_t auto_freed_bytes = 0;
+    for (const GraphNode& node : exec.nodes) {
+        if (node.kind != GraphNode::Kind::MemAlloc || !node.memory->live) continue;
+        if (!exec.auto_free_on_launch) return CUDA_ERROR_INVALID_VALUE;  // unfreed since the last launch
+        auto_freed_bytes += node.memory->accounted;
+    }
+    // Checked before anything is freed: a launch that fails changes nothing.
+    Device& device = *stream.context->device;
+    const uint64_t needed_bytes = device.graph_used_bytes - auto_freed_bytes + replay_peak_bytes(exec);
+    if (!reservation_fits(device, needed_bytes)) return CUDA_ERROR_OUT_OF_MEMORY;
     TbdsimRecord base{};
     base.device = static_cast<uint32_t>(stream.context->device->ordinal);
     base.context_id = stream.context->id;
@@ -189,8 +200,8 @@ CUresult prepare_graph_memory(const GraphExec& exec, Stream& stream, std::vector
         freed.push_back(graph_memory_record(TBDSIM_RECORD_FREE, *node.memory, stream, base));
         end_live(*node.memory);
     }
-    Device& device = *stream.context->device;
-    return grow_reservation(device, device.graph_used_bytes + replay_peak_bytes(exec));
+    grow_reservation(device, needed_bytes);
+    return CUDA_SUCCESS;
 }
 
 TbdsimRecord replay_memory_node(const GraphNode& node, Stream& stream, TbdsimRecord record) {
