@@ -192,8 +192,9 @@ CUresult graph_launch(CUgraphExec handle, CUstream stream_handle, bool per_threa
             if (replay_without_record(node, *stream)) continue;
             if (node.kind == GraphNode::Kind::MemAlloc || node.kind == GraphNode::Kind::MemFree) {
                 // Allocated or freed now, at its point in the replay; nothing moves afterwards.
-                records.push_back(
-                    replay_memory_node(node, *stream, replay_record(node, *exec, *stream, correlation_id, launch_ns)));
+                TbdsimRecord r = replay_record(node, *exec, *stream, correlation_id, launch_ns);
+                if (!replay_memory_node(node, *stream, r)) continue;
+                records.push_back(r);
                 movable.push_back(false);
                 nodes.emplace_back();
                 continue;

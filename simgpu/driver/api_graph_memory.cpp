@@ -204,16 +204,18 @@ CUresult prepare_graph_memory(const GraphExec& exec, Stream& stream, std::vector
     return CUDA_SUCCESS;
 }
 
-TbdsimRecord replay_memory_node(const GraphNode& node, Stream& stream, TbdsimRecord record) {
+bool replay_memory_node(const GraphNode& node, Stream& stream, TbdsimRecord& record) {
     GraphMemBlock& block = *node.memory;
-    if (node.kind == GraphNode::Kind::MemAlloc) {
-        if (!block.live) make_live(block);
-        return graph_memory_record(TBDSIM_RECORD_ALLOC, block, stream, record);
-    }
-    // A free node whose allocation is not live (freed by the user already: undefined in CUDA)
-    // frees nothing; the record still marks the node's point in the replay.
-    if (block.live) end_live(block);
-    return graph_memory_record(TBDSIM_RECORD_FREE, block, stream, record);
+    // Live already (only possible for another graph's allocation), or a free node whose allocation
+    // is not live (freed by the user first: undefined in CUDA): nothing happens, nothing is recorded.
+    if ((node.kind == GraphNode::Kind::MemAlloc) == block.live) return false;
+    const bool allocating = node.kind == GraphNode::Kind::MemAlloc;
+    if (allocating)
+        make_live(block);
+    else
+        end_live(block);
+    record = graph_memory_record(allocating ? TBDSIM_RECORD_ALLOC : TBDSIM_RECORD_FREE, block, stream, record);
+    return true;
 }
 
 void release_graph_allocation(const Allocation& allocation) {

@@ -183,8 +183,9 @@ bool graph_has_memory_nodes(const Graph& graph);
 // executable still live from its last launch, then grows the device's reservation to what the
 // replay will use (CUDA_ERROR_OUT_OF_MEMORY when it cannot). `freed` gets the frees' records.
 CUresult prepare_graph_memory(const GraphExec& exec, Stream& stream, std::vector<TbdsimRecord>& freed);
-// An allocation node's or free node's effect at its point in the replay; the record to publish.
-TbdsimRecord replay_memory_node(const GraphNode& node, Stream& stream, TbdsimRecord record);
+// An allocation node's or free node's effect at its point in the replay. True when it allocated or
+// freed: `record` (the node's replay record on entry) is then the alloc or free record to publish.
+bool replay_memory_node(const GraphNode& node, Stream& stream, TbdsimRecord& record);
 // The graph-memory side of freeing a live graph allocation (cuMemFree, cuMemFreeAsync, auto-free);
 // the entry has already left the allocation table.
 void release_graph_allocation(const Allocation& allocation);

@@ -219,6 +219,12 @@ TEST_CASE("an allocation the graph does not free outlives the launch; relaunch n
     CHECK_CU(cuGraphLaunch(freer_exec, stream));
     CHECK_EQ(graph_attribute(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT), 0u);
     CHECK_EQ(cuMemFree(p), CUDA_ERROR_INVALID_VALUE);
+    {
+        // Its free node again, with nothing live to free: nothing happens, nothing is recorded.
+        RecordLog again;
+        CHECK_CU(cuGraphLaunch(freer_exec, stream));
+        CHECK(again.records(TBDSIM_RECORD_FREE).empty());
+    }
 
     // Documented parameter errors.
     CHECK_EQ(cuGraphAddMemFreeNode(&free_node, graph, nullptr, 0, p + 8), CUDA_ERROR_INVALID_VALUE);
