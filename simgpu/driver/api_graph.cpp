@@ -16,23 +16,33 @@ GraphExec* live_exec(CUgraphExec handle) { return live_graph_exec(handle); }
 
 CUresult instantiate(CUgraphExec* out, CUgraph handle, unsigned long long flags) {
     if (!out) return CUDA_ERROR_INVALID_VALUE;
-    // Auto-free-on-launch, upload, device launch and priority flags all concern features (memory
-    // nodes, device-side launch) that captured graphs here never have; accept them, as they change
-    // nothing about such a graph.
+    // Upload, device launch and priority flags concern features (device-side launch, priorities) not
+    // modelled here; accept them, as they change nothing about a graph's replay. Auto-free applies
+    // to graphs with allocation nodes (api_graph_memory.cpp).
     constexpr unsigned long long known =
         CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
         CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
     if (flags & ~known) return CUDA_ERROR_INVALID_VALUE;
+    // Documented: device launch cannot be combined with auto-free-on-launch.
+    if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) &&
+        (flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH))
+        return CUDA_ERROR_INVALID_VALUE;
     std::lock_guard lock(state().mutex);
     Context* ctx = nullptr;
     if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
     Graph* graph = live_graph(handle);
     if (!graph) return CUDA_ERROR_INVALID_VALUE;
+    // Documented: a graph with memory nodes has at most one executable graph at a time.
+    const bool memory_nodes = graph_has_memory_nodes(*graph);
+    if (memory_nodes && !state().graphs_instantiated_with_memory.insert(graph->id).second)
+        return CUDA_ERROR_INVALID_VALUE;
     auto* exec = new GraphExec;
     exec->graph_id = graph->id;
     exec->context = graph->context;
     exec->nodes = flatten_graph(*graph);
     exec->shape = shape_of(*graph);
+    exec->has_memory_nodes = memory_nodes;
+    exec->auto_free_on_launch = (flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) != 0;
     state().live_graph_execs.insert(exec);
     *out = reinterpret_cast<CUgraphExec>(exec);
     return CUDA_SUCCESS;
@@ -170,12 +180,25 @@ CUresult graph_launch(CUgraphExec handle, CUstream stream_handle, bool per_threa
         if (stream->context != exec->context) return CUDA_ERROR_INVALID_CONTEXT;
         // Capturing a graph launch (a child graph node) is not modelled.
         if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
+        // Allocations live since the last launch are freed (auto-free) first, or stop the launch.
+        if (CUresult rc = prepare_graph_memory(*exec, *stream, records); rc != CUDA_SUCCESS) return rc;
+        nodes.resize(records.size());  // the frees' records: nothing to perform
+        movable.resize(records.size(), false);
         // One correlation id for the whole replay: CUPTI ties every node's record to the one API call.
         const uint32_t correlation_id = next_correlation_id();
         const uint64_t launch_ns = now_ns();
-        records.reserve(exec->nodes.size());
+        records.reserve(records.size() + exec->nodes.size());
         for (const GraphNode& node : exec->nodes) {
             if (replay_without_record(node, *stream)) continue;
+            if (node.kind == GraphNode::Kind::MemAlloc || node.kind == GraphNode::Kind::MemFree) {
+                // Allocated or freed now, at its point in the replay; nothing moves afterwards.
+                TbdsimRecord r = replay_record(node, *exec, *stream, correlation_id, launch_ns);
+                if (!replay_memory_node(node, *stream, r)) continue;
+                records.push_back(r);
+                movable.push_back(false);
+                nodes.emplace_back();
+                continue;
+            }
             records.push_back(place_node(node, *exec, *stream, correlation_id, launch_ns));
             movable.push_back(memory_still_there(node));
             nodes.push_back(node);  // copies and sets move their bytes after the lock is released
@@ -251,7 +274,9 @@ SIM_API CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec handle) {
     GraphExec* exec = live_exec(handle);
     if (!exec) return CUDA_ERROR_INVALID_VALUE;
     // Replays already enqueued are on the timeline; nothing of theirs refers to the executable.
+    // Allocations it left live stay so until freed (their memory is shared with the table entry).
     state().live_graph_execs.erase(exec);
+    if (exec->has_memory_nodes) state().graphs_instantiated_with_memory.erase(exec->graph_id);
     delete exec;
     return CUDA_SUCCESS;
 }

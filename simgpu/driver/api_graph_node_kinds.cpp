@@ -214,6 +214,8 @@ SIM_API CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode* out, CUgraph grap
     if (!state().initialized) return CUDA_ERROR_NOT_INITIALIZED;
     Graph* source = live_graph(child);
     if (!source || child == graph) return CUDA_ERROR_INVALID_VALUE;
+    // Documented: a graph with allocation or free nodes cannot be embedded by this call.
+    if (graph_has_memory_nodes(*source)) return CUDA_ERROR_INVALID_VALUE;
     for (const Capture* c : state().captures)
         if (c->graph == source) return CUDA_ERROR_INVALID_VALUE;  // still being captured into
     GraphNode* node = nullptr;

@@ -244,6 +244,12 @@ SIM_API CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode handle, CUgraphNodeType*
         case GraphNode::Kind::Child:
             *type = CU_GRAPH_NODE_TYPE_GRAPH;
             break;
+        case GraphNode::Kind::MemAlloc:
+            *type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+            break;
+        case GraphNode::Kind::MemFree:
+            *type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+            break;
     }
     return CUDA_SUCCESS;
 }

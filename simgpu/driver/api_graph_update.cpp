@@ -64,6 +64,11 @@ CUgraphExecUpdateResult check_change(const GraphNode& old_node, const GraphNode&
                  old_node.element != new_node.element || old_node.dst_pitch != new_node.dst_pitch))
                 return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
             return CU_GRAPH_EXEC_UPDATE_SUCCESS;
+        case GraphNode::Kind::MemAlloc:
+        case GraphNode::Kind::MemFree:
+            // Memory nodes' parameters cannot be updated: the same allocation, or no update.
+            return old_node.memory == new_node.memory ? CU_GRAPH_EXEC_UPDATE_SUCCESS
+                                                      : CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
         case GraphNode::Kind::Memcpy: {
             // Memory types cannot change, nor the devices the operands are on.
             if (old_node.copy_kind != new_node.copy_kind) return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;

@@ -54,6 +54,8 @@ CUresult allocate(Context& ctx, size_t bytes, MemoryKind kind, Allocation& out) 
 
 // Returns host memory and capacity. Caller holds the mutex; `a` is removed from the table.
 void release(const Allocation& a) {
+    // A graph allocation's memory belongs to its graph (api_graph_memory.cpp): only its use ends.
+    if (a.graph_block) return release_graph_allocation(a);
     a.context->device->used_bytes -= a.accounted;
     if (a.ipc_fd >= 0) close(a.ipc_fd);  // importers keep their own mapping of the memfd
     void* p = reinterpret_cast<void*>(a.address);
@@ -128,6 +130,26 @@ CUresult free_common(uintptr_t address, std::initializer_list<MemoryKind> kinds,
     return CUDA_SUCCESS;
 }
 
+// On a capturing stream: an allocation node whose address is fixed now; memory comes at each launch.
+CUresult capture_alloc(Capture& capture, Stream& stream, size_t bytes, CUdeviceptr* dptr) {
+    std::shared_ptr<GraphMemBlock> block;
+    if (CUresult rc = make_graph_block(*capture.graph, *stream.context, bytes, block); rc != CUDA_SUCCESS) return rc;
+    GraphNode& node = add_captured_node(capture, GraphNode::Kind::MemAlloc);
+    node.memory = block;
+    *dptr = block->address;
+    return CUDA_SUCCESS;
+}
+
+// On a capturing stream: a free node, for an allocation made by an allocation node (of this graph or
+// another one that does not free it); memory from elsewhere cannot be freed in a graph.
+CUresult capture_free(Capture& capture, Stream& stream, CUdeviceptr dptr) {
+    if (!find_graph_block(dptr)) return check_not_capturing(stream);
+    std::shared_ptr<GraphMemBlock> block;
+    if (CUresult rc = claim_graph_block_for_free(*capture.graph, dptr, block); rc != CUDA_SUCCESS) return rc;
+    add_captured_node(capture, GraphNode::Kind::MemFree).memory = block;
+    return CUDA_SUCCESS;
+}
+
 CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_thread, MemPool* pool) {
     if (!dptr) return CUDA_ERROR_INVALID_VALUE;
     TbdsimRecord record;
@@ -137,8 +159,11 @@ CUresult alloc_async(CUdeviceptr* dptr, size_t bytes, CUstream handle, bool per_
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
-        // Memory nodes (stream-ordered allocation inside a graph) are not modelled.
-        if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
+        // Captured, it becomes a graph allocation node (graph memory, not the pool's).
+        CUresult capture_rc = CUDA_SUCCESS;
+        if (Capture* capture = capture_for_work(*stream, capture_rc))
+            return capture_alloc(*capture, *stream, bytes, dptr);
+        if (capture_rc != CUDA_SUCCESS) return capture_rc;
         Device& device = *stream->context->device;
         if (pool == nullptr) pool = device.current_pool ? device.current_pool : default_pool_of(device);
         Allocation a;
@@ -164,8 +189,9 @@ CUresult free_async(CUdeviceptr dptr, CUstream handle, bool per_thread) {
         if (CUresult rc = require_context(ctx); rc != CUDA_SUCCESS) return rc;
         Stream* stream = resolve_stream(handle, per_thread);
         if (!stream) return CUDA_ERROR_INVALID_HANDLE;
-        // Memory nodes (stream-ordered allocation inside a graph) are not modelled.
-        if (CUresult rc = check_not_capturing(*stream); rc != CUDA_SUCCESS) return rc;
+        CUresult capture_rc = CUDA_SUCCESS;
+        if (Capture* capture = capture_for_work(*stream, capture_rc)) return capture_free(*capture, *stream, dptr);
+        if (capture_rc != CUDA_SUCCESS) return capture_rc;
         auto it = state().allocations.find(dptr);
         if (it == state().allocations.end() || it->second.kind == MemoryKind::PinnedHost ||
             it->second.kind == MemoryKind::ModuleGlobal || it->second.kind == MemoryKind::Mapped ||

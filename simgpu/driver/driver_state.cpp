@@ -1,4 +1,5 @@
 #include "driver_state.h"
+#include "graph_state.h"
 
 #include <pthread.h>
 
@@ -38,14 +39,28 @@ DriverState& state() {
     return *instance;
 }
 
+namespace {
+// The reserved address range of a graph allocation (graph_state.h) holding `address`, or null.
+const Allocation* find_graph_reservation(uintptr_t address) {
+    auto& blocks = state().graph_blocks;
+    auto it = blocks.upper_bound(address);
+    if (it == blocks.begin()) return nullptr;
+    --it;
+    const Allocation& a = it->second->reserved;
+    return address < a.address + a.bytes ? &a : nullptr;
+}
+}  // namespace
+
 const Allocation* find_allocation(uintptr_t address) {
     auto& allocations = state().allocations;
     auto it = allocations.upper_bound(address);
-    if (it == allocations.begin()) return nullptr;
-    --it;
-    const Allocation& a = it->second;
-    size_t extent = a.bytes ? a.bytes : 1;
-    return address < a.address + extent ? &a : nullptr;
+    if (it != allocations.begin()) {
+        --it;
+        const Allocation& a = it->second;
+        size_t extent = a.bytes ? a.bytes : 1;
+        if (address < a.address + extent) return &a;
+    }
+    return state().graph_blocks.empty() ? nullptr : find_graph_reservation(address);
 }
 
 std::vector<Context*>& context_stack() {

@@ -33,6 +33,10 @@ struct Device {
     const GpuModel* model = nullptr;
     uint64_t memory_bytes = 0;  // capacity (model, or TBDSIM_MEMORY_BYTES)
     uint64_t used_bytes = 0;    // device + managed allocations, rounded to the allocation granularity
+    // Graph memory (api_graph_memory.cpp): live graph allocations' bytes, and the physical memory
+    // reserved for them (charged in used_bytes; kept after frees until cuDeviceGraphMemTrim).
+    uint64_t graph_used_bytes = 0, graph_used_high_bytes = 0;
+    uint64_t graph_reserved_bytes = 0, graph_reserved_high_bytes = 0;
     Context* primary = nullptr;
     int primary_refcount = 0;
     unsigned primary_flags = 0;
@@ -117,6 +121,8 @@ struct Allocation {
     MemPool* pool = nullptr;    // DeviceAsync: the pool it came from
     int ipc_fd = -1;            // exported (cuIpcGetMemHandle): the memfd now behind the memory
     bool imported = false;      // opened from another process's handle (api_ipc.cpp)
+    // A graph allocation's, live from its node's execution to its free (api_graph_memory.cpp).
+    std::shared_ptr<struct GraphMemBlock> graph_block = nullptr;
 };
 
 struct DriverState {
@@ -139,6 +145,8 @@ struct DriverState {
     std::set<Capture*> captures;  // capture sequences in progress
     std::set<Graph*> live_graphs;
     std::set<GraphExec*> live_graph_execs;
+    std::map<uintptr_t, struct GraphMemBlock*> graph_blocks;  // graph allocations by address
+    std::set<uint32_t> graphs_instantiated_with_memory;       // graph ids with a live executable
     uint64_t next_capture_id = 1;
     uint32_t next_graph_id = 1;
     uint64_t next_graph_node_id = 1;

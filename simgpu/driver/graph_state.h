@@ -16,10 +16,32 @@ namespace tbdsim::driver {
 
 struct Graph;
 
+// The memory behind one graph allocation node (cuGraphAddMemAllocNode, or cuMemAllocAsync on a
+// capturing stream). Its address is fixed when the node is made and stays valid for the graph's
+// life (host memory backs it all along: device pointers are host memory here); device capacity is
+// charged only while the allocation is live, from the node's execution to its free (the device's
+// graph memory reservation, api_graph_memory.cpp). Shared by the node, its copies in executable
+// graphs and, while live, the allocation table's entry; the last owner returns the host memory.
+struct GraphMemBlock : std::enable_shared_from_this<GraphMemBlock> {
+    uintptr_t address = 0;
+    size_t bytes = 0;      // requested
+    size_t accounted = 0;  // rounded as cuMemAlloc rounds
+    Context* context = nullptr;
+    bool mmapped = false;
+    uint32_t owner_graph_id = 0;     // the graph of the allocation node
+    uint32_t freed_by_graph_id = 0;  // the graph holding a free node for it (0: none yet)
+    bool live = false;               // allocated by a launch and not freed since: in state().allocations
+    // What find_allocation answers for the address while the allocation is not live: the address
+    // is reserved for the graph, so nodes, copies and sets may be made on it (never in the table).
+    Allocation reserved;
+    ~GraphMemBlock();  // caller holds the mutex (the block unregisters itself)
+};
+
 struct GraphNode {
     // Empty: only orders (cuGraphAddEmptyNode). EventRecord, EventWait, Host and Child nodes are
     // added by hand only (api_graph_node_kinds.cpp).
-    enum class Kind { Kernel, Memcpy, Memset, Empty, EventRecord, EventWait, Host, Child };
+    // MemAlloc / MemFree: graph memory nodes (api_graph_memory.cpp).
+    enum class Kind { Kernel, Memcpy, Memset, Empty, EventRecord, EventWait, Host, Child, MemAlloc, MemFree };
     Kind kind = Kind::Kernel;
     uint64_t id = 0;  // process-wide, CUPTI's graphNodeId
 
@@ -50,6 +72,11 @@ struct GraphNode {
     CUhostFn host_fn = nullptr;
     void* host_data = nullptr;
     Graph* child = nullptr;
+
+    // MemAlloc / MemFree: the memory allocated or freed; MemAlloc: the access descriptors given
+    // (cuGraphMemAllocNodeGetParams hands them out, owned by the node).
+    std::shared_ptr<GraphMemBlock> memory;
+    std::vector<CUmemAccessDesc> access;
 };
 
 // The shape of a graph as cuGraphExecUpdate compares it: node kinds in creation order, each node's
@@ -76,6 +103,8 @@ struct GraphExec {
     // graph may be destroyed, the executable keeps working.
     std::vector<GraphNode> nodes;
     GraphShape shape;  // of the graph at instantiation, for cuGraphExecUpdate
+    bool has_memory_nodes = false;     // allocation or free nodes: one executable per graph at a time
+    bool auto_free_on_launch = false;  // CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
 };
 
 // --- graphs built by hand (api_graph_nodes.cpp, api_graph_node_kinds.cpp); callers hold the mutex ---
@@ -138,6 +167,28 @@ CUresult check_unsafe_call();
 
 // Appends a node to the capture's graph and returns it with its id set.
 GraphNode& add_captured_node(Capture& capture, GraphNode::Kind kind);
+
+// --- graph memory nodes (api_graph_memory.cpp); callers hold the mutex ---------------------------
+
+// A new block of `bytes` for an allocation node of `graph` in `context`: address and host memory
+// now, device capacity at launch.
+CUresult make_graph_block(Graph& graph, Context& context, size_t bytes, std::shared_ptr<GraphMemBlock>& out);
+// The block for a free node of `graph` at `address`: CUDA_ERROR_INVALID_VALUE for an address no
+// allocation node returned, or one already freed by a graph. Marks the block freed by `graph`.
+CUresult claim_graph_block_for_free(const Graph& graph, uintptr_t address, std::shared_ptr<GraphMemBlock>& out);
+// The block whose allocation starts at `address`, or null.
+GraphMemBlock* find_graph_block(uintptr_t address);
+bool graph_has_memory_nodes(const Graph& graph);
+// Before a replay: frees (auto-free) or refuses (CUDA_ERROR_INVALID_VALUE) allocations of the
+// executable still live from its last launch, then grows the device's reservation to what the
+// replay will use (CUDA_ERROR_OUT_OF_MEMORY when it cannot). `freed` gets the frees' records.
+CUresult prepare_graph_memory(const GraphExec& exec, Stream& stream, std::vector<TbdsimRecord>& freed);
+// An allocation node's or free node's effect at its point in the replay. True when it allocated or
+// freed: `record` (the node's replay record on entry) is then the alloc or free record to publish.
+bool replay_memory_node(const GraphNode& node, Stream& stream, TbdsimRecord& record);
+// The graph-memory side of freeing a live graph allocation (cuMemFree, cuMemFreeAsync, auto-free);
+// the entry has already left the allocation table.
+void release_graph_allocation(const Allocation& allocation);
 
 // --- replay (api_graph.cpp) ----------------------------------------------------------------------
 

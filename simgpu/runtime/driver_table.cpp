@@ -29,6 +29,7 @@ void resolve_table(DriverApi& api, decltype(&::cuGetProcAddress_v2) get_proc, cu
         }                                                                                              \
     }
     TBDSIM_RT_DRIVER_FUNCTIONS(TBDSIM_RT_RESOLVE)
+    TBDSIM_RT_GRAPH_MEMORY_FUNCTIONS(TBDSIM_RT_RESOLVE)
 #undef TBDSIM_RT_RESOLVE
 }
 

@@ -55,11 +55,21 @@ inline constexpr int kRuntimeCudaVersion = 13000;
     X(cuGraphExecUpdate) X(cuGraphExecChildGraphNodeSetParams) \
     X(cuProfilerStart) X(cuProfilerStop)
 
+// Graph memory nodes (graph_memory.cpp): a list of its own, kept out of clang-format's reflow of the
+// list above.
+// clang-format off
+#define TBDSIM_RT_GRAPH_MEMORY_FUNCTIONS(X)                                                              \
+    X(cuGraphAddMemAllocNode) X(cuGraphMemAllocNodeGetParams) X(cuGraphAddMemFreeNode)                   \
+    X(cuGraphMemFreeNodeGetParams) X(cuDeviceGraphMemTrim) X(cuDeviceGetGraphMemAttribute)                \
+    X(cuDeviceSetGraphMemAttribute)
+// clang-format on
+
 struct DriverApi {
     // cuGetProcAddress_v2 itself, taken with dlsym (it is how everything else is found).
     decltype(&::cuGetProcAddress_v2) getProcAddress = nullptr;
 #define TBDSIM_RT_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
     TBDSIM_RT_DRIVER_FUNCTIONS(TBDSIM_RT_DECLARE_MEMBER)
+    TBDSIM_RT_GRAPH_MEMORY_FUNCTIONS(TBDSIM_RT_DECLARE_MEMBER)
 #undef TBDSIM_RT_DECLARE_MEMBER
 };
 

@@ -9,6 +9,10 @@
 #   sdpa         F.scaled_dot_product_attention forced onto cuDNN (causal BF16, FP16 with dropout;
 #                forward and backward): the simulated cuDNN's fused attention kernels run inside
 #                cudnnBackendExecute, recorded with FLOPs (the attention calls' equal to the truth's)
+#   graph        an MLP captured with torch.cuda.graph (cudaMallocAsync backend: captured allocations
+#                become graph memory nodes) and replayed 5 times: the script completes, the trace
+#                has one graph_launches row per replay and the kernels of every replay (as many as
+#                the truth's replayed kernels), and each replay allocated and freed its graph memory
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
@@ -83,6 +87,23 @@ check_backend_truth() {  # check_backend_truth KERNEL_NAME_PART OP_PATTERN: the 
     [ "$truth" != 0 ] && [ "$truth" = "$trace" ] || fail "$2 FLOPs $trace != truth $truth"
 }
 
+check_graph() {  # check_graph REPLAYS
+    local launches graph_kernels truth_kernels truth_allocs truth_frees
+    launches=$(count "SELECT count(*) FROM graph_launches")
+    graph_kernels=$(count "SELECT count(*) FROM kernels WHERE graph_launch IS NOT NULL")
+    # Truth lines of replayed work carry the graph and node ids: two fields more.
+    truth_kernels=$(awk -F'\t' '$1 == "kernel" && NF == 14' "$work/truth.tsv" | wc -l)
+    truth_allocs=$(awk -F'\t' '$1 == "alloc" && NF == 10' "$work/truth.tsv" | wc -l)
+    truth_frees=$(awk -F'\t' '$1 == "free" && NF == 10' "$work/truth.tsv" | wc -l)
+    echo "trace: $launches graph launches, $graph_kernels replayed kernels (truth $truth_kernels);" \
+        "truth: $truth_allocs graph allocations, $truth_frees graph frees"
+    [ "$launches" -eq "$1" ] || fail "expected $1 graph launches, got $launches"
+    [ "$truth_kernels" -gt 0 ] && [ $((truth_kernels % $1)) -eq 0 ] || fail "truth: $truth_kernels replayed kernels"
+    [ "$graph_kernels" -eq "$truth_kernels" ] || fail "trace has $graph_kernels replayed kernels, truth $truth_kernels"
+    [ "$truth_allocs" -gt 0 ] && [ $((truth_allocs % $1)) -eq 0 ] || fail "truth: $truth_allocs graph allocations"
+    grep -q "^backend cudaMallocAsync" "$work/out" || fail "PyTorch did not use the cudaMallocAsync backend"
+}
+
 check_import() {
     record -- "$python" "$here/probe.py"
     grep -q "^available True" "$work/out" || fail "torch.cuda.is_available() is not True"
@@ -109,6 +130,8 @@ case "$case_name" in
     transformer) record -- "$python" "$here/smoke_transformer.py" 2 && check_trace 'cublas%' ;;
     sdpa) TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" "$here/smoke_sdpa.py" 2 && check_trace 'cudnnBackendExecute' &&
         check_sdpa && check_backend_flops && check_backend_truth _sdpa_sm90_ 'attention_%' ;;
+    graph) TBDSIM_TRUTH="$work/truth.tsv" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+        record -- "$python" "$here/smoke_graph.py" 5 && check_trace 'cublas%' && check_graph 5 ;;
     expandable) PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True record --framework=none -- "$python" "$here/smoke_mlp.py" 2 &&
         check_trace 'cublas%' ;;
     caching) record --framework=none -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;

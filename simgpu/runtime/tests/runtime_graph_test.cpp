@@ -116,3 +116,79 @@ TEST_CASE("the per-thread default stream captures and replays through the _ptsz 
     CHECK(cudaGraphDestroy(graph) == cudaSuccess);
     CHECK(cudaFree(a) == cudaSuccess);
 }
+
+TEST_CASE("captured cudaMallocAsync and cudaFreeAsync become graph memory nodes; hand-built ones too") {
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    void* p = nullptr;
+    CHECK(cudaMallocAsync(&p, 8192, stream) == cudaSuccess);
+    CHECK(cudaMemsetAsync(p, 0x11, 8192, stream) == cudaSuccess);
+    CHECK(cudaFreeAsync(p, stream) == cudaSuccess);
+    cudaGraph_t graph = nullptr;
+    REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+    size_t count = 0;
+    REQUIRE(cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess);
+    REQUIRE(count == 3);
+    std::vector<cudaGraphNode_t> nodes(count);
+    REQUIRE(cudaGraphGetNodes(graph, nodes.data(), &count) == cudaSuccess);
+    cudaGraphNodeType type{};
+    CHECK(cudaGraphNodeGetType(nodes[0], &type) == cudaSuccess);
+    CHECK(type == cudaGraphNodeTypeMemAlloc);
+    cudaMemAllocNodeParams params{};
+    CHECK(cudaGraphMemAllocNodeGetParams(nodes[0], &params) == cudaSuccess);
+    CHECK(params.dptr == p);
+    CHECK(params.bytesize == 8192);
+    void* freed = nullptr;
+    CHECK(cudaGraphMemFreeNodeGetParams(nodes[2], &freed) == cudaSuccess);
+    CHECK(freed == p);
+
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE(cudaGraphInstantiateWithFlags(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch) == cudaSuccess);
+    cudaGraphExec_t second = nullptr;
+    CHECK(cudaGraphInstantiate(&second, graph, 0) == cudaErrorInvalidValue);  // one at a time
+    for (int i = 0; i < 2; ++i) CHECK(cudaGraphLaunch(exec, stream) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+    uint64_t used = 1, high = 0, reserved = 0;
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used) == cudaSuccess);
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &high) == cudaSuccess);
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved) == cudaSuccess);
+    CHECK(used == 0);
+    CHECK(high == 8192);
+    CHECK(reserved == 8192);
+    CHECK(cudaDeviceGraphMemTrim(0) == cudaSuccess);
+    CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrReservedMemCurrent, &reserved) == cudaSuccess);
+    CHECK(reserved == 0);
+    uint64_t zero = 0;
+    CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero) == cudaSuccess);
+    CHECK(cudaDeviceGraphMemTrim(12345) == cudaErrorInvalidDevice);
+
+    // By hand: an allocation the graph leaves live, freed afterwards by cudaFree.
+    cudaGraph_t built = nullptr;
+    REQUIRE(cudaGraphCreate(&built, 0) == cudaSuccess);
+    cudaMemAllocNodeParams alloc{};
+    alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+    alloc.poolProps.location.type = cudaMemLocationTypeDevice;
+    alloc.poolProps.location.id = 0;
+    alloc.bytesize = 4096;
+    cudaGraphNode_t node = nullptr;
+    REQUIRE(cudaGraphAddMemAllocNode(&node, built, nullptr, 0, &alloc) == cudaSuccess);
+    REQUIRE(alloc.dptr != nullptr);
+    cudaGraphNode_t free_node = nullptr;
+    CHECK(cudaGraphAddMemFreeNode(&free_node, built, &node, 1, static_cast<char*>(alloc.dptr) + 1) ==
+          cudaErrorInvalidValue);
+    cudaGraphExec_t built_exec = nullptr;
+    REQUIRE(cudaGraphInstantiateWithFlags(&built_exec, built, 0) == cudaSuccess);
+    CHECK(cudaGraphLaunch(built_exec, stream) == cudaSuccess);
+    CHECK(cudaGraphLaunch(built_exec, stream) == cudaErrorInvalidValue);  // still live
+    CHECK(cudaFree(alloc.dptr) == cudaSuccess);
+    CHECK(cudaGraphLaunch(built_exec, stream) == cudaSuccess);
+    CHECK(cudaFreeAsync(alloc.dptr, stream) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(stream) == cudaSuccess);
+
+    CHECK(cudaGraphExecDestroy(built_exec) == cudaSuccess);
+    CHECK(cudaGraphDestroy(built) == cudaSuccess);
+    CHECK(cudaGraphExecDestroy(exec) == cudaSuccess);
+    CHECK(cudaGraphDestroy(graph) == cudaSuccess);
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
+}
