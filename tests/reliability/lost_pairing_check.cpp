@@ -45,11 +45,13 @@ int check_lost(trace::Database& db, const std::map<int64_t, int64_t>& tid_of) {
         const bool own = !kernels.is_null(1) && kernels.column_int(1) == it->second && kernels.column_int(2) == 0 &&
                          kernels.column_int(3) == 0;
         if (own) continue;
-        if (++wrong <= 5)
-            std::printf("  kernel %lld: launched by tid %lld, stored with %s\n", static_cast<long long>(it->first),
-                        static_cast<long long>(it->second),
-                        kernels.is_null(1) ? "no launch"
-                                           : ("a launch of tid " + std::to_string(kernels.column_int(1))).c_str());
+        if (++wrong > 5) continue;
+        const std::string stored = kernels.is_null(1) ? "no launch"
+                                   : kernels.column_int(2) != 0
+                                       ? "a launch made after it started (no queue time)"
+                                       : "a launch of tid " + std::to_string(kernels.column_int(1));
+        std::printf("  kernel %lld: launched by tid %lld, stored with %s\n", static_cast<long long>(it->first),
+                    static_cast<long long>(it->second), stored.c_str());
     }
     std::printf("%s  lost kernels %d of %d with a launch of their own thread\n",
                 wrong == 0 && found > 0 ? "ok  " : "FAIL", found - wrong, found);
