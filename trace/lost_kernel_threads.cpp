@@ -8,13 +8,15 @@
 //   same thread's next launch read its own. So when ids are walked in order, an id is given after the
 //   launch time of every lower id, and before its own thread's next launch: a thread whose next launch
 //   came before some lower id's launch cannot own it.
-// The walk places every kernel, tied or lost, in id order at its thread's next launch and checks these
-// facts at each step; a lost kernel tries the threads that lack one, the latest pending launch first
-// (a thread whose pending launch is much older is likely held inside the call, its id still to come).
-// A step that breaks a fact undoes the latest choice and tries the next thread. Threads that launch at
-// once interleave their ids (one preempted between our hook and the driver gets its id hundreds of
-// microseconds after its launch time), so one neighbour in id order proves nothing, which is why a
-// rule of "the thread of its neighbours" paired 1 to 3 of 8 000 kernels with the wrong launch.
+// The walk places every kernel, tied or lost, in id order at its thread's next launch and keeps only
+// placements that respect these facts. A lost kernel may go to any thread that lacks one and fits, so
+// the walk follows every such choice at once; placements that reach the same state (how many launches
+// of each thread are placed, which is all the facts depend on) are merged, keeping the preferred
+// history: the thread with the latest pending launch first (one whose pending launch is much older is
+// likely held inside the call, its id still to come). Threads that launch at once interleave their ids
+// (one preempted between our hook and the driver gets its id hundreds of microseconds after its launch
+// time), so one neighbour in id order proves nothing: the rule "the thread of its neighbours" it
+// replaces left 1 to 3 of 8 000 kernels without their launch in about one run in six.
 #include "lost_kernel_threads.h"
 
 #include <algorithm>
@@ -27,20 +29,29 @@ namespace {
 // our clock agree exactly), then with the tolerance the rest of the builder allows between the clocks.
 constexpr uint64_t kClockToleranceNs = 10'000;
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-// Steps the walk may take per kernel before it gives up (undone choices count).
-constexpr size_t kStepsPerKernel = 64;
-constexpr uint32_t kUnplaced = std::numeric_limits<uint32_t>::max();
+// The most states followed at once; past it the least preferred are given up (never reached in the
+// tests: 8 threads x 1 000 launches with every 7th correlation record lost follow at most a few).
+constexpr size_t kMaxStates = 4096;
 
 struct Entry {
     const raw::RawDeviceActivity* d;
-    uint32_t thread;  // index into Walk::tids; unused when lost
+    uint32_t thread;  // index into Walk::tids_; unused when lost
     bool lost;
 };
 
-struct Choice {
-    size_t entry;
-    std::vector<uint32_t> threads;  // candidates, in the order they are tried
-    size_t tried = 0;
+// Where the walk stands: per thread, how many of its launches are placed; the latest launch time
+// placed; the choice that led here (index into Walk::nodes_, -1: none yet).
+struct State {
+    std::vector<uint32_t> next;
+    uint64_t latest_ns = 0;
+    int64_t node = -1;
+};
+
+// One choice: lost entry `entry` went to thread `thread`, after the choices of node `parent`.
+struct Node {
+    int64_t parent;
+    uint32_t entry;
+    uint32_t thread;
 };
 
 class Walk {
@@ -48,34 +59,28 @@ public:
     Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
          const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
          const std::vector<const raw::RawDeviceActivity*>& lost);
-    // Places every entry; false when no placement keeps the facts within the step budget.
+    // Places every entry; false when no placement keeps the facts.
     bool run(uint64_t tolerance_ns);
-    // The thread id of each lost entry, after a successful run.
+    // Gives each lost entry to its thread, after a successful run.
     void hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread) const;
 
 private:
     uint64_t launch_ns(uint32_t t, size_t position) const;
-    bool fits(uint32_t t, size_t at, bool lost) const;
-    uint64_t upper_bound_ns(size_t at, uint32_t candidate) const;
-    std::vector<uint32_t> candidates(size_t at) const;
-    void place(uint32_t t, size_t at);
-    void undo_to(size_t at);
-    bool backtrack(size_t& at);
+    bool fits(const State& s, uint32_t t, size_t at) const;
+    uint64_t upper_bound_ns(const State& s, size_t at, uint32_t candidate) const;
+    void step_tied(size_t at, std::vector<State>& states) const;
+    void step_lost(size_t at, std::vector<State>& states);
+    State place(const State& s, uint32_t t) const;
 
     const RawProcess& raw_;
     std::vector<uint32_t> tids_;  // thread index -> tid, ascending: a stable choice among equals
     std::vector<const std::vector<int64_t>*> launches_;
-    std::vector<int64_t> lacking_;  // per thread: launches beyond its tied kernels
-    std::vector<Entry> entries_;    // by correlation id
-    // The walk's state: per thread, launches placed and lost kernels still lacking; per placed
-    // entry, its thread and the latest launch time before it.
-    std::vector<size_t> next_;
-    std::vector<int64_t> missing_;
-    std::vector<uint32_t> owner_;
-    std::vector<uint64_t> latest_before_;
-    uint64_t latest_ns_ = 0;
+    std::vector<int64_t> lacking_;     // per thread: launches beyond its tied kernels
+    std::vector<Entry> entries_;       // by correlation id
+    std::vector<uint32_t> tied_seen_;  // per thread: its tied entries the walk has passed
+    std::vector<Node> nodes_;
+    int64_t result_ = -1;
     uint64_t tolerance_ns_ = 0;
-    std::vector<Choice> choices_;
 };
 
 Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
@@ -108,22 +113,24 @@ uint64_t Walk::launch_ns(uint32_t t, size_t position) const {
     return raw_.launches[static_cast<size_t>((*launches_[t])[position])].record.ts_ns;
 }
 
-// Whether entry `at` may be thread t's next launch's kernel: same name, not before the launch, and its
-// id given before the thread's next launch yet after every lower id's launch.
-bool Walk::fits(uint32_t t, size_t at, bool lost) const {
-    const size_t position = next_[t];
-    if (position >= launches_[t]->size() || (lost && missing_[t] <= 0)) return false;
-    const raw::RawDeviceActivity& d = *entries_[at].d;
+// Whether entry `at` may be thread t's next launch's kernel in state s: t still lacks a kernel (lost
+// entries), same name, not before the launch, and its id given before the thread's next launch yet
+// after every lower id's launch (and, lost, before the next tied kernel's bound).
+bool Walk::fits(const State& s, uint32_t t, size_t at) const {
+    const size_t position = s.next[t];
+    const Entry& e = entries_[at];
+    if (position >= launches_[t]->size()) return false;
+    if (e.lost && static_cast<int64_t>(position) - tied_seen_[t] >= lacking_[t]) return false;
     const raw::RawLaunch& launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
-    if (raw_.string(launch.name_string) != raw_.string(d.name_string)) return false;
-    if (launch.ts_ns > d.start_ns + tolerance_ns_) return false;
-    return latest_ns_ < launch_ns(t, position + 1) && (!lost || launch.ts_ns < upper_bound_ns(at, t));
+    if (raw_.string(launch.name_string) != raw_.string(e.d->name_string)) return false;
+    if (launch.ts_ns > e.d->start_ns + tolerance_ns_) return false;
+    return s.latest_ns < launch_ns(t, position + 1) && (!e.lost || launch.ts_ns < upper_bound_ns(s, at, t));
 }
 
 // The time before which the lost entry `at` got its id, were it `candidate`'s: the next tied kernel
 // above it got its id before its own thread's next launch, which is at most `lost_between` (+1 when
-// that thread is the candidate) places further than the walk has reached.
-uint64_t Walk::upper_bound_ns(size_t at, uint32_t candidate) const {
+// that thread is the candidate) places further than state s has reached.
+uint64_t Walk::upper_bound_ns(const State& s, size_t at, uint32_t candidate) const {
     size_t lost_between = 0;
     for (size_t i = at + 1; i < entries_.size(); ++i) {
         const Entry& e = entries_[i];
@@ -131,90 +138,74 @@ uint64_t Walk::upper_bound_ns(size_t at, uint32_t candidate) const {
             ++lost_between;
             continue;
         }
-        return launch_ns(e.thread, next_[e.thread] + lost_between + (e.thread == candidate ? 1 : 0) + 1);
+        return launch_ns(e.thread, s.next[e.thread] + lost_between + (e.thread == candidate ? 1 : 0) + 1);
     }
     return kNever;
 }
 
-std::vector<uint32_t> Walk::candidates(size_t at) const {
-    std::vector<uint32_t> threads;
-    for (uint32_t t = 0; t < tids_.size(); ++t)
-        if (fits(t, at, true)) threads.push_back(t);
-    std::stable_sort(threads.begin(), threads.end(),
-                     [&](uint32_t a, uint32_t b) { return launch_ns(a, next_[a]) > launch_ns(b, next_[b]); });
-    return threads;
+State Walk::place(const State& s, uint32_t t) const {
+    State after = s;
+    after.latest_ns = std::max(after.latest_ns, launch_ns(t, after.next[t]));
+    ++after.next[t];
+    return after;
 }
 
-void Walk::place(uint32_t t, size_t at) {
-    owner_[at] = t;
-    latest_before_[at] = latest_ns_;
-    latest_ns_ = std::max(latest_ns_, launch_ns(t, next_[t]));
-    ++next_[t];
-    if (entries_[at].lost) --missing_[t];
+// A tied entry has one place: states where it does not fit end.
+void Walk::step_tied(size_t at, std::vector<State>& states) const {
+    const uint32_t t = entries_[at].thread;
+    std::vector<State> kept;
+    kept.reserve(states.size());
+    for (const State& s : states)
+        if (fits(s, t, at)) kept.push_back(place(s, t));
+    states = std::move(kept);
 }
 
-// Takes back the placements of entries `at` and after (the walk is at `end`).
-void Walk::undo_to(size_t at) {
-    for (size_t i = at; i < entries_.size() && owner_[i] != kUnplaced; ++i) {
-        const uint32_t t = owner_[i];
-        --next_[t];
-        if (entries_[i].lost) ++missing_[t];
-        owner_[i] = kUnplaced;
-    }
-    latest_ns_ = latest_before_[at];
-}
-
-// Undoes back to the latest choice that has a thread left to try and places that one; false when
-// no choice has.
-bool Walk::backtrack(size_t& at) {
-    while (!choices_.empty()) {
-        Choice& choice = choices_.back();
-        undo_to(choice.entry);
-        if (++choice.tried < choice.threads.size()) {
-            place(choice.threads[choice.tried], choice.entry);
-            at = choice.entry + 1;
-            return true;
+// A lost entry: every thread that fits, the latest pending launch first; equal states merged, the
+// first (preferred) history kept.
+void Walk::step_lost(size_t at, std::vector<State>& states) {
+    std::vector<State> after;
+    std::map<std::vector<uint32_t>, bool> seen;
+    for (const State& s : states) {
+        std::vector<uint32_t> threads;
+        for (uint32_t t = 0; t < tids_.size(); ++t)
+            if (fits(s, t, at)) threads.push_back(t);
+        std::stable_sort(threads.begin(), threads.end(),
+                         [&](uint32_t a, uint32_t b) { return launch_ns(a, s.next[a]) > launch_ns(b, s.next[b]); });
+        for (const uint32_t t : threads) {
+            State next = place(s, t);
+            if (!seen.emplace(next.next, true).second || after.size() >= kMaxStates) continue;
+            nodes_.push_back({s.node, static_cast<uint32_t>(at), t});
+            next.node = static_cast<int64_t>(nodes_.size() - 1);
+            after.push_back(std::move(next));
         }
-        choices_.pop_back();
     }
-    return false;
+    states = std::move(after);
 }
 
 bool Walk::run(uint64_t tolerance_ns) {
     tolerance_ns_ = tolerance_ns;
-    next_.assign(tids_.size(), 0);
-    missing_ = lacking_;
-    owner_.assign(entries_.size(), kUnplaced);
-    latest_before_.assign(entries_.size(), 0);
-    latest_ns_ = 0;
-    choices_.clear();
-    const size_t budget = kStepsPerKernel * (entries_.size() + 1);
-    size_t at = 0;
-    for (size_t steps = 0; at < entries_.size(); ++steps) {
-        if (steps > budget) return false;
-        const Entry& e = entries_[at];
-        if (!e.lost) {
-            if (fits(e.thread, at, false)) {
-                place(e.thread, at++);
-            } else if (!backtrack(at)) {
-                return false;
-            }
-            continue;
+    tied_seen_.assign(tids_.size(), 0);
+    nodes_.clear();
+    std::vector<State> states(1);
+    states.front().next.assign(tids_.size(), 0);
+    for (size_t at = 0; at < entries_.size() && !states.empty(); ++at) {
+        if (entries_[at].lost) {
+            step_lost(at, states);
+        } else {
+            step_tied(at, states);
+            ++tied_seen_[entries_[at].thread];
         }
-        Choice choice{at, candidates(at)};
-        if (choice.threads.empty()) {
-            if (!backtrack(at)) return false;
-            continue;
-        }
-        place(choice.threads.front(), at++);
-        choices_.push_back(std::move(choice));
     }
+    if (states.empty()) return false;
+    result_ = states.front().node;
     return true;
 }
 
 void Walk::hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread) const {
-    for (size_t i = 0; i < entries_.size(); ++i)
-        if (entries_[i].lost) by_thread[tids_[owner_[i]]].push_back(entries_[i].d);
+    for (int64_t n = result_; n >= 0; n = nodes_[static_cast<size_t>(n)].parent) {
+        const Node& node = nodes_[static_cast<size_t>(n)];
+        by_thread[tids_[node.thread]].push_back(entries_[node.entry].d);
+    }
 }
 
 // The rule used when the walk finds no placement (records lost on the host side too, clocks further
