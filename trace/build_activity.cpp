@@ -2,9 +2,9 @@
 // record of the same work are joined through RawCorrelation (CUPTI correlation id -> our sequence).
 // Work with no device record is kept with host timestamps (duration NULL); device records with no
 // host record (e.g. work the hooks did not see) are kept with what CUPTI knows.
+#include "lost_kernel_threads.h"
 #include "model_builder.h"
 #include "tbdprof/trace/tables.h"
-#include "lost_kernel_threads.h"
 #include "thread_order_pairing.h"
 
 #include <algorithm>
