@@ -9,7 +9,8 @@
 //   launch time of every lower id, and before its own thread's next launch: a thread whose next launch
 //   came before some lower id's launch cannot own it.
 // The walk places every kernel, tied or lost, in id order at its thread's next launch and keeps only
-// placements that respect these facts. A lost kernel may go to any thread that lacks one and fits, so
+// placements that respect these facts (a kernel that fits no placement, its launch unseen say, is
+// skipped and left to the rules after). A lost kernel may go to any thread that lacks one and fits, so
 // the walk follows every such choice at once; placements that reach the same state (how many launches
 // of each thread are placed, which is all the facts depend on) are merged, keeping the preferred
 // history: the thread whose pending launch is the oldest first. When two threads are inside their
@@ -23,6 +24,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <unordered_set>
 
 namespace tbdprof::trace::detail {
 namespace {
@@ -64,25 +67,28 @@ public:
     Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
          const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
          const std::vector<const raw::RawDeviceActivity*>& lost);
-    // Places every entry; false when no placement keeps the facts.
-    bool run(uint64_t tolerance_ns);
-    // Gives each lost entry to its thread, after a successful run.
-    void hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread) const;
+    // Places every entry it can; returns how many it skipped (no placement kept the facts: a launch
+    // the hooks did not see, say), or nullopt when it gave up (kMaxPlacementsTried).
+    std::optional<size_t> run(uint64_t tolerance_ns);
+    // Gives each lost entry the run placed to its thread; the others stay in `lost`.
+    void hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
+                  std::vector<const raw::RawDeviceActivity*>& lost) const;
 
 private:
     uint64_t launch_ns(uint32_t t, size_t position) const;
     bool fits(const State& s, uint32_t t, size_t at) const;
     uint64_t upper_bound_ns(const State& s, size_t at, uint32_t candidate) const;
-    void step_tied(size_t at, std::vector<State>& states) const;
-    void step_lost(size_t at, std::vector<State>& states);
+    bool step_tied(size_t at, std::vector<State>& states) const;
+    bool step_lost(size_t at, std::vector<State>& states);
     State place(const State& s, uint32_t t) const;
 
     const RawProcess& raw_;
     std::vector<uint32_t> tids_;  // thread index -> tid, ascending: a stable choice among equals
     std::vector<const std::vector<int64_t>*> launches_;
-    std::vector<int64_t> lacking_;     // per thread: launches beyond its tied kernels
-    std::vector<Entry> entries_;       // by correlation id
-    std::vector<uint32_t> tied_seen_;  // per thread: its tied entries the walk has passed
+    std::vector<int64_t> lacking_;      // per thread: launches beyond its tied kernels
+    std::vector<int64_t> lacking_now_;  // the same, plus its tied kernels the run skipped
+    std::vector<Entry> entries_;        // by correlation id
+    std::vector<uint32_t> tied_seen_;   // per thread: its tied entries the walk has passed
     std::vector<Node> nodes_;
     size_t tried_ = 0;  // placements tried for lost entries, against kMaxPlacementsTried
     int64_t result_ = -1;
@@ -126,7 +132,7 @@ bool Walk::fits(const State& s, uint32_t t, size_t at) const {
     const size_t position = s.next[t];
     const Entry& e = entries_[at];
     if (position >= launches_[t]->size()) return false;
-    if (e.lost && static_cast<int64_t>(position) - tied_seen_[t] >= lacking_[t]) return false;
+    if (e.lost && static_cast<int64_t>(position) - tied_seen_[t] >= lacking_now_[t]) return false;
     const raw::RawLaunch& launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
     if (raw_.string(launch.name_string) != raw_.string(e.d->name_string)) return false;
     if (launch.ts_ns > e.d->start_ns + tolerance_ns_) return false;
@@ -156,19 +162,22 @@ State Walk::place(const State& s, uint32_t t) const {
     return after;
 }
 
-// A tied entry has one place: states where it does not fit end.
-void Walk::step_tied(size_t at, std::vector<State>& states) const {
+// A tied entry has one place: states where it does not fit end. False, states unchanged, when it
+// fits none.
+bool Walk::step_tied(size_t at, std::vector<State>& states) const {
     const uint32_t t = entries_[at].thread;
     std::vector<State> kept;
     kept.reserve(states.size());
     for (const State& s : states)
         if (fits(s, t, at)) kept.push_back(place(s, t));
+    if (kept.empty()) return false;
     states = std::move(kept);
+    return true;
 }
 
 // A lost entry: every thread that fits, the oldest pending launch first; equal states merged, the
-// first (preferred) history kept.
-void Walk::step_lost(size_t at, std::vector<State>& states) {
+// first (preferred) history kept. False, states unchanged, when no thread fits any state.
+bool Walk::step_lost(size_t at, std::vector<State>& states) {
     std::vector<State> after;
     std::map<std::vector<uint32_t>, bool> seen;
     for (const State& s : states) {
@@ -186,39 +195,50 @@ void Walk::step_lost(size_t at, std::vector<State>& states) {
             after.push_back(std::move(next));
         }
     }
+    if (after.empty()) return false;
     states = std::move(after);
-}
-
-bool Walk::run(uint64_t tolerance_ns) {
-    tolerance_ns_ = tolerance_ns;
-    tied_seen_.assign(tids_.size(), 0);
-    nodes_.clear();
-    std::vector<State> states(1);
-    states.front().next.assign(tids_.size(), 0);
-    tried_ = 0;
-    for (size_t at = 0; at < entries_.size() && !states.empty() && tried_ <= kMaxPlacementsTried; ++at) {
-        if (entries_[at].lost) {
-            step_lost(at, states);
-        } else {
-            step_tied(at, states);
-            ++tied_seen_[entries_[at].thread];
-        }
-    }
-    if (states.empty() || tried_ > kMaxPlacementsTried) return false;
-    result_ = states.front().node;
     return true;
 }
 
-void Walk::hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread) const {
+std::optional<size_t> Walk::run(uint64_t tolerance_ns) {
+    tolerance_ns_ = tolerance_ns;
+    tied_seen_.assign(tids_.size(), 0);
+    lacking_now_ = lacking_;
+    nodes_.clear();
+    tried_ = 0;
+    std::vector<State> states(1);
+    states.front().next.assign(tids_.size(), 0);
+    size_t skipped = 0;
+    for (size_t at = 0; at < entries_.size(); ++at) {
+        if (tried_ > kMaxPlacementsTried) return std::nullopt;
+        const Entry& e = entries_[at];
+        if (e.lost) {
+            skipped += step_lost(at, states) ? 0 : 1;
+        } else if (step_tied(at, states)) {
+            ++tied_seen_[e.thread];
+        } else {
+            ++skipped;
+            ++lacking_now_[e.thread];  // its launch is missing: one slot fewer taken by tied kernels
+        }
+    }
+    result_ = states.front().node;
+    return skipped;
+}
+
+void Walk::hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
+                    std::vector<const raw::RawDeviceActivity*>& lost) const {
+    std::unordered_set<const raw::RawDeviceActivity*> placed;
     for (int64_t n = result_; n >= 0; n = nodes_[static_cast<size_t>(n)].parent) {
         const Node& node = nodes_[static_cast<size_t>(n)];
         by_thread[tids_[node.thread]].push_back(entries_[node.entry].d);
+        placed.insert(entries_[node.entry].d);
     }
+    std::erase_if(lost, [&](const raw::RawDeviceActivity* d) { return placed.contains(d); });
 }
 
-// The rule used when the walk finds no placement (records lost on the host side too, clocks further
-// apart than the tolerance): a lost record whose two neighbours on each side in CUPTI order belong to
-// one thread is that thread's; the others stay lost, for the intervals and the last resort.
+// The rule used when the walk gives up (kMaxPlacementsTried): a lost record whose two neighbours on
+// each side in CUPTI order belong to one thread is that thread's; the others stay lost, for the
+// intervals and the last resort.
 void assign_by_neighbours(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
                           std::vector<const raw::RawDeviceActivity*>& lost) {
     if (lost.empty() || by_thread.empty()) return;
@@ -255,13 +275,12 @@ void assign_lost_to_threads(const RawProcess& raw,
                             std::vector<const raw::RawDeviceActivity*>& lost) {
     if (lost.empty()) return;
     Walk walk(raw, launches_of_thread, by_thread, lost);
-    for (const uint64_t tolerance_ns : {uint64_t{0}, kClockToleranceNs}) {
-        if (walk.run(tolerance_ns)) {
-            walk.hand_out(by_thread);
-            lost.clear();
-            return;
-        }
-    }
+    // Exact clocks first; the tolerance only if it places more.
+    const std::optional<size_t> exact = walk.run(0);
+    if (exact && *exact == 0) return walk.hand_out(by_thread, lost);
+    const std::optional<size_t> tolerant = walk.run(kClockToleranceNs);
+    if (tolerant && (!exact || *tolerant < *exact)) return walk.hand_out(by_thread, lost);
+    if (exact && walk.run(0)) return walk.hand_out(by_thread, lost);
     assign_by_neighbours(by_thread, lost);
 }
 
