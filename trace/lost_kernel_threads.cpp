@@ -69,7 +69,8 @@ public:
          const std::vector<const raw::RawDeviceActivity*>& lost);
     // Places every entry it can; returns how many it skipped (no placement kept the facts: a launch
     // the hooks did not see, say), or nullopt when it gave up (kMaxPlacementsTried).
-    std::optional<size_t> run(uint64_t tolerance_ns);
+    std::optional<size_t> run(uint64_t tolerance_ns, bool compare_names);
+    size_t size() const { return entries_.size(); }
     // Gives each lost entry the run placed to its thread; the others stay in `lost`.
     void hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
                   std::vector<const raw::RawDeviceActivity*>& lost) const;
@@ -93,6 +94,7 @@ private:
     size_t tried_ = 0;  // placements tried for lost entries, against kMaxPlacementsTried
     int64_t result_ = -1;
     uint64_t tolerance_ns_ = 0;
+    bool compare_names_ = true;
 };
 
 Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
@@ -134,7 +136,7 @@ bool Walk::fits(const State& s, uint32_t t, size_t at) const {
     if (position >= launches_[t]->size()) return false;
     if (e.lost && static_cast<int64_t>(position) - tied_seen_[t] >= lacking_now_[t]) return false;
     const raw::RawLaunch& launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
-    if (raw_.string(launch.name_string) != raw_.string(e.d->name_string)) return false;
+    if (compare_names_ && raw_.string(launch.name_string) != raw_.string(e.d->name_string)) return false;
     if (launch.ts_ns > e.d->start_ns + tolerance_ns_) return false;
     return s.latest_ns < launch_ns(t, position + 1) && (!e.lost || launch.ts_ns < upper_bound_ns(s, at, t));
 }
@@ -200,8 +202,9 @@ bool Walk::step_lost(size_t at, std::vector<State>& states) {
     return true;
 }
 
-std::optional<size_t> Walk::run(uint64_t tolerance_ns) {
+std::optional<size_t> Walk::run(uint64_t tolerance_ns, bool compare_names) {
     tolerance_ns_ = tolerance_ns;
+    compare_names_ = compare_names;
     tied_seen_.assign(tids_.size(), 0);
     lacking_now_ = lacking_;
     nodes_.clear();
@@ -275,13 +278,24 @@ void assign_lost_to_threads(const RawProcess& raw,
                             std::vector<const raw::RawDeviceActivity*>& lost) {
     if (lost.empty()) return;
     Walk walk(raw, launches_of_thread, by_thread, lost);
-    // Exact clocks first; the tolerance only if it places more.
-    const std::optional<size_t> exact = walk.run(0);
-    if (exact && *exact == 0) return walk.hand_out(by_thread, lost);
-    const std::optional<size_t> tolerant = walk.run(kClockToleranceNs);
-    if (tolerant && (!exact || *tolerant < *exact)) return walk.hand_out(by_thread, lost);
-    if (exact && walk.run(0)) return walk.hand_out(by_thread, lost);
-    assign_by_neighbours(by_thread, lost);
+    // Exact clocks first, then the tolerance; names compared unless they disagree for most kernels (a
+    // CUPTI that spells them differently from cuFuncGetName). The try that skips fewest is used.
+    struct Try {
+        uint64_t tolerance_ns;
+        bool compare_names;
+    };
+    constexpr Try kTries[] = {{0, true}, {kClockToleranceNs, true}, {kClockToleranceNs, false}};
+    std::optional<size_t> best;
+    size_t best_try = 0, last_try = 0;
+    for (size_t i = 0; i < std::size(kTries) && !(best && *best == 0); ++i) {
+        if (i == 2 && best && *best * 2 < walk.size()) break;  // names mostly agree: keep comparing them
+        const std::optional<size_t> skipped = walk.run(kTries[i].tolerance_ns, kTries[i].compare_names);
+        last_try = i;
+        if (skipped && (!best || *skipped < *best)) best = skipped, best_try = i;
+    }
+    if (!best) return assign_by_neighbours(by_thread, lost);
+    if (best_try != last_try) walk.run(kTries[best_try].tolerance_ns, kTries[best_try].compare_names);
+    walk.hand_out(by_thread, lost);
 }
 
 }  // namespace tbdprof::trace::detail
