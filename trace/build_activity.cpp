@@ -2,6 +2,7 @@
 // record of the same work are joined through RawCorrelation (CUPTI correlation id -> our sequence).
 // Work with no device record is kept with host timestamps (duration NULL); device records with no
 // host record (e.g. work the hooks did not see) are kept with what CUPTI knows.
+#include "lost_kernel_threads.h"
 #include "model_builder.h"
 #include "tbdprof/trace/tables.h"
 #include "thread_order_pairing.h"
@@ -242,12 +243,12 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
         }
     }
     const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
-    assign_lost_to_threads(by_thread, lost);
+    std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
+    for (size_t i = 0; i < raw.launches.size(); ++i) {
+        if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
+    }
+    assign_lost_to_threads(raw, launches_of_thread, by_thread, lost);
     if (!by_thread.empty()) {
-        std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
-        for (size_t i = 0; i < raw.launches.size(); ++i) {
-            if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
-        }
         for (auto& [tid, device] : by_thread) {
             pair_in_thread_order(raw, launches_of_thread[tid], device, k.joined, k.pairs, k.orphans);
         }

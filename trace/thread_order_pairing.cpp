@@ -152,34 +152,6 @@ std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, ui
     return groups;
 }
 
-void assign_lost_to_threads(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-                            std::vector<const raw::RawDeviceActivity*>& lost) {
-    if (lost.empty() || by_thread.empty()) return;
-    std::vector<std::pair<uint64_t, uint32_t>> tagged;  // (CUPTI id, thread), by id
-    for (const auto& [tid, records] : by_thread)
-        for (const raw::RawDeviceActivity* d : records) tagged.emplace_back(d->correlation_id, tid);
-    std::sort(tagged.begin(), tagged.end());
-    std::vector<const raw::RawDeviceActivity*> left;
-    // Two neighbours on each side must agree: threads that launch at once interleave their CUPTI
-    // ids, and a record of one thread can sit between two of another's.
-    constexpr ptrdiff_t kNeighbours = 2;
-    for (const raw::RawDeviceActivity* d : lost) {
-        const auto next = std::lower_bound(tagged.begin(), tagged.end(), std::make_pair(d->correlation_id, 0u));
-        const ptrdiff_t at = next - tagged.begin();
-        const ptrdiff_t first = std::max<ptrdiff_t>(0, at - kNeighbours);
-        const ptrdiff_t last = std::min<ptrdiff_t>(static_cast<ptrdiff_t>(tagged.size()), at + kNeighbours);
-        bool agree = first < last;
-        for (ptrdiff_t i = first; agree && i < last; ++i)
-            agree = tagged[static_cast<size_t>(i)].second == tagged[static_cast<size_t>(first)].second;
-        if (!agree) {
-            left.push_back(d);  // among several threads' kernels: the intervals decide
-            continue;
-        }
-        by_thread[tagged[static_cast<size_t>(first)].second].push_back(d);
-    }
-    lost = std::move(left);
-}
-
 size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::RawDeviceActivity*>& lost,
                          std::vector<bool>& joined, std::vector<DevicePair>& pairs,
                          std::vector<const raw::RawDeviceActivity*>& orphans) {

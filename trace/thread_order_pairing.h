@@ -42,13 +42,6 @@ std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, ui
                                               const std::vector<const raw::RawDeviceActivity*>& lost,
                                               std::vector<const raw::RawDeviceActivity*>& unmatched);
 
-// Lost kernel records whose neighbours in CUPTI order (the tagged records just before and after
-// it) belong to one thread are that thread's: moved from `lost` into `by_thread`, so that the
-// thread's in-order pairing sees them where they were (without them, a loop of one kernel name
-// pairs every later launch with the next launch's kernel). Others stay in `lost`.
-void assign_lost_to_threads(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-                            std::vector<const raw::RawDeviceActivity*>& lost);
-
 // Kernels of `lost` paired, interval by interval, with launches not joined otherwise (same name, not
 // before the launch, in order). Marks `joined`, appends to `pairs`; the rest to `orphans`. Returns
 // how many were paired.

@@ -4,6 +4,7 @@
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -189,6 +190,19 @@ bool force_drop() {
     return every != 0 && g_correlations_seen.fetch_add(1, std::memory_order_relaxed) % every == every - 1;
 }
 
+// TBDPROF_TEST_DROPPED_CORRELATIONS=PATH (tests only, with the knob above): each dropped record is
+// also appended to PATH as "CORRELATION_ID EXTERNAL_ID", the answer a test checks the builder's
+// pairing of the work against (tests/reliability/lost_pairing_check.cpp).
+void note_forced_drop(const CUpti_ActivityExternalCorrelation& e) {
+    static const int fd = [] {
+        const char* path = std::getenv("TBDPROF_TEST_DROPPED_CORRELATIONS");
+        return path != nullptr ? ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+    }();
+    if (fd >= 0) {
+        dprintf(fd, "%u %llu\n", e.correlationId, static_cast<unsigned long long>(e.externalId));
+    }
+}
+
 // Returns false when the record was dropped (the test knob).
 bool convert(ThreadState& thread, const CUpti_Activity* record) {
     switch (record->kind) {
@@ -236,7 +250,10 @@ bool convert(ThreadState& thread, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
         const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
         if (e->externalKind != CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) break;
-        if (force_drop()) return false;
+        if (force_drop()) {
+            note_forced_drop(*e);
+            return false;
+        }
         raw::RawCorrelation out{};
         out.correlation_id = e->correlationId;
         out.sequence = e->externalId;
