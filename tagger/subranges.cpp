@@ -251,6 +251,45 @@ void merge_subranges(SubRangeSet& set, size_t first, size_t second) {
         if (owner == static_cast<int32_t>(second)) owner = static_cast<int32_t>(first);
 }
 
+bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_t from_work) {
+    if (index >= set.ranges.size() || set.ranges[index].merged) return false;
+    const auto self = static_cast<int32_t>(index);
+    size_t before = 0, after = 0;
+    for (size_t u = 0; u < set.owner.size(); ++u)
+        if (set.owner[u] == self) ++(m.pointer_uses[u].work < from_work ? before : after);
+    if (before == 0 || after == 0) return false;
+    // Each part as derive_subranges makes one: size evidence from the uses at its own start (an
+    // interior pointer's size is a slice's), the largest exact size, else the largest lower bound.
+    Instance parts[2];
+    for (size_t u = 0; u < set.owner.size(); ++u) {
+        if (set.owner[u] > self) ++set.owner[u];
+        if (set.owner[u] != self) continue;
+        const PointerUse& use = m.pointer_uses[u];
+        const bool late = use.work >= from_work;
+        Instance& part = parts[late ? 1 : 0];
+        if (part.uses.empty()) part.first = part.last = use.work;
+        if (use.offset == set.ranges[index].offset) {
+            add(part, use, u);
+        } else {
+            part.uses.push_back(u);
+            part.first = std::min(part.first, use.work);
+            part.last = std::max(part.last, use.work);
+        }
+        if (late) set.owner[u] = self + 1;
+    }
+    SubRange head = set.ranges[index];
+    SubRange tail = head;
+    for (auto [range, part] : {std::pair{&head, &parts[0]}, std::pair{&tail, &parts[1]}}) {
+        range->first_work = part->first;
+        range->last_work = part->last;
+        range->known_bytes = part->known_bytes();
+        range->exact = part->exact_bytes > 0;
+    }
+    set.ranges[index] = head;
+    set.ranges.insert(set.ranges.begin() + std::ptrdiff_t(index) + 1, tail);
+    return true;
+}
+
 TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vector<int32_t>& virtual_index) {
     TraceModel v;
     v.allocations = m.allocations;
