@@ -34,12 +34,19 @@ std::vector<int> work_iterations(const TraceModel& m, const IterationSet& its) {
     return result;
 }
 
-void add(Instance& instance, const PointerUse& u, size_t index) {
+// Whether `u`'s byte count is the size of the tensor at its address. A copy or set writing it, a
+// recorded operand extent: yes. A copy reading N bytes from it says only that the tensor holds at
+// least N (a slice may be copied out): a lower bound, like a GEMM operand's shape.
+bool exact_size(const TraceModel& m, const PointerUse& u) {
+    return u.exact && !(u.access == Access::Read && m.work[u.work].kind != WorkItem::Kind::Kernel);
+}
+
+void add(const TraceModel& m, Instance& instance, const PointerUse& u, size_t index) {
     if (instance.uses.empty()) instance.first = u.work;
     instance.uses.push_back(index);
     instance.first = std::min(instance.first, u.work);
     instance.last = std::max(instance.last, u.work);
-    if (u.exact)
+    if (exact_size(m, u))
         instance.exact_bytes = std::max(instance.exact_bytes, u.bytes);
     else
         instance.bound_bytes = std::max(instance.bound_bytes, u.bytes);
@@ -103,7 +110,7 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
-            bool other_size = exact && u.bytes && (u.exact ? u.bytes != exact : u.bytes > exact);
+            bool other_size = exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
             // (Cut only where the tensor before has size evidence: without any, it would run to the
             // next start in use and cover its neighbours, a worse error than one tensor too many.)
             start = replaced || new_step || other_size ||
@@ -114,7 +121,7 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             current = &out.back();
             current->offset = u.offset;
         }
-        add(*current, u, index);
+        add(m, *current, u, index);
         previous = &u;
     }
 }
@@ -269,7 +276,7 @@ bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_
         Instance& part = parts[late ? 1 : 0];
         if (part.uses.empty()) part.first = part.last = use.work;
         if (use.offset == set.ranges[index].offset) {
-            add(part, use, u);
+            add(m, part, use, u);
         } else {
             part.uses.push_back(u);
             part.first = std::min(part.first, use.work);

@@ -387,3 +387,18 @@ TEST_CASE("a tensor a product call consumed in backward and the update's tempora
     CHECK_EQ(pieces(0, "weights"), 1);
     CHECK_EQ(pieces(4096, "optimizer_state"), 1);
 }
+
+TEST_CASE("a copy reading from a tensor bounds its size from below; a copy or set writing it sizes it") {
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write, 8192}});                               // at least 8192 bytes (a GEMM's shape)
+    p.work(WorkItem::Kind::CopyDtoH, {{0, Access::Read, 1024, true}});  // the first 1024 copied out
+    p.kernel({{0, Access::Read}});
+    p.set(262144, 2048);  // a set writing a tensor whole gives its size
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 0).size(), 1u);  // one tensor: the read of fewer bytes is no other size
+    CHECK_EQ(at(set, 0).at(0).bytes, 8192);
+    CHECK(!at(set, 0).at(0).exact);
+    REQUIRE_EQ(at(set, 262144).size(), 1u);
+    CHECK_EQ(at(set, 262144).at(0).bytes, 2048);
+    CHECK(at(set, 262144).at(0).exact);
+}
