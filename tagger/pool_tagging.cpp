@@ -84,6 +84,64 @@ bool merge_optimizer_chains(const TraceModel& v, const TagResult& r, const std::
     return merged;
 }
 
+// Whether pointer use `u` is an input operand (A or B) of a product call (a library call with two
+// inputs: a GEMM, a convolution).
+bool product_input(const TraceModel& m, const PointerUse& u) {
+    const int32_t call = m.work[u.work].library_call;
+    if (call == kNone) return false;
+    const LibraryCall& c = m.library_calls[size_t(call)];
+    const uint64_t address = m.allocations[size_t(u.allocation)].address + u.offset;
+    return c.b != kNone &&
+           ((c.a == u.allocation && c.a_address == address) || (c.b == u.allocation && c.b_address == address));
+}
+
+// Where to cut a sub-range that a product call consumed before the update used its bytes: the
+// update's first work item using it (v.work.size(): no cut). `uses`: the sub-range's pointer uses.
+size_t update_after_product_read(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
+                                 const std::vector<size_t>& uses) {
+    size_t first_update = r.optimizer_work.size();
+    for (size_t index : uses) {
+        const PointerUse& u = m.pointer_uses[index];
+        if (m.work[u.work].kind == WorkItem::Kind::Kernel && r.optimizer_work[u.work])
+            first_update = std::min<size_t>(first_update, u.work);
+    }
+    if (first_update == r.optimizer_work.size()) return first_update;
+    for (size_t index : uses) {
+        const PointerUse& u = m.pointer_uses[index];
+        if (u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
+            product_input(m, u))
+            return first_update;
+    }
+    return r.optimizer_work.size();
+}
+
+// A gradient is read by nothing but the update (and the work that serves it, such as clipping): a
+// product call (a GEMM, a convolution) reads activations, activation gradients and weights, never a
+// weight gradient. A tensor the rules took for a gradient that a product call read as an input
+// earlier in the step is two tensors at one address: data of forward and backward, whose space a
+// caching allocator handed to the update's own temporaries once it was freed (AdamW's square roots
+// of the second moments, made inside optimizer.step()). It is cut where the update begins to use it.
+bool split_update_reuse(const TraceModel& m, const TagResult& r, const IterationSet& its,
+                        const std::vector<int32_t>& index, std::vector<int32_t>& regions, SubRangeSet& set) {
+    std::vector<int> step(m.work.size(), -1);
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
+            if (m.work[w].process == its.iterations[i].process) step[w] = static_cast<int>(i);
+    std::vector<std::vector<size_t>> uses(set.ranges.size());
+    for (size_t u = 0; u < set.owner.size(); ++u)
+        if (set.owner[u] != kNone) uses[size_t(set.owner[u])].push_back(u);
+    bool split = false;
+    for (size_t i = set.ranges.size(); i-- > 0;) {  // last first: the indices before i stay valid
+        if (index[i] == kNone || regions[i] != kNone || r.tags[size_t(index[i])].category != "gradients") continue;
+        size_t cut = update_after_product_read(m, r, step, uses[i]);
+        if (cut == r.optimizer_work.size() || !split_subrange(m, set, i, uint32_t(cut))) continue;
+        regions.insert(regions.begin() + std::ptrdiff_t(i) + 1, kNone);
+        split = true;
+    }
+    if (split) assign_extents(m, set);
+    return split;
+}
+
 // Whether a tensor was in use during a steady step (every step but the first when there are three
 // or more, as for the data flow: the first step differs by lazy initialisation, moments zeroed,
 // master copies made).
@@ -237,6 +295,10 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
     };
     if (count_set_apart_spans_that_train(v, r, its)) tag_again();
     if (set_apart_steps_without_training(v, r, its)) tag_again();
+    if (split_update_reuse(m, r, its, index, regions, set)) {
+        v = with_subranges(m, set, index);
+        r = tag_allocations(v, its);
+    }
     if (merge_optimizer_chains(v, r, index, set)) {
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);

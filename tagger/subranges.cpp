@@ -34,12 +34,19 @@ std::vector<int> work_iterations(const TraceModel& m, const IterationSet& its) {
     return result;
 }
 
-void add(Instance& instance, const PointerUse& u, size_t index) {
+// Whether `u`'s byte count is the size of the tensor at its address. A copy or set writing it, a
+// recorded operand extent: yes. A copy reading N bytes from it says only that the tensor holds at
+// least N (a slice may be copied out): a lower bound, like a GEMM operand's shape.
+bool exact_size(const TraceModel& m, const PointerUse& u) {
+    return u.exact && !(u.access == Access::Read && m.work[u.work].kind != WorkItem::Kind::Kernel);
+}
+
+void add(const TraceModel& m, Instance& instance, const PointerUse& u, size_t index) {
     if (instance.uses.empty()) instance.first = u.work;
     instance.uses.push_back(index);
     instance.first = std::min(instance.first, u.work);
     instance.last = std::max(instance.last, u.work);
-    if (u.exact)
+    if (exact_size(m, u))
         instance.exact_bytes = std::max(instance.exact_bytes, u.bytes);
     else
         instance.bound_bytes = std::max(instance.bound_bytes, u.bytes);
@@ -103,7 +110,7 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
-            bool other_size = exact && u.bytes && (u.exact ? u.bytes != exact : u.bytes > exact);
+            bool other_size = exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
             // (Cut only where the tensor before has size evidence: without any, it would run to the
             // next start in use and cover its neighbours, a worse error than one tensor too many.)
             start = replaced || new_step || other_size ||
@@ -114,7 +121,7 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             current = &out.back();
             current->offset = u.offset;
         }
-        add(*current, u, index);
+        add(m, *current, u, index);
         previous = &u;
     }
 }
@@ -249,6 +256,45 @@ void merge_subranges(SubRangeSet& set, size_t first, size_t second) {
     b.bytes = 0;
     for (int32_t& owner : set.owner)
         if (owner == static_cast<int32_t>(second)) owner = static_cast<int32_t>(first);
+}
+
+bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_t from_work) {
+    if (index >= set.ranges.size() || set.ranges[index].merged) return false;
+    const auto self = static_cast<int32_t>(index);
+    size_t before = 0, after = 0;
+    for (size_t u = 0; u < set.owner.size(); ++u)
+        if (set.owner[u] == self) ++(m.pointer_uses[u].work < from_work ? before : after);
+    if (before == 0 || after == 0) return false;
+    // Each part as derive_subranges makes one: size evidence from the uses at its own start (an
+    // interior pointer's size is a slice's), the largest exact size, else the largest lower bound.
+    Instance parts[2];
+    for (size_t u = 0; u < set.owner.size(); ++u) {
+        if (set.owner[u] > self) ++set.owner[u];
+        if (set.owner[u] != self) continue;
+        const PointerUse& use = m.pointer_uses[u];
+        const bool late = use.work >= from_work;
+        Instance& part = parts[late ? 1 : 0];
+        if (part.uses.empty()) part.first = part.last = use.work;
+        if (use.offset == set.ranges[index].offset) {
+            add(m, part, use, u);
+        } else {
+            part.uses.push_back(u);
+            part.first = std::min(part.first, use.work);
+            part.last = std::max(part.last, use.work);
+        }
+        if (late) set.owner[u] = self + 1;
+    }
+    SubRange head = set.ranges[index];
+    SubRange tail = head;
+    for (auto [range, part] : {std::pair{&head, &parts[0]}, std::pair{&tail, &parts[1]}}) {
+        range->first_work = part->first;
+        range->last_work = part->last;
+        range->known_bytes = part->known_bytes();
+        range->exact = part->exact_bytes > 0;
+    }
+    set.ranges[index] = head;
+    set.ranges.insert(set.ranges.begin() + std::ptrdiff_t(index) + 1, tail);
+    return true;
 }
 
 TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vector<int32_t>& virtual_index) {

@@ -40,6 +40,11 @@ SubRangeSet derive_subranges(const TraceModel& model, const IterationSet& iterat
 // Call assign_extents afterwards: a longer life can meet more neighbours.
 void merge_subranges(SubRangeSet& set, size_t first, size_t second);
 
+// Splits sub-range `index` at work item `from_work`: its uses by that work and later become a new
+// sub-range, inserted right after it (the indices after `index` shift by one). Returns false,
+// changing nothing, when either part would be left without uses. Call assign_extents afterwards.
+bool split_subrange(const TraceModel& model, SubRangeSet& set, size_t index, uint32_t from_work);
+
 // Extents: the known size, capped by the next start in use at the same time, else the segment end.
 void assign_extents(const TraceModel& model, SubRangeSet& set);
 

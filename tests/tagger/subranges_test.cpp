@@ -322,3 +322,83 @@ TEST_CASE(
         std::count_if(r.subranges.begin(), r.subranges.end(), [](const SubRangeTag& t) { return t.offset == 28672; }),
         3);  // one per step (the first step may differ)
 }
+
+TEST_CASE("splitting a sub-range at a work item: sizes from each part's own uses, later indices shift") {
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write, 4096, true}});                  // work 0: a set-like write of 4096 bytes
+    p.kernel({{0, Access::Read}, {1024, Access::Read}});         // work 1: the tensor and a pointer inside it
+    p.kernel({{0, Access::Write}});                              // work 2: the next tensor there
+    p.kernel({{0, Access::Read, 512}, {65536, Access::Write}});  // work 3
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(set.ranges.size(), 2u);  // one tensor at 0 (the interior pointer absorbed), one at 65536
+    REQUIRE_EQ(set.ranges[0].offset, 0u);
+    CHECK(!split_subrange(p.model, set, 0, 0));   // nothing before work 0: unchanged
+    CHECK(!split_subrange(p.model, set, 0, 99));  // nothing after: unchanged
+    REQUIRE_EQ(set.ranges.size(), 2u);
+    REQUIRE(split_subrange(p.model, set, 0, 2));
+    REQUIRE_EQ(set.ranges.size(), 3u);
+    CHECK_EQ(set.ranges[0].first_work, 0u);
+    CHECK_EQ(set.ranges[0].last_work, 1u);
+    CHECK_EQ(set.ranges[0].known_bytes, 4096);
+    CHECK(set.ranges[0].exact);
+    CHECK_EQ(set.ranges[1].offset, 0u);
+    CHECK_EQ(set.ranges[1].first_work, 2u);
+    CHECK_EQ(set.ranges[1].last_work, 3u);
+    CHECK_EQ(set.ranges[1].known_bytes, 512);  // a lower bound only
+    CHECK(!set.ranges[1].exact);
+    CHECK_EQ(set.ranges[2].offset, 65536u);
+    // Owners follow: the uses of works 2 and 3 at 0 belong to the new range, 65536's range moved up.
+    for (size_t u = 0; u < p.model.pointer_uses.size(); ++u) {
+        const PointerUse& use = p.model.pointer_uses[u];
+        int32_t expected = use.offset == 65536 ? 2 : use.work >= 2 ? 1 : 0;
+        CHECK_EQ(set.owner[u], expected);
+    }
+}
+
+TEST_CASE("a tensor a product call consumed in backward and the update's temporary after it are two") {
+    // W at 0 (a GEMM operand, updated), the momentum M at 4096, the input X at 16384 (copied in),
+    // per step an activation A at 24576 (forward's GEMM output, backward's GEMM input) and the
+    // gradient G at 8192 (backward's GEMM output, read by the update). The caching allocator hands
+    // A's space to the update's temporary T once A is freed: the update writes T there and reads it
+    // back.
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 24576);                      // forward: A = X W
+        p.kernel({{32768, Access::Write, 4096}}, 2);  // the loss gradient dY
+        p.gemm(24576, 32768, 8192);                   // backward: G = A^T dY (consumes A)
+        // The update: M and W from G, T from M, W from T.
+        p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);
+        p.kernel({{4096, Access::Read}, {24576, Access::Write}}, 4);
+        size_t last = p.kernel({{24576, Access::Read}, {0, Access::Write}}, 5);
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    auto pieces = [&](uint64_t offset, const char* category) {
+        return std::count_if(r.subranges.begin(), r.subranges.end(),
+                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
+    };
+    CHECK_GE(pieces(24576, "activations"), 3);  // A in every step (the first may differ)
+    CHECK_EQ(pieces(24576, "gradients"), 0);    // neither A nor T is a gradient
+    CHECK_GE(pieces(8192, "gradients"), 3);     // G, which no product call reads, stays one
+    CHECK_EQ(pieces(0, "weights"), 1);
+    CHECK_EQ(pieces(4096, "optimizer_state"), 1);
+}
+
+TEST_CASE("a copy reading from a tensor bounds its size from below; a copy or set writing it sizes it") {
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write, 8192}});                               // at least 8192 bytes (a GEMM's shape)
+    p.work(WorkItem::Kind::CopyDtoH, {{0, Access::Read, 1024, true}});  // the first 1024 copied out
+    p.kernel({{0, Access::Read}});
+    p.set(262144, 2048);  // a set writing a tensor whole gives its size
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 0).size(), 1u);  // one tensor: the read of fewer bytes is no other size
+    CHECK_EQ(at(set, 0).at(0).bytes, 8192);
+    CHECK(!at(set, 0).at(0).exact);
+    REQUIRE_EQ(at(set, 262144).size(), 1u);
+    CHECK_EQ(at(set, 262144).at(0).bytes, 2048);
+    CHECK(at(set, 262144).at(0).exact);
+}
