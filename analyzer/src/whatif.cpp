@@ -80,8 +80,10 @@ void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& resu
     if (pool.usable)
         result.notes.push_back("caching pool: the tensors in " + std::to_string(pool.segments.size()) +
                                " pooled segments " +
-                               (pool.by_placement ? "(in the pool's order, from their recorded placement)"
-                                                  : "(as recovered, overlaps resolved)") +
+                               (!pool.by_placement ? "(as recovered, overlaps resolved)"
+                                : pool.held        ? "(in the pool's order, from their recorded placement, batch-sized "
+                                                     "tensors recovered again on the same bytes held as one request)"
+                                                   : "(in the pool's order, from their recorded placement)") +
                                " are replayed through PyTorch's caching-allocator policy, which reproduces the "
                                "recorded segments; the segments come from that replay");
     else if (!pool.segments.empty() && model.granularity > 1)

@@ -21,16 +21,16 @@ std::vector<PoolEvent> piece_events(const RecordedRun& run, const std::vector<Ev
     return out;
 }
 
-// The pooled segments' tensors' requests and releases at `bytes` (as run.pool_tensors), in the
+// The pooled segments' tensors' requests and releases at `bytes` (as `tensors`), in the
 // replay's order: releases before requests at one instant, releases of zero-length lives after.
-std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<int64_t>& bytes) {
+std::vector<PoolEvent> pool_events(const std::vector<PoolTensor>& tensors, const std::vector<int64_t>& bytes) {
     struct Ordered {
         PoolEvent event;
         int order;
     };
     std::vector<Ordered> ordered;
-    for (size_t i = 0; i < run.pool_tensors.size(); ++i) {
-        const PoolTensor& t = run.pool_tensors[i];
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const PoolTensor& t = tensors[i];
         const int64_t tensor = static_cast<int64_t>(i);
         ordered.push_back({{t.begin_ns, true, tensor, bytes[i]}, 1});
         ordered.push_back({{t.end_ns, false, tensor, 0}, t.end_ns == t.begin_ns ? 2 : 0});
@@ -52,9 +52,17 @@ std::vector<int64_t> sorted_sizes(const std::vector<PoolSegment>& segments) {
     return sizes;
 }
 
+// Whether `tensors` (a reading of the placement), replayed at their recorded sizes, give back the
+// recorded segments (sorted sizes).
+bool gives_back(const std::vector<PoolTensor>& tensors, const std::vector<int64_t>& recorded) {
+    std::vector<int64_t> tensor_bytes;
+    for (const PoolTensor& t : tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
+    return sorted_sizes(simulate_caching_pool(pool_events(tensors, tensor_bytes))) == recorded;
+}
+
 }  // namespace
 
-PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
+PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
     PoolModel pool;
     pool.pooled.assign(run.real_count, false);
     if (granularity != (int64_t{2} << 20)) return pool;
@@ -67,9 +75,14 @@ PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, i
         }
     if (pool.segments.empty()) return pool;
     std::sort(recorded.begin(), recorded.end());
-    std::vector<int64_t> tensor_bytes;
-    for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
-    pool.by_placement = sorted_sizes(simulate_caching_pool(pool_events(run, tensor_bytes))) == recorded;
+    // Released first: PyTorch releases a tensor when its last reference goes, each step's tensors its own.
+    pool.by_placement = gives_back(run.pool_readings.released, recorded);
+    if (pool.by_placement) {
+        run.pool_tensors = run.pool_readings.released;
+    } else if (gives_back(run.pool_readings.held, recorded)) {
+        pool.by_placement = pool.held = true;
+        run.pool_tensors = run.pool_readings.held;
+    }
     pool.usable = pool.by_placement || sorted_sizes(simulate_caching_pool(piece_events(
                                            run, events, recorded_bytes(run.allocations), pool))) == recorded;
     return pool;
@@ -79,7 +92,7 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
                           const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
                           std::vector<MemoryPoint>* timeline) {
     const std::vector<PoolEvent> requests =
-        pool.by_placement ? pool_events(run, pool_bytes) : piece_events(run, events, bytes, pool);
+        pool.by_placement ? pool_events(run.pool_tensors, pool_bytes) : piece_events(run, events, bytes, pool);
     std::vector<Allocation> all = run.allocations;
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {
