@@ -24,6 +24,9 @@ struct PoolModel {
     // With by_placement: the held reading (batch-sized tensors recovered again on the same bytes
     // joined into one request), as the released one did not give back the recorded segments.
     bool held = false;
+    // With by_placement: how many segments counted whole as a library workspace joined the pool,
+    // their calls' workspaces requested per call (whatif_pool_tensors.h).
+    size_t workspaces = 0;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };

@@ -121,6 +121,37 @@ size_t user_of(const std::map<int64_t, size_t>& live, const std::vector<PoolTens
     return use.offset_bytes < t.offset + t.bytes ? it->second : SIZE_MAX;
 }
 
+// The library calls' workspaces in segments counted whole as a library workspace, one request per call.
+void read_workspace_requests(const TraceFile& trace, const std::vector<Allocation>& allocations, size_t real_count,
+                             const std::unordered_map<int64_t, int64_t>& address, PoolReadings& out) {
+    std::unordered_map<int64_t, size_t> workspace_index;
+    for (size_t i = 0; i < real_count; ++i)
+        if (allocations[i].real && !allocations[i].by_subrange && allocations[i].rule == "library-workspace")
+            workspace_index[allocations[i].id] = i;
+    if (workspace_index.empty() || !trace::has_table(trace.db, "library_calls")) return;
+    std::unordered_set<size_t> used;
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);) {
+        if (!row.workspace_allocation || !row.workspace || !row.workspace_bytes || *row.workspace_bytes <= 0) continue;
+        const auto found = workspace_index.find(*row.workspace_allocation);
+        const auto base = address.find(*row.workspace_allocation);
+        if (found == workspace_index.end() || base == address.end()) continue;
+        const Allocation& segment = allocations[found->second];
+        PoolTensor t;
+        t.segment = found->second;
+        t.offset = *row.workspace - base->second;
+        t.bytes = *row.workspace_bytes;
+        if (t.offset < 0 || t.offset + t.bytes > segment.bytes) continue;
+        t.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
+        t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
+        t.category = static_cast<int>(trace::Category::workspace);
+        out.workspaces.push_back(t);
+        used.insert(found->second);
+    }
+    out.workspace_segments.assign(used.begin(), used.end());
+    std::sort(out.workspace_segments.begin(), out.workspace_segments.end());
+}
+
 }  // namespace
 
 void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses) {
@@ -171,6 +202,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
         if (allocations[i].by_subrange) segment_index[allocations[i].id] = i;
     std::map<size_t, std::vector<PoolTensor>> by_segment;  // ordered: the same trace gives the same tensors
     if (segment_index.empty()) return {};
+    PoolReadings out;
     const std::unordered_set<int64_t> sized = sized_addresses(trace);
     const std::unordered_map<int64_t, int64_t> address = allocation_addresses(trace);
     trace::RowReader<trace::SubrangeRow> rows(trace.db);
@@ -195,7 +227,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
     for (const auto& [id, index] : segment_index)
         if (const auto base = address.find(id); base != address.end()) segment_address[id] = base->second;
     const auto uses = read_segment_uses(trace, segment_address);
-    PoolReadings out;
+    read_workspace_requests(trace, allocations, real_count, address, out);
     for (bool join_step_local : {false, true}) {
         std::vector<PoolTensor>& reading = join_step_local ? out.held : out.released;
         for (auto [index, tensors] : by_segment) {

@@ -35,9 +35,16 @@ struct PoolTensor {
 // with nothing between may be a new request of the same size (PyTorch's best fit hands the released
 // block back to it: each step, and each tensor the program released at its last use, makes its own)
 // or the same one held (a program that keeps its step's tensors to the end of a scope).
+// And the library calls' workspaces in segments the tagger counts whole as a library workspace
+// (rule `library-workspace`: a workspace operand of the calls, no tensor recovered), one request per
+// call from its begin to its end: a framework that asks its pool for a call's workspace releases it
+// after the call, and the block then serves other requests (PyTorch's cublasGemmEx workspace of
+// mlp_train.py at batch 2048 holds activations between calls).
 struct PoolReadings {
-    std::vector<PoolTensor> released;  // batch-sized recoveries are requests of their own
-    std::vector<PoolTensor> held;      // joined as the fixed-size tensors are
+    std::vector<PoolTensor> released;        // batch-sized recoveries are requests of their own
+    std::vector<PoolTensor> held;            // joined as the fixed-size tensors are
+    std::vector<PoolTensor> workspaces;      // per call, in segments counted whole as a library workspace
+    std::vector<size_t> workspace_segments;  // those segments (indices among the first real_count)
 };
 
 // Sub-ranges of the allocations counted by their sub-ranges (`by_subrange`, among the first
