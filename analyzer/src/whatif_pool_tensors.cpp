@@ -145,6 +145,7 @@ void read_workspace_requests(const TraceFile& trace, const std::vector<Allocatio
         t.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
         t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
         t.category = static_cast<int>(trace::Category::workspace);
+        t.library_workspace = true;
         out.workspaces.push_back(t);
         used.insert(found->second);
     }
@@ -218,6 +219,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
         t.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
         t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
         t.category = category_index(row.category);
+        t.library_workspace = row.rule == "library-workspace" || row.rule == "library-handle-workspace";
         const auto base = address.find(row.allocation);
         t.bound =
             t.offset + t.bytes == segment.bytes && base != address.end() && !sized.contains(base->second + t.offset);

@@ -28,6 +28,9 @@ struct PoolTensor {
     int64_t begin_ns = 0, end_ns = 0;  // the pool's request and release, on the recorded time base
     int category = 0;
     bool bound = false;  // the extent is the segment's end, not a known size
+    // A library call's workspace (sub-range rule `library-workspace`, or a per-call request): its
+    // size is the library's choice, not the batch's.
+    bool library_workspace = false;
 };
 
 // Two readings of the placement, for the replay to choose the one that gives back the recorded
