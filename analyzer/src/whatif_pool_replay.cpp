@@ -21,16 +21,16 @@ std::vector<PoolEvent> piece_events(const RecordedRun& run, const std::vector<Ev
     return out;
 }
 
-// The pooled segments' tensors' requests and releases at `bytes` (as run.pool_tensors), in the
+// The pooled segments' tensors' requests and releases at `bytes` (as `tensors`), in the
 // replay's order: releases before requests at one instant, releases of zero-length lives after.
-std::vector<PoolEvent> pool_events(const RecordedRun& run, const std::vector<int64_t>& bytes) {
+std::vector<PoolEvent> pool_events(const std::vector<PoolTensor>& tensors, const std::vector<int64_t>& bytes) {
     struct Ordered {
         PoolEvent event;
         int order;
     };
     std::vector<Ordered> ordered;
-    for (size_t i = 0; i < run.pool_tensors.size(); ++i) {
-        const PoolTensor& t = run.pool_tensors[i];
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const PoolTensor& t = tensors[i];
         const int64_t tensor = static_cast<int64_t>(i);
         ordered.push_back({{t.begin_ns, true, tensor, bytes[i]}, 1});
         ordered.push_back({{t.end_ns, false, tensor, 0}, t.end_ns == t.begin_ns ? 2 : 0});
@@ -52,9 +52,45 @@ std::vector<int64_t> sorted_sizes(const std::vector<PoolSegment>& segments) {
     return sizes;
 }
 
+// Whether `tensors` (a reading of the placement), replayed at their recorded sizes, give back the
+// recorded segments (`recorded`: their sizes, sorted; or in the order they were reserved, `in_order`).
+bool gives_back(const std::vector<PoolTensor>& tensors, const std::vector<int64_t>& recorded, bool in_order) {
+    std::vector<int64_t> tensor_bytes;
+    for (const PoolTensor& t : tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
+    const std::vector<PoolSegment> segments = simulate_caching_pool(pool_events(tensors, tensor_bytes));
+    if (!in_order) return sorted_sizes(segments) == recorded;
+    std::vector<int64_t> sizes;
+    for (const PoolSegment& s : segments) sizes.push_back(s.bytes);
+    return sizes == recorded;
+}
+
+std::vector<PoolTensor> joined(std::vector<PoolTensor> tensors, const std::vector<PoolTensor>& more) {
+    tensors.insert(tensors.end(), more.begin(), more.end());
+    return tensors;
+}
+
+// The first reading that gives back the recorded segments (`recorded`: their sorted sizes) becomes
+// run.pool_tensors: released first (PyTorch releases a tensor when its last reference goes, each
+// step's tensors its own), then held; with the library workspaces' per-call requests when
+// `workspaces`, which must also give the segments back in the order they were reserved (a workspace
+// the program allocated before its pool's first segment, outside the pool, is not one of them).
+bool choose_reading(RecordedRun& run, const std::vector<int64_t>& recorded, bool workspaces, PoolModel& pool) {
+    const std::vector<PoolTensor> none;
+    const std::vector<PoolTensor>& extra = workspaces ? run.pool_readings.workspaces : none;
+    for (const bool held : {false, true}) {
+        std::vector<PoolTensor> tensors = joined(held ? run.pool_readings.held : run.pool_readings.released, extra);
+        if (!gives_back(tensors, recorded, workspaces)) continue;
+        run.pool_tensors = std::move(tensors);
+        pool.held = held;
+        pool.workspaces = workspaces ? run.pool_readings.workspace_segments.size() : 0;
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
-PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
+PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
     PoolModel pool;
     pool.pooled.assign(run.real_count, false);
     if (granularity != (int64_t{2} << 20)) return pool;
@@ -66,10 +102,23 @@ PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, i
             recorded.push_back(run.allocations[i].bytes);
         }
     if (pool.segments.empty()) return pool;
+    std::vector<size_t> reserved = pool.segments;  // with the workspaces, in the order they were reserved
+    reserved.insert(reserved.end(), run.pool_readings.workspace_segments.begin(),
+                    run.pool_readings.workspace_segments.end());
+    std::stable_sort(reserved.begin(), reserved.end(),
+                     [&](size_t x, size_t y) { return run.allocations[x].alloc_ns < run.allocations[y].alloc_ns; });
+    std::vector<int64_t> with_workspaces;
+    for (size_t i : reserved) with_workspaces.push_back(run.allocations[i].bytes);
     std::sort(recorded.begin(), recorded.end());
-    std::vector<int64_t> tensor_bytes;
-    for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
-    pool.by_placement = sorted_sizes(simulate_caching_pool(pool_events(run, tensor_bytes))) == recorded;
+    const bool workspaces =
+        !run.pool_readings.workspace_segments.empty() && choose_reading(run, with_workspaces, true, pool);
+    if (workspaces) {
+        for (size_t i : run.pool_readings.workspace_segments) {
+            pool.segments.push_back(i);
+            pool.pooled[i] = true;
+        }
+    }
+    pool.by_placement = workspaces || choose_reading(run, recorded, false, pool);
     pool.usable = pool.by_placement || sorted_sizes(simulate_caching_pool(piece_events(
                                            run, events, recorded_bytes(run.allocations), pool))) == recorded;
     return pool;
@@ -79,7 +128,7 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
                           const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
                           std::vector<MemoryPoint>* timeline) {
     const std::vector<PoolEvent> requests =
-        pool.by_placement ? pool_events(run, pool_bytes) : piece_events(run, events, bytes, pool);
+        pool.by_placement ? pool_events(run.pool_tensors, pool_bytes) : piece_events(run, events, bytes, pool);
     std::vector<Allocation> all = run.allocations;
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {

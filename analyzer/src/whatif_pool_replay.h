@@ -21,13 +21,20 @@ struct PoolModel {
     // The tensors in the pool's order (run.pool_tensors) give back the recorded segments; otherwise
     // the replay's pieces do (as the report replays them: overlaps resolved, lives as recovered).
     bool by_placement = false;
+    // With by_placement: the held reading (batch-sized tensors recovered again on the same bytes
+    // joined into one request), as the released one did not give back the recorded segments.
+    bool held = false;
+    // With by_placement: how many segments counted whole as a library workspace joined the pool,
+    // their calls' workspaces requested per call (whatif_pool_tensors.h).
+    size_t workspaces = 0;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };
 
 // Whether the pool's replay applies to `run` (2 MiB granularity, segments with tensors inside that
-// the replay at the recorded sizes gives back), and with which requests.
-PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity);
+// the replay at the recorded sizes gives back), and with which requests: sets run.pool_tensors to
+// the reading of the placement that gives them back (the released one first, whatif_pool_tensors.h).
+PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t granularity);
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.

@@ -2,11 +2,13 @@
 #include "whatif_pool_tensors.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "tbdprof/analyzer/report.h"
+#include "tbdprof/trace/categories.h"
 #include "tbdprof/trace/tables.h"
 #include "whatif_pool.h"
 #include "whatif_pool_uses.h"
@@ -58,13 +60,20 @@ size_t next_occupant(const std::vector<PoolTensor>& tensors, const std::vector<b
     return SIZE_MAX;
 }
 
+bool step_local(int category) {
+    using trace::Category;
+    return category == static_cast<int>(Category::input) || category == static_cast<int>(Category::activations) ||
+           category == static_cast<int>(Category::workspace);
+}
+
 // A tensor recovered again on the same bytes with the same category, nothing placed there in
-// between, is the one request continued: its life runs to the last such recovery.
-void join_continued(std::vector<PoolTensor>& tensors) {
+// between, is the one request continued: its life runs to the last such recovery. With
+// `join_step_local` false, only tensors of a fixed size (weights, gradients, optimizer state, other).
+void join_continued(std::vector<PoolTensor>& tensors, bool join_step_local) {
     std::vector<bool> merged(tensors.size(), false);
     size_t work = 0;
     for (size_t i = 0; i < tensors.size(); ++i) {
-        if (merged[i]) continue;
+        if (merged[i] || (!join_step_local && step_local(tensors[i].category))) continue;
         for (size_t j = next_occupant(tensors, merged, i, work); j != SIZE_MAX;
              j = next_occupant(tensors, merged, i, work)) {
             const PoolTensor& s = tensors[j];
@@ -112,6 +121,38 @@ size_t user_of(const std::map<int64_t, size_t>& live, const std::vector<PoolTens
     return use.offset_bytes < t.offset + t.bytes ? it->second : SIZE_MAX;
 }
 
+// The library calls' workspaces in segments counted whole as a library workspace, one request per call.
+void read_workspace_requests(const TraceFile& trace, const std::vector<Allocation>& allocations, size_t real_count,
+                             const std::unordered_map<int64_t, int64_t>& address, PoolReadings& out) {
+    std::unordered_map<int64_t, size_t> workspace_index;
+    for (size_t i = 0; i < real_count; ++i)
+        if (allocations[i].real && !allocations[i].by_subrange && allocations[i].rule == "library-workspace")
+            workspace_index[allocations[i].id] = i;
+    if (workspace_index.empty() || !trace::has_table(trace.db, "library_calls")) return;
+    std::unordered_set<size_t> used;
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);) {
+        if (!row.workspace_allocation || !row.workspace || !row.workspace_bytes || *row.workspace_bytes <= 0) continue;
+        const auto found = workspace_index.find(*row.workspace_allocation);
+        const auto base = address.find(*row.workspace_allocation);
+        if (found == workspace_index.end() || base == address.end()) continue;
+        const Allocation& segment = allocations[found->second];
+        PoolTensor t;
+        t.segment = found->second;
+        t.offset = *row.workspace - base->second;
+        t.bytes = *row.workspace_bytes;
+        if (t.offset < 0 || t.offset + t.bytes > segment.bytes) continue;
+        t.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
+        t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
+        t.category = static_cast<int>(trace::Category::workspace);
+        t.library_workspace = true;
+        out.workspaces.push_back(t);
+        used.insert(found->second);
+    }
+    out.workspace_segments.assign(used.begin(), used.end());
+    std::sort(out.workspace_segments.begin(), out.workspace_segments.end());
+}
+
 }  // namespace
 
 void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses) {
@@ -150,19 +191,19 @@ void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<Segment
             tensors[t].end_ns = std::max(tensors[t].begin_ns, last_use[t]);
 }
 
-void order_by_placement(std::vector<PoolTensor>& tensors) {
+void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local) {
     std::stable_sort(tensors.begin(), tensors.end(), by_begin);
     end_at_reuse(tensors);
-    join_continued(tensors);
+    join_continued(tensors, join_step_local);
 }
 
-std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vector<Allocation>& allocations,
-                                          size_t real_count) {
+PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocation>& allocations, size_t real_count) {
     std::unordered_map<int64_t, size_t> segment_index;
     for (size_t i = 0; i < real_count; ++i)
         if (allocations[i].by_subrange) segment_index[allocations[i].id] = i;
     std::map<size_t, std::vector<PoolTensor>> by_segment;  // ordered: the same trace gives the same tensors
     if (segment_index.empty()) return {};
+    PoolReadings out;
     const std::unordered_set<int64_t> sized = sized_addresses(trace);
     const std::unordered_map<int64_t, int64_t> address = allocation_addresses(trace);
     trace::RowReader<trace::SubrangeRow> rows(trace.db);
@@ -178,6 +219,7 @@ std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vec
         t.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
         t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
         t.category = category_index(row.category);
+        t.library_workspace = row.rule == "library-workspace" || row.rule == "library-handle-workspace";
         const auto base = address.find(row.allocation);
         t.bound =
             t.offset + t.bytes == segment.bytes && base != address.end() && !sized.contains(base->second + t.offset);
@@ -187,15 +229,18 @@ std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vec
     for (const auto& [id, index] : segment_index)
         if (const auto base = address.find(id); base != address.end()) segment_address[id] = base->second;
     const auto uses = read_segment_uses(trace, segment_address);
-    std::vector<PoolTensor> out;
-    for (auto& [index, tensors] : by_segment) {
-        order_by_placement(tensors);
-        if (const auto used = uses.find(allocations[index].id); used != uses.end())
-            end_at_last_use(tensors, used->second);
-        // An extent over what the segment's pool serves is the tagger's bound, not the request.
-        const int64_t largest = largest_request_in_segment(allocations[index].bytes);
-        for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
-        out.insert(out.end(), tensors.begin(), tensors.end());
+    read_workspace_requests(trace, allocations, real_count, address, out);
+    for (bool join_step_local : {false, true}) {
+        std::vector<PoolTensor>& reading = join_step_local ? out.held : out.released;
+        for (auto [index, tensors] : by_segment) {
+            order_by_placement(tensors, join_step_local);
+            if (const auto used = uses.find(allocations[index].id); used != uses.end())
+                end_at_last_use(tensors, used->second);
+            // An extent over what the segment's pool serves is the tagger's bound, not the request.
+            const int64_t largest = largest_request_in_segment(allocations[index].bytes);
+            for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
+            reading.insert(reading.end(), tensors.begin(), tensors.end());
+        }
     }
     return out;
 }

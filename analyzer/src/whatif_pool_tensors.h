@@ -28,15 +28,36 @@ struct PoolTensor {
     int64_t begin_ns = 0, end_ns = 0;  // the pool's request and release, on the recorded time base
     int category = 0;
     bool bound = false;  // the extent is the segment's end, not a known size
+    // A library call's workspace (sub-range rule `library-workspace`, or a per-call request): its
+    // size is the library's choice, not the batch's.
+    bool library_workspace = false;
+};
+
+// Two readings of the placement, for the replay to choose the one that gives back the recorded
+// segments. A batch-sized tensor (input, activations, workspace) recovered again on the same bytes
+// with nothing between may be a new request of the same size (PyTorch's best fit hands the released
+// block back to it: each step, and each tensor the program released at its last use, makes its own)
+// or the same one held (a program that keeps its step's tensors to the end of a scope).
+// And the library calls' workspaces in segments the tagger counts whole as a library workspace
+// (rule `library-workspace`: a workspace operand of the calls, no tensor recovered), one request per
+// call from its begin to its end: a framework that asks its pool for a call's workspace releases it
+// after the call, and the block then serves other requests (PyTorch's cublasGemmEx workspace of
+// mlp_train.py at batch 2048 holds activations between calls).
+struct PoolReadings {
+    std::vector<PoolTensor> released;        // batch-sized recoveries are requests of their own
+    std::vector<PoolTensor> held;            // joined as the fixed-size tensors are
+    std::vector<PoolTensor> workspaces;      // per call, in segments counted whole as a library workspace
+    std::vector<size_t> workspace_segments;  // those segments (indices among the first real_count)
 };
 
 // Sub-ranges of the allocations counted by their sub-ranges (`by_subrange`, among the first
-// `real_count`), times clamped into their segment's life, the two placement rules applied.
-std::vector<PoolTensor> read_pool_tensors(const TraceFile& trace, const std::vector<Allocation>& allocations,
-                                          size_t real_count);
+// `real_count`), times clamped into their segment's life, the placement rules applied, released at
+// their last use: both readings.
+PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocation>& allocations, size_t real_count);
 
-// The two rules on one segment's tensors (exposed for tests).
-void order_by_placement(std::vector<PoolTensor>& tensors);
+// The two rules on one segment's tensors (exposed for tests); the continuation of batch-sized
+// tensors only with `join_step_local` (the held reading).
+void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local = true);
 
 // The release at the last use (one segment's tensors, after the two rules; `uses` sorted by time):
 // the tagger's end of a tensor is an upper bound (the moment its space is next used or its step ends);

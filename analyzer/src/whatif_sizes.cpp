@@ -71,7 +71,9 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
     // it serves: a bound taken as a size would reserve a segment the program never needed.
     pool_bytes.clear();
     for (const PoolTensor& t : run.pool_tensors) {
-        const double f = segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category);
+        // A library call's workspace keeps its size in every scenario, as library workspaces do (factor_of).
+        const double f =
+            t.library_workspace ? 1.0 : segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category);
         pool_bytes.push_back(t.bound ? 1 : f == 1.0 ? t.bytes : std::llround(static_cast<double>(t.bytes) * f));
     }
     return bytes;

@@ -60,6 +60,27 @@ TEST_CASE("a continuation is not joined across another tensor, another size or a
     CHECK(other_category.size() == 2);
 }
 
+TEST_CASE("the released reading keeps a batch-sized tensor recovered again as another request") {
+    // PyTorch's best fit hands an activation's released block to the next request of its size (the
+    // next step's activation): two requests, released in between (input, activations, workspace). The
+    // held reading joins them as one, as a program holding its step's tensors in a scope would.
+    for (int category : {3, 4, 5}) {
+        std::vector<PoolTensor> released{tensor(0, kMiB, 10, 20, category), tensor(0, kMiB, 30, 40, category)};
+        order_by_placement(released, false);
+        REQUIRE(released.size() == 2);
+        CHECK(released[0].end_ns == 20);
+        CHECK(released[1].begin_ns == 30);
+        std::vector<PoolTensor> held{tensor(0, kMiB, 10, 20, category), tensor(0, kMiB, 30, 40, category)};
+        order_by_placement(held, true);
+        REQUIRE(held.size() == 1);
+        CHECK(held[0].end_ns == 40);
+    }
+    // A gradient buffer is one request in both readings.
+    std::vector<PoolTensor> gradient{tensor(0, kMiB, 10, 20, 1), tensor(0, kMiB, 30, 40, 1)};
+    order_by_placement(gradient, false);
+    CHECK(gradient.size() == 1);
+}
+
 TEST_CASE("a tensor is released at its last use, not at the tagger's end") {
     // Two micro-batches' activations (the tagger's ends run to the next use of the space, 50 and 90);
     // the host queued their last work at 30 and 70: the pool had them back then. A use at the instant
