@@ -91,6 +91,22 @@ std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceMode
     return out;
 }
 
+// Host time inside library calls of `process` within [begin, end). A call that blocks (a collective
+// waiting for the other ranks, as the simulated NCCL's do) is the library's wait, not the host
+// finishing a step: between steps it pauses for its own work (freeing, synchronizing, the next batch).
+int64_t library_time(const TraceModel& m, int32_t process, int64_t begin, int64_t end) {
+    auto call = std::lower_bound(m.library_calls.begin(), m.library_calls.end(), begin,
+                                 [](const LibraryCall& c, int64_t t) { return c.begin_ns < t; });
+    if (call != m.library_calls.begin()) --call;  // one that began before and may still run
+    int64_t inside = 0, covered = begin;
+    for (; call != m.library_calls.end() && call->begin_ns < end; ++call) {
+        if (call->process != process) continue;
+        const int64_t from = std::max({call->begin_ns, begin, covered}), to = std::min(call->end_ns, end);
+        if (to > from) inside += to - from, covered = to;
+    }
+    return inside;
+}
+
 // With `first_gap` false the host's wait before the first of `starts` does not count.
 double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
                       const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool first_gap = true) {
@@ -112,7 +128,8 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
         if (d2h && !h2d)
             readbacks += 1;
         else if (first_gap || k != starts.front())
-            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns);
+            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns -
+                           library_time(m, m.work[here].process, m.work[prev].launch_ns, m.work[here].launch_ns));
     }
     std::sort(boundaries.begin(), boundaries.end());
     double cut = 0;
