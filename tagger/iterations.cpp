@@ -107,10 +107,11 @@ int64_t library_time(const TraceModel& m, int32_t process, int64_t begin, int64_
     return inside;
 }
 
-// With `first_gap` false the host's wait before the first of `starts` does not count.
+// With `cap_first_gap` the host's wait before the first of `starts` counts no more than the longest
+// wait before the others.
 double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
-                      const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool first_gap = true) {
-    double copies = 0, gaps = 0, readbacks = 0;
+                      const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool cap_first_gap = false) {
+    double copies = 0, gaps = 0, readbacks = 0, first_gap = 0, longest_other = 0;
     std::vector<int64_t> boundaries;
     for (size_t k : starts) {
         if (k == 0 || k >= kernels.size()) continue;
@@ -125,12 +126,19 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
             copies += m.work[w].kind == WorkItem::Kind::CopyHtoD ? 1.0 : 0.0;
             copies += m.work[w].kind == WorkItem::Kind::Set ? 0.1 : 0.0;
         }
-        if (d2h && !h2d)
+        if (d2h && !h2d) {
             readbacks += 1;
-        else if (first_gap || k != starts.front())
-            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns -
-                           library_time(m, m.work[here].process, m.work[prev].launch_ns, m.work[here].launch_ns));
+            continue;
+        }
+        const double gap =
+            double(m.work[here].launch_ns - m.work[prev].launch_ns -
+                   library_time(m, m.work[here].process, m.work[prev].launch_ns, m.work[here].launch_ns));
+        if (k == starts.front())
+            first_gap = gap;
+        else
+            gaps += gap, longest_other = std::max(longest_other, gap);
     }
+    gaps += cap_first_gap && starts.size() > 1 ? std::min(first_gap, longest_other) : first_gap;
     std::sort(boundaries.begin(), boundaries.end());
     double cut = 0;
     for (const auto& [alloc_ns, free_ns] : short_lived) {
@@ -150,8 +158,9 @@ size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, si
         for (size_t k = offset; k < kernels.size(); k += period) starts.push_back(k);
         // The first boundary ends the set-up for every offset but 0: how long the host waited there
         // (the other ranks joining NCCL's initialization, a data set loaded) can outweigh every wait
-        // between steps and says nothing about where a step begins.
-        double score = boundary_score(m, kernels, starts, short_lived, false);
+        // between steps and says nothing about where a step begins; it counts as one of those waits
+        // at most.
+        double score = boundary_score(m, kernels, starts, short_lived, true);
         if (offset == 0 || score > best_score) best_score = score, best_offset = offset;
     }
     return best_offset;
