@@ -91,9 +91,27 @@ std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceMode
     return out;
 }
 
+// Host time inside library calls of `process` within [begin, end). A call that blocks (a collective
+// waiting for the other ranks, as the simulated NCCL's do) is the library's wait, not the host
+// finishing a step: between steps it pauses for its own work (freeing, synchronizing, the next batch).
+int64_t library_time(const TraceModel& m, int32_t process, int64_t begin, int64_t end) {
+    auto call = std::lower_bound(m.library_calls.begin(), m.library_calls.end(), begin,
+                                 [](const LibraryCall& c, int64_t t) { return c.begin_ns < t; });
+    if (call != m.library_calls.begin()) --call;  // one that began before and may still run
+    int64_t inside = 0, covered = begin;
+    for (; call != m.library_calls.end() && call->begin_ns < end; ++call) {
+        if (call->process != process) continue;
+        const int64_t from = std::max({call->begin_ns, begin, covered}), to = std::min(call->end_ns, end);
+        if (to > from) inside += to - from, covered = to;
+    }
+    return inside;
+}
+
+// With `cap_first_gap` the host's wait before the first of `starts` counts no more than the longest
+// wait before the others.
 double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
-                      const std::vector<std::pair<int64_t, int64_t>>& short_lived) {
-    double copies = 0, gaps = 0, readbacks = 0;
+                      const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool cap_first_gap = false) {
+    double copies = 0, gaps = 0, readbacks = 0, first_gap = 0, longest_other = 0;
     std::vector<int64_t> boundaries;
     for (size_t k : starts) {
         if (k == 0 || k >= kernels.size()) continue;
@@ -108,11 +126,19 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
             copies += m.work[w].kind == WorkItem::Kind::CopyHtoD ? 1.0 : 0.0;
             copies += m.work[w].kind == WorkItem::Kind::Set ? 0.1 : 0.0;
         }
-        if (d2h && !h2d)
+        if (d2h && !h2d) {
             readbacks += 1;
+            continue;
+        }
+        const double gap =
+            double(m.work[here].launch_ns - m.work[prev].launch_ns -
+                   library_time(m, m.work[here].process, m.work[prev].launch_ns, m.work[here].launch_ns));
+        if (k == starts.front())
+            first_gap = gap;
         else
-            gaps += double(m.work[here].launch_ns - m.work[prev].launch_ns);
+            gaps += gap, longest_other = std::max(longest_other, gap);
     }
+    gaps += cap_first_gap && starts.size() > 1 ? std::min(first_gap, longest_other) : first_gap;
     std::sort(boundaries.begin(), boundaries.end());
     double cut = 0;
     for (const auto& [alloc_ns, free_ns] : short_lived) {
@@ -130,7 +156,11 @@ size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, si
     for (size_t offset = 0; offset < period; ++offset) {
         std::vector<size_t> starts;
         for (size_t k = offset; k < kernels.size(); k += period) starts.push_back(k);
-        double score = boundary_score(m, kernels, starts, short_lived);
+        // The first boundary ends the set-up for every offset but 0: how long the host waited there
+        // (the other ranks joining NCCL's initialization, a data set loaded) can outweigh every wait
+        // between steps and says nothing about where a step begins; it counts as one of those waits
+        // at most.
+        double score = boundary_score(m, kernels, starts, short_lived, true);
         if (offset == 0 || score > best_score) best_score = score, best_offset = offset;
     }
     return best_offset;

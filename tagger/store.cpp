@@ -4,7 +4,7 @@
 #include "iterations.h"
 #include "mapped_segments.h"
 #include "model.h"
-#include "pool_tagging.h"
+#include "processes.h"
 #include "rules.h"
 #include "tbdprof/tagger/tagger.h"
 
@@ -12,6 +12,7 @@
 #include <tbdprof/trace/tables.h>
 #include <tbdprof/trace/trace_reader.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -70,8 +71,10 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
             .bind(9, kind)
             .run();
     };
+    // idx counts each process's steps from 0 (a multi-process run: every rank its own, processes.h).
+    std::map<int32_t, int64_t> steps_of_process;
     for (size_t i = 0; i < its.iterations.size(); ++i)
-        write_span(its.iterations[i], int64_t(i + 1), int64_t(i), "training");
+        write_span(its.iterations[i], int64_t(i + 1), steps_of_process[its.iterations[i].process]++, "training");
     for (size_t i = 0; i < its.non_training.size(); ++i)
         write_span(its.non_training[i], int64_t(its.iterations.size() + i + 1), -1, "non_training");
     trace::Statement phase(db, "INSERT INTO phases (iteration, kind, begin_ns, end_ns) VALUES (?1,?2,?3,?4)");
@@ -155,7 +158,7 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options) {
         "DELETE FROM allocation_subranges; DELETE FROM run_notes WHERE key = 'memory_breakdown'");
     TraceModel model = load_model(db);
     IterationSet its;
-    TagResult result = tag_model(model, options.iteration_range, its);
+    TagResult result = tag_each_process(model, options.iteration_range, its);
     write_results(db, model, its, result);
     if (const std::string note = breakdown_note(result); !note.empty())
         trace::Statement(db, "INSERT INTO run_notes (key, value) VALUES ('memory_breakdown', ?1)").bind(1, note).run();
