@@ -344,10 +344,11 @@ IterationSet from_repetition(const TraceModel& m) {
             }
         return functions;
     };
-    auto evaluate = [&](size_t p) {
+    // `offset`: where steps begin within the period; chosen from the kernels when not given.
+    auto evaluate = [&](size_t p, std::optional<size_t> offset = std::nullopt) {
         Candidate c;
         c.period = p;
-        c.offset = choose_offset(m, kernels, p);
+        c.offset = offset ? *offset : choose_offset(m, kernels, p);
         // The pattern is a block from the middle of the run: the first step often differs (lazy set-up).
         size_t middle = c.offset + p * ((kernels.size() - c.offset) / p / 2);
         if (middle + p > kernels.size()) return c;
@@ -413,8 +414,16 @@ IterationSet from_repetition(const TraceModel& m) {
         });
         Candidate best;
         for (size_t c = 0; c < ratios.size() && c < kFallbackCandidates; ++c) {
-            Candidate candidate = evaluate(ratios[c].second);
+            const size_t p = ratios[c].second;
+            Candidate candidate = evaluate(p);
             if (candidate.foreign > 0) continue;
+            // The smaller period must also hold where the exact period's steps begin: the micro-batches
+            // of one accumulation step look alike, so among its own offsets the host's pauses (load)
+            // may choose one where the update kernels hide inside matched blocks (1 recording in 6).
+            if (chosen.period && candidate.offset != chosen.offset % p) {
+                const Candidate aligned = evaluate(p, chosen.offset % p);
+                if (aligned.foreign > 0 || aligned.cover == 0) continue;
+            }
             if (candidate.cover > best.cover || (candidate.cover == best.cover && candidate.period < best.period))
                 best = std::move(candidate);
         }
