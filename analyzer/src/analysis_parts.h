@@ -4,6 +4,7 @@
 #include "tbdprof/analyzer/tag_plausibility.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,9 @@ struct IterationSpans {
     // Stored iterations (or step ranges) that end before they begin: damaged rows, left out of every
     // figure and named in the report's notes.
     int64_t invalid = 0;
+    // The process whose stored iterations these are: in a multi-process run every rank has its own,
+    // and one process's (the most steps, the lowest id on ties) stand for the run. None for ranges.
+    std::optional<int64_t> process;
 };
 
 IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range);

@@ -34,12 +34,12 @@ std::vector<StoredSpan> clean(std::vector<StoredSpan> spans) {
 
 // Several processes (data-parallel ranks) each mark their steps: use the one with the most spans,
 // the lowest process id on ties, so iteration times are one process's own.
-std::vector<StoredSpan> pick_process(const std::map<int64_t, std::vector<StoredSpan>>& by_process) {
-    const std::vector<StoredSpan>* best = nullptr;
-    for (const auto& [process, spans] : by_process) {
-        if (!best || spans.size() > best->size()) best = &spans;
-    }
-    return best ? clean(*best) : std::vector<StoredSpan>{};
+std::map<int64_t, std::vector<StoredSpan>>::const_iterator pick_process(
+    const std::map<int64_t, std::vector<StoredSpan>>& by_process) {
+    auto best = by_process.end();
+    for (auto it = by_process.begin(); it != by_process.end(); ++it)
+        if (best == by_process.end() || it->second.size() > best->second.size()) best = it;
+    return best;
 }
 
 void fill(IterationSpans& result, const std::vector<StoredSpan>& spans) {
@@ -68,7 +68,11 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
             if (row.training())
                 by_process[row.process].push_back({row.begin_ns, row.end_ns, row.device_end_ns.value_or(0)});
         }
-        fill(result, pick_process(by_process));
+        const auto chosen = pick_process(by_process);
+        if (chosen != by_process.end()) {
+            fill(result, clean(chosen->second));
+            result.process = chosen->first;
+        }
         if (!result.spans.empty()) {
             result.source = "iterations table";
             return result;

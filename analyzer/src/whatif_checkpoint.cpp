@@ -10,12 +10,15 @@
 // recorded activations did.
 #include "whatif_checkpoint.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis_parts.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -24,11 +27,18 @@ namespace {
 constexpr int kWeights = static_cast<int>(trace::Category::weights);
 constexpr int kActivations = static_cast<int>(trace::Category::activations);
 
-std::vector<std::pair<int64_t, int64_t>> phase_spans(const TraceFile& trace, std::string_view kind) {
+// Training iterations of `process` (every process when none): one rank's forward is never paired
+// with another rank's backward.
+bool counts(const trace::IterationRow& row, std::optional<int64_t> process) {
+    return row.training() && (!process || row.process == *process);
+}
+
+std::vector<std::pair<int64_t, int64_t>> phase_spans(const TraceFile& trace, std::string_view kind,
+                                                     std::optional<int64_t> process) {
     std::unordered_set<int64_t> training;
     trace::RowReader<trace::IterationRow> iterations(trace.db);
     for (trace::IterationRow row; iterations.next(row);)
-        if (row.training()) training.insert(row.id);
+        if (counts(row, process)) training.insert(row.id);
     std::map<int64_t, std::pair<int64_t, int64_t>> by_iteration;
     trace::RowReader<trace::PhaseRow> phases(trace.db);
     for (trace::PhaseRow row; phases.next(row);)
@@ -39,8 +49,9 @@ std::vector<std::pair<int64_t, int64_t>> phase_spans(const TraceFile& trace, std
 }
 
 void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
-    const auto forward = phase_spans(trace, "forward");
-    const auto backward = phase_spans(trace, "backward");
+    const std::optional<int64_t> process = detect_iterations(trace, "").process;
+    const auto forward = phase_spans(trace, "forward", process);
+    const auto backward = phase_spans(trace, "backward", process);
     // Pair each forward with the first backward that begins after it ends.
     for (const auto& f : forward) {
         auto b =
@@ -53,7 +64,7 @@ void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
     int64_t total = 0, count = 0;
     trace::RowReader<trace::IterationRow> iterations(trace.db);
     for (trace::IterationRow row; iterations.next(row);)
-        if (row.training()) total += row.end_ns - row.begin_ns, ++count;
+        if (counts(row, process)) total += row.end_ns - row.begin_ns, ++count;
     facts.step_ns = count > 0 ? total / count : 0;
 }
 
