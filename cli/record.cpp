@@ -58,7 +58,7 @@ std::string prepend_path(const std::optional<std::string>& old, const std::strin
 bool load_only_simulated_libraries(const InstallLayout& layout, const std::string& run_dir, Environment& env,
                                    std::string& error) {
     const std::vector<std::string> libraries = simulated_libraries(layout.simgpu_dir);
-    const std::string mirror = make_python_library_mirror(run_dir + "/python", libraries, error);
+    const std::string mirror = make_python_library_mirror(run_dir + "/" + kPythonMirrorFolder, libraries, error);
     if (mirror.empty()) return false;
     const char* user_preload = std::getenv("LD_PRELOAD");
     set_variable(env, "LD_PRELOAD",

@@ -1,5 +1,6 @@
 #include "run_dir.h"
 #include "sim_holes.h"
+#include "sim_libraries.h"
 
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/user_messages.h"
@@ -213,6 +214,7 @@ bool remove_run_dir(const std::string& run_dir) {
     }
     closedir(d);
     for (const std::string& path : ours) ::unlink(path.c_str());
+    remove_python_library_mirror(run_dir + "/" + kPythonMirrorFolder);  // --sim with PyTorch
     return ::rmdir(run_dir.c_str()) == 0;
 }
 

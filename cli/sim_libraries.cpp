@@ -59,6 +59,21 @@ std::string make_python_library_mirror(const std::string& folder, const std::vec
     return folder;
 }
 
+void remove_python_library_mirror(const std::string& folder) {
+    std::error_code ec;
+    std::vector<fs::path> links, folders{fs::path(folder)};
+    for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+        if (it->is_symlink(ec))
+            links.push_back(it->path());
+        else if (it->is_directory(ec))
+            folders.push_back(it->path());
+    }
+    for (const fs::path& link : links) fs::remove(link, ec);
+    // Deepest first: fs::remove takes a folder only when it is empty.
+    for (auto f = folders.rbegin(); f != folders.rend(); ++f) fs::remove(*f, ec);
+}
+
 std::string preload_list(const std::vector<std::string>& libraries) {
     std::string joined;
     for (const std::string& library : libraries) joined += (joined.empty() ? "" : ":") + library;

@@ -14,6 +14,9 @@
 
 namespace tbdprof::cli {
 
+// The mirror's folder inside a run directory.
+inline constexpr const char* kPythonMirrorFolder = "python";
+
 // The simulated libraries in `simgpu_dir` by their sonames (lib<name>.so.<major>), sorted.
 std::vector<std::string> simulated_libraries(const std::string& simgpu_dir);
 
@@ -22,6 +25,10 @@ std::vector<std::string> simulated_libraries(const std::string& simgpu_dir);
 // or empty with `error` set.
 std::string make_python_library_mirror(const std::string& folder, const std::vector<std::string>& libraries,
                                        std::string& error);
+
+// Removes a mirror made by make_python_library_mirror: its links, then its folders once empty.
+// Anything else found there (a file the program wrote) is left, and so is the folder holding it.
+void remove_python_library_mirror(const std::string& folder);
 
 // Joins the libraries with ':' for LD_PRELOAD.
 std::string preload_list(const std::vector<std::string>& libraries);

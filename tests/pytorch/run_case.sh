@@ -29,10 +29,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/tbdprof-pytorch-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL ($case_name): $*"; echo "--- output:"; tail -n 40 "$work/out"; exit 1; }
 
-# record ARGS...: tbdprof --sim into $work/trace.sqlite; output in $work/out.
+# record ARGS...: tbdprof --sim into $work/trace.sqlite; output in $work/out. Its run directory
+# (with the python library mirror, sim_libraries.h) must be gone afterwards.
 record() {
     local start=$SECONDS
-    "$TBDPROF" --sim -o "$work/trace.sqlite" --force "$@" >"$work/out" 2>&1
+    mkdir -p "$work/tmp"
+    TMPDIR="$work/tmp" "$TBDPROF" --sim -o "$work/trace.sqlite" --force "$@" >"$work/out" 2>&1
     local status=$?
     echo "recorded in $((SECONDS - start)) s (exit $status)"
     if grep -q "libnccl.so.2: cannot open shared object file" "$work/out"; then
@@ -40,6 +42,10 @@ record() {
         exit 77
     fi
     [ "$status" -eq 0 ] || fail "tbdprof exited $status"
+    # (PyTorch keeps caches of its own there too: torchinductor_<user>.)
+    local left
+    left=$(cd "$work/tmp" && ls -d tbdprof-run-* 2>/dev/null)
+    [ -z "$left" ] || fail "run directory left behind: $left"
 }
 
 count() { sqlite3 "$work/trace.sqlite" "$1"; }
