@@ -139,6 +139,9 @@ BuildResult build_trace(const BuildOptions& options) {
     try {
         load_processes(paths, processes, result);
         model = build_model(options, processes, result);
+        // The rows copy what they need (names are interned strings): the decoded events and the
+        // mapped files are not needed while writing, so their memory is not held at the same time.
+        std::vector<detail::RawProcess>().swap(processes);
     } catch (const std::bad_alloc&) {
         result.error = out_of_memory_message(paths.size());
         return result;
