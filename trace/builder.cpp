@@ -115,11 +115,12 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     return model;
 }
 
-// The build holds the whole model in memory (about 1 KB per kernel, docs/architecture.md); out of
-// memory it stops cleanly: the caller's OutputFile removes its temporary and lock.
+// The build holds the whole model in memory (about 450 B per kernel with four pointer arguments,
+// docs/benchmarks.md "Trace build memory"); out of memory it stops cleanly: the caller's OutputFile
+// removes its temporary and lock.
 std::string out_of_memory_message(size_t raw_files) {
     return "out of memory while building the trace from " + std::to_string(raw_files) +
-           " raw files (the build holds about 1 KB per kernel in memory); nothing was written";
+           " raw files (the build holds about 450 bytes per kernel in memory); nothing was written";
 }
 
 }  // namespace
