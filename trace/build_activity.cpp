@@ -281,8 +281,8 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k, std::vec
     for (uint32_t i = 0; i < raw.launches.size(); ++i) unpaired += k.joined[i] ? 0 : 1;
     size_t replays = 0;
     for (const auto& [graph_launch, records] : k.by_graph_launch) replays += records.size();
-    // Exact sizes: the kernels table is the largest thing the build holds, and growing it by
-    // doubling would hold two copies at once.
+    // This process's rows at once: the kernels table is among the largest things the build holds,
+    // and doubling leaves up to half of it unused (one reallocation per process remains).
     const size_t added = k.pairs.size() + replays + unpaired + k.orphans.size();
     rows.reserve(rows.size() + added);
     origins.reserve(origins.size() + added);
