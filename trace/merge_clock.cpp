@@ -1,0 +1,85 @@
+// Clock offsets from shared collectives: a collective cannot end on any rank before every rank has
+// reached it, and NCCL makes every rank of a communicator issue the same collectives in the same order.
+#include "merge_clock.h"
+
+#include "tbdprof/trace/tables.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+namespace tbdprof::trace::merge {
+
+namespace {
+
+// library_calls.id -> the latest end of the timed kernels it launched (one scan of kernels).
+std::unordered_map<int64_t, int64_t> call_kernel_ends(const Database& db) {
+    std::unordered_map<int64_t, int64_t> ends;
+    Statement rows(db,
+                   "SELECT library_call, max(start_ns + duration_ns) FROM kernels "
+                   "WHERE library_call IS NOT NULL AND duration_ns IS NOT NULL GROUP BY library_call");
+    while (rows.step()) ends.emplace(rows.column_int(0), rows.column_int(1));
+    return ends;
+}
+
+bool sequences_agree(const CommunicatorSequence& a, const CommunicatorSequence& b) {
+    if (a.nranks != b.nranks || a.collectives.empty() || b.collectives.empty()) return false;
+    if (a.rank && b.rank && *a.rank == *b.rank) return false;  // the same rank twice is no pair
+    const size_t common = std::min(a.collectives.size(), b.collectives.size());
+    for (size_t i = 0; i < common; ++i)
+        if (!a.collectives[i].same_call(b.collectives[i])) return false;
+    return true;
+}
+
+}  // namespace
+
+std::vector<CommunicatorSequence> read_collectives(const Database& db) {
+    if (!has_table(db, "nccl_calls") || !has_table(db, "library_calls")) return {};
+    const std::unordered_map<int64_t, int64_t> ends = call_kernel_ends(db);
+    Statement rows(db,
+                   "SELECT n.library_call, n.process, coalesce(n.communicator, 0), n.nranks, n.rank, n.op, "
+                   "n.datatype, n.count, coalesce(n.root, -1) FROM nccl_calls n "
+                   "JOIN library_calls l ON l.id = n.library_call WHERE n.op NOT IN ('send', 'recv') "
+                   "ORDER BY n.process, l.begin_ns, l.id");
+    std::map<std::pair<int64_t, int64_t>, CommunicatorSequence> by_communicator;
+    while (rows.step()) {
+        const auto end = ends.find(rows.column_int(0));
+        if (end == ends.end()) continue;
+        CommunicatorSequence& sequence = by_communicator[{rows.column_int(1), rows.column_int(2)}];
+        sequence.process = rows.column_int(1), sequence.communicator = rows.column_int(2);
+        sequence.nranks = rows.column_optional_int(3), sequence.rank = rows.column_optional_int(4);
+        sequence.collectives.push_back(
+            {rows.column_text(5), rows.column_text(6), rows.column_int(7), rows.column_int(8), end->second});
+    }
+    std::vector<CommunicatorSequence> sequences;
+    for (auto& [key, sequence] : by_communicator) sequences.push_back(std::move(sequence));
+    return sequences;
+}
+
+std::optional<ClockMatch> match_clocks(const std::vector<CommunicatorSequence>& reference,
+                                       const std::vector<CommunicatorSequence>& other) {
+    std::vector<int64_t> differences_ns;
+    ClockMatch match;
+    for (const CommunicatorSequence& b : other) {
+        for (const CommunicatorSequence& a : reference) {
+            if (!sequences_agree(a, b)) continue;
+            ++match.rank_pairs;
+            const size_t common = std::min(a.collectives.size(), b.collectives.size());
+            for (size_t i = 0; i < common; ++i)
+                differences_ns.push_back(a.collectives[i].end_ns - b.collectives[i].end_ns);
+        }
+    }
+    if (differences_ns.empty()) return std::nullopt;
+    std::sort(differences_ns.begin(), differences_ns.end());
+    const size_t n = differences_ns.size();
+    // The median: robust to the few collectives whose ends differ (a rank's kernel delayed after the
+    // collective completed); of an even count, the mean of the middle two.
+    match.offset_ns = n % 2 == 1 ? differences_ns[n / 2] : differences_ns[n / 2 - 1] +
+                                                              (differences_ns[n / 2] - differences_ns[n / 2 - 1]) / 2;
+    match.matched = static_cast<int64_t>(n);
+    match.spread_ns = differences_ns.back() - differences_ns.front();
+    return match;
+}
+
+}  // namespace tbdprof::trace::merge
