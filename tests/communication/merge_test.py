@@ -51,7 +51,7 @@ def split(trace, work):
     for host, ranks in RANKS.items():
         hosts[host] = os.path.join(work, f"host-{host}.sqlite")
         result = run([sys.executable, os.path.join(HERE, "split_hosts.py"), trace, hosts[host], "--ranks", ranks,
-                      "--skew-ns", str(SKEWS_NS[host])])
+                      "--skew-ns", str(SKEWS_NS[host])] + (["--with-unranked"] if host == "a" else []))
         if result.returncode != 0:
             sys.exit(f"split_hosts.py failed: {result.stderr}")
     return hosts

@@ -8,7 +8,7 @@ process through its `process` column, or through the row it points to (a phase t
 iteration, an edge through its kernel, ...); a time is any column named *_ns but durations, queue
 delays and cumulative CPU times.
 
-usage: split_hosts.py TRACE OUT.sqlite --ranks 0,1 [--skew-ns NS]"""
+usage: split_hosts.py TRACE OUT.sqlite --ranks 0,1 [--skew-ns NS] [--with-unranked]"""
 import argparse
 import shutil
 import sqlite3
@@ -30,11 +30,13 @@ def columns(db, table):
     return [r[1] for r in db.execute(f"PRAGMA table_info({table})")]
 
 
-def keep_ranks(db, ranks):
+def keep_ranks(db, ranks, with_unranked):
     marks = ",".join("?" * len(ranks))
     kept = [r[0] for r in db.execute(f"SELECT process FROM process_ranks WHERE rank IN ({marks})", ranks)]
     if len(kept) != len(ranks):
         sys.exit(f"the trace has processes for ranks {kept}, not for all of {ranks}")
+    if with_unranked:  # the launcher, say: it ran on one host too
+        kept += [r[0] for r in db.execute("SELECT id FROM processes WHERE id NOT IN (SELECT process FROM process_ranks)")]
     process_marks = ",".join("?" * len(kept))
     for table in tables(db):
         if table == "processes":
@@ -66,10 +68,11 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--ranks", required=True)
     parser.add_argument("--skew-ns", type=int, default=0)
+    parser.add_argument("--with-unranked", action="store_true", help="keep the processes that have no rank too")
     args = parser.parse_args()
     shutil.copyfile(args.trace, args.out)
     db = sqlite3.connect(args.out)
-    keep_ranks(db, [int(r) for r in args.ranks.split(",")])
+    keep_ranks(db, [int(r) for r in args.ranks.split(",")], args.with_unranked)
     shift_clock(db, args.skew_ns)
     db.commit()
     db.execute("VACUUM")

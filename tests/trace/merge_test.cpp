@@ -1,0 +1,72 @@
+// `tbdprof merge`'s pieces below the files: the clock offset from matched collectives, and the table
+// rules covering every table of the schema. The whole merge is tested end to end on dp_train in
+// tests/communication/merge_test.py.
+#include "trace_test_support.h"
+
+#include "merge_clock.h"
+#include "merge_tables.h"
+
+#include <tbdprof/trace/schema.h>
+
+#include <stdexcept>
+#include <vector>
+
+using namespace tbdprof;
+using namespace tbdprof::test;
+using trace::merge::CommunicatorSequence;
+
+namespace {
+
+// One communicator of `nranks` as rank `rank` saw it: all-reduces of 1024 floats ending at `ends_ns`.
+CommunicatorSequence sequence(int64_t rank, int64_t nranks, const std::vector<int64_t>& ends_ns) {
+    CommunicatorSequence s;
+    s.process = rank + 1, s.communicator = 0x7f00 + rank, s.rank = rank, s.nranks = nranks;
+    for (int64_t end : ends_ns) s.collectives.push_back({"all_reduce", "float32", 1024, -1, end});
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("merge clock: the offset is the median end-time difference of matched collectives") {
+    // Rank 1's clock is 3.7 s ahead; one of its kernels ended 40 us late (its stream was busy).
+    const auto reference = std::vector{sequence(0, 2, {1'000, 5'000, 9'000, 13'000, 17'000})};
+    const int64_t ahead = 3'700'000'000;
+    const auto other = std::vector{sequence(1, 2, {1'000 + ahead, 5'000 + ahead, 9'000 + ahead + 40'000,
+                                                   13'000 + ahead, 17'000 + ahead})};
+    const auto match = trace::merge::match_clocks(reference, other);
+    REQUIRE(match);
+    CHECK(match->offset_ns == -ahead);
+    CHECK(match->matched == 5);
+    CHECK(match->rank_pairs == 1);
+    CHECK(match->spread_ns == 40'000);
+}
+
+TEST_CASE("merge clock: an even count takes the middle two's mean; the shorter sequence bounds the match") {
+    const auto reference = std::vector{sequence(0, 2, {100, 200, 300, 400, 500})};
+    const auto other = std::vector{sequence(1, 2, {110, 220, 330, 440})};  // recording stopped earlier
+    const auto match = trace::merge::match_clocks(reference, other);
+    REQUIRE(match);
+    CHECK(match->matched == 4);
+    CHECK(match->offset_ns == -25);  // differences -10, -20, -30, -40
+}
+
+TEST_CASE("merge clock: no match across communicator sizes, the same rank, or different calls") {
+    const auto reference = std::vector{sequence(0, 2, {100, 200})};
+    CHECK_FALSE(trace::merge::match_clocks(reference, std::vector{sequence(1, 4, {100, 200})}));
+    CHECK_FALSE(trace::merge::match_clocks(reference, std::vector{sequence(0, 2, {100, 200})}));
+    auto different = sequence(1, 2, {100, 200});
+    different.collectives[1].count = 2048;
+    CHECK_FALSE(trace::merge::match_clocks(reference, std::vector{different}));
+    CHECK_FALSE(trace::merge::match_clocks(reference, std::vector{sequence(1, 2, {})}));
+}
+
+TEST_CASE("merge tables: every table of the schema has a rule, and a table without one is refused") {
+    TempDir dir;
+    trace::Database db = trace::create_database(dir.file("merged.sqlite"));
+    db.exec(trace::kTraceSchemaSql);
+    CHECK_NOTHROW(trace::merge::create_id_tables(db));
+    trace::Database other = trace::create_database(dir.file("other.sqlite"));
+    other.exec(trace::kTraceSchemaSql);
+    other.exec("CREATE TABLE future_table (id INTEGER PRIMARY KEY)");
+    CHECK_THROWS_AS(trace::merge::create_id_tables(other), std::logic_error);
+}
