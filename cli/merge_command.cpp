@@ -56,8 +56,8 @@ int merge_command(int argc, char** argv) {
     if (command.positional().size() < 2)
         return command.usage_error("give at least two traces to merge (see tbdprof merge --help for usage)");
     if (output.empty()) return command.usage_error("give -o OUT.sqlite, the merged trace to write");
-    trace::MergeOptions options{.inputs = command.positional(), .output = output, .force = force,
-                                .offsets_ns = offsets_ns};
+    trace::MergeOptions options{
+        .inputs = command.positional(), .output = output, .force = force, .offsets_ns = offsets_ns};
     try {
         const trace::MergeSummary summary = trace::merge_traces(options);
         if (!quiet) print_summary(summary, output);

@@ -24,7 +24,9 @@ void attach(Database& out, const std::string& path) {
     attach.run();
 }
 
-void detach(Database& out) { out.exec(fmt::format("DETACH DATABASE {}", merge::kInputSchema).c_str()); }
+void detach(Database& out) {
+    out.exec(fmt::format("DETACH DATABASE {}", merge::kInputSchema).c_str());
+}
 
 // The run row of the merged trace: the first input's, time 0 moved by `shift_ns` earlier than its own.
 void write_run(Database& out, const std::vector<InputFacts>& inputs, const MergeSummary& summary) {
@@ -141,7 +143,8 @@ MergeSummary merge_traces(const MergeOptions& options) {
     for (const std::string& path : options.inputs) inputs.push_back(merge::read_input(path));
     merge::check_inputs(inputs);
     MergeSummary summary;
-    summary.inputs = options.offsets_ns.empty() ? merge::align_clocks(inputs) : given_offsets(inputs, options.offsets_ns);
+    summary.inputs =
+        options.offsets_ns.empty() ? merge::align_clocks(inputs) : given_offsets(inputs, options.offsets_ns);
     for (size_t i = 0; i < inputs.size(); ++i) {
         summary.inputs[i].processes = inputs[i].processes, summary.inputs[i].kernels = inputs[i].kernels;
         if (!inputs[i].ranks.empty()) summary.world_size = inputs[i].ranks.front().world_size;

@@ -75,8 +75,8 @@ std::optional<ClockMatch> match_clocks(const std::vector<CommunicatorSequence>& 
     const size_t n = differences_ns.size();
     // The median: robust to the few collectives whose ends differ (a rank's kernel delayed after the
     // collective completed); of an even count, the mean of the middle two.
-    match.offset_ns = n % 2 == 1 ? differences_ns[n / 2] : differences_ns[n / 2 - 1] +
-                                                              (differences_ns[n / 2] - differences_ns[n / 2 - 1]) / 2;
+    match.offset_ns = n % 2 == 1 ? differences_ns[n / 2]
+                                 : differences_ns[n / 2 - 1] + (differences_ns[n / 2] - differences_ns[n / 2 - 1]) / 2;
     match.matched = static_cast<int64_t>(n);
     match.spread_ns = differences_ns.back() - differences_ns.front();
     return match;

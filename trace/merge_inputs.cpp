@@ -97,8 +97,9 @@ void check_inputs(const std::vector<InputFacts>& inputs) {
         for (const ProcessRank& r : input.ranks) {
             const auto [it, fresh] = rank_owner.emplace(r.rank, input.path);
             if (!fresh)
-                throw MergeError(fmt::format("rank {} is in {} and in {}: the inputs must be different ranks of one job",
-                                             r.rank, it->second, input.path));
+                throw MergeError(
+                    fmt::format("rank {} is in {} and in {}: the inputs must be different ranks of one job", r.rank,
+                                it->second, input.path));
             world_sizes.emplace(r.world_size, input.path);
         }
     }
@@ -134,10 +135,11 @@ std::vector<MergedInput> align_clocks(const std::vector<InputFacts>& inputs) {
     for (size_t i = 1; i < inputs.size(); ++i)
         if (!aligned[i]) unaligned += (unaligned.empty() ? "" : ", ") + inputs[i].path;
     if (!unaligned.empty())
-        throw MergeError(fmt::format("{} share(s) no NCCL collective (same communicator size, same calls in the same "
-                                     "order, timed kernels) with {}: the clocks cannot be aligned; give "
-                                     "--offset-ns once per input to merge anyway",
-                                     unaligned, inputs[0].path));
+        throw MergeError(
+            fmt::format("{} share(s) no NCCL collective (same communicator size, same calls in the same "
+                        "order, timed kernels) with {}: the clocks cannot be aligned; give "
+                        "--offset-ns once per input to merge anyway",
+                        unaligned, inputs[0].path));
     return merged;
 }
 

@@ -28,7 +28,7 @@ struct Column {
 
 struct TableRule {
     const char* name;
-    const char* order_time;  // the time its id order follows; nullptr: input order
+    const char* order_time;       // the time its id order follows; nullptr: input order
     std::vector<Column> columns;  // the rest is copied as it is (handles, sizes, text, durations)
 };
 
@@ -40,68 +40,139 @@ const std::vector<TableRule>& table_rules() {
         {"threads", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"first_seen_ns", Kind::time}}},
         {"devices", nullptr, {{"id", Kind::id}}},
         {"streams", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"device", Kind::ref, "devices"}}},
-        {"kernels", "start_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"thread", Kind::ref, "threads"},
-                                 {"device", Kind::ref, "devices"}, {"stream", Kind::ref, "streams"},
-                                 {"function", Kind::ref, "functions"}, {"start_ns", Kind::time},
-                                 {"library_call", Kind::ref, "library_calls"},
-                                 {"graph_launch", Kind::ref, "graph_launches"}}},
-        {"graph_launches", "launch_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"},
-                                         {"thread", Kind::ref, "threads"}, {"stream", Kind::ref, "streams"},
-                                         {"launch_ns", Kind::time}}},
-        {"copies", "start_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"thread", Kind::ref, "threads"},
-                                {"device", Kind::ref, "devices"}, {"stream", Kind::ref, "streams"},
-                                {"start_ns", Kind::time}, {"src_allocation", Kind::ref, "allocations"},
-                                {"dst_allocation", Kind::ref, "allocations"}}},
-        {"sets", "start_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"thread", Kind::ref, "threads"},
-                              {"device", Kind::ref, "devices"}, {"stream", Kind::ref, "streams"},
-                              {"start_ns", Kind::time}, {"dst_allocation", Kind::ref, "allocations"}}},
-        {"api_calls", "begin_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"},
-                                   {"thread", Kind::ref, "threads"}, {"begin_ns", Kind::time}, {"end_ns", Kind::time}}},
+        {"kernels",
+         "start_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"device", Kind::ref, "devices"},
+          {"stream", Kind::ref, "streams"},
+          {"function", Kind::ref, "functions"},
+          {"start_ns", Kind::time},
+          {"library_call", Kind::ref, "library_calls"},
+          {"graph_launch", Kind::ref, "graph_launches"}}},
+        {"graph_launches",
+         "launch_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"stream", Kind::ref, "streams"},
+          {"launch_ns", Kind::time}}},
+        {"copies",
+         "start_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"device", Kind::ref, "devices"},
+          {"stream", Kind::ref, "streams"},
+          {"start_ns", Kind::time},
+          {"src_allocation", Kind::ref, "allocations"},
+          {"dst_allocation", Kind::ref, "allocations"}}},
+        {"sets",
+         "start_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"device", Kind::ref, "devices"},
+          {"stream", Kind::ref, "streams"},
+          {"start_ns", Kind::time},
+          {"dst_allocation", Kind::ref, "allocations"}}},
+        {"api_calls",
+         "begin_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"begin_ns", Kind::time},
+          {"end_ns", Kind::time}}},
         {"stacks", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}}},
-        {"frames", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"symbol", Kind::ref, "strings"},
-                             {"module", Kind::ref, "strings"}}},
+        {"frames",
+         nullptr,
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"symbol", Kind::ref, "strings"},
+          {"module", Kind::ref, "strings"}}},
         {"stack_frames", nullptr, {{"stack", Kind::ref, "stacks"}, {"frame", Kind::ref, "frames"}}},
-        {"allocations", "alloc_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"},
-                                     {"thread", Kind::ref, "threads"}, {"device", Kind::ref, "devices"},
-                                     {"alloc_ns", Kind::time}, {"free_ns", Kind::time}, {"stack", Kind::ref, "stacks"},
-                                     {"free_thread", Kind::ref, "threads"}}},
-        {"allocation_categories", nullptr, {{"allocation", Kind::ref, "allocations"},
-                                            {"reason_string", Kind::ref, "strings"},
-                                            {"evidence_string", Kind::ref, "strings"}}},
-        {"allocation_subranges", nullptr, {{"id", Kind::id}, {"allocation", Kind::ref, "allocations"},
-                                           {"begin_ns", Kind::time}, {"end_ns", Kind::time},
-                                           {"reason_string", Kind::ref, "strings"},
-                                           {"evidence_string", Kind::ref, "strings"}}},
-        {"iterations", "begin_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"begin_ns", Kind::time},
-                                    {"end_ns", Kind::time}, {"device_begin_ns", Kind::time},
-                                    {"device_end_ns", Kind::time}}},
+        {"allocations",
+         "alloc_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"device", Kind::ref, "devices"},
+          {"alloc_ns", Kind::time},
+          {"free_ns", Kind::time},
+          {"stack", Kind::ref, "stacks"},
+          {"free_thread", Kind::ref, "threads"}}},
+        {"allocation_categories",
+         nullptr,
+         {{"allocation", Kind::ref, "allocations"},
+          {"reason_string", Kind::ref, "strings"},
+          {"evidence_string", Kind::ref, "strings"}}},
+        {"allocation_subranges",
+         nullptr,
+         {{"id", Kind::id},
+          {"allocation", Kind::ref, "allocations"},
+          {"begin_ns", Kind::time},
+          {"end_ns", Kind::time},
+          {"reason_string", Kind::ref, "strings"},
+          {"evidence_string", Kind::ref, "strings"}}},
+        {"iterations",
+         "begin_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"begin_ns", Kind::time},
+          {"end_ns", Kind::time},
+          {"device_begin_ns", Kind::time},
+          {"device_end_ns", Kind::time}}},
         {"phases", nullptr, {{"iteration", Kind::ref, "iterations"}, {"begin_ns", Kind::time}, {"end_ns", Kind::time}}},
         {"kernel_allocations", nullptr, {{"kernel", Kind::ref, "kernels"}, {"allocation", Kind::ref, "allocations"}}},
-        {"library_calls", "begin_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"},
-                                       {"thread", Kind::ref, "threads"}, {"begin_ns", Kind::time},
-                                       {"end_ns", Kind::time}, {"a_allocation", Kind::ref, "allocations"},
-                                       {"b_allocation", Kind::ref, "allocations"},
-                                       {"c_allocation", Kind::ref, "allocations"},
-                                       {"workspace_allocation", Kind::ref, "allocations"}}},
-        {"ranges", "begin_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"thread", Kind::ref, "threads"},
-                                {"begin_ns", Kind::time}, {"end_ns", Kind::time}}},
+        {"library_calls",
+         "begin_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"begin_ns", Kind::time},
+          {"end_ns", Kind::time},
+          {"a_allocation", Kind::ref, "allocations"},
+          {"b_allocation", Kind::ref, "allocations"},
+          {"c_allocation", Kind::ref, "allocations"},
+          {"workspace_allocation", Kind::ref, "allocations"}}},
+        {"ranges",
+         "begin_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"begin_ns", Kind::time},
+          {"end_ns", Kind::time}}},
         {"cpu_samples", nullptr, {{"process", Kind::ref, "processes"}, {"ts_ns", Kind::time}}},
         {"dropped_events", nullptr, {{"process", Kind::ref, "processes"}}},
-        {"capture_windows", nullptr, {{"process", Kind::ref, "processes"}, {"begin_ns", Kind::time},
-                                      {"end_ns", Kind::time}}},
+        {"capture_windows",
+         nullptr,
+         {{"process", Kind::ref, "processes"}, {"begin_ns", Kind::time}, {"end_ns", Kind::time}}},
         {"kernel_metrics", nullptr, {{"kernel", Kind::ref, "kernels"}, {"metric", Kind::ref, "strings"}}},
-        {"memory_heaps", "register_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"},
-                                         {"thread", Kind::ref, "threads"}, {"allocation", Kind::ref, "allocations"},
-                                         {"device", Kind::ref, "devices"}, {"register_ns", Kind::time},
-                                         {"unregister_ns", Kind::time}}},
-        {"memory_regions", "register_ns", {{"id", Kind::id}, {"process", Kind::ref, "processes"},
-                                           {"heap", Kind::ref, "memory_heaps"},
-                                           {"allocation", Kind::ref, "allocations"}, {"device", Kind::ref, "devices"},
-                                           {"register_ns", Kind::time}, {"unregister_ns", Kind::time}}},
+        {"memory_heaps",
+         "register_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"thread", Kind::ref, "threads"},
+          {"allocation", Kind::ref, "allocations"},
+          {"device", Kind::ref, "devices"},
+          {"register_ns", Kind::time},
+          {"unregister_ns", Kind::time}}},
+        {"memory_regions",
+         "register_ns",
+         {{"id", Kind::id},
+          {"process", Kind::ref, "processes"},
+          {"heap", Kind::ref, "memory_heaps"},
+          {"allocation", Kind::ref, "allocations"},
+          {"device", Kind::ref, "devices"},
+          {"register_ns", Kind::time},
+          {"unregister_ns", Kind::time}}},
         {"process_ranks", nullptr, {{"process", Kind::ref, "processes"}}},
-        {"library_call_operands", nullptr, {{"library_call", Kind::ref, "library_calls"},
-                                            {"process", Kind::ref, "processes"},
-                                            {"allocation", Kind::ref, "allocations"}}},
+        {"library_call_operands",
+         nullptr,
+         {{"library_call", Kind::ref, "library_calls"},
+          {"process", Kind::ref, "processes"},
+          {"allocation", Kind::ref, "allocations"}}},
         {"nccl_calls", nullptr, {{"library_call", Kind::ref, "library_calls"}, {"process", Kind::ref, "processes"}}},
     };
     return rules;
@@ -109,10 +180,9 @@ const std::vector<TableRule>& table_rules() {
 
 // Device ids are CUDA ordinals: a device that rows name but the devices table lacks still needs one
 // (new device ids start at 0, as ordinals do).
-constexpr const char* kDeviceColumns[][2] = {{"kernels", "device"}, {"copies", "device"},
-                                             {"sets", "device"},    {"allocations", "device"},
-                                             {"streams", "device"}, {"memory_heaps", "device"},
-                                             {"memory_regions", "device"}};
+constexpr const char* kDeviceColumns[][2] = {
+    {"kernels", "device"}, {"copies", "device"},       {"sets", "device"},          {"allocations", "device"},
+    {"streams", "device"}, {"memory_heaps", "device"}, {"memory_regions", "device"}};
 
 std::vector<std::string> columns_of(const Database& db, const char* schema, std::string_view table) {
     Statement rows(db, "SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
@@ -141,17 +211,17 @@ std::string map_lookup(std::string_view table, int input, std::string_view value
 void collect_table_ids(Database& out, const TableRule& rule, int input, int64_t shift_ns) {
     if (!input_has(out, rule.name)) return;
     const bool timed = rule.order_time != nullptr && input_has(out, rule.name, rule.order_time);
-    std::string ids = fmt::format("SELECT id, {} AS t FROM {}.{}",
-                                  timed ? fmt::format("{} + {}", rule.order_time, shift_ns) : "NULL",
-                                  kInputSchema, rule.name);
+    std::string ids =
+        fmt::format("SELECT id, {} AS t FROM {}.{}", timed ? fmt::format("{} + {}", rule.order_time, shift_ns) : "NULL",
+                    kInputSchema, rule.name);
     if (std::string_view(rule.name) == "devices")
         for (const auto& [table, column] : kDeviceColumns)
             if (input_has(out, table, column))
-                ids += fmt::format(" UNION SELECT {0}, NULL FROM {1}.{2} WHERE {0} IS NOT NULL", column,
-                                   kInputSchema, table);
-    out.exec(fmt::format("INSERT INTO temp.order_{0}(input, old, t) SELECT {1}, id, t FROM ({2})", rule.name,
-                         input, ids)
-                 .c_str());
+                ids += fmt::format(" UNION SELECT {0}, NULL FROM {1}.{2} WHERE {0} IS NOT NULL", column, kInputSchema,
+                                   table);
+    out.exec(
+        fmt::format("INSERT INTO temp.order_{0}(input, old, t) SELECT {1}, id, t FROM ({2})", rule.name, input, ids)
+            .c_str());
 }
 
 }  // namespace
@@ -172,12 +242,13 @@ void create_id_tables(Database& out) {
     while (tables.step())
         if (!known.contains(tables.column_text(0)))
             throw std::logic_error("tbdprof merge has no rule for the trace table " + tables.column_text(0));
-    out.exec("CREATE TEMP TABLE all_strings(input INTEGER, old INTEGER, text TEXT); "
-             "CREATE TEMP TABLE all_functions(input INTEGER, old INTEGER, name INTEGER, mangled INTEGER); "
-             "CREATE TEMP TABLE map_strings(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
-             "WITHOUT ROWID; "
-             "CREATE TEMP TABLE map_functions(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
-             "WITHOUT ROWID;");
+    out.exec(
+        "CREATE TEMP TABLE all_strings(input INTEGER, old INTEGER, text TEXT); "
+        "CREATE TEMP TABLE all_functions(input INTEGER, old INTEGER, name INTEGER, mangled INTEGER); "
+        "CREATE TEMP TABLE map_strings(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
+        "WITHOUT ROWID; "
+        "CREATE TEMP TABLE map_functions(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
+        "WITHOUT ROWID;");
 }
 
 void collect_ids(Database& out, int input, int64_t shift_ns) {
@@ -218,9 +289,12 @@ std::string column_value(const TableRule& rule, const std::string& column, int i
     for (const Column& c : rule.columns) {
         if (column != c.name) continue;
         switch (c.kind) {
-            case Kind::id: return map_lookup(rule.name, input, "s." + column);
-            case Kind::ref: return map_lookup(c.target, input, "s." + column);
-            case Kind::time: return fmt::format("s.{} + {}", column, shift_ns);
+            case Kind::id:
+                return map_lookup(rule.name, input, "s." + column);
+            case Kind::ref:
+                return map_lookup(c.target, input, "s." + column);
+            case Kind::time:
+                return fmt::format("s.{} + {}", column, shift_ns);
         }
     }
     return "s." + column;

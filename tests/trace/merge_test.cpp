@@ -31,8 +31,8 @@ TEST_CASE("merge clock: the offset is the median end-time difference of matched 
     // Rank 1's clock is 3.7 s ahead; one of its kernels ended 40 us late (its stream was busy).
     const auto reference = std::vector{sequence(0, 2, {1'000, 5'000, 9'000, 13'000, 17'000})};
     const int64_t ahead = 3'700'000'000;
-    const auto other = std::vector{sequence(1, 2, {1'000 + ahead, 5'000 + ahead, 9'000 + ahead + 40'000,
-                                                   13'000 + ahead, 17'000 + ahead})};
+    const auto other = std::vector{
+        sequence(1, 2, {1'000 + ahead, 5'000 + ahead, 9'000 + ahead + 40'000, 13'000 + ahead, 17'000 + ahead})};
     const auto match = trace::merge::match_clocks(reference, other);
     REQUIRE(match);
     CHECK(match->offset_ns == -ahead);
