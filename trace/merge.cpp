@@ -149,7 +149,8 @@ MergeSummary merge_traces(const MergeOptions& options) {
         summary.inputs[i].processes = inputs[i].processes, summary.inputs[i].kernels = inputs[i].kernels;
         if (!inputs[i].ranks.empty()) summary.world_size = inputs[i].ranks.front().world_size;
         // An input whose clock started earlier has times before the first input's 0: move time 0 back.
-        summary.shift_ns = std::max(summary.shift_ns, -(inputs[i].earliest_ns + summary.inputs[i].offset_ns));
+        if (inputs[i].earliest_ns)
+            summary.shift_ns = std::max(summary.shift_ns, -(*inputs[i].earliest_ns + summary.inputs[i].offset_ns));
     }
     try {
         OutputFile out(options.output, {.force = options.force, .inputs = options.inputs});

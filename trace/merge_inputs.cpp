@@ -54,13 +54,15 @@ void read_run_row(const Database& db, InputFacts& facts) {
     facts.truncated_files = run.column_int(10);
 }
 
-// The earliest time the input's rows hold, so that the merged trace can start no later (no negative times).
-int64_t earliest_time(const Database& db) {
-    return db.query_int(
-        "SELECT min(t) FROM (SELECT 0 AS t UNION ALL SELECT min(start_ns) FROM processes "
-        "UNION ALL SELECT min(start_ns) FROM kernels UNION ALL SELECT min(alloc_ns) FROM allocations "
-        "UNION ALL SELECT min(begin_ns) FROM library_calls UNION ALL SELECT min(start_ns) FROM copies "
-        "UNION ALL SELECT min(begin_ns) FROM api_calls)");
+// The earliest time the input's rows hold (none: no rows), so that the merged trace can start no
+// later (no negative times). Its own time 0 does not count: a host's clock may be far from the others'.
+std::optional<int64_t> earliest_time(const Database& db) {
+    Statement earliest(db,
+                       "SELECT min(t) FROM (SELECT min(start_ns) AS t FROM processes "
+                       "UNION ALL SELECT min(start_ns) FROM kernels UNION ALL SELECT min(alloc_ns) FROM allocations "
+                       "UNION ALL SELECT min(begin_ns) FROM library_calls UNION ALL SELECT min(start_ns) FROM copies "
+                       "UNION ALL SELECT min(begin_ns) FROM api_calls)");
+    return earliest.step() ? earliest.column_optional_int(0) : std::nullopt;
 }
 
 }  // namespace

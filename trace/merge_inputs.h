@@ -25,7 +25,8 @@ struct InputFacts {
     std::string command_line, host, clock_source;
     int64_t start_unix_ns = 0, start_monotonic_ns = 0, duration_ns = 0, host_timed_kernels = 0;
     int64_t truncated_files = 0, processes = 0, kernels = 0;
-    int64_t earliest_ns = 0;  // the earliest time of a process start, kernel, allocation or call (own clock)
+    // The earliest process start, kernel, allocation or call (own clock); none: no such rows.
+    std::optional<int64_t> earliest_ns;
     bool simulated_device = false;
     std::optional<int64_t> exit_status, crash_signal;
     std::vector<CommunicatorSequence> collectives;

@@ -144,6 +144,24 @@ def check_refusals(tbdprof, hosts, work):
                   "-o", given, "--force"])
     check(result.returncode == 0, f"--offset-ns once per input merges without collectives ({result.stderr.strip()})")
     refuse(tbdprof, [hosts["a"], hosts["b"], "--offset-ns", "0"], out, "once per input")
+    # Host b moved 0.2 s further back than its skew: its first events fall before the reference's time 0,
+    # so every time moves later by what it takes to keep none negative.
+    early = os.path.join(work, "early.sqlite")
+    result = run([tbdprof, "merge", hosts["a"], hosts["b"], "--offset-ns", "0", "--offset-ns",
+                  str(-SKEWS_NS["b"] - 200_000_000), "-o", early, "--force", "--quiet"])
+    check(result.returncode == 0, f"merge with an input before time 0 ({result.stderr.strip()})")
+    if result.returncode == 0:
+        db = sqlite3.connect(early)
+        first = db.execute("SELECT min(start_ns) FROM kernels").fetchone()[0]
+        shift = int(db.execute("SELECT value FROM run_notes WHERE key = 'merge.shift_ns'").fetchone()[0])
+        db.close()
+        db = sqlite3.connect(hosts["b"])
+        b_first = db.execute("SELECT min(t) FROM (SELECT min(start_ns) AS t FROM processes UNION ALL "
+                             "SELECT min(start_ns) FROM kernels UNION ALL SELECT min(alloc_ns) FROM allocations)").fetchone()[0]
+        db.close()
+        want = -(b_first - SKEWS_NS["b"] - 200_000_000)
+        check(first >= 0 and shift == want, f"no negative time (first kernel at {first} ns), merge.shift_ns {shift} "
+                                            f"(expected {want})")
 
 
 def main():
