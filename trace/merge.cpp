@@ -72,6 +72,7 @@ void write_merge_notes(Database& out, const MergeSummary& summary) {
         if (in.aligned_to) {
             add(prefix + "matched_collectives", std::to_string(in.matched));
             add(prefix + "offset_spread_ns", std::to_string(in.spread_ns));
+            add(prefix + "agreeing_collectives", std::to_string(in.agreeing));
         }
     }
 }

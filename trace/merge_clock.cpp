@@ -13,6 +13,10 @@ namespace tbdprof::trace::merge {
 
 namespace {
 
+// Ends this close to the offset count as agreeing: the simulated NCCL ends a collective at the same
+// nanosecond on every rank; real clocks read a few hundred ns apart at most when synchronized.
+constexpr int64_t kAgreementNs = 1000;
+
 // library_calls.id -> the latest end of the timed kernels it launched (one scan of kernels).
 std::unordered_map<int64_t, int64_t> call_kernel_ends(const Database& db) {
     std::unordered_map<int64_t, int64_t> ends;
@@ -79,6 +83,9 @@ std::optional<ClockMatch> match_clocks(const std::vector<CommunicatorSequence>& 
                                  : differences_ns[n / 2 - 1] + (differences_ns[n / 2] - differences_ns[n / 2 - 1]) / 2;
     match.matched = static_cast<int64_t>(n);
     match.spread_ns = differences_ns.back() - differences_ns.front();
+    match.agreeing = std::count_if(differences_ns.begin(), differences_ns.end(), [&](int64_t d) {
+        return d >= match.offset_ns - kAgreementNs && d <= match.offset_ns + kAgreementNs;
+    });
     return match;
 }
 

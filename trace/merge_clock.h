@@ -35,6 +35,7 @@ struct ClockMatch {
     int64_t offset_ns = 0;  // add to `other`'s times to put them on `reference`'s clock
     int64_t matched = 0;    // end-time differences (one per collective per matched pair)
     int64_t spread_ns = 0;  // their max - min
+    int64_t agreeing = 0;   // how many lie within 1 us of the offset (the others: a kernel that ended late)
     int64_t rank_pairs = 0;
 };
 

@@ -128,6 +128,7 @@ std::vector<MergedInput> align_clocks(const std::vector<InputFacts>& inputs) {
                 if (!match) continue;
                 merged[i].offset_ns = merged[j].offset_ns + match->offset_ns;
                 merged[i].matched = match->matched, merged[i].spread_ns = match->spread_ns;
+                merged[i].agreeing = match->agreeing;
                 merged[i].rank_pairs = match->rank_pairs, merged[i].aligned_to = j;
                 aligned[i] = progress = true;
             }

@@ -39,6 +39,7 @@ TEST_CASE("merge clock: the offset is the median end-time difference of matched 
     CHECK(match->matched == 5);
     CHECK(match->rank_pairs == 1);
     CHECK(match->spread_ns == 40'000);
+    CHECK(match->agreeing == 4);
 }
 
 TEST_CASE("merge clock: an even count takes the middle two's mean; the shorter sequence bounds the match") {

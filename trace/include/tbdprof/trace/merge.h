@@ -33,6 +33,7 @@ struct MergedInput {
     std::string path;
     int64_t offset_ns = 0;             // added to this input's times to put them on the first input's clock
     int64_t matched = 0;               // end-time differences the offset is the median of (0: first, or given)
+    int64_t agreeing = 0;              // of those, how many lie within 1 us of the offset
     int64_t spread_ns = 0;             // max - min of those differences
     int64_t rank_pairs = 0;            // pairs of communicators (one rank here, one in an aligned input) matched
     std::optional<size_t> aligned_to;  // the input whose collectives it was aligned with
