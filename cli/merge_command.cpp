@@ -20,10 +20,10 @@ void print_summary(const trace::MergeSummary& summary, const std::string& output
         const trace::MergedInput& in = summary.inputs[i];
         std::string how = "the reference clock";
         if (in.aligned_to)
-            how = fmt::format("median of {} collective end difference(s) over {} rank pair(s) with input {}, {} within "
-                              "1 us of it, spread {:.3f} us",
-                              in.matched, in.rank_pairs, *in.aligned_to + 1, in.agreeing,
-                              static_cast<double>(in.spread_ns) / 1e3);
+            how = fmt::format(
+                "median of {} collective end difference(s) over {} rank pair(s) with input {}, {} within "
+                "1 us of it, spread {:.3f} us",
+                in.matched, in.rank_pairs, *in.aligned_to + 1, in.agreeing, static_cast<double>(in.spread_ns) / 1e3);
         else if (i > 0)
             how = "given with --offset-ns";
         fmt::print("input {} {}: {} process(es), {} kernel(s), clock offset {:+.6f} ms ({})\n", i + 1, in.path,
