@@ -50,7 +50,11 @@ void write_run(Database& out, const std::vector<InputFacts>& inputs, const Merge
                   "INSERT INTO main.run(id, command_line, host, start_unix_ns, start_monotonic_ns, duration_ns, "
                   "tool_version, simulated_device, clock_source, host_timed_kernels, exit_status, crash_signal, "
                   "truncated_files) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    run.bind(1, first.command_line).bind(2, host_list);
+    run.bind(1, first.command_line);
+    if (host_list.empty())
+        run.bind_null(2);  // no input named its host
+    else
+        run.bind(2, host_list);
     run.bind(3, first.start_unix_ns - summary.shift_ns).bind(4, first.start_monotonic_ns - summary.shift_ns);
     run.bind(5, duration_ns).bind(6, kProductVersion).bind(7, int64_t{simulated});
     run.bind(8, same_clock ? std::string_view(first.clock_source) : std::string_view("mixed"));
