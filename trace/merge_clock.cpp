@@ -5,6 +5,8 @@
 #include "tbdprof/trace/tables.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -27,6 +29,35 @@ std::unordered_map<int64_t, int64_t> call_kernel_ends(const Database& db) {
     return ends;
 }
 
+// Calls inside ncclGroupStart/End launch their kernel from ncclGroupEnd (a library call of its own,
+// op 'nccl_group_end'): per (process, thread), the group ends that launched timed kernels, by time.
+using GroupEnds = std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>>;
+GroupEnds group_ends(const Database& db, const std::unordered_map<int64_t, int64_t>& ends) {
+    GroupEnds groups;
+    Statement rows(db,
+                   "SELECT id, process, coalesce(thread, -1), begin_ns FROM library_calls "
+                   "WHERE op = 'nccl_group_end' ORDER BY process, thread, begin_ns, id");
+    while (rows.step()) {
+        const auto end = ends.find(rows.column_int(0));
+        // A nested group's inner end launches nothing: the outermost one launches for all.
+        if (end != ends.end())
+            groups[{rows.column_int(1), rows.column_int(2)}].emplace_back(rows.column_int(3), end->second);
+    }
+    return groups;
+}
+
+// The end of a grouped call: that of the first group end on its thread, at or after the call, that
+// launched kernels. nullopt: none (the group never ended while recording).
+std::optional<int64_t> grouped_end(const GroupEnds& groups, int64_t process, int64_t thread, int64_t begin_ns) {
+    const auto found = groups.find({process, thread});
+    if (found == groups.end()) return std::nullopt;
+    const auto& list = found->second;
+    const auto next =
+        std::lower_bound(list.begin(), list.end(), std::pair{begin_ns, std::numeric_limits<int64_t>::min()});
+    if (next == list.end()) return std::nullopt;
+    return next->second;
+}
+
 bool sequences_agree(const CommunicatorSequence& a, const CommunicatorSequence& b) {
     if (a.nranks != b.nranks || a.collectives.empty() || b.collectives.empty()) return false;
     if (a.rank && b.rank && *a.rank == *b.rank) return false;  // the same rank twice is no pair
@@ -41,20 +72,25 @@ bool sequences_agree(const CommunicatorSequence& a, const CommunicatorSequence& 
 std::vector<CommunicatorSequence> read_collectives(const Database& db) {
     if (!has_table(db, "nccl_calls") || !has_table(db, "library_calls")) return {};
     const std::unordered_map<int64_t, int64_t> ends = call_kernel_ends(db);
+    const GroupEnds groups = group_ends(db, ends);
     Statement rows(db,
                    "SELECT n.library_call, n.process, coalesce(n.communicator, 0), n.nranks, n.rank, n.op, "
-                   "n.datatype, n.count, coalesce(n.root, -1) FROM nccl_calls n "
+                   "n.datatype, n.count, coalesce(n.root, -1), coalesce(l.thread, -1), l.begin_ns FROM nccl_calls n "
                    "JOIN library_calls l ON l.id = n.library_call WHERE n.op NOT IN ('send', 'recv') "
                    "ORDER BY n.process, l.begin_ns, l.id");
     std::map<std::pair<int64_t, int64_t>, CommunicatorSequence> by_communicator;
     while (rows.step()) {
-        const auto end = ends.find(rows.column_int(0));
-        if (end == ends.end()) continue;
-        CommunicatorSequence& sequence = by_communicator[{rows.column_int(1), rows.column_int(2)}];
-        sequence.process = rows.column_int(1), sequence.communicator = rows.column_int(2);
+        const int64_t process = rows.column_int(1);
+        const auto own = ends.find(rows.column_int(0));
+        const std::optional<int64_t> end = own != ends.end()
+                                               ? std::optional<int64_t>(own->second)
+                                               : grouped_end(groups, process, rows.column_int(9), rows.column_int(10));
+        if (!end) continue;
+        CommunicatorSequence& sequence = by_communicator[{process, rows.column_int(2)}];
+        sequence.process = process, sequence.communicator = rows.column_int(2);
         sequence.nranks = rows.column_optional_int(3), sequence.rank = rows.column_optional_int(4);
         sequence.collectives.push_back(
-            {rows.column_text(5), rows.column_text(6), rows.column_int(7), rows.column_int(8), end->second});
+            {rows.column_text(5), rows.column_text(6), rows.column_int(7), rows.column_int(8), *end});
     }
     std::vector<CommunicatorSequence> sequences;
     for (auto& [key, sequence] : by_communicator) sequences.push_back(std::move(sequence));

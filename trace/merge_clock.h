@@ -28,7 +28,8 @@ struct CommunicatorSequence {
 };
 
 // Reads every collective with a timed kernel (send/recv are point to point: they end at no common
-// moment; calls in a group launch their kernel from ncclGroupEnd and have none of their own).
+// moment). A call inside ncclGroupStart/End has no kernel of its own: it ends with the kernels of the
+// ncclGroupEnd that launched the group.
 std::vector<CommunicatorSequence> read_collectives(const Database& db);
 
 struct ClockMatch {

@@ -61,6 +61,38 @@ TEST_CASE("merge clock: no match across communicator sizes, the same rank, or di
     CHECK_FALSE(trace::merge::match_clocks(reference, std::vector{sequence(1, 2, {})}));
 }
 
+TEST_CASE("merge clock: a grouped call ends with its group's kernel; send/recv and unended groups do not count") {
+    TempDir dir;
+    trace::Database db = trace::create_database(dir.file("t.sqlite"));
+    db.exec(trace::kTraceSchemaSql);
+    db.exec(
+        "INSERT INTO library_calls(id, process, thread, name, op, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 'ncclAllReduce', 'nccl_all_reduce', 100, 110), (2, 1, 1, 'ncclBroadcast', 'nccl_broadcast', 2000, "
+        "2010), "
+        "(3, 1, 1, 'ncclAllReduce', 'nccl_all_reduce', 2100, 2110), (4, 1, 1, 'ncclGroupEnd', 'nccl_group_end', 2200, "
+        "2300), "
+        "(5, 1, 1, 'ncclSend', 'nccl_send', 6000, 6010), (6, 1, 1, 'ncclAllReduce', 'nccl_all_reduce', 7000, 7010);"
+        "INSERT INTO nccl_calls(library_call, process, op, communicator, rank, nranks, count, datatype, bytes, root) "
+        "VALUES (1, 1, 'all_reduce', 77, 0, 2, 8, 'float32', 32, NULL), (2, 1, 'broadcast', 77, 0, 2, 4, 'int32', 16, "
+        "0), "
+        "(3, 1, 'all_reduce', 77, 0, 2, 8, 'float32', 32, NULL), (5, 1, 'send', 77, 0, 2, 8, 'float32', 32, NULL), "
+        "(6, 1, 'all_reduce', 77, 0, 2, 8, 'float32', 32, NULL);"
+        "INSERT INTO kernels(id, process, device, function, start_ns, duration_ns, library_call) VALUES "
+        "(1, 1, 0, 1, 200, 800, 1), (2, 1, 0, 1, 2400, 2600, 4), (3, 1, 0, 1, 6100, 100, 5);");
+    const auto sequences = trace::merge::read_collectives(db);
+    REQUIRE(sequences.size() == 1);
+    const auto& calls = sequences[0].collectives;
+    REQUIRE(calls.size() == 3);
+    CHECK(calls[0].op == "all_reduce");
+    CHECK(calls[0].end_ns == 1000);
+    CHECK(calls[1].op == "broadcast");
+    CHECK(calls[1].root == 0);
+    CHECK(calls[1].end_ns == 5000);
+    CHECK(calls[2].end_ns == 5000);
+    CHECK(sequences[0].rank == 0);
+    CHECK(sequences[0].nranks == 2);
+}
+
 TEST_CASE("merge tables: every table of the schema has a rule, and a table without one is refused") {
     TempDir dir;
     trace::Database db = trace::create_database(dir.file("merged.sqlite"));
