@@ -141,6 +141,10 @@ def check_refusals(tbdprof, hosts, work):
     db.close()
     refuse(tbdprof, [hosts["a"], silent], out, "share(s) no NCCL collective")
     refuse(tbdprof, [hosts["a"]], out, "at least two traces", status=2)
+    before = os.path.getsize(hosts["a"])
+    result = run([tbdprof, "merge", hosts["a"], hosts["b"], "-o", hosts["a"], "--force"])
+    check(result.returncode == 1 and os.path.getsize(hosts["a"]) == before,
+          f"an input as the output refused, input untouched ({result.returncode}: {result.stderr.strip()})")
     given = os.path.join(work, "given.sqlite")
     result = run([tbdprof, "merge", hosts["a"], silent, "--offset-ns", "0", "--offset-ns", str(-SKEWS_NS["b"]),
                   "-o", given, "--force"])
