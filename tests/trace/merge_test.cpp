@@ -4,6 +4,7 @@
 #include "trace_test_support.h"
 
 #include "merge_clock.h"
+#include "merge_inputs.h"
 #include "merge_tables.h"
 
 #include <tbdprof/trace/schema.h>
@@ -91,6 +92,27 @@ TEST_CASE("merge clock: a grouped call ends with its group's kernel; send/recv a
     CHECK(calls[2].end_ns == 5000);
     CHECK(sequences[0].rank == 0);
     CHECK(sequences[0].nranks == 2);
+}
+
+TEST_CASE("merge clock: an input sharing a communicator only with a third one is aligned through it") {
+    // Input 0: rank 0 of world A. Input 1: rank 1 of A and rank 0 of B (another communicator of 2,
+    // other calls). Input 2: rank 1 of B only. Clocks: input 1 is 5 ms ahead of input 0, input 2 7 ms
+    // behind input 1.
+    std::vector<trace::merge::InputFacts> inputs(3);
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i].path = "host" + std::to_string(i);
+    inputs[0].collectives = {sequence(0, 2, {1'000, 2'000})};
+    auto b0 = sequence(0, 2, {3'000 + 5'000'000});
+    auto b1 = sequence(1, 2, {3'000 - 2'000'000});
+    b0.collectives[0].count = b1.collectives[0].count = 4096;
+    inputs[1].collectives = {sequence(1, 2, {1'000 + 5'000'000, 2'000 + 5'000'000}), b0};
+    inputs[2].collectives = {b1};
+    const auto merged = trace::merge::align_clocks(inputs);
+    CHECK(merged[1].offset_ns == -5'000'000);
+    CHECK(merged[1].aligned_to == size_t{0});
+    CHECK(merged[2].offset_ns == 2'000'000);
+    CHECK(merged[2].aligned_to == size_t{1});
+    inputs[2].collectives.clear();
+    CHECK_THROWS_AS(trace::merge::align_clocks(inputs), trace::MergeError);
 }
 
 TEST_CASE("merge tables: every table of the schema has a rule, and a table without one is refused") {
