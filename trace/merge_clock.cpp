@@ -15,8 +15,8 @@ namespace tbdprof::trace::merge {
 
 namespace {
 
-// Ends this close to the offset count as agreeing: the simulated NCCL ends a collective at the same
-// nanosecond on every rank; real clocks read a few hundred ns apart at most when synchronized.
+// Ends this close to the offset count as agreeing (the precision asked of the offset): the share
+// that agrees tells how much the median can be trusted; the others are kernels that ended late.
 constexpr int64_t kAgreementNs = 1000;
 
 // library_calls.id -> the latest end of the timed kernels it launched (one scan of kernels).

@@ -44,7 +44,8 @@ struct MergeSummary {
     std::vector<MergedInput> inputs;
     int64_t processes = 0, kernels = 0, ranks = 0;
     std::optional<int64_t> world_size;
-    int64_t shift_ns = 0;  // added to every time so that none is negative (0 unless an input started earlier)
+    int64_t shift_ns = 0;  // added to every time so that none is negative (0 unless an input has
+                           // events before the first input's time 0)
 };
 
 // Throws MergeError. Refuses: fewer than two inputs, an input that is not a tbdprof trace, the same
