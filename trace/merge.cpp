@@ -20,7 +20,8 @@ using merge::InputFacts;
 
 void attach(Database& out, const std::string& path) {
     Statement attach(out, fmt::format("ATTACH DATABASE ?1 AS {}", merge::kInputSchema));
-    attach.bind(1, path);
+    // A relative name goes through ./ so that SQLite never reads it as ":memory:", "" or a file: URI.
+    attach.bind(1, path.starts_with('/') ? path : "./" + path);
     attach.run();
 }
 
