@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "collectives.h"
 #include "library_operands.h"
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
@@ -265,6 +266,7 @@ TraceModel load_model(const trace::Database& db) {
                           .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
             operand_sizes(r, c);
             c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
+            c.collective = collective_of(r.op);
             m.library_calls.push_back(c);
         }
         m.operands_unresolved |= !calls_resolved && !m.library_calls.empty();
