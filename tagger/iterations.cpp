@@ -16,8 +16,6 @@ constexpr size_t kMaxKernelsForFallback = 20000;  // the fallback compares perio
 constexpr size_t kFallbackCandidates = 12;
 constexpr double kBlockTolerance = 0.05;  // a block of kernels is one more step when this close
 
-using Span = std::pair<int64_t, int64_t>;
-
 // The work launched in [begin, end) on `process`, with its device window.
 Iteration make_iteration(const TraceModel& m, int64_t begin, int64_t end, int32_t process) {
     Iteration it;
@@ -476,7 +474,7 @@ std::vector<Block> join_graph_launches(const Run& run, const std::vector<Block>&
 struct HostSpans {
     const Run& run;
     const std::vector<Block>& blocks;
-    std::vector<size_t> trailing = {};  // per block: the read-backs after it (see trailing_readbacks)
+    std::vector<size_t> trailing = {};  // per block: the read-backs after it (count_trailing_readbacks)
     size_t typical = 0;                 // the median of trailing over training blocks
     struct Piece {
         int64_t begin;

@@ -8,7 +8,6 @@
 #include <tbdprof/trace/tables.h>
 
 #include <algorithm>
-#include <array>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
