@@ -5,6 +5,7 @@
 #include "training_steps.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <unordered_map>
@@ -96,6 +97,31 @@ bool product_input(const TraceModel& m, const PointerUse& u) {
            ((c.a == u.allocation && c.a_address == address) || (c.b == u.allocation && c.b_address == address));
 }
 
+// Whether the update takes the tensor for several: one of its kernels points inside it as well as at
+// its start (a fused update lists each of its tensors from its start), after other work of the step
+// used it. What backward wrote there (an activation gradient a GEMM wrote, as large as the GEMM's
+// output) was then freed, and the update's own temporaries, each as large as a parameter, took the
+// space; a weight gradient is as large as its weight, and the update reads it from its start.
+bool update_splits_extent(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
+                          const std::vector<size_t>& uses, size_t first_update) {
+    if (uses.empty()) return false;
+    uint64_t start = UINT64_MAX;
+    for (size_t index : uses) start = std::min(start, m.pointer_uses[index].offset);
+    bool used_before = false, at_start = false, inside = false;
+    for (size_t index : uses) {
+        const PointerUse& u = m.pointer_uses[index];
+        if (step[u.work] != step[first_update]) continue;
+        if (!r.optimizer_work[u.work]) {
+            used_before |= u.work < first_update;
+            continue;
+        }
+        if (m.work[u.work].kind != WorkItem::Kind::Kernel) continue;
+        at_start |= u.offset == start;
+        inside |= u.offset != start;
+    }
+    return used_before && at_start && inside;
+}
+
 // Where to cut a sub-range that a product call consumed before the update used its bytes: the
 // update's first work item using it (v.work.size(): no cut). `uses`: the sub-range's pointer uses.
 size_t update_after_product_read(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
@@ -113,7 +139,7 @@ size_t update_after_product_read(const TraceModel& m, const TagResult& r, const 
             product_input(m, u))
             return first_update;
     }
-    return r.optimizer_work.size();
+    return update_splits_extent(m, r, step, uses, first_update) ? first_update : r.optimizer_work.size();
 }
 
 // Whether `u` writes its tensor whole: a set, a copy into it, or a library call's output it does
