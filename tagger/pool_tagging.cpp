@@ -151,12 +151,15 @@ bool writes_whole(const TraceModel& m, const PointerUse& u) {
         return true;
     if (w.library_call == kNone) return false;
     const LibraryCall& c = m.library_calls[size_t(w.library_call)];
-    return !c.output_read && c.c == u.allocation && c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+    return !c.output_read && c.c == u.allocation &&
+           c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
 }
 
 // Per (segment, offset): the work items that wrote the address whole, in launch order.
 using WholeWrites = std::unordered_map<uint64_t, std::vector<uint32_t>>;
-uint64_t address_key(const PointerUse& u) { return (uint64_t(uint32_t(u.allocation)) << 40) ^ u.offset; }
+uint64_t address_key(const PointerUse& u) {
+    return (uint64_t(uint32_t(u.allocation)) << 40) ^ u.offset;
+}
 
 WholeWrites whole_writes(const TraceModel& m) {
     WholeWrites writes;
