@@ -429,8 +429,8 @@ TEST_CASE("step-made tensors the update reuses the space of: zeroed then read by
     p.kernel({{0, Access::Write}}, 9);  // initialise W
     for (int s = 0; s < 4; ++s) {
         size_t first = p.copy_in(16384, 4096);
-        p.gemm(16384, 0, 32768);            // forward
-        p.set(24576, 4096);                 // backward: zeroed ...
+        p.gemm(16384, 0, 32768);  // forward
+        p.set(24576, 4096);       // backward: zeroed ...
         p.kernel({{32768, Access::Read}, {36864, Access::Write}}, 2);
         p.gemm(24576, 32768, 8192);         // ... read by the weight-gradient GEMM: G
         p.gemm(32768, 0, 40960, {}, 8192);  // D
@@ -438,7 +438,8 @@ TEST_CASE("step-made tensors the update reuses the space of: zeroed then read by
         // The update: M and W from G; T, U1 and U2 from M; W from them.
         p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);
         p.kernel({{4096, Access::Read}, {24576, Access::Write}, {40960, Access::Write}, {45056, Access::Write}}, 4);
-        size_t last = p.kernel({{24576, Access::Read}, {40960, Access::Read}, {45056, Access::Read}, {0, Access::Write}}, 5);
+        size_t last =
+            p.kernel({{24576, Access::Read}, {40960, Access::Read}, {45056, Access::Read}, {0, Access::Write}}, 5);
         p.step(first, last + 1);
     }
     IterationSet its;
