@@ -20,8 +20,16 @@ struct Instance {
     int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
 };
 
-bool overlap(const Instance& a, const Instance& b) {
-    return a.first <= b.last && b.first <= a.last;
+// Whether some use of `inner` falls inside `outer`'s life [first, last]. Lives that merely overlap
+// are not enough: a tensor at an inner address whose uses all lie before and after the outer one's
+// (an activation used in forward whose space, after the outer tensor was freed, a caching allocator
+// gives to a weight gradient or an update's temporary) is no slice of it, and absorbing it would
+// stretch the outer tensor over both lives.
+bool used_within(const TraceModel& m, const Instance& inner, const Instance& outer) {
+    return std::any_of(inner.uses.begin(), inner.uses.end(), [&](size_t index) {
+        const uint32_t work = m.pointer_uses[index].work;
+        return work >= outer.first && work <= outer.last;
+    });
 }
 
 std::vector<int> work_iterations(const TraceModel& m, const IterationSet& its) {
@@ -145,7 +153,7 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
             held.last = std::max(outer.last, instances[i + 1].first - 1);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
-            if (inner.empty || inner.offset == outer.offset || !overlap(held, inner)) continue;
+            if (inner.empty || inner.offset == outer.offset || !used_within(m, inner, held)) continue;
             for (size_t index : inner.uses) {
                 const PointerUse& u = m.pointer_uses[index];
                 outer.uses.push_back(index);
