@@ -27,6 +27,9 @@ struct PoolModel {
     // With by_placement: how many segments counted whole as a library workspace joined the pool,
     // their calls' workspaces requested per call (whatif_pool_tensors.h).
     size_t workspaces = 0;
+    // PyTorch's expandable segments (mapped pages, whatif_mapped.h): the replay maps pages
+    // (whatif_pool.h) and `segments` are the recorded pages.
+    bool expandable = false;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };
