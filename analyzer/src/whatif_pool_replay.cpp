@@ -121,6 +121,7 @@ PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t
     if (granularity != (int64_t{2} << 20)) return pool;
     std::vector<int64_t> recorded;
     const MappedSegments& mapped = run.pool_readings.mapped;
+    size_t pages = 0;
     for (size_t i = 0; i < run.real_count; ++i) {
         // Every page of a mapped segment with tensors inside is the pool's, tensors on it or not.
         const auto page = mapped.place.find(i);
@@ -130,9 +131,12 @@ PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t
         pool.segments.push_back(i);
         pool.pooled[i] = true;
         recorded.push_back(run.allocations[i].bytes);
-        pool.expandable = pool.expandable || page != mapped.place.end();
+        pages += page != mapped.place.end() ? 1 : 0;
     }
     if (pool.segments.empty()) return pool;
+    // One policy for the run: expandable when every pooled allocation is a mapped page (a run that
+    // mixes pages with cudaMalloc'd segments is left to the fixed segments' policy and fallback).
+    pool.expandable = pages == pool.segments.size();
     std::vector<size_t> reserved = pool.segments;  // with the workspaces, in the order they were reserved
     reserved.insert(reserved.end(), run.pool_readings.workspace_segments.begin(),
                     run.pool_readings.workspace_segments.end());
