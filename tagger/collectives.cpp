@@ -46,18 +46,21 @@ size_t tag_once(const TraceModel& m, const DataFlow& flow, std::vector<Tag>& tag
     size_t tagged_now = 0;
     for (uint32_t w = 0; w < m.work.size(); ++w) {
         const LibraryCall* call = call_of(m, m.work[w]);
-        if (!call || call->collective == Collective::None || flow.work_iteration[w] < 0 || call->a == call->c)
-            continue;
+        if (!call || call->collective == Collective::None || flow.work_iteration[w] < 0 || call->a == call->c) continue;
         if (call->collective == Collective::Reduction && tagged(tags, call->c, "gradients") &&
             untagged(tags, call->a) && written_before(m, flow, call->a, w)) {
-            tags[size_t(call->a)] = {"gradients", 0.85, "reduced-into-gradients",
+            tags[size_t(call->a)] = {"gradients",
+                                     0.85,
+                                     "reduced-into-gradients",
                                      "written in the step, then reduced across ranks (all-reduce, reduce-scatter or "
                                      "reduce) into gradients: this rank's gradients before the ranks' are summed",
                                      {}};
             ++tagged_now;
         } else if (call->collective == Collective::Gather && tagged(tags, call->a, "weights") &&
                    untagged(tags, call->c) && read_after(m, flow, call->c, w)) {
-            tags[size_t(call->c)] = {"weights", 0.8, "gathered-weights",
+            tags[size_t(call->c)] = {"weights",
+                                     0.8,
+                                     "gathered-weights",
                                      "filled by an all-gather or broadcast of weights and then read in the step: the "
                                      "parameters gathered from every rank's shard",
                                      {}};
