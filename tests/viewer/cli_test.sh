@@ -22,6 +22,18 @@ for view in summary timeline memory kernels compare; do
 done
 "$viewer" --screenshot "$work/timeline.svg" --view timeline "$trace" >/dev/null 2>&1 || fail "SVG export"
 grep -q "<svg" "$work/timeline.svg" 2>/dev/null || fail "timeline.svg is not SVG"
+# The Summary's communication section: on the two-rank dp_train sample, a heading and a line per rank;
+# none for the MLP, which has no NCCL kernels.
+if [ -f "$samples/dp_train.sqlite" ]; then
+    "$viewer" --screenshot "$work/dp_summary.svg" --view summary "$samples/dp_train.sqlite" >/dev/null 2>&1 ||
+        fail "dp_train summary SVG"
+    grep -q "Communication: [0-9.]*% overlapped with computation" "$work/dp_summary.svg" ||
+        fail "dp_train summary has no communication heading"
+    [ "$(grep -c "rank [01] · GPU [0-9]* · .* exposed" "$work/dp_summary.svg")" -eq 2 ] ||
+        fail "dp_train summary: not one communication line per rank"
+fi
+"$viewer" --screenshot "$work/mlp_summary.svg" --view summary "$trace" >/dev/null 2>&1 || fail "mlp summary SVG"
+grep -q "Communication:" "$work/mlp_summary.svg" && fail "mlp summary shows a communication section"
 "$build/bin/tbdprof" view --screenshot "$work/via-cli.png" --view memory "$trace" >/dev/null 2>&1 || fail "tbdprof view"
 [ -s "$work/via-cli.png" ] || fail "tbdprof view wrote no screenshot"
 

@@ -226,6 +226,37 @@ int paint_memory(QPainter& p, int x, int y, int width, const Report& r, const Vi
     return y + 30;
 }
 
+// Communication over the window, when the run has NCCL kernels: per rank, its exposed time and a bar
+// of the share of its communication that computation hid; then the imbalance.
+int paint_communication(QPainter& p, int x, int y, int width, const Report& r, const ViewerColors& colors) {
+    const CommunicationMetrics& c = r.communication;
+    if (!c.present) return y;
+    y = heading(p, x, y,
+                QStringLiteral("Communication: %1 overlapped with computation, %2 exposed")
+                    .arg(q(format_percent(c.total.overlap_fraction())),
+                         q(format_duration_ns(static_cast<double>(c.total.exposed_ns)))),
+                colors);
+    for (const RankCommunication& rank : c.ranks) {
+        const QString who = rank.rank ? QStringLiteral("rank %1").arg(*rank.rank)
+                                      : QStringLiteral("process %1").arg(rank.process);
+        const QString label = QStringLiteral("%1 · GPU %2 · %3 exposed")
+                                  .arg(who)
+                                  .arg(rank.device)
+                                  .arg(q(format_duration_ns(static_cast<double>(rank.figures.exposed_ns))));
+        fraction_bar(p, x, y, width, label, rank.figures.overlap_fraction(),
+                     q(format_percent(rank.figures.overlap_fraction())) + " overlapped",
+                     colors.label(QStringLiteral("overlapped communication")), colors);
+        y += 22;
+    }
+    if (c.imbalance) {
+        p.setPen(colors.text);
+        p.drawText(QPoint(x, y + 12), QStringLiteral("rank imbalance (max / median computation): %1")
+                                          .arg(q(format_number(*c.imbalance))));
+        y += 22;
+    }
+    return y + 8;
+}
+
 int paint_iterations_and_cpu(QPainter& p, int x, int y, const Report& r, const ViewerColors& colors) {
     y = heading(p, x, y, QStringLiteral("Iterations"), colors);
     p.setPen(colors.text);
@@ -326,6 +357,7 @@ void paint_summary(QPainter& p, const QRect& area, const TraceSession& session, 
     y = paint_title(p, x, y, width, session, r, colors);
     y = paint_gpu_time(p, x, y, width, r, colors);
     y = paint_memory(p, x, y, width, r, colors);
+    y = paint_communication(p, x, y, width, r, colors);
     y = paint_iterations_and_cpu(p, x, y, r, colors);
     y = paint_utilization_chart(p, x, y, width, r, colors);
     y = paint_top_kernels(p, x, y, width, r, colors);
