@@ -172,6 +172,26 @@ bool is_product_call(const Context& c, const WorkItem& item) {
     return item.library_call != kNone && c.m.library_calls[size_t(item.library_call)].b != kNone;
 }
 
+// Whether the update, when it starts at `start` and its closing writes of the weights at `first`,
+// may use a buffer made for step `it` alone. Yes when nothing before `start` in the step touched it
+// (the update's own intermediate values: Adam's square roots of the second moments, made and freed
+// inside the optimizer's step), or when backward's last touch before `start` wrote it and the
+// update's closing kernels use it too (a gradient made anew each step, as PyTorch's
+// `zero_grad(set_to_none=True)` does, read by a first step's Adam from its first kernel on). Not an
+// intermediate of backward that its next kernel consumes and frees (a BF16 weight gradient cast to
+// FP32 before it is accumulated): the closing kernels never see it. Not an activation gradient read
+// by a weight-gradient GEMM before `start`: its last touch there is a read.
+bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t start, size_t first) {
+    auto [begin, end] = touches_in(c, f, it);
+    bool before = false, last_writes = false, at_update = false;
+    for (size_t i = begin; i < end; ++i) {
+        const size_t w = f.touches[i].work;
+        if (w < start) before = true, last_writes = writes(f.touches[i].use);
+        at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
+    }
+    return !before || (last_writes && at_update);
+}
+
 // May work `k` (a kernel or a one-operand library call) belong to the update when the update of its
 // step starts at `start` (<= k)? Its writes must be buffers only the update uses in the step
 // (momenta, master copies, the update's own scratch; not zeroed by a set each step) or weights,
@@ -180,7 +200,7 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // weights, such buffers, or buffers backward wrote and nothing but the update used since
 // (gradients); and it must write something the update goes on to use (a dead output does not make
 // it the update's).
-bool joins_update(const Context& c, size_t k, size_t start) {
+bool joins_update(const Context& c, size_t k, size_t start, size_t first) {
     const WorkItem& item = c.m.work[k];
     if (is_product_call(c, item)) return false;
     int it = c.flow.work_iteration[k];
@@ -195,9 +215,12 @@ bool joins_update(const Context& c, size_t k, size_t start) {
     }
     for (const Touch& t : item.touches) {
         if (is_weight(c, t.allocation)) continue;
-        // A buffer made for this step is backward's: written here, it is a per-step gradient; read
-        // here, an activation gradient (a bias gradient reduced from it). Neither is the update's.
-        if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient) return false;
+        // A buffer made for this step is backward's (written here, a per-step gradient; read here,
+        // an activation gradient a bias gradient is reduced from), unless the update made it or
+        // takes it as its input (update_step_local).
+        if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient &&
+            !update_step_local(c, c.flow.buffers[size_t(t.allocation)], it, start, first))
+            return false;
         const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
         auto [begin, end] = touches_in(c, f, it);
         Use use = use_of(c.m, item, t);
@@ -231,7 +254,7 @@ size_t update_start(const Context& c, const Iteration& step, int index, size_t f
         bool all = true;
         for (size_t k = s; k < first && all; ++k)
             if (c.flow.work_iteration[k] == index && c.m.work[k].kind == WorkItem::Kind::Kernel)
-                all = joins_update(c, k, s);
+                all = joins_update(c, k, s, first);
         if (all) best = s, misses = 0;
         else ++misses;
     }
