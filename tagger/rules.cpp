@@ -328,6 +328,43 @@ void find_update_without_hints(Context& c) {
     }
 }
 
+// Whether kernel `w`'s touch of persistent buffer `a` converts it for a product call: the same kernel
+// is the first ever to touch a buffer made for the step, which a product call (a GEMM) then reads as
+// an input. That is a parameter cast to the precision a layer computes in (PyTorch's autocast
+// copies an FP32 weight into a BF16 tensor for each GEMM that uses it, in forward and again when
+// checkpointing recomputes the forward), read through a pointer the trace cannot call read-only.
+bool converts_for_product(const Context& c, size_t w, int32_t a) {
+    const WorkItem& item = c.m.work[w];
+    if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone) return false;
+    for (const Touch& t : item.touches) {
+        if (t.allocation == a) continue;
+        const Facts& made = c.facts[size_t(t.allocation)];
+        const FlowFacts& flow = c.flow.buffers[size_t(t.allocation)];
+        if (made.lifetime == Lifetime::Transient && made.gemm_read && !flow.touches.empty() &&
+            flow.touches.front().work == w)
+            return true;
+    }
+    return false;
+}
+
+// A persistent buffer the update rewrites, which every other kernel in the deciding steps only
+// converts for a product call (converts_for_product): a parameter, not a gradient. Backward's
+// writes of a gradient are products' outputs, reductions of activation gradients, or zeroings; none
+// of them makes a fresh operand for a GEMM out of the buffer.
+bool converted_parameter(const Context& c, size_t a) {
+    if (c.facts[a].lifetime != Lifetime::Persistent) return false;
+    size_t conversions = 0;
+    for (const FlowTouch& t : c.flow.buffers[a].touches) {
+        const int it = c.flow.work_iteration[t.work];
+        if (it < 0 || !c.flow.deciding[size_t(it)] || c.optimizer_work[t.work] ||
+            c.m.work[t.work].kind != WorkItem::Kind::Kernel)
+            continue;
+        if (!converts_for_product(c, t.work, int32_t(a))) return false;
+        ++conversions;
+    }
+    return conversions > 0;
+}
+
 // Buffers the update touches: optimizer state if nothing else in the steps does, gradients if other
 // work of the step produces them; without access hints, position in the step decides.
 void tag_update_operands(Context& c) {
@@ -351,7 +388,11 @@ void tag_update_operands(Context& c) {
             else unknown_elsewhere = true;
         }
         if (!by_update) continue;
-        if (written_elsewhere) {
+        if (written_elsewhere && converted_parameter(c, a)) {
+            set(c, a, "weights", 0.7, "converted-for-products",
+                "rewritten by the update; every other kernel in the steps makes from it a fresh operand of a GEMM "
+                "(a parameter cast to the precision the layer computes in)");
+        } else if (written_elsewhere) {
             set(c, a, "gradients", 0.9, "produced-in-step-read-by-update",
                 "written by backward work in the step and read by the update (the kernels that rewrite the weights)");
         } else if (!read_elsewhere && !unknown_elsewhere) {
