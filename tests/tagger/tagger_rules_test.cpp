@@ -448,7 +448,9 @@ TEST_CASE("a weight cast into a fresh GEMM operand before each use is a weight, 
         r.free("A");
         r.free("dY");
         r.work(WorkItem::Kind::Kernel, 5,  // one update kernel over all parameters, as a foreach optimizer's
-               {{r.ids["W"], Access::Write}, {r.ids["V"], Access::Write}, {r.ids["G"], Access::Read},
+               {{r.ids["W"], Access::Write},
+                {r.ids["V"], Access::Write},
+                {r.ids["G"], Access::Read},
                 {r.ids["gb"], Access::Read}});
         r.free("G");
     }
