@@ -30,7 +30,7 @@ constexpr std::pair<const char*, Subcommand> kSubcommands[] = {
     {"tag", tbdprof::cli::tag_command},       {"import", tbdprof::cli::import_command},
     {"export", tbdprof::cli::export_command}, {"view", tbdprof::cli::view_command},
     {"fleet", tbdprof::cli::fleet_command},   {"build", tbdprof::cli::build_command},
-    {"whatif", tbdprof::cli::whatif_command},
+    {"whatif", tbdprof::cli::whatif_command}, {"merge", tbdprof::cli::merge_command},
 };
 
 // `tbdprof NAME ...` for the commands that work on traces; recording is the default.

@@ -16,8 +16,6 @@ constexpr size_t kMaxKernelsForFallback = 20000;  // the fallback compares perio
 constexpr size_t kFallbackCandidates = 12;
 constexpr double kBlockTolerance = 0.05;  // a block of kernels is one more step when this close
 
-using Span = std::pair<int64_t, int64_t>;
-
 // The work launched in [begin, end) on `process`, with its device window.
 Iteration make_iteration(const TraceModel& m, int64_t begin, int64_t end, int32_t process) {
     Iteration it;
@@ -312,6 +310,298 @@ size_t pattern_start(const TraceModel& m, const std::vector<size_t>& kernels, si
     return best;
 }
 
+// ---- Steps from repetition: the busiest process's kernels, a period chosen, blocks, host spans ----
+
+// The process whose kernel sequence is searched for a repeating step.
+struct Run {
+    const TraceModel& m;
+    int32_t process = 0;
+    const std::vector<size_t>& kernels;  // indices into m.work of the process's kernels, in launch order
+    std::vector<int32_t> sequence;       // their functions, the first kMaxKernelsForPeriod
+    int32_t function(size_t k) const { return m.work[kernels[k]].function; }
+};
+
+// A period tried as the step's length: where steps begin within it, the blocks matched, the kernels
+// the training blocks cover, and the kernels in passes set apart that are not the step's forward.
+struct Candidate {
+    size_t period = 0, offset = 0, cover = 0, foreign = 0;
+    std::vector<Block> blocks;
+};
+
+// The functions of the candidate's first training block.
+std::vector<int32_t> pattern_of(const Run& run, const Candidate& c) {
+    std::vector<int32_t> functions;
+    for (const Block& b : c.blocks)
+        if (b.training) {
+            for (size_t k = b.first_kernel; k < b.end_kernel; ++k) functions.push_back(run.function(k));
+            break;
+        }
+    return functions;
+}
+
+// A pass set apart (validation) runs the step's forward kernels: the start of the step's pattern.
+// Kernels that run between repetitions but are not that (the update after accumulated micro-batches,
+// which may reuse backward's elementwise kernels) are part of the step, and this period is not the
+// step's. Counts them. (Where the pattern may begin elsewhere in the step than forward does, every
+// start in it is tried, cyclically; where it begins with the step (`anchored`), only the first few.)
+size_t foreign_kernels(const Run& run, const Candidate& c, bool anchored) {
+    const std::vector<int32_t> pattern = pattern_of(run, c);
+    const size_t tolerated = std::max<size_t>(1, size_t(kBlockTolerance * double(c.period)));
+    const size_t starts = anchored ? std::min(pattern.size(), tolerated + 1) : pattern.size();
+    size_t foreign = 0;
+    for (const Block& b : c.blocks) {
+        if (b.training || pattern.empty()) continue;
+        size_t length = b.end_kernel - b.first_kernel, least = length;
+        for (size_t start = 0; start < starts && least * 4 > length; ++start) {
+            size_t differ = 0;
+            for (size_t k = 0; k < length && differ < least; ++k)
+                differ += length > pattern.size() ||
+                          run.function(b.first_kernel + k) != pattern[(start + k) % pattern.size()];
+            least = std::min(least, differ);
+        }
+        if (least * 4 > length) foreign += least;
+    }
+    return foreign;
+}
+
+// Matches the run against period `p`. `offset`: where steps begin within the period; chosen from
+// the kernels when not given.
+Candidate evaluate(const Run& run, size_t p, std::optional<size_t> offset = std::nullopt) {
+    const std::vector<size_t>& kernels = run.kernels;
+    Candidate c;
+    c.period = p;
+    c.offset = offset ? *offset : choose_offset(run.m, kernels, p);
+    // The pattern is a block from the middle of the run: the first step often differs (lazy set-up).
+    size_t middle = c.offset + p * ((kernels.size() - c.offset) / p / 2);
+    if (middle + p > kernels.size()) return c;
+    c.blocks = match_blocks(run.m, kernels, c.offset, middle, p);
+    // Passes set apart shift the steps that follow, so the fixed-stride boundary does not hold
+    // after them. Then the boundary is found again inside one block (where its batch arrives)
+    // and the run is matched again against the pattern starting there.
+    bool outliers = std::any_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) { return !b.training; });
+    bool anchored = false;  // the pattern begins where the batch arrives: where forward begins
+    if (outliers) {
+        // The pattern must be one step, not straddle a pass: only starts whose p kernels repeat
+        // in the next p (two training steps in a row) are tried, the p nearest the middle.
+        size_t start = pattern_start(run.m, kernels, middle, p);
+        if (start + p <= kernels.size()) c.blocks = match_blocks(run.m, kernels, 0, start, p), anchored = true;
+    }
+    size_t steps = 0;
+    for (const Block& b : c.blocks)
+        if (b.training) c.cover += b.end_kernel - b.first_kernel, ++steps;
+    if (steps < 2) c.cover = 0;
+    c.foreign = foreign_kernels(run, c, anchored);
+    return c;
+}
+
+// Periods up to `limit`, by the share of positions where the sequence matches itself shifted by
+// the period (best first, then the smaller period).
+std::vector<std::pair<double, size_t>> periods_by_match(const std::vector<int32_t>& sequence, size_t limit) {
+    const size_t n = sequence.size();
+    std::vector<std::pair<double, size_t>> ratios;
+    for (size_t p = 2; p <= limit && p + 1 < n; ++p) {
+        size_t same = 0;
+        for (size_t i = 0; i + p < n; ++i) same += sequence[i] == sequence[i + p];
+        ratios.push_back({double(same) / double(n - p), p});
+    }
+    std::sort(ratios.begin(), ratios.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    return ratios;
+}
+
+// Steps interleaved with other passes (validation every few steps) repeat exactly only with the
+// passes included (three steps and a validation pass make one period). Among the smaller periods
+// that match best position by position, the one whose blocks, matched one by one with the passes
+// set apart, cover the most kernels. `exact`: the exact period's candidate (period 0 when none).
+Candidate best_smaller_period(const Run& run, const Candidate& exact) {
+    // A step that repeats between the passes fits at least twice into the exact period.
+    const size_t limit = exact.period ? exact.period / 2 : run.sequence.size() / 3;
+    const auto ratios = periods_by_match(run.sequence, limit);
+    Candidate best;
+    for (size_t c = 0; c < ratios.size() && c < kFallbackCandidates; ++c) {
+        const size_t p = ratios[c].second;
+        Candidate candidate = evaluate(run, p);
+        if (candidate.foreign > 0) continue;
+        // The smaller period must also hold where the exact period's steps begin: the micro-batches
+        // of one accumulation step look alike, so among its own offsets the host's pauses (load)
+        // may choose one where the update kernels hide inside matched blocks (1 recording in 6).
+        if (exact.period && candidate.offset != exact.offset % p) {
+            const Candidate aligned = evaluate(run, p, exact.offset % p);
+            if (aligned.foreign > 0 || aligned.cover == 0) continue;
+        }
+        if (candidate.cover > best.cover || (candidate.cover == best.cover && candidate.period < best.period))
+            best = std::move(candidate);
+    }
+    return best;
+}
+
+// The step's period: the exact one, unless a smaller one covers nearly as many kernels.
+Candidate choose_period(const Run& run) {
+    Candidate chosen;
+    if (size_t period = find_period(run.sequence, kPeriodTolerance)) chosen = evaluate(run, period);
+    if (run.kernels.size() > kMaxKernelsForFallback) return chosen;
+    Candidate best = best_smaller_period(run, chosen);
+    bool enough =
+        chosen.period ? double(best.cover) >= 0.8 * double(chosen.cover) : best.cover * 2 >= run.kernels.size();
+    if (best.cover > 0 && enough) chosen = std::move(best);
+    return chosen;
+}
+
+// Work launched at one host instant (one CUDA graph launch) is one host step: a pattern that
+// repeats inside a graph (two identical layers) must not split it, or the host spans would tie.
+std::vector<Block> join_graph_launches(const Run& run, const std::vector<Block>& matched) {
+    std::vector<Block> blocks;
+    for (const Block& block : matched) {
+        const bool same_launch = !blocks.empty() && blocks.back().end_kernel == block.first_kernel &&
+                                 run.m.work[run.kernels[block.first_kernel]].launch_ns ==
+                                     run.m.work[run.kernels[block.first_kernel - 1]].launch_ns;
+        if (!same_launch) {
+            blocks.push_back(block);
+            continue;
+        }
+        blocks.back().end_kernel = block.end_kernel;
+        blocks.back().training = blocks.back().training || block.training;
+    }
+    return blocks;
+}
+
+// Host spans of the blocks. A block owns the work from its first kernel back to just after the
+// previous block's last kernel, except the device-to-host copies right after that kernel (the
+// previous step's loss read back); it owns the work after its own last kernel up to the next
+// block. A checkpoint save (far more device-to-host copies after a step than after the others)
+// becomes a non-training span of its own.
+struct HostSpans {
+    const Run& run;
+    const std::vector<Block>& blocks;
+    std::vector<size_t> trailing = {};  // per block: the read-backs after it (count_trailing_readbacks)
+    size_t typical = 0;                 // the median of trailing over training blocks
+    struct Piece {
+        int64_t begin;
+        bool training;
+    };
+    std::vector<Piece> pieces = {};               // where each span begins, in order
+    std::optional<size_t> final_save_first = {};  // first work item of a save after the last block
+};
+
+// D2H copies right after each block's last kernel, with the sets launched before the last of them
+// (gradients zeroed right after the update, then the loss read back: the step's closing work).
+void count_trailing_readbacks(HostSpans& s) {
+    const TraceModel& m = s.run.m;
+    const std::vector<size_t>& kernels = s.run.kernels;
+    s.trailing.assign(s.blocks.size(), 0);
+    for (size_t b = 0; b < s.blocks.size(); ++b) {
+        size_t w = kernels[s.blocks[b].end_kernel - 1] + 1;
+        size_t limit = s.blocks[b].end_kernel < kernels.size() ? kernels[s.blocks[b].end_kernel] : m.work.size();
+        for (size_t n = 0; w < limit; ++w) {
+            const WorkItem& item = m.work[w];
+            if (item.process != s.run.process) continue;
+            if (item.kind != WorkItem::Kind::CopyDtoH && item.kind != WorkItem::Kind::Set) break;
+            ++n;
+            if (item.kind == WorkItem::Kind::CopyDtoH) s.trailing[b] = n;
+        }
+    }
+    std::vector<size_t> sorted;
+    for (size_t b = 0; b < s.blocks.size(); ++b)
+        if (s.blocks[b].training) sorted.push_back(s.trailing[b]);
+    std::sort(sorted.begin(), sorted.end());
+    s.typical = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+}
+
+// A span begins where the host finished with the one before: right after the last launch before
+// its first work item `first` (or after a read-back the host waited for), so the host's preparation
+// of a step (the next batch) counts in that step.
+int64_t span_begin(const HostSpans& s, size_t first) {
+    const TraceModel& m = s.run.m;
+    int64_t begin = m.work[first].launch_ns;
+    for (size_t w = first; w-- > 0;) {
+        if (m.work[w].process != s.run.process) continue;
+        int64_t done = m.work[w].kind == WorkItem::Kind::CopyDtoH ? m.work[w].end_ns : m.work[w].launch_ns + 1;
+        // A wait for the device after that launch (the step's closing synchronize) is its end.
+        auto wait = std::lower_bound(m.host_waits.begin(), m.host_waits.end(), m.work[w].launch_ns,
+                                     [](const Range& r, int64_t t) { return r.begin_ns < t; });
+        for (; wait != m.host_waits.end() && wait->begin_ns < m.work[first].launch_ns; ++wait)
+            if (wait->process == s.run.process) done = std::max(done, std::min(wait->end_ns, m.work[first].launch_ns));
+        begin = std::min(begin, std::max(done, s.pieces.empty() ? done : s.pieces.back().begin + 1));
+        break;
+    }
+    return begin;
+}
+
+// From work item `w`, past `count` of the process's work items and any other process's after them.
+size_t skip_own_work(const Run& run, size_t w, size_t end, size_t count) {
+    for (size_t n = 0; w < end && n < count; ++w) n += run.m.work[w].process == run.process;
+    while (w < end && run.m.work[w].process != run.process) ++w;
+    return w;
+}
+
+// Where each block's span begins, with a checkpoint save before it as a span of its own.
+void place_pieces(HostSpans& s) {
+    const std::vector<size_t>& kernels = s.run.kernels;
+    for (size_t b = 0; b < s.blocks.size(); ++b) {
+        size_t first = kernels[s.blocks[b].first_kernel];
+        if (s.blocks[b].first_kernel > 0) {
+            const size_t after_previous = kernels[s.blocks[b].first_kernel - 1] + 1;
+            // A step keeps its usual number of read-backs; a pass set apart all of them, unless
+            // there are far more than a step has (a checkpoint saved after the pass).
+            bool save = b > 0 && s.trailing[b - 1] > s.typical + 2;
+            size_t skip = 0;
+            if (b > 0)
+                skip = s.blocks[b - 1].training || save ? std::min(s.trailing[b - 1], s.typical) : s.trailing[b - 1];
+            size_t w = skip_own_work(s.run, after_previous, first, skip);
+            if (save) {
+                // The excess read-backs after the previous step or pass: a checkpoint save.
+                s.pieces.push_back({span_begin(s, w), false});
+                w = skip_own_work(s.run, after_previous, first, s.trailing[b - 1]);
+            }
+            first = w;
+        }
+        s.pieces.push_back({b == 0 ? s.run.m.work[first].launch_ns : span_begin(s, first), s.blocks[b].training});
+    }
+    // A checkpoint save after the last step too.
+    if (!s.blocks.empty() && s.trailing[s.blocks.size() - 1] > s.typical + 2) {
+        const size_t w =
+            skip_own_work(s.run, kernels[s.blocks.back().end_kernel - 1] + 1, s.run.m.work.size(), s.typical);
+        if (w < s.run.m.work.size()) s.final_save_first = w;
+    }
+}
+
+// Where the last span ends when no save follows: after its read-backs, before the next
+// host-to-device copy or kernel.
+int64_t last_span_end(const HostSpans& s) {
+    const TraceModel& m = s.run.m;
+    const std::vector<size_t>& kernels = s.run.kernels;
+    size_t last = kernels[s.blocks.back().end_kernel - 1];
+    size_t limit = s.blocks.back().end_kernel < kernels.size() ? kernels[s.blocks.back().end_kernel] : m.work.size();
+    size_t w = last + 1;
+    while (w < limit && m.work[w].kind != WorkItem::Kind::CopyHtoD) ++w;
+    return w < m.work.size() ? m.work[w].launch_ns : m.work[last].end_ns + 1;
+}
+
+// The spans of `s.pieces`, each up to the next, and the save after the last step: its read-backs.
+IterationSet make_spans(const HostSpans& s) {
+    const TraceModel& m = s.run.m;
+    IterationSet set;
+    set.source = "repetition";
+    for (size_t i = 0; i < s.pieces.size(); ++i) {
+        int64_t end = i + 1 < s.pieces.size() ? s.pieces[i + 1].begin
+                      : s.final_save_first    ? span_begin(s, *s.final_save_first)
+                                              : last_span_end(s);
+        end = std::max(end, s.pieces[i].begin + 1);
+        Iteration it = make_iteration(m, s.pieces[i].begin, end, s.run.process);
+        (s.pieces[i].training ? set.iterations : set.non_training).push_back(it);
+    }
+    if (s.final_save_first) {
+        size_t w = *s.final_save_first;
+        while (w < m.work.size() && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != s.run.process))
+            ++w;
+        int64_t begin = span_begin(s, *s.final_save_first);
+        int64_t end = w < m.work.size() ? m.work[w].launch_ns : m.work[w - 1].end_ns + 1;
+        set.non_training.push_back(make_iteration(m, begin, std::max(end, begin + 1), s.run.process));
+    }
+    return set;
+}
+
 IterationSet from_repetition(const TraceModel& m) {
     std::map<int32_t, std::vector<size_t>> kernels_by_process;
     for (size_t i = 0; i < m.work.size(); ++i)
@@ -321,245 +611,20 @@ IterationSet from_repetition(const TraceModel& m) {
         none.note = "the trace has no kernels";
         return none;
     }
-    // Plain references rather than a structured binding: the lambdas below use them, and clang
-    // (the fuzz build) does not capture structured bindings before C++20's later fixes.
     const auto& busiest =
         *std::max_element(kernels_by_process.begin(), kernels_by_process.end(),
                           [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
-    const int32_t process = busiest.first;
-    const std::vector<size_t>& kernels = busiest.second;
-    std::vector<int32_t> sequence;
-    for (size_t i = 0; i < kernels.size() && i < kMaxKernelsForPeriod; ++i)
-        sequence.push_back(m.work[kernels[i]].function);
-    struct Candidate {
-        size_t period = 0, offset = 0, cover = 0, foreign = 0;
-        std::vector<Block> blocks;
-    };
-    auto pattern_of = [&](const Candidate& c) {
-        std::vector<int32_t> functions;
-        for (const Block& b : c.blocks)
-            if (b.training) {
-                for (size_t k = b.first_kernel; k < b.end_kernel; ++k) functions.push_back(m.work[kernels[k]].function);
-                break;
-            }
-        return functions;
-    };
-    // `offset`: where steps begin within the period; chosen from the kernels when not given.
-    auto evaluate = [&](size_t p, std::optional<size_t> offset = std::nullopt) {
-        Candidate c;
-        c.period = p;
-        c.offset = offset ? *offset : choose_offset(m, kernels, p);
-        // The pattern is a block from the middle of the run: the first step often differs (lazy set-up).
-        size_t middle = c.offset + p * ((kernels.size() - c.offset) / p / 2);
-        if (middle + p > kernels.size()) return c;
-        c.blocks = match_blocks(m, kernels, c.offset, middle, p);
-        // Passes set apart shift the steps that follow, so the fixed-stride boundary does not hold
-        // after them. Then the boundary is found again inside one block (where its batch arrives)
-        // and the run is matched again against the pattern starting there.
-        bool outliers = std::any_of(c.blocks.begin(), c.blocks.end(), [](const Block& b) { return !b.training; });
-        bool anchored = false;  // the pattern begins where the batch arrives: where forward begins
-        if (outliers) {
-            // The pattern must be one step, not straddle a pass: only starts whose p kernels repeat
-            // in the next p (two training steps in a row) are tried, the p nearest the middle.
-            size_t start = pattern_start(m, kernels, middle, p);
-            if (start + p <= kernels.size()) c.blocks = match_blocks(m, kernels, 0, start, p), anchored = true;
-        }
-        size_t steps = 0;
-        for (const Block& b : c.blocks)
-            if (b.training) c.cover += b.end_kernel - b.first_kernel, ++steps;
-        if (steps < 2) c.cover = 0;
-        // A pass set apart (validation) runs the step's forward kernels: the start of the step's
-        // pattern. Kernels that run between repetitions but are not that (the update after
-        // accumulated micro-batches, which may reuse backward's elementwise kernels) are part of
-        // the step, and this period is not the step's.
-        // (Where the pattern may begin elsewhere in the step than forward does, every start in it
-        // is tried, cyclically; where it begins with the step, only the first few.)
-        std::vector<int32_t> pattern = pattern_of(c);
-        size_t foreign = 0;
-        size_t starts = anchored
-                            ? std::min(pattern.size(), std::max<size_t>(1, size_t(kBlockTolerance * double(p))) + 1)
-                            : pattern.size();
-        for (const Block& b : c.blocks) {
-            if (b.training || pattern.empty()) continue;
-            size_t length = b.end_kernel - b.first_kernel, least = length;
-            for (size_t start = 0; start < starts && least * 4 > length; ++start) {
-                size_t differ = 0;
-                for (size_t k = 0; k < length && differ < least; ++k)
-                    differ += length > pattern.size() ||
-                              m.work[kernels[b.first_kernel + k]].function != pattern[(start + k) % pattern.size()];
-                least = std::min(least, differ);
-            }
-            if (least * 4 > length) foreign += least;
-        }
-        c.foreign = foreign;
-        return c;
-    };
-    Candidate chosen;
-    if (size_t period = find_period(sequence, kPeriodTolerance)) chosen = evaluate(period);
-    // Steps interleaved with other passes (validation every few steps) repeat exactly only with the
-    // passes included (three steps and a validation pass make one period). Among the smaller periods
-    // that match best position by position, one whose blocks, matched one by one with the passes
-    // set apart, cover nearly as many kernels is the step.
-    if (kernels.size() <= kMaxKernelsForFallback) {
-        // A step that repeats between the passes fits at least twice into the exact period.
-        size_t n = sequence.size(), limit = chosen.period ? chosen.period / 2 : n / 3;
-        std::vector<std::pair<double, size_t>> ratios;
-        for (size_t p = 2; p <= limit && p + 1 < n; ++p) {
-            size_t same = 0;
-            for (size_t i = 0; i + p < n; ++i) same += sequence[i] == sequence[i + p];
-            ratios.push_back({double(same) / double(n - p), p});
-        }
-        std::sort(ratios.begin(), ratios.end(), [](const auto& a, const auto& b) {
-            return a.first != b.first ? a.first > b.first : a.second < b.second;
-        });
-        Candidate best;
-        for (size_t c = 0; c < ratios.size() && c < kFallbackCandidates; ++c) {
-            const size_t p = ratios[c].second;
-            Candidate candidate = evaluate(p);
-            if (candidate.foreign > 0) continue;
-            // The smaller period must also hold where the exact period's steps begin: the micro-batches
-            // of one accumulation step look alike, so among its own offsets the host's pauses (load)
-            // may choose one where the update kernels hide inside matched blocks (1 recording in 6).
-            if (chosen.period && candidate.offset != chosen.offset % p) {
-                const Candidate aligned = evaluate(p, chosen.offset % p);
-                if (aligned.foreign > 0 || aligned.cover == 0) continue;
-            }
-            if (candidate.cover > best.cover || (candidate.cover == best.cover && candidate.period < best.period))
-                best = std::move(candidate);
-        }
-        bool enough =
-            chosen.period ? double(best.cover) >= 0.8 * double(chosen.cover) : best.cover * 2 >= kernels.size();
-        if (best.cover > 0 && enough) chosen = std::move(best);
-    }
-    // Work launched at one host instant (one CUDA graph launch) is one host step: a pattern that
-    // repeats inside a graph (two identical layers) must not split it, or the host spans would tie.
-    std::vector<Block> blocks;
-    for (const Block& block : chosen.blocks) {
-        const bool same_launch =
-            !blocks.empty() && blocks.back().end_kernel == block.first_kernel &&
-            m.work[kernels[block.first_kernel]].launch_ns == m.work[kernels[block.first_kernel - 1]].launch_ns;
-        if (!same_launch) {
-            blocks.push_back(block);
-            continue;
-        }
-        blocks.back().end_kernel = block.end_kernel;
-        blocks.back().training = blocks.back().training || block.training;
-    }
+    Run run{m, busiest.first, busiest.second, {}};
+    for (size_t i = 0; i < run.kernels.size() && i < kMaxKernelsForPeriod; ++i) run.sequence.push_back(run.function(i));
+    const std::vector<Block> blocks = join_graph_launches(run, choose_period(run).blocks);
     if (blocks.empty()) {
         none.note = "the kernel sequence does not repeat (one pass, or inference)";
         return none;
     }
-
-    // Host spans of the blocks. A block owns the work from its first kernel back to just after the
-    // previous block's last kernel, except the device-to-host copies right after that kernel (the
-    // previous step's loss read back); it owns the work after its own last kernel up to the next
-    // block. A checkpoint save (far more device-to-host copies after a step than after the others)
-    // becomes a non-training span of its own.
-    // D2H copies right after each block's last kernel, with the sets launched before the last of them
-    // (gradients zeroed right after the update, then the loss read back: the step's closing work).
-    std::vector<size_t> trailing(blocks.size(), 0);
-    for (size_t b = 0; b < blocks.size(); ++b) {
-        size_t w = kernels[blocks[b].end_kernel - 1] + 1;
-        size_t limit = blocks[b].end_kernel < kernels.size() ? kernels[blocks[b].end_kernel] : m.work.size();
-        for (size_t n = 0; w < limit; ++w) {
-            const WorkItem& item = m.work[w];
-            if (item.process != process) continue;
-            if (item.kind != WorkItem::Kind::CopyDtoH && item.kind != WorkItem::Kind::Set) break;
-            ++n;
-            if (item.kind == WorkItem::Kind::CopyDtoH) trailing[b] = n;
-        }
-    }
-    std::vector<size_t> sorted;
-    for (size_t b = 0; b < blocks.size(); ++b)
-        if (blocks[b].training) sorted.push_back(trailing[b]);
-    std::sort(sorted.begin(), sorted.end());
-    size_t typical = sorted.empty() ? 0 : sorted[sorted.size() / 2];
-
-    struct Piece {
-        int64_t begin;
-        bool training;
-    };
-    std::vector<Piece> pieces;
-    // A span begins where the host finished with the one before: right after the last launch before
-    // its first work item (or after a read-back the host waited for), so the host's preparation of
-    // a step (the next batch) counts in that step.
-    auto begin_at = [&](size_t first) {
-        int64_t begin = m.work[first].launch_ns;
-        for (size_t w = first; w-- > 0;) {
-            if (m.work[w].process != process) continue;
-            int64_t done = m.work[w].kind == WorkItem::Kind::CopyDtoH ? m.work[w].end_ns : m.work[w].launch_ns + 1;
-            // A wait for the device after that launch (the step's closing synchronize) is its end.
-            auto wait = std::lower_bound(m.host_waits.begin(), m.host_waits.end(), m.work[w].launch_ns,
-                                         [](const Range& r, int64_t t) { return r.begin_ns < t; });
-            for (; wait != m.host_waits.end() && wait->begin_ns < m.work[first].launch_ns; ++wait)
-                if (wait->process == process) done = std::max(done, std::min(wait->end_ns, m.work[first].launch_ns));
-            begin = std::min(begin, std::max(done, pieces.empty() ? done : pieces.back().begin + 1));
-            break;
-        }
-        return begin;
-    };
-    for (size_t b = 0; b < blocks.size(); ++b) {
-        size_t first = kernels[blocks[b].first_kernel];
-        if (blocks[b].first_kernel > 0) {
-            size_t w = kernels[blocks[b].first_kernel - 1] + 1;
-            // A step keeps its usual number of read-backs; a pass set apart all of them, unless
-            // there are far more than a step has (a checkpoint saved after the pass).
-            bool save = b > 0 && trailing[b - 1] > typical + 2;
-            size_t skip = 0;
-            if (b > 0) skip = blocks[b - 1].training || save ? std::min(trailing[b - 1], typical) : trailing[b - 1];
-            for (size_t n = 0; w < first && n < skip; ++w) n += m.work[w].process == process;
-            while (w < first && m.work[w].process != process) ++w;
-            if (save) {
-                // The excess read-backs after the previous step or pass: a checkpoint save.
-                pieces.push_back({begin_at(w), false});
-                w = kernels[blocks[b].first_kernel - 1] + 1;
-                for (size_t n = 0; w < first && n < trailing[b - 1]; ++w) n += m.work[w].process == process;
-                while (w < first && m.work[w].process != process) ++w;
-            }
-            first = w;
-        }
-        pieces.push_back({b == 0 ? m.work[first].launch_ns : begin_at(first), blocks[b].training});
-    }
-    // A checkpoint save after the last step too.
-    bool final_save = !blocks.empty() && trailing[blocks.size() - 1] > typical + 2;
-    size_t final_save_first = 0;
-    if (final_save) {
-        size_t w = kernels[blocks.back().end_kernel - 1] + 1;
-        for (size_t n = 0; w < m.work.size() && n < typical; ++w) n += m.work[w].process == process;
-        while (w < m.work.size() && m.work[w].process != process) ++w;
-        final_save = w < m.work.size();
-        final_save_first = w;
-    }
-    IterationSet set;
-    set.source = "repetition";
-    for (size_t i = 0; i < pieces.size(); ++i) {
-        int64_t end;
-        if (i + 1 < pieces.size()) {
-            end = pieces[i + 1].begin;
-        } else if (final_save) {
-            end = begin_at(final_save_first);
-        } else {
-            // The last block ends after its read-backs: before the next host-to-device copy or kernel.
-            size_t last = kernels[blocks.back().end_kernel - 1];
-            size_t limit =
-                blocks.back().end_kernel < kernels.size() ? kernels[blocks.back().end_kernel] : m.work.size();
-            size_t w = last + 1;
-            while (w < limit && m.work[w].kind != WorkItem::Kind::CopyHtoD) ++w;
-            end = w < m.work.size() ? m.work[w].launch_ns : m.work[last].end_ns + 1;
-        }
-        end = std::max(end, pieces[i].begin + 1);
-        Iteration it = make_iteration(m, pieces[i].begin, end, process);
-        (pieces[i].training ? set.iterations : set.non_training).push_back(it);
-    }
-    if (final_save) {
-        size_t w = final_save_first;
-        size_t n = 0;
-        while (w < m.work.size() && (m.work[w].kind == WorkItem::Kind::CopyDtoH || m.work[w].process != process))
-            ++w, ++n;
-        int64_t begin = begin_at(final_save_first);
-        int64_t end = w < m.work.size() ? m.work[w].launch_ns : m.work[w - 1].end_ns + 1;
-        set.non_training.push_back(make_iteration(m, begin, std::max(end, begin + 1), process));
-    }
+    HostSpans spans{run, blocks};
+    count_trailing_readbacks(spans);
+    place_pieces(spans);
+    IterationSet set = make_spans(spans);
     if (set.iterations.size() < 2) {
         none.note = "fewer than two repetitions of the kernel sequence";
         return none;

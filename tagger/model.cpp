@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "collectives.h"
 #include "library_operands.h"
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
@@ -8,7 +9,6 @@
 #include <tbdprof/trace/tables.h>
 
 #include <algorithm>
-#include <array>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -203,80 +203,80 @@ void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
     }
 }
 
-}  // namespace
+// What loading keeps from one table to the next: trace ids to model indices, and which tables
+// carry the builder's resolved operands.
+struct Loader {
+    const trace::Database& db;
+    TraceModel& m;
+    std::unordered_map<int64_t, int32_t> alloc_index = {};
+    std::unordered_map<int64_t, uint64_t> offset_in_segment = {};  // joined mappings (mapped_segments.h)
+    IdIndex call_index = {}, kernel_index = {};
+    bool calls_resolved = false, copies_resolved = false, sets_resolved = false;
 
-TraceModel load_model(const trace::Database& db) {
-    TraceModel m;
-    std::unordered_map<int64_t, int32_t> alloc_index;
-    std::unordered_map<int64_t, uint64_t> offset_in_segment;  // joined mappings (mapped_segments.h)
-    {
-        trace::AllocationRow r;
-        std::vector<Allocation> mapped;
-        for (trace::RowReader<trace::AllocationRow> rows(db); rows.next(r);) {
-            if (!trace::is_device_memory(r.kind)) continue;
-            auto& to = r.kind == trace::MemoryKind::device_mapped ? mapped : m.allocations;
-            to.push_back({.id = r.id,
-                          .process = int32_t(r.process),
-                          .address = uint64_t(r.address),
-                          .bytes = r.bytes,
-                          .alloc_ns = r.alloc_ns,
-                          .free_ns = r.free_ns,
-                          .stack = r.stack.value_or(0)});
-        }
-        join_mapped_ranges(std::move(mapped), m.allocations, offset_in_segment);
-        // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.
-        sort_by(m.allocations, &Allocation::alloc_ns);
-        for (size_t i = 0; i < m.allocations.size(); ++i) {
-            alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
-            for (const MappedPiece& piece : m.allocations[i].pieces) alloc_index[piece.id] = static_cast<int32_t>(i);
-        }
-    }
-    mark_library_handle_allocations(db, m);
-    load_registered_regions(db, alloc_index, m);  // nvtx_regions.cpp: sets m.pooled when there are any
     // Copies, sets and library calls point into allocations through the builder's columns (the one
     // resolution); a trace without them (older, imported) has these operands unresolved, as kernels
     // without edges are. kNone: in no allocation, or not in device memory.
-    auto index_of = [&](const trace::OptionalInt& allocation) {
+    int32_t index_of(const OptionalInt& allocation) const {
         auto found = allocation ? alloc_index.find(*allocation) : alloc_index.end();
         return found == alloc_index.end() ? kNone : found->second;
-    };
-    const bool calls_resolved = trace::has_column(db, "library_calls", "a_allocation");
-    const bool copies_resolved = trace::has_column(db, "copies", "dst_allocation");
-    const bool sets_resolved = trace::has_column(db, "sets", "dst_allocation");
-
-    // Library calls first: kernels refer to them.
-    IdIndex call_index;
-    {
-        m.library_calls.reserve(static_cast<size_t>(rows_in(db, "library_calls")));
-        trace::LibraryCallRow r;
-        for (trace::RowReader<trace::LibraryCallRow> rows(db); rows.next(r);) {
-            LibraryCall c{.id = r.id,
-                          .process = int32_t(r.process),
-                          .begin_ns = r.begin_ns,
-                          .end_ns = r.end_ns,
-                          .a = index_of(r.a_allocation),
-                          .b = index_of(r.b_allocation),
-                          .c = index_of(r.c_allocation),
-                          .workspace = index_of(r.workspace_allocation),
-                          .a_address = uint64_t(r.a.value_or(0)),
-                          .b_address = uint64_t(r.b.value_or(0)),
-                          .c_address = uint64_t(r.c.value_or(0)),
-                          .workspace_address = uint64_t(r.workspace.value_or(0)),
-                          .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
-            operand_sizes(r, c);
-            c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
-            m.library_calls.push_back(c);
-        }
-        m.operands_unresolved |= !calls_resolved && !m.library_calls.empty();
-        sort_by(m.library_calls, &LibraryCall::begin_ns);
-        for (const LibraryCall& c : m.library_calls) call_index.add(c.id);
-        call_index.finish();
     }
+};
 
-    // Sized once: growing by doubling would touch up to twice the memory, the largest array's.
-    m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
-    IdIndex kernel_index;
-    trace::for_each_kernel_launch(db, [&](const trace::KernelLaunch& k) {
+void load_allocations(Loader& l) {
+    TraceModel& m = l.m;
+    trace::AllocationRow r;
+    std::vector<Allocation> mapped;
+    for (trace::RowReader<trace::AllocationRow> rows(l.db); rows.next(r);) {
+        if (!trace::is_device_memory(r.kind)) continue;
+        auto& to = r.kind == trace::MemoryKind::device_mapped ? mapped : m.allocations;
+        to.push_back({.id = r.id,
+                      .process = int32_t(r.process),
+                      .address = uint64_t(r.address),
+                      .bytes = r.bytes,
+                      .alloc_ns = r.alloc_ns,
+                      .free_ns = r.free_ns,
+                      .stack = r.stack.value_or(0)});
+    }
+    join_mapped_ranges(std::move(mapped), m.allocations, l.offset_in_segment);
+    // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.
+    sort_by(m.allocations, &Allocation::alloc_ns);
+    for (size_t i = 0; i < m.allocations.size(); ++i) {
+        l.alloc_index[m.allocations[i].id] = static_cast<int32_t>(i);
+        for (const MappedPiece& piece : m.allocations[i].pieces) l.alloc_index[piece.id] = static_cast<int32_t>(i);
+    }
+}
+
+void load_library_calls(Loader& l) {
+    TraceModel& m = l.m;
+    m.library_calls.reserve(static_cast<size_t>(rows_in(l.db, "library_calls")));
+    trace::LibraryCallRow r;
+    for (trace::RowReader<trace::LibraryCallRow> rows(l.db); rows.next(r);) {
+        LibraryCall c{.id = r.id,
+                      .process = int32_t(r.process),
+                      .begin_ns = r.begin_ns,
+                      .end_ns = r.end_ns,
+                      .a = l.index_of(r.a_allocation),
+                      .b = l.index_of(r.b_allocation),
+                      .c = l.index_of(r.c_allocation),
+                      .workspace = l.index_of(r.workspace_allocation),
+                      .a_address = uint64_t(r.a.value_or(0)),
+                      .b_address = uint64_t(r.b.value_or(0)),
+                      .c_address = uint64_t(r.c.value_or(0)),
+                      .workspace_address = uint64_t(r.workspace.value_or(0)),
+                      .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
+        operand_sizes(r, c);
+        c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
+        c.collective = collective_of(r.op);
+        m.library_calls.push_back(c);
+    }
+    m.operands_unresolved |= !l.calls_resolved && !m.library_calls.empty();
+    sort_by(m.library_calls, &LibraryCall::begin_ns);
+    for (const LibraryCall& c : m.library_calls) l.call_index.add(c.id);
+    l.call_index.finish();
+}
+
+void load_kernels(Loader& l) {
+    trace::for_each_kernel_launch(l.db, [&](const trace::KernelLaunch& k) {
         WorkItem w;
         w.process = static_cast<int32_t>(k.process);
         w.launch_ns = k.start_ns - k.queued_ns;
@@ -284,74 +284,84 @@ TraceModel load_model(const trace::Database& db) {
         w.end_ns = k.start_ns + k.duration_ns;
         w.function = static_cast<int32_t>(k.function);
         if (k.library_call != -1) {
-            if (const std::optional<size_t> call = call_index.find(k.library_call)) w.library_call = int32_t(*call);
+            if (const std::optional<size_t> call = l.call_index.find(k.library_call)) w.library_call = int32_t(*call);
         }
-        kernel_index.add(k.id);
-        m.work.push_back(std::move(w));
+        l.kernel_index.add(k.id);
+        l.m.work.push_back(std::move(w));
     });
-    kernel_index.finish();
-    {
-        // A mangled name says which pointer parameters are const; an extern "C" name says nothing.
-        std::unordered_map<int64_t, bool> function_mangled;
-        for (const auto& [id, name] : trace::read_function_names(db, true))
-            function_mangled[id] = name.rfind("_Z", 0) == 0;
-        struct Edge {
-            size_t work;
-            int32_t allocation;
-            uint64_t offset;
-            Access access;
-        };
-        std::vector<Edge> edges;
-        std::unordered_map<int32_t, std::vector<uint64_t>> offsets;  // few per allocation unless pooled
-        trace::KernelEdgeRow r;
-        for (trace::RowReader<trace::KernelEdgeRow> rows(db); rows.next(r);) {
-            const std::optional<size_t> k = kernel_index.find(r.kernel);
-            auto a = alloc_index.find(r.allocation);
-            if (!k || a == alloc_index.end()) continue;
-            m.has_argument_info = true;
-            auto offset = static_cast<uint64_t>(r.offset);
-            if (auto piece = offset_in_segment.find(r.allocation); piece != offset_in_segment.end())
-                offset += piece->second;  // the trace's offset is from the mapping, ours from the segment
-            auto& seen = offsets[a->second];
-            if (seen.size() < kPooledOffsets && std::find(seen.begin(), seen.end(), offset) == seen.end())
-                seen.push_back(offset);
-            const Access access = r.read_only                              ? Access::Read
-                                  : function_mangled[m.work[*k].function] ? Access::Write
-                                                                           : Access::Unknown;
-            edges.push_back({*k, a->second, offset, access});
-            auto& touches = m.work[*k].touches;
-            auto same =
-                std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return t.allocation == a->second; });
-            if (same == touches.end())
-                touches.push_back({a->second, access});
-            else if (access == Access::Write)
-                same->access = Access::Write;
+    l.kernel_index.finish();
+}
+
+// A pointer a kernel passed into an allocation (kernel_edges), at `offset` from its start.
+struct Edge {
+    size_t work;
+    int32_t allocation;
+    uint64_t offset;
+    Access access;
+};
+
+// Pooled traces: every pointer a plain kernel passed into an allocation, one use per (kernel,
+// allocation, offset). Library kernels are skipped: their operands come from the library call.
+void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges) {
+    const auto key = [](const Edge& e) { return std::tie(e.work, e.allocation, e.offset); };
+    std::stable_sort(edges.begin(), edges.end(), [&](const Edge& x, const Edge& y) { return key(x) < key(y); });
+    for (size_t i = 0; i < edges.size(); ++i) {
+        const Edge& e = edges[i];
+        if (m.work[e.work].library_call != kNone ||
+            e.offset >= uint64_t(std::max<int64_t>(m.allocations[size_t(e.allocation)].bytes, 1)))
+            continue;
+        if (i > 0 && key(edges[i - 1]) == key(e)) {  // the same pointer in another argument
+            if (e.access == Access::Write) m.pointer_uses.back().access = Access::Write;
+            continue;
         }
-        for (const auto& [index, seen] : offsets) {
-            m.allocations[size_t(index)].distinct_offsets = static_cast<uint32_t>(seen.size());
-            m.pooled |= seen.size() >= kPooledOffsets;
-        }
-        // Pooled traces: every pointer a plain kernel passed into an allocation, one use per (kernel,
-        // allocation, offset). Library kernels are skipped: their operands come from the library call.
-        if (m.pooled) {
-            const auto key = [](const Edge& e) { return std::tie(e.work, e.allocation, e.offset); };
-            std::stable_sort(edges.begin(), edges.end(), [&](const Edge& x, const Edge& y) { return key(x) < key(y); });
-            for (size_t i = 0; i < edges.size(); ++i) {
-                const Edge& e = edges[i];
-                if (m.work[e.work].library_call != kNone ||
-                    e.offset >= uint64_t(std::max<int64_t>(m.allocations[size_t(e.allocation)].bytes, 1)))
-                    continue;
-                if (i > 0 && key(edges[i - 1]) == key(e)) {  // the same pointer in another argument
-                    if (e.access == Access::Write) m.pointer_uses.back().access = Access::Write;
-                    continue;
-                }
-                m.pointer_uses.push_back({static_cast<uint32_t>(e.work), e.allocation, e.offset, 0, false, e.access});
-            }
-        }
+        m.pointer_uses.push_back({static_cast<uint32_t>(e.work), e.allocation, e.offset, 0, false, e.access});
     }
-    // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
+}
+
+void load_kernel_edges(Loader& l) {
+    TraceModel& m = l.m;
+    // A mangled name says which pointer parameters are const; an extern "C" name says nothing.
+    std::unordered_map<int64_t, bool> function_mangled;
+    for (const auto& [id, name] : trace::read_function_names(l.db, true))
+        function_mangled[id] = name.rfind("_Z", 0) == 0;
+    std::vector<Edge> edges;
+    std::unordered_map<int32_t, std::vector<uint64_t>> offsets;  // few per allocation unless pooled
+    trace::KernelEdgeRow r;
+    for (trace::RowReader<trace::KernelEdgeRow> rows(l.db); rows.next(r);) {
+        const std::optional<size_t> k = l.kernel_index.find(r.kernel);
+        auto a = l.alloc_index.find(r.allocation);
+        if (!k || a == l.alloc_index.end()) continue;
+        m.has_argument_info = true;
+        auto offset = static_cast<uint64_t>(r.offset);
+        if (auto piece = l.offset_in_segment.find(r.allocation); piece != l.offset_in_segment.end())
+            offset += piece->second;  // the trace's offset is from the mapping, ours from the segment
+        auto& seen = offsets[a->second];
+        if (seen.size() < kPooledOffsets && std::find(seen.begin(), seen.end(), offset) == seen.end())
+            seen.push_back(offset);
+        const Access access = r.read_only                             ? Access::Read
+                              : function_mangled[m.work[*k].function] ? Access::Write
+                                                                      : Access::Unknown;
+        edges.push_back({*k, a->second, offset, access});
+        auto& touches = m.work[*k].touches;
+        auto same =
+            std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return t.allocation == a->second; });
+        if (same == touches.end())
+            touches.push_back({a->second, access});
+        else if (access == Access::Write)
+            same->access = Access::Write;
+    }
+    for (const auto& [index, seen] : offsets) {
+        m.allocations[size_t(index)].distinct_offsets = static_cast<uint32_t>(seen.size());
+        m.pooled |= seen.size() >= kPooledOffsets;
+    }
+    if (m.pooled) add_kernel_pointer_uses(m, edges);
+}
+
+// Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
+void apply_library_roles(Loader& l) {
+    TraceModel& m = l.m;
     for (auto& w : m.work) {
-        if (w.library_call == kNone || !calls_resolved) continue;
+        if (w.library_call == kNone || !l.calls_resolved) continue;
         const LibraryCall& c = m.library_calls[size_t(w.library_call)];
         w.touches.clear();
         if (c.a != kNone) w.touches.push_back({c.a, Access::Read});
@@ -360,64 +370,89 @@ TraceModel load_model(const trace::Database& db) {
         if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
         if (m.pooled) add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c);
     }
-    if (calls_resolved) add_library_operand_touches(db, alloc_index, m);  // library_operands.h
-    {
-        trace::CopyRow r;
-        for (trace::RowReader<trace::CopyRow> rows(db); rows.next(r);) {
-            WorkItem w = timed_item(r, WorkItem::Kind::CopyDtoD);
-            // A copy recorded as host-to-device or device-to-host has its host side on the host,
-            // whatever device allocation the address may also fall in (on a simulated GPU, device
-            // memory is host memory: a host buffer can lie inside a device reservation's range).
-            // Without edges, the recorded direction is all there is.
-            const bool htod = r.kind == trace::CopyKind::htod, dtoh = r.kind == trace::CopyKind::dtoh;
-            const int32_t src = htod ? kNone : index_of(r.src_allocation);
-            const int32_t dst = dtoh ? kNone : index_of(r.dst_allocation);
-            const bool resolved = copies_resolved;
-            const bool from_device = resolved ? src != kNone : dtoh || r.kind == trace::CopyKind::dtod;
-            const bool to_device = resolved ? dst != kNone : htod || r.kind == trace::CopyKind::dtod;
-            m.operands_unresolved |= !resolved && (r.src || r.dst);
-            if (!from_device && !to_device) continue;  // host to host
-            if (!from_device) w.kind = WorkItem::Kind::CopyHtoD;
-            if (!to_device) w.kind = WorkItem::Kind::CopyDtoH;
-            if (src != kNone) w.touches.push_back({src, Access::Read});
-            if (dst != kNone) w.touches.push_back({dst, Access::Write});
-            auto work = static_cast<uint32_t>(m.work.size());
-            add_use(m, work, src, static_cast<uint64_t>(r.src.value_or(0)), r.bytes, true, Access::Read);
-            add_use(m, work, dst, static_cast<uint64_t>(r.dst.value_or(0)), r.bytes, true, Access::Write);
-            m.work.push_back(std::move(w));
-        }
+    if (l.calls_resolved) add_library_operand_touches(l.db, l.alloc_index, m);  // library_operands.h
+}
+
+void load_copies(Loader& l) {
+    TraceModel& m = l.m;
+    trace::CopyRow r;
+    for (trace::RowReader<trace::CopyRow> rows(l.db); rows.next(r);) {
+        WorkItem w = timed_item(r, WorkItem::Kind::CopyDtoD);
+        // A copy recorded as host-to-device or device-to-host has its host side on the host,
+        // whatever device allocation the address may also fall in (on a simulated GPU, device
+        // memory is host memory: a host buffer can lie inside a device reservation's range).
+        // Without edges, the recorded direction is all there is.
+        const bool htod = r.kind == trace::CopyKind::htod, dtoh = r.kind == trace::CopyKind::dtoh;
+        const int32_t src = htod ? kNone : l.index_of(r.src_allocation);
+        const int32_t dst = dtoh ? kNone : l.index_of(r.dst_allocation);
+        const bool resolved = l.copies_resolved;
+        const bool from_device = resolved ? src != kNone : dtoh || r.kind == trace::CopyKind::dtod;
+        const bool to_device = resolved ? dst != kNone : htod || r.kind == trace::CopyKind::dtod;
+        m.operands_unresolved |= !resolved && (r.src || r.dst);
+        if (!from_device && !to_device) continue;  // host to host
+        if (!from_device) w.kind = WorkItem::Kind::CopyHtoD;
+        if (!to_device) w.kind = WorkItem::Kind::CopyDtoH;
+        if (src != kNone) w.touches.push_back({src, Access::Read});
+        if (dst != kNone) w.touches.push_back({dst, Access::Write});
+        auto work = static_cast<uint32_t>(m.work.size());
+        add_use(m, work, src, static_cast<uint64_t>(r.src.value_or(0)), r.bytes, true, Access::Read);
+        add_use(m, work, dst, static_cast<uint64_t>(r.dst.value_or(0)), r.bytes, true, Access::Write);
+        m.work.push_back(std::move(w));
     }
-    {
-        trace::SetRow r;
-        for (trace::RowReader<trace::SetRow> rows(db); rows.next(r);) {
-            WorkItem w = timed_item(r, WorkItem::Kind::Set);
-            const int32_t dst = index_of(r.dst_allocation);
-            if (dst == kNone && sets_resolved) continue;
-            if (dst != kNone) w.touches.push_back({dst, Access::Write});
-            add_use(m, static_cast<uint32_t>(m.work.size()), dst, static_cast<uint64_t>(r.dst.value_or(0)), r.bytes,
-                    true, Access::Write);
-            m.work.push_back(std::move(w));
-        }
+}
+
+void load_sets(Loader& l) {
+    TraceModel& m = l.m;
+    trace::SetRow r;
+    for (trace::RowReader<trace::SetRow> rows(l.db); rows.next(r);) {
+        WorkItem w = timed_item(r, WorkItem::Kind::Set);
+        const int32_t dst = l.index_of(r.dst_allocation);
+        if (dst == kNone && l.sets_resolved) continue;
+        if (dst != kNone) w.touches.push_back({dst, Access::Write});
+        add_use(m, static_cast<uint32_t>(m.work.size()), dst, static_cast<uint64_t>(r.dst.value_or(0)), r.bytes, true,
+                Access::Write);
+        m.work.push_back(std::move(w));
     }
+}
+
+// Host waits for the device, capture windows and NVTX ranges.
+void load_host_ranges(const trace::Database& db, TraceModel& m) {
+    trace::ApiCallRow call;
+    for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(call);)
+        if (call.kind == "device_sync" || call.kind == "stream_sync" || call.kind == "event_sync" ||
+            call.kind == "implicit_sync")
+            m.host_waits.push_back({static_cast<int32_t>(call.process), call.begin_ns, call.end_ns, {}});
+    trace::CaptureWindowRow window;
+    for (trace::RowReader<trace::CaptureWindowRow> rows(db); rows.next(window);)
+        m.capture_windows.push_back(
+            {static_cast<int32_t>(window.process), window.begin_ns, window.end_ns, std::string(window.reason)});
+    trace::RangeRow range;
+    for (trace::RowReader<trace::RangeRow> rows(db); rows.next(range);)
+        m.ranges.push_back({static_cast<int32_t>(range.process), range.begin_ns, range.end_ns.value_or(range.begin_ns),
+                            std::string(range.name)});
+}
+
+}  // namespace
+
+TraceModel load_model(const trace::Database& db) {
+    TraceModel m;
+    Loader l{db, m};
+    load_allocations(l);
+    mark_library_handle_allocations(db, m);
+    load_registered_regions(db, l.alloc_index, m);  // nvtx_regions.cpp: sets m.pooled when there are any
+    l.calls_resolved = trace::has_column(db, "library_calls", "a_allocation");
+    l.copies_resolved = trace::has_column(db, "copies", "dst_allocation");
+    l.sets_resolved = trace::has_column(db, "sets", "dst_allocation");
+    load_library_calls(l);  // first: kernels refer to them
+    // Sized once: growing by doubling would touch up to twice the memory, the largest array's.
+    m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
+    load_kernels(l);
+    load_kernel_edges(l);
+    apply_library_roles(l);
+    load_copies(l);
+    load_sets(l);
     sort_work_by_launch(m);
-    {
-        trace::ApiCallRow r;
-        for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(r);)
-            if (r.kind == "device_sync" || r.kind == "stream_sync" || r.kind == "event_sync" ||
-                r.kind == "implicit_sync")
-                m.host_waits.push_back({static_cast<int32_t>(r.process), r.begin_ns, r.end_ns, {}});
-    }
-    {
-        trace::CaptureWindowRow r;
-        for (trace::RowReader<trace::CaptureWindowRow> rows(db); rows.next(r);)
-            m.capture_windows.push_back({static_cast<int32_t>(r.process), r.begin_ns, r.end_ns, std::string(r.reason)});
-    }
-    {
-        trace::RangeRow r;
-        for (trace::RowReader<trace::RangeRow> rows(db); rows.next(r);)
-            m.ranges.push_back(
-                {static_cast<int32_t>(r.process), r.begin_ns, r.end_ns.value_or(r.begin_ns), std::string(r.name)});
-    }
+    load_host_ranges(db, m);
     return m;
 }
 

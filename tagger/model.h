@@ -75,6 +75,12 @@ struct Allocation {
     std::vector<MappedPiece> pieces{};
 };
 
+// What a collective communication call (NCCL, library_calls.op 'nccl_*') does with its operands
+// (collectives.h): a reduction sums the ranks' inputs into its output (all-reduce, reduce-scatter,
+// reduce); a gather copies every rank's input into each output (all-gather, broadcast); other:
+// point-to-point and group calls.
+enum class Collective : uint8_t { None, Reduction, Gather, Other };
+
 struct LibraryCall {
     int64_t id = 0;
     int32_t process = 0;
@@ -92,6 +98,7 @@ struct LibraryCall {
     // (y = alpha x + y), scal (x = alpha x), ger (A = alpha x y^T + A). A GEMM's C is read only when
     // beta != 0, which the trace does not record; it counts as overwritten.
     bool output_read = false;
+    Collective collective = Collective::None;  // a communication call: a is the send, c the receive buffer
 };
 
 struct Range {

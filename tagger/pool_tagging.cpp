@@ -5,8 +5,10 @@
 #include "training_steps.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
+#include <unordered_map>
 
 namespace tbdprof::tagger {
 namespace {
@@ -95,6 +97,31 @@ bool product_input(const TraceModel& m, const PointerUse& u) {
            ((c.a == u.allocation && c.a_address == address) || (c.b == u.allocation && c.b_address == address));
 }
 
+// Whether the update takes the tensor for several: one of its kernels points inside it as well as at
+// its start (a fused update lists each of its tensors from its start), after other work of the step
+// used it. What backward wrote there (an activation gradient a GEMM wrote, as large as the GEMM's
+// output) was then freed, and the update's own temporaries, each as large as a parameter, took the
+// space; a weight gradient is as large as its weight, and the update reads it from its start.
+bool update_splits_extent(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
+                          const std::vector<size_t>& uses, size_t first_update) {
+    if (uses.empty()) return false;
+    uint64_t start = UINT64_MAX;
+    for (size_t index : uses) start = std::min(start, m.pointer_uses[index].offset);
+    bool used_before = false, at_start = false, inside = false;
+    for (size_t index : uses) {
+        const PointerUse& u = m.pointer_uses[index];
+        if (step[u.work] != step[first_update]) continue;
+        if (!r.optimizer_work[u.work]) {
+            used_before |= u.work < first_update;
+            continue;
+        }
+        if (m.work[u.work].kind != WorkItem::Kind::Kernel) continue;
+        at_start |= u.offset == start;
+        inside |= u.offset != start;
+    }
+    return used_before && at_start && inside;
+}
+
 // Where to cut a sub-range that a product call consumed before the update used its bytes: the
 // update's first work item using it (v.work.size(): no cut). `uses`: the sub-range's pointer uses.
 size_t update_after_product_read(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
@@ -112,7 +139,49 @@ size_t update_after_product_read(const TraceModel& m, const TagResult& r, const 
             product_input(m, u))
             return first_update;
     }
-    return r.optimizer_work.size();
+    return update_splits_extent(m, r, step, uses, first_update) ? first_update : r.optimizer_work.size();
+}
+
+// Whether `u` writes its tensor whole: a set, a copy into it, or a library call's output it does
+// not read first.
+bool writes_whole(const TraceModel& m, const PointerUse& u) {
+    if (u.access != Access::Write) return false;
+    const WorkItem& w = m.work[u.work];
+    if (w.kind == WorkItem::Kind::Set || w.kind == WorkItem::Kind::CopyDtoD || w.kind == WorkItem::Kind::CopyHtoD)
+        return true;
+    if (w.library_call == kNone) return false;
+    const LibraryCall& c = m.library_calls[size_t(w.library_call)];
+    return !c.output_read && c.c == u.allocation &&
+           c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+}
+
+// Per (segment, offset): the work items that wrote the address whole, in launch order.
+using WholeWrites = std::unordered_map<uint64_t, std::vector<uint32_t>>;
+uint64_t address_key(const PointerUse& u) {
+    return (uint64_t(uint32_t(u.allocation)) << 40) ^ u.offset;
+}
+
+WholeWrites whole_writes(const TraceModel& m) {
+    WholeWrites writes;
+    for (const PointerUse& u : m.pointer_uses)
+        if (writes_whole(m, u)) writes[address_key(u)].push_back(u.work);
+    for (auto& [key, works] : writes) std::sort(works.begin(), works.end());
+    return writes;
+}
+
+// Whether the tensor's address was written whole earlier in the step of its first use (or by that
+// use): its contents were made in the step, not carried in from the one before, so it is no weight
+// (a weight's first use in a step reads what the last update left).
+bool made_in_step(const TraceModel& m, const WholeWrites& writes, const std::vector<int>& step,
+                  const std::vector<size_t>& uses) {
+    const PointerUse* first = nullptr;
+    for (size_t index : uses)
+        if (!first || m.pointer_uses[index].work < first->work) first = &m.pointer_uses[index];
+    if (!first || step[first->work] < 0) return false;
+    auto found = writes.find(address_key(*first));
+    if (found == writes.end()) return false;
+    auto after = std::upper_bound(found->second.begin(), found->second.end(), first->work);
+    return after != found->second.begin() && step[*std::prev(after)] == step[first->work];
 }
 
 // A gradient is read by nothing but the update (and the work that serves it, such as clipping): a
@@ -130,9 +199,12 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
     std::vector<std::vector<size_t>> uses(set.ranges.size());
     for (size_t u = 0; u < set.owner.size(); ++u)
         if (set.owner[u] != kNone) uses[size_t(set.owner[u])].push_back(u);
+    const WholeWrites writes = whole_writes(m);
     bool split = false;
     for (size_t i = set.ranges.size(); i-- > 0;) {  // last first: the indices before i stay valid
-        if (index[i] == kNone || regions[i] != kNone || r.tags[size_t(index[i])].category != "gradients") continue;
+        if (index[i] == kNone || regions[i] != kNone) continue;
+        const std::string& category = r.tags[size_t(index[i])].category;
+        if (category != "gradients" && !(category == "weights" && made_in_step(m, writes, step, uses[i]))) continue;
         size_t cut = update_after_product_read(m, r, step, uses[i]);
         if (cut == r.optimizer_work.size() || !split_subrange(m, set, i, uint32_t(cut))) continue;
         regions.insert(regions.begin() + std::ptrdiff_t(i) + 1, kNone);

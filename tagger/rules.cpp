@@ -1,5 +1,6 @@
 #include "rules.h"
 
+#include "collectives.h"
 #include "dataflow.h"
 #include "evidence.h"
 #include "temporaries.h"
@@ -202,7 +203,8 @@ bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t star
 // it the update's).
 bool joins_update(const Context& c, size_t k, size_t start, size_t first) {
     const WorkItem& item = c.m.work[k];
-    if (is_product_call(c, item)) return false;
+    // A reduction across ranks (collectives.h) communicates backward's gradients: not the update.
+    if (is_product_call(c, item) || is_reduction(c.m, item)) return false;
     int it = c.flow.work_iteration[k];
     bool feeds_update = false, reads_update_state = true;
     for (const Touch& t : item.touches) {
@@ -829,6 +831,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     find_update_without_hints(c);
     tag_update_operands(c);
     tag_copied_into_state(c);
+    tag_collective_operands(c.m, c.flow, c.tags);  // collectives.h: what a collective's other side is
     tag_made_in_step(c);
     tag_remaining(c);
     find_phases(c, result);

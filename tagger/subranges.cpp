@@ -20,8 +20,16 @@ struct Instance {
     int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
 };
 
-bool overlap(const Instance& a, const Instance& b) {
-    return a.first <= b.last && b.first <= a.last;
+// Whether some use of `inner` falls inside `outer`'s life [first, last]. Lives that merely overlap
+// are not enough: a tensor at an inner address whose uses all lie before and after the outer one's
+// (an activation used in forward whose space, after the outer tensor was freed, a caching allocator
+// gives to a weight gradient or an update's temporary) is no slice of it, and absorbing it would
+// stretch the outer tensor over both lives.
+bool used_within(const TraceModel& m, const Instance& inner, const Instance& outer) {
+    return std::any_of(inner.uses.begin(), inner.uses.end(), [&](size_t index) {
+        const uint32_t work = m.pointer_uses[index].work;
+        return work >= outer.first && work <= outer.last;
+    });
 }
 
 std::vector<int> work_iterations(const TraceModel& m, const IterationSet& its) {
@@ -145,7 +153,7 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
             held.last = std::max(outer.last, instances[i + 1].first - 1);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
-            if (inner.empty || inner.offset == outer.offset || !overlap(held, inner)) continue;
+            if (inner.empty || inner.offset == outer.offset || !used_within(m, inner, held)) continue;
             for (size_t index : inner.uses) {
                 const PointerUse& u = m.pointer_uses[index];
                 outer.uses.push_back(index);
@@ -297,18 +305,28 @@ bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_
     return true;
 }
 
-TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vector<int32_t>& virtual_index) {
-    TraceModel v;
-    v.allocations = m.allocations;
-    v.work = m.work;
-    v.library_calls = m.library_calls;
-    v.ranges = m.ranges;
-    v.has_argument_info = m.has_argument_info;
-    v.pooled = m.pooled;
-    virtual_index.assign(set.ranges.size(), kNone);
+namespace {
+
+// The model with each sub-range of `set` as an allocation of its own: which model allocation each
+// sub-range became, and the pointer counts that tell how far a use reaches.
+struct SubRangeModel {
+    const TraceModel& m;
+    const SubRangeSet& set;
+    std::vector<int32_t>& virtual_index;  // per sub-range: its allocation in v, kNone when it has none
+    TraceModel v = {};
+    // Sub-ranges of each segment, [first, end) of set.ranges (sorted by segment, then offset).
+    std::vector<std::pair<size_t, size_t>> of_segment = {};
+    std::unordered_map<uint64_t, uint32_t> pointers = {};  // per (work, allocation): pointers into it
+    std::unordered_map<uint32_t, int> starts_only = {};    // per work item: segment starts, or -1 when it points inside
+};
+
+// Adds an allocation per sub-range with work in the model's range; returns the segments replaced.
+std::vector<bool> add_subrange_allocations(SubRangeModel& s) {
+    const TraceModel& m = s.m;
+    s.virtual_index.assign(s.set.ranges.size(), kNone);
     std::vector<bool> replaced(m.allocations.size(), false);
-    for (size_t i = 0; i < set.ranges.size(); ++i) {
-        const SubRange& r = set.ranges[i];
+    for (size_t i = 0; i < s.set.ranges.size(); ++i) {
+        const SubRange& r = s.set.ranges[i];
         if (r.bytes <= 0 || r.first_work >= m.work.size() || r.last_work >= m.work.size()) continue;
         const Allocation& segment = m.allocations[size_t(r.segment)];
         Allocation a;
@@ -320,80 +338,107 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
         a.free_ns = std::max(m.work[r.last_work].launch_ns, a.alloc_ns) + 1;
         a.stack = segment.stack;
         a.distinct_offsets = 1;
-        virtual_index[i] = static_cast<int32_t>(v.allocations.size());
-        v.allocations.push_back(std::move(a));
+        s.virtual_index[i] = static_cast<int32_t>(s.v.allocations.size());
+        s.v.allocations.push_back(std::move(a));
         replaced[size_t(r.segment)] = true;
     }
-    for (WorkItem& w : v.work) std::erase_if(w.touches, [&](const Touch& t) { return replaced[size_t(t.allocation)]; });
-    auto touch = [&](WorkItem& w, int32_t target, Access access) {
-        auto same =
-            std::find_if(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == target; });
-        if (same == w.touches.end())
-            w.touches.push_back({target, access});
-        else if (access == Access::Write || (access == Access::Unknown && same->access == Access::Read))
-            same->access = access;
-    };
-    // Sub-ranges of each segment, [first, end) of set.ranges (sorted by segment, then offset).
-    std::vector<std::pair<size_t, size_t>> of_segment(m.allocations.size(), {0, 0});
-    for (size_t i = 0; i < set.ranges.size();) {
+    return replaced;
+}
+
+void add_touch(WorkItem& w, int32_t target, Access access) {
+    auto same =
+        std::find_if(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == target; });
+    if (same == w.touches.end())
+        w.touches.push_back({target, access});
+    else if (access == Access::Write || (access == Access::Unknown && same->access == Access::Read))
+        same->access = access;
+}
+
+uint64_t pointer_key(const PointerUse& u) {
+    return (uint64_t(u.work) << 24) ^ uint64_t(uint32_t(u.allocation));
+}
+
+// How many pointers each work item has into each segment: a kernel whose only pointer into an
+// arena is its start may address the whole arena (an update over all parameters at once).
+// Such a kernel (a fused update) points at the starts of several arenas and inside none: a
+// kernel with a pointer inside a segment, or at a single segment's start, means one tensor.
+void count_pointers(SubRangeModel& s) {
+    s.of_segment.assign(s.m.allocations.size(), {0, 0});
+    for (size_t i = 0; i < s.set.ranges.size();) {
         size_t j = i;
-        while (j < set.ranges.size() && set.ranges[j].segment == set.ranges[i].segment) ++j;
-        of_segment[size_t(set.ranges[i].segment)] = {i, j};
+        while (j < s.set.ranges.size() && s.set.ranges[j].segment == s.set.ranges[i].segment) ++j;
+        s.of_segment[size_t(s.set.ranges[i].segment)] = {i, j};
         i = j;
     }
-    // How many pointers each work item has into each segment: a kernel whose only pointer into an
-    // arena is its start may address the whole arena (an update over all parameters at once).
-    // Such a kernel (a fused update) points at the starts of several arenas and inside none: a
-    // kernel with a pointer inside a segment, or at a single segment's start, means one tensor.
-    std::unordered_map<uint64_t, uint32_t> pointers;
-    auto key = [](const PointerUse& u) { return (uint64_t(u.work) << 24) ^ uint64_t(uint32_t(u.allocation)); };
-    std::unordered_map<uint32_t, int> starts_only;  // per work item: segment starts, or -1 when it points inside
-    for (const PointerUse& use : m.pointer_uses) {
-        ++pointers[key(use)];
+    for (const PointerUse& use : s.m.pointer_uses) {
+        ++s.pointers[pointer_key(use)];
         // A use of an allocation the model does not hold (a malformed trace) has no sub-ranges.
-        const bool known = use.allocation >= 0 && size_t(use.allocation) < of_segment.size();
-        bool split = known && of_segment[size_t(use.allocation)].second > 0;
-        int& n = starts_only[use.work];
+        const bool known = use.allocation >= 0 && size_t(use.allocation) < s.of_segment.size();
+        bool split = known && s.of_segment[size_t(use.allocation)].second > 0;
+        int& n = s.starts_only[use.work];
         if (use.offset != 0 && split) n = -1;
         else if (use.offset == 0 && n >= 0) ++n;
     }
+}
+
+// A use that covers more than its own tensor (`owner`) reaches the tensors inside that extent that
+// are in use at the time: a copy or set of a known size spanning several tensors, or a plain
+// kernel's only pointer into the segment, at its start, of unknown extent.
+void touch_covered_subranges(SubRangeModel& s, const PointerUse& use, int32_t owner, WorkItem& w) {
+    uint64_t extent = 0;
+    if (use.exact && use.bytes > 0)
+        extent = uint64_t(use.bytes);
+    else if (w.kind == WorkItem::Kind::Kernel && w.library_call == kNone && use.offset == 0 && use.bytes == 0 &&
+             s.pointers[pointer_key(use)] == 1 && s.starts_only[use.work] >= 2)
+        extent = uint64_t(s.m.allocations[size_t(use.allocation)].bytes);
+    if (extent <= uint64_t(std::max<int64_t>(s.set.ranges[size_t(owner)].bytes, 0))) return;
+    auto [first, end] = s.of_segment[size_t(use.allocation)];
+    for (size_t r = first; r < end; ++r) {
+        const SubRange& other = s.set.ranges[r];
+        if (other.offset >= use.offset + extent) break;
+        if (int32_t(r) == owner || other.offset < use.offset || s.virtual_index[r] == kNone ||
+            other.first_work > use.work || other.last_work < use.work)
+            continue;
+        add_touch(w, s.virtual_index[r], use.access);
+    }
+}
+
+// The library's roles (GEMM operand, workspace) move from the segment to the sub-range `target`.
+void move_library_roles(SubRangeModel& s, const PointerUse& use, int32_t target, int32_t library_call) {
+    LibraryCall& call = s.v.library_calls[size_t(library_call)];
+    const LibraryCall& original = s.m.library_calls[size_t(library_call)];
+    uint64_t address = s.m.allocations[size_t(use.allocation)].address + use.offset;
+    if (original.a == use.allocation && original.a_address == address) call.a = target;
+    if (original.b == use.allocation && original.b_address == address) call.b = target;
+    if (original.c == use.allocation && original.c_address == address) call.c = target;
+    if (original.workspace == use.allocation && original.workspace_address == address) call.workspace = target;
+}
+
+}  // namespace
+
+TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vector<int32_t>& virtual_index) {
+    SubRangeModel s{m, set, virtual_index};
+    s.v.allocations = m.allocations;
+    s.v.work = m.work;
+    s.v.library_calls = m.library_calls;
+    s.v.ranges = m.ranges;
+    s.v.has_argument_info = m.has_argument_info;
+    s.v.pooled = m.pooled;
+    const std::vector<bool> replaced = add_subrange_allocations(s);
+    for (WorkItem& w : s.v.work)
+        std::erase_if(w.touches, [&](const Touch& t) { return replaced[size_t(t.allocation)]; });
+    count_pointers(s);
     for (size_t u = 0; u < m.pointer_uses.size(); ++u) {
         const PointerUse& use = m.pointer_uses[u];
         int32_t owner = set.owner[u];
         if (owner == kNone || virtual_index[size_t(owner)] == kNone) continue;
         int32_t target = virtual_index[size_t(owner)];
-        WorkItem& w = v.work[use.work];
-        touch(w, target, use.access);
-        // A use that covers more than its own tensor reaches the tensors inside that extent that are
-        // in use at the time: a copy or set of a known size spanning several tensors, or a plain
-        // kernel's only pointer into the segment, at its start, of unknown extent.
-        uint64_t extent = 0;
-        if (use.exact && use.bytes > 0) extent = uint64_t(use.bytes);
-        else if (w.kind == WorkItem::Kind::Kernel && w.library_call == kNone && use.offset == 0 && use.bytes == 0 &&
-                 pointers[key(use)] == 1 && starts_only[use.work] >= 2)
-            extent = uint64_t(m.allocations[size_t(use.allocation)].bytes);
-        if (extent > uint64_t(std::max<int64_t>(set.ranges[size_t(owner)].bytes, 0))) {
-            auto [first, end] = of_segment[size_t(use.allocation)];
-            for (size_t r = first; r < end; ++r) {
-                const SubRange& other = set.ranges[r];
-                if (other.offset >= use.offset + extent) break;
-                if (int32_t(r) == owner || other.offset < use.offset || virtual_index[r] == kNone ||
-                    other.first_work > use.work || other.last_work < use.work)
-                    continue;
-                touch(w, virtual_index[r], use.access);
-            }
-        }
-        if (w.library_call == kNone) continue;
-        // The library's roles (GEMM operand, workspace) move from the segment to the sub-range.
-        LibraryCall& call = v.library_calls[size_t(w.library_call)];
-        const LibraryCall& original = m.library_calls[size_t(w.library_call)];
-        uint64_t address = m.allocations[size_t(use.allocation)].address + use.offset;
-        if (original.a == use.allocation && original.a_address == address) call.a = target;
-        if (original.b == use.allocation && original.b_address == address) call.b = target;
-        if (original.c == use.allocation && original.c_address == address) call.c = target;
-        if (original.workspace == use.allocation && original.workspace_address == address) call.workspace = target;
+        WorkItem& w = s.v.work[use.work];
+        add_touch(w, target, use.access);
+        touch_covered_subranges(s, use, owner, w);
+        if (w.library_call != kNone) move_library_roles(s, use, target, w.library_call);
     }
-    return v;
+    return std::move(s.v);
 }
 
 }  // namespace tbdprof::tagger

@@ -110,24 +110,36 @@ std::vector<const raw::RawDeviceActivity*> pair_device_records(const RawProcess&
     return paired;
 }
 
-// Sorts rows by start (then process, then whatever order they were made in) and numbers them.
+// Sorts rows by start (then process, then whatever order they were made in) and numbers them; returns
+// each row's new position. The rows are permuted in place (no second copy of the table in memory).
 template <class Row>
 std::vector<size_t> sort_and_number(std::vector<Row>& rows) {
     std::vector<size_t> order(rows.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const auto before = [&](size_t a, size_t b) {
         return rows[a].start_ns != rows[b].start_ns ? rows[a].start_ns < rows[b].start_ns
                                                     : rows[a].process < rows[b].process;
-    });
-    std::vector<Row> sorted;
-    sorted.reserve(rows.size());
+    };
+    // Rows of one stream arrive in start order: most tables need no sort at all.
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::stable_sort(order.begin(), order.end(), before);
     std::vector<size_t> new_position(rows.size());
-    for (size_t i = 0; i < order.size(); ++i) {
-        sorted.push_back(std::move(rows[order[i]]));
-        sorted.back().id = static_cast<int64_t>(i) + 1;
-        new_position[order[i]] = i;
+    for (size_t i = 0; i < order.size(); ++i) new_position[order[i]] = i;
+    // order[i] is the old index of the row that goes to position i: follow each cycle once, marking
+    // a placed position by order[i] == i.
+    for (size_t start = 0; start < order.size(); ++start) {
+        if (order[start] == start) continue;
+        Row carried = std::move(rows[start]);
+        size_t at = start;
+        while (order[at] != start) {
+            const size_t from = order[at];
+            rows[at] = std::move(rows[from]);
+            order[at] = at;
+            at = from;
+        }
+        rows[at] = std::move(carried);
+        order[at] = at;
     }
-    rows = std::move(sorted);
+    for (size_t i = 0; i < rows.size(); ++i) rows[i].id = static_cast<int64_t>(i) + 1;
     return new_position;
 }
 
@@ -265,6 +277,15 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
 void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k, std::vector<KernelOrigin>& origins) {
     RawProcess& raw = *p.raw;
     auto& rows = model_.kernels;
+    size_t unpaired = 0;
+    for (uint32_t i = 0; i < raw.launches.size(); ++i) unpaired += k.joined[i] ? 0 : 1;
+    size_t replays = 0;
+    for (const auto& [graph_launch, records] : k.by_graph_launch) replays += records.size();
+    // This process's rows at once: the kernels table is among the largest things the build holds,
+    // and doubling leaves up to half of it unused (one reallocation per process remains).
+    const size_t added = k.pairs.size() + replays + unpaired + k.orphans.size();
+    rows.reserve(rows.size() + added);
+    origins.reserve(origins.size() + added);
     for (const auto& [li, dp] : k.pairs) {
         const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
         KernelRow row = launch_row(p, l);
@@ -298,7 +319,8 @@ void ModelBuilder::build_kernels() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
         p.launch_of_sequence.reserve(raw.launches.size());
-        for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence[raw.launches[i].record.sequence] = i;
+        for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence.add(raw.launches[i].record.sequence, i);
+        p.launch_of_sequence.finish();
         p.kernel_of_launch.assign(raw.launches.size(), 0);
         KernelPairing pairing = pair_kernels(p);
         add_kernel_rows(p, pairing, origins);
@@ -384,6 +406,18 @@ void ModelBuilder::build_copies_and_sets() {
     }
     sort_and_number(model_.copies);
     sort_and_number(model_.sets);
+    // Every device record is now in a row. Only kernel metrics (recorded with --metrics) still
+    // look device kernel records and correlations up; the rest is freed.
+    for (ProcessContext& p : contexts_) {
+        RawProcess& raw = *p.raw;
+        p.launch_of_sequence = {};
+        release(raw.device_copies);
+        release(raw.device_sets);
+        if (raw.kernel_metrics.empty()) {
+            release(raw.device_kernels);
+            raw.sequence_of_correlation = {};
+        }
+    }
 }
 
 std::optional<std::string_view> api_name_of(raw::ApiPath api) { return api_name(api); }

@@ -194,8 +194,12 @@ void add_kernel_edges(const ProcessContext& p, const SweepEvent& e, const LiveAl
         --it;
         const AllocationRow& a = *it->second;
         if (candidate.value - it->first >= static_cast<uint64_t>(a.bytes)) continue;
-        edges.push_back({kernel, candidate.param_index, candidate.param_offset, a.id,
-                         static_cast<int64_t>(candidate.value - it->first), candidate.read_only != 0 ? 1 : 0});
+        edges.push_back({.kernel = kernel,
+                         .allocation = a.id,
+                         .offset = static_cast<int64_t>(candidate.value - it->first),
+                         .param = candidate.param_index,
+                         .param_word = candidate.param_offset,
+                         .read_only = static_cast<uint8_t>(candidate.read_only != 0 ? 1 : 0)});
     }
 }
 
@@ -305,7 +309,24 @@ void ModelBuilder::sweep_allocations(ProcessContext& p) {
 
 void ModelBuilder::build_allocations_and_edges() {
     number_allocations();
-    for (ProcessContext& p : contexts_) sweep_allocations(p);
+    // At most one edge per pointer candidate of a kernel that ran: reserved at once, not by doubling.
+    size_t candidates = 0;
+    for (const ProcessContext& p : contexts_) {
+        for (const LaunchEvent& l : p.raw->launches)
+            candidates += l.record.captured == 0 ? l.record.candidate_count : 0;
+        for (const auto& r : p.replayed_kernels) {
+            if (r.template_launch >= 0)
+                candidates += p.raw->launches[static_cast<size_t>(r.template_launch)].record.candidate_count;
+        }
+    }
+    model_.edges.reserve(model_.edges.size() + candidates);
+    for (ProcessContext& p : contexts_) {
+        sweep_allocations(p);
+        // The launches and their pointer candidates were last read by the sweep.
+        release(p.raw->launches);
+        release(p.raw->candidates);
+        release(p.kernel_of_launch);
+    }
     sort_unique_edges(model_.edges);
 }
 

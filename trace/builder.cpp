@@ -115,11 +115,12 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     return model;
 }
 
-// The build holds the whole model in memory (about 1 KB per kernel, docs/architecture.md); out of
-// memory it stops cleanly: the caller's OutputFile removes its temporary and lock.
+// The build holds the whole model in memory (about 450 B per kernel with four pointer arguments,
+// docs/benchmarks.md "Trace build memory"); out of memory it stops cleanly: the caller's OutputFile
+// removes its temporary and lock.
 std::string out_of_memory_message(size_t raw_files) {
     return "out of memory while building the trace from " + std::to_string(raw_files) +
-           " raw files (the build holds about 1 KB per kernel in memory); nothing was written";
+           " raw files (the build holds about 450 bytes per kernel in memory); nothing was written";
 }
 
 }  // namespace
@@ -139,6 +140,9 @@ BuildResult build_trace(const BuildOptions& options) {
     try {
         load_processes(paths, processes, result);
         model = build_model(options, processes, result);
+        // The rows copy what they need (names are interned strings): the decoded events and the
+        // mapped files are not needed while writing, so their memory is not held at the same time.
+        std::vector<detail::RawProcess>().swap(processes);
     } catch (const std::bad_alloc&) {
         result.error = out_of_memory_message(paths.size());
         return result;

@@ -6,6 +6,7 @@
 #include "elf_symbols.h"
 
 #include "raw_process.h"
+#include "sorted_index.h"
 #include "tbdprof/trace/trace_model.h"
 
 #include <map>
@@ -21,7 +22,7 @@ struct ProcessContext {
     std::unordered_map<uint32_t, int64_t> thread_ids;        // tid -> threads.id
     std::unordered_map<uint64_t, int64_t> stream_ids;        // CUstream handle -> streams.id
     std::unordered_map<uint64_t, int64_t> stream_of_cupti;   // CUPTI stream id -> streams.id
-    std::unordered_map<uint64_t, uint32_t> launch_of_sequence;
+    SortedIndex<uint32_t> launch_of_sequence;                // sequence -> raw.launches index
     std::vector<int64_t> kernel_of_launch;                   // per launch, kernels.id
     std::vector<int64_t> allocation_ids;                     // per alloc record, allocations.id
     std::unordered_map<uint64_t, int64_t> stack_ids;         // raw stack id -> stacks.id
@@ -138,6 +139,13 @@ private:
     int64_t device_timed_ = 0;  // kernels, copies and sets with a device record
     int64_t host_timed_ = 0;    // ... without
 };
+
+// Frees a vector's memory (clear() keeps its capacity): the steps hand back what no later step reads,
+// so the raw events and the rows made from them are not all in memory at once.
+template <class T>
+void release(std::vector<T>& v) {
+    std::vector<T>().swap(v);
+}
 
 std::optional<std::string_view> api_name_of(raw::ApiPath api);
 std::string_view copy_kind_name_of(uint8_t kind);  // 'htod', ... for a raw::CopyKind value

@@ -108,7 +108,7 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             return;
         case RecordKind::Correlation: {
             const auto c = r.as<raw::RawCorrelation>();
-            p.sequence_of_correlation[c.correlation_id] = c.sequence;
+            p.sequence_of_correlation.add(c.correlation_id, c.sequence);
             return;
         }
         case RecordKind::KernelMetric: p.kernel_metrics.push_back(r.as<raw::RawKernelMetric>()); return;
@@ -137,9 +137,25 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
 }  // namespace
 
 void decode_raw_process(RawProcess& p) {
+    // Decoded records are copied out, so the file's pages behind the cursor are dropped every so
+    // often: the mapped file adds at most this much to the build's resident memory, not its size.
+    constexpr size_t kResidentWindowBytes = size_t{16} << 20;
     auto cursor = p.file.records();
     RawRecordView record{};
-    while (cursor.next(record)) decode_record(p, record);
+    size_t dropped_until = 0;
+    while (cursor.next(record)) {
+        decode_record(p, record);
+        if (cursor.end_offset() - dropped_until >= 2 * kResidentWindowBytes) {
+            dropped_until = cursor.end_offset() - kResidentWindowBytes;
+            p.file.drop_pages_before(dropped_until);
+        }
+    }
+    p.file.drop_pages_before(cursor.end_offset());
+    p.sequence_of_correlation.finish();
+    // Grown by doubling while decoding: the slack (up to half of each) would be held through the build.
+    p.launches.shrink_to_fit();
+    p.candidates.shrink_to_fit();
+    for (auto* records : {&p.device_kernels, &p.device_copies, &p.device_sets}) records->shrink_to_fit();
     p.end = cursor.end();
     p.end_offset = cursor.end_offset();
     note_time(p, p.file.header().start_ns);

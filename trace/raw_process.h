@@ -1,6 +1,7 @@
 // Everything one process's raw file holds, decoded into plain vectors (internal to the builder).
 #pragma once
 
+#include "sorted_index.h"
 #include "tbdprof/trace/raw_reader.h"
 
 #include <cstdint>
@@ -65,7 +66,7 @@ struct RawProcess {
     std::vector<raw::RawDeviceActivity> device_copies;
     std::vector<raw::RawDeviceActivity> device_sets;
     std::vector<raw::RawKernelMetric> kernel_metrics;  // --metrics runs only
-    std::unordered_map<uint64_t, uint64_t> sequence_of_correlation;  // CUPTI id -> our sequence
+    SortedIndex<uint64_t> sequence_of_correlation;     // CUPTI id -> our sequence (finished after decoding)
     std::vector<raw::RawCpuSample> cpu_samples;
     std::vector<raw::RawDropped> dropped;
     std::vector<raw::RawCaptureWindow> capture_windows;  // opened/closed, in file order

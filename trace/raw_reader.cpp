@@ -78,6 +78,13 @@ bool RawFile::open(const std::string& path, std::string& error) {
     return true;
 }
 
+void RawFile::drop_pages_before(size_t offset) const {
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = std::min(offset, size_) / page * page;
+    // A read-only private mapping of the file: dropping pages loses nothing, only residency.
+    if (map_ != nullptr && bytes > 0) madvise(const_cast<std::byte*>(map_), bytes, MADV_DONTNEED);
+}
+
 RawFile::Cursor::Cursor(const RawFile& file)
     : base_(file.map_), size_(file.size_), offset_(sizeof(raw::RawFileHeader)) {}
 

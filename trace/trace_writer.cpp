@@ -95,8 +95,9 @@ void write_entities(Database& db, const TraceModel& m) {
 
 void write_activity(Database& db, const TraceModel& m) {
     insert_rows(db, "kernels", 15, m.kernels, [](Statement& st, int base, const KernelRow& k) {
-        bind_at(st, base, k.id, k.process, k.thread, k.device, k.stream, k.function, k.start_ns, k.duration_ns,
-                k.queued_ns, k.grid, k.block, k.shared_bytes, k.correlation, k.library_call, k.graph_launch);
+        bind_at(st, base, k.id, k.process, Opt(k.thread), k.device, Opt(k.stream), k.function, k.start_ns,
+                Opt(k.duration_ns), Opt(k.queued_ns), Opt(k.grid), Opt(k.block), Opt(k.shared_bytes),
+                Opt(k.correlation), Opt(k.library_call), Opt(k.graph_launch));
     });
     Statement graph(db, "INSERT INTO graph_launches VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (const GraphLaunchRow& g : m.graph_launches)

@@ -15,9 +15,7 @@
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
-namespace {
 
-// Functions whose name marks a communication kernel; empty: the trace has none, and nothing is scanned.
 std::vector<bool> communication_functions(const TraceFile& trace) {
     std::vector<bool> is_comm;
     trace::Statement rows(trace.db,
@@ -33,7 +31,6 @@ std::vector<bool> communication_functions(const TraceFile& trace) {
     return any ? is_comm : std::vector<bool>{};
 }
 
-// Device-timed kernels that reach into the window, split by rank and kind.
 std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm,
                                            const Window& window) {
     struct Pending {
@@ -73,9 +70,6 @@ std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::ve
     return ranks;
 }
 
-// Ranks as recorded: the process_ranks table of a multi-process recording (the launcher's RANK and
-// WORLD_SIZE per process) when the trace has one, else the rank an imported Kineto trace names
-// (run note distributed.rank) for its one process.
 void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, std::optional<int64_t>& world_size) {
     const auto note_int = [&](const char* key) -> std::optional<int64_t> {
         const std::optional<std::string> text = trace::read_note(trace.db, key);
@@ -101,8 +95,6 @@ void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, s
     const std::optional<int64_t> rank = note_int("distributed.rank");
     if (rank && ranks.size() == 1 && !ranks.front().rank) ranks.front().rank = rank;
 }
-
-}  // namespace
 
 void CommunicationFigures::add(const CommunicationFigures& other) {
     communication_ns += other.communication_ns;

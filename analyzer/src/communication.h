@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "interval_union.h"
 #include "tbdprof/analyzer/report.h"
+#include "trace_file.h"
 
 namespace tbdprof::analyzer {
 
@@ -17,6 +19,18 @@ struct RankKernels {
     std::vector<Stretch> collectives;  // communication kernels starting in the window, in start order
     IntervalUnion communication, computation;
 };
+
+// Functions whose name marks a communication kernel; empty: the trace has none, and nothing is scanned.
+std::vector<bool> communication_functions(const TraceFile& trace);
+
+// Device-timed kernels that reach into the window, split by rank and kind.
+std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm,
+                                           const Window& window);
+
+// Ranks as recorded: the process_ranks table of a multi-process recording (the launcher's RANK and
+// WORLD_SIZE per process) when the trace has one, else the rank an imported Kineto trace names
+// (run note distributed.rank) for its one process.
+void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, std::optional<int64_t>& world_size);
 
 // The figures of one union pair inside [lo, hi).
 CommunicationFigures communication_figures(const RankKernels& rank, int64_t lo, int64_t hi);

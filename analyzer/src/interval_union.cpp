@@ -37,4 +37,34 @@ int64_t IntervalUnion::shared(const IntervalUnion& other, int64_t lo, int64_t hi
     return sum;
 }
 
+IntervalUnion IntervalUnion::intersection(const IntervalUnion& other) const {
+    std::vector<Stretch> both;
+    auto a = stretches_.begin(), b = other.stretches_.begin();
+    while (a != stretches_.end() && b != other.stretches_.end()) {
+        const int64_t begin = std::max(a->begin, b->begin), end = std::min(a->end, b->end);
+        if (begin < end) both.push_back({begin, end});
+        if (a->end < b->end)
+            ++a;
+        else
+            ++b;
+    }
+    return IntervalUnion(std::move(both));
+}
+
+IntervalUnion IntervalUnion::difference(const IntervalUnion& other) const {
+    std::vector<Stretch> rest;
+    auto b = other.stretches_.begin();
+    for (const Stretch& s : stretches_) {
+        int64_t from = s.begin;
+        while (b != other.stretches_.end() && b->end <= from) ++b;
+        // Cut out every stretch of `other` that starts inside s; the last may reach into the next s.
+        for (auto cut = b; cut != other.stretches_.end() && cut->begin < s.end; ++cut) {
+            if (cut->begin > from) rest.push_back({from, cut->begin});
+            from = std::max(from, cut->end);
+        }
+        if (from < s.end) rest.push_back({from, s.end});
+    }
+    return IntervalUnion(std::move(rest));
+}
+
 }  // namespace tbdprof::analyzer

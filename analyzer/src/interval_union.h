@@ -1,5 +1,6 @@
 // A union of half-open intervals as disjoint stretches sorted by begin, with the measures the
-// communication figures need: the length inside a span, and the length shared with another union.
+// communication figures need: the length inside a span, and the length shared with another union;
+// and the stretches shared with, or not covered by, another union (a timeline draws them).
 #pragma once
 
 #include <algorithm>
@@ -22,6 +23,9 @@ public:
     int64_t measure(int64_t lo, int64_t hi) const;
     // |U ∩ V ∩ [lo, hi)|
     int64_t shared(const IntervalUnion& other, int64_t lo, int64_t hi) const;
+    // U ∩ V and U \ V themselves, for drawing them (the measures above need neither).
+    IntervalUnion intersection(const IntervalUnion& other) const;
+    IntervalUnion difference(const IntervalUnion& other) const;
 
 private:
     // The first stretch that ends after t.

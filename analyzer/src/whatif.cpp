@@ -10,6 +10,7 @@
 #include "tbdprof/analyzer/whatif.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "tbdprof/analyzer/units.h"
@@ -80,16 +81,25 @@ void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& resu
     if (pool.usable)
         result.notes.push_back(
             "caching pool: the tensors in " + std::to_string(pool.segments.size() - pool.workspaces) +
-            " pooled segments " +
+            (pool.expandable ? " mapped pages of expandable segments " : " pooled segments ") +
             (!pool.by_placement ? "(as recovered, overlaps resolved)"
              : pool.held        ? "(in the pool's order, from their recorded placement, batch-sized "
                                   "tensors recovered again on the same bytes held as one request)"
-                                : "(in the pool's order, from their recorded placement)") +
+             : pool.approximate
+                 ? "(in the pool's order, from their recorded placement; at the recorded sizes "
+                   "their replay maps " +
+                       format_bytes(std::abs(pool.page_miss_bytes)) + (pool.page_miss_bytes >= 0 ? " less" : " more") +
+                       " than the recorded pages, an error the predictions may carry)"
+                 : "(in the pool's order, from their recorded placement)") +
             (pool.workspaces ? ", and the library calls' workspaces in " + std::to_string(pool.workspaces) +
                                    " segments counted whole as a library workspace (one request per call),"
                              : std::string()) +
-            " are replayed through PyTorch's caching-allocator policy, which reproduces the "
-            "recorded segments; the segments come from that replay. The trace holds no request or release "
+            " are replayed through PyTorch's caching-allocator policy" +
+            (pool.expandable ? " for expandable segments (each pool's segment grows by pages at its end)" : "") +
+            (pool.approximate ? std::string("; the pages")
+                              : ", which reproduces the recorded " +
+                                    std::string(pool.expandable ? "pages; the pages" : "segments; the segments")) +
+            " come from that replay. The trace holds no request or release "
             "of the pool: the lives are read from the placement, and a prediction can be under the peak the "
             "program reaches (measured on PyTorch samples: by up to 1.9%); 'fits' keeps the model's margin");
     else if (!pool.segments.empty() && model.granularity > 1)

@@ -95,11 +95,90 @@ private:
     int64_t next_address_ = 0;
 };
 
-}  // namespace
+// PyTorch's expandable segments: per pool one segment grown by mapping pages at its end.
+class ExpandablePool {
+public:
+    explicit ExpandablePool(std::vector<PoolSegment>& pages) : pages_(pages) {}
 
-std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& events) {
+    void allocate(int64_t tensor, int64_t bytes, int64_t time_ns) {
+        const int64_t size = round_up(std::max<int64_t>(bytes, 1), kRound);
+        Segment& segment = segments_[size <= kSmallRequest ? 0 : 1];
+        auto it = best_fit(segment, size);
+        if (it == segment.blocks.end()) it = grow(segment, size, time_ns);
+        const int64_t rest = it->second.size - size;
+        if (rest >= kRound) {  // expandable segments split at 512 B in both pools
+            it->second.size = size;
+            segment.blocks.emplace(it->first + size, Block{rest, 0, true, true});
+        }
+        it->second.free = false;
+        owner_[tensor] = {&segment, it->first};
+    }
+
+    void release(int64_t tensor) {
+        const auto owned = owner_.find(tensor);
+        if (owned == owner_.end()) return;
+        auto& blocks = owned->second.first->blocks;
+        auto it = blocks.find(owned->second.second);
+        owner_.erase(owned);
+        it->second.free = true;
+        if (const auto next = std::next(it); next != blocks.end() && next->second.free) {
+            it->second.size += next->second.size;
+            blocks.erase(next);
+        }
+        if (it != blocks.begin())
+            if (const auto previous = std::prev(it); previous->second.free) {
+                previous->second.size += it->second.size;
+                blocks.erase(it);
+            }
+    }
+
+private:
+    struct Segment {
+        int64_t page_bytes = 0;
+        int64_t mapped_bytes = 0;  // from the segment's start; blocks cover [0, mapped_bytes)
+        std::map<int64_t, Block> blocks;
+    };
+    using Blocks = std::map<int64_t, Block>;
+
+    // The smallest free block that fits, the one at the mapped end only when no other does: PyTorch
+    // ranks a block by the size it can grow to, and the end block can grow over every unmapped page.
+    static Blocks::iterator best_fit(Segment& segment, int64_t size) {
+        auto best = segment.blocks.end();
+        auto end_block = segment.blocks.end();
+        for (auto it = segment.blocks.begin(); it != segment.blocks.end(); ++it) {
+            const Block& b = it->second;
+            if (!b.free || b.size < size) continue;
+            if (it->first + b.size == segment.mapped_bytes) {
+                end_block = it;
+            } else if (best == segment.blocks.end() || b.size < best->second.size) {
+                best = it;
+            }
+        }
+        return best != segment.blocks.end() ? best : end_block;
+    }
+
+    // Maps the pages the request needs beyond the free block at the mapped end (if any).
+    Blocks::iterator grow(Segment& segment, int64_t size, int64_t time_ns) {
+        auto last = segment.blocks.empty() ? segment.blocks.end() : std::prev(segment.blocks.end());
+        if (last == segment.blocks.end() || !last->second.free)
+            last = segment.blocks.emplace(segment.mapped_bytes, Block{0, 0, true, true}).first;
+        while (last->second.size < size) {
+            pages_.push_back({time_ns, segment.page_bytes});
+            segment.mapped_bytes += segment.page_bytes;
+            last->second.size += segment.page_bytes;
+        }
+        return last;
+    }
+
+    std::vector<PoolSegment>& pages_;
+    Segment segments_[2] = {{kSmallSegment, 0, {}}, {kMidSegment, 0, {}}};  // small pool, large pool
+    std::unordered_map<int64_t, std::pair<Segment*, int64_t>> owner_;       // tensor -> its segment, block
+};
+
+template <typename PoolType>
+std::vector<PoolSegment> replay_requests(const std::vector<PoolEvent>& events) {
     std::vector<PoolSegment> segments;
-    Pool pool(segments);
+    PoolType pool(segments);
     for (const PoolEvent& e : events) {
         if (e.alloc)
             pool.allocate(e.tensor, e.bytes, e.time_ns);
@@ -107,6 +186,12 @@ std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& eve
             pool.release(e.tensor);
     }
     return segments;
+}
+
+}  // namespace
+
+std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& events, bool expandable) {
+    return expandable ? replay_requests<ExpandablePool>(events) : replay_requests<Pool>(events);
 }
 
 int64_t largest_request_in_segment(int64_t segment_bytes) {

@@ -27,7 +27,15 @@ struct PoolSegment {
 // 2 MiB; the smallest free block of the request's pool that fits (lowest address on ties), split
 // when the rest is at least 512 B (small pool) or over 1 MiB (large); freed blocks merge with free
 // neighbours of their segment; segments are never returned.
-std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& events);
+//
+// With `expandable` (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True), each pool is one segment of
+// reserved address space that grows by mapping pages at its end: 2 MiB pages for the small pool, 20 MiB
+// for the large one. A request takes the smallest free block of its pool that fits, the free block at
+// the segment's mapped end only when no other fits; with none, that end block (free, or none) grows by
+// as many pages as the rest of the request needs. Blocks split when the rest is at least 512 B in
+// both pools. The result is then one PoolSegment per mapped page (pages are never unmapped here:
+// PyTorch unmaps only on empty_cache or an out-of-memory retry).
+std::vector<PoolSegment> simulate_caching_pool(const std::vector<PoolEvent>& events, bool expandable = false);
 
 // The largest request the policy serves from a segment of `segment_bytes`: a 2 MiB segment is the
 // small pool's (a larger request gets a 20 MiB segment or its own of at least 12 MiB), which serves

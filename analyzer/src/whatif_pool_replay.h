@@ -27,6 +27,14 @@ struct PoolModel {
     // With by_placement: how many segments counted whole as a library workspace joined the pool,
     // their calls' workspaces requested per call (whatif_pool_tensors.h).
     size_t workspaces = 0;
+    // PyTorch's expandable segments (mapped pages, whatif_mapped.h): the replay maps pages
+    // (whatif_pool.h) and `segments` are the recorded pages.
+    bool expandable = false;
+    // With expandable: neither reading gave back the recorded pages, and the released one is replayed
+    // all the same; `page_miss_bytes`: the recorded pages' bytes less those its replay at the
+    // recorded sizes maps (the model's miss where it can be measured, said in a note).
+    bool approximate = false;
+    int64_t page_miss_bytes = 0;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };

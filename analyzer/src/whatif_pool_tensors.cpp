@@ -10,6 +10,7 @@
 #include "tbdprof/analyzer/report.h"
 #include "tbdprof/trace/categories.h"
 #include "tbdprof/trace/tables.h"
+#include "whatif_mapped.h"
 #include "whatif_pool.h"
 #include "whatif_pool_uses.h"
 
@@ -153,6 +154,78 @@ void read_workspace_requests(const TraceFile& trace, const std::vector<Allocatio
     std::sort(out.workspace_segments.begin(), out.workspace_segments.end());
 }
 
+struct SegmentPlace {
+    size_t head = 0;            // the segment's index among the allocations
+    int64_t offset = 0;         // of the allocation in its segment
+    int64_t segment_bytes = 0;  // the segment's bytes
+};
+
+// Where allocation `index` lies: in its mapped segment (a page of PyTorch's expandable segments), or
+// it is its own segment.
+SegmentPlace place_in_segment(const MappedSegments& mapped, size_t index, int64_t bytes) {
+    const auto found = mapped.place.find(index);
+    if (found == mapped.place.end()) return {index, 0, bytes};
+    return {found->second.head, found->second.offset, mapped.bytes.at(found->second.head)};
+}
+
+// A tensor across two mapped pages is written by the tagger as one row in each: the rows meeting
+// at a page's start with the same life and category are one tensor again.
+void join_across_pages(std::vector<PoolTensor>& tensors, const std::vector<int64_t>& page_offsets) {
+    std::sort(tensors.begin(), tensors.end(), [](const PoolTensor& a, const PoolTensor& b) {
+        if (a.begin_ns != b.begin_ns) return a.begin_ns < b.begin_ns;
+        if (a.end_ns != b.end_ns) return a.end_ns < b.end_ns;
+        if (a.category != b.category) return a.category < b.category;
+        return a.offset < b.offset;
+    });
+    size_t kept = 0;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        if (kept > 0) {
+            PoolTensor& last = tensors[kept - 1];
+            const PoolTensor& t = tensors[i];
+            const int64_t meet = last.offset + last.bytes;
+            if (meet == t.offset && last.begin_ns == t.begin_ns && last.end_ns == t.end_ns &&
+                last.category == t.category && std::binary_search(page_offsets.begin(), page_offsets.end(), meet)) {
+                last.bytes += t.bytes;
+                last.bound = t.bound;
+                continue;
+            }
+        }
+        tensors[kept++] = tensors[i];
+    }
+    tensors.resize(kept);
+}
+
+// Uses keyed by mapped page, moved to their segment (the head's id) at the page's offset there.
+std::unordered_map<int64_t, std::vector<SegmentUse>> uses_by_segment(
+    std::unordered_map<int64_t, std::vector<SegmentUse>> uses, const MappedSegments& mapped,
+    const std::vector<Allocation>& allocations) {
+    std::unordered_map<int64_t, size_t> index_of;
+    for (const auto& [index, place] : mapped.place) index_of[allocations[index].id] = index;
+    std::unordered_map<int64_t, std::vector<SegmentUse>> out;
+    for (auto& [id, list] : uses) {
+        const auto found = index_of.find(id);
+        if (found == index_of.end()) {
+            out[id] = std::move(list);
+            continue;
+        }
+        const MappedPlace& place = mapped.place.at(found->second);
+        auto& into = out[allocations[place.head].id];
+        for (SegmentUse u : list) into.push_back({u.offset_bytes + place.offset, u.host_ns});
+    }
+    for (auto& [id, list] : out)
+        std::stable_sort(list.begin(), list.end(),
+                         [](const SegmentUse& x, const SegmentUse& y) { return x.host_ns < y.host_ns; });
+    return out;
+}
+
+// The largest request the segment's pool serves: a mapped segment of 2 MiB pages is the small pool's
+// (requests up to 1 MiB), one of larger pages the large pool's.
+int64_t largest_request(const MappedSegments& mapped, size_t segment, int64_t segment_bytes) {
+    const auto page = mapped.page_bytes.find(segment);
+    if (page == mapped.page_bytes.end()) return largest_request_in_segment(segment_bytes);
+    return page->second == (int64_t{2} << 20) ? largest_request_in_segment(page->second) : mapped.bytes.at(segment);
+}
+
 }  // namespace
 
 void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses) {
@@ -204,31 +277,37 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
     std::map<size_t, std::vector<PoolTensor>> by_segment;  // ordered: the same trace gives the same tensors
     if (segment_index.empty()) return {};
     PoolReadings out;
+    out.mapped = join_mapped_segments(trace, allocations, real_count);
     const std::unordered_set<int64_t> sized = sized_addresses(trace);
     const std::unordered_map<int64_t, int64_t> address = allocation_addresses(trace);
     trace::RowReader<trace::SubrangeRow> rows(trace.db);
     for (trace::SubrangeRow row; rows.next(row);) {
         const auto found = segment_index.find(row.allocation);
         if (found == segment_index.end() || row.bytes <= 0) continue;
-        const Allocation& segment = allocations[found->second];
-        if (row.offset < 0 || row.offset >= segment.bytes || row.bytes > segment.bytes) continue;
+        const Allocation& page = allocations[found->second];  // the segment, or one mapped page of it
+        if (row.offset < 0 || row.offset >= page.bytes || row.bytes > page.bytes) continue;
+        const SegmentPlace where = place_in_segment(out.mapped, found->second, page.bytes);
         PoolTensor t;
-        t.segment = found->second;
-        t.offset = row.offset;
-        t.bytes = std::min(row.bytes, segment.bytes - row.offset);
-        t.begin_ns = std::clamp(row.begin_ns, segment.alloc_ns, segment.free_ns);
-        t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, segment.free_ns);
+        t.segment = where.head;
+        t.offset = where.offset + row.offset;
+        t.bytes = std::min(row.bytes, page.bytes - row.offset);
+        t.begin_ns = std::clamp(row.begin_ns, page.alloc_ns, page.free_ns);
+        t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, page.free_ns);
         t.category = category_index(row.category);
         t.library_workspace = row.rule == "library-workspace" || row.rule == "library-handle-workspace";
         const auto base = address.find(row.allocation);
-        t.bound =
-            t.offset + t.bytes == segment.bytes && base != address.end() && !sized.contains(base->second + t.offset);
-        by_segment[found->second].push_back(t);
+        t.bound = t.offset + t.bytes == where.segment_bytes && base != address.end() &&
+                  !sized.contains(base->second + row.offset);
+        by_segment[where.head].push_back(t);
     }
+    for (auto& [head, pages] : out.mapped.page_offsets)
+        if (const auto tensors = by_segment.find(head); tensors != by_segment.end())
+            join_across_pages(tensors->second, pages);
     std::unordered_map<int64_t, int64_t> segment_address;
     for (const auto& [id, index] : segment_index)
         if (const auto base = address.find(id); base != address.end()) segment_address[id] = base->second;
-    const auto uses = read_segment_uses(trace, segment_address);
+    auto uses = read_segment_uses(trace, segment_address);
+    if (!out.mapped.empty()) uses = uses_by_segment(std::move(uses), out.mapped, allocations);
     read_workspace_requests(trace, allocations, real_count, address, out);
     for (bool join_step_local : {false, true}) {
         std::vector<PoolTensor>& reading = join_step_local ? out.held : out.released;
@@ -237,7 +316,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
             if (const auto used = uses.find(allocations[index].id); used != uses.end())
                 end_at_last_use(tensors, used->second);
             // An extent over what the segment's pool serves is the tagger's bound, not the request.
-            const int64_t largest = largest_request_in_segment(allocations[index].bytes);
+            const int64_t largest = largest_request(out.mapped, index, allocations[index].bytes);
             for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
             reading.insert(reading.end(), tensors.begin(), tensors.end());
         }

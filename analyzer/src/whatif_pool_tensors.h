@@ -18,6 +18,7 @@
 
 #include "memory_allocations.h"
 #include "trace_file.h"
+#include "whatif_mapped.h"
 #include "whatif_pool_uses.h"
 
 namespace tbdprof::analyzer {
@@ -48,6 +49,9 @@ struct PoolReadings {
     std::vector<PoolTensor> held;            // joined as the fixed-size tensors are
     std::vector<PoolTensor> workspaces;      // per call, in segments counted whole as a library workspace
     std::vector<size_t> workspace_segments;  // those segments (indices among the first real_count)
+    // PyTorch's expandable segments: the mapped pages joined into their segments. The tensors of a
+    // mapped segment are placed on it (PoolTensor::segment: its first page's index; offsets in it).
+    MappedSegments mapped;
 };
 
 // Sub-ranges of the allocations counted by their sub-ranges (`by_subrange`, among the first

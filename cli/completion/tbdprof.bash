@@ -8,7 +8,7 @@ _tbdprof() {
         case "${words[i]}" in
             --) # after `--` everything is the recorded command's
                 _command_offset $((i + 1)); return ;;
-            record|report|compare|diff|check|tag|import|export|view|fleet|build) [ -z "$sub" ] && sub=${words[i]} ;;
+            record|report|compare|diff|check|tag|import|export|merge|view|fleet|build) [ -z "$sub" ] && sub=${words[i]} ;;
         esac
     done
     case "$prev" in
@@ -28,7 +28,7 @@ _tbdprof() {
         ""|record)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$record_opts --" -- "$cur"))
             elif [ -z "$sub" ]; then
-                COMPREPLY=($(compgen -W "record report compare diff check tag import export view fleet build" -- "$cur"))
+                COMPREPLY=($(compgen -W "record report compare diff check tag import export merge view fleet build" -- "$cur"))
             fi ;;
         report|compare|diff)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$report_opts" -- "$cur")); else _filedir sqlite; fi ;;
@@ -40,6 +40,8 @@ _tbdprof() {
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-o --output --force --quiet --help --version" -- "$cur")); else _filedir '@(json|gz)'; fi ;;
         export)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "--format -o --output --force --quiet --help --version" -- "$cur")); else _filedir sqlite; fi ;;
+        merge)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-o --output --offset-ns --force --quiet --help --version" -- "$cur")); else _filedir sqlite; fi ;;
         build)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "-o --output --force --quiet --iteration-range --help --version" -- "$cur")); else _filedir -d; fi ;;
         *) _filedir ;;

@@ -18,7 +18,7 @@ bool looks_like_memory_timeline(const simdjson::padded_string& json);
 // Throws InteropError on rows that are not 4 numbers.
 void parse_memory_timeline(const simdjson::padded_string& json, ForeignTrace& out);
 
-// torch's category index -> tbdprof's category (docs/definitions.md); nullopt for "unknown".
+// torch's category index -> tbdprof's category (../shared/notes/definitions.md); nullopt for "unknown".
 std::optional<std::string> torch_memory_category(int64_t index);
 
 }  // namespace tbdprof::interop

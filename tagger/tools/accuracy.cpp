@@ -60,108 +60,140 @@ void compare_iterations(const trace::Database& db, const std::vector<Span>& span
     }
 }
 
+// A device allocation of the trace, with its category.
+struct TraceAllocation {
+    int64_t id = 0, alloc_ns = 0, free_ns = INT64_MAX;
+    std::string category;
+};
+
+// One line of a labels file: EVENT ADDRESS BYTES CATEGORY [TIME]; a span line is
+// span<TAB>KIND<TAB>INDEX<TAB>BEGIN_NS<TAB>END_NS (KIND in address_text, BEGIN_NS in category).
+struct LabelLine {
+    std::string event, address_text, category;
+    uint64_t address = 0;
+    int64_t bytes = 0, time = 0;
+};
+
+// False when the line has fewer than 4 tab-separated fields.
+bool parse_label_line(const std::string& line, LabelLine& out) {
+    std::istringstream fields(line);
+    std::string bytes_text, time_text;
+    if (!std::getline(fields, out.event, '\t') || !std::getline(fields, out.address_text, '\t') ||
+        !std::getline(fields, bytes_text, '\t') || !std::getline(fields, out.category, '\t'))
+        return false;
+    out.address = std::strtoull(out.address_text.c_str(), nullptr, 16);
+    out.bytes = std::strtoll(bytes_text.c_str(), nullptr, 10);
+    out.time = std::getline(fields, time_text, '\t') ? std::strtoll(time_text.c_str(), nullptr, 10) : 0;
+    return true;
+}
+
+// What scoring the labels in file order keeps.
+struct LabelScoring {
+    // Trace side: device allocations in time order per address, each taken by the label it matches.
+    std::unordered_map<uint64_t, std::deque<TraceAllocation>> trace_by_address = {};
+    // A whole-allocation label whose allocation the tagger split into sub-ranges is scored byte by
+    // byte against them, as the report counts them (an arena or a static buffer the labels describe
+    // as one tensor, or per-image slices of one tensor).
+    std::vector<int64_t> split_ids = {};
+    std::vector<Span> spans = {};
+    // Pool mode: segments live in the labels, and the tensors inside them (scored separately).
+    std::map<uint64_t, int64_t> live_segments = {};  // address -> bytes
+    std::vector<PooledLabel> pooled = {};
+    std::unordered_map<uint64_t, size_t> live_pooled = {};  // address -> index into pooled
+    AccuracyReport report = {};
+};
+
+void read_trace_allocations(const trace::Database& db, LabelScoring& s) {
+    trace::AllocationRow r;
+    for (trace::RowReader<trace::AllocationRow> rows(db, {.by_time = true}); rows.next(r);)
+        if (trace::is_device_memory(r.kind))
+            s.trace_by_address[static_cast<uint64_t>(r.address)].push_back(
+                {r.id, r.alloc_ns, r.free_ns.value_or(INT64_MAX),
+                 r.category.empty() ? "untagged" : std::string(r.category)});
+}
+
+// Segments the labels open and close, and frees of the pooled tensors inside them.
+void follow_segments(LabelScoring& s, const LabelLine& label) {
+    if (label.event == "segment") s.live_segments[label.address] = label.bytes;
+    if (label.event == "segment_free") s.live_segments.erase(label.address);
+    if (label.event != "free") return;
+    auto found = s.live_pooled.find(label.address);
+    if (found == s.live_pooled.end()) return;
+    s.pooled[found->second].free_time = label.time;
+    s.live_pooled.erase(found);
+}
+
+// An `alloc` label: unknown (skipped), a tensor inside a live segment or a split allocation (scored
+// later, by sub-range), or scored against the next trace allocation at its address.
+void score_allocation_label(LabelScoring& s, const LabelLine& label) {
+    const uint64_t address = label.address;
+    auto segment = s.live_segments.upper_bound(address);
+    bool in_segment = segment != s.live_segments.begin() &&
+                      address < std::prev(segment)->first + uint64_t(std::prev(segment)->second);
+    AccuracyReport& report = s.report;
+    auto it = s.trace_by_address.find(address);
+    if (label.category == "-") {  // unknown to the labeller: keeps the k-th-allocation matching, not scored
+        ++report.unknown_labels;
+        report.unknown_bytes += label.bytes;
+        if (!in_segment && it != s.trace_by_address.end() && !it->second.empty()) it->second.pop_front();
+        return;
+    }
+    if (in_segment) {
+        s.live_pooled[address] = s.pooled.size();
+        s.pooled.push_back({address, label.bytes, label.category, label.time, INT64_MAX});
+        return;
+    }
+    if (it != s.trace_by_address.end() && !it->second.empty() &&
+        std::binary_search(s.split_ids.begin(), s.split_ids.end(), it->second.front().id)) {
+        const TraceAllocation& a = it->second.front();
+        s.pooled.push_back({address, label.bytes, label.category, a.alloc_ns, a.free_ns, a.id});
+        it->second.pop_front();
+        return;
+    }
+    ++report.labelled_allocations;
+    report.labelled_bytes += label.bytes;
+    report.by_category[label.category].labelled_bytes += label.bytes;
+    if (it == s.trace_by_address.end() || it->second.empty()) {
+        ++report.unmatched_labels;
+        return;
+    }
+    report.count(label.category, it->second.front().category, label.bytes);
+    it->second.pop_front();
+}
+
 }  // namespace
 
 std::optional<AccuracyReport> score_against_labels(const trace::Database& db, const std::string& labels_path,
                                                    std::string& error) {
-    // Trace side: device allocations in time order per address, with their category.
-    struct TraceAllocation {
-        int64_t id = 0, alloc_ns = 0, free_ns = INT64_MAX;
-        std::string category;
-    };
-    std::unordered_map<uint64_t, std::deque<TraceAllocation>> trace_by_address;
-    trace::AllocationRow r;
-    for (trace::RowReader<trace::AllocationRow> rows(db, {.by_time = true}); rows.next(r);)
-        if (trace::is_device_memory(r.kind))
-            trace_by_address[static_cast<uint64_t>(r.address)].push_back(
-                {r.id, r.alloc_ns, r.free_ns.value_or(INT64_MAX),
-                 r.category.empty() ? "untagged" : std::string(r.category)});
-    // A whole-allocation label whose allocation the tagger split into sub-ranges is scored byte by
-    // byte against them, as the report counts them (an arena or a static buffer the labels describe
-    // as one tensor, or per-image slices of one tensor).
-    std::vector<int64_t> split_ids = allocations_with_subranges(db);
-    std::vector<Span> spans;
-
+    LabelScoring s;
+    read_trace_allocations(db, s);
+    s.split_ids = allocations_with_subranges(db);
     std::ifstream in(labels_path);
     if (!in) {
         error = "cannot read labels file " + labels_path;
         return std::nullopt;
     }
-    AccuracyReport report;
     std::string line;
-    size_t line_number = 0;
-    // Pool mode: segments live in the labels, and the tensors inside them (scored separately).
-    std::map<uint64_t, int64_t> live_segments;  // address -> bytes
-    std::vector<PooledLabel> pooled;
-    std::unordered_map<uint64_t, size_t> live_pooled;  // address -> index into pooled
-    while (std::getline(in, line)) {
-        ++line_number;
+    for (size_t line_number = 1; std::getline(in, line); ++line_number) {
         if (line.empty()) continue;
-        std::istringstream fields(line);
-        std::string event, address_text, bytes_text, category;
-        if (!std::getline(fields, event, '\t') || !std::getline(fields, address_text, '\t') ||
-            !std::getline(fields, bytes_text, '\t') || !std::getline(fields, category, '\t')) {
+        LabelLine label;
+        if (!parse_label_line(line, label)) {
             error = labels_path + ":" + std::to_string(line_number) + ": expected 4 tab-separated fields";
             return std::nullopt;
         }
-        uint64_t address = std::strtoull(address_text.c_str(), nullptr, 16);
-        int64_t bytes = std::strtoll(bytes_text.c_str(), nullptr, 10);
-        std::string time_text;
-        int64_t time = std::getline(fields, time_text, '\t') ? std::strtoll(time_text.c_str(), nullptr, 10) : 0;
-        if (event == "span") {  // span<TAB>KIND<TAB>INDEX<TAB>BEGIN_NS<TAB>END_NS
-            spans.push_back({address_text, std::strtoll(category.c_str(), nullptr, 10), time});
+        if (label.event == "span") {
+            s.spans.push_back({label.address_text, std::strtoll(label.category.c_str(), nullptr, 10), label.time});
             continue;
         }
-        if (event == "segment") live_segments[address] = bytes;
-        if (event == "segment_free") live_segments.erase(address);
-        if (event == "free") {
-            auto found = live_pooled.find(address);
-            if (found != live_pooled.end()) {
-                pooled[found->second].free_time = time;
-                live_pooled.erase(found);
-            }
-        }
-        if (event != "alloc") continue;
-        auto segment = live_segments.upper_bound(address);
-        bool in_segment = segment != live_segments.begin() &&
-                          address < std::prev(segment)->first + uint64_t(std::prev(segment)->second);
-        if (category == "-") {  // unknown to the labeller: keeps the k-th-allocation matching, not scored
-            ++report.unknown_labels;
-            report.unknown_bytes += bytes;
-            auto unknown = trace_by_address.find(address);
-            if (!in_segment && unknown != trace_by_address.end() && !unknown->second.empty())
-                unknown->second.pop_front();
-            continue;
-        }
-        if (in_segment) {
-            live_pooled[address] = pooled.size();
-            pooled.push_back({address, bytes, category, time, INT64_MAX});
-            continue;
-        }
-        auto it = trace_by_address.find(address);
-        if (it != trace_by_address.end() && !it->second.empty() &&
-            std::binary_search(split_ids.begin(), split_ids.end(), it->second.front().id)) {
-            const TraceAllocation& a = it->second.front();
-            pooled.push_back({address, bytes, category, a.alloc_ns, a.free_ns, a.id});
-            it->second.pop_front();
-            continue;
-        }
-        ++report.labelled_allocations;
-        report.labelled_bytes += bytes;
-        report.by_category[category].labelled_bytes += bytes;
-        if (it == trace_by_address.end() || it->second.empty()) {
-            ++report.unmatched_labels;
-            continue;
-        }
-        report.count(category, it->second.front().category, bytes);
-        it->second.pop_front();
+        follow_segments(s, label);
+        if (label.event == "alloc") score_allocation_label(s, label);
     }
     std::vector<std::pair<int64_t, int64_t>> training_steps;
-    for (const Span& span : spans)
+    for (const Span& span : s.spans)
         if (span.kind == "training") training_steps.push_back({span.begin, span.end});
-    if (!pooled.empty()) score_pooled_labels(db, pooled, report, training_steps);
-    compare_iterations(db, spans, report);
-    return report;
+    if (!s.pooled.empty()) score_pooled_labels(db, s.pooled, s.report, training_steps);
+    compare_iterations(db, s.spans, s.report);
+    return s.report;
 }
 
 }  // namespace tbdprof::tagger

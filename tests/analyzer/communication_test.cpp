@@ -3,6 +3,7 @@
 
 #include "tbdprof/analyzer/analyze.h"
 #include "tbdprof/analyzer/budget.h"
+#include "tbdprof/analyzer/communication_timeline.h"
 #include "trace_builder.h"
 
 using namespace tbdprof::analyzer;
@@ -87,4 +88,17 @@ TEST_CASE("check limits on exposed communication and rank imbalance") {
     CHECK_FALSE(apply_limit(budget, "max-rank-imbalance", "0.9").empty());
     CHECK_FALSE(apply_limit(budget, "max-rank-imbalance", "fast").empty());
     CHECK_FALSE(apply_limit(budget, "max-exposed-communication", "1.5").empty());
+}
+
+TEST_CASE("communication stretches for a timeline: exposed and overlapped per rank") {
+    const std::vector<RankCommunicationStretches> ranks = communication_stretches(two_ranks_trace());
+    REQUIRE(ranks.size() == 2);  // device 2 ran no communication
+    using Pairs = std::vector<std::pair<int64_t, int64_t>>;
+    CHECK(ranks[0].device == 0);
+    CHECK(ranks[0].overlapped_ns == Pairs{{300, 400}});
+    CHECK(ranks[0].exposed_ns == Pairs{{400, 500}});
+    CHECK(ranks[1].device == 1);
+    CHECK(ranks[1].overlapped_ns == Pairs{{350, 450}});
+    CHECK(ranks[1].exposed_ns == Pairs{{450, 500}});
+    CHECK_FALSE(ranks[0].rank);  // the trace names no ranks
 }

@@ -45,5 +45,13 @@ TEST_CASE("interval union measures agree with counting nanoseconds") {
         CHECK(ua.shared(ub, lo, hi) == want_shared);
         CHECK(ub.shared(ua, lo, hi) == want_shared);
         for (size_t i = 1; i < ua.stretches().size(); ++i) CHECK(ua.stretches()[i - 1].end < ua.stretches()[i].begin);
+        // The drawn stretches: A ∩ B and A \ B, nanosecond by nanosecond.
+        const std::vector<bool> both = covered(ua.intersection(ub).stretches(), kSpan),
+                                only_a = covered(ua.difference(ub).stretches(), kSpan);
+        for (int64_t t = 0; t < kSpan; ++t) {
+            const size_t i = static_cast<size_t>(t);
+            CHECK(both[i] == (bits_a[i] && bits_b[i]));
+            CHECK(only_a[i] == (bits_a[i] && !bits_b[i]));
+        }
     }
 }

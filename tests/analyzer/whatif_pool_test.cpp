@@ -127,3 +127,33 @@ TEST_CASE("a 2 MiB segment is the small pool's: it serves requests up to 1 MiB")
     REQUIRE(segments.size() == 1);
     CHECK(segments[0].bytes == 20 * kMiB);
 }
+
+TEST_CASE("expandable segments: each pool grows by pages at its end, freed blocks first") {
+    // Small pool: three 1 MiB requests map two 2 MiB pages (the third needs a second page). Large
+    // pool: 12 MiB then 12 MiB map 20 MiB, then a second 20 MiB page for the rest of the second
+    // request (4 MiB left free at the end grow into the new page: one page, not two). A released
+    // 12 MiB block serves the next 12 MiB request without a page.
+    const std::vector<PoolEvent> events{{0, true, 1, kMiB},      {1, true, 2, kMiB},      {2, true, 3, kMiB},
+                                        {3, true, 4, 12 * kMiB}, {4, true, 5, 12 * kMiB}, {5, false, 4, 0},
+                                        {6, true, 6, 12 * kMiB}};
+    const std::vector<PoolSegment> pages = simulate_caching_pool(events, true);
+    REQUIRE(pages.size() == 4);
+    CHECK(pages[0].bytes == 2 * kMiB);
+    CHECK(pages[1].bytes == 2 * kMiB);
+    CHECK(pages[1].alloc_ns == 2);
+    CHECK(pages[2].bytes == 20 * kMiB);
+    CHECK(pages[3].bytes == 20 * kMiB);
+    CHECK(pages[3].alloc_ns == 4);
+}
+
+TEST_CASE("expandable segments: the free block at the mapped end is taken only when no other fits") {
+    // 4 MiB, 3 MiB and 4 MiB in the large pool (one 20 MiB page, 9 MiB free at its end); the 3 MiB
+    // block is released. A 2 MiB request takes the released 3 MiB block (best fit among the others),
+    // not the end block; an 8 MiB request then takes the end block; 2 MiB more needs a second page.
+    const std::vector<PoolEvent> events{{0, true, 1, 4 * kMiB}, {1, true, 2, 3 * kMiB}, {2, true, 3, 4 * kMiB},
+                                        {3, false, 2, 0},       {4, true, 4, 2 * kMiB}, {5, true, 5, 8 * kMiB},
+                                        {6, true, 6, 2 * kMiB}};
+    const std::vector<PoolSegment> pages = simulate_caching_pool(events, true);
+    REQUIRE(pages.size() == 2);
+    CHECK(pages[1].alloc_ns == 6);
+}

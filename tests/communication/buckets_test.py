@@ -15,7 +15,11 @@ program's structure, per rank:
     to min(use start, collective end);
   - per round (one step: every bucket once) the exposed collective time, the computation between the
     first and the last gradient write not hiding communication, and the bound min(exposed, spare).
-The report must give the same figures, to the nanosecond. The tags: the tagger's own tags on dp_train
+The report must give the same figures, to the nanosecond. With --zero (ZeRO/FSDP-like: each bucket
+reduce-scattered into this rank's shard, the shard's update, the weights all-gathered back) the buckets
+are the reduce-scatters (the all-gathers carry weights, no bucket), their first use the update of their
+shard (dp_train updates the shards in bucket order), and the tagger's own tags must identify every one
+of them (tagger/collectives.h). Otherwise the tags: the tagger's own tags on dp_train
 either identify the buckets or the report says it cannot tell (a note, no buckets); the figures are
 then checked on a copy whose all-reduced buffers carry dp_train's own label, gradients (the program
 labels them so: its buckets are gradients that NCCL reduces in place).
@@ -39,14 +43,16 @@ def check(ok, message):
         FAILURES.append(message)
 
 
-def record(tbdprof, dp_train, work, mode):
-    trace, truth = os.path.join(work, mode + ".sqlite"), os.path.join(work, mode + ".truth.tsv")
+def record(tbdprof, dp_train, work, mode, zero=False):
+    name = mode + ("_zero" if zero else "")
+    trace, truth = os.path.join(work, name + ".sqlite"), os.path.join(work, name + ".truth.tsv")
     for path in (trace, truth):
         if os.path.exists(path):
             os.remove(path)
     env = dict(os.environ, TBDSIM_TRUTH=truth)
     command = [tbdprof, "--sim", "-o", trace, "--", dp_train, "--ranks", "2", "--iterations", "5", "--hidden", "1024",
-               "--batch", "512", "--layers", str(LAYERS), "--buckets", str(BUCKETS), "--overlap", mode]
+               "--batch", "512", "--layers", str(LAYERS), "--buckets", str(BUCKETS), "--overlap", mode] + \
+        (["--zero"] if zero else [])
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"recording dp_train --overlap {mode} failed ({result.returncode}): {result.stderr[-2000:]}")
@@ -71,7 +77,8 @@ def read_truth(path):
                                                     "start": int(fields[4]), "end": int(fields[5]), "name": fields[11]})
             elif fields[0] == "nccl":
                 collectives.setdefault(int(fields[1]), []).append(
-                    {"op": fields[3], "bytes": int(fields[7]), "arrival": int(fields[11]), "end": int(fields[12])})
+                    {"op": fields[3], "nranks": int(fields[5]), "bytes": int(fields[7]), "arrival": int(fields[11]),
+                     "end": int(fields[12])})
     for pid in kernels:
         kernels[pid].sort(key=lambda k: k["correlation"])
     return kernels, collectives
@@ -101,29 +108,36 @@ def intersect(u, v):
     return union(out)
 
 
-def expected_buckets(kernels, collectives, buckets_per_round):
-    """Per collective of one rank, in launch order: the figures from the truth and dp_train's structure."""
+def expected_buckets(kernels, collectives, buckets_per_round, zero=False):
+    """Per bucket of one rank (each all-reduce, or with --zero each reduce-scatter), in launch order: the
+    figures from the truth and dp_train's structure."""
     nccl = [k for k in kernels if k["name"].startswith("ncclDevKernel")]
     other = [k for k in kernels if not k["name"].startswith("ncclDevKernel")]
     if len(nccl) != len(collectives):
         sys.exit(f"truth: {len(nccl)} NCCL kernels, {len(collectives)} nccl lines")
     per_layer = (LAYERS + buckets_per_round - 1) // buckets_per_round
+    pairs = [(k, line) for k, line in zip(nccl, collectives) if not zero or line["op"] == "ReduceScatter"]
+    nccl = [k for k, _ in pairs]
     out, previous = [], -1
-    for i, (kernel, line) in enumerate(zip(nccl, collectives)):
+    for i, (kernel, line) in enumerate(pairs):
         writes = [k for k in other if previous < k["correlation"] < kernel["correlation"] and "_nt_" in k["name"]]
         previous = kernel["correlation"]
         round_index, position = divmod(i, buckets_per_round)
         last_in_round = nccl[round_index * buckets_per_round + buckets_per_round - 1]
         updates = [k for k in other if k["correlation"] > last_in_round["correlation"] and "sgd_momentum" in k["name"]]
-        first_layer = max(0, LAYERS - (position + 1) * per_layer)
-        use = updates[first_layer] if len(updates) > first_layer else None
+        # The update runs in layer order after DDP's all-reduces; with --zero one update per shard, in
+        # bucket order.
+        first = position if zero else max(0, LAYERS - (position + 1) * per_layer)
+        use = updates[first] if len(updates) > first else None
         waited = None
         if use:
             before = [k for k in other if k["stream"] == use["stream"] and k["start"] < use["start"]]
             ready = max(k["end"] for k in before)
             waited = max(0, min(use["start"], kernel["end"]) - ready)
+        # A reduce-scatter's count is per rank: its input, the bucket, holds every rank's part.
+        bucket_bytes = line["bytes"] * (line["nranks"] if zero else 1)
         out.append({"start": kernel["start"], "end": kernel["end"], "arrival": line["arrival"], "truth_end": line["end"],
-                    "bytes": line["bytes"], "round": round_index, "position": position,
+                    "bytes": bucket_bytes, "round": round_index, "position": position,
                     "first_write_end": min(k["end"] for k in writes) if writes else None,
                     "last_write_end": max(k["end"] for k in writes) if writes else None,
                     "use_start": use["start"] if use else None, "waited": waited})
@@ -196,6 +210,53 @@ def expected_round(kernels, buckets, window):
     return exposed, after_arrival, spare, min(after_arrival, spare)
 
 
+def compare_with_truth(name, r, trace, truth_path, per_round, zero=False):
+    """The report's buckets and rounds against the truth; returns (mismatches, rounds checked)."""
+    c = r["communication"]
+    db = sqlite3.connect(trace)
+    pids = dict(db.execute("SELECT id, pid FROM processes"))
+    origin = db.execute("SELECT start_monotonic_ns FROM run").fetchone()[0]
+    db.close()
+    window = [ns(r["window"]["begin_s"], origin), ns(r["window"]["end_s"], origin)]
+    kernels, collectives = read_truth(truth_path)
+    mismatches, rounds_checked = 0, 0
+    want_by_pid = {pid: expected_buckets(kernels[pid], collectives[pid], per_round, zero) for pid in pids.values()}
+    add_rank_waits(want_by_pid)
+    in_window = sum(window[0] <= w["start"] < window[1] for want in want_by_pid.values() for w in want)
+    if len(c["buckets"]) != in_window:
+        mismatches += 1
+        print(f"  {name}: {len(c['buckets'])} buckets, {in_window} in the window by the truth")
+    for process, pid in pids.items():
+        want = want_by_pid[pid]
+        mismatches += compare_buckets(name, [b for b in c["buckets"] if b["process"] == process], want, origin)
+        for rnd in (x for x in c["bucket_rounds"] if x["process"] == process):
+            members = [w for w in want if w["round"] == rnd["round"]]
+            expected = expected_round(kernels[pid], [w for w in members if window[0] <= w["start"] < window[1]],
+                                      window)
+            keys = ("exposed_s", "exposed_after_arrival_s", "spare_computation_s", "overlap_savings_bound_s")
+            got = [round(rnd[k] * 1e9) for k in keys]
+            if any(abs(g - e) > 2 for g, e in zip(got, expected)):
+                mismatches += 1
+                print(f"  {name} pid {pid} round {rnd['round']}: {keys} {got}, truth {list(expected)}")
+            rounds_checked += 1
+    return mismatches, rounds_checked
+
+
+def check_zero(tbdprof, dp_train, work):
+    """dp_train --zero: the tagger's own tags make every reduce-scatter a bucket, with the truth's figures."""
+    trace, truth_path = record(tbdprof, dp_train, work, "buckets", zero=True)
+    r = report(tbdprof, trace)
+    c = r["communication"]
+    ops = sorted({b["op"] for b in c["buckets"]})
+    check(c["buckets"] and ops == ["reduce_scatter"] and c["unidentified_collectives"] == 0,
+          f"--zero, the tagger's own tags: {len(c['buckets'])} buckets, all reduce-scatters ({ops}), "
+          f"{c['unidentified_collectives']} collectives the tags do not identify")
+    mismatches, rounds_checked = compare_with_truth("zero", r, trace, truth_path, BUCKETS, zero=True)
+    check(mismatches == 0 and rounds_checked,
+          f"--zero: {len(c['buckets'])} buckets and {rounds_checked} rounds match the truth to the nanosecond")
+    return c
+
+
 def check_mode(tbdprof, dp_train, work, mode):
     trace, truth_path = record(tbdprof, dp_train, work, mode)
     as_tagged = report(tbdprof, trace)["communication"]
@@ -209,32 +270,13 @@ def check_mode(tbdprof, dp_train, work, mode):
     db.execute("UPDATE allocation_categories SET category = 'gradients' WHERE allocation IN "
                "(SELECT l.a_allocation FROM nccl_calls n JOIN library_calls l ON l.id = n.library_call)")
     db.commit()
-    pids = dict(db.execute("SELECT id, pid FROM processes"))
-    origin = db.execute("SELECT start_monotonic_ns FROM run").fetchone()[0]
     db.close()
     r = report(tbdprof, labelled)
     c = r["communication"]
-    window = [ns(r["window"]["begin_s"], origin), ns(r["window"]["end_s"], origin)]
-    kernels, collectives = read_truth(truth_path)
     per_round = BUCKETS if mode == "buckets" else 1
     check(len(c["buckets"]) == c["kernels"] and c["unidentified_collectives"] == 0,
           f"{mode}: every all-reduce in the window is a bucket ({len(c['buckets'])} of {c['kernels']})")
-    mismatches, rounds_checked = 0, 0
-    want_by_pid = {pid: expected_buckets(kernels[pid], collectives[pid], per_round) for pid in pids.values()}
-    add_rank_waits(want_by_pid)
-    for process, pid in pids.items():
-        want = want_by_pid[pid]
-        mismatches += compare_buckets(mode, [b for b in c["buckets"] if b["process"] == process], want, origin)
-        for rnd in (x for x in c["bucket_rounds"] if x["process"] == process):
-            members = [w for w in want if w["round"] == rnd["round"]]
-            expected = expected_round(kernels[pid], [w for w in members if window[0] <= w["start"] < window[1]],
-                                      window)
-            keys = ("exposed_s", "exposed_after_arrival_s", "spare_computation_s", "overlap_savings_bound_s")
-            got = [round(rnd[k] * 1e9) for k in keys]
-            if any(abs(g - e) > 2 for g, e in zip(got, expected)):
-                mismatches += 1
-                print(f"  {mode} pid {pid} round {rnd['round']}: {keys} {got}, truth {list(expected)}")
-            rounds_checked += 1
+    mismatches, rounds_checked = compare_with_truth(mode, r, labelled, truth_path, per_round)
     check(mismatches == 0 and c["buckets"] and rounds_checked,
           f"{mode}: {len(c['buckets'])} buckets and {rounds_checked} rounds match the truth to the nanosecond")
     return c, (r["window"]["begin_s"], r["window"]["end_s"])
@@ -247,6 +289,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     bucketed, _ = check_mode(tbdprof, dp_train, work, "buckets")
     single, single_window = check_mode(tbdprof, dp_train, work, "none")
+    zero = check_zero(tbdprof, dp_train, work)
     # The program's structure: the update waits for the bucket reduced last (its layers are updated
     # first, right after backward) and for the single all-reduce; no other bucket's update waits.
     last = [b for b in bucketed["buckets"] if b["position"] == BUCKETS - 1]
@@ -267,8 +310,10 @@ def main():
     check(bounds and sum(bounds) / len(bounds) >= modelled_s / 2 and max(bounds) <= modelled_s + 1e-9,
           f"none: the mean bound of {len(whole)} whole rounds, {sum(bounds) / max(len(bounds), 1) * 1e6:.3f} us, is "
           f"the modelled all-reduce ({modelled_s * 1e6:.3f} us) or near it, never above")
-    for name, c in (("buckets", bucketed), ("none", single)):
+    for name, c in (("buckets", bucketed), ("none", single), ("zero", zero)):
         slack = [b["slack_s"] for b in c["buckets"]]
+        if not slack:
+            continue
         print(f"     {name}: mean slack {sum(slack) / len(slack) * 1e6:.3f} us, bound per round "
               f"{c['overlap_savings_bound_per_round_s'] * 1e6:.3f} us, rounds {len(c['bucket_rounds'])}")
     if FAILURES:

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # A multi-process run: every rank is a program of its own. dp_train is recorded with 2 ranks (one
 # process each) and its labels (one file per rank), then, for each process: its training steps are
-# found (as many as the steps it labelled, none set apart) and its weights, gradients and optimizer
-# state carry those tags, whatever the other rank did at the same time.
-#   ranks.sh STEPS [DP_TRAIN ARGS...]      (env: TBDPROF, TBDPROF_BIN_DIR)
+# found (as many as the steps it labelled, none set apart), its weights, gradients and optimizer
+# state carry those tags, whatever the other rank did at the same time, and the tags agree with the
+# labels on at least MIN_RANK_ACCURACY (default 0.95) of the rank's labelled bytes (tbdprof-tag-accuracy
+# on a copy of the trace holding that rank's process only: the ranks' devices reuse addresses).
+#   ranks.sh STEPS [DP_TRAIN ARGS...]      (env: TBDPROF, TAG_ACCURACY, TBDPROF_BIN_DIR)
 set -euo pipefail
 steps=$1; shift
 work=$(mktemp -d)
@@ -54,6 +56,13 @@ for rank in 0 1; do
         echo "FAIL: rank $rank's tags"
         status=1
     fi
+    cp "$work/run.sqlite" "$work/rank$rank.sqlite"
+    sqlite3 "$work/rank$rank.sqlite" "DELETE FROM allocation_categories WHERE allocation IN
+            (SELECT id FROM allocations WHERE process != $process);
+        DELETE FROM allocations WHERE process != $process; DELETE FROM iterations WHERE process != $process;"
+    echo "rank $rank's labelled bytes:"
+    "$TAG_ACCURACY" "$work/rank$rank.sqlite" "$labels" --min "${MIN_RANK_ACCURACY:-0.95}" | sed 's/^/  /' ||
+        { echo "FAIL: rank $rank's byte accuracy"; status=1; }
 done
 [ "$status" = 0 ] && echo ok
 exit $status

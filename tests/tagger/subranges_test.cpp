@@ -58,13 +58,13 @@ struct Pool {
     }
     // A GEMM reading a and b and writing c (offsets into the segment), with a workspace when
     // `workspace` is given: the library call and its kernel, with the pointer uses load_model makes.
-    size_t gemm(uint64_t a, uint64_t b, uint64_t c, std::optional<uint64_t> workspace = {}) {
+    size_t gemm(uint64_t a, uint64_t b, uint64_t c, std::optional<uint64_t> workspace = {}, int64_t c_bytes = 0) {
         LibraryCall call;
         call.a = call.b = call.c = 0;
         call.a_address = kBase + a, call.b_address = kBase + b, call.c_address = kBase + c;
         if (workspace) call.workspace = 0, call.workspace_address = kBase + *workspace;
         model.library_calls.push_back(call);
-        std::vector<Use> uses = {{a, Access::Read}, {b, Access::Read}, {c, Access::Write}};
+        std::vector<Use> uses = {{a, Access::Read}, {b, Access::Read}, {c, Access::Write, c_bytes}};
         if (workspace) uses.push_back({*workspace, Access::Write});
         size_t index = kernel(std::move(uses), 100);
         model.work[index].library_call = static_cast<int32_t>(model.library_calls.size() - 1);
@@ -136,6 +136,22 @@ TEST_CASE("pointers inside a tensor of known size while it is in use belong to i
     // bound.
     CHECK_EQ(at(set, 32768).at(0).bytes, 512);
     CHECK_EQ(at(set, 32768 + 3 * 512).at(0).bytes, 512);
+}
+
+TEST_CASE("a tensor at an inner address used only before and after the outer tensor's life is not part of it") {
+    Pool p(2 << 20);
+    p.kernel({{4096, Access::Write}});     // an activation at 4096 ...
+    p.kernel({{4096, Access::Read}});      // ... read ...
+    p.copy_in(0, 16384);                   // a tensor of 16384 bytes at 0 meanwhile ...
+    p.kernel({{0, Access::Read, 16384}});  // ... used once
+    p.kernel({{4096, Access::Read}});      // ... and 4096 read again after it
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 0).size(), 1u);
+    CHECK_EQ(at(set, 0).at(0).first_work, 2u);  // not stretched over the other tensor's life
+    CHECK_EQ(at(set, 0).at(0).last_work, 3u);
+    REQUIRE_EQ(at(set, 4096).size(), 1u);  // a tensor of its own
+    CHECK_EQ(at(set, 4096).at(0).first_work, 0u);
+    CHECK_EQ(at(set, 4096).at(0).last_work, 4u);
 }
 
 TEST_CASE("a library call overwriting an address after other work used it starts a new tensor") {
@@ -401,4 +417,41 @@ TEST_CASE("a copy reading from a tensor bounds its size from below; a copy or se
     REQUIRE_EQ(at(set, 262144).size(), 1u);
     CHECK_EQ(at(set, 262144).at(0).bytes, 2048);
     CHECK(at(set, 262144).at(0).exact);
+}
+
+TEST_CASE("step-made tensors the update reuses the space of: zeroed then read by a GEMM, or split by the update") {
+    // W at 0 (updated), the momentum M at 4096, the input X at 16384, per step: the gradient G at
+    // 8192 (backward's GEMM output, read by the update); at 24576 a buffer zeroed by a set and read
+    // by backward's GEMM (a gradient assembled from slices), whose space the update's temporary T
+    // takes afterwards; at 40960 an activation gradient D of 8192 bytes that a GEMM writes and one
+    // kernel reads, whose space the update's temporaries U1 and U2 (4096 bytes each) take.
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 32768);  // forward
+        p.set(24576, 4096);       // backward: zeroed ...
+        p.kernel({{32768, Access::Read}, {36864, Access::Write}}, 2);
+        p.gemm(24576, 32768, 8192);         // ... read by the weight-gradient GEMM: G
+        p.gemm(32768, 0, 40960, {}, 8192);  // D
+        p.kernel({{40960, Access::Read}, {49152, Access::Write}}, 6);
+        // The update: M and W from G; T, U1 and U2 from M; W from them.
+        p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);
+        p.kernel({{4096, Access::Read}, {24576, Access::Write}, {40960, Access::Write}, {45056, Access::Write}}, 4);
+        size_t last =
+            p.kernel({{24576, Access::Read}, {40960, Access::Read}, {45056, Access::Read}, {0, Access::Write}}, 5);
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    auto pieces = [&](uint64_t offset, const char* category) {
+        return std::count_if(r.subranges.begin(), r.subranges.end(),
+                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
+    };
+    CHECK_EQ(pieces(24576, "weights"), 0);    // made in the step: no weight
+    CHECK_EQ(pieces(40960, "gradients"), 0);  // D is no gradient, nor are U1 and U2
+    CHECK_GE(pieces(8192, "gradients"), 3);   // G stays one
+    CHECK_EQ(pieces(0, "weights"), 1);
+    CHECK_EQ(pieces(4096, "optimizer_state"), 1);
 }

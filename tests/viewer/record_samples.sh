@@ -1,7 +1,7 @@
 #!/bin/sh
 # Records the viewer tests' sample traces on the simulated GPU: mlp.sqlite (mlp_train --iterations 6)
 # mlp_adam_nvtx.sqlite (Adam, NVTX step/phase ranges), gpt_arena.sqlite (pooled segments) and graph.sqlite
-# (graph_replay), for the screenshot, views and window tests.
+# (graph_replay) and dp_train.sqlite (2 ranks, NCCL), for the screenshot, views and window tests.
 #   record_samples.sh BUILD_DIR OUT_DIR      exit 77 (skipped) when tbdprof or mlp_train is not built
 set -u
 build=$1
@@ -27,4 +27,6 @@ record mlp_adam_nvtx mlp_train --iterations 6 --optimizer adam --nvtx
 if [ -x "$build/bin/gpt_arena_train" ]; then record gpt_arena gpt_arena_train --iterations 4; fi
 # CUDA graph replays, for the timeline's replay marks (when the sample is built).
 if [ -x "$build/bin/graph_replay" ]; then record graph graph_replay --replays 4; fi
+# Two ranks with NCCL all-reduces overlapping backward, for the timeline's communication lanes.
+if [ -x "$build/bin/dp_train" ]; then record dp_train dp_train --ranks 2 --iterations 4; fi
 echo "recorded $out/mlp.sqlite and $out/mlp_adam_nvtx.sqlite"

@@ -12,7 +12,9 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <QTimer>
+#include <map>
 
 #include "iteration_chart_painter.h"
 #include "kernel_stats_model.h"
@@ -145,13 +147,14 @@ void ViewsTest::timelineRows() {
     const int64_t ranges = query_int(b_, "SELECT count(*) FROM ranges");
     const int64_t range_groups = query_int(b_, "SELECT count(*) FROM (SELECT DISTINCT thread, domain FROM ranges)");
     QVERIFY(ranges > 0);  // recorded with --nvtx
-    int counted[4] = {0, 0, 0, 0};
-    for (const TimelineRow* row : rows) ++counted[static_cast<int>(row->kind)];
-    QCOMPARE(int64_t(counted[0]), kernel_rows);
-    QCOMPARE(int64_t(counted[1]), transfer_rows);
-    QCOMPARE(int64_t(counted[2]), host_rows);
-    QVERIFY(counted[3] >= range_groups && counted[3] <= ranges);
-    QVERIFY(counted[3] >= 2);  // "step" with forward/backward/optimizer nested inside
+    std::map<RowKind, int64_t> counted;
+    for (const TimelineRow* row : rows) ++counted[row->kind];
+    QCOMPARE(counted[RowKind::kernels], kernel_rows);
+    QCOMPARE(counted[RowKind::communication], int64_t{0});  // no NCCL kernels in this run
+    QCOMPARE(counted[RowKind::transfers], transfer_rows);
+    QCOMPARE(counted[RowKind::host_calls], host_rows);
+    QVERIFY(counted[RowKind::nvtx] >= range_groups && counted[RowKind::nvtx] <= ranges);
+    QVERIFY(counted[RowKind::nvtx] >= 2);  // "step" with forward/backward/optimizer nested inside
     // A tall enough frame draws every row, and draws items in them.
     paint("timeline", {1400, 200 + 20 * static_cast<int>(rows.size())});
     const TimelineStats stats = window_->viewAt(0)->timeline()->timelinePainter().stats();

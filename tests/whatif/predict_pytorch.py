@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""PyTorch's own caching allocator: samples/pytorch/cnn_train.py recorded at two batch sizes on the
-simulated GPU (default allocator), each predicted from the other with `tbdprof whatif`, against the
-measured peak (docs/whatif.md, "PyTorch's own caching allocator"):
+"""PyTorch's own caching allocator: a PyTorch sample (samples/pytorch/, default cnn_train.py) recorded
+at two batch sizes on the simulated GPU, each predicted from the other with `tbdprof whatif`, against
+the measured peak (docs/whatif.md, "PyTorch's own caching allocator"):
   - within TOLERANCE of the measured peak both ways;
   - "fits" is never said for a device one byte below the measured peak.
-Exit 77 (skipped) with the reason when PyTorch is absent.
+The allocator is PyTorch's default caching allocator, or the one --alloc-conf sets
+(PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True). Exit 77 (skipped) with the reason when
+PyTorch is absent.
 
-  predict_pytorch.py SAMPLES_DIR      (env: TBDPROF; TBDPROF_TORCH_PYTHON or TBDPROF_TORCH_VENV)
+  predict_pytorch.py SAMPLES_DIR [--script NAME] [--alloc-conf CONF] [--batches A,B] [-- SCRIPT-OPTIONS]
+      (env: TBDPROF; TBDPROF_TORCH_PYTHON or TBDPROF_TORCH_VENV)
 """
+import argparse
 import json
 import os
 import subprocess
@@ -36,12 +40,14 @@ def run(command, env=None, allowed=(0,)):
     return done
 
 
-def record(tbdprof, python, script, batch, work):
+def record(tbdprof, python, script, batch, work, alloc_conf, script_options):
     path = os.path.join(work, f"batch{batch}.sqlite")
     env = dict(os.environ)
-    env.pop("PYTORCH_CUDA_ALLOC_CONF", None)  # PyTorch's default caching allocator
-    done = run([tbdprof, "--sim", "-o", path, "--", python, script, "--batch", str(batch), "--steps", str(STEPS)],
-               env=env, allowed=(0, 1, 2, 127))
+    env.pop("PYTORCH_CUDA_ALLOC_CONF", None)  # PyTorch's default caching allocator, unless asked
+    if alloc_conf:
+        env["PYTORCH_CUDA_ALLOC_CONF"] = alloc_conf
+    done = run([tbdprof, "--sim", "-o", path, "--", python, script, "--batch", str(batch), "--steps", str(STEPS),
+                *script_options], env=env, allowed=(0, 1, 2, 127))
     if "libnccl.so.2: cannot open shared object file" in done.stdout + done.stderr:
         print("SKIP: the simulated NCCL (libnccl.so.2) is not built; PyTorch's CUDA library links it")
         sys.exit(77)
@@ -56,22 +62,33 @@ def whatif(tbdprof, path, *options):
 
 def main():
     tbdprof = os.environ.get("TBDPROF")
-    if not tbdprof or len(sys.argv) != 2:
-        sys.exit("usage: TBDPROF=... predict_pytorch.py SAMPLES_DIR")
+    parser = argparse.ArgumentParser(usage="TBDPROF=... predict_pytorch.py SAMPLES_DIR [options] [-- SCRIPT-OPTIONS]")
+    parser.add_argument("samples")
+    parser.add_argument("--script", default="cnn_train.py")
+    parser.add_argument("--alloc-conf", default="")
+    parser.add_argument("--batches", default=",".join(map(str, BATCHES)))
+    argv = sys.argv[1:]
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.script_options = argv[split + 1:]
+    if not tbdprof:
+        sys.exit("usage: TBDPROF=... predict_pytorch.py SAMPLES_DIR [options] [-- SCRIPT-OPTIONS]")
+    batches = tuple(int(b) for b in args.batches.split(","))
+    name = " ".join([args.script, *args.script_options] + ([f"[{args.alloc_conf}]"] if args.alloc_conf else []))
     python = torch_python()
-    script = os.path.join(sys.argv[1], "cnn_train.py")
+    script = os.path.join(args.samples, args.script)
     failures = []
     with tempfile.TemporaryDirectory() as work:
-        traces = {b: record(tbdprof, python, script, b, work) for b in BATCHES}
-        measured = {b: whatif(tbdprof, traces[b])["scenarios"][0]["peak_bytes"] for b in BATCHES}
-        for recorded in BATCHES:
-            for target in BATCHES:
+        traces = {b: record(tbdprof, python, script, b, work, args.alloc_conf, args.script_options) for b in batches}
+        measured = {b: whatif(tbdprof, traces[b])["scenarios"][0]["peak_bytes"] for b in batches}
+        for recorded in batches:
+            for target in batches:
                 if target == recorded:
                     continue
                 batch = ["--batch-size", str(target), "--batch-size-recorded", str(recorded)]
                 predicted = whatif(tbdprof, traces[recorded], *batch)["scenarios"][-1]["peak_bytes"]
                 error = (predicted - measured[target]) / measured[target]
-                print(f"| cnn_train.py | {recorded} | {target} | {measured[target]:,} | {predicted:,} | {error:+.2%} |")
+                print(f"| {name} | {recorded} | {target} | {measured[target]:,} | {predicted:,} | {error:+.2%} |")
                 if abs(error) > TOLERANCE:
                     failures.append(f"batch {recorded} -> {target}: off by {error:+.2%} (bound {TOLERANCE:.0%})")
                 below = whatif(tbdprof, traces[recorded], *batch, "--device-memory", str(measured[target] - 1))

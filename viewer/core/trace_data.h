@@ -16,7 +16,8 @@
 
 namespace tbdprof::viewer {
 
-enum class RowKind { kernels, transfers, host_calls, nvtx };
+// communication: a rank's NCCL time, exposed or overlapped (communication_rows.h).
+enum class RowKind { kernels, communication, transfers, host_calls, nvtx };
 
 struct TimelineRow {
     std::string title;  // "GPU 0 · stream 7"
@@ -83,7 +84,8 @@ struct ReportData {
 };
 
 struct KernelDetail {
-    std::vector<TimelineRow> rows;                          // kernels per device and stream, then host calls per thread
+    // kernels per device and stream, communication per rank, then host calls per thread
+    std::vector<TimelineRow> rows;
     std::shared_ptr<const std::vector<std::string>> names;  // kernel label -> demangled name
     bool complete = true;                                   // false: loading was cancelled part-way
 };

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "communication_rows.h"
 #include "tbdprof/analyzer/analyze.h"
 #include "tbdprof/analyzer/device_memory.h"
 #include "tbdprof/trace/categories.h"
@@ -571,10 +572,13 @@ std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_
             }
         }
         rows.finish();
+        add_communication_rows(path, detail->rows);
         finish_detail(db, run_duration_ns, progress, *detail);
         detail->names = rows.names();
     } catch (const trace::SqliteError& e) {
         throw LoadError(path + " could not be read: " + e.what());
+    } catch (const analyzer::TraceError& e) {
+        throw LoadError(e.what());
     }
     return detail;
 }

@@ -23,9 +23,11 @@ QString TraceSession::displayName() const {
 }
 
 std::vector<const TimelineRow*> TraceSession::rows() const {
-    // GPU rows first (kernels, then copies and sets), then host calls, then NVTX ranges.
+    // GPU rows first (kernels, each rank's communication, then copies and sets), then host calls, then
+    // NVTX ranges.
     std::vector<const TimelineRow*> rows;
-    for (RowKind kind : {RowKind::kernels, RowKind::transfers, RowKind::host_calls, RowKind::nvtx}) {
+    for (RowKind kind :
+         {RowKind::kernels, RowKind::communication, RowKind::transfers, RowKind::host_calls, RowKind::nvtx}) {
         for (const auto* stage : {kernels_ ? &kernels_->rows : nullptr, overview_ ? &overview_->rows : nullptr}) {
             if (!stage) continue;
             for (const TimelineRow& row : *stage) {

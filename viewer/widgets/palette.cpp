@@ -31,6 +31,9 @@ QColor ViewerColors::label(const QString& name) const {
     // Copies and sets keep one colour each, so they read as data movement, not as kernels.
     if (name.startsWith("memcpy")) return dark ? QColor(220, 120, 200) : QColor(190, 60, 160);
     if (name.startsWith("memset")) return dark ? QColor(200, 170, 90) : QColor(150, 120, 40);
+    // Communication lanes: exposed time alarms (red), overlapped time is hidden by computation (grey-green).
+    if (name == "exposed communication") return dark ? QColor(235, 90, 80) : QColor(200, 40, 40);
+    if (name == "overlapped communication") return dark ? QColor(120, 170, 140) : QColor(110, 160, 130);
     // FNV-1a, not qHash: the same name gets the same colour in every run and every trace.
     uint32_t hash = 2166136261u;
     for (const QChar c : name) hash = (hash ^ c.unicode()) * 16777619u;

@@ -1,4 +1,4 @@
-// The one table of memory categories (docs/definitions.md): their names as stored in
+// The one table of memory categories (../shared/notes/definitions.md): their names as stored in
 // allocation_categories.category and allocation_subranges.category, the order reports list them in,
 // and the colour every chart (the HTML report, the viewer) draws them in. "untagged" is not stored:
 // it is what a reader calls an allocation the tagger has not labelled.

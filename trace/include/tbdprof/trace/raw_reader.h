@@ -94,6 +94,11 @@ public:
     };
     Cursor records() const { return Cursor(*this); }
 
+    // Lets the kernel drop the mapped pages before byte `offset` from this process's resident set
+    // (they stay in the page cache and fault back in when a view into them is read again). Decoding
+    // calls it as it goes, so a large raw file does not stay resident as a whole.
+    void drop_pages_before(size_t offset) const;
+
 private:
     void release();
 

@@ -15,6 +15,29 @@ namespace tbdprof::trace::detail {
 
 using Opt = std::optional<int64_t>;
 
+// A nullable integer column of the kernels table in 8 bytes where std::optional<int64_t> takes 16:
+// the build holds one row per kernel until it writes them. INT64_MIN stands for NULL; no kernel
+// column takes it (ids, times and durations, packed dimensions, sizes, CUPTI's 32-bit correlation
+// ids). Reads and writes like an Opt.
+class CompactOpt {
+public:
+    constexpr CompactOpt() = default;
+    constexpr CompactOpt(std::nullopt_t) {}
+    constexpr CompactOpt(int64_t value) : value_(value) {}
+    constexpr CompactOpt(const Opt& value) : value_(value ? *value : kNull) {}
+    constexpr operator Opt() const { return has_value() ? Opt(value_) : Opt(); }
+
+    constexpr bool has_value() const { return value_ != kNull; }
+    constexpr explicit operator bool() const { return has_value(); }
+    constexpr int64_t operator*() const { return value_; }
+    constexpr int64_t value_or(int64_t fallback) const { return has_value() ? value_ : fallback; }
+    constexpr bool operator==(const CompactOpt&) const = default;
+
+private:
+    static constexpr int64_t kNull = INT64_MIN;
+    int64_t value_ = kNull;
+};
+
 struct StringTable {
     std::vector<std::string> texts;  // id = index + 1
     std::unordered_map<std::string, int64_t> ids;
@@ -72,14 +95,15 @@ struct FunctionRow {
 
 struct KernelRow {
     int64_t id = 0, process = 0;
-    Opt thread;
+    CompactOpt thread;
     int64_t device = 0;
-    Opt stream;
+    CompactOpt stream;
     int64_t function = 0;
     int64_t start_ns = 0;
-    Opt duration_ns, queued_ns, grid, block, shared_bytes, correlation, library_call;
-    Opt graph_launch;  // graph_launches.id when a graph replay ran it
+    CompactOpt duration_ns, queued_ns, grid, block, shared_bytes, correlation, library_call;
+    CompactOpt graph_launch;  // graph_launches.id when a graph replay ran it
 };
+static_assert(sizeof(KernelRow) == 15 * 8, "kernels rows are held in memory until written: keep them dense");
 
 struct CopyRow {
     int64_t id = 0, process = 0;
@@ -148,8 +172,12 @@ struct AllocationRow {
     Opt stream, stack, free_thread;
 };
 
+// One per pointer argument inside an allocation (four or more per kernel in a training step), so kept
+// at 32 bytes: parameter index and word offset fit the raw format's 16 bits.
 struct EdgeRow {
-    int64_t kernel, param, param_word, allocation, offset, read_only;
+    int64_t kernel = 0, allocation = 0, offset = 0;
+    uint16_t param = 0, param_word = 0;
+    uint8_t read_only = 0;
 };
 
 struct LibraryCallRow {

@@ -1,0 +1,331 @@
+// Renumbering and copying an input's rows into the merged trace. Ids are only unique within one
+// trace, so every id gets a new value from a map (input, old id) -> new id kept in temporary tables;
+// the references between tables go through the same maps. Tables whose id order is a time order
+// (kernels by start, allocations by allocation time, ... docs/trace-format.md) are numbered over all
+// inputs in the merged time order, so the merged file keeps that promise.
+#include "merge_tables.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tbdprof::trace::merge {
+
+namespace {
+
+enum class Kind { id, ref, time };
+
+struct Column {
+    const char* name;
+    Kind kind;
+    const char* target = nullptr;  // the table a ref points into
+};
+
+struct TableRule {
+    const char* name;
+    const char* order_time;       // the time its id order follows; nullptr: input order
+    std::vector<Column> columns;  // the rest is copied as it is (handles, sizes, text, durations)
+};
+
+// Every table of schemas/trace.sql but run, run_notes, strings and functions (handled apart).
+// Columns a trace of an older version lacks are simply not copied (they stay NULL).
+const std::vector<TableRule> kTableRules = {
+    {"processes", "start_ns", {{"id", Kind::id}, {"start_ns", Kind::time}, {"end_ns", Kind::time}}},
+    {"threads", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"first_seen_ns", Kind::time}}},
+    {"devices", nullptr, {{"id", Kind::id}}},
+    {"streams", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"device", Kind::ref, "devices"}}},
+    {"kernels",
+     "start_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"device", Kind::ref, "devices"},
+      {"stream", Kind::ref, "streams"},
+      {"function", Kind::ref, "functions"},
+      {"start_ns", Kind::time},
+      {"library_call", Kind::ref, "library_calls"},
+      {"graph_launch", Kind::ref, "graph_launches"}}},
+    {"graph_launches",
+     "launch_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"stream", Kind::ref, "streams"},
+      {"launch_ns", Kind::time}}},
+    {"copies",
+     "start_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"device", Kind::ref, "devices"},
+      {"stream", Kind::ref, "streams"},
+      {"start_ns", Kind::time},
+      {"src_allocation", Kind::ref, "allocations"},
+      {"dst_allocation", Kind::ref, "allocations"}}},
+    {"sets",
+     "start_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"device", Kind::ref, "devices"},
+      {"stream", Kind::ref, "streams"},
+      {"start_ns", Kind::time},
+      {"dst_allocation", Kind::ref, "allocations"}}},
+    {"api_calls",
+     "begin_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"begin_ns", Kind::time},
+      {"end_ns", Kind::time}}},
+    {"stacks", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}}},
+    {"frames",
+     nullptr,
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"symbol", Kind::ref, "strings"},
+      {"module", Kind::ref, "strings"}}},
+    {"stack_frames", nullptr, {{"stack", Kind::ref, "stacks"}, {"frame", Kind::ref, "frames"}}},
+    {"allocations",
+     "alloc_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"device", Kind::ref, "devices"},
+      {"alloc_ns", Kind::time},
+      {"free_ns", Kind::time},
+      {"stack", Kind::ref, "stacks"},
+      {"free_thread", Kind::ref, "threads"}}},
+    {"allocation_categories",
+     nullptr,
+     {{"allocation", Kind::ref, "allocations"},
+      {"reason_string", Kind::ref, "strings"},
+      {"evidence_string", Kind::ref, "strings"}}},
+    {"allocation_subranges",
+     nullptr,
+     {{"id", Kind::id},
+      {"allocation", Kind::ref, "allocations"},
+      {"begin_ns", Kind::time},
+      {"end_ns", Kind::time},
+      {"reason_string", Kind::ref, "strings"},
+      {"evidence_string", Kind::ref, "strings"}}},
+    {"iterations",
+     "begin_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"begin_ns", Kind::time},
+      {"end_ns", Kind::time},
+      {"device_begin_ns", Kind::time},
+      {"device_end_ns", Kind::time}}},
+    {"phases", nullptr, {{"iteration", Kind::ref, "iterations"}, {"begin_ns", Kind::time}, {"end_ns", Kind::time}}},
+    {"kernel_allocations", nullptr, {{"kernel", Kind::ref, "kernels"}, {"allocation", Kind::ref, "allocations"}}},
+    {"library_calls",
+     "begin_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"begin_ns", Kind::time},
+      {"end_ns", Kind::time},
+      {"a_allocation", Kind::ref, "allocations"},
+      {"b_allocation", Kind::ref, "allocations"},
+      {"c_allocation", Kind::ref, "allocations"},
+      {"workspace_allocation", Kind::ref, "allocations"}}},
+    {"ranges",
+     "begin_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"begin_ns", Kind::time},
+      {"end_ns", Kind::time}}},
+    {"cpu_samples", nullptr, {{"process", Kind::ref, "processes"}, {"ts_ns", Kind::time}}},
+    {"dropped_events", nullptr, {{"process", Kind::ref, "processes"}}},
+    {"capture_windows",
+     nullptr,
+     {{"process", Kind::ref, "processes"}, {"begin_ns", Kind::time}, {"end_ns", Kind::time}}},
+    {"kernel_metrics", nullptr, {{"kernel", Kind::ref, "kernels"}, {"metric", Kind::ref, "strings"}}},
+    {"memory_heaps",
+     "register_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"thread", Kind::ref, "threads"},
+      {"allocation", Kind::ref, "allocations"},
+      {"device", Kind::ref, "devices"},
+      {"register_ns", Kind::time},
+      {"unregister_ns", Kind::time}}},
+    {"memory_regions",
+     "register_ns",
+     {{"id", Kind::id},
+      {"process", Kind::ref, "processes"},
+      {"heap", Kind::ref, "memory_heaps"},
+      {"allocation", Kind::ref, "allocations"},
+      {"device", Kind::ref, "devices"},
+      {"register_ns", Kind::time},
+      {"unregister_ns", Kind::time}}},
+    {"process_ranks", nullptr, {{"process", Kind::ref, "processes"}}},
+    {"library_call_operands",
+     nullptr,
+     {{"library_call", Kind::ref, "library_calls"},
+      {"process", Kind::ref, "processes"},
+      {"allocation", Kind::ref, "allocations"}}},
+    {"nccl_calls", nullptr, {{"library_call", Kind::ref, "library_calls"}, {"process", Kind::ref, "processes"}}},
+};
+
+// Device ids are CUDA ordinals: a device that rows name but the devices table lacks still needs one
+// (new device ids start at 0, as ordinals do).
+constexpr const char* kDeviceColumns[][2] = {
+    {"kernels", "device"}, {"copies", "device"},       {"sets", "device"},          {"allocations", "device"},
+    {"streams", "device"}, {"memory_heaps", "device"}, {"memory_regions", "device"}};
+
+std::vector<std::string> columns_of(const Database& db, const char* schema, std::string_view table) {
+    Statement rows(db, "SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
+    rows.bind(1, table).bind(2, schema);
+    std::vector<std::string> names;
+    while (rows.step()) names.push_back(rows.column_text(0));
+    return names;
+}
+
+bool input_has(const Database& db, std::string_view table, std::string_view column = {}) {
+    for (const std::string& name : columns_of(db, kInputSchema, table))
+        if (column.empty() || name == column) return true;
+    return false;
+}
+
+bool has_id(const TableRule& rule) {
+    for (const Column& c : rule.columns)
+        if (c.kind == Kind::id) return true;
+    return false;
+}
+
+std::string map_lookup(std::string_view table, int input, std::string_view value) {
+    return fmt::format("(SELECT new FROM temp.map_{} WHERE input = {} AND old = {})", table, input, value);
+}
+
+void collect_table_ids(Database& out, const TableRule& rule, int input, int64_t shift_ns) {
+    if (!input_has(out, rule.name)) return;
+    const bool timed = rule.order_time != nullptr && input_has(out, rule.name, rule.order_time);
+    std::string ids =
+        fmt::format("SELECT id, {} AS t FROM {}.{}", timed ? fmt::format("{} + {}", rule.order_time, shift_ns) : "NULL",
+                    kInputSchema, rule.name);
+    if (std::string_view(rule.name) == "devices")
+        for (const auto& [table, column] : kDeviceColumns)
+            if (input_has(out, table, column))
+                ids += fmt::format(" UNION SELECT {0}, NULL FROM {1}.{2} WHERE {0} IS NOT NULL", column, kInputSchema,
+                                   table);
+    out.exec(
+        fmt::format("INSERT INTO temp.order_{0}(input, old, t) SELECT {1}, id, t FROM ({2})", rule.name, input, ids)
+            .c_str());
+}
+
+}  // namespace
+
+void create_id_tables(Database& out) {
+    std::set<std::string> known = {"run", "run_notes", "strings", "functions"};
+    for (const TableRule& rule : kTableRules) {
+        known.insert(rule.name);
+        if (!has_id(rule)) continue;
+        out.exec(fmt::format("CREATE TEMP TABLE order_{0}(input INTEGER, old INTEGER, t INTEGER); "
+                             "CREATE TEMP TABLE map_{0}(input INTEGER, old INTEGER, new INTEGER, "
+                             "PRIMARY KEY (input, old)) WITHOUT ROWID;",
+                             rule.name)
+                     .c_str());
+    }
+    // A table added to the schema later must get a rule here, or its rows would be lost silently.
+    Statement tables(out, "SELECT name FROM main.sqlite_schema WHERE type = 'table'");
+    while (tables.step())
+        if (!known.contains(tables.column_text(0)))
+            throw std::logic_error("tbdprof merge has no rule for the trace table " + tables.column_text(0));
+    out.exec(
+        "CREATE TEMP TABLE all_strings(input INTEGER, old INTEGER, text TEXT); "
+        "CREATE TEMP TABLE all_functions(input INTEGER, old INTEGER, name INTEGER, mangled INTEGER); "
+        "CREATE TEMP TABLE map_strings(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
+        "WITHOUT ROWID; "
+        "CREATE TEMP TABLE map_functions(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
+        "WITHOUT ROWID;");
+}
+
+void collect_ids(Database& out, int input, int64_t shift_ns) {
+    for (const TableRule& rule : kTableRules)
+        if (has_id(rule)) collect_table_ids(out, rule, input, shift_ns);
+    out.exec(fmt::format("INSERT INTO temp.all_strings SELECT {0}, id, text FROM {1}.strings; "
+                         "INSERT INTO temp.all_functions SELECT {0}, id, name, mangled FROM {1}.functions;",
+                         input, kInputSchema)
+                 .c_str());
+}
+
+namespace {
+
+void assign_strings_and_functions(Database& out) {
+    // Equal texts once, and equal functions (same name and mangled name) once: a kernel every host ran
+    // is one function of the merged trace, as in a trace recorded from all ranks on one host.
+    out.exec(
+        "CREATE TEMP TABLE string_ids(text TEXT PRIMARY KEY, new INTEGER); "
+        "INSERT INTO temp.string_ids SELECT text, row_number() OVER (ORDER BY min(input), min(old), text) "
+        "  FROM temp.all_strings GROUP BY text; "
+        "INSERT INTO temp.map_strings SELECT a.input, a.old, s.new FROM temp.all_strings a "
+        "  JOIN temp.string_ids s ON s.text = a.text; "
+        "INSERT INTO main.strings(id, text) SELECT new, text FROM temp.string_ids ORDER BY new; "
+        "CREATE TEMP TABLE function_rows AS SELECT f.input AS input, f.old AS old, "
+        "  (SELECT new FROM temp.map_strings m WHERE m.input = f.input AND m.old = f.name) AS name, "
+        "  (SELECT new FROM temp.map_strings m WHERE m.input = f.input AND m.old = f.mangled) AS mangled "
+        "  FROM temp.all_functions f; "
+        "CREATE TEMP TABLE function_ids(name INTEGER, mangled INTEGER, new INTEGER, PRIMARY KEY (name, mangled)); "
+        "INSERT INTO temp.function_ids SELECT name, mangled, row_number() OVER (ORDER BY min(input), min(old)) "
+        "  FROM temp.function_rows GROUP BY name, mangled; "
+        "INSERT INTO temp.map_functions SELECT r.input, r.old, i.new FROM temp.function_rows r "
+        "  JOIN temp.function_ids i ON i.name IS r.name AND i.mangled IS r.mangled; "
+        "INSERT INTO main.functions(id, name, mangled) SELECT new, name, mangled FROM temp.function_ids "
+        "  ORDER BY new;");
+}
+
+std::string column_value(const TableRule& rule, const std::string& column, int input, int64_t shift_ns) {
+    for (const Column& c : rule.columns) {
+        if (column != c.name) continue;
+        switch (c.kind) {
+            case Kind::id:
+                return map_lookup(rule.name, input, "s." + column);
+            case Kind::ref:
+                return map_lookup(c.target, input, "s." + column);
+            case Kind::time:
+                return fmt::format("s.{} + {}", column, shift_ns);
+        }
+    }
+    return "s." + column;
+}
+
+}  // namespace
+
+void assign_ids(Database& out) {
+    for (const TableRule& rule : kTableRules) {
+        if (!has_id(rule)) continue;
+        const int first_id = std::string_view(rule.name) == "devices" ? 0 : 1;  // ordinals from 0
+        out.exec(fmt::format("INSERT INTO temp.map_{0}(input, old, new) SELECT input, old, "
+                             "{1} + row_number() OVER (ORDER BY t, input, old) FROM temp.order_{0}; "
+                             "DROP TABLE temp.order_{0};",
+                             rule.name, first_id - 1)
+                     .c_str());
+    }
+    assign_strings_and_functions(out);
+}
+
+void copy_rows(Database& out, int input, int64_t shift_ns) {
+    for (const TableRule& rule : kTableRules) {
+        const std::vector<std::string> present = columns_of(out, kInputSchema, rule.name);
+        if (present.empty()) continue;  // an older trace without the table
+        std::string names, values;
+        for (const std::string& column : columns_of(out, "main", rule.name)) {
+            if (std::find(present.begin(), present.end(), column) == present.end()) continue;
+            names += (names.empty() ? "" : ", ") + column;
+            values += (values.empty() ? "" : ", ") + column_value(rule, column, input, shift_ns);
+        }
+        out.exec(fmt::format("INSERT INTO main.{0}({1}) SELECT {2} FROM {3}.{0} AS s{4}", rule.name, names, values,
+                             kInputSchema, has_id(rule) ? " ORDER BY 1" : "")
+                     .c_str());
+    }
+}
+
+}  // namespace tbdprof::trace::merge
