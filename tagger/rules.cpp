@@ -173,6 +173,26 @@ bool is_product_call(const Context& c, const WorkItem& item) {
     return item.library_call != kNone && c.m.library_calls[size_t(item.library_call)].b != kNone;
 }
 
+// Whether the update, when it starts at `start` and its closing writes of the weights at `first`,
+// may use a buffer made for step `it` alone. Yes when nothing before `start` in the step touched it
+// (the update's own intermediate values: Adam's square roots of the second moments, made and freed
+// inside the optimizer's step), or when backward's last touch before `start` wrote it and the
+// update's closing kernels use it too (a gradient made anew each step, as PyTorch's
+// `zero_grad(set_to_none=True)` does, read by a first step's Adam from its first kernel on). Not an
+// intermediate of backward that its next kernel consumes and frees (a BF16 weight gradient cast to
+// FP32 before it is accumulated): the closing kernels never see it. Not an activation gradient read
+// by a weight-gradient GEMM before `start`: its last touch there is a read.
+bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t start, size_t first) {
+    auto [begin, end] = touches_in(c, f, it);
+    bool before = false, last_writes = false, at_update = false;
+    for (size_t i = begin; i < end; ++i) {
+        const size_t w = f.touches[i].work;
+        if (w < start) before = true, last_writes = writes(f.touches[i].use);
+        at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
+    }
+    return !before || (last_writes && at_update);
+}
+
 // May work `k` (a kernel or a one-operand library call) belong to the update when the update of its
 // step starts at `start` (<= k)? Its writes must be buffers only the update uses in the step
 // (momenta, master copies, the update's own scratch; not zeroed by a set each step) or weights,
@@ -181,7 +201,7 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // weights, such buffers, or buffers backward wrote and nothing but the update used since
 // (gradients); and it must write something the update goes on to use (a dead output does not make
 // it the update's).
-bool joins_update(const Context& c, size_t k, size_t start) {
+bool joins_update(const Context& c, size_t k, size_t start, size_t first) {
     const WorkItem& item = c.m.work[k];
     // A reduction across ranks (collectives.h) communicates backward's gradients: not the update.
     if (is_product_call(c, item) || is_reduction(c.m, item)) return false;
@@ -197,9 +217,12 @@ bool joins_update(const Context& c, size_t k, size_t start) {
     }
     for (const Touch& t : item.touches) {
         if (is_weight(c, t.allocation)) continue;
-        // A buffer made for this step is backward's: written here, it is a per-step gradient; read
-        // here, an activation gradient (a bias gradient reduced from it). Neither is the update's.
-        if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient) return false;
+        // A buffer made for this step is backward's (written here, a per-step gradient; read here,
+        // an activation gradient a bias gradient is reduced from), unless the update made it or
+        // takes it as its input (update_step_local).
+        if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient &&
+            !update_step_local(c, c.flow.buffers[size_t(t.allocation)], it, start, first))
+            return false;
         const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
         auto [begin, end] = touches_in(c, f, it);
         Use use = use_of(c.m, item, t);
@@ -233,7 +256,7 @@ size_t update_start(const Context& c, const Iteration& step, int index, size_t f
         bool all = true;
         for (size_t k = s; k < first && all; ++k)
             if (c.flow.work_iteration[k] == index && c.m.work[k].kind == WorkItem::Kind::Kernel)
-                all = joins_update(c, k, s);
+                all = joins_update(c, k, s, first);
         if (all) best = s, misses = 0;
         else ++misses;
     }
@@ -307,6 +330,43 @@ void find_update_without_hints(Context& c) {
     }
 }
 
+// Whether kernel `w`'s touch of persistent buffer `a` converts it for a product call: the same kernel
+// is the first ever to touch a buffer made for the step, which a product call (a GEMM) then reads as
+// an input. That is a parameter cast to the precision a layer computes in (PyTorch's autocast
+// copies an FP32 weight into a BF16 tensor for each GEMM that uses it, in forward and again when
+// checkpointing recomputes the forward), read through a pointer the trace cannot call read-only.
+bool converts_for_product(const Context& c, size_t w, int32_t a) {
+    const WorkItem& item = c.m.work[w];
+    if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone) return false;
+    for (const Touch& t : item.touches) {
+        if (t.allocation == a) continue;
+        const Facts& made = c.facts[size_t(t.allocation)];
+        const FlowFacts& flow = c.flow.buffers[size_t(t.allocation)];
+        if (made.lifetime == Lifetime::Transient && made.gemm_read && !flow.touches.empty() &&
+            flow.touches.front().work == w)
+            return true;
+    }
+    return false;
+}
+
+// A persistent buffer the update rewrites, which every other kernel in the deciding steps only
+// converts for a product call (converts_for_product): a parameter, not a gradient. Backward's
+// writes of a gradient are products' outputs, reductions of activation gradients, or zeroings; none
+// of them makes a fresh operand for a GEMM out of the buffer.
+bool converted_parameter(const Context& c, size_t a) {
+    if (c.facts[a].lifetime != Lifetime::Persistent) return false;
+    size_t conversions = 0;
+    for (const FlowTouch& t : c.flow.buffers[a].touches) {
+        const int it = c.flow.work_iteration[t.work];
+        if (it < 0 || !c.flow.deciding[size_t(it)] || c.optimizer_work[t.work] ||
+            c.m.work[t.work].kind != WorkItem::Kind::Kernel)
+            continue;
+        if (!converts_for_product(c, t.work, int32_t(a))) return false;
+        ++conversions;
+    }
+    return conversions > 0;
+}
+
 // Buffers the update touches: optimizer state if nothing else in the steps does, gradients if other
 // work of the step produces them; without access hints, position in the step decides.
 void tag_update_operands(Context& c) {
@@ -330,7 +390,11 @@ void tag_update_operands(Context& c) {
             else unknown_elsewhere = true;
         }
         if (!by_update) continue;
-        if (written_elsewhere) {
+        if (written_elsewhere && converted_parameter(c, a)) {
+            set(c, a, "weights", 0.7, "converted-for-products",
+                "rewritten by the update; every other kernel in the steps makes from it a fresh operand of a GEMM "
+                "(a parameter cast to the precision the layer computes in)");
+        } else if (written_elsewhere) {
             set(c, a, "gradients", 0.9, "produced-in-step-read-by-update",
                 "written by backward work in the step and read by the update (the kernels that rewrite the weights)");
         } else if (!read_elsewhere && !unknown_elsewhere) {

@@ -360,3 +360,107 @@ TEST_CASE("a gradient copied into new optimizer state in the first step is a gra
     CHECK_EQ(result.tags[size_t(first_gradient)].category, "gradients");
     CHECK_EQ(result.tags[size_t(first_gradient)].rule, "copied-into-optimizer-state");
 }
+
+TEST_CASE("a lazy first step's Adam is the update from its first kernel, over per-step gradients and temporaries") {
+    // Adam as PyTorch's foreach kernels run it, every operand through a writable pointer in a struct:
+    // the moments M1, M2 are made in the first step (zeroed by a set), the gradient G is made anew
+    // in each step (zero_grad(set_to_none=True)), S is the update's own temporary (the square root
+    // of the second moment). Only the last kernel writes the weight W; it also carries G among its
+    // operands (PyTorch's kernel argument struct keeps the pointers of the call before).
+    Run r;
+    r.alloc("W", 4096);
+    r.alloc("X", 8192);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    int32_t first_m1 = kNone;
+    for (int s = 0; s < 5; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.alloc("A", 16384);
+        r.gemm("X", "W", "A");
+        r.alloc("dA", 16384);
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.alloc("G", 4096);
+        r.gemm("X", "dA", "G");
+        r.free("A");
+        r.free("dA");
+        if (s == 0) {
+            r.alloc("M1", 4096);
+            r.alloc("M2", 4096);
+            first_m1 = r.ids["M1"];
+            r.work(WorkItem::Kind::Set, -1, {{r.ids["M1"], Access::Write}});
+            r.work(WorkItem::Kind::Set, -1, {{r.ids["M2"], Access::Write}});
+        }
+        auto w = [&](const char* name) { return Touch{r.ids[name], Access::Write}; };
+        r.work(WorkItem::Kind::Kernel, 10, {w("M1"), w("G")});
+        r.work(WorkItem::Kind::Kernel, 11, {w("M2"), w("G")});
+        r.alloc("S", 4096);
+        r.work(WorkItem::Kind::Kernel, 12, {w("S"), w("M2")});
+        r.work(WorkItem::Kind::Kernel, 13, {w("W"), w("M1"), w("S"), w("G")});
+        r.free("S");
+        r.free("G");
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("M1"), "optimizer_state");
+    CHECK_EQ(category("M2"), "optimizer_state");
+    CHECK_EQ(result.tags[size_t(first_m1)].category, "optimizer_state");
+    CHECK_EQ(category("G"), "gradients");  // the last step's
+    CHECK_EQ(category("W"), "weights");
+    // Every Adam kernel of every step is the update, the first step's included.
+    size_t update_kernels = 0;
+    for (size_t k = 0; k < r.model.work.size(); ++k)
+        update_kernels += result.optimizer_work[k] && r.model.work[k].function >= 10;
+    CHECK_EQ(update_kernels, 20u);
+}
+
+TEST_CASE("a weight cast into a fresh GEMM operand before each use is a weight, not a gradient") {
+    // bf16 autocast: each step the FP32 weight W is copied into a new BF16 tensor Wb (through a
+    // writable pointer) for the forward GEMM and again for the recomputed forward in backward; the
+    // update rewrites W from the gradient G. A layer-norm weight V is read as it is (read-only) and
+    // tells where the update is. A bias gradient gb, zeroed by a kernel and accumulated by a
+    // reduction that reads dY, stays a gradient.
+    Run r;
+    r.alloc("W", 4096);
+    r.alloc("V", 256);
+    r.alloc("X", 8192);
+    r.alloc("gb", 64);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    for (int s = 0; s < 5; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["gb"], Access::Write}});
+        for (int pass = 0; pass < 2; ++pass) {  // forward, then the recomputed forward
+            r.alloc("Wb", 2048);
+            r.work(WorkItem::Kind::Kernel, 2, {{r.ids["W"], Access::Write}, {r.ids["Wb"], Access::Write}});
+            r.alloc("A", 16384);
+            r.gemm("X", "Wb", "A");
+            r.work(WorkItem::Kind::Kernel, 7, {{r.ids["V"], Access::Read}, {r.ids["A"], Access::Write}});
+            r.free("Wb");
+            if (pass == 0) r.free("A");
+        }
+        r.alloc("dY", 16384);
+        r.work(WorkItem::Kind::Kernel, 3, {{r.ids["A"], Access::Read}, {r.ids["dY"], Access::Write}});
+        r.alloc("G", 4096);
+        r.gemm("dY", "X", "G");
+        r.work(WorkItem::Kind::Kernel, 4, {{r.ids["dY"], Access::Write}, {r.ids["gb"], Access::Write}});
+        r.free("A");
+        r.free("dY");
+        r.work(WorkItem::Kind::Kernel, 5,  // one update kernel over all parameters, as a foreach optimizer's
+               {{r.ids["W"], Access::Write},
+                {r.ids["V"], Access::Write},
+                {r.ids["G"], Access::Read},
+                {r.ids["gb"], Access::Read}});
+        r.free("G");
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("W"), "weights");
+    CHECK_EQ(result.tags[size_t(r.ids["W"])].rule, "converted-for-products");
+    CHECK_EQ(category("V"), "weights");
+    CHECK_EQ(category("G"), "gradients");
+    CHECK_EQ(category("gb"), "gradients");
+}
