@@ -237,8 +237,8 @@ int paint_communication(QPainter& p, int x, int y, int width, const Report& r, c
                          q(format_duration_ns(static_cast<double>(c.total.exposed_ns)))),
                 colors);
     for (const RankCommunication& rank : c.ranks) {
-        const QString who = rank.rank ? QStringLiteral("rank %1").arg(*rank.rank)
-                                      : QStringLiteral("process %1").arg(rank.process);
+        const QString who =
+            rank.rank ? QStringLiteral("rank %1").arg(*rank.rank) : QStringLiteral("process %1").arg(rank.process);
         const QString label = QStringLiteral("%1 · GPU %2 · %3 exposed")
                                   .arg(who)
                                   .arg(rank.device)
@@ -250,8 +250,8 @@ int paint_communication(QPainter& p, int x, int y, int width, const Report& r, c
     }
     if (c.imbalance) {
         p.setPen(colors.text);
-        p.drawText(QPoint(x, y + 12), QStringLiteral("rank imbalance (max / median computation): %1")
-                                          .arg(q(format_number(*c.imbalance))));
+        p.drawText(QPoint(x, y + 12),
+                   QStringLiteral("rank imbalance (max / median computation): %1").arg(q(format_number(*c.imbalance))));
         y += 22;
     }
     return y + 8;
