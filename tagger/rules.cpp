@@ -1,5 +1,7 @@
 #include "rules.h"
 
+#include "rules_context.h"
+
 #include "collectives.h"
 #include "dataflow.h"
 #include "evidence.h"
@@ -11,34 +13,8 @@
 #include <map>
 
 namespace tbdprof::tagger {
+namespace rules {
 namespace {
-
-enum class Lifetime { Persistent, Transient, Setup, Teardown, Between, Unknown };
-
-struct Facts {
-    Lifetime lifetime = Lifetime::Unknown;
-    int iteration = -1;  // Transient: the iteration it lives in
-    std::vector<std::pair<size_t, Access>> touches;  // (work index, access), in launch order
-    int h2d_iterations = 0;
-    bool first_touch_h2d = false;
-    bool gemm_read = false;      // A or B of a library call inside an iteration
-    bool library_workspace = false;
-};
-
-struct Context {
-    const TraceModel& m;
-    const IterationSet& its;
-    std::vector<int> work_iteration;  // iteration of each work item, -1 outside
-    std::vector<Facts> facts;
-    std::vector<bool> optimizer_work;
-    std::vector<Tag> tags;
-    DataFlow flow = {};
-    std::vector<bool> shared_temporary = {};  // per allocation: a temporary several works of one operation share
-};
-
-bool is_write(const WorkItem& w, Access a) {
-    return a == Access::Write || (w.kind == WorkItem::Kind::Kernel && a == Access::Unknown);
-}
 
 void assign_iterations(Context& c) {
     c.work_iteration.assign(c.m.work.size(), -1);
@@ -64,12 +40,18 @@ void gather_facts(Context& c) {
                 last = static_cast<int>(i);
             }
         }
-        if (its.empty()) f.lifetime = Lifetime::Unknown;
-        else if (overlapped >= 2) f.lifetime = Lifetime::Persistent;
-        else if (overlapped == 1) f.lifetime = Lifetime::Transient, f.iteration = last;
-        else if (free_ns <= its.front().core_begin_ns) f.lifetime = Lifetime::Setup;
-        else if (alloc.alloc_ns >= its.back().end_ns) f.lifetime = Lifetime::Teardown;
-        else f.lifetime = Lifetime::Between;
+        if (its.empty())
+            f.lifetime = Lifetime::Unknown;
+        else if (overlapped >= 2)
+            f.lifetime = Lifetime::Persistent;
+        else if (overlapped == 1)
+            f.lifetime = Lifetime::Transient, f.iteration = last;
+        else if (free_ns <= its.front().core_begin_ns)
+            f.lifetime = Lifetime::Setup;
+        else if (alloc.alloc_ns >= its.back().end_ns)
+            f.lifetime = Lifetime::Teardown;
+        else
+            f.lifetime = Lifetime::Between;
     }
     std::vector<int> last_h2d_iteration(c.m.allocations.size(), -2);
     for (size_t w = 0; w < c.m.work.size(); ++w) {
@@ -117,7 +99,9 @@ bool is_temporary(const Context& c, const Facts& f) {
 
 // ---- Roles from data flow (docs/tagging.md, "Roles") ----
 
-bool is_weight(const Context& c, int32_t a) { return c.tags[size_t(a)].category == "weights"; }
+bool is_weight(const Context& c, int32_t a) {
+    return c.tags[size_t(a)].category == "weights";
+}
 
 // Weights: state carried into each step (its first use in the step reads it) and written later in
 // the same step by a kernel (the update).
@@ -257,8 +241,10 @@ size_t update_start(const Context& c, const Iteration& step, int index, size_t f
         for (size_t k = s; k < first && all; ++k)
             if (c.flow.work_iteration[k] == index && c.m.work[k].kind == WorkItem::Kind::Kernel)
                 all = joins_update(c, k, s, first);
-        if (all) best = s, misses = 0;
-        else ++misses;
+        if (all)
+            best = s, misses = 0;
+        else
+            ++misses;
     }
     return best;
 }
@@ -271,11 +257,10 @@ void find_update(Context& c) {
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         const Iteration& step = c.its.iterations[i];
         // The update is the closing run of writers of each weight in the step: the kernels and
-        // one-operand library calls that write it after anything last read it (a backward kernel may take a weight through a
-        // non-const pointer and only read it; forward and backward read every weight). An arena
-        // holding every parameter is written once per tensor by an update launched per tensor:
-        // all of those writes close its step, not only the last. The update begins at the
-        // earliest such run.
+        // one-operand library calls that write it after anything last read it (a backward kernel may take a weight
+        // through a non-const pointer and only read it; forward and backward read every weight). An arena holding every
+        // parameter is written once per tensor by an update launched per tensor: all of those writes close its step,
+        // not only the last. The update begins at the earliest such run.
         std::map<int32_t, size_t> closing_writes;  // weight -> first kernel of its closing run of writes
         // The same, counting only runs that begin after the step's last product call (a GEMM or a
         // convolution): forward and backward use the weights through such calls, so the update
@@ -385,9 +370,12 @@ void tag_update_operands(Context& c) {
                 continue;
             }
             if (first_elsewhere < 0) first_elsewhere = int64_t(t.work), elsewhere_iteration = it;
-            if (t.use == Use::Modify || t.use == Use::Overwrite) written_elsewhere = true;
-            else if (t.use == Use::Read) read_elsewhere = true;
-            else unknown_elsewhere = true;
+            if (t.use == Use::Modify || t.use == Use::Overwrite)
+                written_elsewhere = true;
+            else if (t.use == Use::Read)
+                read_elsewhere = true;
+            else
+                unknown_elsewhere = true;
         }
         if (!by_update) continue;
         if (written_elsewhere && converted_parameter(c, a)) {
@@ -631,36 +619,12 @@ void tag_without_iterations(Context& c) {
     tag_remaining(c);
 }
 
-// Phases the program itself marked with NVTX ranges named like forward/backward/optimizer
-// (PyTorch's "## backward ##", "Optimizer.step#SGD.step" included). True when all three were found.
-bool phases_from_ranges(const Context& c, size_t index, TagResult& result) {
-    const Iteration& it = c.its.iterations[index];
-    const char* kinds[] = {"forward", "backward", "optimizer"};
-    int64_t begin[3] = {-1, -1, -1}, end[3] = {-1, -1, -1};
-    for (const Range& r : c.m.ranges) {
-        if (r.process != it.process || r.begin_ns < it.begin_ns || r.end_ns > it.end_ns) continue;
-        std::string name = r.name;
-        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        for (int k = 0; k < 3; ++k) {
-            if (name.find(kinds[k]) == std::string::npos) continue;
-            if (begin[k] < 0 || r.begin_ns < begin[k]) begin[k] = r.begin_ns;
-            end[k] = std::max(end[k], r.end_ns);
-            break;
-        }
-    }
-    if (begin[0] < 0 || begin[1] < 0 || begin[2] < 0) return false;
-    for (int k = 0; k < 3; ++k) result.phases.push_back({index, kinds[k], begin[k], end[k]});
-    return true;
-}
-
 // Traces without any data flow (imported profiler traces: no pointer arguments, no library roles)
 // leave lifetimes and named ranges only. Weaker evidence, lower confidence.
 bool inside_range_named(const Context& c, int32_t process, int64_t t, const char* word) {
     for (const Range& r : c.m.ranges) {
         if (r.process != process || t < r.begin_ns || t > r.end_ns) continue;
-        std::string name = r.name;
-        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (name.find(word) != std::string::npos) return true;
+        if (lower_case(r.name).find(word) != std::string::npos) return true;
     }
     return false;
 }
@@ -694,98 +658,15 @@ void tag_from_lifetimes_only(Context& c) {
     tag_remaining(c);
 }
 
-// Where the optimizer phase begins: the update's first work, extended backwards over the work just
-// before it that only serves the update, such as gradient clipping's norm (PyTorch counts
-// clip_grad_norm_ as part of the step's optimizer work). Such work reads only gradients (backward's
-// results, which the update consumes) or what earlier work of this stretch made; what it writes is
-// read by nothing but this stretch and the update (directly, or by a read-back to the host whose
-// scale the update takes as an argument); and it writes no gradient or weight (backward's kernels
-// write gradients, so none is pulled in).
-size_t update_prologue(const Context& c, int iteration, size_t begin, size_t first_update) {
-    auto category = [&](int32_t a) -> const std::string& { return c.tags[size_t(a)].category; };
-    // Whether every reader of `a` after work `w` in this iteration (until it is written again) is
-    // at or after `from`: work of the stretch or the update.
-    auto read_only_from = [&](int32_t a, size_t w, size_t from) {
-        for (const FlowTouch& t : c.flow.buffers[size_t(a)].touches) {
-            if (t.work <= w || c.work_iteration[t.work] != iteration) continue;
-            if (t.use == Use::Overwrite) break;
-            if (t.work < from) return false;
-        }
-        return true;
-    };
-    size_t start = first_update;
-    for (size_t w = first_update; w-- > begin;) {
-        if (c.work_iteration[w] != iteration) continue;
-        const WorkItem& item = c.m.work[w];
-        if (item.kind == WorkItem::Kind::CopyHtoD || c.optimizer_work[w]) break;
-        bool serves_update = true;
-        for (const Touch& t : item.touches) {
-            if (!is_write(item, t.access)) continue;
-            const std::string& cat = category(t.allocation);
-            serves_update &= cat != "gradients" && cat != "weights" && read_only_from(t.allocation, w, start);
-        }
-        if (!serves_update) break;
-        start = w;
-    }
-    // Its inputs: gradients, or what the stretch made before. Work reading anything else (an
-    // activation) is not the update's; the stretch then begins after it.
-    for (bool shrunk = true; shrunk && start < first_update;) {
-        shrunk = false;
-        std::vector<int32_t> made;
-        for (size_t w = start; w < first_update && !shrunk; ++w) {
-            if (c.work_iteration[w] != iteration) continue;
-            const WorkItem& item = c.m.work[w];
-            for (const Touch& t : item.touches) {
-                if (is_write(item, t.access)) continue;
-                bool ok = category(t.allocation) == "gradients" ||
-                          std::find(made.begin(), made.end(), t.allocation) != made.end();
-                if (!ok) {
-                    start = w + 1, shrunk = true;
-                    break;
-                }
-            }
-            for (const Touch& t : item.touches)
-                if (is_write(item, t.access)) made.push_back(t.allocation);
-        }
-    }
-    while (start < first_update && c.work_iteration[start] != iteration) ++start;
-    return start;
-}
-
-void find_phases(Context& c, TagResult& result) {
-    for (size_t i = 0; i < c.its.iterations.size(); ++i) {
-        if (phases_from_ranges(c, i, result)) continue;
-        const Iteration& it = c.its.iterations[i];
-        int64_t backward = -1, optimizer = -1, optimizer_end = -1;
-        for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {
-            const WorkItem& item = c.m.work[w];
-            if (c.work_iteration[w] != static_cast<int>(i)) continue;
-            if (c.optimizer_work[w]) {
-                if (optimizer < 0)
-                    optimizer = c.m.work[update_prologue(c, static_cast<int>(i), it.first_work, w)].launch_ns;
-                optimizer_end = item.launch_ns + 1;
-                continue;
-            }
-            if (backward >= 0 || item.kind == WorkItem::Kind::Set) continue;
-            for (const Touch& t : item.touches)
-                if (c.tags[size_t(t.allocation)].category == "gradients" && is_write(item, t.access))
-                    backward = item.launch_ns;
-        }
-        if (backward < 0 || optimizer < 0 || optimizer < backward) continue;
-        // Forward begins with the step's first kernel (the batch copy and the zeroing of gradients
-        // before it are not forward work); the update ends with its last launch.
-        result.phases.push_back({i, "forward", std::min(it.core_begin_ns, backward), backward});
-        result.phases.push_back({i, "backward", backward, optimizer});
-        result.phases.push_back({i, "optimizer", optimizer, optimizer_end});
-    }
-}
-
 void add_evidence(Context& c, const TagResult& result) {
     std::vector<const char*> phase = phase_of_work(c.m, c.flow, result.phases, c.optimizer_work);
     for (size_t a = 0; a < c.tags.size(); ++a) c.tags[a].evidence = describe_flow(c.m, c.flow, phase, a);
 }
 
 }  // namespace
+}  // namespace rules
+
+using namespace rules;
 
 TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations) {
     Context c{
@@ -814,8 +695,8 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
         // extern "C" kernel reading the batch says nothing either way).
         bool kernel_written = false;
         for (const FlowTouch& t : c.flow.buffers[a].touches)
-            kernel_written |= model.work[t.work].kind == WorkItem::Kind::Kernel &&
-                              (t.use == Use::Modify || t.use == Use::Overwrite);
+            kernel_written |=
+                model.work[t.work].kind == WorkItem::Kind::Kernel && (t.use == Use::Modify || t.use == Use::Overwrite);
         if (f.library_workspace)
             set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
         else if (model.allocations[a].made_by_library_handle && !f.gemm_read)

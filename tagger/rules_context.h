@@ -1,0 +1,54 @@
+// The tagging rules' shared state (rules.cpp and the passes split from it): what each allocation's
+// lifetime and touches are, the iterations of each work item, the tags being built. Internal to the
+// tagger.
+#pragma once
+
+#include "dataflow.h"
+#include "rules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tbdprof::tagger::rules {
+
+enum class Lifetime { Persistent, Transient, Setup, Teardown, Between, Unknown };
+
+struct Facts {
+    Lifetime lifetime = Lifetime::Unknown;
+    int iteration = -1;                              // Transient: the iteration it lives in
+    std::vector<std::pair<size_t, Access>> touches;  // (work index, access), in launch order
+    int h2d_iterations = 0;
+    bool first_touch_h2d = false;
+    bool gemm_read = false;  // A or B of a library call inside an iteration
+    bool library_workspace = false;
+};
+
+struct Context {
+    const TraceModel& m;
+    const IterationSet& its;
+    std::vector<int> work_iteration;  // iteration of each work item, -1 outside
+    std::vector<Facts> facts;
+    std::vector<bool> optimizer_work;
+    std::vector<Tag> tags;
+    DataFlow flow = {};
+    std::vector<bool> shared_temporary = {};  // per allocation: a temporary several works of one operation share
+};
+
+inline bool is_write(const WorkItem& w, Access a) {
+    return a == Access::Write || (w.kind == WorkItem::Kind::Kernel && a == Access::Unknown);
+}
+
+// Range names are matched without regard to case ("Optimizer.step#SGD.step").
+inline std::string lower_case(std::string text) {
+    for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return text;
+}
+
+// Forward, backward and optimizer phases of every iteration (phases.cpp), from the program's own
+// ranges where it names them, else from the tags and the update found.
+void find_phases(Context& c, TagResult& result);
+
+}  // namespace tbdprof::tagger::rules
