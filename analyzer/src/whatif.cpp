@@ -68,7 +68,7 @@ WhatIfScenario make_scenario(const std::string& name, const Replayed& replayed, 
 CheckpointPlan checkpoint_plan(const RecordedRun& run, const WhatIfOptions& options, WhatIfResult& result) {
     CheckpointPlan plan;
     if (!result.cannot_predict.empty() || !options.checkpoint) return plan;
-    plan = plan_checkpointing(run.checkpoint_facts, run.allocations, run.real_count, options.checkpoint_every_layers);
+    plan = plan_checkpointing(run.checkpoint_facts, run.allocations, options.checkpoint_every_layers);
     if (!plan.cannot_predict.empty()) result.cannot_predict = "checkpointing: " + plan.cannot_predict;
     result.checkpoint = CheckpointSummary{
         plan.layers, plan.segment_layers, plan.segments, plan.recomputed_bytes, plan.extra_forward_ns_per_step,

@@ -33,27 +33,27 @@ bool counts(const trace::IterationRow& row, std::optional<int64_t> process) {
     return row.training() && (!process || row.process == *process);
 }
 
-std::vector<std::pair<int64_t, int64_t>> phase_spans(const TraceFile& trace, std::string_view kind,
-                                                     std::optional<int64_t> process) {
-    std::unordered_set<int64_t> training;
-    trace::RowReader<trace::IterationRow> iterations(trace.db);
-    for (trace::IterationRow row; iterations.next(row);)
-        if (counts(row, process)) training.insert(row.id);
-    std::map<int64_t, std::pair<int64_t, int64_t>> by_iteration;
-    trace::RowReader<trace::PhaseRow> phases(trace.db);
-    for (trace::PhaseRow row; phases.next(row);)
-        if (row.kind == kind && training.count(row.iteration)) by_iteration[row.iteration] = {row.begin_ns, row.end_ns};
-    std::vector<std::pair<int64_t, int64_t>> spans;
-    for (const auto& [iteration, span] : by_iteration) spans.push_back(span);
-    return spans;
-}
-
+// One pass over the iterations (which are training ones, their mean length) and one over the
+// phases (each training iteration's forward and backward).
 void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
     const std::optional<int64_t> process = detect_iterations(trace, "").process;
-    const auto forward = phase_spans(trace, "forward", process);
-    const auto backward = phase_spans(trace, "backward", process);
+    std::unordered_set<int64_t> training;
+    int64_t total_ns = 0;
+    trace::RowReader<trace::IterationRow> iterations(trace.db);
+    for (trace::IterationRow row; iterations.next(row);)
+        if (counts(row, process)) training.insert(row.id), total_ns += row.end_ns - row.begin_ns;
+    facts.step_ns = training.empty() ? 0 : total_ns / static_cast<int64_t>(training.size());
+    std::map<int64_t, std::pair<int64_t, int64_t>> forward_by_iteration, backward_by_iteration;
+    trace::RowReader<trace::PhaseRow> phases(trace.db);
+    for (trace::PhaseRow row; phases.next(row);) {
+        if (!training.count(row.iteration)) continue;
+        if (row.kind == "forward") forward_by_iteration[row.iteration] = {row.begin_ns, row.end_ns};
+        if (row.kind == "backward") backward_by_iteration[row.iteration] = {row.begin_ns, row.end_ns};
+    }
+    std::vector<std::pair<int64_t, int64_t>> backward;
+    for (const auto& [iteration, span] : backward_by_iteration) backward.push_back(span);
     // Pair each forward with the first backward that begins after it ends.
-    for (const auto& f : forward) {
+    for (const auto& [iteration, f] : forward_by_iteration) {
         auto b =
             std::find_if(backward.begin(), backward.end(), [&](const auto& span) { return span.first >= f.second; });
         if (b != backward.end()) {
@@ -61,11 +61,6 @@ void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
             facts.backward.push_back(*b);
         }
     }
-    int64_t total = 0, count = 0;
-    trace::RowReader<trace::IterationRow> iterations(trace.db);
-    for (trace::IterationRow row; iterations.next(row);)
-        if (counts(row, process)) total += row.end_ns - row.begin_ns, ++count;
-    facts.step_ns = count > 0 ? total / count : 0;
 }
 
 }  // namespace
@@ -247,7 +242,7 @@ int64_t saved_in_segments(const CheckpointFacts& facts, const std::vector<Alloca
 }  // namespace
 
 CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
-                                  size_t real_count, int every_layers) {
+                                  int every_layers) {
     CheckpointPlan plan;
     plan.allocations = allocations;
     for (size_t i = 0; i < allocations.size(); ++i) plan.origin.push_back(i);
@@ -269,7 +264,6 @@ CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vecto
                               std::to_string(inside) + " B in one iteration): checkpointing them is not modelled";
         return plan;
     }
-    (void)real_count;
     for (size_t i = 0; i < facts.forward.size(); ++i) plan_iteration(facts, i, allocations, every_layers, plan);
     if (plan.layers < 2)
         plan.cannot_predict = "fewer than two layers (forward GEMMs with a weights operand) were found in forward";

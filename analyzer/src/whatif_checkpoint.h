@@ -57,6 +57,6 @@ struct CheckpointPlan {
 
 // every_layers 0: K = the square root of the layer count, rounded.
 CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
-                                  size_t real_count, int every_layers);
+                                  int every_layers);
 
 }  // namespace tbdprof::analyzer
