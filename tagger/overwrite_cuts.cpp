@@ -12,8 +12,7 @@ namespace {
 bool certain_read(const TraceModel& m, const PointerUse& u) {
     if (u.access != Access::Read) return false;
     const WorkItem& w = m.work[u.work];
-    return w.kind == WorkItem::Kind::Kernel || w.kind == WorkItem::Kind::CopyDtoD ||
-           w.kind == WorkItem::Kind::CopyDtoH;
+    return w.kind == WorkItem::Kind::Kernel || w.kind == WorkItem::Kind::CopyDtoD || w.kind == WorkItem::Kind::CopyDtoH;
 }
 
 }  // namespace
