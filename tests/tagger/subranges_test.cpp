@@ -510,3 +510,22 @@ TEST_CASE("a weight gradient only its GEMM and the update use stays one, whateve
     CHECK_GE(pieces(8192, "gradients"), 3);
     CHECK_EQ(pieces(8192, "activations"), 0);
 }
+
+TEST_CASE("copies of fewer bytes into a tensor a set has just zeroed fill slices of it") {
+    // A tensor of 12288 bytes assembled from three 4096-byte slices (the backward of a split): a set
+    // zeroes it, device copies fill each slice, a GEMM reads it whole. Then a copy of 4096 bytes
+    // into an address last used by other work starts a tensor of its own, as before.
+    Pool p(1 << 20);
+    p.set(0, 12288);
+    p.work(WorkItem::Kind::CopyDtoD, {{0, Access::Write, 4096, true}, {65536, Access::Read, 4096, true}});
+    p.work(WorkItem::Kind::CopyDtoD, {{4096, Access::Write, 4096, true}, {69632, Access::Read, 4096, true}});
+    p.work(WorkItem::Kind::CopyDtoD, {{8192, Access::Write, 4096, true}, {73728, Access::Read, 4096, true}});
+    p.gemm(0, 131072, 196608);
+    p.work(WorkItem::Kind::CopyDtoD, {{0, Access::Write, 4096, true}, {65536, Access::Read, 4096, true}});
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 0).size(), 2u);
+    CHECK_EQ(at(set, 0).at(0).bytes, 12288);  // the zeroed tensor and its slices
+    CHECK(at(set, 0).at(0).exact);
+    CHECK(at(set, 4096).empty());            // the other slices' copies are inside it
+    CHECK_EQ(at(set, 0).at(1).bytes, 4096);  // the last copy: a tensor of its own
+}
