@@ -1,6 +1,7 @@
 #include "pool_tagging.h"
 
 #include "nvtx_regions.h"
+#include "overwrite_cuts.h"
 #include "subranges.h"
 #include "training_steps.h"
 
@@ -101,7 +102,10 @@ bool product_input(const TraceModel& m, const PointerUse& u) {
 // its start (a fused update lists each of its tensors from its start), after other work of the step
 // used it. What backward wrote there (an activation gradient a GEMM wrote, as large as the GEMM's
 // output) was then freed, and the update's own temporaries, each as large as a parameter, took the
-// space; a weight gradient is as large as its weight, and the update reads it from its start.
+// space; a weight gradient is as large as its weight, and the update reads it from its start. The
+// call that wrote it does not count as that other work: a weight gradient a GEMM wrote that nothing
+// but the update used is the update's input, whatever stale pointers the update's argument structs
+// carry into it (PyTorch's foreach metadata keeps addresses of earlier launches in unused slots).
 bool update_splits_extent(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
                           const std::vector<size_t>& uses, size_t first_update) {
     if (uses.empty()) return false;
@@ -112,7 +116,7 @@ bool update_splits_extent(const TraceModel& m, const TagResult& r, const std::ve
         const PointerUse& u = m.pointer_uses[index];
         if (step[u.work] != step[first_update]) continue;
         if (!r.optimizer_work[u.work]) {
-            used_before |= u.work < first_update;
+            used_before |= u.work < first_update && !library_output(m, u);
             continue;
         }
         if (m.work[u.work].kind != WorkItem::Kind::Kernel) continue;
@@ -123,7 +127,8 @@ bool update_splits_extent(const TraceModel& m, const TagResult& r, const std::ve
 }
 
 // Where to cut a sub-range that a product call consumed before the update used its bytes: the
-// update's first work item using it (v.work.size(): no cut). `uses`: the sub-range's pointer uses.
+// update's first work item using it; or where a library call overwrote what the step read before
+// (overwrite_cuts.h); v.work.size(): no cut. `uses`: the sub-range's pointer uses.
 size_t update_after_product_read(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
                                  const std::vector<size_t>& uses) {
     size_t first_update = r.optimizer_work.size();
@@ -139,7 +144,8 @@ size_t update_after_product_read(const TraceModel& m, const TagResult& r, const 
             product_input(m, u))
             return first_update;
     }
-    return update_splits_extent(m, r, step, uses, first_update) ? first_update : r.optimizer_work.size();
+    if (update_splits_extent(m, r, step, uses, first_update)) return first_update;
+    return overwrite_after_read(m, r, step, uses, first_update);
 }
 
 // Whether `u` writes its tensor whole: a set, a copy into it, or a library call's output it does

@@ -92,6 +92,15 @@ bool overwritten_by_library(const TraceModel& m, const PointerUse& previous, con
     return !(before.library_call != kNone && previous.access == Access::Write);
 }
 
+// Whether `u`, a device copy writing fewer bytes than the set that `previous` (the address's last use)
+// zeroed, fills a slice of the zeroed tensor rather than starting a tensor of its own.
+bool fills_zeroed_slice(const TraceModel& m, const PointerUse& previous, const PointerUse& u) {
+    const WorkItem::Kind kind = m.work[u.work].kind;
+    return m.work[previous.work].kind == WorkItem::Kind::Set && previous.exact &&
+           (kind == WorkItem::Kind::CopyDtoD || kind == WorkItem::Kind::CopyHtoD) && u.exact &&
+           u.access == Access::Write && u.bytes > 0 && u.bytes < previous.bytes;
+}
+
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 // `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
@@ -104,8 +113,11 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
         const PointerUse& u = m.pointer_uses[index];
         bool start = current == nullptr;
         if (!start) {
-            // A copy or set wrote it whole: whatever it held before is gone.
-            bool replaced = u.exact && u.access == Access::Write && u.work != previous->work;
+            // A copy or set wrote it whole: whatever it held before is gone. Not a copy of fewer bytes
+            // into a tensor a set has just zeroed and nothing used since: it fills a slice of it (a
+            // tensor assembled from slices, as the backward of a split or a narrow makes one).
+            const bool slice = fills_zeroed_slice(m, *previous, u);
+            bool replaced = u.exact && u.access == Access::Write && u.work != previous->work && !slice;
             // A library's workspace is scratch of that one call: other work after it, or another
             // call given it as workspace, holds a tensor of its own (a caching allocator hands the
             // space of a per-call GEMM workspace to the next tensor).
@@ -118,7 +130,7 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
-            bool other_size = exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
+            bool other_size = !slice && exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
             // (Cut only where the tensor before has size evidence: without any, it would run to the
             // next start in use and cover its neighbours, a worse error than one tensor too many.)
             start = replaced || new_step || other_size ||

@@ -455,3 +455,77 @@ TEST_CASE("step-made tensors the update reuses the space of: zeroed then read by
     CHECK_EQ(pieces(0, "weights"), 1);
     CHECK_EQ(pieces(4096, "optimizer_state"), 1);
 }
+
+TEST_CASE("data read in the step, then overwritten by a weight-gradient GEMM at its address, is no gradient") {
+    // W at 0 (updated), the momentum M at 4096, the input X at 16384, per step: an activation A at
+    // 24576 that kernels write and read (no size evidence: PyTorch's elementwise kernels) in forward
+    // and read again in backward; once A is freed, the caching allocator gives its space to the
+    // weight gradient G that backward's GEMM writes (4096 bytes), which the update reads.
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 32768);                                        // forward
+        p.kernel({{32768, Access::Write}, {24576, Access::Write}}, 2);  // A from the GEMM's output
+        p.kernel({{24576, Access::Read}, {40960, Access::Write}}, 6);   // read-only: A used
+        p.kernel({{24576, Access::Read}, {49152, Access::Write}}, 7);   // backward reads A again
+        p.gemm(16384, 49152, 24576, {}, 4096);                          // G over A's space
+        p.kernel({{24576, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);
+        size_t last = p.kernel({{4096, Access::Read}, {0, Access::Write}}, 5);
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    auto pieces = [&](uint64_t offset, const char* category) {
+        return std::count_if(r.subranges.begin(), r.subranges.end(),
+                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
+    };
+    CHECK_GE(pieces(24576, "activations"), 3);  // A, apart from G
+    CHECK_GE(pieces(24576, "gradients"), 3);    // G
+    CHECK_EQ(pieces(0, "weights"), 1);
+}
+
+TEST_CASE("a weight gradient only its GEMM and the update use stays one, whatever the update points inside") {
+    // W at 0 (updated), the momentum M at 4096, the input X at 16384, per step the gradient G at
+    // 8192 (8192 bytes, backward's GEMM output), read by the update, whose argument struct also
+    // carries a stale pointer inside G (an address of an earlier launch, in an unused slot).
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 32768);               // forward
+        p.gemm(16384, 32768, 8192, {}, 8192);  // backward: G
+        p.kernel({{8192, Access::Write}, {12288, Access::Write}, {4096, Access::Write}, {0, Access::Write}}, 3);
+        size_t last = p.kernel({{4096, Access::Read}, {0, Access::Write}}, 5);
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    auto pieces = [&](uint64_t offset, const char* category) {
+        return std::count_if(r.subranges.begin(), r.subranges.end(),
+                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
+    };
+    CHECK_GE(pieces(8192, "gradients"), 3);
+    CHECK_EQ(pieces(8192, "activations"), 0);
+}
+
+TEST_CASE("copies of fewer bytes into a tensor a set has just zeroed fill slices of it") {
+    // A tensor of 12288 bytes assembled from three 4096-byte slices (the backward of a split): a set
+    // zeroes it, device copies fill each slice, a GEMM reads it whole. Then a copy of 4096 bytes
+    // into an address last used by other work starts a tensor of its own, as before.
+    Pool p(1 << 20);
+    p.set(0, 12288);
+    p.work(WorkItem::Kind::CopyDtoD, {{0, Access::Write, 4096, true}, {65536, Access::Read, 4096, true}});
+    p.work(WorkItem::Kind::CopyDtoD, {{4096, Access::Write, 4096, true}, {69632, Access::Read, 4096, true}});
+    p.work(WorkItem::Kind::CopyDtoD, {{8192, Access::Write, 4096, true}, {73728, Access::Read, 4096, true}});
+    p.gemm(0, 131072, 196608);
+    p.work(WorkItem::Kind::CopyDtoD, {{0, Access::Write, 4096, true}, {65536, Access::Read, 4096, true}});
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 0).size(), 2u);
+    CHECK_EQ(at(set, 0).at(0).bytes, 12288);  // the zeroed tensor and its slices
+    CHECK(at(set, 0).at(0).exact);
+    CHECK(at(set, 4096).empty());            // the other slices' copies are inside it
+    CHECK_EQ(at(set, 0).at(1).bytes, 4096);  // the last copy: a tensor of its own
+}
