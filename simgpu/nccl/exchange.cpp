@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
@@ -164,6 +165,14 @@ ncclResult_t deliver_copy(const PendingOp& op, OperationKey key, int source_rank
 }
 
 }  // namespace
+
+bool moves_data() {
+    static const bool moves = [] {
+        const char* text = std::getenv("TBDSIM_NCCL_DATA");
+        return text == nullptr || std::string(text) != "0";
+    }();
+    return moves;
+}
 
 ncclResult_t stage_contribution(const PendingOp& op, OperationKey key) {
     const int readers = readers_of(op);

@@ -21,6 +21,11 @@ struct OperationKey {
     int index = 0;
 };
 
+// Whether collectives move data: yes unless TBDSIM_NCCL_DATA=0. Moving it costs host time inside
+// the call (a real NCCL call returns at once), which delays the caller's later launches; studies of
+// overlap timing that need the real library's host behaviour turn it off (docs/simgpu-nccl.md).
+bool moves_data();
+
 // Before the arrival is posted: stages this rank's contribution when another rank will read it.
 ncclResult_t stage_contribution(const PendingOp& op, OperationKey key);
 // After every rank involved has arrived: computes this rank's receive buffer.

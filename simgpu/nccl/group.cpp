@@ -65,7 +65,7 @@ std::vector<Batch> batches_of(const std::vector<PendingOp>& ops) {
 ncclResult_t post(Batch& b) {
     if (ncclResult_t rc = stream_arrival_ns(*b.comm, b.stream, &b.arrival_ns); rc != ncclSuccess) return rc;
     ncclComm& c = *b.comm;
-    b.moves_data = !stream_capturing(c, b.stream);
+    b.moves_data = moves_data() && !stream_capturing(c, b.stream);
     if (std::any_of(b.ops.begin(), b.ops.end(), [](const PendingOp& op) { return !is_p2p(op); }))
         b.collective_seq = ++c.collective_seq;
     int collective_index = 0;
