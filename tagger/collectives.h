@@ -28,9 +28,13 @@ bool is_reduction(const TraceModel& m, const WorkItem& w);
 //    work before the call (backward): this rank's gradients, before the ranks' are summed
 //    (rule `reduced-into-gradients`; a ZeRO/FSDP gradient bucket reduce-scattered into a shard);
 //  - the receive buffer of a gather whose send buffer is weights, read in the step by other work
-//    after the call: the parameters gathered from every rank's shard (rule `gathered-weights`).
+//    after the call: the parameters gathered from every rank's shard (rule `gathered-weights`);
+//  - the buffer of an in-place reduction filled in the step before the call (by kernels, or by
+//    copies) whose reduced contents go to the update (`optimizer_work` reads it, or a copy moves it
+//    into gradients): DDP's gradient bucket (rule `reduced-gradient-bucket`).
 // Repeated until nothing changes (a reduce-scatter inside a node feeding an all-reduce across
 // nodes). Returns how many buffers it tagged.
-size_t tag_collective_operands(const TraceModel& m, const DataFlow& flow, std::vector<Tag>& tags);
+size_t tag_collective_operands(const TraceModel& m, const DataFlow& flow, const std::vector<bool>& optimizer_work,
+                               std::vector<Tag>& tags);
 
 }  // namespace tbdprof::tagger

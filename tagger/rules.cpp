@@ -712,7 +712,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     find_update_without_hints(c);
     tag_update_operands(c);
     tag_copied_into_state(c);
-    tag_collective_operands(c.m, c.flow, c.tags);  // collectives.h: what a collective's other side is
+    tag_collective_operands(c.m, c.flow, c.optimizer_work, c.tags);  // collectives.h: what a collective's other side is
     tag_made_in_step(c);
     tag_remaining(c);
     find_phases(c, result);

@@ -2,6 +2,7 @@
 #include "graph_state.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <new>
@@ -63,9 +64,28 @@ const Allocation* find_allocation(uintptr_t address) {
     return state().graph_blocks.empty() ? nullptr : find_graph_reservation(address);
 }
 
+namespace {
+// A thread's context stack, behind a trivially destructible pointer: exit() destroys the main thread's
+// thread-local objects before it runs static destructors and atexit handlers, and those of other
+// libraries still call the driver (PyTorch's NCCL communicator manager synchronizes the device in its
+// destructor), so the main thread's stack is never freed. Other threads' are, when they end.
+thread_local std::vector<Context*>* t_context_stack = nullptr;
+struct ContextStackCleaner {
+    ~ContextStackCleaner() {
+        if (gettid() == getpid()) return;
+        delete t_context_stack;
+        t_context_stack = nullptr;
+    }
+};
+}  // namespace
+
 std::vector<Context*>& context_stack() {
-    thread_local std::vector<Context*> stack;
-    return stack;
+    if (t_context_stack == nullptr) {
+        t_context_stack = new std::vector<Context*>;
+        thread_local ContextStackCleaner cleaner;
+        (void)cleaner;
+    }
+    return *t_context_stack;
 }
 
 Context* current_context() {

@@ -33,7 +33,8 @@ Driver load() {
     auto get_proc_address = reinterpret_cast<GetProcAddressFn>(dlsym(library, "cuGetProcAddress_v2"));
     if (get_proc_address == nullptr || !resolve(get_proc_address, "cuCtxGetDevice", d.ctx_get_device, 12000) ||
         !resolve(get_proc_address, "cuDeviceGetName", d.device_get_name) ||
-        !resolve(get_proc_address, "cuDeviceGetCount", d.device_get_count))
+        !resolve(get_proc_address, "cuDeviceGetCount", d.device_get_count) ||
+        !resolve(get_proc_address, "cuStreamIsCapturing", d.stream_is_capturing))
         return {};
     d.stream_ready_at_ns = api->stream_ready_at_ns;
     d.annotate_next_launch_collective = api->annotate_next_launch_collective;

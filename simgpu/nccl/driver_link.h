@@ -17,6 +17,8 @@ struct Driver {
     decltype(&::cuCtxGetDevice) ctx_get_device = nullptr;
     decltype(&::cuDeviceGetName) device_get_name = nullptr;
     decltype(&::cuDeviceGetCount) device_get_count = nullptr;
+    // Collectives captured into a graph move no data at capture (docs/simgpu-nccl.md).
+    decltype(&::cuStreamIsCapturing) stream_is_capturing = nullptr;
     // From the private table; null on a driver without them (then collectives cannot be timed).
     CUresult (*stream_ready_at_ns)(CUstream stream, uint64_t* ready_ns) = nullptr;
     void (*annotate_next_launch_collective)(uint64_t arrival_ns, uint64_t (*resolve_end)(uint64_t, void*),

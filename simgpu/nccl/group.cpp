@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "comm.h"
+#include "exchange.h"
 #include "launch.h"
 #include "profiling_alias.h"
 #include "truth.h"
@@ -25,8 +26,9 @@ struct Batch {
     CUstream stream = nullptr;
     std::vector<PendingOp> ops;
     uint64_t arrival_ns = 0;
-    uint64_t collective_seq = 0;    // 0 when the batch has no collective
-    std::vector<uint64_t> p2p_seq;  // per op (0 for collectives)
+    uint64_t collective_seq = 0;     // 0 when the batch has no collective
+    std::vector<OperationKey> keys;  // per op: which operation of the communicator (exchange.h)
+    bool moves_data = true;          // false while its stream is captured into a graph
 };
 
 bool is_p2p(const PendingOp& op) {
@@ -50,7 +52,7 @@ std::vector<Batch> batches_of(const std::vector<PendingOp>& ops) {
     for (const PendingOp& op : ops) {
         auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) { return b.comm == op.comm; });
         if (it == batches.end()) {
-            batches.push_back({op.comm, op.stream, {}, 0, 0, {}});
+            batches.push_back({op.comm, op.stream, {}, 0, 0, {}, true});
             it = batches.end() - 1;
         }
         it->ops.push_back(op);
@@ -58,26 +60,28 @@ std::vector<Batch> batches_of(const std::vector<PendingOp>& ops) {
     return batches;
 }
 
+// Stages each operation's data for the peers (exchange.h), then posts the arrivals: a peer that sees
+// an arrival finds the data there.
 ncclResult_t post(Batch& b) {
     if (ncclResult_t rc = stream_arrival_ns(*b.comm, b.stream, &b.arrival_ns); rc != ncclSuccess) return rc;
     ncclComm& c = *b.comm;
-    bool has_collective = false;
-    for (const PendingOp& op : b.ops) {
-        if (!is_p2p(op)) {
-            has_collective = true;
-            b.p2p_seq.push_back(0);
-        } else if (op.op == Operation::Send) {
-            b.p2p_seq.push_back(++c.send_seq[size_t(op.peer)]);
-            c.rendezvous->post_send(c.rank, op.peer, b.p2p_seq.back(), b.arrival_ns);
-        } else {
-            b.p2p_seq.push_back(++c.recv_seq[size_t(op.peer)]);
-            c.rendezvous->post_recv(op.peer, c.rank, b.p2p_seq.back(), b.arrival_ns);
-        }
-    }
-    if (has_collective) {
+    b.moves_data = moves_data() && !stream_capturing(c, b.stream);
+    if (std::any_of(b.ops.begin(), b.ops.end(), [](const PendingOp& op) { return !is_p2p(op); }))
         b.collective_seq = ++c.collective_seq;
-        c.rendezvous->post_collective(c.rank, b.collective_seq, b.arrival_ns);
+    int collective_index = 0;
+    for (const PendingOp& op : b.ops) {
+        if (!is_p2p(op))
+            b.keys.push_back({b.collective_seq, collective_index++});
+        else if (op.op == Operation::Send)
+            b.keys.push_back({++c.send_seq[size_t(op.peer)], 0});
+        else
+            b.keys.push_back({++c.recv_seq[size_t(op.peer)], 0});
+        if (ncclResult_t rc = b.moves_data ? stage_contribution(op, b.keys.back()) : ncclSuccess; rc != ncclSuccess)
+            return rc;
+        if (op.op == Operation::Send) c.rendezvous->post_send(c.rank, op.peer, b.keys.back().seq, b.arrival_ns);
+        if (op.op == Operation::Recv) c.rendezvous->post_recv(op.peer, c.rank, b.keys.back().seq, b.arrival_ns);
     }
+    if (b.collective_seq != 0) c.rendezvous->post_collective(c.rank, b.collective_seq, b.arrival_ns);
     return ncclSuccess;
 }
 
@@ -114,8 +118,8 @@ uint64_t resolve_end(uint64_t /*start_ns*/, void* user) {
             continue;
         }
         uint64_t peer_arrival = 0;
-        res.rc = op.op == Operation::Send ? c.rendezvous->wait_recv(c.rank, op.peer, b.p2p_seq[i], &peer_arrival)
-                                          : c.rendezvous->wait_send(op.peer, c.rank, b.p2p_seq[i], &peer_arrival);
+        res.rc = op.op == Operation::Send ? c.rendezvous->wait_recv(c.rank, op.peer, b.keys[i].seq, &peer_arrival)
+                                          : c.rendezvous->wait_send(op.peer, c.rank, b.keys[i].seq, &peer_arrival);
         res.op_end[i] = std::max(b.arrival_ns, peer_arrival) + duration;
     }
     return res.rc == ncclSuccess ? *std::max_element(res.op_end.begin(), res.op_end.end()) : 0;
@@ -132,6 +136,9 @@ ncclResult_t finish(const Batch& b) {
     ncclResult_t rc = launch_collective(c, b.stream, kernel, args, b.arrival_ns, resolve_end, &res);
     if (res.rc != ncclSuccess) return res.rc;
     if (rc != ncclSuccess) return rc;
+    // Every peer has arrived (the launch waited for them): their data is staged.
+    for (size_t i = 0; i < b.ops.size() && b.moves_data; ++i)
+        if (ncclResult_t moved = deliver_result(b.ops[i], b.keys[i]); moved != ncclSuccess) return moved;
     for (size_t i = 0; i < b.ops.size(); ++i) truth_write_op(b.ops[i], kernel, b.arrival_ns, res.op_end[i]);
     return ncclSuccess;
 }

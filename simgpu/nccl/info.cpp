@@ -7,7 +7,9 @@
 #include "bound_context.h"
 #include "comm.h"
 #include "driver_link.h"
+#include "model.h"
 #include "profiling_alias.h"
+#include "reduce.h"
 
 namespace tbdsim::nccl {
 const std::string& last_error();
@@ -82,16 +84,19 @@ ncclResult_t ncclCommDeregister(const ncclComm_t comm, void*) {
     return comm != nullptr ? ncclSuccess : ncclInvalidArgument;
 }
 
-ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t, ncclScalarResidence_t,
-                                      ncclComm_t comm) {
+ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t* op, void* scalar, ncclDataType_t type,
+                                      ncclScalarResidence_t residence, ncclComm_t comm) {
     static std::atomic<int> next{ncclNumOps};
-    if (op == nullptr || scalar == nullptr || comm == nullptr) return ncclInvalidArgument;
+    if (op == nullptr || scalar == nullptr || comm == nullptr || type_size_bytes(type) == 0) return ncclInvalidArgument;
     *op = static_cast<ncclRedOp_t>(next.fetch_add(1));
+    register_pre_mul_sum(*op, scalar, type, residence);
     return ncclSuccess;
 }
 
 ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm) {
-    return comm != nullptr && int(op) >= int(ncclNumOps) ? ncclSuccess : ncclInvalidArgument;
+    if (comm == nullptr || int(op) < int(ncclNumOps)) return ncclInvalidArgument;
+    forget_pre_mul_sum(op);
+    return ncclSuccess;
 }
 
 }  // extern "C"

@@ -91,6 +91,15 @@ ncclResult_t stream_arrival_ns(const ncclComm& comm, CUstream stream, uint64_t* 
     return d->stream_ready_at_ns(stream, arrival_ns) == CUDA_SUCCESS ? ncclSuccess : ncclUnhandledCudaError;
 }
 
+bool stream_capturing(const ncclComm& comm, CUstream stream) {
+    const Driver* d = driver();
+    if (d == nullptr) return false;
+    DeviceScope scope(*d, comm.device);
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return scope.ok() && d->stream_is_capturing(stream, &status) == CUDA_SUCCESS &&
+           status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 ncclResult_t launch_collective(const ncclComm& comm, CUstream stream, const std::string& kernel,
                                const TbdsimNcclArgs& args, uint64_t arrival_ns,
                                uint64_t (*resolve_end)(uint64_t start_ns, void* user), void* user) {

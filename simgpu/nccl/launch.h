@@ -18,6 +18,8 @@ namespace tbdsim::nccl {
 
 // The device time at which `stream` reaches the next operation of `comm`.
 ncclResult_t stream_arrival_ns(const ncclComm& comm, CUstream stream, uint64_t* arrival_ns);
+// Whether `stream` is being captured into a graph (then the collective's launch is only recorded).
+bool stream_capturing(const ncclComm& comm, CUstream stream);
 // Launches `kernel` as a collective: it starts when `stream` reaches it (not before `arrival_ns`,
 // the arrival the rank posted), and inside the launch call the driver asks `resolve_end` for its end
 // (which waits for the other ranks).

@@ -13,6 +13,12 @@
 #                become graph memory nodes) and replayed 5 times: the script completes, the trace
 #                has one graph_launches row per replay and the kernels of every replay (as many as
 #                the truth's replayed kernels), and each replay allocated and freed its graph memory
+#   ddp          samples/pytorch/ddp_train.py, unmodified, under torchrun on 2 ranks (tbdprof --sim --
+#                python -m torch.distributed.run --nproc-per-node 2, TBDSIM_DEVICE_COUNT=2): one trace
+#                with a process per rank (ranks 0 and 1, world size 2), the collectives moved data
+#                (the script's all-reduce check; equal parameters after DDP's broadcast), every NCCL
+#                call of the truth recorded once per rank, the report's communication section over
+#                2 ranks, and only simulated NVIDIA libraries mapped in either rank
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
@@ -128,6 +134,38 @@ check_import() {
     echo "ok: $(grep -c '^mapped ' "$work/out") NVIDIA-named libraries mapped, all simulated"
 }
 
+check_ddp() {
+    local samples=$here/../../samples/pytorch simgpu outside=0 ranks truth trace sums
+    TBDSIM_DEVICE_COUNT=2 TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" -m torch.distributed.run \
+        --nproc-per-node 2 "$samples/ddp_train.py" --steps 3 --list-nvidia-libraries
+    [ "$(grep -c '^ddp_train rank [01]: steps=3 ' "$work/out")" -eq 2 ] || fail "a rank did not finish its 3 steps"
+    ranks=$(count "SELECT group_concat(rank || '/' || world_size, ' ') FROM (SELECT * FROM process_ranks ORDER BY rank)")
+    echo "trace: ranks $ranks"
+    [ "$ranks" = "0/2 1/2" ] || fail "expected ranks 0 and 1 of 2, got '$ranks'"
+    [ "$(grep -c '^rank [01]: all_reduce ok' "$work/out")" -eq 2 ] || fail "the all-reduce check failed"
+    sums=$(grep "parameters after DDP's broadcast" "$work/out" | awk '{print $NF}' | sort -u | wc -l)
+    [ "$sums" -eq 1 ] || fail "the ranks' parameters differ after DDP's broadcast"
+    for op in AllReduce Broadcast; do
+        local call
+        call=nccl_$(echo "$op" | sed 's/\([a-z]\)\([A-Z]\)/\1_\2/g' | tr 'A-Z' 'a-z')
+        truth=$(awk -F'\t' -v op="$op" '$1 == "nccl" && $4 == op' "$work/truth.tsv" | wc -l)
+        trace=$(count "SELECT count(*) FROM library_calls WHERE op = '$call'")
+        echo "$op: truth $truth, trace $trace"
+        [ "$truth" -gt 0 ] && [ "$trace" -eq "$truth" ] || fail "$op: trace $trace calls, truth $truth"
+    done
+    "$TBDPROF" report "$work/trace.sqlite" >"$work/report" 2>&1 || fail "tbdprof report failed"
+    grep -q "over 2 ranks of 2 in the window" "$work/report" || fail "no communication section over 2 ranks"
+    simgpu=$(realpath "$TBDPROF_SIMGPU_DIR")
+    [ "$(grep -c '^rank 0 mapped .*libnccl' "$work/out")" -eq 1 ] || fail "rank 0 did not list its libnccl"
+    while read -r _ _ _ mapped; do
+        case "$(realpath "$mapped")" in
+            "$simgpu"/*) ;;
+            *) echo "a real NVIDIA library is mapped: $mapped"; outside=1 ;;
+        esac
+    done < <(grep "^rank [01] mapped " "$work/out")
+    [ "$outside" -eq 0 ] || fail "libraries from outside the simulated GPU were mapped"
+}
+
 case "$case_name" in
     import) check_import ;;
     mlp) record -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
@@ -138,10 +176,11 @@ case "$case_name" in
         check_sdpa && check_backend_flops && check_backend_truth _sdpa_sm90_ 'attention_%' ;;
     graph) TBDSIM_TRUTH="$work/truth.tsv" PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
         record -- "$python" "$here/smoke_graph.py" 5 && check_trace 'cublas%' && check_graph 5 ;;
+    ddp) check_ddp ;;
     expandable) PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True record --framework=none -- "$python" "$here/smoke_mlp.py" 2 &&
         check_trace 'cublas%' ;;
     caching) record --framework=none -- "$python" "$here/smoke_mlp.py" 2 && check_trace 'cublas%' ;;
     *) echo "run_case.sh: unknown case '$case_name'" >&2; exit 2 ;;
 esac
-grep -q "steps done" "$work/out" || [ "$case_name" = import ] || fail "the script did not finish its steps"
+grep -q "steps done" "$work/out" || [ "$case_name" = ddp ] || [ "$case_name" = import ] || fail "the script did not finish its steps"
 echo "passed"

@@ -161,6 +161,74 @@ TEST_CASE("a reduction whose result is no gradient says nothing of its input") {
     CHECK_NE(category(r, result, "R"), "gradients");
 }
 
+TEST_CASE("DDP-like: a bucket filled by copies of gradients, reduced in place and copied back, is gradients") {
+    // W: the parameters; Gw: the weight gradient backward makes in each step (a fresh .grad); B: the
+    // bucket, persistent, filled by a copy of Gw, all-reduced in place, then copied into Gr (the
+    // .grad the update reads; the caching allocator's next tensor at that place); M: momentum; L: the
+    // loss, all-reduced in place for logging and read back to the host.
+    Run r;
+    for (const char* name : {"W", "B", "M", "L", "X"}) r.alloc(name, 4096);
+    r.kernel(1, {{r.ids["W"], Access::Write}});
+    r.kernel(2, {{r.ids["M"], Access::Write}});
+    for (int step = 0; step < 5; ++step) {
+        r.now += 1000;
+        r.copy_in("X");
+        r.alloc("A", 8192);
+        r.gemm("X", "W", "A");
+        r.kernel(5, {{r.ids["A"], Access::Read}, {r.ids["L"], Access::Write}});
+        r.collective(Collective::Reduction, "L", "L");
+        test::add_work(r.model, r.now, WorkItem::Kind::CopyDtoH, -1, {{r.ids["L"], Access::Read}});
+        r.alloc("dA", 8192);
+        r.kernel(3, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.alloc("Gw", 4096);
+        r.gemm("X", "dA", "Gw");
+        test::add_work(r.model, r.now, WorkItem::Kind::CopyDtoD, -1,
+                       {{r.ids["Gw"], Access::Read}, {r.ids["B"], Access::Write}});
+        r.collective(Collective::Reduction, "B", "B");
+        r.alloc("Gr", 4096);
+        test::add_work(r.model, r.now, WorkItem::Kind::CopyDtoD, -1,
+                       {{r.ids["B"], Access::Read}, {r.ids["Gr"], Access::Write}});
+        r.kernel(4, {{r.ids["W"], Access::Write}, {r.ids["Gr"], Access::Read}, {r.ids["M"], Access::Write}});
+        for (const char* name : {"A", "dA", "Gw", "Gr"}) r.free(name);
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    CHECK_EQ(category(r, result, "W"), "weights");
+    CHECK_EQ(category(r, result, "B"), "gradients");
+    CHECK_EQ(result.tags[size_t(r.ids["B"])].rule, "reduced-gradient-bucket");
+    CHECK_EQ(category(r, result, "Gr"), "gradients");  // the last step's (earlier ones were renamed)
+    CHECK_EQ(category(r, result, "Gw"), "gradients");
+    CHECK_EQ(category(r, result, "M"), "optimizer_state");
+    CHECK_NE(category(r, result, "L"), "gradients");  // reduced in place, but read back, not by the update
+}
+
+TEST_CASE("DDP-like with gradients as bucket views: backward writes the bucket, the update reads it") {
+    Run r;
+    for (const char* name : {"W", "B", "M", "X"}) r.alloc(name, 4096);
+    r.kernel(1, {{r.ids["W"], Access::Write}});
+    r.kernel(2, {{r.ids["M"], Access::Write}});
+    for (int step = 0; step < 5; ++step) {
+        r.now += 1000;
+        r.copy_in("X");
+        r.alloc("A", 8192);
+        r.gemm("X", "W", "A");
+        r.alloc("dA", 8192);
+        r.kernel(3, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.gemm("X", "dA", "B");
+        r.collective(Collective::Reduction, "B", "B");
+        r.kernel(4, {{r.ids["W"], Access::Write}, {r.ids["B"], Access::Read}, {r.ids["M"], Access::Write}});
+        r.free("A");
+        r.free("dA");
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    CHECK_EQ(category(r, result, "W"), "weights");
+    CHECK_EQ(category(r, result, "B"), "gradients");
+    CHECK_EQ(category(r, result, "M"), "optimizer_state");
+}
+
 TEST_CASE("NCCL library ops map to collective kinds") {
     CHECK_EQ(collective_of("nccl_all_reduce"), Collective::Reduction);
     CHECK_EQ(collective_of("nccl_reduce_scatter"), Collective::Reduction);
