@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -17,11 +19,14 @@
 
 namespace {
 
-// One training step's worth of events, repeated: operators, launches, kernels, flows, memory.
-std::string synthetic_trace(size_t target_bytes) {
+// One training step's worth of events, repeated until about target_bytes of JSON: operators,
+// launches, kernels, flows, memory. Written a step at a time through `write`, so a trace of any
+// size is generated in a few KB.
+template <typename Write>
+void synthetic_trace(uint64_t target_bytes, Write&& write) {
     std::string out = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Tesla V100-SXM2-32GB", )"
                       R"("totalGlobalMem": 34089730048, "computeMajor": 7, "computeMinor": 0, "numSms": 80}], "traceEvents": [)";
-    out.reserve(target_bytes + 4096);
+    uint64_t written = 0;
     long long ts = 1700000000000000;
     long long correlation = 1;
     char line[1024];
@@ -31,7 +36,7 @@ std::string synthetic_trace(size_t target_bytes) {
         first = false;
         out.append(line, static_cast<size_t>(n));
     };
-    while (out.size() < target_bytes) {
+    while (written + out.size() < target_bytes) {
         add(std::snprintf(line, sizeof line,
                           R"({"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 4242, "tid": 4242, "ts": %lld.125, "dur": 40.5, )"
                           R"("args": {"External id": %lld, "Sequence number": 17, "Fwd thread id": 0, "Ev Idx": %lld}})",
@@ -58,9 +63,31 @@ std::string synthetic_trace(size_t target_bytes) {
                           ts + 2, 140000000000000LL + (correlation % 64) * 4096, (correlation / 64) % 2 == 0 ? 4096 : -4096));
         ts += 150;
         ++correlation;
+        if (out.size() > (1u << 16)) {
+            write(out);
+            written += out.size();
+            out.clear();
+        }
     }
     out += "]}\n";
-    return out;
+    write(out);
+}
+
+// Writes the synthetic trace to `path` (gzip when it ends in .gz).
+void write_synthetic_trace(const std::string& path, uint64_t target_bytes) {
+    if (path.ends_with(".gz")) {
+        gzFile g = gzopen(path.c_str(), "wb6");
+        if (!g) throw std::runtime_error("cannot write " + path);
+        synthetic_trace(target_bytes, [&](const std::string& text) {
+            gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
+        });
+        if (gzclose(g) != Z_OK) throw std::runtime_error("cannot write " + path);
+        return;
+    }
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    synthetic_trace(target_bytes, [&](const std::string& text) { std::fwrite(text.data(), 1, text.size(), f); });
+    if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
 }
 
 void measure(const std::string& path) {
@@ -87,9 +114,11 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: tbdprof_interop_bench [KINETO_TRACE.json[.gz]...]\n"
+    "       tbdprof_interop_bench --generate FILE[.gz] MEGABYTES\n"
     "Import throughput of the Kineto importer: imports each file 3 times (into FILE.bench.sqlite, removed\n"
     "after) and prints MB/s. Without files: a synthetic 200 MB trace, plain and gzipped, in a temporary\n"
-    "directory.\n";
+    "directory. --generate writes that synthetic trace, of about MEGABYTES of JSON, to FILE (gzip when it\n"
+    "ends in .gz), in a few KB of memory, and measures nothing.\n";
 
 }  // namespace
 
@@ -101,6 +130,22 @@ int main(int argc, char** argv) {
             return 0;
         }
     }
+    if (!inputs.empty() && inputs[0] == "--generate") {
+        char* end = nullptr;
+        const unsigned long long megabytes = inputs.size() == 3 ? std::strtoull(inputs[2].c_str(), &end, 10) : 0;
+        if (megabytes == 0 || *end != '\0') {
+            std::fprintf(stderr, "tbdprof_interop_bench: --generate takes FILE and a number of megabytes\n%s", kUsage);
+            return 2;
+        }
+        try {
+            write_synthetic_trace(inputs[1], megabytes * 1000000ull);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "tbdprof_interop_bench: %s\n", e.what());
+            std::filesystem::remove(inputs[1]);
+            return 1;
+        }
+        return 0;
+    }
     for (const std::string& input : inputs) {
         if (!input.empty() && input[0] == '-') {
             std::fprintf(stderr, "tbdprof_interop_bench: unknown option %s\n%s", input.c_str(), kUsage);
@@ -111,16 +156,10 @@ int main(int argc, char** argv) {
     if (inputs.empty()) {
         temp = std::filesystem::temp_directory_path() / ("tbdprof-interop-bench-" + std::to_string(::getpid()));
         std::filesystem::create_directories(temp);
-        const std::string json = synthetic_trace(200u << 20);
         const std::string plain = (temp / "synthetic.pt.trace.json").string();
         const std::string gz = plain + ".gz";
-        if (FILE* f = std::fopen(plain.c_str(), "wb")) {
-            std::fwrite(json.data(), 1, json.size(), f);
-            std::fclose(f);
-        }
-        gzFile g = gzopen(gz.c_str(), "wb6");
-        gzwrite(g, json.data(), static_cast<unsigned>(json.size()));
-        gzclose(g);
+        write_synthetic_trace(plain, 200u << 20);
+        write_synthetic_trace(gz, 200u << 20);
         inputs = {plain, gz};
     }
     try {
