@@ -37,6 +37,14 @@ void synthetic_trace(uint64_t target_bytes, Write&& write) {
         out.append(line, static_cast<size_t>(n));
     };
     while (written + out.size() < target_bytes) {
+        // A training step every 1000 operators, as torch.profiler marks them (the analyzer and the
+        // tagger take iterations from these ranges).
+        if (correlation % 1000 == 1) {
+            add(std::snprintf(line, sizeof line,
+                              R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%lld", "pid": 4242, "tid": 4242, )"
+                              R"("ts": %lld, "dur": %lld})",
+                              correlation / 1000, ts - 1, 1000LL * 150 - 2));
+        }
         add(std::snprintf(line, sizeof line,
                           R"({"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 4242, "tid": 4242, "ts": %lld.125, "dur": 40.5, )"
                           R"("args": {"External id": %lld, "Sequence number": 17, "Fwd thread id": 0, "Ev Idx": %lld}})",
