@@ -14,12 +14,12 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <ctime>
-#include <functional>
-#include <cstdlib>
-#include <stdexcept>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,10 +46,11 @@ void synthetic_trace(uint64_t target_bytes, Write&& write) {
         // A training step every 1000 operators, as torch.profiler marks them (the analyzer and the
         // tagger take iterations from these ranges).
         if (correlation % 1000 == 1) {
-            add(std::snprintf(line, sizeof line,
-                              R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%lld", "pid": 4242, "tid": 4242, )"
-                              R"("ts": %lld, "dur": %lld})",
-                              correlation / 1000, ts - 1, 1000LL * 150 - 2));
+            add(std::snprintf(
+                line, sizeof line,
+                R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%lld", "pid": 4242, "tid": 4242, )"
+                R"("ts": %lld, "dur": %lld})",
+                correlation / 1000, ts - 1, 1000LL * 150 - 2));
         }
         add(std::snprintf(line, sizeof line,
                           R"({"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 4242, "tid": 4242, "ts": %lld.125, "dur": 40.5, )"
@@ -98,9 +99,8 @@ void write_synthetic_trace(const std::string& path, uint64_t target_bytes) {
     if (path.ends_with(".gz")) {
         gzFile g = gzopen(path.c_str(), "wb6");
         if (!g) throw std::runtime_error("cannot write " + path);
-        synthetic_trace(target_bytes, [&](const std::string& text) {
-            gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
-        });
+        synthetic_trace(target_bytes,
+                        [&](const std::string& text) { gzwrite(g, text.data(), static_cast<unsigned>(text.size())); });
         if (gzclose(g) != Z_OK) throw std::runtime_error("cannot write " + path);
         return;
     }
@@ -246,7 +246,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (!inputs.empty() && inputs[0] == "--simdjson-rate") {
-        const auto temp = std::filesystem::temp_directory_path() / ("tbdprof-simdjson-rate-" + std::to_string(::getpid()));
+        const auto temp =
+            std::filesystem::temp_directory_path() / ("tbdprof-simdjson-rate-" + std::to_string(::getpid()));
         std::filesystem::create_directories(temp);
         int status = 0;
         try {

@@ -169,7 +169,8 @@ int64_t EventSink::name_id(std::string_view name) {
 
 void EventSink::count_flow(std::string_view cat) {
     if (last_flow_count_ == nullptr || cat != last_flow_cat_ || cat.size() > kMaxImportedTextBytes) {
-        last_flow_count_ = &out_.skipped["flow events (" + (cat.empty() ? std::string("no cat") : imported_text(cat, out_)) + ")"];
+        last_flow_count_ =
+            &out_.skipped["flow events (" + (cat.empty() ? std::string("no cat") : imported_text(cat, out_)) + ")"];
         last_flow_cat_ = std::string(cat);
     }
     ++*last_flow_count_;

@@ -238,7 +238,8 @@ simdjson::ondemand::document ChromeTraceParser::iterate_as_array(std::string_vie
     // '[' values ']' and simdjson's padding: one small document per batch, so a value whose
     // parsing fails is reported as invalid JSON like a malformed whole file was.
     const size_t length = values.size() + 2;
-    if (batch_.size() < length + simdjson::SIMDJSON_PADDING) batch_.resize(length + simdjson::SIMDJSON_PADDING + length / 4);
+    if (batch_.size() < length + simdjson::SIMDJSON_PADDING)
+        batch_.resize(length + simdjson::SIMDJSON_PADDING + length / 4);
     batch_[0] = '[';
     std::memcpy(batch_.data() + 1, values.data(), values.size());
     batch_[length - 1] = ']';

@@ -57,7 +57,7 @@ void wait_for_writer(const Input& in) {
                          in.path.c_str(), limit_s);
         if (waited_s >= limit_s)
             throw InputError(in.path + ": nothing was written to this FIFO within " + std::to_string(limit_s) +
-                               " s (start the program that writes it first, or pipe it: ... | tbdprof import -)");
+                             " s (start the program that writes it first, or pipe it: ... | tbdprof import -)");
     }
     ::fcntl(in.fd, F_SETFL, ::fcntl(in.fd, F_GETFL) & ~O_NONBLOCK);
 }
@@ -246,6 +246,8 @@ size_t JsonInput::read(char* into, size_t n) {
     return state_->gunzip ? state_->read_gzip(into, n) : state_->read_plain(into, n);
 }
 
-const std::string& JsonInput::path() const { return state_->in.path; }
+const std::string& JsonInput::path() const {
+    return state_->in.path;
+}
 
 }  // namespace tbdprof::interop

@@ -23,7 +23,9 @@ constexpr std::array<bool, 256> kStructural = byte_table("\"{}[]");
 // Bytes that end a scalar's text (numbers, true, false, null).
 constexpr std::array<bool, 256> kScalarEnd = byte_table(" \t\n\r,:]}\"{[");
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 }  // namespace
 
@@ -57,8 +59,9 @@ bool JsonWindow::fill() {
 void JsonWindow::need(uint64_t offset) {
     while (offset >= end()) {
         if (skipping_) keep_ = std::min(offset, end());
-        if (!fill()) throw InteropError("invalid JSON: the document ends early (inside a value, at byte " +
-                                        std::to_string(end()) + ")");
+        if (!fill())
+            throw InteropError("invalid JSON: the document ends early (inside a value, at byte " +
+                               std::to_string(end()) + ")");
     }
 }
 
