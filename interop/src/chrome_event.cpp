@@ -75,8 +75,7 @@ void EventSink::add(const ChromeEvent& event) {
         case 't':
         case 'f':
             // ac2g (launch -> GPU) flows are implied by correlation ids; fwdbwd ones are not kept.
-            ++out_.skipped["flow events (" +
-                           (event.cat.empty() ? std::string("no cat") : imported_text(event.cat, out_)) + ")"];
+            count_flow(event.cat);
             return;
         case 'C': ++out_.skipped["counter events"]; return;
         default: ++out_.unknown["ph=" + imported_text(event.ph, out_)]; return;
@@ -146,7 +145,7 @@ void EventSink::add_gpu_op(const ChromeEvent& event, GpuOpKind kind) {
         ++out_.warnings["GPU events without a stream (stream 0 assumed)"];
     }
     op.correlation = event.args.correlation;
-    op.name = out_.strings.intern(imported_text(event.name, out_));
+    op.name = name_id(event.name);
     if (kind != GpuOpKind::kernel) {
         if (!event.args.bytes) ++out_.warnings["copies and sets without bytes (0 assumed)"];
         op.bytes = event.args.bytes.value_or(0);
@@ -157,6 +156,24 @@ void EventSink::add_gpu_op(const ChromeEvent& event, GpuOpKind kind) {
     }
     op.shared_bytes = event.args.shared_bytes;
     out_.gpu_ops.push_back(op);
+}
+
+int64_t EventSink::name_id(std::string_view name) {
+    // Texts that get cut are counted each time they occur, as before: not cached.
+    if (name.size() > kMaxImportedTextBytes) return out_.strings.intern(imported_text(name, out_));
+    if (auto it = name_ids_.find(name); it != name_ids_.end()) return it->second;
+    const int64_t id = out_.strings.intern(name);
+    name_ids_.emplace(std::string(name), id);
+    return id;
+}
+
+void EventSink::count_flow(std::string_view cat) {
+    if (last_flow_count_ == nullptr || cat != last_flow_cat_ || cat.size() > kMaxImportedTextBytes) {
+        last_flow_count_ =
+            &out_.skipped["flow events (" + (cat.empty() ? std::string("no cat") : imported_text(cat, out_)) + ")"];
+        last_flow_cat_ = std::string(cat);
+    }
+    ++*last_flow_count_;
 }
 
 HostThread EventSink::host_thread(const ChromeEvent& event) {
@@ -196,7 +213,7 @@ void EventSink::add_range(const ChromeEvent& event, RangeDomain domain) {
     }
     range.on_gpu = domain == RangeDomain::gpu_user_annotation;
     if (!range.on_gpu) range.thread = host_thread(event);
-    range.name = out_.strings.intern(imported_text(event.name, out_));
+    range.name = name_id(event.name);
     range.correlation = event.args.correlation;
     out_.ranges.push_back(range);
 }

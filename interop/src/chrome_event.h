@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 
 namespace tbdprof::interop {
 
@@ -51,6 +53,8 @@ private:
     void add_memory(const ChromeEvent& event);
     void add_metadata(const ChromeEvent& event);
     HostThread host_thread(const ChromeEvent& event);
+    int64_t name_id(std::string_view name);
+    void count_flow(std::string_view cat);
 
     ForeignTrace& out_;
     bool saw_2021_categories_ = false;
@@ -58,6 +62,16 @@ private:
     // Non-numeric tids ("PyTorch Profiler") get stable negative numbers.
     std::map<std::string, int64_t, std::less<>> text_tids_;
     std::set<int64_t> gpu_pids_;  // pids Kineto labels "GPU n"
+    // Names seen -> ForeignTrace::strings ids, looked up without making a string per event (the
+    // same few hundred names repeat across hundreds of thousands of events).
+    struct TextHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+    };
+    std::unordered_map<std::string, int64_t, TextHash, std::equal_to<>> name_ids_;
+    // The flow category seen last and its count in ForeignTrace::skipped (a std::map: stable).
+    std::string last_flow_cat_;
+    uint64_t* last_flow_count_ = nullptr;
 };
 
 }  // namespace tbdprof::interop

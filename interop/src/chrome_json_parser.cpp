@@ -5,6 +5,7 @@
 #include "time_text.h"
 
 #include <charconv>
+#include <cstring>
 #include <string>
 
 namespace tbdprof::interop {
@@ -226,13 +227,29 @@ void read_distributed_info(value v, ForeignTrace& out) {
     }
 }
 
-class EventArrayReader {
-public:
-    EventArrayReader(const simdjson::padded_string& json, ForeignTrace& out, const ParseProgress& progress)
-        : json_(json), out_(out), progress_(progress), sink_(out) {}
+}  // namespace
 
-    void read(simdjson::ondemand::array events) {
-        for (auto element : events) {
+ChromeTraceParser::ChromeTraceParser(ForeignTrace& out, const ParseProgress& progress)
+    : out_(out), progress_(progress), sink_(std::make_unique<EventSink>(out)) {}
+
+ChromeTraceParser::~ChromeTraceParser() = default;
+
+simdjson::ondemand::document ChromeTraceParser::iterate_as_array(std::string_view values) {
+    // '[' values ']' and simdjson's padding: one small document per batch, so a value whose
+    // parsing fails is reported as invalid JSON like a malformed whole file was.
+    const size_t length = values.size() + 2;
+    if (batch_.size() < length + simdjson::SIMDJSON_PADDING)
+        batch_.resize(length + simdjson::SIMDJSON_PADDING + length / 4);
+    batch_[0] = '[';
+    std::memcpy(batch_.data() + 1, values.data(), values.size());
+    batch_[length - 1] = ']';
+    return parser_.iterate(batch_.data(), length, batch_.size());
+}
+
+void ChromeTraceParser::add_events(std::string_view events, uint64_t json_bytes_so_far) {
+    try {
+        simdjson::ondemand::document doc = iterate_as_array(events);
+        for (auto element : doc.get_array()) {
             value v;
             if (element.get(v)) throw simdjson::simdjson_error(element.error());
             ChromeEvent event;
@@ -241,66 +258,49 @@ public:
             if (!event.valid) {
                 ++out_.warnings["trace events that are not objects (skipped)"];
             } else {
-                sink_.add(event);
+                sink_->add(event);
             }
-            if (progress_ && (out_.events & 0xffff) == 0) progress_(out_.events, json_.size());
+            if (progress_ && (out_.events & 0xffff) == 0) progress_(out_.events, json_bytes_so_far);
         }
-    }
-
-    void finish() { sink_.finish(); }
-
-private:
-    const simdjson::padded_string& json_;
-    ForeignTrace& out_;
-    const ParseProgress& progress_;
-    EventSink sink_;
-};
-
-}  // namespace
-
-void parse_chrome_trace(const simdjson::padded_string& json, ForeignTrace& out, const ParseProgress& progress) {
-    simdjson::ondemand::parser parser;
-    out.json_bytes = json.size();
-    try {
-        simdjson::ondemand::document doc = parser.iterate(json);
-        EventArrayReader reader(json, out, progress);
-        json_type type = doc.type();
-        bool found_events = false;
-        if (type == json_type::array) {
-            // The Chrome "JSON Array Format": the events alone.
-            reader.read(doc.get_array());
-            found_events = true;
-        } else if (type == json_type::object) {
-            for (auto field : doc.get_object()) {
-                std::string key(std::string_view(field.unescaped_key()));
-                value item = field.value();
-                if (key == "traceEvents") {
-                    simdjson::ondemand::array events;
-                    if (item.get_array().get(events)) throw InteropError("\"traceEvents\" is not an array");
-                    reader.read(events);
-                    found_events = true;
-                } else if (key == "deviceProperties") {
-                    read_device_properties(item, out);
-                } else if (key == "distributedInfo") {
-                    read_distributed_info(item, out);
-                } else if (key == "host_name" || key == "hostname") {
-                    if (auto text = scalar_text(item)) out.host = imported_text(*text, out);
-                } else if (auto text = scalar_text(item)) {
-                    out.notes.emplace_back("kineto." + imported_text(key, out), imported_text(*text, out));
-                }
-            }
-        } else {
-            throw InteropError("the JSON document is a " +
-                               std::string(type == json_type::string ? "string" : "scalar") +
-                               ", not a trace (expected an object with \"traceEvents\" or an array of events)");
-        }
-        // On-Demand validates lazily: make sure nothing follows the document.
-        if (!doc.current_location().error()) throw InteropError("unexpected text after the end of the JSON document");
-        if (!found_events) throw InteropError("the JSON is not a trace: it has no \"traceEvents\" array");
-        reader.finish();
     } catch (const simdjson::simdjson_error& error) {
         throw InteropError(std::string("invalid JSON: ") + error.what());
     }
+}
+
+void ChromeTraceParser::add_top_level(const std::string& key, std::string_view text) {
+    try {
+        simdjson::ondemand::document doc = iterate_as_array(text);
+        for (auto element : doc.get_array()) {
+            value item;
+            if (element.get(item)) throw simdjson::simdjson_error(element.error());
+            if (key == "deviceProperties") {
+                read_device_properties(item, out_);
+            } else if (key == "distributedInfo") {
+                read_distributed_info(item, out_);
+            } else if (key == "host_name" || key == "hostname") {
+                if (auto scalar = scalar_text(item)) out_.host = imported_text(*scalar, out_);
+            } else if (auto scalar = scalar_text(item)) {
+                out_.notes.emplace_back("kineto." + imported_text(key, out_), imported_text(*scalar, out_));
+            }
+        }
+    } catch (const simdjson::simdjson_error& error) {
+        throw InteropError(std::string("invalid JSON: ") + error.what());
+    }
+}
+
+std::string ChromeTraceParser::unescape_key(std::string_view quoted) {
+    try {
+        simdjson::ondemand::document doc = iterate_as_array(quoted);
+        for (auto element : doc.get_array()) return std::string(std::string_view(element.get_string()));
+    } catch (const simdjson::simdjson_error& error) {
+        throw InteropError(std::string("invalid JSON: ") + error.what());
+    }
+    return {};
+}
+
+void ChromeTraceParser::finish(uint64_t json_bytes) {
+    out_.json_bytes = json_bytes;
+    sink_->finish();
 }
 
 }  // namespace tbdprof::interop

@@ -4,10 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "chrome_json_parser.h"
+#include "chrome_stream.h"
 #include "import_model.h"
 #include "input_file.h"
-#include "memory_timeline_parser.h"
 #include "tbdprof/interop/interop_error.h"
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/sqlite_handle.h"
@@ -78,27 +77,25 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     const auto stage = [&options](std::string_view what, double fraction = -1.0) {
         if (options.progress) options.progress(what, fraction);
     };
+    // Reading and parsing go together (the text is parsed as it is read): one stage, the input read
+    // so far as its fraction and the events parsed so far in its words.
+    uint64_t events_parsed = 0;
     ReadProgress read_progress;
     ParseProgress parse_progress;
     if (options.progress) {
-        read_progress = [&stage](uint64_t done, uint64_t total) {
-            stage(fmt::format("reading {:.1f} MB", static_cast<double>(total) / 1e6),
+        read_progress = [&stage, &events_parsed](uint64_t done, uint64_t total) {
+            stage(fmt::format("reading {:.1f} MB: {} events", static_cast<double>(total) / 1e6, events_parsed),
                   total ? static_cast<double>(done) / static_cast<double>(total) : -1.0);
         };
-        parse_progress = [&stage](uint64_t events, uint64_t json_bytes) {
-            stage(fmt::format("parsing {:.1f} MB of JSON: {} events", static_cast<double>(json_bytes) / 1e6, events));
-        };
+        parse_progress = [&events_parsed](uint64_t events, uint64_t) { events_parsed = events; };
     }
     ForeignTrace trace;
     {
-        simdjson::padded_string json =
-            read_json_input(input, read_progress, {.max_json_bytes = options.max_json_bytes});
+        JsonInput json(input, read_progress, {.max_json_bytes = options.max_json_bytes});
         try {
-            if (looks_like_memory_timeline(json)) {
-                parse_memory_timeline(json, trace);
-            } else {
-                parse_chrome_trace(json, trace, parse_progress);
-            }
+            parse_trace_stream(json, trace, parse_progress);
+        } catch (const InputError&) {
+            throw;  // names the input already
         } catch (const InteropError& e) {
             throw InteropError(input + ": " + e.what());
         }

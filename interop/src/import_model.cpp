@@ -53,13 +53,24 @@ public:
         index_host_side();
         add_processes_and_threads();
         add_devices();
+        // Each part of the foreign trace is let go once its rows are made: peak memory is the
+        // larger of the two forms of one kind of event, not both forms of all of them.
+        s_.memory_events = t_.memory.size();
+        release(t_.memory);
         add_gpu_ops();
+        release(t_.gpu_ops);
         add_host_ranges();
+        release(t_.ranges);
         add_allocations(memory);
         add_run(source_path, memory);
     }
 
 private:
+    template <typename T>
+    static void release(std::vector<T>& rows) {
+        std::vector<T>().swap(rows);
+    }
+
     int64_t rel(int64_t ns) const { return ns - t0_; }
 
     void find_window() {
@@ -217,6 +228,11 @@ private:
     void add_gpu_ops() {
         std::stable_sort(t_.gpu_ops.begin(), t_.gpu_ops.end(),
                          [](const GpuOp& a, const GpuOp& b) { return a.start_ns < b.start_ns; });
+        size_t count[3] = {0, 0, 0};
+        for (const GpuOp& op : t_.gpu_ops) ++count[static_cast<size_t>(op.kind)];
+        m_.kernels.reserve(count[static_cast<size_t>(GpuOpKind::kernel)]);
+        m_.copies.reserve(count[static_cast<size_t>(GpuOpKind::copy)]);
+        m_.sets.reserve(count[static_cast<size_t>(GpuOpKind::set)]);
         for (const GpuOp& op : t_.gpu_ops) {
             const Range* launch = launch_of(op);
             const int64_t pid = launch ? launch->thread.pid : main_pid_;
@@ -263,7 +279,8 @@ private:
     void add_host_ranges() {
         std::stable_sort(t_.ranges.begin(), t_.ranges.end(),
                          [](const Range& a, const Range& b) { return a.begin_ns < b.begin_ns; });
-        launches_.clear();  // indexes are stale after sorting
+        launches_ = {};  // indexes are stale after sorting
+        m_.ranges.reserve(t_.ranges.size());
         for (const Range& r : t_.ranges) {
             const std::string& name = t_.strings.text(r.name);
             const int64_t process = process_ids_.at(r.on_gpu ? main_pid_ : r.thread.pid);
@@ -304,6 +321,7 @@ private:
     }
 
     void add_allocations(const MatchResult& memory) {
+        m_.allocations.reserve(memory.allocations.size());
         for (const MatchedAllocation& a : memory.allocations) {
             const int64_t id = static_cast<int64_t>(m_.allocations.size()) + 1;
             std::optional<int64_t> free_ns, free_thread;
@@ -320,7 +338,6 @@ private:
             if (a.free_ns) ++s_.freed_allocations;
         }
         s_.allocations = memory.allocations.size();
-        s_.memory_events = t_.memory.size();
         s_.gpu_memory_events = memory.gpu_events;
         s_.memory_addresses = memory.by_address;
         for (const auto& [what, count] : memory.warnings) t_.warnings[what] += count;

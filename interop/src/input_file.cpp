@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tbdprof::interop {
@@ -50,13 +51,13 @@ void wait_for_writer(const Input& in) {
         const int ready = ::poll(&waiting, 1, 1000);
         if (ready > 0) break;
         if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0) throw InteropError(in.path + ": cannot wait for data: " + std::strerror(errno));
+        if (ready < 0) throw InputError(in.path + ": cannot wait for data: " + std::strerror(errno));
         if (++waited_s == 1 && ::isatty(STDERR_FILENO))
             std::fprintf(stderr, "tbdprof import: waiting for a program to write to the FIFO %s (at most %ld s)\n",
                          in.path.c_str(), limit_s);
         if (waited_s >= limit_s)
-            throw InteropError(in.path + ": nothing was written to this FIFO within " + std::to_string(limit_s) +
-                               " s (start the program that writes it first, or pipe it: ... | tbdprof import -)");
+            throw InputError(in.path + ": nothing was written to this FIFO within " + std::to_string(limit_s) +
+                             " s (start the program that writes it first, or pipe it: ... | tbdprof import -)");
     }
     ::fcntl(in.fd, F_SETFL, ::fcntl(in.fd, F_GETFL) & ~O_NONBLOCK);
 }
@@ -69,14 +70,14 @@ void open_input(const std::string& path, Input& in) {
     } else {
         // O_NONBLOCK: opening a FIFO without a writer would block here (cleared below).
         in.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (in.fd < 0) throw InteropError(path + ": cannot open: " + std::strerror(errno));
+        if (in.fd < 0) throw InputError(path + ": cannot open: " + std::strerror(errno));
     }
     struct stat st {};
-    if (::fstat(in.fd, &st) != 0) throw InteropError(path + ": cannot read: " + std::strerror(errno));
-    if (S_ISDIR(st.st_mode)) throw InteropError(path + ": is a directory, not a trace file");
+    if (::fstat(in.fd, &st) != 0) throw InputError(path + ": cannot read: " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, not a trace file");
     in.regular = S_ISREG(st.st_mode);
     in.size = in.regular ? static_cast<uint64_t>(st.st_size) : 0;
-    if (in.regular && in.size == 0) throw InteropError(path + ": empty file");
+    if (in.regular && in.size == 0) throw InputError(path + ": empty file");
     struct stat named {};
     if (path != "-" && ::lstat(path.c_str(), &named) == 0 && S_ISFIFO(named.st_mode)) {
         wait_for_writer(in);
@@ -90,138 +91,163 @@ size_t read_some(const Input& in, void* into, size_t n) {
     for (;;) {
         const ssize_t got = ::read(in.fd, into, n);
         if (got >= 0) return static_cast<size_t>(got);
-        if (errno != EINTR) throw InteropError(in.path + ": read error: " + std::strerror(errno));
+        if (errno != EINTR) throw InputError(in.path + ": read error: " + std::strerror(errno));
     }
 }
 
-uint64_t json_cap(const InputLimits& limits) {
-    return limits.max_json_bytes ? std::min(limits.max_json_bytes, kMaxJsonBytes) : kMaxJsonBytes;
+[[noreturn]] void over_cap(const std::string& path, uint64_t cap) {
+    throw InputError(path + ": holds more than " + megabytes(cap) + " of JSON (the --max-json-size given)");
 }
 
-[[noreturn]] void over_cap(const std::string& path, uint64_t cap, const InputLimits& limits) {
-    if (limits.max_json_bytes)
-        throw InteropError(path + ": holds more than " + megabytes(cap) + " of JSON (the --max-json-size given)");
-    throw InteropError(path + ": holds more than " + megabytes(cap) +
-                       " of JSON, more than tbdprof import reads (its JSON parser takes at most 4 GiB - 1)");
-}
-
-// Decompresses gzip (or zlib) as it arrives, under the caps of InputLimits.
+// Decompresses gzip (or zlib) as the caller asks for text, under the caps of InputLimits.
 class Gunzip {
 public:
-    Gunzip(const Input& in, const InputLimits& limits) : in_(in), limits_(limits), cap_(json_cap(limits)) {
+    Gunzip(const Input& in, const InputLimits& limits) : in_(in), limits_(limits) {
         // 15 + 32: zlib or gzip header, detected automatically.
-        if (inflateInit2(&stream_, 15 + 32) != Z_OK) throw InteropError(in.path + ": cannot start gzip decompression");
-        out_.reserve(static_cast<size_t>(std::min<uint64_t>(in.size * 8, std::min<uint64_t>(cap_, 1ull << 30))));
+        if (inflateInit2(&stream_, 15 + 32) != Z_OK) throw InputError(in.path + ": cannot start gzip decompression");
     }
     Gunzip(const Gunzip&) = delete;
     Gunzip& operator=(const Gunzip&) = delete;
     ~Gunzip() { inflateEnd(&stream_); }
 
+    bool wants_input() const { return stream_.avail_in == 0; }
     void feed(const unsigned char* data, size_t n) {
         compressed_ += n;
         stream_.next_in = const_cast<unsigned char*>(data);
         stream_.avail_in = static_cast<uInt>(n);
-        while (stream_.avail_in > 0) {
-            if (at_member_end_) {
-                // Concatenated gzip members (allowed by RFC 1952): keep going with the next one.
-                inflateReset(&stream_);
-                at_member_end_ = false;
-            }
-            if (out_.capacity() - out_.size() < kChunk) out_.reserve(out_.capacity() * 2 + kChunk);
-            const size_t before = out_.size();
-            out_.resize(before + kChunk);
-            stream_.next_out = reinterpret_cast<unsigned char*>(out_.data() + before);
-            stream_.avail_out = static_cast<uInt>(kChunk);
-            const int rc = inflate(&stream_, Z_NO_FLUSH);
-            out_.resize(before + (kChunk - stream_.avail_out));
-            if (rc == Z_STREAM_END) {
-                at_member_end_ = true;
-            } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-                throw InteropError(in_.path + ": corrupt gzip data (" + (stream_.msg ? stream_.msg : "inflate failed") +
-                                   ") after " + std::to_string(out_.size()) + " decompressed bytes");
-            }
-            check_caps();
-        }
     }
 
-    std::vector<char> finish() {
-        if (!at_member_end_) {
-            throw InteropError(in_.path + ": truncated gzip file (the compressed stream ends early, after " +
-                               std::to_string(out_.size()) + " decompressed bytes)");
+    // Up to `n` decompressed bytes from what was fed (0: feed more).
+    size_t inflate_into(char* into, size_t n) {
+        if (at_member_end_) {
+            // Concatenated gzip members (allowed by RFC 1952): keep going with the next one.
+            inflateReset(&stream_);
+            at_member_end_ = false;
         }
-        if (out_.empty()) throw InteropError(in_.path + ": the gzip stream holds no data");
-        return std::move(out_);
+        stream_.next_out = reinterpret_cast<unsigned char*>(into);
+        stream_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
+        const uInt asked = stream_.avail_out;
+        const int rc = inflate(&stream_, Z_NO_FLUSH);
+        const size_t produced = asked - stream_.avail_out;
+        json_bytes_ += produced;
+        if (rc == Z_STREAM_END) {
+            at_member_end_ = true;
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            throw InputError(in_.path + ": corrupt gzip data (" + (stream_.msg ? stream_.msg : "inflate failed") +
+                             ") after " + std::to_string(json_bytes_) + " decompressed bytes");
+        }
+        check_caps();
+        return produced;
+    }
+
+    // At the end of the compressed input: the last member must be complete.
+    void finish() const {
+        if (!at_member_end_) {
+            throw InputError(in_.path + ": truncated gzip file (the compressed stream ends early, after " +
+                             std::to_string(json_bytes_) + " decompressed bytes)");
+        }
+        if (json_bytes_ == 0) throw InputError(in_.path + ": the gzip stream holds no data");
     }
 
 private:
     void check_caps() const {
-        if (out_.size() > cap_) over_cap(in_.path, cap_, limits_);
-        if (limits_.max_json_bytes == 0 && out_.size() > kMaxGzipRatio * compressed_ + kGzipAllowanceBytes) {
-            throw InteropError(in_.path + ": its gzip stream expands more than " + std::to_string(kMaxGzipRatio) +
-                               " times (over " + megabytes(out_.size()) + " from " + megabytes(compressed_) +
-                               "), far beyond what a trace compresses to: not imported (a decompression bomb?); "
-                               "a real trace this compressible is read with --max-json-size SIZE");
+        if (limits_.max_json_bytes) {
+            if (json_bytes_ > limits_.max_json_bytes) over_cap(in_.path, limits_.max_json_bytes);
+        } else if (json_bytes_ > kMaxGzipRatio * compressed_ + kGzipAllowanceBytes) {
+            throw InputError(in_.path + ": its gzip stream expands more than " + std::to_string(kMaxGzipRatio) +
+                             " times (over " + megabytes(json_bytes_) + " from " + megabytes(compressed_) +
+                             "), far beyond what a trace compresses to: not imported (a decompression bomb?); "
+                             "a real trace this compressible is read with --max-json-size SIZE");
         }
     }
 
     const Input& in_;
     const InputLimits& limits_;
-    const uint64_t cap_;
     z_stream stream_{};
-    std::vector<char> out_;
     uint64_t compressed_ = 0;
+    uint64_t json_bytes_ = 0;
     bool at_member_end_ = false;
 };
 
-// The rest of a plain regular file after its first `got` bytes, straight into the padded buffer.
-simdjson::padded_string read_regular(const Input& in, const std::vector<unsigned char>& first, size_t got,
-                                     const ReadProgress& progress, const InputLimits& limits) {
-    if (in.size > json_cap(limits)) over_cap(in.path, json_cap(limits), limits);
-    simdjson::padded_string data(static_cast<size_t>(in.size));
-    size_t done = std::min(got, static_cast<size_t>(in.size));
-    std::memcpy(data.data(), first.data(), done);
-    while (done < in.size) {
-        const size_t n = read_some(in, data.data() + done, std::min(kChunk, static_cast<size_t>(in.size) - done));
-        if (n == 0) throw InteropError(in.path + ": read error: the file got shorter while it was read");
-        done += n;
-        if (progress) progress(done, in.size);
-    }
-    return data;
-}
-
 }  // namespace
 
-simdjson::padded_string read_json_input(const std::string& path, const ReadProgress& progress,
-                                        const InputLimits& limits) {
+struct JsonInput::State {
     Input in;
-    open_input(path, in);
-    std::vector<unsigned char> chunk(kChunk);
-    size_t got = read_some(in, chunk.data(), chunk.size());
-    if (got == 0) throw InteropError(path + (in.regular ? ": empty file" : ": empty (nothing came through the pipe)"));
-    uint64_t done = got;
-    if (progress) progress(done, in.size);
-    const bool gzip = got >= 2 && chunk[0] == 0x1f && chunk[1] == 0x8b;
-    if (!gzip && in.regular) return read_regular(in, chunk, got, progress, limits);
-    if (gzip) {
-        Gunzip gunzip(in, limits);
-        done = 0;
-        for (; got > 0; got = read_some(in, chunk.data(), chunk.size())) {
-            gunzip.feed(chunk.data(), got);
-            done += got;
-            if (progress) progress(done, in.size);
+    ReadProgress progress;
+    InputLimits limits;
+    std::vector<unsigned char> chunk = std::vector<unsigned char>(kChunk);
+    size_t first_left = 0;  // plain input: bytes of the first chunk not handed out yet
+    uint64_t raw_done = 0;  // bytes read from the input (compressed ones for gzip)
+    uint64_t json_done = 0;
+    bool input_end = false;
+    std::unique_ptr<Gunzip> gunzip;
+
+    size_t read_raw(void* into, size_t n) {
+        const size_t got = read_some(in, into, n);
+        raw_done += got;
+        if (progress && got > 0) progress(raw_done, in.size);
+        if (got == 0) {
+            input_end = true;
+            if (in.regular && raw_done < in.size)
+                throw InputError(in.path + ": read error: the file got shorter while it was read");
         }
-        const std::vector<char> data = gunzip.finish();
-        return simdjson::padded_string(data.data(), data.size());
+        return got;
     }
-    // Plain JSON from a pipe: gathered, under the same cap, then copied into the padded buffer.
-    std::vector<char> data;
-    const uint64_t cap = json_cap(limits);
-    for (; got > 0; got = read_some(in, chunk.data(), chunk.size())) {
-        if (data.size() + got > cap) over_cap(path, cap, limits);
-        data.insert(data.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(got));
-        if (progress) progress(data.size(), 0);
+
+    size_t read_plain(char* into, size_t n) {
+        size_t got = 0;
+        if (first_left > 0) {
+            got = std::min(n, first_left);
+            std::memcpy(into, chunk.data() + (raw_done - first_left), got);
+            first_left -= got;
+        } else if (!input_end) {
+            got = read_raw(into, n);
+        }
+        json_done += got;
+        if (limits.max_json_bytes && json_done > limits.max_json_bytes) over_cap(in.path, limits.max_json_bytes);
+        return got;
     }
-    return simdjson::padded_string(data.data(), data.size());
+
+    size_t read_gzip(char* into, size_t n) {
+        for (;;) {
+            if (gunzip->wants_input()) {
+                if (input_end) {
+                    gunzip->finish();
+                    return 0;
+                }
+                const size_t got = read_raw(chunk.data(), chunk.size());
+                if (got > 0) gunzip->feed(chunk.data(), got);
+                continue;
+            }
+            if (const size_t produced = gunzip->inflate_into(into, n)) return produced;
+        }
+    }
+};
+
+JsonInput::JsonInput(const std::string& path, ReadProgress progress, InputLimits limits)
+    : state_(std::make_unique<State>()) {
+    State& s = *state_;
+    s.progress = std::move(progress);
+    s.limits = limits;
+    open_input(path, s.in);
+    const size_t got = s.read_raw(s.chunk.data(), s.chunk.size());
+    if (got == 0) throw InputError(path + (s.in.regular ? ": empty file" : ": empty (nothing came through the pipe)"));
+    if (got >= 2 && s.chunk[0] == 0x1f && s.chunk[1] == 0x8b) {
+        s.gunzip = std::make_unique<Gunzip>(s.in, s.limits);
+        s.gunzip->feed(s.chunk.data(), got);
+    } else {
+        s.first_left = got;
+    }
+}
+
+JsonInput::~JsonInput() = default;
+
+size_t JsonInput::read(char* into, size_t n) {
+    return state_->gunzip ? state_->read_gzip(into, n) : state_->read_plain(into, n);
+}
+
+const std::string& JsonInput::path() const {
+    return state_->in.path;
 }
 
 }  // namespace tbdprof::interop
