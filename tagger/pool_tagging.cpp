@@ -86,6 +86,90 @@ bool merge_optimizer_chains(const TraceModel& v, const TagResult& r, const std::
     return merged;
 }
 
+// Per allocation of a derived model: the first and last work item that touches it, the kernels that
+// touch it, and whether a product call (a library call with two inputs: a GEMM) reads it as an input.
+struct UsesOf {
+    std::vector<uint32_t> first, last;
+    std::vector<bool> product_read;
+    std::vector<std::vector<uint32_t>> kernels;
+};
+
+UsesOf uses_of(const TraceModel& v) {
+    UsesOf u{std::vector<uint32_t>(v.allocations.size(), UINT32_MAX), std::vector<uint32_t>(v.allocations.size(), 0),
+             std::vector<bool>(v.allocations.size(), false), std::vector<std::vector<uint32_t>>(v.allocations.size())};
+    for (size_t w = 0; w < v.work.size(); ++w) {
+        for (const Touch& t : v.work[w].touches) {
+            if (v.work[w].kind == WorkItem::Kind::Kernel) u.kernels[size_t(t.allocation)].push_back(uint32_t(w));
+            u.first[size_t(t.allocation)] = std::min(u.first[size_t(t.allocation)], uint32_t(w));
+            u.last[size_t(t.allocation)] = std::max(u.last[size_t(t.allocation)], uint32_t(w));
+        }
+        if (v.work[w].library_call == kNone) continue;
+        const LibraryCall& c = v.library_calls[size_t(v.work[w].library_call)];
+        if (c.b == kNone) continue;
+        for (int32_t input : {c.a, c.b})
+            if (input != kNone) u.product_read[size_t(input)] = true;
+    }
+    return u;
+}
+
+// Whether kernel `w`'s touch of allocation `a` converts it for a product: the same kernel is the
+// first to touch another buffer, used within one step, that a product call reads as an input (a
+// parameter cast to the precision a layer computes in: rules' converted-for-products).
+bool converts_for_product(const TraceModel& v, const UsesOf& uses, const std::vector<int>& step, uint32_t w,
+                          int32_t a) {
+    const WorkItem& item = v.work[w];
+    if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone) return false;
+    return std::any_of(item.touches.begin(), item.touches.end(), [&](const Touch& t) {
+        const auto b = size_t(t.allocation);
+        return t.allocation != a && uses.first[b] == w && uses.product_read[b] && step[w] >= 0 &&
+               step[uses.last[b]] == step[w];
+    });
+}
+
+// Whether every kernel that touches piece `a` is the update's or converts it for a product: the
+// piece of one step of a parameter the steps convert (the rules' converted-for-products asks the
+// same of the whole buffer). A forward result that an elementwise kernel makes and a GEMM reads is
+// also "converted" by its first use, but other work writes or reads it besides.
+bool only_converted_or_updated(const TraceModel& v, const UsesOf& uses, const TagResult& r,
+                               const std::vector<int>& step, int32_t a) {
+    const std::vector<uint32_t>& kernels = uses.kernels[size_t(a)];
+    return !kernels.empty() && std::all_of(kernels.begin(), kernels.end(), [&](uint32_t w) {
+        return r.optimizer_work[w] || converts_for_product(v, uses, step, w, a);
+    });
+}
+
+// A parameter that every step first converts for its products (autocast copies an FP32 weight into a
+// BF16 tensor for the GEMMs, through a pointer the trace cannot call read-only) is written first in
+// each step, so the derivation cuts it into one piece per step, each living one step: never a
+// weight (a parameter outlives the steps). Consecutive pieces of one address are one tensor carried
+// over when the update wrote the earlier one last, the later one's first use converts it for a
+// product, and no other tensor used the space in between.
+bool join_converted_parameters(const TraceModel& v, const TagResult& r, const IterationSet& its,
+                               const std::vector<int32_t>& index, SubRangeSet& set) {
+    std::vector<int> step(v.work.size(), -1);
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < v.work.size(); ++w)
+            if (v.work[w].process == its.iterations[i].process) step[w] = static_cast<int>(i);
+    const UsesOf uses = uses_of(v);
+    bool merged = false;
+    size_t head = set.ranges.size();
+    for (size_t i = 0; i < set.ranges.size(); ++i) {
+        const SubRange& range = set.ranges[i];
+        if (range.merged || range.bytes <= 0 || index[i] == kNone) continue;
+        if (head < set.ranges.size() && set.ranges[head].segment == range.segment &&
+            set.ranges[head].offset == range.offset && r.optimizer_work[set.ranges[head].last_work] &&
+            converts_for_product(v, uses, step, range.first_work, index[i]) &&
+            only_converted_or_updated(v, uses, r, step, index[i]) && !space_used_between(set, head, i)) {
+            merge_subranges(set, head, i);
+            merged = true;
+            continue;
+        }
+        head = i;
+    }
+    if (merged) assign_extents(v, set);
+    return merged;
+}
+
 // Whether pointer use `u` is an input operand (A or B) of a product call (a library call with two
 // inputs: a GEMM, a convolution).
 bool product_input(const TraceModel& m, const PointerUse& u) {
@@ -399,6 +483,10 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         r = tag_allocations(v, its);
     }
     if (merge_optimizer_chains(v, r, index, set)) {
+        v = with_subranges(m, set, index);
+        r = tag_allocations(v, its);
+    }
+    if (join_converted_parameters(v, r, its, index, set)) {
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
     }
