@@ -268,6 +268,35 @@ TEST_CASE("a call's workspace ends at its call; a step-local tensor is held unti
     CHECK_EQ(workspaces, 3u);
 }
 
+TEST_CASE("a parameter every step first converts for its GEMMs is one tensor across the steps: a weight") {
+    // An FP32 weight at 0 that each step's first kernel casts into a fresh BF16 copy (through a
+    // writable pointer) which the forward GEMM reads; a bias at 8192 read by forward; backward
+    // writes both gradients; the update rewrites weight and bias from them.
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write, 4096}, {8192, Access::Write, 256}}, 9);  // initialised before the steps
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(131072, 8192);                                // the batch
+        p.kernel({{0, Access::Write}, {65536 + 8192 * uint64_t(s), Access::Write}}, 1);  // the cast
+        p.gemm(65536 + 8192 * uint64_t(s), 131072, 196608, {}, 8192);         // forward
+        p.kernel({{196608, Access::Write}, {8192, Access::Read}}, 2);          // bias add
+        p.gemm(196608, 131072, 262144, {}, 4096);                              // weight gradient
+        p.kernel({{270336, Access::Write}, {196608, Access::Read}}, 3);        // bias gradient
+        size_t last = p.kernel({{0, Access::Write}, {8192, Access::Write}, {262144, Access::Read}, {270336, Access::Read}},
+                               4);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    size_t in_steps = 0;
+    for (const SubRangeTag& t : r.subranges) {
+        if (t.offset != 0 || t.end_ns < its.iterations[1].begin_ns) continue;
+        ++in_steps;
+        CHECK_EQ(t.tag.category, "weights");
+    }
+    CHECK_EQ(in_steps, 1u);  // one tensor through the steps, not one per step
+}
+
 TEST_CASE("bad input: no argument info, one offset only, sizes past the end, stray uses") {
     SUBCASE("a pooled segment no work points into has no sub-ranges, and tagging still works") {
         Pool p(1 << 20);
