@@ -151,9 +151,8 @@ bool holds_workspace(const TraceModel& m, const Instance& instance) {
 // A tensor a copy or set filled whole, and that the same copy refills later (a batch buffer planned
 // once), holds its contents until that refill: pointers into it until then that only read (one
 // image of the batch) are slices of it. One that writes there after the tensor's own last use is a
-// tensor the allocator placed in freed space: a gradient zeroed by a set of the same size at the
-// same address each step held on, so, every activation of the next step's forward and backward
-// placed inside it, as "gradients".
+// tensor the allocator placed in the freed space (a gradient zeroed at the same address by a set of
+// the same size every step, held that long, took in the next step's activations placed inside it).
 bool reads_only(const TraceModel& m, const Instance& instance) {
     return std::all_of(instance.uses.begin(), instance.uses.end(),
                        [&](size_t index) { return m.pointer_uses[index].access == Access::Read; });
