@@ -75,6 +75,16 @@ void operand_sizes(const trace::LibraryCallRow& r, LibraryCall& c) {
     }
 }
 
+// A workspace the call was given zero bytes of holds nothing the call could write: its pointer is
+// no operand (a cuDNN plan that needs no workspace still gets the variant pack's pointer, which a
+// caching allocator may place inside a live tensor; taken as the call's scratch, it made that tensor
+// "library workspace"). Only a size recorded as 0 counts: an unrecorded size says nothing.
+void drop_empty_workspace(const trace::LibraryCallRow& r, LibraryCall& c) {
+    if (!r.workspace_bytes.has_value() || *r.workspace_bytes != 0) return;
+    c.workspace = kNone;
+    c.workspace_address = 0;
+}
+
 // Rows read in id order, put in the order of a time member (ties keep id order).
 template <class T>
 void sort_by(std::vector<T>& rows, int64_t T::*time) {
@@ -265,6 +275,7 @@ void load_library_calls(Loader& l) {
                       .workspace_address = uint64_t(r.workspace.value_or(0)),
                       .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
         operand_sizes(r, c);
+        drop_empty_workspace(r, c);
         c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
         c.collective = collective_of(r.op);
         m.library_calls.push_back(c);

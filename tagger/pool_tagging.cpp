@@ -87,6 +87,90 @@ bool merge_optimizer_chains(const TraceModel& v, const TagResult& r, const std::
     return merged;
 }
 
+// Per allocation of a derived model: the first and last work item that touches it, the kernels that
+// touch it, and whether a product call (a library call with two inputs: a GEMM) reads it as an input.
+struct UsesOf {
+    std::vector<uint32_t> first, last;
+    std::vector<bool> product_read;
+    std::vector<std::vector<uint32_t>> kernels;
+};
+
+UsesOf uses_of(const TraceModel& v) {
+    UsesOf u{std::vector<uint32_t>(v.allocations.size(), UINT32_MAX), std::vector<uint32_t>(v.allocations.size(), 0),
+             std::vector<bool>(v.allocations.size(), false), std::vector<std::vector<uint32_t>>(v.allocations.size())};
+    for (size_t w = 0; w < v.work.size(); ++w) {
+        for (const Touch& t : v.work[w].touches) {
+            if (v.work[w].kind == WorkItem::Kind::Kernel) u.kernels[size_t(t.allocation)].push_back(uint32_t(w));
+            u.first[size_t(t.allocation)] = std::min(u.first[size_t(t.allocation)], uint32_t(w));
+            u.last[size_t(t.allocation)] = std::max(u.last[size_t(t.allocation)], uint32_t(w));
+        }
+        if (v.work[w].library_call == kNone) continue;
+        const LibraryCall& c = v.library_calls[size_t(v.work[w].library_call)];
+        if (c.b == kNone) continue;
+        for (int32_t input : {c.a, c.b})
+            if (input != kNone) u.product_read[size_t(input)] = true;
+    }
+    return u;
+}
+
+// Whether kernel `w`'s touch of allocation `a` converts it for a product: the same kernel is the
+// first to touch another buffer, used within one step, that a product call reads as an input (a
+// parameter cast to the precision a layer computes in: rules' converted-for-products).
+bool converts_for_product(const TraceModel& v, const UsesOf& uses, const std::vector<int>& step, uint32_t w,
+                          int32_t a) {
+    const WorkItem& item = v.work[w];
+    if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone) return false;
+    return std::any_of(item.touches.begin(), item.touches.end(), [&](const Touch& t) {
+        const auto b = size_t(t.allocation);
+        return t.allocation != a && uses.first[b] == w && uses.product_read[b] && step[w] >= 0 &&
+               step[uses.last[b]] == step[w];
+    });
+}
+
+// Whether every kernel that touches piece `a` is the update's or converts it for a product: the
+// piece of one step of a parameter the steps convert (the rules' converted-for-products asks the
+// same of the whole buffer). A forward result that an elementwise kernel makes and a GEMM reads is
+// also "converted" by its first use, but other work writes or reads it besides.
+bool only_converted_or_updated(const TraceModel& v, const UsesOf& uses, const TagResult& r,
+                               const std::vector<int>& step, int32_t a) {
+    const std::vector<uint32_t>& kernels = uses.kernels[size_t(a)];
+    return !kernels.empty() && std::all_of(kernels.begin(), kernels.end(), [&](uint32_t w) {
+        return r.optimizer_work[w] || converts_for_product(v, uses, step, w, a);
+    });
+}
+
+// A parameter that every step first converts for its products (autocast copies an FP32 weight into a
+// BF16 tensor for the GEMMs, through a pointer the trace cannot call read-only) is written first in
+// each step, so the derivation cuts it into one piece per step, each living one step: never a
+// weight (a parameter outlives the steps). Consecutive pieces of one address are one tensor carried
+// over when the update wrote the earlier one last, the later one's first use converts it for a
+// product, and no other tensor used the space in between.
+bool join_converted_parameters(const TraceModel& v, const TagResult& r, const IterationSet& its,
+                               const std::vector<int32_t>& index, SubRangeSet& set) {
+    std::vector<int> step(v.work.size(), -1);
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < v.work.size(); ++w)
+            if (v.work[w].process == its.iterations[i].process) step[w] = static_cast<int>(i);
+    const UsesOf uses = uses_of(v);
+    bool merged = false;
+    size_t head = set.ranges.size();
+    for (size_t i = 0; i < set.ranges.size(); ++i) {
+        const SubRange& range = set.ranges[i];
+        if (range.merged || range.bytes <= 0 || index[i] == kNone) continue;
+        if (head < set.ranges.size() && set.ranges[head].segment == range.segment &&
+            set.ranges[head].offset == range.offset && r.optimizer_work[set.ranges[head].last_work] &&
+            converts_for_product(v, uses, step, range.first_work, index[i]) &&
+            only_converted_or_updated(v, uses, r, step, index[i]) && !space_used_between(set, head, i)) {
+            merge_subranges(set, head, i);
+            merged = true;
+            continue;
+        }
+        head = i;
+    }
+    if (merged) assign_extents(v, set);
+    return merged;
+}
+
 // Whether pointer use `u` is an input operand (A or B) of a product call (a library call with two
 // inputs: a GEMM, a convolution).
 bool product_input(const TraceModel& m, const PointerUse& u) {
@@ -259,12 +343,39 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end,
             std::to_string(end - begin) + " tensors inside (allocation_subranges has the evidence of each)"};
 }
 
+// Whether `u` is the workspace operand of its work's library call (the call itself or a kernel it
+// launched, pointing at the workspace it was given).
+bool call_workspace(const TraceModel& m, const PointerUse& u) {
+    const int32_t call = m.work[u.work].library_call;
+    if (call == kNone) return false;
+    const LibraryCall& c = m.library_calls[size_t(call)];
+    return c.workspace == u.allocation &&
+           c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
+}
+
+// Per sub-range: every use of it is a library call's workspace. A workspace is scratch of its call:
+// nothing is carried out of it, so it is dead once its last call is done.
+std::vector<bool> scratch_of_calls(const TraceModel& m, const SubRangeSet& set) {
+    std::vector<bool> scratch(set.ranges.size(), true), used(set.ranges.size(), false);
+    for (size_t u = 0; u < set.owner.size(); ++u) {
+        const int32_t owner = set.owner[u];
+        if (owner == kNone) continue;
+        used[size_t(owner)] = true;
+        if (!call_workspace(m, m.pointer_uses[u])) scratch[size_t(owner)] = false;
+    }
+    for (size_t i = 0; i < scratch.size(); ++i) scratch[i] = scratch[i] && used[i];
+    return scratch;
+}
+
 // When a tensor's memory is given back is not in the trace: only its last use is. A tensor used
 // within one step is held at most until its space is used again or the step ends (frameworks
 // release step-local tensors by then, and the samples at the end of each micro-batch's scope);
 // taking that as its end brings the breakdown closer to what the allocator holds than the last use
-// would.
+// would. Not a call's workspace: dead after the call (scratch_of_calls), it ends at its last use;
+// held on, it covered the tensors the allocator put in its space next (a caching allocator frees a
+// per-call cuBLASLt workspace right after the call).
 std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, const IterationSet& its) {
+    const std::vector<bool> scratch = scratch_of_calls(m, set);
     std::vector<int> iteration(m.work.size(), -1);
     for (size_t i = 0; i < its.iterations.size(); ++i)
         for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
@@ -276,7 +387,7 @@ std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, cons
         const WorkItem& last = m.work[r.last_work];
         end[i] = std::max(last.end_ns, last.launch_ns);
         int step = iteration[r.first_work];
-        if (step < 0 || iteration[r.last_work] != step) continue;
+        if (step < 0 || iteration[r.last_work] != step || scratch[i]) continue;
         int64_t limit = its.iterations[size_t(step)].end_ns;
         for (size_t j = 0; j < set.ranges.size(); ++j) {  // later users of the same bytes
             const SubRange& o = set.ranges[j];
@@ -378,6 +489,10 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         r = tag_allocations(v, its);
     }
     if (merge_optimizer_chains(v, r, index, set)) {
+        v = with_subranges(m, set, index);
+        r = tag_allocations(v, its);
+    }
+    if (join_converted_parameters(v, r, its, index, set)) {
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
     }

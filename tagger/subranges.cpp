@@ -146,26 +146,44 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
     }
 }
 
+// Whether a use of `instance` is a library call's workspace: scratch the call overwrites whole,
+// which no tensor in use can contain (a GEMM's lower bound on the tensor before it, taken as its
+// size, reached into the space the allocator had freed and given to the next call's workspace).
+bool holds_workspace(const TraceModel& m, const Instance& instance) {
+    return std::any_of(instance.uses.begin(), instance.uses.end(),
+                       [&](size_t index) { return workspace_use(m, m.pointer_uses[index]); });
+}
+
 // Pointers inside a tensor of known size while it is in use (a time step's slice of a sequence, a
-// head of a batched GEMM operand) are that tensor, not tensors of their own. After its last use the
+// head of a batched GEMM operand) are that tensor, not tensors of their own; a call's workspace
+// never is (holds_workspace). After its last use the
 // allocator may already have handed the space to a smaller tensor, so a pointer inside it then is
 // not absorbed: in use means between its first and last use at its own start (growing as it
 // absorbs).
 // A tensor a copy or set filled whole, and that the same copy refills later (a batch buffer planned
-// once), holds its contents until that refill: pointers into it until then (one image of the
-// batch) are slices of it.
+// once), holds its contents until that refill: pointers into it until then that only read (one
+// image of the batch) are slices of it. One that writes there after the tensor's own last use is a
+// tensor the allocator placed in the freed space (a gradient zeroed at the same address by a set of
+// the same size every step, held that long, took in the next step's activations placed inside it).
+bool reads_only(const TraceModel& m, const Instance& instance) {
+    return std::all_of(instance.uses.begin(), instance.uses.end(),
+                       [&](size_t index) { return m.pointer_uses[index].access == Access::Read; });
+}
+
 void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
     for (size_t i = 0; i < instances.size(); ++i) {
         Instance& outer = instances[i];
         if (outer.empty || outer.known_bytes() <= 0) continue;
         uint64_t end = outer.offset + uint64_t(outer.known_bytes());
+        const Instance own = outer;
         Instance held = outer;
         if (outer.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == outer.offset &&
             instances[i + 1].exact_bytes == outer.exact_bytes && instances[i + 1].first > 0)
             held.last = std::max(outer.last, instances[i + 1].first - 1);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
-            if (inner.empty || inner.offset == outer.offset || !used_within(m, inner, held)) continue;
+            if (inner.empty || inner.offset == outer.offset || holds_workspace(m, inner)) continue;
+            if (!used_within(m, inner, own) && !(used_within(m, inner, held) && reads_only(m, inner))) continue;
             for (size_t index : inner.uses) {
                 const PointerUse& u = m.pointer_uses[index];
                 outer.uses.push_back(index);

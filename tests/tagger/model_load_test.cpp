@@ -100,3 +100,24 @@ TEST_CASE("pointer uses follow their work items when the work list is reordered"
     CHECK_EQ(m.work.front().start_ns, 8500);
     CHECK_EQ(m.work.back().start_ns, 10000);
 }
+
+TEST_CASE("a workspace of 0 bytes is no operand; one of unrecorded size still is") {
+    tbdprof::trace::Database db = schema_database();
+    // Two cuDNN-style calls, each given a workspace pointer inside allocation 1: the first with a
+    // recorded size of 0 (a plan that needs none), the second with no size recorded.
+    db.exec(
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, workspace, workspace_bytes, "
+        "workspace_allocation) VALUES (1, 1, 'cudnnBackendExecute', 'sdpa', 100, 200, 1052672, 0, 1), "
+        "(2, 1, 'cudnnBackendExecute', 'sdpa', 300, 400, 1052672, NULL, 1);"
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) VALUES "
+        "(1, 1, 0, 1, 1000, 50, 850, 1), (2, 1, 0, 1, 2000, 50, 1650, 2);");
+    const TraceModel m = load_model(db);
+    REQUIRE_EQ(m.library_calls.size(), 2u);
+    CHECK_EQ(m.library_calls[0].workspace, kNone);
+    CHECK_EQ(m.library_calls[0].workspace_address, 0u);
+    CHECK_EQ(m.library_calls[1].workspace, 0);
+    CHECK_EQ(m.library_calls[1].workspace_address, 1052672u);
+    // The first call's kernel touches nothing through the dropped operand.
+    CHECK(kernel_at(m, 1000).touches.empty());
+    REQUIRE_EQ(kernel_at(m, 2000).touches.size(), 1u);
+}

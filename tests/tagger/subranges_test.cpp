@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <vector>
 
 using namespace tbdprof::tagger;
 
@@ -201,6 +202,99 @@ TEST_CASE("a library call's workspace holds nothing carried in from other work")
     p.gemm(65536, 131072, 262144, 0);  // the next call's workspace: scratch again
     SubRangeSet set = derive_subranges(p.model, {});
     CHECK_EQ(at(set, 0).size(), 3u);
+}
+
+TEST_CASE("a call's workspace inside a tensor's lower bound is a tensor of its own, and it caps that bound") {
+    Pool p(4 << 20);
+    p.gemm(1 << 20, (1 << 20) + 65536, 0, {}, 393216);  // writes a tensor at 0: at least 393216 bytes
+    p.kernel({{0, Access::Read}});                      // read by the next operation
+    // A GEMM reads the tensor again while its workspace lies past 131072: the allocator had freed
+    // the space after 131072 and given it to the call as scratch.
+    p.gemm(0, (2 << 20), (2 << 20) + 65536, 131072);
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 131072).size(), 1u);  // not absorbed into the tensor at 0
+    REQUIRE_EQ(at(set, 0).size(), 1u);
+    CHECK_EQ(at(set, 0).at(0).bytes, 131072);  // capped where the workspace begins
+}
+
+TEST_CASE("a tensor held until its refill takes in only the pointers that read it") {
+    // A batch copied in at 0 each step, read image by image (slices of it), and a gradient zeroed by
+    // a set at 65536 each step, written and read by the update; after the update, the next step's
+    // activations are placed inside the gradient's freed space before the next zeroing.
+    Pool p(1 << 20);
+    for (int s = 0; s < 3; ++s) {
+        size_t first = p.copy_in(0, 16384);
+        p.kernel({{0, Access::Read, 4096}, {131072, Access::Write}});
+        p.kernel({{8192, Access::Read, 4096}, {131072, Access::Read}});  // a later image: a slice
+        p.kernel({{65536 + 4096, Access::Write}});                       // an activation in the freed space
+        p.kernel({{65536 + 4096, Access::Read}});
+        p.set(65536, 16384);                                             // the gradient, zeroed ...
+        p.kernel({{65536, Access::Write}});                              // ... and written in backward
+        size_t last = p.kernel({{65536, Access::Read}, {262144, Access::Write}});  // read by the update
+        p.step(first, last + 1);
+    }
+    p.copy_in(0, 16384);  // the next batch
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 3u);
+    SubRangeSet set = derive_subranges(p.model, its);
+    CHECK(at(set, 8192).empty());                  // a slice of the batch, held until its refill
+    CHECK_EQ(at(set, 65536 + 4096).size(), 3u);    // the activations are tensors of their own
+    for (const SubRange& gradient : at(set, 65536)) CHECK_EQ(gradient.last_work - gradient.first_work, 2u);
+}
+
+TEST_CASE("a call's workspace ends at its call; a step-local tensor is held until its space is used again") {
+    Pool p(4 << 20);
+    std::vector<int64_t> reused_at;  // per step: launch of the first work using the workspace's space again
+    for (int s = 0; s < 3; ++s) {
+        size_t first = p.kernel({{0, Access::Write, 4096}}, 1);
+        p.gemm(0, 8192, 16384, 65536);  // a workspace at 65536 ...
+        reused_at.push_back(p.model.work[p.kernel({{65536, Access::Write}, {16384, Access::Read}})].launch_ns);
+        size_t last = p.kernel({{65536, Access::Read}}, 3);  // ... whose space the next tensor takes
+        p.step(first, last + 1);
+    }
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 3u);
+    TagResult r = tag_model(p.model, "", its);
+    size_t workspaces = 0;
+    for (const SubRangeTag& t : r.subranges) {
+        if (t.offset != 65536 || t.tag.rule != "library-workspace") continue;
+        auto next = std::upper_bound(reused_at.begin(), reused_at.end(), t.begin_ns);
+        INFO("workspace at ", t.begin_ns, "..", t.end_ns, " rule ", t.tag.rule, " reuses ", reused_at[0], " ",
+             reused_at[1], " ", reused_at[2]);
+        REQUIRE(next != reused_at.end());
+        CHECK_LT(t.end_ns, *next);  // ends with its GEMM, not held on to the next use of its space
+        ++workspaces;
+    }
+    CHECK_EQ(workspaces, 3u);
+}
+
+TEST_CASE("a parameter every step first converts for its GEMMs is one tensor across the steps: a weight") {
+    // An FP32 weight at 0 that each step's first kernel casts into a fresh BF16 copy (through a
+    // writable pointer) which the forward GEMM reads; a bias at 8192 read by forward; backward
+    // writes both gradients; the update rewrites weight and bias from them.
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write, 4096}, {8192, Access::Write, 256}}, 9);  // initialised before the steps
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(131072, 8192);                                // the batch
+        p.kernel({{0, Access::Write}, {65536 + 8192 * uint64_t(s), Access::Write}}, 1);  // the cast
+        p.gemm(65536 + 8192 * uint64_t(s), 131072, 196608, {}, 8192);         // forward
+        p.kernel({{196608, Access::Write}, {8192, Access::Read}}, 2);          // bias add
+        p.gemm(196608, 131072, 262144, {}, 4096);                              // weight gradient
+        p.kernel({{270336, Access::Write}, {196608, Access::Read}}, 3);        // bias gradient
+        size_t last = p.kernel({{0, Access::Write}, {8192, Access::Write}, {262144, Access::Read}, {270336, Access::Read}},
+                               4);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    size_t in_steps = 0;
+    for (const SubRangeTag& t : r.subranges) {
+        if (t.offset != 0 || t.end_ns < its.iterations[1].begin_ns) continue;
+        ++in_steps;
+        CHECK_EQ(t.tag.category, "weights");
+    }
+    CHECK_EQ(in_steps, 1u);  // one tensor through the steps, not one per step
 }
 
 TEST_CASE("bad input: no argument info, one offset only, sizes past the end, stray uses") {
