@@ -37,7 +37,10 @@ public:
         return *this;
     }
     TouchList& operator=(TouchList&& other) noexcept {
-        std::swap(block_, other.block_);  // ours is freed with `other`
+        if (this != &other) {
+            std::free(block_);
+            block_ = std::exchange(other.block_, nullptr);  // `other` is left empty, as a moved-from vector
+        }
         return *this;
     }
     ~TouchList() { std::free(block_); }

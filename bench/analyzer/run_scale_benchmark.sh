@@ -33,7 +33,8 @@ for kernels in $sizes; do
     trace="$work/tbdprof-scale-$kernels.sqlite"
     [ -f "$trace" ] || "$build/bin/tbdprof_trace_generator" "$trace" --kernels "$kernels" >/dev/null
     echo "$kernels kernels: $trace ($(du -hL "$trace" | cut -f1))"
-    measure "scan" sqlite3 "$trace" "SELECT count(*), sum(device), sum(function), sum(start_ns), sum(duration_ns),
+    # total(), not sum(), of the start times: 100 M nanosecond timestamps overflow sum()'s 64 bits.
+    measure "scan" sqlite3 "$trace" "SELECT count(*), sum(device), sum(function), total(start_ns), sum(duration_ns),
         sum(library_call), sum(stream), count(graph_launch) FROM kernels"
     measure "report" "$build/bin/tbdprof" report "$trace" -o /dev/null
     tagged="$work/tbdprof-scale-$kernels.tagged.sqlite"

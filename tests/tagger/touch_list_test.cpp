@@ -58,12 +58,14 @@ TEST_CASE("copies are deep, moves take the block, assignment from a vector or a 
     CHECK_EQ(allocations(b), std::vector<int32_t>{1, 2, 3});
     TouchList c = std::move(b);
     CHECK_EQ(allocations(c), std::vector<int32_t>{1, 2, 3});
+    CHECK(b.empty());  // NOLINT(bugprone-use-after-move): moved-from lists are empty
     a = c;
     CHECK_EQ(allocations(a), std::vector<int32_t>{1, 2, 3});
     a = std::vector<Touch>{{7, Access::Read}};
     CHECK_EQ(allocations(a), std::vector<int32_t>{7});
     c = std::move(a);
     CHECK_EQ(allocations(c), std::vector<int32_t>{7});
+    CHECK(a.empty());  // NOLINT(bugprone-use-after-move)
     const TouchList& self = c;
     c = self;  // self-assignment keeps the touches
     CHECK_EQ(allocations(c), std::vector<int32_t>{7});
