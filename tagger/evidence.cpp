@@ -5,27 +5,43 @@
 
 namespace tbdprof::tagger {
 
-std::vector<const char*> phase_of_work(const TraceModel& m, const DataFlow& flow, const std::vector<Phase>& phases,
-                                       const std::vector<bool>& optimizer_work) {
+const char* phase_name(WorkPhase phase) {
+    switch (phase) {
+        case WorkPhase::Optimizer:
+            return "optimizer";
+        case WorkPhase::Step:
+            return "step";
+        case WorkPhase::Forward:
+            return "forward";
+        case WorkPhase::Backward:
+            return "backward";
+        case WorkPhase::OutsideSteps:
+            break;
+    }
+    return "outside steps";
+}
+
+std::vector<WorkPhase> phase_of_work(const TraceModel& m, const DataFlow& flow, const std::vector<Phase>& phases,
+                                     const std::vector<bool>& optimizer_work) {
     // Backward's start per iteration, from the phases found.
     std::vector<int64_t> backward(flow.deciding.size(), -1);
     for (const Phase& p : phases)
         if (p.kind == "backward" && p.iteration < backward.size()) backward[p.iteration] = p.begin_ns;
-    std::vector<const char*> phase(m.work.size(), "outside steps");
+    std::vector<WorkPhase> phase(m.work.size(), WorkPhase::OutsideSteps);
     for (size_t w = 0; w < m.work.size(); ++w) {
         int it = flow.work_iteration[w];
         if (it < 0) continue;
         if (w < optimizer_work.size() && optimizer_work[w])
-            phase[w] = "optimizer";
+            phase[w] = WorkPhase::Optimizer;
         else if (backward[size_t(it)] < 0)
-            phase[w] = "step";
+            phase[w] = WorkPhase::Step;
         else
-            phase[w] = m.work[w].launch_ns < backward[size_t(it)] ? "forward" : "backward";
+            phase[w] = m.work[w].launch_ns < backward[size_t(it)] ? WorkPhase::Forward : WorkPhase::Backward;
     }
     return phase;
 }
 
-std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::vector<const char*>& phase,
+std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::vector<WorkPhase>& phase,
                           size_t allocation) {
     const FlowFacts& f = flow.buffers[allocation];
     if (f.touches.empty()) return "no recorded work used it";
@@ -38,7 +54,7 @@ std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::
     std::vector<Counts> counts;
     for (const FlowTouch& t : f.touches) {
         const WorkItem& w = m.work[t.work];
-        const char* p = phase[t.work];
+        const char* p = phase_name(phase[t.work]);
         auto it = counts.begin();
         while (it != counts.end() && it->phase != p) ++it;
         if (it == counts.end()) it = counts.insert(counts.end(), Counts{p, {}});

@@ -10,12 +10,17 @@
 
 namespace tbdprof::tagger {
 
-// Per work item: "forward", "backward", "optimizer", "step" (in a step without phases) or
-// "outside steps".
-std::vector<const char*> phase_of_work(const TraceModel& m, const DataFlow& flow, const std::vector<Phase>& phases,
-                                       const std::vector<bool>& optimizer_work);
+// A work item's phase of the steps; one byte, as there is one per kernel of the run.
+enum class WorkPhase : uint8_t { OutsideSteps, Optimizer, Step, Forward, Backward };
 
-std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::vector<const char*>& phase,
+// "forward", "backward", "optimizer", "step" (in a step without phases) or "outside steps".
+const char* phase_name(WorkPhase phase);
+
+// Per work item.
+std::vector<WorkPhase> phase_of_work(const TraceModel& m, const DataFlow& flow, const std::vector<Phase>& phases,
+                                     const std::vector<bool>& optimizer_work);
+
+std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::vector<WorkPhase>& phase,
                           size_t allocation);
 
 }  // namespace tbdprof::tagger

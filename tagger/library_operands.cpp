@@ -39,12 +39,17 @@ void add_pointer_use(TraceModel& m, uint32_t work, const Operand& o) {
 
 void add_library_operand_touches(const trace::Database& db, const std::unordered_map<int64_t, int32_t>& alloc_index,
                                  TraceModel& m) {
+    // Made at the first operand row: most traces have none, and these are per library call (at 10 M
+    // kernels, 2.5 M calls: more memory than the model's own calls).
     std::unordered_map<int64_t, int32_t> call_index;  // library_calls.id -> index in the model
-    for (size_t i = 0; i < m.library_calls.size(); ++i) call_index[m.library_calls[i].id] = int32_t(i);
-    std::vector<std::vector<Operand>> of_call(m.library_calls.size());
+    std::vector<std::vector<Operand>> of_call;
     bool any = false;
     trace::LibraryOperandRow r;
     for (trace::RowReader<trace::LibraryOperandRow> rows(db); rows.next(r);) {
+        if (of_call.empty()) {
+            for (size_t i = 0; i < m.library_calls.size(); ++i) call_index[m.library_calls[i].id] = int32_t(i);
+            of_call.resize(m.library_calls.size());
+        }
         auto call = call_index.find(r.library_call);
         auto allocation = r.allocation ? alloc_index.find(*r.allocation) : alloc_index.end();
         // Dropout's random-number states are no data of the model: filled once at set-up and read by

@@ -51,13 +51,20 @@ int64_t element_bytes(OptionalInt cuda_data_type) {
     }
 }
 
+}  // namespace
+
 // The bytes a GEMM operand spans at least: op(A) is m x k, op(B) k x n, C m x n, per batch entry.
 // A leading dimension or batch stride larger than the matrix only makes the real extent larger.
 // Batched (pointer-array) GEMMs pass arrays of pointers, whose size says nothing about a tensor.
 // Operand extents the collector recorded (library_calls.a_bytes, b_bytes, c_bytes, from the call's
 // descriptors or leading dimensions) replace the shape rule: for cuDNN the implicit-GEMM shape
 // (im2col) is not the size of x, w or y at all. NULL (older traces, unknown) keeps the shape rule.
-void operand_sizes(const trace::LibraryCallRow& r, LibraryCall& c) {
+CallOperands call_operands(const trace::LibraryCallRow& r) {
+    CallOperands c{.a_address = uint64_t(r.a.value_or(0)),
+                   .b_address = uint64_t(r.b.value_or(0)),
+                   .c_address = uint64_t(r.c.value_or(0)),
+                   .workspace_address = uint64_t(r.workspace.value_or(0)),
+                   .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
     const int64_t m = r.m.value_or(0), n = r.n.value_or(0), k = r.k.value_or(0);
     if ((r.op == "gemm" || r.op == "gemm_strided_batched") && m > 0 && n > 0 && k > 0) {
         const int64_t batch = r.op == "gemm" ? 1 : std::max<int64_t>(1, r.batch.value_or(1));
@@ -73,7 +80,10 @@ void operand_sizes(const trace::LibraryCallRow& r, LibraryCall& c) {
         *sizes[i] = *recorded[i];
         *exact[i] = true;
     }
+    return c;
 }
+
+namespace {
 
 // A workspace the call was given zero bytes of holds nothing the call could write: its pointer is
 // no operand (a cuDNN plan that needs no workspace still gets the variant pack's pointer, which a
@@ -103,15 +113,15 @@ void add_use(TraceModel& m, uint32_t work, int32_t allocation, uint64_t address,
         {work, allocation, address - a.address, std::max<int64_t>(bytes, 0), exact && bytes > 0, access});
 }
 
-void add_library_pointer_uses(TraceModel& m, uint32_t work, const LibraryCall& c) {
-    add_use(m, work, c.a, c.a_address, c.a_bytes, c.a_exact, Access::Read);
-    if (c.b_address != c.a_address) add_use(m, work, c.b, c.b_address, c.b_bytes, c.b_exact, Access::Read);
-    add_use(m, work, c.c, c.c_address, c.c_bytes, c.c_exact, Access::Write);
+void add_library_pointer_uses(TraceModel& m, uint32_t work, const LibraryCall& call, const CallOperands& c) {
+    add_use(m, work, call.a, c.a_address, c.a_bytes, c.a_exact, Access::Read);
+    if (c.b_address != c.a_address) add_use(m, work, call.b, c.b_address, c.b_bytes, c.b_exact, Access::Read);
+    add_use(m, work, call.c, c.c_address, c.c_bytes, c.c_exact, Access::Write);
     // The workspace of a call that recorded its operands' extents (cuDNN: the buffer and size passed to
     // the call) is exactly that size, scratch the call overwrites; a cuBLAS handle's workspace size is
     // the handle's setting, not what one call used, and stays a lower bound.
     bool recorded = c.a_exact || c.b_exact || c.c_exact;
-    add_use(m, work, c.workspace, c.workspace_address, c.workspace_bytes, recorded, Access::Write);
+    add_use(m, work, call.workspace, c.workspace_address, c.workspace_bytes, recorded, Access::Write);
 }
 
 // Work in launch order (stable: equal times keep load order); pointer uses follow their items. The
@@ -262,19 +272,17 @@ void load_library_calls(Loader& l) {
     trace::LibraryCallRow r;
     for (trace::RowReader<trace::LibraryCallRow> rows(l.db); rows.next(r);) {
         LibraryCall c{.id = r.id,
-                      .process = int32_t(r.process),
                       .begin_ns = r.begin_ns,
                       .end_ns = r.end_ns,
-                      .a = l.index_of(r.a_allocation),
-                      .b = l.index_of(r.b_allocation),
-                      .c = l.index_of(r.c_allocation),
-                      .workspace = l.index_of(r.workspace_allocation),
                       .a_address = uint64_t(r.a.value_or(0)),
                       .b_address = uint64_t(r.b.value_or(0)),
                       .c_address = uint64_t(r.c.value_or(0)),
                       .workspace_address = uint64_t(r.workspace.value_or(0)),
-                      .workspace_bytes = std::max<int64_t>(0, r.workspace_bytes.value_or(0))};
-        operand_sizes(r, c);
+                      .process = int32_t(r.process),
+                      .a = l.index_of(r.a_allocation),
+                      .b = l.index_of(r.b_allocation),
+                      .c = l.index_of(r.c_allocation),
+                      .workspace = l.index_of(r.workspace_allocation)};
         drop_empty_workspace(r, c);
         c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
         c.collective = collective_of(r.op);
@@ -368,9 +376,21 @@ void load_kernel_edges(Loader& l) {
     if (m.pooled) add_kernel_pointer_uses(m, edges);
 }
 
+// Pooled traces: each library call's operands, by model index, read in a second pass over the
+// table (the model keeps no addresses per call; other traces need none).
+std::vector<CallOperands> load_call_operands(const Loader& l) {
+    std::vector<CallOperands> operands(l.m.library_calls.size());
+    trace::LibraryCallRow r;
+    for (trace::RowReader<trace::LibraryCallRow> rows(l.db); rows.next(r);)
+        if (const std::optional<size_t> call = l.call_index.find(r.id)) operands[*call] = call_operands(r);
+    return operands;
+}
+
 // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
 void apply_library_roles(Loader& l) {
     TraceModel& m = l.m;
+    const std::vector<CallOperands> operands =
+        m.pooled && l.calls_resolved ? load_call_operands(l) : std::vector<CallOperands>{};
     for (auto& w : m.work) {
         if (w.library_call == kNone || !l.calls_resolved) continue;
         const LibraryCall& c = m.library_calls[size_t(w.library_call)];
@@ -379,7 +399,8 @@ void apply_library_roles(Loader& l) {
         if (c.b != kNone && c.b != c.a) w.touches.push_back({c.b, Access::Read});
         if (c.c != kNone) w.touches.push_back({c.c, Access::Write});
         if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
-        if (m.pooled) add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c);
+        if (m.pooled)
+            add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c, operands[size_t(w.library_call)]);
     }
     if (l.calls_resolved) add_library_operand_touches(l.db, l.alloc_index, m);  // library_operands.h
 }

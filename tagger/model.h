@@ -2,6 +2,8 @@
 // into flat arrays (ids are indices) so the rules can walk it many times cheaply.
 #pragma once
 
+#include "touch_list.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +11,7 @@
 
 namespace tbdprof::trace {
 class Database;
+struct LibraryCallRow;
 }
 
 namespace tbdprof::tagger {
@@ -21,27 +24,21 @@ constexpr int32_t kNone = -1;
 // and it cost accuracy elsewhere; docs/tagging.md.)
 constexpr size_t kPooledOffsets = 16;
 
-enum class Access : uint8_t { Unknown, Read, Write };  // Write means written (and maybe read)
-
-struct Touch {
-    int32_t allocation;  // index into TraceModel::allocations
-    Access access;
-};
-
 // A unit of device work in launch order: a kernel, a copy or a set.
-// Members ordered so that it takes 64 bytes (one per kernel of the run: the model's largest array).
+// Members ordered so that it takes 48 bytes (one per kernel of the run: the model's largest array;
+// the touches, when there are any, in a block of their own).
 struct WorkItem {
     enum class Kind : uint8_t { Kernel, CopyHtoD, CopyDtoH, CopyDtoD, Set };
     int64_t launch_ns = 0;  // host time it was enqueued (device start when unknown)
     int64_t start_ns = 0;   // device start
     int64_t end_ns = 0;
+    TouchList touches;
     int32_t function = kNone;      // kernels: function id (for repetition detection)
     int32_t library_call = kNone;  // index into TraceModel::library_calls
     int32_t process = 0;
     Kind kind = Kind::Kernel;
-    std::vector<Touch> touches;
 };
-static_assert(sizeof(WorkItem) <= 64, "one work item per kernel: keep it within 64 bytes");
+static_assert(sizeof(WorkItem) <= 48, "one work item per kernel: keep it within 48 bytes");
 
 // One pointer into an allocation, as the work used it: the raw evidence sub-range derivation starts
 // from (kept only for pooled traces, see TraceModel::pointer_uses).
@@ -81,25 +78,38 @@ struct Allocation {
 // point-to-point and group calls.
 enum class Collective : uint8_t { None, Reduction, Gather, Other };
 
+// Members ordered so that it takes 80 bytes: a run can make one library call per few kernels.
 struct LibraryCall {
     int64_t id = 0;
-    int32_t process = 0;
     int64_t begin_ns = 0;
     int64_t end_ns = 0;
+    // Raw operand addresses: which pointer use is which operand (sub-ranges of pooled traces).
+    uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
+    int32_t process = 0;
     // Allocation indices, from the builder's resolution (library_calls.a_allocation ...); kNone unresolved.
     int32_t a = kNone, b = kNone, c = kNone, workspace = kNone;
-    // Raw operand addresses and the bytes each operand spans at least (0 unknown), for sub-ranges.
-    uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
-    int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0, workspace_bytes = 0;
-    // The operand's bytes are its exact extent, recorded from the call's descriptors
-    // (library_calls.a_bytes, b_bytes, c_bytes), not a lower bound from the GEMM shape.
-    bool a_exact = false, b_exact = false, c_exact = false;
     // The call reads its output operand before writing it, by the op's documented semantics: axpy
     // (y = alpha x + y), scal (x = alpha x), ger (A = alpha x y^T + A). A GEMM's C is read only when
     // beta != 0, which the trace does not record; it counts as overwritten.
     bool output_read = false;
     Collective collective = Collective::None;  // a communication call: a is the send, c the receive buffer
 };
+static_assert(sizeof(LibraryCall) <= 80, "one per library call: keep it within 80 bytes");
+
+// The bytes each operand of a library call spans at least (0 unknown). Only the pointer uses of
+// pooled traces need them, made while loading, so the model does not keep them per call: load_model
+// reads them again, for pooled traces only. (The addresses are repeated from the call.)
+struct CallOperands {
+    uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
+    int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0, workspace_bytes = 0;
+    // The operand's bytes are its exact extent, recorded from the call's descriptors
+    // (library_calls.a_bytes, b_bytes, c_bytes), not a lower bound from the GEMM shape.
+    bool a_exact = false, b_exact = false, c_exact = false;
+};
+
+// The operands of one library_calls row: recorded extents where the row has them, else the GEMM
+// shape's lower bounds (model.cpp says which ops).
+CallOperands call_operands(const trace::LibraryCallRow& row);
 
 struct Range {
     int32_t process = 0;

@@ -455,8 +455,7 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
     s.v.has_argument_info = m.has_argument_info;
     s.v.pooled = m.pooled;
     const std::vector<bool> replaced = add_subrange_allocations(s);
-    for (WorkItem& w : s.v.work)
-        std::erase_if(w.touches, [&](const Touch& t) { return replaced[size_t(t.allocation)]; });
+    for (WorkItem& w : s.v.work) w.touches.erase_if([&](const Touch& t) { return replaced[size_t(t.allocation)]; });
     count_pointers(s);
     for (size_t u = 0; u < m.pointer_uses.size(); ++u) {
         const PointerUse& use = m.pointer_uses[u];

@@ -7,6 +7,10 @@
 # Prints wall time, CPU time and the peak RSS of each rank's analysis, and their sums, with the load
 # average before the run (the machine is shared: CPU time is the figure that does not depend on it).
 set -eu
+case "${1:-}" in
+    -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "$(basename "$0"): unknown option $1 (--help for usage)" >&2; exit 2 ;;
+esac
 build=${1:?usage: run_communication_benchmark.sh BUILD_DIR [WORK_DIR]}
 work=${2:-/tmp/tbdprof-comm-bench}
 ranks=${RANKS:-8}

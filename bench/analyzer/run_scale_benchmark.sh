@@ -6,6 +6,10 @@
 # For each size prints wall, CPU (user + system) and peak RSS of: the bare scan (sqlite3: count and
 # sums of the columns the report reads), `report`, `tag`, and how much tagging grew the file.
 set -eu
+case "${1:-}" in
+    -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "$(basename "$0"): unknown option $1 (--help for usage)" >&2; exit 2 ;;
+esac
 build=${1:?usage: run_scale_benchmark.sh BUILD_DIR [WORK_DIR] [KERNELS...]}
 work=${2:-/tmp}
 [ $# -ge 2 ] && shift 2 || shift $#
@@ -29,7 +33,8 @@ for kernels in $sizes; do
     trace="$work/tbdprof-scale-$kernels.sqlite"
     [ -f "$trace" ] || "$build/bin/tbdprof_trace_generator" "$trace" --kernels "$kernels" >/dev/null
     echo "$kernels kernels: $trace ($(du -hL "$trace" | cut -f1))"
-    measure "scan" sqlite3 "$trace" "SELECT count(*), sum(device), sum(function), sum(start_ns), sum(duration_ns),
+    # total(), not sum(), of the start times: 100 M nanosecond timestamps overflow sum()'s 64 bits.
+    measure "scan" sqlite3 "$trace" "SELECT count(*), sum(device), sum(function), total(start_ns), sum(duration_ns),
         sum(library_call), sum(stream), count(graph_launch) FROM kernels"
     measure "report" "$build/bin/tbdprof" report "$trace" -o /dev/null
     tagged="$work/tbdprof-scale-$kernels.tagged.sqlite"

@@ -5,6 +5,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tbdprof/trace/sqlite_handle.h>
+#include <tbdprof/trace/tables.h>
 
 #include "model.h"
 #include "operand_extent.h"
@@ -72,6 +73,15 @@ const char* kGemm =
     "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, m, n, k, batch, a_type, b_type, c_type, "
     "a, b, c) VALUES (2, 1, 'cublasSgemm_v2', 'gemm', 30, 40, 10, 16, 512, 1, 0, 0, 0, 1048576, 1148576, 1248576);";
 
+// The operands load_model reads (for pooled traces) from each library_calls row, in id order.
+std::vector<CallOperands> operands_of(const tbdprof::trace::Database& db) {
+    std::vector<CallOperands> operands;
+    tbdprof::trace::LibraryCallRow r;
+    for (tbdprof::trace::RowReader<tbdprof::trace::LibraryCallRow> rows(db); rows.next(r);)
+        operands.push_back(call_operands(r));
+    return operands;
+}
+
 // `pattern` with its two "%s" replaced by `columns` and `values`.
 std::string format(const char* pattern, const char* columns, const char* values) {
     std::string s = pattern;
@@ -88,15 +98,16 @@ TEST_CASE("recorded extents are loaded as exact sizes; without them the GEMM sha
     Database d(true);
     d.exec(format(kConvolution, ", a_bytes, b_bytes, c_bytes", ", 49152, 1728, 262144"));
     d.exec(kGemm);
-    auto model = std::optional<TraceModel>(load_model(d.db));
-    REQUIRE_EQ(model->library_calls.size(), 2u);
-    const LibraryCall& conv = model->library_calls[0];
+    REQUIRE_EQ(load_model(d.db).library_calls.size(), 2u);
+    const std::vector<CallOperands> operands = operands_of(d.db);
+    REQUIRE_EQ(operands.size(), 2u);
+    const CallOperands& conv = operands[0];
     CHECK_EQ(conv.a_bytes, 49152);  // x, not m*k*4 = 442368 (the im2col size)
     CHECK_EQ(conv.b_bytes, 1728);
     CHECK_EQ(conv.c_bytes, 262144);
     CHECK_EQ(conv.workspace_bytes, 216);
     CHECK((conv.a_exact && conv.b_exact && conv.c_exact));
-    const LibraryCall& gemm = model->library_calls[1];
+    const CallOperands& gemm = operands[1];
     CHECK_EQ(gemm.a_bytes, 10 * 512 * 4);  // NULL extents: m*k, k*n, m*n elements, lower bounds
     CHECK_EQ(gemm.b_bytes, 512 * 16 * 4);
     CHECK_EQ(gemm.c_bytes, 10 * 16 * 4);
@@ -107,11 +118,12 @@ TEST_CASE("a trace without the extent columns loads; cuDNN calls then have no op
     Database d(false);
     d.exec(format(kConvolution, "", ""));
     d.exec(kGemm);
-    auto model = std::optional<TraceModel>(load_model(d.db));
-    REQUIRE_EQ(model->library_calls.size(), 2u);
-    CHECK_EQ(model->library_calls[0].a_bytes, 0);
-    CHECK(!model->library_calls[0].a_exact);
-    CHECK_EQ(model->library_calls[1].c_bytes, 10 * 16 * 4);
+    REQUIRE_EQ(load_model(d.db).library_calls.size(), 2u);
+    const std::vector<CallOperands> operands = operands_of(d.db);
+    REQUIRE_EQ(operands.size(), 2u);
+    CHECK_EQ(operands[0].a_bytes, 0);
+    CHECK(!operands[0].a_exact);
+    CHECK_EQ(operands[1].c_bytes, 10 * 16 * 4);
 }
 
 TEST_CASE("a pooled address reused for a workspace after a library output is a new tensor") {
