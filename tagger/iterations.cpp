@@ -176,7 +176,8 @@ std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<
         if (batch_arrives(m, kernels, k)) arrivals.push_back(k);
     for (size_t i = 0; i < arrivals.size(); ++i)
         for (size_t j = 0; j < arrivals.size(); ++j)
-            if (i != j && begin_alike(m, kernels, std::min(arrivals[i], arrivals[j]), std::max(arrivals[i], arrivals[j]))) {
+            if (i != j &&
+                begin_alike(m, kernels, std::min(arrivals[i], arrivals[j]), std::max(arrivals[i], arrivals[j]))) {
                 micro.push_back(arrivals[i]);
                 break;
             }
