@@ -146,6 +146,68 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
     return -cut * 1e15 + copies * 1e12 - readbacks * 1e11 + gaps;
 }
 
+// A batch arrives just before kernel `k`: a host-to-device copy launched since the kernel before.
+bool batch_arrives(const TraceModel& m, const std::vector<size_t>& kernels, size_t k) {
+    if (k == 0 || k >= kernels.size()) return false;
+    for (size_t w = kernels[k - 1] + 1; w < kernels[k]; ++w)
+        if (m.work[w].kind == WorkItem::Kind::CopyHtoD) return true;
+    return false;
+}
+
+// Two batch arrivals `a` < `b` begin micro-batches of one step when the kernels after them begin
+// alike, for an eighth of the distance between them and at least 4: the same forward runs again
+// (the backward of a later micro-batch may differ: PyTorch adds each parameter's new gradient to the
+// one accumulated). A batch copied in two parts (inputs, then the labels before the loss), or a copy
+// for other work (gradient clipping's), begins with other kernels.
+bool begin_alike(const TraceModel& m, const std::vector<size_t>& kernels, size_t a, size_t b) {
+    const size_t wanted = std::max<size_t>(4, (b - a) / 8);
+    if (b + wanted > kernels.size()) return false;
+    for (size_t i = 0; i < wanted; ++i)
+        if (m.work[kernels[a + i]].function != m.work[kernels[b + i]].function) return false;
+    return true;
+}
+
+// The batch arrivals in the step of `period` kernels from `start` that begin micro-batches: those
+// whose kernels begin like another arrival's in the same step.
+std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<size_t>& kernels, size_t start,
+                                         size_t period) {
+    std::vector<size_t> arrivals, micro;
+    for (size_t k = start; k < start + period && k < kernels.size(); ++k)
+        if (batch_arrives(m, kernels, k)) arrivals.push_back(k);
+    for (size_t i = 0; i < arrivals.size(); ++i)
+        for (size_t j = 0; j < arrivals.size(); ++j)
+            if (i != j &&
+                begin_alike(m, kernels, std::min(arrivals[i], arrivals[j]), std::max(arrivals[i], arrivals[j]))) {
+                micro.push_back(arrivals[i]);
+                break;
+            }
+    return micro;
+}
+
+// Gradient accumulation: a step of `period` kernels holds several micro-batches, each a batch arrival
+// and the same forward, and the update after the last one. The micro-batches look alike, so copies
+// and host pauses cannot say which arrival begins the step; what does is what comes before it: the
+// step's first micro-batch follows the update, kernels that micro-batch does not run, while a later
+// one follows the end of the micro-batch before, whose kernels it runs again. Looks at the step from
+// `start` (a steady step, after the first one's lazy set-up) and returns the arrival in it that
+// begins the step; `start` when the step is not micro-batches or no single arrival follows such
+// kernels (an update reusing backward's kernels says nothing).
+size_t first_micro_batch(const TraceModel& m, const std::vector<size_t>& kernels, size_t start, size_t period) {
+    std::vector<size_t> micro = micro_batch_arrivals(m, kernels, start, period);
+    if (micro.size() < 2 || micro.front() + period >= kernels.size()) return start;
+    micro.push_back(micro.front() + period);  // the next step's first micro-batch closes the last
+    std::optional<size_t> first;
+    for (size_t i = 0; i + 1 < micro.size(); ++i) {
+        const int32_t before = m.work[kernels[micro[i] - 1]].function;
+        bool runs_it = false;
+        for (size_t k = micro[i]; k < micro[i + 1] && !runs_it; ++k) runs_it = m.work[kernels[k]].function == before;
+        if (runs_it) continue;
+        if (first) return start;  // more than one: not a single update before the step
+        first = micro[i];
+    }
+    return first.value_or(start);
+}
+
 // Where an iteration starts within the period, for steps at a fixed stride.
 size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
     const auto short_lived = short_lived_allocations(m, kernels, period);
@@ -161,7 +223,10 @@ size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, si
         double score = boundary_score(m, kernels, starts, short_lived, true);
         if (offset == 0 || score > best_score) best_score = score, best_offset = offset;
     }
-    return best_offset;
+    // Micro-batches of one step: the one after the update begins it, wherever the host paused.
+    const size_t steady = best_offset + period * ((kernels.size() - best_offset) / period / 2);
+    if (steady + period > kernels.size()) return best_offset;
+    return (best_offset + first_micro_batch(m, kernels, steady, period) - steady) % period;
 }
 
 // Blocks of the kernel sequence: one step each where the block matches the step's pattern, and
@@ -306,6 +371,15 @@ size_t pattern_start(const TraceModel& m, const std::vector<size_t>& kernels, si
     for (size_t i = 0; i < repeating.size(); ++i) {
         double score = boundary_score(m, kernels, {repeating[i]}, short_lived);
         if (i == 0 || score > best_score) best_score = score, best = repeating[i];
+    }
+    // Micro-batches of one step: the one after the update begins it (first_micro_batch), not an
+    // arrival the first step's lazy set-up made look like a boundary (optimizer state zeroed by
+    // sets); taken when its window repeats too.
+    const size_t first = first_micro_batch(m, kernels, best, period);
+    if (first != best && first + 2 * period <= n) {
+        size_t differ = 0;
+        for (size_t i = 0; i < period; ++i) differ += f(first + i) != f(first + i + period);
+        if (differ <= allowed) best = first;
     }
     return best;
 }

@@ -220,3 +220,48 @@ TEST_CASE("gradients zeroed after the update and then the loss read back close t
     REQUIRE_EQ(its.iterations.size(), 5u);
     for (size_t i = 1; i < its.iterations.size(); ++i) CHECK_EQ(its.iterations[i].first_work, batch[i]);
 }
+
+namespace {
+
+// One step of gradient accumulation as PyTorch runs it (cnn_train.py --optimizer adam --accumulate 2,
+// measured): two micro-batches, each its batch copied in (two copies), forward (1-4) and backward
+// (5-8); the second adds each new gradient to the accumulated one (9 after 6 and after 8); then the
+// update (10, 11). Adam's first update zeroes its new state first (sets). `mb2_pause_ns`: how long
+// the host waits before the second micro-batch's batch (its copy from pageable memory waits for the
+// device), `step_pause_ns` before the next step's.
+void accumulation_step(Clock& c, bool first, int64_t mb2_pause_ns, int64_t step_pause_ns,
+                       std::vector<size_t>& step_starts) {
+    step_starts.push_back(c.model.work.size());
+    for (int micro = 0; micro < 2; ++micro) {
+        c.add(WorkItem::Kind::CopyHtoD, -1);
+        c.add(WorkItem::Kind::CopyHtoD, -1);
+        c.kernels({1, 2, 3, 4, 5, 6});
+        if (micro == 1) c.kernels({9});
+        c.kernels({7, 8});
+        if (micro == 1) c.kernels({9});
+        c.now += micro == 0 ? mb2_pause_ns : 0;
+    }
+    if (first)
+        for (int state = 0; state < 20; ++state) c.add(WorkItem::Kind::Set, -1);
+    c.kernels({10, 11});
+    c.now += step_pause_ns;
+}
+
+}  // namespace
+
+TEST_CASE("gradient accumulation: the step begins with the micro-batch after the update, wherever the host paused") {
+    // The host pauses longer before the second micro-batch than between steps, and Adam's first
+    // update follows 20 sets (as many as two batch copies by the boundary score): neither may move
+    // the steps' start off the first micro-batch.
+    for (int64_t mb2_pause_ns : {int64_t(90000), int64_t(0)}) {
+        Clock c;
+        c.kernels({90, 91});
+        std::vector<size_t> starts;
+        for (int s = 0; s < 5; ++s) accumulation_step(c, s == 0, mb2_pause_ns, 30000, starts);
+        IterationSet its = detect_iterations(c.model, "");
+        CAPTURE(mb2_pause_ns);
+        CHECK_EQ(its.source, "repetition");
+        REQUIRE_EQ(its.iterations.size(), 5u);
+        for (size_t i = 1; i < its.iterations.size(); ++i) CHECK_EQ(its.iterations[i].first_work, starts[i]);
+    }
+}
