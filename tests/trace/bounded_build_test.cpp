@@ -3,6 +3,7 @@
 #include "trace_test_support.h"
 
 #include "sorted_index.h"
+#include "spill_sorter.h"
 #include "tbdprof/trace/trace_model.h"
 
 #include <sqlite3.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 using namespace tbdprof;
 using namespace tbdprof::test;
@@ -44,6 +46,35 @@ TEST_CASE("compact optional: NULL, zero and negative values stay apart and read 
     CHECK(Opt(CompactOpt(Opt())) == Opt());
     CHECK(Opt(CompactOpt(Opt(7))) == Opt(7));
     CHECK(CompactOpt().value_or(3) == 3);
+}
+
+TEST_CASE("spill sorter: runs on disk merged in order, equal keys in the order added, visited twice") {
+    struct Item {
+        int key, added;
+    };
+    struct ByKey {
+        bool operator()(const Item& a, const Item& b) const { return a.key < b.key; }
+    };
+    // A buffer of 4 items: 23 items make 6 runs in the temporary file.
+    trace::detail::SpillSorter<Item, ByKey> sorter(4);
+    for (int i = 0; i < 23; ++i) sorter.add({(i * 7) % 5, i});
+    CHECK(sorter.size() == 23);
+    for (int pass = 0; pass < 2; ++pass) {
+        std::vector<Item> out;
+        sorter.for_each([&](const Item& item) { out.push_back(item); });
+        REQUIRE(out.size() == 23);
+        for (size_t i = 1; i < out.size(); ++i) {
+            CAPTURE(i);
+            CHECK(out[i - 1].key <= out[i].key);
+            if (out[i - 1].key == out[i].key) CHECK(out[i - 1].added < out[i].added);
+        }
+    }
+    // Fewer items than the buffer: sorted in memory, no file.
+    trace::detail::SpillSorter<Item, ByKey> small(64);
+    for (int i : {3, 1, 2, 1}) small.add({i, static_cast<int>(small.size())});
+    std::vector<int> added;
+    small.for_each([&](const Item& item) { added.push_back(item.added); });
+    CHECK(added == std::vector<int>{1, 3, 2, 0});
 }
 
 TEST_CASE("builder: kernels recorded out of start order are numbered by start, and edges follow them") {
