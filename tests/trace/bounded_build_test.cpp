@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -195,4 +197,18 @@ TEST_CASE("builder: memory per kernel does not grow with the run's length beyond
          " kernels: ", bytes_per_kernel, " B per further kernel");
     CHECK(bytes_per_kernel < kMaxBytesPerKernel);
     CHECK(large_bytes > 0);
+    // The rows that do not fit the stage's buffers go to TMPDIR: where it cannot be written, the
+    // build says so and writes nothing.
+    const char* tmpdir = std::getenv("TMPDIR");
+    const std::string saved = tmpdir ? tmpdir : "";
+    setenv("TMPDIR", (small_dir.path() + "/missing").c_str(), 1);
+    trace::BuildOptions options;
+    options.run_dir = small_dir.path();
+    options.output = small_dir.file("unwritable.sqlite");
+    const trace::BuildResult failed = trace::build_trace(options);
+    if (tmpdir) setenv("TMPDIR", saved.c_str(), 1);
+    else unsetenv("TMPDIR");
+    CHECK_FALSE(failed.ok);
+    CHECK(failed.error.find("set TMPDIR") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(options.output));
 }
