@@ -206,8 +206,10 @@ TEST_CASE("builder: memory per kernel does not grow with the run's length beyond
     options.run_dir = small_dir.path();
     options.output = small_dir.file("unwritable.sqlite");
     const trace::BuildResult failed = trace::build_trace(options);
-    if (tmpdir) setenv("TMPDIR", saved.c_str(), 1);
-    else unsetenv("TMPDIR");
+    if (tmpdir)
+        setenv("TMPDIR", saved.c_str(), 1);
+    else
+        unsetenv("TMPDIR");
     CHECK_FALSE(failed.ok);
     CHECK(failed.error.find("set TMPDIR") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(options.output));
