@@ -2,6 +2,7 @@
 // record of the same work are joined through RawCorrelation (CUPTI correlation id -> our sequence).
 // Work with no device record is kept with host timestamps (duration NULL); device records with no
 // host record (e.g. work the hooks did not see) are kept with what CUPTI knows.
+#include "kernel_stage.h"
 #include "lost_kernel_threads.h"
 #include "model_builder.h"
 #include "tbdprof/trace/tables.h"
@@ -222,13 +223,6 @@ struct KernelPairing {
     std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
 };
 
-// Remembers, per row, which launch it came from so edges can find their kernel id after sorting.
-struct KernelOrigin {
-    ProcessContext* p;
-    int64_t launch;       // -1: device record only
-    int64_t replay = -1;  // index into p.replayed_kernels for kernels a graph replay ran
-};
-
 KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     const RawProcess& raw = *p.raw;
     KernelPairing k;
@@ -273,32 +267,22 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
 }
 
 // The rows of one process: paired launches (device-timed), graph replays, launches without a device
-// record (host-timed), then device records nobody launched.
-void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k, std::vector<KernelOrigin>& origins) {
+// record (host-timed), then device records nobody launched. Each goes to the kernel stage with what
+// it came from (kernel_origin), so its id can be found once the rows are numbered.
+void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
     RawProcess& raw = *p.raw;
-    auto& rows = model_.kernels;
-    size_t unpaired = 0;
-    for (uint32_t i = 0; i < raw.launches.size(); ++i) unpaired += k.joined[i] ? 0 : 1;
-    size_t replays = 0;
-    for (const auto& [graph_launch, records] : k.by_graph_launch) replays += records.size();
-    // This process's rows at once: the kernels table is among the largest things the build holds,
-    // and doubling leaves up to half of it unused (one reallocation per process remains).
-    const size_t added = k.pairs.size() + replays + unpaired + k.orphans.size();
-    rows.reserve(rows.size() + added);
-    origins.reserve(origins.size() + added);
+    KernelStage& stage = *model_.kernel_stage;
     for (const auto& [li, dp] : k.pairs) {
         const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
         KernelRow row = launch_row(p, l);
         take_device_record(p, row, *dp, l.record.ts_ns);
-        rows.push_back(row);
-        origins.push_back({&p, li});
+        stage.add_kernel(row, li);
         ++device_timed_;
     }
-    for (const size_t replay : add_replayed_kernels(p, k.by_graph_launch)) origins.push_back({&p, -1, int64_t(replay)});
+    add_replayed_kernels(p, k.by_graph_launch);
     for (uint32_t i = 0; i < raw.launches.size(); ++i) {
         if (k.joined[i]) continue;
-        rows.push_back(launch_row(p, raw.launches[i]));
-        origins.push_back({&p, i});
+        stage.add_kernel(launch_row(p, raw.launches[i]), i);
         ++host_timed_;
     }
     for (const raw::RawDeviceActivity* d : k.orphans) {
@@ -306,16 +290,13 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k, std::vec
         row.process = p.id;
         row.function = function_id(raw.string(d->name_string));
         take_device_record(p, row, *d, std::nullopt);
-        rows.push_back(row);
-        origins.push_back({&p, -1});
+        stage.add_kernel(row, KernelStage::kNoOrigin);
         ++device_timed_;
         ++counters_.orphan_device_records;
     }
 }
 
 void ModelBuilder::build_kernels() {
-    std::vector<KernelOrigin> origins;
-    auto& rows = model_.kernels;
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
         p.launch_of_sequence.reserve(raw.launches.size());
@@ -323,16 +304,15 @@ void ModelBuilder::build_kernels() {
         p.launch_of_sequence.finish();
         p.kernel_of_launch.assign(raw.launches.size(), 0);
         KernelPairing pairing = pair_kernels(p);
-        add_kernel_rows(p, pairing, origins);
+        add_kernel_rows(p, pairing);
         counters_.events += raw.launches.size() + raw.device_kernels.size() + raw.sequence_of_correlation.size();
     }
-    const std::vector<size_t> position = sort_and_number(rows);
-    for (size_t i = 0; i < origins.size(); ++i) {
-        if (origins[i].launch >= 0)
-            origins[i].p->kernel_of_launch[static_cast<size_t>(origins[i].launch)] = rows[position[i]].id;
-        if (origins[i].replay >= 0)
-            origins[i].p->replayed_kernels[static_cast<size_t>(origins[i].replay)].kernel = rows[position[i]].id;
-    }
+    // Numbered in start order by the stage; the edges (the allocation sweep) need each launch's id.
+    model_.kernel_stage->for_each_kernel([&](const KernelRow& row, int64_t origin) {
+        ProcessContext& p = contexts_[static_cast<size_t>(row.process - 1)];
+        if (origin >= 0) p.kernel_of_launch[static_cast<size_t>(origin)] = row.id;
+        if (origin <= kReplayOrigin) p.replayed_kernels[static_cast<size_t>(kReplayOrigin - origin)].kernel = row.id;
+    });
 }
 
 void ModelBuilder::build_copies(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_copy) {

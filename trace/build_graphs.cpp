@@ -3,6 +3,7 @@
 // graph_launches row; CUPTI ties every kernel of a replay to the launch's sequence number, and those
 // kernels become rows of the launching thread, matched in order to the captured launches of the graph
 // so that their pointer arguments (and so their allocation edges) are the captured ones.
+#include "kernel_stage.h"
 #include "model_builder.h"
 
 #include <algorithm>
@@ -152,10 +153,9 @@ int64_t ModelBuilder::graph_launch_of(const ProcessContext& p, uint64_t correlat
     return it == p.graph_launch_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
-std::vector<size_t> ModelBuilder::add_replayed_kernels(
+void ModelBuilder::add_replayed_kernels(
     ProcessContext& p, const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_graph_launch) {
     const RawProcess& raw = *p.raw;
-    std::vector<size_t> replay_of_row;
     for (const auto& [index, records] : by_graph_launch) {
         const auto& g = raw.graph_launches[index];
         const std::vector<uint32_t>& nodes = p.graph_launch_templates[index].launches;
@@ -182,14 +182,12 @@ std::vector<size_t> ModelBuilder::add_replayed_kernels(
                 row.shared_bytes = l.shared_mem_bytes;
             }
             row.graph_launch = graph_launch;
-            model_.kernels.push_back(row);
+            model_.kernel_stage->add_kernel(row, kReplayOrigin - static_cast<int64_t>(p.replayed_kernels.size()));
             model_.graph_launches[static_cast<size_t>(graph_launch - 1)].kernels++;
-            replay_of_row.push_back(p.replayed_kernels.size());
             p.replayed_kernels.push_back({g.record.ts_ns, g.ordinal, template_launch, 0});
             ++device_timed_;
         }
     }
-    return replay_of_row;
 }
 
 size_t ModelBuilder::add_replayed_transfers(ProcessContext& p, std::vector<const raw::RawDeviceActivity*>& copies,

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kernel_stage.h"
 #include "model_builder.h"
 
 namespace tbdprof::trace::detail {
@@ -20,9 +21,10 @@ void ModelBuilder::build_kernel_metrics() {
         const RawProcess& raw = *p.raw;
         if (raw.kernel_metrics.empty()) continue;
         std::unordered_map<uint64_t, int64_t> kernel_of_correlation;
-        for (const KernelRow& k : model_.kernels)
+        model_.kernel_stage->for_each_kernel([&](const KernelRow& k, int64_t) {
             if (k.process == p.id && k.correlation && !k.graph_launch)
                 kernel_of_correlation[static_cast<uint64_t>(*k.correlation)] = k.id;
+        });
         std::map<uint32_t, std::vector<uint64_t>> correlations_of_context;
         for (const raw::RawDeviceActivity& d : raw.device_kernels)
             if (graph_launch_of(p, d.correlation_id) < 0)

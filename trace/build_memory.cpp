@@ -3,9 +3,10 @@
 // allocs, frees, launches and operands in time order, keeping the live allocations in an
 // address-ordered map: a pointer belongs to the live allocation whose [address, address + bytes)
 // contains it when the host launched or enqueued the work (the one resolution every stage uses).
+#include "demangle.h"
+#include "kernel_stage.h"
 #include "model_builder.h"
 #include "tbdprof/trace/memory_kinds.h"
-#include "demangle.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -180,8 +181,7 @@ private:
 
 // Kernel -> allocation edges of a launch (or a graph replay of a captured launch): each pointer
 // candidate that falls inside a live allocation.
-void add_kernel_edges(const ProcessContext& p, const SweepEvent& e, const LiveAllocations& live,
-                      std::vector<EdgeRow>& edges) {
+void add_kernel_edges(const ProcessContext& p, const SweepEvent& e, const LiveAllocations& live, KernelStage& edges) {
     const RawProcess& raw = *p.raw;
     const auto* r = e.kind == SweepKind::Replay ? &p.replayed_kernels[e.index] : nullptr;
     const LaunchEvent& l = raw.launches[r ? static_cast<size_t>(r->template_launch) : e.index];
@@ -194,28 +194,13 @@ void add_kernel_edges(const ProcessContext& p, const SweepEvent& e, const LiveAl
         --it;
         const AllocationRow& a = *it->second;
         if (candidate.value - it->first >= static_cast<uint64_t>(a.bytes)) continue;
-        edges.push_back({.kernel = kernel,
-                         .allocation = a.id,
-                         .offset = static_cast<int64_t>(candidate.value - it->first),
-                         .param = candidate.param_index,
-                         .param_word = candidate.param_offset,
-                         .read_only = static_cast<uint8_t>(candidate.read_only != 0 ? 1 : 0)});
+        edges.add_edge({.kernel = kernel,
+                        .allocation = a.id,
+                        .offset = static_cast<int64_t>(candidate.value - it->first),
+                        .param = candidate.param_index,
+                        .param_word = candidate.param_offset,
+                        .read_only = static_cast<uint8_t>(candidate.read_only != 0 ? 1 : 0)});
     }
-}
-
-// The edges table is keyed (kernel, param, param_word): store in key order, one row per key.
-void sort_unique_edges(std::vector<EdgeRow>& edges) {
-    const auto key_order = [](const EdgeRow& a, const EdgeRow& b) {
-        if (a.kernel != b.kernel) return a.kernel < b.kernel;
-        if (a.param != b.param) return a.param < b.param;
-        return a.param_word < b.param_word;
-    };
-    if (!std::is_sorted(edges.begin(), edges.end(), key_order)) std::sort(edges.begin(), edges.end(), key_order);
-    edges.erase(std::unique(edges.begin(), edges.end(),
-                            [](const EdgeRow& a, const EdgeRow& b) {
-                                return a.kernel == b.kernel && a.param == b.param && a.param_word == b.param_word;
-                            }),
-                edges.end());
 }
 
 }  // namespace
@@ -299,7 +284,7 @@ void ModelBuilder::sweep_allocations(ProcessContext& p) {
             }
             case SweepKind::Launch:
             case SweepKind::Replay:
-                add_kernel_edges(p, e, live, model_.edges);
+                add_kernel_edges(p, e, live, *model_.kernel_stage);
                 break;
         }
     }
@@ -309,17 +294,7 @@ void ModelBuilder::sweep_allocations(ProcessContext& p) {
 
 void ModelBuilder::build_allocations_and_edges() {
     number_allocations();
-    // At most one edge per pointer candidate of a kernel that ran: reserved at once, not by doubling.
-    size_t candidates = 0;
-    for (const ProcessContext& p : contexts_) {
-        for (const LaunchEvent& l : p.raw->launches)
-            candidates += l.record.captured == 0 ? l.record.candidate_count : 0;
-        for (const auto& r : p.replayed_kernels) {
-            if (r.template_launch >= 0)
-                candidates += p.raw->launches[static_cast<size_t>(r.template_launch)].record.candidate_count;
-        }
-    }
-    model_.edges.reserve(model_.edges.size() + candidates);
+    // Edges go to the kernel stage as the sweep finds them; it keeps them in key order, one per key.
     for (ProcessContext& p : contexts_) {
         sweep_allocations(p);
         // The launches and their pointer candidates were last read by the sweep.
@@ -327,7 +302,6 @@ void ModelBuilder::build_allocations_and_edges() {
         release(p.raw->candidates);
         release(p.kernel_of_launch);
     }
-    sort_unique_edges(model_.edges);
 }
 
 }  // namespace tbdprof::trace::detail

@@ -2,6 +2,7 @@
 #include "build_library_operands.h"
 #include "build_nccl.h"
 #include "demangle.h"
+#include "kernel_stage.h"
 #include "model_builder.h"
 
 #include <algorithm>
@@ -43,6 +44,7 @@ int64_t pack_dimensions(const uint32_t dims[3]) {
 }
 
 ModelBuilder::ModelBuilder(TraceModel& model, std::vector<RawProcess>& processes) : model_(model) {
+    model_.kernel_stage = std::make_shared<KernelStage>();
     // Process ids follow start order, so the first process of the run is process 1.
     std::vector<RawProcess*> ordered;
     for (auto& p : processes) ordered.push_back(&p);
@@ -380,7 +382,7 @@ void ModelBuilder::finish_run_row() {
     }
     run.duration_ns = rel(last);
     run.host_timed_kernels = 0;
-    for (const KernelRow& k : model_.kernels) run.host_timed_kernels += k.duration_ns ? 0 : 1;
+    run.host_timed_kernels = static_cast<int64_t>(model_.kernel_stage->kernels_without_duration());
     bool cupti_announced = false;
     for (const ProcessContext& p : contexts_)
         cupti_announced = cupti_announced || (p.raw->has_clock_source && p.raw->clock_source.source == raw::ClockSource::Cupti);

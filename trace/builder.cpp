@@ -2,6 +2,7 @@
 
 #include "tbdprof/trace/output_file.h"
 
+#include "kernel_stage.h"
 #include "model_builder.h"
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/trace_writer.h"
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <new>
 #include <optional>
+#include <stdexcept>
 
 namespace tbdprof::trace {
 namespace {
@@ -115,12 +117,12 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     return model;
 }
 
-// The build holds the whole model in memory (about 450 B per kernel with four pointer arguments,
-// docs/benchmarks.md "Trace build memory"); out of memory it stops cleanly: the caller's OutputFile
-// removes its temporary and lock.
+// The build holds the decoded raw events in memory (about 340 B per kernel with four pointer
+// arguments; kernel rows and edges wait on disk, docs/benchmarks.md "Trace build memory"); out of
+// memory it stops cleanly: the caller's OutputFile removes its temporary and lock.
 std::string out_of_memory_message(size_t raw_files) {
     return "out of memory while building the trace from " + std::to_string(raw_files) +
-           " raw files (the build holds about 450 bytes per kernel in memory); nothing was written";
+           " raw files (the build holds about 340 bytes per kernel in memory); nothing was written";
 }
 
 }  // namespace
@@ -146,6 +148,10 @@ BuildResult build_trace(const BuildOptions& options) {
     } catch (const std::bad_alloc&) {
         result.error = out_of_memory_message(paths.size());
         return result;
+    } catch (const std::runtime_error& e) {
+        // The kernel stage's temporary file (kernel_stage.h) could not be written or read.
+        result.error = std::string("cannot build the trace: ") + e.what() + "; nothing was written";
+        return result;
     }
 
     std::optional<OutputFile> own_output;
@@ -168,11 +174,11 @@ BuildResult build_trace(const BuildOptions& options) {
         return result;
     }
     result.ok = true;
-    result.kernels = model.kernels.size();
+    result.kernels = model.kernels.size() + model.kernel_stage->kernels();
     result.copies = model.copies.size();
     result.sets = model.sets.size();
     result.allocations = model.allocations.size();
-    result.edges = model.edges.size();
+    result.edges = model.edges.size() + model.kernel_stage->edges();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
 }

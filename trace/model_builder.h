@@ -63,7 +63,10 @@ struct BuildCounters {
 };
 
 struct KernelPairing;  // build_activity.cpp
-struct KernelOrigin;
+
+// A staged kernel row's origin (kernel_stage.h): a launch index (>= 0), KernelStage::kNoOrigin, or
+// graph replay r as kReplayOrigin - r.
+constexpr int64_t kReplayOrigin = -2;
 
 class ModelBuilder {
 public:
@@ -100,7 +103,7 @@ private:
     // build_kernels's steps (build_activity.cpp): one process's device records sorted out against its
     // launches, then its rows (each with the launch or replay it came from).
     KernelPairing pair_kernels(ProcessContext& p);
-    void add_kernel_rows(ProcessContext& p, KernelPairing& pairing, std::vector<KernelOrigin>& origins);
+    void add_kernel_rows(ProcessContext& p, KernelPairing& pairing);
     // build_copies_and_sets's rows of one process's recorded copies and sets (build_activity.cpp),
     // each with the device record paired to it (nullptr: host-timed).
     void build_copies(ProcessContext& p, const std::vector<const raw::RawDeviceActivity*>& device_of_copy);
@@ -117,9 +120,9 @@ private:
     void take_device_record(ProcessContext& p, KernelRow& row, const raw::RawDeviceActivity& d,
                             std::optional<uint64_t> launch_ns);
     // Kernel rows for the device records each graph launch's replay produced (build_graphs.cpp).
-    // Appends to model_.kernels and p.replayed_kernels; returns, per row appended, its replay index.
-    std::vector<size_t> add_replayed_kernels(
-        ProcessContext& p, const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_graph_launch);
+    // Stages them (origin: their index in p.replayed_kernels) and appends to p.replayed_kernels.
+    void add_replayed_kernels(ProcessContext& p,
+                              const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_graph_launch);
     // Copy and set rows for the orphan device records a graph replay produced, matched in order to
     // the graph's captured copies and sets; removes them from the orphan lists, returns how many.
     size_t add_replayed_transfers(ProcessContext& p, std::vector<const raw::RawDeviceActivity*>& copies,

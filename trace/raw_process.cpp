@@ -134,25 +134,64 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
     ++p.unknown_records;  // a newer collector's kind: skipped, as the format allows
 }
 
+// The file's pages behind a cursor are dropped every so often: the mapped file adds at most this
+// much to the build's resident memory, not its size.
+constexpr size_t kResidentWindowBytes = size_t{16} << 20;
+
+void drop_pages_behind(const RawProcess& p, size_t cursor_offset, size_t& dropped_until) {
+    if (cursor_offset - dropped_until < 2 * kResidentWindowBytes) return;
+    dropped_until = cursor_offset - kResidentWindowBytes;
+    p.file.drop_pages_before(dropped_until);
+}
+
+// Reserves the per-kernel vectors at their exact size from a first pass over the record headers:
+// grown by doubling, each reallocation would hold the old and the new array at once (the decoded
+// launches alone up to 3 x 96 B per launch at that moment, the build's peak).
+void reserve_kernel_records(RawProcess& p) {
+    size_t launches = 0, candidates = 0, device_kernels = 0, correlations = 0;
+    auto cursor = p.file.records();
+    RawRecordView record{};
+    size_t dropped_until = 0;
+    while (cursor.next(record)) {
+        switch (record.kind) {
+            case RecordKind::Launch:
+                ++launches;
+                candidates += record.as<raw::RawLaunch>().candidate_count;
+                break;
+            case RecordKind::DeviceKernel:
+                ++device_kernels;
+                break;
+            case RecordKind::Correlation:
+                ++correlations;
+                break;
+            default:
+                break;
+        }
+        drop_pages_behind(p, cursor.end_offset(), dropped_until);
+    }
+    p.file.drop_pages_before(cursor.end_offset());
+    p.launches.reserve(launches);
+    p.candidates.reserve(candidates);  // the count each record declares: at least what it holds
+    p.device_kernels.reserve(device_kernels);
+    p.sequence_of_correlation.reserve(correlations);
+}
+
 }  // namespace
 
 void decode_raw_process(RawProcess& p) {
-    // Decoded records are copied out, so the file's pages behind the cursor are dropped every so
-    // often: the mapped file adds at most this much to the build's resident memory, not its size.
-    constexpr size_t kResidentWindowBytes = size_t{16} << 20;
+    reserve_kernel_records(p);
+    // Decoded records are copied out, so the file's pages behind the cursor are dropped as it goes.
     auto cursor = p.file.records();
     RawRecordView record{};
     size_t dropped_until = 0;
     while (cursor.next(record)) {
         decode_record(p, record);
-        if (cursor.end_offset() - dropped_until >= 2 * kResidentWindowBytes) {
-            dropped_until = cursor.end_offset() - kResidentWindowBytes;
-            p.file.drop_pages_before(dropped_until);
-        }
+        drop_pages_behind(p, cursor.end_offset(), dropped_until);
     }
     p.file.drop_pages_before(cursor.end_offset());
     p.sequence_of_correlation.finish();
-    // Grown by doubling while decoding: the slack (up to half of each) would be held through the build.
+    // Candidates declared beyond what a cut record held, and the other kinds grown by doubling: the
+    // slack would be held through the build.
     p.launches.shrink_to_fit();
     p.candidates.shrink_to_fit();
     for (auto* records : {&p.device_kernels, &p.device_copies, &p.device_sets}) records->shrink_to_fit();

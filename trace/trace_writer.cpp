@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "kernel_stage.h"
 #include "tbdprof/trace/schema.h"
 #include "tbdprof/trace/sqlite_handle.h"
 
@@ -93,12 +94,48 @@ void write_entities(Database& db, const TraceModel& m) {
     for (const FunctionRow& f : m.functions) insert(function, f.id, f.name, f.mangled);
 }
 
-void write_activity(Database& db, const TraceModel& m) {
-    insert_rows(db, "kernels", 15, m.kernels, [](Statement& st, int base, const KernelRow& k) {
+// Rows of a table written in chunks as `produce` hands them over (the builder's kernels and edges,
+// read back from disk): only one chunk is in memory at a time.
+template <class Row, class Produce, class Bind>
+void insert_streamed(Database& db, std::string_view table, int columns, Produce produce, Bind bind) {
+    constexpr size_t kChunk = 4096;
+    std::vector<Row> chunk;
+    chunk.reserve(kChunk);
+    produce([&](const Row& row) {
+        chunk.push_back(row);
+        if (chunk.size() < kChunk) return;
+        insert_rows(db, table, columns, chunk, bind);
+        chunk.clear();
+    });
+    insert_rows(db, table, columns, chunk, bind);
+}
+
+void write_kernels(Database& db, const TraceModel& m) {
+    const auto bind = [](Statement& st, int base, const KernelRow& k) {
         bind_at(st, base, k.id, k.process, Opt(k.thread), k.device, Opt(k.stream), k.function, k.start_ns,
                 Opt(k.duration_ns), Opt(k.queued_ns), Opt(k.grid), Opt(k.block), Opt(k.shared_bytes),
                 Opt(k.correlation), Opt(k.library_call), Opt(k.graph_launch));
-    });
+    };
+    insert_rows(db, "kernels", 15, m.kernels, bind);
+    if (!m.kernel_stage) return;
+    insert_streamed<KernelRow>(
+        db, "kernels", 15,
+        [&](const auto& take) { m.kernel_stage->for_each_kernel([&](const KernelRow& k, int64_t) { take(k); }); },
+        bind);
+}
+
+void write_edges(Database& db, const TraceModel& m) {
+    const auto bind = [](Statement& st, int base, const EdgeRow& e) {
+        bind_at(st, base, e.kernel, e.param, e.param_word, e.allocation, e.offset, e.read_only);
+    };
+    insert_rows(db, "kernel_allocations", 6, m.edges, bind);
+    if (!m.kernel_stage) return;
+    insert_streamed<EdgeRow>(
+        db, "kernel_allocations", 6, [&](const auto& take) { m.kernel_stage->for_each_edge(take); }, bind);
+}
+
+void write_activity(Database& db, const TraceModel& m) {
+    write_kernels(db, m);
     Statement graph(db, "INSERT INTO graph_launches VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (const GraphLaunchRow& g : m.graph_launches)
         insert(graph, g.id, g.process, g.thread, g.stream, g.launch_ns, g.graph_exec, g.graph, g.kernels);
@@ -156,9 +193,7 @@ void write_memory(Database& db, const TraceModel& m) {
                        "VALUES (?1, ?2, ?3, ?4, ?5)");
     for (const AllocationCategoryRow& c : m.allocation_categories)
         insert(category, c.allocation, std::string_view(c.category), c.confidence, c.rule, c.reason);
-    insert_rows(db, "kernel_allocations", 6, m.edges, [](Statement& st, int base, const EdgeRow& e) {
-        bind_at(st, base, e.kernel, e.param, e.param_word, e.allocation, e.offset, e.read_only);
-    });
+    write_edges(db, m);
     Statement sample(db, "INSERT INTO cpu_samples VALUES (?1, ?2, ?3, ?4)");
     for (const CpuSampleRow& s : m.cpu_samples) insert(sample, s.process, s.ts_ns, s.user_ns, s.system_ns);
     Statement metric(db, "INSERT INTO kernel_metrics (kernel, metric, value) VALUES (?1, ?2, ?3)");

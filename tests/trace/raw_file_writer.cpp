@@ -22,6 +22,10 @@ RawFileWriter::RawFileWriter(uint32_t pid, uint64_t start_ns, uint32_t parent_pi
 }
 
 uint64_t RawFileWriter::string(std::string_view text) {
+    if (each_string_once_) {
+        if (auto it = string_ids_.find(text); it != string_ids_.end()) return it->second;
+        string_ids_.emplace(std::string(text), next_string_);
+    }
     raw::RawString s{};
     s.id = next_string_++;
     s.length = static_cast<uint32_t>(text.size());

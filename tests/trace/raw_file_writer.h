@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,9 @@ public:
     RawFileWriter(uint32_t pid, uint64_t start_ns, uint32_t parent_pid = 0);
 
     uint64_t string(std::string_view text);
+    // From now on each distinct text is written once, as the collector does (by default every call
+    // writes a string record): for runs long enough that a record per launch would be the test's cost.
+    void write_each_string_once() { each_string_once_ = true; }
     void process_info(std::string_view argv_nul_joined, std::string_view exe, std::string_view host);
     void thread(uint32_t tid, std::string_view name, uint64_t first_seen_ns);
     void device(int32_t ordinal, std::string_view name, bool simulated);
@@ -84,6 +88,8 @@ public:
 private:
     uint32_t pid_;
     uint64_t next_string_ = 1;
+    bool each_string_once_ = false;
+    std::map<std::string, uint64_t, std::less<>> string_ids_;
     uint64_t next_sequence_ = 1;
     uint64_t next_correlation_ = 1000;
     bool capturing_ = false;

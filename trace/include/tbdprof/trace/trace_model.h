@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -284,6 +285,8 @@ struct MemoryRegionRow {
     std::optional<std::string_view> end_reason;  // static texts
 };
 
+class KernelStage;  // trace/kernel_stage.h
+
 struct TraceModel {
     RunRow run;
     std::vector<std::pair<std::string, std::string>> notes;
@@ -294,6 +297,9 @@ struct TraceModel {
     std::vector<StreamRow> streams;
     std::vector<FunctionRow> functions;
     std::vector<KernelRow> kernels;
+    // The builder's kernel rows and edges, kept on disk until written (trace/kernel_stage.h); they
+    // follow `kernels` and `edges`, which the builder leaves empty. Null for an import.
+    std::shared_ptr<KernelStage> kernel_stage;
     std::vector<GraphLaunchRow> graph_launches;
     std::vector<CopyRow> copies;
     std::vector<SetRow> sets;
