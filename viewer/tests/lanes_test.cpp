@@ -155,7 +155,8 @@ void LanesTest::barHitTest() {
     const Overview o = sample_overview();
     const LifetimeLayout layout = layout_lifetimes(o, 0, 1000, o.duration_ns, 100);
     for (const LifetimeBar& bar : layout.bars) {
-        const LifetimeBar* hit = bar_at(layout, static_cast<double>(bar.begin_trace_ns + bar.end_trace_ns) / 2, bar.lane);
+        const LifetimeBar* hit =
+            bar_at(layout, static_cast<double>(bar.begin_trace_ns + bar.end_trace_ns) / 2, bar.lane);
         QVERIFY(hit);
         QCOMPARE(hit->allocation, bar.allocation);
         QCOMPARE(hit->subrange, bar.subrange);

@@ -122,7 +122,8 @@ void WindowTest::openZoomSelect() {
     const LifetimeBar& bar = memory->memoryPainter().bars().bars.front();
     const QRect plot = MemoryPainter::plotArea(memory->rect());
     const double bar_x0 = std::max(0.0, view->axis().x_of(static_cast<double>(bar.begin_trace_ns)));
-    const double bar_x1 = std::min<double>(view->axis().width(), view->axis().x_of(static_cast<double>(bar.end_trace_ns)));
+    const double bar_x1 =
+        std::min<double>(view->axis().width(), view->axis().x_of(static_cast<double>(bar.end_trace_ns)));
     const QPoint on_bar(kLabelWidth + static_cast<int>((bar_x0 + bar_x1) / 2),
                         plot.top() + bar.lane * memory->memoryPainter().barHeight() + 2);
     QTest::mouseClick(memory, Qt::LeftButton, {}, on_bar);
