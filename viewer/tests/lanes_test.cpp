@@ -130,7 +130,7 @@ void LanesTest::lanesNeverOverlap() {
     std::map<int, std::vector<const LifetimeBar*>> by_lane;
     for (const LifetimeBar& bar : layout.bars) by_lane[bar.lane].push_back(&bar);
     for (auto& [lane, bars] : by_lane) {
-        for (size_t i = 1; i < bars.size(); ++i) QVERIFY(bars[i - 1]->end_ns <= bars[i]->begin_ns);
+        for (size_t i = 1; i < bars.size(); ++i) QVERIFY(bars[i - 1]->end_trace_ns <= bars[i]->begin_trace_ns);
     }
     int most = 0;
     for (const LifetimeBar& bar : layout.bars) {
