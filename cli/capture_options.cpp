@@ -6,12 +6,12 @@
 namespace tbdprof::cli {
 namespace {
 
-bool parse_seconds(const std::string& text, uint64_t& out_ns) {
+bool parse_seconds(const std::string& text, uint64_t& duration_ns) {
     if (text.empty()) return false;
     char* end = nullptr;
     const double seconds = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || *end != '\0' || !std::isfinite(seconds) || seconds < 0 || seconds > 1e9) return false;
-    out_ns = static_cast<uint64_t>(std::llround(seconds * 1e9));
+    duration_ns = static_cast<uint64_t>(std::llround(seconds * 1e9));
     return true;
 }
 

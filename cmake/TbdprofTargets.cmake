@@ -86,3 +86,48 @@ function(tbd_simgpu_library)
     target_link_libraries(${ARG_TARGET} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
     tbd_warnings(${ARG_TARGET})
 endfunction()
+
+# The one way of adding a test (docs/architecture.md, "Where tests live"): its ctest name, its
+# command, and the properties our tests use, in one call.
+#   tbd_add_test(NAME name COMMAND program args... [ENVIRONMENT var=value...] [LABELS label...]
+#                [TIMEOUT s] [SKIP_RETURN_CODE n] [WORKING_DIRECTORY dir]
+#                [FIXTURES_SETUP name...] [FIXTURES_REQUIRED name...])
+# PARSE_ARGV keeps empty arguments and arguments holding ';' as they were written.
+function(tbd_add_test)
+    cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;TIMEOUT;SKIP_RETURN_CODE;WORKING_DIRECTORY"
+                          "COMMAND;ENVIRONMENT;LABELS;FIXTURES_SETUP;FIXTURES_REQUIRED")
+    if(NOT ARG_NAME OR NOT ARG_COMMAND OR ARG_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "tbd_add_test(NAME name COMMAND ...): got '${ARGN}'")
+    endif()
+    if(ARG_WORKING_DIRECTORY)
+        add_test(NAME ${ARG_NAME} COMMAND ${ARG_COMMAND} WORKING_DIRECTORY ${ARG_WORKING_DIRECTORY})
+    else()
+        add_test(NAME ${ARG_NAME} COMMAND ${ARG_COMMAND})
+    endif()
+    foreach(property ENVIRONMENT LABELS TIMEOUT SKIP_RETURN_CODE FIXTURES_SETUP FIXTURES_REQUIRED)
+        if(DEFINED ARG_${property})
+            set_tests_properties(${ARG_NAME} PROPERTIES ${property} "${ARG_${property}}")
+        endif()
+    endforeach()
+endfunction()
+
+# A test program: our warnings, the sanitizer build when asked (not for programs the simulated GPU
+# or the collector must load into: pass NO_SANITIZE), its libraries and include folders.
+#   tbd_test_program(TARGET name SOURCES file... [LIBRARIES lib...] [INCLUDES dir...] [NO_SANITIZE])
+function(tbd_test_program)
+    cmake_parse_arguments(PARSE_ARGV 0 ARG "NO_SANITIZE" "TARGET" "SOURCES;LIBRARIES;INCLUDES")
+    if(NOT ARG_TARGET OR NOT ARG_SOURCES OR ARG_UNPARSED_ARGUMENTS)
+        message(FATAL_ERROR "tbd_test_program(TARGET name SOURCES ...): got '${ARGN}'")
+    endif()
+    add_executable(${ARG_TARGET} ${ARG_SOURCES})
+    if(ARG_INCLUDES)
+        target_include_directories(${ARG_TARGET} PRIVATE ${ARG_INCLUDES})
+    endif()
+    if(ARG_LIBRARIES)
+        target_link_libraries(${ARG_TARGET} PRIVATE ${ARG_LIBRARIES})
+    endif()
+    tbd_warnings(${ARG_TARGET})
+    if(NOT ARG_NO_SANITIZE)
+        tbd_sanitize(${ARG_TARGET})
+    endif()
+endfunction()

@@ -61,9 +61,9 @@ auto record_library_call(Call&& call, Describe&& describe) -> decltype(call()) {
     thread.library_first_sequence = 0;
     thread.library_last_sequence = 0;
     raw::RawLibraryCall record{};
-    record.begin_ns = collector::monotonic_ns();
+    record.begin_ns = collector::host_monotonic_ns();
     const auto status = call();
-    record.end_ns = collector::monotonic_ns();
+    record.end_ns = collector::host_monotonic_ns();
     --thread.library_depth;
     if (status != decltype(status){}) return status;
     describe(thread, record);

@@ -26,7 +26,7 @@ struct SetDescription {
 template <typename Call>
 CUresult correlated_call(uint64_t& sequence, uint64_t& start, Call&& call) {
     sequence = collector::next_sequence();
-    start = collector::monotonic_ns();
+    start = collector::host_monotonic_ns();
     CorrelationScope correlation(sequence);
     return call();
 }

@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
     const std::string path = dir + "/tbdprof-writer-bench-" + std::to_string(getpid()) + ".tbdraw";
 
     auto writer = std::make_unique<collector::RawWriter>();
-    if (!writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, collector::monotonic_ns(),
-                                     collector::realtime_ns()})) {
+    if (!writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, collector::host_monotonic_ns(),
+                                     collector::unix_time_ns()})) {
         std::perror(path.c_str());
         return 1;
     }

@@ -28,7 +28,7 @@ struct Config {
     Mode mode = Mode::Everything;
     uint64_t nvtx_name = 0;  // nvtx:NAME, the string id of NAME
     char nvtx_text[256] = {};
-    uint64_t delay_ns = 0, duration_ns = 0, process_start_ns = 0;
+    uint64_t delay_ns = 0, duration_ns = 0, process_start_host_ns = 0;
     int64_t first_step = 0, last_step = 0;
 };
 // Constant-initialized: the preload library's constructor may run before this file's initializers.
@@ -59,7 +59,7 @@ bool g_steps_done = false;
 // time mode
 std::atomic<int> g_time_state{static_cast<int>(TimeState::WaitingDelay)};
 std::atomic<int> g_pending{static_cast<int>(Pending::None)};
-std::atomic<uint64_t> g_opened_ns{0};
+std::atomic<uint64_t> g_opened_host_ns{0};
 
 int initial_gate() {
     switch (g_config.mode) {
@@ -75,7 +75,7 @@ int initial_gate() {
 void emit_window(bool opened, std::string_view reason) {
     ThreadState& thread = thread_state();
     raw::RawCaptureWindow w{};
-    w.ts_ns = monotonic_ns();
+    w.ts_ns = host_monotonic_ns();
     w.reason_string = reason.empty() ? 0 : intern_string(thread, reason);
     w.opened = opened ? 1 : 0;
     emit_record(thread, raw::RecordKind::CaptureWindow, w);
@@ -152,9 +152,9 @@ bool count_launch(const void* function) {
 
 }  // namespace
 
-bool configure_from_environment(uint64_t process_start_ns) {
+bool configure_from_environment(uint64_t process_start_host_ns) {
     g_config = Config{};
-    g_config.process_start_ns = process_start_ns;
+    g_config.process_start_host_ns = process_start_host_ns;
     const char* setting = std::getenv("TBDPROF_CAPTURE");
     bool ok = true;
     if (setting == nullptr || *setting == '\0') {
@@ -194,7 +194,7 @@ bool admits_slow(Event event, const void* function) {
     Locked lock;
     const auto pending = static_cast<Pending>(g_pending.exchange(static_cast<int>(Pending::None)));
     if (pending == Pending::Open && !g_window_open) {
-        g_opened_ns.store(monotonic_ns());
+        g_opened_host_ns.store(host_monotonic_ns());
         std::string reason = "--delay " + std::to_string(g_config.delay_ns / 1000000) + " ms";
         if (g_config.duration_ns != 0)
             reason += " --duration " + std::to_string(g_config.duration_ns / 1000000) + " ms";
@@ -261,16 +261,16 @@ void on_range_end(uint64_t name_string) {
     }
 }
 
-void on_writer_tick(uint64_t now_ns) {
+void on_writer_tick(uint64_t now_host_ns) {
     if (g_config.mode != Mode::Time) return;
     const auto state = static_cast<TimeState>(g_time_state.load());
     if (state == TimeState::WaitingDelay && g_config.delay_ns != 0 &&
-        now_ns >= g_config.process_start_ns + g_config.delay_ns &&
+        now_host_ns >= g_config.process_start_host_ns + g_config.delay_ns &&
         g_pending.load() == static_cast<int>(Pending::None)) {
         g_pending.store(static_cast<int>(Pending::Open));
         g_gate.store(kWatch, std::memory_order_release);  // the next hook opens the window
     } else if (state == TimeState::Opened && g_config.duration_ns != 0 &&
-               now_ns >= g_opened_ns.load() + g_config.duration_ns &&
+               now_host_ns >= g_opened_host_ns.load() + g_config.duration_ns &&
                g_pending.load() == static_cast<int>(Pending::None)) {
         g_pending.store(static_cast<int>(Pending::Close));
         g_gate.store(kWatch, std::memory_order_release);  // the next hook closes it
@@ -290,7 +290,7 @@ void reset_after_fork() {
     g_time_state.store(static_cast<int>(TimeState::WaitingDelay));
     g_pending.store(static_cast<int>(Pending::None));
     step_signature().reset();
-    configure_from_environment(monotonic_ns());  // the child's delay counts from its own start
+    configure_from_environment(host_monotonic_ns());  // the child's delay counts from its own start
 }
 
 }  // namespace tbdprof::collector::capture

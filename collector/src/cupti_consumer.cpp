@@ -48,7 +48,7 @@ struct CuptiApi {
 };
 
 CuptiApi g_api;
-int64_t g_offset_ns = 0;  // added to CUPTI timestamps to get CLOCK_MONOTONIC
+DeviceClock g_device_clock;  // CUPTI's timestamps -> host monotonic
 
 // Buffers CUPTI handed back, kept for the next request instead of freed: a fresh 2 MiB buffer costs
 // 512 page faults as CUPTI fills it, which on a launch-bound loop was ~10 faults per thousand
@@ -77,7 +77,9 @@ void recycle_buffer(uint8_t* buffer) {
 }
 thread_local bool t_starting = false;
 
-uint64_t CUPTIAPI monotonic_timestamp() { return monotonic_ns(); }
+uint64_t CUPTIAPI host_monotonic_timestamp() {
+    return host_monotonic_ns();
+}
 
 template <typename Fn>
 bool resolve(void* library, const char* name, Fn& out) {
@@ -170,8 +172,6 @@ raw::CopyKind copy_kind_of(uint8_t cupti_kind) {
     }
 }
 
-uint64_t to_monotonic(uint64_t cupti_ns) { return static_cast<uint64_t>(static_cast<int64_t>(cupti_ns) + g_offset_ns); }
-
 // TBDPROF_TEST_DROP_CORRELATION_EVERY=N (tests only, docs/reliability.md): every N-th CUPTI
 // correlation record is dropped and counted as a CuptiBuffers drop, as CUPTI does under pressure,
 // to test that the builder stores such work once. 0 (unset): never.
@@ -210,8 +210,8 @@ bool convert(ThreadState& thread, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         raw::RawDeviceActivity out{};
-        out.start_ns = to_monotonic(k->start);
-        out.end_ns = to_monotonic(k->end);
+        out.start_ns = g_device_clock.host_monotonic_ns(k->start);
+        out.end_ns = g_device_clock.host_monotonic_ns(k->end);
         out.correlation_id = k->correlationId;
         out.name_string = k->name != nullptr ? intern_string(thread, k->name) : 0;
         out.stream_id = k->streamId;
@@ -223,8 +223,8 @@ bool convert(ThreadState& thread, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
         raw::RawDeviceActivity out{};
-        out.start_ns = to_monotonic(c->start);
-        out.end_ns = to_monotonic(c->end);
+        out.start_ns = g_device_clock.host_monotonic_ns(c->start);
+        out.end_ns = g_device_clock.host_monotonic_ns(c->end);
         out.correlation_id = c->correlationId;
         out.bytes = c->bytes;
         out.stream_id = c->streamId;
@@ -237,8 +237,8 @@ bool convert(ThreadState& thread, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
         raw::RawDeviceActivity out{};
-        out.start_ns = to_monotonic(s->start);
-        out.end_ns = to_monotonic(s->end);
+        out.start_ns = g_device_clock.host_monotonic_ns(s->start);
+        out.end_ns = g_device_clock.host_monotonic_ns(s->end);
         out.correlation_id = s->correlationId;
         out.bytes = s->bytes;
         out.stream_id = s->streamId;
@@ -282,7 +282,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         out.count = dropped;
         out.cause = raw::DropCause::CuptiBuffers;
         back_pressure::take_cupti_refusal_times(out.first_ns, out.last_ns);
-        if (out.last_ns == 0) out.first_ns = out.last_ns = monotonic_ns();  // the test knob's drops: now
+        if (out.last_ns == 0) out.first_ns = out.last_ns = host_monotonic_ns();  // the test knob's drops: now
         emit_record(thread, raw::RecordKind::Dropped, out);
     }
     if (buffer != nullptr) {
@@ -295,7 +295,7 @@ void emit_clock_source(raw::ClockSource source) {
     ThreadState& thread = thread_state();
     raw::RawClockSource out{};
     out.source = source;
-    out.cupti_offset_ns = static_cast<uint64_t>(g_offset_ns);
+    out.cupti_offset_ns = static_cast<uint64_t>(g_device_clock.host_minus_device_ns);
     emit_record(thread, raw::RecordKind::ClockSource, out);
 }
 
@@ -308,14 +308,14 @@ bool enable_activity() {
     if (!claim_cupti()) return false;
     if (g_api.register_callbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) return false;
     // Our clock when CUPTI lets us supply it; otherwise the offset between the clocks, measured once.
-    if (g_api.register_timestamp != nullptr && g_api.register_timestamp(monotonic_timestamp) == CUPTI_SUCCESS) {
-        g_offset_ns = 0;
+    if (g_api.register_timestamp != nullptr && g_api.register_timestamp(host_monotonic_timestamp) == CUPTI_SUCCESS) {
+        g_device_clock = DeviceClock{};
     } else {
-        uint64_t cupti_now = 0;
-        const uint64_t before = monotonic_ns();
-        if (g_api.get_timestamp(&cupti_now) != CUPTI_SUCCESS) return false;
-        const uint64_t after = monotonic_ns();
-        g_offset_ns = static_cast<int64_t>(before / 2 + after / 2) - static_cast<int64_t>(cupti_now);
+        uint64_t device_now_ns = 0;
+        const uint64_t host_before_ns = host_monotonic_ns();
+        if (g_api.get_timestamp(&device_now_ns) != CUPTI_SUCCESS) return false;
+        const uint64_t host_after_ns = host_monotonic_ns();
+        g_device_clock = DeviceClock::from_readings(host_before_ns, device_now_ns, host_after_ns);
     }
     // Kernels are essential; another subscriber (Nsight, torch.profiler) makes this fail.
     if (g_api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;

@@ -13,7 +13,7 @@ namespace {
 // programs nest domains properly almost always, so one stack tagged by domain serves them all: a
 // pop takes the innermost entry of its domain. Trivially destructible (static TLS, initial-exec).
 struct OpenPush {
-    uint64_t begin_ns;
+    uint64_t begin_host_ns;
     uint64_t name_string;
     uint64_t domain_string;
 };
@@ -28,7 +28,7 @@ thread_local constinit PushStack t_pushes{};
 // with a CAS at the end, so a range is written once even if two threads end it.
 struct OpenStart {
     std::atomic<uint64_t> id;
-    std::atomic<uint64_t> begin_ns;
+    std::atomic<uint64_t> begin_host_ns;
     std::atomic<uint64_t> name_string;
     std::atomic<uint64_t> domain_string;
     std::atomic<uint32_t> tid;
@@ -36,11 +36,11 @@ struct OpenStart {
 constinit OpenStart g_starts[kMaxOpenStartEnd];
 constinit std::atomic<uint64_t> g_next_start_id{1};
 
-void write_range(ThreadState& thread, raw::RangeKind kind, uint64_t begin_ns, uint64_t end_ns, uint64_t name,
+void write_range(ThreadState& thread, raw::RangeKind kind, uint64_t begin_host_ns, uint64_t end_host_ns, uint64_t name,
                  uint64_t domain, uint32_t begin_tid, int depth) {
     raw::RawRange r{};
-    r.begin_ns = begin_ns;
-    r.end_ns = end_ns;
+    r.begin_ns = begin_host_ns;
+    r.end_ns = end_host_ns;
     r.name_string = name;
     r.domain_string = domain;
     r.begin_tid = begin_tid;
@@ -67,13 +67,13 @@ int push(uint64_t name_string, uint64_t domain_string) {
     }
     const int level = level_in_domain(stack, domain_string);
     capture::on_range_begin(name_string);  // may open a capture window (nvtx:NAME, --steps)
-    stack.entries[stack.size++] = OpenPush{monotonic_ns(), name_string, domain_string};
+    stack.entries[stack.size++] = OpenPush{host_monotonic_ns(), name_string, domain_string};
     return level;
 }
 
 int pop(uint64_t domain_string) {
     if (!collector_enabled()) return -1;
-    const uint64_t now = monotonic_ns();
+    const uint64_t now = host_monotonic_ns();
     PushStack& stack = t_pushes;
     if (stack.overflow > 0) {
         --stack.overflow;
@@ -89,7 +89,7 @@ int pop(uint64_t domain_string) {
     // Ranges are recorded inside capture windows only; the range that closes one is inside it.
     if (capture::is_open()) {
         ThreadState& thread = thread_state();
-        write_range(thread, raw::RangeKind::PushPop, open.begin_ns, now, open.name_string, open.domain_string, 0,
+        write_range(thread, raw::RangeKind::PushPop, open.begin_host_ns, now, open.name_string, open.domain_string, 0,
                     index);
     }
     capture::on_range_end(open.name_string);
@@ -104,7 +104,7 @@ uint64_t start(uint64_t name_string, uint64_t domain_string) {
     const uint64_t id = g_next_start_id.fetch_add(1, std::memory_order_relaxed);
     OpenStart& slot = g_starts[id % kMaxOpenStartEnd];
     slot.id.store(0, std::memory_order_relaxed);
-    slot.begin_ns.store(monotonic_ns(), std::memory_order_relaxed);
+    slot.begin_host_ns.store(host_monotonic_ns(), std::memory_order_relaxed);
     slot.name_string.store(name_string, std::memory_order_relaxed);
     slot.domain_string.store(domain_string, std::memory_order_relaxed);
     slot.tid.store(thread.tid, std::memory_order_relaxed);
@@ -114,11 +114,11 @@ uint64_t start(uint64_t name_string, uint64_t domain_string) {
 
 void end(uint64_t id) {
     if (id == 0 || !collector_enabled()) return;
-    const uint64_t now = monotonic_ns();
+    const uint64_t now = host_monotonic_ns();
     OpenStart& slot = g_starts[id % kMaxOpenStartEnd];
     uint64_t expected = id;
     if (slot.id.load(std::memory_order_acquire) != id) return;
-    const uint64_t begin = slot.begin_ns.load(std::memory_order_relaxed);
+    const uint64_t begin = slot.begin_host_ns.load(std::memory_order_relaxed);
     const uint64_t name = slot.name_string.load(std::memory_order_relaxed);
     const uint64_t domain = slot.domain_string.load(std::memory_order_relaxed);
     const uint32_t tid = slot.tid.load(std::memory_order_relaxed);
@@ -130,7 +130,7 @@ void end(uint64_t id) {
 void mark(uint64_t name_string, uint64_t domain_string) {
     if (!collector_enabled()) return;
     if (!capture::is_open()) return;
-    const uint64_t now = monotonic_ns();
+    const uint64_t now = host_monotonic_ns();
     write_range(thread_state(), raw::RangeKind::Mark, now, now, name_string, domain_string, 0, 0);
 }
 

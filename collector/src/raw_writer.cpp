@@ -36,12 +36,6 @@ constexpr size_t kDirectWriteBytes = size_t{64} << 10;
 constexpr uint64_t kCpuSampleIntervalNs = 50'000'000;
 constexpr uint64_t kPeriodicTaskIntervalNs = 100'000'000;
 
-void sleep_ns(uint64_t ns) {
-    timespec delay{static_cast<time_t>(ns / 1000000000ull), static_cast<long>(ns % 1000000000ull)};
-    while (nanosleep(&delay, &delay) != 0 && errno == EINTR) {
-    }
-}
-
 // Writes from `done` on; `done` says how far it got (a retry after EBADF goes on from there).
 bool write_all(int fd, const uint8_t* bytes, size_t size, size_t& done) {
     while (done < size) {
@@ -125,11 +119,11 @@ void* RawWriter::thread_main(void* self) {
 
 void RawWriter::run() {
     uint64_t last_cpu = 0;
-    uint64_t last_periodic = monotonic_ns();
+    uint64_t last_periodic = host_monotonic_ns();
     while (!stop_requested_.load(std::memory_order_acquire)) {
         const uint64_t interval = next_drain_interval_ns_.load(std::memory_order_relaxed);
-        sleep_ns(interval != 0 ? interval : kDrainIntervalNs);
-        const uint64_t now = monotonic_ns();
+        sleep_for_ns(interval != 0 ? interval : kDrainIntervalNs);
+        const uint64_t now = host_monotonic_ns();
         capture::on_writer_tick(now);  // --delay/--duration: asks the next hook to open or close
         if (periodic_ != nullptr && now - last_periodic >= kPeriodicTaskIntervalNs) {
             periodic_();  // outside the drain lock: it may emit records (CUPTI buffer completion)
@@ -146,12 +140,12 @@ void RawWriter::run() {
 }
 
 bool RawWriter::lock_drain(int wait_ms) {
-    const uint64_t deadline = monotonic_ns() + static_cast<uint64_t>(wait_ms) * 1000000ull;
+    const uint64_t deadline = host_monotonic_ns() + static_cast<uint64_t>(wait_ms) * 1000000ull;
     for (;;) {
         bool expected = false;
         if (drain_busy_.compare_exchange_weak(expected, true, std::memory_order_acquire)) return true;
-        if (monotonic_ns() >= deadline) return false;
-        sleep_ns(100000);
+        if (host_monotonic_ns() >= deadline) return false;
+        sleep_for_ns(100000);
     }
 }
 
@@ -325,7 +319,7 @@ void RawWriter::append_end(raw::EndReason reason, int wait_ms) {
     raw::RawProcessEnd record{};
     record.header = {raw::RecordKind::ProcessEnd, sizeof record, writer_tid_};
     record.reason = reason;
-    record.ts_ns = monotonic_ns();
+    record.ts_ns = host_monotonic_ns();
     const back_pressure::Totals held = back_pressure::totals();
     record.ring_held_ns = held.ring_held_ns;
     record.cupti_held_ns = held.cupti_held_ns;
@@ -381,7 +375,7 @@ void RawWriter::drain_locked(bool note_stacks, bool symbolize) {
         // A retired ring is empty now (its thread is gone): the slot can be reused.
         if (state == SlotState::Retired) ring_registry().release(slot);
     });
-    const uint64_t now = monotonic_ns();
+    const uint64_t now = host_monotonic_ns();
     uint64_t interval = kDrainIntervalNs;
     if (fullest > 0 && last_drain_ns_ != 0 && now > last_drain_ns_) {
         // Time for the fullest ring to reach a quarter of its size at the rate it just filled.
@@ -421,11 +415,11 @@ void RawWriter::sample_cpu() {
     // After ")": state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
     if (std::sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return;
     const long ticks = sysconf(_SC_CLK_TCK);
-    const uint64_t ns_per_tick = ticks > 0 ? 1000000000ull / static_cast<uint64_t>(ticks) : 10000000ull;
+    const uint64_t ns_per_tick = ticks > 0 ? kNsPerSecond / static_cast<uint64_t>(ticks) : 10000000ull;
     raw::RawCpuSample sample{};
     if (writer_tid_ == 0) writer_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
     sample.header = {raw::RecordKind::CpuSample, sizeof sample, writer_tid_};
-    sample.ts_ns = monotonic_ns();
+    sample.ts_ns = host_monotonic_ns();
     sample.user_ns = utime * ns_per_tick;
     sample.system_ns = stime * ns_per_tick;
     append(&sample, sizeof sample);

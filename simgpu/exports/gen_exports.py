@@ -295,7 +295,7 @@ def main():
         lines.append("// Returned by value, modelled by hand: " + " ".join(unhandled))
     with open(out_cpp, "w") as f:
         f.write("\n".join(lines) + "\n")
-    # The declared names, for the export test (tests/simgpu/check_exports.sh).
+    # The declared names, for the export test (simgpu/tests/check_exports.sh).
     with open(os.path.splitext(out_cpp)[0] + ".symbols", "w") as f:
         f.write("\n".join(sorted(declared)) + "\n")
 

@@ -2,7 +2,9 @@
 # The stages' dependency rule (docs/architecture.md, "The libraries"), checked on the sources:
 # - a folder includes public headers (tbdprof/<library>/...) of its own library and of lower stages
 #   only; the stage-0 headers (the GPU catalog, tbdprof/gpu_catalog/, and the contracts of contracts/:
-#   tbdprof/raw_format.h, tbdprof/step_names.h, ...) every stage may read;
+#   tbdprof/raw_format.h, tbdprof/step_names.h, ...) every stage may read; a library's unit tests
+#   (its tests/ folder, not product code) may read its output back through a higher stage, as the
+#   collector's writer tests do through the trace library's raw reader;
 # - no product folder includes by a relative path that climbs out of it (#include "../..."), names
 #   another folder's sources in its CMake include folders or sources, or links a simulated-GPU
 #   target: the product never depends on its simulator; a folder reaches another stage's headers only
@@ -51,7 +53,7 @@ for folder in "${!allowed[@]}"; do
             echo "layering: $file includes tbdprof/$library/ (stage above or beside $folder)"
             status=1
         fi
-    done < <(grep -rnE '#include [<"]tbdprof/[a-z_]+/' "$folder" "${sources[@]}" || true)
+    done < <(grep -rnE '#include [<"]tbdprof/[a-z_]+/' "$folder" "${sources[@]}" --exclude-dir=tests || true)
 done
 for folder in "${product_folders[@]}"; do
     [[ -d $folder ]] || continue

@@ -3,7 +3,7 @@
 # compare, diff, export, tag) and the viewer's offscreen benchmark, over generated hostile traces
 # and Kineto files. Each run must end within 60 s, never die of a signal, and either succeed or
 # say why in one line (exit 1 to 3). The cases with specific outcomes are in hostile_inputs.sh,
-# interrupted_outputs.sh, hostile_traces.sh and tests/viewer/hostile_traces.sh.
+# interrupted_outputs.sh, hostile_traces.sh and viewer/tests/hostile_traces.sh.
 source "$(dirname "$0")/../cli/common.sh"
 : "${TBDPROF_BIN_DIR:?}" "${TRACE_GENERATOR:?}" "${KINETO_SAMPLE:?}"
 command -v sqlite3 >/dev/null || { echo "SKIP: the sqlite3 shell is not installed"; exit 0; }

@@ -125,8 +125,8 @@ int run_benchmark(const QString& trace, QSize size) {
         axis.zoom(1.23, axis.width() / 2.0);
         render();
     }
-    axis.fit(0, axis.end_ns() - axis.begin_ns(), false);
-    const double span = axis.end_ns() - axis.begin_ns();
+    axis.fit(0, axis.end_trace_ns() - axis.begin_trace_ns(), false);
+    const double span = axis.end_trace_ns() - axis.begin_trace_ns();
     const int pans = 120;
     for (int i = 0; i < pans; ++i, ++frames) {
         axis.fit(static_cast<double>(s->durationNs()) * i / pans,

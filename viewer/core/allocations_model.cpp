@@ -6,18 +6,18 @@
 
 namespace tbdprof::viewer {
 
-void AllocationsModel::showMoment(const Overview* overview, int64_t t_ns) {
+void AllocationsModel::showMoment(const Overview* overview, int64_t trace_ns) {
     resetting_ = true;  // views and testers that fetch on modelReset get the first page only
     beginResetModel();
     overview_ = overview;
-    moment_ = t_ns;
+    moment_ = trace_ns;
     live_.clear();
     shown_ = 0;
     if (overview) {
         // Allocations are sorted by alloc_ns: those after t cannot be live.
         for (const AllocationInfo& a : overview->allocations) {
-            if (a.alloc_ns > t_ns) break;
-            if (a.free_ns > t_ns) live_.push_back(&a);
+            if (a.alloc_ns > trace_ns) break;
+            if (a.free_ns > trace_ns) live_.push_back(&a);
         }
         std::stable_sort(live_.begin(), live_.end(),
                          [](const AllocationInfo* x, const AllocationInfo* y) { return x->bytes > y->bytes; });

@@ -19,7 +19,7 @@ public:
 
     explicit AllocationsModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
     // Allocations live at t: allocated at or before it, not freed by then.
-    void showMoment(const Overview* overview, int64_t t_ns);
+    void showMoment(const Overview* overview, int64_t trace_ns);
     int64_t moment() const { return moment_; }
     size_t liveCount() const { return live_.size(); }
     const AllocationInfo* allocation(int row) const;

@@ -19,27 +19,27 @@ void TimeAxis::set_width(int width_px) {
 
 void TimeAxis::zoom(double factor, double anchor_x) {
     if (!(factor > 0)) return;
-    const double anchor_t = t_of(anchor_x);
+    const double anchor_t = trace_ns_at(anchor_x);
     ns_per_px_ /= factor;
     clamp();
-    begin_ns_ = anchor_t - anchor_x * ns_per_px_;
+    begin_trace_ns_ = anchor_t - anchor_x * ns_per_px_;
     clamp();
 }
 
 void TimeAxis::pan(double dx_px) {
-    begin_ns_ += dx_px * ns_per_px_;
+    begin_trace_ns_ += dx_px * ns_per_px_;
     clamp();
 }
 
-void TimeAxis::fit(double t0_ns, double t1_ns, bool margin) {
-    if (t1_ns < t0_ns) std::swap(t0_ns, t1_ns);
-    double span = std::max(t1_ns - t0_ns, kMinNsPerPx * width_px_);
+void TimeAxis::fit(double begin_trace_ns, double end_trace_ns, bool margin) {
+    if (end_trace_ns < begin_trace_ns) std::swap(begin_trace_ns, end_trace_ns);
+    double span = std::max(end_trace_ns - begin_trace_ns, kMinNsPerPx * width_px_);
     if (margin) {
-        t0_ns -= span * 0.05;
+        begin_trace_ns -= span * 0.05;
         span *= 1.1;
     }
     ns_per_px_ = span / width_px_;
-    begin_ns_ = t0_ns;
+    begin_trace_ns_ = begin_trace_ns;
     clamp();
 }
 
@@ -51,7 +51,7 @@ void TimeAxis::clamp() {
     ns_per_px_ = std::clamp(ns_per_px_, kMinNsPerPx, std::max(kMinNsPerPx, max_ns_per_px));
     const double span = ns_per_px_ * width_px_;
     // At least half the view lies inside the run.
-    begin_ns_ = std::clamp(begin_ns_, -span * 0.5, std::max(-span * 0.5, run - span * 0.5));
+    begin_trace_ns_ = std::clamp(begin_trace_ns_, -span * 0.5, std::max(-span * 0.5, run - span * 0.5));
 }
 
 }  // namespace tbdprof::viewer

@@ -13,7 +13,7 @@ struct PredictedMemory {
     std::string options;         // the what-if options as given ("--batch-scale 2")
     std::string scenario;        // the scenario shown: every change applied (the last the analyzer lists)
     int64_t peak_bytes = 0;      // as `tbdprof whatif` gives it for that scenario
-    int64_t peak_ns = 0;         // when, on the recorded time base
+    int64_t peak_trace_ns = 0;   // when, on the recorded trace time
     std::string verdict;         // "fits", "borderline", "does not fit", "unknown"
     std::string cannot_predict;  // non-empty: no prediction (the analyzer's reason); series empty
     MemorySeries series;

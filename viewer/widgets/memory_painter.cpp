@@ -39,8 +39,8 @@ QColor text_on(const QColor& fill) {
 
 // Live memory stacked by category in `plot`, scaled so that `scale_bytes` fills it; the peak marked.
 void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, const MemorySeries& series,
-                   double scale_bytes, int64_t peak_bytes, int64_t peak_ns, const QString& title, const TimeAxis& axis,
-                   const ViewerColors& colors, const std::optional<int64_t>& moment) {
+                   double scale_bytes, int64_t peak_bytes, int64_t peak_trace_ns, const QString& title,
+                   const TimeAxis& axis, const ViewerColors& colors, const std::optional<int64_t>& moment) {
     const double peak = std::max(1.0, scale_bytes);
     const double scale = plot.height() / (peak * 1.08);
     // Y axis: a few round sizes.
@@ -62,8 +62,8 @@ void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, cons
     std::array<QColor, analyzer::kCategoryCount> category_colors;
     for (int c = 0; c < analyzer::kCategoryCount; ++c) category_colors[static_cast<size_t>(c)] = colors.category(c);
     for (int x = 0; x < plot.width(); ++x) {
-        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(x)));
-        const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.t_of(x + 1))));
+        const int64_t t0 = static_cast<int64_t>(std::floor(axis.trace_ns_at(x)));
+        const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.trace_ns_at(x + 1))));
         if (t1 < 0 || t0 > axis.run_duration_ns()) continue;
         const RangeExtent e = series.extent(t0, t1);
         if (e.max_point == SIZE_MAX || e.max <= 0) continue;
@@ -82,7 +82,7 @@ void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, cons
         }
     }
     // The run's (or the device's) peak.
-    const double px = plot.left() + axis.x_of(static_cast<double>(peak_ns));
+    const double px = plot.left() + axis.x_of(static_cast<double>(peak_trace_ns));
     const double py = plot.bottom() - static_cast<double>(peak_bytes) * scale;
     painter.setPen(QPen(colors.highlight, 1, Qt::DashLine));
     painter.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()));
@@ -92,7 +92,7 @@ void paint_stacked(QPainter& painter, const QRect& area, const QRect& plot, cons
         (title.isEmpty() ? QString() : title + " ") +
         QStringLiteral("peak %1 at %2")
             .arg(bytes_text(peak_bytes),
-                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(peak_ns))));
+                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(peak_trace_ns))));
     const int text_width = painter.fontMetrics().horizontalAdvance(peak_text) + 8;
     const double tx = px + 8 + text_width > plot.right() ? px - 8 - text_width : px + 8;
     painter.setPen(colors.text);
@@ -124,8 +124,8 @@ void paint_predicted(QPainter& painter, const QRect& plot, const PredictedMemory
     painter.setClipRect(plot);
     QPolygonF line;
     for (int x = 0; x < plot.width(); ++x) {
-        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(x)));
-        const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.t_of(x + 1))));
+        const int64_t t0 = static_cast<int64_t>(std::floor(axis.trace_ns_at(x)));
+        const int64_t t1 = std::max(t0 + 1, static_cast<int64_t>(std::floor(axis.trace_ns_at(x + 1))));
         if (t1 < 0 || t0 > axis.run_duration_ns()) continue;
         const RangeExtent e = predicted.series.extent(t0, t1);
         if (e.max_point == SIZE_MAX) continue;
@@ -133,14 +133,14 @@ void paint_predicted(QPainter& painter, const QRect& plot, const PredictedMemory
     }
     painter.setPen(QPen(colors.text, 2, Qt::DashLine));
     painter.drawPolyline(line);
-    const double px = plot.left() + axis.x_of(static_cast<double>(predicted.peak_ns));
+    const double px = plot.left() + axis.x_of(static_cast<double>(predicted.peak_trace_ns));
     const double py = plot.bottom() - static_cast<double>(predicted.peak_bytes) * scale;
     painter.setBrush(Qt::NoBrush);
     painter.drawEllipse(QPointF(px, py), 5, 5);
     const QString text =
         QStringLiteral("predicted (%1): peak %2 at %3, %4")
             .arg(QString::fromStdString(predicted.scenario), bytes_text(predicted.peak_bytes),
-                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(predicted.peak_ns))),
+                 QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(predicted.peak_trace_ns))),
                  QString::fromStdString(predicted.verdict));
     // Its label top left, with a stroke of the line: the recorded peak's label sits by its own mark.
     const QPointF key(plot.left() + 8, plot.top() + 10);
@@ -244,8 +244,8 @@ void paint_stacked_charts(QPainter& painter, const QRect& area, const QRect& plo
         const DeviceMemory& d = data.devices[static_cast<size_t>(i)];
         const QRect lane(plot.left(), plot.top() + i * (lane_height + gap), plot.width(), lane_height);
         const RangeExtent whole = d.series.extent(INT64_MIN / 2, INT64_MAX / 2);
-        const int64_t peak_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).t_ns;
-        paint_stacked(painter, area, lane, d.series, static_cast<double>(largest), d.series.peak(), peak_ns,
+        const int64_t peak_trace_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).t_ns;
+        paint_stacked(painter, area, lane, d.series, static_cast<double>(largest), d.series.peak(), peak_trace_ns,
                       QStringLiteral("GPU %1").arg(d.device), axis, colors, moment);
     }
 }
@@ -277,10 +277,11 @@ void MemoryPainter::paint(QPainter& painter, const QRect& area, const TraceSessi
     }
     // Zoomed in far enough, every allocation alive in the span as a bar of its own.
     // (Only zoomed in: the whole run opens on the stacked chart, where the totals over time read at once.)
-    const bool zoomed_in = axis.end_ns() - axis.begin_ns() <= 0.5 * static_cast<double>(axis.run_duration_ns());
+    const bool zoomed_in =
+        axis.end_trace_ns() - axis.begin_trace_ns() <= 0.5 * static_cast<double>(axis.run_duration_ns());
     if (options.lifetime_bars && zoomed_in && session.overview()) {
-        const int64_t t0 = static_cast<int64_t>(std::floor(axis.t_of(0)));
-        const int64_t t1 = static_cast<int64_t>(std::ceil(axis.t_of(plot.width()))) + 1;
+        const int64_t t0 = static_cast<int64_t>(std::floor(axis.trace_ns_at(0)));
+        const int64_t t1 = static_cast<int64_t>(std::ceil(axis.trace_ns_at(plot.width()))) + 1;
         layout_ = layout_lifetimes(*session.overview(), t0, t1, axis.run_duration_ns(), kMaxBars);
         drew_bars_ = !layout_.too_many && !layout_.bars.empty() && layout_.lanes * kMinBarHeight <= plot.height();
         if (!drew_bars_) layout_ = {};
@@ -307,8 +308,8 @@ void MemoryPainter::paintBars(QPainter& painter, const QRect& plot, const TimeAx
     painter.save();
     painter.setClipRect(plot);
     for (const LifetimeBar& bar : layout_.bars) {
-        const double x0 = std::max(-2.0, axis.x_of(static_cast<double>(bar.begin_ns)));
-        const double x1 = std::min(axis.width() + 2.0, axis.x_of(static_cast<double>(bar.end_ns)));
+        const double x0 = std::max(-2.0, axis.x_of(static_cast<double>(bar.begin_trace_ns)));
+        const double x1 = std::min(axis.width() + 2.0, axis.x_of(static_cast<double>(bar.end_trace_ns)));
         const QRectF rect(plot.left() + x0, plot.top() + bar.lane * bar_height_, std::max(1.0, x1 - x0),
                           std::max(1, bar_height_ - 1));
         const QColor fill = colors.category(bar.category);

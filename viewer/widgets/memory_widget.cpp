@@ -83,13 +83,13 @@ void MemoryWidget::mouseMoveEvent(QMouseEvent* event) {
 
 void MemoryWidget::mouseReleaseEvent(QMouseEvent* event) {
     if (!dragging_ && event->pos().x() >= kLabelWidth) {
-        const auto t = static_cast<int64_t>(axis_->t_of(event->pos().x() - kLabelWidth));
+        const auto t = static_cast<int64_t>(axis_->trace_ns_at(event->pos().x() - kLabelWidth));
         const QRect plot = MemoryPainter::plotArea(rect());
         if (painter_.drewBars() && painter_.barHeight() > 0 && event->pos().y() >= plot.top()) {
             const int lane = (event->pos().y() - plot.top()) / painter_.barHeight();
             const double slack = 2 * axis_->ns_per_px();  // thin bars stay clickable
             if (const LifetimeBar* bar =
-                    bar_at(painter_.bars(), axis_->t_of(event->pos().x() - kLabelWidth), lane, slack)) {
+                    bar_at(painter_.bars(), axis_->trace_ns_at(event->pos().x() - kLabelWidth), lane, slack)) {
                 options_.chosen = std::make_pair(bar->allocation, bar->subrange);
                 update();
                 emit barChosen(bar->allocation, bar->subrange);

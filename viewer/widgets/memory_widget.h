@@ -24,7 +24,7 @@ public:
     QSize sizeHint() const override { return {1000, 320}; }
 
 signals:
-    void momentChosen(qint64 t_ns);
+    void momentChosen(qint64 trace_ns);
     void barChosen(qulonglong allocation, qulonglong subrange);  // subrange: SIZE_MAX for a whole allocation
     void axisChanged();
 

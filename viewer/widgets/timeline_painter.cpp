@@ -71,7 +71,7 @@ Selection TimelinePainter::hit(const TraceSession& session, const TimeAxis& axis
     const int row = rowAt(session, point.y(), first_row);
     if (row < 0 || point.x() < kLabelWidth) return selection;
     const TimelineRow& r = *session.rows()[static_cast<size_t>(row)];
-    const double t = axis.t_of(point.x() - kLabelWidth);
+    const double t = axis.trace_ns_at(point.x() - kLabelWidth);
     const size_t item =
         r.items.item_at(static_cast<int64_t>(t), static_cast<int64_t>(std::ceil(axis.ns_per_px() * kFoldPx)));
     if (item != SIZE_MAX) selection = {row, item};
@@ -96,12 +96,12 @@ void TimelinePainter::paintRuler(QPainter& painter, const QRect& area, const Tim
     const QRect ruler(area.left() + kLabelWidth, area.top(), area.width() - kLabelWidth, kRulerHeight);
     painter.fillRect(QRect(area.left(), area.top(), area.width(), kRulerHeight), colors.alternate);
     const double step = nice_step(axis.ns_per_px() * 110);
-    const double first = std::ceil(axis.begin_ns() / step) * step;
+    const double first = std::ceil(axis.begin_trace_ns() / step) * step;
     // Deep in, absolute labels would all read alike: the first says where, the rest how far from it.
     const bool relative = first > 0 && step < first / 500;
     painter.setPen(colors.text);
     bool labelled_first = false;
-    for (double t = first; t <= axis.end_ns(); t += step) {
+    for (double t = first; t <= axis.end_trace_ns(); t += step) {
         const double x = ruler.left() + axis.x_of(t);
         painter.setPen(colors.grid);
         painter.drawLine(QPointF(x, ruler.bottom() - 5), QPointF(x, ruler.bottom()));
@@ -307,7 +307,7 @@ public:
                 painter_.drawRect(r);
                 painter_.setPen(Qt::NoPen);
             }
-            it = std::lower_bound(it + 1, instances.end(), static_cast<int64_t>(axis_.t_of(std::floor(x1) + 1)),
+            it = std::lower_bound(it + 1, instances.end(), static_cast<int64_t>(axis_.trace_ns_at(std::floor(x1) + 1)),
                                   by_start);
         }
     }
@@ -419,8 +419,8 @@ void TimelinePainter::paintRow(QPainter& painter, const QRect& lane, const Timel
                                const ViewerColors& colors, int row_index, const Selection& selection) {
     const ItemRow& items = row.items;
     if (items.empty()) return;
-    const int64_t t0 = static_cast<int64_t>(std::floor(axis.begin_ns()));
-    const int64_t t1 = static_cast<int64_t>(std::ceil(axis.end_ns()));
+    const int64_t t0 = static_cast<int64_t>(std::floor(axis.begin_trace_ns()));
+    const int64_t t1 = static_cast<int64_t>(std::ceil(axis.end_trace_ns()));
     const size_t first = items.first_overlapping(t0), last = items.first_starting_at(t1 + 1);
     const bool dim = !highlight_.isEmpty() && row.kind == RowKind::kernels;
     RowPainter row_painter(painter, lane, row, axis, colors, dim, stats_,

@@ -92,7 +92,7 @@ double TimelineWidget::centreX() const {
 }
 
 void TimelineWidget::pushHistory() {
-    history_.emplace_back(axis_->begin_ns(), axis_->end_ns());
+    history_.emplace_back(axis_->begin_trace_ns(), axis_->end_trace_ns());
     if (history_.size() > 100) history_.erase(history_.begin());
 }
 
@@ -140,7 +140,8 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
         pushHistory();
     }
     if (dragging_ && ranging_) {  // Shift+drag: choose a range instead of panning
-        const double a = axis_->t_of(press_.x() - kLabelWidth), b = axis_->t_of(event->pos().x() - kLabelWidth);
+        const double a = axis_->trace_ns_at(press_.x() - kLabelWidth),
+                     b = axis_->trace_ns_at(event->pos().x() - kLabelWidth);
         range_ = std::make_pair(std::min(a, b), std::max(a, b));
         update();
         return;

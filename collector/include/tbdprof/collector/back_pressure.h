@@ -52,7 +52,7 @@ void give_back_cupti_buffer(size_t bytes);
 // A buffer request refused (the limit): the time goes to the next CuptiBuffers drop record.
 void note_cupti_refusal();
 // First and last refusal since the last call (0, 0 when none), and resets them.
-void take_cupti_refusal_times(uint64_t& first_ns, uint64_t& last_ns);
+void take_cupti_refusal_times(uint64_t& first_host_ns, uint64_t& last_host_ns);
 
 struct Totals {
     uint64_t ring_held_ns = 0;

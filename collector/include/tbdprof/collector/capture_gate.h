@@ -40,7 +40,7 @@ inline bool is_open() {
 
 // From initialize_from_environment(): reads TBDPROF_CAPTURE*; false (with a message on stderr)
 // when the setting cannot be understood, and then everything is recorded.
-bool configure_from_environment(uint64_t process_start_ns);
+bool configure_from_environment(uint64_t process_start_host_ns);
 // True when some capture control is set (the gate starts closed).
 bool controlled();
 
@@ -56,7 +56,7 @@ void on_range_begin(uint64_t name_string);
 void on_range_end(uint64_t name_string);
 
 // The writer thread, every drain: time mode asks for its transitions here.
-void on_writer_tick(uint64_t now_ns);
+void on_writer_tick(uint64_t now_host_ns);
 
 // CUPTI started: with the gate closed, its kernel, copy and set activity is switched off until a
 // window opens (cuptiActivityDisable / cuptiActivityEnable, public API).

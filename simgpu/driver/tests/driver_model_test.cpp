@@ -7,7 +7,7 @@
 
 TEST_CASE("the model chosen by the environment") {
     const char* model = std::getenv("TBDSIM_MODEL");
-    REQUIRE_MESSAGE(model != nullptr, "run with TBDSIM_MODEL set (see tests/simgpu/CMakeLists.txt)");
+    REQUIRE_MESSAGE(model != nullptr, "run with TBDSIM_MODEL set (see simgpu/driver/tests/CMakeLists.txt)");
     use_primary_context();
     char name[128] = {};
     int sms = 0, major = 0, minor = 0, clock = 0;

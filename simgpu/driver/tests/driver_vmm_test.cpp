@@ -94,7 +94,8 @@ TEST_CASE("reserve, create, map and access memory; a segment grows by mapping an
     CUmemGenericAllocationHandle ipc = 0;
     CHECK_CU(cuMemCreate(&ipc, granularity, &shareable, 0));
     int fd = -1;
-    CHECK_EQ(cuMemExportToShareableHandle(&fd, ipc, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_ERROR_NOT_SUPPORTED);
+    CHECK_EQ(cuMemExportToShareableHandle(&fd, ipc, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+             CUDA_ERROR_NOT_SUPPORTED);
     CHECK_CU(cuMemRelease(ipc));
     shareable.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
     CHECK_EQ(cuMemCreate(&ipc, granularity, &shareable, 0), CUDA_ERROR_NOT_SUPPORTED);

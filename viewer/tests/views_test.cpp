@@ -267,10 +267,11 @@ void ViewsTest::memoryLifetimeBars() {
     const QImage image = paint("memory", size);
     const MemoryPainter& painter = view->memory()->memoryPainter();
     QVERIFY(painter.drewBars());
-    const int64_t t0 = static_cast<int64_t>(std::floor(view->axis().begin_ns()));
-    const int64_t t1 = static_cast<int64_t>(std::ceil(view->axis().end_ns())) + 1;
-    const QString sql = QString("SELECT count(*) FROM allocations WHERE kind IN %4 "
-                                "AND alloc_ns < %1 AND max(coalesce(free_ns, %3), alloc_ns + 1) > %2")
+    const int64_t t0 = static_cast<int64_t>(std::floor(view->axis().begin_trace_ns()));
+    const int64_t t1 = static_cast<int64_t>(std::ceil(view->axis().end_trace_ns())) + 1;
+    const QString sql = QString(
+                            "SELECT count(*) FROM allocations WHERE kind IN %4 "
+                            "AND alloc_ns < %1 AND max(coalesce(free_ns, %3), alloc_ns + 1) > %2")
                             .arg(t1)
                             .arg(t0)
                             .arg(session->durationNs())
@@ -410,7 +411,8 @@ void ViewsTest::summarySaysTagsUnreliable() {
     QFile::remove(broken);
     QVERIFY(QFile::copy(a_, broken));
     QFile(broken).setPermissions(QFile::ReadOwner | QFile::WriteOwner);
-    tbdprof::trace::open_trace_for_update(broken.toStdString()).exec("UPDATE allocation_categories SET category = 'activations'");
+    tbdprof::trace::open_trace_for_update(broken.toStdString())
+        .exec("UPDATE allocation_categories SET category = 'activations'");
     MainWindow window(false);
     window.openFiles({broken});
     TraceSession* session = window.viewAt(0)->session();

@@ -57,7 +57,7 @@ FileCounts count_file(const std::string& path) {
 TEST_CASE("back-pressure: with no writer thread, a thread fills its ring three times over and loses nothing") {
     const std::string path = temp_path("self-drain.tbdraw");
     auto writer = std::make_unique<RawWriter>();
-    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, monotonic_ns(), realtime_ns()}));
+    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, host_monotonic_ns(), unix_time_ns()}));
     g_test_writer = writer.get();
     back_pressure::set_drainer(drain_test_writer);  // no writer thread: only the producer drains
     const uint32_t holds_before = back_pressure::totals().ring_holds;
@@ -86,11 +86,11 @@ TEST_CASE("back-pressure: with no writer thread, a thread fills its ring three t
 TEST_CASE("back-pressure: with nobody to drain, a full ring drops, and the drop record says when") {
     const std::string path = temp_path("drops.tbdraw");
     auto writer = std::make_unique<RawWriter>();
-    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, monotonic_ns(), realtime_ns()}));
+    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, host_monotonic_ns(), unix_time_ns()}));
     back_pressure::set_drainer(nullptr);
     const uint64_t records = ring_registry().ring_bytes() / sizeof(RawSync) + 100;
     uint64_t refused = 0;
-    const uint64_t before_ns = monotonic_ns();
+    const uint64_t before_ns = host_monotonic_ns();
     std::thread producer([&] {
         ThreadState& ts = thread_state();
         for (uint64_t i = 0; i < records; ++i) {
@@ -99,7 +99,7 @@ TEST_CASE("back-pressure: with nobody to drain, a full ring drops, and the drop 
         }
     });
     producer.join();
-    const uint64_t after_ns = monotonic_ns();
+    const uint64_t after_ns = host_monotonic_ns();
     REQUIRE(writer->drain(false, 1000));
     writer->close();
     const FileCounts counts = count_file(path);

@@ -44,8 +44,9 @@ TEST_CASE("a fat binary's cubin gives kernels, parameters, registers and globals
 }
 
 TEST_CASE("PTX parameter lists") {
-    const char* ptx = ".version 8.0\n.target sm_90\n.visible .entry k(\n .param .u64 k_param_0,\n"
-                      " .param .f32 k_param_1,\n .param .align 8 .b8 k_param_2[24]\n)\n{\n ret;\n}\n";
+    const char* ptx =
+        ".version 8.0\n.target sm_90\n.visible .entry k(\n .param .u64 k_param_0,\n"
+        " .param .f32 k_param_1,\n .param .align 8 .b8 k_param_2[24]\n)\n{\n ret;\n}\n";
     ModuleImage image;
     REQUIRE(parse_ptx(ptx, std::string(ptx).size(), image));
     REQUIRE_EQ(image.kernels.size(), 1u);

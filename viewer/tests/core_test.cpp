@@ -55,7 +55,7 @@ void CoreTest::axisMapping() {
     TimeAxis axis;
     axis.set_run(run, width);
     QCOMPARE(axis.x_of(t), x);
-    QCOMPARE(axis.t_of(x), t);
+    QCOMPARE(axis.trace_ns_at(x), t);
 }
 
 void CoreTest::axisZoomKeepsAnchor_data() {
@@ -72,9 +72,9 @@ void CoreTest::axisZoomKeepsAnchor() {
     QFETCH(double, anchor);
     TimeAxis axis;
     axis.set_run(1'000'000, 1000);
-    const double before = axis.t_of(anchor);
+    const double before = axis.trace_ns_at(anchor);
     axis.zoom(factor, anchor);
-    QVERIFY(std::abs(axis.t_of(anchor) - before) < 1e-6 * 1'000'000);
+    QVERIFY(std::abs(axis.trace_ns_at(anchor) - before) < 1e-6 * 1'000'000);
     QVERIFY(std::abs(axis.ns_per_px() - 1000.0 / factor) < 1e-9 * 1000);
 }
 
@@ -89,9 +89,9 @@ void CoreTest::axisClamps() {
     axis.fit_run();
     axis.zoom(10, 0);
     axis.pan(-1e6);  // far left: half the view still inside the run
-    QVERIFY(axis.end_ns() >= (axis.end_ns() - axis.begin_ns()) / 2 - 1e-9);
+    QVERIFY(axis.end_trace_ns() >= (axis.end_trace_ns() - axis.begin_trace_ns()) / 2 - 1e-9);
     axis.pan(1e6);
-    QVERIFY(axis.begin_ns() <= 1000);
+    QVERIFY(axis.begin_trace_ns() <= 1000);
 }
 
 void CoreTest::lodBusyFraction_data() {

@@ -53,7 +53,9 @@ TEST_CASE("misuse returns the real error codes") {
         CHECK_CU(cuMemGetInfo(&free_after, &total));
         CHECK_EQ(free_after, free_before);
     }
-    SUBCASE("zero bytes") { CHECK_EQ(cuMemAlloc(&p, 0), CUDA_ERROR_INVALID_VALUE); }
+    SUBCASE("zero bytes") {
+        CHECK_EQ(cuMemAlloc(&p, 0), CUDA_ERROR_INVALID_VALUE);
+    }
     SUBCASE("freeing what was never allocated, or twice") {
         int local = 0;
         CHECK_EQ(cuMemFree(reinterpret_cast<CUdeviceptr>(&local)), CUDA_ERROR_INVALID_VALUE);
@@ -65,8 +67,7 @@ TEST_CASE("misuse returns the real error codes") {
         CHECK_CU(cuMemAlloc(&p, 64));
         std::vector<char> host(128);
         CHECK_EQ(cuMemcpyHtoD(p, host.data(), 128), CUDA_ERROR_INVALID_VALUE);
-        CHECK_EQ(cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(host.data()), host.data(), 8),
-                 CUDA_ERROR_INVALID_VALUE);
+        CHECK_EQ(cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(host.data()), host.data(), 8), CUDA_ERROR_INVALID_VALUE);
         CHECK_EQ(cuMemsetD8(p + 60, 0, 8), CUDA_ERROR_INVALID_VALUE);
         CHECK_CU(cuMemFree(p));
     }

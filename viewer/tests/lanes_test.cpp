@@ -92,16 +92,16 @@ void LanesTest::lifetimesInSpan() {
         const AllocationInfo& a = o.allocations[bar.allocation];
         if (bar.subrange == SIZE_MAX) {
             got << a.id;
-            QCOMPARE(bar.begin_ns, a.alloc_ns);
-            QCOMPARE(bar.end_ns, a.free_ns == INT64_MAX ? o.duration_ns : a.free_ns);
+            QCOMPARE(bar.begin_trace_ns, a.alloc_ns);
+            QCOMPARE(bar.end_trace_ns, a.free_ns == INT64_MAX ? o.duration_ns : a.free_ns);
             QCOMPARE(bar.bytes, a.bytes);
             QCOMPARE(bar.category, a.category);
         } else {
             const SubRangeInfo& r = o.subranges[bar.subrange];
             got << 100 + r.id;
             QCOMPARE(r.allocation, a.id);  // a tensor stays linked to its segment
-            QCOMPARE(bar.begin_ns, r.begin_ns);
-            QCOMPARE(bar.end_ns, r.end_ns);
+            QCOMPARE(bar.begin_trace_ns, r.begin_ns);
+            QCOMPARE(bar.end_trace_ns, r.end_ns);
             QCOMPARE(bar.bytes, r.bytes);
             QCOMPARE(bar.category, r.category);
         }
@@ -130,13 +130,13 @@ void LanesTest::lanesNeverOverlap() {
     std::map<int, std::vector<const LifetimeBar*>> by_lane;
     for (const LifetimeBar& bar : layout.bars) by_lane[bar.lane].push_back(&bar);
     for (auto& [lane, bars] : by_lane) {
-        for (size_t i = 1; i < bars.size(); ++i) QVERIFY(bars[i - 1]->end_ns <= bars[i]->begin_ns);
+        for (size_t i = 1; i < bars.size(); ++i) QVERIFY(bars[i - 1]->end_trace_ns <= bars[i]->begin_trace_ns);
     }
     int most = 0;
     for (const LifetimeBar& bar : layout.bars) {
         int alive = 0;
         for (const LifetimeBar& other : layout.bars)
-            alive += other.begin_ns <= bar.begin_ns && other.end_ns > bar.begin_ns;
+            alive += other.begin_trace_ns <= bar.begin_trace_ns && other.end_trace_ns > bar.begin_trace_ns;
         most = std::max(most, alive);
     }
     QCOMPARE(layout.lanes, most);
@@ -155,18 +155,19 @@ void LanesTest::barHitTest() {
     const Overview o = sample_overview();
     const LifetimeLayout layout = layout_lifetimes(o, 0, 1000, o.duration_ns, 100);
     for (const LifetimeBar& bar : layout.bars) {
-        const LifetimeBar* hit = bar_at(layout, static_cast<double>(bar.begin_ns + bar.end_ns) / 2, bar.lane);
+        const LifetimeBar* hit =
+            bar_at(layout, static_cast<double>(bar.begin_trace_ns + bar.end_trace_ns) / 2, bar.lane);
         QVERIFY(hit);
         QCOMPARE(hit->allocation, bar.allocation);
         QCOMPARE(hit->subrange, bar.subrange);
-        QVERIFY(!bar_at(layout, static_cast<double>(bar.end_ns) + 5, bar.lane) ||
-                bar_at(layout, static_cast<double>(bar.end_ns) + 5, bar.lane) != &bar);
+        QVERIFY(!bar_at(layout, static_cast<double>(bar.end_trace_ns) + 5, bar.lane) ||
+                bar_at(layout, static_cast<double>(bar.end_trace_ns) + 5, bar.lane) != &bar);
     }
     QVERIFY(!bar_at(layout, 500, layout.lanes));  // below the last lane
     // Slack keeps a thin bar clickable just outside its ends.
     const LifetimeBar& first = layout.bars.front();
-    QVERIFY(!bar_at(layout, static_cast<double>(first.begin_ns) - 3, first.lane));
-    QCOMPARE(bar_at(layout, static_cast<double>(first.begin_ns) - 3, first.lane, 5), &first);
+    QVERIFY(!bar_at(layout, static_cast<double>(first.begin_trace_ns) - 3, first.lane));
+    QCOMPARE(bar_at(layout, static_cast<double>(first.begin_trace_ns) - 3, first.lane, 5), &first);
 }
 
 void LanesTest::lodGraphReplayBits() {

@@ -538,10 +538,7 @@ void check_tensor_transform(cudnnHandle_t handle) {
     EXPECT_STATUS(cudnnDestroyTensorTransformDescriptor(t), CUDNN_STATUS_SUCCESS);
 }
 
-
-
 }  // namespace
-
 
 int main() {
     EXPECT(cudnnGetVersion() == CUDNN_VERSION);

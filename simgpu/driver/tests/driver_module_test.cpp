@@ -64,8 +64,8 @@ TEST_CASE("an image without code for the device is refused") {
 TEST_CASE("libraries and kernels (the runtime's path since CUDA 12)") {
     use_primary_context();
     CUlibrary library = nullptr;
-    CHECK_CU(cuLibraryLoadData(&library, load_fatbin("test_kernels_sm90.fatbin"), nullptr, nullptr, 0, nullptr,
-                               nullptr, 0));
+    CHECK_CU(
+        cuLibraryLoadData(&library, load_fatbin("test_kernels_sm90.fatbin"), nullptr, nullptr, 0, nullptr, nullptr, 0));
     CUkernel kernel = nullptr;
     CHECK_CU(cuLibraryGetKernel(&kernel, library, "_Z4axpyfPKfPfi"));
     size_t offset = 0, size = 0;

@@ -35,7 +35,7 @@ std::string temp_path(const char* name) {
 
 std::unique_ptr<RawWriter> open_writer(const std::string& path) {
     auto writer = std::make_unique<RawWriter>();
-    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, monotonic_ns(), realtime_ns()}));
+    REQUIRE(writer->open(path.c_str(), {static_cast<uint32_t>(getpid()), 1, host_monotonic_ns(), unix_time_ns()}));
     return writer;
 }
 

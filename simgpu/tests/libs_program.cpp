@@ -5,9 +5,9 @@
 #include <cuda_runtime_api.h>
 #include <cufft.h>
 #include <curand.h>
-#include <dlfcn.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
+#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>

@@ -17,7 +17,6 @@ uint64_t monotonic_ns() {
     return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
 
-
 CUresult launch(CUstream stream, unsigned blocks = 64) {
     static float a = 1;
     static CUdeviceptr x = 0;
@@ -33,10 +32,10 @@ TEST_CASE("work on one stream runs in order; the legacy stream waits for blockin
     CUstream blocking = nullptr, non_blocking = nullptr;
     CHECK_CU(cuStreamCreate(&blocking, CU_STREAM_DEFAULT));
     CHECK_CU(cuStreamCreate(&non_blocking, CU_STREAM_NON_BLOCKING));
-    CHECK_CU(launch(blocking, 100000));      // long
-    CHECK_CU(launch(nullptr));               // legacy: after the blocking stream's work
-    CHECK_CU(launch(non_blocking));          // independent of both
-    CHECK_CU(launch(blocking));              // after the legacy stream's work
+    CHECK_CU(launch(blocking, 100000));  // long
+    CHECK_CU(launch(nullptr));           // legacy: after the blocking stream's work
+    CHECK_CU(launch(non_blocking));      // independent of both
+    CHECK_CU(launch(blocking));          // after the legacy stream's work
     CHECK_CU(cuCtxSynchronize());
     auto k = log.records(TBDSIM_RECORD_KERNEL);
     REQUIRE_EQ(k.size(), 4u);

@@ -12,7 +12,6 @@
 
 namespace {
 
-
 // Arguments live only in this call: a captured launch must have copied them.
 CUresult launch_axpy(CUstream stream, CUdeviceptr x, CUdeviceptr y, unsigned blocks) {
     float a = 2;
@@ -38,7 +37,6 @@ uint8_t byte_at(CUdeviceptr p) {
     REQUIRE_EQ(cuMemcpyDtoH(&b, p, 1), CUDA_SUCCESS);
     return b;
 }
-
 
 void* proc(const char* name, int version, cuuint64_t flags = CU_GET_PROC_ADDRESS_LEGACY_STREAM) {
     void* p = nullptr;

@@ -3,19 +3,21 @@
 
 #include <dlfcn.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <memory>
-#include <unistd.h>
 
 namespace {
 std::string g_truth_path;
 }
 
-const std::string& truth_path() { return g_truth_path; }
+const std::string& truth_path() {
+    return g_truth_path;
+}
 
 CUcontext use_primary_context() {
     REQUIRE_EQ(cuInit(0), CUDA_SUCCESS);
@@ -38,14 +40,18 @@ const void* load_fatbin(const char* name) {
     if (!slot) {
         std::ifstream in(std::string(TEST_FATBIN_DIR) + "/" + name, std::ios::binary);
         REQUIRE_MESSAGE(in.good(), "missing test fat binary " << name);
-        slot = std::make_unique<std::vector<char>>(std::istreambuf_iterator<char>(in),
-                                                   std::istreambuf_iterator<char>());
+        slot =
+            std::make_unique<std::vector<char>>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
     return slot->data();
 }
 
-RecordLog::RecordLog() { slot_ = private_api().add_record_sink(&RecordLog::sink, this); }
-RecordLog::~RecordLog() { private_api().remove_record_sink(slot_); }
+RecordLog::RecordLog() {
+    slot_ = private_api().add_record_sink(&RecordLog::sink, this);
+}
+RecordLog::~RecordLog() {
+    private_api().remove_record_sink(slot_);
+}
 
 void RecordLog::sink(const TbdsimRecord* record, void* user) {
     auto* self = static_cast<RecordLog*>(user);

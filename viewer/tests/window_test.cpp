@@ -48,17 +48,17 @@ void WindowTest::openZoomSelect() {
     const double full = view->axis().ns_per_px();
     for (int i = 0; i < 3; ++i) QTest::keyClick(timeline, Qt::Key_W);
     QVERIFY(view->axis().ns_per_px() < full / 3);
-    const double begin = view->axis().begin_ns();
+    const double begin = view->axis().begin_trace_ns();
     QTest::keyClick(timeline, Qt::Key_D);
-    QVERIFY(view->axis().begin_ns() > begin);
+    QVERIFY(view->axis().begin_trace_ns() > begin);
     QTest::keyClick(timeline, Qt::Key_A);
-    QVERIFY(std::abs(view->axis().begin_ns() - begin) < 1e-6 * full * 1000 + 1);
+    QVERIFY(std::abs(view->axis().begin_trace_ns() - begin) < 1e-6 * full * 1000 + 1);
 
     // A kernel in view, clicked in its middle.
     const std::vector<const TimelineRow*> rows = view->session()->rows();
     QVERIFY(!rows.empty() && rows[0]->kind == RowKind::kernels);
     const ItemRow& items = rows[0]->items;
-    size_t pick = items.first_starting_at(static_cast<int64_t>(view->axis().begin_ns()));
+    size_t pick = items.first_starting_at(static_cast<int64_t>(view->axis().begin_trace_ns()));
     QVERIFY(pick < items.size());
     const double mid = (static_cast<double>(items.start(pick)) + static_cast<double>(items.end(pick))) / 2;
     if (view->axis().x_of(mid) > view->axis().width())
@@ -79,7 +79,7 @@ void WindowTest::openZoomSelect() {
     QCOMPARE(timeline->selection().item, first + 1);
     // F fits the selection: zoomed in to about its length.
     QTest::keyClick(timeline, Qt::Key_F);
-    QVERIFY(view->axis().end_ns() - view->axis().begin_ns() <
+    QVERIFY(view->axis().end_trace_ns() - view->axis().begin_trace_ns() <
             2.0 * static_cast<double>(items.duration(first + 1)) + 1000);
 
     // Shift+drag over the run: statistics of what lies in it, with the kernel rows' counts.
@@ -121,8 +121,9 @@ void WindowTest::openZoomSelect() {
     QVERIFY(memory->memoryPainter().drewBars());
     const LifetimeBar& bar = memory->memoryPainter().bars().bars.front();
     const QRect plot = MemoryPainter::plotArea(memory->rect());
-    const double bar_x0 = std::max(0.0, view->axis().x_of(static_cast<double>(bar.begin_ns)));
-    const double bar_x1 = std::min<double>(view->axis().width(), view->axis().x_of(static_cast<double>(bar.end_ns)));
+    const double bar_x0 = std::max(0.0, view->axis().x_of(static_cast<double>(bar.begin_trace_ns)));
+    const double bar_x1 =
+        std::min<double>(view->axis().width(), view->axis().x_of(static_cast<double>(bar.end_trace_ns)));
     const QPoint on_bar(kLabelWidth + static_cast<int>((bar_x0 + bar_x1) / 2),
                         plot.top() + bar.lane * memory->memoryPainter().barHeight() + 2);
     QTest::mouseClick(memory, Qt::LeftButton, {}, on_bar);
