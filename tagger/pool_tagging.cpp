@@ -349,8 +349,7 @@ bool call_workspace(const TraceModel& m, const PointerUse& u) {
     const int32_t call = m.work[u.work].library_call;
     if (call == kNone) return false;
     const LibraryCall& c = m.library_calls[size_t(call)];
-    return c.workspace == u.allocation &&
-           c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
+    return c.workspace == u.allocation && c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
 }
 
 // Per sub-range: every use of it is a library call's workspace. A workspace is scratch of its call:

@@ -228,8 +228,8 @@ TEST_CASE("a tensor held until its refill takes in only the pointers that read i
         p.kernel({{8192, Access::Read, 4096}, {131072, Access::Read}});  // a later image: a slice
         p.kernel({{65536 + 4096, Access::Write}});                       // an activation in the freed space
         p.kernel({{65536 + 4096, Access::Read}});
-        p.set(65536, 16384);                                             // the gradient, zeroed ...
-        p.kernel({{65536, Access::Write}});                              // ... and written in backward
+        p.set(65536, 16384);                                                       // the gradient, zeroed ...
+        p.kernel({{65536, Access::Write}});                                        // ... and written in backward
         size_t last = p.kernel({{65536, Access::Read}, {262144, Access::Write}});  // read by the update
         p.step(first, last + 1);
     }
@@ -237,8 +237,8 @@ TEST_CASE("a tensor held until its refill takes in only the pointers that read i
     IterationSet its = steps_of(p.model);
     REQUIRE_EQ(its.iterations.size(), 3u);
     SubRangeSet set = derive_subranges(p.model, its);
-    CHECK(at(set, 8192).empty());                  // a slice of the batch, held until its refill
-    CHECK_EQ(at(set, 65536 + 4096).size(), 3u);    // the activations are tensors of their own
+    CHECK(at(set, 8192).empty());                // a slice of the batch, held until its refill
+    CHECK_EQ(at(set, 65536 + 4096).size(), 3u);  // the activations are tensors of their own
     for (const SubRange& gradient : at(set, 65536)) CHECK_EQ(gradient.last_work - gradient.first_work, 2u);
 }
 
@@ -275,14 +275,15 @@ TEST_CASE("a parameter every step first converts for its GEMMs is one tensor acr
     Pool p(1 << 20);
     p.kernel({{0, Access::Write, 4096}, {8192, Access::Write, 256}}, 9);  // initialised before the steps
     for (int s = 0; s < 4; ++s) {
-        size_t first = p.copy_in(131072, 8192);                                // the batch
+        size_t first = p.copy_in(131072, 8192);                                          // the batch
         p.kernel({{0, Access::Write}, {65536 + 8192 * uint64_t(s), Access::Write}}, 1);  // the cast
-        p.gemm(65536 + 8192 * uint64_t(s), 131072, 196608, {}, 8192);         // forward
-        p.kernel({{196608, Access::Write}, {8192, Access::Read}}, 2);          // bias add
-        p.gemm(196608, 131072, 262144, {}, 4096);                              // weight gradient
-        p.kernel({{270336, Access::Write}, {196608, Access::Read}}, 3);        // bias gradient
-        size_t last = p.kernel({{0, Access::Write}, {8192, Access::Write}, {262144, Access::Read}, {270336, Access::Read}},
-                               4);  // the update
+        p.gemm(65536 + 8192 * uint64_t(s), 131072, 196608, {}, 8192);                    // forward
+        p.kernel({{196608, Access::Write}, {8192, Access::Read}}, 2);                    // bias add
+        p.gemm(196608, 131072, 262144, {}, 4096);                                        // weight gradient
+        p.kernel({{270336, Access::Write}, {196608, Access::Read}}, 3);                  // bias gradient
+        size_t last =
+            p.kernel({{0, Access::Write}, {8192, Access::Write}, {262144, Access::Read}, {270336, Access::Read}},
+                     4);  // the update
         p.step(first, last + 1);
     }
     IterationSet its;
