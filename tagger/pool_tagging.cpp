@@ -373,6 +373,32 @@ std::vector<bool> scratch_of_calls(const TraceModel& m, const SubRangeSet& set) 
 // would. Not a call's workspace: dead after the call (scratch_of_calls), it ends at its last use;
 // held on, it covered the tensors the allocator put in its space next (a caching allocator frees a
 // per-call cuBLASLt workspace right after the call).
+// The first later sub-range over the same bytes of the segment as `r`, or kNone.
+int32_t next_user_of_bytes(const TraceModel& m, const SubRangeSet& set, const SubRange& r) {
+    int32_t next = kNone;
+    for (size_t j = 0; j < set.ranges.size(); ++j) {
+        const SubRange& o = set.ranges[j];
+        if (o.merged || o.segment != r.segment || o.first_work <= r.last_work ||
+            o.offset >= r.offset + uint64_t(r.bytes) || r.offset >= o.offset + uint64_t(o.bytes))
+            continue;
+        if (next == kNone || m.work[o.first_work].launch_ns < m.work[set.ranges[size_t(next)].first_work].launch_ns)
+            next = static_cast<int32_t>(j);
+    }
+    return next;
+}
+
+// A call's workspace whose bytes are next used as a workspace again, at the same place and size, is
+// one buffer its library keeps between calls (a handle's workspace), not scratch given back: it is
+// held until that next call.
+bool workspace_kept_for_next_call(const TraceModel& m, const SubRangeSet& set, const std::vector<bool>& scratch,
+                                  size_t i) {
+    const SubRange& r = set.ranges[i];
+    const int32_t next = next_user_of_bytes(m, set, r);
+    if (next == kNone || !scratch[size_t(next)]) return false;
+    const SubRange& o = set.ranges[size_t(next)];
+    return o.offset == r.offset && o.bytes == r.bytes;
+}
+
 std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, const IterationSet& its) {
     const std::vector<bool> scratch = scratch_of_calls(m, set);
     std::vector<int> iteration(m.work.size(), -1);
@@ -385,6 +411,10 @@ std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, cons
         if (r.merged) continue;
         const WorkItem& last = m.work[r.last_work];
         end[i] = std::max(last.end_ns, last.launch_ns);
+        if (scratch[i] && workspace_kept_for_next_call(m, set, scratch, i)) {
+            end[i] = std::max(end[i], m.work[set.ranges[size_t(next_user_of_bytes(m, set, r))].first_work].launch_ns);
+            continue;
+        }
         int step = iteration[r.first_work];
         if (step < 0 || iteration[r.last_work] != step || scratch[i]) continue;
         int64_t limit = its.iterations[size_t(step)].end_ns;

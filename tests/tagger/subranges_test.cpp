@@ -268,6 +268,31 @@ TEST_CASE("a call's workspace ends at its call; a step-local tensor is held unti
     CHECK_EQ(workspaces, 3u);
 }
 
+TEST_CASE("a workspace the next call takes again at the same place and size is held until that call") {
+    // A library handle's workspace: every GEMM is given the same 65536-byte buffer at 65536, and no
+    // other work touches those bytes, so it is one buffer kept between calls, not scratch given back.
+    Pool p(4 << 20);
+    std::vector<int64_t> gemm_launch_ns;
+    for (int s = 0; s < 3; ++s) {
+        size_t first = p.kernel({{0, Access::Write, 4096}}, 1);
+        size_t gemm = p.gemm(0, 8192, 16384, 65536);
+        gemm_launch_ns.push_back(p.model.work[gemm].launch_ns);
+        size_t last = p.kernel({{16384, Access::Read}}, 3);
+        p.step(first, last + 1);
+    }
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 3u);
+    TagResult r = tag_model(p.model, "", its);
+    std::vector<const SubRangeTag*> workspaces;
+    for (const SubRangeTag& t : r.subranges)
+        if (t.offset == 65536 && t.tag.rule == "library-workspace") workspaces.push_back(&t);
+    REQUIRE_EQ(workspaces.size(), 3u);
+    for (size_t i = 0; i + 1 < workspaces.size(); ++i) {
+        INFO("workspace ", i, " at ", workspaces[i]->begin_ns, "..", workspaces[i]->end_ns);
+        CHECK_GE(workspaces[i]->end_ns, gemm_launch_ns[i + 1]);  // held until the next call takes it
+    }
+}
+
 TEST_CASE("a parameter every step first converts for its GEMMs is one tensor across the steps: a weight") {
     // An FP32 weight at 0 that each step's first kernel casts into a fresh BF16 copy (through a
     // writable pointer) which the forward GEMM reads; a bias at 8192 read by forward; backward
