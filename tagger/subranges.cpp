@@ -329,6 +329,10 @@ bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_
         range->last_work = part->last;
         range->known_bytes = part->known_bytes();
         range->exact = part->exact_bytes > 0;
+        // A part without size evidence of its own is no larger than the piece it was cut from in
+        // time: without this bound it would grow to the next tensor in use, over space the piece
+        // never covered.
+        if (range->known_bytes <= 0 && set.ranges[index].bytes > 0) range->known_bytes = set.ranges[index].bytes;
     }
     set.ranges[index] = head;
     set.ranges.insert(set.ranges.begin() + std::ptrdiff_t(index) + 1, tail);
