@@ -2,7 +2,7 @@
 # Imports are tagged. A Kineto trace with [memory] events is tagged by lifetimes and
 # named ranges (lower confidence), so that its peak is not "untagged"; a torch.profiler memory
 # timeline keeps PyTorch's own categories, with PyTorch named as the rule. On small made-up traces
-# (tests/interop/data) and, when present, on the real ones of the validation data.
+# (interop/tests/data) and, when present, on the real ones of the validation data.
 #   import_tagged.sh DATA_DIR VALIDATION_DATA_DIR
 source "$(dirname "$0")/common.sh"
 data=$1 validation=${TBDPROF_VALIDATION_DATA:-$2}

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # scripts/check_format.sh catches what it is there to catch: in a scratch repository with the
 # project's .clang-format, a committed base, then a formatted change (passes), a misformatted changed
-# line (fails, naming the file), an untouched misformatted line (passes: only changed lines count), and
-# a base that is not in the history (skips with 77).
+# line (fails, naming the file), an untouched misformatted line (passes: only changed lines count), a
+# file moved with `git mv` (passes: a move touches no line) and a misformatted line changed in it
+# (fails, naming it by its new path), and a base that is not in the history (skips with 77).
 set -euo pipefail
-command -v git-clang-format >/dev/null || { echo "planted: git-clang-format is not installed (Debian package clang-format); skipped"; exit 77; }
+command -v clang-format-diff >/dev/null || { echo "planted: clang-format-diff is not installed (Debian package clang-format); skipped"; exit 77; }
 src=${1:?usage: planted.sh SOURCE_DIR}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,5 +31,10 @@ expect 0 "a formatted change beside an untouched misformatted line"
 printf 'int old_layout( ){return 0;}\n\nint f() {\n    return   2 ;\n}\n' >a.cpp
 expect 1 "a misformatted changed line"
 grep -q 'do not follow .clang-format in: a.cpp' "$work/out" || { echo "planted: the file is not named"; exit 1; }
+git checkout -q a.cpp && git mv a.cpp moved.cpp
+expect 0 "a file moved with its untouched misformatted line"
+printf 'int old_layout( ){return 0;}\n\nint f() {\n    return   2 ;\n}\n' >moved.cpp
+expect 1 "a misformatted line changed in a moved file"
+grep -q 'do not follow .clang-format in: moved.cpp' "$work/out" || { echo "planted: the moved file is not named"; exit 1; }
 printf '0000000000000000000000000000000000000000\n' >.ci/format-base
 expect 77 "a base not in the history"
