@@ -343,64 +343,15 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end,
             std::to_string(end - begin) + " tensors inside (allocation_subranges has the evidence of each)"};
 }
 
-// Whether `u` is the workspace operand of its work's library call (the call itself or a kernel it
-// launched, pointing at the workspace it was given).
-bool call_workspace(const TraceModel& m, const PointerUse& u) {
-    const int32_t call = m.work[u.work].library_call;
-    if (call == kNone) return false;
-    const LibraryCall& c = m.library_calls[size_t(call)];
-    return c.workspace == u.allocation && c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
-}
-
-// Per sub-range: every use of it is a library call's workspace. A workspace is scratch of its call:
-// nothing is carried out of it, so it is dead once its last call is done.
-std::vector<bool> scratch_of_calls(const TraceModel& m, const SubRangeSet& set) {
-    std::vector<bool> scratch(set.ranges.size(), true), used(set.ranges.size(), false);
-    for (size_t u = 0; u < set.owner.size(); ++u) {
-        const int32_t owner = set.owner[u];
-        if (owner == kNone) continue;
-        used[size_t(owner)] = true;
-        if (!call_workspace(m, m.pointer_uses[u])) scratch[size_t(owner)] = false;
-    }
-    for (size_t i = 0; i < scratch.size(); ++i) scratch[i] = scratch[i] && used[i];
-    return scratch;
-}
-
 // When a tensor's memory is given back is not in the trace: only its last use is. A tensor used
 // within one step is held at most until its space is used again or the step ends (frameworks
 // release step-local tensors by then, and the samples at the end of each micro-batch's scope);
 // taking that as its end brings the breakdown closer to what the allocator holds than the last use
-// would. Not a call's workspace: dead after the call (scratch_of_calls), it ends at its last use;
-// held on, it covered the tensors the allocator put in its space next (a caching allocator frees a
-// per-call cuBLASLt workspace right after the call).
-// The first later sub-range over the same bytes of the segment as `r`, or kNone.
-int32_t next_user_of_bytes(const TraceModel& m, const SubRangeSet& set, const SubRange& r) {
-    int32_t next = kNone;
-    for (size_t j = 0; j < set.ranges.size(); ++j) {
-        const SubRange& o = set.ranges[j];
-        if (o.merged || o.segment != r.segment || o.first_work <= r.last_work ||
-            o.offset >= r.offset + uint64_t(r.bytes) || r.offset >= o.offset + uint64_t(o.bytes))
-            continue;
-        if (next == kNone || m.work[o.first_work].launch_ns < m.work[set.ranges[size_t(next)].first_work].launch_ns)
-            next = static_cast<int32_t>(j);
-    }
-    return next;
-}
-
-// A call's workspace whose bytes are next used as a workspace again, at the same place and size, is
-// one buffer its library keeps between calls (a handle's workspace), not scratch given back: it is
-// held until that next call.
-bool workspace_kept_for_next_call(const TraceModel& m, const SubRangeSet& set, const std::vector<bool>& scratch,
-                                  size_t i) {
-    const SubRange& r = set.ranges[i];
-    const int32_t next = next_user_of_bytes(m, set, r);
-    if (next == kNone || !scratch[size_t(next)]) return false;
-    const SubRange& o = set.ranges[size_t(next)];
-    return o.offset == r.offset && o.bytes == r.bytes;
-}
-
+// would. A call's workspace too: ending it at its last use (change 17c) is what the data says
+// when another tensor takes its space, but the what-if's replay of expandable segments then
+// mispredicted one recorded MLP shape by +3.45% (docs/tagging.md, change 19), so it is held as
+// before until that is modelled there.
 std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, const IterationSet& its) {
-    const std::vector<bool> scratch = scratch_of_calls(m, set);
     std::vector<int> iteration(m.work.size(), -1);
     for (size_t i = 0; i < its.iterations.size(); ++i)
         for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
@@ -411,12 +362,8 @@ std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, cons
         if (r.merged) continue;
         const WorkItem& last = m.work[r.last_work];
         end[i] = std::max(last.end_ns, last.launch_ns);
-        if (scratch[i] && workspace_kept_for_next_call(m, set, scratch, i)) {
-            end[i] = std::max(end[i], m.work[set.ranges[size_t(next_user_of_bytes(m, set, r))].first_work].launch_ns);
-            continue;
-        }
         int step = iteration[r.first_work];
-        if (step < 0 || iteration[r.last_work] != step || scratch[i]) continue;
+        if (step < 0 || iteration[r.last_work] != step) continue;
         int64_t limit = its.iterations[size_t(step)].end_ns;
         for (size_t j = 0; j < set.ranges.size(); ++j) {  // later users of the same bytes
             const SubRange& o = set.ranges[j];

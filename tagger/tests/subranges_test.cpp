@@ -242,57 +242,6 @@ TEST_CASE("a tensor held until its refill takes in only the pointers that read i
     for (const SubRange& gradient : at(set, 65536)) CHECK_EQ(gradient.last_work - gradient.first_work, 2u);
 }
 
-TEST_CASE("a call's workspace ends at its call; a step-local tensor is held until its space is used again") {
-    Pool p(4 << 20);
-    std::vector<int64_t> reused_at;  // per step: launch of the first work using the workspace's space again
-    for (int s = 0; s < 3; ++s) {
-        size_t first = p.kernel({{0, Access::Write, 4096}}, 1);
-        p.gemm(0, 8192, 16384, 65536);  // a workspace at 65536 ...
-        reused_at.push_back(p.model.work[p.kernel({{65536, Access::Write}, {16384, Access::Read}})].launch_ns);
-        size_t last = p.kernel({{65536, Access::Read}}, 3);  // ... whose space the next tensor takes
-        p.step(first, last + 1);
-    }
-    IterationSet its = steps_of(p.model);
-    REQUIRE_EQ(its.iterations.size(), 3u);
-    TagResult r = tag_model(p.model, "", its);
-    size_t workspaces = 0;
-    for (const SubRangeTag& t : r.subranges) {
-        if (t.offset != 65536 || t.tag.rule != "library-workspace") continue;
-        auto next = std::upper_bound(reused_at.begin(), reused_at.end(), t.begin_ns);
-        INFO("workspace at ", t.begin_ns, "..", t.end_ns, " rule ", t.tag.rule, " reuses ", reused_at[0], " ",
-             reused_at[1], " ", reused_at[2]);
-        REQUIRE(next != reused_at.end());
-        CHECK_LT(t.end_ns, *next);  // ends with its GEMM, not held on to the next use of its space
-        ++workspaces;
-    }
-    CHECK_EQ(workspaces, 3u);
-}
-
-TEST_CASE("a workspace the next call takes again at the same place and size is held until that call") {
-    // A library handle's workspace: every GEMM is given the same 65536-byte buffer at 65536, and no
-    // other work touches those bytes, so it is one buffer kept between calls, not scratch given back.
-    Pool p(4 << 20);
-    std::vector<int64_t> gemm_launch_ns;
-    for (int s = 0; s < 3; ++s) {
-        size_t first = p.kernel({{0, Access::Write, 4096}}, 1);
-        size_t gemm = p.gemm(0, 8192, 16384, 65536);
-        gemm_launch_ns.push_back(p.model.work[gemm].launch_ns);
-        size_t last = p.kernel({{16384, Access::Read}}, 3);
-        p.step(first, last + 1);
-    }
-    IterationSet its = steps_of(p.model);
-    REQUIRE_EQ(its.iterations.size(), 3u);
-    TagResult r = tag_model(p.model, "", its);
-    std::vector<const SubRangeTag*> workspaces;
-    for (const SubRangeTag& t : r.subranges)
-        if (t.offset == 65536 && t.tag.rule == "library-workspace") workspaces.push_back(&t);
-    REQUIRE_EQ(workspaces.size(), 3u);
-    for (size_t i = 0; i + 1 < workspaces.size(); ++i) {
-        INFO("workspace ", i, " at ", workspaces[i]->begin_ns, "..", workspaces[i]->end_ns);
-        CHECK_GE(workspaces[i]->end_ns, gemm_launch_ns[i + 1]);  // held until the next call takes it
-    }
-}
-
 TEST_CASE("a parameter every step first converts for its GEMMs is one tensor across the steps: a weight") {
     // An FP32 weight at 0 that each step's first kernel casts into a fresh BF16 copy (through a
     // writable pointer) which the forward GEMM reads; a bias at 8192 read by forward; backward
