@@ -126,7 +126,7 @@ def ranks_of_a_recording():
 
 
 def without_communication():
-    path = os.path.join(HERE, "..", "interop", "data", "small_kineto_memory.json")
+    path = os.path.join(HERE, "..", "..", "interop", "tests", "data", "small_kineto_memory.json")
     shutil.copy(path, os.path.join(work, "plain.json"))
     trace = imported(os.path.join(work, "plain.json"))
     report = json.loads(run("report", trace, "--format", "json", "--quiet"))
