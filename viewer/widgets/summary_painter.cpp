@@ -168,7 +168,7 @@ int paint_gpu_time(QPainter& p, int x, int y, int width, const Report& r, const 
                      q(format_percent(d.utilization)), gpu.lighter(115), colors);
         y += 22;
     }
-    fraction_bar(p, x, y, width, QStringLiteral("busy with copies and sets"), r.busy_utilization,
+    fraction_bar(p, x, y, width, QStringLiteral("busy, copies and sets included"), r.busy_utilization,
                  q(format_percent(r.busy_utilization)), colors.category(3), colors);
     y += 22;
     fraction_bar(p, x, y, width, QStringLiteral("FP32 utilization (%1)").arg(q(format_rate(r.flops.fp32_flops_per_s))),
