@@ -53,7 +53,8 @@ void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
     std::vector<std::pair<int64_t, int64_t>> backward;
     for (const auto& [iteration, span] : backward_by_iteration) backward.push_back(span);
     // Pair each forward with the first backward that begins after it ends.
-    for (const auto& [iteration, f] : forward_by_iteration) {
+    for (const auto& entry : forward_by_iteration) {
+        const std::pair<int64_t, int64_t>& f = entry.second;  // not a structured binding: clang 14 cannot capture one
         auto b =
             std::find_if(backward.begin(), backward.end(), [&](const auto& span) { return span.first >= f.second; });
         if (b != backward.end()) {
