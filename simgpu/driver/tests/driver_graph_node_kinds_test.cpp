@@ -61,7 +61,7 @@ void CUDA_CB note_other(void* user) {
 TEST_CASE("event record and wait nodes order other streams' and graphs' work after the node") {
     use_primary_context();
     RecordLog log;
-    Kernel long_kernel(264000);  // 1000 waves: 0.6 ms of device time
+    Kernel long_kernel(2640000);  // 10000 waves: 6 ms of device time
     CUevent event = nullptr;
     CHECK_CU(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
 
@@ -96,7 +96,8 @@ TEST_CASE("event record and wait nodes order other streams' and graphs' work aft
     CHECK_CU(cuStreamCreate(&second, CU_STREAM_NON_BLOCKING));
     CHECK_CU(cuStreamCreate(&third, CU_STREAM_NON_BLOCKING));
     CHECK_CU(cuGraphLaunch(producer_exec, first));
-    CHECK_EQ(cuEventQuery(event), CUDA_ERROR_NOT_READY);  // recorded by the replay, after the kernel
+    // Recorded by the replay, after the kernel.
+    check_query_against_end([&] { return cuEventQuery(event); }, log.records(TBDSIM_RECORD_KERNEL).at(0).end_ns);
     // A plain stream waiting on the event, and the consumer graph's wait node, on two more streams.
     CHECK_CU(cuStreamWaitEvent(second, event, 0));
     CHECK_CU(cuMemsetD8Async(short_kernel.y, 1, 64, second));
@@ -110,8 +111,8 @@ TEST_CASE("event record and wait nodes order other streams' and graphs' work aft
     REQUIRE_EQ(sets.size(), 1u);
     const TbdsimRecord& producer_kernel = kernels[0];
     const TbdsimRecord& consumer_kernel = kernels[1];
-    CHECK_EQ(producer_kernel.grid[0], 264000u);
-    CHECK_GE(producer_kernel.end_ns - producer_kernel.start_ns, 500000u);
+    CHECK_EQ(producer_kernel.grid[0], 2640000u);
+    CHECK_GE(producer_kernel.end_ns - producer_kernel.start_ns, 5000000u);
     CHECK_GE(sets[0].start_ns, producer_kernel.end_ns);
     CHECK_GE(consumer_kernel.start_ns, producer_kernel.end_ns);
     CHECK_NE(consumer_kernel.graph_id, producer_kernel.graph_id);
@@ -121,7 +122,7 @@ TEST_CASE("event record and wait nodes order other streams' and graphs' work aft
     CHECK_CU(cuEventCreate(&other, CU_EVENT_DISABLE_TIMING));
     CHECK_CU(cuGraphExecEventRecordNodeSetEvent(producer_exec, record_node, other));
     CHECK_CU(cuGraphLaunch(producer_exec, first));
-    CHECK_EQ(cuEventQuery(other), CUDA_ERROR_NOT_READY);
+    check_query_against_end([&] { return cuEventQuery(other); }, log.records(TBDSIM_RECORD_KERNEL).back().end_ns);
     CHECK_CU(cuStreamSynchronize(first));
     CHECK_EQ(cuEventQuery(other), CUDA_SUCCESS);
     CHECK_CU(cuGraphEventRecordNodeGetEvent(record_node, &read));

@@ -6,11 +6,33 @@
 #include <doctest/doctest.h>
 #include <simgpu/private_api.h>
 
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #define CHECK_CU(expr) REQUIRE_EQ((expr), CUDA_SUCCESS)
+
+// Host time in ns on CLOCK_MONOTONIC, the clock the simulated device timeline's records use.
+uint64_t host_monotonic_ns();
+
+// Checks a completion query (cuEventQuery, cuStreamQuery, ...) on work that ends at `end_ns`. The
+// simulated timeline answers CUDA_SUCCESS exactly when the host clock has passed the end, and a
+// test thread cannot count on reaching its query before a short kernel ends (under sanitizers on a
+// loaded machine it did not), so the query is bracketed by the clock and judged by the bracket.
+template <class Query>
+void check_query_against_end(Query query, uint64_t end_ns) {
+    const uint64_t before_ns = host_monotonic_ns();
+    const CUresult result = query();
+    const uint64_t after_ns = host_monotonic_ns();
+    if (after_ns < end_ns) {
+        CHECK_EQ(result, CUDA_ERROR_NOT_READY);
+    } else if (before_ns >= end_ns) {
+        CHECK_EQ(result, CUDA_SUCCESS);
+    } else {
+        CHECK((result == CUDA_SUCCESS || result == CUDA_ERROR_NOT_READY));
+    }
+}
 
 // Path of the ground-truth file the test process writes (set in main before the driver starts).
 const std::string& truth_path();
