@@ -6,24 +6,60 @@
 namespace tbdprof::tagger::rules {
 namespace {
 
-// Phases the program itself marked with NVTX ranges named like forward/backward/optimizer
-// (PyTorch's "## backward ##", "Optimizer.step#SGD.step" included). True when all three were found.
-bool phases_from_ranges(const Context& c, size_t index, TagResult& result) {
-    const Iteration& it = c.its.iterations[index];
-    const char* kinds[] = {"forward", "backward", "optimizer"};
-    int64_t begin[3] = {-1, -1, -1}, end[3] = {-1, -1, -1};
-    for (const Range& r : c.m.ranges) {
-        if (r.process != it.process || r.begin_ns < it.begin_ns || r.end_ns > it.end_ns) continue;
+// A range whose name marks a phase (forward, backward or optimizer), found once per range: the
+// phase search below visits only these, and only those that begin inside the iteration.
+struct PhaseMark {
+    int32_t process = 0;
+    int64_t begin_ns = 0;
+    int64_t end_ns = 0;
+    int kind = 0;  // index into kPhaseKinds
+};
+
+constexpr const char* kPhaseKinds[] = {"forward", "backward", "optimizer"};
+
+struct PhaseMarks {
+    std::vector<PhaseMark> by_begin;  // sorted by (process, begin_ns)
+    std::vector<PhaseMark> inverted;  // end before begin (no trace tbdprof writes has them)
+};
+
+// The ranges named like a phase (PyTorch's "## backward ##", "Optimizer.step#SGD.step" included),
+// each lowered and matched once: matching every range again for every iteration made tagging an
+// import with millions of operator ranges quadratic (docs/benchmarks.md, "Tagging a large import").
+PhaseMarks phase_marks(const std::vector<Range>& ranges) {
+    PhaseMarks marks;
+    for (const Range& r : ranges) {
         const std::string name = lower_case(r.name);
         for (int k = 0; k < 3; ++k) {
-            if (name.find(kinds[k]) == std::string::npos) continue;
-            if (begin[k] < 0 || r.begin_ns < begin[k]) begin[k] = r.begin_ns;
-            end[k] = std::max(end[k], r.end_ns);
+            if (name.find(kPhaseKinds[k]) == std::string::npos) continue;
+            (r.end_ns < r.begin_ns ? marks.inverted : marks.by_begin).push_back({r.process, r.begin_ns, r.end_ns, k});
             break;
         }
     }
+    std::sort(marks.by_begin.begin(), marks.by_begin.end(), [](const PhaseMark& a, const PhaseMark& b) {
+        return std::pair(a.process, a.begin_ns) < std::pair(b.process, b.begin_ns);
+    });
+    return marks;
+}
+
+// Phases the program itself marked with ranges inside the iteration. True when all three were found.
+// A range inside begins inside; iterations do not overlap, so all iterations together visit each
+// mark about once.
+bool phases_from_ranges(const PhaseMarks& marks, size_t index, const Iteration& it, TagResult& result) {
+    int64_t begin[3] = {-1, -1, -1}, end[3] = {-1, -1, -1};
+    auto take = [&](const PhaseMark& r) {
+        if (r.process != it.process || r.begin_ns < it.begin_ns || r.end_ns > it.end_ns) return;
+        if (begin[r.kind] < 0 || r.begin_ns < begin[r.kind]) begin[r.kind] = r.begin_ns;
+        end[r.kind] = std::max(end[r.kind], r.end_ns);
+    };
+    auto first = std::lower_bound(marks.by_begin.begin(), marks.by_begin.end(), std::pair(it.process, it.begin_ns),
+                                  [](const PhaseMark& m, const std::pair<int32_t, int64_t>& key) {
+                                      return std::pair(m.process, m.begin_ns) < key;
+                                  });
+    for (auto r = first; r != marks.by_begin.end() && r->process == it.process && r->begin_ns <= it.end_ns; ++r)
+        take(*r);
+    for (const PhaseMark& r : marks.inverted) take(r);
     if (begin[0] < 0 || begin[1] < 0 || begin[2] < 0) return false;
-    for (int k = 0; k < 3; ++k) result.phases.push_back({index, kinds[k], begin[k], end[k]});
+    for (int k = 0; k < 3; ++k) result.phases.push_back({index, kPhaseKinds[k], begin[k], end[k]});
     return true;
 }
 
@@ -88,9 +124,10 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
 }  // namespace
 
 void find_phases(Context& c, TagResult& result) {
+    const PhaseMarks marks = phase_marks(c.m.ranges);
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
-        if (phases_from_ranges(c, i, result)) continue;
         const Iteration& it = c.its.iterations[i];
+        if (phases_from_ranges(marks, i, it, result)) continue;
         int64_t backward = -1, optimizer = -1, optimizer_end = -1;
         for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {
             const WorkItem& item = c.m.work[w];

@@ -5,6 +5,7 @@
 #include "collectives.h"
 #include "dataflow.h"
 #include "evidence.h"
+#include "named_ranges.h"
 #include "temporaries.h"
 
 #include <algorithm>
@@ -25,21 +26,57 @@ void assign_iterations(Context& c) {
     }
 }
 
+// The steps of one process, in order, for counting the steps an allocation's lifetime overlaps.
+struct ProcessSteps {
+    std::vector<size_t> index;  // into IterationSet::iterations
+    bool ordered = true;        // end_ns and core_begin_ns never decrease along `index`
+};
+
+std::map<int32_t, ProcessSteps> steps_by_process(const std::vector<Iteration>& its) {
+    std::map<int32_t, ProcessSteps> by_process;
+    for (size_t i = 0; i < its.size(); ++i) {
+        ProcessSteps& p = by_process[its[i].process];
+        if (!p.index.empty()) {
+            const Iteration& before = its[p.index.back()];
+            p.ordered &= before.end_ns <= its[i].end_ns && before.core_begin_ns <= its[i].core_begin_ns;
+        }
+        p.index.push_back(i);
+    }
+    return by_process;
+}
+
+// The steps of `p` that the lifetime [alloc_ns, free_ns) overlaps (allocated before the step ends,
+// freed after its first kernel): how many, and the last. Steps in order make those that end after
+// alloc_ns a suffix and those whose first kernel is before free_ns a prefix, so two binary searches
+// replace a scan of every step per allocation (quadratic on an import with a step per operator).
+std::pair<int, int> overlapped_steps(const std::vector<Iteration>& its, const ProcessSteps& p, int64_t alloc_ns,
+                                     int64_t free_ns) {
+    if (!p.ordered) {
+        int overlapped = 0, last = -1;
+        for (size_t i : p.index)
+            if (alloc_ns < its[i].end_ns && free_ns > its[i].core_begin_ns) ++overlapped, last = static_cast<int>(i);
+        return {overlapped, last};
+    }
+    auto first =
+        std::partition_point(p.index.begin(), p.index.end(), [&](size_t i) { return its[i].end_ns <= alloc_ns; });
+    auto end =
+        std::partition_point(p.index.begin(), p.index.end(), [&](size_t i) { return its[i].core_begin_ns < free_ns; });
+    if (end <= first) return {0, -1};
+    return {static_cast<int>(end - first), static_cast<int>(*std::prev(end))};
+}
+
 void gather_facts(Context& c) {
     const auto& its = c.its.iterations;
+    const std::map<int32_t, ProcessSteps> by_process = steps_by_process(its);
     c.facts.resize(c.m.allocations.size());
     for (size_t a = 0; a < c.m.allocations.size(); ++a) {
         const Allocation& alloc = c.m.allocations[a];
         Facts& f = c.facts[a];
         int64_t free_ns = alloc.free_ns.value_or(std::numeric_limits<int64_t>::max());
-        int overlapped = 0, last = -1;
-        for (size_t i = 0; i < its.size(); ++i) {
-            if (its[i].process != alloc.process) continue;
-            if (alloc.alloc_ns < its[i].end_ns && free_ns > its[i].core_begin_ns) {
-                ++overlapped;
-                last = static_cast<int>(i);
-            }
-        }
+        const auto steps = by_process.find(alloc.process);
+        const auto [overlapped, last] = steps == by_process.end()
+                                            ? std::pair(0, -1)
+                                            : overlapped_steps(its, steps->second, alloc.alloc_ns, free_ns);
         if (its.empty())
             f.lifetime = Lifetime::Unknown;
         else if (overlapped >= 2)
@@ -621,16 +658,9 @@ void tag_without_iterations(Context& c) {
 
 // Traces without any data flow (imported profiler traces: no pointer arguments, no library roles)
 // leave lifetimes and named ranges only. Weaker evidence, lower confidence.
-bool inside_range_named(const Context& c, int32_t process, int64_t t, const char* word) {
-    for (const Range& r : c.m.ranges) {
-        if (r.process != process || t < r.begin_ns || t > r.end_ns) continue;
-        if (lower_case(r.name).find(word) != std::string::npos) return true;
-    }
-    return false;
-}
-
 void tag_from_lifetimes_only(Context& c) {
     const auto& its = c.its.iterations;
+    const RangesNamed optimizer_ranges(c.m.ranges, "optimizer");
     for (size_t a = 0; a < c.facts.size(); ++a) {
         const Allocation& alloc = c.m.allocations[a];
         const Facts& f = c.facts[a];
@@ -638,7 +668,7 @@ void tag_from_lifetimes_only(Context& c) {
             if (alloc.alloc_ns < its.front().begin_ns)
                 set(c, a, "weights", 0.5, "lifetime-before-training",
                     "persistent and allocated before the first iteration (no data flow in this trace)");
-            else if (inside_range_named(c, alloc.process, alloc.alloc_ns, "optimizer"))
+            else if (optimizer_ranges.contain(alloc.process, alloc.alloc_ns))
                 set(c, a, "optimizer_state", 0.5, "lifetime-created-by-optimizer",
                     "persistent and first allocated inside an optimizer range (no data flow in this trace)");
             else
