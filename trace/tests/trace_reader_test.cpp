@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <thread>
 
 using namespace tbdprof;
 using namespace tbdprof::test;
@@ -103,6 +104,40 @@ TEST_CASE("reader: statements are stopped after the time cap, strings and blobs 
     CHECK(db.query_int("SELECT count(*) FROM run") == 1);
     CHECK_THROWS_AS(db.query_int("SELECT length(zeroblob(300000000))"), trace::SqliteError);
     CHECK(sqlite3_hard_heap_limit64(-1) > 0);
+}
+
+TEST_CASE("reader: the time cap counts only time without progress, so a long statement that hands over rows runs on") {
+    TempDir dir;
+    RawFileWriter(1, 0).save(dir.path());
+    build(dir);
+    setenv("TBDPROF_SQL_STATEMENT_SECONDS", "1", 1);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    unsetenv("TBDPROF_SQL_STATEMENT_SECONDS");
+    // 30 rows, each computed by a sub-query of 20,000 steps that depends on the row (so it is run
+    // again for each, and the progress handler, called every 10,000 instructions, looks at each
+    // row), read by a caller that takes 100 ms per row: 3 s in
+    // all, three times the cap, yet never a second without a row. A cap on the whole statement
+    // (before: the clock ran from its start) stopped it after about 1 s.
+    trace::Statement rows(
+        db,
+        "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r WHERE x < 30) "
+        "SELECT x, (WITH RECURSIVE s(y) AS (SELECT 1 UNION ALL SELECT y + 1 FROM s WHERE y < 19999 + x) "
+        "SELECT sum(y) FROM s) FROM r");
+    const auto started = std::chrono::steady_clock::now();
+    int64_t read = 0;
+    while (rows.step()) {
+        const int64_t steps = 19999 + rows.column_int(0);
+        CHECK(rows.column_int(1) == steps * (steps + 1) / 2);
+        ++read;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    CHECK(read == 30);
+    CHECK(std::chrono::steady_clock::now() - started > std::chrono::seconds(2));
+    // Without progress the cap still applies on the same connection: a query computing without end
+    // and without a row is interrupted.
+    CHECK_THROWS_AS(
+        db.query_int("WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r"),
+        trace::SqliteError);
 }
 
 TEST_CASE("reader: the update opener validates like the reader and then allows writes") {

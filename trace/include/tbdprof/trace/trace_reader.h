@@ -32,7 +32,9 @@ Database open_trace(const std::string& path);
 // views and indexes only, no triggers, no generated columns), requires the run row, and opens with
 // SQLITE_DBCONFIG_DEFENSIVE, trusted_schema off, no extensions, no triggers, strings and blobs
 // capped at 256 MiB, SQLite's heap capped for the process (TBDPROF_SQLITE_HEAP_LIMIT_MB, default
-// 4096) and each statement stopped after TBDPROF_SQL_STATEMENT_SECONDS (default 300).
+// 4096) and each statement stopped after TBDPROF_SQL_STATEMENT_SECONDS (default 300) without
+// progress: the clock restarts with every row handed over and every page read from the file, so a
+// long scan of a large trace runs on and only a statement that computes without end is stopped.
 // Throws TraceOpenError; the caller owns (sqlite3_close_v2) the returned handle.
 enum class TraceAccess { read_only, update };
 sqlite3* open_trace_handle(const std::string& path, TraceAccess access);
