@@ -11,8 +11,12 @@
 #include "iterations.h"
 #include "rules.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <random>
 #include <string>
+#include <vector>
 
 using namespace tbdprof::tagger;
 
@@ -84,5 +88,65 @@ TEST_CASE("a large import with a step per few ranges is tagged in about linear t
         CHECK_EQ(phase[1].begin_ns, b + 300);
         CHECK_EQ(phase[2].kind, "optimizer");
         CHECK_EQ(phase[2].end_ns, b + 900);
+    }
+}
+
+namespace {
+
+// The phases named ranges give, as the tagger computed them before it sorted anything: every range
+// against every iteration (the reference the sweep must match).
+std::vector<Phase> phases_by_scanning(const TraceModel& m, const IterationSet& its) {
+    const char* kinds[] = {"forward", "backward", "optimizer"};
+    std::vector<Phase> phases;
+    for (size_t i = 0; i < its.iterations.size(); ++i) {
+        const Iteration& it = its.iterations[i];
+        int64_t begin[3] = {-1, -1, -1}, end[3] = {-1, -1, -1};
+        for (const Range& r : m.ranges) {
+            if (r.process != it.process || r.begin_ns < it.begin_ns || r.end_ns > it.end_ns) continue;
+            std::string name = r.name;
+            for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            for (int k = 0; k < 3; ++k) {
+                if (name.find(kinds[k]) == std::string::npos) continue;
+                if (begin[k] < 0 || r.begin_ns < begin[k]) begin[k] = r.begin_ns;
+                end[k] = std::max(end[k], r.end_ns);
+                break;
+            }
+        }
+        if (begin[0] < 0 || begin[1] < 0 || begin[2] < 0) continue;
+        for (int k = 0; k < 3; ++k) phases.push_back({i, kinds[k], begin[k], end[k]});
+    }
+    return phases;
+}
+
+}  // namespace
+
+TEST_CASE("phases from named ranges are those of a scan of every range, whatever the layout") {
+    // Small random runs: two processes, iterations that may overlap or come out of order, ranges that
+    // nest, straddle a boundary, share a begin, or end before they begin (a malformed row).
+    std::mt19937 random(23);
+    const char* names[] = {"## forward ##", "Backward pass", "Optimizer.step#Adam.step", "aten::mm",
+                           "forward_backward"};
+    for (int run = 0; run < 200; ++run) {
+        TraceModel model;
+        IterationSet its;
+        auto time = [&] { return static_cast<int64_t>(random() % 2000); };
+        for (int i = 0, n = 1 + static_cast<int>(random() % 12); i < n; ++i) {
+            const int64_t b = time(), length = static_cast<int64_t>(random() % 400);
+            its.iterations.push_back(
+                {.process = static_cast<int32_t>(random() % 2), .begin_ns = b, .end_ns = b + length});
+        }
+        for (int r = 0, n = static_cast<int>(random() % 80); r < n; ++r) {
+            const int64_t b = time(), e = random() % 10 == 0 ? b - 5 : b + static_cast<int64_t>(random() % 150);
+            model.ranges.push_back({static_cast<int32_t>(random() % 2), b, e, names[random() % 5]});
+        }
+        const TagResult result = tag_allocations(model, its);
+        const std::vector<Phase> expected = phases_by_scanning(model, its);
+        REQUIRE_EQ(result.phases.size(), expected.size());
+        for (size_t p = 0; p < expected.size(); ++p) {
+            CHECK_EQ(result.phases[p].iteration, expected[p].iteration);
+            CHECK_EQ(result.phases[p].kind, expected[p].kind);
+            CHECK_EQ(result.phases[p].begin_ns, expected[p].begin_ns);
+            CHECK_EQ(result.phases[p].end_ns, expected[p].end_ns);
+        }
     }
 }
