@@ -167,13 +167,11 @@ bool begin_alike(const TraceModel& m, const std::vector<size_t>& kernels, size_t
     return true;
 }
 
-// The batch arrivals in the step of `period` kernels from `start` that begin micro-batches: those
-// whose kernels begin like another arrival's in the same step.
-std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<size_t>& kernels, size_t start,
-                                         size_t period) {
-    std::vector<size_t> arrivals, micro;
-    for (size_t k = start; k < start + period && k < kernels.size(); ++k)
-        if (batch_arrives(m, kernels, k)) arrivals.push_back(k);
+// Of the batch arrivals of one step (positions in `kernels`), those that begin micro-batches: whose
+// kernels begin like another arrival's.
+std::vector<size_t> alike_arrivals(const TraceModel& m, const std::vector<size_t>& kernels,
+                                   const std::vector<size_t>& arrivals) {
+    std::vector<size_t> micro;
     for (size_t i = 0; i < arrivals.size(); ++i)
         for (size_t j = 0; j < arrivals.size(); ++j)
             if (i != j &&
@@ -182,6 +180,15 @@ std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<
                 break;
             }
     return micro;
+}
+
+// The batch arrivals in the step of `period` kernels from `start` that begin micro-batches.
+std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<size_t>& kernels, size_t start,
+                                         size_t period) {
+    std::vector<size_t> arrivals;
+    for (size_t k = start; k < start + period && k < kernels.size(); ++k)
+        if (batch_arrives(m, kernels, k)) arrivals.push_back(k);
+    return alike_arrivals(m, kernels, arrivals);
 }
 
 // Gradient accumulation: a step of `period` kernels holds several micro-batches, each a batch arrival
@@ -733,6 +740,42 @@ size_t find_period(const std::vector<int32_t>& sequence, double tolerance) {
     for (const auto& [p, ratio] : candidates)
         if (ratio <= best + 0.002) return p;
     return 0;
+}
+
+std::vector<size_t> micro_batch_starts(const TraceModel& m, const IterationSet& steps) {
+    std::map<int32_t, std::vector<size_t>> kernels_by_process;
+    for (size_t i = 0; i < m.work.size(); ++i)
+        if (m.work[i].kind == WorkItem::Kind::Kernel) kernels_by_process[m.work[i].process].push_back(i);
+    std::vector<size_t> starts;
+    for (const Iteration& step : steps.iterations) {
+        const auto found = kernels_by_process.find(step.process);
+        if (found == kernels_by_process.end()) continue;
+        const std::vector<size_t>& kernels = found->second;
+        // The step's kernels, as positions in the process's list (batch_arrives looks back to the
+        // kernel before each, which may be the step before's).
+        const size_t first =
+            size_t(std::lower_bound(kernels.begin(), kernels.end(), step.first_work) - kernels.begin());
+        const size_t end = size_t(std::lower_bound(kernels.begin(), kernels.end(), step.end_work) - kernels.begin());
+        // The first step's batch may arrive before the run's first kernel, with no kernel before it.
+        std::vector<size_t> arrivals;
+        for (size_t k = first; k < end; ++k) {
+            bool arrives = batch_arrives(m, kernels, k);
+            for (size_t w = 0; k == 0 && !arrives && w < kernels[0]; ++w)
+                arrives = m.work[w].kind == WorkItem::Kind::CopyHtoD && m.work[w].process == step.process;
+            if (arrives) arrivals.push_back(k);
+        }
+        const std::vector<size_t> micro = alike_arrivals(m, kernels, arrivals);
+        if (micro.size() < 2) continue;
+        for (size_t k : micro) {
+            if (k == micro.front()) continue;  // the step's first micro-batch
+            size_t w = kernels[k - 1] + 1;
+            while (w < kernels[k] && !(m.work[w].kind == WorkItem::Kind::CopyHtoD && m.work[w].process == step.process))
+                ++w;
+            starts.push_back(w);
+        }
+    }
+    std::sort(starts.begin(), starts.end());
+    return starts;
 }
 
 IterationSet detect_iterations(const TraceModel& model, const std::string& range_name) {
