@@ -234,12 +234,13 @@ std::vector<bool> steady_boundaries(const TraceModel& m, const std::vector<size_
     return steady;
 }
 
-// Where an iteration starts within the period, for steps at a fixed stride. Copies, read-backs and
-// the host's pauses are scored at the boundaries between steady steps (steady_boundaries) when the
-// run has any.
-size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
+// Where an iteration starts within the period, for steps at a fixed stride. With `steady_only` (the
+// step's exact period, not a smaller one tried as a step) the boundaries are scored only between
+// steady steps (steady_boundaries) when the run has any: with a period of a few kernels, a window
+// "repeats" with half of it different, and the steady ones say nothing.
+size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period, bool steady_only) {
     const auto short_lived = short_lived_allocations(m, kernels, period);
-    const std::vector<bool> between_steady = steady_boundaries(m, kernels, period);
+    const std::vector<bool> between_steady = steady_only ? steady_boundaries(m, kernels, period) : std::vector<bool>{};
     double best_score = 0;
     size_t best_offset = 0;
     for (size_t offset = 0; offset < period; ++offset) {
@@ -469,12 +470,12 @@ size_t foreign_kernels(const Run& run, const Candidate& c, bool anchored) {
 }
 
 // Matches the run against period `p`. `offset`: where steps begin within the period; chosen from
-// the kernels when not given.
-Candidate evaluate(const Run& run, size_t p, std::optional<size_t> offset = std::nullopt) {
+// the kernels when not given (`exact`: p is the period find_period found, choose_offset's steady_only).
+Candidate evaluate(const Run& run, size_t p, std::optional<size_t> offset = std::nullopt, bool exact = false) {
     const std::vector<size_t>& kernels = run.kernels;
     Candidate c;
     c.period = p;
-    c.offset = offset ? *offset : choose_offset(run.m, kernels, p);
+    c.offset = offset ? *offset : choose_offset(run.m, kernels, p, exact);
     // The pattern is a block from the middle of the run: the first step often differs (lazy set-up).
     size_t middle = c.offset + p * ((kernels.size() - c.offset) / p / 2);
     if (middle + p > kernels.size()) return c;
@@ -543,7 +544,8 @@ Candidate best_smaller_period(const Run& run, const Candidate& exact) {
 // The step's period: the exact one, unless a smaller one covers nearly as many kernels.
 Candidate choose_period(const Run& run) {
     Candidate chosen;
-    if (size_t period = find_period(run.sequence, kPeriodTolerance)) chosen = evaluate(run, period);
+    if (size_t period = find_period(run.sequence, kPeriodTolerance))
+        chosen = evaluate(run, period, std::nullopt, true);
     if (run.kernels.size() > kMaxKernelsForFallback) return chosen;
     Candidate best = best_smaller_period(run, chosen);
     bool enough =

@@ -99,6 +99,8 @@ def main():
                                         bucket_cap_mb=a.bucket_cap_mb,
                                         gradient_as_bucket_view=a.grad_as_bucket_view)
         print(f"rank {rank}: parameters after DDP's broadcast {parameter_checksum(model)}", flush=True)
+        parameter_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+        print(f"rank {rank}: parameter bytes {parameter_bytes}", flush=True)
         models.append(model)
         return model
 
