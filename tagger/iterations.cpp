@@ -220,7 +220,7 @@ std::vector<bool> steady_boundaries(const TraceModel& m, const std::vector<size_
     const size_t n = kernels.size();
     if (period == 0 || n < 2 * period) return {};
     auto f = [&](size_t index) { return m.work[kernels[index]].function; };
-    const size_t allowed = std::max<size_t>(1, static_cast<size_t>(kBlockTolerance * double(period)));
+    const size_t allowed = static_cast<size_t>(kBlockTolerance * double(period));  // 0: exactly alike
     std::vector<bool> steady(n, false);
     size_t differ = 0, marked = 0;  // between [k - period, k) and [k, k + period)
     for (size_t i = 0; i < period; ++i) differ += f(i) != f(i + period);
@@ -234,13 +234,11 @@ std::vector<bool> steady_boundaries(const TraceModel& m, const std::vector<size_
     return steady;
 }
 
-// Where an iteration starts within the period, for steps at a fixed stride. With `steady_only` (the
-// step's exact period, not a smaller one tried as a step) the boundaries are scored only between
-// steady steps (steady_boundaries) when the run has any: with a period of a few kernels, a window
-// "repeats" with half of it different, and the steady ones say nothing.
-size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period, bool steady_only) {
+// Where an iteration starts within the period, for steps at a fixed stride. The boundaries are
+// scored only between steady steps (steady_boundaries) when the run has any.
+size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
     const auto short_lived = short_lived_allocations(m, kernels, period);
-    const std::vector<bool> between_steady = steady_only ? steady_boundaries(m, kernels, period) : std::vector<bool>{};
+    const std::vector<bool> between_steady = steady_boundaries(m, kernels, period);
     double best_score = 0;
     size_t best_offset = 0;
     for (size_t offset = 0; offset < period; ++offset) {
@@ -470,12 +468,12 @@ size_t foreign_kernels(const Run& run, const Candidate& c, bool anchored) {
 }
 
 // Matches the run against period `p`. `offset`: where steps begin within the period; chosen from
-// the kernels when not given (`exact`: p is the period find_period found, choose_offset's steady_only).
-Candidate evaluate(const Run& run, size_t p, std::optional<size_t> offset = std::nullopt, bool exact = false) {
+// the kernels when not given.
+Candidate evaluate(const Run& run, size_t p, std::optional<size_t> offset = std::nullopt) {
     const std::vector<size_t>& kernels = run.kernels;
     Candidate c;
     c.period = p;
-    c.offset = offset ? *offset : choose_offset(run.m, kernels, p, exact);
+    c.offset = offset ? *offset : choose_offset(run.m, kernels, p);
     // The pattern is a block from the middle of the run: the first step often differs (lazy set-up).
     size_t middle = c.offset + p * ((kernels.size() - c.offset) / p / 2);
     if (middle + p > kernels.size()) return c;
@@ -544,8 +542,7 @@ Candidate best_smaller_period(const Run& run, const Candidate& exact) {
 // The step's period: the exact one, unless a smaller one covers nearly as many kernels.
 Candidate choose_period(const Run& run) {
     Candidate chosen;
-    if (size_t period = find_period(run.sequence, kPeriodTolerance))
-        chosen = evaluate(run, period, std::nullopt, true);
+    if (size_t period = find_period(run.sequence, kPeriodTolerance)) chosen = evaluate(run, period);
     if (run.kernels.size() > kMaxKernelsForFallback) return chosen;
     Candidate best = best_smaller_period(run, chosen);
     bool enough =
