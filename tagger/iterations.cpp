@@ -255,8 +255,8 @@ size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, si
         if (!between_steady.empty() &&
             std::none_of(starts.begin(), starts.end(), [&](size_t k) { return between_steady[k]; }))
             continue;
-        double score = boundary_score(m, kernels, starts, short_lived, true,
-                                      between_steady.empty() ? nullptr : &between_steady);
+        double score =
+            boundary_score(m, kernels, starts, short_lived, true, between_steady.empty() ? nullptr : &between_steady);
         if (!scored || score > best_score) best_score = score, best_offset = offset, scored = true;
     }
     // Micro-batches of one step: the one after the update begins it, wherever the host paused.
