@@ -18,7 +18,9 @@
 #                with a process per rank (ranks 0 and 1, world size 2), the collectives moved data
 #                (the script's all-reduce check; equal parameters after DDP's broadcast), every NCCL
 #                call of the truth recorded once per rank, the report's communication section over
-#                2 ranks, and only simulated NVIDIA libraries mapped in either rank
+#                2 ranks, and only simulated NVIDIA libraries mapped in either rank; with no NVTX
+#                step ranges, each rank's parameters tagged weights and its reduced gradient buckets
+#                gradients (check_ddp_gradients). A failed all-reduce check shows the values compared.
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
