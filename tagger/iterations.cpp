@@ -106,14 +106,16 @@ int64_t library_time(const TraceModel& m, int32_t process, int64_t begin, int64_
 }
 
 // With `cap_first_gap` the host's wait before the first of `starts` counts no more than the longest
-// wait before the others.
+// wait before the others. With `steady`, only the starts it marks count.
 double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
-                      const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool cap_first_gap = false) {
+                      const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool cap_first_gap = false,
+                      const std::vector<bool>* steady = nullptr) {
     double copies = 0, gaps = 0, readbacks = 0, first_gap = 0, longest_other = 0;
     std::vector<int64_t> boundaries;
     for (size_t k : starts) {
         if (k == 0 || k >= kernels.size()) continue;
         size_t prev = kernels[k - 1], here = kernels[k];
+        if (steady && !(*steady)[k]) continue;
         // The step may begin as early as the first work after the previous kernel (a new batch is
         // allocated and copied in before the first kernel launches).
         boundaries.push_back(m.work[prev + 1].launch_ns);
@@ -167,13 +169,11 @@ bool begin_alike(const TraceModel& m, const std::vector<size_t>& kernels, size_t
     return true;
 }
 
-// The batch arrivals in the step of `period` kernels from `start` that begin micro-batches: those
-// whose kernels begin like another arrival's in the same step.
-std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<size_t>& kernels, size_t start,
-                                         size_t period) {
-    std::vector<size_t> arrivals, micro;
-    for (size_t k = start; k < start + period && k < kernels.size(); ++k)
-        if (batch_arrives(m, kernels, k)) arrivals.push_back(k);
+// Of the batch arrivals of one step (positions in `kernels`), those that begin micro-batches: whose
+// kernels begin like another arrival's.
+std::vector<size_t> alike_arrivals(const TraceModel& m, const std::vector<size_t>& kernels,
+                                   const std::vector<size_t>& arrivals) {
+    std::vector<size_t> micro;
     for (size_t i = 0; i < arrivals.size(); ++i)
         for (size_t j = 0; j < arrivals.size(); ++j)
             if (i != j &&
@@ -182,6 +182,15 @@ std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<
                 break;
             }
     return micro;
+}
+
+// The batch arrivals in the step of `period` kernels from `start` that begin micro-batches.
+std::vector<size_t> micro_batch_arrivals(const TraceModel& m, const std::vector<size_t>& kernels, size_t start,
+                                         size_t period) {
+    std::vector<size_t> arrivals;
+    for (size_t k = start; k < start + period && k < kernels.size(); ++k)
+        if (batch_arrives(m, kernels, k)) arrivals.push_back(k);
+    return alike_arrivals(m, kernels, arrivals);
 }
 
 // Gradient accumulation: a step of `period` kernels holds several micro-batches, each a batch arrival
@@ -208,11 +217,41 @@ size_t first_micro_batch(const TraceModel& m, const std::vector<size_t>& kernels
     return first.value_or(start);
 }
 
-// Where an iteration starts within the period, for steps at a fixed stride.
+// The kernels `k` where the `period` kernels before and the `period` after are alike (at most
+// kBlockTolerance of them differ, position by position, rounded down: none under 20 kernels, or a
+// period of 2 would be "alike" with half of it different): a boundary between two steady steps. The first
+// steps may run more or fewer kernels than the others (a lazy first update; DDP's second step
+// broadcasts again before forward, after it rebuilt its buckets), so the fixed stride from the start
+// of the run lands elsewhere in the later steps; and the end of the set-up (the weights copied in)
+// is no step boundary. Empty when no kernel is such a boundary (a run of two or three steps).
+std::vector<bool> steady_boundaries(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
+    const size_t n = kernels.size();
+    if (period == 0 || n < 2 * period) return {};
+    auto f = [&](size_t index) { return m.work[kernels[index]].function; };
+    const size_t allowed = static_cast<size_t>(kBlockTolerance * double(period));  // 0: exactly alike
+    std::vector<bool> steady(n, false);
+    size_t differ = 0, marked = 0;  // between [k - period, k) and [k, k + period)
+    for (size_t i = 0; i < period; ++i) differ += f(i) != f(i + period);
+    for (size_t k = period;; ++k) {
+        if (differ <= allowed) steady[k] = true, ++marked;
+        if (k + period >= n) break;
+        differ -= f(k - period) != f(k);
+        differ += f(k) != f(k + period);
+    }
+    if (marked == 0) steady.clear();
+    return steady;
+}
+
+// Where an iteration starts within the period, for steps at a fixed stride. The boundaries are
+// scored only between steady steps (steady_boundaries) when the run has any; an offset none of whose
+// boundaries is between steady steps (near the end of a short run) is then not a candidate: with
+// nothing scored it would beat every offset whose boundaries cut a buffer.
 size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
     const auto short_lived = short_lived_allocations(m, kernels, period);
+    const std::vector<bool> between_steady = steady_boundaries(m, kernels, period);
     double best_score = 0;
     size_t best_offset = 0;
+    bool scored = false;
     for (size_t offset = 0; offset < period; ++offset) {
         std::vector<size_t> starts;
         for (size_t k = offset; k < kernels.size(); k += period) starts.push_back(k);
@@ -220,8 +259,12 @@ size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, si
         // (the other ranks joining NCCL's initialization, a data set loaded) can outweigh every wait
         // between steps and says nothing about where a step begins; it counts as one of those waits
         // at most.
-        double score = boundary_score(m, kernels, starts, short_lived, true);
-        if (offset == 0 || score > best_score) best_score = score, best_offset = offset;
+        if (!between_steady.empty() &&
+            std::none_of(starts.begin(), starts.end(), [&](size_t k) { return between_steady[k]; }))
+            continue;
+        double score =
+            boundary_score(m, kernels, starts, short_lived, true, between_steady.empty() ? nullptr : &between_steady);
+        if (!scored || score > best_score) best_score = score, best_offset = offset, scored = true;
     }
     // Micro-batches of one step: the one after the update begins it, wherever the host paused.
     const size_t steady = best_offset + period * ((kernels.size() - best_offset) / period / 2);
@@ -737,6 +780,42 @@ size_t find_period(const std::vector<int32_t>& sequence, double tolerance) {
     for (const auto& [p, ratio] : candidates)
         if (ratio <= best + 0.002) return p;
     return 0;
+}
+
+std::vector<size_t> micro_batch_starts(const TraceModel& m, const IterationSet& steps) {
+    std::map<int32_t, std::vector<size_t>> kernels_by_process;
+    for (size_t i = 0; i < m.work.size(); ++i)
+        if (m.work[i].kind == WorkItem::Kind::Kernel) kernels_by_process[m.work[i].process].push_back(i);
+    std::vector<size_t> starts;
+    for (const Iteration& step : steps.iterations) {
+        const auto found = kernels_by_process.find(step.process);
+        if (found == kernels_by_process.end()) continue;
+        const std::vector<size_t>& kernels = found->second;
+        // The step's kernels, as positions in the process's list (batch_arrives looks back to the
+        // kernel before each, which may be the step before's).
+        const size_t first =
+            size_t(std::lower_bound(kernels.begin(), kernels.end(), step.first_work) - kernels.begin());
+        const size_t end = size_t(std::lower_bound(kernels.begin(), kernels.end(), step.end_work) - kernels.begin());
+        // The first step's batch may arrive before the run's first kernel, with no kernel before it.
+        std::vector<size_t> arrivals;
+        for (size_t k = first; k < end; ++k) {
+            bool arrives = batch_arrives(m, kernels, k);
+            for (size_t w = 0; k == 0 && !arrives && w < kernels[0]; ++w)
+                arrives = m.work[w].kind == WorkItem::Kind::CopyHtoD && m.work[w].process == step.process;
+            if (arrives) arrivals.push_back(k);
+        }
+        const std::vector<size_t> micro = alike_arrivals(m, kernels, arrivals);
+        if (micro.size() < 2) continue;
+        for (size_t k : micro) {
+            if (k == micro.front()) continue;  // the step's first micro-batch
+            size_t w = kernels[k - 1] + 1;
+            while (w < kernels[k] && !(m.work[w].kind == WorkItem::Kind::CopyHtoD && m.work[w].process == step.process))
+                ++w;
+            starts.push_back(w);
+        }
+    }
+    std::sort(starts.begin(), starts.end());
+    return starts;
 }
 
 IterationSet detect_iterations(const TraceModel& model, const std::string& range_name) {

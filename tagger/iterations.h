@@ -31,6 +31,12 @@ struct IterationSet {
 // not empty; otherwise from the repeating structure of the kernel sequence of the busiest process.
 IterationSet detect_iterations(const TraceModel& model, const std::string& range_name);
 
+// Where the micro-batches of the steps begin (gradient accumulation: several batch arrivals in one
+// step, each followed by the same forward kernels), the first of each step left out: per later
+// micro-batch, the first host-to-device copy of its batch, as an index into TraceModel::work; in
+// increasing order. Empty when no step holds micro-batches.
+std::vector<size_t> micro_batch_starts(const TraceModel& model, const IterationSet& steps);
+
 // Smallest period p of `sequence` (p <= size/2) with at most `tolerance` of positions i where
 // sequence[i] != sequence[i + p]; 0 when there is none. Exposed for tests.
 size_t find_period(const std::vector<int32_t>& sequence, double tolerance);

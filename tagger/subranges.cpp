@@ -32,12 +32,25 @@ bool used_within(const TraceModel& m, const Instance& inner, const Instance& out
     });
 }
 
-std::vector<int> work_iterations(const TraceModel& m, const IterationSet& its) {
-    std::vector<int> result(m.work.size(), -1);
+// Per work item: its step (-1 outside the steps) and which micro-batch of that step it belongs to
+// (0 for the first, and in steps without micro-batches).
+struct WorkSteps {
+    std::vector<int> step;
+    std::vector<int> micro;
+};
+
+WorkSteps work_steps(const TraceModel& m, const IterationSet& its) {
+    WorkSteps result{std::vector<int>(m.work.size(), -1), std::vector<int>(m.work.size(), 0)};
     for (size_t i = 0; i < its.iterations.size(); ++i) {
         const Iteration& it = its.iterations[i];
         for (size_t w = it.first_work; w < it.end_work && w < m.work.size(); ++w)
-            if (m.work[w].process == it.process) result[w] = static_cast<int>(i);
+            if (m.work[w].process == it.process) result.step[w] = static_cast<int>(i);
+    }
+    for (size_t start : micro_batch_starts(m, its)) {
+        if (start >= m.work.size() || result.step[start] < 0) continue;
+        const Iteration& it = its.iterations[size_t(result.step[start])];
+        for (size_t w = start; w < it.end_work && w < m.work.size(); ++w)
+            if (m.work[w].process == it.process) ++result.micro[w];
     }
     return result;
 }
@@ -101,12 +114,32 @@ bool fills_zeroed_slice(const TraceModel& m, const PointerUse& previous, const P
            u.access == Access::Write && u.bytes > 0 && u.bytes < previous.bytes;
 }
 
+// Whether `instance`, whose last use so far is work `previous`, is a tensor of that work's micro-batch
+// that work `next`, in a later micro-batch of the same step, cannot find carried over: it was made
+// in the micro-batch (its first use there writes it) and read there by work that certainly reads
+// (a pointer to const, a library call's input, a copy's source). Its value was consumed, and a
+// later micro-batch writing the address before reading it makes a new one from its own batch
+// (a caching allocator gives the space of the activations the micro-batch before released to the
+// next one's). A gradient accumulated over the micro-batches is written in each and read by
+// nothing before the update, so it stays one tensor.
+bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const Instance& instance, uint32_t previous,
+                        uint32_t next) {
+    const int step = steps.step[previous];
+    const int micro = steps.micro[previous];
+    if (step < 0 || steps.step[next] != step || steps.micro[next] == micro || instance.uses.empty()) return false;
+    const PointerUse& first = m.pointer_uses[instance.uses.front()];
+    if (steps.step[first.work] != step || steps.micro[first.work] != micro || first.access == Access::Read)
+        return false;
+    return std::any_of(instance.uses.begin(), instance.uses.end(),
+                       [&](size_t index) { return m.pointer_uses[index].access == Access::Read; });
+}
+
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 // `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
 // im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
-void split_address(const TraceModel& m, const std::vector<int>& iteration, const std::vector<size_t>& uses,
-                   bool shared_space, std::vector<Instance>& out) {
+void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<size_t>& uses, bool shared_space,
+                   std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -127,7 +160,11 @@ void split_address(const TraceModel& m, const std::vector<int>& iteration, const
             replaced = replaced || ((workspace_use(m, *previous) || (shared_space && workspace_use(m, u))) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
-            bool new_step = iteration[u.work] != iteration[previous->work] && u.access != Access::Read;
+            bool new_step = steps.step[u.work] != steps.step[previous->work] && u.access != Access::Read;
+            // Or in a later micro-batch of the step, in space a caching allocator hands out anew, when
+            // what it held was made and consumed in the micro-batch before (micro_batch_tensor).
+            new_step = new_step || (shared_space && u.access != Access::Read &&
+                                    micro_batch_tensor(m, steps, *current, previous->work, u.work));
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
             bool other_size = !slice && exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
@@ -213,7 +250,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
     SubRangeSet set;
     set.owner.assign(m.pointer_uses.size(), kNone);
     if (!m.pooled || m.pointer_uses.empty()) return set;
-    std::vector<int> iteration = work_iterations(m, its);
+    const WorkSteps steps = work_steps(m, its);
     // Uses that name no allocation, no work item, or a point outside their allocation are dropped.
     std::vector<size_t> order;
     for (size_t i = 0; i < m.pointer_uses.size(); ++i) {
@@ -241,7 +278,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, iteration, uses, several_starts, instances);
+            split_address(m, steps, uses, several_starts, instances);
         }
         absorb_interior(m, instances);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {

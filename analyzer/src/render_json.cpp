@@ -237,8 +237,16 @@ void iterations(trace::JsonWriter& json, const IterationMetrics& it) {
 
 void cpu_and_kernels(trace::JsonWriter& json, const Report& r) {
     json.begin_object("cpu").value("available", r.cpu.available).value("utilization", r.cpu.utilization);
+    json.value("utilization_low", r.cpu.utilization_low).value("utilization_high", r.cpu.utilization_high);
+    json.value("coarse", r.cpu.coarse).value("sample_interval_ns", r.cpu.sample_interval_ns).value("tick_ns", r.cpu.tick_ns);
     json.begin_array("processes");
-    for (const CpuProcess& p : r.cpu.processes) json.begin_object().value("process", p.process).value("utilization", p.utilization).end_object();
+    for (const CpuProcess& p : r.cpu.processes)
+        json.begin_object()
+            .value("process", p.process)
+            .value("utilization", p.utilization)
+            .value("utilization_low", p.utilization_low)
+            .value("utilization_high", p.utilization_high)
+            .end_object();
     json.end_array().end_object();
     json.begin_object("kernels").value("count", r.kernels.count).value("total", r.kernels.total).value("host_timed", r.kernels.host_timed);
     json.begin_array("top");

@@ -1,7 +1,10 @@
 // Iterations: sources in order, statistics, window fallbacks, CPU utilization over the window.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "tbdprof/analyzer/analyze.h"
+#include "tbdprof/analyzer/render.h"
 #include "trace_builder.h"
 
 using namespace tbdprof::analyzer;
@@ -98,4 +101,57 @@ TEST_CASE("CPU utilization over the window from cumulative samples") {
     CHECK(r.cpu.utilization == doctest::Approx(0.75 + 0.1));
     REQUIRE(r.cpu.processes.size() == 2);
     CHECK(r.cpu.processes[0].utilization == doctest::Approx(0.75));
+    // Readings in 100 ns units: the true time in [0, 2000] lies between 1500 - 100 and 1500 + 100 ns.
+    CHECK(r.cpu.tick_ns == 100);
+    CHECK(r.cpu.processes[0].utilization_low == doctest::Approx(0.7));
+    CHECK(r.cpu.processes[0].utilization_high == doctest::Approx(0.8));
+    // Process 2 is known only to 0.05 to 0.15 cores: 0.2 cores apart in all is coarse.
+    CHECK(r.cpu.utilization_low == doctest::Approx(0.75));
+    CHECK(r.cpu.utilization_high == doctest::Approx(0.95));
+    CHECK(r.cpu.coarse);
+}
+
+TEST_CASE("over a window of seconds the CPU samples' ticks matter little") {
+    tbdtest::TraceBuilder t("iter_cpu_fine.sqlite");
+    t.kernel(0, 10);
+    for (int64_t i = 0; i <= 40; ++i) t.cpu_sample(i * 50'000'000, i * 30'000'000, 0);  // 0.6 cores
+    AnalysisOptions options;
+    options.window = WindowChoice::all;
+    const Report r = analyze_trace(t.finish(2'000'000'000), options);
+    REQUIRE(r.cpu.available);
+    CHECK(r.cpu.utilization == doctest::Approx(0.6));
+    // Every reading is a multiple of 30 ms, so the scan takes that for the tick: bounds wider than the
+    // true 10 ms would give, never narrower.
+    CHECK(r.cpu.tick_ns == 30'000'000);
+    CHECK(r.cpu.utilization_low == doctest::Approx(0.585));
+    CHECK(r.cpu.utilization_high == doctest::Approx(0.615));
+    CHECK_FALSE(r.cpu.coarse);
+}
+
+TEST_CASE("a window shorter than the CPU samples' resolution gets bounds, not a bare zero") {
+    // As the collector samples: every 50 ms, readings in 10 ms ticks; no tick falls in the window.
+    tbdtest::TraceBuilder t("iter_cpu_coarse.sqlite");
+    t.kernel(0, 10);
+    t.cpu_sample(0, 0, 0);
+    t.cpu_sample(50'000'000, 10'000'000, 0);
+    t.cpu_sample(100'000'000, 10'000'000, 0);
+    t.cpu_sample(150'000'000, 20'000'000, 0);
+    t.range(60'000'000, 65'000'000, "iteration");
+    t.range(65'000'000, 70'000'000, "iteration");
+    t.range(70'000'000, 75'000'000, "iteration");
+    AnalysisOptions options;
+    options.window = WindowChoice::iterations;
+    const Report r = analyze_trace(t.finish(150'000'000), options);
+    REQUIRE(r.cpu.available);
+    CHECK(r.window.begin_ns == 60'000'000);
+    CHECK(r.cpu.utilization == doctest::Approx(0.0));
+    CHECK(r.cpu.tick_ns == 10'000'000);
+    CHECK(r.cpu.sample_interval_ns == 50'000'000);
+    // In [60, 75] ms: at least 0; at most the reading at 100 ms plus a tick minus the one at 50 ms.
+    CHECK(r.cpu.utilization_low == doctest::Approx(0.0));
+    CHECK(r.cpu.utilization_high == doctest::Approx(10e6 / 15e6));
+    CHECK(r.cpu.coarse);
+    const std::string text = render_report(r, Format::text, 200);
+    CHECK(text.find("coarse: the samples (every 50.000 ms, 10.000 ms ticks) only bound it between 0 and 0.667") !=
+          std::string::npos);
 }

@@ -56,7 +56,9 @@ def check_all_reduce(rank, world, device):
     dist.all_reduce(values)
     got = values.cpu().tolist()
     want = float(world * (world + 1) // 2)
-    print(f"rank {rank}: all_reduce {'ok' if got == [want] * 8 else f'WRONG {got} (want {want})'}", flush=True)
+    # The values go with the verdict either way: a failing check must show what it compared.
+    print(f"rank {rank}: all_reduce {'ok' if got == [want] * 8 else 'WRONG'}: got {got}, want {want} x 8 "
+          f"(sent {float(rank + 1)} from rank {rank} of {world})", flush=True)
 
 
 def parameter_checksum(model):
@@ -99,6 +101,8 @@ def main():
                                         bucket_cap_mb=a.bucket_cap_mb,
                                         gradient_as_bucket_view=a.grad_as_bucket_view)
         print(f"rank {rank}: parameters after DDP's broadcast {parameter_checksum(model)}", flush=True)
+        parameter_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+        print(f"rank {rank}: parameter bytes {parameter_bytes}", flush=True)
         models.append(model)
         return model
 

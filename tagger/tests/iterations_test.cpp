@@ -7,6 +7,8 @@
 #include "tbdprof/step_names.h"
 #include "timed_work.h"
 
+#include <algorithm>
+
 using namespace tbdprof::tagger;
 using namespace tbdprof::steps;
 
@@ -263,5 +265,66 @@ TEST_CASE("gradient accumulation: the step begins with the micro-batch after the
         CHECK_EQ(its.source, "repetition");
         REQUIRE_EQ(its.iterations.size(), 5u);
         for (size_t i = 1; i < its.iterations.size(); ++i) CHECK_EQ(its.iterations[i].first_work, starts[i]);
+    }
+}
+
+namespace {
+
+// One step of data-parallel training as PyTorch's DDP runs it (ddp_train.py on 2 ranks, measured):
+// the batch copied in, forward (1-16), backward (17-35) with each bucket's all-reduce (50) as soon as
+// the bucket is ready (after 22, 28 and 35), the reduced buckets copied back into .grad
+// (device-to-device), then the update's three multi-tensor kernels (60-62): 41 kernels. The first
+// step all-reduces the whole model once and its SGD update runs one kernel (37); the second
+// broadcasts twice (51) before forward, after DDP rebuilt its buckets (43). Returns the index of the
+// step's batch copy.
+size_t ddp_step(Clock& c, int step) {
+    const size_t batch = c.model.work.size();
+    c.add(WorkItem::Kind::CopyHtoD, -1);
+    if (step == 1) {
+        c.add(WorkItem::Kind::CopyHtoD, -1);  // the broadcast's flag
+        c.kernels({51, 51});
+    }
+    for (int32_t f = 1; f <= 35; ++f) {
+        c.kernels({f});
+        if (f == 35 || (step > 0 && (f == 22 || f == 28))) c.kernels({50});
+    }
+    for (int bucket = 0; bucket < 3; ++bucket) c.add(WorkItem::Kind::CopyDtoD, -1);
+    if (step == 0)
+        c.kernels({60});
+    else
+        c.kernels({60, 61, 62});
+    c.now += 3000;
+    return batch;
+}
+
+}  // namespace
+
+TEST_CASE("data-parallel steps begin where the batch arrives, not inside the update, whatever the set-up copied") {
+    // The set-up (5 kernels) checks an all-reduce (70), copies the parameters in (9 copies) and
+    // broadcasts them (80, 81: DDP's construction). Scored like a step boundary, those copies chose
+    // the fixed stride's phase 1, which with the first step's 37 kernels and the second's 43 falls
+    // between the first and the second update kernel of every later step (as in ddp_train.py).
+    Clock c;
+    c.kernels({70});
+    for (int copy = 0; copy < 9; ++copy) c.add(WorkItem::Kind::CopyHtoD, -1);
+    c.kernels({80});
+    c.add(WorkItem::Kind::CopyHtoD, -1);
+    c.kernels({80, 81, 80});
+    std::vector<size_t> batches;
+    for (int s = 0; s < 5; ++s) batches.push_back(ddp_step(c, s));
+    IterationSet its = detect_iterations(c.model, "");
+    CHECK_EQ(its.source, "repetition");
+    REQUIRE_GE(its.iterations.size(), 3u);
+    // The steady steps (the third on) begin with their batch; every update stays whole in its step.
+    for (size_t s = 2; s < batches.size(); ++s) {
+        CAPTURE(s);
+        const bool begins_one = std::any_of(its.iterations.begin(), its.iterations.end(),
+                                            [&](const Iteration& it) { return it.first_work == batches[s]; });
+        CHECK(begins_one);
+    }
+    for (const Iteration& it : its.iterations) {
+        CAPTURE(it.first_work);
+        const WorkItem& first = c.model.work[it.first_work];
+        CHECK((first.kind != WorkItem::Kind::Kernel || (first.function != 61 && first.function != 62)));
     }
 }

@@ -120,6 +120,64 @@ TEST_CASE("an address written first in a later step is a new tensor; read first,
     CHECK_EQ(at(set, 0).at(0).bytes, 8192);
 }
 
+// Gradient accumulation in a caching pool: two micro-batches per step, each a batch copied in and the
+// same forward and backward kernels. The activations a micro-batch makes and reads are released at
+// its end, and the next micro-batch's are placed on the same blocks; a gradient accumulated over the
+// micro-batches (written in each, read by nothing but the update) and a weight stay whole.
+TEST_CASE("a tensor made and read in one micro-batch, written first in the next, is a new one") {
+    constexpr uint64_t kInput = 0, kAct = 65536, kAct2 = 131072, kGrad = 262144, kWeight = 327680;
+    Pool p(1 << 20);
+    p.copy_in(kWeight, 1024);  // set-up: the weight
+    std::vector<size_t> second_batches;
+    for (int s = 0; s < 3; ++s) {
+        size_t first = 0;
+        for (int micro = 0; micro < 2; ++micro) {
+            size_t copy = p.copy_in(kInput, 4096);
+            (micro == 0 ? first : second_batches.emplace_back()) = copy;
+            p.kernel({{kInput, Access::Read}, {kWeight, Access::Read}, {kAct, Access::Write}}, 1);
+            p.kernel({{kAct, Access::Read}, {kAct2, Access::Write}}, 2);
+            p.kernel({{kAct2, Access::Read}, {kGrad, Access::Write}}, 3);  // accumulates into the gradient
+            p.kernel({{kAct2, Access::Read}}, 4);
+            p.kernel({{kAct, Access::Read}}, 5);
+        }
+        size_t update = p.kernel({{kGrad, Access::Read}, {kWeight, Access::Write}}, 9);
+        p.step(first, update + 1);
+    }
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 3u);
+    // The first step's batch arrives before the run's first kernel: its micro-batches count too.
+    CHECK_EQ(micro_batch_starts(p.model, its), second_batches);
+    SubRangeSet set = derive_subranges(p.model, its);
+    CHECK_EQ(at(set, kAct).size(), 6u);  // one per micro-batch
+    CHECK_EQ(at(set, kAct2).size(), 6u);
+    CHECK_EQ(at(set, kGrad).size(), 3u);    // accumulated: one per step
+    CHECK_EQ(at(set, kWeight).size(), 1u);  // read first in every micro-batch
+    const std::vector<SubRange> activations = at(set, kAct);
+    CHECK_EQ(activations[1].first_work, second_batches[0] + 1);
+    CHECK_LT(activations[0].last_work, second_batches[0]);
+}
+
+TEST_CASE("without micro-batches, or in a buffer used only from its start, nothing is cut at a batch copy") {
+    // Two batches copied into one step, followed by different kernels: not micro-batches.
+    Pool p(1 << 20);
+    size_t first = p.copy_in(0, 4096);
+    p.kernel({{0, Access::Read}, {65536, Access::Write}}, 1);
+    p.kernel({{65536, Access::Read}}, 2);
+    p.copy_in(8192, 4096);
+    for (int32_t f = 3; f < 8; ++f) p.kernel({{8192, Access::Read}, {65536, Access::Write}}, f);
+    p.step(first, p.model.work.size());
+    size_t again = p.copy_in(0, 4096);
+    p.kernel({{0, Access::Read}, {65536, Access::Write}}, 1);
+    p.kernel({{65536, Access::Read}}, 2);
+    p.copy_in(8192, 4096);
+    for (int32_t f = 3; f < 8; ++f) p.kernel({{8192, Access::Read}, {65536, Access::Write}}, f);
+    p.step(again, p.model.work.size());
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 2u);
+    CHECK(micro_batch_starts(p.model, its).empty());
+    CHECK_EQ(at(derive_subranges(p.model, its), 65536).size(), 2u);  // one per step
+}
+
 TEST_CASE("pointers inside a tensor of known size while it is in use belong to it") {
     Pool p(2 << 20);
     p.copy_in(0, 16384);  // a sequence of 4 time steps of 4096 bytes

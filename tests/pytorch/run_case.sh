@@ -18,7 +18,9 @@
 #                with a process per rank (ranks 0 and 1, world size 2), the collectives moved data
 #                (the script's all-reduce check; equal parameters after DDP's broadcast), every NCCL
 #                call of the truth recorded once per rank, the report's communication section over
-#                2 ranks, and only simulated NVIDIA libraries mapped in either rank
+#                2 ranks, and only simulated NVIDIA libraries mapped in either rank; with no NVTX
+#                step ranges, each rank's parameters tagged weights and its reduced gradient buckets
+#                gradients (check_ddp_gradients). A failed all-reduce check shows the values compared.
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
@@ -134,15 +136,45 @@ check_import() {
     echo "ok: $(grep -c '^mapped ' "$work/out") NVIDIA-named libraries mapped, all simulated"
 }
 
+# Per rank, on the plain recording (no NVTX step ranges): the iterations come from the kernel
+# sequence, the parameters should be weights (all their bytes) and the reduced buckets gradients (at
+# least one step's: every parameter's bytes), as the script's parameter bytes say.
+check_ddp_gradients() {
+    local ranges rank process parameters weights buckets steps
+    ranges=$(count "SELECT count(*) FROM ranges")
+    [ "$ranges" -eq 0 ] || fail "the recording has $ranges NVTX ranges; this check is for a plain one"
+    for rank in 0 1; do
+        parameters=$(grep "^rank $rank: parameter bytes " "$work/out" | awk '{print $NF}')
+        process=$(count "SELECT process FROM process_ranks WHERE rank = $rank")
+        steps=$(count "SELECT count(*) FROM iterations WHERE process = $process AND coalesce(kind, 'training') = 'training'")
+        weights=$(count "SELECT total(s.bytes) FROM allocation_subranges s JOIN allocations a ON a.id = s.allocation
+                         WHERE a.process = $process AND s.category = 'weights'")
+        buckets=$(count "SELECT total(s.bytes) FROM allocation_subranges s JOIN allocations a ON a.id = s.allocation
+                         WHERE a.process = $process AND s.category = 'gradients' AND s.rule = 'reduced-gradient-bucket'")
+        weights=${weights%.0} buckets=${buckets%.0}
+        echo "rank $rank: $steps steps from the kernel sequence, parameters $parameters bytes," \
+            "weights $weights, reduced gradient buckets $buckets"
+        [ -n "$parameters" ] && [ "$parameters" -gt 0 ] || fail "rank $rank printed no parameter bytes"
+        [ "$steps" -ge 2 ] || fail "rank $rank: $steps training steps found"
+        [ "$weights" -eq "$parameters" ] || fail "rank $rank: weights $weights bytes, parameters $parameters"
+        [ "$buckets" -ge "$parameters" ] || fail "rank $rank: gradient buckets $buckets bytes < parameters $parameters"
+    done
+}
+
 check_ddp() {
     local samples=$here/../../samples/pytorch simgpu outside=0 ranks truth trace sums
     TBDSIM_DEVICE_COUNT=2 TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" -m torch.distributed.run \
-        --nproc-per-node 2 "$samples/ddp_train.py" --steps 3 --list-nvidia-libraries
-    [ "$(grep -c '^ddp_train rank [01]: steps=3 ' "$work/out")" -eq 2 ] || fail "a rank did not finish its 3 steps"
+        --nproc-per-node 2 "$samples/ddp_train.py" --steps 4 --list-nvidia-libraries
+    [ "$(grep -c '^ddp_train rank [01]: steps=4 ' "$work/out")" -eq 2 ] || fail "a rank did not finish its 4 steps"
     ranks=$(count "SELECT group_concat(rank || '/' || world_size, ' ') FROM (SELECT * FROM process_ranks ORDER BY rank)")
     echo "trace: ranks $ranks"
     [ "$ranks" = "0/2 1/2" ] || fail "expected ranks 0 and 1 of 2, got '$ranks'"
-    [ "$(grep -c '^rank [01]: all_reduce ok' "$work/out")" -eq 2 ] || fail "the all-reduce check failed"
+    if [ "$(grep -o 'rank [01]: all_reduce ok' "$work/out" | sort -u | wc -l)" -ne 2 ]; then
+        # The values each rank compared (ddp_train.py prints them with its verdict), or that it printed
+        # none; found anywhere in a line, as counted (another process's output may precede it there).
+        fail "the all-reduce check failed: $(grep -o 'rank [01]: all_reduce.*' "$work/out" | tr '\n' ';' |
+            sed 's/;$//' || true) (expected 'rank R: all_reduce ok' from ranks 0 and 1)"
+    fi
     sums=$(grep "parameters after DDP's broadcast" "$work/out" | awk '{print $NF}' | sort -u | wc -l)
     [ "$sums" -eq 1 ] || fail "the ranks' parameters differ after DDP's broadcast"
     for op in AllReduce Broadcast; do
@@ -153,6 +185,7 @@ check_ddp() {
         echo "$op: truth $truth, trace $trace"
         [ "$truth" -gt 0 ] && [ "$trace" -eq "$truth" ] || fail "$op: trace $trace calls, truth $truth"
     done
+    check_ddp_gradients
     "$TBDPROF" report "$work/trace.sqlite" >"$work/report" 2>&1 || fail "tbdprof report failed"
     grep -q "over 2 ranks of 2 in the window" "$work/report" || fail "no communication section over 2 ranks"
     simgpu=$(realpath "$TBDPROF_SIMGPU_DIR")

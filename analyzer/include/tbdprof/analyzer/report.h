@@ -192,13 +192,22 @@ struct IterationMetrics {
 struct CpuProcess {
     int64_t process = 0;
     double utilization = 0;  // CPU seconds per second (1.0 = one core busy)
+    // What the samples allow: the readings are cumulative times rounded down to a clock tick and
+    // taken every few tens of ms, so a window shorter than that is only bounded, not measured.
+    double utilization_low = 0, utilization_high = 0;
 };
 
 struct CpuMetrics {
     bool available = false;
     double utilization = 0;  // all traced processes together, in cores
+    double utilization_low = 0, utilization_high = 0;  // the sums of the processes' bounds
+    bool coarse = false;  // the bounds are more than kCoarseCpuBoundsCores apart: the figure is a guess
+    int64_t sample_interval_ns = 0, tick_ns = 0;  // median gap between samples; the readings' unit
     std::vector<CpuProcess> processes;
 };
+
+// Width of the CPU bounds (in cores) beyond which the report calls its CPU figure coarse.
+inline constexpr double kCoarseCpuBoundsCores = 0.1;
 
 struct KernelStat {
     std::string name;
