@@ -75,7 +75,7 @@ int initial_gate() {
 void emit_window(bool opened, std::string_view reason) {
     ThreadState& thread = thread_state();
     raw::RawCaptureWindow w{};
-    w.ts_ns = host_monotonic_ns();
+    w.host_ns = host_monotonic_ns();
     w.reason_string = reason.empty() ? 0 : intern_string(thread, reason);
     w.opened = opened ? 1 : 0;
     emit_record(thread, raw::RecordKind::CaptureWindow, w);
