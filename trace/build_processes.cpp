@@ -183,6 +183,65 @@ static Opt known_bytes(uint64_t bytes) {
     return bytes != 0 ? Opt(static_cast<int64_t>(bytes)) : Opt();
 }
 
+// The trace's name of a library call's operation: cuBLAS's here, cuDNN's and NCCL's from their own
+// tables.
+static std::string_view library_op_name(raw::LibraryOp op) {
+    switch (op) {
+        case raw::LibraryOp::Gemm:
+            return "gemm";
+        case raw::LibraryOp::GemmStridedBatched:
+            return "gemm_strided_batched";
+        case raw::LibraryOp::GemmBatched:
+            return "gemm_batched";
+        case raw::LibraryOp::Dot:
+            return "dot";
+        case raw::LibraryOp::Axpy:
+            return "axpy";
+        case raw::LibraryOp::Scal:
+            return "scal";
+        case raw::LibraryOp::Nrm2:
+            return "nrm2";
+        case raw::LibraryOp::Asum:
+            return "asum";
+        case raw::LibraryOp::Copy:
+            return "copy";
+        case raw::LibraryOp::Gemv:
+            return "gemv";
+        case raw::LibraryOp::Ger:
+            return "ger";
+        case raw::LibraryOp::Symm:
+            return "symm";
+        case raw::LibraryOp::Hemm:
+            return "hemm";
+        case raw::LibraryOp::Syrk:
+            return "syrk";
+        case raw::LibraryOp::Herk:
+            return "herk";
+        case raw::LibraryOp::Syr2k:
+            return "syr2k";
+        case raw::LibraryOp::Her2k:
+            return "her2k";
+        case raw::LibraryOp::Syrkx:
+            return "syrkx";
+        case raw::LibraryOp::Herkx:
+            return "herkx";
+        case raw::LibraryOp::Trmm:
+            return "trmm";
+        case raw::LibraryOp::Trsm:
+            return "trsm";
+        case raw::LibraryOp::TrsmBatched:
+            return "trsm_batched";
+        case raw::LibraryOp::Geam:
+            return "geam";
+        case raw::LibraryOp::Dgmm:
+            return "dgmm";
+        case raw::LibraryOp::GemmGroupedBatched:
+            return "gemm_grouped_batched";
+        default:
+            return is_nccl_op(op) ? nccl_library_op(op) : cudnn_op_name(op);
+    }
+}
+
 void ModelBuilder::build_library_calls() {
     struct Ref {
         ProcessContext* p;
@@ -200,35 +259,7 @@ void ModelBuilder::build_library_calls() {
     for (const Ref& ref : all) {
         const raw::RawLibraryCall& c = ref.call->record;
         const int64_t id = static_cast<int64_t>(model_.library_calls.size()) + 1;
-        std::string_view op = "unknown";
-        switch (c.op) {
-            case raw::LibraryOp::Gemm: op = "gemm"; break;
-            case raw::LibraryOp::GemmStridedBatched: op = "gemm_strided_batched"; break;
-            case raw::LibraryOp::GemmBatched: op = "gemm_batched"; break;
-            case raw::LibraryOp::Dot: op = "dot"; break;
-            case raw::LibraryOp::Axpy: op = "axpy"; break;
-            case raw::LibraryOp::Scal: op = "scal"; break;
-            case raw::LibraryOp::Nrm2: op = "nrm2"; break;
-            case raw::LibraryOp::Asum: op = "asum"; break;
-            case raw::LibraryOp::Copy: op = "copy"; break;
-            case raw::LibraryOp::Gemv: op = "gemv"; break;
-            case raw::LibraryOp::Ger: op = "ger"; break;
-            case raw::LibraryOp::Symm: op = "symm"; break;
-            case raw::LibraryOp::Hemm: op = "hemm"; break;
-            case raw::LibraryOp::Syrk: op = "syrk"; break;
-            case raw::LibraryOp::Herk: op = "herk"; break;
-            case raw::LibraryOp::Syr2k: op = "syr2k"; break;
-            case raw::LibraryOp::Her2k: op = "her2k"; break;
-            case raw::LibraryOp::Syrkx: op = "syrkx"; break;
-            case raw::LibraryOp::Herkx: op = "herkx"; break;
-            case raw::LibraryOp::Trmm: op = "trmm"; break;
-            case raw::LibraryOp::Trsm: op = "trsm"; break;
-            case raw::LibraryOp::TrsmBatched: op = "trsm_batched"; break;
-            case raw::LibraryOp::Geam: op = "geam"; break;
-            case raw::LibraryOp::Dgmm: op = "dgmm"; break;
-            case raw::LibraryOp::GemmGroupedBatched: op = "gemm_grouped_batched"; break;
-            default: op = is_nccl_op(c.op) ? nccl_library_op(c.op) : cudnn_op_name(c.op); break;
-        }
+        const std::string_view op = library_op_name(c.op);
         model_.library_calls.push_back({id,
                                         ref.p->id,
                                         thread_id(*ref.p, ref.call->tid),
