@@ -90,12 +90,13 @@ endfunction()
 # The one way of adding a test (docs/architecture.md, "Where tests live"): its ctest name, its
 # command, and the properties our tests use, in one call.
 #   tbd_add_test(NAME name COMMAND program args... [ENVIRONMENT var=value...] [LABELS label...]
-#                [TIMEOUT s] [SKIP_RETURN_CODE n] [WORKING_DIRECTORY dir]
+#                [TIMEOUT s] [SKIP_RETURN_CODE n] [WORKING_DIRECTORY dir] [DISABLED bool]
+#                [ENVIRONMENT_MODIFICATION var=op:value...]
 #                [FIXTURES_SETUP name...] [FIXTURES_REQUIRED name...])
 # PARSE_ARGV keeps empty arguments and arguments holding ';' as they were written.
 function(tbd_add_test)
-    cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;TIMEOUT;SKIP_RETURN_CODE;WORKING_DIRECTORY"
-                          "COMMAND;ENVIRONMENT;LABELS;FIXTURES_SETUP;FIXTURES_REQUIRED")
+    cmake_parse_arguments(PARSE_ARGV 0 ARG "" "NAME;TIMEOUT;SKIP_RETURN_CODE;WORKING_DIRECTORY;DISABLED"
+                          "COMMAND;ENVIRONMENT;ENVIRONMENT_MODIFICATION;LABELS;FIXTURES_SETUP;FIXTURES_REQUIRED")
     if(NOT ARG_NAME OR NOT ARG_COMMAND OR ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "tbd_add_test(NAME name COMMAND ...): got '${ARGN}'")
     endif()
@@ -104,7 +105,8 @@ function(tbd_add_test)
     else()
         add_test(NAME ${ARG_NAME} COMMAND ${ARG_COMMAND})
     endif()
-    foreach(property ENVIRONMENT LABELS TIMEOUT SKIP_RETURN_CODE FIXTURES_SETUP FIXTURES_REQUIRED)
+    foreach(property ENVIRONMENT ENVIRONMENT_MODIFICATION LABELS TIMEOUT SKIP_RETURN_CODE DISABLED FIXTURES_SETUP
+                     FIXTURES_REQUIRED)
         if(DEFINED ARG_${property})
             set_tests_properties(${ARG_NAME} PROPERTIES ${property} "${ARG_${property}}")
         endif()

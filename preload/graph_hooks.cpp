@@ -31,7 +31,7 @@ void record_capture(raw::CapturePhase phase, CUstream stream, CUgraph graph, uns
     if (!guard.recording()) return;
     ThreadState& thread = guard.state();
     raw::RawGraphCapture record{};
-    record.ts_ns = collector::host_monotonic_ns();
+    record.host_ns = collector::host_monotonic_ns();
     record.sequence = collector::next_sequence();
     record.stream = reinterpret_cast<uint64_t>(stream);
     record.graph = reinterpret_cast<uint64_t>(graph);
@@ -67,7 +67,7 @@ void record_instantiation(CUgraph graph, CUgraphExec exec) {
     HookGuard guard;
     if (!guard.recording()) return;
     raw::RawGraphInstantiate record{};
-    record.ts_ns = collector::host_monotonic_ns();
+    record.host_ns = collector::host_monotonic_ns();
     record.graph = reinterpret_cast<uint64_t>(graph);
     record.graph_exec = reinterpret_cast<uint64_t>(exec);
     collector::emit_record(guard.state(), raw::RecordKind::GraphInstantiate, record);
@@ -98,7 +98,7 @@ CUresult graph_launch(CUgraphExec exec, CUstream stream) {
     ThreadState& thread = guard.state();
     raw::RawGraphLaunch record{};
     record.sequence = collector::next_sequence();
-    record.ts_ns = collector::host_monotonic_ns();
+    record.host_ns = collector::host_monotonic_ns();
     record.device = current_device(thread);
     record.api = effective_path(thread, Path);
     CUresult result;

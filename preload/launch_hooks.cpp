@@ -169,7 +169,7 @@ CUresult record_launch(ApiPath path, const char* entry, CUfunction function, con
         return result;
     }
     auto* record = new (p) raw::RawLaunch;  // every field is written below
-    record->ts_ns = collector::host_monotonic_ns();
+    record->host_ns = collector::host_monotonic_ns();
     record->sequence = collector::next_sequence();
     record->name_string = info.name_string;
     record->stream = reinterpret_cast<uint64_t>(g.stream);

@@ -61,9 +61,9 @@ auto record_library_call(Call&& call, Describe&& describe) -> decltype(call()) {
     thread.library_first_sequence = 0;
     thread.library_last_sequence = 0;
     raw::RawLibraryCall record{};
-    record.begin_ns = collector::host_monotonic_ns();
+    record.begin_host_ns = collector::host_monotonic_ns();
     const auto status = call();
-    record.end_ns = collector::host_monotonic_ns();
+    record.end_host_ns = collector::host_monotonic_ns();
     --thread.library_depth;
     if (status != decltype(status){}) return status;
     describe(thread, record);
@@ -79,7 +79,7 @@ inline void record_operand(ThreadState& thread, const raw::RawLibraryCall& call,
                            const void* address, uint64_t bytes, raw::OperandAccess access) {
     if (address == nullptr) return;
     raw::RawLibraryOperand operand{};
-    operand.call_begin_ns = call.begin_ns;
+    operand.call_begin_host_ns = call.begin_host_ns;
     operand.address = reinterpret_cast<uint64_t>(address);
     operand.bytes = bytes;
     operand.role = role;

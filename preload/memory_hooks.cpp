@@ -18,7 +18,7 @@ void record_alloc(ThreadState& thread, ApiPath path, MemoryKind kind, uint64_t a
     }
     collector::note_allocated_range(address, bytes);
     raw::RawAlloc record{};
-    record.ts_ns = collector::host_monotonic_ns();
+    record.host_ns = collector::host_monotonic_ns();
     record.address = address;
     record.bytes = bytes;
     record.stream = reinterpret_cast<uint64_t>(stream);
@@ -31,7 +31,7 @@ void record_alloc(ThreadState& thread, ApiPath path, MemoryKind kind, uint64_t a
 
 void record_free(ThreadState& thread, ApiPath path, MemoryKind kind, uint64_t address, CUstream stream) {
     raw::RawFree record{};
-    record.ts_ns = collector::host_monotonic_ns();
+    record.host_ns = collector::host_monotonic_ns();
     record.address = address;
     record.stream = reinterpret_cast<uint64_t>(stream);
     record.device = current_device(thread);

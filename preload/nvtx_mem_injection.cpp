@@ -63,7 +63,7 @@ uint64_t name_id(uint32_t message_type, const nvtxMessageValue_t& message) {
 void emit(MemRegionOp op, nvtxDomainHandle_t domain, uint64_t heap, uint64_t address, uint64_t bytes, uint64_t name = 0,
           uint32_t usage = 0) {
     raw::RawMemRegion r{};
-    r.ts_ns = collector::host_monotonic_ns();
+    r.host_ns = collector::host_monotonic_ns();
     r.heap = heap;
     r.address = address;
     r.bytes = bytes;

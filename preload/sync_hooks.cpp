@@ -13,9 +13,9 @@ CUresult record_sync(SyncKind kind, uint64_t handle, Call&& call) {
     HookGuard guard;
     if (!guard.recording()) return call();
     raw::RawSync record{};
-    record.begin_ns = collector::host_monotonic_ns();
+    record.begin_host_ns = collector::host_monotonic_ns();
     const CUresult result = call();
-    record.end_ns = collector::host_monotonic_ns();
+    record.end_host_ns = collector::host_monotonic_ns();
     record.handle = handle;
     record.sync_kind = kind;
     collector::emit_record(guard.state(), raw::RecordKind::Sync, record);

@@ -43,7 +43,7 @@ CUresult record_transfer(ApiPath path, const char* entry, raw::RecordKind kind, 
     const CUresult result = correlated_call(sequence, start, call);
     if (result != CUDA_SUCCESS) return result;
     Record record{};
-    record.ts_ns = start;
+    record.host_ns = start;
     record.sequence = sequence;
     record.device = current_device(thread);
     record.api = effective_path(thread, path);

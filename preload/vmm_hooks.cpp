@@ -37,7 +37,7 @@ CUresult mem_map(CUdeviceptr ptr, size_t bytes, size_t offset, CUmemGenericAlloc
     ThreadState& thread = guard.state();
     collector::note_allocated_range(ptr, bytes);
     raw::RawAlloc record{};
-    record.ts_ns = collector::host_monotonic_ns();
+    record.host_ns = collector::host_monotonic_ns();
     record.address = ptr;
     record.bytes = bytes;
     record.stack_id = collector::capture_stack(thread);
@@ -66,7 +66,7 @@ CUresult mem_unmap(CUdeviceptr ptr, size_t bytes) {
     ThreadState& thread = guard.state();
     for (uint64_t address : unmapped) {
         raw::RawFree record{};
-        record.ts_ns = collector::host_monotonic_ns();
+        record.host_ns = collector::host_monotonic_ns();
         record.address = address;
         record.device = current_device(thread);
         record.memory_kind = MemoryKind::DeviceMapped;

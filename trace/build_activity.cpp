@@ -72,7 +72,7 @@ void pair_lost_transfers(const HostRecords& host, const std::vector<const raw::R
             size_t k = h;
             while (k < group.host.size()) {
                 const auto& r = host[static_cast<size_t>(group.host[k])].record;
-                if (r.bytes == d->bytes && d->start_ns + kClockToleranceNs >= r.ts_ns) break;
+                if (r.bytes == d->bytes && d->start_host_ns + kClockToleranceNs >= r.host_ns) break;
                 ++k;
             }
             if (k == group.host.size()) {
@@ -147,16 +147,16 @@ std::vector<size_t> sort_and_number(std::vector<Row>& rows) {
 // A copy's or set's times: the device's when CUPTI saw the work (and its CUPTI stream id is learnt),
 // the host's otherwise. Returns whether the device timed it.
 template <class Row>
-bool take_transfer_times(ProcessContext& p, Row& row, const raw::RawDeviceActivity* d, uint64_t host_ts,
+bool take_transfer_times(ProcessContext& p, Row& row, const raw::RawDeviceActivity* d, uint64_t host_ns,
                          uint64_t run_start) {
     if (d == nullptr) {
-        row.start_ns = static_cast<int64_t>(host_ts - run_start);
+        row.start_ns = static_cast<int64_t>(host_ns - run_start);
         row.queued_ns = 0;
         return false;
     }
-    row.start_ns = static_cast<int64_t>(d->start_ns - run_start);
-    row.duration_ns = static_cast<int64_t>(d->end_ns - d->start_ns);
-    row.queued_ns = static_cast<int64_t>(d->start_ns - host_ts);
+    row.start_ns = static_cast<int64_t>(d->start_host_ns - run_start);
+    row.duration_ns = static_cast<int64_t>(d->end_host_ns - d->start_host_ns);
+    row.queued_ns = static_cast<int64_t>(d->start_host_ns - host_ns);
     row.correlation = static_cast<int64_t>(d->correlation_id);
     if (row.stream) p.stream_of_cupti.try_emplace(d->stream_id, *row.stream);
     return true;
@@ -171,8 +171,8 @@ Row orphan_transfer_row(const ProcessContext& p, const raw::RawDeviceActivity& d
     row.device = d.device;
     if (auto s = p.stream_of_cupti.find(d.stream_id); s != p.stream_of_cupti.end()) row.stream = s->second;
     row.bytes = static_cast<int64_t>(d.bytes);
-    row.start_ns = static_cast<int64_t>(d.start_ns - run_start);
-    row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
+    row.start_ns = static_cast<int64_t>(d.start_host_ns - run_start);
+    row.duration_ns = static_cast<int64_t>(d.end_host_ns - d.start_host_ns);
     row.correlation = static_cast<int64_t>(d.correlation_id);
     return row;
 }
@@ -186,7 +186,7 @@ KernelRow ModelBuilder::launch_row(ProcessContext& p, const LaunchEvent& l) {
     row.device = l.record.device;
     row.stream = stream_id(p, l.record.stream, l.record.device);
     row.function = function_id(p.raw->string(l.record.name_string));
-    row.start_ns = rel(l.record.ts_ns);
+    row.start_ns = rel(l.record.host_ns);
     row.queued_ns = 0;
     row.grid = pack_dimensions(l.record.grid);
     row.block = pack_dimensions(l.record.block);
@@ -203,13 +203,13 @@ void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const r
     } else if (auto s = p.stream_of_cupti.find(d.stream_id); s != p.stream_of_cupti.end()) {
         row.stream = s->second;
     }
-    row.start_ns = rel(d.start_ns);
-    row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
+    row.start_ns = rel(d.start_host_ns);
+    row.duration_ns = static_cast<int64_t>(d.end_host_ns - d.start_host_ns);
     // A kernel does not start before its launch (beyond the clocks' 10 us): a pair made without its
     // correlation record may be a neighbour's launch (thread_order_pairing.h); no queue time then.
     constexpr uint64_t kClockToleranceNs = 10'000;
-    const bool in_order = launch_ns && d.start_ns + kClockToleranceNs >= *launch_ns;
-    row.queued_ns = in_order ? Opt(static_cast<int64_t>(d.start_ns - *launch_ns)) : Opt();
+    const bool in_order = launch_ns && d.start_host_ns + kClockToleranceNs >= *launch_ns;
+    row.queued_ns = in_order ? Opt(static_cast<int64_t>(d.start_host_ns - *launch_ns)) : Opt();
     row.correlation = static_cast<int64_t>(d.correlation_id);
 }
 
@@ -275,7 +275,7 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
     for (const auto& [li, dp] : k.pairs) {
         const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
         KernelRow row = launch_row(p, l);
-        take_device_record(p, row, *dp, l.record.ts_ns);
+        take_device_record(p, row, *dp, l.record.host_ns);
         stage.add_kernel(row, li);
         ++device_timed_;
     }
@@ -334,7 +334,7 @@ void ModelBuilder::build_copies(ProcessContext& p, const std::vector<const raw::
         row.dst = static_cast<int64_t>(c.dst);
         row.async = c.async;
         row.api = api_name(c.api);
-        ++(take_transfer_times(p, row, d, c.ts_ns, run_start_) ? device_timed_ : host_timed_);
+        ++(take_transfer_times(p, row, d, c.host_ns, run_start_) ? device_timed_ : host_timed_);
         model_.copies.push_back(row);
     }
 }
@@ -355,7 +355,7 @@ void ModelBuilder::build_sets(ProcessContext& p, const std::vector<const raw::Ra
         row.dst = static_cast<int64_t>(s.dst);
         row.async = s.async;
         row.api = api_name(s.api);
-        ++(take_transfer_times(p, row, d, s.ts_ns, run_start_) ? device_timed_ : host_timed_);
+        ++(take_transfer_times(p, row, d, s.host_ns, run_start_) ? device_timed_ : host_timed_);
         model_.sets.push_back(row);
     }
 }

@@ -73,15 +73,15 @@ std::unordered_map<uint64_t, ProcessContext::GraphTemplate> templates_of_graphs(
     return templates;
 }
 
-// The CUgraph an executable graph was instantiated from when it was launched at `ts` (handles may be
+// The CUgraph an executable graph was instantiated from when it was launched at `host_ns` (handles may be
 // reused after destruction: the latest instantiation before the launch).
-std::optional<uint64_t> graph_of_exec(const RawProcess& raw, uint64_t exec, uint64_t ts) {
+std::optional<uint64_t> graph_of_exec(const RawProcess& raw, uint64_t exec, uint64_t host_ns) {
     std::optional<uint64_t> graph;
     uint64_t best = 0;
     for (const auto& i : raw.graph_instantiations) {
-        if (i.record.graph_exec != exec || i.record.ts_ns > ts || (graph && i.record.ts_ns < best)) continue;
+        if (i.record.graph_exec != exec || i.record.host_ns > host_ns || (graph && i.record.host_ns < best)) continue;
         graph = i.record.graph;
-        best = i.record.ts_ns;
+        best = i.record.host_ns;
     }
     return graph;
 }
@@ -89,7 +89,7 @@ std::optional<uint64_t> graph_of_exec(const RawProcess& raw, uint64_t exec, uint
 // A replay runs its nodes in capture order on one stream: device start order is node order.
 void sort_by_start(std::vector<const raw::RawDeviceActivity*>& records) {
     std::stable_sort(records.begin(), records.end(),
-                     [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+                     [](const auto* a, const auto* b) { return a->start_host_ns < b->start_host_ns; });
 }
 
 }  // namespace
@@ -117,9 +117,9 @@ void ModelBuilder::build_graph_launches() {
             row.process = p.id;
             row.thread = thread_id(p, g.tid);
             row.stream = stream_id(p, g.record.stream, g.record.device);
-            row.launch_ns = rel(g.record.ts_ns);
+            row.launch_ns = rel(g.record.host_ns);
             row.graph_exec = static_cast<int64_t>(g.record.graph_exec);
-            if (auto graph = graph_of_exec(raw, g.record.graph_exec, g.record.ts_ns)) {
+            if (auto graph = graph_of_exec(raw, g.record.graph_exec, g.record.host_ns)) {
                 row.graph = static_cast<int64_t>(*graph);
                 if (auto t = templates.find(*graph); t != templates.end()) p.graph_launch_templates[i] = t->second;
             }
@@ -174,7 +174,7 @@ void ModelBuilder::add_replayed_kernels(
             row.thread = thread_id(p, g.tid);
             row.stream = stream_id(p, g.record.stream, g.record.device);
             row.function = function_id(raw.string(d.name_string));
-            take_device_record(p, row, d, g.record.ts_ns);
+            take_device_record(p, row, d, g.record.host_ns);
             if (template_launch >= 0) {
                 const raw::RawLaunch& l = raw.launches[static_cast<size_t>(template_launch)].record;
                 row.grid = pack_dimensions(l.grid);
@@ -184,7 +184,7 @@ void ModelBuilder::add_replayed_kernels(
             row.graph_launch = graph_launch;
             model_.kernel_stage->add_kernel(row, kReplayOrigin - static_cast<int64_t>(p.replayed_kernels.size()));
             model_.graph_launches[static_cast<size_t>(graph_launch - 1)].kernels++;
-            p.replayed_kernels.push_back({g.record.ts_ns, g.ordinal, template_launch, 0});
+            p.replayed_kernels.push_back({g.record.host_ns, g.ordinal, template_launch, 0});
             ++device_timed_;
         }
     }
@@ -212,9 +212,9 @@ size_t ModelBuilder::add_replayed_transfers(ProcessContext& p, std::vector<const
         row.device = d.device;
         row.stream = stream_id(p, g.record.stream, g.record.device);
         row.bytes = static_cast<int64_t>(d.bytes);
-        row.start_ns = rel(d.start_ns);
-        row.duration_ns = static_cast<int64_t>(d.end_ns - d.start_ns);
-        row.queued_ns = static_cast<int64_t>(d.start_ns - g.record.ts_ns);
+        row.start_ns = rel(d.start_host_ns);
+        row.duration_ns = static_cast<int64_t>(d.end_host_ns - d.start_host_ns);
+        row.queued_ns = static_cast<int64_t>(d.start_host_ns - g.record.host_ns);
         row.async = 1;
         row.api = api_name_of(g.record.api);
         row.correlation = static_cast<int64_t>(d.correlation_id);

@@ -64,7 +64,7 @@ void add_library_operands(const RawProcess& raw, int64_t process, const LibraryC
                           std::vector<LibraryOperandRow>& out) {
     for (const auto& event : raw.library_operands) {
         const raw::RawLibraryOperand& o = event.record;
-        auto call = calls.find({event.tid, o.call_begin_ns});
+        auto call = calls.find({event.tid, o.call_begin_host_ns});
         if (call == calls.end() || o.address == 0) continue;
         out.push_back({call->second, process, role_name(o.role), access_name(o.access), static_cast<int64_t>(o.address),
                        o.bytes != 0 ? Opt(static_cast<int64_t>(o.bytes)) : Opt()});

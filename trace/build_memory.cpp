@@ -31,7 +31,7 @@ std::string_view memory_kind_name(raw::MemoryKind kind) {
 enum class SweepKind : uint8_t { Alloc, Launch, Free, Replay };
 
 struct SweepEvent {
-    uint64_t ts;
+    uint64_t host_ns;
     uint64_t ordinal;  // file order breaks ties: it is the order the thread did things in
     SweepKind kind;
     uint32_t index;
@@ -41,15 +41,15 @@ struct SweepEvent {
 // or set's device start less its queue time; a library call's begin), and the row's column for the
 // allocation it falls in.
 struct Operand {
-    uint64_t ts, address;
+    uint64_t host_ns, address;
     Opt* allocation;
 };
 
 std::vector<Operand> operands_of(TraceModel& m, int64_t process, uint64_t run_start) {
     std::vector<Operand> out;
-    auto add = [&](int64_t host_ns, Opt address, Opt& allocation) {
+    auto add = [&](int64_t trace_ns, Opt address, Opt& allocation) {
         if (address.value_or(0) != 0)
-            out.push_back({run_start + static_cast<uint64_t>(host_ns), static_cast<uint64_t>(*address), &allocation});
+            out.push_back({run_start + static_cast<uint64_t>(trace_ns), static_cast<uint64_t>(*address), &allocation});
     };
     for (CopyRow& c : m.copies) {
         if (c.process != process) continue;
@@ -68,7 +68,7 @@ std::vector<Operand> operands_of(TraceModel& m, int64_t process, uint64_t run_st
     // Extra operands are in call order, each call's begin time is its row's (ids start at 1).
     for (LibraryOperandRow& o : m.library_operands)
         if (o.process == process) add(m.library_calls[size_t(o.library_call - 1)].begin_ns, o.address, o.allocation);
-    std::stable_sort(out.begin(), out.end(), [](const Operand& a, const Operand& b) { return a.ts < b.ts; });
+    std::stable_sort(out.begin(), out.end(), [](const Operand& a, const Operand& b) { return a.host_ns < b.host_ns; });
     return out;
 }
 
@@ -121,22 +121,22 @@ std::vector<SweepEvent> sweep_events(const RawProcess& raw, const ProcessContext
     std::vector<SweepEvent> events;
     events.reserve(raw.allocs.size() + raw.frees.size() + raw.launches.size());
     for (uint32_t i = 0; i < raw.allocs.size(); ++i)
-        events.push_back({raw.allocs[i].record.ts_ns, raw.allocs[i].ordinal, SweepKind::Alloc, i});
+        events.push_back({raw.allocs[i].record.host_ns, raw.allocs[i].ordinal, SweepKind::Alloc, i});
     for (uint32_t i = 0; i < raw.frees.size(); ++i)
-        events.push_back({raw.frees[i].record.ts_ns, raw.frees[i].ordinal, SweepKind::Free, i});
+        events.push_back({raw.frees[i].record.host_ns, raw.frees[i].ordinal, SweepKind::Free, i});
     for (uint32_t i = 0; i < raw.launches.size(); ++i) {
         if (raw.launches[i].record.candidate_count > 0 && raw.launches[i].record.captured == 0)
-            events.push_back({raw.launches[i].record.ts_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
+            events.push_back({raw.launches[i].record.host_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
     }
     const auto launches_end = events.size();
     for (uint32_t i = 0; i < p.replayed_kernels.size(); ++i) {
         const auto& r = p.replayed_kernels[i];
-        if (r.template_launch >= 0 && r.kernel != 0) events.push_back({r.ts, r.ordinal, SweepKind::Replay, i});
+        if (r.template_launch >= 0 && r.kernel != 0) events.push_back({r.host_ns, r.ordinal, SweepKind::Replay, i});
     }
     // Three lists, each usually in order already (a thread records in time order): sort only
     // those that are not, then merge them in linear time.
     const auto before = [](const SweepEvent& a, const SweepEvent& b) {
-        return a.ts != b.ts ? a.ts < b.ts : a.ordinal < b.ordinal;
+        return a.host_ns != b.host_ns ? a.host_ns < b.host_ns : a.ordinal < b.ordinal;
     };
     const auto allocs_end = events.begin() + static_cast<std::ptrdiff_t>(raw.allocs.size());
     const auto frees_end = allocs_end + static_cast<std::ptrdiff_t>(raw.frees.size());
@@ -159,9 +159,10 @@ class OperandResolver {
 public:
     explicit OperandResolver(std::vector<Operand> operands) : operands_(std::move(operands)) {}
 
-    // Resolves the operands before `ts` (and at it when `at_ts`) against the allocations live now.
-    void resolve_until(uint64_t ts, bool at_ts, const LiveAllocations& live) {
-        for (; next_ < operands_.size() && (operands_[next_].ts < ts || (at_ts && operands_[next_].ts == ts));
+    // Resolves the operands before `host_ns` (and at it when `at_too`) against the allocations live now.
+    void resolve_until(uint64_t host_ns, bool at_too, const LiveAllocations& live) {
+        for (; next_ < operands_.size() &&
+               (operands_[next_].host_ns < host_ns || (at_too && operands_[next_].host_ns == host_ns));
              ++next_) {
             const Operand& o = operands_[next_];
             auto it = live.upper_bound(o.address);
@@ -208,7 +209,7 @@ void add_kernel_edges(const ProcessContext& p, const SweepEvent& e, const LiveAl
 // Allocation ids follow allocation time across all processes.
 void ModelBuilder::number_allocations() {
     struct Ref {
-        uint64_t ts;
+        uint64_t host_ns;
         int64_t process;
         uint64_t ordinal;
         ProcessContext* p;
@@ -219,11 +220,11 @@ void ModelBuilder::number_allocations() {
         p.allocation_ids.assign(p.raw->allocs.size(), 0);
         for (uint32_t i = 0; i < p.raw->allocs.size(); ++i) {
             const auto& a = p.raw->allocs[i];
-            order.push_back({a.record.ts_ns, p.id, a.ordinal, &p, i});
+            order.push_back({a.record.host_ns, p.id, a.ordinal, &p, i});
         }
     }
     std::sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
-        if (a.ts != b.ts) return a.ts < b.ts;
+        if (a.host_ns != b.host_ns) return a.host_ns < b.host_ns;
         if (a.process != b.process) return a.process < b.process;
         return a.ordinal < b.ordinal;
     });
@@ -238,7 +239,7 @@ void ModelBuilder::number_allocations() {
         row.device = a.record.device;
         row.address = static_cast<int64_t>(a.record.address);
         row.bytes = static_cast<int64_t>(a.record.bytes);
-        row.alloc_ns = rel(a.record.ts_ns);
+        row.alloc_ns = rel(a.record.host_ns);
         row.kind = memory_kind_name(a.record.memory_kind);
         row.api = api_name_of(a.record.api);
         if (a.record.stream != 0 || a.record.memory_kind == raw::MemoryKind::DeviceAsync)
@@ -258,7 +259,7 @@ void ModelBuilder::sweep_allocations(ProcessContext& p) {
     LiveAllocations live;
     OperandResolver operands(operands_of(model_, p.id, run_start_));
     for (const SweepEvent& e : sweep_events(raw, p)) {
-        operands.resolve_until(e.ts, e.kind != SweepKind::Alloc, live);
+        operands.resolve_until(e.host_ns, e.kind != SweepKind::Alloc, live);
         switch (e.kind) {
             case SweepKind::Alloc: {
                 AllocationRow* row = &model_.allocations[static_cast<size_t>(p.allocation_ids[e.index] - 1)];
@@ -277,7 +278,7 @@ void ModelBuilder::sweep_allocations(ProcessContext& p) {
                     ++counters_.unmatched_frees;
                     break;
                 }
-                it->second->free_ns = rel(f.record.ts_ns);
+                it->second->free_ns = rel(f.record.host_ns);
                 it->second->free_thread = thread_id(p, f.tid);
                 live.erase(it);
                 break;

@@ -161,14 +161,14 @@ void ModelBuilder::build_memory_regions() {
         if (events.empty()) continue;
         // Threads' records interleave in chunks: time order, file order within one thread's ties.
         std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
-            return a.record.ts_ns != b.record.ts_ns ? a.record.ts_ns < b.record.ts_ns : a.ordinal < b.ordinal;
+            return a.record.host_ns != b.record.host_ns ? a.record.host_ns < b.record.host_ns : a.ordinal < b.ordinal;
         });
         const AllocationIndex allocations(model_.allocations, p.id);
         RegionReplay replay(model_, p.id, allocations);
         auto text = [&](uint64_t id) { return id == 0 ? std::nullopt : std::optional<std::string>(p.raw->string(id)); };
         for (const auto& e : events) {
             const raw::RawMemRegion& r = e.record;
-            const int64_t at = rel(r.ts_ns);
+            const int64_t at = rel(r.host_ns);
             switch (r.op) {
                 case MemRegionOp::HeapRegister:
                     replay.heap_register(r, at, thread_id(p, e.tid), text(r.name_string), text(r.domain_string));

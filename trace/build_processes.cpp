@@ -49,7 +49,7 @@ ModelBuilder::ModelBuilder(TraceModel& model, std::vector<RawProcess>& processes
     std::vector<RawProcess*> ordered;
     for (auto& p : processes) ordered.push_back(&p);
     std::stable_sort(ordered.begin(), ordered.end(), [](const RawProcess* a, const RawProcess* b) {
-        return a->file.header().start_ns < b->file.header().start_ns;
+        return a->file.header().start_host_ns < b->file.header().start_host_ns;
     });
     for (RawProcess* p : ordered) {
         ProcessContext context;
@@ -57,7 +57,7 @@ ModelBuilder::ModelBuilder(TraceModel& model, std::vector<RawProcess>& processes
         context.id = static_cast<int64_t>(contexts_.size()) + 1;
         contexts_.push_back(std::move(context));
     }
-    run_start_ = ordered.empty() ? 0 : ordered.front()->file.header().start_ns;
+    run_start_ = ordered.empty() ? 0 : ordered.front()->file.header().start_host_ns;
 }
 
 int64_t ModelBuilder::thread_id(ProcessContext& p, uint32_t tid) {
@@ -92,8 +92,14 @@ void ModelBuilder::build_processes_and_threads() {
     for (ProcessContext& p : contexts_) {
         const RawProcess& raw = *p.raw;
         const auto& header = raw.file.header();
-        ProcessRow row{p.id,          header.pid,           std::nullopt,     std::string(),
-                       std::string(), rel(header.start_ns), rel(raw.last_ns), raw.end != RawFileEnd::Clean};
+        ProcessRow row{p.id,
+                       header.pid,
+                       std::nullopt,
+                       std::string(),
+                       std::string(),
+                       rel(header.start_host_ns),
+                       rel(raw.last_host_ns),
+                       raw.end != RawFileEnd::Clean};
         if (header.parent_pid != 0) row.parent_pid = header.parent_pid;
         if (raw.has_info) {
             row.command_line = join_argv(raw.string(raw.info.command_line_string));
@@ -106,7 +112,7 @@ void ModelBuilder::build_processes_and_threads() {
             const int64_t id = thread_id(p, t.tid);
             ThreadRow& thread = model_.threads[static_cast<size_t>(id - 1)];
             if (t.record.name_string != 0) thread.name = std::string(raw.string(t.record.name_string));
-            thread.first_seen_ns = rel(t.record.first_seen_ns);
+            thread.first_seen_ns = rel(t.record.first_seen_host_ns);
         }
         counters_.events += raw.threads.size() + 1;
     }
@@ -177,6 +183,65 @@ static Opt known_bytes(uint64_t bytes) {
     return bytes != 0 ? Opt(static_cast<int64_t>(bytes)) : Opt();
 }
 
+// The trace's name of a library call's operation: cuBLAS's here, cuDNN's and NCCL's from their own
+// tables.
+static std::string_view library_op_name(raw::LibraryOp op) {
+    switch (op) {
+        case raw::LibraryOp::Gemm:
+            return "gemm";
+        case raw::LibraryOp::GemmStridedBatched:
+            return "gemm_strided_batched";
+        case raw::LibraryOp::GemmBatched:
+            return "gemm_batched";
+        case raw::LibraryOp::Dot:
+            return "dot";
+        case raw::LibraryOp::Axpy:
+            return "axpy";
+        case raw::LibraryOp::Scal:
+            return "scal";
+        case raw::LibraryOp::Nrm2:
+            return "nrm2";
+        case raw::LibraryOp::Asum:
+            return "asum";
+        case raw::LibraryOp::Copy:
+            return "copy";
+        case raw::LibraryOp::Gemv:
+            return "gemv";
+        case raw::LibraryOp::Ger:
+            return "ger";
+        case raw::LibraryOp::Symm:
+            return "symm";
+        case raw::LibraryOp::Hemm:
+            return "hemm";
+        case raw::LibraryOp::Syrk:
+            return "syrk";
+        case raw::LibraryOp::Herk:
+            return "herk";
+        case raw::LibraryOp::Syr2k:
+            return "syr2k";
+        case raw::LibraryOp::Her2k:
+            return "her2k";
+        case raw::LibraryOp::Syrkx:
+            return "syrkx";
+        case raw::LibraryOp::Herkx:
+            return "herkx";
+        case raw::LibraryOp::Trmm:
+            return "trmm";
+        case raw::LibraryOp::Trsm:
+            return "trsm";
+        case raw::LibraryOp::TrsmBatched:
+            return "trsm_batched";
+        case raw::LibraryOp::Geam:
+            return "geam";
+        case raw::LibraryOp::Dgmm:
+            return "dgmm";
+        case raw::LibraryOp::GemmGroupedBatched:
+            return "gemm_grouped_batched";
+        default:
+            return is_nccl_op(op) ? nccl_library_op(op) : cudnn_op_name(op);
+    }
+}
+
 void ModelBuilder::build_library_calls() {
     struct Ref {
         ProcessContext* p;
@@ -187,51 +252,45 @@ void ModelBuilder::build_library_calls() {
     for (ProcessContext& p : contexts_)
         for (const auto& c : p.raw->library_calls) all.push_back({&p, &c});
     std::stable_sort(all.begin(), all.end(), [](const Ref& a, const Ref& b) {
-        return a.call->record.begin_ns != b.call->record.begin_ns ? a.call->record.begin_ns < b.call->record.begin_ns
-                                                                  : a.p->id < b.p->id;
+        return a.call->record.begin_host_ns != b.call->record.begin_host_ns
+                   ? a.call->record.begin_host_ns < b.call->record.begin_host_ns
+                   : a.p->id < b.p->id;
     });
     for (const Ref& ref : all) {
         const raw::RawLibraryCall& c = ref.call->record;
         const int64_t id = static_cast<int64_t>(model_.library_calls.size()) + 1;
-        std::string_view op = "unknown";
-        switch (c.op) {
-            case raw::LibraryOp::Gemm: op = "gemm"; break;
-            case raw::LibraryOp::GemmStridedBatched: op = "gemm_strided_batched"; break;
-            case raw::LibraryOp::GemmBatched: op = "gemm_batched"; break;
-            case raw::LibraryOp::Dot: op = "dot"; break;
-            case raw::LibraryOp::Axpy: op = "axpy"; break;
-            case raw::LibraryOp::Scal: op = "scal"; break;
-            case raw::LibraryOp::Nrm2: op = "nrm2"; break;
-            case raw::LibraryOp::Asum: op = "asum"; break;
-            case raw::LibraryOp::Copy: op = "copy"; break;
-            case raw::LibraryOp::Gemv: op = "gemv"; break;
-            case raw::LibraryOp::Ger: op = "ger"; break;
-            case raw::LibraryOp::Symm: op = "symm"; break;
-            case raw::LibraryOp::Hemm: op = "hemm"; break;
-            case raw::LibraryOp::Syrk: op = "syrk"; break;
-            case raw::LibraryOp::Herk: op = "herk"; break;
-            case raw::LibraryOp::Syr2k: op = "syr2k"; break;
-            case raw::LibraryOp::Her2k: op = "her2k"; break;
-            case raw::LibraryOp::Syrkx: op = "syrkx"; break;
-            case raw::LibraryOp::Herkx: op = "herkx"; break;
-            case raw::LibraryOp::Trmm: op = "trmm"; break;
-            case raw::LibraryOp::Trsm: op = "trsm"; break;
-            case raw::LibraryOp::TrsmBatched: op = "trsm_batched"; break;
-            case raw::LibraryOp::Geam: op = "geam"; break;
-            case raw::LibraryOp::Dgmm: op = "dgmm"; break;
-            case raw::LibraryOp::GemmGroupedBatched: op = "gemm_grouped_batched"; break;
-            default: op = is_nccl_op(c.op) ? nccl_library_op(c.op) : cudnn_op_name(c.op); break;
-        }
-        model_.library_calls.push_back(
-            {id, ref.p->id, thread_id(*ref.p, ref.call->tid), std::string(ref.p->raw->string(c.name_string)), op,
-             rel(c.begin_ns), rel(c.end_ns), static_cast<int64_t>(c.stream), c.m, c.n, c.k, c.batch, c.a_type,
-             c.b_type, c.c_type, c.compute_type, c.transa, c.transb, c.flops, static_cast<int64_t>(c.a),
-             static_cast<int64_t>(c.b), static_cast<int64_t>(c.c), static_cast<int64_t>(c.workspace),
-             static_cast<int64_t>(c.workspace_bytes),
-             c.math_mode != 0 ? Opt(int64_t(c.math_mode) - 1) : Opt(), precision_name(c.precision),
-             known_bytes(c.a_bytes), known_bytes(c.b_bytes), known_bytes(c.c_bytes)});
+        const std::string_view op = library_op_name(c.op);
+        model_.library_calls.push_back({id,
+                                        ref.p->id,
+                                        thread_id(*ref.p, ref.call->tid),
+                                        std::string(ref.p->raw->string(c.name_string)),
+                                        op,
+                                        rel(c.begin_host_ns),
+                                        rel(c.end_host_ns),
+                                        static_cast<int64_t>(c.stream),
+                                        c.m,
+                                        c.n,
+                                        c.k,
+                                        c.batch,
+                                        c.a_type,
+                                        c.b_type,
+                                        c.c_type,
+                                        c.compute_type,
+                                        c.transa,
+                                        c.transb,
+                                        c.flops,
+                                        static_cast<int64_t>(c.a),
+                                        static_cast<int64_t>(c.b),
+                                        static_cast<int64_t>(c.c),
+                                        static_cast<int64_t>(c.workspace),
+                                        static_cast<int64_t>(c.workspace_bytes),
+                                        c.math_mode != 0 ? Opt(int64_t(c.math_mode) - 1) : Opt(),
+                                        precision_name(c.precision),
+                                        known_bytes(c.a_bytes),
+                                        known_bytes(c.b_bytes),
+                                        known_bytes(c.c_bytes)});
         if (std::optional<NcclCallRow> nccl = nccl_call_row(id, ref.p->id, c)) model_.nccl_calls.push_back(*nccl);
-        call_keys[ref.p->id][{ref.call->tid, c.begin_ns}] = id;
+        call_keys[ref.p->id][{ref.call->tid, c.begin_host_ns}] = id;
         if (c.last_sequence != 0)
             ref.p->library_spans[ref.call->tid].push_back({c.first_sequence, c.last_sequence, id});
         ++counters_.events;
@@ -266,8 +325,8 @@ void ModelBuilder::build_api_calls_and_ranges() {
                 case raw::SyncKind::StreamWaitEvent: kind = "stream_wait_event"; break;
                 case raw::SyncKind::Implicit: kind = "implicit_sync"; break;
             }
-            model_.api_calls.push_back({static_cast<int64_t>(model_.api_calls.size()) + 1, p.id,
-                                        thread_id(p, s.tid), kind, rel(s.record.begin_ns), rel(s.record.end_ns),
+            model_.api_calls.push_back({static_cast<int64_t>(model_.api_calls.size()) + 1, p.id, thread_id(p, s.tid),
+                                        kind, rel(s.record.begin_host_ns), rel(s.record.end_host_ns),
                                         static_cast<int64_t>(s.record.handle)});
         }
         // A range is written when it ends, so nested ranges come before their parents in the file:
@@ -275,10 +334,15 @@ void ModelBuilder::build_api_calls_and_ranges() {
         const size_t first = model_.ranges.size();
         for (const auto& r : p.raw->ranges) {
             const uint32_t tid = r.record.begin_tid != 0 ? r.record.begin_tid : r.tid;
-            RangeRow row{0, p.id, thread_id(p, tid), rel(r.record.begin_ns), std::nullopt,
-                         std::string(p.raw->string(r.record.name_string)), std::nullopt};
+            RangeRow row{0,
+                         p.id,
+                         thread_id(p, tid),
+                         rel(r.record.begin_host_ns),
+                         std::nullopt,
+                         std::string(p.raw->string(r.record.name_string)),
+                         std::nullopt};
             if (r.record.domain_string != 0) row.domain = std::string(p.raw->string(r.record.domain_string));
-            if (r.record.end_ns != 0) row.end_ns = rel(r.record.end_ns);
+            if (r.record.end_host_ns != 0) row.end_ns = rel(r.record.end_host_ns);
             model_.ranges.push_back(std::move(row));
         }
         std::stable_sort(model_.ranges.begin() + static_cast<std::ptrdiff_t>(first), model_.ranges.end(),
@@ -294,8 +358,8 @@ void ModelBuilder::build_api_calls_and_ranges() {
 void ModelBuilder::build_samples_and_drops() {
     for (ProcessContext& p : contexts_) {
         for (const auto& s : p.raw->cpu_samples) {
-            model_.cpu_samples.push_back({p.id, rel(s.ts_ns), static_cast<int64_t>(s.user_ns),
-                                          static_cast<int64_t>(s.system_ns)});
+            model_.cpu_samples.push_back({p.id, rel(s.host_ns), static_cast<int64_t>(s.user_cpu_duration_ns),
+                                          static_cast<int64_t>(s.system_cpu_duration_ns)});
         }
         for (const auto& d : p.raw->dropped) {
             std::string_view cause = "unknown";
@@ -340,8 +404,8 @@ void ModelBuilder::note_holds_and_drops(const ProcessContext& p) {
                             : d.cause == raw::DropCause::StackTableFull ? "stack table full"
                                                                         : "collector ring full") +
                            ")";
-        if (d.last_ns != 0)
-            text += " between " + seconds_text(rel(d.first_ns)) + " and " + seconds_text(rel(d.last_ns)) +
+        if (d.last_host_ns != 0)
+            text += " between " + seconds_text(rel(d.first_host_ns)) + " and " + seconds_text(rel(d.last_host_ns)) +
                     " after the start of the run";
         recording_notes_.emplace_back("collector_dropped", std::move(text));
     }
@@ -351,19 +415,21 @@ void ModelBuilder::note_holds_and_drops(const ProcessContext& p) {
 // thread are in order, but two threads may open and close: sorted by time, a close ends the open one.
 void ModelBuilder::build_capture_windows(ProcessContext& p) {
     auto windows = p.raw->capture_windows;
-    std::stable_sort(windows.begin(), windows.end(),
-                     [](const raw::RawCaptureWindow& a, const raw::RawCaptureWindow& b) { return a.ts_ns < b.ts_ns; });
+    std::stable_sort(
+        windows.begin(), windows.end(),
+        [](const raw::RawCaptureWindow& a, const raw::RawCaptureWindow& b) { return a.host_ns < b.host_ns; });
     std::optional<raw::RawCaptureWindow> open;
     auto close = [&](uint64_t end_ns) {
-        model_.capture_windows.push_back(
-            {p.id, rel(open->ts_ns), rel(std::max(end_ns, open->ts_ns)), std::string(p.raw->string(open->reason_string))});
+        model_.capture_windows.push_back({p.id, rel(open->host_ns), rel(std::max(end_ns, open->host_ns)),
+                                          std::string(p.raw->string(open->reason_string))});
         open.reset();
     };
     for (const raw::RawCaptureWindow& w : windows) {
         if (w.opened != 0 && !open) open = w;
-        else if (w.opened == 0 && open) close(w.ts_ns);
+        else if (w.opened == 0 && open)
+            close(w.host_ns);
     }
-    if (open) close(p.raw->last_ns);
+    if (open) close(p.raw->last_host_ns);
     counters_.events += windows.size();
 }
 
@@ -372,7 +438,7 @@ void ModelBuilder::finish_run_row() {
     run.start_monotonic_ns = static_cast<int64_t>(run_start_);
     uint64_t last = run_start_;
     for (const ProcessContext& p : contexts_) {
-        last = std::max(last, p.raw->last_ns);
+        last = std::max(last, p.raw->last_host_ns);
         if (p.raw->end != RawFileEnd::Clean) ++run.truncated_files;
         if (p.id == 1) {
             run.start_unix_ns = static_cast<int64_t>(p.raw->file.header().start_unix_ns);

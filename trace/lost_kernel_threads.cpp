@@ -124,7 +124,7 @@ Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector
 
 uint64_t Walk::launch_ns(uint32_t t, size_t position) const {
     if (position >= launches_[t]->size()) return kNever;
-    return raw_.launches[static_cast<size_t>((*launches_[t])[position])].record.ts_ns;
+    return raw_.launches[static_cast<size_t>((*launches_[t])[position])].record.host_ns;
 }
 
 // Whether entry `at` may be thread t's next launch's kernel in state s: t still lacks a kernel (lost
@@ -137,8 +137,8 @@ bool Walk::fits(const State& s, uint32_t t, size_t at) const {
     if (e.lost && static_cast<int64_t>(position) - tied_seen_[t] >= lacking_now_[t]) return false;
     const raw::RawLaunch& launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
     if (compare_names_ && raw_.string(launch.name_string) != raw_.string(e.d->name_string)) return false;
-    if (launch.ts_ns > e.d->start_ns + tolerance_ns_) return false;
-    return s.latest_ns < launch_ns(t, position + 1) && (!e.lost || launch.ts_ns < upper_bound_ns(s, at, t));
+    if (launch.host_ns > e.d->start_host_ns + tolerance_ns_) return false;
+    return s.latest_ns < launch_ns(t, position + 1) && (!e.lost || launch.host_ns < upper_bound_ns(s, at, t));
 }
 
 // The time before which the lost entry `at` got its id, were it `candidate`'s: the next tied kernel

@@ -7,7 +7,9 @@ namespace {
 
 using raw::RecordKind;
 
-void note_time(RawProcess& p, uint64_t ns) { p.last_ns = std::max(p.last_ns, ns); }
+void note_time(RawProcess& p, uint64_t host_ns) {
+    p.last_host_ns = std::max(p.last_host_ns, host_ns);
+}
 
 void decode_string(RawProcess& p, const RawRecordView& r) {
     p.strings[r.as<raw::RawString>().id] = r.string_text();
@@ -20,7 +22,7 @@ void decode_launch(RawProcess& p, const RawRecordView& r) {
     LaunchEvent event{launch, r.tid, r.ordinal, first};
     event.record.candidate_count = static_cast<uint16_t>(count);
     p.launches.push_back(event);
-    note_time(p, launch.ts_ns);
+    note_time(p, launch.host_ns);
 }
 
 void decode_stack(RawProcess& p, const RawRecordView& r) {
@@ -46,65 +48,65 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
         case RecordKind::DeviceInfo: p.devices.push_back(r.as<raw::RawDeviceInfo>()); return;
         case RecordKind::Alloc:
             push(p.allocs, r);
-            note_time(p, p.allocs.back().record.ts_ns);
+            note_time(p, p.allocs.back().record.host_ns);
             return;
         case RecordKind::Free:
             push(p.frees, r);
-            note_time(p, p.frees.back().record.ts_ns);
+            note_time(p, p.frees.back().record.host_ns);
             return;
         case RecordKind::Launch: decode_launch(p, r); return;
         case RecordKind::Copy:
             push(p.copies, r);
-            note_time(p, p.copies.back().record.ts_ns);
+            note_time(p, p.copies.back().record.host_ns);
             return;
         case RecordKind::Set:
             push(p.sets, r);
-            note_time(p, p.sets.back().record.ts_ns);
+            note_time(p, p.sets.back().record.host_ns);
             return;
         case RecordKind::Sync:
             push(p.syncs, r);
-            note_time(p, p.syncs.back().record.end_ns);
+            note_time(p, p.syncs.back().record.end_host_ns);
             return;
         case RecordKind::LibraryCall:
             push(p.library_calls, r);
-            note_time(p, p.library_calls.back().record.end_ns);
+            note_time(p, p.library_calls.back().record.end_host_ns);
             return;
         case RecordKind::LibraryOperand:
             push(p.library_operands, r);
             return;
         case RecordKind::Range:
             push(p.ranges, r);
-            note_time(p, p.ranges.back().record.end_ns);
+            note_time(p, p.ranges.back().record.end_host_ns);
             return;
         case RecordKind::MemRegion:
             push(p.memory_regions, r);
-            note_time(p, p.memory_regions.back().record.ts_ns);
+            note_time(p, p.memory_regions.back().record.host_ns);
             return;
         case RecordKind::GraphCapture:
             push(p.graph_captures, r);
-            note_time(p, p.graph_captures.back().record.ts_ns);
+            note_time(p, p.graph_captures.back().record.host_ns);
             return;
         case RecordKind::GraphInstantiate:
             push(p.graph_instantiations, r);
-            note_time(p, p.graph_instantiations.back().record.ts_ns);
+            note_time(p, p.graph_instantiations.back().record.host_ns);
             return;
         case RecordKind::GraphLaunch:
             push(p.graph_launches, r);
-            note_time(p, p.graph_launches.back().record.ts_ns);
+            note_time(p, p.graph_launches.back().record.host_ns);
             return;
         case RecordKind::Stack: decode_stack(p, r); return;
         case RecordKind::Frame: p.frames.push_back(r.as<raw::RawFrame>()); return;
         case RecordKind::DeviceKernel:
             p.device_kernels.push_back(r.as<raw::RawDeviceActivity>());
-            note_time(p, p.device_kernels.back().end_ns);
+            note_time(p, p.device_kernels.back().end_host_ns);
             return;
         case RecordKind::DeviceCopy:
             p.device_copies.push_back(r.as<raw::RawDeviceActivity>());
-            note_time(p, p.device_copies.back().end_ns);
+            note_time(p, p.device_copies.back().end_host_ns);
             return;
         case RecordKind::DeviceSet:
             p.device_sets.push_back(r.as<raw::RawDeviceActivity>());
-            note_time(p, p.device_sets.back().end_ns);
+            note_time(p, p.device_sets.back().end_host_ns);
             return;
         case RecordKind::Correlation: {
             const auto c = r.as<raw::RawCorrelation>();
@@ -114,12 +116,12 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
         case RecordKind::KernelMetric: p.kernel_metrics.push_back(r.as<raw::RawKernelMetric>()); return;
         case RecordKind::CpuSample:
             p.cpu_samples.push_back(r.as<raw::RawCpuSample>());
-            note_time(p, p.cpu_samples.back().ts_ns);
+            note_time(p, p.cpu_samples.back().host_ns);
             return;
         case RecordKind::Dropped: p.dropped.push_back(r.as<raw::RawDropped>()); return;
         case RecordKind::CaptureWindow:
             p.capture_windows.push_back(r.as<raw::RawCaptureWindow>());
-            note_time(p, p.capture_windows.back().ts_ns);
+            note_time(p, p.capture_windows.back().host_ns);
             return;
         case RecordKind::ProcessEnd:
             p.has_end = true;
@@ -197,7 +199,7 @@ void decode_raw_process(RawProcess& p) {
     for (auto* records : {&p.device_kernels, &p.device_copies, &p.device_sets}) records->shrink_to_fit();
     p.end = cursor.end();
     p.end_offset = cursor.end_offset();
-    note_time(p, p.file.header().start_ns);
+    note_time(p, p.file.header().start_host_ns);
 }
 
 }  // namespace tbdprof::trace::detail

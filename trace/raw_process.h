@@ -53,7 +53,7 @@ struct RawProcess {
     std::vector<Event<raw::RawSet>> sets;
     std::vector<Event<raw::RawSync>> syncs;
     std::vector<Event<raw::RawLibraryCall>> library_calls;
-    std::vector<Event<raw::RawLibraryOperand>> library_operands;  // joined to calls by tid and begin_ns
+    std::vector<Event<raw::RawLibraryOperand>> library_operands;  // joined to calls by tid and begin_host_ns
     std::vector<Event<raw::RawRange>> ranges;
     std::vector<Event<raw::RawMemRegion>> memory_regions;  // NVTX memory extension, file order
     std::vector<Event<raw::RawGraphCapture>> graph_captures;
@@ -75,7 +75,7 @@ struct RawProcess {
     raw::RawProcessEnd end_record{};  // back-pressure totals (zero in files written before them)
     bool has_clock_source = false;
     raw::RawClockSource clock_source{};
-    uint64_t last_ns = 0;             // latest timestamp of any event
+    uint64_t last_host_ns = 0;  // latest timestamp of any event
 
     std::string_view string(uint64_t id) const {
         auto it = strings.find(id);

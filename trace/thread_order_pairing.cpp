@@ -47,7 +47,7 @@ size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
                      std::vector<const raw::RawDeviceActivity*>& orphans) {
     auto same = [&](size_t h, size_t d) {
         const raw::RawLaunch& launch = raw.launches[static_cast<size_t>(host[h])].record;
-        return device[d]->start_ns + kClockToleranceNs >= launch.ts_ns &&
+        return device[d]->start_host_ns + kClockToleranceNs >= launch.host_ns &&
                (!compare_names || names.host[h] == names.device[d]);
     };
     size_t h = 0, d = 0, paired = 0;
@@ -187,9 +187,10 @@ size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const
         if (!joined[i]) unpaired[raw.string(raw.launches[i].record.name_string)].push_back(i);
     for (auto& [name, launches] : unpaired)
         std::stable_sort(launches.begin(), launches.end(), [&](size_t a, size_t b) {
-            return raw.launches[a].record.ts_ns < raw.launches[b].record.ts_ns;
+            return raw.launches[a].record.host_ns < raw.launches[b].record.host_ns;
         });
-    std::sort(leftover.begin(), leftover.end(), [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
+    std::sort(leftover.begin(), leftover.end(),
+              [](const auto* a, const auto* b) { return a->start_host_ns < b->start_host_ns; });
     size_t paired = 0;
     for (const raw::RawDeviceActivity* d : leftover) {
         auto it = unpaired.find(raw.string(d->name_string));
@@ -198,8 +199,8 @@ size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const
         const auto after =
             launches == nullptr
                 ? std::vector<size_t>::iterator{}
-                : std::upper_bound(launches->begin(), launches->end(), d->start_ns + kClockToleranceNs,
-                                   [&](uint64_t t, size_t i) { return t < raw.launches[i].record.ts_ns; });
+                : std::upper_bound(launches->begin(), launches->end(), d->start_host_ns + kClockToleranceNs,
+                                   [&](uint64_t t, size_t i) { return t < raw.launches[i].record.host_ns; });
         if (launches == nullptr || launches->empty()) {
             others.push_back(d);
             continue;

@@ -125,7 +125,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         timer.lap("gpu scan");
         scan_memory(trace, options, report);
         check_tags(trace, report);
-        report.unseen = framework_unseen_memory(trace.db, report.memory.peak_ns);
+        report.unseen = framework_unseen_memory(trace.db, report.memory.peak_trace_ns);
         timer.lap("memory scan");
         scan_cpu(trace, report);
         timer.lap("cpu scan");

@@ -24,9 +24,9 @@ namespace tbdprof::analyzer {
 class MemoryTags {
 public:
     explicit MemoryTags(const TraceFile& trace);
-    std::string_view category(int64_t allocation, int64_t offset, int64_t t_ns) const;
-    bool gradients(int64_t allocation, int64_t offset, int64_t t_ns) const {
-        return category(allocation, offset, t_ns) == "gradients";
+    std::string_view category(int64_t allocation, int64_t offset, int64_t trace_ns) const;
+    bool gradients(int64_t allocation, int64_t offset, int64_t trace_ns) const {
+        return category(allocation, offset, trace_ns) == "gradients";
     }
 
 private:

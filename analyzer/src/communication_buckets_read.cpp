@@ -94,13 +94,13 @@ struct UseReader {
 
 // Whether another pointer argument of the kernel points into gradient-tagged memory at its start.
 bool reads_gradients(trace::Statement& args, const MemoryTags& tags, int64_t kernel, int64_t param, int64_t word,
-                     int64_t t_ns) {
+                     int64_t trace_ns) {
     args.reset();
     args.bind(1, kernel);
     bool found = false;
     while (args.step())
         if ((args.column_int(0) != param || args.column_int(1) != word) &&
-            tags.gradients(args.column_int(2), args.column_int(3), t_ns))
+            tags.gradients(args.column_int(2), args.column_int(3), trace_ns))
             found = true;
     return found;
 }

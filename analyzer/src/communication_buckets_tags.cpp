@@ -30,7 +30,7 @@ MemoryTags::MemoryTags(const TraceFile& trace) {
         std::sort(list.begin(), list.end(), [](const Subrange& a, const Subrange& b) { return a.offset < b.offset; });
 }
 
-std::string_view MemoryTags::category(int64_t allocation, int64_t offset, int64_t t_ns) const {
+std::string_view MemoryTags::category(int64_t allocation, int64_t offset, int64_t trace_ns) const {
     if (const auto found = subranges_.find(allocation); found != subranges_.end()) {
         const std::vector<Subrange>& list = found->second;
         // The live sub-range covering the offset that starts nearest below it: the narrowest tensor.
@@ -38,7 +38,8 @@ std::string_view MemoryTags::category(int64_t allocation, int64_t offset, int64_
             std::partition_point(list.begin(), list.end(), [offset](const Subrange& s) { return s.offset <= offset; });
         for (int scanned = 0; it != list.begin() && scanned < kMaxSubrangesScanned; ++scanned) {
             --it;
-            if (offset < it->offset + it->bytes && it->begin_ns <= t_ns && t_ns <= it->end_ns) return it->category;
+            if (offset < it->offset + it->bytes && it->begin_ns <= trace_ns && trace_ns <= it->end_ns)
+                return it->category;
         }
     }
     const auto own = allocations_.find(allocation);

@@ -25,8 +25,8 @@ bool device_memory(trace::MemoryKind kind) {
 }
 
 // Live at the peak moment by the memory scan's rule: allocated at or before it, freed after it.
-bool live_at(int64_t alloc_ns, const OptionalInt& free_ns, int64_t t_ns) {
-    return alloc_ns <= t_ns && (!free_ns || *free_ns > t_ns) && !(free_ns && *free_ns == alloc_ns);
+bool live_at(int64_t alloc_ns, const OptionalInt& free_ns, int64_t trace_ns) {
+    return alloc_ns <= trace_ns && (!free_ns || *free_ns > trace_ns) && !(free_ns && *free_ns == alloc_ns);
 }
 
 std::string file_name(const std::string& module) {
@@ -72,7 +72,7 @@ struct Call {
 };
 
 struct WorkspaceRange {
-    int64_t first_ns = 0, last_ns = 0, segment = 0;
+    int64_t first_trace_ns = 0, last_trace_ns = 0, segment = 0;
 };
 
 struct Facts {
@@ -196,18 +196,20 @@ std::pair<Kind, std::string> classify(const Facts& facts, const Allocation& a,
 
 // Workspace ranges handed out of the pools: one per (address, bytes), live from its first call's
 // begin to its last call's end; at the peak, overlapping live ranges count once per byte.
-void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, int64_t peak_ns, UnseenMemoryItem& item) {
+void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, int64_t peak_trace_ns,
+                           UnseenMemoryItem& item) {
     std::map<std::pair<int64_t, int64_t>, WorkspaceRange> ranges;
     for (const auto& [key, use] : facts.workspace_uses) {
         if (!pool.contains(use.segment)) continue;
         auto [it, fresh] = ranges.try_emplace(key, use);
-        it->second.first_ns = std::min(it->second.first_ns, use.first_ns);
-        it->second.last_ns = std::max(it->second.last_ns, use.last_ns);
+        it->second.first_trace_ns = std::min(it->second.first_trace_ns, use.first_trace_ns);
+        it->second.last_trace_ns = std::max(it->second.last_trace_ns, use.last_trace_ns);
     }
     std::vector<std::pair<int64_t, int64_t>> live;  // [begin, end) addresses at the peak
     for (const auto& [key, span] : ranges) {
         count(item, key.second, false);
-        if (span.first_ns <= peak_ns && peak_ns <= span.last_ns) live.push_back({key.first, key.first + key.second});
+        if (span.first_trace_ns <= peak_trace_ns && peak_trace_ns <= span.last_trace_ns)
+            live.push_back({key.first, key.first + key.second});
     }
     std::sort(live.begin(), live.end());
     int64_t reach = INT64_MIN;
@@ -219,7 +221,7 @@ void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, in
 
 }  // namespace
 
-FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_ns) {
+FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_trace_ns) {
     Facts facts;
     read_allocations(db, facts);
     read_pool_marks(db, facts);
@@ -247,7 +249,7 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     out.items.resize(kKinds);
     for (int k = 0; k < kKinds; ++k) out.items[static_cast<size_t>(k)].kind = kNames[k];
     for (const Allocation& a : facts.allocations) {
-        const bool at_peak = live_at(a.alloc_ns, a.free_ns, peak_ns);
+        const bool at_peak = live_at(a.alloc_ns, a.free_ns, peak_trace_ns);
         if (pool.contains(a.id)) {
             ++out.pool_allocations;
             add_saturating(out.pool_total_bytes, a.bytes);
@@ -258,7 +260,7 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
         count(out.items[kind], a.bytes, at_peak);
         add_source(out.items[kind], library);
     }
-    count_pool_workspaces(facts, pool, peak_ns, out.items[kInPool]);
+    count_pool_workspaces(facts, pool, peak_trace_ns, out.items[kInPool]);
     for (const auto& [id, library] : facts.workspace_library)
         if (pool.contains(id)) add_source(out.items[kInPool], library);
     for (const UnseenMemoryItem& item : out.items) {

@@ -12,8 +12,8 @@
 
 namespace tbdprof::analyzer {
 
-// `peak_ns`: the memory scan's peak moment (MemoryMetrics::peak_ns). Not present without a pool.
-FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_ns);
+// `peak_trace_ns`: the memory scan's peak moment (MemoryMetrics::peak_trace_ns). Not present without a pool.
+FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_trace_ns);
 
 // The "Memory the framework cannot see" section (text, markdown, HTML), for a present result.
 Section framework_unseen_section(const FrameworkUnseenMemory& unseen);

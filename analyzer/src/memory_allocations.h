@@ -28,7 +28,7 @@ struct Allocation {
 };
 
 struct Event {
-    int64_t time;
+    int64_t trace_ns;
     int order;  // at equal times: frees of older allocations, then allocations, then zero-lifetime frees
     uint32_t index;
     bool is_alloc() const { return order == 1; }

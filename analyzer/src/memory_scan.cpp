@@ -172,7 +172,7 @@ std::vector<Event> ordered_events(const std::vector<Allocation>& allocations) {
         if (a.freed) events.push_back({a.free_ns, a.free_ns == a.alloc_ns ? 2 : 0, i});
     }
     std::sort(events.begin(), events.end(), [&](const Event& x, const Event& y) {
-        if (x.time != y.time) return x.time < y.time;
+        if (x.trace_ns != y.trace_ns) return x.trace_ns < y.trace_ns;
         if (x.order != y.order) return x.order < y.order;
         return x.index < y.index;
     });
@@ -216,15 +216,15 @@ public:
     BucketedTimeline(int64_t run_end_ns, int timeline_points)
         : bucket_ns_(std::max<int64_t>(1, run_end_ns / std::max(2, timeline_points) + 1)) {}
 
-    void add(int64_t time_ns, const CategoryBytes& live, int64_t total, std::vector<MemoryPoint>& timeline) {
-        const int64_t bucket = time_ns / bucket_ns_;
+    void add(int64_t trace_ns, const CategoryBytes& live, int64_t total, std::vector<MemoryPoint>& timeline) {
+        const int64_t bucket = trace_ns / bucket_ns_;
         if (bucket != current_bucket_) {
             if (pending_total_ >= 0) timeline.push_back(pending_);
             current_bucket_ = bucket;
             pending_total_ = -1;
         }
         if (total > pending_total_) {
-            pending_ = {time_ns, live};
+            pending_ = {trace_ns, live};
             pending_total_ = total;
         }
     }
@@ -271,17 +271,17 @@ struct LiveBytes {
 // States are read only once every event of one instant and kind is applied: a sub-range and the
 // space it takes, or frees and allocations at one moment, never show half done.
 bool more_of_this_instant(const std::vector<Event>& events, size_t position) {
-    return position + 1 < events.size() && events[position + 1].time == events[position].time &&
+    return position + 1 < events.size() && events[position + 1].trace_ns == events[position].trace_ns &&
            events[position + 1].order == events[position].order;
 }
 
 // One complete instant: maxima, the peak (the first moment the highest total is reached), the timeline.
-void record_instant(const LiveBytes& state, int64_t time_ns, size_t position, bool full_timeline,
+void record_instant(const LiveBytes& state, int64_t trace_ns, size_t position, bool full_timeline,
                     BucketedTimeline& buckets, MemoryMetrics& memory, ReplayPositions& positions) {
     for (int c = 0; c < kCategoryCount; ++c) memory.category_max[c] = std::max(memory.category_max[c], state.live[c]);
     if (state.total > memory.peak_bytes) {
         memory.peak_bytes = state.total;
-        memory.peak_ns = time_ns;
+        memory.peak_trace_ns = trace_ns;
         memory.at_peak = state.live;
         memory.low_confidence_at_peak = state.live_low;
         positions.peak_position = position;
@@ -290,15 +290,15 @@ void record_instant(const LiveBytes& state, int64_t time_ns, size_t position, bo
     // Every step, for a reader that draws its own level of detail (the viewer). Equal times stay
     // separate points, so a moment's peak is still there.
     if (full_timeline)
-        memory.timeline.push_back({time_ns, state.live});
+        memory.timeline.push_back({trace_ns, state.live});
     else
-        buckets.add(time_ns, state.live, state.total, memory.timeline);
+        buckets.add(trace_ns, state.live, state.total, memory.timeline);
 }
 
 // Replays allocations and frees in time order: peak, category maxima, device peaks, timeline.
 ReplayPositions replay_events(const std::vector<Allocation>& allocations, const std::vector<Event>& events,
                               const AnalysisOptions& options, int64_t run_duration_ns, MemoryMetrics& memory) {
-    BucketedTimeline buckets(std::max<int64_t>({run_duration_ns, events.back().time, 1}), options.timeline_points);
+    BucketedTimeline buckets(std::max<int64_t>({run_duration_ns, events.back().trace_ns, 1}), options.timeline_points);
     LiveBytes state;
     ReplayPositions positions;
     positions.alloc_position.assign(allocations.size(), UINT32_MAX);
@@ -311,10 +311,10 @@ ReplayPositions replay_events(const std::vector<Allocation>& allocations, const 
         state.apply(a, event.is_alloc() ? a.bytes : -a.bytes);
         if (more_of_this_instant(events, position)) continue;
         for (auto& [device, bytes] : state.device_live) bytes.second = std::max(bytes.second, bytes.first);
-        record_instant(state, event.time, position, options.full_memory_timeline, buckets, memory, positions);
+        record_instant(state, event.trace_ns, position, options.full_memory_timeline, buckets, memory, positions);
     }
     if (!options.full_memory_timeline) buckets.finish(memory.timeline);
-    if (!memory.timeline.empty() && memory.timeline.back().t_ns < run_duration_ns) {
+    if (!memory.timeline.empty() && memory.timeline.back().trace_ns < run_duration_ns) {
         memory.timeline.push_back({run_duration_ns, state.live});  // the state at the end of the run
     }
     for (const auto& [device, bytes] : state.device_live) memory.device_peaks.emplace_back(device, bytes.second);

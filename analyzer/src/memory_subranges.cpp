@@ -24,7 +24,7 @@ struct Precedence {
 void resolve_piece(const std::vector<SubRange>& ranges, const std::vector<uint32_t>& covering, int64_t bytes,
                    ResolvedSubRanges& out) {
     struct Change {
-        int64_t time;
+        int64_t trace_ns;
         bool starts;
         uint32_t range;
     };
@@ -35,7 +35,7 @@ void resolve_piece(const std::vector<SubRange>& ranges, const std::vector<uint32
         changes.push_back({ranges[r].end_ns, false, r});
     }
     std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
-        if (a.time != b.time) return a.time < b.time;
+        if (a.trace_ns != b.trace_ns) return a.trace_ns < b.trace_ns;
         return a.starts < b.starts;  // ends first: [begin, end) intervals
     });
     std::set<uint32_t, Precedence> active(Precedence{&ranges});
@@ -48,8 +48,8 @@ void resolve_piece(const std::vector<SubRange>& ranges, const std::vector<uint32
         open.category = -1;
     };
     for (size_t i = 0; i < changes.size();) {
-        const int64_t t = changes[i].time;
-        for (; i < changes.size() && changes[i].time == t; ++i) {
+        const int64_t t = changes[i].trace_ns;
+        for (; i < changes.size() && changes[i].trace_ns == t; ++i) {
             if (changes[i].starts) {
                 if (!active.empty()) out.overlapped = true;
                 active.insert(changes[i].range);
@@ -63,7 +63,7 @@ void resolve_piece(const std::vector<SubRange>& ranges, const std::vector<uint32
         close_at(t);
         if (category >= 0) open = {bytes, t, t, category, low};
     }
-    close_at(changes.empty() ? 0 : changes.back().time);
+    close_at(changes.empty() ? 0 : changes.back().trace_ns);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ void tag_check(trace::JsonWriter& json, const MemoryMetrics& m) {
 
 void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.begin_object("memory");
-    json.value("allocations", m.allocations).value("peak_bytes", m.peak_bytes).value("peak_s", s_of(m.peak_ns));
+    json.value("allocations", m.allocations).value("peak_bytes", m.peak_bytes).value("peak_s", s_of(m.peak_trace_ns));
     json.value("tagged", m.tagged);
     categories(json, "at_peak", m.at_peak);
     categories(json, "category_max", m.category_max);
@@ -68,7 +68,7 @@ void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.end_array();
     json.begin_array("points");
     for (const MemoryPoint& p : m.timeline) {
-        json.begin_array().value("", s_of(p.t_ns));
+        json.begin_array().value("", s_of(p.trace_ns));
         for (int64_t b : p.bytes) json.value("", b);
         json.end_array();
     }

@@ -122,7 +122,7 @@ Section memory(const Report& r, bool with_charts) {
     }
     for (const std::string& remark : m.tags.remarks) s.lines.push_back("memory tags: " + remark);
     s.lines.push_back("peak live device memory: " + format_bytes(m.peak_bytes) + " at " +
-                      seconds(static_cast<double>(m.peak_ns) * 1e-9) + " (" + std::to_string(m.allocations) +
+                      seconds(static_cast<double>(m.peak_trace_ns) * 1e-9) + " (" + std::to_string(m.allocations) +
                       " device allocations; memory covers the whole run)");
     if (m.tagged) {
         s.lines.push_back("low confidence: the share of a category's bytes at the peak whose tag has a confidence below " +

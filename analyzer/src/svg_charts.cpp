@@ -61,7 +61,8 @@ std::string legend(double y, const std::vector<std::pair<std::string, const char
 
 std::string memory_timeline_chart(const MemoryMetrics& memory, int64_t run_duration_ns) {
     if (memory.timeline.empty()) return {};
-    const double duration = static_cast<double>(std::max<int64_t>(run_duration_ns, memory.timeline.back().t_ns) + 1);
+    const double duration =
+        static_cast<double>(std::max<int64_t>(run_duration_ns, memory.timeline.back().trace_ns) + 1);
     double max_total = 1;
     for (const MemoryPoint& p : memory.timeline) {
         int64_t total = 0;
@@ -83,13 +84,13 @@ std::string memory_timeline_chart(const MemoryMetrics& memory, int64_t run_durat
         // Steps: each value holds until the next point; the last holds to the end of the run.
         std::string path;
         for (size_t i = 0; i < upper.size(); ++i) {
-            const double x0 = x_of(memory.timeline[i].t_ns);
-            const double x1 = i + 1 < upper.size() ? x_of(memory.timeline[i + 1].t_ns) : kLeft + plot_w;
+            const double x0 = x_of(memory.timeline[i].trace_ns);
+            const double x1 = i + 1 < upper.size() ? x_of(memory.timeline[i + 1].trace_ns) : kLeft + plot_w;
             path += (i == 0 ? "M" : "L") + num(x0) + " " + num(y_of(upper[i])) + " L" + num(x1) + " " + num(y_of(upper[i]));
         }
         for (size_t i = upper.size(); i-- > 0;) {
-            const double x0 = x_of(memory.timeline[i].t_ns);
-            const double x1 = i + 1 < upper.size() ? x_of(memory.timeline[i + 1].t_ns) : kLeft + plot_w;
+            const double x0 = x_of(memory.timeline[i].trace_ns);
+            const double x1 = i + 1 < upper.size() ? x_of(memory.timeline[i + 1].trace_ns) : kLeft + plot_w;
             path += " L" + num(x1) + " " + num(y_of(lower[i])) + " L" + num(x0) + " " + num(y_of(lower[i]));
         }
         out += "<path d=\"" + path + " Z\" fill=\"" + kColors[c] + "\" stroke=\"none\"><title>" +

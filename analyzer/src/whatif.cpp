@@ -45,7 +45,7 @@ WhatIfScenario make_scenario(const std::string& name, const Replayed& replayed, 
     WhatIfScenario s;
     s.name = name;
     s.peak_bytes = replayed.peak_bytes;
-    s.peak_ns = replayed.peak_ns;
+    s.peak_trace_ns = replayed.peak_trace_ns;
     s.at_peak = replayed.at_peak;
     for (const auto& [device, peak] : replayed.device_peaks) {
         s.device_peak_bytes = std::max(s.device_peak_bytes, peak);

@@ -100,7 +100,7 @@ CheckpointFacts read_checkpoint_facts(const TraceFile& trace, const std::vector<
             const auto index = operand ? index_of.find(*operand) : index_of.end();
             if (index != index_of.end()) facts.touches.push_back({row.begin_ns, index->second, row.id, writes});
         }
-    auto by_time = [](const auto& x, const auto& y) { return x.time_ns < y.time_ns; };
+    auto by_time = [](const auto& x, const auto& y) { return x.trace_ns < y.trace_ns; };
     std::stable_sort(facts.touches.begin(), facts.touches.end(), by_time);
     std::sort(facts.kernels.begin(), facts.kernels.end(),
               [](const TimedKernel& x, const TimedKernel& y) { return x.launch_ns < y.launch_ns; });
@@ -130,10 +130,10 @@ ForwardLayers read_layers(const CheckpointFacts& facts, const std::vector<Alloca
     ForwardLayers layers;
     int64_t last_call = -1;
     for (const AllocationTouch& t : facts.touches) {
-        if (t.time_ns < forward.first || t.time_ns > forward.second) continue;
+        if (t.trace_ns < forward.first || t.trace_ns > forward.second) continue;
         if (t.library_call < 0 || t.library_call == last_call || allocations[t.allocation].category != kWeights)
             continue;
-        layers.starts.push_back(t.time_ns);
+        layers.starts.push_back(t.trace_ns);
         last_call = t.library_call;
     }
     return layers;
@@ -145,14 +145,14 @@ std::unordered_map<size_t, AccessSpan> access_spans(const CheckpointFacts& facts
                                                     Span forward, Span backward) {
     std::unordered_map<size_t, AccessSpan> spans;
     for (const AllocationTouch& t : facts.touches) {
-        if (t.time_ns >= forward.first && t.time_ns <= forward.second) {
-            const int layer = layers.layer_at(t.time_ns);
-            auto [it, fresh] = spans.try_emplace(t.allocation, AccessSpan{layer, layer, t.time_ns, INT64_MAX});
+        if (t.trace_ns >= forward.first && t.trace_ns <= forward.second) {
+            const int layer = layers.layer_at(t.trace_ns);
+            auto [it, fresh] = spans.try_emplace(t.allocation, AccessSpan{layer, layer, t.trace_ns, INT64_MAX});
             it->second.last_layer = std::max(it->second.last_layer, layer);
-            it->second.last_forward_ns = std::max(it->second.last_forward_ns, t.time_ns);
-        } else if (t.time_ns >= backward.first && t.time_ns <= backward.second) {
+            it->second.last_forward_ns = std::max(it->second.last_forward_ns, t.trace_ns);
+        } else if (t.trace_ns >= backward.first && t.trace_ns <= backward.second) {
             const auto it = spans.find(t.allocation);
-            if (it != spans.end()) it->second.first_backward_ns = std::min(it->second.first_backward_ns, t.time_ns);
+            if (it != spans.end()) it->second.first_backward_ns = std::min(it->second.first_backward_ns, t.trace_ns);
         }
     }
     return spans;
@@ -167,8 +167,8 @@ double recomputed_kernel_ns(const CheckpointFacts& facts, const ForwardLayers& l
     int64_t cutoff = INT64_MIN;
     std::unordered_set<int64_t> writer_calls;
     for (const AllocationTouch& t : facts.touches)
-        if (t.writes && t.time_ns >= forward.first && t.time_ns <= forward.second && members.count(t.allocation)) {
-            cutoff = std::max(cutoff, t.time_ns);
+        if (t.writes && t.trace_ns >= forward.first && t.trace_ns <= forward.second && members.count(t.allocation)) {
+            cutoff = std::max(cutoff, t.trace_ns);
             if (t.library_call >= 0) writer_calls.insert(t.library_call);
         }
     double ns = 0;

@@ -16,9 +16,10 @@
 namespace tbdprof::analyzer {
 
 // One access of a device allocation by the device: a kernel's pointer argument (kernel_allocations)
-// or a library call's operand (library_calls a/b/c). Times are host times (a kernel's launch).
+// or a library call's operand (library_calls a/b/c), at the trace time the host queued it (a
+// kernel's launch).
 struct AllocationTouch {
-    int64_t time_ns = 0;
+    int64_t trace_ns = 0;
     size_t allocation = 0;      // index into the run's allocations (real ones only)
     int64_t library_call = -1;  // the GEMM (or other library call) it belongs to; -1: a plain kernel
     bool writes = false;        // a non-const pointer argument, or a GEMM's output operand

@@ -144,7 +144,7 @@ std::string render_json(const WhatIfResult& r) {
     json.begin_array("scenarios");
     for (const WhatIfScenario& s : r.scenarios) {
         json.begin_object();
-        json.value("name", s.name).value("peak_bytes", s.peak_bytes).value("peak_ns", s.peak_ns);
+        json.value("name", s.name).value("peak_bytes", s.peak_bytes).value("peak_ns", s.peak_trace_ns);
         json.value("device_peak_bytes", s.device_peak_bytes);
         json.begin_object("by_category");
         for (int c = 0; c < kCategoryCount; ++c) json.value(category_name(c), s.at_peak[static_cast<size_t>(c)]);

@@ -31,11 +31,11 @@ class Pool {
 public:
     explicit Pool(std::vector<PoolSegment>& segments) : segments_(segments) {}
 
-    void allocate(int64_t tensor, int64_t bytes, int64_t time_ns) {
+    void allocate(int64_t tensor, int64_t bytes, int64_t trace_ns) {
         const int64_t size = round_up(std::max<int64_t>(bytes, 1), kRound);
         const bool small = size <= kSmallRequest;
         auto it = best_fit(size, small);
-        if (it == blocks_.end()) it = new_segment(size, small, time_ns);
+        if (it == blocks_.end()) it = new_segment(size, small, trace_ns);
         Block& block = it->second;
         const int64_t rest = block.size - size;
         if (small ? rest >= kRound : rest > kSmallRequest) {
@@ -79,13 +79,13 @@ private:
         return best;
     }
 
-    Blocks::iterator new_segment(int64_t size, bool small, int64_t time_ns) {
+    Blocks::iterator new_segment(int64_t size, bool small, int64_t trace_ns) {
         const int64_t bytes = size <= kSmallRequest ? kSmallSegment
                               : size < kMidRequest  ? kMidSegment
                                                     : round_up(size, kLargeRound);
         const int64_t start = next_address_;
         next_address_ += bytes;
-        segments_.push_back({time_ns, bytes});
+        segments_.push_back({trace_ns, bytes});
         return blocks_.emplace(start, Block{bytes, start, true, small}).first;
     }
 
@@ -100,11 +100,11 @@ class ExpandablePool {
 public:
     explicit ExpandablePool(std::vector<PoolSegment>& pages) : pages_(pages) {}
 
-    void allocate(int64_t tensor, int64_t bytes, int64_t time_ns) {
+    void allocate(int64_t tensor, int64_t bytes, int64_t trace_ns) {
         const int64_t size = round_up(std::max<int64_t>(bytes, 1), kRound);
         Segment& segment = segments_[size <= kSmallRequest ? 0 : 1];
         auto it = best_fit(segment, size);
-        if (it == segment.blocks.end()) it = grow(segment, size, time_ns);
+        if (it == segment.blocks.end()) it = grow(segment, size, trace_ns);
         const int64_t rest = it->second.size - size;
         if (rest >= kRound) {  // expandable segments split at 512 B in both pools
             it->second.size = size;
@@ -158,12 +158,12 @@ private:
     }
 
     // Maps the pages the request needs beyond the free block at the mapped end (if any).
-    Blocks::iterator grow(Segment& segment, int64_t size, int64_t time_ns) {
+    Blocks::iterator grow(Segment& segment, int64_t size, int64_t trace_ns) {
         auto last = segment.blocks.empty() ? segment.blocks.end() : std::prev(segment.blocks.end());
         if (last == segment.blocks.end() || !last->second.free)
             last = segment.blocks.emplace(segment.mapped_bytes, Block{0, 0, true, true}).first;
         while (last->second.size < size) {
-            pages_.push_back({time_ns, segment.page_bytes});
+            pages_.push_back({trace_ns, segment.page_bytes});
             segment.mapped_bytes += segment.page_bytes;
             last->second.size += segment.page_bytes;
         }
@@ -181,7 +181,7 @@ std::vector<PoolSegment> replay_requests(const std::vector<PoolEvent>& events) {
     PoolType pool(segments);
     for (const PoolEvent& e : events) {
         if (e.alloc)
-            pool.allocate(e.tensor, e.bytes, e.time_ns);
+            pool.allocate(e.tensor, e.bytes, e.trace_ns);
         else
             pool.release(e.tensor);
     }

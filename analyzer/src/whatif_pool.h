@@ -12,7 +12,7 @@ namespace tbdprof::analyzer {
 
 // One tensor request or release, in replay order.
 struct PoolEvent {
-    int64_t time_ns = 0;
+    int64_t trace_ns = 0;
     bool alloc = true;
     int64_t tensor = 0;  // identifies the tensor between its allocation and release
     int64_t bytes = 0;   // for an allocation

@@ -16,7 +16,7 @@ std::vector<PoolEvent> piece_events(const RecordedRun& run, const std::vector<Ev
     for (const Event& e : events) {
         const Allocation& a = run.allocations[e.index];
         if (a.real || a.bytes <= 0 || a.segment < 0 || !pool.pooled[static_cast<size_t>(a.segment)]) continue;
-        out.push_back({e.time, e.is_alloc(), static_cast<int64_t>(e.index), bytes[e.index]});
+        out.push_back({e.trace_ns, e.is_alloc(), static_cast<int64_t>(e.index), bytes[e.index]});
     }
     return out;
 }
@@ -36,7 +36,7 @@ std::vector<PoolEvent> pool_events(const std::vector<PoolTensor>& tensors, const
         ordered.push_back({{t.end_ns, false, tensor, 0}, t.end_ns == t.begin_ns ? 2 : 0});
     }
     std::stable_sort(ordered.begin(), ordered.end(), [](const Ordered& x, const Ordered& y) {
-        if (x.event.time_ns != y.event.time_ns) return x.event.time_ns < y.event.time_ns;
+        if (x.event.trace_ns != y.event.trace_ns) return x.event.trace_ns < y.event.trace_ns;
         return x.order < y.order;
     });
     std::vector<PoolEvent> out;

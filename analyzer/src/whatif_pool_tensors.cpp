@@ -210,11 +210,11 @@ std::unordered_map<int64_t, std::vector<SegmentUse>> uses_by_segment(
         }
         const MappedPlace& place = mapped.place.at(found->second);
         auto& into = out[allocations[place.head].id];
-        for (SegmentUse u : list) into.push_back({u.offset_bytes + place.offset, u.host_ns});
+        for (SegmentUse u : list) into.push_back({u.offset_bytes + place.offset, u.trace_ns});
     }
     for (auto& [id, list] : out)
         std::stable_sort(list.begin(), list.end(),
-                         [](const SegmentUse& x, const SegmentUse& y) { return x.host_ns < y.host_ns; });
+                         [](const SegmentUse& x, const SegmentUse& y) { return x.trace_ns < y.trace_ns; });
     return out;
 }
 
@@ -230,7 +230,7 @@ int64_t largest_request(const MappedSegments& mapped, size_t segment, int64_t se
 
 void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses) {
     struct Edge {
-        int64_t time_ns;
+        int64_t trace_ns;
         int kind;  // 0: a life ends, 1: one begins; at one instant ends first (the next tensor takes the bytes)
         size_t tensor;
     };
@@ -241,16 +241,16 @@ void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<Segment
         edges.push_back({tensors[t].end_ns, 0, t});
     }
     std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
-        return x.time_ns != y.time_ns ? x.time_ns < y.time_ns : x.kind < y.kind;
+        return x.trace_ns != y.trace_ns ? x.trace_ns < y.trace_ns : x.kind < y.kind;
     });
     std::vector<int64_t> last_use(tensors.size(), INT64_MIN);
     std::map<int64_t, size_t> live;  // offset -> tensor; a pooled byte holds one tensor at a time
     size_t next_use = 0;
     for (const Edge& edge : edges) {
         // Uses queued before this instant belong to the tensors live until it.
-        for (; next_use < uses.size() && uses[next_use].host_ns < edge.time_ns; ++next_use) {
+        for (; next_use < uses.size() && uses[next_use].trace_ns < edge.trace_ns; ++next_use) {
             const size_t user = user_of(live, tensors, uses[next_use]);
-            if (user != SIZE_MAX) last_use[user] = std::max(last_use[user], uses[next_use].host_ns);
+            if (user != SIZE_MAX) last_use[user] = std::max(last_use[user], uses[next_use].trace_ns);
         }
         const int64_t offset = tensors[edge.tensor].offset;
         if (edge.kind == 1) {

@@ -64,7 +64,7 @@ std::unordered_map<int64_t, std::vector<SegmentUse>> read_segment_uses(
     add_copy_uses(trace, segment_address, uses);
     for (auto& [segment, list] : uses)
         std::stable_sort(list.begin(), list.end(),
-                         [](const SegmentUse& x, const SegmentUse& y) { return x.host_ns < y.host_ns; });
+                         [](const SegmentUse& x, const SegmentUse& y) { return x.trace_ns < y.trace_ns; });
     return uses;
 }
 

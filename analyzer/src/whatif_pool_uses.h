@@ -1,7 +1,7 @@
 // Where and when the program used the bytes of its pooled segments, for the what-if's pool order
 // (whatif_pool_tensors.h): every pointer its work was given inside a segment (kernel pointer
 // arguments, library operands and workspaces, copy sources and destinations, set destinations), with
-// the host time the work was queued. The tagger's end of a pool tensor is an upper bound (docs/
+// the trace time the host queued the work. The tagger's end of a pool tensor is an upper bound (docs/
 // tagging.md: the moment its space is next used, or the step's end); these uses give the lower bound.
 #pragma once
 
@@ -15,7 +15,7 @@ namespace tbdprof::analyzer {
 
 struct SegmentUse {
     int64_t offset_bytes = 0;  // from the segment's start
-    int64_t host_ns = 0;       // when the host queued the work (a kernel's launch, a call's begin)
+    int64_t trace_ns = 0;      // when the host queued the work (a kernel's launch, a call's begin)
 };
 
 // Uses of the segments in `segment_address` (allocation id -> device address), per segment id,

@@ -18,15 +18,15 @@ Replayed replay(const std::vector<Allocation>& allocations, const std::vector<Ev
         live[static_cast<size_t>(a.category)] += delta;
         total += delta;
         device_live[a.device].first += delta;
-        if (position + 1 < events.size() && events[position + 1].time == event.time &&
+        if (position + 1 < events.size() && events[position + 1].trace_ns == event.trace_ns &&
             events[position + 1].order == event.order)
             continue;
         for (auto& [device, state] : device_live) state.second = std::max(state.second, state.first);
         for (int c = 0; c < kCategoryCount; ++c) out.category_max[c] = std::max(out.category_max[c], live[c]);
-        if (timeline) timeline->push_back({event.time, live});
+        if (timeline) timeline->push_back({event.trace_ns, live});
         if (total > out.peak_bytes) {
             out.peak_bytes = total;
-            out.peak_ns = event.time;
+            out.peak_trace_ns = event.trace_ns;
             out.at_peak = live;
         }
     }

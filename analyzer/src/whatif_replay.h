@@ -12,7 +12,7 @@
 namespace tbdprof::analyzer::whatif {
 
 struct Replayed {
-    int64_t peak_bytes = 0, peak_ns = 0;
+    int64_t peak_bytes = 0, peak_trace_ns = 0;
     CategoryBytes at_peak{}, category_max{};
     std::map<int64_t, int64_t> device_peaks;
 };

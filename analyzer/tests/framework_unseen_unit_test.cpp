@@ -49,7 +49,7 @@ TEST_CASE("memory outside a pool by kind, at the peak and in total; pool workspa
     call(t, "cudnnConvolutionForward", 2, 6, 10, base + " + 50, 100, " + id);
     call(t, "cudnnConvolutionForward", 2, 2, 3, base + " + 600, 40, " + id);
     const Report r = analyze_trace(t.finish(100), AnalysisOptions{});
-    REQUIRE(r.memory.peak_ns == 8);
+    REQUIRE(r.memory.peak_trace_ns == 8);
     const FrameworkUnseenMemory& u = r.unseen;
     REQUIRE(u.present);
     CHECK(u.allocator == "a pool allocator");

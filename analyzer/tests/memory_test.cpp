@@ -21,7 +21,7 @@ TEST_CASE("peak live device bytes, categories at the peak and their own maxima")
     const MemoryMetrics& m = r.memory;
     CHECK(m.allocations == 4);
     CHECK(m.peak_bytes == 300);
-    CHECK(m.peak_ns == 10);
+    CHECK(m.peak_trace_ns == 10);
     CHECK(m.at_peak[cat("weights")] == 100);
     CHECK(m.at_peak[cat("activations")] == 200);
     CHECK(m.at_peak[kUntagged] == 0);
@@ -85,7 +85,7 @@ TEST_CASE("pooled segments count by their tagged sub-ranges; the rest is unattri
     const Report r = analyze_trace(t.finish(200), AnalysisOptions{});
     const MemoryMetrics& m = r.memory;
     CHECK(m.peak_bytes == 1500);  // the segment is live all its life, whatever its tensors do
-    CHECK(m.peak_ns == 20);
+    CHECK(m.peak_trace_ns == 20);
     CHECK(m.at_peak[cat("weights")] == 300);
     CHECK(m.at_peak[cat("activations")] == 200);
     CHECK(m.at_peak[cat("gradients")] == 500);
@@ -162,7 +162,7 @@ TEST_CASE("a segment live at the peak before its tensors are used is listed as u
     const Report r = analyze_trace(t.finish(300), AnalysisOptions{});
     const MemoryMetrics& m = r.memory;
     CHECK(m.peak_bytes == 500);
-    CHECK(m.peak_ns == 50);  // the first moment the peak is reached: the segment's allocation
+    CHECK(m.peak_trace_ns == 50);  // the first moment the peak is reached: the segment's allocation
     CHECK(m.at_peak[cat("gradients")] == 0);
     CHECK(m.at_peak[kUntagged] == 400);
     CHECK(m.category_max[cat("gradients")] == 300);

@@ -258,7 +258,7 @@ TEST_CASE("sub-ranges carry their own confidence into the low-confidence bytes")
         "(1, 0, 300, 10, 90, 'weights', 0.9), (1, 300, 200, 10, 90, 'weights', 0.4), "
         "(1, 500, 100, 10, 90, 'gradients', 0.6)");
     const Report r = analyze_trace(t.finish(100), AnalysisOptions{});
-    REQUIRE(r.memory.peak_ns == 20);
+    REQUIRE(r.memory.peak_trace_ns == 20);
     CHECK(r.memory.at_peak[cat("weights")] == 500);
     CHECK(r.memory.low_confidence_at_peak[cat("input")] == 0);
     CHECK(r.memory.low_confidence_at_peak[cat("weights")] == 200);

@@ -55,7 +55,7 @@ void produce(uint64_t events, std::atomic<int>& ready, int threads, ProducerResu
     SyntheticLaunch record{};
     record.launch.candidate_count = 3;
     for (uint64_t i = 0; i < events; ++i) {
-        record.launch.ts_ns = i;
+        record.launch.host_ns = i;
         record.launch.sequence = i;
         for (auto& c : record.candidates) c.value = 0x7f0000000000ull + i * 64;
         constexpr size_t size = sizeof record;

@@ -7,8 +7,8 @@
 
 #include "tbdprof/collector/clock.h"
 #include "tbdprof/collector/hash_set.h"
+#include "tbdprof/collector/iteration_signature.h"
 #include "tbdprof/collector/recorder.h"
-#include "tbdprof/collector/step_signature.h"
 #include "tbdprof/collector/user_messages.h"
 #include "tbdprof/step_names.h"
 
@@ -18,7 +18,7 @@ constinit std::atomic<int> g_gate{kOpen};
 
 namespace {
 
-enum class Mode { Everything, ProfilerApi, Nvtx, Time, Steps };
+enum class Mode { Everything, ProfilerApi, Nvtx, Time, Iterations };
 
 // What the time mode is waiting for; what a transition asked for by the writer is.
 enum class TimeState { WaitingDelay, Opened, Done };
@@ -29,7 +29,7 @@ struct Config {
     uint64_t nvtx_name = 0;  // nvtx:NAME, the string id of NAME
     char nvtx_text[256] = {};
     uint64_t delay_ns = 0, duration_ns = 0, process_start_host_ns = 0;
-    int64_t first_step = 0, last_step = 0;
+    int64_t first_iteration = 0, last_iteration = 0;
 };
 // Constant-initialized: the preload library's constructor may run before this file's initializers.
 constinit Config g_config{};
@@ -49,12 +49,13 @@ bool g_window_open = false;  // under g_lock
 std::atomic<bool> g_wants_names{false};
 LockFreeHashSet<1024> g_matching_names;  // string ids of range names that open windows
 
-// nvtx mode: matching ranges open (any thread); steps mode: step ranges open, the step number.
+// nvtx mode: matching ranges open (any thread); iterations mode (--steps): NVTX step ranges open, the
+// iteration number.
 int g_matching_depth = 0;
-int g_step_depth = 0;
-int64_t g_step_index = -1;
-bool g_steps_from_nvtx = false;
-bool g_steps_done = false;
+int g_iteration_depth = 0;
+int64_t g_iteration_index = -1;
+bool g_iterations_from_nvtx = false;
+bool g_iterations_done = false;
 
 // time mode
 std::atomic<int> g_time_state{static_cast<int>(TimeState::WaitingDelay)};
@@ -65,7 +66,7 @@ int initial_gate() {
     switch (g_config.mode) {
         case Mode::Everything:
             return kOpen;
-        case Mode::Steps:
+        case Mode::Iterations:
             return kWatch;  // counts launches until NVTX step ranges show up
         default:
             return kClosed;
@@ -75,7 +76,7 @@ int initial_gate() {
 void emit_window(bool opened, std::string_view reason) {
     ThreadState& thread = thread_state();
     raw::RawCaptureWindow w{};
-    w.ts_ns = host_monotonic_ns();
+    w.host_ns = host_monotonic_ns();
     w.reason_string = reason.empty() ? 0 : intern_string(thread, reason);
     w.opened = opened ? 1 : 0;
     emit_record(thread, raw::RecordKind::CaptureWindow, w);
@@ -90,7 +91,7 @@ void open_window(std::string_view reason) {
     if (g_activity_switch != nullptr) g_activity_switch(true);
     emit_window(true, reason);
     // --steps counting launches keeps looking at every launch to see the window's end.
-    const bool counting = g_config.mode == Mode::Steps && !g_steps_from_nvtx;
+    const bool counting = g_config.mode == Mode::Iterations && !g_iterations_from_nvtx;
     g_gate.store(counting ? kWatch : kOpen, std::memory_order_release);
 }
 
@@ -105,12 +106,12 @@ void close_window(int next_gate) {
     if (g_activity_switch != nullptr) g_activity_switch(false);
 }
 
-std::string steps_reason(const char* how) {
-    return "--steps " + std::to_string(g_config.first_step) + ":" + std::to_string(g_config.last_step) + " (" + how +
-           ")";
+std::string iterations_reason(const char* how) {
+    return "--steps " + std::to_string(g_config.first_iteration) + ":" + std::to_string(g_config.last_iteration) +
+           " (" + how + ")";
 }
 
-bool parse_steps(const char* text, int64_t& first, int64_t& last) {
+bool parse_iterations(const char* text, int64_t& first, int64_t& last) {
     char* end = nullptr;
     first = std::strtoll(text, &end, 10);
     if (end == text || *end != ':') return false;
@@ -126,26 +127,28 @@ uint64_t read_ns(const char* name) {
 
 // --steps without NVTX step ranges: one launch, under g_lock. True when it is recorded.
 bool count_launch(const void* function) {
-    if (g_steps_done) return false;
-    const StepSignature::Step step = step_signature().on_launch(function);
-    if (step.index < 0) return false;  // still learning the repeating sequence, or none found
-    if (step.starts_step && step.index > g_config.last_step) {
+    if (g_iterations_done) return false;
+    const IterationSignature::Iteration iteration = iteration_signature().on_launch(function);
+    if (iteration.index < 0) return false;  // still learning the repeating sequence, or none found
+    if (iteration.starts_iteration && iteration.index > g_config.last_iteration) {
         if (!g_window_open) {
-            // Recognized only after the requested steps had passed: nothing can be captured.
-            tell_user("--steps %lld:%lld: the repeating launch sequence was recognized only at step "
-                      "%lld; nothing captured (use NVTX step ranges, or later steps)",
-                         static_cast<long long>(g_config.first_step), static_cast<long long>(g_config.last_step),
-                         static_cast<long long>(step.index));
+            // Recognized only after the requested iterations had passed: nothing can be captured.
+            tell_user(
+                "--steps %lld:%lld: the repeating launch sequence was recognized only at step "
+                "%lld; nothing captured (use NVTX step ranges, or later steps)",
+                static_cast<long long>(g_config.first_iteration), static_cast<long long>(g_config.last_iteration),
+                static_cast<long long>(iteration.index));
         }
         close_window(kClosed);
-        g_steps_done = true;
+        g_iterations_done = true;
         return false;
     }
-    if (step.starts_step && !g_window_open && step.index >= g_config.first_step) {
-        // Normally exactly first_step; later when the sequence was recognized after it had passed.
+    if (iteration.starts_iteration && !g_window_open && iteration.index >= g_config.first_iteration) {
+        // Normally exactly first_iteration; later when the sequence was recognized after it had passed.
         std::string how = "launches of the kernel that begins each repetition";
-        if (step.index != g_config.first_step) how += "; recognized at step " + std::to_string(step.index);
-        open_window(steps_reason(how.c_str()));
+        if (iteration.index != g_config.first_iteration)
+            how += "; recognized at step " + std::to_string(iteration.index);
+        open_window(iterations_reason(how.c_str()));
     }
     return g_window_open;
 }
@@ -167,8 +170,8 @@ bool configure_from_environment(uint64_t process_start_host_ns) {
         g_config.nvtx_name = string_id_of(g_config.nvtx_text);
         g_matching_names.insert(g_config.nvtx_name);
     } else if (std::strncmp(setting, "steps:", 6) == 0 &&
-               parse_steps(setting + 6, g_config.first_step, g_config.last_step)) {
-        g_config.mode = Mode::Steps;
+               parse_iterations(setting + 6, g_config.first_iteration, g_config.last_iteration)) {
+        g_config.mode = Mode::Iterations;
         g_wants_names.store(true, std::memory_order_relaxed);
     } else if (std::strcmp(setting, "time") == 0) {
         g_config.mode = Mode::Time;
@@ -204,7 +207,8 @@ bool admits_slow(Event event, const void* function) {
         close_window(kClosed);
         g_time_state.store(static_cast<int>(TimeState::Done));
     }
-    if (g_config.mode == Mode::Steps && !g_steps_from_nvtx && event == Event::Launch) return count_launch(function);
+    if (g_config.mode == Mode::Iterations && !g_iterations_from_nvtx && event == Event::Launch)
+        return count_launch(function);
     return g_window_open;
 }
 
@@ -226,38 +230,39 @@ bool wants_range_names() {
 
 void classify_range_name(uint64_t id, std::string_view text) {
     if (!wants_range_names()) return;
-    if (g_config.mode == Mode::Steps && steps::looks_like_step(text)) g_matching_names.insert(id);
+    if (g_config.mode == Mode::Iterations && steps::looks_like_step(text)) g_matching_names.insert(id);
 }
 
 void on_range_begin(uint64_t name_string) {
-    if (g_config.mode != Mode::Nvtx && g_config.mode != Mode::Steps) return;
+    if (g_config.mode != Mode::Nvtx && g_config.mode != Mode::Iterations) return;
     if (name_string == 0 || !g_matching_names.contains(name_string)) return;
     Locked lock;
     if (g_config.mode == Mode::Nvtx) {
         if (g_matching_depth++ == 0) open_window(std::string("nvtx range ") + g_config.nvtx_text);
         return;
     }
-    if (g_step_depth++ != 0 || g_steps_done) return;  // steps nested in steps count once
-    g_steps_from_nvtx = true;
-    ++g_step_index;
-    if (g_step_index == g_config.first_step) {
-        open_window(steps_reason("NVTX step ranges"));
+    if (g_iteration_depth++ != 0 || g_iterations_done) return;  // step ranges nested in step ranges count once
+    g_iterations_from_nvtx = true;
+    ++g_iteration_index;
+    if (g_iteration_index == g_config.first_iteration) {
+        open_window(iterations_reason("NVTX step ranges"));
     } else if (!g_window_open) {
         g_gate.store(kClosed, std::memory_order_release);  // NVTX decides from now on: no launch counting
     }
 }
 
 void on_range_end(uint64_t name_string) {
-    if (g_config.mode != Mode::Nvtx && g_config.mode != Mode::Steps) return;
+    if (g_config.mode != Mode::Nvtx && g_config.mode != Mode::Iterations) return;
     if (name_string == 0 || !g_matching_names.contains(name_string)) return;
     Locked lock;
     if (g_config.mode == Mode::Nvtx) {
         if (g_matching_depth > 0 && --g_matching_depth == 0) close_window(kClosed);
         return;
     }
-    if (g_step_depth > 0 && --g_step_depth == 0 && g_step_index >= g_config.last_step && g_window_open) {
+    if (g_iteration_depth > 0 && --g_iteration_depth == 0 && g_iteration_index >= g_config.last_iteration &&
+        g_window_open) {
         close_window(kClosed);
-        g_steps_done = true;
+        g_iterations_done = true;
     }
 }
 
@@ -284,12 +289,12 @@ void set_activity_switch(ActivitySwitch fn) {
 void reset_after_fork() {
     g_lock.clear();
     g_window_open = false;
-    g_matching_depth = g_step_depth = 0;
-    g_step_index = -1;
-    g_steps_from_nvtx = g_steps_done = false;
+    g_matching_depth = g_iteration_depth = 0;
+    g_iteration_index = -1;
+    g_iterations_from_nvtx = g_iterations_done = false;
     g_time_state.store(static_cast<int>(TimeState::WaitingDelay));
     g_pending.store(static_cast<int>(Pending::None));
-    step_signature().reset();
+    iteration_signature().reset();
     configure_from_environment(host_monotonic_ns());  // the child's delay counts from its own start
 }
 

@@ -210,8 +210,8 @@ bool convert(ThreadState& thread, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         raw::RawDeviceActivity out{};
-        out.start_ns = g_device_clock.host_monotonic_ns(k->start);
-        out.end_ns = g_device_clock.host_monotonic_ns(k->end);
+        out.start_host_ns = g_device_clock.host_monotonic_ns(k->start);
+        out.end_host_ns = g_device_clock.host_monotonic_ns(k->end);
         out.correlation_id = k->correlationId;
         out.name_string = k->name != nullptr ? intern_string(thread, k->name) : 0;
         out.stream_id = k->streamId;
@@ -223,8 +223,8 @@ bool convert(ThreadState& thread, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
         raw::RawDeviceActivity out{};
-        out.start_ns = g_device_clock.host_monotonic_ns(c->start);
-        out.end_ns = g_device_clock.host_monotonic_ns(c->end);
+        out.start_host_ns = g_device_clock.host_monotonic_ns(c->start);
+        out.end_host_ns = g_device_clock.host_monotonic_ns(c->end);
         out.correlation_id = c->correlationId;
         out.bytes = c->bytes;
         out.stream_id = c->streamId;
@@ -237,8 +237,8 @@ bool convert(ThreadState& thread, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
         raw::RawDeviceActivity out{};
-        out.start_ns = g_device_clock.host_monotonic_ns(s->start);
-        out.end_ns = g_device_clock.host_monotonic_ns(s->end);
+        out.start_host_ns = g_device_clock.host_monotonic_ns(s->start);
+        out.end_host_ns = g_device_clock.host_monotonic_ns(s->end);
         out.correlation_id = s->correlationId;
         out.bytes = s->bytes;
         out.stream_id = s->streamId;
@@ -281,8 +281,9 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         raw::RawDropped out{};
         out.count = dropped;
         out.cause = raw::DropCause::CuptiBuffers;
-        back_pressure::take_cupti_refusal_times(out.first_ns, out.last_ns);
-        if (out.last_ns == 0) out.first_ns = out.last_ns = host_monotonic_ns();  // the test knob's drops: now
+        back_pressure::take_cupti_refusal_times(out.first_host_ns, out.last_host_ns);
+        if (out.last_host_ns == 0)
+            out.first_host_ns = out.last_host_ns = host_monotonic_ns();  // the test knob's drops: now
         emit_record(thread, raw::RecordKind::Dropped, out);
     }
     if (buffer != nullptr) {

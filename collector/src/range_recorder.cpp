@@ -39,8 +39,8 @@ constinit std::atomic<uint64_t> g_next_start_id{1};
 void write_range(ThreadState& thread, raw::RangeKind kind, uint64_t begin_host_ns, uint64_t end_host_ns, uint64_t name,
                  uint64_t domain, uint32_t begin_tid, int depth) {
     raw::RawRange r{};
-    r.begin_ns = begin_host_ns;
-    r.end_ns = end_host_ns;
+    r.begin_host_ns = begin_host_ns;
+    r.end_host_ns = end_host_ns;
     r.name_string = name;
     r.domain_string = domain;
     r.begin_tid = begin_tid;

@@ -73,7 +73,7 @@ bool RawWriter::open(const char* path, const WriterIdentity& identity) {
     header.version = raw::kVersion;
     header.pid = identity.pid;
     header.parent_pid = identity.parent_pid;
-    header.start_ns = identity.start_ns;
+    header.start_host_ns = identity.start_host_ns;
     header.start_unix_ns = identity.start_unix_ns;
     {
         descriptor_guard::CollectorHold hold;
@@ -319,7 +319,7 @@ void RawWriter::append_end(raw::EndReason reason, int wait_ms) {
     raw::RawProcessEnd record{};
     record.header = {raw::RecordKind::ProcessEnd, sizeof record, writer_tid_};
     record.reason = reason;
-    record.ts_ns = host_monotonic_ns();
+    record.host_ns = host_monotonic_ns();
     const back_pressure::Totals held = back_pressure::totals();
     record.ring_held_ns = held.ring_held_ns;
     record.cupti_held_ns = held.cupti_held_ns;
@@ -337,9 +337,9 @@ void RawWriter::report_ring_drops(RingSlot& slot) {
     record.header = {raw::RecordKind::Dropped, sizeof record, slot.tid};
     record.count = dropped - slot.dropped_reported;
     record.cause = raw::DropCause::RingFull;
-    record.last_ns = slot.last_drop_ns.load(std::memory_order_relaxed);
-    record.first_ns = slot.first_drop_ns.exchange(0, std::memory_order_relaxed);
-    if (record.first_ns == 0) record.first_ns = record.last_ns;
+    record.last_host_ns = slot.last_drop_ns.load(std::memory_order_relaxed);
+    record.first_host_ns = slot.first_drop_ns.exchange(0, std::memory_order_relaxed);
+    if (record.first_host_ns == 0) record.first_host_ns = record.last_host_ns;
     append(&record, sizeof record);
     slot.dropped_reported = dropped;
 }
@@ -419,9 +419,9 @@ void RawWriter::sample_cpu() {
     raw::RawCpuSample sample{};
     if (writer_tid_ == 0) writer_tid_ = static_cast<uint32_t>(syscall(SYS_gettid));
     sample.header = {raw::RecordKind::CpuSample, sizeof sample, writer_tid_};
-    sample.ts_ns = host_monotonic_ns();
-    sample.user_ns = utime * ns_per_tick;
-    sample.system_ns = stime * ns_per_tick;
+    sample.host_ns = host_monotonic_ns();
+    sample.user_cpu_duration_ns = utime * ns_per_tick;
+    sample.system_cpu_duration_ns = stime * ns_per_tick;
     append(&sample, sizeof sample);
 }
 

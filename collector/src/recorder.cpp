@@ -60,7 +60,7 @@ bool attach_thread_ring(ThreadState& thread) {
     prctl(PR_GET_NAME, name, 0, 0, 0);
     raw::RawThreadInfo info{};
     info.name_string = intern_string(thread, name);
-    info.first_seen_ns = host_monotonic_ns();
+    info.first_seen_host_ns = host_monotonic_ns();
     emit_record(thread, raw::RecordKind::ThreadInfo, info);
     return true;
 }

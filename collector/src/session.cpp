@@ -166,7 +166,7 @@ void after_fork_in_child() {
     g_crash_drained.store(false);
     g_identity.pid = static_cast<uint32_t>(getpid());
     g_identity.parent_pid = parent;
-    g_identity.start_ns = host_monotonic_ns();
+    g_identity.start_host_ns = host_monotonic_ns();
     g_identity.start_unix_ns = unix_time_ns();
     emit_process_info();
     if (parent_had_cupti) {
@@ -196,10 +196,10 @@ void initialize_from_environment(uint64_t own_low, uint64_t own_high) {
     set_own_code_range(own_low, own_high);
     g_identity.pid = static_cast<uint32_t>(getpid());
     g_identity.parent_pid = static_cast<uint32_t>(getppid());
-    g_identity.start_ns = host_monotonic_ns();
+    g_identity.start_host_ns = host_monotonic_ns();
     g_identity.start_unix_ns = unix_time_ns();
     new (g_writer_storage) RawWriter();
-    capture::configure_from_environment(g_identity.start_ns);
+    capture::configure_from_environment(g_identity.start_host_ns);
     pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child);
     globals().enabled.store(true, std::memory_order_release);
     emit_process_info();

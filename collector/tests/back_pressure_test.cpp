@@ -32,7 +32,7 @@ std::string temp_path(const char* name) {
 }
 
 struct FileCounts {
-    uint64_t syncs = 0, dropped = 0, first_ns = 0, last_ns = 0;
+    uint64_t syncs = 0, dropped = 0, first_host_ns = 0, last_host_ns = 0;
 };
 
 FileCounts count_file(const std::string& path) {
@@ -45,8 +45,8 @@ FileCounts count_file(const std::string& path) {
         if (r.kind == RecordKind::Sync) ++c.syncs;
         if (r.kind == RecordKind::Dropped) {
             c.dropped += r.as<RawDropped>().count;
-            c.first_ns = r.as<RawDropped>().first_ns;
-            c.last_ns = r.as<RawDropped>().last_ns;
+            c.first_host_ns = r.as<RawDropped>().first_host_ns;
+            c.last_host_ns = r.as<RawDropped>().last_host_ns;
         }
     }
     return c;
@@ -67,7 +67,7 @@ TEST_CASE("back-pressure: with no writer thread, a thread fills its ring three t
         ThreadState& ts = thread_state();
         for (uint64_t i = 0; i < records; ++i) {
             RawSync record{};
-            record.begin_ns = i;
+            record.begin_host_ns = i;
             if (!emit_record(ts, RecordKind::Sync, record)) ++refused;
         }
     });
@@ -106,8 +106,8 @@ TEST_CASE("back-pressure: with nobody to drain, a full ring drops, and the drop 
     CHECK(refused >= 100);
     CHECK(counts.dropped == refused);
     CHECK(counts.syncs + counts.dropped == records);
-    CHECK(counts.first_ns >= before_ns);
-    CHECK(counts.first_ns <= counts.last_ns);
-    CHECK(counts.last_ns <= after_ns);
+    CHECK(counts.first_host_ns >= before_ns);
+    CHECK(counts.first_host_ns <= counts.last_host_ns);
+    CHECK(counts.last_host_ns <= after_ns);
     unlink(path.c_str());
 }

@@ -79,8 +79,8 @@ TEST_CASE("writer: records of 8 threads reach the file whole, in order per threa
             ThreadState& ts = thread_state();
             for (uint64_t i = 1; i <= kPerThread; ++i) {
                 RawSync record{};
-                record.begin_ns = i;
-                record.end_ns = static_cast<uint64_t>(t);
+                record.begin_host_ns = i;
+                record.end_host_ns = static_cast<uint64_t>(t);
                 while (!emit_record(ts, RecordKind::Sync, record)) std::this_thread::yield();  // never, at this rate
             }
             tids[t] = ts.tid;
@@ -103,8 +103,8 @@ TEST_CASE("writer: records of 8 threads reach the file whole, in order per threa
         if (r.kind != RecordKind::Sync) continue;
         ++syncs;
         uint64_t& last = last_by_tid[r.tid];
-        if (r.as<RawSync>().begin_ns != last + 1) ordered = false;
-        last = r.as<RawSync>().begin_ns;
+        if (r.as<RawSync>().begin_host_ns != last + 1) ordered = false;
+        last = r.as<RawSync>().begin_host_ns;
     }
     CHECK(back.end == RawFileEnd::Clean);
     CHECK(ordered);
@@ -156,7 +156,7 @@ TEST_CASE("writer + reader: a file the writer wrote, cut by a crash, reads up to
     constexpr uint64_t kSyncs = 100;
     for (uint64_t i = 1; i <= kSyncs; ++i) {
         RawSync record{};
-        record.begin_ns = i;
+        record.begin_host_ns = i;
         REQUIRE(emit_record(ts, RecordKind::Sync, record));
     }
     REQUIRE(writer->drain(true, 1000));

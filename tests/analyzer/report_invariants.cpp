@@ -73,10 +73,10 @@ void check_memory(const std::string& path, const Report& r) {
     for (const MemoryPoint& p : m.timeline) {
         int64_t total = 0;
         for (int64_t bytes : p.bytes) {
-            if (bytes < 0) fail(path, "a negative category in the timeline at " + num(double(p.t_ns)) + " ns");
+            if (bytes < 0) fail(path, "a negative category in the timeline at " + num(double(p.trace_ns)) + " ns");
             total += bytes;
         }
-        if (total > m.peak_bytes) fail(path, "the timeline exceeds the peak at " + num(double(p.t_ns)) + " ns");
+        if (total > m.peak_bytes) fail(path, "the timeline exceeds the peak at " + num(double(p.trace_ns)) + " ns");
     }
     // The largest allocations live at the peak are part of the breakdown at the peak.
     CategoryBytes listed{};
@@ -91,7 +91,7 @@ void check_memory(const std::string& path, const Report& r) {
         if (a.at_peak.empty() || a.at_peak.front().first != a.category)
             fail(path,
                  "allocation " + std::to_string(a.id) + " is listed in a category that is not its largest at the peak");
-        if (a.alloc_ns > m.peak_ns || (a.free_ns && *a.free_ns < m.peak_ns))
+        if (a.alloc_ns > m.peak_trace_ns || (a.free_ns && *a.free_ns < m.peak_trace_ns))
             fail(path, "allocation " + std::to_string(a.id) + " is listed but not live at the peak");
     }
     for (int c = 0; c < kCategoryCount; ++c) {

@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
         }
         case RecordKind::DeviceKernel: {
             const auto d = r.as<RawDeviceActivity>();
-            std::printf("dkernel corr=%" PRIu64 " %" PRIu64 "-%" PRIu64 "\n", d.correlation_id, d.start_ns, d.end_ns);
+            std::printf("dkernel corr=%" PRIu64 " %" PRIu64 "-%" PRIu64 "\n", d.correlation_id, d.start_host_ns,
+                        d.end_host_ns);
             break;
         }
         case RecordKind::Correlation: {

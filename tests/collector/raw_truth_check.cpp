@@ -173,15 +173,15 @@ struct OffsetCheck {
     bool have = false;
     int64_t offset = 0;
     void check(const char* what, uint64_t truth_start, uint64_t truth_end, const RawDeviceActivity& d) {
-        const int64_t start_delta = static_cast<int64_t>(d.start_ns - truth_start);
-        const int64_t end_delta = static_cast<int64_t>(d.end_ns - truth_end);
+        const int64_t start_delta = static_cast<int64_t>(d.start_host_ns - truth_start);
+        const int64_t end_delta = static_cast<int64_t>(d.end_host_ns - truth_end);
         if (!have) {
             have = true;
             offset = start_delta;
         }
         if (std::llabs(start_delta - offset) > 2 || std::llabs(end_delta - offset) > 2)
             fail("%s device time %" PRIu64 "-%" PRIu64 " vs truth %" PRIu64 "-%" PRIu64 " (offset %" PRId64 ")", what,
-                 d.start_ns, d.end_ns, truth_start, truth_end, offset);
+                 d.start_host_ns, d.end_host_ns, truth_start, truth_end, offset);
     }
 };
 

@@ -353,15 +353,15 @@ TEST_CASE("builder: should CUPTI name kernels differently from the launch hook, 
 TEST_CASE("builder: a library call's extra operands join their call by thread and begin time") {
     RawFileWriter w = small_run();
     raw::RawLibraryCall call{};
-    call.begin_ns = kStart + 1000;
-    call.end_ns = kStart + 1100;
+    call.begin_host_ns = kStart + 1000;
+    call.end_host_ns = kStart + 1100;
     call.name_string = w.string("cudnnRNNForward");
     call.op = raw::LibraryOp::RnnForward;
     call.a = 0x7000'0000;
     const auto operand = [&](uint32_t tid, uint64_t begin_ns, uint64_t address, raw::LibraryOperandRole role,
                              raw::OperandAccess access) {
         raw::RawLibraryOperand o{};
-        o.call_begin_ns = begin_ns;
+        o.call_begin_host_ns = begin_ns;
         o.address = address;
         o.bytes = 256;
         o.role = role;
@@ -370,10 +370,10 @@ TEST_CASE("builder: a library call's extra operands join their call by thread an
     };
     // Written before the call, as the collector does; one on another thread and one of a call that
     // was never written (a failed call) join nothing.
-    operand(4242, call.begin_ns, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Write);
-    operand(4242, call.begin_ns, 0x7000'0100, raw::LibraryOperandRole::RunningMean, raw::OperandAccess::ReadWrite);
-    operand(7, call.begin_ns, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Read);
-    operand(4242, call.begin_ns + 1, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Read);
+    operand(4242, call.begin_host_ns, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Write);
+    operand(4242, call.begin_host_ns, 0x7000'0100, raw::LibraryOperandRole::RunningMean, raw::OperandAccess::ReadWrite);
+    operand(7, call.begin_host_ns, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Read);
+    operand(4242, call.begin_host_ns + 1, 0x7000'1000, raw::LibraryOperandRole::Reserve, raw::OperandAccess::Read);
     w.record(raw::RecordKind::LibraryCall, 4242, call);
     TempDir dir;
     w.save(dir.path());

@@ -14,7 +14,7 @@ constexpr uint64_t kArena = 0x7000'0000;
 void mem(RawFileWriter& w, uint32_t tid, uint64_t ts, raw::MemRegionOp op, uint64_t heap, uint64_t address,
          uint64_t bytes, uint64_t name = 0) {
     raw::RawMemRegion r{};
-    r.ts_ns = kStart + ts;
+    r.host_ns = kStart + ts;
     r.heap = heap;
     r.address = address;
     r.bytes = bytes;

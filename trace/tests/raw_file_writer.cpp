@@ -15,7 +15,7 @@ RawFileWriter::RawFileWriter(uint32_t pid, uint64_t start_ns, uint32_t parent_pi
     header.version = raw::kVersion;
     header.pid = pid;
     header.parent_pid = parent_pid;
-    header.start_ns = start_ns;
+    header.start_host_ns = start_ns;
     header.start_unix_ns = 1'700'000'000'000'000'000ull + start_ns;
     bytes_.resize(sizeof header);
     std::memcpy(bytes_.data(), &header, sizeof header);
@@ -42,10 +42,10 @@ void RawFileWriter::process_info(std::string_view argv, std::string_view exe, st
     record(RecordKind::ProcessInfo, pid_, p);
 }
 
-void RawFileWriter::thread(uint32_t tid, std::string_view name, uint64_t first_seen_ns) {
+void RawFileWriter::thread(uint32_t tid, std::string_view name, uint64_t first_seen_host_ns) {
     raw::RawThreadInfo t{};
     t.name_string = string(name);
-    t.first_seen_ns = first_seen_ns;
+    t.first_seen_host_ns = first_seen_host_ns;
     record(RecordKind::ThreadInfo, tid, t);
 }
 
@@ -66,7 +66,7 @@ void RawFileWriter::device(int32_t ordinal, std::string_view name, bool simulate
 void RawFileWriter::alloc(uint32_t tid, uint64_t ts, uint64_t address, uint64_t bytes, raw::MemoryKind kind,
                           uint64_t stack_id) {
     raw::RawAlloc a{};
-    a.ts_ns = ts;
+    a.host_ns = ts;
     a.address = address;
     a.bytes = bytes;
     a.stack_id = stack_id;
@@ -77,7 +77,7 @@ void RawFileWriter::alloc(uint32_t tid, uint64_t ts, uint64_t address, uint64_t 
 
 void RawFileWriter::free(uint32_t tid, uint64_t ts, uint64_t address, raw::MemoryKind kind) {
     raw::RawFree f{};
-    f.ts_ns = ts;
+    f.host_ns = ts;
     f.address = address;
     f.memory_kind = kind;
     f.api = raw::ApiPath::Runtime;
@@ -87,7 +87,7 @@ void RawFileWriter::free(uint32_t tid, uint64_t ts, uint64_t address, raw::Memor
 uint64_t RawFileWriter::launch(uint32_t tid, uint64_t ts, std::string_view name, const std::vector<Candidate>& candidates,
                                uint32_t grid_x, uint32_t block_x, uint64_t stream) {
     raw::RawLaunch l{};
-    l.ts_ns = ts;
+    l.host_ns = ts;
     l.sequence = next_sequence_++;
     l.name_string = string(name);
     l.stream = stream;
@@ -117,8 +117,8 @@ uint64_t RawFileWriter::launch(uint32_t tid, uint64_t ts, std::string_view name,
 namespace {
 raw::RawDeviceActivity activity(uint64_t correlation, uint64_t start, uint64_t end) {
     raw::RawDeviceActivity d{};
-    d.start_ns = start;
-    d.end_ns = end;
+    d.start_host_ns = start;
+    d.end_host_ns = end;
     d.correlation_id = correlation;
     d.stream_id = 7;
     return d;
@@ -148,7 +148,7 @@ void RawFileWriter::device_kernel_of_thread(uint32_t tid, uint64_t correlation, 
 
 uint64_t RawFileWriter::copy(uint32_t tid, uint64_t ts, raw::CopyKind kind, uint64_t dst, uint64_t src, uint64_t bytes) {
     raw::RawCopy c{};
-    c.ts_ns = ts;
+    c.host_ns = ts;
     c.sequence = next_sequence_++;
     c.dst = dst;
     c.src = src;
@@ -172,7 +172,7 @@ void RawFileWriter::device_copy(uint64_t sequence, uint64_t start, uint64_t end,
 
 uint64_t RawFileWriter::set(uint32_t tid, uint64_t ts, uint64_t dst, uint64_t bytes, uint32_t value) {
     raw::RawSet s{};
-    s.ts_ns = ts;
+    s.host_ns = ts;
     s.sequence = next_sequence_++;
     s.dst = dst;
     s.bytes = bytes;
@@ -253,7 +253,7 @@ std::string RawFileWriter::save(const std::string& dir) const {
 uint64_t RawFileWriter::graph_capture(uint32_t tid, uint64_t ts, raw::CapturePhase phase, uint64_t stream,
                                       uint64_t graph) {
     raw::RawGraphCapture c{};
-    c.ts_ns = ts;
+    c.host_ns = ts;
     c.sequence = next_sequence_++;
     c.stream = stream;
     c.graph = graph;
@@ -266,7 +266,7 @@ uint64_t RawFileWriter::graph_capture(uint32_t tid, uint64_t ts, raw::CapturePha
 
 void RawFileWriter::graph_instantiate(uint32_t tid, uint64_t ts, uint64_t graph, uint64_t exec) {
     raw::RawGraphInstantiate i{};
-    i.ts_ns = ts;
+    i.host_ns = ts;
     i.graph = graph;
     i.graph_exec = exec;
     record(RecordKind::GraphInstantiate, tid, i);
@@ -274,7 +274,7 @@ void RawFileWriter::graph_instantiate(uint32_t tid, uint64_t ts, uint64_t graph,
 
 uint64_t RawFileWriter::graph_launch(uint32_t tid, uint64_t ts, uint64_t exec, uint64_t stream) {
     raw::RawGraphLaunch g{};
-    g.ts_ns = ts;
+    g.host_ns = ts;
     g.sequence = next_sequence_++;
     g.stream = stream;
     g.graph_exec = exec;

@@ -30,7 +30,7 @@ public:
     // writes a string record): for runs long enough that a record per launch would be the test's cost.
     void write_each_string_once() { each_string_once_ = true; }
     void process_info(std::string_view argv_nul_joined, std::string_view exe, std::string_view host);
-    void thread(uint32_t tid, std::string_view name, uint64_t first_seen_ns);
+    void thread(uint32_t tid, std::string_view name, uint64_t first_seen_host_ns);
     void device(int32_t ordinal, std::string_view name, bool simulated);
     void alloc(uint32_t tid, uint64_t ts, uint64_t address, uint64_t bytes,
                raw::MemoryKind kind = raw::MemoryKind::Device, uint64_t stack_id = 0);

@@ -109,7 +109,7 @@ TEST_CASE("raw reader: records shorter than the struct read missing fields as ze
     // An older collector's alloc record: only the header, ts, address and bytes.
     struct OldAlloc {
         raw::RawRecordHeader header;
-        uint64_t ts_ns, address, bytes;
+        uint64_t host_ns, address, bytes;
     } old{{}, 5, 0x1000, 64};
     w.record(raw::RecordKind::Alloc, 100, old);
     trace::RawFile file;

@@ -37,7 +37,7 @@ void MemorySeries::build(std::vector<analyzer::MemoryPoint> points) {
 
 size_t MemorySeries::point_at(int64_t t) const {
     auto after = std::upper_bound(points_.begin(), points_.end(), t,
-                                  [](int64_t value, const analyzer::MemoryPoint& p) { return value < p.t_ns; });
+                                  [](int64_t value, const analyzer::MemoryPoint& p) { return value < p.trace_ns; });
     return after == points_.begin() ? SIZE_MAX : static_cast<size_t>(after - points_.begin()) - 1;
 }
 
@@ -76,16 +76,16 @@ RangeExtent MemorySeries::extent(int64_t t0, int64_t t1) const {
     // Points strictly after t0 and before t1.
     const size_t after = static_cast<size_t>(
         std::upper_bound(points_.begin(), points_.end(), t0,
-                         [](int64_t value, const analyzer::MemoryPoint& p) { return value < p.t_ns; }) -
+                         [](int64_t value, const analyzer::MemoryPoint& p) { return value < p.trace_ns; }) -
         points_.begin());
     const size_t end = static_cast<size_t>(
         std::lower_bound(points_.begin(), points_.end(), t1,
-                         [](const analyzer::MemoryPoint& p, int64_t value) { return p.t_ns < value; }) -
+                         [](const analyzer::MemoryPoint& p, int64_t value) { return p.trace_ns < value; }) -
         points_.begin());
     // Points at exactly t0 all count (equal times are separate steps; the one in force is the last).
     size_t first = in_force == SIZE_MAX ? after : in_force;
-    while (first > 0 && in_force != SIZE_MAX && points_[first - 1].t_ns == points_[in_force].t_ns &&
-           points_[in_force].t_ns == t0) {
+    while (first > 0 && in_force != SIZE_MAX && points_[first - 1].trace_ns == points_[in_force].trace_ns &&
+           points_[in_force].trace_ns == t0) {
         --first;
     }
     RangeExtent extent;

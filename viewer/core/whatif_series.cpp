@@ -27,7 +27,7 @@ PredictedMemory predict_series(const std::string& trace_path, const std::string&
     analyzer::WhatIfScenario& scenario = result.scenarios.back();
     out.scenario = scenario.name;
     out.peak_bytes = scenario.peak_bytes;
-    out.peak_trace_ns = scenario.peak_ns;
+    out.peak_trace_ns = scenario.peak_trace_ns;
     out.verdict = analyzer::fit_verdict_name(scenario.verdict);
     out.series.build(std::move(scenario.timeline));
     return out;

@@ -230,7 +230,7 @@ void CoreTest::memoryExtent_data() {
 
 static MemoryPoint point(int64_t t, int64_t weights, int64_t activations) {
     MemoryPoint p;
-    p.t_ns = t;
+    p.trace_ns = t;
     p.bytes[0] = weights;
     p.bytes[3] = activations;
     return p;

@@ -212,12 +212,12 @@ ReportData sample_report(double scale) {
     r.memory.at_peak[0] = static_cast<int64_t>(600 * scale);
     r.memory.at_peak[3] = static_cast<int64_t>(400 * scale);
     std::vector<analyzer::MemoryPoint> points(4);
-    points[0].t_ns = 0, points[0].bytes[0] = static_cast<int64_t>(600 * scale);
-    points[1].t_ns = 120, points[1].bytes[0] = static_cast<int64_t>(600 * scale),
+    points[0].trace_ns = 0, points[0].bytes[0] = static_cast<int64_t>(600 * scale);
+    points[1].trace_ns = 120, points[1].bytes[0] = static_cast<int64_t>(600 * scale),
     points[1].bytes[3] = static_cast<int64_t>(400 * scale);
-    points[2].t_ns = 200, points[2].bytes[0] = static_cast<int64_t>(600 * scale),
+    points[2].trace_ns = 200, points[2].bytes[0] = static_cast<int64_t>(600 * scale),
     points[2].bytes[3] = static_cast<int64_t>(100 * scale);
-    points[3].t_ns = 260, points[3].bytes[0] = static_cast<int64_t>(600 * scale);
+    points[3].trace_ns = 260, points[3].bytes[0] = static_cast<int64_t>(600 * scale);
     data.memory.build(points);
     return data;
 }

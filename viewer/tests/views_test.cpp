@@ -380,8 +380,8 @@ void ViewsTest::memoryLanePerDevice() {
     }
     int checked = 0;
     for (size_t i = 0; i < data->memory.size(); ++i) {
-        const int64_t t = data->memory.point(i).t_ns;
-        if (i + 1 < data->memory.size() && data->memory.point(i + 1).t_ns == t) continue;  // a moment's last state
+        const int64_t t = data->memory.point(i).trace_ns;
+        if (i + 1 < data->memory.size() && data->memory.point(i + 1).trace_ns == t) continue;  // a moment's last state
         int64_t sum = 0;
         for (const DeviceMemory& d : data->devices) {
             const size_t p = d.series.point_at(t);

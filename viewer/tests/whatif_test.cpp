@@ -80,9 +80,9 @@ void WhatIfTest::predictedSeriesIsTheAnalyzers() {
     QVERIFY(last_at_peak != SIZE_MAX);
     size_t at = last_at_peak;
     while (at > 0 && predicted.series.total(at) != peak_bytes &&
-           predicted.series.point(at - 1).t_ns == predicted.series.point(last_at_peak).t_ns)
+           predicted.series.point(at - 1).trace_ns == predicted.series.point(last_at_peak).trace_ns)
         --at;
-    QCOMPARE(predicted.series.point(at).t_ns, static_cast<int64_t>(expected["peak_ns"].toDouble()));
+    QCOMPARE(predicted.series.point(at).trace_ns, static_cast<int64_t>(expected["peak_ns"].toDouble()));
     QCOMPARE(predicted.series.total(at), peak_bytes);
     const tbdprof::analyzer::MemoryPoint& top = predicted.series.point(at);
     const QJsonObject by_category = expected["by_category"].toObject();
@@ -94,8 +94,8 @@ void WhatIfTest::predictedSeriesIsTheAnalyzers() {
     QVERIFY(at == 0 || predicted.series.extent_of_points(0, at - 1).max < peak_bytes);
     // A scenario that changes sizes draws another line than the recorded one, on its time axis.
     QVERIFY(predicted.series.peak() != data->memory.peak());
-    QVERIFY(predicted.series.point(0).t_ns >= 0);
-    QVERIFY(predicted.series.point(predicted.series.size() - 1).t_ns <= session.durationNs());
+    QVERIFY(predicted.series.point(0).trace_ns >= 0);
+    QVERIFY(predicted.series.point(predicted.series.size() - 1).trace_ns <= session.durationNs());
 }
 
 void WhatIfTest::badOptionsFailTheLoad() {

@@ -102,7 +102,8 @@ void WindowTest::openZoomSelect() {
     QTRY_VERIFY(memory->isVisible());
     view->axis().fit_run();
     const auto& report = view->session()->report()->report;
-    const int peak_x = kLabelWidth + static_cast<int>(view->axis().x_of(static_cast<double>(report.memory.peak_ns)));
+    const int peak_x =
+        kLabelWidth + static_cast<int>(view->axis().x_of(static_cast<double>(report.memory.peak_trace_ns)));
     QTest::mouseClick(memory, Qt::LeftButton, {}, QPoint(peak_x, memory->height() / 2));
     QTableView* table = view->findChild<QTableView*>("allocations");
     QVERIFY(table);

@@ -230,7 +230,7 @@ void paint_stacked_charts(QPainter& painter, const QRect& area, const QRect& plo
     if (data.devices.size() < 2) {
         const double scale_bytes =
             static_cast<double>(std::max<int64_t>({1, series.peak(), predicted ? predicted->peak_bytes : 0}));
-        paint_stacked(painter, area, plot, series, scale_bytes, report.memory.peak_bytes, report.memory.peak_ns,
+        paint_stacked(painter, area, plot, series, scale_bytes, report.memory.peak_bytes, report.memory.peak_trace_ns,
                       QString(), axis, colors, moment);
         if (predicted) paint_predicted(painter, plot, *predicted, scale_bytes, axis, colors);
         return;
@@ -244,7 +244,7 @@ void paint_stacked_charts(QPainter& painter, const QRect& area, const QRect& plo
         const DeviceMemory& d = data.devices[static_cast<size_t>(i)];
         const QRect lane(plot.left(), plot.top() + i * (lane_height + gap), plot.width(), lane_height);
         const RangeExtent whole = d.series.extent(INT64_MIN / 2, INT64_MAX / 2);
-        const int64_t peak_trace_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).t_ns;
+        const int64_t peak_trace_ns = whole.max_point == SIZE_MAX ? 0 : d.series.point(whole.max_point).trace_ns;
         paint_stacked(painter, area, lane, d.series, static_cast<double>(largest), d.series.peak(), peak_trace_ns,
                       QStringLiteral("GPU %1").arg(d.device), axis, colors, moment);
     }

@@ -189,7 +189,7 @@ int paint_memory(QPainter& p, int x, int y, int width, const Report& r, const Vi
                 r.memory.peak_bytes <= 0 ? QStringLiteral("Where the memory goes")
                                          : QStringLiteral("Where the memory goes: peak %1 at %2")
                                                .arg(q(format_bytes(r.memory.peak_bytes)),
-                                                    q(format_duration_ns(static_cast<double>(r.memory.peak_ns)))),
+                                                    q(format_duration_ns(static_cast<double>(r.memory.peak_trace_ns)))),
                 colors);
     if (r.memory.tagged) y = paint_tag_check(p, x, y, width, r.memory, colors);
     if (r.memory.peak_bytes <= 0) {  // nothing to split: say so rather than draw an empty bar

@@ -8,9 +8,11 @@
 // happened; records of different threads are interleaved in chunks. A file that ends mid-record
 // (the process crashed) is read up to the last whole record.
 //
-// Timestamps are CLOCK_MONOTONIC nanoseconds unless a record says otherwise. Device timestamps from
-// CUPTI are converted to that clock by the collector (it registers a timestamp callback, or measures
-// the offset once).
+// Times are nanoseconds, their base in their names (docs/architecture.md, "Times"): `*host_ns` is
+// CLOCK_MONOTONIC (host_ns alone: when the event happened), `start_unix_ns` CLOCK_REALTIME, and
+// `*_duration_ns`, `*_held_ns` and `cupti_offset_ns` are lengths, not points in time. Device
+// timestamps from CUPTI are converted to host monotonic by the collector before they are written (it
+// registers a timestamp callback, or measures the offset once), so no field holds device time.
 #pragma once
 
 #include <stdint.h>
@@ -29,7 +31,7 @@ struct RawFileHeader {
     uint32_t pid;
     uint32_t parent_pid;
     uint32_t reserved;
-    uint64_t start_ns;       // CLOCK_MONOTONIC when the collector started in this process
+    uint64_t start_host_ns;  // CLOCK_MONOTONIC when the collector started in this process
     uint64_t start_unix_ns;  // CLOCK_REALTIME at the same moment
 };
 static_assert(sizeof(RawFileHeader) == 40);
@@ -107,7 +109,7 @@ struct RawProcessInfo {
 struct RawThreadInfo {
     RawRecordHeader header;
     uint64_t name_string;  // RawString id
-    uint64_t first_seen_ns;
+    uint64_t first_seen_host_ns;
 };
 
 struct RawDeviceInfo {
@@ -126,7 +128,7 @@ struct RawDeviceInfo {
 
 struct RawAlloc {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t address;
     uint64_t bytes;
     uint64_t stream;    // CUstream handle value (0 = legacy default) for stream-ordered allocations
@@ -139,7 +141,7 @@ struct RawAlloc {
 
 struct RawFree {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t address;
     uint64_t stream;
     int32_t device;
@@ -154,7 +156,7 @@ struct RawFree {
 // decides which allocation each falls in (it knows all lifetimes); the hook does no lookups.
 struct RawLaunch {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t sequence;
     uint64_t name_string;  // mangled name
     uint64_t stream;       // CUstream handle value
@@ -180,7 +182,7 @@ struct RawPointerCandidate {
 
 struct RawCopy {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t sequence;
     uint64_t dst;
     uint64_t src;
@@ -195,7 +197,7 @@ struct RawCopy {
 
 struct RawSet {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t sequence;
     uint64_t dst;
     uint64_t bytes;
@@ -216,7 +218,7 @@ enum class CapturePhase : uint8_t { Begin = 1, End = 2 };
 // Begin record's and the End record's.
 struct RawGraphCapture {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t sequence;  // ours, from the same counter as launches
     uint64_t stream;    // CUstream handle value
     uint64_t graph;     // End: the CUgraph made (0 when the capture was invalidated); Begin: 0
@@ -228,10 +230,10 @@ struct RawGraphCapture {
 };
 
 // cuGraphInstantiateWithFlags (cuGraphInstantiate), or a successful cuGraphExecUpdate: which graph an
-// executable graph runs from `ts_ns` on.
+// executable graph runs from `host_ns` on.
 struct RawGraphInstantiate {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t graph;       // CUgraph
     uint64_t graph_exec;  // CUgraphExec
 };
@@ -240,7 +242,7 @@ struct RawGraphInstantiate {
 // so CUPTI ties every kernel, copy and set of the replay to this record, not to the thread.
 struct RawGraphLaunch {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t sequence;
     uint64_t stream;      // CUstream handle value
     uint64_t graph_exec;  // CUgraphExec
@@ -255,7 +257,7 @@ struct RawGraphLaunch {
 // the process. `reason_string`: why it opened ("cudaProfilerStart", "nvtx range NAME", ...).
 struct RawCaptureWindow {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t reason_string;
     uint8_t opened;
     uint8_t reserved[7];
@@ -264,8 +266,8 @@ static_assert(sizeof(RawCaptureWindow) == 32);
 
 struct RawSync {
     RawRecordHeader header;
-    uint64_t begin_ns;
-    uint64_t end_ns;
+    uint64_t begin_host_ns;
+    uint64_t end_host_ns;
     uint64_t handle;  // stream or event handle, 0 for device-wide
     SyncKind sync_kind;
     uint8_t reserved[7];
@@ -375,8 +377,8 @@ enum class RawPrecision : uint8_t {
 
 struct RawLibraryCall {
     RawRecordHeader header;
-    uint64_t begin_ns;
-    uint64_t end_ns;
+    uint64_t begin_host_ns;
+    uint64_t end_host_ns;
     uint64_t name_string;  // e.g. "cublasSgemm_v2"
     uint64_t stream;
     uint64_t a, b, c;    // operand pointers
@@ -402,7 +404,7 @@ static_assert(sizeof(RawLibraryCall) == 176);
 // An operand of a library call beyond a, b, c and the workspace: a cuBLASLt epilogue's bias or aux
 // buffer, batch norm's scale, shift, running and saved statistics, an RNN's reserve space and
 // hidden/cell states, dropout's reserve. Written on the call's thread before the call's own record;
-// the reader joins it to the RawLibraryCall of the same thread with the same begin_ns.
+// the reader joins it to the RawLibraryCall of the same thread with the same begin_host_ns.
 enum class LibraryOperandRole : uint8_t {
     Bias = 2,          // cuBLASLt epilogue bias, or batch norm's shift (bias)
     EpilogueAux = 3,   // cuBLASLt epilogue aux (GELU/ReLU aux written forward, read by *_AUX backward)
@@ -428,7 +430,7 @@ enum class OperandAccess : uint8_t { Read = 1, Write = 2, ReadWrite = 3 };
 
 struct RawLibraryOperand {
     RawRecordHeader header;
-    uint64_t call_begin_ns;  // the RawLibraryCall's begin_ns
+    uint64_t call_begin_host_ns;  // the RawLibraryCall's begin_host_ns
     uint64_t address;
     uint64_t bytes;  // 0 when not known
     LibraryOperandRole role;
@@ -440,12 +442,12 @@ static_assert(sizeof(RawLibraryOperand) == 40);
 enum class RangeKind : uint8_t { PushPop = 1, StartEnd = 2, Mark = 3 };
 
 // One NVTX range, written when it ends (so the header's tid is the thread that ended it). A mark is a
-// range with begin_ns == end_ns. name_string/domain_string are RawString ids, 0 = none (the default
+// range with begin_host_ns == end_host_ns. name_string/domain_string are RawString ids, 0 = none (the default
 // domain). Ranges still open when the process ends are not written.
 struct RawRange {
     RawRecordHeader header;
-    uint64_t begin_ns;
-    uint64_t end_ns;
+    uint64_t begin_host_ns;
+    uint64_t end_host_ns;
     uint64_t name_string;
     uint64_t domain_string;
     // Added after the first version (readers zero-fill shorter records):
@@ -471,7 +473,7 @@ enum class MemRegionOp : uint8_t {
 
 struct RawMemRegion {
     RawRecordHeader header;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     uint64_t heap;  // heap handle: 1, 2, ... in registration order; 0 = process-wide
     uint64_t address;
     uint64_t bytes;
@@ -500,8 +502,8 @@ struct RawFrame {
 
 struct RawDeviceActivity {
     RawRecordHeader header;
-    uint64_t start_ns;
-    uint64_t end_ns;
+    uint64_t start_host_ns;  // converted from CUPTI's device clock by the collector
+    uint64_t end_host_ns;
     uint64_t correlation_id;  // CUPTI's
     uint64_t name_string;     // kernels: mangled name from CUPTI
     uint64_t bytes;           // copies and sets
@@ -540,9 +542,9 @@ struct RawKernelMetric {
 
 struct RawCpuSample {
     RawRecordHeader header;
-    uint64_t ts_ns;
-    uint64_t user_ns;  // cumulative CPU time of the process
-    uint64_t system_ns;
+    uint64_t host_ns;
+    uint64_t user_cpu_duration_ns;  // cumulative CPU time of the process
+    uint64_t system_cpu_duration_ns;
 };
 
 // WriteFailed: records the writer could not write (full disk), counted after the file was cut back.
@@ -555,8 +557,8 @@ struct RawDropped {
     uint32_t reserved;
     // Appended later (older files read 0 = unknown): CLOCK_MONOTONIC times of the first and the last
     // of the `count` drops, so that the report says where in the timeline events are missing.
-    uint64_t first_ns;
-    uint64_t last_ns;
+    uint64_t first_host_ns;
+    uint64_t last_host_ns;
 };
 
 // How a process image ended, as far as its collector saw: a raw file without a RawProcessEnd ended
@@ -568,7 +570,7 @@ struct RawProcessEnd {
     RawRecordHeader header;
     EndReason reason;
     uint32_t reserved;
-    uint64_t ts_ns;
+    uint64_t host_ns;
     // Appended later (older files read 0): back-pressure. How long the program's threads were held,
     // in total, because a thread's ring was full (waiting for the writer) or because CUPTI held more
     // buffer memory than the hold threshold (waiting for the device), and how many holds there were.

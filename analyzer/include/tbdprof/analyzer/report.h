@@ -125,7 +125,7 @@ struct LargeAllocation {
 };
 
 struct MemoryPoint {
-    int64_t t_ns = 0;
+    int64_t trace_ns = 0;
     CategoryBytes bytes{};
 };
 
@@ -143,7 +143,7 @@ struct TagPlausibility {
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
-    int64_t peak_ns = 0;              // the first moment the peak is reached
+    int64_t peak_trace_ns = 0;        // the first moment the peak is reached
     CategoryBytes at_peak{};          // live bytes per category at that moment; they sum to peak_bytes
     CategoryBytes category_max{};     // each category's own maximum over the run
     std::vector<std::pair<int64_t, int64_t>> device_peaks;  // (device, peak bytes)
@@ -161,7 +161,7 @@ struct MemoryMetrics {
 // own allocator (PyTorch's caching allocator, or any pool whose tensors the tagger or NVTX found).
 struct UnseenMemoryItem {
     std::string kind;                  // library_workspace_in_pool, library_own, nccl, outside_pools
-    int64_t at_peak_bytes = 0;         // live at MemoryMetrics::peak_ns
+    int64_t at_peak_bytes = 0;         // live at MemoryMetrics::peak_trace_ns
     int64_t total_bytes = 0;           // every distinct allocation (or workspace range) of the run, summed
     int64_t count = 0;                 // allocations, or distinct workspace ranges
     std::vector<std::string> sources;  // libraries or modules it came from, as far as the trace says

@@ -54,7 +54,7 @@ const char* fit_verdict_name(FitVerdict verdict);
 struct WhatIfScenario {
     std::string name;                       // "recorded", "batch 64", "bf16", "ZeRO-2 x8", "batch 64, bf16"
     int64_t peak_bytes = 0;                 // peak of the replayed timeline (all devices, as the report counts it)
-    int64_t peak_ns = 0;                    // when, on the recorded time base
+    int64_t peak_trace_ns = 0;              // when, on the recorded time base
     CategoryBytes at_peak{};                // live bytes per category at that moment; they sum to peak_bytes
     int64_t device_peak_bytes = 0;          // the highest single-device peak (what must fit on one GPU)
     std::optional<int64_t> headroom_bytes;  // device memory - device_peak_bytes

@@ -23,7 +23,7 @@ namespace tbdprof::collector {
 struct WriterIdentity {
     uint32_t pid = 0;
     uint32_t parent_pid = 0;
-    uint64_t start_ns = 0;
+    uint64_t start_host_ns = 0;  // host monotonic
     uint64_t start_unix_ns = 0;
 };
 

@@ -1,4 +1,4 @@
-// Reads one raw event file (`raw-<pid>.tbdraw`, layout in collector/include/tbdprof/raw_format.h)
+// Reads one raw event file (`raw-<pid>.tbdraw`, layout in contracts/include/tbdprof/raw_format.h)
 // after the run. The file is mapped, not copied; records are handed out as views into the mapping.
 //
 // The one reader of raw files: the builder, the collector's ground-truth checks, the raw dump tool and

@@ -1,24 +1,24 @@
-#include "tbdprof/collector/step_signature.h"
+#include "tbdprof/collector/iteration_signature.h"
 
 namespace tbdprof::collector {
 
 namespace {
-constinit StepSignature g_signature{};
-constexpr double kTolerance = 0.02;  // a few data-dependent kernels may differ per step
+constinit IterationSignature g_signature{};
+constexpr double kTolerance = 0.02;  // a few data-dependent kernels may differ per iteration
 }  // namespace
 
-StepSignature& step_signature() {
+IterationSignature& iteration_signature() {
     return g_signature;
 }
 
-void StepSignature::reset() {
+void IterationSignature::reset() {
     count_ = 0;
     gave_up_ = false;
     signature_ = 0;
     signature_launches_ = 0;
 }
 
-size_t StepSignature::find_period(const uint64_t* sequence, size_t n) {
+size_t IterationSignature::find_period(const uint64_t* sequence, size_t n) {
     const size_t skip = n / 4;
     double best = 1.0;
     size_t best_period = 0;
@@ -42,7 +42,7 @@ size_t StepSignature::find_period(const uint64_t* sequence, size_t n) {
     return best_period;
 }
 
-void StepSignature::recognize() {
+void IterationSignature::recognize() {
     const size_t period = find_period(learned_, count_);
     if (period == 0) {
         if (count_ == kLearnLaunches) gave_up_ = true;
@@ -63,7 +63,7 @@ void StepSignature::recognize() {
     for (size_t i = 0; i < count_; ++i) signature_launches_ += learned_[i] == signature_ ? 1 : 0;
 }
 
-StepSignature::Step StepSignature::on_launch(const void* function) {
+IterationSignature::Iteration IterationSignature::on_launch(const void* function) {
     const auto key = reinterpret_cast<uint64_t>(function);
     if (signature_ != 0) {
         if (key != signature_) return {signature_launches_ - 1, false};
