@@ -26,8 +26,8 @@ constexpr int64_t kUserHzTickNs = 10'000'000;
 double cumulative_at(const std::vector<Sample>& samples, int64_t t) {
     if (t <= samples.front().host_ns) return static_cast<double>(samples.front().cpu_ns);
     if (t >= samples.back().host_ns) return static_cast<double>(samples.back().cpu_ns);
-    auto after = std::upper_bound(samples.begin(), samples.end(), t,
-                                  [](int64_t v, const Sample& s) { return v < s.host_ns; });
+    auto after =
+        std::upper_bound(samples.begin(), samples.end(), t, [](int64_t v, const Sample& s) { return v < s.host_ns; });
     auto before = after - 1;
     const double span = static_cast<double>(after->host_ns - before->host_ns);
     const double fraction = span > 0 ? static_cast<double>(t - before->host_ns) / span : 0.0;
@@ -36,8 +36,8 @@ double cumulative_at(const std::vector<Sample>& samples, int64_t t) {
 
 // The last sample at or before `t` and the first at or after it (`t` lies within the sampled span).
 const Sample& sample_at_or_before(const std::vector<Sample>& samples, int64_t t) {
-    auto after = std::upper_bound(samples.begin(), samples.end(), t,
-                                  [](int64_t v, const Sample& s) { return v < s.host_ns; });
+    auto after =
+        std::upper_bound(samples.begin(), samples.end(), t, [](int64_t v, const Sample& s) { return v < s.host_ns; });
     return *(after - 1);
 }
 const Sample& sample_at_or_after(const std::vector<Sample>& samples, int64_t t) {

@@ -238,7 +238,9 @@ void iterations(trace::JsonWriter& json, const IterationMetrics& it) {
 void cpu_and_kernels(trace::JsonWriter& json, const Report& r) {
     json.begin_object("cpu").value("available", r.cpu.available).value("utilization", r.cpu.utilization);
     json.value("utilization_low", r.cpu.utilization_low).value("utilization_high", r.cpu.utilization_high);
-    json.value("coarse", r.cpu.coarse).value("sample_interval_ns", r.cpu.sample_interval_ns).value("tick_ns", r.cpu.tick_ns);
+    json.value("coarse", r.cpu.coarse)
+        .value("sample_interval_ns", r.cpu.sample_interval_ns)
+        .value("tick_ns", r.cpu.tick_ns);
     json.begin_array("processes");
     for (const CpuProcess& p : r.cpu.processes)
         json.begin_object()

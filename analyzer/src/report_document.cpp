@@ -234,10 +234,11 @@ Section cpu(const Report& r) {
     s.lines.push_back("CPU utilization of the traced processes: " + format_number(r.cpu.utilization, 3) +
                       " cores (1.0 = one core busy)");
     if (r.cpu.coarse)
-        s.lines.push_back("coarse: the samples (every " + format_duration_ns(static_cast<double>(r.cpu.sample_interval_ns)) +
-                          ", " + format_duration_ns(static_cast<double>(r.cpu.tick_ns)) +
-                          " ticks) only bound it between " + format_number(r.cpu.utilization_low, 3) + " and " +
-                          format_number(r.cpu.utilization_high, 3) + " cores in this window");
+        s.lines.push_back("coarse: the samples (every " +
+                          format_duration_ns(static_cast<double>(r.cpu.sample_interval_ns)) + ", " +
+                          format_duration_ns(static_cast<double>(r.cpu.tick_ns)) + " ticks) only bound it between " +
+                          format_number(r.cpu.utilization_low, 3) + " and " + format_number(r.cpu.utilization_high, 3) +
+                          " cores in this window");
     s.table = Table{{"process", "cores", "at least", "at most"}, {true, true, true, true}, {}};
     for (const CpuProcess& p : r.cpu.processes)
         s.table->add({std::to_string(p.process), format_number(p.utilization, 3), format_number(p.utilization_low, 3),

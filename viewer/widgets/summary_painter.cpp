@@ -273,10 +273,10 @@ int paint_iterations_and_cpu(QPainter& p, int x, int y, const Report& r, const V
     }
     y += 22;
     if (r.cpu.available) {
-        const QString bounds = r.cpu.coarse ? QStringLiteral(" (coarse: the samples allow %1 to %2 cores)")
-                                                  .arg(q(format_number(r.cpu.utilization_low)),
-                                                       q(format_number(r.cpu.utilization_high)))
-                                            : QString();
+        const QString bounds =
+            r.cpu.coarse ? QStringLiteral(" (coarse: the samples allow %1 to %2 cores)")
+                               .arg(q(format_number(r.cpu.utilization_low)), q(format_number(r.cpu.utilization_high)))
+                         : QString();
         p.drawText(QPoint(x, y + 12),
                    QStringLiteral("CPU utilization: %1 cores%2").arg(q(format_number(r.cpu.utilization)), bounds));
         y += 22;
