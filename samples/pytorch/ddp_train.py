@@ -50,6 +50,14 @@ def rank_environment():
         sys.exit(2)
 
 
+def say_line(text):
+    """Prints one line with one write(2). The ranks share the launcher's stdout, and a line written in two
+    pieces (text, then newline) can be split by another rank's line; a pipe keeps a write of at most
+    PIPE_BUF bytes whole."""
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), (text + "\n").encode())
+
+
 def check_all_reduce(rank, world, device):
     """Host-made values summed over the ranks: each rank contributes rank + 1."""
     values = torch.tensor([float(rank + 1)] * 8).to(device)
@@ -57,8 +65,8 @@ def check_all_reduce(rank, world, device):
     got = values.cpu().tolist()
     want = float(world * (world + 1) // 2)
     # The values go with the verdict either way: a failing check must show what it compared.
-    print(f"rank {rank}: all_reduce {'ok' if got == [want] * 8 else 'WRONG'}: got {got}, want {want} x 8 "
-          f"(sent {float(rank + 1)} from rank {rank} of {world})", flush=True)
+    say_line(f"rank {rank}: all_reduce {'ok' if got == [want] * 8 else 'WRONG'}: got {got}, want {want} x 8 "
+             f"(sent {float(rank + 1)} from rank {rank} of {world})")
 
 
 def parameter_checksum(model):
@@ -77,7 +85,7 @@ def list_nvidia_libraries(rank):
         paths = {line.split()[-1] for line in maps if len(line.split()) >= 6}
     for path in sorted(paths):
         if path.rsplit("/", 1)[-1].startswith(NVIDIA_PREFIXES):
-            print(f"rank {rank} mapped {path}", flush=True)
+            say_line(f"rank {rank} mapped {path}")
 
 
 def main():
@@ -100,9 +108,9 @@ def main():
         model = DistributedDataParallel(mlp_train.MLP(a).to(device), device_ids=[device],
                                         bucket_cap_mb=a.bucket_cap_mb,
                                         gradient_as_bucket_view=a.grad_as_bucket_view)
-        print(f"rank {rank}: parameters after DDP's broadcast {parameter_checksum(model)}", flush=True)
+        say_line(f"rank {rank}: parameters after DDP's broadcast {parameter_checksum(model)}")
         parameter_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-        print(f"rank {rank}: parameter bytes {parameter_bytes}", flush=True)
+        say_line(f"rank {rank}: parameter bytes {parameter_bytes}")
         models.append(model)
         return model
 
