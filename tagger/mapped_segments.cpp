@@ -13,8 +13,8 @@ struct Group {
     int64_t last_unmap_ns = 0;
 };
 
-bool live_at(const Group& g, int64_t t_ns) {
-    return g.open || g.last_unmap_ns > t_ns;
+bool live_at(const Group& g, int64_t trace_ns) {
+    return g.open || g.last_unmap_ns > trace_ns;
 }
 
 // A group that `m` extends at either end while it is live, or nullptr.

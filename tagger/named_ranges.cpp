@@ -21,14 +21,14 @@ RangesNamed::RangesNamed(const std::vector<Range>& ranges, std::string_view word
             entries_[i].max_end_ns = std::max(entries_[i].max_end_ns, entries_[i - 1].max_end_ns);
 }
 
-bool RangesNamed::contain(int32_t process, int64_t t_ns) const {
-    // The last range of `process` that begins at or before t_ns.
+bool RangesNamed::contain(int32_t process, int64_t trace_ns) const {
+    // The last range of `process` that begins at or before trace_ns.
     auto after = std::upper_bound(
-        entries_.begin(), entries_.end(), std::pair(process, t_ns),
+        entries_.begin(), entries_.end(), std::pair(process, trace_ns),
         [](const std::pair<int32_t, int64_t>& key, const Entry& e) { return key < std::pair(e.process, e.begin_ns); });
     if (after == entries_.begin()) return false;
     const Entry& last = *std::prev(after);
-    return last.process == process && last.max_end_ns >= t_ns;
+    return last.process == process && last.max_end_ns >= trace_ns;
 }
 
 }  // namespace tbdprof::tagger

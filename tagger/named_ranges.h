@@ -16,8 +16,8 @@ public:
     // `word` in lower case; names are matched without regard to case ("Optimizer.step#SGD.step").
     RangesNamed(const std::vector<Range>& ranges, std::string_view word);
 
-    // Whether some range of `process` so named has begin_ns <= t_ns <= end_ns.
-    bool contain(int32_t process, int64_t t_ns) const;
+    // Whether some range of `process` so named has begin_ns <= trace_ns <= end_ns.
+    bool contain(int32_t process, int64_t trace_ns) const;
 
 private:
     struct Entry {

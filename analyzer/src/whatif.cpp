@@ -70,9 +70,12 @@ CheckpointPlan checkpoint_plan(const RecordedRun& run, const WhatIfOptions& opti
     if (!result.cannot_predict.empty() || !options.checkpoint) return plan;
     plan = plan_checkpointing(run.checkpoint_facts, run.allocations, options.checkpoint_every_layers);
     if (!plan.cannot_predict.empty()) result.cannot_predict = "checkpointing: " + plan.cannot_predict;
-    result.checkpoint = CheckpointSummary{
-        plan.layers, plan.segment_layers, plan.segments, plan.recomputed_bytes, plan.extra_forward_ns_per_step,
-        plan.step_ns};
+    result.checkpoint = CheckpointSummary{plan.layers,
+                                          plan.segment_layers,
+                                          plan.segments,
+                                          plan.recomputed_bytes,
+                                          plan.extra_forward_ns_per_step,
+                                          plan.iteration_duration_ns};
     return plan;
 }
 

@@ -42,7 +42,7 @@ void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
     trace::RowReader<trace::IterationRow> iterations(trace.db);
     for (trace::IterationRow row; iterations.next(row);)
         if (counts(row, process)) training.insert(row.id), total_ns += row.end_ns - row.begin_ns;
-    facts.step_ns = training.empty() ? 0 : total_ns / static_cast<int64_t>(training.size());
+    facts.iteration_duration_ns = training.empty() ? 0 : total_ns / static_cast<int64_t>(training.size());
     std::map<int64_t, std::pair<int64_t, int64_t>> forward_by_iteration, backward_by_iteration;
     trace::RowReader<trace::PhaseRow> phases(trace.db);
     for (trace::PhaseRow row; phases.next(row);) {
@@ -247,7 +247,7 @@ CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vecto
     CheckpointPlan plan;
     plan.allocations = allocations;
     for (size_t i = 0; i < allocations.size(); ++i) plan.origin.push_back(i);
-    plan.step_ns = static_cast<double>(facts.step_ns);
+    plan.iteration_duration_ns = static_cast<double>(facts.iteration_duration_ns);
     if (facts.forward.empty()) {
         plan.cannot_predict =
             "no forward and backward phases were found in the training iterations: which "

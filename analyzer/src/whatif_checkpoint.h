@@ -35,7 +35,7 @@ struct CheckpointFacts {
     std::vector<std::pair<int64_t, int64_t>> forward, backward;  // per training iteration with both phases
     std::vector<AllocationTouch> touches;                        // sorted by time
     std::vector<TimedKernel> kernels;                            // sorted by launch
-    int64_t step_ns = 0;                                         // mean training iteration length
+    int64_t iteration_duration_ns = 0;                           // mean training iteration length
     bool kernel_accesses = false;  // kernel_allocations has rows (an imported trace has none)
 };
 
@@ -51,7 +51,7 @@ struct CheckpointPlan {
     int64_t recomputed_bytes = 0;          // per iteration, the largest
     size_t recomputed_allocations = 0;     // over the run
     double extra_forward_ns_per_step = 0;  // recorded device time of the forward recomputed, per iteration
-    double step_ns = 0;
+    double iteration_duration_ns = 0;
     std::vector<Allocation> allocations;  // the run's, frees moved, re-allocations appended
     std::vector<size_t> origin;           // per allocation: the recorded allocation it copies
 };

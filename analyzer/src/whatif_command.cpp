@@ -134,7 +134,7 @@ std::string render_json(const WhatIfResult& r) {
             .value("recomputed_bytes", r.checkpoint->recomputed_bytes)
             .value("extra_forward_ns_per_step",
                    static_cast<int64_t>(std::llround(r.checkpoint->extra_forward_ns_per_step)))
-            .value("step_ns", static_cast<int64_t>(std::llround(r.checkpoint->step_ns)));
+            .value("step_ns", static_cast<int64_t>(std::llround(r.checkpoint->iteration_duration_ns)));
         json.end_object();
     }
     if (r.cannot_predict.empty())

@@ -36,8 +36,9 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
             "their output and recompute the rest in backward: " +
             format_bytes(result.checkpoint->recomputed_bytes) + " of activations per step, " +
             format_number(result.checkpoint->extra_forward_ns_per_step / 1e6) + " ms more forward per step (" +
-            (result.checkpoint->step_ns > 0
-                 ? format_percent(result.checkpoint->extra_forward_ns_per_step / result.checkpoint->step_ns)
+            (result.checkpoint->iteration_duration_ns > 0
+                 ? format_percent(result.checkpoint->extra_forward_ns_per_step /
+                                  result.checkpoint->iteration_duration_ns)
                  : std::string("?")) +
             " of the recorded step)");
     if (options.zero_stage > 0)

@@ -224,7 +224,7 @@ void EventSink::add_memory(const ChromeEvent& event) {
         return;
     }
     MemoryEvent memory;
-    memory.ts_ns = *event.ts;
+    memory.time_ns = *event.ts;
     memory.thread = host_thread(event);
     memory.device_type = static_cast<int32_t>(event.args.device_type.value_or(0));
     memory.device_id = static_cast<int32_t>(event.args.device_id.value_or(-1));

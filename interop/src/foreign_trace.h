@@ -59,7 +59,7 @@ struct Range {
 };
 
 struct MemoryEvent {
-    int64_t ts_ns = 0;
+    int64_t time_ns = 0;  // when it happened, in the source's clock
     HostThread thread;
     int32_t device_type = 0;  // Kineto: 0 CPU, 1 CUDA
     int32_t device_id = -1;

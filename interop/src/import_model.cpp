@@ -82,7 +82,7 @@ private:
         if (t_.span_begin_ns) see(*t_.span_begin_ns, t_.span_end_ns.value_or(*t_.span_begin_ns));
         for (const GpuOp& op : t_.gpu_ops) see(op.start_ns, op.start_ns + op.duration_ns);
         for (const Range& r : t_.ranges) see(r.begin_ns, r.end_ns.value_or(r.begin_ns));
-        for (const MemoryEvent& m : t_.memory) see(m.ts_ns, m.ts_ns);
+        for (const MemoryEvent& m : t_.memory) see(m.time_ns, m.time_ns);
         if (lo > hi) throw InteropError("the trace holds no events that tbdprof can import");
         int64_t span = 0;  // times are bounded on the way in (kMaxImportedTimeNs), their span may not be
         if (__builtin_sub_overflow(hi, lo, &span))

@@ -97,7 +97,7 @@ private:
             if (!inserted) {
                 // The previous block's free is missing: end it here so lifetimes do not overlap.
                 ++result_.warnings["allocations at a live address (previous one ended there)"];
-                out_[it->second].free_ns = event.ts_ns;
+                out_[it->second].free_ns = event.time_ns;
                 it->second = out_.size();
             }
         } else {
@@ -107,7 +107,7 @@ private:
         allocation.device = event.device_id;
         allocation.address = keyed ? *event.address : synthetic_address(out_.size());
         allocation.bytes = event.bytes;
-        allocation.alloc_ns = event.ts_ns;
+        allocation.alloc_ns = event.time_ns;
         allocation.alloc_thread = event.thread;
         allocation.category = event.category;
         out_.push_back(std::move(allocation));
@@ -140,14 +140,14 @@ private:
             allocation.device = event.device_id;
             allocation.address = keyed ? *event.address : synthetic_address(out_.size());
             allocation.bytes = -event.bytes;
-            allocation.alloc_ns = std::min(window_begin_ns_, event.ts_ns);
+            allocation.alloc_ns = std::min(window_begin_ns_, event.time_ns);
             allocation.alloc_thread = event.thread;
             allocation.preexisting = true;
             allocation.category = event.category;
             out_.push_back(std::move(allocation));
             match = out_.size() - 1;
         }
-        out_[*match].free_ns = event.ts_ns;
+        out_[*match].free_ns = event.time_ns;
         out_[*match].free_thread = event.thread;
     }
 
@@ -164,7 +164,7 @@ private:
 MatchResult match_allocations(std::vector<MemoryEvent>& events, int64_t window_begin_ns) {
     MatchResult result;
     std::stable_sort(events.begin(), events.end(),
-                     [](const MemoryEvent& a, const MemoryEvent& b) { return a.ts_ns < b.ts_ns; });
+                     [](const MemoryEvent& a, const MemoryEvent& b) { return a.time_ns < b.time_ns; });
     result.by_address = std::any_of(events.begin(), events.end(), [](const MemoryEvent& e) {
         return e.device_type == kCudaDeviceType && e.address.has_value();
     });

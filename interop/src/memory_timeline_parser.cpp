@@ -96,7 +96,7 @@ void parse_memory_timeline(const simdjson::padded_string& json, ForeignTrace& ou
             } else if (ts > kMaxImportedTimeNs || ts < -kMaxImportedTimeNs) {
                 ++out.warnings["events with timestamps beyond 146 years or durations beyond 73 years (skipped)"];
             } else {
-                event.ts_ns = ts;
+                event.time_ns = ts;
                 out.memory.push_back(event);
             }
         }
@@ -107,10 +107,10 @@ void parse_memory_timeline(const simdjson::padded_string& json, ForeignTrace& ou
     int64_t first = 0;
     bool any = false;
     for (const MemoryEvent& e : out.memory) {
-        if (!any || e.ts_ns < first) first = e.ts_ns;
+        if (!any || e.time_ns < first) first = e.time_ns;
         any = true;
     }
-    for (MemoryEvent& e : preexisting) e.ts_ns = first;
+    for (MemoryEvent& e : preexisting) e.time_ns = first;
     out.memory.insert(out.memory.begin(), preexisting.begin(), preexisting.end());
     if (out.memory.empty()) throw InteropError("the memory timeline holds no allocations");
 }

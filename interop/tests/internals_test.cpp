@@ -27,7 +27,7 @@ namespace {
 
 MemoryEvent gpu_event(int64_t ts, int64_t bytes, std::optional<int64_t> address = std::nullopt) {
     MemoryEvent e;
-    e.ts_ns = ts;
+    e.time_ns = ts;
     e.device_type = 1;
     e.device_id = 0;
     e.bytes = bytes;

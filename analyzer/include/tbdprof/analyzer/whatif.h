@@ -71,7 +71,7 @@ struct CheckpointSummary {
     int segments = 0;
     int64_t recomputed_bytes = 0;           // activations freed after forward and recomputed, per iteration
     double extra_forward_ns_per_step = 0;   // recorded device time of the forward kernels recomputed
-    double step_ns = 0;                     // mean recorded training iteration
+    double iteration_duration_ns = 0;       // mean recorded training iteration
 };
 
 struct WhatIfResult {
