@@ -368,11 +368,15 @@ size_t ddp_step_as_recorded(Clock& c, int step) {
 TEST_CASE("DDP's first step is a step: one whole-model all-reduce, one update kernel, other kernel variants") {
     // Before, the first step was set-up: it leaves out 2 all-reduces and 2 update kernels and runs 4
     // kernels of other variants (more than the tenth of the step the scan backwards allowed), and the
-    // second step's broadcasts stood between it and the first matched step.
+    // second step's broadcasts stood between it and the first matched step. A first step also began
+    // right after the set-up's last kernel, taking in the set-up's copies into the parameters (which
+    // then looked made in the step, not carried in) and its read-backs.
     Clock c;
     c.kernels({70});  // the all-reduce the script checks
     for (int copy = 0; copy < 9; ++copy) c.add(WorkItem::Kind::CopyHtoD, -1);
     c.kernels({80, 80, 81, 80});  // DDP's construction broadcasts the parameters
+    for (int copy = 0; copy < 8; ++copy) c.add(WorkItem::Kind::CopyDtoD, -1);  // ... copied back into them
+    for (int copy = 0; copy < 8; ++copy) c.add(WorkItem::Kind::CopyDtoH, -1);  // the script's checksum
     c.now += 40000;
     std::vector<size_t> batches;
     for (int s = 0; s < 4; ++s) batches.push_back(ddp_step_as_recorded(c, s));
