@@ -21,8 +21,9 @@
 #                2 ranks, and only simulated NVIDIA libraries mapped in either rank; with no NVTX
 #                step ranges, all 4 steps found on each rank (DDP's first one too, beginning with its
 #                batch), its parameters tagged weights, its momentum optimizer_state and its reduced
-#                gradient buckets gradients (check_ddp_gradients). A failed all-reduce check shows
-#                the values compared.
+#                gradient buckets gradients (check_ddp_gradients); each rank's own memory peak
+#                (the report's memory.processes) holds its parameters as weights (check_ddp_memory).
+#                A failed all-reduce check shows the values compared.
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
@@ -172,6 +173,22 @@ check_ddp_gradients() {
     done
 }
 
+# The report's memory is the trace's, both ranks together; each rank's own peak (memory.processes)
+# holds its parameters once as weights, not both ranks' (docs/tagging.md, change 22).
+check_ddp_memory() {
+    local rank process parameters own
+    "$TBDPROF" report "$work/trace.sqlite" --format json --quiet -o "$work/report.json" || fail "tbdprof report --format json failed"
+    for rank in 0 1; do
+        parameters=$(grep -o "rank $rank: parameter bytes [0-9]*" "$work/out" | awk '{print $NF}')
+        process=$(count "SELECT process FROM process_ranks WHERE rank = $rank")
+        own=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+print(*[p["at_peak"]["weights"] for p in m["processes"] if p["process"] == int(sys.argv[2])])' "$work/report.json" "$process")
+        echo "rank $rank: weights at its own peak $own bytes (parameters $parameters)"
+        [ "$own" = "$parameters" ] || fail "rank $rank: weights at its own peak '$own' bytes, parameters $parameters"
+    done
+}
+
 check_ddp() {
     local samples=$here/../../samples/pytorch simgpu outside=0 ranks truth trace sums
     TBDSIM_DEVICE_COUNT=2 TBDSIM_TRUTH="$work/truth.tsv" record -- "$python" -m torch.distributed.run \
@@ -200,6 +217,7 @@ check_ddp() {
         [ "$truth" -gt 0 ] && [ "$trace" -eq "$truth" ] || fail "$op: trace $trace calls, truth $truth"
     done
     check_ddp_gradients
+    check_ddp_memory
     "$TBDPROF" report "$work/trace.sqlite" >"$work/report" 2>&1 || fail "tbdprof report failed"
     grep -q "over 2 ranks of 2 in the window" "$work/report" || fail "no communication section over 2 ranks"
     simgpu=$(realpath "$TBDPROF_SIMGPU_DIR")
