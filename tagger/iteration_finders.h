@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace tbdprof::tagger {
@@ -39,6 +40,17 @@ struct Block {
     size_t end_kernel = 0;
     bool training = true;
 };
+
+// The first step, before the first matched one: its kernels [first_kernel, end_kernel).
+struct FirstStep {
+    size_t first_kernel = 0, end_kernel = 0;
+};
+
+// The kernels before `end` (the first step matching `pattern`) as a first step that initialises as it
+// goes or runs a variant of the pattern (first_step.cpp). Its end may lie up to the block tolerance
+// before `end`: the kernels in between then begin the next step.
+std::optional<FirstStep> lazy_first_step(const TraceModel& m, const std::vector<size_t>& kernels,
+                                         const std::vector<int32_t>& pattern, size_t end);
 
 // The host spans of `blocks` (of `process`'s `kernels`): training steps and passes set apart.
 IterationSet spans_of_blocks(const TraceModel& m, int32_t process, const std::vector<size_t>& kernels,

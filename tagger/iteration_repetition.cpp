@@ -14,35 +14,6 @@ constexpr double kPeriodTolerance = 0.02;         // a few data-dependent kernel
 constexpr size_t kMaxKernelsForFallback = 20000;  // the fallback compares periods position by position
 constexpr size_t kFallbackCandidates = 12;
 
-// A first step that allocates and initialises its buffers as it goes (weights filled in the first
-// forward, state zeroed before the first update) runs the whole step's pattern with set-up kernels
-// in between, too many for the block tolerance. Such a step ends right where the first matched step
-// begins: the pattern, with kernels inserted, ending with the kernel just before `end` (the first
-// matched step's first kernel), and no more inserted kernels than the step has. A first update may
-// also leave out kernels the later ones run: an optimizer that makes its state by copying the first
-// gradients instead of updating it (PyTorch's SGD with momentum runs one of its three update
-// kernels then); up to a tenth of the pattern may be left out (kernels the pattern has just before
-// the one that matches next). Returns its first kernel, or nothing when the kernels before
-// `end` are not such a step.
-std::optional<size_t> lazy_first_step(const TraceModel& m, const std::vector<size_t>& kernels,
-                                      const std::vector<int32_t>& pattern, size_t end) {
-    if (pattern.empty() || end == 0 || m.work[kernels[end - 1]].function != pattern.back()) return std::nullopt;
-    const size_t may_leave_out = pattern.size() / 10;
-    size_t i = pattern.size(), j = end, inserted = 0, left_out = 0;
-    while (i > 0 && j > 0 && inserted <= pattern.size()) {
-        const int32_t function = m.work[kernels[j - 1]].function;
-        size_t skip = 0;  // pattern kernels left out before this one matches
-        while (skip <= may_leave_out - left_out && skip < i && pattern[i - 1 - skip] != function) ++skip;
-        if (skip < i && skip <= may_leave_out - left_out && pattern[i - 1 - skip] == function) {
-            i -= skip + 1, --j, left_out += skip;
-        } else {
-            --j, ++inserted;
-        }
-    }
-    if (i > 0 || inserted + left_out == 0 || inserted > pattern.size()) return std::nullopt;
-    return j;
-}
-
 std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& kernels, size_t offset, size_t middle,
                                 size_t period) {
     std::vector<int32_t> pattern;
@@ -84,7 +55,9 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
     size_t k = offset;
     while (k + period <= kernels.size() + allowed) {
         if (size_t length = matches(k)) {
-            blocks.push_back({k, k + length, true});
+            // A first step found before k may end before it: the kernels in between begin this step.
+            const size_t begin = blocks.empty() ? k : std::min(k, blocks.back().end_kernel);
+            blocks.push_back({begin, k + length, true});
             k += length;
             continue;
         }
@@ -103,7 +76,7 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
         if (!blocks.empty())
             blocks.push_back({k, next, false});  // before the first step: set-up
         else if (auto first = lazy_first_step(m, kernels, pattern, next))
-            blocks.push_back({*first, next, true});
+            blocks.push_back({first->first_kernel, first->end_kernel, true});
         k = next;
     }
     if (!blocks.empty() && k < kernels.size() && forward_pass_tail(k)) blocks.push_back({k, kernels.size(), false});
@@ -112,7 +85,8 @@ std::vector<Block> match_blocks(const TraceModel& m, const std::vector<size_t>& 
     if (blocks.empty() || !blocks.front().training || blocks.front().first_kernel == 0) return blocks;
     const size_t first_matched = blocks.front().first_kernel;
     if (auto first = lazy_first_step(m, kernels, pattern, first_matched)) {
-        std::vector<Block> with_first{Block{*first, first_matched, true}};
+        blocks.front().first_kernel = first->end_kernel;
+        std::vector<Block> with_first{Block{first->first_kernel, first->end_kernel, true}};
         with_first.insert(with_first.end(), blocks.begin(), blocks.end());
         return with_first;
     }

@@ -79,6 +79,22 @@ size_t skip_own_work(const HostSpans& s, size_t w, size_t end, size_t count) {
     return w;
 }
 
+// Where the first block's span begins: the set-up's own work after its last kernel (DDP copying the
+// parameters it broadcast back into them, the parameters read back to the host) is no part of the
+// first step, which begins with the batch that arrives right before its first kernel: the
+// host-to-device copies (and sets) launched just before it, the way the later steps' phase is chosen.
+// Without such copies, right after the set-up's last kernel `from`, as before.
+size_t first_step_begin(const HostSpans& s, size_t from, size_t first_kernel) {
+    size_t begin = first_kernel;
+    for (size_t w = first_kernel; w-- > from;) {
+        const WorkItem& item = s.m.work[w];
+        if (item.process != s.process) continue;
+        if (item.kind != WorkItem::Kind::CopyHtoD && item.kind != WorkItem::Kind::Set) break;
+        if (item.kind == WorkItem::Kind::CopyHtoD) begin = w;
+    }
+    return begin < first_kernel ? begin : from;
+}
+
 // Where each block's span begins, with a checkpoint save before it as a span of its own.
 void place_pieces(HostSpans& s) {
     const std::vector<size_t>& kernels = s.kernels;
@@ -92,7 +108,8 @@ void place_pieces(HostSpans& s) {
             size_t skip = 0;
             if (b > 0)
                 skip = s.blocks[b - 1].training || save ? std::min(s.trailing[b - 1], s.typical) : s.trailing[b - 1];
-            size_t w = skip_own_work(s, after_previous, first, skip);
+            size_t w =
+                b == 0 ? first_step_begin(s, after_previous, first) : skip_own_work(s, after_previous, first, skip);
             if (save) {
                 // The excess read-backs after the previous step or pass: a checkpoint save.
                 s.pieces.push_back({span_begin(s, w), false});

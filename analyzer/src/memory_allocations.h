@@ -25,6 +25,7 @@ struct Allocation {
     std::string rule;
     std::optional<double> confidence;
     bool low_confidence = false;  // tagged, and its (or its sub-range's) confidence is low
+    int64_t process = 0;          // the process that allocated it (a rank of a multi-process run)
 };
 
 struct Event {

@@ -146,6 +146,7 @@ std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::opt
         Allocation a{};
         a.id = row.id;
         a.device = row.device;
+        a.process = row.process;
         a.bytes = row.bytes;
         a.alloc_ns = row.alloc_ns;
         a.freed = row.free_ns.has_value();
@@ -253,18 +254,37 @@ struct ReplayPositions {
     }
 };
 
-// The live bytes while replaying, by category and device.
+// One process's live bytes by category while replaying, and its own peak so far.
+struct ProcessLive {
+    CategoryBytes live{};
+    int64_t total = 0;
+    ProcessMemory peak;
+};
+
+// The live bytes while replaying, by category, device and process.
 struct LiveBytes {
     CategoryBytes live{};
     CategoryBytes live_low{};  // of live, the bytes tagged with low confidence
     int64_t total = 0;
     std::map<int64_t, std::pair<int64_t, int64_t>> device_live;  // device -> (live, peak)
+    std::map<int64_t, ProcessLive> process_live;
 
     void apply(const Allocation& a, int64_t delta) {
         live[static_cast<size_t>(a.category)] += delta;
         if (a.low_confidence) live_low[static_cast<size_t>(a.category)] += delta;
         total += delta;
         device_live[a.device].first += delta;
+        ProcessLive& process = process_live[a.process];
+        process.live[static_cast<size_t>(a.category)] += delta;
+        process.total += delta;
+    }
+
+    // Each process's peak is the first moment its own total is highest, as the trace's is.
+    void record_process_peaks(int64_t trace_ns) {
+        for (auto& [id, process] : process_live) {
+            if (process.total <= process.peak.peak_bytes) continue;
+            process.peak = {id, process.total, trace_ns, process.live};
+        }
     }
 };
 
@@ -311,6 +331,7 @@ ReplayPositions replay_events(const std::vector<Allocation>& allocations, const 
         state.apply(a, event.is_alloc() ? a.bytes : -a.bytes);
         if (more_of_this_instant(events, position)) continue;
         for (auto& [device, bytes] : state.device_live) bytes.second = std::max(bytes.second, bytes.first);
+        state.record_process_peaks(event.trace_ns);
         record_instant(state, event.trace_ns, position, options.full_memory_timeline, buckets, memory, positions);
     }
     if (!options.full_memory_timeline) buckets.finish(memory.timeline);
@@ -318,6 +339,8 @@ ReplayPositions replay_events(const std::vector<Allocation>& allocations, const 
         memory.timeline.push_back({run_duration_ns, state.live});  // the state at the end of the run
     }
     for (const auto& [device, bytes] : state.device_live) memory.device_peaks.emplace_back(device, bytes.second);
+    if (state.process_live.size() >= 2)
+        for (const auto& [id, process] : state.process_live) memory.processes.push_back(process.peak);
     return positions;
 }
 

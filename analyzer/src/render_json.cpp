@@ -42,6 +42,14 @@ void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.begin_array("devices");
     for (const auto& [device, peak] : m.device_peaks) json.begin_object().value("id", device).value("peak_bytes", peak).end_object();
     json.end_array();
+    json.begin_array("processes");
+    for (const ProcessMemory& p : m.processes) {
+        json.begin_object().value("process", p.process).value("peak_bytes", p.peak_bytes);
+        json.value("peak_s", s_of(p.peak_trace_ns));
+        categories(json, "at_peak", p.at_peak);
+        json.end_object();
+    }
+    json.end_array();
     json.begin_array("largest_at_peak");
     for (const LargeAllocation& a : m.largest_at_peak) {
         json.begin_object().value("id", a.id).value("device", a.device).value("bytes", a.bytes);

@@ -106,6 +106,21 @@ Section flops_by_precision(const Report& r) {
     return s;
 }
 
+// A trace of several processes (the ranks of one recording): the table is every process together,
+// so each process's own peak is said too, with the categories that are state (one rank's model).
+void process_peak_lines(const MemoryMetrics& m, std::vector<std::string>& lines) {
+    if (m.processes.empty()) return;
+    lines.push_back("the table is every process together (" + std::to_string(m.processes.size()) +
+                    "); each alone at its own peak:");
+    for (const ProcessMemory& p : m.processes) {
+        std::string line = "  process " + std::to_string(p.process) + ": " + format_bytes(p.peak_bytes) + " at " +
+                           seconds(static_cast<double>(p.peak_trace_ns) * 1e-9);
+        for (const char* name : {"weights", "gradients", "optimizer_state"})
+            line += ", " + std::string(name) + " " + format_bytes(p.at_peak[static_cast<size_t>(category_index(name))]);
+        lines.push_back(line);
+    }
+}
+
 // The tags' plausibility (tag_plausibility.h) comes first: an unreliable breakdown is never shown
 // without its warning above it.
 Section memory(const Report& r, bool with_charts) {
@@ -128,6 +143,7 @@ Section memory(const Report& r, bool with_charts) {
         s.lines.push_back("low confidence: the share of a category's bytes at the peak whose tag has a confidence below " +
                           format_number(kLowTagConfidence, 2) + " (or none recorded)");
     }
+    process_peak_lines(m, s.lines);
     for (int c = 0; c < kCategoryCount; ++c) {
         const double share = m.peak_bytes > 0 ? static_cast<double>(m.at_peak[c]) / static_cast<double>(m.peak_bytes) : 0;
         s.table->add({category_name(c), format_bytes(m.at_peak[c]), format_percent(share), format_bytes(m.category_max[c]),

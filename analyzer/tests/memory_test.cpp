@@ -209,3 +209,39 @@ TEST_CASE("extents guessed over the same bytes never lift a category above the p
     CHECK(r.memory.category_max[kUntagged] == 1000);
     for (int64_t bytes : r.memory.at_peak) CHECK(bytes >= 0);
 }
+
+TEST_CASE("each process's own peak when several processes allocate (the ranks of one recording)") {
+    // Two ranks, each holding its parameters (100 bytes) throughout and its activations at another
+    // time: the trace's peak (500 bytes) counts both ranks' weights; each rank's own peak its own.
+    tbdtest::TraceBuilder t("memory_processes.sqlite");
+    t.exec("INSERT INTO processes (id, pid, command_line, start_ns, truncated) VALUES (2, 101, 'train', 0, 0)");
+    t.allocation(100, 0, 100, "weights");
+    t.allocation(200, 10, 20, "activations");
+    const int64_t weights2 = t.allocation(100, 0, 100, "weights");
+    const int64_t activations2 = t.allocation(300, 30, 40, "activations");
+    t.exec("UPDATE allocations SET process = 2 WHERE id IN (" + std::to_string(weights2) + ", " +
+           std::to_string(activations2) + ")");
+    const Report r = analyze_trace(t.finish(1000), AnalysisOptions{});
+    const MemoryMetrics& m = r.memory;
+    CHECK(m.peak_bytes == 500);
+    CHECK(m.at_peak[cat("weights")] == 200);
+    REQUIRE(m.processes.size() == 2);
+    CHECK(m.processes[0].process == 1);
+    CHECK(m.processes[0].peak_bytes == 300);
+    CHECK(m.processes[0].peak_trace_ns == 10);
+    CHECK(m.processes[0].at_peak[cat("weights")] == 100);
+    CHECK(m.processes[0].at_peak[cat("activations")] == 200);
+    CHECK(m.processes[1].process == 2);
+    CHECK(m.processes[1].peak_bytes == 400);
+    CHECK(m.processes[1].peak_trace_ns == 30);
+    CHECK(m.processes[1].at_peak[cat("weights")] == 100);
+    CHECK(m.processes[1].at_peak[cat("activations")] == 300);
+}
+
+TEST_CASE("one process: no per-process peaks, the trace's are its own") {
+    tbdtest::TraceBuilder t("memory_one_process.sqlite");
+    t.allocation(100, 0, 100, "weights");
+    const Report r = analyze_trace(t.finish(1000), AnalysisOptions{});
+    CHECK(r.memory.peak_bytes == 100);
+    CHECK(r.memory.processes.empty());
+}

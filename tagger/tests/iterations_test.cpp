@@ -328,3 +328,79 @@ TEST_CASE("data-parallel steps begin where the batch arrives, not inside the upd
         CHECK((first.kind != WorkItem::Kind::Kernel || (first.function != 61 && first.function != 62)));
     }
 }
+
+namespace {
+
+// One step of ddp_train.py on 2 ranks as recorded without step ranges (rank 0, 4 steps): the batch
+// in, forward (1-14), backward (15-35) with each bucket's all-reduce (50) once the bucket is ready
+// (after 25, 31 and 35), the update's three multi-tensor kernels (60, 61, 61: SGD's momentum scaled,
+// then two adds): 42 kernels. The first step all-reduces the whole model once (after 35), runs the
+// last update kernel only (SGD makes its momentum by copying the gradients), and runs four backward
+// elementwise kernels of another variant (123, 124, 129, 130 for 23, 24, 29, 30: the vector width
+// PyTorch picks from the alignment of the gradients it has just allocated): 38 kernels. The second
+// step broadcasts the order of the buckets DDP rebuilt, twice (51), each a flag copied in and read
+// back, after its batch and before its forward. Returns the index of the step's batch copy.
+size_t ddp_step_as_recorded(Clock& c, int step) {
+    const size_t batch = c.model.work.size();
+    c.add(WorkItem::Kind::CopyHtoD, -1);
+    c.add(WorkItem::Kind::CopyHtoD, -1);
+    for (int broadcast = 0; step == 1 && broadcast < 2; ++broadcast) {
+        c.add(WorkItem::Kind::CopyHtoD, -1);
+        c.kernels({51});
+        c.add(WorkItem::Kind::CopyDtoH, -1);
+        c.now += 5000;  // the host reads the order back
+    }
+    for (int32_t f = 1; f <= 35; ++f) {
+        const bool other_variant = step == 0 && (f == 23 || f == 24 || f == 29 || f == 30);
+        c.kernels({other_variant ? f + 100 : f});
+        if (f == 35 || (step > 0 && (f == 25 || f == 31))) c.kernels({50});
+    }
+    if (step == 0)
+        c.kernels({61});  // the parameters moved by the gradients: the momentum is their copy
+    else
+        c.kernels({60, 61, 61});  // momentum scaled, the gradients added to it, the parameters moved
+    c.now += 30000;               // the host synchronizes, then makes the next batch
+    return batch;
+}
+
+}  // namespace
+
+TEST_CASE("DDP's first step is a step: one whole-model all-reduce, one update kernel, other kernel variants") {
+    // Before, the first step was set-up: it leaves out 2 all-reduces and 2 update kernels and runs 4
+    // kernels of other variants (more than the tenth of the step the scan backwards allowed), and the
+    // second step's broadcasts stood between it and the first matched step. A first step also began
+    // right after the set-up's last kernel, taking in the set-up's copies into the parameters (which
+    // then looked made in the step, not carried in) and its read-backs.
+    Clock c;
+    c.kernels({70});  // the all-reduce the script checks
+    for (int copy = 0; copy < 9; ++copy) c.add(WorkItem::Kind::CopyHtoD, -1);
+    c.kernels({80, 80, 81, 80});  // DDP's construction broadcasts the parameters
+    for (int copy = 0; copy < 8; ++copy) c.add(WorkItem::Kind::CopyDtoD, -1);  // ... copied back into them
+    for (int copy = 0; copy < 8; ++copy) c.add(WorkItem::Kind::CopyDtoH, -1);  // the script's checksum
+    c.now += 40000;
+    std::vector<size_t> batches;
+    for (int s = 0; s < 4; ++s) batches.push_back(ddp_step_as_recorded(c, s));
+    IterationSet its = detect_iterations(c.model, "");
+    CHECK_EQ(its.source, "repetition");
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    for (size_t s = 0; s < batches.size(); ++s) {
+        CAPTURE(s);
+        CHECK_EQ(its.iterations[s].first_work, batches[s]);
+    }
+    CHECK(its.non_training.empty());
+}
+
+TEST_CASE("set-up that runs part of a step's kernels is no first step") {
+    // A forward pass before training (a warm-up, a validation) ends as no step does (a read-back, no
+    // update kernel) and runs less than four fifths of the step: set-up either way.
+    Clock c;
+    c.add(WorkItem::Kind::CopyHtoD, -1);
+    for (int32_t f = 1; f <= 14; ++f) c.kernels({f});
+    c.kernels({62});  // ends with the step's last kernel, yet holds only its forward
+    c.now += 40000;
+    std::vector<size_t> batches;
+    for (int s = 1; s < 5; ++s) batches.push_back(ddp_step_as_recorded(c, s == 1 ? 2 : s));
+    IterationSet its = detect_iterations(c.model, "");
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    CHECK_EQ(its.iterations[0].first_work, batches[0]);
+}

@@ -19,8 +19,11 @@
 #                (the script's all-reduce check; equal parameters after DDP's broadcast), every NCCL
 #                call of the truth recorded once per rank, the report's communication section over
 #                2 ranks, and only simulated NVIDIA libraries mapped in either rank; with no NVTX
-#                step ranges, each rank's parameters tagged weights and its reduced gradient buckets
-#                gradients (check_ddp_gradients). A failed all-reduce check shows the values compared.
+#                step ranges, all 4 steps found on each rank (DDP's first one too, beginning with its
+#                batch), its parameters tagged weights, its momentum optimizer_state and its reduced
+#                gradient buckets gradients (check_ddp_gradients); each rank's own memory peak
+#                (the report's memory.processes) holds its parameters as weights (check_ddp_memory).
+#                A failed all-reduce check shows the values compared.
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
 #                the default), not the cudaMallocAsync of --framework=pytorch
 # Exit 77 (skipped) with the reason when PyTorch or a simulated library it needs is absent.
@@ -140,7 +143,7 @@ check_import() {
 # sequence, the parameters should be weights (all their bytes) and the reduced buckets gradients (at
 # least one step's: every parameter's bytes), as the script's parameter bytes say.
 check_ddp_gradients() {
-    local ranges rank process parameters weights buckets steps
+    local ranges rank process parameters weights buckets steps momentum first_at_batch
     ranges=$(count "SELECT count(*) FROM ranges")
     [ "$ranges" -eq 0 ] || fail "the recording has $ranges NVTX ranges; this check is for a plain one"
     for rank in 0 1; do
@@ -151,13 +154,38 @@ check_ddp_gradients() {
                          WHERE a.process = $process AND s.category = 'weights'")
         buckets=$(count "SELECT total(s.bytes) FROM allocation_subranges s JOIN allocations a ON a.id = s.allocation
                          WHERE a.process = $process AND s.category = 'gradients' AND s.rule = 'reduced-gradient-bucket'")
-        weights=${weights%.0} buckets=${buckets%.0}
-        echo "rank $rank: $steps steps from the kernel sequence, parameters $parameters bytes," \
-            "weights $weights, reduced gradient buckets $buckets"
+        momentum=$(count "SELECT total(s.bytes) FROM allocation_subranges s JOIN allocations a ON a.id = s.allocation
+                          WHERE a.process = $process AND s.category = 'optimizer_state'")
+        # The first step begins with its batch (a host-to-device copy), not with the set-up's copies.
+        first_at_batch=$(count "SELECT count(*) FROM copies c WHERE c.process = $process AND c.kind = 'htod'
+                                AND c.start_ns - c.queued_ns = (SELECT min(begin_ns) FROM iterations
+                                    WHERE process = $process AND coalesce(kind, 'training') = 'training')")
+        weights=${weights%.0} buckets=${buckets%.0} momentum=${momentum%.0}
+        echo "rank $rank: $steps steps from the kernel sequence (the first at its batch: $first_at_batch)," \
+            "parameters $parameters bytes, weights $weights, momentum $momentum, reduced gradient buckets $buckets"
         [ -n "$parameters" ] && [ "$parameters" -gt 0 ] || fail "rank $rank printed no parameter bytes"
-        [ "$steps" -ge 2 ] || fail "rank $rank: $steps training steps found"
+        # All 4 steps, DDP's first (one all-reduce of the whole model, one update kernel) included.
+        [ "$steps" -eq 4 ] || fail "rank $rank: $steps training steps found, the script ran 4"
+        [ "$first_at_batch" -ge 1 ] || fail "rank $rank: the first step does not begin with its batch"
+        [ "$momentum" -eq "$parameters" ] || fail "rank $rank: momentum $momentum bytes, parameters $parameters"
         [ "$weights" -eq "$parameters" ] || fail "rank $rank: weights $weights bytes, parameters $parameters"
         [ "$buckets" -ge "$parameters" ] || fail "rank $rank: gradient buckets $buckets bytes < parameters $parameters"
+    done
+}
+
+# The report's memory is the trace's, both ranks together; each rank's own peak (memory.processes)
+# holds its parameters once as weights, not both ranks' (docs/tagging.md, change 22).
+check_ddp_memory() {
+    local rank process parameters own
+    "$TBDPROF" report "$work/trace.sqlite" --format json --quiet -o "$work/report.json" || fail "tbdprof report --format json failed"
+    for rank in 0 1; do
+        parameters=$(grep -o "rank $rank: parameter bytes [0-9]*" "$work/out" | awk '{print $NF}')
+        process=$(count "SELECT process FROM process_ranks WHERE rank = $rank")
+        own=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+print(*[p["at_peak"]["weights"] for p in m["processes"] if p["process"] == int(sys.argv[2])])' "$work/report.json" "$process")
+        echo "rank $rank: weights at its own peak $own bytes (parameters $parameters)"
+        [ "$own" = "$parameters" ] || fail "rank $rank: weights at its own peak '$own' bytes, parameters $parameters"
     done
 }
 
@@ -189,6 +217,7 @@ check_ddp() {
         [ "$truth" -gt 0 ] && [ "$trace" -eq "$truth" ] || fail "$op: trace $trace calls, truth $truth"
     done
     check_ddp_gradients
+    check_ddp_memory
     "$TBDPROF" report "$work/trace.sqlite" >"$work/report" 2>&1 || fail "tbdprof report failed"
     grep -q "over 2 ranks of 2 in the window" "$work/report" || fail "no communication section over 2 ranks"
     simgpu=$(realpath "$TBDPROF_SIMGPU_DIR")

@@ -140,6 +140,14 @@ struct TagPlausibility {
     std::vector<std::string> remarks;   // what the check could not look at, and why
 };
 
+// One process's own memory peak: its allocations replayed alone (a rank of a multi-process run).
+struct ProcessMemory {
+    int64_t process = 0;
+    int64_t peak_bytes = 0;
+    int64_t peak_trace_ns = 0;
+    CategoryBytes at_peak{};  // its live bytes per category at its own peak; they sum to peak_bytes
+};
+
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
@@ -154,6 +162,9 @@ struct MemoryMetrics {
     // per category, never above at_peak; 0 for 'untagged'.
     CategoryBytes low_confidence_at_peak{};
     TagPlausibility tags;
+    // Each process's own peak, when two or more processes allocate device memory: the figures above
+    // are the trace's, every process's allocations together (all ranks of a torchrun recording).
+    std::vector<ProcessMemory> processes;
 };
 
 // Device memory a framework's own tools cannot see (framework_unseen.cpp; definitions in
