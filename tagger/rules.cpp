@@ -680,7 +680,7 @@ void tag_from_lifetimes_only(Context& c) {
 }
 
 void add_evidence(Context& c, const TagResult& result) {
-    const std::vector<WorkPhase> phase = phase_of_work(c.m, c.flow, result.phases, c.optimizer_work);
+    const WorkPhases phase(c.m, c.flow, result.phases, c.optimizer_work);
     for (size_t a = 0; a < c.tags.size(); ++a) c.tags[a].evidence = describe_flow(c.m, c.flow, phase, a);
 }
 
