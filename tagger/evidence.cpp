@@ -25,7 +25,8 @@ WorkPhases::WorkPhases(const TraceModel& m, const DataFlow& flow, const std::vec
                        const std::vector<bool>& optimizer_work)
     : m_(m), flow_(flow), optimizer_work_(optimizer_work), backward_begin_ns_(flow.deciding.size(), -1) {
     for (const Phase& p : phases)
-        if (p.kind == "backward" && p.iteration < backward_begin_ns_.size()) backward_begin_ns_[p.iteration] = p.begin_ns;
+        if (p.kind == "backward" && p.iteration < backward_begin_ns_.size())
+            backward_begin_ns_[p.iteration] = p.begin_ns;
 }
 
 WorkPhase WorkPhases::operator[](size_t work) const {
