@@ -88,12 +88,7 @@ void read_iteration(const TraceModel& m, FlowFacts& f, size_t begin, size_t end)
 
 DataFlow build_data_flow(const TraceModel& m, const IterationSet& its) {
     DataFlow flow;
-    flow.work_iteration.assign(m.work.size(), -1);
-    for (size_t i = 0; i < its.iterations.size(); ++i) {
-        const Iteration& it = its.iterations[i];
-        for (size_t w = it.first_work; w < it.end_work && w < m.work.size(); ++w)
-            if (m.work[w].process == it.process) flow.work_iteration[w] = static_cast<int>(i);
-    }
+    flow.work_iteration = WorkIterations(m, its);
     flow.deciding.assign(its.iterations.size(), true);
     if (its.iterations.size() >= 3) flow.deciding[0] = false;
     flow.buffers.resize(m.allocations.size());

@@ -5,6 +5,7 @@
 
 #include "iterations.h"
 #include "model.h"
+#include "work_iterations.h"
 
 #include <cstdint>
 #include <vector>
@@ -43,7 +44,7 @@ struct FlowFacts {
 };
 
 struct DataFlow {
-    std::vector<int> work_iteration;  // per work item: its iteration, -1 outside
+    WorkIterations work_iteration;    // per work item: its iteration, -1 outside
     std::vector<bool> deciding;       // per iteration: counts for the roles
     std::vector<FlowFacts> buffers;   // per allocation of the model
 };

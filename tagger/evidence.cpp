@@ -21,28 +21,24 @@ const char* phase_name(WorkPhase phase) {
     return "outside steps";
 }
 
-std::vector<WorkPhase> phase_of_work(const TraceModel& m, const DataFlow& flow, const std::vector<Phase>& phases,
-                                     const std::vector<bool>& optimizer_work) {
-    // Backward's start per iteration, from the phases found.
-    std::vector<int64_t> backward(flow.deciding.size(), -1);
+WorkPhases::WorkPhases(const TraceModel& m, const DataFlow& flow, const std::vector<Phase>& phases,
+                       const std::vector<bool>& optimizer_work)
+    : m_(m), flow_(flow), optimizer_work_(optimizer_work), backward_begin_ns_(flow.deciding.size(), -1) {
     for (const Phase& p : phases)
-        if (p.kind == "backward" && p.iteration < backward.size()) backward[p.iteration] = p.begin_ns;
-    std::vector<WorkPhase> phase(m.work.size(), WorkPhase::OutsideSteps);
-    for (size_t w = 0; w < m.work.size(); ++w) {
-        int it = flow.work_iteration[w];
-        if (it < 0) continue;
-        if (w < optimizer_work.size() && optimizer_work[w])
-            phase[w] = WorkPhase::Optimizer;
-        else if (backward[size_t(it)] < 0)
-            phase[w] = WorkPhase::Step;
-        else
-            phase[w] = m.work[w].launch_ns < backward[size_t(it)] ? WorkPhase::Forward : WorkPhase::Backward;
-    }
-    return phase;
+        if (p.kind == "backward" && p.iteration < backward_begin_ns_.size())
+            backward_begin_ns_[p.iteration] = p.begin_ns;
 }
 
-std::string describe_flow(const TraceModel& m, const DataFlow& flow, const std::vector<WorkPhase>& phase,
-                          size_t allocation) {
+WorkPhase WorkPhases::operator[](size_t work) const {
+    const int it = flow_.work_iteration[work];
+    if (it < 0) return WorkPhase::OutsideSteps;
+    if (work < optimizer_work_.size() && optimizer_work_[work]) return WorkPhase::Optimizer;
+    const int64_t backward_ns = backward_begin_ns_[size_t(it)];
+    if (backward_ns < 0) return WorkPhase::Step;
+    return m_.work[work].launch_ns < backward_ns ? WorkPhase::Forward : WorkPhase::Backward;
+}
+
+std::string describe_flow(const TraceModel& m, const DataFlow& flow, const WorkPhases& phase, size_t allocation) {
     const FlowFacts& f = flow.buffers[allocation];
     if (f.touches.empty()) return "no recorded work used it";
     // (phase, read|wrote, kernel|library call|copy|set) -> count, phases in order of first use.

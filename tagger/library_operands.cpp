@@ -38,25 +38,21 @@ void add_pointer_use(TraceModel& m, uint32_t work, const Operand& o) {
 }  // namespace
 
 void add_library_operand_touches(const trace::Database& db, const std::unordered_map<int64_t, int32_t>& alloc_index,
-                                 TraceModel& m) {
+                                 const IdIndex& call_index, TraceModel& m) {
     // Made at the first operand row: most traces have none, and these are per library call (at 10 M
     // kernels, 2.5 M calls: more memory than the model's own calls).
-    std::unordered_map<int64_t, int32_t> call_index;  // library_calls.id -> index in the model
     std::vector<std::vector<Operand>> of_call;
     bool any = false;
     trace::LibraryOperandRow r;
     for (trace::RowReader<trace::LibraryOperandRow> rows(db); rows.next(r);) {
-        if (of_call.empty()) {
-            for (size_t i = 0; i < m.library_calls.size(); ++i) call_index[m.library_calls[i].id] = int32_t(i);
-            of_call.resize(m.library_calls.size());
-        }
-        auto call = call_index.find(r.library_call);
+        if (of_call.empty()) of_call.resize(m.library_calls.size());
+        const std::optional<size_t> call = call_index.find(r.library_call);
         auto allocation = r.allocation ? alloc_index.find(*r.allocation) : alloc_index.end();
         // Dropout's random-number states are no data of the model: filled once at set-up and read by
         // every forward, they would pass for data carried between operations (measured: cnn_train
         // --dropout's 8.6 MB of states, labelled other, tagged activations). The trace keeps them.
-        if (call == call_index.end() || allocation == alloc_index.end() || r.role == "dropout_states") continue;
-        of_call[size_t(call->second)].push_back(
+        if (!call || allocation == alloc_index.end() || r.role == "dropout_states") continue;
+        of_call[*call].push_back(
             {allocation->second, uint64_t(r.address), std::max<int64_t>(0, r.bytes.value_or(0)), access_of(r.access)});
         any = true;
     }

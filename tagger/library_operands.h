@@ -5,6 +5,7 @@
 // a forward RNN writes and its backward reads.
 #pragma once
 
+#include "id_index.h"
 #include "model.h"
 
 #include <unordered_map>
@@ -17,9 +18,9 @@ namespace tbdprof::tagger {
 
 // Adds the operands to the touches (and, in pooled traces, the pointer uses) of the library kernels
 // in model.work. Call after the kernels are loaded and their a/b/c/workspace touches set, before
-// other work is appended. `alloc_index`: allocations.id -> index in the model. Older traces (no
-// such table) add nothing.
+// other work is appended. `alloc_index`: allocations.id -> index in the model; `call_index`:
+// library_calls.id -> index in model.library_calls. Older traces (no such table) add nothing.
 void add_library_operand_touches(const trace::Database& db, const std::unordered_map<int64_t, int32_t>& alloc_index,
-                                 TraceModel& model);
+                                 const IdIndex& call_index, TraceModel& model);
 
 }  // namespace tbdprof::tagger

@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include "collectives.h"
+#include "id_index.h"
 #include "library_operands.h"
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
@@ -83,6 +84,15 @@ CallOperands call_operands(const trace::LibraryCallRow& r) {
     return c;
 }
 
+CallOperandOf operand_of_call(const LibraryCall& call, const CallOperands& operands, int32_t allocation,
+                              uint64_t address) {
+    if (allocation == kNone) return {};
+    return {.a = call.a == allocation && operands.a_address == address,
+            .b = call.b == allocation && operands.b_address == address,
+            .c = call.c == allocation && operands.c_address == address,
+            .workspace = call.workspace == allocation && operands.workspace_address == address};
+}
+
 namespace {
 
 // A workspace the call was given zero bytes of holds nothing the call could write: its pointer is
@@ -92,7 +102,6 @@ namespace {
 void drop_empty_workspace(const trace::LibraryCallRow& r, LibraryCall& c) {
     if (!r.workspace_bytes.has_value() || *r.workspace_bytes != 0) return;
     c.workspace = kNone;
-    c.workspace_address = 0;
 }
 
 // Rows read in id order, put in the order of a time member (ties keep id order).
@@ -157,53 +166,6 @@ void sort_work_by_launch(TraceModel& m) {
     }
 }
 
-// Trace ids to their index in a loaded array. Builder-written traces number rows 1..n without gaps in
-// the order they are loaded: then no table is kept at all; ids in ascending order keep 8 bytes a row
-// (searched); others a hash map.
-class IdIndex {
-public:
-    void add(int64_t id) {
-        if (dense_ && (count_ == 0 || id == first_ + static_cast<int64_t>(count_))) {
-            if (count_++ == 0) first_ = id;
-            return;  // no id stored while they run without gaps
-        }
-        if (dense_) {  // the first gap: the ids so far are first_, first_ + 1, ...
-            dense_ = false;
-            ids_.reserve(count_ + 1);
-            for (size_t i = 0; i < count_; ++i) ids_.push_back(first_ + static_cast<int64_t>(i));
-        }
-        ascending_ = ascending_ && (ids_.empty() || id > ids_.back());
-        ids_.push_back(id);
-        ++count_;
-    }
-    // Called once every row is added.
-    void finish() {
-        if (dense_ || ascending_) return;
-        for (size_t i = 0; i < ids_.size(); ++i) map_.try_emplace(ids_[i], i);  // ids are primary keys
-        std::vector<int64_t>().swap(ids_);
-    }
-    std::optional<size_t> find(int64_t id) const {
-        if (dense_) {
-            if (id < first_ || id - first_ >= static_cast<int64_t>(count_)) return std::nullopt;
-            return static_cast<size_t>(id - first_);
-        }
-        if (!ascending_) {
-            auto it = map_.find(id);
-            return it == map_.end() ? std::nullopt : std::optional<size_t>(it->second);
-        }
-        auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-        if (it == ids_.end() || *it != id) return std::nullopt;
-        return static_cast<size_t>(it - ids_.begin());
-    }
-
-private:
-    std::vector<int64_t> ids_;
-    std::unordered_map<int64_t, size_t> map_;
-    bool dense_ = true, ascending_ = true;
-    int64_t first_ = 0;
-    size_t count_ = 0;
-};
-
 int64_t rows_in(const trace::Database& db, const char* table) {
     return trace::has_table(db, table) ? db.query_int((std::string("SELECT count(*) FROM ") + table).c_str()) : 0;
 }
@@ -266,18 +228,33 @@ void load_allocations(Loader& l) {
     }
 }
 
+// Library calls, read in id order, in the order they began (ties keep id order); `ids` follow them.
+// The model keeps no ids (8 bytes a call): loading maps them to indices (Loader::call_index).
+void sort_calls_by_begin(std::vector<LibraryCall>& calls, std::vector<int64_t>& ids) {
+    const auto before = [](const LibraryCall& a, const LibraryCall& b) { return a.begin_ns < b.begin_ns; };
+    if (std::is_sorted(calls.begin(), calls.end(), before)) return;
+    std::vector<uint32_t> order(calls.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return before(calls[a], calls[b]); });
+    std::vector<LibraryCall> sorted_calls;
+    std::vector<int64_t> sorted_ids;
+    sorted_calls.reserve(calls.size());
+    sorted_ids.reserve(ids.size());
+    for (uint32_t i : order) sorted_calls.push_back(calls[i]), sorted_ids.push_back(ids[i]);
+    calls = std::move(sorted_calls);
+    ids = std::move(sorted_ids);
+}
+
 void load_library_calls(Loader& l) {
     TraceModel& m = l.m;
-    m.library_calls.reserve(static_cast<size_t>(rows_in(l.db, "library_calls")));
+    const auto count = static_cast<size_t>(rows_in(l.db, "library_calls"));
+    m.library_calls.reserve(count);
+    std::vector<int64_t> ids;
+    ids.reserve(count);
     trace::LibraryCallRow r;
     for (trace::RowReader<trace::LibraryCallRow> rows(l.db); rows.next(r);) {
-        LibraryCall c{.id = r.id,
-                      .begin_ns = r.begin_ns,
+        LibraryCall c{.begin_ns = r.begin_ns,
                       .end_ns = r.end_ns,
-                      .a_address = uint64_t(r.a.value_or(0)),
-                      .b_address = uint64_t(r.b.value_or(0)),
-                      .c_address = uint64_t(r.c.value_or(0)),
-                      .workspace_address = uint64_t(r.workspace.value_or(0)),
                       .process = int32_t(r.process),
                       .a = l.index_of(r.a_allocation),
                       .b = l.index_of(r.b_allocation),
@@ -287,10 +264,11 @@ void load_library_calls(Loader& l) {
         c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
         c.collective = collective_of(r.op);
         m.library_calls.push_back(c);
+        ids.push_back(r.id);
     }
     m.operands_unresolved |= !l.calls_resolved && !m.library_calls.empty();
-    sort_by(m.library_calls, &LibraryCall::begin_ns);
-    for (const LibraryCall& c : m.library_calls) l.call_index.add(c.id);
+    sort_calls_by_begin(m.library_calls, ids);
+    for (int64_t id : ids) l.call_index.add(id);
     l.call_index.finish();
 }
 
@@ -386,6 +364,18 @@ std::vector<CallOperands> load_call_operands(const Loader& l) {
     return operands;
 }
 
+// Pooled traces: which operands of its library call each pointer use of a library call's work is
+// (from the call itself, from library_operands, or both at one address).
+void mark_call_operands(TraceModel& m, const std::vector<CallOperands>& operands) {
+    for (PointerUse& u : m.pointer_uses) {
+        const int32_t call = m.work[u.work].library_call;
+        if (call == kNone) continue;
+        const uint64_t address = m.allocations[size_t(u.allocation)].address + u.offset;
+        u.operand_of_call =
+            operand_of_call(m.library_calls[size_t(call)], operands[size_t(call)], u.allocation, address);
+    }
+}
+
 // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
 void apply_library_roles(Loader& l) {
     TraceModel& m = l.m;
@@ -402,7 +392,8 @@ void apply_library_roles(Loader& l) {
         if (m.pooled)
             add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c, operands[size_t(w.library_call)]);
     }
-    if (l.calls_resolved) add_library_operand_touches(l.db, l.alloc_index, m);  // library_operands.h
+    if (l.calls_resolved) add_library_operand_touches(l.db, l.alloc_index, l.call_index, m);  // library_operands.h
+    if (!operands.empty()) mark_call_operands(m, operands);
 }
 
 void load_copies(Loader& l) {

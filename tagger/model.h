@@ -40,6 +40,14 @@ struct WorkItem {
 };
 static_assert(sizeof(WorkItem) <= 48, "one work item per kernel: keep it within 48 bytes");
 
+// Which operands of its work's library call a pointer is: the call names the pointer's allocation
+// as that operand, at the pointer's address. One pointer can be several (A and B of x^T x, A and C
+// of an in-place call). Decided while loading, where the call's operand addresses are at hand, so
+// that no library call keeps its addresses (32 bytes a call, one call per few kernels).
+struct CallOperandOf {
+    bool a = false, b = false, c = false, workspace = false;
+};
+
 // One pointer into an allocation, as the work used it: the raw evidence sub-range derivation starts
 // from (kept only for pooled traces, see TraceModel::pointer_uses).
 struct PointerUse {
@@ -49,6 +57,7 @@ struct PointerUse {
     int64_t bytes = 0;        // extent the use covers when known (copies, sets, GEMM operands); 0 unknown
     bool exact = false;       // bytes is the exact extent (copies, sets), not a lower bound (GEMM)
     Access access = Access::Unknown;
+    CallOperandOf operand_of_call = {};  // all false unless its work is a library call's
 };
 
 // One mapping (the trace's allocation) of a segment joined from end-to-end mappings (mapped_segments.h).
@@ -78,13 +87,12 @@ struct Allocation {
 // point-to-point and group calls.
 enum class Collective : uint8_t { None, Reduction, Gather, Other };
 
-// Members ordered so that it takes 80 bytes: a run can make one library call per few kernels.
+// Members ordered so that it takes 40 bytes: a run can make one library call per few kernels. Not
+// kept: the trace's id (loading maps ids to indices) and the operand addresses
+// (PointerUse::operand_of_call says which pointer is which operand).
 struct LibraryCall {
-    int64_t id = 0;
     int64_t begin_ns = 0;
     int64_t end_ns = 0;
-    // Raw operand addresses: which pointer use is which operand (sub-ranges of pooled traces).
-    uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
     int32_t process = 0;
     // Allocation indices, from the builder's resolution (library_calls.a_allocation ...); kNone unresolved.
     int32_t a = kNone, b = kNone, c = kNone, workspace = kNone;
@@ -94,11 +102,11 @@ struct LibraryCall {
     bool output_read = false;
     Collective collective = Collective::None;  // a communication call: a is the send, c the receive buffer
 };
-static_assert(sizeof(LibraryCall) <= 80, "one per library call: keep it within 80 bytes");
+static_assert(sizeof(LibraryCall) <= 40, "one per library call: keep it within 40 bytes");
 
-// The bytes each operand of a library call spans at least (0 unknown). Only the pointer uses of
-// pooled traces need them, made while loading, so the model does not keep them per call: load_model
-// reads them again, for pooled traces only. (The addresses are repeated from the call.)
+// The addresses of a library call's operands and the bytes each spans at least (0 unknown). Only the
+// pointer uses of pooled traces need them, made while loading, so the model does not keep them per
+// call: load_model reads them again, for pooled traces only.
 struct CallOperands {
     uint64_t a_address = 0, b_address = 0, c_address = 0, workspace_address = 0;
     int64_t a_bytes = 0, b_bytes = 0, c_bytes = 0, workspace_bytes = 0;
@@ -110,6 +118,11 @@ struct CallOperands {
 // The operands of one library_calls row: recorded extents where the row has them, else the GEMM
 // shape's lower bounds (model.cpp says which ops).
 CallOperands call_operands(const trace::LibraryCallRow& row);
+
+// Which operands of `call` (whose addresses are `operands`) the pointer `address` into allocation
+// `allocation` (a model index) is.
+CallOperandOf operand_of_call(const LibraryCall& call, const CallOperands& operands, int32_t allocation,
+                              uint64_t address);
 
 struct Range {
     int32_t process = 0;

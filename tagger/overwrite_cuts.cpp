@@ -20,9 +20,7 @@ bool certain_read(const TraceModel& m, const PointerUse& u) {
 bool library_output(const TraceModel& m, const PointerUse& u) {
     const int32_t call = m.work[u.work].library_call;
     if (call == kNone || u.access != Access::Write) return false;
-    const LibraryCall& c = m.library_calls[size_t(call)];
-    return !c.output_read && c.c == u.allocation &&
-           c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+    return !m.library_calls[size_t(call)].output_read && u.operand_of_call.c;
 }
 
 size_t overwrite_after_read(const TraceModel& m, const TagResult& r, const std::vector<int>& step,

@@ -76,7 +76,7 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
     // at or after `from`: work of the stretch or the update.
     auto read_only_from = [&](int32_t a, size_t w, size_t from) {
         for (const FlowTouch& t : c.flow.buffers[size_t(a)].touches) {
-            if (t.work <= w || c.work_iteration[t.work] != iteration) continue;
+            if (t.work <= w || c.flow.work_iteration[t.work] != iteration) continue;
             if (t.use == Use::Overwrite) break;
             if (t.work < from) return false;
         }
@@ -84,7 +84,7 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
     };
     size_t start = first_update;
     for (size_t w = first_update; w-- > begin;) {
-        if (c.work_iteration[w] != iteration) continue;
+        if (c.flow.work_iteration[w] != iteration) continue;
         const WorkItem& item = c.m.work[w];
         if (item.kind == WorkItem::Kind::CopyHtoD || c.optimizer_work[w]) break;
         bool serves_update = true;
@@ -102,7 +102,7 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
         shrunk = false;
         std::vector<int32_t> made;
         for (size_t w = start; w < first_update && !shrunk; ++w) {
-            if (c.work_iteration[w] != iteration) continue;
+            if (c.flow.work_iteration[w] != iteration) continue;
             const WorkItem& item = c.m.work[w];
             for (const Touch& t : item.touches) {
                 if (is_write(item, t.access)) continue;
@@ -117,7 +117,7 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
                 if (is_write(item, t.access)) made.push_back(t.allocation);
         }
     }
-    while (start < first_update && c.work_iteration[start] != iteration) ++start;
+    while (start < first_update && c.flow.work_iteration[start] != iteration) ++start;
     return start;
 }
 
@@ -131,7 +131,7 @@ void find_phases(Context& c, TagResult& result) {
         int64_t backward = -1, optimizer = -1, optimizer_end = -1;
         for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {
             const WorkItem& item = c.m.work[w];
-            if (c.work_iteration[w] != static_cast<int>(i)) continue;
+            if (c.flow.work_iteration[w] != static_cast<int>(i)) continue;
             if (c.optimizer_work[w]) {
                 if (optimizer < 0)
                     optimizer = c.m.work[update_prologue(c, static_cast<int>(i), it.first_work, w)].launch_ns;

@@ -176,10 +176,7 @@ bool join_converted_parameters(const TraceModel& v, const TagResult& r, const It
 bool product_input(const TraceModel& m, const PointerUse& u) {
     const int32_t call = m.work[u.work].library_call;
     if (call == kNone) return false;
-    const LibraryCall& c = m.library_calls[size_t(call)];
-    const uint64_t address = m.allocations[size_t(u.allocation)].address + u.offset;
-    return c.b != kNone &&
-           ((c.a == u.allocation && c.a_address == address) || (c.b == u.allocation && c.b_address == address));
+    return m.library_calls[size_t(call)].b != kNone && (u.operand_of_call.a || u.operand_of_call.b);
 }
 
 // Whether the update takes the tensor for several: one of its kernels points inside it as well as at
@@ -240,9 +237,7 @@ bool writes_whole(const TraceModel& m, const PointerUse& u) {
     if (w.kind == WorkItem::Kind::Set || w.kind == WorkItem::Kind::CopyDtoD || w.kind == WorkItem::Kind::CopyHtoD)
         return true;
     if (w.library_call == kNone) return false;
-    const LibraryCall& c = m.library_calls[size_t(w.library_call)];
-    return !c.output_read && c.c == u.allocation &&
-           c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+    return !m.library_calls[size_t(w.library_call)].output_read && u.operand_of_call.c;
 }
 
 // Per (segment, offset): the work items that wrote the address whole, in launch order.

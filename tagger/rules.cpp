@@ -17,15 +17,6 @@ namespace tbdprof::tagger {
 namespace rules {
 namespace {
 
-void assign_iterations(Context& c) {
-    c.work_iteration.assign(c.m.work.size(), -1);
-    for (size_t i = 0; i < c.its.iterations.size(); ++i) {
-        const Iteration& it = c.its.iterations[i];
-        for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w)
-            if (c.m.work[w].process == it.process) c.work_iteration[w] = static_cast<int>(i);
-    }
-}
-
 // The steps of one process, in order, for counting the steps an allocation's lifetime overlaps.
 struct ProcessSteps {
     std::vector<size_t> index;  // into IterationSet::iterations
@@ -98,7 +89,7 @@ void gather_facts(Context& c) {
             bool h2d = item.kind == WorkItem::Kind::CopyHtoD && t.access == Access::Write;
             if (f.touches.empty()) f.first_touch_h2d = h2d;
             f.touches.push_back({w, t.access});
-            int it = c.work_iteration[w];
+            int it = c.flow.work_iteration[w];
             if (h2d && it >= 0 && last_h2d_iteration[size_t(t.allocation)] != it) {
                 ++f.h2d_iterations;
                 last_h2d_iteration[size_t(t.allocation)] = it;
@@ -689,7 +680,7 @@ void tag_from_lifetimes_only(Context& c) {
 }
 
 void add_evidence(Context& c, const TagResult& result) {
-    const std::vector<WorkPhase> phase = phase_of_work(c.m, c.flow, result.phases, c.optimizer_work);
+    const WorkPhases phase(c.m, c.flow, result.phases, c.optimizer_work);
     for (size_t a = 0; a < c.tags.size(); ++a) c.tags[a].evidence = describe_flow(c.m, c.flow, phase, a);
 }
 
@@ -700,8 +691,7 @@ using namespace rules;
 
 TagResult tag_allocations(const TraceModel& model, const IterationSet& iterations) {
     Context c{
-        model, iterations, {}, {}, {}, std::vector<Tag>(model.allocations.size()), build_data_flow(model, iterations)};
-    assign_iterations(c);
+        model, iterations, {}, {}, std::vector<Tag>(model.allocations.size()), build_data_flow(model, iterations)};
     gather_facts(c);
     TagResult result;
     if (iterations.iterations.empty()) {

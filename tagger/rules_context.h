@@ -1,6 +1,6 @@
 // The tagging rules' shared state (rules.cpp and the passes split from it): what each allocation's
-// lifetime and touches are, the iterations of each work item, the tags being built. Internal to the
-// tagger.
+// lifetime and touches are, the data flow (which holds the iteration of each work item), the tags
+// being built. Internal to the tagger.
 #pragma once
 
 #include "dataflow.h"
@@ -29,7 +29,6 @@ struct Facts {
 struct Context {
     const TraceModel& m;
     const IterationSet& its;
-    std::vector<int> work_iteration;  // iteration of each work item, -1 outside
     std::vector<Facts> facts;
     std::vector<bool> optimizer_work;
     std::vector<Tag> tags;

@@ -77,9 +77,7 @@ void add(const TraceModel& m, Instance& instance, const PointerUse& u, size_t in
 bool workspace_use(const TraceModel& m, const PointerUse& u) {
     const int32_t call = m.work[u.work].library_call;
     if (call == kNone) return false;
-    const LibraryCall& c = m.library_calls[size_t(call)];
-    return c.workspace == u.allocation &&
-           c.workspace_address == m.allocations[size_t(u.allocation)].address + u.offset;
+    return u.operand_of_call.workspace;
 }
 
 // True when `u` is the output operand of its work's library call and the call overwrites it (a GEMM's
@@ -88,9 +86,7 @@ bool workspace_use(const TraceModel& m, const PointerUse& u) {
 bool library_overwrite(const TraceModel& m, const PointerUse& u) {
     const int32_t call = m.work[u.work].library_call;
     if (call == kNone) return false;
-    const LibraryCall& c = m.library_calls[size_t(call)];
-    return !c.output_read && c.c == u.allocation &&
-           c.c_address == m.allocations[size_t(u.allocation)].address + u.offset;
+    return !m.library_calls[size_t(call)].output_read && u.operand_of_call.c;
 }
 
 // A library call overwrites the address after other work used what it held: the call's result is a
@@ -477,12 +473,10 @@ void touch_covered_subranges(SubRangeModel& s, const PointerUse& use, int32_t ow
 // The library's roles (GEMM operand, workspace) move from the segment to the sub-range `target`.
 void move_library_roles(SubRangeModel& s, const PointerUse& use, int32_t target, int32_t library_call) {
     LibraryCall& call = s.v.library_calls[size_t(library_call)];
-    const LibraryCall& original = s.m.library_calls[size_t(library_call)];
-    uint64_t address = s.m.allocations[size_t(use.allocation)].address + use.offset;
-    if (original.a == use.allocation && original.a_address == address) call.a = target;
-    if (original.b == use.allocation && original.b_address == address) call.b = target;
-    if (original.c == use.allocation && original.c_address == address) call.c = target;
-    if (original.workspace == use.allocation && original.workspace_address == address) call.workspace = target;
+    if (use.operand_of_call.a) call.a = target;
+    if (use.operand_of_call.b) call.b = target;
+    if (use.operand_of_call.c) call.c = target;
+    if (use.operand_of_call.workspace) call.workspace = target;
 }
 
 }  // namespace

@@ -63,8 +63,8 @@ TEST_CASE("kernel ids with gaps, calls out of time order, copies among kernels: 
     CHECK_EQ(m.work[2].launch_ns, 2500);  // the copy, between kernels 7 and 100
     CHECK(m.work[2].kind == WorkItem::Kind::CopyHtoD);
     REQUIRE_EQ(m.library_calls.size(), 2u);  // in begin order: 9, then 4
-    CHECK_EQ(m.library_calls[0].id, 9);
-    CHECK_EQ(m.library_calls[1].id, 4);
+    CHECK_EQ(m.library_calls[0].begin_ns, 100);
+    CHECK_EQ(m.library_calls[1].begin_ns, 500);
     CHECK_EQ(kernel_at(m, 1000).library_call, 0);  // call 9
     CHECK_EQ(kernel_at(m, 2000).library_call, kNone);
     CHECK_EQ(kernel_at(m, 3000).library_call, 1);  // call 4
@@ -114,10 +114,46 @@ TEST_CASE("a workspace of 0 bytes is no operand; one of unrecorded size still is
     const TraceModel m = load_model(db);
     REQUIRE_EQ(m.library_calls.size(), 2u);
     CHECK_EQ(m.library_calls[0].workspace, kNone);
-    CHECK_EQ(m.library_calls[0].workspace_address, 0u);
     CHECK_EQ(m.library_calls[1].workspace, 0);
-    CHECK_EQ(m.library_calls[1].workspace_address, 1052672u);
     // The first call's kernel touches nothing through the dropped operand.
     CHECK(kernel_at(m, 1000).touches.empty());
     REQUIRE_EQ(kernel_at(m, 2000).touches.size(), 1u);
+}
+
+TEST_CASE("a library call's pointer uses say which of its operands they are, the call keeps no addresses") {
+    tbdprof::trace::Database db = schema_database();
+    // Allocation 1 (at 1 MiB) is a pooled segment: 16 kernels point into it at 16 offsets. A GEMM
+    // reads one pointer as both A and B (x^T x) and writes C; the library_call_operands table gives
+    // the same call an extra operand at C's address (read-write) and one at an address of its own.
+    std::string sql;
+    for (int i = 0; i < 16; ++i)
+        sql += "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns) VALUES (" +
+               std::to_string(i + 1) + ", 1, 0, 1, " + std::to_string(100 * i) +
+               ", 10);"
+               "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
+               std::to_string(i + 1) + ", 0, 0, 1, " + std::to_string(4096 * i) + ", 0);";
+    sql +=
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, m, n, k, a, b, c, a_allocation, "
+        "b_allocation, c_allocation) VALUES (1, 1, 'cublasSgemm_v2', 'gemm', 5000, 5100, 8, 8, 8, 1114112, 1114112, "
+        "1179648, 1, 1, 1);"
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, library_call) VALUES "
+        "(17, 1, 0, 2, 5010, 10, 1);"
+        "INSERT INTO library_call_operands (library_call, process, role, access, address, bytes, allocation) VALUES "
+        "(1, 1, 'residual', 'read_write', 1179648, 256, 1), (1, 1, 'bias', 'read', 1245184, 32, 1);";
+    db.exec(sql.c_str());
+    const TraceModel m = load_model(db);
+    REQUIRE(m.pooled);
+    std::vector<PointerUse> of_call;
+    for (const PointerUse& u : m.pointer_uses)
+        if (m.work[u.work].library_call != kNone) of_call.push_back(u);
+    REQUIRE_EQ(of_call.size(), 4u);  // A = B once, C, and the two extra operands
+    for (const PointerUse& u : of_call) {
+        const bool at_ab = u.offset == 65536, at_c = u.offset == 131072;
+        CHECK_EQ(u.operand_of_call.a, at_ab);
+        CHECK_EQ(u.operand_of_call.b, at_ab);
+        CHECK_EQ(u.operand_of_call.c, at_c);  // C itself and the extra operand at its address
+        CHECK_FALSE(u.operand_of_call.workspace);
+    }
+    for (const PointerUse& u : m.pointer_uses)
+        if (m.work[u.work].library_call == kNone) CHECK_FALSE((u.operand_of_call.a || u.operand_of_call.c));
 }

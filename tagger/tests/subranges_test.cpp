@@ -62,14 +62,21 @@ struct Pool {
     size_t gemm(uint64_t a, uint64_t b, uint64_t c, std::optional<uint64_t> workspace = {}, int64_t c_bytes = 0) {
         LibraryCall call;
         call.a = call.b = call.c = 0;
-        call.a_address = kBase + a, call.b_address = kBase + b, call.c_address = kBase + c;
-        if (workspace) call.workspace = 0, call.workspace_address = kBase + *workspace;
-        model.library_calls.push_back(call);
+        CallOperands operands{.a_address = kBase + a, .b_address = kBase + b, .c_address = kBase + c};
+        if (workspace) call.workspace = 0, operands.workspace_address = kBase + *workspace;
         std::vector<Use> uses = {{a, Access::Read}, {b, Access::Read}, {c, Access::Write, c_bytes}};
         if (workspace) uses.push_back({*workspace, Access::Write});
         size_t index = kernel(std::move(uses), 100);
-        model.work[index].library_call = static_cast<int32_t>(model.library_calls.size() - 1);
+        call_on(index, call, operands);
         return index;
+    }
+    // Makes `work` the kernel of `call`, and marks which of the call's operands each of its pointer
+    // uses is, as load_model does from the operands' addresses.
+    void call_on(size_t work, const LibraryCall& call, const CallOperands& operands) {
+        model.library_calls.push_back(call);
+        model.work[work].library_call = static_cast<int32_t>(model.library_calls.size() - 1);
+        for (PointerUse& u : model.pointer_uses)
+            if (u.work == work) u.operand_of_call = operand_of_call(call, operands, u.allocation, kBase + u.offset);
     }
     void step(size_t first, size_t end) {
         model.ranges.push_back({0, model.work[first].launch_ns, model.work[end - 1].end_ns + 1, "step"});
@@ -237,10 +244,10 @@ TEST_CASE("a buffer only ever used from its start is refilled, not handed out an
         Pool p(1 << 20);
         auto call_on = [&](size_t work, bool output) {
             LibraryCall call;
+            CallOperands operands;
             (output ? call.c : call.b) = 0;
-            (output ? call.c_address : call.b_address) = kBase;
-            p.model.library_calls.push_back(call);
-            p.model.work[work].library_call = static_cast<int32_t>(p.model.library_calls.size() - 1);
+            (output ? operands.c_address : operands.b_address) = kBase;
+            p.call_on(work, call, operands);
         };
         p.kernel({{0, Access::Write, 4096}});
         call_on(p.kernel({{0, Access::Read, 4096}}, 100), false);
@@ -390,23 +397,20 @@ TEST_CASE("tagging a pooled run: weights, optimizer state and per-step data insi
     // Segment layout: W at 0 (GEMM operand), momentum M at 4096, gradient G at 8192, and per step
     // an input X at 16384 (copied in) and an activation A at 20480 reused every step.
     Pool p(1 << 20);
-    LibraryCall forward, backward;
-    forward.a = forward.b = forward.c = 0;
-    forward.a_address = kBase + 16384, forward.b_address = kBase, forward.c_address = kBase + 20480;
-    backward = forward;
-    backward.a_address = kBase + 20480, backward.b_address = kBase + 16384, backward.c_address = kBase + 8192;
+    LibraryCall call;
+    call.a = call.b = call.c = 0;
+    const CallOperands forward{.a_address = kBase + 16384, .b_address = kBase, .c_address = kBase + 20480};
+    const CallOperands backward{.a_address = kBase + 20480, .b_address = kBase + 16384, .c_address = kBase + 8192};
     p.kernel({{0, Access::Write}}, 9);  // initialise W
     for (int s = 0; s < 4; ++s) {
         size_t first = p.copy_in(16384, 4096);
         size_t gemm = p.kernel({{16384, Access::Read, 4096}, {0, Access::Read, 4096}, {20480, Access::Write, 4096}}, 1);
         // One library call per GEMM, as a trace has (their operands are remapped per sub-range).
-        p.model.library_calls.push_back(forward);
-        p.model.work[gemm].library_call = static_cast<int32_t>(p.model.library_calls.size() - 1);
+        p.call_on(gemm, call, forward);
         p.kernel({{20480, Access::Read}, {20480 + 0, Access::Write}}, 2);
         size_t back =
             p.kernel({{20480, Access::Read, 4096}, {16384, Access::Read, 4096}, {8192, Access::Write, 4096}}, 3);
-        p.model.library_calls.push_back(backward);
-        p.model.work[back].library_call = static_cast<int32_t>(p.model.library_calls.size() - 1);
+        p.call_on(back, call, backward);
         size_t last = p.kernel({{0, Access::Write}, {4096, Access::Write}, {8192, Access::Read}},
                                4);  // optimizer
         p.step(first, last + 1);
