@@ -13,6 +13,7 @@
 #include "communication.h"
 #include "communication_buckets.h"
 #include "kernel_range_scan.h"
+#include "process_ranks.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -98,17 +99,11 @@ void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, s
         }
     };
     world_size = note_int("distributed.world_size");
-    // A table without the columns (not written by tbdprof) names no ranks rather than failing the report.
-    if (trace::has_table(trace.db, "process_ranks") && trace::has_column(trace.db, "process_ranks", "process") &&
-        trace::has_column(trace.db, "process_ranks", "rank") &&
-        trace::has_column(trace.db, "process_ranks", "world_size")) {
-        trace::Statement rows(trace.db, "SELECT process, rank, world_size FROM process_ranks");
-        while (rows.step()) {
-            for (RankCommunication& r : ranks)
-                if (r.process == rows.column_int(0) && !rows.is_null(1)) r.rank = rows.column_int(1);
-            if (!rows.is_null(2)) world_size = rows.column_int(2);
-        }
-    }
+    const RecordedRanks recorded = read_recorded_ranks(trace);
+    for (RankCommunication& r : ranks)
+        if (auto found = recorded.rank_of_process.find(r.process); found != recorded.rank_of_process.end())
+            r.rank = found->second;
+    if (recorded.world_size) world_size = recorded.world_size;
     const std::optional<int64_t> rank = note_int("distributed.rank");
     if (rank && ranks.size() == 1 && !ranks.front().rank) ranks.front().rank = rank;
 }

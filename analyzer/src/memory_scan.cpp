@@ -15,6 +15,7 @@
 #include "analysis_parts.h"
 #include "memory_allocations.h"
 #include "memory_subranges.h"
+#include "process_ranks.h"
 #include "tbdprof/analyzer/tag_plausibility.h"
 #include "tbdprof/trace/tables.h"
 
@@ -283,7 +284,7 @@ struct LiveBytes {
     void record_process_peaks(int64_t trace_ns) {
         for (auto& [id, process] : process_live) {
             if (process.total <= process.peak.peak_bytes) continue;
-            process.peak = {id, process.total, trace_ns, process.live};
+            process.peak = {id, std::nullopt, process.total, trace_ns, process.live};
         }
     }
 };
@@ -424,6 +425,12 @@ void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& repor
     add_granularity_notes(trace, subranges, report);
     const std::vector<Event> events = ordered_events(allocations);
     const ReplayPositions positions = replay_events(allocations, events, options, report.run.duration_ns, memory);
+    if (!memory.processes.empty()) {
+        const RecordedRanks recorded = read_recorded_ranks(trace);
+        for (ProcessMemory& p : memory.processes)
+            if (auto found = recorded.rank_of_process.find(p.process); found != recorded.rank_of_process.end())
+                p.rank = found->second;
+    }
     list_largest_at_peak(trace, allocations, positions, options.largest_allocations, memory);
 }
 

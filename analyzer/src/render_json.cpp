@@ -44,7 +44,12 @@ void memory(trace::JsonWriter& json, const MemoryMetrics& m) {
     json.end_array();
     json.begin_array("processes");
     for (const ProcessMemory& p : m.processes) {
-        json.begin_object().value("process", p.process).value("peak_bytes", p.peak_bytes);
+        json.begin_object().value("process", p.process);
+        if (p.rank)
+            json.value("rank", *p.rank);
+        else
+            json.null("rank");
+        json.value("peak_bytes", p.peak_bytes);
         json.value("peak_s", s_of(p.peak_trace_ns));
         categories(json, "at_peak", p.at_peak);
         json.end_object();

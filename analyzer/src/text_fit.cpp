@@ -118,9 +118,13 @@ std::string elide_end(const std::string& text, size_t width) {
 std::vector<std::string> wrap_words(const std::string& text, size_t width, size_t indent) {
     std::vector<std::string> lines;
     if (width == 0 || display_width(text) <= width) return {text};
-    indent = std::min(indent, width / 2);
+    // A line indented under another (one item of a list) keeps its indent, and its continuation lines
+    // go further in than it.
+    const size_t lead = std::min(text.find_first_not_of(' '), text.size());
+    const std::string first_prefix(std::min(lead, width / 2), ' ');
+    const std::string next_prefix(std::min(lead + indent, width / 2), ' ');
     std::string line;
-    size_t start = 0;
+    size_t start = lead;
     while (start <= text.size()) {
         size_t end = text.find(' ', start);
         if (end == std::string::npos) end = text.size();
@@ -130,7 +134,7 @@ std::vector<std::string> wrap_words(const std::string& text, size_t width, size_
             lines.push_back(line);
             line.clear();
         }
-        const std::string prefix = line.empty() ? (lines.empty() ? "" : std::string(indent, ' ')) : line + " ";
+        const std::string prefix = line.empty() ? (lines.empty() ? first_prefix : next_prefix) : line + " ";
         if (line.empty()) word = elide_middle(word, width - display_width(prefix));
         line = prefix + word;
         if (end == text.size()) break;

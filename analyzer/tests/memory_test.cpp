@@ -221,6 +221,8 @@ TEST_CASE("each process's own peak when several processes allocate (the ranks of
     const int64_t activations2 = t.allocation(300, 30, 40, "activations");
     t.exec("UPDATE allocations SET process = 2 WHERE id IN (" + std::to_string(weights2) + ", " +
            std::to_string(activations2) + ")");
+    // Only the second process has a recorded rank: the first's is unknown, not 0.
+    t.exec("INSERT INTO process_ranks (process, rank, local_rank, world_size) VALUES (2, 1, 1, 2)");
     const Report r = analyze_trace(t.finish(1000), AnalysisOptions{});
     const MemoryMetrics& m = r.memory;
     CHECK(m.peak_bytes == 500);
@@ -231,7 +233,9 @@ TEST_CASE("each process's own peak when several processes allocate (the ranks of
     CHECK(m.processes[0].peak_trace_ns == 10);
     CHECK(m.processes[0].at_peak[cat("weights")] == 100);
     CHECK(m.processes[0].at_peak[cat("activations")] == 200);
+    CHECK_FALSE(m.processes[0].rank.has_value());
     CHECK(m.processes[1].process == 2);
+    CHECK(m.processes[1].rank == std::optional<int64_t>(1));
     CHECK(m.processes[1].peak_bytes == 400);
     CHECK(m.processes[1].peak_trace_ns == 30);
     CHECK(m.processes[1].at_peak[cat("weights")] == 100);

@@ -89,6 +89,12 @@ TEST_CASE("text fitting: elision in the middle and at the end, wrapping, tables 
     CHECK(lines[0] == "one two");
     CHECK(lines[1] == "  three");
     for (const std::string& line : lines) CHECK(display_width(line) <= 10);
+    // An indented line keeps its indent; its continuation lines go further in.
+    const auto indented = wrap_words("  rank 0: 38.56 MiB at 9.841 ms, weights 2.00 MiB", 24);
+    REQUIRE(indented.size() == 3);
+    CHECK(indented[0] == "  rank 0: 38.56 MiB at");
+    CHECK(indented[1] == "    9.841 ms, weights");
+    CHECK(indented[2] == "    2.00 MiB");
     Document document;
     document.title = "t";
     Section section{"s", {}, Table{{"name", "bytes", "stack"}, {false, true, false}, {}, {false, false, true}}, {}};

@@ -143,6 +143,7 @@ struct TagPlausibility {
 // One process's own memory peak: its allocations replayed alone (a rank of a multi-process run).
 struct ProcessMemory {
     int64_t process = 0;
+    std::optional<int64_t> rank;  // recorded rank (process_ranks); none: unknown
     int64_t peak_bytes = 0;
     int64_t peak_trace_ns = 0;
     CategoryBytes at_peak{};  // its live bytes per category at its own peak; they sum to peak_bytes
