@@ -3,14 +3,17 @@
 #include "iteration_finders.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tbdprof::tagger {
 namespace {
 
-// Allocations shorter than one step, as (alloc, free) host times. "Shorter" counts the process's
-// kernels launched while the allocation lived, not nanoseconds: a duration changes with the machine's
-// load (a host stall at the first launch made an accumulation step's buffers look long-lived and put
-// the boundary between micro-batches in some recordings), the order of launches does not.
+// Allocations no longer than one step, as (alloc, free) host times: alive while at most `period` of
+// the process's kernels launched. Kernels counted, not nanoseconds: a duration changes with the
+// machine's load (a host stall at the first launch made an accumulation step's buffers look long-lived
+// and put the boundary between micro-batches in some recordings), the order of launches does not. A
+// step's own buffers made before its first kernel and freed after its last (a batch filled on the
+// device, the activations) live exactly one period: only the step's true boundary leaves them whole.
 std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceModel& m,
                                                                  const std::vector<size_t>& kernels, size_t period) {
     std::vector<int64_t> launches;
@@ -22,7 +25,7 @@ std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceMode
         if (!a.free_ns) continue;
         auto first = std::lower_bound(launches.begin(), launches.end(), a.alloc_ns);
         auto last = std::lower_bound(launches.begin(), launches.end(), *a.free_ns);
-        if (static_cast<size_t>(last - first) < period) out.emplace_back(a.alloc_ns, *a.free_ns);
+        if (static_cast<size_t>(last - first) <= period) out.emplace_back(a.alloc_ns, *a.free_ns);
     }
     return out;
 }
@@ -55,14 +58,17 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
                       const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool cap_first_gap = false,
                       const std::vector<bool>* steady = nullptr) {
     double copies = 0, gaps = 0, readbacks = 0, first_gap = 0, longest_other = 0;
-    std::vector<int64_t> boundaries;
+    // Each boundary as the host window it may lie in: from the previous kernel's launch to the first
+    // work after it. A buffer is cut when it lives across the whole window; one made inside it (the
+    // next batch, allocated before it is copied in) or freed inside it belongs to one side.
+    std::vector<std::pair<int64_t, int64_t>> windows;
     for (size_t k : starts) {
         if (k == 0 || k >= kernels.size()) continue;
         size_t prev = kernels[k - 1], here = kernels[k];
         if (steady && !(*steady)[k]) continue;
         // The step may begin as early as the first work after the previous kernel (a new batch is
         // allocated and copied in before the first kernel launches).
-        boundaries.push_back(m.work[prev + 1].launch_ns);
+        windows.emplace_back(m.work[prev].launch_ns, m.work[prev + 1].launch_ns);
         bool h2d = false, d2h = false;
         for (size_t w = prev + 1; w < here; ++w) {
             h2d |= m.work[w].kind == WorkItem::Kind::CopyHtoD;
@@ -83,11 +89,12 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
             gaps += gap, longest_other = std::max(longest_other, gap);
     }
     gaps += cap_first_gap && starts.size() > 1 ? std::min(first_gap, longest_other) : first_gap;
-    std::sort(boundaries.begin(), boundaries.end());
+    // Windows of distinct kernels do not overlap: the first that opens after the allocation closes first.
+    std::sort(windows.begin(), windows.end());
     double cut = 0;
     for (const auto& [alloc_ns, free_ns] : short_lived) {
-        auto b = std::upper_bound(boundaries.begin(), boundaries.end(), alloc_ns);
-        cut += b != boundaries.end() && *b < free_ns ? 1.0 : 0.0;
+        auto w = std::upper_bound(windows.begin(), windows.end(), std::pair{alloc_ns, std::numeric_limits<int64_t>::max()});
+        cut += w != windows.end() && w->second < free_ns ? 1.0 : 0.0;
     }
     return -cut * 1e15 + copies * 1e12 - readbacks * 1e11 + gaps;
 }
