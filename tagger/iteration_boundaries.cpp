@@ -93,7 +93,8 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
     std::sort(windows.begin(), windows.end());
     double cut = 0;
     for (const auto& [alloc_ns, free_ns] : short_lived) {
-        auto w = std::upper_bound(windows.begin(), windows.end(), std::pair{alloc_ns, std::numeric_limits<int64_t>::max()});
+        auto w =
+            std::upper_bound(windows.begin(), windows.end(), std::pair{alloc_ns, std::numeric_limits<int64_t>::max()});
         cut += w != windows.end() && w->second < free_ns ? 1.0 : 0.0;
     }
     return -cut * 1e15 + copies * 1e12 - readbacks * 1e11 + gaps;
