@@ -67,8 +67,7 @@ int64_t library_time(const TraceModel& m, int32_t process, int64_t begin, int64_
 // the host's waits: a step's own buffers begin with it (BufferLives::one_step_from), so a stall inside
 // a step on a loaded machine does not outweigh them when nothing else (a copy, a set) marks the batch.
 double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
-                      const BufferLives& lives, bool cap_first_gap = false,
-                      const std::vector<bool>* steady = nullptr) {
+                      const BufferLives& lives, bool cap_first_gap = false, const std::vector<bool>* steady = nullptr) {
     double copies = 0, gaps = 0, readbacks = 0, first_gap = 0, longest_other = 0, own_buffers = 0;
     std::vector<int64_t> boundaries;
     for (size_t k : starts) {
