@@ -7,24 +7,37 @@
 namespace tbdprof::tagger {
 namespace {
 
-// Allocations shorter than one step, as (alloc, free) host times. "Shorter" counts the process's
-// kernels launched while the allocation lived, not nanoseconds: a duration changes with the machine's
-// load (a host stall at the first launch made an accumulation step's buffers look long-lived and put
-// the boundary between micro-batches in some recordings), the order of launches does not.
-std::vector<std::pair<int64_t, int64_t>> short_lived_allocations(const TraceModel& m,
-                                                                 const std::vector<size_t>& kernels, size_t period) {
+// How the process's buffers live, counted in its kernels launched while each was alive, not in
+// nanoseconds: a duration changes with the machine's load (a host stall at the first launch made an
+// accumulation step's buffers look long-lived and put the boundary between micro-batches in some
+// recordings), the order of launches does not.
+struct BufferLives {
+    // Allocations shorter than one step, as (alloc, free) host times.
+    std::vector<std::pair<int64_t, int64_t>> short_lived;
+    // Per kernel index: the allocations alive over exactly one period of kernels that begin with it
+    // (made after the kernel before it launched, freed before the kernel a period later launched): a
+    // step's own buffers (the batch, the activations) made before its first kernel and freed after
+    // its last, or a batch kept until the next one replaces it. Each marks where a step begins.
+    std::vector<uint32_t> one_step_from;
+};
+
+BufferLives buffer_lives(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
     std::vector<int64_t> launches;
     launches.reserve(kernels.size());
     for (size_t k : kernels) launches.push_back(m.work[k].launch_ns);
     std::sort(launches.begin(), launches.end());
-    std::vector<std::pair<int64_t, int64_t>> out;
+    const int32_t process = kernels.empty() ? 0 : m.work[kernels.front()].process;
+    BufferLives lives;
+    lives.one_step_from.assign(kernels.size(), 0);
     for (const Allocation& a : m.allocations) {
         if (!a.free_ns) continue;
         auto first = std::lower_bound(launches.begin(), launches.end(), a.alloc_ns);
         auto last = std::lower_bound(launches.begin(), launches.end(), *a.free_ns);
-        if (static_cast<size_t>(last - first) < period) out.emplace_back(a.alloc_ns, *a.free_ns);
+        const auto alive = static_cast<size_t>(last - first);
+        if (alive < period) lives.short_lived.emplace_back(a.alloc_ns, *a.free_ns);
+        if (alive == period && a.process == process) ++lives.one_step_from[size_t(first - launches.begin())];
     }
-    return out;
+    return lives;
 }
 
 // Host time inside library calls of `process` within [begin, end). A call that blocks (a collective
@@ -50,16 +63,18 @@ int64_t library_time(const TraceModel& m, int32_t process, int64_t begin, int64_
 // device-to-host copy without a new batch (a loss or gradient norm read back mid-step: the host
 // waits there, so the wait says nothing); the host waited longest before it (end-of-step work).
 // With `cap_first_gap` the host's wait before the first of `starts` counts no more than the longest
-// wait before the others. With `steady`, only the starts it marks count.
+// wait before the others. With `steady`, only the starts it marks count. Below the read-backs and above
+// the host's waits: a step's own buffers begin with it (BufferLives::one_step_from), so a stall inside
+// a step on a loaded machine does not outweigh them when nothing else (a copy, a set) marks the batch.
 double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, const std::vector<size_t>& starts,
-                      const std::vector<std::pair<int64_t, int64_t>>& short_lived, bool cap_first_gap = false,
-                      const std::vector<bool>* steady = nullptr) {
-    double copies = 0, gaps = 0, readbacks = 0, first_gap = 0, longest_other = 0;
+                      const BufferLives& lives, bool cap_first_gap = false, const std::vector<bool>* steady = nullptr) {
+    double copies = 0, gaps = 0, readbacks = 0, first_gap = 0, longest_other = 0, own_buffers = 0;
     std::vector<int64_t> boundaries;
     for (size_t k : starts) {
         if (k == 0 || k >= kernels.size()) continue;
         size_t prev = kernels[k - 1], here = kernels[k];
         if (steady && !(*steady)[k]) continue;
+        own_buffers += lives.one_step_from[k];
         // The step may begin as early as the first work after the previous kernel (a new batch is
         // allocated and copied in before the first kernel launches).
         boundaries.push_back(m.work[prev + 1].launch_ns);
@@ -85,11 +100,11 @@ double boundary_score(const TraceModel& m, const std::vector<size_t>& kernels, c
     gaps += cap_first_gap && starts.size() > 1 ? std::min(first_gap, longest_other) : first_gap;
     std::sort(boundaries.begin(), boundaries.end());
     double cut = 0;
-    for (const auto& [alloc_ns, free_ns] : short_lived) {
+    for (const auto& [alloc_ns, free_ns] : lives.short_lived) {
         auto b = std::upper_bound(boundaries.begin(), boundaries.end(), alloc_ns);
         cut += b != boundaries.end() && *b < free_ns ? 1.0 : 0.0;
     }
-    return -cut * 1e15 + copies * 1e12 - readbacks * 1e11 + gaps;
+    return -cut * 1e15 + copies * 1e12 - readbacks * 1e11 + own_buffers * 1e10 + gaps;
 }
 
 // The kernels `k` where the `period` kernels before and the `period` after are alike (at most
@@ -124,7 +139,7 @@ std::vector<bool> steady_boundaries(const TraceModel& m, const std::vector<size_
 // boundaries is between steady steps (near the end of a short run) is then not a candidate: with
 // nothing scored it would beat every offset whose boundaries cut a buffer.
 size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, size_t period) {
-    const auto short_lived = short_lived_allocations(m, kernels, period);
+    const BufferLives lives = buffer_lives(m, kernels, period);
     const std::vector<bool> between_steady = steady_boundaries(m, kernels, period);
     double best_score = 0;
     size_t best_offset = 0;
@@ -140,7 +155,7 @@ size_t choose_offset(const TraceModel& m, const std::vector<size_t>& kernels, si
             std::none_of(starts.begin(), starts.end(), [&](size_t k) { return between_steady[k]; }))
             continue;
         double score =
-            boundary_score(m, kernels, starts, short_lived, true, between_steady.empty() ? nullptr : &between_steady);
+            boundary_score(m, kernels, starts, lives, true, between_steady.empty() ? nullptr : &between_steady);
         if (!scored || score > best_score) best_score = score, best_offset = offset, scored = true;
     }
     // Micro-batches of one step: the one after the update begins it, wherever the host paused.
@@ -176,11 +191,11 @@ size_t pattern_start(const TraceModel& m, const std::vector<size_t>& kernels, si
     if (repeating.size() > period) repeating.resize(period);
     if (repeating.empty())
         for (size_t shift = 0; shift < period && middle + shift < n; ++shift) repeating.push_back(middle + shift);
-    const auto short_lived = short_lived_allocations(m, kernels, period);
+    const BufferLives lives = buffer_lives(m, kernels, period);
     size_t best = repeating.empty() ? middle : repeating.front();
     double best_score = 0;
     for (size_t i = 0; i < repeating.size(); ++i) {
-        double score = boundary_score(m, kernels, {repeating[i]}, short_lived);
+        double score = boundary_score(m, kernels, {repeating[i]}, lives);
         if (i == 0 || score > best_score) best_score = score, best = repeating[i];
     }
     // Micro-batches of one step: the one after the update begins it (first_micro_batch), not an

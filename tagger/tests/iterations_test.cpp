@@ -404,3 +404,58 @@ TEST_CASE("set-up that runs part of a step's kernels is no first step") {
     REQUIRE_EQ(its.iterations.size(), 4u);
     CHECK_EQ(its.iterations[0].first_work, batches[0]);
 }
+
+namespace {
+
+// One ZeRO data-parallel step as dp_train --overlap buckets --zero runs it (recorded, one rank): the
+// step's buffers allocated before its first kernel and freed after its last (the batch, filled on the
+// device, and the activations: no copy, no set), the fill (1), forward (2 x8), backward (3, 4) with
+// each bucket's reduce-scatter (50) once it is ready, then per shard the update (60) and the weights'
+// all-gather (51). `stall_ns`: a host stall before the third backward GEMM (a loaded machine).
+size_t zero_step(Clock& c, int64_t stall_ns) {
+    std::vector<size_t> buffers;
+    for (int b = 0; b < 9; ++b) {
+        Allocation a;
+        a.id = int64_t(c.model.allocations.size()) + 1;
+        a.address = 0x1000000 + uint64_t(a.id) * 0x10000;
+        a.bytes = 65536;
+        a.alloc_ns = c.now++;
+        buffers.push_back(c.model.allocations.size());
+        c.model.allocations.push_back(a);
+    }
+    const size_t first = c.model.work.size();
+    c.kernels({1, 2, 2, 2, 2, 2, 2, 2, 2});
+    for (int bucket = 0; bucket < 4; ++bucket) {
+        if (bucket == 1) c.now += stall_ns;
+        c.kernels({3, 4, 50});
+    }
+    for (int shard = 0; shard < 4; ++shard) c.kernels({60, 51});
+    for (size_t b : buffers) c.model.allocations[b].free_ns = c.now++;
+    c.now += 300000;  // the host between steps: the next batch's buffers
+    return first;
+}
+
+}  // namespace
+
+TEST_CASE("a step's buffers, not a host stall, place the boundary when no batch is copied in") {
+    // dp_train --zero under load (1 recording in 10): a stall inside backward outweighed the pauses
+    // between steps, and with no copy or set to mark the batch, the steps began inside backward. Its
+    // buffers, made before the step's first kernel and freed after its last, live exactly one period:
+    // only the true boundary leaves them whole.
+    for (int64_t stall_ns : {int64_t(0), int64_t(5000000)}) {
+        Clock c;
+        c.kernels({90, 91});
+        c.now += 300000;
+        std::vector<size_t> starts;
+        for (int s = 0; s < 6; ++s) starts.push_back(zero_step(c, s == 2 ? stall_ns : 0));
+        IterationSet its = detect_iterations(c.model, "");
+        CAPTURE(stall_ns);
+        CHECK_EQ(its.source, "repetition");
+        CHECK(its.non_training.empty());
+        REQUIRE_EQ(its.iterations.size(), starts.size());
+        for (size_t s = 0; s < starts.size(); ++s) {
+            CAPTURE(s);
+            CHECK_EQ(its.iterations[s].first_work, starts[s]);
+        }
+    }
+}
