@@ -60,6 +60,20 @@ def whatif(tbdprof, path, *options):
     return json.loads(run([tbdprof, "whatif", path, "--format", "json", *options]).stdout)
 
 
+def describe_miss(tbdprof, trace, prediction):
+    """What a wrong prediction came from, for a failure that a later run may not repeat (the recording's
+    timing differs from run to run): the steps the tagger found, the recorded trace's categories at its
+    peak and the prediction's, and the what-if's notes."""
+    recorded = whatif(tbdprof, trace)["scenarios"][0]
+    steps = run(["sqlite3", trace, "SELECT kind || ' ' || count(*) FROM iterations GROUP BY kind"],
+                allowed=(0, 1, 127)).stdout.split("\n")
+    print(f"  steps found in the recorded trace: {', '.join(x for x in steps if x) or 'none'}")
+    print(f"  recorded, by category at the peak: {recorded['by_category']}")
+    print(f"  predicted, by category at the peak: {prediction['scenarios'][-1]['by_category']}")
+    for note in prediction.get("notes", []):
+        print(f"  note: {note}")
+
+
 def main():
     tbdprof = os.environ.get("TBDPROF")
     parser = argparse.ArgumentParser(usage="TBDPROF=... predict_pytorch.py SAMPLES_DIR [options] [-- SCRIPT-OPTIONS]")
@@ -86,11 +100,13 @@ def main():
                 if target == recorded:
                     continue
                 batch = ["--batch-size", str(target), "--batch-size-recorded", str(recorded)]
-                predicted = whatif(tbdprof, traces[recorded], *batch)["scenarios"][-1]["peak_bytes"]
+                prediction = whatif(tbdprof, traces[recorded], *batch)
+                predicted = prediction["scenarios"][-1]["peak_bytes"]
                 error = (predicted - measured[target]) / measured[target]
                 print(f"| {name} | {recorded} | {target} | {measured[target]:,} | {predicted:,} | {error:+.2%} |")
                 if abs(error) > TOLERANCE:
                     failures.append(f"batch {recorded} -> {target}: off by {error:+.2%} (bound {TOLERANCE:.0%})")
+                    describe_miss(tbdprof, traces[recorded], prediction)
                 below = whatif(tbdprof, traces[recorded], *batch, "--device-memory", str(measured[target] - 1))
                 if below["scenarios"][-1]["fits"]:
                     failures.append(f"batch {recorded} -> {target}: 'fits' on a device one byte below the measured peak")
