@@ -1,5 +1,6 @@
 #include "process_ranks.h"
 
+#include "tbdprof/analyzer/report.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -15,6 +16,11 @@ RecordedRanks read_recorded_ranks(const TraceFile& trace) {
         if (!rows.is_null(2)) ranks.world_size = rows.column_int(2);
     }
     return ranks;
+}
+
+std::string process_memory_label(const ProcessMemory& p) {
+    const std::string process = "process " + std::to_string(p.process);
+    return p.rank ? "rank " + std::to_string(*p.rank) + " (" + process + ")" : process;
 }
 
 }  // namespace tbdprof::analyzer

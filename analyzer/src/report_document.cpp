@@ -113,10 +113,7 @@ void process_peak_lines(const MemoryMetrics& m, std::vector<std::string>& lines)
     lines.push_back("the table is every process together (" + std::to_string(m.processes.size()) +
                     "); each alone at its own peak:");
     for (const ProcessMemory& p : m.processes) {
-        const std::string who = p.rank
-                                    ? "rank " + std::to_string(*p.rank) + " (process " + std::to_string(p.process) + ")"
-                                    : "process " + std::to_string(p.process);
-        std::string line = "  " + who + ": " + format_bytes(p.peak_bytes) + " at " +
+        std::string line = "  " + process_memory_label(p) + ": " + format_bytes(p.peak_bytes) + " at " +
                            seconds(static_cast<double>(p.peak_trace_ns) * 1e-9);
         for (const char* name : {"weights", "gradients", "optimizer_state"})
             line += ", " + std::string(name) + " " + format_bytes(p.at_peak[static_cast<size_t>(category_index(name))]);

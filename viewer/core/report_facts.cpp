@@ -42,6 +42,9 @@ std::vector<ReportFact> report_facts(const Report& r) {
             add("memory", std::string("at peak: ") + category_name(c) + ", low confidence", format_percent(*unsure),
                 *unsure);
     }
+    for (const ProcessMemory& process : r.memory.processes)  // each rank alone (the figures above: all together)
+        add("memory", "peak device memory, " + process_memory_label(process), format_bytes(process.peak_bytes),
+            static_cast<double>(process.peak_bytes), true);
     add("memory", "device allocations", std::to_string(r.memory.allocations),
         static_cast<double>(r.memory.allocations));
     add("iterations", "iterations",

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "communication_rows.h"
+#include "report_facts.h"
 #include "tbdprof/analyzer/report.h"
 #include "trace_session.h"
 
@@ -31,6 +32,7 @@ class CommunicationRowsTest : public QObject {
 private slots:
     void lanesAddUpToTheReport();
     void noLanesWithoutCommunication();
+    void eachRanksPeakInTheFacts();
 };
 
 void CommunicationRowsTest::lanesAddUpToTheReport() {
@@ -66,6 +68,28 @@ void CommunicationRowsTest::noLanesWithoutCommunication() {
     TraceSession session(trace);
     QVERIFY(load(session));
     for (const TimelineRow* row : session.rows()) QVERIFY(row->kind != RowKind::communication);
+}
+
+// The Summary's per-process peaks: one fact per rank, named by its rank, each its own peak (never above
+// the trace's, every process together), as the report's processes give them.
+void CommunicationRowsTest::eachRanksPeakInTheFacts() {
+    const QString trace = qEnvironmentVariable("TBD_VIEWER_SAMPLES") + "/dp_train.sqlite";
+    if (!QFile::exists(trace)) QSKIP("dp_train.sqlite not recorded (dp_train is not built)");
+    TraceSession session(trace);
+    QVERIFY(load(session));
+    const tbdprof::analyzer::MemoryMetrics& memory = session.report()->report.memory;
+    QCOMPARE(memory.processes.size(), size_t{2});
+    const std::vector<ReportFact> facts = report_facts(session.report()->report);
+    for (const tbdprof::analyzer::ProcessMemory& process : memory.processes) {
+        QVERIFY(process.rank.has_value());
+        QVERIFY(process.peak_bytes > 0 && process.peak_bytes <= memory.peak_bytes);
+        const std::string name = "peak device memory, rank " + std::to_string(*process.rank) + " (process " +
+                                 std::to_string(process.process) + ")";
+        const auto fact = std::find_if(facts.begin(), facts.end(), [&](const ReportFact& f) { return f.name == name; });
+        QVERIFY2(fact != facts.end(), name.c_str());
+        QCOMPARE(fact->value.value_or(-1), static_cast<double>(process.peak_bytes));
+        QVERIFY(fact->bytes);
+    }
 }
 
 QTEST_GUILESS_MAIN(CommunicationRowsTest)

@@ -183,6 +183,32 @@ int paint_gpu_time(QPainter& p, int x, int y, int width, const Report& r, const 
     return y + 8;
 }
 
+// A trace of several processes (the ranks of one recording): the bar above is every process
+// together, so each process's own peak gets a bar too, on the same scale, as the report lists them.
+int paint_process_peaks(QPainter& p, int x, int y, int width, const MemoryMetrics& m, const ViewerColors& colors) {
+    if (m.processes.empty()) return y;
+    p.setPen(colors.dim_text);
+    p.drawText(QPoint(x, y + 4),
+               QStringLiteral("The bar above is all %1 processes together; each alone at its own peak:")
+                   .arg(m.processes.size()));
+    y += 14;
+    const double scale = static_cast<double>(std::max<int64_t>(1, m.peak_bytes));
+    for (const ProcessMemory& process : m.processes) {
+        // The same scale as the bar above (width - 130 for the whole peak), its label after it.
+        const int bar_width =
+            std::max(1, static_cast<int>((width - 130) * static_cast<double>(process.peak_bytes) / scale));
+        category_bar(p, QRect(x, y + 2, bar_width, 14), process.at_peak,
+                     static_cast<double>(std::max<int64_t>(1, process.peak_bytes)), colors);
+        p.setPen(colors.text);
+        p.drawText(QPoint(x + bar_width + 8, y + 13),
+                   QStringLiteral("%1: %2 at %3")
+                       .arg(q(process_memory_label(process)), q(format_bytes(process.peak_bytes)),
+                            q(format_duration_ns(static_cast<double>(process.peak_trace_ns)))));
+        y += 20;
+    }
+    return y + 10;
+}
+
 // The peak's bytes by category: the tag check, a stacked bar, and a legend with each share.
 int paint_memory(QPainter& p, int x, int y, int width, const Report& r, const ViewerColors& colors) {
     y = heading(p, x, y,
@@ -223,7 +249,7 @@ int paint_memory(QPainter& p, int x, int y, int width, const Report& r, const Vi
         p.drawText(QPoint(lx + 16, y + 13), label);
         lx += w;
     }
-    return y + 30;
+    return paint_process_peaks(p, x, y + 30, width, r.memory, colors);
 }
 
 // Communication over the window, when the run has NCCL kernels: per rank, its exposed time and a bar

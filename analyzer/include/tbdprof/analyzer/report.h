@@ -149,6 +149,10 @@ struct ProcessMemory {
     CategoryBytes at_peak{};  // its live bytes per category at its own peak; they sum to peak_bytes
 };
 
+// "rank 0 (process 1)", or "process 1" when no rank is recorded: how every format names a process's
+// own peak (process_ranks.cpp).
+std::string process_memory_label(const ProcessMemory& process);
+
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
