@@ -315,6 +315,15 @@ void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges) {
     }
 }
 
+// A library handle's own allocation (made inside cublasCreate) is reached by that library's kernels
+// only: the library never hands its address out. A kernel launched outside every library call that
+// seems to pass a pointer into it passes a stale word: an argument's unfilled bytes hold whatever the
+// host stack held before (the unused slots of the tensor list PyTorch's multi_tensor_apply passes by
+// value held addresses, some odd, that the simulated cuBLAS had left there, in some runs only).
+bool stale_handle_pointer(const TraceModel& m, size_t work, int32_t allocation) {
+    return m.allocations[size_t(allocation)].made_by_library_handle && m.work[work].library_call == kNone;
+}
+
 void load_kernel_edges(Loader& l) {
     TraceModel& m = l.m;
     // A mangled name says which pointer parameters are const; an extern "C" name says nothing.
@@ -329,6 +338,7 @@ void load_kernel_edges(Loader& l) {
         auto a = l.alloc_index.find(r.allocation);
         if (!k || a == l.alloc_index.end()) continue;
         m.has_argument_info = true;
+        if (stale_handle_pointer(m, *k, a->second)) continue;
         auto offset = static_cast<uint64_t>(r.offset);
         if (auto piece = l.offset_in_segment.find(r.allocation); piece != l.offset_in_segment.end())
             offset += piece->second;  // the trace's offset is from the mapping, ours from the segment

@@ -157,3 +157,30 @@ TEST_CASE("a library call's pointer uses say which of its operands they are, the
     for (const PointerUse& u : m.pointer_uses)
         if (m.work[u.work].library_call == kNone) CHECK_FALSE((u.operand_of_call.a || u.operand_of_call.c));
 }
+
+TEST_CASE("a plain kernel's pointer into a library handle's own allocation is a stale word, not a use") {
+    tbdprof::trace::Database db = schema_database();
+    // Allocation 2 was made inside cublasCreate_v2 (its stack's innermost frame). Kernel 5 runs inside
+    // a cuBLAS call (its operands come from the call); kernel 7, launched outside every library call,
+    // has an argument word inside allocation 2 (odd, as the unfilled bytes of a by-value struct can
+    // hold) besides its own pointer into allocation 1.
+    db.exec(
+        "INSERT INTO strings (id, text) VALUES (2, 'cublasCreate_v2'), (3, 'libcublas.so.13');"
+        "INSERT INTO frames (id, process, ip, symbol, module, offset) VALUES (1, 1, 4096, 2, 3, 16);"
+        "INSERT INTO stacks (id, process, depth) VALUES (1, 1, 1);"
+        "INSERT INTO stack_frames (stack, position, frame) VALUES (1, 0, 1);"
+        "UPDATE allocations SET stack = 1 WHERE id = 2;"
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns) VALUES "
+        "(9, 1, 'cublasSgemm_v2', 'gemm', 100, 200);"
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) VALUES "
+        "(5, 1, 0, 1, 1000, 50, 800, 9), (7, 1, 0, 2, 2000, 50, 10, NULL);"
+        "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES "
+        "(5, 0, 0, 2, 0, 0), (7, 0, 0, 1, 0, 0), (7, 0, 91, 2, 12582913, 0);");
+    const TraceModel m = load_model(db);
+    REQUIRE_EQ(m.allocations.size(), 2u);
+    CHECK_FALSE(m.allocations[0].made_by_library_handle);
+    CHECK(m.allocations[1].made_by_library_handle);
+    const WorkItem& plain = kernel_at(m, 2000);
+    REQUIRE_EQ(plain.touches.size(), 1u);  // its own pointer only
+    CHECK_EQ(plain.touches[0].allocation, 0);
+}
