@@ -1,5 +1,7 @@
 #include "subranges.h"
 
+#include "round_trips.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -134,8 +136,9 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const Insta
 // `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
 // im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
-void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<size_t>& uses, bool shared_space,
-                   std::vector<Instance>& out) {
+// `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
+void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& returned,
+                   const std::vector<size_t>& uses, bool shared_space, std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -144,9 +147,12 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
         if (!start) {
             // A copy or set wrote it whole: whatever it held before is gone. Not a copy of fewer bytes
             // into a tensor a set has just zeroed and nothing used since: it fills a slice of it (a
-            // tensor assembled from slices, as the backward of a split or a narrow makes one).
+            // tensor assembled from slices, as the backward of a split or a narrow makes one). Nor a
+            // copy of the address's own value, summed over the ranks on its way through a bucket: the
+            // value derives from the one before, one tensor updated through an intermediary.
             const bool slice = fills_zeroed_slice(m, *previous, u);
-            bool replaced = u.exact && u.access == Access::Write && u.work != previous->work && !slice;
+            bool replaced =
+                u.exact && u.access == Access::Write && u.work != previous->work && !slice && !returned[index];
             // A library's workspace is scratch of that one call: other work after it, or another
             // call given it as workspace, holds a tensor of its own (a caching allocator hands the
             // space of a per-call GEMM workspace to the next tensor).
@@ -255,13 +261,21 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             u.offset < uint64_t(std::max<int64_t>(m.allocations[size_t(u.allocation)].bytes, 1)))
             order.push_back(i);
     }
+    // One work item's uses of one address: its reads first. An in-place call (an all-reduce of a
+    // bucket: send and receive buffer one) reads what it then writes; taken write first, its write
+    // would replace the bucket's contents and cut the tensor there. (The order of such ties was
+    // left to the sort before: DDP's buckets were cut at the all-reduce in some steps and not in
+    // others.)
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         const PointerUse& x = m.pointer_uses[a];
         const PointerUse& y = m.pointer_uses[b];
         if (x.allocation != y.allocation) return x.allocation < y.allocation;
         if (x.offset != y.offset) return x.offset < y.offset;
-        return x.work < y.work;
+        if (x.work != y.work) return x.work < y.work;
+        if ((x.access == Access::Read) != (y.access == Access::Read)) return x.access == Access::Read;
+        return a < b;
     });
+    const std::vector<bool> returned = returned_values(m, order, steps.step);
     for (size_t begin = 0; begin < order.size();) {
         int32_t segment = m.pointer_uses[order[begin]].allocation;
         size_t end = begin;
@@ -274,7 +288,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, steps, uses, several_starts, instances);
+            split_address(m, steps, returned, uses, several_starts, instances);
         }
         absorb_interior(m, instances);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {
