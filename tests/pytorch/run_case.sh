@@ -20,8 +20,9 @@
 #                call of the truth recorded once per rank, the report's communication section over
 #                2 ranks, and only simulated NVIDIA libraries mapped in either rank; with no NVTX
 #                step ranges, all 4 steps found on each rank (DDP's first one too, beginning with its
-#                batch), its parameters tagged weights, its momentum optimizer_state and its reduced
-#                gradient buckets gradients (check_ddp_gradients); each rank's own memory peak
+#                batch), its parameters tagged weights, its momentum optimizer_state, its reduced
+#                gradient buckets of the 3 steady steps gradients and the .grad they are copied back
+#                into gradients too (check_ddp_gradients); each rank's own memory peak
 #                (the report's memory.processes) holds its parameters as weights (check_ddp_memory).
 #                A failed all-reduce check shows the values compared.
 #   expandable | caching      the MLP with PyTorch's own caching allocator (expandable segments, or
@@ -140,10 +141,11 @@ check_import() {
 }
 
 # Per rank, on the plain recording (no NVTX step ranges): the iterations come from the kernel
-# sequence, the parameters should be weights (all their bytes) and the reduced buckets gradients (at
-# least one step's: every parameter's bytes), as the script's parameter bytes say.
+# sequence, the parameters should be weights (all their bytes), the reduced buckets gradients (every
+# steady step's: 3 x the parameters' bytes) and so the .grad they are copied back into (as many bytes
+# again, docs/tagging.md change 24), as the script's parameter bytes say.
 check_ddp_gradients() {
-    local ranges rank process parameters weights buckets steps momentum first_at_batch
+    local ranges rank process parameters weights buckets grads steps momentum first_at_batch
     ranges=$(count "SELECT count(*) FROM ranges")
     [ "$ranges" -eq 0 ] || fail "the recording has $ranges NVTX ranges; this check is for a plain one"
     for rank in 0 1; do
@@ -154,22 +156,30 @@ check_ddp_gradients() {
                          WHERE a.process = $process AND s.category = 'weights'")
         buckets=$(count "SELECT total(s.bytes) FROM allocation_subranges s JOIN allocations a ON a.id = s.allocation
                          WHERE a.process = $process AND s.category = 'gradients' AND s.rule = 'reduced-gradient-bucket'")
+        grads=$(count "SELECT total(s.bytes) FROM allocation_subranges s JOIN allocations a ON a.id = s.allocation
+                       WHERE a.process = $process AND s.category = 'gradients' AND s.rule != 'reduced-gradient-bucket'")
         momentum=$(count "SELECT total(s.bytes) FROM allocation_subranges s JOIN allocations a ON a.id = s.allocation
                           WHERE a.process = $process AND s.category = 'optimizer_state'")
         # The first step begins with its batch (a host-to-device copy), not with the set-up's copies.
         first_at_batch=$(count "SELECT count(*) FROM copies c WHERE c.process = $process AND c.kind = 'htod'
                                 AND c.start_ns - c.queued_ns = (SELECT min(begin_ns) FROM iterations
                                     WHERE process = $process AND coalesce(kind, 'training') = 'training')")
-        weights=${weights%.0} buckets=${buckets%.0} momentum=${momentum%.0}
+        weights=${weights%.0} buckets=${buckets%.0} grads=${grads%.0} momentum=${momentum%.0}
         echo "rank $rank: $steps steps from the kernel sequence (the first at its batch: $first_at_batch)," \
-            "parameters $parameters bytes, weights $weights, momentum $momentum, reduced gradient buckets $buckets"
+            "parameters $parameters bytes, weights $weights, momentum $momentum, reduced gradient buckets $buckets," \
+            "other gradients (.grad) $grads"
         [ -n "$parameters" ] && [ "$parameters" -gt 0 ] || fail "rank $rank printed no parameter bytes"
         # All 4 steps, DDP's first (one all-reduce of the whole model, one update kernel) included.
         [ "$steps" -eq 4 ] || fail "rank $rank: $steps training steps found, the script ran 4"
         [ "$first_at_batch" -ge 1 ] || fail "rank $rank: the first step does not begin with its batch"
         [ "$momentum" -eq "$parameters" ] || fail "rank $rank: momentum $momentum bytes, parameters $parameters"
         [ "$weights" -eq "$parameters" ] || fail "rank $rank: weights $weights bytes, parameters $parameters"
-        [ "$buckets" -ge "$parameters" ] || fail "rank $rank: gradient buckets $buckets bytes < parameters $parameters"
+        # The steady steps' buckets, and the .grad each is copied back into (one tensor from backward's
+        # GEMM to the update, not cut where the sum comes back).
+        [ "$buckets" -ge $((3 * parameters)) ] ||
+            fail "rank $rank: gradient buckets $buckets bytes < 3 steps x parameters $parameters"
+        [ "$grads" -ge $((3 * parameters)) ] ||
+            fail "rank $rank: .grad tagged gradients $grads bytes < 3 steps x parameters $parameters"
     done
 }
 
