@@ -338,15 +338,35 @@ Tag dominant_tag(const std::vector<SubRangeTag>& tags, size_t begin, size_t end,
             std::to_string(end - begin) + " tensors inside (allocation_subranges has the evidence of each)"};
 }
 
+// Whether `u` is the workspace operand of its work's library call (the call's kernel pointing at
+// the workspace it was given).
+bool call_workspace(const TraceModel& m, const PointerUse& u) {
+    return m.work[u.work].library_call != kNone && u.operand_of_call.workspace;
+}
+
+// Per sub-range: every use of it is a library call's workspace, scratch of that call.
+std::vector<bool> scratch_of_calls(const TraceModel& m, const SubRangeSet& set) {
+    std::vector<bool> scratch(set.ranges.size(), true), used(set.ranges.size(), false);
+    for (size_t u = 0; u < set.owner.size(); ++u) {
+        const int32_t owner = set.owner[u];
+        if (owner == kNone) continue;
+        used[size_t(owner)] = true;
+        if (!call_workspace(m, m.pointer_uses[u])) scratch[size_t(owner)] = false;
+    }
+    for (size_t i = 0; i < scratch.size(); ++i) scratch[i] = scratch[i] && used[i];
+    return scratch;
+}
+
 // When a tensor's memory is given back is not in the trace: only its last use is. A tensor used
 // within one step is held at most until its space is used again or the step ends (frameworks
 // release step-local tensors by then, and the samples at the end of each micro-batch's scope);
 // taking that as its end brings the breakdown closer to what the allocator holds than the last use
-// would. A call's workspace too: ending it at its last use (change 17c) is what the data says
-// when another tensor takes its space, but the what-if's replay of expandable segments then
-// mispredicted one recorded MLP shape by +3.45% (docs/tagging.md, change 19), so it is held as
-// before until that is modelled there.
+// would. Not a call's workspace (scratch_of_calls): nothing is carried out of it, so it is dead once
+// its last call is done; held on, it covered the tensor the allocator put in its space next, which
+// a caching allocator hands out before that tensor's first use (change 25). The what-if holds such
+// workspaces itself as it did before (analyzer/src/whatif_pool_tensors.cpp, change 19).
 std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, const IterationSet& its) {
+    const std::vector<bool> scratch = scratch_of_calls(m, set);
     std::vector<int> iteration(m.work.size(), -1);
     for (size_t i = 0; i < its.iterations.size(); ++i)
         for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
@@ -358,7 +378,7 @@ std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, cons
         const WorkItem& last = m.work[r.last_work];
         end[i] = std::max(last.end_ns, last.launch_ns);
         int step = iteration[r.first_work];
-        if (step < 0 || iteration[r.last_work] != step) continue;
+        if (step < 0 || iteration[r.last_work] != step || scratch[i]) continue;
         int64_t limit = its.iterations[size_t(step)].end_ns;
         for (size_t j = 0; j < set.ranges.size(); ++j) {  // later users of the same bytes
             const SubRange& o = set.ranges[j];

@@ -122,6 +122,33 @@ size_t user_of(const std::map<int64_t, size_t>& live, const std::vector<PoolTens
     return use.offset_bytes < t.offset + t.bytes ? it->second : SIZE_MAX;
 }
 
+// Per process: the recorded steps' [begin, end) (the iterations the tagger stored), by begin.
+using StepSpans = std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>>;
+StepSpans read_step_spans(const TraceFile& trace) {
+    StepSpans out;
+    if (!trace::has_table(trace.db, "iterations")) return out;
+    trace::RowReader<trace::IterationRow> rows(trace.db);
+    for (trace::IterationRow row; rows.next(row);)
+        if (row.end_ns > row.begin_ns) out[row.process].push_back({row.begin_ns, row.end_ns});
+    for (auto& [process, spans] : out) std::sort(spans.begin(), spans.end());
+    return out;
+}
+
+// A call's workspace inside a segment, as the pool holds it: the tagger ends it at its call (nothing
+// is carried out of a workspace: docs/tagging.md, change 25), but PyTorch's pool keeps the block
+// until the space serves another request; the replay was made against workspaces held to the end of
+// their step, which end_at_reuse then cuts where the next tensor takes their bytes (docs/tagging.md,
+// change 19: the expandable segments' replay packs the freed gap otherwise). Returns the step's end,
+// or `end_ns` outside the steps.
+int64_t held_workspace_end(const StepSpans& steps, int64_t process, int64_t begin_ns, int64_t end_ns) {
+    const auto found = steps.find(process);
+    if (found == steps.end()) return end_ns;
+    const auto& spans = found->second;
+    auto after = std::upper_bound(spans.begin(), spans.end(), std::pair{begin_ns, INT64_MAX});
+    if (after == spans.begin() || std::prev(after)->second <= begin_ns) return end_ns;
+    return std::max(end_ns, std::prev(after)->second);
+}
+
 // The library calls' workspaces in segments counted whole as a library workspace, one request per call.
 void read_workspace_requests(const TraceFile& trace, const std::vector<Allocation>& allocations, size_t real_count,
                              const std::unordered_map<int64_t, int64_t>& address, PoolReadings& out) {
@@ -280,6 +307,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
     out.mapped = join_mapped_segments(trace, allocations, real_count);
     const std::unordered_set<int64_t> sized = sized_addresses(trace);
     const std::unordered_map<int64_t, int64_t> address = allocation_addresses(trace);
+    const StepSpans steps = read_step_spans(trace);
     trace::RowReader<trace::SubrangeRow> rows(trace.db);
     for (trace::SubrangeRow row; rows.next(row);) {
         const auto found = segment_index.find(row.allocation);
@@ -295,6 +323,8 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
         t.end_ns = std::clamp(std::max(row.end_ns, t.begin_ns), t.begin_ns, page.free_ns);
         t.category = category_index(row.category);
         t.library_workspace = row.rule == "library-workspace" || row.rule == "library-handle-workspace";
+        if (row.rule == "library-workspace")
+            t.end_ns = std::min(held_workspace_end(steps, page.process, t.begin_ns, t.end_ns), page.free_ns);
         const auto base = address.find(row.allocation);
         t.bound = t.offset + t.bytes == where.segment_bytes && base != address.end() &&
                   !sized.contains(base->second + row.offset);

@@ -282,6 +282,53 @@ TEST_CASE("a call's workspace inside a tensor's lower bound is a tensor of its o
     CHECK_EQ(at(set, 0).at(0).bytes, 131072);  // capped where the workspace begins
 }
 
+// A caching allocator frees a per-call workspace right after the call and hands its space to the next
+// request, which it makes before that tensor's first use (docs/tagging.md, change 25): held until the
+// next use of its bytes, the workspace covered the start of the tensor placed there.
+TEST_CASE("a call's workspace ends at its call; a step's other tensors are held until their space is used again") {
+    constexpr uint64_t kInput = 0, kWeight = 8192, kAct = 16384, kWorkspace = 65536, kOther = 196608;
+    Pool p(1 << 20);
+    p.kernel({{kWeight, Access::Write}}, 9);  // initialise the weight
+    std::vector<size_t> workspace_calls, reuses, activations;
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(kInput, 4096);
+        activations.push_back(p.kernel({{kInput, Access::Read}, {kAct, Access::Write}}, 1));
+        workspace_calls.push_back(p.gemm(kAct, kWeight, kOther, kWorkspace, 4096));
+        p.kernel({{kOther, Access::Read}}, 2);
+        p.kernel({{kOther, Access::Read}}, 3);
+        // The workspace's space, freed after its call, now holds an activation gradient.
+        reuses.push_back(p.kernel({{kOther, Access::Read}, {kWorkspace, Access::Write}}, 4));
+        p.kernel({{kWorkspace, Access::Read}, {kAct, Access::Read}}, 5);
+        size_t last = p.kernel({{kWeight, Access::Write}}, 6);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    size_t workspaces = 0;
+    for (const SubRangeTag& t : r.subranges) {
+        if (t.offset != kWorkspace || t.tag.rule != "library-workspace") continue;
+        auto call = std::find_if(workspace_calls.begin(), workspace_calls.end(),
+                                 [&](size_t w) { return p.model.work[w].launch_ns == t.begin_ns; });
+        REQUIRE(call != workspace_calls.end());
+        // Ends when its call is done, not when the next tensor uses the space.
+        CHECK_EQ(t.end_ns, p.model.work[*call].end_ns);
+        CHECK_LT(t.end_ns, p.model.work[reuses[size_t(call - workspace_calls.begin())]].launch_ns);
+        ++workspaces;
+    }
+    CHECK_EQ(workspaces, 4u);
+    // Any other tensor made in a step is held until its space is used again or the step ends: the
+    // activation at kAct, last read with the workspace's next tensor, lasts to its step's end.
+    for (const SubRangeTag& t : r.subranges) {
+        if (t.offset != kAct) continue;
+        auto step = std::find_if(its.iterations.begin(), its.iterations.end(), [&](const Iteration& it) {
+            return it.begin_ns <= t.begin_ns && t.begin_ns < it.end_ns;
+        });
+        REQUIRE(step != its.iterations.end());
+        CHECK_EQ(t.end_ns, step->end_ns);
+    }
+}
+
 TEST_CASE("a tensor held until its refill takes in only the pointers that read it") {
     // A batch copied in at 0 each step, read image by image (slices of it), and a gradient zeroed by
     // a set at 65536 each step, written and read by the update; after the update, the next step's
