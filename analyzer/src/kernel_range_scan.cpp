@@ -122,6 +122,8 @@ private:
         return after != spans.begin() && start < std::prev(after)->second;
     }
     void add_to_call(int64_t call_id, int64_t function, int64_t device, int64_t duration, bool in_window) {
+        if (call_id < inputs_.calls_attributed_below) result_.late_call = true;
+        result_.lowest_call = std::min(result_.lowest_call, call_id);
         CallTally& call = result_.calls[call_id];
         if (call.count == 0) {
             call.function = function;
