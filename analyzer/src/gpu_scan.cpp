@@ -36,7 +36,7 @@ struct CallInfo {
 };
 
 // Kernels per round of the scan: the calls held at once are those of about one round.
-constexpr int64_t kScanRoundRows = int64_t{1} << 20;
+constexpr int64_t kScanRoundRows = int64_t{1} << 18;
 
 struct DeviceState {
     DeviceState(int64_t device_id, const BusyFrame* frame, const ActivityStretches* activities)
@@ -223,8 +223,6 @@ GpuScan::Outcome GpuScan::scan(int threads, bool sorted, bool one_round, Progres
         if (outcome != Outcome::done) return outcome;
         if (round_last == last) break;
         round_first = round_last + 1;
-        // No later kernel may name a call below the lowest one this round named: attribute those.
-        attribute_calls_below(inputs_.calls_attributed_below);
     }
     progress.finish();
     if (timing_) {
@@ -263,8 +261,22 @@ GpuScan::Outcome GpuScan::scan_round(int64_t first, int64_t last, int threads, b
     std::vector<std::thread> workers;
     // Each extra part on its own connection, opened with the same defensive settings as the first.
     for (size_t i = 1; i < ranges.size(); ++i) workers.emplace_back([&, i] { run_part(i, connections_[i - 1]); });
+    // Meanwhile, on the calls' own connection: no kernel after the previous rounds may name a call
+    // below the lowest one they named (a part that finds one says so), so those are attributed.
+    std::exception_ptr calls_error;
+    if (calls_db_) {
+        workers.emplace_back([&] {
+            try {
+                attribute_calls_below(inputs_.calls_attributed_below);
+            } catch (...) {
+                calls_error = std::current_exception();
+                control.stop = true;
+            }
+        });
+    }
     run_part(0, db_);
     for (std::thread& worker : workers) worker.join();
+    if (calls_error) std::rethrow_exception(calls_error);
     for (const std::exception_ptr& error : errors) {
         if (error) std::rethrow_exception(error);
     }
