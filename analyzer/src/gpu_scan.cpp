@@ -631,6 +631,9 @@ void scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progre
     if (outcome == Outcome::seam_unresolved || outcome == Outcome::calls_unordered) {
         // A kernel of one part outlasts thousands of busy stretches of the next, or a call's kernels
         // lie rounds apart: one pass over all kernels, every call held to the end.
+        if (std::getenv("TBDPROF_ANALYZER_TIMING"))
+            std::fprintf(stderr, "tbdprof analyzer: kernels scanned again in one pass (%s)\n",
+                         outcome == Outcome::seam_unresolved ? "a seam left unresolved" : "a call's kernels rounds apart");
         GpuScan scan(trace, report, options);
         outcome = scan.scan(1, false, true, progress);
         if (outcome == Outcome::done) return scan.finish(report);
