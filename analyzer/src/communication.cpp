@@ -33,22 +33,6 @@ std::vector<bool> communication_functions(const TraceFile& trace) {
     return any ? is_comm : std::vector<bool>{};
 }
 
-namespace {
-
-// Whether any kernel runs a communication function. A trace can name NCCL functions that never ran
-// (a library loaded, a generated trace); then the per-rank pass below, which reads the kernels table a
-// second time (the report's CPU doubled), would find no rank. This reads one column and stops at the
-// first such kernel.
-bool any_communication_kernel(const TraceFile& trace, const std::vector<bool>& is_comm) {
-    std::string ids;
-    for (size_t id = 0; id < is_comm.size(); ++id)
-        if (is_comm[id]) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    trace::Statement rows(trace.db, ("SELECT 1 FROM kernels WHERE function IN (" + ids + ") LIMIT 1"));
-    return rows.step();
-}
-
-}  // namespace
-
 std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm,
                                            const Window& window) {
     struct Pending {
@@ -146,11 +130,16 @@ void read_ranks_figures(const TraceFile& trace, const std::vector<bool>& is_comm
 
 }  // namespace
 
-void scan_communication(const TraceFile& trace, Report& report) {
+void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, Report& report) {
     const std::vector<bool> is_comm = communication_functions(trace);
     if (is_comm.empty() || report.window.end_ns <= report.window.begin_ns) return;
-    // Without one, every rank would be left out below and the section absent: the same, sooner.
-    if (!any_communication_kernel(trace, is_comm)) return;
+    // A trace can name NCCL functions that no kernel runs (a library loaded, a generated trace):
+    // then every rank would be left out below and the section absent. The GPU scan saw every
+    // kernel's function, so this needs no pass over the kernels (the report's CPU time doubled).
+    const auto runs_communication = [&](int64_t id) {
+        return id >= 0 && static_cast<size_t>(id) < is_comm.size() && is_comm[static_cast<size_t>(id)];
+    };
+    if (std::none_of(functions_run.begin(), functions_run.end(), runs_communication)) return;
     std::vector<RankKernels> kernels;
     std::vector<RankFigures> figures;
     read_ranks_figures(trace, is_comm, report, kernels, figures);

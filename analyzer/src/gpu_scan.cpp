@@ -98,6 +98,14 @@ public:
     // call held until the end), for traces whose calls' kernels lie far apart.
     Outcome scan(int threads, bool sorted, bool one_round, Progress& progress);
     void finish(Report& report);
+    // The functions some kernel row runs, ascending.
+    std::vector<int64_t> functions_run() const {
+        std::vector<int64_t> ids;
+        functions_.for_each_in_order([&](int64_t id, const FunctionStat& stat) {
+            if (stat.rows > 0) ids.push_back(id);
+        });
+        return ids;
+    }
 
 private:
     DeviceState& device(int64_t id) {
@@ -312,8 +320,10 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
             state.kernels_in_window += piece.kernels_in_window;
         }
         part.functions.for_each([&](int64_t id, FunctionStat& stat) {
-            if (stat.count == 0) return;
+            if (stat.rows == 0) return;
             FunctionStat& total = functions_[id];
+            total.rows += stat.rows;
+            if (stat.count == 0) return;
             total.min_ns = total.count == 0 ? stat.min_ns : std::min(total.min_ns, stat.min_ns);
             total.max_ns = total.count == 0 ? stat.max_ns : std::max(total.max_ns, stat.max_ns);
             total.count += stat.count;
@@ -620,13 +630,17 @@ void GpuScan::finish(Report& report) {
 
 }  // namespace
 
-void scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report) {
+std::vector<int64_t> scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report) {
     using Outcome = GpuScan::Outcome;
+    const auto finish = [&](GpuScan& scan) {
+        scan.finish(report);
+        return scan.functions_run();
+    };
     Outcome outcome;
     {
         GpuScan scan(trace, report, options);
         outcome = scan.scan(0, false, false, progress);
-        if (outcome == Outcome::done) return scan.finish(report);
+        if (outcome == Outcome::done) return finish(scan);
     }
     if (outcome == Outcome::seam_unresolved || outcome == Outcome::calls_unordered) {
         // A kernel of one part outlasts thousands of busy stretches of the next, or a call's kernels
@@ -636,13 +650,13 @@ void scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progre
                          outcome == Outcome::seam_unresolved ? "a seam left unresolved" : "a call's kernels rounds apart");
         GpuScan scan(trace, report, options);
         outcome = scan.scan(1, false, true, progress);
-        if (outcome == Outcome::done) return scan.finish(report);
+        if (outcome == Outcome::done) return finish(scan);
     }
     // Kernels out of time order (not written by tbdprof's builder): let SQLite sort them.
     report.notes.push_back("kernels were not stored in time order; sorted them first");
     GpuScan sorted(trace, report, options);
     sorted.scan(1, true, true, progress);
-    sorted.finish(report);
+    return finish(sorted);
 }
 
 }  // namespace tbdprof::analyzer

@@ -63,6 +63,8 @@ public:
     // False: stop (kernels out of time order, or another part asked to stop).
     bool add(int64_t device_id, int64_t function, int64_t start, int64_t raw_duration, int64_t call_id) {
         if (++unreported_ == 0x40000 && !report()) return false;
+        FunctionStat& stat = result_.functions[function];
+        ++stat.rows;
         // A NULL duration is a host-timed kernel; a negative stored one is damage, not host timing.
         const bool timed = raw_duration != trace::KernelInterval::kNoDuration;
         if (start < -kMaxKernelNs || start > INT64_MAX - kMaxKernelNs || raw_duration > kMaxKernelNs ||
@@ -92,7 +94,6 @@ public:
         if (in_window) {
             ++result_.in_window;
             ++device.kernels_in_window;
-            FunctionStat& stat = result_.functions[function];
             stat.min_ns = stat.count == 0 ? duration : std::min(stat.min_ns, duration);
             stat.max_ns = stat.count == 0 ? duration : std::max(stat.max_ns, duration);
             ++stat.count;

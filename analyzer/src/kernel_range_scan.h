@@ -39,7 +39,8 @@ struct ScanInputs {
 };
 
 struct FunctionStat {
-    int64_t count = 0;
+    int64_t rows = 0;   // kernel rows of the function, in the window or not, damaged ones too
+    int64_t count = 0;  // kernels in the window (the rest is theirs)
     int64_t total_ns = 0;
     double flops = 0;
     int64_t min_ns = 0;  // shortest and longest instance (valid when count > 0)
