@@ -49,7 +49,8 @@ void add_piece_shares(int64_t id, const MixedShares& piece_shares, MixedShares& 
 
 }  // namespace
 
-void add_piece(int64_t id, const CallTally& piece, const MixedShares& piece_shares, CallTally& call, MixedShares& shares) {
+void add_piece(int64_t id, const CallTally& piece, const MixedShares& piece_shares, CallTally& call,
+               MixedShares& shares) {
     if (call.count == 0) {
         call = piece;
         if (piece.mixed) add_piece_shares(id, piece_shares, shares);
@@ -64,8 +65,10 @@ void add_piece(int64_t id, const CallTally& piece, const MixedShares& piece_shar
     call.window_count += piece.window_count;
     if (becomes_mixed) call.mixed = true;
     if (!call.mixed) return;
-    if (piece.mixed) add_piece_shares(id, piece_shares, shares);
-    else add_share(shares, id, piece.function, piece.window_ns, piece.window_count);
+    if (piece.mixed)
+        add_piece_shares(id, piece_shares, shares);
+    else
+        add_share(shares, id, piece.function, piece.window_ns, piece.window_count);
 }
 
 void OpenCalls::add(const CallTallies& tallies, const MixedShares& shares) {
@@ -75,8 +78,10 @@ void OpenCalls::add(const CallTallies& tallies, const MixedShares& shares) {
     auto open = calls_.begin() + static_cast<std::ptrdiff_t>(front_);
     for (const auto& [id, piece] : pieces) {
         for (; open != calls_.end() && open->first < id; ++open) merged.push_back(*open);
-        if (open == calls_.end() || open->first != id) merged.emplace_back(id, CallTally{});
-        else merged.push_back(*open++);
+        if (open == calls_.end() || open->first != id)
+            merged.emplace_back(id, CallTally{});
+        else
+            merged.push_back(*open++);
         add_piece(id, *piece, shares, merged.back().second, shares_);
     }
     merged.insert(merged.end(), open, calls_.end());

@@ -55,7 +55,8 @@ private:
 // Adds a piece (one part's tally of call `id`) to the call's tally so far, exactly as if one part
 // had seen all its kernels: the function and device of the first piece, mixed when pieces differ in
 // function; the per-function shares of a mixed call go to `shares`.
-void add_piece(int64_t id, const CallTally& piece, const MixedShares& piece_shares, CallTally& call, MixedShares& shares);
+void add_piece(int64_t id, const CallTally& piece, const MixedShares& piece_shares, CallTally& call,
+               MixedShares& shares);
 
 // The calls with kernels seen and not yet attributed, sorted by id.
 class OpenCalls {

@@ -164,11 +164,14 @@ void scan_communication(const TraceFile& trace, const std::vector<int64_t>& func
     compare_ranks(ranks, m, report.notes);
     // The per-bucket view measures computation under each bucket: it needs the ranks' whole unions,
     // read only for a trace that has what the view needs.
-    scan_buckets(trace, is_comm, [&] {
-        std::vector<RankKernels> whole = read_rank_kernels(trace, is_comm, report.window);
-        std::erase_if(whole, [](const RankKernels& r) { return r.collectives.empty() && r.communication.empty(); });
-        return whole;
-    }, report);
+    scan_buckets(
+        trace, is_comm,
+        [&] {
+            std::vector<RankKernels> whole = read_rank_kernels(trace, is_comm, report.window);
+            std::erase_if(whole, [](const RankKernels& r) { return r.collectives.empty() && r.communication.empty(); });
+            return whole;
+        },
+        report);
 }
 
 }  // namespace tbdprof::analyzer

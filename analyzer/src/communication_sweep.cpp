@@ -17,7 +17,8 @@ namespace {
 // A union of intervals given in start order, measured as its stretches close.
 class SweptUnion {
 public:
-    SweptUnion(const Window& window, const Spans& spans) : window_(&window), spans_(&spans), span_ns_(spans.size(), 0) {}
+    SweptUnion(const Window& window, const Spans& spans)
+        : window_(&window), spans_(&spans), span_ns_(spans.size(), 0) {}
     void add(Stretch s) {
         if (s.end <= s.begin) return;  // dropped, as IntervalUnion drops them
         if (!open_) {
@@ -99,8 +100,8 @@ RankFigures figures_of(RankSweep& sweep, const Window& window, const Spans& span
     f.window.kernels = collectives_in(sweep.collectives, window.begin_ns, window.end_ns);
     for (size_t i = 0; i < spans.size(); ++i) {
         const auto [lo, hi] = spans[i];
-        f.iterations.push_back(figures_of(sweep.communication.span_ns(i), sweep.computation.span_ns(i),
-                                          sweep.both.span_ns(i), lo, hi));
+        f.iterations.push_back(
+            figures_of(sweep.communication.span_ns(i), sweep.computation.span_ns(i), sweep.both.span_ns(i), lo, hi));
         f.iterations.back().kernels = collectives_in(sweep.collectives, lo, hi);
     }
     return f;

@@ -158,7 +158,7 @@ private:
     std::optional<trace::CallFlops> next_call_;
     FlopMetrics flops_;  // what the calls add: FLOPs by precision and the calls counted
     std::map<std::pair<int64_t, int64_t>, double> mixed_flops_;  // (call, function): added in this order
-    int64_t flop_ns_ = 0;  // in-window time of kernels in calls with FLOPs
+    int64_t flop_ns_ = 0;                                        // in-window time of kernels in calls with FLOPs
     // Kernels with hardware counter FLOPs, the calls they name, and of those the ones with FLOPs:
     // their window FLOPs and kernels.
     std::vector<CounterKernel> counted_;
@@ -299,7 +299,8 @@ GpuScan::Outcome GpuScan::scan_round(int64_t first, int64_t last, int threads, b
     const Outcome outcome = merge(parts);
     if (outcome != Outcome::done) return outcome;
     for (const PartResult& part : parts) open_calls_.add(part.calls, part.mixed);
-    if (lowest_call != INT64_MAX) inputs_.calls_attributed_below = std::max(inputs_.calls_attributed_below, lowest_call);
+    if (lowest_call != INT64_MAX)
+        inputs_.calls_attributed_below = std::max(inputs_.calls_attributed_below, lowest_call);
     return Outcome::done;
 }
 
@@ -646,8 +647,9 @@ std::vector<int64_t> scan_gpu(TraceFile& trace, const AnalysisOptions& options, 
         // A kernel of one part outlasts thousands of busy stretches of the next, or a call's kernels
         // lie rounds apart: one pass over all kernels, every call held to the end.
         if (std::getenv("TBDPROF_ANALYZER_TIMING"))
-            std::fprintf(stderr, "tbdprof analyzer: kernels scanned again in one pass (%s)\n",
-                         outcome == Outcome::seam_unresolved ? "a seam left unresolved" : "a call's kernels rounds apart");
+            std::fprintf(
+                stderr, "tbdprof analyzer: kernels scanned again in one pass (%s)\n",
+                outcome == Outcome::seam_unresolved ? "a seam left unresolved" : "a call's kernels rounds apart");
         GpuScan scan(trace, report, options);
         outcome = scan.scan(1, false, true, progress);
         if (outcome == Outcome::done) return finish(scan);

@@ -64,8 +64,8 @@ struct PartResult {
     std::vector<PartDevice> devices;  // in order of first kernel
     IdTable<FunctionStat> functions;
     CallTallies calls;
-    MixedShares mixed;                   // (call, function), for mixed calls
-    int64_t lowest_call = INT64_MAX;     // the lowest call id tallied
+    MixedShares mixed;                // (call, function), for mixed calls
+    int64_t lowest_call = INT64_MAX;  // the lowest call id tallied
     int64_t kernels = 0, host_timed = 0, in_window = 0;
     int64_t kernel_time_ns = 0;
     int64_t outside_iterations = 0, outside_iterations_ns = 0;  // window kernels outside counted iterations

@@ -86,7 +86,8 @@ TEST_CASE("communication figures by a sweep equal those of the whole unions, on 
                     CHECK(figures[r].communicates == expected.communicates);
                     check_same(figures[r].window, expected.window);
                     REQUIRE(figures[r].iterations.size() == spans.size());
-                    for (size_t i = 0; i < spans.size(); ++i) check_same(figures[r].iterations[i], expected.iterations[i]);
+                    for (size_t i = 0; i < spans.size(); ++i)
+                        check_same(figures[r].iterations[i], expected.iterations[i]);
                     ++ranks_compared;
                     if (expected.window.overlapped_ns > 0) ++overlapped;
                 }
