@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <climits>
 #include <exception>
 #include <string>
 
@@ -89,20 +90,28 @@ int64_t kernel_count(const Database& db) {
     return has_table(db, "kernels") ? db.query_int("SELECT count(*) FROM kernels") : 0;
 }
 
-void for_each_call_flops(const Database& db, const std::function<void(const CallFlops&)>& on_call) {
+CallFlopsReader::CallFlopsReader(const Database& db, int64_t first_id, int64_t last_id) {
     if (!has_table(db, "library_calls")) return;  // as the typed readers: a missing table reads as empty
     const char* precision = has_column(db, "library_calls", "precision") ? "precision" : "NULL";
-    Statement query(db, std::string("SELECT id, begin_ns, flops, compute_type, a_type, "
-                                    "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END, ") +
-                            precision + " FROM library_calls ORDER BY id");
-    CallFlops call;
-    while (query.step()) {
-        call.id = query.column_int(0), call.begin_ns = query.column_int(1);
-        call.flops = query.column_optional_double(2);
-        call.compute_type = query.column_optional_int(3), call.a_type = query.column_optional_int(4);
-        call.name = query.column_view(5), call.precision = query.column_view(6);
-        on_call(call);
-    }
+    query_.emplace(db, std::string("SELECT id, begin_ns, flops, compute_type, a_type, "
+                                   "CASE WHEN compute_type IS NULL AND a_type IS NULL THEN name END, ") +
+                           precision + " FROM library_calls WHERE id BETWEEN ?1 AND ?2 ORDER BY id");
+    query_->bind(1, first_id).bind(2, last_id);
+}
+
+bool CallFlopsReader::next(CallFlops& call) {
+    if (!query_ || !query_->step()) return false;
+    const Statement& row = *query_;
+    call.id = row.column_int(0), call.begin_ns = row.column_int(1);
+    call.flops = row.column_optional_double(2);
+    call.compute_type = row.column_optional_int(3), call.a_type = row.column_optional_int(4);
+    call.name = row.column_view(5), call.precision = row.column_view(6);
+    return true;
+}
+
+void for_each_call_flops(const Database& db, const std::function<void(const CallFlops&)>& on_call) {
+    CallFlopsReader calls(db, INT64_MIN, INT64_MAX);
+    for (CallFlops call; calls.next(call);) on_call(call);
 }
 
 }  // namespace tbdprof::trace

@@ -34,14 +34,16 @@ IterationMetrics iteration_metrics(const IterationSpans& iterations, const Windo
                                    std::optional<int64_t> batch_size);
 
 // GPU scan: kernels, copies and sets, library calls. Fills devices, utilization, FLOPs, kernels.
-void scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report);
+// Returns the functions any kernel row runs (ids, ascending), for the communication pass.
+std::vector<int64_t> scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report);
 // Memory replay over the whole run (memory is not windowed: peak is the run's peak).
 void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report);
 // The capture_windows table (absent in traces of older versions: none).
 std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);
-// After the iterations: communication against computation per rank (communication.cpp).
-void scan_communication(const TraceFile& trace, Report& report);
+// After the iterations: communication against computation per rank (communication.cpp), when a
+// kernel runs one of `functions_run` that is a communication function.
+void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, Report& report);
 // After scan_memory and the iterations: whether the memory tags are plausible (tag_plausibility.cpp).
 void check_tags(TraceFile& trace, Report& report);
 // What the plausibility check reads from the trace beyond the memory figures (tag_plausibility.cpp);

@@ -121,7 +121,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         }
         Progress progress(options.progress);
         PhaseTimer timer;
-        scan_gpu(trace, options, progress, report);
+        const std::vector<int64_t> functions_run = scan_gpu(trace, options, progress, report);
         timer.lap("gpu scan");
         scan_memory(trace, options, report);
         check_tags(trace, report);
@@ -129,7 +129,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         timer.lap("memory scan");
         scan_cpu(trace, report);
         timer.lap("cpu scan");
-        scan_communication(trace, report);
+        scan_communication(trace, functions_run, report);
         timer.lap("communication");
         return report;
     });

@@ -33,22 +33,6 @@ std::vector<bool> communication_functions(const TraceFile& trace) {
     return any ? is_comm : std::vector<bool>{};
 }
 
-namespace {
-
-// Whether any kernel runs a communication function. A trace can name NCCL functions that never ran
-// (a library loaded, a generated trace); then the per-rank pass below, which holds every kernel's
-// interval (about 26 bytes a kernel at 10 M kernels) and reads the table a second time (the report's
-// CPU doubled), would find no rank. This reads one column and stops at the first such kernel.
-bool any_communication_kernel(const TraceFile& trace, const std::vector<bool>& is_comm) {
-    std::string ids;
-    for (size_t id = 0; id < is_comm.size(); ++id)
-        if (is_comm[id]) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    trace::Statement rows(trace.db, ("SELECT 1 FROM kernels WHERE function IN (" + ids + ") LIMIT 1"));
-    return rows.step();
-}
-
-}  // namespace
-
 std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm,
                                            const Window& window) {
     struct Pending {
@@ -132,31 +116,62 @@ CommunicationFigures communication_figures(const RankKernels& rank, int64_t lo, 
     return f;
 }
 
-void scan_communication(const TraceFile& trace, Report& report) {
+namespace {
+
+// Every rank's kernels in the window and their figures: by the sweep, or from the whole unions for
+// a trace stored out of start order.
+void read_ranks_figures(const TraceFile& trace, const std::vector<bool>& is_comm, const Report& report,
+                        std::vector<RankKernels>& kernels, std::vector<RankFigures>& figures) {
+    if (sweep_rank_kernels(trace, is_comm, report.window, report.iterations.spans, kernels, figures)) return;
+    kernels = read_rank_kernels(trace, is_comm, report.window);
+    figures.clear();
+    for (const RankKernels& k : kernels) figures.push_back(rank_figures(k, report.window, report.iterations.spans));
+}
+
+}  // namespace
+
+void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, Report& report) {
     const std::vector<bool> is_comm = communication_functions(trace);
     if (is_comm.empty() || report.window.end_ns <= report.window.begin_ns) return;
-    // Without one, every rank would be left out below and the section absent: the same, sooner.
-    if (!any_communication_kernel(trace, is_comm)) return;
-    std::vector<RankKernels> kernels = read_rank_kernels(trace, is_comm, report.window);
-    // A rank takes part in collectives: a process or device without communication kernels in the
-    // window (a data loader's, an evaluation's) is no rank and would distort the comparison.
-    std::erase_if(kernels, [](const RankKernels& r) { return r.collectives.empty() && r.communication.empty(); });
+    // A trace can name NCCL functions that no kernel runs (a library loaded, a generated trace):
+    // then every rank would be left out below and the section absent. The GPU scan saw every
+    // kernel's function, so this needs no pass over the kernels (the report's CPU time doubled).
+    const auto runs_communication = [&](int64_t id) {
+        return id >= 0 && static_cast<size_t>(id) < is_comm.size() && is_comm[static_cast<size_t>(id)];
+    };
+    if (std::none_of(functions_run.begin(), functions_run.end(), runs_communication)) return;
+    std::vector<RankKernels> kernels;
+    std::vector<RankFigures> figures;
+    read_ranks_figures(trace, is_comm, report, kernels, figures);
     CommunicationMetrics& m = report.communication;
-    for (const RankKernels& k : kernels) {
+    std::vector<RankKernels> ranks;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+        // A rank takes part in collectives: a process or device without communication kernels in the
+        // window (a data loader's, an evaluation's) is no rank and would distort the comparison.
+        if (kernels[i].collectives.empty() && !figures[i].communicates) continue;
         RankCommunication rank;
-        rank.process = k.process;
-        rank.device = k.device;
-        rank.figures = communication_figures(k, report.window.begin_ns, report.window.end_ns);
-        for (const auto& [begin, end] : report.iterations.spans)
-            rank.iterations.push_back(communication_figures(k, begin, end));
+        rank.process = kernels[i].process;
+        rank.device = kernels[i].device;
+        rank.figures = figures[i].window;
+        rank.iterations = std::move(figures[i].iterations);
         m.total.add(rank.figures);
         m.ranks.push_back(std::move(rank));
+        ranks.push_back(std::move(kernels[i]));
     }
     m.present = m.total.kernels > 0 || m.total.communication_ns > 0;
     if (!m.present) return;
     read_ranks(trace, m.ranks, m.world_size);
-    compare_ranks(kernels, m, report.notes);
-    scan_buckets(trace, is_comm, kernels, report);
+    compare_ranks(ranks, m, report.notes);
+    // The per-bucket view measures computation under each bucket: it needs the ranks' whole unions,
+    // read only for a trace that has what the view needs.
+    scan_buckets(
+        trace, is_comm,
+        [&] {
+            std::vector<RankKernels> whole = read_rank_kernels(trace, is_comm, report.window);
+            std::erase_if(whole, [](const RankKernels& r) { return r.collectives.empty() && r.communication.empty(); });
+            return whole;
+        },
+        report);
 }
 
 }  // namespace tbdprof::analyzer

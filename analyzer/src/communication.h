@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "interval_union.h"
@@ -34,6 +35,26 @@ void read_ranks(const TraceFile& trace, std::vector<RankCommunication>& ranks, s
 
 // The figures of one union pair inside [lo, hi).
 CommunicationFigures communication_figures(const RankKernels& rank, int64_t lo, int64_t hi);
+
+using Spans = std::vector<std::pair<int64_t, int64_t>>;
+
+// A rank's figures over the window and over each iteration span.
+struct RankFigures {
+    CommunicationFigures window;
+    std::vector<CommunicationFigures> iterations;
+    bool communicates = false;  // its communication union is not empty
+};
+
+// The figures communication_figures gives, from the unions of read_rank_kernels.
+RankFigures rank_figures(const RankKernels& rank, const Window& window, const Spans& spans);
+
+// The same figures (exactly) from one pass over the kernels that holds each rank's current stretch
+// of communication, computation and both, not every kernel's interval: `kernels` gets the ranks of
+// read_rank_kernels in its order, each with its collectives and without the unions, and `figures`
+// theirs. False (and nothing filled) when a rank's kernels are not stored in start order or the
+// spans (sorted, disjoint) are not: read_rank_kernels sorts.
+bool sweep_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window,
+                        const Spans& spans, std::vector<RankKernels>& kernels, std::vector<RankFigures>& figures);
 
 // Across the ranks of one trace: the time each waited inside collectives for the others (matched by
 // order), the slowest rank and the imbalance. Notes what could not be compared.

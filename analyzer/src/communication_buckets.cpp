@@ -258,14 +258,15 @@ void add_notes(const BucketInputs& inputs, const std::map<std::string, int64_t>&
 
 }  // namespace
 
-void scan_buckets(const TraceFile& trace, const std::vector<bool>& is_comm, const std::vector<RankKernels>& kernels,
-                  Report& report) {
+void scan_buckets(const TraceFile& trace, const std::vector<bool>& is_comm,
+                  const std::function<std::vector<RankKernels>()>& read_kernels, Report& report) {
     const BucketInputs inputs = read_bucket_inputs(trace, is_comm);
     CommunicationMetrics& m = report.communication;
     if (!inputs.missing.empty()) {
         if (m.present) report.notes.push_back("no per-bucket (P3) view: " + inputs.missing);
         return;
     }
+    const std::vector<RankKernels> kernels = read_kernels();
     std::map<RankKey, std::vector<GradientBucket>> by_rank;
     std::map<RankKey, RoundCounter> rounds;
     std::map<std::pair<int64_t, int64_t>, std::vector<int64_t>> starts;  // (round, position) -> every rank's start

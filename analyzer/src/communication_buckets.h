@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -75,8 +76,10 @@ std::map<std::pair<int64_t, int64_t>, std::vector<Stretch>> read_stream_kernels(
     const TraceFile& trace, const std::vector<bool>& is_comm, const std::vector<std::pair<int64_t, int64_t>>& streams);
 
 // Fills report.communication's buckets and rounds, and a note for collectives the tags do not identify.
-void scan_buckets(const TraceFile& trace, const std::vector<bool>& is_comm, const std::vector<RankKernels>& kernels,
-                  Report& report);
+// `read_kernels` gives the ranks' kernels with their unions; it is called only when the trace has
+// what the view needs.
+void scan_buckets(const TraceFile& trace, const std::vector<bool>& is_comm,
+                  const std::function<std::vector<RankKernels>()>& read_kernels, Report& report);
 
 // JSON keys "buckets", "bucket_rounds", "overlap_savings_bound_per_round_s" and
 // "unidentified_collectives" inside "communication".

@@ -2,14 +2,19 @@
 // with copies and sets, library calls and devices read first. The kernels are split into ranges of
 // ids scanned at the same time on separate read-only connections (kernel_range_scan.cpp) and merged
 // here in id order, so the result is exactly that of one pass (see busy_time.h for the unions).
-// Nothing per kernel is kept in memory.
+// The ranges come in rounds of kScanRoundRows kernels, and library calls are attributed (their FLOPs
+// spread over their kernels) in id order as soon as the scan has passed their kernels
+// (call_tallies.h): nothing per kernel is kept in memory, and per library call only the calls of
+// about one round.
 #include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include "analysis_parts.h"
 #include "device_peaks.h"
@@ -23,14 +28,15 @@
 namespace tbdprof::analyzer {
 namespace {
 
-// What the trace says about a library call.
+// What the trace says about a library call with FLOPs.
 struct CallInfo {
-    bool exists = false;
-    bool has_flops = false;
     Precision precision = Precision::other;
     double flops = 0;
     int64_t begin_ns = 0;
 };
+
+// Kernels per round of the scan: the calls held at once are those of about one round.
+constexpr int64_t kScanRoundRows = int64_t{1} << 18;
 
 struct DeviceState {
     DeviceState(int64_t device_id, const BusyFrame* frame, const ActivityStretches* activities)
@@ -72,6 +78,7 @@ public:
         inputs_.frame.window_end = window_.end_ns;
         if (report.iterations.count > 0) inputs_.iterations = report.iterations.spans;
         max_function_ = db_.query_int("SELECT max(id) FROM functions");
+        functions_ = IdTable<FunctionStat>(max_function_);
         inputs_.max_call_id = db_.query_int("SELECT max(id) FROM library_calls");
         if (inputs_.max_call_id >= kDenseIdLimit) {  // not from tbdprof's builder: remember which exist
             trace::ReadOptions existing;
@@ -79,14 +86,26 @@ public:
             trace::RowReader<trace::LibraryCallRow> calls(db_, existing);
             for (trace::LibraryCallRow call; calls.next(call);) inputs_.sparse_calls.insert(call.id);
         }
+        counted_ = load_counter_kernels(db_, window_.begin_ns, window_.end_ns, inputs_.everything);
+        for (const CounterKernel& kernel : counted_)
+            if (kernel.library_call >= 0) counted_calls_.emplace(kernel.library_call, false);
         load_devices();
         load_activities();
     }
 
-    enum class Outcome { done, out_of_order, seam_unresolved };
-    // threads 0: as options and TBDPROF_THREADS say.
-    Outcome scan(int threads, bool sorted, Progress& progress);
+    enum class Outcome { done, out_of_order, seam_unresolved, calls_unordered };
+    // threads 0: as options and TBDPROF_THREADS say. `one_round`: every kernel in one round (every
+    // call held until the end), for traces whose calls' kernels lie far apart.
+    Outcome scan(int threads, bool sorted, bool one_round, Progress& progress);
     void finish(Report& report);
+    // The functions some kernel row runs, ascending.
+    std::vector<int64_t> functions_run() const {
+        std::vector<int64_t> ids;
+        functions_.for_each_in_order([&](int64_t id, const FunctionStat& stat) {
+            if (stat.rows > 0) ids.push_back(id);
+        });
+        return ids;
+    }
 
 private:
     DeviceState& device(int64_t id) {
@@ -98,13 +117,17 @@ private:
         return devices_[it->second];
     }
     void load_devices();
-    void load_library_calls(const trace::Database& db);
     void load_activities();
+    // One round: the kernels with ids in [first, last] split into `threads` ranges scanned at once.
+    Outcome scan_round(int64_t first, int64_t last, int threads, bool sorted, ScanControl& control);
     Outcome merge(std::vector<PartResult>& parts);
-    // `keep_windows`: remember each call's window FLOPs for the counter comparison (only when the
-    // trace has counted kernels: a table the size of the library calls otherwise).
-    void combine_calls(FlopMetrics& flops, bool keep_windows);
-    // After combine_calls: hardware counter FLOPs.
+    // Library calls below `bound`, in id order, each with its kernels' tally.
+    bool peek_call();
+    void attribute_calls_below(int64_t bound);
+    void attribute_call(const trace::CallFlops& row);
+    // After the last round: the calls not attributed yet.
+    void attribute_remaining_calls();
+    // After the calls: hardware counter FLOPs.
     void add_counter_flops(FlopMetrics& flops, const std::vector<CounterKernel>& kernels);
     void per_iteration_figures(Report& report) const;
     // finish's steps: per-device figures (returns the summed kernel-busy ns of the used devices),
@@ -122,13 +145,25 @@ private:
     int64_t max_function_ = 0;
     std::vector<DeviceState> devices_;  // devices table, then copies and sets, then kernels: first seen first
     std::unordered_map<int64_t, size_t> slot_of_;
-    std::vector<PartResult> parts_;
+    std::vector<trace::Database> connections_;  // the extra parts' own, kept over the rounds
+    std::vector<double> part_seconds_;
     IdTable<FunctionStat> functions_{-1};
     int64_t total_kernels_ = 0, host_timed_ = 0, kernels_in_window_ = 0, absurd_kernels_ = 0;
     int64_t kernel_time_ns_ = 0, no_flop_ns_ = 0;
     int64_t outside_iterations_ = 0, outside_iterations_ns_ = 0;
-    IdTable<CallInfo> calls_{-1};
-    std::unordered_map<int64_t, std::pair<double, int64_t>> call_window_;  // call -> (FLOPs, kernels) in window
+    // Library calls: read in id order on a connection of their own while the rounds go on.
+    OpenCalls open_calls_;
+    std::optional<trace::Database> calls_db_;
+    std::optional<trace::CallFlopsReader> calls_;
+    std::optional<trace::CallFlops> next_call_;
+    FlopMetrics flops_;  // what the calls add: FLOPs by precision and the calls counted
+    std::map<std::pair<int64_t, int64_t>, double> mixed_flops_;  // (call, function): added in this order
+    int64_t flop_ns_ = 0;                                        // in-window time of kernels in calls with FLOPs
+    // Kernels with hardware counter FLOPs, the calls they name, and of those the ones with FLOPs:
+    // their window FLOPs and kernels.
+    std::vector<CounterKernel> counted_;
+    std::unordered_map<int64_t, bool> counted_calls_;  // true: the call exists and has FLOPs
+    std::unordered_map<int64_t, std::pair<double, int64_t>> call_window_;
     bool timing_ = std::getenv("TBDPROF_ANALYZER_TIMING") != nullptr;
 };
 
@@ -140,23 +175,6 @@ void GpuScan::load_devices() {
         state.fp32_peak_flops = std::max(0.0, row.fp32_peak_flops);
         state.listed = true;
     }
-}
-
-void GpuScan::load_library_calls(const trace::Database& db) {
-    calls_ = IdTable<CallInfo>(inputs_.max_call_id);
-    trace::for_each_call_flops(db, [&](const trace::CallFlops& row) {
-        CallInfo& call = calls_[row.id];
-        call.exists = true;
-        call.begin_ns = row.begin_ns;
-        const double flops = row.flops.value_or(0.0);
-        if (!(flops > 0) || flops > 1e30) return;  // no FLOP information (or nonsense)
-        call.flops = flops;
-        call.has_flops = true;
-        // The collector's precision (it knows the handle's math mode) when the trace has it; else
-        // the types, else the name (legacy entry points name their type).
-        call.precision = row.precision.empty() ? classify_flops(row.name, row.compute_type, row.a_type)
-                                               : precision_from_name(row.precision);
-    });
 }
 
 void GpuScan::load_activities() {
@@ -187,7 +205,7 @@ void GpuScan::load_activities() {
     }
 }
 
-GpuScan::Outcome GpuScan::scan(int threads, bool sorted, Progress& progress) {
+GpuScan::Outcome GpuScan::scan(int threads, bool sorted, bool one_round, Progress& progress) {
     // Two queries: SQLite answers a lone min() or max() of the key from the b-tree's edge, but
     // both in one SELECT with a full scan.
     const int64_t first = db_.query_int("SELECT min(id) FROM kernels");
@@ -196,51 +214,70 @@ GpuScan::Outcome GpuScan::scan(int threads, bool sorted, Progress& progress) {
     const int64_t rows = empty ? 0 : last - first + 1;
     if (threads <= 0) threads = thread_count(options_, rows);
     if (sorted || rows < threads) threads = 1;
+    // A trace out of time order is read sorted by start, which only one range over every id can be.
+    const int64_t round_rows = sorted || one_round || rows == 0 ? std::max<int64_t>(rows, 1)
+                               : options_.scan_round_rows > 0   ? options_.scan_round_rows
+                                                                : kScanRoundRows;
     ScanControl control;
     control.rows_expected = rows;
     control.progress = &progress;
-    parts_.clear();
+    // Calls read between rounds need a connection of their own: the kernel scan registers its
+    // function on the main one, which SQLite refuses while another statement is open there.
+    if (round_rows < rows) calls_db_.emplace(trace::open_trace(path_));
+    for (int64_t round_first = first;;) {
+        // The last round ends at the last id (and an empty table gives one empty round).
+        const int64_t round_last = rows - (round_first - first) <= round_rows ? last : round_first + round_rows - 1;
+        const Outcome outcome = scan_round(round_first, round_last, threads, sorted, control);
+        if (outcome != Outcome::done) return outcome;
+        if (round_last == last) break;
+        round_first = round_last + 1;
+    }
+    progress.finish();
+    if (timing_) {
+        for (size_t i = 0; i < part_seconds_.size(); ++i)
+            std::fprintf(stderr, "tbdprof analyzer:   kernel part %zu: %.3f s\n", i, part_seconds_[i]);
+    }
+    for (DeviceState& state : devices_) state.busy.close();
+    attribute_remaining_calls();
+    return Outcome::done;
+}
+
+GpuScan::Outcome GpuScan::scan_round(int64_t first, int64_t last, int threads, bool sorted, ScanControl& control) {
+    const int64_t rows = last - first + 1;
+    if (rows < threads) threads = 1;
+    std::vector<PartResult> parts;
     std::vector<PartRange> ranges;
     for (int i = 0; i < threads; ++i) {
-        // Equal id ranges; the last one ends at the last id (and an empty table gives one empty part).
+        // Equal id ranges; the last one ends at the round's last id.
         PartRange range;
         range.first_id = first + rows / threads * i;
         range.last_id = i + 1 == threads ? last : first + rows / threads * (i + 1) - 1;
         range.sorted = sorted;
         ranges.push_back(range);
-        parts_.emplace_back(max_function_, inputs_.max_call_id);
+        parts.emplace_back(max_function_, std::max<int64_t>(rows / threads, 1024));
     }
+    while (connections_.size() + 1 < ranges.size()) connections_.push_back(trace::open_trace(path_));
     std::vector<std::exception_ptr> errors(ranges.size());
     auto run_part = [&](size_t i, const trace::Database& db) {
         try {
-            scan_kernel_range(db, inputs_, ranges[i], control, i == 0, parts_[i]);
+            scan_kernel_range(db, inputs_, ranges[i], control, i == 0, parts[i]);
         } catch (...) {
             errors[i] = std::current_exception();
             control.stop = true;
         }
     };
     std::vector<std::thread> workers;
+    // Each extra part on its own connection, opened with the same defensive settings as the first.
+    for (size_t i = 1; i < ranges.size(); ++i) workers.emplace_back([&, i] { run_part(i, connections_[i - 1]); });
+    // Meanwhile, on the calls' own connection: no kernel after the previous rounds may name a call
+    // below the lowest one they named (a part that finds one says so), so those are attributed.
     std::exception_ptr calls_error;
-    if (threads > 1) {
-        // Library calls are needed only at the merge: read them meanwhile, on a connection of their own.
+    if (calls_db_) {
         workers.emplace_back([&] {
             try {
-                load_library_calls(trace::open_trace(path_));
+                attribute_calls_below(inputs_.calls_attributed_below);
             } catch (...) {
                 calls_error = std::current_exception();
-                control.stop = true;
-            }
-        });
-    } else {
-        load_library_calls(db_);
-    }
-    for (size_t i = 1; i < ranges.size(); ++i) {
-        workers.emplace_back([&, i] {
-            try {
-                // Its own connection, opened with the same defensive settings as the first.
-                run_part(i, trace::open_trace(path_));
-            } catch (...) {
-                errors[i] = std::current_exception();
                 control.stop = true;
             }
         });
@@ -251,23 +288,25 @@ GpuScan::Outcome GpuScan::scan(int threads, bool sorted, Progress& progress) {
     for (const std::exception_ptr& error : errors) {
         if (error) std::rethrow_exception(error);
     }
-    if (timing_) {
-        for (size_t i = 0; i < parts_.size(); ++i) {
-            std::fprintf(stderr, "tbdprof analyzer:   kernels %lld..%lld: %.3f s\n", static_cast<long long>(ranges[i].first_id),
-                         static_cast<long long>(ranges[i].last_id), parts_[i].seconds);
-        }
-    }
-    progress.finish();
-    for (const PartResult& part : parts_) {
+    part_seconds_.resize(std::max(part_seconds_.size(), parts.size()), 0.0);
+    for (size_t i = 0; i < parts.size(); ++i) part_seconds_[i] += parts[i].seconds;
+    int64_t lowest_call = INT64_MAX;
+    for (const PartResult& part : parts) {
         if (part.out_of_order) return Outcome::out_of_order;
+        if (part.late_call) return Outcome::calls_unordered;
+        lowest_call = std::min(lowest_call, part.lowest_call);
     }
-    return merge(parts_);
+    const Outcome outcome = merge(parts);
+    if (outcome != Outcome::done) return outcome;
+    for (const PartResult& part : parts) open_calls_.add(part.calls, part.mixed);
+    if (lowest_call != INT64_MAX)
+        inputs_.calls_attributed_below = std::max(inputs_.calls_attributed_below, lowest_call);
+    return Outcome::done;
 }
 
-// Joins the parts in id order: devices first seen in a later part come after those of earlier ones,
-// exactly as one pass would list them.
+// Joins a round's parts in id order: devices first seen in a later part come after those of earlier
+// ones, exactly as one pass would list them.
 GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
-    functions_ = IdTable<FunctionStat>(max_function_);
     for (PartResult& part : parts) {
         for (PartDevice& piece : part.devices) {
             DeviceState& state = device(piece.id);
@@ -282,8 +321,10 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
             state.kernels_in_window += piece.kernels_in_window;
         }
         part.functions.for_each([&](int64_t id, FunctionStat& stat) {
-            if (stat.count == 0) return;
+            if (stat.rows == 0) return;
             FunctionStat& total = functions_[id];
+            total.rows += stat.rows;
+            if (stat.count == 0) return;
             total.min_ns = total.count == 0 ? stat.min_ns : std::min(total.min_ns, stat.min_ns);
             total.max_ns = total.count == 0 ? stat.max_ns : std::max(total.max_ns, stat.max_ns);
             total.count += stat.count;
@@ -297,80 +338,87 @@ GpuScan::Outcome GpuScan::merge(std::vector<PartResult>& parts) {
         outside_iterations_ += part.outside_iterations;
         outside_iterations_ns_ += part.outside_iterations_ns;
     }
-    for (DeviceState& state : devices_) state.busy.close();
     return Outcome::done;
 }
 
-// Each call's FLOPs spread over its kernels by duration (by count when durations are unknown), with
-// the parts' tallies of the call added up first.
-void GpuScan::combine_calls(FlopMetrics& flops, bool keep_windows) {
+// Calls in ascending id order, the order the sums below were always taken in (FLOPs are doubles: a
+// different order could change the last digit). With tbdprof's builder's ids (0 up to the dense
+// limit) calls with negative ids, which no kernel is tallied against, come after all others.
+bool GpuScan::peek_call() {
+    if (next_call_) return true;
+    if (!calls_) {
+        const bool dense_calls = inputs_.max_call_id >= 0 && inputs_.max_call_id < kDenseIdLimit;
+        calls_.emplace(calls_db_ ? *calls_db_ : db_, dense_calls ? 0 : INT64_MIN, INT64_MAX);
+    }
+    next_call_.emplace();
+    if (calls_->next(*next_call_)) return true;
+    next_call_.reset();
+    return false;
+}
+
+void GpuScan::attribute_calls_below(int64_t bound) {
+    for (; peek_call() && next_call_->id < bound; next_call_.reset()) attribute_call(*next_call_);
+    open_calls_.drop_below(bound);
+}
+
+void GpuScan::attribute_remaining_calls() {
+    for (; peek_call(); next_call_.reset()) attribute_call(*next_call_);
+    if (inputs_.max_call_id >= 0 && inputs_.max_call_id < kDenseIdLimit) {
+        calls_.emplace(calls_db_ ? *calls_db_ : db_, INT64_MIN, -1);
+        for (trace::CallFlops row; calls_->next(row);) attribute_call(row);
+    }
+    calls_.reset();
+    calls_db_.reset();
+    for (const auto& [key, value] : mixed_flops_) functions_[key.second].flops += value;
+    // Every other kernel in the window is one without FLOP information.
+    no_flop_ns_ = kernel_time_ns_ - flop_ns_;
+}
+
+// A call's FLOPs spread over its kernels by duration (by count when durations are unknown).
+void GpuScan::attribute_call(const trace::CallFlops& row) {
+    const double call_flops = row.flops.value_or(0.0);
+    if (!(call_flops > 0) || call_flops > 1e30) return;  // no FLOP information (or nonsense)
+    if (auto counted = counted_calls_.find(row.id); counted != counted_calls_.end()) counted->second = true;
+    CallInfo info;
+    info.begin_ns = row.begin_ns;
+    info.flops = call_flops;
+    // The collector's precision (it knows the handle's math mode) when the trace has it; else
+    // the types, else the name (legacy entry points name their type).
+    info.precision = row.precision.empty() ? classify_flops(row.name, row.compute_type, row.a_type)
+                                           : precision_from_name(row.precision);
     auto share_of = [](const CallTally& call, int64_t window_ns, int64_t window_count) {
         if (call.total_ns > 0) return static_cast<double>(window_ns) / static_cast<double>(call.total_ns);
         return call.count > 0 ? static_cast<double>(window_count) / static_cast<double>(call.count) : 0.0;
     };
-    std::map<std::pair<int64_t, int64_t>, double> mixed_flops;  // (call, function): added in this order
-    std::map<int64_t, MixedShare> shares;                       // of the call at hand, by function
-    int64_t flop_ns = 0;  // in-window time of kernels in calls with FLOPs
-    calls_.for_each_in_order([&](int64_t id, const CallInfo& info) {
-        if (!info.exists || !info.has_flops) return;
-        CallTally call{};
-        bool has_function = false, has_device = false;
-        for (const PartResult& part : parts_) {
-            const CallTally* piece = part.calls.find(id);
-            if (piece == nullptr || piece->count == 0) continue;
-            if (!has_device) call.device = piece->device;
-            has_device = true;
-            call.count += piece->count;
-            add_saturating(call.total_ns, piece->total_ns);
-            add_saturating(call.window_ns, piece->window_ns);
-            call.window_count += piece->window_count;
-            if (piece->mixed || (has_function && piece->function != call.function)) call.mixed = true;
-            if (!has_function) call.function = piece->function;
-            has_function = true;
-        }
-        if (call.mixed) {
-            shares.clear();
-            for (const PartResult& part : parts_) {
-                const CallTally* piece = part.calls.find(id);
-                if (piece == nullptr || piece->count == 0) continue;
-                if (!piece->mixed) {
-                    add_saturating(shares[piece->function].window_ns, piece->window_ns);
-                    shares[piece->function].window_count += piece->window_count;
-                    continue;
-                }
-                for (auto it = part.mixed.lower_bound({id, INT64_MIN}); it != part.mixed.end() && it->first.first == id; ++it) {
-                    add_saturating(shares[it->first.second].window_ns, it->second.window_ns);
-                    shares[it->first.second].window_count += it->second.window_count;
-                }
-            }
-            for (const auto& [function, share] : shares) {
-                mixed_flops[{id, function}] = info.flops * share_of(call, share.window_ns, share.window_count);
-            }
-        }
-        add_saturating(flop_ns, call.window_ns);
-        double in_window = 0;
-        if (call.count > 0) {
-            in_window = info.flops * share_of(call, call.window_ns, call.window_count);
-        } else if (inputs_.everything || (info.begin_ns >= window_.begin_ns && info.begin_ns < window_.end_ns)) {
-            in_window = info.flops;  // no kernel recorded for it: attribute to the call itself
-        }
-        if (in_window <= 0) return;
-        if (keep_windows) call_window_[id] = {in_window, call.window_count};
-        ++flops.library_calls;
-        flops.by_precision[static_cast<size_t>(info.precision)].flops += in_window;
-        if (info.precision == Precision::fp32) {
-            flops.fp32_flops += in_window;
-            if (has_device) device(call.device).fp32_flops += in_window;
-        } else if (is_tensor_core(info.precision)) {
-            flops.tensor_flops += in_window;
-        } else {
-            flops.other_flops += in_window;
-        }
-        if (has_function && !call.mixed) functions_[call.function].flops += in_window;
-    });
-    for (const auto& [key, value] : mixed_flops) functions_[key.second].flops += value;
-    // Every other kernel in the window is one without FLOP information.
-    no_flop_ns_ = kernel_time_ns_ - flop_ns;
+    const int64_t id = row.id;
+    const CallTally* tally = id >= 0 ? open_calls_.take(id) : nullptr;
+    const CallTally call = tally != nullptr ? *tally : CallTally{};
+    if (call.count > 0 && call.mixed) {
+        const MixedShares& shares = open_calls_.shares();
+        for (auto it = shares.lower_bound({id, INT64_MIN}); it != shares.end() && it->first.first == id; ++it)
+            mixed_flops_[{id, it->first.second}] =
+                info.flops * share_of(call, it->second.window_ns, it->second.window_count);
+    }
+    add_saturating(flop_ns_, call.window_ns);
+    double in_window = 0;
+    if (call.count > 0) {
+        in_window = info.flops * share_of(call, call.window_ns, call.window_count);
+    } else if (inputs_.everything || (info.begin_ns >= window_.begin_ns && info.begin_ns < window_.end_ns)) {
+        in_window = info.flops;  // no kernel recorded for it: attribute to the call itself
+    }
+    if (in_window <= 0) return;
+    if (counted_calls_.count(id) != 0) call_window_[id] = {in_window, call.window_count};  // see add_counter_flops
+    ++flops_.library_calls;
+    flops_.by_precision[static_cast<size_t>(info.precision)].flops += in_window;
+    if (info.precision == Precision::fp32) {
+        flops_.fp32_flops += in_window;
+        if (call.count > 0) device(call.device).fp32_flops += in_window;
+    } else if (is_tensor_core(info.precision)) {
+        flops_.tensor_flops += in_window;
+    } else {
+        flops_.other_flops += in_window;
+    }
+    if (call.count > 0 && !call.mixed) functions_[call.function].flops += in_window;
 }
 
 // Kernels with counter FLOPs: those outside library calls with FLOPs are added to the figures (and
@@ -388,8 +436,8 @@ void GpuScan::add_counter_flops(FlopMetrics& flops, const std::vector<CounterKer
         ++sources.kernels_counted;
         double total = 0;
         for (double value : kernel.flops) total += value;
-        const CallInfo* call = kernel.library_call >= 0 ? calls_.find(kernel.library_call) : nullptr;
-        if (call != nullptr && call->exists && call->has_flops) {
+        const auto call = kernel.library_call >= 0 ? counted_calls_.find(kernel.library_call) : counted_calls_.end();
+        if (call != counted_calls_.end() && call->second) {
             auto& [call_flops, call_kernels] = counted_in_call[kernel.library_call];
             call_flops += total;
             ++call_kernels;
@@ -570,10 +618,8 @@ void GpuScan::top_kernels(Report& report) {
 }
 
 void GpuScan::finish(Report& report) {
-    const std::vector<CounterKernel> counted =
-        load_counter_kernels(db_, window_.begin_ns, window_.end_ns, inputs_.everything);
-    combine_calls(report.flops, !counted.empty());
-    add_counter_flops(report.flops, counted);
+    report.flops = flops_;  // the calls' FLOPs, attributed during the scan
+    add_counter_flops(report.flops, counted_);
     // Ratios of integer nanoseconds stay exact where they can (0.4, not 0.39999999999999997).
     const double window_ns = static_cast<double>(report.window.end_ns - report.window.begin_ns);
     const double busy_sum = device_figures(report, window_ns);
@@ -585,25 +631,34 @@ void GpuScan::finish(Report& report) {
 
 }  // namespace
 
-void scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report) {
+std::vector<int64_t> scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report) {
     using Outcome = GpuScan::Outcome;
+    const auto finish = [&](GpuScan& scan) {
+        scan.finish(report);
+        return scan.functions_run();
+    };
     Outcome outcome;
     {
         GpuScan scan(trace, report, options);
-        outcome = scan.scan(0, false, progress);
-        if (outcome == Outcome::done) return scan.finish(report);
+        outcome = scan.scan(0, false, false, progress);
+        if (outcome == Outcome::done) return finish(scan);
     }
-    if (outcome == Outcome::seam_unresolved) {
-        // A kernel of one part outlasts thousands of busy stretches of the next: one pass instead.
+    if (outcome == Outcome::seam_unresolved || outcome == Outcome::calls_unordered) {
+        // A kernel of one part outlasts thousands of busy stretches of the next, or a call's kernels
+        // lie rounds apart: one pass over all kernels, every call held to the end.
+        if (std::getenv("TBDPROF_ANALYZER_TIMING"))
+            std::fprintf(
+                stderr, "tbdprof analyzer: kernels scanned again in one pass (%s)\n",
+                outcome == Outcome::seam_unresolved ? "a seam left unresolved" : "a call's kernels rounds apart");
         GpuScan scan(trace, report, options);
-        outcome = scan.scan(1, false, progress);
-        if (outcome == Outcome::done) return scan.finish(report);
+        outcome = scan.scan(1, false, true, progress);
+        if (outcome == Outcome::done) return finish(scan);
     }
     // Kernels out of time order (not written by tbdprof's builder): let SQLite sort them.
     report.notes.push_back("kernels were not stored in time order; sorted them first");
     GpuScan sorted(trace, report, options);
-    sorted.scan(1, true, progress);
-    sorted.finish(report);
+    sorted.scan(1, true, true, progress);
+    return finish(sorted);
 }
 
 }  // namespace tbdprof::analyzer

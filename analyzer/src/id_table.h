@@ -4,10 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
-#include <new>
-#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -52,42 +48,6 @@ public:
 
 private:
     std::vector<T> dense_;
-    std::unordered_map<int64_t, T> sparse_;
-};
-
-// The same for records whose all-zero bytes mean "nothing yet": the dense part comes from calloc,
-// whose pages the kernel maps lazily, so a part of the scan that touches only some ids pays memory
-// for those only.
-template <class T>
-class ZeroedIdTable {
-    static_assert(std::is_trivially_copyable_v<T>);
-
-public:
-    explicit ZeroedIdTable(int64_t max_id) {
-        if (max_id >= 0 && max_id < kDenseIdLimit) {
-            size_ = static_cast<size_t>(max_id) + 1;
-            dense_.reset(static_cast<T*>(std::calloc(size_, sizeof(T))));
-            if (!dense_) throw std::bad_alloc();
-        }
-    }
-    T& operator[](int64_t id) {
-        if (id >= 0 && static_cast<uint64_t>(id) < size_) return dense_.get()[id];
-        auto [it, inserted] = sparse_.try_emplace(id);
-        if (inserted) it->second = T{};
-        return it->second;
-    }
-    const T* find(int64_t id) const {
-        if (id >= 0 && static_cast<uint64_t>(id) < size_) return dense_.get() + id;
-        auto it = sparse_.find(id);
-        return it == sparse_.end() ? nullptr : &it->second;
-    }
-
-private:
-    struct Free {
-        void operator()(T* p) const { std::free(p); }
-    };
-    std::unique_ptr<T, Free> dense_;
-    size_t size_ = 0;
     std::unordered_map<int64_t, T> sparse_;
 };
 

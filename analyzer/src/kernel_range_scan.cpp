@@ -63,6 +63,8 @@ public:
     // False: stop (kernels out of time order, or another part asked to stop).
     bool add(int64_t device_id, int64_t function, int64_t start, int64_t raw_duration, int64_t call_id) {
         if (++unreported_ == 0x40000 && !report()) return false;
+        FunctionStat& stat = result_.functions[function];
+        ++stat.rows;
         // A NULL duration is a host-timed kernel; a negative stored one is damage, not host timing.
         const bool timed = raw_duration != trace::KernelInterval::kNoDuration;
         if (start < -kMaxKernelNs || start > INT64_MAX - kMaxKernelNs || raw_duration > kMaxKernelNs ||
@@ -92,7 +94,6 @@ public:
         if (in_window) {
             ++result_.in_window;
             ++device.kernels_in_window;
-            FunctionStat& stat = result_.functions[function];
             stat.min_ns = stat.count == 0 ? duration : std::min(stat.min_ns, duration);
             stat.max_ns = stat.count == 0 ? duration : std::max(stat.max_ns, duration);
             ++stat.count;
@@ -122,6 +123,8 @@ private:
         return after != spans.begin() && start < std::prev(after)->second;
     }
     void add_to_call(int64_t call_id, int64_t function, int64_t device, int64_t duration, bool in_window) {
+        if (call_id < inputs_.calls_attributed_below) result_.late_call = true;
+        result_.lowest_call = std::min(result_.lowest_call, call_id);
         CallTally& call = result_.calls[call_id];
         if (call.count == 0) {
             call.function = function;

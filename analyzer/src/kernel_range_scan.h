@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "busy_time.h"
+#include "call_tallies.h"
 #include "id_table.h"
 #include "progress.h"
 #include "tbdprof/trace/sqlite_handle.h"
@@ -27,6 +29,9 @@ struct ScanInputs {
     bool everything = false;                                    // window "all": every kernel counts as in the window
     int64_t max_call_id = -1;                                   // library_calls ids up to this one are tallied densely
     std::unordered_set<int64_t> sparse_calls;                   // existing call ids outside the dense range
+    // Calls below this id are attributed already (the scan passed their kernels): a kernel naming
+    // one marks its part `late_call`, and the scan starts over holding every call.
+    int64_t calls_attributed_below = INT64_MIN;
     std::unordered_map<int64_t, ActivityStretches> activities;  // by device id
     // The iterations counted in the window, sorted and disjoint: kernels of the window that start
     // outside all of them are tallied (per-iteration figures are only meaningful without any).
@@ -34,25 +39,12 @@ struct ScanInputs {
 };
 
 struct FunctionStat {
-    int64_t count = 0;
+    int64_t rows = 0;   // kernel rows of the function, in the window or not, damaged ones too
+    int64_t count = 0;  // kernels in the window (the rest is theirs)
     int64_t total_ns = 0;
     double flops = 0;
     int64_t min_ns = 0;  // shortest and longest instance (valid when count > 0)
     int64_t max_ns = 0;
-};
-
-// A part's kernels of one library call id (the call may not exist). All zero bytes = no kernel
-// seen (see ZeroedIdTable).
-struct CallTally {
-    int64_t count, total_ns, window_ns, window_count;
-    int64_t function;  // the function of its kernels when `mixed` is false
-    int64_t device;    // device of its first kernel
-    bool mixed;        // kernels of several functions: shares per function are in PartResult::mixed
-};
-
-struct MixedShare {
-    int64_t window_ns = 0;
-    int64_t window_count = 0;
 };
 
 struct PartDevice {
@@ -66,12 +58,14 @@ struct PartDevice {
 };
 
 struct PartResult {
-    explicit PartResult(int64_t max_function, int64_t max_call) : functions(max_function), calls(max_call) {}
+    PartResult(int64_t max_function, int64_t rows) : functions(max_function), calls(rows) {}
     bool out_of_order = false;        // a device's kernels went back in time: sort and scan again
+    bool late_call = false;           // a kernel of a call attributed already (see ScanInputs)
     std::vector<PartDevice> devices;  // in order of first kernel
     IdTable<FunctionStat> functions;
-    ZeroedIdTable<CallTally> calls;
-    std::map<std::pair<int64_t, int64_t>, MixedShare> mixed;  // (call, function), for mixed calls
+    CallTallies calls;
+    MixedShares mixed;                // (call, function), for mixed calls
+    int64_t lowest_call = INT64_MAX;  // the lowest call id tallied
     int64_t kernels = 0, host_timed = 0, in_window = 0;
     int64_t kernel_time_ns = 0;
     int64_t outside_iterations = 0, outside_iterations_ns = 0;  // window kernels outside counted iterations
@@ -80,11 +74,6 @@ struct PartResult {
     int64_t absurd = 0;
     double seconds = 0;  // how long the part took (TBDPROF_ANALYZER_TIMING)
 };
-
-// Time sums saturate at INT64_MAX instead of wrapping to negative totals.
-inline void add_saturating(int64_t& total, int64_t value) {
-    if (__builtin_add_overflow(total, value, &total)) total = value < 0 ? INT64_MIN : INT64_MAX;
-}
 
 // Longer than any kernel runs (about 13 days): a row saying so is damaged or made up.
 inline constexpr int64_t kMaxKernelNs = int64_t{1} << 50;

@@ -13,13 +13,17 @@ using namespace tbdprof::analyzer;
 
 namespace {
 
-Report analyze_with(const std::string& path, int threads, WindowChoice window) {
+// `round_rows`: kernels per round of the scan (0: the default; huge: one round, every call held).
+Report analyze_with(const std::string& path, int threads, WindowChoice window, int64_t round_rows = 0) {
     AnalysisOptions options;
     options.threads = threads;
     options.window = window;
     options.top_kernels = 100;
+    options.scan_round_rows = round_rows;
     return analyze_trace(path, options);
 }
+
+constexpr int64_t kOneRound = int64_t{1} << 40;
 
 // Every number the GPU scan produces, compared exactly (no tolerance).
 void check_same(const Report& a, const Report& b) {
@@ -71,7 +75,8 @@ void check_same(const Report& a, const Report& b) {
 
 // Kernels in start order per device (device ids interleaved), on several overlapping "streams",
 // with long kernels around the middle id so that the split points fall inside busy stretches.
-std::string random_trace(const std::string& name, int kernels, uint64_t seed) {
+// `spanning`: one library call with a kernel near each end of the trace.
+std::string random_trace(const std::string& name, int kernels, uint64_t seed, bool spanning = true) {
     tbdtest::TraceBuilder t(name);
     t.device(1, 2e12);
     t.device(2, 5e11);
@@ -82,7 +87,7 @@ std::string random_trace(const std::string& name, int kernels, uint64_t seed) {
     int64_t call = 0;
     int call_kernels_left = 0;
     // A call with kernels of two functions at both ends of the trace (spans every seam).
-    const int64_t spanning_call = t.library_call(3e9, 68, 0, "cublasGemmEx", 0);
+    const int64_t spanning_call = spanning ? t.library_call(3e9, 68, 0, "cublasGemmEx", 0) : -1;
     for (int i = 0; i < kernels; ++i) {
         const int64_t device = uniform(0, 9) < 6 ? 0 : uniform(1, 2);
         const int64_t start = last_start[device] + uniform(0, 300);
@@ -95,7 +100,7 @@ std::string random_trace(const std::string& name, int kernels, uint64_t seed) {
         if (distance_to_middle < 40 && distance_to_middle % 7 == 0) duration = uniform(20000, 90000);
         const int64_t function = uniform(1, 3);
         std::optional<int64_t> library_call;
-        if (i == 3 || i == kernels - 4) {
+        if (spanning && (i == 3 || i == kernels - 4)) {
             library_call = spanning_call;
         } else if (call_kernels_left > 0) {
             library_call = call;
@@ -167,4 +172,33 @@ TEST_CASE("kernels out of time order across the split are sorted, with the same 
     CHECK(one.devices[0].kernel_busy_ns == 2 * (499 * 50 + 70));
     CHECK(std::count(two.notes.begin(), two.notes.end(), "kernels were not stored in time order; sorted them first") == 1);
     check_same(one, two);
+}
+
+TEST_CASE("a kernel scan in rounds attributes each call once its kernels are passed: the numbers of one pass") {
+    // Calls of 1-6 neighbouring kernels, some of several functions, cut by the rounds' and the
+    // parts' seams; calls without kernels in between.
+    const std::string path = random_trace("rounds_random.sqlite", 6000, 7, false);
+    for (WindowChoice window : {WindowChoice::steady, WindowChoice::all}) {
+        CAPTURE(window_name(window));
+        const Report one = analyze_with(path, 1, window, kOneRound);
+        CHECK(one.flops.library_calls > 500);
+        for (int threads : {1, 2, 3})
+            for (int64_t round_rows : {97, 500, 2048}) {
+                CAPTURE(threads);
+                CAPTURE(round_rows);
+                check_same(one, analyze_with(path, threads, window, round_rows));
+            }
+    }
+}
+
+TEST_CASE("a call with kernels rounds apart: the scan starts over holding every call, with the same numbers") {
+    const std::string path = random_trace("rounds_spanning_call.sqlite", 3000, 11);
+    const Report one = analyze_with(path, 1, WindowChoice::all, kOneRound);
+    for (int threads : {1, 2}) {
+        CAPTURE(threads);
+        const Report rounds = analyze_with(path, threads, WindowChoice::all, 200);
+        check_same(one, rounds);
+        CHECK(std::count(rounds.notes.begin(), rounds.notes.end(),
+                         "kernels were not stored in time order; sorted them first") == 0);
+    }
 }

@@ -45,6 +45,7 @@ struct AnalysisOptions {
     int utilization_buckets = 200;
     AnalysisProgress progress;             // empty: no progress reported
     int threads = 0;                       // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
+    int64_t scan_round_rows = 0;           // kernels per round of the kernel scan; 0: the default (tests set less)
     std::optional<int64_t> memory_device;  // memory replayed for this device only (device_memory.h)
 };
 

@@ -59,4 +59,16 @@ struct CallFlops {
 // Calls `on_call` for every library call, in id order. The views are valid during the call only.
 void for_each_call_flops(const Database& db, const std::function<void(const CallFlops&)>& on_call);
 
+// The same rows with ids in [first_id, last_id], one at a time, for a reader that takes them
+// between other work (the report attributes FLOPs while it still scans kernels).
+class CallFlopsReader {
+public:
+    CallFlopsReader(const Database& db, int64_t first_id, int64_t last_id);
+    // False after the last row; the views are valid until the next call.
+    bool next(CallFlops& call);
+
+private:
+    std::optional<Statement> query_;  // none: the trace has no library_calls table
+};
+
 }  // namespace tbdprof::trace
