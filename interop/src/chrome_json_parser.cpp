@@ -31,6 +31,9 @@ std::string_view key_of(simdjson::simdjson_result<simdjson::ondemand::field>& fi
 // A JSON value as an integer: numbers (floats rounded), numeric strings ("25738"). Addresses above
 // 2^63 keep their bit pattern.
 std::optional<int64_t> to_int(value v) {
+    // Most are plain integers: parsed once (a value that is not one is left unread and typed below).
+    int64_t integer = 0;
+    if (!v.get_int64().get(integer)) return integer;
     json_type type;
     if (v.type().get(type)) return std::nullopt;
     if (type == json_type::number) {
