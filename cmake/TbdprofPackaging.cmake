@@ -19,7 +19,7 @@ set(CPACK_DEBIAN_TBDPROF_PACKAGE_NAME "tbdprof")
 set(CPACK_DEBIAN_TBDPROF_FILE_NAME "DEB-DEFAULT")
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_TBDPROF_PACKAGE_DEPENDS
-    "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libsqlite3-0, libsimdjson14, libunwind8, libzstd1, zlib1g, liblzma5, libfmt9")
+    "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libsqlite3-0, libsimdjson14, libisal2, libunwind8, libzstd1, zlib1g, liblzma5, libfmt9")
 # tbdprof-fleet (many ranks' traces on Dask) needs Dask distributed; nothing else does.
 set(CPACK_DEBIAN_TBDPROF_PACKAGE_SUGGESTS "python3-distributed")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 TBDPROF_PACKAGES=(cmake g++ make pkg-config libsqlite3-dev libunwind-dev libfmt-dev libcli11-dev doctest-dev clang-format
-                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev python3
+                  libzstd-dev zlib1g-dev sqlite3 libsimdjson-dev libisal-dev python3
                   patchelf bash-completion dpkg-dev   # the real-GPU bundle, the .deb and its test
                   qt6-base-dev qt6-svg-dev xvfb xauth)  # tbdprof-viewer and its window test
 

@@ -42,7 +42,8 @@ inline bool is_write(const WorkItem& w, Access a) {
 
 // Range names are matched without regard to case ("Optimizer.step#SGD.step").
 inline std::string lower_case(std::string text) {
-    for (char& ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (char& ch : text)
+        ch = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;  // as steps::lowercase
     return text;
 }
 

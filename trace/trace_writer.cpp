@@ -168,12 +168,12 @@ void write_activity(Database& db, const TraceModel& m) {
                n.reduction, n.peer, n.root, n.stream);
     Statement rank(db, "INSERT INTO process_ranks VALUES (?1, ?2, ?3, ?4)");
     for (const ProcessRankRow& r : m.process_ranks) insert(rank, r.process, r.rank, r.local_rank, r.world_size);
-    Statement range(db, "INSERT INTO ranges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    for (const RangeRow& r : m.ranges) {
+    // Many on an import (every operator and runtime call): a batch at a time.
+    insert_rows(db, "ranges", 7, m.ranges, [](Statement& st, int base, const RangeRow& r) {
         std::optional<std::string_view> domain;
         if (r.domain) domain = *r.domain;
-        insert(range, r.id, r.process, r.thread, r.begin_ns, r.end_ns, std::string_view(r.name), domain);
-    }
+        bind_at(st, base, r.id, r.process, r.thread, r.begin_ns, r.end_ns, std::string_view(r.name), domain);
+    });
 }
 
 void write_memory(Database& db, const TraceModel& m) {

@@ -90,5 +90,5 @@ for trace in "${traces[@]}"; do
                substr(n, 1, 48), hw, hc, hm / 1024, tw, tc, tm / 1024, hw / tw, hc / tc, hm / tm }'
 done
 echo
-echo "# parse rates: simdjson's own pass over every event's fields vs the importer's read + parse (plain JSON)"
+echo "# parse rates: simdjson's own pass over every event's fields vs the importer's read + parse (plain JSON; 'from .gz': inflating included)"
 "$bench" --simdjson-rate "${traces[@]}"

@@ -14,9 +14,26 @@ namespace {
 using simdjson::ondemand::json_type;
 using simdjson::ondemand::value;
 
+// A field's key: its text as written when it holds no escape (most keys: no copy is made), else
+// unescaped. The batch is padded and stage 1 found the key's closing quote, so the scan stops there.
+// A field in error throws as unescaped_key() did.
+std::string_view key_of(simdjson::simdjson_result<simdjson::ondemand::field>& field) {
+    simdjson::ondemand::raw_json_string key;
+    if (!field.key().get(key)) {
+        const char* raw = key.raw();
+        const char* p = raw;
+        while (*p != '"' && *p != '\\') ++p;
+        if (*p == '"') return {raw, static_cast<size_t>(p - raw)};
+    }
+    return field.unescaped_key();
+}
+
 // A JSON value as an integer: numbers (floats rounded), numeric strings ("25738"). Addresses above
 // 2^63 keep their bit pattern.
 std::optional<int64_t> to_int(value v) {
+    // Most are plain integers: parsed once (a value that is not one is left unread and typed below).
+    int64_t integer = 0;
+    if (!v.get_int64().get(integer)) return integer;
     json_type type;
     if (v.type().get(type)) return std::nullopt;
     if (type == json_type::number) {
@@ -104,7 +121,7 @@ void read_args(value v, EventArgs& args, std::map<std::string, uint64_t>& warnin
         return;
     }
     for (auto field : object) {
-        std::string_view key = field.unescaped_key();
+        const std::string_view key = key_of(field);
         value item = field.value();
         if (key == "device") {
             args.device = to_int(item);
@@ -151,7 +168,7 @@ void read_event(value v, ChromeEvent& event, std::map<std::string, uint64_t>& wa
         return;
     }
     for (auto field : object) {
-        std::string_view key = field.unescaped_key();
+        const std::string_view key = key_of(field);
         value item = field.value();
         if (key == "ph") {
             if (item.get_string().get(event.ph)) event.ill_typed = "ph";

@@ -3,10 +3,10 @@
 #include "tbdprof/interop/interop_error.h"
 
 #include <fcntl.h>
+#include <isa-l/igzip_lib.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -99,43 +99,59 @@ size_t read_some(const Input& in, void* into, size_t n) {
     throw InputError(path + ": holds more than " + megabytes(cap) + " of JSON (the --max-json-size given)");
 }
 
-// Decompresses gzip (or zlib) as the caller asks for text, under the caps of InputLimits.
+// Why ISA-L's inflate stopped, in zlib's words where it has them.
+const char* inflate_error(int code) {
+    switch (code) {
+        case ISAL_INVALID_BLOCK:
+            return "invalid deflate block";
+        case ISAL_INVALID_SYMBOL:
+            return "invalid code in a deflate block";
+        case ISAL_INVALID_LOOKBACK:
+            return "invalid distance too far back";
+        case ISAL_INVALID_WRAPPER:
+            return "incorrect header check";
+        case ISAL_UNSUPPORTED_METHOD:
+            return "unknown compression method";
+        case ISAL_INCORRECT_CHECKSUM:
+            return "incorrect data check";
+        default:
+            return "inflate failed";
+    }
+}
+
+// Decompresses gzip as the caller asks for text, under the caps of InputLimits. ISA-L's inflate
+// (Debian libisal-dev) streams like zlib's and checks the same (header, CRC-32, length) at about
+// three times its speed: inflating was a tenth of a compressed trace's import.
 class Gunzip {
 public:
     Gunzip(const Input& in, const InputLimits& limits) : in_(in), limits_(limits) {
-        // 15 + 32: zlib or gzip header, detected automatically.
-        if (inflateInit2(&stream_, 15 + 32) != Z_OK) throw InputError(in.path + ": cannot start gzip decompression");
+        isal_inflate_init(&state_);
+        state_.crc_flag = ISAL_GZIP;  // parse the gzip header, check the CRC and length at the end
     }
     Gunzip(const Gunzip&) = delete;
     Gunzip& operator=(const Gunzip&) = delete;
-    ~Gunzip() { inflateEnd(&stream_); }
 
-    bool wants_input() const { return stream_.avail_in == 0; }
+    bool wants_input() const { return state_.avail_in == 0; }
     void feed(const unsigned char* data, size_t n) {
         compressed_ += n;
-        stream_.next_in = const_cast<unsigned char*>(data);
-        stream_.avail_in = static_cast<uInt>(n);
+        state_.next_in = const_cast<unsigned char*>(data);
+        state_.avail_in = static_cast<uint32_t>(n);
     }
 
     // Up to `n` decompressed bytes from what was fed (0: feed more).
     size_t inflate_into(char* into, size_t n) {
-        if (at_member_end_) {
-            // Concatenated gzip members (allowed by RFC 1952): keep going with the next one.
-            inflateReset(&stream_);
-            at_member_end_ = false;
-        }
-        stream_.next_out = reinterpret_cast<unsigned char*>(into);
-        stream_.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
-        const uInt asked = stream_.avail_out;
-        const int rc = inflate(&stream_, Z_NO_FLUSH);
-        const size_t produced = asked - stream_.avail_out;
+        if (at_member_end_) next_member();
+        state_.next_out = reinterpret_cast<unsigned char*>(into);
+        state_.avail_out = static_cast<uint32_t>(std::min<size_t>(n, 1u << 30));
+        const uint32_t asked = state_.avail_out;
+        const int rc = isal_inflate(&state_);
+        const size_t produced = asked - state_.avail_out;
         json_bytes_ += produced;
-        if (rc == Z_STREAM_END) {
-            at_member_end_ = true;
-        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            throw InputError(in_.path + ": corrupt gzip data (" + (stream_.msg ? stream_.msg : "inflate failed") +
-                             ") after " + std::to_string(json_bytes_) + " decompressed bytes");
+        if (rc != ISAL_DECOMP_OK) {
+            throw InputError(in_.path + ": corrupt gzip data (" + inflate_error(rc) + ") after " +
+                             std::to_string(json_bytes_) + " decompressed bytes");
         }
+        at_member_end_ = state_.block_state == ISAL_BLOCK_FINISH;
         check_caps();
         return produced;
     }
@@ -150,6 +166,17 @@ public:
     }
 
 private:
+    // Concatenated gzip members (allowed by RFC 1952): the next one starts in what is left of the input.
+    void next_member() {
+        unsigned char* const next_in = state_.next_in;
+        const uint32_t avail_in = state_.avail_in;
+        isal_inflate_reset(&state_);
+        state_.crc_flag = ISAL_GZIP;
+        state_.next_in = next_in;
+        state_.avail_in = avail_in;
+        at_member_end_ = false;
+    }
+
     void check_caps() const {
         if (limits_.max_json_bytes) {
             if (json_bytes_ > limits_.max_json_bytes) over_cap(in_.path, limits_.max_json_bytes);
@@ -163,7 +190,7 @@ private:
 
     const Input& in_;
     const InputLimits& limits_;
-    z_stream stream_{};
+    inflate_state state_{};
     uint64_t compressed_ = 0;
     uint64_t json_bytes_ = 0;
     bool at_member_end_ = false;

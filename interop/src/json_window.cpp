@@ -1,5 +1,6 @@
 #include "json_window.h"
 
+#include "json_scan.h"
 #include "tbdprof/interop/interop_error.h"
 
 #include <algorithm>
@@ -18,8 +19,6 @@ constexpr std::array<bool, 256> byte_table(std::string_view members) {
     for (char c : members) table[static_cast<unsigned char>(c)] = true;
     return table;
 }
-// Bytes that change the nesting depth or open a string (inside which brackets do not count).
-constexpr std::array<bool, 256> kStructural = byte_table("\"{}[]");
 // Bytes that end a scalar's text (numbers, true, false, null).
 constexpr std::array<bool, 256> kScalarEnd = byte_table(" \t\n\r,:]}\"{[");
 
@@ -95,26 +94,14 @@ uint64_t JsonWindow::string_end(uint64_t open) {
 }
 
 uint64_t JsonWindow::container_end(uint64_t open) {
-    uint64_t depth = 0;
-    uint64_t i = open;
-    for (;;) {
+    // The scan's state carries from one read to the next, so nothing before the read in hand is looked
+    // at again (a value skipped need not be held).
+    ContainerScan scan;
+    for (uint64_t i = open;; i = end()) {
         need(i);
         const char* data = buf_.data();
-        const char* p = at(i);
-        const char* stop = data + size_;
-        for (; p < stop; ++p) {
-            const auto c = static_cast<unsigned char>(*p);
-            if (!kStructural[c]) continue;
-            if (c == '"') break;
-            // Mismatched brackets ("[}") still end somewhere; simdjson rejects the value then.
-            if (c == '{' || c == '[') {
-                ++depth;
-            } else if (--depth == 0) {
-                return base_ + static_cast<uint64_t>(p - data) + 1;
-            }
-        }
-        i = base_ + static_cast<uint64_t>(p - data);
-        if (p < stop) i = string_end(i);
+        if (const char* after = find_container_end(at(i), data + size_, scan))
+            return base_ + static_cast<uint64_t>(after - data);
     }
 }
 

@@ -36,7 +36,9 @@ std::optional<int64_t> microseconds_text_to_ns(std::string_view text) {
         text.remove_prefix(1);
     }
     if (text.empty() || !is_digit(text.front())) return std::nullopt;
-    if (text.find_first_of("eE") != std::string_view::npos) return via_double(whole);
+    // (A loop, not find_first_of: that calls memchr once per byte, on every timestamp of a trace.)
+    for (char c : text)
+        if (c == 'e' || c == 'E') return via_double(whole);
     const size_t dot = text.find('.');
     const std::string_view integer = text.substr(0, dot);
     const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);

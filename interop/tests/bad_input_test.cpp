@@ -53,6 +53,18 @@ TEST_CASE("corrupt gzip data") {
     expect_rejected(dir, dir.file("bad.json.gz"), "gzip");
 }
 
+TEST_CASE("gzip whose CRC does not match its data") {
+    TempDir dir;
+    write_gzip(dir.file("full.json.gz"), current_layout_trace());
+    std::string bytes = read_bytes(dir.file("full.json.gz"));
+    bytes[bytes.size() - 8] = static_cast<char>(bytes[bytes.size() - 8] ^ 0x01);  // the trailer's CRC-32
+    write_text(dir.file("crc.json.gz"), bytes);
+    expect_rejected(dir, dir.file("crc.json.gz"), "corrupt gzip data (incorrect data check)");
+    // Bytes after the last member that are no gzip member.
+    write_text(dir.file("tail.json.gz"), read_bytes(dir.file("full.json.gz")) + "trailing text, not gzip");
+    expect_rejected(dir, dir.file("tail.json.gz"), "corrupt gzip data");
+}
+
 TEST_CASE("missing and empty files") {
     TempDir dir;
     expect_rejected(dir, dir.file("nope.json"), "cannot open");

@@ -64,6 +64,24 @@ TEST_CASE("current Kineto layout: GPU work, launches, ranges, memory, devices, d
     CHECK(query_int(db, "SELECT count(*) FROM processes") == 1);
 }
 
+TEST_CASE("gzip of several members (concatenated .gz files) imports as their joined text") {
+    TempDir dir;
+    const std::string trace = current_layout_trace();
+    write_text(dir.file("plain.json"), trace);
+    const size_t middle = trace.size() / 2;
+    write_gzip(dir.file("a.gz"), trace.substr(0, middle));
+    write_gzip(dir.file("b.gz"), trace.substr(middle, 7));
+    write_gzip(dir.file("c.gz"), trace.substr(middle + 7));
+    write_text(dir.file("joined.json.gz"),
+               read_bytes(dir.file("a.gz")) + read_bytes(dir.file("b.gz")) + read_bytes(dir.file("c.gz")));
+    const ImportSummary plain = import_trace_file(dir.file("plain.json"), dir.file("plain.sqlite"));
+    const ImportSummary joined = import_trace_file(dir.file("joined.json.gz"), dir.file("joined.sqlite"));
+    CHECK(joined.json_bytes == trace.size());
+    CHECK(joined.summary_line() == plain.summary_line());
+    const std::string ranges = "SELECT name || '|' || begin_ns || '|' || ifnull(end_ns, '') FROM ranges ORDER BY id";
+    CHECK(query_rows(dir.file("joined.sqlite"), ranges) == query_rows(dir.file("plain.sqlite"), ranges));
+}
+
 TEST_CASE("2021 Kineto layout: capitalised categories, string tids, memory without addresses") {
     TempDir dir;
     write_text(dir.file("old.json"), layout_2021_trace());

@@ -1,9 +1,13 @@
 // Unit tests of the importer's building blocks (headers from interop/src).
+#include "json_scan.h"
 #include "memory_matching.h"
 #include "memory_timeline_parser.h"
 #include "time_text.h"
 
 #include <doctest/doctest.h>
+
+#include <random>
+#include <string>
 
 using namespace tbdprof::interop;
 
@@ -112,4 +116,57 @@ TEST_CASE("memory allocated before the trace and never freed becomes one block l
         if (a.alloc_ns <= 15 && (!a.free_ns || *a.free_ns > 15)) live += a.bytes;
     }
     CHECK(live == 1000);
+}
+
+namespace {
+
+// Where the container opening text[0] ends (the offset after its closing bracket; 0: not in the
+// text), fed in pieces cut at `cuts`, by the block scan or the bytewise one.
+size_t container_end_in_pieces(const std::string& text, const std::vector<size_t>& cuts, bool bytewise) {
+    ContainerScan scan;
+    size_t from = 0;
+    for (size_t i = 0; i <= cuts.size(); ++i) {
+        const size_t to = i < cuts.size() ? cuts[i] : text.size();
+        const char* p = text.data() + from;
+        const char* stop = text.data() + to;
+        const char* end = bytewise ? find_container_end_bytewise(p, stop, scan) : find_container_end(p, stop, scan);
+        if (end) return static_cast<size_t>(end - text.data());
+        from = to;
+    }
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("the block scan for a container's end agrees with the bytewise one") {
+    // Texts of brackets, quotes, backslashes and filler, long enough for several 64-byte blocks, cut
+    // into pieces anywhere: strings, escapes and depth carry across blocks and pieces.
+    std::mt19937 random(23);
+    const std::string alphabet = "{}[]\\\"\"\"aaaaaaaaaaaaaaaaaaaaaa ,:";
+    size_t ended = 0;
+    for (int round = 0; round < 20000; ++round) {
+        std::string text = (round % 2) ? "{" : "[";
+        const size_t length = random() % 400;
+        for (size_t i = 0; i < length; ++i) {
+            char c = alphabet[random() % alphabet.size()];
+            if (c == '\\' && round % 3 == 0) c = 'a';  // a third without escapes: the blocks' fast path
+            text += c;
+        }
+        std::vector<size_t> cuts;
+        for (size_t at = random() % 100; at < text.size(); at += 1 + random() % 150) cuts.push_back(at);
+        const size_t expected = container_end_in_pieces(text, {}, true);
+        INFO("text: " << text);
+        CHECK(container_end_in_pieces(text, cuts, true) == expected);
+        CHECK(container_end_in_pieces(text, cuts, false) == expected);
+        CHECK(container_end_in_pieces(text, {}, false) == expected);
+        ended += expected != 0;
+    }
+    CHECK(ended > 1000);  // the texts exercised closed containers, not only unfinished ones
+
+    // A real event: the brackets inside its strings do not count, an escaped quote does not end one.
+    const std::string event = R"({"name": "a[0]{\"x\"}", "args": {"grid": [1, 2, 3]}, "s": "\\"} , {"next": 1})";
+    const size_t end = event.find(" , {");
+    CHECK(container_end_in_pieces(event, {}, false) == end);
+    CHECK(container_end_in_pieces(event + std::string(200, ' '), {}, false) == end);
+    CHECK(container_end_in_pieces(std::string(1, '{') + std::string(100, ' '), {}, false) == 0);
 }

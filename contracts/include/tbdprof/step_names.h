@@ -14,9 +14,11 @@
 
 namespace tbdprof::steps {
 
+// ASCII letters lowered, every other byte kept: what std::tolower does in the "C" locale tbdprof's
+// commands run in, without its call per byte (this runs on every range of a trace).
 inline std::string lowercase(std::string_view s) {
     std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
     return out;
 }
 
@@ -41,6 +43,10 @@ inline bool is_step_family(const std::string& family) {
 // "train_step"). Unnumbered names that merely contain "step" ("Optimizer.step#SGD.step") are not.
 inline bool looks_like_step(std::string_view name) {
     bool numbered = !name.empty() && std::isdigit(static_cast<unsigned char>(name.back()));
+    // Lowering keeps lengths and separators: most names (every operator of an import) are ruled out
+    // by the length of the word that would have to be a step word, before any copy is made.
+    const size_t max_word = 13;  // "training_step"
+    if (!numbered && name.size() > max_word) return false;
     std::string family = step_family(name);
     if (numbered) return is_step_family(family);
     std::string whole = lowercase(name);

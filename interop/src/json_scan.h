@@ -1,0 +1,27 @@
+// Finds where a JSON object or array ends in text that arrives in pieces: the nesting depth and
+// whether the scan is inside a string carry from one piece to the next. The streaming import
+// (json_window.h) cuts every trace event out of the input this way before simdjson parses a batch
+// of them, so this scan sees every byte of a trace: where SSE2 is there (every x86-64), it looks at
+// 64 bytes at a time (bit masks of quotes and brackets, strings found by a prefix XOR of the quote
+// bits); a block with a backslash, and the last bytes of a piece, go a byte at a time.
+#pragma once
+
+#include <cstdint>
+
+namespace tbdprof::interop {
+
+struct ContainerScan {
+    uint64_t depth = 0;      // brackets open ('{' or '['; mismatched pairs still count)
+    bool in_string = false;  // inside a string: brackets there do not count
+    bool escaped = false;    // the byte before was a backslash inside a string
+};
+
+// Scans [p, stop) on from `scan` (the first byte given is the opening bracket when scan.depth is 0)
+// and returns the byte after the bracket that closes it, or nullptr when the text ends first
+// (`scan` then holds the state to go on with the next piece).
+const char* find_container_end(const char* p, const char* stop, ContainerScan& scan);
+
+// The same a byte at a time: the reference the block scan is tested against, and its fallback.
+const char* find_container_end_bytewise(const char* p, const char* stop, ContainerScan& scan);
+
+}  // namespace tbdprof::interop
