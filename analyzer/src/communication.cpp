@@ -39,23 +39,12 @@ std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::ve
         std::vector<Stretch> communication, computation, collectives;
     };
     std::map<std::pair<int64_t, int64_t>, Pending> by_rank;
-    trace::Statement rows(
-        trace.db,
-        "SELECT process, device, function, start_ns, duration_ns FROM kernels "
-        "WHERE duration_ns IS NOT NULL AND duration_ns >= 0 AND start_ns < ?2 AND start_ns + duration_ns > ?1 "
-        "ORDER BY id");
-    rows.bind(1, window.begin_ns).bind(2, window.end_ns);
-    while (rows.step()) {
-        const int64_t function = rows.column_int(2), begin = rows.column_int(3), duration = rows.column_int(4);
-        // Rows no run has (the GPU scan names them in the notes): never summed, so ends cannot overflow.
-        if (duration > kMaxKernelNs || begin < -kMaxKernelNs || begin > INT64_MAX - kMaxKernelNs) continue;
-        Pending& rank = by_rank[{rows.column_int(0), rows.column_int(1)}];
-        const Stretch kernel{std::max(begin, window.begin_ns), std::min(begin + duration, window.end_ns)};
-        const bool comm =
-            function >= 0 && static_cast<size_t>(function) < is_comm.size() && is_comm[static_cast<size_t>(function)];
-        (comm ? rank.communication : rank.computation).push_back(kernel);
-        if (comm && begin >= window.begin_ns) rank.collectives.push_back({begin, begin + duration});
-    }
+    for_each_window_kernel(trace, is_comm, window, [&](const WindowKernel& k) {
+        Pending& rank = by_rank[k.rank];
+        (k.communication ? rank.communication : rank.computation).push_back(k.clipped);
+        if (k.communication && k.whole.begin >= window.begin_ns) rank.collectives.push_back(k.whole);
+        return true;
+    });
     std::vector<RankKernels> ranks;
     for (auto& [key, pending] : by_rank) {
         RankKernels rank;

@@ -2,12 +2,15 @@
 // (communication_ranks.cpp). Internal to the analyzer.
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "interval_union.h"
+#include "kernel_range_scan.h"
 #include "tbdprof/analyzer/report.h"
 #include "trace_file.h"
 
@@ -23,6 +26,39 @@ struct RankKernels {
 
 // Functions whose name marks a communication kernel; empty: the trace has none, and nothing is scanned.
 std::vector<bool> communication_functions(const TraceFile& trace);
+
+// One device-timed kernel reaching into the window, as the communication passes read it.
+struct WindowKernel {
+    std::pair<int64_t, int64_t> rank;  // (process, device)
+    Stretch whole;                     // [start, end) as it ran
+    Stretch clipped;                   // the part inside the window
+    bool communication = false;        // runs a function `is_comm` marks
+};
+
+// The window's device-timed kernels in id order (the order both communication passes rely on),
+// without the rows no run has (the GPU scan names them in the notes; skipped, ends cannot overflow).
+// `visit(const WindowKernel&)` returns false to stop; returns false when it did.
+template <class Visit>
+bool for_each_window_kernel(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window,
+                            Visit&& visit) {
+    trace::Statement rows(
+        trace.db,
+        "SELECT process, device, function, start_ns, duration_ns FROM kernels "
+        "WHERE duration_ns IS NOT NULL AND duration_ns >= 0 AND start_ns < ?2 AND start_ns + duration_ns > ?1 "
+        "ORDER BY id");
+    rows.bind(1, window.begin_ns).bind(2, window.end_ns);
+    while (rows.step()) {
+        const int64_t function = rows.column_int(2), begin = rows.column_int(3), duration = rows.column_int(4);
+        if (duration > kMaxKernelNs || begin < -kMaxKernelNs || begin > INT64_MAX - kMaxKernelNs) continue;
+        const WindowKernel kernel{
+            {rows.column_int(0), rows.column_int(1)},
+            {begin, begin + duration},
+            {std::max(begin, window.begin_ns), std::min(begin + duration, window.end_ns)},
+            function >= 0 && static_cast<size_t>(function) < is_comm.size() && is_comm[static_cast<size_t>(function)]};
+        if (!visit(kernel)) return false;
+    }
+    return true;
+}
 
 // Device-timed kernels that reach into the window, split by rank and kind.
 std::vector<RankKernels> read_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm,

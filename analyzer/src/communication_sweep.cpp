@@ -121,27 +121,17 @@ bool sweep_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm
                         const Spans& spans, std::vector<RankKernels>& kernels, std::vector<RankFigures>& figures) {
     if (!sorted_and_disjoint(spans)) return false;
     std::map<std::pair<int64_t, int64_t>, RankSweep> by_rank;
-    // The rows read_rank_kernels reads, in the same order.
-    trace::Statement rows(
-        trace.db,
-        "SELECT process, device, function, start_ns, duration_ns FROM kernels "
-        "WHERE duration_ns IS NOT NULL AND duration_ns >= 0 AND start_ns < ?2 AND start_ns + duration_ns > ?1 "
-        "ORDER BY id");
-    rows.bind(1, window.begin_ns).bind(2, window.end_ns);
-    while (rows.step()) {
-        const int64_t function = rows.column_int(2), begin = rows.column_int(3), duration = rows.column_int(4);
-        // Rows no run has (the GPU scan names them in the notes): never summed, so ends cannot overflow.
-        if (duration > kMaxKernelNs || begin < -kMaxKernelNs || begin > INT64_MAX - kMaxKernelNs) continue;
-        RankSweep& rank = by_rank.try_emplace({rows.column_int(0), rows.column_int(1)}, window, spans).first->second;
-        if (begin < rank.last_begin) return false;
-        rank.last_begin = begin;
-        const Stretch kernel{std::max(begin, window.begin_ns), std::min(begin + duration, window.end_ns)};
-        const bool comm =
-            function >= 0 && static_cast<size_t>(function) < is_comm.size() && is_comm[static_cast<size_t>(function)];
-        (comm ? rank.communication : rank.computation).add(kernel);
-        rank.both.add(kernel);
-        if (comm && begin >= window.begin_ns) rank.collectives.push_back({begin, begin + duration});
-    }
+    // The rows read_rank_kernels reads, in the same order; a rank's kernels out of start order stop it.
+    const bool in_order = for_each_window_kernel(trace, is_comm, window, [&](const WindowKernel& k) {
+        RankSweep& rank = by_rank.try_emplace(k.rank, window, spans).first->second;
+        if (k.whole.begin < rank.last_begin) return false;
+        rank.last_begin = k.whole.begin;
+        (k.communication ? rank.communication : rank.computation).add(k.clipped);
+        rank.both.add(k.clipped);
+        if (k.communication && k.whole.begin >= window.begin_ns) rank.collectives.push_back(k.whole);
+        return true;
+    });
+    if (!in_order) return false;
     for (auto& [key, sweep] : by_rank) {
         figures.push_back(figures_of(sweep, window, spans));
         RankKernels rank;
