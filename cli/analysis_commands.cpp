@@ -8,8 +8,11 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <tbdprof/cmdline/command.h>
 #include <tbdprof/cmdline/terminal.h>
@@ -195,75 +198,134 @@ int diff_command(int argc, char** argv) {
     });
 }
 
-int check_command(int argc, char** argv) {
-    cmdline::Command command(
-        "check",
-        "tbdprof check TRACE [--max-peak-memory 12GiB] [--min-gpu-utilization 0.8] [--max-iteration-time 250ms]\n"
-        "       [--max-p95-iteration-time T] [--min-fp32-utilization F] [--max-category CATEGORY=SIZE]\n"
-        "       [--max-exposed-communication F] [--max-rank-imbalance RATIO]\n"
-        "       [--require-plausible-tags] [--budget FILE] [--junit FILE] [--whatif \"WHATIF-OPTIONS\"]",
-        "Checks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
-        "violation listed); 2: bad input; 3: the trace could not be read now (locked by a program\n"
-        "writing it). A budget file holds the same limits, one per line:\n"
-        "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n    require-plausible-tags\n"
-        "--max-iteration-time limits the mean iteration time. --max-exposed-communication limits\n"
-        "the time only communication runs, as a share of the window, on the worst rank;\n"
-        "--max-rank-imbalance the ranks' max / median computation time. --require-plausible-tags fails\n"
-        "when the memory tags contradict a training run (the report's memory warning) or\n"
-        "were not checked (an untagged trace). --whatif judges the memory limits on the\n"
-        "predicted peak of a planned configuration (tbdprof whatif's options, docs/whatif.md),\n"
-        "with the model's 3% error to spare.");
-    CLI::App& app = command.app();
+namespace {
+
+constexpr const char* kCheckUsage =
+    "tbdprof check TRACE [--max-peak-memory 12GiB] [--min-gpu-utilization 0.8] [--max-iteration-time 250ms]\n"
+    "       [--max-p95-iteration-time T] [--min-fp32-utilization F] [--max-category CATEGORY=SIZE]\n"
+    "       [--max-exposed-communication F] [--max-rank-imbalance RATIO]\n"
+    "       [--require-plausible-tags] [--budget FILE] [--junit FILE] [--whatif \"WHATIF-OPTIONS\"]";
+
+constexpr const char* kCheckDescription =
+    "Checks a trace against limits. Exit status 0: within budget; 1: outside it (each\n"
+    "violation listed); 2: bad input; 3: the trace could not be read now (locked by a program\n"
+    "writing it). A budget file holds the same limits, one per line:\n"
+    "    max-peak-memory = 12GiB\n    max-category activations=8GiB\n    require-plausible-tags\n"
+    "--max-iteration-time limits the mean iteration time. --max-exposed-communication limits\n"
+    "the time only communication runs, as a share of the window, on the worst rank;\n"
+    "--max-rank-imbalance the ranks' max / median computation time. --require-plausible-tags fails\n"
+    "when the memory tags contradict a training run (the report's memory warning) or\n"
+    "were not checked (an untagged trace). --whatif judges the memory limits on the\n"
+    "predicted peak of a planned configuration (tbdprof whatif's options, docs/whatif.md),\n"
+    "with the model's 3% error to spare.";
+
+// The limits given as options; each may be given once, --max-category once per category.
+constexpr std::pair<const char*, const char*> kLimitOptions[] = {
+    {"max-peak-memory", "SIZE"},        {"min-gpu-utilization", "F"},   {"max-iteration-time", "T"},
+    {"max-p95-iteration-time", "T"},    {"min-fp32-utilization", "F"},  {"max-category", "CATEGORY=SIZE"},
+    {"max-exposed-communication", "F"}, {"max-rank-imbalance", "RATIO"}};
+
+// `tbdprof check`'s options as parsed, before they are turned into a Budget.
+struct CheckOptions {
     Common common;
-    std::string budget_file, junit;
-    bool require_plausible_tags = false;
-    app.add_option("--budget", budget_file, "a file of limits, one per line")->option_text("FILE");
-    app.add_option("--junit", junit, "also write the results as a JUnit XML file (for CI)")->option_text("FILE");
+    std::string budget_file;
+    std::string junit;
     std::string whatif;
-    app.add_option("--whatif", whatif, "memory limits on the predicted peak with these tbdprof whatif options")
+    bool require_plausible_tags = false;
+    std::vector<std::vector<std::string>> limit_values =
+        std::vector<std::vector<std::string>>(std::size(kLimitOptions));
+
+    bool has_whatif(cmdline::Command& command) const { return command.app().count("--whatif") > 0; }
+};
+
+void add_check_options(cmdline::Command& command, CheckOptions& options) {
+    CLI::App& app = command.app();
+    app.add_option("--budget", options.budget_file, "a file of limits, one per line")->option_text("FILE");
+    app.add_option("--junit", options.junit, "also write the results as a JUnit XML file (for CI)")
+        ->option_text("FILE");
+    app.add_option("--whatif", options.whatif, "memory limits on the predicted peak with these tbdprof whatif options")
         ->option_text("\"OPTIONS\"");
-    app.add_flag("--require-plausible-tags", require_plausible_tags,
+    app.add_flag("--require-plausible-tags", options.require_plausible_tags,
                  "fail when the memory tags contradict a training run (no weights, no gradients, no update, "
                  "one category holding nearly all bytes) or could not be checked");
-    command.add_force(common.force);
-    command.add_quiet(common.quiet, "no progress line on a terminal");
-    add_analysis_options(app, common.words);
-    // Each limit may be given once, --max-category once per category.
-    const std::pair<const char*, const char*> limits[] = {
-        {"max-peak-memory", "SIZE"},        {"min-gpu-utilization", "F"},   {"max-iteration-time", "T"},
-        {"max-p95-iteration-time", "T"},    {"min-fp32-utilization", "F"},  {"max-category", "CATEGORY=SIZE"},
-        {"max-exposed-communication", "F"}, {"max-rank-imbalance", "RATIO"}};
-    std::vector<std::vector<std::string>> limit_values(std::size(limits));
-    for (size_t i = 0; i < std::size(limits); ++i)
-        app.add_option(std::string("--") + limits[i].first, limit_values[i], "limit")->option_text(limits[i].second);
+    command.add_force(options.common.force);
+    command.add_quiet(options.common.quiet, "no progress line on a terminal");
+    add_analysis_options(app, options.common.words);
+    for (size_t i = 0; i < std::size(kLimitOptions); ++i)
+        app.add_option(std::string("--") + kLimitOptions[i].first, options.limit_values[i], "limit")
+            ->option_text(kLimitOptions[i].second);
+}
+
+// The budget file's limits, then the options' (an option given twice is an error apply_limit reports).
+std::string collect_budget(const CheckOptions& options, Budget& budget) {
+    if (!options.budget_file.empty())
+        if (std::string error = load_budget_file(options.budget_file, budget); !error.empty()) return error;
+    for (size_t i = 0; i < std::size(kLimitOptions); ++i)
+        for (const std::string& value : options.limit_values[i])
+            if (std::string error = apply_limit(budget, kLimitOptions[i].first, value); !error.empty()) return error;
+    if (options.require_plausible_tags) budget.require_plausible_tags = true;
+    return {};
+}
+
+// With --whatif the memory limits judge the planned configuration's predicted peak, the others the
+// recorded run; without, every limit judges the recorded run.
+std::vector<CheckResult> evaluate_budget(const std::string& trace_path, const Common& common, const Budget& budget,
+                                         const std::optional<WhatIfOptions>& planned) {
+    std::vector<CheckResult> results;
+    const Budget recorded = planned ? without_memory_limits(budget) : budget;
+    if (!recorded.empty()) results = check_budget(analyze_trace(trace_path, common.analysis), recorded);
+    if (planned)
+        for (CheckResult& r : check_whatif_memory(trace_path, *planned, budget)) results.push_back(std::move(r));
+    return results;
+}
+
+// One line per limit; the number violated.
+int print_check_lines(const std::vector<CheckResult>& results) {
+    int violations = 0;
+    for (const CheckResult& r : results) {
+        if (!r.passed) ++violations;
+        fmt::print("{}  {:<24} {}\n", r.passed ? "ok  " : "FAIL", r.limit, trace::printable(r.message));
+    }
+    return violations;
+}
+
+// The verdict line; the exit status (0 within budget, 1 outside it).
+int print_check_verdict(int violations, size_t limits) {
+    if (violations > 0) {
+        fmt::print("{} of {} limits violated\n", violations, limits);
+        return 1;
+    }
+    fmt::print("within budget ({} limits)\n", limits);
+    return 0;
+}
+
+}  // namespace
+
+int check_command(int argc, char** argv) {
+    cmdline::Command command("check", kCheckUsage, kCheckDescription);
+    CheckOptions options;
+    Common& common = options.common;
+    add_check_options(command, options);
     if (const auto status = command.parse(argc, argv)) return *status;
     const std::vector<std::string>& inputs = command.positional();
     if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof check --help)");
     Budget budget;
-    if (!budget_file.empty())
-        if (std::string error = load_budget_file(budget_file, budget); !error.empty())
-            return command.usage_error(error);
-    for (size_t i = 0; i < std::size(limits); ++i)
-        for (const std::string& value : limit_values[i])
-            if (std::string error = apply_limit(budget, limits[i].first, value); !error.empty())
-                return command.usage_error(error);
-    if (require_plausible_tags) budget.require_plausible_tags = true;
-    if (std::string error = apply_analysis_options(app, common.words, common.analysis); !error.empty())
+    if (std::string error = collect_budget(options, budget); !error.empty()) return command.usage_error(error);
+    if (std::string error = apply_analysis_options(command.app(), common.words, common.analysis); !error.empty())
         return command.usage_error(error);
     common.analysis.progress = analysis_progress(common.quiet);
     if (budget.empty()) return command.usage_error("no limits given (options or --budget FILE)");
-    WhatIfOptions planned;
-    if (app.count("--whatif") > 0) {
-        if (std::string error = parse_whatif_words(whatif, planned); !error.empty()) return command.usage_error(error);
+    std::optional<WhatIfOptions> planned;
+    if (options.has_whatif(command)) {
+        planned.emplace();
+        if (std::string error = parse_whatif_words(options.whatif, *planned); !error.empty())
+            return command.usage_error(error);
         if (!budget.max_peak_memory && budget.max_category.empty())
             return command.usage_error("--whatif needs --max-peak-memory or --max-category (the limits it judges)");
     }
     std::vector<CheckResult> results;
     try {
-        const Budget recorded = app.count("--whatif") > 0 ? without_memory_limits(budget) : budget;
-        if (!recorded.empty()) results = check_budget(analyze_trace(inputs[0], common.analysis), recorded);
-        if (app.count("--whatif") > 0)
-            for (CheckResult& r : check_whatif_memory(inputs[0], planned, budget)) results.push_back(std::move(r));
+        results = evaluate_budget(inputs[0], common, budget, planned);
     } catch (const std::invalid_argument& e) {
         return command.usage_error(std::string("--whatif: ") + e.what());
     } catch (const TraceError& e) {
@@ -271,24 +333,13 @@ int check_command(int argc, char** argv) {
     } catch (const std::exception& e) {
         return command.fail(e.what(), 2);
     }
-    int violations = 0;
-    for (const CheckResult& r : results) {
-        if (!r.passed) ++violations;
-        fmt::print("{}  {:<24} {}\n", r.passed ? "ok  " : "FAIL", r.limit, trace::printable(r.message));
-    }
-    if (!junit.empty()) {
+    const int violations = print_check_lines(results);
+    if (!options.junit.empty())
         if (std::string error =
-                write_output(junit, trace::valid_utf8(junit_xml(inputs[0], results)), common.force, inputs);
-            !error.empty()) {
+                write_output(options.junit, trace::valid_utf8(junit_xml(inputs[0], results)), common.force, inputs);
+            !error.empty())
             return command.fail(error, 2);
-        }
-    }
-    if (violations > 0) {
-        fmt::print("{} of {} limits violated\n", violations, results.size());
-        return 1;
-    }
-    fmt::print("within budget ({} limits)\n", results.size());
-    return 0;
+    return print_check_verdict(violations, results.size());
 }
 
 }  // namespace tbdprof::cli
