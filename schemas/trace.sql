@@ -269,8 +269,13 @@ CREATE TABLE iterations (
 CREATE TABLE phases (
     iteration INTEGER NOT NULL REFERENCES iterations(id),
     kind      TEXT NOT NULL,  -- 'forward', 'backward', 'optimizer'
-    begin_ns  INTEGER NOT NULL,
+    begin_ns  INTEGER NOT NULL,  -- host time: from the phase's first launch to its end
     end_ns    INTEGER NOT NULL,
+    -- Added later (at the end, no version bump): the span of the device work launched in the phase by
+    -- the iteration's process (start of its first item to the end of its last; NULL in older traces
+    -- and when the phase launched none).
+    device_begin_ns INTEGER,
+    device_end_ns   INTEGER,
     PRIMARY KEY (iteration, kind)
 ) WITHOUT ROWID;
 

@@ -3,6 +3,9 @@
 // and the work just before it that only serves it).
 #include "rules_context.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace tbdprof::tagger::rules {
 namespace {
 
@@ -121,9 +124,24 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
     return start;
 }
 
-}  // namespace
+// The device span of the work the iteration's process launched in the phase's host span: the band a
+// timeline draws over the device rows (on the host, DDP's backward can span nearly the whole step
+// while its kernels run in a part of it).
+void add_device_span(const TraceModel& m, const Iteration& it, Phase& phase) {
+    const auto first = std::lower_bound(m.work.begin() + std::ptrdiff_t(it.first_work),
+                                        m.work.begin() + std::ptrdiff_t(std::min(it.end_work, m.work.size())),
+                                        phase.begin_ns, [](const WorkItem& w, int64_t t) { return w.launch_ns < t; });
+    int64_t device_begin = std::numeric_limits<int64_t>::max(), device_end = 0;
+    for (auto w = first; w != m.work.end() && w->launch_ns < phase.end_ns; ++w) {
+        if (w->process != it.process) continue;
+        device_begin = std::min(device_begin, w->start_ns);
+        device_end = std::max(device_end, w->end_ns);
+    }
+    if (device_end > 0) phase.device_begin_ns = device_begin, phase.device_end_ns = device_end;
+}
 
-void find_phases(Context& c, TagResult& result) {
+// The phases in host time, from the program's ranges or from the tags.
+void find_host_phases(Context& c, TagResult& result) {
     const PhaseMarks marks = phase_marks(c.m.ranges);
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         const Iteration& it = c.its.iterations[i];
@@ -150,6 +168,13 @@ void find_phases(Context& c, TagResult& result) {
         result.phases.push_back({i, "backward", backward, optimizer});
         result.phases.push_back({i, "optimizer", optimizer, optimizer_end});
     }
+}
+
+}  // namespace
+
+void find_phases(Context& c, TagResult& result) {
+    find_host_phases(c, result);
+    for (Phase& phase : result.phases) add_device_span(c.m, c.its.iterations[phase.iteration], phase);
 }
 
 }  // namespace tbdprof::tagger::rules

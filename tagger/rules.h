@@ -21,8 +21,12 @@ struct Tag {
 struct Phase {
     size_t iteration = 0;
     std::string kind;  // forward, backward, optimizer
-    int64_t begin_ns = 0;
+    int64_t begin_ns = 0;  // host time, launches
     int64_t end_ns = 0;
+    // The device work the iteration's process launched in [begin_ns, end_ns): start of the first item
+    // to the end of the last; 0 and 0 when it launched none.
+    int64_t device_begin_ns = 0;
+    int64_t device_end_ns = 0;
 };
 
 // A tensor inside a pooled segment (see subranges.h), with its tag.

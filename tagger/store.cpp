@@ -77,9 +77,19 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
         write_span(its.iterations[i], int64_t(i + 1), steps_of_process[its.iterations[i].process]++, "training");
     for (size_t i = 0; i < its.non_training.size(); ++i)
         write_span(its.non_training[i], int64_t(its.iterations.size() + i + 1), -1, "non_training");
-    trace::Statement phase(db, "INSERT INTO phases (iteration, kind, begin_ns, end_ns) VALUES (?1,?2,?3,?4)");
-    for (const Phase& p : result.phases)
-        phase.bind(1, int64_t(p.iteration + 1)).bind(2, p.kind).bind(3, p.begin_ns).bind(4, p.end_ns).run();
+    trace::Statement phase(db,
+                           "INSERT INTO phases (iteration, kind, begin_ns, end_ns, device_begin_ns, device_end_ns) "
+                           "VALUES (?1,?2,?3,?4,?5,?6)");
+    for (const Phase& p : result.phases) {
+        const bool device = p.device_end_ns > 0;
+        phase.bind(1, int64_t(p.iteration + 1))
+            .bind(2, p.kind)
+            .bind(3, p.begin_ns)
+            .bind(4, p.end_ns)
+            .bind(5, device ? std::optional<int64_t>(p.device_begin_ns) : std::nullopt)
+            .bind(6, device ? std::optional<int64_t>(p.device_end_ns) : std::nullopt)
+            .run();
+    }
     TagTexts texts(db);
     trace::Statement category(db,
                               "INSERT INTO allocation_categories (allocation, category, reason_string, confidence, "

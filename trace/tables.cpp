@@ -109,7 +109,12 @@ TBD_TABLE(IterationRow, "iterations", "iterations", "id", "begin_ns",
            {"end_ns", &R::end_ns}, {"source", &R::source}, {"device_begin_ns", &R::device_begin_ns},
            {"device_end_ns", &R::device_end_ns}, {"kind", &R::kind}})
 TBD_TABLE(PhaseRow, "phases", "phases", nullptr, "begin_ns, iteration, kind",
-          {{"iteration", &R::iteration}, {"kind", &R::kind}, {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}})
+          {{"iteration", &R::iteration},
+           {"kind", &R::kind},
+           {"begin_ns", &R::begin_ns},
+           {"end_ns", &R::end_ns},
+           {"device_begin_ns", &R::device_begin_ns},
+           {"device_end_ns", &R::device_end_ns}})
 TBD_TABLE(DeviceRow, "devices", "devices", "id", "id",
           {{"id", &R::id}, {"name", &R::name}, {"cc_major", &R::cc_major}, {"cc_minor", &R::cc_minor},
            {"sm_count", &R::sm_count}, {"memory_bytes", &R::memory_bytes}, {"clock_khz", &R::clock_khz},

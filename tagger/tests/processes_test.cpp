@@ -156,6 +156,15 @@ TEST_CASE("two ranks whose work interleaves each get their own steps and tags") 
         const Iteration& step = its.iterations[phase.iteration];
         CHECK_GE(phase.begin_ns, step.begin_ns);
         CHECK_LE(phase.end_ns, std::max(step.end_ns, step.device_end_ns));
+        // Its device span is that of its own process's work launched in it (the other rank's work
+        // launched between is not its).
+        int64_t device_begin = INT64_MAX, device_end = 0;
+        for (const WorkItem& w : m.work)
+            if (w.process == step.process && w.launch_ns >= phase.begin_ns && w.launch_ns < phase.end_ns)
+                device_begin = std::min(device_begin, w.start_ns), device_end = std::max(device_end, w.end_ns);
+        REQUIRE_GT(device_end, 0);
+        CHECK_EQ(phase.device_begin_ns, device_begin);
+        CHECK_EQ(phase.device_end_ns, device_end);
     }
     // The update kernels of both ranks are the optimizer's.
     size_t updates = 0;

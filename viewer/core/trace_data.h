@@ -62,7 +62,11 @@ struct Overview {
     int64_t duration_ns = 0;
     std::string command_line;
     std::vector<TimelineRow> rows;  // transfers, NVTX
-    std::vector<Band> iterations, phases;
+    std::vector<Band> iterations;   // host time: the steps of the process with the most of them
+    // Forward, backward, optimizer of those steps, in device time where the trace has it (the span of
+    // the work each launched, so the band lines up with the kernel rows), else host time.
+    std::vector<Band> phases;
+    bool phases_in_device_time = false;
     std::vector<AllocationInfo> allocations;               // device allocations, by alloc_ns
     std::vector<SubRangeInfo> subranges;                   // grouped by allocation, by begin_ns
     std::vector<std::pair<int64_t, std::string>> devices;  // (id, name)

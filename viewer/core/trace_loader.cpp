@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -260,19 +261,40 @@ void load_host_rows(const Database& db, std::vector<TimelineRow>& out) {
 // Iterations as the tagger stored them: the training ones of the process with the most (the lowest
 // id on ties), as the report counts one process's own. A trace with none stored (untagged) gets the
 // report's own spans, so the bands always match the figures.
+// The phases of the drawn process's steps (several ranks' phases would overlap on one band); each
+// in device time when every one has it.
+void load_phases(const Database& db, const std::set<int64_t>& drawn_iterations, Overview& overview) {
+    std::vector<Band> host, device;
+    RowReader<trace::PhaseRow> phases(db);
+    for (trace::PhaseRow p; phases.next(p);) {
+        if (!drawn_iterations.count(p.iteration)) continue;
+        host.push_back({p.begin_ns, p.end_ns, std::string(p.kind)});
+        if (p.device_begin_ns && p.device_end_ns)
+            device.push_back({*p.device_begin_ns, *p.device_end_ns, std::string(p.kind)});
+    }
+    overview.phases_in_device_time = !host.empty() && device.size() == host.size();
+    overview.phases = std::move(overview.phases_in_device_time ? device : host);
+}
+
 void load_iterations(const Database& db, const std::string& path, Overview& overview) {
     std::map<int64_t, std::vector<Band>> by_process;
+    std::map<int64_t, std::set<int64_t>> ids_by_process;
     bool stored = false;
     RowReader<trace::IterationRow> iterations(db, {.by_time = true});
     for (trace::IterationRow it; iterations.next(it);) {
         stored = true;
-        if (it.training())
-            by_process[it.process].push_back({it.begin_ns, it.end_ns, "iteration " + std::to_string(it.index)});
+        if (!it.training()) continue;
+        by_process[it.process].push_back({it.begin_ns, it.end_ns, "iteration " + std::to_string(it.index)});
+        ids_by_process[it.process].insert(it.id);
     }
+    int64_t drawn = -1;
     for (auto& [process, bands] : by_process) {
-        if (bands.size() > overview.iterations.size()) overview.iterations = std::move(bands);
+        if (bands.size() > overview.iterations.size()) overview.iterations = std::move(bands), drawn = process;
     }
-    if (stored) return;
+    if (stored) {
+        if (drawn >= 0) load_phases(db, ids_by_process[drawn], overview);
+        return;
+    }
     int index = 0;
     for (const auto& [begin, end] : analyzer::trace_iterations(path))
         overview.iterations.push_back({begin, end, "iteration " + std::to_string(index++)});
@@ -503,9 +525,6 @@ std::unique_ptr<Overview> load_overview(const std::string& path) {
             db.query_int("SELECT coalesce((SELECT max(id) FROM kernels) - (SELECT min(id) FROM kernels) + 1, 0)");
         load_overview_rows(db, *overview);
         load_iterations(db, path, *overview);
-        RowReader<trace::PhaseRow> phases(db);
-        for (trace::PhaseRow p; phases.next(p);)
-            overview->phases.push_back({p.begin_ns, p.end_ns, std::string(p.kind)});
         load_allocations(db, *overview);
         load_subranges(db, *overview);
     } catch (const analyzer::TraceError& e) {

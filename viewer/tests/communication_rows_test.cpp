@@ -9,6 +9,8 @@
 #include "communication_rows.h"
 #include "report_facts.h"
 #include "tbdprof/analyzer/report.h"
+#include "tbdprof/trace/sqlite_handle.h"
+#include "tbdprof/trace/trace_reader.h"
 #include "trace_session.h"
 
 using namespace tbdprof::viewer;
@@ -33,6 +35,7 @@ private slots:
     void lanesAddUpToTheReport();
     void noLanesWithoutCommunication();
     void eachRanksPeakInTheFacts();
+    void phasesOfOneRankInDeviceTime();
 };
 
 void CommunicationRowsTest::lanesAddUpToTheReport() {
@@ -90,6 +93,44 @@ void CommunicationRowsTest::eachRanksPeakInTheFacts() {
         QCOMPARE(fact->value.value_or(-1), static_cast<double>(process.peak_bytes));
         QVERIFY(fact->bytes);
     }
+}
+
+// The phase band of a two-rank run: the phases of the drawn rank only (both ranks' would overlap),
+// each in device time, covering every kernel its rank launched in the phase's host span.
+void CommunicationRowsTest::phasesOfOneRankInDeviceTime() {
+    const QString trace = qEnvironmentVariable("TBD_VIEWER_SAMPLES") + "/dp_train.sqlite";
+    if (!QFile::exists(trace)) QSKIP("dp_train.sqlite not recorded (dp_train is not built)");
+    TraceSession session(trace);
+    QVERIFY(load(session));
+    const Overview& overview = *session.overview();
+    QVERIFY(overview.phases_in_device_time);
+    tbdprof::trace::Database db = tbdprof::trace::open_trace(trace.toStdString());
+    QCOMPARE(db.query_int("SELECT count(DISTINCT process) FROM iterations"), int64_t{2});
+    // The drawn rank: as many steps as the band shows; its phases, with the kernels launched in each.
+    tbdprof::trace::Statement phases(
+        db,
+        "SELECT p.device_begin_ns, p.device_end_ns, "
+        "  (SELECT min(k.start_ns) FROM kernel_view k WHERE k.process = i.process "
+        "     AND k.launch_ns >= p.begin_ns AND k.launch_ns < p.end_ns), "
+        "  (SELECT max(k.end_ns) FROM kernel_view k WHERE k.process = i.process "
+        "     AND k.launch_ns >= p.begin_ns AND k.launch_ns < p.end_ns) "
+        "FROM phases p JOIN iterations i ON i.id = p.iteration "
+        "WHERE i.process = (SELECT process FROM iterations WHERE kind IS NOT 'non_training' "
+        "                   GROUP BY process ORDER BY count(*) DESC, process LIMIT 1) "
+        "ORDER BY p.device_begin_ns");
+    std::vector<Band> bands = overview.phases;
+    std::sort(bands.begin(), bands.end(), [](const Band& a, const Band& b) { return a.begin < b.begin; });
+    size_t index = 0;
+    for (; phases.step(); ++index) {
+        QVERIFY(index < bands.size());
+        QCOMPARE(bands[index].begin, phases.column_int(0));
+        QCOMPARE(bands[index].end, phases.column_int(1));
+        if (phases.is_null(2)) continue;  // a phase that launched only copies or sets
+        QVERIFY(bands[index].begin <= phases.column_int(2));
+        QVERIFY(bands[index].end >= phases.column_int(3));
+    }
+    QCOMPARE(index, bands.size());
+    QCOMPARE(bands.size(), 3 * overview.iterations.size());
 }
 
 QTEST_GUILESS_MAIN(CommunicationRowsTest)

@@ -144,7 +144,7 @@ void TimelinePainter::paintBands(QPainter& painter, const QRect& area, const Tra
     if (!o->phases.empty()) {
         painter.setPen(colors.dim_text);
         painter.drawText(QRect(area.left() + 6, top + kBandHeight, kLabelWidth - 8, kBandHeight), Qt::AlignVCenter,
-                         QStringLiteral("phases"));
+                         o->phases_in_device_time ? QStringLiteral("phases (GPU)") : QStringLiteral("phases"));
     }
 }
 

@@ -160,7 +160,8 @@ struct IterationRow {
 struct PhaseRow {
     int64_t iteration = 0;
     std::string_view kind;  // 'forward', 'backward', 'optimizer'
-    int64_t begin_ns = 0, end_ns = 0;
+    int64_t begin_ns = 0, end_ns = 0;            // host time
+    OptionalInt device_begin_ns, device_end_ns;  // the device work launched in it; absent in older traces
 };
 
 struct DeviceRow {
