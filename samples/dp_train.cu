@@ -10,13 +10,26 @@
 //   --zero             (ZeRO/FSDP-like) each bucket is reduce-scattered: rank r keeps shard r of the
 //                      summed gradients, updates its shard of the weights (optimizer state only for
 //                      the shard) and the weights are all-gathered back.
+//   --zero-stage S     what --zero shards (implies --zero; 1 when only --zero is given):
+//                      1  the optimizer state; every gradient bucket is kept for the run, besides the
+//                         rank's shard of it;
+//                      2  the gradients too: a bucket's full gradient buffer is allocated when backward
+//                         reaches it and freed once it is reduce-scattered (the rank keeps its shard);
+//                      3  the weights too: the rank keeps its shard of each layer, all-gathers the
+//                         layer's full weights into a buffer before its use in forward and in backward
+//                         and frees it after; gradients as stage 2, reduce-scattered layer by layer so
+//                         that the rank's gradient shard matches its weight shard.
+//                      A buffer is freed only after the work using it is done (the stream is
+//                      synchronised first, as a program freeing with cudaFree must).
 //   --slow-rank K      rank K does --slow-us of host work before each step (a slow data loader), so
 //                      the other ranks' collectives wait for it.
 //
 // Memory (labels as the other samples write them): weights and optimizer state live for the run;
 // the gradient buckets (gradients: backward writes them, the optimizer reads them, NCCL reduces them in
 // place) and, with --zero, the gradient shards too; the input and activations of a step are freed at
-// its end.
+// its end. With --zero-stage 2 or 3 the full gradient buffers are gradients made and freed in each
+// step, and with 3 the weights kept are the rank's shards and the gathered layers are weights made and
+// freed around each use.
 #include "common/check.h"
 #include "common/kernels.h"
 #include "common/labels.h"
@@ -28,6 +41,7 @@
 #include <nccl.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -46,6 +60,7 @@ struct Options {
     int ranks = 2, layers = 8, hidden = 256, batch = 64, iterations = 4, buckets = 4, slow_rank = -1;
     long slow_us = 20000;
     bool overlap = true, zero = false;
+    int zero_stage = 0;  // 0: no sharding; 1-3 as --zero-stage
 };
 
 class Memory {  // cudaMalloc/cudaFree with a label line for each
@@ -69,8 +84,8 @@ private:
 struct Bucket {
     int first_layer = 0, end_layer = 0;  // layers [first, end) in one contiguous gradient buffer
     std::size_t offset = 0, count = 0;   // in floats, within the flat weights
-    float* grads = nullptr;
-    float* shard = nullptr;  // --zero: this rank's part of the summed gradients
+    float* grads = nullptr;              // stage 2 and 3: only from backward reaching it to its reduction
+    float* shard = nullptr;              // --zero: this rank's part of the summed gradients
     cudaEvent_t ready{};
 };
 
@@ -84,8 +99,12 @@ public:
         CUBLAS_CHECK(cublasSetStream(blas_, compute_));
         layer_size_ = std::size_t(o.hidden) * o.hidden;
         const std::size_t total = layer_size_ * o.layers;
-        weights_ = memory_.allocate(total, Category::weights);
-        tbdsample::launch_init_uniform(weights_, total, 0.05f, 7, compute_);  // the same on every rank
+        // Stage 3 keeps shard r of every layer, one layer's after the other; each rank seeds its own
+        // shard (no rank holds the whole weights, so none has a copy to keep equal to the others').
+        const std::size_t kept = o.zero_stage >= 3 ? total / rank_.world_size : total;
+        weights_ = memory_.allocate(kept, Category::weights);
+        tbdsample::launch_init_uniform(weights_, kept, 0.05f, 7 + std::uint64_t(kept == total ? 0 : rank_.rank),
+                                       compute_);
         make_buckets();
         std::size_t state = o.zero ? total / rank_.world_size : total;
         velocity_ = memory_.allocate(state, Category::optimizer_state);
@@ -100,7 +119,11 @@ public:
             acts.push_back(
                 memory_.allocate(std::size_t(o_.batch) * o_.hidden, l == 0 ? Category::input : Category::activations));
         tbdsample::launch_fill(acts[0], std::size_t(o_.batch) * o_.hidden, 0.01f * float(rank_.rank + 1), compute_);
-        for (int l = 0; l < o_.layers; ++l) gemm(false, acts[l], layer(l), acts[l + 1]);
+        for (int l = 0; l < o_.layers; ++l) {
+            float* w = use_layer(l);
+            gemm(false, acts[l], w, acts[l + 1]);
+            done_with_layer(w);
+        }
         backward(acts);
         update();
         for (float* a : acts) memory_.release(a);
@@ -110,7 +133,7 @@ public:
 
     ~Trainer() {
         for (Bucket& b : buckets_) {
-            memory_.release(b.grads);
+            if (b.grads) memory_.release(b.grads);
             if (b.shard) memory_.release(b.shard);
             cudaEventDestroy(b.ready);
         }
@@ -121,6 +144,22 @@ public:
 
 private:
     float* layer(int l) const { return weights_ + layer_size_ * std::size_t(l); }
+    std::size_t layer_shard() const { return layer_size_ / rank_.world_size; }
+
+    // The full weights of layer l for one use: stage 3 all-gathers them from every rank's shard into a
+    // buffer of their own (weights made for this use); the other stages keep them whole.
+    float* use_layer(int l) {
+        if (o_.zero_stage < 3) return layer(l);
+        float* full = memory_.allocate(layer_size_, Category::weights);
+        NCCL_CHECK(ncclAllGather(weights_ + layer_shard() * std::size_t(l), full, layer_shard(), ncclFloat32, comm_,
+                                 compute_));
+        return full;
+    }
+    void done_with_layer(float* w) {
+        if (o_.zero_stage < 3) return;
+        CUDA_CHECK(cudaStreamSynchronize(compute_));  // the work reading it is done
+        memory_.release(w);
+    }
 
     void make_buckets() {
         // Backward reaches the last layers first: bucket 0 holds the last layers.
@@ -131,17 +170,23 @@ private:
             b.first_layer = end - per > 0 ? end - per : 0;
             b.offset = layer_size_ * std::size_t(b.first_layer);
             b.count = layer_size_ * std::size_t(b.end_layer - b.first_layer);
-            b.grads = memory_.allocate(b.count, Category::gradients);
+            if (o_.zero_stage < 2) b.grads = memory_.allocate(b.count, Category::gradients);
             if (o_.zero) b.shard = memory_.allocate(b.count / rank_.world_size, Category::gradients);
             CUDA_CHECK(cudaEventCreateWithFlags(&b.ready, cudaEventDisableTiming));
             buckets_.push_back(b);
         }
     }
 
-    float* grad_of(int l) {
+    Bucket& bucket_of(int l) {
         for (Bucket& b : buckets_)
-            if (l >= b.first_layer && l < b.end_layer) return b.grads + layer_size_ * std::size_t(l - b.first_layer);
-        return nullptr;
+            if (l >= b.first_layer && l < b.end_layer) return b;
+        return buckets_.front();  // not reached: the buckets cover every layer
+    }
+    // Stage 2 and 3: the full gradient buffer of layer l's bucket, allocated when backward reaches it.
+    float* grad_of(int l) {
+        Bucket& b = bucket_of(l);
+        if (!b.grads) b.grads = memory_.allocate(b.count, Category::gradients);
+        return b.grads + layer_size_ * std::size_t(l - b.first_layer);
     }
 
     void backward(const std::vector<float*>& acts) {
@@ -150,7 +195,11 @@ private:
             gemm_weight_grad(acts[l], grad, grad_of(l));
             for (Bucket& b : buckets_)
                 if (b.first_layer == l && o_.overlap) reduce_bucket(b, comm_stream_);
-            if (l > 0) gemm(true, grad, layer(l), acts[l]);  // d(input of layer l), in place of its activation
+            if (l > 0) {  // d(input of layer l), in place of its activation
+                float* w = use_layer(l);
+                gemm(true, grad, w, acts[l]);
+                done_with_layer(w);
+            }
             grad = acts[l];
         }
         if (!o_.overlap) reduce_bucket(buckets_.front(), compute_);  // one bucket: all gradients
@@ -163,11 +212,25 @@ private:
             CUDA_CHECK(cudaEventRecord(b.ready, compute_));
             CUDA_CHECK(cudaStreamWaitEvent(stream, b.ready, 0));
         }
-        if (o_.zero)
+        if (!o_.zero) {
+            NCCL_CHECK(ncclAllReduce(b.grads, b.grads, b.count, ncclFloat32, ncclAvg, comm_, stream));
+            return;
+        }
+        if (o_.zero_stage < 3) {
             NCCL_CHECK(
                 ncclReduceScatter(b.grads, b.shard, b.count / rank_.world_size, ncclFloat32, ncclAvg, comm_, stream));
-        else
-            NCCL_CHECK(ncclAllReduce(b.grads, b.grads, b.count, ncclFloat32, ncclAvg, comm_, stream));
+        } else {
+            // Layer by layer: shard r of each layer, laid out as the weight shards are.
+            for (int l = b.first_layer; l < b.end_layer; ++l) {
+                const std::size_t within = std::size_t(l - b.first_layer);
+                NCCL_CHECK(ncclReduceScatter(b.grads + layer_size_ * within, b.shard + layer_shard() * within,
+                                             layer_shard(), ncclFloat32, ncclAvg, comm_, stream));
+            }
+        }
+        if (o_.zero_stage < 2) return;
+        CUDA_CHECK(cudaStreamSynchronize(stream));  // the reduction has read the buffer
+        memory_.release(b.grads);
+        b.grads = nullptr;
     }
 
     void update() {
@@ -176,6 +239,15 @@ private:
             for (int l = 0; l < o_.layers; ++l)
                 tbdsample::launch_sgd_momentum(layer(l), grad_of(l), velocity_ + layer_size_ * std::size_t(l),
                                                layer_size_, lr, momentum, compute_);
+            return;
+        }
+        if (o_.zero_stage >= 3) {
+            // The weight shards, the gradient shards and the state are laid out alike (layer after layer).
+            for (const Bucket& b : buckets_) {
+                const std::size_t first = layer_shard() * std::size_t(b.first_layer);
+                tbdsample::launch_sgd_momentum(weights_ + first, b.shard, velocity_ + first,
+                                               b.count / rank_.world_size, lr, momentum, compute_);
+            }
             return;
         }
         std::size_t state_offset = 0;
@@ -232,7 +304,11 @@ Options parse(int argc, char** argv) {
         "overlap", {"buckets", "none"}, 0, [&](int i) { o.overlap = i == 0; },
         "all-reduce each bucket when ready (buckets) or all after backward (none)");
     parser.add_flag("zero", &o.zero, "reduce-scatter gradients and all-gather weights (ZeRO/FSDP-like)");
+    parser.add_int("zero-stage", &o.zero_stage, 1, 3,
+                   "what --zero shards: 1 optimizer state (--zero alone), 2 also gradients, 3 also weights; implies --zero");
     parser.parse(argc, argv);
+    if (o.zero && o.zero_stage == 0) o.zero_stage = 1;
+    o.zero = o.zero_stage > 0;
     if (o.buckets > o.layers) o.buckets = o.layers;
     if (!o.overlap) o.buckets = 1;  // one all-reduce of all gradients after backward
     return o;

@@ -190,7 +190,7 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     } else if (!run.device_memory.empty()) {
         result.device_memory_bytes = run.device_memory.begin()->second;
     }
-    Model model = whatif::read_model(run, recorded, options);
+    Model model = whatif::read_model(run, events, recorded, options);
     result.precision_recorded = model.recorded_precision;
     result.granularity_bytes = model.granularity;
     result.cannot_predict = whatif::cannot_predict(run, recorded, options, model.recorded_precision);

@@ -11,6 +11,34 @@ bool library_workspace(const Allocation& a) {
     return a.listed_category == kWorkspace && (a.rule == "library-workspace" || a.rule == "library-handle-workspace");
 }
 
+// By process: weights and gradients at their largest, read as the replay reads a state (after the
+// last event of one instant and kind), and one layer's weights.
+std::map<int64_t, RankBytes> rank_bytes(const RecordedRun& run, const std::vector<Event>& events) {
+    std::map<int64_t, RankBytes> out;
+    std::map<int64_t, std::pair<double, double>> live;  // process -> weights, gradients
+    for (size_t position = 0; position < events.size(); ++position) {
+        const Event& event = events[position];
+        const Allocation& a = run.allocations[event.index];
+        const double delta = static_cast<double>(event.is_alloc() ? a.bytes : -a.bytes);
+        auto& [weights, gradients] = live[a.process];
+        if (a.category == kWeights) weights += delta;
+        if (a.category == kGradients) gradients += delta;
+        if (position + 1 < events.size() && events[position + 1].trace_ns == event.trace_ns &&
+            events[position + 1].order == event.order)
+            continue;
+        for (const auto& [process, bytes] : live) {
+            RankBytes& rank = out[process];
+            rank.weights = std::max(rank.weights, bytes.first);
+            rank.gradients = std::max(rank.gradients, bytes.second);
+        }
+    }
+    for (const Allocation& a : run.allocations)  // without library calls: the largest weights tensor
+        if (a.category == kWeights && a.bytes > 0 && !a.by_subrange)
+            out[a.process].layer_weights = std::max(out[a.process].layer_weights, static_cast<double>(a.bytes));
+    for (const auto& [process, bytes] : run.layer_weight_bytes) out[process].layer_weights = static_cast<double>(bytes);
+    return out;
+}
+
 }  // namespace
 
 double factor_of(const Factors& factors, const Allocation& a, int category) {
@@ -18,34 +46,36 @@ double factor_of(const Factors& factors, const Allocation& a, int category) {
     return factors.by_category[static_cast<size_t>(category)];
 }
 
-Model read_model(const RecordedRun& run, const Replayed& recorded, const WhatIfOptions& options) {
+Model read_model(const RecordedRun& run, const std::vector<Event>& events, const Replayed& recorded,
+                 const WhatIfOptions& options) {
     Model model;
     model.granularity = granularity_of(run);
     model.recorded_precision = options.precision_recorded ? options.precision_recorded : run.gemm_precision;
     model.ranks = options.ranks;
     model.optimizer_bytes = recorded.category_max[kOptimizer];
     model.bucket_bytes = options.zero_bucket_bytes;
-    model.weights_bytes = static_cast<double>(recorded.category_max[kWeights]);
-    model.gradients_bytes = static_cast<double>(recorded.category_max[kGradients]);
-    for (const Allocation& a : run.allocations)
-        if (a.category == kWeights && a.bytes > 0 && !a.by_subrange)
-            model.largest_weight_bytes = std::max(model.largest_weight_bytes, static_cast<double>(a.bytes));
+    if (options.zero_stage > 0) model.by_process = rank_bytes(run, events);
     if (model.recorded_precision)
         model.parameters =
             static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
     return model;
 }
 
-double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model) {
-    if (spec.zero_stage == 0) return 0;
+double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model, int64_t process) {
+    const auto rank = model.by_process.find(process);
+    if (spec.zero_stage == 0 || rank == model.by_process.end()) return 0;
     double ratio = 1.0;
     if (spec.precision && model.recorded_precision)
         ratio = static_cast<double>(element_bytes(*spec.precision)) /
                 static_cast<double>(element_bytes(*model.recorded_precision));
     const double bucket = static_cast<double>(model.bucket_bytes);
-    double bytes = std::min(bucket, model.gradients_bytes * ratio) + std::min(bucket, model.weights_bytes * ratio);
-    if (spec.zero_stage >= 3) bytes += model.largest_weight_bytes * ratio;
-    return bytes;
+    const double reduce_scatter = std::min(bucket, rank->second.gradients * ratio);
+    // Backward's reduce-scatter is done before the update's all-gather begins: one buffer serves both
+    // (a framework reuses it, or frees the first before the second).
+    if (spec.zero_stage < 3) return std::max(reduce_scatter, std::min(bucket, rank->second.weights * ratio));
+    // Stage 3 keeps no whole weights to gather after the update: each layer's are gathered before
+    // their use, in backward while the reduce-scatter bucket is in use.
+    return reduce_scatter + rank->second.layer_weights * ratio;
 }
 
 Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model, double& master_bytes) {

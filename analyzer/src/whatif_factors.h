@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct Factors {
 // A category's factor for allocation `a` (library workspaces stay fixed).
 double factor_of(const Factors& factors, const Allocation& a, int category);
 
+// What ZeRO's buffers of one rank (a process of the run) are bounded by.
+struct RankBytes {
+    double weights = 0;        // at their largest
+    double gradients = 0;      // at their largest
+    double layer_weights = 0;  // one layer's weights: what one library call reads, else the largest weights tensor
+};
+
 // What the scenarios share: read once from the recorded run (and the calibration run).
 struct Model {
     int64_t granularity = 1;
@@ -32,20 +40,21 @@ struct Model {
     int64_t optimizer_bytes = 0;  // optimizer state at its largest
     std::vector<double> fitted;   // per real allocation: bytes at the new batch (a + b * batch)
     int64_t ranks = 1;
-    int64_t bucket_bytes = 0;         // ZeRO's reduce-scatter and all-gather bucket
-    double weights_bytes = 0;         // at their largest
-    double gradients_bytes = 0;       // at their largest
-    double largest_weight_bytes = 0;  // the largest weights tensor (allocation or sub-range)
+    int64_t bucket_bytes = 0;                 // ZeRO's reduce-scatter and all-gather bucket
+    std::map<int64_t, RankBytes> by_process;  // what each rank's ZeRO buffers are bounded by
 };
 
-// What the scenarios share, from the recorded run and its replay (the calibration lines are added
-// by predict_memory once the run is known to carry a prediction).
-Model read_model(const RecordedRun& run, const Replayed& recorded, const WhatIfOptions& options);
+// What the scenarios share, from the recorded run and its replay in `events` order (the calibration
+// lines are added by predict_memory once the run is known to carry a prediction).
+Model read_model(const RecordedRun& run, const std::vector<Event>& events, const Replayed& recorded,
+                 const WhatIfOptions& options);
 
-// ZeRO's communication buffers per rank (docs/whatif.md, "ZeRO"): a reduce-scatter bucket of
-// gradients and an all-gather bucket of updated weights, each at most the bucket size and at most
-// what it carries; stage 3 also holds one layer's weights gathered whole (the largest tensor).
-double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model);
+// ZeRO's communication buffers of the rank that is `process` (docs/whatif.md, "ZeRO"): a
+// reduce-scatter bucket of gradients (in backward) and an all-gather bucket of updated weights
+// (after the update), each at most the bucket size and at most what it carries, the larger of the
+// two as they are not in use together; stage 3 gathers the weights before their use instead, and
+// holds the reduce-scatter bucket and one layer's weights gathered whole.
+double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model, int64_t process);
 
 // Precision and ZeRO as factors per category; the FP32 master copy a change to mixed precision
 // needs where the run had no optimizer state to grow (bytes in `master_bytes`).

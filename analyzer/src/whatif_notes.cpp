@@ -43,12 +43,14 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
             " of the recorded step)");
     if (options.zero_stage > 0)
         result.notes.push_back(
-            "ZeRO: per rank; communication buffers added (category other): a reduce-scatter and an all-gather "
-            "bucket of " +
-            format_bytes(options.zero_bucket_bytes) +
-            " each (at most the gradients' and weights' "
-            "bytes)" +
-            (options.zero_stage >= 3 ? ", and the largest weights tensor gathered whole" : ""));
+            "ZeRO: per rank; communication buffers added to each rank (category other): " +
+            (options.zero_stage >= 3
+                 ? "a reduce-scatter bucket of " + format_bytes(options.zero_bucket_bytes) +
+                       " (at most the rank's gradients' bytes) and one layer's weights gathered whole (the largest "
+                       "weights operand of one library call, else the largest weights tensor)"
+                 : "one bucket of " + format_bytes(options.zero_bucket_bytes) +
+                       " (at most the rank's gradients' or weights' bytes), serving backward's reduce-scatter and "
+                       "the all-gather of the updated weights in turn"));
 }
 
 }  // namespace tbdprof::analyzer::whatif

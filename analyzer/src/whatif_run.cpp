@@ -2,6 +2,7 @@
 #include "whatif_run.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "analysis_parts.h"
 
@@ -67,6 +68,62 @@ std::optional<StoragePrecision> gemm_precision(const TraceFile& trace) {
     return std::max_element(counts.begin(), counts.end(), [](auto& x, auto& y) { return x.second < y.second; })->first;
 }
 
+// ZeRO's communication buffers, zero bytes until a scenario fills them: one per rank (a process that
+// allocated weights), from its weights' first allocation on, on its device; one for the run when no
+// allocation is tagged weights.
+void add_comm_buffers(RecordedRun& run, const Allocation& template_buffer) {
+    std::map<int64_t, Allocation> by_process;
+    for (const Allocation& a : run.allocations) {
+        if (a.bytes <= 0 || (a.real ? a.listed_category : a.category) != kWeights) continue;
+        const auto found = by_process.find(a.process);
+        if (found == by_process.end() || a.alloc_ns < found->second.alloc_ns) {
+            Allocation buffer = template_buffer;
+            buffer.alloc_ns = a.alloc_ns;
+            buffer.device = a.device;
+            buffer.process = a.process;
+            by_process[a.process] = buffer;
+        }
+    }
+    if (by_process.empty()) by_process[template_buffer.process] = template_buffer;
+    for (const auto& [process, buffer] : by_process) {
+        run.comm_buffer_indices.push_back(run.allocations.size());
+        run.allocations.push_back(buffer);
+    }
+}
+
+// A GEMM operand's bytes: as recorded (library_calls.a_bytes, b_bytes), else from the shape (op(A) is
+// m x k, op(B) k x n) and the element type; 0 when unknown or not one matrix (batched calls).
+int64_t gemm_operand_bytes(const trace::LibraryCallRow& row, bool a) {
+    const trace::OptionalInt recorded = a ? row.a_bytes : row.b_bytes;
+    if (recorded && *recorded > 0) return *recorded;
+    if (row.op != "gemm" || !row.m || !row.n || !row.k) return 0;
+    const trace::OptionalInt type = a ? row.a_type : row.b_type;
+    const int64_t element = !type ? 0 : *type == 0 ? 4 : *type == 1 ? 8 : (*type == 2 || *type == 14) ? 2 : 0;
+    return (a ? *row.m : *row.n) * *row.k * element;
+}
+
+// By process: one layer's weights as the library calls read them, the largest operand (a, b) of one
+// call but a collective that lies in an allocation tagged weights (a GEMM reads one layer's weight
+// matrix, even from a flat buffer holding every layer's).
+std::map<int64_t, int64_t> layer_weight_bytes(const TraceFile& trace, const RecordedRun& run) {
+    std::map<int64_t, int64_t> out;
+    if (!trace::has_table(trace.db, "library_calls")) return out;
+    std::unordered_set<int64_t> weights;  // allocations tagged weights whole
+    for (size_t i = 0; i < run.real_count; ++i)
+        if (!run.allocations[i].by_subrange && run.allocations[i].category == kWeights)
+            weights.insert(run.allocations[i].id);
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);) {
+        if (row.op.starts_with("nccl")) continue;  // a collective carries shards and buckets, not a layer
+        for (const bool a : {true, false}) {
+            const trace::OptionalInt allocation = a ? row.a_allocation : row.b_allocation;
+            const int64_t bytes = allocation && weights.contains(*allocation) ? gemm_operand_bytes(row, a) : 0;
+            if (bytes > 0) out[row.process] = std::max(out[row.process], bytes);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 RecordedRun read_run(const std::string& path, bool for_checkpoint) {
@@ -93,10 +150,10 @@ RecordedRun read_run(const std::string& path, bool for_checkpoint) {
             }
         run.master_copy_index = run.allocations.size();
         run.allocations.push_back(master);
-        Allocation buffers = master;  // ZeRO's communication buffers, from the weights' first allocation on
+        Allocation buffers = master;
         buffers.category = buffers.listed_category = static_cast<int>(trace::Category::other);
-        run.comm_buffer_index = run.allocations.size();
-        run.allocations.push_back(buffers);
+        add_comm_buffers(run, buffers);
+        run.layer_weight_bytes = layer_weight_bytes(trace, run);
         trace::RowReader<trace::DeviceRow> devices(trace.db);
         for (trace::DeviceRow row; devices.next(row);) {
             if (row.memory_bytes > 0) run.device_memory[row.id] = row.memory_bytes;

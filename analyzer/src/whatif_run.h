@@ -42,7 +42,7 @@ struct RecordedRun {
     size_t real_count = 0;
     std::unordered_map<size_t, std::vector<CoverageSpan>> coverage;  // by segment index
     size_t master_copy_index = 0;              // a zero-byte optimizer_state allocation a precision change may fill
-    size_t comm_buffer_index = 0;              // a zero-byte 'other' allocation ZeRO's buffers fill
+    std::vector<size_t> comm_buffer_indices;   // zero-byte 'other' allocations ZeRO's buffers fill, one per rank
     std::map<int64_t, int64_t> device_memory;  // device -> bytes (devices table)
     std::string device_name;
     size_t iterations = 0;
@@ -52,6 +52,7 @@ struct RecordedRun {
     std::optional<StoragePrecision> gemm_precision;  // from the GEMM operand types
     TagCheckFacts tag_facts;                         // for the report's plausibility rules (tag_plausibility.h)
     CheckpointFacts checkpoint_facts;                // phases and accesses (read with --checkpoint only)
+    std::map<int64_t, int64_t> layer_weight_bytes;   // by process: the largest weights operand of one library call
 };
 
 // Reads the trace at `path` (TraceError when it cannot be read); the checkpointing facts only when

@@ -56,8 +56,9 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
             bytes[j] = round_up(master, model.granularity);
             continue;
         }
-        if (j == run.comm_buffer_index) {
-            bytes[j] = round_up(comm_buffer_bytes(spec, model), model.granularity);
+        if (std::find(run.comm_buffer_indices.begin(), run.comm_buffer_indices.end(), j) !=
+            run.comm_buffer_indices.end()) {
+            bytes[j] = round_up(comm_buffer_bytes(spec, model, piece.process), model.granularity);
             continue;
         }
         const size_t segment = static_cast<size_t>(piece.segment);
