@@ -41,6 +41,22 @@ def check(what, got, want, within_ns):
         FAILURES.append(f"{what}: {got} ns, want {want} +- {within_ns}")
 
 
+def check_drift():
+    """A profiler clock running 0.54% fast (as in some recordings, steadily): the marks at a first
+    step's start and end (0.6 s apart) and a mark 5 ms later; tensors in between."""
+    rate = 0.0054
+    shapes = ((90, 70, 2), (40, 10, 2), (30, 8, 2))
+    marks = [tries(at, *shapes) for at in (1_000_000_000, 1_600_000_000, 1_605_000_000)]
+    drifted = [[(start + int((start - TRUE_OFFSET_NS) * rate), end + int((end - TRUE_OFFSET_NS) * rate), before, after)
+                for start, end, before, after in mark] for mark in marks]
+    events = [(start, end) for mark in drifted for start, end, _, _ in mark]
+    monotonic = [[(before, after) for _, _, before, after in mark] for mark in drifted]
+    to_monotonic, _ = clock.clock_from_events(events, monotonic)
+    for label_ns in (1_000_500_000, 1_300_000_000, 1_599_000_000, 1_603_000_000):
+        profiler_ns = label_ns + TRUE_OFFSET_NS + int(label_ns * rate)
+        check(f"drifting clock: tensor made at {label_ns} ns", to_monotonic(profiler_ns), label_ns, 5_000)
+
+
 def main():
     calm = tries(5_000_000, (86, 89, 2), (40, 60, 3), (35, 55, 2))
     # Preempted before the range began: the last step's mark of the 0.9673 recording.
@@ -69,6 +85,7 @@ def main():
         check(f"tensor made at {label_ns} ns", to_monotonic(label_ns + TRUE_OFFSET_NS), label_ns, 5_000)
     if worst < 30_000:
         FAILURES.append(f"largest uncertainty {worst} ns: every mark entered with delay, it is 30 us at least")
+    check_drift()
     try:
         clock.clock_from_events(events[:-1], monotonic)
         FAILURES.append("a missing mark event was not refused")

@@ -54,7 +54,8 @@ class Allocation:
 
 def calibrate_profiler_clock():
     """Marks a moment in the profiler's clock and in CLOCK_MONOTONIC; call while the profiler records
-    (once per step: the marks, in order, go to allocations_from_profiler). Returns the mark's tries
+    (before the model is built, at each step's start and after the last step: the marks, in order,
+    go to allocations_from_profiler). Returns the mark's tries
     [(before, after)]: several back to back, so that one delayed by the host does not set the offset
     (clock.py)."""
     tries = []
@@ -67,8 +68,8 @@ def calibrate_profiler_clock():
 
 
 def _profiler_clock(op_tree, marks):
-    """Profiler time -> CLOCK_MONOTONIC from the calibration marks (one per training step, and one
-    before): each time takes the offset of the latest mark before it (clock.py)."""
+    """Profiler time -> CLOCK_MONOTONIC from the calibration marks: the offset interpolated between
+    the marks around each time (clock.py)."""
     events = [(e.start_time_ns, e.end_time_ns) for e in op_tree.dfs() if e.name == CALIBRATION_EVENT]
     return clock.clock_from_events(events, marks)[0]
 
