@@ -55,9 +55,8 @@ class Allocation:
 def calibrate_profiler_clock():
     """Marks a moment in the profiler's clock and in CLOCK_MONOTONIC; call while the profiler records
     (before the model is built, at each step's start and after the last step: the marks, in order,
-    go to allocations_from_profiler). Returns the mark's tries
-    [(before, after)]: several back to back, so that one delayed by the host does not set the offset
-    (clock.py)."""
+    go to allocations_from_profiler). Returns the mark's tries [(before, after)]: several back to
+    back, so that one delayed by the host does not set the offset (clock.py)."""
     tries = []
     for _ in range(CALIBRATION_TRIES):
         before = time.monotonic_ns()
