@@ -23,6 +23,8 @@ import time
 
 import torch
 
+import clock
+
 CATEGORY_NAMES = {
     "PARAMETER": "weights",
     "OPTIMIZER_STATE": "optimizer_state",
@@ -34,6 +36,7 @@ CATEGORY_NAMES = {
 }
 UNKNOWN = "-"
 CALIBRATION_EVENT = "tbdprof_clock_calibration"
+CALIBRATION_TRIES = 3
 
 
 class Allocation:
@@ -51,31 +54,23 @@ class Allocation:
 
 def calibrate_profiler_clock():
     """Marks a moment in the profiler's clock and in CLOCK_MONOTONIC; call while the profiler records
-    (once per step: the marks, in order, go to allocations_from_profiler)."""
-    before = time.monotonic_ns()
-    with torch.profiler.record_function(CALIBRATION_EVENT):
-        pass
-    return (before + time.monotonic_ns()) // 2
+    (before the model is built, at each step's start and after the last step: the marks, in order,
+    go to allocations_from_profiler). Returns the mark's tries [(before, after)]: several back to
+    back, so that one delayed by the host does not set the offset (clock.py)."""
+    tries = []
+    for _ in range(CALIBRATION_TRIES):
+        before = time.monotonic_ns()
+        with torch.profiler.record_function(CALIBRATION_EVENT):
+            pass
+        tries.append((before, time.monotonic_ns()))
+    return tries
 
 
-class _Clock:
-    """Profiler time -> CLOCK_MONOTONIC, from the calibration marks (one per training step): the
-    offset of the nearest mark before each time (the profiler's clock is an approximate one whose
-    distance from CLOCK_MONOTONIC drifts by milliseconds over a loaded run; error per mark: half its
-    length, microseconds)."""
-
-    def __init__(self, op_tree, marks_monotonic_ns):
-        events = sorted(e.start_time_ns for e in op_tree.dfs() if e.name == CALIBRATION_EVENT)
-        if not events or len(events) != len(marks_monotonic_ns):
-            raise RuntimeError(f"the profile has {len(events)} {CALIBRATION_EVENT} events for "
-                               f"{len(marks_monotonic_ns)} marks: was the clock marked while recording?")
-        self.points = [(t, t - mark) for t, mark in zip(events, marks_monotonic_ns)]
-
-    def __call__(self, profiler_ns):
-        import bisect
-
-        i = max(bisect.bisect_right(self.points, (profiler_ns, float("inf"))) - 1, 0)
-        return profiler_ns - self.points[i][1]
+def _profiler_clock(op_tree, marks):
+    """Profiler time -> CLOCK_MONOTONIC from the calibration marks: the offset interpolated between
+    the marks around each time (clock.py)."""
+    events = [(e.start_time_ns, e.end_time_ns) for e in op_tree.dfs() if e.name == CALIBRATION_EVENT]
+    return clock.clock_from_events(events, marks)[0]
 
 
 def _version_spans(profile):
@@ -106,7 +101,7 @@ def allocations_from_profiler(profiler, calibration_marks, device):
     from torch.profiler._memory_profiler import TensorKey
 
     profile = profiler._memory_profile()
-    clock = _Clock(profile._op_tree, calibration_marks)
+    to_monotonic = _profiler_clock(profile._op_tree, calibration_marks)
     events = [e for e in profile._op_tree.dfs() if e.typed[0] == _EventType.Allocation]
     events.sort(key=lambda e: e.start_time_ns)  # stable: ties keep the tree's order (threads interleave)
     end_time = events[-1].start_time_ns if events else 0
@@ -130,9 +125,9 @@ def allocations_from_profiler(profiler, calibration_marks, device):
                                          end_time)
             allocation.pytorch_category = category.name if category else None
             allocation.oracle_category = CATEGORY_NAMES[category.name] if category else UNKNOWN
-        allocation.alloc_ns = clock(allocation.alloc_ns)
+        allocation.alloc_ns = to_monotonic(allocation.alloc_ns)
         if allocation.free_ns is not None:
-            allocation.free_ns = clock(allocation.free_ns)
+            allocation.free_ns = to_monotonic(allocation.free_ns)
     return allocations
 
 
@@ -145,7 +140,7 @@ def tensor_uses_from_profiler(profiler, calibration_marks, device):
     sees in operators; without allocation events one key may stand for several allocations at one
     address, so uses, not keys, are what score.py matches to the trace's allocations."""
     profile = profiler._memory_profile()
-    clock = _Clock(profile._op_tree, calibration_marks)
+    to_monotonic = _profiler_clock(profile._op_tree, calibration_marks)
     uses = []
     for node in profile._data_flow_graph.flow_nodes:
         versions = {key: version for key, (_, version) in node.inputs.items()}
@@ -154,7 +149,7 @@ def tensor_uses_from_profiler(profiler, calibration_marks, device):
         for key, version in versions.items():
             if key.device.type != device.type:
                 continue
-            t = clock(node.start_time)
+            t = to_monotonic(node.start_time)
             use = Allocation(key.storage.ptr, profile._size_map[key], t, key, len(uses))
             use.free_ns, use.free_order = t, len(uses)
             category = profile._categories.get(key, version)
