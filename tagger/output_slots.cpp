@@ -1,0 +1,73 @@
+#include "output_slots.h"
+
+#include <algorithm>
+
+namespace tbdprof::tagger {
+namespace {
+
+// A plain kernel's pointer in one word of its parameters (not a library call's, not in place).
+bool one_word_of_plain_kernel(const TraceModel& m, const PointerUse& u) {
+    const WorkItem& w = m.work[u.work];
+    return w.kind == WorkItem::Kind::Kernel && w.library_call == kNone && u.slot < m.kernel_slots;
+}
+
+// Whether `u` reads what its address holds, as far as the trace tells: a pointer to const, a library
+// call's input operand, a copy's source, or a kernel word that never starts a value (an input).
+bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& u) {
+    if (u.access == Access::Read) return true;
+    return one_word_of_plain_kernel(m, u) && !outputs[u.slot];
+}
+
+}  // namespace
+
+std::vector<bool> output_slots(const TraceModel& m, const std::vector<int>& step) {
+    std::vector<bool> outputs(m.kernel_slots, false);
+    std::vector<size_t> order(m.pointer_uses.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto address = [&](size_t i) { return std::pair{m.pointer_uses[i].allocation, m.pointer_uses[i].offset}; };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (address(a) != address(b)) return address(a) < address(b);
+        return m.pointer_uses[a].work < m.pointer_uses[b].work;
+    });
+    for (size_t k = 0; k < order.size(); ++k) {
+        const PointerUse& u = m.pointer_uses[order[k]];
+        if (!one_word_of_plain_kernel(m, u) || outputs[u.slot]) continue;
+        // The latest use of the same address by earlier work: none, or in another step, and the
+        // value this work finds there was not made in its step.
+        size_t before = k;
+        while (before > 0 && address(order[before - 1]) == address(order[k]) &&
+               m.pointer_uses[order[before - 1]].work == u.work)
+            --before;
+        const bool first = before == 0 || address(order[before - 1]) != address(order[k]);
+        if (first || step[m.pointer_uses[order[before - 1]].work] != step[u.work]) outputs[u.slot] = true;
+    }
+    return outputs;
+}
+
+std::vector<uint32_t> rewrite_cuts(const TraceModel& m, const TagResult& r, const std::vector<bool>& outputs,
+                                   const std::vector<size_t>& uses) {
+    if (uses.empty()) return {};
+    uint64_t start = UINT64_MAX;
+    for (size_t index : uses) start = std::min(start, m.pointer_uses[index].offset);
+    std::vector<size_t> at_start;
+    for (size_t index : uses)
+        if (m.pointer_uses[index].offset == start) at_start.push_back(index);
+    if (at_start.size() != uses.size()) return {};
+    std::sort(at_start.begin(), at_start.end(), [&](size_t a, size_t b) {
+        const PointerUse& x = m.pointer_uses[a];
+        const PointerUse& y = m.pointer_uses[b];
+        if (x.work != y.work) return x.work < y.work;
+        return x.access == Access::Read && y.access != Access::Read;  // one work's reads first
+    });
+    std::vector<uint32_t> cuts;
+    for (size_t k = 1; k < at_start.size(); ++k) {
+        const PointerUse& before = m.pointer_uses[at_start[k - 1]];
+        const PointerUse& u = m.pointer_uses[at_start[k]];
+        if (before.work == u.work || !one_word_of_plain_kernel(m, u) || !outputs[u.slot] || r.optimizer_work[u.work])
+            continue;
+        if (reads_value(m, outputs, before)) cuts.push_back(u.work);
+    }
+    return cuts;
+}
+
+}  // namespace tbdprof::tagger
