@@ -1,6 +1,7 @@
 #include "output_slots.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tbdprof::tagger {
 namespace {
@@ -20,27 +21,16 @@ bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const Po
 
 }  // namespace
 
-std::vector<bool> output_slots(const TraceModel& m, const std::vector<int>& step) {
+std::vector<bool> output_slots(const TraceModel& m) {
     std::vector<bool> outputs(m.kernel_slots, false);
-    std::vector<size_t> order(m.pointer_uses.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto address = [&](size_t i) { return std::pair{m.pointer_uses[i].allocation, m.pointer_uses[i].offset}; };
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        if (address(a) != address(b)) return address(a) < address(b);
-        return m.pointer_uses[a].work < m.pointer_uses[b].work;
-    });
-    for (size_t k = 0; k < order.size(); ++k) {
-        const PointerUse& u = m.pointer_uses[order[k]];
-        if (!one_word_of_plain_kernel(m, u) || outputs[u.slot]) continue;
-        // The latest use of the same address by earlier work: none, or in another step, and the
-        // value this work finds there was not made in its step.
-        size_t before = k;
-        while (before > 0 && address(order[before - 1]) == address(order[k]) &&
-               m.pointer_uses[order[before - 1]].work == u.work)
-            --before;
-        const bool first = before == 0 || address(order[before - 1]) != address(order[k]);
-        if (first || step[m.pointer_uses[order[before - 1]].work] != step[u.work]) outputs[u.slot] = true;
+    // Per address (allocation, offset): the first work item that used it.
+    std::map<std::pair<int32_t, uint64_t>, uint32_t> first;
+    for (const PointerUse& u : m.pointer_uses) {
+        auto [at, added] = first.try_emplace({u.allocation, u.offset}, u.work);
+        if (!added) at->second = std::min(at->second, u.work);
     }
+    for (const PointerUse& u : m.pointer_uses)
+        if (one_word_of_plain_kernel(m, u) && first[{u.allocation, u.offset}] == u.work) outputs[u.slot] = true;
     return outputs;
 }
 

@@ -2,8 +2,8 @@
 // (tagger/pool_tagging.cpp calls it once the first tags are known; docs/tagging.md, change 27).
 // Kernels that take their operands in a by-value struct (PyTorch's elementwise and reduction kernels)
 // pass every pointer as writable, so a kernel's use of an address does not say whether it wrote it.
-// Which word of a function's parameters holds an output does: memory that no earlier work of the step
-// used cannot be read, so a word that points there in some launch is where that function's results go.
+// Which word of a function's parameters holds an output does: memory that no earlier work used
+// cannot be read, so a word that points there in some launch is where that function's results go.
 #pragma once
 
 #include "model.h"
@@ -13,10 +13,10 @@
 
 namespace tbdprof::tagger {
 
-// Per PointerUse::slot (m.kernel_slots of them): whether some launch's pointer in that word starts a
-// value: it points where no earlier work used (in the run, or since an earlier step). `step`: each
-// work item's step (-1 outside the steps).
-std::vector<bool> output_slots(const TraceModel& m, const std::vector<int>& step);
+// Per PointerUse::slot (m.kernel_slots of them): whether some launch's pointer in that word is the
+// first use of its address in the run (memory nothing has used holds no value to read: the kernel
+// writes it). A word that is read first in every step (a weight's) never is.
+std::vector<bool> output_slots(const TraceModel& m);
 
 // Where the tensor whose pointer uses are `uses` (indices into m.pointer_uses; those at its start
 // decide) holds a new value: a plain kernel outside the update writes the start through an output

@@ -306,13 +306,9 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
 // struct shows no copy or library call there to cut at. Only pieces the rules took for activations
 // are cut (weights, gradients and optimizer state are rewritten in place by design), each at every
 // such write; the pieces are tagged again.
-bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const IterationSet& its,
-                                 const std::vector<int32_t>& index, std::vector<int32_t>& regions, SubRangeSet& set) {
-    std::vector<int> step(m.work.size(), -1);
-    for (size_t i = 0; i < its.iterations.size(); ++i)
-        for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
-            if (m.work[w].process == its.iterations[i].process) step[w] = static_cast<int>(i);
-    const std::vector<bool> outputs = output_slots(m, step);
+bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const std::vector<int32_t>& index,
+                                 std::vector<int32_t>& regions, SubRangeSet& set) {
+    const std::vector<bool> outputs = output_slots(m);
     std::vector<std::vector<size_t>> uses(set.ranges.size());
     for (size_t u = 0; u < set.owner.size(); ++u)
         if (set.owner[u] != kNone) uses[size_t(set.owner[u])].push_back(u);
@@ -510,7 +506,7 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
     }
-    if (split_rewritten_activations(m, r, its, index, regions, set)) {
+    if (split_rewritten_activations(m, r, index, regions, set)) {
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
     }
