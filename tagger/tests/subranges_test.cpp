@@ -51,18 +51,6 @@ struct Pool {
     size_t kernel(std::vector<Use> uses, int32_t function = 1) {
         return work(WorkItem::Kind::Kernel, std::move(uses), function);
     }
-    // A kernel that takes its pointers in a struct, every one writable: each (offset, slot), the slot
-    // being the word of the function's parameters that held it (PointerUse::slot).
-    size_t struct_kernel(std::vector<std::pair<uint64_t, uint32_t>> words, int32_t function) {
-        std::vector<Use> uses;
-        for (auto [offset, slot] : words) uses.push_back({offset, Access::Write});
-        size_t index = kernel(uses, function);
-        for (size_t i = 0; i < words.size(); ++i) {
-            model.pointer_uses[model.pointer_uses.size() - words.size() + i].slot = words[i].second;
-            model.kernel_slots = std::max(model.kernel_slots, words[i].second + 1);
-        }
-        return index;
-    }
     size_t set(uint64_t offset, int64_t bytes) {
         return work(WorkItem::Kind::Set, {{offset, Access::Write, bytes, true}});
     }
@@ -807,56 +795,20 @@ TEST_CASE("a copy brings a new value when the bucket held another tensor's, or n
     }
 }
 
-TEST_CASE("an operation's temporary written where an activation's value was read is a tensor of its own") {
-    // Struct-argument kernels pass every pointer writable; which word holds the output shows where
-    // a launch put a result into space no earlier work of the step used. Per step: X at 16384
-    // (copied in), A = X W at 24576, then at 40960 three tensors in turn: D = f(A) (kernel 20's
-    // output word), which a weight-gradient GEMM reads; an operation's temporary T that kernel 21
-    // fills and kernel 22 reads right after; and V = f(A) again, read by two kernels apart.
-    enum Slot : uint32_t { kOut20, kIn20, kOut21, kIn22, kOut22, kOut25 };
-    Pool p(1 << 20);
-    p.kernel({{0, Access::Write}}, 9);       // initialise W
-    p.struct_kernel({{53248, kOut21}}, 21);  // kernel 21 fills space nothing used yet
-    for (int s = 0; s < 4; ++s) {
-        size_t first = p.copy_in(16384, 4096);
-        p.gemm(16384, 0, 24576);                                 // A = X W
-        p.struct_kernel({{24576, kIn20}, {40960, kOut20}}, 20);  // D
-        p.gemm(40960, 16384, 8192);                              // G = D^T X: reads D
-        p.struct_kernel({{40960, kOut21}}, 21);                  // T
-        p.struct_kernel({{40960, kIn22}, {45056, kOut22}}, 22);
-        p.struct_kernel({{24576, kIn20}, {40960, kOut20}}, 20);  // V
-        p.struct_kernel({{45056, kIn22}, {49152, kOut25}}, 25);
-        p.kernel({{40960, Access::Read}, {28672, Access::Write}}, 24);
-        size_t last = p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);  // the update
-        p.step(first, last + 1);
-    }
-    IterationSet its;
-    TagResult r = tag_model(p.model, "", its);
-    REQUIRE_EQ(its.iterations.size(), 4u);
-    auto pieces = [&](uint64_t offset, const char* category) {
-        return std::count_if(r.subranges.begin(), r.subranges.end(),
-                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
-    };
-    CHECK_GE(pieces(40960, "workspace"), 3);    // T in every step (the first may differ)
-    CHECK_GE(pieces(40960, "activations"), 6);  // D and V
-    CHECK_GE(pieces(8192, "gradients"), 3);
-    CHECK_EQ(pieces(0, "weights"), 1);
-}
-
 TEST_CASE("a tensor one kernel makes and the next consumes is an operation's output when its input died first") {
     // Per step: A = X W at 24576; kernel 30 makes I at 32768 from A; kernel 31 makes O at 36864
     // from I, I's last use; kernel 32 reads O right after and makes R at 45056, which a GEMM reads.
+    // (Struct-argument kernels: every pointer writable.)
     // O outlives its maker's input: handed from one operation to the next, an activation, not a
     // temporary of kernel 31's operation (which would die before that operation's inputs).
-    enum Slot : uint32_t { kIn30, kOut30, kIn31, kOut31, kIn32, kOut32 };
     Pool p(1 << 20);
     p.kernel({{0, Access::Write}}, 9);  // initialise W
     for (int s = 0; s < 4; ++s) {
         size_t first = p.copy_in(16384, 4096);
         p.gemm(16384, 0, 24576);
-        p.struct_kernel({{24576, kIn30}, {32768, kOut30}}, 30);
-        p.struct_kernel({{32768, kIn31}, {36864, kOut31}}, 31);
-        p.struct_kernel({{36864, kIn32}, {45056, kOut32}}, 32);
+        p.kernel({{24576, Access::Write}, {32768, Access::Write}}, 30);
+        p.kernel({{32768, Access::Write}, {36864, Access::Write}}, 31);
+        p.kernel({{36864, Access::Write}, {45056, Access::Write}}, 32);
         p.gemm(45056, 16384, 8192);
         size_t last = p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);  // the update
         p.step(first, last + 1);
