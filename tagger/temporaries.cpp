@@ -169,7 +169,10 @@ bool freed_before_inputs(const TraceModel& m, const WorkItem& producer, int32_t 
 bool freed_before_producer_inputs(const TraceModel& m, const DataFlow& flow, int32_t a,
                                   const std::vector<bool>& step_local) {
     const Allocation& alloc = m.allocations[size_t(a)];
-    if (!step_local[size_t(a)] || alloc.id < 0 || !alloc.free_ns) return true;  // no real free: no evidence
+    // A tensor inside a pooled segment (id < 0) has no free of its own; its life ends at its last use,
+    // and so do its maker's inputs': an output handed to the next operation is still used after the
+    // inputs its maker consumed, a temporary is not (change 27).
+    if (!step_local[size_t(a)] || !alloc.free_ns) return true;  // no free: no evidence
     // Every touch lies inside the buffer's life: the builder resolved each pointer at its launch.
     const FlowFacts& f = flow.buffers[size_t(a)];
     if (f.touches.empty()) return true;

@@ -29,7 +29,8 @@ std::vector<bool> find_operation_temporaries(const TraceModel& m, const DataFlow
 // an operation's output outlives them. `producer` made `a`; buffers in `known` are the operation's own.
 bool freed_before_inputs(const TraceModel& m, const WorkItem& producer, int32_t a, const std::vector<bool>& known,
                          const std::vector<bool>& step_local);
-// The same for `a`'s first user in its life; true when the trace has no real free to judge by.
+// The same for `a`'s first user in its life; true when the trace has no free to judge by. A tensor
+// inside a pooled segment is judged by its last use, as are its maker's inputs there.
 bool freed_before_producer_inputs(const TraceModel& m, const DataFlow& flow, int32_t a,
                                   const std::vector<bool>& step_local);
 

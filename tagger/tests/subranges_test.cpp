@@ -794,3 +794,32 @@ TEST_CASE("a copy brings a new value when the bucket held another tensor's, or n
         CHECK_EQ(at(set, kGrad2).size(), reduce ? 4u : 8u);
     }
 }
+
+TEST_CASE("a tensor one kernel makes and the next consumes is an operation's output when its input died first") {
+    // Per step: A = X W at 24576; kernel 30 makes I at 32768 from A; kernel 31 makes O at 36864
+    // from I, I's last use; kernel 32 reads O right after and makes R at 45056, which a GEMM reads.
+    // (Struct-argument kernels: every pointer writable.)
+    // O outlives its maker's input: handed from one operation to the next, an activation, not a
+    // temporary of kernel 31's operation (which would die before that operation's inputs).
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 24576);
+        p.kernel({{24576, Access::Write}, {32768, Access::Write}}, 30);
+        p.kernel({{32768, Access::Write}, {36864, Access::Write}}, 31);
+        p.kernel({{36864, Access::Write}, {45056, Access::Write}}, 32);
+        p.gemm(45056, 16384, 8192);
+        size_t last = p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    auto pieces = [&](uint64_t offset, const char* category) {
+        return std::count_if(r.subranges.begin(), r.subranges.end(),
+                             [&](const SubRangeTag& t) { return t.offset == offset && t.tag.category == category; });
+    };
+    CHECK_EQ(pieces(36864, "workspace"), 0);
+    CHECK_GE(pieces(36864, "activations"), 3);
+}
