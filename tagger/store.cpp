@@ -53,11 +53,11 @@ void delete_tag_texts(trace::Database& db) {
     if (!ids.empty()) db.exec(("DELETE FROM strings WHERE id IN (" + ids + ")").c_str());
 }
 
-void write_results(trace::Database& db, const TraceModel& model, const IterationSet& its, const TagResult& result) {
+// Training steps first (ids 1..n, which phases refer to), then the spans set apart (idx -1).
+void write_iterations(trace::Database& db, const IterationSet& its) {
     trace::Statement iteration(db,
                                "INSERT INTO iterations (id, process, idx, begin_ns, end_ns, source, "
                                "device_begin_ns, device_end_ns, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
-    // Training steps first (ids 1..n, which phases refer to), then the spans set apart (idx -1).
     auto write_span = [&](const Iteration& it, int64_t id, int64_t idx, const char* kind) {
         const bool device = it.device_end_ns > 0;
         iteration.bind(1, id)
@@ -77,10 +77,13 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
         write_span(its.iterations[i], int64_t(i + 1), steps_of_process[its.iterations[i].process]++, "training");
     for (size_t i = 0; i < its.non_training.size(); ++i)
         write_span(its.non_training[i], int64_t(its.iterations.size() + i + 1), -1, "non_training");
+}
+
+void write_phases(trace::Database& db, const std::vector<Phase>& phases) {
     trace::Statement phase(db,
                            "INSERT INTO phases (iteration, kind, begin_ns, end_ns, device_begin_ns, device_end_ns) "
                            "VALUES (?1,?2,?3,?4,?5,?6)");
-    for (const Phase& p : result.phases) {
+    for (const Phase& p : phases) {
         const bool device = p.device_end_ns > 0;
         phase.bind(1, int64_t(p.iteration + 1))
             .bind(2, p.kind)
@@ -90,6 +93,11 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
             .bind(6, device ? std::optional<int64_t>(p.device_end_ns) : std::nullopt)
             .run();
     }
+}
+
+void write_results(trace::Database& db, const TraceModel& model, const IterationSet& its, const TagResult& result) {
+    write_iterations(db, its);
+    write_phases(db, result.phases);
     TagTexts texts(db);
     trace::Statement category(db,
                               "INSERT INTO allocation_categories (allocation, category, reason_string, confidence, "
