@@ -4,6 +4,7 @@
 
 #include "tbdprof/trace/schema.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -104,11 +105,16 @@ const Schema& reference_schema() {
 }
 
 // "CREATE TABLE x(a INTEGER,b TEXT)" -> "CREATE TABLE x(a INTEGER,b TEXT"; the suffix kept apart.
+// The suffix begins with the table's constraints when it has any ("...,b TEXT,PRIMARY KEY(a,b))
+// WITHOUT ROWID"): ALTER TABLE ADD COLUMN puts a column after the last column, before them, so a
+// column added later sits there both in the schema and in an upgraded older trace.
 std::string without_close(const std::string& sql, std::string& suffix) {
-    const size_t close = sql.rfind(')');
-    if (close == std::string::npos) return sql;
-    suffix = sql.substr(close);
-    return sql.substr(0, close);
+    size_t end = sql.rfind(')');
+    if (end == std::string::npos) return sql;
+    for (const char* constraint : {",PRIMARY KEY(", ",UNIQUE(", ",CHECK(", ",FOREIGN KEY(", ",CONSTRAINT "})
+        end = std::min(end, sql.find(constraint));
+    suffix = sql.substr(end);
+    return sql.substr(0, end);
 }
 
 // What ALTER TABLE ADD COLUMN leaves, and nothing that runs code: ",name TYPE [NOT NULL] [DEFAULT literal]".

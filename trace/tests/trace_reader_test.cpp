@@ -2,6 +2,7 @@
 #include "trace_test_support.h"
 
 #include <tbdprof/trace/schema.h>
+#include <tbdprof/trace/tables.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -150,6 +151,40 @@ TEST_CASE("reader: the update opener validates like the reader and then allows w
     }
     set_user_version(dir.file("trace.sqlite"), 0);
     CHECK_THROWS_AS(trace::open_trace_for_update(dir.file("trace.sqlite")), trace::TraceOpenError);
+}
+
+TEST_CASE("reader: a trace whose table lacks columns added later before its constraints opens and upgrades") {
+    // phases gained device_begin_ns and device_end_ns after its columns and before its PRIMARY KEY:
+    // a trace written before must still open (read-only) and take them when tagged again.
+    TempDir dir;
+    RawFileWriter(1, 0).save(dir.path());
+    build(dir);
+    {
+        sqlite3* handle = nullptr;
+        REQUIRE(sqlite3_open(dir.file("trace.sqlite").c_str(), &handle) == SQLITE_OK);
+        trace::Database db(handle);
+        db.exec(
+            "DROP TABLE phases; CREATE TABLE phases (iteration INTEGER NOT NULL REFERENCES iterations(id), "
+            "kind TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
+            "PRIMARY KEY (iteration, kind)) WITHOUT ROWID");
+    }
+    CHECK_FALSE(trace::has_column(trace::open_trace(dir.file("trace.sqlite")), "phases", "device_end_ns"));
+    {
+        trace::Database db = trace::open_trace_for_update(dir.file("trace.sqlite"));
+        trace::upgrade_for_update(db, {"phases"});
+    }
+    CHECK(trace::has_column(trace::open_trace(dir.file("trace.sqlite")), "phases", "device_end_ns"));
+    // Columns put after the constraints, which SQLite never writes, are still refused.
+    {
+        sqlite3* handle = nullptr;
+        REQUIRE(sqlite3_open(dir.file("trace.sqlite").c_str(), &handle) == SQLITE_OK);
+        trace::Database db(handle);
+        db.exec(
+            "DROP TABLE phases; CREATE TABLE phases (iteration INTEGER NOT NULL REFERENCES iterations(id), "
+            "kind TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
+            "PRIMARY KEY (iteration, kind), CHECK (end_ns >= begin_ns)) WITHOUT ROWID");
+    }
+    CHECK_THROWS_AS(trace::open_trace(dir.file("trace.sqlite")), trace::TraceOpenError);
 }
 
 TEST_CASE(
