@@ -11,12 +11,16 @@
 //               ncclGroupStart/ncclGroupEnd (NCCL runs a group as one kernel): a stage posts all its
 //               forward sends at once, the next stage all its receives (as pipeline schedules batch
 //               their point-to-point calls so that no pair of ranks waits on the other).
+//   --persistent-buffers  the buffers a stage receives into (its input, its output's gradient) are
+//               allocated once per micro-batch and refilled every step (preallocated communication
+//               buffers), not allocated in each step.
 //
 // Memory (labels as the other samples write them): weights, weight gradients (accumulated over the
 // micro-batches, read by the update) and momentum live for the run; each step's batch (first stage,
 // copied from the host: input), the activations of every micro-batch, the ones received from the
 // previous stage, the gradients flowing back between layers and between stages (activations: data
-// between operations, definitions.md) are allocated in the step and freed at its end.
+// between operations, definitions.md) are allocated in the step and freed at its end (the received
+// ones kept for the run with --persistent-buffers: still activations, refilled in every step).
 #include "common/check.h"
 #include "common/kernels.h"
 #include "common/labels.h"
@@ -27,6 +31,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -43,7 +48,7 @@ using tbdsample::Category;
 
 struct Options {
     int ranks = 2, layers = 4, hidden = 256, batch = 64, iterations = 4, micro_batches = 2;
-    bool grouped = false;
+    bool grouped = false, persistent_buffers = false;
 };
 
 class Memory {  // cudaMalloc/cudaFree with a label line for each
@@ -93,7 +98,7 @@ public:
     void step(int index) {
         const long long begin = tbdsample::monotonic_ns();
         std::vector<MicroBatch> micro(std::size_t(o_.micro_batches));
-        for (MicroBatch& mb : micro) allocate(mb);
+        for (std::size_t m = 0; m < micro.size(); ++m) allocate(micro[m], m);
         if (first()) load_batch(micro);
         transfer(micro, /*forward=*/true, /*send=*/false);
         for (MicroBatch& mb : micro)
@@ -112,6 +117,7 @@ public:
     }
 
     ~Stage() {
+        for (float* p : kept_) memory_.release(p);
         memory_.release(velocity_);
         memory_.release(grads_);
         memory_.release(weights_);
@@ -124,14 +130,27 @@ private:
     float* layer(int l) const { return weights_ + layer_size_ * std::size_t(l); }
     std::size_t slice() const { return std::size_t(rows_) * o_.hidden; }
 
-    void allocate(MicroBatch& mb) {
+    // Micro-batch m's buffers; with --persistent-buffers the received ones are micro-batch m's kept
+    // buffers (made in the first step).
+    void allocate(MicroBatch& mb, std::size_t m) {
+        auto received = [&](std::size_t which) {
+            if (!o_.persistent_buffers) return memory_.allocate(slice(), Category::activations);
+            if (kept_.size() <= 2 * m + which) kept_.resize(2 * m + which + 1, nullptr);
+            float*& p = kept_[2 * m + which];
+            if (!p) p = memory_.allocate(slice(), Category::activations);
+            return p;
+        };
         for (int l = 0; l <= o_.layers; ++l)
-            mb.acts.push_back(memory_.allocate(slice(), l == 0 && first() ? Category::input : Category::activations));
-        mb.grad_out = last() ? mb.acts.back() : memory_.allocate(slice(), Category::activations);
+            mb.acts.push_back(first() && l == 0 ? memory_.allocate(slice(), Category::input)
+                              : l == 0      ? received(0)
+                                            : memory_.allocate(slice(), Category::activations));
+        mb.grad_out = last() ? mb.acts.back() : received(1);
     }
     void release(MicroBatch& mb) {
-        if (mb.grad_out != mb.acts.back()) memory_.release(mb.grad_out);
-        for (float* a : mb.acts) memory_.release(a);
+        auto kept = [&](float* p) { return std::find(kept_.begin(), kept_.end(), p) != kept_.end(); };
+        if (mb.grad_out != mb.acts.back() && !kept(mb.grad_out)) memory_.release(mb.grad_out);
+        for (float* a : mb.acts)
+            if (!kept(a)) memory_.release(a);
     }
 
     void load_batch(std::vector<MicroBatch>& micro) {
@@ -195,6 +214,7 @@ private:
     float* grads_ = nullptr;
     float* velocity_ = nullptr;
     std::vector<float> host_batch_;
+    std::vector<float*> kept_;  // --persistent-buffers: per micro-batch, its received input and output gradient
 };
 
 Options parse(int argc, char** argv) {
@@ -207,6 +227,8 @@ Options parse(int argc, char** argv) {
     parser.add_int("micro-batches", &o.micro_batches, 1, 256, "micro-batches per step (dividing --batch)");
     parser.add_int("iterations", &o.iterations, 1, 100000, "training steps");
     parser.add_flag("grouped", &o.grouped, "each direction's sends (or receives) of a step in one NCCL group");
+    parser.add_flag("persistent-buffers", &o.persistent_buffers,
+                    "receive into buffers kept for the run instead of ones allocated in each step");
     parser.parse(argc, argv);
     return o;
 }
