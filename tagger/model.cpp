@@ -318,8 +318,7 @@ void resolve_nccl_groups(Loader& l) {
     std::vector<int32_t> open;
     for (size_t i = 0; i < l.nccl_calls.size(); ++i) {
         const NcclCallRow& c = l.nccl_calls[i];
-        if (i > 0 && (c.process != l.nccl_calls[i - 1].process || c.thread != l.nccl_calls[i - 1].thread))
-            open.clear();
+        if (i > 0 && (c.process != l.nccl_calls[i - 1].process || c.thread != l.nccl_calls[i - 1].thread)) open.clear();
         const std::optional<size_t> call = l.call_index.find(c.id);
         if (!call) continue;
         if (launched[*call]) {
@@ -453,7 +452,8 @@ void apply_library_roles(Loader& l) {
         for (int32_t call : group != l.group_members.end() ? group->second : own) {
             const LibraryCall& c = m.library_calls[size_t(call)];
             add_call_touches(w, c);
-            if (m.pooled) add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c, operands[size_t(call)]);
+            if (m.pooled)
+                add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c, operands[size_t(call)]);
         }
     }
     if (l.calls_resolved) add_library_operand_touches(l.db, l.alloc_index, l.call_index, m);  // library_operands.h
