@@ -211,25 +211,25 @@ bool reads_only(const TraceModel& m, const Instance& instance) {
 
 // The work items that read and wrote the bytes at `instance`'s start in place, as one call with
 // recorded extents (an all-reduce of a bucket: send and receive buffer one), each with the bytes it
-// both read and wrote from there.
+// both read and wrote from there. An instance's own uses are in derive_subranges' order (by work, a
+// work item's read before its write), so such a call's two uses are neighbours: one pass.
 struct InPlaceUse {
     uint32_t work = 0;
     int64_t bytes = 0;
 };
 
+bool exact_use_at(const PointerUse& u, uint64_t offset, Access access) {
+    return u.offset == offset && u.access == access && u.exact && u.bytes > 0;
+}
+
 std::vector<InPlaceUse> in_place_uses(const TraceModel& m, const Instance& instance) {
     std::vector<InPlaceUse> found;
-    for (size_t index : instance.uses) {
-        const PointerUse& read = m.pointer_uses[index];
-        if (read.offset != instance.offset || read.access != Access::Read || !read.exact || read.bytes <= 0 ||
-            m.work[read.work].library_call == kNone)
-            continue;
-        for (size_t other : instance.uses) {
-            const PointerUse& write = m.pointer_uses[other];
-            if (write.work == read.work && write.offset == read.offset && write.access == Access::Write &&
-                write.exact && write.bytes > 0)
-                found.push_back({read.work, std::min(read.bytes, write.bytes)});
-        }
+    for (size_t k = 0; k + 1 < instance.uses.size(); ++k) {
+        const PointerUse& read = m.pointer_uses[instance.uses[k]];
+        const PointerUse& write = m.pointer_uses[instance.uses[k + 1]];
+        if (write.work == read.work && m.work[read.work].library_call != kNone &&
+            exact_use_at(read, instance.offset, Access::Read) && exact_use_at(write, instance.offset, Access::Write))
+            found.push_back({read.work, std::min(read.bytes, write.bytes)});
     }
     return found;
 }
