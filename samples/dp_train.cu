@@ -23,6 +23,8 @@
 //                      synchronised first, as a program freeing with cudaFree must).
 //   --slow-rank K      rank K does --slow-us of host work before each step (a slow data loader), so
 //                      the other ranks' collectives wait for it.
+//   --grouped          each collective is issued inside ncclGroupStart/ncclGroupEnd (a group of one, as
+//                      frameworks that coalesce collectives issue them): its kernel is the group's.
 //
 // Memory (labels as the other samples write them): weights and optimizer state live for the run;
 // the gradient buckets (gradients: backward writes them, the optimizer reads them, NCCL reduces them in
@@ -59,7 +61,7 @@ using tbdsample::Category;
 struct Options {
     int ranks = 2, layers = 8, hidden = 256, batch = 64, iterations = 4, buckets = 4, slow_rank = -1;
     long slow_us = 20000;
-    bool overlap = true, zero = false;
+    bool overlap = true, zero = false, grouped = false;
     int zero_stage = 0;  // 0: no sharding; 1-3 as --zero-stage
 };
 
@@ -151,8 +153,10 @@ private:
     float* use_layer(int l) {
         if (o_.zero_stage < 3) return layer(l);
         float* full = memory_.allocate(layer_size_, Category::weights);
-        NCCL_CHECK(ncclAllGather(weights_ + layer_shard() * std::size_t(l), full, layer_shard(), ncclFloat32, comm_,
-                                 compute_));
+        collective([&] {
+            NCCL_CHECK(ncclAllGather(weights_ + layer_shard() * std::size_t(l), full, layer_shard(), ncclFloat32,
+                                     comm_, compute_));
+        });
         return full;
     }
     void done_with_layer(float* w) {
@@ -207,24 +211,36 @@ private:
         CUDA_CHECK(cudaStreamWaitEvent(compute_, comm_done_, 0));
     }
 
+    // One NCCL call; with --grouped inside ncclGroupStart/ncclGroupEnd (a group of one).
+    template <typename Call>
+    void collective(Call call) {
+        if (o_.grouped) NCCL_CHECK(ncclGroupStart());
+        call();
+        if (o_.grouped) NCCL_CHECK(ncclGroupEnd());
+    }
+
     void reduce_bucket(Bucket& b, cudaStream_t stream) {
         if (stream != compute_) {
             CUDA_CHECK(cudaEventRecord(b.ready, compute_));
             CUDA_CHECK(cudaStreamWaitEvent(stream, b.ready, 0));
         }
         if (!o_.zero) {
-            NCCL_CHECK(ncclAllReduce(b.grads, b.grads, b.count, ncclFloat32, ncclAvg, comm_, stream));
+            collective([&] { NCCL_CHECK(ncclAllReduce(b.grads, b.grads, b.count, ncclFloat32, ncclAvg, comm_, stream)); });
             return;
         }
         if (o_.zero_stage < 3) {
-            NCCL_CHECK(
-                ncclReduceScatter(b.grads, b.shard, b.count / rank_.world_size, ncclFloat32, ncclAvg, comm_, stream));
+            collective([&] {
+                NCCL_CHECK(ncclReduceScatter(b.grads, b.shard, b.count / rank_.world_size, ncclFloat32, ncclAvg, comm_,
+                                             stream));
+            });
         } else {
             // Layer by layer: shard r of each layer, laid out as the weight shards are.
             for (int l = b.first_layer; l < b.end_layer; ++l) {
                 const std::size_t within = std::size_t(l - b.first_layer);
-                NCCL_CHECK(ncclReduceScatter(b.grads + layer_size_ * within, b.shard + layer_shard() * within,
-                                             layer_shard(), ncclFloat32, ncclAvg, comm_, stream));
+                collective([&] {
+                    NCCL_CHECK(ncclReduceScatter(b.grads + layer_size_ * within, b.shard + layer_shard() * within,
+                                                 layer_shard(), ncclFloat32, ncclAvg, comm_, stream));
+                });
             }
         }
         if (o_.zero_stage < 2) return;
@@ -256,7 +272,7 @@ private:
             float* mine = weights_ + b.offset + shard * std::size_t(rank_.rank);
             tbdsample::launch_sgd_momentum(mine, b.shard, velocity_ + state_offset, shard, lr, momentum, compute_);
             state_offset += shard;
-            NCCL_CHECK(ncclAllGather(mine, weights_ + b.offset, shard, ncclFloat32, comm_, compute_));
+            collective([&] { NCCL_CHECK(ncclAllGather(mine, weights_ + b.offset, shard, ncclFloat32, comm_, compute_)); });
         }
     }
 
@@ -304,6 +320,7 @@ Options parse(int argc, char** argv) {
         "overlap", {"buckets", "none"}, 0, [&](int i) { o.overlap = i == 0; },
         "all-reduce each bucket when ready (buckets) or all after backward (none)");
     parser.add_flag("zero", &o.zero, "reduce-scatter gradients and all-gather weights (ZeRO/FSDP-like)");
+    parser.add_flag("grouped", &o.grouped, "issue each collective inside ncclGroupStart/ncclGroupEnd");
     parser.add_int("zero-stage", &o.zero_stage, 1, 3,
                    "what --zero shards: 1 optimizer state (--zero alone), 2 also gradients, 3 also weights; implies --zero");
     parser.parse(argc, argv);

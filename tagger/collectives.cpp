@@ -69,10 +69,12 @@ bool read_by_update_after(const DataFlow& flow, const std::vector<bool>& optimiz
 
 // The buffers a reduced bucket's sum is copied into in the step, before anything overwrites the
 // bucket, that the update then reads (DDP copies each reduced bucket back into the parameters'
-// .grad); with `direct` set when the update reads the bucket itself (.grad as views of the bucket).
+// .grad), or that the update's rules found gradients otherwise (SGD's first step reads no .grad in
+// its kernels: it copies them into the momentum it makes, `copied-into-optimizer-state`); with
+// `direct` set when the update reads the bucket itself (.grad as views of the bucket).
 std::vector<int32_t> update_inputs_from(const TraceModel& m, const DataFlow& flow,
-                                        const std::vector<bool>& optimizer_work, int32_t buffer, uint32_t call_work,
-                                        bool* direct) {
+                                        const std::vector<bool>& optimizer_work, const std::vector<Tag>& tags,
+                                        int32_t buffer, uint32_t call_work, bool* direct) {
     std::vector<int32_t> destinations;
     const int step = flow.work_iteration[call_work];
     *direct = false;
@@ -83,7 +85,8 @@ std::vector<int32_t> update_inputs_from(const TraceModel& m, const DataFlow& flo
         if (m.work[t.work].kind != WorkItem::Kind::CopyDtoD || t.use != Use::Read) continue;
         const int32_t destination = copy_side(m.work[t.work], true);
         if (destination != kNone && destination != buffer &&
-            read_by_update_after(flow, optimizer_work, destination, t.work))
+            (read_by_update_after(flow, optimizer_work, destination, t.work) ||
+             tags[size_t(destination)].category == "gradients"))
             destinations.push_back(destination);
     }
     return destinations;
@@ -124,7 +127,7 @@ size_t tag_reduced_bucket(const TraceModel& m, const DataFlow& flow, const std::
         !filled_before(m, flow, call.a, w))
         return 0;
     bool direct = false;
-    const std::vector<int32_t> outputs = update_inputs_from(m, flow, optimizer_work, call.a, w, &direct);
+    const std::vector<int32_t> outputs = update_inputs_from(m, flow, optimizer_work, tags, call.a, w, &direct);
     if (!direct && outputs.empty()) return 0;
     size_t tagged_now = 0;
     auto tag = [&](int32_t a, const char* rule, const char* reason) {

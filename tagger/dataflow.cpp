@@ -17,6 +17,11 @@ Use use_of(const TraceModel& m, const WorkItem& w, const Touch& t) {
     }
     if (w.library_call != kNone) {
         const LibraryCall& c = m.library_calls[size_t(w.library_call)];
+        // The kernel of an NCCL group of several calls (model.cpp, resolve_nccl_groups) runs calls
+        // whose operands its own call (ncclGroupEnd) has none of: it reads what they send and
+        // overwrites what they receive.
+        if (c.collective != Collective::None && c.a == kNone && c.b == kNone && c.c == kNone)
+            return t.access == Access::Write ? Use::Overwrite : Use::Read;
         if (t.allocation == c.workspace) return Use::Workspace;
         // The output operand: read and written by an axpy or scal, overwritten otherwise (a GEMM's
         // beta may keep some of it; the trace does not say).

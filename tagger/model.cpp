@@ -185,6 +185,12 @@ void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
     }
 }
 
+// An NCCL call as loading sees it: which calls make up a group (nccl_groups).
+struct NcclCallRow {
+    int64_t id = 0, process = 0, thread = -1, begin_ns = 0;
+    bool group_end = false;
+};
+
 // What loading keeps from one table to the next: trace ids to model indices, and which tables
 // carry the builder's resolved operands.
 struct Loader {
@@ -194,6 +200,9 @@ struct Loader {
     std::unordered_map<int64_t, uint64_t> offset_in_segment = {};  // joined mappings (mapped_segments.h)
     IdIndex call_index = {}, kernel_index = {};
     bool calls_resolved = false, copies_resolved = false, sets_resolved = false;
+    std::vector<NcclCallRow> nccl_calls = {};
+    // Per ncclGroupEnd call (model index) whose group's calls its kernels ran: those calls.
+    std::unordered_map<int32_t, std::vector<int32_t>> group_members = {};
 
     // Copies, sets and library calls point into allocations through the builder's columns (the one
     // resolution); a trace without them (older, imported) has these operands unresolved, as kernels
@@ -263,6 +272,8 @@ void load_library_calls(Loader& l) {
         drop_empty_workspace(r, c);
         c.output_read = r.op == "axpy" || r.op == "scal" || r.op == "ger";
         c.collective = collective_of(r.op);
+        if (r.op.starts_with("nccl_"))
+            l.nccl_calls.push_back({r.id, r.process, r.thread.value_or(-1), r.begin_ns, r.op == "nccl_group_end"});
         m.library_calls.push_back(c);
         ids.push_back(r.id);
     }
@@ -287,6 +298,40 @@ void load_kernels(Loader& l) {
         l.m.work.push_back(std::move(w));
     });
     l.kernel_index.finish();
+}
+
+// NCCL launches nothing for the calls between ncclGroupStart and ncclGroupEnd: their kernel (one
+// per communicator) is launched inside the outermost ncclGroupEnd and points to that call, which has
+// no operands, so the buffers the group sent, received or reduced would be touched by nothing. The
+// group's calls are the NCCL calls of the same thread since the last call that launched a kernel
+// (an ungrouped call, or an earlier group's end), themselves launching none; an inner group's end
+// launches nothing either and leaves the group open. A group of one call (frameworks issue single
+// collectives in a group) gives its kernel to that call, whose collective rules then apply; a
+// kernel of a larger group touches every call's operands (apply_library_roles).
+void resolve_nccl_groups(Loader& l) {
+    if (l.nccl_calls.empty()) return;
+    std::vector<bool> launched(l.m.library_calls.size(), false);
+    for (const WorkItem& w : l.m.work)
+        if (w.library_call != kNone) launched[size_t(w.library_call)] = true;
+    auto key = [](const NcclCallRow& c) { return std::tie(c.process, c.thread, c.begin_ns, c.id); };
+    std::sort(l.nccl_calls.begin(), l.nccl_calls.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+    std::vector<int32_t> open;
+    for (size_t i = 0; i < l.nccl_calls.size(); ++i) {
+        const NcclCallRow& c = l.nccl_calls[i];
+        if (i > 0 && (c.process != l.nccl_calls[i - 1].process || c.thread != l.nccl_calls[i - 1].thread)) open.clear();
+        const std::optional<size_t> call = l.call_index.find(c.id);
+        if (!call) continue;
+        if (launched[*call]) {
+            if (c.group_end && !open.empty()) l.group_members[int32_t(*call)] = open;
+            open.clear();
+        } else if (!c.group_end) {
+            open.push_back(int32_t(*call));
+        }
+    }
+    for (WorkItem& w : l.m.work) {
+        auto group = l.group_members.find(w.library_call);
+        if (group != l.group_members.end() && group->second.size() == 1) w.library_call = group->second.front();
+    }
 }
 
 // A pointer a kernel passed into an allocation (kernel_edges), at `offset` from its start.
@@ -386,6 +431,14 @@ void mark_call_operands(TraceModel& m, const std::vector<CallOperands>& operands
     }
 }
 
+// A library call's operands as touches of its kernel: A and B read, C and the workspace written.
+void add_call_touches(WorkItem& w, const LibraryCall& c) {
+    if (c.a != kNone) w.touches.push_back({c.a, Access::Read});
+    if (c.b != kNone && c.b != c.a) w.touches.push_back({c.b, Access::Read});
+    if (c.c != kNone) w.touches.push_back({c.c, Access::Write});
+    if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
+}
+
 // Library roles override what argument scanning could tell: a GEMM reads A and B, writes C.
 void apply_library_roles(Loader& l) {
     TraceModel& m = l.m;
@@ -393,14 +446,15 @@ void apply_library_roles(Loader& l) {
         m.pooled && l.calls_resolved ? load_call_operands(l) : std::vector<CallOperands>{};
     for (auto& w : m.work) {
         if (w.library_call == kNone || !l.calls_resolved) continue;
-        const LibraryCall& c = m.library_calls[size_t(w.library_call)];
         w.touches.clear();
-        if (c.a != kNone) w.touches.push_back({c.a, Access::Read});
-        if (c.b != kNone && c.b != c.a) w.touches.push_back({c.b, Access::Read});
-        if (c.c != kNone) w.touches.push_back({c.c, Access::Write});
-        if (c.workspace != kNone) w.touches.push_back({c.workspace, Access::Write});
-        if (m.pooled)
-            add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c, operands[size_t(w.library_call)]);
+        auto group = l.group_members.find(w.library_call);
+        const std::vector<int32_t> own{w.library_call};
+        for (int32_t call : group != l.group_members.end() ? group->second : own) {
+            const LibraryCall& c = m.library_calls[size_t(call)];
+            add_call_touches(w, c);
+            if (m.pooled)
+                add_library_pointer_uses(m, static_cast<uint32_t>(&w - m.work.data()), c, operands[size_t(call)]);
+        }
     }
     if (l.calls_resolved) add_library_operand_touches(l.db, l.alloc_index, l.call_index, m);  // library_operands.h
     if (!operands.empty()) mark_call_operands(m, operands);
@@ -480,6 +534,7 @@ TraceModel load_model(const trace::Database& db) {
     // Sized once: growing by doubling would touch up to twice the memory, the largest array's.
     m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
     load_kernels(l);
+    resolve_nccl_groups(l);
     load_kernel_edges(l);
     apply_library_roles(l);
     load_copies(l);

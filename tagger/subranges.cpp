@@ -209,12 +209,50 @@ bool reads_only(const TraceModel& m, const Instance& instance) {
                        [&](size_t index) { return m.pointer_uses[index].access == Access::Read; });
 }
 
+// The work items that read and wrote the bytes at `instance`'s start in place, as one call with
+// recorded extents (an all-reduce of a bucket: send and receive buffer one), each with the bytes it
+// both read and wrote from there. An instance's own uses are in derive_subranges' order (by work, a
+// work item's read before its write), so such a call's two uses are neighbours: one pass.
+struct InPlaceUse {
+    uint32_t work = 0;
+    int64_t bytes = 0;
+};
+
+bool exact_use_at(const PointerUse& u, uint64_t offset, Access access) {
+    return u.offset == offset && u.access == access && u.exact && u.bytes > 0;
+}
+
+std::vector<InPlaceUse> in_place_uses(const TraceModel& m, const Instance& instance) {
+    std::vector<InPlaceUse> found;
+    for (size_t k = 0; k + 1 < instance.uses.size(); ++k) {
+        const PointerUse& read = m.pointer_uses[instance.uses[k]];
+        const PointerUse& write = m.pointer_uses[instance.uses[k + 1]];
+        if (write.work == read.work && m.work[read.work].library_call != kNone &&
+            exact_use_at(read, instance.offset, Access::Read) && exact_use_at(write, instance.offset, Access::Write))
+            found.push_back({read.work, std::min(read.bytes, write.bytes)});
+    }
+    return found;
+}
+
+// Whether `inner` was in use across a call that read and wrote its bytes in place from `outer`'s start
+// (used before the call and after it): while it held its value, the call summed or rewrote those
+// bytes as part of the tensor at outer's start, so it is that tensor, whichever of its uses fall
+// inside outer's other ones. (DDP's first step all-reduces one bucket of the whole model: the slots
+// are filled from its end, the one at its start last, and copied back from its start first, so each
+// other slot is used only before and after the life of the piece at the start.)
+bool live_across_in_place(const Instance& inner, const Instance& outer, const std::vector<InPlaceUse>& calls) {
+    return std::any_of(calls.begin(), calls.end(), [&](const InPlaceUse& call) {
+        return inner.first < call.work && call.work < inner.last && inner.offset < outer.offset + uint64_t(call.bytes);
+    });
+}
+
 void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
     for (size_t i = 0; i < instances.size(); ++i) {
         Instance& outer = instances[i];
         if (outer.empty || outer.known_bytes() <= 0) continue;
         uint64_t end = outer.offset + uint64_t(outer.known_bytes());
         const Instance own = outer;
+        const std::vector<InPlaceUse> in_place = in_place_uses(m, outer);
         Instance held = outer;
         if (outer.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == outer.offset &&
             instances[i + 1].exact_bytes == outer.exact_bytes && instances[i + 1].first > 0)
@@ -222,7 +260,9 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
             if (inner.empty || inner.offset == outer.offset || holds_workspace(m, inner)) continue;
-            if (!used_within(m, inner, own) && !(used_within(m, inner, held) && reads_only(m, inner))) continue;
+            if (!used_within(m, inner, own) && !(used_within(m, inner, held) && reads_only(m, inner)) &&
+                !live_across_in_place(inner, own, in_place))
+                continue;
             for (size_t index : inner.uses) {
                 const PointerUse& u = m.pointer_uses[index];
                 outer.uses.push_back(index);

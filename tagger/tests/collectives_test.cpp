@@ -239,3 +239,28 @@ TEST_CASE("NCCL library ops map to collective kinds") {
     CHECK_EQ(collective_of("nccl_group_end"), Collective::Other);
     CHECK_EQ(collective_of("gemm"), Collective::None);
 }
+
+TEST_CASE("the kernel of a group of NCCL calls reads what they send and overwrites what they receive") {
+    // Its own call (ncclGroupEnd) has no operands; loading gives the kernel the touches of the group's
+    // sends and receives. The received buffer is made anew by it (not a value carried in), the sent one
+    // read.
+    Run r;
+    r.alloc("sent", 4096);
+    r.alloc("received", 4096);
+    LibraryCall group_end;
+    group_end.collective = Collective::Other;
+    r.model.library_calls.push_back(group_end);
+    WorkItem w = test::timed_work(WorkItem::Kind::Kernel, 400, r.now);
+    w.library_call = 0;
+    w.touches = {{r.ids["sent"], Access::Read}, {r.ids["received"], Access::Write}};
+    CHECK_EQ(use_of(r.model, w, w.touches[0]), Use::Read);
+    CHECK_EQ(use_of(r.model, w, w.touches[1]), Use::Overwrite);
+    // A call with operands keeps its roles: a send (operand a) is read.
+    LibraryCall send;
+    send.a = r.ids["sent"];
+    send.collective = Collective::Other;
+    r.model.library_calls.push_back(send);
+    w.library_call = 1;
+    CHECK_EQ(use_of(r.model, w, w.touches[0]), Use::Read);
+    CHECK_EQ(use_of(r.model, w, w.touches[1]), Use::Read);
+}

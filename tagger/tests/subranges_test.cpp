@@ -716,10 +716,29 @@ namespace {
 // at 40960 and G2 at 45056 (backward's GEMMs write them), each scaled into its slot of the bucket B
 // (8192 bytes at 65536, G1's slot at its start, G2's inside), B summed over the ranks in place, each
 // slot copied back into its gradient, and the update reading the gradients. `fill_g1_from`: the address
-// the kernel filling G1's slot takes its value from (G1's own, or another tensor's).
+// the kernel filling G1's slot takes its value from (G1's own, or another tensor's). The slots are
+// filled from the bucket's end (G2's first) and copied back from its start, as in DDP's first step.
+// `first_update_copies`: the first step's update reads no gradient in its kernel but copies each into
+// the momentum it makes, then reads the momenta (SGD's first step).
 constexpr uint64_t kGrad1 = 40960, kGrad2 = 45056, kBucket = 65536;
 
-Pool ddp_shaped_run(bool reduce, uint64_t fill_g1_from = kGrad1) {
+void ddp_update(Pool& p, bool copies_into_momentum) {
+    if (copies_into_momentum) {
+        p.work(WorkItem::Kind::CopyDtoD, {{8192, Access::Write, 4096, true}, {kGrad1, Access::Read, 4096, true}});
+        p.work(WorkItem::Kind::CopyDtoD, {{12288, Access::Write, 4096, true}, {kGrad2, Access::Read, 4096, true}});
+        p.kernel({{8192, Access::Read}, {12288, Access::Read}, {0, Access::Write}, {4096, Access::Write}}, 6);
+        return;
+    }
+    p.kernel({{kGrad1, Access::Read},
+              {kGrad2, Access::Read},
+              {8192, Access::Write},
+              {12288, Access::Write},
+              {0, Access::Write},
+              {4096, Access::Write}},
+             5);
+}
+
+Pool ddp_shaped_run(bool reduce, uint64_t fill_g1_from = kGrad1, bool first_update_copies = false) {
     Pool p(1 << 20);
     p.kernel({{0, Access::Write}, {4096, Access::Write}}, 9);  // initialise the weights
     LibraryCall all_reduce;
@@ -743,13 +762,7 @@ Pool ddp_shaped_run(bool reduce, uint64_t fill_g1_from = kGrad1) {
         p.work(WorkItem::Kind::CopyDtoD, {{kGrad1, Access::Write, 4096, true}, {kBucket, Access::Read, 4096, true}});
         p.work(WorkItem::Kind::CopyDtoD,
                {{kGrad2, Access::Write, 4096, true}, {kBucket + 4096, Access::Read, 4096, true}});
-        p.kernel({{kGrad1, Access::Read},
-                  {kGrad2, Access::Read},
-                  {8192, Access::Write},
-                  {12288, Access::Write},
-                  {0, Access::Write},
-                  {4096, Access::Write}},
-                 5);  // the update
+        ddp_update(p, first_update_copies && s == 0);
         p.step(first, p.model.work.size());
     }
     return p;
@@ -822,4 +835,28 @@ TEST_CASE("a tensor one kernel makes and the next consumes is an operation's out
     };
     CHECK_EQ(pieces(36864, "workspace"), 0);
     CHECK_GE(pieces(36864, "activations"), 3);
+}
+
+TEST_CASE("a bucket all-reduced whole is one tensor with the slots filled before and copied back after it") {
+    // The slot at the bucket's start is filled last and copied back first (DDP's first step: one
+    // bucket of the whole model), so G2's slot is used only before and after the life of the piece at
+    // the start; the all-reduce read and wrote its bytes while it held G2's value: one bucket. And in
+    // the step whose update copies the gradients into the momentum it makes (SGD's first step), the
+    // bucket's sum still goes to the update: gradients.
+    Pool p = ddp_shaped_run(true, kGrad1, true);
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    SubRangeSet set = derive_subranges(p.model, its);
+    CHECK(at(set, kBucket + 4096).empty());  // no tensor of its own: inside the bucket
+    REQUIRE_EQ(at(set, kBucket).size(), 4u);
+    for (const SubRange& bucket : at(set, kBucket)) CHECK_EQ(bucket.bytes, 8192);
+    TagResult r = tag_model(p.model, "", its);
+    size_t buckets = 0;
+    for (const SubRangeTag& t : r.subranges) {
+        if (t.offset != kBucket) continue;
+        ++buckets;
+        CHECK_EQ(t.tag.category, "gradients");
+        CHECK_EQ(t.tag.rule, "reduced-gradient-bucket");
+    }
+    CHECK_EQ(buckets, 4u);
 }

@@ -21,7 +21,8 @@
 #                2 ranks, and only simulated NVIDIA libraries mapped in either rank; with no NVTX
 #                step ranges, all 4 steps found on each rank (DDP's first one too, beginning with its
 #                batch), its parameters tagged weights, its momentum optimizer_state, its reduced
-#                gradient buckets of the 3 steady steps gradients and the .grad they are copied back
+#                gradient buckets of all 4 steps (the first step's one bucket of the whole model too)
+#                gradients and the .grad they are copied back
 #                into gradients too (check_ddp_gradients); each rank's own memory peak
 #                (the report's memory.processes) holds its parameters as weights (check_ddp_memory).
 #                A failed all-reduce check shows the values compared.
@@ -174,10 +175,11 @@ check_ddp_gradients() {
         [ "$first_at_batch" -ge 1 ] || fail "rank $rank: the first step does not begin with its batch"
         [ "$momentum" -eq "$parameters" ] || fail "rank $rank: momentum $momentum bytes, parameters $parameters"
         [ "$weights" -eq "$parameters" ] || fail "rank $rank: weights $weights bytes, parameters $parameters"
-        # The steady steps' buckets, and the .grad each is copied back into (one tensor from backward's
-        # GEMM to the update, not cut where the sum comes back).
-        [ "$buckets" -ge $((3 * parameters)) ] ||
-            fail "rank $rank: gradient buckets $buckets bytes < 3 steps x parameters $parameters"
+        # Every step's buckets (the first step's one bucket of the whole model too), and the .grad each
+        # is copied back into (one tensor from backward's GEMM to the update, not cut where the sum
+        # comes back).
+        [ "$buckets" -ge $((4 * parameters)) ] ||
+            fail "rank $rank: gradient buckets $buckets bytes < 4 steps x parameters $parameters"
         [ "$grads" -ge $((3 * parameters)) ] ||
             fail "rank $rank: .grad tagged gradients $grads bytes < 3 steps x parameters $parameters"
     done

@@ -5,12 +5,16 @@
 # state carry those tags, whatever the other rank did at the same time, and the tags agree with the
 # labels on at least MIN_RANK_ACCURACY (default 0.95) of the rank's labelled bytes (tbdprof-tag-accuracy
 # on a copy of the trace holding that rank's process only: the ranks' devices reuse addresses).
-#   ranks.sh STEPS [DP_TRAIN ARGS...]      (env: TBDPROF, TAG_ACCURACY, TBDPROF_BIN_DIR)
+# RANKS_SAMPLE names another sample with dp_train's launcher and labels (pp_train: pipeline stages that
+# send activations and their gradients to each other); RANKS_MISALIGNED allows that many steps per rank
+# to begin elsewhere than labelled (default 0: pp_train's stages block in the simulated NCCL's receive,
+# whose host call waits for the peer, so where a step begins can be off by that wait).
+#   ranks.sh STEPS [SAMPLE ARGS...]      (env: TBDPROF, TAG_ACCURACY, TBDPROF_BIN_DIR, RANKS_SAMPLE)
 set -euo pipefail
 steps=$1; shift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-TBD_SAMPLE_LABELS="$work/labels.tsv" "$TBDPROF" --sim -o "$work/run.sqlite" -- "$TBDPROF_BIN_DIR/dp_train" \
+TBD_SAMPLE_LABELS="$work/labels.tsv" "$TBDPROF" --sim -o "$work/run.sqlite" -- "$TBDPROF_BIN_DIR/${RANKS_SAMPLE:-dp_train}" \
     --ranks 2 --iterations "$steps" "$@" >"$work/record.log" 2>&1 || { cat "$work/record.log"; exit 1; }
 q() { sqlite3 "$work/run.sqlite" "$1"; }
 status=0
@@ -38,7 +42,7 @@ for rank in 0 1; do
                 UNION ALL SELECT max(launch_ns) FROM kernel_view WHERE process = $process AND launch_ns + t.start < s.b)))
             AND i.begin_ns <= (SELECT min(k.launch_ns) FROM kernel_view k WHERE k.process = $process AND k.launch_ns + t.start >= s.b))")
     echo "rank $rank (process $process): $found steps, $apart set apart; labelled $labelled steps, $aligned begin where found"
-    if [ "$labelled" != "$steps" ] || [ "$found" != "$steps" ] || [ "$apart" != 0 ] || [ "$aligned" != "$steps" ]; then
+    if [ "$labelled" != "$steps" ] || [ "$found" != "$steps" ] || [ "$apart" != 0 ] || [ "$aligned" -lt $((steps - ${RANKS_MISALIGNED:-0})) ]; then
         echo "FAIL: rank $rank's steps"
         status=1
     fi
