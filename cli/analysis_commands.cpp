@@ -130,6 +130,10 @@ int report_command(int argc, char** argv) {
                              "iterations, CPU, top kernels.");
     Common common;
     add_common(command, common);
+    // For tbdprof fleet, which compares ranks recorded in separate traces (docs/fleet.md); off by default
+    // so that a report stays as it was.
+    command.app().add_flag("--collective-durations", common.analysis.collective_durations,
+                           "json: each rank's communication kernel durations in the window (ns, start order)");
     if (const auto status = parse_common(command, common, argc, argv)) return *status;
     const std::vector<std::string>& inputs = command.positional();
     if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof report --help)");

@@ -43,7 +43,8 @@ std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);
 // After the iterations: communication against computation per rank (communication.cpp), when a
 // kernel runs one of `functions_run` that is a communication function.
-void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, Report& report);
+void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, bool collective_durations,
+                        Report& report);
 // After scan_memory and the iterations: whether the memory tags are plausible (tag_plausibility.cpp).
 void check_tags(TraceFile& trace, Report& report);
 // What the plausibility check reads from the trace beyond the memory figures (tag_plausibility.cpp);

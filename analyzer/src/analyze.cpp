@@ -129,7 +129,7 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         timer.lap("memory scan");
         scan_cpu(trace, report);
         timer.lap("cpu scan");
-        scan_communication(trace, functions_run, report);
+        scan_communication(trace, functions_run, options.collective_durations, report);
         timer.lap("communication");
         return report;
     });

@@ -117,9 +117,17 @@ void read_ranks_figures(const TraceFile& trace, const std::vector<bool>& is_comm
     for (const RankKernels& k : kernels) figures.push_back(rank_figures(k, report.window, report.iterations.spans));
 }
 
+std::vector<int64_t> durations(const std::vector<Stretch>& collectives) {
+    std::vector<int64_t> out;
+    out.reserve(collectives.size());
+    for (const Stretch& c : collectives) out.push_back(c.end - c.begin);
+    return out;
+}
+
 }  // namespace
 
-void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, Report& report) {
+void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, bool collective_durations,
+                        Report& report) {
     const std::vector<bool> is_comm = communication_functions(trace);
     if (is_comm.empty() || report.window.end_ns <= report.window.begin_ns) return;
     // A trace can name NCCL functions that no kernel runs (a library loaded, a generated trace):
@@ -143,6 +151,7 @@ void scan_communication(const TraceFile& trace, const std::vector<int64_t>& func
         rank.device = kernels[i].device;
         rank.figures = figures[i].window;
         rank.iterations = std::move(figures[i].iterations);
+        if (collective_durations) rank.collective_durations_ns = durations(kernels[i].collectives);
         m.total.add(rank.figures);
         m.ranks.push_back(std::move(rank));
         ranks.push_back(std::move(kernels[i]));

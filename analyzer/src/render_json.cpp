@@ -121,6 +121,11 @@ void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
         json.begin_object().value("rank", r.rank).value("process", r.process).value("device", r.device);
         communication_figures(json, r.figures);
         json.value("wait_s", r.wait_ns ? std::optional<double>(s_of(*r.wait_ns)) : std::nullopt);
+        if (r.collective_durations_ns) {  // only when asked (tbdprof report --collective-durations)
+            json.begin_array("collective_durations_ns");
+            for (int64_t d : *r.collective_durations_ns) json.value("", d);
+            json.end_array();
+        }
         json.begin_array("iterations");
         for (const CommunicationFigures& f : r.iterations) {
             json.begin_object();

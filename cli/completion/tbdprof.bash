@@ -30,7 +30,9 @@ _tbdprof() {
             elif [ -z "$sub" ]; then
                 COMPREPLY=($(compgen -W "record report compare diff check tag import export merge view fleet build" -- "$cur"))
             fi ;;
-        report|compare|diff)
+        report)
+            if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$report_opts --collective-durations" -- "$cur")); else _filedir sqlite; fi ;;
+        compare|diff)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$report_opts" -- "$cur")); else _filedir sqlite; fi ;;
         check)
             if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$check_opts" -- "$cur")); else _filedir sqlite; fi ;;

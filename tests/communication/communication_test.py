@@ -96,6 +96,17 @@ def one_trace_of_all_ranks():
         check_figures(rank, e["per_iteration_us"], STEADY, f"device {rank['device']}")
         check(near(rank["wait_s"], e["per_iteration_us"]["wait"] * STEADY * 1e-6), f"device {rank['device']} wait {rank['wait_s']}")
     check(comm["slowest_device"] == 1, f"slowest device {comm['slowest_device']}, made slow: 1")
+    # --collective-durations: each rank's collectives as they ran, what tbdprof fleet matches across traces
+    # (bucket 1 lasts 200 us less the rank's lateness, bucket 2 150 us); nothing else changes.
+    asked = json.loads(run("report", trace, "--format", "json", "--quiet", "--collective-durations"))
+    extras = {rank["device"]: 200 - e["per_iteration_us"]["time"] + 150 for e, rank in
+              zip(expected, sorted(comm["ranks"], key=lambda r: r["device"]))}
+    for rank in asked["communication"]["ranks"]:
+        want = [(200 - extras[rank["device"]]) * 1000, 150 * 1000] * STEADY
+        check(rank.pop("collective_durations_ns") == want, f"device {rank['device']}: collective durations")
+    check(asked == report, "--collective-durations adds only the durations")
+    if schema:
+        validate(json.loads(run("report", trace, "--format", "json", "--quiet", "--collective-durations")))
     check(comm["waited_for_device"] == 1, f"waited for device {comm['waited_for_device']}, made slow: 1")
     text = run("report", trace, "--quiet")
     check("the others waited for: " in text, "the report names the rank the others waited for")

@@ -47,6 +47,9 @@ struct AnalysisOptions {
     int threads = 0;                       // kernel-scan threads; 0: $TBDPROF_THREADS, else 2 for big traces
     int64_t scan_round_rows = 0;           // kernels per round of the kernel scan; 0: the default (tests set less)
     std::optional<int64_t> memory_device;  // memory replayed for this device only (device_memory.h)
+    // Each rank's communication kernels in the window, their durations in start order: what `tbdprof
+    // fleet` compares across traces that do not share a clock (docs/fleet.md). Off: not in the report.
+    bool collective_durations = false;
 };
 
 // Throws TraceError for bad input; never crashes on a corrupt file.

@@ -278,6 +278,9 @@ struct RankCommunication {
     // Time spent inside collectives waiting for the other ranks of the trace (matched by order); empty
     // when the trace holds one rank or the ranks' collectives could not be matched.
     std::optional<int64_t> wait_ns;
+    // Durations of its communication kernels starting in the window, in start order (as they ran, not
+    // clipped); only when AnalysisOptions::collective_durations asks for them (docs/fleet.md).
+    std::optional<std::vector<int64_t>> collective_durations_ns;
 };
 
 // One gradient bucket's collective on one rank (communication_buckets.cpp; docs/analyzer.md, "Gradient
