@@ -36,6 +36,7 @@
 #include "common/kernels.h"
 #include "common/labels.h"
 #include "common/options.h"
+#include "common/rank_memory.h"
 #include "common/ranks.h"
 
 #include <cublas_v2.h>
@@ -46,13 +47,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <vector>
-
-#define NCCL_CHECK(call)                                                                         \
-    do {                                                                                         \
-        ncclResult_t tbd_nccl_result_ = (call);                                                  \
-        if (tbd_nccl_result_ != ncclSuccess)                                                     \
-            ::tbdsample::fail_message(ncclGetErrorString(tbd_nccl_result_), __FILE__, __LINE__); \
-    } while (0)
 
 namespace {
 
@@ -65,23 +59,7 @@ struct Options {
     int zero_stage = 0;  // 0: no sharding; 1-3 as --zero-stage
 };
 
-class Memory {  // cudaMalloc/cudaFree with a label line for each
-public:
-    float* allocate(std::size_t count, Category category) {
-        void* p = nullptr;
-        CUDA_CHECK(cudaMalloc(&p, count * sizeof(float)));
-        labels_.record_alloc(p, count * sizeof(float), category);
-        return static_cast<float*>(p);
-    }
-    void release(float* p) {
-        labels_.record_free(p);
-        CUDA_CHECK(cudaFree(p));
-    }
-    tbdsample::LabelWriter& labels() { return labels_; }
-
-private:
-    tbdsample::LabelWriter labels_;
-};
+using Memory = tbdsample::LabelledMemory;
 
 struct Bucket {
     int first_layer = 0, end_layer = 0;  // layers [first, end) in one contiguous gradient buffer

@@ -25,6 +25,7 @@
 #include "common/kernels.h"
 #include "common/labels.h"
 #include "common/options.h"
+#include "common/rank_memory.h"
 #include "common/ranks.h"
 
 #include <cublas_v2.h>
@@ -35,13 +36,6 @@
 #include <cstdio>
 #include <vector>
 
-#define NCCL_CHECK(call)                                                                         \
-    do {                                                                                         \
-        ncclResult_t tbd_nccl_result_ = (call);                                                  \
-        if (tbd_nccl_result_ != ncclSuccess)                                                     \
-            ::tbdsample::fail_message(ncclGetErrorString(tbd_nccl_result_), __FILE__, __LINE__); \
-    } while (0)
-
 namespace {
 
 using tbdsample::Category;
@@ -51,23 +45,7 @@ struct Options {
     bool grouped = false, persistent_buffers = false;
 };
 
-class Memory {  // cudaMalloc/cudaFree with a label line for each
-public:
-    float* allocate(std::size_t count, Category category) {
-        void* p = nullptr;
-        CUDA_CHECK(cudaMalloc(&p, count * sizeof(float)));
-        labels_.record_alloc(p, count * sizeof(float), category);
-        return static_cast<float*>(p);
-    }
-    void release(float* p) {
-        labels_.record_free(p);
-        CUDA_CHECK(cudaFree(p));
-    }
-    tbdsample::LabelWriter& labels() { return labels_; }
-
-private:
-    tbdsample::LabelWriter labels_;
-};
+using Memory = tbdsample::LabelledMemory;
 
 // One micro-batch's buffers in a step: acts[0] is the stage's input (the batch's slice on the first
 // stage, received from the previous stage otherwise), acts[l + 1] the output of layer l; grad_out the
