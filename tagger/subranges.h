@@ -20,11 +20,15 @@ struct SubRange {
     int64_t known_bytes = 0;  // size evidence: exact (copies, sets) or a lower bound (GEMM operands)
     bool exact = false;       // known_bytes came from a copy or set
     bool merged = false;      // merged into another sub-range: no longer a tensor of its own
+    int64_t reach_bytes = 0;  // farthest own pointer from the start, plus one (the extent's floor)
 };
 
 struct SubRangeSet {
     std::vector<SubRange> ranges;  // by segment, then offset, then time
     std::vector<int32_t> owner;    // per TraceModel::pointer_uses entry: the index into ranges
+    // Per pointer use: its offset and work item, kept here because assign_extents also runs on the
+    // derived model, whose pointer uses are not these.
+    std::vector<std::pair<uint64_t, uint32_t>> use_offset_work;
 };
 
 // Derives sub-ranges for every allocation of a pooled model that work pointed into. A start address

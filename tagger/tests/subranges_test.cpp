@@ -282,6 +282,37 @@ TEST_CASE("a call's workspace inside a tensor's lower bound is a tensor of its o
     CHECK_EQ(at(set, 0).at(0).bytes, 131072);  // capped where the workspace begins
 }
 
+// A tensor at 0 of at least 524288 bytes owns a pointer at 262144 used in its life and again later;
+// another tensor starts at 131072 in that longer life. Where that one is in use only while the
+// first one uses nothing at or above 131072, the bytes are shared in turn and the first tensor
+// keeps its pointer's bytes; where it is in use when the pointer is, it caps the first one there.
+void tensor_owning_a_pointer_past_a_neighbour(Pool& p, bool neighbour_in_use_meanwhile) {
+    p.gemm(2 << 20, (2 << 20) + 65536, 0, {}, 524288);                   // work 0: writes at least 524288 bytes at 0
+    p.kernel({{0, Access::Read}, {262144, Access::Read}});               // work 1: the tensor and a pointer inside it
+    p.kernel({{131072, Access::Write}});                                 // work 2: another tensor at 131072 ...
+    p.kernel({{131072, Access::Read}});                                  // work 3: ... read
+    p.kernel({{262144, Access::Read}});                                  // work 4: the pointer again
+    if (neighbour_in_use_meanwhile) p.kernel({{131072, Access::Read}});  // work 5
+}
+
+TEST_CASE("a tensor is not capped below a pointer it owns by a neighbour in use only at other times") {
+    for (bool meanwhile : {false, true}) {
+        CAPTURE(meanwhile);
+        Pool p(4 << 20);
+        tensor_owning_a_pointer_past_a_neighbour(p, meanwhile);
+        SubRangeSet set = derive_subranges(p.model, {});
+        REQUIRE_EQ(at(set, 0).size(), 1u);
+        REQUIRE_EQ(at(set, 131072).size(), 1u);  // the neighbour stays a tensor of its own
+        CHECK(at(set, 262144).empty());          // the pointer belongs to the tensor at 0
+        CHECK_EQ(at(set, 0).at(0).last_work, 4u);
+        CHECK_EQ(at(set, 0).at(0).reach_bytes, 262145);
+        CHECK_EQ(at(set, 0).at(0).bytes, meanwhile ? 131072 : 524288);
+        // The floor holds through a new extent pass (as after pool_tagging's merges), not past it.
+        assign_extents(p.model, set);
+        CHECK_EQ(at(set, 0).at(0).bytes, meanwhile ? 131072 : 524288);
+    }
+}
+
 // A caching allocator frees a per-call workspace right after the call and hands its space to the next
 // request, which it makes before that tensor's first use (docs/tagging.md, change 25): held until the
 // next use of its bytes, the workspace covered the start of the tensor placed there.
@@ -535,6 +566,8 @@ TEST_CASE("splitting a sub-range at a work item: sizes from each part's own uses
     CHECK_EQ(set.ranges[0].last_work, 1u);
     CHECK_EQ(set.ranges[0].known_bytes, 4096);
     CHECK(set.ranges[0].exact);
+    CHECK_EQ(set.ranges[0].reach_bytes, 1025);  // each part's floor from its own pointers
+    CHECK_EQ(set.ranges[1].reach_bytes, 0);
     CHECK_EQ(set.ranges[1].offset, 0u);
     CHECK_EQ(set.ranges[1].first_work, 2u);
     CHECK_EQ(set.ranges[1].last_work, 3u);
