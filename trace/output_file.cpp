@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <climits>
 #include <csignal>
+
+#include <pthread.h>
 #include <cstring>
 
 namespace tbdprof::trace {
@@ -265,13 +267,23 @@ void OutputFile::create_temporary() const {
     const size_t slash = target_.find_last_of('/');
     const std::string dir = directory_of(target_);
     temp_ = dir + "/." + target_.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp-XXXXXX";
+    // SIGINT/SIGTERM held on this thread from the file's creation to its registration: a signal in
+    // between found no temporary to remove and left it behind (seen once in reliability.interrupted_outputs,
+    // a SIGTERM sent as soon as the file appeared); held, it is handled once the handler knows the file.
+    sigset_t stop_signals, previous;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &stop_signals, &previous);
     fd_ = ::mkostemp(temp_.data(), O_CLOEXEC);  // O_EXCL: never an existing file
+    const int create_errno = errno;
+    if (fd_ >= 0) register_temporary(pending_slot_, temp_);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     if (fd_ < 0) {
-        const std::string error = std::strerror(errno);
+        const std::string error = std::strerror(create_errno);
         temp_.clear();
         throw OutputFileError("cannot create a temporary file next to " + target_ + ": " + error);
     }
-    register_temporary(pending_slot_, temp_);
     const mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(fd_, 0644 & ~mask);
