@@ -1,0 +1,97 @@
+// What the sub-range tests share: a pooled run built by hand (one segment at kBase, work items that
+// point into it, optional step ranges) and the pieces found at an offset.
+#pragma once
+
+#include "pool_tagging.h"
+#include "subranges.h"
+#include "timed_work.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+namespace tbdprof::tagger::subranges_test {
+
+using namespace tbdprof::tagger;
+
+constexpr uint64_t kBase = 0x7f0000000000;
+
+// A pooled run built by hand: one segment at kBase (index 0), work items that point into it, and
+// optionally "step" ranges that make each group of work one iteration.
+struct Pool {
+    TraceModel model;
+    int64_t now = 1000;
+
+    explicit Pool(int64_t segment_bytes) {
+        model.pooled = true;
+        model.has_argument_info = true;
+        Allocation segment;
+        segment.id = 1;
+        segment.address = kBase;
+        segment.bytes = segment_bytes;
+        segment.alloc_ns = now++;
+        model.allocations.push_back(segment);
+    }
+    struct Use {
+        uint64_t offset;
+        Access access;
+        int64_t bytes = 0;
+        bool exact = false;
+    };
+    // One work item; its touches are what load_model would have made of the uses (one per
+    // allocation).
+    size_t work(WorkItem::Kind kind, std::vector<Use> uses, int32_t function = 1) {
+        WorkItem w = tbdprof::tagger::test::timed_work(kind, function, now);
+        if (!uses.empty()) w.touches.push_back({0, uses.front().access});
+        auto index = static_cast<uint32_t>(model.work.size());
+        for (const Use& u : uses) model.pointer_uses.push_back({index, 0, u.offset, u.bytes, u.exact, u.access});
+        model.work.push_back(std::move(w));
+        return index;
+    }
+    size_t kernel(std::vector<Use> uses, int32_t function = 1) {
+        return work(WorkItem::Kind::Kernel, std::move(uses), function);
+    }
+    size_t set(uint64_t offset, int64_t bytes) {
+        return work(WorkItem::Kind::Set, {{offset, Access::Write, bytes, true}});
+    }
+    size_t copy_in(uint64_t offset, int64_t bytes) {
+        return work(WorkItem::Kind::CopyHtoD, {{offset, Access::Write, bytes, true}});
+    }
+    // A GEMM reading a and b and writing c (offsets into the segment), with a workspace when
+    // `workspace` is given: the library call and its kernel, with the pointer uses load_model makes.
+    size_t gemm(uint64_t a, uint64_t b, uint64_t c, std::optional<uint64_t> workspace = {}, int64_t c_bytes = 0) {
+        LibraryCall call;
+        call.a = call.b = call.c = 0;
+        CallOperands operands{.a_address = kBase + a, .b_address = kBase + b, .c_address = kBase + c};
+        if (workspace) call.workspace = 0, operands.workspace_address = kBase + *workspace;
+        std::vector<Use> uses = {{a, Access::Read}, {b, Access::Read}, {c, Access::Write, c_bytes}};
+        if (workspace) uses.push_back({*workspace, Access::Write});
+        size_t index = kernel(std::move(uses), 100);
+        call_on(index, call, operands);
+        return index;
+    }
+    // Makes `work` the kernel of `call`, and marks which of the call's operands each of its pointer
+    // uses is, as load_model does from the operands' addresses.
+    void call_on(size_t work, const LibraryCall& call, const CallOperands& operands) {
+        model.library_calls.push_back(call);
+        model.work[work].library_call = static_cast<int32_t>(model.library_calls.size() - 1);
+        for (PointerUse& u : model.pointer_uses)
+            if (u.work == work) u.operand_of_call = operand_of_call(call, operands, u.allocation, kBase + u.offset);
+    }
+    void step(size_t first, size_t end) {
+        model.ranges.push_back({0, model.work[first].launch_ns, model.work[end - 1].end_ns + 1, "step"});
+    }
+};
+
+inline IterationSet steps_of(const TraceModel& m) {
+    return detect_iterations(m, "");
+}
+
+inline std::vector<SubRange> at(const SubRangeSet& set, uint64_t offset) {
+    std::vector<SubRange> result;
+    for (const SubRange& r : set.ranges)
+        if (r.offset == offset && !r.merged) result.push_back(r);
+    return result;
+}
+
+}  // namespace tbdprof::tagger::subranges_test
