@@ -21,6 +21,14 @@ void set_user_version(const std::string& path, int version) {
     db.exec(("PRAGMA user_version = " + std::to_string(version)).c_str());
 }
 
+// SQL run on a trace file as any SQLite program would, past tbdprof's checks.
+void exec_raw(const std::string& path, const char* sql) {
+    sqlite3* handle = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &handle) == SQLITE_OK);
+    trace::Database db(handle);
+    db.exec(sql);
+}
+
 }  // namespace
 
 TEST_CASE("reader: refuses a newer trace format with a message that says what to do") {
@@ -159,15 +167,10 @@ TEST_CASE("reader: a trace whose table lacks columns added later before its cons
     TempDir dir;
     RawFileWriter(1, 0).save(dir.path());
     build(dir);
-    {
-        sqlite3* handle = nullptr;
-        REQUIRE(sqlite3_open(dir.file("trace.sqlite").c_str(), &handle) == SQLITE_OK);
-        trace::Database db(handle);
-        db.exec(
-            "DROP TABLE phases; CREATE TABLE phases (iteration INTEGER NOT NULL REFERENCES iterations(id), "
-            "kind TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
-            "PRIMARY KEY (iteration, kind)) WITHOUT ROWID");
-    }
+    exec_raw(dir.file("trace.sqlite"),
+             "DROP TABLE phases; CREATE TABLE phases (iteration INTEGER NOT NULL REFERENCES iterations(id), "
+             "kind TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
+             "PRIMARY KEY (iteration, kind)) WITHOUT ROWID");
     CHECK_FALSE(trace::has_column(trace::open_trace(dir.file("trace.sqlite")), "phases", "device_end_ns"));
     {
         trace::Database db = trace::open_trace_for_update(dir.file("trace.sqlite"));
@@ -175,15 +178,10 @@ TEST_CASE("reader: a trace whose table lacks columns added later before its cons
     }
     CHECK(trace::has_column(trace::open_trace(dir.file("trace.sqlite")), "phases", "device_end_ns"));
     // Columns put after the constraints, which SQLite never writes, are still refused.
-    {
-        sqlite3* handle = nullptr;
-        REQUIRE(sqlite3_open(dir.file("trace.sqlite").c_str(), &handle) == SQLITE_OK);
-        trace::Database db(handle);
-        db.exec(
-            "DROP TABLE phases; CREATE TABLE phases (iteration INTEGER NOT NULL REFERENCES iterations(id), "
-            "kind TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
-            "PRIMARY KEY (iteration, kind), CHECK (end_ns >= begin_ns)) WITHOUT ROWID");
-    }
+    exec_raw(dir.file("trace.sqlite"),
+             "DROP TABLE phases; CREATE TABLE phases (iteration INTEGER NOT NULL REFERENCES iterations(id), "
+             "kind TEXT NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, "
+             "PRIMARY KEY (iteration, kind), CHECK (end_ns >= begin_ns)) WITHOUT ROWID");
     CHECK_THROWS_AS(trace::open_trace(dir.file("trace.sqlite")), trace::TraceOpenError);
 }
 
