@@ -39,7 +39,7 @@ trap 'rm -rf "$TMPDIR"' EXIT
 # TBDPROF_SANITIZE=1 forces it.
 if [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "0" ] && [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "false" ]; then
     unit_targets=(simgpu_driver_test simgpu_module_image_test tbdprof_trace_test tagger_rules_test
-                  tagger_subranges_test tbdprof_analyzer_tests tbdprof_interop_test)
+                  tagger_subranges_test tagger_subranges_buckets_test tbdprof_analyzer_tests tbdprof_interop_test)
     cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_SANITIZE=ON -DTBDPROF_BUILD_SAMPLES=OFF \
           -DCMAKE_CUDA_COMPILER="${CUDACXX:-/usr/local/cuda/bin/nvcc}" >/dev/null
     # The viewer's headless core tests too, when Qt 6 is there (the viewer is built only then).
