@@ -165,6 +165,10 @@ std::map<std::pair<int64_t, int64_t>, RankIdentities> collective_identities(cons
         int64_t begin = 0, end = 0;
         std::optional<int64_t> library_call;
     };
+    std::map<std::pair<int64_t, int64_t>, RankIdentities> out;
+    // No NCCL call recorded (an imported or generated trace): nothing to name, and no pass over the kernels.
+    if (!trace::has_table(trace.db, "nccl_calls")) return out;
+    if (trace::Statement any(trace.db, "SELECT 1 FROM nccl_calls LIMIT 1"); !any.step()) return out;
     std::map<std::pair<int64_t, int64_t>, std::vector<CommKernel>> by_rank;
     std::set<int64_t> launched;
     std::map<std::pair<int64_t, int64_t>, std::set<int64_t>> launchers_of_rank;  // whole trace
@@ -186,7 +190,6 @@ std::map<std::pair<int64_t, int64_t>, RankIdentities> collective_identities(cons
         if (begin >= window.begin_ns && begin < window.end_ns) by_rank[rank].push_back({begin, begin + duration, call});
     }
     const ProcessCollectives numbered = number_launches(trace, launched);
-    std::map<std::pair<int64_t, int64_t>, RankIdentities> out;
     for (auto& [rank, kernels] : by_rank) {
         std::stable_sort(kernels.begin(), kernels.end(),
                          [](const CommKernel& a, const CommKernel& b) { return a.begin < b.begin; });
