@@ -25,6 +25,10 @@
 //                      the other ranks' collectives wait for it.
 //   --grouped          each collective is issued inside ncclGroupStart/ncclGroupEnd (a group of one, as
 //                      frameworks that coalesce collectives issue them): its kernel is the group's.
+//   --subgroup-ranks N ranks 0..N-1 also form a communicator of their own (ncclCommSplit of the world
+//                      one; the other ranks take no part) and all-reduce a small metrics buffer on it
+//                      after each step's update, as a subgroup keeps its own statistics: a rank then
+//                      runs collectives on two communicators, and not every rank runs the same ones.
 //
 // Memory (labels as the other samples write them): weights and optimizer state live for the run;
 // the gradient buckets (gradients: backward writes them, the optimizer reads them, NCCL reduces them in
@@ -54,6 +58,7 @@ using tbdsample::Category;
 
 struct Options {
     int ranks = 2, layers = 8, hidden = 256, batch = 64, iterations = 4, buckets = 4, slow_rank = -1;
+    int subgroup_ranks = 0;  // 0: no subgroup communicator
     long slow_us = 20000;
     bool overlap = true, zero = false, grouped = false;
     int zero_stage = 0;  // 0: no sharding; 1-3 as --zero-stage
@@ -71,7 +76,8 @@ struct Bucket {
 
 class Trainer {
 public:
-    Trainer(const Options& o, const tbdsample::RankInfo& r, ncclComm_t comm) : o_(o), rank_(r), comm_(comm) {
+    Trainer(const Options& o, const tbdsample::RankInfo& r, ncclComm_t comm, ncclComm_t subgroup)
+        : o_(o), rank_(r), comm_(comm), subgroup_(subgroup) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
         CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream_, cudaStreamNonBlocking));
         CUDA_CHECK(cudaEventCreateWithFlags(&comm_done_, cudaEventDisableTiming));
@@ -89,6 +95,10 @@ public:
         std::size_t state = o.zero ? total / rank_.world_size : total;
         velocity_ = memory_.allocate(state, Category::optimizer_state);
         tbdsample::launch_fill(velocity_, state, 0.0f, compute_);
+        if (subgroup_) {
+            metrics_ = memory_.allocate(kMetrics, Category::other);
+            tbdsample::launch_fill(metrics_, kMetrics, 1.0f, compute_);
+        }
     }
 
     void step(int index) {
@@ -106,6 +116,8 @@ public:
         }
         backward(acts);
         update();
+        if (subgroup_)  // the subgroup's statistics of the step
+            collective([&] { NCCL_CHECK(ncclAllReduce(metrics_, metrics_, kMetrics, ncclFloat32, ncclSum, subgroup_, compute_)); });
         for (float* a : acts) memory_.release(a);
         CUDA_CHECK(cudaStreamSynchronize(compute_));
         memory_.labels().record_span("training", index, begin, tbdsample::monotonic_ns());
@@ -117,6 +129,7 @@ public:
             if (b.shard) memory_.release(b.shard);
             cudaEventDestroy(b.ready);
         }
+        if (metrics_) memory_.release(metrics_);
         memory_.release(velocity_);
         memory_.release(weights_);
         cublasDestroy(blas_);
@@ -270,9 +283,13 @@ private:
         }
     }
 
+    static constexpr std::size_t kMetrics = 64;  // floats in the subgroup's metrics buffer
+
     Options o_;
     tbdsample::RankInfo rank_;
     ncclComm_t comm_;
+    ncclComm_t subgroup_;  // --subgroup-ranks: the subgroup's communicator; null for the other ranks
+    float* metrics_ = nullptr;
     Memory memory_;
     cudaStream_t compute_{}, comm_stream_{};
     cudaEvent_t comm_done_{};
@@ -299,6 +316,8 @@ Options parse(int argc, char** argv) {
         "all-reduce each bucket when ready (buckets) or all after backward (none)");
     parser.add_flag("zero", &o.zero, "reduce-scatter gradients and all-gather weights (ZeRO/FSDP-like)");
     parser.add_flag("grouped", &o.grouped, "issue each collective inside ncclGroupStart/ncclGroupEnd");
+    parser.add_int("subgroup-ranks", &o.subgroup_ranks, 0, 64,
+                   "ranks 0..N-1 also all-reduce a metrics buffer on a communicator of their own (0: none)");
     parser.add_int("zero-stage", &o.zero_stage, 1, 3,
                    "what --zero shards: 1 optimizer state (--zero alone), 2 also gradients, 3 also weights; implies --zero");
     parser.parse(argc, argv);
@@ -324,10 +343,16 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaSetDevice(rank->local_rank % devices));
     ncclComm_t comm = nullptr;
     NCCL_CHECK(ncclCommInitRank(&comm, rank->world_size, tbdsample::unique_id_from_environment(), rank->rank));
+    ncclComm_t subgroup = nullptr;
+    if (options.subgroup_ranks > 0) {  // every rank takes part in the split; the others get no communicator
+        const bool member = rank->rank < options.subgroup_ranks;
+        NCCL_CHECK(ncclCommSplit(comm, member ? 0 : NCCL_SPLIT_NOCOLOR, rank->rank, &subgroup, nullptr));
+    }
     {
-        Trainer trainer(options, *rank, comm);
+        Trainer trainer(options, *rank, comm, subgroup);
         for (int i = 0; i < options.iterations; ++i) trainer.step(i);
     }
+    if (subgroup) NCCL_CHECK(ncclCommDestroy(subgroup));
     NCCL_CHECK(ncclCommDestroy(comm));
     std::printf("dp_train: rank %d of %d done\n", rank->rank, rank->world_size);
     return 0;

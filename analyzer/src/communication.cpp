@@ -124,6 +124,21 @@ std::vector<int64_t> durations(const std::vector<Stretch>& collectives) {
     return out;
 }
 
+// What tbdprof fleet matches across traces: each collective's communicator and number on it. Only
+// when the kernels read again are those the durations came from (they always are: the same rows).
+void add_identities(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window,
+                    std::vector<RankCommunication>& ranks) {
+    auto identities = collective_identities(trace, is_comm, window);
+    for (RankCommunication& rank : ranks) {
+        auto found = identities.find({rank.process, rank.device});
+        if (found == identities.end() || !rank.collective_durations_ns ||
+            found->second.durations_ns != *rank.collective_durations_ns)
+            continue;
+        rank.collective_identities = std::move(found->second.collectives);
+        rank.communicators = std::move(found->second.communicators);
+    }
+}
+
 }  // namespace
 
 void scan_communication(const TraceFile& trace, const std::vector<int64_t>& functions_run, bool collective_durations,
@@ -158,6 +173,7 @@ void scan_communication(const TraceFile& trace, const std::vector<int64_t>& func
     }
     m.present = m.total.kernels > 0 || m.total.communication_ns > 0;
     if (!m.present) return;
+    if (collective_durations) add_identities(trace, is_comm, report.window, m.ranks);
     read_ranks(trace, m.ranks, m.world_size);
     compare_ranks(ranks, m, report.notes);
     // The per-bucket view measures computation under each bucket: it needs the ranks' whole unions,

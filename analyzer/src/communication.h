@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -91,6 +92,17 @@ RankFigures rank_figures(const RankKernels& rank, const Window& window, const Sp
 // spans (sorted, disjoint) are not: read_rank_kernels sorts.
 bool sweep_rank_kernels(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window,
                         const Spans& spans, std::vector<RankKernels>& kernels, std::vector<RankFigures>& figures);
+
+// Per rank (process, device), the communication kernels starting in the window as read_rank_kernels
+// keeps them, each with its communicator and launch number (communication_identity.cpp).
+struct RankIdentities {
+    std::vector<CommunicatorInfo> communicators;
+    std::vector<std::optional<CollectiveIdentity>> collectives;
+    std::vector<int64_t> durations_ns;  // of those kernels: must equal the rank's collective durations
+};
+std::map<std::pair<int64_t, int64_t>, RankIdentities> collective_identities(const TraceFile& trace,
+                                                                            const std::vector<bool>& is_comm,
+                                                                            const Window& window);
 
 // Across the ranks of one trace: the time each waited inside collectives for the others (matched by
 // order), the slowest rank and the imbalance. Notes what could not be compared.

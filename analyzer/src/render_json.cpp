@@ -100,6 +100,28 @@ void communication_figures(trace::JsonWriter& json, const CommunicationFigures& 
         .value("idle_s", s_of(f.idle_ns));
 }
 
+// With the durations (--collective-durations): each kernel's communicator (an index into
+// `communicators`) and launch number on it, null where not known; what tbdprof fleet matches by.
+// add_identities sets them for every duration or for none: then empty arrays, not a null per kernel.
+void collective_identity_arrays(trace::JsonWriter& json, const RankCommunication& r) {
+    const size_t count = r.communicators.empty() ? 0 : r.collective_identities.size();
+    for (const bool sequences : {false, true}) {
+        json.begin_array(sequences ? "collective_sequences" : "collective_communicators");
+        for (size_t i = 0; i < count; ++i) {
+            const std::optional<CollectiveIdentity>& id = r.collective_identities[i];
+            if (!id)
+                json.null("");
+            else
+                json.value("", sequences ? id->sequence : id->communicator);
+        }
+        json.end_array();
+    }
+    json.begin_array("communicators");
+    for (const CommunicatorInfo& c : r.communicators)
+        json.begin_object().value("key", c.key).value("nranks", c.nranks).value("rank", c.rank).end_object();
+    json.end_array();
+}
+
 // Always present; `present` false and no ranks when the window holds no communication kernels.
 void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
     json.begin_object("communication").value("present", m.present);
@@ -125,6 +147,7 @@ void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
             json.begin_array("collective_durations_ns");
             for (int64_t d : *r.collective_durations_ns) json.value("", d);
             json.end_array();
+            collective_identity_arrays(json, r);
         }
         json.begin_array("iterations");
         for (const CommunicationFigures& f : r.iterations) {

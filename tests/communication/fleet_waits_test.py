@@ -11,8 +11,12 @@ and then reports none: rank 0 may enter the first steady collective before rank 
 The fleet's waits assume that a collective ends at the same moment on every rank; where the ends
 differ by at most S, a rank's wait per collective differs from the truth by at most 2 S (the shortest
 kernel's rank may then have started up to S before the last one, and the rank's own end may be S
-off), so the tolerance is 2 x the largest end spread x the collectives matched. Also:
-`--collective-durations` adds its key and changes nothing else in the report.
+off), so the tolerance is 2 x the largest end spread x the collectives matched. The fleet matches
+collectives by identity (communicator, launch number on it since the trace began), so the same
+traces with rank 1's window one collective later at both ends (equal counts: matching by order paired
+each collective with the next) give the truth over the collectives both windows hold, the two others
+left out. Also: `--collective-durations` adds its keys (durations, identities) and changes nothing
+else in the report.
 
 usage: fleet_waits_test.py TBDPROF DP_TRAIN WORK_DIR   (exit 77 when no Python here has Dask distributed)"""
 import json
@@ -42,11 +46,11 @@ def have_dask():
                for p in (sys.executable, "/usr/bin/python3", shutil.which("python3")))
 
 
-def record(tbdprof, dp_train, work):
+def record(tbdprof, dp_train, work, ranks=2, *extra):
     trace = os.path.join(work, "all.sqlite")
-    result = run([tbdprof, "--sim", "--force", "-o", trace, "--", dp_train, "--ranks", "2", "--iterations",
+    result = run([tbdprof, "--sim", "--force", "-o", trace, "--", dp_train, "--ranks", str(ranks), "--iterations",
                   str(ITERATIONS), "--layers", "4", "--hidden", "128", "--buckets", "2", "--slow-rank", "1",
-                  "--slow-us", str(SLOW_US)], env=dict(os.environ, TBDSIM_DEVICE_COUNT="2"))
+                  "--slow-us", str(SLOW_US), *extra], env=dict(os.environ, TBDSIM_DEVICE_COUNT=str(ranks)))
     if result.returncode != 0:
         sys.exit(f"recording dp_train failed ({result.returncode}): {result.stderr[-2000:]}")
     return trace
@@ -61,44 +65,75 @@ def report(tbdprof, trace, *extra):
 
 def one_clock_waits(trace, windows):
     """Ground truth from the one-clock trace for the collectives the fleet matched: each rank's NCCL
-    kernels starting in its own trace's window (mapped back to the one clock), matched by order; per
-    collective, a rank waited from its start to the last rank's start, at most its kernel's length
-    (docs/analyzer.md, "Waited in collectives"). Also the largest spread of the collectives' ends: how
-    far the fleet's assumption (they end together) is off on this trace."""
+    kernels on each communicator (told apart by its size here: the tests' communicators differ in it),
+    numbered in start order over the whole run (each communicator's kernels run on one stream, in the
+    order NCCL has every rank issue them); a collective counts when every rank of its communicator
+    started it inside that rank's own trace window (mapped back to the one clock). Per collective, a
+    rank waited from its start to the last rank's start, at most its kernel's length (docs/analyzer.md,
+    "Waited in collectives"). Also the largest spread of the collectives' ends, per communicator: how
+    far the fleet's assumption (they end together) is off on this trace, and how many were matched."""
     db = sqlite3.connect(trace)
-    kernels = {}
-    for rank, (begin_ns, end_ns) in windows.items():
-        kernels[rank] = db.execute(
-            "SELECT k.start_ns, k.end_ns FROM kernel_view k JOIN process_ranks p ON p.process = k.process "
-            "WHERE p.rank = ? AND lower(k.name) LIKE 'nccl%' AND k.start_ns >= ? AND k.start_ns < ? "
-            "ORDER BY k.start_ns", (rank, begin_ns, end_ns)).fetchall()
+    runs = {}  # (communicator size, rank) -> [(start, end)] over the whole run
+    for rank, nranks, start, end in db.execute(
+            "SELECT p.rank, n.nranks, k.start_ns, k.end_ns FROM kernel_view k JOIN process_ranks p ON p.process = k.process "
+            "JOIN nccl_calls n ON n.library_call = k.library_call WHERE lower(k.name) LIKE 'nccl%' "
+            "ORDER BY p.rank, n.nranks, k.start_ns"):
+        runs.setdefault((nranks, rank), []).append((start, end))
     db.close()
-    if len({len(k) for k in kernels.values()}) != 1:
-        sys.exit(f"the per-rank windows hold {[len(k) for k in kernels.values()]} collectives: nothing to compare")
-    waits, spread_ns = {rank: 0 for rank in kernels}, 0
-    for column in zip(*kernels.values()):
-        latest = max(start for start, _ in column)
-        spread_ns = max(spread_ns, max(end for _, end in column) - min(end for _, end in column))
-        for rank, (start, end) in zip(kernels, column):
-            waits[rank] += min(max(latest - start, 0), end - start)
-    return {rank: w * 1e-9 for rank, w in waits.items()}, spread_ns
+    waits, spread_ns, matched = {rank: 0 for rank in windows}, {}, {}
+    for nranks in sorted({n for n, _ in runs}):
+        members = sorted(rank for n, rank in runs if n == nranks)
+        spread_ns[nranks], matched[nranks] = 0, 0
+        for index in range(min(len(runs[(nranks, rank)]) for rank in members)):
+            column = [runs[(nranks, rank)][index] for rank in members]
+            if not all(windows[rank][0] <= start < windows[rank][1] for rank, (start, _) in zip(members, column)):
+                continue
+            matched[nranks] += 1
+            latest = max(start for start, _ in column)
+            spread_ns[nranks] = max(spread_ns[nranks], max(end for _, end in column) - min(end for _, end in column))
+            for rank, (start, end) in zip(members, column):
+                waits[rank] += min(max(latest - start, 0), end - start)
+    return {rank: w * 1e-9 for rank, w in waits.items()}, spread_ns, matched
+
+
+def tolerance_s(spread_ns, matched):
+    """Per communicator, 2 x the largest end spread per collective matched (see the module's text)."""
+    return sum(2 * spread_ns[n] * matched[n] for n in matched) * 1e-9
+
+
+IDENTITY_KEYS = ("collective_durations_ns", "collective_communicators", "collective_sequences", "communicators")
 
 
 def check_opt_in(tbdprof, trace):
     plain, asked = report(tbdprof, trace), json.loads(report(tbdprof, trace, "--collective-durations"))
     ranks = asked["communication"]["ranks"]
-    check(len(ranks) == 2 and all(len(r.pop("collective_durations_ns")) == r["kernels"] for r in ranks),
+    check(len(ranks) == 2 and all(len(r["collective_durations_ns"]) == r["kernels"] for r in ranks),
           "--collective-durations: one duration per communication kernel of each rank")
-    check(json.loads(plain) == asked, "--collective-durations adds its key and nothing else")
+    # Each kernel named by its communicator (one here, of 2 ranks, rank 0 and 1 on it) and its launch
+    # number on it since the trace began: the window skips the first step's, so numbers begin later.
+    check(all(key in r for r in ranks for key in IDENTITY_KEYS), "--collective-durations: the identities too")
+    if not all(key in r for r in ranks for key in IDENTITY_KEYS):
+        return
+    for r in ranks:
+        sequences = r["collective_sequences"]
+        check(r["collective_communicators"] == [0] * r["kernels"] and len(r["communicators"]) == 1
+              and r["communicators"][0]["nranks"] == 2 and r["communicators"][0]["rank"] == r["rank"]
+              and sequences == list(range(sequences[0], sequences[0] + r["kernels"])) and sequences[0] > 0,
+              f"rank {r['rank']}: collectives numbered on their communicator ({sequences}, {r['communicators']})")
+    check(ranks[0]["communicators"][0]["key"] == ranks[1]["communicators"][0]["key"], "one key for the communicator")
+    for r in ranks:
+        for key in IDENTITY_KEYS:
+            r.pop(key)
+    check(json.loads(plain) == asked, "--collective-durations adds its keys and nothing else")
     check("collective_durations_ns" not in plain, "the default report has no durations")
 
 
 SKEWS_NS = {0: 0, 1: 3_700_000_000}  # rank 1's trace on a clock 3.7 s ahead
 
 
-def split(trace, work):
+def split(trace, work, skews_ns=SKEWS_NS):
     parts = {}
-    for rank, skew_ns in SKEWS_NS.items():
+    for rank, skew_ns in skews_ns.items():
         parts[rank] = os.path.join(work, f"rank-{rank}.sqlite")
         result = run([sys.executable, os.path.join(HERE, "split_hosts.py"), trace, parts[rank], "--ranks", str(rank),
                       "--skew-ns", str(skew_ns)] + (["--with-unranked"] if rank == 0 else []))
@@ -107,36 +142,98 @@ def split(trace, work):
     return parts
 
 
-def own_windows(tbdprof, parts):
+def own_windows(tbdprof, parts, skews_ns=SKEWS_NS):
     """Each rank trace's window (what its report, and so the fleet, reads), on the one clock."""
     windows = {}
     for rank, part in parts.items():
         w = json.loads(report(tbdprof, part))["window"]
-        windows[rank] = (round(w["begin_s"] * 1e9) - SKEWS_NS[rank], round(w["end_s"] * 1e9) - SKEWS_NS[rank])
+        windows[rank] = (round(w["begin_s"] * 1e9) - skews_ns[rank], round(w["end_s"] * 1e9) - skews_ns[rank])
     return windows
 
 
-def check_fleet(tbdprof, trace, parts, one_clock):
+def fleet_waits(tbdprof, trace, parts, skews_ns=None):
+    """`tbdprof fleet` over the parts, each rank's wait checked against the one-clock truth over the
+    collectives every rank of their communicator has in its window. The fleet's result, None when
+    it failed or computed no waits."""
     result = run([tbdprof, "fleet", *parts.values(), "--workers", "1", "--format", "json", "--quiet"])
     check(result.returncode == 0, f"fleet over the per-rank traces exits 0 ({result.returncode}: {result.stderr[-1500:]})")
     if result.returncode != 0:
-        return
+        return None
     fleet = json.loads(result.stdout)
     waits = fleet["waits"]
     check(waits["computed"], f"waits computed: {waits}")
     if not waits["computed"]:
-        return
-    want, spread_ns = one_clock_waits(trace, own_windows(tbdprof, parts))
-    tolerance_s = 2 * spread_ns * waits["collectives"] * 1e-9
+        return None
+    want, spread_ns, matched = one_clock_waits(trace, own_windows(tbdprof, parts, skews_ns or SKEWS_NS))
+    tolerance = tolerance_s(spread_ns, matched)
+    check(waits["collectives"] == sum(matched.values()), f"{waits['collectives']} collectives matched, "
+          f"{matched} (per communicator size) in every member's window")
     for r in fleet["per_rank"]:
-        check(abs(r["wait_s"] - want[r["rank"]]) <= tolerance_s,
-              f"rank {r['rank']}: waited {r['wait_s'] * 1e3:.6f} ms by durations, {want[r['rank']] * 1e3:.6f} ms on one "
-              f"clock (tolerance {tolerance_s * 1e3:.6f} ms: {waits['collectives']} collectives, ends within "
-              f"{spread_ns} ns)")
-        if one_clock["ranks"][0]["wait_s"] is not None:  # the one-clock report's window may cut a wait apart
-            mine = next(x["wait_s"] for x in one_clock["ranks"] if x["rank"] == r["rank"])
-            print(f"     the one-clock report's own window: rank {r['rank']} waited {mine * 1e3:.6f} ms")
+        check(r["wait_s"] is not None and abs(r["wait_s"] - want[r["rank"]]) <= tolerance,
+              f"rank {r['rank']}: waited {(r['wait_s'] or 0) * 1e3:.6f} ms by durations, {want[r['rank']] * 1e3:.6f} ms "
+              f"on one clock (tolerance {tolerance * 1e3:.6f} ms: {matched} collectives, ends within {spread_ns} ns)")
+    return fleet
+
+
+def check_fleet(tbdprof, trace, parts, one_clock):
+    fleet = fleet_waits(tbdprof, trace, parts)
+    if fleet is None:
+        return
+    if one_clock["ranks"][0]["wait_s"] is not None:  # the one-clock report's window may cut a wait apart
+        for x in one_clock["ranks"]:
+            print(f"     the one-clock report's own window: rank {x['rank']} waited {x['wait_s'] * 1e3:.6f} ms")
+    waits = fleet["waits"]
+    check(waits.get("matched_by") == "communicator and launch number" and waits.get("communicators") == 1,
+          f"matched by identity on one communicator: {waits}")
     check(waits["waited_for_rank"] == 1, f"the others waited for rank {waits['waited_for_rank']} (the slow rank: 1)")
+
+
+def nccl_starts(part):
+    """A rank trace's NCCL kernel starts, in order (on its own clock)."""
+    db = sqlite3.connect(part)
+    starts = [s for (s,) in db.execute("SELECT start_ns FROM kernel_view WHERE lower(name) LIKE 'nccl%' ORDER BY start_ns")]
+    db.close()
+    return starts
+
+
+def shift_window(part, window, later):
+    """Moves the steady window of a rank trace by one collective through its iterations: `later`, its
+    second iteration begins just after its first collective in the window started (one fewer at the
+    start); else its last iteration ends just before its last collective starts (one fewer at the end).
+    What a rank's own step detection does when it puts a boundary elsewhere than another rank's."""
+    inside = [s for s in nccl_starts(part) if window[0] <= s < window[1]]
+    db = sqlite3.connect(part)
+    spans = db.execute("SELECT id FROM iterations WHERE coalesce(kind, 'training') = 'training' "
+                       "AND process IN (SELECT process FROM process_ranks) ORDER BY begin_ns").fetchall()
+    if later:
+        db.execute("UPDATE iterations SET begin_ns = ? WHERE id = ?", (inside[0] + 1, spans[1][0]))
+    else:
+        db.execute("UPDATE iterations SET end_ns = ?, device_end_ns = min(coalesce(device_end_ns, ?), ?) WHERE id = ?",
+                   (inside[-1] - 1, inside[-1] - 1, inside[-1] - 1, spans[-1][0]))
+    db.commit()
+    db.close()
+
+
+def check_shifted(tbdprof, trace, parts, work):
+    """Rank 1's window one collective later at both ends than rank 0's (rank 0 losing its last, rank 1
+    its first): equal counts, so matching by order would pair each collective with the next one."""
+    shifted = {}
+    for rank, part in parts.items():
+        shifted[rank] = os.path.join(work, f"shifted-{rank}.sqlite")
+        shutil.copyfile(part, shifted[rank])
+    windows = own_windows(tbdprof, parts)
+    shift_window(shifted[0], tuple(t + SKEWS_NS[0] for t in windows[0]), later=False)
+    shift_window(shifted[1], tuple(t + SKEWS_NS[1] for t in windows[1]), later=True)
+    counts = {rank: json.loads(report(tbdprof, part))["communication"]["kernels"] for rank, part in shifted.items()}
+    check(counts[0] == counts[1], f"shifted windows hold equal numbers of collectives: {counts}")
+    fleet = fleet_waits(tbdprof, trace, shifted)
+    if fleet is not None:
+        left = fleet["waits"].get("left_out") or {}
+        check(sum(n for why, n in left.items() if "window" in why) == 2,
+              f"two collectives left out, each in one rank's window only: {left}")
+
+
+
 
 
 def main():
@@ -149,7 +246,9 @@ def main():
     trace = record(tbdprof, dp_train, work)
     check_opt_in(tbdprof, trace)
     one_clock = json.loads(report(tbdprof, trace))["communication"]
-    check_fleet(tbdprof, trace, split(trace, work), one_clock)
+    parts = split(trace, work)
+    check_fleet(tbdprof, trace, parts, one_clock)
+    check_shifted(tbdprof, trace, parts, work)
     if FAILURES:
         sys.exit(f"{len(FAILURES)} check(s) failed")
     print("all checks passed")

@@ -270,6 +270,19 @@ struct CommunicationFigures {
     void add(const CommunicationFigures& other);
 };
 
+// A communicator as every rank of it can name it (communication_identity.cpp): ranks of several
+// traces share no handle, so it is known by its size and its first launches (docs/fleet.md).
+struct CommunicatorInfo {
+    std::string key;  // 16 hex digits: a hash of nranks and the operation, bytes and root of its first 8 launches
+    std::optional<int64_t> nranks, rank;  // ncclCommCount, ncclCommUserRank; none: not asked
+};
+
+// A collective's place on its communicator: the rank's `communicators` index and the launch's
+// number on it since the trace began (0: the first), the same on every rank of that communicator.
+struct CollectiveIdentity {
+    int64_t communicator = 0, sequence = 0;
+};
+
 struct RankCommunication {
     std::optional<int64_t> rank;  // recorded rank (process_ranks, or Kineto's distributedInfo); none: unknown
     int64_t process = 0, device = 0;
@@ -281,6 +294,10 @@ struct RankCommunication {
     // Durations of its communication kernels starting in the window, in start order (as they ran, not
     // clipped); only when AnalysisOptions::collective_durations asks for them (docs/fleet.md).
     std::optional<std::vector<int64_t>> collective_durations_ns;
+    // With them, what each of those kernels was (none: no NCCL call recorded for it, as in an imported
+    // trace) and the communicators they name; empty when the kernels could not be told.
+    std::vector<std::optional<CollectiveIdentity>> collective_identities;
+    std::vector<CommunicatorInfo> communicators;
 };
 
 // One gradient bucket's collective on one rank (communication_buckets.cpp; docs/analyzer.md, "Gradient

@@ -1,0 +1,117 @@
+// Each communication kernel named by its communicator and launch number (communication_identity.cpp),
+// on a hand-built trace whose NCCL calls cover the cases: ungrouped calls, a group launched by its
+// ncclGroupEnd, a group over two communicators, transfers on a communicator of more than two ranks.
+#include <doctest/doctest.h>
+
+#include "tbdprof/analyzer/analyze.h"
+#include "trace_builder.h"
+
+using namespace tbdprof::analyzer;
+
+namespace {
+
+struct Call {
+    int64_t id, begin_ns;
+    const char* library_op;  // library_calls.op
+    const char* nccl_op;     // nccl_calls.op; nullptr: a group end
+    int64_t communicator, nranks, rank, bytes;
+};
+
+// One process, thread 1. Communicators: A (handle 100, 4 ranks, rank 1), B (200, 2 ranks, rank 0),
+// C (300, 4 ranks) for a send. Launches, in issue order, and the kernel each runs:
+//   call 1   all_reduce A                 kernel at 10   A #0
+//   call 2   send C (4 ranks)             kernel at 20   not numbered
+//   calls 3, 4 all_reduce B, group end 5  kernel at 30   B #0
+//   call 6   all_reduce A                 kernel at 40   A #1
+//   calls 7 (A), 8 (B), group end 9       kernels at 50 and 60: A #2 and B #1, which is which not known
+//   call 10  broadcast B                  kernel at 70   B #2
+//   call 11  all_reduce A                 kernel at 80   A #3
+std::string calls_trace() {
+    tbdtest::TraceBuilder t("communication_identity.sqlite");
+    t.exec("INSERT INTO strings (id, text) VALUES (4, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL')");
+    t.exec("INSERT INTO functions (id, name, mangled) VALUES (4, 4, 4)");
+    const Call calls[] = {
+        {1, 1, "nccl_all_reduce", "all_reduce", 100, 4, 1, 4096},
+        {2, 2, "nccl_send", "send", 300, 4, 1, 64},
+        {3, 3, "nccl_all_reduce", "all_reduce", 200, 2, 0, 512},
+        {4, 4, "nccl_all_reduce", "all_reduce", 200, 2, 0, 512},
+        {5, 5, "nccl_group_end", nullptr, 0, 0, 0, 0},
+        {6, 6, "nccl_all_reduce", "all_reduce", 100, 4, 1, 4096},
+        {7, 7, "nccl_all_reduce", "all_reduce", 100, 4, 1, 4096},
+        {8, 8, "nccl_all_gather", "all_gather", 200, 2, 0, 128},
+        {9, 9, "nccl_group_end", nullptr, 0, 0, 0, 0},
+        {10, 10, "nccl_broadcast", "broadcast", 200, 2, 0, 256},
+        {11, 11, "nccl_all_reduce", "all_reduce", 100, 4, 1, 4096},
+    };
+    for (const Call& c : calls) {
+        const std::string id = std::to_string(c.id);
+        t.exec("INSERT INTO library_calls (id, process, thread, name, op, begin_ns, end_ns) VALUES (" + id +
+               ", 1, 1, 'nccl', '" + c.library_op + "', " + std::to_string(c.begin_ns) + ", " +
+               std::to_string(c.begin_ns + 1) + ")");
+        if (c.nccl_op)
+            t.exec(
+                "INSERT INTO nccl_calls (library_call, process, op, communicator, rank, nranks, count, datatype, "
+                "bytes) "
+                "VALUES (" +
+                id + ", 1, '" + c.nccl_op + "', " + std::to_string(c.communicator) + ", " + std::to_string(c.rank) +
+                ", " + std::to_string(c.nranks) + ", 1, 'float32', " + std::to_string(c.bytes) + ")");
+    }
+    const std::pair<int64_t, int64_t> kernels[] = {{10, 1}, {20, 2}, {30, 5},  {40, 6},
+                                                   {50, 9}, {60, 9}, {70, 10}, {80, 11}};
+    for (const auto& [start, call] : kernels) t.kernel(start, 5, 4, 0, call);
+    return t.finish(100);
+}
+
+}  // namespace
+
+TEST_CASE("collectives named by communicator and launch number") {
+    AnalysisOptions options;
+    options.window = WindowChoice::all;
+    options.collective_durations = true;
+    const Report r = analyze_trace(calls_trace(), options);
+    REQUIRE(r.communication.ranks.size() == 1);
+    const RankCommunication& rank = r.communication.ranks.front();
+    REQUIRE(rank.collective_durations_ns);
+    REQUIRE(rank.collective_durations_ns->size() == 8);
+    // The rank's communicators with kernels: A and B, in the order of their first launch; C's only
+    // launch (a transfer on 4 ranks) is not numbered.
+    REQUIRE(rank.communicators.size() == 2);
+    CHECK(rank.communicators[0].nranks == 4);
+    CHECK(rank.communicators[0].rank == 1);
+    CHECK(rank.communicators[1].nranks == 2);
+    CHECK(rank.communicators[1].rank == 0);
+    CHECK(rank.communicators[0].key.size() == 16);
+    CHECK(rank.communicators[0].key != rank.communicators[1].key);
+    using Id = std::optional<CollectiveIdentity>;
+    const auto id = [](int64_t communicator, int64_t sequence) {
+        return Id(CollectiveIdentity{communicator, sequence});
+    };
+    const std::vector<Id> want = {id(0, 0),     std::nullopt, id(1, 0), id(0, 1),
+                                  std::nullopt, std::nullopt, id(1, 2), id(0, 3)};
+    REQUIRE(rank.collective_identities.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        CAPTURE(i);
+        CHECK(rank.collective_identities[i].has_value() == want[i].has_value());
+        if (!want[i] || !rank.collective_identities[i]) continue;
+        CHECK(rank.collective_identities[i]->communicator == want[i]->communicator);
+        CHECK(rank.collective_identities[i]->sequence == want[i]->sequence);
+    }
+}
+
+TEST_CASE("no identities without the option, nor on a trace without NCCL calls") {
+    AnalysisOptions options;
+    options.window = WindowChoice::all;
+    const Report plain = analyze_trace(calls_trace(), options);
+    REQUIRE(plain.communication.ranks.size() == 1);
+    CHECK(plain.communication.ranks.front().collective_identities.empty());
+    CHECK(plain.communication.ranks.front().communicators.empty());
+    tbdtest::TraceBuilder t("communication_identity_none.sqlite");
+    t.exec("INSERT INTO strings (id, text) VALUES (4, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL')");
+    t.exec("INSERT INTO functions (id, name, mangled) VALUES (4, 4, 4)");
+    t.kernel(10, 5, 4, 0);
+    options.collective_durations = true;
+    const Report none = analyze_trace(t.finish(100), options);
+    REQUIRE(none.communication.ranks.size() == 1);
+    CHECK(none.communication.ranks.front().collective_durations_ns->size() == 1);
+    CHECK(none.communication.ranks.front().collective_identities.empty());
+}
