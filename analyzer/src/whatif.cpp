@@ -135,12 +135,11 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
         const Replayed replayed =
-            spec.checkpoint && plan.pooled
-                ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes), plan.pool_tensors, tensor_bytes,
-                                              pool, points)
-            : spec.checkpoint ? whatif::replay(plan.allocations, checkpoint_events, bytes, points)
-            : pool.usable     ? whatif::replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
-                              : whatif::replay(run.allocations, events, bytes, points);
+            spec.checkpoint && plan.pooled ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes),
+                                                                         plan.pool_tensors, tensor_bytes, pool, points)
+            : spec.checkpoint              ? whatif::replay(plan.allocations, checkpoint_events, bytes, points)
+            : pool.usable ? whatif::replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
+                          : whatif::replay(run.allocations, events, bytes, points);
         result.scenarios.push_back(
             make_scenario(spec.name, replayed, run, options.device_memory_bytes, options.fit_margin));
         result.scenarios.back().timeline = std::move(timeline);
@@ -205,8 +204,8 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     result.cannot_predict = whatif::cannot_predict(run, recorded, options, model.recorded_precision);
     if (result.cannot_predict.empty() && !options.calibrate_path.empty())
         model.fitted = whatif::calibrate(run, options, result.cannot_predict, result.notes);
-    const PoolModel pool = result.cannot_predict.empty() ? whatif::pool_model(run, events, model.granularity)
-                                                         : PoolModel{};
+    const PoolModel pool =
+        result.cannot_predict.empty() ? whatif::pool_model(run, events, model.granularity) : PoolModel{};
     const CheckpointPlan plan = checkpoint_plan(run, pool, options, result);
     if (!result.cannot_predict.empty()) return result;
     add_pool_note(pool, model, result);

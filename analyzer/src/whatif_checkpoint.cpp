@@ -93,7 +93,8 @@ void add_call_touches(const TraceFile& trace, const std::unordered_map<int64_t, 
             const auto segment = segment_index.find(*operand);
             const auto start = base.find(*operand);
             if (segment != segment_index.end() && start != base.end() && address)
-                facts.segment_touches.push_back({row.begin_ns, segment->second, *address - start->second, row.id, writes});
+                facts.segment_touches.push_back(
+                    {row.begin_ns, segment->second, *address - start->second, row.id, writes});
         }
 }
 
@@ -106,7 +107,8 @@ CheckpointFacts read_checkpoint_facts(const TraceFile& trace, const std::vector<
     read_phases(trace, facts);
     if (facts.forward.empty()) return facts;
     std::unordered_map<int64_t, size_t> index_of, segment_index;
-    for (size_t i = 0; i < real_count; ++i) (allocations[i].by_subrange ? segment_index : index_of)[allocations[i].id] = i;
+    for (size_t i = 0; i < real_count; ++i)
+        (allocations[i].by_subrange ? segment_index : index_of)[allocations[i].id] = i;
     // Kernels: host launch time (device start less the queueing delay), device duration.
     std::unordered_map<int64_t, std::pair<int64_t, int64_t>> kernel_launch;  // id -> (launch, library call)
     trace::RowReader<trace::KernelRow> kernels(trace.db);
@@ -212,7 +214,8 @@ std::unordered_map<size_t, AccessSpan> access_spans(const CheckpointFacts& facts
 
 // Where a segment's recomputation stops: the last forward write (kernel or GEMM) of one of its freed
 // activations; kernels that only produce the kept output are not run again.
-void add_recompute_cut(const CheckpointFacts& facts, Span forward, const std::vector<size_t>& freed, RecomputeCut& cut) {
+void add_recompute_cut(const CheckpointFacts& facts, Span forward, const std::vector<size_t>& freed,
+                       RecomputeCut& cut) {
     const std::unordered_set<size_t> members(freed.begin(), freed.end());
     for (const AllocationTouch& t : facts.touches)
         if (t.writes && t.trace_ns >= forward.first && t.trace_ns <= forward.second && members.count(t.allocation)) {
@@ -319,9 +322,10 @@ CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vecto
         plan.pool_tensors = pooled->tensors;
         for (size_t i = 0; i < pooled->tensors.size(); ++i) plan.pool_origin.push_back(i);
     } else if (const int64_t inside = saved_in_segments(facts, allocations); inside > 0) {
-        plan.cannot_predict = "activations saved for backward lie inside segments or arenas that are not a caching "
-                              "pool the replay reproduces (" +
-                              std::to_string(inside) + " B in one iteration): checkpointing them is not modelled";
+        plan.cannot_predict =
+            "activations saved for backward lie inside segments or arenas that are not a caching "
+            "pool the replay reproduces (" +
+            std::to_string(inside) + " B in one iteration): checkpointing them is not modelled";
         return plan;
     }
     CheckpointFacts aligned = facts;
@@ -329,7 +333,8 @@ CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vecto
     for (size_t i = 0; i < aligned.forward.size(); ++i)
         plan_iteration(aligned, i, allocations, every_layers, pooled, plan);
     if (plan.layers < 2)
-        plan.cannot_predict = "fewer than two layers (forward GEMMs with a weights operand) were found in forward";
+        plan.cannot_predict =
+            "fewer than two layers (forward library calls with a weights operand) were found in forward";
     return plan;
 }
 

@@ -83,7 +83,8 @@ std::unordered_map<size_t, TensorAccess> tensor_accesses(const CheckpointFacts& 
         if (tensor == SIZE_MAX || tensors[tensor].category != kActivations) continue;
         if (in_forward) {
             const int layer = layers.layer_at(touch->trace_ns);
-            auto [it, fresh] = out.try_emplace(tensor, TensorAccess{layer, layer, touch->trace_ns, INT64_MAX, INT64_MIN, {}});
+            auto [it, fresh] =
+                out.try_emplace(tensor, TensorAccess{layer, layer, touch->trace_ns, INT64_MAX, INT64_MIN, {}});
             TensorAccess& a = it->second;
             a.last_layer = std::max(a.last_layer, layer);
             a.last_forward_ns = std::max(a.last_forward_ns, touch->trace_ns);
