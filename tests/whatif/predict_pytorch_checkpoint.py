@@ -6,13 +6,16 @@ block, non-reentrant), and the checkpointed run's peak predicted from the plain 
 peak (docs/whatif.md, "Checkpointing"):
   - within TOLERANCE of the measured peak;
   - "fits" is never said for a device one byte below the measured peak.
+With --expect-refusal TEXT: the prediction must instead say it cannot predict (exit 3), the reason
+holding TEXT (a shape the model is known to miss, said rather than guessed).
 Prints one markdown row (the table in docs/whatif.md) with the extra forward time predicted and the
 extra kernel time per step the checkpointed recording measures (reported, not checked: PyTorch's
 recomputation runs kernels the plain run's forward does not, and the simulated kernels' times vary).
 Exit 77 (skipped) with the reason when PyTorch is absent.
 
   predict_pytorch_checkpoint.py SAMPLES_DIR --script NAME --every K [--batch N] [--alloc-conf CONF]
-                                [-- SCRIPT-OPTIONS]      (env: TBDPROF; TBDPROF_TORCH_PYTHON or _VENV)
+                                [--expect-refusal TEXT] [-- SCRIPT-OPTIONS]
+                                (env: TBDPROF; TBDPROF_TORCH_PYTHON or TBDPROF_TORCH_VENV)
 """
 import argparse
 import json
@@ -68,6 +71,7 @@ def main():
     parser.add_argument("--every", type=int, required=True, help="K: the weight GEMMs of one block")
     parser.add_argument("--batch", type=int, default=None)
     parser.add_argument("--alloc-conf", default="")
+    parser.add_argument("--expect-refusal", default=None, metavar="TEXT")
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
@@ -82,6 +86,12 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         plain, checkpointed = os.path.join(work, "plain.sqlite"), os.path.join(work, "checkpoint.sqlite")
         record(tbdprof, python, script, plain, args.alloc_conf, options)
+        if args.expect_refusal is not None:
+            done = subprocess.run([tbdprof, "whatif", plain, "--checkpoint", spec], capture_output=True, text=True)
+            print(done.stdout[-2000:])
+            if done.returncode != 3 or args.expect_refusal not in done.stdout:
+                sys.exit(f"FAIL: expected exit 3 with '{args.expect_refusal}', got {done.returncode}")
+            sys.exit(0)
         record(tbdprof, python, script, checkpointed, args.alloc_conf, [*options, "--checkpoint"])
         recorded = whatif(tbdprof, plain)["scenarios"][0]["peak_bytes"]
         measured = whatif(tbdprof, checkpointed)["scenarios"][0]["peak_bytes"]
