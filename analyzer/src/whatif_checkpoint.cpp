@@ -10,11 +10,11 @@
 // recorded activations did.
 #include "whatif_checkpoint.h"
 
-#include <optional>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -66,15 +66,49 @@ void read_phases(const TraceFile& trace, CheckpointFacts& facts) {
 
 }  // namespace
 
+namespace {
+
+// The device addresses of the allocations counted by their sub-ranges (id -> address).
+std::unordered_map<int64_t, int64_t> segment_addresses(const TraceFile& trace,
+                                                       const std::unordered_map<int64_t, size_t>& segment_index) {
+    std::unordered_map<int64_t, int64_t> out;
+    trace::Statement rows(trace.db, "SELECT id, address FROM allocations");
+    while (rows.step())
+        if (segment_index.count(rows.column_int(0))) out[rows.column_int(0)] = rows.column_int(1);
+    return out;
+}
+
+// A library call's operands a, b, c as touches: of whole allocations, or inside segments.
+void add_call_touches(const TraceFile& trace, const std::unordered_map<int64_t, size_t>& index_of,
+                      const std::unordered_map<int64_t, size_t>& segment_index, CheckpointFacts& facts) {
+    const std::unordered_map<int64_t, int64_t> base = segment_addresses(trace, segment_index);
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);)
+        for (const auto& [operand, address, writes] :
+             {std::tuple{row.a_allocation, row.a, false}, std::tuple{row.b_allocation, row.b, false},
+              std::tuple{row.c_allocation, row.c, true}}) {
+            if (!operand) continue;
+            if (const auto index = index_of.find(*operand); index != index_of.end())
+                facts.touches.push_back({row.begin_ns, index->second, row.id, writes});
+            const auto segment = segment_index.find(*operand);
+            const auto start = base.find(*operand);
+            if (segment != segment_index.end() && start != base.end() && address)
+                facts.segment_touches.push_back(
+                    {row.begin_ns, segment->second, *address - start->second, row.id, writes});
+        }
+}
+
+}  // namespace
+
 CheckpointFacts read_checkpoint_facts(const TraceFile& trace, const std::vector<Allocation>& allocations,
                                       size_t real_count) {
     CheckpointFacts facts;
     if (!trace::has_table(trace.db, "phases")) return facts;
     read_phases(trace, facts);
     if (facts.forward.empty()) return facts;
-    std::unordered_map<int64_t, size_t> index_of;
+    std::unordered_map<int64_t, size_t> index_of, segment_index;
     for (size_t i = 0; i < real_count; ++i)
-        if (!allocations[i].by_subrange) index_of[allocations[i].id] = i;
+        (allocations[i].by_subrange ? segment_index : index_of)[allocations[i].id] = i;
     // Kernels: host launch time (device start less the queueing delay), device duration.
     std::unordered_map<int64_t, std::pair<int64_t, int64_t>> kernel_launch;  // id -> (launch, library call)
     trace::RowReader<trace::KernelRow> kernels(trace.db);
@@ -87,36 +121,52 @@ CheckpointFacts read_checkpoint_facts(const TraceFile& trace, const std::vector<
         trace::RowReader<trace::KernelEdgeRow> edges(trace.db);
         for (trace::KernelEdgeRow row; edges.next(row);) {
             const auto kernel = kernel_launch.find(row.kernel);
-            const auto index = index_of.find(row.allocation);
             facts.kernel_accesses = true;
-            if (kernel != kernel_launch.end() && index != index_of.end())
-                facts.touches.push_back({kernel->second.first, index->second, kernel->second.second, !row.read_only});
+            if (kernel == kernel_launch.end()) continue;
+            const auto [launch, call] = kernel->second;
+            if (const auto index = index_of.find(row.allocation); index != index_of.end())
+                facts.touches.push_back({launch, index->second, call, !row.read_only});
+            if (const auto segment = segment_index.find(row.allocation); segment != segment_index.end())
+                facts.segment_touches.push_back({launch, segment->second, row.offset, call, !row.read_only});
         }
     }
-    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
-    for (trace::LibraryCallRow row; calls.next(row);)
-        for (const auto& [operand, writes] : {std::pair{row.a_allocation, false}, std::pair{row.b_allocation, false},
-                                              std::pair{row.c_allocation, true}}) {
-            const auto index = operand ? index_of.find(*operand) : index_of.end();
-            if (index != index_of.end()) facts.touches.push_back({row.begin_ns, index->second, row.id, writes});
-        }
+    add_call_touches(trace, index_of, segment_index, facts);
     auto by_time = [](const auto& x, const auto& y) { return x.trace_ns < y.trace_ns; };
     std::stable_sort(facts.touches.begin(), facts.touches.end(), by_time);
+    std::stable_sort(facts.segment_touches.begin(), facts.segment_touches.end(), by_time);
     std::sort(facts.kernels.begin(), facts.kernels.end(),
               [](const TimedKernel& x, const TimedKernel& y) { return x.launch_ns < y.launch_ns; });
     return facts;
 }
 
+namespace checkpoint_detail {
+
+int ForwardLayers::layer_at(int64_t time) const {
+    const auto after = std::upper_bound(starts.begin(), starts.end(), time);
+    return std::max(0, static_cast<int>(after - starts.begin()) - 1);
+}
+
+double segment_kernel_ns(const CheckpointFacts& facts, const ForwardLayers& layers, Span forward, int segment,
+                         int segment_layers, const RecomputeCut& cut) {
+    double ns = 0;
+    auto first = std::lower_bound(facts.kernels.begin(), facts.kernels.end(), forward.first,
+                                  [](const TimedKernel& k, int64_t time) { return k.launch_ns < time; });
+    for (auto k = first; k != facts.kernels.end() && k->launch_ns <= forward.second; ++k) {
+        if (layers.starts.empty() || k->launch_ns < layers.starts.front()) continue;
+        if (layers.layer_at(k->launch_ns) / segment_layers != segment) continue;
+        if (k->launch_ns <= cut.cutoff_ns || cut.writer_calls.count(k->library_call))
+            ns += static_cast<double>(k->duration_ns);
+    }
+    return ns;
+}
+
+}  // namespace checkpoint_detail
+
 namespace {
 
-// One training iteration's forward read as layers.
-struct ForwardLayers {
-    std::vector<int64_t> starts;  // time of each layer's first access
-    int layer_at(int64_t time) const {
-        const auto after = std::upper_bound(starts.begin(), starts.end(), time);
-        return std::max(0, static_cast<int>(after - starts.begin()) - 1);
-    }
-};
+using checkpoint_detail::ForwardLayers;
+using checkpoint_detail::RecomputeCut;
+using checkpoint_detail::Span;
 
 struct AccessSpan {
     int first_layer = 0, last_layer = 0;  // forward
@@ -124,18 +174,22 @@ struct AccessSpan {
     int64_t first_backward_ns = INT64_MAX;
 };
 
-using Span = std::pair<int64_t, int64_t>;
-
-ForwardLayers read_layers(const CheckpointFacts& facts, const std::vector<Allocation>& allocations, Span forward) {
+// A layer starts at each forward library call with a weights operand: a whole allocation tagged
+// weights, or (with a caching pool) a weights tensor inside a segment.
+ForwardLayers read_layers(const CheckpointFacts& facts, const std::vector<Allocation>& allocations, Span forward,
+                          const PooledTensors* pooled) {
     ForwardLayers layers;
+    std::vector<std::pair<int64_t, int64_t>> starts;  // (time, library call)
     int64_t last_call = -1;
     for (const AllocationTouch& t : facts.touches) {
         if (t.trace_ns < forward.first || t.trace_ns > forward.second) continue;
         if (t.library_call < 0 || t.library_call == last_call || allocations[t.allocation].category != kWeights)
             continue;
-        layers.starts.push_back(t.trace_ns);
+        starts.emplace_back(t.trace_ns, t.library_call);
         last_call = t.library_call;
     }
+    if (pooled) checkpoint_detail::add_pooled_layer_starts(facts, *pooled, forward, starts);
+    for (const auto& start : starts) layers.starts.push_back(start.first);
     return layers;
 }
 
@@ -158,41 +212,23 @@ std::unordered_map<size_t, AccessSpan> access_spans(const CheckpointFacts& facts
     return spans;
 }
 
-// Device time of the forward kernels a segment's recomputation runs: from the segment's first layer
-// up to the last kernel (or the GEMM) that writes one of its freed activations; kernels that only
-// produce the kept output are not run again.
-double recomputed_kernel_ns(const CheckpointFacts& facts, const ForwardLayers& layers, Span forward, int segment,
-                            int segment_layers, const std::vector<size_t>& freed) {
+// Where a segment's recomputation stops: the last forward write (kernel or GEMM) of one of its freed
+// activations; kernels that only produce the kept output are not run again.
+void add_recompute_cut(const CheckpointFacts& facts, Span forward, const std::vector<size_t>& freed,
+                       RecomputeCut& cut) {
     const std::unordered_set<size_t> members(freed.begin(), freed.end());
-    int64_t cutoff = INT64_MIN;
-    std::unordered_set<int64_t> writer_calls;
     for (const AllocationTouch& t : facts.touches)
         if (t.writes && t.trace_ns >= forward.first && t.trace_ns <= forward.second && members.count(t.allocation)) {
-            cutoff = std::max(cutoff, t.trace_ns);
-            if (t.library_call >= 0) writer_calls.insert(t.library_call);
+            cut.cutoff_ns = std::max(cut.cutoff_ns, t.trace_ns);
+            if (t.library_call >= 0) cut.writer_calls.insert(t.library_call);
         }
-    double ns = 0;
-    auto first = std::lower_bound(facts.kernels.begin(), facts.kernels.end(), forward.first,
-                                  [](const TimedKernel& k, int64_t time) { return k.launch_ns < time; });
-    for (auto k = first; k != facts.kernels.end() && k->launch_ns <= forward.second; ++k) {
-        if (layers.starts.empty() || k->launch_ns < layers.starts.front()) continue;
-        if (layers.layer_at(k->launch_ns) / segment_layers != segment) continue;
-        if (k->launch_ns <= cutoff || writer_calls.count(k->library_call)) ns += static_cast<double>(k->duration_ns);
-    }
-    return ns;
 }
 
-// One iteration: the frees of its recomputed activations moved and their re-allocations appended.
-void plan_iteration(const CheckpointFacts& facts, size_t iteration, const std::vector<Allocation>& recorded,
-                    int every_layers, CheckpointPlan& plan) {
-    const Span forward = facts.forward[iteration], backward = facts.backward[iteration];
-    const ForwardLayers layers = read_layers(facts, recorded, forward);
-    const int layer_count = static_cast<int>(layers.starts.size());
-    if (layer_count < 2) return;
-    const int k =
-        every_layers > 0 ? every_layers : std::max(1, static_cast<int>(std::lround(std::sqrt(double(layer_count)))));
-    const int segments = (layer_count + k - 1) / k;
-    if (plan.layers == 0) plan.layers = layer_count, plan.segment_layers = k, plan.segments = segments;
+// The whole allocations' saved activations of one iteration checkpointed: frees moved, re-allocations
+// appended. Returns the bytes recomputed.
+int64_t plan_whole_allocations(const CheckpointFacts& facts, const std::vector<Allocation>& recorded,
+                               const ForwardLayers& layers, Span forward, Span backward, int k, int segments,
+                               CheckpointPlan& plan, std::map<int, RecomputeCut>& cuts) {
     const auto spans = access_spans(facts, layers, forward, backward);
     std::map<int, std::vector<size_t>> dropped;  // segment -> allocations
     for (const auto& [index, span] : spans) {
@@ -203,10 +239,9 @@ void plan_iteration(const CheckpointFacts& facts, size_t iteration, const std::v
         if (saved && segment < segments - 1 && span.last_layer / k == segment) dropped[segment].push_back(index);
     }
     int64_t bytes = 0;
-    double kernel_ns = 0;
     for (auto& [segment, members] : dropped) {
         std::sort(members.begin(), members.end());
-        kernel_ns += recomputed_kernel_ns(facts, layers, forward, segment, k, members);
+        add_recompute_cut(facts, forward, members, cuts[segment]);
         int64_t recompute_ns = INT64_MAX;
         for (size_t index : members) recompute_ns = std::min(recompute_ns, spans.at(index).first_backward_ns);
         for (size_t index : members) {
@@ -221,6 +256,28 @@ void plan_iteration(const CheckpointFacts& facts, size_t iteration, const std::v
             ++plan.recomputed_allocations;
         }
     }
+    return bytes;
+}
+
+// One iteration: the frees of its recomputed activations moved and their re-allocations appended.
+void plan_iteration(const CheckpointFacts& facts, size_t iteration, const std::vector<Allocation>& recorded,
+                    int every_layers, const PooledTensors* pooled, CheckpointPlan& plan) {
+    const Span forward = facts.forward[iteration], backward = facts.backward[iteration];
+    const ForwardLayers layers = read_layers(facts, recorded, forward, pooled);
+    const int layer_count = static_cast<int>(layers.starts.size());
+    if (layer_count < 2) return;
+    const int k =
+        every_layers > 0 ? every_layers : std::max(1, static_cast<int>(std::lround(std::sqrt(double(layer_count)))));
+    const int segments = (layer_count + k - 1) / k;
+    if (plan.layers == 0) plan.layers = layer_count, plan.segment_layers = k, plan.segments = segments;
+    std::map<int, RecomputeCut> cuts;  // per segment recomputed
+    int64_t bytes = plan_whole_allocations(facts, recorded, layers, forward, backward, k, segments, plan, cuts);
+    if (pooled)
+        bytes += checkpoint_detail::plan_pooled_iteration(facts, *pooled, layers, forward, backward, k, segments, plan,
+                                                          cuts);
+    double kernel_ns = 0;
+    for (const auto& [segment, cut] : cuts)
+        kernel_ns += checkpoint_detail::segment_kernel_ns(facts, layers, forward, segment, k, cut);
     plan.recomputed_bytes = std::max(plan.recomputed_bytes, bytes);
     plan.extra_forward_ns_per_step += kernel_ns / static_cast<double>(facts.forward.size());
 }
@@ -243,7 +300,7 @@ int64_t saved_in_segments(const CheckpointFacts& facts, const std::vector<Alloca
 }  // namespace
 
 CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
-                                  int every_layers) {
+                                  int every_layers, const PooledTensors* pooled) {
     CheckpointPlan plan;
     plan.allocations = allocations;
     for (size_t i = 0; i < allocations.size(); ++i) plan.origin.push_back(i);
@@ -260,14 +317,24 @@ CheckpointPlan plan_checkpointing(const CheckpointFacts& facts, const std::vecto
             "forward writes and backward reads cannot be told";
         return plan;
     }
-    if (const int64_t inside = saved_in_segments(facts, allocations); inside > 0) {
-        plan.cannot_predict = "activations saved for backward lie inside pooled segments or arenas (" +
-                              std::to_string(inside) + " B in one iteration): checkpointing them is not modelled";
+    if (pooled) {
+        plan.pooled = true;
+        plan.pool_tensors = pooled->tensors;
+        for (size_t i = 0; i < pooled->tensors.size(); ++i) plan.pool_origin.push_back(i);
+    } else if (const int64_t inside = saved_in_segments(facts, allocations); inside > 0) {
+        plan.cannot_predict =
+            "activations saved for backward lie inside segments or arenas that are not a caching "
+            "pool the replay reproduces (" +
+            std::to_string(inside) + " B in one iteration): checkpointing them is not modelled";
         return plan;
     }
-    for (size_t i = 0; i < facts.forward.size(); ++i) plan_iteration(facts, i, allocations, every_layers, plan);
+    CheckpointFacts aligned = facts;
+    checkpoint_detail::align_phases(aligned, allocations, pooled);
+    for (size_t i = 0; i < aligned.forward.size(); ++i)
+        plan_iteration(aligned, i, allocations, every_layers, pooled, plan);
     if (plan.layers < 2)
-        plan.cannot_predict = "fewer than two layers (forward GEMMs with a weights operand) were found in forward";
+        plan.cannot_predict =
+            "fewer than two layers (forward library calls with a weights operand) were found in forward";
     return plan;
 }
 

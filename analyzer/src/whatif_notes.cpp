@@ -29,7 +29,8 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
                                "): nothing is recomputed, the timeline is the recorded one");
     else if (result.checkpoint)
         result.notes.push_back(
-            "checkpointing: a layer is a forward GEMM with a weights operand and the kernels up to the next; " +
+            "checkpointing: a layer is a forward library call with a weights operand (a GEMM, a convolution, a "
+            "batch norm) and the kernels up to the next; " +
             std::to_string(result.checkpoint->layers) + " layers in segments of " +
             std::to_string(result.checkpoint->segment_layers) +
             "; the last segment runs as recorded, the others keep "

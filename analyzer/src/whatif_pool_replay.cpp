@@ -161,12 +161,13 @@ PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t
     return pool;
 }
 
-Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
-                          const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
-                          std::vector<MemoryPoint>* timeline) {
-    const std::vector<PoolEvent> requests =
-        pool.by_placement ? pool_events(run.pool_tensors, pool_bytes) : piece_events(run, events, bytes, pool);
-    std::vector<Allocation> all = run.allocations;
+namespace {
+
+// `all` (the run's allocations, `bytes` each) with the recorded pooled segments replaced by the
+// segments the pool reserves for `requests`, replayed.
+Replayed replay_segments(const RecordedRun& run, std::vector<Allocation> all, std::vector<int64_t> bytes,
+                         const std::vector<PoolEvent>& requests, const PoolModel& pool,
+                         std::vector<MemoryPoint>* timeline) {
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {
         const Allocation& a = run.allocations[index];
@@ -181,6 +182,43 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
         bytes.push_back(s.bytes);
     }
     return replay(all, ordered_events(all), bytes, timeline);
+}
+
+}  // namespace
+
+Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
+                          const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
+                          std::vector<MemoryPoint>* timeline) {
+    const std::vector<PoolEvent> requests =
+        pool.by_placement ? pool_events(run.pool_tensors, pool_bytes) : piece_events(run, events, bytes, pool);
+    return replay_segments(run, run.allocations, std::move(bytes), requests, pool, timeline);
+}
+
+Replayed replay_pool_tensors(const RecordedRun& run, const std::vector<Allocation>& allocations,
+                             std::vector<int64_t> bytes, const std::vector<PoolTensor>& tensors,
+                             const std::vector<int64_t>& tensor_bytes, const PoolModel& pool,
+                             std::vector<MemoryPoint>* timeline) {
+    std::vector<Allocation> all = allocations;
+    for (size_t i = run.real_count; i < all.size(); ++i)
+        if (!all[i].real && all[i].segment >= 0 && static_cast<size_t>(all[i].segment) < pool.pooled.size() &&
+            pool.pooled[static_cast<size_t>(all[i].segment)])
+            bytes[i] = 0;  // a recorded tensor of a pooled segment (or its space): `tensors` stand for them
+    Allocation piece = run.allocations[pool.segments.front()];
+    piece.real = piece.by_subrange = false;
+    piece.freed = true;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const PoolTensor& t = tensors[i];
+        piece.segment = static_cast<int64_t>(t.segment);
+        piece.alloc_ns = t.begin_ns;
+        piece.free_ns = t.end_ns;
+        piece.category = t.category;
+        all.push_back(piece);  // the tensor in its category, and the space it takes from its segment
+        bytes.push_back(tensor_bytes[i]);
+        piece.category = kUntagged;
+        all.push_back(piece);
+        bytes.push_back(-tensor_bytes[i]);
+    }
+    return replay_segments(run, std::move(all), std::move(bytes), pool_events(tensors, tensor_bytes), pool, timeline);
 }
 
 }  // namespace tbdprof::analyzer::whatif

@@ -51,4 +51,14 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
                           const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
                           std::vector<MemoryPoint>* timeline);
 
+// The same replay on another timeline of the tensors (checkpointing: `tensors` with their bytes in
+// the scenario, `tensor_bytes`), for a pool replayed by placement. The pooled segments' pieces
+// (the recorded tensors) give way to `tensors`, each counted in its category while it lives, so the
+// breakdown follows the changed timeline; `allocations` are the run's (whole ones' frees possibly
+// moved, re-allocations appended), with `bytes` each.
+Replayed replay_pool_tensors(const RecordedRun& run, const std::vector<Allocation>& allocations,
+                             std::vector<int64_t> bytes, const std::vector<PoolTensor>& tensors,
+                             const std::vector<int64_t>& tensor_bytes, const PoolModel& pool,
+                             std::vector<MemoryPoint>* timeline);
+
 }  // namespace tbdprof::analyzer::whatif

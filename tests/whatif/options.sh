@@ -89,18 +89,29 @@ assert c["layers"] == 3 and c["segment_layers"] == 2 and c["recomputed_bytes"] >
 assert d["scenarios"][1]["peak_bytes"] == d["scenarios"][0]["peak_bytes"], d["scenarios"]
 PY
 
-# Checkpointing cannot be read without kernel accesses, nor for activations inside pooled segments.
+# Checkpointing cannot be read without kernel accesses, nor for activations inside arenas; inside a
+# caching pool whose replay gives back its segments they are the pool's tensors (predicted).
 cp "$run" "$work/noedges.sqlite"
 sqlite3 "$work/noedges.sqlite" "DELETE FROM kernel_allocations;"
 "$TBDPROF" whatif "$work/noedges.sqlite" --checkpoint sqrt >"$work/out.txt"
 [ $? = 3 ] || fail "checkpoint without kernel accesses: exit status not 3"
 grep -q "cannot predict: checkpointing: the trace has no kernel argument accesses" "$work/out.txt" ||
     fail "checkpoint without kernel accesses: $(cat "$work/out.txt")"
+"$TBDPROF" --sim -o "$work/arena.sqlite" -- "$TBDPROF_BIN_DIR/gpt_arena_train" --iterations 3 \
+    >"$work/rec.log" 2>&1 || { cat "$work/rec.log"; exit 1; }
+"$TBDPROF" whatif "$work/arena.sqlite" --checkpoint 1 >"$work/out.txt"
+[ $? = 3 ] || fail "checkpoint in an arena: exit status not 3"
+grep -q "inside segments or arenas that are not a caching pool" "$work/out.txt" ||
+    fail "checkpoint in an arena: $(cat "$work/out.txt")"
 "$TBDPROF" --sim -o "$work/pool.sqlite" -- "$TBDPROF_BIN_DIR/mlp_train" --iterations 3 --batch 128 --alloc pool \
     >"$work/rec.log" 2>&1 || { cat "$work/rec.log"; exit 1; }
-"$TBDPROF" whatif "$work/pool.sqlite" --checkpoint 1 >"$work/out.txt"
-[ $? = 3 ] || fail "checkpoint in a pool: exit status not 3"
-grep -q "inside pooled segments or arenas" "$work/out.txt" || fail "checkpoint in a pool: $(cat "$work/out.txt")"
+"$TBDPROF" whatif "$work/pool.sqlite" --checkpoint 1 --format json >"$work/pool.json" || fail "checkpoint in a pool failed"
+python3 - "$work/pool.json" <<'PY' || fail "checkpoint in a pool: JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["cannot_predict"] is None and d["checkpoint"]["layers"] == 3, d
+assert any("caching pool" in n for n in d["notes"]), d["notes"]
+PY
 
 # One segment (K at least the layer count): nothing recomputed, the recorded peak, said in a note.
 "$TBDPROF" whatif "$run" --checkpoint every-8-layers --format json >"$work/ckpt8.json" || fail "whatif --checkpoint 8 failed"

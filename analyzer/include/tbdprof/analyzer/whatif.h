@@ -66,7 +66,7 @@ struct WhatIfScenario {
 
 // What activation checkpointing would do (docs/whatif.md, "Checkpointing").
 struct CheckpointSummary {
-    int layers = 0;          // forward GEMMs with a weights operand, per iteration
+    int layers = 0;          // forward library calls with a weights operand, per iteration
     int segment_layers = 0;  // K: layers per segment, one checkpoint per segment
     int segments = 0;
     int64_t recomputed_bytes = 0;           // activations freed after forward and recomputed, per iteration
