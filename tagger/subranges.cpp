@@ -268,7 +268,10 @@ Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     return rest;
 }
 
-void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
+// `segment_bytes`: the allocation's size. A tensor written whole across all of it (an arena zeroed
+// at once) is the allocation itself, whose parts other work goes on using after its start's last use
+// (an update going tensor by tensor through a gradient arena): first_write_after does not apply.
+void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int64_t segment_bytes) {
     for (size_t i = 0; i < instances.size(); ++i) {
         Instance& outer = instances[i];
         if (outer.empty || outer.known_bytes() <= 0) continue;
@@ -287,7 +290,8 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
                 !across_in_place)
                 continue;
             // (A slot of an in-place call's buffer is that buffer before and after the call.)
-            const size_t keep = across_in_place ? inner.uses.size() : first_write_after(m, inner, own);
+            const bool whole = own.exact_bytes >= segment_bytes;
+            const size_t keep = across_in_place || whole ? inner.uses.size() : first_write_after(m, inner, own);
             for (size_t k = 0; k < keep; ++k) {
                 const PointerUse& u = m.pointer_uses[inner.uses[k]];
                 outer.uses.push_back(inner.uses[k]);
@@ -429,7 +433,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
             split_address(m, steps, returned, uses, several_starts, instances);
         }
-        absorb_interior(m, instances);
+        absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {
             begin = end;
             continue;

@@ -712,3 +712,18 @@ TEST_CASE("an inner pointer's uses absorbed into a tensor stop at its first writ
     CHECK_EQ(at(held, 0).at(0).last_work, late_read);
     CHECK(at(held, kSlice).empty());
 }
+
+// An arena zeroed whole at once (llm.c's gradients) is the allocation itself: the update going tensor
+// by tensor through it after the zeroed start's last use writes parts of it, not new tensors. The
+// arena stays one tensor, tagged as a whole (no sub-ranges).
+TEST_CASE("an arena written whole keeps its inner pointers' later writes") {
+    constexpr int64_t kArena = 393216;
+    constexpr uint64_t kSlice = 131072;
+    Pool p(kArena);
+    p.set(0, kArena);
+    p.kernel({{kSlice, Access::Write}}, 2);  // backward writes a gradient inside
+    p.kernel({{0, Access::Write}}, 3);       // the update of the first tensor: the start's last use
+    p.kernel({{kSlice, Access::Write}}, 3);  // and of the one inside
+    SubRangeSet set = derive_subranges(p.model, {});
+    CHECK(set.ranges.empty());
+}
