@@ -228,6 +228,8 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     KernelPairing k;
     // Captured launches did not run: they never pair with a device record nor become host-timed rows.
     k.joined.assign(raw.launches.size(), false);
+    // Each pair takes a launch and a device record of its own: reserved once at its largest.
+    k.pairs.reserve(std::min(raw.launches.size(), raw.device_kernels.size()));
     for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
     std::vector<const raw::RawDeviceActivity*> lost;
     std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
@@ -302,12 +304,15 @@ void ModelBuilder::build_kernels() {
         p.launch_of_sequence.reserve(raw.launches.size());
         for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence.add(raw.launches[i].record.sequence, i);
         p.launch_of_sequence.finish();
-        p.kernel_of_launch.assign(raw.launches.size(), 0);
         KernelPairing pairing = pair_kernels(p);
+        p.launch_of_sequence = {};  // read by the pairing only
         add_kernel_rows(p, pairing);
         counters_.events += raw.launches.size() + raw.device_kernels.size() + raw.sequence_of_correlation.size();
+        if (raw.kernel_metrics.empty()) release(raw.device_kernels);  // every one is in a row now
     }
     // Numbered in start order by the stage; the edges (the allocation sweep) need each launch's id.
+    // Made now, not before the pairing: it is not held at the pairing's peak.
+    for (ProcessContext& p : contexts_) p.kernel_of_launch.assign(p.raw->launches.size(), 0);
     model_.kernel_stage->for_each_kernel([&](const KernelRow& row, int64_t origin) {
         ProcessContext& p = contexts_[static_cast<size_t>(row.process - 1)];
         if (origin >= 0) p.kernel_of_launch[static_cast<size_t>(origin)] = row.id;
@@ -390,13 +395,9 @@ void ModelBuilder::build_copies_and_sets() {
     // look device kernel records and correlations up; the rest is freed.
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
-        p.launch_of_sequence = {};
         release(raw.device_copies);
         release(raw.device_sets);
-        if (raw.kernel_metrics.empty()) {
-            release(raw.device_kernels);
-            raw.sequence_of_correlation = {};
-        }
+        if (raw.kernel_metrics.empty()) raw.sequence_of_correlation = {};
     }
 }
 

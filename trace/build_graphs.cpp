@@ -103,7 +103,8 @@ void ModelBuilder::build_graph_launches() {
     auto& rows = model_.graph_launches;
     for (ProcessContext& p : contexts_) {
         const RawProcess& raw = *p.raw;
-        for (const LaunchEvent& l : raw.launches) counters_.captured_launches += l.record.captured != 0;
+        for (size_t i = 0; i < raw.launches.size(); ++i)
+            counters_.captured_launches += raw.launches[i].record.captured != 0;
         for (const auto& c : raw.copies) counters_.captured_transfers += c.record.captured != 0;
         for (const auto& s : raw.sets) counters_.captured_transfers += s.record.captured != 0;
         if (raw.graph_launches.empty()) continue;
@@ -176,7 +177,7 @@ void ModelBuilder::add_replayed_kernels(
             row.function = function_id(raw.string(d.name_string));
             take_device_record(p, row, d, g.record.host_ns);
             if (template_launch >= 0) {
-                const raw::RawLaunch& l = raw.launches[static_cast<size_t>(template_launch)].record;
+                const raw::RawLaunch l = raw.launches[static_cast<size_t>(template_launch)].record;
                 row.grid = pack_dimensions(l.grid);
                 row.block = pack_dimensions(l.block);
                 row.shared_bytes = l.shared_mem_bytes;
@@ -184,7 +185,7 @@ void ModelBuilder::add_replayed_kernels(
             row.graph_launch = graph_launch;
             model_.kernel_stage->add_kernel(row, kReplayOrigin - static_cast<int64_t>(p.replayed_kernels.size()));
             model_.graph_launches[static_cast<size_t>(graph_launch - 1)].kernels++;
-            p.replayed_kernels.push_back({g.record.host_ns, g.ordinal, template_launch, 0});
+            p.replayed_kernels.push_back({g.record.host_ns, g.file_offset, template_launch, 0});
             ++device_timed_;
         }
     }

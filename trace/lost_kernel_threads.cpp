@@ -135,7 +135,7 @@ bool Walk::fits(const State& s, uint32_t t, size_t at) const {
     const Entry& e = entries_[at];
     if (position >= launches_[t]->size()) return false;
     if (e.lost && static_cast<int64_t>(position) - tied_seen_[t] >= lacking_now_[t]) return false;
-    const raw::RawLaunch& launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
+    const raw::RawLaunch launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
     if (compare_names_ && raw_.string(launch.name_string) != raw_.string(e.d->name_string)) return false;
     if (launch.host_ns > e.d->start_host_ns + tolerance_ns_) return false;
     return s.latest_ns < launch_ns(t, position + 1) && (!e.lost || launch.host_ns < upper_bound_ns(s, at, t));

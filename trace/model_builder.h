@@ -42,9 +42,9 @@ struct ProcessContext {
     };
     std::vector<GraphTemplate> graph_launch_templates;
     struct ReplayedKernel {
-        uint64_t host_ns, ordinal;  // the graph launch's host time and file position
-        int64_t template_launch;    // raw.launches index of the matching captured launch, -1: none
-        int64_t kernel;             // kernels.id
+        uint64_t host_ns, file_offset;  // the graph launch's host time and where its record starts
+        int64_t template_launch;        // raw.launches index of the matching captured launch, -1: none
+        int64_t kernel;                 // kernels.id
     };
     std::vector<ReplayedKernel> replayed_kernels;
 };

@@ -46,7 +46,7 @@ size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
                      bool compare_names, std::vector<DevicePair>& pairs,
                      std::vector<const raw::RawDeviceActivity*>& orphans) {
     auto same = [&](size_t h, size_t d) {
-        const raw::RawLaunch& launch = raw.launches[static_cast<size_t>(host[h])].record;
+        const raw::RawLaunch launch = raw.launches[static_cast<size_t>(host[h])].record;
         return device[d]->start_host_ns + kClockToleranceNs >= launch.host_ns &&
                (!compare_names || names.host[h] == names.device[d]);
     };
@@ -98,17 +98,17 @@ void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& hos
                           std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans) {
     std::sort(device.begin(), device.end(),
               [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
-    std::vector<DevicePair> found;
+    // Appended to `pairs` in place (no second list of a thread's pairs), taken back for the fallback.
+    const size_t pairs_before = pairs.size();
     std::vector<const raw::RawDeviceActivity*> left;
     const size_t possible = std::min(host.size(), device.size());
     const NameNumbers names = number_names(raw, host, device);
-    if (pair_in_order(raw, host, device, names, true, found, left) * 2 < possible) {
-        found.clear();
+    if (pair_in_order(raw, host, device, names, true, pairs, left) * 2 < possible) {
+        pairs.resize(pairs_before);
         left.clear();
-        pair_in_order(raw, host, device, names, false, found, left);
+        pair_in_order(raw, host, device, names, false, pairs, left);
     }
-    for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
-    pairs.insert(pairs.end(), found.begin(), found.end());
+    for (size_t i = pairs_before; i < pairs.size(); ++i) joined[static_cast<size_t>(pairs[i].first)] = true;
     orphans.insert(orphans.end(), left.begin(), left.end());
 }
 

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -109,6 +110,37 @@ TEST_CASE("builder: kernels recorded out of start order are numbered by start, a
               static_cast<int64_t>(i * 16));
     }
     CHECK(query_int(db, "SELECT count(*) FROM kernels WHERE queued_ns IS NULL OR duration_ns != 50") == 0);
+}
+
+TEST_CASE("builder: launches read back from the raw file give edges for the candidates each record holds") {
+    // The build keeps only each launch record's offset and reads it again from the mapped file: a
+    // record that declares more pointer candidates than it holds (cut by its writer) gives edges for
+    // those it holds, and the launches after it are read at their own offsets.
+    constexpr uint64_t kStart = 1'000'000;
+    constexpr uint64_t kBuffer = 0x7000'0000;
+    TempDir dir;
+    RawFileWriter w(79, kStart);
+    w.alloc(79, kStart + 10, kBuffer, 1 << 20);
+    const size_t cut_at = w.bytes().size();
+    const uint64_t cut = w.launch(79, kStart + 100, "cut", {{kBuffer + 8, 0}});
+    // Declares three candidates; the record holds one.
+    const uint16_t declared = 3;
+    std::memcpy(w.bytes().data() + cut_at + offsetof(raw::RawLaunch, candidate_count), &declared, sizeof declared);
+    w.device_kernel(cut, kStart + 200, kStart + 250, "cut");
+    const uint64_t whole = w.launch(79, kStart + 300, "whole", {{kBuffer + 16, 0}, {kBuffer + 24, 1}});
+    w.device_kernel(whole, kStart + 400, kStart + 450, "whole");
+    w.save(dir.path());
+    const auto result = build(dir);
+    REQUIRE(result.ok);
+    CHECK(result.kernels == 2);
+    CHECK(result.edges == 3);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_text(db,
+                     "SELECT group_concat(offset) FROM (SELECT a.offset FROM kernel_allocations a JOIN kernel_view k "
+                     "ON k.id = a.kernel WHERE k.name = 'cut' ORDER BY a.offset)") == "8");
+    CHECK(query_text(db,
+                     "SELECT group_concat(offset) FROM (SELECT a.offset FROM kernel_allocations a JOIN kernel_view k "
+                     "ON k.id = a.kernel WHERE k.name = 'whole' ORDER BY a.offset)") == "16,24");
 }
 
 namespace {
