@@ -298,12 +298,33 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
     }
 }
 
+// The launches by sequence, for the device records CUPTI correlated to one launch (pair_kernels looks
+// them up by the sequence their correlation gives). Kernel launches are usually tied to their thread
+// instead (raw::kThreadCorrelationTag): when no kernel record outside graph replays maps to a plain
+// sequence, every lookup is of a tagged value, which only a launch whose sequence carries the tag
+// could answer, so only those (normally none) are indexed: the same lookups, without 16 B a launch.
+void ModelBuilder::index_launches_by_sequence(ProcessContext& p) {
+    const RawProcess& raw = *p.raw;
+    bool plain_lookups = false;
+    for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+        const auto seq = raw.sequence_of_correlation.find(d.correlation_id);
+        if (seq == raw.sequence_of_correlation.end() || (seq->second & raw::kThreadCorrelationTag) != 0) continue;
+        if (graph_launch_of(p, d.correlation_id) >= 0) continue;  // looked up among graph launches only
+        plain_lookups = true;
+        break;
+    }
+    if (plain_lookups) p.launch_of_sequence.reserve(raw.launches.size());
+    for (uint32_t i = 0; i < raw.launches.size(); ++i) {
+        const uint64_t sequence = raw.launches[i].record.sequence;
+        if (plain_lookups || (sequence & raw::kThreadCorrelationTag) != 0) p.launch_of_sequence.add(sequence, i);
+    }
+    p.launch_of_sequence.finish();
+}
+
 void ModelBuilder::build_kernels() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
-        p.launch_of_sequence.reserve(raw.launches.size());
-        for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence.add(raw.launches[i].record.sequence, i);
-        p.launch_of_sequence.finish();
+        index_launches_by_sequence(p);
         KernelPairing pairing = pair_kernels(p);
         p.launch_of_sequence = {};  // read by the pairing only
         add_kernel_rows(p, pairing);
