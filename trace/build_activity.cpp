@@ -66,7 +66,7 @@ void pair_lost_transfers(const HostRecords& host, const std::vector<const raw::R
         else if (host[i].record.captured == 0)
             unpaired.emplace_back(host[i].record.sequence, static_cast<int64_t>(i));
     }
-    for (const LostGroup& group : group_lost_by_interval(std::move(anchors), unpaired, lost, orphans)) {
+    for (const auto& group : group_lost_by_interval(std::move(anchors), unpaired, lost, orphans)) {
         size_t h = 0;
         for (const raw::RawDeviceActivity* d : group.device) {
             size_t k = h;
@@ -195,7 +195,7 @@ KernelRow ModelBuilder::launch_row(ProcessContext& p, const LaunchEvent& l) {
     return row;
 }
 
-void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const raw::RawDeviceActivity& d,
+void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const DeviceKernel& d,
                                       std::optional<uint64_t> launch_ns) {
     row.device = d.device;
     if (row.stream) {
@@ -219,8 +219,8 @@ void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const r
 struct KernelPairing {
     std::vector<bool> joined;  // per launch: paired, or captured (it did not run)
     std::vector<DevicePair> pairs;
-    std::vector<const raw::RawDeviceActivity*> orphans;
-    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
+    std::vector<const DeviceKernel*> orphans;
+    std::map<uint32_t, std::vector<const DeviceKernel*>> by_graph_launch;
 };
 
 KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
@@ -231,9 +231,9 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     // Each pair takes a launch and a device record of its own: reserved once at its largest.
     k.pairs.reserve(std::min(raw.launches.size(), raw.device_kernels.size()));
     for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
-    std::vector<const raw::RawDeviceActivity*> lost;
-    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
-    for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+    std::vector<const DeviceKernel*> lost;
+    std::map<uint32_t, std::vector<const DeviceKernel*>> by_thread;  // ordered: a stable result
+    for (const DeviceKernel& d : raw.device_kernels) {
         if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
             k.by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
             continue;
@@ -250,7 +250,7 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
             k.orphans.push_back(&d);
         }
     }
-    const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
+    const std::unordered_set<const DeviceKernel*> lost_records(lost.begin(), lost.end());
     std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
     for (size_t i = 0; i < raw.launches.size(); ++i) {
         if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
@@ -287,7 +287,7 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
         stage.add_kernel(launch_row(p, raw.launches[i]), i);
         ++host_timed_;
     }
-    for (const raw::RawDeviceActivity* d : k.orphans) {
+    for (const DeviceKernel* d : k.orphans) {
         KernelRow row;
         row.process = p.id;
         row.function = function_id(raw.string(d->name_string));
@@ -306,7 +306,7 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
 void ModelBuilder::index_launches_by_sequence(ProcessContext& p) {
     const RawProcess& raw = *p.raw;
     bool plain_lookups = false;
-    for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+    for (const DeviceKernel& d : raw.device_kernels) {
         const auto seq = raw.sequence_of_correlation.find(d.correlation_id);
         if (seq == raw.sequence_of_correlation.end() || (seq->second & raw::kThreadCorrelationTag) != 0) continue;
         if (graph_launch_of(p, d.correlation_id) >= 0) continue;  // looked up among graph launches only

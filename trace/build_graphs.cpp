@@ -87,7 +87,8 @@ std::optional<uint64_t> graph_of_exec(const RawProcess& raw, uint64_t exec, uint
 }
 
 // A replay runs its nodes in capture order on one stream: device start order is node order.
-void sort_by_start(std::vector<const raw::RawDeviceActivity*>& records) {
+template <class Record>
+void sort_by_start(std::vector<const Record*>& records) {
     std::stable_sort(records.begin(), records.end(),
                      [](const auto* a, const auto* b) { return a->start_host_ns < b->start_host_ns; });
 }
@@ -154,17 +155,17 @@ int64_t ModelBuilder::graph_launch_of(const ProcessContext& p, uint64_t correlat
     return it == p.graph_launch_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
-void ModelBuilder::add_replayed_kernels(
-    ProcessContext& p, const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_graph_launch) {
+void ModelBuilder::add_replayed_kernels(ProcessContext& p,
+                                        const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_graph_launch) {
     const RawProcess& raw = *p.raw;
     for (const auto& [index, records] : by_graph_launch) {
         const auto& g = raw.graph_launches[index];
         const std::vector<uint32_t>& nodes = p.graph_launch_templates[index].launches;
-        std::vector<const raw::RawDeviceActivity*> kernels = records;
+        std::vector<const DeviceKernel*> kernels = records;
         sort_by_start(kernels);
         const int64_t graph_launch = p.graph_launch_ids[index];
         for (size_t k = 0; k < kernels.size(); ++k) {
-            const raw::RawDeviceActivity& d = *kernels[k];
+            const DeviceKernel& d = *kernels[k];
             // The k-th kernel is the k-th captured launch when the names agree; otherwise the template
             // is unknown (e.g. a capture that began before recording) and the row has no edges.
             int64_t template_launch = -1;

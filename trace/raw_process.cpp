@@ -27,6 +27,13 @@ void decode_stack(RawProcess& p, const RawRecordView& r) {
     p.stacks.push_back({stack.id, first, depth});
 }
 
+void decode_device_kernel(RawProcess& p, const RawRecordView& r) {
+    const auto d = r.as<raw::RawDeviceActivity>();
+    p.device_kernels.push_back(
+        {d.start_host_ns, d.end_host_ns, d.correlation_id, d.name_string, d.stream_id, d.device, d.context_id});
+    note_time(p, d.end_host_ns);
+}
+
 template <class T>
 void push(std::vector<Event<T>>& into, const RawRecordView& r) {
     into.push_back({r.as<T>(), r.tid, r.offset});
@@ -92,8 +99,7 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
         case RecordKind::Stack: decode_stack(p, r); return;
         case RecordKind::Frame: p.frames.push_back(r.as<raw::RawFrame>()); return;
         case RecordKind::DeviceKernel:
-            p.device_kernels.push_back(r.as<raw::RawDeviceActivity>());
-            note_time(p, p.device_kernels.back().end_host_ns);
+            decode_device_kernel(p, r);
             return;
         case RecordKind::DeviceCopy:
             p.device_copies.push_back(r.as<raw::RawDeviceActivity>());
@@ -217,7 +223,8 @@ void decode_raw_process(RawProcess& p) {
     p.file.drop_pages_before(cursor.end_offset());
     p.sequence_of_correlation.finish();
     // The kinds grown by doubling: the slack would be held through the build.
-    for (auto* records : {&p.device_kernels, &p.device_copies, &p.device_sets}) records->shrink_to_fit();
+    p.device_kernels.shrink_to_fit();
+    for (auto* records : {&p.device_copies, &p.device_sets}) records->shrink_to_fit();
     p.end = cursor.end();
     p.end_offset = cursor.end_offset();
     note_time(p, p.file.header().start_host_ns);

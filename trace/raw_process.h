@@ -65,6 +65,17 @@ private:
     mutable size_t read_begin_ = SIZE_MAX, read_end_ = 0, resident_bytes_ = 0, last_chunk_ = SIZE_MAX;
 };
 
+// A CUPTI kernel record as the build keeps it: the fields it reads, 48 B where the raw record takes
+// 64 (header, bytes and copy kind are not a kernel's), held for every kernel until its row is made.
+struct DeviceKernel {
+    uint64_t start_host_ns, end_host_ns;
+    uint64_t correlation_id;  // CUPTI's
+    uint64_t name_string;
+    uint32_t stream_id;  // CUPTI's
+    int32_t device;
+    uint32_t context_id;
+};
+
 struct StackEvent {
     uint64_t id;
     uint32_t first_ip;  // index into RawProcess::stack_ips
@@ -98,7 +109,7 @@ struct RawProcess {
     std::vector<StackEvent> stacks;
     std::vector<uint64_t> stack_ips;
     std::vector<raw::RawFrame> frames;
-    std::vector<raw::RawDeviceActivity> device_kernels;
+    std::vector<DeviceKernel> device_kernels;
     std::vector<raw::RawDeviceActivity> device_copies;
     std::vector<raw::RawDeviceActivity> device_sets;
     std::vector<raw::RawKernelMetric> kernel_metrics;  // --metrics runs only
