@@ -203,7 +203,7 @@ void write_launch_loop(const TempDir& dir, uint64_t kernels) {
 }
 
 // The slope the test allows. Measured 2026-12-03 (this test's run, four pointer arguments per
-// kernel): 93 B per kernel, the device record (64 B), the joins and the launch's offset (launches and
+// kernel): 77 B per kernel, the device record (48 B), the joins and the launch's offset (launches and
 // their pointer candidates are read back from the raw file); main before that, 279 B (decoded
 // launches 104 B and their candidates 64 B held through the build), 479 B before the kernel stage.
 // Holding the decoded launches again, the kernel rows (120 B) or the edges (128 B) crosses the bound,
