@@ -66,7 +66,7 @@ void pair_lost_transfers(const HostRecords& host, const std::vector<const raw::R
         else if (host[i].record.captured == 0)
             unpaired.emplace_back(host[i].record.sequence, static_cast<int64_t>(i));
     }
-    for (const LostGroup& group : group_lost_by_interval(std::move(anchors), unpaired, lost, orphans)) {
+    for (const auto& group : group_lost_by_interval(std::move(anchors), unpaired, lost, orphans)) {
         size_t h = 0;
         for (const raw::RawDeviceActivity* d : group.device) {
             size_t k = h;
@@ -195,7 +195,7 @@ KernelRow ModelBuilder::launch_row(ProcessContext& p, const LaunchEvent& l) {
     return row;
 }
 
-void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const raw::RawDeviceActivity& d,
+void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const DeviceKernel& d,
                                       std::optional<uint64_t> launch_ns) {
     row.device = d.device;
     if (row.stream) {
@@ -219,8 +219,8 @@ void ModelBuilder::take_device_record(ProcessContext& p, KernelRow& row, const r
 struct KernelPairing {
     std::vector<bool> joined;  // per launch: paired, or captured (it did not run)
     std::vector<DevicePair> pairs;
-    std::vector<const raw::RawDeviceActivity*> orphans;
-    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_graph_launch;
+    std::vector<const DeviceKernel*> orphans;
+    std::map<uint32_t, std::vector<const DeviceKernel*>> by_graph_launch;
 };
 
 KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
@@ -228,10 +228,12 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     KernelPairing k;
     // Captured launches did not run: they never pair with a device record nor become host-timed rows.
     k.joined.assign(raw.launches.size(), false);
+    // Each pair takes a launch and a device record of its own: reserved once at its largest.
+    k.pairs.reserve(std::min(raw.launches.size(), raw.device_kernels.size()));
     for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
-    std::vector<const raw::RawDeviceActivity*> lost;
-    std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>> by_thread;  // ordered: a stable result
-    for (const raw::RawDeviceActivity& d : raw.device_kernels) {
+    std::vector<const DeviceKernel*> lost;
+    std::map<uint32_t, std::vector<const DeviceKernel*>> by_thread;  // ordered: a stable result
+    for (const DeviceKernel& d : raw.device_kernels) {
         if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
             k.by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
             continue;
@@ -248,7 +250,7 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
             k.orphans.push_back(&d);
         }
     }
-    const std::unordered_set<const raw::RawDeviceActivity*> lost_records(lost.begin(), lost.end());
+    const std::unordered_set<const DeviceKernel*> lost_records(lost.begin(), lost.end());
     std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
     for (size_t i = 0; i < raw.launches.size(); ++i) {
         if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
@@ -285,7 +287,7 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
         stage.add_kernel(launch_row(p, raw.launches[i]), i);
         ++host_timed_;
     }
-    for (const raw::RawDeviceActivity* d : k.orphans) {
+    for (const DeviceKernel* d : k.orphans) {
         KernelRow row;
         row.process = p.id;
         row.function = function_id(raw.string(d->name_string));
@@ -296,18 +298,42 @@ void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
     }
 }
 
+// The launches by sequence, for the device records CUPTI correlated to one launch (pair_kernels looks
+// them up by the sequence their correlation gives). Kernel launches are usually tied to their thread
+// instead (raw::kThreadCorrelationTag): when no kernel record outside graph replays maps to a plain
+// sequence, every lookup is of a tagged value, which only a launch whose sequence carries the tag
+// could answer, so only those (normally none) are indexed: the same lookups, without 16 B a launch.
+void ModelBuilder::index_launches_by_sequence(ProcessContext& p) {
+    const RawProcess& raw = *p.raw;
+    bool plain_lookups = false;
+    for (const DeviceKernel& d : raw.device_kernels) {
+        const auto seq = raw.sequence_of_correlation.find(d.correlation_id);
+        if (seq == raw.sequence_of_correlation.end() || (seq->second & raw::kThreadCorrelationTag) != 0) continue;
+        if (graph_launch_of(p, d.correlation_id) >= 0) continue;  // looked up among graph launches only
+        plain_lookups = true;
+        break;
+    }
+    if (plain_lookups) p.launch_of_sequence.reserve(raw.launches.size());
+    for (uint32_t i = 0; i < raw.launches.size(); ++i) {
+        const uint64_t sequence = raw.launches[i].record.sequence;
+        if (plain_lookups || (sequence & raw::kThreadCorrelationTag) != 0) p.launch_of_sequence.add(sequence, i);
+    }
+    p.launch_of_sequence.finish();
+}
+
 void ModelBuilder::build_kernels() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
-        p.launch_of_sequence.reserve(raw.launches.size());
-        for (uint32_t i = 0; i < raw.launches.size(); ++i) p.launch_of_sequence.add(raw.launches[i].record.sequence, i);
-        p.launch_of_sequence.finish();
-        p.kernel_of_launch.assign(raw.launches.size(), 0);
+        index_launches_by_sequence(p);
         KernelPairing pairing = pair_kernels(p);
+        p.launch_of_sequence = {};  // read by the pairing only
         add_kernel_rows(p, pairing);
         counters_.events += raw.launches.size() + raw.device_kernels.size() + raw.sequence_of_correlation.size();
+        if (raw.kernel_metrics.empty()) release(raw.device_kernels);  // every one is in a row now
     }
     // Numbered in start order by the stage; the edges (the allocation sweep) need each launch's id.
+    // Made now, not before the pairing: it is not held at the pairing's peak.
+    for (ProcessContext& p : contexts_) p.kernel_of_launch.assign(p.raw->launches.size(), 0);
     model_.kernel_stage->for_each_kernel([&](const KernelRow& row, int64_t origin) {
         ProcessContext& p = contexts_[static_cast<size_t>(row.process - 1)];
         if (origin >= 0) p.kernel_of_launch[static_cast<size_t>(origin)] = row.id;
@@ -390,13 +416,9 @@ void ModelBuilder::build_copies_and_sets() {
     // look device kernel records and correlations up; the rest is freed.
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
-        p.launch_of_sequence = {};
         release(raw.device_copies);
         release(raw.device_sets);
-        if (raw.kernel_metrics.empty()) {
-            release(raw.device_kernels);
-            raw.sequence_of_correlation = {};
-        }
+        if (raw.kernel_metrics.empty()) raw.sequence_of_correlation = {};
     }
 }
 

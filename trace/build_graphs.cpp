@@ -87,7 +87,8 @@ std::optional<uint64_t> graph_of_exec(const RawProcess& raw, uint64_t exec, uint
 }
 
 // A replay runs its nodes in capture order on one stream: device start order is node order.
-void sort_by_start(std::vector<const raw::RawDeviceActivity*>& records) {
+template <class Record>
+void sort_by_start(std::vector<const Record*>& records) {
     std::stable_sort(records.begin(), records.end(),
                      [](const auto* a, const auto* b) { return a->start_host_ns < b->start_host_ns; });
 }
@@ -103,7 +104,8 @@ void ModelBuilder::build_graph_launches() {
     auto& rows = model_.graph_launches;
     for (ProcessContext& p : contexts_) {
         const RawProcess& raw = *p.raw;
-        for (const LaunchEvent& l : raw.launches) counters_.captured_launches += l.record.captured != 0;
+        for (size_t i = 0; i < raw.launches.size(); ++i)
+            counters_.captured_launches += raw.launches[i].record.captured != 0;
         for (const auto& c : raw.copies) counters_.captured_transfers += c.record.captured != 0;
         for (const auto& s : raw.sets) counters_.captured_transfers += s.record.captured != 0;
         if (raw.graph_launches.empty()) continue;
@@ -153,17 +155,17 @@ int64_t ModelBuilder::graph_launch_of(const ProcessContext& p, uint64_t correlat
     return it == p.graph_launch_of_sequence.end() ? -1 : static_cast<int64_t>(it->second);
 }
 
-void ModelBuilder::add_replayed_kernels(
-    ProcessContext& p, const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_graph_launch) {
+void ModelBuilder::add_replayed_kernels(ProcessContext& p,
+                                        const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_graph_launch) {
     const RawProcess& raw = *p.raw;
     for (const auto& [index, records] : by_graph_launch) {
         const auto& g = raw.graph_launches[index];
         const std::vector<uint32_t>& nodes = p.graph_launch_templates[index].launches;
-        std::vector<const raw::RawDeviceActivity*> kernels = records;
+        std::vector<const DeviceKernel*> kernels = records;
         sort_by_start(kernels);
         const int64_t graph_launch = p.graph_launch_ids[index];
         for (size_t k = 0; k < kernels.size(); ++k) {
-            const raw::RawDeviceActivity& d = *kernels[k];
+            const DeviceKernel& d = *kernels[k];
             // The k-th kernel is the k-th captured launch when the names agree; otherwise the template
             // is unknown (e.g. a capture that began before recording) and the row has no edges.
             int64_t template_launch = -1;
@@ -176,7 +178,7 @@ void ModelBuilder::add_replayed_kernels(
             row.function = function_id(raw.string(d.name_string));
             take_device_record(p, row, d, g.record.host_ns);
             if (template_launch >= 0) {
-                const raw::RawLaunch& l = raw.launches[static_cast<size_t>(template_launch)].record;
+                const raw::RawLaunch l = raw.launches[static_cast<size_t>(template_launch)].record;
                 row.grid = pack_dimensions(l.grid);
                 row.block = pack_dimensions(l.block);
                 row.shared_bytes = l.shared_mem_bytes;
@@ -184,7 +186,7 @@ void ModelBuilder::add_replayed_kernels(
             row.graph_launch = graph_launch;
             model_.kernel_stage->add_kernel(row, kReplayOrigin - static_cast<int64_t>(p.replayed_kernels.size()));
             model_.graph_launches[static_cast<size_t>(graph_launch - 1)].kernels++;
-            p.replayed_kernels.push_back({g.record.host_ns, g.ordinal, template_launch, 0});
+            p.replayed_kernels.push_back({g.record.host_ns, g.file_offset, template_launch, 0});
             ++device_timed_;
         }
     }

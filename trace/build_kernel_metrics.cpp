@@ -26,7 +26,7 @@ void ModelBuilder::build_kernel_metrics() {
                 kernel_of_correlation[static_cast<uint64_t>(*k.correlation)] = k.id;
         });
         std::map<uint32_t, std::vector<uint64_t>> correlations_of_context;
-        for (const raw::RawDeviceActivity& d : raw.device_kernels)
+        for (const DeviceKernel& d : raw.device_kernels)
             if (graph_launch_of(p, d.correlation_id) < 0)
                 correlations_of_context[d.context_id].push_back(d.correlation_id);
         for (auto& [context, correlations] : correlations_of_context)

@@ -32,7 +32,7 @@ enum class SweepKind : uint8_t { Alloc, Launch, Free, Replay };
 
 struct SweepEvent {
     uint64_t host_ns;
-    uint64_t ordinal;  // file order breaks ties: it is the order the thread did things in
+    uint64_t file_offset;  // file order breaks ties: it is the order the thread did things in
     SweepKind kind;
     uint32_t index;
 };
@@ -121,22 +121,23 @@ std::vector<SweepEvent> sweep_events(const RawProcess& raw, const ProcessContext
     std::vector<SweepEvent> events;
     events.reserve(raw.allocs.size() + raw.frees.size() + raw.launches.size());
     for (uint32_t i = 0; i < raw.allocs.size(); ++i)
-        events.push_back({raw.allocs[i].record.host_ns, raw.allocs[i].ordinal, SweepKind::Alloc, i});
+        events.push_back({raw.allocs[i].record.host_ns, raw.allocs[i].file_offset, SweepKind::Alloc, i});
     for (uint32_t i = 0; i < raw.frees.size(); ++i)
-        events.push_back({raw.frees[i].record.host_ns, raw.frees[i].ordinal, SweepKind::Free, i});
+        events.push_back({raw.frees[i].record.host_ns, raw.frees[i].file_offset, SweepKind::Free, i});
     for (uint32_t i = 0; i < raw.launches.size(); ++i) {
-        if (raw.launches[i].record.candidate_count > 0 && raw.launches[i].record.captured == 0)
-            events.push_back({raw.launches[i].record.host_ns, raw.launches[i].ordinal, SweepKind::Launch, i});
+        const LaunchEvent l = raw.launches[i];  // decoded from the file: once
+        if (l.record.candidate_count > 0 && l.record.captured == 0)
+            events.push_back({l.record.host_ns, l.file_offset, SweepKind::Launch, i});
     }
     const auto launches_end = events.size();
     for (uint32_t i = 0; i < p.replayed_kernels.size(); ++i) {
         const auto& r = p.replayed_kernels[i];
-        if (r.template_launch >= 0 && r.kernel != 0) events.push_back({r.host_ns, r.ordinal, SweepKind::Replay, i});
+        if (r.template_launch >= 0 && r.kernel != 0) events.push_back({r.host_ns, r.file_offset, SweepKind::Replay, i});
     }
     // Three lists, each usually in order already (a thread records in time order): sort only
     // those that are not, then merge them in linear time.
     const auto before = [](const SweepEvent& a, const SweepEvent& b) {
-        return a.host_ns != b.host_ns ? a.host_ns < b.host_ns : a.ordinal < b.ordinal;
+        return a.host_ns != b.host_ns ? a.host_ns < b.host_ns : a.file_offset < b.file_offset;
     };
     const auto allocs_end = events.begin() + static_cast<std::ptrdiff_t>(raw.allocs.size());
     const auto frees_end = allocs_end + static_cast<std::ptrdiff_t>(raw.frees.size());
@@ -185,11 +186,11 @@ private:
 void add_kernel_edges(const ProcessContext& p, const SweepEvent& e, const LiveAllocations& live, KernelStage& edges) {
     const RawProcess& raw = *p.raw;
     const auto* r = e.kind == SweepKind::Replay ? &p.replayed_kernels[e.index] : nullptr;
-    const LaunchEvent& l = raw.launches[r ? static_cast<size_t>(r->template_launch) : e.index];
+    const LaunchEvent l = raw.launches[r ? static_cast<size_t>(r->template_launch) : e.index];
     const int64_t kernel = r ? r->kernel : p.kernel_of_launch[e.index];
     if (kernel == 0) return;
     for (uint32_t c = 0; c < l.record.candidate_count; ++c) {
-        const raw::RawPointerCandidate& candidate = raw.candidates[l.first_candidate + c];
+        const raw::RawPointerCandidate candidate = l.candidate(c);
         auto it = live.upper_bound(candidate.value);
         if (it == live.begin()) continue;
         --it;
@@ -211,7 +212,7 @@ void ModelBuilder::number_allocations() {
     struct Ref {
         uint64_t host_ns;
         int64_t process;
-        uint64_t ordinal;
+        uint64_t file_offset;
         ProcessContext* p;
         uint32_t index;
     };
@@ -220,13 +221,13 @@ void ModelBuilder::number_allocations() {
         p.allocation_ids.assign(p.raw->allocs.size(), 0);
         for (uint32_t i = 0; i < p.raw->allocs.size(); ++i) {
             const auto& a = p.raw->allocs[i];
-            order.push_back({a.record.host_ns, p.id, a.ordinal, &p, i});
+            order.push_back({a.record.host_ns, p.id, a.file_offset, &p, i});
         }
     }
     std::sort(order.begin(), order.end(), [](const Ref& a, const Ref& b) {
         if (a.host_ns != b.host_ns) return a.host_ns < b.host_ns;
         if (a.process != b.process) return a.process < b.process;
-        return a.ordinal < b.ordinal;
+        return a.file_offset < b.file_offset;
     });
     model_.allocations.reserve(order.size());
     for (const Ref& ref : order) {
@@ -299,8 +300,7 @@ void ModelBuilder::build_allocations_and_edges() {
     for (ProcessContext& p : contexts_) {
         sweep_allocations(p);
         // The launches and their pointer candidates were last read by the sweep.
-        release(p.raw->launches);
-        release(p.raw->candidates);
+        p.raw->launches.release();
         release(p.kernel_of_launch);
     }
 }

@@ -161,7 +161,8 @@ void ModelBuilder::build_memory_regions() {
         if (events.empty()) continue;
         // Threads' records interleave in chunks: time order, file order within one thread's ties.
         std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
-            return a.record.host_ns != b.record.host_ns ? a.record.host_ns < b.record.host_ns : a.ordinal < b.ordinal;
+            return a.record.host_ns != b.record.host_ns ? a.record.host_ns < b.record.host_ns
+                                                        : a.file_offset < b.file_offset;
         });
         const AllocationIndex allocations(model_.allocations, p.id);
         RegionReplay replay(model_, p.id, allocations);

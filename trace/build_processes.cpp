@@ -54,6 +54,7 @@ ModelBuilder::ModelBuilder(TraceModel& model, std::vector<RawProcess>& processes
     for (RawProcess* p : ordered) {
         ProcessContext context;
         context.raw = p;
+        p->launches.read_from(p->file);  // the process stays here (and its file) until the build ends
         context.id = static_cast<int64_t>(contexts_.size()) + 1;
         contexts_.push_back(std::move(context));
     }

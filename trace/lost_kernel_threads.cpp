@@ -42,7 +42,7 @@ constexpr size_t kMaxStates = 1024;
 constexpr size_t kMaxPlacementsTried = 50'000'000;
 
 struct Entry {
-    const raw::RawDeviceActivity* d;
+    const DeviceKernel* d;
     uint32_t thread;  // index into Walk::tids_; unused when lost
     bool lost;
 };
@@ -65,15 +65,15 @@ struct Node {
 class Walk {
 public:
     Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-         const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-         const std::vector<const raw::RawDeviceActivity*>& lost);
+         const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
+         const std::vector<const DeviceKernel*>& lost);
     // Places every entry it can; returns how many it skipped (no placement kept the facts: a launch
     // the hooks did not see, say), or nullopt when it gave up (kMaxPlacementsTried).
     std::optional<size_t> run(uint64_t tolerance_ns, bool compare_names);
     size_t size() const { return entries_.size(); }
     // Gives each lost entry the run placed to its thread; the others stay in `lost`.
-    void hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-                  std::vector<const raw::RawDeviceActivity*>& lost) const;
+    void hand_out(std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
+                  std::vector<const DeviceKernel*>& lost) const;
 
 private:
     uint64_t launch_ns(uint32_t t, size_t position) const;
@@ -98,8 +98,8 @@ private:
 };
 
 Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-           const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-           const std::vector<const raw::RawDeviceActivity*>& lost)
+           const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
+           const std::vector<const DeviceKernel*>& lost)
     : raw_(raw) {
     static const std::vector<int64_t> none;
     std::map<uint32_t, uint32_t> index_of;
@@ -115,9 +115,9 @@ Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector
     for (const auto& [tid, records] : by_thread) {
         const uint32_t t = index_of.at(tid);
         lacking_[t] -= static_cast<int64_t>(records.size());
-        for (const raw::RawDeviceActivity* d : records) entries_.push_back({d, t, false});
+        for (const DeviceKernel* d : records) entries_.push_back({d, t, false});
     }
-    for (const raw::RawDeviceActivity* d : lost) entries_.push_back({d, 0, true});
+    for (const DeviceKernel* d : lost) entries_.push_back({d, 0, true});
     std::stable_sort(entries_.begin(), entries_.end(),
                      [](const Entry& a, const Entry& b) { return a.d->correlation_id < b.d->correlation_id; });
 }
@@ -135,7 +135,7 @@ bool Walk::fits(const State& s, uint32_t t, size_t at) const {
     const Entry& e = entries_[at];
     if (position >= launches_[t]->size()) return false;
     if (e.lost && static_cast<int64_t>(position) - tied_seen_[t] >= lacking_now_[t]) return false;
-    const raw::RawLaunch& launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
+    const raw::RawLaunch launch = raw_.launches[static_cast<size_t>((*launches_[t])[position])].record;
     if (compare_names_ && raw_.string(launch.name_string) != raw_.string(e.d->name_string)) return false;
     if (launch.host_ns > e.d->start_host_ns + tolerance_ns_) return false;
     return s.latest_ns < launch_ns(t, position + 1) && (!e.lost || launch.host_ns < upper_bound_ns(s, at, t));
@@ -228,32 +228,32 @@ std::optional<size_t> Walk::run(uint64_t tolerance_ns, bool compare_names) {
     return skipped;
 }
 
-void Walk::hand_out(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-                    std::vector<const raw::RawDeviceActivity*>& lost) const {
-    std::unordered_set<const raw::RawDeviceActivity*> placed;
+void Walk::hand_out(std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
+                    std::vector<const DeviceKernel*>& lost) const {
+    std::unordered_set<const DeviceKernel*> placed;
     for (int64_t n = result_; n >= 0; n = nodes_[static_cast<size_t>(n)].parent) {
         const Node& node = nodes_[static_cast<size_t>(n)];
         by_thread[tids_[node.thread]].push_back(entries_[node.entry].d);
         placed.insert(entries_[node.entry].d);
     }
-    std::erase_if(lost, [&](const raw::RawDeviceActivity* d) { return placed.contains(d); });
+    std::erase_if(lost, [&](const DeviceKernel* d) { return placed.contains(d); });
 }
 
 // The rule used when the walk gives up (kMaxPlacementsTried): a lost record whose two neighbours on
 // each side in CUPTI order belong to one thread is that thread's; the others stay lost, for the
 // intervals and the last resort.
-void assign_by_neighbours(std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-                          std::vector<const raw::RawDeviceActivity*>& lost) {
+void assign_by_neighbours(std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
+                          std::vector<const DeviceKernel*>& lost) {
     if (lost.empty() || by_thread.empty()) return;
     std::vector<std::pair<uint64_t, uint32_t>> tagged;  // (CUPTI id, thread), by id
     for (const auto& [tid, records] : by_thread)
-        for (const raw::RawDeviceActivity* d : records) tagged.emplace_back(d->correlation_id, tid);
+        for (const DeviceKernel* d : records) tagged.emplace_back(d->correlation_id, tid);
     std::sort(tagged.begin(), tagged.end());
-    std::vector<const raw::RawDeviceActivity*> left;
+    std::vector<const DeviceKernel*> left;
     // Two neighbours on each side must agree: threads that launch at once interleave their CUPTI
     // ids, and a record of one thread can sit between two of another's.
     constexpr ptrdiff_t kNeighbours = 2;
-    for (const raw::RawDeviceActivity* d : lost) {
+    for (const DeviceKernel* d : lost) {
         const auto next = std::lower_bound(tagged.begin(), tagged.end(), std::make_pair(d->correlation_id, 0u));
         const ptrdiff_t at = next - tagged.begin();
         const ptrdiff_t first = std::max<ptrdiff_t>(0, at - kNeighbours);
@@ -274,8 +274,8 @@ void assign_by_neighbours(std::map<uint32_t, std::vector<const raw::RawDeviceAct
 
 void assign_lost_to_threads(const RawProcess& raw,
                             const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-                            std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-                            std::vector<const raw::RawDeviceActivity*>& lost) {
+                            std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
+                            std::vector<const DeviceKernel*>& lost) {
     if (lost.empty()) return;
     Walk walk(raw, launches_of_thread, by_thread, lost);
     // Exact clocks first, then the tolerance; names compared unless they disagree for most kernels (a

@@ -17,7 +17,7 @@ namespace tbdprof::trace::detail {
 // thread is found into `by_thread`; the others stay in `lost`.
 void assign_lost_to_threads(const RawProcess& raw,
                             const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-                            std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_thread,
-                            std::vector<const raw::RawDeviceActivity*>& lost);
+                            std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
+                            std::vector<const DeviceKernel*>& lost);
 
 }  // namespace tbdprof::trace::detail

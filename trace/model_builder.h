@@ -42,9 +42,9 @@ struct ProcessContext {
     };
     std::vector<GraphTemplate> graph_launch_templates;
     struct ReplayedKernel {
-        uint64_t host_ns, ordinal;  // the graph launch's host time and file position
-        int64_t template_launch;    // raw.launches index of the matching captured launch, -1: none
-        int64_t kernel;             // kernels.id
+        uint64_t host_ns, file_offset;  // the graph launch's host time and where its record starts
+        int64_t template_launch;        // raw.launches index of the matching captured launch, -1: none
+        int64_t kernel;                 // kernels.id
     };
     std::vector<ReplayedKernel> replayed_kernels;
 };
@@ -102,6 +102,7 @@ private:
     void sweep_allocations(ProcessContext& p);
     // build_kernels's steps (build_activity.cpp): one process's device records sorted out against its
     // launches, then its rows (each with the launch or replay it came from).
+    void index_launches_by_sequence(ProcessContext& p);
     KernelPairing pair_kernels(ProcessContext& p);
     void add_kernel_rows(ProcessContext& p, KernelPairing& pairing);
     // build_copies_and_sets's rows of one process's recorded copies and sets (build_activity.cpp),
@@ -117,12 +118,12 @@ private:
     // Takes device, times and correlation from CUPTI's record of the kernel; queued_ns counts from
     // `launch_ns` when given. A row with a stream teaches the CUPTI stream id -> stream mapping; a
     // row without one (a device record no launch claims) takes its stream from that mapping.
-    void take_device_record(ProcessContext& p, KernelRow& row, const raw::RawDeviceActivity& d,
+    void take_device_record(ProcessContext& p, KernelRow& row, const DeviceKernel& d,
                             std::optional<uint64_t> launch_ns);
     // Kernel rows for the device records each graph launch's replay produced (build_graphs.cpp).
     // Stages them (origin: their index in p.replayed_kernels) and appends to p.replayed_kernels.
     void add_replayed_kernels(ProcessContext& p,
-                              const std::map<uint32_t, std::vector<const raw::RawDeviceActivity*>>& by_graph_launch);
+                              const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_graph_launch);
     // Copy and set rows for the orphan device records a graph replay produced, matched in order to
     // the graph's captured copies and sets; removes them from the orphan lists, returns how many.
     size_t add_replayed_transfers(ProcessContext& p, std::vector<const raw::RawDeviceActivity*>& copies,

@@ -16,13 +16,8 @@ void decode_string(RawProcess& p, const RawRecordView& r) {
 }
 
 void decode_launch(RawProcess& p, const RawRecordView& r) {
-    const auto launch = r.as<raw::RawLaunch>();
-    const auto first = static_cast<uint32_t>(p.candidates.size());
-    const size_t count = r.append_items<raw::RawLaunch>(launch.candidate_count, p.candidates);
-    LaunchEvent event{launch, r.tid, r.ordinal, first};
-    event.record.candidate_count = static_cast<uint16_t>(count);
-    p.launches.push_back(event);
-    note_time(p, launch.host_ns);
+    p.launches.add(r.offset);  // read back from the file when a step needs it
+    note_time(p, r.as<raw::RawLaunch>().host_ns);
 }
 
 void decode_stack(RawProcess& p, const RawRecordView& r) {
@@ -32,9 +27,16 @@ void decode_stack(RawProcess& p, const RawRecordView& r) {
     p.stacks.push_back({stack.id, first, depth});
 }
 
+void decode_device_kernel(RawProcess& p, const RawRecordView& r) {
+    const auto d = r.as<raw::RawDeviceActivity>();
+    p.device_kernels.push_back(
+        {d.start_host_ns, d.end_host_ns, d.correlation_id, d.name_string, d.stream_id, d.device, d.context_id});
+    note_time(p, d.end_host_ns);
+}
+
 template <class T>
 void push(std::vector<Event<T>>& into, const RawRecordView& r) {
-    into.push_back({r.as<T>(), r.tid, r.ordinal});
+    into.push_back({r.as<T>(), r.tid, r.offset});
 }
 
 void decode_record(RawProcess& p, const RawRecordView& r) {
@@ -97,8 +99,7 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
         case RecordKind::Stack: decode_stack(p, r); return;
         case RecordKind::Frame: p.frames.push_back(r.as<raw::RawFrame>()); return;
         case RecordKind::DeviceKernel:
-            p.device_kernels.push_back(r.as<raw::RawDeviceActivity>());
-            note_time(p, p.device_kernels.back().end_host_ns);
+            decode_device_kernel(p, r);
             return;
         case RecordKind::DeviceCopy:
             p.device_copies.push_back(r.as<raw::RawDeviceActivity>());
@@ -150,7 +151,7 @@ void drop_pages_behind(const RawProcess& p, size_t cursor_offset, size_t& droppe
 // grown by doubling, each reallocation would hold the old and the new array at once (the decoded
 // launches alone up to 3 x 96 B per launch at that moment, the build's peak).
 void reserve_kernel_records(RawProcess& p) {
-    size_t launches = 0, candidates = 0, device_kernels = 0, correlations = 0;
+    size_t launches = 0, device_kernels = 0, correlations = 0;
     auto cursor = p.file.records();
     RawRecordView record{};
     size_t dropped_until = 0;
@@ -158,7 +159,6 @@ void reserve_kernel_records(RawProcess& p) {
         switch (record.kind) {
             case RecordKind::Launch:
                 ++launches;
-                candidates += record.as<raw::RawLaunch>().candidate_count;
                 break;
             case RecordKind::DeviceKernel:
                 ++device_kernels;
@@ -173,12 +173,42 @@ void reserve_kernel_records(RawProcess& p) {
     }
     p.file.drop_pages_before(cursor.end_offset());
     p.launches.reserve(launches);
-    p.candidates.reserve(candidates);  // the count each record declares: at least what it holds
     p.device_kernels.reserve(device_kernels);
     p.sequence_of_correlation.reserve(correlations);
 }
 
 }  // namespace
+
+LaunchEvent LaunchRecords::operator[](size_t i) const {
+    const RawRecordView r = file_->record_at(offsets_[i]);
+    LaunchEvent event{r.as<raw::RawLaunch>(), r.tid, r.offset, nullptr};
+    const std::string_view tail = r.tail<raw::RawLaunch>();
+    event.record.candidate_count = static_cast<uint16_t>(
+        std::min<size_t>(event.record.candidate_count, tail.size() / sizeof(raw::RawPointerCandidate)));
+    event.candidate_bytes = reinterpret_cast<const std::byte*>(tail.data());
+    note_read(r.offset, r.offset + r.size);
+    return event;
+}
+
+// The steps read launches mostly in file order (a thread's in the order it made them): the pages
+// read back are counted by the 64 KiB a read fault may map around a page (fault-around), and
+// dropped once they add up to kResidentBytes, so the mapped file adds a bounded amount to the
+// build's resident memory, as while decoding.
+void LaunchRecords::note_read(size_t begin, size_t end) const {
+    constexpr size_t kFaultBytes = size_t{64} << 10;
+    constexpr size_t kResidentBytes = size_t{16} << 20;
+    if (begin / kFaultBytes != last_chunk_) {
+        last_chunk_ = begin / kFaultBytes;
+        resident_bytes_ += kFaultBytes;
+    }
+    read_begin_ = std::min(read_begin_, begin);
+    read_end_ = std::max(read_end_, end);
+    if (resident_bytes_ < kResidentBytes) return;
+    file_->drop_pages(read_begin_, read_end_);
+    read_begin_ = SIZE_MAX;
+    read_end_ = resident_bytes_ = 0;
+    last_chunk_ = SIZE_MAX;
+}
 
 void decode_raw_process(RawProcess& p) {
     reserve_kernel_records(p);
@@ -192,11 +222,9 @@ void decode_raw_process(RawProcess& p) {
     }
     p.file.drop_pages_before(cursor.end_offset());
     p.sequence_of_correlation.finish();
-    // Candidates declared beyond what a cut record held, and the other kinds grown by doubling: the
-    // slack would be held through the build.
-    p.launches.shrink_to_fit();
-    p.candidates.shrink_to_fit();
-    for (auto* records : {&p.device_kernels, &p.device_copies, &p.device_sets}) records->shrink_to_fit();
+    // The kinds grown by doubling: the slack would be held through the build.
+    p.device_kernels.shrink_to_fit();
+    for (auto* records : {&p.device_copies, &p.device_sets}) records->shrink_to_fit();
     p.end = cursor.end();
     p.end_offset = cursor.end_offset();
     note_time(p, p.file.header().start_host_ns);

@@ -4,7 +4,9 @@
 #include "sorted_index.h"
 #include "tbdprof/trace/raw_reader.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -18,14 +20,60 @@ template <class T>
 struct Event {
     T record;
     uint32_t tid;
-    uint64_t ordinal;
+    uint64_t file_offset;  // where its record starts: orders the events of one file as the file does
 };
 
+// A kernel launch as read back from the mapped file (LaunchRecords), with its pointer candidates.
 struct LaunchEvent {
-    raw::RawLaunch record;
+    raw::RawLaunch record;  // candidate_count: as many as the record holds (a cut record may hold fewer)
     uint32_t tid;
-    uint64_t ordinal;
-    uint32_t first_candidate;  // index into RawProcess::candidates
+    uint64_t file_offset;
+    const std::byte* candidate_bytes;  // record.candidate_count RawPointerCandidates in the mapping
+
+    raw::RawPointerCandidate candidate(uint32_t c) const {
+        raw::RawPointerCandidate value;
+        std::memcpy(&value, candidate_bytes + size_t{c} * sizeof value, sizeof value);
+        return value;
+    }
+};
+
+// One process's launches, kept as the offsets of their records (8 B each) and decoded from the mapped
+// file whenever a step reads one: decoded copies of a launch and its pointer candidates (about
+// 170 B with four pointer arguments) would be held for the whole build. The pages read back are
+// dropped from the resident set every kResidentBytes of the file read (docs/benchmarks.md, "Trace
+// build memory").
+class LaunchRecords {
+public:
+    void reserve(size_t n) { offsets_.reserve(n); }
+    void add(size_t file_offset) { offsets_.push_back(file_offset); }
+    void shrink_to_fit() { offsets_.shrink_to_fit(); }
+    void release() { std::vector<uint64_t>().swap(offsets_); }
+    // The file the offsets point into; set once the process's RawFile is where it stays (a RawFile
+    // keeps its mapping when moved).
+    void read_from(const RawFile& file) { file_ = &file; }
+    size_t size() const { return offsets_.size(); }
+    bool empty() const { return offsets_.empty(); }
+    LaunchEvent operator[](size_t i) const;
+
+private:
+    void note_read(size_t begin, size_t end) const;
+
+    const RawFile* file_ = nullptr;
+    std::vector<uint64_t> offsets_;
+    // The file's range read back since its pages were last dropped, and how much it may have made
+    // resident (a read fault maps up to kFaultBytes around the page).
+    mutable size_t read_begin_ = SIZE_MAX, read_end_ = 0, resident_bytes_ = 0, last_chunk_ = SIZE_MAX;
+};
+
+// A CUPTI kernel record as the build keeps it: the fields it reads, 48 B where the raw record takes
+// 64 (header, bytes and copy kind are not a kernel's), held for every kernel until its row is made.
+struct DeviceKernel {
+    uint64_t start_host_ns, end_host_ns;
+    uint64_t correlation_id;  // CUPTI's
+    uint64_t name_string;
+    uint32_t stream_id;  // CUPTI's
+    int32_t device;
+    uint32_t context_id;
 };
 
 struct StackEvent {
@@ -47,8 +95,7 @@ struct RawProcess {
     std::vector<raw::RawDeviceInfo> devices;
     std::vector<Event<raw::RawAlloc>> allocs;
     std::vector<Event<raw::RawFree>> frees;
-    std::vector<LaunchEvent> launches;
-    std::vector<raw::RawPointerCandidate> candidates;
+    LaunchRecords launches;  // read from `file`
     std::vector<Event<raw::RawCopy>> copies;
     std::vector<Event<raw::RawSet>> sets;
     std::vector<Event<raw::RawSync>> syncs;
@@ -62,7 +109,7 @@ struct RawProcess {
     std::vector<StackEvent> stacks;
     std::vector<uint64_t> stack_ips;
     std::vector<raw::RawFrame> frames;
-    std::vector<raw::RawDeviceActivity> device_kernels;
+    std::vector<DeviceKernel> device_kernels;
     std::vector<raw::RawDeviceActivity> device_copies;
     std::vector<raw::RawDeviceActivity> device_sets;
     std::vector<raw::RawKernelMetric> kernel_metrics;  // --metrics runs only

@@ -85,6 +85,19 @@ void RawFile::drop_pages_before(size_t offset) const {
     if (map_ != nullptr && bytes > 0) madvise(const_cast<std::byte*>(map_), bytes, MADV_DONTNEED);
 }
 
+void RawFile::drop_pages(size_t begin, size_t end) const {
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t first = begin / page * page;
+    const size_t last = std::min(end, size_);
+    if (map_ != nullptr && last > first) madvise(const_cast<std::byte*>(map_) + first, last - first, MADV_DONTNEED);
+}
+
+RawRecordView RawFile::record_at(size_t offset) const {
+    raw::RawRecordHeader header;
+    std::memcpy(&header, map_ + offset, sizeof header);
+    return {header.kind, header.tid, map_ + offset, header.size, 0, offset};
+}
+
 RawFile::Cursor::Cursor(const RawFile& file)
     : base_(file.map_), size_(file.size_), offset_(sizeof(raw::RawFileHeader)) {}
 
@@ -113,6 +126,7 @@ bool RawFile::Cursor::next(RawRecordView& record) {
     record.data = base_ + offset_;
     record.size = header.size;
     record.ordinal = ordinal_++;
+    record.offset = offset_;
     offset_ += header.size;
     return true;
 }

@@ -27,7 +27,7 @@ struct NameNumbers {
 };
 
 NameNumbers number_names(const RawProcess& raw, const std::vector<int64_t>& host,
-                         const std::vector<const raw::RawDeviceActivity*>& device) {
+                         const std::vector<const DeviceKernel*>& device) {
     std::unordered_map<std::string_view, uint32_t> number_of;
     auto number = [&](uint64_t string_id) {
         return number_of.try_emplace(raw.string(string_id), static_cast<uint32_t>(number_of.size())).first->second;
@@ -36,17 +36,16 @@ NameNumbers number_names(const RawProcess& raw, const std::vector<int64_t>& host
     names.host.reserve(host.size());
     for (int64_t i : host) names.host.push_back(number(raw.launches[static_cast<size_t>(i)].record.name_string));
     names.device.reserve(device.size());
-    for (const raw::RawDeviceActivity* d : device) names.device.push_back(number(d->name_string));
+    for (const DeviceKernel* d : device) names.device.push_back(number(d->name_string));
     return names;
 }
 
 // One pass of the in-order pairing; `compare_names` off pairs by order and time alone.
 size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                     const std::vector<const raw::RawDeviceActivity*>& device, const NameNumbers& names,
-                     bool compare_names, std::vector<DevicePair>& pairs,
-                     std::vector<const raw::RawDeviceActivity*>& orphans) {
+                     const std::vector<const DeviceKernel*>& device, const NameNumbers& names, bool compare_names,
+                     std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans) {
     auto same = [&](size_t h, size_t d) {
-        const raw::RawLaunch& launch = raw.launches[static_cast<size_t>(host[h])].record;
+        const raw::RawLaunch launch = raw.launches[static_cast<size_t>(host[h])].record;
         return device[d]->start_host_ns + kClockToleranceNs >= launch.host_ns &&
                (!compare_names || names.host[h] == names.device[d]);
     };
@@ -94,28 +93,29 @@ std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlatio
 // under half of what they could, the pairing falls back to order and time alone rather than leave
 // every kernel of the run without device times.
 void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                          std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
-                          std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans) {
+                          std::vector<const DeviceKernel*>& device, std::vector<bool>& joined,
+                          std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans) {
     std::sort(device.begin(), device.end(),
               [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
-    std::vector<DevicePair> found;
-    std::vector<const raw::RawDeviceActivity*> left;
+    // Appended to `pairs` in place (no second list of a thread's pairs), taken back for the fallback.
+    const size_t pairs_before = pairs.size();
+    std::vector<const DeviceKernel*> left;
     const size_t possible = std::min(host.size(), device.size());
     const NameNumbers names = number_names(raw, host, device);
-    if (pair_in_order(raw, host, device, names, true, found, left) * 2 < possible) {
-        found.clear();
+    if (pair_in_order(raw, host, device, names, true, pairs, left) * 2 < possible) {
+        pairs.resize(pairs_before);
         left.clear();
-        pair_in_order(raw, host, device, names, false, found, left);
+        pair_in_order(raw, host, device, names, false, pairs, left);
     }
-    for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
-    pairs.insert(pairs.end(), found.begin(), found.end());
+    for (size_t i = pairs_before; i < pairs.size(); ++i) joined[static_cast<size_t>(pairs[i].first)] = true;
     orphans.insert(orphans.end(), left.begin(), left.end());
 }
 
-std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>> anchors,
-                                              const std::vector<std::pair<uint64_t, int64_t>>& host,
-                                              const std::vector<const raw::RawDeviceActivity*>& lost,
-                                              std::vector<const raw::RawDeviceActivity*>& unmatched) {
+template <class Record>
+std::vector<LostGroup<Record>> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>> anchors,
+                                                      const std::vector<std::pair<uint64_t, int64_t>>& host,
+                                                      const std::vector<const Record*>& lost,
+                                                      std::vector<const Record*>& unmatched) {
     // The anchors' CUPTI ids and sequences, each sorted: interval k lies between the k-th and the
     // (k+1)-th of either.
     std::vector<uint64_t> ids, sequences;
@@ -127,8 +127,8 @@ std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, ui
     }
     std::sort(ids.begin(), ids.end());
     std::sort(sequences.begin(), sequences.end());
-    std::unordered_map<size_t, LostGroup> by_interval;
-    for (const raw::RawDeviceActivity* d : lost) {
+    std::unordered_map<size_t, LostGroup<Record>> by_interval;
+    for (const Record* d : lost) {
         const size_t k = static_cast<size_t>(std::upper_bound(ids.begin(), ids.end(), d->correlation_id) - ids.begin());
         by_interval[k].device.push_back(d);
     }
@@ -139,7 +139,7 @@ std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, ui
             static_cast<size_t>(std::upper_bound(sequences.begin(), sequences.end(), sequence) - sequences.begin());
         if (auto it = by_interval.find(k); it != by_interval.end()) it->second.host.push_back(index);
     }
-    std::vector<LostGroup> groups;
+    std::vector<LostGroup<Record>> groups;
     for (auto& [k, group] : by_interval) {
         std::sort(group.device.begin(), group.device.end(),
                   [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
@@ -152,9 +152,16 @@ std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, ui
     return groups;
 }
 
-size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::RawDeviceActivity*>& lost,
-                         std::vector<bool>& joined, std::vector<DevicePair>& pairs,
-                         std::vector<const raw::RawDeviceActivity*>& orphans) {
+template std::vector<LostGroup<DeviceKernel>> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>>,
+                                                                     const std::vector<std::pair<uint64_t, int64_t>>&,
+                                                                     const std::vector<const DeviceKernel*>&,
+                                                                     std::vector<const DeviceKernel*>&);
+template std::vector<LostGroup<raw::RawDeviceActivity>> group_lost_by_interval(
+    std::vector<std::pair<uint64_t, uint64_t>>, const std::vector<std::pair<uint64_t, int64_t>>&,
+    const std::vector<const raw::RawDeviceActivity*>&, std::vector<const raw::RawDeviceActivity*>&);
+
+size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const DeviceKernel*>& lost, std::vector<bool>& joined,
+                         std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans) {
     if (lost.empty()) return 0;
     std::vector<std::pair<uint64_t, uint64_t>> anchors;
     anchors.reserve(pairs.size());
@@ -165,7 +172,7 @@ size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::Raw
         if (!joined[i]) host.emplace_back(raw.launches[i].record.sequence, static_cast<int64_t>(i));
     }
     size_t paired = 0;
-    for (const LostGroup& group : group_lost_by_interval(std::move(anchors), host, lost, orphans)) {
+    for (const auto& group : group_lost_by_interval(std::move(anchors), host, lost, orphans)) {
         std::vector<DevicePair> found;
         const NameNumbers names = number_names(raw, group.host, group.device);
         paired += pair_in_order(raw, group.host, group.device, names, true, found, orphans);
@@ -175,11 +182,11 @@ size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::Raw
     return paired;
 }
 
-size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const raw::RawDeviceActivity*>& lost,
+size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const DeviceKernel*>& lost,
                            std::vector<bool>& joined, std::vector<DevicePair>& pairs,
-                           std::vector<const raw::RawDeviceActivity*>& orphans) {
-    std::vector<const raw::RawDeviceActivity*> leftover, others;
-    for (const raw::RawDeviceActivity* d : orphans) (lost.contains(d) ? leftover : others).push_back(d);
+                           std::vector<const DeviceKernel*>& orphans) {
+    std::vector<const DeviceKernel*> leftover, others;
+    for (const DeviceKernel* d : orphans) (lost.contains(d) ? leftover : others).push_back(d);
     if (leftover.empty()) return 0;
     // Unpaired launches by name, each list in launch time order.
     std::unordered_map<std::string_view, std::vector<size_t>> unpaired;
@@ -192,7 +199,7 @@ size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const
     std::sort(leftover.begin(), leftover.end(),
               [](const auto* a, const auto* b) { return a->start_host_ns < b->start_host_ns; });
     size_t paired = 0;
-    for (const raw::RawDeviceActivity* d : leftover) {
+    for (const DeviceKernel* d : leftover) {
         auto it = unpaired.find(raw.string(d->name_string));
         std::vector<size_t>* launches = it == unpaired.end() ? nullptr : &it->second;
         // The latest launch not after the kernel's start: the first one after it, minus one.

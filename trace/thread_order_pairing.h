@@ -13,7 +13,7 @@
 
 namespace tbdprof::trace::detail {
 
-using DevicePair = std::pair<int64_t, const raw::RawDeviceActivity*>;  // launch index, device record
+using DevicePair = std::pair<int64_t, const DeviceKernel*>;  // launch index, device record
 
 // The thread a device record belongs to when CUPTI tied it to a thread tag rather than to one of our
 // sequence numbers; nullopt otherwise.
@@ -23,39 +23,41 @@ std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlatio
 // joined otherwise, as indices into raw.launches, in recorded order). Paired launches are marked in
 // `joined` and appended to `pairs`; device records left over are appended to `orphans`.
 void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                          std::vector<const raw::RawDeviceActivity*>& device, std::vector<bool>& joined,
-                          std::vector<DevicePair>& pairs, std::vector<const raw::RawDeviceActivity*>& orphans);
+                          std::vector<const DeviceKernel*>& device, std::vector<bool>& joined,
+                          std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans);
 
 // Records whose CUPTI correlation record was lost (a full ring or CUPTI buffer, counted as a drop):
 // the device record's CUPTI id maps to nothing, and its host call would stay unpaired too, so the
 // work would be stored twice (once host-timed, once as a device record nobody launched). CUPTI ids
 // and our sequence numbers both grow in call order, so the pairs that are known cut both into
 // intervals: a lost record lies in the interval of the pairs around it, on both sides.
+// Record: DeviceKernel (kernels) or raw::RawDeviceActivity (copies and sets).
+template <class Record>
 struct LostGroup {
-    std::vector<int64_t> host;                          // indices of unpaired host records, by sequence
-    std::vector<const raw::RawDeviceActivity*> device;  // lost device records, by CUPTI id
+    std::vector<int64_t> host;          // indices of unpaired host records, by sequence
+    std::vector<const Record*> device;  // lost device records, by CUPTI id
 };
 // `anchors`: (CUPTI id, sequence) of every known pair; `host`: (sequence, index) of unpaired host
 // records. Groups with something on both sides; `unmatched` gets the device records of the others.
-std::vector<LostGroup> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>> anchors,
-                                              const std::vector<std::pair<uint64_t, int64_t>>& host,
-                                              const std::vector<const raw::RawDeviceActivity*>& lost,
-                                              std::vector<const raw::RawDeviceActivity*>& unmatched);
+template <class Record>
+std::vector<LostGroup<Record>> group_lost_by_interval(std::vector<std::pair<uint64_t, uint64_t>> anchors,
+                                                      const std::vector<std::pair<uint64_t, int64_t>>& host,
+                                                      const std::vector<const Record*>& lost,
+                                                      std::vector<const Record*>& unmatched);
 
 // Kernels of `lost` paired, interval by interval, with launches not joined otherwise (same name, not
 // before the launch, in order). Marks `joined`, appends to `pairs`; the rest to `orphans`. Returns
 // how many were paired.
-size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const raw::RawDeviceActivity*>& lost,
-                         std::vector<bool>& joined, std::vector<DevicePair>& pairs,
-                         std::vector<const raw::RawDeviceActivity*>& orphans);
+size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const DeviceKernel*>& lost, std::vector<bool>& joined,
+                         std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans);
 
 // The last resort, so that nothing is stored twice: lost kernel records still unpaired (in
 // `orphans`, those in `lost`) each take an unpaired launch of the same name: the latest made before
 // the kernel started, else the first after it. With several threads interleaving, a thread may have
 // been given a neighbour's lost record above; the count then stays right while a time may go to the
 // launch next to its own. Returns how many were paired.
-size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const raw::RawDeviceActivity*>& lost,
+size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const DeviceKernel*>& lost,
                            std::vector<bool>& joined, std::vector<DevicePair>& pairs,
-                           std::vector<const raw::RawDeviceActivity*>& orphans);
+                           std::vector<const DeviceKernel*>& orphans);
 
 }  // namespace tbdprof::trace::detail

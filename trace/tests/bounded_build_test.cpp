@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -111,6 +112,37 @@ TEST_CASE("builder: kernels recorded out of start order are numbered by start, a
     CHECK(query_int(db, "SELECT count(*) FROM kernels WHERE queued_ns IS NULL OR duration_ns != 50") == 0);
 }
 
+TEST_CASE("builder: launches read back from the raw file give edges for the candidates each record holds") {
+    // The build keeps only each launch record's offset and reads it again from the mapped file: a
+    // record that declares more pointer candidates than it holds (cut by its writer) gives edges for
+    // those it holds, and the launches after it are read at their own offsets.
+    constexpr uint64_t kStart = 1'000'000;
+    constexpr uint64_t kBuffer = 0x7000'0000;
+    TempDir dir;
+    RawFileWriter w(79, kStart);
+    w.alloc(79, kStart + 10, kBuffer, 1 << 20);
+    const size_t cut_at = w.bytes().size();
+    const uint64_t cut = w.launch(79, kStart + 100, "cut", {{kBuffer + 8, 0}});
+    // Declares three candidates; the record holds one.
+    const uint16_t declared = 3;
+    std::memcpy(w.bytes().data() + cut_at + offsetof(raw::RawLaunch, candidate_count), &declared, sizeof declared);
+    w.device_kernel(cut, kStart + 200, kStart + 250, "cut");
+    const uint64_t whole = w.launch(79, kStart + 300, "whole", {{kBuffer + 16, 0}, {kBuffer + 24, 1}});
+    w.device_kernel(whole, kStart + 400, kStart + 450, "whole");
+    w.save(dir.path());
+    const auto result = build(dir);
+    REQUIRE(result.ok);
+    CHECK(result.kernels == 2);
+    CHECK(result.edges == 3);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_text(db,
+                     "SELECT group_concat(offset) FROM (SELECT a.offset FROM kernel_allocations a JOIN kernel_view k "
+                     "ON k.id = a.kernel WHERE k.name = 'cut' ORDER BY a.offset)") == "8");
+    CHECK(query_text(db,
+                     "SELECT group_concat(offset) FROM (SELECT a.offset FROM kernel_allocations a JOIN kernel_view k "
+                     "ON k.id = a.kernel WHERE k.name = 'whole' ORDER BY a.offset)") == "16,24");
+}
+
 namespace {
 
 // Peak resident memory a build of `dir` adds, in bytes: measured in a forked child (the peak is the
@@ -170,11 +202,15 @@ void write_launch_loop(const TempDir& dir, uint64_t kernels) {
     w.save(dir.path());
 }
 
-// The slope the test allows. Measured 2026-12-02 (this test's run, four pointer arguments per
-// kernel): 279 B per kernel, the decoded launch (104 B), its candidates (64 B), its device record
-// (64 B) and the joins; main before the kernel stage, 479 B. Holding the kernel rows (120 B) or
-// the edges (128 B) in memory again crosses the bound.
-constexpr double kMaxBytesPerKernel = 360;
+// The slope the test allows. Measured 2026-12-03 (this test's run, four pointer arguments per
+// kernel): 77 B per kernel, the device record (48 B), the joins and the launch's offset (launches and
+// their pointer candidates are read back from the raw file); main before that, 279 B (decoded
+// launches 104 B and their candidates 64 B held through the build), 479 B before the kernel stage.
+// Holding the decoded launches again, the kernel rows (120 B) or the edges (128 B) crosses the bound,
+// and so does keeping the pages of the raw file read back resident (315 B measured without the drop).
+// The margin (77 -> 100) is for the per-thread lists grown by doubling, whose capacity at the two
+// lengths need not be in proportion.
+constexpr double kMaxBytesPerKernel = 100;
 
 }  // namespace
 

@@ -27,6 +27,7 @@ struct RawRecordView {
     const std::byte* data;  // the whole record, starting with its RawRecordHeader
     size_t size;            // bytes, from the header
     uint64_t ordinal;       // position of the record in its file (0, 1, ...): the order of events
+    size_t offset;          // where the record starts in its file (bytes; grows with the ordinal)
 
     // The record as struct T. A record shorter than T (written before fields were appended) reads
     // the missing fields as zero; a longer one (fields appended later) is cut to T.
@@ -94,10 +95,16 @@ public:
     };
     Cursor records() const { return Cursor(*this); }
 
+    // The record that starts at `offset`, a position a cursor handed out before (so it is whole and
+    // framed): for readers that keep offsets rather than copies of records. Its ordinal reads 0.
+    RawRecordView record_at(size_t offset) const;
+
     // Lets the kernel drop the mapped pages before byte `offset` from this process's resident set
     // (they stay in the page cache and fault back in when a view into them is read again). Decoding
     // calls it as it goes, so a large raw file does not stay resident as a whole.
     void drop_pages_before(size_t offset) const;
+    // The same for the pages of [begin, end) (bytes of the file).
+    void drop_pages(size_t begin, size_t end) const;
 
 private:
     void release();
