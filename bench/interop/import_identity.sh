@@ -16,14 +16,8 @@ shift 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/import-identity.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Every table, rows sorted; the notes that name the importing binary's time or version are left out.
-dump() {
-    local db=$1
-    sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name" | while read -r table; do
-        echo "== $table"
-        sqlite3 -list "$db" "SELECT * FROM \"$table\"" | sort
-    done
-}
+# Every table, rows sorted (dump_tables).
+source "$(dirname "$0")/../common/dump_tables.sh"
 
 status=0
 for trace in "$@"; do
@@ -32,7 +26,7 @@ for trace in "$@"; do
         bin=${!side}
         # The same path for both, since the report names it.
         "$bin" import "$trace" -o "$work/trace.sqlite" --force --quiet >"$work/$side.import.txt" 2>&1
-        dump "$work/trace.sqlite" >"$work/$side.dump"
+        dump_tables "$work/trace.sqlite" >"$work/$side.dump"
         "$bin" report "$work/trace.sqlite" --format json >"$work/$side.report.json" 2>/dev/null
         rm -f "$work/trace.sqlite"
     done

@@ -19,14 +19,8 @@ shift 3
 work=$(mktemp -d "${TMPDIR:-/tmp}/build-identity.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Every table, rows sorted.
-dump() {
-    local db=$1
-    sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name" | while read -r table; do
-        echo "== $table"
-        sqlite3 -list "$db" "SELECT * FROM \"$table\"" | sort
-    done
-}
+# Every table, rows sorted (dump_tables).
+source "$(dirname "$0")/../common/dump_tables.sh"
 
 # Peak RSS (MiB) and user + system CPU (s) from /usr/bin/time -v's report.
 resources() {
@@ -51,7 +45,7 @@ for run in "$@"; do
             status=1
             continue 2
         fi
-        dump "$trace" >"$work/$side.dump"
+        dump_tables "$trace" >"$work/$side.dump"
         "$tbdprof" report "$trace" --format json 2>/dev/null | sed "s|$trace|TRACE|g" >"$work/$side.report.json"
     done
     times=""
