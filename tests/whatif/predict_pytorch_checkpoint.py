@@ -20,13 +20,13 @@ Exit 77 (skipped) with the reason when PyTorch is absent.
 import argparse
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import predict_pytorch  # noqa: E402  (the recording machinery: torch_python, run)
+from predict_checkpoint import kernel_ns_per_step  # noqa: E402  (the C++ checkpoint test's measure)
 
 STEPS = 4
 TOLERANCE = 0.03
@@ -52,15 +52,6 @@ def whatif(tbdprof, path, *options):
         sys.exit(f"FAIL: tbdprof whatif {' '.join(options)} exited {done.returncode}\n{done.stdout[-4000:]}"
                  f"{done.stderr[-4000:]}")
     return json.loads(done.stdout)
-
-
-def kernel_ns_per_step(path):
-    """Device time of all kernels per training iteration (the recording's own)."""
-    db = sqlite3.connect(path)
-    steps = db.execute("SELECT COUNT(*) FROM iterations WHERE kind IS NULL OR kind != 'non_training'").fetchone()[0]
-    total = db.execute("SELECT COALESCE(SUM(duration_ns), 0) FROM kernels").fetchone()[0]
-    db.close()
-    return total / max(steps, 1)
 
 
 def main():
