@@ -129,10 +129,16 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
 // gradient takes later in the step (an MLP's logits, where its bias gradient goes) is written in
 // forward and overwritten in backward: that write is no gradient's.
 bool reaches_update(const Context& c, int32_t a, size_t w, int iteration) {
+    bool read = false;
     for (const FlowTouch& t : c.flow.buffers[size_t(a)].touches) {
         if (t.work <= w || c.flow.work_iteration[t.work] != iteration) continue;
         if (c.optimizer_work[t.work]) return true;
-        if (t.use == Use::Overwrite) return false;
+        const WorkItem& item = c.m.work[t.work];
+        const bool copy = item.kind != WorkItem::Kind::Kernel && item.kind != WorkItem::Kind::Set;
+        const bool collective = item.library_call != kNone &&
+                                c.m.library_calls[size_t(item.library_call)].collective != Collective::None;
+        if (read && t.use == Use::Overwrite && !copy && !collective) return false;
+        read |= t.use == Use::Read;
     }
     return true;
 }
