@@ -135,8 +135,8 @@ bool reaches_update(const Context& c, int32_t a, size_t w, int iteration) {
         if (c.optimizer_work[t.work]) return true;
         const WorkItem& item = c.m.work[t.work];
         const bool copy = item.kind != WorkItem::Kind::Kernel && item.kind != WorkItem::Kind::Set;
-        const bool collective = item.library_call != kNone &&
-                                c.m.library_calls[size_t(item.library_call)].collective != Collective::None;
+        const bool collective =
+            item.library_call != kNone && c.m.library_calls[size_t(item.library_call)].collective != Collective::None;
         if (read && t.use == Use::Overwrite && !copy && !collective) return false;
         read |= t.use == Use::Read;
     }
