@@ -217,7 +217,8 @@ void load_allocations(Loader& l) {
     TraceModel& m = l.m;
     trace::AllocationRow r;
     std::vector<Allocation> mapped;
-    for (trace::RowReader<trace::AllocationRow> rows(l.db); rows.next(r);) {
+    // No tag texts: the tags are about to be replaced (and the ones read here are not used).
+    for (trace::RowReader<trace::AllocationRow> rows(l.db, {.tag_texts = false}); rows.next(r);) {
         if (!trace::is_device_memory(r.kind)) continue;
         auto& to = r.kind == trace::MemoryKind::device_mapped ? mapped : m.allocations;
         to.push_back({.id = r.id,
@@ -502,8 +503,9 @@ void load_sets(Loader& l) {
     }
 }
 
-// Host waits for the device, capture windows and NVTX ranges.
-void load_host_ranges(const trace::Database& db, TraceModel& m) {
+// Host waits for the device, capture windows and NVTX ranges (those last from the file unless the
+// caller has them: load_model).
+void load_host_ranges(const trace::Database& db, TraceModel& m, bool read_ranges) {
     trace::ApiCallRow call;
     for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(call);)
         if (call.kind == "device_sync" || call.kind == "stream_sync" || call.kind == "event_sync" ||
@@ -513,6 +515,7 @@ void load_host_ranges(const trace::Database& db, TraceModel& m) {
     for (trace::RowReader<trace::CaptureWindowRow> rows(db); rows.next(window);)
         m.capture_windows.push_back(
             {static_cast<int32_t>(window.process), window.begin_ns, window.end_ns, std::string(window.reason)});
+    if (!read_ranges) return;
     trace::RangeRow range;
     for (trace::RowReader<trace::RangeRow> rows(db); rows.next(range);)
         m.ranges.push_back({static_cast<int32_t>(range.process), range.begin_ns, range.end_ns.value_or(range.begin_ns),
@@ -521,7 +524,7 @@ void load_host_ranges(const trace::Database& db, TraceModel& m) {
 
 }  // namespace
 
-TraceModel load_model(const trace::Database& db) {
+TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range>> known_ranges) {
     TraceModel m;
     Loader l{db, m};
     load_allocations(l);
@@ -540,7 +543,8 @@ TraceModel load_model(const trace::Database& db) {
     load_copies(l);
     load_sets(l);
     sort_work_by_launch(m);
-    load_host_ranges(db, m);
+    if (known_ranges) m.ranges = std::move(*known_ranges);
+    load_host_ranges(db, m, !known_ranges);
     return m;
 }
 

@@ -2,6 +2,7 @@
 // into flat arrays (ids are indices) so the rules can walk it many times cheaply.
 #pragma once
 
+#include "tbdprof/tagger/tagger.h"
 #include "touch_list.h"
 
 #include <cstdint>
@@ -124,12 +125,8 @@ CallOperands call_operands(const trace::LibraryCallRow& row);
 CallOperandOf operand_of_call(const LibraryCall& call, const CallOperands& operands, int32_t allocation,
                               uint64_t address);
 
-struct Range {
-    int32_t process = 0;
-    int64_t begin_ns = 0;
-    int64_t end_ns = 0;
-    std::string name;
-};
+// A span on the host: a named range, a host wait, a capture window (tagger.h).
+using Range = HostRange;
 
 // A region the program registered inside an allocation (NVTX memory extension, the trace's
 // memory_regions; nvtx_regions.h): a tensor it told us about, with its name.
@@ -166,6 +163,8 @@ struct TraceModel {
 };
 
 // Reads a trace through the trace library; throws trace::SqliteError when the file cannot be read.
-TraceModel load_model(const trace::Database& db);
+// `known_ranges`: the trace's ranges as the caller has them (tag_trace_file's second form), moved
+// into the model; absent: read from the file.
+TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range>> known_ranges = std::nullopt);
 
 }  // namespace tbdprof::tagger

@@ -246,7 +246,32 @@ bool live_across_in_place(const Instance& inner, const Instance& outer, const st
     });
 }
 
-void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
+// Where an inner instance absorbed for its uses inside `outer`'s life stops being that tensor: at its
+// first use after that life that does not read (index into inner.uses; inner.uses.size(): none).
+// Past the outer tensor's last use at its own start the allocator may have handed its bytes on, and
+// work that writes there then carries nothing of it: a new tensor (the update's temporaries that a
+// caching allocator puts in the space of a gradient freed in backward). A read there may still be
+// of the outer tensor's value (a slice read late) and stays with it.
+size_t first_write_after(const TraceModel& m, const Instance& inner, const Instance& outer) {
+    for (size_t k = 0; k < inner.uses.size(); ++k) {
+        const PointerUse& u = m.pointer_uses[inner.uses[k]];
+        if (u.work > outer.last && u.access != Access::Read) return k;
+    }
+    return inner.uses.size();
+}
+
+// The uses of `inner` from index `from` on, as an instance of their own at inner's offset.
+Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
+    Instance rest;
+    rest.offset = inner.offset;
+    for (size_t k = from; k < inner.uses.size(); ++k) add(m, rest, m.pointer_uses[inner.uses[k]], inner.uses[k]);
+    return rest;
+}
+
+// `segment_bytes`: the allocation's size. A tensor written whole across all of it (an arena zeroed
+// at once) is the allocation itself, whose parts other work goes on using after its start's last use
+// (an update going tensor by tensor through a gradient arena): first_write_after does not apply.
+void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int64_t segment_bytes) {
     for (size_t i = 0; i < instances.size(); ++i) {
         Instance& outer = instances[i];
         if (outer.empty || outer.known_bytes() <= 0) continue;
@@ -260,14 +285,22 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances) {
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
             if (inner.empty || inner.offset == outer.offset || holds_workspace(m, inner)) continue;
+            const bool across_in_place = live_across_in_place(inner, own, in_place);
             if (!used_within(m, inner, own) && !(used_within(m, inner, held) && reads_only(m, inner)) &&
-                !live_across_in_place(inner, own, in_place))
+                !across_in_place)
                 continue;
-            for (size_t index : inner.uses) {
-                const PointerUse& u = m.pointer_uses[index];
-                outer.uses.push_back(index);
+            // (A slot of an in-place call's buffer is that buffer before and after the call.)
+            const bool whole = own.exact_bytes >= segment_bytes;
+            const size_t keep = across_in_place || whole ? inner.uses.size() : first_write_after(m, inner, own);
+            for (size_t k = 0; k < keep; ++k) {
+                const PointerUse& u = m.pointer_uses[inner.uses[k]];
+                outer.uses.push_back(inner.uses[k]);
                 outer.first = std::min(outer.first, u.work);
                 outer.last = std::max(outer.last, u.work);
+            }
+            if (keep < inner.uses.size()) {
+                inner = rest_of(m, inner, keep);
+                continue;
             }
             inner.uses.clear();
             inner.empty = true;
@@ -400,7 +433,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
             split_address(m, steps, returned, uses, several_starts, instances);
         }
-        absorb_interior(m, instances);
+        absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {
             begin = end;
             continue;

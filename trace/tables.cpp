@@ -171,10 +171,13 @@ private:
     std::map<std::string, std::set<std::string, std::less<>>, std::less<>> tables_;
 };
 
-// A column as selected: itself, or its text or the text of its strings id (Column::strings_column).
+// A column as selected: itself, or its text or the text of its strings id (Column::strings_column);
+// NULL for such a text column when the reader asked for no tag texts.
 template <class Row>
-std::string column_sql(SchemaColumns& schema, std::string_view table, const Column<Row>& column) {
+std::string column_sql(SchemaColumns& schema, std::string_view table, const Column<Row>& column,
+                       const ReadOptions& options) {
     if (!column.strings_column) return column.name;
+    if (!options.tag_texts) return "NULL";
     std::string_view strings_name = column.strings_column;  // in the same table as the column
     if (const size_t dot = strings_name.find('.'); dot != std::string_view::npos) strings_name.remove_prefix(dot + 1);
     if (!schema.has(table, strings_name)) return column.name;
@@ -190,7 +193,7 @@ std::string select_sql(const Database& db, const Table<Row>& spec, const ReadOpt
         std::string_view name;
         const std::string_view table = source_table(spec.table, spec.columns[i].name, &name);
         sql += i ? ", " : "";
-        sql += schema.has(table, name) ? column_sql(schema, table, spec.columns[i]) : "NULL";
+        sql += schema.has(table, name) ? column_sql(schema, table, spec.columns[i], options) : "NULL";
     }
     if (!has_table(db, spec.table)) return sql + " WHERE 0";
     sql += std::string(" FROM ") + spec.from;

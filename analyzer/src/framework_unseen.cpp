@@ -85,7 +85,7 @@ struct Facts {
 };
 
 void read_allocations(const trace::Database& db, Facts& facts) {
-    trace::RowReader<trace::AllocationRow> reader(db);
+    trace::RowReader<trace::AllocationRow> reader(db, {.tag_texts = false});
     trace::AllocationRow row;
     while (reader.next(row)) {
         if (!device_memory(row.kind) || row.bytes <= 0 || row.bytes > kMaxAllocationBytes) continue;
@@ -95,7 +95,7 @@ void read_allocations(const trace::Database& db, Facts& facts) {
 }
 
 void read_pool_marks(const trace::Database& db, Facts& facts) {
-    trace::RowReader<trace::SubrangeRow> subranges(db);
+    trace::RowReader<trace::SubrangeRow> subranges(db, {.tag_texts = false});
     trace::SubrangeRow sub;
     while (subranges.next(sub)) facts.subrange_owners.insert(sub.allocation);
     trace::RowReader<trace::MemoryHeapRow> heaps(db);

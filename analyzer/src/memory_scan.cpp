@@ -42,7 +42,7 @@ SubRangeSummary add_subranges(const TraceFile& trace, std::vector<Allocation>& a
     std::unordered_map<int64_t, size_t> segment_index;
     for (size_t i = 0; i < allocations.size(); ++i) segment_index[allocations[i].id] = i;
     std::map<size_t, std::vector<SubRange>> by_segment;  // ordered: the same trace gives the same events
-    trace::RowReader<trace::SubrangeRow> rows(trace.db);
+    trace::RowReader<trace::SubrangeRow> rows(trace.db, {.tag_texts = false});
     for (trace::SubrangeRow row; rows.next(row);) {
         auto found = segment_index.find(row.allocation);
         if (found == segment_index.end() || row.bytes <= 0) continue;
@@ -136,7 +136,7 @@ std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::opt
     // overflow the totals. Such rows are reported, not summed.
     constexpr int64_t kMaxAllocationBytes = int64_t{1} << 50;
     std::vector<Allocation> allocations;
-    trace::RowReader<trace::AllocationRow> rows(trace.db);
+    trace::RowReader<trace::AllocationRow> rows(trace.db, {.tag_texts = false});
     for (trace::AllocationRow row; rows.next(row);) {
         if (!trace::is_device_memory(row.kind) || row.bytes <= 0) continue;
         if (row.bytes > kMaxAllocationBytes) {

@@ -308,7 +308,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
     const std::unordered_set<int64_t> sized = sized_addresses(trace);
     const std::unordered_map<int64_t, int64_t> address = allocation_addresses(trace);
     const StepSpans steps = read_step_spans(trace);
-    trace::RowReader<trace::SubrangeRow> rows(trace.db);
+    trace::RowReader<trace::SubrangeRow> rows(trace.db, {.tag_texts = false});
     for (trace::SubrangeRow row; rows.next(row);) {
         const auto found = segment_index.find(row.allocation);
         if (found == segment_index.end() || row.bytes <= 0) continue;

@@ -40,7 +40,7 @@ void read_coverage(const TraceFile& trace, RecordedRun& run) {
         if (run.allocations[i].by_subrange) segment_index[run.allocations[i].id] = i;
     if (segment_index.empty()) return;
     std::map<size_t, std::pair<std::vector<std::pair<int64_t, int64_t>>, std::vector<int>>> by_segment;
-    trace::RowReader<trace::SubrangeRow> rows(trace.db);
+    trace::RowReader<trace::SubrangeRow> rows(trace.db, {.tag_texts = false});
     for (trace::SubrangeRow row; rows.next(row);) {
         auto found = segment_index.find(row.allocation);
         if (found == segment_index.end() || row.bytes <= 0) continue;

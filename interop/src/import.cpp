@@ -8,6 +8,7 @@
 #include "import_model.h"
 #include "input_file.h"
 #include "tbdprof/interop/interop_error.h"
+#include "tbdprof/tagger/tagger.h"
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/trace_writer.h"
@@ -31,6 +32,17 @@ void join_counts(std::ostringstream& out, const char* title, const std::map<std:
         out << (first ? "" : ", ") << count << " " << what;
         first = false;
     }
+}
+
+// The rows of the trace's `ranges` table, in id order, as the tagger takes them (tagger.h); their
+// names moved, not copied.
+std::vector<tagger::HostRange> tagger_ranges(std::vector<trace::detail::RangeRow> rows) {
+    std::vector<tagger::HostRange> ranges;
+    ranges.reserve(rows.size());
+    for (trace::detail::RangeRow& row : rows)
+        ranges.push_back(
+            {static_cast<int32_t>(row.process), row.begin_ns, row.end_ns.value_or(row.begin_ns), std::move(row.name)});
+    return ranges;
 }
 
 }  // namespace
@@ -104,17 +116,19 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     stage("writing " + output);
     trace::OutputFile out(output, {.force = options.force, .inputs = {input}});
     std::vector<trace::detail::AllocationCategoryRow> pytorch_categories;  // put back after tagging
+    std::vector<tagger::HostRange> ranges;                                 // as written: not read back
     try {
         trace::detail::TraceModel model = import_model(trace, input, summary);
         trace::detail::write_trace(out.temp_path(), model);
         pytorch_categories = std::move(model.allocation_categories);
+        ranges = tagger_ranges(std::move(model.ranges));
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     } catch (const trace::SqliteError& e) {
         throw InteropError(input + ": writing " + out.temp_path() + ": " + e.what());
     }
     stage("tagging memory");
-    const ImportTagging tagging = tag_imported_trace(out.temp_path(), pytorch_categories);
+    const ImportTagging tagging = tag_imported_trace(out.temp_path(), std::move(ranges), pytorch_categories);
     summary.tagged = tagging.tagged;
     summary.tag_error = tagging.error;
     summary.pytorch_categories = tagging.pytorch_categories;

@@ -4,6 +4,7 @@
 // as the tags, with PyTorch named as their source.
 #pragma once
 
+#include "tbdprof/tagger/tagger.h"
 #include "tbdprof/trace/trace_model.h"
 
 #include <string>
@@ -18,9 +19,10 @@ struct ImportTagging {
     size_t iterations = 0;
 };
 
-// Tags the trace at `path` (a complete, not yet published import), then puts `pytorch` (the
-// categories the import wrote, import_model.cpp) back over the tagger's.
-ImportTagging tag_imported_trace(const std::string& path,
+// Tags the trace at `path` (a complete, not yet published import; `ranges`: its ranges table as
+// written, tagger.h), then puts `pytorch` (the categories the import wrote, import_model.cpp) back
+// over the tagger's.
+ImportTagging tag_imported_trace(const std::string& path, std::vector<tagger::HostRange> ranges,
                                  const std::vector<trace::detail::AllocationCategoryRow>& pytorch);
 
 }  // namespace tbdprof::interop

@@ -1,6 +1,7 @@
 // Import of small hand-written Kineto traces whose every event is known (sample_traces.h).
-#include "sample_traces.h"
 #include "tbdprof/interop/import.h"
+#include "sample_traces.h"
+#include "tbdprof/tagger/tagger.h"
 #include "test_support.h"
 
 #include <doctest/doctest.h>
@@ -138,4 +139,34 @@ TEST_CASE("memory timeline raw export: categories kept, creates paired with dest
     CHECK(query_int(dir.file("m.sqlite"),
                     "SELECT count(*) FROM allocation_categories WHERE confidence = 0.9 AND "
                     "rule = 'pytorch-memory-timeline' AND reason LIKE 'PyTorch categorized%'") == 3);
+}
+
+// The import hands the ranges it wrote to the tagger instead of letting it read them back
+// (import.cpp): the tags must be those of tagging the written file again, which reads them.
+TEST_CASE("an import's tags, iterations and phases are what tagging its file again gives") {
+    TempDir dir;
+    ImportOptions replace;
+    replace.force = true;
+    const auto tags = [](const std::string& db) {
+        return query_rows(db,
+                          "SELECT id || '|' || process || '|' || idx || '|' || begin_ns || '|' || end_ns || '|' || "
+                          "kind FROM iterations ORDER BY id") +
+               query_rows(db,
+                          "SELECT iteration || '|' || kind || '|' || begin_ns || '|' || end_ns FROM phases "
+                          "ORDER BY iteration, begin_ns, kind") +
+               query_rows(db,
+                          "SELECT c.allocation || '|' || c.category || '|' || c.rule || '|' || c.confidence || "
+                          "'|' || ifnull(s.text, '') FROM allocation_categories AS c LEFT JOIN strings AS s "
+                          "ON s.id = c.reason_string ORDER BY c.allocation");
+    };
+    for (const std::string& text : {current_layout_trace(), layout_2021_trace()}) {
+        INFO(text.substr(0, 60));
+        write_text(dir.file("t.json"), text);
+        const ImportSummary s = import_trace_file(dir.file("t.json"), dir.file("t.sqlite"), replace);
+        REQUIRE(s.tagged);
+        const std::string imported = tags(dir.file("t.sqlite"));
+        CHECK(query_int(dir.file("t.sqlite"), "SELECT count(*) FROM allocation_categories") > 0);
+        tbdprof::tagger::tag_trace_file(dir.file("t.sqlite"), {});
+        CHECK(tags(dir.file("t.sqlite")) == imported);
+    }
 }

@@ -184,3 +184,21 @@ TEST_CASE("a plain kernel's pointer into a library handle's own allocation is a 
     REQUIRE_EQ(plain.touches.size(), 1u);  // its own pointer only
     CHECK_EQ(plain.touches[0].allocation, 0);
 }
+
+TEST_CASE("ranges the caller has are the model's, in place of the file's; without them the file's are read") {
+    tbdprof::trace::Database db = schema_database();
+    db.exec(
+        "INSERT INTO ranges (id, process, thread, begin_ns, end_ns, name) VALUES "
+        "(1, 1, 1, 100, 200, 'ProfilerStep#1'), (2, 1, 1, 300, NULL, 'aten::mm');");
+    const TraceModel read = load_model(db);
+    REQUIRE_EQ(read.ranges.size(), 2u);
+    CHECK_EQ(read.ranges[0].name, "ProfilerStep#1");
+    CHECK_EQ(read.ranges[1].end_ns, 300);  // no end: its begin
+    // An import hands over what it has just written (interop/src/import.cpp): the file is not read.
+    std::vector<Range> known{{1, 10, 20, "ProfilerStep#7"}};
+    const TraceModel given = load_model(db, std::move(known));
+    REQUIRE_EQ(given.ranges.size(), 1u);
+    CHECK_EQ(given.ranges[0].name, "ProfilerStep#7");
+    CHECK_EQ(given.ranges[0].begin_ns, 10);
+    CHECK_EQ(given.allocations.size(), read.allocations.size());  // the rest still from the file
+}

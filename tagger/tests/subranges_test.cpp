@@ -680,3 +680,50 @@ TEST_CASE("a tensor one kernel makes and the next consumes is an operation's out
     CHECK_EQ(pieces(36864, "workspace"), 0);
     CHECK_GE(pieces(36864, "activations"), 3);
 }
+
+// A tensor zeroed whole, a slice of it filled by a copy while it is in use, then read whole for the
+// last time. Past that, the allocator may hand its bytes on: a kernel writing at the slice's address
+// then makes another tensor (the update's temporary placed where an activation gradient of backward
+// was), which must not stretch the zeroed tensor's life to the update. A read there instead may be
+// of the zeroed tensor's own value, and stays with it.
+TEST_CASE("an inner pointer's uses absorbed into a tensor stop at its first write after the tensor's life") {
+    constexpr uint64_t kSlice = 131072;
+    Pool p(2 << 20);
+    const size_t zero = p.set(0, 393216);
+    p.work(WorkItem::Kind::CopyDtoD, {{kSlice, Access::Write, 131072, true}});
+    const size_t last = p.kernel({{0, Access::Read}});
+    const size_t later = p.kernel({{kSlice, Access::Write}});
+    p.kernel({{kSlice, Access::Read}});
+    SubRangeSet set = derive_subranges(p.model, {});
+    REQUIRE_EQ(at(set, 0).size(), 1u);
+    CHECK_EQ(at(set, 0).at(0).first_work, zero);
+    CHECK_EQ(at(set, 0).at(0).last_work, last);
+    REQUIRE_EQ(at(set, kSlice).size(), 1u);
+    CHECK_EQ(at(set, kSlice).at(0).first_work, later);
+    CHECK_EQ(at(set, kSlice).at(0).last_work, later + 1);
+
+    Pool q(2 << 20);
+    q.set(0, 393216);
+    q.work(WorkItem::Kind::CopyDtoD, {{kSlice, Access::Write, 131072, true}});
+    q.kernel({{0, Access::Read}});
+    const size_t late_read = q.kernel({{kSlice, Access::Read}});
+    SubRangeSet held = derive_subranges(q.model, {});
+    REQUIRE_EQ(at(held, 0).size(), 1u);
+    CHECK_EQ(at(held, 0).at(0).last_work, late_read);
+    CHECK(at(held, kSlice).empty());
+}
+
+// An arena zeroed whole at once (llm.c's gradients) is the allocation itself: the update going tensor
+// by tensor through it after the zeroed start's last use writes parts of it, not new tensors. The
+// arena stays one tensor, tagged as a whole (no sub-ranges).
+TEST_CASE("an arena written whole keeps its inner pointers' later writes") {
+    constexpr int64_t kArena = 393216;
+    constexpr uint64_t kSlice = 131072;
+    Pool p(kArena);
+    p.set(0, kArena);
+    p.kernel({{kSlice, Access::Write}}, 2);  // backward writes a gradient inside
+    p.kernel({{0, Access::Write}}, 3);       // the update of the first tensor: the start's last use
+    p.kernel({{kSlice, Access::Write}}, 3);  // and of the one inside
+    SubRangeSet set = derive_subranges(p.model, {});
+    CHECK(set.ranges.empty());
+}

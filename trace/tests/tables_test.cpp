@@ -137,6 +137,20 @@ TEST_CASE("tables: a tag's reason and evidence read the same inline or as string
     trace::RowReader<trace::SubrangeRow> subranges(db);
     for (trace::SubrangeRow row; subranges.next(row);) tags.emplace_back(row.reason, row.evidence);
     CHECK(tags == std::vector<std::pair<std::string, std::string>>{{"shared reason", ""}, {"own text wins", "flow of 3"}});
+
+    // Without tag texts (the report's readers): the same rows and tags, reason and evidence left empty.
+    std::vector<std::string> rows;
+    trace::RowReader<trace::AllocationRow> plain(db, {.tag_texts = false});
+    for (trace::AllocationRow row; plain.next(row);)
+        rows.push_back(std::to_string(row.id) + "|" + std::string(row.category) + "|" + std::string(row.rule) + "|" +
+                       std::string(row.reason) + "|" + std::string(row.evidence));
+    CHECK(rows == std::vector<std::string>{"1|weights|r||", "2|weights|r||", "3|activations|r||"});
+    rows.clear();
+    trace::RowReader<trace::SubrangeRow> plain_subranges(db, {.tag_texts = false});
+    for (trace::SubrangeRow row; plain_subranges.next(row);)
+        rows.push_back(std::to_string(row.offset) + "|" + std::string(row.category) + "|" + std::string(row.reason) +
+                       "|" + std::string(row.evidence));
+    CHECK(rows == std::vector<std::string>{"0|weights||", "64|weights||"});
 }
 
 TEST_CASE("tables: an older trace's missing columns read as absent and its missing tables as empty") {
