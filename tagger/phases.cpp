@@ -124,10 +124,13 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
     return start;
 }
 
-// Whether what work `w` writes into buffer `a` can reach the update: no later work of the iteration
-// overwrites all of `a` before the update touches it. A tensor of the caching pool whose block a
-// gradient takes later in the step (an MLP's logits, where its bias gradient goes) is written in
-// forward and overwritten in backward: that write is no gradient's.
+// Whether what work `w` writes into buffer `a` can reach the update: it is not read and then
+// overwritten (by a kernel, a set or a library call) before the update touches `a`. A tensor of the
+// caching pool whose block a gradient takes later in the step (an MLP's logits) is written in
+// forward, read, and overwritten in backward: that write is no gradient's. Without the read, an
+// accumulating GEMM (its beta unrecorded: an overwrite) keeps the first write; copies and
+// collectives do not overwrite a gradient's value away (DDP's bucket round trip, an in-place
+// all-reduce).
 bool reaches_update(const Context& c, int32_t a, size_t w, int iteration) {
     bool read = false;
     for (const FlowTouch& t : c.flow.buffers[size_t(a)].touches) {
