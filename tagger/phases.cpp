@@ -124,6 +124,28 @@ size_t update_prologue(const Context& c, int iteration, size_t begin, size_t fir
     return start;
 }
 
+// Whether what work `w` writes into buffer `a` can reach the update: it is not read and then
+// overwritten (by a kernel, a set or a library call) before the update touches `a`. A tensor of the
+// caching pool whose block a gradient takes later in the step (an MLP's logits) is written in
+// forward, read, and overwritten in backward: that write is no gradient's. Without the read, an
+// accumulating GEMM (its beta unrecorded: an overwrite) keeps the first write; copies and
+// collectives do not overwrite a gradient's value away (DDP's bucket round trip, an in-place
+// all-reduce).
+bool reaches_update(const Context& c, int32_t a, size_t w, int iteration) {
+    bool read = false;
+    for (const FlowTouch& t : c.flow.buffers[size_t(a)].touches) {
+        if (t.work <= w || c.flow.work_iteration[t.work] != iteration) continue;
+        if (c.optimizer_work[t.work]) return true;
+        const WorkItem& item = c.m.work[t.work];
+        const bool copy = item.kind != WorkItem::Kind::Kernel && item.kind != WorkItem::Kind::Set;
+        const bool collective =
+            item.library_call != kNone && c.m.library_calls[size_t(item.library_call)].collective != Collective::None;
+        if (read && t.use == Use::Overwrite && !copy && !collective) return false;
+        read |= t.use == Use::Read;
+    }
+    return true;
+}
+
 // The device span of the work the iteration's process launched in the phase's host span: the band a
 // timeline draws over the device rows (on the host, DDP's backward can span nearly the whole step
 // while its kernels run in a part of it).
@@ -146,7 +168,13 @@ void find_host_phases(Context& c, TagResult& result) {
     for (size_t i = 0; i < c.its.iterations.size(); ++i) {
         const Iteration& it = c.its.iterations[i];
         if (phases_from_ranges(marks, i, it, result)) continue;
-        int64_t backward = -1, optimizer = -1, optimizer_end = -1;
+        int64_t optimizer = -1, optimizer_end = -1;
+        // Backward's first gradient write: one a copy or a library call's output operand shows,
+        // else (no such write in the step) the first kernel pointer that may write one. A kernel's
+        // pointer word is no proof of a write: PyTorch's argument structs hold stale words (a
+        // gradient's address in a forward bias add), and a mangled signature marks every word of a
+        // by-value struct writable.
+        int64_t known_write = -1, unknown_write = -1;
         for (size_t w = it.first_work; w < it.end_work && w < c.m.work.size(); ++w) {
             const WorkItem& item = c.m.work[w];
             if (c.flow.work_iteration[w] != static_cast<int>(i)) continue;
@@ -156,11 +184,18 @@ void find_host_phases(Context& c, TagResult& result) {
                 optimizer_end = item.launch_ns + 1;
                 continue;
             }
-            if (backward >= 0 || item.kind == WorkItem::Kind::Set) continue;
-            for (const Touch& t : item.touches)
-                if (c.tags[size_t(t.allocation)].category == "gradients" && is_write(item, t.access))
-                    backward = item.launch_ns;
+            if (known_write >= 0 || item.kind == WorkItem::Kind::Set) continue;
+            for (const Touch& t : item.touches) {
+                if (c.tags[size_t(t.allocation)].category != "gradients" ||
+                    !reaches_update(c, t.allocation, w, static_cast<int>(i)))
+                    continue;
+                const Use use = use_of(c.m, item, t);
+                const bool shown = item.kind != WorkItem::Kind::Kernel || item.library_call != kNone;
+                if (shown && (use == Use::Overwrite || use == Use::Modify)) known_write = item.launch_ns;
+                if (unknown_write < 0 && is_write(item, t.access)) unknown_write = item.launch_ns;
+            }
         }
+        const int64_t backward = known_write >= 0 ? known_write : unknown_write;
         if (backward < 0 || optimizer < 0 || optimizer < backward) continue;
         // Forward begins with the step's first kernel (the batch copy and the zeroing of gradients
         // before it are not forward work); the update ends with its last launch.

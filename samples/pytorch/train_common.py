@@ -45,6 +45,9 @@ def parse_options(name, description, defaults, extra=None):
                         help="with --oracle-labels: a torch.profiler schedule, one ProfilerStep#N per step")
     parser.add_argument("--oracle-labels", metavar="PATH", help="write torch.profiler's categories here")
     parser.add_argument("--script-labels", metavar="PATH", help="write the script's own categories here")
+    parser.add_argument("--phases", metavar="PATH",
+                        help="write each step's phase starts here (host CLOCK_MONOTONIC ns, the trace's clock): "
+                             "step, forward, backward, optimizer, end; the truth the tagger's phases are checked against")
     parser.add_argument("--profiler-trace", metavar="PATH",
                         help="record under torch.profiler and write its trace (Chrome JSON) here")
     if extra:
@@ -129,6 +132,7 @@ def train(name, args, build_model, make_batch, loss_fn):
     truth = script_truth.ScriptTruth(device)
     generator = torch.Generator().manual_seed(0)
     spans = []
+    phases = []  # per step: (forward, backward, optimizer) host start times, first micro-batch's
     autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) if args.bf16 else contextlib.nullcontext
     with _Recording(args) as recording:
         calibration = [export.calibrate_profiler_clock()] if recording.profiler else None
@@ -142,15 +146,20 @@ def train(name, args, build_model, make_batch, loss_fn):
             if recording.profiler:
                 calibration.append(export.calibrate_profiler_clock())
             optimizer.zero_grad(set_to_none=True)
+            marks = []
             for _ in range(args.accumulate):
                 x, y = make_batch(args, generator)
                 x, y = x.to(device), y.to(device)
                 truth.note_inputs(x, y)
+                marks.append(time.monotonic_ns())
                 with autocast():
                     loss = loss_fn(model(x), y) / args.accumulate
+                marks.append(time.monotonic_ns())
                 loss.backward()
                 del x, y, loss
             truth.note_gradients(model)
+            # clip_grad_norm_ belongs to the optimizer phase (as PyTorch's profiler and the tagger count it)
+            phases.append((marks[0], marks[1], time.monotonic_ns()))
             if args.clip > 0:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
             optimizer.step()
@@ -162,6 +171,8 @@ def train(name, args, build_model, make_batch, loss_fn):
         elapsed_ms = (time.monotonic() - loop_start) * 1e3
         if recording.profiler:  # the last step's times lie between two marks too (oracle/clock.py)
             calibration.append(export.calibrate_profiler_clock())
+    if args.phases:
+        _write_phases(args.phases, phases, spans)
     if args.profiler_trace:
         recording.profiler.export_chrome_trace(args.profiler_trace)
     if args.oracle_labels or args.script_labels:
@@ -185,6 +196,16 @@ def train(name, args, build_model, make_batch, loss_fn):
                                 lambda a: a.script_category)
     print(f"{name}: steps={args.steps} device={device.type} allocator={allocator_name(device)} "
           f"elapsed_ms={elapsed_ms:.1f}", flush=True)
+
+
+def _write_phases(path, phases, spans):
+    """One line per step: index, then the host start of its forward (the first micro-batch's model
+    call), backward (its loss.backward()), optimizer (gradient clipping or optimizer.step()) and the
+    step's end, tab-separated CLOCK_MONOTONIC ns. The script's own marks: each lies just before the
+    phase's first launch (the Python between a mark and the first kernel is the error it carries)."""
+    with open(path, "w") as out:
+        for index, ((forward, backward, optimizer), (_, end)) in enumerate(zip(phases, spans)):
+            out.write(f"{index}\t{forward}\t{backward}\t{optimizer}\t{end}\n")
 
 
 def allocator_name(device):

@@ -64,7 +64,10 @@ struct Run {
     }
 };
 
-Run training_run(int steps) {
+// stale_word: forward's bias kernel also holds the bias gradient's address in a word of its
+// (mangled, by-value struct) argument, which the trace records as a writable pointer (PyTorch's
+// elementwise kernels do); gradient_gemm collects the launch of each step's GEMM writing G.
+Run training_run(int steps, bool stale_word = false, std::vector<int64_t>* gradient_gemm = nullptr) {
     Run r;
     r.alloc("ws", 1 << 20);
     r.alloc("W", 4096);
@@ -79,9 +82,12 @@ Run training_run(int steps) {
         r.work(WorkItem::Kind::Set, -1, {{r.ids["G"], Access::Write}});
         r.alloc("A", 16384);
         r.gemm("X", "W", "A");
-        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["b"], Access::Read}, {r.ids["A"], Access::Write}});
+        std::vector<Touch> bias = {{r.ids["b"], Access::Read}, {r.ids["A"], Access::Write}};
+        if (stale_word) bias.push_back({r.ids["gb"], Access::Write});
+        r.work(WorkItem::Kind::Kernel, 1, bias);
         r.alloc("dA", 16384);
         r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        if (gradient_gemm) gradient_gemm->push_back(r.now);
         r.gemm("X", "dA", "G");
         r.work(WorkItem::Kind::Kernel, 3, {{r.ids["dA"], Access::Read}, {r.ids["gb"], Access::Write}});
         if (s == 0) r.alloc("M", 4096);
@@ -141,6 +147,27 @@ TEST_CASE("NVTX step ranges take precedence over repetition") {
     CHECK_EQ(its.iterations.size(), 2u);
     IterationSet named = detect_iterations(r.model, "no such range");
     CHECK_EQ(named.source, "repetition");
+}
+
+TEST_CASE("backward begins at a gradient write a library call shows, not at a kernel's stale pointer word") {
+    for (bool stale_word : {false, true}) {
+        CAPTURE(stale_word);
+        std::vector<int64_t> gradient_gemm;
+        Run r = training_run(5, stale_word, &gradient_gemm);
+        IterationSet its = detect_iterations(r.model, "");
+        REQUIRE_EQ(its.iterations.size(), 5u);
+        TagResult result = tag_allocations(r.model, its);
+        REQUIRE_EQ(result.tags[size_t(r.ids["gb"])].category, "gradients");
+        int backwards = 0;
+        for (const Phase& p : result.phases) {
+            if (p.kind != "backward") continue;
+            // The step's GEMM writing G, its library call's output: forward's bias kernel (which
+            // points at gb too when stale_word) is forward's.
+            CHECK_EQ(p.begin_ns, gradient_gemm[p.iteration]);
+            ++backwards;
+        }
+        CHECK_EQ(backwards, 5);
+    }
 }
 
 TEST_CASE("phases come from NVTX forward/backward/optimizer ranges when a step has them") {

@@ -5,6 +5,7 @@
 #
 #   run_test.sh SOURCE_DIR score.py-arguments...
 #   run_test.sh SOURCE_DIR --unseen-report unseen_report_test.py-arguments...
+#   run_test.sh SOURCE_DIR --phases phases_test.py-arguments...
 set -u
 source_dir=${1:?usage: run_test.sh SOURCE_DIR ARGS...}
 shift
@@ -20,6 +21,10 @@ if [[ -z $python ]]; then
         echo "skipped: scripts/torch-venv.sh could not provide PyTorch (exit $status)"
         exit 77
     fi
+fi
+if [[ ${1:-} == --phases ]]; then
+    shift
+    exec "$python" "$source_dir/samples/pytorch/oracle/phases_test.py" --python "$python" "$@"
 fi
 if [[ ${1:-} == --unseen-report ]]; then
     shift
