@@ -157,10 +157,8 @@ void align_phases(CheckpointFacts& facts, const std::vector<Allocation>& allocat
             const bool again = std::any_of(call->weights.begin(), call->weights.end(),
                                            [&](int64_t unit) { return read.count(unit) > 0; });
             if (call->writes_gradient || again) {
-                if (call->first_ns > backward.first) {
-                    forward.second = std::max(forward.second, call->first_ns - 1);
-                    backward.first = call->first_ns;
-                }
+                forward.second = call->first_ns - 1;
+                backward.first = call->first_ns;
                 break;
             }
             read.insert(call->weights.begin(), call->weights.end());

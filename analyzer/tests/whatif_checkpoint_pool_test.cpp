@@ -66,7 +66,7 @@ struct Step {
 
 }  // namespace
 
-TEST_CASE("forward's end moves to the first call re-reading a weight, never earlier") {
+TEST_CASE("forward's end is the first call re-reading a weight, wherever the tagger's phase ends") {
     Step early(112);  // the tagger's forward ended after the first GEMM
     checkpoint_detail::align_phases(early.facts, early.allocations, nullptr);
     CHECK(early.facts.forward[0].second == 112);  // without the pool's tensors nothing says where weights lie
@@ -75,10 +75,14 @@ TEST_CASE("forward's end moves to the first call re-reading a weight, never earl
     CHECK(early.facts.forward[0].second == 249);
     CHECK(early.facts.backward[0].first == 250);
 
-    Step late(260);  // a later end of the tagger's stays
+    // The tagger's forward ending after the head's input gradient (backward's, at 250: the tagger
+    // begins backward at the first weight gradient written) is cut back to it: otherwise that call
+    // counts as a forward layer.
+    Step late(260);
     const PooledTensors late_pooled{late.tensors, late.mapped};
     checkpoint_detail::align_phases(late.facts, late.allocations, &late_pooled);
-    CHECK(late.facts.forward[0].second == 260);
+    CHECK(late.facts.forward[0].second == 249);
+    CHECK(late.facts.backward[0].first == 250);
 }
 
 TEST_CASE("a pooled activation saved inside a checkpointed segment is released and requested again") {
