@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "library_call.h"
+#include "nccl_comm.h"
 
 namespace tbdprof::preload {
 namespace {
@@ -113,6 +114,14 @@ ncclResult_t record_nccl(const NcclCall& c, Call&& call) {
 }
 
 }  // namespace
+
+int nccl_comm_rank(const void* served_by, ncclComm_t comm) {
+    return comm_query(real_user_rank, served_by, comm);
+}
+int nccl_comm_count(const void* served_by, ncclComm_t comm) {
+    return comm_query(real_count, served_by, comm);
+}
+
 }  // namespace tbdprof::preload
 
 using tbdprof::preload::NcclCall;
@@ -285,6 +294,7 @@ namespace tbdprof::preload {
 
 void* substitute_nccl_symbol(const char* name, void* result) {
     if (std::strncmp(name, "nccl", 4) != 0 || result == nullptr) return nullptr;
+    if (void* comm = substitute_nccl_comm_symbol(name, result); comm != nullptr) return comm;
     auto take = [&](auto& real, auto ours) -> void* { return substitute_library_function(real, ours, result); };
     if (std::strcmp(name, "ncclAllReduce") == 0) return take(real_all_reduce, &ncclAllReduce);
     if (std::strcmp(name, "ncclReduceScatter") == 0) return take(real_reduce_scatter, &ncclReduceScatter);

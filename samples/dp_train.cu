@@ -29,6 +29,9 @@
 //                      one; the other ranks take no part) and all-reduce a small metrics buffer on it
 //                      after each step's update, as a subgroup keeps its own statistics: a rank then
 //                      runs collectives on two communicators, and not every rank runs the same ones.
+//   --subgroups G      instead, the ranks form G subgroups of consecutive ranks (ranks/G each, one
+//                      ncclCommSplit by color), every one all-reducing the same metrics buffer: groups
+//                      of one size issuing the same calls (the data-parallel groups of a 2-D layout).
 //
 // Memory (labels as the other samples write them): weights and optimizer state live for the run;
 // the gradient buckets (gradients: backward writes them, the optimizer reads them, NCCL reduces them in
@@ -59,6 +62,7 @@ using tbdsample::Category;
 struct Options {
     int ranks = 2, layers = 8, hidden = 256, batch = 64, iterations = 4, buckets = 4, slow_rank = -1;
     int subgroup_ranks = 0;  // 0: no subgroup communicator
+    int subgroups = 0;       // 0: none; else every rank is in one of this many subgroups
     long slow_us = 20000;
     bool overlap = true, zero = false, grouped = false;
     int zero_stage = 0;  // 0: no sharding; 1-3 as --zero-stage
@@ -288,7 +292,7 @@ private:
     Options o_;
     tbdsample::RankInfo rank_;
     ncclComm_t comm_;
-    ncclComm_t subgroup_;  // --subgroup-ranks: the subgroup's communicator; null for the other ranks
+    ncclComm_t subgroup_;  // --subgroup-ranks or --subgroups: the subgroup's communicator; null for ranks in none
     float* metrics_ = nullptr;
     Memory memory_;
     cudaStream_t compute_{}, comm_stream_{};
@@ -318,6 +322,8 @@ Options parse(int argc, char** argv) {
     parser.add_flag("grouped", &o.grouped, "issue each collective inside ncclGroupStart/ncclGroupEnd");
     parser.add_int("subgroup-ranks", &o.subgroup_ranks, 0, 64,
                    "ranks 0..N-1 also all-reduce a metrics buffer on a communicator of their own (0: none)");
+    parser.add_int("subgroups", &o.subgroups, 0, 64,
+                   "the ranks form this many subgroups of consecutive ranks, each all-reducing a metrics buffer");
     parser.add_int("zero-stage", &o.zero_stage, 1, 3,
                    "what --zero shards: 1 optimizer state (--zero alone), 2 also gradients, 3 also weights; implies --zero");
     parser.parse(argc, argv);
@@ -338,6 +344,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "dp_train: error: --hidden squared must be a multiple of the world size\n");
         return 2;
     }
+    if (options.subgroups > 0 && (options.subgroup_ranks > 0 || rank->world_size % options.subgroups != 0)) {
+        std::fprintf(stderr, "dp_train: error: --subgroups must divide the world size and excludes --subgroup-ranks\n");
+        return 2;
+    }
     int devices = 0;
     CUDA_CHECK(cudaGetDeviceCount(&devices));
     CUDA_CHECK(cudaSetDevice(rank->local_rank % devices));
@@ -347,6 +357,9 @@ int main(int argc, char** argv) {
     if (options.subgroup_ranks > 0) {  // every rank takes part in the split; the others get no communicator
         const bool member = rank->rank < options.subgroup_ranks;
         NCCL_CHECK(ncclCommSplit(comm, member ? 0 : NCCL_SPLIT_NOCOLOR, rank->rank, &subgroup, nullptr));
+    } else if (options.subgroups > 0) {  // color: the subgroup of consecutive ranks this one is in
+        const int color = rank->rank / (rank->world_size / options.subgroups);
+        NCCL_CHECK(ncclCommSplit(comm, color, rank->rank, &subgroup, nullptr));
     }
     {
         Trainer trainer(options, *rank, comm, subgroup);

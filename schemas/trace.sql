@@ -459,7 +459,12 @@ CREATE TABLE nccl_calls (
     reduction    TEXT,              -- 'sum', 'prod', 'max', 'min', 'avg', 'premulsum'; NULL: none
     peer         INTEGER,           -- send and recv: the other rank; else NULL
     root         INTEGER,           -- broadcast and reduce: the root rank; else NULL
-    stream       INTEGER            -- cudaStream_t handle
+    stream       INTEGER,           -- cudaStream_t handle
+    -- Added later (older traces lack the column): the communicator's identity, the same on every rank
+    -- of it and different between communicators (docs/fleet.md, "What names a communicator"): a hash
+    -- of the ncclUniqueId, of the split's parent, number and color, or of the ncclCommInitAll call.
+    -- NULL: the communicator was created where the collector did not see it.
+    communicator_identity INTEGER
 );
 
 -- One row per allocation, with its category once tagging has run.

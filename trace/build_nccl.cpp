@@ -49,6 +49,19 @@ Opt known(int64_t value) {
     return value >= 0 ? Opt(value) : Opt();
 }
 
+// A handle NCCL reused after a destroy names the communicator created last before the call.
+Opt communicator_identity(const std::vector<Event<raw::RawNcclComm>>& comms, uint64_t handle, uint64_t at_host_ns) {
+    Opt identity;
+    uint64_t latest_ns = 0;
+    for (const Event<raw::RawNcclComm>& e : comms) {
+        const raw::RawNcclComm& r = e.record;
+        if (r.communicator != handle || r.host_ns > at_host_ns || (identity && r.host_ns < latest_ns)) continue;
+        identity = static_cast<int64_t>(r.identity);  // stored as SQLite's signed 64-bit integer
+        latest_ns = r.host_ns;
+    }
+    return identity;
+}
+
 }  // namespace
 
 bool is_nccl_op(LibraryOp op) {
@@ -76,7 +89,8 @@ std::string_view nccl_library_op(LibraryOp op) {
     }
 }
 
-std::optional<NcclCallRow> nccl_call_row(int64_t library_call, int64_t process, const raw::RawLibraryCall& c) {
+std::optional<NcclCallRow> nccl_call_row(int64_t library_call, int64_t process, const raw::RawLibraryCall& c,
+                                         const std::vector<Event<raw::RawNcclComm>>& comms) {
     if (!is_nccl_op(c.op) || c.op == LibraryOp::NcclGroupEnd) return std::nullopt;
     const DataType type = data_type(c.a_type);
     const bool p2p = c.op == LibraryOp::NcclSend || c.op == LibraryOp::NcclRecv;
@@ -93,7 +107,8 @@ std::optional<NcclCallRow> nccl_call_row(int64_t library_call, int64_t process, 
                        reduction(c),
                        p2p ? Opt(c.batch) : Opt(),
                        rooted ? Opt(c.batch) : Opt(),
-                       static_cast<int64_t>(c.stream)};
+                       static_cast<int64_t>(c.stream),
+                       communicator_identity(comms, c.workspace, c.begin_host_ns)};
 }
 
 }  // namespace tbdprof::trace::detail

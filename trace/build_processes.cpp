@@ -290,7 +290,8 @@ void ModelBuilder::build_library_calls() {
                                         known_bytes(c.a_bytes),
                                         known_bytes(c.b_bytes),
                                         known_bytes(c.c_bytes)});
-        if (std::optional<NcclCallRow> nccl = nccl_call_row(id, ref.p->id, c)) model_.nccl_calls.push_back(*nccl);
+        if (std::optional<NcclCallRow> nccl = nccl_call_row(id, ref.p->id, c, ref.p->raw->nccl_comms))
+            model_.nccl_calls.push_back(*nccl);
         call_keys[ref.p->id][{ref.call->tid, c.begin_host_ns}] = id;
         if (c.last_sequence != 0)
             ref.p->library_spans[ref.call->tid].push_back({c.first_sequence, c.last_sequence, id});

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -61,6 +62,8 @@ std::optional<int64_t> grouped_end(const GroupEnds& groups, int64_t process, int
 bool sequences_agree(const CommunicatorSequence& a, const CommunicatorSequence& b) {
     if (a.nranks != b.nranks || a.collectives.empty() || b.collectives.empty()) return false;
     if (a.rank && b.rank && *a.rank == *b.rank) return false;  // the same rank twice is no pair
+    // Recorded identities tell look-alike groups (one size, the same calls) apart.
+    if (a.identity && b.identity && *a.identity != *b.identity) return false;
     const size_t common = std::min(a.collectives.size(), b.collectives.size());
     for (size_t i = 0; i < common; ++i)
         if (!a.collectives[i].same_call(b.collectives[i])) return false;
@@ -73,11 +76,13 @@ std::vector<CommunicatorSequence> read_collectives(const Database& db) {
     if (!has_table(db, "nccl_calls") || !has_table(db, "library_calls")) return {};
     const std::unordered_map<int64_t, int64_t> ends = call_kernel_ends(db);
     const GroupEnds groups = group_ends(db, ends);
-    Statement rows(db,
-                   "SELECT n.library_call, n.process, coalesce(n.communicator, 0), n.nranks, n.rank, n.op, "
-                   "n.datatype, n.count, coalesce(n.root, -1), coalesce(l.thread, -1), l.begin_ns FROM nccl_calls n "
-                   "JOIN library_calls l ON l.id = n.library_call WHERE n.op NOT IN ('send', 'recv') "
-                   "ORDER BY n.process, l.begin_ns, l.id");
+    const bool has_identity = has_column(db, "nccl_calls", "communicator_identity");
+    Statement rows(db, std::string("SELECT n.library_call, n.process, coalesce(n.communicator, 0), n.nranks, n.rank, "
+                                   "n.op, n.datatype, n.count, coalesce(n.root, -1), coalesce(l.thread, -1), "
+                                   "l.begin_ns, ") +
+                           (has_identity ? "n.communicator_identity" : "NULL") +
+                           " FROM nccl_calls n JOIN library_calls l ON l.id = n.library_call "
+                           "WHERE n.op NOT IN ('send', 'recv') ORDER BY n.process, l.begin_ns, l.id");
     std::map<std::pair<int64_t, int64_t>, CommunicatorSequence> by_communicator;
     while (rows.step()) {
         const int64_t process = rows.column_int(1);
@@ -89,6 +94,7 @@ std::vector<CommunicatorSequence> read_collectives(const Database& db) {
         CommunicatorSequence& sequence = by_communicator[{process, rows.column_int(2)}];
         sequence.process = process, sequence.communicator = rows.column_int(2);
         sequence.nranks = rows.column_optional_int(3), sequence.rank = rows.column_optional_int(4);
+        sequence.identity = rows.column_optional_int(11);
         sequence.collectives.push_back(
             {rows.column_text(5), rows.column_text(6), rows.column_int(7), rows.column_int(8), *end});
     }

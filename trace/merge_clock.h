@@ -24,6 +24,7 @@ struct CollectiveEnd {
 struct CommunicatorSequence {
     int64_t process = 0, communicator = 0;
     std::optional<int64_t> nranks, rank;
+    std::optional<int64_t> identity;  // nccl_calls.communicator_identity; none: not recorded (older traces)
     std::vector<CollectiveEnd> collectives;
 };
 
@@ -41,7 +42,8 @@ struct ClockMatch {
 };
 
 // Pairs a communicator of `other` with one of `reference` when both have the same number of ranks,
-// different ranks, and the same calls in the same order (over the shorter sequence); the offset is
+// different ranks, and the same calls in the same order (over the shorter sequence), and, when both
+// carry a recorded identity, the same one (look-alike groups stay apart); the offset is
 // the median of the end-time differences over all pairs. nullopt: they share no collective.
 std::optional<ClockMatch> match_clocks(const std::vector<CommunicatorSequence>& reference,
                                        const std::vector<CommunicatorSequence>& other);

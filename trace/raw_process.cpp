@@ -84,6 +84,10 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
             push(p.memory_regions, r);
             note_time(p, p.memory_regions.back().record.host_ns);
             return;
+        case RecordKind::NcclComm:
+            push(p.nccl_comms, r);
+            note_time(p, p.nccl_comms.back().record.host_ns);
+            return;
         case RecordKind::GraphCapture:
             push(p.graph_captures, r);
             note_time(p, p.graph_captures.back().record.host_ns);

@@ -103,6 +103,7 @@ struct RawProcess {
     std::vector<Event<raw::RawLibraryOperand>> library_operands;  // joined to calls by tid and begin_host_ns
     std::vector<Event<raw::RawRange>> ranges;
     std::vector<Event<raw::RawMemRegion>> memory_regions;  // NVTX memory extension, file order
+    std::vector<Event<raw::RawNcclComm>> nccl_comms;       // communicators created, file order
     std::vector<Event<raw::RawGraphCapture>> graph_captures;
     std::vector<Event<raw::RawGraphInstantiate>> graph_instantiations;
     std::vector<Event<raw::RawGraphLaunch>> graph_launches;

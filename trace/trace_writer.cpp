@@ -162,10 +162,10 @@ void write_activity(Database& db, const TraceModel& m) {
     Statement operand(db, "INSERT INTO library_call_operands VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const LibraryOperandRow& o : m.library_operands)
         insert(operand, o.library_call, o.process, o.role, o.access, o.address, o.bytes, o.allocation);
-    Statement nccl(db, "INSERT INTO nccl_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    Statement nccl(db, "INSERT INTO nccl_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
     for (const NcclCallRow& n : m.nccl_calls)
         insert(nccl, n.library_call, n.process, n.op, n.communicator, n.rank, n.nranks, n.count, n.datatype, n.bytes,
-               n.reduction, n.peer, n.root, n.stream);
+               n.reduction, n.peer, n.root, n.stream, n.communicator_identity);
     Statement rank(db, "INSERT INTO process_ranks VALUES (?1, ?2, ?3, ?4)");
     for (const ProcessRankRow& r : m.process_ranks) insert(rank, r.process, r.rank, r.local_rank, r.world_size);
     // Many on an import (every operator and runtime call): a batch at a time.

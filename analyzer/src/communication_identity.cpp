@@ -1,5 +1,6 @@
 // What each communication kernel of the window was, as every rank of its communicator can name it:
-// the communicator (known to the other ranks by its size and its first calls) and the kernel's
+// the communicator (by the identity the collector recorded at its creation, the same on all its
+// ranks; in traces without it, by its size and its first calls) and the kernel's
 // launch number on it since the trace began. NCCL requires every rank of a communicator to issue
 // the same collectives in the same order, so (communicator, number) names the same collective on
 // every rank, whatever window each rank's trace chose; tbdprof fleet matches traces by it
@@ -31,6 +32,7 @@ struct NcclCall {
     std::string op;  // nccl_calls.op, or "group_end" for an ncclGroupEnd
     int64_t communicator = 0, bytes = 0, root = -1;
     std::optional<int64_t> nranks, rank;
+    std::optional<int64_t> identity;  // nccl_calls.communicator_identity: none in older traces
 };
 
 // One launch: an ungrouped call, or the calls of a group launched by its ncclGroupEnd (`launcher`).
@@ -42,16 +44,19 @@ struct Launch {
 std::vector<NcclCall> read_calls(const TraceFile& trace) {
     std::vector<NcclCall> calls;
     if (!trace::has_table(trace.db, "nccl_calls") || !trace::has_table(trace.db, "library_calls")) return calls;
+    const bool has_identity = trace::has_column(trace.db, "nccl_calls", "communicator_identity");
     trace::Statement rows(trace.db,
-                          "SELECT l.id, l.process, coalesce(l.thread, -1), l.begin_ns, coalesce(n.op, 'group_end'), "
-                          "coalesce(n.communicator, 0), coalesce(n.bytes, 0), coalesce(n.root, -1), n.nranks, n.rank "
-                          "FROM library_calls l LEFT JOIN nccl_calls n ON n.library_call = l.id "
-                          "WHERE n.library_call IS NOT NULL OR l.op = 'nccl_group_end' "
-                          "ORDER BY l.process, coalesce(l.thread, -1), l.begin_ns, l.id");
+                          std::string("SELECT l.id, l.process, coalesce(l.thread, -1), l.begin_ns, "
+                                      "coalesce(n.op, 'group_end'), coalesce(n.communicator, 0), coalesce(n.bytes, 0), "
+                                      "coalesce(n.root, -1), n.nranks, n.rank, ") +
+                              (has_identity ? "n.communicator_identity" : "NULL") +
+                              " FROM library_calls l LEFT JOIN nccl_calls n ON n.library_call = l.id "
+                              "WHERE n.library_call IS NOT NULL OR l.op = 'nccl_group_end' "
+                              "ORDER BY l.process, coalesce(l.thread, -1), l.begin_ns, l.id");
     while (rows.step())
         calls.push_back({rows.column_int(0), rows.column_int(1), rows.column_int(2), rows.column_int(3),
                          rows.column_text(4), rows.column_int(5), rows.column_int(6), rows.column_int(7),
-                         rows.column_optional_int(8), rows.column_optional_int(9)});
+                         rows.column_optional_int(8), rows.column_optional_int(9), rows.column_optional_int(10)});
     return calls;
 }
 
@@ -94,6 +99,7 @@ struct CommunicatorState {
     size_t index = 0;  // in the process's list
     int64_t launches = 0;
     uint64_t hash = 14695981039346656037ULL;
+    bool recorded = false;  // its key is the recorded identity, not the hash of its first launches
 };
 
 // What every rank of the communicator issued alike: the operation (sends and receives alike, the
@@ -141,8 +147,12 @@ ProcessCollectives number_launches(const TraceFile& trace, const std::set<int64_
                 state.index = list.size();
                 list.push_back({"", own.nranks, own.rank});
                 state.hash = mix(state.hash, std::to_string(own.nranks.value_or(-1)));
+                // Recorded: names it exactly (look-alike groups apart); a prefix keeps the two kinds of
+                // key apart in a fleet mixing traces with and without it.
+                state.recorded = own.identity.has_value();
+                if (state.recorded) list[state.index].key = "id-" + hex(static_cast<uint64_t>(*own.identity));
             }
-            if (static_cast<size_t>(state.launches) < kKeyLaunches) {
+            if (!state.recorded && static_cast<size_t>(state.launches) < kKeyLaunches) {
                 state.hash = mix(state.hash, signature(launch));
                 list[state.index].key = hex(state.hash);
             }

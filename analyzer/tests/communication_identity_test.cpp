@@ -115,3 +115,51 @@ TEST_CASE("no identities without the option, nor on a trace without NCCL calls")
     CHECK(none.communication.ranks.front().collective_durations_ns->size() == 1);
     CHECK(none.communication.ranks.front().collective_identities.empty());
 }
+
+namespace {
+
+// Two communicators of one size issuing the same calls (handles 100 and 200, 2 ranks, rank 0; an
+// all-reduce of 512 bytes each, alternating), each kernel its call's. `recorded`: the collector
+// recorded their identities (-5 and 77: any 64-bit value, negative as SQLite stores the high ones).
+std::string look_alike_trace(bool recorded) {
+    tbdtest::TraceBuilder t(recorded ? "communication_identity_recorded.sqlite"
+                                     : "communication_identity_alike.sqlite");
+    t.exec("INSERT INTO strings (id, text) VALUES (4, 'ncclDevKernel_AllReduce_Sum_f32_RING_LL')");
+    t.exec("INSERT INTO functions (id, name, mangled) VALUES (4, 4, 4)");
+    for (int64_t id = 1; id <= 4; ++id) {
+        const std::string call = std::to_string(id), handle = id % 2 == 1 ? "100" : "200";
+        t.exec("INSERT INTO library_calls (id, process, thread, name, op, begin_ns, end_ns) VALUES (" + call +
+               ", 1, 1, 'nccl', 'nccl_all_reduce', " + call + ", " + call + ")");
+        t.exec(
+            "INSERT INTO nccl_calls (library_call, process, op, communicator, rank, nranks, count, datatype, bytes, "
+            "communicator_identity) VALUES (" +
+            call + ", 1, 'all_reduce', " + handle + ", 0, 2, 128, 'float32', 512, " +
+            (recorded ? (handle == "100" ? "-5" : "77") : "NULL") + ")");
+        t.kernel(10 * id, 5, 4, 0, id);
+    }
+    return t.finish(100);
+}
+
+std::vector<CommunicatorInfo> communicators_of(const std::string& trace) {
+    AnalysisOptions options;
+    options.window = WindowChoice::all;
+    options.collective_durations = true;
+    const Report r = analyze_trace(trace, options);
+    REQUIRE(r.communication.ranks.size() == 1);
+    return r.communication.ranks.front().communicators;
+}
+
+}  // namespace
+
+TEST_CASE("communicators named by their recorded identity; look-alikes apart") {
+    // Without identities (older traces) the two are known by size and first launches only: one key.
+    const std::vector<CommunicatorInfo> alike = communicators_of(look_alike_trace(false));
+    REQUIRE(alike.size() == 2);
+    CHECK(alike[0].key == alike[1].key);
+    const std::vector<CommunicatorInfo> named = communicators_of(look_alike_trace(true));
+    REQUIRE(named.size() == 2);
+    CHECK(named[0].key == "id-fffffffffffffffb");
+    CHECK(named[1].key == "id-000000000000004d");
+    CHECK(named[0].nranks == 2);
+    CHECK(named[0].rank == 0);
+}

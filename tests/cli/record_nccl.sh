@@ -5,7 +5,10 @@
 # rank, size, bytes and its one kernel attached; the kernels match the truth; the slow rank (host
 # work before each step) makes the other rank's all-reduces end later, so rank 0's NCCL kernels last
 # longer by about the slow rank's host work; the toolkit's real libnccl is never loaded. Then the
-# ZeRO-like run: reduce-scatters and all-gathers, each recorded once.
+# ZeRO-like run: reduce-scatters and all-gathers, each recorded once. The communicators' identities
+# (recorded at their creation, docs/collector.md): one for the world communicator on both ranks
+# (ncclCommInitRank); with --subgroups 2 on 4 ranks (ncclCommSplit by color) one per subgroup, shared by
+# its two ranks, apart from the other's and the world's; one through dlsym (ncclCommInitAll).
 source "$(dirname "$0")/common.sh"
 : "${TBDPROF_BIN_DIR:?}" "${TRACE_VS_TRUTH:?}"
 cd "$WORK" || exit 1
@@ -44,6 +47,10 @@ compare_counts "DDP buckets"
 [ "$(q "SELECT count(*) FROM nccl_calls n JOIN process_ranks r ON r.process = n.process
         WHERE n.rank != r.rank OR n.nranks != 2 OR n.datatype != 'float32' OR n.reduction != 'avg' OR n.bytes != 4 * n.count")" = 0 ] &&
     pass "rank, size, type, reduction and bytes of every call" || fail "an NCCL call with wrong facts: $(q "SELECT * FROM nccl_calls LIMIT 3")"
+[ "$(q "SELECT count(DISTINCT communicator_identity) || '/' || count(DISTINCT process) || '/' ||
+        sum(communicator_identity IS NULL) FROM nccl_calls")" = "1/2/0" ] &&
+    pass "InitRank: one communicator identity, on both ranks" ||
+    fail "InitRank identities: $(q "SELECT process, communicator, communicator_identity, count(*) FROM nccl_calls GROUP BY 1, 2, 3")"
 grep -v "^nccl" "$WORK/truth.tsv" >"$WORK/driver_truth.tsv"
 "$TRACE_VS_TRUTH" "$WORK/trace.sqlite" "$WORK/driver_truth.tsv" >/dev/null && pass "kernels match the truth" || fail "trace differs from the truth"
 
@@ -63,6 +70,16 @@ compare_counts "ZeRO"
 [ "$(q "SELECT count(DISTINCT op) FROM nccl_calls WHERE op IN ('reduce_scatter', 'all_gather')")" = 2 ] &&
     pass "ZeRO: reduce-scatters and all-gathers" || fail "ZeRO run: $(q "SELECT op, count(*) FROM nccl_calls GROUP BY op")"
 
+rm -f "$WORK/truth.tsv" "$WORK/trace.sqlite"
+TBDSIM_DEVICE_COUNT=4 "$TBDPROF" --sim -o "$WORK/trace.sqlite" -- "$TBDPROF_BIN_DIR/dp_train" \
+    --ranks 4 --iterations 2 --layers 4 --hidden 128 --buckets 2 --subgroups 2 >"$WORK/out" 2>"$WORK/err" ||
+    fail "the --subgroups run failed: $(cat "$WORK/err")"
+ids() { q "SELECT count(DISTINCT $1) FROM nccl_calls n JOIN process_ranks r ON r.process = n.process WHERE $2"; }
+[ "$(ids communicator_identity "n.nranks = 4")/$(ids communicator_identity "n.nranks = 2")/$(ids "r.rank / 2 || ':' || communicator_identity" "n.nranks = 2")/$(ids communicator_identity "n.communicator_identity IS NULL")/$(ids r.rank "n.nranks = 2")" = "1/2/2/0/4" ] &&
+    [ "$(q "SELECT count(*) FROM nccl_calls a JOIN nccl_calls b ON a.communicator_identity = b.communicator_identity WHERE a.nranks != b.nranks")" = 0 ] &&
+    pass "Split: one identity per subgroup, shared by its ranks, apart from the world's" ||
+    fail "Split identities: $(q "SELECT r.rank, n.nranks, n.communicator_identity, count(*) FROM nccl_calls n JOIN process_ranks r ON r.process = n.process GROUP BY 1, 2, 3")"
+
 # A framework's own loader: dlopen + dlsym, RTLD_LOCAL. Every call recorded, with rank and size (asked
 # of the library the calls went to); the grouped broadcast's kernel belongs to ncclGroupEnd.
 rm -f "$WORK/truth.tsv" "$WORK/trace.sqlite"
@@ -73,6 +90,9 @@ got=$(q "SELECT group_concat(n.op || ':' || n.datatype || ':' || ifnull(n.reduct
          (SELECT count(*) FROM kernel_view k WHERE k.library_call = n.library_call), ' ') FROM nccl_calls n ORDER BY n.library_call")
 want="all_reduce:float32:sum:0/1:1 all_reduce:bfloat16:max:0/1:1 broadcast:int32:-:0/1:0"
 [ "$got" = "$want" ] && pass "dlopen: calls recorded with their facts and kernels" || fail "dlopen: got '$got', want '$want'"
+[ "$(q "SELECT count(DISTINCT communicator_identity) || '/' || sum(communicator_identity IS NULL) FROM nccl_calls")" = "1/0" ] &&
+    pass "dlopen: the communicator's identity (ncclCommInitAll through dlsym)" ||
+    fail "dlopen: identities $(q "SELECT communicator_identity, count(*) FROM nccl_calls GROUP BY 1")"
 [ "$(q "SELECT count(*) FROM library_calls l JOIN kernel_view k ON k.library_call = l.id
         WHERE l.op = 'nccl_group_end' AND k.name = 'ncclDevKernel_Broadcast_RING_LL'")" = 1 ] &&
     pass "dlopen: the grouped broadcast's kernel belongs to ncclGroupEnd" || fail "dlopen: no ncclGroupEnd call with the broadcast kernel"

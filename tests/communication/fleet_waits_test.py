@@ -65,7 +65,8 @@ def report(tbdprof, trace, *extra):
 
 def one_clock_waits(trace, windows):
     """Ground truth from the one-clock trace for the collectives the fleet matched: each rank's NCCL
-    kernels on each communicator (told apart by its size here: the tests' communicators differ in it),
+    kernels on each communicator (told apart by the identity the collector recorded at its creation,
+    else by its size: the communicators of the tests without identities differ in it),
     numbered in start order over the whole run (each communicator's kernels run on one stream, in the
     order NCCL has every rank issue them); a collective counts when every rank of its communicator
     started it inside that rank's own trace window (mapped back to the one clock). Per collective, a
@@ -73,12 +74,15 @@ def one_clock_waits(trace, windows):
     "Waited in collectives"). Also the largest spread of the collectives' ends, per communicator: how
     far the fleet's assumption (they end together) is off on this trace, and how many were matched."""
     db = sqlite3.connect(trace)
-    runs = {}  # (communicator size, rank) -> [(start, end)] over the whole run
-    for rank, nranks, start, end in db.execute(
-            "SELECT p.rank, n.nranks, k.start_ns, k.end_ns FROM kernel_view k JOIN process_ranks p ON p.process = k.process "
+    runs = {}  # (communicator, rank) -> [(start, end)] over the whole run
+    recorded = any(c[1] == "communicator_identity" for c in db.execute("PRAGMA table_info(nccl_calls)"))
+    identity = "n.communicator_identity" if recorded else "NULL"
+    for rank, nranks, ident, start, end in db.execute(
+            f"SELECT p.rank, n.nranks, {identity}, k.start_ns, k.end_ns FROM kernel_view k "
+            "JOIN process_ranks p ON p.process = k.process "
             "JOIN nccl_calls n ON n.library_call = k.library_call WHERE lower(k.name) LIKE 'nccl%' "
             "ORDER BY p.rank, n.nranks, k.start_ns"):
-        runs.setdefault((nranks, rank), []).append((start, end))
+        runs.setdefault((nranks if ident is None else ident, rank), []).append((start, end))
     db.close()
     waits, spread_ns, matched = {rank: 0 for rank in windows}, {}, {}
     for nranks in sorted({n for n, _ in runs}):
@@ -167,7 +171,7 @@ def fleet_waits(tbdprof, trace, parts, skews_ns=None):
     want, spread_ns, matched = one_clock_waits(trace, own_windows(tbdprof, parts, skews_ns or SKEWS_NS))
     tolerance = tolerance_s(spread_ns, matched)
     check(waits["collectives"] == sum(matched.values()), f"{waits['collectives']} collectives matched, "
-          f"{matched} (per communicator size) in every member's window")
+          f"{matched} (per communicator: identity, else size) in every member's window")
     for r in fleet["per_rank"]:
         check(r["wait_s"] is not None and abs(r["wait_s"] - want[r["rank"]]) <= tolerance,
               f"rank {r['rank']}: waited {(r['wait_s'] or 0) * 1e3:.6f} ms by durations, {want[r['rank']] * 1e3:.6f} ms "

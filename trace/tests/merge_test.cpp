@@ -62,6 +62,21 @@ TEST_CASE("merge clock: no match across communicator sizes, the same rank, or di
     CHECK_FALSE(trace::merge::match_clocks(reference, std::vector{sequence(1, 2, {})}));
 }
 
+TEST_CASE("merge clock: look-alike groups with recorded identities are not paired") {
+    // Two groups of 2 issuing the same calls: ranks 0 of both in the reference, ranks 1 in the other
+    // input, whose clock is 5 ms ahead; group B's kernels end 40 us later on both of its ranks.
+    auto a0 = sequence(0, 2, {1'000}), b0 = sequence(0, 2, {41'000});
+    auto a1 = sequence(1, 2, {1'000 + 5'000'000}), b1 = sequence(1, 2, {41'000 + 5'000'000});
+    // Without identities each rank 1 pairs with both ranks 0: four pairs, two of them across groups.
+    CHECK(trace::merge::match_clocks(std::vector{a0, b0}, std::vector{a1, b1})->rank_pairs == 4);
+    a0.identity = a1.identity = -5, b0.identity = b1.identity = 77;
+    const auto match = trace::merge::match_clocks(std::vector{a0, b0}, std::vector{a1, b1});
+    REQUIRE(match);
+    CHECK(match->rank_pairs == 2);
+    CHECK(match->offset_ns == -5'000'000);
+    CHECK(match->spread_ns == 0);
+}
+
 TEST_CASE("merge clock: a grouped call ends with its group's kernel; send/recv and unended groups do not count") {
     TempDir dir;
     trace::Database db = trace::create_database(dir.file("t.sqlite"));

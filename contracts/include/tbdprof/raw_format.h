@@ -22,7 +22,8 @@ namespace tbdprof::raw {
 inline constexpr char kMagic[8] = {'T', 'B', 'D', 'R', 'A', 'W', '\0', '\1'};
 // 2: thread-tagged correlations (RawCorrelation). 3: launches, copies and sets made while their stream
 // captured a CUDA graph are marked `captured` (they did not run), graph capture/instantiate/launch records.
-// (RawMemRegion was added as a new kind without a bump: readers skip kinds they do not know.)
+// (RawMemRegion and RawNcclComm were added as new kinds without a bump: readers skip kinds they do not
+// know.)
 inline constexpr uint32_t kVersion = 3;
 
 struct RawFileHeader {
@@ -51,6 +52,7 @@ enum class RecordKind : uint16_t {
     Range = 17,             // RawRange: an NVTX range (push/pop, start/end) or mark
     LibraryOperand = 19,    // RawLibraryOperand: one more operand of a library call (bias, reserve, ...)
     MemRegion = 18,         // RawMemRegion: an NVTX memory-extension call (heaps, regions, region names)
+    NcclComm = 22,          // RawNcclComm: a NCCL communicator was created, with its cross-rank identity
     Stack = 20,             // RawStack: a deduplicated call stack (instruction pointers)
     Frame = 21,             // RawFrame: symbol for one instruction pointer (resolved off the hot path)
     DeviceKernel = 30,      // RawDeviceActivity from CUPTI: device start/end of a kernel
@@ -484,6 +486,28 @@ struct RawMemRegion {
     uint8_t reserved[3];
 };
 static_assert(sizeof(RawMemRegion) == 64);
+
+// How a NCCL communicator was created (preload/nccl_comm_hooks.cpp), which decides its identity.
+enum class NcclCommOrigin : uint8_t {
+    InitRank = 1,  // ncclCommInitRank / ncclCommInitRankConfig: a hash of the ncclUniqueId's bytes
+    Split = 2,     // ncclCommSplit: a hash of (parent identity, split number on the parent, color)
+    InitAll = 3,   // ncclCommInitAll: a hash of (process, call number); its ranks share it
+};
+
+// A communicator the process created, recorded after the creating call succeeded. `identity` is the
+// same on every rank of the communicator and differs between communicators (ranks of other processes
+// compute it from what NCCL's API gave them alike); it names no process-local handle.
+struct RawNcclComm {
+    RawRecordHeader header;
+    uint64_t host_ns;       // when the creating call returned
+    uint64_t communicator;  // the new ncclComm_t handle (per process)
+    uint64_t identity;
+    int32_t rank;    // ncclCommUserRank; -1 when it could not be asked
+    int32_t nranks;  // ncclCommCount; -1 likewise
+    NcclCommOrigin origin;
+    uint8_t reserved[7];
+};
+static_assert(sizeof(RawNcclComm) == 48);
 
 struct RawStack {
     RawRecordHeader header;

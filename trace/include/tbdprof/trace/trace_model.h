@@ -220,6 +220,7 @@ struct NcclCallRow {
     std::optional<std::string_view> reduction;
     Opt peer, root;
     int64_t stream;
+    Opt communicator_identity;  // the same on every rank of the communicator; none: not recorded
 };
 
 struct RangeRow {
