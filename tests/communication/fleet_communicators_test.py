@@ -9,8 +9,6 @@ communicator's ranks. The truth and the tolerance come from the one-clock trace 
 fleet_waits_test.py (whose helpers this uses).
 
 usage: fleet_communicators_test.py TBDPROF DP_TRAIN WORK_DIR   (exit 77 when no Python here has Dask distributed)"""
-import os
-import shutil
 import sys
 
 import fleet_waits_test as common
@@ -21,14 +19,7 @@ SKEWS_NS = {0: 0, 1: 3_700_000_000, 2: 1_250_000_000, 3: 950_000_000}  # each ra
 
 def main():
     tbdprof, dp_train, work = sys.argv[1:4]
-    if not common.have_dask():
-        print("skipped: no Python here has Dask distributed (Debian: apt-get install python3-distributed)")
-        sys.exit(77)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    trace = common.record(tbdprof, dp_train, work, RANKS, "--subgroup-ranks", "2")
-    parts = common.split(trace, work, SKEWS_NS)
-    fleet = common.fleet_waits(tbdprof, trace, parts, SKEWS_NS)
+    fleet = common.fleet_of_split_run(tbdprof, dp_train, work, RANKS, SKEWS_NS, "--subgroup-ranks", "2")
     if fleet is not None:
         waits = fleet["waits"]
         common.check(waits["communicators"] == 2, f"two communicators matched: {waits}")
@@ -36,9 +27,7 @@ def main():
         common.check(matched[0] == matched[1] > matched[2] == matched[3] > 0,
                      f"ranks 0 and 1 matched on both communicators, 2 and 3 on the world one: {matched}")
         common.check(waits["waited_for_rank"] == 1, f"the others waited for rank {waits['waited_for_rank']} (slow: 1)")
-    if common.FAILURES:
-        sys.exit(f"{len(common.FAILURES)} check(s) failed")
-    print("all checks passed")
+    common.finish()
 
 
 if __name__ == "__main__":

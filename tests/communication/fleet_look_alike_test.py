@@ -10,8 +10,6 @@ three communicators matched, every subgroup collective within its own group, the
 one-clock truth as fleet_communicators_test.py checks them (fleet_waits_test.py's helpers).
 
 usage: fleet_look_alike_test.py TBDPROF DP_TRAIN WORK_DIR   (exit 77 when no Python here has Dask distributed)"""
-import os
-import shutil
 import sys
 
 import fleet_waits_test as common
@@ -22,14 +20,7 @@ SKEWS_NS = {0: 0, 1: 3_700_000_000, 2: 1_250_000_000, 3: 950_000_000}  # each ra
 
 def main():
     tbdprof, dp_train, work = sys.argv[1:4]
-    if not common.have_dask():
-        print("skipped: no Python here has Dask distributed (Debian: apt-get install python3-distributed)")
-        sys.exit(77)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    trace = common.record(tbdprof, dp_train, work, RANKS, "--subgroups", "2")
-    parts = common.split(trace, work, SKEWS_NS)
-    fleet = common.fleet_waits(tbdprof, trace, parts, SKEWS_NS)
+    fleet = common.fleet_of_split_run(tbdprof, dp_train, work, RANKS, SKEWS_NS, "--subgroups", "2")
     if fleet is not None:
         waits = fleet["waits"]
         common.check(waits["communicators"] == 3, f"three communicators matched (the world, two subgroups): {waits}")
@@ -39,9 +30,7 @@ def main():
         common.check(len(set(matched.values())) == 1 and matched[0] > 0,
                      f"every rank matched on the world and its own subgroup alike: {matched}")
         common.check(waits["waited_for_rank"] == 1, f"the others waited for rank {waits['waited_for_rank']} (slow: 1)")
-    if common.FAILURES:
-        sys.exit(f"{len(common.FAILURES)} check(s) failed")
-    print("all checks passed")
+    common.finish()
 
 
 if __name__ == "__main__":

@@ -240,22 +240,40 @@ def check_shifted(tbdprof, trace, parts, work):
 
 
 
-def main():
-    tbdprof, dp_train, work = sys.argv[1:4]
+def start(work):
+    """Skips (exit 77) without Dask distributed; else an empty WORK folder."""
     if not have_dask():
         print("skipped: no Python here has Dask distributed (Debian: apt-get install python3-distributed)")
         sys.exit(77)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+
+
+def fleet_of_split_run(tbdprof, dp_train, work, ranks, skews_ns, *sample_options):
+    """dp_train on RANKS ranks recorded on one host, split into one trace per rank on the clocks of
+    SKEWS_NS, and the fleet's output over them (None when it failed, the failure recorded)."""
+    start(work)
+    trace = record(tbdprof, dp_train, work, ranks, *sample_options)
+    parts = split(trace, work, skews_ns)
+    return fleet_waits(tbdprof, trace, parts, skews_ns)
+
+
+def finish():
+    if FAILURES:
+        sys.exit(f"{len(FAILURES)} check(s) failed")
+    print("all checks passed")
+
+
+def main():
+    tbdprof, dp_train, work = sys.argv[1:4]
+    start(work)
     trace = record(tbdprof, dp_train, work)
     check_opt_in(tbdprof, trace)
     one_clock = json.loads(report(tbdprof, trace))["communication"]
     parts = split(trace, work)
     check_fleet(tbdprof, trace, parts, one_clock)
     check_shifted(tbdprof, trace, parts, work)
-    if FAILURES:
-        sys.exit(f"{len(FAILURES)} check(s) failed")
-    print("all checks passed")
+    finish()
 
 
 if __name__ == "__main__":
