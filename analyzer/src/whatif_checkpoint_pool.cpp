@@ -211,11 +211,11 @@ int64_t plan_pooled_iteration(const CheckpointFacts& facts, const PooledTensors&
             PoolTensor& t = plan.pool_tensors[tensor];
             PoolTensor again = t;
             t.end_ns = std::max(t.begin_ns, accesses.at(tensor).last_forward_ns);
+            bytes += t.bytes;
             again.begin_ns = recompute_ns;
             again.end_ns = std::max(again.end_ns, recompute_ns);
-            plan.pool_tensors.push_back(again);
+            plan.pool_tensors.push_back(again);  // last: it may move the tensors `t` refers into
             plan.pool_origin.push_back(tensor);
-            bytes += t.bytes;
             ++plan.recomputed_allocations;
         }
     }
