@@ -30,13 +30,6 @@ for trace in "$@"; do
         "$bin" report "$work/trace.sqlite" --format json >"$work/$side.report.json" 2>/dev/null
         rm -f "$work/trace.sqlite"
     done
-    if diff -q "$work/old.dump" "$work/new.dump" >/dev/null && diff -q "$work/old.report.json" "$work/new.report.json" >/dev/null; then
-        echo "identical: $name ($(wc -l <"$work/new.dump") table rows, report $(wc -c <"$work/new.report.json") bytes)"
-    else
-        echo "DIFFERENT: $name"
-        diff "$work/old.dump" "$work/new.dump" | head -20 || true
-        diff "$work/old.report.json" "$work/new.report.json" | head -20 || true
-        status=1
-    fi
+    compare_sides "$work" "$name" || status=1
 done
 exit $status

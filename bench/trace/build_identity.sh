@@ -52,13 +52,6 @@ for run in "$@"; do
     if [ "${TIME:-0}" = 1 ]; then
         times=" old: $(resources "$work/old.time"); new: $(resources "$work/new.time")"
     fi
-    if cmp -s "$work/old.dump" "$work/new.dump" && cmp -s "$work/old.report.json" "$work/new.report.json"; then
-        echo "identical: $name ($(wc -l <"$work/new.dump") dump lines, report $(wc -c <"$work/new.report.json") bytes)$times"
-    else
-        echo "DIFFERENT: $name$times"
-        diff "$work/old.dump" "$work/new.dump" | head -20 || true
-        diff "$work/old.report.json" "$work/new.report.json" | head -20 || true
-        status=1
-    fi
+    compare_sides "$work" "$name" "$times" || status=1
 done
 exit $status
