@@ -42,7 +42,8 @@ cat "$work"/time-* | awk '{ sum += $1; if ($1 > max) max = $1; if ($2 > slow) sl
 TBDPROF_ANALYZER_TIMING=1 "$build/bin/tbdprof" report "$work/rank-0-$kernels.sqlite" --format json --quiet -o /dev/null 2>&1 |
     sed 's/^/    one rank alone: /'
 
-# The fleet: FLEET_TRACES traces of FLEET_KERNELS kernels each (generated once).
+# The fleet: FLEET_TRACES traces of FLEET_KERNELS kernels each (generated once); FLEET_TRACES=0 skips it.
+[ "$fleet_traces" -gt 0 ] || exit 0
 fleet_kernels=${FLEET_KERNELS:-100000}
 fleet="$work/fleet-$fleet_kernels"
 mkdir -p "$fleet"
