@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -332,6 +333,16 @@ struct BucketRound {
     int64_t savings_bound_ns = 0;      // min(exposed after arrival, spare): at most what perfect overlap would save
 };
 
+// How the ranks' collectives were matched for their waits (docs/analyzer.md, "Waited in
+// collectives"): by communicator and launch number where the trace names them (the NCCL calls
+// recorded), else by order within the window. Empty `matched_by`: not compared (one rank).
+struct CollectiveMatching {
+    std::string matched_by;                   // "communicator and launch number" or "order"
+    std::optional<int64_t> collectives;       // matched (distinct; by order: per rank); none: not matched
+    std::optional<int64_t> communicators;     // held whole by the ranks (by identity only)
+    std::map<std::string, int64_t> left_out;  // why -> collectives left out (by identity only)
+};
+
 struct CommunicationMetrics {
     bool present = false;            // the window holds communication kernels
     CommunicationFigures total;      // sums over ranks
@@ -345,6 +356,7 @@ struct CommunicationMetrics {
     // differ by more than a tenth of the longest. A rank slowed outside its kernels (host work, input
     // loading) does not compute more, so it is found here and not as `slowest`. Empty otherwise.
     std::optional<size_t> waited_for;  // index into ranks
+    CollectiveMatching waits;
     // Gradient buckets (P3): collectives starting in the window whose input holds gradients, in start
     // order per rank; their rounds; and the all-reduces and reduce-scatters the tags did not identify.
     std::vector<GradientBucket> buckets;
