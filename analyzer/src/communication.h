@@ -102,8 +102,7 @@ struct RankIdentities {
     std::vector<int64_t> begins_ns;     // and their starts (trace time): must equal the rank's collectives'
 };
 using IdentitiesByRank = std::map<std::pair<int64_t, int64_t>, RankIdentities>;  // by (process, device)
-IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector<bool>& is_comm,
-                                       const Window& window);
+IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window);
 
 // The collectives of several ranks matched by what every rank of their communicator names them:
 // (communicator key, launch number, occurrence within the launch), the rules tbdprof fleet applies
@@ -112,8 +111,8 @@ IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector
 struct CollectiveMatch {
     // Per rank (as given), per collective: the index of the collective it took part in, none when left out.
     std::vector<std::vector<std::optional<size_t>>> of_rank;
-    int64_t collectives = 0;    // distinct collectives matched
-    int64_t communicators = 0;  // communicators held whole by the ranks
+    int64_t collectives = 0;                  // distinct collectives matched
+    int64_t communicators = 0;                // communicators held whole by the ranks
     std::map<std::string, int64_t> left_out;  // why -> collectives (kernels without an identity: kernels)
 };
 CollectiveMatch match_collectives(const std::vector<const RankIdentities*>& ranks);

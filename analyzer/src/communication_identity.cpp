@@ -168,8 +168,7 @@ ProcessCollectives number_launches(const TraceFile& trace, const std::set<int64_
 
 }  // namespace
 
-IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector<bool>& is_comm,
-                                       const Window& window) {
+IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window) {
     struct CommKernel {
         int64_t begin = 0, end = 0;
         std::optional<int64_t> library_call;

@@ -27,7 +27,8 @@ void add_waits(const std::vector<RankKernels>& kernels, const std::vector<std::v
     std::vector<int64_t> latest(collectives, INT64_MIN);
     for (size_t r = 0; r < kernels.size(); ++r)
         for (size_t k = 0; k < matched[r].size(); ++k)
-            if (matched[r][k]) latest[*matched[r][k]] = std::max(latest[*matched[r][k]], kernels[r].collectives[k].begin);
+            if (matched[r][k])
+                latest[*matched[r][k]] = std::max(latest[*matched[r][k]], kernels[r].collectives[k].begin);
     for (size_t r = 0; r < kernels.size(); ++r) {
         std::optional<int64_t> wait;
         for (size_t k = 0; k < matched[r].size(); ++k) {
@@ -90,9 +91,10 @@ bool match_by_identity(const std::vector<RankKernels>& kernels, const std::vecto
     m.waits.communicators = match.communicators;
     m.waits.left_out = match.left_out;
     if (match.collectives == 0) {
-        notes.push_back("no collective ran in the window on every rank of its communicator: the time each rank "
-                        "waited in collectives is not reported" +
-                        (match.left_out.empty() ? std::string() : " (left out: " + left_out_text(match.left_out) + ")"));
+        notes.push_back(
+            "no collective ran in the window on every rank of its communicator: the time each rank "
+            "waited in collectives is not reported" +
+            (match.left_out.empty() ? std::string() : " (left out: " + left_out_text(match.left_out) + ")"));
         return false;
     }
     add_waits(kernels, match.of_rank, static_cast<size_t>(match.collectives), m);

@@ -30,10 +30,9 @@ std::string matching_line(const CollectiveMatching& w) {
         return "waited: collectives matched by order" +
                (w.collectives ? " (" + std::to_string(*w.collectives) + " per rank)" : std::string()) +
                ": the trace names no communicator (no NCCL call recorded)";
-    std::string line = "waited: collectives matched by " + w.matched_by + ": " +
-                       std::to_string(w.collectives.value_or(0)) + " on " +
-                       std::to_string(w.communicators.value_or(0)) +
-                       (w.communicators == 1 ? " communicator" : " communicators");
+    std::string line =
+        "waited: collectives matched by " + w.matched_by + ": " + std::to_string(w.collectives.value_or(0)) + " on " +
+        std::to_string(w.communicators.value_or(0)) + (w.communicators == 1 ? " communicator" : " communicators");
     std::string left;
     for (const auto& [why, count] : w.left_out) left += (left.empty() ? "" : "; ") + std::to_string(count) + " " + why;
     return line + (left.empty() ? "" : "; left out: " + left);

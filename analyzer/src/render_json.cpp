@@ -127,7 +127,9 @@ void collective_identity_arrays(trace::JsonWriter& json, const RankCommunication
 void collective_matching(trace::JsonWriter& json, const CollectiveMatching& w) {
     if (w.matched_by.empty()) return;
     json.begin_object("waits").value("matched_by", w.matched_by);
-    const auto optional_count = [&](const char* key, const std::optional<int64_t>& n) { n ? json.value(key, *n) : json.null(key); };
+    const auto optional_count = [&](const char* key, const std::optional<int64_t>& n) {
+        n ? json.value(key, *n) : json.null(key);
+    };
     optional_count("collectives", w.collectives);
     optional_count("communicators", w.communicators);
     if (w.matched_by == "order") {

@@ -228,7 +228,7 @@ TEST_CASE("collectives of several ranks matched by communicator and launch numbe
     CHECK((r0[1] && r1[0] && *r0[1] == *r1[0] && *r0[1] != *r0[0]));  // a #0: ranks 0 and 1
     CHECK((r2[1] && r3[0] && *r2[1] == *r3[0] && *r2[1] != *r0[1]));  // b #0: not a #0, though alike
     CHECK((r2[2] && r2[3] && *r2[2] != *r2[3] && *r2[2] == *r3[2] && *r2[3] == *r3[3]));  // b #1's two kernels
-    CHECK_FALSE(r1[2]);                                            // no call recorded
-    CHECK_FALSE((r0[2] || r1[3] || r2[4]));                        // w #6: not on rank 3
-    CHECK_FALSE((r0[3] || r1[4] || r2[5] || r0[4] || r1[5] || r3[4]));  // l, x, s
+    CHECK_FALSE(r1[2]);                                                                   // no call recorded
+    CHECK_FALSE((r0[2] || r1[3] || r2[4]));                                               // w #6: not on rank 3
+    CHECK_FALSE((r0[3] || r1[4] || r2[5] || r0[4] || r1[5] || r3[4]));                    // l, x, s
 }

@@ -15,9 +15,11 @@ Truth, from the TBDSIM_TRUTH file alone: the `nccl` lines of each process in ord
 (the simulated library names it by its segment), are its collectives, each with its kernel (the
 process's NCCL kernels in launch order); a collective counts when every member's kernel starts inside
 the report's window (the truth's clock is the trace's plus one offset, found from the kernels), and a
-rank waited from its arrival to the last member's arrival, at most its kernel's length. The report
-must give each rank's wait within 1 us per collective matched, the collectives matched, the
-communicators and the collectives left out (in some members' windows only).
+rank waited from its kernel's start to the last member's arrival (when the simulated collective can
+begin), at most its kernel's length. The report sees kernel starts only, and the last member's kernel
+may start after its arrival (launched after its stream was ready): each rank's wait must be within the
+sum of those gaps over the collectives matched. Also the collectives matched, the communicators and
+the collectives left out (in some members' windows only), the rank waited for and the text line.
 
 usage: one_trace_waits_test.py TBDPROF DP_TRAIN WORK_DIR [SCHEMA]"""
 import json
