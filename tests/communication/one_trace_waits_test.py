@@ -10,7 +10,9 @@ dp_train (samples/dp_train.cu) recorded with all its ranks into one trace, rank 
   - 4 ranks, --subgroup-ranks 2: ranks 0 and 1 run more collectives than ranks 2 and 3 (by order:
     nothing computed);
   - 2 ranks, one communicator (by order and by identity alike);
-  - the first trace without its NCCL calls (as an imported trace: no identity): matched by order.
+  - the first trace without its NCCL calls (as an imported trace: no identity): matched by order;
+  - the first trace through `tbdprof fleet` (when a Python here has Dask distributed): the fleet's
+    matcher (Python, per-rank traces, from durations) and the report's (C++) agree on it.
 Truth, from the TBDSIM_TRUTH file alone: the `nccl` lines of each process in order, per communicator
 (the simulated library names it by its segment), are its collectives, each with its kernel (the
 process's NCCL kernels in launch order); a collective counts when every member's kernel starts inside
@@ -146,7 +148,30 @@ def check_scenario(tbdprof, trace, truth, name, communicators):
     check(comm["waited_for_rank"] == 1, f"{name}: the others waited for rank {comm['waited_for_rank']} (slow: 1)")
     text = report(tbdprof, trace)
     check(f"matched by {IDENTITY}" in text, f"{name}: the text report says how collectives were matched")
-    return got
+    return got, tolerance_ns
+
+
+def check_fleet_agrees(tbdprof, trace, got, tolerance_ns):
+    """`tbdprof fleet` over the same one trace (its ranks compared by its own matcher, from durations)
+    matches the same collectives and leaves out as many; the waits agree within the truth's tolerance
+    (the collectives end together on one clock). Skipped without Dask distributed."""
+    import fleet_waits_test
+    if not fleet_waits_test.have_dask():
+        print("     (no Python here has Dask distributed: the fleet's matching is not compared)")
+        return
+    result = run([tbdprof, "fleet", trace, "--workers", "1", "--format", "json", "--quiet"])
+    check(result.returncode == 0, f"fleet over the one trace exits 0 ({result.returncode}: {result.stderr[-1500:]})")
+    if result.returncode != 0:
+        return
+    fleet, ours = json.loads(result.stdout), got["communication"]["waits"]
+    same = [fleet["waits"][key] == ours[key] for key in ("matched_by", "collectives", "communicators")]
+    check(all(same) and sum(fleet["waits"]["left_out"].values()) == sum(ours["left_out"].values()),
+          f"the fleet matches as the report: {fleet['waits']} / {ours}")
+    report_waits = {r["rank"]: r["wait_s"] for r in got["communication"]["ranks"]}
+    for r in fleet["per_rank"]:
+        check(r["wait_s"] is not None and abs(r["wait_s"] - report_waits[r["rank"]]) * 1e9 <= tolerance_ns,
+              f"rank {r['rank']}: the fleet's wait {(r['wait_s'] or 0) * 1e3:.6f} ms, the report's "
+              f"{report_waits[r['rank']] * 1e3:.6f} ms")
 
 
 def check_without_calls(tbdprof, trace, work):
@@ -180,9 +205,10 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     trace, truth = record(tbdprof, dp_train, work, "subgroups", 4, "--subgroups", "2")
-    document = check_scenario(tbdprof, trace, truth, "--subgroups 2", 3)
+    document, tolerance_ns = check_scenario(tbdprof, trace, truth, "--subgroups 2", 3)
     if schema:
         validate(schema, document)
+    check_fleet_agrees(tbdprof, trace, document, tolerance_ns)
     check_without_calls(tbdprof, trace, work)
     check_scenario(tbdprof, *record(tbdprof, dp_train, work, "subgroup_ranks", 4, "--subgroup-ranks", "2"),
                    "--subgroup-ranks 2", 2)
