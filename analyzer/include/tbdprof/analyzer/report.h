@@ -289,8 +289,9 @@ struct RankCommunication {
     int64_t process = 0, device = 0;
     CommunicationFigures figures;                   // over the window
     std::vector<CommunicationFigures> iterations;   // per iteration of the window, in order
-    // Time spent inside collectives waiting for the other ranks of the trace (matched by order); empty
-    // when the trace holds one rank or the ranks' collectives could not be matched.
+    // Time spent inside collectives waiting for the other ranks of the trace (collectives matched as
+    // CommunicationMetrics::waits says); empty when the trace holds one rank or none of this rank's
+    // collectives could be matched.
     std::optional<int64_t> wait_ns;
     // Durations of its communication kernels starting in the window, in start order (as they ran, not
     // clipped); only when AnalysisOptions::collective_durations asks for them (docs/fleet.md).
