@@ -194,8 +194,10 @@ IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector
             launched.insert(*call);
             launchers_of_rank[rank].insert(*call);
         }
-        // As read_rank_kernels keeps collectives: starting in the window.
-        if (begin >= window.begin_ns && begin < window.end_ns) by_rank[rank].push_back({begin, begin + duration, call});
+        // As read_rank_kernels keeps collectives: starting in the window and reaching into it (not one
+        // of no length at its very beginning).
+        if (begin >= window.begin_ns && begin < window.end_ns && begin + duration > window.begin_ns)
+            by_rank[rank].push_back({begin, begin + duration, call});
     }
     const ProcessCollectives numbered = number_launches(trace, launched);
     for (auto& [rank, kernels] : by_rank) {
