@@ -126,9 +126,7 @@ std::vector<int64_t> durations(const std::vector<Stretch>& collectives) {
 
 // What tbdprof fleet matches across traces: each collective's communicator and number on it. Only
 // when the kernels read again are those the durations came from (they always are: the same rows).
-void add_identities(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window,
-                    std::vector<RankCommunication>& ranks) {
-    auto identities = collective_identities(trace, is_comm, window);
+void add_identities(IdentitiesByRank& identities, std::vector<RankCommunication>& ranks) {
     for (RankCommunication& rank : ranks) {
         auto found = identities.find({rank.process, rank.device});
         if (found == identities.end() || !rank.collective_durations_ns ||
@@ -173,9 +171,13 @@ void scan_communication(const TraceFile& trace, const std::vector<int64_t>& func
     }
     m.present = m.total.kernels > 0 || m.total.communication_ns > 0;
     if (!m.present) return;
-    if (collective_durations) add_identities(trace, is_comm, report.window, m.ranks);
+    // Each collective's communicator and launch number: what the ranks' collectives are matched by,
+    // and what tbdprof fleet reads (with the durations).
+    IdentitiesByRank identities;
+    if (collective_durations || ranks.size() > 1) identities = collective_identities(trace, is_comm, report.window);
     read_ranks(trace, m.ranks, m.world_size);
-    compare_ranks(ranks, m, report.notes);
+    compare_ranks(ranks, identities, m, report.notes);
+    if (collective_durations) add_identities(identities, m.ranks);
     // The per-bucket view measures computation under each bucket: it needs the ranks' whole unions,
     // read only for a trace that has what the view needs.
     scan_buckets(

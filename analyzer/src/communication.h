@@ -99,14 +99,28 @@ struct RankIdentities {
     std::vector<CommunicatorInfo> communicators;
     std::vector<std::optional<CollectiveIdentity>> collectives;
     std::vector<int64_t> durations_ns;  // of those kernels: must equal the rank's collective durations
+    std::vector<int64_t> begins_ns;     // and their starts (trace time): must equal the rank's collectives'
 };
-std::map<std::pair<int64_t, int64_t>, RankIdentities> collective_identities(const TraceFile& trace,
-                                                                            const std::vector<bool>& is_comm,
-                                                                            const Window& window);
+using IdentitiesByRank = std::map<std::pair<int64_t, int64_t>, RankIdentities>;  // by (process, device)
+IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window);
+
+// The collectives of several ranks matched by what every rank of their communicator names them:
+// (communicator key, launch number, occurrence within the launch), the rules tbdprof fleet applies
+// to per-rank traces (docs/fleet.md, "Waited in collectives"). A communicator counts when its members
+// among the ranks are all of its ranks, each once; a collective when every member holds it.
+struct CollectiveMatch {
+    // Per rank (as given), per collective: the index of the collective it took part in, none when left out.
+    std::vector<std::vector<std::optional<size_t>>> of_rank;
+    int64_t collectives = 0;                  // distinct collectives matched
+    int64_t communicators = 0;                // communicators held whole by the ranks
+    std::map<std::string, int64_t> left_out;  // why -> collectives (kernels without an identity: kernels)
+};
+CollectiveMatch match_collectives(const std::vector<const RankIdentities*>& ranks);
 
 // Across the ranks of one trace: the time each waited inside collectives for the others (matched by
-// order), the slowest rank and the imbalance. Notes what could not be compared.
-void compare_ranks(const std::vector<RankKernels>& kernels, CommunicationMetrics& metrics,
-                   std::vector<std::string>& notes);
+// communicator and launch number where the trace names them, by order otherwise), the slowest rank
+// and the imbalance. Notes what could not be compared.
+void compare_ranks(const std::vector<RankKernels>& kernels, const IdentitiesByRank& identities,
+                   CommunicationMetrics& metrics, std::vector<std::string>& notes);
 
 }  // namespace tbdprof::analyzer

@@ -168,14 +168,12 @@ ProcessCollectives number_launches(const TraceFile& trace, const std::set<int64_
 
 }  // namespace
 
-std::map<std::pair<int64_t, int64_t>, RankIdentities> collective_identities(const TraceFile& trace,
-                                                                            const std::vector<bool>& is_comm,
-                                                                            const Window& window) {
+IdentitiesByRank collective_identities(const TraceFile& trace, const std::vector<bool>& is_comm, const Window& window) {
     struct CommKernel {
         int64_t begin = 0, end = 0;
         std::optional<int64_t> library_call;
     };
-    std::map<std::pair<int64_t, int64_t>, RankIdentities> out;
+    IdentitiesByRank out;
     // No NCCL call recorded (an imported or generated trace): nothing to name, and no pass over the kernels.
     if (!trace::has_table(trace.db, "nccl_calls")) return out;
     if (trace::Statement any(trace.db, "SELECT 1 FROM nccl_calls LIMIT 1"); !any.step()) return out;
@@ -196,8 +194,10 @@ std::map<std::pair<int64_t, int64_t>, RankIdentities> collective_identities(cons
             launched.insert(*call);
             launchers_of_rank[rank].insert(*call);
         }
-        // As read_rank_kernels keeps collectives: starting in the window.
-        if (begin >= window.begin_ns && begin < window.end_ns) by_rank[rank].push_back({begin, begin + duration, call});
+        // As read_rank_kernels keeps collectives: starting in the window and reaching into it (not one
+        // of no length at its very beginning).
+        if (begin >= window.begin_ns && begin < window.end_ns && begin + duration > window.begin_ns)
+            by_rank[rank].push_back({begin, begin + duration, call});
     }
     const ProcessCollectives numbered = number_launches(trace, launched);
     for (auto& [rank, kernels] : by_rank) {
@@ -223,7 +223,92 @@ std::map<std::pair<int64_t, int64_t>, RankIdentities> collective_identities(cons
                                                 renumber[size_t(found->second.communicator)], found->second.sequence}));
         }
         ids.durations_ns.reserve(kernels.size());
-        for (const CommKernel& k : kernels) ids.durations_ns.push_back(k.end - k.begin);
+        ids.begins_ns.reserve(kernels.size());
+        for (const CommKernel& k : kernels) {
+            ids.durations_ns.push_back(k.end - k.begin);
+            ids.begins_ns.push_back(k.begin);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// Why a communicator's collectives cannot be compared; empty: it can (its members are all its ranks).
+// Its members: the ranks listing it, each with its number on it. More members than its size, one
+// number twice, or a rank listing the key twice: several communicators that look alike.
+std::string communicator_left_out(const std::vector<const CommunicatorInfo*>& members, bool listed_twice) {
+    std::set<int64_t> numbers;
+    size_t numbered = 0;
+    for (const CommunicatorInfo* c : members)
+        if (c->rank) {
+            numbers.insert(*c->rank);
+            ++numbered;
+        }
+    const std::optional<int64_t> nranks = members.front()->nranks;
+    const auto held = static_cast<int64_t>(members.size());
+    if (listed_twice || numbers.size() < numbered || (nranks && held > *nranks))
+        return "collectives on communicators that look alike (same size and first launches): not told apart";
+    if (nranks && held < *nranks) return "collectives on communicators some of whose ranks are not in the trace";
+    if (held < 2) return "collectives on communicators of one rank: nothing to compare";
+    return "";
+}
+
+// (communicator key, launch number, occurrence): a launch may run several kernels on a rank.
+using CollectiveKey = std::tuple<std::string, int64_t, int64_t>;
+
+}  // namespace
+
+CollectiveMatch match_collectives(const std::vector<const RankIdentities*>& ranks) {
+    CollectiveMatch out;
+    std::map<std::string, std::vector<const CommunicatorInfo*>> members;
+    std::set<std::string> listed_twice;
+    for (const RankIdentities* r : ranks) {
+        std::set<std::string> own;
+        for (const CommunicatorInfo& c : r->communicators) {
+            if (!own.insert(c.key).second) listed_twice.insert(c.key);
+            members[c.key].push_back(&c);
+        }
+    }
+    std::map<std::string, std::string> excluded;  // key -> why
+    for (const auto& [key, held] : members)
+        if (std::string why = communicator_left_out(held, listed_twice.contains(key)); !why.empty())
+            excluded[key] = std::move(why);
+    out.communicators = static_cast<int64_t>(members.size() - excluded.size());
+    // Every rank's collectives by key, and how many members hold each.
+    std::vector<std::vector<std::optional<CollectiveKey>>> keys(ranks.size());
+    std::map<CollectiveKey, int64_t> holders;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+        std::map<std::pair<int64_t, int64_t>, int64_t> seen;  // (communicator, sequence) -> kernels so far
+        for (const std::optional<CollectiveIdentity>& id : ranks[r]->collectives) {
+            if (!id || id->communicator < 0 || size_t(id->communicator) >= ranks[r]->communicators.size()) {
+                ++out.left_out["communication kernels without an NCCL call record"];
+                keys[r].emplace_back();
+                continue;
+            }
+            const CollectiveKey key{ranks[r]->communicators[size_t(id->communicator)].key, id->sequence,
+                                    seen[{id->communicator, id->sequence}]++};
+            ++holders[key];
+            keys[r].emplace_back(key);
+        }
+    }
+    std::map<CollectiveKey, size_t> index;
+    for (const auto& [key, count] : holders) {
+        const std::string& communicator = std::get<0>(key);
+        if (const auto why = excluded.find(communicator); why != excluded.end())
+            ++out.left_out[why->second];
+        else if (count < static_cast<int64_t>(members[communicator].size()))
+            ++out.left_out["collectives not in every member's window"];
+        else
+            index.emplace(key, index.size());
+    }
+    out.collectives = static_cast<int64_t>(index.size());
+    for (const auto& rank_keys : keys) {
+        std::vector<std::optional<size_t>>& own = out.of_rank.emplace_back();
+        for (const std::optional<CollectiveKey>& key : rank_keys) {
+            const auto found = key ? index.find(*key) : index.end();
+            own.push_back(found == index.end() ? std::nullopt : std::optional<size_t>(found->second));
+        }
     }
     return out;
 }

@@ -1,6 +1,7 @@
 // The report's "Communication" section (text, markdown and HTML): present only when the window
 // holds communication kernels.
 #include <algorithm>
+#include <string>
 
 #include "report_document.h"
 #include "tbdprof/analyzer/units.h"
@@ -21,6 +22,20 @@ std::vector<std::string> figures_row(std::string name, const CommunicationFigure
     return {std::move(name),        duration(f.communication_ns),         duration(f.overlapped_ns),
             duration(f.exposed_ns), format_percent(f.overlap_fraction()), duration(f.computation_ns),
             duration(f.idle_ns)};
+}
+
+// How the waits' collectives were matched (one line; none with one rank).
+std::string matching_line(const CollectiveMatching& w) {
+    if (w.matched_by == "order")
+        return "waited: collectives matched by order" +
+               (w.collectives ? " (" + std::to_string(*w.collectives) + " per rank)" : std::string()) +
+               ": the trace names no communicator (no NCCL call recorded)";
+    std::string line =
+        "waited: collectives matched by " + w.matched_by + ": " + std::to_string(w.collectives.value_or(0)) + " on " +
+        std::to_string(w.communicators.value_or(0)) + (w.communicators == 1 ? " communicator" : " communicators");
+    std::string left;
+    for (const auto& [why, count] : w.left_out) left += (left.empty() ? "" : "; ") + std::to_string(count) + " " + why;
+    return line + (left.empty() ? "" : "; left out: " + left);
 }
 
 }  // namespace
@@ -53,6 +68,7 @@ Section communication_section(const Report& r) {
             "slowest rank (most computation): " + rank_name(m.ranks[*m.slowest]) +
             (m.imbalance ? "; imbalance (max / median computation) " + format_number(*m.imbalance, 3) : ""));
     }
+    if (!m.waits.matched_by.empty()) s.lines.push_back(matching_line(m.waits));
     if (m.waited_for) {
         const RankCommunication& late = m.ranks[*m.waited_for];
         int64_t longest = 0;

@@ -122,6 +122,26 @@ void collective_identity_arrays(trace::JsonWriter& json, const RankCommunication
     json.end_array();
 }
 
+// How the ranks' collectives were matched for their waits; only when ranks were compared (two or
+// more), so a one-rank report is as before.
+void collective_matching(trace::JsonWriter& json, const CollectiveMatching& w) {
+    if (w.matched_by.empty()) return;
+    json.begin_object("waits").value("matched_by", w.matched_by);
+    const auto optional_count = [&](const char* key, const std::optional<int64_t>& n) {
+        n ? json.value(key, *n) : json.null(key);
+    };
+    optional_count("collectives", w.collectives);
+    optional_count("communicators", w.communicators);
+    if (w.matched_by == "order") {
+        json.null("left_out");
+    } else {
+        json.begin_object("left_out");
+        for (const auto& [why, count] : w.left_out) json.value(why, count);
+        json.end_object();
+    }
+    json.end_object();
+}
+
 // Always present; `present` false and no ranks when the window holds no communication kernels.
 void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
     json.begin_object("communication").value("present", m.present);
@@ -138,6 +158,7 @@ void communication(trace::JsonWriter& json, const CommunicationMetrics& m) {
         json.value("waited_for_process", m.ranks[*m.waited_for].process)
             .value("waited_for_device", m.ranks[*m.waited_for].device);
     else json.null("waited_for_process").null("waited_for_device");
+    collective_matching(json, m.waits);
     json.begin_array("ranks");
     for (const RankCommunication& r : m.ranks) {
         json.begin_object().value("rank", r.rank).value("process", r.process).value("device", r.device);

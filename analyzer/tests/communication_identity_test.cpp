@@ -3,6 +3,13 @@
 // ncclGroupEnd, a group over two communicators, transfers on a communicator of more than two ranks.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "communication.h"
 #include "tbdprof/analyzer/analyze.h"
 #include "trace_builder.h"
 
@@ -162,4 +169,66 @@ TEST_CASE("communicators named by their recorded identity; look-alikes apart") {
     CHECK(named[1].key == "id-000000000000004d");
     CHECK(named[0].nranks == 2);
     CHECK(named[0].rank == 0);
+}
+
+namespace {
+
+using Named = std::pair<const char*, int64_t>;  // (communicator key, launch number); key nullptr: no identity
+
+// One rank's identities: its communicators (key, size, its number) and collectives (key, number).
+RankIdentities rank_of(const std::vector<CommunicatorInfo>& communicators, const std::vector<Named>& collectives) {
+    RankIdentities r;
+    r.communicators = communicators;
+    for (const auto& [key, sequence] : collectives) {
+        const auto found = std::find_if(communicators.begin(), communicators.end(),
+                                        [&](const CommunicatorInfo& c) { return key && c.key == key; });
+        r.collectives.push_back(found == communicators.end()
+                                    ? std::nullopt
+                                    : std::optional<CollectiveIdentity>(CollectiveIdentity{
+                                          static_cast<int64_t>(found - communicators.begin()), sequence}));
+    }
+    return r;
+}
+
+}  // namespace
+
+// Four ranks: the world w, subgroups a {0, 1} and b {2, 3}, l listed by three ranks though of two
+// (look-alikes), x of three ranks with two in the trace, s of one rank. w #6 is outside rank 3's
+// window; b #1 ran two kernels on each member (two collectives); rank 1 has a kernel without a call.
+TEST_CASE("collectives of several ranks matched by communicator and launch number") {
+    const CommunicatorInfo w0{"w", 4, 0}, w1{"w", 4, 1}, w2{"w", 4, 2}, w3{"w", 4, 3};
+    const CommunicatorInfo a0{"a", 2, 0}, a1{"a", 2, 1}, b0{"b", 2, 0}, b1{"b", 2, 1};
+    const std::vector<RankIdentities> ranks = {
+        rank_of({w0, a0, {"l", 2, 0}, {"x", 3, 0}}, {{"w", 5}, {"a", 0}, {"w", 6}, {"l", 0}, {"x", 0}}),
+        rank_of({w1, a1, {"l", 2, 1}, {"x", 3, 1}}, {{"a", 0}, {"w", 5}, {nullptr, 0}, {"w", 6}, {"l", 0}, {"x", 0}}),
+        rank_of({w2, b0, {"l", 2, 0}}, {{"w", 5}, {"b", 0}, {"b", 1}, {"b", 1}, {"w", 6}, {"l", 0}}),
+        rank_of({w3, b1, {"s", 1, 0}}, {{"b", 0}, {"w", 5}, {"b", 1}, {"b", 1}, {"s", 3}}),
+    };
+    std::vector<const RankIdentities*> given;
+    for (const RankIdentities& r : ranks) given.push_back(&r);
+    const CollectiveMatch m = match_collectives(given);
+    CHECK(m.communicators == 3);  // w, a, b
+    CHECK(m.collectives == 5);    // w #5, a #0, b #0 and b #1 twice
+    const std::map<std::string, int64_t> want_left_out = {
+        {"collectives not in every member's window", 1},
+        {"collectives on communicators of one rank: nothing to compare", 1},
+        {"collectives on communicators some of whose ranks are not in the trace", 1},
+        {"collectives on communicators that look alike (same size and first launches): not told apart", 1},
+        {"communication kernels without an NCCL call record", 1},
+    };
+    CHECK(m.left_out == want_left_out);
+    REQUIRE(m.of_rank.size() == 4);
+    const auto& r0 = m.of_rank[0];
+    const auto& r1 = m.of_rank[1];
+    const auto& r2 = m.of_rank[2];
+    const auto& r3 = m.of_rank[3];
+    // w #5 one collective on every rank, whatever each rank's order of it among its own.
+    REQUIRE((r0[0] && r1[1] && r2[0] && r3[1]));
+    CHECK((*r0[0] == *r1[1] && *r0[0] == *r2[0] && *r0[0] == *r3[1]));
+    CHECK((r0[1] && r1[0] && *r0[1] == *r1[0] && *r0[1] != *r0[0]));  // a #0: ranks 0 and 1
+    CHECK((r2[1] && r3[0] && *r2[1] == *r3[0] && *r2[1] != *r0[1]));  // b #0: not a #0, though alike
+    CHECK((r2[2] && r2[3] && *r2[2] != *r2[3] && *r2[2] == *r3[2] && *r2[3] == *r3[3]));  // b #1's two kernels
+    CHECK_FALSE(r1[2]);                                                                   // no call recorded
+    CHECK_FALSE((r0[2] || r1[3] || r2[4]));                                               // w #6: not on rank 3
+    CHECK_FALSE((r0[3] || r1[4] || r2[5] || r0[4] || r1[5] || r3[4]));                    // l, x, s
 }

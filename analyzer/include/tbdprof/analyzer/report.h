@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -288,8 +289,9 @@ struct RankCommunication {
     int64_t process = 0, device = 0;
     CommunicationFigures figures;                   // over the window
     std::vector<CommunicationFigures> iterations;   // per iteration of the window, in order
-    // Time spent inside collectives waiting for the other ranks of the trace (matched by order); empty
-    // when the trace holds one rank or the ranks' collectives could not be matched.
+    // Time spent inside collectives waiting for the other ranks of the trace (collectives matched as
+    // CommunicationMetrics::waits says); empty when the trace holds one rank or none of this rank's
+    // collectives could be matched.
     std::optional<int64_t> wait_ns;
     // Durations of its communication kernels starting in the window, in start order (as they ran, not
     // clipped); only when AnalysisOptions::collective_durations asks for them (docs/fleet.md).
@@ -332,6 +334,16 @@ struct BucketRound {
     int64_t savings_bound_ns = 0;      // min(exposed after arrival, spare): at most what perfect overlap would save
 };
 
+// How the ranks' collectives were matched for their waits (docs/analyzer.md, "Waited in
+// collectives"): by communicator and launch number where the trace names them (the NCCL calls
+// recorded), else by order within the window. Empty `matched_by`: not compared (one rank).
+struct CollectiveMatching {
+    std::string matched_by;                   // "communicator and launch number" or "order"
+    std::optional<int64_t> collectives;       // matched (distinct; by order: per rank); none: not matched
+    std::optional<int64_t> communicators;     // held whole by the ranks (by identity only)
+    std::map<std::string, int64_t> left_out;  // why -> collectives left out (by identity only)
+};
+
 struct CommunicationMetrics {
     bool present = false;            // the window holds communication kernels
     CommunicationFigures total;      // sums over ranks
@@ -345,6 +357,7 @@ struct CommunicationMetrics {
     // differ by more than a tenth of the longest. A rank slowed outside its kernels (host work, input
     // loading) does not compute more, so it is found here and not as `slowest`. Empty otherwise.
     std::optional<size_t> waited_for;  // index into ranks
+    CollectiveMatching waits;
     // Gradient buckets (P3): collectives starting in the window whose input holds gradients, in start
     // order per rank; their rounds; and the all-reduces and reduce-scatters the tags did not identify.
     std::vector<GradientBucket> buckets;
