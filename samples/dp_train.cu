@@ -65,6 +65,7 @@ struct Options {
     int subgroups = 0;       // 0: none; else every rank is in one of this many subgroups
     long slow_us = 20000;
     bool overlap = true, zero = false, grouped = false;
+    bool momentum = true;  // false: plain SGD, no optimizer state (what mixed precision adds a master copy to)
     int zero_stage = 0;  // 0: no sharding; 1-3 as --zero-stage
 };
 
@@ -97,8 +98,10 @@ public:
                                        compute_);
         make_buckets();
         std::size_t state = o.zero ? total / rank_.world_size : total;
-        velocity_ = memory_.allocate(state, Category::optimizer_state);
-        tbdsample::launch_fill(velocity_, state, 0.0f, compute_);
+        if (o.momentum) {
+            velocity_ = memory_.allocate(state, Category::optimizer_state);
+            tbdsample::launch_fill(velocity_, state, 0.0f, compute_);
+        }
         if (subgroup_) {
             metrics_ = memory_.allocate(kMetrics, Category::other);
             tbdsample::launch_fill(metrics_, kMetrics, 1.0f, compute_);
@@ -134,7 +137,7 @@ public:
             cudaEventDestroy(b.ready);
         }
         if (metrics_) memory_.release(metrics_);
-        memory_.release(velocity_);
+        if (velocity_) memory_.release(velocity_);
         memory_.release(weights_);
         cublasDestroy(blas_);
     }
@@ -244,20 +247,27 @@ private:
         b.grads = nullptr;
     }
 
-    void update() {
+    // Weights -= lr * (the velocity at `state_offset` of the optimizer state, or the gradient itself
+    // without momentum).
+    void apply(float* weights, const float* grad, std::size_t state_offset, std::size_t count) {
         const float lr = 0.01f, momentum = 0.9f;
+        if (velocity_)
+            tbdsample::launch_sgd_momentum(weights, grad, velocity_ + state_offset, count, lr, momentum, compute_);
+        else
+            tbdsample::launch_sgd(weights, grad, count, lr, compute_);
+    }
+
+    void update() {
         if (!o_.zero) {
             for (int l = 0; l < o_.layers; ++l)
-                tbdsample::launch_sgd_momentum(layer(l), grad_of(l), velocity_ + layer_size_ * std::size_t(l),
-                                               layer_size_, lr, momentum, compute_);
+                apply(layer(l), grad_of(l), layer_size_ * std::size_t(l), layer_size_);
             return;
         }
         if (o_.zero_stage >= 3) {
             // The weight shards, the gradient shards and the state are laid out alike (layer after layer).
             for (const Bucket& b : buckets_) {
                 const std::size_t first = layer_shard() * std::size_t(b.first_layer);
-                tbdsample::launch_sgd_momentum(weights_ + first, b.shard, velocity_ + first,
-                                               b.count / rank_.world_size, lr, momentum, compute_);
+                apply(weights_ + first, b.shard, first, b.count / rank_.world_size);
             }
             return;
         }
@@ -265,7 +275,7 @@ private:
         for (Bucket& b : buckets_) {
             const std::size_t shard = b.count / rank_.world_size;
             float* mine = weights_ + b.offset + shard * std::size_t(rank_.rank);
-            tbdsample::launch_sgd_momentum(mine, b.shard, velocity_ + state_offset, shard, lr, momentum, compute_);
+            apply(mine, b.shard, state_offset, shard);
             state_offset += shard;
             collective([&] { NCCL_CHECK(ncclAllGather(mine, weights_ + b.offset, shard, ncclFloat32, comm_, compute_)); });
         }
@@ -319,6 +329,9 @@ Options parse(int argc, char** argv) {
         "overlap", {"buckets", "none"}, 0, [&](int i) { o.overlap = i == 0; },
         "all-reduce each bucket when ready (buckets) or all after backward (none)");
     parser.add_flag("zero", &o.zero, "reduce-scatter gradients and all-gather weights (ZeRO/FSDP-like)");
+    parser.add_choice(
+        "optimizer", {"momentum", "sgd"}, 0, [&](int i) { o.momentum = i == 0; },
+        "SGD with momentum (a velocity per parameter: optimizer state) or plain SGD (no state)");
     parser.add_flag("grouped", &o.grouped, "issue each collective inside ncclGroupStart/ncclGroupEnd");
     parser.add_int("subgroup-ranks", &o.subgroup_ranks, 0, 64,
                    "ranks 0..N-1 also all-reduce a metrics buffer on a communicator of their own (0: none)");

@@ -39,6 +39,15 @@ std::map<int64_t, RankBytes> rank_bytes(const RecordedRun& run, const std::vecto
     return out;
 }
 
+// Mixed-precision Adam as the ZeRO paper counts it: an FP32 master copy (4 B per parameter) besides
+// the FP32 moments; going to FP32 drops it. The bytes the change adds (negative: removes) per parameter.
+double master_delta_per_parameter(const ScenarioSpec& spec, const Model& model) {
+    if (!spec.precision || !model.recorded_precision) return 0;
+    const bool to_half = *spec.precision != StoragePrecision::fp32;
+    const bool from_half = *model.recorded_precision != StoragePrecision::fp32;
+    return to_half && !from_half ? 4.0 : !to_half && from_half ? -4.0 : 0.0;
+}
+
 }  // namespace
 
 double factor_of(const Factors& factors, const Allocation& a, int category) {
@@ -54,7 +63,8 @@ Model read_model(const RecordedRun& run, const std::vector<Event>& events, const
     model.ranks = options.ranks;
     model.optimizer_bytes = recorded.category_max[kOptimizer];
     model.bucket_bytes = options.zero_bucket_bytes;
-    if (options.zero_stage > 0) model.by_process = rank_bytes(run, events);
+    // Each rank's weights size its ZeRO buffers and its master copy.
+    if (options.zero_stage > 0 || model.recorded_precision) model.by_process = rank_bytes(run, events);
     if (model.recorded_precision)
         model.parameters =
             static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
@@ -78,30 +88,35 @@ double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model, int64_t p
     return reduce_scatter + rank->second.layer_weights * ratio;
 }
 
-Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model, double& master_bytes) {
+double master_copy_bytes(const ScenarioSpec& spec, const Model& model, std::optional<int64_t> process) {
+    if (model.optimizer_bytes > 0 || !model.recorded_precision) return 0;  // the optimizer state grows instead
+    double parameters = model.parameters;
+    if (process) {
+        const auto rank = model.by_process.find(*process);
+        parameters =
+            rank == model.by_process.end() ? 0.0 : rank->second.weights / element_bytes(*model.recorded_precision);
+    }
+    double bytes = std::max(0.0, master_delta_per_parameter(spec, model) * parameters);
+    if (spec.zero_stage >= 1) bytes *= 1.0 / static_cast<double>(model.ranks);
+    return bytes;
+}
+
+Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model) {
     Factors f;
-    master_bytes = 0;
     if (spec.precision && model.recorded_precision) {
         const double ratio = static_cast<double>(element_bytes(*spec.precision)) /
                              static_cast<double>(element_bytes(*model.recorded_precision));
         for (int c : {kWeights, kGradients, kActivations}) f.by_category[static_cast<size_t>(c)] = ratio;
-        // Mixed-precision Adam as the ZeRO paper counts it: an FP32 master copy (4 B per parameter)
-        // besides the FP32 moments; going to FP32 drops it.
-        const bool to_half = *spec.precision != StoragePrecision::fp32;
-        const bool from_half = *model.recorded_precision != StoragePrecision::fp32;
-        const double delta = to_half && !from_half   ? 4 * model.parameters
-                             : !to_half && from_half ? -4 * model.parameters
-                                                     : 0.0;
+        // The master copy joins the optimizer state, spread over its allocations in proportion; a run
+        // without optimizer state gets it in allocations of its own (master_copy_bytes).
+        const double delta = master_delta_per_parameter(spec, model) * model.parameters;
         if (model.optimizer_bytes > 0)
             f.by_category[kOptimizer] = std::max(0.0, static_cast<double>(model.optimizer_bytes) + delta) /
                                         static_cast<double>(model.optimizer_bytes);
-        else
-            master_bytes = std::max(0.0, delta);
     }
     if (spec.zero_stage >= 1) {
         const double share = 1.0 / static_cast<double>(model.ranks);
         f.by_category[kOptimizer] *= share;
-        master_bytes *= share;
         if (spec.zero_stage >= 2) f.by_category[kGradients] *= share;
         if (spec.zero_stage >= 3) f.by_category[kWeights] *= share;
     }

@@ -41,7 +41,7 @@ struct Model {
     std::vector<double> fitted;   // per real allocation: bytes at the new batch (a + b * batch)
     int64_t ranks = 1;
     int64_t bucket_bytes = 0;                 // ZeRO's reduce-scatter and all-gather bucket
-    std::map<int64_t, RankBytes> by_process;  // what each rank's ZeRO buffers are bounded by
+    std::map<int64_t, RankBytes> by_process;  // what each rank's ZeRO buffers and master copy are bounded by
 };
 
 // What the scenarios share, from the recorded run and its replay in `events` order (the calibration
@@ -56,9 +56,14 @@ Model read_model(const RecordedRun& run, const std::vector<Event>& events, const
 // holds the reduce-scatter bucket and one layer's weights gathered whole.
 double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model, int64_t process);
 
-// Precision and ZeRO as factors per category; the FP32 master copy a change to mixed precision
-// needs where the run had no optimizer state to grow (bytes in `master_bytes`).
-Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model, double& master_bytes);
+// Precision and ZeRO as factors per category (the FP32 master copy a change to mixed precision adds
+// grows the optimizer state where the run had some).
+Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model);
+
+// The FP32 master copy a change to mixed precision needs where the run had no optimizer state to
+// grow (docs/whatif.md, "Precision"): 4 B per parameter of the rank that is `process` (its weights at
+// their largest / the recorded element size), of the whole run's without one; a share of it under ZeRO.
+double master_copy_bytes(const ScenarioSpec& spec, const Model& model, std::optional<int64_t> process);
 
 // Input, activations and temporaries grow with the batch; library workspaces do not (factor_of).
 Factors with_batch(Factors f, double scale);

@@ -91,6 +91,27 @@ void add_comm_buffers(RecordedRun& run, const Allocation& template_buffer) {
     }
 }
 
+// The FP32 master copies a precision change may fill, zero bytes until then: one per rank (a process
+// with an allocation tagged weights), from its first one (id order) on, on its device, as each rank
+// keeps a master copy of the parameters it holds; one for the run when no allocation is tagged weights.
+void add_master_copies(RecordedRun& run, const Allocation& template_master) {
+    std::map<int64_t, Allocation> by_process;
+    for (const Allocation& a : run.allocations) {
+        if (!a.real || a.listed_category != kWeights || by_process.contains(a.process)) continue;
+        Allocation master = template_master;
+        master.alloc_ns = a.alloc_ns;
+        master.device = a.device;
+        master.process = a.process;
+        by_process[a.process] = master;
+    }
+    run.master_copy_per_rank = !by_process.empty();
+    if (by_process.empty()) by_process[template_master.process] = template_master;
+    for (const auto& [process, master] : by_process) {
+        run.master_copy_indices.push_back(run.allocations.size());
+        run.allocations.push_back(master);
+    }
+}
+
 // A GEMM operand's bytes: as recorded (library_calls.a_bytes, b_bytes), else from the shape (op(A) is
 // m x k, op(B) k x n) and the element type; 0 when unknown or not one matrix (batched calls).
 int64_t gemm_operand_bytes(const trace::LibraryCallRow& row, bool a) {
@@ -148,8 +169,7 @@ RecordedRun read_run(const std::string& path, bool for_checkpoint) {
                 master.device = a.device;
                 break;
             }
-        run.master_copy_index = run.allocations.size();
-        run.allocations.push_back(master);
+        add_master_copies(run, master);
         Allocation buffers = master;
         buffers.category = buffers.listed_category = static_cast<int>(trace::Category::other);
         add_comm_buffers(run, buffers);

@@ -41,7 +41,9 @@ struct RecordedRun {
     std::vector<Allocation> allocations;  // real ones first (id order), then sub-range pieces
     size_t real_count = 0;
     std::unordered_map<size_t, std::vector<CoverageSpan>> coverage;  // by segment index
-    size_t master_copy_index = 0;              // a zero-byte optimizer_state allocation a precision change may fill
+    std::vector<size_t> master_copy_indices;   // zero-byte optimizer_state allocations a precision change may
+                                               // fill, one per rank
+    bool master_copy_per_rank = false;         // false: one for the run (no allocation tagged weights)
     std::vector<size_t> comm_buffer_indices;   // zero-byte 'other' allocations ZeRO's buffers fill, one per rank
     std::map<int64_t, int64_t> device_memory;  // device -> bytes (devices table)
     std::string device_name;

@@ -35,8 +35,7 @@ int64_t round_up(double bytes, int64_t granularity) {
 
 std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, const ScenarioSpec& spec,
                                     std::vector<int64_t>& pool_bytes) {
-    double master = 0;
-    const Factors non_batch = precision_zero_factors(spec, model, master);
+    const Factors non_batch = precision_zero_factors(spec, model);
     const Factors factors = spec.batch_scale && !spec.calibrated ? with_batch(non_batch, *spec.batch_scale) : non_batch;
     const auto& all = run.allocations;
     std::vector<double> segment_ratio(run.real_count, 1.0);  // calibrated bytes / recorded, per real allocation
@@ -52,8 +51,10 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
     }
     for (size_t j = run.real_count; j < all.size(); ++j) {
         const Allocation& piece = all[j];
-        if (j == run.master_copy_index) {
-            bytes[j] = round_up(master, model.granularity);
+        if (std::find(run.master_copy_indices.begin(), run.master_copy_indices.end(), j) !=
+            run.master_copy_indices.end()) {
+            const auto rank = run.master_copy_per_rank ? std::optional(piece.process) : std::nullopt;
+            bytes[j] = round_up(master_copy_bytes(spec, model, rank), model.granularity);
             continue;
         }
         if (std::find(run.comm_buffer_indices.begin(), run.comm_buffer_indices.end(), j) !=

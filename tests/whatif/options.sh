@@ -153,5 +153,36 @@ expect_check_usage "needs --max-peak-memory" --whatif "--batch-scale 2" --min-gp
 expect_check_usage "batch-scale" --whatif "--batch-scale x" --max-peak-memory 1GiB
 expect_check_usage "whatif" --whatif "--no-such-option 3" --max-peak-memory 1GiB
 expect_check_usage "whatif" --whatif "--zero 2" --max-peak-memory 1GiB
+# Mixed precision on a data-parallel run without optimizer state (dp_train, plain SGD, 2 ranks on 2
+# devices): each rank gets its own FP32 master copy, 4 B per parameter of its own weights (as
+# many bytes as its FP32 weights), on its own device. The master copy lives from the weights on, so
+# on each device bf16 - (bf16 with ZeRO-1 over 2 ranks, no buckets: only the master copy is sharded)
+# is half the rank's copy; with every rank's copy on one device it would be half of their sum.
+if [ -x "$TBDPROF_BIN_DIR/dp_train" ]; then
+    TBDSIM_DEVICE_COUNT=2 "$TBDPROF" --sim -o "$work/dp.sqlite" -- "$TBDPROF_BIN_DIR/dp_train" --ranks 2 \
+        --iterations 2 --optimizer sgd >"$work/rec.log" 2>&1 || { cat "$work/rec.log"; exit 1; }
+    sqlite3 -separator ' ' "$work/dp.sqlite" "SELECT a.process, a.device, c.category, a.bytes FROM allocations a
+        JOIN allocation_categories c ON c.allocation = a.id WHERE c.category IN ('weights', 'optimizer_state')" \
+        >"$work/dp_weights.txt"
+    "$TBDPROF" whatif "$work/dp.sqlite" --precision bf16 --zero 1 --ranks 2 --zero-bucket 0 --format json \
+        >"$work/dp.json" || fail "whatif on the 2-rank run failed"
+    python3 - "$work/dp_weights.txt" "$work/dp.json" <<'PY' || fail "master copy per rank"
+import collections, json, sys
+weights, devices = collections.Counter(), collections.defaultdict(set)
+for line in open(sys.argv[1]):
+    process, device, category, size = line.split()
+    assert category == "weights", f"the run has optimizer state: {line}"
+    weights[process] += int(size)
+    devices[process].add(device)
+assert len(weights) == 2 and len(set.union(*devices.values())) == 2, (weights, devices)
+d = json.load(open(sys.argv[2]))
+s = {x["name"]: x for x in d["scenarios"]}
+bf16, sharded = s["bf16"], s["bf16, ZeRO-1 x2 ranks"]
+# 4 B per FP32 parameter: each rank's copy is its weights' bytes; at the peak, every rank's copy.
+assert bf16["by_category"]["optimizer_state"] == sum(weights.values()), (bf16, weights)
+gain = bf16["device_peak_bytes"] - sharded["device_peak_bytes"]
+assert gain == max(weights.values()) // 2, f"device peak: {gain} B more than ZeRO-1's, expected {max(weights.values()) // 2}"
+PY
+fi
 [ "$failures" = 0 ] && echo "whatif options: all checks passed"
 exit $((failures > 0))
