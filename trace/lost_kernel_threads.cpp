@@ -64,7 +64,7 @@ struct Node {
 
 class Walk {
 public:
-    Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
+    Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
          const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
          const std::vector<const DeviceKernel*>& lost);
     // Places every entry it can; returns how many it skipped (no placement kept the facts: a launch
@@ -85,7 +85,7 @@ private:
 
     const RawProcess& raw_;
     std::vector<uint32_t> tids_;  // thread index -> tid, ascending: a stable choice among equals
-    std::vector<const std::vector<int64_t>*> launches_;
+    std::vector<const std::vector<LaunchIndex>*> launches_;
     std::vector<int64_t> lacking_;      // per thread: launches beyond its tied kernels
     std::vector<int64_t> lacking_now_;  // the same, plus its tied kernels the run skipped
     std::vector<Entry> entries_;        // by correlation id
@@ -97,11 +97,11 @@ private:
     bool compare_names_ = true;
 };
 
-Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
+Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
            const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
            const std::vector<const DeviceKernel*>& lost)
     : raw_(raw) {
-    static const std::vector<int64_t> none;
+    static const std::vector<LaunchIndex> none;
     std::map<uint32_t, uint32_t> index_of;
     for (const auto& [tid, launches] : launches_of_thread) index_of.emplace(tid, 0);
     for (const auto& [tid, records] : by_thread) index_of.emplace(tid, 0);
@@ -273,7 +273,7 @@ void assign_by_neighbours(std::map<uint32_t, std::vector<const DeviceKernel*>>& 
 }  // namespace
 
 void assign_lost_to_threads(const RawProcess& raw,
-                            const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
+                            const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
                             std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
                             std::vector<const DeviceKernel*>& lost) {
     if (lost.empty()) return;

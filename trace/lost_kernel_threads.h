@@ -16,7 +16,7 @@ namespace tbdprof::trace::detail {
 // recorded order; `by_thread`: the kernels CUPTI tied to each thread. Moves the records of `lost` whose
 // thread is found into `by_thread`; the others stay in `lost`.
 void assign_lost_to_threads(const RawProcess& raw,
-                            const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
+                            const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
                             std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
                             std::vector<const DeviceKernel*>& lost);
 

@@ -1,6 +1,9 @@
 #include "raw_process.h"
 
 #include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace tbdprof::trace::detail {
 namespace {
@@ -176,6 +179,11 @@ void reserve_kernel_records(RawProcess& p) {
         drop_pages_behind(p, cursor.end_offset(), dropped_until);
     }
     p.file.drop_pages_before(cursor.end_offset());
+    // The pairing keeps launches and device records as 4 B indices (LaunchIndex).
+    constexpr size_t kMaxRecords = std::numeric_limits<LaunchIndex>::max();
+    if (launches > kMaxRecords || device_kernels > kMaxRecords)
+        throw std::runtime_error("a process recorded more than " + std::to_string(kMaxRecords) +
+                                 " kernel launches or kernel records, more than the build can pair");
     p.launches.reserve(launches);
     p.device_kernels.reserve(device_kernels);
     p.sequence_of_correlation.reserve(correlations);

@@ -23,6 +23,11 @@ struct Event {
     uint64_t file_offset;  // where its record starts: orders the events of one file as the file does
 };
 
+// A launch's index into its process's LaunchRecords (and a device kernel record's into
+// RawProcess::device_kernels): 4 B in the per-kernel lists the pairing holds; decoding refuses a
+// process with more than 2^32 - 1 of either (a raw file of some 800 GB).
+using LaunchIndex = uint32_t;
+
 // A kernel launch as read back from the mapped file (LaunchRecords), with its pointer candidates.
 struct LaunchEvent {
     raw::RawLaunch record;  // candidate_count: as many as the record holds (a cut record may hold fewer)
@@ -74,7 +79,11 @@ struct DeviceKernel {
     uint32_t stream_id;  // CUPTI's
     int32_t device;
     uint32_t context_id;
+    // The launching thread when CUPTI tied the record to it (raw::kThreadCorrelationTag), set by the
+    // pairing once it has taken the record's correlation out of the index (in what was padding).
+    uint32_t thread = 0;
 };
+static_assert(sizeof(DeviceKernel) == 48, "held for every kernel: docs/benchmarks.md, Trace build memory");
 
 struct StackEvent {
     uint64_t id;
