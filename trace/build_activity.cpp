@@ -263,11 +263,11 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     k.pairs.reserve(std::min(raw.launches.size(), raw.device_kernels.size()));
     for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
     std::vector<const DeviceKernel*> lost;
-    std::map<uint32_t, std::vector<const DeviceKernel*>> by_thread;  // ordered: a stable result
+    KernelsOfThread by_thread;  // ordered: a stable result
     for (size_t di = 0; di < raw.device_kernels.size(); ++di) {
         const DeviceKernel& d = raw.device_kernels[di];
         if (tied[di]) {
-            by_thread[d.thread].push_back(&d);
+            by_thread[d.thread].push_back(static_cast<KernelIndex>(di));
             continue;
         }
         if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
@@ -279,7 +279,7 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
             k.joined[static_cast<size_t>(li)] = true;
             k.pairs.push_back(device_pair(raw, static_cast<LaunchIndex>(li), &d));
         } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
-            by_thread[*tag].push_back(&d);
+            by_thread[*tag].push_back(static_cast<KernelIndex>(di));
         } else if (li < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) {
             lost.push_back(&d);  // its correlation record was dropped
         } else {

@@ -49,21 +49,30 @@ private:
     uint32_t last_number_ = 0;
 };
 
+// A device record given as a pointer (a LostGroup's) or as its index (a thread's tied kernels).
+const DeviceKernel* kernel_at(const RawProcess&, const DeviceKernel* d) {
+    return d;
+}
+const DeviceKernel* kernel_at(const RawProcess& raw, KernelIndex i) {
+    return &raw.device_kernels[i];
+}
+
 // One pass of the in-order pairing; `compare_names` off pairs by order and time alone. `host`:
-// launch indices (LaunchIndex, or int64_t from a LostGroup).
-template <class Index>
-size_t pair_in_order(const RawProcess& raw, const std::vector<Index>& host,
-                     const std::vector<const DeviceKernel*>& device, NameNumbers& names, bool compare_names,
-                     std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans) {
+// launch indices (LaunchIndex, or int64_t from a LostGroup); `device`: pointers or KernelIndex.
+template <class Index, class Device>
+size_t pair_in_order(const RawProcess& raw, const std::vector<Index>& host, const std::vector<Device>& device,
+                     NameNumbers& names, bool compare_names, std::vector<DevicePair>& pairs,
+                     std::vector<const DeviceKernel*>& orphans) {
     auto same = [&](size_t h, size_t d) {
         const raw::RawLaunch launch = raw.launches[static_cast<size_t>(host[h])].record;
-        return device[d]->start_host_ns + kClockToleranceNs >= launch.host_ns &&
-               (!compare_names || names.of(launch.name_string) == names.of(device[d]->name_string));
+        const DeviceKernel* kernel = kernel_at(raw, device[d]);
+        return kernel->start_host_ns + kClockToleranceNs >= launch.host_ns &&
+               (!compare_names || names.of(launch.name_string) == names.of(kernel->name_string));
     };
     size_t h = 0, d = 0, paired = 0;
     while (h < host.size() && d < device.size()) {
         if (same(h, d)) {
-            pairs.push_back(device_pair(raw, static_cast<LaunchIndex>(host[h++]), device[d++]));
+            pairs.push_back(device_pair(raw, static_cast<LaunchIndex>(host[h++]), kernel_at(raw, device[d++])));
             ++paired;
             continue;
         }
@@ -75,15 +84,15 @@ size_t pair_in_order(const RawProcess& raw, const std::vector<Index>& host,
             if (same(h + k, d)) skip_host = k;
         }
         if (skip_device != 0 && (skip_host == 0 || skip_device <= skip_host)) {
-            for (size_t k = 0; k < skip_device; ++k) orphans.push_back(device[d++]);
+            for (size_t k = 0; k < skip_device; ++k) orphans.push_back(kernel_at(raw, device[d++]));
         } else if (skip_host != 0) {
             h += skip_host;
         } else {
-            orphans.push_back(device[d++]);
+            orphans.push_back(kernel_at(raw, device[d++]));
             ++h;
         }
     }
-    while (d < device.size()) orphans.push_back(device[d++]);
+    while (d < device.size()) orphans.push_back(kernel_at(raw, device[d++]));
     return paired;
 }
 
@@ -103,11 +112,12 @@ std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlatio
 // cuFuncGetName (never seen on the simulated GPU, not yet checked on a real one), so that names pair
 // under half of what they could, the pairing falls back to order and time alone rather than leave
 // every kernel of the run without device times.
-void pair_in_thread_order(const RawProcess& raw, const std::vector<LaunchIndex>& host,
-                          std::vector<const DeviceKernel*>& device, std::vector<bool>& joined,
-                          std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans) {
-    std::sort(device.begin(), device.end(),
-              [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+void pair_in_thread_order(const RawProcess& raw, const std::vector<LaunchIndex>& host, std::vector<KernelIndex>& device,
+                          std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                          std::vector<const DeviceKernel*>& orphans) {
+    std::sort(device.begin(), device.end(), [&](KernelIndex a, KernelIndex b) {
+        return raw.device_kernels[a].correlation_id < raw.device_kernels[b].correlation_id;
+    });
     // Appended to `pairs` in place (no second list of a thread's pairs), taken back for the fallback.
     const size_t pairs_before = pairs.size();
     std::vector<const DeviceKernel*> left;

@@ -27,12 +27,12 @@ inline DevicePair device_pair(const RawProcess& raw, LaunchIndex launch, const D
 // sequence numbers; nullopt otherwise.
 std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlation_id);
 
-// Pairs `device` (the kernels tied to one thread, any order) with `host` (that thread's launches not
-// joined otherwise, as indices into raw.launches, in recorded order). Paired launches are marked in
-// `joined` and appended to `pairs`; device records left over are appended to `orphans`.
-void pair_in_thread_order(const RawProcess& raw, const std::vector<LaunchIndex>& host,
-                          std::vector<const DeviceKernel*>& device, std::vector<bool>& joined,
-                          std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans);
+// Pairs `device` (the kernels tied to one thread, indices into raw.device_kernels, any order) with `host` (that
+// thread's launches not joined otherwise, as indices into raw.launches, in recorded order). Paired launches are marked
+// in `joined` and appended to `pairs`; device records left over are appended to `orphans`.
+void pair_in_thread_order(const RawProcess& raw, const std::vector<LaunchIndex>& host, std::vector<KernelIndex>& device,
+                          std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                          std::vector<const DeviceKernel*>& orphans);
 
 // Records whose CUPTI correlation record was lost (a full ring or CUPTI buffer, counted as a drop):
 // the device record's CUPTI id maps to nothing, and its host call would stay unpaired too, so the
