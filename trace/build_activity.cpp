@@ -253,6 +253,35 @@ std::vector<bool> ModelBuilder::find_thread_tied_kernels(ProcessContext& p) {
     return tied;
 }
 
+namespace {
+
+// Each thread's launches not joined otherwise, in recorded order. Each list is reserved at its size
+// first: grown by doubling, a thread's list of (normally) every launch would hold up to twice its
+// 4 B a launch at the pairing's peak.
+std::unordered_map<uint32_t, std::vector<LaunchIndex>> unjoined_launches_of_threads(const RawProcess& raw,
+                                                                                    const std::vector<bool>& joined) {
+    std::unordered_map<uint32_t, size_t> count;
+    for (LaunchIndex i = 0; i < raw.launches.size(); ++i)
+        if (!joined[i]) ++count[raw.launches[i].tid];
+    std::unordered_map<uint32_t, std::vector<LaunchIndex>> of_thread;
+    for (const auto& [tid, n] : count) of_thread[tid].reserve(n);
+    for (LaunchIndex i = 0; i < raw.launches.size(); ++i)
+        if (!joined[i]) of_thread[raw.launches[i].tid].push_back(i);
+    return of_thread;
+}
+
+// The tied kernel records' lists, reserved at their size for the same reason.
+KernelsOfThread reserved_kernels_of_threads(const RawProcess& raw, const std::vector<bool>& tied) {
+    std::map<uint32_t, size_t> count;
+    for (size_t i = 0; i < tied.size(); ++i)
+        if (tied[i]) ++count[raw.device_kernels[i].thread];
+    KernelsOfThread of_thread;
+    for (const auto& [tid, n] : count) of_thread[tid].reserve(n);
+    return of_thread;
+}
+
+}  // namespace
+
 KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     const std::vector<bool> tied = find_thread_tied_kernels(p);
     const RawProcess& raw = *p.raw;
@@ -263,7 +292,7 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     k.pairs.reserve(std::min(raw.launches.size(), raw.device_kernels.size()));
     for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
     std::vector<const DeviceKernel*> lost;
-    KernelsOfThread by_thread;  // ordered: a stable result
+    KernelsOfThread by_thread = reserved_kernels_of_threads(raw, tied);  // ordered: a stable result
     for (size_t di = 0; di < raw.device_kernels.size(); ++di) {
         const DeviceKernel& d = raw.device_kernels[di];
         if (tied[di]) {
@@ -287,10 +316,7 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
         }
     }
     const std::unordered_set<const DeviceKernel*> lost_records(lost.begin(), lost.end());
-    std::unordered_map<uint32_t, std::vector<LaunchIndex>> launches_of_thread;
-    for (LaunchIndex i = 0; i < raw.launches.size(); ++i) {
-        if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(i);
-    }
+    auto launches_of_thread = unjoined_launches_of_threads(raw, k.joined);
     assign_lost_to_threads(raw, launches_of_thread, by_thread, lost);
     if (!by_thread.empty()) {
         for (auto& [tid, device] : by_thread) {
