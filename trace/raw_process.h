@@ -70,9 +70,10 @@ public:
     size_t size() const { return low_.size(); }
     bool empty() const { return low_.empty(); }
     LaunchEvent operator[](size_t i) const;
+    // Where launch i's record starts in the file.
+    uint64_t offset(size_t i) const;
 
 private:
-    uint64_t offset(size_t i) const;
     void note_read(size_t begin, size_t end) const;
 
     const RawFile* file_ = nullptr;
