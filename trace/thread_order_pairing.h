@@ -17,10 +17,10 @@ namespace tbdprof::trace::detail {
 // 8 B a pair where an int64_t and a pointer took 16 (held for every kernel of a process).
 struct DevicePair {
     LaunchIndex launch;
-    uint32_t device;
+    KernelIndex device;
 };
 inline DevicePair device_pair(const RawProcess& raw, LaunchIndex launch, const DeviceKernel* d) {
-    return {launch, static_cast<uint32_t>(d - raw.device_kernels.data())};
+    return {launch, static_cast<KernelIndex>(d - raw.device_kernels.data())};
 }
 
 // The thread a device record belongs to when CUPTI tied it to a thread tag rather than to one of our
