@@ -223,7 +223,67 @@ struct KernelPairing {
     std::map<uint32_t, std::vector<const DeviceKernel*>> by_graph_launch;
 };
 
+// Kernel records CUPTI tied to their launching thread (raw::kThreadCorrelationTag; normally all of
+// them), found while the correlation index is whole: each keeps its thread (DeviceKernel::thread)
+// and their correlation entries leave the index (16 B a kernel), before the pairing makes its
+// per-kernel lists. Nothing reads those entries later: a copy's or set's device record with the same
+// CUPTI id (never seen) keeps its entry, and with kernel metrics (--metrics), whose join reads the
+// index, it stays whole. Returns, per device record, whether it is tied.
+std::vector<bool> ModelBuilder::find_thread_tied_kernels(ProcessContext& p) {
+    RawProcess& raw = *p.raw;
+    auto& index = raw.sequence_of_correlation;
+    std::vector<bool> tied(raw.device_kernels.size(), false), taken(index.size(), false);
+    for (size_t i = 0; i < raw.device_kernels.size(); ++i) {
+        DeviceKernel& d = raw.device_kernels[i];
+        const auto* seq = index.find(d.correlation_id);
+        if (seq == index.end() || (seq->second & raw::kThreadCorrelationTag) == 0) continue;
+        // The pairing's order: a graph replay's or one launch's record first (normally never).
+        if (graph_launch_of(p, d.correlation_id) >= 0 || host_index(raw, p.launch_of_sequence, d.correlation_id) >= 0)
+            continue;
+        tied[i] = true;
+        d.thread = static_cast<uint32_t>(seq->second);
+        taken[index.position(seq)] = true;
+    }
+    if (!raw.kernel_metrics.empty()) return tied;
+    for (const auto* records : {&raw.device_copies, &raw.device_sets}) {
+        for (const raw::RawDeviceActivity& d : *records)
+            if (const auto* e = index.find(d.correlation_id); e != index.end()) taken[index.position(e)] = false;
+    }
+    index.erase_marked(taken);
+    return tied;
+}
+
+namespace {
+
+// Each thread's launches not joined otherwise, in recorded order. Each list is reserved at its size
+// first: grown by doubling, a thread's list of (normally) every launch would hold up to twice its
+// 4 B a launch at the pairing's peak.
+std::unordered_map<uint32_t, std::vector<LaunchIndex>> unjoined_launches_of_threads(const RawProcess& raw,
+                                                                                    const std::vector<bool>& joined) {
+    std::unordered_map<uint32_t, size_t> count;
+    for (LaunchIndex i = 0; i < raw.launches.size(); ++i)
+        if (!joined[i]) ++count[raw.launches[i].tid];
+    std::unordered_map<uint32_t, std::vector<LaunchIndex>> of_thread;
+    for (const auto& [tid, n] : count) of_thread[tid].reserve(n);
+    for (LaunchIndex i = 0; i < raw.launches.size(); ++i)
+        if (!joined[i]) of_thread[raw.launches[i].tid].push_back(i);
+    return of_thread;
+}
+
+// The tied kernel records' lists, reserved at their size for the same reason.
+KernelsOfThread reserved_kernels_of_threads(const RawProcess& raw, const std::vector<bool>& tied) {
+    std::map<uint32_t, size_t> count;
+    for (size_t i = 0; i < tied.size(); ++i)
+        if (tied[i]) ++count[raw.device_kernels[i].thread];
+    KernelsOfThread of_thread;
+    for (const auto& [tid, n] : count) of_thread[tid].reserve(n);
+    return of_thread;
+}
+
+}  // namespace
+
 KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
+    const std::vector<bool> tied = find_thread_tied_kernels(p);
     const RawProcess& raw = *p.raw;
     KernelPairing k;
     // Captured launches did not run: they never pair with a device record nor become host-timed rows.
@@ -232,8 +292,13 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     k.pairs.reserve(std::min(raw.launches.size(), raw.device_kernels.size()));
     for (size_t i = 0; i < raw.launches.size(); ++i) k.joined[i] = raw.launches[i].record.captured != 0;
     std::vector<const DeviceKernel*> lost;
-    std::map<uint32_t, std::vector<const DeviceKernel*>> by_thread;  // ordered: a stable result
-    for (const DeviceKernel& d : raw.device_kernels) {
+    KernelsOfThread by_thread = reserved_kernels_of_threads(raw, tied);  // ordered: a stable result
+    for (size_t di = 0; di < raw.device_kernels.size(); ++di) {
+        const DeviceKernel& d = raw.device_kernels[di];
+        if (tied[di]) {
+            by_thread[d.thread].push_back(static_cast<KernelIndex>(di));
+            continue;
+        }
         if (const int64_t gi = graph_launch_of(p, d.correlation_id); gi >= 0) {
             k.by_graph_launch[static_cast<uint32_t>(gi)].push_back(&d);
             continue;
@@ -241,9 +306,9 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
         const int64_t li = host_index(raw, p.launch_of_sequence, d.correlation_id);
         if (li >= 0 && !k.joined[static_cast<size_t>(li)]) {
             k.joined[static_cast<size_t>(li)] = true;
-            k.pairs.emplace_back(li, &d);
+            k.pairs.push_back(device_pair(raw, static_cast<LaunchIndex>(li), &d));
         } else if (auto tag = thread_tag_of(raw, d.correlation_id); li < 0 && tag) {
-            by_thread[*tag].push_back(&d);
+            by_thread[*tag].push_back(static_cast<KernelIndex>(di));
         } else if (li < 0 && !raw.sequence_of_correlation.contains(d.correlation_id)) {
             lost.push_back(&d);  // its correlation record was dropped
         } else {
@@ -251,10 +316,7 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
         }
     }
     const std::unordered_set<const DeviceKernel*> lost_records(lost.begin(), lost.end());
-    std::unordered_map<uint32_t, std::vector<int64_t>> launches_of_thread;
-    for (size_t i = 0; i < raw.launches.size(); ++i) {
-        if (!k.joined[i]) launches_of_thread[raw.launches[i].tid].push_back(static_cast<int64_t>(i));
-    }
+    auto launches_of_thread = unjoined_launches_of_threads(raw, k.joined);
     assign_lost_to_threads(raw, launches_of_thread, by_thread, lost);
     if (!by_thread.empty()) {
         for (auto& [tid, device] : by_thread) {
@@ -264,7 +326,8 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
     // After the pairs that are known: they bound where each lost one can lie.
     pair_lost_kernels(raw, lost, k.joined, k.pairs, k.orphans);
     pair_lost_leftovers(raw, lost_records, k.joined, k.pairs, k.orphans);
-    for (const auto& [li, dp] : k.pairs) counters_.paired_without_correlation += lost_records.contains(dp) ? 1 : 0;
+    for (const auto& [li, d] : k.pairs)
+        counters_.paired_without_correlation += lost_records.contains(&raw.device_kernels[d]) ? 1 : 0;
     return k;
 }
 
@@ -274,10 +337,10 @@ KernelPairing ModelBuilder::pair_kernels(ProcessContext& p) {
 void ModelBuilder::add_kernel_rows(ProcessContext& p, KernelPairing& k) {
     RawProcess& raw = *p.raw;
     KernelStage& stage = *model_.kernel_stage;
-    for (const auto& [li, dp] : k.pairs) {
-        const LaunchEvent& l = raw.launches[static_cast<size_t>(li)];
+    for (const auto& [li, d] : k.pairs) {
+        const LaunchEvent& l = raw.launches[li];
         KernelRow row = launch_row(p, l);
-        take_device_record(p, row, *dp, l.record.host_ns);
+        take_device_record(p, row, raw.device_kernels[d], l.record.host_ns);
         stage.add_kernel(row, li);
         ++device_timed_;
     }
@@ -324,11 +387,12 @@ void ModelBuilder::index_launches_by_sequence(ProcessContext& p) {
 void ModelBuilder::build_kernels() {
     for (ProcessContext& p : contexts_) {
         RawProcess& raw = *p.raw;
+        const size_t correlations = raw.sequence_of_correlation.size();  // the pairing takes kernels' out
         index_launches_by_sequence(p);
         KernelPairing pairing = pair_kernels(p);
         p.launch_of_sequence = {};  // read by the pairing only
         add_kernel_rows(p, pairing);
-        counters_.events += raw.launches.size() + raw.device_kernels.size() + raw.sequence_of_correlation.size();
+        counters_.events += raw.launches.size() + raw.device_kernels.size() + correlations;
         if (raw.kernel_metrics.empty()) release(raw.device_kernels);  // every one is in a row now
     }
     // Numbered in start order by the stage; the edges (the allocation sweep) need each launch's id.

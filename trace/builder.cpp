@@ -117,13 +117,13 @@ detail::TraceModel build_model(const BuildOptions& options, std::vector<detail::
     return model;
 }
 
-// The build holds each kernel's device record and joins in memory (about 120 B per kernel with four
-// pointer arguments; launches are read back from the raw file, kernel rows and edges wait on disk,
-// docs/benchmarks.md "Trace build memory"); out of memory it stops cleanly: the caller's OutputFile
-// removes its temporary and lock.
+// The build holds each kernel's device record and joins in memory (about 64 B per kernel: the 48 B
+// device record, 4 B indices; launches are read back from the raw file, kernel rows and edges wait on
+// disk, docs/benchmarks.md "Trace build memory"); out of memory it stops cleanly: the caller's
+// OutputFile removes its temporary and lock.
 std::string out_of_memory_message(size_t raw_files) {
     return "out of memory while building the trace from " + std::to_string(raw_files) +
-           " raw files (the build holds about 120 bytes per kernel in memory); nothing was written";
+           " raw files (the build holds about 64 bytes per kernel in memory); nothing was written";
 }
 
 }  // namespace

@@ -64,16 +64,14 @@ struct Node {
 
 class Walk {
 public:
-    Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-         const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
-         const std::vector<const DeviceKernel*>& lost);
+    Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
+         const KernelsOfThread& by_thread, const std::vector<const DeviceKernel*>& lost);
     // Places every entry it can; returns how many it skipped (no placement kept the facts: a launch
     // the hooks did not see, say), or nullopt when it gave up (kMaxPlacementsTried).
     std::optional<size_t> run(uint64_t tolerance_ns, bool compare_names);
     size_t size() const { return entries_.size(); }
     // Gives each lost entry the run placed to its thread; the others stay in `lost`.
-    void hand_out(std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
-                  std::vector<const DeviceKernel*>& lost) const;
+    void hand_out(KernelsOfThread& by_thread, std::vector<const DeviceKernel*>& lost) const;
 
 private:
     uint64_t launch_ns(uint32_t t, size_t position) const;
@@ -85,7 +83,7 @@ private:
 
     const RawProcess& raw_;
     std::vector<uint32_t> tids_;  // thread index -> tid, ascending: a stable choice among equals
-    std::vector<const std::vector<int64_t>*> launches_;
+    std::vector<const std::vector<LaunchIndex>*> launches_;
     std::vector<int64_t> lacking_;      // per thread: launches beyond its tied kernels
     std::vector<int64_t> lacking_now_;  // the same, plus its tied kernels the run skipped
     std::vector<Entry> entries_;        // by correlation id
@@ -97,11 +95,10 @@ private:
     bool compare_names_ = true;
 };
 
-Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-           const std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
-           const std::vector<const DeviceKernel*>& lost)
+Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
+           const KernelsOfThread& by_thread, const std::vector<const DeviceKernel*>& lost)
     : raw_(raw) {
-    static const std::vector<int64_t> none;
+    static const std::vector<LaunchIndex> none;
     std::map<uint32_t, uint32_t> index_of;
     for (const auto& [tid, launches] : launches_of_thread) index_of.emplace(tid, 0);
     for (const auto& [tid, records] : by_thread) index_of.emplace(tid, 0);
@@ -115,7 +112,7 @@ Walk::Walk(const RawProcess& raw, const std::unordered_map<uint32_t, std::vector
     for (const auto& [tid, records] : by_thread) {
         const uint32_t t = index_of.at(tid);
         lacking_[t] -= static_cast<int64_t>(records.size());
-        for (const DeviceKernel* d : records) entries_.push_back({d, t, false});
+        for (const KernelIndex i : records) entries_.push_back({&raw.device_kernels[i], t, false});
     }
     for (const DeviceKernel* d : lost) entries_.push_back({d, 0, true});
     std::stable_sort(entries_.begin(), entries_.end(),
@@ -228,12 +225,12 @@ std::optional<size_t> Walk::run(uint64_t tolerance_ns, bool compare_names) {
     return skipped;
 }
 
-void Walk::hand_out(std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
-                    std::vector<const DeviceKernel*>& lost) const {
+void Walk::hand_out(KernelsOfThread& by_thread, std::vector<const DeviceKernel*>& lost) const {
     std::unordered_set<const DeviceKernel*> placed;
     for (int64_t n = result_; n >= 0; n = nodes_[static_cast<size_t>(n)].parent) {
         const Node& node = nodes_[static_cast<size_t>(n)];
-        by_thread[tids_[node.thread]].push_back(entries_[node.entry].d);
+        by_thread[tids_[node.thread]].push_back(
+            static_cast<KernelIndex>(entries_[node.entry].d - raw_.device_kernels.data()));
         placed.insert(entries_[node.entry].d);
     }
     std::erase_if(lost, [&](const DeviceKernel* d) { return placed.contains(d); });
@@ -242,12 +239,11 @@ void Walk::hand_out(std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thr
 // The rule used when the walk gives up (kMaxPlacementsTried): a lost record whose two neighbours on
 // each side in CUPTI order belong to one thread is that thread's; the others stay lost, for the
 // intervals and the last resort.
-void assign_by_neighbours(std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
-                          std::vector<const DeviceKernel*>& lost) {
+void assign_by_neighbours(const RawProcess& raw, KernelsOfThread& by_thread, std::vector<const DeviceKernel*>& lost) {
     if (lost.empty() || by_thread.empty()) return;
     std::vector<std::pair<uint64_t, uint32_t>> tagged;  // (CUPTI id, thread), by id
     for (const auto& [tid, records] : by_thread)
-        for (const DeviceKernel* d : records) tagged.emplace_back(d->correlation_id, tid);
+        for (const KernelIndex i : records) tagged.emplace_back(raw.device_kernels[i].correlation_id, tid);
     std::sort(tagged.begin(), tagged.end());
     std::vector<const DeviceKernel*> left;
     // Two neighbours on each side must agree: threads that launch at once interleave their CUPTI
@@ -265,7 +261,8 @@ void assign_by_neighbours(std::map<uint32_t, std::vector<const DeviceKernel*>>& 
             left.push_back(d);  // among several threads' kernels: the intervals decide
             continue;
         }
-        by_thread[tagged[static_cast<size_t>(first)].second].push_back(d);
+        by_thread[tagged[static_cast<size_t>(first)].second].push_back(
+            static_cast<KernelIndex>(d - raw.device_kernels.data()));
     }
     lost = std::move(left);
 }
@@ -273,9 +270,8 @@ void assign_by_neighbours(std::map<uint32_t, std::vector<const DeviceKernel*>>& 
 }  // namespace
 
 void assign_lost_to_threads(const RawProcess& raw,
-                            const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-                            std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
-                            std::vector<const DeviceKernel*>& lost) {
+                            const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
+                            KernelsOfThread& by_thread, std::vector<const DeviceKernel*>& lost) {
     if (lost.empty()) return;
     Walk walk(raw, launches_of_thread, by_thread, lost);
     // Exact clocks first, then the tolerance; names compared unless they disagree for most kernels (a
@@ -293,7 +289,7 @@ void assign_lost_to_threads(const RawProcess& raw,
         last_try = i;
         if (skipped && (!best || *skipped < *best)) best = skipped, best_try = i;
     }
-    if (!best) return assign_by_neighbours(by_thread, lost);
+    if (!best) return assign_by_neighbours(raw, by_thread, lost);
     if (best_try != last_try) walk.run(kTries[best_try].tolerance_ns, kTries[best_try].compare_names);
     walk.hand_out(by_thread, lost);
 }

@@ -12,12 +12,14 @@
 
 namespace tbdprof::trace::detail {
 
+// Per thread id, the device kernel records tied to it (indices into raw.device_kernels: 4 B each).
+using KernelsOfThread = std::map<uint32_t, std::vector<KernelIndex>>;
+
 // `launches_of_thread`: each thread's launches not joined otherwise, as indices into raw.launches in
 // recorded order; `by_thread`: the kernels CUPTI tied to each thread. Moves the records of `lost` whose
 // thread is found into `by_thread`; the others stay in `lost`.
 void assign_lost_to_threads(const RawProcess& raw,
-                            const std::unordered_map<uint32_t, std::vector<int64_t>>& launches_of_thread,
-                            std::map<uint32_t, std::vector<const DeviceKernel*>>& by_thread,
-                            std::vector<const DeviceKernel*>& lost);
+                            const std::unordered_map<uint32_t, std::vector<LaunchIndex>>& launches_of_thread,
+                            KernelsOfThread& by_thread, std::vector<const DeviceKernel*>& lost);
 
 }  // namespace tbdprof::trace::detail

@@ -103,6 +103,7 @@ private:
     // build_kernels's steps (build_activity.cpp): one process's device records sorted out against its
     // launches, then its rows (each with the launch or replay it came from).
     void index_launches_by_sequence(ProcessContext& p);
+    std::vector<bool> find_thread_tied_kernels(ProcessContext& p);
     KernelPairing pair_kernels(ProcessContext& p);
     void add_kernel_rows(ProcessContext& p, KernelPairing& pairing);
     // build_copies_and_sets's rows of one process's recorded copies and sets (build_activity.cpp),

@@ -1,6 +1,10 @@
 #include "raw_process.h"
 
 #include <algorithm>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace tbdprof::trace::detail {
 namespace {
@@ -176,6 +180,11 @@ void reserve_kernel_records(RawProcess& p) {
         drop_pages_behind(p, cursor.end_offset(), dropped_until);
     }
     p.file.drop_pages_before(cursor.end_offset());
+    // The pairing keeps launches and device records as 4 B indices (LaunchIndex).
+    constexpr size_t kMaxRecords = std::numeric_limits<LaunchIndex>::max();
+    if (launches > kMaxRecords || device_kernels > kMaxRecords)
+        throw std::runtime_error("a process recorded more than " + std::to_string(kMaxRecords) +
+                                 " kernel launches or kernel records, more than the build can pair");
     p.launches.reserve(launches);
     p.device_kernels.reserve(device_kernels);
     p.sequence_of_correlation.reserve(correlations);
@@ -183,8 +192,18 @@ void reserve_kernel_records(RawProcess& p) {
 
 }  // namespace
 
+uint64_t LaunchRecords::offset(size_t i) const {
+    uint64_t high = 0;
+    if (!high_starts_.empty()) {
+        const auto after = std::upper_bound(high_starts_.begin(), high_starts_.end(), i,
+                                            [](size_t index, const auto& start) { return index < start.first; });
+        if (after != high_starts_.begin()) high = std::prev(after)->second;
+    }
+    return high << 32 | low_[i];
+}
+
 LaunchEvent LaunchRecords::operator[](size_t i) const {
-    const RawRecordView r = file_->record_at(offsets_[i]);
+    const RawRecordView r = file_->record_at(offset(i));
     LaunchEvent event{r.as<raw::RawLaunch>(), r.tid, r.offset, nullptr};
     const std::string_view tail = r.tail<raw::RawLaunch>();
     event.record.candidate_count = static_cast<uint16_t>(

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tbdprof::trace::detail {
@@ -22,6 +23,12 @@ struct Event {
     uint32_t tid;
     uint64_t file_offset;  // where its record starts: orders the events of one file as the file does
 };
+
+// A launch's index into its process's LaunchRecords (and a device kernel record's into
+// RawProcess::device_kernels): 4 B in the per-kernel lists the pairing holds; decoding refuses a
+// process with more than 2^32 - 1 of either (a raw file of some 800 GB).
+using LaunchIndex = uint32_t;
+using KernelIndex = uint32_t;  // into RawProcess::device_kernels
 
 // A kernel launch as read back from the mapped file (LaunchRecords), with its pointer candidates.
 struct LaunchEvent {
@@ -37,29 +44,41 @@ struct LaunchEvent {
     }
 };
 
-// One process's launches, kept as the offsets of their records (8 B each) and decoded from the mapped
-// file whenever a step reads one: decoded copies of a launch and its pointer candidates (about
-// 170 B with four pointer arguments) would be held for the whole build. The pages read back are
-// dropped from the resident set every kResidentBytes of the file read (docs/benchmarks.md, "Trace
-// build memory").
+// One process's launches, kept as the offsets of their records and decoded from the mapped file
+// whenever a step reads one: decoded copies of a launch and its pointer candidates (about 170 B with
+// four pointer arguments) would be held for the whole build. An offset takes 4 B: its low 32 bits,
+// with the first launch of each further 4 GiB of the file noted apart (launches are added in file
+// order). The pages read back are dropped from the resident set every kResidentBytes of the file
+// read (docs/benchmarks.md, "Trace build memory").
 class LaunchRecords {
 public:
-    void reserve(size_t n) { offsets_.reserve(n); }
-    void add(size_t file_offset) { offsets_.push_back(file_offset); }
-    void shrink_to_fit() { offsets_.shrink_to_fit(); }
-    void release() { std::vector<uint64_t>().swap(offsets_); }
+    void reserve(size_t n) { low_.reserve(n); }
+    void add(size_t file_offset) {
+        const uint64_t high = uint64_t{file_offset} >> 32;
+        if (high != (high_starts_.empty() ? 0 : high_starts_.back().second))
+            high_starts_.emplace_back(low_.size(), high);
+        low_.push_back(static_cast<uint32_t>(file_offset));
+    }
+    void shrink_to_fit() { low_.shrink_to_fit(); }
+    void release() {
+        std::vector<uint32_t>().swap(low_);
+        high_starts_.clear();
+    }
     // The file the offsets point into; set once the process's RawFile is where it stays (a RawFile
     // keeps its mapping when moved).
     void read_from(const RawFile& file) { file_ = &file; }
-    size_t size() const { return offsets_.size(); }
-    bool empty() const { return offsets_.empty(); }
+    size_t size() const { return low_.size(); }
+    bool empty() const { return low_.empty(); }
     LaunchEvent operator[](size_t i) const;
+    // Where launch i's record starts in the file.
+    uint64_t offset(size_t i) const;
 
 private:
     void note_read(size_t begin, size_t end) const;
 
     const RawFile* file_ = nullptr;
-    std::vector<uint64_t> offsets_;
+    std::vector<uint32_t> low_;
+    std::vector<std::pair<size_t, uint64_t>> high_starts_;  // (first launch, high 32 bits) where they change
     // The file's range read back since its pages were last dropped, and how much it may have made
     // resident (a read fault maps up to kFaultBytes around the page).
     mutable size_t read_begin_ = SIZE_MAX, read_end_ = 0, resident_bytes_ = 0, last_chunk_ = SIZE_MAX;
@@ -74,7 +93,11 @@ struct DeviceKernel {
     uint32_t stream_id;  // CUPTI's
     int32_t device;
     uint32_t context_id;
+    // The launching thread when CUPTI tied the record to it (raw::kThreadCorrelationTag), set by the
+    // pairing once it has taken the record's correlation out of the index (in what was padding).
+    uint32_t thread = 0;
 };
+static_assert(sizeof(DeviceKernel) == 48, "held for every kernel: docs/benchmarks.md, Trace build memory");
 
 struct StackEvent {
     uint64_t id;

@@ -40,6 +40,17 @@ public:
         return it != entries_.end() && it->first == key ? &*it : end();
     }
     const Entry* end() const { return entries_.data() + entries_.size(); }
+    // An entry's position (0 .. size() - 1), for erase_marked.
+    size_t position(const Entry* entry) const { return static_cast<size_t>(entry - entries_.data()); }
+    // Erases the entries whose position is marked (`marked` has size() elements) and gives back the
+    // memory they took; the others keep their order.
+    void erase_marked(const std::vector<bool>& marked) {
+        size_t kept = 0;
+        for (size_t i = 0; i < entries_.size(); ++i)
+            if (!marked[i]) entries_[kept++] = entries_[i];
+        entries_.resize(kept);
+        entries_.shrink_to_fit();
+    }
     bool contains(uint64_t key) const { return find(key) != end(); }
     size_t size() const { return entries_.size(); }
     bool empty() const { return entries_.empty(); }

@@ -22,37 +22,57 @@ constexpr uint64_t kClockToleranceNs = 10'000;
 
 // Kernel names as small integers (equal text, equal number), so that realigning after a loss, which
 // may compare a record with up to 2 x kResyncWindow others, compares integers rather than strings.
-struct NameNumbers {
-    std::vector<uint32_t> host, device;
+// Numbered by string id as the pairing asks (a hash lookup), not held per kernel (8 B a kernel).
+class NameNumbers {
+public:
+    explicit NameNumbers(const RawProcess& raw) : raw_(raw) {}
+    uint32_t of(uint64_t string_id) {
+        // A thread's launches and kernels mostly repeat one name: the last answer saves the lookup.
+        if (string_id == last_id_ && has_last_) return last_number_;
+        auto [it, added] = by_id_.try_emplace(string_id, 0);
+        if (added) {
+            const auto next = static_cast<uint32_t>(by_text_.size());
+            it->second = by_text_.try_emplace(raw_.string(string_id), next).first->second;
+        }
+        has_last_ = true;
+        last_id_ = string_id;
+        last_number_ = it->second;
+        return it->second;
+    }
+
+private:
+    const RawProcess& raw_;
+    std::unordered_map<uint64_t, uint32_t> by_id_;
+    std::unordered_map<std::string_view, uint32_t> by_text_;
+    bool has_last_ = false;
+    uint64_t last_id_ = 0;
+    uint32_t last_number_ = 0;
 };
 
-NameNumbers number_names(const RawProcess& raw, const std::vector<int64_t>& host,
-                         const std::vector<const DeviceKernel*>& device) {
-    std::unordered_map<std::string_view, uint32_t> number_of;
-    auto number = [&](uint64_t string_id) {
-        return number_of.try_emplace(raw.string(string_id), static_cast<uint32_t>(number_of.size())).first->second;
-    };
-    NameNumbers names;
-    names.host.reserve(host.size());
-    for (int64_t i : host) names.host.push_back(number(raw.launches[static_cast<size_t>(i)].record.name_string));
-    names.device.reserve(device.size());
-    for (const DeviceKernel* d : device) names.device.push_back(number(d->name_string));
-    return names;
+// A device record given as a pointer (a LostGroup's) or as its index (a thread's tied kernels).
+const DeviceKernel* kernel_at(const RawProcess&, const DeviceKernel* d) {
+    return d;
+}
+const DeviceKernel* kernel_at(const RawProcess& raw, KernelIndex i) {
+    return &raw.device_kernels[i];
 }
 
-// One pass of the in-order pairing; `compare_names` off pairs by order and time alone.
-size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                     const std::vector<const DeviceKernel*>& device, const NameNumbers& names, bool compare_names,
-                     std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans) {
+// One pass of the in-order pairing; `compare_names` off pairs by order and time alone. `host`:
+// launch indices (LaunchIndex, or int64_t from a LostGroup); `device`: pointers or KernelIndex.
+template <class Index, class Device>
+size_t pair_in_order(const RawProcess& raw, const std::vector<Index>& host, const std::vector<Device>& device,
+                     NameNumbers& names, bool compare_names, std::vector<DevicePair>& pairs,
+                     std::vector<const DeviceKernel*>& orphans) {
     auto same = [&](size_t h, size_t d) {
         const raw::RawLaunch launch = raw.launches[static_cast<size_t>(host[h])].record;
-        return device[d]->start_host_ns + kClockToleranceNs >= launch.host_ns &&
-               (!compare_names || names.host[h] == names.device[d]);
+        const DeviceKernel* kernel = kernel_at(raw, device[d]);
+        return kernel->start_host_ns + kClockToleranceNs >= launch.host_ns &&
+               (!compare_names || names.of(launch.name_string) == names.of(kernel->name_string));
     };
     size_t h = 0, d = 0, paired = 0;
     while (h < host.size() && d < device.size()) {
         if (same(h, d)) {
-            pairs.emplace_back(host[h++], device[d++]);
+            pairs.push_back(device_pair(raw, static_cast<LaunchIndex>(host[h++]), kernel_at(raw, device[d++])));
             ++paired;
             continue;
         }
@@ -64,15 +84,15 @@ size_t pair_in_order(const RawProcess& raw, const std::vector<int64_t>& host,
             if (same(h + k, d)) skip_host = k;
         }
         if (skip_device != 0 && (skip_host == 0 || skip_device <= skip_host)) {
-            for (size_t k = 0; k < skip_device; ++k) orphans.push_back(device[d++]);
+            for (size_t k = 0; k < skip_device; ++k) orphans.push_back(kernel_at(raw, device[d++]));
         } else if (skip_host != 0) {
             h += skip_host;
         } else {
-            orphans.push_back(device[d++]);
+            orphans.push_back(kernel_at(raw, device[d++]));
             ++h;
         }
     }
-    while (d < device.size()) orphans.push_back(device[d++]);
+    while (d < device.size()) orphans.push_back(kernel_at(raw, device[d++]));
     return paired;
 }
 
@@ -92,22 +112,23 @@ std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlatio
 // cuFuncGetName (never seen on the simulated GPU, not yet checked on a real one), so that names pair
 // under half of what they could, the pairing falls back to order and time alone rather than leave
 // every kernel of the run without device times.
-void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                          std::vector<const DeviceKernel*>& device, std::vector<bool>& joined,
-                          std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans) {
-    std::sort(device.begin(), device.end(),
-              [](const auto* a, const auto* b) { return a->correlation_id < b->correlation_id; });
+void pair_in_thread_order(const RawProcess& raw, const std::vector<LaunchIndex>& host, std::vector<KernelIndex>& device,
+                          std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                          std::vector<const DeviceKernel*>& orphans) {
+    std::sort(device.begin(), device.end(), [&](KernelIndex a, KernelIndex b) {
+        return raw.device_kernels[a].correlation_id < raw.device_kernels[b].correlation_id;
+    });
     // Appended to `pairs` in place (no second list of a thread's pairs), taken back for the fallback.
     const size_t pairs_before = pairs.size();
     std::vector<const DeviceKernel*> left;
     const size_t possible = std::min(host.size(), device.size());
-    const NameNumbers names = number_names(raw, host, device);
+    NameNumbers names(raw);
     if (pair_in_order(raw, host, device, names, true, pairs, left) * 2 < possible) {
         pairs.resize(pairs_before);
         left.clear();
         pair_in_order(raw, host, device, names, false, pairs, left);
     }
-    for (size_t i = pairs_before; i < pairs.size(); ++i) joined[static_cast<size_t>(pairs[i].first)] = true;
+    for (size_t i = pairs_before; i < pairs.size(); ++i) joined[pairs[i].launch] = true;
     orphans.insert(orphans.end(), left.begin(), left.end());
 }
 
@@ -166,7 +187,7 @@ size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const DeviceKe
     std::vector<std::pair<uint64_t, uint64_t>> anchors;
     anchors.reserve(pairs.size());
     for (const auto& [launch, d] : pairs)
-        anchors.emplace_back(d->correlation_id, raw.launches[static_cast<size_t>(launch)].record.sequence);
+        anchors.emplace_back(raw.device_kernels[d].correlation_id, raw.launches[launch].record.sequence);
     std::vector<std::pair<uint64_t, int64_t>> host;
     for (size_t i = 0; i < raw.launches.size(); ++i) {
         if (!joined[i]) host.emplace_back(raw.launches[i].record.sequence, static_cast<int64_t>(i));
@@ -174,9 +195,9 @@ size_t pair_lost_kernels(const RawProcess& raw, const std::vector<const DeviceKe
     size_t paired = 0;
     for (const auto& group : group_lost_by_interval(std::move(anchors), host, lost, orphans)) {
         std::vector<DevicePair> found;
-        const NameNumbers names = number_names(raw, group.host, group.device);
+        NameNumbers names(raw);
         paired += pair_in_order(raw, group.host, group.device, names, true, found, orphans);
-        for (const DevicePair& pair : found) joined[static_cast<size_t>(pair.first)] = true;
+        for (const DevicePair& pair : found) joined[pair.launch] = true;
         pairs.insert(pairs.end(), found.begin(), found.end());
     }
     return paired;
@@ -218,7 +239,7 @@ size_t pair_lost_leftovers(const RawProcess& raw, const std::unordered_set<const
         const size_t launch = *chosen;
         launches->erase(chosen);
         joined[launch] = true;
-        pairs.emplace_back(static_cast<int64_t>(launch), d);
+        pairs.push_back(device_pair(raw, static_cast<LaunchIndex>(launch), d));
         ++paired;
     }
     orphans = std::move(others);

@@ -13,18 +13,26 @@
 
 namespace tbdprof::trace::detail {
 
-using DevicePair = std::pair<int64_t, const DeviceKernel*>;  // launch index, device record
+// A launch paired with a device kernel record, as indices into raw.launches and raw.device_kernels:
+// 8 B a pair where an int64_t and a pointer took 16 (held for every kernel of a process).
+struct DevicePair {
+    LaunchIndex launch;
+    KernelIndex device;
+};
+inline DevicePair device_pair(const RawProcess& raw, LaunchIndex launch, const DeviceKernel* d) {
+    return {launch, static_cast<KernelIndex>(d - raw.device_kernels.data())};
+}
 
 // The thread a device record belongs to when CUPTI tied it to a thread tag rather than to one of our
 // sequence numbers; nullopt otherwise.
 std::optional<uint32_t> thread_tag_of(const RawProcess& raw, uint64_t correlation_id);
 
-// Pairs `device` (the kernels tied to one thread, any order) with `host` (that thread's launches not
-// joined otherwise, as indices into raw.launches, in recorded order). Paired launches are marked in
-// `joined` and appended to `pairs`; device records left over are appended to `orphans`.
-void pair_in_thread_order(const RawProcess& raw, const std::vector<int64_t>& host,
-                          std::vector<const DeviceKernel*>& device, std::vector<bool>& joined,
-                          std::vector<DevicePair>& pairs, std::vector<const DeviceKernel*>& orphans);
+// Pairs `device` (the kernels tied to one thread, indices into raw.device_kernels, any order) with `host` (that
+// thread's launches not joined otherwise, as indices into raw.launches, in recorded order). Paired launches are marked
+// in `joined` and appended to `pairs`; device records left over are appended to `orphans`.
+void pair_in_thread_order(const RawProcess& raw, const std::vector<LaunchIndex>& host, std::vector<KernelIndex>& device,
+                          std::vector<bool>& joined, std::vector<DevicePair>& pairs,
+                          std::vector<const DeviceKernel*>& orphans);
 
 // Records whose CUPTI correlation record was lost (a full ring or CUPTI buffer, counted as a drop):
 // the device record's CUPTI id maps to nothing, and its host call would stay unpaired too, so the
