@@ -140,12 +140,12 @@ void add_pooled_layer_starts(const CheckpointFacts& facts, const PooledTensors& 
 // modules, and a pre-norm block's first operation (a LayerNorm) reads the block's input before its
 // first weights call. Between the previous layer's call and this one, the cut goes before the
 // operation where the fewest activation bytes are accessed on both sides of it (what a checkpoint
-// there keeps); of equally few, the earliest where that operation and a later one both access each
-// of them (a block's input: its first operation and its residual add read it), leaving out those
-// that cross every candidate (they choose nothing); with none, at the call as before. A library
-// call's output operand begins a new value of the activation it writes (a pooled block the tagger
-// recovers as one tensor can hold several in turn). In whatif_checkpoint_pool.cpp, as it reads the
-// pool's tensors too.
+// there keeps); of equally few, the earliest where that operation and work after the layer's call
+// both access each of them (a block's input: its first operation and its residual add read it),
+// leaving out those that cross every candidate (they choose nothing); with none, at the call as
+// before. A library call's output operand begins a new value of the activation it writes (a pooled
+// block the tagger recovers as one tensor can hold several in turn). In whatif_checkpoint_pool.cpp,
+// as it reads the pool's tensors too.
 void move_layer_starts_to_cuts(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
                                const PooledTensors* pooled, Span forward,
                                std::vector<std::pair<int64_t, int64_t>>& starts);

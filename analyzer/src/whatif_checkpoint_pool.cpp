@@ -231,17 +231,18 @@ ForwardAccesses forward_accesses(const CheckpointFacts& facts, const std::vector
     return out;
 }
 
-// A cut before the operation at `time` (a kernel, or a library call and its kernels): the activations
-// accessed before it and at or after it (what a checkpoint there keeps), each with whether that
-// operation and a later one both read it (a block's input: its first operation and its residual add
-// read it; not so for one only piped into the next operation, or passing over it).
+// A cut before the operation at `time` (a kernel, or a library call and its kernels) ahead of a
+// layer's weights call `layer_call` (time, call): the activations accessed before it and at or after
+// it (what a checkpoint there keeps), each with whether that operation reads it and so does work
+// after the layer's call (a block's input: its first operation and its residual add read it; not so
+// for one only piped into the next operations, or passing over the operation).
 struct Cut {
     int64_t time = 0;
     int64_t crossing_bytes = 0;
     std::map<std::pair<int64_t, int64_t>, bool> crossing;  // unit -> read on
 };
 
-Cut cut_before(const ForwardAccesses& accesses, int64_t time, int64_t call) {
+Cut cut_before(const ForwardAccesses& accesses, int64_t time, int64_t call, std::pair<int64_t, int64_t> layer_call) {
     Cut cut;
     cut.time = time;
     auto in_operation = [&](const std::pair<int64_t, int64_t>& access) {
@@ -252,7 +253,7 @@ Cut cut_before(const ForwardAccesses& accesses, int64_t time, int64_t call) {
         cut.crossing_bytes += u.bytes;
         const bool here = std::any_of(u.accesses.begin(), u.accesses.end(), in_operation);
         const bool later = std::any_of(u.accesses.begin(), u.accesses.end(), [&](const auto& access) {
-            return access.first > time && !in_operation(access);
+            return access.first > layer_call.first && access.second != layer_call.second && !in_operation(access);
         });
         cut.crossing[unit] = here && later;
     }
@@ -288,12 +289,12 @@ void move_layer_starts_to_cuts(const CheckpointFacts& facts, const std::vector<A
         for (const auto& [time, call] : accesses.touches) {
             if (time <= calls[i - 1].first || time > calls[i].first || (call >= 0 && call == calls[i - 1].second))
                 continue;
-            if (cuts.empty() || cuts.back().time != time) cuts.push_back(cut_before(accesses, time, call));
+            if (cuts.empty() || cuts.back().time != time) cuts.push_back(cut_before(accesses, time, call, calls[i]));
         }
         int64_t fewest = INT64_MAX;
         for (const Cut& cut : cuts) fewest = std::min(fewest, cut.crossing_bytes);
-        // The earliest of the fewest bytes where the operation after the cut and a later one read every
-        // crossing activation; none: at the call, as without this rule.
+        // The earliest of the fewest bytes where the operation after the cut and work after the layer's
+        // call read every crossing activation; none: at the call, as without this rule.
         int64_t chosen = calls[i].first;
         for (auto cut = cuts.rbegin(); cut != cuts.rend(); ++cut)
             if (cut->crossing_bytes == fewest && read_on(*cut, cuts)) chosen = cut->time;
