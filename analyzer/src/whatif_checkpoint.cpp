@@ -89,12 +89,12 @@ void add_call_touches(const TraceFile& trace, const std::unordered_map<int64_t, 
               std::tuple{row.c_allocation, row.c, true}}) {
             if (!operand) continue;
             if (const auto index = index_of.find(*operand); index != index_of.end())
-                facts.touches.push_back({row.begin_ns, index->second, row.id, writes});
+                facts.touches.push_back({row.begin_ns, index->second, row.id, writes, true});
             const auto segment = segment_index.find(*operand);
             const auto start = base.find(*operand);
             if (segment != segment_index.end() && start != base.end() && address)
                 facts.segment_touches.push_back(
-                    {row.begin_ns, segment->second, *address - start->second, row.id, writes});
+                    {row.begin_ns, segment->second, *address - start->second, row.id, writes, true});
         }
 }
 
@@ -189,6 +189,7 @@ ForwardLayers read_layers(const CheckpointFacts& facts, const std::vector<Alloca
         last_call = t.library_call;
     }
     if (pooled) checkpoint_detail::add_pooled_layer_starts(facts, *pooled, forward, starts);
+    checkpoint_detail::move_layer_starts_to_cuts(facts, allocations, pooled, forward, starts);
     for (const auto& start : starts) layers.starts.push_back(start.first);
     return layers;
 }

@@ -27,6 +27,7 @@ struct AllocationTouch {
     size_t allocation = 0;      // index into the run's allocations (real ones only)
     int64_t library_call = -1;  // the GEMM (or other library call) it belongs to; -1: a plain kernel
     bool writes = false;        // a non-const pointer argument, or a GEMM's output operand
+    bool operand = false;       // a library call's operand (at the call's begin), not a kernel's argument
 };
 
 // One access inside an allocation counted by its tensors (a pooled segment, a mapped page of one, an
@@ -37,6 +38,7 @@ struct SegmentTouch {
     int64_t offset = 0;     // bytes from the allocation's start
     int64_t library_call = -1;
     bool writes = false;
+    bool operand = false;  // as AllocationTouch::operand
 };
 
 struct TimedKernel {
@@ -132,6 +134,21 @@ void align_phases(CheckpointFacts& facts, const std::vector<Allocation>& allocat
 // tensor inside a segment), merged into `starts`.
 void add_pooled_layer_starts(const CheckpointFacts& facts, const PooledTensors& pooled, Span forward,
                              std::vector<std::pair<int64_t, int64_t>>& starts);
+
+// Where each layer after the first begins (`starts`: time and library call of each layer's weights
+// call, moved here), from forward's data flow rather than at the call: a program checkpoints its
+// modules, and a pre-norm block's first operation (a LayerNorm) reads the block's input before its
+// first weights call. Between the previous layer's call and this one, the cut goes before the
+// operation where the fewest activation bytes are accessed on both sides of it (what a checkpoint
+// there keeps); of equally few, the earliest where that operation and work after the layer's call
+// both access each of them (a block's input: its first operation and its residual add read it),
+// leaving out those that cross every candidate (they choose nothing); with none, at the call as
+// before. A library call's output operand begins a new value of the activation it writes (a pooled
+// block the tagger recovers as one tensor can hold several in turn). In whatif_checkpoint_pool.cpp,
+// as it reads the pool's tensors too.
+void move_layer_starts_to_cuts(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
+                               const PooledTensors* pooled, Span forward,
+                               std::vector<std::pair<int64_t, int64_t>>& starts);
 
 }  // namespace checkpoint_detail
 

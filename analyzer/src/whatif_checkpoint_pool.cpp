@@ -181,6 +181,127 @@ void add_pooled_layer_starts(const CheckpointFacts& facts, const PooledTensors& 
     std::stable_sort(starts.begin(), starts.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
 }
 
+namespace {
+
+// One activation (a whole allocation, or a pool tensor: kTensorUnit + its index) read in forward:
+// its bytes and every forward access, with the library call that made it.
+struct ForwardUnit {
+    int64_t bytes = 0;
+    std::vector<std::pair<int64_t, int64_t>> accesses;  // (time, library call), sorted
+};
+
+struct ForwardAccesses {
+    std::map<std::pair<int64_t, int64_t>, ForwardUnit> units;  // (unit, value)
+    std::vector<std::pair<int64_t, int64_t>> touches;          // every forward access (time, library call), sorted
+};
+
+ForwardAccesses forward_accesses(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
+                                 const PooledTensors* pooled, Span forward) {
+    ForwardAccesses out;
+    // A library call's output operand is written whole: the activation holds a new value from then on
+    // (a pooled block the tagger recovered as one tensor can hold several values in turn).
+    std::map<int64_t, int64_t> values;  // unit -> values begun by an output operand
+    auto add = [&](int64_t unit, int64_t bytes, int64_t time, int64_t call, bool written_whole) {
+        int64_t& value = values[unit];
+        if (written_whole) ++value;
+        ForwardUnit& u = out.units[{unit, value}];
+        u.bytes = bytes;
+        u.accesses.emplace_back(time, call);
+    };
+    for (const AllocationTouch& t : facts.touches) {
+        if (!within(t.trace_ns, forward)) continue;
+        out.touches.emplace_back(t.trace_ns, t.library_call);
+        const Allocation& a = allocations[t.allocation];
+        if (a.category == kActivations)
+            add(static_cast<int64_t>(t.allocation), a.bytes, t.trace_ns, t.library_call, t.operand && t.writes);
+    }
+    if (pooled) {
+        const TensorIndex index(pooled->tensors, pooled->mapped);
+        for (const SegmentTouch& t : facts.segment_touches) {
+            if (!within(t.trace_ns, forward)) continue;
+            out.touches.emplace_back(t.trace_ns, t.library_call);
+            const size_t tensor = index.find(t);
+            if (tensor != SIZE_MAX && pooled->tensors[tensor].category == kActivations)
+                add(kTensorUnit + static_cast<int64_t>(tensor), pooled->tensors[tensor].bytes, t.trace_ns,
+                    t.library_call, t.operand && t.writes);
+        }
+    }
+    std::sort(out.touches.begin(), out.touches.end());
+    for (auto& [unit, u] : out.units) std::sort(u.accesses.begin(), u.accesses.end());
+    return out;
+}
+
+// A cut before the operation at `time` (a kernel, or a library call and its kernels) ahead of a
+// layer's weights call `layer_call` (time, call): the activations accessed before it and at or after
+// it (what a checkpoint there keeps), each with whether that operation reads it and so does work
+// after the layer's call (a block's input: its first operation and its residual add read it; not so
+// for one only piped into the next operations, or passing over the operation).
+struct Cut {
+    int64_t time = 0;
+    int64_t crossing_bytes = 0;
+    std::map<std::pair<int64_t, int64_t>, bool> crossing;  // unit -> read on
+};
+
+Cut cut_before(const ForwardAccesses& accesses, int64_t time, int64_t call, std::pair<int64_t, int64_t> layer_call) {
+    Cut cut;
+    cut.time = time;
+    auto in_operation = [&](const std::pair<int64_t, int64_t>& access) {
+        return access.first == time || (call >= 0 && access.second == call);
+    };
+    for (const auto& [unit, u] : accesses.units) {
+        if (u.accesses.front().first >= time || u.accesses.back().first < time) continue;
+        cut.crossing_bytes += u.bytes;
+        const bool here = std::any_of(u.accesses.begin(), u.accesses.end(), in_operation);
+        const bool later = std::any_of(u.accesses.begin(), u.accesses.end(), [&](const auto& access) {
+            return access.first > layer_call.first && access.second != layer_call.second && !in_operation(access);
+        });
+        cut.crossing[unit] = here && later;
+    }
+    return cut;
+}
+
+// Whether every activation that crosses this cut but not all of `cuts` is read on (those crossing
+// every cut, such as a pooled block recovered as one tensor over several values, do not choose).
+bool read_on(const Cut& cut, const std::vector<Cut>& cuts) {
+    bool any = false;
+    for (const auto& [unit, on] : cut.crossing) {
+        const bool everywhere =
+            std::all_of(cuts.begin(), cuts.end(), [&](const Cut& other) { return other.crossing.count(unit) > 0; });
+        if (everywhere) continue;
+        if (!on) return false;
+        any = true;
+    }
+    return any;
+}
+
+}  // namespace
+
+void move_layer_starts_to_cuts(const CheckpointFacts& facts, const std::vector<Allocation>& allocations,
+                               const PooledTensors* pooled, Span forward,
+                               std::vector<std::pair<int64_t, int64_t>>& starts) {
+    if (starts.size() < 2) return;
+    const ForwardAccesses accesses = forward_accesses(facts, allocations, pooled, forward);
+    const std::vector<std::pair<int64_t, int64_t>> calls = starts;  // (time, library call) of each layer's call
+    for (size_t i = 1; i < calls.size(); ++i) {
+        // Candidates: the operations after the previous layer's call (not its own kernels) up to this
+        // layer's call, each judged once (a kernel touches several units at one time).
+        std::vector<Cut> cuts;
+        for (const auto& [time, call] : accesses.touches) {
+            if (time <= calls[i - 1].first || time > calls[i].first || (call >= 0 && call == calls[i - 1].second))
+                continue;
+            if (cuts.empty() || cuts.back().time != time) cuts.push_back(cut_before(accesses, time, call, calls[i]));
+        }
+        int64_t fewest = INT64_MAX;
+        for (const Cut& cut : cuts) fewest = std::min(fewest, cut.crossing_bytes);
+        // The earliest of the fewest bytes where the operation after the cut and work after the layer's
+        // call read every crossing activation; none: at the call, as without this rule.
+        int64_t chosen = calls[i].first;
+        for (auto cut = cuts.rbegin(); cut != cuts.rend(); ++cut)
+            if (cut->crossing_bytes == fewest && read_on(*cut, cuts)) chosen = cut->time;
+        starts[i].first = chosen;
+    }
+}
+
 int64_t plan_pooled_iteration(const CheckpointFacts& facts, const PooledTensors& pooled, const ForwardLayers& layers,
                               Span forward, Span backward, int segment_layers, int segments, CheckpointPlan& plan,
                               std::map<int, RecomputeCut>& cuts) {

@@ -116,3 +116,90 @@ TEST_CASE("a pooled activation saved inside a checkpointed segment is released a
     step.allocations.push_back(piece);
     CHECK_FALSE(plan_checkpointing(step.facts, step.allocations, 1).cannot_predict.empty());
 }
+
+namespace {
+
+// Two pre-norm residual blocks' worth of a step in one pooled segment (one weights call each, then
+// a head), K=1: block 1's GEMM writes F; the residual add writes X (block 1's output, block 2's
+// input); block 2's LayerNorm reads X and writes N (normed, read by block 2's GEMM) and S (its
+// statistics, read only in backward); block 2's GEMM writes G; its residual add reads X and G and
+// writes Y, which the head reads. Forward 100-249, backward 250-400.
+struct PreNormStep {
+    enum : size_t { W1, W2, W3, F, X, N, S, G, Y };
+    std::vector<Allocation> allocations;
+    std::vector<PoolTensor> tensors{tensor(0, 0, 1000, kWeights),
+                                    tensor(4096, 0, 1000, kWeights),
+                                    tensor(8192, 0, 1000, kWeights),
+                                    tensor(4096 * 3, 110, 115, kActivations),
+                                    tensor(4096 * 4, 115, 320, kActivations),
+                                    tensor(4096 * 5, 120, 300, kActivations),
+                                    tensor(4096 * 6, 120, 310, kActivations),
+                                    tensor(4096 * 7, 130, 135, kActivations),
+                                    tensor(4096 * 8, 135, 330, kActivations)};
+    MappedSegments mapped;
+    CheckpointFacts facts;
+
+    PreNormStep() {
+        Allocation segment{};
+        segment.bytes = int64_t{2} << 20;
+        segment.free_ns = 1000;
+        segment.freed = true;
+        segment.by_subrange = true;
+        allocations.push_back(segment);
+        facts.kernel_accesses = true;
+        facts.forward = {{100, 249}};
+        facts.backward = {{250, 400}};
+        auto touch = [&](int64_t ns, size_t t, int64_t call, bool writes) {
+            facts.segment_touches.push_back({ns, 0, tensors[t].offset, call, writes, call >= 0});
+        };
+        touch(110, W1, 1, false);  // block 1's GEMM writes F
+        touch(110, F, 1, true);
+        touch(115, F, -1, false);  // residual add: X
+        touch(115, X, -1, true);
+        touch(120, X, -1, false);  // block 2's LayerNorm: N and S
+        touch(120, N, -1, true);
+        touch(120, S, -1, true);
+        touch(130, W2, 2, false);  // block 2's GEMM reads N, writes G
+        touch(130, N, 2, false);
+        touch(130, G, 2, true);
+        touch(135, X, -1, false);  // residual add: Y
+        touch(135, G, -1, false);
+        touch(135, Y, -1, true);
+        touch(150, W3, 3, false);  // the head reads Y
+        touch(150, Y, 3, false);
+        touch(250, W3, 4, false);  // backward: the head's input gradient, then the saved activations
+        touch(300, N, 5, false);
+        touch(310, S, -1, false);
+        touch(320, X, -1, false);
+        touch(330, Y, 6, false);
+    }
+};
+
+size_t request_again(const CheckpointPlan& plan, size_t tensor) {
+    for (size_t i = 0; i < plan.pool_origin.size(); ++i)
+        if (i >= plan.pool_tensors.size() - plan.recomputed_allocations && plan.pool_origin[i] == tensor) return i;
+    return SIZE_MAX;
+}
+
+}  // namespace
+
+TEST_CASE("a pre-norm block's first LayerNorm is recomputed with its block, not kept by the one before") {
+    PreNormStep step;
+    const PooledTensors pooled{step.tensors, step.mapped};
+    const CheckpointPlan plan = plan_checkpointing(step.facts, step.allocations, 1, &pooled);
+    REQUIRE(plan.cannot_predict.empty());
+    CHECK(plan.layers == 3);
+    // Block 2 begins at its LayerNorm: only X (block 1's output) crosses there; at block 2's GEMM, N
+    // would cross too and be kept through forward, as a checkpoint of block 2 does not keep it.
+    REQUIRE(request_again(plan, PreNormStep::N) != SIZE_MAX);
+    CHECK(plan.pool_tensors[PreNormStep::N].end_ns == 130);
+    CHECK(plan.pool_tensors[request_again(plan, PreNormStep::N)].begin_ns == 300);
+    // S is block 2's: requested again when block 2's recomputation begins (its first backward read, of N).
+    REQUIRE(request_again(plan, PreNormStep::S) != SIZE_MAX);
+    CHECK(plan.pool_tensors[request_again(plan, PreNormStep::S)].begin_ns == 300);
+    // X, the checkpoint between the blocks, and Y, read by the head, are kept.
+    CHECK(request_again(plan, PreNormStep::X) == SIZE_MAX);
+    CHECK(plan.pool_tensors[PreNormStep::X].end_ns == 320);
+    CHECK(request_again(plan, PreNormStep::Y) == SIZE_MAX);
+    CHECK(plan.recomputed_bytes == 2 * 4096);
+}
