@@ -41,9 +41,9 @@ size_t pieces(const TagResult& r, uint64_t offset) {
 TEST_CASE("an output word's slot: the first use of some address in the run; a word read first is none") {
     enum Slot : uint32_t { kIn, kOut };
     Pool p(1 << 20);
-    p.copy_in(0, 4096);                                  // a table filled from the host
-    struct_kernel(p, {{0, kIn}, {8192, kOut}}, 7);       // a gather: reads the table, writes fresh space
-    struct_kernel(p, {{0, kIn}, {8192, kOut}}, 7);       // again: nothing new
+    p.copy_in(0, 4096);                             // a table filled from the host
+    struct_kernel(p, {{0, kIn}, {8192, kOut}}, 7);  // a gather: reads the table, writes fresh space
+    struct_kernel(p, {{0, kIn}, {8192, kOut}}, 7);  // again: nothing new
     const std::vector<bool> outputs = output_slots(p.model);
     REQUIRE_EQ(outputs.size(), 2u);
     CHECK_FALSE(outputs[kIn]);
@@ -57,14 +57,14 @@ TEST_CASE("an operation's temporary written where an activation's value was read
     // apart. Nothing but the output words tells where T begins: every pointer is writable.
     enum Slot : uint32_t { kOut20, kIn20, kOut21, kIn22, kOut22, kOut25 };
     Pool p(1 << 20);
-    p.kernel({{0, Access::Write}}, 9);      // initialise W
+    p.kernel({{0, Access::Write}}, 9);        // initialise W
     struct_kernel(p, {{53248, kOut21}}, 21);  // kernel 21 fills space nothing used yet: its output word
     for (int s = 0; s < 4; ++s) {
         size_t first = p.copy_in(16384, 4096);
-        p.gemm(16384, 0, 24576);                                   // A = X W
+        p.gemm(16384, 0, 24576);                                  // A = X W
         struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // D
-        p.gemm(40960, 16384, 8192);                                // G = D^T X: reads D
-        struct_kernel(p, {{40960, kOut21}}, 21);                   // T
+        p.gemm(40960, 16384, 8192);                               // G = D^T X: reads D
+        struct_kernel(p, {{40960, kOut21}}, 21);                  // T
         struct_kernel(p, {{40960, kIn22}, {45056, kOut22}}, 22);
         struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // V
         struct_kernel(p, {{45056, kIn22}, {49152, kOut25}}, 25);
@@ -88,13 +88,13 @@ TEST_CASE("two activations an output word's write cuts apart, with nothing else 
     // the cut is not kept and each step holds one piece there, as without the cut.
     enum Slot : uint32_t { kIn20, kOut20, kIn22, kOut22, kIn23, kOut23 };
     Pool p(1 << 20);
-    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    p.kernel({{0, Access::Write}}, 9);                        // initialise W
     struct_kernel(p, {{24576, kIn20}, {53248, kOut20}}, 20);  // kernel 20 writes fresh space: its output word
     for (int s = 0; s < 4; ++s) {
         size_t first = p.copy_in(16384, 4096);
-        p.gemm(16384, 0, 24576);                                   // A = X W
+        p.gemm(16384, 0, 24576);                                  // A = X W
         struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // D
-        p.gemm(40960, 16384, 8192);                                // G = D^T X: reads D
+        p.gemm(40960, 16384, 8192);                               // G = D^T X: reads D
         struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // V
         struct_kernel(p, {{40960, kIn22}, {45056, kOut22}}, 22);
         p.kernel({{32768, Access::Write}}, 26);
