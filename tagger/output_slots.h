@@ -1,5 +1,6 @@
 // Cuts of pooled activations where a kernel writes a new value into space whose last value was read
-// (tagger/pool_tagging.cpp calls it once the first tags are known; docs/tagging.md, change 27).
+// (tagger/pool_tagging.cpp calls it once the first tags are known, and keeps a cut only where its
+// parts play different roles; docs/tagging.md, changes 27 and 32).
 // Kernels that take their operands in a by-value struct (PyTorch's elementwise and reduction kernels)
 // pass every pointer as writable, so a kernel's use of an address does not say whether it wrote it.
 // Which word of a function's parameters holds an output does: memory that no earlier work used
