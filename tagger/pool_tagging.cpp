@@ -338,16 +338,12 @@ bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const 
 // (join_converted_parameters; docs/tagging.md, change 32).
 bool rejoin_same_role_cuts(const TagResult& r, const std::vector<int32_t>& index, const std::vector<bool>& cut_before,
                            SubRangeSet& set) {
-    bool joined = false;
     auto activations = [&](size_t i) {
         return index[i] != kNone && r.tags[size_t(index[i])].category == "activations";
     };
-    for (size_t j = std::min(cut_before.size(), set.ranges.size()); j-- > 1;) {  // last first: chains fold
-        if (!cut_before[j] || !activations(j) || !activations(j - 1)) continue;
-        merge_subranges(set, j - 1, j);
-        joined = true;
-    }
-    return joined;
+    std::vector<bool> join(std::min(cut_before.size(), set.ranges.size()), false);
+    for (size_t j = 1; j < join.size(); ++j) join[j] = cut_before[j] && activations(j) && activations(j - 1);
+    return merge_into_previous(set, join) > 0;
 }
 
 // Whether a tensor was in use during a steady step (every step but the first when there are three
