@@ -341,6 +341,7 @@ struct Edge {
     int32_t allocation;
     uint64_t offset;
     Access access;
+    uint32_t slot;  // PointerUse::slot
 };
 
 // Pooled traces: every pointer a plain kernel passed into an allocation, one use per (kernel,
@@ -355,9 +356,11 @@ void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges) {
             continue;
         if (i > 0 && key(edges[i - 1]) == key(e)) {  // the same pointer in another argument
             if (e.access == Access::Write) m.pointer_uses.back().access = Access::Write;
+            m.pointer_uses.back().slot = kSeveralSlots;
             continue;
         }
-        m.pointer_uses.push_back({static_cast<uint32_t>(e.work), e.allocation, e.offset, 0, false, e.access});
+        m.pointer_uses.push_back(
+            {static_cast<uint32_t>(e.work), e.allocation, e.offset, 0, false, e.access, {}, e.slot});
     }
 }
 
@@ -378,6 +381,7 @@ void load_kernel_edges(Loader& l) {
         function_mangled[id] = name.rfind("_Z", 0) == 0;
     std::vector<Edge> edges;
     std::unordered_map<int32_t, std::vector<uint64_t>> offsets;  // few per allocation unless pooled
+    std::unordered_map<uint64_t, uint32_t> slots;                // (function, parameter, byte offset in it) -> slot id
     trace::KernelEdgeRow r;
     for (trace::RowReader<trace::KernelEdgeRow> rows(l.db); rows.next(r);) {
         const std::optional<size_t> k = l.kernel_index.find(r.kernel);
@@ -394,7 +398,10 @@ void load_kernel_edges(Loader& l) {
         const Access access = r.read_only                             ? Access::Read
                               : function_mangled[m.work[*k].function] ? Access::Write
                                                                       : Access::Unknown;
-        edges.push_back({*k, a->second, offset, access});
+        const uint64_t word =
+            (uint64_t(uint32_t(m.work[*k].function)) << 32) ^ (uint64_t(r.param) << 20) ^ uint64_t(r.param_word);
+        auto slot = slots.try_emplace(word, uint32_t(slots.size())).first;
+        edges.push_back({*k, a->second, offset, access, slot->second});
         auto& touches = m.work[*k].touches;
         auto same =
             std::find_if(touches.begin(), touches.end(), [&](const Touch& t) { return t.allocation == a->second; });
@@ -407,6 +414,7 @@ void load_kernel_edges(Loader& l) {
         m.allocations[size_t(index)].distinct_offsets = static_cast<uint32_t>(seen.size());
         m.pooled |= seen.size() >= kPooledOffsets;
     }
+    m.kernel_slots = static_cast<uint32_t>(slots.size());
     if (m.pooled) add_kernel_pointer_uses(m, edges);
 }
 

@@ -51,6 +51,11 @@ struct CallOperandOf {
 
 // One pointer into an allocation, as the work used it: the raw evidence sub-range derivation starts
 // from (kept only for pooled traces, see TraceModel::pointer_uses).
+// PointerUse::slot of a use that is no plain kernel's pointer word (a copy, a set, a library operand),
+// and of a plain kernel's pointer passed in several words of its parameters (an in-place operand).
+constexpr uint32_t kNoSlot = UINT32_MAX;
+constexpr uint32_t kSeveralSlots = UINT32_MAX - 1;
+
 struct PointerUse {
     uint32_t work = 0;        // index into TraceModel::work
     int32_t allocation = kNone;
@@ -59,6 +64,9 @@ struct PointerUse {
     bool exact = false;       // bytes is the exact extent (copies, sets), not a lower bound (GEMM)
     Access access = Access::Unknown;
     CallOperandOf operand_of_call = {};  // all false unless its work is a library call's
+    // A plain kernel's pointer: which word of its function's parameters held it (one id per function,
+    // parameter and byte offset, the same in every launch; below TraceModel::kernel_slots).
+    uint32_t slot = kNoSlot;
 };
 
 // One mapping (the trace's allocation) of a segment joined from end-to-end mappings (mapped_segments.h).
@@ -158,6 +166,7 @@ struct TraceModel {
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.
     bool pooled = false;
     std::vector<PointerUse> pointer_uses;
+    uint32_t kernel_slots = 0;  // PointerUse::slot ids in use: [0, kernel_slots)
     // Regions the program registered, by allocation then offset; any makes the model pooled.
     std::vector<RegisteredRegion> regions;
 };

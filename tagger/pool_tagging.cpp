@@ -1,6 +1,7 @@
 #include "pool_tagging.h"
 
 #include "nvtx_regions.h"
+#include "output_slots.h"
 #include "overwrite_cuts.h"
 #include "subranges.h"
 #include "training_steps.h"
@@ -299,6 +300,52 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
     return split;
 }
 
+// An activation's piece holds several tensors where a kernel wrote a new value into its start after
+// the value there was read (output_slots.h): a caching allocator hands the space an operation freed
+// to the next operation's result or temporary at once, and a kernel that takes its pointers in a
+// struct shows no copy or library call there to cut at. Only pieces the rules took for activations
+// are cut (weights, gradients and optimizer state are rewritten in place by design), each at every
+// such write; the pieces are tagged again. `cut_before` receives, per sub-range after the splits,
+// whether it is the later part of a cut (rejoin_same_role_cuts).
+bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const std::vector<int32_t>& index,
+                                 std::vector<int32_t>& regions, std::vector<bool>& cut_before, SubRangeSet& set) {
+    cut_before.assign(set.ranges.size(), false);
+    const std::vector<bool> outputs = output_slots(m);
+    std::vector<std::vector<size_t>> uses(set.ranges.size());
+    for (size_t u = 0; u < set.owner.size(); ++u)
+        if (set.owner[u] != kNone) uses[size_t(set.owner[u])].push_back(u);
+    bool split = false;
+    for (size_t i = set.ranges.size(); i-- > 0;) {  // last first: the indices before i stay valid
+        if (index[i] == kNone || regions[i] != kNone || r.tags[size_t(index[i])].category != "activations") continue;
+        const std::vector<uint32_t> cuts = rewrite_cuts(m, r, outputs, uses[i]);
+        for (size_t c = cuts.size(); c-- > 0;) {  // latest first: each split keeps the earlier part at i
+            if (!split_subrange(m, set, i, cuts[c])) continue;
+            regions.insert(regions.begin() + std::ptrdiff_t(i) + 1, kNone);
+            cut_before.insert(cut_before.begin() + std::ptrdiff_t(i) + 1, true);
+            split = true;
+        }
+    }
+    if (split) assign_extents(m, set);
+    return split;
+}
+
+// The parts of a cut (split_rewritten_activations) that the rules, tagging them again, both took for
+// activations are joined again: a cut is kept only where it sets apart a tensor of another role (an
+// operation's temporary). Two activations at one address are two tensors all the same, but apart
+// they change no category, only lives: each activation is held until its space is used again
+// (end_times), so the earlier part ends sooner, which moved the what-if's replay of a pool by a
+// page, and a piece cut short no longer showed that a table was converted for its products
+// (join_converted_parameters; docs/tagging.md, change 32).
+bool rejoin_same_role_cuts(const TagResult& r, const std::vector<int32_t>& index, const std::vector<bool>& cut_before,
+                           SubRangeSet& set) {
+    auto activations = [&](size_t i) {
+        return index[i] != kNone && r.tags[size_t(index[i])].category == "activations";
+    };
+    std::vector<bool> join(std::min(cut_before.size(), set.ranges.size()), false);
+    for (size_t j = 1; j < join.size(); ++j) join[j] = cut_before[j] && activations(j) && activations(j - 1);
+    return merge_into_previous(set, join) > 0;
+}
+
 // Whether a tensor was in use during a steady step (every step but the first when there are three
 // or more, as for the data flow: the first step differs by lazy initialisation, moments zeroed,
 // master copies made).
@@ -478,6 +525,16 @@ TagResult tag_model(const TraceModel& m, const std::string& range_name, Iteratio
     if (split_update_reuse(m, r, its, index, regions, set)) {
         v = with_subranges(m, set, index);
         r = tag_allocations(v, its);
+    }
+    std::vector<bool> cut_before;
+    if (split_rewritten_activations(m, r, index, regions, cut_before, set)) {
+        v = with_subranges(m, set, index);
+        r = tag_allocations(v, its);
+        if (rejoin_same_role_cuts(r, index, cut_before, set)) {
+            assign_extents(m, set);
+            v = with_subranges(m, set, index);
+            r = tag_allocations(v, its);
+        }
     }
     if (merge_optimizer_chains(v, r, index, set)) {
         v = with_subranges(m, set, index);

@@ -466,11 +466,14 @@ void assign_extents(const TraceModel& m, SubRangeSet& set) {
         apply_reach_floors(m, set, short_of_reach);
 }
 
-void merge_subranges(SubRangeSet& set, size_t first, size_t second) {
-    if (first == second || first >= set.ranges.size() || second >= set.ranges.size()) return;
+namespace {
+
+// merge_subranges without moving the uses: whether `second`'s extent and life went into `first`.
+bool merge_fields(SubRangeSet& set, size_t first, size_t second) {
+    if (first == second || first >= set.ranges.size() || second >= set.ranges.size()) return false;
     SubRange& a = set.ranges[first];
     SubRange& b = set.ranges[second];
-    if (a.segment != b.segment || a.merged || b.merged) return;
+    if (a.segment != b.segment || a.merged || b.merged) return false;
     a.first_work = std::min(a.first_work, b.first_work);
     a.last_work = std::max(a.last_work, b.last_work);
     a.known_bytes = std::max(a.known_bytes, b.known_bytes);
@@ -478,8 +481,28 @@ void merge_subranges(SubRangeSet& set, size_t first, size_t second) {
     a.exact = a.exact && b.exact;
     b.merged = true;
     b.bytes = 0;
+    return true;
+}
+
+}  // namespace
+
+void merge_subranges(SubRangeSet& set, size_t first, size_t second) {
+    if (!merge_fields(set, first, second)) return;
     for (int32_t& owner : set.owner)
         if (owner == static_cast<int32_t>(second)) owner = static_cast<int32_t>(first);
+}
+
+size_t merge_into_previous(SubRangeSet& set, const std::vector<bool>& join) {
+    std::vector<int32_t> root(set.ranges.size());
+    std::vector<bool> joined(set.ranges.size(), false);
+    size_t count = 0;
+    for (size_t j = std::min(join.size(), set.ranges.size()); j-- > 1;)  // last first: chains fold
+        if (join[j] && merge_fields(set, j - 1, j)) joined[j] = true, ++count;
+    for (size_t j = 0; j < root.size(); ++j) root[j] = joined[j] ? root[j - 1] : static_cast<int32_t>(j);
+    if (count > 0)
+        for (int32_t& owner : set.owner)
+            if (owner >= 0 && size_t(owner) < root.size()) owner = root[size_t(owner)];
+    return count;
 }
 
 bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_t from_work) {

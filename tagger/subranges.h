@@ -44,6 +44,11 @@ SubRangeSet derive_subranges(const TraceModel& model, const IterationSet& iterat
 // Call assign_extents afterwards: a longer life can meet more neighbours.
 void merge_subranges(SubRangeSet& set, size_t first, size_t second);
 
+// Merges every sub-range `j` with join[j] into sub-range j - 1, as merge_subranges called for each
+// from the last down (a run of them folds into the first before it), moving the uses in one pass.
+// Returns how many were merged. Call assign_extents afterwards.
+size_t merge_into_previous(SubRangeSet& set, const std::vector<bool>& join);
+
 // Splits sub-range `index` at work item `from_work`: its uses by that work and later become a new
 // sub-range, inserted right after it (the indices after `index` shift by one). Returns false,
 // changing nothing, when either part would be left without uses. Call assign_extents afterwards.

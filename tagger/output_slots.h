@@ -1,0 +1,30 @@
+// Cuts of pooled activations where a kernel writes a new value into space whose last value was read
+// (tagger/pool_tagging.cpp calls it once the first tags are known, and keeps a cut only where its
+// parts play different roles; docs/tagging.md, changes 27 and 32).
+// Kernels that take their operands in a by-value struct (PyTorch's elementwise and reduction kernels)
+// pass every pointer as writable, so a kernel's use of an address does not say whether it wrote it.
+// Which word of a function's parameters holds an output does: memory that no earlier work used
+// cannot be read, so a word that points there in some launch is where that function's results go.
+#pragma once
+
+#include "model.h"
+#include "rules.h"
+
+#include <vector>
+
+namespace tbdprof::tagger {
+
+// Per PointerUse::slot (m.kernel_slots of them): whether some launch's pointer in that word is the
+// first use of its address in the run (memory nothing has used holds no value to read: the kernel
+// writes it). A word that is read first in every step (a weight's) never is.
+std::vector<bool> output_slots(const TraceModel& m);
+
+// Where the tensor whose pointer uses are `uses` (indices into m.pointer_uses; those at its start
+// decide) holds a new value: a plain kernel outside the update writes the start through an output
+// slot, and through no other word (not in place), right after other work read it (a pointer to
+// const, a library call's input, a copy's source, or a kernel word that never starts a value). The
+// work items to cut at, in launch order; empty for none.
+std::vector<uint32_t> rewrite_cuts(const TraceModel& m, const TagResult& r, const std::vector<bool>& outputs,
+                                   const std::vector<size_t>& uses);
+
+}  // namespace tbdprof::tagger

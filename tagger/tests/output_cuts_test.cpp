@@ -1,0 +1,113 @@
+// Cuts of pooled activations at a kernel's output word (tagger/output_slots.h) on made-up runs:
+// where the cut sets apart an operation's temporary it stays; where both parts are activations the
+// two are joined again (docs/tagging.md, change 32).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include "output_slots.h"
+#include "subranges_test_support.h"
+
+using namespace tbdprof::tagger;
+using namespace tbdprof::tagger::subranges_test;
+
+namespace {
+
+// A kernel that takes its pointers in a struct, every one writable (as PyTorch's elementwise kernels
+// do): each (offset, slot), the slot being the word of the function's parameters that held it.
+size_t struct_kernel(Pool& p, std::vector<std::pair<uint64_t, uint32_t>> words, int32_t function) {
+    std::vector<Pool::Use> uses;
+    for (auto [offset, slot] : words) uses.push_back({offset, Access::Write});
+    size_t index = p.kernel(uses, function);
+    for (size_t i = 0; i < words.size(); ++i) {
+        p.model.pointer_uses[p.model.pointer_uses.size() - words.size() + i].slot = words[i].second;
+        p.model.kernel_slots = std::max(p.model.kernel_slots, words[i].second + 1);
+    }
+    return index;
+}
+
+size_t pieces(const TagResult& r, uint64_t offset, const char* category) {
+    return size_t(std::count_if(r.subranges.begin(), r.subranges.end(), [&](const SubRangeTag& t) {
+        return t.offset == offset && t.tag.category == category;
+    }));
+}
+
+size_t pieces(const TagResult& r, uint64_t offset) {
+    return size_t(std::count_if(r.subranges.begin(), r.subranges.end(),
+                                [&](const SubRangeTag& t) { return t.offset == offset; }));
+}
+
+}  // namespace
+
+TEST_CASE("an output word's slot: the first use of some address in the run; a word read first is none") {
+    enum Slot : uint32_t { kIn, kOut };
+    Pool p(1 << 20);
+    p.copy_in(0, 4096);                             // a table filled from the host
+    struct_kernel(p, {{0, kIn}, {8192, kOut}}, 7);  // a gather: reads the table, writes fresh space
+    struct_kernel(p, {{0, kIn}, {8192, kOut}}, 7);  // again: nothing new
+    const std::vector<bool> outputs = output_slots(p.model);
+    REQUIRE_EQ(outputs.size(), 2u);
+    CHECK_FALSE(outputs[kIn]);
+    CHECK(outputs[kOut]);
+}
+
+TEST_CASE("an operation's temporary written where an activation's value was read is a tensor of its own") {
+    // Per step: X at 16384 (copied in), A = X W at 24576, then at 40960 three tensors in turn: D =
+    // f(A) (kernel 20's output word), which a weight-gradient GEMM reads; an operation's temporary T
+    // that kernel 21 fills and kernel 22 reads right after; and V = f(A) again, read by two kernels
+    // apart. Nothing but the output words tells where T begins: every pointer is writable.
+    enum Slot : uint32_t { kOut20, kIn20, kOut21, kIn22, kOut22, kOut25 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);        // initialise W
+    struct_kernel(p, {{53248, kOut21}}, 21);  // kernel 21 fills space nothing used yet: its output word
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 24576);                                  // A = X W
+        struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // D
+        p.gemm(40960, 16384, 8192);                               // G = D^T X: reads D
+        struct_kernel(p, {{40960, kOut21}}, 21);                  // T
+        struct_kernel(p, {{40960, kIn22}, {45056, kOut22}}, 22);
+        struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // V
+        struct_kernel(p, {{45056, kIn22}, {49152, kOut25}}, 25);
+        p.kernel({{40960, Access::Read}, {28672, Access::Write}}, 24);
+        size_t last = p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    CHECK_GE(pieces(r, 40960, "workspace"), 3u);    // T in every step (the first may differ)
+    CHECK_GE(pieces(r, 40960, "activations"), 6u);  // D and V, apart: T lies between them
+    CHECK_GE(pieces(r, 8192, "gradients"), 3u);
+    CHECK_EQ(pieces(r, 0, "weights"), 1u);
+}
+
+TEST_CASE("two activations an output word's write cuts apart, with nothing else between, are one piece again") {
+    // Per step: A = X W at 24576; kernel 20 writes D at 40960 from A through its output word; a GEMM
+    // reads D; kernel 20 writes V at 40960 again (a new value where D's was read), and two kernels
+    // apart read V. D and V are two tensors, both activations: apart they change no category, so
+    // the cut is not kept and each step holds one piece there, as without the cut.
+    enum Slot : uint32_t { kIn20, kOut20, kIn22, kOut22, kIn23, kOut23 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);                        // initialise W
+    struct_kernel(p, {{24576, kIn20}, {53248, kOut20}}, 20);  // kernel 20 writes fresh space: its output word
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 24576);                                  // A = X W
+        struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // D
+        p.gemm(40960, 16384, 8192);                               // G = D^T X: reads D
+        struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // V
+        struct_kernel(p, {{40960, kIn22}, {45056, kOut22}}, 22);
+        p.kernel({{32768, Access::Write}}, 26);
+        struct_kernel(p, {{40960, kIn23}, {49152, kOut23}}, 23);
+        p.gemm(49152, 16384, 12288);
+        size_t last = p.kernel({{8192, Access::Read}, {12288, Access::Read}, {4096, Access::Write}, {0, Access::Write}},
+                               3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    CHECK_EQ(pieces(r, 40960, "workspace"), 0u);
+    CHECK_EQ(pieces(r, 40960), 4u);  // one a step: D and V joined again
+    CHECK_EQ(pieces(r, 40960, "activations"), 4u);
+}
