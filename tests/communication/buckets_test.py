@@ -33,14 +33,9 @@ import sqlite3
 import subprocess
 import sys
 
+from checks import check, exit_if_failed
+
 LAYERS, BUCKETS = 8, 4
-FAILURES = []
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        FAILURES.append(message)
 
 
 def record(tbdprof, dp_train, work, mode, zero=False):
@@ -316,8 +311,7 @@ def main():
             continue
         print(f"     {name}: mean slack {sum(slack) / len(slack) * 1e6:.3f} us, bound per round "
               f"{c['overlap_savings_bound_per_round_s'] * 1e6:.3f} us, rounds {len(c['bucket_rounds'])}")
-    if FAILURES:
-        sys.exit(f"{len(FAILURES)} checks failed")
+    exit_if_failed()
 
 
 if __name__ == "__main__":

@@ -14,13 +14,8 @@ import importlib.machinery
 import importlib.util
 import sys
 
-FAILURES = []
+from checks import check, exit_if_failed
 
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        FAILURES.append(message)
 
 
 def load(path):
@@ -140,8 +135,7 @@ def main():
     two_communicators(fleet)
     look_alike(fleet)
     missing_rank(fleet)
-    if FAILURES:
-        sys.exit(f"{len(FAILURES)} check(s) failed")
+    exit_if_failed()
     print("all checks passed")
 
 

@@ -23,22 +23,12 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
+
+from checks import check, exit_if_failed, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ITERATIONS, SLOW_US = 5, 20_000
-FAILURES = []
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        FAILURES.append(message)
-
-
-def run(command, **kwargs):
-    return subprocess.run(command, capture_output=True, text=True, **kwargs)
 
 
 def have_dask():
@@ -259,8 +249,7 @@ def fleet_of_split_run(tbdprof, dp_train, work, ranks, skews_ns, *sample_options
 
 
 def finish():
-    if FAILURES:
-        sys.exit(f"{len(FAILURES)} check(s) failed")
+    exit_if_failed()
     print("all checks passed")
 
 

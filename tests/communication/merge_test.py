@@ -14,8 +14,9 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
+
+from checks import check, exit_if_failed, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SKEWS_NS = {"a": 0, "b": 3_700_000_000, "c": -12_000_000}
@@ -23,17 +24,6 @@ RANKS = {"a": "0,1", "b": "2", "c": "3"}
 COUNTED = ["processes", "threads", "streams", "kernels", "copies", "sets", "allocations", "allocation_categories",
            "library_calls", "nccl_calls", "process_ranks", "ranges", "iterations", "phases", "kernel_allocations",
            "api_calls", "functions", "cpu_samples"]
-FAILURES = []
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        FAILURES.append(message)
-
-
-def run(command, **kwargs):
-    return subprocess.run(command, capture_output=True, text=True, **kwargs)
 
 
 def record(tbdprof, dp_train, work):
@@ -179,8 +169,7 @@ def main():
     if os.path.exists(os.path.join(work, "merged.sqlite")):
         os.remove(os.path.join(work, "merged.sqlite"))
     check_refusals(tbdprof, hosts, work)
-    if FAILURES:
-        sys.exit(f"{len(FAILURES)} check(s) failed")
+    exit_if_failed()
     print("all checks passed")
 
 

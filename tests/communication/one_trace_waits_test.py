@@ -28,22 +28,12 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
+
+from checks import check, exit_if_failed, run
 
 ITERATIONS, SLOW_US = 5, 20_000
 IDENTITY = "communicator and launch number"
-FAILURES = []
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        FAILURES.append(message)
-
-
-def run(command, **kwargs):
-    return subprocess.run(command, capture_output=True, text=True, **kwargs)
 
 
 def record(tbdprof, dp_train, work, name, ranks, *options):
@@ -213,8 +203,7 @@ def main():
     check_scenario(tbdprof, *record(tbdprof, dp_train, work, "subgroup_ranks", 4, "--subgroup-ranks", "2"),
                    "--subgroup-ranks 2", 2)
     check_scenario(tbdprof, *record(tbdprof, dp_train, work, "two_ranks", 2), "2 ranks", 1)
-    if FAILURES:
-        sys.exit(f"{len(FAILURES)} check(s) failed")
+    exit_if_failed()
     print("all checks passed")
 
 
