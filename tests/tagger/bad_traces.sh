@@ -63,8 +63,13 @@ out=$("$TBDPROF" tag "$work/pre_operands.sqlite") && grep -q "rebuild it from it
 # writer holds the file (tagging waits 2 s for it).
 cp "$work/steps.sqlite" "$work/busy.sqlite"
 before=$(md5sum <"$work/busy.sqlite")
-(echo "BEGIN IMMEDIATE;"; sleep 3; echo "ROLLBACK;") | sqlite3 "$work/busy.sqlite" & holder=$!
-sleep 0.5
+(echo "BEGIN IMMEDIATE;"; sleep 5; echo "ROLLBACK;") | sqlite3 "$work/busy.sqlite" & holder=$!
+# Until the holder has the lock (a fixed sleep lost that race on a loaded machine): a writer that does
+# not wait is refused.
+for _ in $(seq 50); do
+    sqlite3 -cmd ".timeout 0" "$work/busy.sqlite" "BEGIN IMMEDIATE; ROLLBACK;" >/dev/null 2>&1 || break
+    sleep 0.05
+done
 "$TBDPROF" tag "$work/busy.sqlite" 2>"$work/err" >/dev/null; rc=$?
 wait $holder
 [ $rc -ne 0 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q "locked" "$work/err" && ok "busy trace: one message, exit $rc" \
