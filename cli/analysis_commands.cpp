@@ -221,7 +221,8 @@ constexpr const char* kCheckDescription =
     "when the memory tags contradict a training run (the report's memory warning) or\n"
     "were not checked (an untagged trace). --whatif judges the memory limits on the\n"
     "predicted peak of a planned configuration (tbdprof whatif's options, docs/whatif.md),\n"
-    "with the model's 3% error to spare.";
+    "with the model's error to spare (3%; 10% where a caching pool's replay does not give back\n"
+    "the recorded segments).";
 
 // The limits given as options; each may be given once, --max-category once per category.
 constexpr std::pair<const char*, const char*> kLimitOptions[] = {

@@ -44,11 +44,11 @@ std::vector<CheckResult> check_whatif_memory(const std::string& trace_path, cons
     const WhatIfScenario& planned = result.scenarios.back();  // every change together
     if (budget.max_peak_memory)
         results.push_back(judge("max-peak-memory", "peak memory", planned.peak_bytes, *budget.max_peak_memory,
-                                options.fit_margin, planned.name));
+                                result.fit_margin, planned.name));
     for (const auto& [category, bytes] : budget.max_category)
         results.push_back(judge(
             "max-category " + std::string(category_name(category)), std::string(category_name(category)) + " at peak",
-            planned.at_peak[static_cast<size_t>(category)], bytes, options.fit_margin, planned.name));
+            planned.at_peak[static_cast<size_t>(category)], bytes, result.fit_margin, planned.name));
     return results;
 }
 

@@ -29,7 +29,7 @@ std::string fit_line(const WhatIfScenario& s, const WhatIfResult& r) {
         case FitVerdict::fits:
             return "fits (headroom " + headroom + ")";
         case FitVerdict::borderline:
-            return "borderline: within the model's 3% error of the device memory";
+            return "borderline: within the model's " + format_percent(r.fit_margin) + " error of the device memory";
         case FitVerdict::does_not_fit:
             return "does not fit (short by " + format_bytes(-*s.headroom_bytes) + ")";
         case FitVerdict::unknown:
@@ -126,6 +126,7 @@ std::string render_json(const WhatIfResult& r) {
         json.null("device_memory_bytes");
     if (r.precision_recorded) json.value("precision_recorded", storage_precision_name(*r.precision_recorded));
     json.value("granularity_bytes", r.granularity_bytes);
+    json.value("fit_margin", r.fit_margin);
     if (r.checkpoint) {
         json.begin_object("checkpoint");
         json.value("layers", int64_t{r.checkpoint->layers})

@@ -84,6 +84,9 @@ struct WhatIfResult {
     // Non-empty: the what-if scenarios could not be predicted (only "recorded" is given), and why.
     std::string cannot_predict;
     std::vector<std::string> notes;  // assumptions the figures rest on
+    // The error 'fits' and `check --whatif` allow for: options.fit_margin, or more where the model's
+    // own check failed (a caching pool whose replay does not give back the recorded segments).
+    double fit_margin = 0.03;
 };
 
 // Throws TraceError for a trace that cannot be read (as analyze_trace does) and std::invalid_argument
