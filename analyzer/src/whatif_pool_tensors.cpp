@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -291,6 +292,15 @@ void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<Segment
             tensors[t].end_ns = std::max(tensors[t].begin_ns, last_use[t]);
 }
 
+void keep_workspace_data(std::vector<PoolTensor>& tensors) {
+    std::set<std::pair<int64_t, int64_t>> workspace_extents;  // (offset, bytes)
+    for (const PoolTensor& t : tensors)
+        if (t.library_workspace) workspace_extents.insert({t.offset, t.bytes});
+    if (workspace_extents.empty()) return;
+    for (PoolTensor& t : tensors)
+        if (workspace_extents.contains({t.offset, t.bytes})) t.library_workspace = true;
+}
+
 void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local) {
     std::stable_sort(tensors.begin(), tensors.end(), by_begin);
     end_at_reuse(tensors);
@@ -343,6 +353,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
         std::vector<PoolTensor>& reading = join_step_local ? out.held : out.released;
         for (auto [index, tensors] : by_segment) {
             order_by_placement(tensors, join_step_local);
+            keep_workspace_data(tensors);
             if (const auto used = uses.find(allocations[index].id); used != uses.end())
                 end_at_last_use(tensors, used->second);
             // An extent over what the segment's pool serves is the tagger's bound, not the request.

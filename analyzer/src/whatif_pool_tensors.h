@@ -63,6 +63,14 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
 // tensors only with `join_step_local` (the held reading).
 void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local = true);
 
+// Data a library carries between its kernels through its workspace (one segment's tensors): a tensor
+// the tagger recovered on exactly the extent of a call's workspace in the segment (same offset and
+// bytes; docs/tagging.md: written by one kernel, read by another) lies in the block the library asked
+// the pool for, so its request is the workspace's, of the library's size whatever the batch: it is
+// counted as a library workspace (PyTorch's per-call cuBLASLt workspace of 32 MiB, whose partial
+// results the tagger sees carried between the GEMM's kernels).
+void keep_workspace_data(std::vector<PoolTensor>& tensors);
+
 // The release at the last use (one segment's tensors, after the two rules; `uses` sorted by time):
 // the tagger's end of a tensor is an upper bound (the moment its space is next used or its step ends);
 // the host releases a tensor to the pool once it has queued the last work using it, so its release

@@ -157,3 +157,15 @@ TEST_CASE("expandable segments: the free block at the mapped end is taken only w
     REQUIRE(pages.size() == 2);
     CHECK(pages[1].alloc_ns == 6);
 }
+
+TEST_CASE("a tensor on exactly a library call's workspace extent is the workspace's, not a batch-sized request") {
+    // A 32 MiB per-call workspace at offset 0; the tagger also recovered activations on exactly those
+    // bytes (a later kernel's argument named the workspace's address), and a 4 MiB activation there
+    // after. The first is the library's block (fixed size whatever the batch); the second keeps its own.
+    PoolTensor workspace = tensor(0, 32 * kMiB, 0, 10, 4);
+    workspace.library_workspace = true;
+    std::vector<PoolTensor> tensors{workspace, tensor(0, 32 * kMiB, 10, 20, 3), tensor(0, 4 * kMiB, 30, 40, 3)};
+    keep_workspace_data(tensors);
+    CHECK(tensors[1].library_workspace);
+    CHECK(!tensors[2].library_workspace);
+}
