@@ -24,6 +24,16 @@ PoolTensor tensor(int64_t offset, int64_t begin_ns, int64_t end_ns, int category
     return t;
 }
 
+// The one 2 MiB segment the steps below hold their tensors in, freed at the end (1000 ns).
+Allocation pooled_segment() {
+    Allocation segment{};
+    segment.bytes = int64_t{2} << 20;
+    segment.free_ns = 1000;
+    segment.freed = true;
+    segment.by_subrange = true;
+    return segment;
+}
+
 // One 2 MiB segment (allocation 0) holding three layers' weights (W1 at 0, W2 at 4096, W3 at 8192: the
 // head) and activations: A1 (layer 0's output, read by layer 1), T1 (inside layer 0, read in
 // backward), A2 (layer 1's output, read by the head). Forward 100-249, backward 250-400.
@@ -36,12 +46,7 @@ struct Step {
     CheckpointFacts facts;
 
     Step(int64_t tagger_forward_end_ns) {
-        Allocation segment{};
-        segment.bytes = int64_t{2} << 20;
-        segment.free_ns = 1000;
-        segment.freed = true;
-        segment.by_subrange = true;
-        allocations.push_back(segment);
+        allocations.push_back(pooled_segment());
         facts.kernel_accesses = true;
         facts.forward = {{100, tagger_forward_end_ns}};
         facts.backward = {{tagger_forward_end_ns, 400}};
@@ -140,12 +145,7 @@ struct PreNormStep {
     CheckpointFacts facts;
 
     PreNormStep() {
-        Allocation segment{};
-        segment.bytes = int64_t{2} << 20;
-        segment.free_ns = 1000;
-        segment.freed = true;
-        segment.by_subrange = true;
-        allocations.push_back(segment);
+        allocations.push_back(pooled_segment());
         facts.kernel_accesses = true;
         facts.forward = {{100, 249}};
         facts.backward = {{250, 400}};
