@@ -12,14 +12,12 @@ bool one_word_of_plain_kernel(const TraceModel& m, const PointerUse& u) {
     return w.kind == WorkItem::Kind::Kernel && w.library_call == kNone && u.slot < m.kernel_slots;
 }
 
-// Whether `u` reads what its address holds, as far as the trace tells: a pointer to const, a library
-// call's input operand, a copy's source, or a kernel word that never starts a value (an input).
+}  // namespace
+
 bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& u) {
     if (u.access == Access::Read) return true;
-    return one_word_of_plain_kernel(m, u) && !outputs[u.slot];
+    return one_word_of_plain_kernel(m, u) && u.slot < outputs.size() && !outputs[u.slot];
 }
-
-}  // namespace
 
 std::vector<bool> output_slots(const TraceModel& m) {
     std::vector<bool> outputs(m.kernel_slots, false);

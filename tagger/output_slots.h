@@ -19,6 +19,10 @@ namespace tbdprof::tagger {
 // writes it). A word that is read first in every step (a weight's) never is.
 std::vector<bool> output_slots(const TraceModel& m);
 
+// Whether `u` reads what its address holds, as far as the trace tells: a pointer to const, a library
+// call's input operand, a copy's source, or a kernel word that never starts a value (an input).
+bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& u);
+
 // Where the tensor whose pointer uses are `uses` (indices into m.pointer_uses; those at its start
 // decide) holds a new value: a plain kernel outside the update writes the start through an output
 // slot, and through no other word (not in place), right after other work read it (a pointer to

@@ -1,5 +1,6 @@
 #include "subranges.h"
 
+#include "output_slots.h"
 #include "round_trips.h"
 
 #include <algorithm>
@@ -115,13 +116,15 @@ bool fills_zeroed_slice(const TraceModel& m, const PointerUse& previous, const P
 // Whether `instance`, whose last use so far is work `previous`, is a tensor of that work's micro-batch
 // that work `next`, in a later micro-batch of the same step, cannot find carried over: it was made
 // in the micro-batch (its first use there writes it) and read there by work that certainly reads
-// (a pointer to const, a library call's input, a copy's source). Its value was consumed, and a
-// later micro-batch writing the address before reading it makes a new one from its own batch
-// (a caching allocator gives the space of the activations the micro-batch before released to the
-// next one's). A gradient accumulated over the micro-batches is written in each and read by
-// nothing before the update, so it stays one tensor.
-bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const Instance& instance, uint32_t previous,
-                        uint32_t next) {
+// (a pointer to const, a library call's input, a copy's source, or a kernel's parameter word that
+// never starts a value: `outputs`, output_slots.h). Its value was consumed, and a later micro-batch
+// writing the address before reading it makes a new one from its own batch (a caching allocator
+// gives the space of the activations the micro-batch before released to the next one's; an
+// elementwise kernel consuming a backward GEMM's product reads it through such a word). A gradient
+// accumulated over the micro-batches is written in each and read by nothing before the update, so
+// it stays one tensor.
+bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& outputs,
+                        const Instance& instance, uint32_t previous, uint32_t next) {
     const int step = steps.step[previous];
     const int micro = steps.micro[previous];
     if (step < 0 || steps.step[next] != step || steps.micro[next] == micro || instance.uses.empty()) return false;
@@ -129,7 +132,14 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const Insta
     if (steps.step[first.work] != step || steps.micro[first.work] != micro || first.access == Access::Read)
         return false;
     return std::any_of(instance.uses.begin(), instance.uses.end(),
-                       [&](size_t index) { return m.pointer_uses[index].access == Access::Read; });
+                       [&](size_t index) { return reads_value(m, outputs, m.pointer_uses[index]); });
+}
+
+// Whether `u` writes its address without reading what it held, as far as the trace tells: through no
+// word that reads (output_slots.h), and not in place (an in-place kernel, a gradient accumulated by
+// an add into itself, passes the address in several words of its parameters).
+bool writes_anew(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& u) {
+    return !reads_value(m, outputs, u) && u.slot != kSeveralSlots;
 }
 
 // One address over time: a new tensor starts where the contents cannot have been carried over.
@@ -137,8 +147,10 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const Insta
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
 // im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
 // `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
+// `outputs`: per kernel parameter word, whether it starts values (output_slots.h).
 void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& returned,
-                   const std::vector<size_t>& uses, bool shared_space, std::vector<Instance>& out) {
+                   const std::vector<bool>& outputs, const std::vector<size_t>& uses, bool shared_space,
+                   std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -165,8 +177,8 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             bool new_step = steps.step[u.work] != steps.step[previous->work] && u.access != Access::Read;
             // Or in a later micro-batch of the step, in space a caching allocator hands out anew, when
             // what it held was made and consumed in the micro-batch before (micro_batch_tensor).
-            new_step = new_step || (shared_space && u.access != Access::Read &&
-                                    micro_batch_tensor(m, steps, *current, previous->work, u.work));
+            new_step = new_step || (shared_space && writes_anew(m, outputs, u) &&
+                                    micro_batch_tensor(m, steps, outputs, *current, previous->work, u.work));
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
             bool other_size = !slice && exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
@@ -419,6 +431,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         return a < b;
     });
     const std::vector<bool> returned = returned_values(m, order, steps.step);
+    const std::vector<bool> outputs = output_slots(m);
     for (size_t begin = 0; begin < order.size();) {
         int32_t segment = m.pointer_uses[order[begin]].allocation;
         size_t end = begin;
@@ -431,7 +444,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, steps, returned, uses, several_starts, instances);
+            split_address(m, steps, returned, outputs, uses, several_starts, instances);
         }
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {

@@ -75,6 +75,48 @@ TEST_CASE("a tensor made and read in one micro-batch, written first in the next,
     CHECK_LT(activations[0].last_work, second_batches[0]);
 }
 
+// PyTorch's elementwise kernels take their pointers in a by-value struct: none is a pointer to const.
+// A backward product consumed in its micro-batch through such a word (one that never starts a value,
+// output_slots.h) is read all the same, and the next micro-batch writing the address through an
+// output word makes a new tensor; a gradient a set zeroed, accumulated into through such a word and
+// added into in place in the next micro-batch (one pointer in two words) stays one.
+TEST_CASE("a product read through a kernel's input word in one micro-batch is a new tensor in the next") {
+    constexpr uint64_t kInput = 0, kProduct = 65536, kOut = 131072, kGrad = 262144;
+    constexpr uint32_t kOutWord = 0, kInWord = 1, kAccumulateWord = 2;
+    Pool p(1 << 20);
+    p.model.kernel_slots = 3;
+    auto words = [&](size_t work, std::vector<std::pair<uint64_t, uint32_t>> slots) {
+        for (PointerUse& u : p.model.pointer_uses)
+            for (const auto& [offset, slot] : slots)
+                if (u.work == work && u.offset == offset) u.slot = slot;
+    };
+    for (int s = 0; s < 3; ++s) {
+        size_t first = 0;
+        for (int micro = 0; micro < 2; ++micro) {
+            size_t copy = p.copy_in(kInput, 4096);
+            if (micro == 0) first = copy;
+            if (micro == 0) p.set(kGrad, 4096);
+            words(p.kernel({{kInput, Access::Read}, {kProduct, Access::Unknown}}, 1), {{kProduct, kOutWord}});
+            words(p.kernel({{kProduct, Access::Unknown}, {kOut, Access::Unknown}}, 2),
+                  {{kProduct, kInWord}, {kOut, kOutWord}});
+            p.kernel({{kOut, Access::Read}}, 3);
+            if (micro == 0)
+                words(p.kernel({{kOut, Access::Read}, {kGrad, Access::Unknown}}, 4), {{kGrad, kAccumulateWord}});
+            else
+                words(p.kernel({{kOut, Access::Read}, {kGrad, Access::Write}}, 4), {{kGrad, kSeveralSlots}});
+            p.kernel({{kOut, Access::Read}}, 5);
+        }
+        size_t update = p.kernel({{kGrad, Access::Read}}, 9);
+        p.step(first, update + 1);
+    }
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 3u);
+    REQUIRE_EQ(micro_batch_starts(p.model, its).size(), 3u);
+    SubRangeSet set = derive_subranges(p.model, its);
+    CHECK_EQ(at(set, kProduct).size(), 6u);  // one per micro-batch
+    CHECK_EQ(at(set, kGrad).size(), 3u);     // accumulated: one per step
+}
+
 TEST_CASE("without micro-batches, or in a buffer used only from its start, nothing is cut at a batch copy") {
     // Two batches copied into one step, followed by different kernels: not micro-batches.
     Pool p(1 << 20);
