@@ -114,32 +114,33 @@ bool fills_zeroed_slice(const TraceModel& m, const PointerUse& previous, const P
 }
 
 // Whether `instance`, whose last use so far is work `previous`, is a tensor of that work's micro-batch
-// that work `next`, in a later micro-batch of the same step, cannot find carried over: it was made
-// in the micro-batch (its first use there writes it) and read there by work that certainly reads
-// (a pointer to const, a library call's input, a copy's source, or a kernel's parameter word that
-// never starts a value: `outputs`, output_slots.h). Its value was consumed, and a later micro-batch
-// writing the address before reading it makes a new one from its own batch (a caching allocator
-// gives the space of the activations the micro-batch before released to the next one's; an
-// elementwise kernel consuming a backward GEMM's product reads it through such a word). A gradient
-// accumulated over the micro-batches is written in each and read by nothing before the update, so
-// it stays one tensor.
+// that `u`, the first use in a later micro-batch of the same step, cannot find carried over: it was
+// made in the micro-batch (its first use there writes it) and read there, and `u` writes it before
+// reading it. Its value was consumed, and the later micro-batch makes a new one from its own batch
+// (a caching allocator gives the space of the activations the micro-batch before released to the
+// next one's). The read: by work that certainly reads (a pointer to const, a library call's input,
+// a copy's source), and `u` no such read; or through a kernel's parameter word that never starts a
+// value (`outputs`, output_slots.h: an elementwise kernel consuming a backward GEMM's product), and
+// `u` writes through an output word and no other (not in place: an add into a gradient passes it in
+// two words). A gradient accumulated over the micro-batches is written in each and read by nothing
+// before the update, so it stays one tensor.
 bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& outputs,
-                        const Instance& instance, uint32_t previous, uint32_t next) {
+                        const Instance& instance, uint32_t previous, const PointerUse& u) {
     const int step = steps.step[previous];
     const int micro = steps.micro[previous];
-    if (step < 0 || steps.step[next] != step || steps.micro[next] == micro || instance.uses.empty()) return false;
+    if (step < 0 || steps.step[u.work] != step || steps.micro[u.work] == micro || instance.uses.empty() ||
+        u.access == Access::Read)
+        return false;
     const PointerUse& first = m.pointer_uses[instance.uses.front()];
     if (steps.step[first.work] != step || steps.micro[first.work] != micro || first.access == Access::Read)
         return false;
-    return std::any_of(instance.uses.begin(), instance.uses.end(),
-                       [&](size_t index) { return reads_value(m, outputs, m.pointer_uses[index]); });
-}
-
-// Whether `u` writes its address without reading what it held, as far as the trace tells: through no
-// word that reads (output_slots.h), and not in place (an in-place kernel, a gradient accumulated by
-// an add into itself, passes the address in several words of its parameters).
-bool writes_anew(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& u) {
-    return !reads_value(m, outputs, u) && u.slot != kSeveralSlots;
+    auto read_by = [&](auto&& reads) {
+        return std::any_of(instance.uses.begin(), instance.uses.end(),
+                           [&](size_t index) { return reads(m.pointer_uses[index]); });
+    };
+    if (read_by([](const PointerUse& r) { return r.access == Access::Read; })) return true;
+    const bool writes_anew = u.slot < m.kernel_slots && u.slot < outputs.size() && outputs[u.slot];
+    return writes_anew && read_by([&](const PointerUse& r) { return reads_value(m, outputs, r); });
 }
 
 // One address over time: a new tensor starts where the contents cannot have been carried over.
@@ -177,8 +178,7 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             bool new_step = steps.step[u.work] != steps.step[previous->work] && u.access != Access::Read;
             // Or in a later micro-batch of the step, in space a caching allocator hands out anew, when
             // what it held was made and consumed in the micro-batch before (micro_batch_tensor).
-            new_step = new_step || (shared_space && writes_anew(m, outputs, u) &&
-                                    micro_batch_tensor(m, steps, outputs, *current, previous->work, u.work));
+            new_step = new_step || (shared_space && micro_batch_tensor(m, steps, outputs, *current, previous->work, u));
             // Sizes that cannot belong to one tensor.
             int64_t exact = current->exact_bytes;
             bool other_size = !slice && exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
