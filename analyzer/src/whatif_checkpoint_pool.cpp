@@ -264,11 +264,12 @@ Cut cut_before(const ForwardAccesses& accesses, int64_t time, int64_t call, std:
 // every cut, such as a pooled block recovered as one tensor over several values, do not choose).
 bool read_on(const Cut& cut, const std::vector<Cut>& cuts) {
     bool any = false;
-    for (const auto& [unit, on] : cut.crossing) {
-        const bool everywhere =
-            std::all_of(cuts.begin(), cuts.end(), [&](const Cut& other) { return other.crossing.count(unit) > 0; });
+    for (const auto& crossing : cut.crossing) {
+        // The entry, not a structured binding: clang 14 (the fuzz build) cannot capture a binding.
+        const bool everywhere = std::all_of(cuts.begin(), cuts.end(),
+                                            [&](const Cut& other) { return other.crossing.count(crossing.first) > 0; });
         if (everywhere) continue;
-        if (!on) return false;
+        if (!crossing.second) return false;
         any = true;
     }
     return any;
