@@ -6,8 +6,10 @@
 namespace tbdprof::tagger {
 namespace {
 
-// A plain kernel's pointer in one word of its parameters (not a library call's, not in place).
+// A plain kernel's pointer in one word of its parameters (not a library call's, not in place). A use
+// of work the model does not hold (a damaged trace; derive_subranges drops it later) is none.
 bool one_word_of_plain_kernel(const TraceModel& m, const PointerUse& u) {
+    if (u.work >= m.work.size()) return false;
     const WorkItem& w = m.work[u.work];
     return w.kind == WorkItem::Kind::Kernel && w.library_call == kNone && u.slot < m.kernel_slots;
 }
