@@ -11,8 +11,12 @@ endfunction()
 # (the simulated GPU, the preload collector): a sanitizer runtime cannot be LD_PRELOADed after libc
 # into an arbitrary program.
 function(tbd_sanitize target)
-    if(TBDPROF_FUZZ)  # the libraries a fuzz target links: coverage for libFuzzer, ASan and UBSan
-        target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+    if(TBDPROF_FUZZ)
+        # Coverage for libFuzzer on top of ASan and UBSan. The unit tests built in the same tree run
+        # under the same sanitizers (the ASan runtime answers the coverage hooks outside libFuzzer), so
+        # CI's sanitizer stage and its fuzz stage share one build (scripts/setup-deps.sh).
+        target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                                                 -fno-sanitize-recover=undefined)
         target_link_options(${target} PRIVATE -fsanitize=address,undefined)
     elseif(TBDPROF_SANITIZE)
         target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -114,10 +118,12 @@ function(tbd_add_test)
 endfunction()
 
 # A test program: our warnings, the sanitizer build when asked (not for programs the simulated GPU
-# or the collector must load into: pass NO_SANITIZE), its libraries and include folders.
-#   tbd_test_program(TARGET name SOURCES file... [LIBRARIES lib...] [INCLUDES dir...] [NO_SANITIZE])
+# or the collector must load into: pass NO_SANITIZE), its libraries and include folders; DOCTEST_MAIN
+# links doctest's main(), compiled once for all (tests/support/doctest_main.cpp).
+#   tbd_test_program(TARGET name SOURCES file... [LIBRARIES lib...] [INCLUDES dir...] [NO_SANITIZE]
+#                    [DOCTEST_MAIN])
 function(tbd_test_program)
-    cmake_parse_arguments(PARSE_ARGV 0 ARG "NO_SANITIZE" "TARGET" "SOURCES;LIBRARIES;INCLUDES")
+    cmake_parse_arguments(PARSE_ARGV 0 ARG "NO_SANITIZE;DOCTEST_MAIN" "TARGET" "SOURCES;LIBRARIES;INCLUDES")
     if(NOT ARG_TARGET OR NOT ARG_SOURCES OR ARG_UNPARSED_ARGUMENTS)
         message(FATAL_ERROR "tbd_test_program(TARGET name SOURCES ...): got '${ARGN}'")
     endif()
@@ -127,6 +133,9 @@ function(tbd_test_program)
     endif()
     if(ARG_LIBRARIES)
         target_link_libraries(${ARG_TARGET} PRIVATE ${ARG_LIBRARIES})
+    endif()
+    if(ARG_DOCTEST_MAIN)
+        target_link_libraries(${ARG_TARGET} PRIVATE tbd_doctest_main)
     endif()
     tbd_warnings(${ARG_TARGET})
     if(NOT ARG_NO_SANITIZE)

@@ -19,7 +19,7 @@ ensure_fuzz_packages() {
         >"$probe/probe.cpp"
     links() { command -v clang++ >/dev/null && clang++ -fsanitize=fuzzer "$probe/probe.cpp" -o "$probe/probe" 2>/dev/null; }
     if ! links && [ "$(id -u)" -eq 0 ]; then
-        echo "setup: installing ${TBDPROF_FUZZ_PACKAGES[*]} for the fuzz stage"
+        echo "setup: installing ${TBDPROF_FUZZ_PACKAGES[*]} for the fuzz stage" >&2
         apt-get update -qq >/dev/null 2>&1 || true
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${TBDPROF_FUZZ_PACKAGES[@]}" \
             >/dev/null 2>&1 || true
@@ -84,4 +84,23 @@ configure_and_build() {
     cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_COMPILER="$nvcc" \
           -DCUDAToolkit_ROOT="$(dirname "$(dirname "$nvcc")")" "$@" >/dev/null
     cmake --build "$build_dir" -j "$(nproc)"
+}
+
+# Configures the sanitizer build that test.sh's ASan stage and fuzz.sh share, and prints its folder:
+# build-sanitize/ (clang: ASan, UBSan and libFuzzer's coverage, so the unit tests and the fuzz targets
+# come from one compilation of the libraries) where clang's libFuzzer is there, else build-asan/
+# (GCC's ASan and UBSan; no fuzz targets).
+configure_sanitizer_build() {
+    local nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+    [ -x "$nvcc" ] || nvcc=$(command -v nvcc)
+    local common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_SANITIZE=ON -DTBDPROF_BUILD_SAMPLES=OFF
+                  -DCMAKE_CUDA_COMPILER="$nvcc")
+    if ensure_fuzz_packages; then
+        cmake -S . -B build-sanitize "${common[@]}" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+              -DTBDPROF_FUZZ=ON >/dev/null || return 1
+        echo build-sanitize
+    else
+        cmake -S . -B build-asan "${common[@]}" >/dev/null || return 1
+        echo build-asan
+    fi
 }

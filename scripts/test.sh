@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test through ctest. Safe to run again.
 #   scripts/test.sh              normal build in build/
-#   TBDPROF_SANITIZE=1 scripts/test.sh   also runs the host-side unit tests under ASan+UBSan (build-asan/;
-#                                        the default when CI is set)
+#   TBDPROF_SANITIZE=1 scripts/test.sh   also runs the host-side unit tests under ASan+UBSan (the default
+#                                        when CI is set; build-sanitize/ with clang, which the fuzz stage
+#                                        reuses, or build-asan/ with GCC where clang's libFuzzer is missing)
 #   TBDPROF_TSAN=0 / TBDPROF_FUZZ=0      skip the ThreadSanitizer stage (collector unit tests, build-tsan/)
 #                                        or the bounded fuzz stage (scripts/fuzz.sh, 20 s per target);
 #                                        both on by default when CI is set
@@ -40,15 +41,14 @@ trap 'rm -rf "$TMPDIR"' EXIT
 if [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "0" ] && [ "${TBDPROF_SANITIZE:-${CI:-0}}" != "false" ]; then
     unit_targets=(simgpu_driver_test simgpu_module_image_test tbdprof_trace_test tagger_rules_test
                   tagger_subranges_test tagger_subranges_buckets_test tbdprof_analyzer_tests tbdprof_interop_test)
-    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_SANITIZE=ON -DTBDPROF_BUILD_SAMPLES=OFF \
-          -DCMAKE_CUDA_COMPILER="${CUDACXX:-/usr/local/cuda/bin/nvcc}" >/dev/null
+    sanitize_dir=$(configure_sanitizer_build)
     # The viewer's headless core tests too, when Qt 6 is there (the viewer is built only then).
-    asan_targets=$(cmake --build build-asan --target help 2>/dev/null || true)
-    if grep -q viewer_core_test <<<"$asan_targets"; then
+    sanitize_targets=$(cmake --build "$sanitize_dir" --target help 2>/dev/null || true)
+    if grep -q viewer_core_test <<<"$sanitize_targets"; then
         unit_targets+=(viewer_core_test viewer_lanes_test)
     fi
-    cmake --build build-asan -j "$(nproc)" --target "${unit_targets[@]}"
-    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)" --timeout 600 \
+    cmake --build "$sanitize_dir" -j "$(nproc)" --target "${unit_targets[@]}"
+    (cd "$sanitize_dir" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$(nproc)" --timeout 600 \
         -R '^(simgpu\.driver|simgpu\.module_image|trace\.unit|tagger\.rules|tagger\.subranges|analyzer_unit|interop_unit|viewer\.core|viewer\.lanes)')
 fi
 

@@ -1,7 +1,6 @@
 // Unit tests of the command-line helpers every subcommand shares: suggestions for mistyped words,
 // words quoted for a shell (read back by a real shell), and what the output may assume about where it
 // goes (width, colour), on a pipe and on a real pseudo-terminal.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <pty.h>
 #include <sys/ioctl.h>

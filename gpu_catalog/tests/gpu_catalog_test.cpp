@@ -1,7 +1,6 @@
 // The catalog's own consistency: every model the simulated GPU offers is found by its key, its
 // family name and the name its driver reports, so that the collector, the importer and the analyzer
 // know every simulated device; the data sheets' FP32 peaks agree with SMs x lanes x clock.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cmath>

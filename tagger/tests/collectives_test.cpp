@@ -2,7 +2,6 @@
 // known: ZeRO-like (a gradient bucket reduce-scattered into the shard the update reads, the updated
 // weights all-gathered in place), FSDP-like (the parameters all-gathered from a shard into a buffer of
 // the step, the gradients reduce-scattered into a shard) and a reduction that carries no gradient.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "collectives.h"

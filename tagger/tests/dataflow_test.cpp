@@ -1,7 +1,6 @@
 // Roles from data flow on made-up runs in the styles lifetimes get wrong: memory planned once (every
 // buffer lives the whole run), an Adam built from generic scale/add kernels, FP32 master copies of
 // BF16 weights, an im2col buffer refilled for every GEMM, and a fused update over whole arenas.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "iterations.h"

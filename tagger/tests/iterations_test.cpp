@@ -1,6 +1,5 @@
 // Iterations on made-up runs: NVTX step names, --iteration-range patterns, and by repetition:
 // boundaries where the batch arrives, spans that never overlap, outliers set apart.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "iterations.h"

@@ -1,7 +1,6 @@
 // Mappings of reserved address space (kind device_mapped) laid end to end and live together are one
 // segment in the tagger's model (PyTorch's expandable segments map page after page, and a tensor may
 // span two pages); what the tagger writes goes back to each mapping.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tbdprof/trace/sqlite_handle.h>
 

@@ -1,7 +1,6 @@
 // Loading the tagger's model from a trace: work in launch order whatever the ids (gaps, library calls
 // stored out of time order, copies launched between kernels), each kernel keeping its own library
 // call and the allocations its arguments point into, and pointer uses following their items.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tbdprof/trace/sqlite_handle.h>
 

@@ -1,6 +1,5 @@
 // Regions the program names (tagger/nvtx_regions.*): the name-prefix convention, and registered
 // regions taking the place of inferred sub-ranges on a small made-up pooled model.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "nvtx_regions.h"

@@ -2,7 +2,6 @@
 // (preload/operand_extent.h), what the tagger loads from library_calls.a_bytes/b_bytes/c_bytes
 // (exact, preferred to the GEMM-shape lower bound, which stays for calls and traces without them),
 // and what sub-ranges make of exact library writes and workspaces in a pool.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <tbdprof/trace/sqlite_handle.h>
 #include <tbdprof/trace/tables.h>

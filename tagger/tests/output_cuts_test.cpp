@@ -1,7 +1,6 @@
 // Cuts of pooled activations at a kernel's output word (tagger/output_slots.h) on made-up runs:
 // where the cut sets apart an operation's temporary it stays; where both parts are activations the
 // two are joined again (docs/tagging.md, change 32).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "output_slots.h"

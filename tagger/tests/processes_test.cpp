@@ -1,7 +1,6 @@
 // Multi-process runs on made-up models: two ranks running the same training loop, their work
 // interleaved in time, each get their own steps and tags; a process's part of the model keeps its
 // indices straight; a single process is tagged as before.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "pool_tagging.h"

@@ -5,7 +5,6 @@
 // a nanosecond each, so ctest's TIMEOUT (tagger/tests/CMakeLists.txt) fails the test if any of them
 // comes back. Sorted once and searched, the whole run takes about a second (a few under sanitizers or
 // on a loaded machine), far from that limit either way. The results are checked too.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "iterations.h"

@@ -1,6 +1,5 @@
 // Sub-ranges of gradients that travel through a communication bucket (DDP's .grad copied into a slot,
 // summed over the ranks in place, copied back) on small made-up models whose tensors are known.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "subranges_test_support.h"

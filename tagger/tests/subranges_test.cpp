@@ -1,5 +1,4 @@
 // Sub-ranges of pooled segments on small made-up models whose tensors are known.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "subranges_test_support.h"

@@ -1,5 +1,4 @@
 // The tagging rules on hand-built runs whose answer is known, without a trace file.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "iterations.h"

@@ -5,7 +5,6 @@
 // operation. Beside them, buffers with the same local shape that carry data between operations: a
 // GEMM's result that one elementwise kernel consumes and frees, and an output handed to the next
 // operation by two adjacent kernels.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "iterations.h"

@@ -1,6 +1,5 @@
 // TouchList, the work item's list of touched buffers (tagger/touch_list.h): behaves as the
 // std::vector it replaced for everything the tagger does with it, in one pointer's room.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "model.h"

@@ -1,7 +1,6 @@
 // The iteration of each work item (tagger/work_iterations.h): the lookup over the iterations' work
 // ranges gives what assigning each range's items in iteration order gives, for ranges in order (the
 // lookup) and for ranges that overlap or come out of order (the per-item fallback).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "work_iterations.h"

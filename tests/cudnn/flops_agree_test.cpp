@@ -2,7 +2,6 @@
 // rules (simgpu/cudnn/dnn_flops.h) are written apart, so that the record tests compare two counts,
 // not one count with itself. This test holds them to the same results over a table of shapes and
 // modes; it is the only place that sees both.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cudnn.h>

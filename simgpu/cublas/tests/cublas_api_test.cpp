@@ -1,6 +1,5 @@
 // cuBLAS of the simulated GPU, driven through the real cublas_v2.h API by a program linked against
 // the real toolkit's libcublas and run with the simulated one first on LD_LIBRARY_PATH.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <cublas_v2.h>
 #include <dlfcn.h>
 #include <doctest/doctest.h>

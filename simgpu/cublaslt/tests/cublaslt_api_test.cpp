@@ -1,7 +1,6 @@
 // cuBLASLt of the simulated GPU, driven through the real cublasLt.h API by a program linked against
 // the real toolkit's libcublasLt and run with the simulated one first on LD_LIBRARY_PATH. Kernels
 // are checked against the driver's ground-truth records (names, grids, FLOPs, precision, stream).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <cublasLt.h>
 #include <dlfcn.h>
 #include <doctest/doctest.h>

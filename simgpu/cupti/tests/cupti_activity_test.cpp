@@ -1,6 +1,5 @@
 // CUPTI Activity API of the simulated GPU, used the way a profiler uses it, by a program linked
 // against the real libcupti and run with the simulated libraries first on LD_LIBRARY_PATH.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <cupti.h>
 #include <dlfcn.h>
 #include <doctest/doctest.h>

@@ -2,7 +2,6 @@
 // program linked against the real libcupti and run with the simulated libraries first. The expected
 // counts are what the test itself told the cost model (annotate_next_launch): FLOPs exact, split into
 // FFMA/FMUL for FP32 and into the tensor-path counters for TF32/FP16/BF16; NaN for unannotated work.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>

@@ -1,5 +1,4 @@
 // The image parser on nvcc's output, without the driver.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include "module_image.h"

@@ -1,5 +1,4 @@
 // Device queries, versions and error bookkeeping of the simulated libcudart.so.13.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cuda_profiler_api.h>

@@ -1,6 +1,5 @@
 // Stream capture and graphs through the simulated libcudart.so.13: capture of sets and copies,
 // replays, capture info, and the calls capture makes illegal, with the runtime's error codes.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cuda_runtime_api.h>

@@ -1,6 +1,5 @@
 // Allocation, copies and sets through the simulated libcudart.so.13: data must round-trip exactly and
 // misuse must produce the real runtime's error codes.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cuda_runtime_api.h>

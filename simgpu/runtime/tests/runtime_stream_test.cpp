@@ -1,5 +1,4 @@
 // Streams, events and the per-thread default stream through the simulated libcudart.so.13.
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cuda_runtime_api.h>

@@ -1,7 +1,6 @@
 // Memory beyond cudaMalloc: managed-memory advice and prefetch (CUDA 13 forms), host registration,
 // stream-ordered pools, and peer access and copies between two simulated devices (the test runs with
 // TBDSIM_DEVICE_COUNT=2).
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <cuda_runtime.h>
 #include <doctest/doctest.h>
 
