@@ -54,7 +54,8 @@ fi
 
 # The collector's unit tests under ThreadSanitizer (its writer thread, rings and fork paths).
 if [ "${TBDPROF_TSAN:-${CI:-0}}" != "0" ] && [ "${TBDPROF_TSAN:-${CI:-0}}" != "false" ]; then
-    cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTBDPROF_TSAN=ON -DTBDPROF_BUILD_SAMPLES=OFF \
+    cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo "${TBDPROF_SCRIPT_BUILD_FLAGS[@]}" -DTBDPROF_TSAN=ON \
+          -DTBDPROF_BUILD_SAMPLES=OFF \
           -DCMAKE_CUDA_COMPILER="${CUDACXX:-/usr/local/cuda/bin/nvcc}" >/dev/null
     cmake --build build-tsan -j "$(nproc)" --target tbdprof_collector_unit_test
     (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure --timeout 300 -R '^collector\.unit$')
