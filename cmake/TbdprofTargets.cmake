@@ -112,7 +112,9 @@ function(tbd_add_test)
     foreach(property ENVIRONMENT ENVIRONMENT_MODIFICATION LABELS TIMEOUT SKIP_RETURN_CODE DISABLED FIXTURES_SETUP
                      FIXTURES_REQUIRED)
         if(DEFINED ARG_${property})
-            set_tests_properties(${ARG_NAME} PROPERTIES ${property} "${ARG_${property}}")
+            # A property's quoted "a;b" is a list, as in set_tests_properties (PARSE_ARGV escaped it).
+            string(REPLACE "\\;" ";" value "${ARG_${property}}")
+            set_tests_properties(${ARG_NAME} PROPERTIES ${property} "${value}")
         endif()
     endforeach()
 endfunction()
