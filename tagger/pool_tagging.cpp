@@ -208,11 +208,90 @@ bool update_splits_extent(const TraceModel& m, const TagResult& r, const std::ve
     return used_before && at_start && inside;
 }
 
+// What the cuts at the update need beyond the model and the tags: per work item its step (-1 outside
+// the steps) and how many sub-ranges tagged gradients it reads from their start; per kernel word
+// whether it is an output word (output_slots.h).
+struct UpdateCutContext {
+    std::vector<int> step;
+    std::vector<bool> outputs;
+    std::vector<int> gradients_read;
+};
+
+UpdateCutContext update_cut_context(const TraceModel& m, const TagResult& r, const IterationSet& its,
+                                    const std::vector<int32_t>& index, const SubRangeSet& set) {
+    UpdateCutContext c{std::vector<int>(m.work.size(), -1), output_slots(m), std::vector<int>(m.work.size(), 0)};
+    for (size_t i = 0; i < its.iterations.size(); ++i)
+        for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
+            if (m.work[w].process == its.iterations[i].process) c.step[w] = static_cast<int>(i);
+    std::vector<int32_t> last_counted(m.work.size(), kNone);
+    for (size_t u = 0; u < set.owner.size(); ++u) {
+        const int32_t piece = set.owner[u];
+        const PointerUse& use = m.pointer_uses[u];
+        if (piece == kNone || index[size_t(piece)] == kNone || use.work >= m.work.size() ||
+            use.offset != set.ranges[size_t(piece)].offset || last_counted[use.work] == piece ||
+            r.tags[size_t(index[size_t(piece)])].category != "gradients" || !reads_value(m, c.outputs, use))
+            continue;
+        last_counted[use.work] = piece;
+        ++c.gradients_read[use.work];
+    }
+    return c;
+}
+
+// Where the value the update reads at the sub-range's start was made, for a cut at `first_update`:
+// the last write of the start, earlier in that step, by a plain kernel through an output word
+// (output_slots.h: a new value, not an in-place update), when the update's first use of the start
+// reads it (a word that never starts a value, or the pointer in several words: in place). Under
+// autocast backward writes a BF16 weight gradient (a GEMM's output, read by a cast), the allocator
+// places the FP32 gradient the cast makes at the same address, and clipping and the optimizer read
+// that: the gradient begins at the cast's write, not at the update. `first_update` where the update
+// makes a value of its own at the start (its temporaries took the space) or no such write is found.
+size_t update_input_made(const TraceModel& m, const TagResult& r, const UpdateCutContext& c,
+                         const std::vector<size_t>& uses, size_t first_update) {
+    const std::vector<int>& step = c.step;
+    const std::vector<bool>& outputs = c.outputs;
+    uint64_t start = UINT64_MAX;
+    uint32_t first_work = UINT32_MAX;
+    for (size_t index : uses) {
+        start = std::min(start, m.pointer_uses[index].offset);
+        first_work = std::min(first_work, m.pointer_uses[index].work);
+    }
+    const PointerUse* update_use = nullptr;  // the update's first use of the start
+    size_t made = first_update;
+    for (size_t index : uses) {
+        const PointerUse& u = m.pointer_uses[index];
+        if (u.offset != start) continue;
+        if (r.optimizer_work[u.work]) {
+            if (!update_use || u.work < update_use->work) update_use = &u;
+            continue;
+        }
+        const WorkItem& w = m.work[u.work];
+        if (u.work >= first_update || step[u.work] != step[first_update] || w.kind != WorkItem::Kind::Kernel ||
+            w.library_call != kNone || u.slot >= outputs.size() || !outputs[u.slot])
+            continue;
+        made = made == first_update ? u.work : std::max<size_t>(made, u.work);
+    }
+    if (!update_use || made == first_update || made == first_work) return first_update;
+    // A gradient is read by nothing but the update and the work that serves it: clipping's norm takes
+    // the step's gradients together, one launch reading several. A value that other work reads
+    // after it was made (a backward kernel reading one activation gradient) is backward's own, whose
+    // space the update's temporaries took once it was freed.
+    for (size_t index : uses) {
+        const PointerUse& u = m.pointer_uses[index];
+        if (u.offset == start && u.work > made && u.work < first_update && c.gradients_read[u.work] < 2)
+            return first_update;
+    }
+    const bool update_reads = update_use->slot == kSeveralSlots || reads_value(m, outputs, *update_use);
+    return update_reads ? made : first_update;
+}
+
 // Where to cut a sub-range that a product call consumed before the update used its bytes: the
-// update's first work item using it; or where a library call overwrote what the step read before
+// update's first work item using it, or where the value the update reads was made there
+// (update_input_made); or where a library call overwrote what the step read before
 // (overwrite_cuts.h); v.work.size(): no cut. `uses`: the sub-range's pointer uses.
-size_t update_after_product_read(const TraceModel& m, const TagResult& r, const std::vector<int>& step,
-                                 const std::vector<size_t>& uses) {
+size_t update_after_product_read(const TraceModel& m, const TagResult& r, const UpdateCutContext& c,
+                                 const std::vector<size_t>& uses, bool& made_there) {
+    made_there = false;
+    const std::vector<int>& step = c.step;
     size_t first_update = r.optimizer_work.size();
     for (size_t index : uses) {
         const PointerUse& u = m.pointer_uses[index];
@@ -223,10 +302,17 @@ size_t update_after_product_read(const TraceModel& m, const TagResult& r, const 
     for (size_t index : uses) {
         const PointerUse& u = m.pointer_uses[index];
         if (u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
-            product_input(m, u))
-            return first_update;
+            product_input(m, u)) {
+            const size_t made = update_input_made(m, r, c, uses, first_update);
+            made_there = made != first_update;
+            return made;
+        }
     }
-    if (update_splits_extent(m, r, step, uses, first_update)) return first_update;
+    if (update_splits_extent(m, r, step, uses, first_update)) {
+        const size_t made = update_input_made(m, r, c, uses, first_update);
+        made_there = made != first_update;
+        return made;
+    }
     return overwrite_after_read(m, r, step, uses, first_update);
 }
 
@@ -278,10 +364,7 @@ bool made_in_step(const TraceModel& m, const WholeWrites& writes, const std::vec
 // of the second moments, made inside optimizer.step()). It is cut where the update begins to use it.
 bool split_update_reuse(const TraceModel& m, const TagResult& r, const IterationSet& its,
                         const std::vector<int32_t>& index, std::vector<int32_t>& regions, SubRangeSet& set) {
-    std::vector<int> step(m.work.size(), -1);
-    for (size_t i = 0; i < its.iterations.size(); ++i)
-        for (size_t w = its.iterations[i].first_work; w < its.iterations[i].end_work && w < m.work.size(); ++w)
-            if (m.work[w].process == its.iterations[i].process) step[w] = static_cast<int>(i);
+    const UpdateCutContext c = update_cut_context(m, r, its, index, set);
     std::vector<std::vector<size_t>> uses(set.ranges.size());
     for (size_t u = 0; u < set.owner.size(); ++u)
         if (set.owner[u] != kNone) uses[size_t(set.owner[u])].push_back(u);
@@ -290,11 +373,20 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
     for (size_t i = set.ranges.size(); i-- > 0;) {  // last first: the indices before i stay valid
         if (index[i] == kNone || regions[i] != kNone) continue;
         const std::string& category = r.tags[size_t(index[i])].category;
-        if (category != "gradients" && !(category == "weights" && made_in_step(m, writes, step, uses[i]))) continue;
-        size_t cut = update_after_product_read(m, r, step, uses[i]);
+        if (category != "gradients" && !(category == "weights" && made_in_step(m, writes, c.step, uses[i]))) continue;
+        bool made_there = false;
+        size_t cut = update_after_product_read(m, r, c, uses[i], made_there);
         if (cut == r.optimizer_work.size() || !split_subrange(m, set, i, uint32_t(cut))) continue;
         regions.insert(regions.begin() + std::ptrdiff_t(i) + 1, kNone);
         split = true;
+        // The update's input begins at the plain kernel's write: its size is unknown, and the
+        // pointers inside the piece it was cut from are other tensors the allocator placed there:
+        // other work's, then the update's own (its temporaries, or the next tensor of its list).
+        if (!made_there) continue;
+        for (const std::vector<bool>& stays : {r.optimizer_work, std::vector<bool>()}) {
+            const size_t peeled = peel_interior(m, set, i + 1, stays);
+            if (peeled != SIZE_MAX) regions.insert(regions.begin() + std::ptrdiff_t(peeled), kNone);
+        }
     }
     if (split) assign_extents(m, set);
     return split;

@@ -566,6 +566,65 @@ bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_
     return true;
 }
 
+size_t peel_interior(const TraceModel& m, SubRangeSet& set, size_t index, const std::vector<bool>& stays) {
+    if (index >= set.ranges.size() || set.ranges[index].merged) return SIZE_MAX;
+    const SubRange& whole = set.ranges[index];
+    const auto self = static_cast<int32_t>(index);
+    uint64_t from = UINT64_MAX;
+    auto peels = [&](size_t u) {
+        const PointerUse& use = m.pointer_uses[u];
+        return set.owner[u] == self && use.offset > whole.offset && !(use.work < stays.size() && stays[use.work]);
+    };
+    for (size_t u = 0; u < set.owner.size(); ++u)
+        if (peels(u)) from = std::min(from, m.pointer_uses[u].offset);
+    if (from == UINT64_MAX) return SIZE_MAX;
+    // The peeled piece as derive_subranges makes one: size evidence from the uses at its start.
+    Instance kept, peeled;
+    int64_t peeled_reach = 0;
+    int64_t kept_reach = 0;
+    std::vector<bool> moved(set.owner.size(), false);
+    for (size_t u = 0; u < set.owner.size(); ++u) {
+        if (set.owner[u] != self) continue;
+        const PointerUse& use = m.pointer_uses[u];
+        moved[u] = use.offset >= from && peels(u);
+        Instance& part = moved[u] ? peeled : kept;
+        const uint64_t start = moved[u] ? from : whole.offset;
+        if (part.uses.empty()) part.first = part.last = use.work;
+        if (use.offset == start) {
+            add(m, part, use, u);
+            continue;
+        }
+        part.uses.push_back(u);
+        part.first = std::min(part.first, use.work);
+        part.last = std::max(part.last, use.work);
+        int64_t& reach = moved[u] ? peeled_reach : kept_reach;
+        reach = std::max<int64_t>(reach, int64_t(use.offset - start + 1));
+    }
+    SubRange head = whole, tail = whole;
+    head.first_work = kept.first;
+    head.last_work = kept.last;
+    head.reach_bytes = kept_reach;
+    tail.offset = from;
+    tail.first_work = peeled.first;
+    tail.last_work = peeled.last;
+    tail.known_bytes = peeled.known_bytes();
+    tail.exact = peeled.exact_bytes > 0;
+    tail.reach_bytes = peeled_reach;
+    set.ranges[index] = head;
+    // Sorted by segment, then offset, then time (next_live_start and with_subranges scan in order).
+    size_t at = index + 1;
+    while (at < set.ranges.size() && set.ranges[at].segment == tail.segment &&
+           (set.ranges[at].offset < tail.offset ||
+            (set.ranges[at].offset == tail.offset && set.ranges[at].first_work <= tail.first_work)))
+        ++at;
+    for (int32_t& owner : set.owner)
+        if (owner >= int32_t(at)) ++owner;
+    for (size_t u = 0; u < set.owner.size(); ++u)
+        if (moved[u]) set.owner[u] = int32_t(at);
+    set.ranges.insert(set.ranges.begin() + std::ptrdiff_t(at), tail);
+    return at;
+}
+
 namespace {
 
 // The model with each sub-range of `set` as an allocation of its own: which model allocation each

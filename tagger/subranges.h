@@ -54,6 +54,14 @@ size_t merge_into_previous(SubRangeSet& set, const std::vector<bool>& join);
 // changing nothing, when either part would be left without uses. Call assign_extents afterwards.
 bool split_subrange(const TraceModel& model, SubRangeSet& set, size_t index, uint32_t from_work);
 
+// Moves the uses of sub-range `index` inside it (above its start), but for those of the work items
+// `stays` marks, into a new sub-range starting at
+// the lowest of them, inserted where the order (segment, offset, time) puts it; the indices from there
+// shift by one. Returns its index, or SIZE_MAX, changing nothing, when there are none. For a piece
+// whose start holds a value of unknown size that no inner pointer can be a slice of. Call
+// assign_extents afterwards.
+size_t peel_interior(const TraceModel& model, SubRangeSet& set, size_t index, const std::vector<bool>& stays);
+
 // Extents: the known size, capped by the next start in use at the same time, else the segment end.
 void assign_extents(const TraceModel& model, SubRangeSet& set);
 

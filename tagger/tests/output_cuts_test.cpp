@@ -110,3 +110,55 @@ TEST_CASE("two activations an output word's write cuts apart, with nothing else 
     CHECK_EQ(pieces(r, 40960), 4u);  // one a step: D and V joined again
     CHECK_EQ(pieces(r, 40960, "activations"), 4u);
 }
+
+TEST_CASE("a gradient a cast writes where a product's input was read begins at the cast, not at the update") {
+    // Per step, as under autocast: H = X W1 at 40960, read by a GEMM in backward (dW2 = dY^T H);
+    // then, H freed, a cast (kernel 30) writes W1's FP32 gradient at 40960 from its BF16 one through
+    // its output word, while backward's own tensor at 45056 is written and read inside H's old
+    // extent; clipping (kernel 33) reads both gradients in one launch, then the update. The gradient
+    // is the cast's value from the cast on; before, the piece was cut at the update, and its part
+    // from the cast on, read by clipping but not by the update, was an activation.
+    enum Slot : uint32_t { kIn30, kOut30, kOut31, kIn32, kOut32, kIn33a, kIn33b, kOut33 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}, {4096, Access::Write}}, 9);  // initialise W1 and W2
+    struct_kernel(p, {{57344, kIn30}, {98304, kOut30}}, 30);   // the cast writes fresh space: its output word
+    struct_kernel(p, {{102400, kOut31}}, 31);
+    struct_kernel(p, {{102400, kIn32}, {106496, kOut32}}, 32);
+    struct_kernel(p, {{98304, kIn33a}, {98304, kIn33b}, {110592, kOut33}}, 33);
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 40960, {}, 8192);                             // H = X W1
+        p.gemm(40960, 4096, 24576);                                    // Y = H W2
+        p.kernel({{24576, Access::Read}, {28672, Access::Write}}, 8);  // dY
+        p.gemm(28672, 40960, 32768);                                   // dW2 (BF16) = dY^T H: reads H
+        struct_kernel(p, {{32768, kIn30}, {49152, kOut30}}, 30);       // W2's FP32 gradient
+        p.gemm(28672, 4096, 36864);                                    // dH
+        p.gemm(36864, 16384, 57344);                                   // dW1 (BF16)
+        struct_kernel(p, {{57344, kIn30}, {40960, kOut30}}, 30);       // W1's FP32 gradient, where H was
+        struct_kernel(p, {{45056, kOut31}}, 31);                       // backward's own tensor inside
+        struct_kernel(p, {{45056, kIn32}, {61440, kOut32}}, 32);
+        struct_kernel(p, {{49152, kIn33a}, {40960, kIn33b}, {53248, kOut33}}, 33);  // clipping's norm
+        size_t last = p.kernel({{49152, Access::Read},
+                                {40960, Access::Read},
+                                {53248, Access::Read},
+                                {0, Access::Write},
+                                {4096, Access::Write}},
+                               3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    CHECK_GE(pieces(r, 49152, "gradients"), 3u);
+    size_t cast_gradients = 0;  // gradients at 40960 that begin at the cast, short of backward's tensor
+    for (const SubRangeTag& t : r.subranges) {
+        if (t.offset != 40960 || t.tag.category != "gradients" || t.bytes > 4096) continue;
+        for (const WorkItem& w : p.model.work)
+            if (w.function == 30 && w.launch_ns == t.begin_ns) ++cast_gradients;
+    }
+    CHECK_GE(cast_gradients, 3u);
+    CHECK_GE(pieces(r, 40960, "activations"), 3u);  // H
+    CHECK_GE(pieces(r, 45056), 3u);  // backward's tensor, a piece of its own, not a slice of the gradient
+    CHECK_EQ(pieces(r, 45056, "gradients"), 0u);
+    CHECK_EQ(pieces(r, 0, "weights"), 1u);
+}
