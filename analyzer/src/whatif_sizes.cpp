@@ -35,7 +35,7 @@ double update_share(const RecordedRun& run, const Model& model, const ScenarioSp
                     const std::string& rule, int64_t process, int64_t begin_ns, int64_t end_ns) {
     if (spec.zero_stage < 1 || model.ranks <= 1 || (category != kActivations && category != kWorkspace)) return 1.0;
     if (rule == "library-workspace" || rule == "library-handle-workspace") return 1.0;
-    return is_update_temporary(run, process, begin_ns, end_ns) ? 1.0 / static_cast<double>(model.ranks) : 1.0;
+    return is_update_temporary(run, process, begin_ns, end_ns) ? shard_share(model) : 1.0;
 }
 
 int64_t round_up(double bytes, int64_t granularity) {
