@@ -56,6 +56,9 @@ void add_whatif_options(CLI::App& app, WhatIfWords& w) {
     app.add_option("--ranks", w["--ranks"], "ranks the ZeRO stage shards over")->option_text("N");
     app.add_option("--zero-bucket", w["--zero-bucket"], "ZeRO's reduce-scatter and all-gather bucket (default 25MiB)")
         ->option_text("SIZE");
+    app.add_option("--zero-partition", w["--zero-partition"],
+                   "how ZeRO shards: even (default), or whole tensors largest first (ZeroRedundancyOptimizer)")
+        ->option_text("even|tensors");
     app.add_option("--checkpoint", w["--checkpoint"],
                    "activation checkpointing: one checkpoint per K layers, or per sqrt(layers)")
         ->option_text("every-K-layers|sqrt");
@@ -70,7 +73,8 @@ int whatif_command(int argc, char** argv) {
         "whatif",
         "tbdprof whatif TRACE [--batch-size N --batch-size-recorded M | --batch-scale X]\n"
         "       [--calibrate OTHER_TRACE --calibrate-batch-size K] [--precision bf16|fp16|fp32]\n"
-        "       [--checkpoint every-K-layers|sqrt] [--zero 1|2|3 --ranks N] [--device-memory 80GiB]\n"
+        "       [--checkpoint every-K-layers|sqrt] [--zero 1|2|3 --ranks N] [--zero-partition even|tensors]\n"
+        "       [--device-memory 80GiB]\n"
         "       [--format text|markdown|json|html] [-o FILE]",
         "The peak device memory of a recorded run at another batch size, precision, ZeRO\n"
         "sharding or activation checkpointing, from its tagged timeline of allocations replayed (docs/whatif.md).");

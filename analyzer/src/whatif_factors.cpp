@@ -2,6 +2,8 @@
 #include "whatif_factors.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
 
 namespace tbdprof::analyzer::whatif {
 
@@ -39,6 +41,40 @@ std::map<int64_t, RankBytes> rank_bytes(const RecordedRun& run, const std::vecto
     return out;
 }
 
+// The busiest rank's share when whole parameter tensors are assigned, largest first, to the rank with
+// the fewest bytes so far (PyTorch's ZeroRedundancyOptimizer): over the weights tensors each process
+// holds when its weights are at their largest (a tensor the tagger recovered again in a later step
+// is not counted twice), the largest share of any process. 0 when the trace shows no weights tensors.
+double tensor_partition_share(const RecordedRun& run, const std::vector<Event>& events, int64_t ranks) {
+    auto is_tensor = [&](const Allocation& a) { return a.category == kWeights && a.bytes > 0 && !a.by_subrange; };
+    std::map<int64_t, std::set<uint32_t>> live;                         // process -> live weights tensors
+    std::map<int64_t, std::pair<int64_t, std::vector<int64_t>>> sizes;  // process -> (bytes, tensors) at most
+    std::map<int64_t, int64_t> bytes;                                   // process -> live weights bytes
+    for (const Event& event : events) {
+        const Allocation& a = run.allocations[event.index];
+        if (!is_tensor(a)) continue;
+        auto& set = live[a.process];
+        event.is_alloc() ? (void)set.insert(event.index) : (void)set.erase(event.index);
+        bytes[a.process] += event.is_alloc() ? a.bytes : -a.bytes;
+        auto& [most, tensors] = sizes[a.process];
+        if (bytes[a.process] <= most) continue;
+        most = bytes[a.process];
+        tensors.clear();
+        for (const uint32_t index : set) tensors.push_back(run.allocations[index].bytes);
+    }
+    double share = 0;
+    for (auto& [process, most_and_tensors] : sizes) {
+        auto& [most, tensors] = most_and_tensors;
+        std::sort(tensors.begin(), tensors.end(), std::greater<>());
+        std::vector<int64_t> bins(static_cast<size_t>(ranks), 0);
+        for (const int64_t t : tensors) *std::min_element(bins.begin(), bins.end()) += t;
+        if (most > 0)
+            share = std::max(
+                share, static_cast<double>(*std::max_element(bins.begin(), bins.end())) / static_cast<double>(most));
+    }
+    return share;
+}
+
 // Mixed-precision Adam as the ZeRO paper counts it: an FP32 master copy (4 B per parameter) besides
 // the FP32 moments; going to FP32 drops it. The bytes the change adds (negative: removes) per parameter.
 double master_delta_per_parameter(const ScenarioSpec& spec, const Model& model) {
@@ -65,6 +101,8 @@ Model read_model(const RecordedRun& run, const std::vector<Event>& events, const
     model.bucket_bytes = options.zero_bucket_bytes;
     // Each rank's weights size its ZeRO buffers and its master copy.
     if (options.zero_stage > 0 || model.recorded_precision) model.by_process = rank_bytes(run, events);
+    if (options.zero_stage > 0 && options.zero_partition_tensors)
+        model.zero_share = tensor_partition_share(run, events, options.ranks);
     if (model.recorded_precision)
         model.parameters =
             static_cast<double>(recorded.category_max[kWeights]) / element_bytes(*model.recorded_precision);
@@ -97,8 +135,12 @@ double master_copy_bytes(const ScenarioSpec& spec, const Model& model, std::opti
             rank == model.by_process.end() ? 0.0 : rank->second.weights / element_bytes(*model.recorded_precision);
     }
     double bytes = std::max(0.0, master_delta_per_parameter(spec, model) * parameters);
-    if (spec.zero_stage >= 1) bytes *= 1.0 / static_cast<double>(model.ranks);
+    if (spec.zero_stage >= 1) bytes *= shard_share(model);
     return bytes;
+}
+
+double shard_share(const Model& model) {
+    return model.zero_share > 0 ? model.zero_share : 1.0 / static_cast<double>(model.ranks);
 }
 
 Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model) {
@@ -115,7 +157,7 @@ Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model) {
                                         static_cast<double>(model.optimizer_bytes);
     }
     if (spec.zero_stage >= 1) {
-        const double share = 1.0 / static_cast<double>(model.ranks);
+        const double share = shard_share(model);
         f.by_category[kOptimizer] *= share;
         if (spec.zero_stage >= 2) f.by_category[kGradients] *= share;
         if (spec.zero_stage >= 3) f.by_category[kWeights] *= share;

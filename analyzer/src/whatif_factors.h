@@ -42,7 +42,11 @@ struct Model {
     int64_t ranks = 1;
     int64_t bucket_bytes = 0;                 // ZeRO's reduce-scatter and all-gather bucket
     std::map<int64_t, RankBytes> by_process;  // what each rank's ZeRO buffers and master copy are bounded by
+    double zero_share = 0;  // the busiest rank's share under --zero-partition tensors; 0: even (1 / ranks)
 };
+
+// The share of the sharded bytes the busiest rank keeps under ZeRO: 1 / ranks, or the tensor partition's.
+double shard_share(const Model& model);
 
 // What the scenarios share, from the recorded run and its replay in `events` order (the calibration
 // lines are added by predict_memory once the run is known to carry a prediction).

@@ -52,6 +52,11 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
                  : "one bucket of " + format_bytes(options.zero_bucket_bytes) +
                        " (at most the rank's gradients' or weights' bytes), serving backward's reduce-scatter and "
                        "the all-gather of the updated weights in turn"));
+    if (options.zero_stage > 0 && options.zero_partition_tensors)
+        result.notes.push_back(
+            "ZeRO partition by whole tensors: the weights tensors of each rank assigned largest first to the rank with "
+            "the fewest bytes so far (PyTorch's ZeroRedundancyOptimizer); every rank is given the busiest rank's "
+            "share");
 }
 
 }  // namespace tbdprof::analyzer::whatif

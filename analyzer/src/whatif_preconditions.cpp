@@ -30,6 +30,7 @@ std::optional<double> check_options(const WhatIfOptions& o) {
     if (o.zero_stage < 0 || o.zero_stage > 3) bad("--zero must be 1, 2 or 3");
     if (o.zero_stage > 0 && o.ranks < 2) bad("--zero needs --ranks N with N >= 2");
     if (o.zero_stage == 0 && o.ranks != 1) bad("--ranks needs --zero 1|2|3");
+    if (o.zero_stage == 0 && o.zero_partition_tensors) bad("--zero-partition needs --zero 1|2|3");
     if (o.device_memory_bytes && *o.device_memory_bytes <= 0) bad("--device-memory must be positive");
     if (o.checkpoint_every_layers < 0) bad("--checkpoint: the layer count must be positive");
     if (o.batch_scale) return o.batch_scale;

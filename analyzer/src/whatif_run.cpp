@@ -145,7 +145,43 @@ std::map<int64_t, int64_t> layer_weight_bytes(const TraceFile& trace, const Reco
     return out;
 }
 
+// Each process's optimizer phases (training iterations only), with the next iteration's begin.
+std::map<int64_t, std::vector<UpdateWindow>> read_update_windows(const TraceFile& trace) {
+    std::map<int64_t, std::vector<UpdateWindow>> out;
+    if (!trace::has_table(trace.db, "phases") || !trace::has_table(trace.db, "iterations")) return out;
+    std::map<int64_t, trace::IterationRow> iterations;  // by id
+    std::map<int64_t, std::vector<int64_t>> begins;     // by process: every iteration's begin
+    trace::RowReader<trace::IterationRow> its(trace.db);
+    for (trace::IterationRow row; its.next(row);) {
+        begins[row.process].push_back(row.begin_ns);
+        if (row.training()) iterations[row.id] = row;
+    }
+    for (auto& [process, list] : begins) std::sort(list.begin(), list.end());
+    trace::RowReader<trace::PhaseRow> phases(trace.db);
+    for (trace::PhaseRow row; phases.next(row);) {
+        const auto it = iterations.find(row.iteration);
+        if (row.kind != "optimizer" || it == iterations.end()) continue;
+        const auto& list = begins[it->second.process];
+        const auto next = std::upper_bound(list.begin(), list.end(), it->second.begin_ns);
+        out[it->second.process].push_back({row.begin_ns, row.end_ns, next == list.end() ? INT64_MAX : *next});
+    }
+    for (auto& [process, windows] : out)
+        std::sort(windows.begin(), windows.end(), [](auto& a, auto& b) { return a.begin_ns < b.begin_ns; });
+    return out;
+}
+
 }  // namespace
+
+bool is_update_temporary(const RecordedRun& run, int64_t process, int64_t begin_ns, int64_t end_ns) {
+    const auto found = run.update_windows.find(process);
+    if (found == run.update_windows.end()) return false;
+    const auto& windows = found->second;
+    auto w = std::upper_bound(windows.begin(), windows.end(), begin_ns,
+                              [](int64_t t, const UpdateWindow& u) { return t < u.begin_ns; });
+    if (w == windows.begin()) return false;
+    --w;
+    return begin_ns <= w->end_ns && end_ns < w->next_ns;
+}
 
 RecordedRun read_run(const std::string& path, bool for_checkpoint) {
     return read_trace(path, [for_checkpoint](TraceFile& trace) {
@@ -174,6 +210,7 @@ RecordedRun read_run(const std::string& path, bool for_checkpoint) {
         buffers.category = buffers.listed_category = static_cast<int>(trace::Category::other);
         add_comm_buffers(run, buffers);
         run.layer_weight_bytes = layer_weight_bytes(trace, run);
+        run.update_windows = read_update_windows(trace);
         trace::RowReader<trace::DeviceRow> devices(trace.db);
         for (trace::DeviceRow row; devices.next(row);) {
             if (row.memory_bytes > 0) run.device_memory[row.id] = row.memory_bytes;

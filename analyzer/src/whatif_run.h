@@ -36,6 +36,12 @@ struct CoverageSpan {
     unsigned mask = 0;
 };
 
+// One optimizer phase of a process (the tagger's `phases`, host time): the update's own temporaries
+// are made in [begin_ns, end_ns] and released before `next_ns` (the process's next iteration).
+struct UpdateWindow {
+    int64_t begin_ns = 0, end_ns = 0, next_ns = 0;
+};
+
 // Everything read from one trace that the scenarios need.
 struct RecordedRun {
     std::vector<Allocation> allocations;  // real ones first (id order), then sub-range pieces
@@ -55,7 +61,13 @@ struct RecordedRun {
     TagCheckFacts tag_facts;                         // for the report's plausibility rules (tag_plausibility.h)
     CheckpointFacts checkpoint_facts;                // phases and accesses (read with --checkpoint only)
     std::map<int64_t, int64_t> layer_weight_bytes;   // by process: the largest weights operand of one library call
+    std::map<int64_t, std::vector<UpdateWindow>> update_windows;  // by process, in time order
 };
+
+// Whether a tensor of `process` living [begin_ns, end_ns] is one of the update's own temporaries:
+// made inside an optimizer phase and released before the next iteration (an Adam's denominators,
+// one per parameter it updates). Under ZeRO a rank updates only its shard, so these shrink with it.
+bool is_update_temporary(const RecordedRun& run, int64_t process, int64_t begin_ns, int64_t end_ns);
 
 // Reads the trace at `path` (TraceError when it cannot be read); the checkpointing facts only when
 // `for_checkpoint`.

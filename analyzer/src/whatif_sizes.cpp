@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace tbdprof::analyzer::whatif {
 
@@ -26,6 +27,17 @@ double segment_factor(const Factors& factors, const Allocation& segment, const s
     return total > 0 ? bytes / total : factor_of(factors, segment, segment.listed_category);
 }
 
+// ZeRO shards the update too: each rank updates only its share of the parameters, so the update's own
+// temporaries (made in the optimizer phase and released before the next step: an Adam's
+// denominators, one tensor per parameter it updates) shrink with the share, as the optimizer state
+// does. Library workspaces keep their size (factor_of).
+double update_share(const RecordedRun& run, const Model& model, const ScenarioSpec& spec, int category,
+                    const std::string& rule, int64_t process, int64_t begin_ns, int64_t end_ns) {
+    if (spec.zero_stage < 1 || model.ranks <= 1 || (category != kActivations && category != kWorkspace)) return 1.0;
+    if (rule == "library-workspace" || rule == "library-handle-workspace") return 1.0;
+    return is_update_temporary(run, process, begin_ns, end_ns) ? shard_share(model) : 1.0;
+}
+
 int64_t round_up(double bytes, int64_t granularity) {
     const int64_t whole = static_cast<int64_t>(std::llround(std::max(0.0, bytes)));
     return granularity > 1 ? (whole + granularity - 1) / granularity * granularity : whole;
@@ -45,8 +57,10 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         const double base = spec.calibrated ? model.fitted[i] : static_cast<double>(a.bytes);
         segment_ratio[i] = base / static_cast<double>(a.bytes);
         const auto spans = run.coverage.find(i);
-        const double f =
-            spans != run.coverage.end() ? segment_factor(factors, a, spans->second) : factor_of(factors, a, a.category);
+        const double f = spans != run.coverage.end()
+                             ? segment_factor(factors, a, spans->second)
+                             : factor_of(factors, a, a.category) *
+                                   update_share(run, model, spec, a.category, a.rule, a.process, a.alloc_ns, a.free_ns);
         bytes[i] = base == static_cast<double>(a.bytes) && f == 1.0 ? a.bytes : round_up(base * f, model.granularity);
     }
     for (size_t j = run.real_count; j < all.size(); ++j) {
@@ -65,8 +79,11 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         const size_t segment = static_cast<size_t>(piece.segment);
         // add_subranges appends each tensor then the space it takes (negative, untagged): the space
         // scales as its tensor does.
-        const int category = piece.bytes < 0 ? all[j - 1].category : piece.category;
-        const double f = segment_ratio[segment] * factor_of(factors, all[segment], category);
+        const Allocation& tensor = piece.bytes < 0 ? all[j - 1] : piece;
+        const int category = tensor.category;
+        const double f =
+            segment_ratio[segment] * factor_of(factors, all[segment], category) *
+            update_share(run, model, spec, category, tensor.rule, tensor.process, tensor.alloc_ns, tensor.free_ns);
         bytes[j] = f == 1.0 ? piece.bytes : std::llround(static_cast<double>(piece.bytes) * f);
     }
     // A tensor whose extent is only the tagger's bound (its size unknown) asks the pool for the least
@@ -75,7 +92,10 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
     for (const PoolTensor& t : run.pool_tensors) {
         // A library call's workspace keeps its size in every scenario, as library workspaces do (factor_of).
         const double f =
-            t.library_workspace ? 1.0 : segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category);
+            t.library_workspace
+                ? 1.0
+                : segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category) *
+                      update_share(run, model, spec, t.category, {}, all[t.segment].process, t.begin_ns, t.end_ns);
         pool_bytes.push_back(t.bound ? 1 : f == 1.0 ? t.bytes : std::llround(static_cast<double>(t.bytes) * f));
     }
     return bytes;

@@ -64,9 +64,9 @@ std::string bytes_option(std::string_view option, const std::string& text, bool 
 
 const std::vector<std::string_view>& whatif_option_names() {
     static const std::vector<std::string_view> names = {
-        "--batch-size", "--batch-size-recorded", "--batch-scale", "--calibrate", "--calibrate-batch-size",
-        "--precision",  "--precision-recorded",  "--zero",        "--ranks",     "--zero-bucket",
-        "--checkpoint", "--device-memory"};
+        "--batch-size",     "--batch-size-recorded", "--batch-scale",  "--calibrate", "--calibrate-batch-size",
+        "--precision",      "--precision-recorded",  "--zero",         "--ranks",     "--zero-bucket",
+        "--zero-partition", "--checkpoint",          "--device-memory"};
     return names;
 }
 
@@ -89,6 +89,11 @@ std::string apply_whatif_option(std::string_view name, const std::string& value,
     if (name == "--zero") {
         if (value != "1" && value != "2" && value != "3") return "--zero: '" + value + "' is not 1, 2 or 3";
         o.zero_stage = value[0] - '0';
+        return {};
+    }
+    if (name == "--zero-partition") {
+        if (value != "even" && value != "tensors") return "--zero-partition: '" + value + "' is not even or tensors";
+        o.zero_partition_tensors = value == "tensors";
         return {};
     }
     if (name == "--ranks") {

@@ -119,11 +119,12 @@ class _Recording:
             self.profiler.step()
 
 
-def train(name, args, build_model, make_batch, loss_fn):
+def train(name, args, build_model, make_batch, loss_fn, optimizer_for=make_optimizer):
     """Builds the model on args.device and runs args.steps optimizer steps; writes the labels asked for.
 
     build_model(args) -> nn.Module (on the CPU); make_batch(args, generator) -> (x, y) on the CPU;
-    loss_fn(output, y) -> scalar loss.
+    loss_fn(output, y) -> scalar loss; optimizer_for(args, model) -> the optimizer (make_optimizer's
+    by default; ddp_train.py wraps it in ZeroRedundancyOptimizer).
     """
     import export  # oracle/, on sys.path above
     import script_truth
@@ -138,7 +139,7 @@ def train(name, args, build_model, make_batch, loss_fn):
         calibration = [export.calibrate_profiler_clock()] if recording.profiler else None
         torch.manual_seed(0)
         model = build_model(args).to(device)
-        optimizer = make_optimizer(args, model)
+        optimizer = optimizer_for(args, model)
         truth.note_model(model)
         loop_start = time.monotonic()
         for step in range(args.steps):

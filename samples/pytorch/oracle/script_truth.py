@@ -40,6 +40,8 @@ class ScriptTruth:
             self._note(p.grad, "gradients")
 
     def note_optimizer(self, optimizer):
+        # ZeroRedundancyOptimizer keeps its rank's shard of the state in its local optimizer (.optim).
+        optimizer = getattr(optimizer, "optim", optimizer)
         for state in optimizer.state.values():
             for value in state.values():
                 self._note(value, "optimizer_state")

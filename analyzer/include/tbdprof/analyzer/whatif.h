@@ -35,6 +35,10 @@ struct WhatIfOptions {
     int64_t ranks = 1;
     // ZeRO's reduce-scatter and all-gather buckets, each; default PyTorch DDP's bucket_cap_mb (25 MiB).
     int64_t zero_bucket_bytes = int64_t{25} << 20;
+    // How the state is partitioned: false, evenly (1/N of every byte: the ZeRO paper, DeepSpeed, FSDP's
+    // flat parameters); true, by whole parameter tensors, largest first to the rank with the least so
+    // far (PyTorch's ZeroRedundancyOptimizer): the busiest rank's share, from the trace's weights tensors.
+    bool zero_partition_tensors = false;
     // Activation checkpointing: one checkpoint per `checkpoint_every_layers` layers (0: the square
     // root of the layer count); `checkpoint` false: none.
     bool checkpoint = false;
@@ -69,9 +73,9 @@ struct CheckpointSummary {
     int layers = 0;          // forward library calls with a weights operand, per iteration
     int segment_layers = 0;  // K: layers per segment, one checkpoint per segment
     int segments = 0;
-    int64_t recomputed_bytes = 0;           // activations freed after forward and recomputed, per iteration
-    double extra_forward_ns_per_step = 0;   // recorded device time of the forward kernels recomputed
-    double iteration_duration_ns = 0;       // mean recorded training iteration
+    int64_t recomputed_bytes = 0;          // activations freed after forward and recomputed, per iteration
+    double extra_forward_ns_per_step = 0;  // recorded device time of the forward kernels recomputed
+    double iteration_duration_ns = 0;      // mean recorded training iteration
 };
 
 struct WhatIfResult {
@@ -79,7 +83,7 @@ struct WhatIfResult {
     std::optional<int64_t> device_memory_bytes;
     std::string device_name;
     std::optional<StoragePrecision> precision_recorded;
-    int64_t granularity_bytes = 1;  // allocation sizes rounded up to this (from the recorded sizes)
+    int64_t granularity_bytes = 1;                // allocation sizes rounded up to this (from the recorded sizes)
     std::optional<CheckpointSummary> checkpoint;  // with --checkpoint
     // Non-empty: the what-if scenarios could not be predicted (only "recorded" is given), and why.
     std::string cannot_predict;
