@@ -128,8 +128,12 @@ void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& resu
             "program reaches (measured on PyTorch samples: by up to 1.9%); 'fits' keeps the model's margin");
     else if (pool_not_reproduced(pool, model))
         result.notes.push_back(
-            "caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
-            "segments; each segment is scaled and rounded up on its own, a rougher estimate: 'fits' "
+            std::string(pool.unplaced_in_workspace
+                            ? "caching pool: kernels outside the library calls used a segment counted whole as "
+                              "a library workspace, tensors the pool's replay cannot place"
+                            : "caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
+                              "segments") +
+            "; each segment is scaled and rounded up on its own, a rougher estimate: 'fits' "
             "and check --whatif allow for " +
             format_percent(result.fit_margin) + " error");
 }

@@ -35,6 +35,9 @@ struct PoolModel {
     // recorded sizes maps (the model's miss where it can be measured, said in a note).
     bool approximate = false;
     int64_t page_miss_bytes = 0;
+    // Kernels outside the library calls used a segment counted whole as a library workspace: tensors
+    // lay there that the replay cannot place, so it is not used (not `usable`).
+    bool unplaced_in_workspace = false;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };

@@ -22,6 +22,9 @@ namespace {
 // with more keeps its tensors' recovered lives (the replay check then says whether they still fit).
 constexpr size_t kContinuationWorkLimit = 4'000'000;
 
+// The largest request PyTorch's small pool serves (whatif_pool.h).
+constexpr int64_t kSmallPoolRequest = int64_t{1} << 20;
+
 bool share_bytes(const PoolTensor& a, const PoolTensor& b) {
     return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
 }
@@ -42,6 +45,7 @@ void end_at_reuse(std::vector<PoolTensor>& tensors) {
             if (held.end_ns <= next.begin_ns) return true;
             if (held.begin_ns < next.begin_ns && share_bytes(held, next)) {
                 held.end_ns = next.begin_ns;
+                held.ends_at_reuse = true;
                 return true;
             }
             return false;
@@ -81,7 +85,10 @@ void join_continued(std::vector<PoolTensor>& tensors, bool join_step_local) {
             const PoolTensor& s = tensors[j];
             if (s.offset != tensors[i].offset || s.bytes != tensors[i].bytes || s.category != tensors[i].category)
                 break;
-            tensors[i].end_ns = std::max(tensors[i].end_ns, s.end_ns);
+            if (s.end_ns >= tensors[i].end_ns) {
+                tensors[i].end_ns = s.end_ns;
+                tensors[i].ends_at_reuse = s.ends_at_reuse;
+            }
             merged[j] = true;
         }
     }
@@ -101,7 +108,8 @@ std::unordered_set<int64_t> sized_addresses(const TraceFile& trace) {
             if (!rows.is_null(0)) out.insert(rows.column_int(0));
     };
     add("library_calls",
-        "SELECT a FROM library_calls UNION SELECT b FROM library_calls UNION SELECT c FROM library_calls");
+        "SELECT a FROM library_calls UNION SELECT b FROM library_calls UNION SELECT c FROM library_calls "
+        "UNION SELECT workspace FROM library_calls WHERE workspace_bytes > 0");
     add("copies", "SELECT src FROM copies UNION SELECT dst FROM copies");
     add("sets", "SELECT dst FROM sets");
     return out;
@@ -180,6 +188,26 @@ void read_workspace_requests(const TraceFile& trace, const std::vector<Allocatio
     }
     out.workspace_segments.assign(used.begin(), used.end());
     std::sort(out.workspace_segments.begin(), out.workspace_segments.end());
+    if (!trace::has_table(trace.db, "kernel_allocations")) return;
+    trace::Statement outside(
+        trace.db,
+        "SELECT DISTINCT ka.allocation FROM kernel_allocations ka JOIN kernels k ON k.id = ka.kernel "
+        "WHERE k.library_call IS NULL");
+    while (outside.step())
+        if (const auto found = workspace_index.find(outside.column_int(0));
+            found != workspace_index.end() && used.contains(found->second))
+            out.workspace_used_outside_calls = true;
+}
+
+// Per process: the library calls' [begin, end), by begin.
+std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>> read_library_calls(const TraceFile& trace) {
+    std::unordered_map<int64_t, std::vector<std::pair<int64_t, int64_t>>> out;
+    if (!trace::has_table(trace.db, "library_calls")) return out;
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);)
+        if (row.end_ns >= row.begin_ns) out[row.process].push_back({row.begin_ns, row.end_ns});
+    for (auto& [process, spans] : out) std::sort(spans.begin(), spans.end());
+    return out;
 }
 
 struct SegmentPlace {
@@ -288,8 +316,85 @@ void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<Segment
         }
     }
     for (size_t t = 0; t < tensors.size(); ++t)
-        if (last_use[t] != INT64_MIN && last_use[t] < tensors[t].end_ns)
+        if (last_use[t] != INT64_MIN && last_use[t] < tensors[t].end_ns) {
             tensors[t].end_ns = std::max(tensors[t].begin_ns, last_use[t]);
+            tensors[t].ends_at_reuse = false;
+        }
+}
+
+void join_views(std::vector<PoolTensor>& tensors, int64_t smallest) {
+    if (smallest <= 1) return;
+    std::unordered_multimap<int64_t, size_t> piece_at;  // offset -> pieces too small for the pool
+    std::vector<size_t> order;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].bytes < smallest && !tensors[i].library_workspace) {
+            piece_at.emplace(tensors[i].offset, i);
+            order.push_back(i);
+        }
+    std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        return std::pair{tensors[x].offset, tensors[x].begin_ns} < std::pair{tensors[y].offset, tensors[y].begin_ns};
+    });
+    std::vector<bool> joined(tensors.size(), false);
+    for (size_t head : order) {
+        if (joined[head]) continue;
+        // The head is the lowest piece of its run; each next piece starts where the run ends and
+        // lives while the last one does.
+        for (size_t last = head;;) {
+            PoolTensor& into = tensors[head];
+            const auto [from, to] = piece_at.equal_range(into.offset + into.bytes);
+            const auto next = std::find_if(from, to, [&](const auto& entry) {
+                const PoolTensor& p = tensors[entry.second];
+                return !joined[entry.second] && entry.second != head && p.begin_ns < tensors[last].end_ns &&
+                       tensors[last].begin_ns < p.end_ns;
+            });
+            if (next == to) break;
+            const PoolTensor& piece = tensors[next->second];
+            into.bytes += piece.bytes;
+            into.begin_ns = std::min(into.begin_ns, piece.begin_ns);
+            if (piece.end_ns > into.end_ns) {
+                into.end_ns = piece.end_ns;
+                into.ends_at_reuse = piece.ends_at_reuse;
+            }
+            into.bound = piece.bound;
+            joined[next->second] = true;
+            last = next->second;
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (!joined[i]) tensors[kept++] = tensors[i];
+    tensors.resize(kept);
+}
+
+void request_before_calls(std::vector<PoolTensor>& tensors, const std::vector<std::pair<int64_t, int64_t>>& calls) {
+    for (PoolTensor& t : tensors) {
+        if (t.library_workspace) continue;
+        auto after = std::upper_bound(calls.begin(), calls.end(), std::pair{t.begin_ns, INT64_MIN});
+        if (after == calls.begin()) continue;
+        const auto& [begin_ns, end_ns] = *std::prev(after);
+        if (t.begin_ns <= end_ns) t.begin_ns = begin_ns;
+    }
+}
+
+void join_written_once(std::vector<PoolTensor>& tensors) {
+    std::stable_sort(tensors.begin(), tensors.end(), by_begin);
+    std::vector<bool> merged(tensors.size(), false);
+    size_t work = 0;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const PoolTensor& once = tensors[i];
+        if (once.end_ns != once.begin_ns || once.bound || once.library_workspace) continue;
+        const size_t j = next_occupant(tensors, merged, i, work);
+        if (j == SIZE_MAX || tensors[j].offset != once.offset || tensors[j].bytes != once.bytes || tensors[j].bound ||
+            tensors[j].library_workspace)
+            continue;
+        tensors[j].begin_ns = once.begin_ns;
+        merged[i] = true;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (!merged[i]) tensors[kept++] = tensors[i];
+    tensors.resize(kept);
+    std::stable_sort(tensors.begin(), tensors.end(), by_begin);
 }
 
 void keep_workspace_data(std::vector<PoolTensor>& tensors) {
@@ -349,15 +454,21 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
     auto uses = read_segment_uses(trace, segment_address);
     if (!out.mapped.empty()) uses = uses_by_segment(std::move(uses), out.mapped, allocations);
     read_workspace_requests(trace, allocations, real_count, address, out);
+    const auto calls = read_library_calls(trace);
+    const std::vector<std::pair<int64_t, int64_t>> no_calls;
     for (bool join_step_local : {false, true}) {
         std::vector<PoolTensor>& reading = join_step_local ? out.held : out.released;
         for (auto [index, tensors] : by_segment) {
+            const auto process_calls = calls.find(allocations[index].process);
+            request_before_calls(tensors, process_calls == calls.end() ? no_calls : process_calls->second);
             order_by_placement(tensors, join_step_local);
             keep_workspace_data(tensors);
             if (const auto used = uses.find(allocations[index].id); used != uses.end())
                 end_at_last_use(tensors, used->second);
+            join_written_once(tensors);
             // An extent over what the segment's pool serves is the tagger's bound, not the request.
             const int64_t largest = largest_request(out.mapped, index, allocations[index].bytes);
+            join_views(tensors, largest > kSmallPoolRequest ? kSmallPoolRequest + 1 : 1);
             for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
             reading.insert(reading.end(), tensors.begin(), tensors.end());
         }

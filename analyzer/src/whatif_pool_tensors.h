@@ -32,6 +32,10 @@ struct PoolTensor {
     // A library call's workspace (sub-range rule `library-workspace`, or a per-call request): its
     // size is the library's choice, not the batch's.
     bool library_workspace = false;
+    // Its end is where the next tensor on its bytes begins (the pool handed its block on): its
+    // release precedes that request at the same instant. Other releases at a last use follow the
+    // requests of that instant (the work's outputs are requested before it is queued).
+    bool ends_at_reuse = false;
 };
 
 // Two readings of the placement, for the replay to choose the one that gives back the recorded
@@ -49,6 +53,9 @@ struct PoolReadings {
     std::vector<PoolTensor> held;            // joined as the fixed-size tensors are
     std::vector<PoolTensor> workspaces;      // per call, in segments counted whole as a library workspace
     std::vector<size_t> workspace_segments;  // those segments (indices among the first real_count)
+    // A kernel outside the library calls used one of those segments: tensors lay in it between the
+    // calls, which the model does not place (no sub-ranges in a segment counted whole).
+    bool workspace_used_outside_calls = false;
     // PyTorch's expandable segments: the mapped pages joined into their segments. The tensors of a
     // mapped segment are placed on it (PoolTensor::segment: its first page's index; offsets in it).
     MappedSegments mapped;
@@ -71,10 +78,29 @@ void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local =
 // results the tagger sees carried between the GEMM's kernels).
 void keep_workspace_data(std::vector<PoolTensor>& tensors);
 
+// Views of one request (one segment's tensors, `smallest`: the least request its pool serves): a
+// large-pool segment serves no request of 1 MiB or less, so such tensors placed end to end there,
+// their lives overlapping, are views the tagger recovered apart of one request (one GEMM's output
+// holding an attention's query, key and value), joined into it.
+void join_views(std::vector<PoolTensor>& tensors, int64_t smallest);
+
+// The request before the call: a tensor (not a library workspace) whose first use lies inside a
+// library call of its process (`calls`: [begin, end) by begin) was requested before the call began,
+// as the call's output is (PyTorch allocates a GEMM's output, then calls the library, which then
+// asks for its workspace).
+void request_before_calls(std::vector<PoolTensor>& tensors, const std::vector<std::pair<int64_t, int64_t>>& calls);
+
 // The release at the last use (one segment's tensors, after the two rules; `uses` sorted by time):
 // the tagger's end of a tensor is an upper bound (the moment its space is next used or its step ends);
 // the host releases a tensor to the pool once it has queued the last work using it, so its release
 // in the pool's order is that work's host time. A tensor with no use inside its bytes keeps its end.
 void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses);
+
+// Written once and never read (one segment's tensors, after the release at the last use): a tensor
+// whose life is one instant (a set, or one kernel's write) wrote values for the next tensor placed
+// on exactly its bytes, nothing placed there between, to read: that tensor is the one request,
+// requested when the write was (a gradient zeroed where it is allocated, accumulated into in
+// backward: the tagger names the zeroing alone `other`).
+void join_written_once(std::vector<PoolTensor>& tensors);
 
 }  // namespace tbdprof::analyzer

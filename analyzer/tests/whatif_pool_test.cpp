@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "whatif_pool.h"
+#include "whatif_pool_replay.h"
 #include "whatif_pool_tensors.h"
 
 using namespace tbdprof::analyzer;
@@ -168,4 +169,78 @@ TEST_CASE("a tensor on exactly a library call's workspace extent is the workspac
     keep_workspace_data(tensors);
     CHECK(tensors[1].library_workspace);
     CHECK(!tensors[2].library_workspace);
+}
+
+TEST_CASE("requests follow data flow: one GEMM's output recovered as its views, requested before the call") {
+    // A 20 MiB segment (the large pool: no request of 1 MiB or less): one GEMM wrote query, key and
+    // value (1 MiB each, end to end, lives overlapping), the tagger began each at its first kernel
+    // inside the call [100, 120]. A fourth 1 MiB piece after them lives later (another request) and
+    // a tensor first used after the call keeps its begin.
+    std::vector<PoolTensor> tensors{tensor(3 * kMiB, kMiB, 110, 400, 3), tensor(4 * kMiB, kMiB, 110, 300, 3),
+                                    tensor(5 * kMiB, kMiB, 110, 350, 3), tensor(6 * kMiB, kMiB, 500, 600, 3),
+                                    tensor(8 * kMiB, 2 * kMiB, 130, 200, 3)};
+    std::vector<PoolTensor> small = tensors;
+    request_before_calls(tensors, {{100, 120}});
+    join_views(tensors, kMiB + 1);
+    REQUIRE(tensors.size() == 3);
+    CHECK(tensors[0].offset == 3 * kMiB);
+    CHECK(tensors[0].bytes == 3 * kMiB);
+    CHECK(tensors[0].begin_ns == 100);
+    CHECK(tensors[0].end_ns == 400);
+    CHECK(tensors[1].bytes == kMiB);
+    CHECK(tensors[2].begin_ns == 130);
+    // In a small-pool segment each piece is a request of its own.
+    join_views(small, 1);
+    CHECK(small.size() == 5);
+}
+
+TEST_CASE("a tensor written once and never read is the request of the next tensor on exactly its bytes") {
+    // mlp_train --alloc pool: a gradient zeroed where it is allocated (10; the tagger names the set
+    // alone `other`, its release at its last use makes it one instant), accumulated into from 50 on;
+    // the input meanwhile on other bytes. Held from 10, the gradient leaves no room for a larger input
+    // there (whatif.mlp_pool's batch 1024). A write followed by another size, or by nothing, stays.
+    std::vector<PoolTensor> tensors{tensor(0, 4096, 10, 10, 6),     tensor(8192, 4096, 20, 60, 5),
+                                    tensor(0, 4096, 50, 90, 1),     tensor(16384, 4096, 12, 12, 6),
+                                    tensor(16384, 8192, 40, 80, 3), tensor(32768, 4096, 15, 15, 6)};
+    join_written_once(tensors);
+    // By begin: the gradient from 10, the two writes left alone, the input, the other size.
+    REQUIRE(tensors.size() == 5);
+    CHECK(tensors[0].offset == 0);
+    CHECK(tensors[0].end_ns == 90);
+    CHECK(tensors[0].category == 1);
+    CHECK(tensors[1].offset == 16384);
+    CHECK(tensors[1].end_ns == 12);
+    CHECK(tensors[2].offset == 32768);
+    CHECK(tensors[4].begin_ns == 40);
+}
+
+TEST_CASE("tensors between the library calls in a workspace segment: the pool's replay is not used") {
+    // A 20 MiB segment of tensors and a 32 MiB segment counted whole as a library workspace (one
+    // call's request); the replay at the recorded sizes gives both back, in order. When kernels
+    // outside the calls used the workspace segment, tensors lay there that the replay cannot place
+    // (transformer_train.py --layers 4, 128 -> 64 said "fits" 15.7% under the peak).
+    whatif::RecordedRun run;
+    const auto segment = [](int64_t id, int64_t bytes, int64_t alloc_ns, bool by_subrange, const char* rule) {
+        Allocation a{id, 0, bytes, alloc_ns, 1000, -1, 3, true};
+        a.by_subrange = by_subrange;
+        a.rule = rule;
+        return a;
+    };
+    run.allocations = {segment(1, 20 * kMiB, 0, true, "subranges"),
+                       segment(2, 32 * kMiB, 5, false, "library-workspace")};
+    run.real_count = 2;
+    run.pool_readings.released = {tensor(0, 4 * kMiB, 10, 100, 3)};
+    PoolTensor workspace = tensor(0, 32 * kMiB, 20, 30, 4);
+    workspace.segment = 1;
+    workspace.library_workspace = true;
+    run.pool_readings.workspaces = {workspace};
+    run.pool_readings.workspace_segments = {1};
+    const std::vector<Event> events = ordered_events(run.allocations);
+    const whatif::PoolModel placed = whatif::pool_model(run, events, 2 * kMiB);
+    CHECK(placed.usable);
+    CHECK(placed.workspaces == 1);
+    run.pool_readings.workspace_used_outside_calls = true;
+    const whatif::PoolModel unplaced = whatif::pool_model(run, events, 2 * kMiB);
+    CHECK_FALSE(unplaced.usable);
+    CHECK(unplaced.unplaced_in_workspace);
 }
