@@ -6,7 +6,7 @@
 // control) and by bench/collector/run_capture_benchmark.sh (--steps N --no-marks: a long loop).
 //
 //   profiler_window [--steps N] [--sleep-phases] [--no-marks] [--persistent]
-//     --sleep-phases   three phases of 3 steps with 1.5 s of sleep between them; the middle phase
+//     --sleep-phases   three phases of 3 steps with 2 s of sleep between them; the middle phase
 //                      (steps 3-5) is the one marked
 //     --no-marks       no cudaProfilerStart/Stop and no NVTX ranges (only the kernel sequence)
 //     --persistent     the activation buffer is allocated once, not per step (as under a caching
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     float* kept_activations = nullptr;
     if (persistent) WINDOW_CHECK(cudaMalloc(&kept_activations, bytes));
     for (long step = 0; step < steps; ++step) {
-        if (sleep_phases && (step == 3 || step == 6)) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        if (sleep_phases && (step == 3 || step == 6)) std::this_thread::sleep_for(std::chrono::milliseconds(2000));
         const bool in_window = marks && marked(static_cast<int>(step), sleep_phases);
         const bool opens = in_window && !marked(static_cast<int>(step) - 1, sleep_phases);
         const bool closes = in_window && !marked(static_cast<int>(step) + 1, sleep_phases);

@@ -4,7 +4,8 @@
 #   nvtx            --capture-range=nvtx:capture_me on the same program (the same two windows)
 #   steps_nvtx      --steps 2:3 on mlp_train --nvtx against a full recording of the same run
 #   steps_launches  --steps 300:302 on profiler_window --no-marks (no NVTX: counted launches)
-#   delay_duration  --delay 0.8 --duration 1 on profiler_window --sleep-phases (the middle phase)
+#   delay_duration  --delay 1.8 --duration 1.2 on profiler_window --sleep-phases (the middle phase; the
+#                   program's start and first phase have 1.8 s, ample on a loaded machine)
 #   bad_options     option errors: one line, exit 2
 source "$(dirname "$0")/../cli/common.sh"
 : "${CAPTURE_CHECK:?}" "${TBDPROF_BIN_DIR:?}"
@@ -50,8 +51,8 @@ case "$mode" in
             check launches "$WORK/launches.sqlite" "$WORK/launches.truth" 2 3 && report_names_window launches "--steps 300:302"
         ;;
     delay_duration)
-        record delay --delay 0.8 --duration 1 -- "$TBDPROF_BIN_DIR/profiler_window" --sleep-phases &&
-            check window "$WORK/delay.sqlite" "$WORK/delay.truth" 1 && report_names_window delay "--delay 800 ms --duration 1000 ms"
+        record delay --delay 1.8 --duration 1.2 -- "$TBDPROF_BIN_DIR/profiler_window" --sleep-phases &&
+            check window "$WORK/delay.sqlite" "$WORK/delay.truth" 1 && report_names_window delay "--delay 1800 ms --duration 1200 ms"
         ;;
     bad_options)
         for bad in "--capture-range=everything" "--steps 3" "--steps 5:2" "--delay -1" "--duration 0" \
