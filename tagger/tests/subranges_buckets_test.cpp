@@ -96,7 +96,10 @@ TEST_CASE("a copy brings a new value when the bucket held another tensor's, or n
     // The slot G1 is copied back from was filled from another tensor's value (the activation at
     // 32768): G1's value before is gone, the copy starts a tensor of its own. And without the sum over
     // the ranks, no gradient comes back: the copy is an ordinary one, as before.
-    for (auto [reduce, from] : {std::pair{true, uint64_t{32768}}, std::pair{false, kGrad1}}) {
+    for (const auto& shape : {std::pair{true, uint64_t{32768}}, std::pair{false, kGrad1}}) {
+        // Not a structured binding: CAPTURE's lambda cannot capture one under clang 14 (the sanitizer build).
+        const bool reduce = shape.first;
+        const uint64_t from = shape.second;
         CAPTURE(reduce);
         Pool p = ddp_shaped_run(reduce, from);
         IterationSet its = steps_of(p.model);
