@@ -194,15 +194,29 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // intermediate of backward that its next kernel consumes and frees (a BF16 weight gradient cast to
 // FP32 before it is accumulated): the closing kernels never see it. Not an activation gradient read
 // by a weight-gradient GEMM before `start`: its last touch there is a read.
+// Both refusals are about a value backward hands on, so both need backward's last work before
+// `start` to be the buffer's: a buffer that a product call (a GEMM of backward) ran past untouched,
+// or that only copies from the host wrote (the batch), carries nothing from backward to `start`
+// (backward computes on the device). The update's kernels point at such buffers when PyTorch's
+// foreach metadata keeps their addresses, from earlier launches, in unused slots; what those slots
+// hold depends on the host's memory (with torch.profiler running they held weights instead).
 bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t start, size_t first) {
     auto [begin, end] = touches_in(c, f, it);
-    bool before = false, last_writes = false, at_update = false;
+    bool before = false, last_writes = false, at_update = false, written = false, written_on_device = false;
+    size_t last_before = 0;
     for (size_t i = begin; i < end; ++i) {
         const size_t w = f.touches[i].work;
-        if (w < start) before = true, last_writes = writes(f.touches[i].use);
+        if (w < start) {
+            before = true, last_writes = writes(f.touches[i].use), last_before = w;
+            written |= last_writes;
+            written_on_device |= last_writes && c.m.work[w].kind != WorkItem::Kind::CopyHtoD;
+        }
         at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
     }
-    return !before || (last_writes && at_update);
+    if (!before || (last_writes && at_update) || (written && !written_on_device)) return true;
+    for (size_t w = start; w-- > last_before + 1;)
+        if (c.flow.work_iteration[w] == it && is_product_call(c, c.m.work[w])) return true;
+    return false;
 }
 
 // May work `k` (a kernel or a one-operand library call) belong to the update when the update of its
