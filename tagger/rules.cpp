@@ -194,8 +194,9 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // intermediate of backward that its next kernel consumes and frees (a BF16 weight gradient cast to
 // FP32 before it is accumulated): the closing kernels never see it. Not an activation gradient read
 // by a weight-gradient GEMM before `start`: its last touch there is a read.
-// Both refusals are about a value backward hands on. Not one that only copies from the host wrote
-// in the step (the batch): backward computes on the device. Nor one that no work of the step
+// Both refusals are about a value backward hands on. Not one that no device work wrote in the step
+// before `start` (the batch, copied from the host; what an earlier step left): backward computes
+// its values in the step, on the device. Nor one that no work of the step
 // certainly reads (no pointer to const, no library input) and that a product call (a GEMM of
 // backward) ran past untouched before `start`: PyTorch's foreach metadata keeps the addresses of
 // earlier launches (the batch, forward's loss) in unused slots, and whether the update's kernels
@@ -204,7 +205,7 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // norm's statistics) reads it through a pointer to const, and stays backward's.
 bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t start, size_t first) {
     auto [begin, end] = touches_in(c, f, it);
-    bool before = false, last_writes = false, at_update = false, written = false, written_on_device = false;
+    bool before = false, last_writes = false, at_update = false, written_on_device = false;
     bool certainly_read = false;
     size_t last_before = 0;
     for (size_t i = begin; i < end; ++i) {
@@ -212,12 +213,11 @@ bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t star
         certainly_read |= f.touches[i].use == Use::Read;
         if (w < start) {
             before = true, last_writes = writes(f.touches[i].use), last_before = w;
-            written |= last_writes;
             written_on_device |= last_writes && c.m.work[w].kind != WorkItem::Kind::CopyHtoD;
         }
         at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
     }
-    if (!before || (last_writes && at_update) || (written && !written_on_device)) return true;
+    if (!before || (last_writes && at_update) || !written_on_device) return true;
     if (certainly_read) return false;
     for (size_t w = start; w-- > last_before + 1;)
         if (c.flow.work_iteration[w] == it && is_product_call(c, c.m.work[w])) return true;
