@@ -194,15 +194,34 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // intermediate of backward that its next kernel consumes and frees (a BF16 weight gradient cast to
 // FP32 before it is accumulated): the closing kernels never see it. Not an activation gradient read
 // by a weight-gradient GEMM before `start`: its last touch there is a read.
+// Both refusals are about a value backward hands on. Not one that no device work wrote in the step
+// before `start` (the batch, copied from the host; what an earlier step left): backward computes
+// its values in the step, on the device. Nor one that no work of the step
+// certainly reads (no pointer to const, no library input) and that a product call (a GEMM of
+// backward) ran past untouched before `start`: PyTorch's foreach metadata keeps the addresses of
+// earlier launches (the batch, forward's loss) in unused slots, and whether the update's kernels
+// show them depends on what the host's memory held (with torch.profiler running, weights). A
+// backward kernel after the last GEMM that reads what forward saved (an embedding's token ids, a
+// norm's statistics) reads it through a pointer to const, and stays backward's.
 bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t start, size_t first) {
     auto [begin, end] = touches_in(c, f, it);
-    bool before = false, last_writes = false, at_update = false;
+    bool before = false, last_writes = false, at_update = false, written_on_device = false;
+    bool certainly_read = false;
+    size_t last_before = 0;
     for (size_t i = begin; i < end; ++i) {
         const size_t w = f.touches[i].work;
-        if (w < start) before = true, last_writes = writes(f.touches[i].use);
+        certainly_read |= f.touches[i].use == Use::Read;
+        if (w < start) {
+            before = true, last_writes = writes(f.touches[i].use), last_before = w;
+            written_on_device |= last_writes && c.m.work[w].kind != WorkItem::Kind::CopyHtoD;
+        }
         at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
     }
-    return !before || (last_writes && at_update);
+    if (!before || (last_writes && at_update) || !written_on_device) return true;
+    if (certainly_read) return false;
+    for (size_t w = start; w-- > last_before + 1;)
+        if (c.flow.work_iteration[w] == it && is_product_call(c, c.m.work[w])) return true;
+    return false;
 }
 
 // May work `k` (a kernel or a one-operand library call) belong to the update when the update of its

@@ -45,6 +45,9 @@ def parse_options(name, description, defaults, extra=None):
                         help="with --oracle-labels: a torch.profiler schedule, one ProfilerStep#N per step")
     parser.add_argument("--oracle-labels", metavar="PATH", help="write torch.profiler's categories here")
     parser.add_argument("--script-labels", metavar="PATH", help="write the script's own categories here")
+    parser.add_argument("--script-notes", metavar="PATH",
+                        help="without torch.profiler: write the script's own categories of the storages it "
+                             "can name, each at the moment it was noted (score_notes.py)")
     parser.add_argument("--phases", metavar="PATH",
                         help="write each step's phase starts here (host CLOCK_MONOTONIC ns, the trace's clock): "
                              "step, forward, backward, optimizer, end; the truth the tagger's phases are checked against")
@@ -172,6 +175,10 @@ def train(name, args, build_model, make_batch, loss_fn, optimizer_for=make_optim
         elapsed_ms = (time.monotonic() - loop_start) * 1e3
         if recording.profiler:  # the last step's times lie between two marks too (oracle/clock.py)
             calibration.append(export.calibrate_profiler_clock())
+    if args.script_notes:
+        allocations = truth.as_notes(lambda address, size, t, order: export.Allocation(address, size, t, None, order))
+        export.write_labels(args.script_notes, allocations, export.segments_of(device), spans,
+                            lambda a: a.script_category)
     if args.phases:
         _write_phases(args.phases, phases, spans)
     if args.profiler_trace:

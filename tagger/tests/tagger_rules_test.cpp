@@ -393,52 +393,68 @@ TEST_CASE("a lazy first step's Adam is the update from its first kernel, over pe
     // in each step (zero_grad(set_to_none=True)), S is the update's own temporary (the square root
     // of the second moment). Only the last kernel writes the weight W; it also carries G among its
     // operands (PyTorch's kernel argument struct keeps the pointers of the call before).
-    Run r;
-    r.alloc("W", 4096);
-    r.alloc("X", 8192);
-    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
-    int32_t first_m1 = kNone;
-    for (int s = 0; s < 5; ++s) {
-        r.now += 1000;
-        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
-        r.alloc("A", 16384);
-        r.gemm("X", "W", "A");
-        r.alloc("dA", 16384);
-        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
-        r.alloc("G", 4096);
-        r.gemm("X", "dA", "G");
-        r.free("A");
-        r.free("dA");
-        if (s == 0) {
-            r.alloc("M1", 4096);
-            r.alloc("M2", 4096);
-            first_m1 = r.ids["M1"];
-            r.work(WorkItem::Kind::Set, -1, {{r.ids["M1"], Access::Write}});
-            r.work(WorkItem::Kind::Set, -1, {{r.ids["M2"], Access::Write}});
+    // stale_words: the moment kernels also point at the batch X (last touched by backward's GEMM)
+    // and at forward's loss L (untouched by backward), as the unused slots of PyTorch's foreach
+    // metadata do when nothing else overwrote them (a run without torch.profiler): neither is a
+    // value backward hands the update, so the update still begins at the first moment kernel.
+    for (bool stale_words : {false, true}) {
+        CAPTURE(stale_words);
+        Run r;
+        r.alloc("W", 4096);
+        r.alloc("X", 8192);
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+        int32_t first_m1 = kNone;
+        for (int s = 0; s < 5; ++s) {
+            r.now += 1000;
+            r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+            r.alloc("A", 16384);
+            r.gemm("X", "W", "A");
+            r.alloc("L", 64);
+            r.work(WorkItem::Kind::Kernel, 3, {{r.ids["L"], Access::Write}, {r.ids["A"], Access::Read}});
+            r.alloc("dA", 16384);
+            r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+            r.alloc("G", 4096);
+            r.gemm("X", "dA", "G");
+            r.free("A");
+            r.free("dA");
+            if (s == 0) {
+                r.alloc("M1", 4096);
+                r.alloc("M2", 4096);
+                first_m1 = r.ids["M1"];
+                r.work(WorkItem::Kind::Set, -1, {{r.ids["M1"], Access::Write}});
+                r.work(WorkItem::Kind::Set, -1, {{r.ids["M2"], Access::Write}});
+            }
+            auto w = [&](const char* name) { return Touch{r.ids[name], Access::Write}; };
+            std::vector<Touch> stale;
+            if (stale_words) stale = {w("X"), w("L")};
+            auto with_stale = [&](std::vector<Touch> touches) {
+                touches.insert(touches.end(), stale.begin(), stale.end());
+                return touches;
+            };
+            r.work(WorkItem::Kind::Kernel, 10, with_stale({w("M1"), w("G")}));
+            r.work(WorkItem::Kind::Kernel, 11, with_stale({w("M2"), w("G")}));
+            r.alloc("S", 4096);
+            r.work(WorkItem::Kind::Kernel, 12, with_stale({w("S"), w("M2")}));
+            r.work(WorkItem::Kind::Kernel, 13, {w("W"), w("M1"), w("S"), w("G")});
+            r.free("S");
+            r.free("G");
+            r.free("L");
         }
-        auto w = [&](const char* name) { return Touch{r.ids[name], Access::Write}; };
-        r.work(WorkItem::Kind::Kernel, 10, {w("M1"), w("G")});
-        r.work(WorkItem::Kind::Kernel, 11, {w("M2"), w("G")});
-        r.alloc("S", 4096);
-        r.work(WorkItem::Kind::Kernel, 12, {w("S"), w("M2")});
-        r.work(WorkItem::Kind::Kernel, 13, {w("W"), w("M1"), w("S"), w("G")});
-        r.free("S");
-        r.free("G");
+        IterationSet its = detect_iterations(r.model, "");
+        REQUIRE_EQ(its.iterations.size(), 5u);
+        TagResult result = tag_allocations(r.model, its);
+        auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+        CHECK_EQ(category("M1"), "optimizer_state");
+        CHECK_EQ(category("M2"), "optimizer_state");
+        CHECK_EQ(result.tags[size_t(first_m1)].category, "optimizer_state");
+        CHECK_EQ(category("G"), "gradients");  // the last step's
+        CHECK_EQ(category("W"), "weights");
+        // Every Adam kernel of every step is the update, the first step's included.
+        size_t update_kernels = 0;
+        for (size_t k = 0; k < r.model.work.size(); ++k)
+            update_kernels += result.optimizer_work[k] && r.model.work[k].function >= 10;
+        CHECK_EQ(update_kernels, 20u);
     }
-    IterationSet its = detect_iterations(r.model, "");
-    REQUIRE_EQ(its.iterations.size(), 5u);
-    TagResult result = tag_allocations(r.model, its);
-    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
-    CHECK_EQ(category("M1"), "optimizer_state");
-    CHECK_EQ(category("M2"), "optimizer_state");
-    CHECK_EQ(result.tags[size_t(first_m1)].category, "optimizer_state");
-    CHECK_EQ(category("G"), "gradients");  // the last step's
-    CHECK_EQ(category("W"), "weights");
-    // Every Adam kernel of every step is the update, the first step's included.
-    size_t update_kernels = 0;
-    for (size_t k = 0; k < r.model.work.size(); ++k)
-        update_kernels += result.optimizer_work[k] && r.model.work[k].function >= 10;
-    CHECK_EQ(update_kernels, 20u);
 }
 
 TEST_CASE("a weight cast into a fresh GEMM operand before each use is a weight, not a gradient") {

@@ -149,7 +149,8 @@ def tag_accuracy(tool, trace, labels):
 
 
 def run_sample(args, workdir, oracle, script):
-    command = [args.python, args.sample, "--oracle-labels", oracle, "--script-labels", script] + args.sample_args
+    labels = ["--script-notes", script] if args.profiler_off else ["--oracle-labels", oracle, "--script-labels", script]
+    command = [args.python, args.sample, *labels] + args.sample_args
     env = dict(os.environ)
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
     if ALLOCATORS[args.allocator]:
@@ -187,6 +188,9 @@ def main():
                         help="least agreement of torch.profiler with the script's own knowledge")
     parser.add_argument("--real-gpu", action="store_true",
                         help="record on the machine's real GPU (tbdprof without --sim; scripts/gpu/)")
+    parser.add_argument("--profiler-off", action="store_true",
+                        help="with --tbdprof: run without torch.profiler, as users do, and hold tbdprof to the "
+                             "script's own notes alone (--min; train_common.py --script-notes)")
     parser.add_argument("--json", help="write the figures here")
     parser.add_argument("--workdir", help="keep the trace and labels here (default: a temporary folder)")
     parser.add_argument("sample")
@@ -194,6 +198,8 @@ def main():
     args = parser.parse_args()
     if args.tbdprof and not args.tag_accuracy:
         parser.error("--tbdprof needs --tag-accuracy")
+    if args.profiler_off and not args.tbdprof:
+        parser.error("--profiler-off needs --tbdprof")
     probe_env = dict(os.environ)
     if args.tbdprof and not args.real_gpu:  # torch loads the CUDA libraries at import: the simulated ones
         simgpu = os.path.join(os.path.dirname(os.path.abspath(args.tbdprof)), "..", "lib", "simgpu")
@@ -207,6 +213,8 @@ def main():
         os.makedirs(workdir, exist_ok=True)
         oracle, script = os.path.join(workdir, "oracle.labels"), os.path.join(workdir, "script.labels")
         trace = run_sample(args, workdir, oracle, script)
+        if args.profiler_off:
+            return score_profiler_off(args, trace, script)
         if trace and not any(line.startswith("alloc") for line in open(oracle)) or (
                 trace and args.allocator == "preset"):
             # The allocator told torch.profiler nothing: the labels list tensors by their uses.
@@ -236,6 +244,29 @@ def main():
         return 1
     if trace and result["tbdprof_vs_oracle"]["accuracy"] < args.min:
         print(f"score.py: FAIL: tbdprof agrees with torch.profiler on less than {args.min:.2%} of the bytes")
+        return 1
+    return 0
+
+
+def score_profiler_off(args, trace, notes):
+    """tbdprof's tags of a run without torch.profiler against the script's notes: each storage the
+    script named, at the moment it named it. A note outside every sub-range's life ('unattributed':
+    the weights noted before their first use, the state noted after the last step's last kernel)
+    says nothing of the tags, so --min holds the bytes that some sub-range covered."""
+    figures = tag_accuracy(args.tag_accuracy, trace, notes)
+    found = re.search(r"^unattributed\s+\d+\s+(\d+)", figures["table"], re.M)
+    unattributed = int(found.group(1)) if found else 0
+    attributed = figures["labelled_bytes"] - unattributed
+    figures["attributed_accuracy"] = figures["accuracy"] * figures["labelled_bytes"] / attributed if attributed else 0.0
+    name = f"{os.path.basename(args.sample)} {' '.join(args.sample_args)} [{args.allocator}, no torch.profiler]"
+    print(f"{name}: tbdprof vs script: {figures['attributed_accuracy']:.4f} of the {attributed} bytes inside "
+          f"sub-ranges ({figures['accuracy']:.4f} of all {figures['labelled_bytes']})")
+    print(figures["table"])
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"tbdprof_vs_script_notes": figures}, out, indent=1)
+    if figures["attributed_accuracy"] < args.min:
+        print(f"score.py: FAIL: tbdprof agrees with the script on less than {args.min:.2%} of the bytes")
         return 1
     return 0
 

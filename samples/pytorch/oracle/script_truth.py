@@ -20,10 +20,13 @@ class ScriptTruth:
         self.device = device
         self.notes = collections.defaultdict(list)  # storage address -> [(monotonic ns, category)]
         self.conflicts = 0  # allocations the script saw under two categories
+        self.noted = []  # (storage address, bytes, monotonic ns, category): for as_notes, without the profiler
 
     def _note(self, tensor, category):
         if isinstance(tensor, torch.Tensor) and tensor.device.type == self.device.type:
-            self.notes[tensor.untyped_storage().data_ptr()].append((time.monotonic_ns(), category))
+            storage, now_ns = tensor.untyped_storage(), time.monotonic_ns()
+            self.notes[storage.data_ptr()].append((now_ns, category))
+            self.noted.append((storage.data_ptr(), storage.nbytes(), now_ns, category))
 
     def note_model(self, model):
         for p in model.parameters():
@@ -56,6 +59,18 @@ class ScriptTruth:
                 use.script_category = category
                 uses.append(use)
         return sorted(uses, key=lambda u: u.alloc_ns)
+
+    def as_notes(self, make_allocation):
+        """The notes as allocations that live for the instant of the note, whole storages
+        (make_allocation(address, bytes, time_ns, order) -> Allocation): the script's truth of a run
+        without torch.profiler, scored against the trace's sub-ranges live at that instant."""
+        allocations = []
+        for address, size, t, category in self.noted:
+            a = make_allocation(address, size, t, len(allocations))
+            a.script_category = category
+            a.free_ns, a.free_order = t, a.alloc_order
+            allocations.append(a)
+        return allocations
 
     def categorize(self, allocations):
         """Sets each allocation's script_category from the notes made at its address while it lived."""
