@@ -179,7 +179,9 @@ using Named = std::pair<const char*, int64_t>;  // (communicator key, launch num
 RankIdentities rank_of(const std::vector<CommunicatorInfo>& communicators, const std::vector<Named>& collectives) {
     RankIdentities r;
     r.communicators = communicators;
-    for (const auto& [key, sequence] : collectives) {
+    for (const Named& named : collectives) {
+        const char* key = named.first;  // not a binding: clang 14 cannot capture one in the lambda
+        const int64_t sequence = named.second;
         const auto found = std::find_if(communicators.begin(), communicators.end(),
                                         [&](const CommunicatorInfo& c) { return key && c.key == key; });
         r.collectives.push_back(found == communicators.end()
