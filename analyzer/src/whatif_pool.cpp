@@ -10,7 +10,7 @@ namespace tbdprof::analyzer {
 namespace {
 
 constexpr int64_t kRound = 512;
-constexpr int64_t kSmallRequest = int64_t{1} << 20;
+constexpr int64_t kSmallRequest = kPoolSmallRequestBytes;
 constexpr int64_t kSmallSegment = int64_t{2} << 20;
 constexpr int64_t kMidRequest = int64_t{10} << 20;
 constexpr int64_t kMidSegment = int64_t{20} << 20;

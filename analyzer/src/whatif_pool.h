@@ -22,6 +22,9 @@ struct PoolSegment {
     int64_t alloc_ns = 0, bytes = 0;  // kept until the end of the run, as the pool keeps them
 };
 
+// The largest request PyTorch's small pool serves (larger ones go to the large pool).
+inline constexpr int64_t kPoolSmallRequestBytes = int64_t{1} << 20;
+
 // PyTorch's policy: requests rounded up to 512 B; up to 1 MiB from 2 MiB segments (the small
 // pool), up to 10 MiB from 20 MiB segments, larger ones from segments of the request rounded up to
 // 2 MiB; the smallest free block of the request's pool that fits (lowest address on ties), split

@@ -22,8 +22,13 @@ namespace {
 // with more keeps its tensors' recovered lives (the replay check then says whether they still fit).
 constexpr size_t kContinuationWorkLimit = 4'000'000;
 
-// The largest request PyTorch's small pool serves (whatif_pool.h).
-constexpr int64_t kSmallPoolRequest = int64_t{1} << 20;
+// Drops the tensors `dropped` marks, keeping the others' order.
+void erase_marked(std::vector<PoolTensor>& tensors, const std::vector<bool>& dropped) {
+    size_t kept = 0;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (!dropped[i]) tensors[kept++] = tensors[i];
+    tensors.resize(kept);
+}
 
 bool share_bytes(const PoolTensor& a, const PoolTensor& b) {
     return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
@@ -92,10 +97,7 @@ void join_continued(std::vector<PoolTensor>& tensors, bool join_step_local) {
             merged[j] = true;
         }
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < tensors.size(); ++i)
-        if (!merged[i]) tensors[kept++] = tensors[i];
-    tensors.resize(kept);
+    erase_marked(tensors, merged);
 }
 
 // Device addresses where work of a known size starts: library calls' operands, copies, sets.
@@ -360,10 +362,7 @@ void join_views(std::vector<PoolTensor>& tensors, int64_t smallest) {
             last = next->second;
         }
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < tensors.size(); ++i)
-        if (!joined[i]) tensors[kept++] = tensors[i];
-    tensors.resize(kept);
+    erase_marked(tensors, joined);
 }
 
 void request_before_calls(std::vector<PoolTensor>& tensors, const std::vector<std::pair<int64_t, int64_t>>& calls) {
@@ -390,10 +389,7 @@ void join_written_once(std::vector<PoolTensor>& tensors) {
         tensors[j].begin_ns = once.begin_ns;
         merged[i] = true;
     }
-    size_t kept = 0;
-    for (size_t i = 0; i < tensors.size(); ++i)
-        if (!merged[i]) tensors[kept++] = tensors[i];
-    tensors.resize(kept);
+    erase_marked(tensors, merged);
     std::stable_sort(tensors.begin(), tensors.end(), by_begin);
 }
 
@@ -468,7 +464,7 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
             join_written_once(tensors);
             // An extent over what the segment's pool serves is the tagger's bound, not the request.
             const int64_t largest = largest_request(out.mapped, index, allocations[index].bytes);
-            join_views(tensors, largest > kSmallPoolRequest ? kSmallPoolRequest + 1 : 1);
+            join_views(tensors, largest > kPoolSmallRequestBytes ? kPoolSmallRequestBytes + 1 : 1);
             for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
             reading.insert(reading.end(), tensors.begin(), tensors.end());
         }

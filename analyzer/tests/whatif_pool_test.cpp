@@ -221,9 +221,9 @@ TEST_CASE("tensors between the library calls in a workspace segment: the pool's 
     // (transformer_train.py --layers 4, 128 -> 64 said "fits" 15.7% under the peak).
     whatif::RecordedRun run;
     const auto segment = [](int64_t id, int64_t bytes, int64_t alloc_ns, bool by_subrange, const char* rule) {
-        Allocation a{id, 0, bytes, alloc_ns, 1000, -1, 3, true};
-        a.by_subrange = by_subrange;
-        a.rule = rule;
+        Allocation a{};  // every member named below, the others at their defaults (no missing initializers)
+        a.id = id, a.bytes = bytes, a.alloc_ns = alloc_ns, a.free_ns = 1000, a.stack = -1, a.category = 3;
+        a.freed = true, a.by_subrange = by_subrange, a.rule = rule;
         return a;
     };
     run.allocations = {segment(1, 20 * kMiB, 0, true, "subranges"),
