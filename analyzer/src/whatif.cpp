@@ -138,8 +138,10 @@ void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& resu
                  ? std::string(", except a larger batch alone: its requests (the tensors' released reading and the "
                                "library calls' workspaces) are replayed through PyTorch's caching-allocator policy "
                                "all the same, which at the recorded sizes reserves ") +
-                       format_bytes(std::abs(pool.growth_miss_bytes)) +
-                       (pool.growth_miss_bytes >= 0 ? " less" : " more") + " than the recorded segments"
+                       (pool.growth_miss_bytes == 0
+                            ? std::string("as many bytes as the recorded segments")
+                            : format_bytes(std::abs(pool.growth_miss_bytes)) +
+                                  (pool.growth_miss_bytes > 0 ? " less" : " more") + " than the recorded segments")
                  : std::string()) +
             ": 'fits' and check --whatif allow for " + format_percent(result.fit_margin) + " error");
 }
