@@ -133,16 +133,32 @@ void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& resu
                               "a library workspace, tensors the pool's replay cannot place"
                             : "caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
                               "segments") +
-            "; each segment is scaled and rounded up on its own, a rougher estimate: 'fits' "
-            "and check --whatif allow for " +
-            format_percent(result.fit_margin) + " error");
+            "; each segment is scaled and rounded up on its own, a rougher estimate" +
+            (pool.growth_replay
+                 ? std::string(", except a larger batch alone: its requests (the tensors' released reading and the "
+                               "library calls' workspaces) are replayed through PyTorch's caching-allocator policy "
+                               "all the same, which at the recorded sizes reserves ") +
+                       (pool.growth_miss_bytes == 0
+                            ? std::string("as many bytes as the recorded segments")
+                            : format_bytes(std::abs(pool.growth_miss_bytes)) +
+                                  (pool.growth_miss_bytes > 0 ? " less" : " more") + " than the recorded segments")
+                 : std::string()) +
+            ": 'fits' and check --whatif allow for " + format_percent(result.fit_margin) + " error");
+}
+
+// A scenario that only makes the batch larger (no other change), which a caching pool whose replay
+// does not give back the recorded segments predicts by that replay all the same (growth_pool_model).
+bool only_grows_batch(const ScenarioSpec& spec) {
+    return spec.batch_scale && *spec.batch_scale > 1.0 && !spec.calibrated && !spec.precision && spec.zero_stage == 0 &&
+           !spec.checkpoint;
 }
 
 // Each scenario but the recorded one, replayed at its bytes: with checkpointing's changed timeline,
-// through the caching pool, or on the recorded timeline.
+// through the caching pool (`growth`: the pool replayed all the same, for a larger batch alone), or on
+// the recorded timeline.
 void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events, const Model& model,
-                       const CheckpointPlan& plan, const PoolModel& pool, const WhatIfOptions& options,
-                       const std::vector<ScenarioSpec>& specs, WhatIfResult& result) {
+                       const CheckpointPlan& plan, const std::pair<const PoolModel&, const PoolModel&> pools,
+                       const WhatIfOptions& options, const std::vector<ScenarioSpec>& specs, WhatIfResult& result) {
     const std::vector<Event> checkpoint_events =
         options.checkpoint ? ordered_events(plan.allocations) : std::vector<Event>{};
     for (const ScenarioSpec& spec : specs) {
@@ -157,6 +173,7 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         }
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
+        const PoolModel& pool = pools.second.usable && only_grows_batch(spec) ? pools.second : pools.first;
         const Replayed replayed =
             spec.checkpoint && plan.pooled ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes),
                                                                          plan.pool_tensors, tensor_bytes, pool, points)
@@ -228,13 +245,15 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     result.cannot_predict = whatif::cannot_predict(run, recorded, options, model.recorded_precision);
     if (result.cannot_predict.empty() && !options.calibrate_path.empty())
         model.fitted = whatif::calibrate(run, options, result.cannot_predict, result.notes);
-    const PoolModel pool =
-        result.cannot_predict.empty() ? whatif::pool_model(run, events, model.granularity) : PoolModel{};
+    PoolModel pool = result.cannot_predict.empty() ? whatif::pool_model(run, events, model.granularity) : PoolModel{};
     const CheckpointPlan plan = checkpoint_plan(run, pool, options, result);
     if (!result.cannot_predict.empty()) return result;
     if (pool_not_reproduced(pool, model)) result.fit_margin = std::max(options.fit_margin, kUnreproducedPoolMargin);
+    const std::vector<ScenarioSpec> specs = whatif::scenario_list(options, scale);
+    const PoolModel growth =
+        std::any_of(specs.begin(), specs.end(), only_grows_batch) ? whatif::growth_pool_model(run, pool) : PoolModel{};
     add_pool_note(pool, model, result);
-    predict_scenarios(run, events, model, plan, pool, options, whatif::scenario_list(options, scale), result);
+    predict_scenarios(run, events, model, plan, {pool, growth}, options, specs, result);
     whatif::add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())
         result.notes.push_back(

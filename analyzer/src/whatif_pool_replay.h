@@ -38,6 +38,12 @@ struct PoolModel {
     // Kernels outside the library calls used a segment counted whole as a library workspace: tensors
     // lay there that the replay cannot place, so it is not used (not `usable`).
     bool unplaced_in_workspace = false;
+    // Fixed segments that neither reading gives back: a batch only made larger is predicted by the
+    // replay all the same (`growth`, from growth_pool_model), the rest by each segment scaled on its
+    // own. `growth_miss_bytes`: the recorded segments' bytes less those the replay at the recorded
+    // sizes reserves (said in the note).
+    bool growth_replay = false;
+    int64_t growth_miss_bytes = 0;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };
@@ -46,6 +52,12 @@ struct PoolModel {
 // the replay at the recorded sizes gives back), and with which requests: sets run.pool_tensors to
 // the reading of the placement that gives them back (the released one first, whatif_pool_tensors.h).
 PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t granularity);
+
+// For fixed segments that neither reading gives back (pool.usable false): the pool replayed all the
+// same with the released reading and the library calls' per-call workspaces, for scenarios that only
+// make the batch larger (docs/whatif.md, "Fits"); `usable` false where it does not apply. Sets
+// run.pool_tensors, and pool.growth_replay and growth_miss_bytes for the note.
+PoolModel growth_pool_model(RecordedRun& run, PoolModel& pool);
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.

@@ -8,7 +8,11 @@ The allocator is PyTorch's default caching allocator, or the one --alloc-conf se
 (PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True). Exit 77 (skipped) with the reason when
 PyTorch is absent.
 
-  predict_pytorch.py SAMPLES_DIR [--script NAME] [--alloc-conf CONF] [--batches A,B] [-- SCRIPT-OPTIONS]
+With --upward only the larger batch is predicted, from the smaller (a shape whose smaller batch the
+model predicts only within its wider margin, docs/whatif.md, "Fits").
+
+  predict_pytorch.py SAMPLES_DIR [--script NAME] [--alloc-conf CONF] [--batches A,B] [--upward]
+                     [-- SCRIPT-OPTIONS]
       (env: TBDPROF; TBDPROF_TORCH_PYTHON or TBDPROF_TORCH_VENV)
 """
 import argparse
@@ -81,6 +85,7 @@ def main():
     parser.add_argument("--script", default="cnn_train.py")
     parser.add_argument("--alloc-conf", default="")
     parser.add_argument("--batches", default=",".join(map(str, BATCHES)))
+    parser.add_argument("--upward", action="store_true", help="predict only the larger batch from the smaller")
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
@@ -97,7 +102,7 @@ def main():
         measured = {b: whatif(tbdprof, traces[b])["scenarios"][0]["peak_bytes"] for b in batches}
         for recorded in batches:
             for target in batches:
-                if target == recorded:
+                if target == recorded or (args.upward and target < recorded):
                     continue
                 batch = ["--batch-size", str(target), "--batch-size-recorded", str(recorded)]
                 prediction = whatif(tbdprof, traces[recorded], *batch)
