@@ -736,6 +736,9 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
         for (const FlowTouch& t : c.flow.buffers[a].touches)
             kernel_written |=
                 model.work[t.work].kind == WorkItem::Kind::Kernel && (t.use == Use::Modify || t.use == Use::Overwrite);
+        // A pooled tensor whose only "writes" are stale words of by-value structs (output_slots.h) is
+        // read, not written: the batch's address left in an elementwise kernel's unused words.
+        kernel_written &= !model.allocations[a].written_only_through_input_words;
         if (f.library_workspace)
             set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
         else if (model.allocations[a].made_by_library_handle && !f.gemm_read)

@@ -90,7 +90,8 @@ Run training_run(int steps, bool stale_word = false, std::vector<int64_t>* gradi
         r.gemm("X", "dA", "G");
         r.work(WorkItem::Kind::Kernel, 3, {{r.ids["dA"], Access::Read}, {r.ids["gb"], Access::Write}});
         if (s == 0) r.alloc("M", 4096);
-        r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
+        r.work(WorkItem::Kind::Kernel, 4,
+               {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
         r.work(WorkItem::Kind::Kernel, 5, {{r.ids["b"], Access::Write}, {r.ids["gb"], Access::Read}});
         r.free("A");
         r.free("dA");
