@@ -162,3 +162,49 @@ TEST_CASE("a gradient a cast writes where a product's input was read begins at t
     CHECK_EQ(pieces(r, 45056, "gradients"), 0u);
     CHECK_EQ(pieces(r, 0, "weights"), 1u);
 }
+
+namespace {
+
+// One step after another: the batch X copied in at 16384, A = X W (a convolution's product), then
+// an elementwise add (kernel 20) writing B at 40960 from A through its output word while its struct
+// holds X's address again in the words `x_words` (one pointer in several words: one use, as
+// load_model makes it), a GEMM reading X (the weight's gradient G = B^T X) and the update.
+TagResult batch_in_struct_words(const std::vector<uint32_t>& x_words) {
+    enum Slot : uint32_t { kIn20, kOut20, kStaleA, kStaleB };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);                        // initialise W
+    struct_kernel(p, {{24576, kIn20}, {53248, kOut20}}, 20);  // kernel 20 writes fresh space: its output word
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 24576);  // A = X W
+        const size_t add = struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);
+        PointerUse x{uint32_t(add), 0, 16384, 0, false, Access::Write};
+        x.slot = kSeveralSlots;
+        x.several_at = uint32_t(p.model.several_word_slots.size());
+        p.model.several_word_slots.push_back(uint32_t(x_words.size()));
+        p.model.several_word_slots.insert(p.model.several_word_slots.end(), x_words.begin(), x_words.end());
+        p.model.pointer_uses.push_back(x);
+        p.model.kernel_slots = std::max<uint32_t>(p.model.kernel_slots, kStaleB + 1);
+        p.gemm(40960, 16384, 8192);                                                                    // G = B^T X
+        size_t last = p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("the batch whose address an elementwise kernel's struct keeps in words that never start a value is input") {
+    // Words 2 and 3 of kernel 20 never start a value (the batch was copied in before any of its
+    // launches): stale copies of the address, not a write, so X is still copied in each step and
+    // only read. Before, any writable word made X "written by a kernel", and X was `activations`.
+    TagResult stale = batch_in_struct_words({2, 3});
+    CHECK_GE(pieces(stale, 16384, "input"), 3u);
+    CHECK_EQ(pieces(stale, 16384, "activations"), 0u);
+    // Among the words one that starts values (kernel 20's output word, 1): an in-place write of X.
+    TagResult in_place = batch_in_struct_words({1, 2});
+    CHECK_EQ(pieces(in_place, 16384, "input"), 0u);
+}
