@@ -202,18 +202,25 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // earlier launches (the batch, forward's loss) in unused slots, and whether the update's kernels
 // show them depends on what the host's memory held (with torch.profiler running, weights). A
 // backward kernel after the last GEMM that reads what forward saved (an embedding's token ids, a
-// norm's statistics) reads it through a pointer to const, and stays backward's.
-bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t start, size_t first) {
+// norm's statistics) reads it through a pointer to const, and stays backward's: the reads that
+// count are the window's own (from `start` on). A read before `start` says the value was consumed
+// there (an activation gradient max pooling's backward read, whose address the metadata keeps in
+// the next step's update). A tensor whose kernel writes are all stale words of by-value structs
+// (written_only_through_input_words: the batch's address in an elementwise kernel's unused words)
+// was not written on the device.
+bool update_step_local(const Context& c, size_t a, int it, size_t start, size_t first) {
+    const FlowFacts& f = c.flow.buffers[a];
     auto [begin, end] = touches_in(c, f, it);
     bool before = false, last_writes = false, at_update = false, written_on_device = false;
     bool certainly_read = false;
+    const bool stale_writes = c.m.allocations[a].written_only_through_input_words;
     size_t last_before = 0;
     for (size_t i = begin; i < end; ++i) {
         const size_t w = f.touches[i].work;
-        certainly_read |= f.touches[i].use == Use::Read;
+        certainly_read |= f.touches[i].use == Use::Read && w >= start;
         if (w < start) {
             before = true, last_writes = writes(f.touches[i].use), last_before = w;
-            written_on_device |= last_writes && c.m.work[w].kind != WorkItem::Kind::CopyHtoD;
+            written_on_device |= last_writes && c.m.work[w].kind != WorkItem::Kind::CopyHtoD && !stale_writes;
         }
         at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
     }
@@ -252,7 +259,7 @@ bool joins_update(const Context& c, size_t k, size_t start, size_t first) {
         // an activation gradient a bias gradient is reduced from), unless the update made it or
         // takes it as its input (update_step_local).
         if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient &&
-            !update_step_local(c, c.flow.buffers[size_t(t.allocation)], it, start, first))
+            !update_step_local(c, size_t(t.allocation), it, start, first))
             return false;
         const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
         auto [begin, end] = touches_in(c, f, it);
