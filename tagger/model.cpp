@@ -355,8 +355,15 @@ void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges) {
             e.offset >= uint64_t(std::max<int64_t>(m.allocations[size_t(e.allocation)].bytes, 1)))
             continue;
         if (i > 0 && key(edges[i - 1]) == key(e)) {  // the same pointer in another argument
-            if (e.access == Access::Write) m.pointer_uses.back().access = Access::Write;
-            m.pointer_uses.back().slot = kSeveralSlots;
+            PointerUse& use = m.pointer_uses.back();
+            if (e.access == Access::Write) use.access = Access::Write;
+            if (use.slot != kSeveralSlots) {  // its list is the last one: the words of one use are adjacent
+                use.several_at = static_cast<uint32_t>(m.several_word_slots.size());
+                m.several_word_slots.insert(m.several_word_slots.end(), {1, use.slot});
+                use.slot = kSeveralSlots;
+            }
+            ++m.several_word_slots[use.several_at];
+            m.several_word_slots.push_back(e.slot);
             continue;
         }
         m.pointer_uses.push_back(

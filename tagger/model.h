@@ -67,6 +67,9 @@ struct PointerUse {
     // A plain kernel's pointer: which word of its function's parameters held it (one id per function,
     // parameter and byte offset, the same in every launch; below TraceModel::kernel_slots).
     uint32_t slot = kNoSlot;
+    // slot == kSeveralSlots: where TraceModel::several_word_slots lists the words (their count, then
+    // each word's slot); kNoSlot otherwise.
+    uint32_t several_at = kNoSlot;
 };
 
 // One mapping (the trace's allocation) of a segment joined from end-to-end mappings (mapped_segments.h).
@@ -86,6 +89,10 @@ struct Allocation {
     int64_t stack = 0;
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
     bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)
+    // A tensor of a pooled segment (with_subranges) that plain kernels wrote only through words of
+    // their by-value parameters that never start a value (output_slots.h): stale pointers an
+    // elementwise kernel's struct keeps from earlier launches, not writes. False where unknown.
+    bool written_only_through_input_words = false;
     // Mappings joined into this segment (id is the first one's); empty: the trace's allocation as is.
     std::vector<MappedPiece> pieces{};
 };
@@ -166,7 +173,8 @@ struct TraceModel {
     // allocator). Only then pointer_uses holds every pointer into a device allocation, per work item.
     bool pooled = false;
     std::vector<PointerUse> pointer_uses;
-    uint32_t kernel_slots = 0;  // PointerUse::slot ids in use: [0, kernel_slots)
+    std::vector<uint32_t> several_word_slots;  // PointerUse::several_at's lists, one after another
+    uint32_t kernel_slots = 0;                 // PointerUse::slot ids in use: [0, kernel_slots)
     // Regions the program registered, by allocation then offset; any makes the model pooled.
     std::vector<RegisteredRegion> regions;
 };

@@ -9,6 +9,7 @@
 
 #include "model.h"
 #include "rules.h"
+#include "subranges.h"
 
 #include <vector>
 
@@ -30,5 +31,13 @@ bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const Po
 // work items to cut at, in launch order; empty for none.
 std::vector<uint32_t> rewrite_cuts(const TraceModel& m, const TagResult& r, const std::vector<bool>& outputs,
                                    const std::vector<size_t>& uses);
+
+// Sets Allocation::written_only_through_input_words on the tensors of `v` (with_subranges(m, set,
+// virtual_index)) that some plain kernel writes as far as the flow knows (dataflow.h: a non-const
+// pointer) while every such kernel held the tensor's pointers only in words that never start a value
+// (set.output_words). PyTorch's elementwise kernels take a struct whose unused words keep what the
+// host's stack held (the batch's address from an earlier launch): such a word is no write.
+void mark_input_word_writes(const TraceModel& m, const SubRangeSet& set, const std::vector<int32_t>& virtual_index,
+                            TraceModel& v);
 
 }  // namespace tbdprof::tagger

@@ -112,6 +112,7 @@ ProcessModel model_of_process(const TraceModel& m, int32_t process) {
     }
     std::vector<int32_t> work;
     copy_work(m, process, allocation, call, p, work);
+    out.several_word_slots = m.several_word_slots;  // PointerUse::several_at stays valid
     for (const PointerUse& u : m.pointer_uses) {
         if (work[u.work] == kNone || local(u.allocation) == kNone) continue;
         PointerUse copy = u;

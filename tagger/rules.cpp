@@ -202,23 +202,33 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // earlier launches (the batch, forward's loss) in unused slots, and whether the update's kernels
 // show them depends on what the host's memory held (with torch.profiler running, weights). A
 // backward kernel after the last GEMM that reads what forward saved (an embedding's token ids, a
-// norm's statistics) reads it through a pointer to const, and stays backward's.
-bool update_step_local(const Context& c, const FlowFacts& f, int it, size_t start, size_t first) {
+// norm's statistics) reads it through a pointer to const, and stays backward's; so does one whose
+// certain read before `start` was followed by a write (forward's value, made after that read and
+// kept for backward's tail: the plain transformer fell to 92.99% without this). A certain read that
+// is the last touch before `start`, with a product call past it, consumed the value (an activation
+// gradient max pooling's backward read, whose address the foreach metadata keeps in the next
+// step's update, under expandable segments). A tensor whose kernel writes are all stale words of
+// by-value structs (written_only_through_input_words: the batch's address in an elementwise
+// kernel's unused words) was not written on the device.
+bool update_step_local(const Context& c, size_t a, int it, size_t start, size_t first) {
+    const FlowFacts& f = c.flow.buffers[a];
     auto [begin, end] = touches_in(c, f, it);
-    bool before = false, last_writes = false, at_update = false, written_on_device = false;
-    bool certainly_read = false;
+    bool before = false, last_writes = false, last_reads = false, at_update = false, written_on_device = false;
+    bool read_in_window = false, read_before = false;
+    const bool stale_writes = c.m.allocations[a].written_only_through_input_words;
     size_t last_before = 0;
     for (size_t i = begin; i < end; ++i) {
         const size_t w = f.touches[i].work;
-        certainly_read |= f.touches[i].use == Use::Read;
+        (w < start ? read_before : read_in_window) |= f.touches[i].use == Use::Read;
         if (w < start) {
             before = true, last_writes = writes(f.touches[i].use), last_before = w;
-            written_on_device |= last_writes && c.m.work[w].kind != WorkItem::Kind::CopyHtoD;
+            last_reads = f.touches[i].use == Use::Read;
+            written_on_device |= last_writes && c.m.work[w].kind != WorkItem::Kind::CopyHtoD && !stale_writes;
         }
         at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
     }
     if (!before || (last_writes && at_update) || !written_on_device) return true;
-    if (certainly_read) return false;
+    if (read_in_window || (read_before && !last_reads)) return false;
     for (size_t w = start; w-- > last_before + 1;)
         if (c.flow.work_iteration[w] == it && is_product_call(c, c.m.work[w])) return true;
     return false;
@@ -252,7 +262,7 @@ bool joins_update(const Context& c, size_t k, size_t start, size_t first) {
         // an activation gradient a bias gradient is reduced from), unless the update made it or
         // takes it as its input (update_step_local).
         if (c.facts[size_t(t.allocation)].lifetime == Lifetime::Transient &&
-            !update_step_local(c, c.flow.buffers[size_t(t.allocation)], it, start, first))
+            !update_step_local(c, size_t(t.allocation), it, start, first))
             return false;
         const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
         auto [begin, end] = touches_in(c, f, it);
@@ -736,6 +746,9 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
         for (const FlowTouch& t : c.flow.buffers[a].touches)
             kernel_written |=
                 model.work[t.work].kind == WorkItem::Kind::Kernel && (t.use == Use::Modify || t.use == Use::Overwrite);
+        // A pooled tensor whose only "writes" are stale words of by-value structs (output_slots.h) is
+        // read, not written: the batch's address left in an elementwise kernel's unused words.
+        kernel_written &= !model.allocations[a].written_only_through_input_words;
         if (f.library_workspace)
             set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
         else if (model.allocations[a].made_by_library_handle && !f.gemm_read)

@@ -431,7 +431,8 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         return a < b;
     });
     const std::vector<bool> returned = returned_values(m, order, steps.step);
-    const std::vector<bool> outputs = output_slots(m);
+    set.output_words = output_slots(m);
+    const std::vector<bool>& outputs = set.output_words;
     for (size_t begin = 0; begin < order.size();) {
         int32_t segment = m.pointer_uses[order[begin]].allocation;
         size_t end = begin;
@@ -755,6 +756,7 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
         touch_covered_subranges(s, use, owner, w);
         if (w.library_call != kNone) move_library_roles(s, use, target, w.library_call);
     }
+    mark_input_word_writes(m, set, virtual_index, s.v);
     return std::move(s.v);
 }
 

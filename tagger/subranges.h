@@ -29,6 +29,9 @@ struct SubRangeSet {
     // Per pointer use: its offset and work item, kept here because assign_extents also runs on the
     // derived model, whose pointer uses are not these.
     std::vector<std::pair<uint64_t, uint32_t>> use_offset_work;
+    // Per PointerUse::slot: whether the word starts values (output_slots.h), from the model the set
+    // was derived from; empty for a set made otherwise (no word is then taken for a stale one).
+    std::vector<bool> output_words;
 };
 
 // Derives sub-ranges for every allocation of a pooled model that work pointed into. A start address

@@ -162,3 +162,72 @@ TEST_CASE("a gradient a cast writes where a product's input was read begins at t
     CHECK_EQ(pieces(r, 45056, "gradients"), 0u);
     CHECK_EQ(pieces(r, 0, "weights"), 1u);
 }
+
+namespace {
+
+// Work item `work` also holds `offset` in the words `slots`: one pointer use, as load_model makes it.
+void several_words(Pool& p, size_t work, uint64_t offset, const std::vector<uint32_t>& slots) {
+    PointerUse use{uint32_t(work), 0, offset, 0, false, Access::Write};
+    use.slot = kSeveralSlots;
+    use.several_at = uint32_t(p.model.several_word_slots.size());
+    p.model.several_word_slots.push_back(uint32_t(slots.size()));
+    p.model.several_word_slots.insert(p.model.several_word_slots.end(), slots.begin(), slots.end());
+    p.model.pointer_uses.push_back(use);
+    for (uint32_t slot : slots) p.model.kernel_slots = std::max(p.model.kernel_slots, slot + 1);
+}
+
+// One step after another: the batch X copied in at 16384, A = X W (a convolution's product), then
+// an elementwise add (kernel 20) writing B at 40960 from A through its output word while its struct
+// holds X's address again in the words `x_words` (one pointer in several words: one use, as
+// load_model makes it), a GEMM reading X (the weight's gradient G = B^T X) and the update.
+// With `moment`: after G, an Adam moment kernel (30) updates M at 65536 from G and also keeps X's
+// address in two words (the foreach metadata's stale slots); the update reads G and M.
+TagResult batch_in_struct_words(const std::vector<uint32_t>& x_words, bool moment = false) {
+    enum Slot : uint32_t { kIn20, kOut20, kStaleA, kStaleB, kM30, kG30, kStale30a, kStale30b };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);                        // initialise W
+    struct_kernel(p, {{24576, kIn20}, {53248, kOut20}}, 20);  // kernel 20 writes fresh space: its output word
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        p.gemm(16384, 0, 24576);  // A = X W
+        several_words(p, struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20), 16384, x_words);
+        p.gemm(40960, 16384, 8192);  // G = B^T X
+        if (moment) {
+            if (s == 0) p.set(65536, 4096);
+            several_words(p, struct_kernel(p, {{65536, kM30}, {8192, kG30}}, 30), 16384, {kStale30a, kStale30b});
+        }
+        size_t last = p.kernel({{8192, Access::Read}, {65536, Access::Read}, {4096, Access::Write}, {0, Access::Write}},
+                               3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("the batch whose address an elementwise kernel's struct keeps in words that never start a value is input") {
+    // Words 2 and 3 of kernel 20 never start a value (the batch was copied in before any of its
+    // launches): stale copies of the address, not a write, so X is still copied in each step and
+    // only read. Before, any writable word made X "written by a kernel", and X was `activations`.
+    TagResult stale = batch_in_struct_words({2, 3});
+    CHECK_GE(pieces(stale, 16384, "input"), 3u);
+    CHECK_EQ(pieces(stale, 16384, "activations"), 0u);
+    // Among the words one that starts values (kernel 20's output word, 1): an in-place write of X.
+    TagResult in_place = batch_in_struct_words({1, 2});
+    CHECK_EQ(pieces(in_place, 16384, "input"), 0u);
+}
+
+TEST_CASE("an Adam kernel that keeps the batch's address in stale words is still the update's") {
+    // The batch's only kernel "writes" are stale words (kernel 20's and the moment kernel's), so it
+    // holds no value backward computed on the device: it does not tie the moment kernel to backward,
+    // and M, updated by the update alone, is optimizer state. Before, kernel 20's stale words made X
+    // a value of the device's, read by backward's GEMM, and the update began at its last kernel.
+    TagResult r = batch_in_struct_words({2, 3}, true);
+    CHECK_GE(pieces(r, 16384, "input"), 3u);
+    CHECK_GE(pieces(r, 65536, "optimizer_state"), 1u);
+    CHECK_EQ(pieces(r, 65536, "gradients"), 0u);
+    CHECK_EQ(pieces(r, 65536, "activations"), 0u);
+}

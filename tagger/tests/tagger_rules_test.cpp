@@ -90,7 +90,8 @@ Run training_run(int steps, bool stale_word = false, std::vector<int64_t>* gradi
         r.gemm("X", "dA", "G");
         r.work(WorkItem::Kind::Kernel, 3, {{r.ids["dA"], Access::Read}, {r.ids["gb"], Access::Write}});
         if (s == 0) r.alloc("M", 4096);
-        r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
+        r.work(WorkItem::Kind::Kernel, 4,
+               {{r.ids["W"], Access::Write}, {r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
         r.work(WorkItem::Kind::Kernel, 5, {{r.ids["b"], Access::Write}, {r.ids["gb"], Access::Read}});
         r.free("A");
         r.free("dA");
@@ -397,8 +398,13 @@ TEST_CASE("a lazy first step's Adam is the update from its first kernel, over pe
     // and at forward's loss L (untouched by backward), as the unused slots of PyTorch's foreach
     // metadata do when nothing else overwrote them (a run without torch.profiler): neither is a
     // value backward hands the update, so the update still begins at the first moment kernel.
-    for (bool stale_words : {false, true}) {
+    // consumed_word (with stale_words): they also point at an activation gradient P that a backward
+    // kernel wrote and another read through a pointer to const before backward's GEMM ran past it
+    // (max pooling's backward, under expandable segments): consumed before the update, not its input.
+    for (int variant = 0; variant < 3; ++variant) {
+        const bool stale_words = variant >= 1, consumed_word = variant == 2;
         CAPTURE(stale_words);
+        CAPTURE(consumed_word);
         Run r;
         r.alloc("W", 4096);
         r.alloc("X", 8192);
@@ -413,6 +419,11 @@ TEST_CASE("a lazy first step's Adam is the update from its first kernel, over pe
             r.work(WorkItem::Kind::Kernel, 3, {{r.ids["L"], Access::Write}, {r.ids["A"], Access::Read}});
             r.alloc("dA", 16384);
             r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+            if (consumed_word) {
+                r.alloc("P", 16384);
+                r.work(WorkItem::Kind::Kernel, 4, {{r.ids["A"], Access::Read}, {r.ids["P"], Access::Write}});
+                r.work(WorkItem::Kind::Kernel, 5, {{r.ids["P"], Access::Read}, {r.ids["dA"], Access::Write}});
+            }
             r.alloc("G", 4096);
             r.gemm("X", "dA", "G");
             r.free("A");
@@ -426,7 +437,10 @@ TEST_CASE("a lazy first step's Adam is the update from its first kernel, over pe
             }
             auto w = [&](const char* name) { return Touch{r.ids[name], Access::Write}; };
             std::vector<Touch> stale;
-            if (stale_words) stale = {w("X"), w("L")};
+            if (consumed_word)
+                stale = {w("X"), w("L"), w("P")};
+            else if (stale_words)
+                stale = {w("X"), w("L")};
             auto with_stale = [&](std::vector<Touch> touches) {
                 touches.insert(touches.end(), stale.begin(), stale.end());
                 return touches;
@@ -439,6 +453,7 @@ TEST_CASE("a lazy first step's Adam is the update from its first kernel, over pe
             r.free("S");
             r.free("G");
             r.free("L");
+            if (consumed_word) r.free("P");
         }
         IterationSet its = detect_iterations(r.model, "");
         REQUIRE_EQ(its.iterations.size(), 5u);

@@ -23,7 +23,8 @@ inline WorkItem timed_work(WorkItem::Kind kind, int32_t function, int64_t& now) 
 
 // Work appended to a made-up model on its clock: a kernel with its touches; a set or host-to-device
 // copy writing one buffer; a GEMM reading a and b and writing c (a library call with its kernel).
-inline void add_work(TraceModel& model, int64_t& now, WorkItem::Kind kind, int32_t function, std::vector<Touch> touches) {
+inline void add_work(TraceModel& model, int64_t& now, WorkItem::Kind kind, int32_t function,
+                     std::vector<Touch> touches) {
     WorkItem item = timed_work(kind, function, now);
     item.touches = std::move(touches);
     model.work.push_back(std::move(item));
