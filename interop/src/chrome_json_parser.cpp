@@ -244,19 +244,6 @@ void read_distributed_info(value v, ForeignTrace& out) {
     }
 }
 
-// A top-level key's value (other than traceEvents'): devices, distributed info, the host, run notes.
-void add_top_level_value(const std::string& key, value item, ForeignTrace& out) {
-    if (key == "deviceProperties") {
-        read_device_properties(item, out);
-    } else if (key == "distributedInfo") {
-        read_distributed_info(item, out);
-    } else if (key == "host_name" || key == "hostname") {
-        if (auto scalar = scalar_text(item)) out.host = imported_text(*scalar, out);
-    } else if (auto scalar = scalar_text(item)) {
-        out.notes.emplace_back("kineto." + imported_text(key, out), imported_text(*scalar, out));
-    }
-}
-
 }  // namespace
 
 ChromeTraceParser::ChromeTraceParser(ForeignTrace& out, const ParseProgress& progress)
@@ -276,26 +263,22 @@ simdjson::ondemand::document ChromeTraceParser::iterate_as_array(std::string_vie
     return parser_.iterate(batch_.data(), length, batch_.size());
 }
 
-void ChromeTraceParser::add_event_array(simdjson::ondemand::array events, uint64_t json_bytes_so_far) {
-    for (auto element : events) {
-        value v;
-        if (element.get(v)) throw simdjson::simdjson_error(element.error());
-        ChromeEvent event;
-        read_event(v, event, out_.warnings);
-        ++out_.events;
-        if (!event.valid) {
-            ++out_.warnings["trace events that are not objects (skipped)"];
-        } else {
-            sink_->add(event);
-        }
-        if (progress_ && (out_.events & 0xffff) == 0) progress_(out_.events, json_bytes_so_far);
-    }
-}
-
 void ChromeTraceParser::add_events(std::string_view events, uint64_t json_bytes_so_far) {
     try {
         simdjson::ondemand::document doc = iterate_as_array(events);
-        add_event_array(doc.get_array(), json_bytes_so_far);
+        for (auto element : doc.get_array()) {
+            value v;
+            if (element.get(v)) throw simdjson::simdjson_error(element.error());
+            ChromeEvent event;
+            read_event(v, event, out_.warnings);
+            ++out_.events;
+            if (!event.valid) {
+                ++out_.warnings["trace events that are not objects (skipped)"];
+            } else {
+                sink_->add(event);
+            }
+            if (progress_ && (out_.events & 0xffff) == 0) progress_(out_.events, json_bytes_so_far);
+        }
     } catch (const simdjson::simdjson_error& error) {
         throw InteropError(std::string("invalid JSON: ") + error.what());
     }
@@ -307,46 +290,19 @@ void ChromeTraceParser::add_top_level(const std::string& key, std::string_view t
         for (auto element : doc.get_array()) {
             value item;
             if (element.get(item)) throw simdjson::simdjson_error(element.error());
-            add_top_level_value(key, item, out_);
+            if (key == "deviceProperties") {
+                read_device_properties(item, out_);
+            } else if (key == "distributedInfo") {
+                read_distributed_info(item, out_);
+            } else if (key == "host_name" || key == "hostname") {
+                if (auto scalar = scalar_text(item)) out_.host = imported_text(*scalar, out_);
+            } else if (auto scalar = scalar_text(item)) {
+                out_.notes.emplace_back("kineto." + imported_text(key, out_), imported_text(*scalar, out_));
+            }
         }
     } catch (const simdjson::simdjson_error& error) {
         throw InteropError(std::string("invalid JSON: ") + error.what());
     }
-}
-
-bool ChromeTraceParser::parse_whole(const char* text, size_t size, size_t capacity) {
-    try {
-        simdjson::ondemand::document doc = parser_.iterate(text, size, capacity);
-        bool found_events = false;
-        if (doc.type() == json_type::array) {
-            add_event_array(doc.get_array(), size);
-            found_events = true;
-        } else {
-            for (auto field : doc.get_object()) {
-                const std::string key(std::string_view(field.unescaped_key()));
-                value item = field.value();
-                const json_type type = item.type();
-                if (key == "traceEvents") {
-                    if (type != json_type::array) return false;
-                    add_event_array(item.get_array(), size);
-                    found_events = true;
-                } else if ((type == json_type::object || type == json_type::array) && key != "deviceProperties" &&
-                           key != "distributedInfo") {
-                    continue;  // as the stream skips it: only scalars of other keys are kept
-                } else {
-                    add_top_level_value(key, item, out_);
-                }
-            }
-        }
-        // Past the root's closing bracket only the end may come (simdjson 3.0.1's document has no
-        // at_end(): its location is out of bounds there).
-        const char* after_root = nullptr;
-        if (!found_events || doc.current_location().get(after_root) != simdjson::OUT_OF_BOUNDS) return false;
-    } catch (const simdjson::simdjson_error&) {
-        return false;
-    }
-    finish(size);
-    return true;
 }
 
 std::string ChromeTraceParser::unescape_key(std::string_view quoted) {

@@ -39,16 +39,8 @@ public:
     // Once every event is in: the format's name.
     void finish(uint64_t json_bytes);
 
-    // The whole trace at once, walked in place: `text` holds `size` bytes of JSON and `capacity` >=
-    // size + SIMDJSON_PADDING. Then finish() is done. Returns false when the text is not a trace
-    // this walk takes as the streaming reader would (invalid JSON, no "traceEvents" array, text after
-    // the document): the trace may then be partly filled, and the caller parses the text again
-    // through the stream for its verdict.
-    bool parse_whole(const char* text, size_t size, size_t capacity);
-
 private:
     simdjson::ondemand::document iterate_as_array(std::string_view values);
-    void add_event_array(simdjson::ondemand::array events, uint64_t json_bytes_so_far);
 
     ForeignTrace& out_;
     const ParseProgress& progress_;

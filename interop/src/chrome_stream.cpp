@@ -4,13 +4,7 @@
 #include "memory_timeline_parser.h"
 #include "tbdprof/interop/interop_error.h"
 
-#include <sys/mman.h>
-
-#include <algorithm>
-#include <cstring>
-#include <memory>
 #include <string>
-#include <utility>
 
 namespace tbdprof::interop {
 namespace {
@@ -140,135 +134,10 @@ private:
     bool found_events_ = false;
 };
 
-// The whole text in one buffer, padded as simdjson needs (the padding zeroed, the rest not
-// initialised first: a trace's tens of MB are written once, by the read).
-// Anonymous memory asked for in huge pages where the kernel gives them (transparent huge pages in
-// "madvise" mode): tens of MB of text in 4 KiB pages cost a page fault each 4 KiB.
-struct MappedBytes {
-    char* bytes = nullptr;
-    size_t length = 0;
-    MappedBytes() = default;
-    explicit MappedBytes(size_t n) : length(n) {
-        void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) throw std::bad_alloc();
-        ::madvise(p, n, MADV_HUGEPAGE);
-        bytes = static_cast<char*>(p);
-    }
-    MappedBytes(MappedBytes&& other) noexcept : bytes(std::exchange(other.bytes, nullptr)), length(other.length) {}
-    MappedBytes& operator=(MappedBytes&& other) noexcept {
-        std::swap(bytes, other.bytes);
-        std::swap(length, other.length);
-        return *this;
-    }
-    ~MappedBytes() {
-        if (bytes) ::munmap(bytes, length);
-    }
-    char* get() const { return bytes; }
-    void reset() { *this = MappedBytes(); }
-    explicit operator bool() const { return bytes != nullptr; }
-};
-
-struct WholeText {
-    MappedBytes data;
-    size_t size = 0;
-    size_t capacity = 0;  // bytes of text that fit before the padding
-    bool complete = false;
-};
-
-void grow(WholeText& text, size_t capacity) {
-    MappedBytes bigger(capacity + simdjson::SIMDJSON_PADDING);
-    if (text.size > 0) std::memcpy(bigger.get(), text.data.get(), text.size);
-    text.data = std::move(bigger);
-    text.capacity = capacity;
-}
-
-// Reads the source to its end when the text is at most `max_bytes` (the size hint, if right, is the
-// one allocation). When more comes, `complete` is false and what was read is the text's head.
-WholeText read_whole(ByteSource& source, uint64_t max_bytes) {
-    WholeText text;
-    grow(text, static_cast<size_t>(std::min(source.size_hint(), max_bytes)) + 1);  // +1: sees the end
-    for (;;) {
-        if (text.size == text.capacity) {
-            if (text.size > max_bytes) return text;
-            grow(text, static_cast<size_t>(
-                           std::min<uint64_t>(std::max<uint64_t>(text.size * 2, kBatchBytes), max_bytes + 1)));
-        }
-        const size_t got = source.read(text.data.get() + text.size, text.capacity - text.size);
-        if (got == 0) break;
-        text.size += got;
-    }
-    std::memset(text.data.get() + text.size, 0, text.capacity - text.size + simdjson::SIMDJSON_PADDING);
-    text.complete = true;
-    return text;
-}
-
-// The head read_whole gave up on, then the rest of the source; the head is freed once handed out,
-// so the stream that reads this holds its bounded window, not the head too.
-class HeadThenRest final : public ByteSource {
-public:
-    HeadThenRest(WholeText head, ByteSource& rest) : head_(std::move(head)), rest_(rest) {}
-    size_t read(char* into, size_t n) override {
-        if (!head_.data) return rest_.read(into, n);
-        const size_t take = std::min(n, head_.size - offset_);
-        std::memcpy(into, head_.data.get() + offset_, take);
-        offset_ += take;
-        if (offset_ == head_.size) head_.data.reset();
-        return take;
-    }
-
-private:
-    WholeText head_;
-    size_t offset_ = 0;
-    ByteSource& rest_;
-};
-
-// An object (Kineto's) or an array of events is walked whole; anything else (a memory timeline's
-// array of rows, no JSON at all) goes through the stream, which says what it is.
-bool walks_whole(const WholeText& text) {
-    const char* p = text.data.get();
-    const char* const end = p + text.size;
-    const auto skip_space = [&p, end] {
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) ++p;
-    };
-    skip_space();
-    if (p == end) return false;
-    if (*p == '{') return true;
-    if (*p++ != '[') return false;
-    skip_space();
-    return p < end && *p != '[';
-}
-
 }  // namespace
 
-TextPath parse_trace_stream(ByteSource& source, ForeignTrace& out, const ParseProgress& progress,
-                            uint64_t whole_text_max_bytes) {
-    const uint64_t hint = source.size_hint();
-    if (hint == 0 || hint > whole_text_max_bytes) {
-        TraceStreamReader(source, out, progress).read();
-        return TextPath::streamed;
-    }
-    WholeText text = read_whole(source, whole_text_max_bytes);
-    if (!text.complete) {
-        HeadThenRest chained(std::move(text), source);
-        TraceStreamReader(chained, out, progress).read();
-        return TextPath::streamed;
-    }
-    if (walks_whole(text)) {
-        ForeignTrace parsed;
-        bool ok = false;
-        {
-            ChromeTraceParser parser(parsed, progress);
-            ok = parser.parse_whole(text.data.get(), text.size, text.capacity + simdjson::SIMDJSON_PADDING);
-        }
-        if (ok) {
-            out = std::move(parsed);
-            return TextPath::whole;
-        }
-    }
-    // Not a trace the walk takes: the stream reads it again for its own verdict (its messages).
-    MemorySource memory({text.data.get(), text.size});
-    TraceStreamReader(memory, out, progress).read();
-    return TextPath::streamed;
+void parse_trace_stream(ByteSource& source, ForeignTrace& out, const ParseProgress& progress) {
+    TraceStreamReader(source, out, progress).read();
 }
 
 }  // namespace tbdprof::interop

@@ -273,17 +273,6 @@ size_t JsonInput::read(char* into, size_t n) {
     return state_->gunzip ? state_->read_gzip(into, n) : state_->read_plain(into, n);
 }
 
-uint64_t JsonInput::size_hint() const {
-    const Input& in = state_->in;
-    if (!in.regular) return 0;
-    if (!state_->gunzip) return in.size;
-    // RFC 1952: a member ends in ISIZE, the uncompressed length modulo 2^32, little-endian. pread
-    // leaves the read offset alone.
-    unsigned char isize[4];
-    if (in.size < 18 || ::pread(in.fd, isize, 4, static_cast<off_t>(in.size - 4)) != 4) return 0;
-    return uint64_t{isize[0]} | uint64_t{isize[1]} << 8 | uint64_t{isize[2]} << 16 | uint64_t{isize[3]} << 24;
-}
-
 const std::string& JsonInput::path() const {
     return state_->in.path;
 }

@@ -49,9 +49,6 @@ public:
     JsonInput& operator=(const JsonInput&) = delete;
 
     size_t read(char* into, size_t n) override;
-    // A plain regular file: its size. A gzip regular file: the length its last member records
-    // (modulo 2^32, so only a hint). A pipe: 0.
-    uint64_t size_hint() const override;
     const std::string& path() const;
 
 private:

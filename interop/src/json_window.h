@@ -21,9 +21,6 @@ class ByteSource {
 public:
     virtual ~ByteSource() = default;
     virtual size_t read(char* into, size_t n) = 0;
-    // The text's size when it is known or can be guessed before reading it (a regular file's size,
-    // a gzip file's recorded length), else 0. Only a hint: the text may turn out longer or shorter.
-    virtual uint64_t size_hint() const { return 0; }
 };
 
 // Text already in memory (the fuzz target and tests parse documents without a file).
@@ -31,7 +28,6 @@ class MemorySource final : public ByteSource {
 public:
     explicit MemorySource(std::string_view text) : text_(text) {}
     size_t read(char* into, size_t n) override;
-    uint64_t size_hint() const override { return text_.size(); }
 
 private:
     std::string_view text_;
