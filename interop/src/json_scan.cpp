@@ -5,6 +5,14 @@
 #endif
 
 namespace tbdprof::interop {
+namespace {
+
+// After a closing bracket: the depth now, and the byte after it.
+bool ends_scan(uint64_t depth, const char* after, const ContainerScan& scan) {
+    return depth == 0 || (depth == scan.element_depth && after >= scan.elements_from);
+}
+
+}  // namespace
 
 const char* find_container_end_bytewise(const char* p, const char* stop, ContainerScan& scan) {
     for (; p < stop; ++p) {
@@ -21,7 +29,7 @@ const char* find_container_end_bytewise(const char* p, const char* stop, Contain
             scan.in_string = true;
         } else if (c == '{' || c == '[') {
             ++scan.depth;
-        } else if ((c == '}' || c == ']') && --scan.depth == 0) {
+        } else if ((c == '}' || c == ']') && ends_scan(--scan.depth, p + 1, scan)) {
             return p + 1;
         }
     }
@@ -71,7 +79,7 @@ const char* find_container_end(const char* p, const char* stop, ContainerScan& s
             const int at = __builtin_ctzll(brackets);
             if ((opens >> at) & 1) {
                 ++scan.depth;
-            } else if (--scan.depth == 0) {
+            } else if (ends_scan(--scan.depth, p + at + 1, scan)) {
                 return p + at + 1;
             }
         }
