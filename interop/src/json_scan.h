@@ -26,6 +26,10 @@ struct ContainerScan {
 // when the text ends first (`scan` then holds the state to go on with the next piece).
 const char* find_container_end(const char* p, const char* stop, ContainerScan& scan);
 
+// The block scan with SSE2 only (what find_container_end uses where the CPU lacks AVX2 or
+// PCLMULQDQ), so that tests check both on any x86-64 machine.
+const char* find_container_end_sse2(const char* p, const char* stop, ContainerScan& scan);
+
 // The same a byte at a time: the reference the block scan is tested against, and its fallback.
 const char* find_container_end_bytewise(const char* p, const char* stop, ContainerScan& scan);
 
