@@ -91,6 +91,11 @@ Statement& Statement::bind(int index, std::string_view text) {
     return *this;
 }
 
+Statement& Statement::bind(int index, StaticText text) {
+    sqlite3_bind_text64(stmt_, index, text.text.data(), text.text.size(), SQLITE_STATIC, SQLITE_UTF8);
+    return *this;
+}
+
 Statement& Statement::bind_null(int index) {
     sqlite3_bind_null(stmt_, index);
     return *this;

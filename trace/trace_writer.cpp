@@ -60,8 +60,7 @@ void insert_rows(Database& db, std::string_view table, int columns, const std::v
 
 void write_run(Database& db, const TraceModel& m) {
     const RunRow& r = m.run;
-    Statement run(db,
-                  "INSERT INTO run VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    Statement run(db, "INSERT INTO run VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     insert(run, std::string_view(r.command_line), r.host, r.start_unix_ns, r.start_monotonic_ns, r.duration_ns,
            std::string_view(r.tool_version), int64_t{r.simulated_device}, std::string_view(r.clock_source),
            r.host_timed_kernels, r.exit_status, r.crash_signal, r.truncated_files);
@@ -85,8 +84,8 @@ void write_entities(Database& db, const TraceModel& m) {
     }
     Statement device(db, "INSERT INTO devices VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     for (const DeviceRow& d : m.devices) {
-        insert(device, d.id, std::string_view(d.name), d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes,
-               d.clock_khz, d.fp32_lanes_per_sm, d.fp32_peak_flops, int64_t{d.simulated});
+        insert(device, d.id, std::string_view(d.name), d.cc_major, d.cc_minor, d.sm_count, d.memory_bytes, d.clock_khz,
+               d.fp32_lanes_per_sm, d.fp32_peak_flops, int64_t{d.simulated});
     }
     Statement stream(db, "INSERT INTO streams VALUES (?1, ?2, ?3, ?4)");
     for (const StreamRow& s : m.streams) insert(stream, s.id, s.process, s.device, s.handle);
@@ -150,14 +149,15 @@ void write_activity(Database& db, const TraceModel& m) {
     Statement call(db, "INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const ApiCallRow& a : m.api_calls)
         insert(call, a.id, a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
-    Statement library(db, "INSERT INTO library_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                          "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
-                          "?30, ?31, ?32, ?33)");
+    Statement library(db,
+                      "INSERT INTO library_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                      "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
+                      "?30, ?31, ?32, ?33)");
     for (const LibraryCallRow& l : m.library_calls) {
-        insert(library, l.id, l.process, l.thread, std::string_view(l.name), l.op, l.begin_ns, l.end_ns, l.stream,
-               l.m, l.n, l.k, l.batch, l.a_type, l.b_type, l.c_type, l.compute_type, l.transa, l.transb, l.flops,
-               l.a, l.b, l.c, l.workspace, l.workspace_bytes, l.math_mode, l.precision,
-               l.a_bytes, l.b_bytes, l.c_bytes, l.a_allocation, l.b_allocation, l.c_allocation, l.workspace_allocation);
+        insert(library, l.id, l.process, l.thread, std::string_view(l.name), l.op, l.begin_ns, l.end_ns, l.stream, l.m,
+               l.n, l.k, l.batch, l.a_type, l.b_type, l.c_type, l.compute_type, l.transa, l.transb, l.flops, l.a, l.b,
+               l.c, l.workspace, l.workspace_bytes, l.math_mode, l.precision, l.a_bytes, l.b_bytes, l.c_bytes,
+               l.a_allocation, l.b_allocation, l.c_allocation, l.workspace_allocation);
     }
     Statement operand(db, "INSERT INTO library_call_operands VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
     for (const LibraryOperandRow& o : m.library_operands)
@@ -168,11 +168,12 @@ void write_activity(Database& db, const TraceModel& m) {
                n.reduction, n.peer, n.root, n.stream, n.communicator_identity);
     Statement rank(db, "INSERT INTO process_ranks VALUES (?1, ?2, ?3, ?4)");
     for (const ProcessRankRow& r : m.process_ranks) insert(rank, r.process, r.rank, r.local_rank, r.world_size);
-    // Many on an import (every operator and runtime call): a batch at a time.
+    // Many on an import (every operator and runtime call): a batch at a time. The rows outlive the
+    // statements (insert_rows finalizes them before returning), so SQLite reads the names in place.
     insert_rows(db, "ranges", 7, m.ranges, [](Statement& st, int base, const RangeRow& r) {
-        std::optional<std::string_view> domain;
-        if (r.domain) domain = *r.domain;
-        bind_at(st, base, r.id, r.process, r.thread, r.begin_ns, r.end_ns, std::string_view(r.name), domain);
+        std::optional<StaticText> domain;
+        if (r.domain) domain = StaticText{*r.domain};
+        bind_at(st, base, r.id, r.process, r.thread, r.begin_ns, r.end_ns, StaticText{r.name}, domain);
     });
 }
 
@@ -185,8 +186,8 @@ void write_memory(Database& db, const TraceModel& m) {
         bind_at(st, base, s.stack, s.position, s.frame);
     });
     insert_rows(db, "allocations", 13, m.allocations, [](Statement& st, int base, const AllocationRow& a) {
-        bind_at(st, base, a.id, a.process, a.thread, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind,
-                a.api, a.stream, a.stack, a.free_thread);
+        bind_at(st, base, a.id, a.process, a.thread, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind, a.api,
+                a.stream, a.stack, a.free_thread);
     });
     Statement category(db,
                        "INSERT INTO allocation_categories (allocation, category, confidence, rule, reason) "
@@ -216,8 +217,9 @@ void write_memory(Database& db, const TraceModel& m) {
 void write_tables(Database& db, const TraceModel& model) {
     // The file is private until renamed into place, so durability settings buy nothing here: a crash
     // leaves only OUT.tmp, which the next build replaces.
-    db.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
-            "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
+    db.exec(
+        "PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; "
+        "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;");
     db.exec("BEGIN");
     db.exec(kTraceSchemaSql);
     write_run(db, model);

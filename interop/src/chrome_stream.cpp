@@ -4,6 +4,7 @@
 #include "memory_timeline_parser.h"
 #include "tbdprof/interop/interop_error.h"
 
+#include <optional>
 #include <string>
 
 namespace tbdprof::interop {
@@ -100,32 +101,69 @@ private:
         }
     }
 
-    // The elements of an array whose '[' was passed, a batch at a time, through its ']'.
+    // Where a batch of events ends and whether the array closes there.
+    struct BatchCut {
+        uint64_t end = 0;
+        bool closed = false;
+    };
+
+    // The elements of an array whose '[' was passed, a batch at a time, through its ']'. Each batch
+    // is cut by one scan (JsonWindow::elements_end); where that finds something amiss (the input
+    // ends, no ',' or ']' after the batch) or simdjson rejects the batch, the event-by-event cut
+    // decides, so that errors are found and worded as before.
     void read_events() {
-        int next = window_.peek_nonspace();
+        const int next = window_.peek_nonspace();
         window_.release();
         if (next == ']') return window_.advance(1);
         for (bool closed = false; !closed;) {
             const uint64_t batch_begin = window_.cursor();
-            uint64_t batch_end = batch_begin;
-            while (!closed && batch_end - batch_begin < kBatchBytes) {
-                window_.advance(window_.value_length());
-                batch_end = window_.cursor();
-                next = window_.peek_nonspace();
-                window_.advance(1);
-                if (next == ']') {
-                    closed = true;
-                } else if (next == ',') {
-                    window_.peek_nonspace();
-                } else if (next == -1) {
-                    invalid("the document ends inside the event array", batch_end);
-                } else {
-                    invalid("expected ',' or ']' after a trace event", batch_end);
-                }
+            std::optional<BatchCut> cut = cut_at_once();
+            if (!cut) {
+                window_.seek(batch_begin);
+                cut = cut_event_by_event(batch_begin);
             }
-            parser_.add_events(window_.text(batch_begin, batch_end), window_.bytes_read());
+            try {
+                parser_.add_events(window_.text(batch_begin, cut->end), window_.bytes_read());
+            } catch (const InteropError&) {
+                window_.seek(batch_begin);
+                cut_event_by_event(batch_begin);  // throws the event-by-event cut's error, which came first
+                throw;
+            }
+            closed = cut->closed;
             window_.release();
         }
+    }
+
+    std::optional<BatchCut> cut_at_once() {
+        uint64_t batch_end = 0;
+        if (!window_.elements_end(kBatchBytes, batch_end)) return std::nullopt;
+        window_.seek(batch_end);
+        const int next = window_.peek_nonspace();
+        if (next != ']' && next != ',') return std::nullopt;
+        window_.advance(1);
+        if (next == ',') window_.peek_nonspace();
+        return BatchCut{batch_end, next == ']'};
+    }
+
+    // Event by event: the end of each found and what follows it checked, until the batch is full.
+    BatchCut cut_event_by_event(uint64_t batch_begin) {
+        BatchCut cut{batch_begin, false};
+        while (!cut.closed && cut.end - batch_begin < kBatchBytes) {
+            window_.advance(window_.value_length());
+            cut.end = window_.cursor();
+            const int next = window_.peek_nonspace();
+            window_.advance(1);
+            if (next == ']') {
+                cut.closed = true;
+            } else if (next == ',') {
+                window_.peek_nonspace();
+            } else if (next == -1) {
+                invalid("the document ends inside the event array", cut.end);
+            } else {
+                invalid("expected ',' or ']' after a trace event", cut.end);
+            }
+        }
+        return cut;
     }
 
     JsonWindow window_;

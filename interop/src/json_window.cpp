@@ -137,6 +137,24 @@ uint64_t JsonWindow::value_length() {
     return value_end - cursor_;
 }
 
+bool JsonWindow::elements_end(uint64_t min_bytes, uint64_t& end_offset) {
+    ContainerScan scan;
+    scan.depth = 1;  // inside the array
+    const uint64_t wanted = cursor_ + min_bytes;
+    for (uint64_t i = cursor_;; i = end()) {
+        if (i >= end() && !fill()) return false;
+        const char* data = buf_.data();
+        const bool in_reach = wanted <= end();
+        scan.element_depth = in_reach ? 1 : 0;
+        scan.elements_from = in_reach ? at(wanted) : nullptr;
+        if (const char* after = find_container_end(at(i), data + size_, scan)) {
+            end_offset = base_ + static_cast<uint64_t>(after - data);
+            if (scan.depth == 0) --end_offset;  // the array's ']'
+            return true;
+        }
+    }
+}
+
 std::string_view JsonWindow::text(uint64_t from, uint64_t to) const {
     return {at(from), static_cast<size_t>(to - from)};
 }

@@ -50,6 +50,14 @@ public:
     uint64_t value_length();
     // The text [from, to): both at or after the last release(), and read in (value_length did).
     std::string_view text(uint64_t from, uint64_t to) const;
+    // Array elements from the cursor (inside an array, at an element): the end of the first element
+    // that ends at least min_bytes after the cursor (the offset after it), or the offset of the
+    // array's closing bracket when that comes first. One scan for many elements; it does not check
+    // what lies between them (simdjson does, parsing them). False when the input ends first. The
+    // cursor does not move.
+    bool elements_end(uint64_t min_bytes, uint64_t& end_offset);
+    // Moves the cursor back (to or after the last release()) or on.
+    void seek(uint64_t offset) { cursor_ = offset; }
     // Passes the value at the cursor, keeping none of it: an unknown key's value of any size.
     void skip_value();
     // Forgets everything before the cursor.

@@ -1,7 +1,9 @@
 // Unit tests of the importer's building blocks (headers from interop/src).
+#include "chrome_stream.h"
 #include "json_scan.h"
 #include "memory_matching.h"
 #include "memory_timeline_parser.h"
+#include "tbdprof/interop/interop_error.h"
 #include "time_text.h"
 
 #include <doctest/doctest.h>
@@ -16,7 +18,7 @@ TEST_CASE("microsecond text to nanoseconds, without floating-point rounding") {
     CHECK(microseconds_text_to_ns("1712195495505543.25") == 1712195495505543250);
     CHECK(microseconds_text_to_ns("1669783687389324") == 1669783687389324000);
     CHECK(microseconds_text_to_ns("63.813") == 63813);
-    CHECK(microseconds_text_to_ns("0.0005") == 1);   // rounds half up
+    CHECK(microseconds_text_to_ns("0.0005") == 1);  // rounds half up
     CHECK(microseconds_text_to_ns("0.0004") == 0);
     CHECK(microseconds_text_to_ns("-4") == -4000);
     CHECK(microseconds_text_to_ns("1.5e3") == 1500000);
@@ -42,8 +44,9 @@ MemoryEvent gpu_event(int64_t ts, int64_t bytes, std::optional<int64_t> address 
 }  // namespace
 
 TEST_CASE("memory matching by address") {
-    std::vector<MemoryEvent> events = {gpu_event(30, -100, 0x1000), gpu_event(10, 100, 0x1000), gpu_event(20, 50, 0x2000),
-                                       gpu_event(40, -70, 0x9000), gpu_event(50, 64, 0x2000)};
+    std::vector<MemoryEvent> events = {gpu_event(30, -100, 0x1000), gpu_event(10, 100, 0x1000),
+                                       gpu_event(20, 50, 0x2000), gpu_event(40, -70, 0x9000),
+                                       gpu_event(50, 64, 0x2000)};
     MemoryEvent cpu = gpu_event(15, 8, 0x3);
     cpu.device_type = 0;
     events.push_back(cpu);
@@ -63,8 +66,8 @@ TEST_CASE("memory matching by address") {
 }
 
 TEST_CASE("memory matching by size keeps the live total exact") {
-    std::vector<MemoryEvent> events = {gpu_event(1, 100), gpu_event(2, 200), gpu_event(3, 100), gpu_event(4, -100),
-                                       gpu_event(5, -200), gpu_event(6, -300)};
+    std::vector<MemoryEvent> events = {gpu_event(1, 100),  gpu_event(2, 200),  gpu_event(3, 100),
+                                       gpu_event(4, -100), gpu_event(5, -200), gpu_event(6, -300)};
     const MatchResult r = match_allocations(events, 0);
     CHECK(!r.by_address);
     REQUIRE(r.allocations.size() == 4);
@@ -120,16 +123,27 @@ TEST_CASE("memory allocated before the trace and never freed becomes one block l
 
 namespace {
 
+enum class ScanKind { bytewise, sse2, chosen };
+
 // Where the container opening text[0] ends (the offset after its closing bracket; 0: not in the
-// text), fed in pieces cut at `cuts`, by the block scan or the bytewise one.
-size_t container_end_in_pieces(const std::string& text, const std::vector<size_t>& cuts, bool bytewise) {
+// text), fed in pieces cut at `cuts`, by the scan `kind`. With elements_from > 0 the text starts
+// inside an array instead: where the first element ending at or after that offset ends, or after
+// the array's closing bracket (as JsonWindow::elements_end asks).
+size_t container_end_in_pieces(const std::string& text, const std::vector<size_t>& cuts, ScanKind kind,
+                               size_t elements_from = 0) {
     ContainerScan scan;
+    if (elements_from > 0) scan.depth = 1;
     size_t from = 0;
     for (size_t i = 0; i <= cuts.size(); ++i) {
         const size_t to = i < cuts.size() ? cuts[i] : text.size();
         const char* p = text.data() + from;
         const char* stop = text.data() + to;
-        const char* end = bytewise ? find_container_end_bytewise(p, stop, scan) : find_container_end(p, stop, scan);
+        const bool in_reach = elements_from > 0 && elements_from <= to;
+        scan.element_depth = in_reach ? 1 : 0;
+        scan.elements_from = in_reach ? text.data() + elements_from : nullptr;
+        const char* end = kind == ScanKind::bytewise ? find_container_end_bytewise(p, stop, scan)
+                          : kind == ScanKind::sse2   ? find_container_end_sse2(p, stop, scan)
+                                                     : find_container_end(p, stop, scan);
         if (end) return static_cast<size_t>(end - text.data());
         from = to;
     }
@@ -154,19 +168,104 @@ TEST_CASE("the block scan for a container's end agrees with the bytewise one") {
         }
         std::vector<size_t> cuts;
         for (size_t at = random() % 100; at < text.size(); at += 1 + random() % 150) cuts.push_back(at);
-        const size_t expected = container_end_in_pieces(text, {}, true);
+        const size_t expected = container_end_in_pieces(text, {}, ScanKind::bytewise);
         INFO("text: " << text);
-        CHECK(container_end_in_pieces(text, cuts, true) == expected);
-        CHECK(container_end_in_pieces(text, cuts, false) == expected);
-        CHECK(container_end_in_pieces(text, {}, false) == expected);
+        CHECK(container_end_in_pieces(text, cuts, ScanKind::bytewise) == expected);
+        for (const ScanKind kind : {ScanKind::sse2, ScanKind::chosen}) {
+            CHECK(container_end_in_pieces(text, cuts, kind) == expected);
+            CHECK(container_end_in_pieces(text, {}, kind) == expected);
+        }
         ended += expected != 0;
+        // The same text as elements of an open array (its first byte an element's), wanted from
+        // anywhere in it: the batch cut's scan.
+        const size_t elements_from = 1 + random() % text.size();
+        const size_t element_end = container_end_in_pieces(text, {}, ScanKind::bytewise, elements_from);
+        CHECK((element_end == 0 || element_end >= elements_from || text[element_end - 1] == ']' ||
+               text[element_end - 1] == '}'));
+        for (const ScanKind kind : {ScanKind::sse2, ScanKind::chosen}) {
+            CHECK(container_end_in_pieces(text, cuts, kind, elements_from) == element_end);
+            CHECK(container_end_in_pieces(text, {}, kind, elements_from) == element_end);
+        }
     }
     CHECK(ended > 1000);  // the texts exercised closed containers, not only unfinished ones
 
     // A real event: the brackets inside its strings do not count, an escaped quote does not end one.
     const std::string event = R"({"name": "a[0]{\"x\"}", "args": {"grid": [1, 2, 3]}, "s": "\\"} , {"next": 1})";
     const size_t end = event.find(" , {");
-    CHECK(container_end_in_pieces(event, {}, false) == end);
-    CHECK(container_end_in_pieces(event + std::string(200, ' '), {}, false) == end);
-    CHECK(container_end_in_pieces(std::string(1, '{') + std::string(100, ' '), {}, false) == 0);
+    for (const ScanKind kind : {ScanKind::sse2, ScanKind::chosen}) {
+        CHECK(container_end_in_pieces(event, {}, kind) == end);
+        CHECK(container_end_in_pieces(event + std::string(200, ' '), {}, kind) == end);
+        CHECK(container_end_in_pieces(std::string(1, '{') + std::string(100, ' '), {}, kind) == 0);
+    }
+    // As elements: the first event ends before offset 10 is reached, so the scan goes on to the
+    // second; the array's ']' ends it when it comes first.
+    const std::string events = event + std::string(100, ' ') + "]";
+    for (const ScanKind kind : {ScanKind::bytewise, ScanKind::sse2, ScanKind::chosen}) {
+        CHECK(container_end_in_pieces(events, {}, kind, end) == end);
+        CHECK(container_end_in_pieces(events, {}, kind, end + 1) == event.size());
+        CHECK(container_end_in_pieces(events, {}, kind, event.size() + 1) == events.size());
+    }
+}
+
+namespace {
+
+// A trace of `count` complete events, 1 us apart, with `separator` after event `odd_one` instead of
+// ", " (and nothing after the last event when it is ""), each event's offset in `offsets`.
+std::string event_array(size_t count, size_t odd_one, const std::string& separator, std::vector<size_t>& offsets) {
+    std::string text = "{\"traceEvents\": [";
+    for (size_t i = 0; i < count; ++i) {
+        offsets.push_back(text.size());
+        text += R"({"ph": "X", "cat": "cpu_op", "name": "aten::op[)" + std::to_string(i % 7) +
+                R"(]{", "pid": 1, "tid": 2, "ts": )" + std::to_string(1000 + i) +
+                R"(, "dur": 1, "args": {"grid": [1, 2, 3], "labels": "a}]b"}})";
+        if (i + 1 < count) text += i == odd_one ? separator : ", ";
+    }
+    if (odd_one != count - 1 || !separator.empty()) text += "]}";
+    return text;
+}
+
+std::string parse_error(const std::string& text) {
+    MemorySource source(text);
+    ForeignTrace trace;
+    try {
+        parse_trace_stream(source, trace);
+    } catch (const InteropError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("batches of events cut by one scan: every event once, in order; errors as the event-by-event cut's") {
+    // About 3.5 MB: batches of ~1 MiB, so cuts fall between events in mid-text.
+    constexpr size_t kEvents = 22000;
+    std::vector<size_t> offsets;
+    const std::string text = event_array(kEvents, kEvents, "", offsets);
+    REQUIRE(text.size() > (3u << 20));
+    MemorySource source(text);
+    ForeignTrace trace;
+    parse_trace_stream(source, trace);
+    CHECK(trace.events == kEvents);
+    REQUIRE(trace.ranges.size() == kEvents);
+    bool in_order = true;
+    for (size_t i = 0; i < kEvents; ++i)
+        in_order = in_order && trace.ranges[i].begin_ns == static_cast<int64_t>(1000 + i) * 1000;
+    CHECK(in_order);
+
+    // The messages (and byte offsets) the event-by-event cut gives, past the first batch. Event
+    // 12000 ends at the offset of event 12001 less the separator's 2 bytes.
+    std::vector<size_t> at;
+    const std::string no_comma = event_array(kEvents, 12000, " ", at);
+    CHECK(parse_error(no_comma) ==
+          "invalid JSON: expected ',' or ']' after a trace event at byte " + std::to_string(at[12001] - 1));
+    at.clear();
+    const std::string cut_after_event = event_array(kEvents, kEvents - 1, "", at);
+    CHECK(parse_error(cut_after_event) ==
+          "invalid JSON: the document ends inside the event array at byte " + std::to_string(cut_after_event.size()));
+    at.clear();
+    std::string trailing_comma = event_array(kEvents, kEvents, "", at);
+    trailing_comma.insert(trailing_comma.size() - 2, ",");
+    CHECK(parse_error(trailing_comma) ==
+          "invalid JSON: expected a value at byte " + std::to_string(trailing_comma.size() - 2) + ", found ']'");
 }

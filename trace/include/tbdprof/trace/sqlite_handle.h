@@ -59,6 +59,13 @@ private:
 // builder's temporary, test fixtures and developer tools that make files, never for reading input.
 Database create_database(const std::string& path);
 
+// Text that SQLite may read in place instead of copying (SQLITE_STATIC): the caller keeps it alive
+// and unchanged until the parameter is bound again or the statement is finalized (the rows of a
+// model being written, bound by Statement's owner while the model lives).
+struct StaticText {
+    std::string_view text;
+};
+
 class Statement {
 public:
     Statement(const Database& db, std::string_view sql);
@@ -74,6 +81,7 @@ public:
     Statement& bind(int index, unsigned value) { return bind(index, static_cast<int64_t>(value)); }
     Statement& bind(int index, double value);
     Statement& bind(int index, std::string_view text);  // copied by SQLite
+    Statement& bind(int index, StaticText text);        // not copied: see StaticText
     Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
     Statement& bind_null(int index);
     template <class T>
