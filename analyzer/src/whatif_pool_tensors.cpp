@@ -393,13 +393,22 @@ void join_written_once(std::vector<PoolTensor>& tensors) {
     std::stable_sort(tensors.begin(), tensors.end(), by_begin);
 }
 
-void keep_workspace_data(std::vector<PoolTensor>& tensors) {
+void keep_workspace_data(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& matrix_operands) {
     std::set<std::pair<int64_t, int64_t>> workspace_extents;  // (offset, bytes)
     for (const PoolTensor& t : tensors)
         if (t.library_workspace) workspace_extents.insert({t.offset, t.bytes});
     if (workspace_extents.empty()) return;
+    // A call's workspace is private to the call: a tensor a library call takes as a matrix operand
+    // during its life is the program's, whatever bytes it shares with an earlier workspace.
+    auto a_matrix_operand = [&](const PoolTensor& t) {
+        return std::any_of(matrix_operands.begin(), matrix_operands.end(), [&](const SegmentUse& u) {
+            return u.offset_bytes >= t.offset && u.offset_bytes < t.offset + t.bytes && u.trace_ns >= t.begin_ns &&
+                   u.trace_ns <= t.end_ns;
+        });
+    };
     for (PoolTensor& t : tensors)
-        if (workspace_extents.contains({t.offset, t.bytes})) t.library_workspace = true;
+        if (!t.library_workspace && workspace_extents.contains({t.offset, t.bytes}) && !a_matrix_operand(t))
+            t.library_workspace = true;
 }
 
 void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local) {
@@ -449,16 +458,20 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
         if (const auto base = address.find(id); base != address.end()) segment_address[id] = base->second;
     auto uses = read_segment_uses(trace, segment_address);
     if (!out.mapped.empty()) uses = uses_by_segment(std::move(uses), out.mapped, allocations);
+    auto matrix_operands = read_matrix_operand_uses(trace, segment_address);
+    if (!out.mapped.empty()) matrix_operands = uses_by_segment(std::move(matrix_operands), out.mapped, allocations);
     read_workspace_requests(trace, allocations, real_count, address, out);
     const auto calls = read_library_calls(trace);
     const std::vector<std::pair<int64_t, int64_t>> no_calls;
+    const std::vector<SegmentUse> no_uses;
     for (bool join_step_local : {false, true}) {
         std::vector<PoolTensor>& reading = join_step_local ? out.held : out.released;
         for (auto [index, tensors] : by_segment) {
             const auto process_calls = calls.find(allocations[index].process);
             request_before_calls(tensors, process_calls == calls.end() ? no_calls : process_calls->second);
             order_by_placement(tensors, join_step_local);
-            keep_workspace_data(tensors);
+            const auto operands = matrix_operands.find(allocations[index].id);
+            keep_workspace_data(tensors, operands == matrix_operands.end() ? no_uses : operands->second);
             if (const auto used = uses.find(allocations[index].id); used != uses.end())
                 end_at_last_use(tensors, used->second);
             join_written_once(tensors);

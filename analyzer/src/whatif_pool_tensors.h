@@ -75,8 +75,12 @@ void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local =
 // bytes; docs/tagging.md: written by one kernel, read by another) lies in the block the library asked
 // the pool for, so its request is the workspace's, of the library's size whatever the batch: it is
 // counted as a library workspace (PyTorch's per-call cuBLASLt workspace of 32 MiB, whose partial
-// results the tagger sees carried between the GEMM's kernels).
-void keep_workspace_data(std::vector<PoolTensor>& tensors);
+// results the tagger sees carried between the GEMM's kernels). Not a tensor a library call takes as
+// a matrix operand (`matrix_operands`: the segment's a, b, c uses, sorted by time) within its life: a
+// workspace is the call's private scratch, so such a tensor is a request of the program's that took
+// the released block (mlp_train.py at batch 512: 1 MiB activations on the 1 MiB cuBLASLt
+// workspaces' extents, read by the next GEMM).
+void keep_workspace_data(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& matrix_operands = {});
 
 // Views of one request (one segment's tensors, `smallest`: the least request its pool serves): a
 // large-pool segment serves no request of 1 MiB or less, so such tensors placed end to end there,

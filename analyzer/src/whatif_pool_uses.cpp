@@ -24,13 +24,24 @@ void add_rows(const TraceFile& trace, const std::string& sql, bool pointers,
     }
 }
 
+// One operand column of the library calls (a, b, c or workspace), at the call's begin.
+void add_call_operand(const TraceFile& trace, const char* operand,
+                      const std::unordered_map<int64_t, int64_t>& segment_address, Uses& uses) {
+    add_rows(trace, std::string("SELECT ") + operand + "_allocation, " + operand + ", begin_ns FROM library_calls",
+             true, segment_address, uses);
+}
+
+void sort_by_time(Uses& uses) {
+    for (auto& [segment, list] : uses)
+        std::stable_sort(list.begin(), list.end(),
+                         [](const SegmentUse& x, const SegmentUse& y) { return x.trace_ns < y.trace_ns; });
+}
+
 // The library calls' operands a, b, c and workspace, and the further operands (cuDNN's).
 void add_library_uses(const TraceFile& trace, const std::unordered_map<int64_t, int64_t>& segment_address, Uses& uses) {
     if (!trace::has_table(trace.db, "library_calls") || !trace::has_column(trace.db, "library_calls", "a_allocation"))
         return;
-    for (const char* operand : {"a", "b", "c", "workspace"})
-        add_rows(trace, std::string("SELECT ") + operand + "_allocation, " + operand + ", begin_ns FROM library_calls",
-                 true, segment_address, uses);
+    for (const char* operand : {"a", "b", "c", "workspace"}) add_call_operand(trace, operand, segment_address, uses);
     if (trace::has_table(trace.db, "library_call_operands"))
         add_rows(trace,
                  "SELECT o.allocation, o.address, c.begin_ns FROM library_call_operands o "
@@ -62,9 +73,18 @@ std::unordered_map<int64_t, std::vector<SegmentUse>> read_segment_uses(
                  false, segment_address, uses);
     add_library_uses(trace, segment_address, uses);
     add_copy_uses(trace, segment_address, uses);
-    for (auto& [segment, list] : uses)
-        std::stable_sort(list.begin(), list.end(),
-                         [](const SegmentUse& x, const SegmentUse& y) { return x.trace_ns < y.trace_ns; });
+    sort_by_time(uses);
+    return uses;
+}
+
+std::unordered_map<int64_t, std::vector<SegmentUse>> read_matrix_operand_uses(
+    const TraceFile& trace, const std::unordered_map<int64_t, int64_t>& segment_address) {
+    Uses uses;
+    if (segment_address.empty() || !trace::has_table(trace.db, "library_calls") ||
+        !trace::has_column(trace.db, "library_calls", "a_allocation"))
+        return uses;
+    for (const char* operand : {"a", "b", "c"}) add_call_operand(trace, operand, segment_address, uses);
+    sort_by_time(uses);
     return uses;
 }
 

@@ -23,4 +23,9 @@ struct SegmentUse {
 std::unordered_map<int64_t, std::vector<SegmentUse>> read_segment_uses(
     const TraceFile& trace, const std::unordered_map<int64_t, int64_t>& segment_address);
 
+// Only the library calls' matrix operands (a, b, c: the program's tensors a call reads and writes,
+// never its private workspace), per segment id, sorted by time.
+std::unordered_map<int64_t, std::vector<SegmentUse>> read_matrix_operand_uses(
+    const TraceFile& trace, const std::unordered_map<int64_t, int64_t>& segment_address);
+
 }  // namespace tbdprof::analyzer

@@ -171,6 +171,22 @@ TEST_CASE("a tensor on exactly a library call's workspace extent is the workspac
     CHECK(!tensors[2].library_workspace);
 }
 
+TEST_CASE("a tensor on a workspace's extent that a library call takes as a matrix operand is the program's") {
+    // mlp_train.py at batch 512: a 1 MiB cuBLASLt workspace at offset 0 of a small-pool segment, then a
+    // 1 MiB activation on exactly those bytes that the next GEMM reads as its b operand (at 15, inside
+    // its life): a batch-sized request that took the released block, not the library's data. A use
+    // outside its life (at 25) does not count.
+    PoolTensor workspace = tensor(0, kMiB, 0, 10, 4);
+    workspace.library_workspace = true;
+    std::vector<PoolTensor> tensors{workspace, tensor(0, kMiB, 10, 20, 3), tensor(kMiB, kMiB, 10, 20, 3)};
+    PoolTensor second_workspace = tensor(kMiB, kMiB, 0, 10, 4);
+    second_workspace.library_workspace = true;
+    tensors.push_back(second_workspace);
+    keep_workspace_data(tensors, {{0, 15}, {kMiB, 25}});
+    CHECK(!tensors[1].library_workspace);
+    CHECK(tensors[2].library_workspace);
+}
+
 TEST_CASE("requests follow data flow: one GEMM's output recovered as its views, requested before the call") {
     // A 20 MiB segment (the large pool: no request of 1 MiB or less): one GEMM wrote query, key and
     // value (1 MiB each, end to end, lives overlapping), the tagger began each at its first kernel
