@@ -13,6 +13,7 @@ namespace {
 // Prepared before the handlers are installed: a handler may only call async-signal-safe functions.
 std::string g_first_message, g_second_message;
 volatile sig_atomic_t g_signals_seen = 0;
+int g_guards_alive = 0;  // nested guards: only the outermost installs and restores the handlers
 struct sigaction g_old_int {
 }, g_old_term{};
 
@@ -44,6 +45,7 @@ BuildSignalGuard::BuildSignalGuard(
     const std::string& run_dir,
     const std::string& /*temp_path: removed with the lock by trace::remove_outputs_in_progress*/,
     const std::string& build_command) {
+    if (g_guards_alive++ > 0) return;  // installed already (the recording's, around its whole build)
     g_first_message = "\ntbdprof: still building the trace from " + run_dir +
                       "; signal again to stop now (the raw files are then kept)\n";
     g_second_message = "tbdprof: stopped; nothing was written to the output; the raw files are kept in " + run_dir +
@@ -60,6 +62,7 @@ BuildSignalGuard::BuildSignalGuard(
 }
 
 BuildSignalGuard::~BuildSignalGuard() {
+    if (--g_guards_alive > 0) return;
     sigaction(SIGINT, &g_old_int, nullptr);
     sigaction(SIGTERM, &g_old_term, nullptr);
 }

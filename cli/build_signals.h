@@ -9,6 +9,7 @@
 
 namespace tbdprof::cli {
 
+// Guards nest: an inner one (build_into's) leaves the outer one's handlers and count of signals seen.
 class BuildSignalGuard {
 public:
     BuildSignalGuard(const std::string& run_dir, const std::string& temp_path, const std::string& build_command);

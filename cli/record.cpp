@@ -3,9 +3,9 @@
 
 #include "collector_absent.h"
 
+#include "build_signals.h"
 #include "driver_check.h"
 #include "framework_presets.h"
-#include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "install_layout.h"
 #include "launcher.h"
 #include "output_path.h"
@@ -13,6 +13,7 @@
 #include "run_dir.h"
 #include "sim_holes.h"
 #include "sim_libraries.h"
+#include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "trace_build.h"
 
 #include <tbdprof/trace/output_file.h>
@@ -128,7 +129,8 @@ std::unique_ptr<trace::OutputFile> open_output(const RecordOptions& options, int
 // or a real driver, and the collector library. The exit status when something is missing.
 std::optional<int> missing_prerequisite(const RecordOptions& options, const InstallLayout& layout) {
     if (options.sim && options.sim_model.empty()) {
-        if (const char* model = std::getenv("TBDSIM_MODEL"); model && *model && !tbdprof::gpu_catalog::find_simulated(model))
+        if (const char* model = std::getenv("TBDSIM_MODEL");
+            model && *model && !tbdprof::gpu_catalog::find_simulated(model))
             return fail(kUsageError, std::string("unknown simulated GPU TBDSIM_MODEL='") + model +
                                          "' (known: " + tbdprof::gpu_catalog::simulated_keys() + ")");
     }
@@ -271,7 +273,8 @@ int record(const RecordOptions& options) {
     // The simulated driver saw NVIDIA's private interface asked for: the static CUDA runtime, which
     // only a real driver can serve. The run is not the program's real behaviour: no trace.
     if (options.sim && fs::exists(fs::path(run_dir) / kStaticRuntimeMark, ec)) {
-        const std::string message = static_runtime_message((fs::path(run_dir) / kStaticRuntimeMark).string(), options.command[0]);
+        const std::string message =
+            static_runtime_message((fs::path(run_dir) / kStaticRuntimeMark).string(), options.command[0]);
         remove_run_dir(run_dir);
         return fail(child.exit_status != 0 ? child.exit_status : kFailure, message);
     }
@@ -279,6 +282,9 @@ int record(const RecordOptions& options) {
     if (!collector_wrote(run_dir)) say("warning: " + collector_absent_note(options.command, program));
     info.exit_status = child.exit_status;
     info.crash_signal = child.signal;
+    // From the exit status on, a signal is one during the build (the run's info says the program
+    // ended): handled as such before the info is written, not only once the build begins.
+    const BuildSignalGuard signals(run_dir, std::string(), build_command_for(run_dir, out->target()));
     write_run_info(run_dir, info);
     return build_trace_of_run(options, run_dir, info, *out, child.exit_status);
 }
