@@ -5,6 +5,9 @@
 source "$(dirname "$0")/../cli/common.sh"
 : "${PARTIAL_LINE_PROGRAM:?}"
 cd "$WORK" || exit 1
+# The no-messages and broken-pipe runs leave their run directory (the program made messages.txt a
+# folder there, which tbdprof does not remove): inside $WORK, not in /tmp where later runs report it.
+export TMPDIR="$WORK"
 held="another tool holds CUPTI (CUPTI for an unnamed subscriber); recording with host-side timing"
 
 # No line holds both the program's text and one of tbdprof's; tbdprof's lines begin with "tbdprof:".
