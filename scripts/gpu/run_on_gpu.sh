@@ -60,12 +60,15 @@ else
 fi
 
 failures=0
+# Each step runs under a time limit (seconds; TBDPROF_GPU_STEP_TIMEOUT), so that one step that hangs on
+# a real driver costs its limit, not the rest of a short lease; exit 124 in the log means it ran out.
+step_timeout=${TBDPROF_GPU_STEP_TIMEOUT:-150}
 run() {  # name, command...
     local name=$1; shift
     echo "== $name: $*"
     local start rc
     start=$(date +%s%N)
-    "$@" >"$out/$name.log" 2>&1; rc=$?
+    timeout --kill-after=10 "$step_timeout" "$@" >"$out/$name.log" 2>&1; rc=$?
     echo "   exit $rc, $(( ($(date +%s%N) - start) / 1000000 )) ms"; tail -3 "$out/$name.log"
     [ "$rc" -eq 0 ] || failures=$((failures + 1))
     return "$rc"
@@ -108,13 +111,13 @@ elif python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; th
     run torch_recorded "$B/tbdprof" --force --framework=pytorch -o "$out/torch.sqlite" -- python3 "$here/torch_loop.py" 30
     run torch_recorded_pooled "$B/tbdprof" --force -o "$out/torch_pooled.sqlite" -- python3 "$here/torch_loop.py" 30
     for t in torch torch_pooled; do "$B/tbdprof" report "$out/$t.sqlite" >"$out/$t.report.txt" 2>&1; done
-    run torch_samples bash "$here/pytorch_samples.sh" "$B" "$torch_samples" "$out" python3
+    step_timeout=${TBDPROF_GPU_TORCH_TIMEOUT:-900} run torch_samples bash "$here/pytorch_samples.sh" "$B" "$torch_samples" "$out" python3
     cat "$out/torch_samples.log"
 else
     echo "PyTorch with CUDA not available: skipped"
 fi
 if [ "$rehearse" = 1 ] && [ -n "${TBDPROF_GPU_REHEARSE_TORCH:-}" ]; then
-    run torch_samples_sim bash "$here/pytorch_samples.sh" "$B" "$torch_samples" "$out" "$TBDPROF_GPU_REHEARSE_TORCH" --sim
+    step_timeout=${TBDPROF_GPU_TORCH_TIMEOUT:-900} run torch_samples_sim bash "$here/pytorch_samples.sh" "$B" "$torch_samples" "$out" "$TBDPROF_GPU_REHEARSE_TORCH" --sim
     cat "$out/torch_samples_sim.log"
 fi
 echo "== done: $failures failed step(s); results in $out"

@@ -5,7 +5,7 @@ torch.profiler with profile_memory=True (the oracle's settings), and the size of
     overhead.py --python PY --tbdprof TBDPROF [--repeat 3] [--workdir DIR] [--real-gpu] [--json FILE]
                 SAMPLE.py [sample options...]
 
-A plain run puts the simulated GPU's libraries (next to tbdprof: ../lib/simgpu) first on
+A plain run puts the simulated GPU's libraries (next to tbdprof: simgpu_libraries.py) first on
 LD_LIBRARY_PATH, as `tbdprof --sim` does, without the collector. The time per step is the sample's
 own elapsed_ms over its steps (the training loop only: start-up, the profiler's post-processing and
 tbdprof's trace build are not in it); the median of --repeat runs is printed. Simulated kernels take
@@ -21,6 +21,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+from simgpu_libraries import with_simgpu_first
 
 
 def run(command, env):
@@ -47,10 +49,10 @@ def main():
     args = parser.parse_args()
     plain_env = dict(os.environ)
     if not args.real_gpu:
-        simgpu = os.path.join(os.path.dirname(os.path.abspath(args.tbdprof)), "..", "lib", "simgpu")
-        if not os.path.isdir(simgpu):
-            parser.error(f"no simulated GPU libraries at {simgpu}")
-        plain_env["LD_LIBRARY_PATH"] = ":".join(p for p in (simgpu, os.environ.get("LD_LIBRARY_PATH")) if p)
+        try:
+            plain_env = with_simgpu_first(plain_env, args.tbdprof)
+        except ValueError as e:
+            parser.error(str(e))
     sample = [args.python, args.sample, "--device", "cuda"] + args.sample_args
     with tempfile.TemporaryDirectory() as scratch:
         workdir = args.workdir or scratch

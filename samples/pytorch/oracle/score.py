@@ -27,6 +27,7 @@ import sys
 import tempfile
 
 import unseen
+from simgpu_libraries import with_simgpu_first
 
 SKIP = 77
 ALLOCATORS = {"caching": None, "expandable": "expandable_segments:True", "preset": None}
@@ -202,8 +203,10 @@ def main():
         parser.error("--profiler-off needs --tbdprof")
     probe_env = dict(os.environ)
     if args.tbdprof and not args.real_gpu:  # torch loads the CUDA libraries at import: the simulated ones
-        simgpu = os.path.join(os.path.dirname(os.path.abspath(args.tbdprof)), "..", "lib", "simgpu")
-        probe_env["LD_LIBRARY_PATH"] = ":".join(p for p in (simgpu, os.environ.get("LD_LIBRARY_PATH")) if p)
+        try:
+            probe_env = with_simgpu_first(probe_env, args.tbdprof)
+        except ValueError as e:
+            parser.error(str(e))
     probe = subprocess.run([args.python, "-c", "import torch"], capture_output=True, env=probe_env)
     if probe.returncode != 0:
         print(f"score.py: skipped: {args.python} cannot import torch")
