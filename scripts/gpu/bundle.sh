@@ -23,7 +23,7 @@ die() { echo "bundle: $*" >&2; exit 1; }
 command -v patchelf >/dev/null || die "patchelf is needed (apt-get install patchelf)"
 
 # The samples the check runs; optional ones are taken when this build has them.
-samples=(hello_copy mlp_train lstm_train attention_train)
+samples=(hello_copy mlp_train lstm_train attention_train cnn_train graph_replay)
 tools=(tbdprof tbdprof-tag-accuracy)
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -47,6 +47,7 @@ for t in "${tools[@]}" "${samples[@]}"; do
     cp "$build/bin/$t" "$stage/bin/"
 done
 cp "$here/run_on_gpu.sh" "$here/torch_loop.py" "$here/check_counter_flops.py" "$here/pytorch_samples.sh" "$here/pytorch_configs.sh" \
+   "$here/cudnn_graph_check.sh" \
    "$here/pytorch_figures.py" "$stage/"
 # The PyTorch samples and their oracle (torch.profiler's labels, scoring, overhead), for
 # pytorch_samples.sh: plain Python, nothing to build.
