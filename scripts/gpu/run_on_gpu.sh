@@ -53,7 +53,7 @@ else
     if ldd "$B/mlp_train" | grep -q "not found"; then
         extra=$(find /usr/local/cuda*/lib* /usr/lib/x86_64-linux-gnu \
                      $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null) \
-                     -name 'libcublas.so.13' -o -name 'libcudart.so.13' 2>/dev/null | xargs -r -n1 dirname | sort -u | paste -sd:)
+                     -name 'libcublas.so.13' -o -name 'libcudart.so.13' -o -name 'libcudnn.so.9' 2>/dev/null | xargs -r -n1 dirname | sort -u | paste -sd:)
         echo "CUDA libraries from: ${extra:-nowhere found}"
         export LD_LIBRARY_PATH="${extra}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     fi
