@@ -210,7 +210,9 @@ bool configure_pass(ContextProfiler& p) {
     return true;
 }
 
-void exit_handler() { finish(); }
+void exit_handler() {
+    finish();
+}
 
 // The CUDA runtime registers its own exit handler when it initializes, and its state is not to be
 // used after that handler ran (CUDA Programming Guide, Initialization); the session's handler was
@@ -313,7 +315,8 @@ void tear_down() {
     if (g_host != nullptr && g_api.host_deinitialize != nullptr) {
         CUpti_Profiler_Host_Deinitialize_Params host{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
                                                      g_host};
-        if (CUptiResult r = g_api.host_deinitialize(&host); r != CUPTI_SUCCESS) warn("cuptiProfilerHostDeinitialize", r);
+        if (CUptiResult r = g_api.host_deinitialize(&host); r != CUPTI_SUCCESS)
+            warn("cuptiProfilerHostDeinitialize", r);
         g_host = nullptr;
     }
     if (g_api.deinitialize != nullptr) {

@@ -26,6 +26,7 @@ exec > >(tee "$out/cupti_check.log") 2>&1
 
 if [ ${#sim[@]} -eq 0 ] && ldd "$B/mlp_train" | grep -q "not found"; then
     # As run_on_gpu.sh: CUDA 13's runtime and cuBLAS from the toolkit or PyTorch's nvidia-* wheels.
+    # shellcheck disable=SC2038,SC2046  # paths without spaces; the site folders are meant to split
     extra=$(find /usr/local/cuda*/lib* /usr/lib/x86_64-linux-gnu \
                  $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null) \
                  -name 'libcublas.so.13' -o -name 'libcudart.so.13' 2>/dev/null | xargs -r -n1 dirname | sort -u | paste -sd:)

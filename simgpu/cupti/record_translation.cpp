@@ -31,7 +31,8 @@ std::size_t activity_record_size(CUpti_ActivityKind kind) {
         case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
         case CUPTI_ACTIVITY_KIND_RUNTIME:
-        case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+        case CUPTI_ACTIVITY_KIND_DRIVER:
+            return sizeof(CUpti_ActivityAPI);
         default: return 0;
     }
 }

@@ -39,7 +39,9 @@ void resolve_table(DriverApi& api, decltype(&::cuGetProcAddress_v2) get_proc, cu
 
 const TbdsimPrivateApi* g_private_api = nullptr;
 
-void runtime_exit_handler() { g_private_api->note_runtime_exit(); }
+void runtime_exit_handler() {
+    g_private_api->note_runtime_exit();
+}
 
 // The real runtime registers its exit handler when it initializes; what is registered after that
 // (a profiler's handler, at a later first call) runs before it. The simulated one only tells the

@@ -58,7 +58,9 @@ void CUPTIAPI complete_buffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size
             case CUPTI_ACTIVITY_KIND_MEMORY2: size = sizeof(CUpti_ActivityMemory4); break;
             case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: size = sizeof(CUpti_ActivityExternalCorrelation); break;
             case CUPTI_ACTIVITY_KIND_RUNTIME:
-            case CUPTI_ACTIVITY_KIND_DRIVER: size = sizeof(CUpti_ActivityAPI); break;
+            case CUPTI_ACTIVITY_KIND_DRIVER:
+                size = sizeof(CUpti_ActivityAPI);
+                break;
             default: size = sizeof(CUpti_Activity); break;
         }
         records.emplace_back(bytes, bytes + size);
@@ -122,9 +124,9 @@ void launch_scale(CUstream stream, CUdeviceptr values, int count) {
                                                       1, 256, 1, 1, 0, stream, arguments, nullptr) == CUDA_SUCCESS);
 }
 
-const CUpti_ActivityKind kWorkKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2,
-                                         CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+const CUpti_ActivityKind kWorkKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_MEMORY2,           CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
 }  // namespace
 
