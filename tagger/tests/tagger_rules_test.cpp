@@ -521,3 +521,63 @@ TEST_CASE("a weight cast into a fresh GEMM operand before each use is a weight, 
     CHECK_EQ(category("G"), "gradients");
     CHECK_EQ(category("gb"), "gradients");
 }
+
+TEST_CASE("SGD momentum in foreach kernels: the kernel adding the gradient into the momentum is the update") {
+    // PyTorch's SGD with momentum on a real GPU: three foreach kernels, every operand a writable
+    // word of a by-value struct: buf *= momentum (M, Mb), buf += grad (M, Mb, G, gb), param -= lr*buf
+    // (W, b, M, Mb). Only the last writes the weights and it never points at the gradients, which are
+    // made anew each step (G by backward's GEMM, gb by a reduction over the activation gradient dA,
+    // through writable words too). In the first step the momentum is a copy of the gradient. The
+    // update is the three kernels, so backward ends before them; the reduction stays backward's.
+    Run r;
+    r.alloc("W", 4096);
+    r.alloc("b", 64);
+    r.alloc("X", 8192);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    auto u = [&](const char* name) { return Touch{r.ids[name], Access::Unknown}; };
+    std::vector<size_t> momentum_kernels, reductions;
+    for (int s = 0; s < 6; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.alloc("A", 16384);
+        r.gemm("X", "W", "A");
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["b"], Access::Read}, {r.ids["A"], Access::Write}});
+        r.alloc("dA", 16384);
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.alloc("G", 4096);
+        r.gemm("X", "dA", "G");
+        r.alloc("gb", 64);
+        reductions.push_back(r.model.work.size());
+        r.work(WorkItem::Kind::Kernel, 3, {u("dA"), u("gb")});
+        r.free("A");
+        r.free("dA");
+        if (s == 0) {
+            r.alloc("M", 4096);
+            r.alloc("Mb", 64);
+            r.work(WorkItem::Kind::CopyDtoD, -1, {{r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
+            r.work(WorkItem::Kind::CopyDtoD, -1, {{r.ids["gb"], Access::Read}, {r.ids["Mb"], Access::Write}});
+        } else {
+            momentum_kernels.push_back(r.model.work.size());
+            r.work(WorkItem::Kind::Kernel, 10, {u("M"), u("Mb")});
+            momentum_kernels.push_back(r.model.work.size());
+            r.work(WorkItem::Kind::Kernel, 11, {u("M"), u("Mb"), u("G"), u("gb")});
+        }
+        r.work(WorkItem::Kind::Kernel, 12, {u("W"), u("b"), u("M"), u("Mb")});
+        r.free("G");
+        r.free("gb");
+    }
+    // The first step (copies where the others have two kernels) may stay outside the repeated steps.
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_GE(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("W"), "weights");
+    CHECK_EQ(category("b"), "weights");
+    CHECK_EQ(category("M"), "optimizer_state");
+    CHECK_EQ(category("Mb"), "optimizer_state");
+    CHECK_EQ(category("G"), "gradients");  // the last step's
+    CHECK_EQ(category("gb"), "gradients");
+    CHECK_EQ(category("dA"), "activations");
+    for (size_t k : momentum_kernels) CHECK(result.optimizer_work[k]);
+    for (size_t k : reductions) CHECK_FALSE(result.optimizer_work[k]);
+}
