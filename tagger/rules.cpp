@@ -460,7 +460,10 @@ void tag_update_operands(Context& c) {
 // A buffer the update's state is initialised from: a device-to-device copy inside a step writes
 // optimizer state from a buffer that work of the same step wrote before (SGD with momentum makes its
 // momentum buffer in the first step by copying the gradient, where later steps read the gradient in
-// the update kernels). The state's first value is the update's input: the gradient.
+// the update kernels). The state's first value is the update's input: the gradient. Not a buffer a
+// product call (a GEMM, a convolution) read earlier in the step: those read activations and weights,
+// never a weight gradient; such a source is a pooled sub-range cut too coarsely, holding forward's
+// activations before the gradient (a real GPU's first step under expandable segments).
 void tag_copied_into_state(Context& c) {
     for (size_t w = 0; w < c.m.work.size(); ++w) {
         const WorkItem& copy = c.m.work[w];
@@ -472,11 +475,13 @@ void tag_copied_into_state(Context& c) {
         if (!into_state) continue;
         for (const Touch& t : copy.touches) {
             if (t.access != Access::Read || !c.tags[size_t(t.allocation)].category.empty()) continue;
-            bool written_before = false;
-            for (const FlowTouch& u : c.flow.buffers[size_t(t.allocation)].touches)
-                written_before |= u.work < w && c.flow.work_iteration[u.work] == it &&
-                                  c.m.work[u.work].kind == WorkItem::Kind::Kernel && writes(u.use);
-            if (written_before)
+            bool written_before = false, product_input = false;
+            for (const FlowTouch& u : c.flow.buffers[size_t(t.allocation)].touches) {
+                if (u.work >= w || c.flow.work_iteration[u.work] != it) continue;
+                written_before |= c.m.work[u.work].kind == WorkItem::Kind::Kernel && writes(u.use);
+                product_input |= u.use == Use::Read && is_product_call(c, c.m.work[u.work]);
+            }
+            if (written_before && !product_input)
                 set(c, size_t(t.allocation), "gradients", 0.7, "copied-into-optimizer-state",
                     "written by work of the step, then copied into optimizer state: the update's state starts from it "
                     "(a momentum buffer made from the gradient in the first step)");

@@ -581,3 +581,50 @@ TEST_CASE("SGD momentum in foreach kernels: the kernel adding the gradient into 
     for (size_t k : momentum_kernels) CHECK(result.optimizer_work[k]);
     for (size_t k : reductions) CHECK_FALSE(result.optimizer_work[k]);
 }
+
+TEST_CASE("a copy into new optimizer state whose source a GEMM read earlier in the step is no gradient") {
+    // As "a gradient copied into new optimizer state", but the first step's copy reads P, a buffer
+    // forward's GEMM took as an input before backward wrote it: what a pooled segment's sub-range
+    // cut too coarsely looks like (an activation and the gradient later put at its address). A
+    // product call never reads a weight gradient, so the copy does not make P a gradient.
+    Run r;
+    r.alloc("ws", 1 << 20);
+    r.alloc("W", 4096);
+    r.alloc("W2", 4096);
+    r.alloc("X", 8192);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W2"], Access::Write}});
+    int32_t first_source = kNone;
+    for (int s = 0; s < 5; ++s) {
+        r.now += 1000;
+        const int64_t step_begin_ns = r.now - 1;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.alloc("P", 16384);
+        r.gemm("X", "W", "P");
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["P"], Access::Write}});  // an activation function in place
+        r.alloc("A", 16384);
+        r.gemm("P", "W2", "A");
+        r.alloc("dA", 16384);
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.gemm("X", "dA", "P");  // the gradient of W, written where forward's P was
+        if (s == 0) {
+            first_source = r.ids["P"];
+            r.alloc("M", 4096);
+            r.work(WorkItem::Kind::CopyDtoD, -1, {{r.ids["P"], Access::Read}, {r.ids["M"], Access::Write}});
+            r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["M"], Access::Read}});
+        } else {
+            r.work(WorkItem::Kind::Kernel, 4,
+                   {{r.ids["W"], Access::Write}, {r.ids["P"], Access::Read}, {r.ids["M"], Access::Write}});
+        }
+        r.free("A");
+        r.free("dA");
+        r.free("P");
+        // Three GEMMs a step of one shape: the program's step ranges say where steps begin.
+        r.model.ranges.push_back({0, step_begin_ns, r.now, "ProfilerStep#" + std::to_string(s)});
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    CHECK_EQ(result.tags[size_t(r.ids["M"])].category, "optimizer_state");
+    CHECK_NE(result.tags[size_t(first_source)].rule, "copied-into-optimizer-state");
+}
