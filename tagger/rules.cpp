@@ -7,6 +7,7 @@
 #include "evidence.h"
 #include "named_ranges.h"
 #include "temporaries.h"
+#include "update_inputs.h"
 
 #include <algorithm>
 #include <cctype>
@@ -127,10 +128,6 @@ bool is_temporary(const Context& c, const Facts& f) {
 
 // ---- Roles from data flow (docs/tagging.md, "Roles") ----
 
-bool is_weight(const Context& c, int32_t a) {
-    return c.tags[size_t(a)].category == "weights";
-}
-
 // Weights: state carried into each step (its first use in the step reads it) and written later in
 // the same step by a kernel (the update).
 void tag_carried_state(Context& c) {
@@ -146,15 +143,6 @@ void tag_carried_state(Context& c) {
                 "read first in each step (its value comes from the step before) and rewritten later in the step by "
                 "a kernel: a parameter, read by forward work and updated by the optimizer");
     }
-}
-
-// Index range of iteration `it`'s touches in a buffer's touch list.
-std::pair<size_t, size_t> touches_in(const Context& c, const FlowFacts& f, int it) {
-    size_t begin = 0;
-    while (begin < f.touches.size() && c.flow.work_iteration[f.touches[begin].work] != it) ++begin;
-    size_t end = begin;
-    while (end < f.touches.size() && c.flow.work_iteration[f.touches[end].work] == it) ++end;
-    return {begin, end};
 }
 
 // Whether buffer `f`, read by work in step `it`, was last written before `start` and then used by
@@ -209,7 +197,9 @@ bool is_product_call(const Context& c, const WorkItem& item) {
 // gradient max pooling's backward read, whose address the foreach metadata keeps in the next
 // step's update, under expandable segments). A tensor whose kernel writes are all stale words of
 // by-value structs (written_only_through_input_words: the batch's address in an elementwise
-// kernel's unused words) was not written on the device.
+// kernel's unused words) was not written on the device. Backward's last write, read in the window
+// by no pointer to const and only by kernels that fold it into the update's own state, is the
+// update's input too (read_into_update_state: SGD's momentum on a real GPU, update_inputs.h).
 bool update_step_local(const Context& c, size_t a, int it, size_t start, size_t first) {
     const FlowFacts& f = c.flow.buffers[a];
     auto [begin, end] = touches_in(c, f, it);
@@ -228,6 +218,7 @@ bool update_step_local(const Context& c, size_t a, int it, size_t start, size_t 
         at_update |= w >= first && c.m.work[w].kind == WorkItem::Kind::Kernel;
     }
     if (!before || (last_writes && at_update) || !written_on_device) return true;
+    if (last_writes && !read_in_window && read_into_update_state(c, a, it, start, first)) return true;
     if (read_in_window || (read_before && !last_reads)) return false;
     for (size_t w = start; w-- > last_before + 1;)
         if (c.flow.work_iteration[w] == it && is_product_call(c, c.m.work[w])) return true;
@@ -469,7 +460,10 @@ void tag_update_operands(Context& c) {
 // A buffer the update's state is initialised from: a device-to-device copy inside a step writes
 // optimizer state from a buffer that work of the same step wrote before (SGD with momentum makes its
 // momentum buffer in the first step by copying the gradient, where later steps read the gradient in
-// the update kernels). The state's first value is the update's input: the gradient.
+// the update kernels). The state's first value is the update's input: the gradient. Not a buffer a
+// product call (a GEMM, a convolution) read earlier in the step: those read activations and weights,
+// never a weight gradient; such a source is a pooled sub-range cut too coarsely, holding forward's
+// activations before the gradient (a real GPU's first step under expandable segments).
 void tag_copied_into_state(Context& c) {
     for (size_t w = 0; w < c.m.work.size(); ++w) {
         const WorkItem& copy = c.m.work[w];
@@ -481,11 +475,13 @@ void tag_copied_into_state(Context& c) {
         if (!into_state) continue;
         for (const Touch& t : copy.touches) {
             if (t.access != Access::Read || !c.tags[size_t(t.allocation)].category.empty()) continue;
-            bool written_before = false;
-            for (const FlowTouch& u : c.flow.buffers[size_t(t.allocation)].touches)
-                written_before |= u.work < w && c.flow.work_iteration[u.work] == it &&
-                                  c.m.work[u.work].kind == WorkItem::Kind::Kernel && writes(u.use);
-            if (written_before)
+            bool written_before = false, product_input = false;
+            for (const FlowTouch& u : c.flow.buffers[size_t(t.allocation)].touches) {
+                if (u.work >= w || c.flow.work_iteration[u.work] != it) continue;
+                written_before |= c.m.work[u.work].kind == WorkItem::Kind::Kernel && writes(u.use);
+                product_input |= u.use == Use::Read && is_product_call(c, c.m.work[u.work]);
+            }
+            if (written_before && !product_input)
                 set(c, size_t(t.allocation), "gradients", 0.7, "copied-into-optimizer-state",
                     "written by work of the step, then copied into optimizer state: the update's state starts from it "
                     "(a momentum buffer made from the gradient in the first step)");

@@ -40,6 +40,20 @@ inline bool is_write(const WorkItem& w, Access a) {
     return a == Access::Write || (w.kind == WorkItem::Kind::Kernel && a == Access::Unknown);
 }
 
+// Whether allocation `a` has been tagged a weight (a parameter the update writes).
+inline bool is_weight(const Context& c, int32_t a) {
+    return c.tags[size_t(a)].category == "weights";
+}
+
+// Index range of iteration `it`'s touches in a buffer's touch list.
+inline std::pair<size_t, size_t> touches_in(const Context& c, const FlowFacts& f, int it) {
+    size_t begin = 0;
+    while (begin < f.touches.size() && c.flow.work_iteration[f.touches[begin].work] != it) ++begin;
+    size_t end = begin;
+    while (end < f.touches.size() && c.flow.work_iteration[f.touches[end].work] == it) ++end;
+    return {begin, end};
+}
+
 // Range names are matched without regard to case ("Optimizer.step#SGD.step").
 inline std::string lower_case(std::string text) {
     for (char& ch : text)

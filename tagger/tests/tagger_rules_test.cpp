@@ -521,3 +521,110 @@ TEST_CASE("a weight cast into a fresh GEMM operand before each use is a weight, 
     CHECK_EQ(category("G"), "gradients");
     CHECK_EQ(category("gb"), "gradients");
 }
+
+TEST_CASE("SGD momentum in foreach kernels: the kernel adding the gradient into the momentum is the update") {
+    // PyTorch's SGD with momentum on a real GPU: three foreach kernels, every operand a writable
+    // word of a by-value struct: buf *= momentum (M, Mb), buf += grad (M, Mb, G, gb), param -= lr*buf
+    // (W, b, M, Mb). Only the last writes the weights and it never points at the gradients, which are
+    // made anew each step (G by backward's GEMM, gb by a reduction over the activation gradient dA,
+    // through writable words too). In the first step the momentum is a copy of the gradient. The
+    // update is the three kernels, so backward ends before them; the reduction stays backward's.
+    Run r;
+    r.alloc("W", 4096);
+    r.alloc("b", 64);
+    r.alloc("X", 8192);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    auto u = [&](const char* name) { return Touch{r.ids[name], Access::Unknown}; };
+    std::vector<size_t> momentum_kernels, reductions;
+    for (int s = 0; s < 6; ++s) {
+        r.now += 1000;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.alloc("A", 16384);
+        r.gemm("X", "W", "A");
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["b"], Access::Read}, {r.ids["A"], Access::Write}});
+        r.alloc("dA", 16384);
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.alloc("G", 4096);
+        r.gemm("X", "dA", "G");
+        r.alloc("gb", 64);
+        reductions.push_back(r.model.work.size());
+        r.work(WorkItem::Kind::Kernel, 3, {u("dA"), u("gb")});
+        r.free("A");
+        r.free("dA");
+        if (s == 0) {
+            r.alloc("M", 4096);
+            r.alloc("Mb", 64);
+            r.work(WorkItem::Kind::CopyDtoD, -1, {{r.ids["G"], Access::Read}, {r.ids["M"], Access::Write}});
+            r.work(WorkItem::Kind::CopyDtoD, -1, {{r.ids["gb"], Access::Read}, {r.ids["Mb"], Access::Write}});
+        } else {
+            momentum_kernels.push_back(r.model.work.size());
+            r.work(WorkItem::Kind::Kernel, 10, {u("M"), u("Mb")});
+            momentum_kernels.push_back(r.model.work.size());
+            r.work(WorkItem::Kind::Kernel, 11, {u("M"), u("Mb"), u("G"), u("gb")});
+        }
+        r.work(WorkItem::Kind::Kernel, 12, {u("W"), u("b"), u("M"), u("Mb")});
+        r.free("G");
+        r.free("gb");
+    }
+    // The first step (copies where the others have two kernels) may stay outside the repeated steps.
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_GE(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("W"), "weights");
+    CHECK_EQ(category("b"), "weights");
+    CHECK_EQ(category("M"), "optimizer_state");
+    CHECK_EQ(category("Mb"), "optimizer_state");
+    CHECK_EQ(category("G"), "gradients");  // the last step's
+    CHECK_EQ(category("gb"), "gradients");
+    CHECK_EQ(category("dA"), "activations");
+    for (size_t k : momentum_kernels) CHECK(result.optimizer_work[k]);
+    for (size_t k : reductions) CHECK_FALSE(result.optimizer_work[k]);
+}
+
+TEST_CASE("a copy into new optimizer state whose source a GEMM read earlier in the step is no gradient") {
+    // As "a gradient copied into new optimizer state", but the first step's copy reads P, a buffer
+    // forward's GEMM took as an input before backward wrote it: what a pooled segment's sub-range
+    // cut too coarsely looks like (an activation and the gradient later put at its address). A
+    // product call never reads a weight gradient, so the copy does not make P a gradient.
+    Run r;
+    r.alloc("ws", 1 << 20);
+    r.alloc("W", 4096);
+    r.alloc("W2", 4096);
+    r.alloc("X", 8192);
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["W2"], Access::Write}});
+    int32_t first_source = kNone;
+    for (int s = 0; s < 5; ++s) {
+        r.now += 1000;
+        const int64_t step_begin_ns = r.now - 1;
+        r.work(WorkItem::Kind::CopyHtoD, -1, {{r.ids["X"], Access::Write}});
+        r.alloc("P", 16384);
+        r.gemm("X", "W", "P");
+        r.work(WorkItem::Kind::Kernel, 1, {{r.ids["P"], Access::Write}});  // an activation function in place
+        r.alloc("A", 16384);
+        r.gemm("P", "W2", "A");
+        r.alloc("dA", 16384);
+        r.work(WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.gemm("X", "dA", "P");  // the gradient of W, written where forward's P was
+        if (s == 0) {
+            first_source = r.ids["P"];
+            r.alloc("M", 4096);
+            r.work(WorkItem::Kind::CopyDtoD, -1, {{r.ids["P"], Access::Read}, {r.ids["M"], Access::Write}});
+            r.work(WorkItem::Kind::Kernel, 4, {{r.ids["W"], Access::Write}, {r.ids["M"], Access::Read}});
+        } else {
+            r.work(WorkItem::Kind::Kernel, 4,
+                   {{r.ids["W"], Access::Write}, {r.ids["P"], Access::Read}, {r.ids["M"], Access::Write}});
+        }
+        r.free("A");
+        r.free("dA");
+        r.free("P");
+        // Three GEMMs a step of one shape: the program's step ranges say where steps begin.
+        r.model.ranges.push_back({0, step_begin_ns, r.now, "ProfilerStep#" + std::to_string(s)});
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_EQ(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    CHECK_EQ(result.tags[size_t(r.ids["M"])].category, "optimizer_state");
+    CHECK_NE(result.tags[size_t(first_source)].rule, "copied-into-optimizer-state");
+}
