@@ -12,7 +12,9 @@ using raw::RecordKind;
 
 void record_alloc(ThreadState& thread, ApiPath path, MemoryKind kind, uint64_t address, uint64_t bytes,
                   CUstream stream) {
-    if (thread.capture_first_alloc && thread.captured_alloc_address == 0) {  // cublasCreate's own workspace
+    // cublasCreate's own workspace: the largest of the allocations it makes (on the real H200 it made
+    // 1 KiB, 128 KiB and then the 64 MiB workspace; the first is not the workspace).
+    if (thread.capture_first_alloc && bytes > thread.captured_alloc_bytes) {
         thread.captured_alloc_address = address;
         thread.captured_alloc_bytes = bytes;
     }

@@ -170,18 +170,66 @@ int64_t rows_in(const trace::Database& db, const char* table) {
     return trace::has_table(db, table) ? db.query_int((std::string("SELECT count(*) FROM ") + table).c_str()) : 0;
 }
 
-// Allocations a library made for its handle (cuBLAS's default workspace, allocated inside
-// cublasCreate): one of the innermost frames of the allocation's stack is the handle's creation.
+// The math library a module file belongs to, by its file name (libcublasLt.so.13 -> cuBLASLt);
+// empty: none of them. Only libraries that take workspaces: their own memory is workspace.
+std::string_view math_library_of(std::string_view module) {
+    const size_t slash = module.rfind('/');
+    const std::string_view name = slash == std::string_view::npos ? module : module.substr(slash + 1);
+    if (name.starts_with("libcublasLt")) return "cuBLASLt";
+    if (name.starts_with("libcublas")) return "cuBLAS";
+    if (name.starts_with("libcudnn")) return "cuDNN";
+    return {};
+}
+
+// The CUDA runtime and driver: a library that allocates through them has their frames innermost.
+bool cuda_runtime_module(std::string_view module) {
+    const size_t slash = module.rfind('/');
+    const std::string_view name = slash == std::string_view::npos ? module : module.substr(slash + 1);
+    return name.starts_with("libcudart") || name.starts_with("libcuda.so");
+}
+
+bool handle_creation(std::string_view symbol) {
+    return symbol.starts_with("cublasCreate") || symbol.starts_with("cublasLtCreate") ||
+           symbol.starts_with("cudnnCreate");
+}
+
+// Who made an allocation, by its stack (innermost first): a math library when the first frame past
+// the CUDA runtime and driver lies in one (the library called the allocator itself, as cublasCreate
+// does on the real GPU, five frames deep inside libcublas), with the outermost named frame of that
+// run of the library's frames as its entry point. A stack without modules still names the
+// library by a handle-creation symbol among its innermost frames.
+LibraryMade library_made(const std::vector<trace::StackFrame>& frames) {
+    LibraryMade made;
+    size_t f = 0;
+    while (f < frames.size() && cuda_runtime_module(frames[f].module)) ++f;
+    const std::string_view library = f < frames.size() ? math_library_of(frames[f].module) : std::string_view{};
+    if (!library.empty()) {
+        made.library = library;
+        for (; f < frames.size() && math_library_of(frames[f].module) == library; ++f)
+            if (!frames[f].symbol.empty()) made.entry_point = frames[f].symbol;
+        return made;
+    }
+    for (size_t i = 0; i < std::min<size_t>(frames.size(), 4); ++i) {
+        if (!handle_creation(frames[i].symbol)) continue;
+        made.entry_point = frames[i].symbol;
+        made.library = frames[i].symbol.starts_with("cudnn")      ? "cuDNN"
+                       : frames[i].symbol.starts_with("cublasLt") ? "cuBLASLt"
+                                                                  : "cuBLAS";
+        break;
+    }
+    return made;
+}
+
+// Allocations a math library made for itself (cuBLAS's handle state and default workspace,
+// allocated inside cublasCreate; cuDNN's inside cudnnCreate), by their call stacks.
 void mark_library_handle_allocations(const trace::Database& db, TraceModel& m) {
-    std::unordered_map<int64_t, bool> by_stack;
+    std::unordered_map<int64_t, LibraryMade> by_stack;
     for (Allocation& a : m.allocations) {
         if (a.stack == 0) continue;
-        auto [it, added] = by_stack.try_emplace(a.stack, false);
-        if (added)
-            for (const trace::StackFrame& f : trace::read_stack(db, a.stack, 4))
-                it->second =
-                    it->second || f.symbol.rfind("cublasCreate", 0) == 0 || f.symbol.rfind("cublasLtCreate", 0) == 0;
-        a.made_by_library_handle = it->second;
+        auto [it, added] = by_stack.try_emplace(a.stack);
+        if (added) it->second = library_made(trace::read_stack(db, a.stack));
+        a.made_by_library_handle = !it->second.library.empty();
+        if (a.made_by_library_handle) a.made_by = it->second;
     }
 }
 

@@ -79,6 +79,12 @@ struct MappedPiece {
     int64_t bytes = 0;
 };
 
+// A math library that made an allocation for itself (model.cpp, mark_library_handle_allocations).
+struct LibraryMade {
+    std::string library;      // "cuBLAS", "cuBLASLt", "cuDNN"; empty: none
+    std::string entry_point;  // the library's outermost named frame (cublasCreate_v2); empty: unnamed
+};
+
 struct Allocation {
     int64_t id = 0;  // allocations.id in the trace
     int32_t process = 0;
@@ -88,7 +94,9 @@ struct Allocation {
     std::optional<int64_t> free_ns;
     int64_t stack = 0;
     uint32_t distinct_offsets = 0;  // different offsets kernel arguments pointed at (capped)
-    bool made_by_library_handle = false;  // allocated inside cublasCreate / cublasLtCreate (its stack)
+    // Allocated by a math library itself (inside cublasCreate, cudnnCreate...), by its stack.
+    bool made_by_library_handle = false;
+    LibraryMade made_by{};  // which library, and its entry point when a frame names it
     // A tensor of a pooled segment (with_subranges) that plain kernels wrote only through words of
     // their by-value parameters that never start a value (output_slots.h): stale pointers an
     // elementwise kernel's struct keeps from earlier launches, not writes. False where unknown.

@@ -106,6 +106,17 @@ void gather_facts(Context& c) {
         if (call.workspace != kNone) c.facts[size_t(call.workspace)].library_workspace = true;
 }
 
+// Why memory a math library allocated for itself is workspace, in words: which library, inside which
+// of its functions, and that no tensor of the program owns it.
+std::string library_own_reason(const Allocation& alloc) {
+    const LibraryMade& made = alloc.made_by;
+    const std::string library = made.library.empty() ? "a math library" : made.library;
+    const std::string where = made.entry_point.empty() ? "" : " inside " + made.entry_point;
+    return "allocated by " + library + " itself" + where +
+           " (its call stack says so): the library's own memory for its handle (state and default workspace), "
+           "which no tensor of the program owns";
+}
+
 void set(Context& c, size_t a, const char* category, double confidence, const char* rule, std::string reason) {
     if (!c.tags[a].category.empty()) return;
     c.tags[a] = {category, confidence, rule, std::move(reason), {}};
@@ -654,9 +665,12 @@ void tag_remaining(Context& c) {
 void tag_without_iterations(Context& c) {
     for (size_t a = 0; a < c.facts.size(); ++a) {
         const Facts& f = c.facts[a];
-        if (f.library_workspace || c.m.allocations[a].made_by_library_handle) {
-            set(c, a, "workspace", 0.9, "library-workspace",
-                "handed to a library as its workspace, or allocated inside cublasCreate (its call stack says so)");
+        if (f.library_workspace) {
+            set(c, a, "workspace", 0.9, "library-workspace", "handed to a library as its workspace");
+            continue;
+        }
+        if (c.m.allocations[a].made_by_library_handle) {
+            set(c, a, "workspace", 0.9, "library-handle-workspace", library_own_reason(c.m.allocations[a]));
             continue;
         }
         bool gemm_read_only = !f.touches.empty(), first_h2d = f.first_touch_h2d;
@@ -748,8 +762,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
         if (f.library_workspace)
             set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
         else if (model.allocations[a].made_by_library_handle && !f.gemm_read)
-            set(c, a, "workspace", 0.9, "library-handle-workspace",
-                "allocated inside cublasCreate (its call stack says so): the handle's own default workspace");
+            set(c, a, "workspace", 0.9, "library-handle-workspace", library_own_reason(model.allocations[a]));
         else if (!kernel_written && ((f.lifetime == Lifetime::Persistent && f.h2d_iterations >= 2) ||
                                      (f.lifetime == Lifetime::Transient && f.first_touch_h2d)))
             set(c, a, "input", 0.9, "copied-in-each-step",

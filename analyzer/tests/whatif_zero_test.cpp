@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "whatif_replay.h"
+#include "whatif_run.h"
 #include "whatif_sizes.h"
 
 using namespace tbdprof::analyzer;
@@ -85,4 +86,23 @@ TEST_CASE("a partition by whole tensors gives the busiest rank its tensors' shar
     std::vector<int64_t> pool_bytes;
     CHECK(scenario_bytes(run, tensors, zero1, pool_bytes)[3] == 18 * kMiB);
     CHECK(scenario_bytes(run, even, zero1, pool_bytes)[3] == 17 * kMiB);
+}
+
+TEST_CASE("a caching pool's 2 MiB granularity holds beside the small buffers a library allocated for itself") {
+    // cuBLAS's handle buffers on the H200 (1 KiB, 128 KiB, through the driver) beside a pool's segments:
+    // the library's own sizes are not the program's allocator's, so the pool replay still applies.
+    RecordedRun run;
+    run.allocations = {
+        allocation(2 * kMiB, 100, 900, kActivations),
+        allocation(20 * kMiB, 100, 900, kActivations),
+        allocation(2 * kMiB, 200, 900, kWeights),
+        allocation(1024, 50, INT64_MAX, kWorkspace, "library-handle-workspace"),
+        allocation(128 * 1024, 60, INT64_MAX, kWorkspace, "library-handle-workspace"),
+        allocation(64 * kMiB, 70, INT64_MAX, kWorkspace, "library-handle-workspace"),
+    };
+    run.real_count = run.allocations.size();
+    CHECK(granularity_of(run) == 2 * kMiB);
+    // A small allocation of the program's own is its allocator's granularity.
+    run.allocations[3].rule = "persistent-unused";
+    CHECK(granularity_of(run) == 512);
 }

@@ -37,6 +37,7 @@ DriverEntryPoints load() {
                           resolve(get_proc_address, "cuCtxGetCurrent", resolved.ctx_get_current) &&
                           resolve(get_proc_address, "cuCtxSetCurrent", resolved.ctx_set_current) &&
                           resolve(get_proc_address, "cuDeviceGet", resolved.device_get) &&
+                          resolve(get_proc_address, "cuDeviceGetAttribute", resolved.device_get_attribute) &&
                           resolve(get_proc_address, "cuDevicePrimaryCtxRetain", resolved.primary_ctx_retain) &&
                           resolve(get_proc_address, "cuDevicePrimaryCtxRelease", resolved.primary_ctx_release) &&
                           resolve(get_proc_address, "cuModuleLoadData", resolved.module_load_data) &&
@@ -44,6 +45,8 @@ DriverEntryPoints load() {
                           resolve(get_proc_address, "cuModuleGetFunction", resolved.module_get_function) &&
                           resolve(get_proc_address, "cuMemAlloc", resolved.mem_alloc) &&
                           resolve(get_proc_address, "cuMemFree", resolved.mem_free) &&
+                          resolve(get_proc_address, "cuMemAllocHost", resolved.mem_alloc_host) &&
+                          resolve(get_proc_address, "cuMemFreeHost", resolved.mem_free_host) &&
                           resolve(get_proc_address, "cuLaunchKernel", resolved.launch_kernel) &&
                           resolve(get_proc_address, "cuStreamSynchronize", resolved.stream_synchronize) &&
                           resolve(get_proc_address, "cuMemcpy2D", resolved.memcpy_2d) &&

@@ -14,6 +14,7 @@ struct DriverEntryPoints {
     decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
     decltype(&::cuCtxSetCurrent) ctx_set_current = nullptr;
     decltype(&::cuDeviceGet) device_get = nullptr;
+    decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;  // what cublasCreate allocates
     decltype(&::cuDevicePrimaryCtxRetain) primary_ctx_retain = nullptr;
     decltype(&::cuDevicePrimaryCtxRelease) primary_ctx_release = nullptr;
     decltype(&::cuModuleLoadData) module_load_data = nullptr;
@@ -21,6 +22,8 @@ struct DriverEntryPoints {
     decltype(&::cuModuleGetFunction) module_get_function = nullptr;
     decltype(&::cuMemAlloc) mem_alloc = nullptr;
     decltype(&::cuMemFree) mem_free = nullptr;
+    decltype(&::cuMemAllocHost) mem_alloc_host = nullptr;  // cudnnCreate's pinned word
+    decltype(&::cuMemFreeHost) mem_free_host = nullptr;
     decltype(&::cuLaunchKernel) launch_kernel = nullptr;
     decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;  // level-1 results in host memory
     decltype(&::cuMemcpy2D) memcpy_2d = nullptr;                 // cublasSetMatrix / GetMatrix

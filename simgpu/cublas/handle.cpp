@@ -13,8 +13,28 @@ using tbdsim::blas::DriverEntryPoints;
 void release_resources(cublasContext& handle) {
     const DriverEntryPoints& driver = *handle.driver;
     if (handle.default_workspace != 0) driver.mem_free(handle.default_workspace);
+    for (CUdeviceptr own : handle.own_buffers)
+        if (own != 0) driver.mem_free(own);
     if (handle.module != nullptr) driver.module_unload(handle.module);
     tbdsim::blas::release_bound_context(driver, handle.bound);
+}
+
+// The handle's own memory, allocated through the driver as the real cublasCreate does (the small
+// buffers first, the workspace last), sized by the device's architecture (handle.h).
+cublasStatus_t allocate_own_memory(cublasContext& handle) {
+    const DriverEntryPoints& driver = *handle.driver;
+    int major = 0;
+    if (driver.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, handle.bound.device) !=
+        CUDA_SUCCESS)
+        return CUBLAS_STATUS_NOT_INITIALIZED;
+    const tbdsim::cublas::HandleAllocations sizes = tbdsim::cublas::handle_allocations(major);
+    for (int i = 0; i < 2; ++i)
+        if (driver.mem_alloc(&handle.own_buffers[i], sizes.own_bytes[i]) != CUDA_SUCCESS)
+            return CUBLAS_STATUS_ALLOC_FAILED;
+    if (driver.mem_alloc(&handle.default_workspace, sizes.workspace_bytes) != CUDA_SUCCESS)
+        return CUBLAS_STATUS_ALLOC_FAILED;
+    handle.default_workspace_bytes = sizes.workspace_bytes;
+    return CUBLAS_STATUS_SUCCESS;
 }
 
 }  // namespace
@@ -35,13 +55,7 @@ TBDSIM_CUBLAS_EXPORT cublasStatus_t cublasCreate_v2(cublasHandle_t* out) {
         tbdsim::blas::load_kernels(*driver, &handle->module, &handle->kernels) != CUDA_SUCCESS) {
         status = CUBLAS_STATUS_NOT_INITIALIZED;
     }
-    if (status == CUBLAS_STATUS_SUCCESS) {
-        if (driver->mem_alloc(&handle->default_workspace, tbdsim::cublas::kDefaultWorkspaceBytes) == CUDA_SUCCESS) {
-            handle->default_workspace_bytes = tbdsim::cublas::kDefaultWorkspaceBytes;
-        } else {
-            status = CUBLAS_STATUS_ALLOC_FAILED;
-        }
-    }
+    if (status == CUBLAS_STATUS_SUCCESS) status = allocate_own_memory(*handle);
     if (status != CUBLAS_STATUS_SUCCESS) {
         release_resources(*handle);
         delete handle;

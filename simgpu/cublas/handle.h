@@ -25,8 +25,10 @@ struct cublasContext {
     CUfunction vector_kernels[9][4] = {};
     CUstream stream = nullptr;  // null: the legacy default stream, as for real cuBLAS
 
-    // Real cuBLAS allocates a per-handle workspace (32 MiB on Hopper) and lets cublasSetWorkspace
-    // replace its use; cublasSetStream switches back to the default one.
+    // Real cuBLAS allocates for each handle in cublasCreate, through the driver, and frees at
+    // cublasDestroy: two small buffers of its own and the default workspace (docs/simgpu.md, "cuBLAS
+    // handles"); cublasSetWorkspace replaces the workspace's use, cublasSetStream switches back.
+    CUdeviceptr own_buffers[2] = {};
     CUdeviceptr default_workspace = 0;
     std::size_t default_workspace_bytes = 0;
     void* user_workspace = nullptr;
@@ -59,6 +61,16 @@ struct cublasContext {
 };
 
 namespace tbdsim::cublas {
-// Size of the workspace each handle allocates at creation (the documented Hopper default).
-inline constexpr std::size_t kDefaultWorkspaceBytes = 32u << 20;
+// What cublasCreate allocates, in this order, on a device of compute capability `major`.x.
+// sm_90 and newer: what cuBLAS 13 allocated on the real H200 (1 KiB, 128 KiB, 64 MiB). Older
+// devices, never observed: the same two small buffers and the 4 MiB the cublasSetWorkspace
+// documentation recommends as workspace there.
+struct HandleAllocations {
+    std::size_t own_bytes[2];
+    std::size_t workspace_bytes;
+};
+inline constexpr HandleAllocations handle_allocations(int major) {
+    return major >= 9 ? HandleAllocations{{1u << 10, 128u << 10}, 64u << 20}
+                      : HandleAllocations{{1u << 10, 128u << 10}, 4u << 20};
+}
 }  // namespace tbdsim::cublas

@@ -22,7 +22,16 @@ struct cudnnContext {
     CUstream stream = nullptr;  // null: the legacy default stream
     int compute_capability_major = 9;
     int sm_count = 132;  // sizes the dropout states (one RNG state per resident thread)
+    // What cudnnCreate allocates for the handle, as cuDNN 9.19 did on the real H200 (docs/simgpu.md,
+    // "cuDNN handles"): two device buffers and a pinned host word, freed by cudnnDestroy.
+    CUdeviceptr own_device[2] = {};
+    void* own_pinned = nullptr;
 };
+
+namespace tbdsim::dnn {
+inline constexpr std::size_t kHandleDeviceBytes[2] = {25344, 4};
+inline constexpr std::size_t kHandlePinnedBytes = 4;
+}  // namespace tbdsim::dnn
 
 inline constexpr int kMaxDims = 8;
 
@@ -73,6 +82,9 @@ namespace tbdsim::dnn {
 
 // Remembers the message of the last failure for cudnnGetLastErrorString (per thread, as cuDNN does).
 cudnnStatus_t fail(cudnnStatus_t status, const char* message);
+// cudnnCreate's own memory (cudnnContext::own_device, own_pinned): false when an allocation failed.
+bool allocate_handle_memory(cudnnContext& handle);
+void release_handle_memory(cudnnContext& handle);
 
 std::size_t element_bytes(cudnnDataType_t type);
 int64_t element_count(const cudnnTensorStruct& tensor);

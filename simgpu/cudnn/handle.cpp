@@ -40,6 +40,21 @@ int device_attribute(CUdevice device, CUdevice_attribute attribute, int fallback
 
 }  // namespace
 
+// The handle's own memory, allocated through the driver in the order the real cudnnCreate did.
+bool allocate_handle_memory(cudnnContext& handle) {
+    const blas::DriverEntryPoints& driver = *handle.driver;
+    for (int i = 0; i < 2; ++i)
+        if (driver.mem_alloc(&handle.own_device[i], kHandleDeviceBytes[i]) != CUDA_SUCCESS) return false;
+    return driver.mem_alloc_host(&handle.own_pinned, kHandlePinnedBytes) == CUDA_SUCCESS;
+}
+
+void release_handle_memory(cudnnContext& handle) {
+    const blas::DriverEntryPoints& driver = *handle.driver;
+    for (CUdeviceptr own : handle.own_device)
+        if (own != 0) driver.mem_free(own);
+    if (handle.own_pinned != nullptr) driver.mem_free_host(handle.own_pinned);
+}
+
 cudnnStatus_t fail(cudnnStatus_t status, const char* message) {
     std::snprintf(t_last_error, sizeof(t_last_error), "%s", message);
     return status;
@@ -153,12 +168,21 @@ __attribute__((visibility("default"))) cudnnStatus_t cudnnCreate(cudnnHandle_t* 
         delete created;
         return dnn::fail(CUDNN_STATUS_INTERNAL_ERROR, "cudnnCreate: cannot load the kernels");
     }
+    if (!dnn::allocate_handle_memory(*created)) {
+        dnn::release_handle_memory(*created);
+        driver->module_unload(created->module);
+        blas::release_bound_context(*driver, created->bound);
+        delete created;
+        return dnn::fail(CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED,
+                         "cudnnCreate: cannot allocate the handle's memory");
+    }
     *handle = created;
     return CUDNN_STATUS_SUCCESS;
 }
 
 __attribute__((visibility("default"))) cudnnStatus_t cudnnDestroy(cudnnHandle_t handle) {
     if (handle == nullptr) return CUDNN_STATUS_BAD_PARAM;
+    dnn::release_handle_memory(*handle);
     if (handle->module != nullptr) handle->driver->module_unload(handle->module);
     blas::release_bound_context(*handle->driver, handle->bound);
     delete handle;

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 #include <tbdprof/trace/sqlite_handle.h>
 
+#include "iterations.h"
 #include "model.h"
+#include "rules.h"
 
 #include <algorithm>
 #include <fstream>
@@ -182,6 +184,49 @@ TEST_CASE("a plain kernel's pointer into a library handle's own allocation is a 
     const WorkItem& plain = kernel_at(m, 2000);
     REQUIRE_EQ(plain.touches.size(), 1u);  // its own pointer only
     CHECK_EQ(plain.touches[0].allocation, 0);
+}
+
+TEST_CASE("memory a math library allocates for itself is known by its stack, however deep the entry point") {
+    tbdprof::trace::Database db = schema_database();
+    // As cublasCreate_v2 allocated on the real H200 (cuMemAlloc reached through cuGetProcAddress):
+    // five unnamed frames inside libcublas, the entry point sixth, then the framework. Allocation 3
+    // came through the runtime (cudaMalloc's frame innermost) from inside cuDNN; allocation 1 is
+    // PyTorch's, made through the runtime for cublasSetWorkspace: the framework's, not the library's.
+    db.exec(
+        "INSERT INTO strings (id, text) VALUES (2, 'cublasCreate_v2'), (3, '/venv/nvidia/lib/libcublas.so.13'),"
+        " (4, 'at::cuda::getCurrentCUDABlasHandle()'), (5, '/venv/torch/lib/libtorch_cuda.so'),"
+        " (6, 'cudaMalloc'), (7, '/venv/nvidia/lib/libcudart.so.13'), (8, '/venv/nvidia/lib/libcudnn_ops.so.9'),"
+        " (9, 'at::cuda::setWorkspaceForHandle(cublasContext*, c10::cuda::CUDAStream)');"
+        "INSERT INTO frames (id, process, ip, symbol, module, offset) VALUES"
+        " (1, 1, 4096, NULL, 3, 16), (2, 1, 4097, NULL, 3, 17), (3, 1, 4098, NULL, 3, 18), (4, 1, 4099, NULL, 3, 19),"
+        " (5, 1, 4100, NULL, 3, 20), (6, 1, 4101, 2, 3, 21), (7, 1, 4102, 4, 5, 22), (8, 1, 4103, 6, 7, 23),"
+        " (9, 1, 4104, NULL, 8, 24), (10, 1, 4105, 9, 5, 25);"
+        "INSERT INTO stacks (id, process, depth) VALUES (1, 1, 7), (2, 1, 3), (3, 1, 3);"
+        "INSERT INTO stack_frames (stack, position, frame) VALUES (1, 0, 1), (1, 1, 2), (1, 2, 3), (1, 3, 4),"
+        " (1, 4, 5), (1, 5, 6), (1, 6, 7), (2, 0, 8), (2, 1, 9), (2, 2, 7), (3, 0, 8), (3, 1, 10), (3, 2, 7);"
+        "INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, kind) VALUES "
+        "(3, 1, 0, 16777216, 4096, 0, 'device');"
+        "UPDATE allocations SET stack = 3 WHERE id = 1; UPDATE allocations SET stack = 1 WHERE id = 2;"
+        "UPDATE allocations SET stack = 2 WHERE id = 3;");
+    const TraceModel m = load_model(db);
+    REQUIRE_EQ(m.allocations.size(), 3u);
+    CHECK_FALSE(m.allocations[0].made_by_library_handle);
+    CHECK(m.allocations[0].made_by.library.empty());
+    CHECK(m.allocations[1].made_by_library_handle);
+    CHECK_EQ(m.allocations[1].made_by.library, "cuBLAS");
+    CHECK_EQ(m.allocations[1].made_by.entry_point, "cublasCreate_v2");
+    CHECK(m.allocations[2].made_by_library_handle);
+    CHECK_EQ(m.allocations[2].made_by.library, "cuDNN");
+    CHECK(m.allocations[2].made_by.entry_point.empty());
+    // Tagged workspace under its own rule, with words that name the library and its function.
+    const TagResult tags = tag_allocations(m, IterationSet{});
+    REQUIRE_EQ(tags.tags.size(), 3u);
+    CHECK_NE(tags.tags[0].rule, "library-handle-workspace");
+    CHECK_EQ(tags.tags[1].category, "workspace");
+    CHECK_EQ(tags.tags[1].rule, "library-handle-workspace");
+    CHECK_NE(tags.tags[1].reason.find("allocated by cuBLAS itself inside cublasCreate_v2"), std::string::npos);
+    CHECK_EQ(tags.tags[2].category, "workspace");
+    CHECK_NE(tags.tags[2].reason.find("allocated by cuDNN itself"), std::string::npos);
 }
 
 TEST_CASE("ranges the caller has are the model's, in place of the file's; without them the file's are read") {

@@ -50,4 +50,21 @@ groups=$(echo "$truth" | tail -n +13 | awk '{ s += $1 } END { printf "%.0f", s }
 [ "$(echo "$truth" | wc -l)" -eq 14 ] && [ "$groups" = "$(echo "$calls" | tail -1)" ] &&
     pass "the grouped GEMM's kernels sum to its recorded FLOPs" || fail "groups: $groups, truth:
 $truth"
+# cublasCreate's own memory (as the real cuBLAS 13 allocated it on the H200: 1 KiB, 128 KiB and the
+# 64 MiB default workspace, through the driver, freed at cublasDestroy): the tagger calls all three
+# the library's own workspace, by their stacks.
+got=$(q "SELECT bytes FROM allocations WHERE free_ns IS NOT NULL AND bytes IN (1024, 131072, 67108864) ORDER BY id")
+[ "$got" = "1024
+131072
+67108864" ] && pass "cublasCreate allocates 1 KiB, 128 KiB and 64 MiB" || fail "cublasCreate's allocations: $got"
+"$TBDPROF" tag "$WORK/trace.sqlite" -q >"$WORK/tag.out" 2>&1 || fail "tag failed: $(cat "$WORK/tag.out")"
+got=$(q "SELECT a.bytes, c.category, c.rule FROM allocations a JOIN allocation_categories c ON c.allocation = a.id
+         WHERE a.bytes IN (1024, 131072, 67108864) ORDER BY a.id")
+[ "$got" = "1024 workspace library-handle-workspace
+131072 workspace library-handle-workspace
+67108864 workspace library-handle-workspace" ] && pass "cublasCreate's memory tagged the library's workspace" ||
+    fail "cublasCreate's memory tagged: $got"
+got=$(q "SELECT count(*) FROM allocation_categories c LEFT JOIN strings s ON s.id = c.reason_string
+         WHERE c.rule = 'library-handle-workspace' AND coalesce(c.reason, s.text) LIKE 'allocated by cuBLAS itself inside cublasCreate%'")
+[ "$got" -eq 3 ] && pass "the reason names cuBLAS and cublasCreate" || fail "$got reasons name cuBLAS and cublasCreate"
 finish

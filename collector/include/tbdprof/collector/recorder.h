@@ -26,7 +26,7 @@ struct ThreadState {
     uint64_t library_first_sequence = 0;  // launches made inside the current library call
     uint64_t library_last_sequence = 0;
     int device = -1;          // cached current device of this thread; -1 = ask the driver
-    bool capture_first_alloc = false;  // cublasCreate: remember the handle's own workspace
+    bool capture_first_alloc = false;  // cublasCreate: remember the handle's own workspace (its largest)
     uint64_t captured_alloc_address = 0;
     uint64_t captured_alloc_bytes = 0;
     uint64_t cupti_thread_tag = 0;  // external correlation id this thread keeps pushed; 0 = none yet
