@@ -300,18 +300,6 @@ void emit_clock_source(raw::ClockSource source) {
     emit_record(thread, raw::RecordKind::ClockSource, out);
 }
 
-// Runtime and driver API records: true when at least one kind could be enabled.
-bool enable_api_records(bool enable) {
-    if (!enable) {
-        g_api.disable(CUPTI_ACTIVITY_KIND_RUNTIME);
-        g_api.disable(CUPTI_ACTIVITY_KIND_DRIVER);
-        return false;
-    }
-    const bool runtime = g_api.enable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS;
-    const bool driver = g_api.enable(CUPTI_ACTIVITY_KIND_DRIVER) == CUPTI_SUCCESS;
-    return runtime || driver;
-}
-
 bool enable_activity() {
     // TBDPROF_CUPTI=0: leave CUPTI to another tool (or measure the collector without it).
     if (const char* setting = std::getenv("TBDPROF_CUPTI"); setting != nullptr && std::strcmp(setting, "0") == 0) {
@@ -334,17 +322,10 @@ bool enable_activity() {
     if (g_api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) return false;
     g_api.enable(CUPTI_ACTIVITY_KIND_MEMCPY);
     g_api.enable(CUPTI_ACTIVITY_KIND_MEMSET);
-    // External correlation records accompany API records only ("the activity API record will be
-    // preceded by a CUpti_ActivityExternalCorrelation record", cupti_activity.h): without the API
-    // kinds real CUPTI writes none, and no device record could be joined by id. Kernels and sets carry
-    // the id of the driver API record that launched them, copies that of the driver or runtime one,
-    // so both are enabled; the API records themselves are skipped when read.
-    const bool api_records = enable_api_records(true);
-    if (!api_records || g_api.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != CUPTI_SUCCESS) {
-        for (CUpti_ActivityKind kind :
-             {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET})
-            g_api.disable(kind);
-        enable_api_records(false);
+    if (g_api.enable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) != CUPTI_SUCCESS) {
+        g_api.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+        g_api.disable(CUPTI_ACTIVITY_KIND_MEMCPY);
+        g_api.disable(CUPTI_ACTIVITY_KIND_MEMSET);
         return false;
     }
     return true;
@@ -357,7 +338,7 @@ void switch_activity(bool enable) {
     if (!active()) return;
     for (CUpti_ActivityKind kind :
          {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-          CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
+          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION}) {
         if (enable) g_api.enable(kind);
         else g_api.disable(kind);
     }

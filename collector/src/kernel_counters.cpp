@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "tbdprof/collector/cupti_consumer.h"
 #include "tbdprof/collector/symbol_lookup.h"
 #include "tbdprof/collector/user_messages.h"
 #include "tbdprof/raw_format.h"
@@ -54,10 +53,6 @@ struct Api {
     decltype(&cuptiRangeProfilerStop) stop = nullptr;
     decltype(&cuptiRangeProfilerDecodeData) decode = nullptr;
     decltype(&cuptiRangeProfilerGetCounterDataInfo) data_info = nullptr;
-    // Teardown (optional: without them the objects are left to CUPTI's own exit).
-    decltype(&cuptiRangeProfilerDisable) disable = nullptr;
-    decltype(&cuptiProfilerHostDeinitialize) host_deinitialize = nullptr;
-    decltype(&cuptiProfilerDeInitialize) deinitialize = nullptr;
     decltype(&cuCtxGetCurrent) ctx_get_current = nullptr;
     decltype(&cuCtxGetDevice) ctx_get_device = nullptr;
     decltype(&cuCtxGetId) ctx_get_id = nullptr;
@@ -74,9 +69,7 @@ struct ContextProfiler {
     bool started = false;
 };
 
-// Finished: the ranges were collected and the profiler torn down at exit; later launches (static
-// destructors) are not profiled.
-enum class Setup { NotTried, Ready, Failed, Finished };
+enum class Setup { NotTried, Ready, Failed };
 
 std::mutex g_mutex;  // held across each recorded launch while counters are requested
 Setup g_setup = Setup::NotTried;
@@ -87,7 +80,6 @@ std::vector<uint8_t> g_config;
 ContextProfiler g_contexts[kMaxContexts];
 size_t g_context_count = 0;
 bool g_warned = false;
-bool g_exit_handler_registered = false;
 
 void warn(const char* what, int code) {
     if (g_warned) return;
@@ -105,9 +97,6 @@ bool load_api() {
     void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
     void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (cupti == nullptr || driver == nullptr) return false;
-    resolve(cupti, "cuptiRangeProfilerDisable", g_api.disable);
-    resolve(cupti, "cuptiProfilerHostDeinitialize", g_api.host_deinitialize);
-    resolve(cupti, "cuptiProfilerDeInitialize", g_api.deinitialize);
     return resolve(cupti, "cuptiProfilerInitialize", g_api.initialize) &&
            resolve(cupti, "cuptiDeviceGetChipName", g_api.chip_name) &&
            resolve(cupti, "cuptiProfilerGetCounterAvailability", g_api.availability) &&
@@ -210,21 +199,6 @@ bool configure_pass(ContextProfiler& p) {
     return true;
 }
 
-void exit_handler() {
-    finish();
-}
-
-// The CUDA runtime registers its own exit handler when it initializes, and its state is not to be
-// used after that handler ran (CUDA Programming Guide, Initialization); the session's handler was
-// registered at the first hooked call, usually before the runtime initialized, so it runs after the
-// runtime's. Exit handlers run in reverse order of registration: one registered now, during a
-// launch on a live context, runs while the context and CUPTI are still alive.
-void register_exit_handler() {
-    if (g_exit_handler_registered) return;
-    g_exit_handler_registered = true;
-    if (atexit(exit_handler) != 0) tell_user("--metrics: no exit handler; the last ranges may be lost");
-}
-
 ContextProfiler* enable_on(CUcontext ctx) {
     if (g_context_count == kMaxContexts) return nullptr;  // further contexts are not profiled
     ContextProfiler& p = g_contexts[g_context_count];
@@ -247,7 +221,6 @@ ContextProfiler* enable_on(CUcontext ctx) {
     p.counter_data_bytes = size.counterDataSize;
     p.counter_data.assign((size.counterDataSize + 7) / 8, 0);
     ++g_context_count;
-    register_exit_handler();
     return configure_pass(p) ? &p : nullptr;
 }
 
@@ -300,29 +273,6 @@ void collect(ThreadState& thread, ContextProfiler& p) {
     }
     // Dropped ranges still took their kernels' places in the order.
     p.next_range_number += info.numTotalRanges + decode.numOfRangeDropped;
-}
-
-// The documented order: each context's range profiler disabled (after its last Stop), then the host
-// object, then the profiler. A failure is reported once and the rest still tried.
-void tear_down() {
-    for (size_t i = 0; i < g_context_count; ++i) {
-        ContextProfiler& p = g_contexts[i];
-        if (p.object == nullptr || g_api.disable == nullptr) continue;
-        CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, nullptr, p.object};
-        if (CUptiResult r = g_api.disable(&disable); r != CUPTI_SUCCESS) warn("cuptiRangeProfilerDisable", r);
-        p.object = nullptr;
-    }
-    if (g_host != nullptr && g_api.host_deinitialize != nullptr) {
-        CUpti_Profiler_Host_Deinitialize_Params host{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr,
-                                                     g_host};
-        if (CUptiResult r = g_api.host_deinitialize(&host); r != CUPTI_SUCCESS)
-            warn("cuptiProfilerHostDeinitialize", r);
-        g_host = nullptr;
-    }
-    if (g_api.deinitialize != nullptr) {
-        CUpti_Profiler_DeInitialize_Params deinit{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE, nullptr};
-        if (CUptiResult r = g_api.deinitialize(&deinit); r != CUPTI_SUCCESS) warn("cuptiProfilerDeInitialize", r);
-    }
 }
 
 }  // namespace
@@ -379,15 +329,10 @@ void after_launch_slow(ThreadState& thread, bool launched) {
 
 void finish() {
     if (!g_requested.load(std::memory_order_relaxed)) return;
-    // The device records of the work so far first: should the teardown below fail hard, they are
-    // already in our rings.
-    cupti::flush(true);
     std::lock_guard lock(g_mutex);
     if (g_setup != Setup::Ready) return;
-    g_setup = Setup::Finished;
     ThreadState& thread = thread_state();
     for (size_t i = 0; i < g_context_count; ++i) collect(thread, g_contexts[i]);
-    tear_down();
 }
 
 void disable_after_fork() {

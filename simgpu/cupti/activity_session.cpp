@@ -25,13 +25,14 @@ void forget_worker_in_fork_child() {
 }
 
 // Graph replays: their records share the graph launch's correlation id and arrive one after another on
-// the launching thread; only the first brings the API record and the external correlations. Out of
-// line so the common path (ordinary work) computes no thread-local address for it.
-[[gnu::noinline, gnu::cold]] bool new_graph_launch(uint32_t correlation_id) {
+// the launching thread; only the first brings the external correlations. Out of line so the common
+// path (ordinary work) computes no thread-local address for it.
+[[gnu::noinline, gnu::cold]] void add_external_correlations_of_graph_launch(uint32_t correlation_id,
+                                                                            RecordBytes& out) {
     thread_local constinit uint32_t last_graph_launch = 0;
-    if (correlation_id == last_graph_launch) return false;
+    if (correlation_id == last_graph_launch) return;
     last_graph_launch = correlation_id;
-    return true;
+    add_external_correlations_of_this_thread(correlation_id, out);
 }
 
 }  // namespace
@@ -59,8 +60,6 @@ bool ActivitySession::supported_kind(CUpti_ActivityKind kind) {
         case CUPTI_ACTIVITY_KIND_MEMCPY:
         case CUPTI_ACTIVITY_KIND_MEMSET:
         case CUPTI_ACTIVITY_KIND_MEMORY2:
-        case CUPTI_ACTIVITY_KIND_RUNTIME:
-        case CUPTI_ACTIVITY_KIND_DRIVER:
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return true;
         default: return false;
     }
@@ -126,17 +125,14 @@ void ActivitySession::on_record(const TbdsimRecord& record) {
     memory_kinds_.observe(record);
     const int64_t offset = timestamp_offset_ns_.load(std::memory_order_relaxed);
     RecordBytes out;
-    // Real CUPTI writes external correlation records only in front of API records ("the activity API
-    // record will be preceded by a CUpti_ActivityExternalCorrelation record", cupti_activity.h): with
-    // neither RUNTIME nor DRIVER enabled there are none. Once per API call (a graph replay is one call).
-    // Kernels and sets carry the id of the driver API record that launched them (cupti_activity.h).
-    const CUpti_ActivityKind api_kind = enabled(CUPTI_ACTIVITY_KIND_DRIVER)    ? CUPTI_ACTIVITY_KIND_DRIVER
-                                        : enabled(CUPTI_ACTIVITY_KIND_RUNTIME) ? CUPTI_ACTIVITY_KIND_RUNTIME
-                                                                               : CUPTI_ACTIVITY_KIND_INVALID;
-    if (api_kind != CUPTI_ACTIVITY_KIND_INVALID && (record.graph_id == 0 || new_graph_launch(record.correlation_id))) {
-        if (enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))
+    // Real CUPTI emits the external correlation records before the record they describe, once per API
+    // call (a graph replay is one call).
+    if (enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
+        if (record.graph_id == 0) {
             add_external_correlations_of_this_thread(record.correlation_id, out);
-        add_api_record(record, api_kind, offset, out);
+        } else {
+            add_external_correlations_of_graph_launch(record.correlation_id, out);
+        }
     }
     switch (record.kind) {
         case TBDSIM_RECORD_KERNEL:

@@ -7,7 +7,6 @@
 #include <cupti_range_profiler.h>
 
 #include <atomic>
-#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -60,15 +59,6 @@ void CUPTIAPI on_record(const TbdsimRecord* record, void* user) {
     object->pending.push_back(counters);
 }
 
-// After the CUDA runtime's exit handler the contexts are not to be used (private_api.h). On the real
-// H200 a range profiler stopped and decoded there corrupted the heap (free(): invalid pointer at
-// exit); the simulator refuses instead, so that a client tearing down too late is seen.
-bool after_runtime_exit() {
-    const TbdsimPrivateApi* api = driver_link()->private_api;
-    return api->struct_size >= offsetof(TbdsimPrivateApi, runtime_exit_ran) + sizeof(api->runtime_exit_ran) &&
-           api->runtime_exit_ran() != 0;
-}
-
 bool is_enabled(CUpti_RangeProfiler_Object* object) {
     return object != nullptr && object->sink_slot >= 0;
 }
@@ -100,7 +90,6 @@ TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangePr
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_Disable_Params, pRangeProfilerObject) ||
         !is_enabled(p->pRangeProfilerObject))
         return CUPTI_ERROR_INVALID_PARAMETER;
-    if (after_runtime_exit()) return CUPTI_ERROR_INVALID_CONTEXT;
     driver_link()->private_api->remove_record_sink(p->pRangeProfilerObject->sink_slot);
     delete p->pRangeProfilerObject;
     return CUPTI_SUCCESS;
@@ -161,7 +150,6 @@ TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProf
 TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_Stop_Params, isAllPassSubmitted))
         return CUPTI_ERROR_INVALID_PARAMETER;
-    if (after_runtime_exit()) return CUPTI_ERROR_INVALID_CONTEXT;
     if (!is_enabled(p->pRangeProfilerObject)) return CUPTI_ERROR_INVALID_OPERATION;
     CUpti_RangeProfiler_Object* object = p->pRangeProfilerObject;
     std::lock_guard lock(object->mutex);
@@ -176,7 +164,6 @@ TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfi
 TBDSIM_CUPTI_EXPORT CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params* p) {
     if (!TBDSIM_PROFILER_PARAMS_OK(p, CUpti_RangeProfiler_DecodeData_Params, numOfRangeDropped))
         return CUPTI_ERROR_INVALID_PARAMETER;
-    if (after_runtime_exit()) return CUPTI_ERROR_INVALID_CONTEXT;
     if (!is_enabled(p->pRangeProfilerObject)) return CUPTI_ERROR_INVALID_OPERATION;
     CUpti_RangeProfiler_Object* object = p->pRangeProfilerObject;
     std::lock_guard lock(object->mutex);

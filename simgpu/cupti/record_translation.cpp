@@ -1,6 +1,5 @@
 #include "record_translation.h"
 
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace tbdsim::cupti {
@@ -30,9 +29,6 @@ std::size_t activity_record_size(CUpti_ActivityKind kind) {
         case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
         case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
-        case CUPTI_ACTIVITY_KIND_RUNTIME:
-        case CUPTI_ACTIVITY_KIND_DRIVER:
-            return sizeof(CUpti_ActivityAPI);
         default: return 0;
     }
 }
@@ -147,20 +143,6 @@ void add_external_correlation_record(CUpti_ExternalCorrelationKind kind, uint64_
     record.externalKind = kind;
     record.externalId = external_id;
     record.correlationId = correlation_id;
-    out.add(record);
-}
-
-void add_api_record(const TbdsimRecord& source, CUpti_ActivityKind api_kind, int64_t timestamp_offset_ns,
-                    RecordBytes& out) {
-    CUpti_ActivityAPI record{};
-    record.kind = api_kind;
-    record.cbid = 0;  // the simulated driver does not say which entry point enqueued the work
-    // The call ran on the host when the work was enqueued; its length is not modelled.
-    record.start = shifted(source.host_launch_ns, timestamp_offset_ns);
-    record.end = record.start;
-    record.processId = static_cast<uint32_t>(getpid());
-    record.threadId = static_cast<uint32_t>(syscall(SYS_gettid));
-    record.correlationId = source.correlation_id;
     out.add(record);
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <ctime>
@@ -213,28 +212,10 @@ void publish(const TbdsimRecord& record) {
     }
 }
 
-namespace {
-std::atomic<bool> g_runtime_exit_ran{false};
-void api_note_runtime_exit() {
-    g_runtime_exit_ran.store(true);
-}
-int api_runtime_exit_ran() {
-    return g_runtime_exit_ran.load() ? 1 : 0;
-}
-}  // namespace
-
 const TbdsimPrivateApi* private_api() {
-    static const TbdsimPrivateApi api = {sizeof(TbdsimPrivateApi),
-                                         now_ns,
-                                         api_annotate,
-                                         api_add_sink,
-                                         api_remove_sink,
-                                         api_device_idle_at,
-                                         api_annotate_roofline,
-                                         api_stream_ready_at,
-                                         api_annotate_collective,
-                                         api_note_runtime_exit,
-                                         api_runtime_exit_ran};
+    static const TbdsimPrivateApi api = {
+        sizeof(TbdsimPrivateApi), now_ns, api_annotate, api_add_sink, api_remove_sink, api_device_idle_at,
+        api_annotate_roofline, api_stream_ready_at, api_annotate_collective};
     return &api;
 }
 

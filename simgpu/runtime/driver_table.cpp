@@ -3,11 +3,7 @@
 #include <dlfcn.h>
 
 #include <atomic>
-#include <cstddef>
-#include <cstdlib>
 #include <mutex>
-
-#include <simgpu/private_api.h>
 
 #include "errors.h"
 
@@ -37,31 +33,6 @@ void resolve_table(DriverApi& api, decltype(&::cuGetProcAddress_v2) get_proc, cu
 #undef TBDSIM_RT_RESOLVE
 }
 
-const TbdsimPrivateApi* g_private_api = nullptr;
-
-void runtime_exit_handler() {
-    g_private_api->note_runtime_exit();
-}
-
-// The real runtime registers its exit handler when it initializes; what is registered after that
-// (a profiler's handler, at a later first call) runs before it. The simulated one only tells the
-// driver that the handler ran (private_api.h), so that work left for after it can be caught.
-void register_exit_handler(decltype(&::cuGetProcAddress_v2) get_proc) {
-    void* pointer = nullptr;
-    if (get_proc("cuGetExportTable", &pointer, kRuntimeCudaVersion, CU_GET_PROC_ADDRESS_DEFAULT, nullptr) !=
-            CUDA_SUCCESS ||
-        pointer == nullptr)
-        return;
-    const void* table = nullptr;
-    if (reinterpret_cast<decltype(&::cuGetExportTable)>(pointer)(&table, &TBDSIM_PRIVATE_API_ID) != CUDA_SUCCESS ||
-        table == nullptr)
-        return;
-    const auto* api = static_cast<const TbdsimPrivateApi*>(table);
-    if (api->struct_size < offsetof(TbdsimPrivateApi, runtime_exit_ran) + sizeof(api->runtime_exit_ran)) return;
-    g_private_api = api;
-    std::atexit(runtime_exit_handler);
-}
-
 cudaError_t load_driver() {
     // RTLD_LOCAL: the application must not start resolving cu* symbols through us by accident.
     void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -81,7 +52,6 @@ cudaError_t load_driver() {
     }
     CUresult init = g_legacy_api.cuInit(0);
     if (init != CUDA_SUCCESS) return to_runtime_error(init);
-    register_exit_handler(get_proc);
     return cudaSuccess;
 }
 

@@ -22,11 +22,6 @@ for sample in "mlp_train --iterations 3" "mlp_train --iterations 2 --blas-math t
             "$build/bin/"$sample >"$out/$name.record.log" 2>&1; then
         echo "recording $name with --metrics failed:"; cat "$out/$name.record.log"; status=1; continue
     fi
-    # The last ranges are collected and the profiler torn down at exit while the CUDA runtime is still
-    # up (the simulated CUPTI refuses after the runtime's exit handler, as a real one must not be used).
-    if grep -q "hardware counters unavailable" "$out/$name.record.log"; then
-        echo "recording $name: the range profiler failed:"; cat "$out/$name.record.log"; status=1
-    fi
     # shellcheck disable=SC2086
     if ! "$tbdprof" --sim -o "$out/$name.baseline.sqlite" -- "$build/bin/"$sample >"$out/$name.baseline.log" 2>&1; then
         echo "recording $name failed:"; cat "$out/$name.baseline.log"; status=1; continue

@@ -119,12 +119,6 @@ typedef struct TbdsimPrivateApi {
     CUresult (*stream_ready_at_ns)(CUstream stream, uint64_t* ready_ns);
     void (*annotate_next_launch_collective)(uint64_t arrival_ns, uint64_t (*resolve_end)(uint64_t start_ns, void* user),
                                             void* user);
-
-    // The CUDA runtime's exit handler (registered when the runtime initializes) has run: CUDA's state
-    // is not to be used any more (CUDA Programming Guide, Initialization). The simulated runtime
-    // reports it; the simulated CUPTI's range profiler then refuses to stop, decode or disable.
-    void (*note_runtime_exit)(void);
-    int (*runtime_exit_ran)(void);
 } TbdsimPrivateApi;
 
 #ifdef __cplusplus
