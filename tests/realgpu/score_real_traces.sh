@@ -10,7 +10,10 @@ set -uo pipefail
 build=$1 archive=$2 floors=$3
 work=$(mktemp -d "${TMPDIR:-/tmp}/tbdprof-realgpu-XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
-tar -C "$work" -xJf "$archive" || { echo "cannot unpack $archive" >&2; exit 2; }
+# tar needs the xz program for .tar.xz; Python's tarfile does not (a machine may lack xz-utils).
+tar -C "$work" -xJf "$archive" 2>/dev/null ||
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$archive" "$work" ||
+    { echo "cannot unpack $archive" >&2; exit 2; }
 failures=0 checked=0
 while read -r name labels floor _; do
     [[ -z "$name" || "$name" == \#* ]] && continue
