@@ -7,6 +7,7 @@
 #include "nvtx_regions.h"
 
 #include <tbdprof/trace/fast_scans.h>
+#include <tbdprof/trace/library_modules.h>
 #include <tbdprof/trace/tables.h>
 
 #include <algorithm>
@@ -170,22 +171,11 @@ int64_t rows_in(const trace::Database& db, const char* table) {
     return trace::has_table(db, table) ? db.query_int((std::string("SELECT count(*) FROM ") + table).c_str()) : 0;
 }
 
-// The math library a module file belongs to, by its file name (libcublasLt.so.13 -> cuBLASLt);
-// empty: none of them. Only libraries that take workspaces: their own memory is workspace.
+// The math library a module file belongs to, among those that take workspaces (cuBLAS, cuBLASLt,
+// cuDNN: their own memory is workspace); empty: none of them.
 std::string_view math_library_of(std::string_view module) {
-    const size_t slash = module.rfind('/');
-    const std::string_view name = slash == std::string_view::npos ? module : module.substr(slash + 1);
-    if (name.starts_with("libcublasLt")) return "cuBLASLt";
-    if (name.starts_with("libcublas")) return "cuBLAS";
-    if (name.starts_with("libcudnn")) return "cuDNN";
-    return {};
-}
-
-// The CUDA runtime and driver: a library that allocates through them has their frames innermost.
-bool cuda_runtime_module(std::string_view module) {
-    const size_t slash = module.rfind('/');
-    const std::string_view name = slash == std::string_view::npos ? module : module.substr(slash + 1);
-    return name.starts_with("libcudart") || name.starts_with("libcuda.so");
+    const std::string_view library = trace::library_of_module(module);
+    return library == "cuBLAS" || library == "cuBLASLt" || library == "cuDNN" ? library : std::string_view{};
 }
 
 bool handle_creation(std::string_view symbol) {
@@ -201,7 +191,7 @@ bool handle_creation(std::string_view symbol) {
 LibraryMade library_made(const std::vector<trace::StackFrame>& frames) {
     LibraryMade made;
     size_t f = 0;
-    while (f < frames.size() && cuda_runtime_module(frames[f].module)) ++f;
+    while (f < frames.size() && trace::cuda_runtime_module(frames[f].module)) ++f;
     const std::string_view library = f < frames.size() ? math_library_of(frames[f].module) : std::string_view{};
     if (!library.empty()) {
         made.library = library;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "kernel_range_scan.h"  // add_saturating
+#include "tbdprof/trace/library_modules.h"
 #include "tbdprof/trace/tables.h"
 
 namespace tbdprof::analyzer {
@@ -27,23 +28,6 @@ bool device_memory(trace::MemoryKind kind) {
 // Live at the peak moment by the memory scan's rule: allocated at or before it, freed after it.
 bool live_at(int64_t alloc_ns, const OptionalInt& free_ns, int64_t trace_ns) {
     return alloc_ns <= trace_ns && (!free_ns || *free_ns > trace_ns) && !(free_ns && *free_ns == alloc_ns);
-}
-
-std::string file_name(const std::string& module) {
-    const size_t slash = module.rfind('/');
-    return slash == std::string::npos ? module : module.substr(slash + 1);
-}
-
-// The library a module file belongs to, by its name (libcublasLt.so.13 -> cuBLASLt); empty: none known.
-std::string library_of_module(const std::string& module) {
-    const std::string name = file_name(module);
-    static const std::pair<const char*, const char*> kLibraries[] = {
-        {"libcublasLt", "cuBLASLt"}, {"libcublas", "cuBLAS"},     {"libcudnn", "cuDNN"},
-        {"libnccl", "NCCL"},         {"libcufft", "cuFFT"},       {"libcurand", "cuRAND"},
-        {"libcusparse", "cuSPARSE"}, {"libcusolver", "cuSOLVER"}, {"libc10_cuda", "PyTorch"}};
-    for (const auto& [prefix, library] : kLibraries)
-        if (name.starts_with(prefix)) return library;
-    return {};
 }
 
 // The library a call belongs to, by its name (cublasLtMatmul -> cuBLASLt).
@@ -152,7 +136,7 @@ public:
         auto [it, fresh] = cache_.try_emplace(*stack);
         if (fresh) {
             for (const trace::StackFrame& frame : trace::read_stack(db_, *stack)) {
-                std::string library = library_of_module(frame.module);
+                std::string library(trace::library_of_module(frame.module));
                 if (!library.empty() && std::find(it->second.begin(), it->second.end(), library) == it->second.end())
                     it->second.push_back(std::move(library));
             }
