@@ -102,7 +102,11 @@ std::vector<const raw::RawDeviceActivity*> pair_device_records(const RawProcess&
             paired[static_cast<size_t>(i)] = &d;
             continue;
         }
-        if (i < 0 && !raw.sequence_of_correlation.contains(d.correlation_id))
+        // A copy or set is named by its sequence, never by a thread: an id that maps to a thread's tag
+        // only kept the runtime call's correlation (the driver call's was dropped), and pairs by order.
+        const auto seq = raw.sequence_of_correlation.find(d.correlation_id);
+        const bool named = seq != raw.sequence_of_correlation.end() && (seq->second & raw::kThreadCorrelationTag) == 0;
+        if (i < 0 && !named)
             lost.push_back(&d);
         else
             orphans.push_back(&d);

@@ -244,7 +244,12 @@ void decode_raw_process(RawProcess& p) {
         drop_pages_behind(p, cursor.end_offset(), dropped_until);
     }
     p.file.drop_pages_before(cursor.end_offset());
-    p.sequence_of_correlation.finish();
+    // One CUPTI id can come with several external ids: work launched through the runtime shares its id
+    // with the runtime and the driver API record, and each record brings the external id in force
+    // around it. The runtime call's is the thread's tag (ours are pushed inside it, around the driver
+    // call, by the driver-level hooks); the driver call's is the sequence number that names the one
+    // call. The one that names the call is kept.
+    p.sequence_of_correlation.finish([](uint64_t sequence) { return (sequence & raw::kThreadCorrelationTag) == 0; });
     // The kinds grown by doubling: the slack would be held through the build.
     p.device_kernels.shrink_to_fit();
     for (auto* records : {&p.device_copies, &p.device_sets}) records->shrink_to_fit();

@@ -22,13 +22,24 @@ public:
 
     // Sorts by key; of entries with one key the one added last is kept (as assigning to a map would).
     void finish() {
+        finish([](const Value&) { return false; });
+    }
+    // As finish(), except that of entries with one key the last one whose value is `preferred` is kept
+    // when there is one.
+    template <class Preferred>
+    void finish(Preferred preferred) {
         const auto by_key = [](const Entry& a, const Entry& b) { return a.first < b.first; };
         if (!std::is_sorted(entries_.begin(), entries_.end(), by_key))
             std::stable_sort(entries_.begin(), entries_.end(), by_key);
         size_t kept = 0;
-        for (size_t i = 0; i < entries_.size(); ++i) {
-            if (i + 1 < entries_.size() && entries_[i + 1].first == entries_[i].first) continue;
-            entries_[kept++] = entries_[i];
+        for (size_t first = 0; first < entries_.size();) {
+            size_t last = first;
+            while (last + 1 < entries_.size() && entries_[last + 1].first == entries_[first].first) ++last;
+            size_t chosen = last;
+            for (size_t i = last; i > first && !preferred(entries_[chosen].second); --i)
+                if (preferred(entries_[i - 1].second)) chosen = i - 1;
+            entries_[kept++] = entries_[chosen];
+            first = last + 1;
         }
         entries_.resize(kept);
         entries_.shrink_to_fit();

@@ -300,6 +300,39 @@ void emit_clock_source(raw::ClockSource source) {
     emit_record(thread, raw::RecordKind::ClockSource, out);
 }
 
+// The API record kinds enabled beside the work: real CUPTI writes external correlation records only in
+// front of API records (cupti_activity.h, cuptiActivityPushExternalCorrelationId), so without one of
+// them no device record can be joined by id and every join falls back to order. Both by default, as the
+// work launched through the runtime shares one id with its runtime and its driver API record ("the
+// driver and runtime API activity record", CUpti_ActivityMemcpy6), and only the driver record's
+// external correlation carries the id our driver-level hooks push (the trace builder prefers it). TBDPROF_CUPTI_API_RECORDS=driver|runtime|none narrows it (for comparing them on a device;
+// docs/collector.md). The API records themselves are skipped when read.
+struct ApiRecordKinds {
+    bool runtime = true;
+    bool driver = true;
+};
+ApiRecordKinds api_record_kinds() {
+    static const ApiRecordKinds kinds = [] {
+        const char* text = std::getenv("TBDPROF_CUPTI_API_RECORDS");
+        if (text == nullptr) return ApiRecordKinds{};
+        if (std::strcmp(text, "runtime") == 0) return ApiRecordKinds{true, false};
+        if (std::strcmp(text, "driver") == 0) return ApiRecordKinds{false, true};
+        if (std::strcmp(text, "none") == 0) return ApiRecordKinds{false, false};
+        return ApiRecordKinds{};  // "both", or a value not understood: the default
+    }();
+    return kinds;
+}
+
+void switch_api_records(bool enable) {
+    const ApiRecordKinds kinds = api_record_kinds();
+    for (auto [kind, wanted] : {std::pair{CUPTI_ACTIVITY_KIND_RUNTIME, kinds.runtime},
+                                std::pair{CUPTI_ACTIVITY_KIND_DRIVER, kinds.driver}}) {
+        if (!wanted) continue;
+        if (enable) g_api.enable(kind);
+        else g_api.disable(kind);
+    }
+}
+
 bool enable_activity() {
     // TBDPROF_CUPTI=0: leave CUPTI to another tool (or measure the collector without it).
     if (const char* setting = std::getenv("TBDPROF_CUPTI"); setting != nullptr && std::strcmp(setting, "0") == 0) {
@@ -328,6 +361,7 @@ bool enable_activity() {
         g_api.disable(CUPTI_ACTIVITY_KIND_MEMSET);
         return false;
     }
+    switch_api_records(true);  // a kind refused only means joins by order (ApiRecordKinds)
     return true;
 }
 
@@ -342,6 +376,7 @@ void switch_activity(bool enable) {
         if (enable) g_api.enable(kind);
         else g_api.disable(kind);
     }
+    switch_api_records(enable);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ for t in "${tools[@]}" "${samples[@]}"; do
     cp "$build/bin/$t" "$stage/bin/"
 done
 cp "$here/run_on_gpu.sh" "$here/torch_loop.py" "$here/check_counter_flops.py" "$here/pytorch_samples.sh" "$here/pytorch_configs.sh" \
-   "$here/cudnn_graph_check.sh" \
+   "$here/cudnn_graph_check.sh" "$here/correlation_check.sh" \
    "$here/pytorch_figures.py" "$stage/"
 # The PyTorch samples and their oracle (torch.profiler's labels, scoring, overhead), for
 # pytorch_samples.sh: plain Python, nothing to build.

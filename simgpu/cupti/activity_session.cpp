@@ -6,6 +6,7 @@
 
 #include "external_correlation.h"
 #include "record_translation.h"
+#include "runtime_api_records.h"
 
 namespace tbdsim::cupti {
 namespace {
@@ -25,14 +26,13 @@ void forget_worker_in_fork_child() {
 }
 
 // Graph replays: their records share the graph launch's correlation id and arrive one after another on
-// the launching thread; only the first brings the external correlations. Out of line so the common
-// path (ordinary work) computes no thread-local address for it.
-[[gnu::noinline, gnu::cold]] void add_external_correlations_of_graph_launch(uint32_t correlation_id,
-                                                                            RecordBytes& out) {
+// the launching thread; only the first brings the API record and the external correlations. Out of
+// line so the common path (ordinary work) computes no thread-local address for it.
+[[gnu::noinline, gnu::cold]] bool new_graph_launch(uint32_t correlation_id) {
     thread_local constinit uint32_t last_graph_launch = 0;
-    if (correlation_id == last_graph_launch) return;
+    if (correlation_id == last_graph_launch) return false;
     last_graph_launch = correlation_id;
-    add_external_correlations_of_this_thread(correlation_id, out);
+    return true;
 }
 
 }  // namespace
@@ -60,6 +60,8 @@ bool ActivitySession::supported_kind(CUpti_ActivityKind kind) {
         case CUPTI_ACTIVITY_KIND_MEMCPY:
         case CUPTI_ACTIVITY_KIND_MEMSET:
         case CUPTI_ACTIVITY_KIND_MEMORY2:
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER:
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return true;
         default: return false;
     }
@@ -67,6 +69,27 @@ bool ActivitySession::supported_kind(CUpti_ActivityKind kind) {
 
 void ActivitySession::attach_locked() {
     if (sink_slot_ < 0) sink_slot_ = driver_.private_api->add_record_sink(&ActivitySession::sink, this);
+    // Added once and kept (the driver has no removal): it does nothing while RUNTIME is off.
+    if (!runtime_listener_added_ && driver_.private_api->struct_size >=
+                                        offsetof(TbdsimPrivateApi, add_runtime_call_listener) + sizeof(void*)) {
+        runtime_listener_added_ =
+            driver_.private_api->add_runtime_call_listener(&ActivitySession::runtime_call, this) >= 0;
+    }
+}
+
+void ActivitySession::runtime_call(int entering, void* user) {
+    static_cast<ActivitySession*>(user)->on_runtime_call(entering != 0);
+}
+
+void ActivitySession::on_runtime_call(bool entering) {
+    if (entering) {
+        if (enabled(CUPTI_ACTIVITY_KIND_RUNTIME)) begin_runtime_call(now_ns());
+        return;
+    }
+    RecordBytes out;
+    end_runtime_call(now_ns(), enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), out);
+    if (out.count == 0 || !enabled(CUPTI_ACTIVITY_KIND_RUNTIME)) return;
+    buffers_.append(out.bytes, out.size, out.count, driver_.private_api->now_ns());
 }
 
 void ActivitySession::set_enabled(CUpti_ActivityKind kind, bool enabled) {
@@ -125,14 +148,19 @@ void ActivitySession::on_record(const TbdsimRecord& record) {
     memory_kinds_.observe(record);
     const int64_t offset = timestamp_offset_ns_.load(std::memory_order_relaxed);
     RecordBytes out;
-    // Real CUPTI emits the external correlation records before the record they describe, once per API
-    // call (a graph replay is one call).
-    if (enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION)) {
-        if (record.graph_id == 0) {
-            add_external_correlations_of_this_thread(record.correlation_id, out);
-        } else {
-            add_external_correlations_of_graph_launch(record.correlation_id, out);
+    // Real CUPTI writes external correlation records only in front of API records ("the activity API
+    // record will be preceded by a CUpti_ActivityExternalCorrelation record", cupti_activity.h): with
+    // neither RUNTIME nor DRIVER enabled there are none. The DRIVER record of the call that enqueued the
+    // work comes now, with the ids pushed at this moment; a runtime call's record when that call ends
+    // (runtime_api_records.h). Once per API call (a graph replay is one call).
+    if (record.graph_id == 0 || new_graph_launch(record.correlation_id)) {
+        if (enabled(CUPTI_ACTIVITY_KIND_DRIVER)) {
+            if (enabled(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION))
+                add_external_correlations_of_this_thread(record.correlation_id, out);
+            const uint64_t enqueued_ns = record.host_launch_ns + static_cast<uint64_t>(offset);
+            add_api_record(CUPTI_ACTIVITY_KIND_DRIVER, record.correlation_id, enqueued_ns, enqueued_ns, out);
         }
+        note_runtime_work(record.correlation_id);
     }
     switch (record.kind) {
         case TBDSIM_RECORD_KERNEL:

@@ -37,6 +37,8 @@ private:
     explicit ActivitySession(const DriverLink& driver);
     static void sink(const TbdsimRecord* record, void* user);
     void on_record(const TbdsimRecord& record);
+    static void runtime_call(int entering, void* user);
+    void on_runtime_call(bool entering);
     bool enabled(CUpti_ActivityKind kind) const { return enabled_[kind].load(std::memory_order_relaxed); }
     void attach_locked();
 
@@ -48,6 +50,7 @@ private:
     std::atomic<CUpti_TimestampCallbackFunc> timestamp_callback_{nullptr};
     std::mutex attach_mutex_;
     int sink_slot_ = -1;
+    bool runtime_listener_added_ = false;
 };
 
 }  // namespace tbdsim::cupti

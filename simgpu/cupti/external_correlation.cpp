@@ -70,13 +70,32 @@ bool pop_external_id(CUpti_ExternalCorrelationKind kind, uint64_t* last_id) {
     return true;
 }
 
-void add_external_correlations_of_this_thread(uint32_t correlation_id, RecordBytes& out) {
-    const Innermost& stacks = t_innermost;
-    for (uint32_t pending = stacks.nonempty; pending != 0; pending &= pending - 1) {
+namespace {
+template <class Ids>
+void add_correlations(const Ids& ids, uint32_t correlation_id, RecordBytes& out) {
+    for (uint32_t pending = ids.nonempty; pending != 0; pending &= pending - 1) {
         const int kind = __builtin_ctz(pending);  // ascending kinds, as before
-        add_external_correlation_record(static_cast<CUpti_ExternalCorrelationKind>(kind), stacks.top[kind],
+        add_external_correlation_record(static_cast<CUpti_ExternalCorrelationKind>(kind), ids.top[kind],
                                         correlation_id, out);
     }
+}
+}  // namespace
+
+void add_external_correlations_of_this_thread(uint32_t correlation_id, RecordBytes& out) {
+    add_correlations(t_innermost, correlation_id, out);
+}
+
+ExternalIds external_ids_of_this_thread() {
+    const Innermost& stacks = t_innermost;
+    ExternalIds ids;
+    ids.nonempty = stacks.nonempty;
+    for (int kind = 0; kind < kKinds; ++kind)
+        if (stacks.depth[kind] > 0) ids.top[kind] = stacks.top[kind];
+    return ids;
+}
+
+void add_external_correlations(const ExternalIds& ids, uint32_t correlation_id, RecordBytes& out) {
+    add_correlations(ids, correlation_id, out);
 }
 
 }  // namespace tbdsim::cupti

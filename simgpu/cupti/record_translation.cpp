@@ -1,5 +1,6 @@
 #include "record_translation.h"
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace tbdsim::cupti {
@@ -29,6 +30,9 @@ std::size_t activity_record_size(CUpti_ActivityKind kind) {
         case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
         case CUPTI_ACTIVITY_KIND_MEMORY2: return sizeof(CUpti_ActivityMemory4);
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: return sizeof(CUpti_ActivityExternalCorrelation);
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER:
+            return sizeof(CUpti_ActivityAPI);
         default: return 0;
     }
 }
@@ -142,6 +146,19 @@ void add_external_correlation_record(CUpti_ExternalCorrelationKind kind, uint64_
     record.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
     record.externalKind = kind;
     record.externalId = external_id;
+    record.correlationId = correlation_id;
+    out.add(record);
+}
+
+void add_api_record(CUpti_ActivityKind api_kind, uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns,
+                    RecordBytes& out) {
+    CUpti_ActivityAPI record{};
+    record.kind = api_kind;
+    record.cbid = 0;  // the simulator does not say which entry point it was
+    record.start = start_ns;
+    record.end = end_ns;
+    record.processId = static_cast<uint32_t>(getpid());
+    record.threadId = static_cast<uint32_t>(syscall(SYS_gettid));
     record.correlationId = correlation_id;
     out.add(record);
 }

@@ -1,6 +1,6 @@
 // Turns the driver's ground-truth records (TbdsimRecord) into the activity records of this CUPTI
 // version: CUpti_ActivityKernel10, CUpti_ActivityMemcpy6, CUpti_ActivityMemset4,
-// CUpti_ActivityMemory4 and CUpti_ActivityExternalCorrelation, the latest the 13.0 headers define.
+// CUpti_ActivityMemory4, CUpti_ActivityAPI and CUpti_ActivityExternalCorrelation, the latest the 13.0 headers define.
 #pragma once
 
 #include <cstring>
@@ -48,6 +48,11 @@ void add_memcpy_record(const TbdsimRecord& source, const MemoryKinds& kinds, int
 void add_memset_record(const TbdsimRecord& source, const MemoryKinds& kinds, int64_t timestamp_offset_ns,
                        RecordBytes& out);
 void add_memory_record(const TbdsimRecord& source, int64_t timestamp_offset_ns, RecordBytes& out);
+// An API record (RUNTIME or DRIVER kind) of a call that enqueued work with `correlation_id`, its times
+// already in the client's clock. Real CUPTI writes one for every API call, the simulator for calls
+// that enqueue work.
+void add_api_record(CUpti_ActivityKind api_kind, uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns,
+                    RecordBytes& out);
 void add_external_correlation_record(CUpti_ExternalCorrelationKind kind, uint64_t external_id,
                                      uint32_t correlation_id, RecordBytes& out);
 

@@ -1,5 +1,7 @@
 #include "timeline.h"
 
+#include "runtime_calls.h"
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -215,7 +217,8 @@ void publish(const TbdsimRecord& record) {
 const TbdsimPrivateApi* private_api() {
     static const TbdsimPrivateApi api = {
         sizeof(TbdsimPrivateApi), now_ns, api_annotate, api_add_sink, api_remove_sink, api_device_idle_at,
-        api_annotate_roofline, api_stream_ready_at, api_annotate_collective};
+        api_annotate_roofline, api_stream_ready_at, api_annotate_collective, runtime_call_boundary,
+        add_runtime_call_listener};
     return &api;
 }
 

@@ -32,6 +32,7 @@ cudaError_t device_handle(int device, CUdevice* handle);
 // of the wanted stream semantics, remember a failure as the thread's last error.
 template <class Body>
 cudaError_t api_call(bool per_thread_stream, Body&& body) {
+    RuntimeCallScope runtime_call;
     cudaError_t error = bind_current_context();
     if (error == cudaSuccess) error = body(driver_api(per_thread_stream));
     return record_error(error);
@@ -40,6 +41,7 @@ cudaError_t api_call(bool per_thread_stream, Body&& body) {
 // For entry points that need the driver but no context (device queries, version queries).
 template <class Body>
 cudaError_t api_call_without_context(Body&& body) {
+    RuntimeCallScope runtime_call;
     cudaError_t error = driver_init();
     if (error == cudaSuccess) error = body(driver_api(false));
     return record_error(error);

@@ -1,8 +1,10 @@
 #include "driver_table.h"
 
 #include <dlfcn.h>
+#include <simgpu/private_api.h>
 
 #include <atomic>
+#include <cstddef>
 #include <mutex>
 
 #include "errors.h"
@@ -15,6 +17,18 @@ DriverApi g_legacy_api;
 DriverApi g_per_thread_api;
 cudaError_t g_init_error = cudaErrorInitializationError;
 std::atomic<bool> g_init_attempted{false};
+std::atomic<void (*)(int)> g_runtime_call_boundary{nullptr};
+thread_local constinit int t_runtime_call_depth = 0;
+
+// The driver's private table, for the runtime call boundaries; absent from a driver that is not ours.
+void resolve_runtime_call_boundary(decltype(&::cuGetExportTable) get_export_table) {
+    const void* table = nullptr;
+    if (get_export_table == nullptr || get_export_table(&table, &TBDSIM_PRIVATE_API_ID) != CUDA_SUCCESS) return;
+    const auto* api = static_cast<const TbdsimPrivateApi*>(table);
+    if (api == nullptr || api->struct_size < offsetof(TbdsimPrivateApi, add_runtime_call_listener) + sizeof(void*))
+        return;
+    g_runtime_call_boundary.store(api->runtime_call_boundary, std::memory_order_release);
+}
 
 // Functions a driver may legitimately lack stay null; callers check before use (see call_driver).
 void resolve_table(DriverApi& api, decltype(&::cuGetProcAddress_v2) get_proc, cuuint64_t flags) {
@@ -52,6 +66,7 @@ cudaError_t load_driver() {
     }
     CUresult init = g_legacy_api.cuInit(0);
     if (init != CUDA_SUCCESS) return to_runtime_error(init);
+    resolve_runtime_call_boundary(g_legacy_api.cuGetExportTable);
     return cudaSuccess;
 }
 
@@ -72,6 +87,19 @@ cudaError_t driver_init_failure() {
 
 const DriverApi& driver_api(bool per_thread_stream) {
     return per_thread_stream ? g_per_thread_api : g_legacy_api;
+}
+
+RuntimeCallScope::RuntimeCallScope() {
+    if (t_runtime_call_depth++ != 0) return;
+    if (auto boundary = g_runtime_call_boundary.load(std::memory_order_acquire); boundary != nullptr) {
+        boundary(1);
+        announced_ = true;
+    }
+}
+
+RuntimeCallScope::~RuntimeCallScope() {
+    --t_runtime_call_depth;
+    if (announced_) g_runtime_call_boundary.load(std::memory_order_relaxed)(0);
 }
 
 }  // namespace tbdsim::rt

@@ -84,4 +84,19 @@ cudaError_t driver_init_failure();
 // Valid only after driver_init() returned cudaSuccess.
 const DriverApi& driver_api(bool per_thread_stream);
 
+// Marks one runtime entry point, outermost only, for CUPTI's RUNTIME activity records: the simulated
+// driver hears the call begin and end (TbdsimPrivateApi::runtime_call_boundary) as the real runtime
+// reports its calls to CUPTI. Until the driver is loaded nothing is said; an end is said only for a
+// beginning that was.
+class RuntimeCallScope {
+public:
+    RuntimeCallScope();
+    ~RuntimeCallScope();
+    RuntimeCallScope(const RuntimeCallScope&) = delete;
+    RuntimeCallScope& operator=(const RuntimeCallScope&) = delete;
+
+private:
+    bool announced_ = false;
+};
+
 }  // namespace tbdsim::rt

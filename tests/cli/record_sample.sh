@@ -16,6 +16,10 @@ cat "$WORK/err"
 for field in duration kernels copies "peak device memory" trace; do
     grep -q "^  $field " "$WORK/err" || fail "summary lacks '$field'"
 done
+# Nothing is dropped here, so every device record must join its host call by CUPTI's id.
+if grep -E "device records (had lost their correlation record|without a matching host call)" "$WORK/err"; then
+    fail "device records not joined to their host calls"
+fi
 labels=()
 [ -s "$WORK/labels.tsv" ] && labels=(--labels "$WORK/labels.tsv")
 "$TRACE_VS_TRUTH" "$WORK/trace.sqlite" "$WORK/truth.tsv" "${labels[@]}" || fail "trace differs from the truth"

@@ -148,9 +148,15 @@ ProcessRecords index_records(const RawFile& file) {
             if (r.kind == RecordKind::DeviceKernel) p.kernel_correlations.insert(d.correlation_id);
             break;
         }
-        case RecordKind::Correlation:
-            p.sequence_by_correlation[r.as<RawCorrelation>().correlation_id] = r.as<RawCorrelation>().sequence;
+        case RecordKind::Correlation: {
+            // Work launched through the runtime brings two external ids for one CUPTI id, the runtime
+            // call's (the thread's tag) and the driver call's (the sequence the hook pushed): the
+            // sequence names the call, so a tag never replaces it.
+            const auto c = r.as<RawCorrelation>();
+            auto [it, added] = p.sequence_by_correlation.emplace(c.correlation_id, c.sequence);
+            if (!added && (c.sequence & kThreadCorrelationTag) == 0) it->second = c.sequence;
             break;
+        }
         case RecordKind::Dropped: p.dropped += r.as<RawDropped>().count; break;
         case RecordKind::ClockSource:
             if (r.as<RawClockSource>().source == ClockSource::Cupti) ++p.cupti_clock;

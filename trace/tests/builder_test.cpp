@@ -307,6 +307,40 @@ TEST_CASE("builder: work whose CUPTI correlation record was lost is stored once,
     CHECK(said);
 }
 
+TEST_CASE("builder: a copy or set whose CUPTI id also came with the thread's tag joins the call that named it") {
+    TempDir dir;
+    constexpr uint32_t kMain = 7;
+    RawFileWriter w(kMain, kStart);
+    w.thread(kMain, "main", kStart);
+    // Real CUPTI with its runtime and driver API records enabled: a cudaMemcpy/cudaMemset shares its id
+    // between the runtime record (whose external id is the thread's tag, in force when the runtime
+    // call began) and the driver record inside it (the sequence the driver-level hook pushed). The
+    // runtime record ends last, so its correlation comes last. Seen on an H200 (docs/real-gpu.md): every
+    // copy and set then became two rows, a host call without device time and a device record without
+    // a host call.
+    for (uint64_t it = 0; it < 4; ++it) {
+        const uint64_t t = kStart + it * 100'000;
+        const uint64_t copy = w.copy(kMain, t, raw::CopyKind::HostToDevice, 0x7000'0000, 0x5555'0000, 256);
+        const uint64_t set = w.set(kMain, t + 100, 0x7000'1000, 128, 0);
+        w.launch(kMain, t + 200, "f");
+        w.device_copy(copy, t + 1000, t + 2000, raw::CopyKind::HostToDevice, 256);
+        w.correlate_last_with_thread_too(kMain);
+        w.device_set(set, t + 3000, t + 3500, 128);
+        w.correlate_last_with_thread_too(kMain);
+        w.device_kernel_of_thread(kMain, 900 + it, t + 4000, t + 5000, "f");
+    }
+    w.save(dir.path());
+    const auto result = build(dir);
+    CHECK(result.kernels == 4);
+    CHECK(result.copies == 4);
+    auto db = trace::open_trace(dir.file("trace.sqlite"));
+    CHECK(query_int(db, "SELECT COUNT(*) FROM copies WHERE duration_ns = 1000 AND thread IS NOT NULL") == 4);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM sets") == 4);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM sets WHERE duration_ns = 500 AND thread IS NOT NULL") == 4);
+    CHECK(query_int(db, "SELECT COUNT(*) FROM kernels WHERE thread IS NULL OR duration_ns IS NULL") == 0);
+    for (const std::string& warning : result.warnings) CHECK_MESSAGE(warning.find("device records") == std::string::npos, warning);
+}
+
 TEST_CASE("builder: after lost launch records, a loop's repeated kernel pairs with its own iteration, not an earlier one") {
     TempDir dir;
     constexpr uint32_t kMain = 7;

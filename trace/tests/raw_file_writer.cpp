@@ -219,6 +219,19 @@ void RawFileWriter::process_end(raw::EndReason reason) {
     record(RecordKind::ProcessEnd, pid_, end);
 }
 
+void RawFileWriter::correlate_last_with_thread_too(uint32_t tid) {
+    constexpr size_t size = (sizeof(raw::RawCorrelation) + 7) / 8 * 8;
+    if (bytes_.size() < size) throw std::logic_error("no correlation to repeat");
+    raw::RawCorrelation last;
+    std::memcpy(&last, bytes_.data() + bytes_.size() - size, sizeof last);
+    if (last.header.kind != RecordKind::Correlation || last.header.size != size)
+        throw std::logic_error("the last record is no correlation");
+    raw::RawCorrelation c{};
+    c.correlation_id = last.correlation_id;
+    c.sequence = raw::kThreadCorrelationTag | tid;
+    record(RecordKind::Correlation, 0, c);
+}
+
 void RawFileWriter::lose_last_correlation() {
     constexpr size_t size = (sizeof(raw::RawCorrelation) + 7) / 8 * 8;
     if (bytes_.size() < size) throw std::logic_error("no record to lose");

@@ -61,6 +61,10 @@ public:
     // Takes back the RawCorrelation just written (by device_kernel*, device_copy, device_set): the
     // collector lost it (a full ring or CUPTI buffer) while the device record itself was kept.
     void lose_last_correlation();
+    // Writes a second RawCorrelation for the id of the last one written, to thread `tid`'s tag: the
+    // external correlation real CUPTI writes in front of the runtime API record of work launched through
+    // the runtime, which shares the id of the driver API record inside it (the one our hooks named).
+    void correlate_last_with_thread_too(uint32_t tid);
     void stack(uint64_t id, const std::vector<uint64_t>& ips);
     void frame(uint64_t ip, std::string_view symbol, std::string_view module);
     void dropped(uint64_t count, raw::DropCause cause);

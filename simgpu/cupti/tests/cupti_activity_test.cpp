@@ -1,5 +1,6 @@
 // CUPTI Activity API of the simulated GPU, used the way a profiler uses it, by a program linked
 // against the real libcupti and run with the simulated libraries first on LD_LIBRARY_PATH.
+#include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
 #include <doctest/doctest.h>
@@ -57,6 +58,10 @@ void CUPTIAPI complete_buffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size
             case CUPTI_ACTIVITY_KIND_MEMSET: size = sizeof(CUpti_ActivityMemset4); break;
             case CUPTI_ACTIVITY_KIND_MEMORY2: size = sizeof(CUpti_ActivityMemory4); break;
             case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: size = sizeof(CUpti_ActivityExternalCorrelation); break;
+            case CUPTI_ACTIVITY_KIND_RUNTIME:
+            case CUPTI_ACTIVITY_KIND_DRIVER:
+                size = sizeof(CUpti_ActivityAPI);
+                break;
             default: size = sizeof(CUpti_Activity); break;
         }
         records.emplace_back(bytes, bytes + size);
@@ -120,9 +125,9 @@ void launch_scale(CUstream stream, CUdeviceptr values, int count) {
                                                       1, 256, 1, 1, 0, stream, arguments, nullptr) == CUDA_SUCCESS);
 }
 
-const CUpti_ActivityKind kWorkKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                         CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2,
-                                         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+const CUpti_ActivityKind kWorkKinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_MEMORY2,           CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
 }  // namespace
 
@@ -137,7 +142,7 @@ TEST_CASE("argument checks, versions and result strings") {
     CHECK(cuptiActivityRegisterCallbacks(nullptr, complete_buffer) == CUPTI_ERROR_INVALID_PARAMETER);
     CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_INVALID) == CUPTI_ERROR_INVALID_KIND);
     CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_COUNT) == CUPTI_ERROR_INVALID_KIND);
-    CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_ERROR_NOT_SUPPORTED);
+    CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OPENACC_DATA) == CUPTI_ERROR_NOT_SUPPORTED);
     CHECK(cuptiActivityGetNumDroppedRecords(nullptr, 0, nullptr) == CUPTI_ERROR_INVALID_PARAMETER);
     CHECK(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1, nullptr) ==
           CUPTI_ERROR_QUEUE_EMPTY);
@@ -270,6 +275,98 @@ TEST_CASE("external correlation ids pair with the work enqueued while pushed") {
     take_records();
 }
 
+TEST_CASE("external correlation records come only with API records, in front of them") {
+    auto& driver = SimulatedDriver::instance();
+    CUdeviceptr device = 0;
+    REQUIRE(driver.mem_alloc(&device, 4096) == CUDA_SUCCESS);
+    take_records();
+    // cupti_activity.h: "the activity API record will be preceded by a CUpti_ActivityExternalCorrelation
+    // record": with neither API kind enabled, real CUPTI writes none.
+    REQUIRE(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER) == CUPTI_SUCCESS);
+    REQUIRE(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 5) == CUPTI_SUCCESS);
+    launch_scale(nullptr, device, 1024);
+    auto records = take_records();
+    CHECK(of_kind<CUpti_ActivityKernel10>(records, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).size() == 1);
+    CHECK(of_kind<CUpti_ActivityExternalCorrelation>(records, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION).empty());
+    // Work enqueued through the driver directly has no runtime call: the RUNTIME kind alone brings none.
+    REQUIRE(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS);
+    launch_scale(nullptr, device, 1024);
+    records = take_records();
+    CHECK(of_kind<CUpti_ActivityExternalCorrelation>(records, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION).empty());
+    REQUIRE(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS);
+    // The DRIVER kind: the API record follows its correlation and carries the kernel's id.
+    REQUIRE(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER) == CUPTI_SUCCESS);
+    launch_scale(nullptr, device, 1024);
+    records = take_records();
+    const auto kernels = of_kind<CUpti_ActivityKernel10>(records, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    const auto calls = of_kind<CUpti_ActivityAPI>(records, CUPTI_ACTIVITY_KIND_DRIVER);
+    const auto correlations =
+        of_kind<CUpti_ActivityExternalCorrelation>(records, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    REQUIRE(kernels.size() == 1);
+    REQUIRE(calls.size() == 1);
+    REQUIRE(correlations.size() == 1);
+    CHECK(correlations[0].externalId == 5);
+    CHECK(correlations[0].correlationId == kernels[0].correlationId);
+    CHECK(calls[0].correlationId == kernels[0].correlationId);
+    REQUIRE(records.size() == 3);
+    CHECK(kind_of(records[0]) == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    CHECK(kind_of(records[1]) == CUPTI_ACTIVITY_KIND_DRIVER);
+    uint64_t popped = 0;
+    REQUIRE(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped) == CUPTI_SUCCESS);
+    REQUIRE(driver.mem_free(device) == CUDA_SUCCESS);
+    take_records();
+}
+
+TEST_CASE("work enqueued through the runtime: its RUNTIME record follows the DRIVER one, with one id") {
+    // The simulated runtime, found on LD_LIBRARY_PATH as the driver is.
+    void* cudart = dlopen("libcudart.so.13", RTLD_NOW | RTLD_LOCAL);
+    REQUIRE(cudart != nullptr);
+    const auto device_malloc = reinterpret_cast<decltype(&cudaMalloc)>(dlsym(cudart, "cudaMalloc"));
+    const auto device_memset = reinterpret_cast<decltype(&cudaMemset)>(dlsym(cudart, "cudaMemset"));
+    const auto device_free = reinterpret_cast<decltype(&cudaFree)>(dlsym(cudart, "cudaFree"));
+    REQUIRE((device_malloc != nullptr && device_memset != nullptr && device_free != nullptr));
+    void* device = nullptr;
+    REQUIRE(device_malloc(&device, 4096) == cudaSuccess);
+    take_records();
+    REQUIRE(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS);  // DRIVER is on (kWorkKinds)
+    REQUIRE(cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, 7) == CUPTI_SUCCESS);
+    REQUIRE(device_memset(device, 0, 4096) == cudaSuccess);
+    auto records = take_records();
+    const auto sets = of_kind<CUpti_ActivityMemset4>(records, CUPTI_ACTIVITY_KIND_MEMSET);
+    const auto driver_calls = of_kind<CUpti_ActivityAPI>(records, CUPTI_ACTIVITY_KIND_DRIVER);
+    const auto runtime_calls = of_kind<CUpti_ActivityAPI>(records, CUPTI_ACTIVITY_KIND_RUNTIME);
+    const auto correlations =
+        of_kind<CUpti_ActivityExternalCorrelation>(records, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    REQUIRE(sets.size() == 1);
+    REQUIRE(driver_calls.size() == 1);
+    REQUIRE(runtime_calls.size() == 1);
+    REQUIRE(correlations.size() == 2);  // one in front of each API record
+    // "identical to the correlation ID in the driver and runtime API activity record" (cupti_activity.h)
+    CHECK(driver_calls[0].correlationId == sets[0].correlationId);
+    CHECK(runtime_calls[0].correlationId == sets[0].correlationId);
+    CHECK(runtime_calls[0].start <= driver_calls[0].start);  // the runtime call began first ...
+    int driver_at = -1, runtime_at = -1;
+    for (int i = 0; i < static_cast<int>(records.size()); ++i) {
+        if (kind_of(records[i]) == CUPTI_ACTIVITY_KIND_DRIVER) driver_at = i;
+        if (kind_of(records[i]) == CUPTI_ACTIVITY_KIND_RUNTIME) runtime_at = i;
+    }
+    CHECK(driver_at < runtime_at);  // ... and ended last
+    for (const auto& c : correlations) {
+        CHECK(c.externalId == 7);
+        CHECK(c.correlationId == sets[0].correlationId);
+    }
+    // Work a program enqueues through the driver directly has no runtime call around it.
+    launch_scale(nullptr, reinterpret_cast<CUdeviceptr>(device), 1024);
+    records = take_records();
+    CHECK(of_kind<CUpti_ActivityAPI>(records, CUPTI_ACTIVITY_KIND_RUNTIME).empty());
+    CHECK(of_kind<CUpti_ActivityAPI>(records, CUPTI_ACTIVITY_KIND_DRIVER).size() == 1);
+    uint64_t popped = 0;
+    REQUIRE(cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped) == CUPTI_SUCCESS);
+    REQUIRE(cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME) == CUPTI_SUCCESS);
+    REQUIRE(device_free(device) == cudaSuccess);
+    take_records();
+}
+
 TEST_CASE("nested external ids: the innermost of each kind describes the work, pops unwind in order") {
     auto& driver = SimulatedDriver::instance();
     CUdeviceptr device = 0;
@@ -327,7 +424,7 @@ TEST_CASE("records without a buffer are dropped and counted") {
     refuse_buffers = false;
     CHECK(take_records().empty());
     REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
-    CHECK(dropped == 3);
+    CHECK(dropped == 6);  // per launch its driver API record and its kernel record
     REQUIRE(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS);
     CHECK(dropped == 0);  // reading resets the count
     REQUIRE(driver.mem_free(device) == CUDA_SUCCESS);

@@ -84,6 +84,9 @@ typedef struct TbdsimRecord {
 
 typedef void (*TbdsimRecordSink)(const TbdsimRecord* record, void* user);
 
+// Called on the calling thread when a runtime entry point begins (entering = 1) and ends (0).
+typedef void (*TbdsimRuntimeCallListener)(int entering, void* user);
+
 typedef struct TbdsimPrivateApi {
     size_t struct_size;  // sizeof(TbdsimPrivateApi) of the driver that filled it
 
@@ -119,6 +122,15 @@ typedef struct TbdsimPrivateApi {
     CUresult (*stream_ready_at_ns)(CUstream stream, uint64_t* ready_ns);
     void (*annotate_next_launch_collective)(uint64_t arrival_ns, uint64_t (*resolve_end)(uint64_t start_ns, void* user),
                                             void* user);
+
+    // Runtime API calls, for CUPTI's RUNTIME activity records. The real runtime reports each of its
+    // calls to CUPTI as it begins and ends (CUPTI_CB_DOMAIN_RUNTIME_API), and the work the call enqueues
+    // through the driver shares the runtime record's correlation id ("identical to the correlation ID in
+    // the driver and runtime API activity record", cupti_activity.h). The simulated runtime calls
+    // runtime_call_boundary around its outermost entry points; the driver passes each boundary on to its
+    // listeners (the simulated CUPTI) synchronously. add_runtime_call_listener: slot id or -1.
+    void (*runtime_call_boundary)(int entering);
+    int (*add_runtime_call_listener)(TbdsimRuntimeCallListener listener, void* user);
 } TbdsimPrivateApi;
 
 #ifdef __cplusplus
