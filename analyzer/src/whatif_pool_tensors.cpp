@@ -268,7 +268,7 @@ std::unordered_map<int64_t, std::vector<SegmentUse>> uses_by_segment(
         }
         const MappedPlace& place = mapped.place.at(found->second);
         auto& into = out[allocations[place.head].id];
-        for (SegmentUse u : list) into.push_back({u.offset_bytes + place.offset, u.trace_ns});
+        for (SegmentUse u : list) into.push_back({u.offset_bytes + place.offset, u.trace_ns, u.library});
     }
     for (auto& [id, list] : out)
         std::stable_sort(list.begin(), list.end(),
