@@ -268,7 +268,7 @@ std::unordered_map<int64_t, std::vector<SegmentUse>> uses_by_segment(
         }
         const MappedPlace& place = mapped.place.at(found->second);
         auto& into = out[allocations[place.head].id];
-        for (SegmentUse u : list) into.push_back({u.offset_bytes + place.offset, u.trace_ns});
+        for (SegmentUse u : list) into.push_back({u.offset_bytes + place.offset, u.trace_ns, u.library});
     }
     for (auto& [id, list] : out)
         std::stable_sort(list.begin(), list.end(),
@@ -282,6 +282,14 @@ int64_t largest_request(const MappedSegments& mapped, size_t segment, int64_t se
     const auto page = mapped.page_bytes.find(segment);
     if (page == mapped.page_bytes.end()) return largest_request_in_segment(segment_bytes);
     return page->second == (int64_t{2} << 20) ? largest_request_in_segment(page->second) : mapped.bytes.at(segment);
+}
+
+// Whether `use`, inside `t`'s bytes while it lives, is a use of `t`: workspace data in a large-pool
+// block is used only where work outside the library calls names its address (end_at_last_use,
+// whatif_pool_tensors.h); the next call's own use of the block is its workspace's. The small pool's
+// 1 MiB workspaces stay held as model point 6 holds them (docs/whatif.md).
+bool uses_tensor(const PoolTensor& t, const SegmentUse& use) {
+    return !t.workspace_data || t.bytes <= kPoolSmallRequestBytes || (use.offset_bytes == t.offset && !use.library);
 }
 
 }  // namespace
@@ -308,7 +316,8 @@ void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<Segment
         // Uses queued before this instant belong to the tensors live until it.
         for (; next_use < uses.size() && uses[next_use].trace_ns < edge.trace_ns; ++next_use) {
             const size_t user = user_of(live, tensors, uses[next_use]);
-            if (user != SIZE_MAX) last_use[user] = std::max(last_use[user], uses[next_use].trace_ns);
+            if (user != SIZE_MAX && uses_tensor(tensors[user], uses[next_use]))
+                last_use[user] = std::max(last_use[user], uses[next_use].trace_ns);
         }
         const int64_t offset = tensors[edge.tensor].offset;
         if (edge.kind == 1) {
@@ -408,7 +417,7 @@ void keep_workspace_data(std::vector<PoolTensor>& tensors, const std::vector<Seg
     };
     for (PoolTensor& t : tensors)
         if (!t.library_workspace && workspace_extents.contains({t.offset, t.bytes}) && !a_matrix_operand(t))
-            t.library_workspace = true;
+            t.library_workspace = t.workspace_data = true;
 }
 
 void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local) {

@@ -36,6 +36,9 @@ struct PoolTensor {
     // release precedes that request at the same instant. Other releases at a last use follow the
     // requests of that instant (the work's outputs are requested before it is queued).
     bool ends_at_reuse = false;
+    // On exactly a call's workspace extent, no matrix operand in its life (keep_workspace_data): the
+    // library's bytes, named after the call by a word of a later kernel's argument struct.
+    bool workspace_data = false;
 };
 
 // Two readings of the placement, for the replay to choose the one that gives back the recorded
@@ -98,6 +101,11 @@ void request_before_calls(std::vector<PoolTensor>& tensors, const std::vector<st
 // the tagger's end of a tensor is an upper bound (the moment its space is next used or its step ends);
 // the host releases a tensor to the pool once it has queued the last work using it, so its release
 // in the pool's order is that work's host time. A tensor with no use inside its bytes keeps its end.
+// Workspace data over what the small pool serves (`workspace_data`, a large-pool block such as
+// PyTorch's 32 MiB cuBLASLt workspace) is used only by the words naming its address: a call's
+// workspace is private to the call and the pool takes the block back when the call ends, so a
+// word naming it afterwards is a stale one, and a use elsewhere in its extent is another tensor's
+// that the pool placed in the freed block (docs/whatif.md, "Workspace data held between the calls").
 void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& uses);
 
 // Written once and never read (one segment's tensors, after the release at the last use): a tensor

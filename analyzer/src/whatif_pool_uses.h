@@ -16,6 +16,7 @@ namespace tbdprof::analyzer {
 struct SegmentUse {
     int64_t offset_bytes = 0;  // from the segment's start
     int64_t trace_ns = 0;      // when the host queued the work (a kernel's launch, a call's begin)
+    bool library = false;      // a library call's operand or workspace, or a kernel the call launched
 };
 
 // Uses of the segments in `segment_address` (allocation id -> device address), per segment id,

@@ -2,6 +2,7 @@
 // (whatif_pool_tensors.h), and the segments PyTorch's policy reserves for them (whatif_pool.h).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "whatif_pool.h"
@@ -169,6 +170,48 @@ TEST_CASE("a tensor on exactly a library call's workspace extent is the workspac
     keep_workspace_data(tensors);
     CHECK(tensors[1].library_workspace);
     CHECK(!tensors[2].library_workspace);
+}
+
+TEST_CASE("workspace data in a large-pool block lives only as long as words name its address") {
+    // transformer_train.py --layers 6 at batch 64: a call's 32 MiB cuBLASLt workspace at offset 0 of
+    // its segment [0, 10]; the tagger recovers 32 MiB "activations" on exactly its extent from the
+    // next kernel (12: a stale word of its argument struct naming the address) to the next call's
+    // workspace (100: its kernel; the call began at 95, its workspace operand is a use of the block by
+    // the library). Work at 4 MiB into the block at 50 is another tensor's, which the pool placed in
+    // the block the call had released: neither holds the block. A 1 MiB workspace's data in a
+    // small-pool segment stays held to its last use anywhere in its bytes, as before (model point 6).
+    PoolTensor workspace = tensor(0, 32 * kMiB, 0, 10, 4);
+    workspace.library_workspace = true;
+    PoolTensor next_call = tensor(0, 32 * kMiB, 100, 110, 4);
+    next_call.library_workspace = true;
+    std::vector<PoolTensor> large{workspace, tensor(0, 32 * kMiB, 12, 100, 3), next_call};
+    keep_workspace_data(large);
+    end_at_last_use(large, {{0, 12, false}, {4 * kMiB, 50, false}, {0, 95, true}, {0, 100, true}});
+    REQUIRE(large.size() == 3);
+    CHECK(large[1].workspace_data);
+    CHECK(large[1].begin_ns == 12);
+    CHECK(large[1].end_ns == 12);
+    // The pool then serves that tensor's 4 MiB request (at 40, before its first use) from the released
+    // block, and the next call's workspace needs a segment of its own (the run at batch 128 reserves a
+    // third 32 MiB segment so); held to the next call (95, as before this rule) the block would be
+    // busy and the request would take a 20 MiB segment instead.
+    std::vector<PoolEvent> events{
+        {0, true, 0, 32 * kMiB},        {10, false, 0, 0},       {large[1].begin_ns, true, 1, 32 * kMiB},
+        {large[1].end_ns, false, 1, 0}, {40, true, 2, 4 * kMiB}, {100, true, 3, 32 * kMiB}};
+    std::stable_sort(events.begin(), events.end(),
+                     [](const PoolEvent& x, const PoolEvent& y) { return x.trace_ns < y.trace_ns; });
+    const std::vector<PoolSegment> segments = simulate_caching_pool(events);
+    REQUIRE(segments.size() == 2);
+    CHECK(segments[0].bytes == 32 * kMiB);
+    CHECK(segments[1].bytes == 32 * kMiB);
+    CHECK(segments[1].alloc_ns == 100);
+
+    PoolTensor small_workspace = tensor(0, kMiB, 0, 10, 4);
+    small_workspace.library_workspace = true;
+    std::vector<PoolTensor> small{small_workspace, tensor(0, kMiB, 12, 100, 3)};
+    keep_workspace_data(small);
+    end_at_last_use(small, {{0, 12, false}, {512 * 1024, 50, false}});
+    CHECK(small[1].end_ns == 50);
 }
 
 TEST_CASE("a tensor on a workspace's extent that a library call takes as a matrix operand is the program's") {
