@@ -305,8 +305,9 @@ void emit_clock_source(raw::ClockSource source) {
 // them no device record can be joined by id and every join falls back to order. Both by default, as the
 // work launched through the runtime shares one id with its runtime and its driver API record ("the
 // driver and runtime API activity record", CUpti_ActivityMemcpy6), and only the driver record's
-// external correlation carries the id our driver-level hooks push (the trace builder prefers it). TBDPROF_CUPTI_API_RECORDS=driver|runtime|none narrows it (for comparing them on a device;
-// docs/collector.md). The API records themselves are skipped when read.
+// external correlation carries the id our driver-level hooks push (the trace builder prefers it).
+// TBDPROF_CUPTI_API_RECORDS=driver|runtime|none narrows it, to compare them on a device
+// (docs/collector.md). The API records themselves are skipped when read.
 struct ApiRecordKinds {
     bool runtime = true;
     bool driver = true;
@@ -325,11 +326,13 @@ ApiRecordKinds api_record_kinds() {
 
 void switch_api_records(bool enable) {
     const ApiRecordKinds kinds = api_record_kinds();
-    for (auto [kind, wanted] : {std::pair{CUPTI_ACTIVITY_KIND_RUNTIME, kinds.runtime},
-                                std::pair{CUPTI_ACTIVITY_KIND_DRIVER, kinds.driver}}) {
+    for (auto [kind, wanted] :
+         {std::pair{CUPTI_ACTIVITY_KIND_RUNTIME, kinds.runtime}, std::pair{CUPTI_ACTIVITY_KIND_DRIVER, kinds.driver}}) {
         if (!wanted) continue;
-        if (enable) g_api.enable(kind);
-        else g_api.disable(kind);
+        if (enable)
+            g_api.enable(kind);
+        else
+            g_api.disable(kind);
     }
 }
 

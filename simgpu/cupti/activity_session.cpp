@@ -70,8 +70,8 @@ bool ActivitySession::supported_kind(CUpti_ActivityKind kind) {
 void ActivitySession::attach_locked() {
     if (sink_slot_ < 0) sink_slot_ = driver_.private_api->add_record_sink(&ActivitySession::sink, this);
     // Added once and kept (the driver has no removal): it does nothing while RUNTIME is off.
-    if (!runtime_listener_added_ && driver_.private_api->struct_size >=
-                                        offsetof(TbdsimPrivateApi, add_runtime_call_listener) + sizeof(void*)) {
+    if (!runtime_listener_added_ &&
+        driver_.private_api->struct_size >= offsetof(TbdsimPrivateApi, add_runtime_call_listener) + sizeof(void*)) {
         runtime_listener_added_ =
             driver_.private_api->add_runtime_call_listener(&ActivitySession::runtime_call, this) >= 0;
     }

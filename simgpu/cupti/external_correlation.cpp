@@ -75,8 +75,8 @@ template <class Ids>
 void add_correlations(const Ids& ids, uint32_t correlation_id, RecordBytes& out) {
     for (uint32_t pending = ids.nonempty; pending != 0; pending &= pending - 1) {
         const int kind = __builtin_ctz(pending);  // ascending kinds, as before
-        add_external_correlation_record(static_cast<CUpti_ExternalCorrelationKind>(kind), ids.top[kind],
-                                        correlation_id, out);
+        add_external_correlation_record(static_cast<CUpti_ExternalCorrelationKind>(kind), ids.top[kind], correlation_id,
+                                        out);
     }
 }
 }  // namespace

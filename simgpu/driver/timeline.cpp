@@ -215,10 +215,17 @@ void publish(const TbdsimRecord& record) {
 }
 
 const TbdsimPrivateApi* private_api() {
-    static const TbdsimPrivateApi api = {
-        sizeof(TbdsimPrivateApi), now_ns, api_annotate, api_add_sink, api_remove_sink, api_device_idle_at,
-        api_annotate_roofline, api_stream_ready_at, api_annotate_collective, runtime_call_boundary,
-        add_runtime_call_listener};
+    static const TbdsimPrivateApi api = {sizeof(TbdsimPrivateApi),
+                                         now_ns,
+                                         api_annotate,
+                                         api_add_sink,
+                                         api_remove_sink,
+                                         api_device_idle_at,
+                                         api_annotate_roofline,
+                                         api_stream_ready_at,
+                                         api_annotate_collective,
+                                         runtime_call_boundary,
+                                         add_runtime_call_listener};
     return &api;
 }
 

@@ -338,7 +338,8 @@ TEST_CASE("builder: a copy or set whose CUPTI id also came with the thread's tag
     CHECK(query_int(db, "SELECT COUNT(*) FROM sets") == 4);
     CHECK(query_int(db, "SELECT COUNT(*) FROM sets WHERE duration_ns = 500 AND thread IS NOT NULL") == 4);
     CHECK(query_int(db, "SELECT COUNT(*) FROM kernels WHERE thread IS NULL OR duration_ns IS NULL") == 0);
-    for (const std::string& warning : result.warnings) CHECK_MESSAGE(warning.find("device records") == std::string::npos, warning);
+    for (const std::string& warning : result.warnings)
+        CHECK_MESSAGE(warning.find("device records") == std::string::npos, warning);
 }
 
 TEST_CASE("builder: after lost launch records, a loop's repeated kernel pairs with its own iteration, not an earlier one") {
