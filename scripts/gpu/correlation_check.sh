@@ -44,8 +44,9 @@ record() {  # api kinds, name, program...
     local wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))
     local program_ms stored notes
     program_ms=$(grep -o 'elapsed_ms=[0-9.]*' "$log" | head -1 | cut -d= -f2)
-    # Python's sqlite3: the GPU machine has Python, not necessarily the sqlite3 shell.
-    stored=$(python3 -c 'import sqlite3, sys
+    # Python's sqlite3: the GPU machine has Python, not necessarily the sqlite3 shell (nor, in the
+    # rehearsal, the system's libsqlite3: the bundle's copy is found first).
+    stored=$(LD_LIBRARY_PATH="$here/lib/tbdprof/deps${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" python3 -c 'import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 print(", ".join("%d %s" % (db.execute("SELECT COUNT(*) FROM " + t).fetchone()[0], t) for t in ("kernels", "copies", "sets")))' \
         "$trace" 2>/dev/null)

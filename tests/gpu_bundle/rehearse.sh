@@ -41,6 +41,7 @@ for f in ${hidden[*]}; do mount --bind "$WORK/empty-file" "\$f"; done
 if "$build_dir/bin/tbdprof" --version >/dev/null 2>&1; then echo "FAIL: libraries not hidden"; exit 1; fi
 cd "$WORK"
 OUT="$WORK/results" "$WORK/bundle/run_on_gpu.sh" --rehearse
+OUT="$WORK/corr" "$WORK/bundle/correlation_check.sh" --rehearse
 INSIDE
 if ! unshare -m bash "$WORK/inside.sh" >"$WORK/rehearsal.log" 2>&1; then
     cat "$WORK/rehearsal.log"
@@ -52,4 +53,7 @@ for f in mlp_train_iterations_50.sqlite mlp_train_iterations_50.report.txt atten
     [ -s "$WORK/results/$f" ] || { echo "FAIL: the rehearsal left no $f"; exit 1; }
 done
 grep -q "GPU" "$WORK/results/mlp_train_iterations_50.report.txt" || { echo "FAIL: report lacks GPU figures"; exit 1; }
+# correlation_check.sh: every choice of API records recorded; with both, every record joined by id.
+[ "$(grep -c "exit 0" "$WORK/corr/correlation_check.log")" = 8 ] || { echo "FAIL: correlation_check runs"; cat "$WORK/corr/correlation_check.log"; exit 1; }
+grep -q "^both .*every device record joined by id" "$WORK/corr/correlation_check.log" || { echo "FAIL: correlation_check joins"; exit 1; }
 echo "bundle rehearsal passed ($((size / 1024 / 1024)) MiB)"
