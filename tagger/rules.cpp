@@ -336,7 +336,9 @@ void find_update(Context& c) {
                 if (!is_weight(c, t.allocation)) continue;
                 Use use = use_of(c.m, item, t);
                 // A one-operand library call writes a weight as a kernel does (a solver's axpy).
-                bool update_write = writes(use) && use != Use::Workspace && !is_product_call(c, item);
+                // Not a kernel that reads the weight beside its output (Touch::reads_first: a batch
+                // norm's backward takes its weight in a writable struct and writes the gradients).
+                bool update_write = writes(use) && use != Use::Workspace && !is_product_call(c, item) && !t.reads_first;
                 if (!update_write) {
                     closing_writes.erase(t.allocation);
                     closing_after_products.erase(t.allocation);
