@@ -20,10 +20,24 @@ bool plain_kernel_word(const TraceModel& m, const PointerUse& u) {
 std::vector<bool> output_word_writers(const TraceModel& m, const std::vector<bool>& outputs) {
     std::vector<bool> writers(m.work.size(), false);
     std::vector<uint32_t> words(m.work.size(), 0);
+    auto output = [&](uint32_t slot) { return slot < m.kernel_slots && slot < outputs.size() && outputs[slot]; };
     for (const PointerUse& u : m.pointer_uses) {
-        if (!plain_kernel_word(m, u)) continue;
+        if (u.work >= m.work.size() || m.work[u.work].kind != WorkItem::Kind::Kernel ||
+            m.work[u.work].library_call != kNone)
+            continue;
+        // An operand in place sits in several words, its output word among them (an add into the
+        // convolution's result that reads the bias from a third word).
+        const auto& list = m.several_word_slots;
+        if (u.slot == kSeveralSlots && u.several_at < list.size() &&
+            list.size() - u.several_at - 1 >= list[u.several_at]) {
+            words[u.work] += list[u.several_at];
+            for (uint32_t k = 1; k <= list[u.several_at]; ++k)
+                writers[u.work] = writers[u.work] || output(list[u.several_at + k]);
+            continue;
+        }
+        if (u.slot >= m.kernel_slots) continue;
         ++words[u.work];
-        if (u.slot < outputs.size() && outputs[u.slot]) writers[u.work] = true;
+        writers[u.work] = writers[u.work] || output(u.slot);
     }
     // A multi-tensor kernel (PyTorch's foreach update) lists many tensors in one struct, its words
     // taking different tensors from launch to launch: one that starts a value in some launch says
