@@ -89,3 +89,39 @@ TEST_CASE("a value forward hands to the next operation in a pool is an activatio
     CHECK_GE(pieces(r, 40960, "activations"), 3u);
     CHECK_GE(pieces(r, 53248, "workspace"), 3u);  // T
 }
+
+TEST_CASE("forward reaches the product that first reads the last weight, whatever a stray gradient write says") {
+    // Per step, as a checkpointed block's first forward whose bias add looks like a gradient write:
+    // kernel 27 writes S at 12288 first thing (the update reads it: a "gradient"); A = X W at 24576;
+    // kernel 20 writes B at 40960 from A, kernel 21 reads B and writes C at 45056; L = C W2 at 61440
+    // (the last weight's first product); backward's kernels 30 and 31 (the latter reading A) write the
+    // weight gradients at 8192 and 20480 (no product call writes one); the update reads them and S,
+    // and writes W and W2.
+    enum Slot : uint32_t { kIn20, kOut20, kIn21, kOut21 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);     // initialise W
+    p.kernel({{4096, Access::Write}}, 9);  // initialise W2
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(32768, 4096);
+        p.kernel({{12288, Access::Write}}, 27);                   // S
+        p.gemm(32768, 0, 24576);                                  // A = X W
+        struct_kernel(p, {{24576, kIn20}, {40960, kOut20}}, 20);  // B
+        struct_kernel(p, {{40960, kIn21}, {45056, kOut21}}, 21);  // C = relu(B)
+        p.gemm(45056, 4096, 61440);                               // L = C W2
+        p.kernel({{61440, Access::Read}, {45056, Access::Read}, {8192, Access::Write}}, 30);
+        p.kernel({{61440, Access::Read}, {24576, Access::Read}, {20480, Access::Write}}, 31);
+        size_t last = p.kernel({{8192, Access::Read},
+                                {20480, Access::Read},
+                                {12288, Access::Read},
+                                {0, Access::Write},
+                                {4096, Access::Write}},
+                               3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    REQUIRE_GE(pieces(r, 12288, "gradients"), 3u);  // the stray write the forward end must not stop at
+    CHECK_EQ(pieces(r, 40960, "workspace"), 0u);    // B: workspace in every step without the floor
+    CHECK_GE(pieces(r, 40960, "activations"), 3u);
+}
