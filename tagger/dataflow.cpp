@@ -55,7 +55,9 @@ void read_iteration(const TraceModel& m, FlowFacts& f, size_t begin, size_t end)
         // copy into it makes it anew.
         if (!first_seen) {
             first_seen = true;
-            carried = t.use == Use::Read && (is_kernel(w) || w.kind == WorkItem::Kind::CopyDtoH);
+            // A conversion that reads it beside its output (Touch::reads_first, carried_reads.h)
+            // takes what it held: a weight autocast copies for the step's products.
+            carried = (t.use == Use::Read || t.reads_first) && (is_kernel(w) || w.kind == WorkItem::Kind::CopyDtoH);
         } else if (carried && is_kernel(w) && (t.use == Use::Modify || t.use == Use::Unknown)) {
             updated = true;
         }
@@ -102,7 +104,7 @@ DataFlow build_data_flow(const TraceModel& m, const IterationSet& its) {
         for (const Touch& t : item.touches) {
             FlowFacts& f = flow.buffers[size_t(t.allocation)];
             Use use = use_of(m, item, t);
-            f.touches.push_back({static_cast<uint32_t>(w), use});
+            f.touches.push_back({static_cast<uint32_t>(w), use, t.reads_first});
             if (flow.work_iteration[w] < 0) continue;
             f.h2d |= item.kind == WorkItem::Kind::CopyHtoD && use == Use::Overwrite;
             f.kernel_written |= is_kernel(item) && writes(use) && use != Use::Workspace;

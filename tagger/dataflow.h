@@ -26,6 +26,7 @@ inline bool writes(Use u) {
 struct FlowTouch {
     uint32_t work = 0;
     Use use = Use::Unknown;
+    bool reads_first = false;  // Touch::reads_first: a kernel write that reads the value first
 };
 
 // What the flow says about one buffer across the iterations that decide (the steady ones, all but

@@ -5,6 +5,7 @@
 #include "collectives.h"
 #include "dataflow.h"
 #include "evidence.h"
+#include "forward_values.h"
 #include "named_ranges.h"
 #include "temporaries.h"
 #include "update_inputs.h"
@@ -336,7 +337,9 @@ void find_update(Context& c) {
                 if (!is_weight(c, t.allocation)) continue;
                 Use use = use_of(c.m, item, t);
                 // A one-operand library call writes a weight as a kernel does (a solver's axpy).
-                bool update_write = writes(use) && use != Use::Workspace && !is_product_call(c, item);
+                // Not a kernel that reads the weight beside its output (Touch::reads_first: a batch
+                // norm's backward takes its weight in a writable struct and writes the gradients).
+                bool update_write = writes(use) && use != Use::Workspace && !is_product_call(c, item) && !t.reads_first;
                 if (!update_write) {
                     closing_writes.erase(t.allocation);
                     closing_after_products.erase(t.allocation);
@@ -526,7 +529,7 @@ uint32_t batches_per_step(const Context& c) {
     return most;
 }
 
-bool is_operation_temporary(const Context& c, size_t a, uint32_t batches) {
+bool is_operation_temporary(const Context& c, size_t a, uint32_t batches, const std::vector<bool>& forward) {
     const Facts& f = c.facts[a];
     const FlowFacts& flow = c.flow.buffers[a];
     if (flow.touches.empty() || !writes(flow.touches.front().use)) return false;
@@ -542,7 +545,8 @@ bool is_operation_temporary(const Context& c, size_t a, uint32_t batches) {
     if (f.lifetime == Lifetime::Transient && c.m.allocations[a].id < 0 && flow.most_temp_episodes >= kManyRefills &&
         flow.other_episodes * kManyRefills <= flow.temp_episodes)
         return true;
-    return f.lifetime == Lifetime::Transient && is_temporary(c, f);
+    // Not a value forward passes on inside a pool (forward_values.h).
+    return f.lifetime == Lifetime::Transient && is_temporary(c, f) && !forward_pooled_value(c, forward, a);
 }
 
 void tag_made_in_step(Context& c) {
@@ -551,13 +555,15 @@ void tag_made_in_step(Context& c) {
     size_t n = c.facts.size();
     std::vector<bool> candidate(n), step_local(n), simple(n);
     const uint32_t batches = batches_per_step(c);
+    const std::vector<bool> forward = forward_work(c);
     for (size_t a = 0; a < n; ++a) {
         // Outside the steps too: a validation pass's operations make the same temporaries.
         Lifetime life = c.facts[a].lifetime;
         step_local[a] = life != Lifetime::Persistent && life != Lifetime::Unknown && c.m.allocations[a].free_ns;
         candidate[a] = c.tags[a].category.empty();
         bool outside = life == Lifetime::Between || life == Lifetime::Setup || life == Lifetime::Teardown;
-        simple[a] = candidate[a] && (outside ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a, batches));
+        simple[a] =
+            candidate[a] && (outside ? is_temporary(c, c.facts[a]) : is_operation_temporary(c, a, batches, forward));
     }
     // An output passed on to the next operation outlives its maker's inputs; a temporary does not.
     for (size_t a = 0; a < n; ++a) {

@@ -1,5 +1,6 @@
 #include "subranges.h"
 
+#include "carried_reads.h"
 #include "output_slots.h"
 #include "round_trips.h"
 
@@ -149,9 +150,10 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const std::
 // im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
 // `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
 // `outputs`: per kernel parameter word, whether it starts values (output_slots.h).
+// `carried`: what shows a kernel reading through a writable word (carried_reads.h).
 void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& returned,
-                   const std::vector<bool>& outputs, const std::vector<size_t>& uses, bool shared_space,
-                   std::vector<Instance>& out) {
+                   const std::vector<bool>& outputs, const CarriedReads& carried, const std::vector<size_t>& uses,
+                   bool shared_space, std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -175,7 +177,9 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             replaced = replaced || ((workspace_use(m, *previous) || (shared_space && workspace_use(m, u))) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
-            bool new_step = steps.step[u.work] != steps.step[previous->work] && u.access != Access::Read;
+            // Not a parameter's conversion for the step's products (carried_reads.h).
+            bool new_step = steps.step[u.work] != steps.step[previous->work] && u.access != Access::Read &&
+                            !carried_over(m, outputs, carried, m.pointer_uses[current->uses.front()], *previous, u);
             // Or in a later micro-batch of the step, in space a caching allocator hands out anew, when
             // what it held was made and consumed in the micro-batch before (micro_batch_tensor).
             new_step = new_step || (shared_space && micro_batch_tensor(m, steps, outputs, *current, previous->work, u));
@@ -433,6 +437,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
     const std::vector<bool> returned = returned_values(m, order, steps.step);
     set.output_words = output_slots(m);
     const std::vector<bool>& outputs = set.output_words;
+    const CarriedReads carried = carried_reads(m, outputs, steps.step);
     for (size_t begin = 0; begin < order.size();) {
         int32_t segment = m.pointer_uses[order[begin]].allocation;
         size_t end = begin;
@@ -445,7 +450,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, steps, returned, outputs, uses, several_starts, instances);
+            split_address(m, steps, returned, outputs, carried, uses, several_starts, instances);
         }
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {
@@ -757,6 +762,7 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
         if (w.library_call != kNone) move_library_roles(s, use, target, w.library_call);
     }
     mark_input_word_writes(m, set, virtual_index, s.v);
+    mark_reads_beside_output(m, set, virtual_index, s.v);
     return std::move(s.v);
 }
 

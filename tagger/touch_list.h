@@ -19,6 +19,9 @@ enum class Access : uint8_t { Unknown, Read, Write };  // Write means written (a
 struct Touch {
     int32_t allocation;  // index into TraceModel::allocations
     Access access;
+    // A plain kernel's pointers to it, inside a pooled segment, all lie in words that never start a
+    // value (output_slots.h): whatever the kernel writes there, it first reads what the tensor held.
+    bool reads_first = false;
 };
 
 class TouchList {

@@ -273,8 +273,9 @@ void blas1(Run& r, const std::string& x, const std::string& y, bool output_read)
     call.output_read = output_read;
     r.model.library_calls.push_back(call);
     auto index = static_cast<int32_t>(r.model.library_calls.size() - 1);
-    std::vector<Touch> t = {{call.c, Access::Write}};
-    if (call.a != call.c) t.insert(t.begin(), {call.a, Access::Read});
+    std::vector<Touch> t;
+    if (call.a != call.c) t.push_back({call.a, Access::Read});
+    t.push_back({call.c, Access::Write});
     r.work(WorkItem::Kind::Kernel, 200, t, index);
 }
 }  // namespace
