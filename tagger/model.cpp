@@ -5,6 +5,7 @@
 #include "library_operands.h"
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
+#include "opaque_calls.h"
 
 #include <tbdprof/trace/fast_scans.h>
 #include <tbdprof/trace/library_modules.h>
@@ -591,6 +592,7 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
     load_kernels(l);
     resolve_nccl_groups(l);
+    detach_kernels_of_opaque_calls(db, l.call_index, l.calls_resolved, m);  // opaque_calls.h
     load_kernel_edges(l);
     apply_library_roles(l);
     load_copies(l);
