@@ -13,9 +13,11 @@ namespace tbdprof::tagger::rules {
 // tried) and `first` (its first kernel that writes a weight) is by a kernel that also touches the
 // update's own state, and there is at least one. State is a buffer, not a weight, that no work of
 // the step touched before `start` (but a set or copy initialising it), that the update touches first
-// at that kernel or before it, and that the update carries on to the weights: a kernel from `first`
-// on touches it, or a later kernel of the update touches it with a buffer the update made that one
-// from `first` on touches. SGD with momentum in PyTorch's foreach form: buf *= momentum;
+// before that kernel, or at it when the buffer is held from step to step (the previous step's
+// kernels writing the weights touched it and nothing else used its bytes since) or was initialised
+// in the step, and that the update carries on to the weights: a kernel from `first` on touches it,
+// or a later kernel of the update touches it with a buffer the update made that one from `first`
+// on touches. SGD with momentum in PyTorch's foreach form: buf *= momentum;
 // buf += grad; param -= lr * buf; the last kernel reads the buffers, never the gradients, so only
 // the middle one shows that the gradient is the update's input. Foreach Adam: m.lerp_(g) is the
 // first kernel of the update and the first to touch m in the step; v.addcmul_(g, g) folds the

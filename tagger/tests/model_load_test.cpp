@@ -276,3 +276,37 @@ TEST_CASE("a kernel of a library call with no known operand keeps its own argume
     CHECK(gemm.touches[0].allocation == 0);
     CHECK(gemm.touches[1].allocation == 1);
 }
+
+TEST_CASE("in a pool, an opaque call's kernel keeps its pointers at tensors others use, not its own scratch") {
+    // Allocation 1 is a pooled segment: 16 plain kernels point into it at offsets 0, 4096, ... A
+    // cuDNN backend call (no operands known) launches a kernel that reads the tensor at 4096 (used by
+    // a plain kernel too) and writes at 200000 (its transposed copy in the variant pack's workspace,
+    // which no other work uses): only the first is a pointer use, so no tensor starts inside the
+    // tensors around it; both stay touches of the segment.
+    tbdprof::trace::Database db = schema_database();
+    std::string sql;
+    for (int i = 0; i < 16; ++i)
+        sql += "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns) VALUES (" +
+               std::to_string(i + 1) + ", 1, 0, 1, " + std::to_string(100 * i) +
+               ", 10);"
+               "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
+               std::to_string(i + 1) + ", 0, 0, 1, " + std::to_string(4096 * i) + ", 0);";
+    sql +=
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns) VALUES "
+        "(1, 1, 'cudnnBackendExecute', 'pointwise', 5000, 5100);"
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, library_call) VALUES "
+        "(17, 1, 0, 2, 5010, 10, 1);"
+        "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES "
+        "(17, 0, 0, 1, 4096, 1), (17, 1, 0, 1, 200000, 0);";
+    db.exec(sql.c_str());
+    const TraceModel m = load_model(db);
+    REQUIRE(m.pooled);
+    const WorkItem& convolution = kernel_at(m, 5010);
+    CHECK_EQ(convolution.library_call, kNone);
+    CHECK_EQ(convolution.touches.size(), 1u);  // the segment
+    std::vector<uint64_t> offsets;
+    for (const PointerUse& u : m.pointer_uses)
+        if (&m.work[u.work] == &convolution) offsets.push_back(u.offset);
+    REQUIRE_EQ(offsets.size(), 1u);
+    CHECK_EQ(offsets[0], 4096u);
+}
