@@ -105,3 +105,48 @@ TEST_CASE("foreach Adam: the kernel folding the gradients into the first moments
     for (size_t i = 1; i < first_update_kernels.size(); ++i) CHECK(result.optimizer_work[first_update_kernels[i]]);
     for (size_t k : reductions) CHECK_FALSE(result.optimizer_work[k]);
 }
+
+TEST_CASE("an embedding table its gather reads through a writable pointer before any GEMM is a weight") {
+    // PyTorch's embedding forward (vectorized_gather_kernel(char* out, char* in, long* index, ...))
+    // takes the table through a pointer not marked const, so its first use in each step looks like a
+    // write. It makes a fresh buffer of the step (the embeddings, which an add reads next, not a
+    // GEMM) from the table before the step's first product call; the update rewrites the table from its gradient GE,
+    // which the embedding's backward makes anew each step. The table is a weight, not a gradient produced in the step.
+    AdamRun r;
+    r.alloc("E", 4096);
+    r.alloc("W", 4096);
+    r.alloc("T", 256);
+    add_work(r.model, r.now, WorkItem::Kind::CopyHtoD, -1, {{r.ids["E"], Access::Write}});
+    add_work(r.model, r.now, WorkItem::Kind::CopyHtoD, -1, {{r.ids["W"], Access::Write}});
+    for (int s = 0; s < 6; ++s) {
+        r.now += 1000;
+        add_work(r.model, r.now, WorkItem::Kind::CopyHtoD, -1, {{r.ids["T"], Access::Write}});
+        r.alloc("H", 8192);
+        r.foreach_kernel(1, {"H", "E", "T"});  // the gather: every pointer writable
+        r.alloc("H2", 8192);                   // plus the positions' embeddings: no GEMM reads the gather's output
+        add_work(r.model, r.now, WorkItem::Kind::Kernel, 4, {{r.ids["H"], Access::Read}, {r.ids["H2"], Access::Write}});
+        r.alloc("A", 8192);
+        add_gemm(r.model, r.now, r.ids["H2"], r.ids["W"], r.ids["A"]);
+        r.alloc("dA", 8192);
+        add_work(r.model, r.now, WorkItem::Kind::Kernel, 2, {{r.ids["A"], Access::Read}, {r.ids["dA"], Access::Write}});
+        r.alloc("G", 4096);
+        add_gemm(r.model, r.now, r.ids["H2"], r.ids["dA"], r.ids["G"]);
+        r.alloc("dH", 8192);
+        add_gemm(r.model, r.now, r.ids["dA"], r.ids["W"], r.ids["dH"]);
+        r.alloc("GE", 4096);
+        add_work(r.model, r.now, WorkItem::Kind::Kernel, 3,
+                 {{r.ids["dH"], Access::Read}, {r.ids["T"], Access::Read}, {r.ids["GE"], Access::Write}});
+        for (const char* done : {"H", "H2", "A", "dA", "dH"}) r.free(done);
+        r.foreach_kernel(10, {"E", "W", "GE", "G"});  // SGD: param -= lr * grad
+        r.free("G");
+        r.free("GE");
+    }
+    IterationSet its = detect_iterations(r.model, "");
+    REQUIRE_GE(its.iterations.size(), 5u);
+    TagResult result = tag_allocations(r.model, its);
+    auto category = [&](const char* name) { return result.tags[size_t(r.ids[name])].category; };
+    CHECK_EQ(category("W"), "weights");
+    CHECK_EQ(category("E"), "weights");
+    CHECK_EQ(category("GE"), "gradients");  // the last step's
+    CHECK_EQ(category("G"), "gradients");
+}
