@@ -5,6 +5,7 @@
 #include "library_operands.h"
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
+#include "opaque_calls.h"
 
 #include <tbdprof/trace/fast_scans.h>
 #include <tbdprof/trace/library_modules.h>
@@ -591,10 +592,12 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
     load_kernels(l);
     resolve_nccl_groups(l);
+    const std::vector<bool> detached = detach_kernels_of_opaque_calls(db, l.call_index, l.calls_resolved, m);
     load_kernel_edges(l);
     apply_library_roles(l);
     load_copies(l);
     load_sets(l);
+    drop_opaque_only_pointer_uses(detached, m);  // opaque_calls.h
     sort_work_by_launch(m);
     if (known_ranges) m.ranges = std::move(*known_ranges);
     load_host_ranges(db, m, !known_ranges);

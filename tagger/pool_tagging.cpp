@@ -121,10 +121,19 @@ bool converts_for_product(const TraceModel& v, const UsesOf& uses, const std::ve
                           int32_t a) {
     const WorkItem& item = v.work[w];
     if (item.kind != WorkItem::Kind::Kernel || item.library_call != kNone) return false;
+    // Before the step's first product call, a kernel that makes a fresh buffer of the step from a
+    // parameter reads it for forward (an embedding's gather, through a pointer not marked const)
+    // whatever reads that buffer next; backward's kernels, which write gradients, come later.
+    auto before_products = [&] {
+        for (uint32_t k = w; k-- > 0 && step[k] == step[w];)
+            if (v.work[k].library_call != kNone && v.library_calls[size_t(v.work[k].library_call)].b != kNone)
+                return false;
+        return true;
+    };
     return std::any_of(item.touches.begin(), item.touches.end(), [&](const Touch& t) {
         const auto b = size_t(t.allocation);
-        return t.allocation != a && uses.first[b] == w && uses.product_read[b] && step[w] >= 0 &&
-               step[uses.last[b]] == step[w];
+        return t.allocation != a && uses.first[b] == w && step[w] >= 0 && step[uses.last[b]] == step[w] &&
+               (uses.product_read[b] || before_products());
     });
 }
 
@@ -160,6 +169,7 @@ bool join_converted_parameters(const TraceModel& v, const TagResult& r, const It
         if (range.merged || range.bytes <= 0 || index[i] == kNone) continue;
         if (head < set.ranges.size() && set.ranges[head].segment == range.segment &&
             set.ranges[head].offset == range.offset && r.optimizer_work[set.ranges[head].last_work] &&
+            !r.optimizer_work[set.ranges[head].first_work] && !r.optimizer_work[range.first_work] &&
             converts_for_product(v, uses, step, range.first_work, index[i]) &&
             only_converted_or_updated(v, uses, r, step, index[i]) && !space_used_between(set, head, i)) {
             merge_subranges(set, head, i);

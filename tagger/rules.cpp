@@ -377,6 +377,17 @@ void find_update_without_hints(Context& c) {
     }
 }
 
+// Whether work `w` comes before every product call (a GEMM, a convolution) of its step: forward's
+// first operations. A kernel there that makes a fresh buffer of the step from a parameter reads it
+// for forward (an embedding's gather, through a pointer not marked const), whatever reads that
+// buffer next; backward's kernels, which write gradients, come after products.
+bool before_products(const Context& c, size_t w) {
+    const int it = c.flow.work_iteration[w];
+    for (size_t k = w; k-- > 0 && c.flow.work_iteration[k] == it;)
+        if (is_product_call(c, c.m.work[k])) return false;
+    return it >= 0;
+}
+
 // Whether kernel `w`'s touch of persistent buffer `a` converts it for a product call: the same kernel
 // is the first ever to touch a buffer made for the step, which a product call (a GEMM) then reads as
 // an input. That is a parameter cast to the precision a layer computes in (PyTorch's autocast
@@ -389,8 +400,8 @@ bool converts_for_product(const Context& c, size_t w, int32_t a) {
         if (t.allocation == a) continue;
         const Facts& made = c.facts[size_t(t.allocation)];
         const FlowFacts& flow = c.flow.buffers[size_t(t.allocation)];
-        if (made.lifetime == Lifetime::Transient && made.gemm_read && !flow.touches.empty() &&
-            flow.touches.front().work == w)
+        if (made.lifetime == Lifetime::Transient && (made.gemm_read || before_products(c, w)) &&
+            !flow.touches.empty() && flow.touches.front().work == w)
             return true;
     }
     return false;

@@ -48,8 +48,9 @@ TEST_CASE("kernel ids with gaps, calls out of time order, copies among kernels: 
     // Calls 9 and 4 stored in id order but 9 begins first; kernels 5, 7, 100 (gaps) launched at
     // start - queued; a copy launched between the second and third kernel.
     db.exec(
-        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns) VALUES "
-        "(4, 1, 'cublasSgemm_v2', 'gemm', 500, 600), (9, 1, 'cublasSgemm_v2', 'gemm', 100, 200);"
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, c, c_allocation) VALUES "
+        "(4, 1, 'cublasSgemm_v2', 'gemm', 500, 600, 1048576, 1), "
+        "(9, 1, 'cublasSgemm_v2', 'gemm', 100, 200, 1048576, 1);"
         "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) VALUES "
         "(5, 1, 0, 1, 1000, 50, 800, 9), (7, 1, 0, 2, 2000, 50, 10, NULL), (100, 1, 0, 1, 3000, 50, 10, 4);"
         "INSERT INTO copies (id, process, device, kind, bytes, dst, start_ns, duration_ns, queued_ns, "
@@ -245,4 +246,67 @@ TEST_CASE("ranges the caller has are the model's, in place of the file's; withou
     CHECK_EQ(given.ranges[0].name, "ProfilerStep#7");
     CHECK_EQ(given.ranges[0].begin_ns, 10);
     CHECK_EQ(given.allocations.size(), read.allocations.size());  // the rest still from the file
+}
+
+TEST_CASE("a kernel of a library call with no known operand keeps its own argument edges") {
+    // cuDNN's backend API (cudnnBackendExecute: PyTorch's convolutions on a real GPU) passes its
+    // tensors in a variant pack the collector does not decode: the call has no a, b, c or workspace.
+    // Its kernel's edges (the batch read through a pointer to const, the output written) are all the
+    // trace knows of what the convolution uses; a GEMM call with its operands keeps the call's roles.
+    tbdprof::trace::Database db = schema_database();
+    db.exec(
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, a, a_allocation, c, c_allocation) "
+        "VALUES (1, 1, 'cudnnBackendExecute', 'pointwise', 100, 200, NULL, NULL, NULL, NULL), "
+        "(2, 1, 'cublasSgemm_v2', 'gemm', 300, 400, 1048576, 1, 4194304, 2);"
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) VALUES "
+        "(1, 1, 0, 1, 1000, 50, 10, 1), (2, 1, 0, 1, 2000, 50, 10, 2);"
+        "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES "
+        "(1, 0, 0, 1, 0, 1), (1, 1, 0, 2, 0, 0), (2, 0, 0, 2, 64, 1);");
+    const TraceModel m = load_model(db);
+    const WorkItem& convolution = kernel_at(m, 1000);
+    CHECK_EQ(convolution.library_call, kNone);
+    REQUIRE_EQ(convolution.touches.size(), 2u);
+    CHECK(std::any_of(convolution.touches.begin(), convolution.touches.end(),
+                      [](const Touch& t) { return t.allocation == 0 && t.access == Access::Read; }));
+    CHECK(std::any_of(convolution.touches.begin(), convolution.touches.end(),
+                      [](const Touch& t) { return t.allocation == 1 && t.access == Access::Write; }));
+    const WorkItem& gemm = kernel_at(m, 2000);
+    CHECK_EQ(gemm.library_call, 1);
+    REQUIRE_EQ(gemm.touches.size(), 2u);  // A read, C written: the call's roles, not the edge
+    CHECK(gemm.touches[0].allocation == 0);
+    CHECK(gemm.touches[1].allocation == 1);
+}
+
+TEST_CASE("in a pool, an opaque call's kernel keeps its pointers at tensors others use, not its own scratch") {
+    // Allocation 1 is a pooled segment: 16 plain kernels point into it at offsets 0, 4096, ... A
+    // cuDNN backend call (no operands known) launches a kernel that reads the tensor at 4096 (used by
+    // a plain kernel too) and writes at 200000 (its transposed copy in the variant pack's workspace,
+    // which no other work uses): only the first is a pointer use, so no tensor starts inside the
+    // tensors around it; both stay touches of the segment.
+    tbdprof::trace::Database db = schema_database();
+    std::string sql;
+    for (int i = 0; i < 16; ++i)
+        sql += "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns) VALUES (" +
+               std::to_string(i + 1) + ", 1, 0, 1, " + std::to_string(100 * i) +
+               ", 10);"
+               "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
+               std::to_string(i + 1) + ", 0, 0, 1, " + std::to_string(4096 * i) + ", 0);";
+    sql +=
+        "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns) VALUES "
+        "(1, 1, 'cudnnBackendExecute', 'pointwise', 5000, 5100);"
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, library_call) VALUES "
+        "(17, 1, 0, 2, 5010, 10, 1);"
+        "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES "
+        "(17, 0, 0, 1, 4096, 1), (17, 1, 0, 1, 200000, 0);";
+    db.exec(sql.c_str());
+    const TraceModel m = load_model(db);
+    REQUIRE(m.pooled);
+    const WorkItem& convolution = kernel_at(m, 5010);
+    CHECK_EQ(convolution.library_call, kNone);
+    CHECK_EQ(convolution.touches.size(), 1u);  // the segment
+    std::vector<uint64_t> offsets;
+    for (const PointerUse& u : m.pointer_uses)
+        if (&m.work[u.work] == &convolution) offsets.push_back(u.offset);
+    REQUIRE_EQ(offsets.size(), 1u);
+    CHECK_EQ(offsets[0], 4096u);
 }
