@@ -185,32 +185,27 @@ bool is_product_call(const Context& c, const WorkItem& item) {
     return item.library_call != kNone && c.m.library_calls[size_t(item.library_call)].b != kNone;
 }
 
-// Whether the update, when it starts at `start` and its closing writes of the weights at `first`,
-// may use a buffer made for step `it` alone. Yes when nothing before `start` in the step touched it
-// (the update's own intermediate values: Adam's square roots of the second moments, made and freed
-// inside the optimizer's step), or when backward's last touch before `start` wrote it and the
-// update's closing kernels use it too (a gradient made anew each step, as PyTorch's
-// `zero_grad(set_to_none=True)` does, read by a first step's Adam from its first kernel on). Not an
-// intermediate of backward that its next kernel consumes and frees (a BF16 weight gradient cast to
-// FP32 before it is accumulated): the closing kernels never see it. Not an activation gradient read
-// by a weight-gradient GEMM before `start`: its last touch there is a read.
-// Both refusals are about a value backward hands on. Not one that no device work wrote in the step
-// before `start` (the batch, copied from the host; what an earlier step left): backward computes
-// its values in the step, on the device. Nor one that no work of the step
-// certainly reads (no pointer to const, no library input) and that a product call (a GEMM of
-// backward) ran past untouched before `start`: PyTorch's foreach metadata keeps the addresses of
-// earlier launches (the batch, forward's loss) in unused slots, and whether the update's kernels
-// show them depends on what the host's memory held (with torch.profiler running, weights). A
-// backward kernel after the last GEMM that reads what forward saved (an embedding's token ids, a
-// norm's statistics) reads it through a pointer to const, and stays backward's; so does one whose
-// certain read before `start` was followed by a write (forward's value, made after that read and
-// kept for backward's tail: the plain transformer fell to 92.99% without this). A certain read that
-// is the last touch before `start`, with a product call past it, consumed the value (an activation
-// gradient max pooling's backward read, whose address the foreach metadata keeps in the next
-// step's update, under expandable segments). A tensor whose kernel writes are all stale words of
-// by-value structs (written_only_through_input_words: the batch's address in an elementwise
-// kernel's unused words) was not written on the device. Backward's last write, read in the window
-// by no pointer to const and only by kernels that fold it into the update's own state, is the
+// Whether the update, when it starts at `start` and its closing writes of the weights at `first`, may use a buffer made
+// for step `it` alone. Yes when nothing before `start` in the step touched it (the update's own intermediate values:
+// Adam's square roots of the second moments, made and freed inside the optimizer's step), or when backward's last touch
+// before `start` wrote it and the update's closing kernels use it too (a gradient made anew each step, as PyTorch's
+// `zero_grad(set_to_none=True)` does, read by a first step's Adam from its first kernel on). Not an intermediate of
+// backward that its next kernel consumes and frees (a BF16 weight gradient cast to FP32 before it is accumulated): the
+// closing kernels never see it. Not an activation gradient read by a weight-gradient GEMM before `start`: its last
+// touch there is a read. Both refusals are about a value backward hands on. Not one that no device work wrote in the
+// step before `start` (the batch, copied from the host; what an earlier step left): backward computes its values in the
+// step, on the device. Nor one that no work of the step certainly reads (no pointer to const, no library input) and
+// that a product call (a GEMM of backward) ran past untouched before `start`: PyTorch's foreach metadata keeps the
+// addresses of earlier launches (the batch, forward's loss) in unused slots, and whether the update's kernels show them
+// depends on what the host's memory held (with torch.profiler running, weights). A backward kernel after the last GEMM
+// that reads what forward saved (an embedding's token ids, a norm's statistics) reads it through a pointer to const,
+// and stays backward's; so does one whose certain read before `start` was followed by a write (forward's value, made
+// after that read and kept for backward's tail: the plain transformer fell to 92.99% without this). A certain read that
+// is the last touch before `start`, with a product call past it, consumed the value (an activation gradient max
+// pooling's backward read, whose address the foreach metadata keeps in the next step's update, under expandable
+// segments). A tensor whose kernel writes are all stale words of by-value structs (written_only_through_input_words:
+// the batch's address in an elementwise kernel's unused words) was not written on the device. Backward's last write,
+// read in the window by no pointer to const and only by kernels that fold it into the update's own state, is the
 // update's input too (read_into_update_state: SGD's momentum on a real GPU, update_inputs.h).
 bool update_step_local(const Context& c, size_t a, int it, size_t start, size_t first) {
     const FlowFacts& f = c.flow.buffers[a];
