@@ -54,10 +54,11 @@ int32_t converted_weight(const Context& c, size_t i, int32_t a) {
 // One past the product call that reads the last of step `i`'s weights to be read by one, itself or
 // through the copy a conversion made of it (converted_weight): forward reads every weight a product
 // uses before backward begins, so everything up to there is forward, whatever a stray gradient
-// write says. Under autocast the products read only the copies; the update's foreach kernels, whose
-// stale words still hold those copies' addresses, make them look like gradients it reads, and a
-// plain kernel's write of one (the cast itself) would end forward at the step's second kernel.
-// The step's first work for none.
+// write says. Under autocast the products read only the copies, and a copy's piece can look like a
+// gradient: the caching allocator hands its block to a gradient late in backward, the update reads
+// that, and nothing cuts the piece (no product call reads the copy: cuDNN's kernels are plain). The
+// cast's write of it then is the step's first gradient write, its second kernel. The step's first
+// work for none.
 size_t after_weights_first_products(const Context& c, size_t i) {
     const Iteration& it = c.its.iterations[i];
     std::unordered_set<int32_t> read;
