@@ -10,8 +10,8 @@ namespace tbdprof::tagger::rules {
 
 // Per work item of c.m: whether it lies in a step before that step's first write of a buffer
 // tagged gradients (backward's first gradient), or before the product call that reads the step's
-// last weight first read by one. A step where no gradient is written has no known forward: false
-// throughout.
+// last weight first read by one (itself, or the copy a kernel converted it into: autocast). A step
+// where no gradient is written has no known forward: false throughout.
 std::vector<bool> forward_work(const Context& c);
 
 // Whether pooled tensor `a` (a sub-range: its end is its last use, not a free) is a value forward

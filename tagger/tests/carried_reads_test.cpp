@@ -125,3 +125,47 @@ TEST_CASE("forward reaches the product that first reads the last weight, whateve
     CHECK_EQ(pieces(r, 40960, "workspace"), 0u);    // B: workspace in every step without the floor
     CHECK_GE(pieces(r, 40960, "activations"), 3u);
 }
+
+TEST_CASE(
+    "under autocast forward reaches the product reading a weight's copy, whatever the update's stale words touch") {
+    // Per step, as the real cnn_bf16 (H200, foreach SGD, cuDNN's kernels plain): kernel 20 casts W
+    // at 0 into Wc at 16384 (source word kIn, result word kOut, both writable); kernel 23 (a
+    // convolution whose call shows no operands) reads X and Wc and writes A at 24576; kernel 21
+    // writes B at 40960 from A, kernel 22 reads B and writes C at 45056 and nothing uses B again;
+    // kernel 25 casts W2 at 4096 into W2c at 12288; L = C W2c at 61440 (the only product call: it
+    // reads the copy, never W2). Backward's kernels 30 and 31 write the weight gradients G2 at 20480
+    // and G at 8192 (no product call writes one); the update reads them and writes W and W2, and its
+    // by-value metadata still holds Wc's address: Wc looks like a gradient the update reads, and the
+    // cast's write of it like the step's first gradient write. Forward runs up to the product that
+    // reads W2's copy.
+    enum Slot : uint32_t { kIn, kOut, kIn21, kOut21, kIn22, kOut22, kIn25, kOut25 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);     // initialise W
+    p.kernel({{4096, Access::Write}}, 9);  // initialise W2
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(32768, 4096);
+        struct_kernel(p, {{0, kIn}, {16384, kOut}}, 20);                                       // Wc = cast(W)
+        p.kernel({{32768, Access::Read}, {16384, Access::Read}, {24576, Access::Write}}, 23);  // A = conv(X, Wc)
+        struct_kernel(p, {{24576, kIn21}, {40960, kOut21}}, 21);                               // B
+        struct_kernel(p, {{40960, kIn22}, {45056, kOut22}}, 22);                               // C = relu(B)
+        struct_kernel(p, {{4096, kIn25}, {12288, kOut25}}, 25);                                // W2c = cast(W2)
+        p.gemm(45056, 12288, 61440);                                                           // L = C W2c
+        p.kernel({{61440, Access::Read}, {24576, Access::Read}, {20480, Access::Write}}, 30);  // G2
+        p.kernel({{61440, Access::Read}, {32768, Access::Read}, {8192, Access::Write}}, 31);   // G
+        size_t last = p.kernel({{8192, Access::Read},
+                                {20480, Access::Read},
+                                {16384, Access::Read},
+                                {0, Access::Write},
+                                {4096, Access::Write}},
+                               3);  // the update
+        p.step(first, last + 1);
+    }
+    IterationSet its;
+    TagResult r = tag_model(p.model, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    CHECK_EQ(pieces(r, 0, "weights"), 1u);
+    CHECK_EQ(pieces(r, 4096, "weights"), 1u);
+    CHECK_GE(pieces(r, 8192, "gradients"), 3u);
+    CHECK_EQ(pieces(r, 40960, "workspace"), 0u);  // B: workspace in every step without the copies' floor
+    CHECK_GE(pieces(r, 40960, "activations"), 3u);
+}
