@@ -11,25 +11,6 @@ using namespace tbdprof::tagger::subranges_test;
 
 namespace {
 
-// A kernel that takes its pointers in a struct, every one writable (as PyTorch's elementwise kernels
-// do): each (offset, slot), the slot being the word of the function's parameters that held it.
-size_t struct_kernel(Pool& p, std::vector<std::pair<uint64_t, uint32_t>> words, int32_t function) {
-    std::vector<Pool::Use> uses;
-    for (auto [offset, slot] : words) uses.push_back({offset, Access::Write});
-    size_t index = p.kernel(uses, function);
-    for (size_t i = 0; i < words.size(); ++i) {
-        p.model.pointer_uses[p.model.pointer_uses.size() - words.size() + i].slot = words[i].second;
-        p.model.kernel_slots = std::max(p.model.kernel_slots, words[i].second + 1);
-    }
-    return index;
-}
-
-size_t pieces(const TagResult& r, uint64_t offset, const char* category) {
-    return size_t(std::count_if(r.subranges.begin(), r.subranges.end(), [&](const SubRangeTag& t) {
-        return t.offset == offset && t.tag.category == category;
-    }));
-}
-
 size_t pieces(const TagResult& r, uint64_t offset) {
     return size_t(std::count_if(r.subranges.begin(), r.subranges.end(),
                                 [&](const SubRangeTag& t) { return t.offset == offset; }));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "pool_tagging.h"
+#include "rules.h"
 #include "subranges.h"
 #include "timed_work.h"
 
@@ -92,6 +93,26 @@ inline std::vector<SubRange> at(const SubRangeSet& set, uint64_t offset) {
     for (const SubRange& r : set.ranges)
         if (r.offset == offset && !r.merged) result.push_back(r);
     return result;
+}
+
+// A kernel that takes its pointers in a struct, every one writable (as PyTorch's elementwise kernels
+// do): each (offset, slot), the slot being the word of the function's parameters that held it.
+inline size_t struct_kernel(Pool& p, std::vector<std::pair<uint64_t, uint32_t>> words, int32_t function) {
+    std::vector<Pool::Use> uses;
+    for (auto [offset, slot] : words) uses.push_back({offset, Access::Write});
+    size_t index = p.kernel(uses, function);
+    for (size_t i = 0; i < words.size(); ++i) {
+        p.model.pointer_uses[p.model.pointer_uses.size() - words.size() + i].slot = words[i].second;
+        p.model.kernel_slots = std::max(p.model.kernel_slots, words[i].second + 1);
+    }
+    return index;
+}
+
+// How many tagged pieces start at `offset` with `category`.
+inline size_t pieces(const TagResult& r, uint64_t offset, const char* category) {
+    return size_t(std::count_if(r.subranges.begin(), r.subranges.end(), [&](const SubRangeTag& t) {
+        return t.offset == offset && t.tag.category == category;
+    }));
 }
 
 }  // namespace tbdprof::tagger::subranges_test
