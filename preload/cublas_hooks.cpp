@@ -10,7 +10,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "gemm_precision.h"
+#include "cublas_common.h"
 #include "library_call.h"
 
 namespace tbdprof::preload {
@@ -50,17 +50,12 @@ struct GemmShape {
     cublasOperation_t transa, transb;
 };
 
-LibraryFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
-LibraryFunction<decltype(&cublasGetMathMode)> real_get_math_mode{"cublasGetMathMode"};
-
 // Runs `call` as a recorded library call (library_call.h) described by `s`.
 template <typename Call>
 cublasStatus_t record_gemm(const GemmShape& s, Call&& call) {
     return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
         record.name_string = collector::intern_string(thread, s.name);
-        cudaStream_t stream = nullptr;
-        if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
-        record.stream = reinterpret_cast<uint64_t>(stream);
+        record.stream = reinterpret_cast<uint64_t>(cublas_stream_of(s.handle));
         record.a = s.a;
         record.b = s.b;
         record.c = s.c;
@@ -79,15 +74,8 @@ cublasStatus_t record_gemm(const GemmShape& s, Call&& call) {
         record.b_type = static_cast<uint8_t>(s.b_type);
         record.c_type = static_cast<uint8_t>(s.c_type);
         record.compute_type = static_cast<uint8_t>(s.compute_type);
-        // The handle's math mode, asked at the call (it can change between calls, and may have been
-        // set before the collector saw the handle); it decides what an SGEMM runs in.
-        int math_mode = kMathModeUnknown;
-        if (auto get_math_mode = real_get_math_mode.get(); get_math_mode != nullptr) {
-            cublasMath_t mode = CUBLAS_DEFAULT_MATH;
-            if (get_math_mode(s.handle, &mode) == CUBLAS_STATUS_SUCCESS) math_mode = static_cast<int>(mode);
-        }
-        if (math_mode != kMathModeUnknown) record.math_mode = static_cast<uint8_t>((math_mode & 0xff) + 1);
-        record.precision = gemm_precision(s.a_type, s.compute_type, math_mode, tf32_disabled_by_environment());
+        // Asked at the call: the mode may have been set before the collector saw the handle.
+        record_math_mode(record, s.handle, s.a_type, s.compute_type);
         record.transa = static_cast<uint8_t>(s.transa);
         record.transb = static_cast<uint8_t>(s.transb);
     });
@@ -239,8 +227,7 @@ void* substitute_cublas_symbol(const char* name, void* result) {
     if (std::strcmp(name, "cublasSgemmStridedBatched") == 0) return take(real_sgemm_strided, &cublasSgemmStridedBatched);
     if (std::strcmp(name, "cublasGemmEx") == 0) return take(real_gemm_ex, static_cast<GemmExFn>(&cublasGemmEx));
     if (std::strcmp(name, "cublasGemmStridedBatchedEx") == 0) return take(real_gemm_strided_ex, static_cast<GemmStridedBatchedExFn>(&cublasGemmStridedBatchedEx));
-    if (std::strcmp(name, "cublasGetStream_v2") == 0) real_get_stream.remember(result);
-    if (std::strcmp(name, "cublasGetMathMode") == 0) real_get_math_mode.remember(result);
+    remember_cublas_handle_query(name, result);
     return nullptr;
 }
 

@@ -14,14 +14,14 @@
 
 #include <cstring>
 
-#include "gemm_precision.h"
+#include "cublas_common.h"
 #include "hook_registry.h"
 #include "library_call.h"
 
 namespace tbdprof::preload {
 namespace {
 
-enum class Type { S, D, C, Z };
+using Type = BlasType;
 
 struct Level3Shape {
     const char* name;
@@ -36,21 +36,6 @@ struct Level3Shape {
     double total_flops = -1;         // >= 0: the grouped GEMMs' sum over their groups
     bool follows_math_mode = false;  // SGEMM forms: the precision follows the handle's math mode
 };
-
-LibraryFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
-LibraryFunction<decltype(&cublasGetMathMode)> real_get_math_mode{"cublasGetMathMode"};
-
-// The handle's math mode at the call, or kMathModeUnknown.
-int math_mode_of(cublasHandle_t handle) {
-    auto get_math_mode = real_get_math_mode.get();
-    cublasMath_t mode = CUBLAS_DEFAULT_MATH;
-    if (get_math_mode == nullptr || get_math_mode(handle, &mode) != CUBLAS_STATUS_SUCCESS) return kMathModeUnknown;
-    return static_cast<int>(mode);
-}
-
-bool is_complex(Type t) {
-    return t == Type::C || t == Type::Z;
-}
 
 double real_flops(const Level3Shape& s) {
     const double m = static_cast<double>(s.m), n = static_cast<double>(s.n), k = static_cast<double>(s.k);
@@ -89,19 +74,6 @@ double flops_of(const Level3Shape& s) {
     return real_flops(s) * (is_complex(s.type) ? 4.0 : 1.0) * static_cast<double>(s.batch);
 }
 
-uint8_t data_type(Type t) {
-    switch (t) {
-        case Type::S:
-            return CUDA_R_32F;
-        case Type::D:
-            return CUDA_R_64F;
-        case Type::C:
-            return CUDA_C_32F;
-        default:
-            return CUDA_C_64F;
-    }
-}
-
 uint64_t element_bytes(Type t) {
     switch (t) {
         case Type::S:
@@ -124,9 +96,7 @@ template <typename Call>
 cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
     return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
         record.name_string = collector::intern_string(thread, s.name);
-        cudaStream_t stream = nullptr;
-        if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
-        record.stream = reinterpret_cast<uint64_t>(stream);
+        record.stream = reinterpret_cast<uint64_t>(cublas_stream_of(s.handle));
         record.a = reinterpret_cast<uint64_t>(s.a);
         record.b = reinterpret_cast<uint64_t>(s.b);
         record.c = reinterpret_cast<uint64_t>(s.c);
@@ -145,15 +115,9 @@ cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
         record.flops = flops_of(s);
         record.op = s.op;
         record.a_type = record.b_type = record.c_type = data_type(s.type);
-        const bool wide = s.type == Type::D || s.type == Type::Z;
-        record.compute_type = static_cast<uint8_t>(wide ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
-        record.precision = wide ? raw::RawPrecision::Fp64 : raw::RawPrecision::Fp32;
-        if (s.follows_math_mode) {
-            const int math_mode = math_mode_of(s.handle);
-            if (math_mode != kMathModeUnknown) record.math_mode = static_cast<uint8_t>((math_mode & 0xff) + 1);
-            record.precision =
-                gemm_precision(CUDA_R_32F, CUBLAS_COMPUTE_32F, math_mode, tf32_disabled_by_environment());
-        }
+        record.compute_type = compute_type(s.type);
+        record.precision = is_double(s.type) ? raw::RawPrecision::Fp64 : raw::RawPrecision::Fp32;
+        if (s.follows_math_mode) record_math_mode(record, s.handle, CUDA_R_32F, CUBLAS_COMPUTE_32F);
         record.transa = static_cast<uint8_t>(s.transa);
         record.transb = static_cast<uint8_t>(s.transb);
     });
@@ -396,7 +360,7 @@ namespace tbdprof::preload {
 // A program that dlopens cuBLAS and looks these up gets our wrappers (library_call.h).
 void* substitute_cublas_level3_symbol(const char* name, void* result) {
     if (std::strncmp(name, "cublas", 6) != 0) return nullptr;
-    if (std::strcmp(name, "cublasGetStream_v2") == 0) real_get_stream.remember(result);
+    remember_cublas_handle_query(name, result);
 #define TBD_SUBSTITUTE(NAME) \
     if (std::strcmp(name, #NAME) == 0) return substitute_library_function(real_##NAME, &::NAME, result);
 #define TBD_SUBSTITUTE_V2(base) TBD_SUBSTITUTE(base##_v2) TBD_SUBSTITUTE(base##_v2_64)
@@ -421,7 +385,6 @@ void* substitute_cublas_level3_symbol(const char* name, void* result) {
                         cublasZgemmStridedBatched, cublasDgemmBatched)
     TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasCgemmBatched, cublasZgemmBatched, cublasSgemmGroupedBatched,
                         cublasDgemmGroupedBatched)
-    if (std::strcmp(name, "cublasGetMathMode") == 0) real_get_math_mode.remember(result);
 #undef TBD_SUBSTITUTE_SDCZ
 #undef TBD_SUBSTITUTE_PLAIN
 #undef TBD_SUBSTITUTE_V2

@@ -10,13 +10,14 @@
 
 #include <cstring>
 
+#include "cublas_common.h"
 #include "hook_registry.h"
 #include "library_call.h"
 
 namespace tbdprof::preload {
 namespace {
 
-enum class Type { S, D, C, Z };
+using Type = BlasType;
 
 struct VectorShape {
     const char* name;
@@ -27,10 +28,6 @@ struct VectorShape {
     const void *a, *b, *c;
     bool real_alpha = false;  // Csscal/Zdscal
 };
-
-LibraryFunction<decltype(&cublasGetStream_v2)> real_get_stream{"cublasGetStream_v2"};
-
-bool is_complex(Type t) { return t == Type::C || t == Type::Z; }
 
 // The same counts as the simulated cuBLAS annotates (docs/collector.md): 2n for dot and axpy, n for
 // scal and asum, 2n for nrm2, 0 for copy, 2mn for gemv and ger; complex multiply-adds count 4.
@@ -48,22 +45,11 @@ double flops_of(const VectorShape& s) {
     }
 }
 
-uint8_t data_type(Type t) {
-    switch (t) {
-    case Type::S: return CUDA_R_32F;
-    case Type::D: return CUDA_R_64F;
-    case Type::C: return CUDA_C_32F;
-    default: return CUDA_C_64F;
-    }
-}
-
 template <typename Call>
 cublasStatus_t record_vector(const VectorShape& s, Call&& call) {
     return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
         record.name_string = collector::intern_string(thread, s.name);
-        cudaStream_t stream = nullptr;
-        if (auto get_stream = real_get_stream.get(); get_stream != nullptr) get_stream(s.handle, &stream);
-        record.stream = reinterpret_cast<uint64_t>(stream);
+        record.stream = reinterpret_cast<uint64_t>(cublas_stream_of(s.handle));
         record.a = reinterpret_cast<uint64_t>(s.a);
         record.b = reinterpret_cast<uint64_t>(s.b);
         record.c = reinterpret_cast<uint64_t>(s.c);
@@ -74,8 +60,7 @@ cublasStatus_t record_vector(const VectorShape& s, Call&& call) {
         record.flops = flops_of(s);
         record.op = s.op;
         record.a_type = record.b_type = record.c_type = data_type(s.type);
-        const bool wide = s.type == Type::D || s.type == Type::Z;
-        record.compute_type = static_cast<uint8_t>(wide ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F);
+        record.compute_type = compute_type(s.type);
     });
 }
 
@@ -176,7 +161,7 @@ namespace tbdprof::preload {
 // A program that dlopens cuBLAS and looks these up gets our wrappers (library_call.h).
 void* substitute_cublas_vector_symbol(const char* name, void* result) {
     if (std::strncmp(name, "cublas", 6) != 0) return nullptr;
-    if (std::strcmp(name, "cublasGetStream_v2") == 0) real_get_stream.remember(result);
+    remember_cublas_handle_query(name, result);
 #define TBD_SUBSTITUTE(NAME)                                                                            \
     if (std::strcmp(name, #NAME) == 0) return substitute_library_function(real_##NAME, &::NAME, result);
 #define TBD_SUBSTITUTE_BOTH(base) TBD_SUBSTITUTE(base##_v2) TBD_SUBSTITUTE(base##_v2_64)

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "cudnn_backend_summary.h"
+#include "cudnn_common.h"
 #include "library_call.h"
 #include "operand_extent.h"
 
@@ -24,34 +25,6 @@ using cudnn_backend::PlanSummary;
 using cudnn_backend::Tensor;
 
 LibraryFunction<decltype(&cudnnBackendGetAttribute)> real_get{"cudnnBackendGetAttribute"};
-LibraryFunction<decltype(&cudnnGetStream)> real_get_stream{"cudnnGetStream"};
-
-uint8_t cuda_type_of(cudnnDataType_t type) {
-    switch (type) {
-        case CUDNN_DATA_FLOAT:
-            return CUDA_R_32F;
-        case CUDNN_DATA_DOUBLE:
-            return CUDA_R_64F;
-        case CUDNN_DATA_HALF:
-            return CUDA_R_16F;
-        case CUDNN_DATA_BFLOAT16:
-            return CUDA_R_16BF;
-        default:
-            return 0xff;
-    }
-}
-
-int64_t element_bytes(cudnnDataType_t type) {
-    switch (type) {
-        case CUDNN_DATA_FLOAT: case CUDNN_DATA_INT32: return 4;
-        case CUDNN_DATA_DOUBLE: return 8;
-        case CUDNN_DATA_HALF: case CUDNN_DATA_BFLOAT16: return 2;
-        case CUDNN_DATA_INT8: return 1;
-        case CUDNN_DATA_INT64:
-            return 8;
-        default: return 0;
-    }
-}
 
 // The bytes a tensor spans from its pointer, from its dimensions and strides (0 unknown).
 uint64_t extent_bytes(const Tensor& t) {
@@ -136,11 +109,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBackendExecute(cudnnHandle_t handle, c
         record.name_string = tbdprof::collector::intern_string(thread, "cudnnBackendExecute");
         record.op = tbdprof::raw::LibraryOp::Pointwise;
         record.batch = 1;
-        cudaStream_t stream = nullptr;
-        if (auto get_stream = real_get_stream.get(); get_stream != nullptr && handle != nullptr) {
-            get_stream(handle, &stream);
-        }
-        record.stream = reinterpret_cast<uint64_t>(stream);
+        record.stream = reinterpret_cast<uint64_t>(cudnn_stream_of(handle));
         if (auto summary = cudnn_backend::plan_summary(plan); summary != nullptr) describe(record, *summary, pack);
     });
 }

@@ -22,14 +22,13 @@
 #include <cstring>
 #include <vector>
 
+#include "cudnn_common.h"
 #include "cudnn_flops.h"
 #include "library_call.h"
 #include "operand_extent.h"
 
 namespace tbdprof::preload {
 
-
-inline LibraryFunction<decltype(&cudnnGetStream)> real_get_stream{"cudnnGetStream"};
 inline LibraryFunction<decltype(&cudnnGetTensorNdDescriptor)> real_get_tensor{"cudnnGetTensorNdDescriptor"};
 inline LibraryFunction<decltype(&cudnnGetFilterNdDescriptor)> real_get_filter{"cudnnGetFilterNdDescriptor"};
 inline LibraryFunction<decltype(&cudnnGetConvolutionMathType)> real_get_math{"cudnnGetConvolutionMathType"};
@@ -68,23 +67,6 @@ inline bool read_filter(cudnnFilterDescriptor_t descriptor, Tensor* out) {
            out->dims > 0 && out->dims <= kMaxDims;
 }
 
-inline int64_t element_bytes(cudnnDataType_t type) {
-    switch (type) {
-        case CUDNN_DATA_FLOAT:
-        case CUDNN_DATA_INT32:
-            return 4;
-        case CUDNN_DATA_DOUBLE:
-            return 8;
-        case CUDNN_DATA_HALF:
-        case CUDNN_DATA_BFLOAT16:
-            return 2;
-        case CUDNN_DATA_INT8:
-            return 1;
-        default:
-            return 0;
-    }
-}
-
 // The bytes the tensor spans from its pointer (0 unknown): from its strides, or packed for filters.
 inline uint64_t extent_bytes(const Tensor& t) {
     int64_t dim[kMaxDims], stride[kMaxDims];
@@ -112,26 +94,6 @@ inline void describe_extents(raw::RawLibraryCall& record, uint64_t a, uint64_t b
     record.a_bytes = record.a != 0 ? a : 0;
     record.b_bytes = record.b != 0 ? b : 0;
     record.c_bytes = record.c != 0 ? c : 0;
-}
-
-// cudaDataType_t values (library_types.h) of cuDNN data types, as the library_calls columns hold them.
-inline uint8_t cuda_type_of(cudnnDataType_t type) {
-    switch (type) {
-        case CUDNN_DATA_FLOAT:
-            return CUDA_R_32F;
-        case CUDNN_DATA_DOUBLE:
-            return CUDA_R_64F;
-        case CUDNN_DATA_HALF:
-            return CUDA_R_16F;
-        case CUDNN_DATA_BFLOAT16:
-            return CUDA_R_16BF;
-        case CUDNN_DATA_INT8:
-            return CUDA_R_8I;
-        case CUDNN_DATA_INT32:
-            return CUDA_R_32I;
-        default:
-            return 0xff;
-    }
 }
 
 // Compute capability major of the current device (once per process; 9 when it cannot be read).
@@ -170,10 +132,7 @@ inline void common(ThreadState& thread, raw::RawLibraryCall& record, const char*
                    cudnnHandle_t handle, const void* a, const void* b, void* c) {
     record.name_string = collector::intern_string(thread, name);
     record.op = op;
-    cudaStream_t stream = nullptr;
-    if (auto get_stream = real_get_stream.get(); get_stream != nullptr && handle != nullptr)
-        get_stream(handle, &stream);
-    record.stream = reinterpret_cast<uint64_t>(stream);
+    record.stream = reinterpret_cast<uint64_t>(cudnn_stream_of(handle));
     record.a = reinterpret_cast<uint64_t>(a);
     record.b = reinterpret_cast<uint64_t>(b);
     record.c = reinterpret_cast<uint64_t>(c);

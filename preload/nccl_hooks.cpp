@@ -81,7 +81,6 @@ struct NcclCall {
     int root_or_peer;
     ncclComm_t comm;
     cudaStream_t stream;
-    const void* real;  // the library function that serves it
 };
 
 // The send and receive buffer extents, in the call's own terms (count is per rank, AllGather's
@@ -93,8 +92,10 @@ void buffer_bytes(const NcclCall& c, int nranks, uint64_t* send, uint64_t* recv)
     *recv = c.recv != nullptr ? (c.op == raw::LibraryOp::NcclAllGather ? all : bytes) : 0;
 }
 
-template <typename Call>
-ncclResult_t record_nccl(const NcclCall& c, Call&& call) {
+// REAL is the library function that serves the call: its library answers the rank queries.
+template <typename Real, typename Call>
+ncclResult_t record_nccl(const NcclCall& c, Real* real, Call&& call) {
+    const void* served_by = reinterpret_cast<const void*>(real);
     return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
         record.name_string = collector::intern_string(thread, c.name);
         record.op = c.op;
@@ -102,9 +103,9 @@ ncclResult_t record_nccl(const NcclCall& c, Call&& call) {
         record.a = reinterpret_cast<uint64_t>(c.send);
         record.c = reinterpret_cast<uint64_t>(c.recv);
         record.workspace = reinterpret_cast<uint64_t>(c.comm);
-        const int nranks = comm_query(real_count, c.real, c.comm);
+        const int nranks = comm_query(real_count, served_by, c.comm);
         record.n = nranks;
-        record.k = comm_query(real_user_rank, c.real, c.comm);
+        record.k = comm_query(real_user_rank, served_by, c.comm);
         record.m = static_cast<int64_t>(c.count);
         record.batch = c.root_or_peer;
         record.a_type = static_cast<uint8_t>(c.type);
@@ -133,161 +134,71 @@ extern "C" TBD_VISIBLE ncclResult_t ncclAllReduce(const void* send, void* recv, 
                                                   ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_all_reduce.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclAllReduce",
-                     Op::NcclAllReduce,
-                     send,
-                     recv,
-                     count,
-                     type,
-                     int(op),
-                     -1,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(send, recv, count, type, op, comm, stream); });
+    const NcclCall c{"ncclAllReduce", Op::NcclAllReduce, send, recv, count, type, int(op), -1, comm, stream};
+    return record_nccl(c, real, [&] { return real(send, recv, count, type, op, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                       ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_reduce_scatter.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclReduceScatter",
-                     Op::NcclReduceScatter,
-                     send,
-                     recv,
-                     count,
-                     type,
-                     int(op),
-                     -1,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(send, recv, count, type, op, comm, stream); });
+    const NcclCall c{"ncclReduceScatter", Op::NcclReduceScatter, send, recv, count, type, int(op), -1, comm, stream};
+    return record_nccl(c, real, [&] { return real(send, recv, count, type, op, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                   ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_all_gather.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclAllGather",
-                     Op::NcclAllGather,
-                     send,
-                     recv,
-                     count,
-                     type,
-                     -1,
-                     -1,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(send, recv, count, type, comm, stream); });
+    const NcclCall c{"ncclAllGather", Op::NcclAllGather, send, recv, count, type, -1, -1, comm, stream};
+    return record_nccl(c, real, [&] { return real(send, recv, count, type, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                   int root, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_broadcast.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclBroadcast",
-                     Op::NcclBroadcast,
-                     send,
-                     recv,
-                     count,
-                     type,
-                     -1,
-                     root,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(send, recv, count, type, root, comm, stream); });
+    const NcclCall c{"ncclBroadcast", Op::NcclBroadcast, send, recv, count, type, -1, root, comm, stream};
+    return record_nccl(c, real, [&] { return real(send, recv, count, type, root, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t type, int root, ncclComm_t comm,
                                               cudaStream_t stream) {
     auto real = nccl_hooks::real_bcast.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclBcast",
-                     Op::NcclBroadcast,
-                     buff,
-                     buff,
-                     count,
-                     type,
-                     -1,
-                     root,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(buff, count, type, root, comm, stream); });
+    const NcclCall c{"ncclBcast", Op::NcclBroadcast, buff, buff, count, type, -1, root, comm, stream};
+    return record_nccl(c, real, [&] { return real(buff, count, type, root, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclReduce(const void* send, void* recv, size_t count, ncclDataType_t type,
                                                ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_reduce.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclReduce",
-                     Op::NcclReduce,
-                     send,
-                     recv,
-                     count,
-                     type,
-                     int(op),
-                     root,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(send, recv, count, type, op, root, comm, stream); });
+    const NcclCall c{"ncclReduce", Op::NcclReduce, send, recv, count, type, int(op), root, comm, stream};
+    return record_nccl(c, real, [&] { return real(send, recv, count, type, op, root, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t type, int peer,
                                              ncclComm_t comm, cudaStream_t stream) {
     auto real = nccl_hooks::real_send.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclSend",
-                     Op::NcclSend,
-                     send,
-                     nullptr,
-                     count,
-                     type,
-                     -1,
-                     peer,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(send, count, type, peer, comm, stream); });
+    const NcclCall c{"ncclSend", Op::NcclSend, send, nullptr, count, type, -1, peer, comm, stream};
+    return record_nccl(c, real, [&] { return real(send, count, type, peer, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t type, int peer, ncclComm_t comm,
                                              cudaStream_t stream) {
     auto real = nccl_hooks::real_recv.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclRecv",
-                     Op::NcclRecv,
-                     nullptr,
-                     recv,
-                     count,
-                     type,
-                     -1,
-                     peer,
-                     comm,
-                     stream,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(recv, count, type, peer, comm, stream); });
+    const NcclCall c{"ncclRecv", Op::NcclRecv, nullptr, recv, count, type, -1, peer, comm, stream};
+    return record_nccl(c, real, [&] { return real(recv, count, type, peer, comm, stream); });
 }
 
 extern "C" TBD_VISIBLE ncclResult_t ncclGroupEnd() {
     auto real = nccl_hooks::real_group_end.get();
     if (real == nullptr) return ncclSystemError;
-    const NcclCall c{"ncclGroupEnd",
-                     Op::NcclGroupEnd,
-                     nullptr,
-                     nullptr,
-                     0,
-                     ncclInt8,
-                     -1,
-                     -1,
-                     nullptr,
-                     nullptr,
-                     reinterpret_cast<const void*>(real)};
-    return record_nccl(c, [&] { return real(); });
+    const NcclCall c{"ncclGroupEnd", Op::NcclGroupEnd, nullptr, nullptr, 0, ncclInt8, -1, -1, nullptr, nullptr};
+    return record_nccl(c, real, [&] { return real(); });
 }
 
 namespace tbdprof::preload {

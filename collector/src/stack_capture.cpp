@@ -26,7 +26,7 @@ uint64_t g_unwinder_high = 0;
 
 struct ModuleRange {
     uintptr_t base = 0;
-    uint64_t low = 0, high = 0;
+    CodeRange code;
 };
 
 int find_module_range(dl_phdr_info* info, size_t, void* data) {
@@ -36,20 +36,10 @@ int find_module_range(dl_phdr_info* info, size_t, void* data) {
         const auto& ph = info->dlpi_phdr[i];
         if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
         const uint64_t start = info->dlpi_addr + ph.p_vaddr;
-        if (range->low == 0 || start < range->low) range->low = start;
-        if (start + ph.p_memsz > range->high) range->high = start + ph.p_memsz;
+        if (range->code.low == 0 || start < range->code.low) range->code.low = start;
+        if (start + ph.p_memsz > range->code.high) range->code.high = start + ph.p_memsz;
     }
     return 1;
-}
-
-void find_unwinder_range() {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&unw_backtrace), &info) == 0) return;
-    ModuleRange range;
-    range.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
-    dl_iterate_phdr(find_module_range, &range);
-    g_unwinder_low = range.low;
-    g_unwinder_high = range.high;
 }
 
 // A stack's id: a hash of its instruction pointers a word at a time (a byte-wise hash cost ~1200
@@ -69,10 +59,21 @@ uint64_t stack_hash(const uint64_t* ips, uint32_t depth) {
 
 }  // namespace
 
+CodeRange code_range_of(const void* address) {
+    Dl_info info{};
+    if (dladdr(address, &info) == 0) return {};
+    ModuleRange range;
+    range.base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+    dl_iterate_phdr(find_module_range, &range);
+    return range.code;
+}
+
 void set_own_code_range(uint64_t low, uint64_t high) {
     g_own_low = low;
     g_own_high = high;
-    find_unwinder_range();
+    const CodeRange unwinder = code_range_of(reinterpret_cast<const void*>(&unw_backtrace));
+    g_unwinder_low = unwinder.low;
+    g_unwinder_high = unwinder.high;
 }
 
 uint64_t stack_table_full_count() { return g_table_full.load(std::memory_order_relaxed); }

@@ -31,7 +31,6 @@ public:
     explicit CompareModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
     // Rows: every (section, name) of any report, in first-seen order; columns: metric, then each trace.
     void setReports(const std::vector<const analyzer::Report*>& reports, const QStringList& labels);
-    int traceCount() const { return static_cast<int>(columns_.size()); }
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;

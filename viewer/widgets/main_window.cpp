@@ -130,9 +130,6 @@ TraceView* MainWindow::viewAt(int index) const {
 TraceView* MainWindow::currentView() const {
     return viewAt(traces_->currentIndex());
 }
-int MainWindow::traceCount() const {
-    return traces_->count();
-}
 
 void MainWindow::setView(const QString& name) {
     last_view_ = name;

@@ -35,7 +35,6 @@ public:
     std::vector<TraceSession*> sessions() const;
     TraceView* currentView() const;
     TraceView* viewAt(int index) const;
-    int traceCount() const;
     QStringList errors() const { return errors_; }  // messages of traces that failed to open
     void setView(const QString& name);
 

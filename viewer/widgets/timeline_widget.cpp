@@ -165,12 +165,6 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
     ranging_ = false;
 }
 
-void TimelineWidget::selectRange(double t0, double t1) {
-    range_ = std::make_pair(std::min(t0, t1), std::max(t0, t1));
-    update();
-    emit rangeSelected(range_->first, range_->second);
-}
-
 void TimelineWidget::step(int direction) {
     if (!selection_.valid()) return;
     const TimelineRow& row = *session_->rows()[static_cast<size_t>(selection_.row)];

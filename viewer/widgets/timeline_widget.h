@@ -22,8 +22,6 @@ public:
     const Selection& selection() const { return selection_; }
     void select(const Selection& selection);
     void highlightKernel(const QString& name);
-    // A time range (Shift+drag does the same): shaded, and announced for its statistics.
-    void selectRange(double t0_ns, double t1_ns);
     void paintTo(QPainter& painter, const QRect& area);
     QSize sizeHint() const override { return {1000, 420}; }
     // Zoom history (fits and keyboard zooms push onto it).

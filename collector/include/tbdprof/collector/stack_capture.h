@@ -12,6 +12,13 @@ namespace tbdprof::collector {
 // Frames whose instruction pointer lies in [low, high) are the collector's own and are skipped.
 void set_own_code_range(uint64_t low, uint64_t high);
 
+// The addresses [low, high) that the executable segments of the loaded module holding `address`
+// span; both 0 when no module holds it.
+struct CodeRange {
+    uint64_t low = 0, high = 0;
+};
+CodeRange code_range_of(const void* address);
+
 // The id of the calling thread's current stack (TBDPROF_STACK_DEPTH frames, innermost first, the
 // collector's own frames left out), emitting its RawStack the first time. 0 when stacks are off or
 // the stack table is full (counted as a StackTableFull drop).
