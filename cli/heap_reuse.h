@@ -6,8 +6,10 @@
 namespace tbdprof::cli {
 
 // Blocks below this come from the heap and stay mapped once freed; larger ones are still mapped
-// and unmapped on their own, so that a huge array does not pin memory for the rest of a run.
-constexpr size_t kHeapReuseBlockBytes = size_t{64} << 20;
+// and unmapped on their own, so that a huge array does not pin memory for the rest of a run. Not
+// higher: a vector grown by doubling leaves its old blocks behind in the heap, and at 32-64 MiB the
+// import of a generated 120 MB trace peaked 8-16% higher (docs/benchmarks.md); at 16 MiB it did not.
+constexpr size_t kHeapReuseBlockBytes = size_t{16} << 20;
 
 // For the batch commands (import, report) whose stages each free a few arrays of MBs that the next
 // stage allocates again: glibc maps each block over 128 KiB-32 MiB afresh and unmaps it on free, and
