@@ -26,6 +26,7 @@
 
 #include <tbdprof/analyzer/whatif.h>
 #include "analysis_options.h"
+#include "heap_reuse.h"
 #include "progress_callbacks.h"
 
 namespace tbdprof::cli {
@@ -138,6 +139,7 @@ int report_command(int argc, char** argv) {
     const std::vector<std::string>& inputs = command.positional();
     if (inputs.size() != 1) return command.usage_error("give exactly one trace file (see tbdprof report --help)");
     if (std::string error = output_problem(common, inputs); !error.empty()) return command.fail(error, 2);
+    keep_freed_heap_for_reuse();  // the rows read for one section, freed, then the next section's
     return render_and_write(command, common, inputs, [&] {
         return render_report(analyze_trace(inputs[0], common.analysis), common.format, common.text_width());
     });

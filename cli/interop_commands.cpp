@@ -10,6 +10,7 @@
 #include <tbdprof/interop/export.h>
 #include <tbdprof/interop/import.h>
 
+#include "heap_reuse.h"
 #include "progress_callbacks.h"
 
 #include <sys/stat.h>
@@ -75,6 +76,7 @@ int import_command(int argc, char** argv) {
             return command.usage_error("give -o OUT.sqlite when importing from a pipe or FIFO (" + input + ")");
         output = default_import_output(input);
     }
+    keep_freed_heap_for_reuse();  // the parsed events, the rows and the tagger's arrays in turn
     ImportOptions options;
     options.progress = import_progress(quiet);
     options.force = force;
