@@ -46,5 +46,6 @@ TEST_CASE("blocks above the reuse bound are still given back to the kernel when 
     const size_t huge_bytes = tbdprof::cli::kHeapReuseBlockBytes * 2;
     faults_writing_a_block(huge_bytes);
     // Mapped anew and unmapped on free: the second block's pages fault in again.
-    CHECK(faults_writing_a_block(huge_bytes) > 16);
+    // (> 4, not thousands: with transparent huge pages set to always a 32 MiB block is ~16 faults.)
+    CHECK(faults_writing_a_block(huge_bytes) > 4);
 }
