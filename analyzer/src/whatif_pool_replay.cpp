@@ -61,7 +61,7 @@ std::vector<int64_t> sorted_sizes(const std::vector<PoolSegment>& segments) {
 bool gives_back(const std::vector<PoolTensor>& tensors, const std::vector<int64_t>& recorded, bool in_order,
                 bool expandable) {
     std::vector<int64_t> tensor_bytes;
-    for (const PoolTensor& t : tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
+    for (const PoolTensor& t : tensors) tensor_bytes.push_back(requested_bytes(t));
     const std::vector<PoolSegment> segments = simulate_caching_pool(pool_events(tensors, tensor_bytes), expandable);
     if (!in_order) return sorted_sizes(segments) == recorded;
     std::vector<int64_t> sizes;
@@ -104,7 +104,7 @@ bool segment_has_tensors(const RecordedRun& run, size_t head) {
 // sizes reserves.
 int64_t miss_at_recorded_sizes(const RecordedRun& run, const PoolModel& pool) {
     std::vector<int64_t> tensor_bytes;
-    for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(t.bound ? 1 : t.bytes);
+    for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(requested_bytes(t));
     int64_t miss = 0;
     for (size_t i : pool.segments) miss += run.allocations[i].bytes;
     for (const PoolSegment& s : simulate_caching_pool(pool_events(run.pool_tensors, tensor_bytes), pool.expandable))

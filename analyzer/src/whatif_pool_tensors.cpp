@@ -420,6 +420,10 @@ void keep_workspace_data(std::vector<PoolTensor>& tensors, const std::vector<Seg
             t.library_workspace = t.workspace_data = true;
 }
 
+int64_t least_request_bytes(int64_t largest) {
+    return largest > kPoolSmallRequestBytes ? kPoolSmallRequestBytes + 1 : 1;
+}
+
 void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local) {
     std::stable_sort(tensors.begin(), tensors.end(), by_begin);
     end_at_reuse(tensors);
@@ -487,7 +491,10 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
             // An extent over what the segment's pool serves is the tagger's bound, not the request.
             const int64_t largest = largest_request(out.mapped, index, allocations[index].bytes);
             join_views(tensors, largest > kPoolSmallRequestBytes ? kPoolSmallRequestBytes + 1 : 1);
-            for (PoolTensor& t : tensors) t.bytes = std::min(t.bytes, largest);
+            for (PoolTensor& t : tensors) {
+                t.bytes = std::min(t.bytes, largest);
+                t.least_bytes = least_request_bytes(largest);
+            }
             reading.insert(reading.end(), tensors.begin(), tensors.end());
         }
     }

@@ -29,6 +29,8 @@ struct PoolTensor {
     int64_t begin_ns = 0, end_ns = 0;  // the pool's request and release, on the recorded time base
     int category = 0;
     bool bound = false;  // the extent is the segment's end, not a known size
+    // What a bound asks the pool for: the least its segment's pool serves (least_request_bytes).
+    int64_t least_bytes = 1;
     // A library call's workspace (sub-range rule `library-workspace`, or a per-call request): its
     // size is the library's choice, not the batch's.
     bool library_workspace = false;
@@ -114,5 +116,17 @@ void end_at_last_use(std::vector<PoolTensor>& tensors, const std::vector<Segment
 // requested when the write was (a gradient zeroed where it is allocated, accumulated into in
 // backward: the tagger names the zeroing alone `other`).
 void join_written_once(std::vector<PoolTensor>& tensors);
+
+// The least request a segment's pool serves, given the largest (`largest`, largest_request): a
+// large-pool segment serves no request of 1 MiB or less (PyTorch sends those to the small pool), so
+// a tensor placed in one was requested with more than 1 MiB, whatever extent the tagger could give
+// it; a small-pool segment, 1 byte.
+int64_t least_request_bytes(int64_t largest);
+
+// The bytes `t` asks the pool for at the recorded sizes: its extent, or for a bound the least its
+// pool serves.
+inline int64_t requested_bytes(const PoolTensor& t) {
+    return t.bound ? t.least_bytes : t.bytes;
+}
 
 }  // namespace tbdprof::analyzer

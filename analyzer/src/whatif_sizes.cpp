@@ -87,7 +87,8 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         bytes[j] = f == 1.0 ? piece.bytes : std::llround(static_cast<double>(piece.bytes) * f);
     }
     // A tensor whose extent is only the tagger's bound (its size unknown) asks the pool for the least
-    // it serves: a bound taken as a size would reserve a segment the program never needed.
+    // it serves (least_request_bytes: more than 1 MiB in a large-pool segment): a bound taken as a
+    // size would reserve a segment the program never needed.
     pool_bytes.clear();
     for (const PoolTensor& t : run.pool_tensors) {
         // A library call's workspace keeps its size in every scenario, as library workspaces do (factor_of).
@@ -96,7 +97,9 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
                 ? 1.0
                 : segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category) *
                       update_share(run, model, spec, t.category, {}, all[t.segment].process, t.begin_ns, t.end_ns);
-        pool_bytes.push_back(t.bound ? 1 : f == 1.0 ? t.bytes : std::llround(static_cast<double>(t.bytes) * f));
+        pool_bytes.push_back(t.bound    ? t.least_bytes
+                             : f == 1.0 ? t.bytes
+                                        : std::llround(static_cast<double>(t.bytes) * f));
     }
     return bytes;
 }

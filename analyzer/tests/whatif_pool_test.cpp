@@ -130,6 +130,31 @@ TEST_CASE("a 2 MiB segment is the small pool's: it serves requests up to 1 MiB")
     CHECK(segments[0].bytes == 20 * kMiB);
 }
 
+TEST_CASE("a bound in a large-pool segment asks for more than 1 MiB: the segment serves it") {
+    // One 20 MiB segment recorded: an 8 MiB tensor, then one whose extent the tagger could only run
+    // to the segment's end (a bound). The large pool serves no request of 1 MiB or less, so that
+    // tensor was requested with more: taken as 1 byte it went to the small pool, and the replay
+    // reserved a 2 MiB segment the run never had (transformer_train.py --layers 4 at batch 128: a
+    // 1 MiB tensor at the end of its 20 MiB segment, saved for backward).
+    const int64_t largest = largest_request_in_segment(20 * kMiB);
+    PoolTensor held = tensor(0, 8 * kMiB, 0, 100, 3);
+    PoolTensor bound = tensor(8 * kMiB, 12 * kMiB, 10, 90, 3);
+    bound.bound = true;
+    held.least_bytes = bound.least_bytes = least_request_bytes(largest);
+    CHECK(requested_bytes(held) == 8 * kMiB);
+    CHECK(requested_bytes(bound) > kMiB);
+    CHECK(requested_bytes(bound) < 2 * kMiB);  // the least, not the extent: a bound is no size
+    const std::vector<PoolEvent> events{{0, true, 1, requested_bytes(held)},
+                                        {10, true, 2, requested_bytes(bound)},
+                                        {90, false, 2, 0},
+                                        {100, false, 1, 0}};
+    const std::vector<PoolSegment> segments = simulate_caching_pool(events);
+    REQUIRE(segments.size() == 1);
+    CHECK(segments[0].bytes == 20 * kMiB);
+    // In a small-pool segment a bound still asks for the least the pool serves.
+    CHECK(least_request_bytes(largest_request_in_segment(2 * kMiB)) == 1);
+}
+
 TEST_CASE("expandable segments: each pool grows by pages at its end, freed blocks first") {
     // Small pool: three 1 MiB requests map two 2 MiB pages (the third needs a second page). Large
     // pool: 12 MiB then 12 MiB map 20 MiB, then a second 20 MiB page for the rest of the second
