@@ -490,10 +490,11 @@ PoolReadings read_pool_tensors(const TraceFile& trace, const std::vector<Allocat
             join_written_once(tensors);
             // An extent over what the segment's pool serves is the tagger's bound, not the request.
             const int64_t largest = largest_request(out.mapped, index, allocations[index].bytes);
-            join_views(tensors, largest > kPoolSmallRequestBytes ? kPoolSmallRequestBytes + 1 : 1);
+            const int64_t least = least_request_bytes(largest);
+            join_views(tensors, least);
             for (PoolTensor& t : tensors) {
                 t.bytes = std::min(t.bytes, largest);
-                t.least_bytes = least_request_bytes(largest);
+                t.least_bytes = least;
             }
             reading.insert(reading.end(), tensors.begin(), tensors.end());
         }
