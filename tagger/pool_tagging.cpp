@@ -402,6 +402,15 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
     return split;
 }
 
+// Whether the rules' tag leaves a piece open to a cut where a kernel rewrote its start: an
+// activation, or a gradient made in the step and read by the update (change 40: backward's data
+// the allocator placed there earlier in the step, read and dropped before the gradient was made,
+// joined it; the update reads only the last value).
+bool cut_candidate(const Tag& tag) {
+    return tag.category == "activations" ||
+           (tag.category == "gradients" && tag.rule == "produced-in-step-read-by-update");
+}
+
 // An activation's piece holds several tensors where a kernel wrote a new value into its start after
 // the value there was read (output_slots.h): a caching allocator hands the space an operation freed
 // to the next operation's result or temporary at once, and a kernel that takes its pointers in a
@@ -418,7 +427,7 @@ bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const 
         if (set.owner[u] != kNone) uses[size_t(set.owner[u])].push_back(u);
     bool split = false;
     for (size_t i = set.ranges.size(); i-- > 0;) {  // last first: the indices before i stay valid
-        if (index[i] == kNone || regions[i] != kNone || r.tags[size_t(index[i])].category != "activations") continue;
+        if (index[i] == kNone || regions[i] != kNone || !cut_candidate(r.tags[size_t(index[i])])) continue;
         const std::vector<uint32_t> cuts = rewrite_cuts(m, r, outputs, uses[i]);
         for (size_t c = cuts.size(); c-- > 0;) {  // latest first: each split keeps the earlier part at i
             if (!split_subrange(m, set, i, cuts[c])) continue;
@@ -440,11 +449,12 @@ bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const 
 // (join_converted_parameters; docs/tagging.md, change 32).
 bool rejoin_same_role_cuts(const TagResult& r, const std::vector<int32_t>& index, const std::vector<bool>& cut_before,
                            SubRangeSet& set) {
-    auto activations = [&](size_t i) {
-        return index[i] != kNone && r.tags[size_t(index[i])].category == "activations";
+    auto category = [&](size_t i) { return index[i] == kNone ? std::string() : r.tags[size_t(index[i])].category; };
+    auto same_role = [&](size_t i, size_t j) {
+        return (category(i) == "activations" || category(i) == "gradients") && category(i) == category(j);
     };
     std::vector<bool> join(std::min(cut_before.size(), set.ranges.size()), false);
-    for (size_t j = 1; j < join.size(); ++j) join[j] = cut_before[j] && activations(j) && activations(j - 1);
+    for (size_t j = 1; j < join.size(); ++j) join[j] = cut_before[j] && same_role(j, j - 1);
     return merge_into_previous(set, join) > 0;
 }
 
