@@ -44,7 +44,8 @@ TEST_CASE("an activation gradient read and dropped where a weight gradient is wr
         p.gemm(28672, 0, 40960);                                                    // dH, from Y and W
         struct_kernel(p, {{40960, kIn40}, {45056, kOut40}}, 40);                    // reads dH: its last use
         struct_kernel(p, {{45056, kIn41a}, {16384, kIn41b}, {40960, kOut41}}, 41);  // G, where dH was
-        size_t last = p.kernel({{40960, Access::Read}, {0, Access::Write}}, 3);     // the update
+        p.gemm(28672, 16384, 49152);  // another weight gradient: backward goes on past G
+        size_t last = p.kernel({{40960, Access::Read}, {49152, Access::Read}, {0, Access::Write}}, 3);  // the update
         p.step(first, last + 1);
     }
     IterationSet its;
