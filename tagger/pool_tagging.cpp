@@ -416,8 +416,9 @@ bool cut_candidate(const Tag& tag) {
 // to the next operation's result or temporary at once, and a kernel that takes its pointers in a
 // struct shows no copy or library call there to cut at. Only pieces the rules took for activations
 // or for gradients backward wrote in the step are cut (cut_candidate; weights and optimizer state
-// are rewritten in place by design), each at every such write; the pieces are tagged again. `cut_before` receives, per sub-range after the splits,
-// whether it is the later part of a cut (rejoin_same_role_cuts).
+// are rewritten in place by design), each at every such write; the pieces are tagged again.
+// `cut_before` receives, per sub-range after the splits, whether it is the later part of a cut
+// (rejoin_same_role_cuts).
 bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const std::vector<int32_t>& index,
                                  std::vector<int32_t>& regions, std::vector<bool>& cut_before, SubRangeSet& set) {
     cut_before.assign(set.ranges.size(), false);
@@ -442,11 +443,12 @@ bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const 
 
 // The parts of a cut (split_rewritten_activations) that the rules, tagging them again, both took for
 // activations, or both for gradients, are joined again: a cut is kept only where it sets apart a
-// tensor of another role (an operation's temporary, backward's data before a gradient). Two activations at one address are two tensors all the same, but apart
-// they change no category, only lives: each activation is held until its space is used again
-// (end_times), so the earlier part ends sooner, which moved the what-if's replay of a pool by a
-// page, and a piece cut short no longer showed that a table was converted for its products
-// (join_converted_parameters; docs/tagging.md, change 32).
+// tensor of another role (an operation's temporary, backward's data before a gradient). Two
+// activations at one address are two tensors all the same, but apart they change no category, only
+// lives: each activation is held until its space is used again (end_times), so the earlier part
+// ends sooner, which moved the what-if's replay of a pool by a page, and a piece cut short no longer
+// showed that a table was converted for its products (join_converted_parameters; docs/tagging.md,
+// change 32).
 bool rejoin_same_role_cuts(const TagResult& r, const std::vector<int32_t>& index, const std::vector<bool>& cut_before,
                            SubRangeSet& set) {
     auto category = [&](size_t i) { return index[i] == kNone ? std::string() : r.tags[size_t(index[i])].category; };
