@@ -402,13 +402,23 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
     return split;
 }
 
+// Whether the rules' tag leaves a piece open to a cut where a kernel rewrote its start: an
+// activation, or a gradient made in the step and read by the update (change 40: backward's data
+// the allocator placed there earlier in the step, read and dropped before the gradient was made,
+// joined it; the update reads only the last value).
+bool cut_candidate(const Tag& tag) {
+    return tag.category == "activations" ||
+           (tag.category == "gradients" && tag.rule == "produced-in-step-read-by-update");
+}
+
 // An activation's piece holds several tensors where a kernel wrote a new value into its start after
 // the value there was read (output_slots.h): a caching allocator hands the space an operation freed
 // to the next operation's result or temporary at once, and a kernel that takes its pointers in a
 // struct shows no copy or library call there to cut at. Only pieces the rules took for activations
-// are cut (weights, gradients and optimizer state are rewritten in place by design), each at every
-// such write; the pieces are tagged again. `cut_before` receives, per sub-range after the splits,
-// whether it is the later part of a cut (rejoin_same_role_cuts).
+// or for gradients backward wrote in the step are cut (cut_candidate; weights and optimizer state
+// are rewritten in place by design), each at every such write; the pieces are tagged again.
+// `cut_before` receives, per sub-range after the splits, whether it is the later part of a cut
+// (rejoin_same_role_cuts).
 bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const std::vector<int32_t>& index,
                                  std::vector<int32_t>& regions, std::vector<bool>& cut_before, SubRangeSet& set) {
     cut_before.assign(set.ranges.size(), false);
@@ -418,7 +428,7 @@ bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const 
         if (set.owner[u] != kNone) uses[size_t(set.owner[u])].push_back(u);
     bool split = false;
     for (size_t i = set.ranges.size(); i-- > 0;) {  // last first: the indices before i stay valid
-        if (index[i] == kNone || regions[i] != kNone || r.tags[size_t(index[i])].category != "activations") continue;
+        if (index[i] == kNone || regions[i] != kNone || !cut_candidate(r.tags[size_t(index[i])])) continue;
         const std::vector<uint32_t> cuts = rewrite_cuts(m, r, outputs, uses[i]);
         for (size_t c = cuts.size(); c-- > 0;) {  // latest first: each split keeps the earlier part at i
             if (!split_subrange(m, set, i, cuts[c])) continue;
@@ -432,19 +442,21 @@ bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const 
 }
 
 // The parts of a cut (split_rewritten_activations) that the rules, tagging them again, both took for
-// activations are joined again: a cut is kept only where it sets apart a tensor of another role (an
-// operation's temporary). Two activations at one address are two tensors all the same, but apart
-// they change no category, only lives: each activation is held until its space is used again
-// (end_times), so the earlier part ends sooner, which moved the what-if's replay of a pool by a
-// page, and a piece cut short no longer showed that a table was converted for its products
-// (join_converted_parameters; docs/tagging.md, change 32).
+// activations, or both for gradients, are joined again: a cut is kept only where it sets apart a
+// tensor of another role (an operation's temporary, backward's data before a gradient). Two
+// activations at one address are two tensors all the same, but apart they change no category, only
+// lives: each activation is held until its space is used again (end_times), so the earlier part
+// ends sooner, which moved the what-if's replay of a pool by a page, and a piece cut short no longer
+// showed that a table was converted for its products (join_converted_parameters; docs/tagging.md,
+// change 32).
 bool rejoin_same_role_cuts(const TagResult& r, const std::vector<int32_t>& index, const std::vector<bool>& cut_before,
                            SubRangeSet& set) {
-    auto activations = [&](size_t i) {
-        return index[i] != kNone && r.tags[size_t(index[i])].category == "activations";
+    auto category = [&](size_t i) { return index[i] == kNone ? std::string() : r.tags[size_t(index[i])].category; };
+    auto same_role = [&](size_t i, size_t j) {
+        return (category(i) == "activations" || category(i) == "gradients") && category(i) == category(j);
     };
     std::vector<bool> join(std::min(cut_before.size(), set.ranges.size()), false);
-    for (size_t j = 1; j < join.size(); ++j) join[j] = cut_before[j] && activations(j) && activations(j - 1);
+    for (size_t j = 1; j < join.size(); ++j) join[j] = cut_before[j] && same_role(j, j - 1);
     return merge_into_previous(set, join) > 0;
 }
 
