@@ -553,10 +553,9 @@ std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, cons
     return end;
 }
 
-// Where memory the program still holds at the end sits: its segment's free, else the run's end
-// (at least the last work's, for a model without its run row).
-int64_t held_until_ns(const TraceModel& m, const Allocation& segment) {
-    if (segment.free_ns) return *segment.free_ns;
+// The end of memory never freed: the run's end, at least the last work's (a model without its run
+// row). One pass over the work, taken only when some held piece needs it.
+int64_t run_end_or_last_work_ns(const TraceModel& m) {
     int64_t end = m.run_end_ns;
     for (const WorkItem& w : m.work) end = std::max({end, w.end_ns, w.launch_ns});
     return end;
@@ -576,6 +575,12 @@ void hold_carried_state(const TraceModel& m, const SubRangeSet& set, const std::
         const std::string& category = r.tags[size_t(index[i])].category;
         return category == "weights" || category == "optimizer_state";
     };
+    std::optional<int64_t> run_end_ns;
+    const auto held_until_ns = [&](const Allocation& segment) {  // its segment's free, else the run's end
+        if (segment.free_ns) return *segment.free_ns;
+        if (!run_end_ns) run_end_ns = run_end_or_last_work_ns(m);
+        return *run_end_ns;
+    };
     for (size_t first = 0; first < set.ranges.size();) {  // ranges are by segment: one segment at a time
         size_t last = first;
         while (last < set.ranges.size() && set.ranges[last].segment == set.ranges[first].segment) ++last;
@@ -589,7 +594,7 @@ void hold_carried_state(const TraceModel& m, const SubRangeSet& set, const std::
                            o.offset < piece.offset + uint64_t(piece.bytes) &&
                            piece.offset < o.offset + uint64_t(o.bytes);
             }
-            if (!replaced) end[i] = std::max(end[i], held_until_ns(m, m.allocations[size_t(piece.segment)]));
+            if (!replaced) end[i] = std::max(end[i], held_until_ns(m.allocations[size_t(piece.segment)]));
         }
         first = last;
     }
