@@ -13,11 +13,13 @@ namespace tbdprof::tagger::rules {
 inline constexpr uint32_t kCopyReadersSpan = 8;
 
 // Tags `workspace` (copy-for-next-kernels) the pooled tensors (sub-ranges, c.m.allocations[a].id < 0)
-// still untagged that hold a copy the kernels right after it consume: a kernel touching only it and
-// one other buffer (or a device copy) fills it, the next work item reads it, two or more kernels in
-// all read it, each within kCopyReadersSpan work items of the copy, and nothing uses it after them.
-// A value handed to the next operation is its maker's result, not a copy of a value that already
-// exists; a copy read by the next work items only is that work's scratch, as a packed copy for a GEMM.
+// still untagged, made after forward, that hold a copy the kernels right after it consume: a plain
+// kernel touching only it and one other buffer fills it, the next work item reads it, two or more
+// plain kernels in all read it, each within kCopyReadersSpan work items of the copy, nothing uses it
+// after them, no work among them uses the source, and each work item among them touches a buffer
+// the copy or a later one of them touched. A value handed to the next operation is its maker's
+// result; a copy only the next work items read is their operation's scratch, as a packed copy for
+// a GEMM (docs/tagging.md, "Operation temporaries").
 void tag_copies_for_next_kernels(Context& c);
 
 }  // namespace tbdprof::tagger::rules
