@@ -576,10 +576,17 @@ void load_host_ranges(const trace::Database& db, TraceModel& m, bool read_ranges
                             std::string(range.name)});
 }
 
+// The run's end for memory never freed; 0 when the trace has no run row (unknown).
+int64_t run_end_ns(const trace::Database& db) {
+    if (!trace::has_table(db, "run") || db.query_int("SELECT count(*) FROM run") == 0) return 0;
+    return trace::read_run(db).duration_ns;
+}
+
 }  // namespace
 
 TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range>> known_ranges) {
     TraceModel m;
+    m.run_end_ns = run_end_ns(db);
     Loader l{db, m};
     load_allocations(l);
     mark_library_handle_allocations(db, m);

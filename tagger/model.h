@@ -185,6 +185,9 @@ struct TraceModel {
     uint32_t kernel_slots = 0;                 // PointerUse::slot ids in use: [0, kernel_slots)
     // Regions the program registered, by allocation then offset; any makes the model pooled.
     std::vector<RegisteredRegion> regions;
+    // The run's end (run.duration_ns, ns from its start): memory never freed is held until then.
+    // 0 when unknown (a model built by hand, a trace without its run row).
+    int64_t run_end_ns = 0;
 };
 
 // Reads a trace through the trace library; throws trace::SqliteError when the file cannot be read.

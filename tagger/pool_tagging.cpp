@@ -553,6 +553,48 @@ std::vector<int64_t> end_times(const TraceModel& m, const SubRangeSet& set, cons
     return end;
 }
 
+// Where memory the program still holds at the end sits: its segment's free, else the run's end
+// (at least the last work's, for a model without its run row).
+int64_t held_until_ns(const TraceModel& m, const Allocation& segment) {
+    if (segment.free_ns) return *segment.free_ns;
+    int64_t end = m.run_end_ns;
+    for (const WorkItem& w : m.work) end = std::max({end, w.end_ns, w.launch_ns});
+    return end;
+}
+
+// Weights and optimizer state are values the update leaves for a later step (definitions.md): their
+// last use says when the trace's work stopped, not that the program let them go. The last step's
+// weights after its update are read by no kernel of the trace (a checkpoint save, the caller, or no
+// one) and are still held. So a piece of those roles that no later tensor replaced (nothing placed on
+// any of its bytes after its last use) holds its value until its segment is freed or the run ends.
+// Other roles keep their ends: an activation or a gradient is dead after its last reader, and a
+// caching allocator may hand its block on at once (end_times).
+void hold_carried_state(const TraceModel& m, const SubRangeSet& set, const std::vector<int32_t>& index,
+                        const TagResult& r, std::vector<int64_t>& end) {
+    const auto carried = [&](size_t i) {
+        if (index[i] == kNone || set.ranges[i].merged || set.ranges[i].bytes <= 0) return false;
+        const std::string& category = r.tags[size_t(index[i])].category;
+        return category == "weights" || category == "optimizer_state";
+    };
+    for (size_t first = 0; first < set.ranges.size();) {  // ranges are by segment: one segment at a time
+        size_t last = first;
+        while (last < set.ranges.size() && set.ranges[last].segment == set.ranges[first].segment) ++last;
+        for (size_t i = first; i < last; ++i) {
+            if (!carried(i)) continue;
+            const SubRange& piece = set.ranges[i];
+            bool replaced = false;
+            for (size_t j = first; j < last && !replaced; ++j) {
+                const SubRange& o = set.ranges[j];
+                replaced = j != i && !o.merged && o.bytes > 0 && o.first_work > piece.last_work &&
+                           o.offset < piece.offset + uint64_t(piece.bytes) &&
+                           piece.offset < o.offset + uint64_t(o.bytes);
+            }
+            if (!replaced) end[i] = std::max(end[i], held_until_ns(m, m.allocations[size_t(piece.segment)]));
+        }
+        first = last;
+    }
+}
+
 TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& set, const std::vector<int32_t>& index,
                   const IterationSet& its, TagResult&& r) {
     TagResult result;
@@ -560,6 +602,7 @@ TagResult collect(const TraceModel& m, const TraceModel& v, const SubRangeSet& s
     result.optimizer_work = std::move(r.optimizer_work);
     result.tags = std::vector<Tag>(r.tags.begin(), r.tags.begin() + std::ptrdiff_t(m.allocations.size()));
     std::vector<int64_t> ends = end_times(m, set, its);
+    hold_carried_state(m, set, index, r, ends);
     for (size_t i = 0; i < set.ranges.size(); ++i) {
         if (index[i] == kNone) continue;
         const SubRange& range = set.ranges[i];
