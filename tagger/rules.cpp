@@ -3,6 +3,7 @@
 #include "rules_context.h"
 
 #include "collectives.h"
+#include "copies_for_next_kernels.h"
 #include "dataflow.h"
 #include "evidence.h"
 #include "forward_values.h"
@@ -786,6 +787,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     tag_update_operands(c);
     tag_copied_into_state(c);
     tag_collective_operands(c.m, c.flow, c.optimizer_work, c.tags);  // collectives.h: what a collective's other side is
+    tag_copies_for_next_kernels(c);
     tag_made_in_step(c);
     tag_remaining(c);
     find_phases(c, result);
