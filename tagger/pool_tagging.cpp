@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 namespace tbdprof::tagger {
@@ -451,7 +452,9 @@ bool split_rewritten_activations(const TraceModel& m, const TagResult& r, const 
 // change 32).
 bool rejoin_same_role_cuts(const TagResult& r, const std::vector<int32_t>& index, const std::vector<bool>& cut_before,
                            SubRangeSet& set) {
-    auto category = [&](size_t i) { return index[i] == kNone ? std::string() : r.tags[size_t(index[i])].category; };
+    auto category = [&](size_t i) -> std::string_view {
+        return index[i] == kNone ? std::string_view() : std::string_view(r.tags[size_t(index[i])].category);
+    };
     auto same_role = [&](size_t i, size_t j) {
         return (category(i) == "activations" || category(i) == "gradients") && category(i) == category(j);
     };
