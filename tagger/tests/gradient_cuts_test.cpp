@@ -48,9 +48,7 @@ TEST_CASE("an activation gradient read and dropped where a weight gradient is wr
         size_t last = p.kernel({{40960, Access::Read}, {49152, Access::Read}, {0, Access::Write}}, 3);  // the update
         p.step(first, last + 1);
     }
-    IterationSet its;
-    TagResult r = tag_model(p.model, "", its);
-    REQUIRE_EQ(its.iterations.size(), 4u);
+    const TagResult r = tag_four_steps(p.model);
     CHECK_EQ(pieces(r, 0, "weights"), 1u);
     CHECK_GE(pieces_begun_by(p, r, 40960, "gradients", 41), 3u);  // G begins at kernel 41
     CHECK_GE(pieces(r, 40960, "activations"), 3u);                // dH apart, in every step (the first may differ)

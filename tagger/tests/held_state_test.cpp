@@ -48,9 +48,7 @@ TEST_CASE("the last step's weights and optimizer state are held until the run en
     Pool p(1 << 20);
     const int64_t last_update_ns = train(p);
     p.model.run_end_ns = p.now + 1'000'000;  // the program runs on after its last kernel
-    IterationSet its;
-    TagResult r = tag_model(p.model, "", its);
-    REQUIRE_EQ(its.iterations.size(), 4u);
+    const TagResult r = tag_four_steps(p.model);
     CHECK_EQ(last_end_ns(r, kWeight, "weights"), p.model.run_end_ns);
     CHECK_EQ(last_end_ns(r, kMomentum, "optimizer_state"), p.model.run_end_ns);
     // The last step's activation is dead after its readers: it ends by its step, long before.

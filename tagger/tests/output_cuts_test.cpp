@@ -52,9 +52,7 @@ TEST_CASE("an operation's temporary written where an activation's value was read
         size_t last = p.kernel({{8192, Access::Read}, {4096, Access::Write}, {0, Access::Write}}, 3);  // the update
         p.step(first, last + 1);
     }
-    IterationSet its;
-    TagResult r = tag_model(p.model, "", its);
-    REQUIRE_EQ(its.iterations.size(), 4u);
+    const TagResult r = tag_four_steps(p.model);
     CHECK_GE(pieces(r, 40960, "workspace"), 3u);    // T in every step (the first may differ)
     CHECK_GE(pieces(r, 40960, "activations"), 6u);  // D and V, apart: T lies between them
     CHECK_GE(pieces(r, 8192, "gradients"), 3u);
@@ -84,9 +82,7 @@ TEST_CASE("two activations an output word's write cuts apart, with nothing else 
                                3);  // the update
         p.step(first, last + 1);
     }
-    IterationSet its;
-    TagResult r = tag_model(p.model, "", its);
-    REQUIRE_EQ(its.iterations.size(), 4u);
+    const TagResult r = tag_four_steps(p.model);
     CHECK_EQ(pieces(r, 40960, "workspace"), 0u);
     CHECK_EQ(pieces(r, 40960), 4u);  // one a step: D and V joined again
     CHECK_EQ(pieces(r, 40960, "activations"), 4u);
@@ -127,9 +123,7 @@ TEST_CASE("a gradient a cast writes where a product's input was read begins at t
                                3);  // the update
         p.step(first, last + 1);
     }
-    IterationSet its;
-    TagResult r = tag_model(p.model, "", its);
-    REQUIRE_EQ(its.iterations.size(), 4u);
+    const TagResult r = tag_four_steps(p.model);
     CHECK_GE(pieces(r, 49152, "gradients"), 3u);
     size_t cast_gradients = 0;  // gradients at 40960 that begin at the cast, short of backward's tensor
     for (const SubRangeTag& t : r.subranges) {
@@ -181,10 +175,7 @@ TagResult batch_in_struct_words(const std::vector<uint32_t>& x_words, bool momen
                                3);  // the update
         p.step(first, last + 1);
     }
-    IterationSet its;
-    TagResult r = tag_model(p.model, "", its);
-    REQUIRE_EQ(its.iterations.size(), 4u);
-    return r;
+    return tag_four_steps(p.model);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include "subranges.h"
 #include "timed_work.h"
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -86,6 +88,14 @@ struct Pool {
 
 inline IterationSet steps_of(const TraceModel& m) {
     return detect_iterations(m, "");
+}
+
+// Tags a made-up run of four steps, which it must find as four iterations.
+inline TagResult tag_four_steps(const TraceModel& m) {
+    IterationSet its;
+    TagResult r = tag_model(m, "", its);
+    REQUIRE_EQ(its.iterations.size(), 4u);
+    return r;
 }
 
 inline std::vector<SubRange> at(const SubRangeSet& set, uint64_t offset) {
