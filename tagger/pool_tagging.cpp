@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -571,10 +572,33 @@ int64_t run_end_or_last_work_ns(const TraceModel& m) {
 // any of its bytes after its last use) holds its value until its segment is freed or the run ends.
 // Other roles keep their ends: an activation or a gradient is dead after its last reader, and a
 // caching allocator may hand its block on at once (end_times).
+// The byte intervals of one segment covered by the pieces placed so far, kept merged: begin -> end.
+class CoveredBytes {
+public:
+    void add(uint64_t begin, uint64_t end) {
+        auto it = by_begin_.upper_bound(begin);
+        if (it != by_begin_.begin() && std::prev(it)->second >= begin) --it;  // touches the one before
+        while (it != by_begin_.end() && it->first <= end) {                   // swallow what it touches
+            begin = std::min(begin, it->first);
+            end = std::max(end, it->second);
+            it = by_begin_.erase(it);
+        }
+        by_begin_.emplace(begin, end);
+    }
+    bool overlaps(uint64_t begin, uint64_t end) const {
+        auto it = by_begin_.lower_bound(end);  // the last interval starting before `end` decides
+        return it != by_begin_.begin() && std::prev(it)->second > begin;
+    }
+
+private:
+    std::map<uint64_t, uint64_t> by_begin_;
+};
+
 void hold_carried_state(const TraceModel& m, const SubRangeSet& set, const std::vector<int32_t>& index,
                         const TagResult& r, std::vector<int64_t>& end) {
+    const auto live = [&](size_t i) { return !set.ranges[i].merged && set.ranges[i].bytes > 0; };
     const auto carried = [&](size_t i) {
-        if (index[i] == kNone || set.ranges[i].merged || set.ranges[i].bytes <= 0) return false;
+        if (index[i] == kNone || !live(i)) return false;
         const std::string& category = r.tags[size_t(index[i])].category;
         return category == "weights" || category == "optimizer_state";
     };
@@ -584,20 +608,35 @@ void hold_carried_state(const TraceModel& m, const SubRangeSet& set, const std::
         if (!run_end_ns) run_end_ns = run_end_or_last_work_ns(m);
         return *run_end_ns;
     };
-    for (size_t first = 0; first < set.ranges.size();) {  // ranges are by segment: one segment at a time
+    // One segment at a time (ranges are by segment), a sweep back in time: the held pieces by last
+    // use, latest first; before each, every piece first used after that last use is added to the
+    // covered bytes. Linear in the segment's pieces (times a log), where comparing each held piece
+    // with every other piece grew with the run's length times the parameters in the segment.
+    std::vector<size_t> held, later;
+    for (size_t first = 0; first < set.ranges.size();) {
         size_t last = first;
         while (last < set.ranges.size() && set.ranges[last].segment == set.ranges[first].segment) ++last;
+        held.clear();
+        later.clear();
         for (size_t i = first; i < last; ++i) {
-            if (!carried(i)) continue;
+            if (carried(i)) held.push_back(i);
+            if (live(i)) later.push_back(i);
+        }
+        const auto by = [&](auto field) {
+            return [&, field](size_t a, size_t b) { return set.ranges[a].*field > set.ranges[b].*field; };
+        };
+        std::sort(held.begin(), held.end(), by(&SubRange::last_work));
+        std::sort(later.begin(), later.end(), by(&SubRange::first_work));
+        CoveredBytes covered;
+        size_t next = 0;
+        for (size_t i : held) {
             const SubRange& piece = set.ranges[i];
-            bool replaced = false;
-            for (size_t j = first; j < last && !replaced; ++j) {
-                const SubRange& o = set.ranges[j];
-                replaced = j != i && !o.merged && o.bytes > 0 && o.first_work > piece.last_work &&
-                           o.offset < piece.offset + uint64_t(piece.bytes) &&
-                           piece.offset < o.offset + uint64_t(o.bytes);
+            for (; next < later.size() && set.ranges[later[next]].first_work > piece.last_work; ++next) {
+                const SubRange& tenant = set.ranges[later[next]];
+                covered.add(tenant.offset, tenant.offset + uint64_t(tenant.bytes));
             }
-            if (!replaced) end[i] = std::max(end[i], held_until_ns(m.allocations[size_t(piece.segment)]));
+            if (!covered.overlaps(piece.offset, piece.offset + uint64_t(piece.bytes)))
+                end[i] = std::max(end[i], held_until_ns(m.allocations[size_t(piece.segment)]));
         }
         first = last;
     }
