@@ -22,9 +22,12 @@ int32_t copied_from(const WorkItem& w, int32_t a) {
     return source;
 }
 
-// The next work item of `w`'s process after `w`, or c.m.work.size().
+// The next work item of `w`'s process within kCopyReadersSpan items after `w`, or c.m.work.size().
+// Bounded because a reader farther away fails the span test anyway, and a process whose work has
+// ended would otherwise send the search to the end of the other processes' work.
 size_t next_of_process(const Context& c, size_t w) {
-    for (size_t n = w + 1; n < c.m.work.size(); ++n)
+    const size_t stop = std::min(c.m.work.size(), w + 1 + kCopyReadersSpan);
+    for (size_t n = w + 1; n < stop; ++n)
         if (c.m.work[n].process == c.m.work[w].process) return n;
     return c.m.work.size();
 }
