@@ -152,6 +152,14 @@ cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t, cudaStream_t) {
 cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t, cublasMath_t) {
     return CUBLAS_STATUS_SUCCESS;
 }
+// Scalars are read through host pointers only (the samples pass alpha and beta from the host).
+cublasStatus_t CUBLASWINAPI cublasSetPointerMode_v2(cublasHandle_t, cublasPointerMode_t mode) {
+    return mode == CUBLAS_POINTER_MODE_HOST ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+}
+// The reference GEMM needs no scratch: a workspace the program hands over is accepted and unused.
+cublasStatus_t CUBLASWINAPI cublasSetWorkspace_v2(cublasHandle_t, void*, size_t) {
+    return CUBLAS_STATUS_SUCCESS;
+}
 const char* CUBLASWINAPI cublasGetStatusName(cublasStatus_t status) {
     return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : "CUBLAS_STATUS_ERROR";
 }
