@@ -134,27 +134,20 @@ void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& resu
                             : "caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
                               "segments") +
             "; each segment is scaled and rounded up on its own, a rougher estimate" +
-            (pool.growth_replay
-                 ? std::string(", except a larger batch alone: its requests (the tensors' released reading and the "
+            (pool.batch_replay
+                 ? std::string(", except the batch alone: its requests (the tensors' released reading and the "
                                "library calls' workspaces) are replayed through PyTorch's caching-allocator policy "
                                "all the same, which at the recorded sizes reserves ") +
-                       (pool.growth_miss_bytes == 0
+                       (pool.batch_miss_bytes == 0
                             ? std::string("as many bytes as the recorded segments")
-                            : format_bytes(std::abs(pool.growth_miss_bytes)) +
-                                  (pool.growth_miss_bytes > 0 ? " less" : " more") + " than the recorded segments")
+                            : format_bytes(std::abs(pool.batch_miss_bytes)) +
+                                  (pool.batch_miss_bytes > 0 ? " less" : " more") + " than the recorded segments")
                  : std::string()) +
             ": 'fits' and check --whatif allow for " + format_percent(result.fit_margin) + " error");
 }
 
-// A scenario that only makes the batch larger (no other change), which a caching pool whose replay
-// does not give back the recorded segments predicts by that replay all the same (growth_pool_model).
-bool only_grows_batch(const ScenarioSpec& spec) {
-    return spec.batch_scale && *spec.batch_scale > 1.0 && !spec.calibrated && !spec.precision && spec.zero_stage == 0 &&
-           !spec.checkpoint;
-}
-
 // Each scenario but the recorded one, replayed at its bytes: with checkpointing's changed timeline,
-// through the caching pool (`growth`: the pool replayed all the same, for a larger batch alone), or on
+// through the caching pool (`batch`: the pool replayed all the same, for the batch alone), or on
 // the recorded timeline.
 void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events, const Model& model,
                        const CheckpointPlan& plan, const std::pair<const PoolModel&, const PoolModel&> pools,
@@ -173,7 +166,7 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         }
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
-        const PoolModel& pool = pools.second.usable && only_grows_batch(spec) ? pools.second : pools.first;
+        const PoolModel& pool = pools.second.usable && whatif::only_changes_batch(spec) ? pools.second : pools.first;
         const Replayed replayed =
             spec.checkpoint && plan.pooled ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes),
                                                                          plan.pool_tensors, tensor_bytes, pool, points)
@@ -250,10 +243,11 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     if (!result.cannot_predict.empty()) return result;
     if (pool_not_reproduced(pool, model)) result.fit_margin = std::max(options.fit_margin, kUnreproducedPoolMargin);
     const std::vector<ScenarioSpec> specs = whatif::scenario_list(options, scale);
-    const PoolModel growth =
-        std::any_of(specs.begin(), specs.end(), only_grows_batch) ? whatif::growth_pool_model(run, pool) : PoolModel{};
+    const PoolModel batch_pool = std::any_of(specs.begin(), specs.end(), whatif::only_changes_batch)
+                                     ? whatif::batch_pool_model(run, pool)
+                                     : PoolModel{};
     add_pool_note(pool, model, result);
-    predict_scenarios(run, events, model, plan, {pool, growth}, options, specs, result);
+    predict_scenarios(run, events, model, plan, {pool, batch_pool}, options, specs, result);
     whatif::add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())
         result.notes.push_back(
