@@ -355,7 +355,7 @@ TEST_CASE("a smaller batch alone is replayed through the pool: workspace segment
     PoolTensor between_calls = tensor(0, 9 * kMiB, 40, 60, 3);
     between_calls.segment = 1;
     run.pool_readings.released = {tensor(0, 6 * kMiB, 10, 100, 3), tensor(6 * kMiB, 6 * kMiB, 10, 100, 3),
-                                   between_calls};
+                                  between_calls};
     for (const auto& [segment_index, begin_ns] : {std::pair<size_t, int64_t>{1, 20}, {2, 50}}) {
         PoolTensor workspace = tensor(0, 32 * kMiB, begin_ns, begin_ns + 5, 4);
         workspace.segment = segment_index;
