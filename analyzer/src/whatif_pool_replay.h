@@ -58,7 +58,13 @@ PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t
 // change the batch alone (whatif_scenarios.h, only_changes_batch; docs/whatif.md, "Fits"); `usable`
 // false where it does not apply. Sets run.pool_tensors, and pool.batch_replay and batch_miss_bytes for
 // the note.
+// Also for a pool whose replay gives back its segments with the library workspace segments left out
+// (workspaces_left_out): their per-call requests join the replay for those scenarios.
 PoolModel batch_pool_model(RecordedRun& run, PoolModel& pool);
+
+// Whether `pool` gives back the recorded segments by the released reading with the segments counted
+// whole as a library workspace left out of its replay (they stay as recorded in every scenario).
+bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool);
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.
