@@ -100,8 +100,24 @@ bool pool_not_reproduced(const PoolModel& pool, const Model& model) {
     return !pool.usable && !pool.segments.empty() && model.granularity > 1;
 }
 
+// How many bytes the batch replay (batch_pool_model) reserves at the recorded sizes against the
+// recorded segments, in words.
+std::string batch_miss_words(const PoolModel& pool) {
+    if (pool.batch_miss_bytes == 0) return "as many bytes as the recorded segments";
+    return format_bytes(std::abs(pool.batch_miss_bytes)) + (pool.batch_miss_bytes > 0 ? " less" : " more") +
+           " than the recorded segments";
+}
+
 // Which segments the caching pool's replay gives, or why the recorded ones are scaled instead.
 void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& result) {
+    if (pool.usable && pool.batch_replay)
+        result.notes.push_back(
+            "caching pool: the batch changed alone also requests the library calls' workspaces (one request "
+            "per call) in the segments counted whole as a library workspace, which the pool's replay keeps as "
+            "recorded: past the first such a segment is reserved when batch-sized tensors took a freed "
+            "workspace block between two calls, which another batch may not do; at the recorded sizes that "
+            "replay reserves " +
+            batch_miss_words(pool));
     if (pool.usable)
         result.notes.push_back(
             "caching pool: the tensors in " + std::to_string(pool.segments.size() - pool.workspaces) +
@@ -134,27 +150,17 @@ void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& resu
                             : "caching pool: PyTorch's caching-allocator policy does not reproduce the recorded "
                               "segments") +
             "; each segment is scaled and rounded up on its own, a rougher estimate" +
-            (pool.growth_replay
-                 ? std::string(", except a larger batch alone: its requests (the tensors' released reading and the "
+            (pool.batch_replay
+                 ? std::string(", except the batch alone: its requests (the tensors' released reading and the "
                                "library calls' workspaces) are replayed through PyTorch's caching-allocator policy "
                                "all the same, which at the recorded sizes reserves ") +
-                       (pool.growth_miss_bytes == 0
-                            ? std::string("as many bytes as the recorded segments")
-                            : format_bytes(std::abs(pool.growth_miss_bytes)) +
-                                  (pool.growth_miss_bytes > 0 ? " less" : " more") + " than the recorded segments")
+                       batch_miss_words(pool)
                  : std::string()) +
             ": 'fits' and check --whatif allow for " + format_percent(result.fit_margin) + " error");
 }
 
-// A scenario that only makes the batch larger (no other change), which a caching pool whose replay
-// does not give back the recorded segments predicts by that replay all the same (growth_pool_model).
-bool only_grows_batch(const ScenarioSpec& spec) {
-    return spec.batch_scale && *spec.batch_scale > 1.0 && !spec.calibrated && !spec.precision && spec.zero_stage == 0 &&
-           !spec.checkpoint;
-}
-
 // Each scenario but the recorded one, replayed at its bytes: with checkpointing's changed timeline,
-// through the caching pool (`growth`: the pool replayed all the same, for a larger batch alone), or on
+// through the caching pool (`batch`: the pool replayed all the same, for the batch alone), or on
 // the recorded timeline.
 void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events, const Model& model,
                        const CheckpointPlan& plan, const std::pair<const PoolModel&, const PoolModel&> pools,
@@ -173,7 +179,7 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         }
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
-        const PoolModel& pool = pools.second.usable && only_grows_batch(spec) ? pools.second : pools.first;
+        const PoolModel& pool = pools.second.usable && whatif::only_changes_batch(spec) ? pools.second : pools.first;
         const Replayed replayed =
             spec.checkpoint && plan.pooled ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes),
                                                                          plan.pool_tensors, tensor_bytes, pool, points)
@@ -250,10 +256,18 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     if (!result.cannot_predict.empty()) return result;
     if (pool_not_reproduced(pool, model)) result.fit_margin = std::max(options.fit_margin, kUnreproducedPoolMargin);
     const std::vector<ScenarioSpec> specs = whatif::scenario_list(options, scale);
-    const PoolModel growth =
-        std::any_of(specs.begin(), specs.end(), only_grows_batch) ? whatif::growth_pool_model(run, pool) : PoolModel{};
+    // Where the pool's own replay is used (workspaces left out), batch_pool_model replaces the
+    // tensors it replays (run.pool_tensors), so only when every scenario changes the batch alone.
+    const bool batch_only = std::all_of(specs.begin() + 1, specs.end(), whatif::only_changes_batch);
+    const PoolModel batch_pool =
+        std::any_of(specs.begin(), specs.end(), whatif::only_changes_batch) && (!pool.usable || batch_only)
+            ? whatif::batch_pool_model(run, pool)
+            : PoolModel{};
+    // A replay that does not give back the recorded segments at their sizes keeps the wider margin.
+    if (pool.usable && batch_pool.usable && pool.batch_miss_bytes != 0)
+        result.fit_margin = std::max(result.fit_margin, kUnreproducedPoolMargin);
     add_pool_note(pool, model, result);
-    predict_scenarios(run, events, model, plan, {pool, growth}, options, specs, result);
+    predict_scenarios(run, events, model, plan, {pool, batch_pool}, options, specs, result);
     whatif::add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())
         result.notes.push_back(

@@ -160,7 +160,8 @@ PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t
     // placed: at another size they may take its freed block, and the library's next workspace then
     // needs a segment of its own (transformer_train.py --layers 4, 128 -> 64: the run reserves a second
     // 32 MiB segment; the replay, without them, said "fits" 15.7% under the peak). The replay of
-    // the other tensors is no bound on them: the segments are scaled on their own, with that margin.
+    // the other tensors is no bound on them: the segments are scaled on their own, with that margin
+    // (a batch changed alone is replayed all the same, with the per-call workspaces: batch_pool_model).
     pool.unplaced_in_workspace = !pool.expandable && run.pool_readings.workspace_used_outside_calls;
     if (pool.unplaced_in_workspace) return pool;
     const bool workspaces =
@@ -179,28 +180,38 @@ PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t
     return pool;
 }
 
-// A larger batch makes no request smaller, and its segments come from the requests the placement
-// shows, at their new sizes, through the pool's policy; scaling each segment on its own instead
-// scales the pool's fixed units (a 20 MiB large-pool segment, a 32 MiB segment reserved for a
-// library's workspace that later held activations) as if each filled with the batch:
-// transformer_train.py --d-model 128, 64 -> 128, +47.4%, where this replay measured +3.2%. A smaller
-// batch is not replayed this way: requests the placement does not show (tensors between the library
-// calls in a workspace segment) then take blocks the replay leaves free (--layers 4, 128 -> 64: -15.7%).
-PoolModel growth_pool_model(RecordedRun& run, PoolModel& pool) {
-    if (pool.usable || pool.expandable || pool.segments.empty()) return PoolModel{};
-    PoolModel growth = pool;
+// The segments of a run at another batch come from its requests at their new sizes through the
+// pool's policy; scaling each segment on its own instead scales the pool's units as if each held
+// the batch. Larger: a 20 MiB large-pool segment, or a 32 MiB one reserved for a library's workspace
+// that later held activations, doubled (transformer_train.py --d-model 128, 64 -> 128, +47.4%, where
+// this replay measured +3.2%). Smaller: the segments counted whole as a library workspace stay, but
+// past the first they exist because batch-sized tensors took the freed workspace block between two
+// calls, so that the next call's workspace needed a segment of its own; at a smaller batch those
+// tensors fit elsewhere and the calls share one block again (--seq 48, 128 -> 64: the run reserves one
+// 32 MiB segment where batch 128 reserves three; scaled on its own each was kept, +12.1%). The same
+// holds where the released reading gives back the other segments and the workspace segments were left
+// out of the replay, kept as recorded (--layers 7, 128 -> 64: +14.9%).
+PoolModel batch_pool_model(RecordedRun& run, PoolModel& pool) {
+    if ((pool.usable && !workspaces_left_out(run, pool)) || pool.expandable || pool.segments.empty())
+        return PoolModel{};
+    PoolModel batch = pool;
     const PoolReadings& readings = run.pool_readings;
     run.pool_tensors = joined(readings.released, readings.workspaces);
     for (size_t i : readings.workspace_segments) {
-        growth.segments.push_back(i);
-        growth.pooled[i] = true;
+        batch.segments.push_back(i);
+        batch.pooled[i] = true;
     }
-    growth.workspaces = readings.workspace_segments.size();
-    growth.usable = growth.by_placement = growth.approximate = true;
-    growth.held = false;
-    pool.growth_replay = true;
-    pool.growth_miss_bytes = miss_at_recorded_sizes(run, growth);
-    return growth;
+    batch.workspaces = readings.workspace_segments.size();
+    batch.usable = batch.by_placement = batch.approximate = true;
+    batch.held = false;
+    pool.batch_replay = true;
+    pool.batch_miss_bytes = miss_at_recorded_sizes(run, batch);
+    return batch;
+}
+
+bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool) {
+    return pool.usable && pool.by_placement && !pool.held && !pool.expandable && pool.workspaces == 0 &&
+           !run.pool_readings.workspace_segments.empty();
 }
 
 namespace {

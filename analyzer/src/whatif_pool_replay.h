@@ -38,12 +38,12 @@ struct PoolModel {
     // Kernels outside the library calls used a segment counted whole as a library workspace: tensors
     // lay there that the replay cannot place, so it is not used (not `usable`).
     bool unplaced_in_workspace = false;
-    // Fixed segments that neither reading gives back: a batch only made larger is predicted by the
-    // replay all the same (`growth`, from growth_pool_model), the rest by each segment scaled on its
-    // own. `growth_miss_bytes`: the recorded segments' bytes less those the replay at the recorded
+    // Fixed segments that neither reading gives back: a batch changed alone (larger or smaller) is
+    // predicted by the replay all the same (from batch_pool_model), the rest by each segment scaled on
+    // its own. `batch_miss_bytes`: the recorded segments' bytes less those the replay at the recorded
     // sizes reserves (said in the note).
-    bool growth_replay = false;
-    int64_t growth_miss_bytes = 0;
+    bool batch_replay = false;
+    int64_t batch_miss_bytes = 0;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };
@@ -54,10 +54,17 @@ struct PoolModel {
 PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t granularity);
 
 // For fixed segments that neither reading gives back (pool.usable false): the pool replayed all the
-// same with the released reading and the library calls' per-call workspaces, for scenarios that only
-// make the batch larger (docs/whatif.md, "Fits"); `usable` false where it does not apply. Sets
-// run.pool_tensors, and pool.growth_replay and growth_miss_bytes for the note.
-PoolModel growth_pool_model(RecordedRun& run, PoolModel& pool);
+// same with the released reading and the library calls' per-call workspaces, for scenarios that
+// change the batch alone (whatif_scenarios.h, only_changes_batch; docs/whatif.md, "Fits"); `usable`
+// false where it does not apply. Sets run.pool_tensors, and pool.batch_replay and batch_miss_bytes for
+// the note.
+// Also for a pool whose replay gives back its segments with the library workspace segments left out
+// (workspaces_left_out): their per-call requests join the replay for those scenarios.
+PoolModel batch_pool_model(RecordedRun& run, PoolModel& pool);
+
+// Whether `pool` gives back the recorded segments by the released reading with the segments counted
+// whole as a library workspace left out of its replay (they stay as recorded in every scenario).
+bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool);
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.

@@ -14,6 +14,11 @@ std::string batch_name(const WhatIfOptions& options, double scale) {
 
 }  // namespace
 
+bool only_changes_batch(const ScenarioSpec& spec) {
+    return spec.batch_scale && *spec.batch_scale != 1.0 && !spec.calibrated && !spec.precision &&
+           spec.zero_stage == 0 && !spec.checkpoint;
+}
+
 std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optional<double> scale) {
     std::vector<ScenarioSpec> specs{{"recorded", std::nullopt, false, std::nullopt, 0}};
     ScenarioSpec all{"", std::nullopt, false, std::nullopt, 0};

@@ -20,6 +20,11 @@ struct ScenarioSpec {
     bool checkpoint = false;
 };
 
+// Whether `spec` changes the batch alone (by a factor, larger or smaller; no calibration, precision,
+// ZeRO or checkpointing with it): a caching pool whose replay does not give back the recorded segments
+// predicts such a scenario by that replay all the same (whatif_pool_replay.h, batch_pool_model).
+bool only_changes_batch(const ScenarioSpec& spec);
+
 // "recorded" first; `scale` is the batch factor the options give (none: no batch change).
 std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optional<double> scale);
 
