@@ -138,7 +138,7 @@ def list_nvidia_libraries(rank):
 def main():
     rank, local_rank, world = rank_environment()
     args = train_common.parse_options("ddp_train", __doc__, {"batch": 64, "optimizer": "sgd"}, extra_options)
-    for option in ("oracle_labels", "script_labels", "profiler_trace", "buckets_out"):
+    for option in ("oracle_labels", "script_labels", "recompute_labels", "profiler_trace", "buckets_out"):
         if getattr(args, option):
             setattr(args, option, getattr(args, option).replace("{rank}", str(rank)))
     if args.fsdp and args.zero_optimizer:

@@ -24,6 +24,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle"))
+import recompute  # noqa: E402 (oracle/, on sys.path above)
 
 
 def parse_options(name, description, defaults, extra=None):
@@ -45,6 +46,9 @@ def parse_options(name, description, defaults, extra=None):
                         help="with --oracle-labels: a torch.profiler schedule, one ProfilerStep#N per step")
     parser.add_argument("--oracle-labels", metavar="PATH", help="write torch.profiler's categories here")
     parser.add_argument("--script-labels", metavar="PATH", help="write the script's own categories here")
+    parser.add_argument("--recompute-labels", metavar="PATH",
+                        help="with --checkpoint: the results of the recomputed forward that torch.profiler "
+                             "saw, from the script's mark of the recomputation (oracle/recompute.py)")
     parser.add_argument("--script-notes", metavar="PATH",
                         help="without torch.profiler: write the script's own categories of the storages it "
                              "can name, each at the moment it was noted (score_notes.py)")
@@ -81,7 +85,10 @@ def make_optimizer(args, model):
 def maybe_checkpoint(args, block, x):
     """Runs `block(x)`, under activation checkpointing when asked (non-reentrant, as recommended)."""
     if args.checkpoint and torch.is_grad_enabled():
-        return torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)
+        # The second context marks the recomputation in backward (oracle/recompute.py): what the
+        # script knows of it corrects torch.profiler's labels there (score.py).
+        return torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False,
+                                                 context_fn=recompute.checkpoint_contexts)
     return block(x)
 
 
@@ -96,7 +103,7 @@ class _Recording:
     def __init__(self, args):
         self.args = args
         self.profiler = None
-        if not (args.oracle_labels or args.script_labels or args.profiler_trace):
+        if not (args.oracle_labels or args.script_labels or args.recompute_labels or args.profiler_trace):
             return
         schedule = None
         if args.profile_schedule:
@@ -183,7 +190,7 @@ def train(name, args, build_model, make_batch, loss_fn, optimizer_for=make_optim
         _write_phases(args.phases, phases, spans)
     if args.profiler_trace:
         recording.profiler.export_chrome_trace(args.profiler_trace)
-    if args.oracle_labels or args.script_labels:
+    if args.oracle_labels or args.script_labels or args.recompute_labels:
         allocations = export.allocations_from_profiler(recording.profiler, calibration, device)
         segments = export.segments_of(device)
         script_allocations = allocations
@@ -202,6 +209,9 @@ def train(name, args, build_model, make_batch, loss_fn, optimizer_for=make_optim
         if args.script_labels:
             export.write_labels(args.script_labels, script_allocations, segments, spans,
                                 lambda a: a.script_category)
+        if args.recompute_labels:
+            export.write_labels(args.recompute_labels, allocations, segments, spans,
+                                lambda a: a.recompute_category)
     print(f"{name}: steps={args.steps} device={device.type} allocator={allocator_name(device)} "
           f"elapsed_ms={elapsed_ms:.1f}", flush=True)
 

@@ -24,6 +24,7 @@ import time
 import torch
 
 import clock
+import recompute
 
 CATEGORY_NAMES = {
     "PARAMETER": "weights",
@@ -43,12 +44,12 @@ class Allocation:
     """One allocation the profiler saw on the profiled device; times are CLOCK_MONOTONIC ns."""
 
     __slots__ = ("address", "bytes", "alloc_ns", "free_ns", "key", "oracle_category", "script_category",
-                 "pytorch_category", "alloc_order", "free_order")
+                 "pytorch_category", "alloc_order", "free_order", "recompute_category")
 
     def __init__(self, address, size, alloc_ns, key, order):
         self.address, self.bytes, self.alloc_ns, self.free_ns, self.key = address, size, alloc_ns, None, key
         self.alloc_order, self.free_order = order, None
-        self.oracle_category = self.script_category = UNKNOWN
+        self.oracle_category = self.script_category = self.recompute_category = UNKNOWN
         self.pytorch_category = None
 
 
@@ -119,7 +120,10 @@ def allocations_from_profiler(profiler, calibration_marks, device):
             allocation = live.pop(fields.ptr)
             allocation.free_ns, allocation.free_order = event.start_time_ns, order
     spans = _version_spans(profile)
+    recomputed = recompute.recomputed_results(profile._op_tree)
     for allocation in allocations:
+        if allocation.key in recomputed:
+            allocation.recompute_category = recompute.RESULT_CATEGORY
         if allocation.key is not None:
             category = _longest_category(profile, allocation.key, spans.get(allocation.key, []), allocation.free_ns,
                                          end_time)

@@ -6,6 +6,7 @@
 #   run_test.sh SOURCE_DIR score.py-arguments...
 #   run_test.sh SOURCE_DIR --unseen-report unseen_report_test.py-arguments...
 #   run_test.sh SOURCE_DIR --phases phases_test.py-arguments...
+#   run_test.sh SOURCE_DIR --recompute recompute_test.py-arguments...
 set -u
 source_dir=${1:?usage: run_test.sh SOURCE_DIR ARGS...}
 shift
@@ -25,6 +26,10 @@ fi
 if [[ ${1:-} == --phases ]]; then
     shift
     exec "$python" "$source_dir/samples/pytorch/oracle/phases_test.py" --python "$python" "$@"
+fi
+if [[ ${1:-} == --recompute ]]; then
+    shift
+    exec "$python" "$source_dir/samples/pytorch/oracle/recompute_test.py" "$@"
 fi
 if [[ ${1:-} == --unseen-report ]]; then
     shift

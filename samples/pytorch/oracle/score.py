@@ -66,22 +66,29 @@ def compare_label_files(a_path, b_path):
 SCRIPT_KNOWN = {"weights", "gradients", "optimizer_state", "input"}
 
 
-def write_reconciled(oracle_path, script_path, out_path):
+def write_reconciled(oracle_path, script_path, out_path, recompute_path=None):
     """torch.profiler's labels corrected by the script's knowledge (docs/tagging.md, "Who is right").
 
     Where the script knows the category, it wins; where torch.profiler claims a category the script
-    knows every tensor of and the script did not see that tensor, the allocation becomes '-'.
-    Returns {"from->to": bytes} of the changes."""
+    knows every tensor of and the script did not see that tensor, the allocation becomes '-'. A
+    result of the recomputed forward (recompute_path, oracle/recompute.py) that torch.profiler calls
+    a temporary of the backward node is an activation. Returns {"from->to": bytes} of the changes."""
     changes = collections.Counter()
+    recompute = open(recompute_path) if recompute_path and os.path.exists(recompute_path) else None
     with open(oracle_path) as oracle, open(script_path) as script, open(out_path, "w") as out:
         for o_line, s_line in zip(oracle, script):
             o, s = o_line.rstrip("\n").split("\t"), s_line.rstrip("\n").split("\t")
+            r = recompute.readline().rstrip("\n").split("\t") if recompute else o
             if o[0] == "alloc":
                 category = s[3] if s[3] != "-" else ("-" if o[3] in SCRIPT_KNOWN else o[3])
+                if category == "workspace" and r[:3] == o[:3] and r[3] != "-":
+                    category = r[3]
                 if category != o[3]:
                     changes[f"{o[3]}->{category}"] += int(o[2])
                 o[3] = category
             out.write("\t".join(o) + "\n")
+    if recompute:
+        recompute.close()
     return dict(changes.most_common())
 
 
@@ -149,8 +156,9 @@ def tag_accuracy(tool, trace, labels):
     return {"accuracy": float(found.group(1)), "labelled_bytes": int(found.group(2)), "table": done.stdout}
 
 
-def run_sample(args, workdir, oracle, script):
-    labels = ["--script-notes", script] if args.profiler_off else ["--oracle-labels", oracle, "--script-labels", script]
+def run_sample(args, workdir, oracle, script, recompute):
+    labels = ["--script-notes", script] if args.profiler_off else ["--oracle-labels", oracle, "--script-labels", script,
+                                                                   "--recompute-labels", recompute]
     command = [args.python, args.sample, *labels] + args.sample_args
     env = dict(os.environ)
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
@@ -215,19 +223,20 @@ def main():
         workdir = args.workdir or scratch
         os.makedirs(workdir, exist_ok=True)
         oracle, script = os.path.join(workdir, "oracle.labels"), os.path.join(workdir, "script.labels")
-        trace = run_sample(args, workdir, oracle, script)
+        recompute = os.path.join(workdir, "recompute.labels")
+        trace = run_sample(args, workdir, oracle, script, recompute)
         if args.profiler_off:
             return score_profiler_off(args, trace, script)
         if trace and not any(line.startswith("alloc") for line in open(oracle)) or (
                 trace and args.allocator == "preset"):
             # The allocator told torch.profiler nothing: the labels list tensors by their uses.
-            for path in (oracle, script):
+            for path in (oracle, script, recompute):
                 os.replace(path, path + ".tensors")
                 labels_from_trace(trace, path + ".tensors", path)
         result = {"sample": os.path.basename(args.sample), "options": args.sample_args, "allocator": args.allocator,
                   "oracle_totals": label_totals(oracle), "oracle_vs_script": compare_label_files(oracle, script)}
         reconciled = os.path.join(workdir, "reconciled.labels")
-        result["reconciled_changes"] = write_reconciled(oracle, script, reconciled)
+        result["reconciled_changes"] = write_reconciled(oracle, script, reconciled, recompute)
         result["reconciled_totals"] = label_totals(reconciled)
         if trace:
             result["tbdprof_vs_oracle"] = tag_accuracy(args.tag_accuracy, trace, reconciled)
