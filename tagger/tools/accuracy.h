@@ -89,8 +89,9 @@ std::vector<int64_t> allocations_with_subranges(const trace::Database& db);
 // tensor's life: one whose first use was launched after the bytes' previous tenant was freed (the
 // tensor's own) before an earlier tenant's, then one used during a labelled training step
 // (`training_steps`: begin and end, host CLOCK_MONOTONIC ns) before one used only outside the steps,
-// then the one whose life matches the tensor's best (overlap over union); bytes no sub-range covers count as
-// 'unattributed'. A segment without sub-ranges (or a trace without the table) scores by the segment's own category.
+// then the one whose life matches the tensor's best (overlap over union); bytes no sub-range covers
+// count as 'unattributed'. A segment without sub-ranges (or a trace without the table) scores by the
+// segment's own category.
 void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
                          const std::vector<std::pair<int64_t, int64_t>>& training_steps = {});
 

@@ -64,12 +64,13 @@ Ranking rank(const Sub& s, const Life& life, const std::vector<std::pair<int64_t
 }
 
 // Whether `a` outranks `b`: first the tensor's own sub-range over an earlier tenant's; among those,
-// or when none is the tensor's own (a tensor never used, or whose first use is a piece of a sub-range
-// begun before the previous tenant's free, such as a merged range), one used during the tensor's training
-// steps over one used only outside them (a set-up use such as a checkpoint load lasts as long as the
-// host happens to take, and under load can outlast the steps: whether it is used in a step follows
-// the program, its duration does not); then the one whose life matches the tensor's best, so that a
-// long-lived neighbour whose extent was overestimated does not outvote the tensor's own sub-range.
+// or when none is the tensor's own (a tensor never used, or whose first use is a piece of a
+// sub-range begun before the previous tenant's free, such as a merged range), one used during the
+// tensor's training steps over one used only outside them (a set-up use such as a checkpoint load
+// lasts as long as the host happens to take, and under load can outlast the steps: whether it is
+// used in a step follows the program, its duration does not); then the one whose life matches the
+// tensor's best, so that a long-lived neighbour whose extent was overestimated does not outvote the
+// tensor's own sub-range.
 bool outranks(const Ranking& a, const Ranking& b) {
     if (a.own != b.own) return a.own;
     if (a.in_step != b.in_step) return a.in_step;
