@@ -100,6 +100,9 @@ struct LabelScoring {
     std::map<uint64_t, int64_t> live_segments = {};  // address -> bytes
     std::vector<PooledLabel> pooled = {};
     std::unordered_map<uint64_t, size_t> live_pooled = {};  // address -> index into pooled
+    // Every tensor inside a live segment, known category or not, for the pooled labels' previous tenants.
+    std::vector<PooledLabel> tenants = {};
+    std::unordered_map<uint64_t, size_t> live_tenants = {};  // address -> index into tenants
     AccuracyReport report = {};
 };
 
@@ -117,6 +120,10 @@ void follow_segments(LabelScoring& s, const LabelLine& label) {
     if (label.event == "segment") s.live_segments[label.address] = label.bytes;
     if (label.event == "segment_free") s.live_segments.erase(label.address);
     if (label.event != "free") return;
+    if (auto tenant = s.live_tenants.find(label.address); tenant != s.live_tenants.end()) {
+        s.tenants[tenant->second].free_time = label.time;
+        s.live_tenants.erase(tenant);
+    }
     auto found = s.live_pooled.find(label.address);
     if (found == s.live_pooled.end()) return;
     s.pooled[found->second].free_time = label.time;
@@ -132,6 +139,10 @@ void score_allocation_label(LabelScoring& s, const LabelLine& label) {
                       address < std::prev(segment)->first + uint64_t(std::prev(segment)->second);
     AccuracyReport& report = s.report;
     auto it = s.trace_by_address.find(address);
+    if (in_segment) {
+        s.live_tenants[address] = s.tenants.size();
+        s.tenants.push_back({address, label.bytes, label.category, label.time, INT64_MAX});
+    }
     if (label.category == "-") {  // unknown to the labeller: keeps the k-th-allocation matching, not scored
         ++report.unknown_labels;
         report.unknown_bytes += label.bytes;
@@ -191,6 +202,7 @@ std::optional<AccuracyReport> score_against_labels(const trace::Database& db, co
     std::vector<std::pair<int64_t, int64_t>> training_steps;
     for (const Span& span : s.spans)
         if (span.kind == "training") training_steps.push_back({span.begin, span.end});
+    set_previous_frees(s.pooled, s.tenants);
     if (!s.pooled.empty()) score_pooled_labels(db, s.pooled, s.report, training_steps);
     compare_iterations(db, s.spans, s.report);
     return s.report;

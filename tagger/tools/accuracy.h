@@ -71,17 +71,27 @@ struct PooledLabel {
     int64_t alloc_time = 0;
     int64_t free_time = 0;
     int64_t allocation = 0;
+    // The latest free, at or before alloc_time, of another tensor the labels put on any of these bytes
+    // (labels' clock; INT64_MIN when none): a use of the bytes launched after it can only be this
+    // tensor's (or an unlabelled one's), one launched before it was an earlier tenant's.
+    int64_t previous_free_time = INT64_MIN;
 };
+
+// Sets each non-direct label's previous_free_time from the lives of `tenants` (every tensor the
+// labels put inside a segment, known category or not).
+void set_previous_frees(std::vector<PooledLabel>& labels, const std::vector<PooledLabel>& tenants);
 
 // Trace allocation ids that have rows in allocation_subranges (empty without the table), sorted.
 std::vector<int64_t> allocations_with_subranges(const trace::Database& db);
 
 // Scores pooled labels against the sub-range tags of the segment that holds them
 // (allocation_subranges): each labelled byte takes the category of a sub-range covering it in the
-// tensor's life: one used during a labelled training step (`training_steps`: begin and end, host
-// CLOCK_MONOTONIC ns) before one used only outside the steps, then the one whose life matches the
-// tensor's best (overlap over union); bytes no sub-range covers count as 'unattributed'. A segment
-// without sub-ranges (or a trace without the table) scores by the segment's own category.
+// tensor's life: one whose first use was launched after the bytes' previous tenant was freed (the
+// tensor's own) before an earlier tenant's, then one used during a labelled training step
+// (`training_steps`: begin and end, host CLOCK_MONOTONIC ns) before one used only outside the steps,
+// then the one whose life matches the tensor's best (overlap over union); bytes no sub-range covers
+// count as 'unattributed'. A segment without sub-ranges (or a trace without the table) scores by the
+// segment's own category.
 void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabel>& labels, AccuracyReport& report,
                          const std::vector<std::pair<int64_t, int64_t>>& training_steps = {});
 

@@ -31,14 +31,61 @@ bool in_a_step(const std::vector<std::pair<int64_t, int64_t>>& steps, int64_t a_
                        [&](const auto& step) { return step.first <= to && step.second >= from; });
 }
 
-// The category of each byte of [lo, hi) in the segment over the tensor's life [from, to].
-void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t from, int64_t to,
+// How a sub-range covering a labelled tensor's bytes ranks as the tensor's own, best first.
+struct Ranking {
+    // Whether the sub-range's first use was launched after the previous tenant of the bytes was freed
+    // and before this tensor was (host order, both): the tensor's own first use comes after every
+    // earlier tenant's last, and an earlier tenant's first use before its own free. The previous
+    // free, not the tensor's allocation, bounds it, so that a label whose clock runs a little behind
+    // the trace's (a converted clock) keeps its own first use. The sub-range's end is no help here:
+    // it is the end of its last work on the device, which runs behind the host (a whole step behind
+    // when the program enqueues ahead), so an earlier tenant's end can fall well inside the tensor's
+    // life, and its life match then beat the tensor's own.
+    bool own = false;
+    // Whether it is used during one of the tensor's labelled training steps.
+    bool in_step = false;
+    double life_match = -1;  // overlap over union of the two lives
+};
+
+// The tensor's life [from, to] and the previous tenant's free (`after`; INT64_MIN when none), all
+// on the trace's clock.
+struct Life {
+    int64_t from = 0, to = 0, after = INT64_MIN;
+};
+
+Ranking rank(const Sub& s, const Life& life, const std::vector<std::pair<int64_t, int64_t>>& steps) {
+    Ranking r;
+    r.own = s.begin_ns > life.after && s.begin_ns <= life.to;
+    r.in_step = in_a_step(steps, s.begin_ns, s.end_ns, life.from, life.to);
+    double overlap = double(std::min(s.end_ns, life.to)) - double(std::max(s.begin_ns, life.from)) + 1;
+    double both = double(std::max(s.end_ns, life.to)) - double(std::min(s.begin_ns, life.from)) + 1;
+    r.life_match = overlap / both;
+    return r;
+}
+
+// Whether `a` outranks `b`: first the tensor's own sub-range over an earlier tenant's; among those,
+// or when none is the tensor's own (a tensor never used, or whose first use is a piece of a
+// sub-range begun before the previous tenant's free, such as a merged range), one used during the
+// tensor's training steps over one used only outside them (a set-up use such as a checkpoint load
+// lasts as long as the host happens to take, and under load can outlast the steps: whether it is
+// used in a step follows the program, its duration does not); then the one whose life matches the
+// tensor's best, so that a long-lived neighbour whose extent was overestimated does not outvote the
+// tensor's own sub-range.
+bool outranks(const Ranking& a, const Ranking& b) {
+    if (a.own != b.own) return a.own;
+    if (a.in_step != b.in_step) return a.in_step;
+    return a.life_match > b.life_match;
+}
+
+// The category of each byte of [lo, hi) in the segment over the tensor's life.
+void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, const Life& life,
                const std::vector<std::pair<int64_t, int64_t>>& steps,
                std::vector<std::pair<int64_t, std::string>>& pieces) {
     std::vector<const Sub*> candidates;
     std::vector<uint64_t> cuts = {lo, hi};
     for (const Sub& s : subs) {
-        if (s.offset >= hi || s.offset + uint64_t(s.bytes) <= lo || s.begin_ns > to || s.end_ns < from) continue;
+        if (s.offset >= hi || s.offset + uint64_t(s.bytes) <= lo || s.begin_ns > life.to || s.end_ns < life.from)
+            continue;
         candidates.push_back(&s);
         cuts.push_back(std::clamp(s.offset, lo, hi));
         cuts.push_back(std::clamp(s.offset + uint64_t(s.bytes), lo, hi));
@@ -46,23 +93,12 @@ void attribute(const std::vector<Sub>& subs, uint64_t lo, uint64_t hi, int64_t f
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
     for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-        // A sub-range used during the tensor's training steps outvotes one used only outside them
-        // (a set-up use such as a checkpoint load lasts as long as the host happens to take, and
-        // under load can outlast the steps: whether it is used in a step follows the program, its
-        // duration does not). Then, and without labelled steps, the one whose life matches the
-        // tensor's best (overlap over union): a long-lived neighbour whose extent was overestimated
-        // must not outvote the tensor's own sub-range.
         const Sub* best = nullptr;
-        bool best_in_step = false;
-        double best_match = -1;
+        Ranking best_rank;
         for (const Sub* s : candidates) {
             if (s->offset > cuts[i] || s->offset + uint64_t(s->bytes) < cuts[i + 1]) continue;
-            bool in_step = in_a_step(steps, s->begin_ns, s->end_ns, from, to);
-            double overlap = double(std::min(s->end_ns, to)) - double(std::max(s->begin_ns, from)) + 1;
-            double both = double(std::max(s->end_ns, to)) - double(std::min(s->begin_ns, from)) + 1;
-            double match = overlap / both;
-            if (!best || (in_step && !best_in_step) || (in_step == best_in_step && match > best_match))
-                best = s, best_in_step = in_step, best_match = match;
+            const Ranking r = rank(*s, life, steps);
+            if (!best || outranks(r, best_rank)) best = s, best_rank = r;
         }
         pieces.push_back({int64_t(cuts[i + 1] - cuts[i]), best ? best->category : "unattributed"});
     }
@@ -91,6 +127,8 @@ void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabe
         const bool direct = label.allocation > 0;  // times already on the trace's clock
         int64_t from = direct ? label.alloc_time : label.alloc_time - start;
         int64_t to = label.free_time == INT64_MAX ? INT64_MAX : direct ? label.free_time : label.free_time - start;
+        const int64_t after =
+            direct || label.previous_free_time == INT64_MIN ? INT64_MIN : label.previous_free_time - start;
         ++report.labelled_allocations;
         if (direct)
             ++report.split_allocations;
@@ -135,11 +173,34 @@ void score_pooled_labels(const trace::Database& db, const std::vector<PooledLabe
             if (found == subs.end())
                 pieces.push_back({int64_t(hi - lo), segment->category});
             else
-                attribute(found->second, lo, hi, from, to, steps, pieces);
+                attribute(found->second, lo, hi, Life{from, to, after}, steps, pieces);
             address = end;
             segment = next;
         }
         for (const auto& [bytes, category] : pieces) report.count(label.category, category, bytes);
+    }
+}
+
+void set_previous_frees(std::vector<PooledLabel>& labels, const std::vector<PooledLabel>& tenants) {
+    std::vector<const PooledLabel*> by_address;
+    int64_t widest = 0;
+    for (const PooledLabel& t : tenants)
+        if (t.free_time != INT64_MAX) by_address.push_back(&t), widest = std::max(widest, t.bytes);
+    std::sort(by_address.begin(), by_address.end(),
+              [](const PooledLabel* a, const PooledLabel* b) { return a->address < b->address; });
+    for (PooledLabel& label : labels) {
+        if (label.allocation > 0) continue;  // a whole allocation: no tenant before it
+        const uint64_t lowest = label.address > uint64_t(widest) ? label.address - uint64_t(widest) : 0;
+        auto t = std::lower_bound(by_address.begin(), by_address.end(), lowest,
+                                  [](const PooledLabel* a, uint64_t address) { return a->address < address; });
+        for (; t != by_address.end() && (*t)->address < label.address + uint64_t(label.bytes); ++t) {
+            const PooledLabel& tenant = **t;
+            const bool itself = tenant.address == label.address && tenant.alloc_time == label.alloc_time;
+            if (itself || tenant.address + uint64_t(tenant.bytes) <= label.address ||
+                tenant.free_time > label.alloc_time)
+                continue;
+            label.previous_free_time = std::max(label.previous_free_time, tenant.free_time);
+        }
     }
 }
 
