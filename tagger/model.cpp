@@ -6,6 +6,7 @@
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
 #include "opaque_calls.h"
+#include "word_reads.h"
 
 #include <tbdprof/trace/fast_scans.h>
 #include <tbdprof/trace/library_modules.h>
@@ -383,8 +384,9 @@ struct Edge {
     uint32_t slot;  // PointerUse::slot
 };
 
-// Pooled traces: every pointer a plain kernel passed into an allocation, one use per (kernel,
-// allocation, offset). Library kernels are skipped: their operands come from the library call.
+// Every pointer a plain kernel passed into an allocation, one use per (kernel, allocation, offset):
+// pooled traces keep them (sub-ranges), others drop them once word_reads.h has read them. Library
+// kernels are skipped: their operands come from the library call.
 void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges) {
     const auto key = [](const Edge& e) { return std::tie(e.work, e.allocation, e.offset); };
     std::stable_sort(edges.begin(), edges.end(), [&](const Edge& x, const Edge& y) { return key(x) < key(y); });
@@ -461,7 +463,8 @@ void load_kernel_edges(Loader& l) {
         m.pooled |= seen.size() >= kPooledOffsets;
     }
     m.kernel_slots = static_cast<uint32_t>(slots.size());
-    if (m.pooled) add_kernel_pointer_uses(m, edges);
+    // Unpooled traces keep them only until the reads through writable words are marked (word_reads.h).
+    add_kernel_pointer_uses(m, edges);
 }
 
 // Pooled traces: each library call's operands, by model index, read in a second pass over the
@@ -606,6 +609,7 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     load_sets(l);
     drop_opaque_only_pointer_uses(detached, m);  // opaque_calls.h
     sort_work_by_launch(m);
+    mark_unpooled_reads_beside_output(m);  // word_reads.h: needs the work in launch order
     if (known_ranges) m.ranges = std::move(*known_ranges);
     load_host_ranges(db, m, !known_ranges);
     return m;

@@ -766,9 +766,10 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
         // Written by a kernel as far as anyone knows: a non-const pointer or a library output (an
         // extern "C" kernel reading the batch says nothing either way).
         bool kernel_written = false;
+        // A conversion's source (FlowTouch::reads_first: autocast's copy of the batch) is read.
         for (const FlowTouch& t : c.flow.buffers[a].touches)
-            kernel_written |=
-                model.work[t.work].kind == WorkItem::Kind::Kernel && (t.use == Use::Modify || t.use == Use::Overwrite);
+            kernel_written |= model.work[t.work].kind == WorkItem::Kind::Kernel &&
+                              (t.use == Use::Modify || t.use == Use::Overwrite) && !t.reads_first;
         // A pooled tensor whose only "writes" are stale words of by-value structs (output_slots.h) is
         // read, not written: the batch's address left in an elementwise kernel's unused words.
         kernel_written &= !model.allocations[a].written_only_through_input_words;
