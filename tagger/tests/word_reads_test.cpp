@@ -53,10 +53,10 @@ std::string step(int s, int64_t t0) {
       << id << ", 1, 0, 'htod', 65536, " << address(0) << ", " << at(100) << ", 50, 0, " << id << ");";
     q << "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, a, a_allocation, b, "
          "b_allocation, c, c_allocation) VALUES ("
-      << id << ", 1, 'cublasGemmEx', 'gemm', " << at(3000) << ", " << at(3100) << ", " << address(1) << ", "
-      << id + 1 << ", " << address(2) << ", " << id + 2 << ", " << address(3) << ", " << id + 3 << "), ("
-      << id + 1 << ", 1, 'cublasGemmEx', 'gemm', " << at(4000) << ", " << at(4100) << ", " << address(3) << ", "
-      << id + 3 << ", " << address(1) << ", " << id + 1 << ", " << address(4) << ", " << id + 4 << ");";
+      << id << ", 1, 'cublasGemmEx', 'gemm', " << at(3000) << ", " << at(3100) << ", " << address(1) << ", " << id + 1
+      << ", " << address(2) << ", " << id + 2 << ", " << address(3) << ", " << id + 3 << "), (" << id + 1
+      << ", 1, 'cublasGemmEx', 'gemm', " << at(4000) << ", " << at(4100) << ", " << address(3) << ", " << id + 3 << ", "
+      << address(1) << ", " << id + 1 << ", " << address(4) << ", " << id + 4 << ");";
     // Kernels id (Xc), id + 1 (Wc), id + 2 and id + 3 (the GEMMs'), id + 4 (the update).
     q << "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) "
          "VALUES ("
@@ -64,10 +64,10 @@ std::string step(int s, int64_t t0) {
       << ", 50, 0, NULL), (" << id + 2 << ", 1, 0, 4, " << at(3050) << ", 50, 0, " << id << "), (" << id + 3
       << ", 1, 0, 4, " << at(4050) << ", 50, 0, " << id + 1 << "), (" << id + 4 << ", 1, 0, 3, " << at(5000)
       << ", 50, 0, NULL);";
-    q << "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES ("
-      << id << ", 0, 0, " << id << ", 0, 0), (" << id << ", 0, 8, " << id + 1 << ", 0, 0), (" << id + 1
-      << ", 0, 0, 1, 0, 0), (" << id + 1 << ", 0, 8, " << id + 2 << ", 0, 0), (" << id + 4 << ", 0, 0, "
-      << id + 4 << ", 0, 1), (" << id + 4 << ", 1, 0, 1, 0, 0);";
+    q << "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" << id
+      << ", 0, 0, " << id << ", 0, 0), (" << id << ", 0, 8, " << id + 1 << ", 0, 0), (" << id + 1
+      << ", 0, 0, 1, 0, 0), (" << id + 1 << ", 0, 8, " << id + 2 << ", 0, 0), (" << id + 4 << ", 0, 0, " << id + 4
+      << ", 0, 1), (" << id + 4 << ", 1, 0, 1, 0, 0);";
     q << "INSERT INTO ranges (id, process, begin_ns, end_ns, name) VALUES (" << id << ", 1, " << at(0) << ", "
       << at(kStepNs - 1) << ", 'step');";
     return q.str();
