@@ -6,6 +6,7 @@
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
 #include "opaque_calls.h"
+#include "word_reads.h"
 
 #include <tbdprof/trace/fast_scans.h>
 #include <tbdprof/trace/library_modules.h>
@@ -242,6 +243,8 @@ struct Loader {
     std::vector<NcclCallRow> nccl_calls = {};
     // Per ncclGroupEnd call (model index) whose group's calls its kernels ran: those calls.
     std::unordered_map<int32_t, std::vector<int32_t>> group_members = {};
+    // Per PointerUse::slot: whether the word lies inside a by-value aggregate (word_reads.h).
+    std::vector<bool> aggregate_words = {};
 
     // Copies, sets and library calls point into allocations through the builder's columns (the one
     // resolution); a trace without them (older, imported) has these operands unresolved, as kernels
@@ -383,8 +386,9 @@ struct Edge {
     uint32_t slot;  // PointerUse::slot
 };
 
-// Pooled traces: every pointer a plain kernel passed into an allocation, one use per (kernel,
-// allocation, offset). Library kernels are skipped: their operands come from the library call.
+// Every pointer a plain kernel passed into an allocation, one use per (kernel, allocation, offset):
+// pooled traces keep them (sub-ranges), others drop them once word_reads.h has read them. Library
+// kernels are skipped: their operands come from the library call.
 void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges) {
     const auto key = [](const Edge& e) { return std::tie(e.work, e.allocation, e.offset); };
     std::stable_sort(edges.begin(), edges.end(), [&](const Edge& x, const Edge& y) { return key(x) < key(y); });
@@ -428,6 +432,7 @@ void load_kernel_edges(Loader& l) {
     std::vector<Edge> edges;
     std::unordered_map<int32_t, std::vector<uint64_t>> offsets;  // few per allocation unless pooled
     std::unordered_map<uint64_t, uint32_t> slots;                // (function, parameter, byte offset in it) -> slot id
+    AggregateWords aggregates;
     trace::KernelEdgeRow r;
     for (trace::RowReader<trace::KernelEdgeRow> rows(l.db); rows.next(r);) {
         const std::optional<size_t> k = l.kernel_index.find(r.kernel);
@@ -447,6 +452,7 @@ void load_kernel_edges(Loader& l) {
         const uint64_t word =
             (uint64_t(uint32_t(m.work[*k].function)) << 32) ^ (uint64_t(r.param) << 20) ^ uint64_t(r.param_word);
         auto slot = slots.try_emplace(word, uint32_t(slots.size())).first;
+        aggregates.add(r, slot->second);
         edges.push_back({*k, a->second, offset, access, slot->second});
         auto& touches = m.work[*k].touches;
         auto same =
@@ -461,7 +467,9 @@ void load_kernel_edges(Loader& l) {
         m.pooled |= seen.size() >= kPooledOffsets;
     }
     m.kernel_slots = static_cast<uint32_t>(slots.size());
-    if (m.pooled) add_kernel_pointer_uses(m, edges);
+    l.aggregate_words = aggregates.finish(slots.size());
+    // Unpooled traces keep them only until the reads through writable words are marked (word_reads.h).
+    add_kernel_pointer_uses(m, edges);
 }
 
 // Pooled traces: each library call's operands, by model index, read in a second pass over the
@@ -606,6 +614,7 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     load_sets(l);
     drop_opaque_only_pointer_uses(detached, m);  // opaque_calls.h
     sort_work_by_launch(m);
+    mark_unpooled_reads_beside_output(m, l.aggregate_words);  // word_reads.h: needs the work in launch order
     if (known_ranges) m.ranges = std::move(*known_ranges);
     load_host_ranges(db, m, !known_ranges);
     return m;

@@ -248,6 +248,8 @@ bool joins_update(const Context& c, size_t k, size_t start, size_t first) {
     int it = c.flow.work_iteration[k];
     bool feeds_update = false, reads_update_state = true;
     for (const Touch& t : item.touches) {
+        if (!c.m.pooled && t.reads_first && c.tags[size_t(t.allocation)].category == "input")
+            return false;  // nor one reading the batch (word_reads.h; a pool's stale words may hold it)
         if (is_weight(c, t.allocation) || writes(use_of(c.m, item, t))) continue;
         const FlowFacts& f = c.flow.buffers[size_t(t.allocation)];
         auto [begin, end] = touches_in(c, f, it);
@@ -763,15 +765,13 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     }
     for (size_t a = 0; a < c.facts.size(); ++a) {
         const Facts& f = c.facts[a];
-        // Written by a kernel as far as anyone knows: a non-const pointer or a library output (an
-        // extern "C" kernel reading the batch says nothing either way).
+        // Written by a kernel as far as anyone knows: a non-const pointer or a library output (an extern
+        // "C" kernel reading the batch says nothing either way), not a conversion's source (reads_first).
         bool kernel_written = false;
         for (const FlowTouch& t : c.flow.buffers[a].touches)
-            kernel_written |=
-                model.work[t.work].kind == WorkItem::Kind::Kernel && (t.use == Use::Modify || t.use == Use::Overwrite);
-        // A pooled tensor whose only "writes" are stale words of by-value structs (output_slots.h) is
-        // read, not written: the batch's address left in an elementwise kernel's unused words.
-        kernel_written &= !model.allocations[a].written_only_through_input_words;
+            kernel_written |= model.work[t.work].kind == WorkItem::Kind::Kernel &&
+                              (t.use == Use::Modify || t.use == Use::Overwrite) && !t.reads_first;
+        kernel_written &= !model.allocations[a].written_only_through_input_words;  // nor stale struct words
         if (f.library_workspace)
             set(c, a, "workspace", 0.95, "library-workspace", "handed to a library (cuBLAS) as its workspace");
         else if (model.allocations[a].made_by_library_handle && !f.gemm_read)
