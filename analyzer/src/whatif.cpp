@@ -108,6 +108,12 @@ std::string batch_miss_words(const PoolModel& pool) {
            " than the recorded segments";
 }
 
+constexpr const char* kBatchReplayWithheld =
+    "caching pool: the scenarios that change the batch alone are replayed here with the library workspace "
+    "segments kept as recorded, because the other scenarios of this command need that replay; asked on their "
+    "own, they are replayed with one workspace request per library call, which may reserve fewer segments "
+    "(docs/whatif.md, \"Fits\")";
+
 // Which segments the caching pool's replay gives, or why the recorded ones are scaled instead.
 void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& result) {
     if (pool.usable && pool.batch_replay)
@@ -259,6 +265,7 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     // Where the pool's own replay is used (workspaces left out), batch_pool_model replaces the
     // tensors it replays (run.pool_tensors), so only when every scenario changes the batch alone.
     const bool batch_only = std::all_of(specs.begin() + 1, specs.end(), whatif::only_changes_batch);
+    if (whatif::batch_replay_withheld(run, pool, specs)) result.notes.push_back(kBatchReplayWithheld);
     const PoolModel batch_pool =
         std::any_of(specs.begin(), specs.end(), whatif::only_changes_batch) && (!pool.usable || batch_only)
             ? whatif::batch_pool_model(run, pool)

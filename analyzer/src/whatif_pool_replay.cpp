@@ -214,6 +214,12 @@ bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool) {
            !run.pool_readings.workspace_segments.empty();
 }
 
+bool batch_replay_withheld(const RecordedRun& run, const PoolModel& pool, const std::vector<ScenarioSpec>& specs) {
+    if (specs.empty() || !workspaces_left_out(run, pool)) return false;
+    return std::any_of(specs.begin(), specs.end(), only_changes_batch) &&
+           !std::all_of(specs.begin() + 1, specs.end(), only_changes_batch);
+}
+
 namespace {
 
 // `all` (the run's allocations, `bytes` each) with the recorded pooled segments replaced by the

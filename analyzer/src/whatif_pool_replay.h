@@ -10,6 +10,7 @@
 #include "memory_allocations.h"
 #include "whatif_replay.h"
 #include "whatif_run.h"
+#include "whatif_scenarios.h"
 
 namespace tbdprof::analyzer::whatif {
 
@@ -65,6 +66,12 @@ PoolModel batch_pool_model(RecordedRun& run, PoolModel& pool);
 // Whether `pool` gives back the recorded segments by the released reading with the segments counted
 // whole as a library workspace left out of its replay (they stay as recorded in every scenario).
 bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool);
+
+// Whether the scenarios among `specs` that change the batch alone go without the per-call workspace
+// replay that they get when asked alone: the pool's replay leaves the workspaces out
+// (workspaces_left_out) and other scenarios in the same command need the tensors that replay uses.
+// The prediction then depends on what else was asked, which the result's notes must say.
+bool batch_replay_withheld(const RecordedRun& run, const PoolModel& pool, const std::vector<ScenarioSpec>& specs);
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.

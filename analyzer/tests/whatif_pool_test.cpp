@@ -428,6 +428,14 @@ TEST_CASE("a batch changed alone requests the library workspaces per call where 
     const std::vector<int64_t> recorded = whatif::recorded_bytes(run.allocations);
     const std::vector<int64_t> half{3 * kMiB, 3 * kMiB, 32 * kMiB, 9 * kMiB / 2, 32 * 1024};
     CHECK(whatif::replay_with_pool(run, events, recorded, half, pool, nullptr).peak_bytes == 86 * kMiB);
+    // Asked with a scenario that needs the pool's own replay, the batch alone goes without the
+    // per-call workspaces, which the result's notes must say; asked alone, it does not.
+    const whatif::ScenarioSpec recorded_run{"recorded", std::nullopt, false, std::nullopt, 0};
+    const whatif::ScenarioSpec half_batch{"batch x0.5", 0.5, false, std::nullopt, 0};
+    const whatif::ScenarioSpec zero2{"zero 2", std::nullopt, false, std::nullopt, 2};
+    CHECK_FALSE(whatif::batch_replay_withheld(run, pool, {recorded_run, half_batch}));
+    CHECK(whatif::batch_replay_withheld(run, pool, {recorded_run, half_batch, zero2}));
+    CHECK_FALSE(whatif::batch_replay_withheld(run, pool, {recorded_run, zero2}));
 
     const whatif::PoolModel batch_pool = whatif::batch_pool_model(run, pool);
     REQUIRE(batch_pool.usable);  // before: only for a pool whose replay does not give back its segments
