@@ -37,16 +37,14 @@ std::string header() {
            "(1, 0, 0, 1, 0, 0);";
 }
 
-// One step at `t0`: the batch X copied in; Xc = convert(X), Wc = convert(W); A = Xc Wc; G = A^T Xc;
-// update(G, W). Every buffer but W is allocated in the step and freed at its end (ids from `id`).
-std::string step(int s, int64_t t0) {
-    const int id = 10 + 10 * s;  // X, Xc, Wc, A, G: id .. id + 4
-    const uint64_t base = 16 * kMiB + uint64_t(s) * 8 * kMiB;
+// What a step of both runs starts with: `count` buffers (ids id.., 1 MiB apart from `base`)
+// allocated in the step and freed at its end, the batch X copied into the first, and the two GEMMs
+// A = Xc Wc (buffers 1, 2 -> 3) and G = A^T Xc (3, 1 -> 4).
+void allocate_copy_and_multiply(std::ostringstream& q, int id, int count, uint64_t base, int64_t t0) {
     auto address = [&](int k) { return std::to_string(base + uint64_t(k) * kMiB); };
     auto at = [&](int64_t dt) { return std::to_string(t0 + dt); };
-    std::ostringstream q;
     q << "INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, free_ns, kind) VALUES ";
-    for (int k = 0; k < 5; ++k)
+    for (int k = 0; k < count; ++k)
         q << (k ? "," : "") << "(" << id + k << ", 1, 0, " << address(k) << ", 65536, " << at(k) << ", "
           << at(kStepNs - 10) << ", 'device_async')";
     q << ";INSERT INTO copies (id, process, device, kind, bytes, dst, start_ns, duration_ns, queued_ns, "
@@ -58,6 +56,16 @@ std::string step(int s, int64_t t0) {
       << ", " << address(2) << ", " << id + 2 << ", " << address(3) << ", " << id + 3 << "), (" << id + 1
       << ", 1, 'cublasGemmEx', 'gemm', " << at(4000) << ", " << at(4100) << ", " << address(3) << ", " << id + 3 << ", "
       << address(1) << ", " << id + 1 << ", " << address(4) << ", " << id + 4 << ");";
+}
+
+// One step at `t0`: the batch X copied in; Xc = convert(X), Wc = convert(W); A = Xc Wc; G = A^T Xc;
+// update(G, W). Every buffer but W is allocated in the step and freed at its end (ids from `id`).
+std::string step(int s, int64_t t0) {
+    const int id = 10 + 10 * s;  // X, Xc, Wc, A, G: id .. id + 4
+    const uint64_t base = 16 * kMiB + uint64_t(s) * 8 * kMiB;
+    auto at = [&](int64_t dt) { return std::to_string(t0 + dt); };
+    std::ostringstream q;
+    allocate_copy_and_multiply(q, id, 5, base, t0);
     // Kernels id (Xc), id + 1 (Wc), id + 2 and id + 3 (the GEMMs'), id + 4 (the update).
     q << "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) "
          "VALUES ("
@@ -98,22 +106,9 @@ std::string struct_header() {
 std::string struct_step(int s, int64_t t0) {
     const int id = 10 + 10 * s;  // X, Xc, Wc, A, G, Y, E, D: id .. id + 7
     const uint64_t base = 16 * kMiB + uint64_t(s) * 8 * kMiB;
-    auto address = [&](int k) { return std::to_string(base + uint64_t(k) * kMiB); };
     auto at = [&](int64_t dt) { return std::to_string(t0 + dt); };
     std::ostringstream q;
-    q << "INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, free_ns, kind) VALUES ";
-    for (int k = 0; k < 8; ++k)
-        q << (k ? "," : "") << "(" << id + k << ", 1, 0, " << address(k) << ", 65536, " << at(k) << ", "
-          << at(kStepNs - 10) << ", 'device_async')";
-    q << ";INSERT INTO copies (id, process, device, kind, bytes, dst, start_ns, duration_ns, queued_ns, "
-         "dst_allocation) VALUES ("
-      << id << ", 1, 0, 'htod', 65536, " << address(0) << ", " << at(100) << ", 50, 0, " << id << ");";
-    q << "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, a, a_allocation, b, "
-         "b_allocation, c, c_allocation) VALUES ("
-      << id << ", 1, 'cublasGemmEx', 'gemm', " << at(3000) << ", " << at(3100) << ", " << address(1) << ", " << id + 1
-      << ", " << address(2) << ", " << id + 2 << ", " << address(3) << ", " << id + 3 << "), (" << id + 1
-      << ", 1, 'cublasGemmEx', 'gemm', " << at(4000) << ", " << at(4100) << ", " << address(3) << ", " << id + 3 << ", "
-      << address(1) << ", " << id + 1 << ", " << address(4) << ", " << id + 4 << ");";
+    allocate_copy_and_multiply(q, id, 8, base, t0);
     // (kernel, function, start, library call): Xc, Wc, Y, the GEMMs', E, the updates of W and T, D.
     const int kernels[9][4] = {{id, 2, 1000, 0},      {id + 1, 2, 2000, 0},      {id + 2, 6, 2500, 0},
                                {id + 3, 4, 3050, id}, {id + 4, 4, 4050, id + 1}, {id + 5, 7, 4500, 0},
