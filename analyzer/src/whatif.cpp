@@ -78,7 +78,7 @@ CheckpointPlan checkpoint_plan(const RecordedRun& run, const PoolModel& pool, co
     if (!result.cannot_predict.empty() || !options.checkpoint) return plan;
     // Not inside expandable segments: the one shape measured there (cnn_train.py, batch 128) came out
     // 15.6% under the checkpointed run's peak, with "fits" below it (docs/whatif.md, "Checkpointing").
-    const PooledTensors pooled{run.pool_tensors, run.pool_readings.mapped};
+    const PooledTensors pooled{pool.tensors, run.pool_readings.mapped};
     plan = plan_checkpointing(run.checkpoint_facts, run.allocations, options.checkpoint_every_layers,
                               pool.usable && pool.by_placement && !pool.expandable ? &pooled : nullptr);
     if (!plan.cannot_predict.empty() && pool.usable && pool.expandable)
@@ -107,12 +107,6 @@ std::string batch_miss_words(const PoolModel& pool) {
     return format_bytes(std::abs(pool.batch_miss_bytes)) + (pool.batch_miss_bytes > 0 ? " less" : " more") +
            " than the recorded segments";
 }
-
-constexpr const char* kBatchReplayWithheld =
-    "caching pool: the scenarios that change the batch alone are replayed here with the library workspace "
-    "segments kept as recorded, because the other scenarios of this command need that replay; asked on their "
-    "own, they are replayed with one workspace request per library call, which may reserve fewer segments "
-    "(docs/whatif.md, \"Fits\")";
 
 // Which segments the caching pool's replay gives, or why the recorded ones are scaled instead.
 void add_pool_note(const PoolModel& pool, const Model& model, WhatIfResult& result) {
@@ -175,8 +169,11 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         options.checkpoint ? ordered_events(plan.allocations) : std::vector<Event>{};
     for (const ScenarioSpec& spec : specs) {
         if (spec.name == "recorded") continue;
+        // Each pool model carries the tensors its replay requests: the batch alone may be replayed with the
+        // library calls' per-call workspaces while the other scenarios keep the pool's own reading.
+        const PoolModel& pool = pools.second.usable && whatif::only_changes_batch(spec) ? pools.second : pools.first;
         std::vector<int64_t> pool_bytes;
-        std::vector<int64_t> bytes = whatif::scenario_bytes(run, model, spec, pool_bytes);
+        std::vector<int64_t> bytes = whatif::scenario_bytes(run, model, spec, pool.tensors, pool_bytes);
         std::vector<int64_t> tensor_bytes;
         if (spec.checkpoint) {
             // The re-allocations (and re-requests) take their recorded one's bytes in this scenario.
@@ -185,7 +182,6 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         }
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
-        const PoolModel& pool = pools.second.usable && whatif::only_changes_batch(spec) ? pools.second : pools.first;
         const Replayed replayed =
             spec.checkpoint && plan.pooled ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes),
                                                                          plan.pool_tensors, tensor_bytes, pool, points)
@@ -262,14 +258,9 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     if (!result.cannot_predict.empty()) return result;
     if (pool_not_reproduced(pool, model)) result.fit_margin = std::max(options.fit_margin, kUnreproducedPoolMargin);
     const std::vector<ScenarioSpec> specs = whatif::scenario_list(options, scale);
-    // Where the pool's own replay is used (workspaces left out), batch_pool_model replaces the
-    // tensors it replays (run.pool_tensors), so only when every scenario changes the batch alone.
-    const bool batch_only = std::all_of(specs.begin() + 1, specs.end(), whatif::only_changes_batch);
-    if (whatif::batch_replay_withheld(run, pool, specs)) result.notes.push_back(kBatchReplayWithheld);
-    const PoolModel batch_pool =
-        std::any_of(specs.begin(), specs.end(), whatif::only_changes_batch) && (!pool.usable || batch_only)
-            ? whatif::batch_pool_model(run, pool)
-            : PoolModel{};
+    const PoolModel batch_pool = std::any_of(specs.begin(), specs.end(), whatif::only_changes_batch)
+                                     ? whatif::batch_pool_model(run, pool)
+                                     : PoolModel{};
     // A replay that does not give back the recorded segments at their sizes keeps the wider margin.
     if (pool.usable && batch_pool.usable && pool.batch_miss_bytes != 0)
         result.fit_margin = std::max(result.fit_margin, kUnreproducedPoolMargin);

@@ -75,17 +75,17 @@ std::vector<PoolTensor> joined(std::vector<PoolTensor> tensors, const std::vecto
 }
 
 // The first reading that gives back the recorded segments (`recorded`: their sorted sizes) becomes
-// run.pool_tensors: released first (PyTorch releases a tensor when its last reference goes, each
+// pool.tensors: released first (PyTorch releases a tensor when its last reference goes, each
 // step's tensors its own), then held; with the library workspaces' per-call requests when
 // `workspaces`, which must also give the segments back in the order they were reserved (a workspace
 // the program allocated before its pool's first segment, outside the pool, is not one of them).
-bool choose_reading(RecordedRun& run, const std::vector<int64_t>& recorded, bool workspaces, PoolModel& pool) {
+bool choose_reading(const RecordedRun& run, const std::vector<int64_t>& recorded, bool workspaces, PoolModel& pool) {
     const std::vector<PoolTensor> none;
     const std::vector<PoolTensor>& extra = workspaces ? run.pool_readings.workspaces : none;
     for (const bool held : {false, true}) {
         std::vector<PoolTensor> tensors = joined(held ? run.pool_readings.held : run.pool_readings.released, extra);
         if (!gives_back(tensors, recorded, workspaces, pool.expandable)) continue;
-        run.pool_tensors = std::move(tensors);
+        pool.tensors = std::move(tensors);
         pool.held = held;
         pool.workspaces = workspaces ? run.pool_readings.workspace_segments.size() : 0;
         return true;
@@ -100,14 +100,14 @@ bool segment_has_tensors(const RecordedRun& run, size_t head) {
     return false;
 }
 
-// The bytes of `pool`'s recorded segments less those its replay of run.pool_tensors at their recorded
+// The bytes of `pool`'s recorded segments less those its replay of pool.tensors at their recorded
 // sizes reserves.
 int64_t miss_at_recorded_sizes(const RecordedRun& run, const PoolModel& pool) {
     std::vector<int64_t> tensor_bytes;
-    for (const PoolTensor& t : run.pool_tensors) tensor_bytes.push_back(requested_bytes(t));
+    for (const PoolTensor& t : pool.tensors) tensor_bytes.push_back(requested_bytes(t));
     int64_t miss = 0;
     for (size_t i : pool.segments) miss += run.allocations[i].bytes;
-    for (const PoolSegment& s : simulate_caching_pool(pool_events(run.pool_tensors, tensor_bytes), pool.expandable))
+    for (const PoolSegment& s : simulate_caching_pool(pool_events(pool.tensors, tensor_bytes), pool.expandable))
         miss -= s.bytes;
     return miss;
 }
@@ -117,8 +117,8 @@ int64_t miss_at_recorded_sizes(const RecordedRun& run, const PoolModel& pool) {
 // pages that hold fixed-size tensors and library workspaces with the batch (PyTorch's mlp_train.py
 // 2048 -> 512: -20.7%). The released reading is replayed all the same; how far its replay at the
 // recorded sizes is from the recorded pages is kept for the note.
-void replay_released_anyway(RecordedRun& run, PoolModel& pool) {
-    run.pool_tensors = run.pool_readings.released;
+void replay_released_anyway(const RecordedRun& run, PoolModel& pool) {
+    pool.tensors = run.pool_readings.released;
     pool.page_miss_bytes = miss_at_recorded_sizes(run, pool);
     pool.by_placement = true;
     pool.approximate = true;
@@ -126,8 +126,9 @@ void replay_released_anyway(RecordedRun& run, PoolModel& pool) {
 
 }  // namespace
 
-PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
+PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity) {
     PoolModel pool;
+    pool.tensors = run.pool_readings.released;
     pool.pooled.assign(run.real_count, false);
     if (granularity != (int64_t{2} << 20)) return pool;
     std::vector<int64_t> recorded;
@@ -191,12 +192,12 @@ PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t
 // 32 MiB segment where batch 128 reserves three; scaled on its own each was kept, +12.1%). The same
 // holds where the released reading gives back the other segments and the workspace segments were left
 // out of the replay, kept as recorded (--layers 7, 128 -> 64: +14.9%).
-PoolModel batch_pool_model(RecordedRun& run, PoolModel& pool) {
+PoolModel batch_pool_model(const RecordedRun& run, PoolModel& pool) {
     if ((pool.usable && !workspaces_left_out(run, pool)) || pool.expandable || pool.segments.empty())
         return PoolModel{};
     PoolModel batch = pool;
     const PoolReadings& readings = run.pool_readings;
-    run.pool_tensors = joined(readings.released, readings.workspaces);
+    batch.tensors = joined(readings.released, readings.workspaces);
     for (size_t i : readings.workspace_segments) {
         batch.segments.push_back(i);
         batch.pooled[i] = true;
@@ -212,12 +213,6 @@ PoolModel batch_pool_model(RecordedRun& run, PoolModel& pool) {
 bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool) {
     return pool.usable && pool.by_placement && !pool.held && !pool.expandable && pool.workspaces == 0 &&
            !run.pool_readings.workspace_segments.empty();
-}
-
-bool batch_replay_withheld(const RecordedRun& run, const PoolModel& pool, const std::vector<ScenarioSpec>& specs) {
-    if (specs.empty() || !workspaces_left_out(run, pool)) return false;
-    return std::any_of(specs.begin(), specs.end(), only_changes_batch) &&
-           !std::all_of(specs.begin() + 1, specs.end(), only_changes_batch);
 }
 
 namespace {
@@ -249,7 +244,7 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
                           const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
                           std::vector<MemoryPoint>* timeline) {
     const std::vector<PoolEvent> requests =
-        pool.by_placement ? pool_events(run.pool_tensors, pool_bytes) : piece_events(run, events, bytes, pool);
+        pool.by_placement ? pool_events(pool.tensors, pool_bytes) : piece_events(run, events, bytes, pool);
     return replay_segments(run, run.allocations, std::move(bytes), requests, pool, timeline);
 }
 

@@ -10,7 +10,6 @@
 #include "memory_allocations.h"
 #include "whatif_replay.h"
 #include "whatif_run.h"
-#include "whatif_scenarios.h"
 
 namespace tbdprof::analyzer::whatif {
 
@@ -19,9 +18,13 @@ namespace tbdprof::analyzer::whatif {
 // used when replaying the recorded sizes gives the recorded segments back.
 struct PoolModel {
     bool usable = false;
-    // The tensors in the pool's order (run.pool_tensors) give back the recorded segments; otherwise
-    // the replay's pieces do (as the report replays them: overlaps resolved, lives as recovered).
+    // The tensors in the pool's order (`tensors`) give back the recorded segments; otherwise the
+    // replay's pieces do (as the report replays them: overlaps resolved, lives as recovered).
     bool by_placement = false;
+    // The reading of the pooled segments' tensors this model's replay requests (with by_placement).
+    // Each model carries its own, so that one command replays the batch alone with the per-call
+    // workspaces (batch_pool_model) and its other scenarios with the pool's own reading.
+    std::vector<PoolTensor> tensors;
     // With by_placement: the held reading (batch-sized tensors recovered again on the same bytes
     // joined into one request), as the released one did not give back the recorded segments.
     bool held = false;
@@ -50,32 +53,26 @@ struct PoolModel {
 };
 
 // Whether the pool's replay applies to `run` (2 MiB granularity, segments with tensors inside that
-// the replay at the recorded sizes gives back), and with which requests: sets run.pool_tensors to
-// the reading of the placement that gives them back (the released one first, whatif_pool_tensors.h).
-PoolModel pool_model(RecordedRun& run, const std::vector<Event>& events, int64_t granularity);
+// the replay at the recorded sizes gives back), and with which requests: `tensors` is the reading of
+// the placement that gives them back (the released one first, whatif_pool_tensors.h).
+PoolModel pool_model(const RecordedRun& run, const std::vector<Event>& events, int64_t granularity);
 
 // For fixed segments that neither reading gives back (pool.usable false): the pool replayed all the
 // same with the released reading and the library calls' per-call workspaces, for scenarios that
 // change the batch alone (whatif_scenarios.h, only_changes_batch; docs/whatif.md, "Fits"); `usable`
-// false where it does not apply. Sets run.pool_tensors, and pool.batch_replay and batch_miss_bytes for
-// the note.
+// false where it does not apply; its `tensors` are the released reading and the workspaces. Sets
+// pool.batch_replay and batch_miss_bytes for the note (pool's own tensors are left as they are).
 // Also for a pool whose replay gives back its segments with the library workspace segments left out
 // (workspaces_left_out): their per-call requests join the replay for those scenarios.
-PoolModel batch_pool_model(RecordedRun& run, PoolModel& pool);
+PoolModel batch_pool_model(const RecordedRun& run, PoolModel& pool);
 
 // Whether `pool` gives back the recorded segments by the released reading with the segments counted
 // whole as a library workspace left out of its replay (they stay as recorded in every scenario).
 bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool);
 
-// Whether the scenarios among `specs` that change the batch alone go without the per-call workspace
-// replay that they get when asked alone: the pool's replay leaves the workspaces out
-// (workspaces_left_out) and other scenarios in the same command need the tensors that replay uses.
-// The prediction then depends on what else was asked, which the result's notes must say.
-bool batch_replay_withheld(const RecordedRun& run, const PoolModel& pool, const std::vector<ScenarioSpec>& specs);
-
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.
-// `pool_bytes`: the tensors' bytes (as run.pool_tensors) in the scenario.
+// `pool_bytes`: the tensors' bytes (as pool.tensors) in the scenario.
 Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
                           const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
                           std::vector<MemoryPoint>* timeline);

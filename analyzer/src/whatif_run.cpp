@@ -192,7 +192,6 @@ RecordedRun read_run(const std::string& path, bool for_checkpoint) {
         add_subranges(trace, run.allocations);
         read_coverage(trace, run);
         run.pool_readings = read_pool_tensors(trace, run.allocations, run.real_count);
-        run.pool_tensors = run.pool_readings.released;
         Allocation master{};  // filled only by a precision change that needs an FP32 master copy
         master.id = -1;
         master.free_ns = INT64_MAX;

@@ -56,7 +56,6 @@ struct RecordedRun {
     size_t iterations = 0;
     std::vector<int64_t> whole_pooled;               // ids of segments counted whole (no tensors recovered)
     PoolReadings pool_readings;                      // two readings of the pooled segments' tensors
-    std::vector<PoolTensor> pool_tensors;            // the one the pool replay uses (set by pool_model)
     std::optional<StoragePrecision> gemm_precision;  // from the GEMM operand types
     TagCheckFacts tag_facts;                         // for the report's plausibility rules (tag_plausibility.h)
     CheckpointFacts checkpoint_facts;                // phases and accesses (read with --checkpoint only)

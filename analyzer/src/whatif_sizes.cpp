@@ -46,7 +46,7 @@ int64_t round_up(double bytes, int64_t granularity) {
 }  // namespace
 
 std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, const ScenarioSpec& spec,
-                                    std::vector<int64_t>& pool_bytes) {
+                                    const std::vector<PoolTensor>& pool_tensors, std::vector<int64_t>& pool_bytes) {
     const Factors non_batch = precision_zero_factors(spec, model);
     const Factors factors = spec.batch_scale && !spec.calibrated ? with_batch(non_batch, *spec.batch_scale) : non_batch;
     const auto& all = run.allocations;
@@ -90,7 +90,7 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
     // it serves (least_request_bytes: more than 1 MiB in a large-pool segment): a bound taken as a
     // size would reserve a segment the program never needed.
     pool_bytes.clear();
-    for (const PoolTensor& t : run.pool_tensors) {
+    for (const PoolTensor& t : pool_tensors) {
         // A library call's workspace keeps its size in every scenario, as library workspaces do (factor_of).
         const double f =
             t.library_workspace

@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "whatif_factors.h"
+#include "whatif_pool_tensors.h"
 
 namespace tbdprof::analyzer::whatif {
 
-// Each allocation's bytes in the scenario (indices as in run.allocations), and each pooled
-// segment's tensor's (as run.pool_tensors) in `pool_bytes`.
+// Each allocation's bytes in the scenario (indices as in run.allocations), and each of `pool_tensors`'
+// (the pooled segments' tensors the scenario's pool replay requests) in `pool_bytes`.
 std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, const ScenarioSpec& spec,
-                                    std::vector<int64_t>& pool_bytes);
+                                    const std::vector<PoolTensor>& pool_tensors, std::vector<int64_t>& pool_bytes);
 
 }  // namespace tbdprof::analyzer::whatif

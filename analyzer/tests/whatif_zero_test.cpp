@@ -49,7 +49,7 @@ TEST_CASE("ZeRO divides the update's own temporaries by the ranks, not forward's
     ScenarioSpec zero1;
     zero1.zero_stage = 1;
     std::vector<int64_t> pool_bytes;
-    const std::vector<int64_t> bytes = scenario_bytes(run, model, zero1, pool_bytes);
+    const std::vector<int64_t> bytes = scenario_bytes(run, model, zero1, {}, pool_bytes);
     REQUIRE(bytes.size() == 5);
     CHECK(bytes[0] == 8 * kMiB);
     CHECK(bytes[1] == 16 * kMiB);
@@ -57,7 +57,7 @@ TEST_CASE("ZeRO divides the update's own temporaries by the ranks, not forward's
     CHECK(bytes[3] == 32 * kMiB);
     CHECK(bytes[4] == 8 * kMiB);
     // Without ZeRO nothing changes.
-    const std::vector<int64_t> recorded = scenario_bytes(run, model, ScenarioSpec{}, pool_bytes);
+    const std::vector<int64_t> recorded = scenario_bytes(run, model, ScenarioSpec{}, {}, pool_bytes);
     CHECK(recorded[0] == 16 * kMiB);
     CHECK(recorded[4] == 16 * kMiB);
 }
@@ -84,8 +84,8 @@ TEST_CASE("a partition by whole tensors gives the busiest rank its tensors' shar
     ScenarioSpec zero1;
     zero1.zero_stage = 1;
     std::vector<int64_t> pool_bytes;
-    CHECK(scenario_bytes(run, tensors, zero1, pool_bytes)[3] == 18 * kMiB);
-    CHECK(scenario_bytes(run, even, zero1, pool_bytes)[3] == 17 * kMiB);
+    CHECK(scenario_bytes(run, tensors, zero1, {}, pool_bytes)[3] == 18 * kMiB);
+    CHECK(scenario_bytes(run, even, zero1, {}, pool_bytes)[3] == 17 * kMiB);
 }
 
 TEST_CASE("a caching pool's 2 MiB granularity holds beside the small buffers a library allocated for itself") {

@@ -8,6 +8,10 @@ The allocator is PyTorch's default caching allocator, or the one --alloc-conf se
 (PYTORCH_CUDA_ALLOC_CONF, e.g. expandable_segments:True). Exit 77 (skipped) with the reason when
 PyTorch is absent.
 
+  - the batch asked beside another scenario (--zero 2 --ranks 2, whose replay is the pool's own) is
+    predicted as the batch asked alone: a scenario's prediction does not depend on what else a
+    command asks (docs/whatif.md, "The smaller batch replayed too").
+
 With --upward only the larger batch is predicted, from the smaller (a shape whose smaller batch the
 model predicts only within its wider margin, docs/whatif.md, "Fits").
 
@@ -112,6 +116,10 @@ def main():
                 if abs(error) > TOLERANCE:
                     failures.append(f"batch {recorded} -> {target}: off by {error:+.2%} (bound {TOLERANCE:.0%})")
                     describe_miss(tbdprof, traces[recorded], prediction)
+                beside = whatif(tbdprof, traces[recorded], *batch, "--zero", "2", "--ranks", "2")["scenarios"][1]
+                if beside["peak_bytes"] != predicted:
+                    failures.append(f"batch {recorded} -> {target}: {beside['peak_bytes']:,} B asked beside ZeRO-2, "
+                                    f"{predicted:,} B asked alone")
                 below = whatif(tbdprof, traces[recorded], *batch, "--device-memory", str(measured[target] - 1))
                 if below["scenarios"][-1]["fits"]:
                     failures.append(f"batch {recorded} -> {target}: 'fits' on a device one byte below the measured peak")
