@@ -15,24 +15,15 @@
 #                  was freed (the tagger merged the two): the life match decides, as before
 #   accuracy_host_ahead.sh SCHEMA_SQL     (env: TAG_ACCURACY)
 set -euo pipefail
-schema=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-start=1000000  # run.start_monotonic_ns: label times are this plus trace times
-t() { echo $((start + $1)); }
-fail() { echo "accuracy_host_ahead: $*" >&2; exit 1; }
-sqlite3 "$work/empty.sqlite" <"$schema"  # once: every case starts from a copy
+source "$(dirname "$0")/accuracy_case_lib.sh" "$1" accuracy_host_ahead
 
 # check NAME EXPECTED_ACCURACY SUBRANGES: scores labels $work/NAME.tsv against a trace with one pool
 # segment (0x40000, 512 KiB, tagged activations) whose sub-ranges are SUBRANGES (SQL values:
 # offset, bytes, begin_ns, end_ns, category), and checks the accuracy line.
 check() {
     local name=$1 expected=$2 subranges=$3 db=$work/$1.sqlite
-    cp "$work/empty.sqlite" "$db"
+    new_trace "$db" 300000
     sqlite3 "$db" "
-INSERT INTO run (id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, simulated_device,
-                 clock_source, host_timed_kernels, truncated_files)
-    VALUES (1, 'test', 0, $start, 300000, 'test', 1, 'host', 0, 0);
 INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, free_ns, kind)
     VALUES (1, 1, 0, 262144, 524288, 0, 300000, 'device');
 INSERT INTO allocation_categories (allocation, category) VALUES (1, 'activations');

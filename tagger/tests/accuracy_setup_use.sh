@@ -7,23 +7,14 @@
 # overestimated. Without labelled steps the tool falls back to the life match (overlap over union).
 #   accuracy_setup_use.sh SCHEMA_SQL     (env: TAG_ACCURACY)
 set -euo pipefail
-schema=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-start=1000000  # run.start_monotonic_ns: label times are this plus trace times
-t() { echo $((start + $1)); }
-fail() { echo "accuracy_setup_use: $*" >&2; exit 1; }
-sqlite3 "$work/empty.sqlite" <"$schema"  # once: every case starts from a copy
+source "$(dirname "$0")/accuracy_case_lib.sh" "$1" accuracy_setup_use
 
 # make_case NAME SETUP_END_NS WITH_SPANS: a trace whose set-up use of the arena's first tensor ends
 # at SETUP_END_NS (the steps' use of the arena runs from 70000 to 90000 ns).
 make_case() {
     local name=$1 setup_end=$2 with_spans=$3 db=$work/$1.sqlite
-    cp "$work/empty.sqlite" "$db"
+    new_trace "$db" 100000
     sqlite3 "$db" "
-INSERT INTO run (id, command_line, start_unix_ns, start_monotonic_ns, duration_ns, tool_version, simulated_device,
-                 clock_source, host_timed_kernels, truncated_files)
-    VALUES (1, 'test', 0, $start, 100000, 'test', 1, 'host', 0, 0);
 INSERT INTO allocations (id, process, device, address, bytes, alloc_ns, free_ns, kind)
     VALUES (1, 1, 0, 131072, 3000, 0, 100000, 'device'),   -- the arena: two optimizer_state tensors
            (2, 1, 0, 262144, 4000, 0, 100000, 'device');   -- a pool segment

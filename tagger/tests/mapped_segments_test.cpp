@@ -6,10 +6,9 @@
 
 #include "mapped_segments.h"
 #include "model.h"
+#include "schema_database.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 using namespace tbdprof::tagger;
@@ -17,16 +16,6 @@ using namespace tbdprof::tagger;
 namespace {
 
 constexpr int64_t kPage = 2 << 20;  // 2 MiB, the simulated driver's granularity
-
-tbdprof::trace::Database schema_database() {
-    tbdprof::trace::Database db = tbdprof::trace::create_database(":memory:");
-    std::ifstream in(TBD_TRACE_SCHEMA);
-    std::stringstream schema;
-    schema << in.rdbuf();
-    REQUIRE(!schema.str().empty());
-    db.exec(schema.str().c_str());
-    return db;
-}
 
 const Allocation& holding(const TraceModel& m, int64_t id) {
     auto it = std::find_if(m.allocations.begin(), m.allocations.end(), [&](const Allocation& a) {
@@ -40,7 +29,7 @@ const Allocation& holding(const TraceModel& m, int64_t id) {
 }  // namespace
 
 TEST_CASE("end-to-end mappings live together join; a remap after the unmap, other kinds, gaps do not") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = test_support::schema_database();
     // Reservation at 64 MiB: pages 1, 2 mapped at 0 and 10 ns, page 0 (before them) at 20 ns, all
     // unmapped at 100 ns; page 1 mapped again at 200 ns. A cudaMalloc right after page 2, and a
     // mapping with a page's gap after it, stay alone.

@@ -7,23 +7,18 @@
 #include "iterations.h"
 #include "model.h"
 #include "rules.h"
+#include "schema_database.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 using namespace tbdprof::tagger;
 
 namespace {
 
-tbdprof::trace::Database schema_database() {
-    tbdprof::trace::Database db = tbdprof::trace::create_database(":memory:");
-    std::ifstream in(TBD_TRACE_SCHEMA);
-    std::stringstream schema;
-    schema << in.rdbuf();
-    REQUIRE(!schema.str().empty());
-    db.exec(schema.str().c_str());
+// A trace with one kernel function (`step`, two function ids) and two 1 MiB device allocations.
+tbdprof::trace::Database step_database() {
+    tbdprof::trace::Database db = test_support::schema_database();
     db.exec(
         "INSERT INTO strings (id, text) VALUES (1, '_Z4stepPf');"
         "INSERT INTO functions (id, name, mangled) VALUES (1, 1, 1), (2, 1, 1);"
@@ -44,7 +39,7 @@ const WorkItem& kernel_at(const TraceModel& m, int64_t start_ns) {
 }  // namespace
 
 TEST_CASE("kernel ids with gaps, calls out of time order, copies among kernels: work in launch order") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     // Calls 9 and 4 stored in id order but 9 begins first; kernels 5, 7, 100 (gaps) launched at
     // start - queued; a copy launched between the second and third kernel.
     db.exec(
@@ -78,7 +73,7 @@ TEST_CASE("kernel ids with gaps, calls out of time order, copies among kernels: 
 }
 
 TEST_CASE("pointer uses follow their work items when the work list is reordered") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     // 16 offsets into allocation 1 make it a pooled segment: every pointer is kept as a use. The
     // kernels' ids run backwards against their launch times, so sorting moves every item.
     std::string sql;
@@ -104,7 +99,7 @@ TEST_CASE("pointer uses follow their work items when the work list is reordered"
 }
 
 TEST_CASE("a workspace of 0 bytes is no operand; one of unrecorded size still is") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     // Two cuDNN-style calls, each given a workspace pointer inside allocation 1: the first with a
     // recorded size of 0 (a plan that needs none), the second with no size recorded.
     db.exec(
@@ -123,7 +118,7 @@ TEST_CASE("a workspace of 0 bytes is no operand; one of unrecorded size still is
 }
 
 TEST_CASE("a library call's pointer uses say which of its operands they are, the call keeps no addresses") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     // Allocation 1 (at 1 MiB) is a pooled segment: 16 kernels point into it at 16 offsets. A GEMM
     // reads one pointer as both A and B (x^T x) and writes C; the library_call_operands table gives
     // the same call an extra operand at C's address (read-write) and one at an address of its own.
@@ -161,7 +156,7 @@ TEST_CASE("a library call's pointer uses say which of its operands they are, the
 }
 
 TEST_CASE("a plain kernel's pointer into a library handle's own allocation is a stale word, not a use") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     // Allocation 2 was made inside cublasCreate_v2 (its stack's innermost frame). Kernel 5 runs inside
     // a cuBLAS call (its operands come from the call); kernel 7, launched outside every library call,
     // has an argument word inside allocation 2 (odd, as the unfilled bytes of a by-value struct can
@@ -188,7 +183,7 @@ TEST_CASE("a plain kernel's pointer into a library handle's own allocation is a 
 }
 
 TEST_CASE("memory a math library allocates for itself is known by its stack, however deep the entry point") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     // As cublasCreate_v2 allocated on the real H200 (cuMemAlloc reached through cuGetProcAddress):
     // five unnamed frames inside libcublas, the entry point sixth, then the framework. Allocation 3
     // came through the runtime (cudaMalloc's frame innermost) from inside cuDNN; allocation 1 is
@@ -231,7 +226,7 @@ TEST_CASE("memory a math library allocates for itself is known by its stack, how
 }
 
 TEST_CASE("ranges the caller has are the model's, in place of the file's; without them the file's are read") {
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     db.exec(
         "INSERT INTO ranges (id, process, thread, begin_ns, end_ns, name) VALUES "
         "(1, 1, 1, 100, 200, 'ProfilerStep#1'), (2, 1, 1, 300, NULL, 'aten::mm');");
@@ -253,7 +248,7 @@ TEST_CASE("a kernel of a library call with no known operand keeps its own argume
     // tensors in a variant pack the collector does not decode: the call has no a, b, c or workspace.
     // Its kernel's edges (the batch read through a pointer to const, the output written) are all the
     // trace knows of what the convolution uses; a GEMM call with its operands keeps the call's roles.
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     db.exec(
         "INSERT INTO library_calls (id, process, name, op, begin_ns, end_ns, a, a_allocation, c, c_allocation) "
         "VALUES (1, 1, 'cudnnBackendExecute', 'pointwise', 100, 200, NULL, NULL, NULL, NULL), "
@@ -283,7 +278,7 @@ TEST_CASE("in a pool, an opaque call's kernel keeps its pointers at tensors othe
     // a plain kernel too) and writes at 200000 (its transposed copy in the variant pack's workspace,
     // which no other work uses): only the first is a pointer use, so no tensor starts inside the
     // tensors around it; both stay touches of the segment.
-    tbdprof::trace::Database db = schema_database();
+    tbdprof::trace::Database db = step_database();
     std::string sql;
     for (int i = 0; i < 16; ++i)
         sql += "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns) VALUES (" +

@@ -9,8 +9,8 @@
 #include "model.h"
 #include "pool_tagging.h"
 #include "rules.h"
+#include "schema_database.h"
 
-#include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -132,12 +132,7 @@ std::string struct_step(int s, int64_t t0) {
 }
 
 TraceModel load_run(const std::string& sql) {
-    tbdprof::trace::Database db = tbdprof::trace::create_database(":memory:");
-    std::ifstream in(TBD_TRACE_SCHEMA);
-    std::stringstream schema;
-    schema << in.rdbuf();
-    REQUIRE(!schema.str().empty());
-    db.exec(schema.str().c_str());
+    tbdprof::trace::Database db = test_support::schema_database();
     db.exec(sql.c_str());
     return load_model(db);
 }
