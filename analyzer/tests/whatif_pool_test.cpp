@@ -198,6 +198,26 @@ TEST_CASE("a tensor on exactly a library call's workspace extent is the workspac
     CHECK(!tensors[2].library_workspace);
 }
 
+TEST_CASE("a tensor on a workspace's extent before any call's workspace there is the program's") {
+    // transformer_train.py --layers 9 at batch 128: a forward activation of 1 MiB at offset 0 of a
+    // small-pool segment, written by an elementwise kernel and kept for backward (10 to 500); the
+    // 1 MiB cuBLASLt workspaces take those bytes only later (600, 700), and an activation follows the
+    // second one there. The first was requested by the program before any library call used the
+    // bytes: batch-sized, not the library's data (counted as the library's it stayed 1 MiB at batch
+    // 64 and the replay reserved five small segments the run did not). The last one follows a call's
+    // workspace on its extent and stays the library's, as before.
+    PoolTensor first_workspace = tensor(0, kMiB, 600, 600, 4);
+    first_workspace.library_workspace = true;
+    PoolTensor second_workspace = tensor(0, kMiB, 700, 700, 4);
+    second_workspace.library_workspace = true;
+    std::vector<PoolTensor> tensors{tensor(0, kMiB, 10, 500, 3), first_workspace, second_workspace,
+                                    tensor(0, kMiB, 710, 800, 3)};
+    keep_workspace_data(tensors);
+    CHECK(!tensors[0].library_workspace);
+    CHECK(!tensors[0].workspace_data);
+    CHECK(tensors[3].workspace_data);
+}
+
 TEST_CASE("workspace data in a large-pool block lives only as long as words name its address") {
     // transformer_train.py --layers 6 at batch 64: a call's 32 MiB cuBLASLt workspace at offset 0 of
     // its segment [0, 10]; the tagger recovers 32 MiB "activations" on exactly its extent from the
