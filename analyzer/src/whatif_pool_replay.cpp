@@ -2,6 +2,8 @@
 #include "whatif_pool_replay.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "whatif_pool.h"
 
@@ -217,10 +219,10 @@ bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool) {
 
 namespace {
 
-// `all` (the run's allocations, `bytes` each) with the recorded pooled segments replaced by the
-// segments the pool reserves for `requests`, replayed.
+// `all` (the run's allocations, `bytes` each) with the recorded pooled segments replaced by
+// `segments`, replayed.
 Replayed replay_segments(const RecordedRun& run, std::vector<Allocation> all, std::vector<int64_t> bytes,
-                         const std::vector<PoolEvent>& requests, const PoolModel& pool,
+                         const std::vector<PoolSegment>& segments, const PoolModel& pool,
                          std::vector<MemoryPoint>* timeline) {
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {
@@ -229,7 +231,7 @@ Replayed replay_segments(const RecordedRun& run, std::vector<Allocation> all, st
         segment.free_ns = std::max(segment.free_ns, a.free_ns);
         bytes[index] = 0;
     }
-    for (const PoolSegment& s : simulate_caching_pool(requests, pool.expandable)) {
+    for (const PoolSegment& s : segments) {
         segment.alloc_ns = s.alloc_ns;
         all.push_back(segment);
         all.back().free_ns = std::max(segment.free_ns, s.alloc_ns);
@@ -245,7 +247,30 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
                           std::vector<MemoryPoint>* timeline) {
     const std::vector<PoolEvent> requests =
         pool.by_placement ? pool_events(pool.tensors, pool_bytes) : piece_events(run, events, bytes, pool);
-    return replay_segments(run, run.allocations, std::move(bytes), requests, pool, timeline);
+    return replay_segments(run, run.allocations, std::move(bytes), simulate_caching_pool(requests, pool.expandable),
+                           pool, timeline);
+}
+
+std::vector<PoolSegment> segments_within(const PoolModel& pool, const std::vector<int64_t>& pool_bytes,
+                                         const std::vector<int64_t>& reference_bytes) {
+    std::vector<PoolSegment> segments =
+        simulate_caching_pool(pool_events(pool.tensors, reference_bytes), pool.expandable);
+    std::vector<PoolTensor> larger;
+    std::vector<int64_t> larger_bytes;
+    for (size_t i = 0; i < pool.tensors.size(); ++i)
+        if (pool_bytes[i] > reference_bytes[i]) {
+            larger.push_back(pool.tensors[i]);
+            larger_bytes.push_back(pool_bytes[i]);
+        }
+    for (const PoolSegment& s : simulate_caching_pool(pool_events(larger, larger_bytes), pool.expandable))
+        segments.push_back(s);
+    return segments;
+}
+
+Replayed replay_with_segments(const RecordedRun& run, std::vector<int64_t> bytes,
+                              const std::vector<PoolSegment>& segments, const PoolModel& pool,
+                              std::vector<MemoryPoint>* timeline) {
+    return replay_segments(run, run.allocations, std::move(bytes), segments, pool, timeline);
 }
 
 Replayed replay_pool_tensors(const RecordedRun& run, const std::vector<Allocation>& allocations,
@@ -272,7 +297,8 @@ Replayed replay_pool_tensors(const RecordedRun& run, const std::vector<Allocatio
         all.push_back(piece);
         bytes.push_back(-tensor_bytes[i]);
     }
-    return replay_segments(run, std::move(all), std::move(bytes), pool_events(tensors, tensor_bytes), pool, timeline);
+    return replay_segments(run, std::move(all), std::move(bytes),
+                           simulate_caching_pool(pool_events(tensors, tensor_bytes), pool.expandable), pool, timeline);
 }
 
 }  // namespace tbdprof::analyzer::whatif

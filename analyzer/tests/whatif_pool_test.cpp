@@ -463,3 +463,38 @@ TEST_CASE("a batch changed alone requests the library workspaces per call where 
     REQUIRE(pool.tensors.size() == 5);
     CHECK(whatif::replay_with_pool(run, events, recorded, half, pool, nullptr).peak_bytes == 86 * kMiB);
 }
+
+TEST_CASE("requests no larger than another scenario's need no more segments than its replay reserved") {
+    // Two 1 MiB tensors fill a 2 MiB small-pool segment; the first is released and a 1 MiB library
+    // workspace takes its block. With the first at 512 KiB (a smaller batch with bf16), best fit puts
+    // the second at 512 KiB; the first's release leaves 512 KiB free at each end and the workspace
+    // reserves a second segment: the policy is not monotone in the requests' sizes.
+    const std::vector<PoolEvent> smaller_events{
+        {0, true, 0, kMiB / 2}, {10, true, 1, kMiB}, {30, false, 0, 0}, {40, true, 2, kMiB}};
+    REQUIRE(simulate_caching_pool(smaller_events).size() == 2);
+    whatif::PoolModel pool;
+    PoolTensor workspace = tensor(0, kMiB, 40, 50, 4);
+    workspace.library_workspace = true;
+    pool.tensors = {tensor(0, kMiB, 0, 30, 3), tensor(kMiB, kMiB, 10, 100, 3), workspace};
+    const std::vector<int64_t> reference{kMiB, kMiB, kMiB};
+    // Each request no larger than the reference's fits where the reference's replay placed it.
+    const std::vector<PoolSegment> within = whatif::segments_within(pool, {kMiB / 2, kMiB, kMiB}, reference);
+    REQUIRE(within.size() == 1);
+    CHECK(within[0].bytes == 2 * kMiB);
+    // A request larger than the reference's (a master copy joining the optimizer state) is replayed on
+    // its own, in a segment of its own.
+    const std::vector<PoolSegment> larger =
+        whatif::segments_within(pool, {kMiB / 2, kMiB, kMiB}, {kMiB, kMiB / 2, kMiB});
+    REQUIRE(larger.size() == 2);
+    CHECK(larger[1].alloc_ns == 10);
+}
+
+TEST_CASE("a batch changed by a factor with precision or ZeRO uses the batch alone's pool model") {
+    whatif::ScenarioSpec combined{"batch 64, ZeRO-2 x2 ranks", 0.5, false, std::nullopt, 2};
+    CHECK(whatif::changes_batch_by_factor(combined));
+    CHECK(!whatif::only_changes_batch(combined));
+    combined.checkpoint = true;
+    CHECK(!whatif::changes_batch_by_factor(combined));
+    const whatif::ScenarioSpec calibrated{"batch 64 (calibrated)", 0.5, true, std::nullopt, 0};
+    CHECK(!whatif::changes_batch_by_factor(calibrated));
+}
