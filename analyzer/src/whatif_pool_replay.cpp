@@ -51,6 +51,12 @@ std::vector<PoolEvent> pool_events(const std::vector<PoolTensor>& tensors, const
     return out;
 }
 
+int64_t total_bytes(const std::vector<PoolSegment>& segments) {
+    int64_t bytes = 0;
+    for (const PoolSegment& s : segments) bytes += s.bytes;
+    return bytes;
+}
+
 std::vector<int64_t> sorted_sizes(const std::vector<PoolSegment>& segments) {
     std::vector<int64_t> sizes;
     for (const PoolSegment& s : segments) sizes.push_back(s.bytes);
@@ -257,14 +263,20 @@ std::vector<PoolSegment> segments_within(const PoolModel& pool, const std::vecto
         simulate_caching_pool(pool_events(pool.tensors, reference_bytes), pool.expandable);
     std::vector<PoolTensor> larger;
     std::vector<int64_t> larger_bytes;
+    std::vector<int64_t> either_bytes = reference_bytes;  // each request at the larger of its two sizes
     for (size_t i = 0; i < pool.tensors.size(); ++i)
         if (pool_bytes[i] > reference_bytes[i]) {
             larger.push_back(pool.tensors[i]);
             larger_bytes.push_back(pool_bytes[i]);
+            either_bytes[i] = pool_bytes[i];
         }
+    if (larger.empty()) return segments;
     for (const PoolSegment& s : simulate_caching_pool(pool_events(larger, larger_bytes), pool.expandable))
         segments.push_back(s);
-    return segments;
+    // Another placement that exists: every request at the larger of its two sizes through the policy
+    // (the larger ones may fit in the reference's free blocks); the one reserving fewer bytes is kept.
+    std::vector<PoolSegment> either = simulate_caching_pool(pool_events(pool.tensors, either_bytes), pool.expandable);
+    return total_bytes(either) < total_bytes(segments) ? either : segments;
 }
 
 Replayed replay_with_segments(const RecordedRun& run, std::vector<int64_t> bytes,

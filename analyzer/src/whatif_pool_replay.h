@@ -82,6 +82,9 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
 // scenario's (`reference_bytes`) on the same tensors: each request no larger than the reference's fits
 // where the reference's replay placed it, in the reference's segments; the larger ones (a master copy
 // joining the optimizer state) are replayed through the policy on their own, in segments of their own.
+// Or, where that reserves fewer bytes, every request at the larger of its two sizes replayed through
+// the policy (a larger one may fit in a block the reference left free). Either is a placement that
+// exists for the scenario's requests.
 // The policy's best fit is no bound: smaller requests can split blocks the larger ones left whole and
 // reserve more (docs/whatif.md, "A combined change bounded by the batch alone").
 std::vector<PoolSegment> segments_within(const PoolModel& pool, const std::vector<int64_t>& pool_bytes,
