@@ -2,8 +2,6 @@
 #include "whatif_pool_replay.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include "whatif_pool.h"
 
