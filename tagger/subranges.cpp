@@ -757,7 +757,12 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
         if (owner == kNone || virtual_index[size_t(owner)] == kNone) continue;
         int32_t target = virtual_index[size_t(owner)];
         WorkItem& w = s.v.work[use.work];
+        const bool known =
+            std::any_of(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == target; });
         add_touch(w, target, use.access);
+        for (Touch& t : w.touches)  // Touch::inside: no pointer of this work at the tensor's start
+            if (t.allocation == target)
+                t.inside = (!known || t.inside) && use.offset > set.ranges[size_t(owner)].offset;
         touch_covered_subranges(s, use, owner, w);
         if (w.library_call != kNone) move_library_roles(s, use, target, w.library_call);
     }
