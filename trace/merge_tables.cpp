@@ -108,12 +108,6 @@ const std::vector<TableRule> kTableRules = {
     {"nccl_calls", nullptr, {ref("library_call", "library_calls"), kProcess}},
 };
 
-// Device ids are CUDA ordinals: a device that rows name but the devices table lacks still needs one
-// (new device ids start at 0, as ordinals do).
-constexpr const char* kDeviceColumns[][2] = {
-    {"kernels", "device"}, {"copies", "device"},       {"sets", "device"},          {"allocations", "device"},
-    {"streams", "device"}, {"memory_heaps", "device"}, {"memory_regions", "device"}};
-
 std::vector<std::string> columns_of(const Database& db, const char* schema, std::string_view table) {
     Statement rows(db, "SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
     rows.bind(1, table).bind(2, schema);
@@ -144,11 +138,15 @@ void collect_table_ids(Database& out, const TableRule& rule, int input, int64_t 
     std::string ids =
         fmt::format("SELECT id, {} AS t FROM {}.{}", timed ? fmt::format("{} + {}", rule.order_time, shift_ns) : "NULL",
                     kInputSchema, rule.name);
+    // Device ids are CUDA ordinals: a device that rows name but the devices table lacks still needs one
+    // (new device ids start at 0, as ordinals do), so every column that refers to a device adds its ids.
     if (std::string_view(rule.name) == "devices")
-        for (const auto& [table, column] : kDeviceColumns)
-            if (input_has(out, table, column))
-                ids += fmt::format(" UNION SELECT {0}, NULL FROM {1}.{2} WHERE {0} IS NOT NULL", column, kInputSchema,
-                                   table);
+        for (const TableRule& other : kTableRules)
+            for (const Column& c : other.columns)
+                if (c.kind == Kind::ref && std::string_view(c.target) == "devices" &&
+                    input_has(out, other.name, c.name))
+                    ids += fmt::format(" UNION SELECT {0}, NULL FROM {1}.{2} WHERE {0} IS NOT NULL", c.name,
+                                       kInputSchema, other.name);
     out.exec(
         fmt::format("INSERT INTO temp.order_{0}(input, old, t) SELECT {1}, id, t FROM ({2})", rule.name, input, ids)
             .c_str());
