@@ -1,6 +1,7 @@
 #include "tbdprof/trace/tables.h"
 
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <map>
 #include <set>
 #include <string>
@@ -329,11 +330,7 @@ std::unordered_map<int64_t, std::string> read_function_names(const Database& db,
 
 std::string StackFrame::text() const {
     std::string out = symbol;
-    if (out.empty()) {
-        char buffer[24];
-        std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(ip));
-        out = buffer;
-    }
+    if (out.empty()) out = fmt::format("{:#x}", ip);
     if (!module.empty()) out += " (" + module.substr(module.rfind('/') + 1) + ")";
     return out;
 }
