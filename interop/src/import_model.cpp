@@ -276,12 +276,26 @@ private:
         s_.streams = streams_.size();
     }
 
+    struct RangeKey {
+        int64_t begin_ns;
+        size_t index;  // in t_.ranges
+    };
+    // The ranges in the order of their begin times, ties in the order read (a stable sort): 16-byte
+    // keys are sorted, not the 72-byte ranges, whose moves in a stable sort cost 2% of an import.
+    std::vector<RangeKey> ranges_by_begin() const {
+        std::vector<RangeKey> keys(t_.ranges.size());
+        for (size_t i = 0; i < keys.size(); ++i) keys[i] = {t_.ranges[i].begin_ns, i};
+        std::sort(keys.begin(), keys.end(), [](const RangeKey& a, const RangeKey& b) {
+            return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.index < b.index;
+        });
+        return keys;
+    }
+
     void add_host_ranges() {
-        std::stable_sort(t_.ranges.begin(), t_.ranges.end(),
-                         [](const Range& a, const Range& b) { return a.begin_ns < b.begin_ns; });
-        launches_ = {};  // indexes are stale after sorting
+        launches_ = {};  // GPU work is joined to its launches: the map's memory goes before the rows come
         m_.ranges.reserve(t_.ranges.size());
-        for (const Range& r : t_.ranges) {
+        for (const RangeKey& key : ranges_by_begin()) {
+            const Range& r = t_.ranges[key.index];
             const std::string& name = t_.strings.text(r.name);
             const int64_t process = process_ids_.at(r.on_gpu ? main_pid_ : r.thread.pid);
             std::optional<int64_t> thread;
