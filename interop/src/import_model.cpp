@@ -94,11 +94,15 @@ private:
 
     void index_host_side() {
         std::map<int64_t, uint64_t> calls_per_pid;
+        const Range* previous = nullptr;  // the last host range: most follow one of the same thread
         for (size_t i = 0; i < t_.ranges.size(); ++i) {
             const Range& r = t_.ranges[i];
             if (r.on_gpu) continue;
-            host_pids_.insert(r.thread.pid);
-            threads_.emplace(ThreadKey{r.thread.pid, r.thread.tid}, 0);
+            if (!previous || previous->thread.pid != r.thread.pid || previous->thread.tid != r.thread.tid) {
+                host_pids_.insert(r.thread.pid);
+                threads_.try_emplace(ThreadKey{r.thread.pid, r.thread.tid}, 0);  // no node made for a known one
+            }
+            previous = &r;
             if (r.domain == RangeDomain::cuda_runtime || r.domain == RangeDomain::cuda_driver) {
                 ++calls_per_pid[r.thread.pid];
                 if (r.correlation) launches_.emplace(*r.correlation, i);
@@ -106,7 +110,7 @@ private:
         }
         for (const MemoryEvent& m : t_.memory) {
             host_pids_.insert(m.thread.pid);
-            threads_.emplace(ThreadKey{m.thread.pid, m.thread.tid}, 0);
+            threads_.try_emplace(ThreadKey{m.thread.pid, m.thread.tid}, 0);
         }
         if (host_pids_.empty()) host_pids_.insert(0);  // GPU-only trace: one anonymous process
         main_pid_ = *host_pids_.begin();
