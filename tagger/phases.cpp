@@ -31,9 +31,8 @@ struct PhaseMarks {
 PhaseMarks phase_marks(const std::vector<Range>& ranges) {
     PhaseMarks marks;
     for (const Range& r : ranges) {
-        const std::string name = lower_case(r.name);
         for (int k = 0; k < 3; ++k) {
-            if (name.find(kPhaseKinds[k]) == std::string::npos) continue;
+            if (!contains_lowered(r.name, kPhaseKinds[k])) continue;
             (r.end_ns < r.begin_ns ? marks.inverted : marks.by_begin).push_back({r.process, r.begin_ns, r.end_ns, k});
             break;
         }
