@@ -2,7 +2,7 @@
 // SQLite gives a row inserted with a NULL id the next rowid (1 in an empty table, else one more than
 // the largest so far) and appends it at the table's end; with the id bound it first searches the
 // table for a row with that id. That search was a quarter of the cost of an imported range row
-// (docs/benchmarks.md, "Range rows appended by rowid"). So where a row's id is the one SQLite would
+// (docs/benchmarks.md, "Range rows appended by rowid, ..."). So where a row's id is the one SQLite would
 // choose, NULL is bound; any other id is bound as it is, so the table, and the error for a repeated
 // id, are what binding every id gives.
 #pragma once
