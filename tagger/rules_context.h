@@ -80,12 +80,6 @@ private:
     std::string spill_;
 };
 
-// Whether `word` (in lower case) occurs in `text` lowered.
-inline bool contains_lowered(std::string_view text, std::string_view word) {
-    LoweredName lowered;
-    return lowered(text).find(word) != std::string_view::npos;
-}
-
 // Forward, backward and optimizer phases of every iteration (phases.cpp), from the program's own
 // ranges where it names them, else from the tags and the update found.
 void find_phases(Context& c, TagResult& result);
