@@ -21,6 +21,9 @@ struct Instance {
     uint32_t first = 0, last = 0;
     std::vector<size_t> uses;  // indices into TraceModel::pointer_uses
     bool empty = false;        // merged into another
+    // First work that wrote a new value over a sized one at the start (sized_value_rewritten); the
+    // size evidence seen before it is not the new value's. UINT32_MAX: none.
+    uint32_t rewritten_at = UINT32_MAX;
     int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
 };
 
@@ -144,6 +147,21 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const std::
     return writes_anew && read_by([&](const PointerUse& r) { return reads_value(m, outputs, r); });
 }
 
+// Whether `u` writes a new value at an address whose tensor so far (`current`, last used by
+// `previous`) has size evidence: a plain kernel writes it through an output word and no other (not
+// in place: an update passes its operand in two words) right after other work read the value there.
+// What was read is consumed, and the size seen for it says nothing of the value written now (a
+// caching allocator gives a freed GEMM output's space to the next, smaller tensor, whose pointers
+// carry no size). Kept together, the earlier size would stretch over the later tensor's neighbours.
+bool sized_value_rewritten(const TraceModel& m, const std::vector<bool>& outputs, const Instance& current,
+                           const PointerUse& previous, const PointerUse& u) {
+    if (current.known_bytes() <= 0 || u.work == previous.work || u.access == Access::Read || u.bytes > 0) return false;
+    const WorkItem& w = m.work[u.work];
+    if (w.kind != WorkItem::Kind::Kernel || w.library_call != kNone) return false;
+    if (u.slot >= m.kernel_slots || u.slot >= outputs.size() || !outputs[u.slot]) return false;
+    return previous.work != u.work && reads_value(m, outputs, previous);
+}
+
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 // `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
@@ -195,6 +213,9 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             out.push_back({});
             current = &out.back();
             current->offset = u.offset;
+        } else if (shared_space && current->rewritten_at == UINT32_MAX &&
+                   sized_value_rewritten(m, outputs, *current, *previous, u)) {
+            current->rewritten_at = u.work;
         }
         add(m, *current, u, index);
         previous = &u;
@@ -282,6 +303,45 @@ Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     rest.offset = inner.offset;
     for (size_t k = from; k < inner.uses.size(); ++k) add(m, rest, m.pointer_uses[inner.uses[k]], inner.uses[k]);
     return rest;
+}
+
+// Whether `inner` begins with a library call overwriting its bytes after `outer`'s sized value was
+// consumed and a new one written at outer's start (Instance::rewritten_at). Had the bytes been the
+// new value's, the call would destroy part of it while it is still to be read; outer's size, which
+// reaches them, was seen for the value before (a GEMM's output whose space a caching allocator
+// handed to a smaller tensor and, after it, to the next GEMM's output).
+bool overwritten_after_rewrite(const TraceModel& m, const Instance& inner, const Instance& outer) {
+    if (outer.rewritten_at == UINT32_MAX || inner.uses.empty() || inner.first <= outer.rewritten_at) return false;
+    const PointerUse& first = m.pointer_uses[inner.uses.front()];
+    return first.offset == inner.offset && library_overwrite(m, first);
+}
+
+// Cuts each instance at its Instance::rewritten_at where a later instance inside its size evidence
+// begins with a library call overwriting its bytes after that point (overwritten_after_rewrite): the
+// size was the consumed value's, and the new value at the start is a tensor of its own whose extent
+// its own evidence sets. Without the cut, the one instance would either absorb the later tensor or,
+// capped by it, lose the earlier value's bytes. Instances stay ordered by offset, then time.
+void cut_rewritten(const TraceModel& m, std::vector<Instance>& instances) {
+    for (size_t i = 0; i < instances.size(); ++i) {
+        const Instance& outer = instances[i];
+        if (outer.empty || outer.rewritten_at == UINT32_MAX || outer.known_bytes() <= 0) continue;
+        const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
+        bool cut = false;
+        for (size_t j = i + 1; j < instances.size() && instances[j].offset < end && !cut; ++j)
+            cut = instances[j].offset > outer.offset && !instances[j].empty &&
+                  overwritten_after_rewrite(m, instances[j], outer) && used_within(m, instances[j], outer);
+        if (!cut) continue;
+        size_t from = 0;
+        while (from < outer.uses.size() && m.pointer_uses[outer.uses[from]].work < outer.rewritten_at) ++from;
+        Instance early = rest_of(m, outer, 0);
+        early.uses.resize(from);
+        Instance late = rest_of(m, outer, from);
+        Instance head;
+        head.offset = outer.offset;
+        for (size_t index : early.uses) add(m, head, m.pointer_uses[index], index);
+        instances[i] = head;
+        instances.insert(instances.begin() + std::ptrdiff_t(i) + 1, late);
+    }
 }
 
 // `segment_bytes`: the allocation's size. A tensor written whole across all of it (an arena zeroed
@@ -452,6 +512,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
             split_address(m, steps, returned, outputs, carried, uses, several_starts, instances);
         }
+        cut_rewritten(m, instances);
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {
             begin = end;
