@@ -29,10 +29,10 @@ struct Run {
 // reads kValue, kInner and kLater together.
 Run rewritten_value() {
     Pool p(1 << 20);
-    p.kernel({{0, Access::Write}}, 9);                   // initialise W
-    struct_kernel(p, {{262144, kOut30}}, 30);            // kernel 30's word first points at fresh space
-    p.gemm(0, 0, kValue, {}, kSizedBytes);               // the sized value
-    p.gemm(kValue, 0, 16384);                            // consumed
+    p.kernel({{0, Access::Write}}, 9);         // initialise W
+    struct_kernel(p, {{262144, kOut30}}, 30);  // kernel 30's word first points at fresh space
+    p.gemm(0, 0, kValue, {}, kSizedBytes);     // the sized value
+    p.gemm(kValue, 0, 16384);                  // consumed
     Run run;
     run.rewrite = struct_kernel(p, {{kValue, kOut30}}, 30);  // the new value, no size
     struct_kernel(p, {{kValue, kIn31}, {kInner, kIn31Inner}}, 31);
