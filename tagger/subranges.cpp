@@ -156,7 +156,7 @@ bool sized_value_rewritten(const TraceModel& m, const std::vector<bool>& outputs
     const WorkItem& w = m.work[u.work];
     if (w.kind != WorkItem::Kind::Kernel || w.library_call != kNone) return false;
     if (u.slot >= m.kernel_slots || u.slot >= outputs.size() || !outputs[u.slot]) return false;
-    return previous.work != u.work && reads_value(m, outputs, previous);
+    return reads_value(m, outputs, previous);
 }
 
 // One address over time: a new tensor starts where the contents cannot have been carried over.
@@ -330,14 +330,12 @@ void cut_rewritten(const TraceModel& m, std::vector<Instance>& instances) {
         if (!cut) continue;
         size_t from = 0;
         while (from < outer.uses.size() && m.pointer_uses[outer.uses[from]].work < outer.rewritten_at) ++from;
-        Instance early = rest_of(m, outer, 0);
-        early.uses.resize(from);
-        Instance late = rest_of(m, outer, from);
         Instance head;
         head.offset = outer.offset;
-        for (size_t index : early.uses) add(m, head, m.pointer_uses[index], index);
-        instances[i] = head;
-        instances.insert(instances.begin() + std::ptrdiff_t(i) + 1, late);
+        for (size_t k = 0; k < from; ++k) add(m, head, m.pointer_uses[outer.uses[k]], outer.uses[k]);
+        Instance late = rest_of(m, outer, from);
+        instances[i] = std::move(head);
+        instances.insert(instances.begin() + std::ptrdiff_t(i) + 1, std::move(late));
     }
 }
 
