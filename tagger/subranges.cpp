@@ -302,34 +302,38 @@ Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     return rest;
 }
 
-// Whether `inner` begins with a library call overwriting its bytes after `outer`'s sized value was
-// consumed and a new one written at outer's start (Instance::rewritten_at). Had the bytes been the
-// new value's, the call would destroy part of it while it is still to be read; outer's size, which
-// reaches them, was seen for the value before (a GEMM's output whose space a caching allocator
-// handed to a smaller tensor and, after it, to the next GEMM's output).
-bool overwritten_after_rewrite(const TraceModel& m, const Instance& inner, const Instance& outer) {
-    if (outer.rewritten_at == UINT32_MAX || inner.uses.empty() || inner.first <= outer.rewritten_at) return false;
+// Where `inner` shows that `outer`'s value was gone: inner begins with a library call overwriting
+// bytes inside outer's size evidence, while outer is in use, with an output that runs past outer's
+// end. No slice of outer reaches past it, so the call did not write into outer while it held that
+// value: the bytes had been handed on (a caching allocator gives a freed GEMM output's space to a
+// smaller tensor and, past it, to the next GEMM's output). The work from which outer's uses are
+// another tensor: where a new value was written at outer's start after the sized one was consumed
+// (Instance::rewritten_at), when that came before the call, else the call's. UINT32_MAX: no sign.
+uint32_t gone_before(const TraceModel& m, const Instance& inner, const Instance& outer) {
+    if (inner.empty || inner.uses.empty() || inner.offset <= outer.offset || !used_within(m, inner, outer))
+        return UINT32_MAX;
     const PointerUse& first = m.pointer_uses[inner.uses.front()];
-    return first.offset == inner.offset && library_overwrite(m, first);
+    if (first.offset != inner.offset || !library_overwrite(m, first)) return UINT32_MAX;
+    const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
+    if (first.bytes <= 0 || inner.offset + uint64_t(first.bytes) <= end) return UINT32_MAX;
+    return outer.rewritten_at < inner.first ? outer.rewritten_at : inner.first;
 }
 
-// Cuts each instance at its Instance::rewritten_at where a later instance inside its size evidence
-// begins with a library call overwriting its bytes after that point (overwritten_after_rewrite): the
-// size was the consumed value's, and the new value at the start is a tensor of its own whose extent
-// its own evidence sets. Without the cut, the one instance would either absorb the later tensor or,
-// capped by it, lose the earlier value's bytes. Instances stay ordered by offset, then time.
+// Cuts each sized instance where a later instance inside its size shows its value gone (gone_before):
+// its uses from then on are a new tensor at the address, whose extent its own evidence sets. Without
+// the cut, the one instance would either absorb the later tensor or, capped by it, lose the earlier
+// value's bytes. Instances stay ordered by offset, then time.
 void cut_rewritten(const TraceModel& m, std::vector<Instance>& instances) {
     for (size_t i = 0; i < instances.size(); ++i) {
         const Instance& outer = instances[i];
-        if (outer.empty || outer.rewritten_at == UINT32_MAX || outer.known_bytes() <= 0) continue;
+        if (outer.empty || outer.known_bytes() <= 0) continue;
         const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
-        bool cut = false;
-        for (size_t j = i + 1; j < instances.size() && instances[j].offset < end && !cut; ++j)
-            cut = instances[j].offset > outer.offset && !instances[j].empty &&
-                  overwritten_after_rewrite(m, instances[j], outer) && used_within(m, instances[j], outer);
-        if (!cut) continue;
+        uint32_t cut = UINT32_MAX;
+        for (size_t j = i + 1; j < instances.size() && instances[j].offset < end && cut == UINT32_MAX; ++j)
+            cut = gone_before(m, instances[j], outer);
         size_t from = 0;
-        while (from < outer.uses.size() && m.pointer_uses[outer.uses[from]].work < outer.rewritten_at) ++from;
+        while (from < outer.uses.size() && m.pointer_uses[outer.uses[from]].work < cut) ++from;
+        if (from == 0 || from == outer.uses.size()) continue;
         Instance head;
         head.offset = outer.offset;
         for (size_t k = 0; k < from; ++k) add(m, head, m.pointer_uses[outer.uses[k]], outer.uses[k]);

@@ -1,6 +1,6 @@
 // A sized value consumed and rewritten at its start by a plain kernel's output word: the size seen
-// for it does not reach over a tensor a library call then writes inside it (tagger/subranges.cpp,
-// cut_rewritten; docs/tagging.md, change 47).
+// for it does not reach over a tensor a library call then writes inside it and past its end
+// (tagger/subranges.cpp, cut_rewritten; docs/tagging.md, change 47).
 #include <doctest/doctest.h>
 
 #include "subranges_test_support.h"
@@ -25,9 +25,9 @@ struct Run {
 
 // A forward GEMM writes kSizedBytes at kValue and another GEMM reads it (consumed). Kernel 30 then
 // writes a new value there through its output word (a copy the attention makes, no size), kernel
-// 31 reads it and a pointer inside it, a GEMM writes its output at kLater, and a backward kernel
+// 31 reads it and a pointer inside it, a GEMM writes `later_bytes` at kLater, and a backward kernel
 // reads kValue, kInner and kLater together.
-Run rewritten_value() {
+Run rewritten_value(int64_t later_bytes) {
     Pool p(1 << 20);
     p.kernel({{0, Access::Write}}, 9);         // initialise W
     struct_kernel(p, {{262144, kOut30}}, 30);  // kernel 30's word first points at fresh space
@@ -36,7 +36,7 @@ Run rewritten_value() {
     Run run;
     run.rewrite = struct_kernel(p, {{kValue, kOut30}}, 30);  // the new value, no size
     struct_kernel(p, {{kValue, kIn31}, {kInner, kIn31Inner}}, 31);
-    p.gemm(16384, 0, kLater);
+    p.gemm(16384, 0, kLater, {}, later_bytes);
     run.later_write = p.model.pointer_uses.size() - 1;
     p.kernel({{kValue, Access::Read}, {kInner, Access::Read}, {kLater, Access::Read}, {32768, Access::Write}}, 32);
     run.model = std::move(p.model);
@@ -46,7 +46,7 @@ Run rewritten_value() {
 }  // namespace
 
 TEST_CASE("a consumed GEMM output's size does not reach over a tensor written after its start was rewritten") {
-    const Run run = rewritten_value();
+    const Run run = rewritten_value(8192);  // to kValue + 14336, past the first value's end
     const SubRangeSet set = derive_subranges(run.model, IterationSet{});
     REQUIRE_EQ(set.owner.size(), run.model.pointer_uses.size());
     const int32_t owner = set.owner[run.later_write];
@@ -60,6 +60,15 @@ TEST_CASE("a consumed GEMM output's size does not reach over a tensor written af
     CHECK_EQ(first.front().bytes, kSizedBytes);
     CHECK_LT(first.front().last_work, run.rewrite);
     CHECK_GE(first.back().first_work, run.rewrite);
+}
+
+TEST_CASE("a GEMM output inside the sized value, not past its end, may be a slice of it: no cut") {
+    const Run run = rewritten_value(2048);  // to kValue + 8192: within the first value
+    const SubRangeSet set = derive_subranges(run.model, IterationSet{});
+    const int32_t owner = set.owner[run.later_write];
+    REQUIRE_GE(owner, 0);
+    CHECK_EQ(set.ranges[size_t(owner)].offset, kValue);
+    CHECK_EQ(at(set, kValue).size(), 1u);
 }
 
 TEST_CASE("without a library call writing inside it, a rewritten value stays one piece with the one before") {
