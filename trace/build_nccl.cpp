@@ -6,7 +6,9 @@ namespace {
 using raw::LibraryOp;
 
 // The collective's name in nccl_calls: its op in library_calls without the "nccl_" prefix.
-std::string_view op_name(LibraryOp op) { return nccl_library_op(op).substr(std::string_view("nccl_").size()); }
+std::string_view op_name(LibraryOp op) {
+    return nccl_library_op(op).substr(std::string_view("nccl_").size());
+}
 
 // ncclDataType_t values (nccl.h) by name, with the element size.
 struct DataType {

@@ -90,7 +90,9 @@ uint64_t mix(uint64_t hash, std::string_view text) {
     return (hash ^ 0xffU) * 1099511628211ULL;                                                      // a separator
 }
 
-std::string hex(uint64_t value) { return fmt::format("{:016x}", value); }
+std::string hex(uint64_t value) {
+    return fmt::format("{:016x}", value);
+}
 
 struct CommunicatorState {
     size_t index = 0;  // in the process's list
