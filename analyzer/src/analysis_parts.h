@@ -28,6 +28,10 @@ struct IterationSpans {
     // The process whose stored iterations these are: in a multi-process run every rank has its own,
     // and one process's (the most steps, the lowest id on ties) stand for the run. None for ranges.
     std::optional<int64_t> process;
+    // That process's stored spans the tagger set apart as not training (a validation pass, a
+    // checkpoint save between steps): not iterations, counted so the report can say why the table
+    // holds more rows than it counts.
+    int64_t set_apart = 0;
 };
 
 IterationSpans detect_iterations(const TraceFile& trace, const std::string& user_range);

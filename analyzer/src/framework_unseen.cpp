@@ -222,7 +222,11 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     if (pool.empty()) return out;  // no framework allocator: library calls need not be read
     read_library_calls(db, facts);
     out.present = true;
-    out.allocator = by_stack > 0 ? "PyTorch's CUDA caching allocator" : "a pool allocator";
+    // Tensors recovered inside allocations are all a pool's segments show, and all a program's own
+    // arenas show too (llm.c's, one allocation per kind): the trace alone does not tell them apart.
+    out.allocator = by_stack > 0                ? "PyTorch's CUDA caching allocator"
+                    : !facts.registered.empty() ? "a pool allocator"
+                                                : "a pool allocator or the program's own arenas, not told apart";
     if (by_stack > 0) out.evidence.push_back(std::to_string(by_stack) + " allocations made from libc10_cuda");
     if (!facts.subrange_owners.empty())
         out.evidence.push_back(std::to_string(facts.subrange_owners.size()) +

@@ -60,6 +60,7 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
     IterationSpans result;
     if (user_range.empty()) {
         std::map<int64_t, std::vector<StoredSpan>> by_process;
+        std::map<int64_t, int64_t> set_apart;  // process -> spans that are not training
         trace::RowReader<trace::IterationRow> stored(trace.db);
         for (trace::IterationRow row; stored.next(row);) {
             if (row.end_ns <= row.begin_ns) {
@@ -69,11 +70,14 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
             if (row.training())
                 by_process[row.process].push_back(
                     {row.begin_ns, row.end_ns, row.device_begin_ns.value_or(0), row.device_end_ns.value_or(0)});
+            else
+                ++set_apart[row.process];
         }
         const auto chosen = pick_process(by_process);
         if (chosen != by_process.end()) {
             fill(result, clean(chosen->second));
             result.process = chosen->first;
+            result.set_apart = set_apart[chosen->first];
         }
         if (!result.spans.empty()) {
             result.source = "iterations table";
@@ -142,6 +146,7 @@ IterationMetrics iteration_metrics(const IterationSpans& iterations, const Windo
     IterationMetrics metrics;
     metrics.source = iterations.source;
     metrics.detected = static_cast<int64_t>(iterations.spans.size());
+    metrics.set_apart = iterations.set_apart;
     std::vector<double> seconds;
     for (const Span& span : iterations.spans) {
         if (span.first >= window.first_iteration_begin_ns && span.second <= window.end_ns) {

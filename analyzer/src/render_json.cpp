@@ -282,6 +282,7 @@ void iterations(trace::JsonWriter& json, const IterationMetrics& it) {
     json.begin_object("iterations")
         .value("source", it.source)
         .value("detected", it.detected)
+        .value("set_apart", it.set_apart)
         .value("count", it.count)
         .value("mean_s", it.mean_s)
         .value("median_s", it.median_s)
@@ -292,8 +293,9 @@ void iterations(trace::JsonWriter& json, const IterationMetrics& it) {
         .value("samples_per_s", it.samples_per_s)
         .value("kernels_outside", it.kernels_outside)
         .value("kernels_per_iteration", it.kernels_per_iteration)
-        .value("kernel_time_per_iteration_s",
-               it.kernel_time_per_iteration_ns ? std::optional<double>(*it.kernel_time_per_iteration_ns * 1e-9) : std::nullopt)
+        .value("kernel_time_per_iteration_s", it.kernel_time_per_iteration_ns
+                                                  ? std::optional<double>(*it.kernel_time_per_iteration_ns * 1e-9)
+                                                  : std::nullopt)
         .end_object();
 }
 

@@ -228,8 +228,12 @@ Section iterations(const Report& r) {
         s.lines.push_back(it.detected == 0 ? "no iterations detected" : "no complete iteration inside the window");
         return s;
     }
+    const std::string set_apart =
+        it.set_apart == 0 ? ""
+                          : "; " + std::to_string(it.set_apart) + (it.set_apart == 1 ? " span" : " spans") +
+                                " between steps set apart as not training: a validation pass or checkpoint save";
     s.lines.push_back(std::to_string(it.count) + " iterations in the window (" + std::to_string(it.detected) +
-                      " detected, from " + it.source + ")");
+                      " detected, from " + it.source + set_apart + ")");
     s.table = Table{{"metric", "value"}, {false, true}, {}};
     s.table->add({"mean", seconds(it.mean_s)});
     s.table->add({"median", seconds(it.median_s)});

@@ -52,7 +52,7 @@ TEST_CASE("memory outside a pool by kind, at the peak and in total; pool workspa
     REQUIRE(r.memory.peak_trace_ns == 8);
     const FrameworkUnseenMemory& u = r.unseen;
     REQUIRE(u.present);
-    CHECK(u.allocator == "a pool allocator");
+    CHECK(u.allocator == "a pool allocator or the program's own arenas, not told apart");  // sub-ranges only
     CHECK(u.pool_allocations == 1);
     CHECK(u.pool_at_peak_bytes == 1000);
     CHECK(item(u, "nccl").at_peak_bytes == 300);

@@ -51,6 +51,28 @@ TEST_CASE("the iterations table comes before ranges") {
     CHECK(r.window.end_ns == 600);
 }
 
+TEST_CASE("spans set apart as not training are not iterations, and the report says how many") {
+    tbdtest::TraceBuilder t("iter_set_apart.sqlite");
+    t.iteration(0, 100);
+    t.iteration(100, 200);
+    t.iteration(300, 400);
+    // A checkpoint save between steps 2 and 3, and one after the last step; another process's
+    // set-apart span does not count for this one.
+    t.exec(
+        "INSERT INTO iterations (process, idx, begin_ns, end_ns, source, kind) VALUES "
+        "(1, -1, 200, 300, 'repetition', 'non_training'), (1, -1, 400, 500, 'repetition', 'non_training'), "
+        "(2, -1, 0, 50, 'repetition', 'non_training')");
+    t.kernel(0, 10);
+    const Report r = analyze_trace(t.finish(1000), AnalysisOptions{});
+    CHECK(r.iterations.detected == 3);
+    CHECK(r.iterations.set_apart == 2);
+    CHECK(r.iterations.count == 2);
+    const std::string text = render_report(r, Format::text);
+    CHECK(text.find("3 detected, from iterations table; 2 spans between steps set apart as not training") !=
+          std::string::npos);
+    CHECK(render_report(r, Format::json).find("\"set_apart\": 2") != std::string::npos);
+}
+
 TEST_CASE("a user-named iteration range") {
     tbdtest::TraceBuilder t("iter_user.sqlite");
     t.range(0, 100, "train_batch");
@@ -90,10 +112,10 @@ TEST_CASE("CPU utilization over the window from cumulative samples") {
     tbdtest::TraceBuilder t("iter_cpu.sqlite");
     t.kernel(0, 10);
     t.cpu_sample(0, 0, 0);
-    t.cpu_sample(1000, 400, 100);    // 0.5 cores
-    t.cpu_sample(2000, 1400, 100);   // 1.0 cores
+    t.cpu_sample(1000, 400, 100);   // 0.5 cores
+    t.cpu_sample(2000, 1400, 100);  // 1.0 cores
     t.cpu_sample(0, 0, 0, 2);
-    t.cpu_sample(2000, 200, 0, 2);   // 0.1 cores
+    t.cpu_sample(2000, 200, 0, 2);  // 0.1 cores
     AnalysisOptions options;
     options.window = WindowChoice::all;
     const Report r = analyze_trace(t.finish(2000), options);

@@ -164,7 +164,7 @@ std::string process_memory_label(const ProcessMemory& process);
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
-    int64_t peak_trace_ns = 0;        // the first moment the peak is reached
+    int64_t peak_trace_ns = 0;        // of the moments at the peak, the first with the fewest untagged + other bytes
     CategoryBytes at_peak{};          // live bytes per category at that moment; they sum to peak_bytes
     CategoryBytes category_max{};     // each category's own maximum over the run
     std::vector<std::pair<int64_t, int64_t>> device_peaks;  // (device, peak bytes)
@@ -204,6 +204,7 @@ struct IterationMetrics {
     std::string source;        // 'iterations' table, range name family, or empty when none
     int64_t detected = 0;      // all detected iterations
     int64_t count = 0;         // iterations inside the window
+    int64_t set_apart = 0;     // stored spans set apart as not training (validation, checkpoint saves)
     double mean_s = 0, median_s = 0, p95_s = 0, min_s = 0, max_s = 0;
     double per_s = 0;          // count / window
     std::optional<double> samples_per_s;  // with --batch-size
