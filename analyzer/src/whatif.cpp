@@ -222,8 +222,7 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         // Each pool model carries the tensors its replay requests: a batch changed by a factor (alone or
         // with precision or ZeRO) may be replayed with the library calls' per-call workspaces while the
         // other scenarios keep the pool's own reading.
-        const PoolModel& pool =
-            pools.second.usable && per_call_workspaces(spec, model) ? pools.second : pools.first;
+        const PoolModel& pool = pools.second.usable && per_call_workspaces(spec, model) ? pools.second : pools.first;
         std::vector<int64_t> pool_bytes;
         std::vector<int64_t> bytes = whatif::scenario_bytes(run, model, spec, pool.tensors, pool_bytes);
         std::vector<int64_t> tensor_bytes;
@@ -235,15 +234,15 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
         // Autocast adds requests (the copies): the batch alone's replay bounds only changes that remove bytes.
-        const bool autocast_copies = !spec.checkpoint && pool.usable && pool.by_placement &&
-                                     whatif::autocast_applies(spec, model);
+        const bool autocast_copies =
+            !spec.checkpoint && pool.usable && pool.by_placement && whatif::autocast_applies(spec, model);
         const bool bounded_later =
             whatif::changes_batch_by_factor(spec) && !whatif::only_changes_batch(spec) && !autocast_copies;
         const std::vector<int64_t> kept_bytes = bounded_later ? bytes : std::vector<int64_t>{};
         Replayed replayed =
             spec.checkpoint && plan.pooled ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes),
                                                                          plan.pool_tensors, tensor_bytes, pool, points)
-            : spec.checkpoint ? whatif::replay(plan.allocations, checkpoint_events, bytes, points)
+            : spec.checkpoint              ? whatif::replay(plan.allocations, checkpoint_events, bytes, points)
             : autocast_copies ? replay_autocast(run, spec, model, std::move(bytes), pool_bytes, pool, points)
             : pool.usable     ? whatif::replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
                               : whatif::replay(run.allocations, events, bytes, points);

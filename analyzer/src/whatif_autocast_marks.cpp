@@ -16,11 +16,11 @@ namespace {
 
 // One access of a place by one piece of work: a GEMM's operand, or a kernel's pointer argument.
 struct Touch {
-    int64_t ns = 0;         // host time: the call's begin, the kernel's launch
-    int64_t work = 0;       // the library call's id, or -1 - the kernel's id
+    int64_t ns = 0;    // host time: the call's begin, the kernel's launch
+    int64_t work = 0;  // the library call's id, or -1 - the kernel's id
     int64_t allocation = 0;
-    int64_t offset = 0;     // from the allocation's start
-    uint8_t role = 0;       // kGemmRead or kGemmWritten; 0: a kernel outside the library calls
+    int64_t offset = 0;       // from the allocation's start
+    uint8_t role = 0;         // kGemmRead or kGemmWritten; 0: a kernel outside the library calls
     bool keeps_fp32 = false;  // a kernel of an op autocast runs in FP32
 };
 
@@ -168,8 +168,10 @@ void mark_gemm_operands(const TraceFile& trace, RecordedRun& run) {
             }
             for (int r = 0; r < 3; ++r) {
                 found.clear();
-                if (r == 2) targets[r]->holding(index->second, touch.offset, touch.ns, found);
-                else targets[r]->holding(head, offset, touch.ns, found);
+                if (r == 2)
+                    targets[r]->holding(index->second, touch.offset, touch.ns, found);
+                else
+                    targets[r]->holding(head, offset, touch.ns, found);
                 for (const size_t i : found) touched[r].push_back({i, &touch});
             }
         }

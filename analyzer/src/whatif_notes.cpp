@@ -12,9 +12,11 @@ std::string autocast_words(StoragePrecision recorded) {
     if (recorded != StoragePrecision::fp32)
         return "; autocast-style mixed precision from a run already at that precision: nothing changes";
     return "; autocast-style mixed precision (PyTorch's torch.autocast): FP32 weights, gradients and optimizer "
-           "state stay, the tensors GEMMs write (library calls with operand types) take half their bytes, and "
-           "each FP32 activation, temporary or weight a GEMM reads gains a half-size copy over its life; tensors "
-           "no GEMM touched stay FP32 (an op run in the lower precision makes them smaller: an upper estimate)";
+           "state stay; the tensors GEMMs write (library calls with operand types), and what kernels make from "
+           "them alone, take half their bytes, except the outputs of ops autocast keeps in FP32 (kernels named "
+           "softmax, norm, loss, sum, ...); each FP32 tensor or weight a GEMM reads gains a half-size copy from "
+           "its first GEMM read to its last, the FP32 tensor released at that read unless other work uses it "
+           "after (per training step for weights)";
 }
 
 }  // namespace

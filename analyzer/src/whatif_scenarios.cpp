@@ -24,13 +24,13 @@ bool changes_batch_by_factor(const ScenarioSpec& spec) {
 }
 
 std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optional<double> scale) {
-    std::vector<ScenarioSpec> specs{{"recorded", std::nullopt, false, std::nullopt, false, 0}};
-    ScenarioSpec all{"", std::nullopt, false, std::nullopt, false, 0};
+    std::vector<ScenarioSpec> specs{{"recorded", std::nullopt, false, std::nullopt, 0}};
+    ScenarioSpec all{"", std::nullopt, false, std::nullopt, 0};
     std::vector<std::string> parts;
     if (scale) {
         const bool calibrated = !options.calibrate_path.empty();
         const std::string name = batch_name(options, *scale) + (calibrated ? " (calibrated)" : "");
-        specs.push_back({name, scale, calibrated, std::nullopt, false, 0});
+        specs.push_back({name, scale, calibrated, std::nullopt, 0});
         all.batch_scale = scale;
         all.calibrated = calibrated;
         parts.push_back(name);
@@ -39,7 +39,9 @@ std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optio
         // Named as the option says it: "bf16" autocast-style, "bf16-pure" everything stored at it.
         const bool pure = !options.precision_autocast && *options.precision != StoragePrecision::fp32;
         const std::string name = storage_precision_name(*options.precision) + std::string(pure ? "-pure" : "");
-        specs.push_back({name, std::nullopt, false, options.precision, options.precision_autocast, 0});
+        ScenarioSpec spec{name, std::nullopt, false, options.precision, 0};
+        spec.autocast = options.precision_autocast;
+        specs.push_back(spec);
         all.precision = options.precision;
         all.autocast = options.precision_autocast;
         parts.push_back(name);
@@ -47,7 +49,7 @@ std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optio
     if (options.zero_stage > 0) {
         const std::string name =
             "ZeRO-" + std::to_string(options.zero_stage) + " x" + std::to_string(options.ranks) + " ranks";
-        specs.push_back({name, std::nullopt, false, std::nullopt, false, options.zero_stage});
+        specs.push_back({name, std::nullopt, false, std::nullopt, options.zero_stage});
         all.zero_stage = options.zero_stage;
         parts.push_back(name);
     }
@@ -55,7 +57,7 @@ std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optio
         const std::string name = options.checkpoint_every_layers > 0
                                      ? "checkpoint every " + std::to_string(options.checkpoint_every_layers) + " layers"
                                      : "checkpoint sqrt";
-        ScenarioSpec spec{name, std::nullopt, false, std::nullopt, false, 0};
+        ScenarioSpec spec{name, std::nullopt, false, std::nullopt, 0};
         spec.checkpoint = true;
         specs.push_back(spec);
         all.checkpoint = true;

@@ -16,9 +16,9 @@ struct ScenarioSpec {
     std::optional<double> batch_scale;  // the factor when not calibrated
     bool calibrated = false;            // the batch by the fitted lines instead
     std::optional<StoragePrecision> precision;
-    bool autocast = false;  // the precision as autocast-style mixed precision (whatif_autocast.h)
     int zero_stage = 0;
     bool checkpoint = false;
+    bool autocast = false;  // the precision as autocast-style mixed precision (whatif_autocast.h)
 };
 
 // Whether `spec` changes the batch alone (by a factor, larger or smaller; no calibration, precision,

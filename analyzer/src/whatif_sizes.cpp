@@ -92,11 +92,11 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         const double base = spec.calibrated ? model.fitted[i] : static_cast<double>(a.bytes);
         segment_ratio[i] = base / static_cast<double>(a.bytes);
         const auto spans = run.coverage.find(i);
-        const double f = autocast[i] *
-                         (spans != run.coverage.end()
-                              ? segment_factor(factors, a, spans->second)
-                              : factor_of(factors, a, a.category) * update_share(run, model, spec, a.category, a.rule,
-                                                                                 a.process, a.alloc_ns, a.free_ns));
+        const double f =
+            autocast[i] * (spans != run.coverage.end()
+                               ? segment_factor(factors, a, spans->second)
+                               : factor_of(factors, a, a.category) * update_share(run, model, spec, a.category, a.rule,
+                                                                                  a.process, a.alloc_ns, a.free_ns));
         bytes[i] = base == static_cast<double>(a.bytes) && f == 1.0 ? a.bytes : round_up(base * f, model.granularity);
     }
     for (size_t j = run.real_count; j < all.size(); ++j) {
