@@ -110,8 +110,9 @@ std::string batch_miss_words(const PoolModel& pool) {
 }
 
 // Which segments the caching pool's replay gives, or why the recorded ones are scaled instead.
-// `combined`: a scenario changes the batch with precision or ZeRO (replayed as the batch alone is).
-void add_pool_note(const PoolModel& pool, const Model& model, bool combined, WhatIfResult& result) {
+// `combined`: a scenario changes the batch with precision or ZeRO (replayed as the batch alone is);
+// `autocast`: a scenario is autocast-style precision (replayed with the per-call workspaces too).
+void add_pool_note(const PoolModel& pool, const Model& model, bool combined, bool autocast, WhatIfResult& result) {
     if (pool.usable && pool.batch_replay)
         result.notes.push_back(
             "caching pool: the batch changed alone also requests the library calls' workspaces (one request "
@@ -155,6 +156,7 @@ void add_pool_note(const PoolModel& pool, const Model& model, bool combined, Wha
             (pool.batch_replay
                  ? std::string(combined ? ", except the batch changed alone or with precision or ZeRO"
                                         : ", except the batch alone") +
+                       (autocast ? " and autocast-style precision" : "") +
                        ": its requests (the tensors' released reading and the library calls' workspaces) are "
                        "replayed through PyTorch's caching-allocator policy all the same, which at the recorded "
                        "sizes reserves " +
@@ -332,7 +334,9 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     const bool combined = std::any_of(specs.begin(), specs.end(), [](const ScenarioSpec& spec) {
         return whatif::changes_batch_by_factor(spec) && !whatif::only_changes_batch(spec);
     });
-    add_pool_note(pool, model, combined, result);
+    const bool autocast = std::any_of(specs.begin(), specs.end(),
+                                      [&](const ScenarioSpec& spec) { return whatif::autocast_applies(spec, model); });
+    add_pool_note(pool, model, combined, autocast, result);
     predict_scenarios(run, events, model, plan, {pool, batch_pool}, options, specs, result);
     whatif::add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())
