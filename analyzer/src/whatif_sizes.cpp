@@ -68,6 +68,14 @@ std::vector<double> autocast_multipliers(const RecordedRun& run, const Model& mo
     return out;
 }
 
+// Under autocast the pieces take their segment's mean factor (autocast_multipliers) while the
+// segment is rounded up: rounded down, each tensor and the space it takes stay within it (rounded to
+// nearest they exceeded it by a few bytes, shown as negative untagged bytes).
+int64_t rounded_down(int64_t bytes, double f) {
+    const int64_t magnitude = static_cast<int64_t>(std::floor(static_cast<double>(std::abs(bytes)) * f));
+    return bytes < 0 ? -magnitude : magnitude;
+}
+
 int64_t round_up(double bytes, int64_t granularity) {
     const int64_t whole = static_cast<int64_t>(std::llround(std::max(0.0, bytes)));
     return granularity > 1 ? (whole + granularity - 1) / granularity * granularity : whole;
@@ -120,7 +128,9 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         const double f =
             segment_ratio[segment] * autocast[segment] * factor_of(factors, all[segment], category) *
             update_share(run, model, spec, category, tensor.rule, tensor.process, tensor.alloc_ns, tensor.free_ns);
-        bytes[j] = f == 1.0 ? piece.bytes : std::llround(static_cast<double>(piece.bytes) * f);
+        bytes[j] = f == 1.0     ? piece.bytes
+                   : per_tensor ? rounded_down(piece.bytes, f)
+                                : std::llround(static_cast<double>(piece.bytes) * f);
     }
     // A tensor whose extent is only the tagger's bound (its size unknown) asks the pool for the least
     // it serves (least_request_bytes: more than 1 MiB in a large-pool segment): a bound taken as a

@@ -62,8 +62,7 @@ TEST_CASE("autocast releases an FP32 activation a GEMM reads at its cast unless 
     // A GEMM's output (BF16 under autocast) read by the next GEMM: no copy.
     PoolTensor output = tensor(4 * kMiB, 140, 290, kActivations, kGemmWritten | kGemmRead | kLowerPrecision);
     output.gemm_reads_ns = {150, 280};
-    const AutocastRequests out =
-        autocast_requests(run, {norm, softmax, output}, {8 * kMiB, 2 * kMiB, 2 * kMiB}, 0.5);
+    const AutocastRequests out = autocast_requests(run, {norm, softmax, output}, {8 * kMiB, 2 * kMiB, 2 * kMiB}, 0.5);
     REQUIRE(out.tensors.size() == 5);
     CHECK(out.tensors[0].end_ns == 120);  // released at the cast
     CHECK(out.tensors[1].end_ns == 320);  // kept: its backward reads it
@@ -75,7 +74,8 @@ TEST_CASE("autocast releases an FP32 activation a GEMM reads at its cast unless 
     CHECK(out.tensors[4].end_ns == 310);
 }
 
-TEST_CASE("autocast halves lower-precision activations and temporaries, never weights, gradients or library workspaces") {
+TEST_CASE(
+    "autocast halves lower-precision activations and temporaries, never weights, gradients or library workspaces") {
     CHECK(autocast_request_multiplier(kActivations, false, kGemmWritten | kLowerPrecision, 0.5) == 0.5);
     CHECK(autocast_request_multiplier(kWorkspace, false, kLowerPrecision, 0.5) == 0.5);
     CHECK(autocast_request_multiplier(kWorkspace, true, kLowerPrecision, 0.5) == 1.0);
