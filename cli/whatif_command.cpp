@@ -46,7 +46,9 @@ void add_whatif_options(CLI::App& app, WhatIfWords& w) {
         ->option_text("OTHER_TRACE");
     app.add_option("--calibrate-batch-size", w["--calibrate-batch-size"], "the calibration run's batch size")
         ->option_text("N");
-    app.add_option("--precision", w["--precision"], "weights, gradients, activations at bf16, fp16 or fp32")
+    app.add_option("--precision", w["--precision"],
+                   "bf16|fp16: autocast-style mixed precision (FP32 weights, GEMMs in P); bf16-pure|fp16-pure: "
+                   "weights, gradients, activations stored in P with an FP32 master copy; fp32")
         ->option_text("P");
     app.add_option("--precision-recorded", w["--precision-recorded"],
                    "the recorded run's precision (default: from its GEMM operand types)")
@@ -72,7 +74,7 @@ int whatif_command(int argc, char** argv) {
     cmdline::Command command(
         "whatif",
         "tbdprof whatif TRACE [--batch-size N --batch-size-recorded M | --batch-scale X]\n"
-        "       [--calibrate OTHER_TRACE --calibrate-batch-size K] [--precision bf16|fp16|fp32]\n"
+        "       [--calibrate OTHER_TRACE --calibrate-batch-size K] [--precision bf16|fp16|bf16-pure|fp16-pure|fp32]\n"
         "       [--checkpoint every-K-layers|sqrt] [--zero 1|2|3 --ranks N] [--zero-partition even|tensors]\n"
         "       [--device-memory 80GiB]\n"
         "       [--format text|markdown|json|html] [-o FILE]",

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "tbdprof/analyzer/units.h"
+#include "whatif_autocast.h"
 #include "whatif_calibrate.h"
 #include "whatif_checkpoint.h"
 #include "whatif_factors.h"
@@ -109,8 +110,9 @@ std::string batch_miss_words(const PoolModel& pool) {
 }
 
 // Which segments the caching pool's replay gives, or why the recorded ones are scaled instead.
-// `combined`: a scenario changes the batch with precision or ZeRO (replayed as the batch alone is).
-void add_pool_note(const PoolModel& pool, const Model& model, bool combined, WhatIfResult& result) {
+// `combined`: a scenario changes the batch with precision or ZeRO (replayed as the batch alone is);
+// `autocast`: a scenario is autocast-style precision (replayed with the per-call workspaces too).
+void add_pool_note(const PoolModel& pool, const Model& model, bool combined, bool autocast, WhatIfResult& result) {
     if (pool.usable && pool.batch_replay)
         result.notes.push_back(
             "caching pool: the batch changed alone also requests the library calls' workspaces (one request "
@@ -154,6 +156,7 @@ void add_pool_note(const PoolModel& pool, const Model& model, bool combined, Wha
             (pool.batch_replay
                  ? std::string(combined ? ", except the batch changed alone or with precision or ZeRO"
                                         : ", except the batch alone") +
+                       (autocast ? " and autocast-style precision" : "") +
                        ": its requests (the tensors' released reading and the library calls' workspaces) are "
                        "replayed through PyTorch's caching-allocator policy all the same, which at the recorded "
                        "sizes reserves " +
@@ -188,6 +191,25 @@ bool bound_by_batch_alone(const RecordedRun& run, const std::vector<int64_t>& by
     return true;
 }
 
+// Whether `spec` requests the library calls' workspaces per call where the pool allows it (batch_pool_model):
+// a batch changed by a factor, and autocast, whose halved GEMM outputs change which freed workspace
+// blocks batch-sized tensors take between the calls.
+bool per_call_workspaces(const ScenarioSpec& spec, const Model& model) {
+    return whatif::changes_batch_by_factor(spec) || whatif::autocast_applies(spec, model);
+}
+
+// Autocast through a caching pool replayed by placement: the pool's requests with the copies of what
+// the GEMMs read added (whatif_autocast.h), each counted in its category while it lives.
+Replayed replay_autocast(const RecordedRun& run, const ScenarioSpec& spec, const Model& model,
+                         std::vector<int64_t> bytes, const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
+                         std::vector<MemoryPoint>* timeline) {
+    const double ratio = static_cast<double>(element_bytes(*spec.precision)) /
+                         static_cast<double>(element_bytes(*model.recorded_precision));
+    const whatif::AutocastRequests requests = whatif::autocast_requests(run, pool.tensors, pool_bytes, ratio);
+    return whatif::replay_pool_tensors(run, run.allocations, std::move(bytes), requests.tensors, requests.bytes, pool,
+                                       timeline);
+}
+
 // Each scenario but the recorded one, replayed at its bytes: with checkpointing's changed timeline,
 // through the caching pool (`batch`: the pool replayed all the same, for a batch changed by a
 // factor), or on the recorded timeline.
@@ -202,8 +224,7 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         // Each pool model carries the tensors its replay requests: a batch changed by a factor (alone or
         // with precision or ZeRO) may be replayed with the library calls' per-call workspaces while the
         // other scenarios keep the pool's own reading.
-        const PoolModel& pool =
-            pools.second.usable && whatif::changes_batch_by_factor(spec) ? pools.second : pools.first;
+        const PoolModel& pool = pools.second.usable && per_call_workspaces(spec, model) ? pools.second : pools.first;
         std::vector<int64_t> pool_bytes;
         std::vector<int64_t> bytes = whatif::scenario_bytes(run, model, spec, pool.tensors, pool_bytes);
         std::vector<int64_t> tensor_bytes;
@@ -214,14 +235,19 @@ void predict_scenarios(const RecordedRun& run, const std::vector<Event>& events,
         }
         std::vector<MemoryPoint> timeline;
         std::vector<MemoryPoint>* points = options.timeline && &spec == &specs.back() ? &timeline : nullptr;
-        const bool bounded_later = whatif::changes_batch_by_factor(spec) && !whatif::only_changes_batch(spec);
+        // Autocast adds requests (the copies): the batch alone's replay bounds only changes that remove bytes.
+        const bool autocast_copies =
+            !spec.checkpoint && pool.usable && pool.by_placement && whatif::autocast_applies(spec, model);
+        const bool bounded_later =
+            whatif::changes_batch_by_factor(spec) && !whatif::only_changes_batch(spec) && !autocast_copies;
         const std::vector<int64_t> kept_bytes = bounded_later ? bytes : std::vector<int64_t>{};
         Replayed replayed =
             spec.checkpoint && plan.pooled ? whatif::replay_pool_tensors(run, plan.allocations, std::move(bytes),
                                                                          plan.pool_tensors, tensor_bytes, pool, points)
             : spec.checkpoint              ? whatif::replay(plan.allocations, checkpoint_events, bytes, points)
-            : pool.usable ? whatif::replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
-                          : whatif::replay(run.allocations, events, bytes, points);
+            : autocast_copies ? replay_autocast(run, spec, model, std::move(bytes), pool_bytes, pool, points)
+            : pool.usable     ? whatif::replay_with_pool(run, events, std::move(bytes), pool_bytes, pool, points)
+                              : whatif::replay(run.allocations, events, bytes, points);
         if (whatif::only_changes_batch(spec)) batch_alone = {&pool, pool_bytes};
         if (bounded_later && bound_by_batch_alone(run, kept_bytes, pool_bytes, pool, batch_alone, replayed, points))
             result.notes.push_back("caching pool: '" + spec.name +
@@ -298,7 +324,8 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     if (!result.cannot_predict.empty()) return result;
     if (pool_not_reproduced(pool, model)) result.fit_margin = std::max(options.fit_margin, kUnreproducedPoolMargin);
     const std::vector<ScenarioSpec> specs = whatif::scenario_list(options, scale);
-    const PoolModel batch_pool = std::any_of(specs.begin(), specs.end(), whatif::changes_batch_by_factor)
+    const PoolModel batch_pool = std::any_of(specs.begin(), specs.end(),
+                                             [&](const ScenarioSpec& spec) { return per_call_workspaces(spec, model); })
                                      ? whatif::batch_pool_model(run, pool)
                                      : PoolModel{};
     // A replay that does not give back the recorded segments at their sizes keeps the wider margin.
@@ -307,7 +334,9 @@ WhatIfResult predict_memory(const std::string& trace_path, const WhatIfOptions& 
     const bool combined = std::any_of(specs.begin(), specs.end(), [](const ScenarioSpec& spec) {
         return whatif::changes_batch_by_factor(spec) && !whatif::only_changes_batch(spec);
     });
-    add_pool_note(pool, model, combined, result);
+    const bool autocast = std::any_of(specs.begin(), specs.end(),
+                                      [&](const ScenarioSpec& spec) { return whatif::autocast_applies(spec, model); });
+    add_pool_note(pool, model, combined, autocast, result);
     predict_scenarios(run, events, model, plan, {pool, batch_pool}, options, specs, result);
     whatif::add_assumption_notes(options, model, result);
     if (!run.whole_pooled.empty())

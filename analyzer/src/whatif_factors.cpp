@@ -78,7 +78,8 @@ double tensor_partition_share(const RecordedRun& run, const std::vector<Event>& 
 // Mixed-precision Adam as the ZeRO paper counts it: an FP32 master copy (4 B per parameter) besides
 // the FP32 moments; going to FP32 drops it. The bytes the change adds (negative: removes) per parameter.
 double master_delta_per_parameter(const ScenarioSpec& spec, const Model& model) {
-    if (!spec.precision || !model.recorded_precision) return 0;
+    // Autocast keeps the FP32 weights: they are the master copy.
+    if (!spec.precision || !model.recorded_precision || spec.autocast) return 0;
     const bool to_half = *spec.precision != StoragePrecision::fp32;
     const bool from_half = *model.recorded_precision != StoragePrecision::fp32;
     return to_half && !from_half ? 4.0 : !to_half && from_half ? -4.0 : 0.0;
@@ -112,8 +113,8 @@ Model read_model(const RecordedRun& run, const std::vector<Event>& events, const
 double comm_buffer_bytes(const ScenarioSpec& spec, const Model& model, int64_t process) {
     const auto rank = model.by_process.find(process);
     if (spec.zero_stage == 0 || rank == model.by_process.end()) return 0;
-    double ratio = 1.0;
-    if (spec.precision && model.recorded_precision)
+    double ratio = 1.0;  // autocast keeps FP32 weights and gradients: its buckets carry FP32
+    if (spec.precision && model.recorded_precision && !spec.autocast)
         ratio = static_cast<double>(element_bytes(*spec.precision)) /
                 static_cast<double>(element_bytes(*model.recorded_precision));
     const double bucket = static_cast<double>(model.bucket_bytes);
@@ -145,7 +146,8 @@ double shard_share(const Model& model) {
 
 Factors precision_zero_factors(const ScenarioSpec& spec, const Model& model) {
     Factors f;
-    if (spec.precision && model.recorded_precision) {
+    // Autocast's changes are per tensor (whatif_autocast.h), not per category.
+    if (spec.precision && model.recorded_precision && !spec.autocast) {
         const double ratio = static_cast<double>(element_bytes(*spec.precision)) /
                              static_cast<double>(element_bytes(*model.recorded_precision));
         for (int c : {kWeights, kGradients, kActivations}) f.by_category[static_cast<size_t>(c)] = ratio;

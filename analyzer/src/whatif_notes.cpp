@@ -5,6 +5,22 @@
 
 namespace tbdprof::analyzer::whatif {
 
+namespace {
+
+// What autocast-style mixed precision keeps and changes (whatif_autocast.h).
+std::string autocast_words(StoragePrecision recorded) {
+    if (recorded != StoragePrecision::fp32)
+        return "; autocast-style mixed precision from a run already at that precision: nothing changes";
+    return "; autocast-style mixed precision (PyTorch's torch.autocast): FP32 weights, gradients and optimizer "
+           "state stay; the tensors GEMMs write (library calls with operand types), and what kernels make from "
+           "them alone, take half their bytes, except the outputs of ops autocast keeps in FP32 (kernels named "
+           "softmax, norm, loss, sum, ...); each FP32 tensor or weight a GEMM reads gains a half-size copy from "
+           "its first GEMM read to its last, the FP32 tensor released at that read unless other work uses it "
+           "after (per training step for weights)";
+}
+
+}  // namespace
+
 void add_assumption_notes(const WhatIfOptions& options, const Model& model, WhatIfResult& result) {
     if (options.batch_scale || options.batch_size) {
         result.notes.push_back(
@@ -19,9 +35,11 @@ void add_assumption_notes(const WhatIfOptions& options, const Model& model, What
     if (options.precision && model.recorded_precision)
         result.notes.push_back(std::string("precision: recorded ") + storage_precision_name(*model.recorded_precision) +
                                (options.precision_recorded ? " (as given)" : " (from the GEMM operand types)") +
-                               "; weights, gradients and activations scale by element size, input and workspace "
-                               "stay; mixed-precision Adam keeps an FP32 master copy (4 B per parameter) in the "
-                               "optimizer state");
+                               (options.precision_autocast ? autocast_words(*model.recorded_precision)
+                                                           : "; weights, gradients and activations scale by element "
+                                                             "size, input and workspace stay; mixed-precision Adam "
+                                                             "keeps an FP32 master copy (4 B per parameter) in the "
+                                                             "optimizer state"));
     if (result.checkpoint && result.checkpoint->recomputed_bytes == 0)
         result.notes.push_back("checkpointing: no activation saved for backward lies in a segment but the last (" +
                                std::to_string(result.checkpoint->layers) + " layers in segments of " +

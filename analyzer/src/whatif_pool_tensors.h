@@ -41,6 +41,9 @@ struct PoolTensor {
     // On exactly a call's workspace extent, no matrix operand in its life (keep_workspace_data): the
     // library's bytes, named after the call by a word of a later kernel's argument struct.
     bool workspace_data = false;
+    // Whether a GEMM read (1) or wrote (2) it during its life (whatif_autocast.h, mark_gemm_operands).
+    uint8_t gemm_role = 0;
+    std::vector<int64_t> gemm_reads_ns;  // the host times of the GEMM calls that read it, in trace order
 };
 
 // Two readings of the placement, for the replay to choose the one that gives back the recorded

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "analysis_parts.h"
+#include "whatif_autocast.h"
 
 namespace tbdprof::analyzer::whatif {
 
@@ -192,6 +193,7 @@ RecordedRun read_run(const std::string& path, bool for_checkpoint) {
         add_subranges(trace, run.allocations);
         read_coverage(trace, run);
         run.pool_readings = read_pool_tensors(trace, run.allocations, run.real_count);
+        mark_gemm_operands(trace, run);
         Allocation master{};  // filled only by a precision change that needs an FP32 master copy
         master.id = -1;
         master.free_ns = INT64_MAX;

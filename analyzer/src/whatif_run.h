@@ -61,6 +61,7 @@ struct RecordedRun {
     CheckpointFacts checkpoint_facts;                // phases and accesses (read with --checkpoint only)
     std::map<int64_t, int64_t> layer_weight_bytes;   // by process: the largest weights operand of one library call
     std::map<int64_t, std::vector<UpdateWindow>> update_windows;  // by process, in time order
+    std::vector<uint8_t> gemm_roles;  // per real allocation: a GEMM read (1) or wrote (2) it (whatif_autocast.h)
 };
 
 // Whether a tensor of `process` living [begin_ns, end_ns] is one of the update's own temporaries:

@@ -36,9 +36,15 @@ std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optio
         parts.push_back(name);
     }
     if (options.precision) {
-        specs.push_back({storage_precision_name(*options.precision), std::nullopt, false, options.precision, 0});
+        // Named as the option says it: "bf16" autocast-style, "bf16-pure" everything stored at it.
+        const bool pure = !options.precision_autocast && *options.precision != StoragePrecision::fp32;
+        const std::string name = storage_precision_name(*options.precision) + std::string(pure ? "-pure" : "");
+        ScenarioSpec spec{name, std::nullopt, false, options.precision, 0};
+        spec.autocast = options.precision_autocast;
+        specs.push_back(spec);
         all.precision = options.precision;
-        parts.push_back(storage_precision_name(*options.precision));
+        all.autocast = options.precision_autocast;
+        parts.push_back(name);
     }
     if (options.zero_stage > 0) {
         const std::string name =

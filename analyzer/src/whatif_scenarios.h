@@ -18,6 +18,7 @@ struct ScenarioSpec {
     std::optional<StoragePrecision> precision;
     int zero_stage = 0;
     bool checkpoint = false;
+    bool autocast = false;  // the precision as autocast-style mixed precision (whatif_autocast.h)
 };
 
 // Whether `spec` changes the batch alone (by a factor, larger or smaller; no calibration, precision,

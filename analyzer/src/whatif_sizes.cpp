@@ -5,9 +5,15 @@
 #include <cmath>
 #include <string>
 
+#include "whatif_autocast.h"
+
 namespace tbdprof::analyzer::whatif {
 
 namespace {
+
+bool is_library_workspace(const std::string& rule) {
+    return rule == "library-workspace" || rule == "library-handle-workspace";
+}
 
 // A segment's bytes after the transform: each byte takes, of the factors of the categories ever
 // placed on it, the one farthest from 1 (a byte a batch-sized tensor used moves with the batch, up or
@@ -34,8 +40,40 @@ double segment_factor(const Factors& factors, const Allocation& segment, const s
 double update_share(const RecordedRun& run, const Model& model, const ScenarioSpec& spec, int category,
                     const std::string& rule, int64_t process, int64_t begin_ns, int64_t end_ns) {
     if (spec.zero_stage < 1 || model.ranks <= 1 || (category != kActivations && category != kWorkspace)) return 1.0;
-    if (rule == "library-workspace" || rule == "library-handle-workspace") return 1.0;
+    if (is_library_workspace(rule)) return 1.0;
     return is_update_temporary(run, process, begin_ns, end_ns) ? shard_share(model) : 1.0;
+}
+
+// Autocast's multiplier per real allocation (whatif_autocast.h), 1 where it does not apply. A segment
+// counted by its tensors takes the mean of its tensors' (released reading), weighted by their bytes:
+// which of its bytes a tensor a GEMM wrote or read takes at the peak is not known.
+std::vector<double> autocast_multipliers(const RecordedRun& run, const Model& model, const ScenarioSpec& spec) {
+    std::vector<double> out(run.real_count, 1.0);
+    if (!autocast_applies(spec, model)) return out;
+    const double ratio = static_cast<double>(element_bytes(*spec.precision)) /
+                         static_cast<double>(element_bytes(*model.recorded_precision));
+    std::vector<std::pair<double, double>> sums(run.real_count, {0.0, 0.0});  // bytes x multiplier, bytes
+    for (const PoolTensor& t : run.pool_readings.released) {
+        if (t.segment >= run.real_count) continue;
+        const double bytes = static_cast<double>(t.bytes);
+        sums[t.segment].first += bytes * autocast_multiplier(t.category, t.library_workspace, t.gemm_role, ratio);
+        sums[t.segment].second += bytes;
+    }
+    for (size_t i = 0; i < run.real_count; ++i) {
+        const Allocation& a = run.allocations[i];
+        out[i] = a.by_subrange ? (sums[i].second > 0 ? sums[i].first / sums[i].second : 1.0)
+                               : autocast_multiplier(a.category, is_library_workspace(a.rule),
+                                                     i < run.gemm_roles.size() ? run.gemm_roles[i] : 0, ratio);
+    }
+    return out;
+}
+
+// Under autocast the pieces take their segment's mean factor (autocast_multipliers) while the
+// segment is rounded up: rounded down, each tensor and the space it takes stay within it (rounded to
+// nearest they exceeded it by a few bytes, shown as negative untagged bytes).
+int64_t rounded_down(int64_t bytes, double f) {
+    const int64_t magnitude = static_cast<int64_t>(std::floor(static_cast<double>(std::abs(bytes)) * f));
+    return bytes < 0 ? -magnitude : magnitude;
 }
 
 int64_t round_up(double bytes, int64_t granularity) {
@@ -52,15 +90,21 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
     const auto& all = run.allocations;
     std::vector<double> segment_ratio(run.real_count, 1.0);  // calibrated bytes / recorded, per real allocation
     std::vector<int64_t> bytes(all.size(), 0);
+    const std::vector<double> autocast = autocast_multipliers(run, model, spec);
+    const bool per_tensor = autocast_applies(spec, model);
+    const double ratio = per_tensor ? static_cast<double>(element_bytes(*spec.precision)) /
+                                          static_cast<double>(element_bytes(*model.recorded_precision))
+                                    : 1.0;
     for (size_t i = 0; i < run.real_count; ++i) {
         const Allocation& a = all[i];
         const double base = spec.calibrated ? model.fitted[i] : static_cast<double>(a.bytes);
         segment_ratio[i] = base / static_cast<double>(a.bytes);
         const auto spans = run.coverage.find(i);
-        const double f = spans != run.coverage.end()
-                             ? segment_factor(factors, a, spans->second)
-                             : factor_of(factors, a, a.category) *
-                                   update_share(run, model, spec, a.category, a.rule, a.process, a.alloc_ns, a.free_ns);
+        const double f =
+            autocast[i] * (spans != run.coverage.end()
+                               ? segment_factor(factors, a, spans->second)
+                               : factor_of(factors, a, a.category) * update_share(run, model, spec, a.category, a.rule,
+                                                                                  a.process, a.alloc_ns, a.free_ns));
         bytes[i] = base == static_cast<double>(a.bytes) && f == 1.0 ? a.bytes : round_up(base * f, model.granularity);
     }
     for (size_t j = run.real_count; j < all.size(); ++j) {
@@ -82,9 +126,11 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
         const Allocation& tensor = piece.bytes < 0 ? all[j - 1] : piece;
         const int category = tensor.category;
         const double f =
-            segment_ratio[segment] * factor_of(factors, all[segment], category) *
+            segment_ratio[segment] * autocast[segment] * factor_of(factors, all[segment], category) *
             update_share(run, model, spec, category, tensor.rule, tensor.process, tensor.alloc_ns, tensor.free_ns);
-        bytes[j] = f == 1.0 ? piece.bytes : std::llround(static_cast<double>(piece.bytes) * f);
+        bytes[j] = f == 1.0     ? piece.bytes
+                   : per_tensor ? rounded_down(piece.bytes, f)
+                                : std::llround(static_cast<double>(piece.bytes) * f);
     }
     // A tensor whose extent is only the tagger's bound (its size unknown) asks the pool for the least
     // it serves (least_request_bytes: more than 1 MiB in a large-pool segment): a bound taken as a
@@ -96,6 +142,7 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
             t.library_workspace
                 ? 1.0
                 : segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category) *
+                      (per_tensor ? autocast_request_multiplier(t.category, false, t.gemm_role, ratio) : 1.0) *
                       update_share(run, model, spec, t.category, {}, all[t.segment].process, t.begin_ns, t.end_ns);
         pool_bytes.push_back(t.bound    ? t.least_bytes
                              : f == 1.0 ? t.bytes

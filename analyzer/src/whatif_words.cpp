@@ -51,6 +51,18 @@ std::string precision(std::string_view option, const std::string& text, std::opt
     return out ? std::string() : std::string(option) + ": '" + text + "' is not one of bf16, fp16, fp32";
 }
 
+// `--precision`: bf16 and fp16 are autocast-style mixed precision, bf16-pure and fp16-pure every
+// weight, gradient and activation stored at it (docs/whatif.md, "Precision").
+std::string precision_mode(const std::string& text, WhatIfOptions& o) {
+    const std::string_view suffix = "-pure";
+    const bool pure = text.size() > suffix.size() && text.ends_with(suffix);
+    o.precision = parse_storage_precision(pure ? text.substr(0, text.size() - suffix.size()) : text);
+    if (!o.precision || (pure && *o.precision == StoragePrecision::fp32))
+        return "--precision: '" + text + "' is not one of bf16, fp16 (autocast), bf16-pure, fp16-pure, fp32";
+    o.precision_autocast = !pure && *o.precision != StoragePrecision::fp32;
+    return {};
+}
+
 std::string bytes_option(std::string_view option, const std::string& text, bool zero_allowed, int64_t& out) {
     const Parsed<int64_t> bytes = parse_bytes(text);
     if (!bytes.ok()) return std::string(option) + ": " + bytes.error;
@@ -76,7 +88,7 @@ std::string apply_whatif_option(std::string_view name, const std::string& value,
     if (name == "--calibrate-batch-size") return positive_integer(name, value, o.calibrate_batch_size);
     if (name == "--batch-scale") return batch_scale(value, o);
     if (name == "--calibrate") return (o.calibrate_path = value), std::string();
-    if (name == "--precision") return precision(name, value, o.precision);
+    if (name == "--precision") return precision_mode(value, o);
     if (name == "--precision-recorded") return precision(name, value, o.precision_recorded);
     if (name == "--checkpoint") return checkpoint(value, o);
     if (name == "--zero-bucket") return bytes_option(name, value, true, o.zero_bucket_bytes);

@@ -25,7 +25,8 @@ expect_usage "batch-size-recorded" "$run" --batch-size 64
 expect_usage "not both" "$run" --batch-scale 2 --batch-size 64 --batch-size-recorded 128
 expect_usage "positive number" "$run" --batch-scale -1
 expect_usage "not a positive integer" "$run" --batch-size x --batch-size-recorded 128
-expect_usage "bf16, fp16, fp32" "$run" --precision fp8
+expect_usage "bf16-pure, fp16-pure, fp32" "$run" --precision fp8
+expect_usage "bf16-pure, fp16-pure, fp32" "$run" --precision fp32-pure
 expect_usage "--zero needs --ranks" "$run" --zero 2
 expect_usage "is not 1, 2 or 3" "$run" --zero 4 --ranks 8
 expect_usage "--ranks needs --zero" "$run" --ranks 8
@@ -39,13 +40,13 @@ expect_usage "zero-bucket" "$run" --zero 1 --ranks 2 --zero-bucket lots
 [ $? = 2 ] || fail "a missing trace: exit status not 2"
 
 # JSON: the scenarios, each peak split exactly by category; 'fits' against a given device memory.
-"$TBDPROF" whatif "$run" --batch-scale 2 --precision bf16 --zero 2 --ranks 4 --device-memory 80GiB --format json \
+"$TBDPROF" whatif "$run" --batch-scale 2 --precision bf16-pure --zero 2 --ranks 4 --device-memory 80GiB --format json \
     >"$work/out.json" || fail "whatif --format json failed"
 python3 - "$work/out.json" <<'PY' || fail "JSON content"
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = [s["name"] for s in d["scenarios"]]
-assert names == ["recorded", "batch x2", "bf16", "ZeRO-2 x4 ranks", "batch x2, bf16, ZeRO-2 x4 ranks"], names
+assert names == ["recorded", "batch x2", "bf16-pure", "ZeRO-2 x4 ranks", "batch x2, bf16-pure, ZeRO-2 x4 ranks"], names
 for s in d["scenarios"]:
     assert sum(s["by_category"].values()) == s["peak_bytes"], s
     assert s["fits"] is True, s
@@ -186,7 +187,7 @@ if [ -x "$TBDPROF_BIN_DIR/dp_train" ]; then
     sqlite3 -separator ' ' "$work/dp.sqlite" "SELECT a.process, a.device, c.category, a.bytes FROM allocations a
         JOIN allocation_categories c ON c.allocation = a.id WHERE c.category IN ('weights', 'optimizer_state')" \
         >"$work/dp_weights.txt"
-    "$TBDPROF" whatif "$work/dp.sqlite" --precision bf16 --zero 1 --ranks 2 --zero-bucket 0 --format json \
+    "$TBDPROF" whatif "$work/dp.sqlite" --precision bf16-pure --zero 1 --ranks 2 --zero-bucket 0 --format json \
         >"$work/dp.json" || fail "whatif on the 2-rank run failed"
     python3 - "$work/dp_weights.txt" "$work/dp.json" <<'PY' || fail "master copy per rank"
 import collections, json, sys
@@ -199,7 +200,7 @@ for line in open(sys.argv[1]):
 assert len(weights) == 2 and len(set.union(*devices.values())) == 2, (weights, devices)
 d = json.load(open(sys.argv[2]))
 s = {x["name"]: x for x in d["scenarios"]}
-bf16, sharded = s["bf16"], s["bf16, ZeRO-1 x2 ranks"]
+bf16, sharded = s["bf16-pure"], s["bf16-pure, ZeRO-1 x2 ranks"]
 # 4 B per FP32 parameter: each rank's copy is its weights' bytes; at the peak, every rank's copy.
 assert bf16["by_category"]["optimizer_state"] == sum(weights.values()), (bf16, weights)
 gain = bf16["device_peak_bytes"] - sharded["device_peak_bytes"]

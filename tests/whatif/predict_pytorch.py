@@ -18,8 +18,13 @@ PyTorch is absent.
 With --upward only the larger batch is predicted, from the smaller (a shape whose smaller batch the
 model predicts only within its wider margin, docs/whatif.md, "Fits").
 
+With --autocast the sample is also recorded with --bf16 (torch.autocast to bfloat16) at each batch, and
+each of those runs is predicted with `--precision bf16` (autocast-style mixed precision) from the FP32
+run at the same batch and, with the batch changed too, from the FP32 run at the other batch: within
+TOLERANCE, and never "fits" on a device one byte below the measured peak (docs/whatif.md, "Precision").
+
   predict_pytorch.py SAMPLES_DIR [--script NAME] [--alloc-conf CONF] [--batches A,B] [--upward]
-                     [-- SCRIPT-OPTIONS]
+                     [--autocast] [-- SCRIPT-OPTIONS]
       (env: TBDPROF; TBDPROF_TORCH_PYTHON or TBDPROF_TORCH_VENV)
 """
 import argparse
@@ -51,8 +56,8 @@ def run(command, env=None, allowed=(0,)):
     return done
 
 
-def record(tbdprof, python, script, batch, work, alloc_conf, script_options):
-    path = os.path.join(work, f"batch{batch}.sqlite")
+def record(tbdprof, python, script, batch, work, alloc_conf, script_options, name=""):
+    path = os.path.join(work, f"batch{batch}{name}.sqlite")
     env = dict(os.environ)
     env.pop("PYTORCH_CUDA_ALLOC_CONF", None)  # PyTorch's default caching allocator, unless asked
     if alloc_conf:
@@ -85,6 +90,27 @@ def describe_miss(tbdprof, trace, prediction):
         print(f"  note: {note}")
 
 
+def check_autocast(tbdprof, traces, autocast_traces, batches, name, failures):
+    """Each --bf16 recording predicted with --precision bf16 from the FP32 one at its batch, and at the
+    other batch with the batch changed too."""
+    for target in batches:
+        measured = whatif(tbdprof, autocast_traces[target])["scenarios"][0]["peak_bytes"]
+        for recorded in batches:
+            batch = [] if recorded == target else ["--batch-size", str(target), "--batch-size-recorded", str(recorded)]
+            prediction = whatif(tbdprof, traces[recorded], *batch, "--precision", "bf16",
+                                "--device-memory", str(measured - 1))
+            scenario = prediction["scenarios"][-1]
+            error = (scenario["peak_bytes"] - measured) / measured
+            print(f"| {name} | {recorded} | {target} bf16 | {measured:,} | {scenario['peak_bytes']:,} | {error:+.2%} |")
+            if abs(error) > TOLERANCE:
+                failures.append(f"bf16 at batch {target} from FP32 at {recorded}: off by {error:+.2%} "
+                                f"(bound {TOLERANCE:.0%})")
+                describe_miss(tbdprof, traces[recorded], prediction)
+            if scenario["fits"]:
+                failures.append(f"bf16 at batch {target} from FP32 at {recorded}: 'fits' on a device one byte "
+                                f"below the measured peak")
+
+
 def main():
     tbdprof = os.environ.get("TBDPROF")
     parser = argparse.ArgumentParser(usage="TBDPROF=... predict_pytorch.py SAMPLES_DIR [options] [-- SCRIPT-OPTIONS]")
@@ -93,6 +119,7 @@ def main():
     parser.add_argument("--alloc-conf", default="")
     parser.add_argument("--batches", default=",".join(map(str, BATCHES)))
     parser.add_argument("--upward", action="store_true", help="predict only the larger batch from the smaller")
+    parser.add_argument("--autocast", action="store_true", help="also record with --bf16 and predict it")
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
@@ -133,6 +160,10 @@ def main():
                 below = whatif(tbdprof, traces[recorded], *batch, "--device-memory", str(measured[target] - 1))
                 if below["scenarios"][-1]["fits"]:
                     failures.append(f"batch {recorded} -> {target}: 'fits' on a device one byte below the measured peak")
+        if args.autocast:
+            autocast_traces = {b: record(tbdprof, python, script, b, work, args.alloc_conf,
+                                         [*args.script_options, "--bf16"], "bf16") for b in batches}
+            check_autocast(tbdprof, traces, autocast_traces, batches, name, failures)
     for failure in failures:
         print(f"FAIL: {failure}")
     sys.exit(1 if failures else 0)

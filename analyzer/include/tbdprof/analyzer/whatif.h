@@ -30,6 +30,11 @@ struct WhatIfOptions {
     std::string calibrate_path;
     std::optional<int64_t> calibrate_batch_size;
     std::optional<StoragePrecision> precision;           // the what-if precision
+    // How `precision` (bf16 or fp16) is run: true (`--precision bf16`), autocast-style mixed precision
+    // (FP32 weights, gradients and optimizer state; GEMMs on half-size copies, half-size outputs);
+    // false (`--precision bf16-pure`), weights, gradients and activations stored at it, with an FP32
+    // master copy in the optimizer state.
+    bool precision_autocast = false;
     std::optional<StoragePrecision> precision_recorded;  // empty: inferred from the GEMM operand types
     int zero_stage = 0;                                  // 0: no sharding; 1, 2 or 3
     int64_t ranks = 1;
