@@ -72,11 +72,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNForward(cudnnHandle_t handle, cudnn
                                                      cudnnTensorDescriptor_t c_desc, const void* cx, void* cy,
                                                      size_t weight_bytes, const void* weights, size_t workspace_bytes,
                                                      void* workspace, size_t reserve_bytes, void* reserve) {
-    TBD_CUDNN_REAL(cudnnRNNForward)
-    const auto call = [&] {
-        return fn(handle, rnn, mode, dev_lengths, x_desc, x, y_desc, y, h_desc, hx, hy, c_desc, cx, cy, weight_bytes,
-                  weights, workspace_bytes, workspace, reserve_bytes, reserve);
-    };
+    TBD_CUDNN_CALL(cudnnRNNForward, (handle, rnn, mode, dev_lengths, x_desc, x, y_desc, y, h_desc, hx, hy, c_desc, cx,
+                                     cy, weight_bytes, weights, workspace_bytes, workspace, reserve_bytes, reserve))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         // x and the weight space in, y out.
         common(thread, record, "cudnnRNNForward", LibraryOp::RnnForward, handle, x, weights, y);
@@ -100,11 +97,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardData_v8(
     const void* hx, const void* dhy, void* dhx, cudnnTensorDescriptor_t c_desc, const void* cx, const void* dcy,
     void* dcx, size_t weight_bytes, const void* weights, size_t workspace_bytes, void* workspace, size_t reserve_bytes,
     void* reserve) {
-    TBD_CUDNN_REAL(cudnnRNNBackwardData_v8)
-    const auto call = [&] {
-        return fn(handle, rnn, dev_lengths, y_desc, y, dy, x_desc, dx, h_desc, hx, dhy, dhx, c_desc, cx, dcy, dcx,
-                  weight_bytes, weights, workspace_bytes, workspace, reserve_bytes, reserve);
-    };
+    TBD_CUDNN_CALL(cudnnRNNBackwardData_v8,
+                   (handle, rnn, dev_lengths, y_desc, y, dy, x_desc, dx, h_desc, hx, dhy, dhx, c_desc, cx, dcy, dcx,
+                    weight_bytes, weights, workspace_bytes, workspace, reserve_bytes, reserve))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         // dy and the weight space in, dx out.
         common(thread, record, "cudnnRNNBackwardData_v8", LibraryOp::RnnBackwardData, handle, dy, weights, dx);
@@ -130,11 +125,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnRNNBackwardWeights_v8(
     cudnnRNNDataDescriptor_t x_desc, const void* x, cudnnTensorDescriptor_t h_desc, const void* hx,
     cudnnRNNDataDescriptor_t y_desc, const void* y, size_t weight_bytes, void* dweights, size_t workspace_bytes,
     void* workspace, size_t reserve_bytes, void* reserve) {
-    TBD_CUDNN_REAL(cudnnRNNBackwardWeights_v8)
-    const auto call = [&] {
-        return fn(handle, rnn, add, dev_lengths, x_desc, x, h_desc, hx, y_desc, y, weight_bytes, dweights,
-                  workspace_bytes, workspace, reserve_bytes, reserve);
-    };
+    TBD_CUDNN_CALL(cudnnRNNBackwardWeights_v8,
+                   (handle, rnn, add, dev_lengths, x_desc, x, h_desc, hx, y_desc, y, weight_bytes, dweights,
+                    workspace_bytes, workspace, reserve_bytes, reserve))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         // x and y in, the weight gradients out.
         common(thread, record, "cudnnRNNBackwardWeights_v8", LibraryOp::RnnBackwardWeights, handle, x, y, dweights);
@@ -169,11 +162,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss(cudnnHandle_t handle, const cu
                                                   const cudnnTensorDescriptor_t gradients_desc, void* gradients,
                                                   cudnnCTCLossAlgo_t algo, cudnnCTCLossDescriptor_t ctc,
                                                   void* workspace, size_t workspace_bytes) {
-    TBD_CUDNN_REAL(cudnnCTCLoss)
-    const auto call = [&] {
-        return fn(handle, probs_desc, probs, labels, label_lengths, input_lengths, costs, gradients_desc, gradients,
-                  algo, ctc, workspace, workspace_bytes);
-    };
+    TBD_CUDNN_CALL(cudnnCTCLoss, (handle, probs_desc, probs, labels, label_lengths, input_lengths, costs,
+                                  gradients_desc, gradients, algo, ctc, workspace, workspace_bytes))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnCTCLoss", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
         describe_extents(record, tensor_bytes(probs_desc), 0, gradients != nullptr ? tensor_bytes(gradients_desc) : 0);
@@ -198,11 +188,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnCTCLoss_v8(cudnnHandle_t handle, cudnn
                                                      const int input_lengths[], void* costs,
                                                      const cudnnTensorDescriptor_t gradients_desc, void* gradients,
                                                      size_t workspace_bytes, void* workspace) {
-    TBD_CUDNN_REAL(cudnnCTCLoss_v8)
-    const auto call = [&] {
-        return fn(handle, algo, ctc, probs_desc, probs, labels, label_lengths, input_lengths, costs, gradients_desc,
-                  gradients, workspace_bytes, workspace);
-    };
+    TBD_CUDNN_CALL(cudnnCTCLoss_v8, (handle, algo, ctc, probs_desc, probs, labels, label_lengths, input_lengths, costs,
+                                     gradients_desc, gradients, workspace_bytes, workspace))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnCTCLoss_v8", LibraryOp::CtcLoss, handle, probs, nullptr, gradients);
         describe_extents(record, tensor_bytes(probs_desc), 0, gradients != nullptr ? tensor_bytes(gradients_desc) : 0);

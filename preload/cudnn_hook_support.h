@@ -210,8 +210,10 @@ inline int activation_mode(cudnnActivationDescriptor_t activation) {
 
 }  // namespace tbdprof::preload
 
-// The real cuDNN function of a hook, or CUDNN_STATUS_NOT_INITIALIZED when it cannot be found.
-#define TBD_CUDNN_REAL(symbol)                                 \
+// In a hook: `call` runs the real cuDNN function with the hook's ARGS (a parenthesized list); the
+// hook returns CUDNN_STATUS_NOT_INITIALIZED when that function cannot be found.
+#define TBD_CUDNN_CALL(symbol, ARGS)                           \
     static LibraryFunction<decltype(&::symbol)> real{#symbol}; \
     auto fn = real.get();                                      \
-    if (fn == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;
+    if (fn == nullptr) return CUDNN_STATUS_NOT_INITIALIZED;    \
+    const auto call = [&] { return fn ARGS; };

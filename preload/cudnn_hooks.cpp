@@ -13,10 +13,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handl
                                                              cudnnConvolutionFwdAlgo_t algo, void* workspace,
                                                              size_t workspace_bytes, const void* beta,
                                                              const cudnnTensorDescriptor_t y_desc, void* y) {
-    TBD_CUDNN_REAL(cudnnConvolutionForward)
-    const auto call = [&] {
-        return fn(handle, alpha, x_desc, x, w_desc, w, conv, algo, workspace, workspace_bytes, beta, y_desc, y);
-    };
+    TBD_CUDNN_CALL(cudnnConvolutionForward,
+                   (handle, alpha, x_desc, x, w_desc, w, conv, algo, workspace, workspace_bytes, beta, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnConvolutionForward", LibraryOp::ConvolutionForward, handle, x, w, y);
         describe_extents(record, tensor_bytes(x_desc), filter_bytes(w_desc), tensor_bytes(y_desc));
@@ -32,10 +30,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t 
                                                                   cudnnConvolutionBwdDataAlgo_t algo, void* workspace,
                                                                   size_t workspace_bytes, const void* beta,
                                                                   const cudnnTensorDescriptor_t dx_desc, void* dx) {
-    TBD_CUDNN_REAL(cudnnConvolutionBackwardData)
-    const auto call = [&] {
-        return fn(handle, alpha, w_desc, w, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dx_desc, dx);
-    };
+    TBD_CUDNN_CALL(cudnnConvolutionBackwardData,
+                   (handle, alpha, w_desc, w, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dx_desc, dx))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnConvolutionBackwardData", LibraryOp::ConvolutionBackwardData, handle, dy, w, dx);
         describe_extents(record, tensor_bytes(dy_desc), filter_bytes(w_desc), tensor_bytes(dx_desc));
@@ -49,10 +45,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardFilter(
     const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnConvolutionDescriptor_t conv,
     cudnnConvolutionBwdFilterAlgo_t algo, void* workspace, size_t workspace_bytes, const void* beta,
     const cudnnFilterDescriptor_t dw_desc, void* dw) {
-    TBD_CUDNN_REAL(cudnnConvolutionBackwardFilter)
-    const auto call = [&] {
-        return fn(handle, alpha, x_desc, x, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dw_desc, dw);
-    };
+    TBD_CUDNN_CALL(cudnnConvolutionBackwardFilter,
+                   (handle, alpha, x_desc, x, dy_desc, dy, conv, algo, workspace, workspace_bytes, beta, dw_desc, dw))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnConvolutionBackwardFilter", LibraryOp::ConvolutionBackwardFilter, handle, x, dy,
                dw);
@@ -66,8 +60,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t 
                                                                   const cudnnTensorDescriptor_t dy_desc, const void* dy,
                                                                   const void* beta,
                                                                   const cudnnTensorDescriptor_t db_desc, void* db) {
-    TBD_CUDNN_REAL(cudnnConvolutionBackwardBias)
-    const auto call = [&] { return fn(handle, alpha, dy_desc, dy, beta, db_desc, db); };
+    TBD_CUDNN_CALL(cudnnConvolutionBackwardBias, (handle, alpha, dy_desc, dy, beta, db_desc, db))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnConvolutionBackwardBias", LibraryOp::ConvolutionBackwardBias, handle, dy, nullptr,
                db);
@@ -81,11 +74,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTraining(
     const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
     const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, double factor, void* running_mean,
     void* running_variance, double epsilon, void* save_mean, void* save_inv_variance) {
-    TBD_CUDNN_REAL(cudnnBatchNormalizationForwardTraining)
-    const auto call = [&] {
-        return fn(handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, factor, running_mean,
-                  running_variance, epsilon, save_mean, save_inv_variance);
-    };
+    TBD_CUDNN_CALL(cudnnBatchNormalizationForwardTraining,
+                   (handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, factor, running_mean,
+                    running_variance, epsilon, save_mean, save_inv_variance))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnBatchNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
                scale, y);
@@ -104,10 +95,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardInference(
     const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
     const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, const void* mean,
     const void* variance, double epsilon) {
-    TBD_CUDNN_REAL(cudnnBatchNormalizationForwardInference)
-    const auto call = [&] {
-        return fn(handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, mean, variance, epsilon);
-    };
+    TBD_CUDNN_CALL(cudnnBatchNormalizationForwardInference,
+                   (handle, mode, alpha, beta, x_desc, x, y_desc, y, params_desc, scale, bias, mean, variance, epsilon))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnBatchNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle,
                x, scale, y);
@@ -126,11 +115,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackward(
     const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnTensorDescriptor_t dx_desc, void* dx,
     const cudnnTensorDescriptor_t params_desc, const void* scale, void* dscale, void* dbias, double epsilon,
     const void* saved_mean, const void* saved_inv_variance) {
-    TBD_CUDNN_REAL(cudnnBatchNormalizationBackward)
-    const auto call = [&] {
-        return fn(handle, mode, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, dy_desc, dy, dx_desc, dx,
-                  params_desc, scale, dscale, dbias, epsilon, saved_mean, saved_inv_variance);
-    };
+    TBD_CUDNN_CALL(cudnnBatchNormalizationBackward,
+                   (handle, mode, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, dy_desc, dy, dx_desc, dx,
+                    params_desc, scale, dscale, dbias, epsilon, saved_mean, saved_inv_variance))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnBatchNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
@@ -147,8 +134,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, c
                                                          const void* alpha, const cudnnTensorDescriptor_t x_desc,
                                                          const void* x, const void* beta,
                                                          const cudnnTensorDescriptor_t y_desc, void* y) {
-    TBD_CUDNN_REAL(cudnnPoolingForward)
-    const auto call = [&] { return fn(handle, pooling, alpha, x_desc, x, beta, y_desc, y); };
+    TBD_CUDNN_CALL(cudnnPoolingForward, (handle, pooling, alpha, x_desc, x, beta, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnPoolingForward", LibraryOp::PoolingForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
@@ -165,8 +151,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnPoolingBackward(cudnnHandle_t handle, 
                                                           const void* dy, const cudnnTensorDescriptor_t x_desc,
                                                           const void* x, const void* beta,
                                                           const cudnnTensorDescriptor_t dx_desc, void* dx) {
-    TBD_CUDNN_REAL(cudnnPoolingBackward)
-    const auto call = [&] { return fn(handle, pooling, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx); };
+    TBD_CUDNN_CALL(cudnnPoolingBackward, (handle, pooling, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnPoolingBackward", LibraryOp::PoolingBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
@@ -182,8 +167,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle
                                                             const cudnnTensorDescriptor_t x_desc, const void* x,
                                                             const void* beta, const cudnnTensorDescriptor_t y_desc,
                                                             void* y) {
-    TBD_CUDNN_REAL(cudnnActivationForward)
-    const auto call = [&] { return fn(handle, activation, alpha, x_desc, x, beta, y_desc, y); };
+    TBD_CUDNN_CALL(cudnnActivationForward, (handle, activation, alpha, x_desc, x, beta, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnActivationForward", LibraryOp::ActivationForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
@@ -200,10 +184,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnActivationBackward(cudnnHandle_t handl
                                                              const cudnnTensorDescriptor_t x_desc, const void* x,
                                                              const void* beta, const cudnnTensorDescriptor_t dx_desc,
                                                              void* dx) {
-    TBD_CUDNN_REAL(cudnnActivationBackward)
-    const auto call = [&] {
-        return fn(handle, activation, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx);
-    };
+    TBD_CUDNN_CALL(cudnnActivationBackward,
+                   (handle, activation, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnActivationBackward", LibraryOp::ActivationBackward, handle, dy, y, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
@@ -218,8 +200,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxForward(cudnnHandle_t handle, c
                                                          const cudnnTensorDescriptor_t x_desc, const void* x,
                                                          const void* beta, const cudnnTensorDescriptor_t y_desc,
                                                          void* y) {
-    TBD_CUDNN_REAL(cudnnSoftmaxForward)
-    const auto call = [&] { return fn(handle, algo, mode, alpha, x_desc, x, beta, y_desc, y); };
+    TBD_CUDNN_CALL(cudnnSoftmaxForward, (handle, algo, mode, alpha, x_desc, x, beta, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnSoftmaxForward", LibraryOp::SoftmaxForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
@@ -233,8 +214,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, 
                                                           const cudnnTensorDescriptor_t dy_desc, const void* dy,
                                                           const void* beta, const cudnnTensorDescriptor_t dx_desc,
                                                           void* dx) {
-    TBD_CUDNN_REAL(cudnnSoftmaxBackward)
-    const auto call = [&] { return fn(handle, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx); };
+    TBD_CUDNN_CALL(cudnnSoftmaxBackward, (handle, algo, mode, alpha, y_desc, y, dy_desc, dy, beta, dx_desc, dx))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnSoftmaxBackward", LibraryOp::SoftmaxBackward, handle, dy, y, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(y_desc), tensor_bytes(dx_desc));
@@ -245,8 +225,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnSoftmaxBackward(cudnnHandle_t handle, 
 extern "C" TBD_VISIBLE cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha,
                                                     const cudnnTensorDescriptor_t a_desc, const void* a,
                                                     const void* beta, const cudnnTensorDescriptor_t c_desc, void* c) {
-    TBD_CUDNN_REAL(cudnnAddTensor)
-    const auto call = [&] { return fn(handle, alpha, a_desc, a, beta, c_desc, c); };
+    TBD_CUDNN_CALL(cudnnAddTensor, (handle, alpha, a_desc, a, beta, c_desc, c))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnAddTensor", LibraryOp::AddTensor, handle, a, nullptr, c);
         describe_extents(record, tensor_bytes(a_desc), 0, tensor_bytes(c_desc));
@@ -262,11 +241,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnConvolutionBiasActivationForward(
     cudnnConvolutionFwdAlgo_t algo, void* workspace, size_t workspace_bytes, const void* alpha2,
     const cudnnTensorDescriptor_t z_desc, const void* z, const cudnnTensorDescriptor_t bias_desc, const void* bias,
     const cudnnActivationDescriptor_t activation, const cudnnTensorDescriptor_t y_desc, void* y) {
-    TBD_CUDNN_REAL(cudnnConvolutionBiasActivationForward)
-    const auto call = [&] {
-        return fn(handle, alpha1, x_desc, x, w_desc, w, conv, algo, workspace, workspace_bytes, alpha2, z_desc, z,
-                  bias_desc, bias, activation, y_desc, y);
-    };
+    TBD_CUDNN_CALL(cudnnConvolutionBiasActivationForward,
+                   (handle, alpha1, x_desc, x, w_desc, w, conv, algo, workspace, workspace_bytes, alpha2, z_desc, z,
+                    bias_desc, bias, activation, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnConvolutionBiasActivationForward", LibraryOp::ConvolutionForward, handle, x, w, y);
         describe_extents(record, tensor_bytes(x_desc), filter_bytes(w_desc), tensor_bytes(y_desc));

@@ -59,8 +59,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnOpTensor(cudnnHandle_t handle, const c
                                                    const void* a, const void* alpha2,
                                                    const cudnnTensorDescriptor_t b_desc, const void* b,
                                                    const void* beta, const cudnnTensorDescriptor_t c_desc, void* c) {
-    TBD_CUDNN_REAL(cudnnOpTensor)
-    const auto call = [&] { return fn(handle, op_desc, alpha1, a_desc, a, alpha2, b_desc, b, beta, c_desc, c); };
+    TBD_CUDNN_CALL(cudnnOpTensor, (handle, op_desc, alpha1, a_desc, a, alpha2, b_desc, b, beta, c_desc, c))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         const int op = op_tensor_op(op_desc);
         const bool binary = op != CUDNN_OP_TENSOR_SQRT && op != CUDNN_OP_TENSOR_NOT;
@@ -77,11 +76,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnReduceTensor(cudnnHandle_t handle,
                                                        const void* alpha, const cudnnTensorDescriptor_t a_desc,
                                                        const void* a, const void* beta,
                                                        const cudnnTensorDescriptor_t c_desc, void* c) {
-    TBD_CUDNN_REAL(cudnnReduceTensor)
-    const auto call = [&] {
-        return fn(handle, reduce_desc, indices, indices_bytes, workspace, workspace_bytes, alpha, a_desc, a, beta,
-                  c_desc, c);
-    };
+    TBD_CUDNN_CALL(cudnnReduceTensor, (handle, reduce_desc, indices, indices_bytes, workspace, workspace_bytes, alpha,
+                                       a_desc, a, beta, c_desc, c))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnReduceTensor", LibraryOp::ReduceTensor, handle, a, nullptr, c);
         describe_extents(record, tensor_bytes(a_desc), 0, tensor_bytes(c_desc));
@@ -99,8 +95,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutForward(cudnnHandle_t handle, c
                                                          const cudnnTensorDescriptor_t x_desc, const void* x,
                                                          const cudnnTensorDescriptor_t y_desc, void* y, void* reserve,
                                                          size_t reserve_bytes) {
-    TBD_CUDNN_REAL(cudnnDropoutForward)
-    const auto call = [&] { return fn(handle, dropout, x_desc, x, y_desc, y, reserve, reserve_bytes); };
+    TBD_CUDNN_CALL(cudnnDropoutForward, (handle, dropout, x_desc, x, y_desc, y, reserve, reserve_bytes))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnDropoutForward", LibraryOp::DropoutForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
@@ -114,8 +109,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDropoutBackward(cudnnHandle_t handle, 
                                                           const cudnnTensorDescriptor_t dy_desc, const void* dy,
                                                           const cudnnTensorDescriptor_t dx_desc, void* dx,
                                                           void* reserve, size_t reserve_bytes) {
-    TBD_CUDNN_REAL(cudnnDropoutBackward)
-    const auto call = [&] { return fn(handle, dropout, dy_desc, dy, dx_desc, dx, reserve, reserve_bytes); };
+    TBD_CUDNN_CALL(cudnnDropoutBackward, (handle, dropout, dy_desc, dy, dx_desc, dx, reserve, reserve_bytes))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnDropoutBackward", LibraryOp::DropoutBackward, handle, dy, nullptr, dx);
         describe_extents(record, tensor_bytes(dy_desc), 0, tensor_bytes(dx_desc));
@@ -131,12 +125,10 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
     const void* bias, double factor, void* running_mean, void* running_variance, double epsilon, void* save_mean,
     void* save_inv_variance, cudnnActivationDescriptor_t activation, void* workspace, size_t workspace_bytes,
     void* reserve, size_t reserve_bytes) {
-    TBD_CUDNN_REAL(cudnnBatchNormalizationForwardTrainingEx)
-    const auto call = [&] {
-        return fn(handle, mode, ops, alpha, beta, x_desc, x, z_desc, z, y_desc, y, params_desc, scale, bias, factor,
-                  running_mean, running_variance, epsilon, save_mean, save_inv_variance, activation, workspace,
-                  workspace_bytes, reserve, reserve_bytes);
-    };
+    TBD_CUDNN_CALL(cudnnBatchNormalizationForwardTrainingEx,
+                   (handle, mode, ops, alpha, beta, x_desc, x, z_desc, z, y_desc, y, params_desc, scale, bias, factor,
+                    running_mean, running_variance, epsilon, save_mean, save_inv_variance, activation, workspace,
+                    workspace_bytes, reserve, reserve_bytes))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnBatchNormalizationForwardTrainingEx", LibraryOp::BatchNormForwardTraining, handle,
                x, scale, y);
@@ -164,12 +156,10 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnBatchNormalizationBackwardEx(
     const cudnnTensorDescriptor_t params_desc, const void* scale, const void* bias, void* dscale, void* dbias,
     double epsilon, const void* saved_mean, const void* saved_inv_variance, cudnnActivationDescriptor_t activation,
     void* workspace, size_t workspace_bytes, void* reserve, size_t reserve_bytes) {
-    TBD_CUDNN_REAL(cudnnBatchNormalizationBackwardEx)
-    const auto call = [&] {
-        return fn(handle, mode, ops, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, y_desc, y, dy_desc, dy,
-                  dz_desc, dz, dx_desc, dx, params_desc, scale, bias, dscale, dbias, epsilon, saved_mean,
-                  saved_inv_variance, activation, workspace, workspace_bytes, reserve, reserve_bytes);
-    };
+    TBD_CUDNN_CALL(cudnnBatchNormalizationBackwardEx,
+                   (handle, mode, ops, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, y_desc, y, dy_desc,
+                    dy, dz_desc, dz, dx_desc, dx, params_desc, scale, bias, dscale, dbias, epsilon, saved_mean,
+                    saved_inv_variance, activation, workspace, workspace_bytes, reserve, reserve_bytes))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnBatchNormalizationBackwardEx", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
@@ -196,8 +186,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensor(cudnnHandle_t handle, 
                                                           const cudnnTensorDescriptor_t x_desc, const void* x,
                                                           const void* beta, const cudnnTensorDescriptor_t y_desc,
                                                           void* y) {
-    TBD_CUDNN_REAL(cudnnTransformTensor)
-    const auto call = [&] { return fn(handle, alpha, x_desc, x, beta, y_desc, y); };
+    TBD_CUDNN_CALL(cudnnTransformTensor, (handle, alpha, x_desc, x, beta, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnTransformTensor", LibraryOp::TransformTensor, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
@@ -222,8 +211,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t h
                                                                  const cudnnTensorDescriptor_t x_desc, const void* x,
                                                                  const void* beta, const cudnnTensorDescriptor_t y_desc,
                                                                  void* y) {
-    TBD_CUDNN_REAL(cudnnLRNCrossChannelForward)
-    const auto call = [&] { return fn(handle, lrn, mode, alpha, x_desc, x, beta, y_desc, y); };
+    TBD_CUDNN_CALL(cudnnLRNCrossChannelForward, (handle, lrn, mode, alpha, x_desc, x, beta, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnLRNCrossChannelForward", LibraryOp::LrnForward, handle, x, nullptr, y);
         describe_extents(record, tensor_bytes(x_desc), 0, tensor_bytes(y_desc));
@@ -240,10 +228,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t 
                                                                   const cudnnTensorDescriptor_t x_desc, const void* x,
                                                                   const void* beta,
                                                                   const cudnnTensorDescriptor_t dx_desc, void* dx) {
-    TBD_CUDNN_REAL(cudnnLRNCrossChannelBackward)
-    const auto call = [&] {
-        return fn(handle, lrn, mode, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx);
-    };
+    TBD_CUDNN_CALL(cudnnLRNCrossChannelBackward,
+                   (handle, lrn, mode, alpha, y_desc, y, dy_desc, dy, x_desc, x, beta, dx_desc, dx))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnLRNCrossChannelBackward", LibraryOp::LrnBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
@@ -259,8 +245,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationForward(cudnnHand
                                                                        const void* x, const void* means, void* temp,
                                                                        void* temp2, const void* beta,
                                                                        const cudnnTensorDescriptor_t y_desc, void* y) {
-    TBD_CUDNN_REAL(cudnnDivisiveNormalizationForward)
-    const auto call = [&] { return fn(handle, lrn, mode, alpha, x_desc, x, means, temp, temp2, beta, y_desc, y); };
+    TBD_CUDNN_CALL(cudnnDivisiveNormalizationForward,
+                   (handle, lrn, mode, alpha, x_desc, x, means, temp, temp2, beta, y_desc, y))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnDivisiveNormalizationForward", LibraryOp::DivisiveNormForward, handle, x, means,
                y);
@@ -276,10 +262,8 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnDivisiveNormalizationBackward(
     cudnnHandle_t handle, cudnnLRNDescriptor_t lrn, cudnnDivNormMode_t mode, const void* alpha,
     const cudnnTensorDescriptor_t x_desc, const void* x, const void* means, const void* dy, void* temp, void* temp2,
     const void* beta, const cudnnTensorDescriptor_t dx_desc, void* dx, void* dmeans) {
-    TBD_CUDNN_REAL(cudnnDivisiveNormalizationBackward)
-    const auto call = [&] {
-        return fn(handle, lrn, mode, alpha, x_desc, x, means, dy, temp, temp2, beta, dx_desc, dx, dmeans);
-    };
+    TBD_CUDNN_CALL(cudnnDivisiveNormalizationBackward,
+                   (handle, lrn, mode, alpha, x_desc, x, means, dy, temp, temp2, beta, dx_desc, dx, dmeans))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnDivisiveNormalizationBackward", LibraryOp::DivisiveNormBackward, handle, dy, x,
                dx);
@@ -300,12 +284,10 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardTraining(
     cudnnActivationDescriptor_t activation, const cudnnTensorDescriptor_t z_desc, const void* z,
     const cudnnTensorDescriptor_t y_desc, void* y, void* workspace, size_t workspace_bytes, void* reserve,
     size_t reserve_bytes, int groups) {
-    TBD_CUDNN_REAL(cudnnNormalizationForwardTraining)
-    const auto call = [&] {
-        return fn(handle, mode, ops, algo, alpha, beta, x_desc, x, params_desc, scale, bias, factor, mean_var_desc,
-                  running_mean, running_variance, epsilon, save_mean, save_inv_variance, activation, z_desc, z, y_desc,
-                  y, workspace, workspace_bytes, reserve, reserve_bytes, groups);
-    };
+    TBD_CUDNN_CALL(cudnnNormalizationForwardTraining,
+                   (handle, mode, ops, algo, alpha, beta, x_desc, x, params_desc, scale, bias, factor, mean_var_desc,
+                    running_mean, running_variance, epsilon, save_mean, save_inv_variance, activation, z_desc, z,
+                    y_desc, y, workspace, workspace_bytes, reserve, reserve_bytes, groups))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnNormalizationForwardTraining", LibraryOp::BatchNormForwardTraining, handle, x,
                scale, y);
@@ -330,11 +312,9 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationForwardInference(
     const void* scale, const void* bias, const cudnnTensorDescriptor_t mean_var_desc, const void* mean,
     const void* variance, const cudnnTensorDescriptor_t z_desc, const void* z, cudnnActivationDescriptor_t activation,
     const cudnnTensorDescriptor_t y_desc, void* y, double epsilon, int groups) {
-    TBD_CUDNN_REAL(cudnnNormalizationForwardInference)
-    const auto call = [&] {
-        return fn(handle, mode, ops, algo, alpha, beta, x_desc, x, params_desc, scale, bias, mean_var_desc, mean,
-                  variance, z_desc, z, activation, y_desc, y, epsilon, groups);
-    };
+    TBD_CUDNN_CALL(cudnnNormalizationForwardInference,
+                   (handle, mode, ops, algo, alpha, beta, x_desc, x, params_desc, scale, bias, mean_var_desc, mean,
+                    variance, z_desc, z, activation, y_desc, y, epsilon, groups))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnNormalizationForwardInference", LibraryOp::BatchNormForwardInference, handle, x,
                scale, y);
@@ -360,13 +340,11 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnNormalizationBackward(
     double epsilon, const cudnnTensorDescriptor_t mean_var_desc, const void* saved_mean, const void* saved_inv_variance,
     cudnnActivationDescriptor_t activation, void* workspace, size_t workspace_bytes, void* reserve,
     size_t reserve_bytes, int groups) {
-    TBD_CUDNN_REAL(cudnnNormalizationBackward)
-    const auto call = [&] {
-        return fn(handle, mode, ops, algo, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, y_desc, y,
-                  dy_desc, dy, dz_desc, dz, dx_desc, dx, params_desc, scale, bias, dscale, dbias, epsilon,
-                  mean_var_desc, saved_mean, saved_inv_variance, activation, workspace, workspace_bytes, reserve,
-                  reserve_bytes, groups);
-    };
+    TBD_CUDNN_CALL(
+        cudnnNormalizationBackward,
+        (handle, mode, ops, algo, alpha_data, beta_data, alpha_param, beta_param, x_desc, x, y_desc, y, dy_desc, dy,
+         dz_desc, dz, dx_desc, dx, params_desc, scale, bias, dscale, dbias, epsilon, mean_var_desc, saved_mean,
+         saved_inv_variance, activation, workspace, workspace_bytes, reserve, reserve_bytes, groups))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnNormalizationBackward", LibraryOp::BatchNormBackward, handle, dy, x, dx);
         describe_extents(record, tensor_bytes(dy_desc), tensor_bytes(x_desc), tensor_bytes(dx_desc));
@@ -394,8 +372,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformTensorEx(cudnnHandle_t handle
                                                             const void* alpha, const cudnnTensorDescriptor_t src_desc,
                                                             const void* src, const void* beta,
                                                             const cudnnTensorDescriptor_t dest_desc, void* dest) {
-    TBD_CUDNN_REAL(cudnnTransformTensorEx)
-    const auto call = [&] { return fn(handle, transform, alpha, src_desc, src, beta, dest_desc, dest); };
+    TBD_CUDNN_CALL(cudnnTransformTensorEx, (handle, transform, alpha, src_desc, src, beta, dest_desc, dest))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnTransformTensorEx", LibraryOp::TransformTensor, handle, src, nullptr, dest);
         describe_extents(record, tensor_bytes(src_desc), 0, tensor_bytes(dest_desc));
@@ -408,8 +385,7 @@ extern "C" TBD_VISIBLE cudnnStatus_t cudnnTransformFilter(cudnnHandle_t handle,
                                                           const void* alpha, const cudnnFilterDescriptor_t src_desc,
                                                           const void* src, const void* beta,
                                                           const cudnnFilterDescriptor_t dest_desc, void* dest) {
-    TBD_CUDNN_REAL(cudnnTransformFilter)
-    const auto call = [&] { return fn(handle, transform, alpha, src_desc, src, beta, dest_desc, dest); };
+    TBD_CUDNN_CALL(cudnnTransformFilter, (handle, transform, alpha, src_desc, src, beta, dest_desc, dest))
     return record_library_call(call, [&](ThreadState& thread, RawLibraryCall& record) {
         common(thread, record, "cudnnTransformFilter", LibraryOp::TransformTensor, handle, src, nullptr, dest);
         describe_extents(record, filter_bytes(src_desc), 0, filter_bytes(dest_desc));

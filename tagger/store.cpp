@@ -60,15 +60,10 @@ void write_iterations(trace::Database& db, const IterationSet& its) {
                                "device_begin_ns, device_end_ns, kind) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
     auto write_span = [&](const Iteration& it, int64_t id, int64_t idx, const char* kind) {
         const bool device = it.device_end_ns > 0;
-        iteration.bind(1, id)
-            .bind(2, it.process)
-            .bind(3, idx)
-            .bind(4, it.begin_ns)
-            .bind(5, it.end_ns)
-            .bind(6, its.source)
-            .bind(7, device ? std::optional<int64_t>(it.device_begin_ns) : std::nullopt)
-            .bind(8, device ? std::optional<int64_t>(it.device_end_ns) : std::nullopt)
-            .bind(9, kind)
+        iteration
+            .bind_all(id, it.process, idx, it.begin_ns, it.end_ns, its.source,
+                      device ? std::optional<int64_t>(it.device_begin_ns) : std::nullopt,
+                      device ? std::optional<int64_t>(it.device_end_ns) : std::nullopt, kind)
             .run();
     };
     // idx counts each process's steps from 0 (a multi-process run: every rank its own, processes.h).
@@ -85,12 +80,10 @@ void write_phases(trace::Database& db, const std::vector<Phase>& phases) {
                            "VALUES (?1,?2,?3,?4,?5,?6)");
     for (const Phase& p : phases) {
         const bool device = p.device_end_ns > 0;
-        phase.bind(1, int64_t(p.iteration + 1))
-            .bind(2, p.kind)
-            .bind(3, p.begin_ns)
-            .bind(4, p.end_ns)
-            .bind(5, device ? std::optional<int64_t>(p.device_begin_ns) : std::nullopt)
-            .bind(6, device ? std::optional<int64_t>(p.device_end_ns) : std::nullopt)
+        phase
+            .bind_all(int64_t(p.iteration + 1), p.kind, p.begin_ns, p.end_ns,
+                      device ? std::optional<int64_t>(p.device_begin_ns) : std::nullopt,
+                      device ? std::optional<int64_t>(p.device_end_ns) : std::nullopt)
             .run();
     }
 }
@@ -106,14 +99,10 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
         const Tag& t = result.tags[a];
         // A segment joined from mappings (mapped_segments.h): each mapping gets the segment's tag.
         const Allocation& segment = model.allocations[a];
-        for (const MappedPiece& piece : trace_pieces(segment, 0, segment.bytes))
-            category.bind(1, piece.id)
-                .bind(2, t.category)
-                .bind(3, texts.id(t.reason))
-                .bind(4, t.confidence)
-                .bind(5, t.rule)
-                .bind(6, texts.id(t.evidence))
-                .run();
+        for (const MappedPiece& piece : trace_pieces(segment, 0, segment.bytes)) {
+            const auto reason = texts.id(t.reason), evidence = texts.id(t.evidence);
+            category.bind_all(piece.id, t.category, reason, t.confidence, t.rule, evidence).run();
+        }
     }
     trace::Statement subrange(db,
                               "INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, "
@@ -122,19 +111,13 @@ void write_results(trace::Database& db, const TraceModel& model, const Iteration
     int64_t subrange_id = 0;
     for (const SubRangeTag& r : result.subranges) {
         // One row per mapping a sub-range of a joined segment overlaps (mapped_segments.h).
-        for (const MappedPiece& piece : trace_pieces(model.allocations[size_t(r.segment)], r.offset, r.bytes))
-            subrange.bind(1, ++subrange_id)
-                .bind(2, piece.id)
-                .bind(3, int64_t(piece.offset))
-                .bind(4, piece.bytes)
-                .bind(5, r.begin_ns)
-                .bind(6, r.end_ns)
-                .bind(7, r.tag.category)
-                .bind(8, r.tag.confidence)
-                .bind(9, r.tag.rule)
-                .bind(10, texts.id(r.tag.reason))
-                .bind(11, texts.id(r.tag.evidence))
+        for (const MappedPiece& piece : trace_pieces(model.allocations[size_t(r.segment)], r.offset, r.bytes)) {
+            const auto reason = texts.id(r.tag.reason), evidence = texts.id(r.tag.evidence);
+            subrange
+                .bind_all(++subrange_id, piece.id, int64_t(piece.offset), piece.bytes, r.begin_ns, r.end_ns,
+                          r.tag.category, r.tag.confidence, r.tag.rule, reason, evidence)
                 .run();
+        }
     }
     // Memory that is not device memory (pinned host) gets a category so that every row of
     // memory_allocations has one, but no device breakdown counts it.

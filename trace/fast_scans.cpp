@@ -4,7 +4,6 @@
 
 #include <sqlite3.h>
 
-#include <climits>
 #include <exception>
 #include <string>
 
@@ -107,11 +106,6 @@ bool CallFlopsReader::next(CallFlops& call) {
     call.compute_type = row.column_optional_int(3), call.a_type = row.column_optional_int(4);
     call.name = row.column_view(5), call.precision = row.column_view(6);
     return true;
-}
-
-void for_each_call_flops(const Database& db, const std::function<void(const CallFlops&)>& on_call) {
-    CallFlopsReader calls(db, INT64_MIN, INT64_MAX);
-    for (CallFlops call; calls.next(call);) on_call(call);
 }
 
 }  // namespace tbdprof::trace

@@ -18,6 +18,17 @@ constexpr OperatorCode kOperators[] = {
     {"lS", 2}, {"rS", 2}, {"eq", 2}, {"ne", 2}, {"lt", 2}, {"gt", 2}, {"le", 2}, {"ge", 2}, {"ss", 2},
     {"aa", 2}, {"oo", 2}, {"cm", 2}, {"pm", 2}, {"ds", 2}, {"qu", 3},
 };
+// The other two-letter forms by the operands that follow the code, in order: t a type, e an
+// expression, E expressions up to an E, n an unresolved name.
+struct TwoLetterForm {
+    char code[3];
+    const char* operands;
+};
+constexpr TwoLetterForm kTwoLetterForms[] = {
+    {"cl", "E"},  {"cc", "te"}, {"st", "t"},  {"sz", "e"}, {"sp", "e"},  {"sc", "te"}, {"at", "t"}, {"az", "e"},
+    {"dc", "te"}, {"dt", "en"}, {"dl", "e"},  {"da", "e"}, {"rc", "te"}, {"ti", "t"},  {"te", "e"}, {"tw", "e"},
+    {"tr", ""},   {"tl", "tE"}, {"pt", "en"}, {"il", "E"}, {"ix", "ee"}, {"nx", "e"},
+};
 // Operator names that may name a function but are not expression operators above.
 constexpr const char* kOtherOperatorNames[] = {"nw", "na", "dl", "da", "pt", "cl", "ix", "aw", "sp"};
 
@@ -84,29 +95,26 @@ void Parser::unresolved_name() {
     if (*p_ == 'N') {
         ++p_;
         unresolved_type();
-        while (ok_ && *p_ != 'E') {
-            if (*p_ == '\0') return fail();
-            simple_id();
-        }
-        expect('E');
+        until_end([&] { simple_id(); });
     } else if (is_digit(*p_)) {
-        while (ok_ && *p_ != 'E') {
-            if (*p_ == '\0') return fail();
-            simple_id();
-        }
-        expect('E');
+        until_end([&] { simple_id(); });
     } else {
         unresolved_type();
     }
     base_unresolved_name();
 }
 
-void Parser::expressions_until_end() {
-    while (ok_ && *p_ != 'E') {
-        if (*p_ == '\0') return fail();
-        expression();
+void Parser::operands(const char* kinds) {
+    for (; *kinds != '\0'; ++kinds) {
+        if (*kinds == 't')
+            type();
+        else if (*kinds == 'e')
+            expression();
+        else if (*kinds == 'E')
+            until_end([&] { expression(); });
+        else
+            unresolved_name();
     }
-    expect('E');
 }
 
 // fp [<cv>] [<number>] _   |   fL <number> p [<cv>] [<number>] _
@@ -164,105 +172,23 @@ void Parser::expression() {
     }
     if (d == '\0') return fail();
     p_ += 2;  // the two-letter forms below; anything else fails
-    switch (c) {
-        case 'c':
-            if (d == 'v') {
-                type();
-                if (eat('_'))
-                    expressions_until_end();
-                else
-                    expression();
-                return;
-            }
-            if (d == 'l') return expressions_until_end();
-            if (d == 'c') {
-                type();
-                return expression();
-            }
-            break;
-        case 's':
-            if (d == 't') return static_cast<void>(type());
-            if (d == 'z' || d == 'p') return expression();
-            if (d == 'c') {
-                type();
-                return expression();
-            }
-            if (d == 'Z') {
-                if (*p_ == 'T')
-                    template_param();
-                else if (*p_ == 'f')
-                    function_param();
-                else
-                    fail();
-                return;
-            }
-            if (d == 'P') {
-                while (ok_ && *p_ != 'E') {
-                    if (*p_ == '\0') return fail();
-                    template_arg();
-                }
-                expect('E');
-                return;
-            }
-            break;
-        case 'a':
-            if (d == 't') return static_cast<void>(type());
-            if (d == 'z') return expression();
-            break;
-        case 'd':
-            if (d == 'c') {
-                type();
-                return expression();
-            }
-            if (d == 't') {
-                expression();
-                return unresolved_name();
-            }
-            if (d == 'l' || d == 'a') return expression();
-            break;
-        case 'r':
-            if (d == 'c') {
-                type();
-                return expression();
-            }
-            break;
-        case 't':
-            if (d == 'i') return static_cast<void>(type());
-            if (d == 'e' || d == 'w') return expression();
-            if (d == 'r') return;
-            if (d == 'l') {
-                type();
-                return expressions_until_end();
-            }
-            break;
-        case 'p':
-            if (d == 't') {
-                expression();
-                return unresolved_name();
-            }
-            break;
-        case 'i':
-            if (d == 'l') return expressions_until_end();
-            if (d == 'x') {
-                expression();
-                return expression();
-            }
-            break;
-        case 'n':
-            if (d == 'x') return expression();
-            break;
-        case 'u': {  // u <source-name> <template-arg>* E
-            p_ -= 1;
-            source_name();
-            while (ok_ && *p_ != 'E') {
-                if (*p_ == '\0') return fail();
-                template_arg();
-            }
-            expect('E');
-            return;
-        }
-        default:
-            break;
+    for (const TwoLetterForm& form : kTwoLetterForms) {
+        if (c == form.code[0] && d == form.code[1]) return operands(form.operands);
+    }
+    if (c == 'c' && d == 'v') {  // cv <type> (_ <expression>* E | <expression>)
+        type();
+        if (eat('_')) return until_end([&] { expression(); });
+        return expression();
+    }
+    if (c == 's' && d == 'Z') {  // sZ <template-param> | sZ <function-param>
+        if (*p_ == 'T') return static_cast<void>(template_param());
+        if (*p_ == 'f') return function_param();
+    }
+    if (c == 's' && d == 'P') return until_end([&] { template_arg(); });
+    if (c == 'u') {  // u <source-name> <template-arg>* E
+        p_ -= 1;
+        source_name();
+        return until_end([&] { template_arg(); });
     }
     fail();
 }

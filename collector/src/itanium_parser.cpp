@@ -70,11 +70,7 @@ NameInfo Parser::unqualified_name() {
         expect('_');
     } else if (c == 'U' && at(1) == 'l') {  // Ul <lambda-sig> E [<number>] _
         p_ += 2;
-        while (ok_ && *p_ != 'E') {
-            if (*p_ == '\0') return fail(), info;
-            type();
-        }
-        expect('E');
+        until_end([&] { type(); });
         if (is_digit(*p_)) number();
         expect('_');
     } else if (c == 'C' && (at(1) >= '1' && at(1) <= '5')) {
@@ -231,11 +227,7 @@ TypeInfo Parser::template_arg() {
             return {};
         case 'J':  // argument pack
             ++p_;
-            while (ok_ && *p_ != 'E') {
-                if (*p_ == '\0') return fail(), TypeInfo{};
-                template_arg();
-            }
-            expect('E');
+            until_end([&] { template_arg(); });
             return {};
         default:
             return type();
@@ -253,11 +245,7 @@ void Parser::expr_primary() {
         return;
     }
     type();
-    while (ok_ && *p_ != 'E') {
-        if (*p_ == '\0') return fail();
-        ++p_;  // digits, 'n', hexadecimal float digits
-    }
-    expect('E');
+    until_end([&] { ++p_; });  // digits, 'n', hexadecimal float digits
 }
 
 // The encoding inside a local name or an L_Z literal: its own template arguments are what its
@@ -390,30 +378,11 @@ TypeInfo Parser::type() {
     Depth depth(*this);
     if (!ok_) return {};
     const char c = *p_;
+    if (c != '\0' && std::strchr("vwbcahstijlmxynofdegz", c) != nullptr) {  // builtin types
+        ++p_;
+        return {};
+    }
     switch (c) {
-        case 'v':
-        case 'w':
-        case 'b':
-        case 'c':
-        case 'a':
-        case 'h':
-        case 's':
-        case 't':
-        case 'i':
-        case 'j':
-        case 'l':
-        case 'm':
-        case 'x':
-        case 'y':
-        case 'n':
-        case 'o':
-        case 'f':
-        case 'd':
-        case 'e':
-        case 'g':
-        case 'z':
-            ++p_;
-            return {};
         case 'u': {  // vendor extended type
             ++p_;
             source_name();
@@ -535,19 +504,12 @@ TypeInfo Parser::type() {
 
 TypeInfo Parser::d_type() {
     const char c = at(1);
+    // Dd De Df (decimal floats), Dh (half), Di Ds Du (char32_t, char16_t, char8_t), Da Dc (auto), Dn (nullptr_t)
+    if (c != '\0' && std::strchr("defhisuacn", c) != nullptr) {
+        p_ += 2;
+        return {};
+    }
     switch (c) {
-        case 'd':
-        case 'e':
-        case 'f':
-        case 'h':
-        case 'i':
-        case 's':
-        case 'u':
-        case 'a':
-        case 'c':
-        case 'n':
-            p_ += 2;
-            return {};
         case 'F':  // DF <number> _ (std::floatN_t) or DF16b (std::bfloat16_t)
             p_ += 2;
             number();

@@ -121,6 +121,15 @@ private:
         return ok_;
     }
     void fail() { ok_ = false; }
+    // <item>* E: items until the E that closes them; a name that ends first fails.
+    template <typename Item>
+    void until_end(Item item) {
+        while (ok_ && *p_ != 'E') {
+            if (*p_ == '\0') return fail();
+            item();
+        }
+        expect('E');
+    }
     void candidate(TypeInfo t = {}) {
         if (sub_count_ >= kMaxSubstitutions) return fail();
         subs_[sub_count_++] = t;
@@ -172,7 +181,8 @@ private:
     void base_unresolved_name();
     // [gs] <base-unresolved-name> | sr ... (scoped names in expressions)
     void unresolved_name();
-    void expressions_until_end();
+    // The operands of a two-letter expression form, by kind (kTwoLetterForms).
+    void operands(const char* kinds);
     // fp [<cv>] [<number>] _   |   fL <number> p [<cv>] [<number>] _
     void function_param();
     void expression();

@@ -127,6 +127,12 @@ private:
         return it == processes_.end() ? 0 : it->second.first;
     }
 
+    // A host thread row's pid and tid; 0 and 0 for none or an unknown row.
+    HostThreadRef thread_of(std::optional<int64_t> thread_row) const {
+        auto it = thread_row ? threads_.find(*thread_row) : threads_.end();
+        return it == threads_.end() ? HostThreadRef{} : it->second;
+    }
+
     void write_header() {
         out_.key("schemaVersion", true).number(int64_t{1});
         out_.key("displayTimeUnit").string("ns");
@@ -282,15 +288,12 @@ private:
             const auto thread_row = r.thread;
             const int64_t begin = r.begin_ns;
             const auto end = r.end_ns;
-            int64_t pid = pid_of(r.process), tid = 0;
+            int64_t pid = pid_of(r.process), tid = thread_of(thread_row).tid;
             std::string_view cat = domain;
             if (domain == "gpu_user_annotation") {
                 pid = gpu_annotation_pid;
                 tid = kGpuAnnotationTid;
                 gpu_annotations = true;
-            } else if (thread_row) {
-                auto it = threads_.find(*thread_row);
-                if (it != threads_.end()) tid = it->second.tid;
             }
             // NVTX ranges from tbdprof's own recordings (any other domain) are user annotations.
             if (cat != "cpu_op" && cat != "gpu_user_annotation" && cat != "python_function" && cat != "cuda_runtime" &&
@@ -325,11 +328,7 @@ private:
     void write_api_calls() {
         trace::RowReader<trace::ApiCallRow> calls(db_);
         for (trace::ApiCallRow call; calls.next(call);) {
-            int64_t tid = 0;
-            if (auto row = call.thread) {
-                auto it = threads_.find(*row);
-                if (it != threads_.end()) tid = it->second.tid;
-            }
+            const int64_t tid = thread_of(call.thread).tid;
             const std::string_view kind = call.kind;
             const int64_t begin = call.begin_ns;
             begin_event('X').key("cat").string("cuda_runtime").key("name").string(sync_api_name(kind));
@@ -345,11 +344,7 @@ private:
     void write_library_calls() {
         trace::RowReader<trace::LibraryCallRow> calls(db_);
         for (trace::LibraryCallRow call; calls.next(call);) {
-            int64_t tid = 0;
-            if (auto row = call.thread) {
-                auto it = threads_.find(*row);
-                if (it != threads_.end()) tid = it->second.tid;
-            }
+            const int64_t tid = thread_of(call.thread).tid;
             const int64_t begin = call.begin_ns;
             begin_event('X').key("cat").string("cuda_library").key("name").string(call.name);
             out_.key("pid").number(pid_of(call.process)).key("tid").number(tid).key("ts").micros(begin);
@@ -418,11 +413,7 @@ void ChromeExporter::write_memory() {
     std::vector<Change> changes;
     trace::RowReader<trace::AllocationRow> allocations(db_);
     auto instant = [&](std::optional<int64_t> thread_row, int64_t ns, int64_t device, int64_t address, int64_t bytes) {
-        HostThreadRef where;
-        if (thread_row) {
-            auto it = threads_.find(*thread_row);
-            if (it != threads_.end()) where = it->second;
-        }
+        const HostThreadRef where = thread_of(thread_row);
         begin_event('i').key("s").string("t").key("cat").string("cpu_instant_event").key("name").string("[memory]");
         out_.key("pid").number(where.pid).key("tid").number(where.tid).key("ts").micros(ns);
         out_.key("args").raw("{").key("Device Type", true).number(int64_t{1}).key("Device Id").number(device);

@@ -72,12 +72,13 @@ TEST_CASE("fast scans: library calls' FLOP columns, the name only without types"
         "precision) VALUES (2, 0, 'cublasSgemm_v2', 'gemm', 10, 20, 2e9, 68, 0, 'tf32'), "
         "(1, 0, 'cublasHgemm', 'gemm', 5, 6, NULL, NULL, NULL, NULL)");
     std::vector<trace::CallFlops> calls;
-    std::vector<std::string> names, precisions;  // the views are valid during the call only
-    trace::for_each_call_flops(db, [&](const trace::CallFlops& call) {
+    std::vector<std::string> names, precisions;  // the views are valid until the next call only
+    trace::CallFlopsReader reader(db, INT64_MIN, INT64_MAX);
+    for (trace::CallFlops call; reader.next(call);) {
         calls.push_back(call);
         names.emplace_back(call.name);
         precisions.emplace_back(call.precision);
-    });
+    }
     REQUIRE(calls.size() == 2);
     CHECK(calls[0].id == 1);
     CHECK(calls[0].begin_ns == 5);

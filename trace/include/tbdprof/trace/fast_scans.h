@@ -56,11 +56,8 @@ struct CallFlops {
     std::string_view precision;  // library_calls.precision; empty: NULL, or a trace without the column
 };
 
-// Calls `on_call` for every library call, in id order. The views are valid during the call only.
-void for_each_call_flops(const Database& db, const std::function<void(const CallFlops&)>& on_call);
-
-// The same rows with ids in [first_id, last_id], one at a time, for a reader that takes them
-// between other work (the report attributes FLOPs while it still scans kernels).
+// The library calls with ids in [first_id, last_id], in id order, one at a time, for a reader that
+// takes them between other work (the report attributes FLOPs while it still scans kernels).
 class CallFlopsReader {
 public:
     CallFlopsReader(const Database& db, int64_t first_id, int64_t last_id);

@@ -88,6 +88,14 @@ public:
     Statement& bind(int index, const std::optional<T>& value) {
         return value ? bind(index, *value) : bind_null(index);
     }
+    // Binds the values to parameters 1, 2, ... in order (evaluate arguments with side effects first:
+    // a call's arguments are evaluated in no set order).
+    template <class... T>
+    Statement& bind_all(const T&... values) {
+        int index = 0;
+        (bind(++index, values), ...);
+        return *this;
+    }
 
     // Steps once: true when a row is available.
     bool step();
