@@ -3,6 +3,7 @@
 #include "nvtx_regions.h"
 #include "output_slots.h"
 #include "overwrite_cuts.h"
+#include "rewritten_tenants.h"
 #include "subranges.h"
 #include "training_steps.h"
 
@@ -299,9 +300,10 @@ size_t update_input_made(const TraceModel& m, const TagResult& r, const UpdateCu
 // Where to cut a sub-range that a product call consumed before the update used its bytes: the
 // update's first work item using it, or where the value the update reads was made there
 // (update_input_made); or where a library call overwrote what the step read before
-// (overwrite_cuts.h); v.work.size(): no cut. `uses`: the sub-range's pointer uses.
+// (overwrite_cuts.h); v.work.size(): no cut. `uses`: the sub-range's pointer uses; `before`: those
+// of the pieces only rewrite cuts set apart from it (rewritten_tenants.h), whose product reads count.
 size_t update_after_product_read(const TraceModel& m, const TagResult& r, const UpdateCutContext& c,
-                                 const std::vector<size_t>& uses, bool& made_there) {
+                                 const std::vector<size_t>& uses, const std::vector<size_t>& before, bool& made_there) {
     made_there = false;
     const std::vector<int>& step = c.step;
     size_t first_update = r.optimizer_work.size();
@@ -311,15 +313,16 @@ size_t update_after_product_read(const TraceModel& m, const TagResult& r, const 
             first_update = std::min<size_t>(first_update, u.work);
     }
     if (first_update == r.optimizer_work.size()) return first_update;
-    for (size_t index : uses) {
-        const PointerUse& u = m.pointer_uses[index];
-        if (u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
-            product_input(m, u)) {
-            const size_t made = update_input_made(m, r, c, uses, first_update);
-            made_there = made != first_update;
-            return made;
+    for (const std::vector<size_t>* list : {&uses, &before})
+        for (size_t index : *list) {
+            const PointerUse& u = m.pointer_uses[index];
+            if (u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
+                product_input(m, u)) {
+                const size_t made = update_input_made(m, r, c, uses, first_update);
+                made_there = made != first_update;
+                return made;
+            }
         }
-    }
     if (update_splits_extent(m, r, step, uses, first_update)) {
         const size_t made = update_input_made(m, r, c, uses, first_update);
         made_there = made != first_update;
@@ -387,7 +390,7 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
         const std::string& category = r.tags[size_t(index[i])].category;
         if (category != "gradients" && !(category == "weights" && made_in_step(m, writes, c.step, uses[i]))) continue;
         bool made_there = false;
-        size_t cut = update_after_product_read(m, r, c, uses[i], made_there);
+        size_t cut = update_after_product_read(m, r, c, uses[i], uses_before_rewrites(set, uses, i), made_there);
         if (cut == r.optimizer_work.size() || !split_subrange(m, set, i, uint32_t(cut))) continue;
         regions.insert(regions.begin() + std::ptrdiff_t(i) + 1, kNone);
         split = true;

@@ -21,6 +21,7 @@ struct Instance {
     uint32_t first = 0, last = 0;
     std::vector<size_t> uses;  // indices into TraceModel::pointer_uses
     bool empty = false;        // merged into another
+    bool after_rewrite = false;  // SubRange::after_rewrite
     int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
 };
 
@@ -159,6 +160,7 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
     for (size_t index : uses) {
         const PointerUse& u = m.pointer_uses[index];
         bool start = current == nullptr;
+        bool rewritten = false;
         if (!start) {
             // A copy or set wrote it whole: whatever it held before is gone. Not a copy of fewer bytes
             // into a tensor a set has just zeroed and nothing used since: it fills a slice of it (a
@@ -190,11 +192,18 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             // next start in use and cover its neighbours, a worse error than one tensor too many.)
             start = replaced || new_step || other_size ||
                     (shared_space && current->known_bytes() > 0 && overwritten_by_library(m, *previous, u));
+            // Or a kernel writes a new value where other work has just read the one there (change
+            // 45): in space the allocator hands out anew, the value read was consumed and its tensor
+            // freed, and the write begins the next tenant's. Cut here, before pointers inside are
+            // taken for slices of a piece joined over both tenants' lives.
+            rewritten = shared_space && rewrites_read_value(m, outputs, *previous, u);
+            start = start || rewritten;
         }
         if (start) {
             out.push_back({});
             current = &out.back();
             current->offset = u.offset;
+            current->after_rewrite = rewritten;
         }
         add(m, *current, u, index);
         previous = &u;
@@ -276,6 +285,21 @@ size_t first_write_after(const TraceModel& m, const Instance& inner, const Insta
     return inner.uses.size();
 }
 
+// The first work item of the next tensor at instances[i]'s start (UINT32_MAX: none). A caching
+// allocator hands out a block from its start, so once another tensor holds that start the one
+// before was freed, and a pointer inside it from then on is no slice of it, reads included (change 45).
+uint32_t next_tenant_at_start(const std::vector<Instance>& instances, size_t i) {
+    const bool next = i + 1 < instances.size() && instances[i + 1].offset == instances[i].offset;
+    return next && !instances[i + 1].uses.empty() ? instances[i + 1].first : UINT32_MAX;
+}
+
+// Index into inner.uses of its first use by work `work` or later (inner.uses.size(): none).
+size_t first_use_from(const TraceModel& m, const Instance& inner, uint32_t work) {
+    for (size_t k = 0; k < inner.uses.size(); ++k)
+        if (m.pointer_uses[inner.uses[k]].work >= work) return k;
+    return inner.uses.size();
+}
+
 // The uses of `inner` from index `from` on, as an instance of their own at inner's offset.
 Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     Instance rest;
@@ -298,6 +322,7 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int6
         if (outer.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == outer.offset &&
             instances[i + 1].exact_bytes == outer.exact_bytes && instances[i + 1].first > 0)
             held.last = std::max(outer.last, instances[i + 1].first - 1);
+        const uint32_t next_tenant = next_tenant_at_start(instances, i);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
             if (inner.empty || inner.offset == outer.offset || holds_workspace(m, inner)) continue;
@@ -307,7 +332,9 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int6
                 continue;
             // (A slot of an in-place call's buffer is that buffer before and after the call.)
             const bool whole = own.exact_bytes >= segment_bytes;
-            const size_t keep = across_in_place || whole ? inner.uses.size() : first_write_after(m, inner, own);
+            const size_t keep = across_in_place || whole
+                                    ? inner.uses.size()
+                                    : std::min(first_write_after(m, inner, own), first_use_from(m, inner, next_tenant));
             for (size_t k = 0; k < keep; ++k) {
                 const PointerUse& u = m.pointer_uses[inner.uses[k]];
                 outer.uses.push_back(inner.uses[k]);
@@ -461,7 +488,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             if (instance.empty) continue;
             auto index = static_cast<int32_t>(set.ranges.size());
             set.ranges.push_back({segment, instance.offset, 0, instance.first, instance.last, instance.known_bytes(),
-                                  instance.exact_bytes > 0, false});
+                                  instance.exact_bytes > 0, false, 0, instance.after_rewrite});
             for (size_t use : instance.uses) set.owner[use] = index;
         }
         begin = end;
@@ -555,6 +582,7 @@ bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_
     }
     SubRange head = set.ranges[index];
     SubRange tail = head;
+    tail.after_rewrite = false;
     head.reach_bytes = reach_bytes[0];
     tail.reach_bytes = reach_bytes[1];
     for (auto [range, part] : {std::pair{&head, &parts[0]}, std::pair{&tail, &parts[1]}}) {
@@ -611,6 +639,7 @@ size_t peel_interior(const TraceModel& m, SubRangeSet& set, size_t index, const 
     head.last_work = kept.last;
     head.reach_bytes = kept_reach;
     tail.offset = from;
+    tail.after_rewrite = false;
     tail.first_work = peeled.first;
     tail.last_work = peeled.last;
     tail.known_bytes = peeled.known_bytes();

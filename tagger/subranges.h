@@ -21,6 +21,10 @@ struct SubRange {
     bool exact = false;       // known_bytes came from a copy or set
     bool merged = false;      // merged into another sub-range: no longer a tensor of its own
     int64_t reach_bytes = 0;  // farthest own pointer from the start, plus one (the extent's floor)
+    // It begins where a kernel wrote a new value at its start right after other work read the one
+    // there (derive_subranges; output_slots.h, rewrites_read_value): the piece before at the same
+    // start held that value.
+    bool after_rewrite = false;
 };
 
 struct SubRangeSet {
