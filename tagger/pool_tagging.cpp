@@ -297,6 +297,24 @@ size_t update_input_made(const TraceModel& m, const TagResult& r, const UpdateCu
     return update_reads ? made : first_update;
 }
 
+// Whether work other than the update reads the value at the piece's start after its first use and
+// before the update, one tensor at a time (reads_value; not clipping's norm over the gradients): a
+// gradient is read by nothing but the update and what serves it, so that value was backward's.
+bool read_before_update(const TraceModel& m, const TagResult& r, const UpdateCutContext& c,
+                        const std::vector<size_t>& uses, size_t first_update) {
+    uint64_t start = UINT64_MAX;
+    uint32_t first_work = UINT32_MAX;
+    for (size_t index : uses) {
+        start = std::min(start, m.pointer_uses[index].offset);
+        first_work = std::min(first_work, m.pointer_uses[index].work);
+    }
+    return std::any_of(uses.begin(), uses.end(), [&](size_t index) {
+        const PointerUse& u = m.pointer_uses[index];
+        return u.offset == start && u.work > first_work && u.work < first_update && !r.optimizer_work[u.work] &&
+               c.step[u.work] == c.step[first_update] && c.gradients_read[u.work] < 2 && reads_value(m, c.outputs, u);
+    });
+}
+
 // Where to cut a sub-range that a product call consumed before the update used its bytes: the
 // update's first work item using it, or where the value the update reads was made there
 // (update_input_made); or where a library call overwrote what the step read before
@@ -313,16 +331,22 @@ size_t update_after_product_read(const TraceModel& m, const TagResult& r, const 
             first_update = std::min<size_t>(first_update, u.work);
     }
     if (first_update == r.optimizer_work.size()) return first_update;
-    for (const std::vector<size_t>* list : {&uses, &before})
-        for (size_t index : *list) {
+    auto product_read = [&](const std::vector<size_t>& list) {
+        return std::any_of(list.begin(), list.end(), [&](size_t index) {
             const PointerUse& u = m.pointer_uses[index];
-            if (u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
-                product_input(m, u)) {
-                const size_t made = update_input_made(m, r, c, uses, first_update);
-                made_there = made != first_update;
-                return made;
-            }
-        }
+            return u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
+                   product_input(m, u);
+        });
+    };
+    // Read by a product in a piece before: this piece's own value is the gradient unless other work
+    // consumed it before the update (read_before_update).
+    const bool earlier = !product_read(uses) && product_read(before);
+    if (earlier && !read_before_update(m, r, c, uses, first_update)) return r.optimizer_work.size();
+    if (earlier || product_read(uses)) {
+        const size_t made = update_input_made(m, r, c, uses, first_update);
+        made_there = made != first_update;
+        return made;
+    }
     if (update_splits_extent(m, r, step, uses, first_update)) {
         const size_t made = update_input_made(m, r, c, uses, first_update);
         made_there = made != first_update;

@@ -1,0 +1,89 @@
+// Change 45 (docs/tagging.md): where the sub-ranges are derived, a new tenant begins where a kernel
+// writes a new value at an address right after other work read the one there; a pointer inside a
+// piece is no slice of it once the next tenant holds its start; and change 13b's product read is
+// seen through such cuts (tagger/rewritten_tenants.h).
+#include <doctest/doctest.h>
+
+#include "rewritten_tenants.h"
+#include "subranges_test_support.h"
+
+using namespace tbdprof::tagger;
+using namespace tbdprof::tagger::subranges_test;
+
+TEST_CASE("a kernel's output word writing where other work has just read the value begins a new tenant") {
+    // Per step at 40960: kernel 20 writes D through its output word, a GEMM reads D, kernel 21 writes
+    // T there through its output word and kernel 22 reads T through its input word. Every pointer is
+    // writable; only the words tell that T is a new value where D's was consumed.
+    enum Slot : uint32_t { kIn20, kOut20, kOut21, kIn22, kOut22 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);                        // initialise W
+    struct_kernel(p, {{16384, kIn20}, {53248, kOut20}}, 20);  // fresh space: the output words
+    struct_kernel(p, {{57344, kOut21}}, 21);
+    for (int s = 0; s < 3; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        struct_kernel(p, {{16384, kIn20}, {40960, kOut20}}, 20);  // D
+        p.gemm(40960, 0, 24576);                                  // reads D
+        struct_kernel(p, {{40960, kOut21}}, 21);                  // T
+        size_t last = struct_kernel(p, {{40960, kIn22}, {49152, kOut22}}, 22);
+        p.step(first, last + 1);
+    }
+    IterationSet its = steps_of(p.model);
+    REQUIRE_EQ(its.iterations.size(), 3u);
+    const SubRangeSet set = derive_subranges(p.model, its);
+    const std::vector<SubRange> pieces = at(set, 40960);
+    REQUIRE_EQ(pieces.size(), 6u);  // D and T apart in every step (3 without the cut: one a step)
+    // Each but the first begins at such a write (D of a later step where the step before read T, too).
+    for (size_t k = 0; k < pieces.size(); ++k) CHECK_EQ(pieces[k].after_rewrite, k > 0);
+}
+
+TEST_CASE("a pointer inside a tensor is no slice of it once the next tenant holds the tensor's start") {
+    // T (a GEMM's output, 8192 B) at 40960 with a slice at 45056 read while T lives; then a copy
+    // fills 40960 anew (T freed, the next tenant at its start) and only after that is 45056 read
+    // again. That late read is of what the allocator placed there, not T's: T must not reach it.
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);
+    size_t first = p.copy_in(16384, 4096);
+    p.gemm(16384, 0, 40960, {}, 8192);                             // T
+    p.kernel({{45056, Access::Read}, {24576, Access::Write}}, 2);  // a slice of T
+    p.kernel({{40960, Access::Read}, {20480, Access::Write}}, 4);  // T's last use
+    const size_t next = p.work(WorkItem::Kind::CopyDtoD, {{40960, Access::Write, 4096, true}});
+    const size_t late = p.kernel({{45056, Access::Read}, {28672, Access::Write}}, 3);
+    p.step(first, late + 1);
+    const SubRangeSet set = derive_subranges(p.model, steps_of(p.model));
+    const std::vector<SubRange> tenants = at(set, 40960);
+    REQUIRE_EQ(tenants.size(), 2u);
+    CHECK_LT(tenants[0].last_work, next);  // T ends before its start's next tenant (the late read without the rule)
+    CHECK_EQ(tenants[1].first_work, next);
+    REQUIRE_EQ(at(set, 45056).size(), 1u);  // the late read: a tensor of its own
+    CHECK_EQ(at(set, 45056)[0].first_work, late);
+}
+
+TEST_CASE("backward's value at an address a product read in the step is cut from the update's stale use") {
+    // Per step at 40960: kernel 20 writes A, a GEMM reads A as an input, kernel 21 writes B there
+    // through its output word (a rewrite cut), a device copy reads B, and the update's struct later
+    // holds 40960 in a word that never starts a value. A weight gradient is read by nothing but the
+    // update; B was read by the copy and was backward's (or forward's) data: B is an activation,
+    // cut from the update's use, as change 13b cut such a piece before the rewrite cut split it.
+    enum Slot : uint32_t { kIn20, kOut20, kOut21, kInU };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);  // initialise W
+    struct_kernel(p, {{16384, kIn20}, {53248, kOut20}}, 20);
+    struct_kernel(p, {{57344, kOut21}}, 21);
+    for (int s = 0; s < 4; ++s) {
+        size_t first = p.copy_in(16384, 4096);
+        struct_kernel(p, {{16384, kIn20}, {40960, kOut20}}, 20);  // A
+        p.gemm(40960, 0, 24576);                                  // reads A
+        p.gemm(24576, 16384, 8192);                               // the weight gradient
+        struct_kernel(p, {{40960, kOut21}}, 21);                  // B
+        p.work(WorkItem::Kind::CopyDtoD, {{40960, Access::Read, 4096, true}, {32768, Access::Write, 4096, true}});
+        p.kernel({{32768, Access::Read}, {36864, Access::Write}}, 8);
+        size_t last = p.kernel({{8192, Access::Read}, {0, Access::Write}}, 3);  // the update
+        struct_kernel(p, {{40960, kInU}}, 4);                                   // its stale word
+        p.model.work.back().touches.clear();
+        p.step(first, last + 2);
+    }
+    const TagResult r = tag_four_steps(p.model);
+    CHECK_EQ(pieces(r, 40960, "gradients"), 0u);
+    CHECK_GE(pieces(r, 8192, "gradients"), 3u);
+    CHECK_EQ(pieces(r, 0, "weights"), 1u);
+}
