@@ -42,7 +42,9 @@ bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const Po
 
 bool rewrites_read_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& previous,
                          const PointerUse& u) {
-    if (previous.work == u.work || !one_word_of_plain_kernel(m, u) || u.slot >= outputs.size() || !outputs[u.slot])
+    // (A pointer to const writes nothing, whatever its word's other launches show.)
+    if (previous.work == u.work || u.access == Access::Read || !one_word_of_plain_kernel(m, u) ||
+        u.slot >= outputs.size() || !outputs[u.slot])
         return false;
     return reads_value(m, outputs, previous);
 }

@@ -26,7 +26,7 @@ bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const Po
 
 // Whether `u` writes a new value where `previous`, the address's use just before it by other work,
 // read the value there (reads_value): a plain kernel outside a library call writes the address
-// through an output slot and through no other word of its parameters.
+// through an output slot, not a pointer to const, and through no other word of its parameters.
 bool rewrites_read_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& previous,
                          const PointerUse& u);
 

@@ -4,6 +4,7 @@
 // seen through such cuts (tagger/rewritten_tenants.h).
 #include <doctest/doctest.h>
 
+#include "output_slots.h"
 #include "rewritten_tenants.h"
 #include "subranges_test_support.h"
 
@@ -86,4 +87,25 @@ TEST_CASE("backward's value at an address a product read in the step is cut from
     CHECK_EQ(pieces(r, 40960, "gradients"), 0u);
     CHECK_GE(pieces(r, 8192, "gradients"), 3u);
     CHECK_EQ(pieces(r, 0, "weights"), 1u);
+}
+
+TEST_CASE("a pointer to const in a word some launch pointed at fresh space is no rewrite") {
+    // Kernel 5 reads through a pointer to const; its first launch reads space nothing used before
+    // (the word is then taken for an output word). Later, at 40960, a GEMM reads the tensor P that
+    // kernel 4 wrote, and kernel 5 reads P after it: a read, not a new tenant (an arena of
+    // parameters read by every step's kernels, llm.c's, was cut at such reads).
+    Pool p(1 << 20);
+    size_t fresh = p.kernel({{65536, Access::Read}, {69632, Access::Write}}, 5);
+    p.model.pointer_uses[p.model.pointer_uses.size() - 2].slot = 0;
+    p.model.pointer_uses[p.model.pointer_uses.size() - 1].slot = 1;
+    p.model.kernel_slots = 2;
+    REQUIRE(output_slots(p.model)[0]);  // the const word, taken for an output word
+    p.kernel({{40960, Access::Write}}, 4);
+    p.gemm(40960, 0, 24576);
+    size_t last = p.kernel({{40960, Access::Read}, {73728, Access::Write}}, 5);
+    p.model.pointer_uses[p.model.pointer_uses.size() - 2].slot = 0;
+    p.model.pointer_uses[p.model.pointer_uses.size() - 1].slot = 1;
+    p.step(fresh, last + 1);
+    const SubRangeSet set = derive_subranges(p.model, steps_of(p.model));
+    CHECK_EQ(at(set, 40960).size(), 1u);
 }
