@@ -2,6 +2,17 @@
 
 namespace tbdprof::tagger {
 
+void cap_rewritten_tenants(SubRangeSet& set) {
+    for (size_t i = 1; i < set.ranges.size(); ++i) {
+        SubRange& self = set.ranges[i];
+        const SubRange& before = set.ranges[i - 1];
+        if (!self.after_rewrite || self.known_bytes > 0 || before.segment != self.segment ||
+            before.offset != self.offset)
+            continue;
+        self.rewrite_cap_bytes = before.known_bytes > 0 ? before.known_bytes : before.rewrite_cap_bytes;
+    }
+}
+
 std::vector<size_t> uses_before_rewrites(const SubRangeSet& set, const std::vector<std::vector<size_t>>& uses,
                                          size_t index) {
     std::vector<size_t> before;

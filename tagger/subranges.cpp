@@ -2,6 +2,7 @@
 
 #include "carried_reads.h"
 #include "output_slots.h"
+#include "rewritten_tenants.h"
 #include "round_trips.h"
 
 #include <algorithm>
@@ -192,10 +193,8 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             // next start in use and cover its neighbours, a worse error than one tensor too many.)
             start = replaced || new_step || other_size ||
                     (shared_space && current->known_bytes() > 0 && overwritten_by_library(m, *previous, u));
-            // Or a kernel writes a new value where other work has just read the one there (change
-            // 45): in space the allocator hands out anew, the value read was consumed and its tensor
-            // freed, and the write begins the next tenant's. Cut here, before pointers inside are
-            // taken for slices of a piece joined over both tenants' lives.
+            // Or a kernel writes a new value where other work just read the one there: the value was
+            // consumed, its block freed and given to the next tenant (change 45; before any slices).
             rewritten = shared_space && rewrites_read_value(m, outputs, *previous, u);
             start = start || rewritten;
         }
@@ -285,9 +284,8 @@ size_t first_write_after(const TraceModel& m, const Instance& inner, const Insta
     return inner.uses.size();
 }
 
-// The first work item of the next tensor at instances[i]'s start (UINT32_MAX: none). A caching
-// allocator hands out a block from its start, so once another tensor holds that start the one
-// before was freed, and a pointer inside it from then on is no slice of it, reads included (change 45).
+// The first work of the next tensor at instances[i]'s start (UINT32_MAX: none): once another tensor
+// holds a block's start the one before was freed, and no later pointer inside is its (change 45).
 uint32_t next_tenant_at_start(const std::vector<Instance>& instances, size_t i) {
     const bool next = i + 1 < instances.size() && instances[i + 1].offset == instances[i].offset;
     return next && !instances[i + 1].uses.empty() ? instances[i + 1].first : UINT32_MAX;
@@ -493,6 +491,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         }
         begin = end;
     }
+    cap_rewritten_tenants(set);
     record_reach(m, set);
     assign_extents(m, set);
     return set;
@@ -503,7 +502,10 @@ void assign_extents(const TraceModel& m, SubRangeSet& set) {
     for (size_t i = 0; i < set.ranges.size(); ++i) {
         SubRange& self = set.ranges[i];
         if (self.merged) continue;
-        auto cap = static_cast<int64_t>(next_live_start(m, set, i, self.offset) - self.offset);
+        const uint64_t next = next_live_start(m, set, i, self.offset);
+        auto cap = static_cast<int64_t>(next - self.offset);
+        const bool at_tail = next >= uint64_t(m.allocations[size_t(self.segment)].bytes);  // rewritten_tenants.h
+        if (self.known_bytes <= 0 && self.rewrite_cap_bytes > 0 && at_tail) cap = std::min(cap, self.rewrite_cap_bytes);
         self.bytes = self.known_bytes > 0 ? std::min(self.known_bytes, cap) : cap;
         if (self.reach_bytes > cap && self.known_bytes > 0) short_of_reach.push_back(i);
     }

@@ -25,6 +25,9 @@ struct SubRange {
     // there (derive_subranges; output_slots.h, rewrites_read_value): the piece before at the same
     // start held that value.
     bool after_rewrite = false;
+    // For such a piece without size evidence of its own: the size evidence of the tenants before it
+    // at its start that rewrite cuts set apart, which caps its extent (0: none).
+    int64_t rewrite_cap_bytes = 0;
 };
 
 struct SubRangeSet {

@@ -109,3 +109,26 @@ TEST_CASE("a pointer to const in a word some launch pointed at fresh space is no
     const SubRangeSet set = derive_subranges(p.model, steps_of(p.model));
     CHECK_EQ(at(set, 40960).size(), 1u);
 }
+
+TEST_CASE("a rewritten tenant without size evidence at a segment's top is no larger than the one before") {
+    // At 40960, the top start of a 1 MiB segment: a GEMM writes C (8192 B at least), kernel 22 reads
+    // it through its input word, kernel 21 writes a new value there through its output word and
+    // kernel 22 reads that. Nothing tells the new tenant's size and nothing starts above it: it takes
+    // the tenant before's 8192 B, not the segment's free tail up to 1 MiB.
+    enum Slot : uint32_t { kOut21, kIn22, kOut22 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);
+    struct_kernel(p, {{16384, kOut21}}, 21);  // fresh space: kernel 21's output word
+    struct_kernel(p, {{16384, kIn22}, {20480, kOut22}}, 22);
+    size_t first = p.copy_in(24576, 4096);
+    p.gemm(24576, 0, 40960, {}, 8192);
+    struct_kernel(p, {{40960, kIn22}, {28672, kOut22}}, 22);
+    struct_kernel(p, {{40960, kOut21}}, 21);
+    size_t last = struct_kernel(p, {{40960, kIn22}, {32768, kOut22}}, 22);
+    p.step(first, last + 1);
+    const SubRangeSet set = derive_subranges(p.model, steps_of(p.model));
+    const std::vector<SubRange> tenants = at(set, 40960);
+    REQUIRE_EQ(tenants.size(), 2u);
+    CHECK(tenants[1].after_rewrite);
+    CHECK_EQ(tenants[1].bytes, 8192);
+}
