@@ -1,5 +1,7 @@
 #include "framework_presets.h"
 
+#include "tbdprof/step_names.h"
+
 #include <fstream>
 
 namespace tbdprof::cli {
@@ -23,11 +25,6 @@ FrameworkPreset preset(const std::string& name) {
     return {};
 }
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 // The framework a Python script imports, from its first 64 KiB.
 std::string framework_imported_by(const std::string& path) {
     std::ifstream in(path);
@@ -45,7 +42,7 @@ std::string framework_imported_by(const std::string& path) {
 
 std::string guess(const std::vector<std::string>& command) {
     for (size_t i = 0; i < command.size(); ++i) {
-        std::string word = lower(command[i]);
+        std::string word = steps::lowercase(command[i]);
         std::string base = word.substr(word.find_last_of('/') + 1);
         if (base == "torchrun" || word.find("torch") != std::string::npos) return "pytorch";
         if (word.find("tensorflow") != std::string::npos) return "tensorflow";
@@ -66,7 +63,7 @@ bool runs_pytorch(const std::vector<std::string>& command) { return guess(comman
 const char* framework_names() { return "pytorch, tensorflow, jax, mxnet, auto, none"; }
 
 bool resolve_framework(const std::string& requested, const std::vector<std::string>& command, FrameworkPreset& out) {
-    std::string name = lower(requested);
+    std::string name = steps::lowercase(requested);
     if (name == "none" || name.empty()) {
         out = {};
         return true;

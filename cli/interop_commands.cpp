@@ -28,20 +28,16 @@ using namespace tbdprof::interop;
 
 namespace {
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // trace.pt.trace.json.gz -> trace.pt.trace.sqlite
 std::string default_import_output(std::string input) {
     for (std::string_view suffix : {".gz", ".json"}) {
-        if (ends_with(input, suffix)) input.resize(input.size() - suffix.size());
+        if (input.ends_with(suffix)) input.resize(input.size() - suffix.size());
     }
     return input + ".sqlite";
 }
 
 std::string default_export_output(std::string input) {
-    if (ends_with(input, ".sqlite")) input.resize(input.size() - 7);
+    if (input.ends_with(".sqlite")) input.resize(input.size() - 7);
     return input + ".chrome.json";
 }
 

@@ -1,6 +1,6 @@
 #include "tbdprof/cmdline/shell_quote.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace tbdprof::cmdline {
 namespace {
@@ -23,9 +23,7 @@ std::string ansi_c_quoted(std::string_view word) {
             out += '\\';
             out += c;
         } else if (control(c)) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-            out += hex;
+            out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
         } else {
             out += c;
         }

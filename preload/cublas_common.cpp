@@ -32,6 +32,21 @@ void record_math_mode(raw::RawLibraryCall& record, cublasHandle_t handle, int a_
     record.precision = gemm_precision(a_type, compute_type, math_mode, tf32_disabled_by_environment());
 }
 
+void record_blas_call(ThreadState& thread, raw::RawLibraryCall& record, const BlasCall& call) {
+    record.name_string = collector::intern_string(thread, call.name);
+    record.stream = reinterpret_cast<uint64_t>(cublas_stream_of(call.handle));
+    record.a = reinterpret_cast<uint64_t>(call.a);
+    record.b = reinterpret_cast<uint64_t>(call.b);
+    record.c = reinterpret_cast<uint64_t>(call.c);
+    record.m = call.m;
+    record.n = call.n;
+    record.k = call.k;
+    record.batch = call.batch;
+    record.op = call.op;
+    record.a_type = record.b_type = record.c_type = data_type(call.type);
+    record.compute_type = compute_type(call.type);
+}
+
 void remember_cublas_handle_query(const char* name, void* result) {
     if (std::strcmp(name, "cublasGetStream_v2") == 0) real_get_stream.remember(result);
     if (std::strcmp(name, "cublasGetMathMode") == 0) real_get_math_mode.remember(result);

@@ -23,13 +23,7 @@ namespace {
 
 using Type = BlasType;
 
-struct Level3Shape {
-    const char* name;
-    raw::LibraryOp op;
-    Type type;
-    cublasHandle_t handle;
-    int64_t m, n, k, batch;
-    const void *a, *b, *c;
+struct Level3Shape : BlasCall {
     uint64_t a_elements, b_elements, c_elements;  // extents; 0: not known
     int transa = CUBLAS_OP_N, transb = CUBLAS_OP_N;
     bool left = true;                // side, for symm/hemm/trmm/trsm
@@ -95,11 +89,7 @@ uint64_t extent(int64_t rows, int64_t cols, int64_t ld) {
 template <typename Call>
 cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
     return record_library_call(call, [&](ThreadState& thread, raw::RawLibraryCall& record) {
-        record.name_string = collector::intern_string(thread, s.name);
-        record.stream = reinterpret_cast<uint64_t>(cublas_stream_of(s.handle));
-        record.a = reinterpret_cast<uint64_t>(s.a);
-        record.b = reinterpret_cast<uint64_t>(s.b);
-        record.c = reinterpret_cast<uint64_t>(s.c);
+        record_blas_call(thread, record, s);
         // Pointer-array batches: the extents are those of one matrix, not knowable as a range.
         const bool one_range = s.op != raw::LibraryOp::TrsmBatched;
         const uint64_t bytes = element_bytes(s.type);
@@ -108,14 +98,7 @@ cublasStatus_t record_level3(const Level3Shape& s, Call&& call) {
             record.b_bytes = s.b_elements * bytes;
             record.c_bytes = s.c_elements * bytes;
         }
-        record.m = s.m;
-        record.n = s.n;
-        record.k = s.k;
-        record.batch = s.batch;
         record.flops = flops_of(s);
-        record.op = s.op;
-        record.a_type = record.b_type = record.c_type = data_type(s.type);
-        record.compute_type = compute_type(s.type);
         record.precision = is_double(s.type) ? raw::RawPrecision::Fp64 : raw::RawPrecision::Fp32;
         if (s.follows_math_mode) record_math_mode(record, s.handle, CUDA_R_32F, CUBLAS_COMPUTE_32F);
         record.transa = static_cast<uint8_t>(s.transa);
@@ -155,24 +138,8 @@ Level3Shape grouped_shape(const char* name, Type type, cublasHandle_t handle, in
 using namespace tbdprof::preload;
 using tbdprof::raw::LibraryOp;
 
-// One wrapper per exported entry point, as in cublas_vector_hooks.cpp: NAME is the symbol, PARAMS its
-// parameter list, ARGS the forwarded arguments, SHAPE the Level3Shape initializer after the name.
-#define TBD_LEVEL3_HOOK(NAME, PARAMS, ARGS, ...)                   \
-    namespace {                                                    \
-    LibraryFunction<decltype(&::NAME)> real_##NAME{#NAME};         \
-    }                                                              \
-    extern "C" TBD_VISIBLE cublasStatus_t NAME PARAMS {            \
-        auto real = real_##NAME.get();                             \
-        if (real == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED; \
-        const Level3Shape s{#NAME, __VA_ARGS__};                   \
-        return record_level3(s, [&] { return real ARGS; });        \
-    }
-
-// The 32-bit and 64-bit forms of a base name (SUFFIX32 is _v2 or empty).
-#define TBD_WIDTHS(MACRO, SUFFIX32, SUFFIX64, ...) \
-    MACRO(int, SUFFIX32, __VA_ARGS__) MACRO(int64_t, SUFFIX64, __VA_ARGS__)
-#define TBD_V2(MACRO, ...) TBD_WIDTHS(MACRO, _v2, _v2_64, __VA_ARGS__)
-#define TBD_PLAIN(MACRO, ...) TBD_WIDTHS(MACRO, , _64, __VA_ARGS__)
+// After the name: the BlasCall (op, type, handle, m, n, k, batch, a, b, c), then the extents and the rest.
+#define TBD_LEVEL3_HOOK(...) TBD_CUBLAS_HOOK(Level3Shape, record_level3, __VA_ARGS__)
 
 // symm, hemm: A is the side's order, B and C m x n.
 #define TBD_SYMM(I, SUFFIX, base, op, T, type)                                                                 \
@@ -183,12 +150,12 @@ using tbdprof::raw::LibraryOp;
                     side == CUBLAS_SIDE_LEFT ? m : n, 1, A, B, C,                                              \
                     extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda),           \
                     extent(m, n, ldb), extent(m, n, ldc), CUBLAS_OP_N, CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
-TBD_V2(TBD_SYMM, cublasSsymm, LibraryOp::Symm, float, Type::S)
-TBD_V2(TBD_SYMM, cublasDsymm, LibraryOp::Symm, double, Type::D)
-TBD_V2(TBD_SYMM, cublasCsymm, LibraryOp::Symm, cuComplex, Type::C)
-TBD_V2(TBD_SYMM, cublasZsymm, LibraryOp::Symm, cuDoubleComplex, Type::Z)
-TBD_V2(TBD_SYMM, cublasChemm, LibraryOp::Hemm, cuComplex, Type::C)
-TBD_V2(TBD_SYMM, cublasZhemm, LibraryOp::Hemm, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_SYMM, cublasSsymm, LibraryOp::Symm, float, Type::S)
+TBD_CUBLAS_V2(TBD_SYMM, cublasDsymm, LibraryOp::Symm, double, Type::D)
+TBD_CUBLAS_V2(TBD_SYMM, cublasCsymm, LibraryOp::Symm, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_SYMM, cublasZsymm, LibraryOp::Symm, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_SYMM, cublasChemm, LibraryOp::Hemm, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_SYMM, cublasZhemm, LibraryOp::Hemm, cuDoubleComplex, Type::Z)
 
 // syrk, herk (real alpha and beta): C (n x n) from op(A) (n x k).
 #define TBD_SYRK(I, SUFFIX, base, op, S, T, type)                                                                \
@@ -197,12 +164,12 @@ TBD_V2(TBD_SYMM, cublasZhemm, LibraryOp::Hemm, cuDoubleComplex, Type::Z)
                      const T* A, I lda, const S* beta, T* C, I ldc),                                             \
                     (h, uplo, trans, n, k, alpha, A, lda, beta, C, ldc), op, type, h, n, n, k, 1, A, nullptr, C, \
                     extent(rows_of(trans, n, k), rows_of(trans, k, n), lda), 0, extent(n, n, ldc), trans)
-TBD_V2(TBD_SYRK, cublasSsyrk, LibraryOp::Syrk, float, float, Type::S)
-TBD_V2(TBD_SYRK, cublasDsyrk, LibraryOp::Syrk, double, double, Type::D)
-TBD_V2(TBD_SYRK, cublasCsyrk, LibraryOp::Syrk, cuComplex, cuComplex, Type::C)
-TBD_V2(TBD_SYRK, cublasZsyrk, LibraryOp::Syrk, cuDoubleComplex, cuDoubleComplex, Type::Z)
-TBD_V2(TBD_SYRK, cublasCherk, LibraryOp::Herk, float, cuComplex, Type::C)
-TBD_V2(TBD_SYRK, cublasZherk, LibraryOp::Herk, double, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_SYRK, cublasSsyrk, LibraryOp::Syrk, float, float, Type::S)
+TBD_CUBLAS_V2(TBD_SYRK, cublasDsyrk, LibraryOp::Syrk, double, double, Type::D)
+TBD_CUBLAS_V2(TBD_SYRK, cublasCsyrk, LibraryOp::Syrk, cuComplex, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_SYRK, cublasZsyrk, LibraryOp::Syrk, cuDoubleComplex, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_SYRK, cublasCherk, LibraryOp::Herk, float, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_SYRK, cublasZherk, LibraryOp::Herk, double, cuDoubleComplex, Type::Z)
 
 // syr2k, her2k, syrkx, herkx: C (n x n) from op(A) and op(B) (n x k); her2k/herkx take a real beta.
 #define TBD_SYR2K(I, SUFFIX, base, op, S, T, type)                                                                 \
@@ -212,18 +179,18 @@ TBD_V2(TBD_SYRK, cublasZherk, LibraryOp::Herk, double, cuDoubleComplex, Type::Z)
                     (h, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc), op, type, h, n, n, k, 1, A, B, C, \
                     extent(rows_of(trans, n, k), rows_of(trans, k, n), lda),                                       \
                     extent(rows_of(trans, n, k), rows_of(trans, k, n), ldb), extent(n, n, ldc), trans, trans)
-TBD_V2(TBD_SYR2K, cublasSsyr2k, LibraryOp::Syr2k, float, float, Type::S)
-TBD_V2(TBD_SYR2K, cublasDsyr2k, LibraryOp::Syr2k, double, double, Type::D)
-TBD_V2(TBD_SYR2K, cublasCsyr2k, LibraryOp::Syr2k, cuComplex, cuComplex, Type::C)
-TBD_V2(TBD_SYR2K, cublasZsyr2k, LibraryOp::Syr2k, cuDoubleComplex, cuDoubleComplex, Type::Z)
-TBD_V2(TBD_SYR2K, cublasCher2k, LibraryOp::Her2k, float, cuComplex, Type::C)
-TBD_V2(TBD_SYR2K, cublasZher2k, LibraryOp::Her2k, double, cuDoubleComplex, Type::Z)
-TBD_PLAIN(TBD_SYR2K, cublasSsyrkx, LibraryOp::Syrkx, float, float, Type::S)
-TBD_PLAIN(TBD_SYR2K, cublasDsyrkx, LibraryOp::Syrkx, double, double, Type::D)
-TBD_PLAIN(TBD_SYR2K, cublasCsyrkx, LibraryOp::Syrkx, cuComplex, cuComplex, Type::C)
-TBD_PLAIN(TBD_SYR2K, cublasZsyrkx, LibraryOp::Syrkx, cuDoubleComplex, cuDoubleComplex, Type::Z)
-TBD_PLAIN(TBD_SYR2K, cublasCherkx, LibraryOp::Herkx, float, cuComplex, Type::C)
-TBD_PLAIN(TBD_SYR2K, cublasZherkx, LibraryOp::Herkx, double, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_SYR2K, cublasSsyr2k, LibraryOp::Syr2k, float, float, Type::S)
+TBD_CUBLAS_V2(TBD_SYR2K, cublasDsyr2k, LibraryOp::Syr2k, double, double, Type::D)
+TBD_CUBLAS_V2(TBD_SYR2K, cublasCsyr2k, LibraryOp::Syr2k, cuComplex, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_SYR2K, cublasZsyr2k, LibraryOp::Syr2k, cuDoubleComplex, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_SYR2K, cublasCher2k, LibraryOp::Her2k, float, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_SYR2K, cublasZher2k, LibraryOp::Her2k, double, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_PLAIN(TBD_SYR2K, cublasSsyrkx, LibraryOp::Syrkx, float, float, Type::S)
+TBD_CUBLAS_PLAIN(TBD_SYR2K, cublasDsyrkx, LibraryOp::Syrkx, double, double, Type::D)
+TBD_CUBLAS_PLAIN(TBD_SYR2K, cublasCsyrkx, LibraryOp::Syrkx, cuComplex, cuComplex, Type::C)
+TBD_CUBLAS_PLAIN(TBD_SYR2K, cublasZsyrkx, LibraryOp::Syrkx, cuDoubleComplex, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_PLAIN(TBD_SYR2K, cublasCherkx, LibraryOp::Herkx, float, cuComplex, Type::C)
+TBD_CUBLAS_PLAIN(TBD_SYR2K, cublasZherkx, LibraryOp::Herkx, double, cuDoubleComplex, Type::Z)
 
 // trmm (out of place: writes C) and trsm (in place: writes B); A is the side's triangle.
 #define TBD_TRMM(I, SUFFIX, base, T, type)                                                                    \
@@ -235,10 +202,10 @@ TBD_PLAIN(TBD_SYR2K, cublasZherkx, LibraryOp::Herkx, double, cuDoubleComplex, Ty
         side == CUBLAS_SIDE_LEFT ? m : n, 1, A, B, C,                                                         \
         extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda), extent(m, n, ldb),   \
         extent(m, n, ldc), trans, CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
-TBD_V2(TBD_TRMM, cublasStrmm, float, Type::S)
-TBD_V2(TBD_TRMM, cublasDtrmm, double, Type::D)
-TBD_V2(TBD_TRMM, cublasCtrmm, cuComplex, Type::C)
-TBD_V2(TBD_TRMM, cublasZtrmm, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_TRMM, cublasStrmm, float, Type::S)
+TBD_CUBLAS_V2(TBD_TRMM, cublasDtrmm, double, Type::D)
+TBD_CUBLAS_V2(TBD_TRMM, cublasCtrmm, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_TRMM, cublasZtrmm, cuDoubleComplex, Type::Z)
 
 #define TBD_TRSM(I, SUFFIX, base, T, type)                                                                     \
     TBD_LEVEL3_HOOK(base##SUFFIX,                                                                              \
@@ -248,10 +215,10 @@ TBD_V2(TBD_TRMM, cublasZtrmm, cuDoubleComplex, Type::Z)
                     side == CUBLAS_SIDE_LEFT ? m : n, 1, A, nullptr, B,                                        \
                     extent(side == CUBLAS_SIDE_LEFT ? m : n, side == CUBLAS_SIDE_LEFT ? m : n, lda), 0,        \
                     extent(m, n, ldb), trans, CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
-TBD_V2(TBD_TRSM, cublasStrsm, float, Type::S)
-TBD_V2(TBD_TRSM, cublasDtrsm, double, Type::D)
-TBD_V2(TBD_TRSM, cublasCtrsm, cuComplex, Type::C)
-TBD_V2(TBD_TRSM, cublasZtrsm, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_TRSM, cublasStrsm, float, Type::S)
+TBD_CUBLAS_V2(TBD_TRSM, cublasDtrsm, double, Type::D)
+TBD_CUBLAS_V2(TBD_TRSM, cublasCtrsm, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_TRSM, cublasZtrsm, cuDoubleComplex, Type::Z)
 
 #define TBD_TRSM_BATCHED(I, SUFFIX, base, T, type)                                                                    \
     TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                     \
@@ -261,10 +228,10 @@ TBD_V2(TBD_TRSM, cublasZtrsm, cuDoubleComplex, Type::Z)
                     (h, side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb, batchCount), LibraryOp::TrsmBatched,    \
                     type, h, m, n, side == CUBLAS_SIDE_LEFT ? m : n, batchCount, A, nullptr, B, 0, 0, 0, trans,       \
                     CUBLAS_OP_N, side == CUBLAS_SIDE_LEFT)
-TBD_PLAIN(TBD_TRSM_BATCHED, cublasStrsmBatched, float, Type::S)
-TBD_PLAIN(TBD_TRSM_BATCHED, cublasDtrsmBatched, double, Type::D)
-TBD_PLAIN(TBD_TRSM_BATCHED, cublasCtrsmBatched, cuComplex, Type::C)
-TBD_PLAIN(TBD_TRSM_BATCHED, cublasZtrsmBatched, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_PLAIN(TBD_TRSM_BATCHED, cublasStrsmBatched, float, Type::S)
+TBD_CUBLAS_PLAIN(TBD_TRSM_BATCHED, cublasDtrsmBatched, double, Type::D)
+TBD_CUBLAS_PLAIN(TBD_TRSM_BATCHED, cublasCtrsmBatched, cuComplex, Type::C)
+TBD_CUBLAS_PLAIN(TBD_TRSM_BATCHED, cublasZtrsmBatched, cuDoubleComplex, Type::Z)
 
 // geam: C = alpha op(A) + beta op(B), all m x n after op.
 #define TBD_GEAM(I, SUFFIX, base, T, type)                                                                             \
@@ -274,10 +241,10 @@ TBD_PLAIN(TBD_TRSM_BATCHED, cublasZtrsmBatched, cuDoubleComplex, Type::Z)
                     (h, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc), LibraryOp::Geam, type, h, m, n, 0, \
                     1, A, B, C, extent(rows_of(transa, m, n), rows_of(transa, n, m), lda),                             \
                     extent(rows_of(transb, m, n), rows_of(transb, n, m), ldb), extent(m, n, ldc), transa, transb)
-TBD_PLAIN(TBD_GEAM, cublasSgeam, float, Type::S)
-TBD_PLAIN(TBD_GEAM, cublasDgeam, double, Type::D)
-TBD_PLAIN(TBD_GEAM, cublasCgeam, cuComplex, Type::C)
-TBD_PLAIN(TBD_GEAM, cublasZgeam, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_PLAIN(TBD_GEAM, cublasSgeam, float, Type::S)
+TBD_CUBLAS_PLAIN(TBD_GEAM, cublasDgeam, double, Type::D)
+TBD_CUBLAS_PLAIN(TBD_GEAM, cublasCgeam, cuComplex, Type::C)
+TBD_CUBLAS_PLAIN(TBD_GEAM, cublasZgeam, cuDoubleComplex, Type::Z)
 
 // dgmm: C = A diag(x) (right) or diag(x) A (left).
 #define TBD_DGMM(I, SUFFIX, base, T, type)                                                                             \
@@ -286,10 +253,10 @@ TBD_PLAIN(TBD_GEAM, cublasZgeam, cuDoubleComplex, Type::Z)
         (cublasHandle_t h, cublasSideMode_t mode, I m, I n, const T* A, I lda, const T* x, I incx, T* C, I ldc),       \
         (h, mode, m, n, A, lda, x, incx, C, ldc), LibraryOp::Dgmm, type, h, m, n, 0, 1, A, x, C, extent(m, n, lda), 0, \
         extent(m, n, ldc), CUBLAS_OP_N, CUBLAS_OP_N, mode == CUBLAS_SIDE_LEFT)
-TBD_PLAIN(TBD_DGMM, cublasSdgmm, float, Type::S)
-TBD_PLAIN(TBD_DGMM, cublasDdgmm, double, Type::D)
-TBD_PLAIN(TBD_DGMM, cublasCdgmm, cuComplex, Type::C)
-TBD_PLAIN(TBD_DGMM, cublasZdgmm, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_PLAIN(TBD_DGMM, cublasSdgmm, float, Type::S)
+TBD_CUBLAS_PLAIN(TBD_DGMM, cublasDdgmm, double, Type::D)
+TBD_CUBLAS_PLAIN(TBD_DGMM, cublasCdgmm, cuComplex, Type::C)
+TBD_CUBLAS_PLAIN(TBD_DGMM, cublasZdgmm, cuDoubleComplex, Type::Z)
 
 // The complex GEMMs (the real ones are in cublas_hooks.cpp).
 #define TBD_CGEMM(I, SUFFIX, base, T, type)                                                                            \
@@ -299,9 +266,9 @@ TBD_PLAIN(TBD_DGMM, cublasZdgmm, cuDoubleComplex, Type::Z)
                     (h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc), LibraryOp::Gemm, type, h, m, n, \
                     k, 1, A, B, C, extent(rows_of(transa, m, k), rows_of(transa, k, m), lda),                          \
                     extent(rows_of(transb, k, n), rows_of(transb, n, k), ldb), extent(m, n, ldc), transa, transb)
-TBD_V2(TBD_CGEMM, cublasCgemm, cuComplex, Type::C)
-TBD_V2(TBD_CGEMM, cublasZgemm, cuDoubleComplex, Type::Z)
-TBD_V2(TBD_CGEMM, cublasDgemm, double, Type::D)
+TBD_CUBLAS_V2(TBD_CGEMM, cublasCgemm, cuComplex, Type::C)
+TBD_CUBLAS_V2(TBD_CGEMM, cublasZgemm, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_V2(TBD_CGEMM, cublasDgemm, double, Type::D)
 
 // Strided and pointer-array batches of the D, C and Z GEMMs (S and Ex: cublas_hooks.cpp).
 #define TBD_GEMM_STRIDED(I, SUFFIX, base, T, type)                                                                \
@@ -312,9 +279,9 @@ TBD_V2(TBD_CGEMM, cublasDgemm, double, Type::D)
          long long strideC, I batchCount),                                                                        \
         (h, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount), \
         LibraryOp::GemmStridedBatched, type, h, m, n, k, batchCount, A, B, C, 0, 0, 0, transa, transb)
-TBD_PLAIN(TBD_GEMM_STRIDED, cublasDgemmStridedBatched, double, Type::D)
-TBD_PLAIN(TBD_GEMM_STRIDED, cublasCgemmStridedBatched, cuComplex, Type::C)
-TBD_PLAIN(TBD_GEMM_STRIDED, cublasZgemmStridedBatched, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_PLAIN(TBD_GEMM_STRIDED, cublasDgemmStridedBatched, double, Type::D)
+TBD_CUBLAS_PLAIN(TBD_GEMM_STRIDED, cublasCgemmStridedBatched, cuComplex, Type::C)
+TBD_CUBLAS_PLAIN(TBD_GEMM_STRIDED, cublasZgemmStridedBatched, cuDoubleComplex, Type::Z)
 
 #define TBD_GEMM_BATCHED(I, SUFFIX, base, T, type)                                                                  \
     TBD_LEVEL3_HOOK(base##SUFFIX,                                                                                   \
@@ -324,9 +291,9 @@ TBD_PLAIN(TBD_GEMM_STRIDED, cublasZgemmStridedBatched, cuDoubleComplex, Type::Z)
                     (h, transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount),   \
                     LibraryOp::GemmBatched, type, h, m, n, k, batchCount, Aarray, Barray, Carray, 0, 0, 0, transa,  \
                     transb)
-TBD_PLAIN(TBD_GEMM_BATCHED, cublasDgemmBatched, double, Type::D)
-TBD_PLAIN(TBD_GEMM_BATCHED, cublasCgemmBatched, cuComplex, Type::C)
-TBD_PLAIN(TBD_GEMM_BATCHED, cublasZgemmBatched, cuDoubleComplex, Type::Z)
+TBD_CUBLAS_PLAIN(TBD_GEMM_BATCHED, cublasDgemmBatched, double, Type::D)
+TBD_CUBLAS_PLAIN(TBD_GEMM_BATCHED, cublasCgemmBatched, cuComplex, Type::C)
+TBD_CUBLAS_PLAIN(TBD_GEMM_BATCHED, cublasZgemmBatched, cuDoubleComplex, Type::Z)
 
 // Grouped GEMMs: one row per call; m, n, k of the first group, batch the problems of all groups,
 // FLOPs summed over the groups.
@@ -352,8 +319,8 @@ TBD_PLAIN(TBD_GEMM_BATCHED, cublasZgemmBatched, cuDoubleComplex, Type::Z)
                         Barray, ldb_array, beta_array, Carray, ldc_array, group_count, group_size);                 \
         });                                                                                                         \
     }
-TBD_PLAIN(TBD_GROUPED, cublasSgemmGroupedBatched, float, Type::S)
-TBD_PLAIN(TBD_GROUPED, cublasDgemmGroupedBatched, double, Type::D)
+TBD_CUBLAS_PLAIN(TBD_GROUPED, cublasSgemmGroupedBatched, float, Type::S)
+TBD_CUBLAS_PLAIN(TBD_GROUPED, cublasDgemmGroupedBatched, double, Type::D)
 
 namespace tbdprof::preload {
 
@@ -361,34 +328,25 @@ namespace tbdprof::preload {
 void* substitute_cublas_level3_symbol(const char* name, void* result) {
     if (std::strncmp(name, "cublas", 6) != 0) return nullptr;
     remember_cublas_handle_query(name, result);
-#define TBD_SUBSTITUTE(NAME) \
-    if (std::strcmp(name, #NAME) == 0) return substitute_library_function(real_##NAME, &::NAME, result);
-#define TBD_SUBSTITUTE_V2(base) TBD_SUBSTITUTE(base##_v2) TBD_SUBSTITUTE(base##_v2_64)
-#define TBD_SUBSTITUTE_PLAIN(base) TBD_SUBSTITUTE(base) TBD_SUBSTITUTE(base##_64)
-#define TBD_SUBSTITUTE_SDCZ(MACRO, s, d, c, z) MACRO(s) MACRO(d) MACRO(c) MACRO(z)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_V2, cublasSsymm, cublasDsymm, cublasCsymm, cublasZsymm)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_V2, cublasSsyrk, cublasDsyrk, cublasCsyrk, cublasZsyrk)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_V2, cublasSsyr2k, cublasDsyr2k, cublasCsyr2k, cublasZsyr2k)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_V2, cublasStrmm, cublasDtrmm, cublasCtrmm, cublasZtrmm)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_V2, cublasStrsm, cublasDtrsm, cublasCtrsm, cublasZtrsm)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_V2, cublasChemm, cublasZhemm, cublasCherk, cublasZherk)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_V2, cublasCher2k, cublasZher2k, cublasCgemm, cublasZgemm)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasSsyrkx, cublasDsyrkx, cublasCsyrkx, cublasZsyrkx)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasStrsmBatched, cublasDtrsmBatched, cublasCtrsmBatched,
-                        cublasZtrsmBatched)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasSgeam, cublasDgeam, cublasCgeam, cublasZgeam)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasSdgmm, cublasDdgmm, cublasCdgmm, cublasZdgmm)
-    TBD_SUBSTITUTE_PLAIN(cublasCherkx)
-    TBD_SUBSTITUTE_PLAIN(cublasZherkx)
-    TBD_SUBSTITUTE_V2(cublasDgemm)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasDgemmStridedBatched, cublasCgemmStridedBatched,
-                        cublasZgemmStridedBatched, cublasDgemmBatched)
-    TBD_SUBSTITUTE_SDCZ(TBD_SUBSTITUTE_PLAIN, cublasCgemmBatched, cublasZgemmBatched, cublasSgemmGroupedBatched,
-                        cublasDgemmGroupedBatched)
-#undef TBD_SUBSTITUTE_SDCZ
-#undef TBD_SUBSTITUTE_PLAIN
-#undef TBD_SUBSTITUTE_V2
-#undef TBD_SUBSTITUTE
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_V2, cublasSsymm, cublasDsymm, cublasCsymm, cublasZsymm)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_V2, cublasSsyrk, cublasDsyrk, cublasCsyrk, cublasZsyrk)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_V2, cublasSsyr2k, cublasDsyr2k, cublasCsyr2k, cublasZsyr2k)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_V2, cublasStrmm, cublasDtrmm, cublasCtrmm, cublasZtrmm)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_V2, cublasStrsm, cublasDtrsm, cublasCtrsm, cublasZtrsm)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_V2, cublasChemm, cublasZhemm, cublasCherk, cublasZherk)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_V2, cublasCher2k, cublasZher2k, cublasCgemm, cublasZgemm)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_PLAIN, cublasSsyrkx, cublasDsyrkx, cublasCsyrkx, cublasZsyrkx)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_PLAIN, cublasStrsmBatched, cublasDtrsmBatched, cublasCtrsmBatched,
+                               cublasZtrsmBatched)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_PLAIN, cublasSgeam, cublasDgeam, cublasCgeam, cublasZgeam)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_PLAIN, cublasSdgmm, cublasDdgmm, cublasCdgmm, cublasZdgmm)
+    TBD_CUBLAS_SUBSTITUTE_PLAIN(cublasCherkx)
+    TBD_CUBLAS_SUBSTITUTE_PLAIN(cublasZherkx)
+    TBD_CUBLAS_SUBSTITUTE_V2(cublasDgemm)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_PLAIN, cublasDgemmStridedBatched, cublasCgemmStridedBatched,
+                               cublasZgemmStridedBatched, cublasDgemmBatched)
+    TBD_CUBLAS_SUBSTITUTE_SDCZ(TBD_CUBLAS_SUBSTITUTE_PLAIN, cublasCgemmBatched, cublasZgemmBatched,
+                               cublasSgemmGroupedBatched, cublasDgemmGroupedBatched)
     return nullptr;
 }
 

@@ -2,7 +2,7 @@
 // instantiation (and cuGraphExecUpdate, which gives an executable another graph's nodes) and graph
 // launches. A graph launch pushes its sequence number as CUPTI external correlation id around the call, so every kernel the replay runs is tied to its RawGraphLaunch rather
 // than to the launching thread (whose ordinary launches pair with their kernels in order).
-#include <cstring>
+#include <string_view>
 
 #include "graph_capture.h"
 #include "hook_support.h"
@@ -17,13 +17,9 @@ using IsCapturingFn = decltype(&cuStreamIsCapturing);
 constinit RealFunction<IsCapturingFn> real_is_capturing{"cuStreamIsCapturing"};
 constinit RealFunction<IsCapturingFn> real_is_capturing_ptsz{"cuStreamIsCapturing_ptsz"};
 
-bool ends_with(const char* text, const char* suffix) {
-    const size_t n = std::strlen(text), m = std::strlen(suffix);
-    return n >= m && std::strcmp(text + n - m, suffix) == 0;
-}
-
 bool is_per_thread_entry(const char* name) {
-    return ends_with(name, "_ptsz") || ends_with(name, "_ptds");
+    const std::string_view entry(name);
+    return entry.ends_with("_ptsz") || entry.ends_with("_ptds");
 }
 
 void record_capture(raw::CapturePhase phase, CUstream stream, CUgraph graph, unsigned mode, bool per_thread) {

@@ -85,8 +85,12 @@ bool copy_for_next_kernels(const Context& c, const std::vector<bool>& forward, s
     }
     // The readers' operation sees its input only through the copy: work that uses the source (or its
     // space, given to a new value) among the readers belongs to other operations, and the "copy" was
-    // one operation's result handed to the next (a softmax's output, which the loss reads).
-    return !touched_in(c, maker.process, source, made.work, f.touches.back().work) &&
+    // one operation's result handed to the next (a softmax's output, which the loss reads). Where
+    // the copy read from inside the source's piece (Touch::inside: a slice, or tensors the extents
+    // joined), other work touching that piece need not touch what was copied: no evidence either way.
+    const bool source_sliced = std::any_of(maker.touches.begin(), maker.touches.end(),
+                                           [&](const Touch& t) { return t.allocation == source && t.inside; });
+    return (source_sliced || !touched_in(c, maker.process, source, made.work, f.touches.back().work)) &&
            chained_between(c, maker.process, made.work, f.touches.back().work);
 }
 

@@ -50,8 +50,12 @@ std::map<int32_t, std::vector<size_t>> kernels_by_process(const TraceModel& m) {
 namespace {
 
 IterationSet from_ranges(const TraceModel& m, const std::string& range_name) {
+    // Only the ranges step_ranges() keeps are copied: an import's hundreds of thousands of operator
+    // ranges were each copied, name and all, to be dropped there (2% of an import's instructions).
     std::vector<steps::NamedRange> ranges;
-    for (const auto& r : m.ranges) ranges.push_back({r.process, r.begin_ns, r.end_ns, r.name});
+    for (const auto& r : m.ranges)
+        if (r.end_ns > r.begin_ns && steps::matches_iteration_range(r.name, range_name))
+            ranges.push_back({r.process, r.begin_ns, r.end_ns, r.name});
     const steps::StepRanges marked = steps::step_ranges(ranges, range_name);
     IterationSet set;
     for (const auto& [begin, end] : marked.spans)

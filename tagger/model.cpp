@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include "collectives.h"
+#include "echoed_words.h"
 #include "id_index.h"
 #include "library_operands.h"
 #include "mapped_segments.h"
@@ -613,6 +614,7 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     load_copies(l);
     load_sets(l);
     drop_opaque_only_pointer_uses(detached, m);  // opaque_calls.h
+    drop_echoed_words(m);                        // echoed_words.h: pooled traces
     sort_work_by_launch(m);
     mark_unpooled_reads_beside_output(m, l.aggregate_words);  // word_reads.h: needs the work in launch order
     if (known_ranges) m.ranges = std::move(*known_ranges);

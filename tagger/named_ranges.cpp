@@ -8,9 +8,9 @@
 namespace tbdprof::tagger {
 
 RangesNamed::RangesNamed(const std::vector<Range>& ranges, std::string_view word) {
+    rules::LoweredName lowered;
     for (const Range& r : ranges)
-        if (rules::lower_case(r.name).find(word) != std::string::npos)
-            entries_.push_back({r.process, r.begin_ns, r.end_ns});
+        if (lowered(r.name).find(word) != std::string_view::npos) entries_.push_back({r.process, r.begin_ns, r.end_ns});
     std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
         return std::pair(a.process, a.begin_ns) < std::pair(b.process, b.begin_ns);
     });

@@ -30,10 +30,11 @@ struct PhaseMarks {
 // import with millions of operator ranges quadratic (docs/benchmarks.md, "Tagging a large import").
 PhaseMarks phase_marks(const std::vector<Range>& ranges) {
     PhaseMarks marks;
+    LoweredName lowered;
     for (const Range& r : ranges) {
-        const std::string name = lower_case(r.name);
+        const std::string_view name = lowered(r.name);
         for (int k = 0; k < 3; ++k) {
-            if (name.find(kPhaseKinds[k]) == std::string::npos) continue;
+            if (name.find(kPhaseKinds[k]) == std::string_view::npos) continue;
             (r.end_ns < r.begin_ns ? marks.inverted : marks.by_begin).push_back({r.process, r.begin_ns, r.end_ns, k});
             break;
         }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,11 +56,29 @@ inline std::pair<size_t, size_t> touches_in(const Context& c, const FlowFacts& f
 }
 
 // Range names are matched without regard to case ("Optimizer.step#SGD.step").
-inline std::string lower_case(std::string text) {
-    for (char& ch : text)
-        ch = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;  // as steps::lowercase
-    return text;
+inline char lower_char(char ch) {
+    return (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
 }
+
+// `text` with its ASCII letters lowered (as steps::lowercase), in `buffer` where it fits, else in
+// `spill`: range names were lowered into a new string each, for every range of a trace in each
+// search (3% of an import's instructions, most of it the allocations).
+class LoweredName {
+public:
+    std::string_view operator()(std::string_view text) {
+        char* out = buffer_;
+        if (text.size() > sizeof(buffer_)) {
+            spill_.resize(text.size());
+            out = spill_.data();
+        }
+        for (size_t i = 0; i < text.size(); ++i) out[i] = lower_char(text[i]);
+        return {out, text.size()};
+    }
+
+private:
+    char buffer_[256];
+    std::string spill_;
+};
 
 // Forward, backward and optimizer phases of every iteration (phases.cpp), from the program's own
 // ranges where it names them, else from the tags and the update found.

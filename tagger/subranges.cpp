@@ -4,16 +4,13 @@
 #include "output_slots.h"
 #include "rewritten_tenants.h"
 #include "round_trips.h"
+#include "subrange_extents.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 namespace tbdprof::tagger {
 namespace {
-
-// Beyond this many candidates the search for the next start in use gives up: the extent then
-// comes from size evidence or the segment end. Keeps huge pools from costing quadratic time.
-constexpr size_t kMaxExtentScan = 20000;
 
 struct Instance {
     uint64_t offset = 0;
@@ -306,6 +303,47 @@ Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     return rest;
 }
 
+// Where `inner` shows that `outer`'s value was gone: inner begins with a library call overwriting
+// bytes inside outer's size evidence, while outer is in use, with an output that runs past outer's
+// end. No slice of outer reaches past it, so the call did not write into outer while it held that
+// value: the bytes had been handed on (a caching allocator gives a freed GEMM output's space to a
+// smaller tensor and, past it, to the next GEMM's output). The work from which outer's uses are
+// another tensor: the call's (a new value written at outer's start after the sized one was read
+// already began an instance of its own: split_address, rewrites_read_value). UINT32_MAX: no sign.
+uint32_t gone_before(const TraceModel& m, const Instance& inner, const Instance& outer) {
+    if (inner.empty || inner.uses.empty() || inner.offset <= outer.offset || !used_within(m, inner, outer))
+        return UINT32_MAX;
+    const PointerUse& first = m.pointer_uses[inner.uses.front()];
+    if (first.offset != inner.offset || !library_overwrite(m, first)) return UINT32_MAX;
+    const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
+    if (first.bytes <= 0 || inner.offset + uint64_t(first.bytes) <= end) return UINT32_MAX;
+    return inner.first;
+}
+
+// Cuts each sized instance where a later instance inside its size shows its value gone (gone_before):
+// its uses from then on are a new tensor at the address, whose extent its own evidence sets. Without
+// the cut, the one instance would either absorb the later tensor or, capped by it, lose the earlier
+// value's bytes. Instances stay ordered by offset, then time.
+void cut_rewritten(const TraceModel& m, std::vector<Instance>& instances) {
+    for (size_t i = 0; i < instances.size(); ++i) {
+        const Instance& outer = instances[i];
+        if (outer.empty || outer.known_bytes() <= 0) continue;
+        const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
+        uint32_t cut = UINT32_MAX;
+        for (size_t j = i + 1; j < instances.size() && instances[j].offset < end && cut == UINT32_MAX; ++j)
+            cut = gone_before(m, instances[j], outer);
+        size_t from = 0;
+        while (from < outer.uses.size() && m.pointer_uses[outer.uses[from]].work < cut) ++from;
+        if (from == 0 || from == outer.uses.size()) continue;
+        Instance head;
+        head.offset = outer.offset;
+        for (size_t k = 0; k < from; ++k) add(m, head, m.pointer_uses[outer.uses[k]], outer.uses[k]);
+        Instance late = rest_of(m, outer, from);
+        instances[i] = std::move(head);
+        instances.insert(instances.begin() + std::ptrdiff_t(i) + 1, std::move(late));
+    }
+}
+
 // `segment_bytes`: the allocation's size. A tensor written whole across all of it (an arena zeroed
 // at once) is the allocation itself, whose parts other work goes on using after its start's last use
 // (an update going tensor by tensor through a gradient arena): first_write_after does not apply.
@@ -360,76 +398,6 @@ bool whole_allocation(const std::vector<Instance>& instances, int64_t bytes) {
     return true;
 }
 
-bool live_together(const SubRange& a, const SubRange& b) {
-    return a.first_work <= b.last_work && b.first_work <= a.last_work;
-}
-
-// The next start above `from` of another piece of self's segment in use at some time of self's
-// life, else the segment end.
-uint64_t next_live_start(const TraceModel& m, const SubRangeSet& set, size_t index, uint64_t from) {
-    const SubRange& self = set.ranges[index];
-    uint64_t next = uint64_t(std::max<int64_t>(m.allocations[size_t(self.segment)].bytes, 1));
-    size_t scanned = 0;
-    for (size_t j = index + 1; j < set.ranges.size() && scanned < kMaxExtentScan; ++j, ++scanned) {
-        const SubRange& other = set.ranges[j];
-        if (other.segment != self.segment || other.offset >= next) break;
-        if (other.merged || other.offset <= from || !live_together(self, other)) continue;
-        next = other.offset;
-    }
-    return next;
-}
-
-// Whether another piece starting below self's farthest pointer is in use when self uses bytes at or
-// above that start: the two would hold those bytes at once. (A piece whose life only spans self's,
-// with self's uses there before or after it, shares the bytes in turn: absorb_interior gave self a
-// pointer used inside its own life, and a later tensor at that address is another instance.)
-bool holds_bytes_with_other(const SubRangeSet& set, size_t index, const std::vector<size_t>& own_uses) {
-    const SubRange& self = set.ranges[index];
-    const uint64_t farthest = self.offset + uint64_t(self.reach_bytes) - 1;
-    for (size_t j = index + 1; j < set.ranges.size() && j - index <= kMaxExtentScan; ++j) {
-        const SubRange& other = set.ranges[j];
-        if (other.segment != self.segment || other.offset > farthest) break;
-        if (other.merged || other.offset == self.offset || !live_together(self, other)) continue;
-        for (size_t u : own_uses) {
-            const auto [offset, work] = set.use_offset_work[u];
-            if (offset >= other.offset && other.first_work <= work && work <= other.last_work) return true;
-        }
-    }
-    return false;
-}
-
-// A piece capped below a pointer it owns (absorb_interior gave it pointers inside its lower bound;
-// a start in use somewhere in its longer life cut it short) left that pointer's bytes in no piece.
-// Where no other piece holds those bytes while self uses them, the piece reaches past its farthest
-// pointer to its size evidence, up to the next start in use above that pointer.
-void apply_reach_floors(const TraceModel& m, SubRangeSet& set, const std::vector<size_t>& short_of_reach) {
-    std::unordered_map<size_t, std::vector<size_t>> own_uses;
-    for (size_t i : short_of_reach) own_uses[i];
-    for (size_t u = 0; u < set.owner.size(); ++u) {
-        auto found = set.owner[u] >= 0 ? own_uses.find(size_t(set.owner[u])) : own_uses.end();
-        if (found != own_uses.end()) found->second.push_back(u);
-    }
-    for (size_t i : short_of_reach) {
-        SubRange& self = set.ranges[i];
-        if (holds_bytes_with_other(set, i, own_uses[i])) continue;
-        const uint64_t farthest = self.offset + uint64_t(self.reach_bytes) - 1;
-        auto cap = static_cast<int64_t>(next_live_start(m, set, i, farthest) - self.offset);
-        self.bytes = std::min(std::max(self.known_bytes, self.reach_bytes), cap);
-    }
-}
-
-// Each piece's farthest own pointer from its start, plus one: the floor of its extent.
-void record_reach(const TraceModel& m, SubRangeSet& set) {
-    set.use_offset_work.resize(m.pointer_uses.size());
-    for (size_t u = 0; u < set.owner.size(); ++u) {
-        set.use_offset_work[u] = {m.pointer_uses[u].offset, m.pointer_uses[u].work};
-        if (set.owner[u] < 0) continue;
-        SubRange& r = set.ranges[size_t(set.owner[u])];
-        if (m.pointer_uses[u].offset > r.offset)
-            r.reach_bytes = std::max<int64_t>(r.reach_bytes, int64_t(m.pointer_uses[u].offset - r.offset + 1));
-    }
-}
-
 }  // namespace
 
 SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
@@ -477,6 +445,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
             split_address(m, steps, returned, outputs, carried, uses, several_starts, instances);
         }
+        cut_rewritten(m, instances);
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
         if (whole_allocation(instances, m.allocations[size_t(segment)].bytes)) {
             begin = end;
@@ -495,23 +464,6 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
     record_reach(m, set);
     assign_extents(m, set);
     return set;
-}
-
-void assign_extents(const TraceModel& m, SubRangeSet& set) {
-    std::vector<size_t> short_of_reach;
-    for (size_t i = 0; i < set.ranges.size(); ++i) {
-        SubRange& self = set.ranges[i];
-        if (self.merged) continue;
-        const uint64_t next = next_live_start(m, set, i, self.offset);
-        auto cap = static_cast<int64_t>(next - self.offset);
-        const bool at_tail = next >= uint64_t(m.allocations[size_t(self.segment)].bytes);  // rewritten_tenants.h
-        if (self.known_bytes <= 0 && self.rewrite_cap_bytes > 0 && at_tail) cap = std::min(cap, self.rewrite_cap_bytes);
-        self.bytes = self.known_bytes > 0 ? std::min(self.known_bytes, cap) : cap;
-        if (self.reach_bytes > cap && self.known_bytes > 0) short_of_reach.push_back(i);
-    }
-    // (A set not made by derive_subranges has no record of where its uses point.)
-    if (!short_of_reach.empty() && set.use_offset_work.size() == set.owner.size())
-        apply_reach_floors(m, set, short_of_reach);
 }
 
 namespace {
@@ -788,7 +740,12 @@ TraceModel with_subranges(const TraceModel& m, const SubRangeSet& set, std::vect
         if (owner == kNone || virtual_index[size_t(owner)] == kNone) continue;
         int32_t target = virtual_index[size_t(owner)];
         WorkItem& w = s.v.work[use.work];
+        const bool known =
+            std::any_of(w.touches.begin(), w.touches.end(), [&](const Touch& t) { return t.allocation == target; });
         add_touch(w, target, use.access);
+        for (Touch& t : w.touches)  // Touch::inside: no pointer of this work at the tensor's start
+            if (t.allocation == target)
+                t.inside = (!known || t.inside) && use.offset > set.ranges[size_t(owner)].offset;
         touch_covered_subranges(s, use, owner, w);
         if (w.library_call != kNone) move_library_roles(s, use, target, w.library_call);
     }

@@ -22,6 +22,10 @@ struct Touch {
     // A plain kernel's pointers to it, inside a pooled segment, all lie in words that never start a
     // value (output_slots.h): whatever the kernel writes there, it first reads what the tensor held.
     bool reads_first = false;
+    // Inside a pooled segment: every pointer of the work into this tensor lies above its start (a
+    // slice of it, or a tensor the extents could not set apart), so the work need not touch the
+    // bytes another work's pointer into it addresses.
+    bool inside = false;
 };
 
 class TouchList {

@@ -5,8 +5,9 @@
 #include "kernel_stage.h"
 #include "model_builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 
 namespace tbdprof::trace::detail {
@@ -382,9 +383,7 @@ void ModelBuilder::build_samples_and_drops() {
 namespace {
 
 std::string seconds_text(int64_t ns) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f s", static_cast<double>(ns) / 1e9);
-    return text;
+    return fmt::format("{:.3f} s", static_cast<double>(ns) / 1e9);
 }
 
 }  // namespace

@@ -32,160 +32,81 @@ struct TableRule {
     std::vector<Column> columns;  // the rest is copied as it is (handles, sizes, text, durations)
 };
 
+// The columns most tables share, and the two kinds that need a name.
+const Column kId{"id", Kind::id};
+const Column kProcess{"process", Kind::ref, "processes"};
+const Column kThread{"thread", Kind::ref, "threads"};
+const Column kDevice{"device", Kind::ref, "devices"};
+const Column kStream{"stream", Kind::ref, "streams"};
+const Column kAllocation{"allocation", Kind::ref, "allocations"};
+const Column kBeginNs{"begin_ns", Kind::time};
+const Column kEndNs{"end_ns", Kind::time};
+
+Column ref(const char* name, const char* target) {
+    return {name, Kind::ref, target};
+}
+Column time_ns(const char* name) {
+    return {name, Kind::time};
+}
+
 // Every table of schemas/trace.sql but run, run_notes, strings and functions (handled apart).
 // Columns a trace of an older version lacks are simply not copied (they stay NULL).
 const std::vector<TableRule> kTableRules = {
-    {"processes", "start_ns", {{"id", Kind::id}, {"start_ns", Kind::time}, {"end_ns", Kind::time}}},
-    {"threads", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"first_seen_ns", Kind::time}}},
-    {"devices", nullptr, {{"id", Kind::id}}},
-    {"streams", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}, {"device", Kind::ref, "devices"}}},
+    {"processes", "start_ns", {kId, time_ns("start_ns"), kEndNs}},
+    {"threads", nullptr, {kId, kProcess, time_ns("first_seen_ns")}},
+    {"devices", nullptr, {kId}},
+    {"streams", nullptr, {kId, kProcess, kDevice}},
     {"kernels",
      "start_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"device", Kind::ref, "devices"},
-      {"stream", Kind::ref, "streams"},
-      {"function", Kind::ref, "functions"},
-      {"start_ns", Kind::time},
-      {"library_call", Kind::ref, "library_calls"},
-      {"graph_launch", Kind::ref, "graph_launches"}}},
-    {"graph_launches",
-     "launch_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"stream", Kind::ref, "streams"},
-      {"launch_ns", Kind::time}}},
+     {kId, kProcess, kThread, kDevice, kStream, ref("function", "functions"), time_ns("start_ns"),
+      ref("library_call", "library_calls"), ref("graph_launch", "graph_launches")}},
+    {"graph_launches", "launch_ns", {kId, kProcess, kThread, kStream, time_ns("launch_ns")}},
     {"copies",
      "start_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"device", Kind::ref, "devices"},
-      {"stream", Kind::ref, "streams"},
-      {"start_ns", Kind::time},
-      {"src_allocation", Kind::ref, "allocations"},
-      {"dst_allocation", Kind::ref, "allocations"}}},
+     {kId, kProcess, kThread, kDevice, kStream, time_ns("start_ns"), ref("src_allocation", "allocations"),
+      ref("dst_allocation", "allocations")}},
     {"sets",
      "start_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"device", Kind::ref, "devices"},
-      {"stream", Kind::ref, "streams"},
-      {"start_ns", Kind::time},
-      {"dst_allocation", Kind::ref, "allocations"}}},
-    {"api_calls",
-     "begin_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"begin_ns", Kind::time},
-      {"end_ns", Kind::time}}},
-    {"stacks", nullptr, {{"id", Kind::id}, {"process", Kind::ref, "processes"}}},
-    {"frames",
-     nullptr,
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"symbol", Kind::ref, "strings"},
-      {"module", Kind::ref, "strings"}}},
-    {"stack_frames", nullptr, {{"stack", Kind::ref, "stacks"}, {"frame", Kind::ref, "frames"}}},
+     {kId, kProcess, kThread, kDevice, kStream, time_ns("start_ns"), ref("dst_allocation", "allocations")}},
+    {"api_calls", "begin_ns", {kId, kProcess, kThread, kBeginNs, kEndNs}},
+    {"stacks", nullptr, {kId, kProcess}},
+    {"frames", nullptr, {kId, kProcess, ref("symbol", "strings"), ref("module", "strings")}},
+    {"stack_frames", nullptr, {ref("stack", "stacks"), ref("frame", "frames")}},
     {"allocations",
      "alloc_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"device", Kind::ref, "devices"},
-      {"alloc_ns", Kind::time},
-      {"free_ns", Kind::time},
-      {"stack", Kind::ref, "stacks"},
-      {"free_thread", Kind::ref, "threads"}}},
+     {kId, kProcess, kThread, kDevice, time_ns("alloc_ns"), time_ns("free_ns"), ref("stack", "stacks"),
+      ref("free_thread", "threads")}},
     {"allocation_categories",
      nullptr,
-     {{"allocation", Kind::ref, "allocations"},
-      {"reason_string", Kind::ref, "strings"},
-      {"evidence_string", Kind::ref, "strings"}}},
+     {kAllocation, ref("reason_string", "strings"), ref("evidence_string", "strings")}},
     {"allocation_subranges",
      nullptr,
-     {{"id", Kind::id},
-      {"allocation", Kind::ref, "allocations"},
-      {"begin_ns", Kind::time},
-      {"end_ns", Kind::time},
-      {"reason_string", Kind::ref, "strings"},
-      {"evidence_string", Kind::ref, "strings"}}},
-    {"iterations",
-     "begin_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"begin_ns", Kind::time},
-      {"end_ns", Kind::time},
-      {"device_begin_ns", Kind::time},
-      {"device_end_ns", Kind::time}}},
+     {kId, kAllocation, kBeginNs, kEndNs, ref("reason_string", "strings"), ref("evidence_string", "strings")}},
+    {"iterations", "begin_ns", {kId, kProcess, kBeginNs, kEndNs, time_ns("device_begin_ns"), time_ns("device_end_ns")}},
     {"phases",
      nullptr,
-     {{"iteration", Kind::ref, "iterations"},
-      {"begin_ns", Kind::time},
-      {"end_ns", Kind::time},
-      {"device_begin_ns", Kind::time},
-      {"device_end_ns", Kind::time}}},
-    {"kernel_allocations", nullptr, {{"kernel", Kind::ref, "kernels"}, {"allocation", Kind::ref, "allocations"}}},
+     {ref("iteration", "iterations"), kBeginNs, kEndNs, time_ns("device_begin_ns"), time_ns("device_end_ns")}},
+    {"kernel_allocations", nullptr, {ref("kernel", "kernels"), kAllocation}},
     {"library_calls",
      "begin_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"begin_ns", Kind::time},
-      {"end_ns", Kind::time},
-      {"a_allocation", Kind::ref, "allocations"},
-      {"b_allocation", Kind::ref, "allocations"},
-      {"c_allocation", Kind::ref, "allocations"},
-      {"workspace_allocation", Kind::ref, "allocations"}}},
-    {"ranges",
-     "begin_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"begin_ns", Kind::time},
-      {"end_ns", Kind::time}}},
-    {"cpu_samples", nullptr, {{"process", Kind::ref, "processes"}, {"ts_ns", Kind::time}}},
-    {"dropped_events", nullptr, {{"process", Kind::ref, "processes"}}},
-    {"capture_windows",
-     nullptr,
-     {{"process", Kind::ref, "processes"}, {"begin_ns", Kind::time}, {"end_ns", Kind::time}}},
-    {"kernel_metrics", nullptr, {{"kernel", Kind::ref, "kernels"}, {"metric", Kind::ref, "strings"}}},
+     {kId, kProcess, kThread, kBeginNs, kEndNs, ref("a_allocation", "allocations"), ref("b_allocation", "allocations"),
+      ref("c_allocation", "allocations"), ref("workspace_allocation", "allocations")}},
+    {"ranges", "begin_ns", {kId, kProcess, kThread, kBeginNs, kEndNs}},
+    {"cpu_samples", nullptr, {kProcess, time_ns("ts_ns")}},
+    {"dropped_events", nullptr, {kProcess}},
+    {"capture_windows", nullptr, {kProcess, kBeginNs, kEndNs}},
+    {"kernel_metrics", nullptr, {ref("kernel", "kernels"), ref("metric", "strings")}},
     {"memory_heaps",
      "register_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"thread", Kind::ref, "threads"},
-      {"allocation", Kind::ref, "allocations"},
-      {"device", Kind::ref, "devices"},
-      {"register_ns", Kind::time},
-      {"unregister_ns", Kind::time}}},
+     {kId, kProcess, kThread, kAllocation, kDevice, time_ns("register_ns"), time_ns("unregister_ns")}},
     {"memory_regions",
      "register_ns",
-     {{"id", Kind::id},
-      {"process", Kind::ref, "processes"},
-      {"heap", Kind::ref, "memory_heaps"},
-      {"allocation", Kind::ref, "allocations"},
-      {"device", Kind::ref, "devices"},
-      {"register_ns", Kind::time},
-      {"unregister_ns", Kind::time}}},
-    {"process_ranks", nullptr, {{"process", Kind::ref, "processes"}}},
-    {"library_call_operands",
-     nullptr,
-     {{"library_call", Kind::ref, "library_calls"},
-      {"process", Kind::ref, "processes"},
-      {"allocation", Kind::ref, "allocations"}}},
-    {"nccl_calls", nullptr, {{"library_call", Kind::ref, "library_calls"}, {"process", Kind::ref, "processes"}}},
+     {kId, kProcess, ref("heap", "memory_heaps"), kAllocation, kDevice, time_ns("register_ns"),
+      time_ns("unregister_ns")}},
+    {"process_ranks", nullptr, {kProcess}},
+    {"library_call_operands", nullptr, {ref("library_call", "library_calls"), kProcess, kAllocation}},
+    {"nccl_calls", nullptr, {ref("library_call", "library_calls"), kProcess}},
 };
-
-// Device ids are CUDA ordinals: a device that rows name but the devices table lacks still needs one
-// (new device ids start at 0, as ordinals do).
-constexpr const char* kDeviceColumns[][2] = {
-    {"kernels", "device"}, {"copies", "device"},       {"sets", "device"},          {"allocations", "device"},
-    {"streams", "device"}, {"memory_heaps", "device"}, {"memory_regions", "device"}};
 
 std::vector<std::string> columns_of(const Database& db, const char* schema, std::string_view table) {
     Statement rows(db, "SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
@@ -217,11 +138,15 @@ void collect_table_ids(Database& out, const TableRule& rule, int input, int64_t 
     std::string ids =
         fmt::format("SELECT id, {} AS t FROM {}.{}", timed ? fmt::format("{} + {}", rule.order_time, shift_ns) : "NULL",
                     kInputSchema, rule.name);
+    // Device ids are CUDA ordinals: a device that rows name but the devices table lacks still needs one
+    // (new device ids start at 0, as ordinals do), so every column that refers to a device adds its ids.
     if (std::string_view(rule.name) == "devices")
-        for (const auto& [table, column] : kDeviceColumns)
-            if (input_has(out, table, column))
-                ids += fmt::format(" UNION SELECT {0}, NULL FROM {1}.{2} WHERE {0} IS NOT NULL", column, kInputSchema,
-                                   table);
+        for (const TableRule& other : kTableRules)
+            for (const Column& c : other.columns)
+                if (c.kind == Kind::ref && std::string_view(c.target) == "devices" &&
+                    input_has(out, other.name, c.name))
+                    ids += fmt::format(" UNION SELECT {0}, NULL FROM {1}.{2} WHERE {0} IS NOT NULL", c.name,
+                                       kInputSchema, other.name);
     out.exec(
         fmt::format("INSERT INTO temp.order_{0}(input, old, t) SELECT {1}, id, t FROM ({2})", rule.name, input, ids)
             .c_str());
@@ -230,15 +155,19 @@ void collect_table_ids(Database& out, const TableRule& rule, int input, int64_t 
 }  // namespace
 
 void create_id_tables(Database& out) {
+    // (input, old id) -> new id, one table per id space.
+    const auto create_map = [&out](std::string_view table) {
+        out.exec(fmt::format("CREATE TEMP TABLE map_{}(input INTEGER, old INTEGER, new INTEGER, "
+                             "PRIMARY KEY (input, old)) WITHOUT ROWID;",
+                             table)
+                     .c_str());
+    };
     std::set<std::string> known = {"run", "run_notes", "strings", "functions"};
     for (const TableRule& rule : kTableRules) {
         known.insert(rule.name);
         if (!has_id(rule)) continue;
-        out.exec(fmt::format("CREATE TEMP TABLE order_{0}(input INTEGER, old INTEGER, t INTEGER); "
-                             "CREATE TEMP TABLE map_{0}(input INTEGER, old INTEGER, new INTEGER, "
-                             "PRIMARY KEY (input, old)) WITHOUT ROWID;",
-                             rule.name)
-                     .c_str());
+        out.exec(fmt::format("CREATE TEMP TABLE order_{}(input INTEGER, old INTEGER, t INTEGER);", rule.name).c_str());
+        create_map(rule.name);
     }
     // A table added to the schema later must get a rule here, or its rows would be lost silently.
     Statement tables(out, "SELECT name FROM main.sqlite_schema WHERE type = 'table'");
@@ -247,11 +176,9 @@ void create_id_tables(Database& out) {
             throw std::logic_error("tbdprof merge has no rule for the trace table " + tables.column_text(0));
     out.exec(
         "CREATE TEMP TABLE all_strings(input INTEGER, old INTEGER, text TEXT); "
-        "CREATE TEMP TABLE all_functions(input INTEGER, old INTEGER, name INTEGER, mangled INTEGER); "
-        "CREATE TEMP TABLE map_strings(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
-        "WITHOUT ROWID; "
-        "CREATE TEMP TABLE map_functions(input INTEGER, old INTEGER, new INTEGER, PRIMARY KEY (input, old)) "
-        "WITHOUT ROWID;");
+        "CREATE TEMP TABLE all_functions(input INTEGER, old INTEGER, name INTEGER, mangled INTEGER);");
+    create_map("strings");
+    create_map("functions");
 }
 
 void collect_ids(Database& out, int input, int64_t shift_ns) {

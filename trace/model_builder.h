@@ -91,7 +91,6 @@ public:
 
     const BuildCounters& counters() const { return counters_; }
     const std::vector<std::pair<std::string, std::string>>& recording_notes() const { return recording_notes_; }
-    uint64_t run_start_ns() const { return run_start_; }
 
 private:
     int64_t rel(uint64_t monotonic_ns) const { return static_cast<int64_t>(monotonic_ns - run_start_); }

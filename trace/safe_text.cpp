@@ -1,7 +1,8 @@
 #include "tbdprof/trace/safe_text.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
-#include <cstdio>
 
 namespace tbdprof::trace {
 namespace {
@@ -65,14 +66,11 @@ std::string valid_utf8(std::string_view text) {
 
 std::string printable(std::string_view text) {
     return rewrite(text, [](std::string& out, std::string_view sequence) {
-        char shown[12];
         const auto first = static_cast<uint8_t>(sequence[0]);
         if (sequence.size() == 1 && ((first < 0x20 && first != '\n' && first != '\t') || first == 0x7F)) {
-            std::snprintf(shown, sizeof shown, "\\x%02x", first);
-            out += shown;
+            out += fmt::format("\\x{:02x}", first);
         } else if (sequence.size() == 2 && first == 0xC2 && static_cast<uint8_t>(sequence[1]) < 0xA0) {
-            std::snprintf(shown, sizeof shown, "\\u%04x", static_cast<uint8_t>(sequence[1]));  // C1 control
-            out += shown;
+            out += fmt::format("\\u{:04x}", static_cast<uint8_t>(sequence[1]));  // C1 control
         } else {
             out += sequence;
         }

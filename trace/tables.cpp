@@ -1,6 +1,7 @@
 #include "tbdprof/trace/tables.h"
 
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <map>
 #include <set>
 #include <string>
@@ -31,6 +32,9 @@ struct Table {
     const char* id_column;
     const char* time_order;
     std::vector<Column<Row>> columns;
+    // The FROM clause without the joined tag table (ReadOptions::tags false; nullptr: none joined),
+    // whose columns ("c.") are then selected as NULL.
+    const char* from_without_tags = nullptr;
 };
 
 template <class Row>
@@ -70,7 +74,8 @@ TBD_TABLE(AllocationRow, "allocations",
            {"a.free_ns", &R::free_ns}, {"a.kind", &R::kind}, {"a.stream", &R::stream}, {"a.stack", &R::stack},
            {"a.free_thread", &R::free_thread}, {"c.category", &R::category}, {"c.confidence", &R::confidence},
            {"c.rule", &R::rule}, {"c.reason", &R::reason, "c.reason_string"},
-           {"c.evidence", &R::evidence, "c.evidence_string"}})
+           {"c.evidence", &R::evidence, "c.evidence_string"}},
+          "allocations AS a")
 TBD_TABLE(SubrangeRow, "allocation_subranges", "allocation_subranges", "id", "begin_ns",
           {{"id", &R::id}, {"allocation", &R::allocation}, {"offset", &R::offset}, {"bytes", &R::bytes},
            {"begin_ns", &R::begin_ns}, {"end_ns", &R::end_ns}, {"category", &R::category},
@@ -188,15 +193,19 @@ std::string column_sql(SchemaColumns& schema, std::string_view table, const Colu
 template <class Row>
 std::string select_sql(const Database& db, const Table<Row>& spec, const ReadOptions& options) {
     SchemaColumns schema(db);
+    const bool tags_joined = options.tags || !spec.from_without_tags;
     std::string sql = "SELECT ";
     for (size_t i = 0; i < spec.columns.size(); ++i) {
         std::string_view name;
         const std::string_view table = source_table(spec.table, spec.columns[i].name, &name);
+        const bool tag_column = std::string_view(spec.columns[i].name).starts_with("c.");
         sql += i ? ", " : "";
-        sql += schema.has(table, name) ? column_sql(schema, table, spec.columns[i], options) : "NULL";
+        sql += schema.has(table, name) && (tags_joined || !tag_column)
+                   ? column_sql(schema, table, spec.columns[i], options)
+                   : "NULL";
     }
     if (!has_table(db, spec.table)) return sql + " WHERE 0";
-    sql += std::string(" FROM ") + spec.from;
+    sql += std::string(" FROM ") + (tags_joined ? spec.from : spec.from_without_tags);
     if (!spec.id_column) return sql + " ORDER BY " + spec.time_order;
     sql += std::string(" WHERE ") + spec.id_column + " BETWEEN ?1 AND ?2 ORDER BY ";
     return sql + (options.by_time ? std::string(spec.time_order) + ", " + spec.id_column : spec.id_column);
@@ -329,11 +338,7 @@ std::unordered_map<int64_t, std::string> read_function_names(const Database& db,
 
 std::string StackFrame::text() const {
     std::string out = symbol;
-    if (out.empty()) {
-        char buffer[24];
-        std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(ip));
-        out = buffer;
-    }
+    if (out.empty()) out = fmt::format("{:#x}", ip);
     if (!module.empty()) out += " (" + module.substr(module.rfind('/') + 1) + ")";
     return out;
 }

@@ -3,9 +3,11 @@
 #include <sqlite3.h>
 
 #include "kernel_stage.h"
+#include "next_rowid.h"
 #include "tbdprof/trace/schema.h"
 #include "tbdprof/trace/sqlite_handle.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -110,9 +112,10 @@ void insert_streamed(Database& db, std::string_view table, int columns, Produce 
 }
 
 void write_kernels(Database& db, const TraceModel& m) {
-    const auto bind = [](Statement& st, int base, const KernelRow& k) {
-        bind_at(st, base, k.id, k.process, Opt(k.thread), k.device, Opt(k.stream), k.function, k.start_ns,
-                Opt(k.duration_ns), Opt(k.queued_ns), Opt(k.grid), Opt(k.block), Opt(k.shared_bytes),
+    NextRowid ids;  // the model's kernels, then the stage's: one table
+    const auto bind = [&ids](Statement& st, int base, const KernelRow& k) {
+        bind_at(st, base, ids.bind_value(k.id), k.process, Opt(k.thread), k.device, Opt(k.stream), k.function,
+                k.start_ns, Opt(k.duration_ns), Opt(k.queued_ns), Opt(k.grid), Opt(k.block), Opt(k.shared_bytes),
                 Opt(k.correlation), Opt(k.library_call), Opt(k.graph_launch));
     };
     insert_rows(db, "kernels", 15, m.kernels, bind);
@@ -138,17 +141,19 @@ void write_activity(Database& db, const TraceModel& m) {
     Statement graph(db, "INSERT INTO graph_launches VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (const GraphLaunchRow& g : m.graph_launches)
         insert(graph, g.id, g.process, g.thread, g.stream, g.launch_ns, g.graph_exec, g.graph, g.kernels);
-    insert_rows(db, "copies", 17, m.copies, [](Statement& st, int base, const CopyRow& c) {
-        bind_at(st, base, c.id, c.process, c.thread, c.device, c.stream, c.kind, c.bytes, c.src, c.dst, c.start_ns,
-                c.duration_ns, c.queued_ns, c.async, c.api, c.correlation, c.src_allocation, c.dst_allocation);
+    NextRowid copy_ids, set_ids, call_ids, range_ids;
+    insert_rows(db, "copies", 17, m.copies, [&copy_ids](Statement& st, int base, const CopyRow& c) {
+        bind_at(st, base, copy_ids.bind_value(c.id), c.process, c.thread, c.device, c.stream, c.kind, c.bytes, c.src,
+                c.dst, c.start_ns, c.duration_ns, c.queued_ns, c.async, c.api, c.correlation, c.src_allocation,
+                c.dst_allocation);
     });
-    insert_rows(db, "sets", 15, m.sets, [](Statement& st, int base, const SetRow& s) {
-        bind_at(st, base, s.id, s.process, s.thread, s.device, s.stream, s.value, s.bytes, s.dst, s.start_ns,
-                s.duration_ns, s.queued_ns, s.async, s.api, s.correlation, s.dst_allocation);
+    insert_rows(db, "sets", 15, m.sets, [&set_ids](Statement& st, int base, const SetRow& s) {
+        bind_at(st, base, set_ids.bind_value(s.id), s.process, s.thread, s.device, s.stream, s.value, s.bytes, s.dst,
+                s.start_ns, s.duration_ns, s.queued_ns, s.async, s.api, s.correlation, s.dst_allocation);
     });
-    Statement call(db, "INSERT INTO api_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-    for (const ApiCallRow& a : m.api_calls)
-        insert(call, a.id, a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
+    insert_rows(db, "api_calls", 7, m.api_calls, [&call_ids](Statement& st, int base, const ApiCallRow& a) {
+        bind_at(st, base, call_ids.bind_value(a.id), a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
+    });
     Statement library(db,
                       "INSERT INTO library_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
                       "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, "
@@ -170,10 +175,11 @@ void write_activity(Database& db, const TraceModel& m) {
     for (const ProcessRankRow& r : m.process_ranks) insert(rank, r.process, r.rank, r.local_rank, r.world_size);
     // Many on an import (every operator and runtime call): a batch at a time. The rows outlive the
     // statements (insert_rows finalizes them before returning), so SQLite reads the names in place.
-    insert_rows(db, "ranges", 7, m.ranges, [](Statement& st, int base, const RangeRow& r) {
+    insert_rows(db, "ranges", 7, m.ranges, [&range_ids](Statement& st, int base, const RangeRow& r) {
         std::optional<StaticText> domain;
         if (r.domain) domain = StaticText{*r.domain};
-        bind_at(st, base, r.id, r.process, r.thread, r.begin_ns, r.end_ns, StaticText{r.name}, domain);
+        bind_at(st, base, range_ids.bind_value(r.id), r.process, r.thread, r.begin_ns, r.end_ns, StaticText{r.name},
+                domain);
     });
 }
 
@@ -185,10 +191,12 @@ void write_memory(Database& db, const TraceModel& m) {
     insert_rows(db, "stack_frames", 3, m.stack_frames, [](Statement& st, int base, const StackFrameRow& s) {
         bind_at(st, base, s.stack, s.position, s.frame);
     });
-    insert_rows(db, "allocations", 13, m.allocations, [](Statement& st, int base, const AllocationRow& a) {
-        bind_at(st, base, a.id, a.process, a.thread, a.device, a.address, a.bytes, a.alloc_ns, a.free_ns, a.kind, a.api,
-                a.stream, a.stack, a.free_thread);
-    });
+    NextRowid allocation_ids;
+    insert_rows(db, "allocations", 13, m.allocations,
+                [&allocation_ids](Statement& st, int base, const AllocationRow& a) {
+                    bind_at(st, base, allocation_ids.bind_value(a.id), a.process, a.thread, a.device, a.address,
+                            a.bytes, a.alloc_ns, a.free_ns, a.kind, a.api, a.stream, a.stack, a.free_thread);
+                });
     Statement category(db,
                        "INSERT INTO allocation_categories (allocation, category, confidence, rule, reason) "
                        "VALUES (?1, ?2, ?3, ?4, ?5)");

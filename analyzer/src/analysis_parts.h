@@ -18,7 +18,9 @@ namespace tbdprof::analyzer {
 struct IterationSpans {
     std::string source;  // "iterations table" or "ranges named like '<family>'"; empty: none
     std::vector<std::pair<int64_t, int64_t>> spans;  // sorted by begin, non-overlapping
-    // Per span: the end of the device work launched in it (iterations.device_end_ns), 0 unknown.
+    // Per span: the start and the end of the device work launched in it (iterations.device_begin_ns,
+    // device_end_ns), 0 unknown.
+    std::vector<int64_t> device_begins;
     std::vector<int64_t> device_ends;
     // Stored iterations (or step ranges) that end before they begin: damaged rows, left out of every
     // figure and named in the report's notes.

@@ -69,7 +69,7 @@ struct Facts {
 };
 
 void read_allocations(const trace::Database& db, Facts& facts) {
-    trace::RowReader<trace::AllocationRow> reader(db, {.tag_texts = false});
+    trace::RowReader<trace::AllocationRow> reader(db, {.tag_texts = false, .tags = false});
     trace::AllocationRow row;
     while (reader.next(row)) {
         if (!device_memory(row.kind) || row.bytes <= 0 || row.bytes > kMaxAllocationBytes) continue;

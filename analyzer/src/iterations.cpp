@@ -15,7 +15,7 @@ namespace {
 using Span = std::pair<int64_t, int64_t>;
 
 struct StoredSpan {
-    int64_t begin = 0, end = 0, device_end = 0;
+    int64_t begin = 0, end = 0, device_begin = 0, device_end = 0;
     bool operator<(const StoredSpan& o) const { return begin < o.begin; }
 };
 
@@ -45,6 +45,7 @@ std::map<int64_t, std::vector<StoredSpan>>::const_iterator pick_process(
 void fill(IterationSpans& result, const std::vector<StoredSpan>& spans) {
     for (const StoredSpan& s : spans) {
         result.spans.emplace_back(s.begin, s.end);
+        result.device_begins.push_back(s.device_begin);
         result.device_ends.push_back(s.device_end);
     }
 }
@@ -66,7 +67,8 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
                 continue;
             }
             if (row.training())
-                by_process[row.process].push_back({row.begin_ns, row.end_ns, row.device_end_ns.value_or(0)});
+                by_process[row.process].push_back(
+                    {row.begin_ns, row.end_ns, row.device_begin_ns.value_or(0), row.device_end_ns.value_or(0)});
         }
         const auto chosen = pick_process(by_process);
         if (chosen != by_process.end()) {
@@ -88,10 +90,24 @@ IterationSpans detect_iterations(const TraceFile& trace, const std::string& user
     }
     const steps::StepRanges marked = steps::step_ranges(ranges, user_range);
     result.spans = marked.spans;
+    result.device_begins.assign(marked.spans.size(), 0);
     result.device_ends.assign(marked.spans.size(), 0);
     if (!marked.spans.empty()) result.source = "ranges named like '" + marked.family + "'";
     return result;
 }
+
+namespace {
+
+// Where the device is done with the work launched before the second iteration: the end of the first
+// iteration's device work, or earlier where the second's own device work began first (streams that
+// overlap). 0 where the trace does not say.
+int64_t previous_work_end(const IterationSpans& iterations) {
+    if (iterations.device_ends.size() < 2 || iterations.device_ends[0] <= 0) return 0;
+    const int64_t own_start = iterations.device_begins[1];
+    return own_start > 0 ? std::min(iterations.device_ends[0], own_start) : iterations.device_ends[0];
+}
+
+}  // namespace
 
 Window choose_window(WindowChoice choice, const IterationSpans& iterations, int64_t run_duration_ns) {
     Window window;
@@ -99,12 +115,13 @@ Window choose_window(WindowChoice choice, const IterationSpans& iterations, int6
     const auto& spans = iterations.spans;
     if (choice == WindowChoice::steady && spans.size() >= 2) {
         window.used = "steady";
-        window.begin_ns = spans[1].first;
+        window.first_iteration_begin_ns = spans[1].first;
+        window.begin_ns = std::max(spans[1].first, previous_work_end(iterations));
         window.end_ns =
             std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
     } else if (choice != WindowChoice::all && !spans.empty()) {
         window.used = "iterations";
-        window.begin_ns = spans.front().first;
+        window.begin_ns = window.first_iteration_begin_ns = spans.front().first;
         window.end_ns =
             std::max(spans.back().second, iterations.device_ends.empty() ? 0 : iterations.device_ends.back());
         if (choice == WindowChoice::steady) {
@@ -127,7 +144,7 @@ IterationMetrics iteration_metrics(const IterationSpans& iterations, const Windo
     metrics.detected = static_cast<int64_t>(iterations.spans.size());
     std::vector<double> seconds;
     for (const Span& span : iterations.spans) {
-        if (span.first >= window.begin_ns && span.second <= window.end_ns) {
+        if (span.first >= window.first_iteration_begin_ns && span.second <= window.end_ns) {
             metrics.spans.push_back(span);
             seconds.push_back(static_cast<double>(span.second - span.first) / 1e9);
         }

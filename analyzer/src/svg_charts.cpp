@@ -1,7 +1,8 @@
 #include "svg_charts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 
 #include "document.h"
 #include "tbdprof/analyzer/category_colors.h"
@@ -14,9 +15,7 @@ constexpr const auto& kColors = kCategoryColors;
 constexpr double kWidth = 900, kHeight = 240, kLeft = 70, kRight = 10, kTop = 10, kBottom = 30;
 
 std::string num(double v) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.1f", v);
-    return buffer;
+    return fmt::format("{:.1f}", v);
 }
 
 std::string open_svg(double height) {
@@ -37,11 +36,10 @@ std::string axes(const std::string& y_top_label, double duration_s) {
            "\" stroke=\"#333\"/>";
     out += text_at(kLeft - 4, kTop + 10, y_top_label, "end");
     out += text_at(kLeft - 4, bottom, "0", "end");
-    char label[64];
     for (int i = 0; i <= 4; ++i) {
         const double x = kLeft + (kWidth - kLeft - kRight) * i / 4.0;
-        std::snprintf(label, sizeof label, "%.3g s", duration_s * i / 4.0);
-        out += text_at(x, bottom + 14, label, i == 0 ? "start" : (i == 4 ? "end" : "middle"));
+        out += text_at(x, bottom + 14, fmt::format("{:.3g} s", duration_s * i / 4.0),
+                       i == 0 ? "start" : (i == 4 ? "end" : "middle"));
     }
     return out;
 }

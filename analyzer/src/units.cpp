@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "tbdprof/step_names.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -16,12 +18,6 @@ std::string_view trim(std::string_view text) {
     return text;
 }
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // Splits "1.5GiB" into 1.5 and "gib". Fails when there is no leading number.
 bool split_number(std::string_view text, double& number, std::string& unit) {
     text = trim(text);
@@ -29,7 +25,7 @@ bool split_number(std::string_view text, double& number, std::string& unit) {
     const char* end = begin + text.size();
     auto [rest, ec] = std::from_chars(begin, end, number);
     if (ec != std::errc() || rest == begin || !std::isfinite(number)) return false;
-    unit = lower(trim(std::string_view(rest, static_cast<size_t>(end - rest))));
+    unit = steps::lowercase(trim(std::string_view(rest, static_cast<size_t>(end - rest))));
     return true;
 }
 

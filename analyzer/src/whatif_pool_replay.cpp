@@ -49,6 +49,12 @@ std::vector<PoolEvent> pool_events(const std::vector<PoolTensor>& tensors, const
     return out;
 }
 
+int64_t total_bytes(const std::vector<PoolSegment>& segments) {
+    int64_t bytes = 0;
+    for (const PoolSegment& s : segments) bytes += s.bytes;
+    return bytes;
+}
+
 std::vector<int64_t> sorted_sizes(const std::vector<PoolSegment>& segments) {
     std::vector<int64_t> sizes;
     for (const PoolSegment& s : segments) sizes.push_back(s.bytes);
@@ -217,10 +223,10 @@ bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool) {
 
 namespace {
 
-// `all` (the run's allocations, `bytes` each) with the recorded pooled segments replaced by the
-// segments the pool reserves for `requests`, replayed.
+// `all` (the run's allocations, `bytes` each) with the recorded pooled segments replaced by
+// `segments`, replayed.
 Replayed replay_segments(const RecordedRun& run, std::vector<Allocation> all, std::vector<int64_t> bytes,
-                         const std::vector<PoolEvent>& requests, const PoolModel& pool,
+                         const std::vector<PoolSegment>& segments, const PoolModel& pool,
                          std::vector<MemoryPoint>* timeline) {
     Allocation segment = run.allocations[pool.segments.front()];
     for (size_t index : pool.segments) {
@@ -229,7 +235,7 @@ Replayed replay_segments(const RecordedRun& run, std::vector<Allocation> all, st
         segment.free_ns = std::max(segment.free_ns, a.free_ns);
         bytes[index] = 0;
     }
-    for (const PoolSegment& s : simulate_caching_pool(requests, pool.expandable)) {
+    for (const PoolSegment& s : segments) {
         segment.alloc_ns = s.alloc_ns;
         all.push_back(segment);
         all.back().free_ns = std::max(segment.free_ns, s.alloc_ns);
@@ -245,7 +251,36 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
                           std::vector<MemoryPoint>* timeline) {
     const std::vector<PoolEvent> requests =
         pool.by_placement ? pool_events(pool.tensors, pool_bytes) : piece_events(run, events, bytes, pool);
-    return replay_segments(run, run.allocations, std::move(bytes), requests, pool, timeline);
+    return replay_segments(run, run.allocations, std::move(bytes), simulate_caching_pool(requests, pool.expandable),
+                           pool, timeline);
+}
+
+std::vector<PoolSegment> segments_within(const PoolModel& pool, const std::vector<int64_t>& pool_bytes,
+                                         const std::vector<int64_t>& reference_bytes) {
+    std::vector<PoolSegment> segments =
+        simulate_caching_pool(pool_events(pool.tensors, reference_bytes), pool.expandable);
+    std::vector<PoolTensor> larger;
+    std::vector<int64_t> larger_bytes;
+    std::vector<int64_t> either_bytes = reference_bytes;  // each request at the larger of its two sizes
+    for (size_t i = 0; i < pool.tensors.size(); ++i)
+        if (pool_bytes[i] > reference_bytes[i]) {
+            larger.push_back(pool.tensors[i]);
+            larger_bytes.push_back(pool_bytes[i]);
+            either_bytes[i] = pool_bytes[i];
+        }
+    if (larger.empty()) return segments;
+    for (const PoolSegment& s : simulate_caching_pool(pool_events(larger, larger_bytes), pool.expandable))
+        segments.push_back(s);
+    // Another placement that exists: every request at the larger of its two sizes through the policy
+    // (the larger ones may fit in the reference's free blocks); the one reserving fewer bytes is kept.
+    std::vector<PoolSegment> either = simulate_caching_pool(pool_events(pool.tensors, either_bytes), pool.expandable);
+    return total_bytes(either) < total_bytes(segments) ? either : segments;
+}
+
+Replayed replay_with_segments(const RecordedRun& run, std::vector<int64_t> bytes,
+                              const std::vector<PoolSegment>& segments, const PoolModel& pool,
+                              std::vector<MemoryPoint>* timeline) {
+    return replay_segments(run, run.allocations, std::move(bytes), segments, pool, timeline);
 }
 
 Replayed replay_pool_tensors(const RecordedRun& run, const std::vector<Allocation>& allocations,
@@ -272,7 +307,8 @@ Replayed replay_pool_tensors(const RecordedRun& run, const std::vector<Allocatio
         all.push_back(piece);
         bytes.push_back(-tensor_bytes[i]);
     }
-    return replay_segments(run, std::move(all), std::move(bytes), pool_events(tensors, tensor_bytes), pool, timeline);
+    return replay_segments(run, std::move(all), std::move(bytes),
+                           simulate_caching_pool(pool_events(tensors, tensor_bytes), pool.expandable), pool, timeline);
 }
 
 }  // namespace tbdprof::analyzer::whatif

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "memory_allocations.h"
+#include "whatif_pool.h"
 #include "whatif_replay.h"
 #include "whatif_run.h"
 
@@ -76,6 +77,23 @@ bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool);
 Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& events, std::vector<int64_t> bytes,
                           const std::vector<int64_t>& pool_bytes, const PoolModel& pool,
                           std::vector<MemoryPoint>* timeline);
+
+// The segments a scenario's requests (`pool_bytes`, as pool.tensors) need at most, given another
+// scenario's (`reference_bytes`) on the same tensors: each request no larger than the reference's fits
+// where the reference's replay placed it, in the reference's segments; the larger ones (a master copy
+// joining the optimizer state) are replayed through the policy on their own, in segments of their own.
+// Or, where that reserves fewer bytes, every request at the larger of its two sizes replayed through
+// the policy (a larger one may fit in a block the reference left free). Either is a placement that
+// exists for the scenario's requests.
+// The policy's best fit is no bound: smaller requests can split blocks the larger ones left whole and
+// reserve more (docs/whatif.md, "A combined change bounded by the batch alone").
+std::vector<PoolSegment> segments_within(const PoolModel& pool, const std::vector<int64_t>& pool_bytes,
+                                         const std::vector<int64_t>& reference_bytes);
+
+// replay_with_pool with the recorded pooled segments replaced by `segments` (segments_within).
+Replayed replay_with_segments(const RecordedRun& run, std::vector<int64_t> bytes,
+                              const std::vector<PoolSegment>& segments, const PoolModel& pool,
+                              std::vector<MemoryPoint>* timeline);
 
 // The same replay on another timeline of the tensors (checkpointing: `tensors` with their bytes in
 // the scenario, `tensor_bytes`), for a pool replayed by placement. The pooled segments' pieces

@@ -415,8 +415,19 @@ void keep_workspace_data(std::vector<PoolTensor>& tensors, const std::vector<Seg
                    u.trace_ns <= t.end_ns;
         });
     };
+    // The library's data exists only once its call wrote it: the tensor on those bytes just before this
+    // one must be a call's workspace on exactly its extent (a program's tensor placed there before any
+    // call's workspace, as a forward activation of a step's first layers, is the program's request).
+    const std::vector<PoolTensor> recovered = tensors;
+    auto follows_a_workspace = [&](const PoolTensor& t) {
+        const PoolTensor* before = nullptr;
+        for (const PoolTensor& u : recovered)
+            if (u.begin_ns < t.begin_ns && share_bytes(u, t) && (!before || u.begin_ns > before->begin_ns)) before = &u;
+        return before && before->library_workspace && before->offset == t.offset && before->bytes == t.bytes;
+    };
     for (PoolTensor& t : tensors)
-        if (!t.library_workspace && workspace_extents.contains({t.offset, t.bytes}) && !a_matrix_operand(t))
+        if (!t.library_workspace && workspace_extents.contains({t.offset, t.bytes}) && !a_matrix_operand(t) &&
+            follows_a_workspace(t))
             t.library_workspace = t.workspace_data = true;
 }
 

@@ -84,7 +84,10 @@ void order_by_placement(std::vector<PoolTensor>& tensors, bool join_step_local =
 // a matrix operand (`matrix_operands`: the segment's a, b, c uses, sorted by time) within its life: a
 // workspace is the call's private scratch, so such a tensor is a request of the program's that took
 // the released block (mlp_train.py at batch 512: 1 MiB activations on the 1 MiB cuBLASLt
-// workspaces' extents, read by the next GEMM).
+// workspaces' extents, read by the next GEMM). And only a tensor whose bytes a call's workspace on
+// exactly its extent held just before it: a library's data exists once its call wrote it, so a tensor
+// placed there before (or after another tensor) is the program's (transformer_train.py --layers 9 at
+// batch 128: forward activations of 1 MiB on the extents later steps' 1 MiB workspaces take).
 void keep_workspace_data(std::vector<PoolTensor>& tensors, const std::vector<SegmentUse>& matrix_operands = {});
 
 // Views of one request (one segment's tensors, `smallest`: the least request its pool serves): a

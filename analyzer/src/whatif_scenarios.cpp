@@ -19,6 +19,10 @@ bool only_changes_batch(const ScenarioSpec& spec) {
            spec.zero_stage == 0 && !spec.checkpoint;
 }
 
+bool changes_batch_by_factor(const ScenarioSpec& spec) {
+    return spec.batch_scale && *spec.batch_scale != 1.0 && !spec.calibrated && !spec.checkpoint;
+}
+
 std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optional<double> scale) {
     std::vector<ScenarioSpec> specs{{"recorded", std::nullopt, false, std::nullopt, 0}};
     ScenarioSpec all{"", std::nullopt, false, std::nullopt, 0};

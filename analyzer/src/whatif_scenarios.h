@@ -25,6 +25,12 @@ struct ScenarioSpec {
 // predicts such a scenario by that replay all the same (whatif_pool_replay.h, batch_pool_model).
 bool only_changes_batch(const ScenarioSpec& spec);
 
+// Whether `spec` changes the batch by a factor, alone or with precision or ZeRO (no calibration or
+// checkpointing): such scenarios replay the same pool model as the batch alone, and one that also
+// changes precision or ZeRO is bounded by the batch alone's replay (whatif_pool_replay.h,
+// segments_within).
+bool changes_batch_by_factor(const ScenarioSpec& spec);
+
 // "recorded" first; `scale` is the batch factor the options give (none: no batch change).
 std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optional<double> scale);
 

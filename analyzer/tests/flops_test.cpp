@@ -142,3 +142,27 @@ TEST_CASE("a device the table does not know has unknown tensor-core peaks") {
     CHECK(r.flops.by_precision[size_t(Precision::tf32)].peak_flops == 0);
     CHECK(r.flops.by_precision[size_t(Precision::tf32)].utilization == 0);
 }
+
+TEST_CASE("a lagging device: the steady window leaves out the work launched before it") {
+    // Host steps [0,100), [100,200), [200,300); each launches one FP32 GEMM of 1 MFLOP. The device
+    // lags: the first step's GEMM runs [90,140), past the second step's host start.
+    tbdtest::TraceBuilder t("flops_device_lag.sqlite");
+    const int64_t starts[] = {90, 150, 250}, durations[] = {50, 40, 40};
+    for (int i = 0; i < 3; ++i) {
+        const int64_t begin = 100 * i, device_begin = starts[i], device_end = starts[i] + durations[i];
+        t.exec("INSERT INTO iterations (process, idx, begin_ns, end_ns, source, device_begin_ns, device_end_ns) "
+               "VALUES (1, " + std::to_string(i) + ", " + std::to_string(begin) + ", " + std::to_string(begin + 100) +
+               ", 'nvtx', " + std::to_string(device_begin) + ", " + std::to_string(device_end) + ")");
+        t.kernel(starts[i], durations[i], 2, 0, t.library_call(1e6, kCompute32F, kR32F, "cublasGemmEx", begin + 5));
+    }
+    const Report r = analyze_trace(t.finish(400), AnalysisOptions{});
+    CHECK(r.window.used == "steady");
+    CHECK(r.window.begin_ns == 140);  // the first step's device work has ended
+    CHECK(r.window.end_ns == 300);
+    CHECK(r.iterations.count == 2);  // the second step still counts, though its host start is earlier
+    CHECK(r.flops.fp32_flops == doctest::Approx(2e6));  // none of the first step's GEMM
+    REQUIRE(r.flops.fp32_flops_per_iteration.has_value());
+    CHECK(*r.flops.fp32_flops_per_iteration == doctest::Approx(1e6));
+    REQUIRE(r.devices.size() == 1);
+    CHECK(r.devices[0].utilization == doctest::Approx(80.0 / 160.0));
+}

@@ -198,6 +198,26 @@ TEST_CASE("a tensor on exactly a library call's workspace extent is the workspac
     CHECK(!tensors[2].library_workspace);
 }
 
+TEST_CASE("a tensor on a workspace's extent before any call's workspace there is the program's") {
+    // transformer_train.py --layers 9 at batch 128: a forward activation of 1 MiB at offset 0 of a
+    // small-pool segment, written by an elementwise kernel and kept for backward (10 to 500); the
+    // 1 MiB cuBLASLt workspaces take those bytes only later (600, 700), and an activation follows the
+    // second one there. The first was requested by the program before any library call used the
+    // bytes: batch-sized, not the library's data (counted as the library's it stayed 1 MiB at batch
+    // 64 and the replay reserved five small segments the run did not). The last one follows a call's
+    // workspace on its extent and stays the library's, as before.
+    PoolTensor first_workspace = tensor(0, kMiB, 600, 600, 4);
+    first_workspace.library_workspace = true;
+    PoolTensor second_workspace = tensor(0, kMiB, 700, 700, 4);
+    second_workspace.library_workspace = true;
+    std::vector<PoolTensor> tensors{tensor(0, kMiB, 10, 500, 3), first_workspace, second_workspace,
+                                    tensor(0, kMiB, 710, 800, 3)};
+    keep_workspace_data(tensors);
+    CHECK(!tensors[0].library_workspace);
+    CHECK(!tensors[0].workspace_data);
+    CHECK(tensors[3].workspace_data);
+}
+
 TEST_CASE("workspace data in a large-pool block lives only as long as words name its address") {
     // transformer_train.py --layers 6 at batch 64: a call's 32 MiB cuBLASLt workspace at offset 0 of
     // its segment [0, 10]; the tagger recovers 32 MiB "activations" on exactly its extent from the
@@ -442,4 +462,40 @@ TEST_CASE("a batch changed alone requests the library workspaces per call where 
     // beside the batch withheld the batch model: 278.25 MiB where the batch alone gave 246.25 MiB).
     REQUIRE(pool.tensors.size() == 5);
     CHECK(whatif::replay_with_pool(run, events, recorded, half, pool, nullptr).peak_bytes == 86 * kMiB);
+}
+
+TEST_CASE("requests no larger than another scenario's need no more segments than its replay reserved") {
+    // Two 1 MiB tensors fill a 2 MiB small-pool segment; the first is released and a 1 MiB library
+    // workspace takes its block. With the first at 512 KiB (a smaller batch with bf16), best fit puts
+    // the second at 512 KiB; the first's release leaves 512 KiB free at each end and the workspace
+    // reserves a second segment: the policy is not monotone in the requests' sizes.
+    const std::vector<PoolEvent> smaller_events{
+        {0, true, 0, kMiB / 2}, {10, true, 1, kMiB}, {30, false, 0, 0}, {40, true, 2, kMiB}};
+    REQUIRE(simulate_caching_pool(smaller_events).size() == 2);
+    whatif::PoolModel pool;
+    PoolTensor workspace = tensor(0, kMiB, 40, 50, 4);
+    workspace.library_workspace = true;
+    pool.tensors = {tensor(0, kMiB, 0, 30, 3), tensor(kMiB, kMiB, 10, 100, 3), workspace};
+    const std::vector<int64_t> reference{kMiB, kMiB, kMiB};
+    // Each request no larger than the reference's fits where the reference's replay placed it.
+    const std::vector<PoolSegment> within = whatif::segments_within(pool, {kMiB / 2, kMiB, kMiB}, reference);
+    REQUIRE(within.size() == 1);
+    CHECK(within[0].bytes == 2 * kMiB);
+    // A request larger than the reference's (a master copy joining the optimizer state): replayed on its
+    // own it would take a segment of its own (4 MiB in all); with every request at the larger of its
+    // two sizes all fit in one segment, the placement kept.
+    const std::vector<PoolSegment> larger =
+        whatif::segments_within(pool, {kMiB / 2, kMiB, kMiB}, {kMiB, kMiB / 2, kMiB});
+    REQUIRE(larger.size() == 1);
+    CHECK(larger[0].bytes == 2 * kMiB);
+}
+
+TEST_CASE("a batch changed by a factor with precision or ZeRO uses the batch alone's pool model") {
+    whatif::ScenarioSpec combined{"batch 64, ZeRO-2 x2 ranks", 0.5, false, std::nullopt, 2};
+    CHECK(whatif::changes_batch_by_factor(combined));
+    CHECK(!whatif::only_changes_batch(combined));
+    combined.checkpoint = true;
+    CHECK(!whatif::changes_batch_by_factor(combined));
+    const whatif::ScenarioSpec calibrated{"batch 64 (calibrated)", 0.5, true, std::nullopt, 0};
+    CHECK(!whatif::changes_batch_by_factor(calibrated));
 }

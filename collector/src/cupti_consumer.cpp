@@ -81,12 +81,6 @@ uint64_t CUPTIAPI host_monotonic_timestamp() {
     return host_monotonic_ns();
 }
 
-template <typename Fn>
-bool resolve(void* library, const char* name, Fn& out) {
-    out = reinterpret_cast<Fn>(lookup_symbol(library, name));
-    return out != nullptr;
-}
-
 bool load_api() {
     void* library = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {

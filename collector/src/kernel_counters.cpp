@@ -87,12 +87,6 @@ void warn(const char* what, int code) {
     tell_user("--metrics: hardware counters unavailable (%s, CUPTI result %d); recording without them", what, code);
 }
 
-template <typename Fn>
-bool resolve(void* library, const char* name, Fn& out) {
-    out = reinterpret_cast<Fn>(lookup_symbol(library, name));
-    return out != nullptr;
-}
-
 bool load_api() {
     void* cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL);
     void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);

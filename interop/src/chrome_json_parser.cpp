@@ -8,11 +8,33 @@
 #include <cstring>
 #include <string>
 
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
+
 namespace tbdprof::interop {
 namespace {
 
 using simdjson::ondemand::json_type;
 using simdjson::ondemand::value;
+
+// The first quote or backslash at or after `p`, which lies before the padding's end. On x86-64 16
+// bytes at a time (a byte at a time was 3.4% of an import's instructions, every key of every
+// event): a block may be read past the quote, never past the padding (SIMDJSON_PADDING, 64 bytes).
+const char* quote_or_backslash(const char* p) {
+#if defined(__x86_64__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    for (;; p += 16) {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const int found =
+            _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)));
+        if (found != 0) return p + __builtin_ctz(static_cast<unsigned>(found));
+    }
+#else
+    while (*p != '"' && *p != '\\') ++p;
+    return p;
+#endif
+}
 
 // A field's key: its text as written when it holds no escape (most keys: no copy is made), else
 // unescaped. The batch is padded and stage 1 found the key's closing quote, so the scan stops there.
@@ -21,8 +43,7 @@ std::string_view key_of(simdjson::simdjson_result<simdjson::ondemand::field>& fi
     simdjson::ondemand::raw_json_string key;
     if (!field.key().get(key)) {
         const char* raw = key.raw();
-        const char* p = raw;
-        while (*p != '"' && *p != '\\') ++p;
+        const char* p = quote_or_backslash(raw);
         if (*p == '"') return {raw, static_cast<size_t>(p - raw)};
     }
     return field.unescaped_key();

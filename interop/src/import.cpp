@@ -24,14 +24,16 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The counts comma-separated, each as `pattern` shows it ({0} what, {1} how many).
+std::string joined(const std::map<std::string, uint64_t>& counts, const char* pattern) {
+    std::string out;
+    for (const auto& [what, count] : counts)
+        out += (out.empty() ? "" : ", ") + fmt::format(fmt::runtime(pattern), what, count);
+    return out;
+}
+
 void join_counts(std::ostringstream& out, const char* title, const std::map<std::string, uint64_t>& counts) {
-    if (counts.empty()) return;
-    out << "; " << title << ": ";
-    bool first = true;
-    for (const auto& [what, count] : counts) {
-        out << (first ? "" : ", ") << count << " " << what;
-        first = false;
-    }
+    if (!counts.empty()) out << "; " << title << ": " << joined(counts, "{1} {0}");
 }
 
 // The rows of the trace's `ranges` table, in id order, as the tagger takes them (tagger.h); their
@@ -62,15 +64,7 @@ std::string ImportSummary::summary_line() const {
     uint64_t unknown_total = 0;
     for (const auto& [what, count] : unknown) unknown_total += count;
     out << "; unknown event types: " << unknown_total;
-    if (!unknown.empty()) {
-        out << " (";
-        bool first = true;
-        for (const auto& [what, count] : unknown) {
-            out << (first ? "" : ", ") << what << ": " << count;
-            first = false;
-        }
-        out << ")";
-    }
+    if (!unknown.empty()) out << " (" << joined(unknown, "{0}: {1}") << ")";
     join_counts(out, "warnings", warnings);
     return out.str();
 }

@@ -3,6 +3,7 @@
 #include "tbdprof/interop/interop_error.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <isa-l/igzip_lib.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -24,9 +25,7 @@ constexpr size_t kChunk = 1 << 20;
 
 std::string megabytes(uint64_t bytes) {
     if (bytes < 1000000) return std::to_string(bytes) + " bytes";
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
-    return text;
+    return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
 }
 
 // An open input: a regular file (size known) or a stream (a FIFO, a pipe, stdin; size unknown).

@@ -6,6 +6,11 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace tbdprof::interop;
 using namespace tbdprof::interop::test;
 
@@ -121,6 +126,30 @@ TEST_CASE("a bare event array (Chrome's JSON Array Format) is a trace too") {
     CHECK(query_int(dir.file("a.sqlite"), "SELECT count(*) FROM run WHERE host IS NULL") == 1);
     CHECK(query_int(dir.file("a.sqlite"),
                     "SELECT count(*) FROM processes WHERE command_line IS NULL AND executable IS NULL") == 1);
+}
+
+TEST_CASE("ranges are numbered by begin time, ranges that begin together in the order the file gives them") {
+    // 5,000 ranges over 97 begin times, in an order that is no order: ties by the dozen, long cycles
+    // of the permutation that sorts them (import_model.cpp moves each range once along its cycle).
+    constexpr int kRanges = 5000;
+    std::string text = "[";
+    std::vector<std::pair<int, int>> expected;  // (begin time in us, place in the file)
+    for (int i = 0; i < kRanges; ++i) {
+        const int begin_us = (i * 7919) % 97;
+        text += (i ? ",\n" : "") + std::string(R"({"ph":"X","cat":"cpu_op","name":"op)") + std::to_string(i) +
+                R"(","pid":1,"tid":1,"ts":)" + std::to_string(begin_us) + R"(,"dur":1})";
+        expected.emplace_back(begin_us, i);
+    }
+    TempDir dir;
+    write_text(dir.file("r.json"), text + "]");
+    import_trace_file(dir.file("r.json"), dir.file("r.sqlite"));
+    std::sort(expected.begin(), expected.end());
+    std::string names;
+    for (const auto& [begin_us, place] : expected) names += "op" + std::to_string(place) + "\n";
+    CHECK(query_rows(dir.file("r.sqlite"), "SELECT name FROM ranges ORDER BY id") == names);
+    CHECK(query_int(dir.file("r.sqlite"),
+                    "SELECT count(*) FROM ranges AS a JOIN ranges AS b ON b.id = a.id + 1 "
+                    "WHERE b.begin_ns < a.begin_ns") == 0);
 }
 
 TEST_CASE("memory timeline raw export: categories kept, creates paired with destroys by size") {

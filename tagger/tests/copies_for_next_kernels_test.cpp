@@ -18,6 +18,7 @@ enum class Variant {
     kSourceUsedBetween,  // a kernel among the readers also uses the copy's source
     kReadByProduct,      // a GEMM reads the copy: another operation's input
     kOtherWorkBetween,   // work on buffers the copy's stretch never touched runs among its readers
+    kSourceSliced,       // the copy takes a slice from inside a larger tensor, whose start a reader uses
 };
 
 // Four steps: X copied in at 16384, H = X W at 24576, Y = f(H) at 28672; backward: a GEMM writes
@@ -33,10 +34,11 @@ TagResult tag_run(Variant variant) {
         size_t first = p.copy_in(16384, 4096);
         p.gemm(16384, 0, 24576);
         struct_kernel(p, {{24576, 0}, {28672, 1}}, 8);
-        p.gemm(28672, 0, 40960);
-        p.gemm(28672, 40960, 69632);  // W's gradient: backward has begun
-        struct_kernel(p, {{40960, 2}, {kCopy, 3}}, 20);
-        if (variant == Variant::kSourceUsedBetween)
+        const bool sliced = variant == Variant::kSourceSliced;
+        p.gemm(28672, 0, 40960, {}, sliced ? 8192 : 0);  // with a size: a slice at 45056 lies inside it
+        p.gemm(28672, 40960, 69632);                     // W's gradient: backward has begun
+        struct_kernel(p, {{sliced ? 45056 : 40960, 2}, {kCopy, 3}}, 20);
+        if (variant == Variant::kSourceUsedBetween || sliced)
             struct_kernel(p, {{kCopy, 4}, {40960, 5}, {57344, 6}}, 21);
         else
             struct_kernel(p, {{kCopy, 4}, {28672, 5}, {57344, 6}}, 21);
@@ -62,6 +64,16 @@ TEST_CASE("a copy only the next kernels of its operation read is that operation'
     CHECK_EQ(pieces(r, kCopy, "activations"), 0u);
     for (const SubRangeTag& t : r.subranges)
         if (t.offset == kCopy) CHECK_EQ(t.tag.rule, "copy-for-next-kernels");
+}
+
+TEST_CASE("a copy of a slice is workspace though a reader uses the larger tensor's start") {
+    // The copy read from inside the tensor at 40960 (8192 bytes), the multiply reads its start: which
+    // bytes each touched the pieces do not say, so that use is no evidence that the copy's readers
+    // are two operations (change 46). Before, the copy was an activation, as when the multiply read
+    // the copied bytes themselves (kSourceUsedBetween, below).
+    const TagResult r = tag_run(Variant::kSourceSliced);
+    CHECK_GE(pieces(r, kCopy, "workspace"), 3u);
+    CHECK_EQ(pieces(r, kCopy, "activations"), 0u);
 }
 
 TEST_CASE("a copy whose readers look like two operations, or that a GEMM reads, is data") {

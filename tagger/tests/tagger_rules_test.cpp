@@ -3,9 +3,12 @@
 
 #include "iterations.h"
 #include "rules.h"
+#include "rules_context.h"
 #include "timed_work.h"
 
+#include <cctype>
 #include <map>
+#include <string>
 
 using namespace tbdprof::tagger;
 
@@ -628,4 +631,39 @@ TEST_CASE("a copy into new optimizer state whose source a GEMM read earlier in t
     TagResult result = tag_allocations(r.model, its);
     CHECK_EQ(result.tags[size_t(r.ids["M"])].category, "optimizer_state");
     CHECK_NE(result.tags[size_t(first_source)].rule, "copied-into-optimizer-state");
+}
+
+TEST_CASE("range names are searched without regard to case: as a lowered copy's find, on 100,000 texts") {
+    // Texts of a few letters in both cases and separators, so that words occur, partly and whole.
+    const std::string alphabet = "oOpPtTiImMzZrR.#_ ";
+    const std::string words[] = {"opt", "optimizer", "o", "", "mizer", "z.#"};
+    uint64_t state = 2463534242ull;
+    const auto next = [&state] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    };
+    rules::LoweredName lowered_name;  // one buffer for all, as the tagger uses it
+    const auto contains = [&lowered_name](std::string_view text, std::string_view word) {
+        return lowered_name(text).find(word) != std::string_view::npos;
+    };
+    size_t differ = 0, found = 0;
+    for (int i = 0; i < 100000; ++i) {
+        std::string text;
+        for (size_t c = next() % 14; c > 0; --c) text += alphabet[next() % alphabet.size()];
+        std::string lowered = text;
+        for (char& ch : lowered) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        for (const std::string& word : words) {
+            const bool expected = lowered.find(word) != std::string::npos;
+            differ += contains(text, word) != expected;
+            found += expected;
+        }
+    }
+    CHECK(differ == 0);
+    CHECK(found > 100000);
+    CHECK(contains("Optimizer.step#SGD.step", "optimizer"));
+    CHECK(!contains("Optimize", "optimizer"));
+    const std::string long_name(300, 'O');  // past the buffer: lowered in a string of its own
+    CHECK(contains(long_name + "ptimizer", "optimizer"));
 }

@@ -195,8 +195,12 @@ void check_flops(const std::string& path, const Report& r) {
                        std::to_string(work.kernels));
     const IterationMetrics& it = r.iterations;
     if (it.count != static_cast<int64_t>(it.spans.size())) fail(path, "iteration count differs from the spans listed");
+    if (r.window.first_iteration_begin_ns > r.window.begin_ns)
+        fail(path, "the window begins before its first iteration's host start");
     for (const auto& [begin, end] : it.spans) {
-        if (begin < r.window.begin_ns || end > r.window.end_ns)
+        // The first counted iteration may begin on the host before the window does: the window
+        // waits for the device work launched before it.
+        if (begin < r.window.first_iteration_begin_ns || end > r.window.end_ns)
             fail(path, "a counted iteration lies outside the window");
     }
     if (it.count > 0 && work.outside != it.kernels_outside)

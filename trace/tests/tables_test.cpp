@@ -112,6 +112,20 @@ TEST_CASE("tables: allocations carry their kind and tag; the device-memory rule 
     CHECK_FALSE(row.confidence.has_value());
     const auto by_time = read_all<trace::AllocationRow>(db, {.by_time = true});
     CHECK(by_time.front().id == 4);
+
+    // Without tags (ReadOptions::tags): the same rows and columns, the tag left empty, its table unread.
+    trace::RowReader<trace::AllocationRow> untagged(db, {.tag_texts = false, .tags = false});
+    REQUIRE(untagged.next(row));
+    CHECK(row.id == 1);
+    CHECK(row.address == 4096);
+    CHECK(row.stack == 3);
+    CHECK(row.kind == trace::MemoryKind::device);
+    CHECK(row.category.empty());
+    CHECK_FALSE(row.confidence.has_value());
+    CHECK(row.rule.empty());
+    size_t rows_read = 1;
+    while (untagged.next(row)) ++rows_read;
+    CHECK(rows_read == 4);
 }
 
 TEST_CASE("tables: a tag's reason and evidence read the same inline or as strings ids") {

@@ -26,12 +26,12 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const {
     const analyzer::KernelStat* k = index.isValid() ? kernel(index.row()) : nullptr;
     if (!k || index.column() < 0 || index.column() >= ColumnCount) return {};
     const auto column = static_cast<Column>(index.column());
+    if (role == SortRole || role == Qt::DisplayRole) {  // the two show a name and a count alike
+        if (column == Name) return QString::fromStdString(k->name);
+        if (column == Count) return static_cast<qlonglong>(k->count);
+    }
     if (role == SortRole) {
         switch (column) {
-            case Name:
-                return QString::fromStdString(k->name);
-            case Count:
-                return static_cast<qlonglong>(k->count);
             case Total:
                 return static_cast<qlonglong>(k->total_ns);
             case Mean:
@@ -50,10 +50,6 @@ QVariant KernelStatsModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::DisplayRole) {
         switch (column) {
-            case Name:
-                return QString::fromStdString(k->name);
-            case Count:
-                return static_cast<qlonglong>(k->count);
             case Total:
                 return QString::fromStdString(analyzer::format_duration_ns(static_cast<double>(k->total_ns)));
             case Mean:

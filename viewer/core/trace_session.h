@@ -28,7 +28,6 @@ public:
     // What-if options (as `tbdprof whatif` takes them): the report stage also predicts that scenario's
     // memory (ReportData::predicted). Takes effect at the next start().
     void setWhatIf(const QString& options) { whatif_ = options; }
-    QString whatIf() const { return whatif_; }
     QString displayName() const;
     State state() const { return state_; }
     QString error() const { return error_; }

@@ -34,8 +34,15 @@ struct Window {
     std::string requested;  // steady | iterations | all
     std::string used;       // what was actually used (falls back to "all" without iterations)
     std::string note;       // why it differs from the request, empty otherwise
+    // Trace-relative ns. The window holds the host and the device work of its iterations: a steady
+    // window begins once its first iteration has begun on the host and the device has finished the
+    // work launched before it (a lagging device would otherwise count the previous iteration's tail),
+    // and ends when the last iteration has ended on both.
     int64_t begin_ns = 0;
     int64_t end_ns = 0;
+    // Host start of the window's first iteration (at or before begin_ns): iterations are counted in
+    // the window from here, so a device lag at the start does not drop the first one.
+    int64_t first_iteration_begin_ns = 0;
     double seconds() const { return static_cast<double>(end_ns - begin_ns) / 1e9; }
 };
 

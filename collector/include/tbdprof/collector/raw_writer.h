@@ -41,7 +41,6 @@ public:
     void start_thread();
     // Stops and joins the writer thread.
     void stop_thread();
-    bool thread_running() const { return running_.load(std::memory_order_acquire); }
 
     // Moves everything in the rings to the file. `symbolize`: also write RawFrames (not from a signal
     // handler). Waits at most `wait_ms` for a drain already in progress. False when it could not.

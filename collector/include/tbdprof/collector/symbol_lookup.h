@@ -10,4 +10,11 @@ using SymbolLookup = void* (*)(void* handle, const char* name);
 void set_symbol_lookup(SymbolLookup lookup);
 void* lookup_symbol(void* handle, const char* name);
 
+// Sets `out` to the library's function `name`; false when it lacks one.
+template <typename Fn>
+bool resolve(void* library, const char* name, Fn& out) {
+    out = reinterpret_cast<Fn>(lookup_symbol(library, name));
+    return out != nullptr;
+}
+
 }  // namespace tbdprof::collector

@@ -50,7 +50,6 @@ public:
     // Where to write: the temporary (created now if deferred), or the target itself when it is a
     // stream (allow_stream). Throws OutputFileError when the temporary cannot be created.
     const std::string& temp_path() const;
-    bool is_stream() const { return stream_; }
     int fd() const;
 
     // Writes all of `data` to the temporary. Throws OutputFileError (ENOSPC: "disk full").
