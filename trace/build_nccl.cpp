@@ -5,25 +5,9 @@ namespace {
 
 using raw::LibraryOp;
 
+// The collective's name in nccl_calls: its op in library_calls without the "nccl_" prefix.
 std::string_view op_name(LibraryOp op) {
-    switch (op) {
-        case LibraryOp::NcclAllReduce:
-            return "all_reduce";
-        case LibraryOp::NcclReduceScatter:
-            return "reduce_scatter";
-        case LibraryOp::NcclAllGather:
-            return "all_gather";
-        case LibraryOp::NcclBroadcast:
-            return "broadcast";
-        case LibraryOp::NcclReduce:
-            return "reduce";
-        case LibraryOp::NcclSend:
-            return "send";
-        case LibraryOp::NcclRecv:
-            return "recv";
-        default:
-            return "group_end";
-    }
+    return nccl_library_op(op).substr(std::string_view("nccl_").size());
 }
 
 // ncclDataType_t values (nccl.h) by name, with the element size.

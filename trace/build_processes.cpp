@@ -187,61 +187,37 @@ static Opt known_bytes(uint64_t bytes) {
 
 // The trace's name of a library call's operation: cuBLAS's here, cuDNN's and NCCL's from their own
 // tables.
+using CublasOp = std::pair<raw::LibraryOp, std::string_view>;
+constexpr CublasOp kCublasOps[] = {{raw::LibraryOp::Gemm, "gemm"},
+                                   {raw::LibraryOp::GemmStridedBatched, "gemm_strided_batched"},
+                                   {raw::LibraryOp::GemmBatched, "gemm_batched"},
+                                   {raw::LibraryOp::Dot, "dot"},
+                                   {raw::LibraryOp::Axpy, "axpy"},
+                                   {raw::LibraryOp::Scal, "scal"},
+                                   {raw::LibraryOp::Nrm2, "nrm2"},
+                                   {raw::LibraryOp::Asum, "asum"},
+                                   {raw::LibraryOp::Copy, "copy"},
+                                   {raw::LibraryOp::Gemv, "gemv"},
+                                   {raw::LibraryOp::Ger, "ger"},
+                                   {raw::LibraryOp::Symm, "symm"},
+                                   {raw::LibraryOp::Hemm, "hemm"},
+                                   {raw::LibraryOp::Syrk, "syrk"},
+                                   {raw::LibraryOp::Herk, "herk"},
+                                   {raw::LibraryOp::Syr2k, "syr2k"},
+                                   {raw::LibraryOp::Her2k, "her2k"},
+                                   {raw::LibraryOp::Syrkx, "syrkx"},
+                                   {raw::LibraryOp::Herkx, "herkx"},
+                                   {raw::LibraryOp::Trmm, "trmm"},
+                                   {raw::LibraryOp::Trsm, "trsm"},
+                                   {raw::LibraryOp::TrsmBatched, "trsm_batched"},
+                                   {raw::LibraryOp::Geam, "geam"},
+                                   {raw::LibraryOp::Dgmm, "dgmm"},
+                                   {raw::LibraryOp::GemmGroupedBatched, "gemm_grouped_batched"}};
+
 static std::string_view library_op_name(raw::LibraryOp op) {
-    switch (op) {
-        case raw::LibraryOp::Gemm:
-            return "gemm";
-        case raw::LibraryOp::GemmStridedBatched:
-            return "gemm_strided_batched";
-        case raw::LibraryOp::GemmBatched:
-            return "gemm_batched";
-        case raw::LibraryOp::Dot:
-            return "dot";
-        case raw::LibraryOp::Axpy:
-            return "axpy";
-        case raw::LibraryOp::Scal:
-            return "scal";
-        case raw::LibraryOp::Nrm2:
-            return "nrm2";
-        case raw::LibraryOp::Asum:
-            return "asum";
-        case raw::LibraryOp::Copy:
-            return "copy";
-        case raw::LibraryOp::Gemv:
-            return "gemv";
-        case raw::LibraryOp::Ger:
-            return "ger";
-        case raw::LibraryOp::Symm:
-            return "symm";
-        case raw::LibraryOp::Hemm:
-            return "hemm";
-        case raw::LibraryOp::Syrk:
-            return "syrk";
-        case raw::LibraryOp::Herk:
-            return "herk";
-        case raw::LibraryOp::Syr2k:
-            return "syr2k";
-        case raw::LibraryOp::Her2k:
-            return "her2k";
-        case raw::LibraryOp::Syrkx:
-            return "syrkx";
-        case raw::LibraryOp::Herkx:
-            return "herkx";
-        case raw::LibraryOp::Trmm:
-            return "trmm";
-        case raw::LibraryOp::Trsm:
-            return "trsm";
-        case raw::LibraryOp::TrsmBatched:
-            return "trsm_batched";
-        case raw::LibraryOp::Geam:
-            return "geam";
-        case raw::LibraryOp::Dgmm:
-            return "dgmm";
-        case raw::LibraryOp::GemmGroupedBatched:
-            return "gemm_grouped_batched";
-        default:
-            return is_nccl_op(op) ? nccl_library_op(op) : cudnn_op_name(op);
-    }
+    const auto cublas = std::ranges::find(kCublasOps, op, &CublasOp::first);
+    if (cublas != std::ranges::end(kCublasOps)) return cublas->second;
+    return is_nccl_op(op) ? nccl_library_op(op) : cudnn_op_name(op);
 }
 
 void ModelBuilder::build_library_calls() {

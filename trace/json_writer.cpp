@@ -3,8 +3,11 @@
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/safe_text.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
+#include <iterator>
 
 namespace tbdprof::trace {
 
@@ -14,34 +17,20 @@ JsonWriter& JsonWriter::raw(std::string_view text) {
     return *this;
 }
 
+// The characters JSON writes as a backslash and a letter, and those letters; other control
+// characters are written as \u00XX.
+constexpr std::string_view kEscaped = "\"\\\n\r\t", kEscapeLetters = "\"\\nrt";
+
 JsonWriter& JsonWriter::string(std::string_view text) {
-    static constexpr char kHex[] = "0123456789abcdef";
     buffer_.push_back('"');
     for (const char c : valid_utf8(text)) {
-        switch (c) {
-            case '"':
-                buffer_.append("\\\"");
-                break;
-            case '\\':
-                buffer_.append("\\\\");
-                break;
-            case '\n':
-                buffer_.append("\\n");
-                break;
-            case '\r':
-                buffer_.append("\\r");
-                break;
-            case '\t':
-                buffer_.append("\\t");
-                break;
-            default:
-                if (const auto byte = static_cast<unsigned char>(c); byte < 0x20) {
-                    buffer_.append("\\u00");
-                    buffer_.push_back(kHex[byte >> 4]);
-                    buffer_.push_back(kHex[byte & 15]);
-                } else {
-                    buffer_.push_back(c);
-                }
+        if (const size_t letter = kEscaped.find(c); letter != std::string_view::npos) {
+            buffer_.push_back('\\');
+            buffer_.push_back(kEscapeLetters[letter]);
+        } else if (const auto byte = static_cast<unsigned char>(c); byte < 0x20) {
+            fmt::format_to(std::back_inserter(buffer_), "\\u{:04x}", byte);
+        } else {
+            buffer_.push_back(c);
         }
     }
     buffer_.push_back('"');

@@ -43,6 +43,13 @@ void push(std::vector<Event<T>>& into, const RawRecordView& r) {
     into.push_back({r.as<T>(), r.tid, r.offset});
 }
 
+// push(), and the record's time (time_ns, a member of the record) noted as the process's latest.
+template <class T>
+void push_timed(RawProcess& p, std::vector<Event<T>>& into, const RawRecordView& r, uint64_t T::*time_ns) {
+    push(into, r);
+    note_time(p, into.back().record.*time_ns);
+}
+
 void decode_record(RawProcess& p, const RawRecordView& r) {
     switch (r.kind) {
         case RecordKind::String: decode_string(p, r); return;
@@ -53,57 +60,33 @@ void decode_record(RawProcess& p, const RawRecordView& r) {
         case RecordKind::ThreadInfo: push(p.threads, r); return;
         case RecordKind::DeviceInfo: p.devices.push_back(r.as<raw::RawDeviceInfo>()); return;
         case RecordKind::Alloc:
-            push(p.allocs, r);
-            note_time(p, p.allocs.back().record.host_ns);
-            return;
+            return push_timed(p, p.allocs, r, &raw::RawAlloc::host_ns);
         case RecordKind::Free:
-            push(p.frees, r);
-            note_time(p, p.frees.back().record.host_ns);
-            return;
+            return push_timed(p, p.frees, r, &raw::RawFree::host_ns);
         case RecordKind::Launch: decode_launch(p, r); return;
         case RecordKind::Copy:
-            push(p.copies, r);
-            note_time(p, p.copies.back().record.host_ns);
-            return;
+            return push_timed(p, p.copies, r, &raw::RawCopy::host_ns);
         case RecordKind::Set:
-            push(p.sets, r);
-            note_time(p, p.sets.back().record.host_ns);
-            return;
+            return push_timed(p, p.sets, r, &raw::RawSet::host_ns);
         case RecordKind::Sync:
-            push(p.syncs, r);
-            note_time(p, p.syncs.back().record.end_host_ns);
-            return;
+            return push_timed(p, p.syncs, r, &raw::RawSync::end_host_ns);
         case RecordKind::LibraryCall:
-            push(p.library_calls, r);
-            note_time(p, p.library_calls.back().record.end_host_ns);
-            return;
+            return push_timed(p, p.library_calls, r, &raw::RawLibraryCall::end_host_ns);
         case RecordKind::LibraryOperand:
             push(p.library_operands, r);
             return;
         case RecordKind::Range:
-            push(p.ranges, r);
-            note_time(p, p.ranges.back().record.end_host_ns);
-            return;
+            return push_timed(p, p.ranges, r, &raw::RawRange::end_host_ns);
         case RecordKind::MemRegion:
-            push(p.memory_regions, r);
-            note_time(p, p.memory_regions.back().record.host_ns);
-            return;
+            return push_timed(p, p.memory_regions, r, &raw::RawMemRegion::host_ns);
         case RecordKind::NcclComm:
-            push(p.nccl_comms, r);
-            note_time(p, p.nccl_comms.back().record.host_ns);
-            return;
+            return push_timed(p, p.nccl_comms, r, &raw::RawNcclComm::host_ns);
         case RecordKind::GraphCapture:
-            push(p.graph_captures, r);
-            note_time(p, p.graph_captures.back().record.host_ns);
-            return;
+            return push_timed(p, p.graph_captures, r, &raw::RawGraphCapture::host_ns);
         case RecordKind::GraphInstantiate:
-            push(p.graph_instantiations, r);
-            note_time(p, p.graph_instantiations.back().record.host_ns);
-            return;
+            return push_timed(p, p.graph_instantiations, r, &raw::RawGraphInstantiate::host_ns);
         case RecordKind::GraphLaunch:
-            push(p.graph_launches, r);
-            note_time(p, p.graph_launches.back().record.host_ns);
-            return;
+            return push_timed(p, p.graph_launches, r, &raw::RawGraphLaunch::host_ns);
         case RecordKind::Stack: decode_stack(p, r); return;
         case RecordKind::Frame: p.frames.push_back(r.as<raw::RawFrame>()); return;
         case RecordKind::DeviceKernel:

@@ -5,6 +5,8 @@
 // the same collectives in the same order, so (communicator, number) names the same collective on
 // every rank, whatever window each rank's trace chose; tbdprof fleet matches traces by it
 // (docs/fleet.md, "Waited in collectives").
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -89,10 +91,7 @@ uint64_t mix(uint64_t hash, std::string_view text) {
 }
 
 std::string hex(uint64_t value) {
-    static const char digits[] = "0123456789abcdef";
-    std::string out(16, '0');
-    for (int i = 15; i >= 0; --i, value >>= 4) out[static_cast<size_t>(i)] = digits[value & 15U];
-    return out;
+    return fmt::format("{:016x}", value);
 }
 
 struct CommunicatorState {

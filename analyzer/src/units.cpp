@@ -4,10 +4,13 @@
 
 #include "tbdprof/step_names.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <span>
 
 namespace tbdprof::analyzer {
 namespace {
@@ -31,6 +34,21 @@ bool split_number(std::string_view text, double& number, std::string& unit) {
 
 std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
 
+struct Unit {
+    std::string_view name;
+    double scale;
+};
+
+// number times its unit's scale, rounded; an error past int64's range; none when unit is not in units.
+std::optional<Parsed<int64_t>> scaled_by_unit(std::string_view text, double number, std::string_view unit,
+                                              std::span<const Unit> units, const char* too_large) {
+    const auto u = std::ranges::find(units, unit, &Unit::name);
+    if (u == units.end()) return std::nullopt;
+    const double scaled = std::round(number * u->scale);
+    if (scaled > 9.2e18) return Parsed<int64_t>{0, quoted(text) + too_large};
+    return Parsed<int64_t>{static_cast<int64_t>(scaled), {}};
+}
+
 }  // namespace
 
 Parsed<int64_t> parse_bytes(std::string_view text) {
@@ -39,19 +57,12 @@ Parsed<int64_t> parse_bytes(std::string_view text) {
     if (!split_number(text, number, unit) || number < 0) {
         return {0, quoted(text) + " is not a size (examples: 12GiB, 500MB, 1048576)"};
     }
-    struct Unit { const char* name; double scale; };
     static constexpr Unit units[] = {{"", 1},          {"b", 1},           {"kib", 1024.0},
                                      {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
                                      {"kb", 1e3},      {"mb", 1e6},        {"gb", 1e9},
                                      {"tb", 1e12},     {"k", 1024.0},      {"m", 1048576.0},
                                      {"g", 1073741824.0}};
-    for (const Unit& u : units) {
-        if (unit == u.name) {
-            const double bytes = std::round(number * u.scale);
-            if (bytes > 9.2e18) return {0, quoted(text) + " is too large"};
-            return {static_cast<int64_t>(bytes), {}};
-        }
-    }
+    if (auto bytes = scaled_by_unit(text, number, unit, units, " is too large")) return *bytes;
     return {0, quoted(text) + ": unknown size unit '" + unit + "' (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"};
 }
 
@@ -61,17 +72,10 @@ Parsed<int64_t> parse_duration_ns(std::string_view text) {
     if (!split_number(text, number, unit) || number < 0) {
         return {0, quoted(text) + " is not a duration (examples: 250ms, 1.5s, 800us)"};
     }
-    struct Unit { const char* name; double scale; };
     static constexpr Unit units[] = {{"ns", 1},     {"us", 1e3},  {"µs", 1e3}, {"ms", 1e6},
                                      {"s", 1e9},    {"sec", 1e9}, {"min", 60e9}};
     if (unit.empty()) return {0, quoted(text) + " needs a unit (ns, us, ms, s, min)"};
-    for (const Unit& u : units) {
-        if (unit == u.name) {
-            const double ns = std::round(number * u.scale);
-            if (ns > 9.2e18) return {0, quoted(text) + " is too long"};
-            return {static_cast<int64_t>(ns), {}};
-        }
-    }
+    if (auto ns = scaled_by_unit(text, number, unit, units, " is too long")) return *ns;
     return {0, quoted(text) + ": unknown time unit '" + unit + "' (use ns, us, ms, s, min)"};
 }
 

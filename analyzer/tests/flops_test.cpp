@@ -21,9 +21,9 @@ TEST_CASE("FP32 FLOPs are the exact sum of FP32 GEMM FLOPs") {
     const double gemm1 = 2.0 * 512 * 256 * 128, gemm2 = 2.0 * 1024 * 1024 * 1024 * 3;
     t.kernel(0, 100, 2, 0, t.library_call(gemm1, kCompute32F, kR32F));
     t.kernel(200, 100, 2, 0, t.library_call(gemm2, std::nullopt, std::nullopt, "cublasSgemm_v2"));
-    t.kernel(400, 100, 3, 0, t.library_call(1e9, kComputeTF32, kR32F));    // TF32: tensor cores
-    t.kernel(600, 100, 3, 0, t.library_call(2e9, kCompute32F, kR16F));     // FP16 inputs: tensor cores
-    t.kernel(800, 100, 1);                                                  // no FLOP information
+    t.kernel(400, 100, 3, 0, t.library_call(1e9, kComputeTF32, kR32F));  // TF32: tensor cores
+    t.kernel(600, 100, 3, 0, t.library_call(2e9, kCompute32F, kR16F));   // FP16 inputs: tensor cores
+    t.kernel(800, 100, 1);                                               // no FLOP information
     const Report r = analyze_trace(t.finish(1000), all_window());
     CHECK(r.flops.fp32_flops == gemm1 + gemm2);
     CHECK(r.flops.tensor_flops == 3e9);
@@ -150,9 +150,11 @@ TEST_CASE("a lagging device: the steady window leaves out the work launched befo
     const int64_t starts[] = {90, 150, 250}, durations[] = {50, 40, 40};
     for (int i = 0; i < 3; ++i) {
         const int64_t begin = 100 * i, device_begin = starts[i], device_end = starts[i] + durations[i];
-        t.exec("INSERT INTO iterations (process, idx, begin_ns, end_ns, source, device_begin_ns, device_end_ns) "
-               "VALUES (1, " + std::to_string(i) + ", " + std::to_string(begin) + ", " + std::to_string(begin + 100) +
-               ", 'nvtx', " + std::to_string(device_begin) + ", " + std::to_string(device_end) + ")");
+        t.exec(
+            "INSERT INTO iterations (process, idx, begin_ns, end_ns, source, device_begin_ns, device_end_ns) "
+            "VALUES (1, " +
+            std::to_string(i) + ", " + std::to_string(begin) + ", " + std::to_string(begin + 100) + ", 'nvtx', " +
+            std::to_string(device_begin) + ", " + std::to_string(device_end) + ")");
         t.kernel(starts[i], durations[i], 2, 0, t.library_call(1e6, kCompute32F, kR32F, "cublasGemmEx", begin + 5));
     }
     const Report r = analyze_trace(t.finish(400), AnalysisOptions{});

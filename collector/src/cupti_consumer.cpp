@@ -197,47 +197,42 @@ void note_forced_drop(const CUpti_ActivityExternalCorrelation& e) {
     }
 }
 
+// What kernel, copy and set records share (CUPTI names these fields alike in each), on the host clock.
+template <class Activity>
+raw::RawDeviceActivity device_activity(const Activity& a) {
+    raw::RawDeviceActivity out{};
+    out.start_host_ns = g_device_clock.host_monotonic_ns(a.start);
+    out.end_host_ns = g_device_clock.host_monotonic_ns(a.end);
+    out.correlation_id = a.correlationId;
+    out.stream_id = a.streamId;
+    out.device = static_cast<int32_t>(a.deviceId);
+    out.context_id = a.contextId;
+    return out;
+}
+
 // Returns false when the record was dropped (the test knob).
 bool convert(ThreadState& thread, const CUpti_Activity* record) {
     switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        raw::RawDeviceActivity out{};
-        out.start_host_ns = g_device_clock.host_monotonic_ns(k->start);
-        out.end_host_ns = g_device_clock.host_monotonic_ns(k->end);
-        out.correlation_id = k->correlationId;
+        raw::RawDeviceActivity out = device_activity(*k);
         out.name_string = k->name != nullptr ? intern_string(thread, k->name) : 0;
-        out.stream_id = k->streamId;
-        out.device = static_cast<int32_t>(k->deviceId);
-        out.context_id = k->contextId;
         emit_record(thread, raw::RecordKind::DeviceKernel, out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         const auto* c = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        raw::RawDeviceActivity out{};
-        out.start_host_ns = g_device_clock.host_monotonic_ns(c->start);
-        out.end_host_ns = g_device_clock.host_monotonic_ns(c->end);
-        out.correlation_id = c->correlationId;
+        raw::RawDeviceActivity out = device_activity(*c);
         out.bytes = c->bytes;
-        out.stream_id = c->streamId;
-        out.device = static_cast<int32_t>(c->deviceId);
-        out.context_id = c->contextId;
         out.copy_kind = static_cast<uint8_t>(copy_kind_of(c->copyKind));
         emit_record(thread, raw::RecordKind::DeviceCopy, out);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
         const auto* s = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        raw::RawDeviceActivity out{};
-        out.start_host_ns = g_device_clock.host_monotonic_ns(s->start);
-        out.end_host_ns = g_device_clock.host_monotonic_ns(s->end);
-        out.correlation_id = s->correlationId;
+        raw::RawDeviceActivity out = device_activity(*s);
         out.bytes = s->bytes;
-        out.stream_id = s->streamId;
-        out.device = static_cast<int32_t>(s->deviceId);
-        out.context_id = s->contextId;
         emit_record(thread, raw::RecordKind::DeviceSet, out);
         break;
     }

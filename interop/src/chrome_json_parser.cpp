@@ -4,6 +4,7 @@
 #include "tbdprof/interop/interop_error.h"
 #include "time_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -135,6 +136,20 @@ void read_triple(value v, int64_t (&out)[3]) {
     }
 }
 
+// The args that are integers, by their key in the trace.
+using IntegerArg = std::pair<std::string_view, std::optional<int64_t> EventArgs::*>;
+constexpr IntegerArg kIntegerArgs[] = {{"device", &EventArgs::device},
+                                       {"stream", &EventArgs::stream},
+                                       {"correlation", &EventArgs::correlation},
+                                       {"bytes", &EventArgs::bytes},
+                                       {"Bytes", &EventArgs::memory_bytes},
+                                       {"Addr", &EventArgs::address},
+                                       {"Total Allocated", &EventArgs::total_allocated},
+                                       {"Total Reserved", &EventArgs::total_reserved},
+                                       {"Device Type", &EventArgs::device_type},
+                                       {"Device Id", &EventArgs::device_id},
+                                       {"shared memory", &EventArgs::shared_bytes}};
+
 void read_args(value v, EventArgs& args, std::map<std::string, uint64_t>& warnings) {
     simdjson::ondemand::object object;
     if (v.get_object().get(object)) {
@@ -144,28 +159,9 @@ void read_args(value v, EventArgs& args, std::map<std::string, uint64_t>& warnin
     for (auto field : object) {
         const std::string_view key = key_of(field);
         value item = field.value();
-        if (key == "device") {
-            args.device = to_int(item);
-        } else if (key == "stream") {
-            args.stream = to_int(item);
-        } else if (key == "correlation") {
-            args.correlation = to_int(item);
-        } else if (key == "bytes") {
-            args.bytes = to_int(item);
-        } else if (key == "Bytes") {
-            args.memory_bytes = to_int(item);
-        } else if (key == "Addr") {
-            args.address = to_int(item);
-        } else if (key == "Total Allocated") {
-            args.total_allocated = to_int(item);
-        } else if (key == "Total Reserved") {
-            args.total_reserved = to_int(item);
-        } else if (key == "Device Type") {
-            args.device_type = to_int(item);
-        } else if (key == "Device Id") {
-            args.device_id = to_int(item);
-        } else if (key == "shared memory") {
-            args.shared_bytes = to_int(item);
+        const auto integer = std::ranges::find(kIntegerArgs, key, &IntegerArg::first);
+        if (integer != std::ranges::end(kIntegerArgs)) {
+            args.*(integer->second) = to_int(item);
         } else if (key == "grid") {
             read_triple(item, args.grid);
             args.has_grid = true;
