@@ -5,6 +5,7 @@
 #include "rewritten_tenants.h"
 #include "round_trips.h"
 #include "subrange_extents.h"
+#include "workspace_barriers.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -150,9 +151,11 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const std::
 // `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
 // `outputs`: per kernel parameter word, whether it starts values (output_slots.h).
 // `carried`: what shows a kernel reading through a writable word (carried_reads.h).
+// `spans`: the segment's library workspaces (workspace_barriers.h).
 void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& returned,
-                   const std::vector<bool>& outputs, const CarriedReads& carried, const std::vector<size_t>& uses,
-                   bool shared_space, std::vector<Instance>& out) {
+                   const std::vector<bool>& outputs, const CarriedReads& carried,
+                   const std::vector<WorkspaceSpan>& spans, const std::vector<size_t>& uses, bool shared_space,
+                   std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -194,6 +197,8 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             // consumed, its block freed and given to the next tenant (change 45; before any slices).
             rewritten = shared_space && rewrites_read_value(m, outputs, *previous, u);
             start = start || rewritten;
+            // Or a call's workspace held the address in between: no value is carried through scratch.
+            start = start || workspace_between(m, spans, u.offset, previous->work, u.work);
         }
         if (start) {
             out.push_back({});
@@ -439,11 +444,13 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         bool several_starts = false;
         for (size_t at = begin + 1; at < end && !several_starts; ++at)
             several_starts = m.pointer_uses[order[at]].offset != m.pointer_uses[order[begin]].offset;
+        const std::vector<WorkspaceSpan> spans =
+            workspace_spans(m, std::vector<size_t>(order.begin() + std::ptrdiff_t(begin), order.begin() + std::ptrdiff_t(end)));
         for (size_t at = begin; at < end;) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, steps, returned, outputs, carried, uses, several_starts, instances);
+            split_address(m, steps, returned, outputs, carried, spans, uses, several_starts, instances);
         }
         cut_rewritten(m, instances);
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
