@@ -21,6 +21,8 @@ struct Instance {
     std::vector<size_t> uses;  // indices into TraceModel::pointer_uses
     bool empty = false;        // merged into another
     bool after_rewrite = false;  // SubRange::after_rewrite
+    // Begun by a rewrite cut: the size evidence of the tenants before it at its start (0: none).
+    int64_t before_rewrite_bytes = 0;
     int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
 };
 
@@ -191,8 +193,9 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             bool other_size = !slice && exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
             // (Cut only where the tensor before has size evidence: without any, it would run to the
             // next start in use and cover its neighbours, a worse error than one tensor too many.)
+            const bool sized = current->known_bytes() > 0 || current->before_rewrite_bytes > 0;
             start = replaced || new_step || other_size ||
-                    (shared_space && current->known_bytes() > 0 && overwritten_by_library(m, *previous, u));
+                    (shared_space && sized && overwritten_by_library(m, *previous, u));
             // Or a kernel writes a new value where other work just read the one there: the value was
             // consumed, its block freed and given to the next tenant (change 45; before any slices).
             rewritten = shared_space && rewrites_read_value(m, outputs, *previous, u);
@@ -201,10 +204,14 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             start = start || workspace_between(m, spans, u.offset, previous->work, u.work);
         }
         if (start) {
+            const int64_t before_bytes = current == nullptr ? 0
+                                         : current->known_bytes() > 0 ? current->known_bytes()
+                                                                      : current->before_rewrite_bytes;
             out.push_back({});
             current = &out.back();
             current->offset = u.offset;
             current->after_rewrite = rewritten;
+            if (rewritten) current->before_rewrite_bytes = before_bytes;
         }
         add(m, *current, u, index);
         previous = &u;
