@@ -135,7 +135,7 @@ bool is_temporary(const Context& c, const Facts& f) {
     if (f.touches.size() < 2) return f.touches.empty() || f.touches.front().second != Access::Write;
     size_t kernels_between = 0;
     for (size_t w = f.touches.front().first + 1; w < f.touches.back().first; ++w)
-        kernels_between += c.m.work[w].kind == WorkItem::Kind::Kernel;
+        kernels_between += c.m.work[w].kind == WorkItem::Kind::Kernel || c.m.work[w].kind == WorkItem::Kind::CopyDtoD;
     return kernels_between == 0;
 }
 
