@@ -42,7 +42,8 @@ bool touched_in(const Context& c, int32_t process, int32_t buffer, int32_t copy,
         const WorkItem& item = c.m.work[w];
         if (item.process != process) continue;
         auto has = [&](int32_t a) {
-            return std::any_of(item.touches.begin(), item.touches.end(), [&](const Touch& t) { return t.allocation == a; });
+            return std::any_of(item.touches.begin(), item.touches.end(),
+                               [&](const Touch& t) { return t.allocation == a; });
         };
         const bool chained = std::any_of(made_between.begin(), made_between.end(), has);
         if (has(buffer) && !chained) return true;

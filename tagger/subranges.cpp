@@ -204,7 +204,7 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             start = start || workspace_between(m, spans, u.offset, previous->work, u.work);
         }
         if (start) {
-            const int64_t before_bytes = current == nullptr ? 0
+            const int64_t before_bytes = current == nullptr           ? 0
                                          : current->known_bytes() > 0 ? current->known_bytes()
                                                                       : current->before_rewrite_bytes;
             out.push_back({});
@@ -451,8 +451,8 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         bool several_starts = false;
         for (size_t at = begin + 1; at < end && !several_starts; ++at)
             several_starts = m.pointer_uses[order[at]].offset != m.pointer_uses[order[begin]].offset;
-        const std::vector<WorkspaceSpan> spans =
-            workspace_spans(m, std::vector<size_t>(order.begin() + std::ptrdiff_t(begin), order.begin() + std::ptrdiff_t(end)));
+        const std::vector<WorkspaceSpan> spans = workspace_spans(
+            m, std::vector<size_t>(order.begin() + std::ptrdiff_t(begin), order.begin() + std::ptrdiff_t(end)));
         for (size_t at = begin; at < end;) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;

@@ -24,8 +24,8 @@ std::vector<WorkspaceSpan> workspace_spans(const TraceModel& m, const std::vecto
     return spans;
 }
 
-bool workspace_between(const TraceModel& m, const std::vector<WorkspaceSpan>& spans, uint64_t offset,
-                       uint32_t before, uint32_t after) {
+bool workspace_between(const TraceModel& m, const std::vector<WorkspaceSpan>& spans, uint64_t offset, uint32_t before,
+                       uint32_t after) {
     if (after <= before + 1) return false;
     auto it = std::upper_bound(spans.begin(), spans.end(), before,
                                [](uint32_t work, const WorkspaceSpan& s) { return work < s.work; });

@@ -17,10 +17,10 @@ namespace tbdprof::tagger {
 
 // One library call's workspace use in a segment: its extent and its work item.
 struct WorkspaceSpan {
-    uint32_t work = 0;          // index into TraceModel::work (one per kernel of the call)
-    uint64_t offset = 0;        // from the segment's start
-    int64_t bytes = 0;          // the size the call was given (> 0)
-    int32_t library_call = 0;   // index into TraceModel::library_calls
+    uint32_t work = 0;         // index into TraceModel::work (one per kernel of the call)
+    uint64_t offset = 0;       // from the segment's start
+    int64_t bytes = 0;         // the size the call was given (> 0)
+    int32_t library_call = 0;  // index into TraceModel::library_calls
 };
 
 // The workspace uses with a recorded size among `uses` (indices into m.pointer_uses, one segment's),
@@ -30,7 +30,7 @@ std::vector<WorkspaceSpan> workspace_spans(const TraceModel& m, const std::vecto
 // Whether a call whose workspace extent holds `offset` strictly above the workspace's start ran
 // between work `before` and work `after` (exclusive), other than a call doing either of them.
 // `spans`: workspace_spans of the segment.
-bool workspace_between(const TraceModel& m, const std::vector<WorkspaceSpan>& spans, uint64_t offset,
-                       uint32_t before, uint32_t after);
+bool workspace_between(const TraceModel& m, const std::vector<WorkspaceSpan>& spans, uint64_t offset, uint32_t before,
+                       uint32_t after);
 
 }  // namespace tbdprof::tagger

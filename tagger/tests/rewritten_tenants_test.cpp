@@ -132,3 +132,30 @@ TEST_CASE("a rewritten tenant without size evidence at a segment's top is no lar
     CHECK(tenants[1].after_rewrite);
     CHECK_EQ(tenants[1].bytes, 8192);
 }
+
+TEST_CASE("a rewritten tenant's start overwritten by a library call begins the call's tenant") {
+    // At 40960: a GEMM writes C (8192 B at least), kernel 22 reads it, kernel 21 writes a new value T
+    // there (a rewrite cut: T has no size evidence of its own), kernel 22 reads T, and then a GEMM
+    // writes its product G over 40960, which kernel 22 reads. G is the call's tensor, as it was when
+    // C and T were one piece with C's size: T's cut must not take that evidence away (a weight
+    // gradient a GEMM writes in the space of a rewritten activation was tagged that activation).
+    enum Slot : uint32_t { kOut21, kIn22, kOut22 };
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);
+    struct_kernel(p, {{16384, kOut21}}, 21);  // fresh space: kernel 21's output word
+    struct_kernel(p, {{16384, kIn22}, {20480, kOut22}}, 22);
+    size_t first = p.copy_in(24576, 4096);
+    p.gemm(24576, 0, 40960, {}, 8192);                        // C
+    struct_kernel(p, {{40960, kIn22}, {28672, kOut22}}, 22);  // reads C
+    const size_t t = struct_kernel(p, {{40960, kOut21}}, 21);
+    struct_kernel(p, {{40960, kIn22}, {32768, kOut22}}, 22);  // reads T
+    const size_t g = p.gemm(24576, 0, 40960);                 // G
+    size_t last = struct_kernel(p, {{40960, kIn22}, {36864, kOut22}}, 22);
+    p.step(first, last + 1);
+    const SubRangeSet set = derive_subranges(p.model, steps_of(p.model));
+    const std::vector<SubRange> tenants = at(set, 40960);
+    REQUIRE_EQ(tenants.size(), 3u);  // C, T, G (T and G one piece without the cut)
+    CHECK_EQ(tenants[1].first_work, t);
+    CHECK_LT(tenants[1].last_work, g);
+    CHECK_EQ(tenants[2].first_work, g);
+}
