@@ -192,7 +192,9 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             int64_t exact = current->exact_bytes;
             bool other_size = !slice && exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
             // (Cut only where the tensor before has size evidence: without any, it would run to the
-            // next start in use and cover its neighbours, a worse error than one tensor too many.)
+            // next start in use and cover its neighbours, a worse error than one tensor too many. A
+            // tenant a rewrite cut began counts the evidence of those before it at its start: uncut,
+            // it was part of their piece, which such a call cut.)
             const bool sized = current->known_bytes() > 0 || current->before_rewrite_bytes > 0;
             start = replaced || new_step || other_size ||
                     (shared_space && sized && overwritten_by_library(m, *previous, u));
