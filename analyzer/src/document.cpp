@@ -17,7 +17,7 @@ std::string pad(const std::string& text, size_t to, bool right) {
 
 constexpr size_t kGap = 2;        // spaces between columns
 constexpr size_t kMinColumn = 8;        // a text column is not cut below this
-constexpr size_t kMinStackColumn = 30;  // a call-stack column shrinks first, to this
+constexpr size_t kMinStackColumn = 30;  // a column cut at its end shrinks first, to this
 
 bool flag(const std::vector<bool>& flags, size_t c) { return c < flags.size() && flags[c]; }
 
@@ -32,11 +32,15 @@ std::vector<size_t> fit_columns(const Table& table, size_t limit) {
     size_t total = kGap * (widths.size() - 1);
     for (size_t w : widths) total += w;
     while (total > limit) {
-        // Call stacks give way first (down to a few frames' worth), then the widest text column.
+        // Columns cut at their end (call stacks, lists) give way first, widest first, down to a few
+        // items' worth; then the widest text column.
         size_t widest = widths.size();
-        for (size_t c = 0; c < widths.size() && widest == widths.size(); ++c)
-            if (flag(table.keep_start, c) && widths[c] > kMinStackColumn) widest = c;
-        for (size_t c = 0; c < widths.size() && !flag(table.keep_start, widest); ++c)
+        for (size_t c = 0; c < widths.size(); ++c)
+            if (flag(table.keep_start, c) && widths[c] > kMinStackColumn &&
+                (widest == widths.size() || widths[c] > widths[widest]))
+                widest = c;
+        const bool end_cut_found = widest != widths.size();
+        for (size_t c = 0; c < widths.size() && !end_cut_found; ++c)
             if (!flag(table.right_aligned, c) && widths[c] > kMinColumn && (widest == widths.size() || widths[c] > widths[widest]))
                 widest = c;
         if (widest == widths.size()) return {};

@@ -12,8 +12,8 @@ struct Table {
     std::vector<std::string> header;
     std::vector<bool> right_aligned;  // per column; numbers are right-aligned
     std::vector<std::vector<std::string>> rows;
-    // Per column: cut keeping the start (call stacks, innermost frame first) rather than in the
-    // middle (names), when the text table does not fit the width.
+    // Per column: cut keeping the start (call stacks, innermost frame first; lists, largest first)
+    // rather than in the middle (names), when the text table does not fit the width.
     std::vector<bool> keep_start = {};
     void add(std::vector<std::string> row) { rows.push_back(std::move(row)); }
 };

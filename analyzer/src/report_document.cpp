@@ -203,10 +203,13 @@ std::string tag_rule(const LargeAllocation& a) {
 }
 
 Section largest(const Report& r, bool full_stacks) {
-    Section s{"Largest allocations live at the peak", {},
+    Section s{"Largest allocations live at the peak",
+              {},
               Table{{"bytes", "category at peak", "tag rule (confidence)", "device", "allocated", "freed",
                      "call stack (innermost first)"},
-                    {true, false, false, true, true, true, false}, {}, {false, false, false, false, false, false, true}},
+                    {true, false, false, true, true, true, false},
+                    {},
+                    {false, true, false, false, false, false, true}},
               {}};
     if (r.memory.tags.verdict == TagVerdict::implausible)
         s.warnings.push_back("the categories below are the tags the Memory section calls unreliable");

@@ -31,7 +31,10 @@ bool only_changes_batch(const ScenarioSpec& spec);
 // segments_within).
 bool changes_batch_by_factor(const ScenarioSpec& spec);
 
-// "recorded" first; `scale` is the batch factor the options give (none: no batch change).
+// "recorded" first, then the batch change alone when `scale` is set (the batch factor the options give;
+// none: no batch change), then each other change alone and all of them together. The batch alone must
+// come before the combined scenario: the latter is bounded by the batch alone's replay, taken as the
+// list is replayed in order (whatif.cpp, bound_by_batch_alone).
 std::vector<ScenarioSpec> scenario_list(const WhatIfOptions& options, std::optional<double> scale);
 
 }  // namespace tbdprof::analyzer::whatif

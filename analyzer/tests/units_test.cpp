@@ -113,6 +113,28 @@ TEST_CASE("text fitting: elision in the middle and at the end, wrapping, tables 
     CHECK(to_text(document, 0).find(std::string(80, 's')) != std::string::npos);  // no limit: whole
 }
 
+TEST_CASE("text tables: columns cut at their end give way widest first and keep their start") {
+    Document document;
+    document.title = "t";
+    // A list column (largest item first) beside a call stack, both cut at their end; a name column
+    // cut in the middle.
+    Section section{"s", {}, Table{{"list", "name", "stack"}, {false, false, false}, {}, {true, false, true}}, {}};
+    const std::string list = "untagged 24.00 MiB, activations 8.00 MiB";
+    const std::string stack = "innermost < " + std::string(80, 's');
+    section.table->add({list, std::string(20, 'n'), stack});
+    document.sections.push_back(section);
+    // 40 + 20 + 92 + 2 gaps: the stack (widest) gives way first, the list keeps its full text.
+    const std::string wide = to_text(document, 120);
+    CHECK(wide.find(list) != std::string::npos);
+    CHECK(wide.find(std::string(20, 'n')) != std::string::npos);
+    // Narrower: both end-cut columns stop at 30 columns, cut at their end, before the name is cut.
+    const std::string narrow = to_text(document, 84);
+    CHECK(narrow.find(elide_end(list, 30)) != std::string::npos);
+    CHECK(narrow.find("untagged 24.00 MiB, activat...") != std::string::npos);
+    CHECK(narrow.find(elide_end(stack, 30)) != std::string::npos);
+    CHECK(narrow.find(std::string(20, 'n')) != std::string::npos);
+}
+
 TEST_CASE("progress line: text, width, silence off a terminal") {
     using tbdprof::cmdline::progress_text;
     CHECK(progress_text("tbdprof import", "parsing", 0.375, 12.34, 100) == "tbdprof import: parsing 38% (12.3 s)");
