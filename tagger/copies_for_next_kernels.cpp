@@ -32,14 +32,23 @@ size_t next_of_process(const Context& c, size_t w) {
     return c.m.work.size();
 }
 
-// Whether work of `process` in (from, to] touches `buffer`.
-bool touched_in(const Context& c, int32_t process, int32_t buffer, size_t from, size_t to) {
+// Whether work of `process` in (from, to] touches `buffer` (the copy's source) and nothing that the
+// work between from and it touched besides that source and `copy`, the copy's buffer. Work that also
+// takes in an intermediate the readers made (a reduction of the copy) is a step of their operation
+// using its input twice, not another operation.
+bool touched_in(const Context& c, int32_t process, int32_t buffer, int32_t copy, size_t from, size_t to) {
+    std::vector<int32_t> made_between;
     for (size_t w = from + 1; w <= to && w < c.m.work.size(); ++w) {
         const WorkItem& item = c.m.work[w];
         if (item.process != process) continue;
-        if (std::any_of(item.touches.begin(), item.touches.end(),
-                        [&](const Touch& t) { return t.allocation == buffer; }))
-            return true;
+        auto has = [&](int32_t a) {
+            return std::any_of(item.touches.begin(), item.touches.end(),
+                               [&](const Touch& t) { return t.allocation == a; });
+        };
+        const bool chained = std::any_of(made_between.begin(), made_between.end(), has);
+        if (has(buffer) && !chained) return true;
+        for (const Touch& t : item.touches)
+            if (t.allocation != buffer && t.allocation != copy) made_between.push_back(t.allocation);
     }
     return false;
 }
@@ -90,7 +99,7 @@ bool copy_for_next_kernels(const Context& c, const std::vector<bool>& forward, s
     // joined), other work touching that piece need not touch what was copied: no evidence either way.
     const bool source_sliced = std::any_of(maker.touches.begin(), maker.touches.end(),
                                            [&](const Touch& t) { return t.allocation == source && t.inside; });
-    return (source_sliced || !touched_in(c, maker.process, source, made.work, f.touches.back().work)) &&
+    return (source_sliced || !touched_in(c, maker.process, source, int32_t(a), made.work, f.touches.back().work)) &&
            chained_between(c, maker.process, made.work, f.touches.back().work);
 }
 

@@ -16,7 +16,8 @@ inline constexpr uint32_t kCopyReadersSpan = 8;
 // still untagged, made after forward, that hold a copy the kernels right after it consume: a plain
 // kernel touching only it and one other buffer fills it, the next work item reads it, two or more
 // plain kernels in all read it, each within kCopyReadersSpan work items of the copy, nothing uses it
-// after them, no work among them uses the source, and each work item among them touches a buffer
+// after them, no work among them uses the source (but one that also takes in a buffer the work
+// since the copy touched: the same operation's step), and each work item among them touches a buffer
 // the copy or a later one of them touched. A value handed to the next operation is its maker's
 // result; a copy only the next work items read is their operation's scratch, as a packed copy for
 // a GEMM (docs/tagging.md, "Operation temporaries").

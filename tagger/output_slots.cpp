@@ -40,6 +40,15 @@ bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const Po
     return one_word_of_plain_kernel(m, u) && u.slot < outputs.size() && !outputs[u.slot];
 }
 
+bool rewrites_read_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& previous,
+                         const PointerUse& u) {
+    // (A pointer to const writes nothing, whatever its word's other launches show.)
+    if (previous.work == u.work || u.access == Access::Read || !one_word_of_plain_kernel(m, u) ||
+        u.slot >= outputs.size() || !outputs[u.slot])
+        return false;
+    return reads_value(m, outputs, previous);
+}
+
 std::vector<bool> output_slots(const TraceModel& m) {
     std::vector<bool> outputs(m.kernel_slots, false);
     // Per address (allocation, offset): the first work item that used it.

@@ -24,6 +24,12 @@ std::vector<bool> output_slots(const TraceModel& m);
 // call's input operand, a copy's source, or a kernel word that never starts a value (an input).
 bool reads_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& u);
 
+// Whether `u` writes a new value where `previous`, the address's use just before it by other work,
+// read the value there (reads_value): a plain kernel outside a library call writes the address
+// through an output slot, not a pointer to const, and through no other word of its parameters.
+bool rewrites_read_value(const TraceModel& m, const std::vector<bool>& outputs, const PointerUse& previous,
+                         const PointerUse& u);
+
 // Where the tensor whose pointer uses are `uses` (indices into m.pointer_uses; those at its start
 // decide) holds a new value: a plain kernel outside the update writes the start through an output
 // slot, and through no other word (not in place), right after other work read it (a pointer to

@@ -3,6 +3,7 @@
 #include "nvtx_regions.h"
 #include "output_slots.h"
 #include "overwrite_cuts.h"
+#include "rewritten_tenants.h"
 #include "subranges.h"
 #include "training_steps.h"
 
@@ -296,12 +297,31 @@ size_t update_input_made(const TraceModel& m, const TagResult& r, const UpdateCu
     return update_reads ? made : first_update;
 }
 
+// Whether work other than the update reads the value at the piece's start after its first use and
+// before the update, one tensor at a time (reads_value; not clipping's norm over the gradients): a
+// gradient is read by nothing but the update and what serves it, so that value was backward's.
+bool read_before_update(const TraceModel& m, const TagResult& r, const UpdateCutContext& c,
+                        const std::vector<size_t>& uses, size_t first_update) {
+    uint64_t start = UINT64_MAX;
+    uint32_t first_work = UINT32_MAX;
+    for (size_t index : uses) {
+        start = std::min(start, m.pointer_uses[index].offset);
+        first_work = std::min(first_work, m.pointer_uses[index].work);
+    }
+    return std::any_of(uses.begin(), uses.end(), [&](size_t index) {
+        const PointerUse& u = m.pointer_uses[index];
+        return u.offset == start && u.work > first_work && u.work < first_update && !r.optimizer_work[u.work] &&
+               c.step[u.work] == c.step[first_update] && c.gradients_read[u.work] < 2 && reads_value(m, c.outputs, u);
+    });
+}
+
 // Where to cut a sub-range that a product call consumed before the update used its bytes: the
 // update's first work item using it, or where the value the update reads was made there
 // (update_input_made); or where a library call overwrote what the step read before
-// (overwrite_cuts.h); v.work.size(): no cut. `uses`: the sub-range's pointer uses.
+// (overwrite_cuts.h); v.work.size(): no cut. `uses`: the sub-range's pointer uses; `before`: those
+// of the pieces only rewrite cuts set apart from it (rewritten_tenants.h), whose product reads count.
 size_t update_after_product_read(const TraceModel& m, const TagResult& r, const UpdateCutContext& c,
-                                 const std::vector<size_t>& uses, bool& made_there) {
+                                 const std::vector<size_t>& uses, const std::vector<size_t>& before, bool& made_there) {
     made_there = false;
     const std::vector<int>& step = c.step;
     size_t first_update = r.optimizer_work.size();
@@ -311,14 +331,21 @@ size_t update_after_product_read(const TraceModel& m, const TagResult& r, const 
             first_update = std::min<size_t>(first_update, u.work);
     }
     if (first_update == r.optimizer_work.size()) return first_update;
-    for (size_t index : uses) {
-        const PointerUse& u = m.pointer_uses[index];
-        if (u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
-            product_input(m, u)) {
-            const size_t made = update_input_made(m, r, c, uses, first_update);
-            made_there = made != first_update;
-            return made;
-        }
+    auto product_read = [&](const std::vector<size_t>& list) {
+        return std::any_of(list.begin(), list.end(), [&](size_t index) {
+            const PointerUse& u = m.pointer_uses[index];
+            return u.work < first_update && step[u.work] == step[first_update] && !r.optimizer_work[u.work] &&
+                   product_input(m, u);
+        });
+    };
+    // Read by a product in a piece before: this piece's own value is the gradient unless other work
+    // consumed it before the update (read_before_update).
+    const bool earlier = !product_read(uses) && product_read(before);
+    if (earlier && !read_before_update(m, r, c, uses, first_update)) return r.optimizer_work.size();
+    if (earlier || product_read(uses)) {
+        const size_t made = update_input_made(m, r, c, uses, first_update);
+        made_there = made != first_update;
+        return made;
     }
     if (update_splits_extent(m, r, step, uses, first_update)) {
         const size_t made = update_input_made(m, r, c, uses, first_update);
@@ -387,7 +414,7 @@ bool split_update_reuse(const TraceModel& m, const TagResult& r, const Iteration
         const std::string& category = r.tags[size_t(index[i])].category;
         if (category != "gradients" && !(category == "weights" && made_in_step(m, writes, c.step, uses[i]))) continue;
         bool made_there = false;
-        size_t cut = update_after_product_read(m, r, c, uses[i], made_there);
+        size_t cut = update_after_product_read(m, r, c, uses[i], uses_before_rewrites(set, uses, i), made_there);
         if (cut == r.optimizer_work.size() || !split_subrange(m, set, i, uint32_t(cut))) continue;
         regions.insert(regions.begin() + std::ptrdiff_t(i) + 1, kNone);
         split = true;

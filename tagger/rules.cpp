@@ -133,10 +133,10 @@ bool is_temporary(const Context& c, const Facts& f) {
     // consumed: it is read through a pointer whose extent is not known (a whole-buffer read of
     // per-image slices) or kept without being read (a layer norm's statistics in a validation pass).
     if (f.touches.size() < 2) return f.touches.empty() || f.touches.front().second != Access::Write;
-    size_t kernels_between = 0;
+    // Between writer and reader no kernel, nor device copy (a slice copied into it is an operation).
     for (size_t w = f.touches.front().first + 1; w < f.touches.back().first; ++w)
-        kernels_between += c.m.work[w].kind == WorkItem::Kind::Kernel;
-    return kernels_between == 0;
+        if (c.m.work[w].kind == WorkItem::Kind::Kernel || c.m.work[w].kind == WorkItem::Kind::CopyDtoD) return false;
+    return true;
 }
 
 // ---- Roles from data flow (docs/tagging.md, "Roles") ----

@@ -89,7 +89,10 @@ void assign_extents(const TraceModel& m, SubRangeSet& set) {
     for (size_t i = 0; i < set.ranges.size(); ++i) {
         SubRange& self = set.ranges[i];
         if (self.merged) continue;
-        auto cap = static_cast<int64_t>(next_live_start(m, set, i, self.offset) - self.offset);
+        const uint64_t next = next_live_start(m, set, i, self.offset);
+        auto cap = static_cast<int64_t>(next - self.offset);
+        const bool at_tail = next >= uint64_t(m.allocations[size_t(self.segment)].bytes);  // rewritten_tenants.h
+        if (self.known_bytes <= 0 && self.rewrite_cap_bytes > 0 && at_tail) cap = std::min(cap, self.rewrite_cap_bytes);
         self.bytes = self.known_bytes > 0 ? std::min(self.known_bytes, cap) : cap;
         if (self.reach_bytes > cap && self.known_bytes > 0) short_of_reach.push_back(i);
     }

@@ -2,8 +2,10 @@
 
 #include "carried_reads.h"
 #include "output_slots.h"
+#include "rewritten_tenants.h"
 #include "round_trips.h"
 #include "subrange_extents.h"
+#include "workspace_barriers.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -18,9 +20,9 @@ struct Instance {
     uint32_t first = 0, last = 0;
     std::vector<size_t> uses;  // indices into TraceModel::pointer_uses
     bool empty = false;        // merged into another
-    // First work that wrote a new value over a sized one at the start (sized_value_rewritten); the
-    // size evidence seen before it is not the new value's. UINT32_MAX: none.
-    uint32_t rewritten_at = UINT32_MAX;
+    bool after_rewrite = false;  // SubRange::after_rewrite
+    // Begun by a rewrite cut: the size evidence of the tenants before it at its start (0: none).
+    int64_t before_rewrite_bytes = 0;
     int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
 };
 
@@ -144,21 +146,6 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const std::
     return writes_anew && read_by([&](const PointerUse& r) { return reads_value(m, outputs, r); });
 }
 
-// Whether `u` writes a new value at an address whose tensor so far (`current`, last used by
-// `previous`) has size evidence: a plain kernel writes it through an output word and no other (not
-// in place: an update passes its operand in two words) right after other work read the value there.
-// What was read is consumed, and the size seen for it says nothing of the value written now (a
-// caching allocator gives a freed GEMM output's space to the next, smaller tensor, whose pointers
-// carry no size). Kept together, the earlier size would stretch over the later tensor's neighbours.
-bool sized_value_rewritten(const TraceModel& m, const std::vector<bool>& outputs, const Instance& current,
-                           const PointerUse& previous, const PointerUse& u) {
-    if (current.known_bytes() <= 0 || u.work == previous.work || u.access == Access::Read || u.bytes > 0) return false;
-    const WorkItem& w = m.work[u.work];
-    if (w.kind != WorkItem::Kind::Kernel || w.library_call != kNone) return false;
-    if (u.slot >= m.kernel_slots || u.slot >= outputs.size() || !outputs[u.slot]) return false;
-    return reads_value(m, outputs, previous);
-}
-
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 // `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
@@ -166,14 +153,17 @@ bool sized_value_rewritten(const TraceModel& m, const std::vector<bool>& outputs
 // `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
 // `outputs`: per kernel parameter word, whether it starts values (output_slots.h).
 // `carried`: what shows a kernel reading through a writable word (carried_reads.h).
+// `spans`: the segment's library workspaces (workspace_barriers.h).
 void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& returned,
-                   const std::vector<bool>& outputs, const CarriedReads& carried, const std::vector<size_t>& uses,
-                   bool shared_space, std::vector<Instance>& out) {
+                   const std::vector<bool>& outputs, const CarriedReads& carried,
+                   const std::vector<WorkspaceSpan>& spans, const std::vector<size_t>& uses, bool shared_space,
+                   std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
         const PointerUse& u = m.pointer_uses[index];
         bool start = current == nullptr;
+        bool rewritten = false;
         if (!start) {
             // A copy or set wrote it whole: whatever it held before is gone. Not a copy of fewer bytes
             // into a tensor a set has just zeroed and nothing used since: it fills a slice of it (a
@@ -202,17 +192,28 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             int64_t exact = current->exact_bytes;
             bool other_size = !slice && exact && u.bytes && (exact_size(m, u) ? u.bytes != exact : u.bytes > exact);
             // (Cut only where the tensor before has size evidence: without any, it would run to the
-            // next start in use and cover its neighbours, a worse error than one tensor too many.)
+            // next start in use and cover its neighbours, a worse error than one tensor too many. A
+            // tenant a rewrite cut began counts the evidence of those before it at its start: uncut,
+            // it was part of their piece, which such a call cut.)
+            const bool sized = current->known_bytes() > 0 || current->before_rewrite_bytes > 0;
             start = replaced || new_step || other_size ||
-                    (shared_space && current->known_bytes() > 0 && overwritten_by_library(m, *previous, u));
+                    (shared_space && sized && overwritten_by_library(m, *previous, u));
+            // Or a kernel writes a new value where other work just read the one there: the value was
+            // consumed, its block freed and given to the next tenant (change 45; before any slices).
+            rewritten = shared_space && rewrites_read_value(m, outputs, *previous, u);
+            start = start || rewritten;
+            // Or a call's workspace held the address in between: no value is carried through scratch.
+            start = start || workspace_between(m, spans, u.offset, previous->work, u.work);
         }
         if (start) {
+            const int64_t before_bytes = current == nullptr           ? 0
+                                         : current->known_bytes() > 0 ? current->known_bytes()
+                                                                      : current->before_rewrite_bytes;
             out.push_back({});
             current = &out.back();
             current->offset = u.offset;
-        } else if (shared_space && current->rewritten_at == UINT32_MAX &&
-                   sized_value_rewritten(m, outputs, *current, *previous, u)) {
-            current->rewritten_at = u.work;
+            current->after_rewrite = rewritten;
+            if (rewritten) current->before_rewrite_bytes = before_bytes;
         }
         add(m, *current, u, index);
         previous = &u;
@@ -294,6 +295,20 @@ size_t first_write_after(const TraceModel& m, const Instance& inner, const Insta
     return inner.uses.size();
 }
 
+// The first work of the next tensor at instances[i]'s start (UINT32_MAX: none): once another tensor
+// holds a block's start the one before was freed, and no later pointer inside is its (change 45).
+uint32_t next_tenant_at_start(const std::vector<Instance>& instances, size_t i) {
+    const bool next = i + 1 < instances.size() && instances[i + 1].offset == instances[i].offset;
+    return next && !instances[i + 1].uses.empty() ? instances[i + 1].first : UINT32_MAX;
+}
+
+// Index into inner.uses of its first use by work `work` or later (inner.uses.size(): none).
+size_t first_use_from(const TraceModel& m, const Instance& inner, uint32_t work) {
+    for (size_t k = 0; k < inner.uses.size(); ++k)
+        if (m.pointer_uses[inner.uses[k]].work >= work) return k;
+    return inner.uses.size();
+}
+
 // The uses of `inner` from index `from` on, as an instance of their own at inner's offset.
 Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     Instance rest;
@@ -307,8 +322,8 @@ Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
 // end. No slice of outer reaches past it, so the call did not write into outer while it held that
 // value: the bytes had been handed on (a caching allocator gives a freed GEMM output's space to a
 // smaller tensor and, past it, to the next GEMM's output). The work from which outer's uses are
-// another tensor: where a new value was written at outer's start after the sized one was consumed
-// (Instance::rewritten_at), when that came before the call, else the call's. UINT32_MAX: no sign.
+// another tensor: the call's (a new value written at outer's start after the sized one was read
+// already began an instance of its own: split_address, rewrites_read_value). UINT32_MAX: no sign.
 uint32_t gone_before(const TraceModel& m, const Instance& inner, const Instance& outer) {
     if (inner.empty || inner.uses.empty() || inner.offset <= outer.offset || !used_within(m, inner, outer))
         return UINT32_MAX;
@@ -316,7 +331,7 @@ uint32_t gone_before(const TraceModel& m, const Instance& inner, const Instance&
     if (first.offset != inner.offset || !library_overwrite(m, first)) return UINT32_MAX;
     const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
     if (first.bytes <= 0 || inner.offset + uint64_t(first.bytes) <= end) return UINT32_MAX;
-    return outer.rewritten_at < inner.first ? outer.rewritten_at : inner.first;
+    return inner.first;
 }
 
 // Cuts each sized instance where a later instance inside its size shows its value gone (gone_before):
@@ -357,6 +372,7 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int6
         if (outer.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == outer.offset &&
             instances[i + 1].exact_bytes == outer.exact_bytes && instances[i + 1].first > 0)
             held.last = std::max(outer.last, instances[i + 1].first - 1);
+        const uint32_t next_tenant = next_tenant_at_start(instances, i);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
             if (inner.empty || inner.offset == outer.offset || holds_workspace(m, inner)) continue;
@@ -366,7 +382,9 @@ void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int6
                 continue;
             // (A slot of an in-place call's buffer is that buffer before and after the call.)
             const bool whole = own.exact_bytes >= segment_bytes;
-            const size_t keep = across_in_place || whole ? inner.uses.size() : first_write_after(m, inner, own);
+            const size_t keep = across_in_place || whole
+                                    ? inner.uses.size()
+                                    : std::min(first_write_after(m, inner, own), first_use_from(m, inner, next_tenant));
             for (size_t k = 0; k < keep; ++k) {
                 const PointerUse& u = m.pointer_uses[inner.uses[k]];
                 outer.uses.push_back(inner.uses[k]);
@@ -435,11 +453,13 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
         bool several_starts = false;
         for (size_t at = begin + 1; at < end && !several_starts; ++at)
             several_starts = m.pointer_uses[order[at]].offset != m.pointer_uses[order[begin]].offset;
+        const std::vector<WorkspaceSpan> spans = workspace_spans(
+            m, std::vector<size_t>(order.begin() + std::ptrdiff_t(begin), order.begin() + std::ptrdiff_t(end)));
         for (size_t at = begin; at < end;) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, steps, returned, outputs, carried, uses, several_starts, instances);
+            split_address(m, steps, returned, outputs, carried, spans, uses, several_starts, instances);
         }
         cut_rewritten(m, instances);
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
@@ -451,11 +471,12 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             if (instance.empty) continue;
             auto index = static_cast<int32_t>(set.ranges.size());
             set.ranges.push_back({segment, instance.offset, 0, instance.first, instance.last, instance.known_bytes(),
-                                  instance.exact_bytes > 0, false});
+                                  instance.exact_bytes > 0, false, 0, instance.after_rewrite});
             for (size_t use : instance.uses) set.owner[use] = index;
         }
         begin = end;
     }
+    cap_rewritten_tenants(set);
     record_reach(m, set);
     assign_extents(m, set);
     return set;
@@ -531,6 +552,7 @@ bool split_subrange(const TraceModel& m, SubRangeSet& set, size_t index, uint32_
     }
     SubRange head = set.ranges[index];
     SubRange tail = head;
+    tail.after_rewrite = false;
     head.reach_bytes = reach_bytes[0];
     tail.reach_bytes = reach_bytes[1];
     for (auto [range, part] : {std::pair{&head, &parts[0]}, std::pair{&tail, &parts[1]}}) {
@@ -587,6 +609,7 @@ size_t peel_interior(const TraceModel& m, SubRangeSet& set, size_t index, const 
     head.last_work = kept.last;
     head.reach_bytes = kept_reach;
     tail.offset = from;
+    tail.after_rewrite = false;
     tail.first_work = peeled.first;
     tail.last_work = peeled.last;
     tail.known_bytes = peeled.known_bytes();

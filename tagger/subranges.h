@@ -21,6 +21,13 @@ struct SubRange {
     bool exact = false;       // known_bytes came from a copy or set
     bool merged = false;      // merged into another sub-range: no longer a tensor of its own
     int64_t reach_bytes = 0;  // farthest own pointer from the start, plus one (the extent's floor)
+    // It begins where a kernel wrote a new value at its start right after other work read the one
+    // there (derive_subranges; output_slots.h, rewrites_read_value): the piece before at the same
+    // start held that value.
+    bool after_rewrite = false;
+    // For such a piece without size evidence of its own: the size evidence of the tenants before it
+    // at its start that rewrite cuts set apart, which caps its extent (0: none).
+    int64_t rewrite_cap_bytes = 0;
 };
 
 struct SubRangeSet {

@@ -418,17 +418,32 @@ void keep_workspace_data(std::vector<PoolTensor>& tensors, const std::vector<Seg
     // The library's data exists only once its call wrote it: the tensor on those bytes just before this
     // one must be a call's workspace on exactly its extent (a program's tensor placed there before any
     // call's workspace, as a forward activation of a step's first layers, is the program's request).
+    // Or the library's data there just before, on that extent: a value the tagger set apart from it
+    // (a kernel rewriting what other work read, docs/tagging.md change 45) lies in the same block.
+    // Decided in the order the tensors begin, so such a chain follows its first link.
+    std::vector<size_t> order(tensors.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return tensors[a].begin_ns < tensors[b].begin_ns; });
     const std::vector<PoolTensor> recovered = tensors;
     auto follows_a_workspace = [&](const PoolTensor& t) {
         const PoolTensor* before = nullptr;
-        for (const PoolTensor& u : recovered)
-            if (u.begin_ns < t.begin_ns && share_bytes(u, t) && (!before || u.begin_ns > before->begin_ns)) before = &u;
-        return before && before->library_workspace && before->offset == t.offset && before->bytes == t.bytes;
+        size_t before_index = 0;
+        for (size_t i = 0; i < recovered.size(); ++i)
+            if (recovered[i].begin_ns < t.begin_ns && share_bytes(recovered[i], t) &&
+                (!before || recovered[i].begin_ns > before->begin_ns)) {
+                before = &recovered[i];
+                before_index = i;
+            }
+        return before && (before->library_workspace || tensors[before_index].workspace_data) &&
+               before->offset == t.offset && before->bytes == t.bytes;
     };
-    for (PoolTensor& t : tensors)
+    for (size_t i : order) {
+        PoolTensor& t = tensors[i];
         if (!t.library_workspace && workspace_extents.contains({t.offset, t.bytes}) && !a_matrix_operand(t) &&
             follows_a_workspace(t))
             t.library_workspace = t.workspace_data = true;
+    }
 }
 
 int64_t least_request_bytes(int64_t largest) {

@@ -19,6 +19,7 @@ enum class Variant {
     kReadByProduct,      // a GEMM reads the copy: another operation's input
     kOtherWorkBetween,   // work on buffers the copy's stretch never touched runs among its readers
     kSourceSliced,       // the copy takes a slice from inside a larger tensor, whose start a reader uses
+    kSourceWithOwnWork,  // a kernel among the readers uses the source and the readers' reduction
 };
 
 // Four steps: X copied in at 16384, H = X W at 24576, Y = f(H) at 28672; backward: a GEMM writes
@@ -43,6 +44,7 @@ TagResult tag_run(Variant variant) {
         else
             struct_kernel(p, {{kCopy, 4}, {28672, 5}, {57344, 6}}, 21);
         struct_kernel(p, {{57344, 7}, {61440, 8}}, 22);
+        if (variant == Variant::kSourceWithOwnWork) struct_kernel(p, {{40960, 13}, {61440, 14}, {77824, 15}}, 24);
         if (variant == Variant::kOtherWorkBetween) p.kernel({{32768, Access::Write}}, 26);
         if (variant == Variant::kReadByProduct)
             p.gemm(kCopy, 61440, 65536);
@@ -72,6 +74,15 @@ TEST_CASE("a copy of a slice is workspace though a reader uses the larger tensor
     // are two operations (change 46). Before, the copy was an activation, as when the multiply read
     // the copied bytes themselves (kSourceUsedBetween, below).
     const TagResult r = tag_run(Variant::kSourceSliced);
+    CHECK_GE(pieces(r, kCopy, "workspace"), 3u);
+    CHECK_EQ(pieces(r, kCopy, "activations"), 0u);
+}
+
+TEST_CASE("a copy is workspace though a reader uses its source when that reader takes in the readers' work") {
+    // Kernel 24, among the copy's readers, reads the source dO and the reduction kernel 22 made of
+    // the copy: a step of the same operation using its input twice (an attention backward's kernel
+    // preparing the attention kernel's input), not another operation handed the copy.
+    const TagResult r = tag_run(Variant::kSourceWithOwnWork);
     CHECK_GE(pieces(r, kCopy, "workspace"), 3u);
     CHECK_EQ(pieces(r, kCopy, "activations"), 0u);
 }
