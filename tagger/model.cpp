@@ -256,13 +256,11 @@ struct Loader {
     }
 };
 
-void load_allocations(Loader& l) {
+void load_allocations(Loader& l, const std::vector<trace::AllocationRow>* written) {
     TraceModel& m = l.m;
-    trace::AllocationRow r;
     std::vector<Allocation> mapped;
-    // No tag texts: the tags are about to be replaced (and the ones read here are not used).
-    for (trace::RowReader<trace::AllocationRow> rows(l.db, {.tag_texts = false}); rows.next(r);) {
-        if (!trace::is_device_memory(r.kind)) continue;
+    const auto add = [&](const trace::AllocationRow& r) {
+        if (!trace::is_device_memory(r.kind)) return;
         auto& to = r.kind == trace::MemoryKind::device_mapped ? mapped : m.allocations;
         to.push_back({.id = r.id,
                       .process = int32_t(r.process),
@@ -271,6 +269,13 @@ void load_allocations(Loader& l) {
                       .alloc_ns = r.alloc_ns,
                       .free_ns = r.free_ns,
                       .stack = r.stack.value_or(0)});
+    };
+    if (written) {
+        for (const trace::AllocationRow& r : *written) add(r);
+    } else {
+        trace::AllocationRow r;
+        // No tag texts: the tags are about to be replaced (and the ones read here are not used).
+        for (trace::RowReader<trace::AllocationRow> rows(l.db, {.tag_texts = false}); rows.next(r);) add(r);
     }
     join_mapped_ranges(std::move(mapped), m.allocations, l.offset_in_segment);
     // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.
@@ -593,11 +598,11 @@ int64_t run_end_ns(const trace::Database& db) {
 
 }  // namespace
 
-TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range>> known_ranges) {
+TraceModel load_model(const trace::Database& db, std::optional<WrittenRows> written) {
     TraceModel m;
     m.run_end_ns = run_end_ns(db);
     Loader l{db, m};
-    load_allocations(l);
+    load_allocations(l, written && written->allocations ? &*written->allocations : nullptr);
     mark_library_handle_allocations(db, m);
     load_registered_regions(db, l.alloc_index, m);  // nvtx_regions.cpp: sets m.pooled when there are any
     l.calls_resolved = trace::has_column(db, "library_calls", "a_allocation");
@@ -617,8 +622,8 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     drop_echoed_words(m);                        // echoed_words.h: pooled traces
     sort_work_by_launch(m);
     mark_unpooled_reads_beside_output(m, l.aggregate_words);  // word_reads.h: needs the work in launch order
-    if (known_ranges) m.ranges = std::move(*known_ranges);
-    load_host_ranges(db, m, !known_ranges);
+    if (written) m.ranges = std::move(written->ranges);
+    load_host_ranges(db, m, !written);
     return m;
 }
 

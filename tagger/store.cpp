@@ -218,7 +218,7 @@ std::string breakdown_note(const TagResult& r) {
 }
 
 TagSummary tag_database(trace::Database& db, const TagOptions& options,
-                        std::optional<std::vector<Range>> known_ranges) {
+                        std::optional<WrittenRows> written) {
     // One transaction: a failure anywhere closes the connection uncommitted, leaving the trace as it was.
     db.exec("BEGIN IMMEDIATE");
     trace::upgrade_for_update(db,
@@ -228,7 +228,7 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options,
     db.exec(
         "DELETE FROM phases; DELETE FROM iterations; DELETE FROM allocation_categories; "
         "DELETE FROM allocation_subranges; DELETE FROM run_notes WHERE key = 'memory_breakdown'");
-    TraceModel model = load_model(db, std::move(known_ranges));
+    TraceModel model = load_model(db, std::move(written));
     IterationSet its;
     TagResult result = tag_each_process(model, options.iteration_range, its);
     write_results(db, model, its, result);
@@ -250,11 +250,11 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options,
 }
 
 TagSummary tag_file(const std::string& path, const TagOptions& options,
-                    std::optional<std::vector<Range>> known_ranges) {
+                    std::optional<WrittenRows> written) {
     // Only a trace the one opener validated is written to (tbdprof/trace/trace_reader.h).
     try {
         trace::Database db = trace::open_trace_for_update(path);
-        return tag_database(db, options, std::move(known_ranges));
+        return tag_database(db, options, std::move(written));
     } catch (const trace::TraceOpenError& e) {
         throw TagError(e.what());
     } catch (const trace::SqliteError& e) {
@@ -268,8 +268,8 @@ TagSummary tag_trace_file(const std::string& path, const TagOptions& options) {
     return tag_file(path, options, std::nullopt);
 }
 
-TagSummary tag_trace_file(const std::string& path, const TagOptions& options, std::vector<HostRange> ranges) {
-    return tag_file(path, options, std::move(ranges));
+TagSummary tag_trace_file(const std::string& path, const TagOptions& options, WrittenRows written) {
+    return tag_file(path, options, std::move(written));
 }
 
 }  // namespace tbdprof::tagger

@@ -9,6 +9,7 @@
 #include "input_file.h"
 #include "tbdprof/interop/interop_error.h"
 #include "tbdprof/tagger/tagger.h"
+#include "tbdprof/trace/memory_kinds.h"
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/trace_writer.h"
@@ -45,6 +46,29 @@ std::vector<tagger::HostRange> tagger_ranges(std::vector<trace::detail::RangeRow
         ranges.push_back(
             {static_cast<int32_t>(row.process), row.begin_ns, row.end_ns.value_or(row.begin_ns), std::move(row.name)});
     return ranges;
+}
+
+// The rows of the trace's `allocations` table, in id order, as reading them back gives them (the
+// writer binds each field as is; tagger.h), without tags: the tagger is about to write those.
+std::vector<trace::AllocationRow> tagger_allocations(const std::vector<trace::detail::AllocationRow>& rows) {
+    std::vector<trace::AllocationRow> allocations(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const trace::detail::AllocationRow& a = rows[i];
+        trace::AllocationRow& r = allocations[i];
+        r.id = a.id;
+        r.process = a.process;
+        r.device = a.device;
+        r.thread = a.thread;
+        r.address = a.address;
+        r.bytes = a.bytes;
+        r.alloc_ns = a.alloc_ns;
+        r.free_ns = a.free_ns;
+        r.kind = trace::memory_kind_from_text(a.kind);
+        r.stream = a.stream;
+        r.stack = a.stack;
+        r.free_thread = a.free_thread;
+    }
+    return allocations;
 }
 
 }  // namespace
@@ -110,19 +134,20 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     stage("writing " + output);
     trace::OutputFile out(output, {.force = options.force, .inputs = {input}});
     std::vector<trace::detail::AllocationCategoryRow> pytorch_categories;  // put back after tagging
-    std::vector<tagger::HostRange> ranges;                                 // as written: not read back
+    tagger::WrittenRows written;                                           // as written: not read back
     try {
         trace::detail::TraceModel model = import_model(trace, input, summary);
         trace::detail::write_trace(out.temp_path(), model);
         pytorch_categories = std::move(model.allocation_categories);
-        ranges = tagger_ranges(std::move(model.ranges));
+        written.ranges = tagger_ranges(std::move(model.ranges));
+        written.allocations = tagger_allocations(model.allocations);
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     } catch (const trace::SqliteError& e) {
         throw InteropError(input + ": writing " + out.temp_path() + ": " + e.what());
     }
     stage("tagging memory");
-    const ImportTagging tagging = tag_imported_trace(out.temp_path(), std::move(ranges), pytorch_categories);
+    const ImportTagging tagging = tag_imported_trace(out.temp_path(), std::move(written), pytorch_categories);
     summary.tagged = tagging.tagged;
     summary.tag_error = tagging.error;
     summary.pytorch_categories = tagging.pytorch_categories;

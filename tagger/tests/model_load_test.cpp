@@ -235,12 +235,49 @@ TEST_CASE("ranges the caller has are the model's, in place of the file's; withou
     CHECK_EQ(read.ranges[0].name, "ProfilerStep#1");
     CHECK_EQ(read.ranges[1].end_ns, 300);  // no end: its begin
     // An import hands over what it has just written (interop/src/import.cpp): the file is not read.
-    std::vector<Range> known{{1, 10, 20, "ProfilerStep#7"}};
+    WrittenRows known{.ranges = {{1, 10, 20, "ProfilerStep#7"}}, .allocations = std::nullopt};
     const TraceModel given = load_model(db, std::move(known));
     REQUIRE_EQ(given.ranges.size(), 1u);
     CHECK_EQ(given.ranges[0].name, "ProfilerStep#7");
     CHECK_EQ(given.ranges[0].begin_ns, 10);
     CHECK_EQ(given.allocations.size(), read.allocations.size());  // the rest still from the file
+}
+
+TEST_CASE("allocations the caller has are the model's, in place of the file's; without them the file's are read") {
+    tbdprof::trace::Database db = step_database();
+    const TraceModel read = load_model(db);
+    REQUIRE_FALSE(read.allocations.empty());
+    // The file's rows as an import hands them over (interop/src/import.cpp): the same model.
+    std::vector<tbdprof::trace::AllocationRow> rows;
+    tbdprof::trace::AllocationRow row;
+    for (tbdprof::trace::RowReader<tbdprof::trace::AllocationRow> reader(db, {.tag_texts = false}); reader.next(row);)
+        rows.push_back(row);
+    const TraceModel same = load_model(db, WrittenRows{.ranges = read.ranges, .allocations = rows});
+    REQUIRE_EQ(same.allocations.size(), read.allocations.size());
+    for (size_t i = 0; i < same.allocations.size(); ++i) {
+        CHECK_EQ(same.allocations[i].id, read.allocations[i].id);
+        CHECK_EQ(same.allocations[i].address, read.allocations[i].address);
+        CHECK_EQ(same.allocations[i].bytes, read.allocations[i].bytes);
+        CHECK_EQ(same.allocations[i].alloc_ns, read.allocations[i].alloc_ns);
+        CHECK(same.allocations[i].free_ns == read.allocations[i].free_ns);
+    }
+    CHECK_EQ(same.work.size(), read.work.size());
+    // Rows that differ from the file's are taken as given: the file is not read. Host memory and
+    // unknown kinds are left out as the file's would be; a device_async row is kept.
+    tbdprof::trace::AllocationRow given{};
+    given.id = 41;
+    given.process = 1;
+    given.address = 0x7000000;
+    given.bytes = 12345;
+    given.alloc_ns = 5;
+    given.kind = tbdprof::trace::MemoryKind::device_async;
+    tbdprof::trace::AllocationRow host = given;
+    host.id = 42;
+    host.kind = tbdprof::trace::MemoryKind::pinned_host;
+    const TraceModel other = load_model(db, WrittenRows{.ranges = {}, .allocations = std::vector{given, host}});
+    REQUIRE_EQ(other.allocations.size(), 1u);
+    CHECK_EQ(other.allocations[0].id, 41);
+    CHECK_EQ(other.allocations[0].bytes, 12345);
 }
 
 TEST_CASE("a kernel of a library call with no known operand keeps its own argument edges") {
