@@ -332,8 +332,8 @@ void load_library_calls(Loader& l) {
     l.call_index.finish();
 }
 
-void load_kernels(Loader& l) {
-    trace::for_each_kernel_launch(l.db, [&](const trace::KernelLaunch& k) {
+void load_kernels(Loader& l, const std::vector<trace::KernelLaunch>* written) {
+    const auto add = [&](const trace::KernelLaunch& k) {
         WorkItem w;
         w.process = static_cast<int32_t>(k.process);
         w.launch_ns = k.start_ns - k.queued_ns;
@@ -345,7 +345,12 @@ void load_kernels(Loader& l) {
         }
         l.kernel_index.add(k.id);
         l.m.work.push_back(std::move(w));
-    });
+    };
+    if (written) {
+        for (const trace::KernelLaunch& k : *written) add(k);
+    } else {
+        trace::for_each_kernel_launch(l.db, add);
+    }
     l.kernel_index.finish();
 }
 
@@ -611,7 +616,7 @@ TraceModel load_model(const trace::Database& db, std::optional<WrittenRows> writ
     load_library_calls(l);  // first: kernels refer to them
     // Sized once: growing by doubling would touch up to twice the memory, the largest array's.
     m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
-    load_kernels(l);
+    load_kernels(l, written && written->kernels ? &*written->kernels : nullptr);
     resolve_nccl_groups(l);
     const std::vector<bool> detached = detach_kernels_of_opaque_calls(db, l.call_index, l.calls_resolved, m);
     load_kernel_edges(l);

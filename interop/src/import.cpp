@@ -14,6 +14,7 @@
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/trace_writer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -48,6 +49,13 @@ std::vector<tagger::HostRange> tagger_ranges(std::vector<trace::detail::RangeRow
     return ranges;
 }
 
+// Rows in the order the file gives them back (the model numbers them in order, so rarely sorted).
+template <class Row>
+void in_id_order(std::vector<Row>& rows) {
+    const auto by_id = [](const Row& a, const Row& b) { return a.id < b.id; };
+    if (!std::is_sorted(rows.begin(), rows.end(), by_id)) std::sort(rows.begin(), rows.end(), by_id);
+}
+
 // The rows of the trace's `allocations` table, in id order, as reading them back gives them (the
 // writer binds each field as is; tagger.h), without tags: the tagger is about to write those.
 std::vector<trace::AllocationRow> tagger_allocations(const std::vector<trace::detail::AllocationRow>& rows) {
@@ -68,7 +76,26 @@ std::vector<trace::AllocationRow> tagger_allocations(const std::vector<trace::de
         r.stack = a.stack;
         r.free_thread = a.free_thread;
     }
+    in_id_order(allocations);
     return allocations;
+}
+
+// The rows of the trace's `kernels` table, in id order, as trace::for_each_kernel_launch reads them
+// back (NULL queued and duration as 0, no library call as -1; tagger.h).
+std::vector<trace::KernelLaunch> tagger_kernels(const std::vector<trace::detail::KernelRow>& rows) {
+    std::vector<trace::KernelLaunch> kernels(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const trace::detail::KernelRow& k = rows[i];
+        kernels[i] = {.id = k.id,
+                      .process = k.process,
+                      .function = k.function,
+                      .start_ns = k.start_ns,
+                      .queued_ns = k.queued_ns.value_or(0),
+                      .duration_ns = k.duration_ns.value_or(0),
+                      .library_call = k.library_call.value_or(-1)};
+    }
+    in_id_order(kernels);
+    return kernels;
 }
 
 }  // namespace
@@ -141,6 +168,7 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
         pytorch_categories = std::move(model.allocation_categories);
         written.ranges = tagger_ranges(std::move(model.ranges));
         written.allocations = tagger_allocations(model.allocations);
+        written.kernels = tagger_kernels(model.kernels);
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     } catch (const trace::SqliteError& e) {

@@ -280,6 +280,39 @@ TEST_CASE("allocations the caller has are the model's, in place of the file's; w
     CHECK_EQ(other.allocations[0].bytes, 12345);
 }
 
+TEST_CASE("kernels the caller has are the model's, in place of the file's; without them the file's are read") {
+    tbdprof::trace::Database db = step_database();
+    db.exec(
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) VALUES "
+        "(1, 1, 0, 1, 1000, 50, 10, NULL), (2, 1, 0, 1, 2000, NULL, NULL, NULL);"
+        "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES "
+        "(1, 0, 0, 1, 0, 1), (2, 0, 0, 2, 0, 0);");
+    const TraceModel read = load_model(db);
+    std::vector<tbdprof::trace::KernelLaunch> kernels;
+    tbdprof::trace::for_each_kernel_launch(db, [&](const tbdprof::trace::KernelLaunch& k) { kernels.push_back(k); });
+    REQUIRE_FALSE(kernels.empty());
+    // The file's rows as an import hands them over (interop/src/import.cpp): the same work.
+    const TraceModel same = load_model(db, WrittenRows{.ranges = read.ranges, .allocations = {}, .kernels = kernels});
+    REQUIRE_EQ(same.work.size(), read.work.size());
+    for (size_t i = 0; i < same.work.size(); ++i) {
+        CHECK_EQ(same.work[i].start_ns, read.work[i].start_ns);
+        CHECK_EQ(same.work[i].launch_ns, read.work[i].launch_ns);
+        CHECK_EQ(same.work[i].function, read.work[i].function);
+        CHECK_EQ(same.work[i].end_ns, read.work[i].end_ns);
+        CHECK_EQ(same.work[i].touches.size(), read.work[i].touches.size());
+    }
+    // A kernel that is not the file's is taken as given: the file's kernels are not read.
+    tbdprof::trace::KernelLaunch given = kernels.front();
+    given.start_ns = 987654;
+    given.duration_ns = 11;
+    const TraceModel other = load_model(db, WrittenRows{.ranges = {}, .allocations = {}, .kernels = std::vector{given}});
+    const auto found = std::find_if(other.work.begin(), other.work.end(),
+                                    [](const WorkItem& w) { return w.start_ns == 987654; });
+    REQUIRE(found != other.work.end());
+    CHECK_EQ(found->end_ns, 987654 + 11);
+    CHECK_EQ(other.work.size(), read.work.size() - kernels.size() + 1);
+}
+
 TEST_CASE("a kernel of a library call with no known operand keeps its own argument edges") {
     // cuDNN's backend API (cudnnBackendExecute: PyTorch's convolutions on a real GPU) passes its
     // tensors in a variant pack the collector does not decode: the call has no a, b, c or workspace.

@@ -4,6 +4,7 @@
 // `tbdprof tag TRACE`.
 #pragma once
 
+#include <tbdprof/trace/fast_scans.h>
 #include <tbdprof/trace/tables.h>
 
 #include <cstdint>
@@ -63,6 +64,9 @@ struct WrittenRows {
     std::vector<HostRange> ranges;  // the `ranges` table's rows in id order
     // The `allocations` table's rows in id order (their tag fields unused); absent: read from the file.
     std::optional<std::vector<trace::AllocationRow>> allocations;
+    // The `kernels` table's rows in id order as trace::for_each_kernel_launch gives them; absent:
+    // read from the file (40 M instructions of the same import).
+    std::optional<std::vector<trace::KernelLaunch>> kernels;
 };
 
 // The same for a caller that has just written the trace at `path` itself, with what it wrote.
