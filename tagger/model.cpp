@@ -578,12 +578,19 @@ void load_sets(Loader& l) {
 
 // Host waits for the device, capture windows and NVTX ranges (those last from the file unless the
 // caller has them: load_model).
-void load_host_ranges(const trace::Database& db, TraceModel& m, bool read_ranges) {
-    trace::ApiCallRow call;
-    for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(call);)
+void load_host_ranges(const trace::Database& db, TraceModel& m, bool read_ranges,
+                      const std::vector<trace::ApiCallRow>* written_calls) {
+    const auto add = [&m](const trace::ApiCallRow& call) {
         if (call.kind == "device_sync" || call.kind == "stream_sync" || call.kind == "event_sync" ||
             call.kind == "implicit_sync")
             m.host_waits.push_back({static_cast<int32_t>(call.process), call.begin_ns, call.end_ns, {}});
+    };
+    if (written_calls) {
+        for (const trace::ApiCallRow& call : *written_calls) add(call);
+    } else {
+        trace::ApiCallRow call;
+        for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(call);) add(call);
+    }
     trace::CaptureWindowRow window;
     for (trace::RowReader<trace::CaptureWindowRow> rows(db); rows.next(window);)
         m.capture_windows.push_back(
@@ -628,7 +635,7 @@ TraceModel load_model(const trace::Database& db, std::optional<WrittenRows> writ
     sort_work_by_launch(m);
     mark_unpooled_reads_beside_output(m, l.aggregate_words);  // word_reads.h: needs the work in launch order
     if (written) m.ranges = std::move(written->ranges);
-    load_host_ranges(db, m, !written);
+    load_host_ranges(db, m, !written, written && written->api_calls ? &*written->api_calls : nullptr);
     return m;
 }
 

@@ -98,6 +98,27 @@ std::vector<trace::KernelLaunch> tagger_kernels(const std::vector<trace::detail:
     return kernels;
 }
 
+// The rows of the trace's `api_calls` table in (begin_ns, id) order, as the tagger's by-time read
+// gives them back (tagger.h). Their kinds are the model's static texts (import_model.cpp).
+std::vector<trace::ApiCallRow> tagger_api_calls(const std::vector<trace::detail::ApiCallRow>& rows) {
+    std::vector<trace::ApiCallRow> calls(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const trace::detail::ApiCallRow& c = rows[i];
+        calls[i] = {.id = c.id,
+                    .process = c.process,
+                    .thread = c.thread,
+                    .kind = c.kind,
+                    .begin_ns = c.begin_ns,
+                    .end_ns = c.end_ns,
+                    .handle = c.handle};
+    }
+    const auto by_time = [](const trace::ApiCallRow& a, const trace::ApiCallRow& b) {
+        return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.id < b.id;
+    };
+    if (!std::is_sorted(calls.begin(), calls.end(), by_time)) std::sort(calls.begin(), calls.end(), by_time);
+    return calls;
+}
+
 }  // namespace
 
 std::string ImportSummary::summary_line() const {
@@ -169,6 +190,7 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
         written.ranges = tagger_ranges(std::move(model.ranges));
         written.allocations = tagger_allocations(model.allocations);
         written.kernels = tagger_kernels(model.kernels);
+        written.api_calls = tagger_api_calls(model.api_calls);
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     } catch (const trace::SqliteError& e) {

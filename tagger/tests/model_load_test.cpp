@@ -313,6 +313,35 @@ TEST_CASE("kernels the caller has are the model's, in place of the file's; witho
     CHECK_EQ(other.work.size(), read.work.size() - kernels.size() + 1);
 }
 
+TEST_CASE("host waits come from the API calls the caller has, in place of the file's") {
+    tbdprof::trace::Database db = step_database();
+    db.exec(
+        "INSERT INTO api_calls (id, process, thread, kind, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 'stream_wait_event', 100, 110), (2, 1, 1, 'device_sync', 300, 400), "
+        "(3, 1, 1, 'stream_sync', 200, 250);");
+    const TraceModel read = load_model(db);
+    REQUIRE_EQ(read.host_waits.size(), 2u);
+    CHECK_EQ(read.host_waits[0].begin_ns, 200);  // by time, not by id
+    CHECK_EQ(read.host_waits[1].begin_ns, 300);
+    // The file's rows in time order as an import hands them over (interop/src/import.cpp).
+    const std::vector<tbdprof::trace::ApiCallRow> calls{
+        {.id = 1, .process = 1, .thread = 1, .kind = "stream_wait_event", .begin_ns = 100, .end_ns = 110},
+        {.id = 3, .process = 1, .thread = 1, .kind = "stream_sync", .begin_ns = 200, .end_ns = 250},
+        {.id = 2, .process = 1, .thread = 1, .kind = "device_sync", .begin_ns = 300, .end_ns = 400}};
+    const TraceModel same = load_model(db, WrittenRows{.ranges = read.ranges, .api_calls = calls});
+    REQUIRE_EQ(same.host_waits.size(), read.host_waits.size());
+    for (size_t i = 0; i < same.host_waits.size(); ++i) {
+        CHECK_EQ(same.host_waits[i].begin_ns, read.host_waits[i].begin_ns);
+        CHECK_EQ(same.host_waits[i].end_ns, read.host_waits[i].end_ns);
+    }
+    // Calls that are not the file's are taken as given: the file's are not read.
+    const std::vector<tbdprof::trace::ApiCallRow> given{{.id = 9, .process = 1, .kind = "event_sync", .begin_ns = 7,
+                                                          .end_ns = 8}};
+    const TraceModel other = load_model(db, WrittenRows{.ranges = {}, .api_calls = given});
+    REQUIRE_EQ(other.host_waits.size(), 1u);
+    CHECK_EQ(other.host_waits[0].begin_ns, 7);
+}
+
 TEST_CASE("a kernel of a library call with no known operand keeps its own argument edges") {
     // cuDNN's backend API (cudnnBackendExecute: PyTorch's convolutions on a real GPU) passes its
     // tensors in a variant pack the collector does not decode: the call has no a, b, c or workspace.
