@@ -13,10 +13,10 @@
 #include <tbdprof/trace/trace_reader.h>
 
 #include <map>
-#include <vector>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace tbdprof::tagger {
 namespace {
@@ -217,8 +217,7 @@ std::string breakdown_note(const TagResult& r) {
     return {};
 }
 
-TagSummary tag_database(trace::Database& db, const TagOptions& options,
-                        std::optional<WrittenRows> written) {
+TagSummary tag_database(trace::Database& db, const TagOptions& options, std::optional<WrittenRows> written) {
     // One transaction: a failure anywhere closes the connection uncommitted, leaving the trace as it was.
     db.exec("BEGIN IMMEDIATE");
     trace::upgrade_for_update(db,
@@ -249,8 +248,7 @@ TagSummary tag_database(trace::Database& db, const TagOptions& options,
     return summary;
 }
 
-TagSummary tag_file(const std::string& path, const TagOptions& options,
-                    std::optional<WrittenRows> written) {
+TagSummary tag_file(const std::string& path, const TagOptions& options, std::optional<WrittenRows> written) {
     // Only a trace the one opener validated is written to (tbdprof/trace/trace_reader.h).
     try {
         trace::Database db = trace::open_trace_for_update(path);

@@ -1,10 +1,10 @@
 #include "import_model.h"
 
 #include "memory_matching.h"
-#include "time_order.h"
 #include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "tbdprof/interop/interop_error.h"
 #include "tbdprof/version.h"
+#include "time_order.h"
 
 #include <algorithm>
 #include <limits>

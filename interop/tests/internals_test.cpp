@@ -349,8 +349,8 @@ TEST_CASE("times ordered by the radix sort as a stable sort by time orders them"
     // negative times, and ties by the dozen (each must keep the order given).
     std::mt19937_64 random(23);
     for (const size_t count : {size_t{0}, size_t{1}, size_t{2}, size_t{97}, size_t{5000}, size_t{70000}}) {
-        for (const uint64_t span : {uint64_t{0}, uint64_t{40}, uint64_t{1} << 20, uint64_t{1} << 33,
-                                    uint64_t{1} << 44, ~uint64_t{0}}) {
+        for (const uint64_t span :
+             {uint64_t{0}, uint64_t{40}, uint64_t{1} << 20, uint64_t{1} << 33, uint64_t{1} << 44, ~uint64_t{0}}) {
             std::vector<TimeKey> keys(count);
             for (size_t i = 0; i < count; ++i) {
                 const uint64_t offset = span == ~uint64_t{0} ? random() : (span ? random() % (span + 1) : 0);

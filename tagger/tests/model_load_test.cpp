@@ -305,9 +305,10 @@ TEST_CASE("kernels the caller has are the model's, in place of the file's; witho
     tbdprof::trace::KernelLaunch given = kernels.front();
     given.start_ns = 987654;
     given.duration_ns = 11;
-    const TraceModel other = load_model(db, WrittenRows{.ranges = {}, .allocations = {}, .kernels = std::vector{given}});
-    const auto found = std::find_if(other.work.begin(), other.work.end(),
-                                    [](const WorkItem& w) { return w.start_ns == 987654; });
+    const TraceModel other =
+        load_model(db, WrittenRows{.ranges = {}, .allocations = {}, .kernels = std::vector{given}});
+    const auto found =
+        std::find_if(other.work.begin(), other.work.end(), [](const WorkItem& w) { return w.start_ns == 987654; });
     REQUIRE(found != other.work.end());
     CHECK_EQ(found->end_ns, 987654 + 11);
     CHECK_EQ(other.work.size(), read.work.size() - kernels.size() + 1);
@@ -335,8 +336,8 @@ TEST_CASE("host waits come from the API calls the caller has, in place of the fi
         CHECK_EQ(same.host_waits[i].end_ns, read.host_waits[i].end_ns);
     }
     // Calls that are not the file's are taken as given: the file's are not read.
-    const std::vector<tbdprof::trace::ApiCallRow> given{{.id = 9, .process = 1, .kind = "event_sync", .begin_ns = 7,
-                                                          .end_ns = 8}};
+    const std::vector<tbdprof::trace::ApiCallRow> given{
+        {.id = 9, .process = 1, .kind = "event_sync", .begin_ns = 7, .end_ns = 8}};
     const TraceModel other = load_model(db, WrittenRows{.ranges = {}, .api_calls = given});
     REQUIRE_EQ(other.host_waits.size(), 1u);
     CHECK_EQ(other.host_waits[0].begin_ns, 7);
