@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
-#include <utility>
 
 namespace tbdprof::interop {
 namespace {
@@ -189,11 +188,9 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
         trace::detail::write_trace(out.temp_path(), model);
         pytorch_categories = std::move(model.allocation_categories);
         written.ranges = tagger_ranges(std::move(model.ranges));
-        // Each table's model rows freed once converted (the tagger's are smaller: 56 bytes a kernel
-        // against 120), so that the rows handed over do not add to what the import holds.
-        written.allocations = tagger_allocations(std::exchange(model.allocations, {}));
-        written.kernels = tagger_kernels(std::exchange(model.kernels, {}));
-        written.api_calls = tagger_api_calls(std::exchange(model.api_calls, {}));
+        written.allocations = tagger_allocations(model.allocations);
+        written.kernels = tagger_kernels(model.kernels);
+        written.api_calls = tagger_api_calls(model.api_calls);
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     } catch (const trace::SqliteError& e) {
