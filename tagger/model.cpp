@@ -256,13 +256,11 @@ struct Loader {
     }
 };
 
-void load_allocations(Loader& l) {
+void load_allocations(Loader& l, const std::vector<trace::AllocationRow>* written) {
     TraceModel& m = l.m;
-    trace::AllocationRow r;
     std::vector<Allocation> mapped;
-    // No tag texts: the tags are about to be replaced (and the ones read here are not used).
-    for (trace::RowReader<trace::AllocationRow> rows(l.db, {.tag_texts = false}); rows.next(r);) {
-        if (!trace::is_device_memory(r.kind)) continue;
+    const auto add = [&](const trace::AllocationRow& r) {
+        if (!trace::is_device_memory(r.kind)) return;
         auto& to = r.kind == trace::MemoryKind::device_mapped ? mapped : m.allocations;
         to.push_back({.id = r.id,
                       .process = int32_t(r.process),
@@ -271,6 +269,13 @@ void load_allocations(Loader& l) {
                       .alloc_ns = r.alloc_ns,
                       .free_ns = r.free_ns,
                       .stack = r.stack.value_or(0)});
+    };
+    if (written) {
+        for (const trace::AllocationRow& r : *written) add(r);
+    } else {
+        trace::AllocationRow r;
+        // No tag texts: the tags are about to be replaced (and the ones read here are not used).
+        for (trace::RowReader<trace::AllocationRow> rows(l.db, {.tag_texts = false}); rows.next(r);) add(r);
     }
     join_mapped_ranges(std::move(mapped), m.allocations, l.offset_in_segment);
     // In allocation order (ties by id); ids follow it in what the builder writes, so rarely sorted.
@@ -327,8 +332,8 @@ void load_library_calls(Loader& l) {
     l.call_index.finish();
 }
 
-void load_kernels(Loader& l) {
-    trace::for_each_kernel_launch(l.db, [&](const trace::KernelLaunch& k) {
+void load_kernels(Loader& l, const std::vector<trace::KernelLaunch>* written) {
+    const auto add = [&](const trace::KernelLaunch& k) {
         WorkItem w;
         w.process = static_cast<int32_t>(k.process);
         w.launch_ns = k.start_ns - k.queued_ns;
@@ -340,7 +345,12 @@ void load_kernels(Loader& l) {
         }
         l.kernel_index.add(k.id);
         l.m.work.push_back(std::move(w));
-    });
+    };
+    if (written) {
+        for (const trace::KernelLaunch& k : *written) add(k);
+    } else {
+        trace::for_each_kernel_launch(l.db, add);
+    }
     l.kernel_index.finish();
 }
 
@@ -568,12 +578,19 @@ void load_sets(Loader& l) {
 
 // Host waits for the device, capture windows and NVTX ranges (those last from the file unless the
 // caller has them: load_model).
-void load_host_ranges(const trace::Database& db, TraceModel& m, bool read_ranges) {
-    trace::ApiCallRow call;
-    for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(call);)
+void load_host_ranges(const trace::Database& db, TraceModel& m, bool read_ranges,
+                      const std::vector<trace::ApiCallRow>* written_calls) {
+    const auto add = [&m](const trace::ApiCallRow& call) {
         if (call.kind == "device_sync" || call.kind == "stream_sync" || call.kind == "event_sync" ||
             call.kind == "implicit_sync")
             m.host_waits.push_back({static_cast<int32_t>(call.process), call.begin_ns, call.end_ns, {}});
+    };
+    if (written_calls) {
+        for (const trace::ApiCallRow& call : *written_calls) add(call);
+    } else {
+        trace::ApiCallRow call;
+        for (trace::RowReader<trace::ApiCallRow> rows(db, {.by_time = true}); rows.next(call);) add(call);
+    }
     trace::CaptureWindowRow window;
     for (trace::RowReader<trace::CaptureWindowRow> rows(db); rows.next(window);)
         m.capture_windows.push_back(
@@ -593,11 +610,11 @@ int64_t run_end_ns(const trace::Database& db) {
 
 }  // namespace
 
-TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range>> known_ranges) {
+TraceModel load_model(const trace::Database& db, std::optional<WrittenRows> written) {
     TraceModel m;
     m.run_end_ns = run_end_ns(db);
     Loader l{db, m};
-    load_allocations(l);
+    load_allocations(l, written && written->allocations ? &*written->allocations : nullptr);
     mark_library_handle_allocations(db, m);
     load_registered_regions(db, l.alloc_index, m);  // nvtx_regions.cpp: sets m.pooled when there are any
     l.calls_resolved = trace::has_column(db, "library_calls", "a_allocation");
@@ -606,7 +623,7 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     load_library_calls(l);  // first: kernels refer to them
     // Sized once: growing by doubling would touch up to twice the memory, the largest array's.
     m.work.reserve(static_cast<size_t>(trace::kernel_count(db) + rows_in(db, "copies") + rows_in(db, "sets")));
-    load_kernels(l);
+    load_kernels(l, written && written->kernels ? &*written->kernels : nullptr);
     resolve_nccl_groups(l);
     const std::vector<bool> detached = detach_kernels_of_opaque_calls(db, l.call_index, l.calls_resolved, m);
     load_kernel_edges(l);
@@ -617,8 +634,8 @@ TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range
     drop_echoed_words(m);                        // echoed_words.h: pooled traces
     sort_work_by_launch(m);
     mark_unpooled_reads_beside_output(m, l.aggregate_words);  // word_reads.h: needs the work in launch order
-    if (known_ranges) m.ranges = std::move(*known_ranges);
-    load_host_ranges(db, m, !known_ranges);
+    if (written) m.ranges = std::move(written->ranges);
+    load_host_ranges(db, m, !written, written && written->api_calls ? &*written->api_calls : nullptr);
     return m;
 }
 

@@ -191,8 +191,8 @@ struct TraceModel {
 };
 
 // Reads a trace through the trace library; throws trace::SqliteError when the file cannot be read.
-// `known_ranges`: the trace's ranges as the caller has them (tag_trace_file's second form), moved
-// into the model; absent: read from the file.
-TraceModel load_model(const trace::Database& db, std::optional<std::vector<Range>> known_ranges = std::nullopt);
+// `written`: the trace's ranges (moved into the model) and allocations as the caller has them
+// (tag_trace_file's second form); absent: read from the file.
+TraceModel load_model(const trace::Database& db, std::optional<WrittenRows> written = std::nullopt);
 
 }  // namespace tbdprof::tagger

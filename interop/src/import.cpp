@@ -9,10 +9,12 @@
 #include "input_file.h"
 #include "tbdprof/interop/interop_error.h"
 #include "tbdprof/tagger/tagger.h"
+#include "tbdprof/trace/memory_kinds.h"
 #include "tbdprof/trace/output_file.h"
 #include "tbdprof/trace/sqlite_handle.h"
 #include "tbdprof/trace/trace_writer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -45,6 +47,76 @@ std::vector<tagger::HostRange> tagger_ranges(std::vector<trace::detail::RangeRow
         ranges.push_back(
             {static_cast<int32_t>(row.process), row.begin_ns, row.end_ns.value_or(row.begin_ns), std::move(row.name)});
     return ranges;
+}
+
+// Rows in the order the file gives them back (the model numbers them in order, so rarely sorted).
+template <class Row>
+void in_id_order(std::vector<Row>& rows) {
+    const auto by_id = [](const Row& a, const Row& b) { return a.id < b.id; };
+    if (!std::is_sorted(rows.begin(), rows.end(), by_id)) std::sort(rows.begin(), rows.end(), by_id);
+}
+
+// The rows of the trace's `allocations` table, in id order, as reading them back gives them (the
+// writer binds each field as is; tagger.h), without tags: the tagger is about to write those.
+std::vector<trace::AllocationRow> tagger_allocations(const std::vector<trace::detail::AllocationRow>& rows) {
+    std::vector<trace::AllocationRow> allocations(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const trace::detail::AllocationRow& a = rows[i];
+        trace::AllocationRow& r = allocations[i];
+        r.id = a.id;
+        r.process = a.process;
+        r.device = a.device;
+        r.thread = a.thread;
+        r.address = a.address;
+        r.bytes = a.bytes;
+        r.alloc_ns = a.alloc_ns;
+        r.free_ns = a.free_ns;
+        r.kind = trace::memory_kind_from_text(a.kind);
+        r.stream = a.stream;
+        r.stack = a.stack;
+        r.free_thread = a.free_thread;
+    }
+    in_id_order(allocations);
+    return allocations;
+}
+
+// The rows of the trace's `kernels` table, in id order, as trace::for_each_kernel_launch reads them
+// back (NULL queued and duration as 0, no library call as -1; tagger.h).
+std::vector<trace::KernelLaunch> tagger_kernels(const std::vector<trace::detail::KernelRow>& rows) {
+    std::vector<trace::KernelLaunch> kernels(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const trace::detail::KernelRow& k = rows[i];
+        kernels[i] = {.id = k.id,
+                      .process = k.process,
+                      .function = k.function,
+                      .start_ns = k.start_ns,
+                      .queued_ns = k.queued_ns.value_or(0),
+                      .duration_ns = k.duration_ns.value_or(0),
+                      .library_call = k.library_call.value_or(-1)};
+    }
+    in_id_order(kernels);
+    return kernels;
+}
+
+// The rows of the trace's `api_calls` table in (begin_ns, id) order, as the tagger's by-time read
+// gives them back (tagger.h). Their kinds are the model's static texts (import_model.cpp).
+std::vector<trace::ApiCallRow> tagger_api_calls(const std::vector<trace::detail::ApiCallRow>& rows) {
+    std::vector<trace::ApiCallRow> calls(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const trace::detail::ApiCallRow& c = rows[i];
+        calls[i] = {.id = c.id,
+                    .process = c.process,
+                    .thread = c.thread,
+                    .kind = c.kind,
+                    .begin_ns = c.begin_ns,
+                    .end_ns = c.end_ns,
+                    .handle = c.handle};
+    }
+    const auto by_time = [](const trace::ApiCallRow& a, const trace::ApiCallRow& b) {
+        return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.id < b.id;
+    };
+    if (!std::is_sorted(calls.begin(), calls.end(), by_time)) std::sort(calls.begin(), calls.end(), by_time);
+    return calls;
 }
 
 }  // namespace
@@ -110,19 +182,22 @@ ImportSummary import_trace_file(const std::string& input, const std::string& out
     stage("writing " + output);
     trace::OutputFile out(output, {.force = options.force, .inputs = {input}});
     std::vector<trace::detail::AllocationCategoryRow> pytorch_categories;  // put back after tagging
-    std::vector<tagger::HostRange> ranges;                                 // as written: not read back
+    tagger::WrittenRows written;                                           // as written: not read back
     try {
         trace::detail::TraceModel model = import_model(trace, input, summary);
         trace::detail::write_trace(out.temp_path(), model);
         pytorch_categories = std::move(model.allocation_categories);
-        ranges = tagger_ranges(std::move(model.ranges));
+        written.ranges = tagger_ranges(std::move(model.ranges));
+        written.allocations = tagger_allocations(model.allocations);
+        written.kernels = tagger_kernels(model.kernels);
+        written.api_calls = tagger_api_calls(model.api_calls);
     } catch (const InteropError& e) {
         throw InteropError(input + ": " + e.what());
     } catch (const trace::SqliteError& e) {
         throw InteropError(input + ": writing " + out.temp_path() + ": " + e.what());
     }
     stage("tagging memory");
-    const ImportTagging tagging = tag_imported_trace(out.temp_path(), std::move(ranges), pytorch_categories);
+    const ImportTagging tagging = tag_imported_trace(out.temp_path(), std::move(written), pytorch_categories);
     summary.tagged = tagging.tagged;
     summary.tag_error = tagging.error;
     summary.pytorch_categories = tagging.pytorch_categories;

@@ -4,6 +4,7 @@
 #include "tbdprof/gpu_catalog/gpu_catalog.h"
 #include "tbdprof/interop/interop_error.h"
 #include "tbdprof/version.h"
+#include "time_order.h"
 
 #include <algorithm>
 #include <limits>
@@ -281,18 +282,13 @@ private:
     }
 
     // Puts the ranges in the order of their begin times, ties in the order read (what a stable sort
-    // gives): 16-byte keys are sorted and each range then moved once to its place, where a stable
-    // sort of the 80-byte ranges moved each about log2(n) times (2% of an import's instructions).
+    // gives): 16-byte keys are sorted (time_order.h) and each range then moved once to its place,
+    // where a stable sort of the 80-byte ranges moved each about log2(n) times (2% of an import's
+    // instructions).
     void sort_ranges_by_begin() {
-        struct Key {
-            int64_t begin_ns;
-            size_t index;  // in t_.ranges
-        };
-        std::vector<Key> keys(t_.ranges.size());
+        std::vector<TimeKey> keys(t_.ranges.size());
         for (size_t i = 0; i < keys.size(); ++i) keys[i] = {t_.ranges[i].begin_ns, i};
-        std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-            return a.begin_ns != b.begin_ns ? a.begin_ns < b.begin_ns : a.index < b.index;
-        });
+        stable_sort_by_time(keys);
         // Each cycle of the permutation in turn; a place done is marked by its own index.
         for (size_t start = 0; start < keys.size(); ++start) {
             if (keys[start].index == start) continue;

@@ -26,11 +26,11 @@ void restore(const std::string& path, const std::vector<trace::detail::Allocatio
 
 }  // namespace
 
-ImportTagging tag_imported_trace(const std::string& path, std::vector<tagger::HostRange> ranges,
+ImportTagging tag_imported_trace(const std::string& path, tagger::WrittenRows written,
                                  const std::vector<trace::detail::AllocationCategoryRow>& pytorch) {
     ImportTagging result;
     try {
-        result.iterations = tagger::tag_trace_file(path, {}, std::move(ranges)).iterations;
+        result.iterations = tagger::tag_trace_file(path, {}, std::move(written)).iterations;
         result.tagged = true;
     } catch (const tagger::TagError& e) {
         result.error = e.what();  // an imported trace that cannot be tagged stays valid, untagged

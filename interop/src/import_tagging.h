@@ -19,10 +19,10 @@ struct ImportTagging {
     size_t iterations = 0;
 };
 
-// Tags the trace at `path` (a complete, not yet published import; `ranges`: its ranges table as
-// written, tagger.h), then puts `pytorch` (the categories the import wrote, import_model.cpp) back
-// over the tagger's.
-ImportTagging tag_imported_trace(const std::string& path, std::vector<tagger::HostRange> ranges,
+// Tags the trace at `path` (a complete, not yet published import; `written`: its ranges and
+// allocations tables as written, tagger.h), then puts `pytorch` (the categories the import wrote,
+// import_model.cpp) back over the tagger's.
+ImportTagging tag_imported_trace(const std::string& path, tagger::WrittenRows written,
                                  const std::vector<trace::detail::AllocationCategoryRow>& pytorch);
 
 }  // namespace tbdprof::interop

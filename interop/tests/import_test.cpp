@@ -199,3 +199,44 @@ TEST_CASE("an import's tags, iterations and phases are what tagging its file aga
         CHECK(tags(dir.file("t.sqlite")) == imported);
     }
 }
+
+TEST_CASE("every allocation gets one category row, whole insert batches of 64 and the rows past them") {
+    // The tagger writes categories 64 rows to a statement (tagger/store.cpp); counts below, at and
+    // past a batch, each row bound to its own allocation.
+    for (const int allocations : {1, 63, 64, 65, 130}) {
+        std::string text = "[";
+        for (int i = 0; i < allocations; ++i) {
+            const std::string address = std::to_string(139900000000000LL + int64_t{i} * 1048576);
+            text +=
+                (i ? ",\n" : "") +
+                std::string(R"({"ph":"i","s":"t","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":)") +
+                std::to_string(1000 + i) + R"(,"args":{"Device Type":1,"Device Id":0,"Addr":)" + address +
+                R"(,"Bytes":)" + std::to_string(4096 * (i + 1)) + "}}";
+            if (i % 3 == 0)  // some freed, so that not every tag is the same
+                text += R"(,{"ph":"i","s":"t","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":)" +
+                        std::to_string(5000 + i) + R"(,"args":{"Device Type":1,"Device Id":0,"Addr":)" + address +
+                        R"(,"Bytes":-)" + std::to_string(4096 * (i + 1)) + "}}";
+        }
+        TempDir dir;
+        write_text(dir.file("m.json"), text + "]");
+        const ImportSummary s = import_trace_file(dir.file("m.json"), dir.file("m.sqlite"));
+        REQUIRE(s.tagged);
+        CHECK(s.allocations == static_cast<uint64_t>(allocations));
+        const std::string db = dir.file("m.sqlite");
+        CHECK(query_int(db, "SELECT count(*) FROM allocation_categories") == allocations);
+        // Each row is its allocation's: the category's id is an allocation's, and a freed allocation
+        // has a tag that names it (its rule and reason bound with the same row as its id).
+        CHECK(query_int(db,
+                        "SELECT count(DISTINCT c.allocation) FROM allocation_categories AS c "
+                        "JOIN allocations AS a ON a.id = c.allocation") == allocations);
+        CHECK(query_int(db,
+                        "SELECT count(*) FROM allocation_categories WHERE category IS NULL OR rule IS NULL "
+                        "OR confidence IS NULL OR reason_string IS NULL") == 0);
+        CHECK(query_rows(db,
+                         "SELECT a.id || '|' || c.category || '|' || c.rule FROM allocations AS a "
+                         "JOIN allocation_categories AS c ON c.allocation = a.id ORDER BY a.id") ==
+              query_rows(db,
+                         "SELECT c.allocation || '|' || c.category || '|' || c.rule FROM allocation_categories "
+                         "AS c ORDER BY c.allocation"));
+    }
+}

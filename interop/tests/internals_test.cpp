@@ -4,10 +4,12 @@
 #include "memory_matching.h"
 #include "memory_timeline_parser.h"
 #include "tbdprof/interop/interop_error.h"
+#include "time_order.h"
 #include "time_text.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -340,4 +342,28 @@ TEST_CASE("batches of events cut by one scan: every event once, in order; errors
     trailing_comma.insert(trailing_comma.size() - 2, ",");
     CHECK(parse_error(trailing_comma) ==
           "invalid JSON: expected a value at byte " + std::to_string(trailing_comma.size() - 2) + ", found ']'");
+}
+
+TEST_CASE("times ordered by the radix sort as a stable sort by time orders them") {
+    // Sizes around nothing to sort, spans from none (every time equal) to the whole int64 range,
+    // negative times, and ties by the dozen (each must keep the order given).
+    std::mt19937_64 random(23);
+    for (const size_t count : {size_t{0}, size_t{1}, size_t{2}, size_t{97}, size_t{5000}, size_t{70000}}) {
+        for (const uint64_t span :
+             {uint64_t{0}, uint64_t{40}, uint64_t{1} << 20, uint64_t{1} << 33, uint64_t{1} << 44, ~uint64_t{0}}) {
+            std::vector<TimeKey> keys(count);
+            for (size_t i = 0; i < count; ++i) {
+                const uint64_t offset = span == ~uint64_t{0} ? random() : (span ? random() % (span + 1) : 0);
+                keys[i] = {static_cast<int64_t>(offset - (span / 2)), i};
+            }
+            std::vector<TimeKey> expected = keys;
+            std::stable_sort(expected.begin(), expected.end(),
+                             [](const TimeKey& a, const TimeKey& b) { return a.time_ns < b.time_ns; });
+            stable_sort_by_time(keys);
+            bool same = true;
+            for (size_t i = 0; i < count; ++i)
+                same = same && keys[i].time_ns == expected[i].time_ns && keys[i].index == expected[i].index;
+            CHECK_MESSAGE(same, count << " keys over a span of " << span);
+        }
+    }
 }

@@ -235,12 +235,112 @@ TEST_CASE("ranges the caller has are the model's, in place of the file's; withou
     CHECK_EQ(read.ranges[0].name, "ProfilerStep#1");
     CHECK_EQ(read.ranges[1].end_ns, 300);  // no end: its begin
     // An import hands over what it has just written (interop/src/import.cpp): the file is not read.
-    std::vector<Range> known{{1, 10, 20, "ProfilerStep#7"}};
+    WrittenRows known{.ranges = {{1, 10, 20, "ProfilerStep#7"}}, .allocations = std::nullopt};
     const TraceModel given = load_model(db, std::move(known));
     REQUIRE_EQ(given.ranges.size(), 1u);
     CHECK_EQ(given.ranges[0].name, "ProfilerStep#7");
     CHECK_EQ(given.ranges[0].begin_ns, 10);
     CHECK_EQ(given.allocations.size(), read.allocations.size());  // the rest still from the file
+}
+
+TEST_CASE("allocations the caller has are the model's, in place of the file's; without them the file's are read") {
+    tbdprof::trace::Database db = step_database();
+    const TraceModel read = load_model(db);
+    REQUIRE_FALSE(read.allocations.empty());
+    // The file's rows as an import hands them over (interop/src/import.cpp): the same model.
+    std::vector<tbdprof::trace::AllocationRow> rows;
+    tbdprof::trace::AllocationRow row;
+    for (tbdprof::trace::RowReader<tbdprof::trace::AllocationRow> reader(db, {.tag_texts = false}); reader.next(row);)
+        rows.push_back(row);
+    const TraceModel same = load_model(db, WrittenRows{.ranges = read.ranges, .allocations = rows});
+    REQUIRE_EQ(same.allocations.size(), read.allocations.size());
+    for (size_t i = 0; i < same.allocations.size(); ++i) {
+        CHECK_EQ(same.allocations[i].id, read.allocations[i].id);
+        CHECK_EQ(same.allocations[i].address, read.allocations[i].address);
+        CHECK_EQ(same.allocations[i].bytes, read.allocations[i].bytes);
+        CHECK_EQ(same.allocations[i].alloc_ns, read.allocations[i].alloc_ns);
+        CHECK(same.allocations[i].free_ns == read.allocations[i].free_ns);
+    }
+    CHECK_EQ(same.work.size(), read.work.size());
+    // Rows that differ from the file's are taken as given: the file is not read. Host memory and
+    // unknown kinds are left out as the file's would be; a device_async row is kept.
+    tbdprof::trace::AllocationRow given{};
+    given.id = 41;
+    given.process = 1;
+    given.address = 0x7000000;
+    given.bytes = 12345;
+    given.alloc_ns = 5;
+    given.kind = tbdprof::trace::MemoryKind::device_async;
+    tbdprof::trace::AllocationRow host = given;
+    host.id = 42;
+    host.kind = tbdprof::trace::MemoryKind::pinned_host;
+    const TraceModel other = load_model(db, WrittenRows{.ranges = {}, .allocations = std::vector{given, host}});
+    REQUIRE_EQ(other.allocations.size(), 1u);
+    CHECK_EQ(other.allocations[0].id, 41);
+    CHECK_EQ(other.allocations[0].bytes, 12345);
+}
+
+TEST_CASE("kernels the caller has are the model's, in place of the file's; without them the file's are read") {
+    tbdprof::trace::Database db = step_database();
+    db.exec(
+        "INSERT INTO kernels (id, process, device, function, start_ns, duration_ns, queued_ns, library_call) VALUES "
+        "(1, 1, 0, 1, 1000, 50, 10, NULL), (2, 1, 0, 1, 2000, NULL, NULL, NULL);"
+        "INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES "
+        "(1, 0, 0, 1, 0, 1), (2, 0, 0, 2, 0, 0);");
+    const TraceModel read = load_model(db);
+    std::vector<tbdprof::trace::KernelLaunch> kernels;
+    tbdprof::trace::for_each_kernel_launch(db, [&](const tbdprof::trace::KernelLaunch& k) { kernels.push_back(k); });
+    REQUIRE_FALSE(kernels.empty());
+    // The file's rows as an import hands them over (interop/src/import.cpp): the same work.
+    const TraceModel same = load_model(db, WrittenRows{.ranges = read.ranges, .allocations = {}, .kernels = kernels});
+    REQUIRE_EQ(same.work.size(), read.work.size());
+    for (size_t i = 0; i < same.work.size(); ++i) {
+        CHECK_EQ(same.work[i].start_ns, read.work[i].start_ns);
+        CHECK_EQ(same.work[i].launch_ns, read.work[i].launch_ns);
+        CHECK_EQ(same.work[i].function, read.work[i].function);
+        CHECK_EQ(same.work[i].end_ns, read.work[i].end_ns);
+        CHECK_EQ(same.work[i].touches.size(), read.work[i].touches.size());
+    }
+    // A kernel that is not the file's is taken as given: the file's kernels are not read.
+    tbdprof::trace::KernelLaunch given = kernels.front();
+    given.start_ns = 987654;
+    given.duration_ns = 11;
+    const TraceModel other =
+        load_model(db, WrittenRows{.ranges = {}, .allocations = {}, .kernels = std::vector{given}});
+    const auto found =
+        std::find_if(other.work.begin(), other.work.end(), [](const WorkItem& w) { return w.start_ns == 987654; });
+    REQUIRE(found != other.work.end());
+    CHECK_EQ(found->end_ns, 987654 + 11);
+    CHECK_EQ(other.work.size(), read.work.size() - kernels.size() + 1);
+}
+
+TEST_CASE("host waits come from the API calls the caller has, in place of the file's") {
+    tbdprof::trace::Database db = step_database();
+    db.exec(
+        "INSERT INTO api_calls (id, process, thread, kind, begin_ns, end_ns) VALUES "
+        "(1, 1, 1, 'stream_wait_event', 100, 110), (2, 1, 1, 'device_sync', 300, 400), "
+        "(3, 1, 1, 'stream_sync', 200, 250);");
+    const TraceModel read = load_model(db);
+    REQUIRE_EQ(read.host_waits.size(), 2u);
+    CHECK_EQ(read.host_waits[0].begin_ns, 200);  // by time, not by id
+    CHECK_EQ(read.host_waits[1].begin_ns, 300);
+    // The file's rows in time order as an import hands them over (interop/src/import.cpp).
+    const std::vector<tbdprof::trace::ApiCallRow> calls{
+        {.id = 1, .process = 1, .thread = 1, .kind = "stream_wait_event", .begin_ns = 100, .end_ns = 110},
+        {.id = 3, .process = 1, .thread = 1, .kind = "stream_sync", .begin_ns = 200, .end_ns = 250},
+        {.id = 2, .process = 1, .thread = 1, .kind = "device_sync", .begin_ns = 300, .end_ns = 400}};
+    const TraceModel same = load_model(db, WrittenRows{.ranges = read.ranges, .api_calls = calls});
+    REQUIRE_EQ(same.host_waits.size(), read.host_waits.size());
+    for (size_t i = 0; i < same.host_waits.size(); ++i) {
+        CHECK_EQ(same.host_waits[i].begin_ns, read.host_waits[i].begin_ns);
+        CHECK_EQ(same.host_waits[i].end_ns, read.host_waits[i].end_ns);
+    }
+    // Calls that are not the file's are taken as given: the file's are not read.
+    const std::vector<tbdprof::trace::ApiCallRow> given{
+        {.id = 9, .process = 1, .kind = "event_sync", .begin_ns = 7, .end_ns = 8}};
+    const TraceModel other = load_model(db, WrittenRows{.ranges = {}, .api_calls = given});
+    REQUIRE_EQ(other.host_waits.size(), 1u);
+    CHECK_EQ(other.host_waits[0].begin_ns, 7);
 }
 
 TEST_CASE("a kernel of a library call with no known operand keeps its own argument edges") {
