@@ -3,6 +3,7 @@
 #include "carried_reads.h"
 #include "output_slots.h"
 #include "round_trips.h"
+#include "slice_reads.h"
 #include "subrange_extents.h"
 
 #include <algorithm>
@@ -166,9 +167,11 @@ bool sized_value_rewritten(const TraceModel& m, const std::vector<bool>& outputs
 // `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
 // `outputs`: per kernel parameter word, whether it starts values (output_slots.h).
 // `carried`: what shows a kernel reading through a writable word (carried_reads.h).
+// `slices`: per pointer use, a library call's read of a slice of a value just made below it
+// (slice_reads.h).
 void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& returned,
-                   const std::vector<bool>& outputs, const CarriedReads& carried, const std::vector<size_t>& uses,
-                   bool shared_space, std::vector<Instance>& out) {
+                   const std::vector<bool>& outputs, const CarriedReads& carried, const std::vector<bool>& slices,
+                   const std::vector<size_t>& uses, bool shared_space, std::vector<Instance>& out) {
     Instance* current = nullptr;
     const PointerUse* previous = nullptr;
     for (size_t index : uses) {
@@ -192,8 +195,11 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             replaced = replaced || ((workspace_use(m, *previous) || (shared_space && workspace_use(m, u))) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
-            // Not a parameter's conversion for the step's products (carried_reads.h).
-            bool new_step = steps.step[u.work] != steps.step[previous->work] && u.access != Access::Read &&
+            // So is a slice of a value just made below it, read first (slice_reads.h): what the
+            // address held before was not carried in. Not a parameter's conversion for the step's
+            // products (carried_reads.h).
+            bool new_step = steps.step[u.work] != steps.step[previous->work] &&
+                            (u.access != Access::Read || slices[index]) &&
                             !carried_over(m, outputs, carried, m.pointer_uses[current->uses.front()], *previous, u);
             // Or in a later micro-batch of the step, in space a caching allocator hands out anew, when
             // what it held was made and consumed in the micro-batch before (micro_batch_tensor).
@@ -302,18 +308,37 @@ Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     return rest;
 }
 
+// The index of inner's first use at or after work `first` (inner.uses.size(): none). Uses before the
+// life of the tensor that takes inner's later ones as its slices are no slices of it: the space held
+// another tensor then (a caching allocator gives the space of an earlier micro-batch's tensor to a
+// later, larger one), and taking them would stretch that tensor's life back over its neighbours.
+size_t first_use_from(const TraceModel& m, const Instance& inner, uint32_t first) {
+    size_t k = 0;
+    while (k < inner.uses.size() && m.pointer_uses[inner.uses[k]].work < first) ++k;
+    return k;
+}
+
+// The first `count` uses of `inner`, as an instance of their own at inner's offset.
+Instance uses_before(const TraceModel& m, const Instance& inner, size_t count) {
+    Instance head;
+    head.offset = inner.offset;
+    for (size_t k = 0; k < count && k < inner.uses.size(); ++k)
+        add(m, head, m.pointer_uses[inner.uses[k]], inner.uses[k]);
+    return head;
+}
+
 // Where `inner` shows that `outer`'s value was gone: inner begins with a library call overwriting
-// bytes inside outer's size evidence, while outer is in use, with an output that runs past outer's
-// end. No slice of outer reaches past it, so the call did not write into outer while it held that
-// value: the bytes had been handed on (a caching allocator gives a freed GEMM output's space to a
-// smaller tensor and, past it, to the next GEMM's output). The work from which outer's uses are
-// another tensor: where a new value was written at outer's start after the sized one was consumed
-// (Instance::rewritten_at), when that came before the call, else the call's. UINT32_MAX: no sign.
+// bytes inside outer's size evidence, while outer is in use, with an output (or a workspace, scratch
+// the call overwrites whole) that runs past outer's end. No slice of outer reaches past it, so the call did not write
+// into outer while it held that value: the bytes had been handed on (a caching allocator gives a freed GEMM output's
+// space to a smaller tensor and, past it, to the next GEMM's output). The work from which outer's uses are another
+// tensor: where a new value was written at outer's start after the sized one was consumed (Instance::rewritten_at),
+// when that came before the call, else the call's. UINT32_MAX: no sign.
 uint32_t gone_before(const TraceModel& m, const Instance& inner, const Instance& outer) {
     if (inner.empty || inner.uses.empty() || inner.offset <= outer.offset || !used_within(m, inner, outer))
         return UINT32_MAX;
     const PointerUse& first = m.pointer_uses[inner.uses.front()];
-    if (first.offset != inner.offset || !library_overwrite(m, first)) return UINT32_MAX;
+    if (first.offset != inner.offset || !(library_overwrite(m, first) || workspace_use(m, first))) return UINT32_MAX;
     const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
     if (first.bytes <= 0 || inner.offset + uint64_t(first.bytes) <= end) return UINT32_MAX;
     return outer.rewritten_at < inner.first ? outer.rewritten_at : inner.first;
@@ -348,33 +373,44 @@ void cut_rewritten(const TraceModel& m, std::vector<Instance>& instances) {
 // (an update going tensor by tensor through a gradient arena): first_write_after does not apply.
 void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int64_t segment_bytes) {
     for (size_t i = 0; i < instances.size(); ++i) {
-        Instance& outer = instances[i];
-        if (outer.empty || outer.known_bytes() <= 0) continue;
-        uint64_t end = outer.offset + uint64_t(outer.known_bytes());
-        const Instance own = outer;
-        const std::vector<InPlaceUse> in_place = in_place_uses(m, outer);
-        Instance held = outer;
-        if (outer.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == outer.offset &&
-            instances[i + 1].exact_bytes == outer.exact_bytes && instances[i + 1].first > 0)
-            held.last = std::max(outer.last, instances[i + 1].first - 1);
+        if (instances[i].empty || instances[i].known_bytes() <= 0) continue;
+        uint64_t end = instances[i].offset + uint64_t(instances[i].known_bytes());
+        const Instance own = instances[i];
+        const std::vector<InPlaceUse> in_place = in_place_uses(m, own);
+        Instance held = own;
+        if (own.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == own.offset &&
+            instances[i + 1].exact_bytes == own.exact_bytes && instances[i + 1].first > 0)
+            held.last = std::max(own.last, instances[i + 1].first - 1);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
-            if (inner.empty || inner.offset == outer.offset || holds_workspace(m, inner)) continue;
+            if (inner.empty || inner.offset == own.offset || holds_workspace(m, inner)) continue;
             const bool across_in_place = live_across_in_place(inner, own, in_place);
-            if (!used_within(m, inner, own) && !(used_within(m, inner, held) && reads_only(m, inner)) &&
-                !across_in_place)
-                continue;
+            const bool within = used_within(m, inner, own);
+            if (!within && !(used_within(m, inner, held) && reads_only(m, inner)) && !across_in_place) continue;
             // (A slot of an in-place call's buffer is that buffer before and after the call.)
             const bool whole = own.exact_bytes >= segment_bytes;
             const size_t keep = across_in_place || whole ? inner.uses.size() : first_write_after(m, inner, own);
-            for (size_t k = 0; k < keep; ++k) {
+            const size_t from = across_in_place || whole || !within ? 0 : first_use_from(m, inner, own.first);
+            for (size_t k = from; k < keep; ++k) {
                 const PointerUse& u = m.pointer_uses[inner.uses[k]];
-                outer.uses.push_back(inner.uses[k]);
-                outer.first = std::min(outer.first, u.work);
-                outer.last = std::max(outer.last, u.work);
+                instances[i].uses.push_back(inner.uses[k]);
+                instances[i].first = std::min(instances[i].first, u.work);
+                instances[i].last = std::max(instances[i].last, u.work);
             }
+            Instance head = uses_before(m, inner, from);
             if (keep < inner.uses.size()) {
-                inner = rest_of(m, inner, keep);
+                Instance rest = rest_of(m, inner, keep);
+                if (from == 0) {
+                    inner = std::move(rest);
+                    continue;
+                }
+                instances[j] = std::move(head);
+                instances.insert(instances.begin() + std::ptrdiff_t(j) + 1, std::move(rest));
+                ++j;
+                continue;
+            }
+            if (from > 0) {
+                inner = std::move(head);
                 continue;
             }
             inner.uses.clear();
@@ -427,6 +463,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
     set.output_words = output_slots(m);
     const std::vector<bool>& outputs = set.output_words;
     const CarriedReads carried = carried_reads(m, outputs, steps.step);
+    const std::vector<bool> slices = slices_of_new_values(m, order, outputs);
     for (size_t begin = 0; begin < order.size();) {
         int32_t segment = m.pointer_uses[order[begin]].allocation;
         size_t end = begin;
@@ -439,7 +476,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, steps, returned, outputs, carried, uses, several_starts, instances);
+            split_address(m, steps, returned, outputs, carried, slices, uses, several_starts, instances);
         }
         cut_rewritten(m, instances);
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);
