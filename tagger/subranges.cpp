@@ -163,7 +163,8 @@ bool sized_value_rewritten(const TraceModel& m, const std::vector<bool>& outputs
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 // `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
-// im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
+// im2col buffer a GEMM writes into in backward), whose reuse as a library call's output is no new
+// tensor.
 // `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
 // `outputs`: per kernel parameter word, whether it starts values (output_slots.h).
 // `carried`: what shows a kernel reading through a writable word (carried_reads.h).
@@ -191,8 +192,10 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             // space of a per-call GEMM workspace to the next tensor).
             // Nor is anything carried into a call's workspace: handed to a library call as scratch
             // after other work used the address, it starts a tensor of its own (a caching allocator
-            // gives the space of a freed activation to the next call's workspace).
-            replaced = replaced || ((workspace_use(m, *previous) || (shared_space && workspace_use(m, u))) &&
+            // gives the space of a freed activation to the next call's workspace), also in a segment
+            // whose tensors all began at its start (the call overwrites its scratch without reading
+            // it, whoever planned the space).
+            replaced = replaced || ((workspace_use(m, *previous) || workspace_use(m, u)) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
             // So is a slice of a value just made below it, read first (slice_reads.h): what the
