@@ -114,3 +114,30 @@ TEST_CASE("a sized tensor takes no uses of an inner address from before its own 
     CHECK_EQ(second.front().first_work, early);
     CHECK_LT(second.front().last_work, made);
 }
+
+TEST_CASE("a sized tensor's slices run from its own first use to the next tenant at its start") {
+    // As above, and then another GEMM writes a new 8192-byte tensor at kPacked and a kernel reads
+    // kPacked and kSecond again: the inner address's uses fall in three lives (docs/tagging.md,
+    // changes 45 and 48 together).
+    Pool p(1 << 20);
+    const size_t early = p.kernel({{kSecond, Access::Write}}, 3);
+    p.kernel({{kSecond, Access::Read}, {kElsewhere, Access::Write}}, 4);
+    const size_t made = p.gemm(kElsewhere, kElsewhere, kPacked, {}, 8192);
+    const size_t inside = p.kernel({{kPacked, Access::Read}, {kSecond, Access::Read}, {kResult, Access::Write}}, 5);
+    const size_t next = p.gemm(kResult, kResult, kPacked, {}, 8192);
+    const size_t late =
+        p.kernel({{kPacked, Access::Read}, {kSecond, Access::Read}, {kElsewhere + 8192, Access::Write}}, 6);
+    const SubRangeSet set = derive_subranges(p.model, IterationSet{});
+    const std::vector<SubRange> packed = at(set, kPacked);
+    REQUIRE_EQ(packed.size(), 2u);
+    // Change 48 alone: the first tensor takes the late read too (a read after its life stays with
+    // it), living on past the next tenant's start. Change 45 alone: it takes the early uses.
+    CHECK_EQ(packed[0].first_work, made);
+    CHECK_EQ(packed[0].last_work, inside);
+    CHECK_EQ(packed[1].first_work, next);
+    CHECK_EQ(packed[1].last_work, late);
+    const std::vector<SubRange> second = at(set, kSecond);
+    REQUIRE_EQ(second.size(), 1u);
+    CHECK_EQ(second.front().first_work, early);
+    CHECK_LT(second.front().last_work, made);
+}
