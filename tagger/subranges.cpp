@@ -4,6 +4,7 @@
 #include "output_slots.h"
 #include "rewritten_tenants.h"
 #include "round_trips.h"
+#include "slice_reads.h"
 #include "subrange_extents.h"
 #include "workspace_barriers.h"
 
@@ -149,13 +150,16 @@ bool micro_batch_tensor(const TraceModel& m, const WorkSteps& steps, const std::
 // One address over time: a new tensor starts where the contents cannot have been carried over.
 // `shared_space`: the allocation is addressed at several starts (a segment whose space the allocator
 // hands out anew); one used only from its start is a buffer the program planned and refills (an
-// im2col buffer a GEMM writes into in backward), whose reuse by a library call is no new tensor.
+// im2col buffer a GEMM writes into in backward), whose reuse as a library call's output is no new
+// tensor.
 // `returned`: per pointer use, a copy bringing its address's own value back (round_trips.h).
 // `outputs`: per kernel parameter word, whether it starts values (output_slots.h).
 // `carried`: what shows a kernel reading through a writable word (carried_reads.h).
+// `slices`: per pointer use, a library call's read of a slice of a value just made below it
+// (slice_reads.h).
 // `spans`: the segment's library workspaces (workspace_barriers.h).
 void split_address(const TraceModel& m, const WorkSteps& steps, const std::vector<bool>& returned,
-                   const std::vector<bool>& outputs, const CarriedReads& carried,
+                   const std::vector<bool>& outputs, const CarriedReads& carried, const std::vector<bool>& slices,
                    const std::vector<WorkspaceSpan>& spans, const std::vector<size_t>& uses, bool shared_space,
                    std::vector<Instance>& out) {
     Instance* current = nullptr;
@@ -178,12 +182,17 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             // space of a per-call GEMM workspace to the next tensor).
             // Nor is anything carried into a call's workspace: handed to a library call as scratch
             // after other work used the address, it starts a tensor of its own (a caching allocator
-            // gives the space of a freed activation to the next call's workspace).
-            replaced = replaced || ((workspace_use(m, *previous) || (shared_space && workspace_use(m, u))) &&
+            // gives the space of a freed activation to the next call's workspace), also in a segment
+            // whose tensors all began at its start (the call overwrites its scratch without reading
+            // it, whoever planned the space).
+            replaced = replaced || ((workspace_use(m, *previous) || workspace_use(m, u)) &&
                                     m.work[u.work].library_call != m.work[previous->work].library_call);
             // Written before being read in a later step (or before the first step): a new tensor.
-            // Not a parameter's conversion for the step's products (carried_reads.h).
-            bool new_step = steps.step[u.work] != steps.step[previous->work] && u.access != Access::Read &&
+            // So is a slice of a value just made below it, read first (slice_reads.h): what the
+            // address held before was not carried in. Not a parameter's conversion for the step's
+            // products (carried_reads.h).
+            bool new_step = steps.step[u.work] != steps.step[previous->work] &&
+                            (u.access != Access::Read || slices[index]) &&
                             !carried_over(m, outputs, carried, m.pointer_uses[current->uses.front()], *previous, u);
             // Or in a later micro-batch of the step, in space a caching allocator hands out anew, when
             // what it held was made and consumed in the micro-batch before (micro_batch_tensor).
@@ -317,18 +326,28 @@ Instance rest_of(const TraceModel& m, const Instance& inner, size_t from) {
     return rest;
 }
 
+// The first `count` uses of `inner`, as an instance of their own at inner's offset.
+Instance uses_before(const TraceModel& m, const Instance& inner, size_t count) {
+    Instance head;
+    head.offset = inner.offset;
+    for (size_t k = 0; k < count && k < inner.uses.size(); ++k)
+        add(m, head, m.pointer_uses[inner.uses[k]], inner.uses[k]);
+    return head;
+}
+
 // Where `inner` shows that `outer`'s value was gone: inner begins with a library call overwriting
-// bytes inside outer's size evidence, while outer is in use, with an output that runs past outer's
-// end. No slice of outer reaches past it, so the call did not write into outer while it held that
-// value: the bytes had been handed on (a caching allocator gives a freed GEMM output's space to a
-// smaller tensor and, past it, to the next GEMM's output). The work from which outer's uses are
-// another tensor: the call's (a new value written at outer's start after the sized one was read
-// already began an instance of its own: split_address, rewrites_read_value). UINT32_MAX: no sign.
+// bytes inside outer's size evidence, while outer is in use, with an output (or a workspace, scratch
+// the call overwrites whole) that runs past outer's end. No slice of outer reaches past it, so the
+// call did not write into outer while it held that value: the bytes had been handed on (a caching
+// allocator gives a freed GEMM output's space to a smaller tensor and, past it, to the next GEMM's
+// output). The work from which outer's uses are another tensor: the call's (a new value written at
+// outer's start after the sized one was read already began an instance of its own: split_address,
+// rewrites_read_value). UINT32_MAX: no sign.
 uint32_t gone_before(const TraceModel& m, const Instance& inner, const Instance& outer) {
     if (inner.empty || inner.uses.empty() || inner.offset <= outer.offset || !used_within(m, inner, outer))
         return UINT32_MAX;
     const PointerUse& first = m.pointer_uses[inner.uses.front()];
-    if (first.offset != inner.offset || !library_overwrite(m, first)) return UINT32_MAX;
+    if (first.offset != inner.offset || !(library_overwrite(m, first) || workspace_use(m, first))) return UINT32_MAX;
     const uint64_t end = outer.offset + uint64_t(outer.known_bytes());
     if (first.bytes <= 0 || inner.offset + uint64_t(first.bytes) <= end) return UINT32_MAX;
     return inner.first;
@@ -349,11 +368,8 @@ void cut_rewritten(const TraceModel& m, std::vector<Instance>& instances) {
         size_t from = 0;
         while (from < outer.uses.size() && m.pointer_uses[outer.uses[from]].work < cut) ++from;
         if (from == 0 || from == outer.uses.size()) continue;
-        Instance head;
-        head.offset = outer.offset;
-        for (size_t k = 0; k < from; ++k) add(m, head, m.pointer_uses[outer.uses[k]], outer.uses[k]);
         Instance late = rest_of(m, outer, from);
-        instances[i] = std::move(head);
+        instances[i] = uses_before(m, outer, from);
         instances.insert(instances.begin() + std::ptrdiff_t(i) + 1, std::move(late));
     }
 }
@@ -363,40 +379,50 @@ void cut_rewritten(const TraceModel& m, std::vector<Instance>& instances) {
 // (an update going tensor by tensor through a gradient arena): first_write_after does not apply.
 void absorb_interior(const TraceModel& m, std::vector<Instance>& instances, int64_t segment_bytes) {
     for (size_t i = 0; i < instances.size(); ++i) {
-        Instance& outer = instances[i];
-        if (outer.empty || outer.known_bytes() <= 0) continue;
-        uint64_t end = outer.offset + uint64_t(outer.known_bytes());
-        const Instance own = outer;
-        const std::vector<InPlaceUse> in_place = in_place_uses(m, outer);
-        Instance held = outer;
-        if (outer.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == outer.offset &&
-            instances[i + 1].exact_bytes == outer.exact_bytes && instances[i + 1].first > 0)
-            held.last = std::max(outer.last, instances[i + 1].first - 1);
+        if (instances[i].empty || instances[i].known_bytes() <= 0) continue;
+        uint64_t end = instances[i].offset + uint64_t(instances[i].known_bytes());
+        const Instance own = instances[i];
+        const std::vector<InPlaceUse> in_place = in_place_uses(m, own);
+        Instance held = own;
+        if (own.exact_bytes > 0 && i + 1 < instances.size() && instances[i + 1].offset == own.offset &&
+            instances[i + 1].exact_bytes == own.exact_bytes && instances[i + 1].first > 0)
+            held.last = std::max(own.last, instances[i + 1].first - 1);
         const uint32_t next_tenant = next_tenant_at_start(instances, i);
         for (size_t j = i + 1; j < instances.size() && instances[j].offset < end; ++j) {
             Instance& inner = instances[j];
-            if (inner.empty || inner.offset == outer.offset || holds_workspace(m, inner)) continue;
+            if (inner.empty || inner.offset == own.offset || holds_workspace(m, inner)) continue;
             const bool across_in_place = live_across_in_place(inner, own, in_place);
-            if (!used_within(m, inner, own) && !(used_within(m, inner, held) && reads_only(m, inner)) &&
-                !across_in_place)
-                continue;
+            const bool within = used_within(m, inner, own);
+            if (!within && !(used_within(m, inner, held) && reads_only(m, inner)) && !across_in_place) continue;
             // (A slot of an in-place call's buffer is that buffer before and after the call.)
             const bool whole = own.exact_bytes >= segment_bytes;
-            const size_t keep = across_in_place || whole
-                                    ? inner.uses.size()
-                                    : std::min(first_write_after(m, inner, own), first_use_from(m, inner, next_tenant));
-            for (size_t k = 0; k < keep; ++k) {
+            // Not inner's uses before own's life: the space held another tensor then (a caching allocator
+            // gives an earlier micro-batch's space to a later, larger tensor; change 48). Nor those once
+            // the next tenant holds own's start (change 45).
+            const size_t from = across_in_place || whole || !within ? 0 : first_use_from(m, inner, own.first);
+            const size_t keep =
+                across_in_place || whole
+                    ? inner.uses.size()
+                    : std::max(from, std::min(first_write_after(m, inner, own), first_use_from(m, inner, next_tenant)));
+            for (size_t k = from; k < keep; ++k) {
                 const PointerUse& u = m.pointer_uses[inner.uses[k]];
-                outer.uses.push_back(inner.uses[k]);
-                outer.first = std::min(outer.first, u.work);
-                outer.last = std::max(outer.last, u.work);
+                instances[i].uses.push_back(inner.uses[k]);
+                instances[i].first = std::min(instances[i].first, u.work);
+                instances[i].last = std::max(instances[i].last, u.work);
             }
-            if (keep < inner.uses.size()) {
-                inner = rest_of(m, inner, keep);
+            const bool all_kept = keep == inner.uses.size();
+            if (from == 0 && all_kept) {
+                inner.uses.clear();
+                inner.empty = true;
                 continue;
             }
-            inner.uses.clear();
-            inner.empty = true;
+            // What stays of inner: the uses before `from` and those from `keep` on, as two tensors.
+            Instance rest = rest_of(m, inner, keep);
+            if (from == 0)
+                inner = std::move(rest);
+            else
+                inner = uses_before(m, inner, from);
+            if (from > 0 && !all_kept) instances.insert(instances.begin() + std::ptrdiff_t(++j), std::move(rest));
         }
     }
 }
@@ -445,6 +471,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
     set.output_words = output_slots(m);
     const std::vector<bool>& outputs = set.output_words;
     const CarriedReads carried = carried_reads(m, outputs, steps.step);
+    const std::vector<bool> slices = slices_of_new_values(m, order, outputs);
     for (size_t begin = 0; begin < order.size();) {
         int32_t segment = m.pointer_uses[order[begin]].allocation;
         size_t end = begin;
@@ -459,7 +486,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             uint64_t offset = m.pointer_uses[order[at]].offset;
             std::vector<size_t> uses;
             for (; at < end && m.pointer_uses[order[at]].offset == offset; ++at) uses.push_back(order[at]);
-            split_address(m, steps, returned, outputs, carried, spans, uses, several_starts, instances);
+            split_address(m, steps, returned, outputs, carried, slices, spans, uses, several_starts, instances);
         }
         cut_rewritten(m, instances);
         absorb_interior(m, instances, m.allocations[size_t(segment)].bytes);

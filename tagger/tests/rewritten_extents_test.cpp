@@ -93,3 +93,24 @@ TEST_CASE("without a library call writing inside it, a rewritten value is still 
     REQUIRE_EQ(pieces.size(), 2u);
     CHECK_EQ(pieces.front().bytes, kSizedBytes);
 }
+
+TEST_CASE("a library call's workspace written inside the sized value and past its end cuts it as an output does") {
+    // The same run with the later GEMM's output elsewhere and its workspace (8192 bytes, scratch it
+    // overwrites whole) at kLater: the space had been handed on as well (change 48).
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write}}, 9);
+    struct_kernel(p, {{262144, kOut30}}, 30);
+    p.gemm(0, 0, kValue, {}, kSizedBytes);
+    p.gemm(kValue, 0, 16384);
+    const size_t rewrite = struct_kernel(p, {{kValue, kOut30}}, 30);
+    struct_kernel(p, {{kValue, kIn31}, {kInner, kIn31Inner}}, 31);
+    p.gemm(kValue, 0, 49152, kLater);
+    p.model.pointer_uses.back().bytes = 8192;  // the workspace's recorded size
+    const SubRangeSet set = derive_subranges(p.model, IterationSet{});
+    // Without the workspace as evidence, the value at kValue stays one piece whose extent the
+    // workspace caps: the first value's 8192 bytes are lost.
+    const std::vector<SubRange> first = at(set, kValue);
+    REQUIRE_GE(first.size(), 2u);
+    CHECK_EQ(first.front().bytes, kSizedBytes);
+    CHECK_LT(first.front().last_work, rewrite);
+}

@@ -221,6 +221,25 @@ TEST_CASE("a library call's workspace holds nothing carried in from other work")
     CHECK_EQ(at(set, 0).size(), 3u);
 }
 
+TEST_CASE("a library call's workspace holds nothing carried in where every tensor starts at the segment's start") {
+    // A caching allocator's segment whose every tensor happened to begin at its start: a tensor of at
+    // least 4096 bytes written there (a lower bound, as a GEMM's output gives), a kernel reads it,
+    // then a call takes the space as its workspace (change 48).
+    Pool p(1 << 20);
+    p.kernel({{0, Access::Write, 4096}});
+    p.kernel({{0, Access::Read}});
+    const size_t call = p.kernel({{0, Access::Write, 8192}}, 100);
+    LibraryCall scratch;
+    scratch.workspace = 0;
+    p.call_on(call, scratch, {.workspace_address = kBase});
+    SubRangeSet set = derive_subranges(p.model, {});
+    // Without the rule the workspace joined the tensor before it: one piece at 0.
+    const std::vector<SubRange> pieces = at(set, 0);
+    REQUIRE_EQ(pieces.size(), 2u);
+    CHECK_LT(pieces.front().last_work, call);
+    CHECK_EQ(pieces.back().first_work, call);
+}
+
 TEST_CASE("a call's workspace inside a tensor's lower bound is a tensor of its own, and it caps that bound") {
     Pool p(4 << 20);
     p.gemm(1 << 20, (1 << 20) + 65536, 0, {}, 393216);  // writes a tensor at 0: at least 393216 bytes
