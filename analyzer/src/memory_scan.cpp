@@ -296,27 +296,11 @@ bool more_of_this_instant(const std::vector<Event>& events, size_t position) {
            events[position + 1].order == events[position].order;
 }
 
-// Bytes whose category says nothing of what training keeps there: no tensor in use ('untagged') or
-// none of the categories ('other', such as work outside the training steps).
-int64_t unexplained(const CategoryBytes& live) {
-    return live[kUntagged] + live[static_cast<size_t>(trace::Category::other)];
-}
-
-// Whether this instant is the peak so far: a higher total, or the same total with fewer unexplained
-// bytes. Memory often stays at its highest for long (buffers allocated up front, a pool's segments
-// kept): the moment in that stretch when training uses the most of it says what the memory holds,
-// where its first moment shows buffers not yet written.
-bool better_peak(const LiveBytes& state, const MemoryMetrics& memory, bool have_peak) {
-    if (!have_peak || state.total != memory.peak_bytes) return state.total > memory.peak_bytes;
-    return unexplained(state.live) < unexplained(memory.at_peak);
-}
-
-// One complete instant: maxima, the peak (the highest total; of its moments, the first with the
-// fewest unexplained bytes), the timeline.
+// One complete instant: maxima, the peak (the first moment the highest total is reached), the timeline.
 void record_instant(const LiveBytes& state, int64_t trace_ns, size_t position, bool full_timeline,
                     BucketedTimeline& buckets, MemoryMetrics& memory, ReplayPositions& positions) {
     for (int c = 0; c < kCategoryCount; ++c) memory.category_max[c] = std::max(memory.category_max[c], state.live[c]);
-    if (better_peak(state, memory, positions.have_peak)) {
+    if (state.total > memory.peak_bytes) {
         memory.peak_bytes = state.total;
         memory.peak_trace_ns = trace_ns;
         memory.at_peak = state.live;

@@ -164,7 +164,7 @@ std::string process_memory_label(const ProcessMemory& process);
 struct MemoryMetrics {
     int64_t allocations = 0;          // device allocations (kinds device, device_async, managed)
     int64_t peak_bytes = 0;           // peak of live device bytes, all devices together
-    int64_t peak_trace_ns = 0;        // of the moments at the peak, the first with the fewest untagged + other bytes
+    int64_t peak_trace_ns = 0;        // the first moment the peak is reached
     CategoryBytes at_peak{};          // live bytes per category at that moment; they sum to peak_bytes
     CategoryBytes category_max{};     // each category's own maximum over the run
     std::vector<std::pair<int64_t, int64_t>> device_peaks;  // (device, peak bytes)
