@@ -50,7 +50,8 @@ struct PoolModel {
     bool batch_replay = false;
     int64_t batch_miss_bytes = 0;
     // The batch replay's own error (batch_pool_model): segments its replay at the recorded sizes
-    // reserves that no recorded segment of the same bytes answers (unmatched_segments). A scenario's
+    // reserves for a library call's workspace that no recorded segment of the same bytes answers
+    // (unmatched_segments; the run shows each call's workspace in a segment it had). A scenario's
     // replay that reserves a segment of those bytes at the same instant repeats that error: the
     // segment is left out (replay_with_pool).
     std::vector<PoolSegment> unrecorded_segments;
