@@ -118,6 +118,39 @@ int64_t miss_at_recorded_sizes(const RecordedRun& run, const PoolModel& pool) {
     return miss;
 }
 
+// `pool`'s recorded segments, in the order they were reserved.
+std::vector<PoolSegment> recorded_segments(const RecordedRun& run, const PoolModel& pool) {
+    std::vector<PoolSegment> out;
+    for (size_t i : pool.segments) out.push_back({run.allocations[i].alloc_ns, run.allocations[i].bytes});
+    return out;
+}
+
+// `segments` less those `unrecorded` names (same instant, same bytes), each left out once.
+std::vector<PoolSegment> without_unrecorded(std::vector<PoolSegment> segments,
+                                            const std::vector<PoolSegment>& unrecorded) {
+    for (const PoolSegment& u : unrecorded) {
+        const auto found = std::find_if(segments.begin(), segments.end(), [&](const PoolSegment& s) {
+            return s.alloc_ns == u.alloc_ns && s.bytes == u.bytes;
+        });
+        if (found != segments.end()) segments.erase(found);
+    }
+    return segments;
+}
+
+// Of `segments`, those reserved for a library call's workspace (one of `tensors` requested at the
+// segment's instant, of the segment's bytes): the run shows where each call's workspace lay, and a
+// replay reserving one beyond the run's for a call is the case of the batch replay's note; other
+// requests' segments the error may shift elsewhere.
+std::vector<PoolSegment> reserved_for_workspaces(std::vector<PoolSegment> segments,
+                                                 const std::vector<PoolTensor>& tensors) {
+    std::erase_if(segments, [&](const PoolSegment& s) {
+        return std::none_of(tensors.begin(), tensors.end(), [&](const PoolTensor& t) {
+            return t.library_workspace && t.begin_ns == s.alloc_ns && requested_bytes(t) == s.bytes;
+        });
+    });
+    return segments;
+}
+
 // Expandable segments whose pages neither reading gives back: a page is a unit of the pool's growth,
 // not a request's size, so scaling each page on its own (the fallback of fixed segments) scales
 // pages that hold fixed-size tensors and library workspaces with the batch (PyTorch's mlp_train.py
@@ -213,7 +246,35 @@ PoolModel batch_pool_model(const RecordedRun& run, PoolModel& pool) {
     batch.held = false;
     pool.batch_replay = true;
     pool.batch_miss_bytes = miss_at_recorded_sizes(run, batch);
+    // Reserving more than the run at its own sizes, the replay placed a request where the run's pool
+    // found room (docs/whatif.md, "A segment the run did not reserve"): where another batch's replay
+    // reserves that segment again, for the same request, it is that error, not the batch's.
+    if (pool.batch_miss_bytes < 0) {
+        std::vector<int64_t> tensor_bytes;
+        for (const PoolTensor& t : batch.tensors) tensor_bytes.push_back(requested_bytes(t));
+        batch.unrecorded_segments = reserved_for_workspaces(
+            unmatched_segments(simulate_caching_pool(pool_events(batch.tensors, tensor_bytes), batch.expandable),
+                               recorded_segments(run, batch)),
+            batch.tensors);
+    }
     return batch;
+}
+
+std::vector<PoolSegment> unmatched_segments(std::vector<PoolSegment> replayed, std::vector<PoolSegment> recorded) {
+    auto by_reservation = [](const PoolSegment& x, const PoolSegment& y) { return x.alloc_ns < y.alloc_ns; };
+    std::stable_sort(replayed.begin(), replayed.end(), by_reservation);
+    std::stable_sort(recorded.begin(), recorded.end(), by_reservation);
+    std::vector<bool> matched(recorded.size(), false);
+    std::vector<PoolSegment> out;
+    for (const PoolSegment& s : replayed) {
+        size_t r = 0;
+        while (r < recorded.size() && (matched[r] || recorded[r].bytes != s.bytes)) ++r;
+        if (r < recorded.size())
+            matched[r] = true;
+        else
+            out.push_back(s);
+    }
+    return out;
 }
 
 bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool) {
@@ -251,8 +312,9 @@ Replayed replay_with_pool(const RecordedRun& run, const std::vector<Event>& even
                           std::vector<MemoryPoint>* timeline) {
     const std::vector<PoolEvent> requests =
         pool.by_placement ? pool_events(pool.tensors, pool_bytes) : piece_events(run, events, bytes, pool);
-    return replay_segments(run, run.allocations, std::move(bytes), simulate_caching_pool(requests, pool.expandable),
-                           pool, timeline);
+    return replay_segments(
+        run, run.allocations, std::move(bytes),
+        without_unrecorded(simulate_caching_pool(requests, pool.expandable), pool.unrecorded_segments), pool, timeline);
 }
 
 std::vector<PoolSegment> segments_within(const PoolModel& pool, const std::vector<int64_t>& pool_bytes,

@@ -49,6 +49,12 @@ struct PoolModel {
     // sizes reserves (said in the note).
     bool batch_replay = false;
     int64_t batch_miss_bytes = 0;
+    // The batch replay's own error (batch_pool_model): segments its replay at the recorded sizes
+    // reserves for a library call's workspace that no recorded segment of the same bytes answers
+    // (unmatched_segments; the run shows each call's workspace in a segment it had). A scenario's
+    // replay that reserves a segment of those bytes at the same instant repeats that error: the
+    // segment is left out (replay_with_pool).
+    std::vector<PoolSegment> unrecorded_segments;
     std::vector<size_t> segments;  // indices of the recorded segments counted by their tensors
     std::vector<bool> pooled;      // per real allocation
 };
@@ -70,6 +76,11 @@ PoolModel batch_pool_model(const RecordedRun& run, PoolModel& pool);
 // Whether `pool` gives back the recorded segments by the released reading with the segments counted
 // whole as a library workspace left out of its replay (they stay as recorded in every scenario).
 bool workspaces_left_out(const RecordedRun& run, const PoolModel& pool);
+
+// The segments of `replayed` (a replay at the recorded sizes) that no segment of `recorded` answers:
+// taken in the order they were reserved, each is matched to the earliest recorded segment of its bytes
+// not yet matched; those left over, in that order.
+std::vector<PoolSegment> unmatched_segments(std::vector<PoolSegment> replayed, std::vector<PoolSegment> recorded);
 
 // The scenario's replay with the recorded pooled segments replaced by those the pool would reserve
 // for the tensors at their new sizes.
