@@ -120,9 +120,6 @@ def main():
     parser.add_argument("--batches", default=",".join(map(str, BATCHES)))
     parser.add_argument("--upward", action="store_true", help="predict only the larger batch from the smaller")
     parser.add_argument("--autocast", action="store_true", help="also record with --bf16 and predict it")
-    parser.add_argument("--known-open", default="", metavar="FROM:TO,...",
-                        help="batch predictions known to miss the bound (docs/whatif.md, 'Not built'): "
-                             "reported, not failed; a known one that comes within the bound is reported too")
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
@@ -130,7 +127,6 @@ def main():
     if not tbdprof:
         sys.exit("usage: TBDPROF=... predict_pytorch.py SAMPLES_DIR [options] [-- SCRIPT-OPTIONS]")
     batches = tuple(int(b) for b in args.batches.split(","))
-    known_open = {tuple(int(b) for b in pair.split(":")) for pair in args.known_open.split(",") if pair}
     name = " ".join([args.script, *args.script_options] + ([f"[{args.alloc_conf}]"] if args.alloc_conf else []))
     python = torch_python()
     script = os.path.join(args.samples, args.script)
@@ -147,10 +143,7 @@ def main():
                 predicted = prediction["scenarios"][-1]["peak_bytes"]
                 error = (predicted - measured[target]) / measured[target]
                 print(f"| {name} | {recorded} | {target} | {measured[target]:,} | {predicted:,} | {error:+.2%} |")
-                if (recorded, target) in known_open:
-                    state = "still off" if abs(error) > TOLERANCE else "now within the bound: take it off --known-open"
-                    print(f"KNOWN OPEN: batch {recorded} -> {target}: {state} ({error:+.2%})")
-                elif abs(error) > TOLERANCE:
+                if abs(error) > TOLERANCE:
                     failures.append(f"batch {recorded} -> {target}: off by {error:+.2%} (bound {TOLERANCE:.0%})")
                     describe_miss(tbdprof, traces[recorded], prediction)
                 with_zero = whatif(tbdprof, traces[recorded], *batch, "--zero", "2", "--ranks", "2")["scenarios"]
