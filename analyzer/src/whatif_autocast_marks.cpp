@@ -1,11 +1,13 @@
 // Which tensors the GEMMs read and write, and which would run in the lower precision under autocast
 // (whatif_autocast.h, mark_gemm_operands): read from the trace's library calls and kernel arguments.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "tbdprof/trace/tables.h"
 #include "whatif_autocast.h"
@@ -43,17 +45,20 @@ std::vector<Touch> read_touches(const TraceFile& trace) {
     trace::Statement addresses(trace.db, "SELECT id, address FROM allocations");
     while (addresses.step()) address[addresses.column_int(0)] = addresses.column_int(1);
     // Library calls with operand types: the GEMMs (cuBLAS, and cuDNN's convolutions).
-    trace::Statement calls(trace.db,
-                           "SELECT a_allocation, a, b_allocation, b, c_allocation, c, begin_ns, id FROM library_calls "
-                           "WHERE a_type IS NOT NULL");
-    while (calls.step())
-        for (int operand = 0; operand < 3; ++operand) {
-            if (calls.is_null(2 * operand) || calls.is_null(2 * operand + 1)) continue;
-            const auto base = address.find(calls.column_int(2 * operand));
+    trace::RowReader<trace::LibraryCallRow> calls(trace.db);
+    for (trace::LibraryCallRow row; calls.next(row);) {
+        if (!row.a_type) continue;
+        const std::array<std::pair<trace::OptionalInt, trace::OptionalInt>, 3> operands{
+            {{row.a_allocation, row.a}, {row.b_allocation, row.b}, {row.c_allocation, row.c}}};
+        for (size_t operand = 0; operand < operands.size(); ++operand) {
+            const auto& [allocation, pointer] = operands[operand];
+            if (!allocation || !pointer) continue;
+            const auto base = address.find(*allocation);
             if (base == address.end()) continue;
-            out.push_back({calls.column_int(6), calls.column_int(7), base->first,
-                           calls.column_int(2 * operand + 1) - base->second, operand == 2 ? kGemmWritten : kGemmRead});
+            out.push_back(
+                {row.begin_ns, row.id, base->first, *pointer - base->second, operand == 2 ? kGemmWritten : kGemmRead});
         }
+    }
     if (out.empty() || !trace::has_table(trace.db, "kernel_allocations")) return out;
     trace::Statement kernels(trace.db,
                              "SELECT e.allocation, e.offset, k.start_ns - COALESCE(k.queued_ns, 0), k.id, s.text "
