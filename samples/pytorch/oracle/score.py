@@ -253,7 +253,7 @@ def main():
     script_agreement = result["oracle_vs_script"]["agreement"]
     if script_agreement is None or script_agreement < args.min_script:
         print(f"score.py: FAIL: torch.profiler agrees with the script on less than {args.min_script:.2%} of the bytes")
-        return 1
+        return REFERENCE_UNUSABLE
     if trace and result["tbdprof_vs_oracle"]["accuracy"] < args.min:
         print(f"score.py: FAIL: tbdprof agrees with torch.profiler on less than {args.min:.2%} of the bytes")
         return 1
@@ -304,5 +304,21 @@ def report(result):
               f"made by PyTorch, no category from its profiler: {u['uncategorized_by_pytorch']}")
 
 
+# torch.profiler's labels disagreeing with the script's own: the reference failed, not tbdprof. Under
+# the cudaMallocAsync backend the labels come from tensor uses matched to the trace's allocations by
+# time, and one recording in a few on a loaded machine matched badly (cnn_train.py preset: 0.88 against
+# the script, 1.00 in the runs before and after); such a run is recorded once more, and fails if the
+# second disagrees too.
+REFERENCE_UNUSABLE = 3
+
+
+def main_recording_again_once():
+    code = main()
+    if code == REFERENCE_UNUSABLE:
+        print("score.py: the reference disagrees with the script: recording once more", flush=True)
+        code = main()
+    return 1 if code == REFERENCE_UNUSABLE else code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_recording_again_once())
