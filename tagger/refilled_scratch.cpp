@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_set>
 
 namespace tbdprof::tagger::rules {
 namespace {
@@ -73,22 +74,21 @@ bool may_write(const WorkItem& w, const Touch& t) {
 // a GEMM writes the next value at the same place) carries data from one fill to the next; a scratch
 // is filled from elsewhere each time (im2col reads the next image, not the GEMM's output).
 bool made_from_before(const TraceModel& m, int32_t a, uint32_t reader, uint32_t writer) {
-    std::vector<int32_t> made;
+    std::unordered_set<int32_t> made;
     for (const Touch& t : m.work[reader].touches)
-        if (t.allocation != a && may_write(m.work[reader], t)) made.push_back(t.allocation);
+        if (t.allocation != a && may_write(m.work[reader], t)) made.insert(t.allocation);
     // A plain kernel may read through any of its pointers: a struct of writable words (PyTorch's
     // elementwise kernels) passes its inputs as writable too. A library call writes its output.
     const auto reads_made = [&](const WorkItem& w) {
         const bool plain_kernel = w.kind == WorkItem::Kind::Kernel && w.library_call == kNone;
         return std::any_of(w.touches.begin(), w.touches.end(), [&](const Touch& t) {
-            return t.allocation != a && (t.access != Access::Write || plain_kernel) &&
-                   std::find(made.begin(), made.end(), t.allocation) != made.end();
+            return t.allocation != a && (t.access != Access::Write || plain_kernel) && made.count(t.allocation) > 0;
         });
     };
     for (uint32_t w = reader + 1; w < writer && !made.empty(); ++w) {
         if (!reads_made(m.work[w])) continue;
         for (const Touch& t : m.work[w].touches)
-            if (t.allocation != a && may_write(m.work[w], t)) made.push_back(t.allocation);
+            if (t.allocation != a && may_write(m.work[w], t)) made.insert(t.allocation);
     }
     return reads_made(m.work[writer]);
 }
