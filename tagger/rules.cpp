@@ -8,6 +8,7 @@
 #include "evidence.h"
 #include "forward_values.h"
 #include "named_ranges.h"
+#include "refilled_scratch.h"
 #include "temporaries.h"
 #include "update_inputs.h"
 
@@ -514,10 +515,8 @@ void tag_copied_into_state(Context& c) {
 
 // Made in the step and private to one operation: a step-local buffer that only one or two adjacent
 // work items use (no library call among them), or (planned once) one refilled and read right away
-// by the next work, again and again. Not recognised: an operation's temporaries that several of its
-// kernels and GEMMs share (docs/tagging.md, limits): operator boundaries do not show.
-constexpr uint32_t kManyRefills = 8;
-
+// by the next work, again and again (kManyRefills, refilled_scratch.h). Not recognised: an operation's
+// temporaries that several of its kernels and GEMMs share (docs/tagging.md, limits).
 // The most times one buffer is filled from the host in one deciding step: how many (micro-)batches
 // arrive per step.
 uint32_t batches_per_step(const Context& c) {
@@ -788,6 +787,7 @@ TagResult tag_allocations(const TraceModel& model, const IterationSet& iteration
     tag_copied_into_state(c);
     tag_collective_operands(c.m, c.flow, c.optimizer_work, c.tags);  // collectives.h: what a collective's other side is
     tag_copies_for_next_kernels(c);
+    tag_refilled_scratch(c);
     tag_made_in_step(c);
     tag_remaining(c);
     find_phases(c, result);
