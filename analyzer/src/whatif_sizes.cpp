@@ -149,12 +149,10 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
                 : segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category) *
                       (per_tensor ? autocast_request_multiplier(t.category, false, t.gemm_role, ratio) : 1.0) *
                       update_share(run, model, spec, t.category, {}, all[t.segment].process, t.begin_ns, t.end_ns);
-        const int64_t least =
-            per_tensor && f != 1.0 ? std::max<int64_t>(1, std::llround(static_cast<double>(t.least_bytes) * f))
-                                   : t.least_bytes;
-        pool_bytes.push_back(t.bound    ? least
-                             : f == 1.0 ? t.bytes
-                                        : std::llround(static_cast<double>(t.bytes) * f));
+        const int64_t least = per_tensor && f != 1.0
+                                  ? std::max<int64_t>(1, std::llround(static_cast<double>(t.least_bytes) * f))
+                                  : t.least_bytes;
+        pool_bytes.push_back(t.bound ? least : f == 1.0 ? t.bytes : std::llround(static_cast<double>(t.bytes) * f));
     }
     return bytes;
 }

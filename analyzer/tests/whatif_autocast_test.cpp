@@ -109,8 +109,8 @@ TEST_CASE("a by-value struct's stale word does not decide the precision of what 
     const int64_t again = t.kernel(300, 1, 1);
     auto word = [&](int64_t kernel, int64_t param_word, int64_t offset) {
         t.exec("INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
-               std::to_string(kernel) + ", 0, " + std::to_string(param_word) + ", " + std::to_string(segment) +
-               ", " + std::to_string(offset) + ", 0)");
+               std::to_string(kernel) + ", 0, " + std::to_string(param_word) + ", " + std::to_string(segment) + ", " +
+               std::to_string(offset) + ", 0)");
     };
     word(norm, 0, 4 * kMiB);
     word(add, 0, 8 * kMiB);
