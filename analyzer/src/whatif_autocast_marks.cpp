@@ -60,10 +60,20 @@ std::vector<Touch> read_touches(const TraceFile& trace) {
         }
     }
     if (out.empty() || !trace::has_table(trace.db, "kernel_allocations")) return out;
-    trace::Statement kernels(trace.db,
-                             "SELECT e.allocation, e.offset, k.start_ns - COALESCE(k.queued_ns, 0), k.id, s.text "
-                             "FROM kernel_allocations e JOIN kernels k ON k.id = e.kernel JOIN functions f ON "
-                             "f.id = k.function JOIN strings s ON s.id = f.name WHERE k.library_call IS NULL");
+    // Only the argument words that hold a device pointer in every launch of their function: an
+    // operand's word does; a by-value struct's unfilled words hold whatever the host stack held before
+    // (stale pointers of earlier operations, docs/tagging.md "Stale words"), in some launches only.
+    // Taken as inputs they made outputs FP32 (or a tensor's first use) by what the kernel never read.
+    trace::Statement kernels(
+        trace.db,
+        "WITH launches AS (SELECT function, COUNT(*) AS n FROM kernels GROUP BY function), "
+        "words AS (SELECT k.function, e.param, e.param_word, COUNT(*) AS n FROM kernel_allocations e "
+        "JOIN kernels k ON k.id = e.kernel GROUP BY k.function, e.param, e.param_word) "
+        "SELECT e.allocation, e.offset, k.start_ns - COALESCE(k.queued_ns, 0), k.id, s.text "
+        "FROM kernel_allocations e JOIN kernels k ON k.id = e.kernel JOIN functions f ON f.id = k.function "
+        "JOIN strings s ON s.id = f.name JOIN launches l ON l.function = k.function "
+        "JOIN words w ON w.function = k.function AND w.param = e.param AND w.param_word = e.param_word "
+        "WHERE k.library_call IS NULL AND w.n = l.n");
     std::unordered_map<std::string, bool> fp32_names;
     while (kernels.step()) {
         const std::string name = kernels.column_text(4);

@@ -134,7 +134,12 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
     }
     // A tensor whose extent is only the tagger's bound (its size unknown) asks the pool for the least
     // it serves (least_request_bytes: more than 1 MiB in a large-pool segment): a bound taken as a
-    // size would reserve a segment the program never needed.
+    // size would reserve a segment the program never needed. Under autocast the least is scaled as
+    // the tensor is (a lower-precision tensor's least is half of it: more than 512 KiB, which the
+    // small pool may serve); a bound kept at the recorded least is a large-pool request the run at
+    // the lower precision need not make (transformer_train.py --layers 7, batch 64: an attention's
+    // BF16 output took 1 MiB of the first 32 MiB segment, and the next call's workspace reserved a
+    // second one). The batch alone keeps the recorded least (its rows as measured before).
     pool_bytes.clear();
     for (const PoolTensor& t : pool_tensors) {
         // A library call's workspace keeps its size in every scenario, as library workspaces do (factor_of).
@@ -144,9 +149,10 @@ std::vector<int64_t> scenario_bytes(const RecordedRun& run, const Model& model, 
                 : segment_ratio[t.segment] * factor_of(factors, all[t.segment], t.category) *
                       (per_tensor ? autocast_request_multiplier(t.category, false, t.gemm_role, ratio) : 1.0) *
                       update_share(run, model, spec, t.category, {}, all[t.segment].process, t.begin_ns, t.end_ns);
-        pool_bytes.push_back(t.bound    ? t.least_bytes
-                             : f == 1.0 ? t.bytes
-                                        : std::llround(static_cast<double>(t.bytes) * f));
+        const int64_t least = per_tensor && f != 1.0
+                                  ? std::max<int64_t>(1, std::llround(static_cast<double>(t.least_bytes) * f))
+                                  : t.least_bytes;
+        pool_bytes.push_back(t.bound ? least : f == 1.0 ? t.bytes : std::llround(static_cast<double>(t.bytes) * f));
     }
     return bytes;
 }

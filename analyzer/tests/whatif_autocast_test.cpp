@@ -2,9 +2,14 @@
 // gets under autocast, the copies of what the GEMMs read added.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
+#include "trace_builder.h"
+#include "trace_file.h"
 #include "whatif_autocast.h"
+#include "whatif_scenarios.h"
+#include "whatif_sizes.h"
 
 using namespace tbdprof::analyzer;
 using namespace tbdprof::analyzer::whatif;
@@ -87,4 +92,83 @@ TEST_CASE(
     CHECK(autocast_multiplier(kActivations, false, kGemmRead | kUsedAfterRead, 0.5) == 1.5);
     CHECK(autocast_multiplier(kActivations, false, kGemmRead, 0.5) == 0.5);
     CHECK(autocast_multiplier(kActivations, false, 0, 0.5) == 1.0);
+}
+
+TEST_CASE("a by-value struct's stale word does not decide the precision of what a kernel makes") {
+    // One 20 MiB pooled segment at address 4096: a GEMM writes A (+0) at 100; a kernel made B (+4 MiB,
+    // FP32) at 50; an elementwise kernel makes C (+8 MiB) at 200 from A, its words 0 and 8. Its word 16
+    // names B in that launch only: of the function's two launches, one holds a pointer there (a stale
+    // word of an earlier operation), both in words 0 and 8 (operands). C is the GEMM output's type.
+    tbdtest::TraceBuilder t("whatif_autocast_stale_word.sqlite");
+    const int64_t segment = t.allocation(20 * kMiB, 0, std::nullopt);
+    const int64_t call = t.library_call(1e6, std::nullopt, 0, "cublasGemmEx", 100);  // a_type CUDA_R_32F
+    t.exec("UPDATE library_calls SET c = 4096, c_allocation = " + std::to_string(segment) +
+           " WHERE id = " + std::to_string(call));
+    const int64_t norm = t.kernel(50, 1, 2);
+    const int64_t add = t.kernel(200, 1, 1);
+    const int64_t again = t.kernel(300, 1, 1);
+    auto word = [&](int64_t kernel, int64_t param_word, int64_t offset) {
+        t.exec("INSERT INTO kernel_allocations (kernel, param, param_word, allocation, offset, read_only) VALUES (" +
+               std::to_string(kernel) + ", 0, " + std::to_string(param_word) + ", " + std::to_string(segment) + ", " +
+               std::to_string(offset) + ", 0)");
+    };
+    word(norm, 0, 4 * kMiB);
+    word(add, 0, 8 * kMiB);
+    word(add, 8, 0);
+    word(add, 16, 4 * kMiB);  // stale
+    word(again, 0, 8 * kMiB);
+    word(again, 8, 0);
+    const std::string path = t.finish(1000);
+    RecordedRun run;
+    Allocation a{};
+    a.id = segment;
+    a.bytes = 20 * kMiB;
+    a.free_ns = INT64_MAX;
+    a.real = a.by_subrange = true;
+    a.category = kActivations;
+    run.allocations = {a};
+    run.real_count = 1;
+    run.pool_readings.released = {tensor(kMiB, 90, 400, kActivations, 0), tensor(kMiB, 50, 400, kActivations, 0),
+                                  tensor(kMiB, 200, 400, kActivations, 0)};
+    run.pool_readings.released[1].offset = 4 * kMiB;
+    run.pool_readings.released[2].offset = 8 * kMiB;
+    read_trace(path, [&](const TraceFile& trace) { mark_gemm_operands(trace, run); });
+    const std::vector<PoolTensor>& marked = run.pool_readings.released;
+    CHECK((marked[0].gemm_role & kLowerPrecision) != 0);  // the GEMM's output
+    CHECK((marked[1].gemm_role & kLowerPrecision) == 0);  // made from nothing in the lower precision
+    CHECK((marked[2].gemm_role & kLowerPrecision) != 0);  // from A alone: B's word was stale
+}
+
+TEST_CASE("under autocast a bound asks for the least its pool serves scaled as its tensor is") {
+    // A 20 MiB large-pool segment whose last tensor runs to its end (its size unknown): it was requested
+    // with more than 1 MiB. Lower precision halves it, the batch halved too quarters it: the least is
+    // scaled with it (a small-pool request may serve it), not kept at the recorded least.
+    RecordedRun run;
+    Allocation a{};
+    a.bytes = 20 * kMiB;
+    a.free_ns = INT64_MAX;
+    a.real = a.by_subrange = true;
+    a.category = a.listed_category = kActivations;
+    run.allocations = {a};
+    run.real_count = 1;
+    PoolTensor bound = tensor(2 * kMiB, 100, 200, kActivations, kGemmWritten | kLowerPrecision);
+    bound.offset = 18 * kMiB;
+    bound.bound = true;
+    bound.least_bytes = kMiB + 1;
+    Model model;
+    model.recorded_precision = StoragePrecision::fp32;
+    ScenarioSpec bf16;
+    bf16.precision = StoragePrecision::bf16;
+    bf16.autocast = true;
+    std::vector<int64_t> pool_bytes;
+    scenario_bytes(run, model, bf16, {bound}, pool_bytes);
+    CHECK(pool_bytes == std::vector<int64_t>{(kMiB + 1 + 1) / 2});
+    bf16.batch_scale = 0.5;
+    scenario_bytes(run, model, bf16, {bound}, pool_bytes);
+    CHECK(pool_bytes == std::vector<int64_t>{kMiB / 4});
+    // The batch alone keeps the recorded least (its predictions as measured before).
+    ScenarioSpec batch;
+    batch.batch_scale = 0.5;
+    scenario_bytes(run, model, batch, {bound}, pool_bytes);
+    CHECK(pool_bytes == std::vector<int64_t>{kMiB + 1});
 }
