@@ -1,11 +1,9 @@
 #include "collector_absent.h"
 
-#include <dirent.h>
+#include <tbdprof/trace/raw_reader.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cstring>
-#include <string_view>
 
 namespace tbdprof::cli {
 namespace {
@@ -36,18 +34,8 @@ bool runs_in_secure_mode(const std::string& program) {
 }  // namespace
 
 bool collector_wrote(const std::string& run_dir) {
-    DIR* dir = ::opendir(run_dir.c_str());
-    if (dir == nullptr) return true;  // cannot tell: say nothing
-    bool found = false;
-    while (const dirent* entry = ::readdir(dir)) {
-        const std::string_view name = entry->d_name;
-        if (name.starts_with("raw-") && name.ends_with(".tbdraw")) {
-            found = true;
-            break;
-        }
-    }
-    ::closedir(dir);
-    return found;
+    std::string error;  // the directory cannot be read: cannot tell, so say nothing
+    return !trace::list_raw_files(run_dir, error).empty() || !error.empty();
 }
 
 std::string collector_absent_note(const std::vector<std::string>& command, const std::string& program) {

@@ -1,5 +1,6 @@
 #include "sim_holes.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <set>
@@ -12,9 +13,7 @@ constexpr size_t kMaxLines = 100000;
 
 bool is_name(const std::string& text) {
     if (text.empty() || text.size() > 200) return false;
-    for (const char c : text)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-    return true;
+    return std::ranges::all_of(text, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
 }  // namespace

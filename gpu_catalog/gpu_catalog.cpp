@@ -145,10 +145,6 @@ const GpuSpec& simulated_at(int index) {
     return kSpecs[kSimulatedIndex.at(index)];
 }
 
-const GpuSpec& default_simulated() {
-    return simulated_at(0);
-}
-
 const GpuSpec* find_simulated(std::string_view key) {
     for (int i = 0; i < simulated_count(); ++i) {
         if (key == simulated_at(i).sim_key) return &simulated_at(i);

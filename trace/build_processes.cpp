@@ -13,19 +13,13 @@
 namespace tbdprof::trace::detail {
 namespace {
 
-// library_calls.precision: the collector's RawPrecision by name; NULL in records without it.
+// library_calls.precision: the collector's RawPrecision (Fp32 = 1 ... Other = 8) by name; NULL in
+// records without it (Unknown, 0, whose index wraps past the end) or with a value not known here.
 std::optional<std::string_view> precision_name(raw::RawPrecision precision) {
-    switch (precision) {
-        case raw::RawPrecision::Fp32: return "fp32";
-        case raw::RawPrecision::Tf32: return "tf32";
-        case raw::RawPrecision::Fp16: return "fp16";
-        case raw::RawPrecision::Bf16: return "bf16";
-        case raw::RawPrecision::Fp64: return "fp64";
-        case raw::RawPrecision::Fp8: return "fp8";
-        case raw::RawPrecision::Int8: return "int8";
-        case raw::RawPrecision::Other: return "other";
-        default: return std::nullopt;
-    }
+    constexpr std::string_view kNames[] = {"fp32", "tf32", "fp16", "bf16", "fp64", "fp8", "int8", "other"};
+    static_assert(std::size(kNames) == static_cast<size_t>(raw::RawPrecision::Other));
+    const size_t index = static_cast<size_t>(precision) - 1;
+    return index < std::size(kNames) ? std::optional(kNames[index]) : std::nullopt;
 }
 
 // The collector stores argv joined with NUL bytes; the trace shows it joined with spaces.

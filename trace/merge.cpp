@@ -51,16 +51,12 @@ void write_run(Database& out, const std::vector<InputFacts>& inputs, const Merge
                   "INSERT INTO main.run(id, command_line, host, start_unix_ns, start_monotonic_ns, duration_ns, "
                   "tool_version, simulated_device, clock_source, host_timed_kernels, exit_status, crash_signal, "
                   "truncated_files) VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    run.bind(1, first.command_line);
-    if (host_list.empty())
-        run.bind_null(2);  // no input named its host
-    else
-        run.bind(2, host_list);
-    run.bind(3, first.start_unix_ns - summary.shift_ns).bind(4, first.start_monotonic_ns - summary.shift_ns);
-    run.bind(5, duration_ns).bind(6, kProductVersion).bind(7, int64_t{simulated});
-    run.bind(8, same_clock ? std::string_view(first.clock_source) : std::string_view("mixed"));
-    run.bind(9, host_timed).bind(10, exit_status).bind(11, crash_signal).bind(12, truncated);
-    run.run();
+    const auto host = host_list.empty() ? std::nullopt : std::optional(host_list);  // NULL: no input named its host
+    run.bind_all(first.command_line, host, first.start_unix_ns - summary.shift_ns,
+                 first.start_monotonic_ns - summary.shift_ns, duration_ns, kProductVersion, int64_t{simulated},
+                 same_clock ? std::string_view(first.clock_source) : std::string_view("mixed"), host_timed, exit_status,
+                 crash_signal, truncated)
+        .run();
 }
 
 void write_merge_notes(Database& out, const MergeSummary& summary) {
@@ -97,7 +93,7 @@ void copy_input(Database& out, const InputFacts& in, int input, int64_t shift_ns
                        "INSERT INTO main.process_ranks(process, rank, local_rank, world_size) VALUES ("
                        "(SELECT new FROM temp.map_processes WHERE input = ?1 AND old = ?2), ?3, ?4, ?5)");
         const merge::ProcessRank& r = in.ranks.front();
-        rank.bind(1, input).bind(2, r.process).bind(3, r.rank).bind(4, r.local_rank).bind(5, r.world_size).run();
+        rank.bind_all(input, r.process, r.rank, r.local_rank, r.world_size).run();
     }
     out.exec("COMMIT");
     detach(out);

@@ -117,15 +117,12 @@ std::vector<std::string> columns_of(const Database& db, const char* schema, std:
 }
 
 bool input_has(const Database& db, std::string_view table, std::string_view column = {}) {
-    for (const std::string& name : columns_of(db, kInputSchema, table))
-        if (column.empty() || name == column) return true;
-    return false;
+    return std::ranges::any_of(columns_of(db, kInputSchema, table),
+                               [&](const std::string& name) { return column.empty() || name == column; });
 }
 
 bool has_id(const TableRule& rule) {
-    for (const Column& c : rule.columns)
-        if (c.kind == Kind::id) return true;
-    return false;
+    return std::ranges::any_of(rule.columns, [](const Column& c) { return c.kind == Kind::id; });
 }
 
 std::string map_lookup(std::string_view table, int input, std::string_view value) {

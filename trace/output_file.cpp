@@ -144,6 +144,16 @@ bool is_stream_target(const std::string& target, const OutputRules& rules) {
     return rules.allow_stream && ::stat(target.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
+std::string created_meanwhile(const std::string& target) {
+    return "output " + target + " was created by someone else while tbdprof worked; use --force to replace it";
+}
+
+// A failed write or fsync: nothing reached the target (the temporary is removed).
+std::string write_error(const std::string& target, int error) {
+    return "cannot write " + target + ": " + (error == ENOSPC ? std::string("disk full") : std::strerror(error)) +
+           " (nothing was written there)";
+}
+
 std::string why_not(const std::string& target, const OutputRules& rules, bool final_check) {
     if (target.empty()) return "no output file name";
     if (const int stream = standard_stream_named(target); stream >= 0 && g_standard_closed[stream])
@@ -159,20 +169,17 @@ std::string why_not(const std::string& target, const OutputRules& rules, bool fi
     const bool exists = ::lstat(target.c_str(), &link) == 0;
     const bool resolves = ::stat(target.c_str(), &followed) == 0;
     if (exists) {
+        // What a link leads to when it resolves (stat never answers a link), else the dangling link itself.
         const struct stat& what = resolves ? followed : link;
         if (!S_ISREG(what.st_mode) && !S_ISLNK(what.st_mode))
             return "output " + target + " is " + kind_of(what.st_mode) + "; tbdprof writes only regular files";
-        if (resolves && !S_ISREG(followed.st_mode))
-            return "output " + target + " is " + kind_of(followed.st_mode) + "; tbdprof writes only regular files";
         for (const std::string& input : rules.inputs) {
             struct stat in {};
             if (::stat(input.c_str(), &in) == 0 && ((resolves && same_file(in, followed)) || same_file(in, link)))
                 return "output " + target + " is the input " + input + "; choose another output name";
         }
         if (!rules.force)
-            return final_check ? "output " + target +
-                                     " was created by someone else while tbdprof worked; use --force to replace it"
-                               : "output " + target + " exists; use --force to replace it";
+            return final_check ? created_meanwhile(target) : "output " + target + " exists; use --force to replace it";
     }
     const std::string dir = directory_of(target);
     struct stat d {};
@@ -236,11 +243,9 @@ OutputFile::OutputFile(std::string target, OutputRules rules) : target_(std::mov
         if (fd_ < 0) throw OutputFileError("cannot write " + target_ + ": " + std::strerror(errno));
         return;
     }
-    const std::string dir = directory_of(target_);
-    const std::string base = base_of(target_);
     // The lock is a hidden file next to the target; flock is released when the process dies, so a
     // leftover lock file never blocks a later run.
-    lock_path_ = dir + "/." + base + ".lock";
+    lock_path_ = directory_of(target_) + "/." + base_of(target_) + ".lock";
     for (int attempt = 0; attempt < 8 && lock_fd_ < 0; ++attempt) {
         const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0) throw OutputFileError("cannot write " + target_ + ": " + lock_path_ + ": " + std::strerror(errno));
@@ -264,9 +269,7 @@ OutputFile::OutputFile(std::string target, OutputRules rules) : target_(std::mov
 
 void OutputFile::create_temporary() const {
     if (fd_ >= 0 || stream_) return;
-    const size_t slash = target_.find_last_of('/');
-    const std::string dir = directory_of(target_);
-    temp_ = dir + "/." + target_.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp-XXXXXX";
+    temp_ = directory_of(target_) + "/." + base_of(target_) + ".tmp-XXXXXX";
     // SIGINT/SIGTERM held on this thread from the file's creation to its registration: a signal in
     // between found no temporary to remove and left it behind (seen once in reliability.interrupted_outputs,
     // a SIGTERM sent as soon as the file appeared); held, it is handled once the handler knows the file.
@@ -323,12 +326,7 @@ void OutputFile::write(const std::string& data) {
     while (done < data.size()) {
         const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const int error = n < 0 ? errno : ENOSPC;
-            throw OutputFileError("cannot write " + target_ + ": " +
-                                  (error == ENOSPC ? std::string("disk full") : std::strerror(error)) +
-                                  " (nothing was written there)");
-        }
+        if (n <= 0) throw OutputFileError(write_error(target_, n < 0 ? errno : ENOSPC));
         done += static_cast<size_t>(n);
     }
 }
@@ -351,9 +349,7 @@ void OutputFile::commit() {
     if (::fsync(fd_) != 0) {
         const int error = errno;
         release();
-        throw OutputFileError("cannot write " + target_ + ": " +
-                              (error == ENOSPC ? std::string("disk full") : std::strerror(error)) +
-                              " (nothing was written there)");
+        throw OutputFileError(write_error(target_, error));
     }
     if (std::string problem = why_not(target_, rules_, true); !problem.empty()) {
         release();
@@ -372,9 +368,7 @@ void OutputFile::commit() {
     if (rc != 0) {
         const int error = errno;
         release();
-        if (error == EEXIST)
-            throw OutputFileError("output " + target_ +
-                                  " was created by someone else while tbdprof worked; use --force to replace it");
+        if (error == EEXIST) throw OutputFileError(created_meanwhile(target_));
         throw OutputFileError("cannot move the output to " + target_ + ": " + std::strerror(error));
     }
     committed_ = true;

@@ -15,19 +15,10 @@
 namespace tbdprof::trace::detail {
 namespace {
 
-// Binds values to consecutive parameters: row(stmt, a, b, c) binds ?1 = a, ?2 = b, ?3 = c and runs.
+// Binds values to consecutive parameters: insert(stmt, a, b, c) binds ?1 = a, ?2 = b, ?3 = c and runs.
 template <class... Values>
 void insert(Statement& statement, const Values&... values) {
-    int index = 0;
-    (statement.bind(++index, values), ...);
-    statement.run();
-}
-
-// Binds values to consecutive parameters after `base`: bind_at(stmt, 14, a, b) binds ?15 = a, ?16 = b.
-template <class... Values>
-void bind_at(Statement& statement, int base, const Values&... values) {
-    int index = base;
-    (statement.bind(++index, values), ...);
+    statement.bind_all(values...).run();
 }
 
 // Inserts the rows of a big table many at a time: one multi-row INSERT runs the virtual machine's
@@ -114,9 +105,9 @@ void insert_streamed(Database& db, std::string_view table, int columns, Produce 
 void write_kernels(Database& db, const TraceModel& m) {
     NextRowid ids;  // the model's kernels, then the stage's: one table
     const auto bind = [&ids](Statement& st, int base, const KernelRow& k) {
-        bind_at(st, base, ids.bind_value(k.id), k.process, Opt(k.thread), k.device, Opt(k.stream), k.function,
-                k.start_ns, Opt(k.duration_ns), Opt(k.queued_ns), Opt(k.grid), Opt(k.block), Opt(k.shared_bytes),
-                Opt(k.correlation), Opt(k.library_call), Opt(k.graph_launch));
+        st.bind_after(base, ids.bind_value(k.id), k.process, Opt(k.thread), k.device, Opt(k.stream), k.function,
+                      k.start_ns, Opt(k.duration_ns), Opt(k.queued_ns), Opt(k.grid), Opt(k.block), Opt(k.shared_bytes),
+                      Opt(k.correlation), Opt(k.library_call), Opt(k.graph_launch));
     };
     insert_rows(db, "kernels", 15, m.kernels, bind);
     if (!m.kernel_stage) return;
@@ -128,7 +119,7 @@ void write_kernels(Database& db, const TraceModel& m) {
 
 void write_edges(Database& db, const TraceModel& m) {
     const auto bind = [](Statement& st, int base, const EdgeRow& e) {
-        bind_at(st, base, e.kernel, e.param, e.param_word, e.allocation, e.offset, e.read_only);
+        st.bind_after(base, e.kernel, e.param, e.param_word, e.allocation, e.offset, e.read_only);
     };
     insert_rows(db, "kernel_allocations", 6, m.edges, bind);
     if (!m.kernel_stage) return;
@@ -143,16 +134,16 @@ void write_activity(Database& db, const TraceModel& m) {
         insert(graph, g.id, g.process, g.thread, g.stream, g.launch_ns, g.graph_exec, g.graph, g.kernels);
     NextRowid copy_ids, set_ids, call_ids, range_ids;
     insert_rows(db, "copies", 17, m.copies, [&copy_ids](Statement& st, int base, const CopyRow& c) {
-        bind_at(st, base, copy_ids.bind_value(c.id), c.process, c.thread, c.device, c.stream, c.kind, c.bytes, c.src,
-                c.dst, c.start_ns, c.duration_ns, c.queued_ns, c.async, c.api, c.correlation, c.src_allocation,
-                c.dst_allocation);
+        st.bind_after(base, copy_ids.bind_value(c.id), c.process, c.thread, c.device, c.stream, c.kind, c.bytes, c.src,
+                      c.dst, c.start_ns, c.duration_ns, c.queued_ns, c.async, c.api, c.correlation, c.src_allocation,
+                      c.dst_allocation);
     });
     insert_rows(db, "sets", 15, m.sets, [&set_ids](Statement& st, int base, const SetRow& s) {
-        bind_at(st, base, set_ids.bind_value(s.id), s.process, s.thread, s.device, s.stream, s.value, s.bytes, s.dst,
-                s.start_ns, s.duration_ns, s.queued_ns, s.async, s.api, s.correlation, s.dst_allocation);
+        st.bind_after(base, set_ids.bind_value(s.id), s.process, s.thread, s.device, s.stream, s.value, s.bytes, s.dst,
+                      s.start_ns, s.duration_ns, s.queued_ns, s.async, s.api, s.correlation, s.dst_allocation);
     });
     insert_rows(db, "api_calls", 7, m.api_calls, [&call_ids](Statement& st, int base, const ApiCallRow& a) {
-        bind_at(st, base, call_ids.bind_value(a.id), a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
+        st.bind_after(base, call_ids.bind_value(a.id), a.process, a.thread, a.kind, a.begin_ns, a.end_ns, a.handle);
     });
     Statement library(db,
                       "INSERT INTO library_calls VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
@@ -178,8 +169,8 @@ void write_activity(Database& db, const TraceModel& m) {
     insert_rows(db, "ranges", 7, m.ranges, [&range_ids](Statement& st, int base, const RangeRow& r) {
         std::optional<StaticText> domain;
         if (r.domain) domain = StaticText{*r.domain};
-        bind_at(st, base, range_ids.bind_value(r.id), r.process, r.thread, r.begin_ns, r.end_ns, StaticText{r.name},
-                domain);
+        st.bind_after(base, range_ids.bind_value(r.id), r.process, r.thread, r.begin_ns, r.end_ns, StaticText{r.name},
+                      domain);
     });
 }
 
@@ -189,13 +180,13 @@ void write_memory(Database& db, const TraceModel& m) {
     Statement frame(db, "INSERT INTO frames VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     for (const FrameRow& f : m.frames) insert(frame, f.id, f.process, f.ip, f.symbol, f.module, f.offset);
     insert_rows(db, "stack_frames", 3, m.stack_frames, [](Statement& st, int base, const StackFrameRow& s) {
-        bind_at(st, base, s.stack, s.position, s.frame);
+        st.bind_after(base, s.stack, s.position, s.frame);
     });
     NextRowid allocation_ids;
     insert_rows(db, "allocations", 13, m.allocations,
                 [&allocation_ids](Statement& st, int base, const AllocationRow& a) {
-                    bind_at(st, base, allocation_ids.bind_value(a.id), a.process, a.thread, a.device, a.address,
-                            a.bytes, a.alloc_ns, a.free_ns, a.kind, a.api, a.stream, a.stack, a.free_thread);
+                    st.bind_after(base, allocation_ids.bind_value(a.id), a.process, a.thread, a.device, a.address,
+                                  a.bytes, a.alloc_ns, a.free_ns, a.kind, a.api, a.stream, a.stack, a.free_thread);
                 });
     Statement category(db,
                        "INSERT INTO allocation_categories (allocation, category, confidence, rule, reason) "

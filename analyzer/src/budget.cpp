@@ -1,5 +1,6 @@
 #include "tbdprof/analyzer/budget.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -63,9 +64,7 @@ bool Budget::empty() const {
 }
 
 bool is_limit_name(std::string_view name) {
-    for (std::string_view limit : kLimits)
-        if (name == limit) return true;
-    return false;
+    return std::ranges::find(kLimits, name) != std::end(kLimits);
 }
 
 bool is_flag_limit(std::string_view name) { return name == "require-plausible-tags"; }
@@ -98,16 +97,12 @@ std::string apply_limit(Budget& budget, std::string_view name, std::string_view 
         else budget.max_category.emplace_back(category, bytes.value);
         return {};
     }
-    if (name == "min-gpu-utilization" || name == "min-fp32-utilization") {
+    if (name == "min-gpu-utilization" || name == "min-fp32-utilization" || name == "max-exposed-communication") {
         const Parsed<double> fraction = parse_fraction(value);
         if (!fraction.ok()) return prefix + fraction.error;
-        (name == "min-gpu-utilization" ? budget.min_gpu_utilization : budget.min_fp32_utilization) = fraction.value;
-        return {};
-    }
-    if (name == "max-exposed-communication") {
-        const Parsed<double> fraction = parse_fraction(value);
-        if (!fraction.ok()) return prefix + fraction.error;
-        budget.max_exposed_communication = fraction.value;
+        (name == "min-gpu-utilization"    ? budget.min_gpu_utilization
+         : name == "min-fp32-utilization" ? budget.min_fp32_utilization
+                                          : budget.max_exposed_communication) = fraction.value;
         return {};
     }
     if (name == "max-rank-imbalance") {

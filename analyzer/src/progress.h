@@ -10,14 +10,18 @@ namespace tbdprof::analyzer {
 
 class Progress {
 public:
-    explicit Progress(const AnalysisProgress& report);
-    ~Progress();
+    explicit Progress(const AnalysisProgress& report) : report_(report) {}
+    ~Progress() { finish(); }
     Progress(const Progress&) = delete;
     Progress& operator=(const Progress&) = delete;
 
     // Cheap enough to call every few hundred thousand rows.
-    void update(const char* stage, int64_t done, int64_t total);
-    void finish();
+    void update(const char* stage, int64_t done, int64_t total) {
+        if (report_) report_(stage, done, total);
+    }
+    void finish() {
+        if (report_) report_(nullptr, 0, 0);
+    }
 
 private:
     const AnalysisProgress& report_;

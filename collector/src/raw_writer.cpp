@@ -437,12 +437,7 @@ void RawWriter::close() {
 void RawWriter::abandon_after_fork() {
     // Our copy of the descriptor only (the parent's stays open), unless the number is the program's now.
     descriptor_guard::reset_after_fork();
-    {
-        descriptor_guard::CollectorHold hold;
-        if (fd_ >= 0 && still_same_file(fd_, file_)) ::close(fd_);
-        fd_ = -1;
-    }
-    descriptor_guard::publish(-1);
+    close();
     running_.store(false);
     thread_started_.store(false);
     stop_requested_.store(false);

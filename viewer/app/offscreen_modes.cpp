@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <tbdprof/trace/output_file.h>
@@ -24,12 +25,7 @@ namespace {
 // Runs the event loop until every session has finished loading (or failed).
 void wait_for(const std::vector<TraceSession*>& sessions) {
     QEventLoop loop;
-    auto all_done = [&] {
-        for (TraceSession* s : sessions) {
-            if (s->busy()) return false;
-        }
-        return true;
-    };
+    auto all_done = [&] { return std::ranges::none_of(sessions, &TraceSession::busy); };
     for (TraceSession* s : sessions)
         QObject::connect(s, &TraceSession::finished, &loop, [&] {
             if (all_done()) loop.quit();

@@ -24,11 +24,13 @@ using trace::Database;
 using trace::RowReader;
 using trace::Statement;
 
-// The trace library's opener; any SQLite failure afterwards (a file damaged past its header) becomes
-// one sentence too.
-Database open(const std::string& path) {
+// What `load` returns; whatever it throws (the trace library's opener, the analyzer) as a LoadError
+// with the same sentence. Any SQLite failure after opening (a file damaged past its header) becomes
+// one sentence too, where the rows are read.
+template <class Load>
+decltype(auto) or_load_error(Load&& load) {
     try {
-        return trace::open_trace(path);
+        return load();
     } catch (const std::exception& e) {
         throw LoadError(e.what());
     }
@@ -503,15 +505,11 @@ void finish_detail(const trace::Database& db, int64_t run_duration_ns, const Pro
 }  // namespace
 
 void check_trace(const std::string& path) {
-    try {
-        analyzer::check_trace(path);
-    } catch (const std::exception& e) {
-        throw LoadError(e.what());
-    }
+    or_load_error([&] { analyzer::check_trace(path); });
 }
 
 std::unique_ptr<Overview> load_overview(const std::string& path) {
-    Database db = open(path);
+    Database db = or_load_error([&] { return trace::open_trace(path); });
     auto overview = std::make_unique<Overview>();
     overview->path = path;
     try {
@@ -540,17 +538,13 @@ std::unique_ptr<ReportData> load_report(const std::string& path, const std::stri
     options.top_kernels = 1 << 20;  // the Kernels view lists every kernel name
     options.full_memory_timeline = true;
     auto data = std::make_unique<ReportData>();
-    try {
-        data->report = analyzer::analyze_trace(path, options);
-    } catch (const std::exception& e) {
-        throw LoadError(e.what());
-    }
+    data->report = or_load_error([&] { return analyzer::analyze_trace(path, options); });
     data->memory.build(data->report.memory.timeline);
     data->report.memory.timeline.clear();  // the series holds it now
     data->report.memory.timeline.shrink_to_fit();
     // Several devices: each one's own replay too, for a lane per device on the same axis.
     if (data->report.memory.device_peaks.size() >= 2) {
-        try {
+        or_load_error([&] {
             for (const auto& [device, peak] : data->report.memory.device_peaks) {
                 DeviceMemory lane;
                 lane.device = device;
@@ -558,9 +552,7 @@ std::unique_ptr<ReportData> load_report(const std::string& path, const std::stri
                 lane.series.build(analyzer::device_memory(path, device).timeline);
                 data->devices.push_back(std::move(lane));
             }
-        } catch (const std::exception& e) {
-            throw LoadError(e.what());
-        }
+        });
     }
     if (!whatif.empty()) data->predicted = predict_series(path, whatif);
     return data;
@@ -569,7 +561,7 @@ std::unique_ptr<ReportData> load_report(const std::string& path, const std::stri
 std::unique_ptr<KernelDetail> load_kernels(const std::string& path, int64_t run_duration_ns,
                                            const std::atomic<bool>& cancel, const ProgressFn& progress,
                                            bool keep_partial) {
-    Database db = open(path);
+    Database db = or_load_error([&] { return trace::open_trace(path); });
     auto detail = std::make_unique<KernelDetail>();
     try {
         KernelRowBuilder rows(db, *detail, cancel, progress, keep_partial);

@@ -49,6 +49,23 @@ public:
     }
 };
 
+namespace {
+
+// Two panes side by side (or one above the other) with these stretch factors; kept in `remembered`
+// in creation order, which saveLayout's stored state follows.
+QSplitter* split(std::vector<QSplitter*>& remembered, Qt::Orientation orientation, QWidget* first, QWidget* second,
+                 int first_stretch = 0, int second_stretch = 0) {
+    auto* splitter = new QSplitter(orientation);
+    splitter->addWidget(first);
+    splitter->addWidget(second);
+    splitter->setStretchFactor(0, first_stretch);
+    splitter->setStretchFactor(1, second_stretch);
+    remembered.push_back(splitter);
+    return splitter;
+}
+
+}  // namespace
+
 const QStringList& TraceView::viewNames() {
     static const QStringList names{"summary", "timeline", "memory", "kernels", "compare"};
     return names;
@@ -88,7 +105,6 @@ TraceView::TraceView(TraceSession* session, SessionsFn all_sessions, QWidget* pa
 TraceView::~TraceView() = default;
 
 QWidget* TraceView::buildSummary() {
-    auto* splitter = new QSplitter(Qt::Horizontal);
     summary_chart_ = new ChartWidget(
         [this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_summary(p, r, *session_, c); });
     auto* table = new QTableView;
@@ -96,12 +112,7 @@ QWidget* TraceView::buildSummary() {
     table->verticalHeader()->hide();
     table->horizontalHeader()->setStretchLastSection(true);
     table->setWordWrap(true);
-    splitter->addWidget(summary_chart_);
-    splitter->addWidget(table);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitters_.push_back(splitter);
-    return splitter;
+    return split(splitters_, Qt::Horizontal, summary_chart_, table, 3, 2);
 }
 
 QWidget* TraceView::buildTimeline() {
@@ -122,18 +133,12 @@ QWidget* TraceView::buildTimeline() {
     bar->addWidget(reset);
     bar->addWidget(keys, 3);
     layout->addLayout(bar);
-    auto* splitter = new QSplitter(Qt::Horizontal);
     timeline_ = new TimelineWidget(session_, &axis_);
     details_ = new QTextBrowser;
     details_->setObjectName("details");
     details_->setMinimumWidth(300);  // room for a kernel's name, geometry and argument table
     details_->setPlaceholderText(tr("Select an item on the timeline to see its details."));
-    splitter->addWidget(timeline_);
-    splitter->addWidget(details_);
-    splitter->setStretchFactor(0, 4);
-    splitter->setStretchFactor(1, 1);
-    splitters_.push_back(splitter);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(split(splitters_, Qt::Horizontal, timeline_, details_, 4, 1), 1);
     connect(timeline_, &TimelineWidget::selectionChanged, this, &TraceView::showSelection);
     connect(timeline_, &TimelineWidget::axisChanged, this, &TraceView::syncAxis);
     connect(timeline_, &TimelineWidget::rangeSelected, this,
@@ -145,7 +150,6 @@ QWidget* TraceView::buildTimeline() {
 }
 
 QWidget* TraceView::buildMemory() {
-    auto* splitter = new QSplitter(Qt::Vertical);
     memory_ = new MemoryWidget(session_, &axis_);
     auto* chart_page = new QWidget;
     auto* chart_layout = new QVBoxLayout(chart_page);
@@ -181,11 +185,7 @@ QWidget* TraceView::buildMemory() {
         tr("Click the chart to list the allocations live at that moment; pick one for its call stack."));
     lower->addWidget(allocations_table_);
     lower->addWidget(stack_);
-    splitter->addWidget(chart_page);
-    splitter->addWidget(lower);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    splitters_.push_back(splitter);
+    QSplitter* splitter = split(splitters_, Qt::Vertical, chart_page, lower, 3, 2);
     splitters_.push_back(lower);
     connect(memory_, &MemoryWidget::axisChanged, this, &TraceView::syncAxis);
     connect(memory_, &MemoryWidget::momentChosen, this, [this](qint64 t) {
@@ -243,7 +243,6 @@ QWidget* TraceView::buildKernels() {
 }
 
 QWidget* TraceView::buildCompare() {
-    auto* splitter = new QSplitter(Qt::Vertical);
     compare_chart_ = new ChartWidget(
         [this](QPainter& p, const QRect& r, const ViewerColors& c) { paint_compare(p, r, all_sessions_(), c); });
     auto* table = new QTableView;
@@ -260,10 +259,7 @@ QWidget* TraceView::buildCompare() {
     auto* tables = new QTabWidget;
     tables->addTab(iteration_table_, tr("Aligned on iterations"));
     tables->addTab(table, tr("Every report figure"));
-    splitter->addWidget(compare_chart_);
-    splitter->addWidget(tables);
-    splitters_.push_back(splitter);
-    return splitter;
+    return split(splitters_, Qt::Vertical, compare_chart_, tables);
 }
 
 void TraceView::refreshCompare() {

@@ -49,7 +49,6 @@ const GpuSpec* find_by_device_name(std::string_view device_name);
 // The models the simulated GPU offers, in order; the first is its default (an H100 SXM5 80GB).
 // A key without its form factor ("h100" for "h100-sxm") names the same model.
 const GpuSpec* find_simulated(std::string_view key);
-const GpuSpec& default_simulated();
 int simulated_count();
 const GpuSpec& simulated_at(int index);
 // Comma-separated keys, for messages.

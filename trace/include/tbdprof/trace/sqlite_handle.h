@@ -88,13 +88,16 @@ public:
     Statement& bind(int index, const std::optional<T>& value) {
         return value ? bind(index, *value) : bind_null(index);
     }
-    // Binds the values to parameters 1, 2, ... in order (evaluate arguments with side effects first:
-    // a call's arguments are evaluated in no set order).
+    // Binds the values to parameters base + 1, base + 2, ... in order (evaluate arguments with side
+    // effects first: a call's arguments are evaluated in no set order); bind_all starts at 1.
+    template <class... T>
+    Statement& bind_after(int base, const T&... values) {
+        (bind(++base, values), ...);
+        return *this;
+    }
     template <class... T>
     Statement& bind_all(const T&... values) {
-        int index = 0;
-        (bind(++index, values), ...);
-        return *this;
+        return bind_after(0, values...);
     }
 
     // Steps once: true when a row is available.
