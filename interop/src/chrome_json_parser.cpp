@@ -39,23 +39,28 @@ const char* quote_or_backslash(const char* p) {
 
 // A field's key: its text as written when it holds no escape (most keys: no copy is made), else
 // unescaped. The batch is padded and stage 1 found the key's closing quote, so the scan stops there.
-// A field in error throws as unescaped_key() did.
-std::string_view key_of(simdjson::simdjson_result<simdjson::ondemand::field>& field) {
-    simdjson::ondemand::raw_json_string key;
-    if (!field.key().get(key)) {
-        const char* raw = key.raw();
-        const char* p = quote_or_backslash(raw);
-        if (*p == '"') return {raw, static_cast<size_t>(p - raw)};
-    }
+// Inlined on a field held by the caller: a field passed by reference to a call of its own was
+// stored and read back at other widths, and the stalled store forwarding was half of the event
+// walk's own time (perf annotate, df_index_resolver).
+[[gnu::always_inline]] inline std::string_view key_of(simdjson::ondemand::field& field) {
+    const char* raw = field.key().raw();
+    const char* p = quote_or_backslash(raw);
+    if (*p == '"') return {raw, static_cast<size_t>(p - raw)};
     return field.unescaped_key();
 }
 
-// A JSON value as an integer: numbers (floats rounded), numeric strings ("25738"). Addresses above
-// 2^63 keep their bit pattern.
-std::optional<int64_t> to_int(value v) {
-    // Most are plain integers: parsed once (a value that is not one is left unread and typed below).
-    int64_t integer = 0;
-    if (!v.get_int64().get(integer)) return integer;
+// The field an object's iterator is at, where the iterator's result holds it (a copy was stored
+// and read back at other widths: stalled store forwarding again); throws the error a field in error
+// carries, as asking that field for its key did.
+[[gnu::always_inline]] inline simdjson::ondemand::field& field_of(
+    simdjson::simdjson_result<simdjson::ondemand::field>& result) {
+    if (const auto error = result.error()) throw simdjson::simdjson_error(error);
+    simdjson::ondemand::field&& field = std::move(result).value_unsafe();
+    return field;
+}
+
+// to_int() past its first try: a value that is not a plain integer, not yet read.
+std::optional<int64_t> to_int_typed(value v) {
     json_type type;
     if (v.type().get(type)) return std::nullopt;
     if (type == json_type::number) {
@@ -76,6 +81,16 @@ std::optional<int64_t> to_int(value v) {
         if (ec == std::errc() && end == text.data() + text.size()) return out;
     }
     return std::nullopt;
+}
+
+// A JSON value as an integer: numbers (floats rounded), numeric strings ("25738"). Addresses above
+// 2^63 keep their bit pattern. Inlined: most are plain integers, parsed once (a value that is not
+// one is left unread and typed by to_int_typed()); a call returning the optional through memory
+// stalled on reading it back.
+[[gnu::always_inline]] inline std::optional<int64_t> to_int(value v) {
+    int64_t integer = 0;
+    if (!v.get_int64().get(integer)) return integer;
+    return to_int_typed(v);
 }
 
 // "ts"/"dur" in microseconds -> ns, from the number's text. Returns false when ill-typed.
@@ -156,9 +171,10 @@ void read_args(value v, EventArgs& args, std::map<std::string, uint64_t>& warnin
         ++warnings["ill-typed args (not an object)"];
         return;
     }
-    for (auto field : object) {
+    for (auto result : object) {
+        simdjson::ondemand::field& field = field_of(result);
         const std::string_view key = key_of(field);
-        value item = field.value();
+        value& item = field.value();
         const auto integer = std::ranges::find(kIntegerArgs, key, &IntegerArg::first);
         if (integer != std::ranges::end(kIntegerArgs)) {
             args.*(integer->second) = to_int(item);
@@ -184,9 +200,10 @@ void read_event(value v, ChromeEvent& event, std::map<std::string, uint64_t>& wa
         event.valid = false;
         return;
     }
-    for (auto field : object) {
+    for (auto result : object) {
+        simdjson::ondemand::field& field = field_of(result);
         const std::string_view key = key_of(field);
-        value item = field.value();
+        value& item = field.value();
         if (key == "ph") {
             if (item.get_string().get(event.ph)) event.ill_typed = "ph";
         } else if (key == "cat") {
