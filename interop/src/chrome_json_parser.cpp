@@ -93,8 +93,9 @@ std::optional<int64_t> to_int_typed(value v) {
     return to_int_typed(v);
 }
 
-// "ts"/"dur" in microseconds -> ns, from the number's text. Returns false when ill-typed.
-bool to_time_ns(value v, std::optional<int64_t>& out) {
+// "ts"/"dur" in microseconds -> ns, from the number's text. Returns false when ill-typed. Inlined,
+// as to_id(): a call copies the value through memory, read back wider than it was written.
+[[gnu::always_inline]] inline bool to_time_ns(value v, std::optional<int64_t>& out) {
     json_type type;
     if (v.type().get(type)) return false;
     std::string_view text;
@@ -112,7 +113,7 @@ bool to_time_ns(value v, std::optional<int64_t>& out) {
 }
 
 // pid/tid: numbers or strings; "stream 7" (2021 GPU tids) and "25738" (2021 CPU tids) become numbers.
-EventId to_id(value v) {
+[[gnu::always_inline]] inline EventId to_id(value v) {
     EventId id;
     json_type type;
     if (v.type().get(type)) return id;
