@@ -39,11 +39,7 @@ std::string library_of_call(std::string_view name) {
     return std::string(name.substr(0, name.find_first_of("_(")));
 }
 
-struct Allocation {
-    int64_t id = 0, process = 0, bytes = 0, alloc_ns = 0;
-    OptionalInt thread, free_ns, stack;
-    bool stream_ordered = false;  // kind device_async
-};
+using Allocation = UnseenAllocation;
 
 // PyTorch's caching allocator asks the driver for segments of 2 MiB and more; with its
 // cudaMallocAsync backend every tensor is a stream-ordered allocation of any size. Only those are
@@ -67,16 +63,6 @@ struct Facts {
     // Each call's workspace: ((address, bytes), its span and allocation); filtered by pool later.
     std::vector<std::pair<std::pair<int64_t, int64_t>, WorkspaceRange>> workspace_uses;
 };
-
-void read_allocations(const trace::Database& db, Facts& facts) {
-    trace::RowReader<trace::AllocationRow> reader(db, {.tag_texts = false, .tags = false});
-    trace::AllocationRow row;
-    while (reader.next(row)) {
-        if (!device_memory(row.kind) || row.bytes <= 0 || row.bytes > kMaxAllocationBytes) continue;
-        facts.allocations.push_back({row.id, row.process, row.bytes, row.alloc_ns, row.thread, row.free_ns, row.stack,
-                                     row.kind == trace::MemoryKind::device_async});
-    }
-}
 
 void read_pool_marks(const trace::Database& db, Facts& facts) {
     trace::RowReader<trace::SubrangeRow> subranges(db, {.tag_texts = false});
@@ -205,9 +191,16 @@ void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, in
 
 }  // namespace
 
-FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_trace_ns) {
+void collect_unseen_allocation(const trace::AllocationRow& row, std::vector<UnseenAllocation>& allocations) {
+    if (!device_memory(row.kind) || row.bytes <= 0 || row.bytes > kMaxAllocationBytes) return;
+    allocations.push_back({row.id, row.process, row.bytes, row.alloc_ns, row.thread, row.free_ns, row.stack,
+                           row.kind == trace::MemoryKind::device_async});
+}
+
+FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_trace_ns,
+                                              std::vector<UnseenAllocation> allocations) {
     Facts facts;
-    read_allocations(db, facts);
+    facts.allocations = std::move(allocations);
     read_pool_marks(db, facts);
     StackLibraries stacks(db);
     FrameworkUnseenMemory out;
