@@ -137,6 +137,10 @@ std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::opt
     constexpr int64_t kMaxAllocationBytes = int64_t{1} << 50;
     std::vector<Allocation> allocations;
     trace::RowReader<trace::AllocationRow> rows(trace.db, {.tag_texts = false});
+    // Sized once: grown by doubling beside the rows below, it raised a report's peak memory by twice
+    // its size (8 MiB on a generated trace of 44,036 allocations).
+    if (unseen && trace::has_table(trace.db, "allocations"))
+        unseen->reserve(static_cast<size_t>(trace.db.query_int("SELECT count(*) FROM allocations")));
     for (trace::AllocationRow row; rows.next(row);) {
         if (unseen) collect_unseen_allocation(row, *unseen);
         if (allocations.size() >= UINT32_MAX / 2) {  // event indices are 32-bit
