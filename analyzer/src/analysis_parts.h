@@ -42,8 +42,12 @@ IterationMetrics iteration_metrics(const IterationSpans& iterations, const Windo
 // GPU scan: kernels, copies and sets, library calls. Fills devices, utilization, FLOPs, kernels.
 // Returns the functions any kernel row runs (ids, ascending), for the communication pass.
 std::vector<int64_t> scan_gpu(TraceFile& trace, const AnalysisOptions& options, Progress& progress, Report& report);
-// Memory replay over the whole run (memory is not windowed: peak is the run's peak).
-void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report);
+struct UnseenAllocation;  // framework_unseen.h
+
+// Memory replay over the whole run (memory is not windowed: peak is the run's peak). With `unseen`,
+// the allocation rows the framework-unseen estimate counts are collected from the same read.
+void scan_memory(TraceFile& trace, const AnalysisOptions& options, Report& report,
+                 std::vector<UnseenAllocation>* unseen = nullptr);
 // The capture_windows table (absent in traces of older versions: none).
 std::vector<CaptureWindowInfo> read_capture_windows(const TraceFile& trace);
 void scan_cpu(const TraceFile& trace, Report& report);

@@ -123,9 +123,10 @@ Report analyze_trace(const std::string& path, const AnalysisOptions& options) {
         PhaseTimer timer;
         const std::vector<int64_t> functions_run = scan_gpu(trace, options, progress, report);
         timer.lap("gpu scan");
-        scan_memory(trace, options, report);
+        std::vector<UnseenAllocation> unseen_allocations;  // read with the memory scan's rows
+        scan_memory(trace, options, report, &unseen_allocations);
         check_tags(trace, report);
-        report.unseen = framework_unseen_memory(trace.db, report.memory.peak_trace_ns);
+        report.unseen = framework_unseen_memory(trace.db, report.memory.peak_trace_ns, std::move(unseen_allocations));
         timer.lap("memory scan");
         scan_cpu(trace, report);
         timer.lap("cpu scan");

@@ -39,11 +39,7 @@ std::string library_of_call(std::string_view name) {
     return std::string(name.substr(0, name.find_first_of("_(")));
 }
 
-struct Allocation {
-    int64_t id = 0, process = 0, bytes = 0, alloc_ns = 0;
-    OptionalInt thread, free_ns, stack;
-    bool stream_ordered = false;  // kind device_async
-};
+using Allocation = UnseenAllocation;
 
 // PyTorch's caching allocator asks the driver for segments of 2 MiB and more; with its
 // cudaMallocAsync backend every tensor is a stream-ordered allocation of any size. Only those are
@@ -67,16 +63,6 @@ struct Facts {
     // Each call's workspace: ((address, bytes), its span and allocation); filtered by pool later.
     std::vector<std::pair<std::pair<int64_t, int64_t>, WorkspaceRange>> workspace_uses;
 };
-
-void read_allocations(const trace::Database& db, Facts& facts) {
-    trace::RowReader<trace::AllocationRow> reader(db, {.tag_texts = false, .tags = false});
-    trace::AllocationRow row;
-    while (reader.next(row)) {
-        if (!device_memory(row.kind) || row.bytes <= 0 || row.bytes > kMaxAllocationBytes) continue;
-        facts.allocations.push_back({row.id, row.process, row.bytes, row.alloc_ns, row.thread, row.free_ns, row.stack,
-                                     row.kind == trace::MemoryKind::device_async});
-    }
-}
 
 void read_pool_marks(const trace::Database& db, Facts& facts) {
     trace::RowReader<trace::SubrangeRow> subranges(db, {.tag_texts = false});
@@ -115,14 +101,15 @@ void read_library_calls(const trace::Database& db, Facts& facts) {
 // The library call running on the allocating thread when the allocation was made (the collector
 // records calls whole, so an allocation inside one was made by the library); null when none.
 const Call* enclosing_call(const Facts& facts, const Allocation& a) {
-    if (!a.thread) return nullptr;
-    const Call key{a.process, *a.thread, a.alloc_ns, 0, {}};
+    const OptionalInt thread = a.thread();
+    if (!thread) return nullptr;
+    const Call key{a.process, *thread, a.alloc_ns, 0, {}};
     auto it = std::upper_bound(facts.calls.begin(), facts.calls.end(), key, [](const Call& x, const Call& y) {
         return std::tie(x.process, x.thread, x.begin_ns) < std::tie(y.process, y.thread, y.begin_ns);
     });
     if (it == facts.calls.begin()) return nullptr;
     --it;
-    if (it->process != a.process || it->thread != *a.thread || it->end_ns < a.alloc_ns) return nullptr;
+    if (it->process != a.process || it->thread != *thread || it->end_ns < a.alloc_ns) return nullptr;
     return &*it;
 }
 
@@ -205,9 +192,27 @@ void count_pool_workspaces(const Facts& facts, const std::set<int64_t>& pool, in
 
 }  // namespace
 
-FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_trace_ns) {
+void collect_unseen_allocation(const trace::AllocationRow& row, std::vector<UnseenAllocation>& allocations) {
+    if (!device_memory(row.kind) || row.bytes <= 0 || row.bytes > kMaxAllocationBytes) return;
+    UnseenAllocation a;
+    a.id = row.id;
+    a.process = row.process;
+    a.bytes = row.bytes;
+    a.alloc_ns = row.alloc_ns;
+    a.thread_value = row.thread.value_or(0);
+    a.free_ns_value = row.free_ns.value_or(0);
+    a.stack_value = row.stack.value_or(0);
+    a.present = static_cast<uint8_t>((row.thread ? UnseenAllocation::kThread : 0) |
+                                     (row.free_ns ? UnseenAllocation::kFreeNs : 0) |
+                                     (row.stack ? UnseenAllocation::kStack : 0));
+    a.stream_ordered = row.kind == trace::MemoryKind::device_async;
+    allocations.push_back(a);
+}
+
+FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t peak_trace_ns,
+                                              std::vector<UnseenAllocation> allocations) {
     Facts facts;
-    read_allocations(db, facts);
+    facts.allocations = std::move(allocations);
     read_pool_marks(db, facts);
     StackLibraries stacks(db);
     FrameworkUnseenMemory out;
@@ -215,7 +220,7 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     int64_t by_stack = 0;
     for (const Allocation& a : facts.allocations) {
         const bool pytorch =
-            (a.bytes >= kSmallestSegmentBytes || a.stream_ordered) && contains(stacks.of(a.stack), "PyTorch");
+            (a.bytes >= kSmallestSegmentBytes || a.stream_ordered) && contains(stacks.of(a.stack()), "PyTorch");
         by_stack += pytorch ? 1 : 0;
         if (pytorch || facts.subrange_owners.contains(a.id) || facts.registered.contains(a.id)) pool.insert(a.id);
     }
@@ -237,14 +242,14 @@ FrameworkUnseenMemory framework_unseen_memory(const trace::Database& db, int64_t
     out.items.resize(kKinds);
     for (int k = 0; k < kKinds; ++k) out.items[static_cast<size_t>(k)].kind = kNames[k];
     for (const Allocation& a : facts.allocations) {
-        const bool at_peak = live_at(a.alloc_ns, a.free_ns, peak_trace_ns);
+        const bool at_peak = live_at(a.alloc_ns, a.free_ns(), peak_trace_ns);
         if (pool.contains(a.id)) {
             ++out.pool_allocations;
             add_saturating(out.pool_total_bytes, a.bytes);
             add_saturating(out.pool_at_peak_bytes, at_peak ? a.bytes : 0);
             continue;
         }
-        auto [kind, library] = classify(facts, a, stacks.of(a.stack));
+        auto [kind, library] = classify(facts, a, stacks.of(a.stack()));
         count(out.items[kind], a.bytes, at_peak);
         add_source(out.items[kind], library);
     }

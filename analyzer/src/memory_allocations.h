@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "framework_unseen.h"
 #include "trace_file.h"
 
 namespace tbdprof::analyzer {
@@ -36,8 +37,10 @@ struct Event {
 };
 
 // Device allocations with bytes > 0 in id order (only `device`'s when given). Rows claiming more
-// than 1 PiB are damaged or made up: counted in `absurd`, not returned.
-std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device, int64_t& absurd);
+// than 1 PiB are damaged or made up: counted in `absurd`, not returned. With `unseen`, every row
+// read is also handed to collect_unseen_allocation() (framework_unseen.h), of any device.
+std::vector<Allocation> read_device_allocations(const TraceFile& trace, std::optional<int64_t> device, int64_t& absurd,
+                                                std::vector<UnseenAllocation>* unseen = nullptr);
 
 // Sub-ranges (tensors the tagger recovered inside an allocation) count in their own category
 // while they live and take their bytes from the allocation's unattributed ('untagged') bytes.

@@ -3,6 +3,7 @@
 // overlap at the peak counted once per byte (docs/analyzer.md).
 #include <doctest/doctest.h>
 
+#include "framework_unseen.h"
 #include "tbdprof/analyzer/analyze.h"
 #include "tbdprof/analyzer/render.h"
 #include "trace_builder.h"
@@ -76,4 +77,45 @@ TEST_CASE("no pool, no section") {
     const Report r = analyze_trace(t.finish(100), AnalysisOptions{});
     CHECK_FALSE(r.unseen.present);
     CHECK(render_report(r, Format::json, 0).find("\"framework_unseen\": null") != std::string::npos);
+}
+
+TEST_CASE("the estimate's allocations come from the memory scan's read: every device, its own kinds") {
+    // The rows the estimate keeps, by kind and size: device memory of 1 byte to 1 PiB, not mapped host
+    // memory (the memory scan's replay does count that).
+    std::vector<UnseenAllocation> kept;
+    tbdprof::trace::AllocationRow row;
+    row.bytes = 64;
+    for (const auto kind : {tbdprof::trace::MemoryKind::device, tbdprof::trace::MemoryKind::device_async,
+                            tbdprof::trace::MemoryKind::managed, tbdprof::trace::MemoryKind::device_mapped,
+                            tbdprof::trace::MemoryKind::unknown}) {
+        row.kind = kind;
+        ++row.id;
+        collect_unseen_allocation(row, kept);
+    }
+    REQUIRE(kept.size() == 3);
+    CHECK(kept[0].id == 1);
+    CHECK_FALSE(kept[0].stream_ordered);
+    CHECK(kept[1].stream_ordered);
+    CHECK(kept[2].id == 3);
+    row.kind = tbdprof::trace::MemoryKind::device;
+    for (const int64_t bytes : {int64_t{0}, int64_t{-5}, (int64_t{1} << 50) + 1}) {
+        row.bytes = bytes;
+        collect_unseen_allocation(row, kept);
+    }
+    CHECK(kept.size() == 3);
+
+    // A report that replays device 0 only still estimates over every device's allocations, as when
+    // the estimate read the table itself.
+    tbdtest::TraceBuilder t("framework_unseen_devices.sqlite");
+    const int64_t segment = t.allocation(1000, 0, std::nullopt, "activations");
+    t.exec("INSERT INTO allocation_subranges (id, allocation, offset, bytes, begin_ns, end_ns, category) VALUES (1, " +
+           std::to_string(segment) + ", 0, 100, 0, 30, 'weights')");
+    t.allocation(50, 8, std::nullopt, "", "device", 1);         // another device, outside the pool
+    t.allocation(70, 8, std::nullopt, "", "device_mapped", 0);  // mapped host memory: not the estimate's
+    AnalysisOptions options;
+    options.memory_device = 0;
+    const Report r = analyze_trace(t.finish(100), options);
+    REQUIRE(r.unseen.present);
+    CHECK(item(r.unseen, "outside_pools").total_bytes == 50);
+    CHECK(item(r.unseen, "outside_pools").count == 1);
 }

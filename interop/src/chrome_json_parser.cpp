@@ -39,23 +39,28 @@ const char* quote_or_backslash(const char* p) {
 
 // A field's key: its text as written when it holds no escape (most keys: no copy is made), else
 // unescaped. The batch is padded and stage 1 found the key's closing quote, so the scan stops there.
-// A field in error throws as unescaped_key() did.
-std::string_view key_of(simdjson::simdjson_result<simdjson::ondemand::field>& field) {
-    simdjson::ondemand::raw_json_string key;
-    if (!field.key().get(key)) {
-        const char* raw = key.raw();
-        const char* p = quote_or_backslash(raw);
-        if (*p == '"') return {raw, static_cast<size_t>(p - raw)};
-    }
+// Inlined on a field held by the caller: a field passed by reference to a call of its own was
+// stored and read back at other widths, and the stalled store forwarding was half of the event
+// walk's own time (perf annotate, df_index_resolver).
+[[gnu::always_inline]] inline std::string_view key_of(simdjson::ondemand::field& field) {
+    const char* raw = field.key().raw();
+    const char* p = quote_or_backslash(raw);
+    if (*p == '"') return {raw, static_cast<size_t>(p - raw)};
     return field.unescaped_key();
 }
 
-// A JSON value as an integer: numbers (floats rounded), numeric strings ("25738"). Addresses above
-// 2^63 keep their bit pattern.
-std::optional<int64_t> to_int(value v) {
-    // Most are plain integers: parsed once (a value that is not one is left unread and typed below).
-    int64_t integer = 0;
-    if (!v.get_int64().get(integer)) return integer;
+// The field an object's iterator is at, where the iterator's result holds it (a copy was stored
+// and read back at other widths: stalled store forwarding again); throws the error a field in error
+// carries, as asking that field for its key did.
+[[gnu::always_inline]] inline simdjson::ondemand::field& field_of(
+    simdjson::simdjson_result<simdjson::ondemand::field>& result) {
+    if (const auto error = result.error()) throw simdjson::simdjson_error(error);
+    simdjson::ondemand::field&& field = std::move(result).value_unsafe();
+    return field;
+}
+
+// to_int() past its first try: a value that is not a plain integer, not yet read.
+std::optional<int64_t> to_int_typed(value v) {
     json_type type;
     if (v.type().get(type)) return std::nullopt;
     if (type == json_type::number) {
@@ -78,8 +83,19 @@ std::optional<int64_t> to_int(value v) {
     return std::nullopt;
 }
 
-// "ts"/"dur" in microseconds -> ns, from the number's text. Returns false when ill-typed.
-bool to_time_ns(value v, std::optional<int64_t>& out) {
+// A JSON value as an integer: numbers (floats rounded), numeric strings ("25738"). Addresses above
+// 2^63 keep their bit pattern. Inlined: most are plain integers, parsed once (a value that is not
+// one is left unread and typed by to_int_typed()); a call returning the optional through memory
+// stalled on reading it back.
+[[gnu::always_inline]] inline std::optional<int64_t> to_int(value v) {
+    int64_t integer = 0;
+    if (!v.get_int64().get(integer)) return integer;
+    return to_int_typed(v);
+}
+
+// "ts"/"dur" in microseconds -> ns, from the number's text. Returns false when ill-typed. Inlined,
+// as to_id(): a call copies the value through memory, read back wider than it was written.
+[[gnu::always_inline]] inline bool to_time_ns(value v, std::optional<int64_t>& out) {
     json_type type;
     if (v.type().get(type)) return false;
     std::string_view text;
@@ -97,7 +113,7 @@ bool to_time_ns(value v, std::optional<int64_t>& out) {
 }
 
 // pid/tid: numbers or strings; "stream 7" (2021 GPU tids) and "25738" (2021 CPU tids) become numbers.
-EventId to_id(value v) {
+[[gnu::always_inline]] inline EventId to_id(value v) {
     EventId id;
     json_type type;
     if (v.type().get(type)) return id;
@@ -136,19 +152,33 @@ void read_triple(value v, int64_t (&out)[3]) {
     }
 }
 
-// The args that are integers, by their key in the trace.
-using IntegerArg = std::pair<std::string_view, std::optional<int64_t> EventArgs::*>;
-constexpr IntegerArg kIntegerArgs[] = {{"device", &EventArgs::device},
-                                       {"stream", &EventArgs::stream},
-                                       {"correlation", &EventArgs::correlation},
-                                       {"bytes", &EventArgs::bytes},
-                                       {"Bytes", &EventArgs::memory_bytes},
-                                       {"Addr", &EventArgs::address},
-                                       {"Total Allocated", &EventArgs::total_allocated},
-                                       {"Total Reserved", &EventArgs::total_reserved},
-                                       {"Device Type", &EventArgs::device_type},
-                                       {"Device Id", &EventArgs::device_id},
-                                       {"shared memory", &EventArgs::shared_bytes}};
+// The EventArgs member of an arg that is an integer, by its key in the trace; nullptr for the other
+// keys. By the key's length first, each candidate compared as a literal of that length: searching a
+// list of them called memcmp for most keys of most events (~2% of an import's CPU).
+std::optional<int64_t> EventArgs::*integer_arg(std::string_view key) {
+    switch (key.size()) {
+        case 4:
+            return key == "Addr" ? &EventArgs::address : nullptr;
+        case 5:
+            return key == "bytes" ? &EventArgs::bytes : key == "Bytes" ? &EventArgs::memory_bytes : nullptr;
+        case 6:
+            return key == "device" ? &EventArgs::device : key == "stream" ? &EventArgs::stream : nullptr;
+        case 9:
+            return key == "Device Id" ? &EventArgs::device_id : nullptr;
+        case 11:
+            return key == "correlation"   ? &EventArgs::correlation
+                   : key == "Device Type" ? &EventArgs::device_type
+                                          : nullptr;
+        case 13:
+            return key == "shared memory" ? &EventArgs::shared_bytes : nullptr;
+        case 14:
+            return key == "Total Reserved" ? &EventArgs::total_reserved : nullptr;
+        case 15:
+            return key == "Total Allocated" ? &EventArgs::total_allocated : nullptr;
+        default:
+            return nullptr;
+    }
+}
 
 void read_args(value v, EventArgs& args, std::map<std::string, uint64_t>& warnings) {
     simdjson::ondemand::object object;
@@ -156,12 +186,12 @@ void read_args(value v, EventArgs& args, std::map<std::string, uint64_t>& warnin
         ++warnings["ill-typed args (not an object)"];
         return;
     }
-    for (auto field : object) {
+    for (auto result : object) {
+        simdjson::ondemand::field& field = field_of(result);
         const std::string_view key = key_of(field);
-        value item = field.value();
-        const auto integer = std::ranges::find(kIntegerArgs, key, &IntegerArg::first);
-        if (integer != std::ranges::end(kIntegerArgs)) {
-            args.*(integer->second) = to_int(item);
+        value& item = field.value();
+        if (const auto integer = integer_arg(key)) {
+            args.*integer = to_int(item);
         } else if (key == "grid") {
             read_triple(item, args.grid);
             args.has_grid = true;
@@ -184,9 +214,10 @@ void read_event(value v, ChromeEvent& event, std::map<std::string, uint64_t>& wa
         event.valid = false;
         return;
     }
-    for (auto field : object) {
+    for (auto result : object) {
+        simdjson::ondemand::field& field = field_of(result);
         const std::string_view key = key_of(field);
-        value item = field.value();
+        value& item = field.value();
         if (key == "ph") {
             if (item.get_string().get(event.ph)) event.ill_typed = "ph";
         } else if (key == "cat") {

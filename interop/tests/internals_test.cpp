@@ -367,3 +367,41 @@ TEST_CASE("times ordered by the radix sort as a stable sort by time orders them"
         }
     }
 }
+
+TEST_CASE("integer args read by their exact keys, escaped or not; keys of the same length that differ are not") {
+    const std::string text = R"({"traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 2,
+         "args": {"devicE": 5, "device": 1, "Stream": 3, "stream": 7, "correlatioN": 1, "correlation": 99,
+                  "shared memorY": 1, "shared memory": 256, "Device Type": 1}},
+        {"ph": "X", "cat": "gpu_memcpy", "name": "c", "pid": 0, "tid": 7, "ts": 20, "dur": 2,
+         "args": {"Bytes": 1, "bytes": 4096, "bytez": 2}},
+        {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 2, "ts": 5,
+         "args": {"Device Type": 1, "Device id": 9, "Device Id": 3, "Addr": 4096, "addr": 1, "Bytes": 512,
+                  "Total Allocated": 1024, "Total allocated": 1, "Total Reserved": 2048, "Total ReserveD": 1}},
+        {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 2, "ts": 6,
+         "args": {"Add\u0072": 8192, "Byte\u0073": -512, "Device\u0020Type": 1}}
+    ]})";
+    MemorySource source(text);
+    ForeignTrace trace;
+    parse_trace_stream(source, trace);
+    REQUIRE(trace.gpu_ops.size() == 2);
+    const GpuOp& kernel = trace.gpu_ops[0];
+    CHECK(kernel.device == 1);
+    CHECK(kernel.stream == 7);
+    CHECK(kernel.correlation == 99);
+    CHECK(kernel.shared_bytes == 256);
+    CHECK(trace.gpu_ops[1].bytes == 4096);
+    REQUIRE(trace.memory.size() == 2);
+    const MemoryEvent& allocated = trace.memory[0];
+    CHECK(allocated.device_type == 1);
+    CHECK(allocated.device_id == 3);
+    CHECK(allocated.address == 4096);
+    CHECK(allocated.bytes == 512);
+    CHECK(allocated.total_allocated == 1024);
+    CHECK(allocated.total_reserved == 2048);
+    const MemoryEvent& freed = trace.memory[1];
+    CHECK(freed.address == 8192);
+    CHECK(freed.bytes == -512);
+    CHECK(freed.device_type == 1);
+    CHECK(freed.device_id == -1);
+}
