@@ -634,6 +634,7 @@ TraceModel load_model(const trace::Database& db, std::optional<WrittenRows> writ
     drop_echoed_words(m);                        // echoed_words.h: pooled traces
     sort_work_by_launch(m);
     mark_unpooled_reads_beside_output(m, l.aggregate_words);  // word_reads.h: needs the work in launch order
+    if (m.pooled) m.aggregate_words = std::move(l.aggregate_words);
     if (written) m.ranges = std::move(written->ranges);
     load_host_ranges(db, m, !written, written && written->api_calls ? &*written->api_calls : nullptr);
     return m;

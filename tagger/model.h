@@ -183,6 +183,9 @@ struct TraceModel {
     std::vector<PointerUse> pointer_uses;
     std::vector<uint32_t> several_word_slots;  // PointerUse::several_at's lists, one after another
     uint32_t kernel_slots = 0;                 // PointerUse::slot ids in use: [0, kernel_slots)
+    // Per PointerUse::slot: whether the word lies inside a by-value aggregate (word_reads.h,
+    // AggregateWords); kept for pooled models, empty otherwise.
+    std::vector<bool> aggregate_words;
     // Regions the program registered, by allocation then offset; any makes the model pooled.
     std::vector<RegisteredRegion> regions;
     // The run's end (run.duration_ns, ns from its start): memory never freed is held until then.

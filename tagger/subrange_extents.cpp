@@ -94,6 +94,9 @@ void assign_extents(const TraceModel& m, SubRangeSet& set) {
         const bool at_tail = next >= uint64_t(m.allocations[size_t(self.segment)].bytes);  // rewritten_tenants.h
         if (self.known_bytes <= 0 && self.rewrite_cap_bytes > 0 && at_tail) cap = std::min(cap, self.rewrite_cap_bytes);
         self.bytes = self.known_bytes > 0 ? std::min(self.known_bytes, cap) : cap;
+        // A bound of one tenant only (outlived_bounds.h) does not cap the others; where no start in
+        // use lies above, the segment's free tail would, so the bound stays.
+        if (self.bound_of_one_tenant && !self.exact && self.known_bytes > 0 && !at_tail) self.bytes = cap;
         if (self.reach_bytes > cap && self.known_bytes > 0) short_of_reach.push_back(i);
     }
     // (A set not made by derive_subranges has no record of where its uses point.)

@@ -1,6 +1,7 @@
 #include "subranges.h"
 
 #include "carried_reads.h"
+#include "outlived_bounds.h"
 #include "output_slots.h"
 #include "rewritten_tenants.h"
 #include "round_trips.h"
@@ -24,6 +25,7 @@ struct Instance {
     bool after_rewrite = false;  // SubRange::after_rewrite
     // Begun by a rewrite cut: the size evidence of the tenants before it at its start (0: none).
     int64_t before_rewrite_bytes = 0;
+    bool bound_of_one_tenant = false;  // SubRange::bound_of_one_tenant
     int64_t known_bytes() const { return exact_bytes ? exact_bytes : bound_bytes; }
 };
 
@@ -85,15 +87,6 @@ bool workspace_use(const TraceModel& m, const PointerUse& u) {
     const int32_t call = m.work[u.work].library_call;
     if (call == kNone) return false;
     return u.operand_of_call.workspace;
-}
-
-// True when `u` is the output operand of its work's library call and the call overwrites it (a GEMM's
-// C, which the trace records no beta for, counts as overwritten, as in the data flow; axpy, scal and
-// ger read it first).
-bool library_overwrite(const TraceModel& m, const PointerUse& u) {
-    const int32_t call = m.work[u.work].library_call;
-    if (call == kNone) return false;
-    return !m.library_calls[size_t(call)].output_read && u.operand_of_call.c;
 }
 
 // A library call overwrites the address after other work used what it held: the call's result is a
@@ -224,6 +217,11 @@ void split_address(const TraceModel& m, const WorkSteps& steps, const std::vecto
             current->after_rewrite = rewritten;
             if (rewritten) current->before_rewrite_bytes = before_bytes;
         }
+        // The size evidence so far, or the one `u` brings, measures one tenant only (outlived_bounds.h).
+        if (!start && shared_space &&
+            bound_of_one_tenant(m, outputs, m.pointer_uses[current->uses.front()], *previous, u,
+                                current->known_bytes() > 0))
+            current->bound_of_one_tenant = true;
         add(m, *current, u, index);
         previous = &u;
     }
@@ -499,6 +497,7 @@ SubRangeSet derive_subranges(const TraceModel& m, const IterationSet& its) {
             auto index = static_cast<int32_t>(set.ranges.size());
             set.ranges.push_back({segment, instance.offset, 0, instance.first, instance.last, instance.known_bytes(),
                                   instance.exact_bytes > 0, false, 0, instance.after_rewrite});
+            set.ranges.back().bound_of_one_tenant = instance.bound_of_one_tenant;
             for (size_t use : instance.uses) set.owner[use] = index;
         }
         begin = end;

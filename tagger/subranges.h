@@ -28,6 +28,9 @@ struct SubRange {
     // For such a piece without size evidence of its own: the size evidence of the tenants before it
     // at its start that rewrite cuts set apart, which caps its extent (0: none).
     int64_t rewrite_cap_bytes = 0;
+    // Its size evidence is a library operand's lower bound that measures one of its tenants only
+    // (outlived_bounds.h): its extent runs to the next start in use, not to the bound.
+    bool bound_of_one_tenant = false;
 };
 
 struct SubRangeSet {
