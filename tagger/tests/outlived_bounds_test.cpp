@@ -10,11 +10,11 @@ using namespace tbdprof::tagger::subranges_test;
 
 namespace {
 
-constexpr uint64_t kValue = 65536;         // the start the tenants share
+constexpr uint64_t kValue = 65536;          // the start the tenants share
 constexpr uint64_t kNext = kValue + 16384;  // the next start in use while they live
-constexpr int64_t kProductBytes = 8192;    // the product's lower bound (m x n BF16 elements)
-constexpr uint32_t kDeclared = 0;          // a kernel's own pointer parameter, not to const
-constexpr uint32_t kMember = 1;            // a word inside a by-value struct
+constexpr int64_t kProductBytes = 8192;     // the product's lower bound (m x n BF16 elements)
+constexpr uint32_t kDeclared = 0;           // a kernel's own pointer parameter, not to const
+constexpr uint32_t kMember = 1;             // a word inside a by-value struct
 
 // A plain kernel that writes `offset` through word `slot` (kDeclared or kMember), as load_model keeps
 // it: the word's access from the parameter's type, whether it lies in an aggregate per slot.
