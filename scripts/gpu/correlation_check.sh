@@ -22,6 +22,10 @@ B="$here/bin"
 out=$(realpath -m "${OUT:-correlation-out}")
 mkdir -p "$out" || exit 1
 exec > >(tee "$out/correlation_check.log") 2>&1
+# tee runs beside the script: at exit, close its input and wait for it, so that the log is whole
+# when the script returns (a caller reading the log at once found its last lines missing).
+tee_pid=$!
+trap 'exec >&- 2>&-; wait "$tee_pid"' EXIT
 
 if [ ${#sim[@]} -eq 0 ] && ldd "$B/mlp_train" | grep -q "not found"; then
     # As run_on_gpu.sh: CUDA 13's runtime and cuBLAS from the toolkit or PyTorch's nvidia-* wheels.

@@ -23,6 +23,10 @@ esac
 out=$(realpath -m "${OUT:-gpu-out}")
 mkdir -p "$out" || exit 1
 exec > >(tee "$out/run.log") 2>&1
+# tee runs beside the script: at exit, close its input and wait for it, so that the log is whole
+# when the script returns (a caller reading the log at once found its last lines missing).
+tee_pid=$!
+trap 'exec >&- 2>&-; wait "$tee_pid"' EXIT
 
 if [ -x "$here/bin/tbdprof" ]; then
     B="$here/bin"
