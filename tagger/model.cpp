@@ -7,6 +7,7 @@
 #include "mapped_segments.h"
 #include "nvtx_regions.h"
 #include "opaque_calls.h"
+#include "unrecorded_operands.h"
 #include "word_reads.h"
 
 #include <tbdprof/trace/fast_scans.h>
@@ -246,6 +247,8 @@ struct Loader {
     std::unordered_map<int32_t, std::vector<int32_t>> group_members = {};
     // Per PointerUse::slot: whether the word lies inside a by-value aggregate (word_reads.h).
     std::vector<bool> aggregate_words = {};
+    // Pooled traces: the library calls' kernels' pointers (unrecorded_operands.h).
+    std::vector<LibraryKernelPointer> library_kernel_pointers = {};
 
     // Copies, sets and library calls point into allocations through the builder's columns (the one
     // resolution); a trace without them (older, imported) has these operands unresolved, as kernels
@@ -399,15 +402,19 @@ struct Edge {
 
 // Every pointer a plain kernel passed into an allocation, one use per (kernel, allocation, offset):
 // pooled traces keep them (sub-ranges), others drop them once word_reads.h has read them. Library
-// kernels are skipped: their operands come from the library call.
-void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges) {
+// kernels are skipped: their operands come from the library call; their pointers go to `library`
+// (unrecorded_operands.h), once each.
+void add_kernel_pointer_uses(TraceModel& m, std::vector<Edge>& edges, std::vector<LibraryKernelPointer>& library) {
     const auto key = [](const Edge& e) { return std::tie(e.work, e.allocation, e.offset); };
     std::stable_sort(edges.begin(), edges.end(), [&](const Edge& x, const Edge& y) { return key(x) < key(y); });
     for (size_t i = 0; i < edges.size(); ++i) {
         const Edge& e = edges[i];
-        if (m.work[e.work].library_call != kNone ||
-            e.offset >= uint64_t(std::max<int64_t>(m.allocations[size_t(e.allocation)].bytes, 1)))
+        if (e.offset >= uint64_t(std::max<int64_t>(m.allocations[size_t(e.allocation)].bytes, 1))) continue;
+        if (m.work[e.work].library_call != kNone) {
+            if (m.pooled && (i == 0 || key(edges[i - 1]) != key(e)))
+                library.push_back({uint32_t(e.work), e.allocation, e.offset, e.access});
             continue;
+        }
         if (i > 0 && key(edges[i - 1]) == key(e)) {  // the same pointer in another argument
             PointerUse& use = m.pointer_uses.back();
             if (e.access == Access::Write) use.access = Access::Write;
@@ -480,7 +487,7 @@ void load_kernel_edges(Loader& l) {
     m.kernel_slots = static_cast<uint32_t>(slots.size());
     l.aggregate_words = aggregates.finish(slots.size());
     // Unpooled traces keep them only until the reads through writable words are marked (word_reads.h).
-    add_kernel_pointer_uses(m, edges);
+    add_kernel_pointer_uses(m, edges, l.library_kernel_pointers);
 }
 
 // Pooled traces: each library call's operands, by model index, read in a second pass over the
@@ -531,6 +538,7 @@ void apply_library_roles(Loader& l) {
         }
     }
     if (l.calls_resolved) add_library_operand_touches(l.db, l.alloc_index, l.call_index, m);  // library_operands.h
+    if (l.calls_resolved) add_unrecorded_operands(m, l.library_kernel_pointers);
     if (!operands.empty()) mark_call_operands(m, operands);
 }
 
