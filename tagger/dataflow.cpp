@@ -67,31 +67,35 @@ void read_iteration(const TraceModel& m, FlowFacts& f, size_t begin, size_t end)
     ++f.iterations_used;
     f.carried_in += carried;
     f.updated_after_read += updated;
-    // Episodes: a write, then the reads of what it wrote. A temporary episode is one write read once
-    // by the work right after it.
-    uint32_t temps_before = f.temp_episodes;
-    for (size_t i = begin; i < end;) {
-        const FlowTouch& t = f.touches[i];
-        if (!writes(t.use) || t.use == Use::Workspace) {
-            ++f.other_episodes;  // a read of a value from elsewhere, or a library's scratch
-            ++i;
-            continue;
-        }
-        size_t j = i + 1;
-        // What it wrote is consumed by reads; an extern "C" kernel (access unknown) right after the
-        // write is taken as its consumer.
-        if (j < end && f.touches[j].use == Use::Unknown)
-            ++j;
-        else
-            while (j < end && f.touches[j].use == Use::Read) ++j;
-        bool temporary = j == i + 2 && kernels_between(m, t.work, f.touches[i + 1].work) <= 1;
-        (temporary ? f.temp_episodes : f.other_episodes) += 1;
-        i = j;
-    }
-    f.most_temp_episodes = std::max(f.most_temp_episodes, f.temp_episodes - temps_before);
+    // Episodes: a write, then the reads of what it wrote (count_write_episodes).
+    const WriteEpisodes episodes = count_write_episodes(m, f.touches, begin, end);
+    f.temp_episodes += episodes.temporary;
+    f.other_episodes += episodes.other;
+    f.most_temp_episodes = std::max(f.most_temp_episodes, episodes.temporary);
 }
 
 }  // namespace
+
+WriteEpisodes count_write_episodes(const TraceModel& m, const std::vector<FlowTouch>& touches, size_t begin,
+                                   size_t end) {
+    WriteEpisodes e;
+    for (size_t i = begin; i < end;) {
+        const FlowTouch& t = touches[i];
+        if (!writes(t.use) || t.use == Use::Workspace) {
+            ++e.other, ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        if (j < end && touches[j].use == Use::Unknown)
+            ++j;
+        else
+            while (j < end && touches[j].use == Use::Read) ++j;
+        const bool temporary = j == i + 2 && kernels_between(m, t.work, touches[i + 1].work) <= 1;
+        ++(temporary ? e.temporary : e.other);
+        i = j;
+    }
+    return e;
+}
 
 DataFlow build_data_flow(const TraceModel& m, const IterationSet& its) {
     DataFlow flow;

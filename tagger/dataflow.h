@@ -52,4 +52,14 @@ struct DataFlow {
 
 DataFlow build_data_flow(const TraceModel& m, const IterationSet& its);
 
+// Write-then-read episodes of touches [begin, end): a write, then the reads of what it wrote (an
+// extern "C" kernel of unknown access right after the write taken as its consumer). A temporary
+// episode is one write read once by the work right after it, at most one kernel between; every other
+// pattern, a read of a value from elsewhere or a library's own workspace use, is other.
+struct WriteEpisodes {
+    uint32_t temporary = 0, other = 0;
+};
+WriteEpisodes count_write_episodes(const TraceModel& m, const std::vector<FlowTouch>& touches, size_t begin,
+                                   size_t end);
+
 }  // namespace tbdprof::tagger

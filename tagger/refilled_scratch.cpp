@@ -8,42 +8,6 @@
 namespace tbdprof::tagger::rules {
 namespace {
 
-// Write-then-read episodes of one tensor over all its touches (inside the steps and out: a
-// validation pass refills the scratch as the steps do). A temporary episode is one write read once
-// by the work right after it, at most one kernel between (dataflow.cpp counts them the same way in
-// the deciding steps only); every other pattern, a library's own workspace use included, is other.
-struct Episodes {
-    uint32_t temporary = 0, other = 0;
-};
-
-size_t kernels_between(const TraceModel& m, uint32_t a, uint32_t b) {
-    size_t n = 0;
-    for (uint32_t w = a + 1; w < b && n < 3; ++w) n += m.work[w].kind == WorkItem::Kind::Kernel;
-    return n;
-}
-
-Episodes episodes_of(const TraceModel& m, const FlowFacts& f) {
-    Episodes e;
-    const size_t n = f.touches.size();
-    for (size_t i = 0; i < n;) {
-        const FlowTouch& t = f.touches[i];
-        if (!writes(t.use) || t.use == Use::Workspace) {
-            ++e.other, ++i;
-            continue;
-        }
-        size_t j = i + 1;
-        // An extern "C" kernel (access unknown) right after the write is taken as its consumer.
-        if (j < n && f.touches[j].use == Use::Unknown)
-            ++j;
-        else
-            while (j < n && f.touches[j].use == Use::Read) ++j;
-        const bool temporary = j == i + 2 && kernels_between(m, t.work, f.touches[i + 1].work) <= 1;
-        ++(temporary ? e.temporary : e.other);
-        i = j;
-    }
-    return e;
-}
-
 // Where a tensor lives in time, for grouping the tensors at one address: its process, and the step
 // of its first touch, or for work outside the steps the stretch after the last step begun before it
 // (-2 - that step's index; -1 before the first), so that a validation pass between two steps counts
@@ -115,7 +79,7 @@ std::vector<bool> refilled_from_before(const Context& c, const std::vector<bool>
     return from_before;
 }
 
-std::map<Key, AtAddress> count_at_addresses(const std::vector<Key>& key, const std::vector<Episodes>& episodes,
+std::map<Key, AtAddress> count_at_addresses(const std::vector<Key>& key, const std::vector<WriteEpisodes>& episodes,
                                             const std::vector<bool>& candidate, const std::vector<bool>& from_before,
                                             const std::vector<bool>& piece) {
     std::map<Key, AtAddress> at;
@@ -139,7 +103,7 @@ bool many_refills(const AtAddress& here) {
 
 void tag_refilled_scratch(Context& c) {
     const size_t n = c.m.allocations.size();
-    std::vector<Episodes> episodes(n);
+    std::vector<WriteEpisodes> episodes(n);
     std::vector<bool> candidate(n, false), piece(n, false);
     std::vector<Key> key(n);
     for (size_t a = 0; a < n; ++a) {
@@ -148,7 +112,9 @@ void tag_refilled_scratch(Context& c) {
         const uint32_t first = f.touches.front().work;
         piece[a] = true;
         key[a] = {c.m.work[first].process, c.m.allocations[a].address, span_of(c, first)};
-        episodes[a] = episodes_of(c.m, f);
+        // Over all its touches, inside the steps and out (a validation pass refills the scratch as the
+        // steps do); dataflow.cpp counts them in the deciding steps only.
+        episodes[a] = count_write_episodes(c.m, f.touches, 0, f.touches.size());
         candidate[a] = episodes[a].temporary > 0 && episodes[a].other == 0;
     }
     // Where the fills alone would be enough, whether each was made from the one before.
